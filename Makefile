@@ -1,0 +1,176 @@
+# mbkit — one Makefile for the library, the commands, the tests and the benchmarks.
+#
+#   make run              the main job on defaults (installs what it needs first)
+#   make check            build with -Werror and run the CUnit suites      (SAN=1: ASan + UBSan)
+#   make bench            benchmarks (tests/bench/), never part of check
+#   make deps             apt-get the Debian packages mbkit needs; silent when all are there
+#   make install PREFIX=  commands, libmbkit.a and headers
+#
+# Sources are found by folder: every model/ data/ train/ probe/ fit/ solver/ plots/ *.c file
+# goes into libmbkit.a, except each folder's command (mbtrain.c, mbprobe.c, mbfit.c, mbopt.c,
+# mbplot.c), which becomes build/bin/<name>. train/cuda/*.cu is built with nvcc when nvcc is
+# found (CUDA=0 turns that off). tests/test_*.c are CUnit suites gathered into one runner.
+
+PREFIX  ?= /usr/local
+SAN     ?= 0
+CUDA    ?= $(if $(NVCC),1,0)
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+OUT     ?= out
+
+ifeq ($(SAN),1)
+BUILD   := build/san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else
+BUILD   := build/release
+SANFLAGS :=
+endif
+
+# Debian packages behind every library and tool mbkit uses.
+DEB_PKGS := build-essential pkg-config libgsl-dev libglpk-dev libopenblas-dev libopenmpi-dev \
+            openmpi-bin libfftw3-dev zlib1g-dev libcjson-dev libcunit1-dev gnuplot-nox \
+            dataset-fashion-mnist
+# Peers for parity checks and benchmarks (large; not needed by make check or make run).
+PEER_PKGS := python3-torch python3-scipy python3-numpy
+
+MODULES := model data train probe fit solver plots
+ALL_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+CMD_SRCS := $(filter-out %_impl.c,$(foreach m,$(MODULES),$(filter-out $(m)/mb_%.c,$(wildcard $(m)/mb*.c))))
+LIB_SRCS := $(filter-out $(CMD_SRCS),$(ALL_SRCS))
+CU_SRCS  := $(if $(filter 1,$(CUDA)),$(wildcard train/cuda/*.cu))
+CMDS     := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(CMD_SRCS)))
+HEADERS  := $(foreach m,$(MODULES),$(wildcard $(m)/mb_*.h))
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_SUPPORT := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
+BENCH_SRCS := $(wildcard tests/bench/*.c)
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.o)
+TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SRCS) $(TEST_SUPPORT)) $(BUILD)/obj/tests/runner.o
+LIB      := $(BUILD)/lib/libmbkit.a
+
+# Open MPI's flags are asked of its wrapper when a rule runs (after `make deps` installed it).
+MPI_CFLAGS = $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   = $(shell mpicc --showme:link 2>/dev/null)
+
+CC      := gcc
+CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+           -MMD -MP $(SANFLAGS)
+CPPFLAGS = -I. $(MPI_CFLAGS) -DMB_HAVE_CUDA=$(CUDA) -DMB_VERSION='"0.1.0"'
+LDFLAGS := $(SANFLAGS)
+LDLIBS   = -lgsl -lglpk -lfftw3f -lopenblas -lcjson -lz -lpthread -lm $(MPI_LIBS)
+ifeq ($(CUDA),1)
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
+NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I.
+endif
+
+.PHONY: all deps deps-peers build check check-build run bench install clean help
+.DEFAULT_GOAL := all
+
+all: deps
+	@$(MAKE) --no-print-directory build
+
+help:
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+	    { echo "make deps: apt-get failed for:" $$missing >&2; exit 1; }; \
+	fi
+
+deps-peers:
+	@missing=$$(for p in $(PEER_PKGS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: $(LIB) $(CMDS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+# Each command's object lives under its folder; tell make where.
+define CMD_RULE
+$(BUILD)/bin/$(notdir $(1:.c=)): $(BUILD)/obj/$(1:.c=.o) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) -o $$@ $$< $(LIB) $$(LDLIBS)
+endef
+$(foreach c,$(CMD_SRCS),$(eval $(call CMD_RULE,$(c))))
+
+# ---- tests: every tests/test_NAME.c defines mb_test_suite_NAME(); the list is generated -------
+$(BUILD)/gen/suites.h: FORCE
+	@mkdir -p $(@D)
+	@{ for f in $(notdir $(TEST_SRCS:.c=)); do echo "MB_SUITE($${f#test_})"; done; } > $@.new
+	@cmp -s $@.new $@ 2>/dev/null && rm -f $@.new || mv $@.new $@
+FORCE:
+
+$(BUILD)/obj/tests/runner.o: tests/runner.c $(BUILD)/gen/suites.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: CPPFLAGS += -DMB_TEST_BIN='"$(CURDIR)/$(BUILD)/bin"' -DMB_TEST_SRC='"$(CURDIR)"'
+
+$(BUILD)/bin/mbtest: $(TEST_OBJS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) -lcunit $(LDLIBS)
+
+check-build: $(LIB) $(CMDS) $(BUILD)/bin/mbtest
+
+# Sanitizer runs: leaks inside Open MPI's own start-up are not ours (tests/lsan.supp).
+CHECK_ENV := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 \
+             ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+             LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+check: deps
+	@$(MAKE) --no-print-directory check-build
+	$(CHECK_ENV) $(BUILD)/bin/mbtest
+
+# ---- benchmarks: tests/bench/*.c, each its own program, run in turn ---------------------------
+BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+$(BUILD)/bench/%: tests/bench/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BENCHES) $(CMDS)
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@for s in tests/bench/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; BIN=$(BUILD)/bin bash $$s || exit 1; done
+
+# ---- the main job ----------------------------------------------------------------------------
+run: deps
+	@$(MAKE) --no-print-directory build
+	@echo "mbopt scale on the shipped example fits (data/examples/):"
+	@$(BUILD)/bin/mbopt scale --nfit data/examples/nfit.json --tfit data/examples/tfit.json \
+	    --procs 1:1024
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/mbkit
+	install -m 755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	for h in $(HEADERS); do install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/mbkit/$$h; done
+	cp -r data/nets data/examples $(DESTDIR)$(PREFIX)/share/mbkit/ 2>/dev/null || true
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,171 @@
+/* parse.c — strict parsing of the numbers, sizes and ranges users type on command lines.
+ *
+ * Strict means: the whole string is the number (no trailing junk), NaN and infinities are
+ * rejected, and errors name the flag and the item at fault.
+ */
+#include "mb_data.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int mb_data_parse_double(const char *s, double *v)
+{
+    if (!s || !*s || isspace((unsigned char)*s))
+        return MB_EINVAL;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(x))
+        return MB_EINVAL;
+    *v = x;
+    return MB_OK;
+}
+
+int mb_data_parse_long(const char *s, long lo, long hi, long *v)
+{
+    if (!s || !*s || isspace((unsigned char)*s))
+        return MB_EINVAL;
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || x < lo || x > hi)
+        return MB_EINVAL;
+    *v = x;
+    return MB_OK;
+}
+
+int mb_data_parse_size(const char *s, double *v)
+{
+    if (!s || !*s || isspace((unsigned char)*s))
+        return MB_EINVAL;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno == ERANGE || !isfinite(x) || x < 0.0)
+        return MB_EINVAL;
+    double scale = 1.0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': scale = 1024.0; end++; break;
+    case 'M': scale = 1024.0 * 1024.0; end++; break;
+    case 'G': scale = 1024.0 * 1024.0 * 1024.0; end++; break;
+    default: break;
+    }
+    if (scale > 1.0 && (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0))
+        end += strlen(end);
+    else if (scale == 1.0 && strcasecmp(end, "B") == 0)
+        end++;
+    if (*end != '\0')
+        return MB_EINVAL;
+    *v = x * scale;
+    return MB_OK;
+}
+
+int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sign, double *v,
+                        mb_error *err)
+{
+    double x;
+    int rc = size ? mb_data_parse_size(arg, &x) : mb_data_parse_double(arg, &x);
+    if (rc != MB_OK) {
+        /* a size parser rejects negatives; say so rather than "not a number" */
+        double y;
+        if (size && mb_data_parse_double(arg, &y) == MB_OK && y < 0)
+            return mb_error_set(err, MB_EINVAL, "%s: must be >= 0, got '%s'", flag, arg);
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a %s", flag, arg,
+                            size ? "size (a number with optional K, M or G)" : "number");
+    }
+    if (sign == MB_POSITIVE && !(x > 0))
+        return mb_error_set(err, MB_EINVAL, "%s: must be > 0, got '%s'", flag, arg);
+    if (sign == MB_NONNEG && !(x >= 0))
+        return mb_error_set(err, MB_EINVAL, "%s: must be >= 0, got '%s'", flag, arg);
+    *v = x;
+    return MB_OK;
+}
+
+static int range_push(mb_range *r, size_t *cap, double x)
+{
+    if (r->n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        double *nv = realloc(r->v, nc * sizeof *nv);
+        if (!nv)
+            return MB_ENOMEM;
+        r->v = nv;
+        *cap = nc;
+    }
+    r->v[r->n++] = x;
+    return MB_OK;
+}
+
+/* Parses one comma-separated item, "x" or "lo:hi", appending its values. */
+static int range_item(const char *item, const char *what, mb_range *r, size_t *cap,
+                      mb_error *err)
+{
+    const char *colon = strchr(item, ':');
+    if (!colon) {
+        double x;
+        if (mb_data_parse_size(item, &x) != MB_OK || !(x > 0.0))
+            return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a positive number", what, item);
+        return range_push(r, cap, x);
+    }
+    char lo_s[64];
+    size_t len = (size_t)(colon - item);
+    if (len >= sizeof lo_s)
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a range lo:hi", what, item);
+    memcpy(lo_s, item, len);
+    lo_s[len] = '\0';
+    double lo, hi;
+    if (mb_data_parse_size(lo_s, &lo) != MB_OK || mb_data_parse_size(colon + 1, &hi) != MB_OK ||
+        !(lo > 0.0))
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a range lo:hi of positive numbers",
+                            what, item);
+    if (lo > hi)
+        return mb_error_set(err, MB_EINVAL, "%s: range '%s' has lo > hi", what, item);
+    for (double x = lo; x <= hi * (1.0 + 1e-12); x *= 2.0)
+        if (range_push(r, cap, x) != MB_OK)
+            return mb_error_set(err, MB_ENOMEM, "%s: out of memory", what);
+    return MB_OK;
+}
+
+int mb_data_parse_range(const char *s, const char *what, mb_range *r, mb_error *err)
+{
+    r->v = NULL;
+    r->n = 0;
+    if (!s || !*s)
+        return mb_error_set(err, MB_EINVAL, "%s: empty list", what);
+    size_t cap = 0, len = strlen(s);
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", what);
+    memcpy(buf, s, len + 1);
+    int rc = MB_OK;
+    char *item = buf;
+    for (;;) {
+        char *comma = strchr(item, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*item) {
+            rc = mb_error_set(err, MB_EINVAL, "%s: empty item in '%s'", what, s);
+            break;
+        }
+        rc = range_item(item, what, r, &cap, err);
+        if (rc != MB_OK || !comma)
+            break;
+        item = comma + 1;
+    }
+    free(buf);
+    if (rc != MB_OK)
+        mb_data_range_free(r);
+    return rc;
+}
+
+void mb_data_range_free(mb_range *r)
+{
+    if (r) {
+        free(r->v);
+        r->v = NULL;
+        r->n = 0;
+    }
+}

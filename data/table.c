@@ -1,0 +1,232 @@
+/* table.c — reads the CSV tables that pass between mbkit's stages (DESIGN.md, "Files between
+ * the stages"): "# key=value" metadata lines, one header line of column names, then rows.
+ *
+ * The whole file is read into one buffer that is cut in place; cells point into it. Fields are
+ * plain (mbkit never writes quotes or embedded commas), so a quote is reported, not guessed at.
+ */
+#include "mb_data.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct mb_table {
+    char *path;        /* as given to mb_table_read */
+    char *buf;         /* the file's bytes, cut into NUL-terminated fields */
+    char **header;     /* ncols column names, pointing into buf */
+    size_t ncols;
+    char **cells;      /* nrows * ncols fields, row-major, pointing into buf */
+    long *lines;       /* nrows 1-based line numbers */
+    size_t nrows;
+    struct meta {      /* nmeta "# key=value" lines before the header, pointing into buf */
+        char *key, *val;
+    } *meta;
+    size_t nmeta;
+    char **trailers;   /* ntrail "#" lines after the header, "# " stripped */
+    size_t ntrail;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return MB_OK;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(*p, nc * elem);
+    if (!np)
+        return MB_ENOMEM;
+    *p = np;
+    *cap = nc;
+    return MB_OK;
+}
+
+/* Cuts `line` at commas; stores pointers in *fields (grown as needed). */
+static int split(char *line, char ***fields, size_t *cap, size_t *n)
+{
+    *n = 0;
+    char *p = line;
+    for (;;) {
+        if (grow((void **)fields, cap, *n + 1, sizeof **fields) != MB_OK)
+            return MB_ENOMEM;
+        (*fields)[(*n)++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return MB_OK;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        *--e = '\0';
+    return s;
+}
+
+int mb_table_read(const char *path, mb_table **out, mb_error *err)
+{
+    *out = NULL;
+    mb_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    size_t len = 0;
+    if (!(t->path = strdup(path))) {
+        free(t);
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    }
+    int rc = mb_data_read_file(path, &t->buf, &len, err);
+    if (rc != MB_OK) {
+        mb_table_free(t);
+        return rc;
+    }
+    if (memchr(t->buf, '\0', len)) {
+        mb_table_free(t);
+        return mb_error_set(err, MB_EFORMAT, "%s: binary data, not a CSV table", path);
+    }
+
+    size_t meta_cap = 0, trail_cap = 0, cell_cap = 0, line_cap = 0, field_cap = 0, nf = 0;
+    char **fields = NULL;
+    long lineno = 0;
+    char *p = t->buf;
+    while (rc == MB_OK && *p) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        char *line = trim(p);
+        p = nl ? nl + 1 : p + strlen(p);
+        if (!*line)
+            continue;
+        if (*line == '#') {
+            char *body = trim(line + 1);
+            if (t->header) {
+                rc = grow((void **)&t->trailers, &trail_cap, t->ntrail + 1, sizeof(char *));
+                if (rc == MB_OK)
+                    t->trailers[t->ntrail++] = body;
+                continue;
+            }
+            char *eq = strchr(body, '=');
+            if (!eq)
+                continue; /* a plain comment */
+            *eq = '\0';
+            rc = grow((void **)&t->meta, &meta_cap, t->nmeta + 1, sizeof *t->meta);
+            if (rc == MB_OK)
+                t->meta[t->nmeta++] = (struct meta){trim(body), trim(eq + 1)};
+            continue;
+        }
+        if (strchr(line, '"')) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: quoted fields are not supported", path,
+                              lineno);
+            break;
+        }
+        if ((rc = split(line, &fields, &field_cap, &nf)) != MB_OK)
+            break;
+        for (size_t i = 0; i < nf; i++)
+            fields[i] = trim(fields[i]);
+        if (!t->header) {
+            for (size_t i = 0; i < nf; i++)
+                if (!*fields[i]) {
+                    rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: header column %zu has no name",
+                                      path, lineno, i + 1);
+                    break;
+                }
+            if (rc != MB_OK)
+                break;
+            t->header = malloc(nf * sizeof *t->header);
+            if (!t->header) {
+                rc = MB_ENOMEM;
+                break;
+            }
+            memcpy(t->header, fields, nf * sizeof *fields);
+            t->ncols = nf;
+            continue;
+        }
+        if (nf != t->ncols) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: %zu fields, but the header has %zu", path,
+                              lineno, nf, t->ncols);
+            break;
+        }
+        if ((rc = grow((void **)&t->cells, &cell_cap, (t->nrows + 1) * t->ncols,
+                       sizeof(char *))) != MB_OK ||
+            (rc = grow((void **)&t->lines, &line_cap, t->nrows + 1, sizeof(long))) != MB_OK)
+            break;
+        memcpy(t->cells + t->nrows * t->ncols, fields, nf * sizeof *fields);
+        t->lines[t->nrows++] = lineno;
+    }
+    free(fields);
+    if (rc == MB_OK && !t->header)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: empty file: no header line", path);
+    if (rc == MB_ENOMEM)
+        mb_error_set(err, rc, "%s: out of memory", path);
+    if (rc != MB_OK) {
+        mb_table_free(t);
+        return rc;
+    }
+    *out = t;
+    return MB_OK;
+}
+
+void mb_table_free(mb_table *t)
+{
+    if (!t)
+        return;
+    free(t->path);
+    free(t->buf);
+    free(t->header);
+    free(t->cells);
+    free(t->lines);
+    free(t->meta);
+    free(t->trailers);
+    free(t);
+}
+
+const char *mb_table_path(const mb_table *t) { return t->path; }
+size_t mb_table_rows(const mb_table *t) { return t->nrows; }
+size_t mb_table_cols(const mb_table *t) { return t->ncols; }
+const char *mb_table_col_name(const mb_table *t, size_t col) { return t->header[col]; }
+const char *mb_table_cell(const mb_table *t, size_t row, size_t col)
+{
+    return t->cells[row * t->ncols + col];
+}
+long mb_table_line(const mb_table *t, size_t row) { return t->lines[row]; }
+size_t mb_table_trailers(const mb_table *t) { return t->ntrail; }
+const char *mb_table_trailer(const mb_table *t, size_t i) { return t->trailers[i]; }
+
+long mb_table_col(const mb_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (strcmp(t->header[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+int mb_table_require_col(const mb_table *t, const char *name, size_t *col, mb_error *err)
+{
+    long c = mb_table_col(t, name);
+    if (c < 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: no column '%s' in the header", t->path, name);
+    *col = (size_t)c;
+    return MB_OK;
+}
+
+int mb_table_double(const mb_table *t, size_t row, size_t col, double *v, mb_error *err)
+{
+    const char *s = mb_table_cell(t, row, col);
+    if (mb_data_parse_double(s, v) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': '%s' is not a finite number",
+                            t->path, t->lines[row], t->header[col], s);
+    return MB_OK;
+}
+
+const char *mb_table_meta(const mb_table *t, const char *key)
+{
+    for (size_t i = t->nmeta; i-- > 0;)
+        if (strcmp(t->meta[i].key, key) == 0)
+            return t->meta[i].val;
+    return NULL;
+}

@@ -1,0 +1,208 @@
+/* mb_model.h — the closed-form models of mbkit, and the status codes every module shares.
+ *
+ * Training time is updates times time per update (Perrone et al. 2019, eq. 1):
+ *     T_C(M,P) = N_update(M) * T_update(M,P)
+ * This header holds those formulas and the ones built on them: the optimal mini-batch size and
+ * the optimal-scaling time (Perrone eq. 7-10), strong and weak scaling, the budget balance of
+ * compute against bandwidth (Perrone eq. 11-12), Amdahl efficiency on G devices (Zou et al. 2017,
+ * Lemma 3.1) and the parameter-server count (Zou et al., Lemma 3.2).
+ *
+ * Every function here is pure: no I/O, no allocation, no global state. A formula evaluated
+ * outside its domain (M <= 0, P < 1, a negative time, an efficiency outside (0,1], ...) returns
+ * MB_EDOM and leaves its outputs untouched; nothing here returns a NaN as an answer.
+ */
+#ifndef MB_MODEL_H
+#define MB_MODEL_H
+
+#include <stddef.h>
+
+/* ---- status codes, shared by every module of mbkit ---------------------------------------- */
+
+enum {
+    MB_OK = 0,
+    MB_EINVAL = -1,   /* an argument is not acceptable (usage error) */
+    MB_EDOM = -2,     /* a value lies outside the formula's domain */
+    MB_ENOMEM = -3,   /* an allocation failed */
+    MB_EIO = -4,      /* a file could not be opened, read or written */
+    MB_EFORMAT = -5,  /* a file's content is malformed (names file, line, field) */
+    MB_ENOCONV = -6,  /* an iterative method did not converge */
+    MB_ENOTSUP = -7,  /* the operation is not supported here (backend, layer, shape) */
+    MB_EDEVICE = -8,  /* an accelerator or its library reported an error */
+    MB_EMPI = -9,     /* MPI reported an error or is not available */
+    MB_ESOLVER = -10, /* an external solver (GSL, GLPK) failed */
+    MB_ENODATA = -11, /* the input holds too little data for the question asked */
+};
+
+/* Returns a static, human-readable name for a status code ("domain error", ...). */
+const char *mb_strerror(int status);
+
+/* An error with its explanation. Library functions that can fail on user input take an
+ * `mb_error *` (NULL allowed) and fill it; the message names what was wrong: file, line, field,
+ * value. The struct lives with the caller, so there is no global error state. */
+typedef struct mb_error {
+    int status;     /* MB_OK or a negative MB_E* code */
+    char msg[512];  /* one line, no trailing newline; empty when status == MB_OK */
+} mb_error;
+
+/* Records `status` and a printf-style message in *err (when err is not NULL) and returns status,
+ * so that `return mb_error_set(err, MB_EFORMAT, "%s:%d: ...", ...);` reads naturally. */
+int mb_error_set(mb_error *err, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Clears *err to MB_OK (err may be NULL). */
+void mb_error_clear(mb_error *err);
+
+/* The version of mbkit, "MAJOR.MINOR.PATCH". */
+const char *mb_version(void);
+
+/* ---- N_update(M): the inverse law (Perrone eq. 2) ------------------------------------------- */
+
+/* N_update(M) = n_inf + alpha / M. */
+typedef struct mb_inverse_law {
+    double n_inf;  /* updates needed even with exact gradients (may be fitted negative: see fit/) */
+    double alpha;  /* noise sensitivity, updates x samples */
+} mb_inverse_law;
+
+/* *n = n_inf + alpha / m. MB_EDOM when m <= 0 or the result is not positive and finite. */
+int mb_model_nupdate(const mb_inverse_law *law, double m, double *n);
+
+/* ---- T_update(M,P) = Gamma(M/P) + Delta(P) (Perrone eq. 3-5) -------------------------------- */
+
+/* How the learners communicate, i.e. the form of Delta(P). Delta(1) = 0 in every case. */
+typedef enum mb_comm {
+    MB_COMM_NONE = 0,      /* Delta(P) = 0 (no communication modelled) */
+    MB_COMM_ALLREDUCE = 1, /* Delta(P) = delta: a bandwidth-optimal allreduce (Perrone eq. 4) */
+    MB_COMM_PS = 2,        /* Delta(P) = delta * P: one synchronous parameter server */
+    MB_COMM_ALPHA_BETA = 3 /* ring allreduce of `bytes` with latency a and inverse bandwidth b:
+                              Delta(P) = 2 (P-1) a + 2 (P-1)/P bytes b (Thakur et al. 2005) */
+} mb_comm;
+
+/* Returns "none", "allreduce", "ps" or "alpha-beta"; mb_model_comm_parse is its inverse and
+ * returns MB_EINVAL for any other name. */
+const char *mb_model_comm_name(mb_comm comm);
+int mb_model_comm_parse(const char *name, mb_comm *comm);
+
+typedef struct mb_update_time {
+    double gamma;      /* seconds per sample once the device is saturated */
+    double m_t;        /* the knee M_T, samples: below it a step costs gamma * M_T */
+    mb_comm comm;      /* the form of Delta(P) */
+    double delta;      /* seconds: the constant of MB_COMM_ALLREDUCE and MB_COMM_PS */
+    double latency_s;  /* seconds per message, MB_COMM_ALPHA_BETA */
+    double s_per_byte; /* seconds per byte, MB_COMM_ALPHA_BETA */
+    double bytes;      /* bytes exchanged per update (the model's size), MB_COMM_ALPHA_BETA */
+} mb_update_time;
+
+/* *delta = Delta(P) for the communication form of `t`. MB_EDOM for p < 1 or bad parameters. */
+int mb_model_comm_time(const mb_update_time *t, double p, double *delta);
+
+/* *tu = gamma * max(m / p, m_t) + Delta(p). MB_EDOM for m <= 0, p < 1 or bad parameters. */
+int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu);
+
+/* *tc = N_update(m) * T_update(m, p) (Perrone eq. 5). */
+int mb_model_tc(const mb_inverse_law *law, const mb_update_time *t, double m, double p,
+                double *tc);
+
+/* ---- optimal scaling (Perrone eq. 7-10) ---------------------------------------------------- */
+
+/* Which branch of Perrone eq. 10 gives the optimum. */
+typedef enum mb_regime {
+    MB_REGIME_SINGLE = 0,  /* P = 1: no communication, M_opt = M_T (eq. 7-8) */
+    MB_REGIME_BALANCE = 1, /* M_opt = sqrt(alpha Delta(P) P / (n_inf gamma)) > M_T P:
+                              gradient noise balanced against communication (eq. 10, first case) */
+    MB_REGIME_KNEE = 2     /* M_opt = M_T P: every learner runs at its knee (eq. 10, otherwise) */
+} mb_regime;
+
+/* Returns "single", "balance" or "knee". */
+const char *mb_model_regime_name(mb_regime regime);
+
+typedef struct mb_optimum {
+    double m_opt;     /* the mini-batch size (total over learners) minimising T_C at this P */
+    double t_c;       /* T_C(m_opt, P), seconds */
+    double n_update;  /* N_update(m_opt) */
+    double t_update;  /* T_update(m_opt, P), seconds */
+    mb_regime regime; /* which branch holds */
+} mb_optimum;
+
+/* The optimum over M at a fixed P (Perrone eq. 9 for M_opt, eq. 10 for T_C), generalised to any
+ * Delta(P): M* = sqrt(alpha Delta(P) P / (n_inf gamma)); M_opt = max(M*, M_T P).
+ * Requires n_inf > 0, alpha >= 0, gamma > 0, m_t > 0 (else MB_EDOM). */
+int mb_model_optimum(const mb_inverse_law *law, const mb_update_time *t, double p,
+                     mb_optimum *opt);
+
+/* The learner count at which eq. 10 changes branch, P_b = alpha delta / (gamma M_T^2 n_inf) for
+ * MB_COMM_ALLREDUCE; below it the optimum is in MB_REGIME_BALANCE. For MB_COMM_PS the branch does
+ * not depend on P: *p_b is +inf when the balance branch holds for every P > 1, else 1. For
+ * MB_COMM_NONE every P > 1 is in the knee branch (*p_b = 1). MB_ENOTSUP for MB_COMM_ALPHA_BETA,
+ * whose branch can change more than once: ask mb_model_optimum at each P instead. */
+int mb_model_regime_boundary(const mb_inverse_law *law, const mb_update_time *t, double *p_b);
+
+/* Strong scaling: the total mini-batch m is fixed while P grows. *tc = T_C(m, p). */
+int mb_model_tc_strong(const mb_inverse_law *law, const mb_update_time *t, double m, double p,
+                       double *tc);
+
+/* Weak scaling: each learner keeps m_per_learner samples, so M = m_per_learner * P.
+ * *tc = T_C(m_per_learner * p, p). */
+int mb_model_tc_weak(const mb_inverse_law *law, const mb_update_time *t, double m_per_learner,
+                     double p, double *tc);
+
+/* ---- budget balance of compute and bandwidth (Perrone eq. 11-12) --------------------------- */
+
+/* The design problem: a budget buys P learners at price_learner each and bandwidth B at
+ * price_bandwidth per unit (bytes/s); the communication constant scales as
+ * delta(B) = delta_ref * bandwidth_ref / B (for MB_COMM_ALPHA_BETA, s_per_byte likewise).
+ * The best design minimises T_C(M_opt(P), P) on the budget line, where the marginal gains per
+ * unit price of learners and of bandwidth are equal (eq. 12). */
+typedef struct mb_design_problem {
+    double budget;          /* total money to spend, any currency */
+    double price_learner;   /* price of one learner */
+    double price_bandwidth; /* price of one byte/s of bandwidth */
+    double bandwidth_ref;   /* bytes/s at which the update-time model's delta was measured */
+} mb_design_problem;
+
+typedef struct mb_design {
+    double learners;       /* optimal P on the budget line (continuous) */
+    double bandwidth;      /* bytes/s bought with the rest of the budget */
+    mb_optimum opt;        /* the optimum at that design */
+    double dt_dcost_learners;  /* dT_C/dC along learners at the design point (s per money) */
+    double dt_dcost_bandwidth; /* dT_C/dC along bandwidth (equal to the above at an interior
+                                  optimum: eq. 12) */
+    int interior;          /* 1 when the optimum is interior (eq. 12 holds), 0 at a bound */
+} mb_design;
+
+/* Minimises T_C over P in [1, P_max] where P_max leaves some bandwidth to buy; the objective is
+ * unimodal in the cases of Perrone's model and is minimised by golden-section search refined
+ * to 1e-10 relative. MB_EDOM when the budget cannot buy one learner and some bandwidth. */
+int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
+                    const mb_design_problem *prob, mb_design *design);
+
+/* ---- Amdahl efficiency on G devices (Zou et al. 2017, Lemma 3.1) --------------------------- */
+
+/* With overhead ratio R_O = T_O / T_C, efficiency on G devices E = (1 + R_O) / (1 + G R_O) and
+ * speed-up S = G E. */
+int mb_model_amdahl_efficiency(double overhead_ratio, double gpus, double *efficiency);
+int mb_model_amdahl_speedup(double overhead_ratio, double gpus, double *speedup);
+
+/* The (real) number of devices for a speed-up S: G = S / (1 + R_O - S R_O). MB_EDOM when S is
+ * at or beyond the asymptote (1 + R_O) / R_O. */
+int mb_model_amdahl_gpus_for_speedup(double overhead_ratio, double speedup, double *gpus);
+
+/* The (real) number of devices at which the efficiency falls to E: G = (1 + R_O - E) / (E R_O). */
+int mb_model_amdahl_gpus_for_efficiency(double overhead_ratio, double efficiency, double *gpus);
+
+/* The largest overhead ratio that keeps efficiency E on G devices: R_O = (1 - E) / (G E - 1).
+ * MB_EDOM when G E <= 1 (no overhead ratio achieves it) or E outside (0, 1]. */
+int mb_model_amdahl_max_overhead(double gpus, double efficiency, double *overhead_ratio);
+
+/* The overhead ratio implied by a measured speed-up on G devices: R_O = (G - S) / (G (S - 1)). */
+int mb_model_amdahl_overhead_for_speedup(double gpus, double speedup, double *overhead_ratio);
+
+/* ---- parameter servers (Zou et al. 2017, Lemma 3.2) ---------------------------------------- */
+
+/* The least number of parameter servers that hides push and pull behind computation:
+ * N_ps >= 2 S_p N_w / (T_C B_ps). *n_ps_exact is the bound, *n_ps its ceiling (at least 1).
+ * param_bytes S_p, workers N_w, compute_s T_C (one round of computation on a worker),
+ * bandwidth B_ps in bytes/s per server. */
+int mb_model_ps_count(double param_bytes, double workers, double compute_s, double bandwidth,
+                      double *n_ps_exact, double *n_ps);
+
+#endif /* MB_MODEL_H */

@@ -1,0 +1,269 @@
+/* model.c — the closed forms of mb_model.h: N_update, T_update, T_C and its optimum over M,
+ * strong and weak scaling, and the budget design of Perrone et al. 2019 (eq. 2-12).
+ *
+ * Pure functions: no I/O, no allocation. Every input is checked against the formula's domain and
+ * a violation returns MB_EDOM with the outputs untouched.
+ */
+#include "mb_model.h"
+
+#include <math.h>
+#include <string.h>
+
+static int finite_pos(double x) { return isfinite(x) && x > 0.0; }
+static int finite_nonneg(double x) { return isfinite(x) && x >= 0.0; }
+
+static const char *const comm_names[] = {"none", "allreduce", "ps", "alpha-beta"};
+
+const char *mb_model_comm_name(mb_comm comm)
+{
+    if ((unsigned)comm < sizeof comm_names / sizeof comm_names[0])
+        return comm_names[comm];
+    return "?";
+}
+
+int mb_model_comm_parse(const char *name, mb_comm *comm)
+{
+    for (unsigned i = 0; i < sizeof comm_names / sizeof comm_names[0]; i++)
+        if (name && strcmp(name, comm_names[i]) == 0) {
+            *comm = (mb_comm)i;
+            return MB_OK;
+        }
+    return MB_EINVAL;
+}
+
+const char *mb_model_regime_name(mb_regime regime)
+{
+    switch (regime) {
+    case MB_REGIME_SINGLE: return "single";
+    case MB_REGIME_BALANCE: return "balance";
+    case MB_REGIME_KNEE: return "knee";
+    }
+    return "?";
+}
+
+int mb_model_nupdate(const mb_inverse_law *law, double m, double *n)
+{
+    if (!finite_pos(m) || !isfinite(law->n_inf) || !isfinite(law->alpha))
+        return MB_EDOM;
+    double v = law->n_inf + law->alpha / m;
+    if (!finite_pos(v))
+        return MB_EDOM;
+    *n = v;
+    return MB_OK;
+}
+
+static int update_time_valid(const mb_update_time *t)
+{
+    if (!finite_pos(t->gamma) || !finite_pos(t->m_t))
+        return 0;
+    switch (t->comm) {
+    case MB_COMM_NONE: return 1;
+    case MB_COMM_ALLREDUCE:
+    case MB_COMM_PS: return finite_nonneg(t->delta);
+    case MB_COMM_ALPHA_BETA:
+        return finite_nonneg(t->latency_s) && finite_nonneg(t->s_per_byte) &&
+               finite_nonneg(t->bytes);
+    }
+    return 0;
+}
+
+int mb_model_comm_time(const mb_update_time *t, double p, double *delta)
+{
+    if (!update_time_valid(t) || !isfinite(p) || p < 1.0)
+        return MB_EDOM;
+    double d = 0.0;
+    if (p > 1.0) {
+        switch (t->comm) {
+        case MB_COMM_NONE: d = 0.0; break;
+        case MB_COMM_ALLREDUCE: d = t->delta; break;
+        case MB_COMM_PS: d = t->delta * p; break;
+        case MB_COMM_ALPHA_BETA:
+            d = 2.0 * (p - 1.0) * t->latency_s + 2.0 * (p - 1.0) / p * t->bytes * t->s_per_byte;
+            break;
+        }
+    }
+    *delta = d;
+    return MB_OK;
+}
+
+int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu)
+{
+    double d;
+    if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
+        return MB_EDOM;
+    *tu = t->gamma * fmax(m / p, t->m_t) + d;
+    return MB_OK;
+}
+
+int mb_model_tc(const mb_inverse_law *law, const mb_update_time *t, double m, double p,
+                double *tc)
+{
+    double n, tu;
+    if (mb_model_nupdate(law, m, &n) != MB_OK || mb_model_tupdate(t, m, p, &tu) != MB_OK)
+        return MB_EDOM;
+    *tc = n * tu;
+    return MB_OK;
+}
+
+int mb_model_optimum(const mb_inverse_law *law, const mb_update_time *t, double p,
+                     mb_optimum *opt)
+{
+    double d;
+    if (!finite_pos(law->n_inf) || !finite_nonneg(law->alpha) ||
+        mb_model_comm_time(t, p, &d) != MB_OK)
+        return MB_EDOM;
+
+    const double n = law->n_inf, a = law->alpha, g = t->gamma, mt = t->m_t;
+    /* Above the knee (M >= M_T P), T_C = (n + a/M)(g M/P + D) is convex in M with its minimum
+     * at M* = sqrt(a D P / (n g)) (Perrone eq. 9); below the knee T_C only falls as M grows. */
+    const double m_star = sqrt(a * d * p / (n * g));
+    mb_optimum o;
+    if (p == 1.0) {
+        o.regime = MB_REGIME_SINGLE; /* eq. 7-8: M_opt = M_T */
+        o.m_opt = mt;
+        o.t_c = (n + a / mt) * g * mt;
+    } else if (m_star > mt * p) {
+        o.regime = MB_REGIME_BALANCE; /* eq. 10, first case */
+        o.m_opt = m_star;
+        const double s = sqrt(d * n) + sqrt(a * g / p);
+        o.t_c = s * s;
+    } else {
+        o.regime = MB_REGIME_KNEE; /* eq. 10, otherwise */
+        o.m_opt = mt * p;
+        o.t_c = (n + a / (mt * p)) * (d + g * mt);
+    }
+    o.n_update = n + a / o.m_opt;
+    o.t_update = g * fmax(o.m_opt / p, mt) + d;
+    if (!finite_pos(o.t_c))
+        return MB_EDOM;
+    *opt = o;
+    return MB_OK;
+}
+
+int mb_model_regime_boundary(const mb_inverse_law *law, const mb_update_time *t, double *p_b)
+{
+    if (!finite_pos(law->n_inf) || !finite_nonneg(law->alpha) || !update_time_valid(t))
+        return MB_EDOM;
+    const double n = law->n_inf, a = law->alpha, g = t->gamma, mt = t->m_t;
+    switch (t->comm) {
+    case MB_COMM_NONE: *p_b = 1.0; return MB_OK;
+    case MB_COMM_ALLREDUCE: *p_b = a * t->delta / (g * mt * mt * n); return MB_OK;
+    case MB_COMM_PS:
+        /* M*^2 = a delta P^2 / (n g) > M_T^2 P^2 iff a delta > n g M_T^2, whatever P. */
+        *p_b = a * t->delta > n * g * mt * mt ? INFINITY : 1.0;
+        return MB_OK;
+    case MB_COMM_ALPHA_BETA: return MB_ENOTSUP;
+    }
+    return MB_EDOM;
+}
+
+int mb_model_tc_strong(const mb_inverse_law *law, const mb_update_time *t, double m, double p,
+                       double *tc)
+{
+    return mb_model_tc(law, t, m, p, tc);
+}
+
+int mb_model_tc_weak(const mb_inverse_law *law, const mb_update_time *t, double m_per_learner,
+                     double p, double *tc)
+{
+    if (!finite_pos(m_per_learner) || !isfinite(p) || p < 1.0)
+        return MB_EDOM;
+    return mb_model_tc(law, t, m_per_learner * p, p, tc);
+}
+
+/* ---- budget design (Perrone eq. 11-12) ----------------------------------------------------- */
+
+/* The update-time model with the bandwidth-dependent constant rescaled to `bandwidth`. */
+static mb_update_time at_bandwidth(const mb_update_time *t, const mb_design_problem *prob,
+                                   double bandwidth)
+{
+    mb_update_time s = *t;
+    const double scale = prob->bandwidth_ref / bandwidth;
+    s.delta *= scale;
+    s.s_per_byte *= scale;
+    return s;
+}
+
+/* T_C at the optimal M for P learners and the given bandwidth; +inf outside the domain. */
+static double design_tc(const mb_inverse_law *law, const mb_update_time *t,
+                        const mb_design_problem *prob, double p, double bandwidth)
+{
+    mb_update_time s = at_bandwidth(t, prob, bandwidth);
+    mb_optimum o;
+    if (!(bandwidth > 0.0) || mb_model_optimum(law, &s, p, &o) != MB_OK)
+        return INFINITY;
+    return o.t_c;
+}
+
+static double budget_bandwidth(const mb_design_problem *prob, double p)
+{
+    return (prob->budget - prob->price_learner * p) / prob->price_bandwidth;
+}
+
+int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
+                    const mb_design_problem *prob, mb_design *design)
+{
+    if (!finite_pos(prob->budget) || !finite_pos(prob->price_learner) ||
+        !finite_pos(prob->price_bandwidth) || !finite_pos(prob->bandwidth_ref) ||
+        !finite_pos(law->n_inf) || !finite_nonneg(law->alpha) || !update_time_valid(t))
+        return MB_EDOM;
+    /* The largest P leaves a sliver of bandwidth; one learner needs none. */
+    const double p_max = prob->budget / prob->price_learner;
+    if (p_max <= 1.0)
+        return MB_EDOM;
+
+    /* Golden-section search for the best P in (1, p_max) on a log scale: T_C(M_opt(P), P) along
+     * the budget line falls while learners help and rises once bandwidth starves. */
+    const double phi = (sqrt(5.0) - 1.0) / 2.0;
+    double lo = 0.0, hi = log(p_max);
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    double f1 = design_tc(law, t, prob, exp(x1), budget_bandwidth(prob, exp(x1)));
+    double f2 = design_tc(law, t, prob, exp(x2), budget_bandwidth(prob, exp(x2)));
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * fmax(1.0, hi); it++) {
+        if (f1 <= f2) {
+            hi = x2; x2 = x1; f2 = f1;
+            x1 = hi - phi * (hi - lo);
+            f1 = design_tc(law, t, prob, exp(x1), budget_bandwidth(prob, exp(x1)));
+        } else {
+            lo = x1; x1 = x2; f1 = f2;
+            x2 = lo + phi * (hi - lo);
+            f2 = design_tc(law, t, prob, exp(x2), budget_bandwidth(prob, exp(x2)));
+        }
+    }
+    double p = exp(0.5 * (lo + hi));
+    double b = budget_bandwidth(prob, p);
+    double best = design_tc(law, t, prob, p, b);
+
+    /* One learner needs no bandwidth at all: compare with it. */
+    mb_update_time s1 = *t;
+    mb_optimum single;
+    if (mb_model_optimum(law, &s1, 1.0, &single) != MB_OK)
+        return MB_EDOM;
+    mb_design d;
+    memset(&d, 0, sizeof d);
+    if (!(best < single.t_c)) {
+        d.learners = 1.0;
+        d.bandwidth = 0.0;
+        d.opt = single;
+        d.interior = 0;
+        *design = d;
+        return MB_OK;
+    }
+    if (!isfinite(best))
+        return MB_EDOM;
+
+    mb_update_time sb = at_bandwidth(t, prob, b);
+    if (mb_model_optimum(law, &sb, p, &d.opt) != MB_OK)
+        return MB_EDOM;
+    d.learners = p;
+    d.bandwidth = b;
+    /* Marginal gains per unit of money (eq. 12), by central differences. */
+    const double hp = 1e-5 * p, hb = 1e-5 * b;
+    d.dt_dcost_learners = (design_tc(law, t, prob, p + hp, b) - design_tc(law, t, prob, p - hp, b)) /
+                          (2.0 * hp * prob->price_learner);
+    d.dt_dcost_bandwidth = (design_tc(law, t, prob, p, b + hb) - design_tc(law, t, prob, p, b - hb)) /
+                           (2.0 * hb * prob->price_bandwidth);
+    d.interior = p > 1.0 + 1e-6 && p < p_max * (1.0 - 1e-6);
+    *design = d;
+    return MB_OK;
+}

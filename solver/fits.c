@@ -1,0 +1,80 @@
+/* fits.c — reads the model parameters that mbfit writes (DESIGN.md, "Fits": an object whose
+ * `params` maps parameter names to values) into the structs of mb_model.h.
+ */
+#include "mb_solver.h"
+
+#include <math.h>
+
+/* Opens `path` and returns its `params` object (and the root, for cJSON_Delete). */
+static int read_params(const char *path, cJSON **root, const cJSON **params, mb_error *err)
+{
+    int rc = mb_json_read(path, root, err);
+    if (rc != MB_OK)
+        return rc;
+    *params = cJSON_GetObjectItemCaseSensitive(*root, "params");
+    if (!cJSON_IsObject(*params)) {
+        cJSON_Delete(*root);
+        *root = NULL;
+        return mb_error_set(err, MB_EFORMAT, "%s: no 'params' object (is this an mbfit --json file?)",
+                            path);
+    }
+    return MB_OK;
+}
+
+int mb_solver_read_nfit(const char *path, mb_inverse_law *law, mb_error *err)
+{
+    cJSON *root;
+    const cJSON *params;
+    int rc = read_params(path, &root, &params, err);
+    if (rc != MB_OK)
+        return rc;
+    mb_inverse_law l;
+    if ((rc = mb_json_number(params, "n_inf", path, &l.n_inf, err)) == MB_OK &&
+        (rc = mb_json_number(params, "alpha", path, &l.alpha, err)) == MB_OK)
+        *law = l;
+    cJSON_Delete(root);
+    return rc;
+}
+
+int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_error *err)
+{
+    cJSON *root;
+    const cJSON *params;
+    int rc = read_params(path, &root, &params, err);
+    if (rc != MB_OK)
+        return rc;
+    double gamma, m_t, delta = 0.0;
+    *has_delta = 0;
+    if ((rc = mb_json_number(params, "gamma", path, &gamma, err)) == MB_OK &&
+        (rc = mb_json_number(params, "m_t", path, &m_t, err)) == MB_OK) {
+        if (cJSON_GetObjectItemCaseSensitive(params, "delta")) {
+            rc = mb_json_number(params, "delta", path, &delta, err);
+            *has_delta = rc == MB_OK;
+        }
+    }
+    if (rc == MB_OK) {
+        t->gamma = gamma;
+        t->m_t = m_t;
+        if (*has_delta)
+            t->delta = delta;
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
+{
+    cJSON *root;
+    const cJSON *params;
+    int rc = read_params(path, &root, &params, err);
+    if (rc != MB_OK)
+        return rc;
+    double a, b;
+    if ((rc = mb_json_number(params, "latency_s", path, &a, err)) == MB_OK &&
+        (rc = mb_json_number(params, "s_per_byte", path, &b, err)) == MB_OK) {
+        t->latency_s = a;
+        t->s_per_byte = b;
+    }
+    cJSON_Delete(root);
+    return rc;
+}

@@ -1,0 +1,90 @@
+/* scale.c — scaling tables: for each learner count, T_C under optimal, strong and weak scaling,
+ * their speed-ups and efficiencies, and the best configuration (Perrone et al. 2019, sec. 4).
+ */
+#include "mb_solver.h"
+
+#include <math.h>
+
+int mb_solver_check_models(const mb_inverse_law *law, const mb_update_time *t, mb_error *err)
+{
+#define NEED(cond, name, what, v)                                                                 \
+    do {                                                                                          \
+        if (!(cond))                                                                              \
+            return mb_error_set(err, MB_EDOM, "%s must be %s, got %g", name, what, v);           \
+    } while (0)
+    NEED(isfinite(law->n_inf) && law->n_inf > 0, "n_inf", "> 0", law->n_inf);
+    NEED(isfinite(law->alpha) && law->alpha >= 0, "alpha", ">= 0", law->alpha);
+    NEED(isfinite(t->gamma) && t->gamma > 0, "gamma", "> 0", t->gamma);
+    NEED(isfinite(t->m_t) && t->m_t > 0, "m_t", "> 0", t->m_t);
+    if (t->comm == MB_COMM_ALLREDUCE || t->comm == MB_COMM_PS)
+        NEED(isfinite(t->delta) && t->delta >= 0, "delta", ">= 0", t->delta);
+    if (t->comm == MB_COMM_ALPHA_BETA) {
+        NEED(isfinite(t->latency_s) && t->latency_s >= 0, "latency_s", ">= 0", t->latency_s);
+        NEED(isfinite(t->s_per_byte) && t->s_per_byte >= 0, "s_per_byte", ">= 0", t->s_per_byte);
+        NEED(isfinite(t->bytes) && t->bytes >= 0, "bytes", ">= 0", t->bytes);
+    }
+#undef NEED
+    return MB_OK;
+}
+
+/* T_C of a fixed total mini-batch m at P learners, NAN when m < P (less than a sample each). */
+static double tc_or_nan(const mb_inverse_law *law, const mb_update_time *t, double m, double p)
+{
+    double tc;
+    if (m < p || mb_model_tc(law, t, m, p, &tc) != MB_OK)
+        return NAN;
+    return tc;
+}
+
+int mb_solver_scale(const mb_inverse_law *law, const mb_update_time *t, mb_scale_options *opts,
+                    const double *procs, size_t n, mb_scale_row *rows, mb_error *err)
+{
+    int rc = mb_solver_check_models(law, t, err);
+    if (rc != MB_OK)
+        return rc;
+    if (opts->m_strong == 0.0)
+        opts->m_strong = t->m_t;
+    if (opts->m_weak == 0.0)
+        opts->m_weak = t->m_t;
+    if (!(isfinite(opts->m_strong) && opts->m_strong > 0))
+        return mb_error_set(err, MB_EDOM, "strong-scaling mini-batch must be > 0, got %g",
+                            opts->m_strong);
+    if (!(isfinite(opts->m_weak) && opts->m_weak > 0))
+        return mb_error_set(err, MB_EDOM, "weak-scaling mini-batch must be > 0, got %g",
+                            opts->m_weak);
+
+    mb_optimum base_opt;
+    double base_strong, base_weak;
+    if (mb_model_optimum(law, t, 1.0, &base_opt) != MB_OK ||
+        mb_model_tc(law, t, opts->m_strong, 1.0, &base_strong) != MB_OK ||
+        mb_model_tc(law, t, opts->m_weak, 1.0, &base_weak) != MB_OK)
+        return mb_error_set(err, MB_EDOM, "the model cannot be evaluated at P = 1");
+
+    for (size_t i = 0; i < n; i++) {
+        const double p = procs[i];
+        mb_scale_row *r = &rows[i];
+        if (!(isfinite(p) && p >= 1.0))
+            return mb_error_set(err, MB_EDOM, "learner count must be >= 1, got %g", p);
+        r->procs = p;
+        if (mb_model_optimum(law, t, p, &r->opt) != MB_OK)
+            return mb_error_set(err, MB_EDOM, "the model cannot be evaluated at P = %g", p);
+        r->t_c_strong = tc_or_nan(law, t, opts->m_strong, p);
+        r->t_c_weak = tc_or_nan(law, t, opts->m_weak * p, p);
+        r->speedup_opt = base_opt.t_c / r->opt.t_c;
+        r->speedup_strong = base_strong / r->t_c_strong;
+        r->speedup_weak = base_weak / r->t_c_weak;
+        r->eff_opt = r->speedup_opt / p;
+        r->eff_strong = r->speedup_strong / p;
+        r->eff_weak = r->speedup_weak / p;
+    }
+    return MB_OK;
+}
+
+size_t mb_solver_best_row(const mb_scale_row *rows, size_t n)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (rows[i].opt.t_c < rows[best].opt.t_c)
+            best = i;
+    return best;
+}

@@ -1,0 +1,111 @@
+/* mb_test.c — the helpers of mb_test.h. */
+#include "mb_test.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+int mb_test_sh(mb_test_run *r, const char *fmt, ...)
+{
+    memset(r, 0, sizeof *r);
+    char cmd[4096], dir[256], full[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    if (mb_test_tmpdir(dir, sizeof dir) != 0)
+        return -1;
+    char script[300];
+    mb_test_write(script, sizeof script, dir, "cmd.sh", cmd);
+    snprintf(full, sizeof full,
+             "cd '%s' && PATH='%s':\"$PATH\" sh '%s' >'%s/out' 2>'%s/err' </dev/null",
+             MB_TEST_SRC, MB_TEST_BIN, script, dir, dir);
+    int st = system(full);
+    r->status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+    char path[512];
+    snprintf(path, sizeof path, "%s/out", dir);
+    r->out = slurp_file(path);
+    snprintf(path, sizeof path, "%s/err", dir);
+    r->err = slurp_file(path);
+    mb_test_rmdir(dir);
+    return 0;
+}
+
+void mb_test_run_free(mb_test_run *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+size_t mb_test_lines(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++)
+        if (*s == '\n' || s[1] == '\0')
+            n++;
+    return n;
+}
+
+int mb_test_tmpdir(char *buf, size_t n)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(buf, n, "%s/mbtest.XXXXXX", base && *base ? base : "/tmp");
+    return mkdtemp(buf) ? 0 : -1;
+}
+
+const char *mb_test_write(char *buf, size_t n, const char *dir, const char *name,
+                          const char *text)
+{
+    snprintf(buf, n, "%s/%s", dir, name);
+    FILE *f = fopen(buf, "wb");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return buf;
+}
+
+void mb_test_rmdir(const char *dir)
+{
+    char cmd[600];
+    if (strncmp(dir, "/", 1) == 0 && strstr(dir, "mbtest.")) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "mbtest: could not remove %s\n", dir);
+    }
+}
+
+int mb_test_close(double a, double b, double rel)
+{
+    if (a == b)
+        return 1;
+    return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
+}

@@ -1,0 +1,46 @@
+/* mb_test.h — helpers shared by the CUnit suites: running mbkit's commands as a user would
+ * (capturing standard output, standard error and the exit status), scratch folders, and
+ * approximate comparisons with a stated tolerance.
+ */
+#ifndef MB_TEST_H
+#define MB_TEST_H
+
+#include <stddef.h>
+
+#ifndef MB_TEST_BIN
+#define MB_TEST_BIN "build/release/bin" /* the Makefile passes the absolute path */
+#endif
+#ifndef MB_TEST_SRC
+#define MB_TEST_SRC "."
+#endif
+
+/* What a command did. Strings are owned by the struct: free with mb_test_run_free. */
+typedef struct mb_test_run {
+    int status;   /* exit status, or -1 when it did not exit normally (a crash) */
+    char *out;    /* everything written to standard output */
+    char *err;    /* everything written to standard error */
+} mb_test_run;
+
+/* Runs `sh -c CMD` with MB_TEST_BIN first on PATH, in the source tree's root, capturing both
+ * streams. Returns 0 when the command could be started. */
+int mb_test_sh(mb_test_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mb_test_run_free(mb_test_run *r);
+
+/* Number of lines in s (a last line without '\n' counts). */
+size_t mb_test_lines(const char *s);
+
+/* A fresh scratch folder under $TMPDIR (or /tmp); the returned path is static per call site's
+ * buffer: pass a buffer of at least 64 bytes. Returns 0 on success. */
+int mb_test_tmpdir(char *buf, size_t n);
+
+/* Writes `text` to dir/name and returns the full path in buf. */
+const char *mb_test_write(char *buf, size_t n, const char *dir, const char *name,
+                          const char *text);
+
+/* Removes a scratch folder and everything in it. */
+void mb_test_rmdir(const char *dir);
+
+/* |a - b| <= rel * max(|a|, |b|), with exact equality accepted (0 == 0). */
+int mb_test_close(double a, double b, double rel);
+
+#endif /* MB_TEST_H */
