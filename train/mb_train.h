@@ -1,7 +1,10 @@
-/* mb_train.h — the trainer: tensors, layers, kernels, optimisers, parallel learners.
+/* mb_train.h — the trainer: network descriptions, convolution algorithms, networks (layers with
+ * forward and backward passes on the CPU), optimisers, and the backend registry.
  *
- * For now this header holds only the backend registry: which compute backends were built and
- * can run here. The CPU backend is always present; CUDA is built when nvcc is found.
+ * Tensors are float32, NCHW. A network owns its parameters and their gradients as two contiguous
+ * blocks with the same layout (views per layer), so that optimisers, model averaging (EASGD,
+ * SMA) and MPI collectives work on one flat array. Hot paths take their workspaces from the
+ * network, allocated once at creation for the largest batch.
  */
 #ifndef MB_TRAIN_H
 #define MB_TRAIN_H
@@ -9,6 +12,8 @@
 #include <stddef.h>
 
 #include "../model/mb_model.h"
+
+/* ---- backend registry ----------------------------------------------------------------------- */
 
 /* The compute backends mbkit knows. */
 typedef enum mb_backend_kind {
@@ -23,5 +28,181 @@ int mb_train_backend_built(mb_backend_kind kind);
  * with the reason in why (e.g. "built without CUDA (nvcc not found)", "CUDA runtime: no
  * device"). */
 int mb_train_backend_usable(mb_backend_kind kind, char *why, size_t n);
+
+/* ---- network descriptions (data/nets/*.cfg) ------------------------------------------------- */
+
+typedef enum mb_layer_type {
+    MB_LAYER_CONV = 0,  /* convolution: filters, size, stride, pad (square kernels) */
+    MB_LAYER_MAXPOOL,   /* max pooling: size, stride, pad */
+    MB_LAYER_AVGPOOL,   /* average pooling: size, stride, pad */
+    MB_LAYER_FC,        /* fully connected: filters = outputs (input flattened C*H*W) */
+    MB_LAYER_RELU,
+    MB_LAYER_TANH,
+    MB_LAYER_SIGMOID,
+    MB_LAYER_DROPOUT,   /* dropout: p = probability of zeroing (inverted dropout) */
+    MB_LAYER_SOFTMAX    /* softmax + cross-entropy loss; always the last layer */
+} mb_layer_type;
+
+/* One layer of a description. Shapes are per sample (no batch dimension). */
+typedef struct mb_layer_desc {
+    mb_layer_type type;
+    char name[32];          /* from the cfg ("conv1") or generated ("relu3") */
+    int filters;            /* conv: output channels K; fc: outputs */
+    int size;               /* conv, pool: kernel side F */
+    int stride;             /* conv, pool */
+    int pad;                /* conv, pool: zero padding on each side */
+    float p;                /* dropout probability */
+    int algo;               /* conv: an mb_conv_algo, MB_CONV_AUTO when the cfg names none */
+    int in_c, in_h, in_w;   /* input shape, filled by the reader */
+    int out_c, out_h, out_w;/* output shape, filled by the reader */
+    int line;               /* cfg line where the section starts (0 when built in code) */
+} mb_layer_desc;
+
+typedef struct mb_net_desc {
+    char name[64];          /* [net] name=, or the file's base name */
+    int in_c, in_h, in_w;   /* input shape: [net] channels, height, width */
+    int classes;            /* outputs of the last fc layer */
+    size_t n_layers;
+    mb_layer_desc *layers;  /* n_layers entries, owned by the description */
+} mb_net_desc;
+
+/* Reads a description: `name_or_path` is a path to a .cfg file, or a bare name ("lenet5")
+ * looked up as data/nets/NAME.cfg under the source tree, then $MBKIT_NETS, then the installed
+ * share/mbkit/nets. Unknown sections or keys, missing values, shapes that do not chain (an
+ * output side < 1, an fc not followed by a valid shape, a missing final softmax) are MB_EFORMAT
+ * with "file:line: ..." in err. The cfg format: INI sections [net], [conv], [maxpool],
+ * [avgpool], [fc], [dropout], [relu], [tanh], [sigmoid], [softmax]; `activation=relu|tanh|sigmoid`
+ * on conv or fc appends that activation layer. */
+int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err);
+
+/* Fills the shape fields of every layer from the input shape and checks they chain (used by the
+ * reader and by code that builds descriptions directly). */
+int mb_net_desc_infer(mb_net_desc *desc, mb_error *err);
+
+void mb_net_desc_free(mb_net_desc *desc);
+
+/* ---- convolution algorithms ----------------------------------------------------------------- */
+
+typedef enum mb_conv_algo {
+    MB_CONV_GEMM = 0,     /* im2col + OpenBLAS sgemm */
+    MB_CONV_DIRECT = 1,   /* direct loops, no workspace */
+    MB_CONV_FFT = 2,      /* FFTW (float) transforms of inputs and filters */
+    MB_CONV_WINOGRAD = 3, /* F(2x2, 3x3), 3x3 stride-1 layers only */
+    MB_CONV_N_ALGOS = 4,
+    MB_CONV_AUTO = -1     /* let the network choose (GEMM unless told otherwise) */
+} mb_conv_algo;
+
+typedef enum mb_conv_pass {
+    MB_PASS_FORWARD = 0,
+    MB_PASS_BACKWARD_DATA = 1,
+    MB_PASS_BACKWARD_FILTER = 2
+} mb_conv_pass;
+
+/* "gemm", "direct", "fft", "winograd"; parse returns MB_EINVAL for other names. */
+const char *mb_conv_algo_name(mb_conv_algo algo);
+int mb_conv_algo_parse(const char *name, mb_conv_algo *algo);
+const char *mb_conv_pass_name(mb_conv_pass pass);
+
+/* A convolution of a batch: x [batch, in_c, in_h, in_w], w [out_c, in_c, k, k], b [out_c],
+ * y [batch, out_c, out_h, out_w] with out = (in + 2 pad - k) / stride + 1. */
+typedef struct mb_conv_shape {
+    int batch, in_c, in_h, in_w, out_c, k, stride, pad;
+} mb_conv_shape;
+
+int mb_conv_out_h(const mb_conv_shape *s);
+int mb_conv_out_w(const mb_conv_shape *s);
+
+/* 1 when `algo` can do this shape (Winograd: k = 3, stride 1), else 0 with a reason in why. */
+int mb_conv_supported(mb_conv_algo algo, const mb_conv_shape *s, char *why, size_t n);
+
+/* Bytes of workspace `algo` needs for `pass` on this shape (0 for none). */
+size_t mb_conv_workspace(mb_conv_algo algo, mb_conv_pass pass, const mb_conv_shape *s);
+
+/* The three passes. `ws` holds at least mb_conv_workspace(algo, pass, s) bytes (64-byte
+ * aligned). backward_data writes dx (not accumulated); backward_filter writes dw and db (not
+ * accumulated). MB_ENOTSUP when the algorithm cannot do the shape. Threads: OpenBLAS's, plus
+ * whatever the algorithm documents. */
+int mb_conv_forward(mb_conv_algo algo, const mb_conv_shape *s, const float *x, const float *w,
+                    const float *b, float *y, void *ws);
+int mb_conv_backward_data(mb_conv_algo algo, const mb_conv_shape *s, const float *dy,
+                          const float *w, float *dx, void *ws);
+int mb_conv_backward_filter(mb_conv_algo algo, const mb_conv_shape *s, const float *x,
+                            const float *dy, float *dw, float *db, void *ws);
+
+/* ---- networks ------------------------------------------------------------------------------- */
+
+typedef struct mb_net mb_net;
+
+typedef struct mb_net_options {
+    int max_batch;          /* the largest batch forward/backward will be called with */
+    unsigned long seed;     /* initialisation and dropout masks */
+    mb_conv_algo algo;      /* algorithm for conv layers whose description says MB_CONV_AUTO */
+} mb_net_options;
+
+/* Builds a network for `desc` (copied), allocating parameters, gradients, activations and the
+ * largest workspace once. Parameters are initialised (He-uniform for conv/fc weights followed by
+ * ReLU, Glorot-uniform otherwise, zero biases) from opts->seed. */
+int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **net,
+                  mb_error *err);
+void mb_net_free(mb_net *net);
+
+const mb_net_desc *mb_net_description(const mb_net *net);
+
+/* The flat parameter and gradient blocks (mb_net_param_count floats each, same layout: for each
+ * layer with parameters, its weights then its biases, in layer order). */
+size_t mb_net_param_count(const mb_net *net);
+float *mb_net_params(mb_net *net);
+float *mb_net_grads(mb_net *net);
+
+/* Training step's first half: forward in training mode (dropout active), softmax cross-entropy
+ * averaged over the batch in *loss, backward into the gradient block (overwritten, averaged over
+ * the batch). x is [batch, in_c, in_h, in_w], y holds batch labels. MB_EINVAL when batch is 0 or
+ * above max_batch, or a label is out of range. */
+int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch, float *loss);
+
+/* Evaluation: forward in inference mode over n samples (in chunks of at most max_batch); the mean
+ * loss and the number classified correctly. Gradients are untouched. */
+int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
+                    size_t *correct);
+
+/* Uses `algo` for conv layer `layer` (index into the description) from now on; MB_ENOTSUP when it
+ * cannot do that layer's shape. Grows the workspace if needed. */
+int mb_net_set_conv_algo(mb_net *net, size_t layer, mb_conv_algo algo, mb_error *err);
+
+/* ---- optimisers (ALGORITHMS.md, "Single learner") ------------------------------------------- */
+
+typedef enum mb_optim_kind {
+    MB_OPTIM_SGD = 0,       /* x <- x - lr g */
+    MB_OPTIM_MOMENTUM = 1,  /* heavy ball: v <- mu v - lr g; x <- x + v */
+    MB_OPTIM_NESTEROV = 2   /* v <- mu v - lr g(x + mu v); x <- x + v, in the look-ahead form
+                               that needs only g at the stored parameters (Sutskever et al.) */
+} mb_optim_kind;
+
+typedef struct mb_optim_params {
+    mb_optim_kind kind;
+    double lr;              /* learning rate */
+    double momentum;        /* mu, for MOMENTUM and NESTEROV */
+    double weight_decay;    /* L2 lambda: adds lambda x to g */
+    long lr_step_every;     /* step schedule: multiply lr by lr_step_gamma every this many
+                               updates; 0 = constant learning rate */
+    double lr_step_gamma;
+} mb_optim_params;
+
+typedef struct mb_optim mb_optim;
+
+/* An optimiser for n parameters (it owns its velocity buffer). */
+int mb_optim_create(const mb_optim_params *p, size_t n, mb_optim **opt, mb_error *err);
+void mb_optim_free(mb_optim *opt);
+
+/* One update of x (n floats) with gradient g; counts updates for the schedule. */
+void mb_optim_step(mb_optim *opt, float *x, const float *g);
+
+/* The learning rate the next step will use. */
+double mb_optim_lr(const mb_optim *opt);
+
+/* The state that a checkpoint must carry: velocity (n floats, NULL for SGD) and update count. */
+float *mb_optim_state(mb_optim *opt);
+long mb_optim_updates(const mb_optim *opt);
+void mb_optim_set_updates(mb_optim *opt, long updates);
 
 #endif /* MB_TRAIN_H */
