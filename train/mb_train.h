@@ -29,7 +29,7 @@ int mb_train_backend_built(mb_backend_kind kind);
  * device"). */
 int mb_train_backend_usable(mb_backend_kind kind, char *why, size_t n);
 
-/* ---- network descriptions (data/nets/*.cfg) ------------------------------------------------- */
+/* ---- network descriptions (data/nets/NAME.cfg) ---------------------------------------------- */
 
 typedef enum mb_layer_type {
     MB_LAYER_CONV = 0,  /* convolution: filters, size, stride, pad (square kernels) */
