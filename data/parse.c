@@ -72,7 +72,7 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
     if (rc != MB_OK) {
         /* a size parser rejects negatives; say so rather than "not a number" */
         double y;
-        if (size && mb_data_parse_double(arg, &y) == MB_OK && y < 0)
+        if (size && arg[0] == '-' && mb_data_parse_size(arg + 1, &y) == MB_OK)
             return mb_error_set(err, MB_EINVAL, "%s: must be >= 0, got '%s'", flag, arg);
         return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a %s", flag, arg,
                             size ? "size (a number with optional K, M or G)" : "number");

@@ -167,6 +167,9 @@ typedef struct mb_design {
     double dt_dcost_bandwidth; /* dT_C/dC along bandwidth (equal to the above at an interior
                                   optimum: eq. 12) */
     int interior;          /* 1 when the optimum is interior (eq. 12 holds), 0 at a bound */
+    double whole_learners;  /* the better of floor and ceil of `learners` on the budget line */
+    double whole_bandwidth; /* bytes/s the rest of the budget buys with that many learners */
+    double whole_t_c;       /* T_C(M_opt, whole_learners) at that bandwidth, seconds */
 } mb_design;
 
 /* Minimises T_C over P in [1, P_max] where P_max leaves some bandwidth to buy; the objective is

@@ -242,9 +242,10 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
     mb_design d;
     memset(&d, 0, sizeof d);
     if (!(best < single.t_c)) {
-        d.learners = 1.0;
-        d.bandwidth = 0.0;
+        d.learners = d.whole_learners = 1.0;
+        d.bandwidth = d.whole_bandwidth = 0.0;
         d.opt = single;
+        d.whole_t_c = single.t_c;
         d.interior = 0;
         *design = d;
         return MB_OK;
@@ -264,6 +265,20 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
     d.dt_dcost_bandwidth = (design_tc(law, t, prob, p, b + hb) - design_tc(law, t, prob, p, b - hb)) /
                            (2.0 * hb * prob->price_bandwidth);
     d.interior = p > 1.0 + 1e-6 && p < p_max * (1.0 - 1e-6);
+    /* Learners come whole: the better neighbour on the budget line (one learner needs no
+     * bandwidth, so P = 1 is priced without it). */
+    d.whole_learners = 1.0;
+    d.whole_bandwidth = 0.0;
+    d.whole_t_c = single.t_c;
+    for (double w = fmax(2.0, floor(p)); w <= ceil(p); w += 1.0) {
+        const double bw = budget_bandwidth(prob, w);
+        const double tw = design_tc(law, t, prob, w, bw);
+        if (tw < d.whole_t_c) {
+            d.whole_learners = w;
+            d.whole_bandwidth = bw;
+            d.whole_t_c = tw;
+        }
+    }
     *design = d;
     return MB_OK;
 }

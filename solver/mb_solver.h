@@ -57,6 +57,10 @@ int mb_solver_scale(const mb_inverse_law *law, const mb_update_time *t, mb_scale
 /* The index of the row with the least optimal-scaling T_C (the first of equals). */
 size_t mb_solver_best_row(const mb_scale_row *rows, size_t n);
 
+/* The index of the row with the fewest learners whose optimal-scaling T_C is within `slack`
+ * (0.1 = 10%) of the least: most of the gain for the least hardware. */
+size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack);
+
 /* Checks that the inverse law and update-time model can be evaluated, naming the first bad
  * parameter (e.g. "n_inf must be > 0, got -3") in err. */
 int mb_solver_check_models(const mb_inverse_law *law, const mb_update_time *t, mb_error *err);

@@ -252,14 +252,30 @@ static void scale_help(void)
            MODEL_HELP);
 }
 
-static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const mb_scale_row *rows,
-                         size_t n, size_t best, double p_b, int have_pb)
+/* "Enough" learners: the fewest within this fraction of the best time. */
+#define ENOUGH_SLACK 0.10
+
+static cJSON *row_summary(const mb_scale_row *r)
 {
-    cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray(), *b = cJSON_CreateObject();
-    if (!root || !arr || !b) {
+    cJSON *b = cJSON_CreateObject();
+    if (b) {
+        mb_json_add_number(b, "procs", r->procs);
+        mb_json_add_number(b, "m_opt", r->opt.m_opt);
+        mb_json_add_number(b, "t_c", r->opt.t_c);
+        mb_json_add_number(b, "speedup", r->speedup_opt);
+        mb_json_add_number(b, "efficiency", r->eff_opt);
+        cJSON_AddStringToObject(b, "regime", mb_model_regime_name(r->opt.regime));
+    }
+    return b;
+}
+
+static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const mb_scale_row *rows,
+                         size_t n, size_t best, size_t enough, double p_b, int have_pb)
+{
+    cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+    if (!root || !arr) {
         cJSON_Delete(root);
         cJSON_Delete(arr);
-        cJSON_Delete(b);
         return NULL;
     }
     cJSON_AddStringToObject(root, "command", "scale");
@@ -290,16 +306,15 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON_AddItemToArray(arr, o);
     }
     cJSON_AddItemToObject(root, "rows", arr);
-    mb_json_add_number(b, "procs", rows[best].procs);
-    mb_json_add_number(b, "m_opt", rows[best].opt.m_opt);
-    mb_json_add_number(b, "t_c", rows[best].opt.t_c);
-    cJSON_AddStringToObject(b, "regime", mb_model_regime_name(rows[best].opt.regime));
-    cJSON_AddItemToObject(root, "best", b);
+    cJSON_AddItemToObject(root, "best", row_summary(&rows[best]));
+    cJSON_AddItemToObject(root, "enough", row_summary(&rows[enough]));
+    mb_json_add_number(root, "enough_slack", ENOUGH_SLACK);
     return root;
 }
 
 static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so,
-                        const mb_scale_row *rows, size_t n, size_t best, double p_b, int have_pb)
+                        const mb_scale_row *rows, size_t n, size_t best, size_t enough,
+                        double p_b, int have_pb)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
     model_print(f, m);
@@ -321,10 +336,16 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     fprintf(f, "# strong scaling holds M = %.6g; weak scaling holds M/P = %.6g\n", so->m_strong,
             so->m_weak);
     const mb_scale_row *r = &rows[best];
-    fprintf(f, "recommendation: P = %.6g learners with mini-batch M = %.0f (%.1f per learner): "
-               "T_C = %.4g s, %.4gx the single learner's best (%s regime)\n",
+    fprintf(f, "fastest:        P = %.6g learners with mini-batch M = %.0f (%.1f per learner): "
+               "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f (%s regime)\n",
             r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c, r->speedup_opt,
-            mb_model_regime_name(r->opt.regime));
+            r->eff_opt, mb_model_regime_name(r->opt.regime));
+    r = &rows[enough];
+    fprintf(f, "recommendation: P = %.6g learners with mini-batch M = %.0f (%.1f per learner): "
+               "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f; the fewest "
+               "learners within %.0f%% of the fastest\n",
+            r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c, r->speedup_opt,
+            r->eff_opt, 100 * ENOUGH_SLACK);
 }
 
 static int cmd_scale(int argc, char **argv)
@@ -391,16 +412,17 @@ static int cmd_scale(int argc, char **argv)
         return fail(sub, &err);
     }
     size_t best = mb_solver_best_row(rows, pr.n);
+    size_t enough = mb_solver_enough_row(rows, pr.n, ENOUGH_SLACK);
     double p_b = 0;
     int have_pb = mb_model_regime_boundary(&m.law, &m.t, &p_b) == MB_OK;
     int rc;
     if (out.json) {
-        rc = emit_json(sub, scale_json(&m, &so, rows, pr.n, best, p_b, have_pb), &out);
+        rc = emit_json(sub, scale_json(&m, &so, rows, pr.n, best, enough, p_b, have_pb), &out);
     } else {
         mb_out o;
         rc = mb_out_open(&o, out.output, &err);
         if (rc == MB_OK) {
-            scale_print(o.f, &m, &so, rows, pr.n, best, p_b, have_pb);
+            scale_print(o.f, &m, &so, rows, pr.n, best, enough, p_b, have_pb);
             rc = mb_out_commit(&o, &err);
         }
         rc = rc == MB_OK ? 0 : fail(sub, &err);
@@ -740,6 +762,9 @@ static int cmd_design(int argc, char **argv)
             mb_json_add_number(j, "dt_dcost_learners", d.dt_dcost_learners);
             mb_json_add_number(j, "dt_dcost_bandwidth", d.dt_dcost_bandwidth);
             cJSON_AddBoolToObject(j, "interior", d.interior);
+            mb_json_add_number(j, "whole_learners", d.whole_learners);
+            mb_json_add_number(j, "whole_bandwidth", d.whole_bandwidth);
+            mb_json_add_number(j, "whole_t_c", d.whole_t_c);
         }
         return emit_json(sub, j, &out);
     }
@@ -757,6 +782,8 @@ static int cmd_design(int argc, char **argv)
                 d.dt_dcost_learners, d.dt_dcost_bandwidth);
     else
         fprintf(o.f, "balance    the optimum is at a bound of the budget line\n");
+    fprintf(o.f, "whole      %.0f learners and %.6g bytes/s: t_c %.6g s\n", d.whole_learners,
+            d.whole_bandwidth, d.whole_t_c);
     return mb_out_commit(&o, &err) == MB_OK ? 0 : fail(sub, &err);
 }
 

@@ -88,3 +88,13 @@ size_t mb_solver_best_row(const mb_scale_row *rows, size_t n)
             best = i;
     return best;
 }
+
+size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack)
+{
+    const double limit = rows[mb_solver_best_row(rows, n)].opt.t_c * (1.0 + slack);
+    size_t pick = mb_solver_best_row(rows, n);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].opt.t_c <= limit && rows[i].procs < rows[pick].procs)
+            pick = i;
+    return pick;
+}

@@ -257,6 +257,9 @@ static void test_design_balance(void)
         CU_ASSERT_EQUAL(mb_model_optimum(&l, &s, p, &o), MB_OK);
         CU_ASSERT_TRUE(o.t_c >= d.opt.t_c * (1 - 1e-12));
     }
+    /* whole learners: a neighbour of the continuous optimum, no better than it */
+    CU_ASSERT_TRUE(d.whole_learners == floor(d.learners) || d.whole_learners == ceil(d.learners));
+    CU_ASSERT_TRUE(d.whole_t_c >= d.opt.t_c * (1 - 1e-12));
     /* a budget for less than one learner has no answer */
     prob.budget = 1000.0;
     CU_ASSERT_EQUAL(mb_model_design(&l, &t, &prob, &d), MB_EDOM);

@@ -1,0 +1,292 @@
+/* test_data.c — data/: strict parsing of numbers, sizes and ranges; CSV tables with metadata and
+ * every malformed-file error; atomic output; JSON files.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../data/mb_data.h"
+#include "mb_test.h"
+
+static void test_parse_numbers(void)
+{
+    double v = 0;
+    long l = 0;
+    CU_ASSERT_EQUAL(mb_data_parse_double("0.05", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 0.05, 0);
+    CU_ASSERT_EQUAL(mb_data_parse_double("-3.5e-2", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, -3.5e-2, 0);
+    const char *bad[] = {"", " 1", "1x", "nan", "inf", "-inf", "1e999", "abc", "1,5", NULL};
+    for (int i = 0; bad[i]; i++)
+        CU_ASSERT_EQUAL(mb_data_parse_double(bad[i], &v), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_long("42", 1, 100, &l), MB_OK);
+    CU_ASSERT_EQUAL(l, 42);
+    CU_ASSERT_EQUAL(mb_data_parse_long("0", 1, 100, &l), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_long("4.5", 1, 100, &l), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_long("99999999999999999999", 1, 100, &l), MB_EINVAL);
+}
+
+static void test_parse_sizes(void)
+{
+    double v;
+    CU_ASSERT_EQUAL(mb_data_parse_size("4096", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 4096, 0);
+    CU_ASSERT_EQUAL(mb_data_parse_size("256M", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 256.0 * 1048576, 0);
+    CU_ASSERT_EQUAL(mb_data_parse_size("1.5GiB", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 1.5 * 1073741824, 0);
+    CU_ASSERT_EQUAL(mb_data_parse_size("10g", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 10.0 * 1073741824, 0);
+    CU_ASSERT_EQUAL(mb_data_parse_size("3K", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 3072, 0);
+    CU_ASSERT_EQUAL(mb_data_parse_size("12B", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 12, 0);
+    const char *bad[] = {"", "-1", "1T", "1MM", "M", "1 M", "nanK", NULL};
+    for (int i = 0; bad[i]; i++)
+        CU_ASSERT_EQUAL(mb_data_parse_size(bad[i], &v), MB_EINVAL);
+}
+
+static void test_flag_double(void)
+{
+    double v = 7;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_data_flag_double("--alpha", "-1", 0, MB_NONNEG, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--alpha: must be >= 0, got '-1'");
+    CU_ASSERT_EQUAL(mb_data_flag_double("--gamma", "0", 0, MB_POSITIVE, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--gamma: must be > 0, got '0'");
+    CU_ASSERT_EQUAL(mb_data_flag_double("--m-t", "lots", 1, MB_POSITIVE, &v, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "--m-t: 'lots' is not a size"));
+    CU_ASSERT_EQUAL(mb_data_flag_double("--bytes", "-4K", 1, MB_NONNEG, &v, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "must be >= 0"));
+    CU_ASSERT_DOUBLE_EQUAL(v, 7, 0); /* untouched on error */
+    CU_ASSERT_EQUAL(mb_data_flag_double("--bytes", "2K", 1, MB_NONNEG, &v, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 2048, 0);
+}
+
+static void test_parse_ranges(void)
+{
+    mb_range r;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_range("1:1024", "--procs", &r, &e), MB_OK);
+    CU_ASSERT_EQUAL(r.n, 11);
+    for (size_t i = 0; i < r.n; i++)
+        CU_ASSERT_DOUBLE_EQUAL(r.v[i], ldexp(1, (int)i), 0);
+    mb_data_range_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_range("4:256M", "--bytes", &r, &e), MB_OK);
+    CU_ASSERT_EQUAL(r.n, 27); /* 2^2 .. 2^28 */
+    CU_ASSERT_DOUBLE_EQUAL(r.v[r.n - 1], 268435456.0, 0);
+    mb_data_range_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_range("3:100", "--batch", &r, &e), MB_OK);
+    CU_ASSERT_EQUAL(r.n, 6); /* 3 6 12 24 48 96 */
+    CU_ASSERT_DOUBLE_EQUAL(r.v[5], 96, 0);
+    mb_data_range_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_range("1,3,8:32", "--procs", &r, &e), MB_OK);
+    CU_ASSERT_EQUAL(r.n, 5);
+    CU_ASSERT_DOUBLE_EQUAL(r.v[1], 3, 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.v[4], 32, 0);
+    mb_data_range_free(&r);
+
+    CU_ASSERT_EQUAL(mb_data_parse_range("0", "--procs", &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--procs: '0' is not a positive number");
+    CU_ASSERT_EQUAL(mb_data_parse_range("64:8", "--batch", &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--batch: range '64:8' has lo > hi");
+    CU_ASSERT_EQUAL(mb_data_parse_range("1,,2", "--procs", &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_range("a:b", "--procs", &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_range("", "--procs", &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_range("0:8", "--procs", &r, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NULL(r.v); /* nothing left to free after an error */
+}
+
+static void test_table_read(void)
+{
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(path, sizeof path, dir, "run.csv",
+                  "# net=lenet5\n# batch = 64\n# a comment without a key\n"
+                  "update,loss,eval_loss\r\n"
+                  "1,2.30,\n"
+                  "\n"
+                  "2, 1.75 ,1.9\n"
+                  "# updates=2 reached=no\n");
+    mb_table *t;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &e), MB_OK);
+    CU_ASSERT_EQUAL(mb_table_rows(t), 2);
+    CU_ASSERT_EQUAL(mb_table_cols(t), 3);
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "net"), "lenet5");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "batch"), "64");
+    CU_ASSERT_PTR_NULL(mb_table_meta(t, "seed"));
+    CU_ASSERT_EQUAL(mb_table_col(t, "eval_loss"), 2);
+    CU_ASSERT_EQUAL(mb_table_col(t, "nope"), -1);
+    CU_ASSERT_STRING_EQUAL(mb_table_cell(t, 0, 2), "");
+    CU_ASSERT_EQUAL(mb_table_line(t, 1), 7);
+    double v;
+    CU_ASSERT_EQUAL(mb_table_double(t, 1, 1, &v, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 1.75, 0);
+    CU_ASSERT_EQUAL(mb_table_double(t, 0, 2, &v, &e), MB_EFORMAT);
+    char want[600];
+    snprintf(want, sizeof want, "%s:5: field 'eval_loss': '' is not a finite number", path);
+    CU_ASSERT_STRING_EQUAL(e.msg, want);
+    size_t col;
+    CU_ASSERT_EQUAL(mb_table_require_col(t, "wall_s", &col, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no column 'wall_s'"));
+    CU_ASSERT_EQUAL(mb_table_trailers(t), 1);
+    CU_ASSERT_STRING_EQUAL(mb_table_trailer(t, 0), "updates=2 reached=no");
+    mb_table_free(t);
+    mb_test_rmdir(dir);
+}
+
+/* Each malformed file gives MB_EFORMAT or MB_EIO and a message that names the file (and the
+ * line where there is one). */
+static void test_table_errors(void)
+{
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    static const struct {
+        const char *name, *text, *needle;
+        int code;
+    } cases[] = {
+        {"empty.csv", "", "empty file", MB_EFORMAT},
+        {"meta-only.csv", "# batch=4\n\n", "empty file", MB_EFORMAT},
+        {"ragged.csv", "a,b\n1,2\n3\n", ":3: 1 fields, but the header has 2", MB_EFORMAT},
+        {"quoted.csv", "a,b\n\"1\",2\n", ":2: quoted fields", MB_EFORMAT},
+        {"noname.csv", "a,,c\n", ":1: header column 2 has no name", MB_EFORMAT},
+        {"binary.csv", "a,b\n1,\0012\n", NULL, MB_OK}, /* control bytes other than NUL pass */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mb_test_write(path, sizeof path, dir, cases[i].name, cases[i].text);
+        mb_table *t = NULL;
+        mb_error e = {0};
+        int rc = mb_table_read(path, &t, &e);
+        CU_ASSERT_EQUAL(rc, cases[i].code);
+        if (cases[i].needle) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, path));
+            CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, cases[i].needle));
+            CU_ASSERT_PTR_NULL(t);
+        }
+        mb_table_free(t);
+    }
+    /* a header with no rows is a valid, empty table */
+    mb_test_write(path, sizeof path, dir, "header.csv", "batch,n_update\n");
+    mb_table *t;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_table_read(path, &t, &e), MB_OK);
+    CU_ASSERT_EQUAL(mb_table_rows(t), 0);
+    mb_table_free(t);
+    /* a NUL byte means this is not text */
+    snprintf(path, sizeof path, "%s/nul.csv", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite("a,b\n1,\0", 1, 7, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(mb_table_read(path, &t, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "binary data"));
+    snprintf(path, sizeof path, "%s/missing.csv", dir);
+    CU_ASSERT_EQUAL(mb_table_read(path, &t, &e), MB_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "missing.csv: cannot open"));
+    mb_test_rmdir(dir);
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static size_t files_in(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    if (p) {
+        if (fscanf(p, "%zu", &n) != 1)
+            n = 0;
+        pclose(p);
+    }
+    return n;
+}
+
+static void test_atomic_output(void)
+{
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/out.csv", dir);
+    mb_out o;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_out_open(&o, path, &e), MB_OK);
+    fprintf(o.f, "a,b\n1,2\n");
+    CU_ASSERT_FALSE(exists(path)); /* nothing at the final path until commit */
+    CU_ASSERT_EQUAL(mb_out_commit(&o, &e), MB_OK);
+    CU_ASSERT_TRUE(exists(path));
+    CU_ASSERT_EQUAL(files_in(dir), 1); /* no temporary left behind */
+
+    snprintf(path, sizeof path, "%s/aborted.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(mb_out_open(&o, path, &e), MB_OK);
+    fprintf(o.f, "half a fil");
+    mb_out_abort(&o);
+    CU_ASSERT_FALSE(exists(path));
+    CU_ASSERT_EQUAL(files_in(dir), 1);
+
+    CU_ASSERT_EQUAL(mb_out_open(&o, "/nonexistent-dir/x.csv", &e), MB_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "/nonexistent-dir/x.csv: cannot write"));
+
+    /* the common metadata is parsed back as metadata */
+    snprintf(path, sizeof path, "%s/meta.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(mb_out_open(&o, path, &e), MB_OK);
+    char *argv[] = {"mbtest", "--flag", "x"};
+    mb_data_write_common_meta(o.f, "mbtest", 3, argv);
+    fprintf(o.f, "c\n1\n");
+    CU_ASSERT_EQUAL(mb_out_commit(&o, &e), MB_OK);
+    mb_table *t;
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &e), MB_OK);
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "tool"), "mbtest");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "command"), "mbtest --flag x");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "version"), mb_version());
+    CU_ASSERT_PTR_NOT_NULL(mb_table_meta(t, "host"));
+    CU_ASSERT_EQUAL(strlen(mb_table_meta(t, "date")), 20);
+    mb_table_free(t);
+    mb_test_rmdir(dir);
+}
+
+static void test_json_files(void)
+{
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    cJSON *j = cJSON_CreateObject();
+    mb_json_add_number(j, "x", 1.25);
+    mb_json_add_number(j, "bad", NAN);
+    snprintf(path, sizeof path, "%s/a.json", dir);
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_json_write(path, j, &e), MB_OK);
+    cJSON_Delete(j);
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &j, &e), MB_OK);
+    double v;
+    CU_ASSERT_EQUAL(mb_json_number(j, "x", path, &v, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 1.25, 0);
+    CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(j, "bad"))); /* never a NaN in JSON */
+    CU_ASSERT_EQUAL(mb_json_number(j, "bad", path, &v, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'bad' is not a finite number"));
+    CU_ASSERT_EQUAL(mb_json_number(j, "y", path, &v, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "missing 'y'"));
+    cJSON_Delete(j);
+    mb_test_write(path, sizeof path, dir, "broken.json", "{\"params\": {\"n_inf\": 12,}");
+    CU_ASSERT_EQUAL(mb_json_read(path, &j, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "not valid JSON (at byte"));
+    mb_test_rmdir(dir);
+}
+
+int mb_test_suite_data(void)
+{
+    CU_pSuite s = CU_add_suite("data", NULL, NULL);
+    return !s || !CU_add_test(s, "numbers", test_parse_numbers) ||
+           !CU_add_test(s, "sizes", test_parse_sizes) ||
+           !CU_add_test(s, "flag values", test_flag_double) ||
+           !CU_add_test(s, "ranges", test_parse_ranges) ||
+           !CU_add_test(s, "tables", test_table_read) ||
+           !CU_add_test(s, "malformed tables", test_table_errors) ||
+           !CU_add_test(s, "atomic output", test_atomic_output) ||
+           !CU_add_test(s, "JSON files", test_json_files);
+}

@@ -1,0 +1,301 @@
+/* test_solver.c — solver/ and the mbopt command: scaling tables against the model, fit files,
+ * and mbopt end to end as a user runs it (help, JSON, every kind of bad input and its exit
+ * status).
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../solver/mb_solver.h"
+#include "mb_test.h"
+
+static const mb_inverse_law LAW = {1234.5, 3.21e5};
+static const mb_update_time TU = {.gamma = 2.7e-5, .m_t = 37.0, .comm = MB_COMM_ALLREDUCE,
+                                  .delta = 4.1e-3};
+
+static void test_scale_rows(void)
+{
+    const double procs[] = {1, 2, 3, 16, 100, 1000};
+    const size_t n = sizeof procs / sizeof procs[0];
+    mb_scale_row rows[sizeof procs / sizeof procs[0]];
+    mb_scale_options so = {.m_strong = 512, .m_weak = 0};
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_scale(&LAW, &TU, &so, procs, n, rows, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(so.m_weak, TU.m_t, 0); /* 0 means M_T */
+    for (size_t i = 0; i < n; i++) {
+        mb_optimum o;
+        double s;
+        CU_ASSERT_EQUAL(mb_model_optimum(&LAW, &TU, procs[i], &o), MB_OK);
+        CU_ASSERT_DOUBLE_EQUAL(rows[i].opt.t_c, o.t_c, 0);
+        CU_ASSERT_EQUAL(mb_model_tc(&LAW, &TU, 512, procs[i], &s), MB_OK);
+        if (procs[i] <= 512)
+            CU_ASSERT_DOUBLE_EQUAL(rows[i].t_c_strong, s, 0);
+        CU_ASSERT_TRUE(mb_test_close(rows[i].speedup_opt, rows[0].opt.t_c / o.t_c, 1e-15));
+        CU_ASSERT_TRUE(mb_test_close(rows[i].eff_weak, rows[i].speedup_weak / procs[i], 1e-15));
+    }
+    CU_ASSERT_DOUBLE_EQUAL(rows[0].speedup_opt, 1.0, 0);
+    CU_ASSERT_TRUE(isnan(rows[5].t_c_strong)); /* 512 samples cannot feed 1000 learners */
+    CU_ASSERT_FALSE(isnan(rows[4].t_c_strong));
+    size_t best = mb_solver_best_row(rows, n);
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT_TRUE(rows[best].opt.t_c <= rows[i].opt.t_c);
+    size_t enough = mb_solver_enough_row(rows, n, 0.5);
+    CU_ASSERT_TRUE(rows[enough].opt.t_c <= 1.5 * rows[best].opt.t_c);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].procs < rows[enough].procs)
+            CU_ASSERT_TRUE(rows[i].opt.t_c > 1.5 * rows[best].opt.t_c);
+
+    const double bad[] = {0.5};
+    CU_ASSERT_EQUAL(mb_solver_scale(&LAW, &TU, &so, bad, 1, rows, &e), MB_EDOM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "learner count must be >= 1"));
+    mb_inverse_law neg = {-1, 1};
+    CU_ASSERT_EQUAL(mb_solver_scale(&neg, &TU, &so, procs, n, rows, &e), MB_EDOM);
+    CU_ASSERT_STRING_EQUAL(e.msg, "n_inf must be > 0, got -1");
+}
+
+static void test_read_fits(void)
+{
+    char dir[256], n_path[512], t_path[512], c_path[512], bad[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(n_path, sizeof n_path, dir, "n.json",
+                  "{\"model\":\"inverse-law\",\"params\":{\"n_inf\":812.25,\"alpha\":1.5e5}}");
+    mb_test_write(t_path, sizeof t_path, dir, "t.json",
+                  "{\"params\":{\"gamma\":3.3e-5,\"m_t\":24.5,\"delta\":0.002}}");
+    mb_test_write(c_path, sizeof c_path, dir, "c.json",
+                  "{\"params\":{\"latency_s\":2.5e-6,\"s_per_byte\":1.25e-10}}");
+    mb_inverse_law l;
+    mb_update_time t = {0};
+    int has_delta;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, &l, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(l.n_inf, 812.25, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.alpha, 1.5e5, 0);
+    CU_ASSERT_EQUAL(mb_solver_read_tfit(t_path, &t, &has_delta, &e), MB_OK);
+    CU_ASSERT_TRUE(has_delta);
+    CU_ASSERT_DOUBLE_EQUAL(t.m_t, 24.5, 0);
+    CU_ASSERT_EQUAL(mb_solver_read_cfit(c_path, &t, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(t.s_per_byte, 1.25e-10, 0);
+
+    mb_test_write(bad, sizeof bad, dir, "noparams.json", "{\"n_inf\": 3}");
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, &l, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no 'params' object"));
+    mb_test_write(bad, sizeof bad, dir, "noalpha.json", "{\"params\":{\"n_inf\":3}}");
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, &l, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "missing 'alpha'"));
+    mb_test_write(bad, sizeof bad, dir, "text.json", "{\"params\":{\"gamma\":\"fast\",\"m_t\":3}}");
+    CU_ASSERT_EQUAL(mb_solver_read_tfit(bad, &t, &has_delta, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'gamma' is not a finite number"));
+    mb_test_rmdir(dir);
+}
+
+/* ---- mbopt end to end ------------------------------------------------------------------------ */
+
+#define MODEL_FLAGS "--n-inf 1234.5 --alpha 3.21e5 --gamma 2.7e-5 --m-t 37 --delta 4.1e-3"
+
+/* A failing command prints exactly one line (two for usage errors: the line and the hint) and
+ * the expected status, and nothing on standard output. */
+static void expect_failure(const char *args, int status, const char *needle)
+{
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt %s", args), 0);
+    CU_ASSERT_EQUAL(r.status, status);
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), status == 2 ? 2u : 1u);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, needle));
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    if (r.status != status || !strstr(r.err, needle))
+        fprintf(stderr, "\n  mbopt %s -> %d: %s", args, r.status, r.err);
+    mb_test_run_free(&r);
+}
+
+static void test_mbopt_bad_input(void)
+{
+    expect_failure("scale --frobnicate", 2, "unknown option '--frobnicate'");
+    expect_failure("scale --alpha", 2, "option '--alpha' needs a value");
+    expect_failure("scale " MODEL_FLAGS " extra", 2, "unexpected argument 'extra'");
+    expect_failure("", 2, "missing command");
+    expect_failure("optimise", 2, "unknown command 'optimise'");
+    expect_failure("scale " MODEL_FLAGS " --procs 0", 1, "--procs: '0' is not a positive number");
+    expect_failure("scale " MODEL_FLAGS " --procs 0.5", 1, "learner counts must be >= 1");
+    expect_failure("scale " MODEL_FLAGS " --procs 8:2", 1, "lo > hi");
+    expect_failure("scale --n-inf 1 --alpha -1 --gamma 1 --m-t 1 --delta 1", 1,
+                   "--alpha: must be >= 0, got '-1'");
+    expect_failure("scale --n-inf ten --alpha 1 --gamma 1 --m-t 1 --delta 1", 1,
+                   "--n-inf: 'ten' is not a number");
+    expect_failure("scale --n-inf 1 --alpha 1 --gamma 1 --m-t 1", 1, "delta unknown");
+    expect_failure("scale --alpha 1 --gamma 1 --m-t 1 --delta 1", 1, "N_inf unknown");
+    expect_failure("scale --nfit /no/such/file.json --tfit data/examples/tfit.json", 1,
+                   "/no/such/file.json: cannot open");
+    expect_failure("scale --comm ring " MODEL_FLAGS, 1, "--comm: 'ring' is not one of");
+    expect_failure("scale " MODEL_FLAGS " -o /no/such/dir/out.txt", 1,
+                   "/no/such/dir/out.txt: cannot write");
+    expect_failure("amdahl --gpus 4", 2, "give exactly two");
+    expect_failure("amdahl --gpus 4 --efficiency 1.5", 1, "--efficiency: must be in (0, 1]");
+    expect_failure("amdahl --overhead-ratio 0.1 --speedup 20", 1, "asymptote");
+    expect_failure("ps --workers 4 --bandwidth 1G --param-bytes 1M", 2, "missing --compute-time");
+    expect_failure("ps --compute-time 0 --workers 4 --bandwidth 1G --param-bytes 1M", 1,
+                   "--compute-time: must be > 0");
+    expect_failure("design " MODEL_FLAGS " --budget 10 --price-learner 100 --price-bandwidth 1 "
+                   "--bandwidth-ref 1G", 1, "cannot buy more than one learner");
+}
+
+static void test_mbopt_malformed_json(void)
+{
+    char dir[256], path[512], args[1200];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(path, sizeof path, dir, "bad.json", "{\"params\": [1, 2");
+    snprintf(args, sizeof args, "scale --nfit %s --tfit data/examples/tfit.json", path);
+    expect_failure(args, 1, "not valid JSON");
+    mb_test_write(path, sizeof path, dir, "lacks.json", "{\"params\": {\"n_inf\": 10}}");
+    snprintf(args, sizeof args, "scale --nfit %s --tfit data/examples/tfit.json", path);
+    expect_failure(args, 1, "lacks.json: missing 'alpha'");
+    mb_test_rmdir(dir);
+}
+
+static void test_mbopt_help(void)
+{
+    const char *subs[] = {"", "scale ", "amdahl ", "ps ", "design "};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt %s--help", subs[i]), 0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        CU_ASSERT_EQUAL(strncmp(r.out, "Usage: mbopt", 12), 0);
+        CU_ASSERT_STRING_EQUAL(r.err, "");
+        mb_test_run_free(&r);
+    }
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt --version"), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, mb_version()));
+    mb_test_run_free(&r);
+}
+
+/* The JSON rows carry the library's numbers, and files given with --nfit/--tfit are used. */
+static void test_mbopt_scale_json(void)
+{
+    char dir[256], n_path[512], t_path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(n_path, sizeof n_path, dir, "n.json",
+                  "{\"params\":{\"n_inf\":1234.5,\"alpha\":3.21e5}}");
+    mb_test_write(t_path, sizeof t_path, dir, "t.json",
+                  "{\"params\":{\"gamma\":2.7e-5,\"m_t\":37,\"delta\":4.1e-3}}");
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --procs 1,2,3:96 "
+                                         "--m-strong 300 --json",
+                                     n_path, t_path), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *rows = cJSON_GetObjectItem(j, "rows");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(rows), 8); /* 1, 2, then 3, 6, 12, 24, 48, 96 */
+    const cJSON *row;
+    size_t i = 0;
+    cJSON_ArrayForEach(row, rows)
+    {
+        double p = cJSON_GetObjectItem(row, "procs")->valuedouble;
+        mb_optimum o;
+        CU_ASSERT_EQUAL(mb_model_optimum(&LAW, &TU, p, &o), MB_OK);
+        CU_ASSERT_TRUE(mb_test_close(cJSON_GetObjectItem(row, "m_opt")->valuedouble, o.m_opt, 1e-14));
+        CU_ASSERT_TRUE(mb_test_close(cJSON_GetObjectItem(row, "t_c_opt")->valuedouble, o.t_c, 1e-14));
+        CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(row, "regime")->valuestring,
+                               mb_model_regime_name(o.regime));
+        CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(row, "t_c_strong"));
+        CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(row, "t_c_weak"));
+        i++;
+    }
+    CU_ASSERT_EQUAL(i, 8);
+    CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(j, "best"));
+    CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(j, "regime_boundary_procs"));
+    cJSON_Delete(j);
+    mb_test_run_free(&r);
+
+    /* -o writes the same atomically; a flag overrides the file */
+    char out[600];
+    snprintf(out, sizeof out, "%s/scale.json", dir);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --alpha 1e3 --procs 4 "
+                                         "--json -o %s", n_path, t_path, out), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(out, &j, &e), MB_OK);
+    double alpha;
+    CU_ASSERT_EQUAL(mb_json_number(cJSON_GetObjectItem(j, "model"), "alpha", out, &alpha, &e),
+                    MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(alpha, 1e3, 0);
+    cJSON_Delete(j);
+    mb_test_rmdir(dir);
+}
+
+static double json_num(const cJSON *j, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(j, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Zou et al.'s worked examples through the command line. */
+static void test_mbopt_amdahl_ps(void)
+{
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt amdahl --gpus 4 --efficiency 0.8 --json"), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    CU_ASSERT_TRUE(mb_test_close(json_num(j, "overhead_ratio"), 1.0 / 11, 1e-12));
+    CU_ASSERT_TRUE(mb_test_close(json_num(j, "speedup"), 3.2, 1e-12));
+    cJSON_Delete(j);
+    mb_test_run_free(&r);
+
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt amdahl --overhead-ratio 0.1 --speedup 3 --json"), 0);
+    j = cJSON_Parse(r.out);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "gpus"), 4, 0);
+    CU_ASSERT_TRUE(mb_test_close(json_num(j, "gpus_exact"), 3.75, 1e-12));
+    CU_ASSERT_TRUE(json_num(j, "speedup") >= 3);
+    cJSON_Delete(j);
+    mb_test_run_free(&r);
+
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt amdahl --overhead-ratio 0.05 --efficiency 0.5 "
+                                         "--json"), 0);
+    j = cJSON_Parse(r.out);
+    /* G = (1 + R - E) / (E R) = 0.55 / 0.025 = 22 exactly: not rounded down to 21 */
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "gpus"), 22, 0);
+    CU_ASSERT_TRUE(json_num(j, "efficiency") >= 0.5);
+    cJSON_Delete(j);
+    mb_test_run_free(&r);
+
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt ps --compute-time 0.2 --workers 16 "
+                                         "--bandwidth 10G --param-bytes 240M --json"), 0);
+    j = cJSON_Parse(r.out);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "n_ps"), 4, 0);
+    CU_ASSERT_TRUE(mb_test_close(json_num(j, "n_ps_exact"), 3.75, 1e-12));
+    cJSON_Delete(j);
+    mb_test_run_free(&r);
+}
+
+static void test_mbopt_design(void)
+{
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt design --n-inf 800 --alpha 2e5 --gamma 1e-5 "
+                                         "--m-t 32 --comm ps --delta 2e-4 --budget 1e5 "
+                                         "--price-learner 1500 --price-bandwidth 2e-5 "
+                                         "--bandwidth-ref 1e9B --json"), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(j, "interior")));
+    CU_ASSERT_TRUE(mb_test_close(json_num(j, "dt_dcost_learners"),
+                                 json_num(j, "dt_dcost_bandwidth"), 1e-3));
+    cJSON_Delete(j);
+    mb_test_run_free(&r);
+}
+
+int mb_test_suite_solver(void)
+{
+    CU_pSuite s = CU_add_suite("solver", NULL, NULL);
+    return !s || !CU_add_test(s, "scaling rows", test_scale_rows) ||
+           !CU_add_test(s, "fit files", test_read_fits) ||
+           !CU_add_test(s, "mbopt: bad input", test_mbopt_bad_input) ||
+           !CU_add_test(s, "mbopt: malformed JSON", test_mbopt_malformed_json) ||
+           !CU_add_test(s, "mbopt: help and version", test_mbopt_help) ||
+           !CU_add_test(s, "mbopt scale --json", test_mbopt_scale_json) ||
+           !CU_add_test(s, "mbopt amdahl and ps", test_mbopt_amdahl_ps) ||
+           !CU_add_test(s, "mbopt design", test_mbopt_design);
+}
