@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +70,7 @@ int mb_out_open(mb_out *o, const char *path, mb_error *err)
         mb_out_abort(o);
         return mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(e));
     }
+    mb_data_default_mode(fd);
     o->f = fdopen(fd, "w");
     if (!o->f) {
         close(fd);
@@ -114,6 +116,15 @@ void mb_out_abort(mb_out *o)
     free(o->tmp);
     free(o->path);
     o->tmp = o->path = NULL;
+}
+
+void mb_data_default_mode(int fd)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+        /* the file stays private; nothing is lost but its readability to others */
+    }
 }
 
 void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv)

@@ -121,6 +121,10 @@ int mb_out_commit(mb_out *o, struct mb_error *err);
 /* Closes and removes the temporary file (safe to call after a failed commit, or twice). */
 void mb_out_abort(mb_out *o);
 
+/* Gives a file made by mkstemp (mode 0600) the mode an ordinary new file would get: 0666 less
+ * the process umask. */
+void mb_data_default_mode(int fd);
+
 /* Writes the metadata lines every output file starts with: "# tool=...", "# version=...",
  * "# host=...", "# date=..." (UTC, ISO 8601) and "# command=..." (argv joined by spaces). */
 void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv);

@@ -78,3 +78,38 @@ int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
     cJSON_Delete(root);
     return rc;
 }
+
+int mb_solver_read_model(const cJSON *model, const char *path, mb_inverse_law *law,
+                         mb_update_time *t, mb_error *err)
+{
+    if (!cJSON_IsObject(model))
+        return mb_error_set(err, MB_EFORMAT, "%s: no 'model' object (is this mbopt scale --json?)",
+                            path);
+    mb_inverse_law l;
+    mb_update_time u = {0};
+    int rc;
+    if ((rc = mb_json_number(model, "n_inf", path, &l.n_inf, err)) != MB_OK ||
+        (rc = mb_json_number(model, "alpha", path, &l.alpha, err)) != MB_OK ||
+        (rc = mb_json_number(model, "gamma", path, &u.gamma, err)) != MB_OK ||
+        (rc = mb_json_number(model, "m_t", path, &u.m_t, err)) != MB_OK)
+        return rc;
+    const cJSON *comm = cJSON_GetObjectItemCaseSensitive(model, "comm");
+    if (!cJSON_IsString(comm) || mb_model_comm_parse(comm->valuestring, &u.comm) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s: 'comm' is not one of none, allreduce, ps, "
+                                             "alpha-beta", path);
+    if (u.comm == MB_COMM_ALLREDUCE || u.comm == MB_COMM_PS)
+        rc = mb_json_number(model, "delta", path, &u.delta, err);
+    else if (u.comm == MB_COMM_ALPHA_BETA &&
+             ((rc = mb_json_number(model, "latency_s", path, &u.latency_s, err)) != MB_OK ||
+              (rc = mb_json_number(model, "s_per_byte", path, &u.s_per_byte, err)) != MB_OK))
+        return rc;
+    else if (u.comm == MB_COMM_ALPHA_BETA)
+        rc = mb_json_number(model, "bytes", path, &u.bytes, err);
+    if (rc != MB_OK)
+        return rc;
+    if ((rc = mb_solver_check_models(&l, &u, err)) != MB_OK)
+        return rc;
+    *law = l;
+    *t = u;
+    return MB_OK;
+}

@@ -26,6 +26,11 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
 /* Reads params.latency_s and params.s_per_byte of an alpha-beta collective fit into *t. */
 int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err);
 
+/* Reads the `model` object that `mbopt scale --json` writes (n_inf, alpha, gamma, m_t, comm and
+ * its parameters) back into the model structs; `path` is for messages. */
+int mb_solver_read_model(const cJSON *model, const char *path, mb_inverse_law *law,
+                         mb_update_time *t, mb_error *err);
+
 /* ---- scaling tables ------------------------------------------------------------------------- */
 
 typedef struct mb_scale_options {

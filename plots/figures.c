@@ -1,0 +1,413 @@
+/* figures.c — the figures of mbkit, each drawn from the stage files alone: scaling (T_C and
+ * speed-up against P), T_C against M for several P, Amdahl speed-up, the step probe with its
+ * fitted knee, and collective times with their alpha-beta fit.
+ *
+ * Axes carry units; quantities spanning decades are drawn on log scales.
+ */
+#include "mb_plot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../solver/mb_solver.h"
+
+/* Shared look: grid, key placement, a readable point size. */
+static void style(mb_plot *p, const char *title)
+{
+    mb_plot_cmd(p, "set title \"%s\" noenhanced", title);
+    mb_plot_cmd(p, "set grid xtics ytics mxtics mytics lc rgb '#dddddd'");
+    mb_plot_cmd(p, "set key top right box opaque");
+    mb_plot_cmd(p, "set pointsize 1.2");
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Reads a scale JSON: its rows array and model. */
+static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_inverse_law *law,
+                      mb_update_time *t, mb_error *err)
+{
+    int rc = mb_json_read(path, root, err);
+    if (rc != MB_OK)
+        return rc;
+    *rows = cJSON_GetObjectItemCaseSensitive(*root, "rows");
+    if (!cJSON_IsArray(*rows) || cJSON_GetArraySize(*rows) == 0) {
+        cJSON_Delete(*root);
+        return mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
+                            path);
+    }
+    rc = mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(*root, "model"), path, law, t, err);
+    if (rc != MB_OK)
+        cJSON_Delete(*root);
+    return rc;
+}
+
+int mb_plot_scale(const char *scale_json, const char *out, const mb_plot_options *o,
+                  mb_error *err)
+{
+    cJSON *root;
+    const cJSON *rows, *r;
+    mb_inverse_law law;
+    mb_update_time t;
+    int rc = read_scale(scale_json, &root, &rows, &law, &t, err);
+    if (rc != MB_OK)
+        return rc;
+    mb_plot *p;
+    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
+        cJSON_Delete(root);
+        return rc;
+    }
+    static const char *const keys[3][2] = {{"t_c_opt", "speedup_opt"},
+                                           {"t_c_strong", "speedup_strong"},
+                                           {"t_c_weak", "speedup_weak"}};
+    static const char *const blocks[3] = {"opt", "strong", "weak"};
+    for (int k = 0; k < 3; k++) {
+        mb_plot_block(p, blocks[k]);
+        cJSON_ArrayForEach(r, rows)
+        {
+            double v[3] = {num(r, "procs"), num(r, keys[k][0]), num(r, keys[k][1])};
+            mb_plot_row(p, v, 3);
+        }
+    }
+    mb_plot_cmd(p, "set multiplot layout 1,2 title \"Time to converge against learners "
+                   "(Perrone et al. eq. 10; %s communication)\"",
+                mb_model_comm_name(t.comm));
+    style(p, "T_C(P)");
+    mb_plot_cmd(p, "set logscale xy");
+    mb_plot_cmd(p, "set xlabel 'learners P'");
+    mb_plot_cmd(p, "set ylabel 'time to converge T_C (s)'");
+    mb_plot_cmd(p, "plot $opt u 1:2 w lp pt 7 lw 2 t 'optimal M', "
+                   "$strong u 1:2 w lp pt 5 t 'strong (M fixed: %g)', "
+                   "$weak u 1:2 w lp pt 9 t 'weak (M/P fixed: %g)'",
+                num(root, "m_strong"), num(root, "m_weak"));
+    style(p, "speed-up over P = 1");
+    mb_plot_cmd(p, "set ylabel 'speed-up over one learner'");
+    mb_plot_cmd(p, "plot $opt u 1:3 w lp pt 7 lw 2 t 'optimal M', $strong u 1:3 w lp pt 5 t "
+                   "'strong', $weak u 1:3 w lp pt 9 t 'weak'");
+    mb_plot_cmd(p, "unset multiplot");
+    cJSON_Delete(root);
+    static const char *const need[] = {"opt", NULL};
+    return mb_plot_finish(p, need, err);
+}
+
+int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb_plot_options *o,
+               mb_error *err)
+{
+    cJSON *root;
+    const cJSON *rows;
+    mb_inverse_law law;
+    mb_update_time t;
+    int rc = read_scale(scale_json, &root, &rows, &law, &t, err);
+    if (rc != MB_OK)
+        return rc;
+    int n = cJSON_GetArraySize(rows);
+    if (max_curves < 1)
+        max_curves = 1;
+    int curves = n < max_curves ? n : max_curves;
+    mb_plot *p;
+    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
+        cJSON_Delete(root);
+        return rc;
+    }
+    /* Spread the chosen learner counts over the table, always including the first and last. */
+    double procs[64], m_hi = t.m_t;
+    if (curves > 64)
+        curves = 64;
+    for (int c = 0; c < curves; c++) {
+        int idx = curves == 1 ? 0 : (int)lround((double)c * (n - 1) / (curves - 1));
+        procs[c] = num(cJSON_GetArrayItem(rows, idx), "procs");
+        mb_optimum opt;
+        if (mb_model_optimum(&law, &t, procs[c], &opt) == MB_OK)
+            m_hi = fmax(m_hi, opt.m_opt);
+    }
+    const double m_lo = fmax(1.0, t.m_t / 8), m_top = m_hi * 16;
+    char name[16], plot[4096] = "plot ";
+    size_t used = strlen(plot);
+    for (int c = 0; c < curves; c++) {
+        snprintf(name, sizeof name, "p%d", c);
+        mb_plot_block(p, name);
+        for (int i = 0; i <= 200; i++) {
+            double m = m_lo * pow(m_top / m_lo, i / 200.0), tc = NAN;
+            if (m < procs[c] || mb_model_tc(&law, &t, m, procs[c], &tc) != MB_OK)
+                tc = NAN;
+            double v[2] = {m, tc};
+            mb_plot_row(p, v, 2);
+        }
+        used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                 "%s$p%d u 1:2 w l lw 2 lc %d t 'P = %g'", c ? ", " : "", c, c + 1,
+                                 procs[c]);
+    }
+    mb_plot_block(p, "opt");
+    for (int c = 0; c < curves; c++) {
+        mb_optimum opt;
+        double v[2] = {NAN, NAN};
+        if (mb_model_optimum(&law, &t, procs[c], &opt) == MB_OK) {
+            v[0] = opt.m_opt;
+            v[1] = opt.t_c;
+        }
+        mb_plot_row(p, v, 2);
+    }
+    snprintf(plot + used, sizeof plot - used, ", $opt u 1:2 w p pt 7 ps 1.6 lc rgb 'black' "
+                                              "t 'M_{opt}(P)'");
+    style(p, "Time to converge against mini-batch size");
+    mb_plot_cmd(p, "set logscale xy");
+    mb_plot_cmd(p, "set xlabel 'mini-batch size M (samples, all learners)'");
+    mb_plot_cmd(p, "set ylabel 'time to converge T_C (s)'");
+    mb_plot_cmd(p, "%s", plot);
+    cJSON_Delete(root);
+    static const char *const need[] = {"p0", "opt", NULL};
+    return mb_plot_finish(p, need, err);
+}
+
+int mb_plot_amdahl(const double *ratios, int n_ratios, double max_gpus, const char *out,
+                   const mb_plot_options *o, mb_error *err)
+{
+    if (n_ratios < 1 || n_ratios > 16 || !(max_gpus >= 2))
+        return mb_error_set(err, MB_EINVAL, "amdahl: give 1 to 16 overhead ratios and at least 2 "
+                                            "devices");
+    mb_plot *p;
+    int rc = mb_plot_begin(&p, o, out, err);
+    if (rc != MB_OK)
+        return rc;
+    char name[16], plot[2048] = "plot x w l dt 2 lc rgb 'gray' t 'ideal'";
+    size_t used = strlen(plot);
+    for (int k = 0; k < n_ratios; k++) {
+        snprintf(name, sizeof name, "r%d", k);
+        mb_plot_block(p, name);
+        for (double g = 1; g <= max_gpus; g = g < 16 ? g + 1 : ceil(g * 1.25)) {
+            double s = NAN;
+            if (mb_model_amdahl_speedup(ratios[k], g, &s) != MB_OK)
+                s = NAN;
+            double v[2] = {g, s};
+            mb_plot_row(p, v, 2);
+        }
+        used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                 ", $r%d u 1:2 w lp pt 7 ps 0.6 lw 2 t 'R_O = %g'", k, ratios[k]);
+    }
+    style(p, "Speed-up on G devices (Zou et al. 2017, Lemma 3.1): S = G (1 + R_O) / (1 + G R_O)");
+    mb_plot_cmd(p, "set key top left box opaque");
+    mb_plot_cmd(p, "set xlabel 'devices G'");
+    mb_plot_cmd(p, "set ylabel 'speed-up S'");
+    mb_plot_cmd(p, "set xrange [1:%g]", max_gpus);
+    mb_plot_cmd(p, "set yrange [1:%g]", max_gpus);
+    if (max_gpus > 64)
+        mb_plot_cmd(p, "set logscale xy");
+    mb_plot_cmd(p, "%s", plot);
+    static const char *const need[] = {"r0", NULL};
+    return mb_plot_finish(p, need, err);
+}
+
+/* Distinct values of a numeric column, in order of first appearance (at most `max`). */
+static int distinct(const mb_table *tab, size_t col, double *out, int max, mb_error *err)
+{
+    int n = 0;
+    for (size_t r = 0; r < mb_table_rows(tab); r++) {
+        double v;
+        int rc = mb_table_double(tab, r, col, &v, err);
+        if (rc != MB_OK)
+            return rc;
+        int seen = 0;
+        for (int i = 0; i < n; i++)
+            seen |= out[i] == v;
+        if (!seen && n < max)
+            out[n++] = v;
+    }
+    return n;
+}
+
+int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
+                 const mb_plot_options *o, mb_error *err)
+{
+    mb_table *tab;
+    int rc = mb_table_read(step_csv, &tab, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t c_batch, c_learn, c_thr, c_med, c_p25, c_p75;
+    mb_plot *p = NULL;
+    if ((rc = mb_table_require_col(tab, "batch", &c_batch, err)) ||
+        (rc = mb_table_require_col(tab, "learners", &c_learn, err)) ||
+        (rc = mb_table_require_col(tab, "threads", &c_thr, err)) ||
+        (rc = mb_table_require_col(tab, "t_median_s", &c_med, err)) ||
+        (rc = mb_table_require_col(tab, "t_p25_s", &c_p25, err)) ||
+        (rc = mb_table_require_col(tab, "t_p75_s", &c_p75, err)))
+        goto done;
+    if (mb_table_rows(tab) == 0) {
+        rc = mb_error_set(err, MB_ENODATA, "%s: no rows", step_csv);
+        goto done;
+    }
+    double learners[16], threads[16];
+    int nl = distinct(tab, c_learn, learners, 16, err), nt;
+    if (nl < 0 || (nt = distinct(tab, c_thr, threads, 16, err)) < 0) {
+        rc = err ? err->status : MB_EFORMAT;
+        goto done;
+    }
+    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK)
+        goto done;
+    char plot[4096] = "plot ", name[16];
+    size_t used = strlen(plot);
+    int series = 0;
+    double m_min = INFINITY, m_max = 0;
+    for (int a = 0; a < nl; a++)
+        for (int b = 0; b < nt; b++) {
+            snprintf(name, sizeof name, "s%d", series);
+            mb_plot_block(p, name);
+            for (size_t r = 0; r < mb_table_rows(tab); r++) {
+                double v[4], l, th;
+                if ((rc = mb_table_double(tab, r, c_learn, &l, err)) ||
+                    (rc = mb_table_double(tab, r, c_thr, &th, err)) ||
+                    (rc = mb_table_double(tab, r, c_batch, &v[0], err)) ||
+                    (rc = mb_table_double(tab, r, c_med, &v[1], err)) ||
+                    (rc = mb_table_double(tab, r, c_p25, &v[2], err)) ||
+                    (rc = mb_table_double(tab, r, c_p75, &v[3], err)))
+                    goto done;
+                if (l != learners[a] || th != threads[b])
+                    continue;
+                if (!(v[0] > 0)) {
+                    rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'batch': must be > 0",
+                                      step_csv, mb_table_line(tab, r));
+                    goto done;
+                }
+                m_min = fmin(m_min, v[0]);
+                m_max = fmax(m_max, v[0]);
+                mb_plot_row(p, v, 4);
+            }
+            used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                     "%s$%s u 1:2:3:4 w yerrorlines pt 7 lw 2 t '%g learner%s, "
+                                     "%g thread%s'",
+                                     series ? ", " : "", name, learners[a], learners[a] == 1 ? "" : "s",
+                                     threads[b], threads[b] == 1 ? "" : "s");
+            series++;
+        }
+    if (tfit_json) {
+        mb_update_time t = {0};
+        int has_delta;
+        if ((rc = mb_solver_read_tfit(tfit_json, &t, &has_delta, err)) != MB_OK)
+            goto done;
+        mb_plot_block(p, "fit");
+        for (int i = 0; i <= 200; i++) {
+            double m = m_min * pow(m_max / m_min, i / 200.0);
+            double v[2] = {m, t.gamma * fmax(m / learners[0], t.m_t) + (has_delta ? t.delta : 0)};
+            mb_plot_row(p, v, 2);
+        }
+        snprintf(plot + used, sizeof plot - used,
+                 ", $fit u 1:2 w l lw 2 dt 2 lc rgb 'black' t 'fit: %.3g s max(M/%g, %.3g)%s'",
+                 t.gamma, learners[0], t.m_t, has_delta ? " + delta" : "");
+    }
+    style(p, "Time per update against mini-batch size (median, bars: quartiles)");
+    mb_plot_cmd(p, "set key top left box opaque");
+    mb_plot_cmd(p, "set logscale xy");
+    mb_plot_cmd(p, "set xlabel 'mini-batch size M (samples)'");
+    mb_plot_cmd(p, "set ylabel 'time per update T_{update} (s)'");
+    mb_plot_cmd(p, "%s", plot);
+    static const char *const need[] = {"s0", NULL};
+    rc = mb_plot_finish(p, need, err);
+    p = NULL;
+done:
+    mb_plot_abort(p);
+    mb_table_free(tab);
+    return rc;
+}
+
+int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
+                 const mb_plot_options *o, mb_error *err)
+{
+    mb_table *tab;
+    int rc = mb_table_read(comm_csv, &tab, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t c_op, c_procs, c_bytes, c_med, c_min, c_max;
+    mb_plot *p = NULL;
+    if ((rc = mb_table_require_col(tab, "op", &c_op, err)) ||
+        (rc = mb_table_require_col(tab, "procs", &c_procs, err)) ||
+        (rc = mb_table_require_col(tab, "bytes", &c_bytes, err)) ||
+        (rc = mb_table_require_col(tab, "t_median_s", &c_med, err)) ||
+        (rc = mb_table_require_col(tab, "t_min_s", &c_min, err)) ||
+        (rc = mb_table_require_col(tab, "t_max_s", &c_max, err)))
+        goto done;
+    if (mb_table_rows(tab) == 0) {
+        rc = mb_error_set(err, MB_ENODATA, "%s: no rows", comm_csv);
+        goto done;
+    }
+    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK)
+        goto done;
+    /* one series per (op, procs), in order of first appearance */
+    const char *ops[16];
+    double procs[16];
+    int ns = 0;
+    for (size_t r = 0; r < mb_table_rows(tab) && ns < 16; r++) {
+        double pr;
+        if ((rc = mb_table_double(tab, r, c_procs, &pr, err)) != MB_OK)
+            goto done;
+        const char *op = mb_table_cell(tab, r, c_op);
+        int seen = 0;
+        for (int i = 0; i < ns; i++)
+            seen |= strcmp(ops[i], op) == 0 && procs[i] == pr;
+        if (!seen) {
+            ops[ns] = op;
+            procs[ns++] = pr;
+        }
+    }
+    char plot[4096] = "plot ", name[16];
+    size_t used = strlen(plot);
+    double b_min = INFINITY, b_max = 0;
+    for (int s = 0; s < ns; s++) {
+        snprintf(name, sizeof name, "c%d", s);
+        mb_plot_block(p, name);
+        for (size_t r = 0; r < mb_table_rows(tab); r++) {
+            double pr, v[4];
+            if ((rc = mb_table_double(tab, r, c_procs, &pr, err)) ||
+                (rc = mb_table_double(tab, r, c_bytes, &v[0], err)) ||
+                (rc = mb_table_double(tab, r, c_med, &v[1], err)) ||
+                (rc = mb_table_double(tab, r, c_min, &v[2], err)) ||
+                (rc = mb_table_double(tab, r, c_max, &v[3], err)))
+                goto done;
+            if (pr != procs[s] || strcmp(mb_table_cell(tab, r, c_op), ops[s]) != 0)
+                continue;
+            b_min = fmin(b_min, v[0]);
+            b_max = fmax(b_max, v[0]);
+            mb_plot_row(p, v, 4);
+        }
+        used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                 "%s$%s u 1:2:3:4 w yerrorlines pt 7 lc %d t '%s, %g procs'",
+                                 s ? ", " : "", name, s + 1, ops[s], procs[s]);
+    }
+    if (cfit_json) {
+        mb_update_time t = {.gamma = 1, .m_t = 1, .comm = MB_COMM_ALPHA_BETA};
+        if ((rc = mb_solver_read_cfit(cfit_json, &t, err)) != MB_OK)
+            goto done;
+        for (int s = 0; s < ns; s++) {
+            if (strcmp(ops[s], "allreduce") != 0)
+                continue;
+            snprintf(name, sizeof name, "f%d", s);
+            mb_plot_block(p, name);
+            for (int i = 0; i <= 100; i++) {
+                double v[2] = {b_min * pow(b_max / b_min, i / 100.0), NAN};
+                t.bytes = v[0];
+                if (mb_model_comm_time(&t, procs[s], &v[1]) != MB_OK)
+                    v[1] = NAN;
+                mb_plot_row(p, v, 2);
+            }
+            used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                     ", $%s u 1:2 w l dt 2 lw 2 lc %d t 'ring model, %g procs'",
+                                     name, s + 1, procs[s]);
+        }
+    }
+    style(p, "Collective time against message size (median, bars: min to max)");
+    mb_plot_cmd(p, "set key top left box opaque");
+    mb_plot_cmd(p, "set logscale xy");
+    mb_plot_cmd(p, "set format x '%%.0s%%cB'");
+    mb_plot_cmd(p, "set xlabel 'message size (bytes)'");
+    mb_plot_cmd(p, "set ylabel 'time (s)'");
+    mb_plot_cmd(p, "%s", plot);
+    static const char *const need[] = {"c0", NULL};
+    rc = mb_plot_finish(p, need, err);
+    p = NULL;
+done:
+    mb_plot_abort(p);
+    mb_table_free(tab);
+    return rc;
+}

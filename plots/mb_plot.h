@@ -1,0 +1,89 @@
+/* mb_plot.h — figures drawn by gnuplot from mbkit's CSV and JSON files, and the report.
+ *
+ * A figure is one gnuplot script: inline data blocks ($name << EOD ... EOD) followed by
+ * commands. mb_plot collects both, refuses to draw a series that has no finite point (an empty
+ * figure is an error, not a picture), runs gnuplot, and renames the finished image into place,
+ * so a failed or interrupted run never leaves a half-written file. Each mb_plot_* figure
+ * function reads the stage files itself, so users can plot their own recorded runs.
+ */
+#ifndef MB_PLOT_H
+#define MB_PLOT_H
+
+#include <stdio.h>
+
+#include "../data/mb_data.h"
+#include "../model/mb_model.h"
+
+typedef enum mb_plot_format {
+    MB_PLOT_PNG = 0, /* pngcairo */
+    MB_PLOT_SVG = 1
+} mb_plot_format;
+
+typedef struct mb_plot_options {
+    mb_plot_format format; /* image format */
+    int width, height;     /* pixels */
+    const char *gnuplot;   /* the program to run */
+} mb_plot_options;
+
+/* Fills *o with the defaults: PNG, 900 x 600, "gnuplot". */
+void mb_plot_options_init(mb_plot_options *o);
+
+/* "png" or "svg" -> format; MB_EINVAL otherwise. */
+int mb_plot_format_parse(const char *name, mb_plot_format *format);
+
+/* ---- the figure builder ---------------------------------------------------------------------- */
+
+typedef struct mb_plot mb_plot;
+
+/* Starts a figure that will be written to out_path. */
+int mb_plot_begin(mb_plot **p, const mb_plot_options *o, const char *out_path, mb_error *err);
+
+/* Starts data block `name` (without the '$'); rows follow with mb_plot_row, one per line.
+ * Blocks end at the next mb_plot_block or mb_plot_cmd. */
+void mb_plot_block(mb_plot *p, const char *name);
+
+/* Appends one data row of n numbers (non-finite values written as NaN, which gnuplot skips). */
+void mb_plot_row(mb_plot *p, const double *v, int n);
+
+/* The number of rows with every value finite in block `name` (0 for an unknown block). */
+long mb_plot_block_points(const mb_plot *p, const char *name);
+
+/* Appends a gnuplot command line (printf-style, newline added). */
+void mb_plot_cmd(mb_plot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Runs gnuplot on the script and renames the image into place. MB_ENODATA when `required`
+ * (a NULL-terminated list of block names, or NULL) has a block without a finite point,
+ * MB_EIO when gnuplot cannot run or fails (its first error line in err). Frees p. */
+int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err);
+
+/* Frees an unfinished figure. */
+void mb_plot_abort(mb_plot *p);
+
+/* ---- figures --------------------------------------------------------------------------------- */
+
+/* T_C against P under optimal, strong and weak scaling, and the speed-ups, from the JSON of
+ * `mbopt scale --json`. */
+int mb_plot_scale(const char *scale_json, const char *out, const mb_plot_options *o,
+                  mb_error *err);
+
+/* T_C against M for several P (up to `max_curves` of the learner counts in the scale JSON,
+ * spread over its range), each with its M_opt marked. */
+int mb_plot_tc(const char *scale_json, int max_curves, const char *out,
+               const mb_plot_options *o, mb_error *err);
+
+/* Amdahl speed-up against devices (1 .. max_gpus) for each overhead ratio, with the ideal line
+ * (Zou et al. 2017, Lemma 3.1). */
+int mb_plot_amdahl(const double *ratios, int n_ratios, double max_gpus, const char *out,
+                   const mb_plot_options *o, mb_error *err);
+
+/* T_update against M from a step probe table, one series per (learners, threads), with the
+ * fitted model gamma max(M/P, M_T) + delta when tfit_json is not NULL. */
+int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
+                 const mb_plot_options *o, mb_error *err);
+
+/* Collective time against bytes per (op, procs) from a collective probe table, with the
+ * alpha-beta fit when cfit_json is not NULL. */
+int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
+                 const mb_plot_options *o, mb_error *err);
+
+#endif /* MB_PLOT_H */

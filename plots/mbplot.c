@@ -1,0 +1,167 @@
+/* mbplot.c — the `mbplot` command: draws mbkit's figures with gnuplot from the stage files.
+ *
+ *   mbplot scale  SCALE.json     T_C and speed-up against learners (mbopt scale --json)
+ *   mbplot tc     SCALE.json     T_C against M for several P, M_opt marked
+ *   mbplot amdahl                Amdahl speed-up against devices for several overhead ratios
+ *   mbplot step   STEP.csv       time per update against M (mbprobe step), with a fitted knee
+ *   mbplot comm   COMM.csv       collective times (mbprobe comm), with the alpha-beta fit
+ *
+ * Thin: parse options, call plots/, report. Usage errors exit 2, bad files exit 1.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mb_plot.h"
+
+static int usage_error(const char *sub, const char *what, const char *arg)
+{
+    fprintf(stderr, "mbplot%s%s: ", sub ? " " : "", sub ? sub : "");
+    fprintf(stderr, what, arg);
+    fprintf(stderr, "\nTry 'mbplot%s%s --help'.\n", sub ? " " : "", sub ? sub : "");
+    return 2;
+}
+
+static void help(void)
+{
+    printf("Usage: mbplot COMMAND [OPTION]... [FILE]\n"
+           "Draws mbkit's figures with gnuplot from the files its stages write, so recorded runs\n"
+           "can be plotted on their own.\n\n"
+           "Commands:\n"
+           "  scale SCALE.json   T_C and speed-up against learners P under optimal, strong and\n"
+           "                     weak scaling (from 'mbopt scale --json')\n"
+           "  tc SCALE.json      T_C against mini-batch size M for several P, M_opt marked\n"
+           "  amdahl             speed-up against devices for several overhead ratios\n"
+           "                     (--overhead-ratio LIST, --gpus MAX)\n"
+           "  step STEP.csv      time per update against M (from 'mbprobe step'); --tfit FILE\n"
+           "                     adds the fitted knee model\n"
+           "  comm COMM.csv      collective time against bytes (from 'mbprobe comm'); --cfit\n"
+           "                     FILE adds the ring alpha-beta model\n\n"
+           "Options of every command:\n"
+           "  -o, --output FILE  the image to write (default: COMMAND.png or .svg)\n"
+           "      --format FMT   png (default) or svg\n"
+           "      --size WxH     pixels (default 900x600)\n"
+           "  -h, --help         show this help and exit\n"
+           "  -V, --version      show the version and exit\n");
+}
+
+enum { OPT_FORMAT = 256, OPT_SIZE, OPT_TFIT, OPT_CFIT, OPT_RATIO, OPT_GPUS, OPT_CURVES };
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error(NULL, "missing command (scale, tc, amdahl, step, comm)%s", "");
+    const char *sub = argv[1];
+    if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+        help();
+        return 0;
+    }
+    if (!strcmp(sub, "-V") || !strcmp(sub, "--version")) {
+        printf("mbplot (mbkit) %s\n", mb_version());
+        return 0;
+    }
+    static const char *const subs[] = {"scale", "tc", "amdahl", "step", "comm", NULL};
+    int known = 0;
+    for (int i = 0; subs[i]; i++)
+        known |= !strcmp(sub, subs[i]);
+    if (!known)
+        return usage_error(NULL, "unknown command '%s'", sub);
+
+    static const struct option lo[] = {{"output", required_argument, 0, 'o'},
+                                       {"format", required_argument, 0, OPT_FORMAT},
+                                       {"size", required_argument, 0, OPT_SIZE},
+                                       {"tfit", required_argument, 0, OPT_TFIT},
+                                       {"cfit", required_argument, 0, OPT_CFIT},
+                                       {"overhead-ratio", required_argument, 0, OPT_RATIO},
+                                       {"gpus", required_argument, 0, OPT_GPUS},
+                                       {"curves", required_argument, 0, OPT_CURVES},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    mb_plot_options po;
+    mb_plot_options_init(&po);
+    const char *out = NULL, *tfit = NULL, *cfit = NULL, *ratios = "0.01,0.05,0.1,0.2";
+    double gpus = 64;
+    long curves = 5;
+    mb_error err = {0};
+    int c;
+    opterr = 0;
+    argc--;
+    argv++;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case OPT_FORMAT:
+            if (mb_plot_format_parse(optarg, &po.format) != MB_OK) {
+                fprintf(stderr, "mbplot %s: --format: '%s' is not png or svg\n", sub, optarg);
+                return 1;
+            }
+            break;
+        case OPT_SIZE:
+            if (sscanf(optarg, "%dx%d", &po.width, &po.height) != 2 || po.width < 100 ||
+                po.height < 100 || po.width > 10000 || po.height > 10000) {
+                fprintf(stderr, "mbplot %s: --size: '%s' is not WxH pixels (100 to 10000)\n", sub,
+                        optarg);
+                return 1;
+            }
+            break;
+        case OPT_TFIT: tfit = optarg; break;
+        case OPT_CFIT: cfit = optarg; break;
+        case OPT_RATIO: ratios = optarg; break;
+        case OPT_GPUS:
+            if (mb_data_flag_double("--gpus", optarg, 0, MB_POSITIVE, &gpus, &err) != MB_OK ||
+                (gpus < 2 && mb_error_set(&err, MB_EINVAL, "--gpus: must be >= 2, got '%s'",
+                                          optarg))) {
+                fprintf(stderr, "mbplot %s: %s\n", sub, err.msg);
+                return 1;
+            }
+            break;
+        case OPT_CURVES:
+            if (mb_data_parse_long(optarg, 1, 12, &curves) != MB_OK) {
+                fprintf(stderr, "mbplot %s: --curves: '%s' is not a whole number from 1 to 12\n",
+                        sub, optarg);
+                return 1;
+            }
+            break;
+        case 'h': help(); return 0;
+        case ':': return usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    int wants_file = strcmp(sub, "amdahl") != 0;
+    if (wants_file && optind != argc - 1)
+        return usage_error(sub, optind < argc ? "one input file, not '%s' too"
+                                              : "missing the input file%s",
+                           optind < argc ? argv[argc - 1] : "");
+    if (!wants_file && optind < argc)
+        return usage_error(sub, "unexpected argument '%s'", argv[optind]);
+    char def[64];
+    if (!out) {
+        snprintf(def, sizeof def, "%s.%s", sub, po.format == MB_PLOT_SVG ? "svg" : "png");
+        out = def;
+    }
+    const char *in = wants_file ? argv[optind] : NULL;
+    int rc;
+    if (!strcmp(sub, "scale"))
+        rc = mb_plot_scale(in, out, &po, &err);
+    else if (!strcmp(sub, "tc"))
+        rc = mb_plot_tc(in, (int)curves, out, &po, &err);
+    else if (!strcmp(sub, "step"))
+        rc = mb_plot_step(in, tfit, out, &po, &err);
+    else if (!strcmp(sub, "comm"))
+        rc = mb_plot_comm(in, cfit, out, &po, &err);
+    else {
+        mb_range r;
+        rc = mb_data_parse_range(ratios, "--overhead-ratio", &r, &err);
+        if (rc == MB_OK) {
+            rc = mb_plot_amdahl(r.v, (int)r.n, gpus, out, &po, &err);
+            mb_data_range_free(&r);
+        }
+    }
+    if (rc != MB_OK) {
+        fprintf(stderr, "mbplot %s: %s\n", sub, err.msg);
+        return 1;
+    }
+    printf("%s\n", out);
+    return 0;
+}

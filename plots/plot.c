@@ -1,0 +1,249 @@
+/* plot.c — the figure builder of mb_plot.h: a gnuplot script with inline data blocks, run by
+ * gnuplot into a temporary image that is renamed into place only when gnuplot succeeded.
+ *
+ * It does not decide what a figure shows: figures.c does.
+ */
+#include "mb_plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_BLOCKS 64
+
+struct mb_plot {
+    mb_plot_options opts;
+    char *out;              /* final image path */
+    char *script;           /* the script text, grown by open_memstream */
+    size_t script_len;
+    FILE *f;                /* writes into script */
+    int in_block;           /* a data block is open */
+    int n_blocks;
+    struct {
+        char name[32];
+        long points;        /* rows with every value finite */
+    } blocks[MAX_BLOCKS];
+};
+
+void mb_plot_options_init(mb_plot_options *o)
+{
+    o->format = MB_PLOT_PNG;
+    o->width = 900;
+    o->height = 600;
+    o->gnuplot = "gnuplot";
+}
+
+int mb_plot_format_parse(const char *name, mb_plot_format *format)
+{
+    if (strcmp(name, "png") == 0)
+        *format = MB_PLOT_PNG;
+    else if (strcmp(name, "svg") == 0)
+        *format = MB_PLOT_SVG;
+    else
+        return MB_EINVAL;
+    return MB_OK;
+}
+
+int mb_plot_begin(mb_plot **pp, const mb_plot_options *o, const char *out_path, mb_error *err)
+{
+    *pp = NULL;
+    if (strchr(out_path, '\'') || strchr(out_path, '\n'))
+        return mb_error_set(err, MB_EINVAL, "%s: quotes and newlines are not allowed in a figure path",
+                            out_path);
+    mb_plot *p = calloc(1, sizeof *p);
+    if (!p || !(p->out = strdup(out_path)) ||
+        !(p->f = open_memstream(&p->script, &p->script_len))) {
+        mb_plot_abort(p);
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", out_path);
+    }
+    p->opts = *o;
+    *pp = p;
+    return MB_OK;
+}
+
+static void end_block(mb_plot *p)
+{
+    if (p->in_block) {
+        fputs("EOD\n", p->f);
+        p->in_block = 0;
+    }
+}
+
+void mb_plot_block(mb_plot *p, const char *name)
+{
+    end_block(p);
+    if (p->n_blocks < MAX_BLOCKS) {
+        snprintf(p->blocks[p->n_blocks].name, sizeof p->blocks[0].name, "%s", name);
+        p->blocks[p->n_blocks].points = 0;
+        p->n_blocks++;
+    }
+    fprintf(p->f, "$%s << EOD\n", name);
+    p->in_block = 1;
+}
+
+void mb_plot_row(mb_plot *p, const double *v, int n)
+{
+    int finite = 1;
+    for (int i = 0; i < n; i++) {
+        if (isfinite(v[i]))
+            fprintf(p->f, "%s%.10g", i ? " " : "", v[i]);
+        else {
+            fprintf(p->f, "%sNaN", i ? " " : "");
+            finite = 0;
+        }
+    }
+    fputc('\n', p->f);
+    if (finite && p->n_blocks > 0)
+        p->blocks[p->n_blocks - 1].points++;
+}
+
+long mb_plot_block_points(const mb_plot *p, const char *name)
+{
+    for (int i = 0; i < p->n_blocks; i++)
+        if (strcmp(p->blocks[i].name, name) == 0)
+            return p->blocks[i].points;
+    return 0;
+}
+
+void mb_plot_cmd(mb_plot *p, const char *fmt, ...)
+{
+    end_block(p);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(p->f, fmt, ap);
+    va_end(ap);
+    fputc('\n', p->f);
+}
+
+void mb_plot_abort(mb_plot *p)
+{
+    if (!p)
+        return;
+    if (p->f)
+        fclose(p->f);
+    free(p->script);
+    free(p->out);
+    free(p);
+}
+
+/* Runs `gnuplot script` with its output in errpath; returns the exit status or -1. */
+static int run_gnuplot(const char *prog, const char *script, const char *errpath)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    char *argv[] = {(char *)prog, (char *)script, NULL};
+    extern char **environ;
+    pid_t pid;
+    int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return -1;
+    int st;
+    if (waitpid(pid, &st, 0) < 0)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The first non-empty line of a file, for error messages. */
+static void first_line(const char *path, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[strspn(line, " \t^")]) {
+            snprintf(buf, n, "%s", line + strspn(line, " \t"));
+            break;
+        }
+    }
+    fclose(f);
+}
+
+int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
+{
+    end_block(p);
+    for (const char *const *r = required; r && *r; r++)
+        if (mb_plot_block_points(p, *r) == 0) {
+            int rc = mb_error_set(err, MB_ENODATA, "%s: no finite data for series '%s'", p->out, *r);
+            mb_plot_abort(p);
+            return rc;
+        }
+    fclose(p->f);
+    p->f = NULL;
+
+    /* The image goes to a temporary name beside its final path; the script and gnuplot's
+     * messages go to the temporary folder. */
+    size_t n = strlen(p->out) + 16;
+    char *img = malloc(n);
+    char script[] = "/tmp/mbplot.XXXXXX", errpath[] = "/tmp/mbplot-err.XXXXXX";
+    int rc = MB_OK;
+    int fd_img = -1, fd_s = -1, fd_e = -1;
+    if (img) {
+        snprintf(img, n, "%s.tmp.XXXXXX", p->out);
+        fd_img = mkstemp(img);
+        if (fd_img >= 0)
+            mb_data_default_mode(fd_img);
+    }
+    fd_s = mkstemp(script);
+    fd_e = mkstemp(errpath);
+    if (!img || fd_img < 0 || fd_s < 0 || fd_e < 0) {
+        rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out, strerror(errno));
+        goto done;
+    }
+    FILE *sf = fdopen(fd_s, "w");
+    if (!sf) {
+        rc = mb_error_set(err, MB_EIO, "%s: cannot write the gnuplot script", p->out);
+        goto done;
+    }
+    fd_s = -1;
+    if (p->opts.format == MB_PLOT_SVG)
+        fprintf(sf, "set terminal svg size %d,%d dynamic enhanced background rgb 'white'\n",
+                p->opts.width, p->opts.height);
+    else
+        fprintf(sf, "set terminal pngcairo size %d,%d enhanced\n", p->opts.width, p->opts.height);
+    fprintf(sf, "set output '%s'\n", img);
+    fwrite(p->script, 1, p->script_len, sf);
+    fprintf(sf, "unset output\n");
+    if (fclose(sf) != 0) {
+        rc = mb_error_set(err, MB_EIO, "%s: cannot write the gnuplot script", p->out);
+        goto done;
+    }
+    int st = run_gnuplot(p->opts.gnuplot, script, errpath);
+    struct stat sb;
+    if (st != 0 || stat(img, &sb) != 0 || sb.st_size == 0) {
+        char line[400];
+        first_line(errpath, line, sizeof line);
+        rc = mb_error_set(err, MB_EIO, "%s: gnuplot %s%s%s", p->out,
+                          st < 0 ? "could not run" : "failed", line[0] ? ": " : "", line);
+        goto done;
+    }
+    if (rename(img, p->out) != 0)
+        rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out, strerror(errno));
+done:
+    if (fd_img >= 0) {
+        close(fd_img);
+        if (rc != MB_OK)
+            remove(img);
+    }
+    if (fd_s >= 0)
+        close(fd_s);
+    if (fd_e >= 0)
+        close(fd_e);
+    remove(script);
+    remove(errpath);
+    free(img);
+    mb_plot_abort(p);
+    return rc;
+}
