@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "../data/mb_data.h"
@@ -377,6 +378,278 @@ static void test_cifar(void)
     mb_test_rmdir(dir);
 }
 
+/* ---- mb_data_load: folders, specs, errors -------------------------------------------------- */
+
+/* True when every eval sample equals some training sample at the index the seed picks. */
+static int eval_matches(const mb_data_splits *s, double frac, unsigned long seed)
+{
+    size_t *idx = NULL, k = 0;
+    if (mb_data_eval_indices(s->train.n, frac, seed, &idx, &k, NULL) != MB_OK)
+        return 0;
+    size_t per = (size_t)s->train.c * s->train.h * s->train.w;
+    int ok = k == s->eval.n && s->eval.c == s->train.c && s->eval.h == s->train.h &&
+             s->eval.w == s->train.w && s->eval.classes == s->train.classes;
+    for (size_t i = 0; ok && i < k; i++)
+        ok = s->eval.y[i] == s->train.y[idx[i]] &&
+             memcmp(s->eval.x + i * per, s->train.x + idx[i] * per, per * sizeof(float)) == 0;
+    free(idx);
+    return ok;
+}
+
+static int is_zero_splits(const mb_data_splits *s)
+{
+    return is_zero(&s->train) && is_zero(&s->eval) && is_zero(&s->test);
+}
+
+static void test_load_folders(void)
+{
+    char dir[256], sub[300], p[512];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_data_splits s;
+    mb_error e;
+    /* An IDX folder: training files gzip, test files plain; 7 training images, 3 test. */
+    snprintf(sub, sizeof sub, "%s/idx", dir);
+    CU_ASSERT_FATAL(mkdir(sub, 0700) == 0);
+    unsigned char ib[16 + 7 * 12], lb[8 + 7];
+    int y[7] = {1, 0, 3, 9, 2, 2, 5};
+    CU_ASSERT_FATAL(write_bytes(p, sizeof p, sub, "train-images-idx3-ubyte.gz", ib,
+                                idx_images(ib, 0x803, 7, 3, 4)) != NULL);
+    CU_ASSERT_FATAL(write_bytes(p, sizeof p, sub, "train-labels-idx1-ubyte.gz", lb,
+                                idx_labels(lb, 0x801, 7, y, 7)) != NULL);
+    CU_ASSERT_EQUAL(mb_data_load(sub, 0.5, 3, &s, &e), MB_EIO); /* no test files yet */
+    CU_ASSERT(is_zero_splits(&s) && strstr(e.msg, "t10k-images-idx3-ubyte"));
+    CU_ASSERT_FATAL(write_bytes(p, sizeof p, sub, "t10k-images-idx3-ubyte", ib,
+                                idx_images(ib, 0x803, 3, 4, 3)) != NULL);
+    CU_ASSERT_FATAL(write_bytes(p, sizeof p, sub, "t10k-labels-idx1-ubyte", lb,
+                                idx_labels(lb, 0x801, 3, y, 3)) != NULL);
+    CU_ASSERT_EQUAL(mb_data_load(sub, 0.5, 3, &s, &e), MB_EFORMAT); /* 4x3 test vs 3x4 train */
+    CU_ASSERT(is_zero_splits(&s) && strstr(e.msg, "t10k-images-idx3-ubyte") &&
+              strstr(e.msg, "test images are 4x3, training images 3x4"));
+    CU_ASSERT_FATAL(write_bytes(p, sizeof p, sub, "t10k-images-idx3-ubyte", ib,
+                                idx_images(ib, 0x803, 3, 3, 4)) != NULL);
+    CU_ASSERT_EQUAL_FATAL(mb_data_load(sub, 0.5, 3, &s, &e), MB_OK);
+    CU_ASSERT(s.train.n == 7 && s.test.n == 3 && s.eval.n == 4); /* round(3.5) = 4 */
+    CU_ASSERT(s.train.y[3] == 9 && s.test.y[2] == 3);
+    CU_ASSERT(eval_matches(&s, 0.5, 3));
+    mb_data_splits_free(&s);
+    CU_ASSERT(is_zero_splits(&s));
+    mb_data_splits_free(&s); /* twice is safe */
+    /* A CIFAR-10 folder: five batches of one record (one of them gzip) and a test batch. */
+    snprintf(sub, sizeof sub, "%s/cifar", dir);
+    CU_ASSERT_FATAL(mkdir(sub, 0700) == 0);
+    static unsigned char b[REC];
+    for (int i = 1; i <= 6; i++) {
+        int lab = i + 2;
+        char name[32];
+        cifar_records(b, &lab, 1, i);
+        snprintf(name, sizeof name, i == 6 ? "test_batch.bin" : i == 4 ? "data_batch_%d.bin.gz"
+                                                                        : "data_batch_%d.bin", i);
+        CU_ASSERT_FATAL(write_bytes(p, sizeof p, sub, name, b, REC) != NULL);
+    }
+    CU_ASSERT_EQUAL_FATAL(mb_data_load(sub, 0.2, 11, &s, &e), MB_OK);
+    CU_ASSERT(s.train.n == 5 && s.test.n == 1 && s.eval.n == 1 && s.train.c == 3);
+    for (int i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(s.train.y[i], i + 3); /* file order */
+    CU_ASSERT(s.test.y[0] == 8 && eval_matches(&s, 0.2, 11));
+    mb_data_splits_free(&s);
+    /* Errors: bad eval fractions, an unknown name, a file, an empty folder. */
+    const double bad[] = {0, -0.1, 1.5, NAN};
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(mb_data_load("synthetic", bad[i], 1, &s, &e), MB_EINVAL);
+        CU_ASSERT(is_zero_splits(&s) && strstr(e.msg, "eval fraction"));
+    }
+    CU_ASSERT_EQUAL(mb_data_load("no-such-set", 0.2, 1, &s, &e), MB_EIO);
+    CU_ASSERT(is_zero_splits(&s) && strstr(e.msg, "no-such-set: no such data set"));
+    CU_ASSERT_EQUAL(mb_data_load(p, 0.2, 1, &s, &e), MB_EIO);
+    CU_ASSERT(strstr(e.msg, p) != NULL);
+    snprintf(sub, sizeof sub, "%s/empty", dir);
+    CU_ASSERT_FATAL(mkdir(sub, 0700) == 0);
+    CU_ASSERT_EQUAL(mb_data_load(sub, 0.2, 1, &s, &e), MB_EIO);
+    CU_ASSERT(is_zero_splits(&s) && strstr(e.msg, sub) && strstr(e.msg, "neither"));
+    CU_ASSERT_EQUAL(mb_data_load("", 0.2, 1, &s, &e), MB_EINVAL);
+    /* "mnist": loads when installed in one of the documented folders, else says where it looked. */
+    int rc = mb_data_load("mnist", 0.2, 1, &s, &e);
+    CU_ASSERT(rc == MB_OK ? s.train.n == 60000 && s.test.n == 10000
+                          : rc == MB_EIO && strstr(e.msg, "no installed MNIST"));
+    mb_data_splits_free(&s);
+    mb_test_rmdir(dir);
+}
+
+/* ---- the eval subset ------------------------------------------------------------------------ */
+
+static void test_eval_indices(void)
+{
+    size_t *a = NULL, *b = NULL, ka = 0, kb = 0;
+    mb_error e;
+    /* Sizes: round(frac * n), at least 1; frac = 1 gives a permutation of all n. */
+    CU_ASSERT(mb_data_eval_indices(7, 0.5, 1, &a, &ka, &e) == MB_OK && ka == 4);
+    free(a);
+    CU_ASSERT(mb_data_eval_indices(1000, 1e-9, 1, &a, &ka, &e) == MB_OK && ka == 1);
+    free(a);
+    CU_ASSERT_FATAL(mb_data_eval_indices(333, 1.0, 5, &a, &ka, &e) == MB_OK && ka == 333);
+    char seen[333] = {0};
+    int dup = 0;
+    for (size_t i = 0; i < ka; i++)
+        dup += a[i] >= 333 || seen[a[i]]++;
+    CU_ASSERT_EQUAL(dup, 0);
+    free(a);
+    /* The same seed gives the same subset; another seed another one. */
+    CU_ASSERT_FATAL(mb_data_eval_indices(60000, 0.2, 42, &a, &ka, &e) == MB_OK);
+    CU_ASSERT_FATAL(mb_data_eval_indices(60000, 0.2, 42, &b, &kb, &e) == MB_OK);
+    CU_ASSERT(ka == kb && memcmp(a, b, ka * sizeof *a) == 0);
+    free(b);
+    CU_ASSERT_FATAL(mb_data_eval_indices(60000, 0.2, 43, &b, &kb, &e) == MB_OK);
+    CU_ASSERT(ka == kb && memcmp(a, b, ka * sizeof *a) != 0);
+    free(a);
+    free(b);
+    /* Unbiased: over 20000 seeds, the first pick from 10 falls in each slot ~2000 times.
+     * Pearson's chi-square with 9 degrees of freedom exceeds 33.7 with probability 1e-4, so a
+     * fair shuffle fails this about once in 10^4 runs, and it is deterministic anyway (fixed
+     * seeds); a biased pick (e.g. always slot 0, or modulo bias towards low slots) fails it. */
+    size_t cnt[10] = {0};
+    for (unsigned long seed = 0; seed < 20000; seed++) {
+        CU_ASSERT_FATAL(mb_data_eval_indices(10, 0.1, seed, &a, &ka, NULL) == MB_OK && ka == 1);
+        cnt[a[0]]++;
+        free(a);
+    }
+    double chi2 = 0;
+    for (int i = 0; i < 10; i++)
+        chi2 += (cnt[i] - 2000.0) * (cnt[i] - 2000.0) / 2000.0;
+    CU_ASSERT(chi2 < 33.7);
+    /* Errors. */
+    CU_ASSERT(mb_data_eval_indices(0, 0.2, 1, &a, &ka, &e) == MB_EINVAL && !a && ka == 0);
+    CU_ASSERT(mb_data_eval_indices(5, 1.01, 1, &a, &ka, &e) == MB_EINVAL && !a);
+    /* A subset with an index out of range. */
+    mb_dataset src, dst;
+    mb_synthetic sp;
+    mb_synthetic_init(&sp);
+    sp.n = 5;
+    sp.test = 1;
+    sp.h = sp.w = 3;
+    mb_dataset tmp;
+    CU_ASSERT_FATAL(mb_data_synthetic(&sp, &src, &tmp, &e) == MB_OK);
+    size_t idx[2] = {4, 5};
+    CU_ASSERT(mb_dataset_subset(&src, idx, 2, &dst, &e) == MB_EINVAL && is_zero(&dst));
+    mb_dataset_free(&src);
+    mb_dataset_free(&tmp);
+}
+
+/* ---- the synthetic set ---------------------------------------------------------------------- */
+
+/* Accuracy on `te` of the nearest-class-mean classifier fitted on `tr`. */
+static double nearest_mean_accuracy(const mb_dataset *tr, const mb_dataset *te)
+{
+    size_t per = (size_t)tr->c * tr->h * tr->w;
+    double *mean = calloc((size_t)tr->classes * per, sizeof *mean);
+    size_t *cnt = calloc((size_t)tr->classes, sizeof *cnt);
+    if (!mean || !cnt) {
+        free(mean);
+        free(cnt);
+        return -1;
+    }
+    for (size_t i = 0; i < tr->n; i++) {
+        cnt[tr->y[i]]++;
+        for (size_t j = 0; j < per; j++)
+            mean[tr->y[i] * per + j] += tr->x[i * per + j];
+    }
+    for (int k = 0; k < tr->classes; k++)
+        for (size_t j = 0; j < per; j++)
+            mean[k * per + j] /= cnt[k] ? (double)cnt[k] : 1.0;
+    size_t right = 0;
+    for (size_t i = 0; i < te->n; i++) {
+        int best = -1;
+        double bd = INFINITY;
+        for (int k = 0; k < tr->classes; k++) {
+            double d = 0;
+            for (size_t j = 0; j < per; j++) {
+                double t = te->x[i * per + j] - mean[k * per + j];
+                d += t * t;
+            }
+            if (d < bd) {
+                bd = d;
+                best = k;
+            }
+        }
+        right += best == te->y[i];
+    }
+    free(mean);
+    free(cnt);
+    return (double)right / (double)te->n;
+}
+
+static void test_synthetic(void)
+{
+    mb_data_splits s, t;
+    mb_error e;
+    CU_ASSERT_EQUAL_FATAL(mb_data_load("synthetic", 0.2, 1, &s, &e), MB_OK);
+    CU_ASSERT(s.train.n == 2000 && s.test.n == 500 && s.eval.n == 400);
+    CU_ASSERT(s.train.c == 1 && s.train.h == 28 && s.train.w == 28 && s.train.classes == 10);
+    CU_ASSERT(s.test.c == 1 && s.test.h == 28 && s.test.w == 28 && s.test.classes == 10);
+    size_t h[10];
+    CU_ASSERT_FATAL(histogram(&s.train, h, 10));
+    for (int k = 0; k < 10; k++)
+        CU_ASSERT_EQUAL(h[k], 200); /* balanced by construction */
+    CU_ASSERT_FATAL(histogram(&s.test, h, 10));
+    for (int k = 0; k < 10; k++)
+        CU_ASSERT_EQUAL(h[k], 50);
+    int out = 0;
+    for (size_t i = 0; i < s.train.n * 784; i++)
+        out += !(s.train.x[i] >= 0 && s.train.x[i] <= 1);
+    CU_ASSERT_EQUAL(out, 0);
+    CU_ASSERT(eval_matches(&s, 0.2, 1));
+    /* Learnable: prototypes differ by about 0.4 per pixel (RMS) and the noise is 0.35 per
+     * pixel, so over 784 pixels the distance to the right mean beats the wrong ones by many
+     * standard deviations; nearest-class-mean gets essentially all test samples. 0.95 leaves
+     * room for the clamping at 0 and 1, and still fails for labels unrelated to images (0.1). */
+    CU_ASSERT(nearest_mean_accuracy(&s.train, &s.test) >= 0.95);
+    /* Deterministic: the same spec twice gives the same bytes; another seed other data. */
+    CU_ASSERT_EQUAL_FATAL(mb_data_load("synthetic:seed=1", 0.2, 1, &t, &e), MB_OK);
+    CU_ASSERT(memcmp(s.train.x, t.train.x, 2000 * 784 * sizeof(float)) == 0 &&
+              memcmp(s.test.y, t.test.y, 500 * sizeof(int)) == 0);
+    mb_data_splits_free(&t);
+    CU_ASSERT_EQUAL_FATAL(mb_data_load("synthetic:seed=2", 0.2, 1, &t, &e), MB_OK);
+    CU_ASSERT(memcmp(s.train.x, t.train.x, 784 * sizeof(float)) != 0);
+    mb_data_splits_free(&t);
+    mb_data_splits_free(&s);
+    /* Every key. With noise 1.5 (most pixels clamped to 0 or 1) nearest-class-mean gets 0.69
+     * here: the bounds say noise makes the set harder (below the 0.95 the defaults clear) while
+     * the labels still carry signal (chance is 0.25 for 4 classes). */
+    CU_ASSERT_EQUAL_FATAL(
+        mb_data_load("synthetic:n=333,test=211,c=3,h=9,w=11,classes=4,seed=5,noise=1.5", 0.3, 2,
+                     &s, &e),
+        MB_OK);
+    CU_ASSERT(s.train.n == 333 && s.test.n == 211 && s.eval.n == 100 && s.train.c == 3 &&
+              s.train.h == 9 && s.train.w == 11 && s.train.classes == 4);
+    double acc = nearest_mean_accuracy(&s.train, &s.test);
+    CU_ASSERT(acc > 0.4 && acc < 0.95);
+    mb_data_splits_free(&s);
+    /* noise = 0: every sample is its class's prototype. */
+    CU_ASSERT_EQUAL_FATAL(mb_data_load("synthetic:n=20,test=5,h=4,w=5,classes=3,noise=0", 0.5,
+                                       1, &s, &e), MB_OK);
+    int same = 1;
+    for (size_t i = 0; i < s.train.n; i++)
+        for (size_t j = 0; j < s.train.n; j++)
+            if (s.train.y[i] == s.train.y[j])
+                same &= memcmp(s.train.x + i * 20, s.train.x + j * 20, 20 * sizeof(float)) == 0;
+    CU_ASSERT(same);
+    mb_data_splits_free(&s);
+    /* Errors name the key and value. */
+    static const char *bad[][2] = {
+        {"synthetic:n=0", "n='0'"},          {"synthetic:n=12x", "n='12x'"},
+        {"synthetic:classes=1", "classes='1'"}, {"synthetic:noise=-1", "noise='-1'"},
+        {"synthetic:noise=nan", "noise='nan'"}, {"synthetic:depth=3", "unknown key 'depth'"},
+        {"synthetic:n", "'n' is not key=value"}, {"synthetic:h=1025", "h='1025'"},
+        {"synthetic:n=100000000,h=1024,w=1024", "exceed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = mb_data_load(bad[i][0], 0.2, 1, &s, &e);
+        int ok = rc == MB_EINVAL && is_zero_splits(&s) && strstr(e.msg, bad[i][1]);
+        if (!ok)
+            fprintf(stderr, "\n  spec '%s': rc %d, message '%s'\n", bad[i][0], rc, e.msg);
+        CU_ASSERT(ok);
+    }
+}
+
 int mb_test_suite_data_sets(void)
 {
     CU_pSuite s = CU_add_suite("data_sets", suite_init, suite_cleanup);
@@ -386,5 +659,8 @@ int mb_test_suite_data_sets(void)
            !CU_add_test(s, "Fashion-MNIST: eval is a subset of train", test_fashion_eval) ||
            !CU_add_test(s, "IDX: small files, plain and gzip", test_idx_small) ||
            !CU_add_test(s, "IDX: every error path", test_idx_errors) ||
-           !CU_add_test(s, "CIFAR-10: layout and errors", test_cifar);
+           !CU_add_test(s, "CIFAR-10: layout and errors", test_cifar) ||
+           !CU_add_test(s, "mb_data_load: folders, specs, errors", test_load_folders) ||
+           !CU_add_test(s, "eval subset: size, determinism, uniformity", test_eval_indices) ||
+           !CU_add_test(s, "synthetic: shape, balance, learnable, errors", test_synthetic);
 }
