@@ -31,6 +31,19 @@ double mb_probe_clock_resolution(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double mb_probe_clock_step(void)
+{
+    double best = INFINITY;
+    for (int i = 0; i < 200; i++) {
+        double a = mb_probe_now(), b;
+        while ((b = mb_probe_now()) == a)
+            ;
+        if (b - a < best)
+            best = b - a;
+    }
+    return best;
+}
+
 const char *mb_probe_stop_name(mb_probe_stop why)
 {
     switch (why) {

@@ -79,8 +79,11 @@ int mb_probe_knee_fit(const double *batch, const double *t, size_t n, mb_probe_k
     k->gamma = exp(best_g);
     k->t_flat = k->gamma * k->m_t;
     k->rms_log = sqrt(best_sse / (double)n);
-    k->where = best_v <= u[0] ? MB_PROBE_KNEE_BELOW
-             : best_v >= u[n - 1] ? MB_PROBE_KNEE_ABOVE : MB_PROBE_KNEE_INSIDE;
+    /* An end counts as reached within 1e-12 in log M: v* is a difference of means, so a knee
+     * that lies exactly at an end can come out a few ulps inside it. */
+    const double tol = 1e-12 * fmax(1.0, fabs(u[n - 1]));
+    k->where = best_v <= u[0] + tol ? MB_PROBE_KNEE_BELOW
+             : best_v >= u[n - 1] - tol ? MB_PROBE_KNEE_ABOVE : MB_PROBE_KNEE_INSIDE;
     if (k->where == MB_PROBE_KNEE_BELOW)
         k->m_t = batch[0];
     else if (k->where == MB_PROBE_KNEE_ABOVE)

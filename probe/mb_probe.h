@@ -30,6 +30,11 @@ double mb_probe_now(void);
 /* The resolution of CLOCK_MONOTONIC as clock_getres reports it, seconds. */
 double mb_probe_clock_resolution(void);
 
+/* The smallest positive difference seen between back-to-back clock reads (200 tries), seconds:
+ * the clock's effective step, which a virtual machine's clock source may make coarser than
+ * clock_getres says. */
+double mb_probe_clock_step(void);
+
 /* ---- statistics of a set of timings (pure) ---------------------------------------------------- */
 
 /* Why a measurement stopped. */

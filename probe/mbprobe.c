@@ -174,7 +174,8 @@ static int cmd_overhead(int argc, char **argv)
     printf("harness overhead per sample: median %.3g s (p25 %.3g, p75 %.3g, min %.3g, max %.3g; "
            "%zu reps, stopped by %s)\n", st.median, st.p25, st.p75, st.min, st.max, st.reps,
            mb_probe_stop_name(st.why));
-    printf("CLOCK_MONOTONIC resolution: %.3g s\n", mb_probe_clock_resolution());
+    printf("CLOCK_MONOTONIC resolution: %.3g s (clock_getres); smallest step seen: %.3g s\n",
+           mb_probe_clock_resolution(), mb_probe_clock_step());
     return 0;
 }
 
