@@ -116,6 +116,19 @@ static int harness_option(mb_probe_options *o, int c, const char *arg, mb_error 
     }
 }
 
+/* An option that is not the subcommand's own: a harness option, or a usage error. Returns -1
+ * when handled, else the exit status to return. */
+static int other_option(const char *sub, mb_probe_options *o, int c, char **argv)
+{
+    mb_error err = {0};
+    int h = harness_option(o, c, optarg, &err);
+    if (h < 0)
+        return fail(sub, &err);
+    if (h == 0)
+        return bad_option(sub, argv, c);
+    return -1;
+}
+
 static void harness_meta(FILE *f, const mb_probe_options *o)
 {
     fprintf(f, "# warmup=%zu\n# min_reps=%zu\n# max_reps=%zu\n# rel_ci=%g\n# budget_s=%g\n",
@@ -160,11 +173,9 @@ static int cmd_overhead(int argc, char **argv)
             harness_help(&o);
             return 0;
         }
-        int h = harness_option(&o, c, optarg, &err);
-        if (h < 0)
-            return fail(sub, &err);
-        if (h == 0)
-            return bad_option(sub, argv, c);
+        int rc = other_option(sub, &o, c, argv);
+        if (rc >= 0)
+            return rc;
     }
     if (optind < argc)
         return usage_error(sub, "unexpected argument '%s'", argv[optind]);
@@ -273,11 +284,9 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
                 return fail(sub, &err);
             break;
         default: {
-            int h = harness_option(&o, c, optarg, &err);
-            if (h < 0)
-                return fail(sub, &err);
-            if (h == 0)
-                return bad_option(sub, argv, c);
+            int rc = other_option(sub, &o, c, argv);
+            if (rc >= 0)
+                return rc;
         }
         }
     }
