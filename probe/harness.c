@@ -1,0 +1,262 @@
+/* harness.c — the timing harness every probe uses: CLOCK_MONOTONIC, the statistics of a set of
+ * timings (median, quartiles, extremes, the order-statistic 95% interval of the median), the stop
+ * rule, and the driver that times a callback under it.
+ *
+ * Does not: print, decide what is timed, or know about MPI (comm.c applies the same statistics
+ * and stop rule to collectives).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "mb_probe.h"
+
+double mb_probe_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double mb_probe_clock_resolution(void)
+{
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
+        return NAN;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double mb_probe_clock_step(void)
+{
+    double best = INFINITY;
+    for (int i = 0; i < 200; i++) {
+        double a = mb_probe_now(), b;
+        while ((b = mb_probe_now()) == a)
+            ;
+        if (b - a < best)
+            best = b - a;
+    }
+    return best;
+}
+
+const char *mb_probe_stop_name(mb_probe_stop why)
+{
+    switch (why) {
+    case MB_PROBE_STOP_CI: return "ci";
+    case MB_PROBE_STOP_BUDGET: return "budget";
+    case MB_PROBE_STOP_MAXREPS: return "max-reps";
+    case MB_PROBE_CONTINUE: break;
+    }
+    return "continue";
+}
+
+/* ---- statistics ------------------------------------------------------------------------------ */
+
+size_t mb_probe_median_ci_rank(size_t n, double *cover)
+{
+    /* The number of samples below the true median is Binomial(n, 1/2), so [x_(k), x_(n+1-k)]
+     * covers the median with probability 1 - 2 P(B <= k - 1). Take the largest k with coverage
+     * >= 0.95; coverage falls as k grows, so bisect on k in [1, n/2]. */
+    size_t best = 0;
+    double best_cover = NAN;
+    size_t lo = 1, hi = n / 2;
+    while (lo <= hi) {
+        size_t k = lo + (hi - lo) / 2;
+        double c = 1.0 - 2.0 * gsl_cdf_binomial_P((unsigned)(k - 1), 0.5, (unsigned)n);
+        if (c >= 0.95) {
+            best = k;
+            best_cover = c;
+            lo = k + 1;
+        } else {
+            hi = k - 1;
+        }
+    }
+    if (cover)
+        *cover = best_cover;
+    return best;
+}
+
+int mb_probe_stats_compute(const double *x, size_t n, double wide_iqr, double *work,
+                           mb_probe_stats *st)
+{
+    if (n == 0)
+        return MB_ENODATA;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) || x[i] < 0)
+            return MB_EDOM;
+    memcpy(work, x, n * sizeof *work);
+    gsl_sort(work, 1, n);
+    st->reps = n;
+    st->min = work[0];
+    st->max = work[n - 1];
+    st->median = gsl_stats_median_from_sorted_data(work, 1, n);
+    st->p25 = gsl_stats_quantile_from_sorted_data(work, 1, n, 0.25);
+    st->p75 = gsl_stats_quantile_from_sorted_data(work, 1, n, 0.75);
+    double cover;
+    size_t k = mb_probe_median_ci_rank(n, &cover);
+    if (k > 0) {
+        st->ci_lo = work[k - 1];
+        st->ci_hi = work[n - k];
+        st->ci_cover = cover;
+    } else {
+        st->ci_lo = st->ci_hi = st->ci_cover = NAN;
+    }
+    st->wide = st->median > 0 ? (st->p75 - st->p25) / st->median > wide_iqr
+                              : st->p75 > st->p25;
+    return MB_OK;
+}
+
+/* ---- options and the stop rule ----------------------------------------------------------------- */
+
+void mb_probe_options_init(mb_probe_options *o)
+{
+    o->warmup = 3;
+    o->min_reps = 10;
+    o->max_reps = 10000;
+    o->rel_ci = 0.02;
+    o->budget_s = 1.0;
+    o->wide_iqr = 0.10;
+    o->min_block_s = 2e-4;
+}
+
+int mb_probe_options_check(const mb_probe_options *o, mb_error *err)
+{
+    if (o->max_reps < 1)
+        return mb_error_set(err, MB_EINVAL, "max_reps: must be >= 1, got %zu", o->max_reps);
+    if (o->min_reps > o->max_reps)
+        return mb_error_set(err, MB_EINVAL, "min_reps: %zu exceeds max_reps %zu", o->min_reps,
+                            o->max_reps);
+    if (!(o->rel_ci >= 0) || !isfinite(o->rel_ci))
+        return mb_error_set(err, MB_EINVAL, "rel_ci: must be >= 0, got %g", o->rel_ci);
+    if (!(o->budget_s > 0) || !isfinite(o->budget_s))
+        return mb_error_set(err, MB_EINVAL, "budget_s: must be > 0, got %g", o->budget_s);
+    if (!(o->wide_iqr >= 0) || !isfinite(o->wide_iqr))
+        return mb_error_set(err, MB_EINVAL, "wide_iqr: must be >= 0, got %g", o->wide_iqr);
+    if (!(o->min_block_s >= 0) || !isfinite(o->min_block_s))
+        return mb_error_set(err, MB_EINVAL, "min_block_s: must be >= 0, got %g", o->min_block_s);
+    return MB_OK;
+}
+
+mb_probe_stop mb_probe_stop_rule(const mb_probe_stats *st, const mb_probe_options *o,
+                                 double elapsed_s)
+{
+    if (st->reps >= o->max_reps)
+        return MB_PROBE_STOP_MAXREPS;
+    if (st->reps >= 1 && elapsed_s >= o->budget_s)
+        return MB_PROBE_STOP_BUDGET;
+    if (st->reps >= o->min_reps && isfinite(st->ci_lo) && isfinite(st->ci_hi) &&
+        st->median - st->ci_lo <= o->rel_ci * st->median &&
+        st->ci_hi - st->median <= o->rel_ci * st->median)
+        return MB_PROBE_STOP_CI;
+    return MB_PROBE_CONTINUE;
+}
+
+/* ---- the driver -------------------------------------------------------------------------------- */
+
+/* Times `block` calls of the task (with reset before each when given; reset forces block = 1). */
+static int run_block(const mb_probe_task *t, size_t block, double *seconds)
+{
+    int rc;
+    if (t->reset && (rc = t->reset(t->ctx)) != MB_OK)
+        return rc;
+    double t0 = mb_probe_now();
+    for (size_t i = 0; i < block; i++)
+        if ((rc = t->run(t->ctx)) != MB_OK)
+            return rc;
+    *seconds = mb_probe_now() - t0;
+    return MB_OK;
+}
+
+int mb_probe_time(const mb_probe_task *task, const mb_probe_options *o, mb_probe_stats *st,
+                  mb_error *err)
+{
+    int rc = mb_probe_options_check(o, err);
+    if (rc != MB_OK)
+        return rc;
+    if (!task || !task->run)
+        return mb_error_set(err, MB_EINVAL, "timing harness: no callback to time");
+    double *x = malloc(2 * o->max_reps * sizeof *x);
+    if (!x)
+        return mb_error_set(err, MB_ENOMEM, "timing harness: out of memory for %zu samples",
+                            o->max_reps);
+    double *work = x + o->max_reps;
+    memset(st, 0, sizeof *st);
+    st->why = MB_PROBE_CONTINUE;
+
+    double start = mb_probe_now(), dt = 0;
+    if (task->setup && (rc = task->setup(task->ctx)) != MB_OK)
+        goto fail;
+    for (size_t i = 0; i < o->warmup; i++)
+        if ((rc = run_block(task, 1, &dt)) != MB_OK)
+            goto fail;
+
+    /* Blocked autorange: double the calls per sample until one block lasts min_block_s. These
+     * calibration blocks are warm-up too; none is counted. */
+    size_t block = 1;
+    if (!task->reset && o->min_block_s > 0) {
+        if ((rc = run_block(task, block, &dt)) != MB_OK)
+            goto fail;
+        while (dt < o->min_block_s && block < ((size_t)1 << 30) &&
+               mb_probe_now() - start < o->budget_s) {
+            block *= 2;
+            if ((rc = run_block(task, block, &dt)) != MB_OK)
+                goto fail;
+        }
+    }
+    st->block = block;
+
+    /* Recomputing the statistics costs a sort; do it at min_reps and then whenever the sample
+     * count has grown by 5%, so the cost per sample stays O(log n) on average. It runs between
+     * samples, never inside one. */
+    size_t n = 0, next_check = o->min_reps > 6 ? o->min_reps : 6;
+    for (;;) {
+        if ((rc = run_block(task, block, &dt)) != MB_OK)
+            goto fail;
+        x[n++] = dt / (double)block;
+        double elapsed = mb_probe_now() - start;
+        mb_probe_stats cur = {.reps = n, .ci_lo = NAN, .ci_hi = NAN, .median = NAN};
+        if (n >= next_check || n >= o->max_reps || elapsed >= o->budget_s) {
+            mb_probe_stats_compute(x, n, o->wide_iqr, work, &cur);
+            next_check = n + (n / 20 > 0 ? n / 20 : 1);
+        }
+        mb_probe_stop why = mb_probe_stop_rule(&cur, o, elapsed);
+        if (why != MB_PROBE_CONTINUE) {
+            st->why = why;
+            st->elapsed_s = elapsed;
+            break;
+        }
+    }
+    mb_probe_stats_compute(x, n, o->wide_iqr, work, st);
+    st->block = block;
+    free(x);
+    return MB_OK;
+fail:
+    free(x);
+    return mb_error_set(err, rc, "timing harness: the timed callback failed: %s",
+                        mb_strerror(rc));
+}
+
+static int empty_call(void *ctx)
+{
+    (void)ctx;
+    return MB_OK;
+}
+
+/* A no-op reset, so that the overhead is measured one call per sample, like a step that
+ * needs resetting, and never amortised by blocking. */
+static int empty_reset(void *ctx)
+{
+    (void)ctx;
+    return MB_OK;
+}
+
+int mb_probe_overhead(const mb_probe_options *o, mb_probe_stats *st, mb_error *err)
+{
+    mb_probe_task t = {.run = empty_call, .reset = empty_reset, .ctx = NULL};
+    return mb_probe_time(&t, o, st, err);
+}

@@ -1,0 +1,258 @@
+/* mb_probe.h — mbkit's probes: a timing harness that every probe uses, the collective probe run
+ * under MPI, knee detection on step tables, Crossbow's learner-count auto-tuner, and the metadata
+ * lines that open every probe output.
+ *
+ * The harness times any callback (`int (*fn)(void *ctx)` with optional set-up and reset) on
+ * CLOCK_MONOTONIC: warm-up runs not counted, then repetitions until the 95% interval of the median
+ * lies within a relative target of it (2% by default), or a per-point budget, or a repetition cap,
+ * runs out (in the spirit of torch.utils.benchmark's blocked_autorange and Google Benchmark's
+ * repetitions). Its statistics (median, quartiles, extremes, order-statistic interval of the
+ * median) are pure functions, tested on synthetic samples.
+ *
+ * What this header does not hold yet: the step and convolution probes (they need train/); they
+ * will time train/'s real update step through mb_probe_time.
+ */
+#ifndef MB_PROBE_H
+#define MB_PROBE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <mpi.h>
+
+#include "../model/mb_model.h"
+
+/* ---- clock ------------------------------------------------------------------------------------ */
+
+/* Seconds on CLOCK_MONOTONIC (an arbitrary origin; only differences mean anything). */
+double mb_probe_now(void);
+
+/* The resolution of CLOCK_MONOTONIC as clock_getres reports it, seconds. */
+double mb_probe_clock_resolution(void);
+
+/* The smallest positive difference seen between back-to-back clock reads (200 tries), seconds:
+ * the clock's effective step, which a virtual machine's clock source may make coarser than
+ * clock_getres says. */
+double mb_probe_clock_step(void);
+
+/* ---- statistics of a set of timings (pure) ---------------------------------------------------- */
+
+/* Why a measurement stopped. */
+typedef enum mb_probe_stop {
+    MB_PROBE_CONTINUE = 0, /* not yet */
+    MB_PROBE_STOP_CI,      /* the median's 95% interval is within rel_ci of it */
+    MB_PROBE_STOP_BUDGET,  /* the per-point time budget ran out */
+    MB_PROBE_STOP_MAXREPS  /* max_reps samples taken */
+} mb_probe_stop;
+
+/* Returns "ci", "budget", "max-reps" or "continue". */
+const char *mb_probe_stop_name(mb_probe_stop why);
+
+/* Summary of n timings. Quartiles use linear interpolation between order statistics (GSL's
+ * gsl_stats_quantile_from_sorted_data, numpy's default). The 95% interval of the median is the
+ * distribution-free order-statistic interval [x_(k), x_(n+1-k)] with the largest k for which
+ * 1 - 2 P(Binomial(n, 1/2) <= k - 1) >= 0.95 (e.g. n = 10: [x_(2), x_(9)], 97.9% coverage); it
+ * needs n >= 6, below which ci_lo and ci_hi are NaN. */
+typedef struct mb_probe_stats {
+    size_t reps;        /* number of timings (samples) */
+    double median;      /* seconds per call */
+    double p25, p75;    /* lower and upper quartiles, seconds */
+    double min, max;    /* extremes, seconds */
+    double ci_lo, ci_hi;/* 95% interval of the median, seconds (NaN when reps < 6) */
+    double ci_cover;    /* its exact coverage probability (NaN when reps < 6) */
+    int wide;           /* 1 when (p75 - p25) / median exceeds the wide-spread threshold */
+    mb_probe_stop why;  /* what ended the measurement (MB_PROBE_CONTINUE when not known) */
+    size_t block;       /* calls per timing: each sample is a block's time / block */
+    double elapsed_s;   /* wall time spent on the point, warm-up included, seconds */
+} mb_probe_stats;
+
+/* The order-statistic rank k (1-based) of the median's 95% interval [x_(k), x_(n+1-k)], and its
+ * coverage in *cover (may be NULL). Returns 0 when n < 6 (no such interval exists). */
+size_t mb_probe_median_ci_rank(size_t n, double *cover);
+
+/* Fills *st from the n timings x[0..n-1] (any order, all finite and >= 0). `work` holds n
+ * doubles (sorted copy; the caller's x is not changed). wide_iqr is the threshold on
+ * (p75 - p25) / median above which st->wide is set. MB_ENODATA for n = 0, MB_EDOM for a negative
+ * or non-finite sample. Leaves st->why, st->block and st->elapsed_s as they were. */
+int mb_probe_stats_compute(const double *x, size_t n, double wide_iqr, double *work,
+                           mb_probe_stats *st);
+
+/* ---- the harness ------------------------------------------------------------------------------ */
+
+/* How a point is measured. mb_probe_options_init fills the defaults shown. */
+typedef struct mb_probe_options {
+    size_t warmup;      /* untimed calls before the first sample (default 3) */
+    size_t min_reps;    /* samples always taken unless the budget runs out first (default 10) */
+    size_t max_reps;    /* at most this many samples (default 10000) */
+    double rel_ci;      /* stop once both ends of the median's 95% interval lie within
+                           rel_ci * median of it (default 0.02) */
+    double budget_s;    /* wall seconds per point, warm-up included (default 1.0); at least one
+                           sample is always taken */
+    double wide_iqr;    /* flag a point whose IQR / median exceeds this (default 0.10) */
+    double min_block_s; /* blocked autorange: calls are grouped so one sample lasts at least this
+                           long (default 2e-4 s); 0 times every call alone. Ignored (one call
+                           per sample) when the task has a reset callback */
+} mb_probe_options;
+
+void mb_probe_options_init(mb_probe_options *o);
+
+/* MB_EINVAL with a message naming the field when an option is out of range (max_reps < 1,
+ * min_reps > max_reps, rel_ci < 0, budget_s <= 0, ...). */
+int mb_probe_options_check(const mb_probe_options *o, mb_error *err);
+
+/* The stop rule, given the statistics of the samples so far (reps = st->reps) and the wall time
+ * spent on the point: MB_PROBE_STOP_MAXREPS at max_reps, MB_PROBE_STOP_BUDGET once elapsed_s >=
+ * budget_s (with at least one sample), MB_PROBE_STOP_CI once reps >= min_reps and the interval is
+ * within rel_ci of the median, else MB_PROBE_CONTINUE. Pure. */
+mb_probe_stop mb_probe_stop_rule(const mb_probe_stats *st, const mb_probe_options *o,
+                                 double elapsed_s);
+
+/* What is timed. `run` is the timed call; `setup` runs once before the warm-up and `reset`
+ * before every call, both untimed (either may be NULL). A callback returns MB_OK, or an MB_E*
+ * code that stops the measurement and is returned by mb_probe_time. */
+typedef int (*mb_probe_fn)(void *ctx);
+typedef struct mb_probe_task {
+    mb_probe_fn run;   /* required */
+    mb_probe_fn setup; /* optional */
+    mb_probe_fn reset; /* optional; forces one call per sample */
+    void *ctx;         /* passed to all three */
+} mb_probe_task;
+
+/* Measures `task` under `o` and fills *st (seconds per call). Samples are kept in a buffer of
+ * max_reps doubles allocated here, before timing starts, and freed before return. Errors:
+ * MB_EINVAL (bad options or no run callback), MB_ENOMEM, or a callback's own code. */
+int mb_probe_time(const mb_probe_task *task, const mb_probe_options *o, mb_probe_stats *st,
+                  mb_error *err);
+
+/* The harness's own cost per sample: an empty callback timed one call per sample under `o`
+ * (its median is what a clock-read pair and an indirect call add to every sample). */
+int mb_probe_overhead(const mb_probe_options *o, mb_probe_stats *st, mb_error *err);
+
+/* ---- knee detection on a step table ------------------------------------------------------------ */
+
+/* Where the fitted knee lies relative to the measured batch sizes. */
+typedef enum mb_probe_knee_where {
+    MB_PROBE_KNEE_INSIDE = 0, /* between the smallest and largest measured M */
+    MB_PROBE_KNEE_BELOW,      /* at or below the smallest M: time grows linearly throughout */
+    MB_PROBE_KNEE_ABOVE       /* at or above the largest M: time is flat throughout */
+} mb_probe_knee_where;
+
+typedef struct mb_probe_knee {
+    double m_t;     /* the knee M_T, samples (clamped to the measured range) */
+    double gamma;   /* seconds per sample above the knee */
+    double t_flat;  /* gamma * m_t: the time of one update below the knee, seconds */
+    double rms_log; /* root-mean-square residual of log t, i.e. the typical relative misfit */
+    mb_probe_knee_where where;
+} mb_probe_knee;
+
+/* Fits t(M) = gamma * max(M, M_T) (Perrone et al. 2019, eq. 3: Gamma(m) = gamma max(m, M_T)) to
+ * the points (batch[i], t[i]) by least squares on log t, so that every point counts by its
+ * relative error over batch sizes spanning decades. For a fixed M_T the best log gamma is a mean,
+ * and between two neighbouring measured sizes the squared error is a quadratic in log M_T; the
+ * fit minimises it exactly on every interval (and at the two ends), so the knee may fall between
+ * measured points. batch must be strictly increasing and positive, t positive and finite, n >= 3:
+ * else MB_EDOM / MB_ENODATA with a message. */
+int mb_probe_knee_fit(const double *batch, const double *t, size_t n, mb_probe_knee *k,
+                      mb_error *err);
+
+/* ---- Crossbow's learner auto-tuner ------------------------------------------------------------ */
+
+/* Measures the throughput (samples per second, > 0) with `learners` learners on the device. */
+typedef int (*mb_probe_throughput_fn)(void *ctx, int learners, double *samples_per_s,
+                                      mb_error *err);
+
+typedef struct mb_probe_tune {
+    double threshold; /* keep an added learner only if throughput rises by more than this
+                         fraction (default 0.10, as in Crossbow's code) */
+    int max_learners; /* never try more than this many (default 16) */
+} mb_probe_tune;
+
+void mb_probe_tune_init(mb_probe_tune *o);
+
+/* Koliousis et al. (Crossbow), Sec. on auto-tuning: start with one learner; add one while the
+ * throughput with k + 1 learners exceeds (1 + threshold) times that with k; otherwise drop the
+ * last one and stop. curve[k - 1] receives the throughput measured with k learners (the caller
+ * provides max_learners entries), *n_measured how many were measured, *chosen the count kept.
+ * Errors: MB_EINVAL (bad options), MB_EDOM (a throughput <= 0 or not finite), or the callback's. */
+int mb_probe_tune_learners(mb_probe_throughput_fn fn, void *ctx, const mb_probe_tune *o,
+                           double *curve, int *n_measured, int *chosen, mb_error *err);
+
+/* ---- metadata --------------------------------------------------------------------------------- */
+
+/* What the host and its libraries are. Strings are single lines ("unknown" when not readable). */
+typedef struct mb_probe_host {
+    char cpu_model[256]; /* /proc/cpuinfo "model name" */
+    int cores;           /* distinct (physical id, core id) pairs in /proc/cpuinfo, else threads */
+    int threads;         /* online logical CPUs */
+    char governor[64];   /* cpu0's cpufreq scaling_governor, or "unreadable" */
+    char mpi[256];       /* MPI_Get_library_version, first line */
+    char openblas[256];  /* openblas_get_config() */
+    char fftw[128];      /* fftwf_version */
+    char gsl[32];        /* gsl_version */
+    double clock_res_s;  /* CLOCK_MONOTONIC resolution, seconds */
+} mb_probe_host;
+
+/* Fills *h from /proc, /sys and the libraries. Never fails: what cannot be read says so. */
+void mb_probe_host_read(mb_probe_host *h);
+
+/* Writes mb_data_write_common_meta's lines, then "# cpu_model=", "# cores=", "# threads=",
+ * "# governor=", "# mpi=", "# openblas=", "# fftw=", "# gsl=", "# clock=CLOCK_MONOTONIC",
+ * "# clock_resolution_s=". */
+void mb_probe_write_meta(FILE *f, const char *tool, int argc, char **argv, const mb_probe_host *h);
+
+/* ---- mbprobe comm: collectives under MPI ------------------------------------------------------ */
+
+/* The patterns timed. */
+typedef enum mb_probe_op {
+    MB_PROBE_ALLREDUCE = 0, /* MPI_Allreduce (sum): what synchronous methods use */
+    MB_PROBE_REDUCE_BCAST,  /* MPI_Reduce to rank 0 then MPI_Bcast: Sync EASGD's tree */
+    MB_PROBE_PS,            /* MPI_Gather to rank 0 then MPI_Scatter: one parameter server */
+    MB_PROBE_NOPS
+} mb_probe_op;
+
+/* "allreduce", "reduce_bcast", "ps"; mb_probe_op_parse is the inverse (MB_EINVAL otherwise). */
+const char *mb_probe_op_name(mb_probe_op op);
+int mb_probe_op_parse(const char *name, mb_probe_op *op);
+
+/* One row of the collective table (DESIGN.md) plus the columns after it. */
+typedef struct mb_probe_comm_row {
+    mb_probe_op op;
+    int procs;           /* ranks in the communicator */
+    size_t bytes;        /* message size per rank, bytes of float32 data (a multiple of 4) */
+    size_t reps;         /* timed iterations */
+    double t_median_s;   /* median over iterations of the slowest rank's time */
+    double t_min_s;      /* fastest iteration (slowest rank's time), seconds */
+    double t_max_s;      /* slowest iteration (slowest rank's time), seconds */
+    double t_rank_min_s; /* least over ranks of a rank's own median time */
+    double t_rank_max_s; /* greatest over ranks of a rank's own median time */
+    double alg_bw_Bps;   /* bytes / t_median_s */
+    double bus_bw_Bps;   /* alg_bw times mb_probe_bus_factor */
+    int wide;            /* the iterations' IQR / median exceeded the wide-spread threshold */
+    mb_probe_stop why;   /* what ended the sweep of this point */
+} mb_probe_comm_row;
+
+/* The bus-bandwidth factor: the data a rank's busiest link carries, over the message size.
+ * allreduce 2(n-1)/n (a ring; as nccl-tests defines it), reduce_bcast 2 (the message goes down
+ * the tree once and up once), ps 2(n-1) (the root receives and sends n-1 messages). */
+double mb_probe_bus_factor(mb_probe_op op, int procs);
+
+/* The message sizes of a "--bytes" range: each rounded down to a multiple of 4 (float32 data);
+ * a value below 4 is MB_EINVAL. *sizes is allocated here (free() it). */
+int mb_probe_comm_sizes(const double *v, size_t n, size_t **sizes, mb_error *err);
+
+/* Times `op` at `bytes` on `comm` (collective: every rank calls it with the same arguments).
+ * Each iteration: MPI_Barrier, then the operation timed on each rank's CLOCK_MONOTONIC; the
+ * per-iteration maximum over ranks is the sample (the collective is done when its slowest rank
+ * is). Rank 0 applies the harness's stop rule (warm-up, min/max reps, rel_ci, budget) and
+ * broadcasts its decision, so every rank runs the same number of iterations. The row is complete
+ * on rank 0 only. Needs at least 2 ranks (MB_EMPI otherwise); MPI errors map to MB_EMPI. */
+int mb_probe_comm_point(MPI_Comm comm, mb_probe_op op, size_t bytes, const mb_probe_options *o,
+                        mb_probe_comm_row *row, mb_error *err);
+
+/* The collective table's header line and one row, as CSV lines ending in a newline. Columns
+ * after the seven of DESIGN.md: t_rank_min_s, t_rank_max_s, alg_bw_Bps, bus_bw_Bps, wide (0/1)
+ * and stop (ci, budget, max-reps). */
+void mb_probe_comm_write_header(FILE *f);
+void mb_probe_comm_write_row(FILE *f, const mb_probe_comm_row *r);
+
+#endif /* MB_PROBE_H */

@@ -1,0 +1,729 @@
+/* test_probe.c — probe/: the harness's statistics on synthetic samples with known answers, its
+ * stop rule (pure, and driven by callbacks whose call counts are checked, never their times), the
+ * knee fit on piecewise data against a brute-force search, Crossbow's auto-tuner on synthetic
+ * throughput curves, the metadata lines, and `mbprobe` end to end (comm under mpirun, bad input).
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_version.h>
+
+#include "../data/mb_data.h"
+#include "../probe/mb_probe.h"
+#include "mb_test.h"
+
+/* ---- statistics ------------------------------------------------------------------------------ */
+
+static void test_stats_known(void)
+{
+    double work[16];
+    mb_probe_stats st = {0};
+    /* 1..5 shuffled: median 3, linear-interpolated quartiles 2 and 4; n < 6 has no 95% interval
+     * for the median (2 / 2^5 = 6.25% > 5%). */
+    const double five[] = {5, 1, 4, 2, 3};
+    CU_ASSERT_EQUAL(mb_probe_stats_compute(five, 5, 0.10, work, &st), MB_OK);
+    CU_ASSERT_EQUAL(st.reps, 5);
+    CU_ASSERT_DOUBLE_EQUAL(st.median, 3, 0);
+    CU_ASSERT_DOUBLE_EQUAL(st.p25, 2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(st.p75, 4, 0);
+    CU_ASSERT_DOUBLE_EQUAL(st.min, 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(st.max, 5, 0);
+    CU_ASSERT(isnan(st.ci_lo) && isnan(st.ci_hi));
+    CU_ASSERT_EQUAL(st.wide, 1); /* IQR / median = 2/3 */
+    CU_ASSERT_DOUBLE_EQUAL(five[0], 5, 0); /* input untouched */
+
+    /* 1..10 shuffled, scaled by 1e-4 s: median 5.5, quartiles 1 + 0.25*9 = 3.25 and 7.75;
+     * 95% interval [x_(2), x_(9)] with coverage 1 - 2*11/1024. */
+    const double ten[] = {7e-4, 2e-4, 10e-4, 4e-4, 1e-4, 9e-4, 3e-4, 6e-4, 8e-4, 5e-4};
+    CU_ASSERT_EQUAL(mb_probe_stats_compute(ten, 10, 0.10, work, &st), MB_OK);
+    CU_ASSERT(mb_test_close(st.median, 5.5e-4, 1e-14));
+    CU_ASSERT(mb_test_close(st.p25, 3.25e-4, 1e-14));
+    CU_ASSERT(mb_test_close(st.p75, 7.75e-4, 1e-14));
+    CU_ASSERT(mb_test_close(st.ci_lo, 2e-4, 0));
+    CU_ASSERT(mb_test_close(st.ci_hi, 9e-4, 0));
+    CU_ASSERT(mb_test_close(st.ci_cover, 1 - 22.0 / 1024, 1e-12));
+
+    /* A tight set: sorted, the quartiles are x_(3) = 0.98 and x_(7) = 1.01, so IQR / median =
+     * 0.03: not wide at 10%, wide at 2.5%. */
+    const double tight[] = {0.98, 1.00, 1.02, 0.99, 1.01, 0.97, 1.03, 1.00, 0.96};
+    CU_ASSERT_EQUAL(mb_probe_stats_compute(tight, 9, 0.10, work, &st), MB_OK);
+    CU_ASSERT_EQUAL(st.wide, 0);
+    CU_ASSERT(mb_test_close(st.p75 - st.p25, 0.03, 1e-12));
+    CU_ASSERT_EQUAL(mb_probe_stats_compute(tight, 9, 0.025, work, &st), MB_OK);
+    CU_ASSERT_EQUAL(st.wide, 1);
+
+    /* errors */
+    CU_ASSERT_EQUAL(mb_probe_stats_compute(five, 0, 0.1, work, &st), MB_ENODATA);
+    const double neg[] = {1, -1, 2};
+    CU_ASSERT_EQUAL(mb_probe_stats_compute(neg, 3, 0.1, work, &st), MB_EDOM);
+    const double nan_[] = {1, NAN, 2};
+    CU_ASSERT_EQUAL(mb_probe_stats_compute(nan_, 3, 0.1, work, &st), MB_EDOM);
+}
+
+/* The interval ranks against exact binomial sums (computed independently in integers with
+ * Python's math.comb): n -> (k, coverage). */
+static void test_median_ci_rank(void)
+{
+    static const struct { size_t n, k; double cover; } tab[] = {
+        {5, 0, NAN}, {6, 1, 0.96875}, {7, 1, 0.984375}, {10, 2, 0.978515625},
+        {20, 6, 0.9586105346679688}, {100, 40, 0.9647997997822952},
+        {1000, 469, 0.9537088026395019}};
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+        double c;
+        size_t k = mb_probe_median_ci_rank(tab[i].n, &c);
+        CU_ASSERT_EQUAL(k, tab[i].k);
+        if (tab[i].k) {
+            CU_ASSERT(mb_test_close(c, tab[i].cover, 1e-9)); /* GSL's incomplete beta */
+        } else {
+            CU_ASSERT(isnan(c));
+        }
+    }
+    CU_ASSERT_EQUAL(mb_probe_median_ci_rank(0, NULL), 0);
+    CU_ASSERT_EQUAL(mb_probe_median_ci_rank(1, NULL), 0);
+}
+
+/* ---- the stop rule ------------------------------------------------------------------------------ */
+
+static void test_stop_rule(void)
+{
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    CU_ASSERT_EQUAL(o.warmup, 3);
+    CU_ASSERT_DOUBLE_EQUAL(o.rel_ci, 0.02, 0);
+    CU_ASSERT_DOUBLE_EQUAL(o.wide_iqr, 0.10, 0);
+    o.min_reps = 10;
+    o.max_reps = 100;
+    o.budget_s = 2.0;
+    mb_probe_stats st = {.reps = 20, .median = 1.0, .ci_lo = 0.99, .ci_hi = 1.015};
+    CU_ASSERT_EQUAL(mb_probe_stop_rule(&st, &o, 0.5), MB_PROBE_STOP_CI);
+    st.ci_hi = 1.021; /* upper end 2.1% away */
+    CU_ASSERT_EQUAL(mb_probe_stop_rule(&st, &o, 0.5), MB_PROBE_CONTINUE);
+    st.ci_hi = 1.01;
+    st.ci_lo = 0.975; /* lower end 2.5% away */
+    CU_ASSERT_EQUAL(mb_probe_stop_rule(&st, &o, 0.5), MB_PROBE_CONTINUE);
+    CU_ASSERT_EQUAL(mb_probe_stop_rule(&st, &o, 2.0), MB_PROBE_STOP_BUDGET);
+    st.ci_lo = 0.99;
+    st.reps = 9; /* tight but below min_reps */
+    CU_ASSERT_EQUAL(mb_probe_stop_rule(&st, &o, 0.5), MB_PROBE_CONTINUE);
+    st.ci_lo = st.ci_hi = NAN; /* no interval yet */
+    st.reps = 50;
+    CU_ASSERT_EQUAL(mb_probe_stop_rule(&st, &o, 0.5), MB_PROBE_CONTINUE);
+    st.reps = 100;
+    CU_ASSERT_EQUAL(mb_probe_stop_rule(&st, &o, 0.5), MB_PROBE_STOP_MAXREPS);
+    st.reps = 0; /* the budget never stops a point before its first sample */
+    CU_ASSERT_EQUAL(mb_probe_stop_rule(&st, &o, 9.0), MB_PROBE_CONTINUE);
+    CU_ASSERT_STRING_EQUAL(mb_probe_stop_name(MB_PROBE_STOP_CI), "ci");
+    CU_ASSERT_STRING_EQUAL(mb_probe_stop_name(MB_PROBE_STOP_BUDGET), "budget");
+    CU_ASSERT_STRING_EQUAL(mb_probe_stop_name(MB_PROBE_STOP_MAXREPS), "max-reps");
+
+    mb_error err;
+    CU_ASSERT_EQUAL(mb_probe_options_check(&o, &err), MB_OK);
+    mb_probe_options b = o;
+    b.min_reps = 101;
+    CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
+    CU_ASSERT(strstr(err.msg, "min_reps") != NULL);
+    b = o, b.max_reps = 0;
+    CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
+    b = o, b.budget_s = 0;
+    CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
+    b = o, b.rel_ci = -0.1;
+    CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
+    b = o, b.wide_iqr = NAN;
+    CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
+    b = o, b.min_block_s = -1;
+    CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
+}
+
+/* ---- the driver, with callbacks that count ------------------------------------------------------ */
+
+typedef struct counter {
+    long setups, resets, runs;
+    long fail_at;        /* run number that returns MB_EIO (0: never) */
+    long sleep_ns;       /* nanosleep per run (0: a fixed busy loop instead) */
+    volatile double sink;
+} counter;
+
+static int count_setup(void *c) { ((counter *)c)->setups++; return MB_OK; }
+static int count_reset(void *c) { ((counter *)c)->resets++; return MB_OK; }
+static int fail_setup(void *c) { (void)c; return MB_EIO; }
+static int count_run(void *cv)
+{
+    counter *c = cv;
+    c->runs++;
+    if (c->fail_at && c->runs == c->fail_at)
+        return MB_EIO;
+    if (c->sleep_ns) {
+        /* nanosleep sleeps at least this long: a guaranteed lower bound on the call's time */
+        struct timespec ts = {0, c->sleep_ns};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+    } else {
+        double s = 0;
+        for (int i = 1; i <= 2000; i++)
+            s += 1.0 / i;
+        c->sink = s;
+    }
+    return MB_OK;
+}
+
+static void check_order(const mb_probe_stats *st)
+{
+    CU_ASSERT(st->min <= st->p25 && st->p25 <= st->median && st->median <= st->p75 &&
+              st->p75 <= st->max);
+    CU_ASSERT(st->min >= 0 && isfinite(st->max));
+}
+
+static void test_time_counts(void)
+{
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.warmup = 4;
+    o.min_reps = 12;
+    o.max_reps = 2000;
+    o.budget_s = 30; /* generous: the CI or max_reps ends it, never the budget in practice */
+    mb_error err;
+    mb_probe_stats st;
+
+    /* With reset: one call per sample, and every call is accounted for. */
+    counter c = {0};
+    mb_probe_task t = {.run = count_run, .setup = count_setup, .reset = count_reset, .ctx = &c};
+    CU_ASSERT_EQUAL_FATAL(mb_probe_time(&t, &o, &st, &err), MB_OK);
+    CU_ASSERT_EQUAL(c.setups, 1);
+    CU_ASSERT_EQUAL(st.block, 1);
+    CU_ASSERT_EQUAL((size_t)c.runs, o.warmup + st.reps);
+    CU_ASSERT_EQUAL(c.resets, c.runs);
+    CU_ASSERT(st.reps <= o.max_reps);
+    CU_ASSERT(st.why != MB_PROBE_CONTINUE);
+    if (st.why == MB_PROBE_STOP_CI) {
+        /* the rule's promise holds on the final statistics */
+        CU_ASSERT(st.reps >= o.min_reps);
+        CU_ASSERT(st.median - st.ci_lo <= o.rel_ci * st.median);
+        CU_ASSERT(st.ci_hi - st.median <= o.rel_ci * st.median);
+    }
+    check_order(&st);
+
+    /* min_reps = max_reps: exactly that many samples, stopped by the cap. */
+    o.min_reps = o.max_reps = 25;
+    c = (counter){0};
+    CU_ASSERT_EQUAL_FATAL(mb_probe_time(&t, &o, &st, &err), MB_OK);
+    CU_ASSERT_EQUAL(st.reps, 25);
+    CU_ASSERT_EQUAL(st.why, MB_PROBE_STOP_MAXREPS);
+    CU_ASSERT_EQUAL(c.runs, 4 + 25);
+
+    /* Without reset, blocked autorange: calibration blocks of 1, 2, 4, ..., block calls
+     * (2 block - 1 in all) are warm-up, then reps blocks of `block` calls. */
+    o.min_block_s = 1e-4;
+    c = (counter){0};
+    t.reset = NULL;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_time(&t, &o, &st, &err), MB_OK);
+    CU_ASSERT((st.block & (st.block - 1)) == 0); /* a power of two */
+    CU_ASSERT_EQUAL((size_t)c.runs, o.warmup + (2 * st.block - 1) + st.reps * st.block);
+    check_order(&st);
+}
+
+static void test_time_budget(void)
+{
+    /* Each call sleeps >= 2 ms, the budget is 5 ms with one warm-up call: after the warm-up and
+     * two samples at least 6 ms have passed, so at most 2 samples are taken whatever the load. */
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.warmup = 1;
+    o.min_reps = 10;
+    o.budget_s = 5e-3;
+    counter c = {.sleep_ns = 2000000};
+    mb_probe_task t = {.run = count_run, .reset = count_reset, .ctx = &c};
+    mb_probe_stats st;
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_time(&t, &o, &st, &err), MB_OK);
+    CU_ASSERT(st.reps >= 1 && st.reps <= 2);
+    CU_ASSERT_EQUAL(st.why, MB_PROBE_STOP_BUDGET);
+    CU_ASSERT(st.min >= 2e-3); /* the sleep's lower bound shows in every sample */
+    CU_ASSERT(st.elapsed_s >= 5e-3);
+}
+
+static void test_time_errors(void)
+{
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    mb_probe_stats st;
+    mb_error err;
+    counter c = {.fail_at = 3};
+    mb_probe_task t = {.run = count_run, .reset = count_reset, .ctx = &c};
+    CU_ASSERT_EQUAL(mb_probe_time(&t, &o, &st, &err), MB_EIO);
+    CU_ASSERT(strstr(err.msg, "callback failed") != NULL);
+    CU_ASSERT_EQUAL(c.runs, 3); /* stopped at the failure */
+    c = (counter){.fail_at = 0};
+    t.setup = fail_setup;
+    CU_ASSERT_EQUAL(mb_probe_time(&t, &o, &st, &err), MB_EIO);
+    CU_ASSERT_EQUAL(c.runs, 0);
+    mb_probe_task none = {0};
+    CU_ASSERT_EQUAL(mb_probe_time(&none, &o, &st, &err), MB_EINVAL);
+    o.budget_s = -1;
+    t.setup = NULL;
+    CU_ASSERT_EQUAL(mb_probe_time(&t, &o, &st, &err), MB_EINVAL);
+}
+
+static void test_overhead(void)
+{
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.budget_s = 0.05;
+    o.min_reps = 100;
+    mb_probe_stats st;
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_overhead(&o, &st, &err), MB_OK);
+    CU_ASSERT_EQUAL(st.block, 1);
+    CU_ASSERT(st.reps >= 1);
+    check_order(&st);
+    double res = mb_probe_clock_resolution(), step = mb_probe_clock_step();
+    CU_ASSERT(res > 0 && res < 1e-3);
+    CU_ASSERT(step > 0 && isfinite(step));
+}
+
+/* ---- knee ------------------------------------------------------------------------------------ */
+
+/* The same objective as knee.c, searched on a dense grid of log M_T: an independent check that
+ * the interval-wise closed form finds the global minimum. */
+static double grid_sse(const double *m, const double *t, size_t n, double v)
+{
+    double mean = 0, s = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += log(t[i]) - fmax(v, log(m[i]));
+    mean /= n;
+    for (size_t i = 0; i < n; i++) {
+        double r = log(t[i]) - fmax(v, log(m[i])) - mean;
+        s += r * r;
+    }
+    return s;
+}
+
+static void piecewise(const double *m, double *t, size_t n, double gamma, double m_t,
+                      const double *wobble)
+{
+    for (size_t i = 0; i < n; i++)
+        t[i] = gamma * fmax(m[i], m_t) * (wobble ? 1 + wobble[i] : 1);
+}
+
+static void test_knee_exact(void)
+{
+    double m[11], t[11];
+    for (int i = 0; i < 11; i++)
+        m[i] = ldexp(1, i); /* 1 .. 1024 */
+    mb_probe_knee k;
+    mb_error err;
+    /* Exact piecewise data: the fit recovers M_T and gamma to rounding (1e-9 allows for the
+     * logs and exps of 11 points). */
+    piecewise(m, t, 11, 3.7e-5, 45.3, NULL);
+    CU_ASSERT_EQUAL_FATAL(mb_probe_knee_fit(m, t, 11, &k, &err), MB_OK);
+    CU_ASSERT_EQUAL(k.where, MB_PROBE_KNEE_INSIDE);
+    CU_ASSERT(mb_test_close(k.m_t, 45.3, 1e-9));
+    CU_ASSERT(mb_test_close(k.gamma, 3.7e-5, 1e-9));
+    CU_ASSERT(mb_test_close(k.t_flat, 3.7e-5 * 45.3, 1e-9));
+    CU_ASSERT(k.rms_log < 1e-12);
+    /* The knee on a measured point. */
+    piecewise(m, t, 11, 2.1e-6, 64, NULL);
+    CU_ASSERT_EQUAL_FATAL(mb_probe_knee_fit(m, t, 11, &k, &err), MB_OK);
+    CU_ASSERT(mb_test_close(k.m_t, 64, 1e-9));
+    /* Linear throughout: knee at or below the smallest M. */
+    piecewise(m, t, 11, 1.3e-4, 0.4, NULL);
+    CU_ASSERT_EQUAL_FATAL(mb_probe_knee_fit(m, t, 11, &k, &err), MB_OK);
+    CU_ASSERT_EQUAL(k.where, MB_PROBE_KNEE_BELOW);
+    CU_ASSERT_DOUBLE_EQUAL(k.m_t, 1, 0);
+    CU_ASSERT(mb_test_close(k.gamma, 1.3e-4, 1e-9));
+    /* Flat throughout: knee at or above the largest M. */
+    piecewise(m, t, 11, 1e-6, 3000, NULL);
+    CU_ASSERT_EQUAL_FATAL(mb_probe_knee_fit(m, t, 11, &k, &err), MB_OK);
+    CU_ASSERT_EQUAL(k.where, MB_PROBE_KNEE_ABOVE);
+    CU_ASSERT_DOUBLE_EQUAL(k.m_t, 1024, 0);
+    CU_ASSERT(mb_test_close(k.t_flat, 3e-3, 1e-9));
+}
+
+static void test_knee_noisy(void)
+{
+    /* Uneven sizes, a +-4% deterministic wobble: the closed form must match a dense grid search of
+     * the same objective (its SSE no larger, its knee within one grid step), and the knee must
+     * stay near the truth: with 4% misfit on 12 points the log-knee moves by a few percent, so
+     * 15% is a loose but failing-capable bound (a wrong interval would be off by 40% or more). */
+    const double m[] = {1, 3, 5, 9, 17, 30, 52, 100, 190, 350, 700, 1300};
+    const double w[] = {0.03, -0.04, 0.02, -0.01, 0.04, -0.03, 0.01, -0.02, 0.035, -0.04, 0.0,
+                        0.02};
+    double t[12];
+    piecewise(m, t, 12, 4.4e-5, 71.7, w);
+    mb_probe_knee k;
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_knee_fit(m, t, 12, &k, &err), MB_OK);
+    CU_ASSERT_EQUAL(k.where, MB_PROBE_KNEE_INSIDE);
+    CU_ASSERT(mb_test_close(k.m_t, 71.7, 0.15));
+    CU_ASSERT(mb_test_close(k.gamma, 4.4e-5, 0.15));
+    double best = INFINITY, best_v = 0, lo = log(m[0]), hi = log(m[11]);
+    const int N = 200000;
+    for (int i = 0; i <= N; i++) {
+        double v = lo + (hi - lo) * i / N, s = grid_sse(m, t, 12, v);
+        if (s < best)
+            best = s, best_v = v;
+    }
+    double fit_sse = grid_sse(m, t, 12, log(k.m_t));
+    CU_ASSERT(fit_sse <= best * (1 + 1e-12));
+    CU_ASSERT(fabs(log(k.m_t) - best_v) <= 2 * (hi - lo) / N);
+    CU_ASSERT(mb_test_close(k.rms_log, sqrt(fit_sse / 12), 1e-9));
+}
+
+static void test_knee_errors(void)
+{
+    const double m[] = {1, 2, 4, 8}, t[] = {1, 1, 2, 4};
+    mb_probe_knee k;
+    mb_error err;
+    CU_ASSERT_EQUAL(mb_probe_knee_fit(m, t, 2, &k, &err), MB_ENODATA);
+    const double m2[] = {1, 4, 2, 8};
+    CU_ASSERT_EQUAL(mb_probe_knee_fit(m2, t, 4, &k, &err), MB_EDOM);
+    CU_ASSERT(strstr(err.msg, "increase") != NULL);
+    const double m3[] = {1, 2, 2, 8};
+    CU_ASSERT_EQUAL(mb_probe_knee_fit(m3, t, 4, &k, &err), MB_EDOM);
+    const double m4[] = {0, 2, 4, 8};
+    CU_ASSERT_EQUAL(mb_probe_knee_fit(m4, t, 4, &k, &err), MB_EDOM);
+    const double t2[] = {1, 0, 2, 4};
+    CU_ASSERT_EQUAL(mb_probe_knee_fit(m, t2, 4, &k, &err), MB_EDOM);
+    const double t3[] = {1, 1, INFINITY, 4};
+    CU_ASSERT_EQUAL(mb_probe_knee_fit(m, t3, 4, &k, &err), MB_EDOM);
+}
+
+/* ---- the learner auto-tuner ------------------------------------------------------------------- */
+
+typedef struct curve {
+    const double *v; /* throughput with k learners at v[k-1] */
+    int n;           /* entries in v */
+    int calls;
+    int fail_at;     /* learner count whose measurement fails (0: none) */
+} curve;
+
+static int curve_fn(void *ctx, int learners, double *tp, mb_error *err)
+{
+    curve *c = ctx;
+    c->calls++;
+    if (learners == c->fail_at)
+        return mb_error_set(err, MB_EIO, "measurement with %d learners failed", learners);
+    *tp = learners <= c->n ? c->v[learners - 1] : c->v[c->n - 1];
+    return MB_OK;
+}
+
+/* Amdahl-like throughput k / (1 + s (k - 1)): gains 53.8%, 21.9%, 12.3%, 7.9% for s = 0.3. */
+static double amdahl_tp(int k, double s) { return 1000.0 * k / (1 + s * (k - 1)); }
+
+static void test_tune(void)
+{
+    mb_probe_tune o;
+    mb_probe_tune_init(&o);
+    CU_ASSERT_DOUBLE_EQUAL(o.threshold, 0.10, 0);
+    double got[16];
+    int n, chosen;
+    mb_error err;
+
+    double am[16];
+    for (int k = 1; k <= 16; k++)
+        am[k - 1] = amdahl_tp(k, 0.3);
+    curve c = {am, 16, 0, 0};
+    CU_ASSERT_EQUAL_FATAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_OK);
+    CU_ASSERT_EQUAL(chosen, 4); /* 5 adds 7.9% <= 10%: removed */
+    CU_ASSERT_EQUAL(n, 5);
+    CU_ASSERT_EQUAL(c.calls, 5);
+    for (int k = 1; k <= 5; k++)
+        CU_ASSERT_DOUBLE_EQUAL(got[k - 1], am[k - 1], 0);
+    /* A lower threshold keeps more: at 5% the gains 7.9% (5th) and 5.6% (6th) pay, 4.2% (7th)
+     * does not. */
+    o.threshold = 0.05;
+    c.calls = 0;
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_OK);
+    CU_ASSERT_EQUAL(chosen, 6);
+    CU_ASSERT_EQUAL(n, 7);
+    o.threshold = 0.10;
+
+    /* Linear growth: every learner pays; stops at max_learners. */
+    const double lin[] = {100, 200, 300, 400, 500, 600};
+    c = (curve){lin, 6, 0, 0};
+    o.max_learners = 6;
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_OK);
+    CU_ASSERT_EQUAL(chosen, 6);
+    CU_ASSERT_EQUAL(n, 6);
+    /* Falling at once: one learner. */
+    const double fall[] = {100, 90, 80};
+    c = (curve){fall, 3, 0, 0};
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_OK);
+    CU_ASSERT_EQUAL(chosen, 1);
+    CU_ASSERT_EQUAL(n, 2);
+    /* A rise of exactly the threshold is not "more than": 100 -> 110 keeps one learner; a rise
+     * just above it (110.5) keeps the second. */
+    const double edge[] = {100, 110, 200};
+    c = (curve){edge, 3, 0, 0};
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_OK);
+    CU_ASSERT_EQUAL(chosen, 1);
+    const double edge2[] = {100, 110.5, 112};
+    c = (curve){edge2, 3, 0, 0};
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_OK);
+    CU_ASSERT_EQUAL(chosen, 2);
+    CU_ASSERT_EQUAL(n, 3);
+    /* max_learners = 1: measured once. */
+    o.max_learners = 1;
+    c = (curve){lin, 6, 0, 0};
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_OK);
+    CU_ASSERT_EQUAL(chosen, 1);
+    CU_ASSERT_EQUAL(c.calls, 1);
+
+    /* errors */
+    o.max_learners = 6;
+    c = (curve){lin, 6, 0, 3};
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_EIO);
+    CU_ASSERT_EQUAL(n, 2);
+    const double zero[] = {100, 0};
+    c = (curve){zero, 2, 0, 0};
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_EDOM);
+    CU_ASSERT(strstr(err.msg, "2 learners") != NULL);
+    o.max_learners = 0;
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_EINVAL);
+    o.max_learners = 4;
+    o.threshold = -0.1;
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(curve_fn, &c, &o, got, &n, &chosen, &err), MB_EINVAL);
+    o.threshold = 0.1;
+    CU_ASSERT_EQUAL(mb_probe_tune_learners(NULL, &c, &o, got, &n, &chosen, &err), MB_EINVAL);
+}
+
+/* ---- metadata and comm helpers ------------------------------------------------------------------ */
+
+static void test_meta(void)
+{
+    mb_probe_host h;
+    mb_probe_host_read(&h);
+    CU_ASSERT(h.threads >= 1);
+    CU_ASSERT(h.cores >= 1 && h.cores <= h.threads);
+    CU_ASSERT_STRING_EQUAL(h.gsl, GSL_VERSION);
+    CU_ASSERT(strstr(h.fftw, "fftw-3") != NULL);
+    CU_ASSERT(strstr(h.openblas, "OpenBLAS") != NULL);
+    CU_ASSERT(strstr(h.mpi, "Open MPI") != NULL);
+    CU_ASSERT(strchr(h.mpi, '\n') == NULL && strchr(h.openblas, '\n') == NULL);
+
+    char dir[128], path[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    snprintf(path, sizeof path, "%s/meta.csv", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    char *argv[] = {"mbprobe", "comm", "--bytes", "4:64"};
+    mb_probe_write_meta(f, "mbprobe comm", 4, argv, &h);
+    mb_probe_comm_write_header(f);
+    fclose(f);
+    mb_table *t = NULL;
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &err), MB_OK);
+    static const char *keys[] = {"tool", "version", "host", "date", "command", "cpu_model",
+                                 "cores", "threads", "governor", "mpi", "openblas", "fftw", "gsl",
+                                 "clock", "clock_resolution_s"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        CU_ASSERT(mb_table_meta(t, keys[i]) != NULL);
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "command"), "mbprobe comm --bytes 4:64");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "clock"), "CLOCK_MONOTONIC");
+    long v;
+    CU_ASSERT_EQUAL(mb_data_parse_long(mb_table_meta(t, "threads"), 1, 1 << 20, &v), MB_OK);
+    CU_ASSERT_EQUAL(v, h.threads);
+    static const char *cols[] = {"op", "procs", "bytes", "reps", "t_median_s", "t_min_s",
+                                 "t_max_s"};
+    for (size_t i = 0; i < 7; i++) /* the seven of DESIGN.md, first and in order */
+        CU_ASSERT_STRING_EQUAL(mb_table_col_name(t, i), cols[i]);
+    mb_table_free(t);
+    mb_test_rmdir(dir);
+}
+
+static void test_comm_helpers(void)
+{
+    const double v[] = {4, 6, 1024.5, 1e6, 16777216};
+    size_t *s = NULL;
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_comm_sizes(v, 5, &s, &err), MB_OK);
+    CU_ASSERT_EQUAL(s[0], 4);
+    CU_ASSERT_EQUAL(s[1], 4);
+    CU_ASSERT_EQUAL(s[2], 1024);
+    CU_ASSERT_EQUAL(s[3], 1000000);
+    CU_ASSERT_EQUAL(s[4], 16777216);
+    free(s);
+    const double small[] = {8, 3};
+    CU_ASSERT_EQUAL(mb_probe_comm_sizes(small, 2, &s, &err), MB_EINVAL);
+    CU_ASSERT(s == NULL);
+    CU_ASSERT(strstr(err.msg, "below one float") != NULL);
+
+    CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_ALLREDUCE, 2), 1.0, 1e-15));
+    CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_ALLREDUCE, 8), 1.75, 1e-15));
+    CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_REDUCE_BCAST, 8), 2.0, 0));
+    CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_PS, 8), 14.0, 0));
+    for (int i = 0; i < MB_PROBE_NOPS; i++) {
+        mb_probe_op op;
+        CU_ASSERT_EQUAL(mb_probe_op_parse(mb_probe_op_name((mb_probe_op)i), &op), MB_OK);
+        CU_ASSERT_EQUAL(op, i);
+    }
+    mb_probe_op op;
+    CU_ASSERT_EQUAL(mb_probe_op_parse("alltoall", &op), MB_EINVAL);
+
+    /* Not under mpirun, nothing here calls MPI_Init: the point's own checks come first. */
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    mb_probe_comm_row row;
+    CU_ASSERT_EQUAL(mb_probe_comm_point(MPI_COMM_NULL, MB_PROBE_ALLREDUCE, 6, &o, &row, &err),
+                    MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_probe_comm_point(MPI_COMM_NULL, MB_PROBE_NOPS, 8, &o, &row, &err),
+                    MB_EINVAL);
+}
+
+/* ---- mbprobe end to end ----------------------------------------------------------------------- */
+
+/* Prefix for command lines that start MPI. Under `make check SAN=1`, LeakSanitizer reports Open
+ * MPI's one-time start-up allocations, made from plugins it has unloaded by exit, so no
+ * suppression by library name can match them (tests/lsan.supp covers the libraries still
+ * loaded). Leak detection is turned off for those processes only; ASan's memory-error checks and
+ * UBSan stay on, and mbprobe's own allocations are leak-checked by the in-process tests. */
+#define MPI_ENV "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 "
+
+/* Runs a command expected to fail with `status` and one line on stderr containing `want`. */
+static void expect_fail(int status, const char *want, const char *cmd)
+{
+    mb_test_run r;
+    CU_ASSERT_FATAL(mb_test_sh(&r, "%s", cmd) == 0);
+    CU_ASSERT_EQUAL(r.status, status);
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), status == 2 ? 2 : 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, want));
+    if (r.status != status || !strstr(r.err, want))
+        fprintf(stderr, "\n  %s -> %d: %s", cmd, r.status, r.err);
+    mb_test_run_free(&r);
+}
+
+static void test_cli(void)
+{
+    mb_test_run r;
+    CU_ASSERT_FATAL(mb_test_sh(&r, "mbprobe --help") == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    const char *subs[] = {"step", "comm", "conv", "learners"};
+    for (int i = 0; i < 4; i++) {
+        char line[32];
+        snprintf(line, sizeof line, "\n  %s ", subs[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, line));
+    }
+    mb_test_run_free(&r);
+    CU_ASSERT_FATAL(mb_test_sh(&r, "mbprobe comm --help") == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--bytes"));
+    mb_test_run_free(&r);
+
+    for (int i = 0; i < 4; i++) {
+        if (i == 1)
+            continue;
+        char cmd[64], want[96];
+        snprintf(cmd, sizeof cmd, "mbprobe %s --net lenet5 --batch 1:1024", subs[i]);
+        snprintf(want, sizeof want, "mbprobe %s: needs the trainer (train/), not built yet",
+                 subs[i]);
+        expect_fail(1, want, cmd);
+    }
+    expect_fail(2, "unknown command 'stpe'", "mbprobe stpe");
+    expect_fail(2, "missing command", "mbprobe");
+    /* comm without mpirun: Open MPI's singleton init gives one rank. */
+    expect_fail(1, "mpirun -np N mbprobe comm", MPI_ENV "mbprobe comm --bytes 4:64");
+    expect_fail(1, "--bytes: '0' is not a positive number", "mbprobe comm --bytes 0");
+    expect_fail(1, "lo > hi", "mbprobe comm --bytes 64:4");
+    expect_fail(1, "below one float", "mbprobe comm --bytes 2");
+    expect_fail(1, "cannot write", "mbprobe comm --bytes 4:64 -o /nonexistent-dir/comm.csv");
+    expect_fail(1, "--ops: 'alltoall'", "mbprobe comm --ops allreduce,alltoall");
+    expect_fail(1, "--budget", "mbprobe comm --budget 0");
+    expect_fail(1, "min_reps", "mbprobe comm --min-reps 50 --max-reps 10");
+    expect_fail(2, "unknown option '--frob'", "mbprobe comm --frob");
+    expect_fail(2, "needs a value", "mbprobe comm --bytes");
+    expect_fail(2, "unexpected argument", "mbprobe comm extra");
+}
+
+static void test_comm_mpirun(void)
+{
+    char dir[128], path[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    snprintf(path, sizeof path, "%s/comm.csv", dir);
+    mb_test_run r;
+    /* A small budget keeps the run to a second or two; the table's shape is what is checked. */
+    CU_ASSERT_FATAL(mb_test_sh(&r, MPI_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm "
+                                   "--bytes 4:64K --budget 0.01 --max-reps 200 -o %s", path) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  mpirun mbprobe comm -> %d: %s", r.status, r.err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "allreduce")); /* the summary on stdout */
+    mb_test_run_free(&r);
+
+    mb_table *t = NULL;
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_table_rows(t), 3 * 15); /* 3 ops x sizes 4, 8, ..., 65536 */
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "procs"), "2");
+    CU_ASSERT_PTR_NOT_NULL(mb_table_meta(t, "cpu_model"));
+    size_t c_op, c_procs, c_bytes, c_reps, c_med, c_min, c_max, c_rmin, c_rmax, c_alg, c_bus;
+    int ok = mb_table_require_col(t, "op", &c_op, &err) == MB_OK &&
+             mb_table_require_col(t, "procs", &c_procs, &err) == MB_OK &&
+             mb_table_require_col(t, "bytes", &c_bytes, &err) == MB_OK &&
+             mb_table_require_col(t, "reps", &c_reps, &err) == MB_OK &&
+             mb_table_require_col(t, "t_median_s", &c_med, &err) == MB_OK &&
+             mb_table_require_col(t, "t_min_s", &c_min, &err) == MB_OK &&
+             mb_table_require_col(t, "t_max_s", &c_max, &err) == MB_OK &&
+             mb_table_require_col(t, "t_rank_min_s", &c_rmin, &err) == MB_OK &&
+             mb_table_require_col(t, "t_rank_max_s", &c_rmax, &err) == MB_OK &&
+             mb_table_require_col(t, "alg_bw_Bps", &c_alg, &err) == MB_OK &&
+             mb_table_require_col(t, "bus_bw_Bps", &c_bus, &err) == MB_OK;
+    CU_ASSERT_FATAL(ok);
+    static const char *ops[] = {"allreduce", "reduce_bcast", "ps"};
+    for (size_t i = 0; i < mb_table_rows(t); i++) {
+        double procs, bytes, reps, med, mn, mx, rmin, rmax, alg, bus;
+        CU_ASSERT_FATAL(mb_table_double(t, i, c_procs, &procs, &err) == MB_OK &&
+                        mb_table_double(t, i, c_bytes, &bytes, &err) == MB_OK &&
+                        mb_table_double(t, i, c_reps, &reps, &err) == MB_OK &&
+                        mb_table_double(t, i, c_med, &med, &err) == MB_OK &&
+                        mb_table_double(t, i, c_min, &mn, &err) == MB_OK &&
+                        mb_table_double(t, i, c_max, &mx, &err) == MB_OK &&
+                        mb_table_double(t, i, c_rmin, &rmin, &err) == MB_OK &&
+                        mb_table_double(t, i, c_rmax, &rmax, &err) == MB_OK &&
+                        mb_table_double(t, i, c_alg, &alg, &err) == MB_OK &&
+                        mb_table_double(t, i, c_bus, &bus, &err) == MB_OK);
+        CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, c_op), ops[i / 15]);
+        CU_ASSERT_EQUAL(procs, 2);
+        CU_ASSERT_EQUAL(bytes, ldexp(4, (int)(i % 15)));
+        CU_ASSERT(reps >= 1 && reps <= 200);
+        CU_ASSERT(mn > 0 && mn <= med && med <= mx);
+        CU_ASSERT(rmin > 0 && rmin <= rmax);
+        /* printed with 7 significant digits: 1e-6 relative */
+        CU_ASSERT(mb_test_close(alg, bytes / med, 1e-6));
+        mb_probe_op op = (mb_probe_op)(i / 15);
+        CU_ASSERT(mb_test_close(bus, alg * mb_probe_bus_factor(op, 2), 1e-6));
+    }
+    mb_table_free(t);
+
+    /* Under mpirun, an unwritable output is still one clear failure. */
+    CU_ASSERT_FATAL(mb_test_sh(&r, MPI_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm "
+                                   "--bytes 4 -o %s/no/such/dir.csv", dir) == 0);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "cannot write"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
+int mb_test_suite_probe(void)
+{
+    CU_pSuite s = CU_add_suite("probe", NULL, NULL);
+    if (!s)
+        return -1;
+    return !CU_add_test(s, "statistics: known answers", test_stats_known) ||
+           !CU_add_test(s, "median interval ranks = exact binomial", test_median_ci_rank) ||
+           !CU_add_test(s, "stop rule and options", test_stop_rule) ||
+           !CU_add_test(s, "harness: every call accounted for", test_time_counts) ||
+           !CU_add_test(s, "harness: the budget stops a slow point", test_time_budget) ||
+           !CU_add_test(s, "harness: errors", test_time_errors) ||
+           !CU_add_test(s, "harness overhead", test_overhead) ||
+           !CU_add_test(s, "knee: exact piecewise data", test_knee_exact) ||
+           !CU_add_test(s, "knee: noisy data = brute-force search", test_knee_noisy) ||
+           !CU_add_test(s, "knee: errors", test_knee_errors) ||
+           !CU_add_test(s, "learner auto-tuner on synthetic curves", test_tune) ||
+           !CU_add_test(s, "metadata lines", test_meta) ||
+           !CU_add_test(s, "comm sizes, bus factors, op names", test_comm_helpers) ||
+           !CU_add_test(s, "mbprobe: help and bad input", test_cli) ||
+           !CU_add_test(s, "mbprobe comm under mpirun", test_comm_mpirun);
+}
