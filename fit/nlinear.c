@@ -197,17 +197,27 @@ int mb_fit_nlinear(const mb_fit_model *model, size_t n, const double *y, const d
         res->residuals[i] = y[i] - yi;
     }
     residual_stats(res, n, y, sigma, c.nfree);
-    /* Converged: GSL's tests passed. GSL_ENOPROG ("no progress") at an exact fit (chi2 at the
-     * rounding level of the data) is a solution too: nothing can lower a zero residual. */
-    double scale = 0;
-    for (size_t i = 0; i < n; i++) {
-        double wi = sigma ? 1.0 / (sigma[i] * sigma[i]) : 1.0;
-        scale += wi * y[i] * y[i];
-    }
-    if (gs == GSL_SUCCESS || (gs == GSL_ENOPROG && res->chi2 <= 1e-24 * scale))
-        res->status = MB_OK;
-    /* Covariance from the (weighted) Jacobian at the solution. */
+    /* Converged: GSL's tests passed, or GSL found no step that lowers the cost (GSL_ENOPROG;
+     * on the first iteration the driver reports it as GSL_EMAXITER with info GSL_ENOPROG, e.g.
+     * when started at the exact linear solution) at a stationary point: the weighted residual
+     * orthogonal to every Jacobian column, cos < 1e-7 (a scale-free first-order test), or zero. */
     const gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+    const gsl_vector *fr = gsl_multifit_nlinear_residual(w);
+    double fn = gsl_blas_dnrm2(fr), worst = 0;
+    for (size_t k = 0; k < c.nfree; k++) {
+        gsl_vector_const_view col = gsl_matrix_const_column(J, k);
+        double dot, cn = gsl_blas_dnrm2(&col.vector);
+        gsl_blas_ddot(&col.vector, fr, &dot);
+        if (cn > 0 && fn > 0)
+            worst = fmax(worst, fabs(dot) / (cn * fn));
+    }
+    int noprog = gs == GSL_ENOPROG || (gs == GSL_EMAXITER && info == GSL_ENOPROG);
+    if (gs == GSL_SUCCESS || (noprog && worst <= 1e-7)) {
+        res->status = MB_OK;
+        if (gs != GSL_SUCCESS)
+            snprintf(res->gsl_reason, sizeof res->gsl_reason, "stationary: no step lowers chi2");
+    }
+    /* Covariance from the (weighted) Jacobian at the solution. */
     gs = gsl_multifit_nlinear_covar(J, 0.0, cov);
     double s2 = res->dof > 0 ? res->chi2 / res->dof : NAN;
     double tq = res->dof > 0 ? gsl_cdf_tdist_Pinv(0.975, res->dof) : NAN;

@@ -465,10 +465,12 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
         out->have_power = mb_fit_nlinear(&mod, np, y, sig, p0, &po, &out->power, &e2) == MB_OK;
         if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
             out->aic_best = "power-law";
-            mb_fit_warn(&out->warn, "the power law N_inf + a M^-b (b = %.3g) fits better by AIC "
-                                    "(%.4g vs %.4g); params stay the inverse law's, which mbopt "
-                                    "uses",
-                        out->power.p[2], out->power.aic, iv->aic);
+            double d = iv->aic - out->power.aic;
+            mb_fit_warn(&out->warn, "the power law N_inf + a M^-b (b = %.3g) has the lower AIC "
+                                    "(%.4g vs %.4g%s); params stay the inverse law's, which "
+                                    "mbopt uses",
+                        out->power.p[2], out->power.aic, iv->aic,
+                        d < 2 ? ", a difference under 2: no real preference" : "");
         } else if (out->have_power && out->power.status != MB_OK) {
             mb_fit_warn(&out->warn, "power law: the solver did not converge (%s)",
                         out->power.gsl_reason);

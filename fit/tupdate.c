@@ -101,12 +101,21 @@ int mb_fit_knee(size_t n, const double *m_in, const double *t_in, mb_fit_weighti
     mb_fit_model mod = {"update-time", 3, knee_names, knee_f, out->m};
     if ((rc = mb_fit_nlinear(&mod, n, out->t, sig, bp, NULL, &out->knee, err)) != MB_OK)
         goto fail;
-    /* Keep the exact interval solution when the refinement did not improve on it. */
-    if (!(out->knee.chi2 <= best * (1 + 1e-12) + 1e-300) || out->knee.status != MB_OK)
-        mb_fit_warn(&out->warn, "P=%g: the refinement did not improve on the exact interval "
-                                "search (chi2 %.6g vs %.6g; %s)",
-                    out->learners, out->knee.chi2, best, out->knee.gsl_reason);
+    /* The interval search is exact (per interval a convex problem whose constrained optimum is
+     * interior or at an end), so when GSL finds no better point the search's answer is the
+     * minimum even at a kink (M_T on a measured M/P), where GSL's smooth tests cannot pass. */
     double mt = out->knee.p[1];
+    int at_point = 0;
+    for (size_t k = 0; k < K; k++)
+        at_point |= u[k] == mt;
+    if (out->knee.status != MB_OK && at_point && out->knee.chi2 <= best * (1 + 1e-12)) {
+        out->knee.status = MB_OK;
+        snprintf(out->knee.gsl_reason, sizeof out->knee.gsl_reason,
+                 "exact interval search, knee at a measured point");
+        mb_fit_warn(&out->warn, "P=%g: M_T = %g lies on a measured M/P where the model has a "
+                                "kink; its standard error uses the one-sided derivative",
+                    out->learners, mt);
+    }
     out->knee_lo = -INFINITY, out->knee_hi = INFINITY;
     for (size_t k = 0; k < K; k++) {
         if (u[k] <= mt)
