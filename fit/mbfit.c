@@ -397,32 +397,46 @@ static void tupdate_print(FILE *f, const void *arg)
     }
 }
 
-static int cmd_tupdate(int argc, char **argv)
+/* The options of a one-table subcommand (--weights none|relative, --json, -o, --help).
+ * Returns -1 when parsed (*path set), else the exit status (0 after --help). */
+static int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void),
+                          const char *what, common *cm, const char **path)
 {
-    const char *sub = "tupdate";
     static const struct option lo[] = {{"weights", required_argument, 0, OPT_WEIGHTS},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-    common cm = {0, "-", MB_FIT_W_RELATIVE};
     mb_error err = {0};
     int c;
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
-        int r = common_option(&cm, c, optarg, 0, &err);
+        int r = common_option(cm, c, optarg, 0, &err);
         if (r < 0)
             return fail(sub, &err);
         if (r > 0)
             continue;
         if (c == 'h') {
-            tupdate_help();
+            help_fn();
             return 0;
         }
         return bad_option(sub, argv, c);
     }
     if (optind + 1 != argc)
-        return usage_error(sub, "give exactly one step probe table%s", "");
-    const char *path = argv[optind];
+        return usage_error(sub, what, "");
+    *path = argv[optind];
+    return -1;
+}
+
+static int cmd_tupdate(int argc, char **argv)
+{
+    const char *sub = "tupdate";
+    common cm = {0, "-", MB_FIT_W_RELATIVE};
+    mb_error err = {0};
+    const char *path = NULL;
+    int st = one_table_args(sub, argc, argv, tupdate_help, "give exactly one step probe table%s",
+                            &cm, &path);
+    if (st >= 0)
+        return st;
     mb_fit_tupdate *fits;
     size_t n;
     if (mb_fit_tupdate_table(path, cm.weights, &fits, &n, &err) != MB_OK)
@@ -476,29 +490,13 @@ static void comm_print(FILE *f, const void *arg)
 static int cmd_comm(int argc, char **argv)
 {
     const char *sub = "comm";
-    static const struct option lo[] = {{"weights", required_argument, 0, OPT_WEIGHTS},
-                                       {"json", no_argument, 0, OPT_JSON},
-                                       {"output", required_argument, 0, 'o'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
     common cm = {0, "-", MB_FIT_W_RELATIVE};
     mb_error err = {0};
-    int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
-        int r = common_option(&cm, c, optarg, 0, &err);
-        if (r < 0)
-            return fail(sub, &err);
-        if (r > 0)
-            continue;
-        if (c == 'h') {
-            comm_help();
-            return 0;
-        }
-        return bad_option(sub, argv, c);
-    }
-    if (optind + 1 != argc)
-        return usage_error(sub, "give exactly one collective probe table%s", "");
-    const char *path = argv[optind];
+    const char *path = NULL;
+    int st = one_table_args(sub, argc, argv, comm_help,
+                            "give exactly one collective probe table%s", &cm, &path);
+    if (st >= 0)
+        return st;
     mb_fit_comm fc;
     if (mb_fit_comm_table(path, cm.weights, &fc, &err) != MB_OK)
         return fail(sub, &err);

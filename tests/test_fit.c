@@ -337,6 +337,41 @@ static void test_knee_too_few(void)
     mb_fit_tupdate_clear(&f);
 }
 
+static void test_overlap(void)
+{
+    /* Exact (T_c^g + T_m^g)^(1/g) data with g = 2.7 in a step table with two learner counts:
+     * the overlap form returns g to 1e-8 (GSL stops on a 1e-14 step; one parameter). */
+    char dir[256], path[300], *text = malloc(16384);
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0 && text);
+    size_t n = (size_t)snprintf(text, 16384, "backend,net,batch,learners,threads,reps,t_median_s,"
+                                             "t_min_s,t_p25_s,t_p75_s,t_max_s,samples_per_s,"
+                                             "t_compute_s,t_comm_s\n");
+    const double g = 2.7;
+    for (int p = 2; p <= 4; p += 2)
+        for (double m = 2; m <= 2048; m *= 2) {
+            double tc = 1.7e-5 * fmax(m / p, 24) + 3e-4, tm = 2.1e-3 * (p - 1) / p;
+            double t = pow(pow(tc, g) + pow(tm, g), 1 / g);
+            n += (size_t)snprintf(text + n, 16384 - n,
+                                  "cpu,lenet5,%g,%d,1,5,%.17g,0,0,0,0,0,%.17g,%.17g\n", m, p, t,
+                                  tc, tm);
+        }
+    mb_test_write(path, sizeof path, dir, "step.csv", text);
+    free(text);
+    mb_fit_tupdate *f;
+    size_t nf;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, &f, &nf, &err), MB_OK);
+    CU_ASSERT_EQUAL(nf, 2);
+    for (size_t k = 0; k < nf; k++) {
+        CU_ASSERT(f[k].have_overlap && f[k].overlap.status == MB_OK);
+        CU_ASSERT(mb_test_close(f[k].overlap.p[0], g, 1e-8));
+    }
+    CU_ASSERT_EQUAL(f[0].learners, 2);
+    CU_ASSERT_EQUAL(f[1].learners, 4);
+    mb_fit_tupdate_free_all(f, nf);
+    mb_test_rmdir(dir);
+}
+
 /* ---- collectives ------------------------------------------------------------------------------ */
 
 /* Writes a collective table of the ring model (noise sd `rel`, lognormal) and fits it. */
@@ -597,6 +632,7 @@ int mb_test_suite_fit(void)
            !CU_add_test(s, "knee: exact data, right interval", test_knee_exact) ||
            !CU_add_test(s, "knee: 95% coverage over seeds", test_knee_coverage) ||
            !CU_add_test(s, "knee: too few sizes", test_knee_too_few) ||
+           !CU_add_test(s, "overlap form (Pollux)", test_overlap) ||
            !CU_add_test(s, "collectives: exact, coverage, bounds", test_comm) ||
            !CU_add_test(s, "mbfit: bad input, usage", test_cli_errors) ||
            !CU_add_test(s, "mbfit -> mbopt end to end", test_end_to_end);
