@@ -1,0 +1,183 @@
+/* comm.c — collective costs from a collective probe table (op,procs,bytes,reps,t_median_s,...).
+ *
+ * Per (op, procs): the alpha-beta line t = a + b bytes (Hockney), and one pooled fit over every
+ * allreduce row with procs >= 2 of the ring model t = 2(P-1) latency_s + 2(P-1)/P bytes s_per_byte
+ * (Thakur et al. 2005; exactly model/'s MB_COMM_ALPHA_BETA), which is what mbopt reads. Both
+ * coefficients are kept >= 0: a negative one is reported as a warning with its unconstrained
+ * value, then held at 0 and the other refitted (mb_fit_nonneg_linear). No other collective
+ * algorithm (tree, recursive doubling) is modelled here.
+ */
+#include "mb_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const line_names[] = {"a_s", "b_s_per_byte"};
+static const char *const ring_names[] = {"latency_s", "s_per_byte"};
+
+void mb_fit_comm_free(mb_fit_comm *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; c->fits && i < c->n_fits; i++)
+        mb_fit_result_free(&c->fits[i].fit);
+    free(c->fits);
+    mb_fit_result_free(&c->ring);
+    memset(c, 0, sizeof *c);
+}
+
+/* Rows of one (op, procs) in table order. */
+static size_t distinct(const double *v, size_t n)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && v[j] != v[i])
+            j++;
+        d += j == i;
+    }
+    return d;
+}
+
+int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    mb_table *t;
+    int rc = mb_table_read(path, &t, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t co, cp, cb, ct, n = mb_table_rows(t);
+    double *P = malloc((n + 1) * sizeof *P), *B = malloc((n + 1) * sizeof *B),
+           *T = malloc((n + 1) * sizeof *T), *X = malloc(2 * (n + 1) * sizeof *X),
+           *y = malloc((n + 1) * sizeof *y), *bv = malloc((n + 1) * sizeof *bv);
+    char *done = calloc(n + 1, 1);
+    if (!P || !B || !T || !X || !y || !bv || !done) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = mb_table_require_col(t, "op", &co, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "procs", &cp, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "bytes", &cb, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "t_median_s", &ct, err)) != MB_OK)
+        goto out;
+    if (n == 0) {
+        rc = mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
+        goto out;
+    }
+    for (size_t r = 0; r < n; r++) {
+        if ((rc = mb_table_double(t, r, cp, &P[r], err)) != MB_OK ||
+            (rc = mb_table_double(t, r, cb, &B[r], err)) != MB_OK ||
+            (rc = mb_table_double(t, r, ct, &T[r], err)) != MB_OK)
+            goto out;
+        const char *bad = P[r] < 1 ? "procs" : B[r] < 0 ? "bytes" : T[r] <= 0 ? "t_median_s" : 0;
+        if (bad) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': must be %s", path,
+                              mb_table_line(t, r), bad,
+                              bad[0] == 'p' ? ">= 1" : bad[0] == 'b' ? ">= 0" : "> 0");
+            goto out;
+        }
+    }
+    if (!(out->fits = calloc(n, sizeof *out->fits))) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* Per (op, procs), in order of first appearance. */
+    for (size_t r0 = 0; r0 < n; r0++) {
+        if (done[r0])
+            continue;
+        const char *op = mb_table_cell(t, r0, co);
+        size_t k = 0;
+        for (size_t r = r0; r < n; r++)
+            if (!done[r] && P[r] == P[r0] && strcmp(mb_table_cell(t, r, co), op) == 0) {
+                done[r] = 1;
+                X[2 * k] = 1.0, X[2 * k + 1] = B[r], y[k] = T[r], bv[k] = B[r];
+                k++;
+            }
+        char what[96];
+        snprintf(what, sizeof what, "%s procs=%g", op, P[r0]);
+        if (distinct(bv, k) < 2) {
+            mb_fit_warn(&out->warn, "%s: one message size only, no line fitted", what);
+            continue;
+        }
+        mb_fit_comm_one *f = &out->fits[out->n_fits];
+        snprintf(f->op, sizeof f->op, "%s", op);
+        f->procs = P[r0];
+        double bf[2];
+        rc = mb_fit_nonneg_linear("alpha-beta", line_names, k, 2, X, y,
+                                  w == MB_FIT_W_NONE ? NULL : y, bf, &f->fit, &out->warn, what,
+                                  err);
+        out->n_fits++;
+        if (rc != MB_OK)
+            goto out;
+        f->a_free = bf[0], f->b_free = bf[1];
+    }
+    /* The pooled ring fit. */
+    size_t k = 0;
+    for (size_t r = 0; r < n; r++)
+        if (P[r] >= 2 && strcmp(mb_table_cell(t, r, co), "allreduce") == 0) {
+            X[2 * k] = 2.0 * (P[r] - 1.0);
+            X[2 * k + 1] = 2.0 * (P[r] - 1.0) / P[r] * B[r];
+            y[k] = T[r], bv[k] = B[r];
+            k++;
+        }
+    if (k == 0 || distinct(bv, k) < 2) {
+        rc = mb_error_set(err, MB_ENODATA,
+                          "%s: the ring model needs allreduce rows with procs >= 2 at two or "
+                          "more message sizes (found %zu rows)",
+                          path, k);
+        goto out;
+    }
+    rc = mb_fit_nonneg_linear("alpha-beta-ring", ring_names, k, 2, X, y,
+                              w == MB_FIT_W_NONE ? NULL : y, out->ring_free, &out->ring,
+                              &out->warn, "ring allreduce", err);
+    if (rc == MB_OK && out->ring.r2 < 0.9)
+        mb_fit_warn(&out->warn, "ring allreduce: R^2 = %.3f, the alpha-beta ring model explains "
+                                "these timings poorly (check the per-procs lines)",
+                    out->ring.r2);
+out:
+    mb_table_free(t);
+    free(P), free(B), free(T), free(X), free(y), free(bv), free(done);
+    if (rc != MB_OK)
+        mb_fit_comm_free(out);
+    return rc;
+}
+
+cJSON *mb_fit_comm_json(const mb_fit_comm *c, const char *path, mb_fit_weighting w)
+{
+    cJSON *root = mb_fit_result_json(&c->ring);
+    if (!root)
+        return NULL;
+    cJSON_ReplaceItemInObject(root, "model", cJSON_CreateString("alpha-beta-ring"));
+    cJSON_AddStringToObject(root, "formula",
+                            "t = 2(P-1) latency_s + 2(P-1)/P bytes s_per_byte, pooled over "
+                            "allreduce rows with procs >= 2");
+    cJSON *uf = cJSON_AddObjectToObject(root, "unconstrained");
+    if (uf) {
+        mb_json_add_number(uf, "latency_s", c->ring_free[0]);
+        mb_json_add_number(uf, "s_per_byte", c->ring_free[1]);
+    }
+    cJSON *in = cJSON_AddObjectToObject(root, "inputs");
+    if (in) {
+        cJSON_AddStringToObject(in, "file", path);
+        cJSON_AddStringToObject(in, "weights", mb_fit_weighting_name(w));
+    }
+    cJSON *fits = cJSON_AddArrayToObject(root, "fits");
+    for (size_t i = 0; fits && i < c->n_fits; i++) {
+        const mb_fit_comm_one *f = &c->fits[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "op", f->op);
+        mb_json_add_number(o, "procs", f->procs);
+        mb_fit_json_merge(o, mb_fit_result_json(&f->fit));
+        cJSON *u = cJSON_AddObjectToObject(o, "unconstrained");
+        if (u) {
+            mb_json_add_number(u, "a_s", f->a_free);
+            mb_json_add_number(u, "b_s_per_byte", f->b_free);
+        }
+        cJSON_AddItemToArray(fits, o);
+    }
+    cJSON_AddItemToObject(root, "warnings", mb_fit_warnings_json(&c->warn));
+    return root;
+}

@@ -1,0 +1,242 @@
+/* mb_fit.h — fits of mbkit's models to measurements, with uncertainties (GSL).
+ *
+ * - A generic weighted nonlinear least-squares fit on GSL's gsl_multifit_nlinear (trust region,
+ *   Levenberg-Marquardt, optionally with geodesic acceleration), returning parameters, standard
+ *   errors from the Jacobian at the solution scaled by the residual variance chi2 / dof, 95%
+ *   intervals (Student t with dof degrees of freedom), weighted R^2, AIC, residuals and the
+ *   solver's status. A fit that did not converge says so (status MB_ENOCONV), it is not hidden.
+ * - N_update(M): threshold crossing in run logs ("no patience": the first update whose evaluation
+ *   loss is at or under eps), runs grouped by M, and the inverse law N = N_inf + alpha / M
+ *   (Perrone et al. 2019, eq. 2) with the power law N = N_inf + a M^-b and McCandlish et al.'s
+ *   S = S_min (1 + B_noise / B) as alternatives, compared by AIC; bootstrap over runs.
+ * - T_update: gamma * max(M/P, M_T) + delta (Perrone eq. 3-4) with the knee found exactly, and the
+ *   smooth overlap form (T_compute^g + T_comm^g)^(1/g) used by Pollux.
+ * - Collectives: t = a + b bytes per (op, procs), and one pooled ring-allreduce fit
+ *   t = 2(P-1) latency_s + 2(P-1)/P bytes s_per_byte (model/: MB_COMM_ALPHA_BETA).
+ *
+ * Nothing here prints or exits. GSL's abort-on-error handler is switched off for the duration of
+ * each call into GSL and GSL codes are mapped to MB_* codes. JSON builders return cJSON objects
+ * owned by the caller (the command writes them).
+ */
+#ifndef MB_FIT_H
+#define MB_FIT_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "../data/mb_data.h"
+#include "../model/mb_model.h"
+
+#define MB_FIT_MAX_PARAMS 4
+
+/* ---- the generic fit -------------------------------------------------------------------------- */
+
+/* The model at point i: *y = f(p; x_i), grad[j] = df/dp_j for every parameter j (all of them,
+ * fixed ones too). `data` carries the points. Returns MB_OK, or MB_EDOM where f is undefined. */
+typedef int (*mb_fit_fn)(const double *p, size_t i, const void *data, double *y, double *grad);
+
+typedef struct mb_fit_model {
+    const char *name;                 /* "inverse-law", ... */
+    size_t n_params;                  /* <= MB_FIT_MAX_PARAMS */
+    const char *const *param_names;   /* n_params names, as written to JSON */
+    mb_fit_fn f;
+    const void *data;
+} mb_fit_model;
+
+typedef struct mb_fit_options {
+    int geodesic;                 /* 1: Levenberg-Marquardt with geodesic acceleration */
+    size_t max_iter;              /* iteration limit of the trust-region driver */
+    double xtol, gtol, ftol;      /* GSL's convergence tests (gsl_multifit_nlinear_test) */
+    int fixed[MB_FIT_MAX_PARAMS]; /* 1: hold parameter j at its starting value (a bound) */
+} mb_fit_options;
+
+/* Defaults: geodesic 0, max_iter 500, xtol 1e-14, gtol 1e-14, ftol 0, nothing fixed. */
+void mb_fit_options_init(mb_fit_options *o);
+
+typedef struct mb_fit_result {
+    char model[32];                        /* the model's name */
+    size_t n_params;
+    const char *names[MB_FIT_MAX_PARAMS];  /* static strings of the model */
+    double p[MB_FIT_MAX_PARAMS];           /* the estimates */
+    double se[MB_FIT_MAX_PARAMS];          /* standard errors; 0 for fixed ones, NAN if dof = 0 */
+    double ci_lo[MB_FIT_MAX_PARAMS];       /* 95% interval p +- t(0.975, dof) se */
+    double ci_hi[MB_FIT_MAX_PARAMS];
+    int fixed[MB_FIT_MAX_PARAMS];          /* held at a bound */
+    size_t n_points;
+    double dof;                            /* n_points - free parameters */
+    double chi2;                           /* sum of w_i r_i^2 at the solution */
+    double r2;                             /* weighted R^2 = 1 - chi2 / sum w_i (y_i - ybar_w)^2 */
+    double aic;                            /* n ln(chi2 / n) + 2 k, k = free parameters */
+    double *residuals;                     /* n_points, y_i - f(x_i), owned: mb_fit_result_free */
+    int status;                            /* MB_OK converged, MB_ENOCONV not converged */
+    int gsl_status;                        /* what gsl_multifit_nlinear_driver returned */
+    char gsl_reason[64];                   /* gsl_strerror of it */
+    size_t iterations;
+    int converged_by;                      /* GSL's info: 1 small step, 2 small gradient, 0 exact */
+} mb_fit_result;
+
+/* Fits `model` to y[0..n) with standard deviations sigma[0..n) (NULL: all 1), from p0.
+ * Fills *res (free it with mb_fit_result_free even on error). Returns MB_OK when the fit ran,
+ * whether it converged or not (see res->status); MB_ENODATA with fewer points than free
+ * parameters; MB_EDOM when the model cannot be evaluated; MB_ESOLVER when GSL failed. */
+int mb_fit_nlinear(const mb_fit_model *model, size_t n, const double *y, const double *sigma,
+                   const double *p0, const mb_fit_options *opts, mb_fit_result *res,
+                   mb_error *err);
+void mb_fit_result_free(mb_fit_result *res);
+
+/* Weighted linear least squares y ~ X b (X row-major n x k, k <= MB_FIT_MAX_PARAMS) with
+ * gsl_multifit_wlinear; *chi2 the weighted residual sum. Exact, used for starting values and the
+ * knee's linear parts. MB_ENODATA when n < k, MB_ESOLVER when GSL fails. */
+int mb_fit_linear(size_t n, size_t k, const double *X, const double *y, const double *sigma,
+                  double *b, double *chi2, mb_error *err);
+
+/* The fit as JSON: {"model", "params", "stderr", "ci95", "r2", "n_points", "dof", "chi2", "aic",
+ * "converged", "status", "iterations", "residuals", "fixed"}. NULL when out of memory. */
+cJSON *mb_fit_result_json(const mb_fit_result *res);
+
+/* Moves every member of object `src` into `dst`, then deletes src (NULL src: nothing). */
+void mb_fit_json_merge(cJSON *dst, cJSON *src);
+
+/* Up to 16 warnings of one line each, for the command to print. */
+typedef struct mb_fit_warnings {
+    size_t n;
+    char msg[16][240];
+} mb_fit_warnings;
+void mb_fit_warn(mb_fit_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+cJSON *mb_fit_warnings_json(const mb_fit_warnings *w);
+
+/* ---- N_update(M) ------------------------------------------------------------------------------ */
+
+/* Runs reduced to what the inverse law needs. Owned: mb_fit_runs_free. */
+typedef struct mb_fit_runs {
+    size_t n;             /* runs */
+    size_t n_thr;         /* thresholds (1 for a points file) */
+    double *thresholds;   /* n_thr loss thresholds; NAN for a points file */
+    double *batch;        /* n: M of each run, samples */
+    double *seed;         /* n: seed, NAN when unknown */
+    double *n_update;     /* n * n_thr, row-major: first update at or under the threshold; NAN
+                             where the run never reached it */
+    int from_logs;        /* 1: read from run logs, 0: from a points file */
+    int used_train_loss;  /* runs that had no evaluation column and used smoothed training loss */
+} mb_fit_runs;
+
+/* Reads mbtrain run logs (DESIGN.md "Run log"): M from the `batch` metadata; for each threshold
+ * the first `update` whose eval_loss is <= eps. A log with no eval_loss column, or none filled in,
+ * uses the training `loss` averaged over a trailing window of `smooth` rows instead.
+ * MB_EIO / MB_EFORMAT naming the file, line and field. */
+int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thresholds,
+                          size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err);
+
+/* Reads a points file: columns batch,n_update and an optional seed; each row is one run. */
+int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err);
+void mb_fit_runs_free(mb_fit_runs *runs);
+
+/* How each mini-batch size's point is weighted. */
+typedef enum mb_fit_weighting {
+    MB_FIT_W_NONE = 0,     /* sigma_i = 1 */
+    MB_FIT_W_RELATIVE = 1, /* sigma_i = the observed value (N spans decades) */
+    MB_FIT_W_SEEDS = 2     /* sigma_i = the standard error over seeds at that M (needs >= 2) */
+} mb_fit_weighting;
+const char *mb_fit_weighting_name(mb_fit_weighting w);
+int mb_fit_weighting_parse(const char *s, mb_fit_weighting *w);
+
+/* The runs at one M. */
+typedef struct mb_fit_group {
+    double batch;     /* M */
+    size_t runs;      /* runs at this M */
+    size_t reached;   /* of which reached the threshold */
+    double mean;      /* mean N over the runs that reached it */
+    double sd;        /* sample standard deviation (NAN with one run) */
+    double se;        /* sd / sqrt(reached) */
+} mb_fit_group;
+
+typedef struct mb_fit_nupdate_options {
+    mb_fit_weighting weights; /* default MB_FIT_W_RELATIVE */
+    size_t bootstrap;         /* resamples, 0 = none */
+    unsigned long seed;       /* bootstrap generator seed */
+} mb_fit_nupdate_options;
+void mb_fit_nupdate_options_init(mb_fit_nupdate_options *o);
+
+typedef struct mb_fit_nupdate {
+    double threshold;        /* eps (NAN for a points file) */
+    size_t n_groups;
+    mb_fit_group *groups;    /* ascending M, owned */
+    size_t runs, unreached;  /* all runs, and those that never reached eps */
+    mb_fit_result inverse;   /* params n_inf, alpha */
+    mb_fit_result power;     /* n_inf, a, b: N = n_inf + a M^-b (needs >= 4 M) */
+    mb_fit_result mccandlish;/* s_min, b_noise: S = s_min (1 + b_noise / M) */
+    int have_power, have_mccandlish;
+    const char *aic_best;    /* "inverse-law" or "power-law" */
+    size_t boot_b, boot_ok;  /* resamples asked and fitted */
+    double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */
+    mb_fit_warnings warn;
+} mb_fit_nupdate;
+
+/* Fits threshold `k` of `runs`. MB_ENODATA (message names eps) when no run reached eps or fewer
+ * than two M remain. Free with mb_fit_nupdate_free, also after an error. */
+int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *opts,
+                       mb_fit_nupdate *out, mb_error *err);
+void mb_fit_nupdate_free(mb_fit_nupdate *f);
+cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *opts);
+
+/* ---- T_update(M, P) --------------------------------------------------------------------------- */
+
+typedef struct mb_fit_tupdate {
+    double learners;       /* P of these rows */
+    size_t n_points;
+    double *m;             /* n_points: M / P, samples per learner, ascending */
+    double *t;             /* n_points: t_median_s */
+    mb_fit_result knee;    /* gamma, m_t, delta of gamma max(M/P, M_T) + delta */
+    double knee_lo, knee_hi; /* the measured M/P values the knee lies between */
+    int have_overlap;
+    mb_fit_result overlap; /* g of (t_compute^g + t_comm^g)^(1/g) (columns t_compute_s, t_comm_s) */
+    mb_fit_warnings warn;
+} mb_fit_tupdate;
+
+/* Fits the knee model to (m[i], t[i]) with the given weighting (NONE or RELATIVE). Exact search
+ * over the intervals between measured m, then GSL refinement. MB_ENODATA with fewer than three
+ * distinct m. */
+int mb_fit_knee(size_t n, const double *m, const double *t, mb_fit_weighting w,
+                mb_fit_tupdate *out, mb_error *err);
+
+/* Reads a step probe table and fits each learner count (ascending P). *out is an owned array of
+ * *n_out fits: free with mb_fit_tupdate_free_all. */
+int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
+                         size_t *n_out, mb_error *err);
+void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n);
+/* Frees what one fit owns (m, t, results); for a struct filled by mb_fit_knee. */
+void mb_fit_tupdate_clear(mb_fit_tupdate *f);
+cJSON *mb_fit_tupdate_json(const mb_fit_tupdate *f, size_t n, const char *path,
+                           mb_fit_weighting w);
+
+/* ---- collectives ------------------------------------------------------------------------------ */
+
+typedef struct mb_fit_comm_one {
+    char op[32];
+    double procs;
+    mb_fit_result fit;      /* a_s, b_s_per_byte of t = a + b bytes, both >= 0 */
+    double a_free, b_free;  /* the unconstrained estimates (show when a bound was active) */
+} mb_fit_comm_one;
+
+typedef struct mb_fit_comm {
+    size_t n_fits;
+    mb_fit_comm_one *fits;  /* per (op, procs), owned */
+    mb_fit_result ring;     /* latency_s, s_per_byte pooled over allreduce rows with procs >= 2 */
+    double ring_free[2];    /* unconstrained ring estimates */
+    mb_fit_warnings warn;
+} mb_fit_comm;
+
+int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb_error *err);
+void mb_fit_comm_free(mb_fit_comm *c);
+cJSON *mb_fit_comm_json(const mb_fit_comm *c, const char *path, mb_fit_weighting w);
+
+/* Non-negative linear fit of y ~ X b (k columns) through mb_fit_nlinear: an unconstrained fit
+ * first (b_free), then, while some coefficient is negative, that coefficient held at 0.
+ * Warns naming `what` and the column names. Used by the collective fits. */
+int mb_fit_nonneg_linear(const char *name, const char *const *names, size_t n, size_t k,
+                         const double *X, const double *y, const double *sigma, double *b_free,
+                         mb_fit_result *res, mb_fit_warnings *warn, const char *what,
+                         mb_error *err);
+
+#endif /* MB_FIT_H */

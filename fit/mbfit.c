@@ -1,0 +1,548 @@
+/* mbfit.c — the `mbfit` command: fits mbkit's models to measurements (fit/).
+ *
+ *   mbfit nupdate  run logs or a points file -> N_update(M) = N_inf + alpha / M (+ alternatives)
+ *   mbfit tupdate  step probe table -> T_update = gamma max(M/P, M_T) + delta per learner count
+ *   mbfit comm     collective probe table -> alpha-beta lines and the pooled ring allreduce
+ *
+ * Thin: parse options, call fit/, print a table or write JSON (atomically: all or nothing).
+ * Usage errors exit 2; bad files or values exit 1 with one line naming the file, line and field.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mb_fit.h"
+
+#define EXIT_USAGE 2
+
+static int usage_error(const char *sub, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mbfit%s%s: ", sub ? " " : "", sub ? sub : "");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'mbfit%s%s --help'.\n", sub ? " " : "", sub ? sub : "");
+    return EXIT_USAGE;
+}
+
+static int fail(const char *sub, const mb_error *err)
+{
+    fprintf(stderr, "mbfit %s: %s\n", sub, err->msg);
+    return 1;
+}
+
+static int bad_option(const char *sub, char **argv, int c)
+{
+    const char *arg = argv[optind - 1];
+    if (c == ':')
+        return usage_error(sub, "option '%s' needs a value", arg);
+    return usage_error(sub, "unknown option '%s'", arg);
+}
+
+enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH };
+
+/* What every subcommand shares. */
+typedef struct common {
+    int json;
+    const char *output;
+    mb_fit_weighting weights;
+} common;
+
+/* Handles -o, --json, --weights; 1 when taken, -1 on a bad value, 0 otherwise. */
+static int common_option(common *c, int opt, const char *arg, int allow_seeds, mb_error *err)
+{
+    switch (opt) {
+    case OPT_JSON: c->json = 1; return 1;
+    case 'o': c->output = arg; return 1;
+    case OPT_WEIGHTS:
+        if (mb_fit_weighting_parse(arg, &c->weights) != MB_OK ||
+            (!allow_seeds && c->weights == MB_FIT_W_SEEDS)) {
+            mb_error_set(err, MB_EINVAL, "--weights: '%s' is not one of %s", arg,
+                         allow_seeds ? "none, relative, seeds" : "none, relative");
+            return -1;
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Formats a number, "-" for NAN / inf. */
+static const char *num(char *buf, size_t n, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.6g", v);
+    return buf;
+}
+
+static void print_fit(FILE *f, const char *label, const mb_fit_result *r)
+{
+    char a[32], b[32], c[32], d[32];
+    for (size_t j = 0; j < r->n_params; j++)
+        fprintf(f, "%-12s %-13s %13s %12s  [%s, %s]%s\n", j ? "" : label, r->names[j],
+                num(a, sizeof a, r->p[j]), num(b, sizeof b, r->se[j]), num(c, sizeof c, r->ci_lo[j]),
+                num(d, sizeof d, r->ci_hi[j]), r->fixed[j] ? "  (held at bound)" : "");
+    fprintf(f, "%-12s R^2 %s, %zu points, dof %g, chi2 %s, AIC %s, %s after %zu iterations%s%s\n",
+            "", num(a, sizeof a, r->r2), r->n_points, r->dof, num(b, sizeof b, r->chi2),
+            num(c, sizeof c, r->aic), r->status == MB_OK ? "converged" : "NOT CONVERGED",
+            r->iterations, r->status == MB_OK ? "" : ": ", r->status == MB_OK ? "" : r->gsl_reason);
+}
+
+static void print_warnings(FILE *f, const mb_fit_warnings *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        fprintf(f, "warning: %s\n", w->msg[i]);
+}
+
+/* Writes JSON (atomic) or runs `print` into an atomic output. Takes ownership of root. */
+static int emit(const char *sub, const common *c, cJSON *root, void (*print)(FILE *, const void *),
+                const void *arg)
+{
+    mb_error err = {0};
+    if (c->json) {
+        if (!root) {
+            fprintf(stderr, "mbfit %s: out of memory\n", sub);
+            return 1;
+        }
+        int rc = mb_json_write(c->output, root, &err);
+        cJSON_Delete(root);
+        return rc == MB_OK ? 0 : fail(sub, &err);
+    }
+    cJSON_Delete(root);
+    mb_out o;
+    if (mb_out_open(&o, c->output, &err) != MB_OK)
+        return fail(sub, &err);
+    print(o.f, arg);
+    return mb_out_commit(&o, &err) == MB_OK ? 0 : fail(sub, &err);
+}
+
+/* ---- nupdate ---------------------------------------------------------------------------------- */
+
+static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
+{
+    printf("Usage: mbfit nupdate [OPTION]... LOG.csv...   (or: mbfit nupdate POINTS.csv)\n"
+           "Fits N_update(M) = N_inf + alpha / M (Perrone et al. 2019, eq. 2) to training runs.\n"
+           "Run logs (mbtrain --log): M is the '# batch=' metadata; N is the first logged update\n"
+           "whose eval_loss is <= the threshold (no patience). A log without evaluation values\n"
+           "uses the mean training loss of the last --smooth logged rows instead. A run that\n"
+           "never reaches the threshold is counted as unreached, never as reaching it at its\n"
+           "last update. A points file has columns batch,n_update[,seed], one run per row.\n"
+           "Runs are grouped by M (mean, spread and count over seeds); the power law\n"
+           "N_inf + a M^-b and McCandlish's S_min (1 + B_noise / M) are fitted beside it and\n"
+           "compared by AIC. Top-level params stay the inverse law's (what mbopt reads).\n\n"
+           "      --target-loss LIST  loss thresholds, e.g. 0.5 or 0.5,0.4 (logs only); JSON\n"
+           "                          params are for the first, the rest under 'thresholds'\n"
+           "      --weights W         none, relative (sigma_i = mean N at M_i; default %s),\n"
+           "                          seeds (sigma_i = standard error over seeds at M_i)\n"
+           "      --bootstrap B       also give percentile 95%% intervals from B resamples of\n"
+           "                          the runs within each M (default %zu: none)\n"
+           "      --seed S            bootstrap generator seed (default %lu)\n"
+           "      --smooth W          training-loss window in logged rows (default %zu)\n"
+           "      --json              write the fit as JSON (DESIGN.md 'Fits')\n"
+           "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
+           "  -h, --help              show this help and exit\n\n"
+           "Example:\n"
+           "  mbfit nupdate --target-loss 0.5 runs/*.csv --json > n.json\n"
+           "  mbfit nupdate data/examples/nupdate_points.csv\n",
+           mb_fit_weighting_name(d->weights), d->bootstrap, d->seed, smooth);
+}
+
+typedef struct nup_print {
+    const mb_fit_nupdate *fits;
+    size_t n;
+    const mb_fit_nupdate_options *o;
+} nup_print;
+
+static void nupdate_print(FILE *f, const void *arg)
+{
+    const nup_print *np = arg;
+    char a[32], b[32], c[32], d[32];
+    for (size_t k = 0; k < np->n; k++) {
+        const mb_fit_nupdate *r = &np->fits[k];
+        if (k)
+            fputc('\n', f);
+        fprintf(f, "# N_update(M) = N_inf + alpha / M, weights %s", mb_fit_weighting_name(np->o->weights));
+        if (!isnan(r->threshold))
+            fprintf(f, ", target loss %g", r->threshold);
+        fprintf(f, "\n# %zu runs, %zu never reached the threshold\n", r->runs, r->unreached);
+        fprintf(f, "%10s %6s %8s %14s %12s %12s\n", "M", "runs", "reached", "mean_N", "sd", "se");
+        for (size_t g = 0; g < r->n_groups; g++) {
+            const mb_fit_group *G = &r->groups[g];
+            fprintf(f, "%10g %6zu %8zu %14s %12s %12s\n", G->batch, G->runs, G->reached,
+                    num(a, sizeof a, G->mean), num(b, sizeof b, G->sd), num(c, sizeof c, G->se));
+        }
+        fprintf(f, "%-12s %-13s %13s %12s  %s\n", "model", "param", "value", "stderr", "ci95");
+        print_fit(f, "inverse-law", &r->inverse);
+        if (r->have_power)
+            print_fit(f, "power-law", &r->power);
+        if (r->have_mccandlish)
+            print_fit(f, "mccandlish", &r->mccandlish);
+        fprintf(f, "AIC prefers: %s (params above are the inverse law's either way)\n",
+                r->aic_best);
+        if (r->boot_b)
+            fprintf(f, "bootstrap (%zu resamples, %zu fitted): n_inf [%s, %s], alpha [%s, %s]\n",
+                    r->boot_b, r->boot_ok, num(a, sizeof a, r->boot_lo[0]),
+                    num(b, sizeof b, r->boot_hi[0]), num(c, sizeof c, r->boot_lo[1]),
+                    num(d, sizeof d, r->boot_hi[1]));
+        print_warnings(f, &r->warn);
+    }
+}
+
+/* Parses "0.5,0.4" into a new array of numbers > 0. */
+static int parse_thresholds(const char *s, double **v, size_t *n, mb_error *err)
+{
+    size_t cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    *v = malloc(cap * sizeof **v);
+    *n = 0;
+    char *copy = strdup(s);
+    if (!*v || !copy) {
+        free(copy);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    int rc = MB_OK;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double x;
+        if (mb_data_parse_double(tok, &x) != MB_OK || x <= 0) {
+            rc = mb_error_set(err, MB_EINVAL, "--target-loss: '%s' is not a number > 0", tok);
+            break;
+        }
+        (*v)[(*n)++] = x;
+    }
+    if (rc == MB_OK && *n == 0)
+        rc = mb_error_set(err, MB_EINVAL, "--target-loss: no threshold in '%s'", s);
+    free(copy);
+    return rc;
+}
+
+static int cmd_nupdate(int argc, char **argv)
+{
+    const char *sub = "nupdate";
+    static const struct option lo[] = {{"target-loss", required_argument, 0, OPT_TARGET},
+                                       {"weights", required_argument, 0, OPT_WEIGHTS},
+                                       {"bootstrap", required_argument, 0, OPT_BOOT},
+                                       {"seed", required_argument, 0, OPT_SEED},
+                                       {"smooth", required_argument, 0, OPT_SMOOTH},
+                                       {"json", no_argument, 0, OPT_JSON},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    mb_fit_nupdate_options o;
+    mb_fit_nupdate_options_init(&o);
+    common cm = {0, "-", o.weights};
+    const size_t smooth_default = 10;
+    size_t smooth = smooth_default;
+    const char *target = NULL;
+    mb_error err = {0};
+    long v;
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        int r = common_option(&cm, c, optarg, 1, &err);
+        if (r < 0)
+            return fail(sub, &err);
+        if (r > 0)
+            continue;
+        switch (c) {
+        case OPT_TARGET: target = optarg; break;
+        case OPT_BOOT:
+            if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK) {
+                mb_error_set(&err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "
+                                              "0..1000000", optarg);
+                return fail(sub, &err);
+            }
+            o.bootstrap = (size_t)v;
+            break;
+        case OPT_SEED:
+            if (mb_data_parse_long(optarg, 0, 4294967295L, &v) != MB_OK) {
+                mb_error_set(&err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0", optarg);
+                return fail(sub, &err);
+            }
+            o.seed = (unsigned long)v;
+            break;
+        case OPT_SMOOTH:
+            if (mb_data_parse_long(optarg, 1, 1000000, &v) != MB_OK) {
+                mb_error_set(&err, MB_EINVAL, "--smooth: '%s' is not a whole number >= 1", optarg);
+                return fail(sub, &err);
+            }
+            smooth = (size_t)v;
+            break;
+        case 'h': nupdate_help(&o, smooth_default); return 0;
+        default: return bad_option(sub, argv, c);
+        }
+    }
+    o.weights = cm.weights;
+    if (optind >= argc)
+        return usage_error(sub, "no input files (run logs or one points file)%s", "");
+    const char *const *files = (const char *const *)argv + optind;
+    size_t nfiles = (size_t)(argc - optind);
+
+    /* A points file has an n_update column; anything else is a run log. */
+    mb_table *t;
+    if (mb_table_read(files[0], &t, &err) != MB_OK)
+        return fail(sub, &err);
+    int points = mb_table_col(t, "n_update") >= 0;
+    mb_table_free(t);
+    mb_fit_runs runs;
+    double *thr = NULL;
+    size_t nthr = 0;
+    if (points) {
+        if (nfiles > 1)
+            return usage_error(sub, "give one points file, not a points file and more "
+                                    "(first: '%s')", files[0]);
+        if (target)
+            return usage_error(sub, "--target-loss applies to run logs; '%s' is a points file",
+                               files[0]);
+        if (mb_fit_runs_read_points(files[0], &runs, &err) != MB_OK)
+            return fail(sub, &err);
+    } else {
+        if (!target)
+            return usage_error(sub, "run logs need --target-loss%s", "");
+        if (parse_thresholds(target, &thr, &nthr, &err) != MB_OK) {
+            free(thr);
+            return fail(sub, &err);
+        }
+        int rc = mb_fit_runs_read_logs(files, nfiles, thr, nthr, smooth, &runs, &err);
+        free(thr);
+        if (rc != MB_OK)
+            return fail(sub, &err);
+    }
+    mb_fit_nupdate *fits = calloc(runs.n_thr, sizeof *fits);
+    size_t nf = 0;
+    int rc = fits ? MB_OK : mb_error_set(&err, MB_ENOMEM, "out of memory");
+    for (; rc == MB_OK && nf < runs.n_thr; nf++)
+        rc = mb_fit_nupdate_run(&runs, nf, &o, &fits[nf], &err);
+    int status;
+    if (rc != MB_OK) {
+        status = fail(sub, &err);
+    } else {
+        cJSON *root = NULL;
+        if (cm.json) {
+            root = mb_fit_nupdate_json(&fits[0], &o);
+            cJSON *in = root ? cJSON_AddObjectToObject(root, "inputs") : NULL;
+            if (in) {
+                cJSON *fl = cJSON_AddArrayToObject(in, "files");
+                for (size_t i = 0; fl && i < nfiles; i++)
+                    cJSON_AddItemToArray(fl, cJSON_CreateString(files[i]));
+                cJSON_AddStringToObject(in, "source", points ? "points" : "logs");
+                if (!points) {
+                    mb_json_add_number(in, "smooth", (double)smooth);
+                    mb_json_add_number(in, "logs_using_training_loss",
+                                       (double)runs.used_train_loss);
+                }
+            }
+            cJSON *ts = root && nf > 1 ? cJSON_AddArrayToObject(root, "thresholds") : NULL;
+            for (size_t k = 1; ts && k < nf; k++)
+                cJSON_AddItemToArray(ts, mb_fit_nupdate_json(&fits[k], &o));
+            for (size_t k = 0; k < nf; k++)
+                for (size_t i = 0; i < fits[k].warn.n; i++)
+                    fprintf(stderr, "mbfit nupdate: warning: %s\n", fits[k].warn.msg[i]);
+        }
+        if (runs.used_train_loss && !cm.json)
+            fprintf(stderr, "mbfit nupdate: %d log(s) have no evaluation loss: used the mean "
+                            "training loss of the last %zu rows\n",
+                    runs.used_train_loss, smooth);
+        nup_print np = {fits, nf, &o};
+        status = emit(sub, &cm, root, nupdate_print, &np);
+    }
+    for (size_t k = 0; k < nf; k++)
+        mb_fit_nupdate_free(&fits[k]);
+    free(fits);
+    mb_fit_runs_free(&runs);
+    return status;
+}
+
+/* ---- tupdate ---------------------------------------------------------------------------------- */
+
+static void tupdate_help(void)
+{
+    printf("Usage: mbfit tupdate [OPTION]... STEP.csv\n"
+           "Fits T_update = gamma * max(M/P, M_T) + delta (Perrone et al. 2019, eq. 3-4) to a\n"
+           "step probe table (mbprobe step: batch = total M, learners = P, t_median_s), once per\n"
+           "learner count. The knee is found exactly: every interval between measured M/P is\n"
+           "solved as two linear pieces, the best wins, and GSL refines gamma, M_T and delta.\n"
+           "When the table has t_compute_s and t_comm_s columns the smooth overlap form\n"
+           "T = (T_compute^g + T_comm^g)^(1/g) (Pollux) is fitted too. JSON params are for the\n"
+           "smallest learner count, the rest under 'by_learners'.\n\n"
+           "      --weights W      none or relative (sigma_i = t_median_s; default relative)\n"
+           "      --json           write the fit as JSON\n"
+           "  -o, --output FILE    write to FILE (atomically) instead of standard output\n"
+           "  -h, --help           show this help and exit\n\n"
+           "Example:\n"
+           "  mbfit tupdate data/examples/step.csv --json > t.json\n");
+}
+
+typedef struct tup_print {
+    const mb_fit_tupdate *f;
+    size_t n;
+} tup_print;
+
+static void tupdate_print(FILE *f, const void *arg)
+{
+    const tup_print *tp = arg;
+    char a[32], b[32];
+    for (size_t k = 0; k < tp->n; k++) {
+        const mb_fit_tupdate *r = &tp->f[k];
+        fprintf(f, "%s# P = %g: T_update = gamma * max(M/P, M_T) + delta, %zu points\n",
+                k ? "\n" : "", r->learners, r->n_points);
+        fprintf(f, "%-12s %-13s %13s %12s  %s\n", "model", "param", "value", "stderr", "ci95");
+        print_fit(f, "update-time", &r->knee);
+        fprintf(f, "knee M_T between measured M/P %s and %s\n", num(a, sizeof a, r->knee_lo),
+                num(b, sizeof b, r->knee_hi));
+        if (r->have_overlap)
+            print_fit(f, "overlap", &r->overlap);
+        print_warnings(f, &r->warn);
+    }
+}
+
+/* The options of a one-table subcommand (--weights none|relative, --json, -o, --help).
+ * Returns -1 when parsed (*path set), else the exit status (0 after --help). */
+static int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void),
+                          const char *what, common *cm, const char **path)
+{
+    static const struct option lo[] = {{"weights", required_argument, 0, OPT_WEIGHTS},
+                                       {"json", no_argument, 0, OPT_JSON},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    mb_error err = {0};
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        int r = common_option(cm, c, optarg, 0, &err);
+        if (r < 0)
+            return fail(sub, &err);
+        if (r > 0)
+            continue;
+        if (c == 'h') {
+            help_fn();
+            return 0;
+        }
+        return bad_option(sub, argv, c);
+    }
+    if (optind + 1 != argc)
+        return usage_error(sub, what, "");
+    *path = argv[optind];
+    return -1;
+}
+
+static int cmd_tupdate(int argc, char **argv)
+{
+    const char *sub = "tupdate";
+    common cm = {0, "-", MB_FIT_W_RELATIVE};
+    mb_error err = {0};
+    const char *path = NULL;
+    int st = one_table_args(sub, argc, argv, tupdate_help, "give exactly one step probe table%s",
+                            &cm, &path);
+    if (st >= 0)
+        return st;
+    mb_fit_tupdate *fits;
+    size_t n;
+    if (mb_fit_tupdate_table(path, cm.weights, &fits, &n, &err) != MB_OK)
+        return fail(sub, &err);
+    cJSON *root = NULL;
+    if (cm.json) {
+        root = mb_fit_tupdate_json(fits, n, path, cm.weights);
+        for (size_t k = 0; k < n; k++)
+            for (size_t i = 0; i < fits[k].warn.n; i++)
+                fprintf(stderr, "mbfit tupdate: warning: %s\n", fits[k].warn.msg[i]);
+    }
+    tup_print tp = {fits, n};
+    int status = emit(sub, &cm, root, tupdate_print, &tp);
+    mb_fit_tupdate_free_all(fits, n);
+    return status;
+}
+
+/* ---- comm ------------------------------------------------------------------------------------- */
+
+static void comm_help(void)
+{
+    printf("Usage: mbfit comm [OPTION]... COMM.csv\n"
+           "Fits collective timings (mbprobe comm: op,procs,bytes,t_median_s): the line\n"
+           "t = a + b * bytes for each (op, procs), and one pooled ring-allreduce model\n"
+           "t = 2(P-1) latency_s + 2(P-1)/P bytes s_per_byte over the allreduce rows with\n"
+           "procs >= 2, which 'mbopt --cfit' reads. Coefficients are kept >= 0: a negative one\n"
+           "is shown as a warning with its unconstrained value, then held at 0.\n\n"
+           "      --weights W      none or relative (sigma_i = t_median_s; default relative)\n"
+           "      --json           write the fits as JSON\n"
+           "  -o, --output FILE    write to FILE (atomically) instead of standard output\n"
+           "  -h, --help           show this help and exit\n\n"
+           "Example:\n"
+           "  mbfit comm comm.csv --json > c.json\n");
+}
+
+static void comm_print(FILE *f, const void *arg)
+{
+    const mb_fit_comm *c = arg;
+    fprintf(f, "# t = a + b * bytes per (op, procs)\n");
+    fprintf(f, "%-12s %-13s %13s %12s  %s\n", "model", "param", "value", "stderr", "ci95");
+    for (size_t i = 0; i < c->n_fits; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s P=%g", c->fits[i].op, c->fits[i].procs);
+        print_fit(f, label, &c->fits[i].fit);
+    }
+    fprintf(f, "# ring allreduce, pooled: t = 2(P-1) latency_s + 2(P-1)/P bytes s_per_byte\n");
+    print_fit(f, "ring", &c->ring);
+    print_warnings(f, &c->warn);
+}
+
+static int cmd_comm(int argc, char **argv)
+{
+    const char *sub = "comm";
+    common cm = {0, "-", MB_FIT_W_RELATIVE};
+    mb_error err = {0};
+    const char *path = NULL;
+    int st = one_table_args(sub, argc, argv, comm_help,
+                            "give exactly one collective probe table%s", &cm, &path);
+    if (st >= 0)
+        return st;
+    mb_fit_comm fc;
+    if (mb_fit_comm_table(path, cm.weights, &fc, &err) != MB_OK)
+        return fail(sub, &err);
+    cJSON *root = NULL;
+    if (cm.json) {
+        root = mb_fit_comm_json(&fc, path, cm.weights);
+        for (size_t i = 0; i < fc.warn.n; i++)
+            fprintf(stderr, "mbfit comm: warning: %s\n", fc.warn.msg[i]);
+    }
+    int status = emit(sub, &cm, root, comm_print, &fc);
+    mb_fit_comm_free(&fc);
+    return status;
+}
+
+/* ---- main ------------------------------------------------------------------------------------- */
+
+static void help(void)
+{
+    printf("Usage: mbfit COMMAND [OPTION]... FILE...\n"
+           "Fits mbkit's models to measurements with GSL (trust-region Levenberg-Marquardt),\n"
+           "with standard errors, 95%% intervals, R^2 and the solver's status.\n\n"
+           "Commands:\n"
+           "  nupdate  N_update(M) = N_inf + alpha / M from run logs or a points file\n"
+           "  tupdate  T_update = gamma * max(M/P, M_T) + delta from a step probe table\n"
+           "  comm     alpha-beta collective costs from a collective probe table\n\n"
+           "  -h, --help     show this help and exit\n"
+           "  -V, --version  show the version and exit\n\n"
+           "'mbfit COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error(NULL, "missing command (nupdate, tupdate, comm)%s", "");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        help();
+        return 0;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("mbfit (mbkit) %s\n", mb_version());
+        return 0;
+    }
+    opterr = 0;
+    if (strcmp(cmd, "nupdate") == 0) return cmd_nupdate(argc - 1, argv + 1);
+    if (strcmp(cmd, "tupdate") == 0) return cmd_tupdate(argc - 1, argv + 1);
+    if (strcmp(cmd, "comm") == 0) return cmd_comm(argc - 1, argv + 1);
+    return usage_error(NULL, "unknown command '%s'", cmd);
+}

@@ -1,0 +1,548 @@
+/* nupdate.c — N_update(M): from run logs or a points file to the inverse law and its rivals.
+ *
+ * Reads mbtrain run logs (threshold crossing, "no patience": the first logged update whose
+ * evaluation loss is at or under eps; a run that never gets there is counted as unreached, never
+ * as reaching it at its last update) or a points file (batch,n_update[,seed]); groups the runs by
+ * M; fits N = N_inf + alpha / M (Perrone et al. 2019, eq. 2), the power law N_inf + a M^-b and
+ * McCandlish et al.'s S_min (1 + B_noise / M) (2018, eq. 2.11; the same curve as the inverse law
+ * with alpha = S_min B_noise); compares them by AIC; and bootstraps runs within each M.
+ * It does not print and does not decide what mbopt uses: top-level params stay the inverse law's.
+ */
+#include "mb_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+void mb_fit_runs_free(mb_fit_runs *r)
+{
+    if (!r)
+        return;
+    free(r->thresholds);
+    free(r->batch);
+    free(r->seed);
+    free(r->n_update);
+    memset(r, 0, sizeof *r);
+}
+
+static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
+{
+    memset(r, 0, sizeof *r);
+    r->n_thr = n_thr;
+    r->thresholds = calloc(n_thr, sizeof *r->thresholds);
+    r->batch = calloc(n ? n : 1, sizeof *r->batch);
+    r->seed = calloc(n ? n : 1, sizeof *r->seed);
+    r->n_update = calloc((n ? n : 1) * n_thr, sizeof *r->n_update);
+    if (!r->thresholds || !r->batch || !r->seed || !r->n_update) {
+        mb_fit_runs_free(r);
+        return MB_ENOMEM;
+    }
+    return MB_OK;
+}
+
+/* A metadata value that must be a finite number > 0 (or any number when positive is 0). */
+static int meta_number(const mb_table *t, const char *key, int required, int positive, double *v,
+                       mb_error *err)
+{
+    const char *s = mb_table_meta(t, key);
+    if (!s) {
+        *v = NAN;
+        return required ? mb_error_set(err, MB_EFORMAT,
+                                       "%s: no '%s' metadata (a '# %s=...' line before the header)",
+                                       mb_table_path(t), key, key)
+                        : MB_OK;
+    }
+    if (mb_data_parse_double(s, v) != MB_OK || (positive && *v <= 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a %snumber",
+                            mb_table_path(t), key, s, positive ? "positive " : "finite ");
+    return MB_OK;
+}
+
+/* Fills n_update[0..n_thr) of one log. */
+static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t smooth,
+                    double *n_update, int *used_train, mb_error *err)
+{
+    size_t cu, cl = 0;
+    int rc = mb_table_require_col(t, "update", &cu, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t rows = mb_table_rows(t);
+    if (rows == 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", mb_table_path(t));
+    long ce = mb_table_col(t, "eval_loss");
+    int have_eval = 0;
+    for (size_t r = 0; ce >= 0 && r < rows; r++)
+        have_eval |= *mb_table_cell(t, r, (size_t)ce) != '\0';
+    if (!have_eval && (rc = mb_table_require_col(t, "loss", &cl, err)) != MB_OK)
+        return rc;
+    *used_train = !have_eval;
+    for (size_t k = 0; k < n_thr; k++)
+        n_update[k] = NAN;
+    double *win = NULL;
+    if (!have_eval && !(win = calloc(smooth, sizeof *win)))
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    double sum = 0, prev_u = -INFINITY;
+    for (size_t r = 0; r < rows; r++) {
+        double u, loss;
+        if ((rc = mb_table_double(t, r, cu, &u, err)) != MB_OK)
+            break;
+        if (u < 0 || u < prev_u) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %g is %s",
+                              mb_table_path(t), mb_table_line(t, r), u,
+                              u < 0 ? "negative" : "smaller than the row before");
+            break;
+        }
+        prev_u = u;
+        if (have_eval) {
+            if (*mb_table_cell(t, r, (size_t)ce) == '\0')
+                continue;
+            if ((rc = mb_table_double(t, r, (size_t)ce, &loss, err)) != MB_OK)
+                break;
+        } else {
+            double v;
+            if ((rc = mb_table_double(t, r, cl, &v, err)) != MB_OK)
+                break;
+            sum += v - win[r % smooth];
+            win[r % smooth] = v;
+            if (r + 1 < smooth)
+                continue;
+            loss = sum / (double)smooth;
+        }
+        for (size_t k = 0; k < n_thr; k++)
+            if (isnan(n_update[k]) && loss <= thr[k])
+                n_update[k] = u;
+    }
+    free(win);
+    return rc;
+}
+
+int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thr,
+                          size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err)
+{
+    if (n_thr == 0 || smooth == 0)
+        return mb_error_set(err, MB_EINVAL, "no threshold, or a zero smoothing window");
+    if (runs_alloc(runs, n_paths, n_thr) != MB_OK)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    memcpy(runs->thresholds, thr, n_thr * sizeof *thr);
+    runs->from_logs = 1;
+    for (size_t i = 0; i < n_paths; i++) {
+        mb_table *t;
+        int rc = mb_table_read(paths[i], &t, err);
+        if (rc == MB_OK) {
+            int used = 0;
+            if ((rc = meta_number(t, "batch", 1, 1, &runs->batch[i], err)) == MB_OK &&
+                (rc = meta_number(t, "seed", 0, 0, &runs->seed[i], err)) == MB_OK)
+                rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr, &used, err);
+            runs->used_train_loss += used;
+            mb_table_free(t);
+        }
+        if (rc != MB_OK) {
+            mb_fit_runs_free(runs);
+            return rc;
+        }
+        runs->n++;
+    }
+    return MB_OK;
+}
+
+int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
+{
+    mb_table *t;
+    memset(runs, 0, sizeof *runs);
+    int rc = mb_table_read(path, &t, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t cb, cn;
+    long cs = mb_table_col(t, "seed");
+    if ((rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "n_update", &cn, err)) != MB_OK) {
+        mb_table_free(t);
+        return rc;
+    }
+    size_t n = mb_table_rows(t);
+    if (n == 0) {
+        mb_table_free(t);
+        return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
+    }
+    if (runs_alloc(runs, n, 1) != MB_OK) {
+        mb_table_free(t);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    runs->thresholds[0] = NAN;
+    for (size_t r = 0; r < n && rc == MB_OK; r++) {
+        double b, v, s = NAN;
+        if ((rc = mb_table_double(t, r, cb, &b, err)) != MB_OK ||
+            (rc = mb_table_double(t, r, cn, &v, err)) != MB_OK ||
+            (cs >= 0 && (rc = mb_table_double(t, r, (size_t)cs, &s, err)) != MB_OK))
+            break;
+        if (b <= 0 || v <= 0)
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g must be > 0", path,
+                              mb_table_line(t, r), b <= 0 ? "batch" : "n_update",
+                              b <= 0 ? b : v);
+        runs->batch[r] = b, runs->n_update[r] = v, runs->seed[r] = s;
+        runs->n = r + 1;
+    }
+    mb_table_free(t);
+    if (rc != MB_OK)
+        mb_fit_runs_free(runs);
+    return rc;
+}
+
+const char *mb_fit_weighting_name(mb_fit_weighting w)
+{
+    return w == MB_FIT_W_NONE ? "none" : w == MB_FIT_W_SEEDS ? "seeds" : "relative";
+}
+
+int mb_fit_weighting_parse(const char *s, mb_fit_weighting *w)
+{
+    if (strcmp(s, "none") == 0) *w = MB_FIT_W_NONE;
+    else if (strcmp(s, "relative") == 0) *w = MB_FIT_W_RELATIVE;
+    else if (strcmp(s, "seeds") == 0) *w = MB_FIT_W_SEEDS;
+    else return MB_EINVAL;
+    return MB_OK;
+}
+
+void mb_fit_nupdate_options_init(mb_fit_nupdate_options *o)
+{
+    o->weights = MB_FIT_W_RELATIVE;
+    o->bootstrap = 0;
+    o->seed = 1;
+}
+
+void mb_fit_nupdate_free(mb_fit_nupdate *f)
+{
+    if (!f)
+        return;
+    free(f->groups);
+    mb_fit_result_free(&f->inverse);
+    mb_fit_result_free(&f->power);
+    mb_fit_result_free(&f->mccandlish);
+    f->groups = NULL;
+}
+
+/* ---- the three curves ------------------------------------------------------------------------- */
+
+static const char *const inv_names[] = {"n_inf", "alpha"};
+static const char *const pow_names[] = {"n_inf", "a", "b"};
+static const char *const mcc_names[] = {"s_min", "b_noise"};
+
+static int inv_f(const double *p, size_t i, const void *data, double *y, double *g)
+{
+    double m = ((const double *)data)[i];
+    g[0] = 1.0;
+    g[1] = 1.0 / m;
+    *y = p[0] + p[1] / m;
+    return MB_OK;
+}
+
+static int pow_f(const double *p, size_t i, const void *data, double *y, double *g)
+{
+    double m = ((const double *)data)[i], mb = pow(m, -p[2]);
+    g[0] = 1.0;
+    g[1] = mb;
+    g[2] = -p[1] * mb * log(m);
+    *y = p[0] + p[1] * mb;
+    return isfinite(*y) ? MB_OK : MB_EDOM;
+}
+
+static int mcc_f(const double *p, size_t i, const void *data, double *y, double *g)
+{
+    double m = ((const double *)data)[i];
+    g[0] = 1.0 + p[1] / m;
+    g[1] = p[0] / m;
+    *y = p[0] * (1.0 + p[1] / m);
+    return MB_OK;
+}
+
+/* Fits the inverse law to (m, y, sigma), starting from the exact weighted linear solution. */
+static int fit_inverse(size_t n, const double *m, const double *y, const double *sigma,
+                       mb_fit_result *res, mb_error *err)
+{
+    double *X = malloc(2 * n * sizeof *X), b[2];
+    if (!X)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        X[2 * i] = 1.0, X[2 * i + 1] = 1.0 / m[i];
+    int rc = mb_fit_linear(n, 2, X, y, sigma, b, NULL, err);
+    free(X);
+    if (rc != MB_OK)
+        return rc;
+    mb_fit_model mod = {"inverse-law", 2, inv_names, inv_f, m};
+    return mb_fit_nlinear(&mod, n, y, sigma, b, NULL, res, err);
+}
+
+/* The per-M points of threshold k: groups with at least one run that reached it. */
+static int group_runs(const mb_fit_runs *runs, size_t k, mb_fit_nupdate *out, mb_error *err)
+{
+    size_t *idx = malloc((runs->n ? runs->n : 1) * sizeof *idx);
+    out->groups = calloc(runs->n ? runs->n : 1, sizeof *out->groups);
+    if (!idx || !out->groups) {
+        free(idx);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    gsl_sort_index(idx, runs->batch, 1, runs->n);
+    out->runs = runs->n;
+    for (size_t a = 0; a < runs->n;) {
+        size_t b = a;
+        mb_fit_group g = {.batch = runs->batch[idx[a]]};
+        double s = 0, s2 = 0;
+        for (; b < runs->n && runs->batch[idx[b]] == g.batch; b++) {
+            double v = runs->n_update[idx[b] * runs->n_thr + k];
+            g.runs++;
+            if (!isnan(v))
+                g.reached++, s += v;
+        }
+        g.mean = g.reached ? s / (double)g.reached : NAN;
+        for (size_t c = a; c < b; c++) {
+            double v = runs->n_update[idx[c] * runs->n_thr + k];
+            if (!isnan(v))
+                s2 += (v - g.mean) * (v - g.mean);
+        }
+        g.sd = g.reached > 1 ? sqrt(s2 / (double)(g.reached - 1)) : NAN;
+        g.se = g.sd / sqrt((double)g.reached);
+        out->unreached += g.runs - g.reached;
+        out->groups[out->n_groups++] = g;
+        a = b;
+    }
+    free(idx);
+    return MB_OK;
+}
+
+static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *o,
+                     const double *m, const double *sig, size_t np, mb_fit_nupdate *out,
+                     mb_error *err)
+{
+    /* Values of each fitted group, contiguous, in group order. */
+    size_t nv = 0;
+    double *vals = malloc((runs->n + 1) * sizeof *vals), *y = malloc(np * sizeof *y),
+           *s = malloc(np * sizeof *s), *bn = malloc(o->bootstrap * sizeof *bn),
+           *ba = malloc(o->bootstrap * sizeof *ba);
+    size_t *start = malloc((np + 1) * sizeof *start);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    int rc = MB_OK;
+    if (!vals || !y || !s || !bn || !ba || !start || !rng) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    gsl_rng_set(rng, o->seed);
+    for (size_t g = 0; g < np; g++) {
+        start[g] = nv;
+        for (size_t r = 0; r < runs->n; r++) {
+            double v = runs->n_update[r * runs->n_thr + k];
+            if (runs->batch[r] == m[g] && !isnan(v))
+                vals[nv++] = v;
+        }
+    }
+    start[np] = nv;
+    out->boot_b = o->bootstrap;
+    for (size_t b = 0; b < o->bootstrap; b++) {
+        for (size_t g = 0; g < np; g++) {
+            size_t cnt = start[g + 1] - start[g];
+            double sum = 0;
+            for (size_t j = 0; j < cnt; j++)
+                sum += vals[start[g] + gsl_rng_uniform_int(rng, cnt)];
+            y[g] = sum / (double)cnt;
+            /* relative weights follow the resampled mean; seeds keep the observed se */
+            s[g] = o->weights == MB_FIT_W_RELATIVE ? y[g] : sig ? sig[g] : 1.0;
+        }
+        mb_fit_result r;
+        mb_error e2 = {0};
+        if (fit_inverse(np, m, y, o->weights == MB_FIT_W_NONE ? NULL : s, &r, &e2) == MB_OK &&
+            r.status == MB_OK) {
+            bn[out->boot_ok] = r.p[0];
+            ba[out->boot_ok++] = r.p[1];
+        }
+        mb_fit_result_free(&r);
+    }
+    if (out->boot_ok >= 2) {
+        gsl_sort(bn, 1, out->boot_ok);
+        gsl_sort(ba, 1, out->boot_ok);
+        out->boot_lo[0] = gsl_stats_quantile_from_sorted_data(bn, 1, out->boot_ok, 0.025);
+        out->boot_hi[0] = gsl_stats_quantile_from_sorted_data(bn, 1, out->boot_ok, 0.975);
+        out->boot_lo[1] = gsl_stats_quantile_from_sorted_data(ba, 1, out->boot_ok, 0.025);
+        out->boot_hi[1] = gsl_stats_quantile_from_sorted_data(ba, 1, out->boot_ok, 0.975);
+    }
+    if (start[np] <= np)
+        mb_fit_warn(&out->warn, "bootstrap: one run per M, so resampling runs cannot show any "
+                                "spread; the bootstrap interval is not informative");
+done:
+    free(vals), free(y), free(s), free(bn), free(ba), free(start);
+    gsl_rng_free(rng);
+    return rc;
+}
+
+int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *o,
+                       mb_fit_nupdate *out, mb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->threshold = runs->thresholds[k];
+    out->aic_best = "inverse-law";
+    char eps[64];
+    if (isnan(out->threshold))
+        snprintf(eps, sizeof eps, "the points file");
+    else
+        snprintf(eps, sizeof eps, "--target-loss %g", out->threshold);
+    int rc = group_runs(runs, k, out, err);
+    if (rc != MB_OK)
+        return rc;
+    if (out->unreached == out->runs)
+        return mb_error_set(err, MB_ENODATA, "%s: none of the %zu runs reached it", eps,
+                            out->runs);
+    double *m = malloc(out->n_groups * sizeof *m), *y = malloc(out->n_groups * sizeof *y),
+           *sg = malloc(out->n_groups * sizeof *sg);
+    if (!m || !y || !sg) {
+        free(m), free(y), free(sg);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    size_t np = 0;
+    for (size_t g = 0; g < out->n_groups; g++) {
+        const mb_fit_group *G = &out->groups[g];
+        if (G->reached == 0) {
+            mb_fit_warn(&out->warn, "M=%g: none of %zu runs reached %s; M left out of the fit",
+                        G->batch, G->runs, eps);
+            continue;
+        }
+        if (G->reached < G->runs)
+            mb_fit_warn(&out->warn, "M=%g: %zu of %zu runs never reached %s (left out, not "
+                                    "counted at their last update)",
+                        G->batch, G->runs - G->reached, G->runs, eps);
+        if (o->weights == MB_FIT_W_SEEDS && !(G->reached >= 2 && G->se > 0)) {
+            rc = mb_error_set(err, MB_ENODATA,
+                              "--weights seeds: M=%g has %zu run(s) reaching %s and no spread; "
+                              "it needs >= 2 differing runs per M (use --weights relative)",
+                              G->batch, G->reached, eps);
+            goto done;
+        }
+        m[np] = G->batch;
+        y[np] = G->mean;
+        sg[np] = o->weights == MB_FIT_W_SEEDS ? G->se : G->mean;
+        np++;
+    }
+    if (np < 2) {
+        rc = mb_error_set(err, MB_ENODATA,
+                          "%s: a single mini-batch size (M=%g) reached it; the inverse law needs "
+                          "at least two",
+                          eps, m[0]);
+        goto done;
+    }
+    const double *sig = o->weights == MB_FIT_W_NONE ? NULL : sg;
+    if ((rc = fit_inverse(np, m, y, sig, &out->inverse, err)) != MB_OK)
+        goto done;
+    const mb_fit_result *iv = &out->inverse;
+    if (iv->status != MB_OK)
+        mb_fit_warn(&out->warn, "inverse law: the solver did not converge (%s)", iv->gsl_reason);
+    if (np == 2)
+        mb_fit_warn(&out->warn, "two mini-batch sizes: the inverse law passes through both, no "
+                                "error estimate is possible (measure more M)");
+    if (iv->p[0] < 0)
+        mb_fit_warn(&out->warn, "N_inf fitted negative (%.4g): reported as found, not clipped "
+                                "(Perrone et al. saw this with Adam); mbopt needs N_inf > 0",
+                    iv->p[0]);
+    /* McCandlish: the same curve in (S_min, B_noise), B_noise = alpha / N_inf. */
+    if (iv->p[0] > 0) {
+        double p0[2] = {iv->p[0], iv->p[1] / iv->p[0]};
+        mb_fit_model mod = {"mccandlish", 2, mcc_names, mcc_f, m};
+        mb_error e2 = {0};
+        out->have_mccandlish = mb_fit_nlinear(&mod, np, y, sig, p0, NULL, &out->mccandlish,
+                                              &e2) == MB_OK;
+    } else {
+        mb_fit_warn(&out->warn, "McCandlish form skipped: B_noise = alpha / N_inf is undefined "
+                                "for N_inf <= 0");
+    }
+    /* Power law: needs a degree of freedom beyond its three parameters. */
+    if (np >= 4) {
+        double p0[3] = {iv->p[0], iv->p[1], 1.0};
+        mb_fit_model mod = {"power-law", 3, pow_names, pow_f, m};
+        mb_fit_options po;
+        mb_fit_options_init(&po);
+        po.geodesic = 1;
+        mb_error e2 = {0};
+        out->have_power = mb_fit_nlinear(&mod, np, y, sig, p0, &po, &out->power, &e2) == MB_OK;
+        if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
+            out->aic_best = "power-law";
+            double d = iv->aic - out->power.aic;
+            mb_fit_warn(&out->warn, "the power law N_inf + a M^-b (b = %.3g) has the lower AIC "
+                                    "(%.4g vs %.4g%s); params stay the inverse law's, which "
+                                    "mbopt uses",
+                        out->power.p[2], out->power.aic, iv->aic,
+                        d < 2 ? ", a difference under 2: no real preference" : "");
+        } else if (out->have_power && out->power.status != MB_OK) {
+            mb_fit_warn(&out->warn, "power law: the solver did not converge (%s)",
+                        out->power.gsl_reason);
+        }
+    } else {
+        mb_fit_warn(&out->warn, "power law skipped: it needs at least 4 mini-batch sizes, "
+                                "got %zu",
+                    np);
+    }
+    if (o->bootstrap > 0)
+        rc = bootstrap(runs, k, o, m, sig, np, out, err);
+done:
+    free(m), free(y), free(sg);
+    return rc;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------- */
+
+cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *o)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    mb_fit_json_merge(root, mb_fit_result_json(&f->inverse));
+    mb_json_add_number(root, "target_loss", f->threshold);
+    cJSON_AddStringToObject(root, "weights", mb_fit_weighting_name(o->weights));
+    mb_json_add_number(root, "runs", (double)f->runs);
+    mb_json_add_number(root, "unreached", (double)f->unreached);
+    cJSON *pm = cJSON_AddArrayToObject(root, "per_m");
+    for (size_t g = 0; pm && g < f->n_groups; g++) {
+        const mb_fit_group *G = &f->groups[g];
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        mb_json_add_number(e, "batch", G->batch);
+        mb_json_add_number(e, "runs", (double)G->runs);
+        mb_json_add_number(e, "reached", (double)G->reached);
+        mb_json_add_number(e, "unreached", (double)(G->runs - G->reached));
+        mb_json_add_number(e, "mean", G->mean);
+        mb_json_add_number(e, "sd", G->sd);
+        mb_json_add_number(e, "se", G->se);
+        cJSON_AddItemToArray(pm, e);
+    }
+    cJSON *alt = cJSON_AddObjectToObject(root, "alternatives");
+    if (alt) {
+        if (f->have_power)
+            cJSON_AddItemToObject(alt, "power-law", mb_fit_result_json(&f->power));
+        if (f->have_mccandlish)
+            cJSON_AddItemToObject(alt, "mccandlish", mb_fit_result_json(&f->mccandlish));
+        cJSON_AddStringToObject(alt, "aic_best", f->aic_best);
+    }
+    cJSON_AddStringToObject(root, "note",
+                            "params are the inverse law's N = n_inf + alpha / M whichever model "
+                            "AIC prefers; alternatives.mccandlish is the same curve as s_min = "
+                            "n_inf, b_noise = alpha / n_inf");
+    if (f->boot_b) {
+        cJSON *b = cJSON_AddObjectToObject(root, "bootstrap");
+        if (b) {
+            mb_json_add_number(b, "resamples", (double)f->boot_b);
+            mb_json_add_number(b, "fitted", (double)f->boot_ok);
+            mb_json_add_number(b, "seed", (double)o->seed);
+            cJSON *ci = cJSON_AddObjectToObject(b, "ci95");
+            for (int j = 0; ci && j < 2; j++) {
+                cJSON *iv = cJSON_CreateArray();
+                if (!iv)
+                    break;
+                cJSON_AddItemToArray(iv, cJSON_CreateNumber(f->boot_lo[j]));
+                cJSON_AddItemToArray(iv, cJSON_CreateNumber(f->boot_hi[j]));
+                cJSON_AddItemToObject(ci, inv_names[j], iv);
+            }
+        }
+    }
+    cJSON_AddItemToObject(root, "warnings", mb_fit_warnings_json(&f->warn));
+    return root;
+}

@@ -1,0 +1,352 @@
+/* tupdate.c — T_update: the knee model gamma * max(M/P, M_T) + delta (Perrone et al. 2019,
+ * eq. 3-4) fitted to a step probe table, per learner count, and the smooth overlap form
+ * T = (T_compute^g + T_comm^g)^(1/g) (Pollux, Qiao et al. 2021) when the table carries
+ * t_compute_s and t_comm_s columns.
+ *
+ * max() has no derivative at the knee, so the fit does not start a gradient method blindly: for
+ * every interval between neighbouring measured M/P it solves the two linear pieces exactly
+ * (flat level, slope, intercept; gsl_multifit_wlinear) and, when the implied knee falls outside
+ * the interval, the best continuous fit with the knee held at an end of it; the best interval
+ * wins and gsl_multifit_nlinear then refines gamma, M_T and delta together. The `batch` column is
+ * the total mini-batch M; each learner computes M / P samples.
+ */
+#include "mb_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+
+static const char *const knee_names[] = {"gamma", "m_t", "delta"};
+static const char *const ovl_names[] = {"g"};
+
+static int knee_f(const double *p, size_t i, const void *data, double *y, double *g)
+{
+    double m = ((const double *)data)[i];
+    int flat = m < p[1];
+    g[0] = flat ? p[1] : m;
+    g[1] = flat ? p[0] : 0.0;
+    g[2] = 1.0;
+    *y = p[0] * g[0] + p[2];
+    return MB_OK;
+}
+
+/* Best (gamma, delta) with the knee held at mt; *chi2 its weighted residual sum. */
+static int profile(size_t n, const double *m, const double *t, const double *sig, double mt,
+                   double *X, double *gd, double *chi2, mb_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        X[2 * i] = fmax(m[i], mt), X[2 * i + 1] = 1.0;
+    return mb_fit_linear(n, 2, X, t, sig, gd, chi2, err);
+}
+
+int mb_fit_knee(size_t n, const double *m_in, const double *t_in, mb_fit_weighting w,
+                mb_fit_tupdate *out, mb_error *err)
+{
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    double *m = malloc((n ? n : 1) * sizeof *m), *t = malloc((n ? n : 1) * sizeof *t),
+           *u = malloc((n ? n : 1) * sizeof *u), *X = malloc((3 * n + 3) * sizeof *X);
+    int rc = MB_OK;
+    if (!idx || !m || !t || !u || !X) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto fail;
+    }
+    gsl_sort_index(idx, m_in, 1, n);
+    size_t K = 0;
+    for (size_t i = 0; i < n; i++) {
+        m[i] = m_in[idx[i]], t[i] = t_in[idx[i]];
+        if (K == 0 || m[i] != u[K - 1])
+            u[K++] = m[i];
+    }
+    out->n_points = n, out->m = m, out->t = t;
+    m = t = NULL;
+    if (K < 3) {
+        rc = mb_error_set(err, MB_ENODATA, "%zu distinct batch size(s); the knee model needs at "
+                                           "least 3",
+                          K);
+        goto fail;
+    }
+    const double *sig = w == MB_FIT_W_NONE ? NULL : out->t;
+    double best = INFINITY, bp[3] = {0, 0, 0};
+    /* The knee at or below the smallest M/P: one straight line. */
+    {
+        double gd[2], c2;
+        if ((rc = profile(n, out->m, out->t, sig, u[0], X, gd, &c2, err)) != MB_OK)
+            goto fail;
+        best = c2, bp[0] = gd[0], bp[1] = u[0], bp[2] = gd[1];
+    }
+    for (size_t j = 0; j + 2 < K; j++) { /* knee in [u_j, u_j+1]; >= 2 sizes above it */
+        for (size_t i = 0; i < n; i++) {
+            int flat = out->m[i] <= u[j];
+            X[3 * i] = flat, X[3 * i + 1] = flat ? 0 : out->m[i], X[3 * i + 2] = !flat;
+        }
+        double b[3], c2;
+        if ((rc = mb_fit_linear(n, 3, X, out->t, sig, b, &c2, err)) != MB_OK)
+            goto fail;
+        double mt = b[1] > 0 ? (b[0] - b[2]) / b[1] : NAN;
+        if (mt >= u[j] && mt <= u[j + 1]) {
+            if (c2 < best)
+                best = c2, bp[0] = b[1], bp[1] = mt, bp[2] = b[2];
+            continue;
+        }
+        for (int e = 0; e < 2; e++) { /* the constrained optimum is at an end of the interval */
+            double gd[2], ce, me = u[j + e];
+            if ((rc = profile(n, out->m, out->t, sig, me, X, gd, &ce, err)) != MB_OK)
+                goto fail;
+            if (ce < best)
+                best = ce, bp[0] = gd[0], bp[1] = me, bp[2] = gd[1];
+        }
+    }
+    mb_fit_model mod = {"update-time", 3, knee_names, knee_f, out->m};
+    if ((rc = mb_fit_nlinear(&mod, n, out->t, sig, bp, NULL, &out->knee, err)) != MB_OK)
+        goto fail;
+    /* The interval search is exact (per interval a convex problem whose constrained optimum is
+     * interior or at an end), so when GSL finds no better point the search's answer is the
+     * minimum even at a kink (M_T on a measured M/P), where GSL's smooth tests cannot pass. */
+    double mt = out->knee.p[1];
+    int at_point = 0;
+    for (size_t k = 0; k < K; k++)
+        at_point |= u[k] == mt;
+    if (out->knee.status != MB_OK && at_point && out->knee.chi2 <= best * (1 + 1e-12)) {
+        out->knee.status = MB_OK;
+        snprintf(out->knee.gsl_reason, sizeof out->knee.gsl_reason,
+                 "exact interval search, knee at a measured point");
+        mb_fit_warn(&out->warn, "P=%g: M_T = %g lies on a measured M/P where the model has a "
+                                "kink; its standard error uses the one-sided derivative",
+                    out->learners, mt);
+    }
+    out->knee_lo = -INFINITY, out->knee_hi = INFINITY;
+    for (size_t k = 0; k < K; k++) {
+        if (u[k] <= mt)
+            out->knee_lo = u[k];
+        else if (u[k] < out->knee_hi)
+            out->knee_hi = u[k];
+    }
+    if (mt <= u[0])
+        mb_fit_warn(&out->warn, "P=%g: no knee within the measured sizes: the step time grows "
+                                "linearly from the smallest M/P = %g, so M_T <= %g is all the "
+                                "data say",
+                    out->learners, u[0], u[0]);
+    if (out->knee.p[0] <= 0)
+        mb_fit_warn(&out->warn, "P=%g: gamma fitted %.4g <= 0: the step time does not grow with "
+                                "M in the measured range",
+                    out->learners, out->knee.p[0]);
+    if (out->knee.p[2] < 0)
+        mb_fit_warn(&out->warn, "P=%g: delta fitted negative (%.4g): a measurement problem (or "
+                                "a curved compute time), not a cost to hand on",
+                    out->learners, out->knee.p[2]);
+fail:
+    free(idx), free(m), free(t), free(u), free(X);
+    return rc;
+}
+
+/* ---- the overlap form ------------------------------------------------------------------------- */
+
+typedef struct ovl_data {
+    const double *tc, *tm;
+} ovl_data;
+
+static int ovl_f(const double *p, size_t i, const void *data, double *y, double *grad)
+{
+    const ovl_data *d = data;
+    double a = d->tc[i], b = d->tm[i], g = p[0], mx = fmax(a, b);
+    if (!(g > 0) || !(mx > 0))
+        return MB_EDOM;
+    double ra = a / mx, rb = b / mx;
+    double pa = ra > 0 ? pow(ra, g) : 0, pb = rb > 0 ? pow(rb, g) : 0, S = pa + pb;
+    double T = mx * pow(S, 1.0 / g);
+    double la = ra > 0 ? pa * log(ra) : 0, lb = rb > 0 ? pb * log(rb) : 0;
+    *y = T;
+    grad[0] = T * (-log(S) / (g * g) + (la + lb) / (g * S));
+    return isfinite(T) ? MB_OK : MB_EDOM;
+}
+
+static int fit_overlap(size_t n, const double *tc, const double *tm, const double *t,
+                       mb_fit_weighting w, mb_fit_result *res, mb_error *err)
+{
+    ovl_data d = {tc, tm};
+    mb_fit_model mod = {"overlap", 1, ovl_names, ovl_f, &d};
+    double p0 = 2.0;
+    mb_fit_options o;
+    mb_fit_options_init(&o);
+    o.geodesic = 1;
+    return mb_fit_nlinear(&mod, n, t, w == MB_FIT_W_NONE ? NULL : t, &p0, &o, res, err);
+}
+
+/* ---- the probe table -------------------------------------------------------------------------- */
+
+void mb_fit_tupdate_clear(mb_fit_tupdate *f)
+{
+    if (!f)
+        return;
+    free(f->m);
+    free(f->t);
+    f->m = f->t = NULL;
+    mb_fit_result_free(&f->knee);
+    mb_fit_result_free(&f->overlap);
+}
+
+void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n)
+{
+    for (size_t i = 0; f && i < n; i++)
+        mb_fit_tupdate_clear(&f[i]);
+    free(f);
+}
+
+int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
+                         size_t *n_out, mb_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    mb_table *t;
+    int rc = mb_table_read(path, &t, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t cb, cl, ct, n = mb_table_rows(t);
+    long cc = mb_table_col(t, "t_compute_s"), cm = mb_table_col(t, "t_comm_s");
+    long cn = mb_table_col(t, "net"), ck = mb_table_col(t, "backend");
+    double *M = malloc((n + 1) * sizeof *M), *P = malloc((n + 1) * sizeof *P),
+           *T = malloc((n + 1) * sizeof *T), *TC = malloc((n + 1) * sizeof *TC),
+           *TM = malloc((n + 1) * sizeof *TM), *pl = malloc((n + 1) * sizeof *pl);
+    double *gm = malloc((n + 1) * sizeof *gm), *gt = malloc((n + 1) * sizeof *gt),
+           *gc = malloc((n + 1) * sizeof *gc), *gx = malloc((n + 1) * sizeof *gx);
+    mb_fit_tupdate *fits = NULL;
+    size_t nf = 0;
+    if (!M || !P || !T || !TC || !TM || !pl || !gm || !gt || !gc || !gx) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "learners", &cl, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "t_median_s", &ct, err)) != MB_OK)
+        goto done;
+    if (n == 0) {
+        rc = mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
+        goto done;
+    }
+    int ovl = cc >= 0 && cm >= 0;
+    for (size_t r = 0; r < n; r++) {
+        long line = mb_table_line(t, r);
+        if ((rc = mb_table_double(t, r, cb, &M[r], err)) != MB_OK ||
+            (rc = mb_table_double(t, r, cl, &P[r], err)) != MB_OK ||
+            (rc = mb_table_double(t, r, ct, &T[r], err)) != MB_OK)
+            goto done;
+        if (ovl && ((rc = mb_table_double(t, r, (size_t)cc, &TC[r], err)) != MB_OK ||
+                    (rc = mb_table_double(t, r, (size_t)cm, &TM[r], err)) != MB_OK))
+            goto done;
+        const char *bad = M[r] <= 0 ? "batch" : P[r] < 1 ? "learners" : T[r] <= 0 ? "t_median_s"
+                        : ovl && (TC[r] < 0 || TM[r] < 0 || TC[r] + TM[r] <= 0) ? "t_compute_s"
+                        : NULL;
+        if (bad) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': must be %s", path, line, bad,
+                              strcmp(bad, "learners") == 0 ? ">= 1" : "> 0");
+            goto done;
+        }
+        const long same[2] = {cn, ck}; /* one net and one backend per table */
+        for (int s = 0; s < 2; s++) {
+            long c = same[s];
+            if (c >= 0 && strcmp(mb_table_cell(t, r, (size_t)c), mb_table_cell(t, 0, (size_t)c)) != 0) {
+                rc = mb_error_set(err, MB_EFORMAT,
+                                  "%s:%ld: field '%s': '%s' differs from '%s' above; fit one "
+                                  "%s at a time",
+                                  path, line, mb_table_col_name(t, (size_t)c),
+                                  mb_table_cell(t, r, (size_t)c), mb_table_cell(t, 0, (size_t)c),
+                                  mb_table_col_name(t, (size_t)c));
+                goto done;
+            }
+        }
+        pl[r] = P[r];
+    }
+    gsl_sort(pl, 1, n);
+    size_t np = 0;
+    for (size_t r = 0; r < n; r++)
+        if (np == 0 || pl[r] != pl[np - 1])
+            pl[np++] = pl[r];
+    if (!(fits = calloc(np, sizeof *fits))) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < np; k++, nf++) {
+        size_t g = 0;
+        for (size_t r = 0; r < n; r++)
+            if (P[r] == pl[k])
+                gm[g] = M[r] / P[r], gt[g] = T[r], gc[g] = TC[r], gx[g] = TM[r], g++;
+        fits[k].learners = pl[k];
+        if ((rc = mb_fit_knee(g, gm, gt, w, &fits[k], err)) != MB_OK) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+            mb_error_set(err, rc, "%s: learners=%g: %s", path, pl[k], msg);
+            nf++;
+            goto done;
+        }
+        if (ovl) {
+            mb_error e2 = {0};
+            fits[k].have_overlap = fit_overlap(g, gc, gx, gt, w, &fits[k].overlap, &e2) == MB_OK;
+            if (!fits[k].have_overlap)
+                mb_fit_warn(&fits[k].warn, "P=%g: overlap form not fitted: %s", pl[k], e2.msg);
+        }
+    }
+done:
+    mb_table_free(t);
+    free(M), free(P), free(T), free(TC), free(TM), free(pl), free(gm), free(gt), free(gc),
+        free(gx);
+    if (rc != MB_OK) {
+        mb_fit_tupdate_free_all(fits, nf);
+        return rc;
+    }
+    *out = fits;
+    *n_out = nf;
+    return MB_OK;
+}
+
+static cJSON *one_json(const mb_fit_tupdate *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    mb_json_add_number(o, "learners", f->learners);
+    mb_fit_json_merge(o, mb_fit_result_json(&f->knee));
+    cJSON *kb = cJSON_AddArrayToObject(o, "knee_between");
+    if (kb) {
+        cJSON_AddItemToArray(kb, isfinite(f->knee_lo) ? cJSON_CreateNumber(f->knee_lo)
+                                                      : cJSON_CreateNull());
+        cJSON_AddItemToArray(kb, isfinite(f->knee_hi) ? cJSON_CreateNumber(f->knee_hi)
+                                                      : cJSON_CreateNull());
+    }
+    cJSON *pts = cJSON_AddArrayToObject(o, "points");
+    for (size_t i = 0; pts && i < f->n_points; i++) {
+        cJSON *p = cJSON_CreateArray();
+        if (!p)
+            break;
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(f->m[i]));
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(f->t[i]));
+        cJSON_AddItemToArray(pts, p);
+    }
+    if (f->have_overlap)
+        cJSON_AddItemToObject(o, "overlap", mb_fit_result_json(&f->overlap));
+    cJSON_AddItemToObject(o, "warnings", mb_fit_warnings_json(&f->warn));
+    return o;
+}
+
+cJSON *mb_fit_tupdate_json(const mb_fit_tupdate *f, size_t n, const char *path,
+                           mb_fit_weighting w)
+{
+    cJSON *root = one_json(&f[0]);
+    if (!root)
+        return NULL;
+    cJSON *in = cJSON_AddObjectToObject(root, "inputs");
+    if (in) {
+        cJSON_AddStringToObject(in, "file", path);
+        cJSON_AddStringToObject(in, "weights", mb_fit_weighting_name(w));
+        cJSON_AddStringToObject(in, "points", "[M/P, t_median_s]: batch is the total M");
+    }
+    cJSON_AddStringToObject(root, "note",
+                            "top-level params are the fit for the smallest learner count; at "
+                            "P = 1 delta is the fixed cost of a step, at P > 1 it includes "
+                            "communication");
+    cJSON *by = cJSON_AddArrayToObject(root, "by_learners");
+    for (size_t k = 0; by && k < n; k++)
+        cJSON_AddItemToArray(by, one_json(&f[k]));
+    return root;
+}

@@ -1,0 +1,639 @@
+/* test_fit.c — fit/ and mbfit: known parameters recovered from exact and noisy synthetic data,
+ * interval coverage over many seeds, the knee located between the right measured points,
+ * threshold crossing in hand-written run logs (tests/fixtures/fit/), every bad-input path of the
+ * command (one line, exit 1, no file left), and mbfit's JSON read by `mbopt scale` end to end.
+ *
+ * Noise comes from GSL's mt19937 with fixed seeds, so every run sees the same data. The scipy
+ * comparison lives in tests/fit_reference.py (not part of make check).
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "../fit/mb_fit.h"
+#include "mb_test.h"
+
+#define FIX MB_TEST_SRC "/tests/fixtures/fit"
+
+/* Builds a points file's runs in memory: batch[i], n[i] (one run each). */
+static int make_runs(mb_fit_runs *r, size_t n, const double *batch, const double *nu)
+{
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    r->n_thr = 1;
+    r->thresholds = malloc(sizeof(double));
+    r->batch = malloc(n * sizeof(double));
+    r->seed = malloc(n * sizeof(double));
+    r->n_update = malloc(n * sizeof(double));
+    if (!r->thresholds || !r->batch || !r->seed || !r->n_update)
+        return -1;
+    r->thresholds[0] = NAN;
+    for (size_t i = 0; i < n; i++)
+        r->batch[i] = batch[i], r->n_update[i] = nu[i], r->seed[i] = NAN;
+    return 0;
+}
+
+/* ---- the inverse law -------------------------------------------------------------------------- */
+
+static const double Ms[] = {8, 16, 32, 64, 128, 256, 512, 1024};
+#define NM (sizeof Ms / sizeof Ms[0])
+
+static void test_inverse_exact(void)
+{
+    /* Not round numbers; exact data: the fit must return them to 1e-10 (the solution is
+     * the weighted linear one, so only rounding of ~1e-15 per operation enters). */
+    const double n_inf = 1234.567, alpha = 345678.9;
+    double nu[NM];
+    for (size_t i = 0; i < NM; i++)
+        nu[i] = n_inf + alpha / Ms[i];
+    for (int w = 0; w < 2; w++) {
+        mb_fit_runs runs;
+        CU_ASSERT_FATAL(make_runs(&runs, NM, Ms, nu) == 0);
+        mb_fit_nupdate_options o;
+        mb_fit_nupdate_options_init(&o);
+        o.weights = w ? MB_FIT_W_RELATIVE : MB_FIT_W_NONE;
+        mb_fit_nupdate f;
+        mb_error err = {0};
+        CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, &err), MB_OK);
+        CU_ASSERT_EQUAL(f.inverse.status, MB_OK);
+        CU_ASSERT(mb_test_close(f.inverse.p[0], n_inf, 1e-10));
+        CU_ASSERT(mb_test_close(f.inverse.p[1], alpha, 1e-10));
+        CU_ASSERT(f.inverse.r2 > 1 - 1e-12);
+        /* McCandlish: the same curve, B_noise = alpha / N_inf */
+        CU_ASSERT(f.have_mccandlish);
+        CU_ASSERT(mb_test_close(f.mccandlish.p[0], n_inf, 1e-10));
+        CU_ASSERT(mb_test_close(f.mccandlish.p[1], alpha / n_inf, 1e-10));
+        /* power law with b = 1 is the inverse law */
+        CU_ASSERT(f.have_power);
+        CU_ASSERT(mb_test_close(f.power.p[2], 1.0, 1e-8));
+        mb_fit_nupdate_free(&f);
+        mb_fit_runs_free(&runs);
+    }
+}
+
+static void test_power_exact(void)
+{
+    /* Exact power-law data, b = 0.7: the power law recovers it and wins by AIC. 1e-8: GSL
+     * stops on a step of 1e-14 relative, the exponent is the worst-conditioned parameter. */
+    const double n_inf = 523.4, a = 98765.4, b = 0.7;
+    double nu[NM];
+    for (size_t i = 0; i < NM; i++)
+        nu[i] = n_inf + a * pow(Ms[i], -b);
+    mb_fit_runs runs;
+    CU_ASSERT_FATAL(make_runs(&runs, NM, Ms, nu) == 0);
+    mb_fit_nupdate_options o;
+    mb_fit_nupdate_options_init(&o);
+    mb_fit_nupdate f;
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, NULL), MB_OK);
+    CU_ASSERT(f.have_power && f.power.status == MB_OK);
+    CU_ASSERT(mb_test_close(f.power.p[0], n_inf, 1e-8));
+    CU_ASSERT(mb_test_close(f.power.p[1], a, 1e-8));
+    CU_ASSERT(mb_test_close(f.power.p[2], b, 1e-8));
+    CU_ASSERT_STRING_EQUAL(f.aic_best, "power-law");
+    mb_fit_nupdate_free(&f);
+    mb_fit_runs_free(&runs);
+}
+
+static void test_negative_n_inf(void)
+{
+    /* N_inf < 0 is reported as found with a warning, never clipped. */
+    double nu[NM];
+    for (size_t i = 0; i < NM; i++)
+        nu[i] = -37.5 + 250000.0 / Ms[i];
+    mb_fit_runs runs;
+    CU_ASSERT_FATAL(make_runs(&runs, NM, Ms, nu) == 0);
+    mb_fit_nupdate_options o;
+    mb_fit_nupdate_options_init(&o);
+    mb_fit_nupdate f;
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, NULL), MB_OK);
+    CU_ASSERT(mb_test_close(f.inverse.p[0], -37.5, 1e-9));
+    int warned = 0;
+    for (size_t i = 0; i < f.warn.n; i++)
+        warned |= strstr(f.warn.msg[i], "N_inf fitted negative") != NULL;
+    CU_ASSERT(warned);
+    CU_ASSERT_FALSE(f.have_mccandlish);
+    mb_fit_nupdate_free(&f);
+    mb_fit_runs_free(&runs);
+}
+
+/* Coverage: the 95% intervals must contain the truth in 90-99% of seeds. With 400 seeds the
+ * binomial standard deviation of a 95% coverage is 1.1%, so a correct method lies in the band
+ * with overwhelming probability, and a method whose intervals are too narrow or too wide by a
+ * factor 1.5 falls outside it. */
+#define SEEDS 400
+
+static void test_inverse_coverage(void)
+{
+    const double n_inf = 812.3, alpha = 1.37e5;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 12345);
+    size_t cover[2] = {0, 0}, seeds_cover[2] = {0, 0};
+    double mean[2] = {0, 0};
+    for (int s = 0; s < SEEDS; s++) {
+        /* 3 seeds per M, 8% lognormal noise per run; fit the per-M means */
+        double b[3 * NM], nu[3 * NM];
+        for (size_t i = 0; i < 3 * NM; i++) {
+            b[i] = Ms[i / 3];
+            nu[i] = (n_inf + alpha / b[i]) * exp(0.08 * gsl_ran_gaussian(rng, 1.0));
+        }
+        mb_fit_runs runs;
+        CU_ASSERT_FATAL(make_runs(&runs, 3 * NM, b, nu) == 0);
+        for (int w = 0; w < 2; w++) {
+            mb_fit_nupdate_options o;
+            mb_fit_nupdate_options_init(&o);
+            o.weights = w ? MB_FIT_W_SEEDS : MB_FIT_W_RELATIVE;
+            mb_fit_nupdate f;
+            CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, NULL), MB_OK);
+            CU_ASSERT(f.inverse.status == MB_OK);
+            const double truth[2] = {n_inf, alpha};
+            for (int j = 0; j < 2; j++) {
+                int in = f.inverse.ci_lo[j] <= truth[j] && truth[j] <= f.inverse.ci_hi[j];
+                (w ? seeds_cover : cover)[j] += in;
+                if (!w)
+                    mean[j] += f.inverse.p[j] / SEEDS;
+            }
+            mb_fit_nupdate_free(&f);
+        }
+        mb_fit_runs_free(&runs);
+    }
+    gsl_rng_free(rng);
+    if (getenv("MB_TEST_VERBOSE"))
+        fprintf(stderr, "\ninverse law coverage relative: n_inf %.3f alpha %.3f; seeds: %.3f "
+                        "%.3f; mean n_inf %.2f alpha %.1f\n",
+                cover[0] / (double)SEEDS, cover[1] / (double)SEEDS,
+                seeds_cover[0] / (double)SEEDS, seeds_cover[1] / (double)SEEDS, mean[0], mean[1]);
+    for (int j = 0; j < 2; j++) {
+        CU_ASSERT(cover[j] >= 0.90 * SEEDS && cover[j] <= 0.99 * SEEDS);
+    }
+    /* --weights seeds divides by a standard error estimated from 3 runs, itself noisy (a
+     * chi-square with 2 degrees of freedom), so its intervals under-cover: measured 0.79-0.82
+     * here. The README says so; this band only guards against it getting worse. */
+    for (int j = 0; j < 2; j++)
+        CU_ASSERT(seeds_cover[j] >= 0.75 * SEEDS);
+    /* unbiased to within 1% (noise 8% per run / sqrt(24) over 400 seeds is far smaller;
+     * the lognormal mean exp(s^2/2) = 1.0032 is the only bias) */
+    CU_ASSERT(mb_test_close(mean[0], n_inf, 0.01));
+    CU_ASSERT(mb_test_close(mean[1], alpha, 0.01));
+}
+
+static void test_bootstrap(void)
+{
+    /* Bootstrap intervals exist, contain the estimate and are deterministic for a seed. */
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 7);
+    double b[4 * NM], nu[4 * NM];
+    for (size_t i = 0; i < 4 * NM; i++) {
+        b[i] = Ms[i / 4];
+        nu[i] = (700.0 + 9.1e4 / b[i]) * exp(0.05 * gsl_ran_gaussian(rng, 1.0));
+    }
+    gsl_rng_free(rng);
+    mb_fit_runs runs;
+    CU_ASSERT_FATAL(make_runs(&runs, 4 * NM, b, nu) == 0);
+    mb_fit_nupdate_options o;
+    mb_fit_nupdate_options_init(&o);
+    o.bootstrap = 300;
+    mb_fit_nupdate f, g;
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, NULL), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &g, NULL), MB_OK);
+    CU_ASSERT_EQUAL(f.boot_ok, 300);
+    for (int j = 0; j < 2; j++) {
+        CU_ASSERT(f.boot_lo[j] < f.inverse.p[j] && f.inverse.p[j] < f.boot_hi[j]);
+        CU_ASSERT(f.boot_lo[j] == g.boot_lo[j] && f.boot_hi[j] == g.boot_hi[j]);
+        /* the bootstrap and the Jacobian intervals measure the same spread: within 3x */
+        double wb = f.boot_hi[j] - f.boot_lo[j], wj = f.inverse.ci_hi[j] - f.inverse.ci_lo[j];
+        CU_ASSERT(wb > wj / 3 && wb < wj * 3);
+    }
+    mb_fit_nupdate_free(&f);
+    mb_fit_nupdate_free(&g);
+    mb_fit_runs_free(&runs);
+}
+
+/* ---- run logs --------------------------------------------------------------------------------- */
+
+static void test_logs_crossing(void)
+{
+    const char *paths[] = {FIX "/run_M32_s0.csv", FIX "/run_M32_s1.csv", FIX "/run_M128_s0.csv",
+                           FIX "/run_M128_s1.csv", FIX "/run_M512_s0.csv"};
+    const double thr[] = {0.5, 0.45};
+    mb_fit_runs runs;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(paths, 5, thr, 2, 10, &runs, &err), MB_OK);
+    /* eval_loss <= 0.5 first at: 400 (0.49), 300 (0.5 counts), 200, never, 200 */
+    const double want5[] = {400, 300, 200, NAN, 200}, want45[] = {500, 400, NAN, NAN, 200};
+    for (size_t i = 0; i < 5; i++) {
+        CU_ASSERT(isnan(want5[i]) ? isnan(runs.n_update[2 * i]) : runs.n_update[2 * i] == want5[i]);
+        CU_ASSERT(isnan(want45[i]) ? isnan(runs.n_update[2 * i + 1])
+                                   : runs.n_update[2 * i + 1] == want45[i]);
+    }
+    CU_ASSERT_EQUAL(runs.batch[2], 128);
+    CU_ASSERT_EQUAL(runs.seed[1], 1);
+    mb_fit_nupdate_options o;
+    mb_fit_nupdate_options_init(&o);
+    mb_fit_nupdate f;
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, &err), MB_OK);
+    CU_ASSERT_EQUAL(f.n_groups, 3);
+    CU_ASSERT_EQUAL(f.unreached, 1);
+    CU_ASSERT_EQUAL(f.groups[0].reached, 2);
+    CU_ASSERT_EQUAL(f.groups[0].mean, 350);
+    CU_ASSERT(mb_test_close(f.groups[0].sd, sqrt(5000.0), 1e-14));
+    CU_ASSERT_EQUAL(f.groups[1].runs, 2);
+    CU_ASSERT_EQUAL(f.groups[1].reached, 1);
+    CU_ASSERT_EQUAL(f.groups[1].mean, 200); /* the unreached run is not counted at 300 */
+    mb_fit_nupdate_free(&f);
+    mb_fit_runs_free(&runs);
+
+    /* The training loss with a smoothing window, when there is no evaluation column. */
+    const char *tp[] = {FIX "/train_only_M64.csv"};
+    const double t5 = 0.5;
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(tp, 1, &t5, 1, 1, &runs, &err), MB_OK);
+    CU_ASSERT_EQUAL(runs.n_update[0], 20);
+    CU_ASSERT_EQUAL(runs.used_train_loss, 1);
+    mb_fit_runs_free(&runs);
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(tp, 1, &t5, 1, 2, &runs, &err), MB_OK);
+    CU_ASSERT_EQUAL(runs.n_update[0], 50); /* mean of the last 2 rows: (0.5 + 0.3) / 2 */
+    mb_fit_runs_free(&runs);
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(tp, 1, &t5, 1, 10, &runs, &err), MB_OK);
+    CU_ASSERT(isnan(runs.n_update[0])); /* fewer rows than the window: never reached */
+    mb_fit_runs_free(&runs);
+}
+
+/* ---- the knee --------------------------------------------------------------------------------- */
+
+static const double Mk[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+#define NK (sizeof Mk / sizeof Mk[0])
+
+static void test_knee_exact(void)
+{
+    /* The knee at several places between measured points, exact data: to 1e-10. */
+    const double knees[] = {1.7, 5.3, 37.3, 100.1, 300.0};
+    for (size_t k = 0; k < sizeof knees / sizeof knees[0]; k++) {
+        const double gamma = 2.345e-5, delta = 1.234e-3, mt = knees[k];
+        double t[NK];
+        for (size_t i = 0; i < NK; i++)
+            t[i] = gamma * fmax(Mk[i], mt) + delta;
+        for (int w = 0; w < 2; w++) {
+            mb_fit_tupdate f = {.learners = 1};
+            mb_error err = {0};
+            CU_ASSERT_EQUAL_FATAL(mb_fit_knee(NK, Mk, t, w ? MB_FIT_W_RELATIVE : MB_FIT_W_NONE,
+                                              &f, &err),
+                                  MB_OK);
+            CU_ASSERT_EQUAL(f.knee.status, MB_OK);
+            CU_ASSERT(mb_test_close(f.knee.p[0], gamma, 1e-10));
+            CU_ASSERT(mb_test_close(f.knee.p[1], mt, 1e-10));
+            CU_ASSERT(mb_test_close(f.knee.p[2], delta, 1e-10));
+            /* between the right measured points */
+            size_t j = 0;
+            while (Mk[j + 1] < mt)
+                j++;
+            CU_ASSERT_EQUAL(f.knee_lo, Mk[j]);
+            CU_ASSERT_EQUAL(f.knee_hi, Mk[j + 1]);
+            mb_fit_tupdate_clear(&f);
+        }
+    }
+}
+
+static void test_knee_coverage(void)
+{
+    const double gamma = 3.1e-5, mt = 45.0, delta = 2.2e-3;
+    const double truth[3] = {gamma, mt, delta};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 4242);
+    size_t cover[3] = {0, 0, 0}, right_interval = 0;
+    for (int s = 0; s < SEEDS; s++) {
+        double t[NK];
+        for (size_t i = 0; i < NK; i++)
+            t[i] = (gamma * fmax(Mk[i], mt) + delta) * exp(0.02 * gsl_ran_gaussian(rng, 1.0));
+        mb_fit_tupdate f = {.learners = 1};
+        CU_ASSERT_EQUAL_FATAL(mb_fit_knee(NK, Mk, t, MB_FIT_W_RELATIVE, &f, NULL), MB_OK);
+        for (int j = 0; j < 3; j++)
+            cover[j] += f.knee.ci_lo[j] <= truth[j] && truth[j] <= f.knee.ci_hi[j];
+        right_interval += f.knee_lo >= 16 && f.knee_hi <= 128;
+        mb_fit_tupdate_clear(&f);
+    }
+    gsl_rng_free(rng);
+    if (getenv("MB_TEST_VERBOSE"))
+        fprintf(stderr, "\nknee coverage gamma %.3f m_t %.3f delta %.3f; knee within [16,128] "
+                        "%.3f\n",
+                cover[0] / (double)SEEDS, cover[1] / (double)SEEDS, cover[2] / (double)SEEDS,
+                right_interval / (double)SEEDS);
+    for (int j = 0; j < 3; j++)
+        CU_ASSERT(cover[j] >= 0.90 * SEEDS && cover[j] <= 0.99 * SEEDS);
+    CU_ASSERT(right_interval >= 0.95 * SEEDS);
+}
+
+static void test_knee_too_few(void)
+{
+    const double m[] = {4, 8, 4}, t[] = {1, 2, 1.1};
+    mb_fit_tupdate f = {.learners = 1};
+    mb_error err = {0};
+    CU_ASSERT_EQUAL(mb_fit_knee(3, m, t, MB_FIT_W_NONE, &f, &err), MB_ENODATA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "2 distinct"));
+    mb_fit_tupdate_clear(&f);
+}
+
+static void test_overlap(void)
+{
+    /* Exact (T_c^g + T_m^g)^(1/g) data with g = 2.7 in a step table with two learner counts:
+     * the overlap form returns g to 1e-8 (GSL stops on a 1e-14 step; one parameter). */
+    char dir[256], path[300], *text = malloc(16384);
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0 && text);
+    size_t n = (size_t)snprintf(text, 16384, "backend,net,batch,learners,threads,reps,t_median_s,"
+                                             "t_min_s,t_p25_s,t_p75_s,t_max_s,samples_per_s,"
+                                             "t_compute_s,t_comm_s\n");
+    const double g = 2.7;
+    for (int p = 2; p <= 4; p += 2)
+        for (double m = 2; m <= 2048; m *= 2) {
+            double tc = 1.7e-5 * fmax(m / p, 24) + 3e-4, tm = 2.1e-3 * (p - 1) / p;
+            double t = pow(pow(tc, g) + pow(tm, g), 1 / g);
+            n += (size_t)snprintf(text + n, 16384 - n,
+                                  "cpu,lenet5,%g,%d,1,5,%.17g,0,0,0,0,0,%.17g,%.17g\n", m, p, t,
+                                  tc, tm);
+        }
+    mb_test_write(path, sizeof path, dir, "step.csv", text);
+    free(text);
+    mb_fit_tupdate *f;
+    size_t nf;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, &f, &nf, &err), MB_OK);
+    CU_ASSERT_EQUAL(nf, 2);
+    for (size_t k = 0; k < nf; k++) {
+        CU_ASSERT(f[k].have_overlap && f[k].overlap.status == MB_OK);
+        CU_ASSERT(mb_test_close(f[k].overlap.p[0], g, 1e-8));
+    }
+    CU_ASSERT_EQUAL(f[0].learners, 2);
+    CU_ASSERT_EQUAL(f[1].learners, 4);
+    mb_fit_tupdate_free_all(f, nf);
+    mb_test_rmdir(dir);
+}
+
+/* ---- collectives ------------------------------------------------------------------------------ */
+
+/* Writes a collective table of the ring model (noise sd `rel`, lognormal) and fits it. */
+static int comm_fit(const char *dir, double lat, double spb, double rel, gsl_rng *rng,
+                    mb_fit_comm *c)
+{
+    char path[256], *text = malloc(65536);
+    size_t n = 0;
+    n += (size_t)snprintf(text + n, 65536 - n, "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n");
+    for (int p = 2; p <= 16; p *= 2)
+        for (double b = 8; b <= 1 << 26; b *= 4) {
+            double t = 2 * (p - 1) * lat + 2.0 * (p - 1) / p * b * spb;
+            if (rng)
+                t *= exp(rel * gsl_ran_gaussian(rng, 1.0));
+            n += (size_t)snprintf(text + n, 65536 - n, "allreduce,%d,%.0f,10,%.17g,%.17g,%.17g\n",
+                                  p, b, t, t, t);
+        }
+    mb_test_write(path, sizeof path, dir, "comm.csv", text);
+    free(text);
+    return mb_fit_comm_table(path, MB_FIT_W_RELATIVE, c, NULL);
+}
+
+static void test_comm(void)
+{
+    char dir[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_fit_comm c;
+    const double lat = 4.321e-6, spb = 1.234e-9;
+    CU_ASSERT_EQUAL_FATAL(comm_fit(dir, lat, spb, 0, NULL, &c), MB_OK);
+    CU_ASSERT(mb_test_close(c.ring.p[0], lat, 1e-10));
+    CU_ASSERT(mb_test_close(c.ring.p[1], spb, 1e-10));
+    CU_ASSERT_EQUAL(c.n_fits, 4);
+    /* per procs: a = 2(P-1) lat, b = 2(P-1)/P spb */
+    CU_ASSERT(mb_test_close(c.fits[1].fit.p[0], 6 * lat, 1e-10));
+    CU_ASSERT(mb_test_close(c.fits[1].fit.p[1], 1.5 * spb, 1e-10));
+    mb_fit_comm_free(&c);
+
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 99);
+    size_t cover[2] = {0, 0};
+    for (int s = 0; s < SEEDS; s++) {
+        CU_ASSERT_EQUAL_FATAL(comm_fit(dir, lat, spb, 0.05, rng, &c), MB_OK);
+        cover[0] += c.ring.ci_lo[0] <= lat && lat <= c.ring.ci_hi[0];
+        cover[1] += c.ring.ci_lo[1] <= spb && spb <= c.ring.ci_hi[1];
+        mb_fit_comm_free(&c);
+    }
+    if (getenv("MB_TEST_VERBOSE"))
+        fprintf(stderr, "\nring coverage latency %.3f s_per_byte %.3f\n",
+                cover[0] / (double)SEEDS, cover[1] / (double)SEEDS);
+    for (int j = 0; j < 2; j++)
+        CU_ASSERT(cover[j] >= 0.90 * SEEDS && cover[j] <= 0.99 * SEEDS);
+
+    /* A negative latency is shown and held at 0, never handed on. */
+    char path[256];
+    mb_test_write(path, sizeof path, dir, "neg.csv",
+                  "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n"
+                  "allreduce,2,1000,5,0.9e-6,1,1\nallreduce,2,100000,5,1.0e-4,1,1\n"
+                  "allreduce,2,1000000,5,1.0e-3,1,1\n");
+    CU_ASSERT_EQUAL_FATAL(mb_fit_comm_table(path, MB_FIT_W_NONE, &c, NULL), MB_OK);
+    CU_ASSERT(c.ring_free[0] < 0);
+    CU_ASSERT_EQUAL(c.ring.p[0], 0.0);
+    CU_ASSERT(c.ring.fixed[0]);
+    CU_ASSERT(c.ring.p[1] > 0);
+    CU_ASSERT(c.warn.n >= 1 && strstr(c.warn.msg[0], "negative"));
+    mb_fit_comm_free(&c);
+    gsl_rng_free(rng);
+    mb_test_rmdir(dir);
+}
+
+/* ---- the command ------------------------------------------------------------------------------ */
+
+/* Runs mbfit with `args` where the only input is `text` written to dir/in.csv, asking for JSON
+ * into dir/out.json; checks exit 1, one line on stderr containing `want`, no output file. */
+static void bad_input(const char *dir, const char *sub, const char *extra, const char *text,
+                      const char *want)
+{
+    char in[256], out[256];
+    if (text)
+        mb_test_write(in, sizeof in, dir, "in.csv", text);
+    else
+        snprintf(in, sizeof in, "%s/missing.csv", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    unlink(out);
+    mb_test_run r;
+    mb_test_sh(&r, "mbfit %s %s '%s' --json -o '%s'", sub, extra, in, out);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+    if (!strstr(r.err, want))
+        fprintf(stderr, "\nexpected '%s' in: %s", want, r.err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, want));
+    CU_ASSERT(access(out, F_OK) != 0);
+    mb_test_run_free(&r);
+}
+
+static void test_cli_errors(void)
+{
+    char dir[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    const char *H = "batch,n_update,seed\n";
+    bad_input(dir, "nupdate", "", NULL, "missing.csv: cannot open");
+    bad_input(dir, "nupdate", "", "", "empty file");
+    bad_input(dir, "nupdate", "", H, "in.csv: no rows");
+    bad_input(dir, "nupdate", "", "batch,n_update\n64,1000\n64,1100\n", "a single mini-batch");
+    bad_input(dir, "nupdate", "", "batch,n_update\n64,1000\n128,abc\n",
+              "in.csv:3: field 'n_update': 'abc'");
+    bad_input(dir, "nupdate", "", "batch,n_update\n64,1000\n0,900\n", "in.csv:3: field 'batch'");
+    bad_input(dir, "nupdate", "", "batch,n_update\n-4,1000\n8,900\n", "in.csv:2: field 'batch'");
+    bad_input(dir, "nupdate", "", "batch,n_update\n64,nan\n128,900\n",
+              "in.csv:2: field 'n_update': 'nan'");
+    bad_input(dir, "nupdate", "", "batch,n_update\n64,1000\ninf,900\n",
+              "in.csv:3: field 'batch': 'inf'");
+    bad_input(dir, "nupdate", "--target-loss 0.5",
+              "# seed=0\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n0,0,0,0,2,2,0\n",
+              "in.csv: no 'batch' metadata");
+    bad_input(dir, "nupdate", "--target-loss 0.5",
+              "# batch=32\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n0,0,0,0,2,2,0\n"
+              "10,0,0,0,1,0.9,0\n",
+              "--target-loss 0.5: none of the 1 runs reached it");
+    bad_input(dir, "nupdate", "--target-loss 0.5",
+              "# batch=32\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n0,0,0,0,2,2,0\n"
+              "10,0,0,0,1,NaN,0\n",
+              "in.csv:4: field 'eval_loss': 'NaN'");
+    bad_input(dir, "nupdate", "--target-loss 0.5",
+              "# batch=x\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n0,0,0,0,2,2,0\n",
+              "metadata 'batch': 'x'");
+    bad_input(dir, "nupdate", "--weights seeds", "batch,n_update\n8,1000\n16,900\n",
+              "--weights seeds");
+    const char *SH = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,"
+                     "t_max_s,samples_per_s\n";
+    char buf[1024];
+    bad_input(dir, "tupdate", "", NULL, "cannot open");
+    bad_input(dir, "tupdate", "", "", "empty file");
+    bad_input(dir, "tupdate", "", SH, "no rows");
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\ncpu,l,8,1,1,5,0.11,0,0,0,0,0\n", SH);
+    bad_input(dir, "tupdate", "", buf, "1 distinct batch size");
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\ncpu,l,0,1,1,5,0.1,0,0,0,0,0\n", SH);
+    bad_input(dir, "tupdate", "", buf, "in.csv:3: field 'batch'");
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,inf,0,0,0,0,0\n", SH);
+    bad_input(dir, "tupdate", "", buf, "in.csv:2: field 't_median_s': 'inf'");
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\ncpu,vgg,16,1,1,5,0.1,0,0,0,0,0\n",
+             SH);
+    bad_input(dir, "tupdate", "", buf, "in.csv:3: field 'net'");
+    const char *CH = "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n";
+    bad_input(dir, "comm", "", NULL, "cannot open");
+    bad_input(dir, "comm", "", CH, "no rows");
+    snprintf(buf, sizeof buf, "%sallreduce,2,8,5,x,0,0\n", CH);
+    bad_input(dir, "comm", "", buf, "in.csv:2: field 't_median_s': 'x'");
+    snprintf(buf, sizeof buf, "%sallreduce,2,8,5,1e-5,0,0\nallreduce,2,80,5,2e-5,0,0\n"
+                              "bcast,0,8,5,1e-5,0,0\n",
+             CH);
+    bad_input(dir, "comm", "", buf, "in.csv:4: field 'procs'");
+    snprintf(buf, sizeof buf, "%sbcast,2,8,5,1e-5,0,0\nbcast,2,80,5,2e-5,0,0\n", CH);
+    bad_input(dir, "comm", "", buf, "ring model needs allreduce rows");
+
+    /* usage errors: exit 2 with the hint */
+    mb_test_run r;
+    const char *usage[] = {"mbfit", "mbfit frobnicate", "mbfit nupdate", "mbfit nupdate --bogus x",
+                           "mbfit nupdate " FIX "/run_M32_s0.csv",
+                           "mbfit tupdate --weights seeds x.csv", "mbfit comm a.csv b.csv"};
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        mb_test_sh(&r, "%s", usage[i]);
+        CU_ASSERT(r.status == 2 || (r.status == 1 && strstr(usage[i], "seeds")));
+        CU_ASSERT(strstr(r.err, "Try 'mbfit") || strstr(r.err, "--weights"));
+        mb_test_run_free(&r);
+    }
+    mb_test_sh(&r, "mbfit nupdate --help && mbfit tupdate --help && mbfit comm --help && mbfit -V");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--target-loss"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
+/* Reads params.<key> from a JSON file. */
+static double json_param(const char *path, const char *key)
+{
+    cJSON *root = NULL;
+    double v = NAN;
+    if (mb_json_read(path, &root, NULL) == MB_OK)
+        mb_json_number(cJSON_GetObjectItem(root, "params"), key, path, &v, NULL);
+    cJSON_Delete(root);
+    return v;
+}
+
+static void test_end_to_end(void)
+{
+    char dir[256], n[300], t[300], c[300];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    snprintf(n, sizeof n, "%s/n.json", dir);
+    snprintf(t, sizeof t, "%s/t.json", dir);
+    snprintf(c, sizeof c, "%s/c.json", dir);
+    mb_test_run r;
+    mb_test_sh(&r,
+               "mbfit nupdate --target-loss 0.5,0.4 --bootstrap 50 data/examples/fit_runs/*.csv "
+               "--json > '%s' && mbfit tupdate data/examples/step.csv --json -o '%s' && "
+               "mbfit comm data/examples/comm.csv --json -o '%s'",
+               n, t, c);
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    mb_test_run_free(&r);
+    double n_inf = json_param(n, "n_inf"), alpha = json_param(n, "alpha");
+    double gamma = json_param(t, "gamma"), m_t = json_param(t, "m_t"),
+           delta = json_param(t, "delta");
+    double lat = json_param(c, "latency_s"), spb = json_param(c, "s_per_byte");
+    /* the synthetic truth (data/examples/gen_fit_examples.py), within the noise */
+    CU_ASSERT(mb_test_close(n_inf, 300, 0.15) && mb_test_close(alpha, 20000, 0.1));
+    CU_ASSERT(mb_test_close(gamma, 2e-5, 0.05) && mb_test_close(m_t, 32, 0.15));
+    CU_ASSERT(mb_test_close(delta, 1e-3, 0.1));
+    CU_ASSERT(mb_test_close(lat, 5e-6, 0.05) && mb_test_close(spb, 1e-9, 0.05));
+    cJSON *root = NULL;
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(n, &root, NULL), MB_OK);
+    cJSON *ths = cJSON_GetObjectItem(root, "thresholds");
+    CU_ASSERT(cJSON_GetArraySize(ths) == 1);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(root, "unreached")->valuedouble, 1);
+    CU_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(root, "ci95")));
+    CU_ASSERT(cJSON_IsObject(cJSON_GetObjectItem(root, "bootstrap")));
+    cJSON_Delete(root);
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(t, &root, NULL), MB_OK);
+    CU_ASSERT(cJSON_GetArraySize(cJSON_GetObjectItem(root, "by_learners")) == 2);
+    cJSON_Delete(root);
+
+    /* mbopt reads them and uses the values: its header prints them with %.6g */
+    mb_test_sh(&r, "mbopt scale --nfit '%s' --tfit '%s' --procs 1:8 && "
+                   "mbopt scale --nfit '%s' --tfit '%s' --cfit '%s' --bytes 1M --procs 1:8",
+               n, t, n, t, c);
+    CU_ASSERT_EQUAL(r.status, 0);
+    char want[256];
+    snprintf(want, sizeof want, "# N_update(M) = %.6g + %.6g / M", n_inf, alpha);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    snprintf(want, sizeof want, "%.6g s * max(M/P, %.6g) + Delta(P), Delta: allreduce, %.6g s",
+             gamma, m_t, delta);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    snprintf(want, sizeof want, "ring allreduce of 1.04858e+06 bytes, %.6g s/message, %.6g s/byte",
+             lat, spb);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    mb_test_run_free(&r);
+
+    /* text output of all three, and a points file */
+    mb_test_sh(&r, "mbfit nupdate data/examples/nupdate_points.csv && mbfit tupdate "
+                   "data/examples/step.csv && mbfit comm data/examples/comm.csv");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "inverse-law  n_inf"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "knee M_T between measured M/P 16 and 32"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "ring         latency_s"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
+int mb_test_suite_fit(void)
+{
+    CU_pSuite s = CU_add_suite("fit", NULL, NULL);
+    if (!s)
+        return -1;
+    return !CU_add_test(s, "inverse law: exact data to 1e-10", test_inverse_exact) ||
+           !CU_add_test(s, "power law: exact data, AIC", test_power_exact) ||
+           !CU_add_test(s, "negative N_inf reported, not clipped", test_negative_n_inf) ||
+           !CU_add_test(s, "inverse law: 95% coverage over seeds", test_inverse_coverage) ||
+           !CU_add_test(s, "bootstrap over runs", test_bootstrap) ||
+           !CU_add_test(s, "run logs: threshold crossing", test_logs_crossing) ||
+           !CU_add_test(s, "knee: exact data, right interval", test_knee_exact) ||
+           !CU_add_test(s, "knee: 95% coverage over seeds", test_knee_coverage) ||
+           !CU_add_test(s, "knee: too few sizes", test_knee_too_few) ||
+           !CU_add_test(s, "overlap form (Pollux)", test_overlap) ||
+           !CU_add_test(s, "collectives: exact, coverage, bounds", test_comm) ||
+           !CU_add_test(s, "mbfit: bad input, usage", test_cli_errors) ||
+           !CU_add_test(s, "mbfit -> mbopt end to end", test_end_to_end);
+}
