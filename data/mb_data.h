@@ -60,6 +60,23 @@ typedef struct mb_range {
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);
 
+/* ---- command-line conventions -------------------------------------------------------------- */
+
+#define MB_EXIT_USAGE 2 /* unknown flag, missing value, missing argument */
+#define MB_EXIT_DATA 1  /* a bad value or file */
+
+/* "PROG SUB: message" and "Try 'PROG SUB --help'." on stderr; returns MB_EXIT_USAGE. sub may be
+ * NULL for errors before a subcommand is known. */
+int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "PROG SUB: err->msg" on stderr; returns MB_EXIT_DATA. */
+int mb_cli_fail(const char *prog, const char *sub, const struct mb_error *err);
+
+/* getopt_long's ':' (missing value) or '?' (unknown option) for argv[optind - 1], as a usage
+ * error. */
+int mb_cli_bad_option(const char *prog, const char *sub, char **argv, int optind, int c);
+
 /* ---- tables (CSV with # metadata) ---------------------------------------------------------- */
 
 /* A table read whole. Cells are strings owned by the table. */

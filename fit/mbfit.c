@@ -15,30 +15,6 @@
 
 #include "mb_fit.h"
 
-#define EXIT_USAGE 2
-
-static int usage_error(const char *sub, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "mbfit%s%s: ", sub ? " " : "", sub ? sub : "");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'mbfit%s%s --help'.\n", sub ? " " : "", sub ? sub : "");
-    return EXIT_USAGE;
-}
-
-static int fail(const char *sub, const mb_error *err)
-{
-    fprintf(stderr, "mbfit %s: %s\n", sub, err->msg);
-    return 1;
-}
-
-static int bad_option(const char *sub, char **argv, int c)
-{
-    const char *arg = argv[optind - 1];
-    if (c == ':')
-        return usage_error(sub, "option '%s' needs a value", arg);
-    return usage_error(sub, "unknown option '%s'", arg);
-}
-
 enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH };
 
 /* What every subcommand shares. */
@@ -107,14 +83,14 @@ static int emit(const char *sub, const common *c, cJSON *root, void (*print)(FIL
         }
         int rc = mb_json_write(c->output, root, &err);
         cJSON_Delete(root);
-        return rc == MB_OK ? 0 : fail(sub, &err);
+        return rc == MB_OK ? 0 : mb_cli_fail("mbfit", sub, &err);
     }
     cJSON_Delete(root);
     mb_out o;
     if (mb_out_open(&o, c->output, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail("mbfit", sub, &err);
     print(o.f, arg);
-    return mb_out_commit(&o, &err) == MB_OK ? 0 : fail(sub, &err);
+    return mb_out_commit(&o, &err) == MB_OK ? 0 : mb_cli_fail("mbfit", sub, &err);
 }
 
 /* ---- nupdate ---------------------------------------------------------------------------------- */
@@ -242,7 +218,7 @@ static int cmd_nupdate(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
         int r = common_option(&cm, c, optarg, 1, &err);
         if (r < 0)
-            return fail(sub, &err);
+            return mb_cli_fail("mbfit", sub, &err);
         if (r > 0)
             continue;
         switch (c) {
@@ -251,38 +227,38 @@ static int cmd_nupdate(int argc, char **argv)
             if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK) {
                 mb_error_set(&err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "
                                               "0..1000000", optarg);
-                return fail(sub, &err);
+                return mb_cli_fail("mbfit", sub, &err);
             }
             o.bootstrap = (size_t)v;
             break;
         case OPT_SEED:
             if (mb_data_parse_long(optarg, 0, 4294967295L, &v) != MB_OK) {
                 mb_error_set(&err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0", optarg);
-                return fail(sub, &err);
+                return mb_cli_fail("mbfit", sub, &err);
             }
             o.seed = (unsigned long)v;
             break;
         case OPT_SMOOTH:
             if (mb_data_parse_long(optarg, 1, 1000000, &v) != MB_OK) {
                 mb_error_set(&err, MB_EINVAL, "--smooth: '%s' is not a whole number >= 1", optarg);
-                return fail(sub, &err);
+                return mb_cli_fail("mbfit", sub, &err);
             }
             smooth = (size_t)v;
             break;
         case 'h': nupdate_help(&o, smooth_default); return 0;
-        default: return bad_option(sub, argv, c);
+        default: return mb_cli_bad_option("mbfit", sub, argv, optind, c);
         }
     }
     o.weights = cm.weights;
     if (optind >= argc)
-        return usage_error(sub, "no input files (run logs or one points file)%s", "");
+        return mb_cli_usage("mbfit", sub, "no input files (run logs or one points file)");
     const char *const *files = (const char *const *)argv + optind;
     size_t nfiles = (size_t)(argc - optind);
 
     /* A points file has an n_update column; anything else is a run log. */
     mb_table *t;
     if (mb_table_read(files[0], &t, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail("mbfit", sub, &err);
     int points = mb_table_col(t, "n_update") >= 0;
     mb_table_free(t);
     mb_fit_runs runs;
@@ -290,24 +266,24 @@ static int cmd_nupdate(int argc, char **argv)
     size_t nthr = 0;
     if (points) {
         if (nfiles > 1)
-            return usage_error(sub, "give one points file, not a points file and more "
+            return mb_cli_usage("mbfit", sub, "give one points file, not a points file and more "
                                     "(first: '%s')", files[0]);
         if (target)
-            return usage_error(sub, "--target-loss applies to run logs; '%s' is a points file",
+            return mb_cli_usage("mbfit", sub, "--target-loss applies to run logs; '%s' is a points file",
                                files[0]);
         if (mb_fit_runs_read_points(files[0], &runs, &err) != MB_OK)
-            return fail(sub, &err);
+            return mb_cli_fail("mbfit", sub, &err);
     } else {
         if (!target)
-            return usage_error(sub, "run logs need --target-loss%s", "");
+            return mb_cli_usage("mbfit", sub, "run logs need --target-loss");
         if (parse_thresholds(target, &thr, &nthr, &err) != MB_OK) {
             free(thr);
-            return fail(sub, &err);
+            return mb_cli_fail("mbfit", sub, &err);
         }
         int rc = mb_fit_runs_read_logs(files, nfiles, thr, nthr, smooth, &runs, &err);
         free(thr);
         if (rc != MB_OK)
-            return fail(sub, &err);
+            return mb_cli_fail("mbfit", sub, &err);
     }
     mb_fit_nupdate *fits = calloc(runs.n_thr, sizeof *fits);
     size_t nf = 0;
@@ -316,7 +292,7 @@ static int cmd_nupdate(int argc, char **argv)
         rc = mb_fit_nupdate_run(&runs, nf, &o, &fits[nf], &err);
     int status;
     if (rc != MB_OK) {
-        status = fail(sub, &err);
+        status = mb_cli_fail("mbfit", sub, &err);
     } else {
         cJSON *root = NULL;
         if (cm.json) {
@@ -412,17 +388,17 @@ static int one_table_args(const char *sub, int argc, char **argv, void (*help_fn
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
         int r = common_option(cm, c, optarg, 0, &err);
         if (r < 0)
-            return fail(sub, &err);
+            return mb_cli_fail("mbfit", sub, &err);
         if (r > 0)
             continue;
         if (c == 'h') {
             help_fn();
             return 0;
         }
-        return bad_option(sub, argv, c);
+        return mb_cli_bad_option("mbfit", sub, argv, optind, c);
     }
     if (optind + 1 != argc)
-        return usage_error(sub, what, "");
+        return mb_cli_usage("mbfit", sub, what, "");
     *path = argv[optind];
     return -1;
 }
@@ -440,7 +416,7 @@ static int cmd_tupdate(int argc, char **argv)
     mb_fit_tupdate *fits;
     size_t n;
     if (mb_fit_tupdate_table(path, cm.weights, &fits, &n, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail("mbfit", sub, &err);
     cJSON *root = NULL;
     if (cm.json) {
         root = mb_fit_tupdate_json(fits, n, path, cm.weights);
@@ -499,7 +475,7 @@ static int cmd_comm(int argc, char **argv)
         return st;
     mb_fit_comm fc;
     if (mb_fit_comm_table(path, cm.weights, &fc, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail("mbfit", sub, &err);
     cJSON *root = NULL;
     if (cm.json) {
         root = mb_fit_comm_json(&fc, path, cm.weights);
@@ -530,7 +506,7 @@ static void help(void)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error(NULL, "missing command (nupdate, tupdate, comm)%s", "");
+        return mb_cli_usage("mbfit", NULL, "missing command (nupdate, tupdate, comm)");
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         help();
@@ -544,5 +520,5 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "nupdate") == 0) return cmd_nupdate(argc - 1, argv + 1);
     if (strcmp(cmd, "tupdate") == 0) return cmd_tupdate(argc - 1, argv + 1);
     if (strcmp(cmd, "comm") == 0) return cmd_comm(argc - 1, argv + 1);
-    return usage_error(NULL, "unknown command '%s'", cmd);
+    return mb_cli_usage("mbfit", NULL, "unknown command '%s'", cmd);
 }

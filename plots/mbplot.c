@@ -15,14 +15,6 @@
 
 #include "mb_plot.h"
 
-static int usage_error(const char *sub, const char *what, const char *arg)
-{
-    fprintf(stderr, "mbplot%s%s: ", sub ? " " : "", sub ? sub : "");
-    fprintf(stderr, what, arg);
-    fprintf(stderr, "\nTry 'mbplot%s%s --help'.\n", sub ? " " : "", sub ? sub : "");
-    return 2;
-}
-
 static void help(void)
 {
     printf("Usage: mbplot COMMAND [OPTION]... [FILE]\n"
@@ -51,7 +43,7 @@ enum { OPT_FORMAT = 256, OPT_SIZE, OPT_TFIT, OPT_CFIT, OPT_RATIO, OPT_GPUS, OPT_
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error(NULL, "missing command (scale, tc, amdahl, step, comm)%s", "");
+        return mb_cli_usage("mbplot", NULL, "missing command (scale, tc, amdahl, step, comm)");
     const char *sub = argv[1];
     if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
         help();
@@ -66,7 +58,7 @@ int main(int argc, char **argv)
     for (int i = 0; subs[i]; i++)
         known |= !strcmp(sub, subs[i]);
     if (!known)
-        return usage_error(NULL, "unknown command '%s'", sub);
+        return mb_cli_usage("mbplot", NULL, "unknown command '%s'", sub);
 
     static const struct option lo[] = {{"output", required_argument, 0, 'o'},
                                        {"format", required_argument, 0, OPT_FORMAT},
@@ -124,17 +116,16 @@ int main(int argc, char **argv)
             }
             break;
         case 'h': help(); return 0;
-        case ':': return usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        default: return mb_cli_bad_option("mbplot", sub, argv, optind, c);
         }
     }
     int wants_file = strcmp(sub, "amdahl") != 0;
     if (wants_file && optind != argc - 1)
-        return usage_error(sub, optind < argc ? "one input file, not '%s' too"
+        return mb_cli_usage("mbplot", sub, optind < argc ? "one input file, not '%s' too"
                                               : "missing the input file%s",
                            optind < argc ? argv[argc - 1] : "");
     if (!wants_file && optind < argc)
-        return usage_error(sub, "unexpected argument '%s'", argv[optind]);
+        return mb_cli_usage("mbplot", sub, "unexpected argument '%s'", argv[optind]);
     char def[64];
     if (!out) {
         snprintf(def, sizeof def, "%s.%s", sub, po.format == MB_PLOT_SVG ? "svg" : "png");

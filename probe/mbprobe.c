@@ -18,31 +18,7 @@
 #include "../data/mb_data.h"
 #include "mb_probe.h"
 
-#define EXIT_USAGE 2
-
 static const char *prog = "mbprobe";
-
-static int usage_error(const char *sub, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s%s%s: ", prog, sub ? " " : "", sub ? sub : "");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry '%s%s%s --help'.\n", prog, sub ? " " : "", sub ? sub : "");
-    return EXIT_USAGE;
-}
-
-static int fail(const char *sub, const mb_error *err)
-{
-    fprintf(stderr, "%s %s: %s\n", prog, sub, err->msg);
-    return 1;
-}
-
-static int bad_option(const char *sub, char **argv, int c)
-{
-    const char *arg = argv[optind - 1];
-    if (c == ':')
-        return usage_error(sub, "option '%s' needs a value", arg);
-    return usage_error(sub, "unknown option '%s'", arg);
-}
 
 static void help(void)
 {
@@ -123,9 +99,9 @@ static int other_option(const char *sub, mb_probe_options *o, int c, char **argv
     mb_error err = {0};
     int h = harness_option(o, c, optarg, &err);
     if (h < 0)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     if (h == 0)
-        return bad_option(sub, argv, c);
+        return mb_cli_bad_option(prog, sub, argv, optind, c);
     return -1;
 }
 
@@ -178,10 +154,10 @@ static int cmd_overhead(int argc, char **argv)
             return rc;
     }
     if (optind < argc)
-        return usage_error(sub, "unexpected argument '%s'", argv[optind]);
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
     mb_probe_stats st;
     if (mb_probe_overhead(&o, &st, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     printf("harness overhead per sample: median %.3g s (p25 %.3g, p75 %.3g, min %.3g, max %.3g; "
            "%zu reps, stopped by %s)\n", st.median, st.p25, st.p75, st.min, st.max, st.reps,
            mb_probe_stop_name(st.why));
@@ -281,7 +257,7 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
         case OPT_BYTES: bytes_arg = optarg; break;
         case OPT_OPS:
             if (parse_ops(optarg, use, &err) != MB_OK)
-                return fail(sub, &err);
+                return mb_cli_fail(prog, sub, &err);
             break;
         default: {
             int rc = other_option(sub, &o, c, argv);
@@ -291,24 +267,24 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
         }
     }
     if (optind < argc)
-        return usage_error(sub, "unexpected argument '%s'", argv[optind]);
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
     if (mb_probe_options_check(&o, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     mb_range range = {0};
     size_t *sizes = NULL;
     if (mb_data_parse_range(bytes_arg, "--bytes", &range, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     int rc = mb_probe_comm_sizes(range.v, range.n, &sizes, &err);
     size_t nsizes = range.n;
     mb_data_range_free(&range);
     if (rc != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     /* Is the output writable? Checked on every process before MPI starts, so a bad path is one
      * line and exit 1 whether or not mpirun is used. */
     mb_out out;
     if (mb_out_open(&out, output, &err) != MB_OK) {
         free(sizes);
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     }
     mb_out_abort(&out);
 
@@ -346,12 +322,12 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
             rc = mb_probe_comm_point(MPI_COMM_WORLD, (mb_probe_op)op, sizes[i], &o, &rows[nrows],
                                      &err);
             if (rc == MB_EMPI) {
-                fail(sub, &err);
+                mb_cli_fail(prog, sub, &err);
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
             if (rc != MB_OK) { /* agreed by every rank (a failed allocation anywhere) */
                 if (rank == 0)
-                    fail(sub, &err);
+                    mb_cli_fail(prog, sub, &err);
                 status = 1;
                 break;
             }
@@ -368,7 +344,7 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
         oo.min_reps = 1000;
         int have_oh = mb_probe_overhead(&oo, &oh, &err) == MB_OK;
         if (mb_out_open(&out, output, &err) != MB_OK) {
-            status = fail(sub, &err);
+            status = mb_cli_fail(prog, sub, &err);
         } else {
             mb_probe_write_meta(out.f, "mbprobe comm", full_argc, full_argv, &host);
             fprintf(out.f, "# probe=comm\n# procs=%d\n", procs);
@@ -382,7 +358,7 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
             for (size_t i = 0; i < nrows; i++)
                 mb_probe_comm_write_row(out.f, &rows[i]);
             if (mb_out_commit(&out, &err) != MB_OK)
-                status = fail(sub, &err);
+                status = mb_cli_fail(prog, sub, &err);
             else if (strcmp(output, "-") != 0)
                 comm_summary(stdout, rows, nrows);
         }
@@ -398,7 +374,7 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error(NULL, "missing command (step, comm, conv, learners, overhead)%s", "");
+        return mb_cli_usage(prog, NULL, "missing command (step, comm, conv, learners, overhead)");
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         help();
@@ -413,5 +389,5 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "overhead") == 0) return cmd_overhead(argc - 1, argv + 1);
     if (strcmp(cmd, "step") == 0 || strcmp(cmd, "conv") == 0 || strcmp(cmd, "learners") == 0)
         return not_built(cmd, argc - 1, argv + 1);
-    return usage_error(NULL, "unknown command '%s'", cmd);
+    return mb_cli_usage(prog, NULL, "unknown command '%s'", cmd);
 }

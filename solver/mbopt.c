@@ -16,33 +16,7 @@
 
 #include "mb_solver.h"
 
-#define EXIT_USAGE 2
-
 static const char *prog = "mbopt";
-
-/* Prints "mbopt SUB: message" and the hint to stderr; returns the usage exit code. */
-static int usage_error(const char *sub, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s%s%s: ", prog, sub ? " " : "", sub ? sub : "");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry '%s%s%s --help'.\n", prog, sub ? " " : "", sub ? sub : "");
-    return EXIT_USAGE;
-}
-
-static int fail(const char *sub, const mb_error *err)
-{
-    fprintf(stderr, "%s %s: %s\n", prog, sub, err->msg);
-    return 1;
-}
-
-/* getopt_long's error for the option at optind, in one line. */
-static int bad_option(const char *sub, char **argv, int c)
-{
-    const char *arg = argv[optind - 1];
-    if (c == ':')
-        return usage_error(sub, "option '%s' needs a value", arg);
-    return usage_error(sub, "unknown option '%s'", arg);
-}
 
 /* ---- output helpers -------------------------------------------------------------------------- */
 
@@ -60,7 +34,7 @@ static int emit_json(const char *sub, cJSON *root, const out_opts *o)
     }
     int rc = mb_json_write(o->output, root, &err);
     cJSON_Delete(root);
-    return rc == MB_OK ? 0 : fail(sub, &err);
+    return rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }
 
 /* Formats a number for a table, "-" for NAN. */
@@ -368,40 +342,40 @@ static int cmd_scale(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
         int r = model_option(&m, c, optarg, &err);
         if (r < 0)
-            return fail(sub, &err);
+            return mb_cli_fail(prog, sub, &err);
         if (r > 0)
             continue;
         switch (c) {
         case OPT_PROCS: procs = optarg; break;
         case OPT_M_STRONG:
             if (mb_data_flag_double("--m-strong", optarg, 1, MB_POSITIVE, &so.m_strong, &err))
-                return fail(sub, &err);
+                return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_M_WEAK:
             if (mb_data_flag_double("--m-weak", optarg, 1, MB_POSITIVE, &so.m_weak, &err))
-                return fail(sub, &err);
+                return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_JSON: out.json = 1; break;
         case 'o': out.output = optarg; break;
         case 'h': scale_help(); return 0;
-        default: return bad_option(sub, argv, c);
+        default: return mb_cli_bad_option(prog, sub, argv, optind, c);
         }
     }
     if (optind < argc)
-        return usage_error(sub, "unexpected argument '%s'", argv[optind]);
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
 
     mb_range pr;
     if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     for (size_t i = 0; i < pr.n; i++)
         if (pr.v[i] < 1.0) {
             mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be >= 1, got %g", pr.v[i]);
             mb_data_range_free(&pr);
-            return fail(sub, &err);
+            return mb_cli_fail(prog, sub, &err);
         }
     if (model_resolve(&m, &err) != MB_OK) {
         mb_data_range_free(&pr);
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     }
     mb_scale_row *rows = calloc(pr.n, sizeof *rows);
     if (!rows || mb_solver_scale(&m.law, &m.t, &so, pr.v, pr.n, rows, &err) != MB_OK) {
@@ -409,7 +383,7 @@ static int cmd_scale(int argc, char **argv)
             mb_error_set(&err, MB_ENOMEM, "out of memory");
         free(rows);
         mb_data_range_free(&pr);
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     }
     size_t best = mb_solver_best_row(rows, pr.n);
     size_t enough = mb_solver_enough_row(rows, pr.n, ENOUGH_SLACK);
@@ -425,7 +399,7 @@ static int cmd_scale(int argc, char **argv)
             scale_print(o.f, &m, &so, rows, pr.n, best, enough, p_b, have_pb);
             rc = mb_out_commit(&o, &err);
         }
-        rc = rc == MB_OK ? 0 : fail(sub, &err);
+        rc = rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
     }
     free(rows);
     mb_data_range_free(&pr);
@@ -495,17 +469,17 @@ static int cmd_amdahl(int argc, char **argv)
         case OPT_JSON: out.json = 1; break;
         case 'o': out.output = optarg; break;
         case 'h': amdahl_help(); return 0;
-        default: return bad_option(sub, argv, c);
+        default: return mb_cli_bad_option(prog, sub, argv, optind, c);
         }
         if (rc != MB_OK)
-            return fail(sub, &err);
+            return mb_cli_fail(prog, sub, &err);
     }
     if (optind < argc)
-        return usage_error(sub, "unexpected argument '%s'", argv[optind]);
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
     int given = !isnan(r) + !isnan(g) + !isnan(s) + !isnan(e);
     if (given != 2)
-        return usage_error(sub, "give exactly two of --overhead-ratio, --gpus, --speedup, "
-                                "--efficiency%s", "");
+        return mb_cli_usage(prog, sub, "give exactly two of --overhead-ratio, --gpus, --speedup, "
+                                "--efficiency");
 
     int rc = MB_OK;
     const char *why = "";
@@ -544,7 +518,7 @@ static int cmd_amdahl(int argc, char **argv)
     }
     if (rc != MB_OK) {
         mb_error_set(&err, rc, "%s", why);
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     }
     s = g * e;
 
@@ -562,13 +536,13 @@ static int cmd_amdahl(int argc, char **argv)
     }
     mb_out o;
     if (mb_out_open(&o, out.output, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     fprintf(o.f, "overhead_ratio %.6g\ngpus           %.6g\nspeedup        %.6g\n"
                  "efficiency     %.6g\n",
             r, g, s, e);
     if (!isnan(g_exact))
         fprintf(o.f, "gpus_exact     %.6g\n", g_exact);
-    return mb_out_commit(&o, &err) == MB_OK ? 0 : fail(sub, &err);
+    return mb_out_commit(&o, &err) == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }
 
 /* ---- mbopt ps --------------------------------------------------------------------------------- */
@@ -624,21 +598,21 @@ static int cmd_ps(int argc, char **argv)
         case OPT_JSON: out.json = 1; break;
         case 'o': out.output = optarg; break;
         case 'h': ps_help(); return 0;
-        default: return bad_option(sub, argv, c);
+        default: return mb_cli_bad_option(prog, sub, argv, optind, c);
         }
         if (rc != MB_OK)
-            return fail(sub, &err);
+            return mb_cli_fail(prog, sub, &err);
     }
     if (optind < argc)
-        return usage_error(sub, "unexpected argument '%s'", argv[optind]);
-    if (isnan(tc)) return usage_error(sub, "missing --compute-time%s", "");
-    if (isnan(nw)) return usage_error(sub, "missing --workers%s", "");
-    if (isnan(bw)) return usage_error(sub, "missing --bandwidth%s", "");
-    if (isnan(sp)) return usage_error(sub, "missing --param-bytes%s", "");
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if (isnan(tc)) return mb_cli_usage(prog, sub, "missing --compute-time");
+    if (isnan(nw)) return mb_cli_usage(prog, sub, "missing --workers");
+    if (isnan(bw)) return mb_cli_usage(prog, sub, "missing --bandwidth");
+    if (isnan(sp)) return mb_cli_usage(prog, sub, "missing --param-bytes");
     double exact, n_ps;
     if (mb_model_ps_count(sp, nw, tc, bw, &exact, &n_ps) != MB_OK) {
         mb_error_set(&err, MB_EDOM, "the inputs give no finite server count");
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     }
     if (out.json) {
         cJSON *j = cJSON_CreateObject();
@@ -654,9 +628,9 @@ static int cmd_ps(int argc, char **argv)
     }
     mb_out o;
     if (mb_out_open(&o, out.output, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     fprintf(o.f, "n_ps %.0f  (bound 2 S_p N_w / (T_C B_ps) = %.6g)\n", n_ps, exact);
-    return mb_out_commit(&o, &err) == MB_OK ? 0 : fail(sub, &err);
+    return mb_out_commit(&o, &err) == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }
 
 /* ---- mbopt design ----------------------------------------------------------------------------- */
@@ -704,7 +678,7 @@ static int cmd_design(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
         int r = model_option(&m, c, optarg, &err);
         if (r < 0)
-            return fail(sub, &err);
+            return mb_cli_fail(prog, sub, &err);
         if (r > 0)
             continue;
         int rc = MB_OK;
@@ -727,27 +701,27 @@ static int cmd_design(int argc, char **argv)
         case OPT_JSON: out.json = 1; break;
         case 'o': out.output = optarg; break;
         case 'h': design_help(); return 0;
-        default: return bad_option(sub, argv, c);
+        default: return mb_cli_bad_option(prog, sub, argv, optind, c);
         }
         if (rc != MB_OK)
-            return fail(sub, &err);
+            return mb_cli_fail(prog, sub, &err);
     }
     if (optind < argc)
-        return usage_error(sub, "unexpected argument '%s'", argv[optind]);
-    if (isnan(prob.budget)) return usage_error(sub, "missing --budget%s", "");
-    if (isnan(prob.price_learner)) return usage_error(sub, "missing --price-learner%s", "");
-    if (isnan(prob.price_bandwidth)) return usage_error(sub, "missing --price-bandwidth%s", "");
-    if (isnan(prob.bandwidth_ref)) return usage_error(sub, "missing --bandwidth-ref%s", "");
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if (isnan(prob.budget)) return mb_cli_usage(prog, sub, "missing --budget");
+    if (isnan(prob.price_learner)) return mb_cli_usage(prog, sub, "missing --price-learner");
+    if (isnan(prob.price_bandwidth)) return mb_cli_usage(prog, sub, "missing --price-bandwidth");
+    if (isnan(prob.bandwidth_ref)) return mb_cli_usage(prog, sub, "missing --bandwidth-ref");
     if (model_resolve(&m, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     if (m.t.comm == MB_COMM_NONE) {
         mb_error_set(&err, MB_EINVAL, "--comm none: bandwidth has no value to trade");
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     }
     mb_design d;
     if (mb_model_design(&m.law, &m.t, &prob, &d) != MB_OK) {
         mb_error_set(&err, MB_EDOM, "the budget cannot buy more than one learner");
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     }
     if (out.json) {
         cJSON *j = cJSON_CreateObject();
@@ -770,7 +744,7 @@ static int cmd_design(int argc, char **argv)
     }
     mb_out o;
     if (mb_out_open(&o, out.output, &err) != MB_OK)
-        return fail(sub, &err);
+        return mb_cli_fail(prog, sub, &err);
     model_print(o.f, &m);
     fprintf(o.f, "learners   %.6g (spend %.6g)\nbandwidth  %.6g bytes/s (spend %.6g)\n"
                  "m_opt      %.6g\nt_c        %.6g s (%s regime)\n",
@@ -784,7 +758,7 @@ static int cmd_design(int argc, char **argv)
         fprintf(o.f, "balance    the optimum is at a bound of the budget line\n");
     fprintf(o.f, "whole      %.0f learners and %.6g bytes/s: t_c %.6g s\n", d.whole_learners,
             d.whole_bandwidth, d.whole_t_c);
-    return mb_out_commit(&o, &err) == MB_OK ? 0 : fail(sub, &err);
+    return mb_out_commit(&o, &err) == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }
 
 /* ---- main ------------------------------------------------------------------------------------- */
@@ -807,7 +781,7 @@ static void help(void)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error(NULL, "missing command (scale, amdahl, ps, design)%s", "");
+        return mb_cli_usage(prog, NULL, "missing command (scale, amdahl, ps, design)");
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         help();
@@ -822,5 +796,5 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "amdahl") == 0) return cmd_amdahl(argc - 1, argv + 1);
     if (strcmp(cmd, "ps") == 0) return cmd_ps(argc - 1, argv + 1);
     if (strcmp(cmd, "design") == 0) return cmd_design(argc - 1, argv + 1);
-    return usage_error(NULL, "unknown command '%s'", cmd);
+    return mb_cli_usage(prog, NULL, "unknown command '%s'", cmd);
 }
