@@ -62,6 +62,9 @@ typedef struct mb_fit_result {
     double se[MB_FIT_MAX_PARAMS];          /* standard errors; 0 for fixed ones, NAN if dof = 0 */
     double ci_lo[MB_FIT_MAX_PARAMS];       /* 95% interval p +- t(0.975, dof) se */
     double ci_hi[MB_FIT_MAX_PARAMS];
+    double cov[MB_FIT_MAX_PARAMS][MB_FIT_MAX_PARAMS]; /* covariance of the estimates, scaled by
+                                             chi2/dof like se (se[j]^2 = cov[j][j]); 0 in the
+                                             rows of fixed parameters, NAN if unavailable */
     int fixed[MB_FIT_MAX_PARAMS];          /* held at a bound */
     size_t n_points;
     double dof;                            /* n_points - free parameters */
@@ -178,7 +181,10 @@ typedef struct mb_fit_nupdate {
 int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *opts,
                        mb_fit_nupdate *out, mb_error *err);
 void mb_fit_nupdate_free(mb_fit_nupdate *f);
-cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *opts);
+/* The JSON object of a fit; with `runs` (may be NULL) it also lists every run's own N_update at
+ * threshold k as `points` (null where the run never reached it). */
+cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *opts,
+                           const mb_fit_runs *runs, size_t k);
 
 /* ---- T_update(M, P) --------------------------------------------------------------------------- */
 

@@ -296,7 +296,7 @@ static int cmd_nupdate(int argc, char **argv)
     } else {
         cJSON *root = NULL;
         if (cm.json) {
-            root = mb_fit_nupdate_json(&fits[0], &o);
+            root = mb_fit_nupdate_json(&fits[0], &o, &runs, 0);
             cJSON *in = root ? cJSON_AddObjectToObject(root, "inputs") : NULL;
             if (in) {
                 cJSON *fl = cJSON_AddArrayToObject(in, "files");
@@ -311,7 +311,7 @@ static int cmd_nupdate(int argc, char **argv)
             }
             cJSON *ts = root && nf > 1 ? cJSON_AddArrayToObject(root, "thresholds") : NULL;
             for (size_t k = 1; ts && k < nf; k++)
-                cJSON_AddItemToArray(ts, mb_fit_nupdate_json(&fits[k], &o));
+                cJSON_AddItemToArray(ts, mb_fit_nupdate_json(&fits[k], &o, &runs, k));
             for (size_t k = 0; k < nf; k++)
                 for (size_t i = 0; i < fits[k].warn.n; i++)
                     fprintf(stderr, "mbfit nupdate: warning: %s\n", fits[k].warn.msg[i]);

@@ -221,9 +221,16 @@ int mb_fit_nlinear(const mb_fit_model *model, size_t n, const double *y, const d
     gs = gsl_multifit_nlinear_covar(J, 0.0, cov);
     double s2 = res->dof > 0 ? res->chi2 / res->dof : NAN;
     double tq = res->dof > 0 ? gsl_cdf_tdist_Pinv(0.975, res->dof) : NAN;
-    for (size_t j = 0; j < model->n_params; j++)
+    for (size_t j = 0; j < model->n_params; j++) {
+        for (size_t i = 0; i < model->n_params; i++)
+            res->cov[j][i] = 0.0;
         if (res->fixed[j])
             res->se[j] = 0.0, res->ci_lo[j] = res->ci_hi[j] = res->p[j];
+    }
+    for (size_t k = 0; k < c.nfree; k++)
+        for (size_t l = 0; l < c.nfree; l++)
+            res->cov[c.map[k]][c.map[l]] =
+                gs == GSL_SUCCESS ? gsl_matrix_get(cov, k, l) * s2 : NAN;
     for (size_t k = 0; k < c.nfree; k++) {
         size_t j = c.map[k];
         double v = gsl_matrix_get(cov, k, k) * s2;
@@ -371,6 +378,15 @@ cJSON *mb_fit_result_json(const mb_fit_result *res)
     cJSON_AddItemToObject(o, "params", p);
     cJSON_AddItemToObject(o, "stderr", se);
     cJSON_AddItemToObject(o, "ci95", ci);
+    /* the covariance in parameter order, so that bands on the fitted curve can be drawn */
+    cJSON *cv = cJSON_AddArrayToObject(o, "covariance");
+    for (size_t j = 0; cv && j < res->n_params; j++) {
+        cJSON *row = cJSON_CreateArray();
+        for (size_t i = 0; row && i < res->n_params; i++)
+            cJSON_AddItemToArray(row, isfinite(res->cov[j][i]) ? cJSON_CreateNumber(res->cov[j][i])
+                                                               : cJSON_CreateNull());
+        cJSON_AddItemToArray(cv, row);
+    }
     mb_json_add_number(o, "r2", res->r2);
     mb_json_add_number(o, "n_points", (double)res->n_points);
     mb_json_add_number(o, "dof", res->dof);

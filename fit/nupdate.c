@@ -489,7 +489,8 @@ done:
 
 /* ---- JSON ------------------------------------------------------------------------------------- */
 
-cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *o)
+cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *o,
+                           const mb_fit_runs *runs, size_t k)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root)
@@ -513,6 +514,17 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
         mb_json_add_number(e, "sd", G->sd);
         mb_json_add_number(e, "se", G->se);
         cJSON_AddItemToArray(pm, e);
+    }
+    /* every run's own count (null where it never reached the threshold), for plots */
+    cJSON *pts = runs ? cJSON_AddArrayToObject(root, "points") : NULL;
+    for (size_t i = 0; pts && i < runs->n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        mb_json_add_number(e, "batch", runs->batch[i]);
+        mb_json_add_number(e, "seed", runs->seed[i]);
+        mb_json_add_number(e, "n_update", runs->n_update[i * runs->n_thr + k]);
+        cJSON_AddItemToArray(pts, e);
     }
     cJSON *alt = cJSON_AddObjectToObject(root, "alternatives");
     if (alt) {

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "../solver/mb_solver.h"
 
 /* Shared look: grid, key placement, a readable point size. */
@@ -160,6 +162,74 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
     mb_plot_cmd(p, "%s", plot);
     cJSON_Delete(root);
     static const char *const need[] = {"p0", "opt", NULL};
+    return mb_plot_finish(p, need, err);
+}
+
+int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_options *o,
+                    mb_error *err)
+{
+    cJSON *root;
+    int rc = mb_json_read(nfit_json, &root, err);
+    if (rc != MB_OK)
+        return rc;
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
+    const cJSON *cov = cJSON_GetObjectItemCaseSensitive(root, "covariance");
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(root, "points");
+    const cJSON *per_m = cJSON_GetObjectItemCaseSensitive(root, "per_m");
+    double n_inf = num(params, "n_inf"), alpha = num(params, "alpha"), dof = num(root, "dof");
+    if (!isfinite(n_inf) || !isfinite(alpha) || !cJSON_IsArray(per_m)) {
+        cJSON_Delete(root);
+        return mb_error_set(err, MB_EFORMAT, "%s: not an 'mbfit nupdate --json' file (needs "
+                                             "params.n_inf, params.alpha and per_m)", nfit_json);
+    }
+    mb_plot *p;
+    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
+        cJSON_Delete(root);
+        return rc;
+    }
+    const cJSON *e;
+    double m_lo = INFINITY, m_hi = 0;
+    mb_plot_block(p, "runs");
+    cJSON_ArrayForEach(e, pts)
+    {
+        double v[2] = {num(e, "batch"), num(e, "n_update")};
+        mb_plot_row(p, v, 2);
+    }
+    mb_plot_block(p, "mean");
+    cJSON_ArrayForEach(e, per_m)
+    {
+        double v[3] = {num(e, "batch"), num(e, "mean"), num(e, "se")};
+        m_lo = fmin(m_lo, v[0]);
+        m_hi = fmax(m_hi, v[0]);
+        mb_plot_row(p, v, 3);
+    }
+    /* The band: var N(M) = g^T C g with g = (1, 1/M), C the covariance of (n_inf, alpha). */
+    double c[2][2] = {{NAN, NAN}, {NAN, NAN}};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            const cJSON *v = cJSON_GetArrayItem(cJSON_GetArrayItem(cov, i), j);
+            c[i][j] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        }
+    const double tq = dof > 0 ? gsl_cdf_tdist_Pinv(0.975, dof) : NAN;
+    mb_plot_block(p, "fit");
+    for (int i = 0; i <= 200 && m_hi > 0; i++) {
+        double m = m_lo / 2 * pow(4 * m_hi / m_lo, i / 200.0), g1 = 1 / m;
+        double var = c[0][0] + 2 * g1 * c[0][1] + g1 * g1 * c[1][1];
+        double n = n_inf + alpha / m, h = tq * sqrt(fmax(var, 0));
+        double v[4] = {m, n, n - h, n + h};
+        mb_plot_row(p, v, 4);
+    }
+    style(p, "Updates to reach the target loss against mini-batch size");
+    mb_plot_cmd(p, "set logscale xy");
+    mb_plot_cmd(p, "set xlabel 'mini-batch size M (samples)'");
+    mb_plot_cmd(p, "set ylabel 'updates to reach the target loss N_{update}'");
+    mb_plot_cmd(p, "plot $fit u 1:3:4 w filledcurves lc rgb '#cce0ff' t '95%% band', "
+                   "$fit u 1:2 w l lw 2 lc rgb '#1f5fbf' t 'N = %.4g + %.4g / M', "
+                   "$runs u 1:2 w p pt 6 lc rgb 'gray40' t 'each run', "
+                   "$mean u 1:2:3 w yerrorbars pt 7 lc rgb 'black' t 'mean per M (± s.e.)'",
+                 n_inf, alpha);
+    cJSON_Delete(root);
+    static const char *const need[] = {"mean", "fit", NULL};
     return mb_plot_finish(p, need, err);
 }
 

@@ -71,6 +71,11 @@ int mb_plot_scale(const char *scale_json, const char *out, const mb_plot_options
 int mb_plot_tc(const char *scale_json, int max_curves, const char *out,
                const mb_plot_options *o, mb_error *err);
 
+/* N_update against M from `mbfit nupdate --json`: every run's own count, the mean per M, the
+ * fitted inverse law and its 95% confidence band (from the fit's covariance, Student t). */
+int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_options *o,
+                    mb_error *err);
+
 /* Amdahl speed-up against devices (1 .. max_gpus) for each overhead ratio, with the ideal line
  * (Zou et al. 2017, Lemma 3.1). */
 int mb_plot_amdahl(const double *ratios, int n_ratios, double max_gpus, const char *out,

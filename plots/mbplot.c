@@ -2,6 +2,7 @@
  *
  *   mbplot scale  SCALE.json     T_C and speed-up against learners (mbopt scale --json)
  *   mbplot tc     SCALE.json     T_C against M for several P, M_opt marked
+ *   mbplot nupdate N.json        N_update against M with the fitted law and its band
  *   mbplot amdahl                Amdahl speed-up against devices for several overhead ratios
  *   mbplot step   STEP.csv       time per update against M (mbprobe step), with a fitted knee
  *   mbplot comm   COMM.csv       collective times (mbprobe comm), with the alpha-beta fit
@@ -24,6 +25,8 @@ static void help(void)
            "  scale SCALE.json   T_C and speed-up against learners P under optimal, strong and\n"
            "                     weak scaling (from 'mbopt scale --json')\n"
            "  tc SCALE.json      T_C against mini-batch size M for several P, M_opt marked\n"
+           "  nupdate N.json     updates to converge against M: runs, means, fitted law and its\n"
+           "                     95%% band (from 'mbfit nupdate --json')\n"
            "  amdahl             speed-up against devices for several overhead ratios\n"
            "                     (--overhead-ratio LIST, --gpus MAX)\n"
            "  step STEP.csv      time per update against M (from 'mbprobe step'); --tfit FILE\n"
@@ -53,7 +56,7 @@ int main(int argc, char **argv)
         printf("mbplot (mbkit) %s\n", mb_version());
         return 0;
     }
-    static const char *const subs[] = {"scale", "tc", "amdahl", "step", "comm", NULL};
+    static const char *const subs[] = {"scale", "tc", "nupdate", "amdahl", "step", "comm", NULL};
     int known = 0;
     for (int i = 0; subs[i]; i++)
         known |= !strcmp(sub, subs[i]);
@@ -137,6 +140,8 @@ int main(int argc, char **argv)
         rc = mb_plot_scale(in, out, &po, &err);
     else if (!strcmp(sub, "tc"))
         rc = mb_plot_tc(in, (int)curves, out, &po, &err);
+    else if (!strcmp(sub, "nupdate"))
+        rc = mb_plot_nupdate(in, out, &po, &err);
     else if (!strcmp(sub, "step"))
         rc = mb_plot_step(in, tfit, out, &po, &err);
     else if (!strcmp(sub, "comm"))

@@ -82,6 +82,16 @@ static void test_figures_render(void)
     CU_ASSERT_TRUE(is_png(out));
     snprintf(out, sizeof out, "%s/tc.png", dir);
     CU_ASSERT_TRUE(is_png(out));
+
+    /* N_update from mbfit's JSON of the shipped example runs */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbfit nupdate --target-loss 0.5 "
+                                         "data/examples/fit_runs/*.csv --json -o %s/n.json "
+                                         "2>/dev/null && mbplot nupdate %s/n.json -o %s/n.png",
+                                     dir, dir, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    snprintf(out, sizeof out, "%s/n.png", dir);
+    CU_ASSERT_TRUE(is_png(out));
     mb_test_rmdir(dir);
 }
 
