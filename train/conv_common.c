@@ -67,8 +67,6 @@ int mb_conv_supported(mb_conv_algo algo, const mb_conv_shape *s, char *why, size
         e = "unknown convolution algorithm";
     if (!e && algo == MB_CONV_WINOGRAD && (s->k != 3 || s->stride != 1))
         e = "winograd F(2x2,3x3) needs a 3x3 kernel with stride 1";
-    if (!e && algo == MB_CONV_FFT)
-        e = "not built yet"; /* TEMPORARY, until conv_fft.c */
     if (!e && algo == MB_CONV_WINOGRAD && s->pad > 2)
         e = "winograd F(2x2,3x3) needs pad <= 2";
     if (e) {
