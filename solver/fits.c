@@ -36,6 +36,22 @@ int mb_solver_read_nfit(const char *path, mb_inverse_law *law, mb_error *err)
     return rc;
 }
 
+/* The smallest learner count above 1 in a tupdate fit's by_learners, and its params. */
+static const cJSON *first_multi_learner(const cJSON *root)
+{
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "by_learners"), *e, *best = NULL;
+    double best_p = INFINITY;
+    cJSON_ArrayForEach(e, by)
+    {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(e, "learners");
+        if (cJSON_IsNumber(l) && l->valuedouble > 1 && l->valuedouble < best_p) {
+            best_p = l->valuedouble;
+            best = e;
+        }
+    }
+    return best ? cJSON_GetObjectItemCaseSensitive(best, "params") : NULL;
+}
+
 int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_error *err)
 {
     cJSON *root;
@@ -46,10 +62,19 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
     double gamma, m_t, delta = 0.0;
     *has_delta = 0;
     if ((rc = mb_json_number(params, "gamma", path, &gamma, err)) == MB_OK &&
-        (rc = mb_json_number(params, "m_t", path, &m_t, err)) == MB_OK) {
-        if (cJSON_GetObjectItemCaseSensitive(params, "delta")) {
-            rc = mb_json_number(params, "delta", path, &delta, err);
-            *has_delta = rc == MB_OK;
+        (rc = mb_json_number(params, "m_t", path, &m_t, err)) == MB_OK &&
+        cJSON_GetObjectItemCaseSensitive(params, "delta") &&
+        (rc = mb_json_number(params, "delta", path, &delta, err)) == MB_OK) {
+        const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");
+        if (!learners) {
+            *has_delta = 1; /* a plain parameter file: delta is the communication time */
+        } else if (cJSON_IsNumber(learners) && learners->valuedouble == 1) {
+            const cJSON *multi = first_multi_learner(root);
+            double d_multi;
+            if (multi && (rc = mb_json_number(multi, "delta", path, &d_multi, err)) == MB_OK) {
+                delta = fmax(0.0, d_multi - delta);
+                *has_delta = 1;
+            }
         }
     }
     if (rc == MB_OK) {

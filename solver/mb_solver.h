@@ -19,8 +19,13 @@
  * (DESIGN.md, "Fits"). MB_EIO / MB_EFORMAT with the file and the missing or bad key in err. */
 int mb_solver_read_nfit(const char *path, mb_inverse_law *law, mb_error *err);
 
-/* Reads params.gamma and params.m_t, and params.delta when present (*has_delta = 1), into *t.
- * Leaves t->comm and the collective parameters alone. */
+/* Reads params.gamma and params.m_t, and a communication delta when the file gives one
+ * (*has_delta = 1), into *t. Leaves t->comm and the collective parameters alone.
+ * The delta: mbfit tupdate fits gamma max(M/P, M_T) + delta per learner count, so with
+ * "learners": 1 at the top level, params.delta is a per-update intercept of one learner, not
+ * communication (Delta(1) = 0). The communication delta is then the intercept at the smallest
+ * learner count P > 1 in `by_learners` less the one at P = 1 (0 if negative), and there is none
+ * when the file has no P > 1. A file without "learners" gives params.delta as the delta. */
 int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_error *err);
 
 /* Reads params.latency_s and params.s_per_byte of an alpha-beta collective fit into *t. */

@@ -589,6 +589,12 @@ static void test_end_to_end(void)
     cJSON_Delete(root);
     CU_ASSERT_EQUAL_FATAL(mb_json_read(t, &root, NULL), MB_OK);
     CU_ASSERT(cJSON_GetArraySize(cJSON_GetObjectItem(root, "by_learners")) == 2);
+    /* mbopt's communication delta is the intercept at P = 4 less the one at P = 1 (Delta(1) =
+     * 0: the P = 1 intercept is per-update overhead of one learner, not communication) */
+    const cJSON *p4 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "by_learners"), 1);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(p4, "learners")->valuedouble, 4);
+    double comm_delta =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(p4, "params"), "delta")->valuedouble - delta;
     cJSON_Delete(root);
 
     /* mbopt reads them and uses the values: its header prints them with %.6g */
@@ -600,7 +606,7 @@ static void test_end_to_end(void)
     snprintf(want, sizeof want, "# N_update(M) = %.6g + %.6g / M", n_inf, alpha);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
     snprintf(want, sizeof want, "%.6g s * max(M/P, %.6g) + Delta(P), Delta: allreduce, %.6g s",
-             gamma, m_t, delta);
+             gamma, m_t, comm_delta);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
     snprintf(want, sizeof want, "ring allreduce of 1.04858e+06 bytes, %.6g s/message, %.6g s/byte",
              lat, spb);

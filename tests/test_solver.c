@@ -77,6 +77,24 @@ static void test_read_fits(void)
     CU_ASSERT_EQUAL(mb_solver_read_cfit(c_path, &t, &e), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(t.s_per_byte, 1.25e-10, 0);
 
+    /* an mbfit tupdate file: the intercept at P = 1 is not communication; the delta is the
+     * intercept at the smallest P > 1 less that */
+    mb_test_write(bad, sizeof bad, dir, "tup.json",
+                  "{\"learners\":1,\"params\":{\"gamma\":2e-5,\"m_t\":31,\"delta\":0.001},"
+                  "\"by_learners\":[{\"learners\":1,\"params\":{\"delta\":0.001}},"
+                  "{\"learners\":8,\"params\":{\"delta\":0.0075}},"
+                  "{\"learners\":4,\"params\":{\"delta\":0.00425}}]}");
+    t.delta = -1;
+    CU_ASSERT_EQUAL(mb_solver_read_tfit(bad, &t, &has_delta, &e), MB_OK);
+    CU_ASSERT_TRUE(has_delta);
+    CU_ASSERT_TRUE(mb_test_close(t.delta, 0.00325, 1e-12));
+    mb_test_write(bad, sizeof bad, dir, "tup1.json",
+                  "{\"learners\":1,\"params\":{\"gamma\":2e-5,\"m_t\":31,\"delta\":0.001}}");
+    t.delta = -1;
+    CU_ASSERT_EQUAL(mb_solver_read_tfit(bad, &t, &has_delta, &e), MB_OK);
+    CU_ASSERT_FALSE(has_delta); /* one learner only: no communication measured */
+    CU_ASSERT_DOUBLE_EQUAL(t.delta, -1, 0);
+
     mb_test_write(bad, sizeof bad, dir, "noparams.json", "{\"n_inf\": 3}");
     CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, &l, &e), MB_EFORMAT);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no 'params' object"));
