@@ -110,3 +110,20 @@ float *mb_optim_state(mb_optim *opt) { return opt->v; }
 long mb_optim_updates(const mb_optim *opt) { return opt->updates; }
 
 void mb_optim_set_updates(mb_optim *opt, long updates) { opt->updates = updates; }
+
+static const char *const kind_names[] = {"sgd", "momentum", "nesterov"};
+
+const char *mb_optim_kind_name(mb_optim_kind kind)
+{
+    return (unsigned)kind < 3 ? kind_names[kind] : "?";
+}
+
+int mb_optim_kind_parse(const char *name, mb_optim_kind *kind)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, kind_names[i]) == 0) {
+            *kind = (mb_optim_kind)i;
+            return MB_OK;
+        }
+    return MB_EINVAL;
+}
