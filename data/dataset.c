@@ -1,0 +1,344 @@
+/* dataset.c — labelled image data sets as a whole: whole-file reads through zlib, allocation and
+ * freeing, the eval subset (partial Fisher-Yates), and mb_data_load, which turns a `--data` spec
+ * ("fashion-mnist", "mnist", a folder, "synthetic:...") into train, eval and test sets.
+ *
+ * The file formats themselves are read in idx.c and cifar.c; generated data comes from
+ * synthetic.c. Nothing here prints or keeps state between calls.
+ */
+#include "dataset_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* The largest ratio deflate can reach is about 1032:1; a gzip trailer claiming more than that
+ * is not trusted as a size hint (it only sizes the first buffer; reading grows it anyway). */
+#define MAX_DEFLATE_RATIO 1032u
+
+/* A first buffer size for `fd`: the file size for a plain file, the ISIZE field of the gzip
+ * trailer (uncompressed size mod 2^32) for a gzip file. */
+static size_t size_hint(int fd, const struct stat *st)
+{
+    size_t sz = (size_t)st->st_size;
+    unsigned char m[2], t[4];
+    if (sz >= 18 && pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b &&
+        pread(fd, t, 4, st->st_size - 4) == 4) {
+        size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+        if (isize / MAX_DEFLATE_RATIO <= sz)
+            return isize;
+    }
+    return sz;
+}
+
+/* Maps a zlib read error on `gz` to an mbkit status and message. */
+static int gz_fail(gzFile gz, const char *path, mb_error *err)
+{
+    int zerr = Z_OK;
+    const char *msg = gzerror(gz, &zerr);
+    if (zerr == Z_ERRNO)
+        return mb_error_set(err, MB_EIO, "%s: read error: %s", path, strerror(errno));
+    if (zerr == Z_MEM_ERROR)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    return mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: %s", path,
+                        msg && *msg ? msg : "unknown zlib error");
+}
+
+int mb_data_slurp(const char *path, unsigned char **buf, size_t *len, mb_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return mb_error_set(err, MB_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    int bad = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (bad) {
+        int e = bad;
+        close(fd);
+        return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(e));
+    }
+    size_t cap = size_hint(fd, &st) + 1; /* +1: reaching EOF needs one byte of room */
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    }
+    gzbuffer(gz, 1u << 17);
+    unsigned char *b = malloc(cap);
+    size_t n = 0;
+    int st_code = MB_OK;
+    while (b) {
+        size_t want = cap - n;
+        if (want > (size_t)INT_MAX / 2)
+            want = (size_t)INT_MAX / 2;
+        int got = gzread(gz, b + n, (unsigned)want);
+        if (got < 0) {
+            st_code = gz_fail(gz, path, err);
+            break;
+        }
+        if (got == 0) {
+            int zerr = Z_OK;
+            gzerror(gz, &zerr);
+            if (zerr != Z_OK)
+                st_code = gz_fail(gz, path, err);
+            break;
+        }
+        n += (size_t)got;
+        if (n == cap) {
+            unsigned char *nb = realloc(b, 2 * cap);
+            if (!nb)
+                free(b);
+            b = nb;
+            cap *= 2;
+        }
+    }
+    int zc = gzclose(gz);
+    if (!b)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    if (st_code == MB_OK && zc == Z_BUF_ERROR)
+        st_code = mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: unexpected end of file",
+                               path);
+    else if (st_code == MB_OK && zc != Z_OK)
+        st_code = mb_error_set(err, MB_EIO, "%s: read error", path);
+    if (st_code != MB_OK) {
+        free(b);
+        return st_code;
+    }
+    *buf = b;
+    *len = n;
+    return MB_OK;
+}
+
+int mb_dataset_alloc(mb_dataset *d, size_t n, int c, int h, int w, int classes, const char *what,
+                     mb_error *err)
+{
+    memset(d, 0, sizeof *d);
+    size_t per = (size_t)c * (size_t)h * (size_t)w;
+    if (n > SIZE_MAX / sizeof(float) / (per ? per : 1))
+        return mb_error_set(err, MB_ENOMEM, "%s: %zu samples of %dx%dx%d do not fit in memory",
+                            what, n, c, h, w);
+    d->x = malloc(n * per * sizeof *d->x + 1); /* +1: never malloc(0) */
+    d->y = malloc(n * sizeof *d->y + 1);
+    if (!d->x || !d->y) {
+        mb_dataset_free(d);
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory for %zu samples of %dx%dx%d",
+                            what, n, c, h, w);
+    }
+    d->n = n;
+    d->c = c;
+    d->h = h;
+    d->w = w;
+    d->classes = classes;
+    return MB_OK;
+}
+
+void mb_data_bytes_to_float(const unsigned char *src, size_t n, float *dst)
+{
+    float lut[256];
+    for (int v = 0; v < 256; v++)
+        lut[v] = (float)v / 255.0f;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = lut[src[i]];
+}
+
+void mb_dataset_free(mb_dataset *d)
+{
+    if (!d)
+        return;
+    free(d->x);
+    free(d->y);
+    memset(d, 0, sizeof *d);
+}
+
+void mb_data_splits_free(mb_data_splits *s)
+{
+    if (!s)
+        return;
+    mb_dataset_free(&s->train);
+    mb_dataset_free(&s->eval);
+    mb_dataset_free(&s->test);
+}
+
+int mb_data_eval_indices(size_t n, double eval_frac, unsigned long seed, size_t **idx,
+                         size_t *k, mb_error *err)
+{
+    *idx = NULL;
+    *k = 0;
+    if (!(eval_frac > 0 && eval_frac <= 1))
+        return mb_error_set(err, MB_EINVAL, "eval fraction must be in (0, 1], got %g", eval_frac);
+    if (n == 0)
+        return mb_error_set(err, MB_EINVAL, "eval subset of an empty training set");
+    double want = floor(eval_frac * (double)n + 0.5);
+    size_t m = want < 1 ? 1 : want > (double)n ? n : (size_t)want;
+    size_t *perm = malloc(n * sizeof *perm);
+    if (!perm)
+        return mb_error_set(err, MB_ENOMEM, "eval subset: out of memory for %zu indices", n);
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    /* Partial Fisher-Yates: position i takes a uniform pick from the n - i not yet taken. */
+    mb_rng r;
+    mb_rng_seed(&r, (uint64_t)seed);
+    for (size_t i = 0; i < m; i++) {
+        size_t j = i + (size_t)mb_rng_below(&r, n - i);
+        size_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    size_t *out = realloc(perm, m * sizeof *out);
+    *idx = out ? out : perm;
+    *k = m;
+    return MB_OK;
+}
+
+int mb_dataset_subset(const mb_dataset *src, const size_t *idx, size_t k, mb_dataset *dst,
+                      mb_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    for (size_t i = 0; i < k; i++)
+        if (idx[i] >= src->n)
+            return mb_error_set(err, MB_EINVAL, "subset: index %zu out of range (%zu samples)",
+                                idx[i], src->n);
+    int rc = mb_dataset_alloc(dst, k, src->c, src->h, src->w, src->classes, "subset", err);
+    if (rc != MB_OK)
+        return rc;
+    size_t per = (size_t)src->c * src->h * src->w;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(dst->x + i * per, src->x + idx[i] * per, per * sizeof *dst->x);
+        dst->y[i] = src->y[idx[i]];
+    }
+    return MB_OK;
+}
+
+/* ---- mb_data_load -------------------------------------------------------------------------- */
+
+/* Where Debian's dataset-fashion-mnist puts its files. */
+#define FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
+
+/* Folders an installed MNIST is looked for in, in order. */
+static const char *const mnist_dirs[] = {"/usr/share/datasets/mnist", "/usr/share/mnist",
+                                         "/usr/local/share/mnist"};
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Sets out to dir/base when that exists, else to dir/base.gz when that exists (returns 1); when
+ * neither exists, to dir/base (returns 0), so that the reader's error names the plain file. */
+static int find_file(char *out, size_t n, const char *dir, const char *base)
+{
+    struct stat st;
+    snprintf(out, n, "%s/%s", dir, base);
+    if (stat(out, &st) == 0)
+        return 1;
+    snprintf(out, n, "%s/%s.gz", dir, base);
+    if (stat(out, &st) == 0)
+        return 1;
+    snprintf(out, n, "%s/%s", dir, base);
+    return 0;
+}
+
+/* The four IDX files of an MNIST-format folder. */
+static int load_idx_dir(const char *dir, mb_data_splits *s, mb_error *err)
+{
+    char im[4096], lb[4096];
+    find_file(im, sizeof im, dir, "train-images-idx3-ubyte");
+    find_file(lb, sizeof lb, dir, "train-labels-idx1-ubyte");
+    int rc = mb_data_read_idx(im, lb, &s->train, err);
+    if (rc != MB_OK)
+        return rc;
+    find_file(im, sizeof im, dir, "t10k-images-idx3-ubyte");
+    find_file(lb, sizeof lb, dir, "t10k-labels-idx1-ubyte");
+    rc = mb_data_read_idx(im, lb, &s->test, err);
+    if (rc == MB_OK && (s->test.h != s->train.h || s->test.w != s->train.w))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: test images are %dx%d, training images %dx%d", im,
+                          s->test.h, s->test.w, s->train.h, s->train.w);
+    return rc;
+}
+
+/* The six files of a CIFAR-10 binary folder. */
+static int load_cifar_dir(const char *dir, mb_data_splits *s, mb_error *err)
+{
+    char paths[5][4096], test[4096];
+    const char *p[5];
+    for (int i = 0; i < 5; i++) {
+        char base[32];
+        snprintf(base, sizeof base, "data_batch_%d.bin", i + 1);
+        find_file(paths[i], sizeof paths[i], dir, base);
+        p[i] = paths[i];
+    }
+    int rc = mb_data_read_cifar10(p, 5, &s->train, err);
+    if (rc != MB_OK)
+        return rc;
+    find_file(test, sizeof test, dir, "test_batch.bin");
+    p[0] = test;
+    return mb_data_read_cifar10(p, 1, &s->test, err);
+}
+
+/* Picks the reader for `spec` and fills s->train and s->test. */
+static int load_sets(const char *spec, mb_data_splits *s, mb_error *err)
+{
+    char probe[4096];
+    if (strcmp(spec, "synthetic") == 0 || strncmp(spec, "synthetic:", 10) == 0) {
+        mb_synthetic p;
+        int rc = mb_synthetic_parse(spec, &p, err);
+        return rc != MB_OK ? rc : mb_data_synthetic(&p, &s->train, &s->test, err);
+    }
+    if (strcmp(spec, "fashion-mnist") == 0) {
+        if (!is_dir(FASHION_MNIST_DIR))
+            return mb_error_set(err, MB_EIO,
+                                "fashion-mnist: %s not found (install Debian's "
+                                "dataset-fashion-mnist, or give the folder of the IDX files)",
+                                FASHION_MNIST_DIR);
+        return load_idx_dir(FASHION_MNIST_DIR, s, err);
+    }
+    if (strcmp(spec, "mnist") == 0) {
+        for (size_t i = 0; i < sizeof mnist_dirs / sizeof *mnist_dirs; i++)
+            if (find_file(probe, sizeof probe, mnist_dirs[i], "train-images-idx3-ubyte"))
+                return load_idx_dir(mnist_dirs[i], s, err);
+        return mb_error_set(err, MB_EIO,
+                            "mnist: no installed MNIST found in %s, %s or %s; give the folder "
+                            "of its IDX files instead",
+                            mnist_dirs[0], mnist_dirs[1], mnist_dirs[2]);
+    }
+    if (!is_dir(spec))
+        return mb_error_set(err, MB_EIO,
+                            "%s: no such data set (expected fashion-mnist, mnist, "
+                            "synthetic[:key=value,...], or a folder of IDX or CIFAR-10 files)",
+                            spec);
+    if (find_file(probe, sizeof probe, spec, "train-images-idx3-ubyte"))
+        return load_idx_dir(spec, s, err);
+    if (find_file(probe, sizeof probe, spec, "data_batch_1.bin"))
+        return load_cifar_dir(spec, s, err);
+    return mb_error_set(err, MB_EIO,
+                        "%s: neither train-images-idx3-ubyte[.gz] (IDX) nor data_batch_1.bin[.gz] "
+                        "(CIFAR-10) in this folder",
+                        spec);
+}
+
+int mb_data_load(const char *spec, double eval_frac, unsigned long seed, mb_data_splits *s,
+                 mb_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!(eval_frac > 0 && eval_frac <= 1))
+        return mb_error_set(err, MB_EINVAL, "eval fraction must be in (0, 1], got %g", eval_frac);
+    if (!spec || !*spec)
+        return mb_error_set(err, MB_EINVAL, "empty data spec");
+    int rc = load_sets(spec, s, err);
+    size_t *idx = NULL, k = 0;
+    if (rc == MB_OK)
+        rc = mb_data_eval_indices(s->train.n, eval_frac, seed, &idx, &k, err);
+    if (rc == MB_OK)
+        rc = mb_dataset_subset(&s->train, idx, k, &s->eval, err);
+    free(idx);
+    if (rc != MB_OK)
+        mb_data_splits_free(s);
+    return rc;
+}
