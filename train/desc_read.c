@@ -13,6 +13,9 @@
  * missing final softmax are MB_EFORMAT with "file:line: ..."; shapes are filled and checked by
  * mb_net_desc_infer (train/desc.c), whose message is prefixed with the file name.
  *
+ * mb_net_desc_free is here too: it frees what the reader allocates (the description and its
+ * layer array, two blocks).
+ *
  * Not here: shape inference itself, building networks, writing cfg files.
  */
 #include "mb_train.h"
@@ -243,6 +246,8 @@ static int parse(parser *p, char *text, mb_error *err)
     int last_line = 0;
     for (char *s = text; s; s = save) {
         char *nl = strchr(s, '\n');
+        if (!nl && *s == '\0')
+            break; /* the empty tail after the last newline is not a line */
         save = nl ? nl + 1 : NULL;
         if (nl)
             *nl = '\0';
@@ -389,9 +394,15 @@ int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err
     if (rc == MB_OK) {
         mb_error inner = {0};
         rc = mb_net_desc_infer(d, &inner);
-        if (rc != MB_OK)
-            mb_error_set(err, rc == MB_ENOMEM ? MB_ENOMEM : MB_EFORMAT, "%s:%s", path, inner.msg);
-        rc = rc == MB_OK ? MB_OK : rc == MB_ENOMEM ? MB_ENOMEM : MB_EFORMAT;
+        if (rc != MB_OK) {
+            /* "line N: rest" from the shape checks becomes "path:N: rest" */
+            int ln = 0, k = 0;
+            rc = rc == MB_ENOMEM ? MB_ENOMEM : MB_EFORMAT;
+            if (sscanf(inner.msg, "line %d: %n", &ln, &k) == 1 && k > 0)
+                mb_error_set(err, rc, "%s:%d: %s", path, ln, inner.msg + k);
+            else
+                mb_error_set(err, rc, "%s: %s", path, inner.msg);
+        }
     }
     if (rc != MB_OK) {
         free(d->layers);
@@ -400,4 +411,12 @@ int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err
     }
     *desc = d;
     return MB_OK;
+}
+
+void mb_net_desc_free(mb_net_desc *desc)
+{
+    if (!desc)
+        return;
+    free(desc->layers);
+    free(desc);
 }

@@ -13,10 +13,6 @@ typedef struct mb_rng {
     uint64_t s[4];
 } mb_rng;
 
-void mb_rng_seed(mb_rng *r, uint64_t seed);
-uint64_t mb_rng_next(mb_rng *r);
-/* Uniform in [0, n) without modulo bias; n > 0. */
-uint64_t mb_rng_below(mb_rng *r, uint64_t n);
 
 /* Where a learner is in its pass over the training data: a permutation per epoch, drawn from
  * rng when the epoch starts; batches are consecutive slices of it, and the last incomplete slice

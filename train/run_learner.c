@@ -17,7 +17,7 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-void mb_rng_seed(mb_rng *r, uint64_t seed)
+static void rng_seed(mb_rng *r, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)
         r->s[i] = splitmix64(&seed);
@@ -25,7 +25,7 @@ void mb_rng_seed(mb_rng *r, uint64_t seed)
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t mb_rng_next(mb_rng *r)
+static uint64_t rng_next(mb_rng *r)
 {
     uint64_t *s = r->s;
     uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
@@ -38,12 +38,12 @@ uint64_t mb_rng_next(mb_rng *r)
     return result;
 }
 
-uint64_t mb_rng_below(mb_rng *r, uint64_t n)
+static uint64_t rng_below(mb_rng *r, uint64_t n) /* uniform in [0, n), n > 0, no modulo bias */
 {
     uint64_t lim = UINT64_MAX - UINT64_MAX % n; /* reject the biased tail */
     uint64_t x;
     do
-        x = mb_rng_next(r);
+        x = rng_next(r);
     while (x >= lim);
     return x % n;
 }
@@ -54,7 +54,7 @@ static void shuffle(mb_cursor *c)
     for (size_t i = 0; i < c->n; i++)
         c->perm[i] = (uint32_t)i;
     for (size_t i = c->n - 1; i > 0; i--) {
-        size_t j = (size_t)mb_rng_below(&c->rng, i + 1);
+        size_t j = (size_t)rng_below(&c->rng, i + 1);
         uint32_t t = c->perm[i];
         c->perm[i] = c->perm[j];
         c->perm[j] = t;
@@ -90,7 +90,7 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
         return mb_error_set(err, MB_ENOMEM, "out of memory for batch %d", o->batch);
     }
     /* the shuffling stream is separate from the network's (initialisation, dropout) */
-    mb_rng_seed(&l->cur.rng, (uint64_t)o->seed ^ 0x53485546464C45ull);
+    rng_seed(&l->cur.rng, (uint64_t)o->seed ^ 0x53485546464C45ull);
     shuffle(&l->cur);
     return MB_OK;
 }
