@@ -129,6 +129,25 @@ int mb_conv_backward_data(mb_conv_algo algo, const mb_conv_shape *s, const float
 int mb_conv_backward_filter(mb_conv_algo algo, const mb_conv_shape *s, const float *x,
                             const float *dy, float *dw, float *db, void *ws);
 
+/* Added by the kernels branch (the calls above cannot cache state between calls, and FFTW plan
+ * creation is slow and not thread-safe): a plan fixes the algorithm and the shape (s->batch is
+ * the largest batch it serves) and holds what the algorithm precomputes (FFTW plans for FFT).
+ * The calls above build a plan per call; loops and networks create one per layer instead.
+ * mb_conv_plan_create is not thread-safe for FFT (FFTW's planner); running a plan is, given
+ * separate workspaces. MB_ENOTSUP when the algorithm cannot do the shape, MB_EINVAL for a bad
+ * shape. Workspace: mb_conv_workspace(algo, pass, s) bytes with the plan's shape. */
+typedef struct mb_conv_plan mb_conv_plan;
+int mb_conv_plan_create(mb_conv_algo algo, const mb_conv_shape *s, mb_conv_plan **plan,
+                        mb_error *err);
+void mb_conv_plan_free(mb_conv_plan *plan);
+/* The three passes for `batch` samples (1 <= batch <= the plan's s->batch, else MB_EINVAL). */
+int mb_conv_plan_forward(const mb_conv_plan *plan, int batch, const float *x, const float *w,
+                         const float *b, float *y, void *ws);
+int mb_conv_plan_backward_data(const mb_conv_plan *plan, int batch, const float *dy,
+                               const float *w, float *dx, void *ws);
+int mb_conv_plan_backward_filter(const mb_conv_plan *plan, int batch, const float *x,
+                                 const float *dy, float *dw, float *db, void *ws);
+
 /* ---- networks ------------------------------------------------------------------------------- */
 
 typedef struct mb_net mb_net;
