@@ -2,7 +2,7 @@
  * its last checkpoint left it, written atomically (temp file + rename).
  *
  * Layout (native byte order, for the same machine; a version change rejects old files):
- *     "MBKCKPT1"  magic
+ *     "MBKCKPT2"  magic
  *     header      net name (64 bytes), parameter count, algorithm, batch, training samples,
  *                 updates, samples, epoch, cursor position, shuffling PRNG state, wall seconds,
  *                 log length
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char magic[8] = {'M', 'B', 'K', 'C', 'K', 'P', 'T', '1'};
+static const char magic[8] = {'M', 'B', 'K', 'C', 'K', 'P', 'T', '2'};
 static const char trailer[8] = {'M', 'B', 'K', 'E', 'N', 'D', '\n', '\0'};
 
 typedef struct ckpt_header {
@@ -27,7 +27,7 @@ typedef struct ckpt_header {
     uint64_t params, n_train, samples, pos, log_len;
     int64_t updates, epoch;
     int32_t algo, batch;
-    uint64_t rng[4];
+    uint64_t rng;
     double wall_s;
 } ckpt_header;
 
@@ -51,7 +51,7 @@ int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
     h.epoch = l->cur.epoch;
     h.algo = (int32_t)o->optim.kind;
     h.batch = l->batch;
-    memcpy(h.rng, l->cur.rng.s, sizeof h.rng);
+    h.rng = l->cur.rng;
     h.wall_s = x->wall_s;
     FILE *f = out.f;
     int ok = fwrite(magic, sizeof magic, 1, f) == 1 && fwrite(&h, sizeof h, 1, f) == 1 &&
@@ -141,7 +141,7 @@ int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ck
     l->cur.perm = perm;
     l->cur.pos = h.pos;
     l->cur.epoch = h.epoch;
-    memcpy(l->cur.rng.s, h.rng, sizeof h.rng);
+    l->cur.rng = h.rng;
     mb_optim_set_updates(l->opt, h.updates);
 done:
     fclose(f);

@@ -8,11 +8,6 @@
 #include "../data/mb_data.h"
 #include "mb_train.h"
 
-/* xoshiro256** (Blackman and Vigna 2018), seeded through splitmix64: a context, not a global. */
-typedef struct mb_rng {
-    uint64_t s[4];
-} mb_rng;
-
 
 /* Where a learner is in its pass over the training data: a permutation per epoch, drawn from
  * rng when the epoch starts; batches are consecutive slices of it, and the last incomplete slice
@@ -22,7 +17,8 @@ typedef struct mb_cursor {
     size_t n;              /* training samples */
     size_t pos;            /* next position in perm */
     long epoch;            /* 0-based epoch the next batch belongs to */
-    mb_rng rng;            /* the state after drawing perm */
+    uint64_t rng;          /* shuffling PRNG state (splitmix64, layers_impl.h) after drawing
+                              perm: a context, not a global */
 } mb_cursor;
 
 /* A learner: everything one stream of updates owns. */

@@ -1,49 +1,22 @@
 /* run_learner.c — the learner of a training run: a network, its optimiser and a cursor over the
- * shuffled training set, with the PRNG (xoshiro256**) that shuffles it.
+ * shuffled training set, with its own PRNG state (splitmix64 from layers_impl.h).
  *
  * Not here: the loop, evaluation, logs and checkpoints (run.c, run_ckpt.c). A learner never
  * touches global state, so several can live in one process (the parallel trainers to come).
  */
+#include "layers_impl.h"
 #include "run_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static void rng_seed(mb_rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t rng_next(mb_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-static uint64_t rng_below(mb_rng *r, uint64_t n) /* uniform in [0, n), n > 0, no modulo bias */
+/* Uniform in [0, n), n > 0, without modulo bias. */
+static uint64_t rng_below(uint64_t *state, uint64_t n)
 {
     uint64_t lim = UINT64_MAX - UINT64_MAX % n; /* reject the biased tail */
     uint64_t x;
     do
-        x = rng_next(r);
+        x = mb_rng_next(state);
     while (x >= lim);
     return x % n;
 }
@@ -90,7 +63,7 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
         return mb_error_set(err, MB_ENOMEM, "out of memory for batch %d", o->batch);
     }
     /* the shuffling stream is separate from the network's (initialisation, dropout) */
-    rng_seed(&l->cur.rng, (uint64_t)o->seed ^ 0x53485546464C45ull);
+    l->cur.rng = (uint64_t)o->seed ^ 0x53485546464C45ull;
     shuffle(&l->cur);
     return MB_OK;
 }
