@@ -67,8 +67,6 @@ int mb_conv_supported(mb_conv_algo algo, const mb_conv_shape *s, char *why, size
         e = "unknown convolution algorithm";
     if (!e && algo == MB_CONV_WINOGRAD && (s->k != 3 || s->stride != 1))
         e = "winograd F(2x2,3x3) needs a 3x3 kernel with stride 1";
-    if (!e && (algo == MB_CONV_FFT || algo == MB_CONV_WINOGRAD))
-        e = "not built yet"; /* TEMPORARY, until conv_fft.c and conv_winograd.c */
     if (!e && algo == MB_CONV_WINOGRAD && s->pad > 2)
         e = "winograd F(2x2,3x3) needs pad <= 2";
     if (e) {
@@ -205,12 +203,20 @@ int mb_conv_backward_filter(mb_conv_algo algo, const mb_conv_shape *s, const flo
 
 void mb_conv_bias_grad(int batch, int k, size_t plane, const float *dy, float *db)
 {
+    /* eight float partial sums per plane (vectorisable), planes summed in double */
     for (int o = 0; o < k; o++) {
         double acc = 0.0;
         for (int n = 0; n < batch; n++) {
             const float *d = dy + ((size_t)n * k + o) * plane;
-            for (size_t i = 0; i < plane; i++)
-                acc += d[i];
+            float part[8] = {0};
+            size_t i = 0;
+            for (; i + 8 <= plane; i += 8)
+                for (int j = 0; j < 8; j++)
+                    part[j] += d[i + j];
+            for (; i < plane; i++)
+                part[0] += d[i];
+            for (int j = 0; j < 8; j++)
+                acc += part[j];
         }
         db[o] = (float)acc;
     }

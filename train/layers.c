@@ -9,11 +9,41 @@
 #include <math.h>
 #include <string.h>
 
+/* The common case: windows inside the input (no padding), no bounds checks. */
+static void maxpool_nopad(const mb_layer_desc *d, size_t planes, const float *restrict x,
+                          float *restrict y, int *restrict arg)
+{
+    const int H = d->in_h, W = d->in_w, OH = d->out_h, OW = d->out_w, F = d->size,
+              S = d->stride;
+    for (size_t pl = 0; pl < planes; pl++) {
+        const float *xp = x + pl * H * W;
+        float *yp = y + pl * OH * OW;
+        int *ap = arg + pl * OH * OW;
+        for (int oy = 0; oy < OH; oy++)
+            for (int ox = 0; ox < OW; ox++) {
+                int bi = oy * S * W + ox * S;
+                float best = xp[bi];
+                for (int i = 0; i < F; i++)
+                    for (int j = 0; j < F; j++) {
+                        int q = (oy * S + i) * W + ox * S + j;
+                        if (xp[q] > best)
+                            best = xp[q], bi = q;
+                    }
+                yp[oy * OW + ox] = best;
+                ap[oy * OW + ox] = bi;
+            }
+    }
+}
+
 void mb_layer_maxpool_forward(const mb_layer_desc *d, int batch, const float *x, float *y,
                               int *arg)
 {
     const int H = d->in_h, W = d->in_w, OH = d->out_h, OW = d->out_w;
     const size_t planes = (size_t)batch * d->in_c;
+    if (d->pad == 0) {
+        maxpool_nopad(d, planes, x, y, arg);
+        return;
+    }
     for (size_t pl = 0; pl < planes; pl++) {
         const float *xp = x + pl * H * W;
         for (int oy = 0; oy < OH; oy++)
@@ -128,7 +158,7 @@ void mb_layer_fc_backward(int batch, int in, int out, const float *x, const floa
             db[o] += dy[(size_t)n * out + o];
 }
 
-void mb_layer_act_forward(mb_layer_type t, size_t n, const float *x, float *y)
+void mb_layer_act_forward(mb_layer_type t, size_t n, const float *restrict x, float *restrict y)
 {
     switch (t) {
     case MB_LAYER_RELU:
@@ -148,7 +178,8 @@ void mb_layer_act_forward(mb_layer_type t, size_t n, const float *x, float *y)
     }
 }
 
-void mb_layer_act_backward(mb_layer_type t, size_t n, const float *y, const float *dy, float *dx)
+void mb_layer_act_backward(mb_layer_type t, size_t n, const float *restrict y,
+                           const float *restrict dy, float *restrict dx)
 {
     switch (t) {
     case MB_LAYER_RELU:

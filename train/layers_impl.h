@@ -29,9 +29,11 @@ void mb_layer_fc_backward(int batch, int in, int out, const float *x, const floa
                           const float *dy, float *dx, float *dw, float *db);
 
 /* Element-wise activations over n values: y = f(x); backward from the output y (all three have
- * derivatives expressible in y): dx = dy * f'(.). dx may equal dy. */
-void mb_layer_act_forward(mb_layer_type t, size_t n, const float *x, float *y);
-void mb_layer_act_backward(mb_layer_type t, size_t n, const float *y, const float *dy, float *dx);
+ * derivatives expressible in y): dx = dy * f'(.). The arrays must not overlap (restrict: the
+ * loops vectorise). */
+void mb_layer_act_forward(mb_layer_type t, size_t n, const float *restrict x, float *restrict y);
+void mb_layer_act_backward(mb_layer_type t, size_t n, const float *restrict y,
+                           const float *restrict dy, float *restrict dx);
 
 /* A small, fast PRNG (splitmix64) for initialisation and dropout masks; state owned by the
  * network. mb_rng_uniform returns a float in [0, 1) with 24 random bits. */

@@ -1,0 +1,213 @@
+/* lenet5_step.c — benchmark: median seconds per training update (forward + backward + plain SGD
+ * x -= lr g) of the classic lenet5 on 1x28x28 inputs, for batch sizes M = 1, 2, 4, ..., 1024,
+ * with OpenBLAS on a given number of threads. Before timing each M it checks the step: the loss
+ * is finite, near log(10) at initialisation, and falls over a few updates on the same batch.
+ * Prints one CSV line per M (problem size beside the time). Not a test: `make bench` runs it.
+ *
+ *   lenet5_step [--threads N] [--max-batch M] [--algo gemm|direct|fft|winograd] [--csv]
+ *   lenet5_step --dump DIR [--batch M] [--seed S]
+ *       writes DIR/params.bin, x.bin (float32), y.bin (int32), grads.bin (float32) and
+ *       loss.txt after one forward_backward: the input of tests/parity_lenet5.py.
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../train/mb_train.h"
+
+static mb_layer_desc layers[12];
+
+static mb_layer_desc L(mb_layer_type t, int filters, int size, int stride, int pad)
+{
+    mb_layer_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = t, d.filters = filters, d.size = size, d.stride = stride, d.pad = pad;
+    d.algo = MB_CONV_AUTO;
+    return d;
+}
+
+/* conv 6@5x5 pad 2, relu, maxpool 2; conv 16@5x5, relu, maxpool 2; fc 120 relu; fc 84 relu;
+ * fc 10; softmax cross-entropy (as data/nets/lenet5.cfg). */
+static mb_net_desc lenet5(void)
+{
+    mb_layer_desc *l = layers;
+    l[0] = L(MB_LAYER_CONV, 6, 5, 1, 2), l[1] = L(MB_LAYER_RELU, 0, 0, 0, 0);
+    l[2] = L(MB_LAYER_MAXPOOL, 0, 2, 2, 0);
+    l[3] = L(MB_LAYER_CONV, 16, 5, 1, 0), l[4] = L(MB_LAYER_RELU, 0, 0, 0, 0);
+    l[5] = L(MB_LAYER_MAXPOOL, 0, 2, 2, 0);
+    l[6] = L(MB_LAYER_FC, 120, 0, 0, 0), l[7] = L(MB_LAYER_RELU, 0, 0, 0, 0);
+    l[8] = L(MB_LAYER_FC, 84, 0, 0, 0), l[9] = L(MB_LAYER_RELU, 0, 0, 0, 0);
+    l[10] = L(MB_LAYER_FC, 10, 0, 0, 0), l[11] = L(MB_LAYER_SOFTMAX, 0, 0, 0, 0);
+    mb_net_desc d = {"lenet5", 1, 28, 28, 0, 12, layers};
+    return d;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Input in [0, 1) like scaled pixels, labels 0..9: a fixed LCG so runs are repeatable. */
+static void batch_data(float *x, int *y, int m, unsigned seed)
+{
+    for (size_t i = 0; i < (size_t)m * 784; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)(seed >> 8) / 16777216.0f;
+    }
+    for (int i = 0; i < m; i++)
+        y[i] = (int)((seed >> 4) + 7u * i) % 10;
+}
+
+static void sgd(float *p, const float *g, size_t n, float lr)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] -= lr * g[i];
+}
+
+static int write_bin(const char *dir, const char *name, const void *v, size_t bytes)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(v, 1, bytes, f) != bytes) {
+        fprintf(stderr, "lenet5_step: cannot write %s\n", path);
+        if (f)
+            fclose(f);
+        return 1;
+    }
+    return fclose(f) != 0;
+}
+
+static int dump(const char *dir, int m, unsigned long seed)
+{
+    mb_net_desc d = lenet5();
+    mb_net_options o = {m, seed, MB_CONV_GEMM};
+    mb_net *net;
+    mb_error err = {0};
+    if (mb_net_create(&d, &o, &net, &err) != MB_OK) {
+        fprintf(stderr, "lenet5_step: %s\n", err.msg);
+        return 1;
+    }
+    float *x = malloc(sizeof(float) * 784 * m), loss;
+    int *y = malloc(sizeof(int) * m);
+    batch_data(x, y, m, (unsigned)seed + 1);
+    int rc = mb_net_forward_backward(net, x, y, m, &loss) != MB_OK;
+    size_t n = mb_net_param_count(net);
+    rc = rc || write_bin(dir, "params.bin", mb_net_params(net), n * 4) ||
+         write_bin(dir, "x.bin", x, (size_t)m * 784 * 4) ||
+         write_bin(dir, "y.bin", y, (size_t)m * sizeof(int)) ||
+         write_bin(dir, "grads.bin", mb_net_grads(net), n * 4);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/loss.txt", dir);
+    FILE *f = fopen(path, "w");
+    rc = rc || !f || fprintf(f, "%.9g\n", loss) < 0;
+    if (f)
+        rc = fclose(f) != 0 || rc;
+    free(x), free(y);
+    mb_net_free(net);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = 2, max_m = 1024, batch = 8, csv = 0;
+    unsigned long seed = 1;
+    const char *dir = NULL;
+    mb_conv_algo algo = MB_CONV_GEMM;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max-batch") && i + 1 < argc)
+            max_m = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
+            batch = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+            dir = argv[++i];
+        else if (!strcmp(argv[i], "--csv"))
+            csv = 1;
+        else if (!strcmp(argv[i], "--algo") && i + 1 < argc &&
+                 mb_conv_algo_parse(argv[i + 1], &algo) == MB_OK)
+            i++;
+        else {
+            fprintf(stderr, "lenet5_step: bad argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (threads < 1 || max_m < 1 || batch < 1) {
+        fprintf(stderr, "lenet5_step: threads, batches must be >= 1\n");
+        return 2;
+    }
+    openblas_set_num_threads(threads);
+    if (dir)
+        return dump(dir, batch, seed);
+    printf(csv ? "M,s_per_update,samples_per_s,reps\n"
+               : "# lenet5 1x28x28, forward+backward+SGD, %d OpenBLAS thread(s), conv %s\n"
+                 "%6s %14s %14s %6s\n",
+           threads, mb_conv_algo_name(algo), "M", "s/update", "samples/s", "reps");
+    mb_net_desc d = lenet5();
+    for (int m = 1; m <= max_m; m *= 2) {
+        mb_net_options o = {m, seed, algo};
+        mb_net *net;
+        mb_error err = {0};
+        if (mb_net_create(&d, &o, &net, &err) != MB_OK) {
+            fprintf(stderr, "lenet5_step: %s\n", err.msg);
+            return 1;
+        }
+        float *x = malloc(sizeof(float) * 784 * m), l0, l1 = 0.0f;
+        int *y = malloc(sizeof(int) * m);
+        batch_data(x, y, m, 17u + m);
+        float *p = mb_net_params(net), *g = mb_net_grads(net);
+        size_t n = mb_net_param_count(net);
+        /* check: finite, near log 10 at start, falling on a repeated batch */
+        if (mb_net_forward_backward(net, x, y, m, &l0) != MB_OK || !isfinite(l0) ||
+            fabsf(l0 - logf(10.0f)) > 1.5f) {
+            fprintf(stderr, "lenet5_step: M=%d: bad initial loss %g\n", m, l0);
+            return 1;
+        }
+        for (int k = 0; k < 5; k++) {
+            sgd(p, g, n, 0.05f);
+            mb_net_forward_backward(net, x, y, m, &l1);
+        }
+        if (!(l1 < l0)) {
+            fprintf(stderr, "lenet5_step: M=%d: loss did not fall (%g -> %g)\n", m, l0, l1);
+            return 1;
+        }
+        /* time: at least 7 reps and about 0.4 s, median */
+        double t0 = now();
+        mb_net_forward_backward(net, x, y, m, &l1);
+        sgd(p, g, n, 0.01f);
+        double one = now() - t0;
+        int reps = (int)(0.4 / (one > 1e-6 ? one : 1e-6));
+        reps = reps < 7 ? 7 : reps > 201 ? 201 : reps;
+        double *t = malloc(sizeof(double) * reps);
+        for (int r = 0; r < reps; r++) {
+            t0 = now();
+            mb_net_forward_backward(net, x, y, m, &l1);
+            sgd(p, g, n, 0.01f);
+            t[r] = now() - t0;
+        }
+        qsort(t, reps, sizeof *t, cmp);
+        double med = t[reps / 2];
+        if (csv)
+            printf("%d,%.6e,%.1f,%d\n", m, med, m / med, reps);
+        else
+            printf("%6d %14.6e %14.1f %6d\n", m, med, m / med, reps);
+        fflush(stdout);
+        free(t), free(x), free(y);
+        mb_net_free(net);
+    }
+    return 0;
+}

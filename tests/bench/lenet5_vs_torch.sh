@@ -1,0 +1,62 @@
+#!/bin/bash
+# lenet5_vs_torch.sh — mbkit against PyTorch 1.13 on the same lenet5 step (forward + backward +
+# SGD update, batch M = 1 .. 1024, 2 threads), in the same run: prints M, mbkit s/update, torch
+# s/update, ratio (mbkit / torch; below 1 means mbkit is faster). Medians over repetitions of
+# about 0.4 s per M. Run by `make bench`; skips with a message when torch is not installed.
+#   THREADS=2 MAX_M=1024 bash tests/bench/lenet5_vs_torch.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+THREADS=${THREADS:-2}
+MAX_M=${MAX_M:-1024}
+PY=/usr/bin/python3
+if ! $PY -c 'import torch' 2>/dev/null; then
+    echo "lenet5_vs_torch: skipped: /usr/bin/python3 cannot import torch"
+    exit 0
+fi
+BENCH=build/release/bench/lenet5_step
+make -s "$BENCH"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+OPENBLAS_NUM_THREADS=$THREADS "$BENCH" --threads "$THREADS" --max-batch "$MAX_M" --csv > "$tmp/mbkit.csv"
+OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS $PY - "$THREADS" "$MAX_M" > "$tmp/torch.csv" <<'PYEOF'
+import sys, time
+import torch
+import torch.nn as nn
+threads, max_m = int(sys.argv[1]), int(sys.argv[2])
+torch.set_num_threads(threads)
+torch.manual_seed(0)
+net = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                    nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                    nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                    nn.Linear(84, 10))
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+lossf = nn.CrossEntropyLoss()
+print("M,s_per_update")
+m = 1
+while m <= max_m:
+    x = torch.rand(m, 1, 28, 28)
+    y = torch.randint(0, 10, (m,))
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = lossf(net(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+    l0 = step()
+    for _ in range(4):
+        l1 = step()
+    assert l1 == l1 and l1 < l0 + 1.0, (m, l0, l1)
+    t0 = time.perf_counter(); step(); one = time.perf_counter() - t0
+    reps = min(201, max(7, int(0.4 / max(one, 1e-6))))
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter(); step(); ts.append(time.perf_counter() - t0)
+    ts.sort()
+    print(f"{m},{ts[reps // 2]:.6e}", flush=True)
+    m *= 2
+PYEOF
+echo "# lenet5 1x28x28, forward+backward+SGD, $THREADS threads; median s/update; ratio = mbkit/torch"
+printf "%6s %14s %14s %8s\n" M mbkit_s torch_s ratio
+join -t, <(tail -n +2 "$tmp/mbkit.csv" | cut -d, -f1,2 | sort -t, -k1,1) \
+         <(tail -n +2 "$tmp/torch.csv" | sort -t, -k1,1) | sort -t, -k1,1n |
+    awk -F, '{ printf "%6d %14.6e %14.6e %8.3f\n", $1, $2, $3, $2 / $3 }'
