@@ -33,12 +33,50 @@ void mb_synthetic_init(mb_synthetic *p)
     p->noise = 0.35;
 }
 
-/* Parses one integer value of key `k` in [lo, hi]. */
-static int int_value(const char *k, const char *v, long lo, long hi, long *out, mb_error *err)
+/* The integer keys of a synthetic spec and their ranges. */
+enum { KEY_N, KEY_TEST, KEY_C, KEY_H, KEY_W, KEY_CLASSES, KEY_SEED, NKEYS };
+static const struct {
+    const char *name;
+    long lo, hi;
+} int_keys[NKEYS] = {
+    [KEY_N] = {"n", 1, SYN_MAX_SAMPLES},         [KEY_TEST] = {"test", 1, SYN_MAX_SAMPLES},
+    [KEY_C] = {"c", 1, SYN_MAX_CHANNELS},        [KEY_H] = {"h", 1, SYN_MAX_SIDE},
+    [KEY_W] = {"w", 1, SYN_MAX_SIDE},            [KEY_CLASSES] = {"classes", 2, SYN_MAX_CLASSES},
+    [KEY_SEED] = {"seed", 0, LONG_MAX},
+};
+
+/* Applies one key=value item to *p. */
+static int parse_item(const char *k, const char *v, mb_synthetic *p, mb_error *err)
 {
-    if (mb_data_parse_long(v, lo, hi, out) != MB_OK)
+    if (strcmp(k, "noise") == 0) {
+        double d;
+        if (mb_data_parse_double(v, &d) != MB_OK || d < 0 || d > SYN_MAX_NOISE)
+            return mb_error_set(err, MB_EINVAL, "synthetic: noise='%s' is not a number in 0..%g",
+                                v, SYN_MAX_NOISE);
+        p->noise = d;
+        return MB_OK;
+    }
+    int key = 0;
+    while (key < NKEYS && strcmp(k, int_keys[key].name) != 0)
+        key++;
+    if (key == NKEYS)
+        return mb_error_set(err, MB_EINVAL,
+                            "synthetic: unknown key '%s' (known: n, test, c, h, w, classes, seed, "
+                            "noise)",
+                            k);
+    long x;
+    if (mb_data_parse_long(v, int_keys[key].lo, int_keys[key].hi, &x) != MB_OK)
         return mb_error_set(err, MB_EINVAL, "synthetic: %s='%s' is not a whole number in %ld..%ld",
-                            k, v, lo, hi);
+                            k, v, int_keys[key].lo, int_keys[key].hi);
+    switch (key) {
+    case KEY_N: p->n = (size_t)x; break;
+    case KEY_TEST: p->test = (size_t)x; break;
+    case KEY_C: p->c = (int)x; break;
+    case KEY_H: p->h = (int)x; break;
+    case KEY_W: p->w = (int)x; break;
+    case KEY_CLASSES: p->classes = (int)x; break;
+    default: p->seed = (unsigned long)x; break;
+    }
     return MB_OK;
 }
 
@@ -58,43 +96,12 @@ int mb_synthetic_parse(const char *spec, mb_synthetic *p, mb_error *err)
     for (char *item = strtok_r(copy, ",", &save); item && rc == MB_OK;
          item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '=');
-        if (!eq) {
+        if (!eq)
             rc = mb_error_set(err, MB_EINVAL, "synthetic: '%s' is not key=value", item);
-            break;
+        else {
+            *eq = '\0';
+            rc = parse_item(item, eq + 1, p, err);
         }
-        *eq = '\0';
-        const char *k = item, *v = eq + 1;
-        long x = 0;
-        if (strcmp(k, "n") == 0 && (rc = int_value(k, v, 1, SYN_MAX_SAMPLES, &x, err)) == MB_OK)
-            p->n = (size_t)x;
-        else if (strcmp(k, "test") == 0 &&
-                 (rc = int_value(k, v, 1, SYN_MAX_SAMPLES, &x, err)) == MB_OK)
-            p->test = (size_t)x;
-        else if (strcmp(k, "c") == 0 &&
-                 (rc = int_value(k, v, 1, SYN_MAX_CHANNELS, &x, err)) == MB_OK)
-            p->c = (int)x;
-        else if (strcmp(k, "h") == 0 && (rc = int_value(k, v, 1, SYN_MAX_SIDE, &x, err)) == MB_OK)
-            p->h = (int)x;
-        else if (strcmp(k, "w") == 0 && (rc = int_value(k, v, 1, SYN_MAX_SIDE, &x, err)) == MB_OK)
-            p->w = (int)x;
-        else if (strcmp(k, "classes") == 0 &&
-                 (rc = int_value(k, v, 2, SYN_MAX_CLASSES, &x, err)) == MB_OK)
-            p->classes = (int)x;
-        else if (strcmp(k, "seed") == 0 && (rc = int_value(k, v, 0, LONG_MAX, &x, err)) == MB_OK)
-            p->seed = (unsigned long)x;
-        else if (strcmp(k, "noise") == 0) {
-            double d;
-            if (mb_data_parse_double(v, &d) != MB_OK || d < 0 || d > SYN_MAX_NOISE)
-                rc = mb_error_set(err, MB_EINVAL, "synthetic: noise='%s' is not a number in 0..%g",
-                                  v, SYN_MAX_NOISE);
-            else
-                p->noise = d;
-        } else if (rc == MB_OK && strcmp(k, "n") && strcmp(k, "test") && strcmp(k, "c") &&
-                   strcmp(k, "h") && strcmp(k, "w") && strcmp(k, "classes") && strcmp(k, "seed"))
-            rc = mb_error_set(err, MB_EINVAL,
-                              "synthetic: unknown key '%s' (known: n, test, c, h, w, classes, "
-                              "seed, noise)",
-                              k);
     }
     free(copy);
     if (rc == MB_OK && (p->n + p->test) * (size_t)p->c * p->h * p->w > SYN_MAX_VALUES)

@@ -641,6 +641,13 @@ static void test_synthetic(void)
         {"synthetic:n", "'n' is not key=value"}, {"synthetic:h=1025", "h='1025'"},
         {"synthetic:n=100000000,h=1024,w=1024", "exceed"},
     };
+    mb_synthetic sp;
+    CU_ASSERT(mb_synthetic_parse("synth:n=3", &sp, &e) == MB_EINVAL &&
+              strstr(e.msg, "not a synthetic spec"));
+    mb_synthetic_init(&sp);
+    sp.classes = 1;
+    CU_ASSERT(mb_data_synthetic(&sp, &s.train, &s.test, &e) == MB_EINVAL &&
+              is_zero(&s.train) && is_zero(&s.test));
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int rc = mb_data_load(bad[i][0], 0.2, 1, &s, &e);
         int ok = rc == MB_EINVAL && is_zero_splits(&s) && strstr(e.msg, bad[i][1]);
