@@ -224,4 +224,88 @@ float *mb_optim_state(mb_optim *opt);
 long mb_optim_updates(const mb_optim *opt);
 void mb_optim_set_updates(mb_optim *opt, long updates);
 
+/* ---- training runs (train/run*.c): the loop behind mbtrain -------------------------------- */
+
+/* One training run of one learner: read the description, load (or take) the data, build the
+ * network and optimiser, and step through shuffled mini-batches until the target loss on the
+ * fixed evaluation subset, the update bound or the epoch bound is reached; evaluate every
+ * eval_every updates; write the run log and checkpoints atomically; resume from a checkpoint.
+ * A learner (network, optimiser, data cursor with its own PRNG) is the unit the loop drives, so
+ * that the parallel trainers can drive several. Never prints: progress goes to a callback. */
+
+struct mb_data_splits; /* data/mb_data.h */
+
+/* What the progress callback sees after every update. */
+typedef struct mb_run_progress {
+    long update;          /* updates done */
+    long max_updates;     /* the bound from max_updates and epochs, 0 when there is none */
+    double epoch;         /* epochs done, fractional (samples / training samples) */
+    double loss;          /* this update's mini-batch loss */
+    double eval_loss;     /* the last evaluation's loss, NAN before the first */
+    double wall_s;        /* training seconds so far (evaluations excluded) */
+} mb_run_progress;
+
+typedef struct mb_run_options {
+    const char *net;               /* cfg name or path (mb_net_desc_read) */
+    const char *data;              /* dataset spec (mb_data_load); recorded in the log */
+    const struct mb_data_splits *splits; /* data already loaded from `data`, or NULL to load */
+    double eval_frac;              /* fraction of training samples in the eval subset (0.2) */
+    unsigned long data_seed;       /* picks the eval subset when loading (0), so that runs with
+                                      different seeds share one eval subset */
+    mb_optim_params optim;         /* algorithm, lr, momentum, weight decay, lr schedule */
+    int batch;                     /* mini-batch size M, samples per update (> 0) */
+    unsigned long seed;            /* initialisation, shuffling, dropout */
+    int threads;                   /* OpenBLAS threads: recorded in the log; the caller sets them */
+    mb_conv_algo conv_algo;        /* for conv layers whose cfg names none (MB_CONV_AUTO) */
+    double target_loss;            /* stop at the first eval_loss <= this; NAN for no target */
+    long eval_every;               /* updates between evaluations (> 0; default 100) */
+    long max_updates;              /* stop after this many updates in all; 0 = no bound */
+    double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
+    const char *log_path;          /* run log (CSV of DESIGN.md, atomic), NULL for none */
+    const char *checkpoint_path;   /* checkpoint file (atomic), NULL for none */
+    long checkpoint_every;         /* updates between checkpoints (> 0 with checkpoint_path) */
+    const char *resume_path;       /* continue from this checkpoint; NULL to start afresh */
+    const char *tool;              /* for the log's metadata: tool name, argc, argv */
+    int argc;
+    char **argv;
+    void (*progress)(const mb_run_progress *p, void *ctx); /* after each update, or NULL */
+    void *progress_ctx;
+} mb_run_options;
+
+/* Defaults: eval_frac 0.2, momentum 0.9 (used by momentum and Nesterov), lr 0.05, batch 64,
+ * eval_every 100, epochs 10, target_loss NAN, threads 1, conv_algo MB_CONV_AUTO, SGD. */
+void mb_run_options_init(mb_run_options *o);
+
+/* What a run did. */
+typedef struct mb_run_result {
+    char net[64];          /* the description's name */
+    size_t params;         /* parameters of the network */
+    long updates;          /* updates done (including those before a resume) */
+    double epochs;         /* epochs done, samples / training samples */
+    size_t samples;        /* training samples processed */
+    double wall_s;         /* training seconds (evaluations excluded; summed across resumes) */
+    double eval_s;         /* seconds spent evaluating in this process */
+    double loss;           /* the last mini-batch loss */
+    double eval_loss;      /* mean loss on the eval subset at the end */
+    double eval_acc;       /* accuracy on the eval subset at the end, in [0, 1] */
+    double test_loss;      /* on the test set at the end (NAN when the data has none) */
+    double test_acc;
+    int reached;           /* 1 when an evaluation reached target_loss */
+    long reached_update;   /* the first update whose evaluation reached it, 0 when none */
+} mb_run_result;
+
+/* Runs training as described above. Errors: MB_EINVAL (bad options, a net whose input shape or
+ * classes differ from the data's, a checkpoint of another net, batch or algorithm), MB_EFORMAT
+ * and MB_EIO from the cfg, data and checkpoint files, MB_ENOMEM. The log and checkpoint are
+ * never left half-written: nothing is written at the log path when the run fails. */
+int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err);
+
+/* The summary line "net=... updates=... epochs=... wall_s=... eval_loss=... test_acc=...
+ * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */
+int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *buf, size_t n);
+
+/* "sgd", "momentum", "nesterov"; parse returns MB_EINVAL for other names. */
+const char *mb_optim_kind_name(mb_optim_kind kind);
+int mb_optim_kind_parse(const char *name, mb_optim_kind *kind);
+
 #endif /* MB_TRAIN_H */

@@ -1,0 +1,402 @@
+/* test_train_run.c — the training run (train/run*.c) and the mbtrain command, end to end on small
+ * synthetic data and a tiny network so that every test takes well under a second:
+ * determinism for a seed, stopping at the target loss, the log's layout, checkpoint and resume
+ * (a resumed run continues exactly where the straight run would have been), sweeps, and every
+ * bad-input path (one line, exit 1; usage errors exit 2; no log or checkpoint left behind).
+ */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../data/mb_data.h"
+#include "../train/mb_train.h"
+#include "mb_test.h"
+
+static char dir[256];
+static char tiny[512];  /* a tiny net for 1x8x8 inputs, 4 classes */
+static char tiny2[512]; /* another tiny net with the same input */
+
+#define DATA "synthetic:n=400,test=100,c=1,h=8,w=8,classes=4,seed=3"
+
+static int setup(void)
+{
+    if (mb_test_tmpdir(dir, sizeof dir) != 0)
+        return 1;
+    mb_test_write(tiny, sizeof tiny, dir, "tiny.cfg",
+                  "[net]\nname=tiny\nchannels=1\nheight=8\nwidth=8\n"
+                  "[conv]\nfilters=4\nsize=3\nactivation=relu\n[maxpool]\nsize=2\n"
+                  "[fc]\noutputs=4\n[softmax]\n");
+    mb_test_write(tiny2, sizeof tiny2, dir, "tiny2.cfg",
+                  "[net]\nname=tiny2\nchannels=1\nheight=8\nwidth=8\n"
+                  "[fc]\noutputs=4\n[softmax]\n");
+    return 0;
+}
+
+static int teardown(void)
+{
+    mb_test_rmdir(dir);
+    return 0;
+}
+
+static int exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* Files in dir whose name contains `part` (to catch left-over temporary files). */
+static int count_files(const char *d, const char *part)
+{
+    DIR *dp = opendir(d);
+    int n = 0;
+    for (struct dirent *e; dp && (e = readdir(dp));)
+        n += strstr(e->d_name, part) != NULL;
+    if (dp)
+        closedir(dp);
+    return n;
+}
+
+/* Reads a run log; CU-fails on error. */
+static mb_table *read_log(const char *path)
+{
+    mb_table *t = NULL;
+    mb_error err = {0};
+    if (mb_table_read(path, &t, &err) != MB_OK)
+        printf("\n    %s\n", err.msg);
+    return t;
+}
+
+/* Column `name` of row r as text. */
+static const char *cell(const mb_table *t, size_t r, const char *name)
+{
+    long c = mb_table_col(t, name);
+    return c < 0 ? NULL : mb_table_cell(t, r, (size_t)c);
+}
+
+/* The same rows with the same losses, ignoring wall_s. */
+static int same_rows(const mb_table *a, const mb_table *b, size_t from, size_t to)
+{
+    static const char *cols[] = {"update", "epoch", "samples", "loss", "eval_loss", "eval_acc"};
+    for (size_t r = from; r < to; r++)
+        for (size_t k = 0; k < 6; k++)
+            if (strcmp(cell(a, r, cols[k]), cell(b, r, cols[k])) != 0)
+                return 0;
+    return 1;
+}
+
+static void test_log_and_determinism(void)
+{
+    mb_test_run r1, r2, r3;
+    mb_test_sh(&r1, "mbtrain --net %s --data " DATA " --algo momentum --lr 0.05 --batch 16 "
+               "--eval-every 5 --max-updates 23 --seed 7 --threads 1 --log %s/a.csv", tiny, dir);
+    mb_test_sh(&r2, "mbtrain --net %s --data " DATA " --algo momentum --lr 0.05 --batch 16 "
+               "--eval-every 5 --max-updates 23 --seed 7 --threads 1 --log %s/b.csv", tiny, dir);
+    mb_test_sh(&r3, "mbtrain --net %s --data " DATA " --algo momentum --lr 0.05 --batch 16 "
+               "--eval-every 5 --max-updates 23 --seed 8 --threads 1 --log %s/c.csv", tiny, dir);
+    CU_ASSERT_EQUAL(r1.status, 0);
+    CU_ASSERT_EQUAL(r2.status, 0);
+    CU_ASSERT_EQUAL(r3.status, 0);
+    CU_ASSERT_EQUAL(mb_test_lines(r1.out), 1); /* one summary line */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r1.out, "updates=23 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r1.out, "reached=no"));
+    CU_ASSERT_STRING_EQUAL(r1.err, ""); /* stderr is not a terminal: no progress bar */
+    char pa[512], pb[512], pc[512];
+    snprintf(pa, sizeof pa, "%s/a.csv", dir);
+    snprintf(pb, sizeof pb, "%s/b.csv", dir);
+    snprintf(pc, sizeof pc, "%s/c.csv", dir);
+    mb_table *a = read_log(pa), *b = read_log(pb), *c = read_log(pc);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    /* layout: metadata, header, one row per update, eval every 5 and at the last update */
+    static const char *keys[] = {"net", "data", "algo", "batch", "learners", "lr", "seed",
+                                 "threads", "tool", "version", "host", "date", "command"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        CU_ASSERT_PTR_NOT_NULL(mb_table_meta(a, keys[k]));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(a, "net"), "tiny");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(a, "algo"), "momentum");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(a, "learners"), "1");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(a, "batch"), "16");
+    CU_ASSERT_EQUAL(mb_table_cols(a), 7);
+    CU_ASSERT_STRING_EQUAL(mb_table_col_name(a, 0), "update");
+    CU_ASSERT_STRING_EQUAL(mb_table_col_name(a, 6), "eval_acc");
+    CU_ASSERT_EQUAL_FATAL(mb_table_rows(a), 23);
+    for (size_t r = 0; r < 23; r++) {
+        int evaluated = (r + 1) % 5 == 0 || r == 22;
+        CU_ASSERT_EQUAL(atol(cell(a, r, "update")), (long)r + 1);
+        CU_ASSERT_EQUAL(atol(cell(a, r, "samples")), 16L * ((long)r + 1));
+        CU_ASSERT_EQUAL(cell(a, r, "eval_loss")[0] != '\0', evaluated);
+        CU_ASSERT_EQUAL(cell(a, r, "eval_acc")[0] != '\0', evaluated);
+    }
+    /* 400 samples, batch 16: 25 updates per epoch, all of these in epoch 0 */
+    CU_ASSERT_STRING_EQUAL(cell(a, 22, "epoch"), "0");
+    CU_ASSERT_EQUAL(mb_table_trailers(a), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mb_table_trailer(a, 0), "updates=23 "));
+    /* the same seed gives the same run; another seed does not */
+    CU_ASSERT_TRUE(same_rows(a, b, 0, 23));
+    CU_ASSERT_FALSE(same_rows(a, c, 0, 23));
+    CU_ASSERT_EQUAL(count_files(dir, ".tmp"), 0);
+    mb_table_free(a);
+    mb_table_free(b);
+    mb_table_free(c);
+    mb_test_run_free(&r1);
+    mb_test_run_free(&r2);
+    mb_test_run_free(&r3);
+}
+
+static void test_target_loss(void)
+{
+    mb_test_run r;
+    char path[512];
+    snprintf(path, sizeof path, "%s/target.csv", dir);
+    mb_test_sh(&r, "mbtrain --net %s --data " DATA " --algo sgd --lr 0.1 --batch 8 "
+               "--eval-every 4 --target-loss 0.9 --epochs 20 --log %s", tiny, path);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "reached=yes"));
+    mb_table *t = read_log(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    size_t n = mb_table_rows(t);
+    CU_ASSERT_TRUE_FATAL(n > 0);
+    CU_ASSERT_EQUAL(n % 4, 0); /* stopped at an evaluation */
+    for (size_t i = 3; i < n; i += 4) { /* every earlier evaluation was above the target */
+        double e = atof(cell(t, i, "eval_loss"));
+        CU_ASSERT_TRUE(i == n - 1 ? e <= 0.9 : e > 0.9);
+    }
+    char want[64];
+    snprintf(want, sizeof want, "reached_update=%zu", n);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    mb_table_free(t);
+    mb_test_run_free(&r);
+}
+
+static void test_checkpoint_resume(void)
+{
+    /* straight: 40 updates; interrupted: stops at 27 with checkpoints at 10 and 20 (the
+     * 21..27 rows are lost, as when a run is killed), then resumed to 40. With momentum the
+     * velocity must be restored too, and 40 updates of batch 16 cross an epoch (25 per
+     * epoch), so the shuffling state must be as well. */
+    const char *common = "--data " DATA " --algo nesterov --lr 0.05 --batch 16 --eval-every 6 "
+                         "--seed 3 --threads 1";
+    mb_test_run r1, r2, r3;
+    mb_test_sh(&r1, "mbtrain --net %s %s --max-updates 40 --log %s/straight.csv", tiny, common,
+               dir);
+    mb_test_sh(&r2, "mbtrain --net %s %s --max-updates 27 --checkpoint %s/ck.bin "
+               "--checkpoint-every 10 --log %s/part.csv", tiny, common, dir, dir);
+    mb_test_sh(&r3, "mbtrain --net %s %s --max-updates 40 --resume %s/ck.bin --log %s/resumed.csv",
+               tiny, common, dir, dir);
+    CU_ASSERT_EQUAL(r1.status, 0);
+    CU_ASSERT_EQUAL(r2.status, 0);
+    CU_ASSERT_EQUAL(r3.status, 0);
+    if (r3.status)
+        printf("\n    %s", r3.err);
+    char ps[512], pr[512];
+    snprintf(ps, sizeof ps, "%s/straight.csv", dir);
+    snprintf(pr, sizeof pr, "%s/resumed.csv", dir);
+    mb_table *s = read_log(ps), *r = read_log(pr);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(mb_table_rows(s), 40);
+    CU_ASSERT_EQUAL_FATAL(mb_table_rows(r), 40);
+    CU_ASSERT_STRING_EQUAL(cell(r, 39, "epoch"), "1");
+    /* rows 1..20 come from the checkpoint; 21..40 are computed after the resume, and the
+     * evaluation at 24 and the last one coincide with the straight run's */
+    CU_ASSERT_TRUE(same_rows(s, r, 0, 40));
+    CU_ASSERT_PTR_NOT_NULL(mb_table_meta(r, "resumed_from"));
+    mb_table_free(s);
+    mb_table_free(r);
+
+    /* a checkpoint of another net, batch or algorithm is rejected with one line */
+    mb_test_run e;
+    mb_test_sh(&e, "mbtrain --net %s %s --max-updates 40 --resume %s/ck.bin --log %s/x.csv", tiny2,
+               common, dir, dir);
+    CU_ASSERT_EQUAL(e.status, 1);
+    CU_ASSERT_EQUAL(mb_test_lines(e.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.err, "checkpoint of net 'tiny'"));
+    mb_test_run_free(&e);
+    mb_test_sh(&e, "mbtrain --net %s --data " DATA " --algo nesterov --batch 8 --seed 3 "
+               "--max-updates 40 --resume %s/ck.bin --log %s/x.csv", tiny, dir, dir);
+    CU_ASSERT_EQUAL(e.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.err, "batch 16"));
+    mb_test_run_free(&e);
+    /* truncated checkpoint */
+    mb_test_sh(&e, "head -c 300 %s/ck.bin > %s/short.bin && mbtrain --net %s %s --max-updates 40 "
+               "--resume %s/short.bin --log %s/x.csv", dir, dir, tiny, common, dir, dir);
+    CU_ASSERT_EQUAL(e.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.err, "truncated"));
+    mb_test_run_free(&e);
+    CU_ASSERT_FALSE(exists("x.csv"));
+    char px[512];
+    snprintf(px, sizeof px, "%s/x.csv", dir);
+    CU_ASSERT_FALSE(exists(px));
+    CU_ASSERT_EQUAL(count_files(dir, ".tmp"), 0);
+    mb_test_run_free(&r1);
+    mb_test_run_free(&r2);
+    mb_test_run_free(&r3);
+}
+
+static void test_sweep(void)
+{
+    mb_test_run r;
+    mb_test_sh(&r, "mbtrain --net %s --data " DATA " --batch 8,16 --seeds 0:1 --max-updates 3 "
+               "--log-dir %s/sweep", tiny, dir);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(mb_test_lines(r.out), 4);
+    static const char *names[] = {"tiny-sgd-b8-s0.csv", "tiny-sgd-b8-s1.csv",
+                                  "tiny-sgd-b16-s0.csv", "tiny-sgd-b16-s1.csv"};
+    for (int i = 0; i < 4; i++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/sweep/%s", dir, names[i]);
+        CU_ASSERT_TRUE(exists(p));
+    }
+    mb_test_run_free(&r);
+}
+
+/* A command that must fail with `status`, one line on stderr containing `what`, nothing on
+ * stdout. */
+static void fails(int status, const char *what, const char *cmd)
+{
+    mb_test_run r;
+    mb_test_sh(&r, "%s", cmd);
+    size_t lines = mb_test_lines(r.err);
+    int ok = r.status == status && strstr(r.err, what) && r.out[0] == '\0' &&
+             lines == (status == 2 ? 2u : 1u);
+    if (!ok)
+        printf("\n    %s\n    -> %d: %s", cmd, r.status, r.err);
+    CU_ASSERT_TRUE(ok);
+    mb_test_run_free(&r);
+}
+
+static void test_errors(void)
+{
+    char cmd[2048], bad[512], idx[512], log[512];
+    snprintf(log, sizeof log, "%s/never.csv", dir);
+    /* usage errors: exit 2 */
+    fails(2, "unknown option '--bogus'", "mbtrain --bogus");
+    fails(2, "--net is required", "mbtrain --data " DATA);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --batch 8,16", tiny);
+    fails(2, "needs --log-dir", cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --seed 1 --seeds 1:2", tiny);
+    fails(2, "--seed or --seeds", cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --checkpoint %s/c.bin", tiny, dir);
+    fails(2, "--checkpoint-every", cmd);
+    /* bad values and files: exit 1, and no log written */
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --batch 0 --log %s", tiny, log);
+    fails(1, "--batch: '0'", cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --lr -1 --log %s", tiny, log);
+    fails(1, "--lr", cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --algo adam --log %s", tiny, log);
+    fails(1, "--algo: 'adam'", cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --batch 1000 --log %s", tiny, log);
+    fails(1, "larger than the 400 training samples", cmd);
+    /* the net's input shape must match the data's */
+    snprintf(cmd, sizeof cmd, "mbtrain --net lenet5 --data " DATA " --log %s", log);
+    fails(1, "takes 1x28x28 inputs", cmd);
+    snprintf(cmd, sizeof cmd,
+             "mbtrain --net %s --data synthetic:n=100,c=1,h=8,w=8,classes=3 --log %s", tiny, log);
+    fails(1, "has 4 classes", cmd);
+    /* cfg errors name the file and line */
+    mb_test_write(bad, sizeof bad, dir, "badlayer.cfg",
+                  "[net]\nchannels=1\nheight=8\nwidth=8\n[lstm]\n[softmax]\n");
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --log %s", bad, log);
+    fails(1, "badlayer.cfg:5: unknown section '[lstm]'", cmd);
+    mb_test_write(bad, sizeof bad, dir, "badkey.cfg",
+                  "[net]\nchannels=1\nheight=8\nwidth=8\n[fc]\nunits=3\n[softmax]\n");
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --log %s", bad, log);
+    fails(1, "badkey.cfg:6: [fc] unknown key 'units'", cmd);
+    mb_test_write(bad, sizeof bad, dir, "nochain.cfg",
+                  "[net]\nchannels=1\nheight=8\nwidth=8\n[conv]\nfilters=2\nsize=9\n"
+                  "[fc]\noutputs=4\n[softmax]\n");
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --log %s", bad, log);
+    fails(1, "nochain.cfg:5:", cmd);
+    fails(1, "no-such-net", "mbtrain --net no-such-net --data " DATA);
+    /* a missing and a truncated IDX file */
+    snprintf(idx, sizeof idx, "%s/idx", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && mbtrain --net lenet5 --data %s --log %s", idx, idx,
+             log);
+    fails(1, idx, cmd);
+    snprintf(cmd, sizeof cmd,
+             "for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte "
+             "t10k-labels-idx1-ubyte; do printf '\\000\\000\\010\\003\\000\\000\\000\\012' > "
+             "%s/$f; done; mbtrain --net lenet5 --data %s --log %s",
+             idx, idx, log);
+    fails(1, "idx", cmd);
+    CU_ASSERT_FALSE(exists(log));
+    CU_ASSERT_EQUAL(count_files(dir, ".tmp"), 0);
+
+    mb_test_run r;
+    mb_test_sh(&r, "mbtrain --help");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--target-loss"));
+    mb_test_run_free(&r);
+}
+
+static void count_progress(const mb_run_progress *p, void *ctx)
+{
+    long *n = ctx;
+    CU_ASSERT_EQUAL(p->update, *n + 1);
+    (*n)++;
+}
+
+/* The library call with data loaded by the caller, a progress callback and option errors. */
+static void test_library(void)
+{
+    mb_data_splits s;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_data_load(DATA, 0.25, 0, &s, &err), MB_OK);
+    mb_run_options o;
+    mb_run_options_init(&o);
+    o.net = tiny;
+    o.data = DATA;
+    o.splits = &s;
+    o.batch = 20;
+    o.epochs = 1.5; /* 400 / 20 = 20 updates per epoch: 30 updates */
+    long n = 0;
+    o.progress = count_progress;
+    o.progress_ctx = &n;
+    mb_run_result r;
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.updates, 30);
+    CU_ASSERT_EQUAL(n, 30);
+    CU_ASSERT_EQUAL(r.samples, 600);
+    CU_ASSERT_TRUE(mb_test_close(r.epochs, 1.5, 1e-12));
+    CU_ASSERT_STRING_EQUAL(r.net, "tiny");
+    CU_ASSERT_TRUE(r.eval_acc >= 0 && r.eval_acc <= 1 && r.test_acc >= 0 && r.test_acc <= 1);
+    CU_ASSERT_TRUE(isfinite(r.eval_loss) && isfinite(r.test_loss));
+    char line[1024];
+    mb_run_result_format(&r, &o, line, sizeof line);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "updates=30 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "reached=no"));
+
+    o.progress = NULL;
+    mb_run_options bad = o;
+    bad.eval_every = 0;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    bad = o;
+    bad.epochs = 0;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "stopping rule"));
+    bad = o;
+    bad.checkpoint_path = "x.bin";
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    bad = o;
+    bad.optim.lr = 0;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    bad = o;
+    bad.optim.lr = 1e30; /* diverges: reported, not a crash */
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_ENOCONV);
+    bad = o;
+    bad.resume_path = "/nonexistent/ck.bin";
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EIO);
+    mb_data_splits_free(&s);
+}
+
+int mb_test_suite_train_run(void)
+{
+    CU_pSuite s = CU_add_suite("train_run", setup, teardown);
+    return !s || !CU_add_test(s, "run log layout and determinism", test_log_and_determinism) ||
+           !CU_add_test(s, "stop at the target loss", test_target_loss) ||
+           !CU_add_test(s, "checkpoint and resume", test_checkpoint_resume) ||
+           !CU_add_test(s, "sweeps over batch and seed", test_sweep) ||
+           !CU_add_test(s, "bad input: one line, exit 1 or 2", test_errors) ||
+           !CU_add_test(s, "library call", test_library);
+}

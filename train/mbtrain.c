@@ -1,0 +1,382 @@
+/* mbtrain.c — the `mbtrain` command: train a network on a data set with SGD, momentum or
+ * Nesterov, log the run, stop at a target loss; sweeps over batch sizes and seeds.
+ *
+ * Thin: parse options, set OpenBLAS's thread count, load the data once, call mb_train_run for
+ * each (batch, seed), print one summary line per run. Usage errors exit 2 with one line and a
+ * hint; bad values, files and failed runs exit 1 with one line.
+ */
+#include <cblas.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../data/mb_data.h"
+#include "mb_train.h"
+
+#define EXIT_USAGE 2
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mbtrain: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'mbtrain --help'.\n");
+    return EXIT_USAGE;
+}
+
+static int fail(const mb_error *err)
+{
+    fprintf(stderr, "mbtrain: %s\n", err->msg);
+    return 1;
+}
+
+static void help(const mb_run_options *d)
+{
+    printf("Usage: mbtrain --net NET --data DATA [OPTION]...\n"
+           "Trains a network on one learner and logs the run: one row per update, the loss on\n"
+           "a fixed evaluation subset of the training data every --eval-every updates.\n"
+           "Stops at the first evaluation with loss <= --target-loss, or at --max-updates, or\n"
+           "after --epochs. Prints one summary line (key=value) per run.\n\n"
+           "Network and data:\n"
+           "      --net NET           data/nets/NET.cfg (lenet5, cifar7, vgg-small, alexnet) or a\n"
+           "                          .cfg path\n"
+           "      --data SPEC         fashion-mnist, mnist, an IDX or CIFAR-10 folder, or\n"
+           "                          synthetic[:n=,test=,c=,h=,w=,classes=,seed=,noise=]\n"
+           "      --eval-frac F       training fraction in the eval subset (default %g)\n"
+           "      --data-seed S       picks the eval subset (default %lu)\n"
+           "      --conv-algo A       gemm, direct, fft or winograd for conv layers whose cfg\n"
+           "                          names none (default: the network's choice)\n"
+           "Optimiser:\n"
+           "      --algo A            sgd, momentum or nesterov (default %s)\n"
+           "      --batch LIST        mini-batch size M, or a list: 8,16,32 or 8:256 (doubling)\n"
+           "                          (default %d)\n"
+           "      --lr LR             learning rate (default %g)\n"
+           "      --momentum MU       for momentum and nesterov (default %g)\n"
+           "      --weight-decay L    L2 coefficient added as L x to the gradient (default 0)\n"
+           "      --lr-step N         multiply the learning rate by --lr-gamma every N updates\n"
+           "      --lr-gamma G        (default %g)\n"
+           "      --seed S            initialisation and shuffling (default 0)\n"
+           "      --seeds LIST        several seeds: 0:4 (inclusive) or 1,5,9\n"
+           "Stopping and evaluation:\n"
+           "      --target-loss EPS   stop when the eval loss is <= EPS\n"
+           "      --eval-every K      updates between evaluations (default %ld)\n"
+           "      --max-updates N     at most N updates in all (default: no bound)\n"
+           "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
+           "Output:\n"
+           "      --log FILE          the run log (CSV with # metadata), written atomically\n"
+           "      --log-dir DIR       one log per run, DIR/NET-ALGO-bM-sS.csv (sweeps)\n"
+           "      --checkpoint FILE   write a checkpoint every --checkpoint-every updates\n"
+           "      --checkpoint-every N\n"
+           "      --resume FILE       continue the run saved in FILE (same options)\n"
+           "      --threads N         OpenBLAS threads (default %d)\n"
+           "  -h, --help              show this help and exit\n"
+           "      --version           show the version and exit\n\n"
+           "Example:\n"
+           "  mbtrain --net lenet5 --data fashion-mnist --algo momentum --batch 64 --lr 0.02 \\\n"
+           "          --target-loss 0.5 --eval-every 100 --seed 0 --log run.csv\n",
+           d->eval_frac, d->data_seed, mb_optim_kind_name(d->optim.kind), d->batch, d->optim.lr,
+           d->optim.momentum, d->optim.lr_step_gamma, d->eval_every, d->epochs, d->threads);
+}
+
+/* Seeds: "lo:hi" (every integer from lo to hi) or a comma list of integers >= 0. */
+static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    char *copy = strdup(s);
+    if (!copy)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    int rc = MB_OK;
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && rc == MB_OK;
+         item = strtok_r(NULL, ",", &save)) {
+        long lo, hi;
+        char *colon = strchr(item, ':');
+        if (colon)
+            *colon = '\0';
+        if (mb_data_parse_long(item, 0, 1L << 40, &lo) != MB_OK ||
+            (colon && mb_data_parse_long(colon + 1, lo, lo + 100000, &hi) != MB_OK)) {
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--seeds: '%s' is not a seed list (0:4 or 1,5,9, seeds >= 0)", s);
+            break;
+        }
+        if (!colon)
+            hi = lo;
+        unsigned long *v = realloc(*out, (*n + (size_t)(hi - lo + 1)) * sizeof *v);
+        if (!v) {
+            rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+            break;
+        }
+        *out = v;
+        for (long k = lo; k <= hi; k++)
+            v[(*n)++] = (unsigned long)k;
+    }
+    if (rc == MB_OK && *n == 0)
+        rc = mb_error_set(err, MB_EINVAL, "--seeds: empty list");
+    if (rc != MB_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    free(copy);
+    return rc;
+}
+
+/* A progress bar on stderr, redrawn at most ten times a second. */
+typedef struct bar {
+    double last;
+} bar;
+
+static void draw(const mb_run_progress *p, void *ctx)
+{
+    bar *b = ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (t - b->last < 0.1 && !(p->max_updates > 0 && p->update == p->max_updates))
+        return;
+    b->last = t;
+    char line[40] = "";
+    if (p->max_updates > 0) {
+        int fill = (int)(30.0 * (double)p->update / (double)p->max_updates);
+        for (int i = 0; i < 30; i++)
+            line[i] = i < fill ? '#' : '.';
+        line[30] = '\0';
+    }
+    fprintf(stderr, "\r[%s] update %ld epoch %.2f loss %.4f eval %.4f %.1fs ", line, p->update,
+            p->epoch, p->loss, p->eval_loss, p->wall_s);
+    fflush(stderr);
+}
+
+enum {
+    OPT_NET = 256, OPT_DATA, OPT_ALGO, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_LR_STEP,
+    OPT_LR_GAMMA, OPT_TARGET, OPT_EVAL_EVERY, OPT_EVAL_FRAC, OPT_DATA_SEED, OPT_MAX_UPDATES,
+    OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
+    OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION
+};
+
+/* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
+static int flag_long(const char *flag, const char *arg, long lo, long hi, long *v, mb_error *err)
+{
+    if (mb_data_parse_long(arg, lo, hi, v) != MB_OK)
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%ld, %ld]", flag,
+                            arg, lo, hi);
+    return MB_OK;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"net", required_argument, 0, OPT_NET}, {"data", required_argument, 0, OPT_DATA},
+        {"algo", required_argument, 0, OPT_ALGO}, {"batch", required_argument, 0, OPT_BATCH},
+        {"lr", required_argument, 0, OPT_LR}, {"momentum", required_argument, 0, OPT_MOMENTUM},
+        {"weight-decay", required_argument, 0, OPT_WD},
+        {"lr-step", required_argument, 0, OPT_LR_STEP},
+        {"lr-gamma", required_argument, 0, OPT_LR_GAMMA},
+        {"target-loss", required_argument, 0, OPT_TARGET},
+        {"eval-every", required_argument, 0, OPT_EVAL_EVERY},
+        {"eval-frac", required_argument, 0, OPT_EVAL_FRAC},
+        {"data-seed", required_argument, 0, OPT_DATA_SEED},
+        {"max-updates", required_argument, 0, OPT_MAX_UPDATES},
+        {"epochs", required_argument, 0, OPT_EPOCHS}, {"seed", required_argument, 0, OPT_SEED},
+        {"seeds", required_argument, 0, OPT_SEEDS},
+        {"threads", required_argument, 0, OPT_THREADS},
+        {"conv-algo", required_argument, 0, OPT_CONV_ALGO},
+        {"log", required_argument, 0, OPT_LOG}, {"log-dir", required_argument, 0, OPT_LOG_DIR},
+        {"checkpoint", required_argument, 0, OPT_CKPT},
+        {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
+        {"resume", required_argument, 0, OPT_RESUME}, {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
+    mb_run_options o;
+    mb_run_options_init(&o);
+    o.argc = argc;
+    o.argv = argv;
+    mb_error err = {0};
+    const char *batch_arg = NULL, *seeds_arg = NULL, *log_dir = NULL;
+    int have_seed = 0, rc = MB_OK, c;
+    long v;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': help(&o); return 0;
+        case OPT_VERSION: printf("mbtrain %s\n", mb_version()); return 0;
+        case OPT_NET: o.net = optarg; break;
+        case OPT_DATA: o.data = optarg; break;
+        case OPT_ALGO:
+            if (mb_optim_kind_parse(optarg, &o.optim.kind) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL,
+                                  "--algo: '%s' is not one of sgd, momentum, nesterov", optarg);
+            break;
+        case OPT_CONV_ALGO:
+            if (mb_conv_algo_parse(optarg, &o.conv_algo) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL,
+                                  "--conv-algo: '%s' is not one of gemm, direct, fft, winograd",
+                                  optarg);
+            break;
+        case OPT_BATCH: batch_arg = optarg; break;
+        case OPT_LR: rc = mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &o.optim.lr, &err); break;
+        case OPT_MOMENTUM:
+            rc = mb_data_flag_double("--momentum", optarg, 0, MB_NONNEG, &o.optim.momentum, &err);
+            break;
+        case OPT_WD:
+            rc = mb_data_flag_double("--weight-decay", optarg, 0, MB_NONNEG,
+                                     &o.optim.weight_decay, &err);
+            break;
+        case OPT_LR_STEP:
+            rc = flag_long("--lr-step", optarg, 1, 1L << 40, &o.optim.lr_step_every, &err);
+            break;
+        case OPT_LR_GAMMA:
+            rc = mb_data_flag_double("--lr-gamma", optarg, 0, MB_POSITIVE, &o.optim.lr_step_gamma,
+                                     &err);
+            break;
+        case OPT_TARGET:
+            rc = mb_data_flag_double("--target-loss", optarg, 0, MB_NONNEG, &o.target_loss, &err);
+            break;
+        case OPT_EVAL_EVERY: rc = flag_long("--eval-every", optarg, 1, 1L << 40, &o.eval_every, &err); break;
+        case OPT_EVAL_FRAC:
+            rc = mb_data_flag_double("--eval-frac", optarg, 0, MB_POSITIVE, &o.eval_frac, &err);
+            if (rc == MB_OK && o.eval_frac > 1)
+                rc = mb_error_set(&err, MB_EINVAL, "--eval-frac: must be <= 1, got %s", optarg);
+            break;
+        case OPT_DATA_SEED:
+            rc = flag_long("--data-seed", optarg, 0, 1L << 40, &v, &err);
+            o.data_seed = (unsigned long)v;
+            break;
+        case OPT_MAX_UPDATES: rc = flag_long("--max-updates", optarg, 1, 1L << 40, &o.max_updates, &err); break;
+        case OPT_EPOCHS: rc = mb_data_flag_double("--epochs", optarg, 0, MB_NONNEG, &o.epochs, &err); break;
+        case OPT_SEED:
+            rc = flag_long("--seed", optarg, 0, 1L << 40, &v, &err);
+            o.seed = (unsigned long)v;
+            have_seed = 1;
+            break;
+        case OPT_SEEDS: seeds_arg = optarg; break;
+        case OPT_THREADS:
+            rc = flag_long("--threads", optarg, 1, 1024, &v, &err);
+            o.threads = (int)v;
+            break;
+        case OPT_LOG: o.log_path = optarg; break;
+        case OPT_LOG_DIR: log_dir = optarg; break;
+        case OPT_CKPT: o.checkpoint_path = optarg; break;
+        case OPT_CKPT_EVERY:
+            rc = flag_long("--checkpoint-every", optarg, 1, 1L << 40, &o.checkpoint_every, &err);
+            break;
+        case OPT_RESUME: o.resume_path = optarg; break;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+        if (rc != MB_OK)
+            return fail(&err);
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!o.net)
+        return usage_error("%s", "--net is required");
+    if (!o.data)
+        return usage_error("%s", "--data is required");
+    if (have_seed && seeds_arg)
+        return usage_error("%s", "give --seed or --seeds, not both");
+    if (o.log_path && log_dir)
+        return usage_error("%s", "give --log or --log-dir, not both");
+    if (o.checkpoint_path && !o.checkpoint_every)
+        return usage_error("%s", "--checkpoint needs --checkpoint-every N");
+    if (!o.checkpoint_path && o.checkpoint_every)
+        return usage_error("%s", "--checkpoint-every needs --checkpoint FILE");
+
+    mb_range batches = {0};
+    double one = o.batch;
+    if (batch_arg) {
+        long b;
+        if (strchr(batch_arg, ',') || strchr(batch_arg, ':')) {
+            if (mb_data_parse_range(batch_arg, "--batch", &batches, &err) != MB_OK)
+                return fail(&err);
+        } else if (mb_data_parse_long(batch_arg, 1, 1L << 30, &b) != MB_OK) {
+            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number >= 1", batch_arg);
+            return fail(&err);
+        } else {
+            one = (double)b;
+        }
+    }
+    if (!batches.n) {
+        batches.v = &one;
+        batches.n = 1;
+    }
+    unsigned long *seeds = NULL, seed1 = o.seed;
+    size_t nseeds = 1;
+    if (seeds_arg && parse_seeds(seeds_arg, &seeds, &nseeds, &err) != MB_OK) {
+        if (batches.v != &one)
+            mb_data_range_free(&batches);
+        return fail(&err);
+    }
+    size_t runs = batches.n * nseeds;
+    int status = 0;
+    if (runs > 1 && !log_dir)
+        status = usage_error("%s", "a sweep (several batches or seeds) needs --log-dir DIR");
+    else if (runs > 1 && (o.checkpoint_path || o.resume_path))
+        status = usage_error("%s", "--checkpoint and --resume take one run, not a sweep");
+    for (size_t i = 0; status == 0 && i < batches.n; i++)
+        if (batches.v[i] != floor(batches.v[i]) || batches.v[i] > 1 << 30) {
+            mb_error_set(&err, MB_EINVAL, "--batch: %g is not a whole number", batches.v[i]);
+            status = fail(&err);
+        }
+    if (status == 0 && log_dir && mkdir(log_dir, 0777) != 0 && errno != EEXIST) {
+        mb_error_set(&err, MB_EIO, "--log-dir %s: cannot create: %s", log_dir, strerror(errno));
+        status = fail(&err);
+    }
+
+    mb_data_splits data;
+    memset(&data, 0, sizeof data);
+    int loaded = 0;
+    if (status == 0) {
+        openblas_set_num_threads(o.threads);
+        if (mb_data_load(o.data, o.eval_frac, o.data_seed, &data, &err) != MB_OK)
+            status = fail(&err);
+        else
+            loaded = 1;
+    }
+    o.splits = &data;
+    bar b = {0};
+    if (isatty(STDERR_FILENO)) {
+        o.progress = draw;
+        o.progress_ctx = &b;
+    }
+    for (size_t i = 0; status == 0 && i < batches.n; i++) {
+        for (size_t j = 0; status == 0 && j < nseeds; j++) {
+            o.batch = (int)batches.v[i];
+            o.seed = seeds ? seeds[j] : seed1;
+            char path[4096];
+            if (log_dir) {
+                mb_net_desc *desc = NULL;
+                if (mb_net_desc_read(o.net, &desc, &err) != MB_OK) {
+                    status = fail(&err);
+                    break;
+                }
+                snprintf(path, sizeof path, "%s/%s-%s-b%d-s%lu.csv", log_dir, desc->name,
+                         mb_optim_kind_name(o.optim.kind), o.batch, o.seed);
+                mb_net_desc_free(desc);
+                o.log_path = path;
+            }
+            mb_run_result r;
+            rc = mb_train_run(&o, &r, &err);
+            if (o.progress)
+                fputc('\n', stderr);
+            if (rc != MB_OK) {
+                status = rc == MB_EINVAL && strstr(err.msg, "no stopping rule") ? EXIT_USAGE : 1;
+                fprintf(stderr, "mbtrain: %s\n", err.msg);
+                break;
+            }
+            char line[1024];
+            mb_run_result_format(&r, &o, line, sizeof line);
+            printf("%s\n", line);
+            fflush(stdout);
+        }
+    }
+    if (loaded)
+        mb_data_splits_free(&data);
+    free(seeds);
+    if (batches.v != &one)
+        mb_data_range_free(&batches);
+    return status;
+}

@@ -1,0 +1,106 @@
+/* run_learner.c — the learner of a training run: a network, its optimiser and a cursor over the
+ * shuffled training set, with its own PRNG state (splitmix64 from layers_impl.h).
+ *
+ * Not here: the loop, evaluation, logs and checkpoints (run.c, run_ckpt.c). A learner never
+ * touches global state, so several can live in one process (the parallel trainers to come).
+ */
+#include "layers_impl.h"
+#include "run_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Uniform in [0, n), n > 0, without modulo bias. */
+static uint64_t rng_below(uint64_t *state, uint64_t n)
+{
+    uint64_t lim = UINT64_MAX - UINT64_MAX % n; /* reject the biased tail */
+    uint64_t x;
+    do
+        x = mb_rng_next(state);
+    while (x >= lim);
+    return x % n;
+}
+
+/* A fresh permutation for the next epoch (Fisher-Yates). */
+static void shuffle(mb_cursor *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        c->perm[i] = (uint32_t)i;
+    for (size_t i = c->n - 1; i > 0; i--) {
+        size_t j = (size_t)rng_below(&c->rng, i + 1);
+        uint32_t t = c->perm[i];
+        c->perm[i] = c->perm[j];
+        c->perm[j] = t;
+    }
+    c->pos = 0;
+}
+
+int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options *o,
+                    size_t n_train, mb_error *err)
+{
+    memset(l, 0, sizeof *l);
+    if (n_train < (size_t)o->batch)
+        return mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu training samples",
+                            o->batch, n_train);
+    if (n_train > UINT32_MAX)
+        return mb_error_set(err, MB_EINVAL, "%zu training samples: more than 2^32", n_train);
+    mb_net_options no = {.max_batch = o->batch, .seed = o->seed, .algo = o->conv_algo};
+    int rc = mb_net_create(desc, &no, &l->net, err);
+    if (rc != MB_OK)
+        return rc;
+    if ((rc = mb_optim_create(&o->optim, mb_net_param_count(l->net), &l->opt, err)) != MB_OK) {
+        mb_learner_free(l);
+        return rc;
+    }
+    size_t per = (size_t)desc->in_c * desc->in_h * desc->in_w;
+    l->batch = o->batch;
+    l->cur.n = n_train;
+    l->cur.perm = malloc(n_train * sizeof *l->cur.perm);
+    l->xb = malloc((size_t)o->batch * per * sizeof *l->xb);
+    l->yb = malloc((size_t)o->batch * sizeof *l->yb);
+    if (!l->cur.perm || !l->xb || !l->yb) {
+        mb_learner_free(l);
+        return mb_error_set(err, MB_ENOMEM, "out of memory for batch %d", o->batch);
+    }
+    /* the shuffling stream is separate from the network's (initialisation, dropout) */
+    l->cur.rng = (uint64_t)o->seed ^ 0x53485546464C45ull;
+    shuffle(&l->cur);
+    return MB_OK;
+}
+
+void mb_learner_free(mb_learner *l)
+{
+    if (!l)
+        return;
+    mb_net_free(l->net);
+    mb_optim_free(l->opt);
+    free(l->cur.perm);
+    free(l->xb);
+    free(l->yb);
+    memset(l, 0, sizeof *l);
+}
+
+int mb_learner_step(mb_learner *l, const mb_dataset *train, double *loss, long *epoch,
+                    mb_error *err)
+{
+    mb_cursor *c = &l->cur;
+    if (c->pos + (size_t)l->batch > c->n) { /* drop the incomplete tail: next epoch */
+        c->epoch++;
+        shuffle(c);
+    }
+    size_t per = (size_t)train->c * train->h * train->w;
+    for (int i = 0; i < l->batch; i++) {
+        size_t k = c->perm[c->pos + (size_t)i];
+        memcpy(l->xb + (size_t)i * per, train->x + k * per, per * sizeof *l->xb);
+        l->yb[i] = train->y[k];
+    }
+    c->pos += (size_t)l->batch;
+    *epoch = c->epoch;
+    float f = 0;
+    int rc = mb_net_forward_backward(l->net, l->xb, l->yb, l->batch, &f);
+    if (rc != MB_OK)
+        return mb_error_set(err, rc, "forward/backward failed: %s", mb_strerror(rc));
+    mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
+    *loss = f;
+    return MB_OK;
+}
