@@ -159,9 +159,21 @@ bench: deps
 # ---- the main job ----------------------------------------------------------------------------
 run: deps
 	@$(MAKE) --no-print-directory build
-	@echo "mbopt scale on the shipped example fits (data/examples/):"
-	@$(BUILD)/bin/mbopt scale --nfit data/examples/nfit.json --tfit data/examples/tfit.json \
-	    --procs 1:1024
+	@mkdir -p $(OUT)
+	@echo "mbkit: fit, optimise and plot on the shipped example inputs (data/examples/: synthetic, not measured here)"
+	@B=$(BUILD)/bin; set -e; \
+	  $$B/mbfit nupdate --target-loss 0.5 data/examples/fit_runs/*.csv --json -o $(OUT)/nfit.json 2>$(OUT)/nfit.log; \
+	  echo "  mbfit nupdate  -> $(OUT)/nfit.json"; \
+	  $$B/mbfit tupdate data/examples/step.csv --json -o $(OUT)/tfit.json 2>$(OUT)/tfit.log; \
+	  echo "  mbfit tupdate  -> $(OUT)/tfit.json"; \
+	  $$B/mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json --procs 1:1024 -o $(OUT)/scale.txt; \
+	  $$B/mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json --procs 1:1024 --json -o $(OUT)/scale.json; \
+	  echo "  mbopt scale    -> $(OUT)/scale.txt, $(OUT)/scale.json"; \
+	  for f in "nupdate $(OUT)/nfit.json" "step data/examples/step.csv --tfit $(OUT)/tfit.json" \
+	           "scale $(OUT)/scale.json" "tc $(OUT)/scale.json"; do \
+	    set -- $$f; $$B/mbplot "$$@" -o $(OUT)/$$1.png >/dev/null; echo "  mbplot $$1 -> $(OUT)/$$1.png"; \
+	  done; \
+	  echo; cat $(OUT)/scale.txt
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/mbkit
