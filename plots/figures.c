@@ -289,26 +289,36 @@ static int distinct(const mb_table *tab, size_t col, double *out, int max, mb_er
     return n;
 }
 
+/* Reads a table that must have the named columns (their indices go to cols) and at least one
+ * row. */
+static int read_table(const char *path, const char *const *names, size_t *cols, mb_table **tab,
+                      mb_error *err)
+{
+    int rc = mb_table_read(path, tab, err);
+    for (size_t i = 0; rc == MB_OK && names[i]; i++)
+        rc = mb_table_require_col(*tab, names[i], &cols[i], err);
+    if (rc == MB_OK && mb_table_rows(*tab) == 0)
+        rc = mb_error_set(err, MB_ENODATA, "%s: no rows", path);
+    if (rc != MB_OK) {
+        mb_table_free(*tab);
+        *tab = NULL;
+    }
+    return rc;
+}
+
 int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
                  const mb_plot_options *o, mb_error *err)
 {
+    static const char *const names[] = {"batch", "learners", "threads", "t_median_s",
+                                        "t_p25_s", "t_p75_s", NULL};
+    size_t cols[6];
     mb_table *tab;
-    int rc = mb_table_read(step_csv, &tab, err);
+    int rc = read_table(step_csv, names, cols, &tab, err);
     if (rc != MB_OK)
         return rc;
-    size_t c_batch, c_learn, c_thr, c_med, c_p25, c_p75;
+    const size_t c_batch = cols[0], c_learn = cols[1], c_thr = cols[2], c_med = cols[3],
+                 c_p25 = cols[4], c_p75 = cols[5];
     mb_plot *p = NULL;
-    if ((rc = mb_table_require_col(tab, "batch", &c_batch, err)) ||
-        (rc = mb_table_require_col(tab, "learners", &c_learn, err)) ||
-        (rc = mb_table_require_col(tab, "threads", &c_thr, err)) ||
-        (rc = mb_table_require_col(tab, "t_median_s", &c_med, err)) ||
-        (rc = mb_table_require_col(tab, "t_p25_s", &c_p25, err)) ||
-        (rc = mb_table_require_col(tab, "t_p75_s", &c_p75, err)))
-        goto done;
-    if (mb_table_rows(tab) == 0) {
-        rc = mb_error_set(err, MB_ENODATA, "%s: no rows", step_csv);
-        goto done;
-    }
     double learners[16], threads[16];
     int nl = distinct(tab, c_learn, learners, 16, err), nt;
     if (nl < 0 || (nt = distinct(tab, c_thr, threads, 16, err)) < 0) {
@@ -385,23 +395,16 @@ done:
 int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
                  const mb_plot_options *o, mb_error *err)
 {
+    static const char *const names[] = {"op", "procs", "bytes", "t_median_s", "t_min_s",
+                                        "t_max_s", NULL};
+    size_t cols[6];
     mb_table *tab;
-    int rc = mb_table_read(comm_csv, &tab, err);
+    int rc = read_table(comm_csv, names, cols, &tab, err);
     if (rc != MB_OK)
         return rc;
-    size_t c_op, c_procs, c_bytes, c_med, c_min, c_max;
+    const size_t c_op = cols[0], c_procs = cols[1], c_bytes = cols[2], c_med = cols[3],
+                 c_min = cols[4], c_max = cols[5];
     mb_plot *p = NULL;
-    if ((rc = mb_table_require_col(tab, "op", &c_op, err)) ||
-        (rc = mb_table_require_col(tab, "procs", &c_procs, err)) ||
-        (rc = mb_table_require_col(tab, "bytes", &c_bytes, err)) ||
-        (rc = mb_table_require_col(tab, "t_median_s", &c_med, err)) ||
-        (rc = mb_table_require_col(tab, "t_min_s", &c_min, err)) ||
-        (rc = mb_table_require_col(tab, "t_max_s", &c_max, err)))
-        goto done;
-    if (mb_table_rows(tab) == 0) {
-        rc = mb_error_set(err, MB_ENODATA, "%s: no rows", comm_csv);
-        goto done;
-    }
     if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK)
         goto done;
     /* one series per (op, procs), in order of first appearance */
