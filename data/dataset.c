@@ -182,8 +182,7 @@ int mb_data_eval_indices(size_t n, double eval_frac, unsigned long seed, size_t 
     for (size_t i = 0; i < n; i++)
         perm[i] = i;
     /* Partial Fisher-Yates: position i takes a uniform pick from the n - i not yet taken. */
-    mb_rng r;
-    mb_rng_seed(&r, (uint64_t)seed);
+    uint64_t r = (uint64_t)seed;
     for (size_t i = 0; i < m; i++) {
         size_t j = i + (size_t)mb_rng_below(&r, n - i);
         size_t t = perm[i];

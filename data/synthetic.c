@@ -112,7 +112,7 @@ int mb_synthetic_parse(const char *spec, mb_synthetic *p, mb_error *err)
 }
 
 /* A standard normal deviate (Box-Muller; one of the pair is thrown away for simplicity). */
-static double normal(mb_rng *r)
+static double normal(uint64_t *r)
 {
     double u = mb_rng_uniform(r), v = mb_rng_uniform(r);
     return sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * v);
@@ -120,7 +120,7 @@ static double normal(mb_rng *r)
 
 /* The class prototypes: uniform pixels, averaged over each 3x3 neighbourhood (edges clamped)
  * within a channel, then stretched so every prototype spans [0, 1]. */
-static void make_prototypes(const mb_synthetic *p, mb_rng *r, float *proto, float *tmp)
+static void make_prototypes(const mb_synthetic *p, uint64_t *r, float *proto, float *tmp)
 {
     size_t per = (size_t)p->c * p->h * p->w;
     for (int k = 0; k < p->classes; k++) {
@@ -152,7 +152,7 @@ static void make_prototypes(const mb_synthetic *p, mb_rng *r, float *proto, floa
 }
 
 /* Fills d (allocated) with balanced labels in a seeded order and noisy prototypes. */
-static void make_samples(const mb_synthetic *p, mb_rng *r, const float *proto, mb_dataset *d)
+static void make_samples(const mb_synthetic *p, uint64_t *r, const float *proto, mb_dataset *d)
 {
     size_t per = (size_t)p->c * p->h * p->w;
     for (size_t i = 0; i < d->n; i++)
@@ -191,8 +191,7 @@ int mb_data_synthetic(const mb_synthetic *p, mb_dataset *train, mb_dataset *test
     if (rc == MB_OK)
         rc = mb_dataset_alloc(test, p->test, p->c, p->h, p->w, p->classes, "synthetic", err);
     if (rc == MB_OK) {
-        mb_rng r;
-        mb_rng_seed(&r, (uint64_t)p->seed);
+        uint64_t r = (uint64_t)p->seed;
         make_prototypes(p, &r, proto, tmp);
         make_samples(p, &r, proto, train);
         make_samples(p, &r, proto, test);

@@ -199,20 +199,6 @@ void mb_layer_act_backward(mb_layer_type t, size_t n, const float *restrict y,
     }
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014), as published by Vigna. */
-uint64_t mb_rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-float mb_rng_uniform(uint64_t *state)
-{
-    return (float)(mb_rng_next(state) >> 40) * (1.0f / 16777216.0f);
-}
-
 void mb_layer_dropout_forward(float p, int train, size_t n, const float *x, float *y, float *mask,
                               uint64_t *rng)
 {
@@ -226,7 +212,7 @@ void mb_layer_dropout_forward(float p, int train, size_t n, const float *x, floa
     }
     const float keep = 1.0f / (1.0f - p);
     for (size_t i = 0; i < n; i++) {
-        mask[i] = mb_rng_uniform(rng) < p ? 0.0f : keep;
+        mask[i] = mb_rng_uniformf(rng) < p ? 0.0f : keep;
         y[i] = x[i] * mask[i];
     }
 }

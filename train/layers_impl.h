@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../data/mb_data.h"
 #include "mb_train.h"
 
 /* Pooling over [batch*c] planes of h x w into oh x ow; max pooling records in `arg` the input
@@ -34,11 +35,6 @@ void mb_layer_fc_backward(int batch, int in, int out, const float *x, const floa
 void mb_layer_act_forward(mb_layer_type t, size_t n, const float *restrict x, float *restrict y);
 void mb_layer_act_backward(mb_layer_type t, size_t n, const float *restrict y,
                            const float *restrict dy, float *restrict dx);
-
-/* A small, fast PRNG (splitmix64) for initialisation and dropout masks; state owned by the
- * network. mb_rng_uniform returns a float in [0, 1) with 24 random bits. */
-uint64_t mb_rng_next(uint64_t *state);
-float mb_rng_uniform(uint64_t *state);
 
 /* Inverted dropout over n values: training draws mask[i] = 0 with probability p, else
  * 1 / (1 - p), and y = x mask; inference (train = 0) copies. Backward: dx = dy mask. */

@@ -111,7 +111,7 @@ static void init_params(mb_net *net)
         float bound = (float)(relu ? sqrt(6.0 / fan_in) : sqrt(6.0 / (fan_in + fan_out)));
         float *w = net->params + l->w_off;
         for (size_t k = 0; k < l->n_w; k++)
-            w[k] = (2.0f * mb_rng_uniform(&net->rng) - 1.0f) * bound;
+            w[k] = (2.0f * mb_rng_uniformf(&net->rng) - 1.0f) * bound;
         memset(w + l->n_w, 0, sizeof(float) * l->n_b);
     }
 }

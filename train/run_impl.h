@@ -17,7 +17,7 @@ typedef struct mb_cursor {
     size_t n;              /* training samples */
     size_t pos;            /* next position in perm */
     long epoch;            /* 0-based epoch the next batch belongs to */
-    uint64_t rng;          /* shuffling PRNG state (splitmix64, layers_impl.h) after drawing
+    uint64_t rng;          /* shuffling PRNG state (mb_rng_* of data/mb_data.h) after drawing
                               perm: a context, not a global */
 } mb_cursor;
 

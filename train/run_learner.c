@@ -1,5 +1,5 @@
 /* run_learner.c — the learner of a training run: a network, its optimiser and a cursor over the
- * shuffled training set, with its own PRNG state (splitmix64 from layers_impl.h).
+ * shuffled training set, with its own PRNG state (mb_rng_* of data/mb_data.h).
  *
  * Not here: the loop, evaluation, logs and checkpoints (run.c, run_ckpt.c). A learner never
  * touches global state, so several can live in one process (the parallel trainers to come).
@@ -10,24 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Uniform in [0, n), n > 0, without modulo bias. */
-static uint64_t rng_below(uint64_t *state, uint64_t n)
-{
-    uint64_t lim = UINT64_MAX - UINT64_MAX % n; /* reject the biased tail */
-    uint64_t x;
-    do
-        x = mb_rng_next(state);
-    while (x >= lim);
-    return x % n;
-}
-
 /* A fresh permutation for the next epoch (Fisher-Yates). */
 static void shuffle(mb_cursor *c)
 {
     for (size_t i = 0; i < c->n; i++)
         c->perm[i] = (uint32_t)i;
     for (size_t i = c->n - 1; i > 0; i--) {
-        size_t j = (size_t)rng_below(&c->rng, i + 1);
+        size_t j = (size_t)mb_rng_below(&c->rng, i + 1);
         uint32_t t = c->perm[i];
         c->perm[i] = c->perm[j];
         c->perm[j] = t;
