@@ -18,30 +18,15 @@
 
 #include "../../train/mb_train.h"
 
-static mb_layer_desc layers[12];
-
-static mb_layer_desc L(mb_layer_type t, int filters, int size, int stride, int pad)
+/* The shipped lenet5 (data/nets/lenet5.cfg: conv 6@5x5 pad 2, relu, maxpool 2; conv 16@5x5,
+ * relu, maxpool 2; fc 120 relu; fc 84 relu; fc 10; softmax cross-entropy), read as mbtrain
+ * reads it. The benchmark runs from the source tree's root. */
+static mb_net_desc *lenet5(void)
 {
-    mb_layer_desc d;
-    memset(&d, 0, sizeof d);
-    d.type = t, d.filters = filters, d.size = size, d.stride = stride, d.pad = pad;
-    d.algo = MB_CONV_AUTO;
-    return d;
-}
-
-/* conv 6@5x5 pad 2, relu, maxpool 2; conv 16@5x5, relu, maxpool 2; fc 120 relu; fc 84 relu;
- * fc 10; softmax cross-entropy (as data/nets/lenet5.cfg). */
-static mb_net_desc lenet5(void)
-{
-    mb_layer_desc *l = layers;
-    l[0] = L(MB_LAYER_CONV, 6, 5, 1, 2), l[1] = L(MB_LAYER_RELU, 0, 0, 0, 0);
-    l[2] = L(MB_LAYER_MAXPOOL, 0, 2, 2, 0);
-    l[3] = L(MB_LAYER_CONV, 16, 5, 1, 0), l[4] = L(MB_LAYER_RELU, 0, 0, 0, 0);
-    l[5] = L(MB_LAYER_MAXPOOL, 0, 2, 2, 0);
-    l[6] = L(MB_LAYER_FC, 120, 0, 0, 0), l[7] = L(MB_LAYER_RELU, 0, 0, 0, 0);
-    l[8] = L(MB_LAYER_FC, 84, 0, 0, 0), l[9] = L(MB_LAYER_RELU, 0, 0, 0, 0);
-    l[10] = L(MB_LAYER_FC, 10, 0, 0, 0), l[11] = L(MB_LAYER_SOFTMAX, 0, 0, 0, 0);
-    mb_net_desc d = {"lenet5", 1, 28, 28, 0, 12, layers};
+    mb_net_desc *d = NULL;
+    mb_error err = {0};
+    if (mb_net_desc_read("lenet5", &d, &err) != MB_OK)
+        fprintf(stderr, "lenet5_step: %s\n", err.msg);
     return d;
 }
 
@@ -91,11 +76,15 @@ static int write_bin(const char *dir, const char *name, const void *v, size_t by
 
 static int dump(const char *dir, int m, unsigned long seed)
 {
-    mb_net_desc d = lenet5();
+    mb_net_desc *d = lenet5();
     mb_net_options o = {m, seed, MB_CONV_GEMM};
     mb_net *net;
     mb_error err = {0};
-    if (mb_net_create(&d, &o, &net, &err) != MB_OK) {
+    if (!d)
+        return 1;
+    int made = mb_net_create(d, &o, &net, &err);
+    mb_net_desc_free(d);
+    if (made != MB_OK) {
         fprintf(stderr, "lenet5_step: %s\n", err.msg);
         return 1;
     }
@@ -157,12 +146,14 @@ int main(int argc, char **argv)
                : "# lenet5 1x28x28, forward+backward+SGD, %d OpenBLAS thread(s), conv %s\n"
                  "%6s %14s %14s %6s\n",
            threads, mb_conv_algo_name(algo), "M", "s/update", "samples/s", "reps");
-    mb_net_desc d = lenet5();
+    mb_net_desc *d = lenet5();
+    if (!d)
+        return 1;
     for (int m = 1; m <= max_m; m *= 2) {
         mb_net_options o = {m, seed, algo};
         mb_net *net;
         mb_error err = {0};
-        if (mb_net_create(&d, &o, &net, &err) != MB_OK) {
+        if (mb_net_create(d, &o, &net, &err) != MB_OK) {
             fprintf(stderr, "lenet5_step: %s\n", err.msg);
             return 1;
         }
@@ -209,5 +200,6 @@ int main(int argc, char **argv)
         free(t), free(x), free(y);
         mb_net_free(net);
     }
+    mb_net_desc_free(d);
     return 0;
 }
