@@ -13,8 +13,13 @@
 
 PREFIX  ?= /usr/local
 SAN     ?= 0
-CUDA    ?= $(if $(NVCC),1,0)
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+# The toolkit root is asked of nvcc itself (it may be a wrapper script elsewhere on PATH), and
+# CUDA is on only when that toolkit also ships the runtime library to link against.
+CUDA_TOP := $(if $(NVCC),$(shell $(NVCC) -dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p'))
+CUDA_LIBDIR := $(patsubst %/libcudart.so,%,$(firstword $(wildcard $(addsuffix /libcudart.so, \
+               $(CUDA_TOP)/lib64 $(CUDA_TOP)/targets/*/lib $(CUDA_TOP)/lib))))
+CUDA    ?= $(if $(CUDA_LIBDIR),1,0)
 OUT     ?= out
 
 ifeq ($(SAN),1)
@@ -58,8 +63,10 @@ CPPFLAGS = -I. $(MPI_CFLAGS) -DMB_HAVE_CUDA=$(CUDA) -DMB_VERSION='"0.1.0"'
 LDFLAGS := $(SANFLAGS)
 LDLIBS   = -lgsl -lglpk -lfftw3f -lopenblas -lcjson -lz -lpthread -lm $(MPI_LIBS)
 ifeq ($(CUDA),1)
-CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
-LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
+ifeq ($(CUDA_LIBDIR),)
+$(error CUDA=1 but no libcudart.so next to nvcc ($(or $(NVCC),not found)); use CUDA=0)
+endif
+LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++
 NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I.
 endif
 
