@@ -9,8 +9,8 @@
  * repetitions). Its statistics (median, quartiles, extremes, order-statistic interval of the
  * median) are pure functions, tested on synthetic samples.
  *
- * What this header does not hold yet: the step and convolution probes (they need train/); they
- * will time train/'s real update step through mb_probe_time.
+ * The step and convolution probes time train/'s own code (mb_net_forward_backward and
+ * mb_optim_step; mb_conv_plan_*) through mb_probe_time, so what they measure is what mbtrain runs.
  */
 #ifndef MB_PROBE_H
 #define MB_PROBE_H
@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include "../model/mb_model.h"
+#include "../train/mb_train.h"
 
 /* ---- clock ------------------------------------------------------------------------------------ */
 
@@ -254,5 +255,120 @@ int mb_probe_comm_point(MPI_Comm comm, mb_probe_op op, size_t bytes, const mb_pr
  * and stop (ci, budget, max-reps). */
 void mb_probe_comm_write_header(FILE *f);
 void mb_probe_comm_write_row(FILE *f, const mb_probe_comm_row *r);
+
+/* ---- mbprobe step: the real update step ------------------------------------------------------ */
+
+struct mb_dataset; /* data/mb_data.h */
+
+/* What is stepped. */
+typedef struct mb_probe_step_config {
+    const char *net;              /* cfg name or path (mb_net_desc_read) */
+    const struct mb_dataset *data;/* samples the batches are windows of (it must hold max_batch
+                                     samples of the net's input shape), or NULL for uniform
+                                     random inputs in [0, 1) and labels drawn from `seed` */
+    int learners;                 /* model copies on the device (>= 1), each computing
+                                     batch / learners samples of an update, side by side */
+    int threads;                  /* threads on the device (>= 1): OpenBLAS's for one learner;
+                                     with several, one thread each (OpenBLAS is set to 1) */
+    mb_conv_algo algo;            /* conv algorithm for layers whose cfg names none */
+    unsigned long seed;           /* initialisation of the copies (seed + copy index), pool */
+    double lr;                    /* SGD learning rate of the timed update (>= 0) */
+    int max_batch;                /* the largest total batch M that will be stepped */
+} mb_probe_step_config;
+
+typedef struct mb_probe_step mb_probe_step;
+
+/* Reads the description and builds `learners` networks and SGD optimisers for max_batch /
+ * learners samples each, and the learners' threads. Errors: those of mb_net_desc_read and
+ * mb_net_create; MB_EINVAL for a bad config or data that do not fit the net; MB_ENOMEM. Sets
+ * OpenBLAS's (process-wide) thread count as the config says. */
+int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **s, mb_error *err);
+void mb_probe_step_free(mb_probe_step *s);
+
+const mb_net_desc *mb_probe_step_description(const mb_probe_step *s);
+
+/* Learner i's network (0 <= i < learners), e.g. to inspect what an update did. */
+mb_net *mb_probe_step_net(mb_probe_step *s, int i);
+
+/* One synchronous update of total batch `batch`: every learner runs forward, backward and the
+ * SGD step on its batch / learners samples (a window of the pool that moves each call); returns
+ * when the slowest is done. MB_EINVAL when batch is not a multiple of learners in
+ * [learners, max_batch]; MB_EDOM when a loss is not finite (the timed training diverged). */
+int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err);
+
+/* Times mb_probe_step_update at `batch` under the harness (seconds per update in *st). */
+int mb_probe_step_time(mb_probe_step *s, int batch, const mb_probe_options *o,
+                       mb_probe_stats *st, mb_error *err);
+
+/* One row of the step table (DESIGN.md) and the columns after it. */
+typedef struct mb_probe_step_row {
+    const char *backend;  /* "cpu" */
+    const char *net;      /* the description's name */
+    int batch;            /* total mini-batch M of one update */
+    int learners;         /* model copies sharing it */
+    int threads;          /* threads on the device */
+    mb_probe_stats st;    /* seconds per update */
+} mb_probe_step_row;
+
+/* The step table's header line and one row, as CSV lines ending in a newline: the twelve columns
+ * of DESIGN.md (samples_per_s = batch / t_median_s), then wide (0/1) and stop (ci, budget,
+ * max-reps). */
+void mb_probe_step_write_header(FILE *f);
+void mb_probe_step_write_row(FILE *f, const mb_probe_step_row *r);
+
+/* ---- mbprobe conv: convolution algorithms --------------------------------------------------- */
+
+/* Times the passes of `algo` on shape `s` (s->batch samples) marked in passes[0..2] (indexed by
+ * mb_conv_pass), each under the harness, through a plan made for the shape (as mb_net runs it);
+ * st[p] is filled for each timed pass. Inputs are uniform in [-1, 1). MB_ENOTSUP when the
+ * algorithm cannot do the shape (check mb_conv_supported first), MB_ENOMEM. */
+int mb_probe_conv_time(const mb_conv_shape *s, mb_conv_algo algo, const int *passes,
+                       const mb_probe_options *o, mb_probe_stats st[3], mb_error *err);
+
+/* One row of the convolution table. */
+typedef struct mb_probe_conv_row {
+    char layer[32];          /* the layer's name in the description */
+    mb_conv_shape shape;     /* its shape; shape.batch is M */
+    mb_conv_algo algo;
+    mb_conv_pass pass;
+    int supported;           /* 0: the algorithm cannot do the layer (no times in the row) */
+    int cached;              /* 1: st came from the cache, not measured in this run */
+    size_t workspace_bytes;  /* mb_conv_workspace for this pass and shape */
+    mb_probe_stats st;       /* seconds per pass */
+} mb_probe_conv_row;
+
+/* The convolution table's header and one row: the six columns of DESIGN.md (layer, algo, pass,
+ * batch, t_median_s, workspace_bytes), then reps, t_min_s, t_p25_s, t_p75_s, t_max_s, the shape
+ * (in_c, in_h, in_w, out_c, k, stride, pad) and status (measured, cached or unsupported; an
+ * unsupported row has empty time and workspace fields). */
+void mb_probe_conv_write_header(FILE *f);
+void mb_probe_conv_write_row(FILE *f, const mb_probe_conv_row *r);
+
+/* ---- the probe cache ---------------------------------------------------------------------------- */
+
+/* Measured points keyed by a string, kept in a CSV file (key,reps,t_median_s,t_min_s,t_p25_s,
+ * t_p75_s,t_max_s) that is rewritten atomically. */
+typedef struct mb_probe_cache mb_probe_cache;
+
+/* Reads the cache at `path` (a missing file is an empty cache). MB_EFORMAT naming the file when
+ * it is malformed, MB_ENOMEM. */
+int mb_probe_cache_open(const char *path, mb_probe_cache **c, mb_error *err);
+void mb_probe_cache_free(mb_probe_cache *c);
+
+/* The point stored under `key`, or NULL (the last one stored when there are several). Only
+ * reps, median, min, max and the quartiles are kept. */
+const mb_probe_stats *mb_probe_cache_get(const mb_probe_cache *c, const char *key);
+
+/* Stores a point (MB_EINVAL for a key holding a comma or newline). */
+int mb_probe_cache_put(mb_probe_cache *c, const char *key, const mb_probe_stats *st,
+                       mb_error *err);
+
+/* Writes the cache back (creating its folder) when points were added. MB_EIO on failure. */
+int mb_probe_cache_save(mb_probe_cache *c, mb_error *err);
+
+/* The cache key of a convolution point: host name, CPU model, threads, shape, algorithm, pass
+ * and batch, with CSV-unsafe characters replaced. */
+void mb_probe_conv_key(char *buf, size_t n, const mb_probe_host *h, const char *host, int threads,
+                       const mb_conv_shape *s, mb_conv_algo algo, mb_conv_pass pass);
 
 #endif /* MB_PROBE_H */

@@ -2,9 +2,9 @@
  *
  *   mbprobe comm      collectives under mpirun (allreduce, reduce+bcast, gather+scatter)
  *   mbprobe overhead  the timing harness's own cost per sample and the clock's resolution
- *   mbprobe step      the real update step per batch size (needs train/: not built yet)
- *   mbprobe conv      convolution algorithms per layer (needs train/: not built yet)
- *   mbprobe learners  Crossbow's learner-count auto-tuner (needs train/: not built yet)
+ *   mbprobe step      train/'s real update step per batch size, threads and learners per device
+ *   mbprobe conv      every convolution algorithm per layer, pass and batch size (cached)
+ *   mbprobe learners  Crossbow's learner-count auto-tuner on the real update step
  *
  * Thin: parse options, call probe/, print. Usage errors exit 2, bad values or files exit 1 with
  * one line naming the flag or file.
@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <cblas.h>
 
 #include "../data/mb_data.h"
 #include "mb_probe.h"
@@ -25,14 +28,14 @@ static void help(void)
     printf("Usage: mbprobe COMMAND [OPTION]...\n"
            "Timing sweeps on this machine, written as the tables of DESIGN.md.\n\n"
            "Commands:\n"
-           "  step      time train/'s real forward, backward and update per batch size, and find\n"
-           "            the knee M_T (needs the trainer: not built yet)\n"
+           "  step      time train/'s real forward, backward and update per batch size, threads\n"
+           "            and learners per device, and find the knee M_T\n"
            "  comm      time MPI_Allreduce, MPI_Reduce+MPI_Bcast and MPI_Gather+MPI_Scatter per\n"
            "            message size; run it as 'mpirun -np N mbprobe comm ...' (N >= 2)\n"
-           "  conv      time each convolution algorithm per layer, pass and batch size (needs\n"
-           "            the trainer: not built yet)\n"
+           "  conv      time each convolution algorithm per layer, pass and batch size, with the\n"
+           "            workspace each needs (cached per host and shape)\n"
            "  learners  Crossbow's auto-tuner: add learners per device while throughput rises by\n"
-           "            more than a threshold (needs the trainer: not built yet)\n"
+           "            more than a threshold\n"
            "  overhead  the timing harness's own cost per sample, and the clock's resolution\n\n"
            "  -h, --help      show this help and exit\n"
            "  -V, --version   show the version and exit\n\n"
@@ -41,7 +44,11 @@ static void help(void)
 
 /* ---- harness options shared by the probes ---------------------------------------------------- */
 
-enum { OPT_BYTES = 256, OPT_OPS, OPT_WARMUP, OPT_MIN_REPS, OPT_MAX_REPS, OPT_REL_CI, OPT_BUDGET };
+enum {
+    OPT_BYTES = 256, OPT_OPS, OPT_WARMUP, OPT_MIN_REPS, OPT_MAX_REPS, OPT_REL_CI, OPT_BUDGET,
+    OPT_NET, OPT_BATCH, OPT_THREADS, OPT_LEARNERS, OPT_DATA, OPT_ALGO, OPT_SEED, OPT_LR,
+    OPT_ALGOS, OPT_CACHE, OPT_NO_CACHE, OPT_THRESHOLD, OPT_MAX_LEARNERS
+};
 
 #define HARNESS_LONGOPTS                                                                          \
     {"warmup", required_argument, 0, OPT_WARMUP},                                                \
@@ -109,21 +116,6 @@ static void harness_meta(FILE *f, const mb_probe_options *o)
 {
     fprintf(f, "# warmup=%zu\n# min_reps=%zu\n# max_reps=%zu\n# rel_ci=%g\n# budget_s=%g\n",
             o->warmup, o->min_reps, o->max_reps, o->rel_ci, o->budget_s);
-}
-
-/* ---- subcommands that need the trainer -------------------------------------------------------- */
-
-static int not_built(const char *sub, int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("Usage: mbprobe %s [OPTION]...\n"
-                   "Not built yet: 'mbprobe %s' times train/'s real update step, and train/ is\n"
-                   "not part of this build. See 'mbprobe --help'.\n", sub, sub);
-            return 0;
-        }
-    fprintf(stderr, "%s %s: needs the trainer (train/), not built yet\n", prog, sub);
-    return 1;
 }
 
 /* ---- mbprobe overhead -------------------------------------------------------------------------- */
@@ -371,6 +363,727 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     return status;
 }
 
+/* ---- shared by step, conv and learners ------------------------------------------------------- */
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* A range flag ("lo:hi" doubling or a comma list) as whole numbers in [1, hi], sorted, without
+ * repeats. *v is allocated here. */
+static int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_error *err)
+{
+    mb_range r = {0};
+    int rc = mb_data_parse_range(arg, flag, &r, err);
+    if (rc != MB_OK)
+        return rc;
+    *v = malloc((r.n ? r.n : 1) * sizeof **v);
+    if (!*v) {
+        mb_data_range_free(&r);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < r.n; i++) {
+        if (r.v[i] != floor(r.v[i]) || r.v[i] < 1 || r.v[i] > hi) {
+            rc = mb_error_set(err, MB_EINVAL, "%s: '%g' is not a whole number in [1, %d]", flag,
+                              r.v[i], hi);
+            break;
+        }
+        (*v)[i] = (int)r.v[i];
+    }
+    size_t m = 0;
+    if (rc == MB_OK) {
+        qsort(*v, r.n, sizeof **v, cmp_int);
+        for (size_t i = 0; i < r.n; i++)
+            if (m == 0 || (*v)[i] != (*v)[m - 1])
+                (*v)[m++] = (*v)[i];
+    }
+    mb_data_range_free(&r);
+    if (rc != MB_OK) {
+        free(*v);
+        *v = NULL;
+        return rc;
+    }
+    *n = m;
+    return MB_OK;
+}
+
+/* --net: read once up front, so that an unknown net is one line before any timing. */
+static int check_net(const char *net, mb_net_desc **desc, mb_error *err)
+{
+    return mb_net_desc_read(net, desc, err);
+}
+
+/* The output must be writable before minutes of timing are spent. */
+static int check_output(const char *output, mb_error *err)
+{
+    mb_out out;
+    int rc = mb_out_open(&out, output, err);
+    if (rc == MB_OK)
+        mb_out_abort(&out);
+    return rc;
+}
+
+/* ---- mbprobe step ------------------------------------------------------------------------------ */
+
+static void step_help(const mb_probe_options *d, int cpus)
+{
+    printf("Usage: mbprobe step [OPTION]...\n"
+           "Times train/'s real update (forward, backward and SGD step, the code mbtrain runs) of\n"
+           "a network on batches already in memory, per total mini-batch size M, thread count\n"
+           "and learners per device, and writes the step table\n"
+           "  backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,\n"
+           "  t_max_s,samples_per_s,wide,stop\n"
+           "With L learners the device holds L model copies (You et al.: the chip split into\n"
+           "groups); each computes M/L samples, side by side, and an update ends when the slowest\n"
+           "is done. Batches that L does not divide are skipped (and said so). For each (learners,\n"
+           "threads) the knee M_T of t = gamma max(M, M_T) is printed.\n\n"
+           "What is stepped:\n"
+           "      --net NAME|FILE   network description (default lenet5)\n"
+           "      --batch LIST      total mini-batch sizes: lo:hi (doubling) or a comma list\n"
+           "                        (default 1:1024)\n"
+           "      --threads LIST    threads on the device (default %d, this machine's CPUs); one\n"
+           "                        learner uses them all through OpenBLAS, several use one each\n"
+           "      --learners LIST   model copies per device (default 1)\n"
+           "      --data SPEC       draw batches from this data set (as mbtrain --data); default:\n"
+           "                        uniform random inputs of the net's shape\n"
+           "      --algo NAME       convolution algorithm where the cfg names none: gemm, direct,\n"
+           "                        fft, winograd (default: the network's choice)\n"
+           "      --lr F            SGD learning rate of the timed updates (default 0.01)\n"
+           "      --seed N          initialisation and random inputs (default 0)\n", cpus);
+    harness_help(d);
+    printf("Output:\n"
+           "  -o, --output FILE     write the table to FILE (atomically) and a summary to\n"
+           "                        standard output; default: the table to standard output and\n"
+           "                        the summary to standard error\n"
+           "  -h, --help            show this help and exit\n\n"
+           "Example:\n"
+           "  mbprobe step --net lenet5 --batch 1:1024 -o step.csv\n");
+}
+
+/* The net's name and the data set named by --data, loaded once. */
+static int load_data(const char *spec, mb_data_splits *d, mb_error *err)
+{
+    return spec ? mb_data_load(spec, 0.2, 0, d, err) : MB_OK;
+}
+
+static void step_summary_line(FILE *f, const mb_probe_step_row *r)
+{
+    fprintf(f, "%-5d %8d %7d %6zu %12.4g %12.4g %12.4g %12.4g %s%s\n", r->batch, r->learners,
+            r->threads, r->st.reps, r->st.median, r->st.p25, r->st.p75,
+            r->batch / r->st.median, r->st.wide ? "wide spread " : "",
+            r->st.why == MB_PROBE_STOP_CI ? "" : r->st.why == MB_PROBE_STOP_BUDGET ? "(budget)"
+                                                                                  : "(max-reps)");
+}
+
+/* The knee of rows[0..n-1] (one (learners, threads) group, batch increasing). */
+static void step_knee(FILE *f, const mb_probe_step_row *rows, size_t n)
+{
+    if (n < 3) {
+        fprintf(f, "knee: learners=%d threads=%d: fewer than 3 batch sizes, no knee fitted\n",
+                rows[0].learners, rows[0].threads);
+        return;
+    }
+    double *m = malloc(n * sizeof *m), *t = malloc(n * sizeof *t);
+    mb_probe_knee k;
+    mb_error err = {0};
+    for (size_t i = 0; m && t && i < n; i++)
+        m[i] = rows[i].batch, t[i] = rows[i].st.median;
+    if (!m || !t)
+        fprintf(f, "knee: out of memory\n");
+    else if (mb_probe_knee_fit(m, t, n, &k, &err) != MB_OK)
+        fprintf(f, "knee: learners=%d threads=%d: %s\n", rows[0].learners, rows[0].threads,
+                err.msg);
+    else
+        fprintf(f, "knee: learners=%d threads=%d: M_T = %.3g%s (t = %.3g s/sample x max(M, M_T);"
+                " %.3g s per update below it; typical misfit %.1f%%)\n", rows[0].learners,
+                rows[0].threads, k.m_t, k.where == MB_PROBE_KNEE_BELOW ? " (at the smallest M: "
+                "time grows with M throughout)" : k.where == MB_PROBE_KNEE_ABOVE ? " (at the "
+                "largest M: time is flat throughout)" : "", k.gamma, k.t_flat,
+                100 * (exp(k.rms_log) - 1));
+    free(m);
+    free(t);
+}
+
+static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
+{
+    const char *sub = "step";
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    int cpus = online_cpus();
+    char cpus_s[16];
+    snprintf(cpus_s, sizeof cpus_s, "%d", cpus);
+    const char *net = "lenet5", *batch_arg = "1:1024", *threads_arg = cpus_s,
+               *learners_arg = "1", *data_spec = NULL, *output = "-";
+    mb_probe_step_config cfg = {.algo = MB_CONV_AUTO, .lr = 0.01};
+    static const struct option longopts[] = {
+        {"net", required_argument, 0, OPT_NET}, {"batch", required_argument, 0, OPT_BATCH},
+        {"threads", required_argument, 0, OPT_THREADS},
+        {"learners", required_argument, 0, OPT_LEARNERS},
+        {"data", required_argument, 0, OPT_DATA}, {"algo", required_argument, 0, OPT_ALGO},
+        {"lr", required_argument, 0, OPT_LR}, {"seed", required_argument, 0, OPT_SEED},
+        HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    mb_error err = {0};
+    int c, rc = MB_OK;
+    long seed = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': step_help(&o, cpus); return 0;
+        case 'o': output = optarg; break;
+        case OPT_NET: net = optarg; break;
+        case OPT_BATCH: batch_arg = optarg; break;
+        case OPT_THREADS: threads_arg = optarg; break;
+        case OPT_LEARNERS: learners_arg = optarg; break;
+        case OPT_DATA: data_spec = optarg; break;
+        case OPT_ALGO:
+            if (mb_conv_algo_parse(optarg, &cfg.algo) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL, "--algo: '%s' is not one of gemm, direct, "
+                                  "fft, winograd", optarg);
+            break;
+        case OPT_LR:
+            rc = mb_data_flag_double("--lr", optarg, 0, MB_NONNEG, &cfg.lr, &err);
+            break;
+        case OPT_SEED:
+            if (mb_data_parse_long(optarg, 0, 1L << 62, &seed) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0",
+                                  optarg);
+            break;
+        default: {
+            int r = other_option(sub, &o, c, argv);
+            if (r >= 0)
+                return r;
+        }
+        }
+        if (rc != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+    }
+    if (optind < argc)
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    cfg.seed = (unsigned long)seed;
+
+    int *batch = NULL, *threads = NULL, *learners = NULL;
+    size_t nb = 0, nt = 0, nl = 0;
+    mb_net_desc *desc = NULL;
+    mb_data_splits data = {0};
+    mb_probe_step_row *rows = NULL;
+    size_t nrows = 0;
+    int status = 1;
+    if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
+        (rc = int_list(batch_arg, "--batch", 1 << 20, &batch, &nb, &err)) != MB_OK ||
+        (rc = int_list(threads_arg, "--threads", 4096, &threads, &nt, &err)) != MB_OK ||
+        (rc = int_list(learners_arg, "--learners", 1024, &learners, &nl, &err)) != MB_OK ||
+        (rc = check_net(net, &desc, &err)) != MB_OK || (rc = check_output(output, &err)) != MB_OK ||
+        (rc = load_data(data_spec, &data, &err)) != MB_OK) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    rows = calloc(nb * nt * nl, sizeof *rows);
+    if (!rows) {
+        fprintf(stderr, "%s %s: out of memory\n", prog, sub);
+        goto done;
+    }
+    FILE *sum = strcmp(output, "-") == 0 ? stderr : stdout;
+    int header = 0; /* the summary's header, printed with the first row */
+    for (size_t ti = 0; ti < nt; ti++) {
+        for (size_t li = 0; li < nl; li++) {
+            int L = learners[li], max_batch = 0;
+            for (size_t bi = 0; bi < nb; bi++)
+                if (batch[bi] % L == 0)
+                    max_batch = batch[bi];
+                else
+                    fprintf(sum, "(batch %d skipped with %d learners: not a multiple)\n",
+                            batch[bi], L);
+            if (max_batch == 0)
+                continue;
+            mb_probe_step_config sc = cfg;
+            sc.net = net;
+            sc.data = data_spec ? &data.train : NULL;
+            sc.learners = L;
+            sc.threads = threads[ti];
+            sc.max_batch = max_batch;
+            mb_probe_step *s = NULL;
+            if ((rc = mb_probe_step_create(&sc, &s, &err)) != MB_OK) {
+                mb_cli_fail(prog, sub, &err);
+                goto done;
+            }
+            size_t first = nrows;
+            for (size_t bi = 0; bi < nb && rc == MB_OK; bi++) {
+                if (batch[bi] % L != 0)
+                    continue;
+                mb_probe_step_row *r = &rows[nrows];
+                *r = (mb_probe_step_row){"cpu", desc->name, batch[bi], L, threads[ti], {0}};
+                if ((rc = mb_probe_step_time(s, batch[bi], &o, &r->st, &err)) == MB_OK) {
+                    if (!header++)
+                        fprintf(sum, "%-5s %8s %7s %6s %12s %12s %12s %12s\n", "batch",
+                                "learners", "threads", "reps", "t_median_s", "t_p25_s",
+                                "t_p75_s", "samples/s");
+                    step_summary_line(sum, r);
+                    fflush(sum);
+                    nrows++;
+                }
+            }
+            mb_probe_step_free(s);
+            if (rc != MB_OK) {
+                mb_cli_fail(prog, sub, &err);
+                goto done;
+            }
+            step_knee(sum, rows + first, nrows - first);
+        }
+    }
+    mb_probe_host host;
+    mb_probe_host_read(&host);
+    mb_probe_stats oh;
+    mb_probe_options oo;
+    mb_probe_options_init(&oo);
+    oo.budget_s = 0.05;
+    oo.min_reps = 1000;
+    int have_oh = mb_probe_overhead(&oo, &oh, &err) == MB_OK;
+    mb_out out;
+    if (mb_out_open(&out, output, &err) != MB_OK) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    mb_probe_write_meta(out.f, "mbprobe step", full_argc, full_argv, &host);
+    fprintf(out.f, "# probe=step\n# net=%s\n# data=%s\n# algo=%s\n# lr=%g\n# seed=%lu\n"
+                   "# timing=one update = forward + backward + SGD step of every learner, on "
+                   "batches in memory\n", desc->name, data_spec ? data_spec : "random",
+            cfg.algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg.algo), cfg.lr, cfg.seed);
+    harness_meta(out.f, &o);
+    if (have_oh)
+        fprintf(out.f, "# harness_overhead_s=%.3g\n", oh.median);
+    mb_probe_step_write_header(out.f);
+    for (size_t i = 0; i < nrows; i++)
+        mb_probe_step_write_row(out.f, &rows[i]);
+    if (mb_out_commit(&out, &err) != MB_OK) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    if (have_oh && nrows) {
+        double least = INFINITY;
+        for (size_t i = 0; i < nrows; i++)
+            least = fmin(least, rows[i].st.median);
+        fprintf(sum, "harness overhead: %.3g s per sample, %.2g%% of the smallest step timed\n",
+                oh.median, 100 * oh.median / least);
+    }
+    status = 0;
+done:
+    free(rows);
+    free(batch);
+    free(threads);
+    free(learners);
+    mb_net_desc_free(desc);
+    mb_data_splits_free(&data);
+    return status;
+}
+
+/* ---- mbprobe learners -------------------------------------------------------------------------- */
+
+typedef struct learners_ctx {
+    mb_probe_step_config cfg;  /* net, data, threads, algo, seed, lr */
+    int batch;                 /* per learner */
+    const mb_probe_options *o;
+    double *t_median;          /* [max_learners]: seconds per update with k learners */
+} learners_ctx;
+
+/* Throughput with k learners, each computing `batch` samples per update. */
+static int learners_throughput(void *vctx, int k, double *samples_per_s, mb_error *err)
+{
+    learners_ctx *c = vctx;
+    mb_probe_step_config sc = c->cfg;
+    sc.learners = k;
+    sc.max_batch = k * c->batch;
+    mb_probe_step *s = NULL;
+    int rc = mb_probe_step_create(&sc, &s, err);
+    if (rc != MB_OK)
+        return rc;
+    mb_probe_stats st;
+    rc = mb_probe_step_time(s, sc.max_batch, c->o, &st, err);
+    mb_probe_step_free(s);
+    if (rc == MB_OK) {
+        c->t_median[k - 1] = st.median;
+        *samples_per_s = sc.max_batch / st.median;
+        fprintf(stderr, "  %d learner%s x %d samples: %.4g s per update, %.4g samples/s\n", k,
+                k == 1 ? " " : "s", c->batch, st.median, *samples_per_s);
+    }
+    return rc;
+}
+
+static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
+{
+    const char *sub = "learners";
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    mb_probe_tune tune;
+    mb_probe_tune_init(&tune);
+    int cpus = online_cpus();
+    learners_ctx ctx = {.cfg = {.net = "lenet5", .threads = cpus, .algo = MB_CONV_AUTO,
+                                .lr = 0.01},
+                        .batch = 64, .o = &o};
+    const char *data_spec = NULL, *output = NULL;
+    static const struct option longopts[] = {
+        {"net", required_argument, 0, OPT_NET}, {"batch", required_argument, 0, OPT_BATCH},
+        {"threads", required_argument, 0, OPT_THREADS}, {"data", required_argument, 0, OPT_DATA},
+        {"algo", required_argument, 0, OPT_ALGO}, {"lr", required_argument, 0, OPT_LR},
+        {"threshold", required_argument, 0, OPT_THRESHOLD},
+        {"max-learners", required_argument, 0, OPT_MAX_LEARNERS},
+        HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    mb_error err = {0};
+    int c, rc = MB_OK;
+    long v = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            printf("Usage: mbprobe learners [OPTION]...\n"
+                   "Crossbow's auto-tuner (Koliousis et al. 2019): start with one learner on the\n"
+                   "device, add one while the throughput of the real update step (as 'mbprobe\n"
+                   "step' times it, every learner computing --batch samples) rises by more than\n"
+                   "the threshold, then keep the last count that paid. Prints the chosen count\n"
+                   "and the throughput curve.\n\n"
+                   "      --net NAME|FILE     network description (default lenet5)\n"
+                   "      --batch M           samples per learner per update (default 64)\n"
+                   "      --threads N         threads on the device (default %d)\n"
+                   "      --data SPEC         draw batches from this data set (default: random)\n"
+                   "      --algo NAME         gemm, direct, fft, winograd (default: the net's)\n"
+                   "      --lr F              SGD learning rate of the timed updates (0.01)\n"
+                   "      --threshold F       keep a learner only if throughput rises by more\n"
+                   "                          than F (default %g, as Crossbow)\n"
+                   "      --max-learners N    try at most N learners (default %d)\n",
+                   cpus, tune.threshold, tune.max_learners);
+            harness_help(&o);
+            printf("  -o, --output FILE       also write the curve as CSV: learners,batch,"
+                   "t_median_s,samples_per_s\n"
+                   "  -h, --help              show this help and exit\n");
+            return 0;
+        case 'o': output = optarg; break;
+        case OPT_NET: ctx.cfg.net = optarg; break;
+        case OPT_DATA: data_spec = optarg; break;
+        case OPT_BATCH:
+        case OPT_THREADS:
+        case OPT_MAX_LEARNERS: {
+            const char *flag = c == OPT_BATCH ? "--batch" : c == OPT_THREADS ? "--threads"
+                                                                           : "--max-learners";
+            if (mb_data_parse_long(optarg, 1, c == OPT_BATCH ? 1 << 20 : 4096, &v) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL, "%s: '%s' is not a whole number >= 1", flag,
+                                  optarg);
+            *(c == OPT_BATCH ? &ctx.batch : c == OPT_THREADS ? &ctx.cfg.threads
+                                                             : &tune.max_learners) = (int)v;
+            break;
+        }
+        case OPT_ALGO:
+            if (mb_conv_algo_parse(optarg, &ctx.cfg.algo) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL, "--algo: '%s' is not one of gemm, direct, "
+                                  "fft, winograd", optarg);
+            break;
+        case OPT_LR:
+            rc = mb_data_flag_double("--lr", optarg, 0, MB_NONNEG, &ctx.cfg.lr, &err);
+            break;
+        case OPT_THRESHOLD:
+            rc = mb_data_flag_double("--threshold", optarg, 0, MB_NONNEG, &tune.threshold, &err);
+            break;
+        default: {
+            int r = other_option(sub, &o, c, argv);
+            if (r >= 0)
+                return r;
+        }
+        }
+        if (rc != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+    }
+    if (optind < argc)
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    mb_net_desc *desc = NULL;
+    mb_data_splits data = {0};
+    double *curve = calloc((size_t)tune.max_learners, sizeof *curve);
+    ctx.t_median = calloc((size_t)tune.max_learners, sizeof *ctx.t_median);
+    int status = 1, n = 0, chosen = 0;
+    if (!curve || !ctx.t_median) {
+        fprintf(stderr, "%s %s: out of memory\n", prog, sub);
+        goto done;
+    }
+    if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
+        (rc = check_net(ctx.cfg.net, &desc, &err)) != MB_OK ||
+        (output && (rc = check_output(output, &err)) != MB_OK) ||
+        (rc = load_data(data_spec, &data, &err)) != MB_OK) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    ctx.cfg.data = data_spec ? &data.train : NULL;
+    fprintf(stderr, "mbprobe learners: %s, %d samples per learner, %d threads, threshold %g\n",
+            desc->name, ctx.batch, ctx.cfg.threads, tune.threshold);
+    if (mb_probe_tune_learners(learners_throughput, &ctx, &tune, curve, &n, &chosen, &err) !=
+        MB_OK) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    printf("learners=%d (throughput %.4g samples/s; measured 1..%d:", chosen, curve[chosen - 1],
+           n);
+    for (int k = 0; k < n; k++)
+        printf(" %.4g", curve[k]);
+    printf(")\n");
+    if (output) {
+        mb_out out;
+        if (mb_out_open(&out, output, &err) != MB_OK) {
+            mb_cli_fail(prog, sub, &err);
+            goto done;
+        }
+        mb_probe_host host;
+        mb_probe_host_read(&host);
+        mb_probe_write_meta(out.f, "mbprobe learners", full_argc, full_argv, &host);
+        fprintf(out.f, "# probe=learners\n# net=%s\n# threshold=%g\n# chosen=%d\n", desc->name,
+                tune.threshold, chosen);
+        harness_meta(out.f, &o);
+        fprintf(out.f, "learners,batch,t_median_s,samples_per_s\n");
+        for (int k = 0; k < n; k++)
+            fprintf(out.f, "%d,%d,%.6g,%.6g\n", k + 1, (k + 1) * ctx.batch, ctx.t_median[k],
+                    curve[k]);
+        if (mb_out_commit(&out, &err) != MB_OK) {
+            mb_cli_fail(prog, sub, &err);
+            goto done;
+        }
+    }
+    status = 0;
+done:
+    free(curve);
+    free(ctx.t_median);
+    mb_net_desc_free(desc);
+    mb_data_splits_free(&data);
+    return status;
+}
+
+/* ---- mbprobe conv ------------------------------------------------------------------------------ */
+
+/* The default cache file: $XDG_CACHE_HOME/mbkit/conv.csv, else ~/.cache/mbkit/conv.csv. */
+static int default_cache(char *buf, size_t n)
+{
+    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (x && *x)
+        return snprintf(buf, n, "%s/mbkit/conv.csv", x) < (int)n;
+    if (home && *home)
+        return snprintf(buf, n, "%s/.cache/mbkit/conv.csv", home) < (int)n;
+    return 0;
+}
+
+static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
+{
+    const char *sub = "conv";
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.budget_s = 0.5;
+    const char *net = "lenet5", *batch_arg = "1:256", *output = "-", *cache_path = NULL;
+    int use_algo[MB_CONV_N_ALGOS] = {1, 1, 1, 1}, use_cache = 1;
+    long threads = 1;
+    static const struct option longopts[] = {
+        {"net", required_argument, 0, OPT_NET}, {"batch", required_argument, 0, OPT_BATCH},
+        {"algos", required_argument, 0, OPT_ALGOS}, {"threads", required_argument, 0, OPT_THREADS},
+        {"cache", required_argument, 0, OPT_CACHE}, {"no-cache", no_argument, 0, OPT_NO_CACHE},
+        HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    mb_error err = {0};
+    int c, rc = MB_OK;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            printf("Usage: mbprobe conv [OPTION]...\n"
+                   "Times every convolution algorithm train/ offers (gemm, direct, fft,\n"
+                   "winograd) on every convolution layer of a network, for each pass (forward,\n"
+                   "backward_data, backward_filter) and batch size, with the workspace bytes\n"
+                   "each needs, and writes the convolution table\n"
+                   "  layer,algo,pass,batch,t_median_s,workspace_bytes,reps,t_min_s,t_p25_s,\n"
+                   "  t_p75_s,t_max_s,in_c,in_h,in_w,out_c,k,stride,pad,status\n"
+                   "A layer an algorithm cannot do gets rows with status 'unsupported' and no\n"
+                   "times. Points are cached per host, CPU, threads, layer shape, algorithm, pass\n"
+                   "and batch: a repeated sweep reads them back (status 'cached').\n\n"
+                   "      --net NAME|FILE   network description (default lenet5)\n"
+                   "      --batch LIST      batch sizes: lo:hi (doubling) or a list (1:256)\n"
+                   "      --algos LIST      comma list of gemm, direct, fft, winograd (all)\n"
+                   "      --threads N       OpenBLAS threads (default 1)\n"
+                   "      --cache FILE      the cache (default $XDG_CACHE_HOME/mbkit/conv.csv or\n"
+                   "                        ~/.cache/mbkit/conv.csv)\n"
+                   "      --no-cache        measure every point again (and do not store them)\n");
+            harness_help(&o);
+            printf("  -o, --output FILE     write the table to FILE (atomically); default:\n"
+                   "                        standard output\n"
+                   "  -h, --help            show this help and exit\n\n"
+                   "Example:\n"
+                   "  mbprobe conv --net data/nets/cifar7.cfg --batch 16:128 -o conv.csv\n");
+            return 0;
+        case 'o': output = optarg; break;
+        case OPT_NET: net = optarg; break;
+        case OPT_BATCH: batch_arg = optarg; break;
+        case OPT_CACHE: cache_path = optarg; break;
+        case OPT_NO_CACHE: use_cache = 0; break;
+        case OPT_THREADS:
+            if (mb_data_parse_long(optarg, 1, 4096, &threads) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL, "--threads: '%s' is not a whole number in "
+                                  "[1, 4096]", optarg);
+            break;
+        case OPT_ALGOS: {
+            char buf[128], *save = NULL;
+            snprintf(buf, sizeof buf, "%s", optarg);
+            for (int a = 0; a < MB_CONV_N_ALGOS; a++)
+                use_algo[a] = 0;
+            int any = 0;
+            for (char *t = strtok_r(buf, ",", &save); t && rc == MB_OK;
+                 t = strtok_r(NULL, ",", &save)) {
+                mb_conv_algo a;
+                if (mb_conv_algo_parse(t, &a) != MB_OK)
+                    rc = mb_error_set(&err, MB_EINVAL, "--algos: '%s' is not one of gemm, "
+                                      "direct, fft, winograd", t);
+                else
+                    use_algo[a] = any = 1;
+            }
+            if (rc == MB_OK && !any)
+                rc = mb_error_set(&err, MB_EINVAL, "--algos: empty list");
+            break;
+        }
+        default: {
+            int r = other_option(sub, &o, c, argv);
+            if (r >= 0)
+                return r;
+        }
+        }
+        if (rc != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+    }
+    if (optind < argc)
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    char cache_buf[4096];
+    if (use_cache && !cache_path)
+        cache_path = default_cache(cache_buf, sizeof cache_buf) ? cache_buf : NULL;
+    int *batch = NULL;
+    size_t nb = 0;
+    mb_net_desc *desc = NULL;
+    mb_probe_cache *cache = NULL;
+    mb_probe_conv_row *rows = NULL;
+    size_t nrows = 0, measured = 0;
+    int status = 1;
+    if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
+        (rc = int_list(batch_arg, "--batch", 1 << 16, &batch, &nb, &err)) != MB_OK ||
+        (rc = check_net(net, &desc, &err)) != MB_OK || (rc = check_output(output, &err)) != MB_OK ||
+        (use_cache && cache_path && (rc = mb_probe_cache_open(cache_path, &cache, &err)) != MB_OK)) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    size_t nconv = 0;
+    for (size_t i = 0; i < desc->n_layers; i++)
+        nconv += desc->layers[i].type == MB_LAYER_CONV;
+    if (nconv == 0) {
+        fprintf(stderr, "%s %s: net '%s' has no convolution layer\n", prog, sub, desc->name);
+        goto done;
+    }
+    rows = calloc(nconv * MB_CONV_N_ALGOS * 3 * nb, sizeof *rows);
+    if (!rows) {
+        fprintf(stderr, "%s %s: out of memory\n", prog, sub);
+        goto done;
+    }
+    openblas_set_num_threads((int)threads);
+    mb_probe_host host;
+    mb_probe_host_read(&host);
+    char hostname[128] = "unknown";
+    gethostname(hostname, sizeof hostname - 1);
+    for (size_t li = 0; li < desc->n_layers; li++) {
+        const mb_layer_desc *d = &desc->layers[li];
+        if (d->type != MB_LAYER_CONV)
+            continue;
+        for (int a = 0; a < MB_CONV_N_ALGOS; a++) {
+            if (!use_algo[a])
+                continue;
+            for (size_t bi = 0; bi < nb; bi++) {
+                mb_conv_shape s = {batch[bi], d->in_c, d->in_h, d->in_w, d->out_c, d->size,
+                                   d->stride, d->pad};
+                char why[128] = "";
+                int ok = mb_conv_supported((mb_conv_algo)a, &s, why, sizeof why);
+                mb_probe_conv_row *r = &rows[nrows];
+                int need[3] = {0, 0, 0}, any = 0;
+                char keys[3][512];
+                for (int p = 0; p < 3; p++) {
+                    r[p] = (mb_probe_conv_row){.shape = s, .algo = (mb_conv_algo)a,
+                                               .pass = (mb_conv_pass)p, .supported = ok};
+                    snprintf(r[p].layer, sizeof r[p].layer, "%s", d->name);
+                    if (!ok)
+                        continue;
+                    r[p].workspace_bytes = mb_conv_workspace((mb_conv_algo)a, (mb_conv_pass)p, &s);
+                    mb_probe_conv_key(keys[p], sizeof keys[p], &host, hostname, (int)threads, &s,
+                                      (mb_conv_algo)a, (mb_conv_pass)p);
+                    const mb_probe_stats *hit = cache ? mb_probe_cache_get(cache, keys[p]) : NULL;
+                    if (hit)
+                        r[p].st = *hit, r[p].cached = 1;
+                    else
+                        need[p] = any = 1;
+                }
+                if (!ok && bi == 0)
+                    fprintf(stderr, "%s: %s: listed as unsupported\n", d->name, why);
+                mb_probe_stats st[3];
+                if (any) {
+                    if ((rc = mb_probe_conv_time(&s, (mb_conv_algo)a, need, &o, st, &err)) !=
+                        MB_OK) {
+                        mb_cli_fail(prog, sub, &err);
+                        goto done;
+                    }
+                    for (int p = 0; p < 3; p++) {
+                        if (!need[p])
+                            continue;
+                        r[p].st = st[p];
+                        measured++;
+                        if (cache && (rc = mb_probe_cache_put(cache, keys[p], &st[p], &err)) !=
+                                         MB_OK) {
+                            mb_cli_fail(prog, sub, &err);
+                            goto done;
+                        }
+                    }
+                }
+                if (ok)
+                    fprintf(stderr, "%-8s %-9s M=%-5d fwd %.3g s  bwd-data %.3g s  bwd-filter "
+                            "%.3g s  workspace %zu B%s\n", d->name,
+                            mb_conv_algo_name((mb_conv_algo)a), s.batch, r[0].st.median,
+                            r[1].st.median, r[2].st.median, r[0].workspace_bytes,
+                            any ? "" : " (cached)");
+                nrows += 3;
+            }
+        }
+    }
+    mb_out out;
+    if (mb_out_open(&out, output, &err) != MB_OK) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    mb_probe_write_meta(out.f, "mbprobe conv", full_argc, full_argv, &host);
+    fprintf(out.f, "# probe=conv\n# net=%s\n# openblas_threads=%ld\n# cache=%s\n", desc->name,
+            threads, cache ? cache_path : "none");
+    harness_meta(out.f, &o);
+    mb_probe_conv_write_header(out.f);
+    for (size_t i = 0; i < nrows; i++)
+        mb_probe_conv_write_row(out.f, &rows[i]);
+    if (mb_out_commit(&out, &err) != MB_OK || (cache && mb_probe_cache_save(cache, &err) != MB_OK)) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    size_t cached = 0, unsupported = 0;
+    for (size_t i = 0; i < nrows; i++)
+        cached += rows[i].cached, unsupported += !rows[i].supported;
+    fprintf(stderr, "%zu points measured, %zu read from the cache (%s), %zu unsupported\n",
+            measured, cached, cache ? cache_path : "none", unsupported);
+    status = 0;
+done:
+    free(rows);
+    free(batch);
+    mb_net_desc_free(desc);
+    mb_probe_cache_free(cache);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -387,7 +1100,8 @@ int main(int argc, char **argv)
     opterr = 0;
     if (strcmp(cmd, "comm") == 0) return cmd_comm(argc - 1, argv + 1, argc, argv);
     if (strcmp(cmd, "overhead") == 0) return cmd_overhead(argc - 1, argv + 1);
-    if (strcmp(cmd, "step") == 0 || strcmp(cmd, "conv") == 0 || strcmp(cmd, "learners") == 0)
-        return not_built(cmd, argc - 1, argv + 1);
+    if (strcmp(cmd, "step") == 0) return cmd_step(argc - 1, argv + 1, argc, argv);
+    if (strcmp(cmd, "conv") == 0) return cmd_conv(argc - 1, argv + 1, argc, argv);
+    if (strcmp(cmd, "learners") == 0) return cmd_learners(argc - 1, argv + 1, argc, argv);
     return mb_cli_usage(prog, NULL, "unknown command '%s'", cmd);
 }

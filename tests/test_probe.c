@@ -612,15 +612,6 @@ static void test_cli(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--bytes"));
     mb_test_run_free(&r);
 
-    for (int i = 0; i < 4; i++) {
-        if (i == 1)
-            continue;
-        char cmd[64], want[96];
-        snprintf(cmd, sizeof cmd, "mbprobe %s --net lenet5 --batch 1:1024", subs[i]);
-        snprintf(want, sizeof want, "mbprobe %s: needs the trainer (train/), not built yet",
-                 subs[i]);
-        expect_fail(1, want, cmd);
-    }
     expect_fail(2, "unknown command 'stpe'", "mbprobe stpe");
     expect_fail(2, "missing command", "mbprobe");
     /* comm without mpirun: Open MPI's singleton init gives one rank. */
@@ -706,6 +697,283 @@ static void test_comm_mpirun(void)
     mb_test_rmdir(dir);
 }
 
+/* ---- the step, conv and learners probes on a tiny net ------------------------------------------ */
+
+/* 1x8x8 inputs: a 3x3 convolution (all four algorithms can do it), a 5x5 one (Winograd cannot),
+ * pooling and a classifier of 3 classes. */
+static const char tiny_cfg[] = "[net]\nname=tiny\nchannels=1\nheight=8\nwidth=8\n"
+                               "[conv]\nname=c3\nfilters=2\nsize=3\npad=1\nactivation=relu\n"
+                               "[conv]\nname=c5\nfilters=2\nsize=5\npad=2\nactivation=relu\n"
+                               "[maxpool]\nsize=2\n[fc]\nfilters=3\n[softmax]\n";
+
+static void test_step_update(void)
+{
+    char dir[128], net[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
+    mb_error err = {0};
+    for (int learners = 1; learners <= 2; learners++) {
+        mb_probe_step_config c = {.net = net, .learners = learners, .threads = 1,
+                                  .algo = MB_CONV_AUTO, .seed = 3, .lr = 0.1, .max_batch = 8};
+        mb_probe_step *s = NULL;
+        CU_ASSERT_EQUAL_FATAL(mb_probe_step_create(&c, &s, &err), MB_OK);
+        CU_ASSERT_STRING_EQUAL(mb_probe_step_description(s)->name, "tiny");
+        /* An update is SGD on each copy: x_after = x_before - lr g, with g the gradient the
+         * copy's own forward/backward left behind (so the real step ran on every learner). */
+        size_t np = mb_net_param_count(mb_probe_step_net(s, 0));
+        float *before = malloc(2 * np * sizeof *before);
+        CU_ASSERT_FATAL(before != NULL);
+        for (int i = 0; i < learners; i++)
+            memcpy(before + i * np, mb_net_params(mb_probe_step_net(s, i)), np * sizeof *before);
+        CU_ASSERT_EQUAL(mb_probe_step_update(s, 8, &err), MB_OK);
+        for (int i = 0; i < learners; i++) {
+            mb_net *n = mb_probe_step_net(s, i);
+            const float *x = mb_net_params(n), *g = mb_net_grads(n);
+            double gnorm = 0, worst = 0;
+            for (size_t k = 0; k < np; k++) {
+                gnorm += (double)g[k] * g[k];
+                /* one float subtraction: |error| <= half an ulp of the larger operand */
+                worst = fmax(worst, fabs(x[k] - (before[i * np + k] - 0.1f * g[k])) /
+                                        (fabs(before[i * np + k]) + 1e-30));
+            }
+            CU_ASSERT(gnorm > 0);
+            CU_ASSERT(worst <= 1.2e-7);
+        }
+        if (learners == 2) { /* different copies on different windows: different gradients */
+            CU_ASSERT(memcmp(mb_net_grads(mb_probe_step_net(s, 0)),
+                             mb_net_grads(mb_probe_step_net(s, 1)), np * sizeof(float)) != 0);
+            CU_ASSERT_EQUAL(mb_probe_step_update(s, 3, &err), MB_EINVAL); /* not a multiple */
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "split evenly"));
+        }
+        CU_ASSERT_EQUAL(mb_probe_step_update(s, 16, &err), MB_EINVAL); /* above max_batch */
+        CU_ASSERT_PTR_NULL(mb_probe_step_net(s, learners));
+        /* timed through the harness: every sample is a real update */
+        mb_probe_options o;
+        mb_probe_options_init(&o);
+        o.budget_s = 0.05;
+        o.min_block_s = 0;
+        mb_probe_stats st;
+        CU_ASSERT_EQUAL(mb_probe_step_time(s, 4, &o, &st, &err), MB_OK);
+        CU_ASSERT(st.reps >= 1 && st.min > 0 && st.min <= st.median && st.median <= st.max);
+        free(before);
+        mb_probe_step_free(s);
+    }
+    /* a non-finite loss is an error, not a timing: a NaN pixel reaching the classifier gives
+     * one (a net with no ReLU before it, which would turn NaN into 0) */
+    char mlp[256];
+    mb_test_write(mlp, sizeof mlp, dir, "mlp.cfg", "[net]\nname=mlp\nchannels=1\nheight=8\n"
+                  "width=8\n[fc]\nfilters=3\n[softmax]\n");
+    float px[4 * 64];
+    int py[4] = {0, 1, 2, 0};
+    for (int i = 0; i < 4 * 64; i++)
+        px[i] = (float)(i % 7) / 7.0f;
+    px[5] = NAN;
+    mb_dataset nan_data = {.n = 4, .c = 1, .h = 8, .w = 8, .classes = 3, .x = px, .y = py};
+    mb_probe_step_config big = {.net = mlp, .data = &nan_data, .learners = 1, .threads = 1,
+                                .algo = MB_CONV_AUTO, .lr = 0.1, .max_batch = 4};
+    mb_probe_step *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_step_create(&big, &s, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_probe_step_update(s, 4, &err), MB_EDOM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "diverged"));
+    mb_probe_step_free(s);
+    /* bad configurations */
+    mb_probe_step_config bad = big;
+    bad.data = NULL;
+    bad.learners = 8; /* more learners than samples */
+    CU_ASSERT_EQUAL(mb_probe_step_create(&bad, &s, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NULL(s);
+    bad.learners = 1;
+    bad.net = "no-such-net";
+    CU_ASSERT_NOT_EQUAL(mb_probe_step_create(&bad, &s, &err), MB_OK);
+    mb_test_rmdir(dir);
+}
+
+static void test_step_cli(void)
+{
+    char dir[128], net[256], path[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
+    snprintf(path, sizeof path, "%s/step.csv", dir);
+    mb_test_run r;
+    CU_ASSERT_FATAL(mb_test_sh(&r, "mbprobe step --net %s --batch 1:8 --learners 1,2 --threads 1 "
+                                   "--budget 0.03 -o %s", net, path) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "knee: learners=1 threads=1: M_T = "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "knee: learners=2 threads=1: M_T = "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "batch 1 skipped with 2 learners"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "harness overhead"));
+    mb_test_run_free(&r);
+
+    mb_table *t = NULL;
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_table_rows(t), 4 + 3); /* 1 learner: 1,2,4,8; 2 learners: 2,4,8 */
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "probe"), "step");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "net"), "tiny");
+    static const char *const cols[] = {"backend", "net", "batch", "learners", "threads", "reps",
+                                       "t_median_s", "t_min_s", "t_p25_s", "t_p75_s", "t_max_s",
+                                       "samples_per_s"};
+    size_t col[12];
+    for (int i = 0; i < 12; i++) /* DESIGN.md's columns, in its order */
+        CU_ASSERT_FATAL(mb_table_require_col(t, cols[i], &col[i], &err) == MB_OK &&
+                        col[i] == (size_t)i);
+    const double want_batch[] = {1, 2, 4, 8, 2, 4, 8}, want_l[] = {1, 1, 1, 1, 2, 2, 2};
+    for (size_t i = 0; i < mb_table_rows(t); i++) {
+        double v[12];
+        for (int k = 2; k < 12; k++)
+            CU_ASSERT_FATAL(mb_table_double(t, i, col[k], &v[k], &err) == MB_OK);
+        CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, col[0]), "cpu");
+        CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, col[1]), "tiny");
+        CU_ASSERT_EQUAL(v[2], want_batch[i]);
+        CU_ASSERT_EQUAL(v[3], want_l[i]);
+        CU_ASSERT_EQUAL(v[4], 1);
+        CU_ASSERT(v[5] >= 1);
+        CU_ASSERT(v[7] > 0 && v[7] <= v[8] && v[8] <= v[6] && v[6] <= v[9] && v[9] <= v[10]);
+        CU_ASSERT(mb_test_close(v[11], v[2] / v[6], 1e-5)); /* 6 significant digits each */
+    }
+    mb_table_free(t);
+
+    /* the table feeds mbfit tupdate, per learner count */
+    CU_ASSERT_FATAL(mb_test_sh(&r, "mbfit tupdate %s --json -o %s/tfit.json", path, dir) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  mbfit tupdate -> %d: %s", r.status, r.err);
+    mb_test_run_free(&r);
+
+    /* the Crossbow tuner on the same step */
+    snprintf(path, sizeof path, "%s/learners.csv", dir);
+    CU_ASSERT_FATAL(mb_test_sh(&r, "mbprobe learners --net %s --batch 4 --max-learners 3 "
+                                   "--threads 1 --budget 0.03 -o %s", net, path) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT(strncmp(r.out, "learners=", 9) == 0);
+    int chosen = atoi(r.out + 9);
+    CU_ASSERT(chosen >= 1 && chosen <= 3);
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &err), MB_OK);
+    CU_ASSERT(mb_table_rows(t) >= (size_t)chosen && mb_table_rows(t) <= 3);
+    CU_ASSERT_EQUAL(atoi(mb_table_meta(t, "chosen")), chosen);
+    mb_table_free(t);
+    mb_test_rmdir(dir);
+}
+
+static void test_conv_cli(void)
+{
+    char dir[128], net[256], path[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
+    snprintf(path, sizeof path, "%s/conv.csv", dir);
+    const char *status_want[] = {"measured", "cached", "measured"};
+    const char *flags[] = {"", "", "--no-cache"};
+    for (int run = 0; run < 3; run++) {
+        mb_test_run r;
+        CU_ASSERT_FATAL(mb_test_sh(&r, "mbprobe conv --net %s --batch 2,4 --budget 0.02 "
+                                       "--cache %s/cache/conv.csv %s -o %s", net, dir,
+                                   flags[run], path) == 0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "c5: winograd"));
+        mb_test_run_free(&r);
+        mb_table *t = NULL;
+        mb_error err;
+        CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &err), MB_OK);
+        /* 2 layers x 4 algorithms x 3 passes x 2 batches, unsupported ones listed too */
+        CU_ASSERT_EQUAL(mb_table_rows(t), 2 * 4 * 3 * 2);
+        size_t cl, ca, cp, cb, ct, cw, cs, ck;
+        CU_ASSERT_FATAL(mb_table_require_col(t, "layer", &cl, &err) == MB_OK &&
+                        mb_table_require_col(t, "algo", &ca, &err) == MB_OK &&
+                        mb_table_require_col(t, "pass", &cp, &err) == MB_OK &&
+                        mb_table_require_col(t, "batch", &cb, &err) == MB_OK &&
+                        mb_table_require_col(t, "t_median_s", &ct, &err) == MB_OK &&
+                        mb_table_require_col(t, "workspace_bytes", &cw, &err) == MB_OK &&
+                        mb_table_require_col(t, "k", &ck, &err) == MB_OK &&
+                        mb_table_require_col(t, "status", &cs, &err) == MB_OK);
+        size_t unsupported = 0;
+        for (size_t i = 0; i < mb_table_rows(t); i++) {
+            const char *st = mb_table_cell(t, i, cs);
+            int wino5 = strcmp(mb_table_cell(t, i, ca), "winograd") == 0 &&
+                        strcmp(mb_table_cell(t, i, cl), "c5") == 0;
+            if (wino5) {
+                unsupported++;
+                CU_ASSERT_STRING_EQUAL(st, "unsupported");
+                CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, ct), "");
+                continue;
+            }
+            CU_ASSERT_STRING_EQUAL(st, status_want[run]);
+            double b, tm, ws, k;
+            CU_ASSERT_FATAL(mb_table_double(t, i, cb, &b, &err) == MB_OK &&
+                            mb_table_double(t, i, ct, &tm, &err) == MB_OK &&
+                            mb_table_double(t, i, cw, &ws, &err) == MB_OK &&
+                            mb_table_double(t, i, ck, &k, &err) == MB_OK);
+            CU_ASSERT(tm > 0);
+            mb_conv_algo a;
+            CU_ASSERT_FATAL(mb_conv_algo_parse(mb_table_cell(t, i, ca), &a) == MB_OK);
+            mb_conv_pass p = strcmp(mb_table_cell(t, i, cp), "forward") == 0 ? MB_PASS_FORWARD
+                           : strcmp(mb_table_cell(t, i, cp), "backward_data") == 0
+                               ? MB_PASS_BACKWARD_DATA : MB_PASS_BACKWARD_FILTER;
+            CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, cp), mb_conv_pass_name(p));
+            mb_conv_shape s = {(int)b, 1, 8, 8, 2, (int)k, 1, (int)k / 2};
+            if (k == 5)
+                s.in_c = 2;
+            CU_ASSERT_EQUAL(ws, (double)mb_conv_workspace(a, p, &s));
+        }
+        CU_ASSERT_EQUAL(unsupported, 3 * 2);
+        mb_table_free(t);
+    }
+    mb_test_rmdir(dir);
+}
+
+static void test_probe_bad_input(void)
+{
+    char dir[128], net[256], cmd[1024];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
+    const char *subs[] = {"step", "conv", "learners"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "mbprobe %s --net no-such-net", subs[i]);
+        expect_fail(1, "no-such-net", cmd);
+        snprintf(cmd, sizeof cmd, "mbprobe %s --net %s --batch 0", subs[i], net);
+        expect_fail(1, "--batch: '0'", cmd);
+        snprintf(cmd, sizeof cmd, "mbprobe %s --frob", subs[i]);
+        expect_fail(2, "unknown option '--frob'", cmd);
+        snprintf(cmd, sizeof cmd, "mbprobe %s --net %s --budget -1", subs[i], net);
+        expect_fail(1, "--budget", cmd);
+        snprintf(cmd, sizeof cmd, "mbprobe %s --help", subs[i]);
+        mb_test_run r;
+        CU_ASSERT_FATAL(mb_test_sh(&r, "%s", cmd) == 0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--net NAME|FILE"));
+        mb_test_run_free(&r);
+    }
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "mbprobe %s --net %s --batch 64:4", subs[i], net);
+        expect_fail(1, "lo > hi", cmd);
+        snprintf(cmd, sizeof cmd, "mbprobe %s --net %s --batch 2 -o /nonexistent-dir/x.csv",
+                 subs[i], net);
+        expect_fail(1, "cannot write", cmd);
+    }
+    snprintf(cmd, sizeof cmd, "mbprobe step --net %s --batch 1.5", net);
+    expect_fail(1, "--batch: '1.5' is not a whole number", cmd);
+    snprintf(cmd, sizeof cmd, "mbprobe step --net %s --learners 0", net);
+    expect_fail(1, "--learners", cmd);
+    snprintf(cmd, sizeof cmd, "mbprobe step --net %s --algo fast", net);
+    expect_fail(1, "--algo: 'fast'", cmd);
+    /* the data's samples must fit the net: synthetic data are 28x28 by default */
+    snprintf(cmd, sizeof cmd, "mbprobe step --net %s --batch 4 --data synthetic:n=64,test=8",
+             net);
+    expect_fail(1, "do not fit net 'tiny'", cmd);
+    snprintf(cmd, sizeof cmd, "mbprobe conv --net %s --algos gemm,fast", net);
+    expect_fail(1, "--algos: 'fast'", cmd);
+    char bad[256];
+    mb_test_write(bad, sizeof bad, dir, "cache.csv", "key,reps\nx,1\n");
+    snprintf(cmd, sizeof cmd, "mbprobe conv --net %s --batch 2 --cache %s", net, bad);
+    expect_fail(1, "cache.csv", cmd);
+    /* a net without convolutions has nothing for conv to time */
+    mb_test_write(bad, sizeof bad, dir, "mlp.cfg",
+                  "[net]\nname=mlp\nchannels=1\nheight=4\nwidth=4\n[fc]\nfilters=3\n[softmax]\n");
+    snprintf(cmd, sizeof cmd, "mbprobe conv --net %s --batch 2", bad);
+    expect_fail(1, "no convolution layer", cmd);
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_probe(void)
 {
     CU_pSuite s = CU_add_suite("probe", NULL, NULL);
@@ -725,5 +993,9 @@ int mb_test_suite_probe(void)
            !CU_add_test(s, "metadata lines", test_meta) ||
            !CU_add_test(s, "comm sizes, bus factors, op names", test_comm_helpers) ||
            !CU_add_test(s, "mbprobe: help and bad input", test_cli) ||
-           !CU_add_test(s, "mbprobe comm under mpirun", test_comm_mpirun);
+           !CU_add_test(s, "mbprobe comm under mpirun", test_comm_mpirun) ||
+           !CU_add_test(s, "step: real SGD updates on every learner", test_step_update) ||
+           !CU_add_test(s, "mbprobe step and learners end to end", test_step_cli) ||
+           !CU_add_test(s, "mbprobe conv end to end, with its cache", test_conv_cli) ||
+           !CU_add_test(s, "mbprobe step, conv, learners: bad input", test_probe_bad_input);
 }

@@ -1,0 +1,343 @@
+/* step.c — the step probe: train/'s real update (forward, backward, SGD step) of a network on a
+ * batch held in memory, timed by the harness, for one or several learners per device.
+ *
+ * Several learners per device is the many-core case of You et al. (2017): the chip is split into
+ * groups, each holding its own model copy and computing M / learners samples of the total
+ * mini-batch M. Learner 0 runs on the calling thread, the others on worker threads that stay
+ * alive for the probe's life; one update wakes them together and ends when the slowest is done,
+ * so a timed call is one synchronous update of every copy.
+ * The averaging between copies is not timed here: it is communication, measured by `mbprobe
+ * comm` and fitted as T_update's delta.
+ *
+ * Batches are contiguous windows of a sample pool that move on every update, so successive
+ * updates read different memory as a training run does; gathering a shuffled batch is left out
+ * (it is I/O-like work that the probe must not time).
+ *
+ * Does not: print, or decide the batch sizes (the command does).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "../data/mb_data.h"
+#include "mb_probe.h"
+
+typedef struct step_learner {
+    mb_net *net;
+    mb_optim *opt;
+    pthread_t thread;
+    int started;           /* 1 once the worker thread exists (learners 1..) */
+    int rc;                /* the last update's status */
+    float loss;            /* the last update's loss */
+} step_learner;
+
+struct mb_probe_step {
+    mb_probe_step_config cfg;
+    mb_net_desc *desc;
+    step_learner *L;       /* cfg.learners entries */
+    const float *x;        /* the sample pool [n, c, h, w] */
+    const int *y;          /* its labels */
+    size_t n;              /* samples in the pool */
+    size_t per;            /* floats per sample */
+    float *own_x;          /* the pool when generated here */
+    int *own_y;
+    /* the update in progress: written by the caller before it bumps `generation`, read by
+     * the workers after they see the bump (both under `mu`) */
+    int per_batch;         /* samples per learner */
+    size_t pos;            /* the window's start in the pool */
+    int sync;              /* 1 once mu and the condition variables are initialised */
+    pthread_mutex_t mu;
+    pthread_cond_t go;     /* signalled when `generation` moves or `quit` is set */
+    pthread_cond_t done;   /* signalled when `pending` reaches 0 */
+    unsigned long generation; /* updates started */
+    int pending;           /* workers still busy with the current update */
+    int quit;              /* 1: workers return */
+};
+
+/* Learner i's update on its window of the pool. */
+static void learner_update(mb_probe_step *s, int i)
+{
+    step_learner *l = &s->L[i];
+    size_t first = (s->pos + (size_t)i * (size_t)s->per_batch) % (s->n - (size_t)s->per_batch + 1);
+    l->rc = mb_net_forward_backward(l->net, s->x + first * s->per, s->y + first, s->per_batch,
+                                    &l->loss);
+    if (l->rc == MB_OK)
+        mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
+}
+
+typedef struct worker_arg {
+    mb_probe_step *s;
+    int index;
+} worker_arg;
+
+static void *worker(void *arg)
+{
+    mb_probe_step *s = ((worker_arg *)arg)->s;
+    int i = ((worker_arg *)arg)->index;
+    free(arg);
+    unsigned long seen = 0;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (s->generation == seen && !s->quit)
+            pthread_cond_wait(&s->go, &s->mu);
+        if (s->quit)
+            break;
+        seen = s->generation;
+        pthread_mutex_unlock(&s->mu);
+        learner_update(s, i);
+        pthread_mutex_lock(&s->mu);
+        if (--s->pending == 0)
+            pthread_cond_signal(&s->done);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Runs one update on every learner: the workers on their threads, learner 0 here. */
+static void update_all(mb_probe_step *s)
+{
+    if (!s->sync) {
+        learner_update(s, 0);
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    s->pending = s->cfg.learners - 1;
+    s->generation++;
+    pthread_cond_broadcast(&s->go);
+    pthread_mutex_unlock(&s->mu);
+    learner_update(s, 0);
+    pthread_mutex_lock(&s->mu);
+    while (s->pending > 0)
+        pthread_cond_wait(&s->done, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void mb_probe_step_free(mb_probe_step *s)
+{
+    if (!s)
+        return;
+    if (s->sync) {
+        pthread_mutex_lock(&s->mu);
+        s->quit = 1;
+        pthread_cond_broadcast(&s->go);
+        pthread_mutex_unlock(&s->mu);
+        for (int i = 1; i < s->cfg.learners; i++)
+            if (s->L[i].started)
+                pthread_join(s->L[i].thread, NULL);
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->go);
+        pthread_cond_destroy(&s->done);
+    }
+    for (int i = 0; s->L && i < s->cfg.learners; i++) {
+        mb_net_free(s->L[i].net);
+        mb_optim_free(s->L[i].opt);
+    }
+    free(s->L);
+    mb_net_desc_free(s->desc);
+    free(s->own_x);
+    free(s->own_y);
+    free(s);
+}
+
+/* A pool of uniform inputs in [0, 1) and uniform labels, from the seed. */
+static int make_pool(mb_probe_step *s, size_t n, mb_error *err)
+{
+    s->own_x = malloc(n * s->per * sizeof *s->own_x);
+    s->own_y = malloc(n * sizeof *s->own_y);
+    if (!s->own_x || !s->own_y)
+        return mb_error_set(err, MB_ENOMEM, "step: out of memory for %zu samples", n);
+    uint64_t rng = (uint64_t)s->cfg.seed ^ 0x5354455050524F42ull;
+    for (size_t i = 0; i < n * s->per; i++)
+        s->own_x[i] = mb_rng_uniformf(&rng);
+    for (size_t i = 0; i < n; i++)
+        s->own_y[i] = (int)mb_rng_below(&rng, (uint64_t)s->desc->classes);
+    s->x = s->own_x;
+    s->y = s->own_y;
+    s->n = n;
+    return MB_OK;
+}
+
+static int check_config(const mb_probe_step_config *c, mb_error *err)
+{
+    if (!c->net || !*c->net)
+        return mb_error_set(err, MB_EINVAL, "step: no network named");
+    if (c->learners < 1)
+        return mb_error_set(err, MB_EINVAL, "step: learners must be >= 1, got %d", c->learners);
+    if (c->threads < 1)
+        return mb_error_set(err, MB_EINVAL, "step: threads must be >= 1, got %d", c->threads);
+    if (c->max_batch < c->learners)
+        return mb_error_set(err, MB_EINVAL, "step: the largest batch (%d) is smaller than the "
+                            "%d learners", c->max_batch, c->learners);
+    if (!(c->lr >= 0) || !isfinite(c->lr))
+        return mb_error_set(err, MB_EINVAL, "step: learning rate %g is not >= 0", c->lr);
+    return MB_OK;
+}
+
+int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_error *err)
+{
+    *out = NULL;
+    int rc = check_config(c, err);
+    if (rc != MB_OK)
+        return rc;
+    mb_probe_step *s = calloc(1, sizeof *s);
+    if (!s)
+        return mb_error_set(err, MB_ENOMEM, "step: out of memory");
+    s->cfg = *c;
+    if ((rc = mb_net_desc_read(c->net, &s->desc, err)) != MB_OK)
+        goto fail;
+    s->per = (size_t)s->desc->in_c * s->desc->in_h * s->desc->in_w;
+    if (c->data) {
+        const mb_dataset *d = c->data;
+        if (d->c != s->desc->in_c || d->h != s->desc->in_h || d->w != s->desc->in_w ||
+            d->classes > s->desc->classes) {
+            rc = mb_error_set(err, MB_EINVAL, "step: the data's samples (%dx%dx%d, %d classes) "
+                              "do not fit net '%s' (%dx%dx%d, %d classes)", d->c, d->h, d->w,
+                              d->classes, s->desc->name, s->desc->in_c, s->desc->in_h,
+                              s->desc->in_w, s->desc->classes);
+            goto fail;
+        }
+        if (d->n < (size_t)c->max_batch) {
+            rc = mb_error_set(err, MB_EINVAL, "step: batch %d is larger than the %zu samples "
+                              "of the data", c->max_batch, d->n);
+            goto fail;
+        }
+        s->x = d->x;
+        s->y = d->y;
+        s->n = d->n;
+    } else if ((rc = make_pool(s, (size_t)c->max_batch * 2 + 64, err)) != MB_OK) {
+        goto fail; /* twice the batch: successive windows overlap only partly */
+    }
+
+    /* OpenBLAS's thread count is process-wide, so it is set here for every copy at once: the
+     * device's threads for one learner; one each when several learners share the device (their
+     * concurrent GEMMs then run side by side instead of contending for one thread pool). */
+    openblas_set_num_threads(c->learners > 1 ? 1 : c->threads);
+    int per_max = c->max_batch / c->learners;
+    s->L = calloc((size_t)c->learners, sizeof *s->L);
+    if (!s->L) {
+        rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
+        goto fail;
+    }
+    mb_optim_params op = {.kind = MB_OPTIM_SGD, .lr = c->lr};
+    for (int i = 0; i < c->learners; i++) {
+        mb_net_options no = {.max_batch = per_max, .seed = c->seed + (unsigned long)i,
+                             .algo = c->algo};
+        if ((rc = mb_net_create(s->desc, &no, &s->L[i].net, err)) != MB_OK ||
+            (rc = mb_optim_create(&op, mb_net_param_count(s->L[i].net), &s->L[i].opt, err)) !=
+                MB_OK)
+            goto fail;
+    }
+    if (c->learners > 1) {
+        if (pthread_mutex_init(&s->mu, NULL) != 0) {
+            rc = mb_error_set(err, MB_ENOMEM, "step: cannot create the learners' lock");
+            goto fail;
+        }
+        if (pthread_cond_init(&s->go, NULL) != 0) {
+            pthread_mutex_destroy(&s->mu);
+            rc = mb_error_set(err, MB_ENOMEM, "step: cannot create the learners' signal");
+            goto fail;
+        }
+        if (pthread_cond_init(&s->done, NULL) != 0) {
+            pthread_cond_destroy(&s->go);
+            pthread_mutex_destroy(&s->mu);
+            rc = mb_error_set(err, MB_ENOMEM, "step: cannot create the learners' signal");
+            goto fail;
+        }
+        s->sync = 1;
+        for (int i = 1; i < c->learners; i++) {
+            worker_arg *arg = malloc(sizeof *arg);
+            if (!arg) {
+                rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
+                goto fail;
+            }
+            arg->s = s;
+            arg->index = i;
+            if (pthread_create(&s->L[i].thread, NULL, worker, arg) != 0) {
+                free(arg);
+                rc = mb_error_set(err, MB_ENOMEM, "step: cannot start learner %d's thread", i);
+                goto fail;
+            }
+            s->L[i].started = 1;
+        }
+    }
+    *out = s;
+    return MB_OK;
+fail: /* workers that did start are waiting for an update: free() tells them to quit */
+    mb_probe_step_free(s);
+    return rc;
+}
+
+const mb_net_desc *mb_probe_step_description(const mb_probe_step *s)
+{
+    return s->desc;
+}
+
+mb_net *mb_probe_step_net(mb_probe_step *s, int i)
+{
+    return i >= 0 && i < s->cfg.learners ? s->L[i].net : NULL;
+}
+
+int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
+{
+    int learners = s->cfg.learners;
+    if (batch < learners || batch > s->cfg.max_batch || batch % learners != 0)
+        return mb_error_set(err, MB_EINVAL, "step: batch %d cannot be split evenly over %d "
+                            "learner%s (and must lie in [%d, %d])", batch, learners,
+                            learners == 1 ? "" : "s", learners, s->cfg.max_batch);
+    s->per_batch = batch / learners;
+    update_all(s);
+    s->pos += (size_t)batch;
+    for (int i = 0; i < learners; i++) {
+        if (s->L[i].rc != MB_OK)
+            return mb_error_set(err, s->L[i].rc, "step: learner %d: forward/backward failed: %s",
+                                i, mb_strerror(s->L[i].rc));
+        if (!isfinite(s->L[i].loss))
+            return mb_error_set(err, MB_EDOM, "step: learner %d's loss is %g at batch %d: the "
+                                "timed training diverged (lower the learning rate)", i,
+                                (double)s->L[i].loss, batch);
+    }
+    return MB_OK;
+}
+
+typedef struct step_call {
+    mb_probe_step *s;
+    int batch;
+    mb_error *err;
+} step_call;
+
+static int step_run(void *ctx)
+{
+    step_call *c = ctx;
+    return mb_probe_step_update(c->s, c->batch, c->err);
+}
+
+int mb_probe_step_time(mb_probe_step *s, int batch, const mb_probe_options *o,
+                       mb_probe_stats *st, mb_error *err)
+{
+    step_call call = {s, batch, err};
+    int rc = mb_probe_step_update(s, batch, err); /* checks the batch before timing starts */
+    if (rc != MB_OK)
+        return rc;
+    mb_probe_task task = {.run = step_run, .ctx = &call};
+    return mb_probe_time(&task, o, st, err);
+}
+
+/* ---- the step table ---------------------------------------------------------------------------- */
+
+void mb_probe_step_write_header(FILE *f)
+{
+    fputs("backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s,"
+          "samples_per_s,wide,stop\n", f);
+}
+
+void mb_probe_step_write_row(FILE *f, const mb_probe_step_row *r)
+{
+    const mb_probe_stats *st = &r->st;
+    fprintf(f, "%s,%s,%d,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%s\n", r->backend, r->net,
+            r->batch, r->learners, r->threads, st->reps, st->median, st->min, st->p25, st->p75,
+            st->max, st->median > 0 ? r->batch / st->median : NAN, st->wide,
+            mb_probe_stop_name(st->why));
+}
