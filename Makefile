@@ -70,7 +70,7 @@ LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++
 NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I.
 endif
 
-.PHONY: all deps deps-peers build check check-build run bench install clean help
+.PHONY: all deps deps-peers build check check-build run pipeline run-example bench install clean help
 .DEFAULT_GOAL := all
 
 all: deps
@@ -163,19 +163,97 @@ bench: deps
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@for s in tests/bench/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; BIN=$(BUILD)/bin bash $$s || exit 1; done
 
-# ---- the main job ----------------------------------------------------------------------------
+# ---- the main job: probe -> train -> fit -> optimise -> report, into $(OUT) ----------------
+# Each stage is a file target, so a stage that fails stops the run with the earlier stages'
+# files intact, and `make run` again redoes only what is missing (rm -rf $(OUT) to start over).
+# The knobs below are what a longer, more precise run would change (README, "make run").
+NET          ?= lenet5
+DATA         ?= fashion-mnist
+THREADS      ?= $(shell nproc 2>/dev/null || echo 1)
+PROBE_BATCHES ?= 1:1024
+PROBE_BUDGET ?= 0.5
+COMM         ?= measured
+COMM_BYTES   ?= 4:4M
+RUN_BATCHES  ?= 8 16 32 64 128 256 512
+RUN_SEEDS    ?= 0:2
+TARGET_LOSS  ?= 0.5
+LR           ?= 0.02
+EVAL_FRAC    ?= 0.05
+MAX_UPDATES  ?= 20000
+PROCS        ?= 1:1024
+
+RUN_PATH := PATH=$(CURDIR)/$(BUILD)/bin:$$PATH
+# $(call stage,NAME,WHAT,HINT,COMMANDS): runs COMMANDS (a shell list; `run CMD...` records CMD in
+# $(OUT)/logs/NAME.cmd before running it) with their output in $(OUT)/logs/NAME.log; prints the
+# stage's time, or which stage failed, the log's last lines and HINT, and stops.
+stage = mkdir -p $(OUT)/logs && rm -f $(OUT)/logs/$(1).cmd && export $(RUN_PATH) && \
+  run() { printf '%s\n' "$$*" >> $(OUT)/logs/$(1).cmd; "$$@"; } && \
+  t0=$$(date +%s.%N) && printf '  %-8s %-44s ' '$(1)' '$(2)' && \
+  if ( $(4) ) > $(OUT)/logs/$(1).log 2>&1; then \
+    awk -v a=$$t0 -v b=$$(date +%s.%N) 'BEGIN { printf "done in %.1f s\n", b - a }'; \
+  else \
+    echo FAILED; tail -n 5 $(OUT)/logs/$(1).log | sed 's/^/    | /'; \
+    echo "make run: stage '$(1)' failed: $(3) (whole log: $(OUT)/logs/$(1).log)" >&2; exit 1; \
+  fi
+
 run: deps
 	@$(MAKE) --no-print-directory build
+	@t0=$$(date +%s); \
+	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
+	$(MAKE) --no-print-directory pipeline || exit 1; \
+	echo; grep -E '^(fastest|recommendation):' $(OUT)/scale.txt; \
+	echo "report: $(OUT)/report.html"; \
+	echo "total: $$(( $$(date +%s) - t0 )) s"
+
+pipeline: $(OUT)/report.html
+
+$(OUT)/step.csv: | $(CMDS)
+	@$(call stage,probe,time the update step (mbprobe step),check NET=$(NET); a shorter sweep: PROBE_BATCHES=1:256 or PROBE_BUDGET=0.2, \
+	  run mbprobe step --net $(NET) --batch $(PROBE_BATCHES) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
+
+$(OUT)/comm.csv: | $(CMDS)
+	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),mpirun must start 2 processes here; COMM=none skips the collective model, \
+	  run mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
+
+$(OUT)/runs/.done: | $(CMDS)
+	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LR)); DATA=PATH for another data set, \
+	  rm -rf $(OUT)/runs && for m in $(RUN_BATCHES); do e=$$(( 400 / m )); [ $$e -ge 5 ] || e=5; \
+	    run mbtrain --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 --lr $(LR) --batch $$m --seeds $(RUN_SEEDS) --target-loss $(TARGET_LOSS) --eval-every $$e --eval-frac $(EVAL_FRAC) --max-updates $(MAX_UPDATES) --threads $(THREADS) --log-dir $(OUT)/runs || exit 1; \
+	  done && touch $@)
+
+$(OUT)/nfit.json: $(OUT)/runs/.done
+	@$(call stage,nfit,fit N_update = N_inf + alpha/M (mbfit nupdate),too few runs reached the target loss: raise TARGET_LOSS (now $(TARGET_LOSS)) or MAX_UPDATES, \
+	  run mbfit nupdate --target-loss $(TARGET_LOSS) $(OUT)/runs/*.csv --json -o $@)
+
+$(OUT)/tfit.json: $(OUT)/step.csv
+	@$(call stage,tfit,fit the knee of T_update (mbfit tupdate),the step table needs 3 or more batch sizes (PROBE_BATCHES), \
+	  run mbfit tupdate $< --json -o $@)
+
+$(OUT)/cfit.json: $(OUT)/comm.csv
+	@$(call stage,cfit,fit latency and bandwidth (mbfit comm),see the collective table $<; COMM=none skips it, \
+	  run mbfit comm $< --json -o $@)
+
+SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/*.csv | head -n 1)) * 4 )))
+$(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json) $(OUT)/nfit.json
+	@$(call stage,scale,optimal M and P for P = $(PROCS) (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
+	  run mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) -o $(OUT)/scale.txt && \
+	  run mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) --json -o $@)
+
+$(OUT)/report.html: $(OUT)/scale.json
+	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
+	  for s in probe comm train nfit tfit cfit scale; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
+
+# The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised
+# and plotted in seconds: a look at the outputs without training anything.
+run-example: deps
+	@$(MAKE) --no-print-directory build
 	@mkdir -p $(OUT)
-	@echo "mbkit: fit, optimise and plot on the shipped example inputs (data/examples/: synthetic, not measured here)"
 	@B=$(BUILD)/bin; set -e; \
 	  $$B/mbfit nupdate --target-loss 0.5 data/examples/fit_runs/*.csv --json -o $(OUT)/nfit.json 2>$(OUT)/nfit.log; \
-	  echo "  mbfit nupdate  -> $(OUT)/nfit.json"; \
 	  $$B/mbfit tupdate data/examples/step.csv --json -o $(OUT)/tfit.json 2>$(OUT)/tfit.log; \
-	  echo "  mbfit tupdate  -> $(OUT)/tfit.json"; \
 	  $$B/mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json --procs 1:1024 -o $(OUT)/scale.txt; \
 	  $$B/mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json --procs 1:1024 --json -o $(OUT)/scale.json; \
-	  echo "  mbopt scale    -> $(OUT)/scale.txt, $(OUT)/scale.json"; \
 	  for f in "nupdate $(OUT)/nfit.json" "step data/examples/step.csv --tfit $(OUT)/tfit.json" \
 	           "scale $(OUT)/scale.json" "tc $(OUT)/scale.json"; do \
 	    set -- $$f; $$B/mbplot "$$@" -o $(OUT)/$$1.png >/dev/null; echo "  mbplot $$1 -> $(OUT)/$$1.png"; \
