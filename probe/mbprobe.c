@@ -431,6 +431,40 @@ static int check_output(const char *output, mb_error *err)
     return rc;
 }
 
+/* The stepped workload's options, shared by step and learners (--net, --data, --algo, --lr,
+ * --seed): 1 if `c` was one, -1 on a bad value (err filled), 0 if not. */
+#define WORKLOAD_LONGOPTS                                                                         \
+    {"net", required_argument, 0, OPT_NET}, {"data", required_argument, 0, OPT_DATA},            \
+        {"algo", required_argument, 0, OPT_ALGO}, {"lr", required_argument, 0, OPT_LR},          \
+        {"seed", required_argument, 0, OPT_SEED}
+
+static int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
+                           const char *arg, mb_error *err)
+{
+    long seed = 0;
+    switch (c) {
+    case OPT_NET: cfg->net = arg; return 1;
+    case OPT_DATA: *data_spec = arg; return 1;
+    case OPT_ALGO:
+        if (mb_conv_algo_parse(arg, &cfg->algo) == MB_OK)
+            return 1;
+        mb_error_set(err, MB_EINVAL, "--algo: '%s' is not one of gemm, direct, fft, winograd",
+                     arg);
+        return -1;
+    case OPT_LR:
+        return mb_data_flag_double("--lr", arg, 0, MB_NONNEG, &cfg->lr, err) == MB_OK ? 1 : -1;
+    case OPT_SEED:
+        if (mb_data_parse_long(arg, 0, 1L << 62, &seed) == MB_OK) {
+            cfg->seed = (unsigned long)seed;
+            return 1;
+        }
+        mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0", arg);
+        return -1;
+    default:
+        return 0;
+    }
+}
+
 /* ---- mbprobe step ------------------------------------------------------------------------------ */
 
 static void step_help(const mb_probe_options *d, int cpus)
@@ -520,55 +554,40 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     int cpus = online_cpus();
     char cpus_s[16];
     snprintf(cpus_s, sizeof cpus_s, "%d", cpus);
-    const char *net = "lenet5", *batch_arg = "1:1024", *threads_arg = cpus_s,
-               *learners_arg = "1", *data_spec = NULL, *output = "-";
-    mb_probe_step_config cfg = {.algo = MB_CONV_AUTO, .lr = 0.01};
+    const char *batch_arg = "1:1024", *threads_arg = cpus_s, *learners_arg = "1",
+               *data_spec = NULL, *output = "-";
+    mb_probe_step_config cfg = {.net = "lenet5", .algo = MB_CONV_AUTO, .lr = 0.01};
     static const struct option longopts[] = {
-        {"net", required_argument, 0, OPT_NET}, {"batch", required_argument, 0, OPT_BATCH},
+        WORKLOAD_LONGOPTS, {"batch", required_argument, 0, OPT_BATCH},
         {"threads", required_argument, 0, OPT_THREADS},
         {"learners", required_argument, 0, OPT_LEARNERS},
-        {"data", required_argument, 0, OPT_DATA}, {"algo", required_argument, 0, OPT_ALGO},
-        {"lr", required_argument, 0, OPT_LR}, {"seed", required_argument, 0, OPT_SEED},
         HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     mb_error err = {0};
     int c, rc = MB_OK;
-    long seed = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        int w = workload_option(&cfg, &data_spec, c, optarg, &err);
+        if (w < 0)
+            return mb_cli_fail(prog, sub, &err);
+        if (w > 0)
+            continue;
         switch (c) {
         case 'h': step_help(&o, cpus); return 0;
         case 'o': output = optarg; break;
-        case OPT_NET: net = optarg; break;
         case OPT_BATCH: batch_arg = optarg; break;
         case OPT_THREADS: threads_arg = optarg; break;
         case OPT_LEARNERS: learners_arg = optarg; break;
-        case OPT_DATA: data_spec = optarg; break;
-        case OPT_ALGO:
-            if (mb_conv_algo_parse(optarg, &cfg.algo) != MB_OK)
-                rc = mb_error_set(&err, MB_EINVAL, "--algo: '%s' is not one of gemm, direct, "
-                                  "fft, winograd", optarg);
-            break;
-        case OPT_LR:
-            rc = mb_data_flag_double("--lr", optarg, 0, MB_NONNEG, &cfg.lr, &err);
-            break;
-        case OPT_SEED:
-            if (mb_data_parse_long(optarg, 0, 1L << 62, &seed) != MB_OK)
-                rc = mb_error_set(&err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0",
-                                  optarg);
-            break;
         default: {
             int r = other_option(sub, &o, c, argv);
             if (r >= 0)
                 return r;
         }
         }
-        if (rc != MB_OK)
-            return mb_cli_fail(prog, sub, &err);
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
-    cfg.seed = (unsigned long)seed;
+    const char *net = cfg.net;
 
     int *batch = NULL, *threads = NULL, *learners = NULL;
     size_t nb = 0, nt = 0, nl = 0;
@@ -730,9 +749,8 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
                         .batch = 64, .o = &o};
     const char *data_spec = NULL, *output = NULL;
     static const struct option longopts[] = {
-        {"net", required_argument, 0, OPT_NET}, {"batch", required_argument, 0, OPT_BATCH},
-        {"threads", required_argument, 0, OPT_THREADS}, {"data", required_argument, 0, OPT_DATA},
-        {"algo", required_argument, 0, OPT_ALGO}, {"lr", required_argument, 0, OPT_LR},
+        WORKLOAD_LONGOPTS, {"batch", required_argument, 0, OPT_BATCH},
+        {"threads", required_argument, 0, OPT_THREADS},
         {"threshold", required_argument, 0, OPT_THRESHOLD},
         {"max-learners", required_argument, 0, OPT_MAX_LEARNERS},
         HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
@@ -742,6 +760,11 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     long v = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        int w = workload_option(&ctx.cfg, &data_spec, c, optarg, &err);
+        if (w < 0)
+            return mb_cli_fail(prog, sub, &err);
+        if (w > 0)
+            continue;
         switch (c) {
         case 'h':
             printf("Usage: mbprobe learners [OPTION]...\n"
@@ -756,6 +779,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
                    "      --data SPEC         draw batches from this data set (default: random)\n"
                    "      --algo NAME         gemm, direct, fft, winograd (default: the net's)\n"
                    "      --lr F              SGD learning rate of the timed updates (0.01)\n"
+                   "      --seed N            initialisation and random inputs (default 0)\n"
                    "      --threshold F       keep a learner only if throughput rises by more\n"
                    "                          than F (default %g, as Crossbow)\n"
                    "      --max-learners N    try at most N learners (default %d)\n",
@@ -766,8 +790,6 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
                    "  -h, --help              show this help and exit\n");
             return 0;
         case 'o': output = optarg; break;
-        case OPT_NET: ctx.cfg.net = optarg; break;
-        case OPT_DATA: data_spec = optarg; break;
         case OPT_BATCH:
         case OPT_THREADS:
         case OPT_MAX_LEARNERS: {
@@ -780,14 +802,6 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
                                                              : &tune.max_learners) = (int)v;
             break;
         }
-        case OPT_ALGO:
-            if (mb_conv_algo_parse(optarg, &ctx.cfg.algo) != MB_OK)
-                rc = mb_error_set(&err, MB_EINVAL, "--algo: '%s' is not one of gemm, direct, "
-                                  "fft, winograd", optarg);
-            break;
-        case OPT_LR:
-            rc = mb_data_flag_double("--lr", optarg, 0, MB_NONNEG, &ctx.cfg.lr, &err);
-            break;
         case OPT_THRESHOLD:
             rc = mb_data_flag_double("--threshold", optarg, 0, MB_NONNEG, &tune.threshold, &err);
             break;
