@@ -395,6 +395,8 @@ static void test_overwrite_and_evaluate(void)
 }
 
 
+enum { NB = 25 }; /* samples in the thread tests' batches */
+
 /* Largest |a - b| over n floats, relative to the largest |a|. */
 static double max_rel_diff(const float *a, const float *b, size_t n)
 {
@@ -411,31 +413,34 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
 static void run_threads(const mb_net_desc *d, int threads, int batch, const float *x,
                         const int *y, float *loss, float *g, double *eval, size_t *ok)
 {
-    mb_net_options o = {7, 41, MB_CONV_AUTO, threads};
+    mb_net_options o = {NB, 41, MB_CONV_AUTO, threads};
     mb_net *net;
     float l0;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, NULL), MB_OK);
-    CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, 7, &l0), MB_OK);
+    CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, NB, &l0), MB_OK);
     CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, batch, loss), MB_OK);
     memcpy(g, mb_net_grads(net), mb_net_param_count(net) * sizeof *g);
-    CU_ASSERT_EQUAL(mb_net_evaluate(net, x, y, 7, eval, ok), MB_OK);
+    CU_ASSERT_EQUAL(mb_net_evaluate(net, x, y, NB, eval, ok), MB_OK);
     mb_net_free(net);
 }
 
-/* A batch split over 2 or 3 workers (shards of 4+3, 3+2+2, 1+1) gives the one-thread loss and
- * gradients up to float rounding, dropout included (its masks follow the sample, not the
- * shard), and two runs with the same thread count are bit-identical. Tolerance 1e-5 of the
- * largest gradient: only the order of the sums over at most 7 samples changes (in the shard
+/* A batch split over 2 or 3 workers (shards of at least 8 samples: 25 = 13+12 or 9+8+8, 17 =
+ * 9+8; 7 stays on one) gives the one-thread loss and gradients up to float rounding, dropout
+ * included (its masks follow the sample, not the shard), and two runs with the same thread
+ * count are bit-identical. Tolerance 1e-5 of the largest gradient: only the order of the sums
+ * over at most 25 samples changes (in the shard
  * reduction and inside OpenBLAS's sgemm, whose K is the shard's size), a few float roundings
  * (6e-8 each) of terms no larger than the gradient's scale; a wrong scale (1/shard instead of
  * 1/batch) or a lost shard would be off by tens of percent. */
 static void test_threads(void)
 {
     mb_net_desc d = mixed(0.4f);
-    float x[7 * 3 * 9 * 7], l1, l2, l2b;
-    int y[7] = {1, 3, 0, 2, 2, 1, 0};
+    float x[NB * 3 * 9 * 7], l1, l2, l2b;
+    int y[NB];
+    for (int i = 0; i < NB; i++)
+        y[i] = (i * 7 + 3) % 4;
     fill(x, sizeof x / 4, 913, 1.3f);
-    mb_net_options o = {7, 41, MB_CONV_AUTO, 1};
+    mb_net_options o = {NB, 41, MB_CONV_AUTO, 1};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     size_t n = mb_net_param_count(net);
@@ -444,7 +449,7 @@ static void test_threads(void)
     double e1, e2, e2b;
     size_t c1, c2, c2b;
     static const int threads[] = {2, 3, 8};
-    static const int batches[] = {7, 2, 1};
+    static const int batches[] = {NB, 17, 7, 1};
     for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
         for (size_t b = 0; b < sizeof batches / sizeof *batches; b++) {
             int m = batches[b];
@@ -460,25 +465,27 @@ static void test_threads(void)
             CU_ASSERT_EQUAL(e2, e2b);
         }
     /* the check can fail: another dropout step (a third call) changes the gradient */
-    run_threads(&d, 2, 7, x, y, &l2, g2, &e2, &c2);
+    run_threads(&d, 2, NB, x, y, &l2, g2, &e2, &c2);
     o.threads = 2;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     for (int k = 0; k < 3; k++)
-        CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, 7, &l2b), MB_OK);
+        CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, NB, &l2b), MB_OK);
     CU_ASSERT_TRUE(max_rel_diff(g2, mb_net_grads(net), n) > 1e-3);
     mb_net_free(net);
     /* lenet5 (GEMM convolutions, fc sgemm) with 2 workers against 1 */
     mb_net_desc ld = lenet5();
-    float *lx = malloc(sizeof(float) * 7 * 784);
-    int ly[7] = {4, 9, 0, 3, 3, 7, 1};
-    fill(lx, 7 * 784, 29, 1.0f);
-    o.max_batch = 7;
+    float *lx = malloc(sizeof(float) * NB * 784);
+    int ly[NB];
+    for (int i = 0; i < NB; i++)
+        ly[i] = (i * 3 + 4) % 10;
+    fill(lx, NB * 784, 29, 1.0f);
+    o.max_batch = NB;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&ld, &o, &net, NULL), MB_OK);
     size_t ln = mb_net_param_count(net);
     mb_net_free(net);
     float *lg1 = malloc(ln * 4), *lg2 = malloc(ln * 4);
-    run_threads(&ld, 1, 7, lx, ly, &l1, lg1, &e1, &c1);
-    run_threads(&ld, 2, 7, lx, ly, &l2, lg2, &e2, &c2);
+    run_threads(&ld, 1, NB, lx, ly, &l1, lg1, &e1, &c1);
+    run_threads(&ld, 2, NB, lx, ly, &l2, lg2, &e2, &c2);
     CU_ASSERT_DOUBLE_EQUAL(l2, l1, 1e-5 * fabs(l1));
     CU_ASSERT_TRUE(max_rel_diff(lg1, lg2, ln) <= 1e-5);
     CU_ASSERT_EQUAL(c2, c1);

@@ -43,7 +43,7 @@ typedef struct net_shard {
     void *ws;             /* convolution workspace, 64-byte aligned */
     size_t ws_bytes;      /* its size in bytes */
     float *grads;         /* [n_params] this shard's share of the batch-mean gradient; NULL
-                             when the network has one shard (it writes net->grads directly) */
+                             for shard 0, which writes net->grads directly */
     int n0, nb;           /* this call: first sample and number of samples */
     double loss_sum;      /* this call: summed per-sample losses */
     size_t correct;       /* this call (evaluation): correct predictions */
@@ -103,18 +103,23 @@ static int ws_reserve(net_shard *sh, size_t bytes)
     return MB_OK;
 }
 
-/* Shards for a batch of `batch` samples: one per worker, at most one per sample, and one shard
- * below MIN_SPLIT samples.
- * MIN_SPLIT = 2 (every batch of two or more is split) is measured, not guessed:
- * tests/bench/lenet5_step --threads 2 on the 2-core development machine, median s/update at
- * M = 2: one shard 1.9e-4, two shards 1.3e-4 (the pool's hand-off and the gradient reduction
- * cost ~2e-5 s, less than half of the 1.9e-4 s step). */
-enum { MIN_SPLIT = 2 };
+/* Shards for a batch of `batch` samples: one per worker, but each given at least MIN_SHARD
+ * samples (so batches below 2 MIN_SHARD run on the caller alone).
+ * MIN_SHARD = 8, measured with tests/bench/lenet5_step (lenet5, 2 threads, 2-core machine):
+ * with the other core free, splitting gained from M = 8 on (16.7e3 against 12.5e3 samples/s at
+ * M = 8, 19.6e3 against 11.7e3 at M = 16, before the kernel work of the same branch); with the
+ * other core busy (other builds), splitting lost at every M below 32 (M = 2: 9e3 against
+ * 13e3 samples/s, M = 4: 12e3 against 15.7e3, M = 8: 14.5e3 against 16.8e3), because a step
+ * of a few samples (1e-4 .. 5e-4 s) is as short as a thread's wake-up on a loaded machine. One
+ * thread at M <= 8 is already 2-4x faster than PyTorch on 2 threads, so small batches stay on
+ * one shard. */
+enum { MIN_SHARD = 8 };
 static int shards_for(const mb_net *net, int batch)
 {
-    if (batch < MIN_SPLIT)
+    int n = batch / MIN_SHARD;
+    if (n < 1)
         return 1;
-    return batch < net->n_shards ? batch : net->n_shards;
+    return n < net->n_shards ? n : net->n_shards;
 }
 
 /* Sample range of shard s of n over a batch: contiguous, sizes differing by at most one. */
@@ -290,7 +295,7 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
     net->sh = calloc((size_t)net->n_shards, sizeof *net->sh);
     rc = net->params && net->grads && net->sh ? MB_OK : MB_ENOMEM;
     for (int s = 0; rc == MB_OK && s < net->n_shards; s++)
-        rc = shard_alloc(net, &net->sh[s], ws, net->n_shards > 1);
+        rc = shard_alloc(net, &net->sh[s], ws, s > 0);
     if (rc == MB_OK)
         rc = mb_pool_create(net->n_shards, &net->pool);
     if (rc != MB_OK) {
@@ -433,27 +438,19 @@ static void shard_fb(void *ctx, int w)
     sh->loss_sum = 0.0;
     mb_layer_softmax_xent(sh->nb, net->desc.classes, logits, j->y + sh->n0, sh->L[nl - 1].out,
                           &sh->loss_sum, NULL, sh->delta[0], 1.0f / (float)j->batch);
-    backward(net, sh, x, j->shards > 1 ? sh->grads : net->grads);
+    backward(net, sh, x, w == 0 ? net->grads : sh->grads);
 }
 
-/* The batch-mean gradient: the shards' shares summed in shard order (fixed, so results do not
- * depend on which thread finishes first), each part summing one slice of the parameters. */
-static void shard_reduce(void *ctx, int w)
+/* The batch-mean gradient: shard 0 wrote its share into net->grads; the other shards' shares
+ * are added in shard order (fixed, so results do not depend on which thread finishes first).
+ * The caller does this alone after the join: ~1e-5 s per shard for lenet5, less than a second
+ * hand-off to the workers would cost. */
+static void reduce_grads(mb_net *net, int shards)
 {
-    job *j = ctx;
-    mb_net *net = j->net;
-    size_t per = (net->n_params + (size_t)j->shards - 1) / (size_t)j->shards;
-    per = (per + 15) & ~(size_t)15;
-    size_t lo = per * (size_t)w, hi = lo + per < net->n_params ? lo + per : net->n_params;
-    if (lo >= hi)
-        return;
     float *restrict g = net->grads;
-    const float *restrict a = net->sh[0].grads;
-    for (size_t i = lo; i < hi; i++)
-        g[i] = a[i];
-    for (int s = 1; s < j->shards; s++) {
+    for (int s = 1; s < shards; s++) {
         const float *restrict b = net->sh[s].grads;
-        for (size_t i = lo; i < hi; i++)
+        for (size_t i = 0; i < net->n_params; i++)
             g[i] += b[i];
     }
 }
@@ -474,8 +471,7 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
         return MB_EINVAL;
     job j = {net, x, y, batch, shards_for(net, batch)};
     mb_pool_run(net->pool, j.shards, shard_fb, &j);
-    if (j.shards > 1)
-        mb_pool_run(net->pool, j.shards, shard_reduce, &j);
+    reduce_grads(net, j.shards);
     double sum = 0.0;
     for (int s = 0; s < j.shards; s++)
         sum += net->sh[s].loss_sum;

@@ -7,14 +7,43 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "../model/mb_model.h"
 
-/* Spin iterations before a waiter sleeps: about 20-50 microseconds on the 2-core development
- * machine, longer than the gap between two jobs of one training step (the reduction follows the
- * shards at once) and shorter than a whole M = 1 step (~1e-4 s), so an idle pool soon sleeps
- * and leaves the core to others. */
-enum { SPIN = 20000 };
+/* How long a waiter spins before it sleeps: 20 microseconds. Long enough to bridge the gap
+ * between two jobs of a busy training loop (the optimiser's update of lenet5's 61,706 parameters
+ * takes ~1e-5 s), short because the development machine has 2 cores shared with other builds:
+ * measured with tests/bench/lenet5_step --threads 2 under load (load average 3.6), a 100 us spin
+ * made M = 2 four times slower (2.7e3 samples/s against 9e3 with a ~10 us spin), since a spinning
+ * thread burns the time slice the thread it waits for needs. A condition-variable wake-up costs
+ * tens of microseconds. */
+enum { SPIN_NS = 20000 };
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Spins until *gen differs from seen or SPIN_NS pass; returns the last value read. */
+static unsigned long spin_gen(atomic_ulong *gen, unsigned long seen)
+{
+    unsigned long g = atomic_load(gen);
+    for (long long t0 = now_ns(); g == seen && now_ns() - t0 < SPIN_NS;)
+        for (int i = 0; g == seen && i < 64; i++)
+            g = atomic_load(gen);
+    return g;
+}
+
+/* Spins until *n is 0 or SPIN_NS pass. */
+static void spin_zero(atomic_int *n)
+{
+    for (long long t0 = now_ns(); atomic_load(n) > 0 && now_ns() - t0 < SPIN_NS;)
+        for (int i = 0; atomic_load(n) > 0 && i < 64; i++)
+            ;
+}
 
 typedef struct worker {
     mb_pool *pool;
@@ -43,9 +72,7 @@ static void *worker_main(void *arg)
     mb_pool *p = me->pool;
     unsigned long seen = 0;
     for (;;) {
-        unsigned long g = atomic_load(&p->gen);
-        for (int i = 0; g == seen && i < SPIN; i++)
-            g = atomic_load(&p->gen);
+        spin_gen(&p->gen, seen);
         pthread_mutex_lock(&p->mu);
         while (atomic_load(&p->gen) == seen && !p->quit)
             pthread_cond_wait(&p->go, &p->mu);
@@ -141,8 +168,7 @@ void mb_pool_run(mb_pool *p, int n, void (*fn)(void *ctx, int w), void *ctx)
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     fn(ctx, 0);
-    for (int i = 0; atomic_load(&p->pending) > 0 && i < SPIN; i++)
-        ;
+    spin_zero(&p->pending);
     if (atomic_load(&p->pending) > 0) {
         pthread_mutex_lock(&p->mu);
         while (atomic_load(&p->pending) > 0)
