@@ -13,6 +13,7 @@
 
 #include "../train/layers_impl.h"
 #include "../train/mb_train.h"
+#include "mb_test.h"
 
 static void fill(float *v, size_t n, uint32_t seed, float scale)
 {
@@ -397,17 +398,6 @@ static void test_overwrite_and_evaluate(void)
 
 enum { NB = 25 }; /* samples in the thread tests' batches */
 
-/* Largest |a - b| over n floats, relative to the largest |a|. */
-static double max_rel_diff(const float *a, const float *b, size_t n)
-{
-    double d = 0.0, m = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        d = fmax(d, fabs((double)a[i] - b[i]));
-        m = fmax(m, fabs((double)a[i]));
-    }
-    return m > 0.0 ? d / m : d;
-}
-
 /* One forward_backward (after `warm` earlier ones, so dropout's step counter moves) with
  * `threads` workers; the loss, a copy of the gradients and the evaluation of the batch. */
 static void run_threads(const mb_net_desc *d, int threads, int batch, const float *x,
@@ -457,7 +447,7 @@ static void test_threads(void)
             run_threads(&d, threads[t], m, x, y, &l2, g2, &e2, &c2);
             run_threads(&d, threads[t], m, x, y, &l2b, g2b, &e2b, &c2b);
             CU_ASSERT_DOUBLE_EQUAL(l2, l1, 1e-5 * fabs(l1));
-            CU_ASSERT_TRUE(max_rel_diff(g1, g2, n) <= 1e-5);
+            CU_ASSERT_TRUE(mb_test_rel_err(g1, g2, n) <= 1e-5);
             CU_ASSERT_DOUBLE_EQUAL(e2, e1, 1e-5 * fabs(e1));
             CU_ASSERT_EQUAL(c2, c1);
             CU_ASSERT_EQUAL(l2, l2b);
@@ -470,7 +460,7 @@ static void test_threads(void)
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     for (int k = 0; k < 3; k++)
         CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, NB, &l2b), MB_OK);
-    CU_ASSERT_TRUE(max_rel_diff(g2, mb_net_grads(net), n) > 1e-3);
+    CU_ASSERT_TRUE(mb_test_rel_err(g2, mb_net_grads(net), n) > 1e-3);
     mb_net_free(net);
     /* lenet5 (GEMM convolutions, fc sgemm) with 2 workers against 1 */
     mb_net_desc ld = lenet5();
@@ -487,7 +477,7 @@ static void test_threads(void)
     run_threads(&ld, 1, NB, lx, ly, &l1, lg1, &e1, &c1);
     run_threads(&ld, 2, NB, lx, ly, &l2, lg2, &e2, &c2);
     CU_ASSERT_DOUBLE_EQUAL(l2, l1, 1e-5 * fabs(l1));
-    CU_ASSERT_TRUE(max_rel_diff(lg1, lg2, ln) <= 1e-5);
+    CU_ASSERT_TRUE(mb_test_rel_err(lg1, lg2, ln) <= 1e-5);
     CU_ASSERT_EQUAL(c2, c1);
     free(lx), free(lg1), free(lg2);
     free(g1), free(g2), free(g2b);
