@@ -164,8 +164,8 @@ enum { MB_NET_MAX_THREADS = 256 };
 
 /* Threads. A network owns its thread policy: it starts threads - 1 persistent workers (pthreads)
  * at creation and joins them in mb_net_free. mb_net_forward_backward and mb_net_evaluate cut a
- * batch into min(threads, batch) contiguous shards (one shard for a batch of one), each run by
- * one worker with its own activations, masks, argmaxes, deltas, workspace and gradient buffer.
+ * batch into min(threads, batch / 8) contiguous shards (at least one; shards of fewer than 8
+ * samples cost more in hand-offs than they give, measured in net.c), each run by one worker with its own activations, masks, argmaxes, deltas, workspace and gradient buffer.
  * The shards' gradients (each already scaled by 1 / batch) are summed in shard order, so the
  * result is the batch-mean gradient and a given seed and thread count gives bit-identical
  * results run to run; another thread count gives the same loss and gradients up to float
