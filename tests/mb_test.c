@@ -109,3 +109,13 @@ int mb_test_close(double a, double b, double rel)
         return 1;
     return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
 }
+
+double mb_test_rel_err(const float *a, const float *ref, size_t n)
+{
+    double d = 0.0, m = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        d = fmax(d, fabs((double)a[i] - ref[i]));
+        m = fmax(m, fabs((double)ref[i]));
+    }
+    return m > 0.0 ? d / m : d;
+}

@@ -43,4 +43,8 @@ void mb_test_rmdir(const char *dir);
 /* |a - b| <= rel * max(|a|, |b|), with exact equality accepted (0 == 0). */
 int mb_test_close(double a, double b, double rel);
 
+/* max |a - ref| / max |ref| over n floats: an error relative to the tensor's scale (the plain
+ * max |a - ref| when ref is all zeros). */
+double mb_test_rel_err(const float *a, const float *ref, size_t n);
+
 #endif /* MB_TEST_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../train/mb_train.h"
+#include "mb_test.h"
 
 /* Deterministic pseudo-random values in [-1, 1) (a local LCG, not the library's PRNG). */
 static void fill(float *v, size_t n, uint32_t seed)
@@ -20,17 +21,6 @@ static void fill(float *v, size_t n, uint32_t seed)
         seed = seed * 1664525u + 1013904223u;
         v[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
     }
-}
-
-/* max |a - b| / max |ref|: the error relative to the tensor's scale. */
-static double rel_err(const float *a, const float *ref, size_t n)
-{
-    double d = 0.0, m = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        d = fmax(d, fabs((double)a[i] - ref[i]));
-        m = fmax(m, fabs((double)ref[i]));
-    }
-    return m > 0.0 ? d / m : d;
 }
 
 static const mb_conv_shape shapes[] = {
@@ -86,8 +76,9 @@ static void test_agree(void)
             CU_ASSERT_EQUAL(mb_conv_backward_data((mb_conv_algo)a, s, dy, w, dx1, ws), MB_OK);
             CU_ASSERT_EQUAL(mb_conv_backward_filter((mb_conv_algo)a, s, x, dy, dw1, db1, ws),
                             MB_OK);
-            double ey = rel_err(y1, y0, ny), ex = rel_err(dx1, dx0, nx),
-                   ew = rel_err(dw1, dw0, nw), eb = rel_err(db1, db0, s->out_c);
+            double ey = mb_test_rel_err(y1, y0, ny), ex = mb_test_rel_err(dx1, dx0, nx);
+            double ew = mb_test_rel_err(dw1, dw0, nw);
+            double eb = mb_test_rel_err(db1, db0, s->out_c);
             if (ey > TOL || ex > TOL || ew > TOL || eb > TOL)
                 printf("\n    %s shape %zu: forward %.2e data %.2e filter %.2e bias %.2e",
                        mb_conv_algo_name((mb_conv_algo)a), si, ey, ex, ew, eb);
@@ -109,7 +100,7 @@ static void test_agree(void)
             ws = aligned_alloc(64, (wsb + 63) / 64 * 64 + 64);
             float *y2 = malloc(ny * 4);
             CU_ASSERT_EQUAL(mb_conv_plan_forward(pl, s->batch, x, w, b, y2, ws), MB_OK);
-            CU_ASSERT_TRUE(rel_err(y2, y1, ny) <= TOL);
+            CU_ASSERT_TRUE(mb_test_rel_err(y2, y1, ny) <= TOL);
             CU_ASSERT_EQUAL(mb_conv_plan_forward(pl, big.batch + 1, x, w, b, y2, ws), MB_EINVAL);
             CU_ASSERT_EQUAL(mb_conv_plan_forward(pl, 0, x, w, b, y2, ws), MB_EINVAL);
             free(y2);

@@ -1,7 +1,8 @@
 /* test_train_net.c — networks: shape inference and its errors, the parameter layout of lenet5,
  * every layer's gradient by central differences along random directions (per layer, through the
  * whole network), the same gradients with every convolution algorithm, inverted dropout's mask,
- * forward_backward determinism for a fixed seed, evaluation, and every error path.
+ * forward_backward determinism for a fixed seed, evaluation, threads (sharded batches agree with
+ * one thread, and are bit-identical run to run), and every error path.
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 
 #include "../train/layers_impl.h"
 #include "../train/mb_train.h"
+#include "mb_test.h"
 
 static void fill(float *v, size_t n, uint32_t seed, float scale)
 {
@@ -111,7 +113,7 @@ static void test_infer(void)
 static void test_lenet_layout(void)
 {
     mb_net_desc d = lenet5();
-    mb_net_options o = {16, 7, MB_CONV_AUTO};
+    mb_net_options o = {16, 7, MB_CONV_AUTO, 1};
     mb_net *net;
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, &err), MB_OK);
@@ -224,7 +226,7 @@ static void grad_check(mb_net *net, int batch, uint32_t seed)
 static void test_gradients(void)
 {
     mb_net_desc d = mixed(0.0f); /* p = 0: the masks are ones, so the loss is a function */
-    mb_net_options o = {3, 5, MB_CONV_AUTO};
+    mb_net_options o = {3, 5, MB_CONV_AUTO, 1};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     grad_check(net, 3, 17);
@@ -247,7 +249,7 @@ static void test_gradients(void)
 static void test_algos_in_net(void)
 {
     mb_net_desc d = mixed(0.0f);
-    mb_net_options o = {3, 5, MB_CONV_GEMM};
+    mb_net_options o = {3, 5, MB_CONV_GEMM, 1};
     mb_net *ref, *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &ref, NULL), MB_OK);
     size_t n = mb_net_param_count(ref), in = 3 * 9 * 7;
@@ -328,7 +330,7 @@ static void test_softmax(void)
 static void test_determinism(void)
 {
     mb_net_desc d = mixed(0.4f);
-    mb_net_options o = {4, 99, MB_CONV_AUTO};
+    mb_net_options o = {4, 99, MB_CONV_AUTO, 1};
     mb_net *a, *b;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &a, NULL), MB_OK);
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &b, NULL), MB_OK);
@@ -361,7 +363,7 @@ static void test_determinism(void)
 static void test_overwrite_and_evaluate(void)
 {
     mb_net_desc d = mixed(0.0f);
-    mb_net_options o = {2, 3, MB_CONV_AUTO};
+    mb_net_options o = {2, 3, MB_CONV_AUTO, 1};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     size_t n = mb_net_param_count(net);
@@ -393,10 +395,98 @@ static void test_overwrite_and_evaluate(void)
     mb_net_free(net);
 }
 
+
+enum { NB = 25 }; /* samples in the thread tests' batches */
+
+/* One forward_backward (after `warm` earlier ones, so dropout's step counter moves) with
+ * `threads` workers; the loss, a copy of the gradients and the evaluation of the batch. */
+static void run_threads(const mb_net_desc *d, int threads, int batch, const float *x,
+                        const int *y, float *loss, float *g, double *eval, size_t *ok)
+{
+    mb_net_options o = {NB, 41, MB_CONV_AUTO, threads};
+    mb_net *net;
+    float l0;
+    CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, NULL), MB_OK);
+    CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, NB, &l0), MB_OK);
+    CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, batch, loss), MB_OK);
+    memcpy(g, mb_net_grads(net), mb_net_param_count(net) * sizeof *g);
+    CU_ASSERT_EQUAL(mb_net_evaluate(net, x, y, NB, eval, ok), MB_OK);
+    mb_net_free(net);
+}
+
+/* A batch split over 2 or 3 workers (shards of at least 8 samples: 25 = 13+12 or 9+8+8, 17 =
+ * 9+8; 7 stays on one) gives the one-thread loss and gradients up to float rounding, dropout
+ * included (its masks follow the sample, not the shard), and two runs with the same thread
+ * count are bit-identical. Tolerance 1e-5 of the largest gradient: only the order of the sums
+ * over at most 25 samples changes (in the shard
+ * reduction and inside OpenBLAS's sgemm, whose K is the shard's size), a few float roundings
+ * (6e-8 each) of terms no larger than the gradient's scale; a wrong scale (1/shard instead of
+ * 1/batch) or a lost shard would be off by tens of percent. */
+static void test_threads(void)
+{
+    mb_net_desc d = mixed(0.4f);
+    float x[NB * 3 * 9 * 7], l1, l2, l2b;
+    int y[NB];
+    for (int i = 0; i < NB; i++)
+        y[i] = (i * 7 + 3) % 4;
+    fill(x, sizeof x / 4, 913, 1.3f);
+    mb_net_options o = {NB, 41, MB_CONV_AUTO, 1};
+    mb_net *net;
+    CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
+    size_t n = mb_net_param_count(net);
+    mb_net_free(net);
+    float *g1 = malloc(n * 4), *g2 = malloc(n * 4), *g2b = malloc(n * 4);
+    double e1, e2, e2b;
+    size_t c1, c2, c2b;
+    static const int threads[] = {2, 3, 8};
+    static const int batches[] = {NB, 17, 7, 1};
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
+        for (size_t b = 0; b < sizeof batches / sizeof *batches; b++) {
+            int m = batches[b];
+            run_threads(&d, 1, m, x, y, &l1, g1, &e1, &c1);
+            run_threads(&d, threads[t], m, x, y, &l2, g2, &e2, &c2);
+            run_threads(&d, threads[t], m, x, y, &l2b, g2b, &e2b, &c2b);
+            CU_ASSERT_DOUBLE_EQUAL(l2, l1, 1e-5 * fabs(l1));
+            CU_ASSERT_TRUE(mb_test_rel_err(g1, g2, n) <= 1e-5);
+            CU_ASSERT_DOUBLE_EQUAL(e2, e1, 1e-5 * fabs(e1));
+            CU_ASSERT_EQUAL(c2, c1);
+            CU_ASSERT_EQUAL(l2, l2b);
+            CU_ASSERT_EQUAL(memcmp(g2, g2b, n * 4), 0);
+            CU_ASSERT_EQUAL(e2, e2b);
+        }
+    /* the check can fail: another dropout step (a third call) changes the gradient */
+    run_threads(&d, 2, NB, x, y, &l2, g2, &e2, &c2);
+    o.threads = 2;
+    CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
+    for (int k = 0; k < 3; k++)
+        CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, NB, &l2b), MB_OK);
+    CU_ASSERT_TRUE(mb_test_rel_err(g2, mb_net_grads(net), n) > 1e-3);
+    mb_net_free(net);
+    /* lenet5 (GEMM convolutions, fc sgemm) with 2 workers against 1 */
+    mb_net_desc ld = lenet5();
+    float *lx = malloc(sizeof(float) * NB * 784);
+    int ly[NB];
+    for (int i = 0; i < NB; i++)
+        ly[i] = (i * 3 + 4) % 10;
+    fill(lx, NB * 784, 29, 1.0f);
+    o.max_batch = NB;
+    CU_ASSERT_EQUAL_FATAL(mb_net_create(&ld, &o, &net, NULL), MB_OK);
+    size_t ln = mb_net_param_count(net);
+    mb_net_free(net);
+    float *lg1 = malloc(ln * 4), *lg2 = malloc(ln * 4);
+    run_threads(&ld, 1, NB, lx, ly, &l1, lg1, &e1, &c1);
+    run_threads(&ld, 2, NB, lx, ly, &l2, lg2, &e2, &c2);
+    CU_ASSERT_DOUBLE_EQUAL(l2, l1, 1e-5 * fabs(l1));
+    CU_ASSERT_TRUE(mb_test_rel_err(lg1, lg2, ln) <= 1e-5);
+    CU_ASSERT_EQUAL(c2, c1);
+    free(lx), free(lg1), free(lg2);
+    free(g1), free(g2), free(g2b);
+}
+
 static void test_errors(void)
 {
     mb_net_desc d = lenet5();
-    mb_net_options o = {4, 1, MB_CONV_AUTO};
+    mb_net_options o = {4, 1, MB_CONV_AUTO, 1};
     mb_net *net = NULL;
     mb_error err = {0};
     o.max_batch = 0;
@@ -411,6 +501,14 @@ static void test_errors(void)
     d.n_layers = 11;
     o.algo = MB_CONV_AUTO;
     CU_ASSERT_EQUAL(mb_net_create(&d, &o, &net, &err), MB_EFORMAT);
+    d = lenet5();
+    o.threads = -1;
+    CU_ASSERT_EQUAL(mb_net_create(&d, &o, &net, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "threads -1"));
+    o.threads = MB_NET_MAX_THREADS + 1;
+    CU_ASSERT_EQUAL(mb_net_create(&d, &o, &net, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NULL(net);
+    o.threads = 1;
     d = lenet5();
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, &err), MB_OK);
     float *x = calloc(5 * 784, 4), loss;
@@ -448,5 +546,6 @@ int mb_test_suite_train_net(void)
            !CU_add_test(s, "softmax cross-entropy", test_softmax) ||
            !CU_add_test(s, "determinism for a fixed seed", test_determinism) ||
            !CU_add_test(s, "gradients overwritten; evaluation", test_overwrite_and_evaluate) ||
+           !CU_add_test(s, "threads: shards agree with one thread", test_threads) ||
            !CU_add_test(s, "errors", test_errors);
 }

@@ -9,6 +9,10 @@
 #include <math.h>
 #include <string.h>
 
+/* Four floats and four ints for the masked loops (GCC/Clang vector extensions, SSE2 or better). */
+typedef float v4sf __attribute__((vector_size(16)));
+typedef int v4si __attribute__((vector_size(16)));
+
 /* The common case: windows inside the input (no padding), no bounds checks. */
 static void maxpool_nopad(const mb_layer_desc *d, size_t planes, const float *restrict x,
                           float *restrict y, int *restrict arg)
@@ -35,11 +39,39 @@ static void maxpool_nopad(const mb_layer_desc *d, size_t planes, const float *re
     }
 }
 
+/* 2x2 windows, stride 2, no padding (lenet5's pools): the window unrolled, first maximum wins as
+ * in the general loop. */
+static void maxpool_2x2(const mb_layer_desc *d, size_t planes, const float *restrict x,
+                        float *restrict y, int *restrict arg)
+{
+    const int H = d->in_h, W = d->in_w, OH = d->out_h, OW = d->out_w;
+    for (size_t pl = 0; pl < planes; pl++) {
+        const float *xp = x + pl * H * W;
+        float *yp = y + pl * OH * OW;
+        int *ap = arg + pl * OH * OW;
+        for (int oy = 0; oy < OH; oy++) {
+            const float *r0 = xp + 2 * oy * W, *r1 = r0 + W;
+            for (int ox = 0; ox < OW; ox++) {
+                int q = 2 * oy * W + 2 * ox;
+                float a = r0[2 * ox], b = r0[2 * ox + 1], c = r1[2 * ox], e = r1[2 * ox + 1];
+                float m0 = b > a ? b : a, m1 = e > c ? e : c;
+                int i0 = b > a ? q + 1 : q, i1 = e > c ? q + W + 1 : q + W;
+                yp[oy * OW + ox] = m1 > m0 ? m1 : m0;
+                ap[oy * OW + ox] = m1 > m0 ? i1 : i0;
+            }
+        }
+    }
+}
+
 void mb_layer_maxpool_forward(const mb_layer_desc *d, int batch, const float *x, float *y,
                               int *arg)
 {
     const int H = d->in_h, W = d->in_w, OH = d->out_h, OW = d->out_w;
     const size_t planes = (size_t)batch * d->in_c;
+    if (d->pad == 0 && d->size == 2 && d->stride == 2) {
+        maxpool_2x2(d, planes, x, y, arg);
+        return;
+    }
     if (d->pad == 0) {
         maxpool_nopad(d, planes, x, y, arg);
         return;
@@ -182,10 +214,23 @@ void mb_layer_act_backward(mb_layer_type t, size_t n, const float *restrict y,
                            const float *restrict dy, float *restrict dx)
 {
     switch (t) {
-    case MB_LAYER_RELU:
-        for (size_t i = 0; i < n; i++)
+    case MB_LAYER_RELU: {
+        /* dx = dy where y > 0, else 0, as a mask (GCC vector extensions, 4 floats at a time):
+         * the plain conditional is a branch per value the vectoriser leaves alone, and ReLU's
+         * signs are random, so it mispredicts; this was 9% of a lenet5 step. */
+        size_t i = 0;
+        const v4sf zero = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (; i + 4 <= n; i += 4) {
+            v4sf a, d;
+            memcpy(&a, y + i, sizeof a);
+            memcpy(&d, dy + i, sizeof d);
+            v4sf r = (v4sf)((v4si)d & (a > zero));
+            memcpy(dx + i, &r, sizeof r);
+        }
+        for (; i < n; i++)
             dx[i] = y[i] > 0.0f ? dy[i] : 0.0f;
         break;
+    }
     case MB_LAYER_TANH:
         for (size_t i = 0; i < n; i++)
             dx[i] = dy[i] * (1.0f - y[i] * y[i]);

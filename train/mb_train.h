@@ -156,7 +156,26 @@ typedef struct mb_net_options {
     int max_batch;          /* the largest batch forward/backward will be called with */
     unsigned long seed;     /* initialisation and dropout masks */
     mb_conv_algo algo;      /* algorithm for conv layers whose description says MB_CONV_AUTO */
+    int threads;            /* worker threads (0 or 1: one, the caller's), at most
+                               MB_NET_MAX_THREADS; see "Threads" below */
 } mb_net_options;
+
+enum { MB_NET_MAX_THREADS = 256 };
+
+/* Threads. A network owns its thread policy: it starts threads - 1 persistent workers (pthreads)
+ * at creation and joins them in mb_net_free. mb_net_forward_backward and mb_net_evaluate cut a
+ * batch into min(threads, batch / 8) contiguous shards (at least one; shards of fewer than 8
+ * samples cost more in hand-offs than they give, measured in net.c), each run by one worker with its own activations, masks, argmaxes, deltas, workspace and gradient buffer.
+ * The shards' gradients (each already scaled by 1 / batch) are summed in shard order, so the
+ * result is the batch-mean gradient and a given seed and thread count gives bit-identical
+ * results run to run; another thread count gives the same loss and gradients up to float
+ * rounding (the order of the sums over samples changes). Dropout masks depend on the seed, the
+ * number of forward_backward calls so far, the layer and the sample's index in the batch, never
+ * on the sharding.
+ * OpenBLAS runs single-threaded inside shards: mb_net_create calls openblas_set_num_threads(1),
+ * which is OpenBLAS's process-wide setting (it affects every OpenBLAS call in the process, not
+ * only this network's). Measured on lenet5 (2 cores), OpenBLAS's own threads on these small
+ * GEMMs cost more than they give; splitting the batch gives them. */
 
 /* Builds a network for `desc` (copied), allocating parameters, gradients, activations and the
  * largest workspace once. Parameters are initialised (He-uniform for conv/fc weights followed by
@@ -255,7 +274,8 @@ typedef struct mb_run_options {
     mb_optim_params optim;         /* algorithm, lr, momentum, weight decay, lr schedule */
     int batch;                     /* mini-batch size M, samples per update (> 0) */
     unsigned long seed;            /* initialisation, shuffling, dropout */
-    int threads;                   /* OpenBLAS threads: recorded in the log; the caller sets them */
+    int threads;                   /* the network's worker threads (mb_net_options.threads);
+                                      recorded in the log */
     mb_conv_algo conv_algo;        /* for conv layers whose cfg names none (MB_CONV_AUTO) */
     double target_loss;            /* stop at the first eval_loss <= this; NAN for no target */
     long eval_every;               /* updates between evaluations (> 0; default 100) */

@@ -5,7 +5,6 @@
  * each (batch, seed), print one summary line per run. Usage errors exit 2 with one line and a
  * hint; bad values, files and failed runs exit 1 with one line.
  */
-#include <cblas.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -73,7 +72,9 @@ static void help(const mb_run_options *d)
            "      --checkpoint FILE   write a checkpoint every --checkpoint-every updates\n"
            "      --checkpoint-every N\n"
            "      --resume FILE       continue the run saved in FILE (same options)\n"
-           "      --threads N         OpenBLAS threads (default %d)\n"
+           "      --threads N         worker threads of the network: each update's batch is split\n"
+           "                          into up to N shards of at least 8 samples run in parallel,\n"
+           "                          OpenBLAS single-threaded inside each (default %d)\n"
            "  -h, --help              show this help and exit\n"
            "      --version           show the version and exit\n\n"
            "Example:\n"
@@ -254,7 +255,7 @@ int main(int argc, char **argv)
             break;
         case OPT_SEEDS: seeds_arg = optarg; break;
         case OPT_THREADS:
-            rc = flag_long("--threads", optarg, 1, 1024, &v, &err);
+            rc = flag_long("--threads", optarg, 1, MB_NET_MAX_THREADS, &v, &err);
             o.threads = (int)v;
             break;
         case OPT_LOG: o.log_path = optarg; break;
@@ -330,7 +331,6 @@ int main(int argc, char **argv)
     memset(&data, 0, sizeof data);
     int loaded = 0;
     if (status == 0) {
-        openblas_set_num_threads(o.threads);
         if (mb_data_load(o.data, o.eval_frac, o.data_seed, &data, &err) != MB_OK)
             status = fail(&err);
         else

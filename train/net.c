@@ -1,12 +1,17 @@
 /* net.c — a network of layers on the CPU: creation from a description (copied), parameters and
  * gradients as two contiguous blocks (per layer with parameters: weights then biases, in layer
- * order), activations, masks and the largest convolution workspace allocated once for max_batch,
- * the training step's forward + backward, and evaluation. The kernels are in conv_*.c and
- * layers.c; optimisers are elsewhere. Not thread-safe: one network, one caller at a time.
+ * order), the training step's forward + backward, and evaluation, both split over the network's
+ * worker threads (mb_net_options.threads): the batch is cut into contiguous shards, one per
+ * worker, each with its own activations, masks, argmaxes, deltas, convolution workspace and
+ * gradient buffer, allocated once for the largest shard; the shards' gradients are summed in
+ * shard order. The kernels are in conv_*.c and layers.c, the threads in pool.c; optimisers are
+ * elsewhere. Not thread-safe: one network, one caller at a time.
  */
 #include "conv_impl.h"
 #include "layers_impl.h"
+#include "pool_impl.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,12 +22,32 @@ typedef struct net_layer {
     size_t n_w, n_b;     /* weight and bias counts (floats; 0 for layers without parameters) */
     size_t in_sz;        /* input floats per sample */
     size_t out_sz;       /* output floats per sample */
-    float *out;          /* activations [max_batch * out_sz] (softmax: probabilities) */
-    float *mask;         /* dropout: [max_batch * out_sz], else NULL */
-    int *arg;            /* max pooling: argmax per output [max_batch * out_sz], else NULL */
     mb_conv_algo algo;   /* conv: the algorithm in use */
-    mb_conv_plan *plan;  /* conv: its plan for (max_batch, shape) */
+    mb_conv_plan *plan;  /* conv: its plan for (shard capacity, shape), shared by the shards */
 } net_layer;
+
+/* One layer's buffers in one shard. */
+typedef struct shard_layer {
+    float *out;          /* activations [cap * out_sz] (softmax: probabilities) */
+    float *mask;         /* dropout: [cap * out_sz], else NULL */
+    int *arg;            /* max pooling: argmax per output [cap * out_sz], else NULL */
+} shard_layer;
+
+/* What one worker owns: the buffers of a forward and backward pass over at most `cap` samples,
+ * and this call's slice of the batch and its partial results. */
+typedef struct net_shard {
+    shard_layer *L;       /* desc.n_layers entries, views into acts and args */
+    float *acts;          /* one block: every layer's out and mask */
+    int *args;            /* one block: max pooling argmaxes */
+    float *delta[2];      /* ping-pong gradients w.r.t. activations [cap * max layer size] */
+    void *ws;             /* convolution workspace, 64-byte aligned */
+    size_t ws_bytes;      /* its size in bytes */
+    float *grads;         /* [n_params] this shard's share of the batch-mean gradient; NULL
+                             for shard 0, which writes net->grads directly */
+    int n0, nb;           /* this call: first sample and number of samples */
+    double loss_sum;      /* this call: summed per-sample losses */
+    size_t correct;       /* this call (evaluation): correct predictions */
+} net_shard;
 
 struct mb_net {
     mb_net_desc desc;     /* the copy this network was built from (layers owned) */
@@ -30,13 +55,15 @@ struct mb_net {
     net_layer *L;         /* desc.n_layers entries */
     size_t n_params;      /* floats in params and in grads */
     float *params;        /* [n_params] */
-    float *grads;         /* [n_params] */
-    float *acts;          /* one block: every layer's out and mask */
-    int *args;            /* one block: max pooling argmaxes */
-    float *delta[2];      /* ping-pong gradients w.r.t. activations [max_batch * max layer size] */
-    void *ws;             /* convolution workspace, 64-byte aligned */
-    size_t ws_bytes;      /* its size in bytes */
-    uint64_t rng;         /* PRNG state: initialisation, then dropout masks */
+    float *grads;         /* [n_params] the batch-mean gradient */
+    int threads;          /* workers (>= 1): opts.threads, 0 read as 1 */
+    int n_shards;         /* shards allocated: min(threads, max_batch) */
+    int cap;              /* the most samples one shard is given (sizes its buffers and plans) */
+    net_shard *sh;        /* n_shards entries */
+    mb_pool *pool;        /* n_shards parts; NULL-like (size 1) for one thread */
+    uint64_t rng;         /* PRNG state: initialisation */
+    uint64_t drop_seed;   /* dropout masks derive from this, the step, the layer and the sample */
+    uint64_t step;        /* forward_backward calls so far (dropout streams) */
 };
 
 static void *alloc64(size_t bytes)
@@ -62,35 +89,72 @@ static size_t conv_ws(mb_conv_algo a, const mb_conv_shape *s)
     return m;
 }
 
-/* Makes sure the workspace holds `bytes`. */
-static int ws_reserve(mb_net *net, size_t bytes)
+/* Makes sure a shard's workspace holds `bytes`. */
+static int ws_reserve(net_shard *sh, size_t bytes)
 {
-    if (bytes <= net->ws_bytes)
+    if (bytes <= sh->ws_bytes)
         return MB_OK;
     void *n = alloc64(bytes);
     if (!n)
         return MB_ENOMEM;
-    free(net->ws);
-    net->ws = n;
-    net->ws_bytes = bytes;
+    free(sh->ws);
+    sh->ws = n;
+    sh->ws_bytes = bytes;
     return MB_OK;
+}
+
+/* Shards for a batch of `batch` samples: one per worker, but each given at least MIN_SHARD
+ * samples (so batches below 2 MIN_SHARD run on the caller alone).
+ * MIN_SHARD = 8, measured with tests/bench/lenet5_step (lenet5, 2 threads, 2-core machine):
+ * with the other core free, splitting gained from M = 8 on (16.7e3 against 12.5e3 samples/s at
+ * M = 8, 19.6e3 against 11.7e3 at M = 16, before the kernel work of the same branch); with the
+ * other core busy (other builds), splitting lost at every M below 32 (M = 2: 9e3 against
+ * 13e3 samples/s, M = 4: 12e3 against 15.7e3, M = 8: 14.5e3 against 16.8e3), because a step
+ * of a few samples (1e-4 .. 5e-4 s) is as short as a thread's wake-up on a loaded machine. One
+ * thread at M <= 8 is already 2-4x faster than PyTorch on 2 threads, so small batches stay on
+ * one shard. */
+enum { MIN_SHARD = 8 };
+static int shards_for(const mb_net *net, int batch)
+{
+    int n = batch / MIN_SHARD;
+    if (n < 1)
+        return 1;
+    return n < net->n_shards ? n : net->n_shards;
+}
+
+/* Sample range of shard s of n over a batch: contiguous, sizes differing by at most one. */
+static void shard_range(int batch, int n, int s, int *n0, int *nb)
+{
+    int base = batch / n, rem = batch % n;
+    *nb = base + (s < rem);
+    *n0 = s * base + (s < rem ? s : rem);
+}
+
+static void shard_free(net_shard *sh)
+{
+    free(sh->L);
+    free(sh->acts);
+    free(sh->args);
+    free(sh->delta[0]);
+    free(sh->delta[1]);
+    free(sh->ws);
+    free(sh->grads);
 }
 
 void mb_net_free(mb_net *net)
 {
     if (!net)
         return;
+    mb_pool_free(net->pool);
+    for (int s = 0; net->sh && s < net->n_shards; s++)
+        shard_free(&net->sh[s]);
+    free(net->sh);
     for (size_t i = 0; net->L && i < net->desc.n_layers; i++)
         mb_conv_plan_free(net->L[i].plan);
     free(net->L);
     free(net->desc.layers);
     free(net->params);
     free(net->grads);
-    free(net->acts);
-    free(net->args);
-    free(net->delta[0]);
-    free(net->delta[1]);
-    free(net->ws);
     free(net);
 }
 
@@ -116,6 +180,49 @@ static void init_params(mb_net *net)
     }
 }
 
+/* Allocates shard s's buffers for net->cap samples; MB_ENOMEM when memory runs out. */
+static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
+{
+    const size_t B = (size_t)net->cap, nl = net->desc.n_layers;
+    size_t n_acts = 0, n_args = 0, maxsz = 0;
+    for (size_t i = 0; i < nl; i++) {
+        const net_layer *l = &net->L[i];
+        mb_layer_type t = net->desc.layers[i].type;
+        n_acts += l->out_sz * B * (t == MB_LAYER_DROPOUT ? 2 : 1);
+        if (t == MB_LAYER_MAXPOOL)
+            n_args += l->out_sz * B;
+        maxsz = l->out_sz > maxsz ? l->out_sz : maxsz;
+        maxsz = l->in_sz > maxsz ? l->in_sz : maxsz;
+    }
+    sh->L = calloc(nl ? nl : 1, sizeof *sh->L);
+    sh->acts = alloc64(sizeof(float) * n_acts);
+    sh->args = alloc64(sizeof(int) * n_args);
+    sh->delta[0] = alloc64(sizeof(float) * maxsz * B);
+    sh->delta[1] = alloc64(sizeof(float) * maxsz * B);
+    if (with_grads)
+        sh->grads = alloc64(sizeof(float) * net->n_params);
+    if (!sh->L || !sh->acts || !sh->args || !sh->delta[0] || !sh->delta[1] ||
+        (with_grads && !sh->grads) || ws_reserve(sh, ws) != MB_OK)
+        return MB_ENOMEM;
+    float *a = sh->acts;
+    int *g = sh->args;
+    for (size_t i = 0; i < nl; i++) {
+        const net_layer *l = &net->L[i];
+        shard_layer *v = &sh->L[i];
+        v->out = a;
+        a += l->out_sz * B;
+        if (net->desc.layers[i].type == MB_LAYER_DROPOUT) {
+            v->mask = a;
+            a += l->out_sz * B;
+        }
+        if (net->desc.layers[i].type == MB_LAYER_MAXPOOL) {
+            v->arg = g;
+            g += l->out_sz * B;
+        }
+    }
+    return MB_OK;
+}
+
 int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **out,
                   mb_error *err)
 {
@@ -126,6 +233,9 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
         return mb_error_set(err, MB_EINVAL, "max_batch %d: need >= 1", opts->max_batch);
     if (opts->algo < MB_CONV_AUTO || opts->algo >= MB_CONV_N_ALGOS)
         return mb_error_set(err, MB_EINVAL, "convolution algorithm %d: unknown", (int)opts->algo);
+    if (opts->threads < 0 || opts->threads > MB_NET_MAX_THREADS)
+        return mb_error_set(err, MB_EINVAL, "threads %d: need 0 .. %d", opts->threads,
+                            MB_NET_MAX_THREADS);
     mb_net *net = calloc(1, sizeof *net);
     if (!net)
         return mb_error_set(err, MB_ENOMEM, "network: out of memory");
@@ -146,8 +256,13 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
         return rc;
     }
     net->opts = *opts;
-    const size_t B = (size_t)opts->max_batch;
-    size_t n_acts = 0, n_args = 0, maxsz = 0, ws = 0;
+    net->threads = opts->threads > 1 ? opts->threads : 1;
+    net->n_shards = net->threads < opts->max_batch ? net->threads : opts->max_batch;
+    for (int b = 1; b <= opts->max_batch; b++) {
+        int n = shards_for(net, b), c = (b + n - 1) / n;
+        net->cap = c > net->cap ? c : net->cap;
+    }
+    size_t ws = 0;
     for (size_t i = 0; i < net->desc.n_layers; i++) {
         const mb_layer_desc *d = &net->desc.layers[i];
         net_layer *l = &net->L[i];
@@ -158,7 +273,7 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
             l->n_b = (size_t)d->out_c;
             l->algo = d->algo != MB_CONV_AUTO ? (mb_conv_algo)d->algo
                       : opts->algo != MB_CONV_AUTO ? opts->algo : MB_CONV_GEMM;
-            mb_conv_shape s = conv_shape(d, opts->max_batch);
+            mb_conv_shape s = conv_shape(d, net->cap);
             mb_error e = {0};
             rc = mb_conv_plan_create(l->algo, &s, &l->plan, &e);
             if (rc != MB_OK) {
@@ -174,43 +289,28 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
         }
         l->w_off = net->n_params;
         net->n_params += l->n_w + l->n_b;
-        n_acts += l->out_sz * B * (d->type == MB_LAYER_DROPOUT ? 2 : 1);
-        if (d->type == MB_LAYER_MAXPOOL)
-            n_args += l->out_sz * B;
-        maxsz = l->out_sz > maxsz ? l->out_sz : maxsz;
-        maxsz = l->in_sz > maxsz ? l->in_sz : maxsz;
     }
     net->params = alloc64(sizeof(float) * net->n_params);
     net->grads = alloc64(sizeof(float) * net->n_params);
-    net->acts = alloc64(sizeof(float) * n_acts);
-    net->args = alloc64(sizeof(int) * n_args);
-    net->delta[0] = alloc64(sizeof(float) * maxsz * B);
-    net->delta[1] = alloc64(sizeof(float) * maxsz * B);
-    if (!net->params || !net->grads || !net->acts || !net->args || !net->delta[0] ||
-        !net->delta[1] || ws_reserve(net, ws) != MB_OK) {
-        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for batch %d",
+    net->sh = calloc((size_t)net->n_shards, sizeof *net->sh);
+    rc = net->params && net->grads && net->sh ? MB_OK : MB_ENOMEM;
+    for (int s = 0; rc == MB_OK && s < net->n_shards; s++)
+        rc = shard_alloc(net, &net->sh[s], ws, s > 0);
+    if (rc == MB_OK)
+        rc = mb_pool_create(net->n_shards, &net->pool);
+    if (rc != MB_OK) {
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory (or threads) for batch %d",
                      net->desc.name, opts->max_batch);
         mb_net_free(net);
         return MB_ENOMEM;
     }
-    float *a = net->acts;
-    int *g = net->args;
-    for (size_t i = 0; i < net->desc.n_layers; i++) {
-        net_layer *l = &net->L[i];
-        l->out = a;
-        a += l->out_sz * B;
-        if (net->desc.layers[i].type == MB_LAYER_DROPOUT) {
-            l->mask = a;
-            a += l->out_sz * B;
-        }
-        if (net->desc.layers[i].type == MB_LAYER_MAXPOOL) {
-            l->arg = g;
-            g += l->out_sz * B;
-        }
-    }
+    /* Shards call OpenBLAS concurrently; each call must stay on its caller's thread. This is
+     * OpenBLAS's process-wide setting (mb_train.h says so). */
+    openblas_set_num_threads(1);
     memset(net->grads, 0, sizeof(float) * net->n_params);
     net->rng = (uint64_t)opts->seed;
     init_params(net);
+    net->drop_seed = mb_rng_next(&net->rng);
     *out = net;
     return MB_OK;
 }
@@ -220,32 +320,139 @@ size_t mb_net_param_count(const mb_net *net) { return net->n_params; }
 float *mb_net_params(mb_net *net) { return net->params; }
 float *mb_net_grads(mb_net *net) { return net->grads; }
 
-/* Forward through every layer but the softmax; returns the logits. */
-static const float *forward(mb_net *net, const float *x, int batch, int train)
+/* The dropout stream of one sample in one layer at one step: masks depend on the seed, the
+ * step, the layer and the sample's index in the batch, never on how the batch is sharded. */
+static uint64_t drop_stream(const mb_net *net, size_t layer, size_t sample)
+{
+    uint64_t h = net->drop_seed ^ net->step;
+    h = mb_rng_next(&h) ^ (uint64_t)layer;
+    h = mb_rng_next(&h) ^ (uint64_t)sample;
+    return mb_rng_next(&h);
+}
+
+/* Forward of shard sh's samples x (sh->nb of them, the first being sample sh->n0 of the batch)
+ * through every layer but the softmax; returns the logits. */
+static const float *forward(const mb_net *net, net_shard *sh, const float *x, int train)
 {
     const float *in = x;
+    const int batch = sh->nb;
     for (size_t i = 0; i + 1 < net->desc.n_layers; i++) {
         const mb_layer_desc *d = &net->desc.layers[i];
-        net_layer *l = &net->L[i];
+        const net_layer *l = &net->L[i];
+        shard_layer *v = &sh->L[i];
         const float *w = net->params + l->w_off;
         size_t n = l->out_sz * (size_t)batch;
         switch (d->type) {
         case MB_LAYER_CONV:
-            mb_conv_plan_forward(l->plan, batch, in, w, w + l->n_w, l->out, net->ws);
+            mb_conv_plan_forward(l->plan, batch, in, w, w + l->n_w, v->out, sh->ws);
             break;
         case MB_LAYER_FC:
-            mb_layer_fc_forward(batch, (int)l->in_sz, d->out_c, in, w, w + l->n_w, l->out);
+            mb_layer_fc_forward(batch, (int)l->in_sz, d->out_c, in, w, w + l->n_w, v->out);
             break;
-        case MB_LAYER_MAXPOOL: mb_layer_maxpool_forward(d, batch, in, l->out, l->arg); break;
-        case MB_LAYER_AVGPOOL: mb_layer_avgpool_forward(d, batch, in, l->out); break;
+        case MB_LAYER_MAXPOOL: mb_layer_maxpool_forward(d, batch, in, v->out, v->arg); break;
+        case MB_LAYER_AVGPOOL: mb_layer_avgpool_forward(d, batch, in, v->out); break;
         case MB_LAYER_DROPOUT:
-            mb_layer_dropout_forward(d->p, train, n, in, l->out, l->mask, &net->rng);
+            if (!train) {
+                mb_layer_dropout_forward(d->p, 0, n, in, v->out, v->mask, NULL);
+                break;
+            }
+            for (int j = 0; j < batch; j++) {
+                uint64_t r = drop_stream(net, i, (size_t)sh->n0 + j);
+                size_t o = l->out_sz * j;
+                mb_layer_dropout_forward(d->p, 1, l->out_sz, in + o, v->out + o, v->mask + o, &r);
+            }
             break;
-        default: mb_layer_act_forward(d->type, n, in, l->out); break;
+        default: mb_layer_act_forward(d->type, n, in, v->out); break;
         }
-        in = l->out;
+        in = v->out;
     }
     return in;
+}
+
+/* Backward of shard sh from dcur (the loss gradient w.r.t. the logits) into grads. */
+static void backward(const mb_net *net, net_shard *sh, const float *x, float *grads)
+{
+    const int batch = sh->nb;
+    float *dcur = sh->delta[0], *dnext = sh->delta[1];
+    for (size_t i = net->desc.n_layers - 1; i-- > 0;) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        const net_layer *l = &net->L[i];
+        const shard_layer *v = &sh->L[i];
+        const float *in = i ? sh->L[i - 1].out : x;
+        const float *w = net->params + l->w_off;
+        float *gw = grads + l->w_off;
+        float *din = i ? dnext : NULL; /* nobody needs the input's gradient */
+        size_t n = l->out_sz * (size_t)batch;
+        switch (d->type) {
+        case MB_LAYER_CONV:
+            mb_conv_plan_backward_filter(l->plan, batch, in, dcur, gw, gw + l->n_w, sh->ws);
+            if (din)
+                mb_conv_plan_backward_data(l->plan, batch, dcur, w, din, sh->ws);
+            break;
+        case MB_LAYER_FC:
+            mb_layer_fc_backward(batch, (int)l->in_sz, d->out_c, in, w, dcur, din, gw,
+                                 gw + l->n_w);
+            break;
+        case MB_LAYER_MAXPOOL:
+            if (din)
+                mb_layer_maxpool_backward(d, batch, dcur, v->arg, din);
+            break;
+        case MB_LAYER_AVGPOOL:
+            if (din)
+                mb_layer_avgpool_backward(d, batch, dcur, din);
+            break;
+        case MB_LAYER_DROPOUT:
+            if (din)
+                mb_layer_dropout_backward(n, dcur, v->mask, din);
+            break;
+        default:
+            if (din)
+                mb_layer_act_backward(d->type, n, v->out, dcur, din);
+            break;
+        }
+        float *t = dcur;
+        dcur = dnext;
+        dnext = t;
+    }
+}
+
+/* One parallel call: the batch, its shards, and what the parts do. */
+typedef struct job {
+    mb_net *net;
+    const float *x;       /* the batch's inputs */
+    const int *y;         /* its labels */
+    int batch;            /* samples in the batch */
+    int shards;           /* parts */
+} job;
+
+static void shard_fb(void *ctx, int w)
+{
+    job *j = ctx;
+    mb_net *net = j->net;
+    net_shard *sh = &net->sh[w];
+    const size_t in_sz = net->L[0].in_sz;
+    shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
+    const float *x = j->x + (size_t)sh->n0 * in_sz;
+    const float *logits = forward(net, sh, x, 1);
+    const size_t nl = net->desc.n_layers;
+    sh->loss_sum = 0.0;
+    mb_layer_softmax_xent(sh->nb, net->desc.classes, logits, j->y + sh->n0, sh->L[nl - 1].out,
+                          &sh->loss_sum, NULL, sh->delta[0], 1.0f / (float)j->batch);
+    backward(net, sh, x, w == 0 ? net->grads : sh->grads);
+}
+
+/* The batch-mean gradient: shard 0 wrote its share into net->grads; the other shards' shares
+ * are added in shard order (fixed, so results do not depend on which thread finishes first).
+ * The caller does this alone after the join: ~1e-5 s per shard for lenet5, less than a second
+ * hand-off to the workers would cost. */
+static void reduce_grads(mb_net *net, int shards)
+{
+    float *restrict g = net->grads;
+    for (int s = 1; s < shards; s++) {
+        const float *restrict b = net->sh[s].grads;
+        for (size_t i = 0; i < net->n_params; i++)
+            g[i] += b[i];
+    }
 }
 
 static int check_labels(const mb_net *net, const int *y, size_t n)
@@ -262,54 +469,29 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
         return MB_EINVAL;
     if (check_labels(net, y, (size_t)batch) != MB_OK)
         return MB_EINVAL;
-    const size_t nl = net->desc.n_layers;
-    const float *logits = forward(net, x, batch, 1);
+    job j = {net, x, y, batch, shards_for(net, batch)};
+    mb_pool_run(net->pool, j.shards, shard_fb, &j);
+    reduce_grads(net, j.shards);
     double sum = 0.0;
-    float *dcur = net->delta[0], *dnext = net->delta[1];
-    mb_layer_softmax_xent(batch, net->desc.classes, logits, y, net->L[nl - 1].out, &sum, NULL,
-                          dcur, 1.0f / (float)batch);
+    for (int s = 0; s < j.shards; s++)
+        sum += net->sh[s].loss_sum;
     if (loss)
         *loss = (float)(sum / batch);
-    for (size_t i = nl - 1; i-- > 0;) {
-        const mb_layer_desc *d = &net->desc.layers[i];
-        net_layer *l = &net->L[i];
-        const float *in = i ? net->L[i - 1].out : x;
-        const float *w = net->params + l->w_off;
-        float *gw = net->grads + l->w_off;
-        float *din = i ? dnext : NULL; /* nobody needs the input's gradient */
-        size_t n = l->out_sz * (size_t)batch;
-        switch (d->type) {
-        case MB_LAYER_CONV:
-            mb_conv_plan_backward_filter(l->plan, batch, in, dcur, gw, gw + l->n_w, net->ws);
-            if (din)
-                mb_conv_plan_backward_data(l->plan, batch, dcur, w, din, net->ws);
-            break;
-        case MB_LAYER_FC:
-            mb_layer_fc_backward(batch, (int)l->in_sz, d->out_c, in, w, dcur, din, gw,
-                                 gw + l->n_w);
-            break;
-        case MB_LAYER_MAXPOOL:
-            if (din)
-                mb_layer_maxpool_backward(d, batch, dcur, l->arg, din);
-            break;
-        case MB_LAYER_AVGPOOL:
-            if (din)
-                mb_layer_avgpool_backward(d, batch, dcur, din);
-            break;
-        case MB_LAYER_DROPOUT:
-            if (din)
-                mb_layer_dropout_backward(n, dcur, l->mask, din);
-            break;
-        default:
-            if (din)
-                mb_layer_act_backward(d->type, n, l->out, dcur, din);
-            break;
-        }
-        float *t = dcur;
-        dcur = dnext;
-        dnext = t;
-    }
+    net->step++;
     return MB_OK;
+}
+
+static void shard_eval(void *ctx, int w)
+{
+    job *j = ctx;
+    mb_net *net = j->net;
+    net_shard *sh = &net->sh[w];
+    shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
+    const float *logits = forward(net, sh, j->x + (size_t)sh->n0 * net->L[0].in_sz, 0);
+    sh->loss_sum = 0.0;
+    sh->correct = 0;
+    mb_layer_softmax_xent(sh->nb, net->desc.classes, logits, j->y + sh->n0, NULL, &sh->loss_sum,
+                          &sh->correct, NULL, 0.0f);
 }
 
 int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
@@ -324,8 +506,12 @@ int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
     size_t ok = 0;
     for (size_t s = 0; s < n; s += (size_t)net->opts.max_batch) {
         int b = n - s < (size_t)net->opts.max_batch ? (int)(n - s) : net->opts.max_batch;
-        const float *logits = forward(net, x + s * in_sz, b, 0);
-        mb_layer_softmax_xent(b, net->desc.classes, logits, y + s, NULL, &sum, &ok, NULL, 0.0f);
+        job j = {net, x + s * in_sz, y + s, b, shards_for(net, b)};
+        mb_pool_run(net->pool, j.shards, shard_eval, &j);
+        for (int k = 0; k < j.shards; k++) {
+            sum += net->sh[k].loss_sum;
+            ok += net->sh[k].correct;
+        }
     }
     if (loss)
         *loss = sum / (double)n;
@@ -339,18 +525,20 @@ int mb_net_set_conv_algo(mb_net *net, size_t layer, mb_conv_algo algo, mb_error 
     if (!net || layer >= net->desc.n_layers || net->desc.layers[layer].type != MB_LAYER_CONV)
         return mb_error_set(err, MB_EINVAL, "layer %zu: not a convolution layer", layer);
     const mb_layer_desc *d = &net->desc.layers[layer];
-    mb_conv_shape s = conv_shape(d, net->opts.max_batch);
+    mb_conv_shape s = conv_shape(d, net->cap);
     mb_conv_plan *p;
     mb_error e = {0};
     int rc = mb_conv_plan_create(algo, &s, &p, &e);
     if (rc != MB_OK)
         return mb_error_set(err, rc == MB_ENOMEM ? rc : MB_ENOTSUP, "layer %zu '%s': %s", layer,
                             d->name, e.msg);
-    if (ws_reserve(net, conv_ws(algo, &s)) != MB_OK) {
-        mb_conv_plan_free(p);
-        return mb_error_set(err, MB_ENOMEM, "layer %zu '%s': out of memory for the %s workspace",
-                            layer, d->name, mb_conv_algo_name(algo));
-    }
+    for (int k = 0; k < net->n_shards; k++)
+        if (ws_reserve(&net->sh[k], conv_ws(algo, &s)) != MB_OK) {
+            mb_conv_plan_free(p);
+            return mb_error_set(err, MB_ENOMEM,
+                                "layer %zu '%s': out of memory for the %s workspace", layer,
+                                d->name, mb_conv_algo_name(algo));
+        }
     mb_conv_plan_free(net->L[layer].plan);
     net->L[layer].plan = p;
     net->L[layer].algo = algo;

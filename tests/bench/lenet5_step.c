@@ -1,15 +1,15 @@
 /* lenet5_step.c — benchmark: median seconds per training update (forward + backward + plain SGD
  * x -= lr g) of the classic lenet5 on 1x28x28 inputs, for batch sizes M = 1, 2, 4, ..., 1024,
- * with OpenBLAS on a given number of threads. Before timing each M it checks the step: the loss
+ * with the network split over a given number of worker threads (mb_net_options.threads; OpenBLAS
+ * single-threaded inside each). Before timing each M it checks the step: the loss
  * is finite, near log(10) at initialisation, and falls over a few updates on the same batch.
  * Prints one CSV line per M (problem size beside the time). Not a test: `make bench` runs it.
  *
  *   lenet5_step [--threads N] [--max-batch M] [--algo gemm|direct|fft|winograd] [--csv]
- *   lenet5_step --dump DIR [--batch M] [--seed S]
+ *   lenet5_step --dump DIR [--batch M] [--seed S] [--threads N]
  *       writes DIR/params.bin, x.bin (float32), y.bin (int32), grads.bin (float32) and
  *       loss.txt after one forward_backward: the input of tests/parity_lenet5.py.
  */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,10 +74,10 @@ static int write_bin(const char *dir, const char *name, const void *v, size_t by
     return fclose(f) != 0;
 }
 
-static int dump(const char *dir, int m, unsigned long seed)
+static int dump(const char *dir, int m, unsigned long seed, int threads)
 {
     mb_net_desc *d = lenet5();
-    mb_net_options o = {m, seed, MB_CONV_GEMM};
+    mb_net_options o = {m, seed, MB_CONV_GEMM, threads};
     mb_net *net;
     mb_error err = {0};
     if (!d)
@@ -139,18 +139,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "lenet5_step: threads, batches must be >= 1\n");
         return 2;
     }
-    openblas_set_num_threads(threads);
     if (dir)
-        return dump(dir, batch, seed);
+        return dump(dir, batch, seed, threads);
     printf(csv ? "M,s_per_update,samples_per_s,reps\n"
-               : "# lenet5 1x28x28, forward+backward+SGD, %d OpenBLAS thread(s), conv %s\n"
+               : "# lenet5 1x28x28, forward+backward+SGD, %d thread(s), conv %s\n"
                  "%6s %14s %14s %6s\n",
            threads, mb_conv_algo_name(algo), "M", "s/update", "samples/s", "reps");
     mb_net_desc *d = lenet5();
     if (!d)
         return 1;
     for (int m = 1; m <= max_m; m *= 2) {
-        mb_net_options o = {m, seed, algo};
+        mb_net_options o = {m, seed, algo, threads};
         mb_net *net;
         mb_error err = {0};
         if (mb_net_create(d, &o, &net, &err) != MB_OK) {
@@ -176,8 +175,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "lenet5_step: M=%d: loss did not fall (%g -> %g)\n", m, l0, l1);
             return 1;
         }
-        /* time: at least 7 reps and about 0.4 s, median */
+        /* warm-up of at least 0.2 s (as the torch side of lenet5_vs_torch.sh), then time: at
+         * least 7 reps and about 0.4 s, median */
         double t0 = now();
+        while (now() - t0 < 0.2) {
+            mb_net_forward_backward(net, x, y, m, &l1);
+            sgd(p, g, n, 0.01f);
+        }
+        t0 = now();
         mb_net_forward_backward(net, x, y, m, &l1);
         sgd(p, g, n, 0.01f);
         double one = now() - t0;

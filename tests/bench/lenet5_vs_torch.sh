@@ -2,7 +2,8 @@
 # lenet5_vs_torch.sh — mbkit against PyTorch 1.13 on the same lenet5 step (forward + backward +
 # SGD update, batch M = 1 .. 1024, 2 threads), in the same run: prints M, mbkit s/update, torch
 # s/update, ratio (mbkit / torch; below 1 means mbkit is faster). Medians over repetitions of
-# about 0.4 s per M. Run by `make bench`; skips with a message when torch is not installed.
+# about 0.4 s per M, each after a warm-up of at least 0.2 s (torch's first steps allocate and pick
+# kernels). Run by `make bench`; skips with a message when torch is not installed.
 #   THREADS=2 MAX_M=1024 bash tests/bench/lenet5_vs_torch.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,7 +18,7 @@ BENCH=build/release/bench/lenet5_step
 make -s "$BENCH"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-OPENBLAS_NUM_THREADS=$THREADS "$BENCH" --threads "$THREADS" --max-batch "$MAX_M" --csv > "$tmp/mbkit.csv"
+OPENBLAS_NUM_THREADS=1 "$BENCH" --threads "$THREADS" --max-batch "$MAX_M" --csv > "$tmp/mbkit.csv"
 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS $PY - "$THREADS" "$MAX_M" > "$tmp/torch.csv" <<'PYEOF'
 import sys, time
 import torch
@@ -46,6 +47,9 @@ while m <= max_m:
     for _ in range(4):
         l1 = step()
     assert l1 == l1 and l1 < l0 + 1.0, (m, l0, l1)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 0.2:
+        step()
     t0 = time.perf_counter(); step(); one = time.perf_counter() - t0
     reps = min(201, max(7, int(0.4 / max(one, 1e-6))))
     ts = []
