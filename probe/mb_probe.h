@@ -268,8 +268,8 @@ typedef struct mb_probe_step_config {
                                      random inputs in [0, 1) and labels drawn from `seed` */
     int learners;                 /* model copies on the device (>= 1), each computing
                                      batch / learners samples of an update, side by side */
-    int threads;                  /* threads on the device (>= 1): OpenBLAS's for one learner;
-                                     with several, one thread each (OpenBLAS is set to 1) */
+    int threads;                  /* threads on the device (>= 1), shared evenly by the
+                                     learners (at least one each): mb_net_options.threads */
     mb_conv_algo algo;            /* conv algorithm for layers whose cfg names none */
     unsigned long seed;           /* initialisation of the copies (seed + copy index), pool */
     double lr;                    /* SGD learning rate of the timed update (>= 0) */
@@ -280,8 +280,7 @@ typedef struct mb_probe_step mb_probe_step;
 
 /* Reads the description and builds `learners` networks and SGD optimisers for max_batch /
  * learners samples each, and the learners' threads. Errors: those of mb_net_desc_read and
- * mb_net_create; MB_EINVAL for a bad config or data that do not fit the net; MB_ENOMEM. Sets
- * OpenBLAS's (process-wide) thread count as the config says. */
+ * mb_net_create; MB_EINVAL for a bad config or data that do not fit the net; MB_ENOMEM. */
 int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **s, mb_error *err);
 void mb_probe_step_free(mb_probe_step *s);
 

@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
-
 #include "../data/mb_data.h"
 #include "mb_probe.h"
 
@@ -211,10 +209,9 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
         goto fail; /* twice the batch: successive windows overlap only partly */
     }
 
-    /* OpenBLAS's thread count is process-wide, so it is set here for every copy at once: the
-     * device's threads for one learner; one each when several learners share the device (their
-     * concurrent GEMMs then run side by side instead of contending for one thread pool). */
-    openblas_set_num_threads(c->learners > 1 ? 1 : c->threads);
+    /* The device's threads are shared evenly by the copies, at least one each (the network
+     * splits its batch over its own threads, as mbtrain runs it). */
+    int per_threads = c->threads / c->learners > 0 ? c->threads / c->learners : 1;
     int per_max = c->max_batch / c->learners;
     s->L = calloc((size_t)c->learners, sizeof *s->L);
     if (!s->L) {
@@ -224,7 +221,7 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
     mb_optim_params op = {.kind = MB_OPTIM_SGD, .lr = c->lr};
     for (int i = 0; i < c->learners; i++) {
         mb_net_options no = {.max_batch = per_max, .seed = c->seed + (unsigned long)i,
-                             .algo = c->algo};
+                             .algo = c->algo, .threads = per_threads};
         if ((rc = mb_net_create(s->desc, &no, &s->L[i].net, err)) != MB_OK ||
             (rc = mb_optim_create(&op, mb_net_param_count(s->L[i].net), &s->L[i].opt, err)) !=
                 MB_OK)

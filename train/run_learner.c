@@ -33,8 +33,12 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
                             o->batch, n_train);
     if (n_train > UINT32_MAX)
         return mb_error_set(err, MB_EINVAL, "%zu training samples: more than 2^32", n_train);
-    mb_net_options no = {.max_batch = o->batch, .seed = o->seed, .algo = o->conv_algo,
-                         .threads = o->threads};
+    /* Evaluation runs in chunks of the network's max_batch: at least EVAL_CHUNK samples, so
+     * that a small training batch does not make every evaluation crawl in chunks of M (at
+     * M = 8 evaluations took three quarters of a run's time). Training steps still use M. */
+    enum { EVAL_CHUNK = 128 };
+    mb_net_options no = {.max_batch = o->batch > EVAL_CHUNK ? o->batch : EVAL_CHUNK,
+                         .seed = o->seed, .algo = o->conv_algo, .threads = o->threads};
     int rc = mb_net_create(desc, &no, &l->net, err);
     if (rc != MB_OK)
         return rc;
