@@ -28,7 +28,7 @@ static int setup(void)
         return 1;
     mb_test_write(tiny, sizeof tiny, dir, "tiny.cfg",
                   "[net]\nname=tiny\nchannels=1\nheight=8\nwidth=8\n"
-                  "[conv]\nfilters=4\nsize=3\nactivation=relu\n[maxpool]\nsize=2\n"
+                  "[conv]\nfilters=4\nsize=3\nactivation=relu\n[maxpool]\nsize=2\n[dropout]\np=0.3\n"
                   "[fc]\noutputs=4\n[softmax]\n");
     mb_test_write(tiny2, sizeof tiny2, dir, "tiny2.cfg",
                   "[net]\nname=tiny2\nchannels=1\nheight=8\nwidth=8\n"

@@ -203,6 +203,12 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
 int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
                     size_t *correct);
 
+/* The number of training steps (forward_backward calls) the network counts, which with the seed
+ * picks its dropout masks; a resumed run sets it to the updates already done, so that it draws
+ * the masks the uninterrupted run would have. */
+unsigned long mb_net_steps(const mb_net *net);
+void mb_net_set_steps(mb_net *net, unsigned long steps);
+
 /* Uses `algo` for conv layer `layer` (index into the description) from now on; MB_ENOTSUP when it
  * cannot do that layer's shape. Grows the workspace if needed. */
 int mb_net_set_conv_algo(mb_net *net, size_t layer, mb_conv_algo algo, mb_error *err);

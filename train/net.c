@@ -544,3 +544,13 @@ int mb_net_set_conv_algo(mb_net *net, size_t layer, mb_conv_algo algo, mb_error 
     net->L[layer].algo = algo;
     return MB_OK;
 }
+
+unsigned long mb_net_steps(const mb_net *net)
+{
+    return (unsigned long)net->step;
+}
+
+void mb_net_set_steps(mb_net *net, unsigned long steps)
+{
+    net->step = steps;
+}

@@ -143,6 +143,7 @@ int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ck
     l->cur.epoch = h.epoch;
     l->cur.rng = h.rng;
     mb_optim_set_updates(l->opt, h.updates);
+    mb_net_set_steps(l->net, (unsigned long)h.updates); /* one step per update: the dropout masks */
 done:
     fclose(f);
     return rc;
