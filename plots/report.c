@@ -161,9 +161,15 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
         fprintf(f, " %g", eps);
     fputs(" in <b>T<sub>C</sub> = ", f);
     shown(f, "rec-tc", "%.4g", num(rec, "t_c"));
-    fputs(" s</b>, ", f);
-    shown(f, "rec-speedup", "%.3g", num(rec, "speedup"));
-    fputs("&times; as fast as the best single learner (efficiency ", f);
+    if (p == 1) {
+        fputs(" s</b>, one learner at its best (speed-up ", f);
+        shown(f, "rec-speedup", "%.3g", num(rec, "speedup"));
+        fputs("&times;, efficiency ", f);
+    } else {
+        fputs(" s</b>, ", f);
+        shown(f, "rec-speedup", "%.3g", num(rec, "speedup"));
+        fputs("&times; as fast as the best single learner (efficiency ", f);
+    }
     shown(f, "rec-efficiency", "%.3f", num(rec, "efficiency"));
     fputs(").</p>\n<p>", f);
     if (num(best, "procs") != p) {
@@ -365,14 +371,15 @@ static int write_figure(FILE *f, const char *path, const char *name, mb_plot_for
     return MB_OK;
 }
 
-/* The metadata lines (# key=value before the header) of a CSV input that say how it was made. */
-static void write_meta(FILE *f, const char *path, const char *label)
+/* The metadata lines (# key=value before the header) of a CSV input that say how it was made;
+ * returns how many it wrote. */
+static int write_meta(FILE *f, const char *path, const char *label)
 {
     static const char *const keys[] = {"tool=", "version=", "host=", "date=", "command=",
                                        "source=", NULL};
     FILE *in = fopen(path, "r");
     if (!in)
-        return;
+        return 0;
     char line[4096];
     int any = 0;
     while (fgets(line, sizeof line, in) && line[0] == '#') {
@@ -389,6 +396,7 @@ static void write_meta(FILE *f, const char *path, const char *label)
             }
     }
     fclose(in);
+    return any;
 }
 
 /* ---- the report ---------------------------------------------------------------------------- */
@@ -588,15 +596,19 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     }
     fputs("<p>How each measured input was made (its metadata lines):</p>\n<pre id=\"meta\">", f);
     static const char *const csvs[] = {"step.csv", "comm.csv"};
+    int n_meta = 0;
     for (int i = 0; i < 2; i++) {
         path_join(path, sizeof path, out_dir, csvs[i]);
-        write_meta(f, path, csvs[i]);
+        n_meta += write_meta(f, path, csvs[i]);
     }
     for (size_t i = 0; have_runs && i < runs.gl_pathc; i++) {
         const char *base = strrchr(runs.gl_pathv[i], '/');
         snprintf(path, sizeof path, "runs/%s", base ? base + 1 : runs.gl_pathv[i]);
-        write_meta(f, runs.gl_pathv[i], path);
+        n_meta += write_meta(f, runs.gl_pathv[i], path);
     }
+    if (n_meta == 0)
+        fputs("(no measured input with metadata lines in this folder: step.csv, comm.csv and "
+              "runs/*.csv are missing or carry none)\n", f);
     fputs("</pre>\n</section>\n</body>\n</html>\n", f);
     rc = mb_out_commit(&out, err);
 done:
