@@ -40,6 +40,26 @@ static int is_png(const char *path)
     return ok;
 }
 
+/* A command line, what its stderr must contain, and its exit status. */
+typedef struct cli_case {
+    const char *args, *needle;
+    int status;
+} cli_case;
+
+/* Runs each case in dir: the status, the message, and one line (two with "Try ... --help" for
+ * usage errors, status 2). */
+static void check_cli(const char *dir, const cli_case *cli, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && %s", dir, cli[i].args), 0);
+        CU_ASSERT_EQUAL(r.status, cli[i].status);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, cli[i].needle));
+        CU_ASSERT_EQUAL(mb_test_lines(r.err), cli[i].status == 2 ? 2u : 1u);
+        mb_test_run_free(&r);
+    }
+}
+
 static void test_figures_render(void)
 {
     char dir[256], step[512], comm[512], tfit[512], cfit[512], out[600];
@@ -146,10 +166,7 @@ static void test_plot_errors(void)
     CU_ASSERT_EQUAL(mb_plot_comm(path, NULL, out, &o, &e), MB_EFORMAT);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no column 't_median_s'"));
 
-    static const struct {
-        const char *args, *needle;
-        int status;
-    } cli[] = {
+    static const cli_case cli[] = {
         {"mbplot", "missing command", 2},
         {"mbplot draw x", "unknown command 'draw'", 2},
         {"mbplot step", "missing the input file", 2},
@@ -160,13 +177,7 @@ static void test_plot_errors(void)
         {"mbplot amdahl --gpus 1", "--gpus: must be >= 2", 1},
         {"mbplot scale " MB_TEST_SRC "/data/examples/nfit.json", "no 'rows' array", 1},
     };
-    for (size_t i = 0; i < sizeof cli / sizeof cli[0]; i++) {
-        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && %s", dir, cli[i].args), 0);
-        CU_ASSERT_EQUAL(r.status, cli[i].status);
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, cli[i].needle));
-        CU_ASSERT_EQUAL(mb_test_lines(r.err), cli[i].status == 2 ? 2u : 1u);
-        mb_test_run_free(&r);
-    }
+    check_cli(dir, cli, sizeof cli / sizeof cli[0]);
     mb_test_rmdir(dir);
 }
 
@@ -435,23 +446,15 @@ static void test_report_missing(void)
     }
 
     /* usage and the one required input */
-    static const struct {
-        const char *args, *needle;
-        int status;
-    } cli[] = {
+    snprintf(path, sizeof path, "%s/scale.json", dir);
+    remove(path);
+    static const cli_case cli[] = {
         {"mbplot report", "missing the input file", 2},
         {"mbplot report -o x.html .", "-o is not used", 2},
         {"mbplot report /no/such/folder", "/no/such/folder: not a folder", 1},
         {"mbplot report .", "scale.json: missing; the report needs the recommendation", 1},
     };
-    for (size_t i = 0; i < sizeof cli / sizeof cli[0]; i++) {
-        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && rm -f scale.json && %s", dir,
-                                         cli[i].args), 0);
-        CU_ASSERT_EQUAL(r.status, cli[i].status);
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, cli[i].needle));
-        CU_ASSERT_EQUAL(mb_test_lines(r.err), cli[i].status == 2 ? 2u : 1u);
-        mb_test_run_free(&r);
-    }
+    check_cli(dir, cli, sizeof cli / sizeof cli[0]);
     mb_test_rmdir(dir);
 }
 
