@@ -306,6 +306,56 @@ static int read_table(const char *path, const char *const *names, size_t *cols, 
     return rc;
 }
 
+/* The fitted lines of an `mbfit tupdate --json` file over [m_min, m_max], appended to `plot`:
+ * one per learner count in its by_learners array, each with that count's own gamma, M_T and delta
+ * (so the P = 1 line carries the fixed cost of a step and P > 1 lines the communication too),
+ * else the top-level params for the count in its "learners" (the table's first count when absent).
+ * Each line takes the colour of the first series with its learner count (nt series per count). */
+static int step_fits(mb_plot *p, const char *path, const double *learners, int nl, int nt,
+                     double m_min, double m_max, char *plot, size_t *used, size_t size,
+                     mb_error *err)
+{
+    cJSON *root;
+    int rc = mb_json_read(path, &root, err);
+    if (rc != MB_OK)
+        return rc;
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "by_learners"), *e;
+    const int use_by = cJSON_IsArray(by) && cJSON_GetArraySize(by) > 0;
+    const int n = use_by ? cJSON_GetArraySize(by) : 1;
+    for (int k = 0; k < n && rc == MB_OK; k++) {
+        e = use_by ? cJSON_GetArrayItem(by, k) : root;
+        const cJSON *params = cJSON_GetObjectItemCaseSensitive(e, "params");
+        double gamma, m_t, delta = 0, procs = num(e, "learners");
+        if (!isfinite(procs))
+            procs = learners[0];
+        if ((rc = mb_json_number(params, "gamma", path, &gamma, err)) != MB_OK ||
+            (rc = mb_json_number(params, "m_t", path, &m_t, err)) != MB_OK ||
+            (cJSON_GetObjectItemCaseSensitive(params, "delta") &&
+             (rc = mb_json_number(params, "delta", path, &delta, err)) != MB_OK))
+            break;
+        int colour = 1;
+        for (int a = 0; a < nl; a++)
+            if (learners[a] == procs)
+                colour = a * nt + 1;
+        char name[16];
+        snprintf(name, sizeof name, "fit%d", k);
+        mb_plot_block(p, name);
+        for (int i = 0; i <= 200; i++) {
+            double m = m_min * pow(m_max / m_min, i / 200.0);
+            double v[2] = {m, m >= procs ? gamma * fmax(m / procs, m_t) + delta : NAN};
+            mb_plot_row(p, v, 2);
+        }
+        *used += (size_t)snprintf(plot + *used, size - *used,
+                                  ", $%s u 1:2 w l lw 2 dt 2 lc %d t 'fit, P = %g: %.3g s "
+                                  "max(M/%g, %.3g) + %.3g s'",
+                                  name, colour, procs, gamma, procs, m_t, delta);
+        if (*used >= size)
+            rc = mb_error_set(err, MB_EINVAL, "%s: too many learner counts to plot", path);
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
 int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
                  const mb_plot_options *o, mb_error *err)
 {
@@ -356,27 +406,16 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
                 mb_plot_row(p, v, 4);
             }
             used += (size_t)snprintf(plot + used, sizeof plot - used,
-                                     "%s$%s u 1:2:3:4 w yerrorlines pt 7 lw 2 t '%g learner%s, "
-                                     "%g thread%s'",
-                                     series ? ", " : "", name, learners[a], learners[a] == 1 ? "" : "s",
+                                     "%s$%s u 1:2:3:4 w yerrorlines pt 7 lw 2 lc %d t '%g "
+                                     "learner%s, %g thread%s'",
+                                     series ? ", " : "", name, series + 1, learners[a],
+                                     learners[a] == 1 ? "" : "s",
                                      threads[b], threads[b] == 1 ? "" : "s");
             series++;
         }
-    if (tfit_json) {
-        mb_update_time t = {0};
-        int has_delta;
-        if ((rc = mb_solver_read_tfit(tfit_json, &t, &has_delta, err)) != MB_OK)
-            goto done;
-        mb_plot_block(p, "fit");
-        for (int i = 0; i <= 200; i++) {
-            double m = m_min * pow(m_max / m_min, i / 200.0);
-            double v[2] = {m, t.gamma * fmax(m / learners[0], t.m_t) + (has_delta ? t.delta : 0)};
-            mb_plot_row(p, v, 2);
-        }
-        snprintf(plot + used, sizeof plot - used,
-                 ", $fit u 1:2 w l lw 2 dt 2 lc rgb 'black' t 'fit: %.3g s max(M/%g, %.3g)%s'",
-                 t.gamma, learners[0], t.m_t, has_delta ? " + delta" : "");
-    }
+    if (tfit_json && (rc = step_fits(p, tfit_json, learners, nl, nt, m_min, m_max, plot, &used,
+                                     sizeof plot, err)) != MB_OK)
+        goto done;
     style(p, "Time per update against mini-batch size (median, bars: quartiles)");
     mb_plot_cmd(p, "set key top left box opaque");
     mb_plot_cmd(p, "set logscale xy");

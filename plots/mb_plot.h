@@ -91,4 +91,31 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
 int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
                  const mb_plot_options *o, mb_error *err);
 
+/* ---- the report ------------------------------------------------------------------------------ */
+
+#define MB_PLOT_REPORT_MAX_MISSING 16
+
+/* What mb_plot_report wrote and found missing. */
+typedef struct mb_plot_report_info {
+    char path[4096];  /* OUT/report.html ("" on error) */
+    int figures;      /* figures drawn into OUT and embedded */
+    int n_missing;    /* inputs of the folder contract that were not there */
+    const char *missing[MB_PLOT_REPORT_MAX_MISSING];       /* their names relative to OUT
+                                                              (static strings, "runs/" for the
+                                                              run logs' folder) */
+    const char *missing_stage[MB_PLOT_REPORT_MAX_MISSING]; /* the stage that writes each */
+} mb_plot_report_info;
+
+/* Writes OUT/report.html (atomically): one self-contained page (inline CSS, figures as base64
+ * data: URIs, no scripts) with the recommendation from OUT/scale.json first, the fitted
+ * parameters with 95% intervals (OUT/nfit.json, tfit.json, cfit.json), every figure whose inputs
+ * are in OUT (drawn into OUT as NAME.png or .svg by the functions above), the inputs present and
+ * missing with the stage that writes each, and OUT/commands.txt with the metadata lines of the
+ * CSV inputs (step.csv, comm.csv, runs/ *.csv).
+ * OUT/scale.json is required (MB_EIO naming it when absent); every other input may be missing and
+ * is then listed in the page and in *info. An input that is present but unreadable, or has
+ * nothing to draw, is an error naming that file, and no report is written. */
+int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report_info *info,
+                   mb_error *err);
+
 #endif /* MB_PLOT_H */

@@ -6,6 +6,7 @@
  *   mbplot amdahl                Amdahl speed-up against devices for several overhead ratios
  *   mbplot step   STEP.csv       time per update against M (mbprobe step), with a fitted knee
  *   mbplot comm   COMM.csv       collective times (mbprobe comm), with the alpha-beta fit
+ *   mbplot report OUT/           every figure OUT has inputs for, and OUT/report.html
  *
  * Thin: parse options, call plots/, report. Usage errors exit 2, bad files exit 1.
  */
@@ -32,9 +33,15 @@ static void help(void)
            "  step STEP.csv      time per update against M (from 'mbprobe step'); --tfit FILE\n"
            "                     adds the fitted knee model\n"
            "  comm COMM.csv      collective time against bytes (from 'mbprobe comm'); --cfit\n"
-           "                     FILE adds the ring alpha-beta model\n\n"
+           "                     FILE adds the ring alpha-beta model\n"
+           "  report OUT/        draws every figure the pipeline folder OUT has inputs for into\n"
+           "                     OUT and writes OUT/report.html: one self-contained page with the\n"
+           "                     recommendation (OUT/scale.json, required), the fitted parameters,\n"
+           "                     the figures and the commands; prints its path. Missing optional\n"
+           "                     inputs are listed in the page and noted on stderr\n\n"
            "Options of every command:\n"
-           "  -o, --output FILE  the image to write (default: COMMAND.png or .svg)\n"
+           "  -o, --output FILE  the image to write (default: COMMAND.png or .svg; not for\n"
+           "                     report, which writes into OUT)\n"
            "      --format FMT   png (default) or svg\n"
            "      --size WxH     pixels (default 900x600)\n"
            "  -h, --help         show this help and exit\n"
@@ -46,7 +53,8 @@ enum { OPT_FORMAT = 256, OPT_SIZE, OPT_TFIT, OPT_CFIT, OPT_RATIO, OPT_GPUS, OPT_
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return mb_cli_usage("mbplot", NULL, "missing command (scale, tc, amdahl, step, comm)");
+        return mb_cli_usage("mbplot", NULL,
+                            "missing command (scale, tc, nupdate, amdahl, step, comm, report)");
     const char *sub = argv[1];
     if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
         help();
@@ -56,7 +64,8 @@ int main(int argc, char **argv)
         printf("mbplot (mbkit) %s\n", mb_version());
         return 0;
     }
-    static const char *const subs[] = {"scale", "tc", "nupdate", "amdahl", "step", "comm", NULL};
+    static const char *const subs[] = {"scale", "tc", "nupdate", "amdahl", "step", "comm",
+                                       "report", NULL};
     int known = 0;
     for (int i = 0; subs[i]; i++)
         known |= !strcmp(sub, subs[i]);
@@ -129,6 +138,20 @@ int main(int argc, char **argv)
                            optind < argc ? argv[argc - 1] : "");
     if (!wants_file && optind < argc)
         return mb_cli_usage("mbplot", sub, "unexpected argument '%s'", argv[optind]);
+    if (!strcmp(sub, "report")) {
+        if (out)
+            return mb_cli_usage("mbplot", sub, "-o is not used: the report goes to OUT/report.html");
+        mb_plot_report_info info;
+        if (mb_plot_report(argv[optind], &po, &info, &err) != MB_OK)
+            return mb_cli_fail("mbplot", sub, &err);
+        const char *dir = argv[optind];
+        const char *sep = dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/";
+        for (int i = 0; i < info.n_missing; i++)
+            fprintf(stderr, "mbplot report: note: %s%s%s is missing (written by %s); the report "
+                            "says so\n", dir, sep, info.missing[i], info.missing_stage[i]);
+        printf("%s\n", info.path);
+        return 0;
+    }
     char def[64];
     if (!out) {
         snprintf(def, sizeof def, "%s.%s", sub, po.format == MB_PLOT_SVG ? "svg" : "png");

@@ -4,6 +4,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -37,6 +38,26 @@ static int is_png(const char *path)
     if (f)
         fclose(f);
     return ok;
+}
+
+/* A command line, what its stderr must contain, and its exit status. */
+typedef struct cli_case {
+    const char *args, *needle;
+    int status;
+} cli_case;
+
+/* Runs each case in dir: the status, the message, and one line (two with "Try ... --help" for
+ * usage errors, status 2). */
+static void check_cli(const char *dir, const cli_case *cli, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && %s", dir, cli[i].args), 0);
+        CU_ASSERT_EQUAL(r.status, cli[i].status);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, cli[i].needle));
+        CU_ASSERT_EQUAL(mb_test_lines(r.err), cli[i].status == 2 ? 2u : 1u);
+        mb_test_run_free(&r);
+    }
 }
 
 static void test_figures_render(void)
@@ -129,15 +150,23 @@ static void test_plot_errors(void)
     CU_ASSERT_EQUAL(mb_test_sh(&r, "ls %s | grep -c tmp", dir), 0);
     CU_ASSERT_STRING_EQUAL(r.out, "0\n"); /* no temporary left behind */
     mb_test_run_free(&r);
+    /* the step figure's fitted lines come from by_learners when the fit has it: a learner
+     * count there without gamma is an error naming the file and the key */
+    char step[512], tfit[512];
+    mb_test_write(step, sizeof step, dir, "step.csv", STEP);
+    mb_test_write(tfit, sizeof tfit, dir, "t.json",
+                  "{\"learners\":1,\"params\":{\"gamma\":1.4e-4,\"m_t\":8.7},"
+                  "\"by_learners\":[{\"learners\":1,\"params\":{\"m_t\":8.7}}]}");
+    CU_ASSERT_EQUAL(mb_plot_step(step, tfit, out, &o, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "t.json"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "gamma"));
+    CU_ASSERT_NOT_EQUAL(stat(out, &st), 0);
     /* a missing column names the file and column */
     mb_test_write(path, sizeof path, dir, "cols.csv", "op,procs,bytes\nallreduce,2,4\n");
     CU_ASSERT_EQUAL(mb_plot_comm(path, NULL, out, &o, &e), MB_EFORMAT);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no column 't_median_s'"));
 
-    static const struct {
-        const char *args, *needle;
-        int status;
-    } cli[] = {
+    static const cli_case cli[] = {
         {"mbplot", "missing command", 2},
         {"mbplot draw x", "unknown command 'draw'", 2},
         {"mbplot step", "missing the input file", 2},
@@ -148,13 +177,284 @@ static void test_plot_errors(void)
         {"mbplot amdahl --gpus 1", "--gpus: must be >= 2", 1},
         {"mbplot scale " MB_TEST_SRC "/data/examples/nfit.json", "no 'rows' array", 1},
     };
-    for (size_t i = 0; i < sizeof cli / sizeof cli[0]; i++) {
-        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && %s", dir, cli[i].args), 0);
-        CU_ASSERT_EQUAL(r.status, cli[i].status);
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, cli[i].needle));
-        CU_ASSERT_EQUAL(mb_test_lines(r.err), cli[i].status == 2 ? 2u : 1u);
-        mb_test_run_free(&r);
+    check_cli(dir, cli, sizeof cli / sizeof cli[0]);
+    mb_test_rmdir(dir);
+}
+
+/* ---- mbplot report ------------------------------------------------------------------------- */
+
+#define PNG_SIG "\x89PNG\r\n\x1a\n"
+#define PNG_END "IEND\xae\x42\x60\x82" /* the IEND chunk's type and CRC: a PNG's last 8 bytes */
+
+/* Decodes base64 (RFC 4648) from s up to the first character outside the alphabet; returns the
+ * bytes (malloc'd, *n of them) or NULL on a malformed length. Written here, apart from the
+ * encoder in plots/report.c, so the test does not check the encoder against itself. */
+static unsigned char *unbase64(const char *s, size_t *n)
+{
+    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t len = 0;
+    while (s[len] && (strchr(A, s[len]) || s[len] == '='))
+        len++;
+    if (len == 0 || len % 4)
+        return NULL;
+    unsigned char *out = malloc(len / 4 * 3);
+    size_t o = 0;
+    for (size_t i = 0; out && i < len; i += 4) {
+        unsigned long v = 0;
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            v <<= 6;
+            if (s[i + k] == '=')
+                pad++;
+            else
+                v |= (unsigned long)(strchr(A, s[i + k]) - A);
+        }
+        out[o++] = (unsigned char)(v >> 16);
+        if (pad < 2)
+            out[o++] = (unsigned char)(v >> 8);
+        if (pad < 1)
+            out[o++] = (unsigned char)v;
     }
+    *n = o;
+    return out;
+}
+
+/* Counts the embedded images of `mime` in html whose decoded bytes start with `magic`, end with
+ * `tail` before any trailing newlines (a PNG's IEND chunk, an SVG's closing tag: so a wrong byte
+ * count or padding shows) and are more than 1000 bytes. Returns -1 when one does not. */
+static int embedded(const char *html, const char *mime, const char *magic, const char *tail,
+                    size_t tail_len)
+{
+    const size_t at = 0;
+    char key[64];
+    snprintf(key, sizeof key, "src=\"data:%s;base64,", mime);
+    int count = 0;
+    for (const char *q = strstr(html, key); q; q = strstr(q + 1, key)) {
+        size_t n;
+        unsigned char *b = unbase64(q + strlen(key), &n);
+        size_t end = n;
+        while (b && end > 0 && b[end - 1] == '\n')
+            end--;
+        int ok = b && n > 1000 && n > at + strlen(magic) &&
+                 memcmp(b + at, magic, strlen(magic)) == 0 &&
+                 end > tail_len && memcmp(b + end - tail_len, tail, tail_len) == 0 &&
+                 q[strlen(key) + (n + 2) / 3 * 4] == '"';
+        free(b);
+        if (!ok)
+            return -1;
+        count++;
+    }
+    return count;
+}
+
+/* The number in data-value="..." of the element with id `id`, NAN when absent. */
+static double data_value(const char *html, const char *id)
+{
+    char key[64];
+    snprintf(key, sizeof key, "id=\"%s\" data-value=\"", id);
+    const char *q = strstr(html, key);
+    return q ? strtod(q + strlen(key), NULL) : 0.0 / 0.0;
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    if (b)
+        b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* The whole pipeline's folder, made by the real commands on the shipped examples. */
+static void test_report_full(void)
+{
+    char dir[256], cmds[4096], path[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const char *const steps[] = {
+        "mkdir -p %1$s/runs",
+        "cp data/examples/fit_runs/run_M*.csv %1$s/runs/",
+        "cp data/examples/step.csv data/examples/comm.csv %1$s/",
+        "mbfit nupdate --target-loss 0.5 %1$s/runs/*.csv --json -o %1$s/nfit.json 2>/dev/null",
+        "mbfit tupdate %1$s/step.csv --json -o %1$s/tfit.json 2>/dev/null",
+        "mbfit comm %1$s/comm.csv --json -o %1$s/cfit.json 2>/dev/null",
+        "mbopt scale --nfit %1$s/nfit.json --tfit %1$s/tfit.json --cfit %1$s/cfit.json "
+        "--bytes 241K --procs 1:64 -o %1$s/scale.txt",
+        "mbopt scale --nfit %1$s/nfit.json --tfit %1$s/tfit.json --cfit %1$s/cfit.json "
+        "--bytes 241K --procs 1:64 --json -o %1$s/scale.json",
+    };
+    size_t used = 0;
+    cmds[0] = '\0';
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        char line[600];
+        snprintf(line, sizeof line, steps[i], dir);
+        used += (size_t)snprintf(cmds + used, sizeof cmds - used, "%s\n", line);
+    }
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "set -e\n%s", cmds), 0);
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    mb_test_run_free(&r);
+    mb_test_write(path, sizeof path, dir, "commands.txt", cmds);
+
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot report %s", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    snprintf(path, sizeof path, "%s/report.html\n", dir);
+    CU_ASSERT_STRING_EQUAL(r.out, path); /* the report's path, and nothing else */
+    CU_ASSERT_STRING_EQUAL(r.err, "");   /* nothing missing, nothing to note */
+    mb_test_run_free(&r);
+    char *html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+
+    /* every section, in the order the brief asks for */
+    const char *const ids[] = {"id=\"recommendation\"", "id=\"parameters\"", "id=\"figures\"",
+                               "id=\"inputs\"", "id=\"reproduce\""};
+    const char *prev = html;
+    for (size_t i = 0; i < 5; i++) {
+        const char *q = strstr(html, ids[i]);
+        CU_ASSERT_PTR_NOT_NULL(q);
+        CU_ASSERT_TRUE(q && q > prev);
+        prev = q ? q : prev;
+    }
+    /* six figures, each a decodable PNG; self-contained: no scripts, nothing fetched */
+    CU_ASSERT_EQUAL(embedded(html, "image/png", PNG_SIG, PNG_END, 8), 6);
+    CU_ASSERT_PTR_NULL(strstr(html, "<script"));
+    CU_ASSERT_PTR_NULL(strstr(html, "http://"));
+    CU_ASSERT_PTR_NULL(strstr(html, "https://"));
+    CU_ASSERT_PTR_NULL(strstr(html, "missing: no file from"));
+
+    /* the recommendation is scale.json's "enough" row, to the last bit (written with %.17g) */
+    snprintf(path, sizeof path, "%s/scale.json", dir);
+    cJSON *scale;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &scale, &e), MB_OK);
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(scale, "enough");
+    const char *const keys[][2] = {{"rec-procs", "procs"}, {"rec-m", "m_opt"}, {"rec-tc", "t_c"},
+                                   {"rec-speedup", "speedup"}, {"rec-efficiency", "efficiency"}};
+    for (size_t i = 0; i < 5; i++) {
+        double want = cJSON_GetObjectItemCaseSensitive(rec, keys[i][1])->valuedouble;
+        CU_ASSERT_EQUAL(data_value(html, keys[i][0]), want);
+    }
+    /* and the shown text agrees with it: "M = <span ...>NNN</span>" rounded to a sample */
+    char shown[96];
+    snprintf(shown, sizeof shown, "\">%.0f</span></b> samples",
+             cJSON_GetObjectItemCaseSensitive(rec, "m_opt")->valuedouble);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, shown));
+    cJSON_Delete(scale);
+
+    /* the fitted parameters' 95% intervals, as nfit.json gives them */
+    snprintf(path, sizeof path, "%s/nfit.json", dir);
+    cJSON *nfit;
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &nfit, &e), MB_OK);
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(nfit, "ci95"), "alpha");
+    snprintf(shown, sizeof shown, "[%.5g, %.5g]", cJSON_GetArrayItem(ci, 0)->valuedouble,
+             cJSON_GetArrayItem(ci, 1)->valuedouble);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, shown));
+    cJSON_Delete(nfit);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "latency_s")); /* the collective fit is there too */
+
+    /* How to reproduce: commands.txt verbatim (HTML-escaped), and the inputs' metadata */
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "--json -o "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "2&gt;/dev/null"));
+    CU_ASSERT_PTR_NULL(strstr(html, "2>/dev/null"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "# from runs/run_M16_s0.csv"));
+    free(html);
+    mb_test_rmdir(dir);
+}
+
+/* A folder with scale.json alone, then with broken inputs, then without scale.json. */
+static void test_report_missing(void)
+{
+    char dir[256], path[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --n-inf 950 --alpha 2.2e5 --gamma 3e-5 "
+                                         "--m-t 24 --delta 3e-3 --procs 1:256 --json -o "
+                                         "%s/scale.json", dir), 0);
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot report %s/", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    /* one note per missing input on stderr, naming the stage that writes it */
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 8u);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "nfit.json is missing (written by mbfit nupdate --json)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "step.csv is missing (written by mbprobe step)"));
+    mb_test_run_free(&r);
+    char *html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    const char *const stages[] = {"mbprobe step", "mbtrain", "mbfit nupdate --json",
+                                  "mbfit tupdate --json", "mbprobe comm (optional)",
+                                  "mbfit comm --json (optional)", "mbopt scale",
+                                  "the pipeline (make run)"};
+    for (size_t i = 0; i < 8; i++) {
+        char needle[128];
+        snprintf(needle, sizeof needle, "missing: no file from %s here", stages[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(html, needle));
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "8 inputs of the pipeline are missing"));
+    CU_ASSERT_EQUAL(embedded(html, "image/png", PNG_SIG, PNG_END, 8), 3); /* tc, scale, amdahl */
+    /* this model recommends more than one learner */
+    CU_ASSERT_TRUE(data_value(html, "rec-procs") > 1);
+    free(html);
+
+    /* SVG figures are embedded as SVG; commands are escaped */
+    mb_test_write(path, sizeof path, dir, "commands.txt", "echo '<b>&' > x\n");
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot report --format svg %s", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_EQUAL(embedded(html, "image/svg+xml", "<?xml", "</svg>", 6), 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "echo &#39;&lt;b&gt;&amp;&#39; &gt; x"));
+    free(html);
+
+    /* a present input with nothing to draw, or not JSON, is an error naming it; no report */
+    static const struct {
+        const char *name, *text, *needle;
+    } bad[] = {
+        {"step.csv", "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
+                     "t_p75_s,t_max_s,samples_per_s\n", "step.csv: no rows"},
+        {"nfit.json", "{\"params\": ", "nfit.json"},
+        {"nfit.json", "{\"params\":{\"n_inf\":300,\"alpha\":2e4},\"per_m\":[]}",
+         "nfit.json: nothing to draw"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char keep[600];
+        mb_test_write(path, sizeof path, dir, bad[i].name, bad[i].text);
+        snprintf(keep, sizeof keep, "%s/report.html", dir);
+        remove(keep);
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot report %s", dir), 0);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, bad[i].needle));
+        CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+        CU_ASSERT_STRING_EQUAL(r.out, "");
+        mb_test_run_free(&r);
+        struct stat st;
+        CU_ASSERT_NOT_EQUAL(stat(keep, &st), 0);
+        remove(path);
+    }
+
+    /* usage and the one required input */
+    snprintf(path, sizeof path, "%s/scale.json", dir);
+    remove(path);
+    static const cli_case cli[] = {
+        {"mbplot report", "missing the input file", 2},
+        {"mbplot report -o x.html .", "-o is not used", 2},
+        {"mbplot report /no/such/folder", "/no/such/folder: not a folder", 1},
+        {"mbplot report .", "scale.json: missing; the report needs the recommendation", 1},
+    };
+    check_cli(dir, cli, sizeof cli / sizeof cli[0]);
     mb_test_rmdir(dir);
 }
 
@@ -162,5 +462,7 @@ int mb_test_suite_plots(void)
 {
     CU_pSuite s = CU_add_suite("plots", NULL, NULL);
     return !s || !CU_add_test(s, "figures render", test_figures_render) ||
-           !CU_add_test(s, "errors", test_plot_errors);
+           !CU_add_test(s, "errors", test_plot_errors) ||
+           !CU_add_test(s, "report on the pipeline's folder", test_report_full) ||
+           !CU_add_test(s, "report with missing inputs", test_report_missing);
 }

@@ -1,0 +1,623 @@
+/* report.c — `mbplot report OUT/`: one self-contained HTML page from the folder the pipeline
+ * fills (make run): the recommendation first (from scale.json), the fitted parameters with their
+ * 95% intervals (nfit/tfit/cfit JSON), every figure there are inputs for (drawn into OUT by the
+ * mb_plot_* functions and embedded as base64 data: URIs), and the command lines that produced
+ * every number.
+ *
+ * What it does not do: compute anything new (every number is read from the stage files), fetch
+ * anything (no scripts, no external style sheets or images), or fail on a missing optional input:
+ * a missing file is listed with the stage that writes it. scale.json is the one required input.
+ * A present input that cannot be read or has nothing to draw is an error naming that file.
+ */
+#include "mb_plot.h"
+
+#include <glob.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* The files of the folder contract (issue #6), in pipeline order, with the stage that writes
+ * each and what the report loses without it. */
+typedef struct input {
+    const char *name;  /* relative to OUT; "runs/" is the folder of run logs */
+    const char *stage; /* the command that writes it */
+    const char *loses; /* what the report leaves out when it is missing */
+} input;
+
+static const input INPUTS[] = {
+    {"step.csv", "mbprobe step", "the time-per-update figure"},
+    {"runs/", "mbtrain", "the run logs' metadata under How to reproduce"},
+    {"nfit.json", "mbfit nupdate --json", "the N_update figure and the inverse-law parameters"},
+    {"tfit.json", "mbfit tupdate --json", "the fitted knee in the time-per-update figure and the "
+                                          "update-time parameters"},
+    {"comm.csv", "mbprobe comm (optional)", "the collective figure"},
+    {"cfit.json", "mbfit comm --json (optional)", "the alpha-beta parameters and model line"},
+    {"scale.txt", "mbopt scale", "the scaling table under the recommendation"},
+    {"commands.txt", "the pipeline (make run)", "the exact command lines under How to reproduce"},
+};
+#define N_INPUTS (sizeof INPUTS / sizeof INPUTS[0])
+
+/* Amdahl's figure: overhead ratios R_O drawn (Zou et al. 2017, Lemma 3.1). */
+static const double AMDAHL_RATIOS[] = {0.01, 0.05, 0.1, 0.2};
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+static void path_join(char *buf, size_t n, const char *dir, const char *name)
+{
+    size_t l = strlen(dir);
+    snprintf(buf, n, "%s%s%s", dir, l && dir[l - 1] == '/' ? "" : "/", name);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Writes s with &, <, >, " and ' escaped. */
+static void esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* Writes n bytes as base64 (RFC 4648, with padding, no line breaks). */
+static void base64(FILE *f, const unsigned char *b, size_t n)
+{
+    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned long v = (unsigned long)b[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned long)b[i + 1] << 8;
+        if (i + 2 < n)
+            v |= b[i + 2];
+        fputc(A[(v >> 18) & 63], f);
+        fputc(A[(v >> 12) & 63], f);
+        fputc(i + 1 < n ? A[(v >> 6) & 63] : '=', f);
+        fputc(i + 2 < n ? A[v & 63] : '=', f);
+    }
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A number shown to the reader with its exact value in data-value, so the page can be checked
+ * against scale.json. */
+static void shown(FILE *f, const char *id, const char *fmt, double v)
+{
+    fprintf(f, "<span class=\"num\" id=\"%s\" data-value=\"%.17g\">", id, v);
+    fprintf(f, fmt, v);
+    fputs("</span>", f);
+}
+
+/* ---- sections ------------------------------------------------------------------------------ */
+
+static const char CSS[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:980px;"
+    "margin:2em auto;padding:0 1em;color:#222;line-height:1.45}"
+    "h1{margin-bottom:.1em}.sub{color:#666;margin-top:0}"
+    "h2{border-bottom:2px solid #1f5fbf;padding-bottom:.2em;margin-top:2em}"
+    ".rec{font-size:1.25em;background:#eef4ff;border-left:6px solid #1f5fbf;padding:.8em 1em}"
+    "table{border-collapse:collapse;margin:.5em 0 1em}"
+    "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}"
+    "th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    ".missing{color:#a33;font-weight:600}.present{color:#262}"
+    "pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow-x:auto;font-size:.85em}"
+    "figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #ddd}"
+    "figcaption{color:#444;font-size:.95em;margin-top:.3em}";
+
+/* The recommendation, from scale.json's "enough" row (the fewest learners within the slack of
+ * the fastest) and "best" row, and the target loss from nfit.json when present. */
+static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_path,
+                                const cJSON *nfit, const char *out_dir, int n_missing,
+                                mb_error *err)
+{
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(scale, "enough");
+    const cJSON *best = cJSON_GetObjectItemCaseSensitive(scale, "best");
+    const char *keys[] = {"procs", "m_opt", "t_c", "speedup", "efficiency"};
+    for (int i = 0; i < 5; i++)
+        if (!isfinite(num(rec, keys[i])) || !isfinite(num(best, keys[i])))
+            return mb_error_set(err, MB_EFORMAT,
+                                "%s: 'enough' and 'best' need a finite '%s' (is this mbopt scale "
+                                "--json?)", scale_path, keys[i]);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(scale, "rows");
+    double p_lo = INFINITY, p_hi = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+    {
+        p_lo = fmin(p_lo, num(r, "procs"));
+        p_hi = fmax(p_hi, num(r, "procs"));
+    }
+    double p = num(rec, "procs"), m = num(rec, "m_opt"), eps = num(nfit, "target_loss");
+    double slack = num(scale, "enough_slack");
+    fputs("<section id=\"recommendation\">\n<h2>Recommendation</h2>\n<p class=\"rec\">Use <b>P = ",
+          f);
+    shown(f, "rec-procs", "%.0f", p);
+    fprintf(f, "</b> learner%s with a mini-batch of <b>M = ", p == 1 ? "" : "s");
+    shown(f, "rec-m", "%.0f", m);
+    fputs("</b> samples in total (", f);
+    shown(f, "rec-m-per-learner", "%.3g", m / p);
+    fputs(" per learner): training is predicted to reach the target loss", f);
+    if (isfinite(eps))
+        fprintf(f, " %g", eps);
+    fputs(" in <b>T<sub>C</sub> = ", f);
+    shown(f, "rec-tc", "%.4g", num(rec, "t_c"));
+    if (p == 1) {
+        fputs(" s</b>, one learner at its best (speed-up ", f);
+        shown(f, "rec-speedup", "%.3g", num(rec, "speedup"));
+        fputs("&times;, efficiency ", f);
+    } else {
+        fputs(" s</b>, ", f);
+        shown(f, "rec-speedup", "%.3g", num(rec, "speedup"));
+        fputs("&times; as fast as the best single learner (efficiency ", f);
+    }
+    shown(f, "rec-efficiency", "%.3f", num(rec, "efficiency"));
+    fputs(").</p>\n<p>", f);
+    if (num(best, "procs") != p) {
+        fputs("The fastest setting searched is P = ", f);
+        shown(f, "best-procs", "%.0f", num(best, "procs"));
+        fputs(", M = ", f);
+        shown(f, "best-m", "%.0f", num(best, "m_opt"));
+        fputs(" (T<sub>C</sub> = ", f);
+        shown(f, "best-tc", "%.4g", num(best, "t_c"));
+        fprintf(f, " s); it saves less than %g%% of the time, so fewer learners are recommended.",
+                isfinite(slack) ? 100 * slack : 10);
+    } else {
+        fprintf(f, "This is also the fastest setting searched (P = %g to %g, M re-optimised for "
+                   "each P).", p_lo, p_hi);
+    }
+    fputs("</p>\n", f);
+    if (n_missing > 0)
+        fprintf(f, "<p class=\"missing\">%d input%s of the pipeline %s missing: see <a "
+                   "href=\"#inputs\">Inputs</a> for which stage to run.</p>\n",
+                n_missing, n_missing == 1 ? "" : "s", n_missing == 1 ? "is" : "are");
+    fputs("<h3>How to read it</h3>\n<ul>\n"
+          "<li><b>T<sub>C</sub></b> is the predicted wall time to reach the target loss: "
+          "N<sub>update</sub>(M) updates times T<sub>update</sub>(M, P) seconds each (Perrone et "
+          "al.). It is a model prediction from the fitted parameters below, not a measured run; "
+          "the intervals there say how well the inputs pin it down.</li>\n"
+          "<li><b>M</b> is the mini-batch of all learners together; each learner computes M/P "
+          "samples per update. Below the knee M<sub>T</sub> a device is not saturated, so a "
+          "smaller mini-batch saves no time per update.</li>\n"
+          "<li><b>Speed-up</b> is against one learner at its own best M; <b>efficiency</b> is "
+          "speed-up / P. A speed-up below 1 means more learners lose more to communication than "
+          "they gain from splitting the work.</li>\n"
+          "<li>The regime names the branch of eq. 10: <i>single</i> (P = 1), <i>balance</i> (M<sub>opt</sub> balances "
+          "gradient noise against the per-update communication cost) or <i>knee</i> "
+          "(M<sub>opt</sub> = M<sub>T</sub> P: each learner just saturates its device).</li>\n"
+          "</ul>\n",
+          f);
+    char path[4096];
+    path_join(path, sizeof path, out_dir, "scale.txt");
+    char *txt;
+    size_t n;
+    mb_error ignore = {0};
+    if (exists(path) && mb_data_read_file(path, &txt, &n, &ignore) == MB_OK) {
+        fputs("<details open><summary>The scaling table (scale.txt)</summary>\n<pre>", f);
+        esc(f, txt);
+        fputs("</pre></details>\n", f);
+        free(txt);
+    }
+    fputs("</section>\n", f);
+    return MB_OK;
+}
+
+/* The inputs present and missing, with the stage that writes each missing one. */
+static void write_inputs(FILE *f, const char *out_dir, const int *present, size_t n_runs)
+{
+    fputs("<section id=\"inputs\">\n<h2>Inputs</h2>\n<table>\n<tr><th>file</th><th>written by"
+          "</th><th>status</th></tr>\n<tr><td>scale.json</td><td>mbopt scale --json</td><td "
+          "class=\"present\">present</td></tr>\n",
+          f);
+    for (size_t i = 0; i < N_INPUTS; i++) {
+        fputs("<tr><td>", f);
+        esc(f, INPUTS[i].name);
+        if (!strcmp(INPUTS[i].name, "runs/"))
+            fputs("*.csv", f);
+        fputs("</td><td>", f);
+        esc(f, INPUTS[i].stage);
+        if (present[i]) {
+            fputs("</td><td class=\"present\">present", f);
+            if (!strcmp(INPUTS[i].name, "runs/"))
+                fprintf(f, " (%zu run log%s)", n_runs, n_runs == 1 ? "" : "s");
+        } else {
+            fputs("</td><td class=\"missing\">missing: no file from ", f);
+            esc(f, INPUTS[i].stage);
+            fputs(" here, so the report leaves out ", f);
+            esc(f, INPUTS[i].loses);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n<p>Folder: <code>", f);
+    esc(f, out_dir);
+    fputs("</code></p>\n</section>\n", f);
+}
+
+/* What each fitted parameter means, with its unit. */
+static const char *meaning(const char *name)
+{
+    static const char *const m[][2] = {
+        {"n_inf", "N<sub>&infin;</sub>: updates needed even with exact gradients"},
+        {"alpha", "&alpha;: noise sensitivity (updates &times; samples)"},
+        {"gamma", "&gamma;: seconds per sample above the knee"},
+        {"m_t", "M<sub>T</sub>: the knee, samples per learner that saturate the device"},
+        {"delta", "&delta;: fixed cost of an update (s)"},
+        {"latency_s", "latency per message step (s)"},
+        {"s_per_byte", "inverse bandwidth (s per byte)"},
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (!strcmp(m[i][0], name))
+            return m[i][1];
+    return "";
+}
+
+/* One fit JSON as a table of value, standard error and 95% interval per parameter. */
+static void write_fit(FILE *f, const char *title, const char *file, const cJSON *fit)
+{
+    fprintf(f, "<h3>%s <small>(%s)</small></h3>\n", title, file);
+    if (!fit) {
+        fputs("<p class=\"missing\">missing: not fitted in this run.</p>\n", f);
+        return;
+    }
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(fit, "params");
+    const cJSON *se = cJSON_GetObjectItemCaseSensitive(fit, "stderr");
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(fit, "ci95");
+    fputs("<table>\n<tr><th>parameter</th><th>meaning</th><th>value</th><th>std. error</th>"
+          "<th>95% interval</th></tr>\n", f);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, params)
+    {
+        const cJSON *iv = cJSON_GetObjectItemCaseSensitive(ci, p->string);
+        const cJSON *a = cJSON_GetArrayItem(iv, 0), *b = cJSON_GetArrayItem(iv, 1);
+        double lo = cJSON_IsNumber(a) ? a->valuedouble : NAN;
+        double hi = cJSON_IsNumber(b) ? b->valuedouble : NAN;
+        fputs("<tr><td><code>", f);
+        esc(f, p->string);
+        fprintf(f, "</code></td><td>%s</td><td class=\"n\">%.5g</td><td class=\"n\">%.3g</td>",
+                meaning(p->string), cJSON_IsNumber(p) ? p->valuedouble : NAN,
+                num(se, p->string));
+        if (isfinite(lo) && isfinite(hi))
+            fprintf(f, "<td class=\"n\">[%.5g, %.5g]</td></tr>\n", lo, hi);
+        else
+            fputs("<td>not available</td></tr>\n", f);
+    }
+    fputs("</table>\n<p>", f);
+    const char *model = str(fit, "model"), *status = str(fit, "solver_status");
+    if (model) {
+        fputs("model <code>", f);
+        esc(f, model);
+        fputs("</code>; ", f);
+    }
+    fprintf(f, "R&sup2; = %.4g from %g points", num(fit, "r2"), num(fit, "n_points"));
+    const cJSON *conv = cJSON_GetObjectItemCaseSensitive(fit, "converged");
+    if (cJSON_IsBool(conv))
+        fprintf(f, "; %s", cJSON_IsTrue(conv) ? "converged" : "<b>did not converge</b>");
+    if (status) {
+        fputs(" (", f);
+        esc(f, status);
+        fputs(")", f);
+    }
+    fputs(".</p>\n", f);
+    const cJSON *w, *warn = cJSON_GetObjectItemCaseSensitive(fit, "warnings");
+    cJSON_ArrayForEach(w, warn)
+    {
+        if (!cJSON_IsString(w))
+            continue;
+        fputs("<p class=\"missing\">warning: ", f);
+        esc(f, w->valuestring);
+        fputs("</p>\n", f);
+    }
+}
+
+/* The fitted parameters, and the model mbopt scale solved (which may add communication). */
+static void write_parameters(FILE *f, const cJSON *scale, const cJSON *nfit, const cJSON *tfit,
+                             const cJSON *cfit)
+{
+    fputs("<section id=\"parameters\">\n<h2>Fitted parameters (95% intervals)</h2>\n", f);
+    write_fit(f, "Updates to converge: N<sub>update</sub>(M) = N<sub>&infin;</sub> + &alpha; / M",
+              "nfit.json", nfit);
+    write_fit(f, "Time per update: T<sub>update</sub> = &gamma; max(M/P, M<sub>T</sub>) + &delta;",
+              "tfit.json", tfit);
+    write_fit(f, "Collectives: t = 2(P&minus;1) latency + 2(P&minus;1)/P bytes / bandwidth",
+              "cfit.json", cfit);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(scale, "model");
+    const char *comm = str(m, "comm");
+    fprintf(f, "<h3>The model mbopt scale solved <small>(scale.json)</small></h3>\n<p>"
+               "N<sub>&infin;</sub> = %.5g, &alpha; = %.5g, &gamma; = %.5g s, M<sub>T</sub> = "
+               "%.5g, communication: ",
+            num(m, "n_inf"), num(m, "alpha"), num(m, "gamma"), num(m, "m_t"));
+    esc(f, comm ? comm : "not given");
+    if (isfinite(num(m, "delta")))
+        fprintf(f, " with &delta; = %.5g s per update for P &gt; 1", num(m, "delta"));
+    if (isfinite(num(m, "latency_s")))
+        fprintf(f, ", latency %.5g s, %.5g s per byte", num(m, "latency_s"),
+                num(m, "s_per_byte"));
+    fputs(".</p>\n</section>\n", f);
+}
+
+/* Embeds one figure file as a data: URI with its caption. */
+static int write_figure(FILE *f, const char *path, const char *name, mb_plot_format format,
+                        const char *caption, mb_error *err)
+{
+    char *img;
+    size_t n;
+    int rc = mb_data_read_file(path, &img, &n, err);
+    if (rc != MB_OK)
+        return rc;
+    fprintf(f, "<figure id=\"fig-%s\">\n<img alt=\"%s\" src=\"data:%s;base64,", name, name,
+            format == MB_PLOT_SVG ? "image/svg+xml" : "image/png");
+    base64(f, (const unsigned char *)img, n);
+    fprintf(f, "\">\n<figcaption>%s</figcaption>\n</figure>\n", caption);
+    free(img);
+    return MB_OK;
+}
+
+/* The metadata lines (# key=value before the header) of a CSV input that say how it was made;
+ * returns how many it wrote. */
+static int write_meta(FILE *f, const char *path, const char *label)
+{
+    static const char *const keys[] = {"tool=", "version=", "host=", "date=", "command=",
+                                       "source=", NULL};
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return 0;
+    char line[4096];
+    int any = 0;
+    while (fgets(line, sizeof line, in) && line[0] == '#') {
+        const char *kv = line + 1 + strspn(line + 1, " ");
+        for (int k = 0; keys[k]; k++)
+            if (!strncmp(kv, keys[k], strlen(keys[k]))) {
+                if (!any)
+                    fprintf(f, "# from %s\n", label);
+                any = 1;
+                esc(f, line);
+                if (!strchr(line, '\n'))
+                    fputc('\n', f);
+                break;
+            }
+    }
+    fclose(in);
+    return any;
+}
+
+/* ---- the report ---------------------------------------------------------------------------- */
+
+/* A figure to draw when its input is present. */
+typedef struct figure {
+    const char *name;    /* file stem in OUT */
+    const char *input;   /* the input it needs, relative to OUT (checked for presence) */
+    const char *caption; /* HTML */
+} figure;
+
+static const figure FIGURES[] = {
+    {"nupdate", "nfit.json",
+     "Updates to reach the target loss against the mini-batch size M: every run (circles), the "
+     "mean per M with its standard error, and the fitted inverse law N<sub>&infin;</sub> + "
+     "&alpha;/M with its 95% confidence band. Larger M needs fewer updates, but never fewer than "
+     "N<sub>&infin;</sub>."},
+    {"step", "step.csv",
+     "Measured time per update against M (median, bars from the 25th to the 75th percentile), "
+     "with the fitted knee model &gamma; max(M/P, M<sub>T</sub>) + &delta; when tfit.json is "
+     "present. Left of the knee the device is not saturated: the time hardly changes with M."},
+    {"tc", "scale.json",
+     "Predicted time to converge T<sub>C</sub>(M) = N<sub>update</sub>(M) "
+     "T<sub>update</sub>(M, P) for several learner counts P; the black points mark "
+     "M<sub>opt</sub>(P), the bottom of each curve."},
+    {"scale", "scale.json",
+     "T<sub>C</sub> and speed-up against learners P under three policies: optimal scaling "
+     "(M re-optimised for each P), strong scaling (M fixed) and weak scaling (M/P fixed)."},
+    {"amdahl", "scale.json",
+     "Amdahl speed-up on G devices, S = G (1 + R<sub>O</sub>) / (1 + G R<sub>O</sub>) (Zou et "
+     "al. 2017, Lemma 3.1), for several ratios R<sub>O</sub> of overhead to compute time: a "
+     "guide to how little overhead a large device count tolerates."},
+    {"comm", "comm.csv",
+     "Measured collective times against message size (median, bars from min to max), with the "
+     "fitted ring alpha-beta model when cfit.json is present."},
+};
+#define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
+
+/* Draws figure k into path; errors name the input file. */
+static int draw(size_t k, const char *out_dir, const char *path, const mb_plot_options *o,
+                double max_procs, mb_error *err)
+{
+    char in[4096], extra[4096];
+    path_join(in, sizeof in, out_dir, FIGURES[k].input);
+    const char *name = FIGURES[k].name;
+    mb_error e = {0};
+    int rc;
+    if (!strcmp(name, "nupdate"))
+        rc = mb_plot_nupdate(in, path, o, &e);
+    else if (!strcmp(name, "step")) {
+        path_join(extra, sizeof extra, out_dir, "tfit.json");
+        rc = mb_plot_step(in, exists(extra) ? extra : NULL, path, o, &e);
+    } else if (!strcmp(name, "tc"))
+        rc = mb_plot_tc(in, 5, path, o, &e);
+    else if (!strcmp(name, "scale"))
+        rc = mb_plot_scale(in, path, o, &e);
+    else if (!strcmp(name, "amdahl"))
+        rc = mb_plot_amdahl(AMDAHL_RATIOS, sizeof AMDAHL_RATIOS / sizeof AMDAHL_RATIOS[0],
+                            max_procs >= 2 ? max_procs : 64, path, o, &e);
+    else {
+        path_join(extra, sizeof extra, out_dir, "cfit.json");
+        rc = mb_plot_comm(in, exists(extra) ? extra : NULL, path, o, &e);
+    }
+    if (rc == MB_OK)
+        return MB_OK;
+    /* The figure functions name the image for an empty series; the reader needs the input. */
+    if (rc == MB_ENODATA && strncmp(e.msg, in, strlen(in)) != 0)
+        return mb_error_set(err, rc, "%s: nothing to draw (%s)", in, e.msg);
+    return mb_error_set(err, rc, "%s", e.msg);
+}
+
+/* Reads OUT/name as JSON when it exists (*root NULL when it does not). */
+static int read_optional_json(const char *out_dir, const char *name, cJSON **root, mb_error *err)
+{
+    char path[4096];
+    path_join(path, sizeof path, out_dir, name);
+    *root = NULL;
+    return exists(path) ? mb_json_read(path, root, err) : MB_OK;
+}
+
+int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report_info *info,
+                   mb_error *err)
+{
+    memset(info, 0, sizeof *info);
+    if (strlen(out_dir) > 3000)
+        return mb_error_set(err, MB_EINVAL, "%.60s...: folder name too long", out_dir);
+    struct stat st;
+    if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return mb_error_set(err, MB_EIO, "%s: not a folder", out_dir);
+    char path[4096];
+    path_join(path, sizeof path, out_dir, "scale.json");
+    if (!exists(path))
+        return mb_error_set(err, MB_EIO, "%s: missing; the report needs the recommendation "
+                                         "('mbopt scale --json -o %s')", path, path);
+    cJSON *scale = NULL, *nfit = NULL, *tfit = NULL, *cfit = NULL;
+    int rc = mb_json_read(path, &scale, err);
+    if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(scale, "rows")))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
+                          path);
+    if (rc == MB_OK)
+        rc = read_optional_json(out_dir, "nfit.json", &nfit, err);
+    if (rc == MB_OK)
+        rc = read_optional_json(out_dir, "tfit.json", &tfit, err);
+    if (rc == MB_OK)
+        rc = read_optional_json(out_dir, "cfit.json", &cfit, err);
+
+    /* which inputs are here */
+    int present[N_INPUTS];
+    glob_t runs = {0};
+    char pattern[4096];
+    path_join(pattern, sizeof pattern, out_dir, "runs/*.csv");
+    int have_runs = glob(pattern, 0, NULL, &runs) == 0 && runs.gl_pathc > 0;
+    for (size_t i = 0; i < N_INPUTS; i++) {
+        path_join(path, sizeof path, out_dir, INPUTS[i].name);
+        present[i] = !strcmp(INPUTS[i].name, "runs/") ? have_runs : exists(path);
+        if (!present[i] && info->n_missing < MB_PLOT_REPORT_MAX_MISSING) {
+            info->missing[info->n_missing] = INPUTS[i].name;
+            info->missing_stage[info->n_missing++] = INPUTS[i].stage;
+        }
+    }
+
+    /* the figures first, so a failing one leaves no report behind */
+    double max_procs = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(scale, "rows"))
+        max_procs = fmax(max_procs, num(r, "procs"));
+    const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
+    int drawn[N_FIGURES] = {0};
+    for (size_t k = 0; rc == MB_OK && k < N_FIGURES; k++) {
+        char in[4096], name[64];
+        path_join(in, sizeof in, out_dir, FIGURES[k].input);
+        if (!exists(in))
+            continue;
+        snprintf(name, sizeof name, "%s.%s", FIGURES[k].name, ext);
+        path_join(path, sizeof path, out_dir, name);
+        rc = draw(k, out_dir, path, o, max_procs, err);
+        drawn[k] = rc == MB_OK;
+    }
+
+    path_join(info->path, sizeof info->path, out_dir, "report.html");
+    mb_out out = {0};
+    if (rc == MB_OK)
+        rc = mb_out_open(&out, info->path, err);
+    if (rc != MB_OK)
+        goto done;
+    FILE *f = out.f;
+    char date[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime_r(&now, &tm));
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+               "<title>mbkit report</title>\n<style>%s</style>\n</head>\n<body>\n"
+               "<h1>mbkit report: mini-batch size and learners</h1>\n<p class=\"sub\">",
+            CSS);
+    esc(f, out_dir);
+    fprintf(f, " &middot; written %s by mbplot report (mbkit %s)</p>\n", date, mb_version());
+    path_join(path, sizeof path, out_dir, "scale.json");
+    if ((rc = write_recommendation(f, scale, path, nfit, out_dir, info->n_missing, err)) != MB_OK) {
+        mb_out_abort(&out);
+        goto done;
+    }
+    write_parameters(f, scale, nfit, tfit, cfit);
+    fputs("<section id=\"figures\">\n<h2>Figures</h2>\n", f);
+    for (size_t k = 0; k < N_FIGURES; k++) {
+        char name[64];
+        if (!drawn[k]) {
+            fprintf(f, "<p class=\"missing\">No %s figure: %s is missing.</p>\n",
+                    FIGURES[k].name, FIGURES[k].input);
+            continue;
+        }
+        snprintf(name, sizeof name, "%s.%s", FIGURES[k].name, ext);
+        path_join(path, sizeof path, out_dir, name);
+        if ((rc = write_figure(f, path, FIGURES[k].name, o->format, FIGURES[k].caption, err)) !=
+            MB_OK) {
+            mb_out_abort(&out);
+            goto done;
+        }
+        info->figures++;
+    }
+    fputs("</section>\n", f);
+    write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0);
+
+    fputs("<section id=\"reproduce\">\n<h2>How to reproduce</h2>\n", f);
+    path_join(path, sizeof path, out_dir, "commands.txt");
+    char *cmds;
+    size_t n;
+    if (exists(path) && mb_data_read_file(path, &cmds, &n, err) == MB_OK) {
+        fputs("<p>The commands the pipeline ran, in order (commands.txt):</p>\n<pre "
+              "id=\"commands\">", f);
+        esc(f, cmds);
+        fputs("</pre>\n", f);
+        free(cmds);
+    } else {
+        fputs("<p class=\"missing\">missing: commands.txt (the pipeline writes it); the "
+              "metadata below still say how each measured input was made.</p>\n", f);
+    }
+    fputs("<p>How each measured input was made (its metadata lines):</p>\n<pre id=\"meta\">", f);
+    static const char *const csvs[] = {"step.csv", "comm.csv"};
+    int n_meta = 0;
+    for (int i = 0; i < 2; i++) {
+        path_join(path, sizeof path, out_dir, csvs[i]);
+        n_meta += write_meta(f, path, csvs[i]);
+    }
+    for (size_t i = 0; have_runs && i < runs.gl_pathc; i++) {
+        const char *base = strrchr(runs.gl_pathv[i], '/');
+        snprintf(path, sizeof path, "runs/%s", base ? base + 1 : runs.gl_pathv[i]);
+        n_meta += write_meta(f, runs.gl_pathv[i], path);
+    }
+    if (n_meta == 0)
+        fputs("(no measured input with metadata lines in this folder: step.csv, comm.csv and "
+              "runs/*.csv are missing or carry none)\n", f);
+    fputs("</pre>\n</section>\n</body>\n</html>\n", f);
+    rc = mb_out_commit(&out, err);
+done:
+    globfree(&runs);
+    cJSON_Delete(scale);
+    cJSON_Delete(nfit);
+    cJSON_Delete(tfit);
+    cJSON_Delete(cfit);
+    if (rc != MB_OK)
+        info->path[0] = '\0';
+    return rc;
+}
