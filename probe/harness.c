@@ -172,73 +172,128 @@ static int run_block(const mb_probe_task *t, size_t block, double *seconds)
     return MB_OK;
 }
 
-int mb_probe_time(const mb_probe_task *task, const mb_probe_options *o, mb_probe_stats *st,
-                  mb_error *err)
+/* One point's share of a measurement: appends samples to x[*n..] (capacity o->max_reps) until
+ * the stop rule, given the budget and minimum repetitions of this share, says stop. The first
+ * share runs set-up, the warm-up and the block calibration (*block = 0 asks for it); later shares
+ * run one untimed block first, so caches are warm again after the other points ran. */
+static int measure_share(const mb_probe_task *task, const mb_probe_options *o, double budget_s,
+                         size_t min_reps, double *x, double *work, size_t *n, size_t *block,
+                         mb_probe_stats *st)
+{
+    int rc;
+    double start = mb_probe_now(), dt = 0;
+    if (*block == 0) {
+        if (task->setup && (rc = task->setup(task->ctx)) != MB_OK)
+            return rc;
+        for (size_t i = 0; i < o->warmup; i++)
+            if ((rc = run_block(task, 1, &dt)) != MB_OK)
+                return rc;
+        /* Blocked autorange: double the calls per sample until one block lasts min_block_s.
+         * These calibration blocks are warm-up too; none is counted. */
+        *block = 1;
+        if (!task->reset && o->min_block_s > 0) {
+            if ((rc = run_block(task, *block, &dt)) != MB_OK)
+                return rc;
+            while (dt < o->min_block_s && *block < ((size_t)1 << 30) &&
+                   mb_probe_now() - start < budget_s) {
+                *block *= 2;
+                if ((rc = run_block(task, *block, &dt)) != MB_OK)
+                    return rc;
+            }
+        }
+    } else if ((rc = run_block(task, *block, &dt)) != MB_OK) {
+        return rc;
+    }
+    mb_probe_options share = *o;
+    share.budget_s = budget_s;
+    share.min_reps = min_reps;
+    /* Recomputing the statistics costs a sort; do it at min_reps and then whenever the sample
+     * count has grown by 5%, so the cost per sample stays O(log n) on average. It runs between
+     * samples, never inside one. */
+    size_t taken = 0, next_check = *n + (min_reps > 6 ? min_reps : 6);
+    for (;;) {
+        if (*n >= o->max_reps) {
+            st->why = MB_PROBE_STOP_MAXREPS;
+            return MB_OK;
+        }
+        if ((rc = run_block(task, *block, &dt)) != MB_OK)
+            return rc;
+        x[(*n)++] = dt / (double)*block;
+        taken++;
+        double elapsed = mb_probe_now() - start;
+        mb_probe_stats cur = {.reps = taken, .ci_lo = NAN, .ci_hi = NAN, .median = NAN};
+        if (*n >= next_check || *n >= o->max_reps || elapsed >= budget_s) {
+            mb_probe_stats_compute(x, *n, o->wide_iqr, work, &cur);
+            cur.reps = taken; /* this share's minimum counts its own samples */
+            next_check = *n + (*n / 20 > 0 ? *n / 20 : 1);
+        }
+        mb_probe_stop why = mb_probe_stop_rule(&cur, &share, elapsed);
+        if (why != MB_PROBE_CONTINUE) {
+            st->why = why;
+            return MB_OK;
+        }
+    }
+}
+
+int mb_probe_time_rounds(const mb_probe_task *tasks, size_t n_tasks, const mb_probe_options *o,
+                         size_t rounds, mb_probe_stats *st, mb_error *err)
 {
     int rc = mb_probe_options_check(o, err);
     if (rc != MB_OK)
         return rc;
-    if (!task || !task->run)
-        return mb_error_set(err, MB_EINVAL, "timing harness: no callback to time");
-    double *x = malloc(2 * o->max_reps * sizeof *x);
-    if (!x)
+    if (rounds < 1)
+        return mb_error_set(err, MB_EINVAL, "timing harness: rounds must be >= 1");
+    for (size_t i = 0; i < n_tasks; i++)
+        if (!tasks[i].run)
+            return mb_error_set(err, MB_EINVAL, "timing harness: no callback to time");
+    double *x = malloc((n_tasks + 1) * o->max_reps * sizeof *x);
+    size_t *n = calloc(n_tasks ? n_tasks : 1, 2 * sizeof *n);
+    if (!x || !n) {
+        free(x);
+        free(n);
         return mb_error_set(err, MB_ENOMEM, "timing harness: out of memory for %zu samples",
                             o->max_reps);
-    double *work = x + o->max_reps;
-    memset(st, 0, sizeof *st);
-    st->why = MB_PROBE_CONTINUE;
-
-    double start = mb_probe_now(), dt = 0;
-    if (task->setup && (rc = task->setup(task->ctx)) != MB_OK)
-        goto fail;
-    for (size_t i = 0; i < o->warmup; i++)
-        if ((rc = run_block(task, 1, &dt)) != MB_OK)
-            goto fail;
-
-    /* Blocked autorange: double the calls per sample until one block lasts min_block_s. These
-     * calibration blocks are warm-up too; none is counted. */
-    size_t block = 1;
-    if (!task->reset && o->min_block_s > 0) {
-        if ((rc = run_block(task, block, &dt)) != MB_OK)
-            goto fail;
-        while (dt < o->min_block_s && block < ((size_t)1 << 30) &&
-               mb_probe_now() - start < o->budget_s) {
-            block *= 2;
-            if ((rc = run_block(task, block, &dt)) != MB_OK)
-                goto fail;
+    }
+    size_t *block = n + n_tasks;
+    double *work = x + n_tasks * o->max_reps;
+    size_t share_min = (o->min_reps + rounds - 1) / rounds;
+    for (size_t i = 0; i < n_tasks; i++) {
+        memset(&st[i], 0, sizeof st[i]);
+        st[i].why = MB_PROBE_CONTINUE;
+    }
+    for (size_t r = 0; r < rounds; r++) {
+        for (size_t i = 0; i < n_tasks; i++) {
+            double t0 = mb_probe_now();
+            rc = measure_share(&tasks[i], o, o->budget_s / (double)rounds, share_min,
+                               x + i * o->max_reps, work, &n[i], &block[i], &st[i]);
+            st[i].elapsed_s += mb_probe_now() - t0;
+            if (rc != MB_OK) {
+                free(x);
+                free(n);
+                return mb_error_set(err, rc, "timing harness: the timed callback failed: %s",
+                                    mb_strerror(rc));
+            }
         }
     }
-    st->block = block;
-
-    /* Recomputing the statistics costs a sort; do it at min_reps and then whenever the sample
-     * count has grown by 5%, so the cost per sample stays O(log n) on average. It runs between
-     * samples, never inside one. */
-    size_t n = 0, next_check = o->min_reps > 6 ? o->min_reps : 6;
-    for (;;) {
-        if ((rc = run_block(task, block, &dt)) != MB_OK)
-            goto fail;
-        x[n++] = dt / (double)block;
-        double elapsed = mb_probe_now() - start;
-        mb_probe_stats cur = {.reps = n, .ci_lo = NAN, .ci_hi = NAN, .median = NAN};
-        if (n >= next_check || n >= o->max_reps || elapsed >= o->budget_s) {
-            mb_probe_stats_compute(x, n, o->wide_iqr, work, &cur);
-            next_check = n + (n / 20 > 0 ? n / 20 : 1);
-        }
-        mb_probe_stop why = mb_probe_stop_rule(&cur, o, elapsed);
-        if (why != MB_PROBE_CONTINUE) {
-            st->why = why;
-            st->elapsed_s = elapsed;
-            break;
-        }
+    for (size_t i = 0; i < n_tasks; i++) {
+        mb_probe_stop why = st[i].why;
+        double elapsed = st[i].elapsed_s;
+        mb_probe_stats_compute(x + i * o->max_reps, n[i], o->wide_iqr, work, &st[i]);
+        st[i].why = why;
+        st[i].elapsed_s = elapsed;
+        st[i].block = block[i];
     }
-    mb_probe_stats_compute(x, n, o->wide_iqr, work, st);
-    st->block = block;
     free(x);
+    free(n);
     return MB_OK;
-fail:
-    free(x);
-    return mb_error_set(err, rc, "timing harness: the timed callback failed: %s",
-                        mb_strerror(rc));
+}
+
+int mb_probe_time(const mb_probe_task *task, const mb_probe_options *o, mb_probe_stats *st,
+                  mb_error *err)
+{
+    if (!task)
+        return mb_error_set(err, MB_EINVAL, "timing harness: no callback to time");
+    return mb_probe_time_rounds(task, 1, o, 1, st, err);
 }
 
 static int empty_call(void *ctx)

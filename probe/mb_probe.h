@@ -125,6 +125,17 @@ typedef struct mb_probe_task {
 int mb_probe_time(const mb_probe_task *task, const mb_probe_options *o, mb_probe_stats *st,
                   mb_error *err);
 
+/* Measures n tasks interleaved, in `rounds` passes over them: in each pass every task gets
+ * budget_s / rounds and at least ceil(min_reps / rounds) samples (or stops early once the
+ * median's interval of all its samples so far is within rel_ci), and st[i] summarises all of task
+ * i's samples. Spreading every point over the whole sweep makes a sweep robust to a machine
+ * whose speed drifts for seconds at a time (a shared VM): each point sees the same mixture of
+ * fast and slow phases. Set-up, warm-up and block calibration run in the first pass; later
+ * passes re-warm with one untimed block. rounds = 1 is mb_probe_time on each task in turn.
+ * st[i].why is what ended task i's last share. Errors as mb_probe_time. */
+int mb_probe_time_rounds(const mb_probe_task *tasks, size_t n, const mb_probe_options *o,
+                         size_t rounds, mb_probe_stats *st, mb_error *err);
+
 /* The harness's own cost per sample: an empty callback timed one call per sample under `o`
  * (its median is what a clock-read pair and an indirect call add to every sample). */
 int mb_probe_overhead(const mb_probe_options *o, mb_probe_stats *st, mb_error *err);
@@ -298,6 +309,11 @@ int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err);
 /* Times mb_probe_step_update at `batch` under the harness (seconds per update in *st). */
 int mb_probe_step_time(mb_probe_step *s, int batch, const mb_probe_options *o,
                        mb_probe_stats *st, mb_error *err);
+
+/* Times every batch of batch[0..n-1] interleaved over `rounds` passes (mb_probe_time_rounds),
+ * st[i] for batch[i]. Every batch is checked (one untimed update) before timing starts. */
+int mb_probe_step_sweep(mb_probe_step *s, const int *batch, size_t n, const mb_probe_options *o,
+                        size_t rounds, mb_probe_stats *st, mb_error *err);
 
 /* One row of the step table (DESIGN.md) and the columns after it. */
 typedef struct mb_probe_step_row {

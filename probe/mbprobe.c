@@ -47,7 +47,7 @@ static void help(void)
 enum {
     OPT_BYTES = 256, OPT_OPS, OPT_WARMUP, OPT_MIN_REPS, OPT_MAX_REPS, OPT_REL_CI, OPT_BUDGET,
     OPT_NET, OPT_BATCH, OPT_THREADS, OPT_LEARNERS, OPT_DATA, OPT_ALGO, OPT_SEED, OPT_LR,
-    OPT_ALGOS, OPT_CACHE, OPT_NO_CACHE, OPT_THRESHOLD, OPT_MAX_LEARNERS
+    OPT_ALGOS, OPT_CACHE, OPT_NO_CACHE, OPT_THRESHOLD, OPT_MAX_LEARNERS, OPT_ROUNDS
 };
 
 #define HARNESS_LONGOPTS                                                                          \
@@ -491,7 +491,10 @@ static void step_help(const mb_probe_options *d, int cpus)
            "      --algo NAME       convolution algorithm where the cfg names none: gemm, direct,\n"
            "                        fft, winograd (default: the network's choice)\n"
            "      --lr F            SGD learning rate of the timed updates (default 0.01)\n"
-           "      --seed N          initialisation and random inputs (default 0)\n", cpus);
+           "      --seed N          initialisation and random inputs (default 0)\n"
+           "      --rounds R        measure the batch sizes interleaved, in R passes over them,\n"
+           "                        each giving every point budget/R (default 3): each point\n"
+           "                        then sees the machine's slow and fast spells alike\n", cpus);
     harness_help(d);
     printf("Output:\n"
            "  -o, --output FILE     write the table to FILE (atomically) and a summary to\n"
@@ -557,10 +560,12 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     const char *batch_arg = "1:1024", *threads_arg = cpus_s, *learners_arg = "1",
                *data_spec = NULL, *output = "-";
     mb_probe_step_config cfg = {.net = "lenet5", .algo = MB_CONV_AUTO, .lr = 0.01};
+    long rounds = 3;
     static const struct option longopts[] = {
         WORKLOAD_LONGOPTS, {"batch", required_argument, 0, OPT_BATCH},
         {"threads", required_argument, 0, OPT_THREADS},
         {"learners", required_argument, 0, OPT_LEARNERS},
+        {"rounds", required_argument, 0, OPT_ROUNDS},
         HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     mb_error err = {0};
@@ -578,6 +583,13 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         case OPT_BATCH: batch_arg = optarg; break;
         case OPT_THREADS: threads_arg = optarg; break;
         case OPT_LEARNERS: learners_arg = optarg; break;
+        case OPT_ROUNDS:
+            if (mb_data_parse_long(optarg, 1, 1000, &rounds) != MB_OK) {
+                mb_error_set(&err, MB_EINVAL, "--rounds: '%s' is not a whole number in [1, "
+                             "1000]", optarg);
+                return mb_cli_fail(prog, sub, &err);
+            }
+            break;
         default: {
             int r = other_option(sub, &o, c, argv);
             if (r >= 0)
@@ -635,21 +647,24 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
                 goto done;
             }
             size_t first = nrows;
-            for (size_t bi = 0; bi < nb && rc == MB_OK; bi++) {
-                if (batch[bi] % L != 0)
-                    continue;
-                mb_probe_step_row *r = &rows[nrows];
-                *r = (mb_probe_step_row){"cpu", desc->name, batch[bi], L, threads[ti], {0}};
-                if ((rc = mb_probe_step_time(s, batch[bi], &o, &r->st, &err)) == MB_OK) {
-                    if (!header++)
-                        fprintf(sum, "%-5s %8s %7s %6s %12s %12s %12s %12s\n", "batch",
-                                "learners", "threads", "reps", "t_median_s", "t_p25_s",
-                                "t_p75_s", "samples/s");
-                    step_summary_line(sum, r);
-                    fflush(sum);
-                    nrows++;
-                }
+            int *mine = malloc(nb * sizeof *mine); /* the batches L divides */
+            mb_probe_stats *st = malloc(nb * sizeof *st);
+            size_t nm = 0;
+            for (size_t bi = 0; mine && bi < nb; bi++)
+                if (batch[bi] % L == 0)
+                    mine[nm++] = batch[bi];
+            rc = mine && st ? mb_probe_step_sweep(s, mine, nm, &o, (size_t)rounds, st, &err)
+                            : mb_error_set(&err, MB_ENOMEM, "out of memory");
+            for (size_t i = 0; rc == MB_OK && i < nm; i++) {
+                mb_probe_step_row *r = &rows[nrows++];
+                *r = (mb_probe_step_row){"cpu", desc->name, mine[i], L, threads[ti], st[i]};
+                if (!header++)
+                    fprintf(sum, "%-5s %8s %7s %6s %12s %12s %12s %12s\n", "batch", "learners",
+                            "threads", "reps", "t_median_s", "t_p25_s", "t_p75_s", "samples/s");
+                step_summary_line(sum, r);
             }
+            free(mine);
+            free(st);
             mb_probe_step_free(s);
             if (rc != MB_OK) {
                 mb_cli_fail(prog, sub, &err);
@@ -677,6 +692,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
                    "batches in memory\n", desc->name, data_spec ? data_spec : "random",
             cfg.algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg.algo), cfg.lr, cfg.seed);
     harness_meta(out.f, &o);
+    fprintf(out.f, "# rounds=%ld\n", rounds);
     if (have_oh)
         fprintf(out.f, "# harness_overhead_s=%.3g\n", oh.median);
     mb_probe_step_write_header(out.f);

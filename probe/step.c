@@ -311,15 +311,28 @@ static int step_run(void *ctx)
     return mb_probe_step_update(c->s, c->batch, c->err);
 }
 
+int mb_probe_step_sweep(mb_probe_step *s, const int *batch, size_t n, const mb_probe_options *o,
+                        size_t rounds, mb_probe_stats *st, mb_error *err)
+{
+    step_call *calls = calloc(n ? n : 1, sizeof *calls);
+    mb_probe_task *tasks = calloc(n ? n : 1, sizeof *tasks);
+    int rc = calls && tasks ? MB_OK : mb_error_set(err, MB_ENOMEM, "step: out of memory");
+    for (size_t i = 0; i < n && rc == MB_OK; i++) {
+        calls[i] = (step_call){s, batch[i], err};
+        tasks[i] = (mb_probe_task){.run = step_run, .ctx = &calls[i]};
+        rc = mb_probe_step_update(s, batch[i], err); /* checks the batch before timing starts */
+    }
+    if (rc == MB_OK)
+        rc = mb_probe_time_rounds(tasks, n, o, rounds, st, err);
+    free(calls);
+    free(tasks);
+    return rc;
+}
+
 int mb_probe_step_time(mb_probe_step *s, int batch, const mb_probe_options *o,
                        mb_probe_stats *st, mb_error *err)
 {
-    step_call call = {s, batch, err};
-    int rc = mb_probe_step_update(s, batch, err); /* checks the batch before timing starts */
-    if (rc != MB_OK)
-        return rc;
-    mb_probe_task task = {.run = step_run, .ctx = &call};
-    return mb_probe_time(&task, o, st, err);
+    return mb_probe_step_sweep(s, &batch, 1, o, 1, st, err);
 }
 
 /* ---- the step table ---------------------------------------------------------------------------- */

@@ -225,6 +225,57 @@ static void test_time_counts(void)
     check_order(&st);
 }
 
+/* Rounds: the points are measured in turn, pass after pass, and every sample of every pass is
+ * in the final statistics. */
+typedef struct seq_task {
+    counter c;
+    int id;
+    int *log;   /* shared: the id of every call, in order */
+    int *n_log;
+} seq_task;
+
+static int seq_run(void *v)
+{
+    seq_task *t = v;
+    t->log[(*t->n_log)++] = t->id;
+    return count_run(&t->c);
+}
+
+static int seq_reset(void *v)
+{
+    return count_reset(&((seq_task *)v)->c);
+}
+
+static void test_time_rounds(void)
+{
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.warmup = 0;
+    o.min_reps = 3;      /* one sample per point and pass: ceil(3 / 3) */
+    o.budget_s = 1e-12;  /* each share's budget ends it after its first sample */
+    int log[64], n_log = 0;
+    seq_task a = {.id = 1, .log = log, .n_log = &n_log};
+    seq_task b = {.id = 2, .log = log, .n_log = &n_log};
+    mb_probe_task t[2] = {{.run = seq_run, .reset = seq_reset, .setup = count_setup, .ctx = &a},
+                          {.run = seq_run, .reset = seq_reset, .setup = count_setup, .ctx = &b}};
+    mb_probe_stats st[2];
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_time_rounds(t, 2, &o, 3, st, &err), MB_OK);
+    /* pass 1: one sample each; passes 2 and 3: one untimed re-warm call, then one sample */
+    const int want[] = {1, 2, 1, 1, 2, 2, 1, 1, 2, 2};
+    CU_ASSERT_EQUAL_FATAL(n_log, 10);
+    for (int i = 0; i < 10; i++)
+        CU_ASSERT_EQUAL(log[i], want[i]);
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(st[i].reps, 3);
+        CU_ASSERT_EQUAL(st[i].why, MB_PROBE_STOP_BUDGET);
+        CU_ASSERT(st[i].min > 0 && st[i].min <= st[i].median && st[i].median <= st[i].max);
+    }
+    CU_ASSERT_EQUAL(a.c.setups, 1); /* set-up once, in the first pass */
+    CU_ASSERT_EQUAL(b.c.runs, 5);
+    CU_ASSERT_EQUAL(mb_probe_time_rounds(t, 2, &o, 0, st, &err), MB_EINVAL);
+}
+
 static void test_time_budget(void)
 {
     /* Each call sleeps >= 2 ms, the budget is 5 ms with one warm-up call: after the warm-up and
@@ -984,6 +1035,7 @@ int mb_test_suite_probe(void)
            !CU_add_test(s, "stop rule and options", test_stop_rule) ||
            !CU_add_test(s, "harness: every call accounted for", test_time_counts) ||
            !CU_add_test(s, "harness: the budget stops a slow point", test_time_budget) ||
+           !CU_add_test(s, "harness: points interleaved over rounds", test_time_rounds) ||
            !CU_add_test(s, "harness: errors", test_time_errors) ||
            !CU_add_test(s, "harness overhead", test_overhead) ||
            !CU_add_test(s, "knee: exact piecewise data", test_knee_exact) ||
