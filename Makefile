@@ -174,14 +174,14 @@ NET          ?= lenet5
 DATA         ?= fashion-mnist
 THREADS      ?= $(shell nproc 2>/dev/null || echo 1)
 PROBE_BATCHES ?= 1:1024
-PROBE_BUDGET ?= 0.5
+PROBE_BUDGET ?= 1
 COMM         ?= measured
 COMM_BYTES   ?= 4:4M
 RUN_BATCHES  ?= 8 16 32 64 128 256 512
-RUN_SEEDS    ?= 0:2
+RUN_SEEDS    ?= 0:4
 TARGET_LOSS  ?= 0.5
 LR           ?= 0.02
-EVAL_FRAC    ?= 0.05
+EVAL_FRAC    ?= 0.2
 MAX_UPDATES  ?= 20000
 PROCS        ?= 1:1024
 
