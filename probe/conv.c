@@ -17,12 +17,6 @@
 #include "../data/mb_data.h"
 #include "mb_probe.h"
 
-static void *alloc64(size_t bytes)
-{
-    bytes = (bytes + 63) & ~(size_t)63;
-    return aligned_alloc(64, bytes ? bytes : 64);
-}
-
 typedef struct conv_bench {
     const mb_conv_plan *plan;
     mb_conv_pass pass;
@@ -67,14 +61,14 @@ int mb_probe_conv_time(const mb_conv_shape *s, mb_conv_algo algo, const int *pas
         ws = b > ws ? b : ws;
     }
     conv_bench c = {.plan = plan, .batch = s->batch};
-    c.x = alloc64(nx * sizeof(float));
-    c.dx = alloc64(nx * sizeof(float));
-    c.y = alloc64(ny * sizeof(float));
-    c.w = alloc64(nw * sizeof(float));
-    c.dw = alloc64(nw * sizeof(float));
-    c.b = alloc64((size_t)s->out_c * sizeof(float));
-    c.db = alloc64((size_t)s->out_c * sizeof(float));
-    c.ws = alloc64(ws);
+    c.x = mb_train_alloc64(nx * sizeof(float));
+    c.dx = mb_train_alloc64(nx * sizeof(float));
+    c.y = mb_train_alloc64(ny * sizeof(float));
+    c.w = mb_train_alloc64(nw * sizeof(float));
+    c.dw = mb_train_alloc64(nw * sizeof(float));
+    c.b = mb_train_alloc64((size_t)s->out_c * sizeof(float));
+    c.db = mb_train_alloc64((size_t)s->out_c * sizeof(float));
+    c.ws = mb_train_alloc64(ws);
     if (!c.x || !c.dx || !c.y || !c.w || !c.dw || !c.b || !c.db || !c.ws) {
         rc = mb_error_set(err, MB_ENOMEM, "conv: out of memory for batch %d", s->batch);
         goto done;

@@ -415,12 +415,6 @@ static int int_list(const char *arg, const char *flag, int hi, int **v, size_t *
     return MB_OK;
 }
 
-/* --net: read once up front, so that an unknown net is one line before any timing. */
-static int check_net(const char *net, mb_net_desc **desc, mb_error *err)
-{
-    return mb_net_desc_read(net, desc, err);
-}
-
 /* The output must be writable before minutes of timing are spent. */
 static int check_output(const char *output, mb_error *err)
 {
@@ -612,7 +606,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         (rc = int_list(batch_arg, "--batch", 1 << 20, &batch, &nb, &err)) != MB_OK ||
         (rc = int_list(threads_arg, "--threads", 4096, &threads, &nt, &err)) != MB_OK ||
         (rc = int_list(learners_arg, "--learners", 1024, &learners, &nl, &err)) != MB_OK ||
-        (rc = check_net(net, &desc, &err)) != MB_OK || (rc = check_output(output, &err)) != MB_OK ||
+        (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK || (rc = check_output(output, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
         goto done;
@@ -842,7 +836,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
-        (rc = check_net(ctx.cfg.net, &desc, &err)) != MB_OK ||
+        (rc = mb_net_desc_read(ctx.cfg.net, &desc, &err)) != MB_OK ||
         (output && (rc = check_output(output, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
@@ -1001,7 +995,7 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
     int status = 1;
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = int_list(batch_arg, "--batch", 1 << 16, &batch, &nb, &err)) != MB_OK ||
-        (rc = check_net(net, &desc, &err)) != MB_OK || (rc = check_output(output, &err)) != MB_OK ||
+        (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK || (rc = check_output(output, &err)) != MB_OK ||
         (use_cache && cache_path && (rc = mb_probe_cache_open(cache_path, &cache, &err)) != MB_OK)) {
         mb_cli_fail(prog, sub, &err);
         goto done;

@@ -221,3 +221,9 @@ void mb_conv_bias_grad(int batch, int k, size_t plane, const float *dy, float *d
         db[o] = (float)acc;
     }
 }
+
+void *mb_train_alloc64(size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    return aligned_alloc(64, bytes ? bytes : 64);
+}

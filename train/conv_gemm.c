@@ -80,6 +80,16 @@ static void im2col(const struct mb_conv_plan *p, const float *x, float *col, siz
             }
 }
 
+/* The columns of images n0 .. n0 + nc - 1 of x side by side in col: one row of nc * plane
+ * columns per (channel, kernel row, kernel column), as the chunk's sgemm reads them. */
+static void im2col_chunk(const struct mb_conv_plan *p, const float *x, int n0, int nc, float *col)
+{
+    const mb_conv_shape *s = &p->s;
+    const size_t plane = (size_t)p->oh * p->ow, in_sz = (size_t)s->in_c * s->in_h * s->in_w;
+    for (int n = 0; n < nc; n++)
+        im2col(p, x + (size_t)(n0 + n) * in_sz, col + (size_t)n * plane, (size_t)nc * plane);
+}
+
 /* Adds the columns of one image back into dx (already zeroed): the transpose of im2col. */
 static void col2im(const struct mb_conv_plan *p, const float *col, size_t ld, float *dx)
 {
@@ -118,15 +128,14 @@ void mb_conv_gemm_forward(const struct mb_conv_plan *p, int batch, const float *
                           const float *b, float *y, float *ws)
 {
     const mb_conv_shape *s = &p->s;
-    const size_t plane = (size_t)p->oh * p->ow, in_sz = (size_t)s->in_c * s->in_h * s->in_w;
+    const size_t plane = (size_t)p->oh * p->ow;
     const int K = s->out_c, ckk = s->in_c * s->k * s->k;
     const int chunk = chunk_images(s, plane);
     float *col = ws, *tmp = ws + mb_conv_align16((size_t)ckk * chunk * plane);
     for (int n0 = 0; n0 < batch; n0 += chunk) {
         int nc = batch - n0 < chunk ? batch - n0 : chunk;
         size_t cols = (size_t)nc * plane;
-        for (int n = 0; n < nc; n++)
-            im2col(p, x + (size_t)(n0 + n) * in_sz, col + (size_t)n * plane, cols);
+        im2col_chunk(p, x, n0, nc, col);
         float *out = nc == 1 ? y + (size_t)n0 * K * plane : tmp;
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, K, (int)cols, ckk, 1.0f, w, ckk,
                     col, (int)cols, 0.0f, out, (int)cols);
@@ -183,15 +192,14 @@ void mb_conv_gemm_backward_filter(const struct mb_conv_plan *p, int batch, const
                                   const float *dy, float *dw, float *db, float *ws)
 {
     const mb_conv_shape *s = &p->s;
-    const size_t plane = (size_t)p->oh * p->ow, in_sz = (size_t)s->in_c * s->in_h * s->in_w;
+    const size_t plane = (size_t)p->oh * p->ow;
     const int K = s->out_c, ckk = s->in_c * s->k * s->k;
     const int chunk = chunk_images(s, plane);
     float *col = ws, *g = ws + mb_conv_align16((size_t)ckk * chunk * plane);
     for (int n0 = 0; n0 < batch; n0 += chunk) {
         int nc = batch - n0 < chunk ? batch - n0 : chunk;
         size_t cols = (size_t)nc * plane;
-        for (int n = 0; n < nc; n++)
-            im2col(p, x + (size_t)(n0 + n) * in_sz, col + (size_t)n * plane, cols);
+        im2col_chunk(p, x, n0, nc, col);
         const float *d = dy + (size_t)n0 * K * plane;
         if (nc > 1) {
             gather_dy(dy, n0, nc, K, plane, g);

@@ -115,6 +115,10 @@ int mb_conv_out_w(const mb_conv_shape *s);
 /* 1 when `algo` can do this shape (Winograd: k = 3, stride 1), else 0 with a reason in why. */
 int mb_conv_supported(mb_conv_algo algo, const mb_conv_shape *s, char *why, size_t n);
 
+/* An allocation for workspaces and tensors: 64-byte aligned, size rounded up to 64 bytes (never
+ * zero), released with free(); NULL when out of memory. */
+void *mb_train_alloc64(size_t bytes);
+
 /* Bytes of workspace `algo` needs for `pass` on this shape (0 for none). */
 size_t mb_conv_workspace(mb_conv_algo algo, mb_conv_pass pass, const mb_conv_shape *s);
 

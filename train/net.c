@@ -66,12 +66,6 @@ struct mb_net {
     uint64_t step;        /* forward_backward calls so far (dropout streams) */
 };
 
-static void *alloc64(size_t bytes)
-{
-    bytes = (bytes + 63) & ~(size_t)63;
-    return aligned_alloc(64, bytes ? bytes : 64);
-}
-
 static mb_conv_shape conv_shape(const mb_layer_desc *d, int batch)
 {
     mb_conv_shape s = {batch, d->in_c, d->in_h, d->in_w, d->out_c, d->size, d->stride, d->pad};
@@ -94,7 +88,7 @@ static int ws_reserve(net_shard *sh, size_t bytes)
 {
     if (bytes <= sh->ws_bytes)
         return MB_OK;
-    void *n = alloc64(bytes);
+    void *n = mb_train_alloc64(bytes);
     if (!n)
         return MB_ENOMEM;
     free(sh->ws);
@@ -195,12 +189,12 @@ static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
         maxsz = l->in_sz > maxsz ? l->in_sz : maxsz;
     }
     sh->L = calloc(nl ? nl : 1, sizeof *sh->L);
-    sh->acts = alloc64(sizeof(float) * n_acts);
-    sh->args = alloc64(sizeof(int) * n_args);
-    sh->delta[0] = alloc64(sizeof(float) * maxsz * B);
-    sh->delta[1] = alloc64(sizeof(float) * maxsz * B);
+    sh->acts = mb_train_alloc64(sizeof(float) * n_acts);
+    sh->args = mb_train_alloc64(sizeof(int) * n_args);
+    sh->delta[0] = mb_train_alloc64(sizeof(float) * maxsz * B);
+    sh->delta[1] = mb_train_alloc64(sizeof(float) * maxsz * B);
     if (with_grads)
-        sh->grads = alloc64(sizeof(float) * net->n_params);
+        sh->grads = mb_train_alloc64(sizeof(float) * net->n_params);
     if (!sh->L || !sh->acts || !sh->args || !sh->delta[0] || !sh->delta[1] ||
         (with_grads && !sh->grads) || ws_reserve(sh, ws) != MB_OK)
         return MB_ENOMEM;
@@ -290,8 +284,8 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
         l->w_off = net->n_params;
         net->n_params += l->n_w + l->n_b;
     }
-    net->params = alloc64(sizeof(float) * net->n_params);
-    net->grads = alloc64(sizeof(float) * net->n_params);
+    net->params = mb_train_alloc64(sizeof(float) * net->n_params);
+    net->grads = mb_train_alloc64(sizeof(float) * net->n_params);
     net->sh = calloc((size_t)net->n_shards, sizeof *net->sh);
     rc = net->params && net->grads && net->sh ? MB_OK : MB_ENOMEM;
     for (int s = 0; rc == MB_OK && s < net->n_shards; s++)
