@@ -164,7 +164,7 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
             break;
         mb_probe_stats st = {.reps = (size_t)v[0], .median = v[1], .min = v[2], .p25 = v[3],
                              .p75 = v[4], .max = v[5], .ci_lo = NAN, .ci_hi = NAN,
-                             .ci_cover = NAN};
+                             .ci_cover = NAN, .drift = NAN};
         if (cache_add(c, mb_table_cell(t, r, col[0]), &st) != MB_OK)
             rc = mb_error_set(err, MB_ENOMEM, "out of memory");
     }

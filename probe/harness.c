@@ -111,6 +111,24 @@ int mb_probe_stats_compute(const double *x, size_t n, double wide_iqr, double *w
     return MB_OK;
 }
 
+double mb_probe_drift(const double *x, const size_t *start, size_t passes, double *work)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    size_t used = 0;
+    for (size_t p = 0; p < passes; p++) {
+        size_t n = start[p + 1] - start[p];
+        if (n == 0)
+            continue;
+        memcpy(work, x + start[p], n * sizeof *work);
+        gsl_sort(work, 1, n);
+        double m = gsl_stats_median_from_sorted_data(work, 1, n);
+        lo = fmin(lo, m);
+        hi = fmax(hi, m);
+        used++;
+    }
+    return used >= 2 && lo > 0 ? (hi - lo) / lo : NAN;
+}
+
 /* ---- options and the stop rule ----------------------------------------------------------------- */
 
 void mb_probe_options_init(mb_probe_options *o)
@@ -247,14 +265,15 @@ int mb_probe_time_rounds(const mb_probe_task *tasks, size_t n_tasks, const mb_pr
         if (!tasks[i].run)
             return mb_error_set(err, MB_EINVAL, "timing harness: no callback to time");
     double *x = malloc((n_tasks + 1) * o->max_reps * sizeof *x);
-    size_t *n = calloc(n_tasks ? n_tasks : 1, 2 * sizeof *n);
+    /* per task: its sample count and block, then where each pass's samples start */
+    size_t *n = calloc(n_tasks ? n_tasks : 1, (rounds + 3) * sizeof *n);
     if (!x || !n) {
         free(x);
         free(n);
         return mb_error_set(err, MB_ENOMEM, "timing harness: out of memory for %zu samples",
                             o->max_reps);
     }
-    size_t *block = n + n_tasks;
+    size_t *block = n + n_tasks, *start = block + n_tasks; /* start[i * (rounds + 1) + pass] */
     double *work = x + n_tasks * o->max_reps;
     size_t share_min = (o->min_reps + rounds - 1) / rounds;
     for (size_t i = 0; i < n_tasks; i++) {
@@ -263,6 +282,7 @@ int mb_probe_time_rounds(const mb_probe_task *tasks, size_t n_tasks, const mb_pr
     }
     for (size_t r = 0; r < rounds; r++) {
         for (size_t i = 0; i < n_tasks; i++) {
+            start[i * (rounds + 1) + r] = n[i];
             double t0 = mb_probe_now();
             rc = measure_share(&tasks[i], o, o->budget_s / (double)rounds, share_min,
                                x + i * o->max_reps, work, &n[i], &block[i], &st[i]);
@@ -278,10 +298,14 @@ int mb_probe_time_rounds(const mb_probe_task *tasks, size_t n_tasks, const mb_pr
     for (size_t i = 0; i < n_tasks; i++) {
         mb_probe_stop why = st[i].why;
         double elapsed = st[i].elapsed_s;
-        mb_probe_stats_compute(x + i * o->max_reps, n[i], o->wide_iqr, work, &st[i]);
+        const double *xi = x + i * o->max_reps;
+        size_t *si = start + i * (rounds + 1);
+        si[rounds] = n[i];
+        mb_probe_stats_compute(xi, n[i], o->wide_iqr, work, &st[i]);
         st[i].why = why;
         st[i].elapsed_s = elapsed;
         st[i].block = block[i];
+        st[i].drift = mb_probe_drift(xi, si, rounds, work);
     }
     free(x);
     free(n);

@@ -65,6 +65,8 @@ typedef struct mb_probe_stats {
     mb_probe_stop why;  /* what ended the measurement (MB_PROBE_CONTINUE when not known) */
     size_t block;       /* calls per timing: each sample is a block's time / block */
     double elapsed_s;   /* wall time spent on the point, warm-up included, seconds */
+    double drift;       /* how far the passes of mb_probe_time_rounds disagree (mb_probe_drift);
+                           NaN when the point was measured in one pass */
 } mb_probe_stats;
 
 /* The order-statistic rank k (1-based) of the median's 95% interval [x_(k), x_(n+1-k)], and its
@@ -74,9 +76,17 @@ size_t mb_probe_median_ci_rank(size_t n, double *cover);
 /* Fills *st from the n timings x[0..n-1] (any order, all finite and >= 0). `work` holds n
  * doubles (sorted copy; the caller's x is not changed). wide_iqr is the threshold on
  * (p75 - p25) / median above which st->wide is set. MB_ENODATA for n = 0, MB_EDOM for a negative
- * or non-finite sample. Leaves st->why, st->block and st->elapsed_s as they were. */
+ * or non-finite sample. Leaves st->why, st->block, st->elapsed_s and st->drift as they were. */
 int mb_probe_stats_compute(const double *x, size_t n, double wide_iqr, double *work,
                            mb_probe_stats *st);
+
+/* How far apart in time-separated passes one point's timings lie: the samples of pass p are
+ * x[start[p] .. start[p+1]-1] (start has passes + 1 entries, non-decreasing); returns
+ * (largest pass median - smallest) / smallest over the passes that hold a sample, or NaN when
+ * fewer than two do. A steady machine gives a few percent; a machine whose speed changed between
+ * passes (other work on the host) gives the size of that change, which is also how far a repeat
+ * of the measurement may land from this one. `work` holds as many doubles as the largest pass. */
+double mb_probe_drift(const double *x, const size_t *start, size_t passes, double *work);
 
 /* ---- the harness ------------------------------------------------------------------------------ */
 
@@ -132,7 +142,9 @@ int mb_probe_time(const mb_probe_task *task, const mb_probe_options *o, mb_probe
  * whose speed drifts for seconds at a time (a shared VM): each point sees the same mixture of
  * fast and slow phases. Set-up, warm-up and block calibration run in the first pass; later
  * passes re-warm with one untimed block. rounds = 1 is mb_probe_time on each task in turn.
- * st[i].why is what ended task i's last share. Errors as mb_probe_time. */
+ * st[i].why is what ended task i's last share; st[i].drift compares its passes, so a point
+ * whose passes disagree shows that the machine changed speed during the sweep (it cannot be
+ * averaged away when a slow phase outlasts the sweep). Errors as mb_probe_time. */
 int mb_probe_time_rounds(const mb_probe_task *tasks, size_t n, const mb_probe_options *o,
                          size_t rounds, mb_probe_stats *st, mb_error *err);
 

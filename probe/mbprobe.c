@@ -461,6 +461,10 @@ static int workload_option(mb_probe_step_config *cfg, const char **data_spec, in
 
 /* ---- mbprobe step ------------------------------------------------------------------------------ */
 
+/* A sweep is steady when every point's passes agree within this: the repeatability a sweep
+ * should have (two sweeps within 5% of each other). */
+#define STEADY_DRIFT 0.05
+
 static void step_help(const mb_probe_options *d, int cpus)
 {
     printf("Usage: mbprobe step [OPTION]...\n"
@@ -468,11 +472,14 @@ static void step_help(const mb_probe_options *d, int cpus)
            "a network on batches already in memory, per total mini-batch size M, thread count\n"
            "and learners per device, and writes the step table\n"
            "  backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,\n"
-           "  t_max_s,samples_per_s,wide,stop\n"
+           "  t_max_s,samples_per_s,wide,stop,drift\n"
            "With L learners the device holds L model copies (You et al.: the chip split into\n"
            "groups); each computes M/L samples, side by side, and an update ends when the slowest\n"
            "is done. Batches that L does not divide are skipped (and said so). For each (learners,\n"
-           "threads) the knee M_T of t = gamma max(M, M_T) is printed.\n\n"
+           "threads) the knee M_T of t = gamma max(M, M_T) is printed. drift is how far the\n"
+           "medians of a point's passes (--rounds) lie apart; the summary ends with a steadiness\n"
+           "line that says whether the machine kept its speed through the sweep (every drift\n"
+           "under %.0f%%) or changed it, in which case a repeat sweep may differ by as much.\n\n"
            "What is stepped:\n"
            "      --net NAME|FILE   network description (default lenet5)\n"
            "      --batch LIST      total mini-batch sizes: lo:hi (doubling) or a comma list\n"
@@ -488,7 +495,8 @@ static void step_help(const mb_probe_options *d, int cpus)
            "      --seed N          initialisation and random inputs (default 0)\n"
            "      --rounds R        measure the batch sizes interleaved, in R passes over them,\n"
            "                        each giving every point budget/R (default 3): each point\n"
-           "                        then sees the machine's slow and fast spells alike\n", cpus);
+           "                        then sees the machine's slow and fast spells alike\n",
+           100 * STEADY_DRIFT, cpus);
     harness_help(d);
     printf("Output:\n"
            "  -o, --output FILE     write the table to FILE (atomically) and a summary to\n"
@@ -507,9 +515,12 @@ static int load_data(const char *spec, mb_data_splits *d, mb_error *err)
 
 static void step_summary_line(FILE *f, const mb_probe_step_row *r)
 {
-    fprintf(f, "%-5d %8d %7d %6zu %12.4g %12.4g %12.4g %12.4g %s%s\n", r->batch, r->learners,
-            r->threads, r->st.reps, r->st.median, r->st.p25, r->st.p75,
-            r->batch / r->st.median, r->st.wide ? "wide spread " : "",
+    char drift[16] = "-";
+    if (isfinite(r->st.drift))
+        snprintf(drift, sizeof drift, "%.1f%%", 100 * r->st.drift);
+    fprintf(f, "%-5d %8d %7d %6zu %12.4g %12.4g %12.4g %12.4g %7s %s%s\n", r->batch,
+            r->learners, r->threads, r->st.reps, r->st.median, r->st.p25, r->st.p75,
+            r->batch / r->st.median, drift, r->st.wide ? "wide spread " : "",
             r->st.why == MB_PROBE_STOP_CI ? "" : r->st.why == MB_PROBE_STOP_BUDGET ? "(budget)"
                                                                                   : "(max-reps)");
 }
@@ -541,6 +552,29 @@ static void step_knee(FILE *f, const mb_probe_step_row *rows, size_t n)
                 100 * (exp(k.rms_log) - 1));
     free(m);
     free(t);
+}
+
+/* Whether the machine kept its speed through the sweep: the largest drift of rows[0..n-1]. */
+static void step_steadiness(FILE *f, const mb_probe_step_row *rows, size_t n, long rounds)
+{
+    const mb_probe_step_row *worst = NULL;
+    double seconds = 0;
+    for (size_t i = 0; i < n; i++) {
+        seconds += rows[i].st.elapsed_s;
+        if (isfinite(rows[i].st.drift) && (!worst || rows[i].st.drift > worst->st.drift))
+            worst = &rows[i];
+    }
+    if (!worst)
+        fprintf(f, "steadiness: not measured (it needs --rounds 2 or more)\n");
+    else if (worst->st.drift <= STEADY_DRIFT)
+        fprintf(f, "steadiness: the %ld passes agree within %.1f%% at every point: the machine "
+                "kept its speed for the %.0f s of the sweep (a slower phase that outlasts a "
+                "sweep shows only between sweeps)\n", rounds, 100 * worst->st.drift, seconds);
+    else
+        fprintf(f, "steadiness: the %ld passes disagree by up to %.0f%% (batch %d, learners %d, "
+                "threads %d): the machine changed speed during the %.0f s of the sweep (other "
+                "work on this host?), so a repeat sweep may differ by as much\n", rounds,
+                100 * worst->st.drift, worst->batch, worst->learners, worst->threads, seconds);
 }
 
 static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
@@ -653,8 +687,9 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
                 mb_probe_step_row *r = &rows[nrows++];
                 *r = (mb_probe_step_row){"cpu", desc->name, mine[i], L, threads[ti], st[i]};
                 if (!header++)
-                    fprintf(sum, "%-5s %8s %7s %6s %12s %12s %12s %12s\n", "batch", "learners",
-                            "threads", "reps", "t_median_s", "t_p25_s", "t_p75_s", "samples/s");
+                    fprintf(sum, "%-5s %8s %7s %6s %12s %12s %12s %12s %7s\n", "batch",
+                            "learners", "threads", "reps", "t_median_s", "t_p25_s", "t_p75_s",
+                            "samples/s", "drift");
                 step_summary_line(sum, r);
             }
             free(mine);
@@ -703,6 +738,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         fprintf(sum, "harness overhead: %.3g s per sample, %.2g%% of the smallest step timed\n",
                 oh.median, 100 * oh.median / least);
     }
+    step_steadiness(sum, rows, nrows, rounds);
     status = 0;
 done:
     free(rows);

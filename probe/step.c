@@ -340,14 +340,14 @@ int mb_probe_step_time(mb_probe_step *s, int batch, const mb_probe_options *o,
 void mb_probe_step_write_header(FILE *f)
 {
     fputs("backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s,"
-          "samples_per_s,wide,stop\n", f);
+          "samples_per_s,wide,stop,drift\n", f);
 }
 
 void mb_probe_step_write_row(FILE *f, const mb_probe_step_row *r)
 {
     const mb_probe_stats *st = &r->st;
-    fprintf(f, "%s,%s,%d,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%s\n", r->backend, r->net,
+    fprintf(f, "%s,%s,%d,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%s,%.3g\n", r->backend, r->net,
             r->batch, r->learners, r->threads, st->reps, st->median, st->min, st->p25, st->p75,
             st->max, st->median > 0 ? r->batch / st->median : NAN, st->wide,
-            mb_probe_stop_name(st->why));
+            mb_probe_stop_name(st->why), st->drift);
 }

@@ -271,9 +271,37 @@ static void test_time_rounds(void)
         CU_ASSERT_EQUAL(st[i].why, MB_PROBE_STOP_BUDGET);
         CU_ASSERT(st[i].min > 0 && st[i].min <= st[i].median && st[i].median <= st[i].max);
     }
+    CU_ASSERT(isfinite(st[0].drift) && st[0].drift >= 0); /* three passes of one sample */
     CU_ASSERT_EQUAL(a.c.setups, 1); /* set-up once, in the first pass */
     CU_ASSERT_EQUAL(b.c.runs, 5);
     CU_ASSERT_EQUAL(mb_probe_time_rounds(t, 2, &o, 0, st, &err), MB_EINVAL);
+}
+
+static void test_drift(void)
+{
+    /* passes of medians 2, 3 and 2.5 (the 100 is one outlier, which a median ignores) */
+    const double x[] = {2, 2, 2, 3, 100, 3, 3, 2.5, 2.5};
+    const size_t start[] = {0, 3, 3, 7, 9}; /* the second pass holds no sample */
+    double work[9];
+    CU_ASSERT_DOUBLE_EQUAL(mb_probe_drift(x, start, 4, work), 0.5, 1e-15);
+    const size_t one[] = {0, 0, 9, 9}; /* all samples in one pass: nothing to compare */
+    CU_ASSERT(isnan(mb_probe_drift(x, one, 3, work)));
+    const size_t same[] = {0, 3, 9}; /* 2 2 2 | 3 100 3 3 2.5 2.5: medians 2 and 3 */
+    CU_ASSERT_DOUBLE_EQUAL(mb_probe_drift(x, same, 2, work), 0.5, 1e-15);
+    const double flat[] = {1, 1, 1, 1};
+    const size_t halves[] = {0, 2, 4};
+    CU_ASSERT_EQUAL(mb_probe_drift(flat, halves, 2, work), 0);
+
+    /* one point measured in one pass has no drift */
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.budget_s = 1e-3;
+    counter c = {0};
+    mb_probe_task t = {.run = count_run, .ctx = &c};
+    mb_probe_stats st;
+    mb_error err;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_time(&t, &o, &st, &err), MB_OK);
+    CU_ASSERT(isnan(st.drift));
 }
 
 static void test_time_budget(void)
@@ -853,6 +881,7 @@ static void test_step_cli(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "knee: learners=2 threads=1: M_T = "));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "batch 1 skipped with 2 learners"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "harness overhead"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "steadiness: the 3 passes ")); /* --rounds 3 default */
     mb_test_run_free(&r);
 
     mb_table *t = NULL;
@@ -881,6 +910,9 @@ static void test_step_cli(void)
         CU_ASSERT(v[5] >= 1);
         CU_ASSERT(v[7] > 0 && v[7] <= v[8] && v[8] <= v[6] && v[6] <= v[9] && v[9] <= v[10]);
         CU_ASSERT(mb_test_close(v[11], v[2] / v[6], 1e-5)); /* 6 significant digits each */
+        double drift; /* three passes per point: a finite spread between their medians */
+        CU_ASSERT(mb_table_double(t, i, (size_t)mb_table_col(t, "drift"), &drift, &err) ==
+                      MB_OK && drift >= 0);
     }
     mb_table_free(t);
 
@@ -1036,6 +1068,7 @@ int mb_test_suite_probe(void)
            !CU_add_test(s, "harness: every call accounted for", test_time_counts) ||
            !CU_add_test(s, "harness: the budget stops a slow point", test_time_budget) ||
            !CU_add_test(s, "harness: points interleaved over rounds", test_time_rounds) ||
+           !CU_add_test(s, "harness: drift between passes", test_drift) ||
            !CU_add_test(s, "harness: errors", test_time_errors) ||
            !CU_add_test(s, "harness overhead", test_overhead) ||
            !CU_add_test(s, "knee: exact piecewise data", test_knee_exact) ||
