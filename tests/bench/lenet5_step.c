@@ -9,6 +9,10 @@
  *   lenet5_step --dump DIR [--batch M] [--seed S] [--threads N]
  *       writes DIR/params.bin, x.bin (float32), y.bin (int32), grads.bin (float32) and
  *       loss.txt after one forward_backward: the input of tests/parity_lenet5.py.
+ *   lenet5_step --trace SECONDS [--batch M] [--threads N]
+ *       steps batch M for SECONDS and prints "t_s,s_per_update" per update (time since the
+ *       start, then the update's time): how the machine's speed moves over time
+ *       (tests/bench/host_steadiness.sh).
  */
 #include <math.h>
 #include <stdio.h>
@@ -108,9 +112,44 @@ static int dump(const char *dir, int m, unsigned long seed, int threads)
     return rc;
 }
 
+/* One update every line for `seconds` after a 0.2 s warm-up. */
+static int trace(double seconds, int m, int threads, mb_conv_algo algo)
+{
+    mb_net_desc *d = lenet5();
+    mb_net_options o = {m, 1, algo, threads};
+    mb_net *net;
+    mb_error err = {0};
+    if (!d)
+        return 1;
+    int made = mb_net_create(d, &o, &net, &err);
+    mb_net_desc_free(d);
+    if (made != MB_OK) {
+        fprintf(stderr, "lenet5_step: %s\n", err.msg);
+        return 1;
+    }
+    float *x = malloc(sizeof(float) * 784 * m), loss;
+    int *y = malloc(sizeof(int) * m);
+    batch_data(x, y, m, 17u + m);
+    float *p = mb_net_params(net), *g = mb_net_grads(net);
+    size_t n = mb_net_param_count(net);
+    printf("t_s,s_per_update\n");
+    for (double t0 = now(), warm = t0 + 0.2, end = warm + seconds, t = t0; t < end;) {
+        mb_net_forward_backward(net, x, y, m, &loss);
+        sgd(p, g, n, 0.01f);
+        double t1 = now();
+        if (t >= warm)
+            printf("%.4f,%.6e\n", t - warm, t1 - t);
+        t = t1;
+    }
+    free(x), free(y);
+    mb_net_free(net);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int threads = 2, max_m = 1024, batch = 8, csv = 0;
+    double trace_s = 0;
     unsigned long seed = 1;
     const char *dir = NULL;
     mb_conv_algo algo = MB_CONV_GEMM;
@@ -125,6 +164,8 @@ int main(int argc, char **argv)
             seed = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
             dir = argv[++i];
+        else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+            trace_s = atof(argv[++i]);
         else if (!strcmp(argv[i], "--csv"))
             csv = 1;
         else if (!strcmp(argv[i], "--algo") && i + 1 < argc &&
@@ -141,6 +182,8 @@ int main(int argc, char **argv)
     }
     if (dir)
         return dump(dir, batch, seed, threads);
+    if (trace_s > 0)
+        return trace(trace_s, batch, threads, algo);
     printf(csv ? "M,s_per_update,samples_per_s,reps\n"
                : "# lenet5 1x28x28, forward+backward+SGD, %d thread(s), conv %s\n"
                  "%6s %14s %14s %6s\n",

@@ -1,7 +1,8 @@
 #!/bin/bash
 # probe_repeat.sh — is `mbprobe step` repeatable? Two back-to-back sweeps of lenet5's update step
 # over M = 1 .. 1024 on this machine; prints per M both medians and their ratio, and the largest
-# deviation at M >= 16 (the goal: under 5%), then the harness overhead against the smallest step.
+# deviation at M >= 16 (the goal: under 5%), then the harness overhead against the smallest step
+# and each sweep's steadiness line (whether the machine kept its speed through that sweep).
 #   THREADS=2 BUDGET=1 bash tests/bench/probe_repeat.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +15,8 @@ for i in 1 2; do
     "$BIN/mbprobe" step --net lenet5 --batch 1:1024 --threads "$THREADS" --budget "$BUDGET" \
         -o "$tmp/s$i.csv" > "$tmp/s$i.out"
 done
-grep '^harness overhead' "$tmp/s1.out" "$tmp/s2.out" | sed 's/^[^:]*://'
+grep -h '^harness overhead' "$tmp/s1.out" "$tmp/s2.out"
+grep -h '^steadiness' "$tmp/s1.out" "$tmp/s2.out"
 paste -d, <(grep -v '^#' "$tmp/s1.csv") <(grep -v '^#' "$tmp/s2.csv") | awk -F, '
     NR == 1 { for (i = 1; i <= NF / 2; i++) if ($i == "t_median_s") c = i; n = NF / 2
               printf "%6s %12s %12s %8s\n", "M", "sweep1_s", "sweep2_s", "ratio"; next }
