@@ -205,6 +205,7 @@ run: deps
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
 	echo; grep -E '^(fastest|recommendation):' $(OUT)/scale.txt; \
+	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
 	echo "total: $$(( $$(date +%s) - t0 )) s"
 
