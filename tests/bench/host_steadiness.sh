@@ -25,25 +25,16 @@ OPENBLAS_NUM_THREADS=1 "$BENCH" --trace "$SECONDS_EACH" --batch "$BATCH" --threa
     > "$tmp/mbkit.csv"
 peers=mbkit
 if "$PY" -c 'import torch' 2>/dev/null; then
-    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS "$PY" - "$THREADS" "$BATCH" "$SECONDS_EACH" \
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS PYTHONPATH=tests/bench "$PY" - "$THREADS" "$BATCH" "$SECONDS_EACH" \
         > "$tmp/torch.csv" <<'PYEOF'
 import sys, time
 import torch
-import torch.nn as nn
+from torch_lenet5 import lenet5_step
 threads, m, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-torch.set_num_threads(threads)
-torch.manual_seed(0)
-net = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-                    nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-                    nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
-                    nn.Linear(84, 10))
-opt = torch.optim.SGD(net.parameters(), lr=0.01)
-lossf = nn.CrossEntropyLoss()
+train = lenet5_step(threads)
 x, y = torch.rand(m, 1, 28, 28), torch.randint(0, 10, (m,))
 def step():
-    opt.zero_grad(set_to_none=True)
-    lossf(net(x), y).backward()
-    opt.step()
+    train(x, y)
 t0 = time.perf_counter()
 while time.perf_counter() - t0 < 0.2:
     step()

@@ -78,20 +78,26 @@ static int write_bin(const char *dir, const char *name, const void *v, size_t by
     return fclose(f) != 0;
 }
 
-static int dump(const char *dir, int m, unsigned long seed, int threads)
+/* The shipped lenet5 for batches up to m, or NULL after a message. */
+static mb_net *lenet5_net(int m, unsigned long seed, mb_conv_algo algo, int threads)
 {
     mb_net_desc *d = lenet5();
-    mb_net_options o = {m, seed, MB_CONV_GEMM, threads};
-    mb_net *net;
+    mb_net_options o = {m, seed, algo, threads};
+    mb_net *net = NULL;
     mb_error err = {0};
     if (!d)
-        return 1;
-    int made = mb_net_create(d, &o, &net, &err);
-    mb_net_desc_free(d);
-    if (made != MB_OK) {
+        return NULL;
+    if (mb_net_create(d, &o, &net, &err) != MB_OK)
         fprintf(stderr, "lenet5_step: %s\n", err.msg);
+    mb_net_desc_free(d);
+    return net;
+}
+
+static int dump(const char *dir, int m, unsigned long seed, int threads)
+{
+    mb_net *net = lenet5_net(m, seed, MB_CONV_GEMM, threads);
+    if (!net)
         return 1;
-    }
     float *x = malloc(sizeof(float) * 784 * m), loss;
     int *y = malloc(sizeof(int) * m);
     batch_data(x, y, m, (unsigned)seed + 1);
@@ -115,18 +121,9 @@ static int dump(const char *dir, int m, unsigned long seed, int threads)
 /* One update every line for `seconds` after a 0.2 s warm-up. */
 static int trace(double seconds, int m, int threads, mb_conv_algo algo)
 {
-    mb_net_desc *d = lenet5();
-    mb_net_options o = {m, 1, algo, threads};
-    mb_net *net;
-    mb_error err = {0};
-    if (!d)
+    mb_net *net = lenet5_net(m, 1, algo, threads);
+    if (!net)
         return 1;
-    int made = mb_net_create(d, &o, &net, &err);
-    mb_net_desc_free(d);
-    if (made != MB_OK) {
-        fprintf(stderr, "lenet5_step: %s\n", err.msg);
-        return 1;
-    }
     float *x = malloc(sizeof(float) * 784 * m), loss;
     int *y = malloc(sizeof(int) * m);
     batch_data(x, y, m, 17u + m);

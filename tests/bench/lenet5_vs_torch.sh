@@ -19,30 +19,19 @@ make -s "$BENCH"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 OPENBLAS_NUM_THREADS=1 "$BENCH" --threads "$THREADS" --max-batch "$MAX_M" --csv > "$tmp/mbkit.csv"
-OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS $PY - "$THREADS" "$MAX_M" > "$tmp/torch.csv" <<'PYEOF'
+OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS PYTHONPATH=tests/bench $PY - "$THREADS" "$MAX_M" > "$tmp/torch.csv" <<'PYEOF'
 import sys, time
 import torch
-import torch.nn as nn
+from torch_lenet5 import lenet5_step
 threads, max_m = int(sys.argv[1]), int(sys.argv[2])
-torch.set_num_threads(threads)
-torch.manual_seed(0)
-net = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-                    nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-                    nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
-                    nn.Linear(84, 10))
-opt = torch.optim.SGD(net.parameters(), lr=0.01)
-lossf = nn.CrossEntropyLoss()
+train = lenet5_step(threads)
 print("M,s_per_update")
 m = 1
 while m <= max_m:
     x = torch.rand(m, 1, 28, 28)
     y = torch.randint(0, 10, (m,))
     def step():
-        opt.zero_grad(set_to_none=True)
-        loss = lossf(net(x), y)
-        loss.backward()
-        opt.step()
-        return loss.item()
+        return train(x, y)
     l0 = step()
     for _ in range(4):
         l1 = step()
