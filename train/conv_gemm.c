@@ -13,27 +13,30 @@
 
 enum { GEMM_COLS = 4096 }; /* target output pixels per sgemm: measured in tests/bench/ */
 
-/* Images per chunk for this shape (>= 1, <= batch). */
-static int chunk_images(const mb_conv_shape *s, size_t plane)
-{
-    size_t c = (GEMM_COLS + plane - 1) / plane;
-    if (c < 1)
-        c = 1;
-    return c > (size_t)s->batch ? s->batch : (int)c;
-}
+/* How a shape is cut into sgemms, and how the workspace is laid out: the column buffer
+ * [ckk, chunk * plane], then a [K, chunk * plane] buffer at col_len. */
+typedef struct gemm_layout {
+    size_t plane;   /* output pixels per image */
+    int K, ckk;     /* output channels; rows of the column buffer (C*F*F) */
+    int chunk;      /* images per sgemm (>= 1, <= batch): about GEMM_COLS output pixels */
+    size_t col_len; /* floats of the column buffer, rounded up to an alignment of 16 */
+} gemm_layout;
 
-static size_t out_plane(const mb_conv_shape *s)
+static gemm_layout layout(const mb_conv_shape *s)
 {
-    return (size_t)mb_conv_out_h(s) * mb_conv_out_w(s);
+    gemm_layout L = {.plane = (size_t)mb_conv_out_h(s) * mb_conv_out_w(s), .K = s->out_c,
+                     .ckk = s->in_c * s->k * s->k};
+    size_t c = (GEMM_COLS + L.plane - 1) / L.plane;
+    L.chunk = c < 1 ? 1 : c > (size_t)s->batch ? s->batch : (int)c;
+    L.col_len = mb_conv_align16((size_t)L.ckk * L.chunk * L.plane);
+    return L;
 }
 
 size_t mb_conv_gemm_workspace(mb_conv_pass pass, const mb_conv_shape *s)
 {
     (void)pass; /* all three passes use one column buffer and one [K, cols] buffer */
-    size_t plane = out_plane(s), cols = (size_t)chunk_images(s, plane) * plane;
-    size_t ckk = (size_t)s->in_c * s->k * s->k;
-    return (mb_conv_align16(ckk * cols) + mb_conv_align16((size_t)s->out_c * cols)) *
-           sizeof(float);
+    gemm_layout L = layout(s);
+    return (L.col_len + mb_conv_align16((size_t)L.K * L.chunk * L.plane)) * sizeof(float);
 }
 
 /* Writes the columns of one image into col (row stride ld): row (c, i, j), column oy*OW+ox. */
@@ -127,11 +130,10 @@ static void col2im(const struct mb_conv_plan *p, const float *col, size_t ld, fl
 void mb_conv_gemm_forward(const struct mb_conv_plan *p, int batch, const float *x, const float *w,
                           const float *b, float *y, float *ws)
 {
-    const mb_conv_shape *s = &p->s;
-    const size_t plane = (size_t)p->oh * p->ow;
-    const int K = s->out_c, ckk = s->in_c * s->k * s->k;
-    const int chunk = chunk_images(s, plane);
-    float *col = ws, *tmp = ws + mb_conv_align16((size_t)ckk * chunk * plane);
+    const gemm_layout L = layout(&p->s);
+    const size_t plane = L.plane;
+    const int K = L.K, ckk = L.ckk, chunk = L.chunk;
+    float *col = ws, *tmp = ws + L.col_len;
     for (int n0 = 0; n0 < batch; n0 += chunk) {
         int nc = batch - n0 < chunk ? batch - n0 : chunk;
         size_t cols = (size_t)nc * plane;
@@ -167,11 +169,10 @@ static void gather_dy(const float *dy, int n0, int nc, int K, size_t plane, floa
 void mb_conv_gemm_backward_data(const struct mb_conv_plan *p, int batch, const float *dy,
                                 const float *w, float *dx, float *ws)
 {
-    const mb_conv_shape *s = &p->s;
-    const size_t plane = (size_t)p->oh * p->ow, in_sz = (size_t)s->in_c * s->in_h * s->in_w;
-    const int K = s->out_c, ckk = s->in_c * s->k * s->k;
-    const int chunk = chunk_images(s, plane);
-    float *col = ws, *g = ws + mb_conv_align16((size_t)ckk * chunk * plane);
+    const gemm_layout L = layout(&p->s);
+    const size_t plane = L.plane, in_sz = (size_t)p->s.in_c * p->s.in_h * p->s.in_w;
+    const int K = L.K, ckk = L.ckk, chunk = L.chunk;
+    float *col = ws, *g = ws + L.col_len;
     memset(dx, 0, sizeof(float) * in_sz * batch);
     for (int n0 = 0; n0 < batch; n0 += chunk) {
         int nc = batch - n0 < chunk ? batch - n0 : chunk;
@@ -191,11 +192,10 @@ void mb_conv_gemm_backward_data(const struct mb_conv_plan *p, int batch, const f
 void mb_conv_gemm_backward_filter(const struct mb_conv_plan *p, int batch, const float *x,
                                   const float *dy, float *dw, float *db, float *ws)
 {
-    const mb_conv_shape *s = &p->s;
-    const size_t plane = (size_t)p->oh * p->ow;
-    const int K = s->out_c, ckk = s->in_c * s->k * s->k;
-    const int chunk = chunk_images(s, plane);
-    float *col = ws, *g = ws + mb_conv_align16((size_t)ckk * chunk * plane);
+    const gemm_layout L = layout(&p->s);
+    const size_t plane = L.plane;
+    const int K = L.K, ckk = L.ckk, chunk = L.chunk;
+    float *col = ws, *g = ws + L.col_len;
     for (int n0 = 0; n0 < batch; n0 += chunk) {
         int nc = batch - n0 < chunk ? batch - n0 : chunk;
         size_t cols = (size_t)nc * plane;
