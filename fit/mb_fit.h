@@ -120,6 +120,17 @@ typedef struct mb_fit_runs {
     double *seed;         /* n: seed, NAN when unknown */
     double *n_update;     /* n * n_thr, row-major: first update at or under the threshold; NAN
                              where the run never reached it */
+    double *wall;         /* n * n_thr: the training seconds (wall_s, evaluation excluded) at
+                             that update; NAN when unreached or the log has no wall_s */
+    double *lr;           /* n: learning rate from `# lr=`, NAN when unknown */
+    double *procs;        /* n: learners from `# learners=` (1 when absent) */
+    int *diverged;        /* n (NULL: none did): 1 when the log says the run diverged (`diverged=` in its
+                             metadata or summary), else 0 */
+    double *t_step;       /* n: the run's training seconds per update (last wall_s / last
+                             update), NAN without wall_s */
+    char (*net)[64];      /* n: `# net=`, "" when absent */
+    char (*algo)[32];     /* n: `# algo=`, "" when absent */
+    double *target;       /* n: `# target_loss=` the run stopped at, NAN when absent */
     int from_logs;        /* 1: read from run logs, 0: from a points file */
     int used_train_loss;  /* runs that had no evaluation column and used smoothed training loss */
 } mb_fit_runs;
@@ -149,6 +160,7 @@ typedef struct mb_fit_group {
     double batch;     /* M */
     size_t runs;      /* runs at this M */
     size_t reached;   /* of which reached the threshold */
+    size_t diverged;  /* of which diverged */
     double mean;      /* mean N over the runs that reached it */
     double sd;        /* sample standard deviation (NAN with one run) */
     double se;        /* sd / sqrt(reached) */
@@ -170,7 +182,16 @@ typedef struct mb_fit_nupdate {
     mb_fit_result power;     /* n_inf, a, b: N = n_inf + a M^-b (needs >= 4 M) */
     mb_fit_result mccandlish;/* s_min, b_noise: S = s_min (1 + b_noise / M) */
     int have_power, have_mccandlish;
-    const char *aic_best;    /* "inverse-law" or "power-law" */
+    const char *aic_best;    /* "inverse-law" or "power-law": the lower AIC */
+    const char *best;        /* the law mbopt should optimise: the power law only when its AIC is
+                                lower by more than 2 (Burnham & Anderson's threshold for a real
+                                difference), else the inverse law (fewer parameters, closed
+                                forms); mb_fit_nupdate_why says why */
+    char why[240];
+    double range_lo, range_hi; /* the converged range: least and largest M at which a majority
+                                  of runs reached eps and none diverged; NAN when none */
+    double diverged_max;     /* the largest M with a diverged run, NAN when none */
+    double lr;               /* the runs' common learning rate, NAN when unknown */
     size_t boot_b, boot_ok;  /* resamples asked and fitted */
     double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */
     mb_fit_warnings warn;

@@ -141,12 +141,20 @@ static void nupdate_print(FILE *f, const void *arg)
         fprintf(f, "# N_update(M) = N_inf + alpha / M, weights %s", mb_fit_weighting_name(np->o->weights));
         if (!isnan(r->threshold))
             fprintf(f, ", target loss %g", r->threshold);
-        fprintf(f, "\n# %zu runs, %zu never reached the threshold\n", r->runs, r->unreached);
-        fprintf(f, "%10s %6s %8s %14s %12s %12s\n", "M", "runs", "reached", "mean_N", "sd", "se");
+        if (!isnan(r->lr))
+            fprintf(f, ", lr %g", r->lr);
+        size_t div = 0;
+        for (size_t g = 0; g < r->n_groups; g++)
+            div += r->groups[g].diverged;
+        fprintf(f, "\n# %zu runs: %zu diverged, %zu never reached the threshold\n", r->runs, div,
+                r->unreached - div);
+        fprintf(f, "%10s %6s %8s %8s %14s %12s %12s\n", "M", "runs", "reached", "diverged",
+                "mean_N", "sd", "se");
         for (size_t g = 0; g < r->n_groups; g++) {
             const mb_fit_group *G = &r->groups[g];
-            fprintf(f, "%10g %6zu %8zu %14s %12s %12s\n", G->batch, G->runs, G->reached,
-                    num(a, sizeof a, G->mean), num(b, sizeof b, G->sd), num(c, sizeof c, G->se));
+            fprintf(f, "%10g %6zu %8zu %8zu %14s %12s %12s\n", G->batch, G->runs, G->reached,
+                    G->diverged, num(a, sizeof a, G->mean), num(b, sizeof b, G->sd),
+                    num(c, sizeof c, G->se));
         }
         fprintf(f, "%-12s %-13s %13s %12s  %s\n", "model", "param", "value", "stderr", "ci95");
         print_fit(f, "inverse-law", &r->inverse);
@@ -154,8 +162,13 @@ static void nupdate_print(FILE *f, const void *arg)
             print_fit(f, "power-law", &r->power);
         if (r->have_mccandlish)
             print_fit(f, "mccandlish", &r->mccandlish);
-        fprintf(f, "AIC prefers: %s (params above are the inverse law's either way)\n",
-                r->aic_best);
+        fprintf(f, "AIC prefers: %s\n", r->aic_best);
+        fprintf(f, "best law: %s: %s\n", r->best, r->why);
+        if (!isnan(r->range_lo))
+            fprintf(f, "converged range: M = %g .. %g (most runs reached it, none diverged)\n",
+                    r->range_lo, r->range_hi);
+        else
+            fprintf(f, "converged range: none (no M where most runs reached it)\n");
         if (r->boot_b)
             fprintf(f, "bootstrap (%zu resamples, %zu fitted): n_inf [%s, %s], alpha [%s, %s]\n",
                     r->boot_b, r->boot_ok, num(a, sizeof a, r->boot_lo[0]),

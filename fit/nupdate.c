@@ -11,6 +11,7 @@
 #include "mb_fit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,14 @@ void mb_fit_runs_free(mb_fit_runs *r)
     free(r->batch);
     free(r->seed);
     free(r->n_update);
+    free(r->wall);
+    free(r->lr);
+    free(r->procs);
+    free(r->diverged);
+    free(r->t_step);
+    free(r->net);
+    free(r->algo);
+    free(r->target);
     memset(r, 0, sizeof *r);
 }
 
@@ -38,7 +47,16 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     r->batch = calloc(n ? n : 1, sizeof *r->batch);
     r->seed = calloc(n ? n : 1, sizeof *r->seed);
     r->n_update = calloc((n ? n : 1) * n_thr, sizeof *r->n_update);
-    if (!r->thresholds || !r->batch || !r->seed || !r->n_update) {
+    r->wall = calloc((n ? n : 1) * n_thr, sizeof *r->wall);
+    r->lr = calloc(n ? n : 1, sizeof *r->lr);
+    r->procs = calloc(n ? n : 1, sizeof *r->procs);
+    r->diverged = calloc(n ? n : 1, sizeof *r->diverged);
+    r->t_step = calloc(n ? n : 1, sizeof *r->t_step);
+    r->net = calloc(n ? n : 1, sizeof *r->net);
+    r->algo = calloc(n ? n : 1, sizeof *r->algo);
+    r->target = calloc(n ? n : 1, sizeof *r->target);
+    if (!r->target ||!r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
+        !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo) {
         mb_fit_runs_free(r);
         return MB_ENOMEM;
     }
@@ -63,11 +81,13 @@ static int meta_number(const mb_table *t, const char *key, int required, int pos
     return MB_OK;
 }
 
-/* Fills n_update[0..n_thr) of one log. */
+/* Fills n_update[0..n_thr) and wall[0..n_thr) of one log, and *t_step. */
 static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t smooth,
-                    double *n_update, int *used_train, mb_error *err)
+                    double *n_update, double *wall, double *t_step, int *used_train,
+                    mb_error *err)
 {
     size_t cu, cl = 0;
+    long cw = mb_table_col(t, "wall_s");
     int rc = mb_table_require_col(t, "update", &cu, err);
     if (rc != MB_OK)
         return rc;
@@ -82,7 +102,8 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         return rc;
     *used_train = !have_eval;
     for (size_t k = 0; k < n_thr; k++)
-        n_update[k] = NAN;
+        n_update[k] = wall[k] = NAN;
+    *t_step = NAN;
     double *win = NULL;
     if (!have_eval && !(win = calloc(smooth, sizeof *win)))
         return mb_error_set(err, MB_ENOMEM, "out of memory");
@@ -98,6 +119,18 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
             break;
         }
         prev_u = u;
+        double w = NAN;
+        if (cw >= 0 && *mb_table_cell(t, r, (size_t)cw) != '\0') {
+            if ((rc = mb_table_double(t, r, (size_t)cw, &w, err)) != MB_OK)
+                break;
+            if (w < 0) {
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'wall_s': %g is negative",
+                                  mb_table_path(t), mb_table_line(t, r), w);
+                break;
+            }
+            if (u > 0)
+                *t_step = w / u;
+        }
         if (have_eval) {
             if (*mb_table_cell(t, r, (size_t)ce) == '\0')
                 continue;
@@ -115,10 +148,36 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         }
         for (size_t k = 0; k < n_thr; k++)
             if (isnan(n_update[k]) && loss <= thr[k])
-                n_update[k] = u;
+                n_update[k] = u, wall[k] = w;
     }
     free(win);
     return rc;
+}
+
+/* Whether the log says the run diverged: `# diverged=...` metadata, or a `diverged=yes` (or
+ * `diverged=UPDATE`) token in a trailer line (mbtrain's summary). */
+static int log_diverged(const mb_table *t)
+{
+    const char *m = mb_table_meta(t, "diverged");
+    if (m)
+        return strcmp(m, "no") != 0 && strcmp(m, "0") != 0;
+    for (size_t i = 0; i < mb_table_trailers(t); i++) {
+        const char *s = mb_table_trailer(t, i), *p = s;
+        while ((p = strstr(p, "diverged=")) != NULL) {
+            if (p == s || p[-1] == ' ') {
+                p += strlen("diverged=");
+                return strncmp(p, "no", 2) != 0 && !(p[0] == '0' && (p[1] == ' ' || !p[1]));
+            }
+            p++;
+        }
+    }
+    return 0;
+}
+
+static void meta_string(const mb_table *t, const char *key, char *dst, size_t n)
+{
+    const char *v = mb_table_meta(t, key);
+    snprintf(dst, n, "%s", v ? v : "");
 }
 
 int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thr,
@@ -136,8 +195,17 @@ int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double
         if (rc == MB_OK) {
             int used = 0;
             if ((rc = meta_number(t, "batch", 1, 1, &runs->batch[i], err)) == MB_OK &&
-                (rc = meta_number(t, "seed", 0, 0, &runs->seed[i], err)) == MB_OK)
-                rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr, &used, err);
+                (rc = meta_number(t, "seed", 0, 0, &runs->seed[i], err)) == MB_OK &&
+                (rc = meta_number(t, "lr", 0, 1, &runs->lr[i], err)) == MB_OK &&
+                (rc = meta_number(t, "learners", 0, 1, &runs->procs[i], err)) == MB_OK &&
+                (rc = meta_number(t, "target_loss", 0, 1, &runs->target[i], err)) == MB_OK)
+                rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr,
+                              runs->wall + i * n_thr, &runs->t_step[i], &used, err);
+            if (isnan(runs->procs[i]))
+                runs->procs[i] = 1.0;
+            runs->diverged[i] = log_diverged(t);
+            meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
+            meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
             runs->used_train_loss += used;
             mb_table_free(t);
         }
@@ -185,6 +253,8 @@ int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
                               mb_table_line(t, r), b <= 0 ? "batch" : "n_update",
                               b <= 0 ? b : v);
         runs->batch[r] = b, runs->n_update[r] = v, runs->seed[r] = s;
+        runs->wall[r] = runs->lr[r] = runs->t_step[r] = runs->target[r] = NAN;
+        runs->procs[r] = 1.0;
         runs->n = r + 1;
     }
     mb_table_free(t);
@@ -294,6 +364,7 @@ static int group_runs(const mb_fit_runs *runs, size_t k, mb_fit_nupdate *out, mb
         for (; b < runs->n && runs->batch[idx[b]] == g.batch; b++) {
             double v = runs->n_update[idx[b] * runs->n_thr + k];
             g.runs++;
+            g.diverged += runs->diverged && runs->diverged[idx[b]] != 0;
             if (!isnan(v))
                 g.reached++, s += v;
         }
@@ -387,9 +458,38 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
         snprintf(eps, sizeof eps, "the points file");
     else
         snprintf(eps, sizeof eps, "--target-loss %g", out->threshold);
+    out->lr = NAN;
+    out->range_lo = out->range_hi = out->diverged_max = NAN;
+    snprintf(out->why, sizeof out->why, "the inverse law: the only law fitted");
+    out->best = "inverse-law";
+    for (size_t i = 0; runs->lr && i < runs->n; i++) {
+        if (isnan(runs->lr[i]))
+            continue;
+        if (!isnan(out->lr) && runs->lr[i] != out->lr)
+            return mb_error_set(err, MB_EINVAL,
+                                "the runs were trained with different learning rates (%g and "
+                                "%g): the law holds per rate, so fit each rate's runs on their "
+                                "own (mbfit nupdate --lr RATE)",
+                                out->lr, runs->lr[i]);
+        out->lr = runs->lr[i];
+    }
     int rc = group_runs(runs, k, out, err);
     if (rc != MB_OK)
         return rc;
+    /* The converged range: M where most runs reached eps and none diverged, above every M where
+     * a run diverged (a smaller M with the same learning rate is noisier still). */
+    for (size_t g = 0; g < out->n_groups; g++)
+        if (out->groups[g].diverged)
+            out->diverged_max = out->groups[g].batch;
+    for (size_t g = 0; g < out->n_groups; g++) {
+        const mb_fit_group *G = &out->groups[g];
+        if (G->diverged || 2 * G->reached <= G->runs ||
+            (!isnan(out->diverged_max) && G->batch <= out->diverged_max))
+            continue;
+        if (isnan(out->range_lo))
+            out->range_lo = G->batch;
+        out->range_hi = G->batch;
+    }
     if (out->unreached == out->runs)
         return mb_error_set(err, MB_ENODATA, "%s: none of the %zu runs reached it", eps,
                             out->runs);
@@ -402,15 +502,19 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
     size_t np = 0;
     for (size_t g = 0; g < out->n_groups; g++) {
         const mb_fit_group *G = &out->groups[g];
+        if (G->diverged)
+            mb_fit_warn(&out->warn, "M=%g: %zu of %zu runs diverged; M and every smaller M are "
+                                    "outside the converged range",
+                        G->batch, G->diverged, G->runs);
         if (G->reached == 0) {
             mb_fit_warn(&out->warn, "M=%g: none of %zu runs reached %s; M left out of the fit",
                         G->batch, G->runs, eps);
             continue;
         }
-        if (G->reached < G->runs)
+        if (G->reached + G->diverged < G->runs)
             mb_fit_warn(&out->warn, "M=%g: %zu of %zu runs never reached %s (left out, not "
                                     "counted at their last update)",
-                        G->batch, G->runs - G->reached, G->runs, eps);
+                        G->batch, G->runs - G->reached - G->diverged, G->runs, eps);
         if (o->weights == MB_FIT_W_SEEDS && !(G->reached >= 2 && G->se > 0)) {
             rc = mb_error_set(err, MB_ENODATA,
                               "--weights seeds: M=%g has %zu run(s) reaching %s and no spread; "
@@ -466,11 +570,19 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
         if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
             out->aic_best = "power-law";
             double d = iv->aic - out->power.aic;
-            mb_fit_warn(&out->warn, "the power law N_inf + a M^-b (b = %.3g) has the lower AIC "
-                                    "(%.4g vs %.4g%s); params stay the inverse law's, which "
-                                    "mbopt uses",
-                        out->power.p[2], out->power.aic, iv->aic,
-                        d < 2 ? ", a difference under 2: no real preference" : "");
+            if (d > 2 && out->power.p[2] > 0) {
+                out->best = "power-law";
+                snprintf(out->why, sizeof out->why,
+                         "the power law (b = %.3g) fits the %zu batch sizes better than the "
+                         "inverse law: AIC %.4g vs %.4g, lower by %.3g > 2",
+                         out->power.p[2], np, out->power.aic, iv->aic, d);
+            } else {
+                snprintf(out->why, sizeof out->why,
+                         "the inverse law: the power law's AIC (%.4g) is lower by only %.3g "
+                         "(<= 2, no real preference), and the inverse law has fewer parameters "
+                         "and closed forms",
+                         out->power.aic, d);
+            }
         } else if (out->have_power && out->power.status != MB_OK) {
             mb_fit_warn(&out->warn, "power law: the solver did not converge (%s)",
                         out->power.gsl_reason);
@@ -480,6 +592,11 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
                                 "got %zu",
                     np);
     }
+    if (strcmp(out->best, "inverse-law") == 0 && out->have_power && out->power.status == MB_OK &&
+        !(out->power.aic < iv->aic))
+        snprintf(out->why, sizeof out->why,
+                 "the inverse law: its AIC (%.4g) is at or below the power law's (%.4g)", iv->aic,
+                 out->power.aic);
     if (o->bootstrap > 0)
         rc = bootstrap(runs, k, o, m, sig, np, out, err);
 done:
@@ -500,6 +617,32 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     cJSON_AddStringToObject(root, "weights", mb_fit_weighting_name(o->weights));
     mb_json_add_number(root, "runs", (double)f->runs);
     mb_json_add_number(root, "unreached", (double)f->unreached);
+    mb_json_add_number(root, "lr", f->lr);
+    if (!isnan(f->range_lo)) {
+        cJSON *r = cJSON_AddArrayToObject(root, "converged_range");
+        if (r) {
+            cJSON_AddItemToArray(r, cJSON_CreateNumber(f->range_lo));
+            cJSON_AddItemToArray(r, cJSON_CreateNumber(f->range_hi));
+        }
+    }
+    mb_json_add_number(root, "diverged_max_batch", f->diverged_max);
+    /* the law mbopt optimises (DESIGN.md: `model` plus its `params`), and every law fitted */
+    const mb_fit_result *bestr = strcmp(f->best, "power-law") == 0 ? &f->power : &f->inverse;
+    cJSON *best = cJSON_AddObjectToObject(root, "best");
+    if (best) {
+        cJSON *bj = mb_fit_result_json(bestr);
+        cJSON_AddItemToObject(best, "model", cJSON_CreateString(f->best));
+        cJSON_AddItemToObject(best, "params",
+                              cJSON_DetachItemFromObjectCaseSensitive(bj, "params"));
+        cJSON_AddStringToObject(best, "why", f->why);
+        cJSON_Delete(bj);
+    }
+    cJSON *laws = cJSON_AddObjectToObject(root, "laws");
+    if (laws) {
+        cJSON_AddItemToObject(laws, "inverse-law", mb_fit_result_json(&f->inverse));
+        if (f->have_power && f->power.status == MB_OK)
+            cJSON_AddItemToObject(laws, "power-law", mb_fit_result_json(&f->power));
+    }
     cJSON *pm = cJSON_AddArrayToObject(root, "per_m");
     for (size_t g = 0; pm && g < f->n_groups; g++) {
         const mb_fit_group *G = &f->groups[g];
@@ -509,7 +652,8 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
         mb_json_add_number(e, "batch", G->batch);
         mb_json_add_number(e, "runs", (double)G->runs);
         mb_json_add_number(e, "reached", (double)G->reached);
-        mb_json_add_number(e, "unreached", (double)(G->runs - G->reached));
+        mb_json_add_number(e, "unreached", (double)(G->runs - G->reached - G->diverged));
+        mb_json_add_number(e, "diverged", (double)G->diverged);
         mb_json_add_number(e, "mean", G->mean);
         mb_json_add_number(e, "sd", G->sd);
         mb_json_add_number(e, "se", G->se);
@@ -535,8 +679,9 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
         cJSON_AddStringToObject(alt, "aic_best", f->aic_best);
     }
     cJSON_AddStringToObject(root, "note",
-                            "params are the inverse law's N = n_inf + alpha / M whichever model "
-                            "AIC prefers; alternatives.mccandlish is the same curve as s_min = "
+                            "params are the inverse law's N = n_inf + alpha / M; `best` is the "
+                            "law mbopt optimises (the power law only when its AIC is lower by "
+                            "more than 2); alternatives.mccandlish is the same curve as s_min = "
                             "n_inf, b_noise = alpha / n_inf");
     if (f->boot_b) {
         cJSON *b = cJSON_AddObjectToObject(root, "bootstrap");

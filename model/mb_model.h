@@ -66,6 +66,37 @@ typedef struct mb_inverse_law {
 /* *n = n_inf + alpha / m. MB_EDOM when m <= 0 or the result is not positive and finite. */
 int mb_model_nupdate(const mb_inverse_law *law, double m, double *n);
 
+/* ---- N_update(M): the law the runs support ------------------------------------------------- */
+
+/* The laws mbfit fits: the inverse law (Perrone eq. 2; McCandlish et al.'s S_min (1 + B_noise/B)
+ * is the same curve) and the power law N_inf + a M^-b. The inverse law is the power law with
+ * b = 1, so one struct carries both; `kind` says which was fitted (and so whether the closed
+ * forms of Perrone eq. 7-10 explain the optimum). */
+typedef enum mb_law_kind {
+    MB_LAW_INVERSE = 0, /* n_inf + a / M */
+    MB_LAW_POWER = 1    /* n_inf + a M^-b */
+} mb_law_kind;
+
+typedef struct mb_law {
+    mb_law_kind kind;
+    double n_inf; /* updates with exact gradients; may be <= 0 for a power law, as long as
+                     N_update stays > 0 where it is used */
+    double a;     /* alpha of the inverse law; the power law's coefficient (updates x samples^b) */
+    double b;     /* the exponent: 1 for the inverse law, > 0 */
+} mb_law;
+
+/* "inverse-law" or "power-law" (the names mbfit's JSON uses); parse returns MB_EINVAL else. */
+const char *mb_model_law_name(mb_law_kind kind);
+int mb_model_law_parse(const char *name, mb_law_kind *kind);
+
+/* The inverse law as an mb_law, and back (MB_EDOM when the law is not the inverse law). */
+mb_law mb_model_law_inverse(const mb_inverse_law *law);
+int mb_model_law_as_inverse(const mb_law *law, mb_inverse_law *inv);
+
+/* *n = N_update(m) and, when dn is not NULL, *dn = dN/dM. MB_EDOM for m <= 0, bad parameters or a
+ * result that is not positive and finite. */
+int mb_model_law_nupdate(const mb_law *law, double m, double *n, double *dn);
+
 /* ---- T_update(M,P) = Gamma(M/P) + Delta(P) (Perrone eq. 3-5) -------------------------------- */
 
 /* How the learners communicate, i.e. the form of Delta(P). Delta(1) = 0 in every case. */
@@ -85,6 +116,10 @@ int mb_model_comm_parse(const char *name, mb_comm *comm);
 typedef struct mb_update_time {
     double gamma;      /* seconds per sample once the device is saturated */
     double m_t;        /* the knee M_T, samples: below it a step costs gamma * M_T */
+    double t0;         /* seconds every update costs whatever M and P (the optimiser step, the
+                          per-call overhead): the intercept of the one-learner step fit. 0 is
+                          Perrone et al.'s model; > 0 acts as communication does in eq. 9, so
+                          one learner's optimum moves above M_T to sqrt(alpha t0 / (n_inf gamma)) */
     mb_comm comm;      /* the form of Delta(P) */
     double delta;      /* seconds: the constant of MB_COMM_ALLREDUCE and MB_COMM_PS */
     double latency_s;  /* seconds per message, MB_COMM_ALPHA_BETA */
@@ -95,20 +130,23 @@ typedef struct mb_update_time {
 /* *delta = Delta(P) for the communication form of `t`. MB_EDOM for p < 1 or bad parameters. */
 int mb_model_comm_time(const mb_update_time *t, double p, double *delta);
 
-/* *tu = gamma * max(m / p, m_t) + Delta(p). MB_EDOM for m <= 0, p < 1 or bad parameters. */
+/* *tu = gamma * max(m / p, m_t) + t0 + Delta(p). MB_EDOM for m <= 0, p < 1 or bad parameters. */
 int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu);
 
 /* *tc = N_update(m) * T_update(m, p) (Perrone eq. 5). */
 int mb_model_tc(const mb_inverse_law *law, const mb_update_time *t, double m, double p,
                 double *tc);
+/* The same for any law. */
+int mb_model_law_tc(const mb_law *law, const mb_update_time *t, double m, double p, double *tc);
 
 /* ---- optimal scaling (Perrone eq. 7-10) ---------------------------------------------------- */
 
 /* Which branch of Perrone eq. 10 gives the optimum. */
 typedef enum mb_regime {
-    MB_REGIME_SINGLE = 0,  /* P = 1: no communication, M_opt = M_T (eq. 7-8) */
-    MB_REGIME_BALANCE = 1, /* M_opt = sqrt(alpha Delta(P) P / (n_inf gamma)) > M_T P:
-                              gradient noise balanced against communication (eq. 10, first case) */
+    MB_REGIME_SINGLE = 0,  /* P = 1 and t0 = 0: no fixed cost to amortise, M_opt = M_T (eq. 7-8) */
+    MB_REGIME_BALANCE = 1, /* M_opt = sqrt(alpha (t0 + Delta(P)) P / (n_inf gamma)) > M_T P:
+                              gradient noise balanced against the fixed cost of an update
+                              (communication, t0) (eq. 10, first case) */
     MB_REGIME_KNEE = 2     /* M_opt = M_T P: every learner runs at its knee (eq. 10, otherwise) */
 } mb_regime;
 
@@ -124,15 +162,17 @@ typedef struct mb_optimum {
 } mb_optimum;
 
 /* The optimum over M at a fixed P (Perrone eq. 9 for M_opt, eq. 10 for T_C), generalised to any
- * Delta(P): M* = sqrt(alpha Delta(P) P / (n_inf gamma)); M_opt = max(M*, M_T P).
+ * Delta(P) and a fixed cost t0: with D = t0 + Delta(P), M* = sqrt(alpha D P / (n_inf gamma));
+ * M_opt = max(M*, M_T P), and T_C = (sqrt(D n_inf) + sqrt(alpha gamma / P))^2 on the first branch.
  * Requires n_inf > 0, alpha >= 0, gamma > 0, m_t > 0 (else MB_EDOM). */
 int mb_model_optimum(const mb_inverse_law *law, const mb_update_time *t, double p,
                      mb_optimum *opt);
 
-/* The learner count at which eq. 10 changes branch, P_b = alpha delta / (gamma M_T^2 n_inf) for
- * MB_COMM_ALLREDUCE; below it the optimum is in MB_REGIME_BALANCE. For MB_COMM_PS the branch does
- * not depend on P: *p_b is +inf when the balance branch holds for every P > 1, else 1. For
- * MB_COMM_NONE every P > 1 is in the knee branch (*p_b = 1). MB_ENOTSUP for MB_COMM_ALPHA_BETA,
+/* The learner count at which eq. 10 changes branch, P_b = alpha (t0 + delta) / (gamma M_T^2 n_inf)
+ * for MB_COMM_ALLREDUCE; below it the optimum is in MB_REGIME_BALANCE. For MB_COMM_PS the balance
+ * branch holds while alpha t0 / P + alpha delta > n_inf gamma M_T^2: *p_b is +inf when that holds
+ * for every P, else the P where it stops (1 when it never holds). For MB_COMM_NONE,
+ * P_b = alpha t0 / (gamma M_T^2 n_inf) (1 when t0 = 0: every P > 1 is in the knee branch). MB_ENOTSUP for MB_COMM_ALPHA_BETA,
  * whose branch can change more than once: ask mb_model_optimum at each P instead. */
 int mb_model_regime_boundary(const mb_inverse_law *law, const mb_update_time *t, double *p_b);
 

@@ -52,9 +52,54 @@ int mb_model_nupdate(const mb_inverse_law *law, double m, double *n)
     return MB_OK;
 }
 
+static const char *const law_names[] = {"inverse-law", "power-law"};
+
+const char *mb_model_law_name(mb_law_kind kind)
+{
+    return (unsigned)kind < 2 ? law_names[kind] : "?";
+}
+
+int mb_model_law_parse(const char *name, mb_law_kind *kind)
+{
+    for (unsigned i = 0; i < 2; i++)
+        if (name && strcmp(name, law_names[i]) == 0) {
+            *kind = (mb_law_kind)i;
+            return MB_OK;
+        }
+    return MB_EINVAL;
+}
+
+mb_law mb_model_law_inverse(const mb_inverse_law *law)
+{
+    return (mb_law){.kind = MB_LAW_INVERSE, .n_inf = law->n_inf, .a = law->alpha, .b = 1.0};
+}
+
+int mb_model_law_as_inverse(const mb_law *law, mb_inverse_law *inv)
+{
+    if (law->kind != MB_LAW_INVERSE || law->b != 1.0)
+        return MB_EDOM;
+    inv->n_inf = law->n_inf;
+    inv->alpha = law->a;
+    return MB_OK;
+}
+
+int mb_model_law_nupdate(const mb_law *law, double m, double *n, double *dn)
+{
+    if (!finite_pos(m) || !isfinite(law->n_inf) || !isfinite(law->a) || !finite_pos(law->b))
+        return MB_EDOM;
+    const double mb = law->b == 1.0 ? 1.0 / m : pow(m, -law->b);
+    const double v = law->n_inf + law->a * mb;
+    if (!finite_pos(v))
+        return MB_EDOM;
+    *n = v;
+    if (dn)
+        *dn = -law->b * law->a * mb / m;
+    return MB_OK;
+}
+
 static int update_time_valid(const mb_update_time *t)
 {
-    if (!finite_pos(t->gamma) || !finite_pos(t->m_t))
+    if (!finite_pos(t->gamma) || !finite_pos(t->m_t) || !finite_nonneg(t->t0))
         return 0;
     switch (t->comm) {
     case MB_COMM_NONE: return 1;
@@ -91,7 +136,7 @@ int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu)
     double d;
     if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
         return MB_EDOM;
-    *tu = t->gamma * fmax(m / p, t->m_t) + d;
+    *tu = t->gamma * fmax(m / p, t->m_t) + t->t0 + d;
     return MB_OK;
 }
 
@@ -100,6 +145,15 @@ int mb_model_tc(const mb_inverse_law *law, const mb_update_time *t, double m, do
 {
     double n, tu;
     if (mb_model_nupdate(law, m, &n) != MB_OK || mb_model_tupdate(t, m, p, &tu) != MB_OK)
+        return MB_EDOM;
+    *tc = n * tu;
+    return MB_OK;
+}
+
+int mb_model_law_tc(const mb_law *law, const mb_update_time *t, double m, double p, double *tc)
+{
+    double n, tu;
+    if (mb_model_law_nupdate(law, m, &n, NULL) != MB_OK || mb_model_tupdate(t, m, p, &tu) != MB_OK)
         return MB_EDOM;
     *tc = n * tu;
     return MB_OK;
@@ -114,11 +168,12 @@ int mb_model_optimum(const mb_inverse_law *law, const mb_update_time *t, double 
         return MB_EDOM;
 
     const double n = law->n_inf, a = law->alpha, g = t->gamma, mt = t->m_t;
+    d += t->t0; /* the fixed cost of an update: communication and t0 alike */
     /* Above the knee (M >= M_T P), T_C = (n + a/M)(g M/P + D) is convex in M with its minimum
      * at M* = sqrt(a D P / (n g)) (Perrone eq. 9); below the knee T_C only falls as M grows. */
     const double m_star = sqrt(a * d * p / (n * g));
     mb_optimum o;
-    if (p == 1.0) {
+    if (p == 1.0 && t->t0 == 0.0) {
         o.regime = MB_REGIME_SINGLE; /* eq. 7-8: M_opt = M_T */
         o.m_opt = mt;
         o.t_c = (n + a / mt) * g * mt;
@@ -145,13 +200,16 @@ int mb_model_regime_boundary(const mb_inverse_law *law, const mb_update_time *t,
     if (!finite_pos(law->n_inf) || !finite_nonneg(law->alpha) || !update_time_valid(t))
         return MB_EDOM;
     const double n = law->n_inf, a = law->alpha, g = t->gamma, mt = t->m_t;
+    const double t0 = t->t0;
     switch (t->comm) {
-    case MB_COMM_NONE: *p_b = 1.0; return MB_OK;
-    case MB_COMM_ALLREDUCE: *p_b = a * t->delta / (g * mt * mt * n); return MB_OK;
-    case MB_COMM_PS:
-        /* M*^2 = a delta P^2 / (n g) > M_T^2 P^2 iff a delta > n g M_T^2, whatever P. */
-        *p_b = a * t->delta > n * g * mt * mt ? INFINITY : 1.0;
+    case MB_COMM_NONE: *p_b = fmax(1.0, a * t0 / (g * mt * mt * n)); return MB_OK;
+    case MB_COMM_ALLREDUCE: *p_b = a * (t0 + t->delta) / (g * mt * mt * n); return MB_OK;
+    case MB_COMM_PS: {
+        /* M*^2 = a (t0 + delta P) P / (n g) > M_T^2 P^2 iff a t0 / P + a delta > n g M_T^2. */
+        const double room = n * g * mt * mt - a * t->delta;
+        *p_b = room <= 0.0 ? INFINITY : t0 > 0.0 ? fmax(1.0, a * t0 / room) : 1.0;
         return MB_OK;
+    }
     case MB_COMM_ALPHA_BETA: return MB_ENOTSUP;
     }
     return MB_EDOM;

@@ -30,7 +30,7 @@ static double num(const cJSON *o, const char *key)
 }
 
 /* Reads a scale JSON: its rows array and model. */
-static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_inverse_law *law,
+static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law *law,
                       mb_update_time *t, mb_error *err)
 {
     int rc = mb_json_read(path, root, err);
@@ -42,7 +42,8 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_inv
         return mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                             path);
     }
-    rc = mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(*root, "model"), path, law, t, err);
+    rc = mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(*root, "model"), path, law, t, NULL,
+                              err);
     if (rc != MB_OK)
         cJSON_Delete(*root);
     return rc;
@@ -53,7 +54,7 @@ int mb_plot_scale(const char *scale_json, const char *out, const mb_plot_options
 {
     cJSON *root;
     const cJSON *rows, *r;
-    mb_inverse_law law;
+    mb_law law;
     mb_update_time t;
     int rc = read_scale(scale_json, &root, &rows, &law, &t, err);
     if (rc != MB_OK)
@@ -101,7 +102,7 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
 {
     cJSON *root;
     const cJSON *rows;
-    mb_inverse_law law;
+    mb_law law;
     mb_update_time t;
     int rc = read_scale(scale_json, &root, &rows, &law, &t, err);
     if (rc != MB_OK)
@@ -119,12 +120,15 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
     double procs[64], m_hi = t.m_t;
     if (curves > 64)
         curves = 64;
+    double opt_m[64], opt_tc[64]; /* the table's optimum per curve (inside its M range) */
     for (int c = 0; c < curves; c++) {
         int idx = curves == 1 ? 0 : (int)lround((double)c * (n - 1) / (curves - 1));
-        procs[c] = num(cJSON_GetArrayItem(rows, idx), "procs");
-        mb_optimum opt;
-        if (mb_model_optimum(&law, &t, procs[c], &opt) == MB_OK)
-            m_hi = fmax(m_hi, opt.m_opt);
+        const cJSON *row = cJSON_GetArrayItem(rows, idx);
+        procs[c] = num(row, "procs");
+        opt_m[c] = num(row, "m_opt");
+        opt_tc[c] = num(row, "t_c_opt");
+        if (isfinite(opt_m[c]))
+            m_hi = fmax(m_hi, opt_m[c]);
     }
     const double m_lo = fmax(1.0, t.m_t / 8), m_top = m_hi * 16;
     char name[16], plot[4096] = "plot ";
@@ -134,7 +138,7 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
         mb_plot_block(p, name);
         for (int i = 0; i <= 200; i++) {
             double m = m_lo * pow(m_top / m_lo, i / 200.0), tc = NAN;
-            if (m < procs[c] || mb_model_tc(&law, &t, m, procs[c], &tc) != MB_OK)
+            if (m < procs[c] || mb_model_law_tc(&law, &t, m, procs[c], &tc) != MB_OK)
                 tc = NAN;
             double v[2] = {m, tc};
             mb_plot_row(p, v, 2);
@@ -145,12 +149,7 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
     }
     mb_plot_block(p, "opt");
     for (int c = 0; c < curves; c++) {
-        mb_optimum opt;
-        double v[2] = {NAN, NAN};
-        if (mb_model_optimum(&law, &t, procs[c], &opt) == MB_OK) {
-            v[0] = opt.m_opt;
-            v[1] = opt.t_c;
-        }
+        double v[2] = {opt_m[c], opt_tc[c]};
         mb_plot_row(p, v, 2);
     }
     snprintf(plot + used, sizeof plot - used, ", $opt u 1:2 w p pt 7 ps 1.6 lc rgb 'black' "

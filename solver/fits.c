@@ -4,6 +4,8 @@
 #include "mb_solver.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 /* Opens `path` and returns its `params` object (and the root, for cJSON_Delete). */
 static int read_params(const char *path, cJSON **root, const cJSON **params, mb_error *err)
@@ -21,17 +23,93 @@ static int read_params(const char *path, cJSON **root, const cJSON **params, mb_
     return MB_OK;
 }
 
-int mb_solver_read_nfit(const char *path, mb_inverse_law *law, mb_error *err)
+/* A law from a fit object {"model": NAME, "params": {...}}. */
+static int read_law(const cJSON *fit, const char *path, const char *where, mb_law *law,
+                    mb_error *err)
+{
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(fit, "model");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(fit, "params");
+    mb_law l = {.b = 1.0};
+    if (!cJSON_IsString(model) || mb_model_law_parse(model->valuestring, &l.kind) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s: %s.model is not inverse-law or power-law",
+                            path, where);
+    if (!cJSON_IsObject(params))
+        return mb_error_set(err, MB_EFORMAT, "%s: %s has no 'params' object", path, where);
+    int rc = mb_json_number(params, "n_inf", path, &l.n_inf, err);
+    if (rc == MB_OK && l.kind == MB_LAW_INVERSE)
+        rc = mb_json_number(params, "alpha", path, &l.a, err);
+    else if (rc == MB_OK && (rc = mb_json_number(params, "a", path, &l.a, err)) == MB_OK)
+        rc = mb_json_number(params, "b", path, &l.b, err);
+    if (rc == MB_OK)
+        *law = l;
+    return rc;
+}
+
+/* An optional number: NAN when absent or null, an error when present and not a number. */
+static int opt_number(const cJSON *o, const char *key, const char *path, double *v, mb_error *err)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = NAN;
+    if (!j || cJSON_IsNull(j))
+        return MB_OK;
+    if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
+        return mb_error_set(err, MB_EFORMAT, "%s: '%s' is not a finite number", path, key);
+    *v = j->valuedouble;
+    return MB_OK;
+}
+
+int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err)
 {
     cJSON *root;
     const cJSON *params;
     int rc = read_params(path, &root, &params, err);
     if (rc != MB_OK)
         return rc;
-    mb_inverse_law l;
-    if ((rc = mb_json_number(params, "n_inf", path, &l.n_inf, err)) == MB_OK &&
-        (rc = mb_json_number(params, "alpha", path, &l.alpha, err)) == MB_OK)
-        *law = l;
+    mb_solver_nfit f = {.m_lo = NAN, .m_hi = NAN};
+    mb_inverse_law inv;
+    if ((rc = mb_json_number(params, "n_inf", path, &inv.n_inf, err)) != MB_OK ||
+        (rc = mb_json_number(params, "alpha", path, &inv.alpha, err)) != MB_OK)
+        goto done;
+    f.inverse = mb_model_law_inverse(&inv);
+    f.law = f.inverse;
+    snprintf(f.why, sizeof f.why, "the only law in the file");
+    const cJSON *best = cJSON_GetObjectItemCaseSensitive(root, "best");
+    if (law) {
+        const cJSON *laws = cJSON_GetObjectItemCaseSensitive(root, "laws");
+        const cJSON *one = cJSON_GetObjectItemCaseSensitive(laws, law);
+        if (strcmp(law, "inverse-law") != 0 && !one) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s: no fit of the %s in 'laws' (too few batch "
+                                               "sizes, or an older mbfit)", path, law);
+            goto done;
+        }
+        if (one && (rc = read_law(one, path, law, &f.law, err)) != MB_OK)
+            goto done;
+        snprintf(f.why, sizeof f.why, "asked for with --law %s", law);
+    } else if (best) {
+        if ((rc = read_law(best, path, "best", &f.law, err)) != MB_OK)
+            goto done;
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(best, "why");
+        if (cJSON_IsString(why))
+            snprintf(f.why, sizeof f.why, "%s", why->valuestring);
+    }
+    const cJSON *range = cJSON_GetObjectItemCaseSensitive(root, "converged_range");
+    if (range) {
+        const cJSON *lo = cJSON_GetArrayItem(range, 0), *hi = cJSON_GetArrayItem(range, 1);
+        if (!cJSON_IsArray(range) || cJSON_GetArraySize(range) != 2 || !cJSON_IsNumber(lo) ||
+            !cJSON_IsNumber(hi) || !(lo->valuedouble > 0) || !(hi->valuedouble >= lo->valuedouble)) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s: 'converged_range' is not [lo, hi] with "
+                                               "0 < lo <= hi", path);
+            goto done;
+        }
+        f.m_lo = lo->valuedouble;
+        f.m_hi = hi->valuedouble;
+    }
+    if ((rc = opt_number(root, "diverged_max_batch", path, &f.m_diverged, err)) != MB_OK ||
+        (rc = opt_number(root, "target_loss", path, &f.target_loss, err)) != MB_OK ||
+        (rc = opt_number(root, "lr", path, &f.lr, err)) != MB_OK)
+        goto done;
+    *nf = f;
+done:
     cJSON_Delete(root);
     return rc;
 }
@@ -69,6 +147,7 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
         if (!learners) {
             *has_delta = 1; /* a plain parameter file: delta is the communication time */
         } else if (cJSON_IsNumber(learners) && learners->valuedouble == 1) {
+            t->t0 = fmax(0.0, delta); /* one learner's intercept: the fixed cost of an update */
             const cJSON *multi = first_multi_learner(root);
             double d_multi;
             if (multi && (rc = mb_json_number(multi, "delta", path, &d_multi, err)) == MB_OK) {
@@ -104,19 +183,31 @@ int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
     return rc;
 }
 
-int mb_solver_read_model(const cJSON *model, const char *path, mb_inverse_law *law,
-                         mb_update_time *t, mb_error *err)
+int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_update_time *t,
+                         double range[2], mb_error *err)
 {
     if (!cJSON_IsObject(model))
         return mb_error_set(err, MB_EFORMAT, "%s: no 'model' object (is this mbopt scale --json?)",
                             path);
-    mb_inverse_law l;
+    mb_law l = {.kind = MB_LAW_INVERSE, .b = 1.0};
     mb_update_time u = {0};
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(model, "law");
+    if (name && (!cJSON_IsString(name) || mb_model_law_parse(name->valuestring, &l.kind) != MB_OK))
+        return mb_error_set(err, MB_EFORMAT, "%s: model.law is not inverse-law or power-law", path);
     int rc;
     if ((rc = mb_json_number(model, "n_inf", path, &l.n_inf, err)) != MB_OK ||
-        (rc = mb_json_number(model, "alpha", path, &l.alpha, err)) != MB_OK ||
+        (rc = mb_json_number(model, l.kind == MB_LAW_INVERSE ? "alpha" : "a", path, &l.a, err)) !=
+            MB_OK ||
+        (l.kind == MB_LAW_POWER && (rc = mb_json_number(model, "b", path, &l.b, err)) != MB_OK) ||
         (rc = mb_json_number(model, "gamma", path, &u.gamma, err)) != MB_OK ||
-        (rc = mb_json_number(model, "m_t", path, &u.m_t, err)) != MB_OK)
+        (rc = mb_json_number(model, "m_t", path, &u.m_t, err)) != MB_OK ||
+        (rc = opt_number(model, "t0", path, &u.t0, err)) != MB_OK)
+        return rc;
+    if (isnan(u.t0))
+        u.t0 = 0.0;
+    double lo = NAN, hi = NAN;
+    if ((rc = opt_number(model, "m_lo", path, &lo, err)) != MB_OK ||
+        (rc = opt_number(model, "m_hi", path, &hi, err)) != MB_OK)
         return rc;
     const cJSON *comm = cJSON_GetObjectItemCaseSensitive(model, "comm");
     if (!cJSON_IsString(comm) || mb_model_comm_parse(comm->valuestring, &u.comm) != MB_OK)
@@ -136,5 +227,7 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_inverse_law *l
         return rc;
     *law = l;
     *t = u;
+    if (range)
+        range[0] = lo, range[1] = hi;
     return MB_OK;
 }

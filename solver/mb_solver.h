@@ -11,13 +11,29 @@
 #include <stddef.h>
 
 #include "../data/mb_data.h"
+#include "../fit/mb_fit.h"
 #include "../model/mb_model.h"
 
 /* ---- fitted parameters from files ----------------------------------------------------------- */
 
-/* Reads the inverse law from an mbfit JSON object: params.n_inf and params.alpha
- * (DESIGN.md, "Fits"). MB_EIO / MB_EFORMAT with the file and the missing or bad key in err. */
-int mb_solver_read_nfit(const char *path, mb_inverse_law *law, mb_error *err);
+/* What `mbfit nupdate --json` says about N_update(M), as mbopt uses it. */
+typedef struct mb_solver_nfit {
+    mb_law law;           /* the law to optimise: mbfit's `best` (or the one asked for) */
+    mb_law inverse;       /* the inverse law (top-level params), for the closed forms */
+    char why[240];        /* why this law: mbfit's reason, or "asked for with --law" */
+    double m_lo, m_hi;    /* the converged range: least and largest M whose runs reached the
+                             target (converged_range); NAN when the file has none */
+    double m_diverged;    /* the largest M at which a run diverged; NAN when none did */
+    double target_loss;   /* the runs' target loss; NAN when not known */
+    double lr;            /* the runs' learning rate; NAN when not known or mixed */
+} mb_solver_nfit;
+
+/* Reads an mbfit nupdate JSON: the inverse law from params.n_inf and params.alpha (DESIGN.md,
+ * "Fits"), the law named by `best` ({model, params, why}) or, when `law` is "inverse-law" or
+ * "power-law", that one from `laws`; and converged_range, diverged_max_batch, target_loss, lr.
+ * A file from before `best` existed gives the inverse law. MB_EIO / MB_EFORMAT with the file and
+ * the missing or bad key in err. */
+int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err);
 
 /* Reads params.gamma and params.m_t, and a communication delta when the file gives one
  * (*has_delta = 1), into *t. Leaves t->comm and the collective parameters alone.
@@ -31,23 +47,51 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
 /* Reads params.latency_s and params.s_per_byte of an alpha-beta collective fit into *t. */
 int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err);
 
-/* Reads the `model` object that `mbopt scale --json` writes (n_inf, alpha, gamma, m_t, comm and
- * its parameters) back into the model structs; `path` is for messages. */
-int mb_solver_read_model(const cJSON *model, const char *path, mb_inverse_law *law,
-                         mb_update_time *t, mb_error *err);
+/* Reads the `model` object that `mbopt scale --json` writes (law, n_inf, a, b or alpha, gamma,
+ * m_t, t0, comm and its parameters, m_lo, m_hi) back into the model structs; `path` is for
+ * messages. range (may be NULL) gets [m_lo, m_hi], [NAN, NAN] when absent. */
+int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_update_time *t,
+                         double range[2], mb_error *err);
+
+/* ---- the optimum over M for any law (solver/optimum.c) -------------------------------------- */
+
+/* Where an optimum lies relative to the range it was sought in. */
+typedef enum mb_bound {
+    MB_BOUND_NONE = 0, /* inside the range (or at the knee M_T P) */
+    MB_BOUND_LOW = 1,  /* held at the range's low end: the model wants a smaller M */
+    MB_BOUND_HIGH = 2  /* held at the range's high end: the model wants a larger M */
+} mb_bound;
+const char *mb_solver_bound_name(mb_bound b); /* "none", "low", "high" */
+
+typedef struct mb_solver_optimum_result {
+    mb_optimum opt;  /* m_opt, t_c, n_update, t_update; regime: single/knee at M_T P, else
+                        balance (an interior optimum above the knee) */
+    mb_bound bound;  /* whether the range held the optimum back */
+} mb_solver_optimum_result;
+
+/* Minimises T_C(M, P) = N_update(M) T_update(M, P) over M in [m_lo, m_hi] (m_hi may be +inf:
+ * extrapolation) for any law, numerically (scan, then Brent on dT_C/dM = 0 with GSL). For the
+ * inverse law inside the range it equals mb_model_optimum to about 1e-12. MB_EDOM naming the
+ * range and P when T_C cannot be evaluated there. */
+int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, double m_lo,
+                      double m_hi, mb_solver_optimum_result *out, mb_error *err);
 
 /* ---- scaling tables ------------------------------------------------------------------------- */
 
 typedef struct mb_scale_options {
-    double m_strong; /* total mini-batch held fixed under strong scaling; 0: M_opt(1) = M_T */
+    double m_strong; /* total mini-batch held fixed under strong scaling; 0: M_opt(1) */
     double m_weak;   /* mini-batch per learner held fixed under weak scaling; 0: M_T */
+    double m_lo;     /* the range of total M the optimum is sought in (the converged range of */
+    double m_hi;     /*   the runs); 0 and INFINITY (or 0, 0) for no bound: extrapolation */
 } mb_scale_options;
 
 /* One learner count of a scaling table. Times in seconds; a value that does not apply (strong
  * scaling with fewer samples than learners) is NAN, and the printers show it as such. */
 typedef struct mb_scale_row {
     double procs;          /* P */
-    mb_optimum opt;        /* optimal scaling: M re-optimised for this P (Perrone eq. 9-10) */
+    mb_optimum opt;        /* optimal scaling: M re-optimised for this P inside [m_lo, m_hi]
+                              (Perrone eq. 9-10 for the inverse law, numerical for any law) */
+    mb_bound bound;        /* whether the range held that M back */
     double t_c_strong;     /* T_C(m_strong, P) */
     double t_c_weak;       /* T_C(m_weak P, P) */
     double speedup_opt;    /* T_C of the scheme at P = 1 over T_C at this P */
@@ -61,18 +105,64 @@ typedef struct mb_scale_row {
 /* Fills rows[i] for each procs[i] (each >= 1, whole or not). The strong and weak mini-batches
  * are resolved into *opts (0 replaced by M_T). Speed-ups are against each scheme's own P = 1.
  * MB_EDOM (with a message naming the parameter) when the model cannot be evaluated. */
-int mb_solver_scale(const mb_inverse_law *law, const mb_update_time *t, mb_scale_options *opts,
+int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options *opts,
                     const double *procs, size_t n, mb_scale_row *rows, mb_error *err);
 
-/* The index of the row with the least optimal-scaling T_C (the first of equals). */
-size_t mb_solver_best_row(const mb_scale_row *rows, size_t n);
+/* The index of the row with the least optimal-scaling T_C (the first of equals) among the rows
+ * with at most p_max learners (INFINITY: all); the first row when none has so few. */
+size_t mb_solver_best_row(const mb_scale_row *rows, size_t n, double p_max);
 
 /* The index of the row with the fewest learners whose optimal-scaling T_C is within `slack`
- * (0.1 = 10%) of the least: most of the gain for the least hardware. */
-size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack);
+ * (0.1 = 10%) of the least, among rows with at most p_max learners: most of the gain for the
+ * least hardware. */
+size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack, double p_max);
 
-/* Checks that the inverse law and update-time model can be evaluated, naming the first bad
- * parameter (e.g. "n_inf must be > 0, got -3") in err. */
-int mb_solver_check_models(const mb_inverse_law *law, const mb_update_time *t, mb_error *err);
+/* Checks that the law and update-time model can be evaluated, naming the first bad parameter
+ * (e.g. "n_inf must be > 0, got -3") in err. The inverse law needs n_inf > 0 and alpha >= 0 (its
+ * closed forms do); the power law needs b > 0 and a finite n_inf and a. */
+int mb_solver_check_models(const mb_law *law, const mb_update_time *t, mb_error *err);
+
+/* ---- validation: predictions against run logs (solver/validate.c) -------------------------- */
+
+/* One (algorithm, P, M, learning rate) that has runs. Times in seconds. */
+typedef struct mb_validate_row {
+    char algo[32];
+    double procs, batch, lr;  /* lr NAN when the logs do not say */
+    size_t runs, reached, diverged;
+    double n_median;          /* median first-crossing update of the runs that reached it */
+    double t_median;          /* median training time to the target (wall_s at the crossing) */
+    double t_min, t_max;      /* its spread */
+    double *t_runs;           /* `reached` times, ascending, owned */
+    double t_update_run;      /* median seconds per update of the runs (wall_s / updates) */
+    double n_pred;            /* N_update(M) of the law */
+    double t_update_pred;     /* T_update(M, P) of the model */
+    double t_pred;            /* T_C = n_pred * t_update_pred */
+    double rel_err;           /* (t_pred - t_median) / t_median; NAN when nothing reached it */
+    double t_update_rel_err;  /* (t_update_pred - t_update_run) / t_update_run */
+} mb_validate_row;
+
+typedef struct mb_validate {
+    char net[64];             /* the network every log trains */
+    double target;            /* the target loss */
+    size_t n_rows;
+    mb_validate_row *rows;    /* by algorithm, lr, P, M; owned */
+    long best;                /* the measured best row (least t_median among rows where most
+                                 runs reached the target and none diverged), -1 when none */
+    double m_rec, p_rec;      /* the recommendation checked */
+    long rec;                 /* the row that trained it (M rounded), -1 when none did */
+    double ratio;             /* rows[rec].t_median / rows[best].t_median, NAN without both */
+    double median_abs_err;    /* median |rel_err| over the rows with a measurement */
+    double median_abs_tu_err; /* median |t_update_rel_err| */
+} mb_validate;
+
+/* Compares the model with `runs` (read with one threshold, the target) group by group, and
+ * checks the recommendation (m_rec at p_rec). `paths` (NULL allowed) names each run's log in
+ * messages. MB_EINVAL when the logs train different networks or stopped at another target;
+ * MB_ENODATA when there are no runs or none within a factor of 2 of m_rec at p_rec (the message
+ * says which M to train). Free with mb_validate_free, also after an error. */
+int mb_solver_validate(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
+                       const char *const *paths, double m_rec, double p_rec, mb_validate *out,
+                       mb_error *err);
+void mb_validate_free(mb_validate *v);
 
 #endif /* MB_SOLVER_H */

@@ -4,11 +4,15 @@
  *   mbopt amdahl  Amdahl efficiency on G devices and its inversions (Zou et al., Lemma 3.1)
  *   mbopt ps      parameter servers needed to hide push and pull (Zou et al., Lemma 3.2)
  *   mbopt design  the budget split between learners and bandwidth (Perrone et al., eq. 11-12)
+ *   mbopt validate  predicted against measured training time, from run logs
  *
  * Thin: parse options, call solver/ and model/, print a table or JSON. Usage errors exit 2, bad
  * values or files exit 1 with one line naming the flag or file.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <glob.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,18 +54,23 @@ static const char *fmt(char *buf, size_t n, const char *f, double v)
 /* ---- model parameters, shared by scale and design --------------------------------------------- */
 
 typedef struct model_opts {
-    mb_inverse_law law;
+    mb_law law;               /* the law optimised */
+    mb_solver_nfit nf;        /* what --nfit said (why the law, the converged range) */
     mb_update_time t;
-    const char *nfit, *tfit, *cfit;
+    const char *nfit, *tfit, *cfit, *law_name;
+    double m_lo, m_hi;        /* the range M is sought in (0, 0 until resolved) */
+    int extrapolate;          /* --extrapolate: no range */
+    int have_range;           /* --batch-range given */
     int have_n_inf, have_alpha, have_gamma, have_m_t, have_delta, have_comm, have_latency,
-        have_spb;
+        have_spb, have_t0;
 } model_opts;
 
 enum {
     OPT_N_INF = 256, OPT_ALPHA, OPT_GAMMA, OPT_M_T, OPT_DELTA, OPT_COMM, OPT_NFIT, OPT_TFIT,
     OPT_CFIT, OPT_LATENCY, OPT_SPB, OPT_BYTES, OPT_PROCS, OPT_M_STRONG, OPT_M_WEAK, OPT_JSON,
     OPT_BUDGET, OPT_PRICE_L, OPT_PRICE_B, OPT_BW_REF, OPT_OVERHEAD, OPT_GPUS, OPT_SPEEDUP,
-    OPT_EFF, OPT_COMPUTE, OPT_WORKERS, OPT_BW, OPT_PARAM_BYTES
+    OPT_EFF, OPT_COMPUTE, OPT_WORKERS, OPT_BW, OPT_PARAM_BYTES, OPT_LAW, OPT_RANGE,
+    OPT_EXTRAPOLATE, OPT_T0, OPT_RUNS, OPT_RECOMMEND, OPT_TOLERANCE
 };
 
 #define MODEL_LONGOPTS                                                                            \
@@ -70,16 +79,22 @@ enum {
         {"delta", required_argument, 0, OPT_DELTA}, {"comm", required_argument, 0, OPT_COMM},    \
         {"nfit", required_argument, 0, OPT_NFIT}, {"tfit", required_argument, 0, OPT_TFIT},     \
         {"cfit", required_argument, 0, OPT_CFIT}, {"latency", required_argument, 0, OPT_LATENCY}, \
-        {"s-per-byte", required_argument, 0, OPT_SPB}, {"bytes", required_argument, 0, OPT_BYTES}
+        {"s-per-byte", required_argument, 0, OPT_SPB}, {"bytes", required_argument, 0, OPT_BYTES}, \
+        {"law", required_argument, 0, OPT_LAW}, {"batch-range", required_argument, 0, OPT_RANGE}, \
+        {"extrapolate", no_argument, 0, OPT_EXTRAPOLATE}, {"t0", required_argument, 0, OPT_T0}
 
 #define MODEL_HELP                                                                                \
     "Model (flags override values read from files):\n"                                            \
-    "      --nfit FILE       inverse-law fit from 'mbfit nupdate --json' (n_inf, alpha)\n"        \
+    "      --nfit FILE       N_update fit from 'mbfit nupdate --json': the law it names best\n"   \
+    "                        (inverse or power law) and the converged range of its runs\n"      \
+    "      --law NAME        optimise this law of --nfit instead: inverse-law, power-law\n"    \
     "      --tfit FILE       update-time fit from 'mbfit tupdate --json' (gamma, m_t, delta)\n"   \
     "      --cfit FILE       collective fit from 'mbfit comm --json' (latency_s, s_per_byte)\n"   \
     "      --n-inf N         updates needed with exact gradients, N_inf > 0\n"                    \
     "      --alpha A         noise sensitivity (updates x samples), >= 0\n"                       \
     "      --gamma S         seconds per sample above the knee, > 0\n"                            \
+    "      --t0 S            seconds every update costs whatever M (the one-learner intercept\n" \
+    "                        of --tfit), >= 0\n"                                                \
     "      --m-t M           the knee M_T in samples, > 0\n"                                      \
     "      --comm FORM       Delta(P): none, allreduce (delta), ps (delta*P), alpha-beta\n"       \
     "                        (ring allreduce of --bytes with --latency and --s-per-byte);\n"      \
@@ -87,7 +102,11 @@ enum {
     "      --delta S         communication seconds per update (allreduce, ps), >= 0\n"            \
     "      --latency S       seconds per message (alpha-beta)\n"                                  \
     "      --s-per-byte S    seconds per byte (alpha-beta)\n"                                     \
-    "      --bytes SIZE      bytes exchanged per update, K/M/G = 2^10/2^20/2^30 (alpha-beta)\n"
+    "      --bytes SIZE      bytes exchanged per update, K/M/G = 2^10/2^20/2^30 (alpha-beta)\n" \
+    "Range of M (the optimum is sought where runs reached the target):\n"                      \
+    "      --batch-range LO:HI  total mini-batch range to search (default: --nfit's converged\n" \
+    "                        range; without one, M >= 1)\n"                                     \
+    "      --extrapolate     search every M >= 1, outside the runs' range too (labelled)\n"
 
 /* Handles one model option; returns 1 if `c` was one, -1 on a bad value (err filled), 0 if not
  * a model option. */
@@ -97,8 +116,31 @@ static int model_option(model_opts *m, int c, const char *arg, mb_error *err)
     switch (c) {
     case OPT_N_INF: rc = mb_data_flag_double("--n-inf", arg, 0, MB_POSITIVE, &m->law.n_inf, err);
         m->have_n_inf = 1; break;
-    case OPT_ALPHA: rc = mb_data_flag_double("--alpha", arg, 0, MB_NONNEG, &m->law.alpha, err);
+    case OPT_ALPHA: rc = mb_data_flag_double("--alpha", arg, 0, MB_NONNEG, &m->law.a, err);
         m->have_alpha = 1; break;
+    case OPT_T0: rc = mb_data_flag_double("--t0", arg, 0, MB_NONNEG, &m->t.t0, err);
+        m->have_t0 = 1; break;
+    case OPT_LAW: {
+        mb_law_kind k;
+        if (mb_model_law_parse(arg, &k) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL, "--law: '%s' is not inverse-law or power-law", arg);
+        m->law_name = arg;
+        break;
+    }
+    case OPT_RANGE: {
+        mb_range r;
+        rc = mb_data_parse_range(arg, "--batch-range", &r, err);
+        if (rc == MB_OK) {
+            if (r.n != 2 || !(r.v[0] > 0) || !(r.v[1] >= r.v[0]))
+                rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI with "
+                                                  "0 < LO <= HI", arg);
+            else
+                m->m_lo = r.v[0], m->m_hi = r.v[r.n - 1], m->have_range = 1;
+            mb_data_range_free(&r);
+        }
+        break;
+    }
+    case OPT_EXTRAPOLATE: m->extrapolate = 1; break;
     case OPT_GAMMA: rc = mb_data_flag_double("--gamma", arg, 0, MB_POSITIVE, &m->t.gamma, err);
         m->have_gamma = 1; break;
     case OPT_M_T: rc = mb_data_flag_double("--m-t", arg, 1, MB_POSITIVE, &m->t.m_t, err);
@@ -131,15 +173,27 @@ static int model_resolve(model_opts *m, mb_error *err)
 {
     model_opts flags = *m;
     int rc;
-    if (m->nfit && (rc = mb_solver_read_nfit(m->nfit, &m->law, err)) != MB_OK)
+    m->law.kind = MB_LAW_INVERSE;
+    m->law.b = 1.0;
+    m->nf.m_lo = m->nf.m_hi = m->nf.m_diverged = m->nf.target_loss = m->nf.lr = NAN;
+    if (m->nfit && (rc = mb_solver_read_nfit(m->nfit, m->law_name, &m->nf, err)) != MB_OK)
         return rc;
+    if (m->nfit)
+        m->law = m->nf.law;
+    else if (m->law_name)
+        return mb_error_set(err, MB_EINVAL, "--law needs --nfit");
     int file_delta = 0;
     if (m->tfit && (rc = mb_solver_read_tfit(m->tfit, &m->t, &file_delta, err)) != MB_OK)
         return rc;
     if (m->cfit && (rc = mb_solver_read_cfit(m->cfit, &m->t, err)) != MB_OK)
         return rc;
+    if ((flags.have_n_inf || flags.have_alpha) && m->law.kind != MB_LAW_INVERSE)
+        return mb_error_set(err, MB_EINVAL, "--n-inf and --alpha set the inverse law, but --nfit's "
+                                             "law is the %s: add --law inverse-law",
+                            mb_model_law_name(m->law.kind));
     if (flags.have_n_inf) m->law.n_inf = flags.law.n_inf;
-    if (flags.have_alpha) m->law.alpha = flags.law.alpha;
+    if (flags.have_alpha) m->law.a = flags.law.a;
+    if (flags.have_t0) m->t.t0 = flags.t.t0;
     if (flags.have_gamma) m->t.gamma = flags.t.gamma;
     if (flags.have_m_t) m->t.m_t = flags.t.m_t;
     if (flags.have_delta) m->t.delta = flags.t.delta;
@@ -162,7 +216,24 @@ static int model_resolve(model_opts *m, mb_error *err)
     if (m->t.comm == MB_COMM_ALPHA_BETA && !m->cfit && !(flags.have_latency && flags.have_spb))
         return mb_error_set(err, MB_EINVAL,
                             "alpha-beta needs --cfit or both --latency and --s-per-byte");
+    /* the range: --batch-range, else the runs' converged range, else every M >= 1 */
+    if (m->extrapolate && m->have_range)
+        return mb_error_set(err, MB_EINVAL, "--extrapolate and --batch-range: give one");
+    if (m->extrapolate || (!m->have_range && isnan(m->nf.m_lo)))
+        m->m_lo = 1.0, m->m_hi = INFINITY;
+    else if (!m->have_range)
+        m->m_lo = m->nf.m_lo, m->m_hi = m->nf.m_hi;
     return mb_solver_check_models(&m->law, &m->t, err);
+}
+
+/* Whether the range is the runs' own (so an optimum inside it is not an extrapolation). */
+static const char *range_source(const model_opts *m)
+{
+    if (m->have_range)
+        return "--batch-range";
+    if (!isfinite(m->m_hi))
+        return m->extrapolate ? "--extrapolate" : "no converged range in the fit";
+    return "the runs that reached the target";
 }
 
 static cJSON *model_json(const model_opts *m)
@@ -170,10 +241,21 @@ static cJSON *model_json(const model_opts *m)
     cJSON *j = cJSON_CreateObject();
     if (!j)
         return NULL;
+    cJSON_AddStringToObject(j, "law", mb_model_law_name(m->law.kind));
+    cJSON_AddStringToObject(j, "law_why", m->nfit ? m->nf.why : "given with --n-inf, --alpha");
     mb_json_add_number(j, "n_inf", m->law.n_inf);
-    mb_json_add_number(j, "alpha", m->law.alpha);
+    if (m->law.kind == MB_LAW_INVERSE) {
+        mb_json_add_number(j, "alpha", m->law.a);
+    } else {
+        mb_json_add_number(j, "a", m->law.a);
+        mb_json_add_number(j, "b", m->law.b);
+    }
     mb_json_add_number(j, "gamma", m->t.gamma);
     mb_json_add_number(j, "m_t", m->t.m_t);
+    mb_json_add_number(j, "t0", m->t.t0);
+    mb_json_add_number(j, "m_lo", m->m_lo);
+    mb_json_add_number(j, "m_hi", isfinite(m->m_hi) ? m->m_hi : NAN);
+    cJSON_AddStringToObject(j, "range_source", range_source(m));
     cJSON_AddStringToObject(j, "comm", mb_model_comm_name(m->t.comm));
     if (m->t.comm == MB_COMM_ALPHA_BETA) {
         mb_json_add_number(j, "latency_s", m->t.latency_s);
@@ -187,9 +269,14 @@ static cJSON *model_json(const model_opts *m)
 
 static void model_print(FILE *f, const model_opts *m)
 {
-    fprintf(f, "# N_update(M) = %.6g + %.6g / M\n", m->law.n_inf, m->law.alpha);
-    fprintf(f, "# T_update(M,P) = %.6g s * max(M/P, %.6g) + Delta(P), Delta: ", m->t.gamma,
-            m->t.m_t);
+    if (m->law.kind == MB_LAW_INVERSE)
+        fprintf(f, "# N_update(M) = %.6g + %.6g / M (inverse law: %s)\n", m->law.n_inf, m->law.a,
+                m->nfit ? m->nf.why : "given");
+    else
+        fprintf(f, "# N_update(M) = %.6g + %.6g M^-%.4g (power law: %s)\n", m->law.n_inf, m->law.a,
+                m->law.b, m->nf.why);
+    fprintf(f, "# T_update(M,P) = %.6g s * max(M/P, %.6g) + %.6g s + Delta(P), Delta: ",
+            m->t.gamma, m->t.m_t, m->t.t0);
     switch (m->t.comm) {
     case MB_COMM_NONE: fprintf(f, "none\n"); break;
     case MB_COMM_ALLREDUCE: fprintf(f, "allreduce, %.6g s for P > 1\n", m->t.delta); break;
@@ -214,7 +301,9 @@ static void scale_help(void)
            "Scaling:\n"
            "      --procs LIST      learner counts: lo:hi (powers of two) or a comma list\n"
            "                        (default 1:1024)\n"
-           "      --m-strong M      total mini-batch for strong scaling (default M_T)\n"
+           "      --procs-available N  learners mpirun can run here (slots); rows above N are\n"
+           "                        labelled extrapolations and never recommended (default: all)\n"
+           "      --m-strong M      total mini-batch for strong scaling (default M_opt at P = 1)\n"
            "      --m-weak M        mini-batch per learner for weak scaling (default M_T)\n"
            "Output:\n"
            "      --json            write JSON instead of a table\n"
@@ -229,13 +318,33 @@ static void scale_help(void)
 /* "Enough" learners: the fewest within this fraction of the best time. */
 #define ENOUGH_SLACK 0.10
 
-static cJSON *row_summary(const mb_scale_row *r)
+/* What a row's answer rests on: "" when on the runs' own ground, else why not. */
+static const char *row_label(const model_opts *m, const mb_scale_row *r, double p_avail)
+{
+    int held = r->bound != MB_BOUND_NONE, beyond_p = r->procs > p_avail;
+    int beyond_m = !isfinite(m->m_hi) && m->extrapolate;
+    if (beyond_p && held)
+        return "P extrapolated (collective model); M held at the converged range's end";
+    if (beyond_p)
+        return "P extrapolated (collective model)";
+    if (held)
+        return r->bound == MB_BOUND_LOW ? "M held at the converged range's low end"
+                                        : "M held at the converged range's high end";
+    return beyond_m ? "M extrapolated beyond the runs" : "";
+}
+
+static cJSON *row_summary(const model_opts *m, const mb_scale_row *r, double p_avail)
 {
     cJSON *b = cJSON_CreateObject();
     if (b) {
         mb_json_add_number(b, "procs", r->procs);
         mb_json_add_number(b, "m_opt", r->opt.m_opt);
+        mb_json_add_number(b, "m_run", round(r->opt.m_opt));
         mb_json_add_number(b, "t_c", r->opt.t_c);
+        cJSON_AddStringToObject(b, "bound", mb_solver_bound_name(r->bound));
+        cJSON_AddBoolToObject(b, "extrapolated", *row_label(m, r, p_avail) != '\0' &&
+                                                     r->bound == MB_BOUND_NONE);
+        cJSON_AddStringToObject(b, "note", row_label(m, r, p_avail));
         mb_json_add_number(b, "speedup", r->speedup_opt);
         mb_json_add_number(b, "efficiency", r->eff_opt);
         cJSON_AddStringToObject(b, "regime", mb_model_regime_name(r->opt.regime));
@@ -244,7 +353,8 @@ static cJSON *row_summary(const mb_scale_row *r)
 }
 
 static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const mb_scale_row *rows,
-                         size_t n, size_t best, size_t enough, double p_b, int have_pb)
+                         size_t n, size_t best, size_t enough, double p_b, int have_pb,
+                         double p_avail)
 {
     cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
     if (!root || !arr) {
@@ -258,6 +368,7 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     mb_json_add_number(root, "m_weak", so->m_weak);
     if (have_pb)
         mb_json_add_number(root, "regime_boundary_procs", p_b);
+    mb_json_add_number(root, "procs_available", isfinite(p_avail) ? p_avail : NAN);
     for (size_t i = 0; i < n; i++) {
         const mb_scale_row *r = &rows[i];
         cJSON *o = cJSON_CreateObject();
@@ -269,6 +380,8 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         mb_json_add_number(o, "n_update", r->opt.n_update);
         mb_json_add_number(o, "t_update", r->opt.t_update);
         cJSON_AddStringToObject(o, "regime", mb_model_regime_name(r->opt.regime));
+        cJSON_AddStringToObject(o, "bound", mb_solver_bound_name(r->bound));
+        cJSON_AddStringToObject(o, "note", row_label(m, r, p_avail));
         mb_json_add_number(o, "speedup_opt", r->speedup_opt);
         mb_json_add_number(o, "efficiency_opt", r->eff_opt);
         mb_json_add_number(o, "t_c_strong", r->t_c_strong);
@@ -280,18 +393,27 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON_AddItemToArray(arr, o);
     }
     cJSON_AddItemToObject(root, "rows", arr);
-    cJSON_AddItemToObject(root, "best", row_summary(&rows[best]));
-    cJSON_AddItemToObject(root, "enough", row_summary(&rows[enough]));
+    cJSON_AddItemToObject(root, "best", row_summary(m, &rows[best], p_avail));
+    cJSON_AddItemToObject(root, "enough", row_summary(m, &rows[enough], p_avail));
     mb_json_add_number(root, "enough_slack", ENOUGH_SLACK);
     return root;
 }
 
 static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so,
                         const mb_scale_row *rows, size_t n, size_t best, size_t enough,
-                        double p_b, int have_pb)
+                        double p_b, int have_pb, double p_avail)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
     model_print(f, m);
+    if (isfinite(m->m_hi))
+        fprintf(f, "# M is sought in [%.6g, %.6g] (%s); --extrapolate searches every M\n",
+                m->m_lo, m->m_hi, range_source(m));
+    else
+        fprintf(f, "# M is sought over every M >= %.6g (%s): an extrapolation beyond the runs\n",
+                m->m_lo, range_source(m));
+    if (isfinite(p_avail))
+        fprintf(f, "# P above %.6g is more than mpirun can run here (--procs-available): those "
+                   "rows extrapolate the collective model and are not recommended\n", p_avail);
     if (have_pb)
         fprintf(f, "# eq. 10 changes branch at P = %.6g (balance below, knee above)\n", p_b);
     fprintf(f, "%8s %11s %11s %8s %8s %6s | %11s %8s %6s | %11s %8s %6s\n", "", "optimal", "", "",
@@ -300,26 +422,43 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
             "regime", "speedup", "eff", "T_C_s", "speedup", "eff", "T_C_s", "speedup", "eff");
     for (size_t i = 0; i < n; i++) {
         const mb_scale_row *r = &rows[i];
-        fprintf(f, "%8.6g %11.5g %11.5g %8s %8.4g %6.3f | %11s %8s %6s | %11s %8s %6s\n",
+        const char *note = row_label(m, r, p_avail);
+        fprintf(f, "%8.6g %11.5g %11.5g %8s %8.4g %6.3f | %11s %8s %6s | %11s %8s %6s%s%s\n",
                 r->procs, r->opt.m_opt, r->opt.t_c, mb_model_regime_name(r->opt.regime),
                 r->speedup_opt, r->eff_opt, fmt(b1, sizeof b1, "%.5g", r->t_c_strong),
                 fmt(b2, sizeof b2, "%.4g", r->speedup_strong),
                 fmt(b3, sizeof b3, "%.3f", r->eff_strong), fmt(b4, sizeof b4, "%.5g", r->t_c_weak),
-                fmt(b5, sizeof b5, "%.4g", r->speedup_weak), fmt(b6, sizeof b6, "%.3f", r->eff_weak));
+                fmt(b5, sizeof b5, "%.4g", r->speedup_weak), fmt(b6, sizeof b6, "%.3f", r->eff_weak),
+                *note ? "  # " : "", note);
     }
     fprintf(f, "# strong scaling holds M = %.6g; weak scaling holds M/P = %.6g\n", so->m_strong,
             so->m_weak);
     const mb_scale_row *r = &rows[best];
+    const char *note = row_label(m, r, p_avail);
     fprintf(f, "fastest:        P = %.6g learners with mini-batch M = %.0f (%.1f per learner): "
-               "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f (%s regime)\n",
+               "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f (%s regime)%s%s\n",
             r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c, r->speedup_opt,
-            r->eff_opt, mb_model_regime_name(r->opt.regime));
+            r->eff_opt, mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
     r = &rows[enough];
+    note = row_label(m, r, p_avail);
     fprintf(f, "recommendation: P = %.6g learners with mini-batch M = %.0f (%.1f per learner): "
                "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f; the fewest "
-               "learners within %.0f%% of the fastest\n",
+               "learners within %.0f%% of the fastest%s%s\n",
             r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c, r->speedup_opt,
-            r->eff_opt, 100 * ENOUGH_SLACK);
+            r->eff_opt, 100 * ENOUGH_SLACK, *note ? "; " : "", note);
+    mb_inverse_law inv;
+    if (mb_model_law_as_inverse(&m->law, &inv) == MB_OK && r->bound == MB_BOUND_NONE &&
+        r->opt.regime == MB_REGIME_BALANCE) {
+        double d = 0;
+        mb_model_comm_time(&m->t, r->procs, &d);
+        fprintf(f, "why:            Perrone eq. 9: M* = sqrt(alpha (t0 + Delta(P)) P / (N_inf "
+                   "gamma)) = sqrt(%.4g * %.4g * %.6g / (%.4g * %.4g)) = %.4g\n",
+                inv.alpha, m->t.t0 + d, r->procs, inv.n_inf, m->t.gamma, r->opt.m_opt);
+    } else if (r->opt.regime == MB_REGIME_BALANCE && r->bound == MB_BOUND_NONE) {
+        fprintf(f, "why:            dT_C/dM = N'(M) T_update + N(M) gamma / P = 0 at M = %.4g "
+                   "(the %s has no closed form; solved numerically)\n",
+                r->opt.m_opt, mb_model_law_name(m->law.kind));
+    }
 }
 
 static int cmd_scale(int argc, char **argv)
@@ -329,12 +468,14 @@ static int cmd_scale(int argc, char **argv)
                                        {"procs", required_argument, 0, OPT_PROCS},
                                        {"m-strong", required_argument, 0, OPT_M_STRONG},
                                        {"m-weak", required_argument, 0, OPT_M_WEAK},
+                                       {"procs-available", required_argument, 0, OPT_RUNS},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
     model_opts m = {0};
     mb_scale_options so = {0};
+    const char *avail = NULL;
     out_opts out = {0, "-"};
     const char *procs = "1:1024";
     mb_error err = {0};
@@ -347,6 +488,7 @@ static int cmd_scale(int argc, char **argv)
             continue;
         switch (c) {
         case OPT_PROCS: procs = optarg; break;
+        case OPT_RUNS: avail = optarg; break;
         case OPT_M_STRONG:
             if (mb_data_flag_double("--m-strong", optarg, 1, MB_POSITIVE, &so.m_strong, &err))
                 return mb_cli_fail(prog, sub, &err);
@@ -367,6 +509,9 @@ static int cmd_scale(int argc, char **argv)
     mb_range pr;
     if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
+    double p_avail = INFINITY;
+    if (avail && mb_data_flag_double("--procs-available", avail, 1, MB_POSITIVE, &p_avail, &err))
+        return mb_cli_fail(prog, sub, &err);
     for (size_t i = 0; i < pr.n; i++)
         if (pr.v[i] < 1.0) {
             mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be >= 1, got %g", pr.v[i]);
@@ -378,6 +523,8 @@ static int cmd_scale(int argc, char **argv)
         return mb_cli_fail(prog, sub, &err);
     }
     mb_scale_row *rows = calloc(pr.n, sizeof *rows);
+    so.m_lo = m.m_lo;
+    so.m_hi = m.m_hi;
     if (!rows || mb_solver_scale(&m.law, &m.t, &so, pr.v, pr.n, rows, &err) != MB_OK) {
         if (!rows)
             mb_error_set(&err, MB_ENOMEM, "out of memory");
@@ -385,18 +532,21 @@ static int cmd_scale(int argc, char **argv)
         mb_data_range_free(&pr);
         return mb_cli_fail(prog, sub, &err);
     }
-    size_t best = mb_solver_best_row(rows, pr.n);
-    size_t enough = mb_solver_enough_row(rows, pr.n, ENOUGH_SLACK);
+    size_t best = mb_solver_best_row(rows, pr.n, p_avail);
+    size_t enough = mb_solver_enough_row(rows, pr.n, ENOUGH_SLACK, p_avail);
     double p_b = 0;
-    int have_pb = mb_model_regime_boundary(&m.law, &m.t, &p_b) == MB_OK;
+    mb_inverse_law inv;
+    int have_pb = mb_model_law_as_inverse(&m.law, &inv) == MB_OK && !isfinite(m.m_hi) &&
+                  m.m_lo <= 1.0 && mb_model_regime_boundary(&inv, &m.t, &p_b) == MB_OK;
     int rc;
     if (out.json) {
-        rc = emit_json(sub, scale_json(&m, &so, rows, pr.n, best, enough, p_b, have_pb), &out);
+        rc = emit_json(sub, scale_json(&m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail),
+                       &out);
     } else {
         mb_out o;
         rc = mb_out_open(&o, out.output, &err);
         if (rc == MB_OK) {
-            scale_print(o.f, &m, &so, rows, pr.n, best, enough, p_b, have_pb);
+            scale_print(o.f, &m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail);
             rc = mb_out_commit(&o, &err);
         }
         rc = rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
@@ -718,8 +868,21 @@ static int cmd_design(int argc, char **argv)
         mb_error_set(&err, MB_EINVAL, "--comm none: bandwidth has no value to trade");
         return mb_cli_fail(prog, sub, &err);
     }
+    /* the budget balance is Perrone's closed form (eq. 11-12): it needs the inverse law */
+    mb_inverse_law inv;
+    if (mb_model_law_as_inverse(&m.law, &inv) != MB_OK &&
+        mb_model_law_as_inverse(&m.nf.inverse, &inv) != MB_OK) {
+        mb_error_set(&err, MB_EINVAL, "design needs the inverse law (Perrone eq. 11-12)");
+        return mb_cli_fail(prog, sub, &err);
+    }
+    if (m.law.kind != MB_LAW_INVERSE) {
+        fprintf(stderr, "mbopt design: the budget balance uses the inverse law of %s (Perrone "
+                        "eq. 11-12 need it), not its best law, the %s\n",
+                m.nfit, mb_model_law_name(m.law.kind));
+        m.law = m.nf.inverse;
+    }
     mb_design d;
-    if (mb_model_design(&m.law, &m.t, &prob, &d) != MB_OK) {
+    if (mb_model_design(&inv, &m.t, &prob, &d) != MB_OK) {
         mb_error_set(&err, MB_EDOM, "the budget cannot buy more than one learner");
         return mb_cli_fail(prog, sub, &err);
     }
@@ -770,6 +933,7 @@ static void help(void)
            "train soonest, and what the hardware needs.\n\n"
            "Commands:\n"
            "  scale    M_opt and T_C per learner count: optimal, strong and weak scaling\n"
+           "  validate predicted against measured training time, from run logs\n"
            "  amdahl   efficiency, speed-up, devices and overhead ratio (any two give the rest)\n"
            "  ps       parameter servers needed to hide communication\n"
            "  design   the budget split between learners and bandwidth\n\n"
@@ -778,10 +942,331 @@ static void help(void)
            "'mbopt COMMAND --help' describes each command.\n");
 }
 
+/* ---- mbopt validate --------------------------------------------------------------------------- */
+
+static void validate_help(void)
+{
+    printf("Usage: mbopt validate [OPTION]... LOG|DIR...\n"
+           "Checks the model against real training runs: for every (algorithm, P, M, learning\n"
+           "rate) that has run logs, the measured training time to the target loss (the wall_s\n"
+           "of the first update whose evaluation loss reached it: evaluation excluded; median\n"
+           "over seeds, with its spread) beside the predicted T_C = N_update(M) T_update(M, P),\n"
+           "the relative error, and the runs' seconds per update beside T_update's. Then the\n"
+           "measured-best M and the recommended setting's measured time over it. A DIR stands\n"
+           "for its *.csv files.\n\n"
+           "%s"
+           "Validation:\n"
+           "      --target-loss X   the target (default: --nfit's target_loss)\n"
+           "      --recommend FILE  the recommendation to check: 'mbopt scale --json' output\n"
+           "                        (its 'enough' row); default: the optimum at P = 1 in range\n"
+           "Output:\n"
+           "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
+           "      --csv             write the validation table as CSV (DESIGN.md columns)\n"
+           "  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
+           "  -h, --help            show this help and exit\n\n"
+           "Exit status: 0 when the table was made, whatever the errors; 1 for bad input or\n"
+           "when no run trained within a factor of 2 of the recommended M.\n\n"
+           "Example:\n"
+           "  mbopt validate --nfit n.json --tfit t.json out/runs out/check --json -o v.json\n",
+           MODEL_HELP);
+}
+
+/* LOG|DIR arguments to a list of log paths (a DIR gives its *.csv, sorted). */
+static int collect_logs(int argc, char **argv, glob_t *g, mb_error *err)
+{
+    memset(g, 0, sizeof *g);
+    int flags = 0;
+    for (int i = 0; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0)
+            return mb_error_set(err, MB_EIO, "%s: %s", argv[i], strerror(errno));
+        char pat[4096];
+        if (S_ISDIR(st.st_mode))
+            snprintf(pat, sizeof pat, "%s/*.csv", argv[i]);
+        else
+            snprintf(pat, sizeof pat, "%s", argv[i]);
+        int rc = glob(pat, flags | GLOB_NOCHECK * !S_ISDIR(st.st_mode), NULL, g);
+        if (rc != 0 && rc != GLOB_NOMATCH)
+            return mb_error_set(err, MB_ENOMEM, "out of memory listing %s", argv[i]);
+        flags = GLOB_APPEND;
+    }
+    if (g->gl_pathc == 0)
+        return mb_error_set(err, MB_ENODATA, "no run logs (*.csv) in %s", argv[0]);
+    return MB_OK;
+}
+
+static cJSON *validate_json(const model_opts *m, const mb_validate *v, const char *verdict)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "command", "validate");
+    cJSON_AddStringToObject(root, "net", v->net);
+    mb_json_add_number(root, "target_loss", v->target);
+    cJSON *law = cJSON_AddObjectToObject(root, "law"), *params = NULL;
+    if (law) {
+        cJSON_AddStringToObject(law, "model", mb_model_law_name(m->law.kind));
+        params = cJSON_AddObjectToObject(law, "params");
+        cJSON_AddStringToObject(law, "why", m->nfit ? m->nf.why : "given");
+    }
+    if (params) {
+        mb_json_add_number(params, "n_inf", m->law.n_inf);
+        mb_json_add_number(params, m->law.kind == MB_LAW_INVERSE ? "alpha" : "a", m->law.a);
+        if (m->law.kind == MB_LAW_POWER)
+            mb_json_add_number(params, "b", m->law.b);
+    }
+    cJSON_AddItemToObject(root, "model", model_json(m));
+    cJSON *tu = cJSON_AddObjectToObject(root, "t_update");
+    if (tu) {
+        mb_json_add_number(tu, "gamma", m->t.gamma);
+        mb_json_add_number(tu, "m_t", m->t.m_t);
+        mb_json_add_number(tu, "t0", m->t.t0);
+    }
+    if (isfinite(m->m_hi)) {
+        cJSON *r = cJSON_AddArrayToObject(root, "converged_range");
+        cJSON_AddItemToArray(r, cJSON_CreateNumber(m->m_lo));
+        cJSON_AddItemToArray(r, cJSON_CreateNumber(m->m_hi));
+    }
+    cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; rows && i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "algo", r->algo);
+        mb_json_add_number(o, "procs", r->procs);
+        mb_json_add_number(o, "batch", r->batch);
+        mb_json_add_number(o, "lr", r->lr);
+        mb_json_add_number(o, "runs", (double)r->runs);
+        mb_json_add_number(o, "reached", (double)r->reached);
+        mb_json_add_number(o, "diverged", (double)r->diverged);
+        mb_json_add_number(o, "n_median", r->n_median);
+        mb_json_add_number(o, "n_pred", r->n_pred);
+        mb_json_add_number(o, "t_train_median_s", r->t_median);
+        mb_json_add_number(o, "t_train_min_s", r->t_min);
+        mb_json_add_number(o, "t_train_max_s", r->t_max);
+        cJSON *ts = cJSON_AddArrayToObject(o, "t_runs_s");
+        for (size_t k = 0; ts && k < r->reached; k++)
+            cJSON_AddItemToArray(ts, cJSON_CreateNumber(r->t_runs[k]));
+        mb_json_add_number(o, "t_update_run_s", r->t_update_run);
+        mb_json_add_number(o, "t_update_pred_s", r->t_update_pred);
+        mb_json_add_number(o, "t_update_rel_err", r->t_update_rel_err);
+        mb_json_add_number(o, "t_pred_s", r->t_pred);
+        mb_json_add_number(o, "rel_err", r->rel_err);
+        cJSON_AddItemToArray(rows, o);
+        lo = fmin(lo, r->batch);
+        hi = fmax(hi, r->batch);
+    }
+    /* the predicted curve at P = p_rec over the trained M, 32 points per factor of 2 */
+    cJSON *curve = cJSON_AddArrayToObject(root, "curve");
+    lo = fmin(lo, v->m_rec);
+    hi = fmax(hi, v->m_rec);
+    size_t n = (size_t)ceil(log2(hi / lo) * 32) + 1;
+    for (size_t i = 0; curve && i < n; i++) {
+        double mm = n > 1 ? lo * pow(hi / lo, (double)i / (double)(n - 1)) : lo, tc;
+        if (mb_model_law_tc(&m->law, &m->t, mm, v->p_rec, &tc) != MB_OK)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        mb_json_add_number(o, "batch", mm);
+        mb_json_add_number(o, "t_pred_s", tc);
+        cJSON_AddItemToArray(curve, o);
+    }
+    if (v->best >= 0) {
+        const mb_validate_row *b = &v->rows[v->best];
+        cJSON *o = cJSON_AddObjectToObject(root, "measured_best");
+        mb_json_add_number(o, "batch", b->batch);
+        mb_json_add_number(o, "lr", b->lr);
+        mb_json_add_number(o, "procs", b->procs);
+        mb_json_add_number(o, "t_train_median_s", b->t_median);
+    }
+    cJSON *rec = cJSON_AddObjectToObject(root, "recommended");
+    if (rec) {
+        double tc = NAN;
+        mb_model_law_tc(&m->law, &m->t, v->m_rec, v->p_rec, &tc);
+        mb_json_add_number(rec, "batch", v->m_rec);
+        mb_json_add_number(rec, "lr", m->nf.lr);
+        mb_json_add_number(rec, "procs", v->p_rec);
+        mb_json_add_number(rec, "t_pred_s", tc);
+        cJSON_AddBoolToObject(rec, "measured", v->rec >= 0);
+        if (v->rec >= 0) {
+            mb_json_add_number(rec, "batch_run", v->rows[v->rec].batch);
+            mb_json_add_number(rec, "t_train_median_s", v->rows[v->rec].t_median);
+        }
+    }
+    mb_json_add_number(root, "ratio", v->ratio);
+    mb_json_add_number(root, "median_abs_rel_err", v->median_abs_err);
+    mb_json_add_number(root, "t_update_median_abs_rel_err", v->median_abs_tu_err);
+    cJSON_AddStringToObject(root, "verdict", verdict);
+    return root;
+}
+
+static void validate_csv(FILE *f, const mb_validate *v)
+{
+    fprintf(f, "# command=mbopt validate\n# net=%s\n# target_loss=%.9g\n", v->net, v->target);
+    fprintf(f, "algo,procs,batch,lr,runs,reached,n_median,t_train_median_s,t_pred_s,rel_err\n");
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        char a[32], b[32], c[32], d[32], e[32];
+        fprintf(f, "%s,%g,%g,%s,%zu,%zu,%s,%s,%s,%s\n", r->algo, r->procs, r->batch,
+                isnan(r->lr) ? "" : fmt(a, sizeof a, "%.9g", r->lr), r->runs, r->reached,
+                isnan(r->n_median) ? "" : fmt(b, sizeof b, "%.9g", r->n_median),
+                isnan(r->t_median) ? "" : fmt(c, sizeof c, "%.9g", r->t_median),
+                isnan(r->t_pred) ? "" : fmt(d, sizeof d, "%.9g", r->t_pred),
+                isnan(r->rel_err) ? "" : fmt(e, sizeof e, "%.6g", r->rel_err));
+    }
+}
+
+static void validate_print(FILE *f, const model_opts *m, const mb_validate *v, const char *verdict)
+{
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+    model_print(f, m);
+    fprintf(f, "# %s runs against the model, target loss %g; times are training only "
+               "(evaluation excluded), medians over seeds\n", v->net, v->target);
+    fprintf(f, "%-9s %4s %6s %8s %9s %8s %10s %10s %8s %11s %11s %8s\n", "algo", "P", "M", "lr",
+            "reached", "diverged", "T_C_meas_s", "T_C_pred_s", "error", "s/upd_runs",
+            "s/upd_model", "error");
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        char reached[32];
+        snprintf(reached, sizeof reached, "%zu/%zu", r->reached, r->runs);
+        fprintf(f, "%-9s %4g %6g %8s %9s %8zu %10s %10s %8s %11s %11s %8s%s%s\n", r->algo,
+                r->procs, r->batch, fmt(a, sizeof a, "%g", r->lr), reached, r->diverged,
+                fmt(b, sizeof b, "%.4g", r->t_median), fmt(c, sizeof c, "%.4g", r->t_pred),
+                fmt(d, sizeof d, "%+.1f%%", 100 * r->rel_err),
+                fmt(e, sizeof e, "%.4g", r->t_update_run),
+                fmt(g, sizeof g, "%.4g", r->t_update_pred),
+                fmt(h, sizeof h, "%+.1f%%", 100 * r->t_update_rel_err),
+                (long)i == v->best ? "  # measured best" : "",
+                (long)i == v->rec ? "  # recommended" : "");
+    }
+    fprintf(f, "check: %s\n", verdict);
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+    const char *sub = "validate";
+    static const struct option lo[] = {MODEL_LONGOPTS,
+                                       {"target-loss", required_argument, 0, OPT_TOLERANCE},
+                                       {"recommend", required_argument, 0, OPT_RECOMMEND},
+                                       {"json", no_argument, 0, OPT_JSON},
+                                       {"csv", no_argument, 0, OPT_RUNS},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    model_opts m = {0};
+    out_opts out = {0, "-"};
+    const char *recommend = NULL;
+    double target = NAN;
+    int csv = 0;
+    mb_error err = {0};
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        int r = model_option(&m, c, optarg, &err);
+        if (r < 0)
+            return mb_cli_fail(prog, sub, &err);
+        if (r > 0)
+            continue;
+        switch (c) {
+        case OPT_TOLERANCE:
+            if (mb_data_flag_double("--target-loss", optarg, 0, MB_POSITIVE, &target, &err))
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_RECOMMEND: recommend = optarg; break;
+        case OPT_JSON: out.json = 1; break;
+        case OPT_RUNS: csv = 1; break;
+        case 'o': out.output = optarg; break;
+        case 'h': validate_help(); return 0;
+        default: return mb_cli_bad_option(prog, sub, argv, optind, c);
+        }
+    }
+    if (optind >= argc)
+        return mb_cli_usage(prog, sub, "no run logs given (LOG or DIR...)");
+    if (out.json && csv)
+        return mb_cli_usage(prog, sub, "--json and --csv: give one");
+    if (!m.have_comm && !m.cfit && !m.have_delta) /* one learner needs no collective model */
+        m.have_comm = 1, m.t.comm = MB_COMM_NONE;
+    if (model_resolve(&m, &err) != MB_OK)
+        return mb_cli_fail(prog, sub, &err);
+    if (isnan(target))
+        target = m.nf.target_loss;
+    if (isnan(target)) {
+        mb_error_set(&err, MB_EINVAL, "no target loss: give --target-loss (the --nfit has none)");
+        return mb_cli_fail(prog, sub, &err);
+    }
+    /* the recommendation: scale's 'enough' row, or the P = 1 optimum in range */
+    double m_rec = NAN, p_rec = 1.0;
+    if (recommend) {
+        cJSON *root;
+        if (mb_json_read(recommend, &root, &err) != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "enough");
+        int rc = cJSON_IsObject(e) ? MB_OK
+                                   : mb_error_set(&err, MB_EFORMAT, "%s: no 'enough' object (is "
+                                                  "this mbopt scale --json?)", recommend);
+        if (rc == MB_OK && (rc = mb_json_number(e, "m_opt", recommend, &m_rec, &err)) == MB_OK)
+            rc = mb_json_number(e, "procs", recommend, &p_rec, &err);
+        cJSON_Delete(root);
+        if (rc != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+    } else {
+        mb_solver_optimum_result o;
+        if (mb_solver_optimum(&m.law, &m.t, 1.0, m.m_lo, m.m_hi, &o, &err) != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+        m_rec = o.opt.m_opt;
+    }
+    glob_t g;
+    mb_fit_runs runs = {0};
+    mb_validate v = {0};
+    int rc = collect_logs(argc - optind, argv + optind, &g, &err);
+    if (rc == MB_OK)
+        rc = mb_fit_runs_read_logs((const char *const *)g.gl_pathv, g.gl_pathc, &target, 1, 1,
+                                   &runs, &err);
+    if (rc == MB_OK)
+        rc = mb_solver_validate(&m.law, &m.t, &runs, (const char *const *)g.gl_pathv,
+                                round(m_rec) > 0 ? m_rec : 1.0, p_rec, &v, &err);
+    if (rc != MB_OK) {
+        globfree(&g);
+        mb_fit_runs_free(&runs);
+        return mb_cli_fail(prog, sub, &err);
+    }
+    char verdict[512];
+    if (v.rec >= 0 && v.best >= 0)
+        snprintf(verdict, sizeof verdict,
+                 "the recommended M = %.0f (P = %g) trained in %.3g s, %.2fx the measured best "
+                 "(M = %g, %.3g s); median |error| of predicted T_C %.1f%% over %zu settings",
+                 v.rows[v.rec].batch, p_rec, v.rows[v.rec].t_median,
+                 v.ratio, v.rows[v.best].batch, v.rows[v.best].t_median,
+                 100 * v.median_abs_err, v.n_rows);
+    else
+        snprintf(verdict, sizeof verdict,
+                 "the recommended M = %.4g (P = %g) has no runs of its own yet (train M = %.0f "
+                 "to check it); median |error| of predicted T_C %.1f%% over %zu settings",
+                 m_rec, p_rec, round(m_rec), 100 * v.median_abs_err, v.n_rows);
+    if (out.json) {
+        rc = emit_json(sub, validate_json(&m, &v, verdict), &out);
+    } else {
+        mb_out o;
+        rc = mb_out_open(&o, out.output, &err);
+        if (rc == MB_OK) {
+            if (csv)
+                validate_csv(o.f, &v);
+            else
+                validate_print(o.f, &m, &v, verdict);
+            rc = mb_out_commit(&o, &err);
+        }
+        rc = rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
+    }
+    mb_validate_free(&v);
+    mb_fit_runs_free(&runs);
+    globfree(&g);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return mb_cli_usage(prog, NULL, "missing command (scale, amdahl, ps, design)");
+        return mb_cli_usage(prog, NULL, "missing command (scale, validate, amdahl, ps, design)");
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         help();
@@ -796,5 +1281,6 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "amdahl") == 0) return cmd_amdahl(argc - 1, argv + 1);
     if (strcmp(cmd, "ps") == 0) return cmd_ps(argc - 1, argv + 1);
     if (strcmp(cmd, "design") == 0) return cmd_design(argc - 1, argv + 1);
+    if (strcmp(cmd, "validate") == 0) return cmd_validate(argc - 1, argv + 1);
     return mb_cli_usage(prog, NULL, "unknown command '%s'", cmd);
 }

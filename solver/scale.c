@@ -5,17 +5,25 @@
 
 #include <math.h>
 
-int mb_solver_check_models(const mb_inverse_law *law, const mb_update_time *t, mb_error *err)
+int mb_solver_check_models(const mb_law *law, const mb_update_time *t, mb_error *err)
 {
 #define NEED(cond, name, what, v)                                                                 \
     do {                                                                                          \
         if (!(cond))                                                                              \
             return mb_error_set(err, MB_EDOM, "%s must be %s, got %g", name, what, v);           \
     } while (0)
-    NEED(isfinite(law->n_inf) && law->n_inf > 0, "n_inf", "> 0", law->n_inf);
-    NEED(isfinite(law->alpha) && law->alpha >= 0, "alpha", ">= 0", law->alpha);
+    if (law->kind == MB_LAW_INVERSE) {
+        NEED(isfinite(law->n_inf) && law->n_inf > 0, "n_inf", "> 0", law->n_inf);
+        NEED(isfinite(law->a) && law->a >= 0, "alpha", ">= 0", law->a);
+        NEED(law->b == 1.0, "the inverse law's exponent", "1", law->b);
+    } else {
+        NEED(isfinite(law->n_inf), "n_inf", "finite", law->n_inf);
+        NEED(isfinite(law->a), "a", "finite", law->a);
+        NEED(isfinite(law->b) && law->b > 0, "b", "> 0", law->b);
+    }
     NEED(isfinite(t->gamma) && t->gamma > 0, "gamma", "> 0", t->gamma);
     NEED(isfinite(t->m_t) && t->m_t > 0, "m_t", "> 0", t->m_t);
+    NEED(isfinite(t->t0) && t->t0 >= 0, "t0", ">= 0", t->t0);
     if (t->comm == MB_COMM_ALLREDUCE || t->comm == MB_COMM_PS)
         NEED(isfinite(t->delta) && t->delta >= 0, "delta", ">= 0", t->delta);
     if (t->comm == MB_COMM_ALPHA_BETA) {
@@ -28,22 +36,32 @@ int mb_solver_check_models(const mb_inverse_law *law, const mb_update_time *t, m
 }
 
 /* T_C of a fixed total mini-batch m at P learners, NAN when m < P (less than a sample each). */
-static double tc_or_nan(const mb_inverse_law *law, const mb_update_time *t, double m, double p)
+static double tc_or_nan(const mb_law *law, const mb_update_time *t, double m, double p)
 {
     double tc;
-    if (m < p || mb_model_tc(law, t, m, p, &tc) != MB_OK)
+    if (m < p || mb_model_law_tc(law, t, m, p, &tc) != MB_OK)
         return NAN;
     return tc;
 }
 
-int mb_solver_scale(const mb_inverse_law *law, const mb_update_time *t, mb_scale_options *opts,
+int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options *opts,
                     const double *procs, size_t n, mb_scale_row *rows, mb_error *err)
 {
     int rc = mb_solver_check_models(law, t, err);
     if (rc != MB_OK)
         return rc;
+    if (opts->m_lo == 0.0 && opts->m_hi == 0.0)
+        opts->m_hi = INFINITY;
+    if (opts->m_lo == 0.0)
+        opts->m_lo = 1.0;
+    if (!(opts->m_lo > 0 && opts->m_hi >= opts->m_lo))
+        return mb_error_set(err, MB_EDOM, "mini-batch range [%g, %g] is empty", opts->m_lo,
+                            opts->m_hi);
+    mb_solver_optimum_result base;
+    if ((rc = mb_solver_optimum(law, t, 1.0, opts->m_lo, opts->m_hi, &base, err)) != MB_OK)
+        return rc;
     if (opts->m_strong == 0.0)
-        opts->m_strong = t->m_t;
+        opts->m_strong = base.opt.m_opt;
     if (opts->m_weak == 0.0)
         opts->m_weak = t->m_t;
     if (!(isfinite(opts->m_strong) && opts->m_strong > 0))
@@ -53,11 +71,9 @@ int mb_solver_scale(const mb_inverse_law *law, const mb_update_time *t, mb_scale
         return mb_error_set(err, MB_EDOM, "weak-scaling mini-batch must be > 0, got %g",
                             opts->m_weak);
 
-    mb_optimum base_opt;
     double base_strong, base_weak;
-    if (mb_model_optimum(law, t, 1.0, &base_opt) != MB_OK ||
-        mb_model_tc(law, t, opts->m_strong, 1.0, &base_strong) != MB_OK ||
-        mb_model_tc(law, t, opts->m_weak, 1.0, &base_weak) != MB_OK)
+    if (mb_model_law_tc(law, t, opts->m_strong, 1.0, &base_strong) != MB_OK ||
+        mb_model_law_tc(law, t, opts->m_weak, 1.0, &base_weak) != MB_OK)
         return mb_error_set(err, MB_EDOM, "the model cannot be evaluated at P = 1");
 
     for (size_t i = 0; i < n; i++) {
@@ -66,11 +82,14 @@ int mb_solver_scale(const mb_inverse_law *law, const mb_update_time *t, mb_scale
         if (!(isfinite(p) && p >= 1.0))
             return mb_error_set(err, MB_EDOM, "learner count must be >= 1, got %g", p);
         r->procs = p;
-        if (mb_model_optimum(law, t, p, &r->opt) != MB_OK)
-            return mb_error_set(err, MB_EDOM, "the model cannot be evaluated at P = %g", p);
+        mb_solver_optimum_result o;
+        if ((rc = mb_solver_optimum(law, t, p, opts->m_lo, opts->m_hi, &o, err)) != MB_OK)
+            return rc;
+        r->opt = o.opt;
+        r->bound = o.bound;
         r->t_c_strong = tc_or_nan(law, t, opts->m_strong, p);
         r->t_c_weak = tc_or_nan(law, t, opts->m_weak * p, p);
-        r->speedup_opt = base_opt.t_c / r->opt.t_c;
+        r->speedup_opt = base.opt.t_c / r->opt.t_c;
         r->speedup_strong = base_strong / r->t_c_strong;
         r->speedup_weak = base_weak / r->t_c_weak;
         r->eff_opt = r->speedup_opt / p;
@@ -80,21 +99,22 @@ int mb_solver_scale(const mb_inverse_law *law, const mb_update_time *t, mb_scale
     return MB_OK;
 }
 
-size_t mb_solver_best_row(const mb_scale_row *rows, size_t n)
+size_t mb_solver_best_row(const mb_scale_row *rows, size_t n, double p_max)
 {
-    size_t best = 0;
-    for (size_t i = 1; i < n; i++)
-        if (rows[i].opt.t_c < rows[best].opt.t_c)
+    size_t best = n;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].procs <= p_max && (best == n || rows[i].opt.t_c < rows[best].opt.t_c))
             best = i;
-    return best;
+    return best < n ? best : 0;
 }
 
-size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack)
+size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack, double p_max)
 {
-    const double limit = rows[mb_solver_best_row(rows, n)].opt.t_c * (1.0 + slack);
-    size_t pick = mb_solver_best_row(rows, n);
+    const size_t best = mb_solver_best_row(rows, n, p_max);
+    const double limit = rows[best].opt.t_c * (1.0 + slack);
+    size_t pick = best;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].opt.t_c <= limit && rows[i].procs < rows[pick].procs)
+        if (rows[i].procs <= p_max && rows[i].opt.t_c <= limit && rows[i].procs < rows[pick].procs)
             pick = i;
     return pick;
 }

@@ -10,7 +10,8 @@
 #include "../solver/mb_solver.h"
 #include "mb_test.h"
 
-static const mb_inverse_law LAW = {1234.5, 3.21e5};
+static const mb_inverse_law INV = {1234.5, 3.21e5};
+static const mb_law LAW = {.kind = MB_LAW_INVERSE, .n_inf = 1234.5, .a = 3.21e5, .b = 1.0};
 static const mb_update_time TU = {.gamma = 2.7e-5, .m_t = 37.0, .comm = MB_COMM_ALLREDUCE,
                                   .delta = 4.1e-3};
 
@@ -26,9 +27,13 @@ static void test_scale_rows(void)
     for (size_t i = 0; i < n; i++) {
         mb_optimum o;
         double s;
-        CU_ASSERT_EQUAL(mb_model_optimum(&LAW, &TU, procs[i], &o), MB_OK);
-        CU_ASSERT_DOUBLE_EQUAL(rows[i].opt.t_c, o.t_c, 0);
-        CU_ASSERT_EQUAL(mb_model_tc(&LAW, &TU, 512, procs[i], &s), MB_OK);
+        /* the numerical optimum (no range: every M >= 1) is Perrone's closed form */
+        CU_ASSERT_EQUAL(mb_model_optimum(&INV, &TU, procs[i], &o), MB_OK);
+        CU_ASSERT_TRUE(mb_test_close(rows[i].opt.t_c, o.t_c, 1e-12));
+        CU_ASSERT_TRUE(mb_test_close(rows[i].opt.m_opt, o.m_opt, 1e-9));
+        CU_ASSERT_EQUAL(rows[i].opt.regime, o.regime);
+        CU_ASSERT_EQUAL(rows[i].bound, MB_BOUND_NONE);
+        CU_ASSERT_EQUAL(mb_model_tc(&INV, &TU, 512, procs[i], &s), MB_OK);
         if (procs[i] <= 512)
             CU_ASSERT_DOUBLE_EQUAL(rows[i].t_c_strong, s, 0);
         CU_ASSERT_TRUE(mb_test_close(rows[i].speedup_opt, rows[0].opt.t_c / o.t_c, 1e-15));
@@ -37,10 +42,16 @@ static void test_scale_rows(void)
     CU_ASSERT_DOUBLE_EQUAL(rows[0].speedup_opt, 1.0, 0);
     CU_ASSERT_TRUE(isnan(rows[5].t_c_strong)); /* 512 samples cannot feed 1000 learners */
     CU_ASSERT_FALSE(isnan(rows[4].t_c_strong));
-    size_t best = mb_solver_best_row(rows, n);
+    size_t best = mb_solver_best_row(rows, n, INFINITY);
     for (size_t i = 0; i < n; i++)
         CU_ASSERT_TRUE(rows[best].opt.t_c <= rows[i].opt.t_c);
-    size_t enough = mb_solver_enough_row(rows, n, 0.5);
+    /* rows above the learners available are never picked */
+    size_t local = mb_solver_best_row(rows, n, 3);
+    CU_ASSERT_TRUE(rows[local].procs <= 3);
+    for (size_t i = 0; i < n; i++)
+        if (procs[i] <= 3)
+            CU_ASSERT_TRUE(rows[local].opt.t_c <= rows[i].opt.t_c);
+    size_t enough = mb_solver_enough_row(rows, n, 0.5, INFINITY);
     CU_ASSERT_TRUE(rows[enough].opt.t_c <= 1.5 * rows[best].opt.t_c);
     for (size_t i = 0; i < n; i++)
         if (rows[i].procs < rows[enough].procs)
@@ -49,7 +60,7 @@ static void test_scale_rows(void)
     const double bad[] = {0.5};
     CU_ASSERT_EQUAL(mb_solver_scale(&LAW, &TU, &so, bad, 1, rows, &e), MB_EDOM);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "learner count must be >= 1"));
-    mb_inverse_law neg = {-1, 1};
+    mb_law neg = {.kind = MB_LAW_INVERSE, .n_inf = -1, .a = 1, .b = 1};
     CU_ASSERT_EQUAL(mb_solver_scale(&neg, &TU, &so, procs, n, rows, &e), MB_EDOM);
     CU_ASSERT_STRING_EQUAL(e.msg, "n_inf must be > 0, got -1");
 }
@@ -64,13 +75,33 @@ static void test_read_fits(void)
                   "{\"params\":{\"gamma\":3.3e-5,\"m_t\":24.5,\"delta\":0.002}}");
     mb_test_write(c_path, sizeof c_path, dir, "c.json",
                   "{\"params\":{\"latency_s\":2.5e-6,\"s_per_byte\":1.25e-10}}");
-    mb_inverse_law l;
+    mb_solver_nfit l;
     mb_update_time t = {0};
     int has_delta;
     mb_error e = {0};
-    CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, &l, &e), MB_OK);
-    CU_ASSERT_DOUBLE_EQUAL(l.n_inf, 812.25, 0);
-    CU_ASSERT_DOUBLE_EQUAL(l.alpha, 1.5e5, 0);
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, NULL, &l, &e), MB_OK);
+    CU_ASSERT_EQUAL(l.law.kind, MB_LAW_INVERSE); /* a file from before `best`: the inverse law */
+    CU_ASSERT_DOUBLE_EQUAL(l.law.n_inf, 812.25, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.law.a, 1.5e5, 0);
+    CU_ASSERT_TRUE(isnan(l.m_lo));
+    /* `best` names the law to optimise; `laws` holds each; converged_range bounds M */
+    mb_test_write(n_path, sizeof n_path, dir, "nb.json",
+                  "{\"params\":{\"n_inf\":91.5,\"alpha\":9874.8},\"converged_range\":[8,512],"
+                  "\"diverged_max_batch\":4,\"target_loss\":0.5,\"lr\":0.02,"
+                  "\"best\":{\"model\":\"power-law\",\"params\":{\"n_inf\":131.8,\"a\":82308.9,"
+                  "\"b\":1.7278},\"why\":\"lower AIC\"},\"laws\":{\"inverse-law\":{\"model\":"
+                  "\"inverse-law\",\"params\":{\"n_inf\":91.5,\"alpha\":9874.8}}}}");
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, NULL, &l, &e), MB_OK);
+    CU_ASSERT_EQUAL(l.law.kind, MB_LAW_POWER);
+    CU_ASSERT_DOUBLE_EQUAL(l.law.b, 1.7278, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.inverse.a, 9874.8, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.m_lo, 8, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.m_hi, 512, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.m_diverged, 4, 0);
+    CU_ASSERT_STRING_EQUAL(l.why, "lower AIC");
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, "inverse-law", &l, &e), MB_OK);
+    CU_ASSERT_EQUAL(l.law.kind, MB_LAW_INVERSE);
+    CU_ASSERT_DOUBLE_EQUAL(l.law.n_inf, 91.5, 0);
     CU_ASSERT_EQUAL(mb_solver_read_tfit(t_path, &t, &has_delta, &e), MB_OK);
     CU_ASSERT_TRUE(has_delta);
     CU_ASSERT_DOUBLE_EQUAL(t.m_t, 24.5, 0);
@@ -96,11 +127,20 @@ static void test_read_fits(void)
     CU_ASSERT_DOUBLE_EQUAL(t.delta, -1, 0);
 
     mb_test_write(bad, sizeof bad, dir, "noparams.json", "{\"n_inf\": 3}");
-    CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, &l, &e), MB_EFORMAT);
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, NULL, &l, &e), MB_EFORMAT);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no 'params' object"));
     mb_test_write(bad, sizeof bad, dir, "noalpha.json", "{\"params\":{\"n_inf\":3}}");
-    CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, &l, &e), MB_EFORMAT);
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, NULL, &l, &e), MB_EFORMAT);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "missing 'alpha'"));
+    mb_test_write(bad, sizeof bad, dir, "badrange.json",
+                  "{\"params\":{\"n_inf\":3,\"alpha\":4},\"converged_range\":[64,8]}");
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, NULL, &l, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'converged_range'"));
+    mb_test_write(bad, sizeof bad, dir, "badbest.json",
+                  "{\"params\":{\"n_inf\":3,\"alpha\":4},\"best\":{\"model\":\"power-law\","
+                  "\"params\":{\"n_inf\":3,\"a\":4}}}");
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(bad, NULL, &l, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'b'"));
     mb_test_write(bad, sizeof bad, dir, "text.json", "{\"params\":{\"gamma\":\"fast\",\"m_t\":3}}");
     CU_ASSERT_EQUAL(mb_solver_read_tfit(bad, &t, &has_delta, &e), MB_EFORMAT);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'gamma' is not a finite number"));
@@ -212,7 +252,7 @@ static void test_mbopt_scale_json(void)
     {
         double p = cJSON_GetObjectItem(row, "procs")->valuedouble;
         mb_optimum o;
-        CU_ASSERT_EQUAL(mb_model_optimum(&LAW, &TU, p, &o), MB_OK);
+        CU_ASSERT_EQUAL(mb_model_optimum(&INV, &TU, p, &o), MB_OK);
         CU_ASSERT_TRUE(mb_test_close(cJSON_GetObjectItem(row, "m_opt")->valuedouble, o.m_opt, 1e-14));
         CU_ASSERT_TRUE(mb_test_close(cJSON_GetObjectItem(row, "t_c_opt")->valuedouble, o.t_c, 1e-14));
         CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(row, "regime")->valuestring,

@@ -1,0 +1,128 @@
+/* optimum.c — the mini-batch size that minimises T_C(M, P) = N_update(M) T_update(M, P) for any
+ * N_update law mbfit fits (inverse or power law), inside the range of M that runs support.
+ *
+ * Perrone et al.'s closed forms (eq. 9-10, model/) hold for the inverse law only; the runs often
+ * support the power law better, so the optimum is found numerically: a log-spaced scan of T_C
+ * brackets the least value, and GSL's Brent root finder solves dT_C/dM = 0 inside the bracket
+ * (N' T_u + N gamma / P, exact derivatives), so the answer is as precise as the closed form
+ * (tests compare the two to 1e-9). Below the knee M_T P, T_update is flat and T_C only falls with
+ * M, so the optimum is never there unless the range ends there.
+ *
+ * Does not: decide the range (the caller passes what the runs support, or [1, inf) when asked to
+ * extrapolate), print, or read files.
+ */
+#include "mb_solver.h"
+
+#include <math.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+typedef struct tc_ctx {
+    const mb_law *law;
+    const mb_update_time *t;
+    double p;
+} tc_ctx;
+
+static double tc_at(const tc_ctx *c, double m)
+{
+    double tc;
+    return mb_model_law_tc(c->law, c->t, m, c->p, &tc) == MB_OK ? tc : INFINITY;
+}
+
+/* dT_C/dM above the knee: N'(M) T_u(M) + N(M) gamma / P. */
+static double dtc(double m, void *arg)
+{
+    const tc_ctx *c = arg;
+    double n, dn, tu;
+    if (mb_model_law_nupdate(c->law, m, &n, &dn) != MB_OK ||
+        mb_model_tupdate(c->t, m, c->p, &tu) != MB_OK)
+        return NAN;
+    return dn * tu + n * c->t->gamma / c->p;
+}
+
+/* Solves dT_C/dM = 0 in [lo, hi] (a sign change from - to +) with Brent's method. */
+static int root(tc_ctx *c, double lo, double hi, double *m)
+{
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    gsl_function f = {dtc, c};
+    int rc = s ? gsl_root_fsolver_set(s, &f, lo, hi) : GSL_ENOMEM, status = GSL_CONTINUE;
+    for (int it = 0; rc == GSL_SUCCESS && status == GSL_CONTINUE && it < 200; it++) {
+        rc = gsl_root_fsolver_iterate(s);
+        status = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
+                                        0.0, 1e-15);
+    }
+    if (rc == GSL_SUCCESS && status == GSL_SUCCESS)
+        *m = gsl_root_fsolver_root(s);
+    gsl_root_fsolver_free(s);
+    gsl_set_error_handler(old);
+    return rc == GSL_SUCCESS && status == GSL_SUCCESS ? MB_OK : MB_ESOLVER;
+}
+
+int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, double m_lo,
+                      double m_hi, mb_solver_optimum_result *out, mb_error *err)
+{
+    if (!(isfinite(p) && p >= 1.0))
+        return mb_error_set(err, MB_EDOM, "learner count must be >= 1, got %g", p);
+    if (!(m_lo > 0 && m_hi >= m_lo && !isnan(m_hi)))
+        return mb_error_set(err, MB_EDOM, "mini-batch range [%g, %g] is empty", m_lo, m_hi);
+    tc_ctx c = {law, t, p};
+    const double knee = t->m_t * p;
+    /* a range without end (extrapolation) is searched up to where N_update has long flattened */
+    const double hi = isfinite(m_hi) ? m_hi : fmax(m_lo, knee) * 1e6;
+    const double lo = fmin(fmax(m_lo, knee), hi);
+
+    /* scan: 64 points per factor of 2 is fine enough to bracket a unimodal minimum, and any
+     * second minimum the scan would miss is within 1% in M of one it sees */
+    enum { PER_OCTAVE = 64 };
+    size_t n = lo < hi ? (size_t)ceil(log2(hi / lo) * PER_OCTAVE) + 1 : 1;
+    size_t best = 0;
+    double best_tc = INFINITY, step = n > 1 ? log(hi / lo) / (double)(n - 1) : 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double v = tc_at(&c, lo * exp(step * (double)i));
+        if (v < best_tc)
+            best_tc = v, best = i;
+    }
+    if (!isfinite(best_tc))
+        return mb_error_set(err, MB_EDOM, "T_C cannot be evaluated for M in [%g, %g] at P = %g "
+                                          "(N_update or T_update is not positive there)",
+                            lo, hi, p);
+    double m = lo * exp(step * (double)best);
+    if (n > 1) {
+        double a = best > 0 ? lo * exp(step * (double)(best - 1)) : lo;
+        double b = best + 1 < n ? lo * exp(step * (double)(best + 1)) : hi;
+        double da = dtc(a, &c), db = dtc(b, &c);
+        if (da < 0 && db > 0) {
+            int rc = root(&c, a, b, &m);
+            if (rc != MB_OK)
+                return mb_error_set(err, rc, "dT_C/dM = 0: GSL's Brent solver failed in "
+                                             "[%g, %g] at P = %g", a, b, p);
+        } else if (best == 0 && da >= 0) {
+            m = lo;
+        } else if (best + 1 == n && db <= 0) {
+            m = hi;
+        }
+    }
+    mb_solver_optimum_result o = {0};
+    o.opt.m_opt = m;
+    if (mb_model_law_nupdate(law, m, &o.opt.n_update, NULL) != MB_OK ||
+        mb_model_tupdate(t, m, p, &o.opt.t_update) != MB_OK)
+        return mb_error_set(err, MB_EDOM, "T_C cannot be evaluated at M = %g, P = %g", m, p);
+    o.opt.t_c = o.opt.n_update * o.opt.t_update;
+    const double rel = 1e-9;
+    o.bound = m <= m_lo * (1 + rel) && m_lo >= knee * (1 + rel)  ? MB_BOUND_LOW
+              : isfinite(m_hi) && m >= m_hi * (1 - rel)           ? MB_BOUND_HIGH
+                                                                  : MB_BOUND_NONE;
+    if (m <= knee * (1 + rel))
+        o.opt.regime = p == 1.0 && t->t0 == 0.0 ? MB_REGIME_SINGLE : MB_REGIME_KNEE;
+    else
+        o.opt.regime = MB_REGIME_BALANCE;
+    *out = o;
+    return MB_OK;
+}
+
+const char *mb_solver_bound_name(mb_bound b)
+{
+    return b == MB_BOUND_LOW ? "low" : b == MB_BOUND_HIGH ? "high" : "none";
+}

@@ -1,0 +1,207 @@
+/* validate.c — the recommendation against its own ground truth: predicted training time
+ * T_C = N_update(M) T_update(M, P) beside the measured one for every (algorithm, P, M, learning
+ * rate) that has run logs (DESIGN.md, "Validation table").
+ *
+ * Measured training time is the `wall_s` of a run's first update whose evaluation loss reached
+ * the target: training only, evaluation excluded (mbtrain times them apart). Per group: the
+ * median over the runs that reached the target, their spread, and the median per-update time of
+ * the runs (wall_s / update over the whole run) beside the T_update model's, so that an error in
+ * T_C can be traced to N_update or to T_update. The measured best is the least median among the
+ * groups where most runs reached the target; the recommendation is checked when a group trained
+ * its M (rounded).
+ *
+ * Does not: print (mbopt does), read the fits (the caller passes the models), decide the
+ * recommendation (the caller passes it).
+ */
+#include "mb_solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+void mb_validate_free(mb_validate *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->n_rows; i++)
+        free(v->rows[i].t_runs);
+    free(v->rows);
+    memset(v, 0, sizeof *v);
+}
+
+static double median(double *x, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    gsl_sort(x, 1, n);
+    return gsl_stats_median_from_sorted_data(x, 1, n);
+}
+
+/* Same group: algorithm, learners, M, learning rate (NAN equals NAN). */
+static int same(const mb_fit_runs *r, size_t i, size_t j)
+{
+    return strcmp(r->algo[i], r->algo[j]) == 0 && r->procs[i] == r->procs[j] &&
+           r->batch[i] == r->batch[j] &&
+           (r->lr[i] == r->lr[j] || (isnan(r->lr[i]) && isnan(r->lr[j])));
+}
+
+static int row_order(const void *a, const void *b)
+{
+    const mb_validate_row *x = a, *y = b;
+    int c = strcmp(x->algo, y->algo);
+    if (c)
+        return c;
+    if (x->lr != y->lr && !(isnan(x->lr) && isnan(y->lr)))
+        return isnan(x->lr) ? -1 : isnan(y->lr) ? 1 : x->lr < y->lr ? -1 : 1;
+    if (x->procs != y->procs)
+        return x->procs < y->procs ? -1 : 1;
+    return (x->batch > y->batch) - (x->batch < y->batch);
+}
+
+/* Fills one group's measured and predicted numbers from the runs idx[0..n). */
+static int fill_row(const mb_law *law, const mb_update_time *t, const mb_fit_runs *r,
+                    const size_t *idx, size_t n, mb_validate_row *row, double *scratch)
+{
+    const size_t i0 = idx[0];
+    memset(row, 0, sizeof *row);
+    snprintf(row->algo, sizeof row->algo, "%s", r->algo[i0]);
+    row->procs = r->procs[i0];
+    row->batch = r->batch[i0];
+    row->lr = r->lr[i0];
+    row->runs = n;
+    row->t_runs = malloc(n * sizeof *row->t_runs);
+    if (!row->t_runs)
+        return MB_ENOMEM;
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = idx[j];
+        row->diverged += r->diverged[i] != 0;
+        if (!isnan(r->n_update[i * r->n_thr]) && !isnan(r->wall[i * r->n_thr])) {
+            row->t_runs[k] = r->wall[i * r->n_thr];
+            scratch[k++] = r->n_update[i * r->n_thr];
+        }
+    }
+    row->reached = k;
+    row->n_median = median(scratch, k);
+    gsl_sort(row->t_runs, 1, k);
+    row->t_median = k ? gsl_stats_median_from_sorted_data(row->t_runs, 1, k) : NAN;
+    row->t_min = k ? row->t_runs[0] : NAN;
+    row->t_max = k ? row->t_runs[k - 1] : NAN;
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++)
+        if (!isnan(r->t_step[idx[j]]))
+            scratch[m++] = r->t_step[idx[j]];
+    row->t_update_run = median(scratch, m);
+
+    row->n_pred = row->t_update_pred = row->t_pred = NAN;
+    double nu, tu;
+    if (mb_model_law_nupdate(law, row->batch, &nu, NULL) == MB_OK &&
+        mb_model_tupdate(t, row->batch, row->procs, &tu) == MB_OK) {
+        row->n_pred = nu;
+        row->t_update_pred = tu;
+        row->t_pred = nu * tu;
+    }
+    row->rel_err = (row->t_pred - row->t_median) / row->t_median;
+    row->t_update_rel_err = (row->t_update_pred - row->t_update_run) / row->t_update_run;
+    return MB_OK;
+}
+
+int mb_solver_validate(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
+                       const char *const *paths, double m_rec, double p_rec, mb_validate *out,
+                       mb_error *err)
+{
+#define WHERE(i) (paths ? paths[i] : "a log"), (paths ? ": " : ": ")
+    memset(out, 0, sizeof *out);
+    out->best = out->rec = -1;
+    out->m_rec = m_rec;
+    out->p_rec = p_rec;
+    out->ratio = out->median_abs_err = out->median_abs_tu_err = NAN;
+    if (runs->n == 0)
+        return mb_error_set(err, MB_ENODATA, "no run logs to validate against");
+    /* one network: a log of another net is not ground truth for this model */
+    for (size_t i = 1; i < runs->n; i++)
+        if (strcmp(runs->net[i], runs->net[0]) != 0)
+            return mb_error_set(err, MB_EINVAL,
+                                "%s%strains net '%s', the other logs '%s': validate one "
+                                "network's runs against its own fits",
+                                WHERE(i), runs->net[i], runs->net[0]);
+    snprintf(out->net, sizeof out->net, "%s", runs->net[0]);
+    out->target = runs->thresholds[0];
+    /* a run that stopped at another target says nothing about when it would reach this one */
+    for (size_t i = 0; i < runs->n; i++)
+        if (!isnan(runs->target[i]) && fabs(runs->target[i] - out->target) > 1e-9 * out->target)
+            return mb_error_set(err, MB_EINVAL,
+                                "%s%smetadata 'target_loss': trained to %g, not the fit's %g "
+                                "(validate runs of the fit's own target)",
+                                WHERE(i), runs->target[i], out->target);
+#undef WHERE
+
+    size_t *idx = malloc(runs->n * sizeof *idx);
+    char *used = calloc(runs->n, 1);
+    double *scratch = malloc(runs->n * sizeof *scratch);
+    out->rows = calloc(runs->n, sizeof *out->rows);
+    int rc = MB_OK;
+    if (!idx || !used || !scratch || !out->rows) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < runs->n; i++) {
+        if (used[i])
+            continue;
+        size_t n = 0;
+        for (size_t j = i; j < runs->n; j++)
+            if (!used[j] && same(runs, i, j))
+                used[j] = 1, idx[n++] = j;
+        if (fill_row(law, t, runs, idx, n, &out->rows[out->n_rows++], scratch) != MB_OK) {
+            rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    qsort(out->rows, out->n_rows, sizeof *out->rows, row_order);
+
+    size_t ne = 0, nt = 0;
+    double *tue = malloc(out->n_rows * sizeof *tue);
+    if (!tue) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < out->n_rows; i++) {
+        const mb_validate_row *r = &out->rows[i];
+        if (isfinite(r->rel_err))
+            scratch[ne++] = fabs(r->rel_err);
+        if (isfinite(r->t_update_rel_err))
+            tue[nt++] = fabs(r->t_update_rel_err);
+        /* the measured best: most of its runs reached the target, none diverged */
+        if (2 * r->reached > r->runs && r->diverged == 0 &&
+            (out->best < 0 || r->t_median < out->rows[out->best].t_median))
+            out->best = (long)i;
+        if (r->procs == p_rec && r->batch == round(m_rec) && out->rec < 0)
+            out->rec = (long)i;
+    }
+    out->median_abs_err = median(scratch, ne);
+    out->median_abs_tu_err = median(tue, nt);
+    free(tue);
+    if (out->rec >= 0 && out->best >= 0)
+        out->ratio = out->rows[out->rec].t_median / out->rows[out->best].t_median;
+    /* a recommendation no run comes near cannot be checked: say so rather than pass */
+    int near = 0;
+    for (size_t i = 0; i < out->n_rows; i++)
+        near |= out->rows[i].procs == p_rec && out->rows[i].batch >= m_rec / 2 &&
+                out->rows[i].batch <= m_rec * 2;
+    if (!near)
+        rc = mb_error_set(err, MB_ENODATA,
+                          "no run trained near the recommended M = %.4g at P = %g (nothing "
+                          "within a factor of 2): train it (mbtrain --batch %.0f) and validate "
+                          "again",
+                          m_rec, p_rec, round(m_rec));
+done:
+    free(idx);
+    free(used);
+    free(scratch);
+    if (rc != MB_OK)
+        mb_validate_free(out);
+    return rc;
+}
