@@ -131,7 +131,7 @@ static int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         mb_range r;
         rc = mb_data_parse_range(arg, "--batch-range", &r, err);
         if (rc == MB_OK) {
-            if (r.n != 2 || !(r.v[0] > 0) || !(r.v[1] >= r.v[0]))
+            if (r.n < 2 || !(r.v[0] > 0) || !(r.v[r.n - 1] >= r.v[0]))
                 rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI with "
                                                   "0 < LO <= HI", arg);
             else

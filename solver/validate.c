@@ -121,14 +121,23 @@ int mb_solver_validate(const mb_law *law, const mb_update_time *t, const mb_fit_
     out->ratio = out->median_abs_err = out->median_abs_tu_err = NAN;
     if (runs->n == 0)
         return mb_error_set(err, MB_ENODATA, "no run logs to validate against");
-    /* one network: a log of another net is not ground truth for this model */
-    for (size_t i = 1; i < runs->n; i++)
-        if (strcmp(runs->net[i], runs->net[0]) != 0)
+    /* one network: a log of another net is not ground truth for this model; the odd one out is
+     * a log whose net differs from the most common one */
+    size_t major = 0, most = 0;
+    for (size_t i = 0; i < runs->n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < runs->n; j++)
+            c += strcmp(runs->net[i], runs->net[j]) == 0;
+        if (c > most)
+            most = c, major = i;
+    }
+    for (size_t i = 0; i < runs->n; i++)
+        if (strcmp(runs->net[i], runs->net[major]) != 0)
             return mb_error_set(err, MB_EINVAL,
                                 "%s%strains net '%s', the other logs '%s': validate one "
                                 "network's runs against its own fits",
-                                WHERE(i), runs->net[i], runs->net[0]);
-    snprintf(out->net, sizeof out->net, "%s", runs->net[0]);
+                                WHERE(i), runs->net[i], runs->net[major]);
+    snprintf(out->net, sizeof out->net, "%s", runs->net[major]);
     out->target = runs->thresholds[0];
     /* a run that stopped at another target says nothing about when it would reach this one */
     for (size_t i = 0; i < runs->n; i++)

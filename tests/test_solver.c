@@ -345,6 +345,221 @@ static void test_mbopt_design(void)
     mb_test_run_free(&r);
 }
 
+
+/* ---- the numerical optimum and validation ---------------------------------------------------- */
+
+/* The power law's optimum is the least T_C on a dense grid (brute force), inside and at the ends
+ * of a range; the grid's step (1e-5 relative) bounds how close the two can be. */
+static void test_optimum_power_law(void)
+{
+    const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 131.87, .a = 82308.9, .b = 1.7279};
+    const mb_update_time t = {.gamma = 3.43e-5, .m_t = 1.0, .t0 = 4.64e-5,
+                              .comm = MB_COMM_ALLREDUCE, .delta = 3.1e-4};
+    const double ps[] = {1, 2, 7};
+    mb_error e = {0};
+    for (size_t k = 0; k < 3; k++) {
+        mb_solver_optimum_result o;
+        CU_ASSERT_EQUAL_FATAL(mb_solver_optimum(&law, &t, ps[k], 1, 4096, &o, &e), MB_OK);
+        double best = INFINITY, best_m = 0;
+        int bad = 0;
+        for (double m = 1; m <= 4096; m *= 1.00001) {
+            double tc;
+            bad |= mb_model_law_tc(&law, &t, m, ps[k], &tc) != MB_OK;
+            if (tc < best)
+                best = tc, best_m = m;
+        }
+        CU_ASSERT_FALSE(bad);
+        CU_ASSERT_TRUE(o.opt.t_c <= best * (1 + 1e-12)); /* never worse than the grid */
+        CU_ASSERT_TRUE(mb_test_close(o.opt.t_c, best, 1e-9));
+        CU_ASSERT_TRUE(mb_test_close(o.opt.m_opt, best_m, 2e-5));
+        CU_ASSERT_EQUAL(o.bound, MB_BOUND_NONE);
+        CU_ASSERT_EQUAL(o.opt.regime, MB_REGIME_BALANCE);
+    }
+    /* a range that excludes the optimum holds M at its end and says which */
+    mb_solver_optimum_result o;
+    CU_ASSERT_EQUAL(mb_solver_optimum(&law, &t, 1, 64, 512, &o, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(o.opt.m_opt, 64, 0);
+    CU_ASSERT_EQUAL(o.bound, MB_BOUND_LOW);
+    CU_ASSERT_EQUAL(mb_solver_optimum(&law, &t, 1, 2, 8, &o, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(o.opt.m_opt, 8, 0);
+    CU_ASSERT_EQUAL(o.bound, MB_BOUND_HIGH);
+    /* with the inverse law and a fixed cost t0, one learner's optimum leaves the knee:
+     * M* = sqrt(alpha t0 / (n_inf gamma)) (Perrone eq. 9 with t0 for Delta) */
+    const mb_law inv = {.kind = MB_LAW_INVERSE, .n_inf = 91.57, .a = 9874.8, .b = 1};
+    CU_ASSERT_EQUAL(mb_solver_optimum(&inv, &t, 1, 1, INFINITY, &o, &e), MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(o.opt.m_opt, sqrt(9874.8 * 4.64e-5 / (91.57 * 3.43e-5)), 1e-9));
+    mb_optimum c;
+    const mb_inverse_law il = {91.57, 9874.8};
+    CU_ASSERT_EQUAL(mb_model_optimum(&il, &t, 1, &c), MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(o.opt.t_c, c.t_c, 1e-12));
+    CU_ASSERT_EQUAL(c.regime, MB_REGIME_BALANCE);
+    CU_ASSERT_EQUAL(mb_solver_optimum(&law, &t, 1, 8, 4, &o, &e), MB_EDOM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "range [8, 4] is empty"));
+}
+
+/* Writes one synthetic run log: metadata, rows every `every` updates up to n_cross (where the
+ * eval loss first reaches the 0.5 target) with wall_s = update * step_s, or a diverged trailer. */
+static void write_log(const char *dir, const char *net, double target, int m, int seed,
+                      long n_cross, double step_s, int diverged)
+{
+    char name[64], path[512];
+    snprintf(name, sizeof name, "%s-b%d-s%d.csv", net, m, seed);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "# net=%s\n# algo=momentum\n# batch=%d\n# learners=1\n# lr=0.02\n# seed=%d\n"
+               "# target_loss=%g\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n",
+            net, m, seed, target);
+    long last = diverged ? n_cross / 2 : n_cross;
+    for (long u = 1; u <= last; u++) {
+        int eval = u == last || u % 10 == 0;
+        double l = diverged ? 2.3 : 0.5 + 0.4 * (double)(n_cross - u) / (double)n_cross;
+        if (eval)
+            fprintf(f, "%ld,0,%ld,%.9f,%.4f,%.6f,0.8\n", u, u * m, (double)u * step_s, l, l);
+        else
+            fprintf(f, "%ld,0,%ld,%.9f,%.4f,,\n", u, u * m, (double)u * step_s, l);
+    }
+    fprintf(f, "# net=%s batch=%d reached=%s diverged=%s\n", net, m, diverged ? "no" : "yes",
+            diverged ? "yes" : "no");
+    fclose(f);
+}
+
+/* validate on logs made from a known law and step time, with known errors, then end to end */
+static void test_validate(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
+    const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
+    const int ms[] = {8, 16, 32, 64, 128};
+    /* the runs take 10% longer per update than the model says at M = 128 and exactly as long
+     * elsewhere; the crossings are the law's, rounded up to the logged update */
+    for (size_t i = 0; i < 5; i++)
+        for (int seed = 0; seed < 3; seed++) {
+            double n, tu;
+            mb_model_law_nupdate(&law, ms[i], &n, NULL);
+            mb_model_tupdate(&t, ms[i], 1, &tu);
+            long nc = (long)ceil(n / 10) * 10 + 10 * seed;
+            write_log(dir, "lenet5", 0.5, ms[i], seed, nc, tu * (ms[i] == 128 ? 1.1 : 1.0), 0);
+        }
+    write_log(dir, "lenet5", 0.5, 4, 0, 400, 1e-4, 1); /* diverged: not the best, not reached */
+    mb_fit_runs runs;
+    const double target = 0.5;
+    char pat[300];
+    snprintf(pat, sizeof pat, "%s", dir);
+    mb_error e = {0};
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "ls %s/*.csv | wc -l", dir), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "16"));
+    mb_test_run_free(&r);
+    const char *paths[16];
+    char buf[16][512];
+    size_t np = 0;
+    for (size_t i = 0; i < 5; i++)
+        for (int seed = 0; seed < 3; seed++) {
+            snprintf(buf[np], sizeof buf[np], "%s/lenet5-b%d-s%d.csv", dir, ms[i], seed);
+            paths[np] = buf[np];
+            np++;
+        }
+    snprintf(buf[np], sizeof buf[np], "%s/lenet5-b4-s0.csv", dir);
+    paths[np] = buf[np];
+    np++;
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(paths, np, &target, 1, 1, &runs, &e), MB_OK);
+    CU_ASSERT_EQUAL(runs.diverged[np - 1], 1);
+    CU_ASSERT_EQUAL(runs.diverged[0], 0);
+    mb_validate v;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_validate(&law, &t, &runs, paths, 32.4, 1, &v, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(v.n_rows, 6);
+    CU_ASSERT_DOUBLE_EQUAL(v.rows[0].batch, 4, 0);
+    CU_ASSERT_EQUAL(v.rows[0].diverged, 1);
+    CU_ASSERT_EQUAL(v.rows[0].reached, 0);
+    CU_ASSERT_TRUE(isnan(v.rows[0].rel_err));
+    for (size_t i = 1; i < 6; i++) {
+        const mb_validate_row *w = &v.rows[i];
+        double n, tu;
+        mb_model_law_nupdate(&law, w->batch, &n, NULL);
+        mb_model_tupdate(&t, w->batch, 1, &tu);
+        long n_med = (long)ceil(n / 10) * 10 + 10; /* the median seed */
+        double meas = (double)n_med * tu * (w->batch == 128 ? 1.1 : 1.0);
+        CU_ASSERT_EQUAL(w->reached, 3);
+        CU_ASSERT_DOUBLE_EQUAL(w->n_median, (double)n_med, 0);
+        CU_ASSERT_TRUE(mb_test_close(w->t_median, meas, 1e-6));
+        CU_ASSERT_TRUE(mb_test_close(w->rel_err, n * tu / meas - 1, 1e-5));
+        CU_ASSERT_TRUE(mb_test_close(w->t_update_rel_err, w->batch == 128 ? 1 / 1.1 - 1 : 0, 1e-5) ||
+                       fabs(w->t_update_rel_err) < 1e-6);
+    }
+    /* the measured best: least median time among converged rows; 32 is the recommended row */
+    long best = 1;
+    for (size_t i = 1; i < 6; i++)
+        if (v.rows[i].t_median < v.rows[best].t_median)
+            best = (long)i;
+    CU_ASSERT_EQUAL(v.best, best);
+    CU_ASSERT_EQUAL_FATAL(v.rec, 3);
+    CU_ASSERT_DOUBLE_EQUAL(v.rows[v.rec].batch, 32, 0);
+    CU_ASSERT_TRUE(mb_test_close(v.ratio, v.rows[3].t_median / v.rows[best].t_median, 1e-12));
+    CU_ASSERT_TRUE(v.ratio >= 1);
+    mb_validate_free(&v);
+
+    /* a recommendation no run comes near */
+    CU_ASSERT_EQUAL(mb_solver_validate(&law, &t, &runs, paths, 700, 1, &v, &e), MB_ENODATA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no run trained near the recommended M = 700"));
+    mb_validate_free(&v);
+    mb_fit_runs_free(&runs);
+
+    /* end to end: mbfit -> mbopt validate, table, CSV and JSON; then bad input */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mkdir out && mbfit nupdate --target-loss 0.5 lenet5-b*.csv "
+                                         "--json -o n.json && mbopt validate --nfit n.json "
+                                         "--gamma 3.5e-5 --m-t 1 --t0 5e-5 . && mbopt validate "
+                                         "--nfit n.json --gamma 3.5e-5 --m-t 1 --t0 5e-5 --csv "
+                                         "-o out/v.csv . && mbopt validate --nfit n.json --gamma "
+                                         "3.5e-5 --m-t 1 --t0 5e-5 --json -o out/v.json .", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "check: the recommended M = "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# measured best"));
+    mb_test_run_free(&r);
+    char path[512];
+    snprintf(path, sizeof path, "%s/n.json", dir);
+    mb_solver_nfit nf;
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(path, NULL, &nf, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(nf.m_diverged, 4, 0);
+    CU_ASSERT_DOUBLE_EQUAL(nf.m_lo, 8, 0); /* the diverged M bounds the range */
+    CU_ASSERT_DOUBLE_EQUAL(nf.m_hi, 128, 0);
+    snprintf(path, sizeof path, "%s/out/v.json", dir);
+    cJSON *root;
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(root, "rows")), 6);
+    CU_ASSERT_TRUE(cJSON_GetArraySize(cJSON_GetObjectItem(root, "curve")) > 10);
+    CU_ASSERT_TRUE(cJSON_IsObject(cJSON_GetObjectItem(root, "measured_best")));
+    CU_ASSERT_TRUE(cJSON_IsNumber(cJSON_GetObjectItem(root, "median_abs_rel_err")));
+    cJSON_Delete(root);
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "head -n 5 %s/out/v.csv", dir), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "algo,procs,batch,lr,runs,reached,n_median,"
+                                         "t_train_median_s,t_pred_s,rel_err\nmomentum,1,4,0.02,1,0"));
+    mb_test_run_free(&r);
+
+    char arg[1024];
+    write_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
+    snprintf(arg, sizeof arg, "validate --nfit %s/n.json --gamma 1e-5 --m-t 1 %s", dir, dir);
+    expect_failure(arg, 1, "alexnet-b32-s9.csv: trains net 'alexnet'");
+    snprintf(path, sizeof path, "%s/alexnet-b32-s9.csv", dir);
+    remove(path);
+    write_log(dir, "lenet5", 0.7, 32, 9, 300, 1e-3, 0);
+    expect_failure(arg, 1, "metadata 'target_loss': trained to 0.7, not the fit's 0.5");
+    snprintf(path, sizeof path, "%s/lenet5-b32-s9.csv", dir);
+    remove(path);
+    snprintf(arg, sizeof arg, "validate --nfit %s/n.json --gamma 1e-5 --m-t 1 --batch-range "
+                              "1000:4000 %s", dir, dir);
+    expect_failure(arg, 1, "no run trained near the recommended M");
+    snprintf(arg, sizeof arg, "validate --nfit %s/out/v.csv --gamma 1e-5 --m-t 1 %s", dir, dir);
+    expect_failure(arg, 1, "v.csv");
+    snprintf(arg, sizeof arg, "validate --gamma 1e-5 --m-t 1 --n-inf 3 --alpha 4 %s", dir);
+    expect_failure(arg, 1, "no target loss");
+    expect_failure("validate --nfit n.json", 2, "no run logs given");
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_solver(void)
 {
     CU_pSuite s = CU_add_suite("solver", NULL, NULL);
@@ -355,5 +570,7 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "mbopt: help and version", test_mbopt_help) ||
            !CU_add_test(s, "mbopt scale --json", test_mbopt_scale_json) ||
            !CU_add_test(s, "mbopt amdahl and ps", test_mbopt_amdahl_ps) ||
-           !CU_add_test(s, "mbopt design", test_mbopt_design);
+           !CU_add_test(s, "mbopt design", test_mbopt_design) ||
+           !CU_add_test(s, "optimum of the power law", test_optimum_power_law) ||
+           !CU_add_test(s, "mbopt validate", test_validate);
 }
