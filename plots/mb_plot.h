@@ -91,6 +91,26 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
 int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
                  const mb_plot_options *o, mb_error *err);
 
+/* Reads the JSON of `mbopt validate --json` (predicted training time to the target against
+ * measured runs) and checks it: 'rows' (each with batch > 0, procs, lr, runs, reached, and
+ * t_train_median_s exactly when reached > 0), 'curve' (batch, t_pred_s), 'recommended' (batch;
+ * t_train_median_s and batch_run when its 'measured' is true), 'verdict' and 'target_loss' are
+ * required; measured_best, law, ratio, the error summaries, t_runs_s and every per-row time are
+ * optional or null. No time or batch may be negative. On success *root is the parsed file,
+ * owned by the caller (cJSON_Delete); otherwise *root is NULL and err names the file and the
+ * field at fault as a path into it ("rows[2].t_train_median_s"): MB_EFORMAT, MB_ENODATA for an
+ * empty 'rows', MB_EIO when it cannot be read. */
+int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err);
+
+/* Training time to the target loss against M (log2) from `mbopt validate --json`: the
+ * predicted T_C(M) curve (one per learning rate and learner count when the curve names them),
+ * each run's measured time (faint), the median per M with bars from the fastest to the slowest
+ * run, the prediction at each measured M, the measured best ringed, the recommended M as a
+ * vertical line, and the M where no run reached the target as crosses along the floor
+ * ("diverged" or "not reached"). */
+int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_options *o,
+                     mb_error *err);
+
 /* ---- the report ------------------------------------------------------------------------------ */
 
 #define MB_PLOT_REPORT_MAX_MISSING 16
