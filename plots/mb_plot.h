@@ -127,7 +127,10 @@ typedef struct mb_plot_report_info {
 } mb_plot_report_info;
 
 /* Writes OUT/report.html (atomically): one self-contained page (inline CSS, figures as base64
- * data: URIs, no scripts) with the recommendation from OUT/scale.json first, the fitted
+ * data: URIs, no scripts) that opens with the check of the recommendation against real training
+ * runs when OUT/validate.json is there (its verdict, the mb_plot_validate figure and a table of
+ * its rows; a line naming the command that writes it when it is not; never counted as missing),
+ * then the recommendation from OUT/scale.json, the fitted
  * parameters with 95% intervals (OUT/nfit.json, tfit.json, cfit.json), every figure whose inputs
  * are in OUT (drawn into OUT as NAME.png or .svg by the functions above), the inputs present and
  * missing with the stage that writes each, and OUT/commands.txt with the metadata lines of the

@@ -388,34 +388,60 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         used += (size_t)snprintf(plot + used, sizeof plot - used,
                                  ", $runs%d u 1:2 w p pt 7 ps 0.6 lc rgb '#80%s' %s"
                                  ", $med%d u 1:2:3:4 w yerrorbars pt 7 ps 1.4 lw 1.5 lc rgb '#%s' "
-                                 "t 'measured median%s%s (bars: min to max)'"
+                                 "t 'measured median%s%s'"
                                  ", $med%d u 1:5 w p pt 4 ps 1.1 lw 1.5 lc rgb '#%s' %s",
-                                 k, c, k ? "notitle" : "t 'each run'", k, c,
+                                 k, c, k ? "notitle" : "t 'each run (bars: fastest to slowest)'", k, c,
                                  s.n > 1 ? ", " : "", s.n > 1 ? label : "", k, c,
                                  k ? "notitle" : "t 'predicted at the measured M'");
     }
     /* the rows where no run reached the target: crosses on the floor of the plot, each labelled
-     * (with its series when there are several), so they need no entry in the key */
+     * (with its series when there are several), so they need no entry in the key. Labels are
+     * written across when the crosses are at least 1.2 octaves apart, else upright, and crosses
+     * at the same M are set side by side. */
+    int crowded = 0, i = 0;
     cJSON_ArrayForEach(r, rows)
     {
+        int j = 0;
+        cJSON_ArrayForEach(e, rows)
+            crowded |= j++ > i && num(r, "reached") == 0 && num(e, "reached") == 0 &&
+                       fabs(log2(num(r, "batch") / num(e, "batch"))) < 1.2;
+        i++;
+    }
+    i = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        int same = 0, j = 0; /* earlier crosses at this M */
+        cJSON_ArrayForEach(e, rows)
+            same += j++ < i && num(e, "reached") == 0 && num(e, "batch") == num(r, "batch");
+        i++;
         if (num(r, "reached") > 0)
             continue;
-        double dv = num(r, "diverged"), v[2] = {num(r, "batch"), y_mark};
+        double dv = num(r, "diverged"), x = num(r, "batch");
         int diverged = isfinite(dv) && dv > 0, k = 0;
+        const char *colour = diverged ? "b2182b" : "555555";
         while (k < s.n && !(s.lr[k] == num(r, "lr") && s.procs[k] == num(r, "procs")))
             k++;
         label[0] = '\0';
-        if (s.n > 1 && k < s.n) { /* a second line: gnuplot reads \n in double quotes */
-            label[0] = '\\';
-            label[1] = 'n';
-            series_name(&s, k, label + 2, sizeof label - 2);
+        if (s.n > 1 && k < s.n) {
+            /* a second line (gnuplot reads \n in double quotes), or a parenthesis upright */
+            snprintf(label, sizeof label, "%s", crowded ? " (" : "\\n");
+            series_name(&s, k, label + strlen(label), sizeof label - strlen(label));
+            if (crowded)
+                strncat(label, ")", sizeof label - strlen(label) - 1);
         }
-        mb_plot_cmd(p, "set label \"%s%s\" at %.17g,%.17g center offset 0,%s font ',9' "
-                       "tc rgb '#%s' noenhanced",
-                    diverged ? "diverged" : "not reached", label, v[0], y_mark,
-                    label[0] ? "1.6" : "1.1", diverged ? "b2182b" : "555555");
-        mb_plot_cmd(p, "set label at %.17g,%.17g point pt 2 ps 2 lw 2.5 lc rgb '#%s' front", v[0],
-                    y_mark, diverged ? "b2182b" : "555555");
+        double dx = 1.6 * same;
+        if (crowded)
+            mb_plot_cmd(p, "set label \"%s%s\" at %.17g,%.17g left rotate by 90 offset %g,1.1 "
+                           "font ',9' tc rgb '#%s' noenhanced",
+                        diverged ? "diverged" : "not reached", label, x, y_mark, dx - 0.3,
+                        colour);
+        else
+            mb_plot_cmd(p, "set label \"%s%s\" at %.17g,%.17g center offset %g,%s font ',9' "
+                           "tc rgb '#%s' noenhanced",
+                        diverged ? "diverged" : "not reached", label, x, y_mark, dx,
+                        label[0] ? "1.6" : "1.1", colour);
+        mb_plot_cmd(p, "set label at %.17g,%.17g point pt 2 ps 2 lw 2.5 lc rgb '#%s' offset %g,0 "
+                       "front", x, y_mark, colour, dx);
     }
     /* the measured best, ringed, and the recommended M, a vertical line */
     double bm = num(best, "batch"), bt = num(best, "t_train_median_s");
@@ -447,10 +473,16 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
                                   "measured training runs", num(root, "target_loss"));
     mb_plot_cmd(p, "set title \"%s\" noenhanced", title);
     mb_plot_cmd(p, "set grid xtics ytics mytics lc rgb '#dddddd'");
-    /* the key goes under the plot, two entries a row, in a margin made for it (gnuplot's own
+    /* the key goes under the plot, two entries a row (one when gnuplot finds the longest too
+     * wide for two: about 40 characters at this size), in a margin made for it (gnuplot's own
      * 'below' lets a tall key run into the x label) */
     int entries = curves + (s.n > 0 ? 2 : 0) + s.n + (isfinite(bm) && isfinite(bt));
-    mb_plot_cmd(p, "set bmargin %d", 4 + (entries + 1) / 2);
+    size_t longest = strlen("each run (bars: fastest to slowest)");
+    if (s.n > 1) {
+        series_name(&s, 0, label, sizeof label);
+        longest = fmax(longest, strlen("predicted, , ") + strlen(law_name) + strlen(label));
+    }
+    mb_plot_cmd(p, "set bmargin %d", 4 + (longest > 40 ? entries : (entries + 1) / 2));
     mb_plot_cmd(p, "set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 box "
                    "font ',10' samplen 2.5 width 1");
     mb_plot_cmd(p, "set logscale x 2");
