@@ -93,8 +93,8 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
     if (reached == 0 && isfinite(med))
         return mb_error_set(err, MB_EFORMAT, "%s: field '%st_train_median_s': %g, but no run "
                                              "reached the target (reached = 0)", path, where, med);
-    if ((isfinite(lo) && isfinite(med) && lo > med) || (isfinite(hi) && isfinite(med) && hi < med) ||
-        (isfinite(lo) && isfinite(hi) && lo > hi))
+    if ((isfinite(lo) && isfinite(med) && lo > med) ||
+        (isfinite(hi) && isfinite(med) && hi < med) || (isfinite(lo) && isfinite(hi) && lo > hi))
         return mb_error_set(err, MB_EFORMAT, "%s: field '%st_train_min_s': min %g, median %g and "
                                              "max %g are out of order", path, where, lo, med, hi);
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"), *t;
@@ -390,7 +390,8 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
                                  ", $med%d u 1:2:3:4 w yerrorbars pt 7 ps 1.4 lw 1.5 lc rgb '#%s' "
                                  "t 'measured median%s%s'"
                                  ", $med%d u 1:5 w p pt 4 ps 1.1 lw 1.5 lc rgb '#%s' %s",
-                                 k, c, k ? "notitle" : "t 'each run (bars: fastest to slowest)'", k, c,
+                                 k, c,
+                                 k ? "notitle" : "t 'each run (bars: fastest to slowest)'", k, c,
                                  s.n > 1 ? ", " : "", s.n > 1 ? label : "", k, c,
                                  k ? "notitle" : "t 'predicted at the measured M'");
     }
