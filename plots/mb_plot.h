@@ -91,6 +91,26 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
 int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
                  const mb_plot_options *o, mb_error *err);
 
+/* Reads the JSON of `mbopt validate --json` (predicted training time to the target against
+ * measured runs) and checks it: 'rows' (each with batch > 0, procs, lr, runs, reached, and
+ * t_train_median_s exactly when reached > 0), 'curve' (batch, t_pred_s), 'recommended' (batch;
+ * t_train_median_s and batch_run when its 'measured' is true), 'verdict' and 'target_loss' are
+ * required; measured_best, law, ratio, the error summaries, t_runs_s and every per-row time are
+ * optional or null. No time or batch may be negative. On success *root is the parsed file,
+ * owned by the caller (cJSON_Delete); otherwise *root is NULL and err names the file and the
+ * field at fault as a path into it ("rows[2].t_train_median_s"): MB_EFORMAT, MB_ENODATA for an
+ * empty 'rows', MB_EIO when it cannot be read. */
+int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err);
+
+/* Training time to the target loss against M (log2) from `mbopt validate --json`: the
+ * predicted T_C(M) curve (one per learning rate and learner count when the curve names them),
+ * each run's measured time (faint), the median per M with bars from the fastest to the slowest
+ * run, the prediction at each measured M, the measured best ringed, the recommended M as a
+ * vertical line, and the M where no run reached the target as crosses along the floor
+ * ("diverged" or "not reached"). */
+int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_options *o,
+                     mb_error *err);
+
 /* ---- the report ------------------------------------------------------------------------------ */
 
 #define MB_PLOT_REPORT_MAX_MISSING 16
@@ -107,7 +127,10 @@ typedef struct mb_plot_report_info {
 } mb_plot_report_info;
 
 /* Writes OUT/report.html (atomically): one self-contained page (inline CSS, figures as base64
- * data: URIs, no scripts) with the recommendation from OUT/scale.json first, the fitted
+ * data: URIs, no scripts) that opens with the check of the recommendation against real training
+ * runs when OUT/validate.json is there (its verdict, the mb_plot_validate figure and a table of
+ * its rows; a line naming the command that writes it when it is not; never counted as missing),
+ * then the recommendation from OUT/scale.json, the fitted
  * parameters with 95% intervals (OUT/nfit.json, tfit.json, cfit.json), every figure whose inputs
  * are in OUT (drawn into OUT as NAME.png or .svg by the functions above), the inputs present and
  * missing with the stage that writes each, and OUT/commands.txt with the metadata lines of the

@@ -6,6 +6,7 @@
  *   mbplot amdahl                Amdahl speed-up against devices for several overhead ratios
  *   mbplot step   STEP.csv       time per update against M (mbprobe step), with a fitted knee
  *   mbplot comm   COMM.csv       collective times (mbprobe comm), with the alpha-beta fit
+ *   mbplot validate VAL.json     predicted against measured training time (mbopt validate)
  *   mbplot report OUT/           every figure OUT has inputs for, and OUT/report.html
  *
  * Thin: parse options, call plots/, report. Usage errors exit 2, bad files exit 1.
@@ -34,11 +35,17 @@ static void help(void)
            "                     adds the fitted knee model\n"
            "  comm COMM.csv      collective time against bytes (from 'mbprobe comm'); --cfit\n"
            "                     FILE adds the ring alpha-beta model\n"
+           "  validate VAL.json  training time to the target loss against M: the predicted\n"
+           "                     T_C(M), every run, the measured medians (bars: min to max),\n"
+           "                     the measured best and the recommended M (from 'mbopt\n"
+           "                     validate --json')\n"
            "  report OUT/        draws every figure the pipeline folder OUT has inputs for into\n"
            "                     OUT and writes OUT/report.html: one self-contained page with the\n"
            "                     recommendation (OUT/scale.json, required), the fitted parameters,\n"
-           "                     the figures and the commands; prints its path. Missing optional\n"
-           "                     inputs are listed in the page and noted on stderr\n\n"
+           "                     the figures and the commands; prints its path. With\n"
+           "                     OUT/validate.json it opens with the check against real\n"
+           "                     training runs. Missing optional inputs are listed in the\n"
+           "                     page and noted on stderr\n\n"
            "Options of every command:\n"
            "  -o, --output FILE  the image to write (default: COMMAND.png or .svg; not for\n"
            "                     report, which writes into OUT)\n"
@@ -54,7 +61,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return mb_cli_usage("mbplot", NULL,
-                            "missing command (scale, tc, nupdate, amdahl, step, comm, report)");
+                            "missing command (scale, tc, nupdate, amdahl, step, comm, "
+                                                "validate, report)");
     const char *sub = argv[1];
     if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
         help();
@@ -65,7 +73,7 @@ int main(int argc, char **argv)
         return 0;
     }
     static const char *const subs[] = {"scale", "tc", "nupdate", "amdahl", "step", "comm",
-                                       "report", NULL};
+                                       "validate", "report", NULL};
     int known = 0;
     for (int i = 0; subs[i]; i++)
         known |= !strcmp(sub, subs[i]);
@@ -169,6 +177,8 @@ int main(int argc, char **argv)
         rc = mb_plot_step(in, tfit, out, &po, &err);
     else if (!strcmp(sub, "comm"))
         rc = mb_plot_comm(in, cfit, out, &po, &err);
+    else if (!strcmp(sub, "validate"))
+        rc = mb_plot_validate(in, out, &po, &err);
     else {
         mb_range r;
         rc = mb_data_parse_range(ratios, "--overhead-ratio", &r, &err);

@@ -1,5 +1,7 @@
 /* report.c — `mbplot report OUT/`: one self-contained HTML page from the folder the pipeline
- * fills (make run): the recommendation first (from scale.json), the fitted parameters with their
+ * fills (make run): the check of the recommendation against real training runs first when
+ * validate.json is there (mbopt validate --json: its verdict, figure and table), then the
+ * recommendation (from scale.json), the fitted parameters with their
  * 95% intervals (nfit/tfit/cfit JSON), every figure there are inputs for (drawn into OUT by the
  * mb_plot_* functions and embedded as base64 data: URIs), and the command lines that produced
  * every number.
@@ -123,7 +125,11 @@ static const char CSS[] =
     ".missing{color:#a33;font-weight:600}.present{color:#262}"
     "pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow-x:auto;font-size:.85em}"
     "figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #ddd}"
-    "figcaption{color:#444;font-size:.95em;margin-top:.3em}";
+    "figcaption{color:#444;font-size:.95em;margin-top:.3em}"
+    ".verdict{font-size:1.15em;background:#fff7e6;border-left:6px solid #d98e04;padding:.8em 1em}"
+    "#validation-rows{font-size:.88em}#validation-rows td{white-space:nowrap}"
+    "tr.row-rec td{background:#fdecec}tr.row-best td{background:#eef7ee}"
+    ".tag{font-size:.85em;color:#555}";
 
 /* The recommendation, from scale.json's "enough" row (the fewest learners within the slack of
  * the fastest) and "best" row, and the target loss from nfit.json when present. */
@@ -222,7 +228,8 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
 }
 
 /* The inputs present and missing, with the stage that writes each missing one. */
-static void write_inputs(FILE *f, const char *out_dir, const int *present, size_t n_runs)
+static void write_inputs(FILE *f, const char *out_dir, const int *present, size_t n_runs,
+                         int have_validate)
 {
     fputs("<section id=\"inputs\">\n<h2>Inputs</h2>\n<table>\n<tr><th>file</th><th>written by"
           "</th><th>status</th></tr>\n<tr><td>scale.json</td><td>mbopt scale --json</td><td "
@@ -247,6 +254,11 @@ static void write_inputs(FILE *f, const char *out_dir, const int *present, size_
         }
         fputs("</td></tr>\n", f);
     }
+    /* optional and not among the missing inputs: a pipeline without a check is complete */
+    fprintf(f, "<tr><td>validate.json</td><td>mbopt validate --json (optional)</td>%s</tr>\n",
+            have_validate ? "<td class=\"present\">present</td>"
+                          : "<td>not run: the report has no check against real training runs"
+                            "</td>");
     fputs("</table>\n<p>Folder: <code>", f);
     esc(f, out_dir);
     fputs("</code></p>\n</section>\n", f);
@@ -399,6 +411,7 @@ static int write_meta(FILE *f, const char *path, const char *label)
     return any;
 }
 
+
 /* ---- the report ---------------------------------------------------------------------------- */
 
 /* A figure to draw when its input is present. */
@@ -435,13 +448,23 @@ static const figure FIGURES[] = {
 };
 #define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
 
-/* Draws figure k into path; errors name the input file. */
-static int draw(size_t k, const char *out_dir, const char *path, const mb_plot_options *o,
-                double max_procs, mb_error *err)
+/* The check against real runs: drawn apart from FIGURES, inside its own section. */
+static const figure VALIDATE_FIGURE = {
+    "validate", "validate.json",
+    "Training time to reach the target loss against the mini-batch size M: the predicted "
+    "T<sub>C</sub>(M) = N<sub>update</sub>(M) T<sub>update</sub>(M) (line), every training run "
+    "(faint dots), the measured median per M with bars from the fastest to the slowest run, the "
+    "prediction at each measured M (open squares), the measured best (ringed) and the "
+    "recommended M (dashed). Crosses along the floor mark the M where no run reached the "
+    "target."};
+
+/* Draws figure fig into path; errors name the input file. */
+static int draw(const figure *fig, const char *out_dir, const char *path,
+                const mb_plot_options *o, double max_procs, mb_error *err)
 {
     char in[4096], extra[4096];
-    path_join(in, sizeof in, out_dir, FIGURES[k].input);
-    const char *name = FIGURES[k].name;
+    path_join(in, sizeof in, out_dir, fig->input);
+    const char *name = fig->name;
     mb_error e = {0};
     int rc;
     if (!strcmp(name, "nupdate"))
@@ -453,6 +476,8 @@ static int draw(size_t k, const char *out_dir, const char *path, const mb_plot_o
         rc = mb_plot_tc(in, 5, path, o, &e);
     else if (!strcmp(name, "scale"))
         rc = mb_plot_scale(in, path, o, &e);
+    else if (!strcmp(name, "validate"))
+        rc = mb_plot_validate(in, path, o, &e);
     else if (!strcmp(name, "amdahl"))
         rc = mb_plot_amdahl(AMDAHL_RATIOS, sizeof AMDAHL_RATIOS / sizeof AMDAHL_RATIOS[0],
                             max_procs >= 2 ? max_procs : 64, path, o, &e);
@@ -467,6 +492,145 @@ static int draw(size_t k, const char *out_dir, const char *path, const mb_plot_o
         return mb_error_set(err, rc, "%s: nothing to draw (%s)", in, e.msg);
     return mb_error_set(err, rc, "%s", e.msg);
 }
+
+/* A time in seconds for a table cell, or a dash. */
+static void cell_time(FILE *f, double v, double scale, const char *unit)
+{
+    if (isfinite(v))
+        fprintf(f, "<td class=\"n\">%.3g %s</td>", v * scale, unit);
+    else
+        fputs("<td class=\"n\">&ndash;</td>", f);
+}
+
+/* A relative error (pred - measured) / measured as a signed percentage, or a dash. */
+static void cell_err(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "<td class=\"n\">%+.1f%%</td>", 100 * v);
+    else
+        fputs("<td class=\"n\">&ndash;</td>", f);
+}
+
+/* Whether row r is the setting of point o (measured_best or recommended, whose M is `batch_key`):
+ * same M, and the same lr and P where o gives them. */
+static int same_setting(const cJSON *r, const cJSON *o, const char *batch_key)
+{
+    double lr = num(o, "lr"), procs = num(o, "procs");
+    return o && num(r, "batch") == num(o, batch_key) &&
+           (!isfinite(lr) || num(r, "lr") == lr) && (!isfinite(procs) || num(r, "procs") == procs);
+}
+
+/* The check of the recommendation against real training runs (validate.json, read and checked
+ * by mb_plot_read_validate): the verdict, a summary, the figure at fig_path and the table. */
+static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
+                            mb_plot_format format, mb_error *err)
+{
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(val, "recommended");
+    const cJSON *best = cJSON_GetObjectItemCaseSensitive(val, "measured_best");
+    const cJSON *law = cJSON_GetObjectItemCaseSensitive(val, "law");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(val, "rows"), *r;
+    const int measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "measured"));
+    fputs("<section id=\"validation\">\n<h2>Check: the recommendation against real training "
+          "runs</h2>\n<p class=\"verdict\" id=\"verdict\">", f);
+    esc(f, str(val, "verdict"));
+    fputs("</p>\n<p>", f);
+    fprintf(f, "Target loss %g. ", num(val, "target_loss"));
+    if (str(law, "model")) {
+        fputs("Predictions use the <code>", f);
+        esc(f, str(law, "model"));
+        fputs("</code> law", f);
+        if (str(law, "why")) {
+            fputs(" (", f);
+            esc(f, str(law, "why"));
+            fputs(")", f);
+        }
+        fputs(". ", f);
+    }
+    fputs("The recommended M = ", f);
+    shown(f, "val-rec-m", "%.4g", num(rec, "batch"));
+    if (measured) {
+        if (num(rec, "batch_run") != num(rec, "batch")) {
+            fputs(" was run as M = ", f);
+            shown(f, "val-rec-run", "%g", num(rec, "batch_run"));
+            fputs(", which", f);
+        }
+        fputs(" trained in ", f);
+        shown(f, "val-rec-t", "%.3g", num(rec, "t_train_median_s"));
+        fputs(" s (median)", f);
+        if (isfinite(num(best, "t_train_median_s"))) {
+            fputs(" against ", f);
+            shown(f, "val-best-t", "%.3g", num(best, "t_train_median_s"));
+            fputs(" s for the measured best, M = ", f);
+            shown(f, "val-best-m", "%g", num(best, "batch"));
+        }
+        if (isfinite(num(val, "ratio"))) {
+            fputs(": ", f);
+            shown(f, "val-ratio", "%.2f", num(val, "ratio"));
+            fputs("&times; the best", f);
+        }
+        fputs(". ", f);
+    } else {
+        fputs(" was not among the settings run, so this check compares the prediction with the "
+              "runs at their own M only. ", f);
+    }
+    if (isfinite(num(val, "median_abs_rel_err"))) {
+        fputs("Predicted T<sub>C</sub> is off by a median of ", f);
+        shown(f, "val-err", "%.1f", 100 * num(val, "median_abs_rel_err"));
+        fputs("%", f);
+        if (isfinite(num(val, "t_update_median_abs_rel_err"))) {
+            fputs("; predicted T<sub>update</sub> by ", f);
+            shown(f, "val-tupdate-err", "%.1f", 100 * num(val, "t_update_median_abs_rel_err"));
+            fputs("%", f);
+        }
+        fputs(".", f);
+    }
+    fputs("</p>\n", f);
+    int rc = write_figure(f, fig_path, VALIDATE_FIGURE.name, format, VALIDATE_FIGURE.caption, err);
+    if (rc != MB_OK)
+        return rc;
+    fputs("<table id=\"validation-rows\">\n<tr><th>M</th><th>lr</th><th>P</th>"
+          "<th>runs reached</th><th>measured T<sub>C</sub>: median (min&ndash;max)</th>"
+          "<th>predicted T<sub>C</sub></th><th>error</th><th>T<sub>update</sub> measured</th>"
+          "<th>T<sub>update</sub> predicted</th><th>error</th></tr>\n", f);
+    cJSON_ArrayForEach(r, rows)
+    {
+        int is_rec = measured && same_setting(r, rec, "batch_run");
+        int is_best = same_setting(r, best, "batch");
+        fprintf(f, "<tr%s><td class=\"n\">%g", is_rec ? " class=\"row-rec\"" : is_best ?
+                " class=\"row-best\"" : "", num(r, "batch"));
+        if (is_rec)
+            fputs(" <span class=\"tag\">recommended</span>", f);
+        if (is_best)
+            fputs(" <span class=\"tag\">measured best</span>", f);
+        fprintf(f, "</td><td class=\"n\">%g</td><td class=\"n\">%g</td><td class=\"n\">%g / %g"
+                   "</td>", num(r, "lr"), num(r, "procs"), num(r, "reached"), num(r, "runs"));
+        double med = num(r, "t_train_median_s"), div = num(r, "diverged");
+        if (isfinite(med)) {
+            fprintf(f, "<td class=\"n\">%.3g s", med);
+            if (isfinite(num(r, "t_train_min_s")) && isfinite(num(r, "t_train_max_s")))
+                fprintf(f, " (%.3g&ndash;%.3g)", num(r, "t_train_min_s"),
+                        num(r, "t_train_max_s"));
+            fputs("</td>", f);
+        } else if (isfinite(div) && div > 0) {
+            fprintf(f, "<td class=\"missing\">not reached: %g of %g diverged</td>", div,
+                    num(r, "runs"));
+        } else {
+            fputs("<td class=\"missing\">not reached</td>", f);
+        }
+        cell_time(f, num(r, "t_pred_s"), 1, "s");
+        cell_err(f, num(r, "rel_err"));
+        cell_time(f, num(r, "t_update_run_s"), 1e3, "ms");
+        cell_time(f, num(r, "t_update_pred_s"), 1e3, "ms");
+        cell_err(f, num(r, "t_update_rel_err"));
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n<p>Error is (predicted &minus; measured) / measured: negative means the "
+          "model promised less time than the runs took. T<sub>C</sub> is the training time to "
+          "the target loss, without evaluation; T<sub>update</sub> is the time per update in "
+          "those runs against the fitted update-time model.</p>\n</section>\n", f);
+    return MB_OK;
+}
+
 
 /* Reads OUT/name as JSON when it exists (*root NULL when it does not). */
 static int read_optional_json(const char *out_dir, const char *name, cJSON **root, mb_error *err)
@@ -491,7 +655,7 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     if (!exists(path))
         return mb_error_set(err, MB_EIO, "%s: missing; the report needs the recommendation "
                                          "('mbopt scale --json -o %s')", path, path);
-    cJSON *scale = NULL, *nfit = NULL, *tfit = NULL, *cfit = NULL;
+    cJSON *scale = NULL, *nfit = NULL, *tfit = NULL, *cfit = NULL, *val = NULL;
     int rc = mb_json_read(path, &scale, err);
     if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(scale, "rows")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
@@ -502,6 +666,10 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         rc = read_optional_json(out_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
         rc = read_optional_json(out_dir, "cfit.json", &cfit, err);
+    char val_path[4096], val_fig[4096];
+    path_join(val_path, sizeof val_path, out_dir, "validate.json");
+    if (rc == MB_OK && exists(val_path))
+        rc = mb_plot_read_validate(val_path, &val, err);
 
     /* which inputs are here */
     int present[N_INPUTS];
@@ -525,6 +693,13 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         max_procs = fmax(max_procs, num(r, "procs"));
     const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
     int drawn[N_FIGURES] = {0};
+    {
+        char name[64];
+        snprintf(name, sizeof name, "%s.%s", VALIDATE_FIGURE.name, ext);
+        path_join(val_fig, sizeof val_fig, out_dir, name);
+        if (rc == MB_OK && val)
+            rc = draw(&VALIDATE_FIGURE, out_dir, val_fig, o, max_procs, err);
+    }
     for (size_t k = 0; rc == MB_OK && k < N_FIGURES; k++) {
         char in[4096], name[64];
         path_join(in, sizeof in, out_dir, FIGURES[k].input);
@@ -532,7 +707,7 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
             continue;
         snprintf(name, sizeof name, "%s.%s", FIGURES[k].name, ext);
         path_join(path, sizeof path, out_dir, name);
-        rc = draw(k, out_dir, path, o, max_procs, err);
+        rc = draw(&FIGURES[k], out_dir, path, o, max_procs, err);
         drawn[k] = rc == MB_OK;
     }
 
@@ -554,6 +729,19 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
             CSS);
     esc(f, out_dir);
     fprintf(f, " &middot; written %s by mbplot report (mbkit %s)</p>\n", date, mb_version());
+    if (val) {
+        if ((rc = write_validation(f, val, val_fig, o->format, err)) != MB_OK) {
+            mb_out_abort(&out);
+            goto done;
+        }
+        info->figures++;
+    } else {
+        fputs("<p class=\"missing\" id=\"no-validation\">Not yet checked against real training "
+              "runs: there is no validate.json here. <code>mbopt validate --json -o ", f);
+        esc(f, val_path);
+        fputs("</code> (inputs: see <code>mbopt validate --help</code>) writes it, and the report "
+              "then opens with the check.</p>\n", f);
+    }
     path_join(path, sizeof path, out_dir, "scale.json");
     if ((rc = write_recommendation(f, scale, path, nfit, out_dir, info->n_missing, err)) != MB_OK) {
         mb_out_abort(&out);
@@ -578,7 +766,7 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         info->figures++;
     }
     fputs("</section>\n", f);
-    write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0);
+    write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0, val != NULL);
 
     fputs("<section id=\"reproduce\">\n<h2>How to reproduce</h2>\n", f);
     path_join(path, sizeof path, out_dir, "commands.txt");
@@ -617,6 +805,7 @@ done:
     cJSON_Delete(nfit);
     cJSON_Delete(tfit);
     cJSON_Delete(cfit);
+    cJSON_Delete(val);
     if (rc != MB_OK)
         info->path[0] = '\0';
     return rc;

@@ -3,6 +3,7 @@
  * line and a non-zero exit with nothing left behind.
  */
 #include <CUnit/CUnit.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,6 +405,10 @@ static void test_report_missing(void)
     }
     CU_ASSERT_PTR_NOT_NULL(strstr(html, "8 inputs of the pipeline are missing"));
     CU_ASSERT_EQUAL(embedded(html, "image/png", PNG_SIG, PNG_END, 8), 3); /* tc, scale, amdahl */
+    /* no check against real runs: one line says so and names the command */
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"no-validation\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "mbopt validate --json -o "));
+    CU_ASSERT_PTR_NULL(strstr(html, "id=\"validation\""));
     /* this model recommends more than one learner */
     CU_ASSERT_TRUE(data_value(html, "rec-procs") > 1);
     free(html);
@@ -458,11 +463,211 @@ static void test_report_missing(void)
     mb_test_rmdir(dir);
 }
 
+/* ---- mbplot validate and the report's check ------------------------------------------------ */
+
+#define VALIDATE_FIXTURE MB_TEST_SRC "/tests/fixtures/plots/validate.json"
+
+/* The fixture with one change: the field at `where` (an object path of one or two keys, and an
+ * optional row index >= 0 into 'rows' first) replaced by `value` (NULL deletes it); written to
+ * dir/name, its path in buf. */
+static void fixture_with(char *buf, size_t n, const char *dir, const char *name, int row,
+                         const char *key1, const char *key2, cJSON *value)
+{
+    cJSON *root;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(VALIDATE_FIXTURE, &root, &e), MB_OK);
+    cJSON *o = row >= 0 ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "rows"), row)
+                        : root;
+    const char *key = key1;
+    if (key2) {
+        o = cJSON_GetObjectItemCaseSensitive(o, key1);
+        key = key2;
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    if (value && !cJSON_ReplaceItemInObjectCaseSensitive(o, key, value))
+        cJSON_AddItemToObject(o, key, value);
+    else if (!value)
+        cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+    snprintf(buf, n, "%s/%s", dir, name);
+    CU_ASSERT_EQUAL(mb_json_write(buf, root, &e), MB_OK);
+    cJSON_Delete(root);
+}
+
+static void test_validate_figure(void)
+{
+    char dir[256], out[600], path[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    /* the command, with its default name and with -o, PNG and SVG */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbplot validate %s && mbplot validate %s "
+                                         "--format svg -o v.svg", dir, VALIDATE_FIXTURE,
+                                     VALIDATE_FIXTURE), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "validate.png\nv.svg\n");
+    mb_test_run_free(&r);
+    snprintf(out, sizeof out, "%s/validate.png", dir);
+    CU_ASSERT_TRUE(is_png(out));
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "grep -c 'recommended M = 24.6 (run at M = 32)' %s/v.svg",
+                               dir), 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "1\n"); /* the vertical line's label */
+    mb_test_run_free(&r);
+
+    /* the recommended M not among the runs: no batch_run, no measured time, no ratio, and no
+     * measured best either */
+    mb_plot_options o;
+    mb_plot_options_init(&o);
+    mb_error e = {0};
+    cJSON *root;
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(VALIDATE_FIXTURE, &root, &e), MB_OK);
+    cJSON *rec = cJSON_GetObjectItemCaseSensitive(root, "recommended");
+    cJSON_ReplaceItemInObjectCaseSensitive(rec, "measured", cJSON_CreateFalse());
+    cJSON_DeleteItemFromObjectCaseSensitive(rec, "batch_run");
+    cJSON_DeleteItemFromObjectCaseSensitive(rec, "t_train_median_s");
+    cJSON_ReplaceItemInObjectCaseSensitive(root, "ratio", cJSON_CreateNull());
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "measured_best");
+    snprintf(path, sizeof path, "%s/unmeasured.json", dir);
+    CU_ASSERT_EQUAL_FATAL(mb_json_write(path, root, &e), MB_OK);
+    cJSON_Delete(root);
+    snprintf(out, sizeof out, "%s/unmeasured.png", dir);
+    CU_ASSERT_EQUAL(mb_plot_validate(path, out, &o, &e), MB_OK);
+    CU_ASSERT_TRUE(is_png(out));
+
+    /* bad data: exit 1, one line naming the file and the field, no image left behind */
+    static const struct {
+        int row;
+        const char *key1, *key2;
+        double value; /* NAN: delete the field; INFINITY: null */
+        const char *needle;
+    } bad[] = {
+        {-1, "rows", NULL, NAN, "field 'rows': missing"},
+        {1, "t_train_median_s", NULL, -2.7624, "field 'rows[1].t_train_median_s': must be >= 0"},
+        {2, "batch", NULL, -32, "field 'rows[2].batch': must be > 0"},
+        {3, "t_train_median_s", NULL, INFINITY, "field 'rows[3].t_train_median_s': null"},
+        {7, "t_train_median_s", NULL, 11.73, "no run reached the target (reached = 0)"},
+        {4, "reached", NULL, 6, "field 'rows[4].reached': 6 of 5 runs"},
+        {0, "t_train_min_s", NULL, 4.91, "field 'rows[0].t_train_min_s': min 4.91"},
+        {-1, "recommended", "batch_run", NAN, "field 'recommended.batch_run': missing"},
+        {-1, "recommended", "batch", -24.6, "field 'recommended.batch': must be > 0"},
+        {-1, "target_loss", NULL, NAN, "field 'target_loss': missing"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *v = isnan(bad[i].value)      ? NULL
+                   : isinf(bad[i].value)    ? cJSON_CreateNull()
+                                            : cJSON_CreateNumber(bad[i].value);
+        fixture_with(path, sizeof path, dir, "bad.json", bad[i].row, bad[i].key1, bad[i].key2,
+                     v);
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbplot validate bad.json -o bad.png", dir),
+                              0);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "bad.json: "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, bad[i].needle));
+        if (!strstr(r.err, bad[i].needle))
+            fprintf(stderr, "\n  case %zu: got: %s", i, r.err);
+        CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+        mb_test_run_free(&r);
+        struct stat st;
+        snprintf(out, sizeof out, "%s/bad.png", dir);
+        CU_ASSERT_NOT_EQUAL(stat(out, &st), 0);
+    }
+    /* a negative time inside the runs' list, and an empty rows array */
+    mb_test_write(path, sizeof path, dir, "bad.json",
+                  "{\"target_loss\":0.437,\"verdict\":\"v\",\"curve\":[],\"recommended\":"
+                  "{\"batch\":24.6},\"rows\":[{\"batch\":8,\"procs\":1,\"lr\":0.0173,\"runs\":2,"
+                  "\"reached\":2,\"t_train_median_s\":4.45,\"t_runs_s\":[4.3,-4.6]}]}");
+    CU_ASSERT_EQUAL(mb_plot_read_validate(path, &root, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NULL(root);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "field 'rows[0].t_runs_s[1]'"));
+    mb_test_write(path, sizeof path, dir, "bad.json",
+                  "{\"target_loss\":0.437,\"verdict\":\"v\",\"curve\":[],\"recommended\":"
+                  "{\"batch\":24.6},\"rows\":[]}");
+    CU_ASSERT_EQUAL(mb_plot_read_validate(path, &root, &e), MB_ENODATA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "field 'rows': empty"));
+    mb_test_rmdir(dir);
+}
+
+/* A folder with scale.json and validate.json: the report opens with the check. */
+static void test_report_validate(void)
+{
+    char dir[256], path[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --n-inf 950 --alpha 2.2e5 --gamma 3e-5 "
+                                         "--m-t 24 --delta 3e-3 --procs 1:256 --json -o "
+                                         "%s/scale.json && cp %s %s/", dir, VALIDATE_FIXTURE,
+                                     dir), 0);
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot report %s", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NULL(strstr(r.err, "validate.json")); /* optional: never noted as missing */
+    mb_test_run_free(&r);
+    char *html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    /* the check comes first, before the recommendation */
+    const char *check = strstr(html, "<section id=\"validation\">");
+    const char *rec = strstr(html, "<section id=\"recommendation\">");
+    CU_ASSERT_PTR_NOT_NULL(check);
+    CU_ASSERT_TRUE(check && rec && check < rec);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "Check: the recommendation against real training runs"));
+    CU_ASSERT_PTR_NULL(strstr(html, "id=\"no-validation\""));
+    /* the verdict as the file gives it, the ratio to the last bit, and the figure embedded */
+    cJSON *val;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(VALIDATE_FIXTURE, &val, &e), MB_OK);
+    char needle[512];
+    snprintf(needle, sizeof needle, "id=\"verdict\">%s</p>",
+             cJSON_GetObjectItemCaseSensitive(val, "verdict")->valuestring);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, needle));
+    CU_ASSERT_EQUAL(data_value(html, "val-ratio"),
+                    cJSON_GetObjectItemCaseSensitive(val, "ratio")->valuedouble);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"fig-validate\">"));
+    CU_ASSERT_EQUAL(embedded(html, "image/png", PNG_SIG, PNG_END, 8), 4); /* + tc, scale, amdahl */
+    /* the table: one row per validation row, reached and not reached */
+    const char *tab = strstr(html, "<table id=\"validation-rows\">");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tab);
+    const char *end = strstr(tab, "</table>");
+    int trs = 0;
+    for (const char *q = strstr(tab, "<tr"); q && q < end; q = strstr(q + 1, "<tr"))
+        trs++;
+    CU_ASSERT_EQUAL(trs, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(val, "rows")) + 1);
+    cJSON_Delete(val);
+    const char *const rows[] = {
+        "<td class=\"n\">4.45 s (4.3&ndash;5.05)</td><td class=\"n\">4.27 s</td>"
+        "<td class=\"n\">-4.1%</td><td class=\"n\">1.81 ms</td><td class=\"n\">1.81 ms</td>",
+        "<tr class=\"row-rec\"><td class=\"n\">32 <span class=\"tag\">recommended</span>",
+        "<tr class=\"row-best\"><td class=\"n\">24 <span class=\"tag\">measured best</span>",
+        "<td class=\"n\">0 / 3</td><td class=\"missing\">not reached: 3 of 3 diverged</td>",
+        "<td class=\"n\">0 / 3</td><td class=\"missing\">not reached</td>",
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *q = strstr(tab, rows[i]);
+        CU_ASSERT_TRUE(q && q < end);
+    }
+    free(html);
+
+    /* a bad validate.json stops the report, naming the file and the field */
+    fixture_with(path, sizeof path, dir, "validate.json", 5, "t_train_max_s", NULL,
+                 cJSON_CreateNumber(-5.37));
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    remove(path);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot report %s", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "validate.json: field 'rows[5].t_train_max_s': must "
+                                         "be >= 0"));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+    mb_test_run_free(&r);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_plots(void)
 {
     CU_pSuite s = CU_add_suite("plots", NULL, NULL);
     return !s || !CU_add_test(s, "figures render", test_figures_render) ||
            !CU_add_test(s, "errors", test_plot_errors) ||
            !CU_add_test(s, "report on the pipeline's folder", test_report_full) ||
-           !CU_add_test(s, "report with missing inputs", test_report_missing);
+           !CU_add_test(s, "report with missing inputs", test_report_missing) ||
+           !CU_add_test(s, "validate figure and its errors", test_validate_figure) ||
+           !CU_add_test(s, "report opens with the check against runs", test_report_validate);
 }

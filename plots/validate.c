@@ -1,0 +1,513 @@
+/* validate.c — the check of a recommendation against real training runs, as `mbopt validate
+ * --json` writes it: the reader that checks the file (for the figure and the report alike) and
+ * the figure, predicted time to the target T_C(M) against the measured one.
+ *
+ * What it does not do: compute a prediction or a median (every number is the file's own), or
+ * read the CSV twin of the file (validate.csv), which lacks the curve and the spread of runs.
+ */
+#include "mb_plot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the reader ---------------------------------------------------------------------------- */
+
+/* What a field may hold. */
+enum {
+    F_REQUIRED = 1, /* absent is an error */
+    F_NULL = 2,     /* null is allowed (read as NaN) */
+    F_POS = 4,      /* must be > 0 */
+    F_NONNEG = 8,   /* must be >= 0 */
+    F_INT = 16      /* must be a whole number */
+};
+
+/* Reads object[key] into *v as the flags allow (NaN when absent or null and allowed); an error
+ * names the file and the field as a path into the file, `where` + key ("rows[2].batch"). */
+static int field(const cJSON *o, const char *where, const char *key, int flags, const char *path,
+                 double *v, mb_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = NAN;
+    if (!item || cJSON_IsNull(item)) {
+        if (!item && !(flags & F_REQUIRED))
+            return MB_OK;
+        if (item && (flags & F_NULL))
+            return MB_OK;
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': %s", path, where, key,
+                            item ? "null, a number is needed here" : "missing");
+    }
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': not a finite number", path, where,
+                            key);
+    double x = item->valuedouble;
+    if ((flags & F_POS) && !(x > 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': must be > 0, got %g", path, where,
+                            key, x);
+    if ((flags & F_NONNEG) && !(x >= 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': must be >= 0, got %g", path,
+                            where, key, x);
+    if ((flags & F_INT) && x != floor(x))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': must be a whole number, got %g",
+                            path, where, key, x);
+    *v = x;
+    return MB_OK;
+}
+
+/* One row of the validation table. */
+static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
+{
+    char where[32];
+    snprintf(where, sizeof where, "rows[%d].", i);
+    if (!cJSON_IsObject(r))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'rows[%d]': not an object", path, i);
+    double batch, procs, lr, runs, reached, diverged, med, lo, hi, x;
+    int rc;
+    if ((rc = field(r, where, "batch", F_REQUIRED | F_POS, path, &batch, err)) ||
+        (rc = field(r, where, "procs", F_REQUIRED | F_POS | F_INT, path, &procs, err)) ||
+        (rc = field(r, where, "lr", F_REQUIRED | F_POS, path, &lr, err)) ||
+        (rc = field(r, where, "runs", F_REQUIRED | F_NONNEG | F_INT, path, &runs, err)) ||
+        (rc = field(r, where, "reached", F_REQUIRED | F_NONNEG | F_INT, path, &reached, err)) ||
+        (rc = field(r, where, "diverged", F_NULL | F_NONNEG | F_INT, path, &diverged, err)) ||
+        (rc = field(r, where, "t_pred_s", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = field(r, where, "n_pred", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = field(r, where, "n_median", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = field(r, where, "rel_err", F_NULL, path, &x, err)) ||
+        (rc = field(r, where, "t_update_run_s", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = field(r, where, "t_update_pred_s", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = field(r, where, "t_update_rel_err", F_NULL, path, &x, err)) ||
+        (rc = field(r, where, "t_train_min_s", F_NULL | F_NONNEG, path, &lo, err)) ||
+        (rc = field(r, where, "t_train_max_s", F_NULL | F_NONNEG, path, &hi, err)))
+        return rc;
+    if (reached > runs)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%sreached': %g of %g runs", path, where,
+                            reached, runs);
+    if (isfinite(diverged) && diverged + reached > runs)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%sdiverged': %g diverged and %g reached "
+                                             "of %g runs", path, where, diverged, reached, runs);
+    /* the measured time exists exactly when some run reached the target */
+    rc = field(r, where, "t_train_median_s", (reached > 0 ? F_REQUIRED : F_NULL) | F_NONNEG, path,
+               &med, err);
+    if (rc != MB_OK)
+        return rc;
+    if (reached == 0 && isfinite(med))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%st_train_median_s': %g, but no run "
+                                             "reached the target (reached = 0)", path, where, med);
+    if ((isfinite(lo) && isfinite(med) && lo > med) ||
+        (isfinite(hi) && isfinite(med) && hi < med) || (isfinite(lo) && isfinite(hi) && lo > hi))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%st_train_min_s': min %g, median %g and "
+                                             "max %g are out of order", path, where, lo, med, hi);
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"), *t;
+    if (ts && !cJSON_IsNull(ts) && !cJSON_IsArray(ts))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%st_runs_s': not an array", path, where);
+    int k = 0;
+    cJSON_ArrayForEach(t, (cJSON_IsArray(ts) ? ts : NULL))
+    {
+        if (!cJSON_IsNull(t) && (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) ||
+                                 t->valuedouble < 0))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%st_runs_s[%d]': must be a time >= "
+                                                 "0 s or null", path, where, k);
+        k++;
+    }
+    return MB_OK;
+}
+
+/* An optional object (measured_best) or a required one (recommended), by name. */
+static int check_point(const cJSON *root, const char *key, int required, const char *path,
+                       mb_error *err)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!o || cJSON_IsNull(o)) {
+        if (required)
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%s': missing", path, key);
+        return MB_OK;
+    }
+    if (!cJSON_IsObject(o))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s': not an object", path, key);
+    char where[32];
+    snprintf(where, sizeof where, "%s.", key);
+    double x;
+    int rc;
+    if ((rc = field(o, where, "batch", F_REQUIRED | F_POS, path, &x, err)) ||
+        (rc = field(o, where, "lr", F_NULL | F_POS, path, &x, err)) ||
+        (rc = field(o, where, "procs", F_NULL | F_POS | F_INT, path, &x, err)) ||
+        (rc = field(o, where, "t_pred_s", F_NULL | F_NONNEG, path, &x, err)))
+        return rc;
+    /* measured_best is a measurement; recommended carries one when "measured" is true */
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "measured");
+    if (m && !cJSON_IsBool(m))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%smeasured': not true or false", path,
+                            where);
+    int measured = !required || cJSON_IsTrue(m);
+    int need = measured ? F_REQUIRED : F_NULL;
+    if ((rc = field(o, where, "t_train_median_s", need | F_NONNEG, path, &x, err)) ||
+        (rc = field(o, where, "batch_run", (required ? need : F_NULL) | F_POS, path, &x, err)))
+        return rc;
+    return MB_OK;
+}
+
+int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
+{
+    int rc = mb_json_read(path, root, err);
+    if (rc != MB_OK)
+        return rc;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(*root, "rows");
+    const cJSON *curve = cJSON_GetObjectItemCaseSensitive(*root, "curve");
+    const cJSON *law = cJSON_GetObjectItemCaseSensitive(*root, "law"), *e;
+    double x;
+    if (!cJSON_IsObject(*root) || !cJSON_IsArray(rows))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'rows': missing (is this mbopt validate "
+                                           "--json?)", path);
+    else if (cJSON_GetArraySize(rows) == 0)
+        rc = mb_error_set(err, MB_ENODATA, "%s: field 'rows': empty, no batch size was run",
+                          path);
+    else if (!cJSON_IsArray(curve))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'curve': missing or not an array", path);
+    else if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(*root, "verdict")))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'verdict': missing or not a string", path);
+    else if (law && !cJSON_IsNull(law) && !cJSON_IsObject(law))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'law': not an object", path);
+    if (rc == MB_OK)
+        rc = field(*root, "", "target_loss", F_REQUIRED | F_POS, path, &x, err);
+    if (rc == MB_OK)
+        rc = field(*root, "", "ratio", F_NULL | F_POS, path, &x, err);
+    if (rc == MB_OK)
+        rc = field(*root, "", "median_abs_rel_err", F_NULL | F_NONNEG, path, &x, err);
+    if (rc == MB_OK)
+        rc = field(*root, "", "t_update_median_abs_rel_err", F_NULL | F_NONNEG, path, &x, err);
+    int i = 0;
+    cJSON_ArrayForEach(e, (rc == MB_OK ? rows : NULL))
+        if ((rc = check_row(e, i++, path, err)) != MB_OK)
+            break;
+    i = 0;
+    cJSON_ArrayForEach(e, (rc == MB_OK ? curve : NULL))
+    {
+        char where[32];
+        snprintf(where, sizeof where, "curve[%d].", i++);
+        if (!cJSON_IsObject(e))
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'curve[%d]': not an object", path,
+                              i - 1);
+        if (rc == MB_OK)
+            rc = field(e, where, "batch", F_REQUIRED | F_POS, path, &x, err);
+        if (rc == MB_OK)
+            rc = field(e, where, "t_pred_s", F_REQUIRED | F_NULL | F_NONNEG, path, &x, err);
+        if (rc == MB_OK)
+            rc = field(e, where, "lr", F_NULL | F_POS, path, &x, err);
+        if (rc == MB_OK)
+            rc = field(e, where, "procs", F_NULL | F_POS | F_INT, path, &x, err);
+        if (rc != MB_OK)
+            break;
+    }
+    if (rc == MB_OK)
+        rc = check_point(*root, "measured_best", 0, path, err);
+    if (rc == MB_OK)
+        rc = check_point(*root, "recommended", 1, path, err);
+    if (rc != MB_OK) {
+        cJSON_Delete(*root);
+        *root = NULL;
+    }
+    return rc;
+}
+
+/* ---- the figure ---------------------------------------------------------------------------- */
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Colours of the series, one per (lr, P): distinct in hue and in lightness. */
+static const char *const COLOURS[] = {"1f5fbf", "d95f02", "1b9e77", "7570b3", "e7298a",
+                                      "66a61e", "a6761d", "666666"};
+#define N_COLOURS (int)(sizeof COLOURS / sizeof COLOURS[0])
+#define MAX_SERIES 8
+
+/* The series of a file: distinct (lr, procs) of its rows, in order of first appearance. */
+typedef struct series {
+    double lr[MAX_SERIES], procs[MAX_SERIES];
+    int n, many_lr, many_procs;
+} series;
+
+static int series_of(const cJSON *rows, series *s)
+{
+    const cJSON *r;
+    memset(s, 0, sizeof *s);
+    cJSON_ArrayForEach(r, rows)
+    {
+        double lr = num(r, "lr"), pr = num(r, "procs");
+        int k = 0;
+        while (k < s->n && !(s->lr[k] == lr && s->procs[k] == pr))
+            k++;
+        if (k == s->n && s->n < MAX_SERIES) {
+            s->many_lr |= s->n > 0 && s->lr[0] != lr;
+            s->many_procs |= s->n > 0 && s->procs[0] != pr;
+            s->lr[s->n] = lr;
+            s->procs[s->n++] = pr;
+        }
+    }
+    return s->n;
+}
+
+/* The label of series k: "lr = 0.02", "P = 4" or both, as the file varies them. */
+static void series_name(const series *s, int k, char *buf, size_t n)
+{
+    if (s->many_lr && s->many_procs)
+        snprintf(buf, n, "lr = %g, P = %g", s->lr[k], s->procs[k]);
+    else if (s->many_procs)
+        snprintf(buf, n, "P = %g", s->procs[k]);
+    else if (s->procs[k] > 1)
+        snprintf(buf, n, "lr = %g (P = %g)", s->lr[k], s->procs[k]);
+    else
+        snprintf(buf, n, "lr = %g", s->lr[k]);
+}
+
+/* The series a curve point belongs to: its lr (and procs, when given) matched against the rows'
+ * series; -1 for a point that names neither or matches none (drawn as one curve for all). */
+static int curve_series(const cJSON *e, const series *s)
+{
+    double lr = num(e, "lr"), pr = num(e, "procs");
+    for (int k = 0; isfinite(lr) && k < s->n; k++)
+        if (lr == s->lr[k] && (!isfinite(pr) || pr == s->procs[k]))
+            return k;
+    return -1;
+}
+
+/* Widens [*lo, *hi] to hold x when x > 0 (a log axis has no room for the rest). */
+static void span(double x, double *lo, double *hi)
+{
+    if (isfinite(x) && x > 0) {
+        *lo = fmin(*lo, x);
+        *hi = fmax(*hi, x);
+    }
+}
+
+int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_options *o,
+                     mb_error *err)
+{
+    cJSON *root;
+    int rc = mb_plot_read_validate(validate_json, &root, err);
+    if (rc != MB_OK)
+        return rc;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "rows");
+    const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "curve");
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(root, "recommended");
+    const cJSON *best = cJSON_GetObjectItemCaseSensitive(root, "measured_best");
+    const cJSON *law = cJSON_GetObjectItemCaseSensitive(root, "law");
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(law, "model"), *r, *e;
+    const char *law_name = cJSON_IsString(model) ? model->valuestring : "fitted law";
+    series s;
+    series_of(rows, &s);
+    mb_plot *p;
+    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
+        cJSON_Delete(root);
+        return rc;
+    }
+
+    /* the axes' extent, so the marks of rows that never reached the target sit on the floor */
+    double m_lo = INFINITY, m_hi = 0, t_lo = INFINITY, t_hi = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        span(num(r, "batch"), &m_lo, &m_hi);
+        span(num(r, "t_pred_s"), &t_lo, &t_hi);
+        span(num(r, "t_train_min_s"), &t_lo, &t_hi);
+        span(num(r, "t_train_max_s"), &t_lo, &t_hi);
+        span(num(r, "t_train_median_s"), &t_lo, &t_hi);
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
+            span(cJSON_IsNumber(e) ? e->valuedouble : NAN, &t_lo, &t_hi);
+    }
+    cJSON_ArrayForEach(e, curve)
+    {
+        span(num(e, "batch"), &m_lo, &m_hi);
+        span(num(e, "t_pred_s"), &t_lo, &t_hi);
+    }
+    span(num(rec, "batch"), &m_lo, &m_hi);
+    if (!(t_hi > 0)) { /* nothing timed at all: the required series below says so */
+        t_lo = 1;
+        t_hi = 10;
+    }
+    const double y_lo = t_lo / 2, y_hi = t_hi * 1.6, y_mark = y_lo * pow(t_hi / y_lo, 0.04);
+
+    /* the predicted curves: by (lr, procs) where the curve says, else one for all */
+    char plot[8192] = "plot ", name[32], label[64];
+    size_t used = strlen(plot);
+    int curves = 0;
+    for (int k = -1; k < s.n; k++) {
+        snprintf(name, sizeof name, "curve%d", k + 1);
+        long before = 0;
+        mb_plot_block(p, name);
+        cJSON_ArrayForEach(e, curve)
+        {
+            if (curve_series(e, &s) != k)
+                continue;
+            double v[2] = {num(e, "batch"), num(e, "t_pred_s")};
+            mb_plot_row(p, v, 2);
+            before++;
+        }
+        if (before == 0)
+            continue;
+        int colour = k < 0 ? -1 : k % N_COLOURS;
+        if (k >= 0 && s.n > 1)
+            series_name(&s, k, label, sizeof label);
+        used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                 "%s$%s u 1:2 w l lw 2.5 lc rgb '#%s' t 'predicted, %s%s%s'",
+                                 curves ? ", " : "", name, colour < 0 ? "222222" : COLOURS[colour],
+                                 law_name, k >= 0 && s.n > 1 ? ", " : "",
+                                 k >= 0 && s.n > 1 ? label : "");
+        curves++;
+    }
+    /* each series' runs: every run faint, median with min-max bars, prediction at the run's M */
+    for (int k = 0; k < s.n; k++) {
+        const char *c = COLOURS[k % N_COLOURS];
+        series_name(&s, k, label, sizeof label);
+        snprintf(name, sizeof name, "runs%d", k);
+        mb_plot_block(p, name);
+        cJSON_ArrayForEach(r, rows)
+        {
+            if (num(r, "lr") != s.lr[k] || num(r, "procs") != s.procs[k])
+                continue;
+            cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
+            {
+                double v[2] = {num(r, "batch"), cJSON_IsNumber(e) ? e->valuedouble : NAN};
+                mb_plot_row(p, v, 2);
+            }
+        }
+        snprintf(name, sizeof name, "med%d", k);
+        mb_plot_block(p, name);
+        cJSON_ArrayForEach(r, rows)
+        {
+            if (num(r, "lr") != s.lr[k] || num(r, "procs") != s.procs[k])
+                continue;
+            double med = num(r, "t_train_median_s"), lo = num(r, "t_train_min_s"),
+                   hi = num(r, "t_train_max_s");
+            double v[5] = {num(r, "batch"), med, isfinite(lo) ? lo : med, isfinite(hi) ? hi : med,
+                           num(r, "t_pred_s")};
+            mb_plot_row(p, v, 5);
+        }
+        /* the faint runs and the open predictions are named once: their shape says it */
+        used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                 ", $runs%d u 1:2 w p pt 7 ps 0.6 lc rgb '#80%s' %s"
+                                 ", $med%d u 1:2:3:4 w yerrorbars pt 7 ps 1.4 lw 1.5 lc rgb '#%s' "
+                                 "t 'measured median%s%s'"
+                                 ", $med%d u 1:5 w p pt 4 ps 1.1 lw 1.5 lc rgb '#%s' %s",
+                                 k, c,
+                                 k ? "notitle" : "t 'each run (bars: fastest to slowest)'", k, c,
+                                 s.n > 1 ? ", " : "", s.n > 1 ? label : "", k, c,
+                                 k ? "notitle" : "t 'predicted at the measured M'");
+    }
+    /* the rows where no run reached the target: crosses on the floor of the plot, each labelled
+     * (with its series when there are several), so they need no entry in the key. Labels are
+     * written across when the crosses are at least 1.2 octaves apart, else upright, and crosses
+     * at the same M are set side by side. */
+    int crowded = 0, i = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        int j = 0;
+        cJSON_ArrayForEach(e, rows)
+            crowded |= j++ > i && num(r, "reached") == 0 && num(e, "reached") == 0 &&
+                       fabs(log2(num(r, "batch") / num(e, "batch"))) < 1.2;
+        i++;
+    }
+    i = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        int same = 0, j = 0; /* earlier crosses at this M */
+        cJSON_ArrayForEach(e, rows)
+            same += j++ < i && num(e, "reached") == 0 && num(e, "batch") == num(r, "batch");
+        i++;
+        if (num(r, "reached") > 0)
+            continue;
+        double dv = num(r, "diverged"), x = num(r, "batch");
+        int diverged = isfinite(dv) && dv > 0, k = 0;
+        const char *colour = diverged ? "b2182b" : "555555";
+        while (k < s.n && !(s.lr[k] == num(r, "lr") && s.procs[k] == num(r, "procs")))
+            k++;
+        label[0] = '\0';
+        if (s.n > 1 && k < s.n) {
+            /* a second line (gnuplot reads \n in double quotes), or a parenthesis upright */
+            snprintf(label, sizeof label, "%s", crowded ? " (" : "\\n");
+            series_name(&s, k, label + strlen(label), sizeof label - strlen(label));
+            if (crowded)
+                strncat(label, ")", sizeof label - strlen(label) - 1);
+        }
+        double dx = 1.6 * same;
+        if (crowded)
+            mb_plot_cmd(p, "set label \"%s%s\" at %.17g,%.17g left rotate by 90 offset %g,1.1 "
+                           "font ',9' tc rgb '#%s' noenhanced",
+                        diverged ? "diverged" : "not reached", label, x, y_mark, dx - 0.3,
+                        colour);
+        else
+            mb_plot_cmd(p, "set label \"%s%s\" at %.17g,%.17g center offset %g,%s font ',9' "
+                           "tc rgb '#%s' noenhanced",
+                        diverged ? "diverged" : "not reached", label, x, y_mark, dx,
+                        label[0] ? "1.6" : "1.1", colour);
+        mb_plot_cmd(p, "set label at %.17g,%.17g point pt 2 ps 2 lw 2.5 lc rgb '#%s' offset %g,0 "
+                       "front", x, y_mark, colour, dx);
+    }
+    /* the measured best, ringed, and the recommended M, a vertical line */
+    double bm = num(best, "batch"), bt = num(best, "t_train_median_s");
+    if (isfinite(bm) && isfinite(bt)) {
+        mb_plot_block(p, "best");
+        double v[2] = {bm, bt};
+        mb_plot_row(p, v, 2);
+        used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                 ", $best u 1:2 w p pt 6 ps 3.2 lw 2 lc rgb 'black' "
+                                 "t 'measured best, M = %g'", bm);
+    }
+    double rm = num(rec, "batch"), run = num(rec, "batch_run");
+    char ran[48] = "";
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "measured")) && isfinite(run) &&
+        run != rm)
+        snprintf(ran, sizeof ran, " (run at M = %g)", run);
+    mb_plot_cmd(p, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead lw 2 dt 2 "
+                   "lc rgb '#b2182b' back", rm, rm);
+    mb_plot_cmd(p, "set label \"recommended M = %.4g%s\" at %.17g, graph 0.04 left offset "
+                   "0.6,0 tc rgb '#b2182b' front noenhanced", rm, ran, rm);
+    if (used >= sizeof plot) {
+        mb_plot_abort(p);
+        cJSON_Delete(root);
+        return mb_error_set(err, MB_EINVAL, "%s: too many series to plot", validate_json);
+    }
+
+    char title[160];
+    snprintf(title, sizeof title, "Time to reach the target loss %g: predicted T_C(M) against "
+                                  "measured training runs", num(root, "target_loss"));
+    mb_plot_cmd(p, "set title \"%s\" noenhanced", title);
+    mb_plot_cmd(p, "set grid xtics ytics mytics lc rgb '#dddddd'");
+    /* the key goes under the plot, two entries a row (one when gnuplot finds the longest too
+     * wide for two: about 40 characters at this size), in a margin made for it (gnuplot's own
+     * 'below' lets a tall key run into the x label) */
+    int entries = curves + (s.n > 0 ? 2 : 0) + s.n + (isfinite(bm) && isfinite(bt));
+    size_t longest = strlen("each run (bars: fastest to slowest)");
+    if (s.n > 1) {
+        series_name(&s, 0, label, sizeof label);
+        longest = fmax(longest, strlen("predicted, , ") + strlen(law_name) + strlen(label));
+    }
+    mb_plot_cmd(p, "set bmargin %d", 4 + (longest > 40 ? entries : (entries + 1) / 2));
+    mb_plot_cmd(p, "set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 box "
+                   "font ',10' samplen 2.5 width 1");
+    mb_plot_cmd(p, "set logscale x 2");
+    mb_plot_cmd(p, "set logscale y");
+    mb_plot_cmd(p, "set xrange [%.17g:%.17g]", m_lo / 1.5, m_hi * 1.5);
+    mb_plot_cmd(p, "set yrange [%.17g:%.17g]", y_lo, y_hi);
+    mb_plot_cmd(p, "set xtics 2 format '%%g'");
+    mb_plot_cmd(p, "set ytics format '%%g'");
+    /* a log axis over a decade or two shows one or two labels: add 2 and 5 of each decade */
+    for (double dec = pow(10, floor(log10(y_lo))); dec < y_hi; dec *= 10)
+        mb_plot_cmd(p, "set ytics add (%.6g, %.6g)", 2 * dec, 5 * dec);
+    mb_plot_cmd(p, "set xlabel 'mini-batch size M (samples, all learners)'");
+    mb_plot_cmd(p, "set ylabel 'training time to the target T_C (s)'");
+    mb_plot_cmd(p, "set bars small");
+    mb_plot_cmd(p, "%s", plot);
+    cJSON_Delete(root);
+    /* the prediction must be drawn; measured points may all be missing (nothing reached) */
+    const char *need[2] = {NULL, NULL};
+    for (int k = 0; k <= s.n && !need[0]; k++) {
+        snprintf(name, sizeof name, "curve%d", k);
+        if (mb_plot_block_points(p, name) > 0)
+            need[0] = name;
+    }
+    if (!need[0])
+        need[0] = "curve0";
+    return mb_plot_finish(p, need, err);
+}
