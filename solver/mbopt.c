@@ -70,7 +70,7 @@ enum {
     OPT_CFIT, OPT_LATENCY, OPT_SPB, OPT_BYTES, OPT_PROCS, OPT_M_STRONG, OPT_M_WEAK, OPT_JSON,
     OPT_BUDGET, OPT_PRICE_L, OPT_PRICE_B, OPT_BW_REF, OPT_OVERHEAD, OPT_GPUS, OPT_SPEEDUP,
     OPT_EFF, OPT_COMPUTE, OPT_WORKERS, OPT_BW, OPT_PARAM_BYTES, OPT_LAW, OPT_RANGE,
-    OPT_EXTRAPOLATE, OPT_T0, OPT_RUNS, OPT_RECOMMEND, OPT_TOLERANCE
+    OPT_EXTRAPOLATE, OPT_T0, OPT_RUNS, OPT_RECOMMEND, OPT_TOLERANCE, OPT_MISSING
 };
 
 #define MODEL_LONGOPTS                                                                            \
@@ -959,6 +959,9 @@ static void validate_help(void)
            "      --target-loss X   the target (default: --nfit's target_loss)\n"
            "      --recommend FILE  the recommendation to check: 'mbopt scale --json' output\n"
            "                        (its 'enough' row); default: the optimum at P = 1 in range\n"
+           "      --missing         print only the mini-batch sizes that would check the\n"
+           "                        recommendation and have no runs yet: its M (rounded) and\n"
+           "                        M / 1.5, M * 1.5 inside the range, one line (for scripts)\n"
            "Output:\n"
            "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
            "      --csv             write the validation table as CSV (DESIGN.md columns)\n"
@@ -1149,6 +1152,7 @@ static int cmd_validate(int argc, char **argv)
     static const struct option lo[] = {MODEL_LONGOPTS,
                                        {"target-loss", required_argument, 0, OPT_TOLERANCE},
                                        {"recommend", required_argument, 0, OPT_RECOMMEND},
+                                       {"missing", no_argument, 0, OPT_MISSING},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"csv", no_argument, 0, OPT_RUNS},
                                        {"output", required_argument, 0, 'o'},
@@ -1158,7 +1162,7 @@ static int cmd_validate(int argc, char **argv)
     out_opts out = {0, "-"};
     const char *recommend = NULL;
     double target = NAN;
-    int csv = 0;
+    int csv = 0, missing = 0;
     mb_error err = {0};
     int c;
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
@@ -1173,6 +1177,7 @@ static int cmd_validate(int argc, char **argv)
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_RECOMMEND: recommend = optarg; break;
+        case OPT_MISSING: missing = 1; break;
         case OPT_JSON: out.json = 1; break;
         case OPT_RUNS: csv = 1; break;
         case 'o': out.output = optarg; break;
@@ -1222,6 +1227,24 @@ static int cmd_validate(int argc, char **argv)
     if (rc == MB_OK)
         rc = mb_fit_runs_read_logs((const char *const *)g.gl_pathv, g.gl_pathc, &target, 1, 1,
                                    &runs, &err);
+    if (rc == MB_OK && missing) {
+        /* the recommendation and its neighbours, inside the range, that no run trained yet */
+        double want[3] = {round(m_rec), round(m_rec / 1.5), round(m_rec * 1.5)};
+        int first = 1;
+        for (int k = 0; k < 3; k++) {
+            int have = want[k] < 1 || want[k] < floor(m.m_lo) || want[k] > ceil(m.m_hi);
+            for (int j = 0; j < k; j++)
+                have |= want[j] == want[k];
+            for (size_t i = 0; i < runs.n && !have; i++)
+                have = runs.batch[i] == want[k] && runs.procs[i] == p_rec;
+            if (!have)
+                printf("%s%.0f", first ? "" : " ", want[k]), first = 0;
+        }
+        printf("\n");
+        globfree(&g);
+        mb_fit_runs_free(&runs);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    }
     if (rc == MB_OK)
         rc = mb_solver_validate(&m.law, &m.t, &runs, (const char *const *)g.gl_pathv,
                                 round(m_rec) > 0 ? m_rec : 1.0, p_rec, &v, &err);
