@@ -183,7 +183,13 @@ TARGET_LOSS  ?= 0.5
 LR           ?= 0.02
 EVAL_FRAC    ?= 0.2
 MAX_UPDATES  ?= 20000
-PROCS        ?= 1:1024
+# full evaluations every E updates: a run then costs about N/E + log2(E) evaluations, since the
+# exact first crossing is found by bisection over the window's parameter snapshots
+EVAL_RULE     = --eval-every $$(( 4000 / m > 20 ? 4000 / m : 20 ))
+NPROC        := $(shell nproc 2>/dev/null || echo 1)
+# P: what mpirun can start here (one slot per core); PROCS=1:1024 asks for more, labelled as an
+# extrapolation of the collective model
+PROCS        ?= 1:$(NPROC)
 
 RUN_PATH := PATH=$(CURDIR)/$(BUILD)/bin:$$PATH
 # $(call stage,NAME,WHAT,HINT,COMMANDS): runs COMMANDS (a shell list; `run CMD...` records CMD in
@@ -205,6 +211,12 @@ run: deps
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
 	echo; grep -E '^(fastest|recommendation):' $(OUT)/scale.txt; \
+	grep -q '^recommendation: P = 1 ' $(OUT)/scale.txt || echo "note: P > 1 is predicted from the collective model (mbprobe comm); no parallel training run has checked it yet"; \
+	grep -E '^check:' $(OUT)/validate.txt; \
+	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
+	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
+	  END { if (w + e > 0) printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation)\n", w, e, 100 * e / (w + e) }' \
+	  $(OUT)/runs/*.csv $(OUT)/check/*.csv; \
 	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
 	echo "total: $$(( $$(date +%s) - t0 )) s"
@@ -221,13 +233,33 @@ $(OUT)/comm.csv: | $(CMDS)
 
 $(OUT)/runs/.done: | $(CMDS)
 	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LR)); DATA=PATH for another data set, \
-	  rm -rf $(OUT)/runs && for m in $(RUN_BATCHES); do e=$$(( 400 / m )); [ $$e -ge 5 ] || e=5; \
-	    run mbtrain --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 --lr $(LR) --batch $$m --seeds $(RUN_SEEDS) --target-loss $(TARGET_LOSS) --eval-every $$e --eval-frac $(EVAL_FRAC) --max-updates $(MAX_UPDATES) --threads $(THREADS) --log-dir $(OUT)/runs || exit 1; \
+	  rm -rf $(OUT)/runs && for m in $(RUN_BATCHES); do \
+	    run $(TRAIN) --batch $$m $(EVAL_RULE) --log-dir $(OUT)/runs || exit 1; \
 	  done && touch $@)
 
-$(OUT)/nfit.json: $(OUT)/runs/.done
-	@$(call stage,nfit,fit N_update = N_inf + alpha/M (mbfit nupdate),too few runs reached the target loss: raise TARGET_LOSS (now $(TARGET_LOSS)) or MAX_UPDATES, \
+TRAIN = mbtrain --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 --lr $(LR) \
+        --seeds $(RUN_SEEDS) --target-loss $(TARGET_LOSS) --eval-frac $(EVAL_FRAC) \
+        --max-updates $(MAX_UPDATES) --threads $(THREADS)
+
+$(OUT)/nfit0.json: $(OUT)/runs/.done
+	@$(call stage,nfit0,fit N_update(M) to the sweep (mbfit nupdate),too few runs reached the target loss: raise TARGET_LOSS (now $(TARGET_LOSS)) or MAX_UPDATES, \
 	  run mbfit nupdate --target-loss $(TARGET_LOSS) $(OUT)/runs/*.csv --json -o $@)
+
+# Closing the loop: train the M the fit recommends and its neighbours (M/1.5, M*1.5) where no
+# run has been, refit with them, and again once if the optimum moved to an untrained M.
+$(OUT)/check/.done: $(OUT)/nfit0.json $(OUT)/tfit.json
+	@$(call stage,check,train the recommended M and its neighbours,see the fits in $(OUT)/nfit0.json and $(OUT)/tfit.json, \
+	  rm -rf $(OUT)/check && mkdir -p $(OUT)/check && cp $(OUT)/nfit0.json $(OUT)/check/nfit.json && \
+	  for round in 1 2; do \
+	    ms=$$(mbopt validate --nfit $(OUT)/check/nfit.json --tfit $(OUT)/tfit.json --missing $(OUT)/runs $(OUT)/check) || exit 1; \
+	    [ -n "$$ms" ] || break; \
+	    for m in $$ms; do run $(TRAIN) --batch $$m $(EVAL_RULE) --log-dir $(OUT)/check || exit 1; done; \
+	    run mbfit nupdate --target-loss $(TARGET_LOSS) $(OUT)/runs/*.csv $(OUT)/check/*.csv --json -o $(OUT)/check/nfit.json || exit 1; \
+	  done && touch $@)
+
+$(OUT)/nfit.json: $(OUT)/check/.done
+	@$(call stage,nfit,fit N_update(M) to every run (mbfit nupdate),see $(OUT)/logs/check.log, \
+	  run mbfit nupdate --target-loss $(TARGET_LOSS) $(OUT)/runs/*.csv $(OUT)/check/*.csv --json -o $@)
 
 $(OUT)/tfit.json: $(OUT)/step.csv
 	@$(call stage,tfit,fit the knee of T_update (mbfit tupdate),the step table needs 3 or more batch sizes (PROBE_BATCHES), \
@@ -237,15 +269,21 @@ $(OUT)/cfit.json: $(OUT)/comm.csv
 	@$(call stage,cfit,fit latency and bandwidth (mbfit comm),see the collective table $<; COMM=none skips it, \
 	  run mbfit comm $< --json -o $@)
 
-SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/*.csv | head -n 1)) * 4 )))
+SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/*.csv | head -n 1)) * 4 ))) --procs-available $(NPROC)
 $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json) $(OUT)/nfit.json
 	@$(call stage,scale,optimal M and P for P = $(PROCS) (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
 	  run mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) -o $(OUT)/scale.txt && \
 	  run mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) --json -o $@)
 
-$(OUT)/report.html: $(OUT)/scale.json
+$(OUT)/validate.json: $(OUT)/nfit.json $(OUT)/tfit.json
+	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
+	  run mbopt validate --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(OUT)/runs $(OUT)/check -o $(OUT)/validate.txt && \
+	  run mbopt validate --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(OUT)/runs $(OUT)/check --csv -o $(OUT)/validate.csv && \
+	  run mbopt validate --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(OUT)/runs $(OUT)/check --json -o $@)
+
+$(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train nfit tfit cfit scale; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  for s in probe comm train nfit0 check nfit tfit cfit scale validate; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised
