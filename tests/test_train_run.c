@@ -1,8 +1,10 @@
 /* test_train_run.c — the training run (train/run*.c) and the mbtrain command, end to end on small
  * synthetic data and a tiny network so that every test takes well under a second:
  * determinism for a seed, stopping at the target loss, the log's layout, checkpoint and resume
- * (a resumed run continues exactly where the straight run would have been), sweeps, and every
- * bad-input path (one line, exit 1; usage errors exit 2; no log or checkpoint left behind).
+ * (a resumed run continues exactly where the straight run would have been), sweeps, the exact
+ * crossing by bisection against an evaluation at every update, divergence as a logged result,
+ * and every bad-input path (one line, exit 1; usage errors exit 2; no log or checkpoint left
+ * behind).
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -149,8 +151,9 @@ static void test_target_loss(void)
     mb_test_run r;
     char path[512];
     snprintf(path, sizeof path, "%s/target.csv", dir);
+    /* --no-bisect: the crossing is the first evaluated update, a multiple of --eval-every */
     mb_test_sh(&r, "mbtrain --net %s --data " DATA " --algo sgd --lr 0.1 --batch 8 "
-               "--eval-every 4 --target-loss 0.9 --epochs 20 --log %s", tiny, path);
+               "--eval-every 4 --target-loss 0.9 --epochs 20 --no-bisect --log %s", tiny, path);
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "reached=yes"));
     mb_table *t = read_log(path);
@@ -382,11 +385,222 @@ static void test_library(void)
     bad.optim.lr = 0;
     CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
     bad = o;
-    bad.optim.lr = 1e30; /* diverges: reported, not a crash */
-    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_ENOCONV);
+    bad.optim.lr = 1e30; /* diverges: a result (test_diverged), not an error */
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.diverged, 1);
     bad = o;
     bad.resume_path = "/nonexistent/ck.bin";
     CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EIO);
+    mb_data_splits_free(&s);
+}
+
+/* The first row whose eval_loss is <= thr (its update), 0 when none. */
+static long first_reaching(const mb_table *t, double thr)
+{
+    for (size_t i = 0; i < mb_table_rows(t); i++) {
+        const char *e = cell(t, i, "eval_loss");
+        if (e[0] && atof(e) <= thr)
+            return atol(cell(t, i, "update"));
+    }
+    return 0;
+}
+
+/* Bisection over the snapshots finds the update an evaluation at every update finds. On this
+ * run (seed 0) the eval loss crosses 0.70 once, at update 110 (0.706 at 104 and 106, 0.672 at
+ * 110, under 0.70 from there on), so the single-crossing assumption holds; with --eval-every 12
+ * the evaluation at 108 is above and the one at 120 under, and the bisection evaluates 114, 111,
+ * 109 and 110. Same binary, same seed, one thread: the runs are bit-identical, so the losses
+ * of the bisected rows equal those of the dense run exactly. */
+static void test_bisect_crossing(void)
+{
+    const char *common = "--data " DATA " --algo sgd --lr 0.1 --batch 8 --seed 0 --threads 1 "
+                         "--max-updates 150";
+    mb_test_run rd, rb, rn;
+    mb_test_sh(&rd, "mbtrain --net %s %s --eval-every 1 --target-loss 0.7 --log %s/dense.csv",
+               tiny, common, dir);
+    mb_test_sh(&rb, "mbtrain --net %s %s --eval-every 12 --target-loss 0.7 --log %s/bisect.csv",
+               tiny, common, dir);
+    mb_test_sh(&rn, "mbtrain --net %s %s --eval-every 12 --target-loss 0.7 --no-bisect "
+               "--log %s/coarse.csv", tiny, common, dir);
+    CU_ASSERT_EQUAL(rd.status, 0);
+    CU_ASSERT_EQUAL(rb.status, 0);
+    CU_ASSERT_EQUAL(rn.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rd.out, "reached_update=110 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rb.out, "reached_update=110 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rn.out, "reached_update=120 ")); /* the old, quantised one */
+    /* the bisecting run trained to its window's evaluation (120) and evaluated 10 times at the
+     * schedule and 4 times in the bisection */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rb.out, "updates=120 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rb.out, "evals=14 "));
+    char pd[512], pb[512], pn[512];
+    snprintf(pd, sizeof pd, "%s/dense.csv", dir);
+    snprintf(pb, sizeof pb, "%s/bisect.csv", dir);
+    snprintf(pn, sizeof pn, "%s/coarse.csv", dir);
+    mb_table *d = read_log(pd), *b = read_log(pb), *n = read_log(pn);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(b, "crossing"), "bisect");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(n, "crossing"), "evaluated");
+    /* what mbfit reads: the first logged row at or under the target is reached_update */
+    CU_ASSERT_EQUAL(first_reaching(d, 0.7), 110);
+    CU_ASSERT_EQUAL(first_reaching(b, 0.7), 110);
+    CU_ASSERT_EQUAL(first_reaching(n, 0.7), 120);
+    CU_ASSERT_EQUAL_FATAL(mb_table_rows(b), 120);
+    CU_ASSERT_TRUE_FATAL(mb_table_rows(d) >= 110);
+    int bisected = 0;
+    for (size_t i = 0; i < 120; i++) {
+        long u = (long)i + 1;
+        const char *eb = cell(b, i, "eval_loss");
+        int scheduled = u % 12 == 0, probed = u == 109 || u == 110 || u == 111 || u == 114;
+        CU_ASSERT_EQUAL(eb[0] != '\0', scheduled || probed);
+        bisected += probed && eb[0];
+        /* training is untouched by the evaluations and the snapshot loads: every row's
+         * training loss is the dense run's, and every evaluated row's eval loss too */
+        if (i < mb_table_rows(d)) {
+            CU_ASSERT_STRING_EQUAL(cell(b, i, "loss"), cell(d, i, "loss"));
+            if (eb[0]) {
+                CU_ASSERT_STRING_EQUAL(eb, cell(d, i, "eval_loss"));
+                CU_ASSERT_STRING_EQUAL(cell(b, i, "eval_acc"), cell(d, i, "eval_acc"));
+            }
+        }
+    }
+    CU_ASSERT_EQUAL(bisected, 4);
+    /* checkpoints keep working: one taken mid-window (at 100, window 97..108) carries the held
+     * rows; the run interrupted at 105 and resumed starts a fresh window at 100 and finds the
+     * same crossing, with the same rows */
+    mb_test_run ri, rr;
+    mb_test_sh(&ri, "mbtrain --net %s %s --eval-every 12 --target-loss 0.7 --max-updates 105 "
+               "--checkpoint %s/bck.bin --checkpoint-every 10 --log %s/bpart.csv", tiny,
+               "--data " DATA " --algo sgd --lr 0.1 --batch 8 --seed 0 --threads 1", dir, dir);
+    mb_test_sh(&rr, "mbtrain --net %s %s --eval-every 12 --target-loss 0.7 --resume %s/bck.bin "
+               "--log %s/bresumed.csv", tiny, common, dir, dir);
+    CU_ASSERT_EQUAL(ri.status, 0);
+    CU_ASSERT_EQUAL(rr.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ri.out, "reached=no"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rr.out, "reached_update=110 "));
+    char pr[512];
+    snprintf(pr, sizeof pr, "%s/bresumed.csv", dir);
+    mb_table *res = read_log(pr);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_EQUAL_FATAL(mb_table_rows(res), 120);
+    CU_ASSERT_TRUE(same_rows(b, res, 0, 120));
+    mb_table_free(res);
+    mb_test_run_free(&ri);
+    mb_test_run_free(&rr);
+    /* the time to target is the crossing row's wall_s: training seconds, as in the dense log,
+     * positive and no more than the run's */
+    double wb = atof(cell(b, 109, "wall_s")), wd = atof(cell(d, 109, "wall_s"));
+    double wend = atof(cell(b, 119, "wall_s"));
+    CU_ASSERT_TRUE(wb > 0 && wd > 0 && wb <= wend);
+    char want[64];
+    snprintf(want, sizeof want, "reached_wall_s=%.3f ", wb);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rb.out, want));
+    mb_table_free(d);
+    mb_table_free(b);
+    mb_table_free(n);
+    mb_test_run_free(&rd);
+    mb_test_run_free(&rb);
+    mb_test_run_free(&rn);
+}
+
+/* A learning rate of 1e30 makes the loss non-finite within a few updates: the run is a
+ * result (log written with diverged=U, MB_OK, reached = 0), and mbtrain says so on stderr and
+ * goes on with the next seed, exit 0. */
+static void test_diverged(void)
+{
+    mb_data_splits s;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_data_load(DATA, 0.25, 0, &s, &err), MB_OK);
+    mb_run_options o;
+    mb_run_options_init(&o);
+    o.net = tiny;
+    o.data = DATA;
+    o.splits = &s;
+    o.batch = 20;
+    o.optim.lr = 1e30;
+    o.target_loss = 0.5;
+    o.eval_every = 7;
+    o.max_updates = 100;
+    char path[512];
+    snprintf(path, sizeof path, "%s/diverged.csv", dir);
+    o.log_path = path;
+    mb_run_result r;
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.diverged, 1);
+    CU_ASSERT_EQUAL(r.reached, 0);
+    CU_ASSERT_EQUAL(r.reached_update, 0);
+    CU_ASSERT_TRUE(r.diverged_update >= 1 && r.diverged_update < 100);
+    CU_ASSERT_EQUAL(r.updates, r.diverged_update);
+    CU_ASSERT_TRUE(isnan(r.test_loss)); /* garbage parameters are not evaluated */
+    mb_table *t = read_log(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char want[64];
+    snprintf(want, sizeof want, "%ld", r.diverged_update);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mb_table_meta(t, "diverged"));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "diverged"), want);
+    CU_ASSERT_EQUAL(mb_table_trailers(t), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mb_table_trailer(t, 0), "diverged=yes"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mb_table_trailer(t, 0), "reached=no"));
+    /* every logged number is finite: the row of the non-finite update is not logged (a
+     * divergence by the evaluation rule logs its row, with finite values or empty cells) */
+    long rows = (long)mb_table_rows(t);
+    CU_ASSERT_TRUE(rows == r.diverged_update - 1 || rows == r.diverged_update);
+    for (long i = 0; i < rows; i++) {
+        double v;
+        CU_ASSERT_EQUAL(mb_data_parse_double(cell(t, (size_t)i, "loss"), &v), MB_OK);
+    }
+    mb_table_free(t);
+    mb_data_splits_free(&s);
+
+    /* the command: one line on stderr per divergent run, the sweep goes on, exit 0 */
+    mb_test_run c;
+    mb_test_sh(&c, "mbtrain --net %s --data " DATA " --lr 1e30 --batch 20 --seeds 0:1 "
+               "--target-loss 0.5 --max-updates 50 --log-dir %s/div", tiny, dir);
+    CU_ASSERT_EQUAL(c.status, 0);
+    CU_ASSERT_EQUAL(mb_test_lines(c.out), 2);
+    CU_ASSERT_EQUAL(mb_test_lines(c.err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "mbtrain: seed 0: diverged at update "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "mbtrain: seed 1: diverged at update "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "smaller --lr"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(c.out, "diverged=yes"));
+    char p1[600];
+    snprintf(p1, sizeof p1, "%s/div/tiny-sgd-b20-s1.csv", dir);
+    CU_ASSERT_TRUE(exists(p1));
+    mb_test_run_free(&c);
+}
+
+/* The snapshot block exists only when bisecting: eval_every x params floats with a target,
+ * none without one or with no_bisect. */
+static void test_snapshot_buffer(void)
+{
+    mb_data_splits s;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_data_load(DATA, 0.25, 0, &s, &err), MB_OK);
+    mb_run_options o;
+    mb_run_options_init(&o);
+    o.net = tiny;
+    o.data = DATA;
+    o.splits = &s;
+    o.batch = 20;
+    o.eval_every = 9;
+    o.max_updates = 20;
+    mb_run_result r;
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.snap_bytes, 0);
+    CU_ASSERT_EQUAL(r.snap_s, 0);
+    o.target_loss = 0.01; /* not reached in 20 updates: the bisection never runs */
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.snap_bytes, 9 * r.params * sizeof(float));
+    CU_ASSERT_EQUAL(r.evals, 3); /* 9, 18 and the last, 20 */
+    o.no_bisect = 1;
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.snap_bytes, 0);
+    /* a window too large to hold is refused up front, naming the way out */
+    o.no_bisect = 0;
+    o.eval_every = 1L << 40;
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--no-bisect"));
     mb_data_splits_free(&s);
 }
 
@@ -398,5 +612,8 @@ int mb_test_suite_train_run(void)
            !CU_add_test(s, "checkpoint and resume", test_checkpoint_resume) ||
            !CU_add_test(s, "sweeps over batch and seed", test_sweep) ||
            !CU_add_test(s, "bad input: one line, exit 1 or 2", test_errors) ||
-           !CU_add_test(s, "library call", test_library);
+           !CU_add_test(s, "library call", test_library) ||
+           !CU_add_test(s, "exact crossing by bisection", test_bisect_crossing) ||
+           !CU_add_test(s, "divergence is a logged result", test_diverged) ||
+           !CU_add_test(s, "snapshot buffer only when bisecting", test_snapshot_buffer);
 }

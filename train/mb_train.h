@@ -289,6 +289,12 @@ typedef struct mb_run_options {
     mb_conv_algo conv_algo;        /* for conv layers whose cfg names none (MB_CONV_AUTO) */
     double target_loss;            /* stop at the first eval_loss <= this; NAN for no target */
     long eval_every;               /* updates between evaluations (> 0; default 100) */
+    int no_bisect;                 /* 0 (default): with a target, find the first update whose
+                                      eval_loss <= target_loss by bisection over the parameter
+                                      snapshots of the last eval_every updates (eval_every x
+                                      params floats held); 1: report the first *evaluated*
+                                      update that reached it (a multiple of eval_every) */
+    int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
     long max_updates;              /* stop after this many updates in all; 0 = no bound */
     double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
     const char *log_path;          /* run log (CSV of DESIGN.md, atomic), NULL for none */
@@ -321,13 +327,28 @@ typedef struct mb_run_result {
     double test_loss;      /* on the test set at the end (NAN when the data has none) */
     double test_acc;
     int reached;           /* 1 when an evaluation reached target_loss */
-    long reached_update;   /* the first update whose evaluation reached it, 0 when none */
+    long reached_update;   /* the first update whose evaluation reached it, 0 when none; with
+                              bisection (no_bisect = 0) the exact first update of the window in
+                              which an evaluation reached it, else a multiple of eval_every */
+    double reached_wall_s; /* training seconds at reached_update (that log row's wall_s), 0 when
+                              not reached */
+    double snap_s;         /* seconds copying parameter snapshots for the bisection (apart from
+                              wall_s and eval_s) */
+    long evals;            /* evaluations of the eval subset in this process, the bisection's
+                              included (the test-set evaluation is not counted) */
+    size_t snap_bytes;     /* bytes held for the bisection's snapshots, 0 when not bisecting */
+    int diverged;          /* 1 when the run stopped because it diverged (see mb_train_run) */
+    long diverged_update;  /* the update at which it did, 0 when it did not */
 } mb_run_result;
 
-/* Runs training as described above. Errors: MB_EINVAL (bad options, a net whose input shape or
- * classes differ from the data's, a checkpoint of another net, batch or algorithm), MB_EFORMAT
- * and MB_EIO from the cfg, data and checkpoint files, MB_ENOMEM. The log and checkpoint are
- * never left half-written: nothing is written at the log path when the run fails. */
+/* Runs training as described above. A run that diverges (a non-finite training loss, or an
+ * evaluation loss that is non-finite or above 100 ln(classes)) is a result, not an error: it
+ * stops there, writes its log with `# diverged=U` in the metadata and diverged=yes in the
+ * summary, and returns MB_OK with r->diverged = 1. Errors: MB_EINVAL (bad options, a net whose
+ * input shape or classes differ from the data's, a checkpoint of another net, batch or
+ * algorithm, bisection snapshots above 2 GiB), MB_EFORMAT and MB_EIO from the cfg, data and
+ * checkpoint files, MB_ENOMEM. The log and checkpoint are never left half-written: nothing is
+ * written at the log path when the run fails. */
 int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err);
 
 /* The summary line "net=... updates=... epochs=... wall_s=... eval_loss=... test_acc=...

@@ -3,7 +3,8 @@
  *
  * Thin: parse options, set OpenBLAS's thread count, load the data once, call mb_train_run for
  * each (batch, seed), print one summary line per run. Usage errors exit 2 with one line and a
- * hint; bad values, files and failed runs exit 1 with one line.
+ * hint; bad values, files and failed runs exit 1 with one line. A run that diverges is a
+ * measured outcome, not a failure: one line on stderr, its log and summary, then the next run.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -40,7 +41,11 @@ static void help(const mb_run_options *d)
            "Trains a network on one learner and logs the run: one row per update, the loss on\n"
            "a fixed evaluation subset of the training data every --eval-every updates.\n"
            "Stops at the first evaluation with loss <= --target-loss, or at --max-updates, or\n"
-           "after --epochs. Prints one summary line (key=value) per run.\n\n"
+           "after --epochs. Prints one summary line (key=value) per run.\n"
+           "A run whose training loss becomes non-finite, or whose eval loss is non-finite or\n"
+           "above 100 ln(classes), has diverged: it stops, its log is written with\n"
+           "'# diverged=U' (summary: diverged=yes diverged_update=U reached=no), one line on\n"
+           "stderr says so, and a sweep goes on with the next run (exit status 0).\n\n"
            "Network and data:\n"
            "      --net NET           data/nets/NET.cfg (lenet5, cifar7, vgg-small, alexnet) or a\n"
            "                          .cfg path\n"
@@ -64,6 +69,14 @@ static void help(const mb_run_options *d)
            "Stopping and evaluation:\n"
            "      --target-loss EPS   stop when the eval loss is <= EPS\n"
            "      --eval-every K      updates between evaluations (default %ld)\n"
+           "                          With --target-loss the parameters after each update since\n"
+           "                          the last evaluation are kept (K x params floats); when an\n"
+           "                          evaluation reaches the target, a bisection over them finds\n"
+           "                          the first update that does (reached_update, exact), so K\n"
+           "                          can be large. Snapshot copies are timed in snap_s, apart\n"
+           "                          from wall_s (training) and eval_s (evaluations)\n"
+           "      --no-bisect         report the first evaluated update instead (a multiple of K)\n"
+           "      --no-test-eval      skip the final test-set evaluation (test_loss=nan)\n"
            "      --max-updates N     at most N updates in all (default: no bound)\n"
            "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
            "Output:\n"
@@ -156,7 +169,7 @@ enum {
     OPT_NET = 256, OPT_DATA, OPT_ALGO, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_LR_STEP,
     OPT_LR_GAMMA, OPT_TARGET, OPT_EVAL_EVERY, OPT_EVAL_FRAC, OPT_DATA_SEED, OPT_MAX_UPDATES,
     OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
-    OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION
+    OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL
 };
 
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
@@ -190,6 +203,8 @@ int main(int argc, char **argv)
         {"checkpoint", required_argument, 0, OPT_CKPT},
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
         {"resume", required_argument, 0, OPT_RESUME}, {"help", no_argument, 0, 'h'},
+        {"no-bisect", no_argument, 0, OPT_NO_BISECT},
+        {"no-test-eval", no_argument, 0, OPT_NO_TEST_EVAL},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
     mb_run_options o;
     mb_run_options_init(&o);
@@ -265,6 +280,8 @@ int main(int argc, char **argv)
             rc = flag_long("--checkpoint-every", optarg, 1, 1L << 40, &o.checkpoint_every, &err);
             break;
         case OPT_RESUME: o.resume_path = optarg; break;
+        case OPT_NO_BISECT: o.no_bisect = 1; break;
+        case OPT_NO_TEST_EVAL: o.no_test_eval = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
@@ -371,6 +388,13 @@ int main(int argc, char **argv)
             mb_run_result_format(&r, &o, line, sizeof line);
             printf("%s\n", line);
             fflush(stdout);
+            if (r.diverged)
+                fprintf(stderr,
+                        "mbtrain: seed %lu: diverged at update %ld (%s %g): a smaller --lr "
+                        "than %g may converge at batch %d; logged with diverged=%ld\n",
+                        o.seed, r.diverged_update, isfinite(r.loss) ? "eval loss" : "loss",
+                        isfinite(r.loss) ? r.eval_loss : r.loss, o.optim.lr, o.batch,
+                        r.diverged_update);
         }
     }
     if (loaded)

@@ -5,7 +5,20 @@
  * loss is <= target_loss, at max_updates, or after `epochs` epochs. The log rows are kept in
  * memory and the log is written once, atomically, at the end (a killed run leaves no log; its
  * last checkpoint carries the rows, and --resume continues them). wall_s counts training only:
- * evaluations are timed apart (eval_s).
+ * evaluations are timed apart (eval_s), and so are the bisection's snapshot copies (snap_s).
+ *
+ * Exact crossing: with a target loss (and no_bisect = 0) the parameters after every update of
+ * the current window (the updates since the last evaluation) are copied into one block
+ * allocated at set-up, and the window's rows are held back until the window's evaluation. When
+ * that evaluation reaches the target, a bisection over the window's snapshots finds the first
+ * update whose evaluation reaches it; its row (and every row the bisection evaluated) carries
+ * its eval_loss and eval_acc. Evaluation depends on the parameter block only (inference mode:
+ * dropout is off, and the layers have no running statistics such as batch norm's), so loading
+ * a snapshot into the network is enough to evaluate it.
+ *
+ * Divergence: a non-finite training loss, or an evaluation loss that is non-finite or above
+ * 100 ln(classes), stops the run; the log is written with `# diverged=U`, and the call returns
+ * MB_OK with r->diverged set.
  *
  * Not here: printing (progress goes to a callback), OpenBLAS thread counts (set by the command),
  * several learners (the loop drives one mb_learner; EASGD and SMA will drive several).
@@ -109,8 +122,10 @@ static int check_shapes(const mb_net_desc *d, const mb_dataset *s, const char *w
     return MB_OK;
 }
 
-static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d, size_t params)
+static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
+                       const mb_run_result *r)
 {
+    size_t params = r->params;
     mb_data_write_common_meta(f, o->tool ? o->tool : "mbtrain", o->argc, o->argv);
     fprintf(f, "# net=%s\n# params=%zu\n# data=%s\n# algo=%s\n# batch=%d\n# learners=1\n",
             d->name, params, o->data ? o->data : "", mb_optim_kind_name(o->optim.kind), o->batch);
@@ -120,7 +135,10 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d, s
     fprintf(f, "# seed=%lu\n# threads=%d\n# eval_frac=%.9g\n# data_seed=%lu\n# eval_every=%ld\n",
             o->seed, o->threads, o->eval_frac, o->data_seed, o->eval_every);
     if (!isnan(o->target_loss))
-        fprintf(f, "# target_loss=%.9g\n", o->target_loss);
+        fprintf(f, "# target_loss=%.9g\n# crossing=%s\n", o->target_loss,
+                o->no_bisect ? "evaluated" : "bisect");
+    if (r->diverged)
+        fprintf(f, "# diverged=%ld\n", r->diverged_update);
     if (o->resume_path)
         fprintf(f, "# resumed_from=%s\n", o->resume_path);
 }
@@ -130,11 +148,13 @@ int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *
     return snprintf(buf, n,
                     "net=%s algo=%s batch=%d seed=%lu updates=%ld epochs=%.4f samples=%zu "
                     "wall_s=%.3f eval_s=%.3f loss=%.6g eval_loss=%.6g eval_acc=%.4f "
-                    "test_loss=%.6g test_acc=%.4f reached=%s reached_update=%ld",
+                    "test_loss=%.6g test_acc=%.4f reached=%s reached_update=%ld "
+                    "reached_wall_s=%.3f evals=%ld snap_s=%.3f diverged=%s diverged_update=%ld",
                     r->net, mb_optim_kind_name(o->optim.kind), o->batch, o->seed, r->updates,
                     r->epochs, r->samples, r->wall_s, r->eval_s, r->loss, r->eval_loss,
                     r->eval_acc, r->test_loss, r->test_acc, r->reached ? "yes" : "no",
-                    r->reached_update);
+                    r->reached_update, r->reached_wall_s, r->evals, r->snap_s,
+                    r->diverged ? "yes" : "no", r->diverged_update);
 }
 
 /* Evaluates the net on a dataset: mean loss and accuracy. */
@@ -149,19 +169,109 @@ static int evaluate(mb_net *net, const mb_dataset *s, double *loss, double *acc,
 }
 
 /* Writes the log: metadata, header, rows, summary trailer. */
-static int write_log(const mb_run_options *o, const mb_net_desc *d, size_t params,
+static int write_log(const mb_run_options *o, const mb_net_desc *d, const mb_run_result *r,
                      const strbuf *rows, const char *summary, mb_error *err)
 {
     mb_out out;
     int rc = mb_out_open(&out, o->log_path, err);
     if (rc != MB_OK)
         return rc;
-    write_meta(out.f, o, d, params);
+    write_meta(out.f, o, d, r);
     fputs("update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n", out.f);
     if (rows->len)
         fwrite(rows->s, 1, rows->len, out.f);
     fprintf(out.f, "# %s\n", summary);
     return mb_out_commit(&out, err);
+}
+
+/* One log row, held until its window's evaluation is done when bisecting. */
+typedef struct run_row {
+    long update, epoch;
+    size_t samples;
+    double wall_s, loss;   /* training seconds so far; the mini-batch loss */
+    double eval_loss;      /* NAN when not evaluated */
+    double eval_acc;
+} run_row;
+
+/* Appends a row; the eval cells are empty when it was not evaluated (or the evaluation was not
+ * finite: the log holds finite numbers only). */
+static int emit_row(strbuf *b, const run_row *w)
+{
+    int rc = isfinite(w->eval_loss)
+                 ? sb_printf(b, "%ld,%ld,%zu,%.6f,%.7g,%.7g,%.6g\n", w->update, w->epoch,
+                             w->samples, w->wall_s, w->loss, w->eval_loss, w->eval_acc)
+                 : sb_printf(b, "%ld,%ld,%zu,%.6f,%.7g,,\n", w->update, w->epoch, w->samples,
+                             w->wall_s, w->loss);
+    return rc == MB_OK ? MB_OK : MB_ENOMEM;
+}
+
+/* The bisection's state: the updates since the last evaluation (u0, u0 + n]. */
+typedef struct window {
+    long u0;               /* the last evaluated update, or where this process started */
+    long n;                /* rows held: updates u0 + 1 .. u0 + n */
+    long cap;              /* eval_every */
+    size_t params;         /* floats per snapshot */
+    run_row *rows;         /* cap rows */
+    float *snap;           /* cap x params floats: slot k (0 <= k < cap - 1) holds the
+                              parameters after update u0 + 1 + k; slot cap - 1 keeps the live
+                              parameters while the bisection loads others */
+} window;
+
+/* Appends the held rows to the log text (the window stays as it is). */
+static int window_emit(const window *w, strbuf *b)
+{
+    for (long k = 0; k < w->n; k++)
+        if (emit_row(b, &w->rows[k]) != MB_OK)
+            return MB_ENOMEM;
+    return MB_OK;
+}
+
+/* The evaluation at update u1 = u0 + n reached the target; the last one before it (at u0, or
+ * the start of this process, which is not evaluated) did not. Finds the first update u* in
+ * (u0, u1] whose evaluation loss is <= target by bisection over the snapshots, assuming that the
+ * evaluation loss crosses the target once inside the window (the windows are short next to the
+ * run). Invariant: lo's loss is above the target (or lo = u0), hi's is at or under it; every
+ * evaluated update with a loss above the target ends at or below lo < u*, every other at or
+ * above hi = u*, so the first logged row with eval_loss <= target is u*. Without the
+ * single-crossing assumption the result is still a crossing (loss(u* - 1) > target or u* - 1 =
+ * u0, loss(u*) <= target), not necessarily the first; a linear scan would find the first at
+ * O(eval_every) evaluations instead of O(log2 eval_every). The live parameters are restored. */
+static int bisect_window(window *w, mb_net *net, const mb_dataset *eval, double target,
+                         long *u_star, double *eval_s, double *snap_s, long *evals,
+                         mb_error *err)
+{
+    float *live = mb_net_params(net);
+    float *keep = w->snap + (size_t)(w->cap - 1) * w->params;
+    size_t bytes = w->params * sizeof *live;
+    long lo = w->u0, hi = w->u0 + w->n;
+    int rc = MB_OK, saved = 0;
+    while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2, k = mid - w->u0 - 1;
+        double t0 = now_s();
+        if (!saved) {
+            memcpy(keep, live, bytes);
+            saved = 1;
+        }
+        memcpy(live, w->snap + (size_t)k * w->params, bytes);
+        double t1 = now_s();
+        *snap_s += t1 - t0;
+        rc = evaluate(net, eval, &w->rows[k].eval_loss, &w->rows[k].eval_acc, err);
+        *eval_s += now_s() - t1;
+        (*evals)++;
+        if (rc != MB_OK)
+            break;
+        if (w->rows[k].eval_loss <= target) /* NaN counts as not reached */
+            hi = mid;
+        else
+            lo = mid;
+    }
+    if (saved) {
+        double t0 = now_s();
+        memcpy(live, keep, bytes);
+        *snap_s += now_s() - t0;
+    }
+    *u_star = hi;
+    return rc;
 }
 
 int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
@@ -178,6 +288,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     memset(&l, 0, sizeof l);
     strbuf rows = {0};
     mb_ckpt_extra x = {0};
+    window win = {0};
 
     if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
         return rc;
@@ -223,9 +334,42 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         if (bound == 0 || e < bound)
             bound = e;
     }
-    double train_s = 0, eval_s = 0, eval_loss = NAN, eval_acc = NAN;
-    int reached = 0;
-    while (!reached && (bound == 0 || updates < bound)) {
+    /* Divergence by evaluation: a freshly initialised net predicts close to uniformly, with a
+     * cross-entropy near ln(classes) (2.3 for 10 classes), so that is the initial loss without
+     * an evaluation to pay for. A mean loss 100 times that (230 nats for 10 classes) means logits
+     * hundreds apart, confidently wrong on most of the eval subset: the weights have blown up
+     * and the run will not reach a target near or below the initial loss in the updates it is
+     * given. A non-finite evaluation loss is divergence too. */
+    const double blowup = 100.0 * log(desc->classes > 1 ? (double)desc->classes : 2.0);
+    const int bisect = !isnan(o->target_loss) && !o->no_bisect;
+    win.u0 = updates;
+    win.cap = o->eval_every;
+    win.params = r->params;
+    if (bisect) {
+        /* the whole window at set-up: the hot path copies into it and never allocates */
+        const double cap_bytes = 2.0 * 1024 * 1024 * 1024;
+        double need = (double)o->eval_every * (double)r->params * sizeof(float);
+        if (need > cap_bytes) {
+            rc = mb_error_set(err, MB_EINVAL,
+                              "eval-every %ld with %zu parameters needs %.1f GiB of snapshots for "
+                              "the bisection (at most 2 GiB): give a smaller eval-every, or turn "
+                              "the bisection off (--no-bisect)",
+                              o->eval_every, r->params, need / (1024.0 * 1024 * 1024));
+            goto out;
+        }
+        win.rows = malloc((size_t)o->eval_every * sizeof *win.rows);
+        win.snap = o->eval_every > 1 ? mb_train_alloc64((size_t)need) : NULL;
+        if (!win.rows || (o->eval_every > 1 && !win.snap)) {
+            rc = mb_error_set(err, MB_ENOMEM, "out of memory for %ld parameter snapshots",
+                              o->eval_every);
+            goto out;
+        }
+        r->snap_bytes = o->eval_every > 1 ? (size_t)need : 0;
+    }
+    double train_s = 0, eval_s = 0, snap_s = 0, eval_loss = NAN, eval_acc = NAN;
+    long evals = 0;
+    int reached = 0, diverged = 0;
+    while (!reached && !diverged && (bound == 0 || updates < bound)) {
         double t0 = now_s(), loss;
         long epoch;
         if ((rc = mb_learner_step(&l, &data->train, &loss, &epoch, err)) != MB_OK)
@@ -235,11 +379,14 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         samples += (size_t)o->batch;
         r->loss = loss;
         if (!isfinite(loss)) {
-            rc = mb_error_set(err, MB_ENOCONV,
-                              "update %ld: the loss is %g (diverged: try a smaller learning rate)",
-                              updates, loss);
-            goto out;
+            /* its row is not logged: the log holds finite numbers only */
+            diverged = 1;
+            r->diverged_update = updates;
+            break;
         }
+        run_row row = {.update = updates, .epoch = epoch, .samples = samples,
+                       .wall_s = wall0 + train_s, .loss = loss, .eval_loss = NAN,
+                       .eval_acc = NAN};
         int last = bound > 0 && updates == bound;
         int eval_now = updates % o->eval_every == 0 || last;
         if (eval_now) {
@@ -247,38 +394,81 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
             if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK)
                 goto out;
             eval_s += now_s() - t1;
-            if (!isnan(o->target_loss) && eval_loss <= o->target_loss) {
+            evals++;
+            row.eval_loss = eval_loss;
+            row.eval_acc = eval_acc;
+            if (!isfinite(eval_loss) || eval_loss > blowup) {
+                diverged = 1;
+                r->diverged_update = updates;
+            } else if (!isnan(o->target_loss) && eval_loss <= o->target_loss) {
                 reached = 1;
                 r->reached_update = updates;
+                r->reached_wall_s = row.wall_s;
             }
         }
-        double wall = wall0 + train_s;
-        rc = eval_now ? sb_printf(&rows, "%ld,%ld,%zu,%.6f,%.7g,%.7g,%.6g\n", updates, epoch,
-                                  samples, wall, loss, eval_loss, eval_acc)
-                      : sb_printf(&rows, "%ld,%ld,%zu,%.6f,%.7g,,\n", updates, epoch, samples,
-                                  wall, loss);
+        if (!bisect) {
+            rc = emit_row(&rows, &row);
+        } else {
+            long k = updates - win.u0 - 1; /* < eval_every: a window ends at an evaluation */
+            win.rows[k] = row;
+            win.n = k + 1;
+            if (!eval_now) {
+                double t1 = now_s();
+                memcpy(win.snap + (size_t)k * win.params, mb_net_params(l.net),
+                       win.params * sizeof(float));
+                snap_s += now_s() - t1;
+            } else {
+                if (reached) {
+                    long u_star;
+                    if ((rc = bisect_window(&win, l.net, &data->eval, o->target_loss, &u_star,
+                                            &eval_s, &snap_s, &evals, err)) != MB_OK)
+                        goto out;
+                    r->reached_update = u_star;
+                    r->reached_wall_s = win.rows[u_star - win.u0 - 1].wall_s;
+                }
+                rc = window_emit(&win, &rows);
+                win.u0 = updates;
+                win.n = 0;
+            }
+        }
         if (rc != MB_OK) {
             rc = mb_error_set(err, MB_ENOMEM, "out of memory for the log");
             goto out;
         }
         if (o->checkpoint_path && updates % o->checkpoint_every == 0) {
-            mb_ckpt_extra cx = {.updates = updates, .samples = samples, .wall_s = wall,
+            /* the held rows go into the checkpoint but stay held here; a run resumed from it
+             * starts a fresh window (its bisection never looks before the resume) */
+            size_t len = rows.len;
+            if (bisect && window_emit(&win, &rows) != MB_OK) {
+                rc = mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+                goto out;
+            }
+            mb_ckpt_extra cx = {.updates = updates, .samples = samples, .wall_s = row.wall_s,
                                 .log_rows = rows.s, .log_len = rows.len};
-            if ((rc = mb_ckpt_write(o->checkpoint_path, &l, o, &cx, err)) != MB_OK)
+            rc = mb_ckpt_write(o->checkpoint_path, &l, o, &cx, err);
+            rows.len = len;
+            if (rows.s)
+                rows.s[len] = '\0';
+            if (rc != MB_OK)
                 goto out;
         }
         if (o->progress) {
             mb_run_progress p = {.update = updates, .max_updates = bound,
                                  .epoch = (double)samples / (double)data->train.n, .loss = loss,
-                                 .eval_loss = eval_loss, .wall_s = wall};
+                                 .eval_loss = eval_loss, .wall_s = row.wall_s};
             o->progress(&p, o->progress_ctx);
         }
     }
-    if (isnan(eval_loss)) { /* e.g. resumed at the bound: nothing evaluated in this process */
+    if (bisect && win.n > 0 && window_emit(&win, &rows) != MB_OK) { /* e.g. diverged mid-window */
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+        goto out;
+    }
+    if (isnan(eval_loss) && !diverged) { /* e.g. resumed at the bound: nothing evaluated here */
         double t1 = now_s();
         if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK)
             goto out;
         eval_s += now_s() - t1;
+        evals++;
     }
     r->updates = updates;
     r->samples = samples;
@@ -287,7 +477,10 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     r->eval_loss = eval_loss;
     r->eval_acc = eval_acc;
     r->reached = reached;
-    if (data->test.n > 0) {
+    r->diverged = diverged;
+    r->evals = evals;
+    r->snap_s = snap_s;
+    if (data->test.n > 0 && !diverged && !o->no_test_eval) {
         if (data->test.c != data->train.c || data->test.h != data->train.h ||
             data->test.w != data->train.w) {
             rc = check_shapes(desc, &data->test, "test", err);
@@ -302,9 +495,11 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if (o->log_path) {
         char summary[1024];
         mb_run_result_format(r, o, summary, sizeof summary);
-        rc = write_log(o, desc, r->params, &rows, summary, err);
+        rc = write_log(o, desc, r, &rows, summary, err);
     }
 out:
+    free(win.rows);
+    free(win.snap);
     free(rows.s);
     free(x.log_rows);
     mb_learner_free(&l);
