@@ -1,5 +1,6 @@
 /* mb_train.h — the trainer: network descriptions, convolution algorithms, networks (layers with
- * forward and backward passes on the CPU), optimisers, and the backend registry.
+ * forward and backward passes on the CPU), optimisers, training runs, the learner every trainer
+ * steps (also what mbprobe step times), and the backend registry.
  *
  * Tensors are float32, NCHW. A network owns its parameters and their gradients as two contiguous
  * blocks with the same layout (views per layer), so that optimisers, model averaging (EASGD,
