@@ -9,8 +9,9 @@
  * repetitions). Its statistics (median, quartiles, extremes, order-statistic interval of the
  * median) are pure functions, tested on synthetic samples.
  *
- * The step and convolution probes time train/'s own code (mb_net_forward_backward and
- * mb_optim_step; mb_conv_plan_*) through mb_probe_time, so what they measure is what mbtrain runs.
+ * The step and convolution probes time train/'s own code (mb_learner_step, the update of a
+ * training run: shuffled batch, forward/backward, optimiser step; mb_conv_plan_*) through
+ * mb_probe_time, so what they measure is what mbtrain runs.
  */
 #ifndef MB_PROBE_H
 #define MB_PROBE_H
@@ -286,35 +287,40 @@ struct mb_dataset; /* data/mb_data.h */
 /* What is stepped. */
 typedef struct mb_probe_step_config {
     const char *net;              /* cfg name or path (mb_net_desc_read) */
-    const struct mb_dataset *data;/* samples the batches are windows of (it must hold max_batch
-                                     samples of the net's input shape), or NULL for uniform
-                                     random inputs in [0, 1) and labels drawn from `seed` */
+    const struct mb_dataset *data;/* the training set the learners draw shuffled batches from
+                                     (at least max_batch samples of the net's input shape), or
+                                     NULL for one generated from `seed`: uniform inputs in
+                                     [0, 1), uniform labels, max(2 max_batch + 64, 64 MiB of
+                                     inputs) samples */
     int learners;                 /* model copies on the device (>= 1), each computing
                                      batch / learners samples of an update, side by side */
     int threads;                  /* threads on the device (>= 1), shared evenly by the
-                                     learners (at least one each): mb_net_options.threads */
-    mb_conv_algo algo;            /* conv algorithm for layers whose cfg names none */
-    unsigned long seed;           /* initialisation of the copies (seed + copy index), pool */
-    double lr;                    /* SGD learning rate of the timed update (>= 0) */
+                                     learners (at least one each): mb_run_options.threads */
+    mb_conv_algo conv_algo;       /* conv algorithm for layers whose cfg names none */
+    unsigned long seed;           /* initialisation and shuffling of the copies (seed + copy
+                                     index, as mbtrain --seed), generated data */
+    mb_optim_params optim;        /* the optimiser of the timed update, as mbtrain's --algo,
+                                     --lr, --momentum (lr > 0) */
     int max_batch;                /* the largest total batch M that will be stepped */
 } mb_probe_step_config;
 
 typedef struct mb_probe_step mb_probe_step;
 
-/* Reads the description and builds `learners` networks and SGD optimisers for max_batch /
- * learners samples each, and the learners' threads. Errors: those of mb_net_desc_read and
- * mb_net_create; MB_EINVAL for a bad config or data that do not fit the net; MB_ENOMEM. */
+/* Reads the description and builds `learners` learners (mb_learner_init, as mbtrain builds
+ * one) for max_batch / learners samples each over the data set, and the learners' threads.
+ * Errors: those of mb_net_desc_read, mb_learner_init and mb_optim_create; MB_EINVAL for a bad
+ * config or data that do not fit the net; MB_ENOMEM. */
 int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **s, mb_error *err);
 void mb_probe_step_free(mb_probe_step *s);
 
 const mb_net_desc *mb_probe_step_description(const mb_probe_step *s);
 
-/* Learner i's network (0 <= i < learners), e.g. to inspect what an update did. */
-mb_net *mb_probe_step_net(mb_probe_step *s, int i);
+/* Learner i (0 <= i < learners), e.g. to inspect what an update did; NULL for another i. */
+mb_learner *mb_probe_step_learner(mb_probe_step *s, int i);
 
-/* One synchronous update of total batch `batch`: every learner runs forward, backward and the
- * SGD step on its batch / learners samples (a window of the pool that moves each call); returns
- * when the slowest is done. MB_EINVAL when batch is not a multiple of learners in
+/* One synchronous update of total batch `batch`: every learner runs mb_learner_step (the next
+ * batch / learners samples of its shuffled pass over the data, forward, backward, optimiser
+ * step); returns when the slowest is done. MB_EINVAL when batch is not a multiple of learners in
  * [learners, max_batch]; MB_EDOM when a loss is not finite (the timed training diverged). */
 int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err);
 

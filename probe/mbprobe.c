@@ -47,6 +47,7 @@ static void help(void)
 enum {
     OPT_BYTES = 256, OPT_OPS, OPT_WARMUP, OPT_MIN_REPS, OPT_MAX_REPS, OPT_REL_CI, OPT_BUDGET,
     OPT_NET, OPT_BATCH, OPT_THREADS, OPT_LEARNERS, OPT_DATA, OPT_ALGO, OPT_SEED, OPT_LR,
+    OPT_MOMENTUM, OPT_CONV_ALGO,
     OPT_ALGOS, OPT_CACHE, OPT_NO_CACHE, OPT_THRESHOLD, OPT_MAX_LEARNERS, OPT_ROUNDS
 };
 
@@ -425,28 +426,73 @@ static int check_output(const char *output, mb_error *err)
     return rc;
 }
 
-/* The stepped workload's options, shared by step and learners (--net, --data, --algo, --lr,
- * --seed): 1 if `c` was one, -1 on a bad value (err filled), 0 if not. */
+/* The stepped workload's options, shared by step and learners, spelt as mbtrain spells them
+ * (--net, --data, --algo, --lr, --momentum, --conv-algo, --seed): 1 if `c` was one, -1 on a bad
+ * value (err filled), 0 if not. */
 #define WORKLOAD_LONGOPTS                                                                         \
     {"net", required_argument, 0, OPT_NET}, {"data", required_argument, 0, OPT_DATA},            \
         {"algo", required_argument, 0, OPT_ALGO}, {"lr", required_argument, 0, OPT_LR},          \
-        {"seed", required_argument, 0, OPT_SEED}
+        {"momentum", required_argument, 0, OPT_MOMENTUM},                                        \
+        {"conv-algo", required_argument, 0, OPT_CONV_ALGO}, {"seed", required_argument, 0, OPT_SEED}
+
+/* The workload's defaults: lenet5, mbtrain's optimiser (SGD, momentum 0.9 for momentum and
+ * nesterov) with a learning rate of 0.01, the net's convolution algorithms. */
+static mb_probe_step_config workload_defaults(void)
+{
+    mb_run_options ro;
+    mb_run_options_init(&ro);
+    mb_probe_step_config c = {.net = "lenet5", .conv_algo = MB_CONV_AUTO, .optim = ro.optim};
+    c.optim.lr = 0.01;
+    return c;
+}
+
+/* The workload's help lines (what is stepped, after --net and --batch). */
+static void workload_help(const mb_probe_step_config *d)
+{
+    printf("      --data SPEC       draw shuffled batches from this data set, as mbtrain --data\n"
+           "                        does; default: a generated set of uniform random inputs of\n"
+           "                        the net's shape (64 MiB at least: larger than the caches)\n"
+           "      --algo NAME       the optimiser of the timed update, as mbtrain --algo: sgd,\n"
+           "                        momentum, nesterov (default %s)\n"
+           "      --lr F            its learning rate (default %g)\n"
+           "      --momentum MU     for momentum and nesterov (default %g)\n"
+           "      --conv-algo NAME  convolution algorithm where the cfg names none: gemm,\n"
+           "                        direct, fft, winograd (default: the network's choice)\n"
+           "      --seed N          initialisation, shuffling and generated data (default 0)\n",
+           mb_optim_kind_name(d->optim.kind), d->optim.lr, d->optim.momentum);
+}
 
 static int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
                            const char *arg, mb_error *err)
 {
     long seed = 0;
+    mb_conv_algo conv;
     switch (c) {
     case OPT_NET: cfg->net = arg; return 1;
     case OPT_DATA: *data_spec = arg; return 1;
     case OPT_ALGO:
-        if (mb_conv_algo_parse(arg, &cfg->algo) == MB_OK)
+        if (mb_optim_kind_parse(arg, &cfg->optim.kind) == MB_OK)
             return 1;
-        mb_error_set(err, MB_EINVAL, "--algo: '%s' is not one of gemm, direct, fft, winograd",
-                     arg);
+        if (mb_conv_algo_parse(arg, &conv) == MB_OK)
+            mb_error_set(err, MB_EINVAL, "--algo: '%s' is a convolution algorithm: --algo names "
+                         "the optimiser (as mbtrain's), --conv-algo %s the convolutions", arg,
+                         arg);
+        else
+            mb_error_set(err, MB_EINVAL, "--algo: '%s' is not one of sgd, momentum, nesterov",
+                         arg);
+        return -1;
+    case OPT_CONV_ALGO:
+        if (mb_conv_algo_parse(arg, &cfg->conv_algo) == MB_OK)
+            return 1;
+        mb_error_set(err, MB_EINVAL, "--conv-algo: '%s' is not one of gemm, direct, fft, "
+                     "winograd", arg);
         return -1;
     case OPT_LR:
-        return mb_data_flag_double("--lr", arg, 0, MB_NONNEG, &cfg->lr, err) == MB_OK ? 1 : -1;
+        return mb_data_flag_double("--lr", arg, 0, MB_POSITIVE, &cfg->optim.lr, err) == MB_OK ? 1
+                                                                                           : -1;
+    case OPT_MOMENTUM:
+        return mb_data_flag_double("--momentum", arg, 0, MB_NONNEG, &cfg->optim.momentum, err) ==
+                       MB_OK ? 1 : -1;
     case OPT_SEED:
         if (mb_data_parse_long(arg, 0, 1L << 62, &seed) == MB_OK) {
             cfg->seed = (unsigned long)seed;
@@ -465,12 +511,12 @@ static int workload_option(mb_probe_step_config *cfg, const char **data_spec, in
  * should have (two sweeps within 5% of each other). */
 #define STEADY_DRIFT 0.05
 
-static void step_help(const mb_probe_options *d, int cpus)
+static void step_help(const mb_probe_options *d, const mb_probe_step_config *w, int cpus)
 {
     printf("Usage: mbprobe step [OPTION]...\n"
-           "Times train/'s real update (forward, backward and SGD step, the code mbtrain runs) of\n"
-           "a network on batches already in memory, per total mini-batch size M, thread count\n"
-           "and learners per device, and writes the step table\n"
+           "Times train/'s real update, the one mbtrain runs (mb_learner_step: draw the next\n"
+           "shuffled mini-batch, forward, backward, optimiser step), per total mini-batch size M,\n"
+           "thread count and learners per device, and writes the step table\n"
            "  backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,\n"
            "  t_max_s,samples_per_s,wide,stop,drift\n"
            "With L learners the device holds L model copies (You et al.: the chip split into\n"
@@ -486,25 +532,21 @@ static void step_help(const mb_probe_options *d, int cpus)
            "                        (default 1:1024)\n"
            "      --threads LIST    threads on the device (default %d, this machine's CPUs),\n"
            "                        shared evenly by the learners (at least one each)\n"
-           "      --learners LIST   model copies per device (default 1)\n"
-           "      --data SPEC       draw batches from this data set (as mbtrain --data); default:\n"
-           "                        uniform random inputs of the net's shape\n"
-           "      --algo NAME       convolution algorithm where the cfg names none: gemm, direct,\n"
-           "                        fft, winograd (default: the network's choice)\n"
-           "      --lr F            SGD learning rate of the timed updates (default 0.01)\n"
-           "      --seed N          initialisation and random inputs (default 0)\n"
-           "      --rounds R        measure the batch sizes interleaved, in R passes over them,\n"
-           "                        each giving every point budget/R (default 3): each point\n"
-           "                        then sees the machine's slow and fast spells alike\n",
+           "      --learners LIST   model copies per device (default 1)\n",
            100 * STEADY_DRIFT, cpus);
+    workload_help(w);
+    printf("      --rounds R        measure the batch sizes interleaved, in R passes over them,\n"
+           "                        each giving every point budget/R (default 3): each point\n"
+           "                        then sees the machine's slow and fast spells alike\n");
     harness_help(d);
     printf("Output:\n"
            "  -o, --output FILE     write the table to FILE (atomically) and a summary to\n"
            "                        standard output; default: the table to standard output and\n"
            "                        the summary to standard error\n"
            "  -h, --help            show this help and exit\n\n"
-           "Example:\n"
-           "  mbprobe step --net lenet5 --batch 1:1024 -o step.csv\n");
+           "Example (the optimiser of `make run`'s training runs):\n"
+           "  mbprobe step --net lenet5 --data fashion-mnist --algo momentum --lr 0.02 \\\n"
+           "    --batch 1:1024 -o step.csv\n");
 }
 
 /* The net's name and the data set named by --data, loaded once. */
@@ -587,7 +629,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     snprintf(cpus_s, sizeof cpus_s, "%d", cpus);
     const char *batch_arg = "1:1024", *threads_arg = cpus_s, *learners_arg = "1",
                *data_spec = NULL, *output = "-";
-    mb_probe_step_config cfg = {.net = "lenet5", .algo = MB_CONV_AUTO, .lr = 0.01};
+    mb_probe_step_config cfg = workload_defaults();
     long rounds = 3;
     static const struct option longopts[] = {
         WORKLOAD_LONGOPTS, {"batch", required_argument, 0, OPT_BATCH},
@@ -606,7 +648,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         if (w > 0)
             continue;
         switch (c) {
-        case 'h': step_help(&o, cpus); return 0;
+        case 'h': step_help(&o, &cfg, cpus); return 0;
         case 'o': output = optarg; break;
         case OPT_BATCH: batch_arg = optarg; break;
         case OPT_THREADS: threads_arg = optarg; break;
@@ -716,10 +758,13 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     mb_probe_write_meta(out.f, "mbprobe step", full_argc, full_argv, &host);
-    fprintf(out.f, "# probe=step\n# net=%s\n# data=%s\n# algo=%s\n# lr=%g\n# seed=%lu\n"
-                   "# timing=one update = forward + backward + SGD step of every learner, on "
-                   "batches in memory\n", desc->name, data_spec ? data_spec : "random",
-            cfg.algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg.algo), cfg.lr, cfg.seed);
+    fprintf(out.f, "# probe=step\n# net=%s\n# data=%s\n# algo=%s\n# lr=%g\n# momentum=%g\n"
+                   "# conv_algo=%s\n# seed=%lu\n"
+                   "# timing=one update = mb_learner_step of every learner: next shuffled batch "
+                   "gathered, forward, backward, optimiser step\n", desc->name,
+            data_spec ? data_spec : "random", mb_optim_kind_name(cfg.optim.kind), cfg.optim.lr,
+            cfg.optim.momentum,
+            cfg.conv_algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg.conv_algo), cfg.seed);
     harness_meta(out.f, &o);
     fprintf(out.f, "# rounds=%ld\n", rounds);
     if (have_oh)
@@ -753,7 +798,7 @@ done:
 /* ---- mbprobe learners -------------------------------------------------------------------------- */
 
 typedef struct learners_ctx {
-    mb_probe_step_config cfg;  /* net, data, threads, algo, seed, lr */
+    mb_probe_step_config cfg;  /* net, data, threads, optimiser, conv algorithm, seed */
     int batch;                 /* per learner */
     const mb_probe_options *o;
     double *t_median;          /* [max_learners]: seconds per update with k learners */
@@ -790,9 +835,8 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     mb_probe_tune tune;
     mb_probe_tune_init(&tune);
     int cpus = online_cpus();
-    learners_ctx ctx = {.cfg = {.net = "lenet5", .threads = cpus, .algo = MB_CONV_AUTO,
-                                .lr = 0.01},
-                        .batch = 64, .o = &o};
+    learners_ctx ctx = {.cfg = workload_defaults(), .batch = 64, .o = &o};
+    ctx.cfg.threads = cpus;
     const char *data_spec = NULL, *output = NULL;
     static const struct option longopts[] = {
         WORKLOAD_LONGOPTS, {"batch", required_argument, 0, OPT_BATCH},
@@ -821,15 +865,12 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
                    "and the throughput curve.\n\n"
                    "      --net NAME|FILE     network description (default lenet5)\n"
                    "      --batch M           samples per learner per update (default 64)\n"
-                   "      --threads N         threads on the device (default %d)\n"
-                   "      --data SPEC         draw batches from this data set (default: random)\n"
-                   "      --algo NAME         gemm, direct, fft, winograd (default: the net's)\n"
-                   "      --lr F              SGD learning rate of the timed updates (0.01)\n"
-                   "      --seed N            initialisation and random inputs (default 0)\n"
-                   "      --threshold F       keep a learner only if throughput rises by more\n"
+                   "      --threads N         threads on the device (default %d)\n", cpus);
+            workload_help(&ctx.cfg);
+            printf("      --threshold F       keep a learner only if throughput rises by more\n"
                    "                          than F (default %g, as Crossbow)\n"
                    "      --max-learners N    try at most N learners (default %d)\n",
-                   cpus, tune.threshold, tune.max_learners);
+                   tune.threshold, tune.max_learners);
             harness_help(&o);
             printf("  -o, --output FILE       also write the curve as CSV: learners,batch,"
                    "t_median_s,samples_per_s\n"

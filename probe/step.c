@@ -1,17 +1,20 @@
-/* step.c — the step probe: train/'s real update (forward, backward, SGD step) of a network on a
- * batch held in memory, timed by the harness, for one or several learners per device.
+/* step.c — the step probe: train/'s real update, mb_learner_step (draw the next shuffled
+ * mini-batch through the learner's cursor, forward, backward, optimiser step: the update mbtrain
+ * runs), timed by the harness, for one or several learners per device.
  *
  * Several learners per device is the many-core case of You et al. (2017): the chip is split into
  * groups, each holding its own model copy and computing M / learners samples of the total
- * mini-batch M. Learner 0 runs on the calling thread, the others on worker threads that stay
- * alive for the probe's life; one update wakes them together and ends when the slowest is done,
- * so a timed call is one synchronous update of every copy.
+ * mini-batch M. Each copy is an mb_learner with its own cursor over the one shared data set.
+ * Learner 0 runs on the calling thread, the others on worker threads that stay alive for the
+ * probe's life; one update wakes them together and ends when the slowest is done, so a timed
+ * call is one synchronous update of every copy.
  * The averaging between copies is not timed here: it is communication, measured by `mbprobe
  * comm` and fitted as T_update's delta.
  *
- * Batches are contiguous windows of a sample pool that move on every update, so successive
- * updates read different memory as a training run does; gathering a shuffled batch is left out
- * (it is I/O-like work that the probe must not time).
+ * The data set is the caller's (mbprobe --data: the training set mbtrain draws from) or one
+ * generated here, large enough that a shuffled batch is gathered from memory the caches do not
+ * hold, as it is from a real data set. One learner steps several batch sizes
+ * (mb_learner_set_batch): it is built for the largest.
  *
  * Does not: print, or decide the batch sizes (the command does).
  */
@@ -23,29 +26,26 @@
 #include "../data/mb_data.h"
 #include "mb_probe.h"
 
+/* A generated data set holds at least this many bytes of inputs: above the last-level caches of
+ * the CPUs mbkit runs on (32 MiB measured here), so that gathering a shuffled batch misses them
+ * as it does on a real training set (Fashion-MNIST: 188 MB). */
+#define POOL_BYTES ((size_t)64 << 20)
+
 typedef struct step_learner {
-    mb_net *net;
-    mb_optim *opt;
+    mb_learner l;          /* the trainer's learner: network, optimiser, cursor */
     pthread_t thread;
     int started;           /* 1 once the worker thread exists (learners 1..) */
     int rc;                /* the last update's status */
-    float loss;            /* the last update's loss */
+    double loss;           /* the last update's loss */
+    mb_error err;          /* the last update's error message */
 } step_learner;
 
 struct mb_probe_step {
     mb_probe_step_config cfg;
     mb_net_desc *desc;
     step_learner *L;       /* cfg.learners entries */
-    const float *x;        /* the sample pool [n, c, h, w] */
-    const int *y;          /* its labels */
-    size_t n;              /* samples in the pool */
-    size_t per;            /* floats per sample */
-    float *own_x;          /* the pool when generated here */
-    int *own_y;
-    /* the update in progress: written by the caller before it bumps `generation`, read by
-     * the workers after they see the bump (both under `mu`) */
-    int per_batch;         /* samples per learner */
-    size_t pos;            /* the window's start in the pool */
+    const mb_dataset *data;/* what the learners draw from: cfg.data or `own` */
+    mb_dataset own;        /* the data set when generated here */
     int sync;              /* 1 once mu and the condition variables are initialised */
     pthread_mutex_t mu;
     pthread_cond_t go;     /* signalled when `generation` moves or `quit` is set */
@@ -55,15 +55,12 @@ struct mb_probe_step {
     int quit;              /* 1: workers return */
 };
 
-/* Learner i's update on its window of the pool. */
+/* Learner i's update: the trainer's step on its next shuffled batch. */
 static void learner_update(mb_probe_step *s, int i)
 {
     step_learner *l = &s->L[i];
-    size_t first = (s->pos + (size_t)i * (size_t)s->per_batch) % (s->n - (size_t)s->per_batch + 1);
-    l->rc = mb_net_forward_backward(l->net, s->x + first * s->per, s->y + first, s->per_batch,
-                                    &l->loss);
-    if (l->rc == MB_OK)
-        mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
+    long epoch = 0;
+    l->rc = mb_learner_step(&l->l, s->data, &l->loss, &epoch, &l->err);
 }
 
 typedef struct worker_arg {
@@ -129,32 +126,36 @@ void mb_probe_step_free(mb_probe_step *s)
         pthread_cond_destroy(&s->go);
         pthread_cond_destroy(&s->done);
     }
-    for (int i = 0; s->L && i < s->cfg.learners; i++) {
-        mb_net_free(s->L[i].net);
-        mb_optim_free(s->L[i].opt);
-    }
+    for (int i = 0; s->L && i < s->cfg.learners; i++)
+        mb_learner_free(&s->L[i].l);
     free(s->L);
     mb_net_desc_free(s->desc);
-    free(s->own_x);
-    free(s->own_y);
+    mb_dataset_free(&s->own);
     free(s);
 }
 
-/* A pool of uniform inputs in [0, 1) and uniform labels, from the seed. */
-static int make_pool(mb_probe_step *s, size_t n, mb_error *err)
+/* A data set of n uniform inputs in [0, 1) of the net's shape and uniform labels, from the
+ * seed. */
+static int make_data(mb_probe_step *s, size_t n, mb_error *err)
 {
-    s->own_x = malloc(n * s->per * sizeof *s->own_x);
-    s->own_y = malloc(n * sizeof *s->own_y);
-    if (!s->own_x || !s->own_y)
+    const mb_net_desc *d = s->desc;
+    size_t per = (size_t)d->in_c * d->in_h * d->in_w;
+    mb_dataset *o = &s->own;
+    o->x = malloc(n * per * sizeof *o->x);
+    o->y = malloc(n * sizeof *o->y);
+    if (!o->x || !o->y)
         return mb_error_set(err, MB_ENOMEM, "step: out of memory for %zu samples", n);
     uint64_t rng = (uint64_t)s->cfg.seed ^ 0x5354455050524F42ull;
-    for (size_t i = 0; i < n * s->per; i++)
-        s->own_x[i] = mb_rng_uniformf(&rng);
+    for (size_t i = 0; i < n * per; i++)
+        o->x[i] = mb_rng_uniformf(&rng);
     for (size_t i = 0; i < n; i++)
-        s->own_y[i] = (int)mb_rng_below(&rng, (uint64_t)s->desc->classes);
-    s->x = s->own_x;
-    s->y = s->own_y;
-    s->n = n;
+        o->y[i] = (int)mb_rng_below(&rng, (uint64_t)d->classes);
+    o->n = n;
+    o->c = d->in_c;
+    o->h = d->in_h;
+    o->w = d->in_w;
+    o->classes = d->classes;
+    s->data = o;
     return MB_OK;
 }
 
@@ -169,8 +170,8 @@ static int check_config(const mb_probe_step_config *c, mb_error *err)
     if (c->max_batch < c->learners)
         return mb_error_set(err, MB_EINVAL, "step: the largest batch (%d) is smaller than the "
                             "%d learners", c->max_batch, c->learners);
-    if (!(c->lr >= 0) || !isfinite(c->lr))
-        return mb_error_set(err, MB_EINVAL, "step: learning rate %g is not >= 0", c->lr);
+    if (!(c->optim.lr > 0) || !isfinite(c->optim.lr)) /* as mb_optim_create */
+        return mb_error_set(err, MB_EINVAL, "step: learning rate %g is not > 0", c->optim.lr);
     return MB_OK;
 }
 
@@ -186,7 +187,6 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
     s->cfg = *c;
     if ((rc = mb_net_desc_read(c->net, &s->desc, err)) != MB_OK)
         goto fail;
-    s->per = (size_t)s->desc->in_c * s->desc->in_h * s->desc->in_w;
     if (c->data) {
         const mb_dataset *d = c->data;
         if (d->c != s->desc->in_c || d->h != s->desc->in_h || d->w != s->desc->in_w ||
@@ -197,34 +197,39 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
                               s->desc->in_w, s->desc->classes);
             goto fail;
         }
-        if (d->n < (size_t)c->max_batch) {
+        if (d->n < (size_t)c->max_batch) { /* as mbtrain: no batch larger than the set */
             rc = mb_error_set(err, MB_EINVAL, "step: batch %d is larger than the %zu samples "
                               "of the data", c->max_batch, d->n);
             goto fail;
         }
-        s->x = d->x;
-        s->y = d->y;
-        s->n = d->n;
-    } else if ((rc = make_pool(s, (size_t)c->max_batch * 2 + 64, err)) != MB_OK) {
-        goto fail; /* twice the batch: successive windows overlap only partly */
+        s->data = d;
+    } else {
+        /* twice the largest batch and more than the caches hold (POOL_BYTES) */
+        size_t per_bytes = (size_t)s->desc->in_c * s->desc->in_h * s->desc->in_w * sizeof(float);
+        size_t n = (size_t)c->max_batch * 2 + 64;
+        if (n < POOL_BYTES / per_bytes)
+            n = POOL_BYTES / per_bytes;
+        if ((rc = make_data(s, n, err)) != MB_OK)
+            goto fail;
     }
 
     /* The device's threads are shared evenly by the copies, at least one each (the network
-     * splits its batch over its own threads, as mbtrain runs it). */
-    int per_threads = c->threads / c->learners > 0 ? c->threads / c->learners : 1;
-    int per_max = c->max_batch / c->learners;
+     * splits its batch over its own threads, as mbtrain runs it). Each copy is a learner as
+     * mbtrain builds one, for its share of the largest batch. */
     s->L = calloc((size_t)c->learners, sizeof *s->L);
     if (!s->L) {
         rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
         goto fail;
     }
-    mb_optim_params op = {.kind = MB_OPTIM_SGD, .lr = c->lr};
+    mb_run_options ro;
+    mb_run_options_init(&ro);
+    ro.optim = c->optim;
+    ro.batch = c->max_batch / c->learners;
+    ro.threads = c->threads / c->learners > 0 ? c->threads / c->learners : 1;
+    ro.conv_algo = c->conv_algo;
     for (int i = 0; i < c->learners; i++) {
-        mb_net_options no = {.max_batch = per_max, .seed = c->seed + (unsigned long)i,
-                             .algo = c->algo, .threads = per_threads};
-        if ((rc = mb_net_create(s->desc, &no, &s->L[i].net, err)) != MB_OK ||
-            (rc = mb_optim_create(&op, mb_net_param_count(s->L[i].net), &s->L[i].opt, err)) !=
-                MB_OK)
+        ro.seed = c->seed + (unsigned long)i;
+        if ((rc = mb_learner_init(&s->L[i].l, s->desc, &ro, s->data->n, err)) != MB_OK)
             goto fail;
     }
     if (c->learners > 1) {
@@ -272,9 +277,9 @@ const mb_net_desc *mb_probe_step_description(const mb_probe_step *s)
     return s->desc;
 }
 
-mb_net *mb_probe_step_net(mb_probe_step *s, int i)
+mb_learner *mb_probe_step_learner(mb_probe_step *s, int i)
 {
-    return i >= 0 && i < s->cfg.learners ? s->L[i].net : NULL;
+    return i >= 0 && i < s->cfg.learners ? &s->L[i].l : NULL;
 }
 
 int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
@@ -284,13 +289,15 @@ int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "step: batch %d cannot be split evenly over %d "
                             "learner%s (and must lie in [%d, %d])", batch, learners,
                             learners == 1 ? "" : "s", learners, s->cfg.max_batch);
-    s->per_batch = batch / learners;
+    for (int i = 0; i < learners; i++) {
+        int rc = mb_learner_set_batch(&s->L[i].l, batch / learners, err);
+        if (rc != MB_OK)
+            return rc;
+    }
     update_all(s);
-    s->pos += (size_t)batch;
     for (int i = 0; i < learners; i++) {
         if (s->L[i].rc != MB_OK)
-            return mb_error_set(err, s->L[i].rc, "step: learner %d: forward/backward failed: %s",
-                                i, mb_strerror(s->L[i].rc));
+            return mb_error_set(err, s->L[i].rc, "step: learner %d: %s", i, s->L[i].err.msg);
         if (!isfinite(s->L[i].loss))
             return mb_error_set(err, MB_EDOM, "step: learner %d's loss is %g at batch %d: the "
                                 "timed training diverged (lower the learning rate)", i,

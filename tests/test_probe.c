@@ -793,20 +793,21 @@ static void test_step_update(void)
     mb_error err = {0};
     for (int learners = 1; learners <= 2; learners++) {
         mb_probe_step_config c = {.net = net, .learners = learners, .threads = 1,
-                                  .algo = MB_CONV_AUTO, .seed = 3, .lr = 0.1, .max_batch = 8};
+                                  .conv_algo = MB_CONV_AUTO, .seed = 3,
+                                  .optim = {.kind = MB_OPTIM_SGD, .lr = 0.1}, .max_batch = 8};
         mb_probe_step *s = NULL;
         CU_ASSERT_EQUAL_FATAL(mb_probe_step_create(&c, &s, &err), MB_OK);
         CU_ASSERT_STRING_EQUAL(mb_probe_step_description(s)->name, "tiny");
         /* An update is SGD on each copy: x_after = x_before - lr g, with g the gradient the
          * copy's own forward/backward left behind (so the real step ran on every learner). */
-        size_t np = mb_net_param_count(mb_probe_step_net(s, 0));
+        size_t np = mb_net_param_count(mb_probe_step_learner(s, 0)->net);
         float *before = malloc(2 * np * sizeof *before);
         CU_ASSERT_FATAL(before != NULL);
         for (int i = 0; i < learners; i++)
-            memcpy(before + i * np, mb_net_params(mb_probe_step_net(s, i)), np * sizeof *before);
+            memcpy(before + i * np, mb_net_params(mb_probe_step_learner(s, i)->net), np * sizeof *before);
         CU_ASSERT_EQUAL(mb_probe_step_update(s, 8, &err), MB_OK);
         for (int i = 0; i < learners; i++) {
-            mb_net *n = mb_probe_step_net(s, i);
+            mb_net *n = mb_probe_step_learner(s, i)->net;
             const float *x = mb_net_params(n), *g = mb_net_grads(n);
             double gnorm = 0, worst = 0;
             for (size_t k = 0; k < np; k++) {
@@ -818,14 +819,14 @@ static void test_step_update(void)
             CU_ASSERT(gnorm > 0);
             CU_ASSERT(worst <= 1.2e-7);
         }
-        if (learners == 2) { /* different copies on different windows: different gradients */
-            CU_ASSERT(memcmp(mb_net_grads(mb_probe_step_net(s, 0)),
-                             mb_net_grads(mb_probe_step_net(s, 1)), np * sizeof(float)) != 0);
+        if (learners == 2) { /* copies shuffled from their own seeds: different gradients */
+            CU_ASSERT(memcmp(mb_net_grads(mb_probe_step_learner(s, 0)->net),
+                             mb_net_grads(mb_probe_step_learner(s, 1)->net), np * sizeof(float)) != 0);
             CU_ASSERT_EQUAL(mb_probe_step_update(s, 3, &err), MB_EINVAL); /* not a multiple */
             CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "split evenly"));
         }
         CU_ASSERT_EQUAL(mb_probe_step_update(s, 16, &err), MB_EINVAL); /* above max_batch */
-        CU_ASSERT_PTR_NULL(mb_probe_step_net(s, learners));
+        CU_ASSERT_PTR_NULL(mb_probe_step_learner(s, learners));
         /* timed through the harness: every sample is a real update */
         mb_probe_options o;
         mb_probe_options_init(&o);
@@ -849,7 +850,8 @@ static void test_step_update(void)
     px[5] = NAN;
     mb_dataset nan_data = {.n = 4, .c = 1, .h = 8, .w = 8, .classes = 3, .x = px, .y = py};
     mb_probe_step_config big = {.net = mlp, .data = &nan_data, .learners = 1, .threads = 1,
-                                .algo = MB_CONV_AUTO, .lr = 0.1, .max_batch = 4};
+                                .conv_algo = MB_CONV_AUTO,
+                                .optim = {.kind = MB_OPTIM_SGD, .lr = 0.1}, .max_batch = 4};
     mb_probe_step *s = NULL;
     CU_ASSERT_EQUAL_FATAL(mb_probe_step_create(&big, &s, &err), MB_OK);
     CU_ASSERT_EQUAL(mb_probe_step_update(s, 4, &err), MB_EDOM);
@@ -864,6 +866,89 @@ static void test_step_update(void)
     bad.learners = 1;
     bad.net = "no-such-net";
     CU_ASSERT_NOT_EQUAL(mb_probe_step_create(&bad, &s, &err), MB_OK);
+    mb_test_rmdir(dir);
+}
+
+/* A timed update is the trainer's step: each learner gathers the next slice of its own shuffled
+ * permutation of the data set (the cursor moves by its share of the batch and wraps into a new
+ * epoch), and steps the configured optimiser (here momentum: the second update is
+ * x2 = x1 + mu v1 - lr g2 with v1 = x1 - x0). */
+static void test_step_shuffled(void)
+{
+    char dir[128], net[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
+    enum { N = 37, PER = 64 }; /* 37 samples: not a multiple of the batch, so epochs drop a tail */
+    float *px = malloc(N * PER * sizeof *px);
+    int py[N];
+    CU_ASSERT_FATAL(px != NULL);
+    for (int i = 0; i < N; i++) { /* sample i's first pixel tells which sample it is */
+        py[i] = i % 3;
+        for (int k = 0; k < PER; k++)
+            px[i * PER + k] = k == 0 ? (float)i / N : (float)((i * 7 + k * 3) % 11) / 11.0f;
+    }
+    mb_dataset d = {.n = N, .c = 1, .h = 8, .w = 8, .classes = 3, .x = px, .y = py};
+    const double lr = 0.07, mu = 0.83;
+    mb_probe_step_config c = {.net = net, .data = &d, .learners = 2, .threads = 1,
+                              .conv_algo = MB_CONV_AUTO, .seed = 11,
+                              .optim = {.kind = MB_OPTIM_MOMENTUM, .lr = lr, .momentum = mu},
+                              .max_batch = 8};
+    mb_probe_step *s = NULL;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_probe_step_create(&c, &s, &err), MB_OK);
+    mb_learner *l0 = mb_probe_step_learner(s, 0), *l1 = mb_probe_step_learner(s, 1);
+    CU_ASSERT_EQUAL(l0->cur.n, (size_t)N);
+    CU_ASSERT_EQUAL(l0->max_batch, 4); /* each learner is built for its share of M */
+    /* the learners' permutations are shuffled, and differently (seed + copy index) */
+    int identity = 1;
+    for (int i = 0; i < N; i++)
+        identity &= l0->cur.perm[i] == (uint32_t)i;
+    CU_ASSERT(!identity);
+    CU_ASSERT(memcmp(l0->cur.perm, l1->cur.perm, N * sizeof *l0->cur.perm) != 0);
+    size_t np = mb_net_param_count(l0->net);
+    float *x0 = malloc(np * sizeof *x0), *x1 = malloc(np * sizeof *x1);
+    CU_ASSERT_FATAL(x0 && x1);
+    memcpy(x0, mb_net_params(l0->net), np * sizeof *x0);
+    for (int u = 0; u < 2; u++) {
+        CU_ASSERT_EQUAL_FATAL(mb_probe_step_update(s, 8, &err), MB_OK);
+        for (int k = 0; k < 2; k++) { /* each gathered the next 4 samples of its permutation */
+            mb_learner *l = k ? l1 : l0;
+            CU_ASSERT_EQUAL(l->batch, 4);
+            CU_ASSERT_EQUAL(l->cur.pos, (size_t)(4 * (u + 1)));
+            for (int b = 0; b < 4; b++) {
+                uint32_t want = l->cur.perm[4 * u + b];
+                CU_ASSERT_EQUAL(memcmp(l->xb + b * PER, px + want * PER, PER * sizeof *px), 0);
+                CU_ASSERT_EQUAL(l->yb[b], py[want]);
+            }
+        }
+        if (u == 0)
+            memcpy(x1, mb_net_params(l0->net), np * sizeof *x1);
+    }
+    /* momentum, not SGD: x2 = x1 + mu (x1 - x0) - lr g2. x1 - x0 is v1 up to the rounding of
+     * x0 + v1 (half an ulp of x1), so allow a few ulps of the operands. */
+    const float *x2 = mb_net_params(l0->net), *g2 = mb_net_grads(l0->net);
+    double worst = 0, moved = 0;
+    for (size_t k = 0; k < np; k++) {
+        double want = x1[k] + mu * ((double)x1[k] - x0[k]) - lr * g2[k];
+        worst = fmax(worst, fabs(x2[k] - want) / (fabs(x0[k]) + fabs(x1[k]) + 1e-30));
+        moved = fmax(moved, fabs(mu * ((double)x1[k] - x0[k])));
+    }
+    CU_ASSERT(moved > 0);
+    CU_ASSERT(worst <= 4e-7);
+    /* a smaller batch steps on from where the cursor is; past the end, a new epoch */
+    CU_ASSERT_EQUAL(mb_probe_step_update(s, 2, &err), MB_OK);
+    CU_ASSERT_EQUAL(l0->batch, 1);
+    CU_ASSERT_EQUAL(l0->cur.pos, (size_t)9);
+    for (int u = 0; u < 7; u++) /* 9 + 7 x 4 = 37: the first epoch is used up exactly */
+        CU_ASSERT_EQUAL(mb_probe_step_update(s, 8, &err), MB_OK);
+    CU_ASSERT_EQUAL(l0->cur.epoch, 0);
+    CU_ASSERT_EQUAL(mb_probe_step_update(s, 8, &err), MB_OK);
+    CU_ASSERT_EQUAL(l0->cur.epoch, 1);
+    CU_ASSERT_EQUAL(l0->cur.pos, (size_t)4);
+    free(x0);
+    free(x1);
+    mb_probe_step_free(s);
+    free(px);
     mb_test_rmdir(dir);
 }
 
@@ -1039,6 +1124,10 @@ static void test_probe_bad_input(void)
     expect_fail(1, "--learners", cmd);
     snprintf(cmd, sizeof cmd, "mbprobe step --net %s --algo fast", net);
     expect_fail(1, "--algo: 'fast'", cmd);
+    snprintf(cmd, sizeof cmd, "mbprobe step --net %s --algo gemm", net); /* mbtrain's spelling */
+    expect_fail(1, "--conv-algo gemm", cmd);
+    snprintf(cmd, sizeof cmd, "mbprobe learners --net %s --conv-algo fast", net);
+    expect_fail(1, "--conv-algo: 'fast'", cmd);
     /* the data's samples must fit the net: synthetic data are 28x28 by default */
     snprintf(cmd, sizeof cmd, "mbprobe step --net %s --batch 4 --data synthetic:n=64,test=8",
              net);
@@ -1080,6 +1169,8 @@ int mb_test_suite_probe(void)
            !CU_add_test(s, "mbprobe: help and bad input", test_cli) ||
            !CU_add_test(s, "mbprobe comm under mpirun", test_comm_mpirun) ||
            !CU_add_test(s, "step: real SGD updates on every learner", test_step_update) ||
+           !CU_add_test(s, "step: the trainer's shuffled batches and optimiser",
+                        test_step_shuffled) ||
            !CU_add_test(s, "mbprobe step and learners end to end", test_step_cli) ||
            !CU_add_test(s, "mbprobe conv end to end, with its cache", test_conv_cli) ||
            !CU_add_test(s, "mbprobe step, conv, learners: bad input", test_probe_bad_input);

@@ -1,5 +1,6 @@
 /* mb_train.h — the trainer: network descriptions, convolution algorithms, networks (layers with
- * forward and backward passes on the CPU), optimisers, and the backend registry.
+ * forward and backward passes on the CPU), optimisers, training runs, the learner every trainer
+ * steps (also what mbprobe step times), and the backend registry.
  *
  * Tensors are float32, NCHW. A network owns its parameters and their gradients as two contiguous
  * blocks with the same layout (views per layer), so that optimisers, model averaging (EASGD,
@@ -10,6 +11,7 @@
 #define MB_TRAIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../model/mb_model.h"
 
@@ -311,6 +313,64 @@ typedef struct mb_run_options {
 /* Defaults: eval_frac 0.2, momentum 0.9 (used by momentum and Nesterov), lr 0.05, batch 64,
  * eval_every 100, epochs 10, target_loss NAN, threads 1, conv_algo MB_CONV_AUTO, SGD. */
 void mb_run_options_init(mb_run_options *o);
+
+/* ---- learners: the unit every trainer steps (train/run_learner.c) ------------------------ */
+
+/* A learner is one stream of updates: a network, its optimiser and a cursor over a shuffled
+ * training set, with its own PRNG state (no globals), so several can live in one process.
+ * mb_train_run drives one; mbprobe step times mb_learner_step, the very update mbtrain runs;
+ * the parallel trainers will drive several. The training set is passed to every step, not
+ * owned: several learners can draw from one set. */
+
+struct mb_dataset; /* data/mb_data.h */
+
+/* Where a learner is in its pass over the training data: a permutation per epoch, drawn from
+ * rng when the epoch starts; batches are consecutive slices of it, and the last incomplete slice
+ * of an epoch is dropped so every update sees exactly `batch` samples. */
+typedef struct mb_cursor {
+    uint32_t *perm;        /* n indices into the training set */
+    size_t n;              /* training samples */
+    size_t pos;            /* next position in perm */
+    long epoch;            /* 0-based epoch the next batch belongs to */
+    uint64_t rng;          /* shuffling PRNG state (mb_rng_* of data/mb_data.h) after drawing
+                              perm: a context, not a global */
+} mb_cursor;
+
+/* A learner: everything one stream of updates owns. */
+typedef struct mb_learner {
+    mb_net *net;
+    mb_optim *opt;
+    mb_cursor cur;
+    int batch;             /* samples per update */
+    int max_batch;         /* the batch it was built for: xb, yb and the network hold this many
+                              samples, the most mb_learner_set_batch allows */
+    float *xb;             /* the gathered batch's inputs, max_batch * c*h*w floats */
+    int *yb;               /* its labels, max_batch ints */
+} mb_learner;
+
+/* Builds a learner for o->batch samples per update over a training set of n_train samples:
+ * the network for desc (o->seed, o->threads, o->conv_algo), the optimiser o->optim, and the
+ * first epoch's permutation (shuffled from o->seed, a stream separate from the network's).
+ * Uses no other field of o. MB_EINVAL when n_train < o->batch (a batch is never drawn from a
+ * smaller set) or above 2^32; the errors of mb_net_create and mb_optim_create; MB_ENOMEM. On
+ * error *l is all zeros. */
+int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options *o,
+                    size_t n_train, mb_error *err);
+/* Frees what the learner owns (never the training set); NULL-safe, and safe on a zeroed one. */
+void mb_learner_free(mb_learner *l);
+
+/* One update: takes the next `batch` samples of the permutation from `train` (advancing the
+ * cursor, reshuffling at an epoch boundary) into xb/yb, runs forward/backward and one optimiser
+ * step. *loss gets the batch's loss, *epoch the batch's epoch. `train` must be the set of
+ * n_train samples the learner was built for, of the network's input shape. Errors: those of
+ * mb_net_forward_backward (a label out of range: MB_EINVAL). */
+int mb_learner_step(mb_learner *l, const struct mb_dataset *train, double *loss, long *epoch,
+                    mb_error *err);
+
+/* Samples per update from the next step on: 1 <= batch <= l->max_batch (else MB_EINVAL, and
+ * the batch is unchanged). The cursor goes on where it is. For a caller that steps one learner
+ * at several batch sizes (mbprobe step); a training run keeps the batch it was built for. */
+int mb_learner_set_batch(mb_learner *l, int batch, mb_error *err);
 
 /* What a run did. */
 typedef struct mb_run_result {

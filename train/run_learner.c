@@ -1,8 +1,10 @@
-/* run_learner.c — the learner of a training run: a network, its optimiser and a cursor over the
- * shuffled training set, with its own PRNG state (mb_rng_* of data/mb_data.h).
+/* run_learner.c — the learner (mb_train.h, "learners"): a network, its optimiser and a cursor
+ * over the shuffled training set, with its own PRNG state (mb_rng_* of data/mb_data.h). Its step
+ * is the update of a training run and the update mbprobe step times.
  *
- * Not here: the loop, evaluation, logs and checkpoints (run.c, run_ckpt.c). A learner never
- * touches global state, so several can live in one process (the parallel trainers to come).
+ * Not here: the loop, evaluation, logs and checkpoints (run.c, run_ckpt.c), or timing
+ * (probe/step.c). A learner never touches global state, so several can live in one process (the
+ * probe's learners per device, the parallel trainers to come).
  */
 #include "layers_impl.h"
 #include "run_impl.h"
@@ -48,6 +50,7 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
     }
     size_t per = (size_t)desc->in_c * desc->in_h * desc->in_w;
     l->batch = o->batch;
+    l->max_batch = o->batch;
     l->cur.n = n_train;
     l->cur.perm = malloc(n_train * sizeof *l->cur.perm);
     l->xb = malloc((size_t)o->batch * per * sizeof *l->xb);
@@ -96,5 +99,14 @@ int mb_learner_step(mb_learner *l, const mb_dataset *train, double *loss, long *
         return mb_error_set(err, rc, "forward/backward failed: %s", mb_strerror(rc));
     mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
     *loss = f;
+    return MB_OK;
+}
+
+int mb_learner_set_batch(mb_learner *l, int batch, mb_error *err)
+{
+    if (batch < 1 || batch > l->max_batch)
+        return mb_error_set(err, MB_EINVAL, "batch %d is not in [1, %d], the batches this "
+                            "learner was built for", batch, l->max_batch);
+    l->batch = batch;
     return MB_OK;
 }
