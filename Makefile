@@ -227,7 +227,7 @@ pipeline: $(OUT)/report.html
 
 $(OUT)/step.csv: | $(CMDS)
 	@$(call stage,probe,time the update step (mbprobe step),check NET=$(NET); a shorter sweep: PROBE_BATCHES=1:256 or PROBE_BUDGET=0.2, \
-	  run mbprobe step --net $(NET) --batch $(PROBE_BATCHES) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
+	  run mbprobe step --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 --lr $(LR) --batch $(PROBE_BATCHES) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
 
 $(OUT)/comm.csv: | $(CMDS)
 	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),mpirun must start 2 processes here; COMM=none skips the collective model, \
