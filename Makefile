@@ -181,6 +181,8 @@ RUN_BATCHES  ?= 8 16 32 64 128 256 512
 RUN_SEEDS    ?= 0:4
 TARGET_LOSS  ?= 0.5
 LR           ?= 0.02
+# learning rates: one sweep each; with several, mbopt recommends (M, lr) together
+LRS          ?= $(LR)
 EVAL_FRAC    ?= 0.2
 MAX_UPDATES  ?= 20000
 # full evaluations every E = max(5, 400/M) updates; the first update at or under the target
@@ -218,7 +220,7 @@ run: deps
 	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
 	  END { if (w + e > 0) printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation)\n", w, e, 100 * e / (w + e) }' \
-	  $(OUT)/runs/*.csv $(OUT)/check/*.csv; \
+	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv 2>/dev/null); \
 	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
 	echo "total: $$(( $$(date +%s) - t0 )) s"
@@ -234,34 +236,39 @@ $(OUT)/comm.csv: | $(CMDS)
 	  run mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
 
 $(OUT)/runs/.done: | $(CMDS)
-	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LR)); DATA=PATH for another data set, \
-	  rm -rf $(OUT)/runs && for m in $(RUN_BATCHES); do \
-	    run $(TRAIN) --batch $$m $(EVAL_RULE) --log-dir $(OUT)/runs || exit 1; \
-	  done && touch $@)
+	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LRS)); DATA=PATH for another data set, \
+	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for lr in $(LRS); do for m in $(RUN_BATCHES); do \
+	    run $(TRAIN) --lr $$lr --batch $$m $(EVAL_RULE) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
+	  done; done && touch $@)
 
-TRAIN = mbtrain --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 --lr $(LR) \
+TRAIN = mbtrain --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 \
         --seeds $(RUN_SEEDS) --target-loss $(TARGET_LOSS) --eval-frac $(EVAL_FRAC) \
         --max-updates $(MAX_UPDATES) --threads $(THREADS)
+# one N_update fit per learning rate (the law holds per rate), and the run folders of each
+FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr $(OUT)/runs/lr$$lr/*.csv
+NFITS  = $(foreach lr,$(LRS),--nfit $(OUT)/nfit-lr$(lr).json)
 
-$(OUT)/nfit0.json: $(OUT)/runs/.done
-	@$(call stage,nfit0,fit N_update(M) to the sweep (mbfit nupdate),too few runs reached the target loss: raise TARGET_LOSS (now $(TARGET_LOSS)) or MAX_UPDATES, \
-	  run mbfit nupdate --target-loss $(TARGET_LOSS) $(OUT)/runs/*.csv --json -o $@)
-
-# Closing the loop: train the M the fit recommends and its neighbours (M/1.5, M*1.5) where no
+# Closing the loop: fit the sweep, then train the (M, lr) it recommends and M/1.5, M*1.5 where no
 # run has been, refit with them, and again once if the optimum moved to an untrained M.
-$(OUT)/check/.done: $(OUT)/nfit0.json $(OUT)/tfit.json
-	@$(call stage,check,train the recommended M and its neighbours,see the fits in $(OUT)/nfit0.json and $(OUT)/tfit.json, \
-	  rm -rf $(OUT)/check && mkdir -p $(OUT)/check && cp $(OUT)/nfit0.json $(OUT)/check/nfit.json && \
-	  for round in 1 2; do \
-	    ms=$$(mbopt validate --nfit $(OUT)/check/nfit.json --tfit $(OUT)/tfit.json --missing $(OUT)/runs $(OUT)/check) || exit 1; \
-	    [ -n "$$ms" ] || break; \
-	    for m in $$ms; do run $(TRAIN) --batch $$m $(EVAL_RULE) --log-dir $(OUT)/check || exit 1; done; \
-	    run mbfit nupdate --target-loss $(TARGET_LOSS) $(OUT)/runs/*.csv $(OUT)/check/*.csv --json -o $(OUT)/check/nfit.json || exit 1; \
+$(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/tfit.json
+	@$(call stage,check,fit the sweep; train the recommended M and its neighbours,too few runs reached the target loss: raise TARGET_LOSS (now $(TARGET_LOSS)) or MAX_UPDATES; see $(OUT)/logs/check.log, \
+	  rm -rf $(OUT)/check && mkdir -p $(OUT)/check && \
+	  fit() { for lr in $(LRS); do \
+	      run $(FIT_LR) $$(ls -d $(OUT)/check/lr$$lr/*.csv 2>/dev/null) --json -o $(OUT)/check/nfit-lr$$lr.json || return 1; \
+	    done; } && \
+	  fit && for round in 1 2; do \
+	    todo=$$(mbopt validate $(foreach lr,$(LRS),--nfit $(OUT)/check/nfit-lr$(lr).json) --tfit $(OUT)/tfit.json --missing $(OUT)/runs/lr* $$(ls -d $(OUT)/check/lr* 2>/dev/null)) || exit 1; \
+	    [ -n "$$todo" ] || break; \
+	    for t in $$todo; do m=$${t%%,*}; lr=$${t#*,}; \
+	      run $(TRAIN) --lr $$lr --batch $$m $(EVAL_RULE) --log-dir $(OUT)/check/lr$$lr || exit 1; done; \
+	    fit || exit 1; \
 	  done && touch $@)
 
 $(OUT)/nfit.json: $(OUT)/check/.done
 	@$(call stage,nfit,fit N_update(M) to every run (mbfit nupdate),see $(OUT)/logs/check.log, \
-	  run mbfit nupdate --target-loss $(TARGET_LOSS) $(OUT)/runs/*.csv $(OUT)/check/*.csv --json -o $@)
+	  for lr in $(LRS); do \
+	    run $(FIT_LR) $$(ls -d $(OUT)/check/lr$$lr/*.csv 2>/dev/null) --json -o $(OUT)/nfit-lr$$lr.json || exit 1; \
+	  done && cp $(OUT)/nfit-lr$(firstword $(LRS)).json $@)
 
 $(OUT)/tfit.json: $(OUT)/step.csv
 	@$(call stage,tfit,fit the knee of T_update (mbfit tupdate),the step table needs 3 or more batch sizes (PROBE_BATCHES), \
@@ -271,21 +278,22 @@ $(OUT)/cfit.json: $(OUT)/comm.csv
 	@$(call stage,cfit,fit latency and bandwidth (mbfit comm),see the collective table $<; COMM=none skips it, \
 	  run mbfit comm $< --json -o $@)
 
-SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/*.csv | head -n 1)) * 4 ))) --procs-available $(NPROC)
+SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 ))) --procs-available $(NPROC)
 $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json) $(OUT)/nfit.json
 	@$(call stage,scale,optimal M and P for P = $(PROCS) (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
-	  run mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) -o $(OUT)/scale.txt && \
-	  run mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) --json -o $@)
+	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) -o $(OUT)/scale.txt && \
+	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) --json -o $@)
 
 $(OUT)/validate.json: $(OUT)/nfit.json $(OUT)/tfit.json
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
-	  run mbopt validate --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(OUT)/runs $(OUT)/check -o $(OUT)/validate.txt && \
-	  run mbopt validate --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(OUT)/runs $(OUT)/check --csv -o $(OUT)/validate.csv && \
-	  run mbopt validate --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json $(OUT)/runs $(OUT)/check --json -o $@)
+	  dirs=$$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* 2>/dev/null) && \
+	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $$dirs -o $(OUT)/validate.txt && \
+	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $$dirs --csv -o $(OUT)/validate.csv && \
+	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $$dirs --json -o $@)
 
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train nfit0 check nfit tfit cfit scale validate; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  for s in probe comm train check nfit tfit cfit scale validate; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised

@@ -142,6 +142,10 @@ typedef struct mb_fit_runs {
 int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thresholds,
                           size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err);
 
+/* Keeps only the runs trained with learning rate `lr` (to 1e-9 relative), in their order.
+ * MB_ENODATA naming the rates there are when none was. */
+int mb_fit_runs_keep_lr(mb_fit_runs *runs, double lr, mb_error *err);
+
 /* Reads a points file: columns batch,n_update and an optional seed; each row is one run. */
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err);
 void mb_fit_runs_free(mb_fit_runs *runs);

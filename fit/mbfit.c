@@ -15,7 +15,7 @@
 
 #include "mb_fit.h"
 
-enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH };
+enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR };
 
 /* What every subcommand shares. */
 typedef struct common {
@@ -106,7 +106,11 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "last update. A points file has columns batch,n_update[,seed], one run per row.\n"
            "Runs are grouped by M (mean, spread and count over seeds); the power law\n"
            "N_inf + a M^-b and McCandlish's S_min (1 + B_noise / M) are fitted beside it and\n"
-           "compared by AIC. Top-level params stay the inverse law's (what mbopt reads).\n\n"
+           "compared by AIC. Top-level params stay the inverse law's; 'best' names the law\n"
+           "mbopt optimises (the power law only when its AIC is lower by more than 2), and\n"
+           "'converged_range' the M where most runs reached the threshold and none diverged\n"
+           "(above every M where one diverged). The law holds per learning rate: runs of\n"
+           "several rates are refused unless --lr picks one.\n\n"
            "      --target-loss LIST  loss thresholds, e.g. 0.5 or 0.5,0.4 (logs only); JSON\n"
            "                          params are for the first, the rest under 'thresholds'\n"
            "      --weights W         none, relative (sigma_i = mean N at M_i; default %s),\n"
@@ -115,6 +119,7 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "                          the runs within each M (default %zu: none)\n"
            "      --seed S            bootstrap generator seed (default %lu)\n"
            "      --smooth W          training-loss window in logged rows (default %zu)\n"
+           "      --lr RATE           fit only the runs trained at this learning rate\n"
            "      --json              write the fit as JSON (DESIGN.md 'Fits')\n"
            "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
            "  -h, --help              show this help and exit\n\n"
@@ -215,6 +220,7 @@ static int cmd_nupdate(int argc, char **argv)
                                        {"bootstrap", required_argument, 0, OPT_BOOT},
                                        {"seed", required_argument, 0, OPT_SEED},
                                        {"smooth", required_argument, 0, OPT_SMOOTH},
+                                       {"lr", required_argument, 0, OPT_LR},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
@@ -225,6 +231,7 @@ static int cmd_nupdate(int argc, char **argv)
     const size_t smooth_default = 10;
     size_t smooth = smooth_default;
     const char *target = NULL;
+    double lr = NAN;
     mb_error err = {0};
     long v;
     int c;
@@ -236,6 +243,10 @@ static int cmd_nupdate(int argc, char **argv)
             continue;
         switch (c) {
         case OPT_TARGET: target = optarg; break;
+        case OPT_LR:
+            if (mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &lr, &err) != MB_OK)
+                return mb_cli_fail("mbfit", sub, &err);
+            break;
         case OPT_BOOT:
             if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK) {
                 mb_error_set(&err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "
@@ -295,6 +306,8 @@ static int cmd_nupdate(int argc, char **argv)
         }
         int rc = mb_fit_runs_read_logs(files, nfiles, thr, nthr, smooth, &runs, &err);
         free(thr);
+        if (rc == MB_OK && !isnan(lr) && (rc = mb_fit_runs_keep_lr(&runs, lr, &err)) != MB_OK)
+            mb_fit_runs_free(&runs);
         if (rc != MB_OK)
             return mb_cli_fail("mbfit", sub, &err);
     }

@@ -218,6 +218,36 @@ int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double
     return MB_OK;
 }
 
+int mb_fit_runs_keep_lr(mb_fit_runs *r, double lr, mb_error *err)
+{
+    size_t k = 0;
+    char seen[160] = "";
+    for (size_t i = 0; i < r->n; i++) {
+        if (!(fabs(r->lr[i] - lr) <= 1e-9 * lr)) {
+            char one[32];
+            snprintf(one, sizeof one, "%s%g", *seen ? ", " : "", r->lr[i]);
+            if (!strstr(seen, one + (*seen ? 2 : 0)) && strlen(seen) + strlen(one) < sizeof seen)
+                strcat(seen, one);
+            continue;
+        }
+        for (size_t t = 0; t < r->n_thr; t++) {
+            r->n_update[k * r->n_thr + t] = r->n_update[i * r->n_thr + t];
+            r->wall[k * r->n_thr + t] = r->wall[i * r->n_thr + t];
+        }
+        r->batch[k] = r->batch[i], r->seed[k] = r->seed[i], r->lr[k] = r->lr[i];
+        r->procs[k] = r->procs[i], r->diverged[k] = r->diverged[i], r->t_step[k] = r->t_step[i];
+        r->target[k] = r->target[i];
+        memmove(r->net[k], r->net[i], sizeof r->net[k]);
+        memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
+        k++;
+    }
+    r->n = k;
+    if (k == 0)
+        return mb_error_set(err, MB_ENODATA, "--lr %g: no run was trained at that rate (the "
+                                             "logs have lr %s)", lr, *seen ? seen : "unknown");
+    return MB_OK;
+}
+
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
 {
     mb_table *t;

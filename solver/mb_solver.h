@@ -149,6 +149,7 @@ typedef struct mb_validate {
     long best;                /* the measured best row (least t_median among rows where most
                                  runs reached the target and none diverged), -1 when none */
     double m_rec, p_rec;      /* the recommendation checked */
+    double lr_rec;            /* its learning rate, NAN when not known */
     long rec;                 /* the row that trained it (M rounded), -1 when none did */
     double ratio;             /* rows[rec].t_median / rows[best].t_median, NAN without both */
     double median_abs_err;    /* median |rel_err| over the rows with a measurement */
@@ -156,13 +157,15 @@ typedef struct mb_validate {
 } mb_validate;
 
 /* Compares the model with `runs` (read with one threshold, the target) group by group, and
- * checks the recommendation (m_rec at p_rec). `paths` (NULL allowed) names each run's log in
- * messages. MB_EINVAL when the logs train different networks or stopped at another target;
+ * checks the recommendation (m_rec at p_rec, learning rate lr_rec). The law of a group is the
+ * one of laws[0..n_laws) fitted at its learning rate lrs[k] (with one law of unknown rate: that
+ * one); a group with no law of its rate gets no prediction. `paths` (NULL allowed) names each
+ * run's log in messages. MB_EINVAL when the logs train different networks or stopped at another target;
  * MB_ENODATA when there are no runs or none within a factor of 2 of m_rec at p_rec (the message
  * says which M to train). Free with mb_validate_free, also after an error. */
-int mb_solver_validate(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
-                       const char *const *paths, double m_rec, double p_rec, mb_validate *out,
-                       mb_error *err);
+int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
+                       const mb_update_time *t, const mb_fit_runs *runs, const char *const *paths,
+                       double m_rec, double p_rec, double lr_rec, mb_validate *out, mb_error *err);
 void mb_validate_free(mb_validate *v);
 
 #endif /* MB_SOLVER_H */

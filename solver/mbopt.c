@@ -53,9 +53,14 @@ static const char *fmt(char *buf, size_t n, const char *f, double v)
 
 /* ---- model parameters, shared by scale and design --------------------------------------------- */
 
+#define MAX_NFIT 8 /* learning rates compared in one call: one --nfit each */
+
 typedef struct model_opts {
     mb_law law;               /* the law optimised */
-    mb_solver_nfit nf;        /* what --nfit said (why the law, the converged range) */
+    mb_solver_nfit nf;        /* what the selected --nfit said (why the law, the range, lr) */
+    const char *nfits[MAX_NFIT]; /* every --nfit, one per learning rate */
+    mb_solver_nfit nfs[MAX_NFIT];
+    size_t n_nfit;
     mb_update_time t;
     const char *nfit, *tfit, *cfit, *law_name;
     double m_lo, m_hi;        /* the range M is sought in (0, 0 until resolved) */
@@ -86,7 +91,8 @@ enum {
 #define MODEL_HELP                                                                                \
     "Model (flags override values read from files):\n"                                            \
     "      --nfit FILE       N_update fit from 'mbfit nupdate --json': the law it names best\n"   \
-    "                        (inverse or power law) and the converged range of its runs\n"      \
+    "                        (inverse or power law) and the converged range of its runs;\n"     \
+    "                        repeat it, one file per learning rate, to choose (M, lr)\n"        \
     "      --law NAME        optimise this law of --nfit instead: inverse-law, power-law\n"    \
     "      --tfit FILE       update-time fit from 'mbfit tupdate --json' (gamma, m_t, delta)\n"   \
     "      --cfit FILE       collective fit from 'mbfit comm --json' (latency_s, s_per_byte)\n"   \
@@ -159,12 +165,33 @@ static int model_option(model_opts *m, int c, const char *arg, mb_error *err)
                               "--comm: '%s' is not one of none, allreduce, ps, alpha-beta", arg);
         m->have_comm = 1;
         break;
-    case OPT_NFIT: m->nfit = arg; break;
+    case OPT_NFIT:
+        if (m->n_nfit == MAX_NFIT)
+            rc = mb_error_set(err, MB_EINVAL, "--nfit: at most %d files (one per learning rate)",
+                              MAX_NFIT);
+        else
+            m->nfits[m->n_nfit++] = m->nfit = arg;
+        break;
     case OPT_TFIT: m->tfit = arg; break;
     case OPT_CFIT: m->cfit = arg; break;
     default: return 0;
     }
     return rc == MB_OK ? 1 : -1;
+}
+
+/* Makes the i-th --nfit (one learning rate) the law optimised, with its range: --batch-range,
+ * else the runs' converged range, else every M >= 1. Without --nfit it only sets the range. */
+static void model_select(model_opts *m, size_t i)
+{
+    if (i < m->n_nfit) {
+        m->nfit = m->nfits[i];
+        m->nf = m->nfs[i];
+        m->law = m->nf.law;
+    }
+    if (m->extrapolate || (!m->have_range && isnan(m->nf.m_lo)))
+        m->m_lo = 1.0, m->m_hi = INFINITY;
+    else if (!m->have_range)
+        m->m_lo = m->nf.m_lo, m->m_hi = m->nf.m_hi;
 }
 
 /* Reads the fit files, then re-applies the flags given on the command line (they win), and
@@ -176,12 +203,33 @@ static int model_resolve(model_opts *m, mb_error *err)
     m->law.kind = MB_LAW_INVERSE;
     m->law.b = 1.0;
     m->nf.m_lo = m->nf.m_hi = m->nf.m_diverged = m->nf.target_loss = m->nf.lr = NAN;
-    if (m->nfit && (rc = mb_solver_read_nfit(m->nfit, m->law_name, &m->nf, err)) != MB_OK)
-        return rc;
-    if (m->nfit)
+    for (size_t i = 0; i < m->n_nfit; i++) {
+        if ((rc = mb_solver_read_nfit(m->nfits[i], m->law_name, &m->nfs[i], err)) != MB_OK)
+            return rc;
+        /* several fits are several learning rates of one job: each must say its own */
+        for (size_t j = 0; m->n_nfit > 1 && j <= i; j++)
+            if (isnan(m->nfs[i].lr) || (j < i && m->nfs[j].lr == m->nfs[i].lr))
+                return mb_error_set(err, MB_EINVAL,
+                                    "%s: %s; several --nfit must be fits of different learning "
+                                    "rates (mbfit nupdate --lr RATE)",
+                                    m->nfits[i], isnan(m->nfs[i].lr) ? "no 'lr'" :
+                                    "the same lr as another --nfit");
+        if (i > 0 && !(m->nfs[i].target_loss == m->nfs[0].target_loss ||
+                       (isnan(m->nfs[i].target_loss) && isnan(m->nfs[0].target_loss))))
+            return mb_error_set(err, MB_EINVAL, "%s: target loss %g, but %s's is %g: compare "
+                                                "learning rates at one target", m->nfits[i],
+                                m->nfs[i].target_loss, m->nfits[0], m->nfs[0].target_loss);
+    }
+    if (m->n_nfit > 1 && (flags.have_n_inf || flags.have_alpha))
+        return mb_error_set(err, MB_EINVAL, "--n-inf and --alpha apply to one law, not to "
+                                            "several --nfit");
+    if (m->n_nfit) {
+        m->nf = m->nfs[0];
+        m->nfit = m->nfits[0];
         m->law = m->nf.law;
-    else if (m->law_name)
+    } else if (m->law_name) {
         return mb_error_set(err, MB_EINVAL, "--law needs --nfit");
+    }
     int file_delta = 0;
     if (m->tfit && (rc = mb_solver_read_tfit(m->tfit, &m->t, &file_delta, err)) != MB_OK)
         return rc;
@@ -191,8 +239,8 @@ static int model_resolve(model_opts *m, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "--n-inf and --alpha set the inverse law, but --nfit's "
                                              "law is the %s: add --law inverse-law",
                             mb_model_law_name(m->law.kind));
-    if (flags.have_n_inf) m->law.n_inf = flags.law.n_inf;
-    if (flags.have_alpha) m->law.a = flags.law.a;
+    if (flags.have_n_inf) m->law.n_inf = m->nfs[0].law.n_inf = flags.law.n_inf;
+    if (flags.have_alpha) m->law.a = m->nfs[0].law.a = flags.law.a;
     if (flags.have_t0) m->t.t0 = flags.t.t0;
     if (flags.have_gamma) m->t.gamma = flags.t.gamma;
     if (flags.have_m_t) m->t.m_t = flags.t.m_t;
@@ -216,14 +264,18 @@ static int model_resolve(model_opts *m, mb_error *err)
     if (m->t.comm == MB_COMM_ALPHA_BETA && !m->cfit && !(flags.have_latency && flags.have_spb))
         return mb_error_set(err, MB_EINVAL,
                             "alpha-beta needs --cfit or both --latency and --s-per-byte");
-    /* the range: --batch-range, else the runs' converged range, else every M >= 1 */
     if (m->extrapolate && m->have_range)
         return mb_error_set(err, MB_EINVAL, "--extrapolate and --batch-range: give one");
-    if (m->extrapolate || (!m->have_range && isnan(m->nf.m_lo)))
-        m->m_lo = 1.0, m->m_hi = INFINITY;
-    else if (!m->have_range)
-        m->m_lo = m->nf.m_lo, m->m_hi = m->nf.m_hi;
-    return mb_solver_check_models(&m->law, &m->t, err);
+    rc = MB_OK;
+    for (size_t i = m->n_nfit; i-- > 0 && rc == MB_OK;) { /* ends on the first */
+        model_select(m, i);
+        rc = mb_solver_check_models(&m->law, &m->t, err);
+    }
+    if (m->n_nfit == 0) {
+        model_select(m, 0);
+        rc = mb_solver_check_models(&m->law, &m->t, err);
+    }
+    return rc;
 }
 
 /* Whether the range is the runs' own (so an optimum inside it is not an extrapolation). */
@@ -352,9 +404,14 @@ static cJSON *row_summary(const model_opts *m, const mb_scale_row *r, double p_a
     return b;
 }
 
+/* One learning rate's best setting, when several --nfit are compared. */
+typedef struct lr_best {
+    double lr, procs, m_opt, t_c;
+} lr_best;
+
 static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const mb_scale_row *rows,
                          size_t n, size_t best, size_t enough, double p_b, int have_pb,
-                         double p_avail)
+                         double p_avail, const lr_best *lrs, size_t n_lr)
 {
     cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
     if (!root || !arr) {
@@ -369,6 +426,16 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     if (have_pb)
         mb_json_add_number(root, "regime_boundary_procs", p_b);
     mb_json_add_number(root, "procs_available", isfinite(p_avail) ? p_avail : NAN);
+    mb_json_add_number(root, "lr", m->nf.lr);
+    cJSON *bl = n_lr > 1 ? cJSON_AddArrayToObject(root, "by_lr") : NULL;
+    for (size_t i = 0; bl && i < n_lr; i++) {
+        cJSON *o = cJSON_CreateObject();
+        mb_json_add_number(o, "lr", lrs[i].lr);
+        mb_json_add_number(o, "procs", lrs[i].procs);
+        mb_json_add_number(o, "m_opt", lrs[i].m_opt);
+        mb_json_add_number(o, "t_c", lrs[i].t_c);
+        cJSON_AddItemToArray(bl, o);
+    }
     for (size_t i = 0; i < n; i++) {
         const mb_scale_row *r = &rows[i];
         cJSON *o = cJSON_CreateObject();
@@ -401,9 +468,13 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
 
 static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so,
                         const mb_scale_row *rows, size_t n, size_t best, size_t enough,
-                        double p_b, int have_pb, double p_avail)
+                        double p_b, int have_pb, double p_avail, const lr_best *lrs, size_t n_lr)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    for (size_t i = 0; n_lr > 1 && i < n_lr; i++)
+        fprintf(f, "# lr %-10g fastest: P = %g, M = %.0f, T_C = %.4g s%s\n", lrs[i].lr,
+                lrs[i].procs, round(lrs[i].m_opt), lrs[i].t_c,
+                lrs[i].lr == m->nf.lr ? "  <- the table below" : "");
     model_print(f, m);
     if (isfinite(m->m_hi))
         fprintf(f, "# M is sought in [%.6g, %.6g] (%s); --extrapolate searches every M\n",
@@ -441,11 +512,15 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
             r->eff_opt, mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
     r = &rows[enough];
     note = row_label(m, r, p_avail);
-    fprintf(f, "recommendation: P = %.6g learners with mini-batch M = %.0f (%.1f per learner): "
+    char lr[96] = "";
+    if (!isnan(m->nf.lr))
+        snprintf(lr, sizeof lr, ", learning rate %g%s", m->nf.lr,
+                 n_lr > 1 ? " (the fastest of the rates given)" : "");
+    fprintf(f, "recommendation: P = %.6g learners with mini-batch M = %.0f (%.1f per learner)%s: "
                "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f; the fewest "
                "learners within %.0f%% of the fastest%s%s\n",
-            r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c, r->speedup_opt,
-            r->eff_opt, 100 * ENOUGH_SLACK, *note ? "; " : "", note);
+            r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, lr, r->opt.t_c,
+            r->speedup_opt, r->eff_opt, 100 * ENOUGH_SLACK, *note ? "; " : "", note);
     mb_inverse_law inv;
     if (mb_model_law_as_inverse(&m->law, &inv) == MB_OK && r->bound == MB_BOUND_NONE &&
         r->opt.regime == MB_REGIME_BALANCE) {
@@ -523,6 +598,25 @@ static int cmd_scale(int argc, char **argv)
         return mb_cli_fail(prog, sub, &err);
     }
     mb_scale_row *rows = calloc(pr.n, sizeof *rows);
+    /* several learning rates: each one's best, then the table of the fastest */
+    lr_best lrs[MAX_NFIT];
+    size_t n_lr = m.n_nfit, pick = 0;
+    for (size_t i = 0; rows && n_lr > 1 && i < n_lr; i++) {
+        mb_scale_options s1 = so;
+        model_select(&m, i);
+        s1.m_lo = m.m_lo;
+        s1.m_hi = m.m_hi;
+        if (mb_solver_scale(&m.law, &m.t, &s1, pr.v, pr.n, rows, &err) != MB_OK) {
+            free(rows);
+            mb_data_range_free(&pr);
+            return mb_cli_fail(prog, sub, &err);
+        }
+        const mb_scale_row *b = &rows[mb_solver_best_row(rows, pr.n, p_avail)];
+        lrs[i] = (lr_best){m.nf.lr, b->procs, b->opt.m_opt, b->opt.t_c};
+        if (lrs[i].t_c < lrs[pick].t_c)
+            pick = i;
+    }
+    model_select(&m, pick);
     so.m_lo = m.m_lo;
     so.m_hi = m.m_hi;
     if (!rows || mb_solver_scale(&m.law, &m.t, &so, pr.v, pr.n, rows, &err) != MB_OK) {
@@ -540,13 +634,14 @@ static int cmd_scale(int argc, char **argv)
                   m.m_lo <= 1.0 && mb_model_regime_boundary(&inv, &m.t, &p_b) == MB_OK;
     int rc;
     if (out.json) {
-        rc = emit_json(sub, scale_json(&m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail),
-                       &out);
+        rc = emit_json(sub, scale_json(&m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail,
+                                       lrs, n_lr), &out);
     } else {
         mb_out o;
         rc = mb_out_open(&o, out.output, &err);
         if (rc == MB_OK) {
-            scale_print(o.f, &m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail);
+            scale_print(o.f, &m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail, lrs,
+                        n_lr);
             rc = mb_out_commit(&o, &err);
         }
         rc = rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
@@ -961,7 +1056,8 @@ static void validate_help(void)
            "                        (its 'enough' row); default: the optimum at P = 1 in range\n"
            "      --missing         print only the mini-batch sizes that would check the\n"
            "                        recommendation and have no runs yet: its M (rounded) and\n"
-           "                        M / 1.5, M * 1.5 inside the range, one line (for scripts)\n"
+           "                        M / 1.5, M * 1.5 inside the range, on one line as M,LR\n"
+           "                        (just M when the learning rate is not known), for scripts\n"
            "Output:\n"
            "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
            "      --csv             write the validation table as CSV (DESIGN.md columns)\n"
@@ -1088,7 +1184,7 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const cha
         double tc = NAN;
         mb_model_law_tc(&m->law, &m->t, v->m_rec, v->p_rec, &tc);
         mb_json_add_number(rec, "batch", v->m_rec);
-        mb_json_add_number(rec, "lr", m->nf.lr);
+        mb_json_add_number(rec, "lr", v->lr_rec);
         mb_json_add_number(rec, "procs", v->p_rec);
         mb_json_add_number(rec, "t_pred_s", tc);
         cJSON_AddBoolToObject(rec, "measured", v->rec >= 0);
@@ -1199,8 +1295,16 @@ static int cmd_validate(int argc, char **argv)
         mb_error_set(&err, MB_EINVAL, "no target loss: give --target-loss (the --nfit has none)");
         return mb_cli_fail(prog, sub, &err);
     }
-    /* the recommendation: scale's 'enough' row, or the P = 1 optimum in range */
-    double m_rec = NAN, p_rec = 1.0;
+    /* the recommendation: scale's 'enough' row, or the P = 1 optimum in range (the fastest of
+     * the learning rates given) */
+    double m_rec = NAN, p_rec = 1.0, lr_rec = m.nf.lr;
+    mb_law laws[MAX_NFIT];
+    double lrs[MAX_NFIT];
+    size_t n_laws = m.n_nfit ? m.n_nfit : 1;
+    for (size_t i = 0; i < n_laws; i++) {
+        laws[i] = m.n_nfit ? m.nfs[i].law : m.law;
+        lrs[i] = m.n_nfit ? m.nfs[i].lr : NAN;
+    }
     if (recommend) {
         cJSON *root;
         if (mb_json_read(recommend, &root, &err) != MB_OK)
@@ -1211,14 +1315,28 @@ static int cmd_validate(int argc, char **argv)
                                                   "this mbopt scale --json?)", recommend);
         if (rc == MB_OK && (rc = mb_json_number(e, "m_opt", recommend, &m_rec, &err)) == MB_OK)
             rc = mb_json_number(e, "procs", recommend, &p_rec, &err);
+        const cJSON *lr = cJSON_GetObjectItemCaseSensitive(root, "lr");
+        if (rc == MB_OK && cJSON_IsNumber(lr))
+            lr_rec = lr->valuedouble;
         cJSON_Delete(root);
+        for (size_t i = 0; i < m.n_nfit; i++)
+            if (m.nfs[i].lr == lr_rec)
+                model_select(&m, i);
         if (rc != MB_OK)
             return mb_cli_fail(prog, sub, &err);
     } else {
-        mb_solver_optimum_result o;
-        if (mb_solver_optimum(&m.law, &m.t, 1.0, m.m_lo, m.m_hi, &o, &err) != MB_OK)
-            return mb_cli_fail(prog, sub, &err);
-        m_rec = o.opt.m_opt;
+        double best = INFINITY;
+        size_t pick = 0;
+        for (size_t i = 0; i < n_laws; i++) {
+            mb_solver_optimum_result o;
+            model_select(&m, i);
+            if (mb_solver_optimum(&m.law, &m.t, 1.0, m.m_lo, m.m_hi, &o, &err) != MB_OK)
+                return mb_cli_fail(prog, sub, &err);
+            if (o.opt.t_c < best)
+                best = o.opt.t_c, m_rec = o.opt.m_opt, pick = i;
+        }
+        model_select(&m, pick);
+        lr_rec = m.nf.lr;
     }
     glob_t g;
     mb_fit_runs runs = {0};
@@ -1236,9 +1354,12 @@ static int cmd_validate(int argc, char **argv)
             for (int j = 0; j < k; j++)
                 have |= want[j] == want[k];
             for (size_t i = 0; i < runs.n && !have; i++)
-                have = runs.batch[i] == want[k] && runs.procs[i] == p_rec;
-            if (!have)
+                have = runs.batch[i] == want[k] && runs.procs[i] == p_rec &&
+                       (isnan(lr_rec) || fabs(runs.lr[i] - lr_rec) <= 1e-9 * lr_rec);
+            if (!have && isnan(lr_rec))
                 printf("%s%.0f", first ? "" : " ", want[k]), first = 0;
+            else if (!have)
+                printf("%s%.0f,%.9g", first ? "" : " ", want[k], lr_rec), first = 0;
         }
         printf("\n");
         globfree(&g);
@@ -1246,8 +1367,8 @@ static int cmd_validate(int argc, char **argv)
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     }
     if (rc == MB_OK)
-        rc = mb_solver_validate(&m.law, &m.t, &runs, (const char *const *)g.gl_pathv,
-                                round(m_rec) > 0 ? m_rec : 1.0, p_rec, &v, &err);
+        rc = mb_solver_validate(laws, lrs, n_laws, &m.t, &runs, (const char *const *)g.gl_pathv,
+                                round(m_rec) > 0 ? m_rec : 1.0, p_rec, lr_rec, &v, &err);
     if (rc != MB_OK) {
         globfree(&g);
         mb_fit_runs_free(&runs);

@@ -61,7 +61,19 @@ static int row_order(const void *a, const void *b)
     return (x->batch > y->batch) - (x->batch < y->batch);
 }
 
-/* Fills one group's measured and predicted numbers from the runs idx[0..n). */
+/* The law of a row's learning rate: the one fit whose lr it is (any, for one fit of unknown lr
+ * or runs of unknown lr), NULL when no fit was made at that rate. */
+static const mb_law *law_for(const mb_law *laws, const double *lrs, size_t n, double lr)
+{
+    for (size_t i = 0; i < n; i++)
+        if (lrs[i] == lr || (n == 1 && (isnan(lrs[i]) || isnan(lr))) ||
+            fabs(lrs[i] - lr) <= 1e-9 * lr)
+            return &laws[i];
+    return NULL;
+}
+
+/* Fills one group's measured and predicted numbers from the runs idx[0..n); law NULL: no
+ * prediction of N_update (no fit at this learning rate). */
 static int fill_row(const mb_law *law, const mb_update_time *t, const mb_fit_runs *r,
                     const size_t *idx, size_t n, mb_validate_row *row, double *scratch)
 {
@@ -98,7 +110,9 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_fit_run
 
     row->n_pred = row->t_update_pred = row->t_pred = NAN;
     double nu, tu;
-    if (mb_model_law_nupdate(law, row->batch, &nu, NULL) == MB_OK &&
+    if (mb_model_tupdate(t, row->batch, row->procs, &tu) == MB_OK)
+        row->t_update_pred = tu;
+    if (law && mb_model_law_nupdate(law, row->batch, &nu, NULL) == MB_OK &&
         mb_model_tupdate(t, row->batch, row->procs, &tu) == MB_OK) {
         row->n_pred = nu;
         row->t_update_pred = tu;
@@ -109,15 +123,16 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_fit_run
     return MB_OK;
 }
 
-int mb_solver_validate(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
-                       const char *const *paths, double m_rec, double p_rec, mb_validate *out,
-                       mb_error *err)
+int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
+                       const mb_update_time *t, const mb_fit_runs *runs, const char *const *paths,
+                       double m_rec, double p_rec, double lr_rec, mb_validate *out, mb_error *err)
 {
 #define WHERE(i) (paths ? paths[i] : "a log"), (paths ? ": " : ": ")
     memset(out, 0, sizeof *out);
     out->best = out->rec = -1;
     out->m_rec = m_rec;
     out->p_rec = p_rec;
+    out->lr_rec = lr_rec;
     out->ratio = out->median_abs_err = out->median_abs_tu_err = NAN;
     if (runs->n == 0)
         return mb_error_set(err, MB_ENODATA, "no run logs to validate against");
@@ -164,6 +179,7 @@ int mb_solver_validate(const mb_law *law, const mb_update_time *t, const mb_fit_
         for (size_t j = i; j < runs->n; j++)
             if (!used[j] && same(runs, i, j))
                 used[j] = 1, idx[n++] = j;
+        const mb_law *law = law_for(laws, lrs, n_laws, runs->lr[i]);
         if (fill_row(law, t, runs, idx, n, &out->rows[out->n_rows++], scratch) != MB_OK) {
             rc = mb_error_set(err, MB_ENOMEM, "out of memory");
             goto done;
@@ -187,7 +203,8 @@ int mb_solver_validate(const mb_law *law, const mb_update_time *t, const mb_fit_
         if (2 * r->reached > r->runs && r->diverged == 0 &&
             (out->best < 0 || r->t_median < out->rows[out->best].t_median))
             out->best = (long)i;
-        if (r->procs == p_rec && r->batch == round(m_rec) && out->rec < 0)
+        int lr_ok = isnan(lr_rec) || isnan(r->lr) || fabs(r->lr - lr_rec) <= 1e-9 * lr_rec;
+        if (r->procs == p_rec && r->batch == round(m_rec) && lr_ok && out->rec < 0)
             out->rec = (long)i;
     }
     out->median_abs_err = median(scratch, ne);
@@ -199,7 +216,9 @@ int mb_solver_validate(const mb_law *law, const mb_update_time *t, const mb_fit_
     int near = 0;
     for (size_t i = 0; i < out->n_rows; i++)
         near |= out->rows[i].procs == p_rec && out->rows[i].batch >= m_rec / 2 &&
-                out->rows[i].batch <= m_rec * 2;
+                out->rows[i].batch <= m_rec * 2 &&
+                (isnan(lr_rec) || isnan(out->rows[i].lr) ||
+                 fabs(out->rows[i].lr - lr_rec) <= 1e-9 * lr_rec);
     if (!near)
         rc = mb_error_set(err, MB_ENODATA,
                           "no run trained near the recommended M = %.4g at P = %g (nothing "

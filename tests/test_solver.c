@@ -468,7 +468,8 @@ static void test_validate(void)
     CU_ASSERT_EQUAL(runs.diverged[np - 1], 1);
     CU_ASSERT_EQUAL(runs.diverged[0], 0);
     mb_validate v;
-    CU_ASSERT_EQUAL_FATAL(mb_solver_validate(&law, &t, &runs, paths, 32.4, 1, &v, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_validate(&law, (const double[]){0.02}, 1, &t, &runs, paths,
+                                             32.4, 1, 0.02, &v, &e), MB_OK);
     CU_ASSERT_EQUAL_FATAL(v.n_rows, 6);
     CU_ASSERT_DOUBLE_EQUAL(v.rows[0].batch, 4, 0);
     CU_ASSERT_EQUAL(v.rows[0].diverged, 1);
@@ -501,7 +502,8 @@ static void test_validate(void)
     mb_validate_free(&v);
 
     /* a recommendation no run comes near */
-    CU_ASSERT_EQUAL(mb_solver_validate(&law, &t, &runs, paths, 700, 1, &v, &e), MB_ENODATA);
+    CU_ASSERT_EQUAL(mb_solver_validate(&law, (const double[]){0.02}, 1, &t, &runs, paths, 700, 1,
+                                       0.02, &v, &e), MB_ENODATA);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no run trained near the recommended M = 700"));
     mb_validate_free(&v);
     mb_fit_runs_free(&runs);
@@ -557,6 +559,47 @@ static void test_validate(void)
     snprintf(arg, sizeof arg, "validate --gamma 1e-5 --m-t 1 --n-inf 3 --alpha 4 %s", dir);
     expect_failure(arg, 1, "no target loss");
     expect_failure("validate --nfit n.json", 2, "no run logs given");
+
+    /* learning rate as a dimension: runs at a second rate, one fit per rate; each row is
+     * predicted by its own rate's law, and (M, lr) is recommended together */
+    const mb_law fast = {.kind = MB_LAW_POWER, .n_inf = 60, .a = 30000, .b = 1.7};
+    for (size_t i = 0; i < 5; i++)
+        for (int seed = 0; seed < 3; seed++) {
+            double n, tu;
+            mb_model_law_nupdate(&fast, ms[i], &n, NULL);
+            mb_model_tupdate(&t, ms[i], 1, &tu);
+            write_log(dir, "lenet5", 0.5, ms[i], 10 + seed, (long)ceil(n / 10) * 10, tu, 0);
+        }
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && sed -i 's/^# lr=0.02$/# lr=0.05/' "
+                                         "lenet5-b*-s1[0-2].csv && mbfit nupdate --target-loss 0.5 "
+                                         "--lr 0.05 lenet5-b*.csv --json -o n05.json && "
+                                         "mbopt validate --nfit n.json --nfit n05.json --gamma "
+                                         "3.5e-5 --m-t 1 --t0 5e-5 . && mbopt validate --nfit "
+                                         "n.json --nfit n05.json --gamma 3.5e-5 --m-t 1 --t0 5e-5 "
+                                         "--missing . && mbopt scale --nfit n.json --nfit n05.json "
+                                         "--gamma 3.5e-5 --m-t 1 --t0 5e-5 --comm none --procs 1",
+                                         dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "momentum     1     32     0.05       3/3"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",0.05\n")); /* --missing names the faster rate */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "learning rate 0.05 (the fastest of the rates given)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# lr 0.02"));
+    if (r.status != 0)
+        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    mb_test_run_free(&r);
+    /* the lr 0.05 rows are predicted exactly by their own law (runs made from it) */
+    snprintf(path, sizeof path, "%s/n05.json", dir);
+    mb_solver_nfit nf05;
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(path, NULL, &nf05, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(nf05.lr, 0.05, 0);
+    snprintf(arg, sizeof arg, "cd %s && mbfit nupdate --target-loss 0.5 lenet5-b*.csv", dir);
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "%s", arg), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "different learning rates"));
+    mb_test_run_free(&r);
+    snprintf(arg, sizeof arg, "validate --nfit %s/n.json --nfit %s/n.json --gamma 1e-5 --m-t 1 %s",
+             dir, dir, dir);
+    expect_failure(arg, 1, "the same lr as another --nfit");
     mb_test_rmdir(dir);
 }
 
