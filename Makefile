@@ -190,9 +190,13 @@ MAX_UPDATES  ?= 20000
 # would be cheaper but steps over real crossings (the evaluation loss dips under the target and
 # back near it), so E stays as fine as before (README, "mbtrain").
 EVAL_RULE     = --eval-every $$(( 400 / m > 5 ? 400 / m : 5 ))
-NPROC        := $(shell nproc 2>/dev/null || echo 1)
-# P: what mpirun can start here (one slot per core); PROCS=1:1024 asks for more, labelled as an
-# extrapolation of the collective model
+# P: what mpirun can start: one slot per core here, or the slots of HOSTFILE (Open MPI's format:
+# "host slots=N" lines); PROCS=1:1024 asks for more, labelled as an extrapolation of the
+# collective model
+HOSTFILE     ?=
+NPROC        := $(if $(HOSTFILE),$(shell awk '!/^[ \t]*(\#|$$)/ { n = 1; for (i = 2; i <= NF; i++) \
+                  if ($$i ~ /^slots=/) { sub(/^slots=/, "", $$i); n = $$i } s += n } END { print s + 0 }' \
+                  $(HOSTFILE)),$(shell nproc 2>/dev/null || echo 1))
 PROCS        ?= 1:$(NPROC)
 
 RUN_PATH := PATH=$(CURDIR)/$(BUILD)/bin:$$PATH
@@ -216,7 +220,7 @@ run: deps
 	$(MAKE) --no-print-directory pipeline || exit 1; \
 	echo; grep -E '^(fastest|recommendation):' $(OUT)/scale.txt; \
 	grep -q '^recommendation: P = 1 ' $(OUT)/scale.txt || echo "note: P > 1 is predicted from the collective model (mbprobe comm); no parallel training run has checked it yet"; \
-	grep -E '^check:' $(OUT)/validate.txt; \
+	echo; grep -v '^#' $(OUT)/validate.txt; \
 	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
 	  END { if (w + e > 0) printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation)\n", w, e, 100 * e / (w + e) }' \
