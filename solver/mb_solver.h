@@ -150,11 +150,22 @@ typedef struct mb_validate {
                                  runs reached the target and none diverged), -1 when none */
     double m_rec, p_rec;      /* the recommendation checked */
     double lr_rec;            /* its learning rate, NAN when not known */
-    long rec;                 /* the row that trained it (M rounded), -1 when none did */
+    long rec;                 /* the row that trained it: the trained M (same P and lr) nearest
+                                 to m_rec among those that stand for it (mb_solver_stands_for),
+                                 -1 when none does */
     double ratio;             /* rows[rec].t_median / rows[best].t_median, NAN without both */
     double median_abs_err;    /* median |rel_err| over the rows with a measurement */
     double median_abs_tu_err; /* median |t_update_rel_err| */
 } mb_validate;
+
+/* A trained M stands for the recommended one when the model predicts it within this fraction of
+ * the optimum's T_C: T_C is flat near its minimum, so chasing the optimum to the last sample
+ * (35 after 36 after 34) would train forever for differences no run can resolve. */
+#define MB_SOLVER_EQUIV 0.01
+
+/* 1 when T_C(m_run) <= (1 + MB_SOLVER_EQUIV) T_C(m_rec) at P = p under `law`, else 0. */
+int mb_solver_stands_for(const mb_law *law, const mb_update_time *t, double m_run, double m_rec,
+                         double p);
 
 /* Compares the model with `runs` (read with one threshold, the target) group by group, and
  * checks the recommendation (m_rec at p_rec, learning rate lr_rec). The law of a group is the

@@ -1346,7 +1346,9 @@ static int cmd_validate(int argc, char **argv)
         rc = mb_fit_runs_read_logs((const char *const *)g.gl_pathv, g.gl_pathc, &target, 1, 1,
                                    &runs, &err);
     if (rc == MB_OK && missing) {
-        /* the recommendation and its neighbours, inside the range, that no run trained yet */
+        /* the recommendation and its neighbours, inside the range, that no run trained yet: a
+         * run stands for the recommendation when the model puts it within MB_SOLVER_EQUIV of
+         * the optimum, and for a neighbour when its M is within 10% of it */
         double want[3] = {round(m_rec), round(m_rec / 1.5), round(m_rec * 1.5)};
         int first = 1;
         for (int k = 0; k < 3; k++) {
@@ -1354,8 +1356,11 @@ static int cmd_validate(int argc, char **argv)
             for (int j = 0; j < k; j++)
                 have |= want[j] == want[k];
             for (size_t i = 0; i < runs.n && !have; i++)
-                have = runs.batch[i] == want[k] && runs.procs[i] == p_rec &&
-                       (isnan(lr_rec) || fabs(runs.lr[i] - lr_rec) <= 1e-9 * lr_rec);
+                have = runs.procs[i] == p_rec &&
+                       (isnan(lr_rec) || fabs(runs.lr[i] - lr_rec) <= 1e-9 * lr_rec) &&
+                       (k == 0 ? runs.batch[i] == want[0] ||
+                                     mb_solver_stands_for(&m.law, &m.t, runs.batch[i], m_rec, p_rec)
+                               : fabs(log(runs.batch[i] / want[k])) <= log(1.1));
             if (!have && isnan(lr_rec))
                 printf("%s%.0f", first ? "" : " ", want[k]), first = 0;
             else if (!have)
@@ -1374,12 +1379,17 @@ static int cmd_validate(int argc, char **argv)
         mb_fit_runs_free(&runs);
         return mb_cli_fail(prog, sub, &err);
     }
-    char verdict[512];
+    char verdict[768];
+    char stand[160] = "";
+    if (v.rec >= 0 && v.rows[v.rec].batch != round(m_rec))
+        snprintf(stand, sizeof stand, " (the optimum is M = %.4g; the model puts M = %g within "
+                                      "%.0f%% of its T_C)", m_rec, v.rows[v.rec].batch,
+                 100 * MB_SOLVER_EQUIV);
     if (v.rec >= 0 && v.best >= 0)
         snprintf(verdict, sizeof verdict,
-                 "the recommended M = %.0f (P = %g) trained in %.3g s, %.2fx the measured best "
+                 "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the measured best "
                  "(M = %g, %.3g s); median |error| of predicted T_C %.1f%% over %zu settings",
-                 v.rows[v.rec].batch, p_rec, v.rows[v.rec].t_median,
+                 v.rows[v.rec].batch, p_rec, stand, v.rows[v.rec].t_median,
                  v.ratio, v.rows[v.best].batch, v.rows[v.best].t_median,
                  100 * v.median_abs_err, v.n_rows);
     else

@@ -123,6 +123,16 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_fit_run
     return MB_OK;
 }
 
+int mb_solver_stands_for(const mb_law *law, const mb_update_time *t, double m_run, double m_rec,
+                         double p)
+{
+    double a, b;
+    if (mb_model_law_tc(law, t, m_run, p, &a) != MB_OK ||
+        mb_model_law_tc(law, t, m_rec, p, &b) != MB_OK)
+        return 0;
+    return a <= b * (1 + MB_SOLVER_EQUIV);
+}
+
 int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                        const mb_update_time *t, const mb_fit_runs *runs, const char *const *paths,
                        double m_rec, double p_rec, double lr_rec, mb_validate *out, mb_error *err)
@@ -204,7 +214,11 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
             (out->best < 0 || r->t_median < out->rows[out->best].t_median))
             out->best = (long)i;
         int lr_ok = isnan(lr_rec) || isnan(r->lr) || fabs(r->lr - lr_rec) <= 1e-9 * lr_rec;
-        if (r->procs == p_rec && r->batch == round(m_rec) && lr_ok && out->rec < 0)
+        const mb_law *law = law_for(laws, lrs, n_laws, r->lr);
+        if (r->procs == p_rec && lr_ok && law && r->reached > 0 &&
+            (r->batch == round(m_rec) || mb_solver_stands_for(law, t, r->batch, m_rec, p_rec)) &&
+            (out->rec < 0 || fabs(log(r->batch / m_rec)) <
+                                 fabs(log(out->rows[out->rec].batch / m_rec))))
             out->rec = (long)i;
     }
     out->median_abs_err = median(scratch, ne);
