@@ -863,18 +863,18 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
                    "step' times it, every learner computing --batch samples) rises by more than\n"
                    "the threshold, then keep the last count that paid. Prints the chosen count\n"
                    "and the throughput curve.\n\n"
-                   "      --net NAME|FILE     network description (default lenet5)\n"
-                   "      --batch M           samples per learner per update (default 64)\n"
-                   "      --threads N         threads on the device (default %d)\n", cpus);
+                   "      --net NAME|FILE   network description (default lenet5)\n"
+                   "      --batch M         samples per learner per update (default 64)\n"
+                   "      --threads N       threads on the device (default %d)\n", cpus);
             workload_help(&ctx.cfg);
-            printf("      --threshold F       keep a learner only if throughput rises by more\n"
-                   "                          than F (default %g, as Crossbow)\n"
-                   "      --max-learners N    try at most N learners (default %d)\n",
+            printf("      --threshold F     keep a learner only if throughput rises by more\n"
+                   "                        than F (default %g, as Crossbow)\n"
+                   "      --max-learners N  try at most N learners (default %d)\n",
                    tune.threshold, tune.max_learners);
             harness_help(&o);
-            printf("  -o, --output FILE       also write the curve as CSV: learners,batch,"
+            printf("  -o, --output FILE     also write the curve as CSV: learners,batch,"
                    "t_median_s,samples_per_s\n"
-                   "  -h, --help              show this help and exit\n");
+                   "  -h, --help            show this help and exit\n");
             return 0;
         case 'o': output = optarg; break;
         case OPT_BATCH:

@@ -338,9 +338,9 @@ typedef struct mb_cursor {
 
 /* A learner: everything one stream of updates owns. */
 typedef struct mb_learner {
-    mb_net *net;
-    mb_optim *opt;
-    mb_cursor cur;
+    mb_net *net;           /* its model copy (owned) */
+    mb_optim *opt;         /* its optimiser and velocity (owned) */
+    mb_cursor cur;         /* where it is in its shuffled pass over the training set */
     int batch;             /* samples per update */
     int max_batch;         /* the batch it was built for: xb, yb and the network hold this many
                               samples, the most mb_learner_set_batch allows */
