@@ -199,6 +199,7 @@ NPROC        := $(if $(HOSTFILE),$(shell awk '!/^[ \t]*(\#|$$)/ { n = 1; for (i 
                   $(HOSTFILE)),$(shell nproc 2>/dev/null || echo 1))
 PROCS        ?= 1:$(NPROC)
 
+comma := ,
 RUN_PATH := PATH=$(CURDIR)/$(BUILD)/bin:$$PATH
 # $(call stage,NAME,WHAT,HINT,COMMANDS): runs COMMANDS (a shell list; `run CMD...` records CMD in
 # $(OUT)/logs/NAME.cmd before running it) with their output in $(OUT)/logs/NAME.log; prints the
@@ -263,7 +264,7 @@ $(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/tfit.json
 	  fit && for round in 1 2; do \
 	    todo=$$(mbopt validate $(foreach lr,$(LRS),--nfit $(OUT)/check/nfit-lr$(lr).json) --tfit $(OUT)/tfit.json --missing $(OUT)/runs/lr* $$(ls -d $(OUT)/check/lr* 2>/dev/null)) || exit 1; \
 	    [ -n "$$todo" ] || break; \
-	    for t in $$todo; do m=$${t%%,*}; lr=$${t#*,}; \
+	    for t in $$todo; do m=$${t%%$(comma)*}; lr=$${t#*$(comma)}; \
 	      run $(TRAIN) --lr $$lr --batch $$m $(EVAL_RULE) --log-dir $(OUT)/check/lr$$lr || exit 1; done; \
 	    fit || exit 1; \
 	  done && touch $@)

@@ -113,6 +113,8 @@ typedef enum mb_comm {
 const char *mb_model_comm_name(mb_comm comm);
 int mb_model_comm_parse(const char *name, mb_comm *comm);
 
+#define MB_MODEL_TABLE_MAX 64 /* measured points a step table may carry */
+
 typedef struct mb_update_time {
     double gamma;      /* seconds per sample once the device is saturated */
     double m_t;        /* the knee M_T, samples: below it a step costs gamma * M_T */
@@ -125,13 +127,25 @@ typedef struct mb_update_time {
     double latency_s;  /* seconds per message, MB_COMM_ALPHA_BETA */
     double s_per_byte; /* seconds per byte, MB_COMM_ALPHA_BETA */
     double bytes;      /* bytes exchanged per update (the model's size), MB_COMM_ALPHA_BETA */
+    /* A measured step table (DESIGN.md: "a measured table always beats the closed form"): when
+     * n_table >= 2, one learner's compute time at m samples is the table's, interpolated
+     * log-log between measured points, flat below the first (the device is not saturated) and
+     * linear in m beyond the last (seconds per sample of the last point); gamma, m_t and t0 then
+     * only explain it. table_m ascending, > 0; table_t > 0 seconds (t0 included). */
+    size_t n_table;
+    double table_m[MB_MODEL_TABLE_MAX];
+    double table_t[MB_MODEL_TABLE_MAX];
 } mb_update_time;
 
 /* *delta = Delta(P) for the communication form of `t`. MB_EDOM for p < 1 or bad parameters. */
 int mb_model_comm_time(const mb_update_time *t, double p, double *delta);
 
-/* *tu = gamma * max(m / p, m_t) + t0 + Delta(p). MB_EDOM for m <= 0, p < 1 or bad parameters. */
+/* *tu = gamma * max(m / p, m_t) + t0 + Delta(p), or the table's time at m / p + Delta(p).
+ * MB_EDOM for m <= 0, p < 1 or bad parameters. */
 int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu);
+
+/* *d = dT_update/dM at (m, p) (one-sided from above at a table point or the knee). */
+int mb_model_tupdate_dm(const mb_update_time *t, double m, double p, double *d);
 
 /* *tc = N_update(m) * T_update(m, p) (Perrone eq. 5). */
 int mb_model_tc(const mb_inverse_law *law, const mb_update_time *t, double m, double p,

@@ -99,8 +99,13 @@ int mb_model_law_nupdate(const mb_law *law, double m, double *n, double *dn)
 
 static int update_time_valid(const mb_update_time *t)
 {
-    if (!finite_pos(t->gamma) || !finite_pos(t->m_t) || !finite_nonneg(t->t0))
+    if (!finite_pos(t->gamma) || !finite_pos(t->m_t) || !finite_nonneg(t->t0) ||
+        t->n_table > MB_MODEL_TABLE_MAX)
         return 0;
+    for (size_t i = 0; t->n_table >= 2 && i < t->n_table; i++)
+        if (!finite_pos(t->table_m[i]) || !finite_pos(t->table_t[i]) ||
+            (i > 0 && !(t->table_m[i] > t->table_m[i - 1])))
+            return 0;
     switch (t->comm) {
     case MB_COMM_NONE: return 1;
     case MB_COMM_ALLREDUCE:
@@ -131,12 +136,48 @@ int mb_model_comm_time(const mb_update_time *t, double p, double *delta)
     return MB_OK;
 }
 
+/* One learner's compute time at x samples and its slope dt/dx. */
+static void compute_time(const mb_update_time *t, double x, double *c, double *dc)
+{
+    const size_t n = t->n_table;
+    if (n < 2) {
+        *c = t->gamma * fmax(x, t->m_t) + t->t0;
+        *dc = x >= t->m_t ? t->gamma : 0.0;
+        return;
+    }
+    const double *m = t->table_m, *v = t->table_t;
+    if (x < m[0]) {
+        *c = v[0], *dc = 0.0;
+    } else if (x >= m[n - 1]) {
+        *dc = v[n - 1] / m[n - 1];
+        *c = v[n - 1] + *dc * (x - m[n - 1]);
+    } else {
+        size_t i = 0;
+        while (x >= m[i + 1])
+            i++;
+        const double s = log(v[i + 1] / v[i]) / log(m[i + 1] / m[i]); /* local exponent */
+        *c = v[i] * pow(x / m[i], s);
+        *dc = s * *c / x;
+    }
+}
+
 int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu)
 {
-    double d;
+    double d, c, dc;
     if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
         return MB_EDOM;
-    *tu = t->gamma * fmax(m / p, t->m_t) + t->t0 + d;
+    compute_time(t, m / p, &c, &dc);
+    *tu = c + d;
+    return MB_OK;
+}
+
+int mb_model_tupdate_dm(const mb_update_time *t, double m, double p, double *dm)
+{
+    double d, c, dc;
+    if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
+        return MB_EDOM;
+    compute_time(t, m / p, &c, &dc);
+    *dm = dc / p;
     return MB_OK;
 }
 

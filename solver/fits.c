@@ -114,6 +114,32 @@ done:
     return rc;
 }
 
+/* A measured step table: [[m, t], ...] with m ascending and both > 0 (absent: none). */
+static int read_table(const cJSON *pts, const char *path, mb_update_time *t, mb_error *err)
+{
+    t->n_table = 0;
+    if (!pts || cJSON_IsNull(pts))
+        return MB_OK;
+    const cJSON *e;
+    size_t n = 0;
+    if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) > MB_MODEL_TABLE_MAX)
+        return mb_error_set(err, MB_EFORMAT, "%s: 'points' is not an array of at most %d [M, "
+                                             "seconds] pairs", path, MB_MODEL_TABLE_MAX);
+    cJSON_ArrayForEach(e, pts)
+    {
+        const cJSON *m = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1);
+        if (!cJSON_IsArray(e) || !cJSON_IsNumber(m) || !cJSON_IsNumber(v) ||
+            !(m->valuedouble > 0) || !(v->valuedouble > 0) || !isfinite(v->valuedouble) ||
+            (n > 0 && !(m->valuedouble > t->table_m[n - 1])))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'points[%zu]': not [M, seconds] with "
+                                                 "M ascending and both > 0", path, n);
+        t->table_m[n] = m->valuedouble;
+        t->table_t[n++] = v->valuedouble;
+    }
+    t->n_table = n >= 2 ? n : 0;
+    return MB_OK;
+}
+
 /* The smallest learner count above 1 in a tupdate fit's by_learners, and its params. */
 static const cJSON *first_multi_learner(const cJSON *root)
 {
@@ -148,6 +174,9 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
             *has_delta = 1; /* a plain parameter file: delta is the communication time */
         } else if (cJSON_IsNumber(learners) && learners->valuedouble == 1) {
             t->t0 = fmax(0.0, delta); /* one learner's intercept: the fixed cost of an update */
+            if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(root, "points"), path, t, err)) !=
+                MB_OK)
+                goto done;
             const cJSON *multi = first_multi_learner(root);
             double d_multi;
             if (multi && (rc = mb_json_number(multi, "delta", path, &d_multi, err)) == MB_OK) {
@@ -156,6 +185,7 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
             }
         }
     }
+done:
     if (rc == MB_OK) {
         t->gamma = gamma;
         t->m_t = m_t;
@@ -205,6 +235,8 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
         return rc;
     if (isnan(u.t0))
         u.t0 = 0.0;
+    if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(model, "t_table"), path, &u, err)) != MB_OK)
+        return rc;
     double lo = NAN, hi = NAN;
     if ((rc = opt_number(model, "m_lo", path, &lo, err)) != MB_OK ||
         (rc = opt_number(model, "m_hi", path, &hi, err)) != MB_OK)

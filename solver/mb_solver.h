@@ -36,7 +36,8 @@ typedef struct mb_solver_nfit {
 int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err);
 
 /* Reads params.gamma and params.m_t, and a communication delta when the file gives one
- * (*has_delta = 1), into *t. Leaves t->comm and the collective parameters alone.
+ * (*has_delta = 1), into *t; from a one-learner fit also t0 (its intercept) and the measured
+ * step table (`points`), which T_update then follows (model/: the table beats the closed form). Leaves t->comm and the collective parameters alone.
  * The delta: mbfit tupdate fits gamma max(M/P, M_T) + delta per learner count, so with
  * "learners": 1 at the top level, params.delta is a per-update intercept of one learner, not
  * communication (Delta(1) = 0). The communication delta is then the intercept at the smallest

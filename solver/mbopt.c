@@ -242,6 +242,8 @@ static int model_resolve(model_opts *m, mb_error *err)
     if (flags.have_n_inf) m->law.n_inf = m->nfs[0].law.n_inf = flags.law.n_inf;
     if (flags.have_alpha) m->law.a = m->nfs[0].law.a = flags.law.a;
     if (flags.have_t0) m->t.t0 = flags.t.t0;
+    if (flags.have_gamma || flags.have_m_t || flags.have_t0)
+        m->t.n_table = 0; /* the closed form was asked for: it replaces the measured table */
     if (flags.have_gamma) m->t.gamma = flags.t.gamma;
     if (flags.have_m_t) m->t.m_t = flags.t.m_t;
     if (flags.have_delta) m->t.delta = flags.t.delta;
@@ -305,6 +307,15 @@ static cJSON *model_json(const model_opts *m)
     mb_json_add_number(j, "gamma", m->t.gamma);
     mb_json_add_number(j, "m_t", m->t.m_t);
     mb_json_add_number(j, "t0", m->t.t0);
+    if (m->t.n_table >= 2) {
+        cJSON *tab = cJSON_AddArrayToObject(j, "t_table");
+        for (size_t i = 0; tab && i < m->t.n_table; i++) {
+            cJSON *pt = cJSON_CreateArray();
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(m->t.table_m[i]));
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(m->t.table_t[i]));
+            cJSON_AddItemToArray(tab, pt);
+        }
+    }
     mb_json_add_number(j, "m_lo", m->m_lo);
     mb_json_add_number(j, "m_hi", isfinite(m->m_hi) ? m->m_hi : NAN);
     cJSON_AddStringToObject(j, "range_source", range_source(m));
@@ -327,8 +338,14 @@ static void model_print(FILE *f, const model_opts *m)
     else
         fprintf(f, "# N_update(M) = %.6g + %.6g M^-%.4g (power law: %s)\n", m->law.n_inf, m->law.a,
                 m->law.b, m->nf.why);
-    fprintf(f, "# T_update(M,P) = %.6g s * max(M/P, %.6g) + %.6g s + Delta(P), Delta: ",
-            m->t.gamma, m->t.m_t, m->t.t0);
+    if (m->t.n_table >= 2)
+        fprintf(f, "# T_update(M,P) = the measured step at M/P (%zu points, M/P = %g .. %g; "
+                   "explained by %.6g s * max(M/P, %.6g) + %.6g s) + Delta(P), Delta: ",
+                m->t.n_table, m->t.table_m[0], m->t.table_m[m->t.n_table - 1], m->t.gamma,
+                m->t.m_t, m->t.t0);
+    else
+        fprintf(f, "# T_update(M,P) = %.6g s * max(M/P, %.6g) + %.6g s + Delta(P), Delta: ",
+                m->t.gamma, m->t.m_t, m->t.t0);
     switch (m->t.comm) {
     case MB_COMM_NONE: fprintf(f, "none\n"); break;
     case MB_COMM_ALLREDUCE: fprintf(f, "allreduce, %.6g s for P > 1\n", m->t.delta); break;

@@ -4,9 +4,11 @@
  * Perrone et al.'s closed forms (eq. 9-10, model/) hold for the inverse law only; the runs often
  * support the power law better, so the optimum is found numerically: a log-spaced scan of T_C
  * brackets the least value, and GSL's Brent root finder solves dT_C/dM = 0 inside the bracket
- * (N' T_u + N gamma / P, exact derivatives), so the answer is as precise as the closed form
- * (tests compare the two to 1e-9). Below the knee M_T P, T_update is flat and T_C only falls with
- * M, so the optimum is never there unless the range ends there.
+ * (N' T_u + N T_u', exact derivatives), so the answer is as precise as the closed form (tests
+ * compare the two to 1e-9). Below the knee M_T P, T_update is flat and T_C only falls with M, so
+ * the optimum is never there unless the range ends there. With a measured step table T_update is
+ * the table's (model/), and the scan starts at the range's low end: a table need not be flat
+ * below any knee.
  *
  * Does not: decide the range (the caller passes what the runs support, or [1, inf) when asked to
  * extrapolate), print, or read files.
@@ -30,15 +32,16 @@ static double tc_at(const tc_ctx *c, double m)
     return mb_model_law_tc(c->law, c->t, m, c->p, &tc) == MB_OK ? tc : INFINITY;
 }
 
-/* dT_C/dM above the knee: N'(M) T_u(M) + N(M) gamma / P. */
+/* dT_C/dM = N'(M) T_u(M) + N(M) T_u'(M). */
 static double dtc(double m, void *arg)
 {
     const tc_ctx *c = arg;
-    double n, dn, tu;
+    double n, dn, tu, dtu;
     if (mb_model_law_nupdate(c->law, m, &n, &dn) != MB_OK ||
-        mb_model_tupdate(c->t, m, c->p, &tu) != MB_OK)
+        mb_model_tupdate(c->t, m, c->p, &tu) != MB_OK ||
+        mb_model_tupdate_dm(c->t, m, c->p, &dtu) != MB_OK)
         return NAN;
-    return dn * tu + n * c->t->gamma / c->p;
+    return dn * tu + n * dtu;
 }
 
 /* Solves dT_C/dM = 0 in [lo, hi] (a sign change from - to +) with Brent's method. */
@@ -68,7 +71,7 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
     if (!(m_lo > 0 && m_hi >= m_lo && !isnan(m_hi)))
         return mb_error_set(err, MB_EDOM, "mini-batch range [%g, %g] is empty", m_lo, m_hi);
     tc_ctx c = {law, t, p};
-    const double knee = t->m_t * p;
+    const double knee = t->n_table >= 2 ? 0.0 : t->m_t * p; /* a table has no assumed flat part */
     /* a range without end (extrapolation) is searched up to where N_update has long flattened */
     const double hi = isfinite(m_hi) ? m_hi : fmax(m_lo, knee) * 1e6;
     const double lo = fmin(fmax(m_lo, knee), hi);
@@ -114,7 +117,7 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
     o.bound = m <= m_lo * (1 + rel) && m_lo >= knee * (1 + rel)  ? MB_BOUND_LOW
               : isfinite(m_hi) && m >= m_hi * (1 - rel)           ? MB_BOUND_HIGH
                                                                   : MB_BOUND_NONE;
-    if (m <= knee * (1 + rel))
+    if (m <= t->m_t * p * (1 + rel))
         o.opt.regime = p == 1.0 && t->t0 == 0.0 ? MB_REGIME_SINGLE : MB_REGIME_KNEE;
     else
         o.opt.regime = MB_REGIME_BALANCE;

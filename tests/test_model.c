@@ -68,6 +68,7 @@ static void random_model(mb_inverse_law *l, mb_update_time *t, mb_comm comm)
 {
     l->n_inf = log_uniform(10, 1e5);
     l->alpha = log_uniform(1e2, 1e8);
+    *t = (mb_update_time){0}; /* t0 = 0 and no table: Perrone's model as written */
     t->gamma = log_uniform(1e-7, 1e-3);
     t->m_t = log_uniform(1, 512);
     t->comm = comm;

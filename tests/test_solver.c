@@ -397,6 +397,47 @@ static void test_optimum_power_law(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "range [8, 4] is empty"));
 }
 
+/* A measured step table: T_update passes through its points, interpolates log-log between them,
+ * is flat below the first and linear beyond the last; the optimum under it is the brute-force
+ * one (the table's kink at 16 samples, where a second thread joins, is what the closed form
+ * cannot follow). */
+static void test_step_table(void)
+{
+    mb_update_time t = {.gamma = 3.6e-5, .m_t = 1, .t0 = 5.4e-5, .comm = MB_COMM_NONE,
+                        .n_table = 5, .table_m = {4, 8, 16, 32, 64},
+                        .table_t = {2.41e-4, 5.02e-4, 6.19e-4, 1.099e-3, 2.187e-3}};
+    double tu, d;
+    for (size_t i = 0; i < 5; i++) {
+        CU_ASSERT_EQUAL(mb_model_tupdate(&t, t.table_m[i], 1, &tu), MB_OK);
+        CU_ASSERT_TRUE(mb_test_close(tu, t.table_t[i], 1e-14));
+    }
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 2, 1, &tu), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(tu, 2.41e-4, 0);
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 128, 1, &tu), MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(tu, 2 * 2.187e-3, 1e-14));
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 12, 1, &tu), MB_OK); /* log-log midway */
+    CU_ASSERT_TRUE(mb_test_close(tu, 5.02e-4 * pow(1.5, log(6.19e-4 / 5.02e-4) / log(2)), 1e-12));
+    CU_ASSERT_EQUAL(mb_model_tupdate_dm(&t, 12, 1, &d), MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(d, log(6.19e-4 / 5.02e-4) / log(2) * tu / 12, 1e-12));
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 24, 2, &tu), MB_OK); /* M/P = 12 */
+    CU_ASSERT_TRUE(mb_test_close(tu, 5.02e-4 * pow(1.5, log(6.19e-4 / 5.02e-4) / log(2)), 1e-12));
+
+    const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 132.4, .a = 80345, .b = 1.73};
+    mb_solver_optimum_result o;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_optimum(&law, &t, 1, 4, 128, &o, &e), MB_OK);
+    double best = INFINITY;
+    for (double m = 4; m <= 128; m *= 1.00001) {
+        double tc;
+        if (mb_model_law_tc(&law, &t, m, 1, &tc) == MB_OK && tc < best)
+            best = tc;
+    }
+    CU_ASSERT_TRUE(o.opt.t_c <= best * (1 + 1e-12));
+    CU_ASSERT_TRUE(mb_test_close(o.opt.t_c, best, 1e-9));
+    t.table_m[2] = 7; /* not ascending: refused */
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 10, 1, &tu), MB_EDOM);
+}
+
 /* Writes one synthetic run log: metadata, rows every `every` updates up to n_cross (where the
  * eval loss first reaches the 0.5 target) with wall_s = update * step_s, or a diverged trailer. */
 static void write_log(const char *dir, const char *net, double target, int m, int seed,
@@ -615,5 +656,6 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "mbopt amdahl and ps", test_mbopt_amdahl_ps) ||
            !CU_add_test(s, "mbopt design", test_mbopt_design) ||
            !CU_add_test(s, "optimum of the power law", test_optimum_power_law) ||
+           !CU_add_test(s, "measured step table", test_step_table) ||
            !CU_add_test(s, "mbopt validate", test_validate);
 }
