@@ -75,7 +75,7 @@ enum {
     OPT_CFIT, OPT_LATENCY, OPT_SPB, OPT_BYTES, OPT_PROCS, OPT_M_STRONG, OPT_M_WEAK, OPT_JSON,
     OPT_BUDGET, OPT_PRICE_L, OPT_PRICE_B, OPT_BW_REF, OPT_OVERHEAD, OPT_GPUS, OPT_SPEEDUP,
     OPT_EFF, OPT_COMPUTE, OPT_WORKERS, OPT_BW, OPT_PARAM_BYTES, OPT_LAW, OPT_RANGE,
-    OPT_EXTRAPOLATE, OPT_T0, OPT_RUNS, OPT_RECOMMEND, OPT_TOLERANCE, OPT_MISSING
+    OPT_EXTRAPOLATE, OPT_T0, OPT_RECOMMEND, OPT_MISSING, OPT_PROCS_AVAIL, OPT_CSV, OPT_TARGET
 };
 
 #define MODEL_LONGOPTS                                                                            \
@@ -547,7 +547,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                    "gamma)) = sqrt(%.4g * %.4g * %.6g / (%.4g * %.4g)) = %.4g\n",
                 inv.alpha, m->t.t0 + d, r->procs, inv.n_inf, m->t.gamma, r->opt.m_opt);
     } else if (r->opt.regime == MB_REGIME_BALANCE && r->bound == MB_BOUND_NONE) {
-        fprintf(f, "why:            dT_C/dM = N'(M) T_update + N(M) gamma / P = 0 at M = %.4g "
+        fprintf(f, "why:            dT_C/dM = N'(M) T_update + N(M) T_update' = 0 at M = %.4g "
                    "(the %s has no closed form; solved numerically)\n",
                 r->opt.m_opt, mb_model_law_name(m->law.kind));
     }
@@ -560,7 +560,7 @@ static int cmd_scale(int argc, char **argv)
                                        {"procs", required_argument, 0, OPT_PROCS},
                                        {"m-strong", required_argument, 0, OPT_M_STRONG},
                                        {"m-weak", required_argument, 0, OPT_M_WEAK},
-                                       {"procs-available", required_argument, 0, OPT_RUNS},
+                                       {"procs-available", required_argument, 0, OPT_PROCS_AVAIL},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
@@ -580,7 +580,7 @@ static int cmd_scale(int argc, char **argv)
             continue;
         switch (c) {
         case OPT_PROCS: procs = optarg; break;
-        case OPT_RUNS: avail = optarg; break;
+        case OPT_PROCS_AVAIL: avail = optarg; break;
         case OPT_M_STRONG:
             if (mb_data_flag_double("--m-strong", optarg, 1, MB_POSITIVE, &so.m_strong, &err))
                 return mb_cli_fail(prog, sub, &err);
@@ -1263,11 +1263,11 @@ static int cmd_validate(int argc, char **argv)
 {
     const char *sub = "validate";
     static const struct option lo[] = {MODEL_LONGOPTS,
-                                       {"target-loss", required_argument, 0, OPT_TOLERANCE},
+                                       {"target-loss", required_argument, 0, OPT_TARGET},
                                        {"recommend", required_argument, 0, OPT_RECOMMEND},
                                        {"missing", no_argument, 0, OPT_MISSING},
                                        {"json", no_argument, 0, OPT_JSON},
-                                       {"csv", no_argument, 0, OPT_RUNS},
+                                       {"csv", no_argument, 0, OPT_CSV},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
@@ -1285,14 +1285,14 @@ static int cmd_validate(int argc, char **argv)
         if (r > 0)
             continue;
         switch (c) {
-        case OPT_TOLERANCE:
+        case OPT_TARGET:
             if (mb_data_flag_double("--target-loss", optarg, 0, MB_POSITIVE, &target, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_RECOMMEND: recommend = optarg; break;
         case OPT_MISSING: missing = 1; break;
         case OPT_JSON: out.json = 1; break;
-        case OPT_RUNS: csv = 1; break;
+        case OPT_CSV: csv = 1; break;
         case 'o': out.output = optarg; break;
         case 'h': validate_help(); return 0;
         default: return mb_cli_bad_option(prog, sub, argv, optind, c);
@@ -1414,6 +1414,15 @@ static int cmd_validate(int argc, char **argv)
                  "the recommended M = %.4g (P = %g) has no runs of its own yet (train M = %.0f "
                  "to check it); median |error| of predicted T_C %.1f%% over %zu settings",
                  m_rec, p_rec, round(m_rec), 100 * v.median_abs_err, v.n_rows);
+    /* where the error comes from: a T_update that the runs did not see is the machine's */
+    if (isfinite(v.median_abs_tu_err) && v.median_abs_tu_err > 0.15) {
+        size_t len = strlen(verdict);
+        snprintf(verdict + len, sizeof verdict - len,
+                 "; but the runs' seconds per update differ from the probe's by a median %.0f%%: "
+                 "the machine's speed changed between the probe and the runs (other work on this "
+                 "host?), so the T_C errors come from T_update, not from N_update",
+                 100 * v.median_abs_tu_err);
+    }
     if (out.json) {
         rc = emit_json(sub, validate_json(&m, &v, verdict), &out);
     } else {
