@@ -296,6 +296,11 @@ typedef struct mb_run_options {
                                       snapshots of the last eval_every updates (eval_every x
                                       params floats held); 1: report the first *evaluated*
                                       update that reached it (a multiple of eval_every) */
+    int eval_adapt;                /* 0 (default): evaluate every eval_every updates; 1: with a
+                                      target, space the scheduled evaluations by the decline
+                                      rate of the last two, at most halfway to the predicted
+                                      crossing, at least eval_every and at most the window cap
+                                      (mb_run_eval_cap); plain eval_every near the target */
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
     long max_updates;              /* stop after this many updates in all; 0 = no bound */
     double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
@@ -410,6 +415,20 @@ typedef struct mb_run_result {
  * checkpoint files, MB_ENOMEM. The log and checkpoint are never left half-written: nothing is
  * written at the log path when the run fails. */
 int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err);
+
+/* The window cap W of --eval-adapt: the most updates between two scheduled evaluations, for
+ * which the bisection's snapshot block is allocated. 8 x eval_every, lowered so that the block
+ * (W x params floats) is at most 256 MiB, but never below eval_every (whose own limit is the
+ * 2 GiB of mb_train_run). eval_every without eval_adapt or without a target. */
+long mb_run_eval_cap(const mb_run_options *o, size_t params);
+
+/* The gap after a scheduled evaluation of --eval-adapt: at update u with loss `loss` (above the
+ * target), the previous scheduled one at u_prev with loss_prev (u_prev < 0 when there is none).
+ * With the decline rate r = (loss_prev - loss) / (u - u_prev) > 0, it is
+ * floor(0.5 (loss - target) / r) -- halfway to the crossing the rate predicts -- clamped to
+ * [eval_every, cap]; eval_every when there is no previous evaluation or the loss did not fall. */
+long mb_run_eval_gap(long eval_every, long cap, double target, long u_prev, double loss_prev,
+                     long u, double loss);
 
 /* The summary line "net=... updates=... epochs=... wall_s=... eval_loss=... test_acc=...
  * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */
