@@ -293,9 +293,11 @@ typedef struct mb_run_options {
     long eval_every;               /* updates between evaluations (> 0; default 100) */
     int no_bisect;                 /* 0 (default): with a target, find the first update whose
                                       eval_loss <= target_loss by bisection over the parameter
-                                      snapshots of the last eval_every updates (eval_every x
-                                      params floats held); 1: report the first *evaluated*
-                                      update that reached it (a multiple of eval_every) */
+                                      snapshots of the updates since the last evaluation
+                                      (eval_every x params floats held; W x params with
+                                      eval_adapt); 1: report the first *evaluated*
+                                      update that reached it (a multiple of eval_every
+                                      without eval_adapt) */
     int eval_adapt;                /* 0 (default): evaluate every eval_every updates; 1: with a
                                       target, space the scheduled evaluations by the decline
                                       rate of the last two, at most halfway to the predicted
@@ -394,7 +396,8 @@ typedef struct mb_run_result {
     int reached;           /* 1 when an evaluation reached target_loss */
     long reached_update;   /* the first update whose evaluation reached it, 0 when none; with
                               bisection (no_bisect = 0) the exact first update of the window in
-                              which an evaluation reached it, else a multiple of eval_every */
+                              which an evaluation reached it, else the evaluated update (a
+                              multiple of eval_every without eval_adapt) */
     double reached_wall_s; /* training seconds at reached_update (that log row's wall_s), 0 when
                               not reached */
     double snap_s;         /* seconds copying parameter snapshots for the bisection (apart from
