@@ -508,8 +508,7 @@ static void test_bisect_crossing(void)
  * with fewer evaluations. On this run (seed 0, as in test_bisect_crossing) the eval loss crosses
  * 0.40 at update 182 (measured with --eval-every 1: 182 evaluations; plain --eval-every 5 takes
  * 36 scheduled plus 3 bisection evaluations, 39). The run is long enough for the spacing to
- * widen: the loss falls from 1.3 to 0.7 in the first 100 updates, so halfway to the predicted
- * crossing is tens of updates, clamped to W = 8 x 5 = 40. */
+ * widen early on, while the loss is far above the target. */
 static void test_eval_adapt(void)
 {
     const char *common = "--data " DATA " --algo sgd --lr 0.1 --batch 8 --seed 0 --threads 1 "
@@ -566,21 +565,31 @@ static void test_eval_adapt(void)
     mb_test_run_free(&ra);
 }
 
-/* The gap rule and the window cap W, on numbers worked by hand. */
+/* The gap rule (mean rate since the first evaluation, noise margin = largest rise) and the
+ * window cap W, on numbers worked by hand. */
 static void test_eval_gap_cap(void)
 {
-    /* no previous evaluation, or a loss that went up or stayed: E */
-    CU_ASSERT_EQUAL(mb_run_eval_gap(5, 40, 0.5, -1, NAN, 20, 1.3), 5);
-    CU_ASSERT_EQUAL(mb_run_eval_gap(5, 40, 0.5, 10, 1.25, 20, 1.3), 5);
-    CU_ASSERT_EQUAL(mb_run_eval_gap(5, 40, 0.5, 10, 1.3, 20, 1.3), 5);
-    /* rate (1.53 - 1.3) / 10 = 0.023: halfway to the crossing is 0.5 x 0.8 / 0.023 = 17.39 */
-    CU_ASSERT_EQUAL(mb_run_eval_gap(5, 40, 0.5, 10, 1.53, 20, 1.3), 17);
-    /* a slow decline predicts a far crossing: W bounds the gap */
-    CU_ASSERT_EQUAL(mb_run_eval_gap(5, 40, 0.5, 10, 1.301, 20, 1.3), 40);
-    CU_ASSERT_EQUAL(mb_run_eval_gap(7, 19, 0.5, 0, 9.0, 7, 1.3), 7); /* 0.33: dense near it */
-    /* under the target (or NaN): E */
-    CU_ASSERT_EQUAL(mb_run_eval_gap(5, 40, 0.5, 10, 0.7, 20, 0.45), 5);
-    CU_ASSERT_EQUAL(mb_run_eval_gap(5, 40, 0.5, 10, 0.7, 20, NAN), 5);
+    mb_run_pace p;
+    mb_run_pace_init(&p);
+    /* the first evaluation: E */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 10, 1.53), 5);
+    /* mean rate (1.53 - 1.3) / 10 = 0.023, no rise yet: 0.5 x 0.8 / 0.023 = 17.39 */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 20, 1.3), 17);
+    /* a rise of 0.3 (the margin from now on) above the first: no decline, E */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 37, 1.6), 5);
+    CU_ASSERT_DOUBLE_EQUAL(p.rise, 0.3, 1e-12);
+    /* rate (1.53 - 1.21) / 50 = 0.0064: 0.5 x (1.21 - 0.5 - 0.3) / 0.0064 = 32.03 */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 60, 1.21), 32);
+    /* rate 0.95 / 90 = 0.0106: 0.5 x (0.58 - 0.5 - 0.3) < 0: dense near the target */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 100, 0.58), 5);
+    /* within the noise margin, under the target, NaN: E */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 110, 0.56), 5);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 120, 0.45), 5);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 130, NAN), 5);
+    /* a slow decline predicts a far crossing: W bounds the gap (0.5 x 1.02 / 0.001 = 510) */
+    mb_run_pace_init(&p);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 10, 1.53), 5);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 20, 1.52), 40);
     /* W: 8E; E without eval_adapt or a target; lowered so W x params floats <= 256 MiB, never
      * below E */
     mb_run_options o;

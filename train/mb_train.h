@@ -425,13 +425,27 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err);
  * 2 GiB of mb_train_run). eval_every without eval_adapt or without a target. */
 long mb_run_eval_cap(const mb_run_options *o, size_t params);
 
-/* The gap after a scheduled evaluation of --eval-adapt: at update u with loss `loss` (above the
- * target), the previous scheduled one at u_prev with loss_prev (u_prev < 0 when there is none).
- * With the decline rate r = (loss_prev - loss) / (u - u_prev) > 0, it is
- * floor(0.5 (loss - target) / r) -- halfway to the crossing the rate predicts -- clamped to
- * [eval_every, cap]; eval_every when there is no previous evaluation or the loss did not fall. */
-long mb_run_eval_gap(long eval_every, long cap, double target, long u_prev, double loss_prev,
-                     long u, double loss);
+/* The pacing of --eval-adapt: what the scheduled evaluations so far say about the loss. */
+typedef struct mb_run_pace {
+    long u_first;          /* the first scheduled evaluation's update, -1 before one */
+    double loss_first;     /* its eval loss */
+    double loss_last;      /* the last scheduled evaluation's eval loss */
+    double rise;           /* the largest rise of the eval loss between two consecutive scheduled
+                              evaluations so far (>= 0): the noise margin */
+} mb_run_pace;
+
+/* Starts a pacing with no evaluation seen. */
+void mb_run_pace_init(mb_run_pace *p);
+
+/* Records the scheduled evaluation at update u with eval loss `loss` and returns the gap to the
+ * next one. The distance left is d = loss - target - rise (the loss can dip by as much as it
+ * has been seen to jump); the rate is the mean decline since the first scheduled evaluation,
+ * r = (loss_first - loss) / (u - u_first) (a trend over the run, not the noisy last step; the
+ * decline slows down, so the mean rate overstates the current one and the gap errs short). The
+ * gap is floor(0.5 d / r), halfway to the crossing so predicted, clamped to [eval_every, cap];
+ * eval_every at the first evaluation, when r <= 0 or when d <= 0. */
+long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, long u,
+                     double loss);
 
 /* The summary line "net=... updates=... epochs=... wall_s=... eval_loss=... test_acc=...
  * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */

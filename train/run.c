@@ -17,8 +17,9 @@
  * a snapshot into the network is enough to evaluate it.
  *
  * Adaptive spacing (eval_adapt, with a target): far above the target the scheduled evaluations
- * buy nothing, so after each one the next is put at most halfway to the crossing that the decline
- * rate of the last two predicts (mb_run_eval_gap), between eval_every and the window cap W
+ * buy nothing, so after each one the next is put at most halfway to the crossing that the mean
+ * decline rate predicts, less a noise margin (mb_run_eval_gap), between eval_every and the
+ * window cap W
  * (mb_run_eval_cap); near the target the gap falls back to eval_every, where the eval loss dips
  * under the target and comes back and a coarser spacing would step over crossings. The window,
  * and so the snapshot block, holds W updates. A resumed run starts the spacing afresh (the
@@ -68,14 +69,30 @@ long mb_run_eval_cap(const mb_run_options *o, size_t params)
     return w > (double)e ? (long)w : e;
 }
 
-long mb_run_eval_gap(long eval_every, long cap, double target, long u_prev, double loss_prev,
-                     long u, double loss)
+void mb_run_pace_init(mb_run_pace *p)
 {
-    if (u_prev < 0 || u <= u_prev || !(loss_prev - loss > 0))
-        return eval_every; /* no rate yet, or the loss did not fall */
-    double rate = (loss_prev - loss) / (double)(u - u_prev); /* loss per update, > 0 */
-    double gap = floor(0.5 * (loss - target) / rate);
-    if (!(gap > (double)eval_every)) /* near the target (or under it): dense, NaN too */
+    p->u_first = -1;
+    p->loss_first = p->loss_last = NAN;
+    p->rise = 0;
+}
+
+long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, long u,
+                     double loss)
+{
+    if (p->u_first < 0 || u <= p->u_first) {
+        p->u_first = u;
+        p->loss_first = p->loss_last = loss;
+        return eval_every;
+    }
+    if (loss - p->loss_last > p->rise)
+        p->rise = loss - p->loss_last;
+    p->loss_last = loss;
+    double rate = (p->loss_first - loss) / (double)(u - p->u_first); /* loss per update */
+    double d = loss - target - p->rise;
+    if (!(rate > 0) || !(d > 0)) /* no decline, or within the noise of the target (NaN too) */
+        return eval_every;
+    double gap = floor(0.5 * d / rate);
+    if (!(gap > (double)eval_every))
         return eval_every;
     return gap < (double)cap ? (long)gap : (cap > eval_every ? cap : eval_every);
 }
@@ -406,8 +423,8 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     /* the schedule: the first evaluation at the next multiple of eval_every (a resumed run
      * keeps the straight run's grid), then every eval_every, or mb_run_eval_gap apart */
     long next_eval = (updates / o->eval_every + 1) * o->eval_every;
-    long u_prev = -1;      /* the previous scheduled evaluation, -1 before one */
-    double loss_prev = NAN;
+    mb_run_pace pace;
+    mb_run_pace_init(&pace);
     double train_s = 0, eval_s = 0, snap_s = 0, eval_loss = NAN, eval_acc = NAN;
     long evals = 0;
     int reached = 0, diverged = 0;
@@ -447,11 +464,9 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                 r->reached_update = updates;
                 r->reached_wall_s = row.wall_s;
             }
-            long gap = adapt ? mb_run_eval_gap(o->eval_every, win.cap, o->target_loss, u_prev,
-                                               loss_prev, updates, eval_loss)
+            long gap = adapt ? mb_run_eval_gap(&pace, o->eval_every, win.cap, o->target_loss,
+                                               updates, eval_loss)
                              : o->eval_every;
-            u_prev = updates;
-            loss_prev = eval_loss;
             next_eval = updates + gap; /* <= u0 + cap of the next window */
         }
         if (!bisect) {
