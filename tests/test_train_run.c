@@ -552,6 +552,10 @@ static void test_eval_adapt(void)
             continue;
         CU_ASSERT_STRING_EQUAL(e, cell(d, i, "eval_loss"));
         long u = atol(cell(a, i, "update"));
+        if (u % 5 != 0) /* off the grid of E: only the bisection, in the last window */
+            CU_ASSERT_TRUE(u > 175 && u < 182 + 1);
+        if (u % 5 != 0)
+            continue;
         CU_ASSERT_TRUE(u - prev <= 40);
         widest = u - prev > widest ? u - prev : widest;
         prev = u;
@@ -573,13 +577,14 @@ static void test_eval_gap_cap(void)
     mb_run_pace_init(&p);
     /* the first evaluation: E */
     CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 10, 1.53), 5);
-    /* mean rate (1.53 - 1.3) / 10 = 0.023, no rise yet: 0.5 x 0.8 / 0.023 = 17.39 */
-    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 20, 1.3), 17);
+    /* mean rate (1.53 - 1.3) / 10 = 0.023, no rise yet: 0.5 x 0.8 / 0.023 = 17.39, on the
+     * grid of E: 15 */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 20, 1.3), 15);
     /* a rise of 0.3 (the margin from now on) above the first: no decline, E */
     CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 37, 1.6), 5);
     CU_ASSERT_DOUBLE_EQUAL(p.rise, 0.3, 1e-12);
-    /* rate (1.53 - 1.21) / 50 = 0.0064: 0.5 x (1.21 - 0.5 - 0.3) / 0.0064 = 32.03 */
-    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 60, 1.21), 32);
+    /* rate (1.53 - 1.21) / 50 = 0.0064: 0.5 x (1.21 - 0.5 - 0.3) / 0.0064 = 32.03: 30 */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 60, 1.21), 30);
     /* rate 0.95 / 90 = 0.0106: 0.5 x (0.58 - 0.5 - 0.3) < 0: dense near the target */
     CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 100, 0.58), 5);
     /* within the noise margin, under the target, NaN: E */
@@ -590,6 +595,9 @@ static void test_eval_gap_cap(void)
     mb_run_pace_init(&p);
     CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 10, 1.53), 5);
     CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 20, 1.52), 40);
+    mb_run_pace_init(&p); /* a cap off the grid (the 256 MiB bound): the grid point under it */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 38, 0.5, 10, 1.53), 5);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 38, 0.5, 20, 1.52), 35);
     /* W: 8E; E without eval_adapt or a target; lowered so W x params floats <= 256 MiB, never
      * below E */
     mb_run_options o;

@@ -442,8 +442,10 @@ void mb_run_pace_init(mb_run_pace *p);
  * has been seen to jump); the rate is the mean decline since the first scheduled evaluation,
  * r = (loss_first - loss) / (u - u_first) (a trend over the run, not the noisy last step; the
  * decline slows down, so the mean rate overstates the current one and the gap errs short). The
- * gap is floor(0.5 d / r), halfway to the crossing so predicted, clamped to [eval_every, cap];
- * eval_every at the first evaluation, when r <= 0 or when d <= 0. */
+ * gap is floor(0.5 d / r), halfway to the crossing so predicted, clamped to [eval_every, cap]
+ * and rounded down to a multiple of eval_every, so that the scheduled evaluations are a subset of
+ * plain spacing's and, once dense, the very same; eval_every at the first evaluation, when
+ * r <= 0 or when d <= 0. */
 long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, long u,
                      double loss);
 

@@ -94,7 +94,8 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
     double gap = floor(0.5 * d / rate);
     if (!(gap > (double)eval_every))
         return eval_every;
-    return gap < (double)cap ? (long)gap : (cap > eval_every ? cap : eval_every);
+    long g = gap < (double)cap ? (long)gap : cap;
+    return g / eval_every * eval_every; /* on plain spacing's grid: >= eval_every, <= cap */
 }
 
 static double now_s(void)
