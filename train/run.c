@@ -18,9 +18,9 @@
  *
  * Adaptive spacing (eval_adapt, with a target): far above the target the scheduled evaluations
  * buy nothing, so after each one the next is put at most halfway to the crossing that the mean
- * decline rate predicts, less a noise margin (mb_run_eval_gap), between eval_every and the
- * window cap W
- * (mb_run_eval_cap); near the target the gap falls back to eval_every, where the eval loss dips
+ * decline rate predicts, less a noise margin (mb_run_eval_gap), on eval_every's grid, between
+ * eval_every and the window cap W (mb_run_eval_cap); near the target the gap falls back to
+ * eval_every (the same evaluations as without eval_adapt), where the eval loss dips
  * under the target and comes back and a coarser spacing would step over crossings. The window,
  * and so the snapshot block, holds W updates. A resumed run starts the spacing afresh (the
  * schedule is not in the checkpoint): its first evaluation is at the next multiple of
