@@ -504,6 +504,128 @@ static void test_bisect_crossing(void)
     mb_test_run_free(&rn);
 }
 
+/* --eval-adapt finds the crossing that plain spacing and an evaluation at every update find,
+ * with fewer evaluations. On this run (seed 0, as in test_bisect_crossing) the eval loss crosses
+ * 0.40 at update 182 (measured with --eval-every 1: 182 evaluations; plain --eval-every 5 takes
+ * 36 scheduled plus 3 bisection evaluations, 39). The run is long enough for the spacing to
+ * widen early on, while the loss is far above the target. */
+static void test_eval_adapt(void)
+{
+    const char *common = "--data " DATA " --algo sgd --lr 0.1 --batch 8 --seed 0 --threads 1 "
+                         "--max-updates 400 --target-loss 0.4";
+    mb_test_run rd, rp, ra;
+    mb_test_sh(&rd, "mbtrain --net %s %s --eval-every 1 --log %s/adense.csv", tiny, common, dir);
+    mb_test_sh(&rp, "mbtrain --net %s %s --eval-every 5 --log %s/aplain.csv", tiny, common, dir);
+    mb_test_sh(&ra, "mbtrain --net %s %s --eval-every 5 --eval-adapt --log %s/aadapt.csv", tiny,
+               common, dir);
+    CU_ASSERT_EQUAL(rd.status, 0);
+    CU_ASSERT_EQUAL(rp.status, 0);
+    CU_ASSERT_EQUAL(ra.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rd.out, "reached_update=182 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rp.out, "reached_update=182 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ra.out, "reached_update=182 "));
+    const char *ep = strstr(rp.out, " evals="), *ea = strstr(ra.out, " evals=");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ep);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ea);
+    long n_plain = atol(ep + 7), n_adapt = atol(ea + 7);
+    CU_ASSERT_EQUAL(n_plain, 39);
+    CU_ASSERT_TRUE(n_adapt > 0 && n_adapt < n_plain);
+    char pd[512], pa[512], pp[512];
+    snprintf(pd, sizeof pd, "%s/adense.csv", dir);
+    snprintf(pp, sizeof pp, "%s/aplain.csv", dir);
+    snprintf(pa, sizeof pa, "%s/aadapt.csv", dir);
+    mb_table *d = read_log(pd), *a = read_log(pa), *p = read_log(pp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mb_table_meta(a, "eval_adapt"));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(a, "eval_adapt"), "1");
+    CU_ASSERT_PTR_NULL(mb_table_meta(p, "eval_adapt")); /* off: the log is as before */
+    CU_ASSERT_EQUAL(first_reaching(a, 0.4), 182);
+    /* every evaluated row is the dense run's (bit-identical training); consecutive
+     * evaluations are at most W = 40 apart, and somewhere more than E = 5 */
+    long prev = 0, widest = 0;
+    for (size_t i = 0; i < mb_table_rows(a) && i < mb_table_rows(d); i++) {
+        const char *e = cell(a, i, "eval_loss");
+        CU_ASSERT_STRING_EQUAL(cell(a, i, "loss"), cell(d, i, "loss"));
+        if (!e[0])
+            continue;
+        CU_ASSERT_STRING_EQUAL(e, cell(d, i, "eval_loss"));
+        long u = atol(cell(a, i, "update"));
+        if (u % 5 != 0) /* off the grid of E: only the bisection, in the last window */
+            CU_ASSERT_TRUE(u > 175 && u < 182 + 1);
+        if (u % 5 != 0)
+            continue;
+        CU_ASSERT_TRUE(u - prev <= 40);
+        widest = u - prev > widest ? u - prev : widest;
+        prev = u;
+    }
+    CU_ASSERT_TRUE(widest > 5);
+    mb_table_free(d);
+    mb_table_free(a);
+    mb_table_free(p);
+    mb_test_run_free(&rd);
+    mb_test_run_free(&rp);
+    mb_test_run_free(&ra);
+}
+
+/* The gap rule (mean rate since the first evaluation, noise margin = largest rise) and the
+ * window cap W, on numbers worked by hand. */
+static void test_eval_gap_cap(void)
+{
+    mb_run_pace p;
+    mb_run_pace_init(&p);
+    /* the first evaluation: E */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 10, 1.53), 5);
+    /* mean rate (1.53 - 1.3) / 10 = 0.023, no rise yet: 0.5 x 0.8 / 0.023 = 17.39, on the
+     * grid of E: 15 */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 20, 1.3), 15);
+    /* a rise of 0.3 (the margin from now on) above the first: no decline, E */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 37, 1.6), 5);
+    CU_ASSERT_DOUBLE_EQUAL(p.rise, 0.3, 1e-12);
+    /* rate (1.53 - 1.21) / 50 = 0.0064: 0.5 x (1.21 - 0.5 - 0.3) / 0.0064 = 32.03: 30 */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 60, 1.21), 30);
+    /* rate 0.95 / 90 = 0.0106: 0.5 x (0.58 - 0.5 - 0.3) < 0: dense near the target */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 100, 0.58), 5);
+    /* within the noise margin, under the target, NaN: E */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 110, 0.56), 5);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 120, 0.45), 5);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 130, NAN), 5);
+    /* a slow decline predicts a far crossing: W bounds the gap (0.5 x 1.02 / 0.001 = 510) */
+    mb_run_pace_init(&p);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 10, 1.53), 5);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 40, 0.5, 20, 1.52), 40);
+    mb_run_pace_init(&p); /* a cap off the grid (the 256 MiB bound): the grid point under it */
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 38, 0.5, 10, 1.53), 5);
+    CU_ASSERT_EQUAL(mb_run_eval_gap(&p, 5, 38, 0.5, 20, 1.52), 35);
+    /* W: 8E; E without eval_adapt or a target; lowered so W x params floats <= 256 MiB, never
+     * below E */
+    mb_run_options o;
+    mb_run_options_init(&o);
+    o.eval_every = 5;
+    CU_ASSERT_EQUAL(mb_run_eval_cap(&o, 61706), 5);
+    o.eval_adapt = 1;
+    CU_ASSERT_EQUAL(mb_run_eval_cap(&o, 61706), 5); /* no target */
+    o.target_loss = 0.5;
+    CU_ASSERT_EQUAL(mb_run_eval_cap(&o, 61706), 40);
+    CU_ASSERT_EQUAL(mb_run_eval_cap(&o, 10000000), 6); /* 2^28 / 4e7 = 6.7 */
+    CU_ASSERT_EQUAL(mb_run_eval_cap(&o, 100000000), 5);
+    /* in a run, the snapshot block is W x params floats */
+    mb_data_splits s;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_data_load(DATA, 0.25, 0, &s, &err), MB_OK);
+    o.net = tiny;
+    o.data = DATA;
+    o.splits = &s;
+    o.batch = 20;
+    o.target_loss = 0.01;
+    o.max_updates = 30;
+    mb_run_result r;
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.snap_bytes, 40 * r.params * sizeof(float));
+    mb_data_splits_free(&s);
+}
+
 /* A learning rate of 1e30 makes the loss non-finite within a few updates: the run is a
  * result (log written with diverged=U, MB_OK, reached = 0), and mbtrain says so on stderr and
  * goes on with the next seed, exit 0. */
@@ -615,5 +737,7 @@ int mb_test_suite_train_run(void)
            !CU_add_test(s, "library call", test_library) ||
            !CU_add_test(s, "exact crossing by bisection", test_bisect_crossing) ||
            !CU_add_test(s, "divergence is a logged result", test_diverged) ||
-           !CU_add_test(s, "snapshot buffer only when bisecting", test_snapshot_buffer);
+           !CU_add_test(s, "snapshot buffer only when bisecting", test_snapshot_buffer) ||
+           !CU_add_test(s, "adaptive evaluation spacing, same crossing", test_eval_adapt) ||
+           !CU_add_test(s, "adaptive spacing: gap rule and window cap", test_eval_gap_cap);
 }

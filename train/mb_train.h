@@ -293,9 +293,16 @@ typedef struct mb_run_options {
     long eval_every;               /* updates between evaluations (> 0; default 100) */
     int no_bisect;                 /* 0 (default): with a target, find the first update whose
                                       eval_loss <= target_loss by bisection over the parameter
-                                      snapshots of the last eval_every updates (eval_every x
-                                      params floats held); 1: report the first *evaluated*
-                                      update that reached it (a multiple of eval_every) */
+                                      snapshots of the updates since the last evaluation
+                                      (eval_every x params floats held; W x params with
+                                      eval_adapt); 1: report the first *evaluated*
+                                      update that reached it (a multiple of eval_every
+                                      without eval_adapt) */
+    int eval_adapt;                /* 0 (default): evaluate every eval_every updates; 1: with a
+                                      target, space the scheduled evaluations by the decline
+                                      rate of the last two, at most halfway to the predicted
+                                      crossing, at least eval_every and at most the window cap
+                                      (mb_run_eval_cap); plain eval_every near the target */
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
     long max_updates;              /* stop after this many updates in all; 0 = no bound */
     double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
@@ -389,7 +396,8 @@ typedef struct mb_run_result {
     int reached;           /* 1 when an evaluation reached target_loss */
     long reached_update;   /* the first update whose evaluation reached it, 0 when none; with
                               bisection (no_bisect = 0) the exact first update of the window in
-                              which an evaluation reached it, else a multiple of eval_every */
+                              which an evaluation reached it, else the evaluated update (a
+                              multiple of eval_every without eval_adapt) */
     double reached_wall_s; /* training seconds at reached_update (that log row's wall_s), 0 when
                               not reached */
     double snap_s;         /* seconds copying parameter snapshots for the bisection (apart from
@@ -410,6 +418,36 @@ typedef struct mb_run_result {
  * checkpoint files, MB_ENOMEM. The log and checkpoint are never left half-written: nothing is
  * written at the log path when the run fails. */
 int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err);
+
+/* The window cap W of --eval-adapt: the most updates between two scheduled evaluations, for
+ * which the bisection's snapshot block is allocated. 8 x eval_every, lowered so that the block
+ * (W x params floats) is at most 256 MiB, but never below eval_every (whose own limit is the
+ * 2 GiB of mb_train_run). eval_every without eval_adapt or without a target. */
+long mb_run_eval_cap(const mb_run_options *o, size_t params);
+
+/* The pacing of --eval-adapt: what the scheduled evaluations so far say about the loss. */
+typedef struct mb_run_pace {
+    long u_first;          /* the first scheduled evaluation's update, -1 before one */
+    double loss_first;     /* its eval loss */
+    double loss_last;      /* the last scheduled evaluation's eval loss */
+    double rise;           /* the largest rise of the eval loss between two consecutive scheduled
+                              evaluations so far (>= 0): the noise margin */
+} mb_run_pace;
+
+/* Starts a pacing with no evaluation seen. */
+void mb_run_pace_init(mb_run_pace *p);
+
+/* Records the scheduled evaluation at update u with eval loss `loss` and returns the gap to the
+ * next one. The distance left is d = loss - target - rise (the loss can dip by as much as it
+ * has been seen to jump); the rate is the mean decline since the first scheduled evaluation,
+ * r = (loss_first - loss) / (u - u_first) (a trend over the run, not the noisy last step; the
+ * decline slows down, so the mean rate overstates the current one and the gap errs short). The
+ * gap is floor(0.5 d / r), halfway to the crossing so predicted, clamped to [eval_every, cap]
+ * and rounded down to a multiple of eval_every, so that the scheduled evaluations are a subset of
+ * plain spacing's and, once dense, the very same; eval_every at the first evaluation, when
+ * r <= 0 or when d <= 0. */
+long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, long u,
+                     double loss);
 
 /* The summary line "net=... updates=... epochs=... wall_s=... eval_loss=... test_acc=...
  * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */

@@ -76,6 +76,11 @@ static void help(const mb_run_options *d)
            "                          can be large. Snapshot copies are timed in snap_s, apart\n"
            "                          from wall_s (training) and eval_s (evaluations)\n"
            "      --no-bisect         report the first evaluated update instead (a multiple of K)\n"
+           "      --eval-adapt        with --target-loss, space evaluations far above the target\n"
+           "                          by the loss's mean decline: at most halfway to the crossing\n"
+           "                          it predicts, less the largest rise seen (noise), between K\n"
+           "                          and 8K updates (snapshots <= 256 MiB); every K near the\n"
+           "                          target (default off)\n"
            "      --no-test-eval      skip the final test-set evaluation (test_loss=nan)\n"
            "      --max-updates N     at most N updates in all (default: no bound)\n"
            "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
@@ -169,7 +174,8 @@ enum {
     OPT_NET = 256, OPT_DATA, OPT_ALGO, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_LR_STEP,
     OPT_LR_GAMMA, OPT_TARGET, OPT_EVAL_EVERY, OPT_EVAL_FRAC, OPT_DATA_SEED, OPT_MAX_UPDATES,
     OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
-    OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL
+    OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
+    OPT_EVAL_ADAPT
 };
 
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
@@ -205,6 +211,7 @@ int main(int argc, char **argv)
         {"resume", required_argument, 0, OPT_RESUME}, {"help", no_argument, 0, 'h'},
         {"no-bisect", no_argument, 0, OPT_NO_BISECT},
         {"no-test-eval", no_argument, 0, OPT_NO_TEST_EVAL},
+        {"eval-adapt", no_argument, 0, OPT_EVAL_ADAPT},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
     mb_run_options o;
     mb_run_options_init(&o);
@@ -282,6 +289,7 @@ int main(int argc, char **argv)
         case OPT_RESUME: o.resume_path = optarg; break;
         case OPT_NO_BISECT: o.no_bisect = 1; break;
         case OPT_NO_TEST_EVAL: o.no_test_eval = 1; break;
+        case OPT_EVAL_ADAPT: o.eval_adapt = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }

@@ -16,6 +16,16 @@
  * dropout is off, and the layers have no running statistics such as batch norm's), so loading
  * a snapshot into the network is enough to evaluate it.
  *
+ * Adaptive spacing (eval_adapt, with a target): far above the target the scheduled evaluations
+ * buy nothing, so after each one the next is put at most halfway to the crossing that the mean
+ * decline rate predicts, less a noise margin (mb_run_eval_gap), on eval_every's grid, between
+ * eval_every and the window cap W (mb_run_eval_cap); near the target the gap falls back to
+ * eval_every (the same evaluations as without eval_adapt), where the eval loss dips
+ * under the target and comes back and a coarser spacing would step over crossings. The window,
+ * and so the snapshot block, holds W updates. A resumed run starts the spacing afresh (the
+ * schedule is not in the checkpoint): its first evaluation is at the next multiple of
+ * eval_every, as without eval_adapt.
+ *
  * Divergence: a non-finite training loss, or an evaluation loss that is non-finite or above
  * 100 ln(classes), stops the run; the log is written with `# diverged=U`, and the call returns
  * MB_OK with r->diverged set.
@@ -46,6 +56,46 @@ void mb_run_options_init(mb_run_options *o)
     o->eval_every = 100;
     o->epochs = 10;
     o->tool = "mbtrain";
+}
+
+long mb_run_eval_cap(const mb_run_options *o, size_t params)
+{
+    long e = o->eval_every;
+    if (!o->eval_adapt || isnan(o->target_loss) || e <= 0)
+        return e;
+    const double block = 256.0 * 1024 * 1024; /* bytes of snapshots W may take */
+    double fit = floor(block / ((double)(params ? params : 1) * sizeof(float)));
+    double w = 8.0 * (double)e < fit ? 8.0 * (double)e : fit;
+    return w > (double)e ? (long)w : e;
+}
+
+void mb_run_pace_init(mb_run_pace *p)
+{
+    p->u_first = -1;
+    p->loss_first = p->loss_last = NAN;
+    p->rise = 0;
+}
+
+long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, long u,
+                     double loss)
+{
+    if (p->u_first < 0 || u <= p->u_first) {
+        p->u_first = u;
+        p->loss_first = p->loss_last = loss;
+        return eval_every;
+    }
+    if (loss - p->loss_last > p->rise)
+        p->rise = loss - p->loss_last;
+    p->loss_last = loss;
+    double rate = (p->loss_first - loss) / (double)(u - p->u_first); /* loss per update */
+    double d = loss - target - p->rise;
+    if (!(rate > 0) || !(d > 0)) /* no decline, or within the noise of the target (NaN too) */
+        return eval_every;
+    double gap = floor(0.5 * d / rate);
+    if (!(gap > (double)eval_every))
+        return eval_every;
+    long g = gap < (double)cap ? (long)gap : cap;
+    return g / eval_every * eval_every; /* on plain spacing's grid: >= eval_every, <= cap */
 }
 
 static double now_s(void)
@@ -134,6 +184,8 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
             o->optim.weight_decay, o->optim.lr_step_every, o->optim.lr_step_gamma);
     fprintf(f, "# seed=%lu\n# threads=%d\n# eval_frac=%.9g\n# data_seed=%lu\n# eval_every=%ld\n",
             o->seed, o->threads, o->eval_frac, o->data_seed, o->eval_every);
+    if (o->eval_adapt)
+        fprintf(f, "# eval_adapt=1\n");
     if (!isnan(o->target_loss))
         fprintf(f, "# target_loss=%.9g\n# crossing=%s\n", o->target_loss,
                 o->no_bisect ? "evaluated" : "bisect");
@@ -209,7 +261,8 @@ static int emit_row(strbuf *b, const run_row *w)
 typedef struct window {
     long u0;               /* the last evaluated update, or where this process started */
     long n;                /* rows held: updates u0 + 1 .. u0 + n */
-    long cap;              /* eval_every */
+    long cap;              /* the most updates between two scheduled evaluations: eval_every,
+                              or the cap W with eval_adapt */
     size_t params;         /* floats per snapshot */
     run_row *rows;         /* cap rows */
     float *snap;           /* cap x params floats: slot k (0 <= k < cap - 1) holds the
@@ -235,7 +288,7 @@ static int window_emit(const window *w, strbuf *b)
  * above hi = u*, so the first logged row with eval_loss <= target is u*. Without the
  * single-crossing assumption the result is still a crossing (loss(u* - 1) > target or u* - 1 =
  * u0, loss(u*) <= target), not necessarily the first; a linear scan would find the first at
- * O(eval_every) evaluations instead of O(log2 eval_every). The live parameters are restored. */
+ * O(window) evaluations instead of O(log2 window). The live parameters are restored. */
 static int bisect_window(window *w, mb_net *net, const mb_dataset *eval, double target,
                          long *u_star, double *eval_s, double *snap_s, long *evals,
                          mb_error *err)
@@ -342,13 +395,15 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
      * given. A non-finite evaluation loss is divergence too. */
     const double blowup = 100.0 * log(desc->classes > 1 ? (double)desc->classes : 2.0);
     const int bisect = !isnan(o->target_loss) && !o->no_bisect;
+    const int adapt = o->eval_adapt && !isnan(o->target_loss);
     win.u0 = updates;
-    win.cap = o->eval_every;
+    win.cap = mb_run_eval_cap(o, r->params); /* eval_every, or W with eval_adapt */
     win.params = r->params;
     if (bisect) {
-        /* the whole window at set-up: the hot path copies into it and never allocates */
+        /* the whole window at set-up: the hot path copies into it and never allocates (W above
+         * eval_every is at most 256 MiB, so only eval_every itself can be refused) */
         const double cap_bytes = 2.0 * 1024 * 1024 * 1024;
-        double need = (double)o->eval_every * (double)r->params * sizeof(float);
+        double need = (double)win.cap * (double)r->params * sizeof(float);
         if (need > cap_bytes) {
             rc = mb_error_set(err, MB_EINVAL,
                               "eval-every %ld with %zu parameters needs %.1f GiB of snapshots for "
@@ -357,15 +412,20 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                               o->eval_every, r->params, need / (1024.0 * 1024 * 1024));
             goto out;
         }
-        win.rows = malloc((size_t)o->eval_every * sizeof *win.rows);
-        win.snap = o->eval_every > 1 ? mb_train_alloc64((size_t)need) : NULL;
-        if (!win.rows || (o->eval_every > 1 && !win.snap)) {
+        win.rows = malloc((size_t)win.cap * sizeof *win.rows);
+        win.snap = win.cap > 1 ? mb_train_alloc64((size_t)need) : NULL;
+        if (!win.rows || (win.cap > 1 && !win.snap)) {
             rc = mb_error_set(err, MB_ENOMEM, "out of memory for %ld parameter snapshots",
-                              o->eval_every);
+                              win.cap);
             goto out;
         }
-        r->snap_bytes = o->eval_every > 1 ? (size_t)need : 0;
+        r->snap_bytes = win.cap > 1 ? (size_t)need : 0;
     }
+    /* the schedule: the first evaluation at the next multiple of eval_every (a resumed run
+     * keeps the straight run's grid), then every eval_every, or mb_run_eval_gap apart */
+    long next_eval = (updates / o->eval_every + 1) * o->eval_every;
+    mb_run_pace pace;
+    mb_run_pace_init(&pace);
     double train_s = 0, eval_s = 0, snap_s = 0, eval_loss = NAN, eval_acc = NAN;
     long evals = 0;
     int reached = 0, diverged = 0;
@@ -388,7 +448,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                        .wall_s = wall0 + train_s, .loss = loss, .eval_loss = NAN,
                        .eval_acc = NAN};
         int last = bound > 0 && updates == bound;
-        int eval_now = updates % o->eval_every == 0 || last;
+        int eval_now = updates == next_eval || last;
         if (eval_now) {
             double t1 = now_s();
             if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK)
@@ -405,11 +465,15 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                 r->reached_update = updates;
                 r->reached_wall_s = row.wall_s;
             }
+            long gap = adapt ? mb_run_eval_gap(&pace, o->eval_every, win.cap, o->target_loss,
+                                               updates, eval_loss)
+                             : o->eval_every;
+            next_eval = updates + gap; /* <= u0 + cap of the next window */
         }
         if (!bisect) {
             rc = emit_row(&rows, &row);
         } else {
-            long k = updates - win.u0 - 1; /* < eval_every: a window ends at an evaluation */
+            long k = updates - win.u0 - 1; /* < win.cap: a window ends at an evaluation */
             win.rows[k] = row;
             win.n = k + 1;
             if (!eval_now) {
