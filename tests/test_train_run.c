@@ -340,6 +340,16 @@ static void count_progress(const mb_run_progress *p, void *ctx)
     (*n)++;
 }
 
+/* Options for a run of the tiny net on the test data already loaded into *s, batch 20. */
+static void tiny_options(mb_run_options *o, const mb_data_splits *s)
+{
+    mb_run_options_init(o);
+    o->net = tiny;
+    o->data = DATA;
+    o->splits = s;
+    o->batch = 20;
+}
+
 /* The library call with data loaded by the caller, a progress callback and option errors. */
 static void test_library(void)
 {
@@ -347,11 +357,7 @@ static void test_library(void)
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_data_load(DATA, 0.25, 0, &s, &err), MB_OK);
     mb_run_options o;
-    mb_run_options_init(&o);
-    o.net = tiny;
-    o.data = DATA;
-    o.splits = &s;
-    o.batch = 20;
+    tiny_options(&o, &s);
     o.epochs = 1.5; /* 400 / 20 = 20 updates per epoch: 30 updates */
     long n = 0;
     o.progress = count_progress;
@@ -617,7 +623,7 @@ static void test_eval_gap_cap(void)
     o.net = tiny;
     o.data = DATA;
     o.splits = &s;
-    o.batch = 20;
+    o.batch = 20; /* as tiny_options, keeping eval_every and eval_adapt set above */
     o.target_loss = 0.01;
     o.max_updates = 30;
     mb_run_result r;
@@ -635,11 +641,7 @@ static void test_diverged(void)
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_data_load(DATA, 0.25, 0, &s, &err), MB_OK);
     mb_run_options o;
-    mb_run_options_init(&o);
-    o.net = tiny;
-    o.data = DATA;
-    o.splits = &s;
-    o.batch = 20;
+    tiny_options(&o, &s);
     o.optim.lr = 1e30;
     o.target_loss = 0.5;
     o.eval_every = 7;
@@ -700,11 +702,7 @@ static void test_snapshot_buffer(void)
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_data_load(DATA, 0.25, 0, &s, &err), MB_OK);
     mb_run_options o;
-    mb_run_options_init(&o);
-    o.net = tiny;
-    o.data = DATA;
-    o.splits = &s;
-    o.batch = 20;
+    tiny_options(&o, &s);
     o.eval_every = 9;
     o.max_updates = 20;
     mb_run_result r;
