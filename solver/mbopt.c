@@ -543,9 +543,14 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
         r->opt.regime == MB_REGIME_BALANCE) {
         double d = 0;
         mb_model_comm_time(&m->t, r->procs, &d);
+        const double mstar = sqrt(inv.alpha * (m->t.t0 + d) * r->procs / (inv.n_inf * m->t.gamma));
         fprintf(f, "why:            Perrone eq. 9: M* = sqrt(alpha (t0 + Delta(P)) P / (N_inf "
-                   "gamma)) = sqrt(%.4g * %.4g * %.6g / (%.4g * %.4g)) = %.4g\n",
-                inv.alpha, m->t.t0 + d, r->procs, inv.n_inf, m->t.gamma, r->opt.m_opt);
+                   "gamma)) = sqrt(%.4g * %.4g * %.6g / (%.4g * %.4g)) = %.4g%s",
+                inv.alpha, m->t.t0 + d, r->procs, inv.n_inf, m->t.gamma, mstar,
+                m->t.n_table >= 2 ? "" : "\n");
+        if (m->t.n_table >= 2)
+            fprintf(f, " with the fitted step; the measured step table puts it at %.4g\n",
+                    r->opt.m_opt);
     } else if (r->opt.regime == MB_REGIME_BALANCE && r->bound == MB_BOUND_NONE) {
         fprintf(f, "why:            dT_C/dM = N'(M) T_update + N(M) T_update' = 0 at M = %.4g "
                    "(the %s has no closed form; solved numerically)\n",
