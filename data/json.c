@@ -67,3 +67,9 @@ int mb_json_add_number(cJSON *object, const char *key, double v)
     }
     return MB_OK;
 }
+
+double mb_json_get(const cJSON *object, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(object, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}

@@ -198,6 +198,10 @@ int mb_json_write(const char *path, const cJSON *root, struct mb_error *err);
 int mb_json_number(const cJSON *object, const char *key, const char *path, double *v,
                    struct mb_error *err);
 
+/* The number at object[key], or NAN when it is absent, null or not a number (for readers that
+ * have validated the object already, or treat a missing value as "not known"). */
+double mb_json_get(const cJSON *object, const char *key);
+
 /* Adds a number to an object, writing null for a non-finite value (JSON has no NaN). Returns
  * MB_ENOMEM when cJSON cannot allocate. */
 int mb_json_add_number(cJSON *object, const char *key, double v);

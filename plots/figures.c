@@ -23,12 +23,6 @@ static void style(mb_plot *p, const char *title)
     mb_plot_cmd(p, "set pointsize 1.2");
 }
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* Reads a scale JSON: its rows array and model. */
 static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law *law,
                       mb_update_time *t, mb_error *err)
@@ -72,7 +66,7 @@ int mb_plot_scale(const char *scale_json, const char *out, const mb_plot_options
         mb_plot_block(p, blocks[k]);
         cJSON_ArrayForEach(r, rows)
         {
-            double v[3] = {num(r, "procs"), num(r, keys[k][0]), num(r, keys[k][1])};
+            double v[3] = {mb_json_get(r, "procs"), mb_json_get(r, keys[k][0]), mb_json_get(r, keys[k][1])};
             mb_plot_row(p, v, 3);
         }
     }
@@ -86,7 +80,7 @@ int mb_plot_scale(const char *scale_json, const char *out, const mb_plot_options
     mb_plot_cmd(p, "plot $opt u 1:2 w lp pt 7 lw 2 t 'optimal M', "
                    "$strong u 1:2 w lp pt 5 t 'strong (M fixed: %g)', "
                    "$weak u 1:2 w lp pt 9 t 'weak (M/P fixed: %g)'",
-                num(root, "m_strong"), num(root, "m_weak"));
+                mb_json_get(root, "m_strong"), mb_json_get(root, "m_weak"));
     style(p, "speed-up over P = 1");
     mb_plot_cmd(p, "set ylabel 'speed-up over one learner'");
     mb_plot_cmd(p, "plot $opt u 1:3 w lp pt 7 lw 2 t 'optimal M', $strong u 1:3 w lp pt 5 t "
@@ -124,9 +118,9 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
     for (int c = 0; c < curves; c++) {
         int idx = curves == 1 ? 0 : (int)lround((double)c * (n - 1) / (curves - 1));
         const cJSON *row = cJSON_GetArrayItem(rows, idx);
-        procs[c] = num(row, "procs");
-        opt_m[c] = num(row, "m_opt");
-        opt_tc[c] = num(row, "t_c_opt");
+        procs[c] = mb_json_get(row, "procs");
+        opt_m[c] = mb_json_get(row, "m_opt");
+        opt_tc[c] = mb_json_get(row, "t_c_opt");
         if (isfinite(opt_m[c]))
             m_hi = fmax(m_hi, opt_m[c]);
     }
@@ -175,7 +169,7 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
     const cJSON *cov = cJSON_GetObjectItemCaseSensitive(root, "covariance");
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(root, "points");
     const cJSON *per_m = cJSON_GetObjectItemCaseSensitive(root, "per_m");
-    double n_inf = num(params, "n_inf"), alpha = num(params, "alpha"), dof = num(root, "dof");
+    double n_inf = mb_json_get(params, "n_inf"), alpha = mb_json_get(params, "alpha"), dof = mb_json_get(root, "dof");
     if (!isfinite(n_inf) || !isfinite(alpha) || !cJSON_IsArray(per_m)) {
         cJSON_Delete(root);
         return mb_error_set(err, MB_EFORMAT, "%s: not an 'mbfit nupdate --json' file (needs "
@@ -191,13 +185,13 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
     mb_plot_block(p, "runs");
     cJSON_ArrayForEach(e, pts)
     {
-        double v[2] = {num(e, "batch"), num(e, "n_update")};
+        double v[2] = {mb_json_get(e, "batch"), mb_json_get(e, "n_update")};
         mb_plot_row(p, v, 2);
     }
     mb_plot_block(p, "mean");
     cJSON_ArrayForEach(e, per_m)
     {
-        double v[3] = {num(e, "batch"), num(e, "mean"), num(e, "se")};
+        double v[3] = {mb_json_get(e, "batch"), mb_json_get(e, "mean"), mb_json_get(e, "se")};
         m_lo = fmin(m_lo, v[0]);
         m_hi = fmax(m_hi, v[0]);
         mb_plot_row(p, v, 3);
@@ -324,7 +318,7 @@ static int step_fits(mb_plot *p, const char *path, const double *learners, int n
     for (int k = 0; k < n && rc == MB_OK; k++) {
         e = use_by ? cJSON_GetArrayItem(by, k) : root;
         const cJSON *params = cJSON_GetObjectItemCaseSensitive(e, "params");
-        double gamma, m_t, delta = 0, procs = num(e, "learners");
+        double gamma, m_t, delta = 0, procs = mb_json_get(e, "learners");
         if (!isfinite(procs))
             procs = learners[0];
         if ((rc = mb_json_number(params, "gamma", path, &gamma, err)) != MB_OK ||

@@ -90,12 +90,6 @@ static void base64(FILE *f, const unsigned char *b, size_t n)
     }
 }
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 static const char *str(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -141,7 +135,7 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
     const cJSON *best = cJSON_GetObjectItemCaseSensitive(scale, "best");
     const char *keys[] = {"procs", "m_opt", "t_c", "speedup", "efficiency"};
     for (int i = 0; i < 5; i++)
-        if (!isfinite(num(rec, keys[i])) || !isfinite(num(best, keys[i])))
+        if (!isfinite(mb_json_get(rec, keys[i])) || !isfinite(mb_json_get(best, keys[i])))
             return mb_error_set(err, MB_EFORMAT,
                                 "%s: 'enough' and 'best' need a finite '%s' (is this mbopt scale "
                                 "--json?)", scale_path, keys[i]);
@@ -150,11 +144,11 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
     const cJSON *r;
     cJSON_ArrayForEach(r, rows)
     {
-        p_lo = fmin(p_lo, num(r, "procs"));
-        p_hi = fmax(p_hi, num(r, "procs"));
+        p_lo = fmin(p_lo, mb_json_get(r, "procs"));
+        p_hi = fmax(p_hi, mb_json_get(r, "procs"));
     }
-    double p = num(rec, "procs"), m = num(rec, "m_opt"), eps = num(nfit, "target_loss");
-    double slack = num(scale, "enough_slack");
+    double p = mb_json_get(rec, "procs"), m = mb_json_get(rec, "m_opt"), eps = mb_json_get(nfit, "target_loss");
+    double slack = mb_json_get(scale, "enough_slack");
     fputs("<section id=\"recommendation\">\n<h2>Recommendation</h2>\n<p class=\"rec\">Use <b>P = ",
           f);
     shown(f, "rec-procs", "%.0f", p);
@@ -166,25 +160,25 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
     if (isfinite(eps))
         fprintf(f, " %g", eps);
     fputs(" in <b>T<sub>C</sub> = ", f);
-    shown(f, "rec-tc", "%.4g", num(rec, "t_c"));
+    shown(f, "rec-tc", "%.4g", mb_json_get(rec, "t_c"));
     if (p == 1) {
         fputs(" s</b>, one learner at its best (speed-up ", f);
-        shown(f, "rec-speedup", "%.3g", num(rec, "speedup"));
+        shown(f, "rec-speedup", "%.3g", mb_json_get(rec, "speedup"));
         fputs("&times;, efficiency ", f);
     } else {
         fputs(" s</b>, ", f);
-        shown(f, "rec-speedup", "%.3g", num(rec, "speedup"));
+        shown(f, "rec-speedup", "%.3g", mb_json_get(rec, "speedup"));
         fputs("&times; as fast as the best single learner (efficiency ", f);
     }
-    shown(f, "rec-efficiency", "%.3f", num(rec, "efficiency"));
+    shown(f, "rec-efficiency", "%.3f", mb_json_get(rec, "efficiency"));
     fputs(").</p>\n<p>", f);
-    if (num(best, "procs") != p) {
+    if (mb_json_get(best, "procs") != p) {
         fputs("The fastest setting searched is P = ", f);
-        shown(f, "best-procs", "%.0f", num(best, "procs"));
+        shown(f, "best-procs", "%.0f", mb_json_get(best, "procs"));
         fputs(", M = ", f);
-        shown(f, "best-m", "%.0f", num(best, "m_opt"));
+        shown(f, "best-m", "%.0f", mb_json_get(best, "m_opt"));
         fputs(" (T<sub>C</sub> = ", f);
-        shown(f, "best-tc", "%.4g", num(best, "t_c"));
+        shown(f, "best-tc", "%.4g", mb_json_get(best, "t_c"));
         fprintf(f, " s); it saves less than %g%% of the time, so fewer learners are recommended.",
                 isfinite(slack) ? 100 * slack : 10);
     } else {
@@ -306,7 +300,7 @@ static void write_fit(FILE *f, const char *title, const char *file, const cJSON 
         esc(f, p->string);
         fprintf(f, "</code></td><td>%s</td><td class=\"n\">%.5g</td><td class=\"n\">%.3g</td>",
                 meaning(p->string), cJSON_IsNumber(p) ? p->valuedouble : NAN,
-                num(se, p->string));
+                mb_json_get(se, p->string));
         if (isfinite(lo) && isfinite(hi))
             fprintf(f, "<td class=\"n\">[%.5g, %.5g]</td></tr>\n", lo, hi);
         else
@@ -319,7 +313,7 @@ static void write_fit(FILE *f, const char *title, const char *file, const cJSON 
         esc(f, model);
         fputs("</code>; ", f);
     }
-    fprintf(f, "R&sup2; = %.4g from %g points", num(fit, "r2"), num(fit, "n_points"));
+    fprintf(f, "R&sup2; = %.4g from %g points", mb_json_get(fit, "r2"), mb_json_get(fit, "n_points"));
     const cJSON *conv = cJSON_GetObjectItemCaseSensitive(fit, "converged");
     if (cJSON_IsBool(conv))
         fprintf(f, "; %s", cJSON_IsTrue(conv) ? "converged" : "<b>did not converge</b>");
@@ -356,13 +350,13 @@ static void write_parameters(FILE *f, const cJSON *scale, const cJSON *nfit, con
     fprintf(f, "<h3>The model mbopt scale solved <small>(scale.json)</small></h3>\n<p>"
                "N<sub>&infin;</sub> = %.5g, &alpha; = %.5g, &gamma; = %.5g s, M<sub>T</sub> = "
                "%.5g, communication: ",
-            num(m, "n_inf"), num(m, "alpha"), num(m, "gamma"), num(m, "m_t"));
+            mb_json_get(m, "n_inf"), mb_json_get(m, "alpha"), mb_json_get(m, "gamma"), mb_json_get(m, "m_t"));
     esc(f, comm ? comm : "not given");
-    if (isfinite(num(m, "delta")))
-        fprintf(f, " with &delta; = %.5g s per update for P &gt; 1", num(m, "delta"));
-    if (isfinite(num(m, "latency_s")))
-        fprintf(f, ", latency %.5g s, %.5g s per byte", num(m, "latency_s"),
-                num(m, "s_per_byte"));
+    if (isfinite(mb_json_get(m, "delta")))
+        fprintf(f, " with &delta; = %.5g s per update for P &gt; 1", mb_json_get(m, "delta"));
+    if (isfinite(mb_json_get(m, "latency_s")))
+        fprintf(f, ", latency %.5g s, %.5g s per byte", mb_json_get(m, "latency_s"),
+                mb_json_get(m, "s_per_byte"));
     fputs(".</p>\n</section>\n", f);
 }
 
@@ -515,9 +509,9 @@ static void cell_err(FILE *f, double v)
  * same M, and the same lr and P where o gives them. */
 static int same_setting(const cJSON *r, const cJSON *o, const char *batch_key)
 {
-    double lr = num(o, "lr"), procs = num(o, "procs");
-    return o && num(r, "batch") == num(o, batch_key) &&
-           (!isfinite(lr) || num(r, "lr") == lr) && (!isfinite(procs) || num(r, "procs") == procs);
+    double lr = mb_json_get(o, "lr"), procs = mb_json_get(o, "procs");
+    return o && mb_json_get(r, "batch") == mb_json_get(o, batch_key) &&
+           (!isfinite(lr) || mb_json_get(r, "lr") == lr) && (!isfinite(procs) || mb_json_get(r, "procs") == procs);
 }
 
 /* The check of the recommendation against real training runs (validate.json, read and checked
@@ -534,7 +528,7 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
           "runs</h2>\n<p class=\"verdict\" id=\"verdict\">", f);
     esc(f, str(val, "verdict"));
     fputs("</p>\n<p>", f);
-    fprintf(f, "Target loss %g. ", num(val, "target_loss"));
+    fprintf(f, "Target loss %g. ", mb_json_get(val, "target_loss"));
     if (str(law, "model")) {
         fputs("Predictions use the <code>", f);
         esc(f, str(law, "model"));
@@ -547,25 +541,25 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
         fputs(". ", f);
     }
     fputs("The recommended M = ", f);
-    shown(f, "val-rec-m", "%.4g", num(rec, "batch"));
+    shown(f, "val-rec-m", "%.4g", mb_json_get(rec, "batch"));
     if (measured) {
-        if (num(rec, "batch_run") != num(rec, "batch")) {
+        if (mb_json_get(rec, "batch_run") != mb_json_get(rec, "batch")) {
             fputs(" was run as M = ", f);
-            shown(f, "val-rec-run", "%g", num(rec, "batch_run"));
+            shown(f, "val-rec-run", "%g", mb_json_get(rec, "batch_run"));
             fputs(", which", f);
         }
         fputs(" trained in ", f);
-        shown(f, "val-rec-t", "%.3g", num(rec, "t_train_median_s"));
+        shown(f, "val-rec-t", "%.3g", mb_json_get(rec, "t_train_median_s"));
         fputs(" s (median)", f);
-        if (isfinite(num(best, "t_train_median_s"))) {
+        if (isfinite(mb_json_get(best, "t_train_median_s"))) {
             fputs(" against ", f);
-            shown(f, "val-best-t", "%.3g", num(best, "t_train_median_s"));
+            shown(f, "val-best-t", "%.3g", mb_json_get(best, "t_train_median_s"));
             fputs(" s for the measured best, M = ", f);
-            shown(f, "val-best-m", "%g", num(best, "batch"));
+            shown(f, "val-best-m", "%g", mb_json_get(best, "batch"));
         }
-        if (isfinite(num(val, "ratio"))) {
+        if (isfinite(mb_json_get(val, "ratio"))) {
             fputs(": ", f);
-            shown(f, "val-ratio", "%.2f", num(val, "ratio"));
+            shown(f, "val-ratio", "%.2f", mb_json_get(val, "ratio"));
             fputs("&times; the best", f);
         }
         fputs(". ", f);
@@ -573,13 +567,13 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
         fputs(" was not among the settings run, so this check compares the prediction with the "
               "runs at their own M only. ", f);
     }
-    if (isfinite(num(val, "median_abs_rel_err"))) {
+    if (isfinite(mb_json_get(val, "median_abs_rel_err"))) {
         fputs("Predicted T<sub>C</sub> is off by a median of ", f);
-        shown(f, "val-err", "%.1f", 100 * num(val, "median_abs_rel_err"));
+        shown(f, "val-err", "%.1f", 100 * mb_json_get(val, "median_abs_rel_err"));
         fputs("%", f);
-        if (isfinite(num(val, "t_update_median_abs_rel_err"))) {
+        if (isfinite(mb_json_get(val, "t_update_median_abs_rel_err"))) {
             fputs("; predicted T<sub>update</sub> by ", f);
-            shown(f, "val-tupdate-err", "%.1f", 100 * num(val, "t_update_median_abs_rel_err"));
+            shown(f, "val-tupdate-err", "%.1f", 100 * mb_json_get(val, "t_update_median_abs_rel_err"));
             fputs("%", f);
         }
         fputs(".", f);
@@ -597,31 +591,31 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
         int is_rec = measured && same_setting(r, rec, "batch_run");
         int is_best = same_setting(r, best, "batch");
         fprintf(f, "<tr%s><td class=\"n\">%g", is_rec ? " class=\"row-rec\"" : is_best ?
-                " class=\"row-best\"" : "", num(r, "batch"));
+                " class=\"row-best\"" : "", mb_json_get(r, "batch"));
         if (is_rec)
             fputs(" <span class=\"tag\">recommended</span>", f);
         if (is_best)
             fputs(" <span class=\"tag\">measured best</span>", f);
         fprintf(f, "</td><td class=\"n\">%g</td><td class=\"n\">%g</td><td class=\"n\">%g / %g"
-                   "</td>", num(r, "lr"), num(r, "procs"), num(r, "reached"), num(r, "runs"));
-        double med = num(r, "t_train_median_s"), div = num(r, "diverged");
+                   "</td>", mb_json_get(r, "lr"), mb_json_get(r, "procs"), mb_json_get(r, "reached"), mb_json_get(r, "runs"));
+        double med = mb_json_get(r, "t_train_median_s"), div = mb_json_get(r, "diverged");
         if (isfinite(med)) {
             fprintf(f, "<td class=\"n\">%.3g s", med);
-            if (isfinite(num(r, "t_train_min_s")) && isfinite(num(r, "t_train_max_s")))
-                fprintf(f, " (%.3g&ndash;%.3g)", num(r, "t_train_min_s"),
-                        num(r, "t_train_max_s"));
+            if (isfinite(mb_json_get(r, "t_train_min_s")) && isfinite(mb_json_get(r, "t_train_max_s")))
+                fprintf(f, " (%.3g&ndash;%.3g)", mb_json_get(r, "t_train_min_s"),
+                        mb_json_get(r, "t_train_max_s"));
             fputs("</td>", f);
         } else if (isfinite(div) && div > 0) {
             fprintf(f, "<td class=\"missing\">not reached: %g of %g diverged</td>", div,
-                    num(r, "runs"));
+                    mb_json_get(r, "runs"));
         } else {
             fputs("<td class=\"missing\">not reached</td>", f);
         }
-        cell_time(f, num(r, "t_pred_s"), 1, "s");
-        cell_err(f, num(r, "rel_err"));
-        cell_time(f, num(r, "t_update_run_s"), 1e3, "ms");
-        cell_time(f, num(r, "t_update_pred_s"), 1e3, "ms");
-        cell_err(f, num(r, "t_update_rel_err"));
+        cell_time(f, mb_json_get(r, "t_pred_s"), 1, "s");
+        cell_err(f, mb_json_get(r, "rel_err"));
+        cell_time(f, mb_json_get(r, "t_update_run_s"), 1e3, "ms");
+        cell_time(f, mb_json_get(r, "t_update_pred_s"), 1e3, "ms");
+        cell_err(f, mb_json_get(r, "t_update_rel_err"));
         fputs("</tr>\n", f);
     }
     fputs("</table>\n<p>Error is (predicted &minus; measured) / measured: negative means the "
@@ -690,7 +684,7 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     double max_procs = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(scale, "rows"))
-        max_procs = fmax(max_procs, num(r, "procs"));
+        max_procs = fmax(max_procs, mb_json_get(r, "procs"));
     const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
     int drawn[N_FIGURES] = {0};
     {

@@ -211,12 +211,6 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
 
 /* ---- the figure ---------------------------------------------------------------------------- */
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* Colours of the series, one per (lr, P): distinct in hue and in lightness. */
 static const char *const COLOURS[] = {"1f5fbf", "d95f02", "1b9e77", "7570b3", "e7298a",
                                       "66a61e", "a6761d", "666666"};
@@ -235,7 +229,7 @@ static int series_of(const cJSON *rows, series *s)
     memset(s, 0, sizeof *s);
     cJSON_ArrayForEach(r, rows)
     {
-        double lr = num(r, "lr"), pr = num(r, "procs");
+        double lr = mb_json_get(r, "lr"), pr = mb_json_get(r, "procs");
         int k = 0;
         while (k < s->n && !(s->lr[k] == lr && s->procs[k] == pr))
             k++;
@@ -266,7 +260,7 @@ static void series_name(const series *s, int k, char *buf, size_t n)
  * series; -1 for a point that names neither or matches none (drawn as one curve for all). */
 static int curve_series(const cJSON *e, const series *s)
 {
-    double lr = num(e, "lr"), pr = num(e, "procs");
+    double lr = mb_json_get(e, "lr"), pr = mb_json_get(e, "procs");
     for (int k = 0; isfinite(lr) && k < s->n; k++)
         if (lr == s->lr[k] && (!isfinite(pr) || pr == s->procs[k]))
             return k;
@@ -308,20 +302,20 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
     double m_lo = INFINITY, m_hi = 0, t_lo = INFINITY, t_hi = 0;
     cJSON_ArrayForEach(r, rows)
     {
-        span(num(r, "batch"), &m_lo, &m_hi);
-        span(num(r, "t_pred_s"), &t_lo, &t_hi);
-        span(num(r, "t_train_min_s"), &t_lo, &t_hi);
-        span(num(r, "t_train_max_s"), &t_lo, &t_hi);
-        span(num(r, "t_train_median_s"), &t_lo, &t_hi);
+        span(mb_json_get(r, "batch"), &m_lo, &m_hi);
+        span(mb_json_get(r, "t_pred_s"), &t_lo, &t_hi);
+        span(mb_json_get(r, "t_train_min_s"), &t_lo, &t_hi);
+        span(mb_json_get(r, "t_train_max_s"), &t_lo, &t_hi);
+        span(mb_json_get(r, "t_train_median_s"), &t_lo, &t_hi);
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
             span(cJSON_IsNumber(e) ? e->valuedouble : NAN, &t_lo, &t_hi);
     }
     cJSON_ArrayForEach(e, curve)
     {
-        span(num(e, "batch"), &m_lo, &m_hi);
-        span(num(e, "t_pred_s"), &t_lo, &t_hi);
+        span(mb_json_get(e, "batch"), &m_lo, &m_hi);
+        span(mb_json_get(e, "t_pred_s"), &t_lo, &t_hi);
     }
-    span(num(rec, "batch"), &m_lo, &m_hi);
+    span(mb_json_get(rec, "batch"), &m_lo, &m_hi);
     if (!(t_hi > 0)) { /* nothing timed at all: the required series below says so */
         t_lo = 1;
         t_hi = 10;
@@ -340,7 +334,7 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         {
             if (curve_series(e, &s) != k)
                 continue;
-            double v[2] = {num(e, "batch"), num(e, "t_pred_s")};
+            double v[2] = {mb_json_get(e, "batch"), mb_json_get(e, "t_pred_s")};
             mb_plot_row(p, v, 2);
             before++;
         }
@@ -364,11 +358,11 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         mb_plot_block(p, name);
         cJSON_ArrayForEach(r, rows)
         {
-            if (num(r, "lr") != s.lr[k] || num(r, "procs") != s.procs[k])
+            if (mb_json_get(r, "lr") != s.lr[k] || mb_json_get(r, "procs") != s.procs[k])
                 continue;
             cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
             {
-                double v[2] = {num(r, "batch"), cJSON_IsNumber(e) ? e->valuedouble : NAN};
+                double v[2] = {mb_json_get(r, "batch"), cJSON_IsNumber(e) ? e->valuedouble : NAN};
                 mb_plot_row(p, v, 2);
             }
         }
@@ -376,12 +370,12 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         mb_plot_block(p, name);
         cJSON_ArrayForEach(r, rows)
         {
-            if (num(r, "lr") != s.lr[k] || num(r, "procs") != s.procs[k])
+            if (mb_json_get(r, "lr") != s.lr[k] || mb_json_get(r, "procs") != s.procs[k])
                 continue;
-            double med = num(r, "t_train_median_s"), lo = num(r, "t_train_min_s"),
-                   hi = num(r, "t_train_max_s");
-            double v[5] = {num(r, "batch"), med, isfinite(lo) ? lo : med, isfinite(hi) ? hi : med,
-                           num(r, "t_pred_s")};
+            double med = mb_json_get(r, "t_train_median_s"), lo = mb_json_get(r, "t_train_min_s"),
+                   hi = mb_json_get(r, "t_train_max_s");
+            double v[5] = {mb_json_get(r, "batch"), med, isfinite(lo) ? lo : med, isfinite(hi) ? hi : med,
+                           mb_json_get(r, "t_pred_s")};
             mb_plot_row(p, v, 5);
         }
         /* the faint runs and the open predictions are named once: their shape says it */
@@ -404,8 +398,8 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
     {
         int j = 0;
         cJSON_ArrayForEach(e, rows)
-            crowded |= j++ > i && num(r, "reached") == 0 && num(e, "reached") == 0 &&
-                       fabs(log2(num(r, "batch") / num(e, "batch"))) < 1.2;
+            crowded |= j++ > i && mb_json_get(r, "reached") == 0 && mb_json_get(e, "reached") == 0 &&
+                       fabs(log2(mb_json_get(r, "batch") / mb_json_get(e, "batch"))) < 1.2;
         i++;
     }
     i = 0;
@@ -413,14 +407,14 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
     {
         int same = 0, j = 0; /* earlier crosses at this M */
         cJSON_ArrayForEach(e, rows)
-            same += j++ < i && num(e, "reached") == 0 && num(e, "batch") == num(r, "batch");
+            same += j++ < i && mb_json_get(e, "reached") == 0 && mb_json_get(e, "batch") == mb_json_get(r, "batch");
         i++;
-        if (num(r, "reached") > 0)
+        if (mb_json_get(r, "reached") > 0)
             continue;
-        double dv = num(r, "diverged"), x = num(r, "batch");
+        double dv = mb_json_get(r, "diverged"), x = mb_json_get(r, "batch");
         int diverged = isfinite(dv) && dv > 0, k = 0;
         const char *colour = diverged ? "b2182b" : "555555";
-        while (k < s.n && !(s.lr[k] == num(r, "lr") && s.procs[k] == num(r, "procs")))
+        while (k < s.n && !(s.lr[k] == mb_json_get(r, "lr") && s.procs[k] == mb_json_get(r, "procs")))
             k++;
         label[0] = '\0';
         if (s.n > 1 && k < s.n) {
@@ -445,7 +439,7 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
                        "front", x, y_mark, colour, dx);
     }
     /* the measured best, ringed, and the recommended M, a vertical line */
-    double bm = num(best, "batch"), bt = num(best, "t_train_median_s");
+    double bm = mb_json_get(best, "batch"), bt = mb_json_get(best, "t_train_median_s");
     if (isfinite(bm) && isfinite(bt)) {
         mb_plot_block(p, "best");
         double v[2] = {bm, bt};
@@ -454,7 +448,7 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
                                  ", $best u 1:2 w p pt 6 ps 3.2 lw 2 lc rgb 'black' "
                                  "t 'measured best, M = %g'", bm);
     }
-    double rm = num(rec, "batch"), run = num(rec, "batch_run");
+    double rm = mb_json_get(rec, "batch"), run = mb_json_get(rec, "batch_run");
     char ran[48] = "";
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "measured")) && isfinite(run) &&
         run != rm)
@@ -471,7 +465,7 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
 
     char title[160];
     snprintf(title, sizeof title, "Time to reach the target loss %g: predicted T_C(M) against "
-                                  "measured training runs", num(root, "target_loss"));
+                                  "measured training runs", mb_json_get(root, "target_loss"));
     mb_plot_cmd(p, "set title \"%s\" noenhanced", title);
     mb_plot_cmd(p, "set grid xtics ytics mytics lc rgb '#dddddd'");
     /* the key goes under the plot, two entries a row (one when gnuplot finds the longest too

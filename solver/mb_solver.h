@@ -168,6 +168,15 @@ typedef struct mb_validate {
 int mb_solver_stands_for(const mb_law *law, const mb_update_time *t, double m_run, double m_rec,
                          double p);
 
+/* The mini-batch sizes that would check the recommendation m_rec (at P = p_rec, learning rate
+ * lr_rec, NAN when not known) and have no run yet: round(m_rec), round(m_rec / 1.5) and
+ * round(m_rec * 1.5) inside [m_lo, m_hi], in that order, into want; returns how many. A run
+ * stands for the recommendation when mb_solver_stands_for says so, and for a neighbour when its M
+ * is within 10% of it. */
+size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
+                         double m_rec, double p_rec, double lr_rec, double m_lo, double m_hi,
+                         double want[3]);
+
 /* Compares the model with `runs` (read with one threshold, the target) group by group, and
  * checks the recommendation (m_rec at p_rec, learning rate lr_rec). The law of a group is the
  * one of laws[0..n_laws) fitted at its learning rate lrs[k] (with one law of unknown rate: that

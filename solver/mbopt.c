@@ -269,12 +269,8 @@ static int model_resolve(model_opts *m, mb_error *err)
     if (m->extrapolate && m->have_range)
         return mb_error_set(err, MB_EINVAL, "--extrapolate and --batch-range: give one");
     rc = MB_OK;
-    for (size_t i = m->n_nfit; i-- > 0 && rc == MB_OK;) { /* ends on the first */
+    for (size_t i = m->n_nfit ? m->n_nfit : 1; i-- > 0 && rc == MB_OK;) { /* ends on the first */
         model_select(m, i);
-        rc = mb_solver_check_models(&m->law, &m->t, err);
-    }
-    if (m->n_nfit == 0) {
-        model_select(m, 0);
         rc = mb_solver_check_models(&m->law, &m->t, err);
     }
     return rc;
@@ -1368,26 +1364,14 @@ static int cmd_validate(int argc, char **argv)
         rc = mb_fit_runs_read_logs((const char *const *)g.gl_pathv, g.gl_pathc, &target, 1, 1,
                                    &runs, &err);
     if (rc == MB_OK && missing) {
-        /* the recommendation and its neighbours, inside the range, that no run trained yet: a
-         * run stands for the recommendation when the model puts it within MB_SOLVER_EQUIV of
-         * the optimum, and for a neighbour when its M is within 10% of it */
-        double want[3] = {round(m_rec), round(m_rec / 1.5), round(m_rec * 1.5)};
-        int first = 1;
-        for (int k = 0; k < 3; k++) {
-            int have = want[k] < 1 || want[k] < floor(m.m_lo) || want[k] > ceil(m.m_hi);
-            for (int j = 0; j < k; j++)
-                have |= want[j] == want[k];
-            for (size_t i = 0; i < runs.n && !have; i++)
-                have = runs.procs[i] == p_rec &&
-                       (isnan(lr_rec) || fabs(runs.lr[i] - lr_rec) <= 1e-9 * lr_rec) &&
-                       (k == 0 ? runs.batch[i] == want[0] ||
-                                     mb_solver_stands_for(&m.law, &m.t, runs.batch[i], m_rec, p_rec)
-                               : fabs(log(runs.batch[i] / want[k])) <= log(1.1));
-            if (!have && isnan(lr_rec))
-                printf("%s%.0f", first ? "" : " ", want[k]), first = 0;
-            else if (!have)
-                printf("%s%.0f,%.9g", first ? "" : " ", want[k], lr_rec), first = 0;
-        }
+        double want[3];
+        size_t n_want = mb_solver_missing(&m.law, &m.t, &runs, m_rec, p_rec, lr_rec, m.m_lo,
+                                          m.m_hi, want);
+        for (size_t k = 0; k < n_want; k++)
+            if (isnan(lr_rec))
+                printf("%s%.0f", k ? " " : "", want[k]);
+            else
+                printf("%s%.0f,%.9g", k ? " " : "", want[k], lr_rec);
         printf("\n");
         globfree(&g);
         mb_fit_runs_free(&runs);

@@ -61,13 +61,18 @@ static int row_order(const void *a, const void *b)
     return (x->batch > y->batch) - (x->batch < y->batch);
 }
 
+/* Whether two learning rates are one (to 1e-9 relative); a rate not known (NAN) matches any. */
+static int same_rate(double a, double b)
+{
+    return isnan(a) || isnan(b) || fabs(a - b) <= 1e-9 * b;
+}
+
 /* The law of a row's learning rate: the one fit whose lr it is (any, for one fit of unknown lr
  * or runs of unknown lr), NULL when no fit was made at that rate. */
 static const mb_law *law_for(const mb_law *laws, const double *lrs, size_t n, double lr)
 {
     for (size_t i = 0; i < n; i++)
-        if (lrs[i] == lr || (n == 1 && (isnan(lrs[i]) || isnan(lr))) ||
-            fabs(lrs[i] - lr) <= 1e-9 * lr)
+        if (n == 1 ? same_rate(lrs[i], lr) : !isnan(lr) && same_rate(lrs[i], lr))
             return &laws[i];
     return NULL;
 }
@@ -110,13 +115,10 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_fit_run
 
     row->n_pred = row->t_update_pred = row->t_pred = NAN;
     double nu, tu;
-    if (mb_model_tupdate(t, row->batch, row->procs, &tu) == MB_OK)
+    if (mb_model_tupdate(t, row->batch, row->procs, &tu) == MB_OK) {
         row->t_update_pred = tu;
-    if (law && mb_model_law_nupdate(law, row->batch, &nu, NULL) == MB_OK &&
-        mb_model_tupdate(t, row->batch, row->procs, &tu) == MB_OK) {
-        row->n_pred = nu;
-        row->t_update_pred = tu;
-        row->t_pred = nu * tu;
+        if (law && mb_model_law_nupdate(law, row->batch, &nu, NULL) == MB_OK)
+            row->n_pred = nu, row->t_pred = nu * tu;
     }
     row->rel_err = (row->t_pred - row->t_median) / row->t_median;
     row->t_update_rel_err = (row->t_update_pred - row->t_update_run) / row->t_update_run;
@@ -131,6 +133,27 @@ int mb_solver_stands_for(const mb_law *law, const mb_update_time *t, double m_ru
         mb_model_law_tc(law, t, m_rec, p, &b) != MB_OK)
         return 0;
     return a <= b * (1 + MB_SOLVER_EQUIV);
+}
+
+size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
+                         double m_rec, double p_rec, double lr_rec, double m_lo, double m_hi,
+                         double want[3])
+{
+    const double cand[3] = {round(m_rec), round(m_rec / 1.5), round(m_rec * 1.5)};
+    size_t n = 0;
+    for (int k = 0; k < 3; k++) {
+        int have = cand[k] < 1 || cand[k] < floor(m_lo) || cand[k] > ceil(m_hi);
+        for (int j = 0; j < k; j++)
+            have |= cand[j] == cand[k];
+        for (size_t i = 0; i < runs->n && !have; i++)
+            have = runs->procs[i] == p_rec && same_rate(runs->lr[i], lr_rec) &&
+                   (k == 0 ? runs->batch[i] == cand[0] ||
+                                 mb_solver_stands_for(law, t, runs->batch[i], m_rec, p_rec)
+                           : fabs(log(runs->batch[i] / cand[k])) <= log(1.1));
+        if (!have)
+            want[n++] = cand[k];
+    }
+    return n;
 }
 
 int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
@@ -213,7 +236,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
         if (2 * r->reached > r->runs && r->diverged == 0 &&
             (out->best < 0 || r->t_median < out->rows[out->best].t_median))
             out->best = (long)i;
-        int lr_ok = isnan(lr_rec) || isnan(r->lr) || fabs(r->lr - lr_rec) <= 1e-9 * lr_rec;
+        int lr_ok = same_rate(r->lr, lr_rec);
         const mb_law *law = law_for(laws, lrs, n_laws, r->lr);
         if (r->procs == p_rec && lr_ok && law && r->reached > 0 &&
             (r->batch == round(m_rec) || mb_solver_stands_for(law, t, r->batch, m_rec, p_rec)) &&
@@ -230,9 +253,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
     int near = 0;
     for (size_t i = 0; i < out->n_rows; i++)
         near |= out->rows[i].procs == p_rec && out->rows[i].batch >= m_rec / 2 &&
-                out->rows[i].batch <= m_rec * 2 &&
-                (isnan(lr_rec) || isnan(out->rows[i].lr) ||
-                 fabs(out->rows[i].lr - lr_rec) <= 1e-9 * lr_rec);
+                out->rows[i].batch <= m_rec * 2 && same_rate(out->rows[i].lr, lr_rec);
     if (!near)
         rc = mb_error_set(err, MB_ENODATA,
                           "no run trained near the recommended M = %.4g at P = %g (nothing "
