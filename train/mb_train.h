@@ -255,6 +255,76 @@ float *mb_optim_state(mb_optim *opt);
 long mb_optim_updates(const mb_optim *opt);
 void mb_optim_set_updates(mb_optim *opt, long updates);
 
+/* ---- communicators (train/comm*.c): what parallel learners exchange ------------------------ */
+
+/* A communicator joins `size` learners (ranks 0 .. size-1) that exchange flat float arrays: the
+ * collectives every parallel algorithm needs (allreduce, reduce, broadcast, barrier) and
+ * point-to-point messages to and from a server rank (DOWNPOUR, asynchronous EASGD). Two
+ * implementations behind one interface: threads in one process (mb_comm_threads_create, one
+ * handle per thread) and Open MPI ranks (mb_comm_mpi_create, one handle per process). Every
+ * member must call a collective, in the same order, with the same n and root. A communicator is
+ * a standalone object: whatever holds the run's context keeps a pointer to one. Sums over ranks
+ * are in rank order for threads (deterministic); MPI's order is the library's. */
+typedef struct mb_communicator mb_communicator;
+
+enum { MB_COMM_ANY = -1 }; /* mb_comm_recv from any source */
+
+int mb_comm_rank(const mb_communicator *c);
+int mb_comm_size(const mb_communicator *c);
+const char *mb_comm_kind(const mb_communicator *c); /* "threads" or "mpi" */
+
+/* buf (n floats) <- the sum (or mean) over ranks of every rank's buf. */
+int mb_comm_allreduce_sum(mb_communicator *c, float *buf, size_t n);
+int mb_comm_allreduce_mean(mb_communicator *c, float *buf, size_t n);
+/* On root, recv (n floats) <- the sum over ranks of send; recv is not used elsewhere (NULL ok).
+ * send and recv may not overlap. */
+int mb_comm_reduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root);
+/* Every rank's buf <- root's buf. */
+int mb_comm_bcast(mb_communicator *c, float *buf, size_t n, int root);
+int mb_comm_barrier(mb_communicator *c);
+
+/* A reduction started now and finished by mb_comm_wait, so that a rank can compute while it
+ * travels (Sync EASGD's overlap, You et al.). send must not change until the wait. Over threads
+ * the whole reduction happens in the wait. */
+typedef struct mb_comm_req {
+    const float *send;
+    float *recv;
+    size_t n;
+    int root;
+    void *impl;            /* MPI_Request, owned until the wait */
+} mb_comm_req;
+int mb_comm_ireduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root,
+                        mb_comm_req *req);
+int mb_comm_wait(mb_communicator *c, mb_comm_req *req);
+
+/* Point to point: n floats to `dest` with a tag >= 0; recv takes the first message with that
+ * tag from `src` (or MB_COMM_ANY: first come, first served), whose length must be n; *from gets
+ * its source (NULL allowed). Sends do not wait for the receiver (buffered). */
+int mb_comm_send(mb_communicator *c, const float *buf, size_t n, int dest, int tag);
+int mb_comm_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, int *from);
+
+/* Memory all ranks see (threads: one zeroed block of `bytes` per communicator, the first call's
+ * size; every rank gets the same pointer). NULL over MPI, where ranks share no memory (Hogwild
+ * needs threads). */
+void *mb_comm_shared(mb_communicator *c, size_t bytes);
+
+/* `size` handles, comms[0 .. size-1], one per thread, ranks in that order. Each is freed with
+ * mb_comm_free (the group goes with the last). */
+int mb_comm_threads_create(int size, mb_communicator **comms, mb_error *err);
+
+/* 1 when this process was started by mpirun (Open MPI's environment), so that a plain run never
+ * starts MPI. */
+int mb_comm_mpi_launched(void);
+/* The world of MPI ranks: initialises MPI when it is not yet (MPI_Init(argc, argv)); the free
+ * finalises it then. MB_EMPI when MPI cannot start. */
+int mb_comm_mpi_create(int *argc, char ***argv, mb_communicator **c, mb_error *err);
+/* Over MPI, ends every rank of the job (MPI_Abort) for a rank that cannot go on, so that the
+ * others do not wait for it forever; over threads it does nothing (the caller returns its
+ * error and the threads' collectives are never left half-entered). */
+void mb_comm_abort(mb_communicator *c, int code);
+
+void mb_comm_free(mb_communicator *c);
+
 /* ---- training runs (train/run*.c): the loop behind mbtrain -------------------------------- */
 
 /* One training run of one learner: read the description, load (or take) the data, build the
@@ -315,6 +385,22 @@ typedef struct mb_run_options {
     char **argv;
     void (*progress)(const mb_run_progress *p, void *ctx); /* after each update, or NULL */
     void *progress_ctx;
+    /* parallel learners (train/par*.c); MB_PAR_NONE trains the one learner of `optim` */
+    int par;                       /* an mb_par_algo */
+    int learners;                  /* learners (threads) in this process (>= 1; default 1) */
+    double elastic_alpha;          /* EASGD's moving rate alpha = eta rho (NAN: 0.9 / p, beta
+                                      = 0.9 as in Zhang et al.); SMA's alpha (NAN: 1 / k) */
+    long tau;                      /* communication period in local steps (async EASGD, EAMSGD,
+                                      Hogwild, DOWNPOUR; default 1) */
+    double par_momentum;           /* EAMSGD's Nesterov delta (NAN: 0.99), SMA's centre momentum
+                                      mu (NAN: 0.9) */
+    int no_overlap;                /* easgd-sync: 1 = blocking reduce after the gradient (You et
+                                      al.'s unoptimised form), 0 = reduce overlapped with it */
+    int sma_tune;                  /* sma: tune learners per process from 1 up to `learners`
+                                      (Crossbow section 4) */
+    long sma_tune_window;          /* updates per tuning step (default 20) */
+    mb_communicator *comm;         /* the MPI ranks (mb_comm_mpi_create), or NULL for one
+                                      process */
 } mb_run_options;
 
 /* Defaults: eval_frac 0.2, momentum 0.9 (used by momentum and Nesterov), lr 0.05, batch 64,
@@ -353,6 +439,9 @@ typedef struct mb_learner {
                               samples, the most mb_learner_set_batch allows */
     float *xb;             /* the gathered batch's inputs, max_batch * c*h*w floats */
     int *yb;               /* its labels, max_batch ints */
+    int span;              /* samples the cursor advances per step: batch, or a whole
+                              mini-batch of several learners (mb_learner_set_slice) */
+    int offset;            /* where this learner's batch starts inside the span */
 } mb_learner;
 
 /* Builds a learner for o->batch samples per update over a training set of n_train samples:
@@ -373,6 +462,21 @@ void mb_learner_free(mb_learner *l);
  * mb_net_forward_backward (a label out of range: MB_EINVAL). */
 int mb_learner_step(mb_learner *l, const struct mb_dataset *train, double *loss, long *epoch,
                     mb_error *err);
+
+/* mb_learner_step in its three parts, for the parallel trainers that put communication
+ * between them: gather takes the next batch into xb/yb (advancing the cursor by `span`,
+ * reshuffling at an epoch boundary; *epoch gets the batch's epoch); grad runs forward/backward
+ * at the network's parameters (gradients in mb_net_grads, *loss the batch's loss); apply does
+ * one optimiser step with those gradients. step = gather + grad + apply. */
+void mb_learner_gather(mb_learner *l, const struct mb_dataset *train, long *epoch);
+int mb_learner_grad(mb_learner *l, double *loss, mb_error *err);
+void mb_learner_apply(mb_learner *l);
+
+/* From the next step on, the cursor advances `span` samples per step and this learner takes
+ * its `batch` samples starting `offset` into them: P learners with the same shuffling seed,
+ * offsets 0, m, 2m, ... and span P m see together exactly the mini-batches of one learner at
+ * M = P m (sgd-sync). MB_EINVAL unless 0 <= offset and offset + batch <= span <= n_train. */
+int mb_learner_set_slice(mb_learner *l, int offset, int span, mb_error *err);
 
 /* Samples per update from the next step on: 1 <= batch <= l->max_batch (else MB_EINVAL, and
  * the batch is unchanged). The cursor goes on where it is. For a caller that steps one learner
@@ -407,6 +511,15 @@ typedef struct mb_run_result {
     size_t snap_bytes;     /* bytes held for the bisection's snapshots, 0 when not bisecting */
     int diverged;          /* 1 when the run stopped because it diverged (see mb_train_run) */
     long diverged_update;  /* the update at which it did, 0 when it did not */
+    /* parallel runs (zeros and NANs for one learner) */
+    int learners;          /* learners in all (1 for a single-learner run) */
+    int ranks;             /* MPI ranks (1 without mpirun) */
+    double t_compute_s;    /* mean per learner: forward/backward seconds */
+    double t_comm_s;       /* mean per learner: seconds in communication (waits included) */
+    double t_data_s;       /* mean per learner: gathering batches */
+    double t_update_s;     /* mean per learner: optimiser and averaging arithmetic */
+    double b_simple;       /* gradient noise scale B_simple (McCandlish et al. eq. 2.8, from
+                              the per-learner and averaged gradients; sgd-sync), NAN if none */
 } mb_run_result;
 
 /* Runs training as described above. A run that diverges (a non-finite training loss, or an
@@ -452,6 +565,41 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
 /* The summary line "net=... updates=... epochs=... wall_s=... eval_loss=... test_acc=...
  * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */
 int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *buf, size_t n);
+
+/* ---- parallel learners (train/par*.c; ALGORITHMS.md) ------------------------------------- */
+
+typedef enum mb_par_algo {
+    MB_PAR_NONE = 0,        /* one learner: optim.kind (sgd, momentum, nesterov) */
+    MB_PAR_SGD_SYNC,        /* P learners of M/P samples, gradients averaged by allreduce */
+    MB_PAR_DOWNPOUR,        /* asynchronous SGD against a parameter server (rank 0) */
+    MB_PAR_EASGD,           /* round-robin EASGD (Zhang et al.'s original) */
+    MB_PAR_EASGD_ASYNC,     /* asynchronous EASGD, period tau, server rank 0 */
+    MB_PAR_EAMSGD,          /* asynchronous EASGD with Nesterov local steps */
+    MB_PAR_EASGD_HOGWILD,   /* threads sharing the centre lock-free */
+    MB_PAR_EASGD_SYNC,      /* You et al.: tree reduction + broadcast every step */
+    MB_PAR_SMA,             /* Crossbow's synchronous model averaging */
+    MB_PAR_N
+} mb_par_algo;
+
+/* "sgd-sync", "downpour", "easgd", ...; parse: MB_EINVAL for other names. */
+const char *mb_par_algo_name(int algo);
+int mb_par_algo_parse(const char *name, int *algo);
+/* 1 when the algorithm keeps a parameter server (rank 0 serves, the others learn). */
+int mb_par_algo_has_server(int algo);
+
+/* Checks that the algorithm can use `ranks` MPI ranks and `learners` threads per process and
+ * that the batch splits among the learners; MB_EINVAL with one line in err otherwise. */
+int mb_par_check(const mb_run_options *o, int ranks, mb_error *err);
+
+/* The name a log and a summary give the run's algorithm: the optimiser's, or the parallel
+ * algorithm's. */
+const char *mb_run_algo_name(const mb_run_options *o);
+
+/* A parallel run (o->par != MB_PAR_NONE): every rank of o->comm (or the one process) calls it
+ * with the same options; o->learners threads per process. Rank 0 evaluates the centre (or the
+ * averaged) model with mb_train_run's machinery and writes the one log; r is filled on every
+ * rank. Called by mb_train_run for o->par != MB_PAR_NONE. */
+int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err);
 
 /* "sgd", "momentum", "nesterov"; parse returns MB_EINVAL for other names. */
 const char *mb_optim_kind_name(mb_optim_kind kind);

@@ -66,6 +66,23 @@ static void help(const mb_run_options *d)
            "      --lr-gamma G        (default %g)\n"
            "      --seed S            initialisation and shuffling (default 0)\n"
            "      --seeds LIST        several seeds: 0:4 (inclusive) or 1,5,9\n"
+           "Parallel learners (ALGORITHMS.md; README, \"Parallel learners\"):\n"
+           "      --algo A            also sgd-sync, downpour, easgd (round-robin), easgd-async,\n"
+           "                          eamsgd, easgd-hogwild, easgd-sync, sma: P learners as MPI\n"
+           "                          ranks (mpirun -np P mbtrain ...) or threads (--learners P);\n"
+           "                          --batch M is split into M/P per learner; rank 0 evaluates\n"
+           "                          the centre (or averaged) model and writes the one log.\n"
+           "                          downpour, easgd-async, eamsgd, easgd-hogwild keep rank 0\n"
+           "                          as server: P ranks give P-1 learners, --learners L threads\n"
+           "                          give L learners and a server thread\n"
+           "      --learners L        learner threads in this process (default 1)\n"
+           "      --optim O           sgd-sync's optimiser: sgd, momentum, nesterov (default sgd)\n"
+           "      --elastic-alpha A   EASGD moving rate eta rho (default 0.9/P); SMA's alpha (1/P)\n"
+           "      --tau T             communication period in local steps (default 1)\n"
+           "      --delta D           EAMSGD's Nesterov momentum (default 0.99)\n"
+           "      --sma-momentum MU   SMA's momentum on the centre (default 0.9)\n"
+           "      --no-overlap        easgd-sync: reduce after the gradient, not during it\n"
+           "      --sma-tune          sma: add learners while throughput rises by > 10%%\n"
            "Stopping and evaluation:\n"
            "      --target-loss EPS   stop when the eval loss is <= EPS\n"
            "      --eval-every K      updates between evaluations (default %ld)\n"
@@ -175,7 +192,8 @@ enum {
     OPT_LR_GAMMA, OPT_TARGET, OPT_EVAL_EVERY, OPT_EVAL_FRAC, OPT_DATA_SEED, OPT_MAX_UPDATES,
     OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
-    OPT_EVAL_ADAPT
+    OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
+    OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE
 };
 
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
@@ -212,6 +230,13 @@ int main(int argc, char **argv)
         {"no-bisect", no_argument, 0, OPT_NO_BISECT},
         {"no-test-eval", no_argument, 0, OPT_NO_TEST_EVAL},
         {"eval-adapt", no_argument, 0, OPT_EVAL_ADAPT},
+        {"learners", required_argument, 0, OPT_LEARNERS},
+        {"optim", required_argument, 0, OPT_OPTIM},
+        {"elastic-alpha", required_argument, 0, OPT_ELASTIC_ALPHA},
+        {"tau", required_argument, 0, OPT_TAU}, {"delta", required_argument, 0, OPT_DELTA},
+        {"sma-momentum", required_argument, 0, OPT_SMA_MOMENTUM},
+        {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
+        {"sma-tune", no_argument, 0, OPT_SMA_TUNE},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
     mb_run_options o;
     mb_run_options_init(&o);
@@ -229,10 +254,35 @@ int main(int argc, char **argv)
         case OPT_NET: o.net = optarg; break;
         case OPT_DATA: o.data = optarg; break;
         case OPT_ALGO:
+            if (mb_optim_kind_parse(optarg, &o.optim.kind) == MB_OK)
+                o.par = MB_PAR_NONE;
+            else if (mb_par_algo_parse(optarg, &o.par) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL,
+                                  "--algo: '%s' is not one of sgd, momentum, nesterov, sgd-sync, "
+                                  "downpour, easgd, easgd-async, eamsgd, easgd-hogwild, "
+                                  "easgd-sync, sma", optarg);
+            break;
+        case OPT_OPTIM:
             if (mb_optim_kind_parse(optarg, &o.optim.kind) != MB_OK)
                 rc = mb_error_set(&err, MB_EINVAL,
-                                  "--algo: '%s' is not one of sgd, momentum, nesterov", optarg);
+                                  "--optim: '%s' is not one of sgd, momentum, nesterov", optarg);
             break;
+        case OPT_LEARNERS:
+            rc = flag_long("--learners", optarg, 1, 256, &v, &err);
+            o.learners = (int)v;
+            break;
+        case OPT_ELASTIC_ALPHA:
+            rc = mb_data_flag_double("--elastic-alpha", optarg, 0, MB_NONNEG, &o.elastic_alpha,
+                                     &err);
+            break;
+        case OPT_TAU: rc = flag_long("--tau", optarg, 1, 1L << 30, &o.tau, &err); break;
+        case OPT_DELTA:
+        case OPT_SMA_MOMENTUM:
+            rc = mb_data_flag_double(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg, 0,
+                                     MB_NONNEG, &o.par_momentum, &err);
+            break;
+        case OPT_NO_OVERLAP: o.no_overlap = 1; break;
+        case OPT_SMA_TUNE: o.sma_tune = 1; break;
         case OPT_CONV_ALGO:
             if (mb_conv_algo_parse(optarg, &o.conv_algo) != MB_OK)
                 rc = mb_error_set(&err, MB_EINVAL,
@@ -311,6 +361,25 @@ int main(int argc, char **argv)
     if (!o.checkpoint_path && o.checkpoint_every)
         return usage_error("%s", "--checkpoint-every needs --checkpoint FILE");
 
+    /* Under mpirun every rank runs this; one process alone never starts MPI. */
+    mb_communicator *world = NULL;
+    if (mb_comm_mpi_launched()) {
+        if (mb_comm_mpi_create(&argc, &argv, &world, &err) != MB_OK)
+            return fail(&err);
+        o.argv = argv;
+        if (mb_comm_size(world) > 1 && o.par == MB_PAR_NONE) {
+            if (mb_comm_rank(world) == 0)
+                fprintf(stderr, "mbtrain: --algo %s trains one learner, but mpirun started %d "
+                        "ranks: use a parallel algorithm (sgd-sync, easgd-sync, sma, ...) or "
+                        "run it without mpirun\n", mb_optim_kind_name(o.optim.kind),
+                        mb_comm_size(world));
+            mb_comm_free(world);
+            return EXIT_USAGE;
+        }
+        o.comm = world;
+    }
+    int rank = world ? mb_comm_rank(world) : 0;
+
     mb_range batches = {0};
     double one = o.batch;
     if (batch_arg) {
@@ -347,6 +416,15 @@ int main(int argc, char **argv)
             mb_error_set(&err, MB_EINVAL, "--batch: %g is not a whole number", batches.v[i]);
             status = fail(&err);
         }
+    /* a rank or thread count the algorithm cannot use: one line (from rank 0), exit 2 */
+    for (size_t i = 0; status == 0 && o.par != MB_PAR_NONE && i < batches.n; i++) {
+        o.batch = (int)batches.v[i];
+        if (mb_par_check(&o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
+            if (rank == 0)
+                fprintf(stderr, "mbtrain: %s\n", err.msg);
+            status = EXIT_USAGE;
+        }
+    }
     if (status == 0 && log_dir && mkdir(log_dir, 0777) != 0 && errno != EEXIST) {
         mb_error_set(&err, MB_EIO, "--log-dir %s: cannot create: %s", log_dir, strerror(errno));
         status = fail(&err);
@@ -363,7 +441,7 @@ int main(int argc, char **argv)
     }
     o.splits = &data;
     bar b = {0};
-    if (isatty(STDERR_FILENO)) {
+    if (isatty(STDERR_FILENO) && rank == 0) {
         o.progress = draw;
         o.progress_ctx = &b;
     }
@@ -378,8 +456,13 @@ int main(int argc, char **argv)
                     status = fail(&err);
                     break;
                 }
-                snprintf(path, sizeof path, "%s/%s-%s-b%d-s%lu.csv", log_dir, desc->name,
-                         mb_optim_kind_name(o.optim.kind), o.batch, o.seed);
+                if (o.par == MB_PAR_NONE)
+                    snprintf(path, sizeof path, "%s/%s-%s-b%d-s%lu.csv", log_dir, desc->name,
+                             mb_optim_kind_name(o.optim.kind), o.batch, o.seed);
+                else
+                    snprintf(path, sizeof path, "%s/%s-%s-p%d-b%d-s%lu.csv", log_dir, desc->name,
+                             mb_par_algo_name(o.par),
+                             (world ? mb_comm_size(world) : 1) * o.learners, o.batch, o.seed);
                 mb_net_desc_free(desc);
                 o.log_path = path;
             }
@@ -392,7 +475,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "mbtrain: %s\n", err.msg);
                 break;
             }
-            char line[1024];
+            if (rank != 0)
+                continue; /* rank 0 speaks for the job */
+            char line[1536];
             mb_run_result_format(&r, &o, line, sizeof line);
             printf("%s\n", line);
             fflush(stdout);
@@ -407,6 +492,9 @@ int main(int argc, char **argv)
     }
     if (loaded)
         mb_data_splits_free(&data);
+    if (world && status != 0 && mb_comm_size(world) > 1)
+        mb_comm_abort(world, status); /* the others may wait in a collective */
+    mb_comm_free(world);
     free(seeds);
     if (batches.v != &one)
         mb_data_range_free(&batches);

@@ -56,6 +56,11 @@ void mb_run_options_init(mb_run_options *o)
     o->eval_every = 100;
     o->epochs = 10;
     o->tool = "mbtrain";
+    o->learners = 1;
+    o->elastic_alpha = NAN;
+    o->par_momentum = NAN;
+    o->tau = 1;
+    o->sma_tune_window = 20;
 }
 
 long mb_run_eval_cap(const mb_run_options *o, size_t params)
@@ -105,14 +110,8 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* A growing text buffer for the log rows. */
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-} strbuf;
-
-static int sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sb_printf(strbuf *b, const char *fmt, ...)
+static int sb_printf(mb_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sb_printf(mb_strbuf *b, const char *fmt, ...)
 {
     for (;;) {
         va_list ap;
@@ -136,7 +135,7 @@ static int sb_printf(strbuf *b, const char *fmt, ...)
     }
 }
 
-static int check_options(const mb_run_options *o, mb_error *err)
+int mb_run_check_options(const mb_run_options *o, mb_error *err)
 {
     if (!o->net || !*o->net)
         return mb_error_set(err, MB_EINVAL, "no network given");
@@ -158,7 +157,7 @@ static int check_options(const mb_run_options *o, mb_error *err)
 }
 
 /* The input shape and classes of the net must be the data's. */
-static int check_shapes(const mb_net_desc *d, const mb_dataset *s, const char *what,
+int mb_run_check_shapes(const mb_net_desc *d, const mb_dataset *s, const char *what,
                         mb_error *err)
 {
     if (d->in_c != s->c || d->in_h != s->h || d->in_w != s->w)
@@ -172,18 +171,35 @@ static int check_shapes(const mb_net_desc *d, const mb_dataset *s, const char *w
     return MB_OK;
 }
 
+const char *mb_run_algo_name(const mb_run_options *o)
+{
+    return o->par != MB_PAR_NONE ? mb_par_algo_name(o->par) : mb_optim_kind_name(o->optim.kind);
+}
+
 static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
-                       const mb_run_result *r)
+                       const mb_run_result *r, const char *extra)
 {
     size_t params = r->params;
     mb_data_write_common_meta(f, o->tool ? o->tool : "mbtrain", o->argc, o->argv);
-    fprintf(f, "# net=%s\n# params=%zu\n# data=%s\n# algo=%s\n# batch=%d\n# learners=1\n",
-            d->name, params, o->data ? o->data : "", mb_optim_kind_name(o->optim.kind), o->batch);
+    fprintf(f, "# net=%s\n# params=%zu\n# data=%s\n# algo=%s\n# batch=%d\n# learners=%d\n",
+            d->name, params, o->data ? o->data : "", mb_run_algo_name(o), o->batch,
+            r->learners > 0 ? r->learners : 1);
     fprintf(f, "# lr=%.9g\n# momentum=%.9g\n# weight_decay=%.9g\n# lr_step=%ld\n# lr_gamma=%.9g\n",
             o->optim.lr, o->optim.kind == MB_OPTIM_SGD ? 0.0 : o->optim.momentum,
             o->optim.weight_decay, o->optim.lr_step_every, o->optim.lr_step_gamma);
     fprintf(f, "# seed=%lu\n# threads=%d\n# eval_frac=%.9g\n# data_seed=%lu\n# eval_every=%ld\n",
             o->seed, o->threads, o->eval_frac, o->data_seed, o->eval_every);
+    if (o->par != MB_PAR_NONE) {
+        fprintf(f, "# ranks=%d\n# optim=%s\n", r->ranks > 0 ? r->ranks : 1,
+                mb_optim_kind_name(o->optim.kind));
+        fprintf(f, "# t_compute_s=%.6f\n# t_comm_s=%.6f\n# t_data_s=%.6f\n# t_update_s=%.6f\n"
+                "# t_eval_s=%.6f\n", r->t_compute_s, r->t_comm_s, r->t_data_s, r->t_update_s,
+                r->eval_s);
+        if (isfinite(r->b_simple))
+            fprintf(f, "# b_simple=%.6g\n", r->b_simple);
+    }
+    if (extra)
+        fputs(extra, f);
     if (o->eval_adapt)
         fprintf(f, "# eval_adapt=1\n");
     if (!isnan(o->target_loss))
@@ -197,16 +213,22 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
 
 int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *buf, size_t n)
 {
-    return snprintf(buf, n,
-                    "net=%s algo=%s batch=%d seed=%lu updates=%ld epochs=%.4f samples=%zu "
-                    "wall_s=%.3f eval_s=%.3f loss=%.6g eval_loss=%.6g eval_acc=%.4f "
-                    "test_loss=%.6g test_acc=%.4f reached=%s reached_update=%ld "
-                    "reached_wall_s=%.3f evals=%ld snap_s=%.3f diverged=%s diverged_update=%ld",
-                    r->net, mb_optim_kind_name(o->optim.kind), o->batch, o->seed, r->updates,
-                    r->epochs, r->samples, r->wall_s, r->eval_s, r->loss, r->eval_loss,
-                    r->eval_acc, r->test_loss, r->test_acc, r->reached ? "yes" : "no",
-                    r->reached_update, r->reached_wall_s, r->evals, r->snap_s,
-                    r->diverged ? "yes" : "no", r->diverged_update);
+    int k = snprintf(buf, n,
+                     "net=%s algo=%s batch=%d seed=%lu updates=%ld epochs=%.4f samples=%zu "
+                     "wall_s=%.3f eval_s=%.3f loss=%.6g eval_loss=%.6g eval_acc=%.4f "
+                     "test_loss=%.6g test_acc=%.4f reached=%s reached_update=%ld "
+                     "reached_wall_s=%.3f evals=%ld snap_s=%.3f diverged=%s diverged_update=%ld",
+                     r->net, mb_run_algo_name(o), o->batch, o->seed, r->updates, r->epochs,
+                     r->samples, r->wall_s, r->eval_s, r->loss, r->eval_loss, r->eval_acc,
+                     r->test_loss, r->test_acc, r->reached ? "yes" : "no", r->reached_update,
+                     r->reached_wall_s, r->evals, r->snap_s, r->diverged ? "yes" : "no",
+                     r->diverged_update);
+    if (o->par != MB_PAR_NONE && k >= 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k,
+                      " learners=%d ranks=%d t_compute_s=%.3f t_comm_s=%.3f t_data_s=%.3f "
+                      "t_update_s=%.3f b_simple=%.4g", r->learners, r->ranks, r->t_compute_s,
+                      r->t_comm_s, r->t_data_s, r->t_update_s, r->b_simple);
+    return k;
 }
 
 /* Evaluates the net on a dataset: mean loss and accuracy. */
@@ -220,15 +242,26 @@ static int evaluate(mb_net *net, const mb_dataset *s, double *loss, double *acc,
     return MB_OK;
 }
 
+/* Evaluates `model` (copied into the net's parameters unless it is them). */
+static int evaluate_model(mb_run_mon *m, const float *model, const mb_dataset *s, double *loss,
+                          double *acc, mb_error *err)
+{
+    float *p = mb_net_params(m->net);
+    if (model && model != p)
+        memcpy(p, model, m->win.params * sizeof *p);
+    return evaluate(m->net, s, loss, acc, err);
+}
+
 /* Writes the log: metadata, header, rows, summary trailer. */
 static int write_log(const mb_run_options *o, const mb_net_desc *d, const mb_run_result *r,
-                     const strbuf *rows, const char *summary, mb_error *err)
+                     const mb_strbuf *rows, const char *extra, const char *summary,
+                     mb_error *err)
 {
     mb_out out;
     int rc = mb_out_open(&out, o->log_path, err);
     if (rc != MB_OK)
         return rc;
-    write_meta(out.f, o, d, r);
+    write_meta(out.f, o, d, r, extra);
     fputs("update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n", out.f);
     if (rows->len)
         fwrite(rows->s, 1, rows->len, out.f);
@@ -236,18 +269,9 @@ static int write_log(const mb_run_options *o, const mb_net_desc *d, const mb_run
     return mb_out_commit(&out, err);
 }
 
-/* One log row, held until its window's evaluation is done when bisecting. */
-typedef struct run_row {
-    long update, epoch;
-    size_t samples;
-    double wall_s, loss;   /* training seconds so far; the mini-batch loss */
-    double eval_loss;      /* NAN when not evaluated */
-    double eval_acc;
-} run_row;
-
 /* Appends a row; the eval cells are empty when it was not evaluated (or the evaluation was not
  * finite: the log holds finite numbers only). */
-static int emit_row(strbuf *b, const run_row *w)
+static int emit_row(mb_strbuf *b, const mb_run_row *w)
 {
     int rc = isfinite(w->eval_loss)
                  ? sb_printf(b, "%ld,%ld,%zu,%.6f,%.7g,%.7g,%.6g\n", w->update, w->epoch,
@@ -257,21 +281,8 @@ static int emit_row(strbuf *b, const run_row *w)
     return rc == MB_OK ? MB_OK : MB_ENOMEM;
 }
 
-/* The bisection's state: the updates since the last evaluation (u0, u0 + n]. */
-typedef struct window {
-    long u0;               /* the last evaluated update, or where this process started */
-    long n;                /* rows held: updates u0 + 1 .. u0 + n */
-    long cap;              /* the most updates between two scheduled evaluations: eval_every,
-                              or the cap W with eval_adapt */
-    size_t params;         /* floats per snapshot */
-    run_row *rows;         /* cap rows */
-    float *snap;           /* cap x params floats: slot k (0 <= k < cap - 1) holds the
-                              parameters after update u0 + 1 + k; slot cap - 1 keeps the live
-                              parameters while the bisection loads others */
-} window;
-
 /* Appends the held rows to the log text (the window stays as it is). */
-static int window_emit(const window *w, strbuf *b)
+static int window_emit(const mb_run_window *w, mb_strbuf *b)
 {
     for (long k = 0; k < w->n; k++)
         if (emit_row(b, &w->rows[k]) != MB_OK)
@@ -289,7 +300,7 @@ static int window_emit(const window *w, strbuf *b)
  * single-crossing assumption the result is still a crossing (loss(u* - 1) > target or u* - 1 =
  * u0, loss(u*) <= target), not necessarily the first; a linear scan would find the first at
  * O(window) evaluations instead of O(log2 window). The live parameters are restored. */
-static int bisect_window(window *w, mb_net *net, const mb_dataset *eval, double target,
+static int bisect_window(mb_run_window *w, mb_net *net, const mb_dataset *eval, double target,
                          long *u_star, double *eval_s, double *snap_s, long *evals,
                          mb_error *err)
 {
@@ -327,11 +338,225 @@ static int bisect_window(window *w, mb_net *net, const mb_dataset *eval, double 
     return rc;
 }
 
+/* ---- the run monitor (run_impl.h) ---------------------------------------------------------- */
+
+int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *desc,
+                    const mb_data_splits *data, mb_net *net, mb_run_result *r, long updates,
+                    char *rows0, size_t len0, mb_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->o = o;
+    m->desc = desc;
+    m->data = data;
+    m->net = net;
+    m->r = r;
+    m->eval_loss = m->eval_acc = NAN;
+    if (rows0) { /* the log continues from the checkpoint's rows */
+        m->rows.s = rows0;
+        m->rows.len = len0;
+        m->rows.cap = len0 + 1;
+    }
+    /* the bound on updates: max_updates, and epochs x full batches per epoch */
+    long per_epoch = (long)(data->train.n / (size_t)o->batch);
+    m->bound = o->max_updates;
+    if (o->epochs > 0) {
+        long e = (long)ceil(o->epochs * (double)per_epoch);
+        if (m->bound == 0 || e < m->bound)
+            m->bound = e;
+    }
+    /* Divergence by evaluation: a freshly initialised net predicts close to uniformly, with a
+     * cross-entropy near ln(classes) (2.3 for 10 classes), so that is the initial loss without
+     * an evaluation to pay for. A mean loss 100 times that (230 nats for 10 classes) means logits
+     * hundreds apart, confidently wrong on most of the eval subset: the weights have blown up
+     * and the run will not reach a target near or below the initial loss in the updates it is
+     * given. A non-finite evaluation loss is divergence too. */
+    m->blowup = 100.0 * log(desc->classes > 1 ? (double)desc->classes : 2.0);
+    m->bisect = !isnan(o->target_loss) && !o->no_bisect;
+    m->adapt = o->eval_adapt && !isnan(o->target_loss);
+    mb_run_window *win = &m->win;
+    win->u0 = updates;
+    win->cap = mb_run_eval_cap(o, r->params); /* eval_every, or W with eval_adapt */
+    win->params = r->params;
+    if (m->bisect) {
+        /* the whole window at set-up: the hot path copies into it and never allocates (W above
+         * eval_every is at most 256 MiB, so only eval_every itself can be refused) */
+        const double cap_bytes = 2.0 * 1024 * 1024 * 1024;
+        double need = (double)win->cap * (double)r->params * sizeof(float);
+        if (need > cap_bytes)
+            return mb_error_set(err, MB_EINVAL,
+                                "eval-every %ld with %zu parameters needs %.1f GiB of snapshots "
+                                "for the bisection (at most 2 GiB): give a smaller eval-every, or "
+                                "turn the bisection off (--no-bisect)",
+                                o->eval_every, r->params, need / (1024.0 * 1024 * 1024));
+        win->rows = malloc((size_t)win->cap * sizeof *win->rows);
+        win->snap = win->cap > 1 ? mb_train_alloc64((size_t)need) : NULL;
+        if (!win->rows || (win->cap > 1 && !win->snap))
+            return mb_error_set(err, MB_ENOMEM, "out of memory for %ld parameter snapshots",
+                                win->cap);
+        r->snap_bytes = win->cap > 1 ? (size_t)need : 0;
+    }
+    /* the schedule: the first evaluation at the next multiple of eval_every (a resumed run
+     * keeps the straight run's grid), then every eval_every, or mb_run_eval_gap apart */
+    m->next_eval = (updates / o->eval_every + 1) * o->eval_every;
+    mb_run_pace_init(&m->pace);
+    return MB_OK;
+}
+
+int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, int *stop,
+                      mb_error *err)
+{
+    const mb_run_options *o = m->o;
+    mb_run_result *r = m->r;
+    mb_run_window *win = &m->win;
+    long updates = in->update;
+    int rc = MB_OK;
+    r->loss = in->loss;
+    *stop = 0;
+    if (!isfinite(in->loss)) {
+        /* its row is not logged: the log holds finite numbers only */
+        m->diverged = 1;
+        r->diverged_update = updates;
+        *stop = 1;
+        return MB_OK;
+    }
+    mb_run_row row = *in;
+    row.eval_loss = row.eval_acc = NAN;
+    int last = m->bound > 0 && updates == m->bound;
+    int eval_now = updates == m->next_eval || last;
+    if (eval_now) {
+        double t1 = now_s();
+        if ((rc = evaluate_model(m, model, &m->data->eval, &m->eval_loss, &m->eval_acc, err)) !=
+            MB_OK)
+            return rc;
+        m->eval_s += now_s() - t1;
+        m->evals++;
+        row.eval_loss = m->eval_loss;
+        row.eval_acc = m->eval_acc;
+        if (!isfinite(m->eval_loss) || m->eval_loss > m->blowup) {
+            m->diverged = 1;
+            r->diverged_update = updates;
+        } else if (!isnan(o->target_loss) && m->eval_loss <= o->target_loss) {
+            m->reached = 1;
+            r->reached_update = updates;
+            r->reached_wall_s = row.wall_s;
+        }
+        long gap = m->adapt ? mb_run_eval_gap(&m->pace, o->eval_every, win->cap, o->target_loss,
+                                              updates, m->eval_loss)
+                            : o->eval_every;
+        m->next_eval = updates + gap; /* <= u0 + cap of the next window */
+    }
+    if (!m->bisect) {
+        rc = emit_row(&m->rows, &row);
+    } else {
+        long k = updates - win->u0 - 1; /* < win->cap: a window ends at an evaluation */
+        win->rows[k] = row;
+        win->n = k + 1;
+        if (!eval_now) {
+            double t1 = now_s();
+            memcpy(win->snap + (size_t)k * win->params, model, win->params * sizeof(float));
+            m->snap_s += now_s() - t1;
+        } else {
+            if (m->reached) {
+                long u_star;
+                if ((rc = bisect_window(win, m->net, &m->data->eval, o->target_loss, &u_star,
+                                        &m->eval_s, &m->snap_s, &m->evals, err)) != MB_OK)
+                    return rc;
+                r->reached_update = u_star;
+                r->reached_wall_s = win->rows[u_star - win->u0 - 1].wall_s;
+            }
+            rc = window_emit(win, &m->rows);
+            win->u0 = updates;
+            win->n = 0;
+        }
+    }
+    if (rc != MB_OK)
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    *stop = m->reached || m->diverged || last;
+    return MB_OK;
+}
+
+int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err)
+{
+    /* the held rows go into the checkpoint but stay held here; a run resumed from it starts a
+     * fresh window (its bisection never looks before the resume) */
+    *saved = m->rows.len;
+    if (m->bisect && window_emit(&m->win, &m->rows) != MB_OK)
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    return MB_OK;
+}
+
+void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved)
+{
+    m->rows.len = saved;
+    if (m->rows.s)
+        m->rows.s[saved] = '\0';
+}
+
+int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t samples,
+                      double wall_s, double loss, mb_error *err)
+{
+    const mb_run_options *o = m->o;
+    const mb_data_splits *data = m->data;
+    mb_run_result *r = m->r;
+    int rc;
+    if (m->bisect && m->win.n > 0 && window_emit(&m->win, &m->rows) != MB_OK) /* e.g. diverged */
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    if (isnan(m->eval_loss) && !m->diverged) { /* e.g. resumed at the bound */
+        double t1 = now_s();
+        if ((rc = evaluate_model(m, model, &data->eval, &m->eval_loss, &m->eval_acc, err)) !=
+            MB_OK)
+            return rc;
+        m->eval_s += now_s() - t1;
+        m->evals++;
+    }
+    r->loss = loss;
+    r->updates = updates;
+    r->samples = samples;
+    r->epochs = (double)samples / (double)data->train.n;
+    r->wall_s = wall_s;
+    r->eval_loss = m->eval_loss;
+    r->eval_acc = m->eval_acc;
+    r->reached = m->reached;
+    r->diverged = m->diverged;
+    r->evals = m->evals;
+    r->snap_s = m->snap_s;
+    if (data->test.n > 0 && !m->diverged && !o->no_test_eval) {
+        if (data->test.c != data->train.c || data->test.h != data->train.h ||
+            data->test.w != data->train.w)
+            return mb_run_check_shapes(m->desc, &data->test, "test", err);
+        double t1 = now_s();
+        if ((rc = evaluate_model(m, model, &data->test, &r->test_loss, &r->test_acc, err)) !=
+            MB_OK)
+            return rc;
+        m->eval_s += now_s() - t1;
+    }
+    r->eval_s = m->eval_s;
+    if (o->log_path) {
+        char summary[1536];
+        mb_run_result_format(r, o, summary, sizeof summary);
+        return write_log(o, m->desc, r, &m->rows, m->extra_meta, summary, err);
+    }
+    return MB_OK;
+}
+
+void mb_run_mon_free(mb_run_mon *m)
+{
+    free(m->win.rows);
+    free(m->win.snap);
+    free(m->rows.s);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the single-learner loop --------------------------------------------------------------- */
+
 int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
+    if (o->par != MB_PAR_NONE)
+        return mb_par_run(o, r, err);
     memset(r, 0, sizeof *r);
-    r->eval_loss = r->eval_acc = r->test_loss = r->test_acc = r->loss = NAN;
-    int rc = check_options(o, err);
+    r->eval_loss = r->eval_acc = r->test_loss = r->test_acc = r->loss = r->b_simple = NAN;
+    r->learners = r->ranks = 1;
+    int rc = mb_run_check_options(o, err);
     if (rc != MB_OK)
         return rc;
     mb_net_desc *desc = NULL;
@@ -339,9 +564,9 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     int own_data = 0;
     mb_learner l;
     memset(&l, 0, sizeof l);
-    strbuf rows = {0};
     mb_ckpt_extra x = {0};
-    window win = {0};
+    mb_run_mon mon;
+    memset(&mon, 0, sizeof mon);
 
     if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
         return rc;
@@ -353,7 +578,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         own_data = 1;
         data = &own;
     }
-    if ((rc = check_shapes(desc, &data->train, "training", err)) != MB_OK)
+    if ((rc = mb_run_check_shapes(desc, &data->train, "training", err)) != MB_OK)
         goto out;
     if (data->eval.n == 0) {
         rc = mb_error_set(err, MB_EINVAL, "data '%s': the eval subset is empty", o->data);
@@ -373,198 +598,49 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         updates = x.updates;
         samples = x.samples;
         wall0 = x.wall_s;
-        rows.s = x.log_rows; /* the log continues from the checkpoint's rows */
-        rows.len = x.log_len;
-        rows.cap = x.log_len + 1;
-        x.log_rows = NULL;
     }
-
-    /* the bound on updates: max_updates, and epochs x full batches per epoch */
-    long per_epoch = (long)(data->train.n / (size_t)o->batch);
-    long bound = o->max_updates;
-    if (o->epochs > 0) {
-        long e = (long)ceil(o->epochs * (double)per_epoch);
-        if (bound == 0 || e < bound)
-            bound = e;
-    }
-    /* Divergence by evaluation: a freshly initialised net predicts close to uniformly, with a
-     * cross-entropy near ln(classes) (2.3 for 10 classes), so that is the initial loss without
-     * an evaluation to pay for. A mean loss 100 times that (230 nats for 10 classes) means logits
-     * hundreds apart, confidently wrong on most of the eval subset: the weights have blown up
-     * and the run will not reach a target near or below the initial loss in the updates it is
-     * given. A non-finite evaluation loss is divergence too. */
-    const double blowup = 100.0 * log(desc->classes > 1 ? (double)desc->classes : 2.0);
-    const int bisect = !isnan(o->target_loss) && !o->no_bisect;
-    const int adapt = o->eval_adapt && !isnan(o->target_loss);
-    win.u0 = updates;
-    win.cap = mb_run_eval_cap(o, r->params); /* eval_every, or W with eval_adapt */
-    win.params = r->params;
-    if (bisect) {
-        /* the whole window at set-up: the hot path copies into it and never allocates (W above
-         * eval_every is at most 256 MiB, so only eval_every itself can be refused) */
-        const double cap_bytes = 2.0 * 1024 * 1024 * 1024;
-        double need = (double)win.cap * (double)r->params * sizeof(float);
-        if (need > cap_bytes) {
-            rc = mb_error_set(err, MB_EINVAL,
-                              "eval-every %ld with %zu parameters needs %.1f GiB of snapshots for "
-                              "the bisection (at most 2 GiB): give a smaller eval-every, or turn "
-                              "the bisection off (--no-bisect)",
-                              o->eval_every, r->params, need / (1024.0 * 1024 * 1024));
-            goto out;
-        }
-        win.rows = malloc((size_t)win.cap * sizeof *win.rows);
-        win.snap = win.cap > 1 ? mb_train_alloc64((size_t)need) : NULL;
-        if (!win.rows || (win.cap > 1 && !win.snap)) {
-            rc = mb_error_set(err, MB_ENOMEM, "out of memory for %ld parameter snapshots",
-                              win.cap);
-            goto out;
-        }
-        r->snap_bytes = win.cap > 1 ? (size_t)need : 0;
-    }
-    /* the schedule: the first evaluation at the next multiple of eval_every (a resumed run
-     * keeps the straight run's grid), then every eval_every, or mb_run_eval_gap apart */
-    long next_eval = (updates / o->eval_every + 1) * o->eval_every;
-    mb_run_pace pace;
-    mb_run_pace_init(&pace);
-    double train_s = 0, eval_s = 0, snap_s = 0, eval_loss = NAN, eval_acc = NAN;
-    long evals = 0;
-    int reached = 0, diverged = 0;
-    while (!reached && !diverged && (bound == 0 || updates < bound)) {
-        double t0 = now_s(), loss;
+    rc = mb_run_mon_init(&mon, o, desc, data, l.net, r, updates, x.log_rows, x.log_len, err);
+    x.log_rows = NULL; /* the monitor's now */
+    if (rc != MB_OK)
+        goto out;
+    double train_s = 0, loss = NAN;
+    int stop = mon.bound > 0 && updates >= mon.bound;
+    while (!stop) {
+        double t0 = now_s();
         long epoch;
         if ((rc = mb_learner_step(&l, &data->train, &loss, &epoch, err)) != MB_OK)
             goto out;
         train_s += now_s() - t0;
         updates++;
         samples += (size_t)o->batch;
-        r->loss = loss;
-        if (!isfinite(loss)) {
-            /* its row is not logged: the log holds finite numbers only */
-            diverged = 1;
-            r->diverged_update = updates;
-            break;
-        }
-        run_row row = {.update = updates, .epoch = epoch, .samples = samples,
-                       .wall_s = wall0 + train_s, .loss = loss, .eval_loss = NAN,
-                       .eval_acc = NAN};
-        int last = bound > 0 && updates == bound;
-        int eval_now = updates == next_eval || last;
-        if (eval_now) {
-            double t1 = now_s();
-            if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK)
-                goto out;
-            eval_s += now_s() - t1;
-            evals++;
-            row.eval_loss = eval_loss;
-            row.eval_acc = eval_acc;
-            if (!isfinite(eval_loss) || eval_loss > blowup) {
-                diverged = 1;
-                r->diverged_update = updates;
-            } else if (!isnan(o->target_loss) && eval_loss <= o->target_loss) {
-                reached = 1;
-                r->reached_update = updates;
-                r->reached_wall_s = row.wall_s;
-            }
-            long gap = adapt ? mb_run_eval_gap(&pace, o->eval_every, win.cap, o->target_loss,
-                                               updates, eval_loss)
-                             : o->eval_every;
-            next_eval = updates + gap; /* <= u0 + cap of the next window */
-        }
-        if (!bisect) {
-            rc = emit_row(&rows, &row);
-        } else {
-            long k = updates - win.u0 - 1; /* < win.cap: a window ends at an evaluation */
-            win.rows[k] = row;
-            win.n = k + 1;
-            if (!eval_now) {
-                double t1 = now_s();
-                memcpy(win.snap + (size_t)k * win.params, mb_net_params(l.net),
-                       win.params * sizeof(float));
-                snap_s += now_s() - t1;
-            } else {
-                if (reached) {
-                    long u_star;
-                    if ((rc = bisect_window(&win, l.net, &data->eval, o->target_loss, &u_star,
-                                            &eval_s, &snap_s, &evals, err)) != MB_OK)
-                        goto out;
-                    r->reached_update = u_star;
-                    r->reached_wall_s = win.rows[u_star - win.u0 - 1].wall_s;
-                }
-                rc = window_emit(&win, &rows);
-                win.u0 = updates;
-                win.n = 0;
-            }
-        }
-        if (rc != MB_OK) {
-            rc = mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+        mb_run_row row = {.update = updates, .epoch = epoch, .samples = samples,
+                          .wall_s = wall0 + train_s, .loss = loss};
+        if ((rc = mb_run_mon_update(&mon, mb_net_params(l.net), &row, &stop, err)) != MB_OK)
             goto out;
-        }
+        if (mon.diverged && !isfinite(loss))
+            break;
         if (o->checkpoint_path && updates % o->checkpoint_every == 0) {
-            /* the held rows go into the checkpoint but stay held here; a run resumed from it
-             * starts a fresh window (its bisection never looks before the resume) */
-            size_t len = rows.len;
-            if (bisect && window_emit(&win, &rows) != MB_OK) {
-                rc = mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+            size_t saved;
+            if ((rc = mb_run_mon_ckpt_rows(&mon, &saved, err)) != MB_OK)
                 goto out;
-            }
             mb_ckpt_extra cx = {.updates = updates, .samples = samples, .wall_s = row.wall_s,
-                                .log_rows = rows.s, .log_len = rows.len};
+                                .log_rows = mon.rows.s, .log_len = mon.rows.len};
             rc = mb_ckpt_write(o->checkpoint_path, &l, o, &cx, err);
-            rows.len = len;
-            if (rows.s)
-                rows.s[len] = '\0';
+            mb_run_mon_ckpt_done(&mon, saved);
             if (rc != MB_OK)
                 goto out;
         }
         if (o->progress) {
-            mb_run_progress p = {.update = updates, .max_updates = bound,
+            mb_run_progress p = {.update = updates, .max_updates = mon.bound,
                                  .epoch = (double)samples / (double)data->train.n, .loss = loss,
-                                 .eval_loss = eval_loss, .wall_s = row.wall_s};
+                                 .eval_loss = mon.eval_loss, .wall_s = row.wall_s};
             o->progress(&p, o->progress_ctx);
         }
     }
-    if (bisect && win.n > 0 && window_emit(&win, &rows) != MB_OK) { /* e.g. diverged mid-window */
-        rc = mb_error_set(err, MB_ENOMEM, "out of memory for the log");
-        goto out;
-    }
-    if (isnan(eval_loss) && !diverged) { /* e.g. resumed at the bound: nothing evaluated here */
-        double t1 = now_s();
-        if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK)
-            goto out;
-        eval_s += now_s() - t1;
-        evals++;
-    }
-    r->updates = updates;
-    r->samples = samples;
-    r->epochs = (double)samples / (double)data->train.n;
-    r->wall_s = wall0 + train_s;
-    r->eval_loss = eval_loss;
-    r->eval_acc = eval_acc;
-    r->reached = reached;
-    r->diverged = diverged;
-    r->evals = evals;
-    r->snap_s = snap_s;
-    if (data->test.n > 0 && !diverged && !o->no_test_eval) {
-        if (data->test.c != data->train.c || data->test.h != data->train.h ||
-            data->test.w != data->train.w) {
-            rc = check_shapes(desc, &data->test, "test", err);
-            goto out;
-        }
-        double t1 = now_s();
-        if ((rc = evaluate(l.net, &data->test, &r->test_loss, &r->test_acc, err)) != MB_OK)
-            goto out;
-        eval_s += now_s() - t1;
-    }
-    r->eval_s = eval_s;
-    if (o->log_path) {
-        char summary[1024];
-        mb_run_result_format(r, o, summary, sizeof summary);
-        rc = write_log(o, desc, r, &rows, summary, err);
-    }
+    rc = mb_run_mon_finish(&mon, mb_net_params(l.net), updates, samples, wall0 + train_s, loss,
+                           err);
 out:
-    free(win.rows);
-    free(win.snap);
-    free(rows.s);
+    mb_run_mon_free(&mon);
     free(x.log_rows);
     mb_learner_free(&l);
     if (own_data)

@@ -51,6 +51,7 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
     size_t per = (size_t)desc->in_c * desc->in_h * desc->in_w;
     l->batch = o->batch;
     l->max_batch = o->batch;
+    l->span = o->batch;
     l->cur.n = n_train;
     l->cur.perm = malloc(n_train * sizeof *l->cur.perm);
     l->xb = malloc((size_t)o->batch * per * sizeof *l->xb);
@@ -77,28 +78,57 @@ void mb_learner_free(mb_learner *l)
     memset(l, 0, sizeof *l);
 }
 
-int mb_learner_step(mb_learner *l, const mb_dataset *train, double *loss, long *epoch,
-                    mb_error *err)
+void mb_learner_gather(mb_learner *l, const mb_dataset *train, long *epoch)
 {
     mb_cursor *c = &l->cur;
-    if (c->pos + (size_t)l->batch > c->n) { /* drop the incomplete tail: next epoch */
+    size_t span = (size_t)(l->span > 0 ? l->span : l->batch);
+    if (c->pos + span > c->n) { /* drop the incomplete tail: next epoch */
         c->epoch++;
         shuffle(c);
     }
     size_t per = (size_t)train->c * train->h * train->w;
+    const uint32_t *perm = c->perm + c->pos + (size_t)l->offset;
     for (int i = 0; i < l->batch; i++) {
-        size_t k = c->perm[c->pos + (size_t)i];
+        size_t k = perm[i];
         memcpy(l->xb + (size_t)i * per, train->x + k * per, per * sizeof *l->xb);
         l->yb[i] = train->y[k];
     }
-    c->pos += (size_t)l->batch;
+    c->pos += span;
     *epoch = c->epoch;
+}
+
+int mb_learner_grad(mb_learner *l, double *loss, mb_error *err)
+{
     float f = 0;
     int rc = mb_net_forward_backward(l->net, l->xb, l->yb, l->batch, &f);
     if (rc != MB_OK)
         return mb_error_set(err, rc, "forward/backward failed: %s", mb_strerror(rc));
-    mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
     *loss = f;
+    return MB_OK;
+}
+
+void mb_learner_apply(mb_learner *l)
+{
+    mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
+}
+
+int mb_learner_step(mb_learner *l, const mb_dataset *train, double *loss, long *epoch,
+                    mb_error *err)
+{
+    mb_learner_gather(l, train, epoch);
+    int rc = mb_learner_grad(l, loss, err);
+    if (rc == MB_OK)
+        mb_learner_apply(l);
+    return rc;
+}
+
+int mb_learner_set_slice(mb_learner *l, int offset, int span, mb_error *err)
+{
+    if (offset < 0 || offset + l->batch > span || (size_t)span > l->cur.n)
+        return mb_error_set(err, MB_EINVAL, "a slice of %d samples at %d does not fit in %d "
+                            "per step of %zu training samples", l->batch, offset, span, l->cur.n);
+    l->offset = offset;
+    l->span = span;
     return MB_OK;
 }
 
@@ -107,6 +137,8 @@ int mb_learner_set_batch(mb_learner *l, int batch, mb_error *err)
     if (batch < 1 || batch > l->max_batch)
         return mb_error_set(err, MB_EINVAL, "batch %d is not in [1, %d], the batches this "
                             "learner was built for", batch, l->max_batch);
+    if (l->span == l->batch)
+        l->span = batch;
     l->batch = batch;
     return MB_OK;
 }

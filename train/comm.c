@@ -1,0 +1,374 @@
+/* comm.c — the communicator interface (mb_train.h, "communicators") and its threads
+ * implementation: `size` threads of one process, each with its own handle, sharing one group.
+ *
+ * Collectives publish each rank's buffer pointer in the group and meet at a barrier; the sum is
+ * cut into `size` contiguous slices, each summed by one rank over the ranks in rank order (so
+ * the result does not depend on timing), then copied back. Point-to-point messages are copied
+ * into a mailbox per destination (a list under a mutex and condition variable), so a send
+ * never waits for its receiver, as MPI's buffered sends of small messages do not.
+ *
+ * Not here: Open MPI (comm_mpi.c), threads themselves (the caller starts one per rank).
+ */
+#include "comm_impl.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the interface: dispatch to the implementation ---------------------------------------- */
+
+int mb_comm_rank(const mb_communicator *c) { return c->rank; }
+int mb_comm_size(const mb_communicator *c) { return c->size; }
+const char *mb_comm_kind(const mb_communicator *c) { return c->ops->kind; }
+
+int mb_comm_allreduce_sum(mb_communicator *c, float *buf, size_t n)
+{
+    return c->size == 1 ? MB_OK : c->ops->allreduce_sum(c, buf, n);
+}
+
+int mb_comm_allreduce_mean(mb_communicator *c, float *buf, size_t n)
+{
+    int rc = mb_comm_allreduce_sum(c, buf, n);
+    if (rc == MB_OK && c->size > 1) {
+        const float s = 1.0f / (float)c->size;
+        for (size_t i = 0; i < n; i++)
+            buf[i] *= s;
+    }
+    return rc;
+}
+
+static int bad_root(const mb_communicator *c, int root) { return root < 0 || root >= c->size; }
+
+int mb_comm_reduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root)
+{
+    if (bad_root(c, root))
+        return MB_EINVAL;
+    if (c->size == 1) {
+        memcpy(recv, send, n * sizeof *recv);
+        return MB_OK;
+    }
+    return c->ops->reduce_sum(c, send, recv, n, root);
+}
+
+int mb_comm_bcast(mb_communicator *c, float *buf, size_t n, int root)
+{
+    if (bad_root(c, root))
+        return MB_EINVAL;
+    return c->size == 1 ? MB_OK : c->ops->bcast(c, buf, n, root);
+}
+
+int mb_comm_barrier(mb_communicator *c) { return c->size == 1 ? MB_OK : c->ops->barrier(c); }
+
+int mb_comm_ireduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root,
+                        mb_comm_req *req)
+{
+    *req = (mb_comm_req){.send = send, .recv = recv, .n = n, .root = root};
+    if (bad_root(c, root))
+        return MB_EINVAL;
+    return c->size == 1 ? MB_OK : c->ops->ireduce_sum(c, req);
+}
+
+int mb_comm_wait(mb_communicator *c, mb_comm_req *req)
+{
+    if (c->size == 1) {
+        memcpy(req->recv, req->send, req->n * sizeof(float));
+        return MB_OK;
+    }
+    return c->ops->wait(c, req);
+}
+
+int mb_comm_send(mb_communicator *c, const float *buf, size_t n, int dest, int tag)
+{
+    if (bad_root(c, dest) || tag < 0)
+        return MB_EINVAL;
+    return c->ops->send(c, buf, n, dest, tag);
+}
+
+int mb_comm_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, int *from)
+{
+    if ((src != MB_COMM_ANY && bad_root(c, src)) || tag < 0)
+        return MB_EINVAL;
+    return c->ops->recv(c, buf, n, src, tag, from);
+}
+
+void *mb_comm_shared(mb_communicator *c, size_t bytes) { return c->ops->shared(c, bytes); }
+
+void mb_comm_abort(mb_communicator *c, int code)
+{
+    if (c)
+        c->ops->abort(c, code);
+}
+
+void mb_comm_free(mb_communicator *c)
+{
+    if (c)
+        c->ops->free(c);
+}
+
+/* ---- threads ------------------------------------------------------------------------------ */
+
+typedef struct message {
+    struct message *next;
+    int src, tag;
+    size_t n;
+    float data[];
+} message;
+
+typedef struct mailbox {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    message *head, *tail;
+} mailbox;
+
+typedef struct group {
+    int size;
+    int refs;                  /* handles not yet freed (under mu) */
+    pthread_mutex_t mu;
+    pthread_barrier_t bar;
+    float **bufs;              /* each rank's published buffer, size entries */
+    const float **sends;       /* each rank's published send buffer (reduce) */
+    float *scratch;            /* allreduce's sums, scratch_n floats, grown by rank 0 */
+    size_t scratch_n;
+    int scratch_failed;        /* rank 0 could not grow it: every rank returns MB_ENOMEM */
+    mailbox *boxes;            /* one per rank */
+    void *shared;              /* mb_comm_shared's block */
+} group;
+
+static group *grp(const mb_communicator *c) { return c->impl; }
+
+static void slice(size_t n, int size, int rank, size_t *lo, size_t *hi)
+{
+    *lo = n * (size_t)rank / (size_t)size;
+    *hi = n * (size_t)(rank + 1) / (size_t)size;
+}
+
+static void wait_all(group *g) { pthread_barrier_wait(&g->bar); }
+
+static int th_allreduce_sum(mb_communicator *c, float *buf, size_t n)
+{
+    group *g = grp(c);
+    g->bufs[c->rank] = buf;
+    if (c->rank == 0) {
+        g->scratch_failed = 0;
+        if (g->scratch_n < n) {
+            float *s = realloc(g->scratch, n * sizeof *s);
+            if (s) {
+                g->scratch = s;
+                g->scratch_n = n;
+            } else {
+                g->scratch_failed = 1;
+            }
+        }
+    }
+    wait_all(g);
+    if (g->scratch_failed) {
+        wait_all(g);
+        return MB_ENOMEM;
+    }
+    size_t lo, hi;
+    slice(n, g->size, c->rank, &lo, &hi);
+    float *s = g->scratch;
+    for (size_t i = lo; i < hi; i++)
+        s[i] = g->bufs[0][i];
+    for (int r = 1; r < g->size; r++) {
+        const float *b = g->bufs[r];
+        for (size_t i = lo; i < hi; i++)
+            s[i] += b[i];
+    }
+    wait_all(g); /* every slice summed */
+    memcpy(buf, s, n * sizeof *buf);
+    wait_all(g); /* every rank copied: the scratch and the pointers may change */
+    return MB_OK;
+}
+
+static int th_reduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root)
+{
+    group *g = grp(c);
+    g->sends[c->rank] = send;
+    if (c->rank == root)
+        g->bufs[root] = recv;
+    wait_all(g);
+    size_t lo, hi;
+    slice(n, g->size, c->rank, &lo, &hi);
+    float *out = g->bufs[root];
+    for (size_t i = lo; i < hi; i++)
+        out[i] = g->sends[0][i];
+    for (int r = 1; r < g->size; r++) {
+        const float *b = g->sends[r];
+        for (size_t i = lo; i < hi; i++)
+            out[i] += b[i];
+    }
+    wait_all(g);
+    return MB_OK;
+}
+
+static int th_bcast(mb_communicator *c, float *buf, size_t n, int root)
+{
+    group *g = grp(c);
+    if (c->rank == root)
+        g->bufs[root] = buf;
+    wait_all(g);
+    if (c->rank != root)
+        memcpy(buf, g->bufs[root], n * sizeof *buf);
+    wait_all(g);
+    return MB_OK;
+}
+
+static int th_barrier(mb_communicator *c)
+{
+    wait_all(grp(c));
+    return MB_OK;
+}
+
+static int th_ireduce_sum(mb_communicator *c, mb_comm_req *req)
+{
+    (void)c;
+    (void)req;
+    return MB_OK; /* threads share the cores that would compute: the reduction waits for the wait */
+}
+
+static int th_wait(mb_communicator *c, mb_comm_req *req)
+{
+    return th_reduce_sum(c, req->send, req->recv, req->n, req->root);
+}
+
+static int th_send(mb_communicator *c, const float *buf, size_t n, int dest, int tag)
+{
+    message *m = malloc(sizeof *m + n * sizeof(float));
+    if (!m)
+        return MB_ENOMEM;
+    m->next = NULL;
+    m->src = c->rank;
+    m->tag = tag;
+    m->n = n;
+    memcpy(m->data, buf, n * sizeof(float));
+    mailbox *b = &grp(c)->boxes[dest];
+    pthread_mutex_lock(&b->mu);
+    if (b->tail)
+        b->tail->next = m;
+    else
+        b->head = m;
+    b->tail = m;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return MB_OK;
+}
+
+static int th_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, int *from)
+{
+    mailbox *b = &grp(c)->boxes[c->rank];
+    pthread_mutex_lock(&b->mu);
+    for (;;) {
+        message *prev = NULL;
+        for (message *m = b->head; m; prev = m, m = m->next) {
+            if (m->tag != tag || (src != MB_COMM_ANY && m->src != src))
+                continue;
+            if (prev)
+                prev->next = m->next;
+            else
+                b->head = m->next;
+            if (b->tail == m)
+                b->tail = prev;
+            pthread_mutex_unlock(&b->mu);
+            int rc = m->n == n ? MB_OK : MB_EINVAL;
+            if (rc == MB_OK)
+                memcpy(buf, m->data, n * sizeof *buf);
+            if (from)
+                *from = m->src;
+            free(m);
+            return rc;
+        }
+        pthread_cond_wait(&b->cv, &b->mu);
+    }
+}
+
+static void *th_shared(mb_communicator *c, size_t bytes)
+{
+    group *g = grp(c);
+    pthread_mutex_lock(&g->mu);
+    if (!g->shared)
+        g->shared = calloc(1, bytes ? bytes : 1);
+    void *p = g->shared;
+    pthread_mutex_unlock(&g->mu);
+    return p;
+}
+
+static void th_abort(mb_communicator *c, int code)
+{
+    (void)c;
+    (void)code;
+}
+
+static void group_free(group *g)
+{
+    for (int r = 0; g->boxes && r < g->size; r++) {
+        for (message *m = g->boxes[r].head, *next; m; m = next) {
+            next = m->next;
+            free(m);
+        }
+        pthread_mutex_destroy(&g->boxes[r].mu);
+        pthread_cond_destroy(&g->boxes[r].cv);
+    }
+    pthread_barrier_destroy(&g->bar);
+    pthread_mutex_destroy(&g->mu);
+    free(g->boxes);
+    free(g->bufs);
+    free(g->sends);
+    free(g->scratch);
+    free(g->shared);
+    free(g);
+}
+
+static void th_free(mb_communicator *c)
+{
+    group *g = grp(c);
+    pthread_mutex_lock(&g->mu);
+    int last = --g->refs == 0;
+    pthread_mutex_unlock(&g->mu);
+    if (last)
+        group_free(g);
+    free(c);
+}
+
+static const comm_ops threads_ops = {
+    .kind = "threads", .allreduce_sum = th_allreduce_sum, .reduce_sum = th_reduce_sum,
+    .bcast = th_bcast, .barrier = th_barrier, .ireduce_sum = th_ireduce_sum, .wait = th_wait,
+    .send = th_send, .recv = th_recv, .shared = th_shared, .abort = th_abort, .free = th_free};
+
+int mb_comm_threads_create(int size, mb_communicator **comms, mb_error *err)
+{
+    if (size < 1)
+        return mb_error_set(err, MB_EINVAL, "a communicator needs at least 1 rank, got %d", size);
+    group *g = calloc(1, sizeof *g);
+    if (!g)
+        return mb_error_set(err, MB_ENOMEM, "out of memory for a communicator of %d", size);
+    g->size = size;
+    g->bufs = calloc((size_t)size, sizeof *g->bufs);
+    g->sends = calloc((size_t)size, sizeof *g->sends);
+    g->boxes = calloc((size_t)size, sizeof *g->boxes);
+    if (!g->bufs || !g->sends || !g->boxes) {
+        free(g->bufs);
+        free(g->sends);
+        free(g->boxes);
+        free(g);
+        return mb_error_set(err, MB_ENOMEM, "out of memory for a communicator of %d", size);
+    }
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_barrier_init(&g->bar, NULL, (unsigned)size);
+    for (int r = 0; r < size; r++) {
+        pthread_mutex_init(&g->boxes[r].mu, NULL);
+        pthread_cond_init(&g->boxes[r].cv, NULL);
+    }
+    for (int r = 0; r < size; r++) {
+        comms[r] = malloc(sizeof **comms);
+        if (!comms[r]) {
+            for (int k = 0; k < r; k++)
+                free(comms[k]);
+            group_free(g);
+            return mb_error_set(err, MB_ENOMEM, "out of memory for a communicator of %d", size);
+        }
+        *comms[r] = (mb_communicator){.ops = &threads_ops, .rank = r, .size = size, .impl = g};
+    }
+    g->refs = size;
+    return MB_OK;
+}

@@ -1,0 +1,914 @@
+/* par.c — parallel learners (mb_train.h, "parallel learners"): sgd-sync, DOWNPOUR, the EASGD
+ * family and Crossbow's SMA, each as written in ALGORITHMS.md, over one communicator (threads in
+ * this process, or Open MPI ranks).
+ *
+ * Every learner is an mb_learner (gather / grad / apply). P learners of m = M/P samples take
+ * consecutive slices of one shuffled mini-batch of M (the same shuffling seed, offsets 0, m,
+ * ...), so that together they see what one learner at M sees; all start from the same
+ * parameters (broadcast from rank 0). An "update" in the log is M samples: one synchronous step
+ * of all learners (sgd-sync, easgd-sync, sma), one round of p turns (round-robin easgd), or, for
+ * the asynchronous rules, every M samples' worth of learner steps that the server has heard of.
+ *
+ * Two drivers:
+ *   lockstep — every rank is a learner; after each update the learners' mean loss is
+ *              allreduced, rank 0 hands the model (the averaged parameters, or the centre) to
+ *              the run monitor of run.c (evaluation, exact crossing, log) and broadcasts stop.
+ *   server   — rank 0 keeps the centre and the monitor; ranks 1 .. p serve as learners and
+ *              exchange with it first come, first served (DOWNPOUR, async EASGD, EAMSGD); for
+ *              Hogwild rank 0 only watches, the learner threads update the shared centre
+ *              themselves, lock-free (relaxed atomic loads and stores per float: lost updates
+ *              are part of the method, torn floats are not).
+ * Times: each learner adds up its seconds gathering (data), in forward/backward (compute), in
+ * collectives and messages, waits included (comm), and in optimiser and averaging arithmetic
+ * (update); the log gets the means over learners. wall_s is rank 0's training time with its
+ * evaluations taken out, as for one learner.
+ *
+ * Not here: evaluation, bisection and the log (run.c's monitor), the collectives (comm*.c).
+ * Not done: learning-rate schedules in the elastic and SMA rules (they use --lr throughout),
+ * ranks x threads together, checkpoints of parallel runs.
+ */
+#include "run_impl.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const algo_names[MB_PAR_N] = {
+    "none", "sgd-sync", "downpour", "easgd", "easgd-async", "eamsgd", "easgd-hogwild",
+    "easgd-sync", "sma"};
+
+const char *mb_par_algo_name(int algo)
+{
+    return algo > 0 && algo < MB_PAR_N ? algo_names[algo] : "none";
+}
+
+int mb_par_algo_parse(const char *name, int *algo)
+{
+    for (int i = 1; i < MB_PAR_N; i++)
+        if (strcmp(name, algo_names[i]) == 0) {
+            *algo = i;
+            return MB_OK;
+        }
+    return MB_EINVAL;
+}
+
+int mb_par_algo_has_server(int algo)
+{
+    return algo == MB_PAR_DOWNPOUR || algo == MB_PAR_EASGD_ASYNC || algo == MB_PAR_EAMSGD ||
+           algo == MB_PAR_EASGD_HOGWILD;
+}
+
+static int learner_count(const mb_run_options *o, int ranks)
+{
+    if (!mb_par_algo_has_server(o->par))
+        return ranks * o->learners;
+    return ranks > 1 ? ranks - 1 : o->learners;
+}
+
+int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
+{
+    const char *a = mb_par_algo_name(o->par);
+    if (o->learners < 1)
+        return mb_error_set(err, MB_EINVAL, "--learners must be >= 1, got %d", o->learners);
+    if (ranks > 1 && o->learners > 1)
+        return mb_error_set(err, MB_EINVAL, "--algo %s: %d ranks x %d learners: ranks and "
+                            "threads together are not supported yet; give one or the other",
+                            a, ranks, o->learners);
+    if (o->par == MB_PAR_EASGD_HOGWILD && ranks > 1)
+        return mb_error_set(err, MB_EINVAL, "--algo easgd-hogwild shares the centre in memory: "
+                            "run one process with --learners L, not %d MPI ranks", ranks);
+    if (mb_par_algo_has_server(o->par) && ranks == 1 && o->learners < 1)
+        return mb_error_set(err, MB_EINVAL, "--algo %s needs at least one learner", a);
+    if (o->sma_tune && (o->par != MB_PAR_SMA || ranks > 1))
+        return mb_error_set(err, MB_EINVAL, "--sma-tune tunes the learners of --algo sma in one "
+                            "process (not under mpirun)");
+    if (o->tau < 1)
+        return mb_error_set(err, MB_EINVAL, "--tau must be >= 1, got %ld", o->tau);
+    if (o->checkpoint_path || o->resume_path)
+        return mb_error_set(err, MB_EINVAL, "--algo %s: checkpoints of parallel runs are not "
+                            "supported yet (--checkpoint, --resume)", a);
+    int p = learner_count(o, ranks);
+    if (p < 1)
+        return mb_error_set(err, MB_EINVAL, "--algo %s keeps rank 0 as its server: it needs "
+                            "mpirun -np 2 or more (one server and at least one learner), got %d",
+                            a, ranks);
+    if (!o->sma_tune && o->batch % p != 0)
+        return mb_error_set(err, MB_EINVAL, "--batch %d does not split among %d learners: give "
+                            "a multiple of %d", o->batch, p, p);
+    double alpha = o->elastic_alpha;
+    if (!isnan(alpha) && !(alpha >= 0 && alpha <= 1))
+        return mb_error_set(err, MB_EINVAL, "--elastic-alpha must be in [0, 1], got %g", alpha);
+    return MB_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the job and its workers --------------------------------------------------------------- */
+
+enum { T_COMPUTE, T_COMM, T_DATA, T_UPDATE, T_N };
+enum { TAG_PUSH = 11, TAG_PULL = 12 };
+
+typedef struct job job;
+
+/* One learner (or the server / watcher, rank 0 of the server algorithms) and its buffers. */
+typedef struct worker {
+    job *j;
+    mb_communicator *c;
+    int rank;              /* in c */
+    mb_learner l;          /* absent (net NULL) on a server rank */
+    float *centre;         /* n floats: x~ (EASGD), z (SMA); this rank's copy */
+    float *buf;            /* n floats: sums, elastic terms, messages */
+    float *aux;            /* n floats: z_prev (SMA), velocity (EAMSGD), gradient sum (DOWNPOUR) */
+    double t[T_N];         /* seconds by part */
+    int rc;
+    mb_error err;
+} worker;
+
+struct job {
+    const mb_run_options *o;
+    const mb_net_desc *desc;
+    const mb_data_splits *data;
+    int ranks;             /* MPI ranks */
+    int p;                 /* learners in all */
+    int m;                 /* samples per learner step */
+    size_t n;              /* parameters */
+    double alpha, mu, eta;
+    mb_run_result *r;
+    mb_run_mon mon;        /* rank 0's */
+    mb_net *eval_net;      /* rank 0's */
+    float *model;          /* rank 0: what the monitor judges, n floats */
+    char extra[1024];      /* "# key=value" lines for the log */
+    /* the run so far (rank 0) */
+    long updates;
+    size_t samples;
+    double wall_s, loss;
+    /* B_simple's sums (sgd-sync, rank 0): mean |g_i|^2 and |G|^2 over updates */
+    double g2_small, g2_big;
+    long g2_n;
+    /* Hogwild: the shared centre, the learners' step count and the stop flag */
+    float *shared;
+    long steps;
+    int stop;
+    double loss_sum;
+    long loss_n;
+    int done_learners;
+    pthread_mutex_t mu_loss;
+};
+
+static int is_root(const worker *w) { return w->rank == 0; }
+
+/* Seconds of `part` since *t0; *t0 moves on. */
+static void lap(worker *w, int part, double *t0)
+{
+    double t = now_s();
+    w->t[part] += t - *t0;
+    *t0 = t;
+}
+
+static int fail(worker *w, int rc, const char *what)
+{
+    if (w->rc == MB_OK) {
+        w->rc = rc;
+        if (!w->err.msg[0])
+            mb_error_set(&w->err, rc, "%s: %s", what, mb_strerror(rc));
+    }
+    return rc;
+}
+
+/* ---- lockstep algorithms -------------------------------------------------------------------- */
+
+/* sgd-sync: gradients of m samples averaged over the p learners (the gradient of M), then the
+ * same optimiser step everywhere. B_simple's inputs: |g_i|^2 here, |G|^2 after the average. */
+static int step_sgd_sync(worker *w, double *loss, double *g2_small, double *g2_big)
+{
+    job *j = w->j;
+    double t0 = now_s();
+    long epoch;
+    mb_learner_gather(&w->l, &j->data->train, &epoch);
+    lap(w, T_DATA, &t0);
+    int rc = mb_learner_grad(&w->l, loss, &w->err);
+    if (rc != MB_OK)
+        return rc;
+    float *g = mb_net_grads(w->l.net);
+    double s = 0;
+    for (size_t k = 0; k < j->n; k++)
+        s += (double)g[k] * g[k];
+    *g2_small = s;
+    lap(w, T_COMPUTE, &t0);
+    if ((rc = mb_comm_allreduce_mean(w->c, g, j->n)) != MB_OK)
+        return fail(w, rc, "allreduce");
+    lap(w, T_COMM, &t0);
+    s = 0;
+    for (size_t k = 0; k < j->n; k++)
+        s += (double)g[k] * g[k];
+    *g2_big = s;
+    mb_learner_apply(&w->l);
+    lap(w, T_UPDATE, &t0);
+    return MB_OK;
+}
+
+/* easgd-sync (You et al. eq. 1-2): the sum of the learners' x^i reduced to rank 0 (overlapped
+ * with the gradient unless no_overlap), x^i <- x^i - eta g - alpha (x^i - x~) with the old x~,
+ * x~ <- (1 - beta) x~ + alpha sum_i x^i_old on rank 0, then x~ broadcast. */
+static int step_easgd_sync(worker *w, double *loss)
+{
+    job *j = w->j;
+    double t0 = now_s();
+    long epoch;
+    mb_learner_gather(&w->l, &j->data->train, &epoch);
+    lap(w, T_DATA, &t0);
+    float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *c = w->centre;
+    mb_comm_req req;
+    int rc;
+    if (!j->o->no_overlap) {
+        if ((rc = mb_comm_ireduce_sum(w->c, x, w->buf, j->n, 0, &req)) != MB_OK)
+            return fail(w, rc, "reduce");
+        lap(w, T_COMM, &t0);
+    }
+    if ((rc = mb_learner_grad(&w->l, loss, &w->err)) != MB_OK)
+        return rc;
+    lap(w, T_COMPUTE, &t0);
+    rc = j->o->no_overlap ? mb_comm_reduce_sum(w->c, x, w->buf, j->n, 0)
+                          : mb_comm_wait(w->c, &req);
+    if (rc != MB_OK)
+        return fail(w, rc, "reduce");
+    lap(w, T_COMM, &t0);
+    const float eta = (float)j->eta, a = (float)j->alpha, beta = (float)(j->p * j->alpha);
+    for (size_t k = 0; k < j->n; k++)
+        x[k] = x[k] - eta * g[k] - a * (x[k] - c[k]);
+    if (is_root(w))
+        for (size_t k = 0; k < j->n; k++)
+            c[k] = (1 - beta) * c[k] + a * w->buf[k];
+    lap(w, T_UPDATE, &t0);
+    if ((rc = mb_comm_bcast(w->c, c, j->n, 0)) != MB_OK)
+        return fail(w, rc, "broadcast");
+    lap(w, T_COMM, &t0);
+    return MB_OK;
+}
+
+/* Round-robin EASGD (Zhang et al.'s original): learner i = t mod p alone: elastic exchange with
+ * the centre (e = alpha (x^i - x~); x^i -= e; x~ += e), then its SGD step; the centre goes on to
+ * the next learner (a broadcast from the active one). One update = p turns. */
+static int step_easgd_rr(worker *w, double *loss)
+{
+    job *j = w->j;
+    double t0 = now_s();
+    int P = mb_comm_size(w->c), rc;
+    *loss = 0;
+    for (int i = 0; i < P; i++) {
+        if (i == w->rank) {
+            long epoch;
+            mb_learner_gather(&w->l, &j->data->train, &epoch);
+            lap(w, T_DATA, &t0);
+            float *x = mb_net_params(w->l.net), *c = w->centre;
+            const float a = (float)j->alpha;
+            for (size_t k = 0; k < j->n; k++) {
+                float e = a * (x[k] - c[k]);
+                x[k] -= e;
+                c[k] += e;
+            }
+            lap(w, T_UPDATE, &t0);
+            if ((rc = mb_learner_grad(&w->l, loss, &w->err)) != MB_OK)
+                return rc;
+            lap(w, T_COMPUTE, &t0);
+            const float *g = mb_net_grads(w->l.net);
+            const float eta = (float)j->eta;
+            for (size_t k = 0; k < j->n; k++)
+                x[k] -= eta * g[k];
+            lap(w, T_UPDATE, &t0);
+        }
+        if ((rc = mb_comm_bcast(w->c, w->centre, j->n, i)) != MB_OK)
+            return fail(w, rc, "broadcast");
+        lap(w, T_COMM, &t0);
+    }
+    return MB_OK;
+}
+
+/* SMA (Crossbow): c_j = alpha (w_j - z); w_j <- w_j - gamma g_j - c_j;
+ * z_new = z + sum_j c_j + mu (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z). */
+static int step_sma(worker *w, double *loss)
+{
+    job *j = w->j;
+    double t0 = now_s();
+    long epoch;
+    mb_learner_gather(&w->l, &j->data->train, &epoch);
+    lap(w, T_DATA, &t0);
+    int rc = mb_learner_grad(&w->l, loss, &w->err);
+    if (rc != MB_OK)
+        return rc;
+    lap(w, T_COMPUTE, &t0);
+    float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *z = w->centre;
+    float *zp = w->aux, *cs = w->buf;
+    const float a = (float)j->alpha, gamma = (float)j->eta, mu = (float)j->mu;
+    for (size_t k = 0; k < j->n; k++) {
+        float ck = a * (x[k] - z[k]);
+        cs[k] = ck;
+        x[k] -= gamma * g[k] + ck;
+    }
+    lap(w, T_UPDATE, &t0);
+    if ((rc = mb_comm_allreduce_sum(w->c, cs, j->n)) != MB_OK)
+        return fail(w, rc, "allreduce");
+    lap(w, T_COMM, &t0);
+    for (size_t k = 0; k < j->n; k++) {
+        float zn = z[k] + cs[k] + mu * (z[k] - zp[k]);
+        zp[k] = z[k];
+        z[k] = zn;
+    }
+    lap(w, T_UPDATE, &t0);
+    return MB_OK;
+}
+
+/* The lockstep loop: one algorithm step per update, then the mean loss to everyone, the
+ * monitor on rank 0 and its verdict broadcast. */
+static void run_lockstep(worker *w)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    int P = mb_comm_size(w->c), rc = MB_OK;
+    double train_s = 0;
+    long updates = 0;
+    int stop = j->mon.bound > 0 && updates >= j->mon.bound;
+    float flag = 0;
+    while (!stop) {
+        double t0 = now_s(), loss = NAN, g2s = 0, g2b = 0;
+        switch (o->par) {
+        case MB_PAR_SGD_SYNC: rc = step_sgd_sync(w, &loss, &g2s, &g2b); break;
+        case MB_PAR_EASGD_SYNC: rc = step_easgd_sync(w, &loss); break;
+        case MB_PAR_EASGD: rc = step_easgd_rr(w, &loss); break;
+        default: rc = step_sma(w, &loss); break;
+        }
+        if (rc != MB_OK)
+            break;
+        double t1 = now_s();
+        float v[2] = {(float)loss, (float)g2s};
+        if ((rc = mb_comm_allreduce_mean(w->c, v, 2)) != MB_OK) {
+            fail(w, rc, "allreduce");
+            break;
+        }
+        w->t[T_COMM] += now_s() - t1;
+        train_s += now_s() - t0;
+        updates++;
+        if (is_root(w)) {
+            if (o->par == MB_PAR_SGD_SYNC && P > 1) {
+                j->g2_small += v[1];
+                j->g2_big += g2b;
+                j->g2_n++;
+            }
+            const float *model = o->par == MB_PAR_SGD_SYNC ? mb_net_params(w->l.net) : w->centre;
+            j->updates = updates;
+            j->samples = (size_t)updates * (size_t)o->batch;
+            j->wall_s = train_s;
+            j->loss = v[0];
+            mb_run_row row = {.update = updates, .epoch = w->l.cur.epoch,
+                              .samples = j->samples, .wall_s = train_s, .loss = v[0]};
+            if ((rc = mb_run_mon_update(&j->mon, model, &row, &stop, &w->err)) != MB_OK)
+                w->rc = rc;
+            memcpy(j->model, model, j->n * sizeof *model);
+            if (o->progress) {
+                mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
+                                      .epoch = (double)j->samples / (double)j->data->train.n,
+                                      .loss = v[0], .eval_loss = j->mon.eval_loss,
+                                      .wall_s = train_s};
+                o->progress(&pr, o->progress_ctx);
+            }
+            flag = stop || rc != MB_OK;
+        }
+        t1 = now_s();
+        if (mb_comm_bcast(w->c, &flag, 1, 0) != MB_OK) {
+            fail(w, MB_EMPI, "broadcast");
+            break;
+        }
+        w->t[T_COMM] += now_s() - t1;
+        stop = flag != 0;
+    }
+    if (rc != MB_OK && w->rc == MB_OK)
+        w->rc = rc;
+}
+
+/* ---- server algorithms ---------------------------------------------------------------------- */
+
+/* Rank 0 of DOWNPOUR, async EASGD, EAMSGD: the centre; the learners' pushes first come, first
+ * served; the monitor each time M samples' worth of learner steps have been reported. A message
+ * is n floats then (steps, loss sum); a reply is n floats then (stop). */
+static void run_server(worker *w)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    const size_t n = j->n;
+    float *c = w->centre, *msg = w->buf, *reply = w->aux;
+    int active = mb_comm_size(w->c) - 1, stop = j->mon.bound > 0 && 0 >= j->mon.bound;
+    double start = now_s(), loss_sum = 0;
+    long steps = 0, loss_n = 0, updates = 0;
+    while (active > 0) {
+        int from = -1, rc;
+        if ((rc = mb_comm_recv(w->c, msg, n + 2, MB_COMM_ANY, TAG_PUSH, &from)) != MB_OK) {
+            fail(w, rc, "receive");
+            mb_comm_abort(w->c, 1);
+            return;
+        }
+        if (o->par == MB_PAR_DOWNPOUR) {
+            const float eta = (float)j->eta;
+            for (size_t k = 0; k < n; k++)
+                c[k] -= eta * msg[k];
+            memcpy(reply, c, n * sizeof *c);
+        } else { /* the learner takes e = alpha (x^i - x~) from the old centre, as here */
+            const float a = (float)j->alpha;
+            memcpy(reply, c, n * sizeof *c);
+            for (size_t k = 0; k < n; k++)
+                c[k] += a * (msg[k] - reply[k]);
+        }
+        steps += (long)msg[n];
+        loss_sum += msg[n + 1];
+        loss_n += (long)msg[n];
+        while (!stop && w->rc == MB_OK && steps * (long)j->m >= (updates + 1) * (long)o->batch) {
+            updates++;
+            double loss = loss_n ? loss_sum / (double)loss_n : NAN;
+            loss_sum = 0;
+            loss_n = 0;
+            j->updates = updates;
+            j->samples = (size_t)updates * (size_t)o->batch;
+            j->wall_s = now_s() - start - j->mon.eval_s - j->mon.snap_s;
+            j->loss = loss;
+            mb_run_row row = {.update = updates,
+                              .epoch = (long)(j->samples / j->data->train.n),
+                              .samples = j->samples, .wall_s = j->wall_s, .loss = loss};
+            if ((rc = mb_run_mon_update(&j->mon, c, &row, &stop, &w->err)) != MB_OK)
+                w->rc = rc;
+            if (o->progress) {
+                mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
+                                      .epoch = (double)j->samples / (double)j->data->train.n,
+                                      .loss = loss, .eval_loss = j->mon.eval_loss,
+                                      .wall_s = j->wall_s};
+                o->progress(&pr, o->progress_ctx);
+            }
+        }
+        reply[n] = stop || w->rc != MB_OK;
+        if ((rc = mb_comm_send(w->c, reply, n + 1, from, TAG_PULL)) != MB_OK) {
+            fail(w, rc, "send");
+            mb_comm_abort(w->c, 1);
+            return;
+        }
+        if (reply[n] != 0)
+            active--;
+    }
+    memcpy(j->model, c, n * sizeof *c);
+}
+
+/* A learner of the server algorithms. Async EASGD and EAMSGD: every tau local steps, push x^i,
+ * get the old x~, x^i -= alpha (x^i - x~); then the local step (SGD, or EAMSGD's Nesterov
+ * v <- delta v - eta g(x + delta v); x <- x + v). DOWNPOUR: local SGD steps whose gradients are
+ * summed; every tau steps the sum goes to the server (x~ -= eta sum) and x^i <- x~. */
+static void run_async_learner(worker *w)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    const size_t n = j->n;
+    float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *msg = w->buf;
+    float *v = w->aux, *keep = w->centre; /* EAMSGD's velocity; x while g is taken ahead */
+    float *reply = malloc((n + 1) * sizeof *reply);
+    const float eta = (float)j->eta, a = (float)j->alpha, delta = (float)j->mu;
+    double loss_sum = 0;
+    long since = 0;
+    if (!reply) {
+        fail(w, MB_ENOMEM, "learner");
+        mb_comm_abort(w->c, 1);
+        return;
+    }
+    for (long t = 0;; t++) {
+        double t0 = now_s();
+        int rc;
+        if (t % o->tau == 0) {
+            if (o->par == MB_PAR_DOWNPOUR) {
+                memcpy(msg, v, n * sizeof *v); /* the gradient sum */
+                memset(v, 0, n * sizeof *v);
+            } else {
+                memcpy(msg, x, n * sizeof *x);
+            }
+            msg[n] = (float)since;
+            msg[n + 1] = (float)loss_sum;
+            since = 0;
+            loss_sum = 0;
+            lap(w, T_UPDATE, &t0);
+            if ((rc = mb_comm_send(w->c, msg, n + 2, 0, TAG_PUSH)) != MB_OK ||
+                (rc = mb_comm_recv(w->c, reply, n + 1, 0, TAG_PULL, NULL)) != MB_OK) {
+                fail(w, rc, "exchange with the server");
+                mb_comm_abort(w->c, 1);
+                break;
+            }
+            lap(w, T_COMM, &t0);
+            if (reply[n] != 0)
+                break;
+            if (o->par == MB_PAR_DOWNPOUR)
+                memcpy(x, reply, n * sizeof *x);
+            else
+                for (size_t k = 0; k < n; k++)
+                    x[k] -= a * (x[k] - reply[k]);
+            lap(w, T_UPDATE, &t0);
+        }
+        long epoch;
+        double loss;
+        mb_learner_gather(&w->l, &j->data->train, &epoch);
+        lap(w, T_DATA, &t0);
+        if (o->par == MB_PAR_EAMSGD) {
+            memcpy(keep, x, n * sizeof *x);
+            for (size_t k = 0; k < n; k++)
+                x[k] += delta * v[k];
+        }
+        if ((rc = mb_learner_grad(&w->l, &loss, &w->err)) != MB_OK) {
+            w->rc = rc;
+            mb_comm_abort(w->c, 1);
+            break;
+        }
+        lap(w, T_COMPUTE, &t0);
+        if (o->par == MB_PAR_EAMSGD) {
+            for (size_t k = 0; k < n; k++) {
+                v[k] = delta * v[k] - eta * g[k];
+                x[k] = keep[k] + v[k];
+            }
+        } else {
+            for (size_t k = 0; k < n; k++)
+                x[k] -= eta * g[k];
+            if (o->par == MB_PAR_DOWNPOUR)
+                for (size_t k = 0; k < n; k++)
+                    v[k] += g[k];
+        }
+        lap(w, T_UPDATE, &t0);
+        since++;
+        loss_sum += loss;
+    }
+    free(reply);
+}
+
+/* Hogwild EASGD: learner threads exchange with the shared centre without a lock. */
+static void run_hogwild_learner(worker *w)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    const size_t n = j->n;
+    float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *c = j->shared;
+    const float eta = (float)j->eta, a = (float)j->alpha;
+    for (long t = 0; !__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); t++) {
+        double t0 = now_s(), loss;
+        if (t % o->tau == 0) {
+            for (size_t k = 0; k < n; k++) {
+                float ck, xk = x[k];
+                __atomic_load(&c[k], &ck, __ATOMIC_RELAXED);
+                float e = a * (xk - ck), nc = ck + e;
+                x[k] = xk - e;
+                __atomic_store(&c[k], &nc, __ATOMIC_RELAXED);
+            }
+            lap(w, T_COMM, &t0); /* the exchange is this method's communication */
+        }
+        long epoch;
+        mb_learner_gather(&w->l, &j->data->train, &epoch);
+        lap(w, T_DATA, &t0);
+        if ((w->rc = mb_learner_grad(&w->l, &loss, &w->err)) != MB_OK)
+            break;
+        lap(w, T_COMPUTE, &t0);
+        for (size_t k = 0; k < n; k++)
+            x[k] -= eta * g[k];
+        lap(w, T_UPDATE, &t0);
+        pthread_mutex_lock(&j->mu_loss);
+        j->loss_sum += loss;
+        j->loss_n++;
+        pthread_mutex_unlock(&j->mu_loss);
+        __atomic_add_fetch(&j->steps, 1, __ATOMIC_RELEASE);
+    }
+    __atomic_add_fetch(&j->done_learners, 1, __ATOMIC_RELEASE);
+}
+
+/* Hogwild's rank 0: hands the monitor a copy of the centre each M samples of learner steps. */
+static void run_hogwild_watch(worker *w)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    int stop = j->mon.bound > 0 && 0 >= j->mon.bound, learners = mb_comm_size(w->c) - 1;
+    double start = now_s();
+    long updates = 0;
+    while (!stop) {
+        long s = __atomic_load_n(&j->steps, __ATOMIC_ACQUIRE);
+        if (s * (long)j->m < (updates + 1) * (long)o->batch) {
+            if (__atomic_load_n(&j->done_learners, __ATOMIC_ACQUIRE) == learners)
+                break; /* a learner failed */
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        for (size_t k = 0; k < j->n; k++)
+            __atomic_load(&j->shared[k], &j->model[k], __ATOMIC_RELAXED);
+        pthread_mutex_lock(&j->mu_loss);
+        double loss = j->loss_n ? j->loss_sum / (double)j->loss_n : NAN;
+        j->loss_sum = 0;
+        j->loss_n = 0;
+        pthread_mutex_unlock(&j->mu_loss);
+        updates++;
+        j->updates = updates;
+        j->samples = (size_t)updates * (size_t)o->batch;
+        j->wall_s = now_s() - start - j->mon.eval_s - j->mon.snap_s;
+        j->loss = loss;
+        mb_run_row row = {.update = updates, .epoch = (long)(j->samples / j->data->train.n),
+                          .samples = j->samples, .wall_s = j->wall_s, .loss = loss};
+        if ((w->rc = mb_run_mon_update(&j->mon, j->model, &row, &stop, &w->err)) != MB_OK)
+            stop = 1;
+        if (o->progress) {
+            mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
+                                  .epoch = (double)j->samples / (double)j->data->train.n,
+                                  .loss = loss, .eval_loss = j->mon.eval_loss,
+                                  .wall_s = j->wall_s};
+            o->progress(&pr, o->progress_ctx);
+        }
+    }
+    __atomic_store_n(&j->stop, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- set-up --------------------------------------------------------------------------------- */
+
+static int worker_init(worker *w, job *j, mb_communicator *c)
+{
+    const mb_run_options *o = j->o;
+    memset(w, 0, sizeof *w);
+    w->j = j;
+    w->c = c;
+    w->rank = mb_comm_rank(c);
+    int server = mb_par_algo_has_server(o->par);
+    int learner = !(server && w->rank == 0);
+    size_t n = j->n;
+    w->centre = mb_train_alloc64((n + 2) * sizeof(float));
+    w->buf = mb_train_alloc64((n + 2) * sizeof(float));
+    w->aux = mb_train_alloc64((n + 2) * sizeof(float));
+    if (!w->centre || !w->buf || !w->aux)
+        return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a learner's buffers");
+    memset(w->aux, 0, (n + 2) * sizeof(float));
+    int rc;
+    if (learner) {
+        mb_run_options lo = *o;
+        lo.batch = j->m;
+        if ((rc = mb_learner_init(&w->l, j->desc, &lo, j->data->train.n, &w->err)) != MB_OK)
+            return rc;
+        int i = server ? w->rank - 1 : w->rank;
+        if ((rc = mb_learner_set_slice(&w->l, i * j->m, o->batch, &w->err)) != MB_OK)
+            return rc;
+    }
+    /* every learner and the centre start from rank 0's parameters (ALGORITHMS.md, EASGD) */
+    float *p = learner ? mb_net_params(w->l.net) : w->centre;
+    if (!learner)
+        memcpy(p, mb_net_params(j->eval_net), n * sizeof *p);
+    if ((rc = mb_comm_bcast(c, p, n, 0)) != MB_OK)
+        return mb_error_set(&w->err, rc, "broadcast of the initial parameters failed");
+    if (learner) {
+        memcpy(w->centre, p, n * sizeof *p);
+        if (o->par == MB_PAR_SMA)
+            memcpy(w->aux, p, n * sizeof *p); /* z_prev = z */
+    }
+    return MB_OK;
+}
+
+static void worker_free(worker *w)
+{
+    mb_learner_free(&w->l);
+    free(w->centre);
+    free(w->buf);
+    free(w->aux);
+}
+
+static void worker_run(worker *w)
+{
+    job *j = w->j;
+    switch (j->o->par) {
+    case MB_PAR_DOWNPOUR:
+    case MB_PAR_EASGD_ASYNC:
+    case MB_PAR_EAMSGD:
+        if (w->rank == 0)
+            run_server(w);
+        else
+            run_async_learner(w);
+        break;
+    case MB_PAR_EASGD_HOGWILD:
+        if (w->rank == 0)
+            run_hogwild_watch(w);
+        else
+            run_hogwild_learner(w);
+        break;
+    default: run_lockstep(w); break;
+    }
+}
+
+typedef struct thread_arg {
+    job *j;
+    mb_communicator *c;
+    worker *w;             /* filled by the thread: its times, status, message */
+} thread_arg;
+
+/* One worker's life: init, run, the time sums. Rank 0 of a threads communicator runs in the
+ * caller's thread. */
+static void *worker_main(void *p)
+{
+    thread_arg *a = p;
+    worker *w = a->w;
+    int rc = worker_init(w, a->j, a->c);
+    /* a learner that cannot start must not leave the others in a collective: over MPI it ends
+     * the job; over threads set-up errors are out-of-memory, reported after the join */
+    if (rc != MB_OK) {
+        w->rc = rc;
+        mb_comm_abort(a->c, 1);
+        if (mb_comm_size(a->c) > 1 && !strcmp(mb_comm_kind(a->c), "threads"))
+            fprintf(stderr, "mbtrain: learner %d: %s\n", mb_comm_rank(a->c), w->err.msg);
+    }
+    if (rc == MB_OK) {
+        if (a->j->o->par == MB_PAR_EASGD_HOGWILD && w->rank == 0)
+            memcpy(a->j->shared, w->centre, a->j->n * sizeof(float));
+        mb_comm_barrier(a->c); /* Hogwild: the shared centre is set before anyone reads it */
+        worker_run(w);
+    }
+    /* the parts' seconds summed over learners, onto rank 0 */
+    float t[T_N];
+    for (int k = 0; k < T_N; k++)
+        t[k] = (float)w->t[k];
+    float sum[T_N];
+    mb_comm_reduce_sum(a->c, t, sum, T_N, 0);
+    if (w->rank == 0)
+        for (int k = 0; k < T_N; k++)
+            w->t[k] = sum[k];
+    return NULL;
+}
+
+int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->eval_loss = r->eval_acc = r->test_loss = r->test_acc = r->loss = r->b_simple = NAN;
+    int rc = mb_run_check_options(o, err);
+    if (rc != MB_OK)
+        return rc;
+    int ranks = o->comm ? mb_comm_size(o->comm) : 1;
+    int rank = o->comm ? mb_comm_rank(o->comm) : 0;
+    if ((rc = mb_par_check(o, ranks, err)) != MB_OK)
+        return rc;
+    job j;
+    memset(&j, 0, sizeof j);
+    pthread_mutex_init(&j.mu_loss, NULL);
+    j.o = o;
+    j.r = r;
+    j.ranks = ranks;
+    j.p = learner_count(o, ranks);
+    j.m = o->batch / j.p;
+    j.eta = o->optim.lr;
+    int threads = ranks > 1 ? 1 : o->learners + (mb_par_algo_has_server(o->par) ? 1 : 0);
+    mb_net_desc *desc = NULL;
+    mb_data_splits own;
+    int own_data = 0;
+    mb_communicator **comms = NULL;
+    worker *ws = NULL;
+    thread_arg *args = NULL;
+    pthread_t *tids = NULL;
+    if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
+        goto out;
+    j.desc = desc;
+    const mb_data_splits *data = o->splits;
+    if (!data) {
+        memset(&own, 0, sizeof own);
+        if ((rc = mb_data_load(o->data, o->eval_frac, o->data_seed, &own, err)) != MB_OK)
+            goto out;
+        own_data = 1;
+        data = &own;
+    }
+    j.data = data;
+    if ((rc = mb_run_check_shapes(desc, &data->train, "training", err)) != MB_OK)
+        goto out;
+    if (data->eval.n == 0) {
+        rc = mb_error_set(err, MB_EINVAL, "data '%s': the eval subset is empty", o->data);
+        goto out;
+    }
+    if ((size_t)o->batch > data->train.n) {
+        rc = mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu training samples",
+                          o->batch, data->train.n);
+        goto out;
+    }
+    /* rank 0's evaluation network: the model judged is copied into it; its initial
+     * parameters are everyone's (broadcast in worker_init) */
+    mb_net_options no = {.max_batch = 128, .seed = o->seed, .algo = o->conv_algo,
+                         .threads = o->threads};
+    if ((rc = mb_net_create(desc, &no, &j.eval_net, err)) != MB_OK)
+        goto out;
+    j.n = mb_net_param_count(j.eval_net);
+    j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
+              : o->par == MB_PAR_SMA   ? 1.0 / j.p
+                                       : 0.9 / j.p; /* beta = p alpha = 0.9 */
+    j.mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
+    snprintf(r->net, sizeof r->net, "%s", desc->name);
+    r->params = j.n;
+    r->learners = j.p;
+    r->ranks = ranks;
+    j.model = malloc(j.n * sizeof *j.model);
+    j.shared = o->par == MB_PAR_EASGD_HOGWILD ? calloc(j.n, sizeof *j.shared) : NULL;
+    if (!j.model || (o->par == MB_PAR_EASGD_HOGWILD && !j.shared)) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory for the model");
+        goto out;
+    }
+    int k = snprintf(j.extra, sizeof j.extra, "# learner_batch=%d\n", j.m);
+    if (o->par != MB_PAR_SGD_SYNC)
+        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# %s=%.9g\n",
+                      o->par == MB_PAR_DOWNPOUR ? "unused_alpha" : "elastic_alpha", j.alpha);
+    if (mb_par_algo_has_server(o->par))
+        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# tau=%ld\n# server=rank 0\n",
+                      o->tau);
+    if (o->par == MB_PAR_EAMSGD || o->par == MB_PAR_SMA)
+        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# %s=%.9g\n",
+                      o->par == MB_PAR_SMA ? "sma_momentum" : "eamsgd_delta", j.mu);
+    if (o->par == MB_PAR_EASGD_SYNC)
+        snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# overlap=%d\n", !o->no_overlap);
+    if (rank == 0) {
+        if ((rc = mb_run_mon_init(&j.mon, o, desc, data, j.eval_net, r, 0, NULL, 0, err)) !=
+            MB_OK)
+            goto out;
+        j.mon.extra_meta = j.extra;
+    } else {
+        /* the other ranks need the bound only */
+        mb_run_options q = *o;
+        q.log_path = NULL;
+        q.target_loss = NAN;
+        if ((rc = mb_run_mon_init(&j.mon, &q, desc, data, j.eval_net, r, 0, NULL, 0, err)) !=
+            MB_OK)
+            goto out;
+    }
+
+    comms = calloc((size_t)threads, sizeof *comms);
+    ws = calloc((size_t)threads, sizeof *ws);
+    args = calloc((size_t)threads, sizeof *args);
+    tids = calloc((size_t)threads, sizeof *tids);
+    if (!comms || !ws || !args || !tids) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory for %d learners", threads);
+        goto out;
+    }
+    if (o->comm) {
+        comms[0] = o->comm;
+    } else if ((rc = mb_comm_threads_create(threads, comms, err)) != MB_OK) {
+        goto out;
+    }
+    for (int i = 0; i < threads; i++)
+        args[i] = (thread_arg){.j = &j, .c = comms[i], .w = &ws[i]};
+    int started = 1;
+    for (int i = 1; i < threads; i++, started++)
+        if (pthread_create(&tids[i], NULL, worker_main, &args[i]) != 0)
+            break;
+    if (started < threads) {
+        rc = mb_error_set(err, MB_ENOMEM, "could not start %d learner threads", threads);
+        /* the started ones wait at the first broadcast: no way back for them */
+        for (int i = 1; i < started; i++)
+            pthread_cancel(tids[i]);
+        goto out;
+    }
+    worker_main(&args[0]);
+    for (int i = 1; i < threads; i++)
+        pthread_join(tids[i], NULL);
+    for (int i = 0; i < threads; i++)
+        if (ws[i].rc != MB_OK && rc == MB_OK) {
+            rc = ws[i].rc;
+            *err = ws[i].err;
+        }
+    r->t_compute_s = ws[0].t[T_COMPUTE] / j.p;
+    r->t_comm_s = ws[0].t[T_COMM] / j.p;
+    r->t_data_s = ws[0].t[T_DATA] / j.p;
+    r->t_update_s = ws[0].t[T_UPDATE] / j.p;
+    if (j.g2_n > 0 && j.p > 1) {
+        /* McCandlish et al. (appendix A.1): from |G_b|^2 at b = m and B = M samples,
+         * |G|^2 ~ (B |G_B|^2 - b |G_b|^2) / (B - b), S ~ (|G_b|^2 - |G_B|^2) / (1/b - 1/B),
+         * each averaged over the run before the ratio B_simple = S / |G|^2 */
+        double b = j.m, B = o->batch, gs = j.g2_small / (double)j.g2_n,
+               gb = j.g2_big / (double)j.g2_n;
+        double G2 = (B * gb - b * gs) / (B - b), S = (gs - gb) / (1 / b - 1 / B);
+        r->b_simple = G2 > 0 ? S / G2 : NAN;
+    }
+    if (rc == MB_OK && rank == 0)
+        rc = mb_run_mon_finish(&j.mon, j.model, j.updates, j.samples, j.wall_s, j.loss, err);
+    if (rc == MB_OK && rank != 0) { /* the others report what rank 0 logged, roughly */
+        r->updates = j.updates;
+    }
+out:
+    if (ws)
+        for (int i = 0; i < threads; i++)
+            worker_free(&ws[i]);
+    if (comms && !o->comm)
+        for (int i = 0; i < threads; i++)
+            mb_comm_free(comms[i]);
+    free(comms);
+    free(ws);
+    free(args);
+    free(tids);
+    free(j.model);
+    free(j.shared);
+    mb_run_mon_free(&j.mon);
+    mb_net_free(j.eval_net);
+    pthread_mutex_destroy(&j.mu_loss);
+    if (own_data)
+        mb_data_splits_free(&own);
+    mb_net_desc_free(desc);
+    return rc;
+}
