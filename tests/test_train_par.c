@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../data/mb_data.h"
 #include "../train/mb_train.h"
 #include "mb_test.h"
 
@@ -112,10 +113,339 @@ static void test_comm_threads(void)
         mb_comm_free(c[r]);
 }
 
+/* ---- the rules, one step by hand ------------------------------------------------------------ */
+
+/* The numbers below were worked on paper from ALGORITHMS.md; they are exact in binary to about
+ * 1e-7, so 1e-6 is float rounding of a few operations. */
+#define NEAR(a, b) CU_ASSERT_DOUBLE_EQUAL((a), (b), 1e-6)
+
+static void test_rules_by_hand(void)
+{
+    /* elastic exchange: x = 2, x~ = 1, alpha = 0.25: e = 0.25, x = 1.75, x~ = 1.25 */
+    float x = 2, c = 1;
+    mb_par_elastic(&x, &c, 1, 0.25f);
+    NEAR(x, 1.75);
+    NEAR(c, 1.25);
+    /* synchronous EASGD, p = 2, eta = 0.1, alpha = 0.2 (beta = 0.4), x~ = 0.5:
+     * x1 = 1.5, g1 = 2:   1.5 - 0.2 - 0.2 (1.0)  = 1.1
+     * x2 = -0.3, g2 = -1: -0.3 + 0.1 - 0.2 (-0.8) = -0.04
+     * x~ = 0.6 * 0.5 + 0.2 * (1.5 - 0.3) = 0.54 (from the old x^i) */
+    float xs[2] = {1.5f, -0.3f}, gs[2] = {2, -1}, cc = 0.5f, sum = xs[0] + xs[1];
+    mb_par_easgd_learner(&xs[0], &gs[0], &cc, 1, 0.1f, 0.2f);
+    mb_par_easgd_learner(&xs[1], &gs[1], &cc, 1, 0.1f, 0.2f);
+    mb_par_easgd_centre(&cc, &sum, 1, 0.2f, 2);
+    NEAR(xs[0], 1.1);
+    NEAR(xs[1], -0.04);
+    NEAR(cc, 0.54);
+    /* a round-robin turn: x = 1.5, x~ = 0.5, g = 2, eta = 0.1, alpha = 0.2:
+     * e = 0.2; x = 1.5 - 0.2 - 0.2 = 1.1; x~ = 0.7 */
+    x = 1.5f;
+    c = 0.5f;
+    float g = 2;
+    mb_par_easgd_turn(&x, &g, &c, 1, 0.1f, 0.2f);
+    NEAR(x, 1.1);
+    NEAR(c, 0.7);
+    /* SMA, k = 2, alpha = 1/2, gamma = 0.1, mu = 0.9, z = 1.5, z_prev = 1:
+     * w1 = 1, g1 = 0.4:  c1 = -0.25, w1 = 1 - 0.04 + 0.25 = 1.21
+     * w2 = 3, g2 = -0.2: c2 = 0.75,  w2 = 3 + 0.02 - 0.75 = 2.27
+     * z = 1.5 + 0.5 + 0.9 (0.5) = 2.45 = mean(1, 3) + mu (z - z_prev): the centre is the
+     * learners' mean plus the momentum term when alpha = 1/k */
+    float w[2] = {1, 3}, gw[2] = {0.4f, -0.2f}, z = 1.5f, zp = 1, cj[2];
+    float mean = (w[0] + w[1]) / 2, mom = 0.9f * (z - zp);
+    mb_par_sma_learner(&w[0], &gw[0], &z, &cj[0], 1, 0.1f, 0.5f);
+    mb_par_sma_learner(&w[1], &gw[1], &z, &cj[1], 1, 0.1f, 0.5f);
+    NEAR(cj[0], -0.25);
+    NEAR(cj[1], 0.75);
+    NEAR(w[0], 1.21);
+    NEAR(w[1], 2.27);
+    float csum = cj[0] + cj[1];
+    mb_par_sma_centre(&z, &zp, &csum, 1, 0.9f);
+    NEAR(z, 2.45);
+    NEAR(z, mean + mom);
+    NEAR(zp, 1.5);
+}
+
+/* Round-robin EASGD with one learner on f(x) = h x^2 / 2 (h = 1, so eta stands for eta h) from
+ * x = 1, x~ = -0.5: the size of (x, x~) after `steps` turns. */
+static double rr_quadratic(double eta, double alpha, int steps)
+{
+    float x = 1, c = -0.5f;
+    for (int t = 0; t < steps && fabsf(x) + fabsf(c) < 1e30f; t++) {
+        float g = x;
+        mb_par_easgd_turn(&x, &g, &c, 1, (float)eta, (float)alpha);
+    }
+    return fabs(x) + fabs(c);
+}
+
+/* Zhang et al.: stable iff 0 <= eta <= 2 and 0 <= alpha <= (4 - 2 eta) / (4 - eta). Points at
+ * half the bound and 10% beyond it (or beyond eta = 2, or alpha < 0): inside, 20000 turns shrink
+ * (x, x~) below 1e-3 of its start (the slowest contraction here, eta alpha = 0.05 at eta = 0.1,
+ * leaves < 1e-40); outside they grow past 1e3. */
+static void test_easgd_stability(void)
+{
+    static const double etas[] = {0.1, 0.5, 1.0, 1.5, 1.9};
+    for (size_t i = 0; i < sizeof etas / sizeof etas[0]; i++) {
+        double e = etas[i], bound = (4 - 2 * e) / (4 - e);
+        double in = rr_quadratic(e, 0.5 * bound, 20000), out = rr_quadratic(e, 1.1 * bound, 20000);
+        CU_ASSERT(in < 1.5e-3);
+        CU_ASSERT(out > 1.5e3);
+        if (!(in < 1.5e-3) || !(out > 1.5e3))
+            fprintf(stderr, "\n  eta %g alpha %g: inside %g, outside %g", e, bound, in, out);
+    }
+    CU_ASSERT(rr_quadratic(2.2, 0.05, 20000) > 1.5e3);  /* eta > 2 */
+    CU_ASSERT(rr_quadratic(1.0, -0.05, 20000) > 1.5e3); /* alpha < 0 */
+}
+
+/* ---- the trainers on small synthetic data ---------------------------------------------------- */
+
+#define DATA "synthetic:n=400,test=100,c=1,h=8,w=8,classes=4,seed=3"
+
+static char dir[256];
+static char mlp[512];    /* fc-relu-fc: no dropout, so learners' slices add up exactly */
+static char linear[512]; /* softmax regression: a convex problem */
+
+static int setup(void)
+{
+    if (mb_test_tmpdir(dir, sizeof dir) != 0)
+        return 1;
+    mb_test_write(mlp, sizeof mlp, dir, "mlp.cfg",
+                  "[net]\nname=mlp\nchannels=1\nheight=8\nwidth=8\n"
+                  "[fc]\noutputs=16\nactivation=relu\n[fc]\noutputs=4\n[softmax]\n");
+    mb_test_write(linear, sizeof linear, dir, "linear.cfg",
+                  "[net]\nname=linear\nchannels=1\nheight=8\nwidth=8\n[fc]\noutputs=4\n[softmax]\n");
+    return 0;
+}
+
+static int teardown(void)
+{
+    mb_test_rmdir(dir);
+    return 0;
+}
+
+static void options(mb_run_options *o, const char *net, int par, int learners, const char *log)
+{
+    mb_run_options_init(o);
+    o->net = net;
+    o->data = DATA;
+    o->batch = 32;
+    o->optim.lr = 0.1;
+    o->max_updates = 60;
+    o->eval_every = 10;
+    o->par = par;
+    o->learners = learners;
+    o->log_path = log;
+    o->tool = "mbtest";
+}
+
+static mb_table *read_log(const char *path)
+{
+    mb_table *t = NULL;
+    mb_error err = {0};
+    if (mb_table_read(path, &t, &err) != MB_OK)
+        printf("\n    %s\n", err.msg);
+    return t;
+}
+
+/* Every row's loss and eval_loss of two logs agree to `rel` (empty cells alike). */
+static int same_losses(const mb_table *a, const mb_table *b, double rel)
+{
+    if (mb_table_rows(a) != mb_table_rows(b))
+        return 0;
+    static const char *cols[] = {"loss", "eval_loss"};
+    for (size_t r = 0; r < mb_table_rows(a); r++)
+        for (int k = 0; k < 2; k++) {
+            const char *x = mb_table_cell(a, r, (size_t)mb_table_col(a, cols[k]));
+            const char *y = mb_table_cell(b, r, (size_t)mb_table_col(b, cols[k]));
+            if ((*x == '\0') != (*y == '\0'))
+                return 0;
+            if (*x && !mb_test_close(atof(x), atof(y), rel)) {
+                fprintf(stderr, "\n  row %zu %s: %s vs %s", r, cols[k], x, y);
+                return 0;
+            }
+        }
+    return 1;
+}
+
+/* sgd-sync: P learners of M/P samples are single-learner SGD at M. The gradients differ only in
+ * the order of float sums (shards, then learners), about 1e-7 relative per update; over 60
+ * updates of a contracting problem the losses stay within 1e-4. */
+static void test_sgd_sync_threads(void)
+{
+    char p1[512], p2[512], p4[512];
+    snprintf(p1, sizeof p1, "%s/sgd.csv", dir);
+    snprintf(p2, sizeof p2, "%s/sync2.csv", dir);
+    snprintf(p4, sizeof p4, "%s/sync4.csv", dir);
+    mb_run_options o;
+    mb_run_result r;
+    mb_error err = {0};
+    options(&o, mlp, MB_PAR_NONE, 1, p1);
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    options(&o, mlp, MB_PAR_SGD_SYNC, 2, p2);
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.learners, 2);
+    CU_ASSERT(isfinite(r.b_simple));
+    options(&o, mlp, MB_PAR_SGD_SYNC, 4, p4);
+    o.optim.kind = MB_OPTIM_MOMENTUM; /* the same optimiser step on every learner */
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    char pm[512];
+    snprintf(pm, sizeof pm, "%s/mom.csv", dir);
+    options(&o, mlp, MB_PAR_NONE, 1, pm);
+    o.optim.kind = MB_OPTIM_MOMENTUM;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    mb_table *a = read_log(p1), *b = read_log(p2), *c = read_log(p4), *d = read_log(pm);
+    CU_ASSERT_FATAL(a && b && c && d);
+    CU_ASSERT(same_losses(a, b, 1e-4));
+    CU_ASSERT(same_losses(d, c, 1e-4));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(b, "algo"), "sgd-sync");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(b, "learners"), "2");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(b, "ranks"), "1");
+    static const char *keys[] = {"t_compute_s", "t_comm_s", "t_data_s", "t_update_s",
+                                 "t_eval_s", "b_simple", "learner_batch"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        CU_ASSERT_PTR_NOT_NULL(mb_table_meta(b, keys[k]));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(b, "learner_batch"), "16");
+    mb_table_free(a);
+    mb_table_free(b);
+    mb_table_free(c);
+    mb_table_free(d);
+}
+
+/* Every algorithm trains: on the convex problem the evaluated loss of the centre falls well
+ * below the uniform guess ln 4 = 1.386 (single-learner SGD here reaches about 0.3 in 60 updates;
+ * 0.9 leaves room for the slower averaging methods). Hogwild's lock-free centre included. */
+static void test_every_algorithm_trains(void)
+{
+    for (int a = MB_PAR_SGD_SYNC; a < MB_PAR_N; a++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s.csv", dir, mb_par_algo_name(a));
+        mb_run_options o;
+        mb_run_result r;
+        mb_error err = {0};
+        options(&o, linear, a, 2, p);
+        o.max_updates = 120;
+        o.target_loss = 0.9;
+        o.tau = a == MB_PAR_DOWNPOUR || a == MB_PAR_EASGD_ASYNC ? 2 : 1;
+        int rc = mb_train_run(&o, &r, &err);
+        CU_ASSERT_EQUAL(rc, MB_OK);
+        if (rc != MB_OK)
+            fprintf(stderr, "\n  %s: %s", mb_par_algo_name(a), err.msg);
+        CU_ASSERT(r.reached);
+        if (!r.reached)
+            fprintf(stderr, "\n  %s: eval_loss %g after %ld updates", mb_par_algo_name(a),
+                    r.eval_loss, r.updates);
+        CU_ASSERT(r.reached_update > 0 && r.reached_update <= r.updates);
+        CU_ASSERT_EQUAL(r.learners, 2);
+        mb_table *t = read_log(p);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "algo"), mb_par_algo_name(a));
+        CU_ASSERT_EQUAL((long)mb_table_rows(t), r.updates);
+        if (a != MB_PAR_SGD_SYNC)
+            CU_ASSERT_PTR_NOT_NULL(mb_table_meta(t, a == MB_PAR_DOWNPOUR ? "tau"
+                                                                         : "elastic_alpha"));
+        mb_table_free(t);
+    }
+}
+
+/* Counts an algorithm cannot use are refused, with one line naming them. */
+static void test_refusals(void)
+{
+    mb_run_options o;
+    mb_error err = {0};
+    options(&o, linear, MB_PAR_EASGD_HOGWILD, 1, NULL);
+    CU_ASSERT_EQUAL(mb_par_check(&o, 2, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--learners"));
+    options(&o, linear, MB_PAR_SGD_SYNC, 2, NULL);
+    CU_ASSERT_EQUAL(mb_par_check(&o, 2, &err), MB_EINVAL); /* ranks x threads */
+    options(&o, linear, MB_PAR_SGD_SYNC, 3, NULL);
+    o.batch = 32;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL); /* 32 / 3 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiple of 3"));
+    options(&o, linear, MB_PAR_DOWNPOUR, 1, NULL);
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_OK); /* one learner thread + server */
+    options(&o, linear, MB_PAR_EASGD_SYNC, 2, NULL);
+    o.checkpoint_path = "x";
+    o.checkpoint_every = 5;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL);
+    int a = -1;
+    CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sync", &a), MB_OK);
+    CU_ASSERT_EQUAL(a, MB_PAR_EASGD_SYNC);
+    CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sink", &a), MB_EINVAL);
+}
+
+/* ---- under mpirun ----------------------------------------------------------------------------- */
+
+#define MPI_ENV "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 "
+#define MPIRUN MPI_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 "
+
+static int have_mpirun(void)
+{
+    mb_test_run r;
+    int ok = mb_test_sh(&r, "command -v mpirun") == 0 && r.status == 0;
+    mb_test_run_free(&r);
+    if (!ok)
+        fprintf(stderr, "\n  skipped: mpirun not found");
+    return ok;
+}
+
+static void test_mpirun(void)
+{
+    if (!have_mpirun())
+        return;
+    mb_test_run r;
+    const char *common = "--data " DATA " --batch 32 --lr 0.1 --max-updates 40 --eval-every 10";
+    /* sgd-sync over 2 ranks = SGD at the same M */
+    mb_test_sh(&r, "mbtrain --net %s %s --algo sgd --log %s/r1.csv", mlp, common, dir);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo sgd-sync --log %s/r2.csv", mlp, common,
+               dir);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  mpirun sgd-sync -> %d: %s", r.status, r.err);
+    CU_ASSERT_EQUAL(mb_test_lines(r.out), 1); /* rank 0 alone prints the summary */
+    mb_test_run_free(&r);
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/r1.csv", dir);
+    snprintf(p2, sizeof p2, "%s/r2.csv", dir);
+    mb_table *a = read_log(p1), *b = read_log(p2);
+    CU_ASSERT_FATAL(a && b);
+    CU_ASSERT(same_losses(a, b, 1e-4));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(b, "ranks"), "2");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(b, "learners"), "2");
+    mb_table_free(a);
+    mb_table_free(b);
+    /* the elastic and server algorithms run over ranks too */
+    static const char *algos[] = {"easgd-sync", "easgd", "sma", "downpour", "easgd-async",
+                                  "eamsgd"};
+    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
+        mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo %s --log %s/m%zu.csv", linear,
+                   common, algos[k], dir, k);
+        CU_ASSERT_EQUAL(r.status, 0);
+        if (r.status != 0)
+            fprintf(stderr, "\n  mpirun %s -> %d: %s", algos[k], r.status, r.err);
+        mb_test_run_free(&r);
+    }
+    /* a single-learner algorithm under 2 ranks would write the same log twice: refused */
+    mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo sgd --log %s/twice.csv", mlp, common, dir);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "trains one learner"));
+    mb_test_run_free(&r);
+    mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo easgd-hogwild", mlp, common);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "shares the centre in memory"));
+    mb_test_run_free(&r);
+}
+
 int mb_test_suite_train_par(void)
 {
-    CU_pSuite s = CU_add_suite("train_par", NULL, NULL);
-    if (!s || !CU_add_test(s, "threads communicator", test_comm_threads))
+    CU_pSuite s = CU_add_suite("train_par", setup, teardown);
+    if (!s || !CU_add_test(s, "threads communicator", test_comm_threads) ||
+        !CU_add_test(s, "update rules by hand", test_rules_by_hand) ||
+        !CU_add_test(s, "round-robin EASGD stability region", test_easgd_stability) ||
+        !CU_add_test(s, "sgd-sync over threads = SGD at M", test_sgd_sync_threads) ||
+        !CU_add_test(s, "every parallel algorithm trains", test_every_algorithm_trains) ||
+        !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
+        !CU_add_test(s, "under mpirun", test_mpirun))
         return 1;
     return 0;
 }

@@ -591,6 +591,26 @@ int mb_par_algo_has_server(int algo);
  * that the batch splits among the learners; MB_EINVAL with one line in err otherwise. */
 int mb_par_check(const mb_run_options *o, int ranks, mb_error *err);
 
+/* The update rules of ALGORITHMS.md on flat arrays of n floats (what the trainers call, so that
+ * tests can check them step by step). */
+/* The elastic exchange: e = alpha (x - c); x -= e; c += e. */
+void mb_par_elastic(float *x, float *c, size_t n, float alpha);
+/* A synchronous EASGD learner: x <- x - eta g - alpha (x - c) (eta rho = alpha; c unchanged). */
+void mb_par_easgd_learner(float *x, const float *g, const float *c, size_t n, float eta,
+                          float alpha);
+/* The synchronous EASGD centre: c <- (1 - p alpha) c + alpha sum (sum = sum_i x^i_old). */
+void mb_par_easgd_centre(float *c, const float *sum, size_t n, float alpha, int p);
+/* A round-robin EASGD turn of the active learner (Zhang et al. section 4: exchange and gradient
+ * step in one time slot, both at the old x and c): e = alpha (x - c); x <- x - eta g - e;
+ * c <- c + e. */
+void mb_par_easgd_turn(float *x, const float *g, float *c, size_t n, float eta, float alpha);
+/* An SMA learner: cj = alpha (x - z); x <- x - gamma g - cj. */
+void mb_par_sma_learner(float *x, const float *g, const float *z, float *cj, size_t n,
+                        float gamma, float alpha);
+/* The SMA centre from csum = sum_j c_j: z_new = z + csum + mu (z - zprev); zprev <- z;
+ * z <- z_new. */
+void mb_par_sma_centre(float *z, float *zprev, const float *csum, size_t n, float mu);
+
 /* The name a log and a summary give the run's algorithm: the optimiser's, or the parallel
  * algorithm's. */
 const char *mb_run_algo_name(const mb_run_options *o);

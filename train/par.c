@@ -104,6 +104,59 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
     return MB_OK;
 }
 
+/* ---- the rules ---------------------------------------------------------------------------- */
+
+void mb_par_elastic(float *x, float *c, size_t n, float alpha)
+{
+    for (size_t k = 0; k < n; k++) {
+        float e = alpha * (x[k] - c[k]);
+        x[k] -= e;
+        c[k] += e;
+    }
+}
+
+void mb_par_easgd_learner(float *x, const float *g, const float *c, size_t n, float eta,
+                          float alpha)
+{
+    for (size_t k = 0; k < n; k++)
+        x[k] = x[k] - eta * g[k] - alpha * (x[k] - c[k]);
+}
+
+void mb_par_easgd_centre(float *c, const float *sum, size_t n, float alpha, int p)
+{
+    const float beta = (float)p * alpha;
+    for (size_t k = 0; k < n; k++)
+        c[k] = (1 - beta) * c[k] + alpha * sum[k];
+}
+
+void mb_par_easgd_turn(float *x, const float *g, float *c, size_t n, float eta, float alpha)
+{
+    for (size_t k = 0; k < n; k++) {
+        float e = alpha * (x[k] - c[k]);
+        x[k] = x[k] - eta * g[k] - e;
+        c[k] += e;
+    }
+}
+
+void mb_par_sma_learner(float *x, const float *g, const float *z, float *cj, size_t n,
+                        float gamma, float alpha)
+{
+    for (size_t k = 0; k < n; k++) {
+        float ck = alpha * (x[k] - z[k]);
+        cj[k] = ck;
+        x[k] -= gamma * g[k] + ck;
+    }
+}
+
+void mb_par_sma_centre(float *z, float *zprev, const float *csum, size_t n, float mu)
+{
+    for (size_t k = 0; k < n; k++) {
+        float zn = z[k] + csum[k] + mu * (z[k] - zprev[k]);
+        zprev[k] = z[k];
+        z[k] = zn;
+    }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -241,12 +294,9 @@ static int step_easgd_sync(worker *w, double *loss)
     if (rc != MB_OK)
         return fail(w, rc, "reduce");
     lap(w, T_COMM, &t0);
-    const float eta = (float)j->eta, a = (float)j->alpha, beta = (float)(j->p * j->alpha);
-    for (size_t k = 0; k < j->n; k++)
-        x[k] = x[k] - eta * g[k] - a * (x[k] - c[k]);
+    mb_par_easgd_learner(x, g, c, j->n, (float)j->eta, (float)j->alpha);
     if (is_root(w))
-        for (size_t k = 0; k < j->n; k++)
-            c[k] = (1 - beta) * c[k] + a * w->buf[k];
+        mb_par_easgd_centre(c, w->buf, j->n, (float)j->alpha, j->p);
     lap(w, T_UPDATE, &t0);
     if ((rc = mb_comm_bcast(w->c, c, j->n, 0)) != MB_OK)
         return fail(w, rc, "broadcast");
@@ -254,9 +304,10 @@ static int step_easgd_sync(worker *w, double *loss)
     return MB_OK;
 }
 
-/* Round-robin EASGD (Zhang et al.'s original): learner i = t mod p alone: elastic exchange with
- * the centre (e = alpha (x^i - x~); x^i -= e; x~ += e), then its SGD step; the centre goes on to
- * the next learner (a broadcast from the active one). One update = p turns. */
+/* Round-robin EASGD (Zhang et al.'s original): learner i = t mod p alone, in one time slot:
+ * the elastic exchange with the centre and its SGD step, both at its old x^i and the old centre
+ * (mb_par_easgd_turn: the form whose stability region Zhang et al. derive); the centre goes on
+ * to the next learner (a broadcast from the active one). One update = p turns. */
 static int step_easgd_rr(worker *w, double *loss)
 {
     job *j = w->j;
@@ -268,21 +319,11 @@ static int step_easgd_rr(worker *w, double *loss)
             long epoch;
             mb_learner_gather(&w->l, &j->data->train, &epoch);
             lap(w, T_DATA, &t0);
-            float *x = mb_net_params(w->l.net), *c = w->centre;
-            const float a = (float)j->alpha;
-            for (size_t k = 0; k < j->n; k++) {
-                float e = a * (x[k] - c[k]);
-                x[k] -= e;
-                c[k] += e;
-            }
-            lap(w, T_UPDATE, &t0);
             if ((rc = mb_learner_grad(&w->l, loss, &w->err)) != MB_OK)
                 return rc;
             lap(w, T_COMPUTE, &t0);
-            const float *g = mb_net_grads(w->l.net);
-            const float eta = (float)j->eta;
-            for (size_t k = 0; k < j->n; k++)
-                x[k] -= eta * g[k];
+            mb_par_easgd_turn(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, j->n,
+                              (float)j->eta, (float)j->alpha);
             lap(w, T_UPDATE, &t0);
         }
         if ((rc = mb_comm_bcast(w->c, w->centre, j->n, i)) != MB_OK)
@@ -305,23 +346,13 @@ static int step_sma(worker *w, double *loss)
     if (rc != MB_OK)
         return rc;
     lap(w, T_COMPUTE, &t0);
-    float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *z = w->centre;
-    float *zp = w->aux, *cs = w->buf;
-    const float a = (float)j->alpha, gamma = (float)j->eta, mu = (float)j->mu;
-    for (size_t k = 0; k < j->n; k++) {
-        float ck = a * (x[k] - z[k]);
-        cs[k] = ck;
-        x[k] -= gamma * g[k] + ck;
-    }
+    mb_par_sma_learner(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, w->buf,
+                       j->n, (float)j->eta, (float)j->alpha);
     lap(w, T_UPDATE, &t0);
-    if ((rc = mb_comm_allreduce_sum(w->c, cs, j->n)) != MB_OK)
+    if ((rc = mb_comm_allreduce_sum(w->c, w->buf, j->n)) != MB_OK)
         return fail(w, rc, "allreduce");
     lap(w, T_COMM, &t0);
-    for (size_t k = 0; k < j->n; k++) {
-        float zn = z[k] + cs[k] + mu * (z[k] - zp[k]);
-        zp[k] = z[k];
-        z[k] = zn;
-    }
+    mb_par_sma_centre(w->centre, w->aux, w->buf, j->n, (float)j->mu);
     lap(w, T_UPDATE, &t0);
     return MB_OK;
 }
@@ -430,7 +461,8 @@ static void run_server(worker *w)
         loss_n += (long)msg[n];
         while (!stop && w->rc == MB_OK && steps * (long)j->m >= (updates + 1) * (long)o->batch) {
             updates++;
-            double loss = loss_n ? loss_sum / (double)loss_n : NAN;
+            /* several updates' worth at once share the steps' mean loss */
+            double loss = loss_n ? loss_sum / (double)loss_n : j->loss;
             loss_sum = 0;
             loss_n = 0;
             j->updates = updates;
@@ -509,8 +541,7 @@ static void run_async_learner(worker *w)
             if (o->par == MB_PAR_DOWNPOUR)
                 memcpy(x, reply, n * sizeof *x);
             else
-                for (size_t k = 0; k < n; k++)
-                    x[k] -= a * (x[k] - reply[k]);
+                mb_par_elastic(x, reply, n, a); /* the reply's copy of x~ moves as the server's did */
             lap(w, T_UPDATE, &t0);
         }
         long epoch;
@@ -605,7 +636,7 @@ static void run_hogwild_watch(worker *w)
         for (size_t k = 0; k < j->n; k++)
             __atomic_load(&j->shared[k], &j->model[k], __ATOMIC_RELAXED);
         pthread_mutex_lock(&j->mu_loss);
-        double loss = j->loss_n ? j->loss_sum / (double)j->loss_n : NAN;
+        double loss = j->loss_n ? j->loss_sum / (double)j->loss_n : j->loss;
         j->loss_sum = 0;
         j->loss_n = 0;
         pthread_mutex_unlock(&j->mu_loss);
