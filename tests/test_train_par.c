@@ -346,6 +346,42 @@ static void test_every_algorithm_trains(void)
     }
 }
 
+/* SMA's tuning of learners per process logs its trace: one "k:samples_per_s" per window, k
+ * starting at 1 and moving by one, and the number it kept (no assertion on the speeds: they
+ * are the machine's). */
+static void test_sma_tune_trace(void)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/sma-tune.csv", dir);
+    mb_run_options o;
+    mb_run_result r;
+    mb_error err = {0};
+    options(&o, linear, MB_PAR_SMA, 3, p);
+    o.sma_tune = 1;
+    o.sma_tune_window = 5;
+    o.batch = 30;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    mb_table *t = read_log(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    const char *trace = mb_table_meta(t, "sma_tune"), *kept = mb_table_meta(t, "sma_learners");
+    CU_ASSERT_FATAL(trace && kept);
+    CU_ASSERT_EQUAL(strncmp(trace, "1:", 2), 0);
+    int k = atoi(kept), last = 0, steps = 0;
+    for (const char *q = trace; q && *q; q = strchr(q, ',') ? strchr(q, ',') + 1 : NULL) {
+        int kk = atoi(q);
+        CU_ASSERT_EQUAL(kk, last + 1); /* learners are added one at a time */
+        CU_ASSERT(atof(strchr(q, ':') + 1) > 0);
+        last = kk;
+        steps++;
+    }
+    CU_ASSERT(k >= 1 && k <= 3);
+    CU_ASSERT(k == last || k == last - 1); /* kept the last, or removed it */
+    CU_ASSERT(steps >= 1 && steps <= 3);
+    /* every update's samples: k learners x 10 */
+    CU_ASSERT_EQUAL(r.learners, k);
+    mb_table_free(t);
+}
+
 /* Counts an algorithm cannot use are refused, with one line naming them. */
 static void test_refusals(void)
 {
@@ -444,6 +480,7 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "round-robin EASGD stability region", test_easgd_stability) ||
         !CU_add_test(s, "sgd-sync over threads = SGD at M", test_sgd_sync_threads) ||
         !CU_add_test(s, "every parallel algorithm trains", test_every_algorithm_trains) ||
+        !CU_add_test(s, "SMA's learners-per-process tuning trace", test_sma_tune_trace) ||
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
         !CU_add_test(s, "under mpirun", test_mpirun))
         return 1;

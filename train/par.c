@@ -181,6 +181,7 @@ typedef struct worker {
     float *buf;            /* n floats: sums, elastic terms, messages */
     float *aux;            /* n floats: z_prev (SMA), velocity (EAMSGD), gradient sum (DOWNPOUR) */
     double t[T_N];         /* seconds by part */
+    int was_active;        /* SMA: stepped in the last update */
     int rc;
     mb_error err;
 } worker;
@@ -214,6 +215,13 @@ struct job {
     long loss_n;
     int done_learners;
     pthread_mutex_t mu_loss;
+    /* SMA's learners per process (Crossbow section 4): ranks >= k_active sit out */
+    int k_active;
+    int tuning;            /* 1 while the tuning goes on */
+    long tune_u0;          /* the update, samples and training seconds where the window began */
+    size_t tune_s0;
+    double tune_t0, tune_prev; /* and the last window's samples per second */
+    char trace[512];       /* "k:samples_per_s,..." */
 };
 
 static int is_root(const worker *w) { return w->rank == 0; }
@@ -335,26 +343,56 @@ static int step_easgd_rr(worker *w, double *loss)
 
 /* SMA (Crossbow): c_j = alpha (w_j - z); w_j <- w_j - gamma g_j - c_j;
  * z_new = z + sum_j c_j + mu (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z). */
-static int step_sma(worker *w, double *loss)
+static int step_sma(worker *w, double *loss, int active)
 {
     job *j = w->j;
     double t0 = now_s();
     long epoch;
-    mb_learner_gather(&w->l, &j->data->train, &epoch);
-    lap(w, T_DATA, &t0);
-    int rc = mb_learner_grad(&w->l, loss, &w->err);
-    if (rc != MB_OK)
-        return rc;
-    lap(w, T_COMPUTE, &t0);
-    mb_par_sma_learner(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, w->buf,
-                       j->n, (float)j->eta, (float)j->alpha);
-    lap(w, T_UPDATE, &t0);
+    int rc;
+    if (active) {
+        if (!w->was_active) /* a learner added by the tuning starts from the centre */
+            memcpy(mb_net_params(w->l.net), w->centre, j->n * sizeof(float));
+        mb_learner_gather(&w->l, &j->data->train, &epoch);
+        lap(w, T_DATA, &t0);
+        if ((rc = mb_learner_grad(&w->l, loss, &w->err)) != MB_OK)
+            return rc;
+        lap(w, T_COMPUTE, &t0);
+        mb_par_sma_learner(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, w->buf,
+                           j->n, (float)j->eta, (float)j->alpha);
+        lap(w, T_UPDATE, &t0);
+    } else { /* a learner the tuning has not added (or removed): its cursor moves, c_j = 0 */
+        mb_learner_gather(&w->l, &j->data->train, &epoch);
+        memset(w->buf, 0, j->n * sizeof(float));
+        t0 = now_s();
+    }
+    w->was_active = active;
     if ((rc = mb_comm_allreduce_sum(w->c, w->buf, j->n)) != MB_OK)
         return fail(w, rc, "allreduce");
     lap(w, T_COMM, &t0);
     mb_par_sma_centre(w->centre, w->aux, w->buf, j->n, (float)j->mu);
     lap(w, T_UPDATE, &t0);
     return MB_OK;
+}
+
+/* Crossbow section 4, on rank 0 after each tuning window: the throughput (samples per training
+ * second) with k learners; add one while it rises by more than 10%, else remove the last one
+ * and stop tuning. Every step goes into the trace the log carries. */
+static void sma_tune(job *j, int kmax, double samples_per_s)
+{
+    size_t len = strlen(j->trace);
+    snprintf(j->trace + len, sizeof j->trace - len, "%s%d:%.1f", len ? "," : "", j->k_active,
+             samples_per_s);
+    if (j->tune_prev > 0 && !(samples_per_s > 1.1 * j->tune_prev)) {
+        j->k_active--;
+        j->tuning = 0;
+    } else if (j->k_active < kmax) {
+        j->k_active++;
+        j->tune_prev = samples_per_s;
+    } else {
+        j->tuning = 0;
+    }
+    if (isnan(j->o->elastic_alpha))
+        j->alpha = 1.0 / j->k_active;
 }
 
 /* The lockstep loop: one algorithm step per update, then the mean loss to everyone, the
@@ -368,36 +406,50 @@ static void run_lockstep(worker *w)
     long updates = 0;
     int stop = j->mon.bound > 0 && updates >= j->mon.bound;
     float flag = 0;
+    size_t samples = 0;
     while (!stop) {
         double t0 = now_s(), loss = NAN, g2s = 0, g2b = 0;
+        /* read before the step: rank 0 changes it only between the last collective of an
+         * update and the broadcast that ends it */
+        int active = w->rank < j->k_active;
         switch (o->par) {
         case MB_PAR_SGD_SYNC: rc = step_sgd_sync(w, &loss, &g2s, &g2b); break;
         case MB_PAR_EASGD_SYNC: rc = step_easgd_sync(w, &loss); break;
         case MB_PAR_EASGD: rc = step_easgd_rr(w, &loss); break;
-        default: rc = step_sma(w, &loss); break;
+        default: rc = step_sma(w, &loss, active); break;
         }
         if (rc != MB_OK)
             break;
         double t1 = now_s();
-        float v[2] = {(float)loss, (float)g2s};
-        if ((rc = mb_comm_allreduce_mean(w->c, v, 2)) != MB_OK) {
+        /* the mean loss (and |g_i|^2) over the active learners */
+        float v[3] = {active ? (float)loss : 0, (float)active, active ? (float)g2s : 0};
+        if ((rc = mb_comm_allreduce_sum(w->c, v, 3)) != MB_OK) {
             fail(w, rc, "allreduce");
             break;
         }
+        v[0] /= v[1];
+        v[2] /= v[1];
         w->t[T_COMM] += now_s() - t1;
         train_s += now_s() - t0;
         updates++;
+        samples += (size_t)v[1] * (size_t)j->m;
         if (is_root(w)) {
             if (o->par == MB_PAR_SGD_SYNC && P > 1) {
-                j->g2_small += v[1];
+                j->g2_small += v[2];
                 j->g2_big += g2b;
                 j->g2_n++;
             }
             const float *model = o->par == MB_PAR_SGD_SYNC ? mb_net_params(w->l.net) : w->centre;
             j->updates = updates;
-            j->samples = (size_t)updates * (size_t)o->batch;
+            j->samples = samples;
             j->wall_s = train_s;
             j->loss = v[0];
+            if (j->tuning && updates - j->tune_u0 >= o->sma_tune_window) {
+                sma_tune(j, P, (double)(samples - j->tune_s0) / (train_s - j->tune_t0));
+                j->tune_u0 = updates;
+                j->tune_s0 = samples;
+                j->tune_t0 = train_s;
+            }
             mb_run_row row = {.update = updates, .epoch = w->l.cur.epoch,
                               .samples = j->samples, .wall_s = train_s, .loss = v[0]};
             if ((rc = mb_run_mon_update(&j->mon, model, &row, &stop, &w->err)) != MB_OK)
@@ -791,6 +843,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     j.p = learner_count(o, ranks);
     j.m = o->batch / j.p;
     j.eta = o->optim.lr;
+    j.k_active = o->sma_tune ? 1 : 1 << 30;
+    j.tuning = o->sma_tune;
     int threads = ranks > 1 ? 1 : o->learners + (mb_par_algo_has_server(o->par) ? 1 : 0);
     mb_net_desc *desc = NULL;
     mb_data_splits own;
@@ -830,7 +884,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         goto out;
     j.n = mb_net_param_count(j.eval_net);
     j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
-              : o->par == MB_PAR_SMA   ? 1.0 / j.p
+              : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune ? 1 : j.p)
                                        : 0.9 / j.p; /* beta = p alpha = 0.9 */
     j.mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
     snprintf(r->net, sizeof r->net, "%s", desc->name);
@@ -916,6 +970,12 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                gb = j.g2_big / (double)j.g2_n;
         double G2 = (B * gb - b * gs) / (B - b), S = (gs - gb) / (1 / b - 1 / B);
         r->b_simple = G2 > 0 ? S / G2 : NAN;
+    }
+    if (o->sma_tune) {
+        size_t len = strlen(j.extra);
+        snprintf(j.extra + len, sizeof j.extra - len, "# sma_tune=%s\n# sma_learners=%d\n",
+                 j.trace, j.k_active);
+        r->learners = j.k_active;
     }
     if (rc == MB_OK && rank == 0)
         rc = mb_run_mon_finish(&j.mon, j.model, j.updates, j.samples, j.wall_s, j.loss, err);
