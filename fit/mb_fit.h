@@ -131,6 +131,8 @@ typedef struct mb_fit_runs {
     char (*net)[64];      /* n: `# net=`, "" when absent */
     char (*algo)[32];     /* n: `# algo=`, "" when absent */
     double *target;       /* n: `# target_loss=` the run stopped at, NAN when absent */
+    double *b_simple;     /* n: `# b_simple=`, the gradient noise scale a data-parallel run
+                             measured (McCandlish et al.), NAN when absent */
     int from_logs;        /* 1: read from run logs, 0: from a points file */
     int used_train_loss;  /* runs that had no evaluation column and used smoothed training loss */
 } mb_fit_runs;
@@ -145,6 +147,10 @@ int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double
 /* Keeps only the runs trained with learning rate `lr` (to 1e-9 relative), in their order.
  * MB_ENODATA naming the rates there are when none was. */
 int mb_fit_runs_keep_lr(mb_fit_runs *runs, double lr, mb_error *err);
+
+/* Keeps only the runs of algorithm `algo` (NULL: any) with `procs` learners (NAN: any), in
+ * their order. MB_ENODATA naming the (algo, P) there are when none was. */
+int mb_fit_runs_keep_group(mb_fit_runs *runs, const char *algo, double procs, mb_error *err);
 
 /* Reads a points file: columns batch,n_update and an optional seed; each row is one run. */
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err);
@@ -196,6 +202,11 @@ typedef struct mb_fit_nupdate {
                                   of runs reached eps and none diverged; NAN when none */
     double diverged_max;     /* the largest M with a diverged run, NAN when none */
     double lr;               /* the runs' common learning rate, NAN when unknown */
+    char algo[32];           /* the runs' common algorithm, "" when unknown */
+    double procs;            /* their common learner count P */
+    double b_simple;         /* median B_simple over the runs that logged one, NAN if none: a
+                                second, cheaper estimate of alpha / N_inf (DESIGN.md) */
+    size_t b_simple_runs;    /* how many logged one */
     size_t boot_b, boot_ok;  /* resamples asked and fitted */
     double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */
     mb_fit_warnings warn;

@@ -15,7 +15,8 @@
 
 #include "mb_fit.h"
 
-enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR };
+enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR,
+       OPT_ALGO, OPT_PROCS };
 
 /* What every subcommand shares. */
 typedef struct common {
@@ -120,6 +121,10 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "      --seed S            bootstrap generator seed (default %lu)\n"
            "      --smooth W          training-loss window in logged rows (default %zu)\n"
            "      --lr RATE           fit only the runs trained at this learning rate\n"
+           "      --algo A, --procs P fit only the runs of algorithm A (# algo=) with P learners\n"
+           "                          (# learners=); logs of several (algo, P) are refused\n"
+           "                          without them. Runs that logged the gradient noise scale\n"
+           "                          (# b_simple=, sgd-sync) show its median beside alpha/N_inf\n"
            "      --json              write the fit as JSON (DESIGN.md 'Fits')\n"
            "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
            "  -h, --help              show this help and exit\n\n"
@@ -167,6 +172,18 @@ static void nupdate_print(FILE *f, const void *arg)
             print_fit(f, "power-law", &r->power);
         if (r->have_mccandlish)
             print_fit(f, "mccandlish", &r->mccandlish);
+        if (r->b_simple_runs) {
+            double ratio = NAN;
+            for (size_t i = 0; i < r->inverse.n_params; i++)
+                if (strcmp(r->inverse.names[i], "alpha") == 0)
+                    ratio = r->inverse.p[i];
+            for (size_t i = 0; i < r->inverse.n_params; i++)
+                if (strcmp(r->inverse.names[i], "n_inf") == 0)
+                    ratio /= r->inverse.p[i];
+            fprintf(f, "gradient noise scale: B_simple %s (median of %zu runs, %s P=%g) beside "
+                    "the fit's alpha / N_inf = %s\n", num(a, sizeof a, r->b_simple),
+                    r->b_simple_runs, r->algo, r->procs, num(b, sizeof b, ratio));
+        }
         fprintf(f, "AIC prefers: %s\n", r->aic_best);
         fprintf(f, "best law: %s: %s\n", r->best, r->why);
         if (!isnan(r->range_lo))
@@ -221,6 +238,8 @@ static int cmd_nupdate(int argc, char **argv)
                                        {"seed", required_argument, 0, OPT_SEED},
                                        {"smooth", required_argument, 0, OPT_SMOOTH},
                                        {"lr", required_argument, 0, OPT_LR},
+                                       {"algo", required_argument, 0, OPT_ALGO},
+                                       {"procs", required_argument, 0, OPT_PROCS},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
@@ -231,7 +250,8 @@ static int cmd_nupdate(int argc, char **argv)
     const size_t smooth_default = 10;
     size_t smooth = smooth_default;
     const char *target = NULL;
-    double lr = NAN;
+    double lr = NAN, procs = NAN;
+    const char *algo = NULL;
     mb_error err = {0};
     long v;
     int c;
@@ -245,6 +265,11 @@ static int cmd_nupdate(int argc, char **argv)
         case OPT_TARGET: target = optarg; break;
         case OPT_LR:
             if (mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &lr, &err) != MB_OK)
+                return mb_cli_fail("mbfit", sub, &err);
+            break;
+        case OPT_ALGO: algo = optarg; break;
+        case OPT_PROCS:
+            if (mb_data_flag_double("--procs", optarg, 0, MB_POSITIVE, &procs, &err) != MB_OK)
                 return mb_cli_fail("mbfit", sub, &err);
             break;
         case OPT_BOOT:
@@ -307,6 +332,9 @@ static int cmd_nupdate(int argc, char **argv)
         int rc = mb_fit_runs_read_logs(files, nfiles, thr, nthr, smooth, &runs, &err);
         free(thr);
         if (rc == MB_OK && !isnan(lr) && (rc = mb_fit_runs_keep_lr(&runs, lr, &err)) != MB_OK)
+            mb_fit_runs_free(&runs);
+        if (rc == MB_OK && (algo || !isnan(procs)) &&
+            (rc = mb_fit_runs_keep_group(&runs, algo, procs, &err)) != MB_OK)
             mb_fit_runs_free(&runs);
         if (rc != MB_OK)
             return mb_cli_fail("mbfit", sub, &err);

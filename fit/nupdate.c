@@ -36,6 +36,7 @@ void mb_fit_runs_free(mb_fit_runs *r)
     free(r->net);
     free(r->algo);
     free(r->target);
+    free(r->b_simple);
     memset(r, 0, sizeof *r);
 }
 
@@ -55,7 +56,8 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     r->net = calloc(n ? n : 1, sizeof *r->net);
     r->algo = calloc(n ? n : 1, sizeof *r->algo);
     r->target = calloc(n ? n : 1, sizeof *r->target);
-    if (!r->target ||!r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
+    r->b_simple = calloc(n ? n : 1, sizeof *r->b_simple);
+    if (!r->target || !r->b_simple ||!r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
         !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo) {
         mb_fit_runs_free(r);
         return MB_ENOMEM;
@@ -203,6 +205,8 @@ int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double
                               runs->wall + i * n_thr, &runs->t_step[i], &used, err);
             if (isnan(runs->procs[i]))
                 runs->procs[i] = 1.0;
+            const char *bs = mb_table_meta(t, "b_simple");
+            runs->b_simple[i] = bs ? atof(bs) : NAN;
             runs->diverged[i] = log_diverged(t);
             meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
             meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
@@ -237,6 +241,7 @@ int mb_fit_runs_keep_lr(mb_fit_runs *r, double lr, mb_error *err)
         r->batch[k] = r->batch[i], r->seed[k] = r->seed[i], r->lr[k] = r->lr[i];
         r->procs[k] = r->procs[i], r->diverged[k] = r->diverged[i], r->t_step[k] = r->t_step[i];
         r->target[k] = r->target[i];
+        r->b_simple[k] = r->b_simple[i];
         memmove(r->net[k], r->net[i], sizeof r->net[k]);
         memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
         k++;
@@ -246,6 +251,44 @@ int mb_fit_runs_keep_lr(mb_fit_runs *r, double lr, mb_error *err)
         return mb_error_set(err, MB_ENODATA, "--lr %g: no run was trained at that rate (the "
                                              "logs have lr %s)", lr, *seen ? seen : "unknown");
     return MB_OK;
+}
+
+int mb_fit_runs_keep_group(mb_fit_runs *r, const char *algo, double procs, mb_error *err)
+{
+    size_t k = 0;
+    char seen[200] = "";
+    for (size_t i = 0; i < r->n; i++) {
+        if ((algo && strcmp(r->algo[i], algo) != 0) || (!isnan(procs) && r->procs[i] != procs)) {
+            char one[64];
+            snprintf(one, sizeof one, "%s%s P=%g", *seen ? ", " : "", r->algo[i], r->procs[i]);
+            if (!strstr(seen, one + (*seen ? 2 : 0)) && strlen(seen) + strlen(one) < sizeof seen)
+                strcat(seen, one);
+            continue;
+        }
+        for (size_t t = 0; t < r->n_thr; t++) {
+            r->n_update[k * r->n_thr + t] = r->n_update[i * r->n_thr + t];
+            r->wall[k * r->n_thr + t] = r->wall[i * r->n_thr + t];
+        }
+        r->batch[k] = r->batch[i], r->seed[k] = r->seed[i], r->lr[k] = r->lr[i];
+        r->procs[k] = r->procs[i], r->diverged[k] = r->diverged[i], r->t_step[k] = r->t_step[i];
+        r->target[k] = r->target[i];
+        r->b_simple[k] = r->b_simple[i];
+        memmove(r->net[k], r->net[i], sizeof r->net[k]);
+        memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
+        k++;
+    }
+    r->n = k;
+    if (k == 0)
+        return mb_error_set(err, MB_ENODATA, "--algo %s --procs %g: no run of that algorithm and "
+                            "learner count (the logs have %s)", algo ? algo : "(any)", procs,
+                            *seen ? seen : "none");
+    return MB_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
@@ -503,6 +546,32 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
                                 out->lr, runs->lr[i]);
         out->lr = runs->lr[i];
     }
+    /* N_update(M) is a property of the algorithm and of P as well: one (algo, P) at a time */
+    out->algo[0] = '\0';
+    out->procs = NAN;
+    for (size_t i = 0; runs->algo && runs->procs && i < runs->n; i++) {
+        if (i > 0 && (strcmp(runs->algo[i], out->algo) != 0 || runs->procs[i] != out->procs))
+            return mb_error_set(err, MB_EINVAL,
+                                "the runs are of several algorithms or learner counts (%s P=%g "
+                                "and %s P=%g): N_update(M) holds per (algo, P), so fit each on "
+                                "its own (mbfit nupdate --algo A --procs P)",
+                                out->algo, out->procs, runs->algo[i], runs->procs[i]);
+        snprintf(out->algo, sizeof out->algo, "%s", runs->algo[i]);
+        out->procs = runs->procs[i];
+    }
+    /* McCandlish et al.'s B_simple, as the runs measured it: the median over runs */
+    out->b_simple = NAN;
+    out->b_simple_runs = 0;
+    double *bs = runs->b_simple ? malloc((runs->n ? runs->n : 1) * sizeof *bs) : NULL;
+    for (size_t i = 0; bs && i < runs->n; i++)
+        if (isfinite(runs->b_simple[i]))
+            bs[out->b_simple_runs++] = runs->b_simple[i];
+    if (out->b_simple_runs) {
+        qsort(bs, out->b_simple_runs, sizeof *bs, cmp_double);
+        size_t h = out->b_simple_runs / 2;
+        out->b_simple = out->b_simple_runs % 2 ? bs[h] : 0.5 * (bs[h - 1] + bs[h]);
+    }
+    free(bs);
     int rc = group_runs(runs, k, out, err);
     if (rc != MB_OK)
         return rc;
@@ -648,6 +717,12 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     mb_json_add_number(root, "runs", (double)f->runs);
     mb_json_add_number(root, "unreached", (double)f->unreached);
     mb_json_add_number(root, "lr", f->lr);
+    if (f->algo[0])
+        cJSON_AddStringToObject(root, "algo", f->algo);
+    mb_json_add_number(root, "procs", f->procs);
+    /* the gradient noise scale the runs measured, beside the fit's alpha / N_inf */
+    mb_json_add_number(root, "b_simple", f->b_simple);
+    mb_json_add_number(root, "b_simple_runs", (double)f->b_simple_runs);
     if (!isnan(f->range_lo)) {
         cJSON *r = cJSON_AddArrayToObject(root, "converged_range");
         if (r) {

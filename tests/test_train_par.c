@@ -382,6 +382,38 @@ static void test_sma_tune_trace(void)
     mb_table_free(t);
 }
 
+/* mbfit nupdate takes one (algo, P) at a time and shows the runs' B_simple beside alpha/N_inf. */
+static void test_mbfit_groups(void)
+{
+    char d2[512];
+    snprintf(d2, sizeof d2, "%s/fit", dir);
+    mb_test_run r;
+    mb_test_sh(&r, "mkdir -p %s && mbtrain --net %s --data " DATA " --algo sgd-sync --learners 2 "
+               "--batch 16,32 --lr 0.1 --target-loss 0.9 --max-updates 200 --eval-every 5 "
+               "--log-dir %s && mbtrain --net %s --data " DATA " --algo sgd --batch 16,32 --lr 0.1 "
+               "--target-loss 0.9 --max-updates 200 --eval-every 5 --log-dir %s",
+               d2, linear, d2, linear, d2);
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "mbfit nupdate --target-loss 0.9 %s/*.csv", d2);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--algo A --procs P"));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "mbfit nupdate --target-loss 0.9 --algo sgd-sync --procs 2 %s/*.csv", d2);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "B_simple"));
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "mbfit nupdate --target-loss 0.9 --algo sgd-sync --procs 2 --json %s/*.csv",
+               d2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"b_simple_runs\":\t2"));
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "mbfit nupdate --target-loss 0.9 --algo sgd --procs 2 %s/*.csv", d2);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no run of that algorithm"));
+    mb_test_run_free(&r);
+}
+
 /* Counts an algorithm cannot use are refused, with one line naming them. */
 static void test_refusals(void)
 {
@@ -482,6 +514,7 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "every parallel algorithm trains", test_every_algorithm_trains) ||
         !CU_add_test(s, "SMA's learners-per-process tuning trace", test_sma_tune_trace) ||
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
+        !CU_add_test(s, "mbfit nupdate per (algo, P), with B_simple", test_mbfit_groups) ||
         !CU_add_test(s, "under mpirun", test_mpirun))
         return 1;
     return 0;
