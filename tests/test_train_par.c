@@ -414,6 +414,52 @@ static void test_mbfit_groups(void)
     mb_test_run_free(&r);
 }
 
+/* A checkpoint holds every learner and the centre: a run stopped at update 20 and resumed to 40
+ * logs the rows of the straight run (the threads' sums are in a fixed order, so exactly). */
+static void resume_case(const char *prefix, const char *algo, const char *launch)
+{
+    mb_test_run r;
+    const char *common = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10";
+    mb_test_sh(&r, "%smbtrain --net %s %s --algo %s --max-updates 40 --log %s/%s-s.csv && "
+               "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
+               "--checkpoint-every 10 && "
+               "%smbtrain --net %s %s --algo %s --max-updates 40 --resume %s/%s.ck --log %s/%s-r.csv",
+               launch, mlp, common, algo, dir, prefix, launch, mlp, common, algo, dir, prefix,
+               launch, mlp, common, algo, dir, prefix, dir, prefix);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  resume %s: %s", algo, r.err);
+    mb_test_run_free(&r);
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/%s-s.csv", dir, prefix);
+    snprintf(pb, sizeof pb, "%s/%s-r.csv", dir, prefix);
+    mb_table *a = read_log(pa), *b = read_log(pb);
+    CU_ASSERT_FATAL(a && b);
+    CU_ASSERT_EQUAL(mb_table_rows(b), 40);
+    CU_ASSERT(same_losses(a, b, 1e-6));
+    CU_ASSERT_PTR_NOT_NULL(mb_table_meta(b, "resumed_from"));
+    mb_table_free(a);
+    mb_table_free(b);
+}
+
+static void test_resume_threads(void)
+{
+    resume_case("t-sma", "sma --learners 2", "");
+    resume_case("t-easgd-sync", "easgd-sync --learners 2", "");
+    /* a checkpoint of another algorithm, or without its learners' file, is refused */
+    mb_test_run r;
+    mb_test_sh(&r, "mbtrain --net %s --data " DATA " --batch 32 --algo easgd --learners 2 "
+               "--max-updates 40 --resume %s/t-sma.ck", mlp, dir);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "checkpoint of sma"));
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "rm %s/t-sma.ck.learners && mbtrain --net %s --data " DATA " --batch 32 "
+               "--algo sma --learners 2 --max-updates 40 --resume %s/t-sma.ck", dir, mlp, dir);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "PATH.learners"));
+    mb_test_run_free(&r);
+}
+
 /* Counts an algorithm cannot use are refused, with one line naming them. */
 static void test_refusals(void)
 {
@@ -430,10 +476,12 @@ static void test_refusals(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiple of 3"));
     options(&o, linear, MB_PAR_DOWNPOUR, 1, NULL);
     CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_OK); /* one learner thread + server */
-    options(&o, linear, MB_PAR_EASGD_SYNC, 2, NULL);
+    options(&o, linear, MB_PAR_EASGD_ASYNC, 2, NULL);
     o.checkpoint_path = "x";
     o.checkpoint_every = 5;
     CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL);
+    o.par = MB_PAR_EASGD_SYNC;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_OK);
     int a = -1;
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sync", &a), MB_OK);
     CU_ASSERT_EQUAL(a, MB_PAR_EASGD_SYNC);
@@ -493,6 +541,8 @@ static void test_mpirun(void)
             fprintf(stderr, "\n  mpirun %s -> %d: %s", algos[k], r.status, r.err);
         mb_test_run_free(&r);
     }
+    /* --resume under mpirun */
+    resume_case("m-sgd-sync", "sgd-sync", MPIRUN);
     /* a single-learner algorithm under 2 ranks would write the same log twice: refused */
     mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo sgd --log %s/twice.csv", mlp, common, dir);
     CU_ASSERT_NOT_EQUAL(r.status, 0);
@@ -513,6 +563,7 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "sgd-sync over threads = SGD at M", test_sgd_sync_threads) ||
         !CU_add_test(s, "every parallel algorithm trains", test_every_algorithm_trains) ||
         !CU_add_test(s, "SMA's learners-per-process tuning trace", test_sma_tune_trace) ||
+        !CU_add_test(s, "checkpoint and resume over threads", test_resume_threads) ||
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
         !CU_add_test(s, "mbfit nupdate per (algo, P), with B_simple", test_mbfit_groups) ||
         !CU_add_test(s, "under mpirun", test_mpirun))

@@ -27,7 +27,7 @@
  * Not done: learning-rate schedules in the elastic and SMA rules (they use --lr throughout),
  * ranks x threads together, checkpoints of parallel runs.
  */
-#include "run_impl.h"
+#include "par_impl.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -87,9 +87,11 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
                             "process (not under mpirun)");
     if (o->tau < 1)
         return mb_error_set(err, MB_EINVAL, "--tau must be >= 1, got %ld", o->tau);
-    if (o->checkpoint_path || o->resume_path)
-        return mb_error_set(err, MB_EINVAL, "--algo %s: checkpoints of parallel runs are not "
-                            "supported yet (--checkpoint, --resume)", a);
+    if ((o->checkpoint_path || o->resume_path) &&
+        (mb_par_algo_has_server(o->par) || o->sma_tune))
+        return mb_error_set(err, MB_EINVAL, "--algo %s%s: checkpoints are supported for the "
+                            "synchronous algorithms (sgd-sync, easgd, easgd-sync, sma without "
+                            "--sma-tune), not yet for this one", a, o->sma_tune ? " --sma-tune" : "");
     int p = learner_count(o, ranks);
     if (p < 1)
         return mb_error_set(err, MB_EINVAL, "--algo %s keeps rank 0 as its server: it needs "
@@ -167,7 +169,7 @@ static double now_s(void)
 /* ---- the job and its workers --------------------------------------------------------------- */
 
 enum { T_COMPUTE, T_COMM, T_DATA, T_UPDATE, T_N };
-enum { TAG_PUSH = 11, TAG_PULL = 12 };
+enum { TAG_PUSH = 11, TAG_PULL = 12, TAG_CKPT = 13 };
 
 typedef struct job job;
 
@@ -181,6 +183,7 @@ typedef struct worker {
     float *buf;            /* n floats: sums, elastic terms, messages */
     float *aux;            /* n floats: z_prev (SMA), velocity (EAMSGD), gradient sum (DOWNPOUR) */
     double t[T_N];         /* seconds by part */
+    float *rec;            /* a checkpoint record, MB_PAR_RECORD(n) floats, or NULL */
     int was_active;        /* SMA: stepped in the last update */
     int rc;
     mb_error err;
@@ -200,6 +203,10 @@ struct job {
     mb_net *eval_net;      /* rank 0's */
     float *model;          /* rank 0: what the monitor judges, n floats */
     char extra[1024];      /* "# key=value" lines for the log */
+    /* where a resumed run starts (every rank reads its checkpoint) */
+    long updates0;
+    size_t samples0;
+    double wall0;
     /* the run so far (rank 0) */
     long updates;
     size_t samples;
@@ -395,6 +402,105 @@ static void sma_tune(job *j, int kmax, double samples_per_s)
         j->alpha = 1.0 / j->k_active;
 }
 
+/* ---- checkpoints of the lockstep algorithms (par_impl.h) ------------------------------------ */
+
+/* This learner's record: parameters, velocity (zeros for plain SGD), aux, centre. */
+static void pack(worker *w, float *rec)
+{
+    size_t n = w->j->n;
+    const float *v = mb_optim_state(w->l.opt);
+    memcpy(rec, mb_net_params(w->l.net), n * sizeof *rec);
+    if (v)
+        memcpy(rec + n, v, n * sizeof *rec);
+    else
+        memset(rec + n, 0, n * sizeof *rec);
+    memcpy(rec + 2 * n, w->aux, n * sizeof *rec);
+    memcpy(rec + 3 * n, w->centre, n * sizeof *rec);
+}
+
+static void unpack(worker *w, const float *rec)
+{
+    size_t n = w->j->n;
+    float *v = mb_optim_state(w->l.opt);
+    memcpy(mb_net_params(w->l.net), rec, n * sizeof *rec);
+    if (v)
+        memcpy(v, rec + n, n * sizeof *rec);
+    memcpy(w->aux, rec + 2 * n, n * sizeof *rec);
+    memcpy(w->centre, rec + 3 * n, n * sizeof *rec);
+}
+
+/* Rank 0's record i: its own, or learner i's over the communicator. */
+static int fetch_record(uint64_t i, float *buf, void *ctx)
+{
+    worker *w = ctx;
+    if (i == 0) {
+        pack(w, buf);
+        return MB_OK;
+    }
+    return mb_comm_recv(w->c, buf, MB_PAR_RECORD(w->j->n), (int)i, TAG_CKPT, NULL);
+}
+
+/* Every learner sends its record to rank 0, which writes PATH.learners, then learner 0's
+ * single-learner checkpoint at PATH (the cursor, which all learners share, and the log rows). */
+static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    size_t rec = MB_PAR_RECORD(j->n);
+    if (!w->rec && !(w->rec = malloc(rec * sizeof *w->rec)))
+        return fail(w, MB_ENOMEM, "checkpoint");
+    double t0 = now_s();
+    int rc;
+    if (!is_root(w)) {
+        pack(w, w->rec);
+        if ((rc = mb_comm_send(w->c, w->rec, rec, 0, TAG_CKPT)) != MB_OK)
+            return fail(w, rc, "checkpoint");
+        w->t[T_COMM] += now_s() - t0;
+        return MB_OK;
+    }
+    size_t saved;
+    if ((rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err)) != MB_OK)
+        return w->rc = rc;
+    mb_par_ckpt_head h = {.learners = (uint64_t)j->p, .params = j->n, .updates = updates,
+                          .samples = samples, .wall_s = wall_s, .algo = o->par,
+                          .log_len = j->mon.rows.len};
+    rc = mb_par_ckpt_write(o->checkpoint_path, &h, j->mon.rows.s, fetch_record, w, w->rec,
+                           &w->err);
+    if (rc == MB_OK) {
+        mb_ckpt_extra cx = {.updates = updates, .samples = samples, .wall_s = wall_s,
+                            .log_rows = j->mon.rows.s, .log_len = j->mon.rows.len};
+        rc = mb_ckpt_write(o->checkpoint_path, &w->l, o, &cx, &w->err);
+    }
+    mb_run_mon_ckpt_done(&j->mon, saved);
+    if (rc != MB_OK)
+        w->rc = rc;
+    return rc;
+}
+
+/* A resumed learner: the shared cursor and learner 0's state from PATH, then its own record. */
+static int par_resume(worker *w, const mb_run_options *lo)
+{
+    job *j = w->j;
+    mb_ckpt_extra x;
+    int rc = mb_ckpt_read(lo->resume_path, &w->l, lo, &x, &w->err);
+    if (rc != MB_OK)
+        return rc;
+    free(x.log_rows);
+    float *rec = malloc(MB_PAR_RECORD(j->n) * sizeof *rec);
+    if (!rec)
+        return mb_error_set(&w->err, MB_ENOMEM, "out of memory");
+    mb_par_ckpt_head h;
+    rc = mb_par_ckpt_read(lo->resume_path, &h, NULL, (uint64_t)w->rank, rec, &w->err);
+    if (rc == MB_OK && h.updates != x.updates)
+        rc = mb_error_set(&w->err, MB_EFORMAT, "%s and %s.learners are of different updates "
+                          "(%ld and %lld): a checkpoint was cut short", lo->resume_path,
+                          lo->resume_path, x.updates, (long long)h.updates);
+    if (rc == MB_OK)
+        unpack(w, rec);
+    free(rec);
+    return rc;
+}
+
 /* The lockstep loop: one algorithm step per update, then the mean loss to everyone, the
  * monitor on rank 0 and its verdict broadcast. */
 static void run_lockstep(worker *w)
@@ -402,11 +508,11 @@ static void run_lockstep(worker *w)
     job *j = w->j;
     const mb_run_options *o = j->o;
     int P = mb_comm_size(w->c), rc = MB_OK;
-    double train_s = 0;
-    long updates = 0;
+    double train_s = j->wall0;
+    long updates = j->updates0;
     int stop = j->mon.bound > 0 && updates >= j->mon.bound;
     float flag = 0;
-    size_t samples = 0;
+    size_t samples = j->samples0;
     while (!stop) {
         double t0 = now_s(), loss = NAN, g2s = 0, g2b = 0;
         /* read before the step: rank 0 changes it only between the last collective of an
@@ -464,13 +570,18 @@ static void run_lockstep(worker *w)
             }
             flag = stop || rc != MB_OK;
         }
-        t1 = now_s();
+        /* the verdict: timed in none of the parts, since the others wait here while rank 0
+         * evaluates (t_eval_s) */
         if (mb_comm_bcast(w->c, &flag, 1, 0) != MB_OK) {
             fail(w, MB_EMPI, "broadcast");
             break;
         }
-        w->t[T_COMM] += now_s() - t1;
         stop = flag != 0;
+        if (o->checkpoint_path && updates % o->checkpoint_every == 0 &&
+            (rc = par_checkpoint(w, updates, samples, train_s)) != MB_OK) {
+            mb_comm_abort(w->c, 1);
+            break;
+        }
     }
     if (rc != MB_OK && w->rc == MB_OK)
         w->rc = rc;
@@ -750,12 +861,20 @@ static int worker_init(worker *w, job *j, mb_communicator *c)
         memcpy(w->centre, p, n * sizeof *p);
         if (o->par == MB_PAR_SMA)
             memcpy(w->aux, p, n * sizeof *p); /* z_prev = z */
+        w->was_active = w->rank < j->k_active; /* those the tuning adds start from z */
+        if (o->resume_path) {
+            mb_run_options lo = *o;
+            lo.batch = j->m;
+            if ((rc = par_resume(w, &lo)) != MB_OK)
+                return rc;
+        }
     }
     return MB_OK;
 }
 
 static void worker_free(worker *w)
 {
+    free(w->rec);
     mb_learner_free(&w->l);
     free(w->centre);
     free(w->buf);
@@ -909,9 +1028,29 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                       o->par == MB_PAR_SMA ? "sma_momentum" : "eamsgd_delta", j.mu);
     if (o->par == MB_PAR_EASGD_SYNC)
         snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# overlap=%d\n", !o->no_overlap);
+    char *rows0 = NULL;
+    size_t len0 = 0;
+    if (o->resume_path) {
+        mb_par_ckpt_head h;
+        if ((rc = mb_par_ckpt_read(o->resume_path, &h, rank == 0 ? &rows0 : NULL, 0, NULL,
+                                   err)) != MB_OK)
+            goto out;
+        if (h.learners != (uint64_t)j.p || h.params != j.n || h.algo != o->par) {
+            free(rows0);
+            rc = mb_error_set(err, MB_EINVAL, "%s: checkpoint of %s with %llu learners of %llu "
+                              "parameters; this run is %s with %d of %zu", o->resume_path,
+                              mb_par_algo_name(h.algo), (unsigned long long)h.learners,
+                              (unsigned long long)h.params, mb_par_algo_name(o->par), j.p, j.n);
+            goto out;
+        }
+        j.updates0 = j.updates = h.updates;
+        j.samples0 = j.samples = h.samples;
+        j.wall0 = j.wall_s = h.wall_s;
+        len0 = h.log_len;
+    }
     if (rank == 0) {
-        if ((rc = mb_run_mon_init(&j.mon, o, desc, data, j.eval_net, r, 0, NULL, 0, err)) !=
-            MB_OK)
+        rc = mb_run_mon_init(&j.mon, o, desc, data, j.eval_net, r, j.updates0, rows0, len0, err);
+        if (rc != MB_OK)
             goto out;
         j.mon.extra_meta = j.extra;
     } else {
@@ -919,8 +1058,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         mb_run_options q = *o;
         q.log_path = NULL;
         q.target_loss = NAN;
-        if ((rc = mb_run_mon_init(&j.mon, &q, desc, data, j.eval_net, r, 0, NULL, 0, err)) !=
-            MB_OK)
+        if ((rc = mb_run_mon_init(&j.mon, &q, desc, data, j.eval_net, r, j.updates0, NULL, 0,
+                                  err)) != MB_OK)
             goto out;
     }
 

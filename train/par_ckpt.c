@@ -1,0 +1,123 @@
+/* par_ckpt.c — the companion file of a parallel run's checkpoint (par_impl.h): every learner's
+ * parameters, optimiser state and centre copy, beside run_ckpt.c's file of learner 0.
+ *
+ * Layout (native byte order, same machine):
+ *     "MBKPAR01"  magic
+ *     head        mb_par_ckpt_head
+ *     log rows    head.log_len bytes
+ *     records     head.learners x MB_PAR_RECORD(head.params) float32
+ *     "MBKPEND\n" trailer: a truncated file is detected.
+ */
+#include "par_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '1'};
+static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
+
+static char *companion(const char *path)
+{
+    size_t n = strlen(path) + sizeof ".learners";
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s.learners", path);
+    return p;
+}
+
+int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char *rows,
+                      int (*record)(uint64_t i, float *buf, void *ctx), void *ctx, float *buf,
+                      mb_error *err)
+{
+    char *p = companion(path);
+    if (!p)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    mb_out out;
+    int rc = mb_out_open(&out, p, err);
+    if (rc != MB_OK) {
+        free(p);
+        return rc;
+    }
+    size_t rec = MB_PAR_RECORD(head->params);
+    int ok = fwrite(magic, sizeof magic, 1, out.f) == 1 &&
+             fwrite(head, sizeof *head, 1, out.f) == 1 &&
+             (head->log_len == 0 || fwrite(rows, head->log_len, 1, out.f) == 1);
+    for (uint64_t i = 0; ok && i < head->learners; i++) {
+        if ((rc = record(i, buf, ctx)) != MB_OK)
+            break;
+        ok = fwrite(buf, sizeof *buf, rec, out.f) == rec;
+    }
+    ok = ok && rc == MB_OK && fwrite(trailer, sizeof trailer, 1, out.f) == 1;
+    if (!ok) {
+        mb_out_abort(&out);
+        rc = mb_error_set(err, rc != MB_OK ? rc : MB_EIO, "%s: cannot write the checkpoint", p);
+        free(p);
+        return rc;
+    }
+    rc = mb_out_commit(&out, err);
+    free(p);
+    return rc;
+}
+
+int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
+                     float *buf, mb_error *err)
+{
+    char *p = companion(path);
+    if (!p)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    FILE *f = fopen(p, "rb");
+    int rc = MB_OK;
+    if (rows)
+        *rows = NULL;
+    if (!f) {
+        rc = mb_error_set(err, MB_EIO, "%s: cannot open the learners' checkpoint (a parallel "
+                          "run's checkpoint is PATH and PATH.learners)", p);
+        free(p);
+        return rc;
+    }
+    char m[8];
+    if (fread(m, sizeof m, 1, f) != 1 || memcmp(m, magic, sizeof m) != 0 ||
+        fread(head, sizeof *head, 1, f) != 1 || head->log_len > ((uint64_t)1 << 34) ||
+        head->params == 0 || head->learners == 0 || head->learners > 65536) {
+        rc = mb_error_set(err, MB_EFORMAT, "%s: not a parallel checkpoint, or its head is "
+                          "corrupt", p);
+        goto done;
+    }
+    size_t rec = MB_PAR_RECORD(head->params);
+    if (rows) {
+        *rows = malloc(head->log_len + 1);
+        if (!*rows || (head->log_len && fread(*rows, head->log_len, 1, f) != 1)) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s: truncated (log rows)", p);
+            goto done;
+        }
+        (*rows)[head->log_len] = '\0';
+    } else if (fseek(f, (long)head->log_len, SEEK_CUR) != 0) {
+        rc = mb_error_set(err, MB_EFORMAT, "%s: truncated (log rows)", p);
+        goto done;
+    }
+    /* the file must be whole: the trailer at the end of the last record */
+    long base = ftell(f);
+    char t[8];
+    if (fseek(f, base + (long)(head->learners * rec * sizeof(float)), SEEK_SET) != 0 ||
+        fread(t, sizeof t, 1, f) != 1 || memcmp(t, trailer, sizeof t) != 0 || fgetc(f) != EOF) {
+        rc = mb_error_set(err, MB_EFORMAT, "%s: truncated or corrupt checkpoint", p);
+        goto done;
+    }
+    if (buf) {
+        if (i >= head->learners || fseek(f, base + (long)(i * rec * sizeof(float)), SEEK_SET) ||
+            fread(buf, sizeof *buf, rec, f) != rec) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s: no record for learner %llu", p,
+                              (unsigned long long)i);
+            goto done;
+        }
+    }
+done:
+    if (rc != MB_OK && rows) {
+        free(*rows);
+        *rows = NULL;
+    }
+    fclose(f);
+    free(p);
+    return rc;
+}
