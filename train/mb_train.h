@@ -344,6 +344,7 @@ typedef struct mb_run_progress {
     double loss;          /* this update's mini-batch loss */
     double eval_loss;     /* the last evaluation's loss, NAN before the first */
     double wall_s;        /* training seconds so far (evaluations excluded) */
+    size_t samples;       /* training samples processed (all learners) */
 } mb_run_progress;
 
 typedef struct mb_run_options {

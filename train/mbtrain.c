@@ -182,8 +182,14 @@ static void draw(const mb_run_progress *p, void *ctx)
             line[i] = i < fill ? '#' : '.';
         line[30] = '\0';
     }
-    fprintf(stderr, "\r[%s] update %ld epoch %.2f loss %.4f eval %.4f %.1fs ", line, p->update,
-            p->epoch, p->loss, p->eval_loss, p->wall_s);
+    /* samples per training second, and the training time left to the bound at that pace */
+    double sps = p->wall_s > 0 ? (double)p->samples / p->wall_s : 0;
+    char left[32] = "";
+    if (p->max_updates > 0 && p->update > 0)
+        snprintf(left, sizeof left, " %.0fs left",
+                 p->wall_s / (double)p->update * (double)(p->max_updates - p->update));
+    fprintf(stderr, "\r[%s] update %ld epoch %.2f loss %.4f eval %.4f %.0f samples/s %.1fs%s ",
+            line, p->update, p->epoch, p->loss, p->eval_loss, sps, p->wall_s, left);
     fflush(stderr);
 }
 

@@ -565,7 +565,7 @@ static void run_lockstep(worker *w)
                 mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
                                       .epoch = (double)j->samples / (double)j->data->train.n,
                                       .loss = v[0], .eval_loss = j->mon.eval_loss,
-                                      .wall_s = train_s};
+                                      .wall_s = train_s, .samples = samples};
                 o->progress(&pr, o->progress_ctx);
             }
             flag = stop || rc != MB_OK;
@@ -641,7 +641,7 @@ static void run_server(worker *w)
                 mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
                                       .epoch = (double)j->samples / (double)j->data->train.n,
                                       .loss = loss, .eval_loss = j->mon.eval_loss,
-                                      .wall_s = j->wall_s};
+                                      .wall_s = j->wall_s, .samples = j->samples};
                 o->progress(&pr, o->progress_ctx);
             }
         }
@@ -816,7 +816,7 @@ static void run_hogwild_watch(worker *w)
             mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
                                   .epoch = (double)j->samples / (double)j->data->train.n,
                                   .loss = loss, .eval_loss = j->mon.eval_loss,
-                                  .wall_s = j->wall_s};
+                                  .wall_s = j->wall_s, .samples = j->samples};
             o->progress(&pr, o->progress_ctx);
         }
     }

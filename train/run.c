@@ -633,7 +633,8 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         if (o->progress) {
             mb_run_progress p = {.update = updates, .max_updates = mon.bound,
                                  .epoch = (double)samples / (double)data->train.n, .loss = loss,
-                                 .eval_loss = mon.eval_loss, .wall_s = row.wall_s};
+                                 .eval_loss = mon.eval_loss, .wall_s = row.wall_s,
+                                 .samples = samples};
             o->progress(&p, o->progress_ctx);
         }
     }
