@@ -216,7 +216,9 @@ struct job {
     long g2_n;
     /* Hogwild: the shared centre, the learners' step count and the stop flag */
     float *shared;
-    long steps;
+    long steps;            /* learner steps done */
+    long claimed;          /* learner steps begun */
+    long logged;           /* updates the watcher has logged */
     int stop;
     double loss_sum;
     long loss_n;
@@ -741,7 +743,9 @@ static void run_async_learner(worker *w)
     free(reply);
 }
 
-/* Hogwild EASGD: learner threads exchange with the shared centre without a lock. */
+/* Hogwild EASGD: learner threads exchange with the shared centre without a lock. The steps of
+ * one logged update run concurrently and unordered; a step of the next waits for the watcher to
+ * log this one (see the claim below), so the log is of the centre after every M samples. */
 static void run_hogwild_learner(worker *w)
 {
     job *j = w->j;
@@ -749,7 +753,19 @@ static void run_hogwild_learner(worker *w)
     const size_t n = j->n;
     float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *c = j->shared;
     const float eta = (float)j->eta, a = (float)j->alpha;
+    const long per_update = (long)o->batch / j->m; /* learner steps per logged update */
     for (long t = 0; !__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); t++) {
+        /* a step belongs to update claim / per_update + 1; it waits until the watcher has logged
+         * the one before, so that each logged centre is the one after exactly M samples and no
+         * learner runs on while the watcher evaluates (whose seconds are not training time) */
+        long claim = __atomic_fetch_add(&j->claimed, 1, __ATOMIC_ACQ_REL);
+        while (claim / per_update > __atomic_load_n(&j->logged, __ATOMIC_ACQUIRE) &&
+               !__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE)) {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+        if (__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE))
+            break;
         double t0 = now_s(), loss;
         if (t % o->tau == 0) {
             for (size_t k = 0; k < n; k++) {
@@ -812,6 +828,9 @@ static void run_hogwild_watch(worker *w)
                           .samples = j->samples, .wall_s = j->wall_s, .loss = loss};
         if ((w->rc = mb_run_mon_update(&j->mon, j->model, &row, &stop, &w->err)) != MB_OK)
             stop = 1;
+        if (stop)
+            __atomic_store_n(&j->stop, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&j->logged, updates, __ATOMIC_RELEASE);
         if (o->progress) {
             mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
                                   .epoch = (double)j->samples / (double)j->data->train.n,
