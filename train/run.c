@@ -30,8 +30,13 @@
  * 100 ln(classes), stops the run; the log is written with `# diverged=U`, and the call returns
  * MB_OK with r->diverged set.
  *
+ * The run monitor (run_impl.h, mb_run_mon_*) holds all of the above that is not the loop itself
+ * — the evaluation schedule, the snapshots and bisection, divergence, the log rows and the one
+ * log writer — so that the parallel trainers (par.c) hand it the centre or averaged model after
+ * each update and get the same exact crossing and the same log as one learner does.
+ *
  * Not here: printing (progress goes to a callback), OpenBLAS thread counts (set by the command),
- * several learners (the loop drives one mb_learner; EASGD and SMA will drive several).
+ * several learners (par.c drives them through the same monitor).
  */
 #include "run_impl.h"
 
