@@ -82,7 +82,10 @@ static void help(const mb_run_options *d)
            "      --delta D           EAMSGD's Nesterov momentum (default 0.99)\n"
            "      --sma-momentum MU   SMA's momentum on the centre (default 0.9)\n"
            "      --no-overlap        easgd-sync: reduce after the gradient, not during it\n"
-           "      --sma-tune          sma: add learners while throughput rises by > 10%%\n"
+           "      --sma-tune          sma: from 1 learner up to --learners, add one while the\n"
+           "                          throughput rises by > 10%%, else drop the last and stop;\n"
+           "                          --batch M is M/L per learner, an update k of them\n"
+           "      --sma-tune-window N updates per tuning step (default %ld)\n"
            "Stopping and evaluation:\n"
            "      --target-loss EPS   stop when the eval loss is <= EPS\n"
            "      --eval-every K      updates between evaluations (default %ld)\n"
@@ -116,7 +119,8 @@ static void help(const mb_run_options *d)
            "  mbtrain --net lenet5 --data fashion-mnist --algo momentum --batch 64 --lr 0.02 \\\n"
            "          --target-loss 0.5 --eval-every 100 --seed 0 --log run.csv\n",
            d->eval_frac, d->data_seed, mb_optim_kind_name(d->optim.kind), d->batch, d->optim.lr,
-           d->optim.momentum, d->optim.lr_step_gamma, d->eval_every, d->epochs, d->threads);
+           d->optim.momentum, d->optim.lr_step_gamma, d->sma_tune_window, d->eval_every, d->epochs,
+           d->threads);
 }
 
 /* Seeds: "lo:hi" (every integer from lo to hi) or a comma list of integers >= 0. */
@@ -199,7 +203,7 @@ enum {
     OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
-    OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE
+    OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW
 };
 
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
@@ -243,6 +247,7 @@ int main(int argc, char **argv)
         {"sma-momentum", required_argument, 0, OPT_SMA_MOMENTUM},
         {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
         {"sma-tune", no_argument, 0, OPT_SMA_TUNE},
+        {"sma-tune-window", required_argument, 0, OPT_SMA_WINDOW},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
     mb_run_options o;
     mb_run_options_init(&o);
@@ -289,6 +294,9 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_OVERLAP: o.no_overlap = 1; break;
         case OPT_SMA_TUNE: o.sma_tune = 1; break;
+        case OPT_SMA_WINDOW:
+            rc = flag_long("--sma-tune-window", optarg, 1, 1L << 30, &o.sma_tune_window, &err);
+            break;
         case OPT_CONV_ALGO:
             if (mb_conv_algo_parse(optarg, &o.conv_algo) != MB_OK)
                 rc = mb_error_set(&err, MB_EINVAL,
