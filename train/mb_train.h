@@ -405,7 +405,9 @@ typedef struct mb_run_options {
 } mb_run_options;
 
 /* Defaults: eval_frac 0.2, momentum 0.9 (used by momentum and Nesterov), lr 0.05, batch 64,
- * eval_every 100, epochs 10, target_loss NAN, threads 1, conv_algo MB_CONV_AUTO, SGD. */
+ * eval_every 100, epochs 10, target_loss NAN, threads 1, conv_algo MB_CONV_AUTO, SGD; one
+ * learner (par MB_PAR_NONE, learners 1, tau 1, elastic_alpha and par_momentum NAN: the
+ * algorithm's default, sma_tune_window 20, no communicator). */
 void mb_run_options_init(mb_run_options *o);
 
 /* ---- learners: the unit every trainer steps (train/run_learner.c) ------------------------ */

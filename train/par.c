@@ -940,8 +940,6 @@ static void *worker_main(void *p)
     if (rc != MB_OK) {
         w->rc = rc;
         mb_comm_abort(a->c, 1);
-        if (mb_comm_size(a->c) > 1 && !strcmp(mb_comm_kind(a->c), "threads"))
-            fprintf(stderr, "mbtrain: learner %d: %s\n", mb_comm_rank(a->c), w->err.msg);
     }
     if (rc == MB_OK) {
         if (a->j->o->par == MB_PAR_EASGD_HOGWILD && w->rank == 0)
