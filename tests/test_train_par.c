@@ -163,6 +163,15 @@ static void test_rules_by_hand(void)
     NEAR(z, 2.45);
     NEAR(z, mean + mom);
     NEAR(zp, 1.5);
+    /* EAMSGD's Nesterov step: x = 1, v = 0.5, delta = 0.9, eta = 0.1: the gradient is taken at
+     * 1.45; with g = 2 there, v = 0.45 - 0.2 = 0.25 and x = 1 + 0.25 = 1.25 */
+    float xn = 1, keep, v = 0.5f, gn = 2;
+    mb_par_nesterov_lookahead(&xn, &keep, &v, 1, 0.9f);
+    NEAR(xn, 1.45);
+    NEAR(keep, 1);
+    mb_par_nesterov_step(&xn, &keep, &v, &gn, 1, 0.1f, 0.9f);
+    NEAR(v, 0.25);
+    NEAR(xn, 1.25);
 }
 
 /* Round-robin EASGD with one learner on f(x) = h x^2 / 2 (h = 1, so eta stands for eta h) from

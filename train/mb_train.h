@@ -614,6 +614,13 @@ void mb_par_sma_learner(float *x, const float *g, const float *z, float *cj, siz
  * z <- z_new. */
 void mb_par_sma_centre(float *z, float *zprev, const float *csum, size_t n, float mu);
 
+/* EAMSGD's local step (Zhang et al. Algorithm 2), v <- delta v - eta g(x + delta v);
+ * x <- x + v, in two halves around the gradient: lookahead saves x in keep and moves x to
+ * x + delta v (where the gradient is taken); step sets v and x = keep + v. */
+void mb_par_nesterov_lookahead(float *x, float *keep, const float *v, size_t n, float delta);
+void mb_par_nesterov_step(float *x, const float *keep, float *v, const float *g, size_t n,
+                          float eta, float delta);
+
 /* The name a log and a summary give the run's algorithm: the optimiser's, or the parallel
  * algorithm's. */
 const char *mb_run_algo_name(const mb_run_options *o);

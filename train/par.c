@@ -159,6 +159,23 @@ void mb_par_sma_centre(float *z, float *zprev, const float *csum, size_t n, floa
     }
 }
 
+void mb_par_nesterov_lookahead(float *x, float *keep, const float *v, size_t n, float delta)
+{
+    for (size_t k = 0; k < n; k++) {
+        keep[k] = x[k];
+        x[k] += delta * v[k];
+    }
+}
+
+void mb_par_nesterov_step(float *x, const float *keep, float *v, const float *g, size_t n,
+                          float eta, float delta)
+{
+    for (size_t k = 0; k < n; k++) {
+        v[k] = delta * v[k] - eta * g[k];
+        x[k] = keep[k] + v[k];
+    }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -602,18 +619,23 @@ static void run_server(worker *w)
     float *c = w->centre, *msg = w->buf, *reply = w->aux;
     int active = mb_comm_size(w->c) - 1, stop = j->mon.bound > 0 && 0 >= j->mon.bound;
     double start = now_s(), loss_sum = 0;
+    /* DOWNPOUR's master optimiser: SGD, or momentum / Nesterov at the master (Dean et al.) */
+    mb_optim *master = NULL;
+    if (o->par == MB_PAR_DOWNPOUR && mb_optim_create(&o->optim, n, &master, &w->err) != MB_OK) {
+        w->rc = w->err.status ? w->err.status : MB_ENOMEM;
+        mb_comm_abort(w->c, 1);
+        return;
+    }
     long steps = 0, loss_n = 0, updates = 0;
     while (active > 0) {
         int from = -1, rc;
         if ((rc = mb_comm_recv(w->c, msg, n + 2, MB_COMM_ANY, TAG_PUSH, &from)) != MB_OK) {
             fail(w, rc, "receive");
             mb_comm_abort(w->c, 1);
-            return;
+            break;
         }
-        if (o->par == MB_PAR_DOWNPOUR) {
-            const float eta = (float)j->eta;
-            for (size_t k = 0; k < n; k++)
-                c[k] -= eta * msg[k];
+        if (o->par == MB_PAR_DOWNPOUR) { /* x~ <- x~ - eta sum, or --optim's step on it */
+            mb_optim_step(master, c, msg);
             memcpy(reply, c, n * sizeof *c);
         } else { /* the learner takes e = alpha (x^i - x~) from the old centre, as here */
             const float a = (float)j->alpha;
@@ -651,11 +673,12 @@ static void run_server(worker *w)
         if ((rc = mb_comm_send(w->c, reply, n + 1, from, TAG_PULL)) != MB_OK) {
             fail(w, rc, "send");
             mb_comm_abort(w->c, 1);
-            return;
+            break;
         }
         if (reply[n] != 0)
             active--;
     }
+    mb_optim_free(master);
     memcpy(j->model, c, n * sizeof *c);
 }
 
@@ -713,11 +736,8 @@ static void run_async_learner(worker *w)
         double loss;
         mb_learner_gather(&w->l, &j->data->train, &epoch);
         lap(w, T_DATA, &t0);
-        if (o->par == MB_PAR_EAMSGD) {
-            memcpy(keep, x, n * sizeof *x);
-            for (size_t k = 0; k < n; k++)
-                x[k] += delta * v[k];
-        }
+        if (o->par == MB_PAR_EAMSGD)
+            mb_par_nesterov_lookahead(x, keep, v, n, delta);
         if ((rc = mb_learner_grad(&w->l, &loss, &w->err)) != MB_OK) {
             w->rc = rc;
             mb_comm_abort(w->c, 1);
@@ -725,10 +745,7 @@ static void run_async_learner(worker *w)
         }
         lap(w, T_COMPUTE, &t0);
         if (o->par == MB_PAR_EAMSGD) {
-            for (size_t k = 0; k < n; k++) {
-                v[k] = delta * v[k] - eta * g[k];
-                x[k] = keep[k] + v[k];
-            }
+            mb_par_nesterov_step(x, keep, v, g, n, eta, delta);
         } else {
             for (size_t k = 0; k < n; k++)
                 x[k] -= eta * g[k];
