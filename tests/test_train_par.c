@@ -478,7 +478,9 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(mb_par_check(&o, 2, &err), MB_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--learners"));
     options(&o, linear, MB_PAR_SGD_SYNC, 2, NULL);
-    CU_ASSERT_EQUAL(mb_par_check(&o, 2, &err), MB_EINVAL); /* ranks x threads */
+    CU_ASSERT_EQUAL(mb_par_check(&o, 2, &err), MB_OK); /* ranks x threads */
+    options(&o, linear, MB_PAR_DOWNPOUR, 2, NULL);
+    CU_ASSERT_EQUAL(mb_par_check(&o, 2, &err), MB_EINVAL); /* not with a server */
     options(&o, linear, MB_PAR_SGD_SYNC, 3, NULL);
     o.batch = 32;
     CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL); /* 32 / 3 */
@@ -550,6 +552,29 @@ static void test_mpirun(void)
             fprintf(stderr, "\n  mpirun %s -> %d: %s", algos[k], r.status, r.err);
         mb_test_run_free(&r);
     }
+    /* ranks x threads: 2 ranks of 2 threads are 4 learners, as 4 threads are */
+    mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo sgd-sync --learners 2 --log %s/h2.csv && "
+               "mbtrain --net %s %s --algo easgd-sync --learners 4 --log %s/t4e.csv && "
+               MPIRUN "mbtrain --net %s %s --algo easgd-sync --learners 2 --log %s/h2e.csv",
+               mlp, common, dir, mlp, common, dir, mlp, common, dir);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  ranks x threads -> %d: %s", r.status, r.err);
+    mb_test_run_free(&r);
+    char p3[512], p4[512], p5[512];
+    snprintf(p3, sizeof p3, "%s/h2.csv", dir);
+    snprintf(p4, sizeof p4, "%s/t4e.csv", dir);
+    snprintf(p5, sizeof p5, "%s/h2e.csv", dir);
+    mb_table *c = read_log(p1), *h = read_log(p3), *t4 = read_log(p4), *h2 = read_log(p5);
+    CU_ASSERT_FATAL(c && h && t4 && h2);
+    CU_ASSERT(same_losses(c, h, 1e-4));
+    CU_ASSERT(same_losses(t4, h2, 1e-4));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(h2, "learners"), "4");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(h2, "ranks"), "2");
+    mb_table_free(c);
+    mb_table_free(h);
+    mb_table_free(t4);
+    mb_table_free(h2);
     /* --resume under mpirun */
     resume_case("m-sgd-sync", "sgd-sync", MPIRUN);
     /* a single-learner algorithm under 2 ranks would write the same log twice: refused */

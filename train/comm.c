@@ -372,3 +372,175 @@ int mb_comm_threads_create(int size, mb_communicator **comms, mb_error *err)
     g->refs = size;
     return MB_OK;
 }
+
+/* ---- ranks x threads ------------------------------------------------------------------------ */
+/* L threads in each of P processes, global rank = process rank x L + thread: every collective is
+ * the threads' one inside the process and, between processes, the world's one on thread 0 (the
+ * caller's thread, so MPI is only ever called from one thread per process). Point-to-point and
+ * shared memory are not offered (the server algorithms and Hogwild refuse this layout). */
+
+typedef struct hybrid {
+    mb_communicator *local;   /* this thread's handle among the process's threads */
+    mb_communicator *world;   /* the processes (owned by the caller) */
+    float *a, *b;             /* reduce's partial sums, n floats each (thread 0) */
+    size_t cap;
+} hybrid;
+
+static hybrid *hy(const mb_communicator *c) { return c->impl; }
+
+static int hy_lead(const mb_communicator *c) { return mb_comm_rank(hy(c)->local) == 0; }
+
+static int hy_allreduce_sum(mb_communicator *c, float *buf, size_t n)
+{
+    hybrid *h = hy(c);
+    int rc = mb_comm_allreduce_sum(h->local, buf, n);
+    if (rc == MB_OK && hy_lead(c))
+        rc = mb_comm_allreduce_sum(h->world, buf, n);
+    int rc2 = mb_comm_bcast(h->local, buf, n, 0);
+    return rc != MB_OK ? rc : rc2;
+}
+
+static int hy_grow(hybrid *h, size_t n)
+{
+    if (h->cap >= n)
+        return MB_OK;
+    float *a = realloc(h->a, n * sizeof *a), *b = a ? realloc(h->b, n * sizeof *b) : NULL;
+    if (a)
+        h->a = a;
+    if (b)
+        h->b = b;
+    if (!a || !b)
+        return MB_ENOMEM;
+    h->cap = n;
+    return MB_OK;
+}
+
+static int hy_reduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root)
+{
+    hybrid *h = hy(c);
+    int L = mb_comm_size(h->local), proc = c->rank / L, rproc = root / L, rt = root % L;
+    int rc = hy_lead(c) ? hy_grow(h, n) : MB_OK;
+    /* every thread takes part in the local reduce: thread 0's buffers are used */
+    int rc2 = mb_comm_reduce_sum(h->local, send, hy_lead(c) ? h->a : NULL, n, 0);
+    if (rc == MB_OK && hy_lead(c))
+        rc = mb_comm_reduce_sum(h->world, h->a, h->b, n, rproc);
+    if (proc == rproc) { /* hand the sum from thread 0 to the root thread */
+        if (rt != 0) {
+            /* a broadcast from thread 0 needs a buffer on every thread: the root's is recv,
+             * the others' their scratch */
+            int lead = hy_lead(c), rg = lead || c->rank == root ? MB_OK : hy_grow(h, n);
+            float *x = lead ? h->b : c->rank == root ? recv : h->a;
+            int rc3 = mb_comm_bcast(h->local, x, n, 0);
+            if (rc == MB_OK)
+                rc = rg != MB_OK ? rg : rc3;
+        } else if (c->rank == root) {
+            memcpy(recv, h->b, n * sizeof *recv);
+        }
+    }
+    return rc != MB_OK ? rc : rc2;
+}
+
+static int hy_bcast(mb_communicator *c, float *buf, size_t n, int root)
+{
+    hybrid *h = hy(c);
+    int L = mb_comm_size(h->local), proc = c->rank / L, rproc = root / L, rt = root % L;
+    int rc = MB_OK;
+    if (proc == rproc)
+        rc = mb_comm_bcast(h->local, buf, n, rt);
+    if (rc == MB_OK && hy_lead(c))
+        rc = mb_comm_bcast(h->world, buf, n, rproc);
+    if (proc != rproc) {
+        int rc2 = mb_comm_bcast(h->local, buf, n, 0);
+        if (rc == MB_OK)
+            rc = rc2;
+    }
+    return rc;
+}
+
+static int hy_barrier(mb_communicator *c)
+{
+    hybrid *h = hy(c);
+    int rc = mb_comm_barrier(h->local);
+    if (rc == MB_OK && hy_lead(c))
+        rc = mb_comm_barrier(h->world);
+    int rc2 = mb_comm_barrier(h->local);
+    return rc != MB_OK ? rc : rc2;
+}
+
+static int hy_ireduce_sum(mb_communicator *c, mb_comm_req *req)
+{
+    (void)c;
+    (void)req;
+    return MB_OK; /* as over threads: the reduction happens in the wait */
+}
+
+static int hy_wait(mb_communicator *c, mb_comm_req *req)
+{
+    return hy_reduce_sum(c, req->send, req->recv, req->n, req->root);
+}
+
+static int hy_send(mb_communicator *c, const float *buf, size_t n, int dest, int tag)
+{
+    (void)c, (void)buf, (void)n, (void)dest, (void)tag;
+    return MB_ENOTSUP;
+}
+
+static int hy_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, int *from)
+{
+    (void)c, (void)buf, (void)n, (void)src, (void)tag, (void)from;
+    return MB_ENOTSUP;
+}
+
+static void *hy_shared(mb_communicator *c, size_t bytes)
+{
+    (void)c, (void)bytes;
+    return NULL;
+}
+
+static void hy_abort(mb_communicator *c, int code) { mb_comm_abort(hy(c)->world, code); }
+
+static void hy_free(mb_communicator *c)
+{
+    hybrid *h = hy(c);
+    mb_comm_free(h->local);
+    free(h->a);
+    free(h->b);
+    free(h);
+    free(c);
+}
+
+static const comm_ops hybrid_ops = {
+    .kind = "mpi+threads", .allreduce_sum = hy_allreduce_sum, .reduce_sum = hy_reduce_sum,
+    .bcast = hy_bcast, .barrier = hy_barrier, .ireduce_sum = hy_ireduce_sum, .wait = hy_wait,
+    .send = hy_send, .recv = hy_recv, .shared = hy_shared, .abort = hy_abort, .free = hy_free};
+
+int mb_comm_hybrid_create(mb_communicator *world, int threads, mb_communicator **comms,
+                          mb_error *err)
+{
+    mb_communicator **local = calloc((size_t)(threads > 0 ? threads : 1), sizeof *local);
+    if (!local)
+        return mb_error_set(err, MB_ENOMEM, "out of memory for a communicator");
+    int rc = mb_comm_threads_create(threads, local, err);
+    for (int t = 0; rc == MB_OK && t < threads; t++) {
+        hybrid *h = calloc(1, sizeof *h);
+        comms[t] = h ? malloc(sizeof **comms) : NULL;
+        if (!comms[t]) {
+            free(h);
+            for (int k = 0; k < t; k++) {
+                free(hy(comms[k]));
+                free(comms[k]);
+            }
+            for (int k = 0; k < threads; k++)
+                mb_comm_free(local[k]);
+            rc = mb_error_set(err, MB_ENOMEM, "out of memory for a communicator");
+            break;
+        }
+        h->local = local[t];
+        h->world = world;
+        *comms[t] = (mb_communicator){.ops = &hybrid_ops,
+                                      .rank = mb_comm_rank(world) * threads + t,
+                                      .size = mb_comm_size(world) * threads, .impl = h};
+    }
+    free(local);
+    return rc;
+}

@@ -157,7 +157,9 @@ int mb_comm_mpi_create(int *argc, char ***argv, mb_communicator **c, mb_error *e
         return mb_error_set(err, MB_ENOMEM, "out of memory for the MPI communicator");
     }
     if (!init) {
-        if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+        /* funneled: with ranks x threads, MPI is called from the thread that started it */
+        int provided = 0;
+        if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
             free(s);
             free(h);
             return mb_error_set(err, MB_EMPI, "MPI could not start (MPI_Init failed)");

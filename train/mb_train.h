@@ -312,6 +312,13 @@ void *mb_comm_shared(mb_communicator *c, size_t bytes);
  * mb_comm_free (the group goes with the last). */
 int mb_comm_threads_create(int size, mb_communicator **comms, mb_error *err);
 
+/* Ranks x threads: `threads` handles for the threads of this process over the MPI `world`
+ * (kept by the caller, freed after them); global rank = world rank x threads + thread. Only
+ * the collectives: send, recv and shared memory are MB_ENOTSUP / NULL. Thread 0 (the one that
+ * makes the MPI calls) must be the thread that initialised MPI. */
+int mb_comm_hybrid_create(mb_communicator *world, int threads, mb_communicator **comms,
+                          mb_error *err);
+
 /* 1 when this process was started by mpirun (Open MPI's environment), so that a plain run never
  * starts MPI. */
 int mb_comm_mpi_launched(void);

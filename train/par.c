@@ -24,8 +24,10 @@
  * evaluations taken out, as for one learner.
  *
  * Not here: evaluation, bisection and the log (run.c's monitor), the collectives (comm*.c).
+ * Ranks x threads (the synchronous algorithms): one communicator of R x T learners
+ * (mb_comm_hybrid_create); the rules do not see the difference.
  * Not done: learning-rate schedules in the elastic and SMA rules (they use --lr throughout),
- * ranks x threads together, checkpoints of parallel runs.
+ * checkpoints of the asynchronous algorithms.
  */
 #include "par_impl.h"
 
@@ -73,9 +75,11 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
     const char *a = mb_par_algo_name(o->par);
     if (o->learners < 1)
         return mb_error_set(err, MB_EINVAL, "--learners must be >= 1, got %d", o->learners);
-    if (ranks > 1 && o->learners > 1)
+    if (ranks > 1 && o->learners > 1 &&
+        (mb_par_algo_has_server(o->par) || o->checkpoint_path || o->resume_path))
         return mb_error_set(err, MB_EINVAL, "--algo %s: %d ranks x %d learners: ranks and "
-                            "threads together are not supported yet; give one or the other",
+                            "threads together are for the synchronous algorithms (sgd-sync, "
+                            "easgd, easgd-sync, sma) without checkpoints; give one or the other",
                             a, ranks, o->learners);
     if (o->par == MB_PAR_EASGD_HOGWILD && ranks > 1)
         return mb_error_set(err, MB_EINVAL, "--algo easgd-hogwild shares the centre in memory: "
@@ -998,7 +1002,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     j.eta = o->optim.lr;
     j.k_active = o->sma_tune ? 1 : 1 << 30;
     j.tuning = o->sma_tune;
-    int threads = ranks > 1 ? 1 : o->learners + (mb_par_algo_has_server(o->par) ? 1 : 0);
+    int threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
     mb_net_desc *desc = NULL;
     mb_data_splits own;
     int own_data = 0;
@@ -1105,9 +1109,10 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         rc = mb_error_set(err, MB_ENOMEM, "out of memory for %d learners", threads);
         goto out;
     }
-    if (o->comm) {
+    if (o->comm && threads == 1) {
         comms[0] = o->comm;
-    } else if ((rc = mb_comm_threads_create(threads, comms, err)) != MB_OK) {
+    } else if ((rc = o->comm ? mb_comm_hybrid_create(o->comm, threads, comms, err)
+                             : mb_comm_threads_create(threads, comms, err)) != MB_OK) {
         goto out;
     }
     for (int i = 0; i < threads; i++)
@@ -1159,8 +1164,8 @@ out:
     if (ws)
         for (int i = 0; i < threads; i++)
             worker_free(&ws[i]);
-    if (comms && !o->comm)
-        for (int i = 0; i < threads; i++)
+    if (comms && !(o->comm && threads == 1))
+        for (int i = 0; i < threads && comms[i]; i++)
             mb_comm_free(comms[i]);
     free(comms);
     free(ws);
