@@ -34,4 +34,109 @@ int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char
 int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
                      float *buf, mb_error *err);
 
+/* ---- the job and its workers, shared by par.c (set-up, lockstep) and par_async.c ---------- */
+
+#include <pthread.h>
+#include <time.h>
+
+static inline double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+enum { T_COMPUTE, T_COMM, T_DATA, T_UPDATE, T_N };
+enum { TAG_PUSH = 11, TAG_PULL = 12, TAG_CKPT = 13 };
+
+typedef struct job job;
+
+/* One learner (or the server / watcher, rank 0 of the server algorithms) and its buffers. */
+typedef struct worker {
+    job *j;
+    mb_communicator *c;
+    int rank;              /* in c */
+    mb_learner l;          /* absent (net NULL) on a server rank */
+    float *centre;         /* n floats: x~ (EASGD), z (SMA); this rank's copy */
+    float *buf;            /* n floats: sums, elastic terms, messages */
+    float *aux;            /* n floats: z_prev (SMA), velocity (EAMSGD), gradient sum (DOWNPOUR) */
+    double t[T_N];         /* seconds by part */
+    float *rec;            /* a checkpoint record, MB_PAR_RECORD(n) floats, or NULL */
+    int was_active;        /* SMA: stepped in the last update */
+    int rc;
+    mb_error err;
+} worker;
+
+struct job {
+    const mb_run_options *o;
+    const mb_net_desc *desc;
+    const mb_data_splits *data;
+    int ranks;             /* MPI ranks */
+    int p;                 /* learners in all */
+    int m;                 /* samples per learner step */
+    size_t n;              /* parameters */
+    double alpha, mu, eta;
+    mb_run_result *r;
+    mb_run_mon mon;        /* rank 0's */
+    mb_net *eval_net;      /* rank 0's */
+    float *model;          /* rank 0: what the monitor judges, n floats */
+    char extra[1024];      /* "# key=value" lines for the log */
+    /* where a resumed run starts (every rank reads its checkpoint) */
+    long updates0;
+    size_t samples0;
+    double wall0;
+    /* the run so far (rank 0) */
+    long updates;
+    size_t samples;
+    double wall_s, loss;
+    /* B_simple's sums (sgd-sync, rank 0): mean |g_i|^2 and |G|^2 over updates */
+    double g2_small, g2_big;
+    long g2_n;
+    /* Hogwild: the shared centre, the learners' step count and the stop flag */
+    float *shared;
+    long steps;            /* learner steps done */
+    long claimed;          /* learner steps begun */
+    long logged;           /* updates the watcher has logged */
+    int stop;
+    double loss_sum;
+    long loss_n;
+    int done_learners;
+    pthread_mutex_t mu_loss;
+    /* SMA's learners per process (Crossbow section 4): ranks >= k_active sit out */
+    int k_active;
+    int tuning;            /* 1 while the tuning goes on */
+    long tune_u0;          /* the update, samples and training seconds where the window began */
+    size_t tune_s0;
+    double tune_t0, tune_prev; /* and the last window's samples per second */
+    char trace[512];       /* "k:samples_per_s,..." */
+};
+
+static inline int is_root(const worker *w) { return w->rank == 0; }
+
+/* Seconds of `part` since *t0; *t0 moves on. */
+static inline void lap(worker *w, int part, double *t0)
+{
+    double t = now_s();
+    w->t[part] += t - *t0;
+    *t0 = t;
+}
+
+static inline int fail(worker *w, int rc, const char *what)
+{
+    if (w->rc == MB_OK) {
+        w->rc = rc;
+        if (!w->err.msg[0])
+            mb_error_set(&w->err, rc, "%s: %s", what, mb_strerror(rc));
+    }
+    return rc;
+}
+
+/* The asynchronous drivers (par_async.c): rank 0 of DOWNPOUR / async EASGD / EAMSGD, their
+ * learners, Hogwild's learners and its watcher. */
+void par_run_server(worker *w);
+void par_run_async_learner(worker *w);
+void par_run_hogwild_learner(worker *w);
+void par_run_hogwild_watch(worker *w);
+
 #endif /* MB_PAR_IMPL_H */
