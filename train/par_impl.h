@@ -1,4 +1,5 @@
-/* par_impl.h — private to train/par*.c: the parallel run's checkpoint companion (par_ckpt.c).
+/* par_impl.h — private to train/par*.c: the parallel run's checkpoint companion (par_ckpt.c),
+ * and the job and worker state the drivers share (par.c, par_async.c).
  *
  * A parallel run's checkpoint is two files: PATH, the single-learner checkpoint of learner 0
  * (run_ckpt.c: the shared data cursor, learner 0's parameters and optimiser state, the log rows),
