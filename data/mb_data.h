@@ -159,23 +159,39 @@ const char *mb_table_trailer(const mb_table *t, size_t i);
  * before the NUL). MB_EIO with a message naming the file when it cannot be opened or read. */
 int mb_data_read_file(const char *path, char **buf, size_t *len, struct mb_error *err);
 
-/* An output file that appears at `path` only when committed. "-" means standard output
- * (written directly, nothing to rename). */
+/* The one output writer every command uses. A regular file, or a path that does not exist yet,
+ * is written to a temporary file beside it ("PATH.tmp.PID.XXXXXX") and appears at `path` only
+ * when committed. Anything else that exists at `path` (a device, a FIFO, a socket) and "-"
+ * (standard output) is written directly and never renamed over. Temporaries that a killed
+ * write left at the same path are removed when the next write to it opens. Every program
+ * linked with the writer also checks standard output at exit: a write or close error there is
+ * one line on stderr and exit status 1 (MB_EXIT_DATA). */
 typedef struct mb_out {
     FILE *f;          /* write here */
     char *path;       /* final path (NULL for stdout) */
-    char *tmp;        /* temporary path in the same folder (NULL for stdout) */
+    char *tmp;        /* temporary path in the same folder (NULL for stdout and direct writes) */
 } mb_out;
 
-/* Opens a temporary file beside `path`. MB_EIO with a message naming `path` on failure. */
+/* Opens `path` as above. MB_EIO with a message naming `path` on failure. */
 int mb_out_open(mb_out *o, const char *path, struct mb_error *err);
 
-/* Flushes, closes and renames into place. On any write error the temporary file is removed and
- * MB_EIO returned: the final path is never left half-written. */
+/* Flushes and closes, then renames into place (atomic outputs). On any write or close error
+ * the temporary file is removed and MB_EIO returned ("PATH: write error: REASON"): the final
+ * path is never left half-written (a direct write may be, and says so the same way). */
 int mb_out_commit(mb_out *o, struct mb_error *err);
 
 /* Closes and removes the temporary file (safe to call after a failed commit, or twice). */
 void mb_out_abort(mb_out *o);
+
+/* A new temporary file beside `path` for another program to fill (gnuplot's image): *tmp
+ * (owned by the caller, free) and an open *fd, mode 0666 less the umask. Removes stale
+ * temporaries of `path` first. MB_EIO naming `path` when it cannot be made. */
+int mb_out_mktemp(const char *path, char **tmp, int *fd, struct mb_error *err);
+
+/* Puts the finished file `src` (made by mb_out_mktemp for `path`) at `path` as mb_out_commit
+ * would: renamed when `path` is a regular file or new, copied into a device, FIFO or "-".
+ * `src` is gone afterwards either way. */
+int mb_out_place(const char *src, const char *path, struct mb_error *err);
 
 /* Gives a file made by mkstemp (mode 0600) the mode an ordinary new file would get: 0666 less
  * the process umask. */

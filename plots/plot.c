@@ -185,20 +185,17 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
 
     /* The image goes to a temporary name beside its final path; the script and gnuplot's
      * messages go to the temporary folder. */
-    size_t n = strlen(p->out) + 16;
-    char *img = malloc(n);
+    char *img = NULL;
     char script[] = "/tmp/mbplot.XXXXXX", errpath[] = "/tmp/mbplot-err.XXXXXX";
-    int rc = MB_OK;
     int fd_img = -1, fd_s = -1, fd_e = -1;
-    if (img) {
-        snprintf(img, n, "%s.tmp.XXXXXX", p->out);
-        fd_img = mkstemp(img);
-        if (fd_img >= 0)
-            mb_data_default_mode(fd_img);
+    int rc = mb_out_mktemp(p->out, &img, &fd_img, err);
+    if (rc != MB_OK) {
+        mb_plot_abort(p);
+        return rc;
     }
     fd_s = mkstemp(script);
     fd_e = mkstemp(errpath);
-    if (!img || fd_img < 0 || fd_s < 0 || fd_e < 0) {
+    if (fd_s < 0 || fd_e < 0) {
         rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out, strerror(errno));
         goto done;
     }
@@ -229,13 +226,13 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
                           st < 0 ? "could not run" : "failed", line[0] ? ": " : "", line);
         goto done;
     }
-    if (rename(img, p->out) != 0)
-        rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out, strerror(errno));
+    close(fd_img);
+    fd_img = -1;
+    rc = mb_out_place(img, p->out, err); /* renamed, or copied into a device or FIFO */
 done:
     if (fd_img >= 0) {
         close(fd_img);
-        if (rc != MB_OK)
-            remove(img);
+        remove(img);
     }
     if (fd_s >= 0)
         close(fd_s);
