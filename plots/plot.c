@@ -21,6 +21,7 @@
 struct mb_plot {
     mb_plot_options opts;
     char *out;              /* final image path */
+    const char *input;      /* the input the data came from (mb_plot_input), or NULL */
     char *script;           /* the script text, grown by open_memstream */
     size_t script_len;
     FILE *f;                /* writes into script */
@@ -49,6 +50,11 @@ int mb_plot_format_parse(const char *name, mb_plot_format *format)
     else
         return MB_EINVAL;
     return MB_OK;
+}
+
+void mb_plot_input(mb_plot *p, const char *path)
+{
+    p->input = path;
 }
 
 int mb_plot_begin(mb_plot **pp, const mb_plot_options *o, const char *out_path, mb_error *err)
@@ -176,7 +182,8 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
     end_block(p);
     for (const char *const *r = required; r && *r; r++)
         if (mb_plot_block_points(p, *r) == 0) {
-            int rc = mb_error_set(err, MB_ENODATA, "%s: no finite data for series '%s'", p->out, *r);
+            int rc = mb_error_set(err, MB_ENODATA, "%s: no finite data for series '%s'",
+                                  p->input ? p->input : p->out, *r);
             mb_plot_abort(p);
             return rc;
         }
