@@ -367,9 +367,12 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     long updates = 0;
     size_t samples = 0;
     double wall0 = 0;
+    if (o->checkpoint_path || o->resume_path)
+        x.data_fp = mb_ckpt_fingerprint(data); /* the run's identity in its checkpoints */
     if (o->resume_path) {
         if ((rc = mb_ckpt_read(o->resume_path, &l, o, &x, err)) != MB_OK)
             goto out;
+        r->loss = x.loss; /* what a run resumed at its bound reports */
         updates = x.updates;
         samples = x.samples;
         wall0 = x.wall_s;
@@ -386,6 +389,11 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         long e = (long)ceil(o->epochs * (double)per_epoch);
         if (bound == 0 || e < bound)
             bound = e;
+    }
+    if (bound > 0 && updates > bound) {
+        rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, past this run's "
+                          "bound of %ld updates", o->resume_path, updates, bound);
+        goto out;
     }
     /* Divergence by evaluation: a freshly initialised net predicts close to uniformly, with a
      * cross-entropy near ln(classes) (2.3 for 10 classes), so that is the initial loss without
@@ -508,7 +516,8 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                 goto out;
             }
             mb_ckpt_extra cx = {.updates = updates, .samples = samples, .wall_s = row.wall_s,
-                                .log_rows = rows.s, .log_len = rows.len};
+                                .loss = loss, .data_fp = x.data_fp, .log_rows = rows.s,
+                                .log_len = rows.len};
             rc = mb_ckpt_write(o->checkpoint_path, &l, o, &cx, err);
             rows.len = len;
             if (rows.s)
