@@ -182,7 +182,7 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
     end_block(p);
     for (const char *const *r = required; r && *r; r++)
         if (mb_plot_block_points(p, *r) == 0) {
-            int rc = mb_error_set(err, MB_ENODATA, "%s: no finite data for series '%s'",
+            int rc = mb_error_set(err, MB_ENODATA, "%s: nothing to draw (no finite data for series '%s')",
                                   p->input ? p->input : p->out, *r);
             mb_plot_abort(p);
             return rc;

@@ -990,6 +990,12 @@ static int cmd_design(int argc, char **argv)
     if (isnan(prob.price_learner)) return mb_cli_usage(prog, sub, "missing --price-learner");
     if (isnan(prob.price_bandwidth)) return mb_cli_usage(prog, sub, "missing --price-bandwidth");
     if (isnan(prob.bandwidth_ref)) return mb_cli_usage(prog, sub, "missing --bandwidth-ref");
+    if (!(prob.budget / prob.price_learner <= MB_DATA_RANGE_MAX)) {
+        /* past 2^53 learners the count is no longer whole, and the search has no end to find */
+        mb_error_set(&err, MB_EINVAL, "--budget / --price-learner: %g learners is past 2^53",
+                     prob.budget / prob.price_learner);
+        return mb_cli_fail(prog, sub, &err);
+    }
     if (model_resolve(&m, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
     if (m.t.comm == MB_COMM_NONE) {
