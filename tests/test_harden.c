@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "../data/mb_data.h"
+#include "../model/mb_model.h"
 #include "../train/run_impl.h"
 #include "mb_test.h"
 
@@ -398,6 +399,44 @@ static void test_amdahl_design(void)
           "--bandwidth-ref 1G");
 }
 
+/* mbopt design's answer at extreme prices against a brute-force scan of every whole P on the
+ * budget line (the extremes of the issue: bandwidth nearly free or unaffordable, the reference
+ * bandwidth at 1e-300 or 1e300, a budget of 1e300). Equal to 1e-9: both evaluate the same T_C
+ * at the same whole P. */
+static void test_design_brute_force(void)
+{
+    mb_inverse_law law = {1237, 3.41e5};
+    mb_update_time t;
+    memset(&t, 0, sizeof t);
+    t.gamma = 2.07e-5, t.m_t = 31, t.comm = MB_COMM_ALLREDUCE, t.delta = 0.0043;
+    static const double cases[][4] = {
+        {1e5, 2000, 1e-5, 1073741824.0}, {1e5, 2000, 1e-300, 1073741824.0},
+        {1e5, 2000, 1e300, 1073741824.0}, {1e5, 2000, 1e-5, 1e-300},
+        {1e5, 2000, 1e-5, 1e300},         {1e5, 3, 1e3, 1e9},
+        {1e300, 1e295, 1e290, 1e9},       {3e4, 0.7, 1e-9, 1e9}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mb_design_problem pr = {cases[k][0], cases[k][1], cases[k][2], cases[k][3]};
+        mb_design d;
+        CU_ASSERT_EQUAL_FATAL(mb_model_design(&law, &t, &pr, &d), MB_OK);
+        double best = INFINITY, bp = 0;
+        for (double p = 1; p <= pr.budget / pr.price_learner; p += 1) {
+            double b = (pr.budget - pr.price_learner * p) / pr.price_bandwidth;
+            mb_update_time s = t;
+            if (p > 1 && !(b > 0))
+                continue;
+            if (p > 1)
+                s.delta *= pr.bandwidth_ref / b;
+            mb_optimum o;
+            if (mb_model_optimum(&law, &s, p, &o) == MB_OK && o.t_c < best)
+                best = o.t_c, bp = p;
+        }
+        CU_ASSERT_TRUE(mb_test_close(d.whole_t_c, best, 1e-9));
+        if (!mb_test_close(d.whole_t_c, best, 1e-9))
+            printf("\n    case %zu: design P %g T_C %.9g, scan P %g T_C %.9g", k,
+                   d.whole_learners, d.whole_t_c, bp, best);
+    }
+}
+
 static void test_plot_readers(void)
 {
     char path[600], cmd[4096];
@@ -449,5 +488,7 @@ int mb_test_suite_harden(void)
            !CU_add_test(s, "lists: empty items, duplicate keys, ranges", test_lists) ||
            !CU_add_test(s, "mbfit readers", test_fit_readers) ||
            !CU_add_test(s, "mbopt amdahl and design extremes", test_amdahl_design) ||
+           !CU_add_test(s, "mbopt design against a scan at extreme prices",
+                        test_design_brute_force) ||
            !CU_add_test(s, "mbplot readers", test_plot_readers);
 }
