@@ -79,7 +79,7 @@ all: deps
 	@$(MAKE) --no-print-directory build
 
 help:
-	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
