@@ -3,6 +3,7 @@
 #   make run              the main job on defaults (installs what it needs first)
 #   make check            build with -Werror and run the CUnit suites      (SAN=1: ASan + UBSan)
 #   make bench            benchmarks (tests/bench/), never part of check
+#   make fuzz             libFuzzer harnesses under ASan + UBSan (FUZZ_TIME=s, FUZZ_RUNS=n)
 #   make deps             apt-get the Debian packages mbkit needs; silent when all are there
 #   make install PREFIX=  commands, libmbkit.a and headers
 #
@@ -70,14 +71,15 @@ LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++
 NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I.
 endif
 
-.PHONY: all deps deps-peers build check check-build run pipeline run-example bench install clean help
+.PHONY: all deps deps-peers build check check-build run pipeline run-example bench install clean help \
+        fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: deps
 	@$(MAKE) --no-print-directory build
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
@@ -154,6 +156,56 @@ CHECK_ENV := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_
 check: deps
 	@$(MAKE) --no-print-directory check-build
 	$(CHECK_ENV) $(BUILD)/bin/mbtest
+
+# ---- fuzzing: tests/fuzz/fuzz_*.c, one libFuzzer harness per parser, under ASan + UBSan ---------
+# `make fuzz` builds the library again with clang's coverage instrumentation (build/fuzz, no
+# CUDA) and runs every harness for FUZZ_TIME seconds or FUZZ_RUNS inputs, whichever comes first
+# (0 / -1: no limit), from its corpus tests/fuzz/corpus/NAME (new inputs go to build/fuzz, not
+# into the repository). FUZZ=table,ckpt runs only those. A crash, leak, UB or a run over 10 s
+# stops with the harness's report and the input that did it (build/fuzz/NAME.log).
+FUZZ_CC   ?= clang
+FUZZ_TIME ?= 60
+FUZZ_RUNS ?= -1
+FUZZ      ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_DIR  := build/fuzz
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=c11 -O1 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+              -MMD -MP $(FUZZ_SAN) -I. $(MPI_CFLAGS) -DMB_HAVE_CUDA=0 -DMB_VERSION='"0.1.0"'
+FUZZ_OBJS := $(LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_BINS  = $(patsubst %,$(FUZZ_DIR)/bin/fuzz_%,$(subst $(comma), ,$(FUZZ)))
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/lib/libmbkit.a: $(FUZZ_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_DIR)/lib/libmbkit.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/lib/libmbkit.a \
+	  -lgsl -lglpk -lfftw3f -lopenblas -lcjson -lz -lpthread -lm $(MPI_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@for n in $(subst $(comma), ,$(FUZZ)); do \
+	  w=$(FUZZ_DIR)/corpus/$$n; c=tests/fuzz/corpus/$$n; mkdir -p $$w; \
+	  printf '  fuzz %-8s ' $$n; \
+	  if ! OPENBLAS_NUM_THREADS=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	       $(FUZZ_DIR)/bin/fuzz_$$n -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) -timeout=10 \
+	       -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$n- \
+	       $$w $$c > $(FUZZ_DIR)/$$n.log 2>&1; then \
+	    echo FAILED; tail -n 40 $(FUZZ_DIR)/$$n.log; exit 1; \
+	  fi; \
+	  awk '/stat::number_of_executed_units/ { r = $$2 } /stat::peak_rss_mb/ { m = $$2 } \
+	       /Done [0-9]+ runs in/ { t = $$(NF-1) } \
+	       END { printf "%d runs in %d s, no crash, leak or timeout (peak %d MB)\n", r, t, m }' \
+	    $(FUZZ_DIR)/$$n.log; \
+	done
 
 # ---- benchmarks: tests/bench/*.c, each its own program, run in turn ---------------------------
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
@@ -328,4 +380,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(if $(filter fuzz%,$(MAKECMDGOALS)),$(FUZZ_DIR)) -name '*.d' 2>/dev/null)

@@ -56,6 +56,26 @@ int mb_json_number(const cJSON *object, const char *key, const char *path, doubl
     return MB_OK;
 }
 
+int mb_json_number_in(const cJSON *object, const char *key, const char *path, const char *where,
+                      double lo, double hi, int whole, int required, double *v, mb_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    *v = NAN;
+    if (!item || cJSON_IsNull(item)) {
+        if (!required)
+            return MB_OK;
+        return mb_error_set(err, MB_EFORMAT, "%s: %s'%s' is missing", path, where, key);
+    }
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return mb_error_set(err, MB_EFORMAT, "%s: %s'%s' is not a number", path, where, key);
+    double x = item->valuedouble;
+    if (x < lo || x > hi || (whole && x != floor(x)))
+        return mb_error_set(err, MB_EFORMAT, "%s: %s'%s': %g is not %s in [%g, %g]", path, where,
+                            key, x, whole ? "a whole number" : "a number", lo, hi);
+    *v = x;
+    return MB_OK;
+}
+
 int mb_json_add_number(cJSON *object, const char *key, double v)
 {
     cJSON *item = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();

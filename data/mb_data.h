@@ -92,10 +92,21 @@ typedef struct mb_range {
     size_t n;  /* how many */
 } mb_range;
 
-/* Parses `s` into *r. Every value must be > 0 and finite, and each "lo:hi" needs 0 < lo <= hi.
+/* The largest value a list or range may hold: 2^53, past which doubles skip whole numbers
+ * (counts, bytes and batch sizes are whole). */
+#define MB_DATA_RANGE_MAX 9007199254740992.0
+
+/* Parses `s` into *r. Every value must be > 0, finite and at most MB_DATA_RANGE_MAX, each
+ * "lo:hi" needs 0 < lo <= hi, and no item may be empty ("8,,16", "8,").
  * On error fills err with a message naming `what` (the flag, e.g. "--procs") and the bad item. */
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);
+
+/* The one splitter of comma lists typed on command lines: *items (one block, free(*items))
+ * gets the *n items of `s` in order. An empty list or item ("0.5,,", ",8") is MB_EINVAL naming
+ * `what`; with `keyed`, so is an item that is not key=value and a key given twice. */
+int mb_data_split_list(const char *s, const char *what, int keyed, char ***items, size_t *n,
+                       struct mb_error *err);
 
 /* ---- command-line conventions -------------------------------------------------------------- */
 
@@ -122,7 +133,8 @@ typedef struct mb_table mb_table;
 /* Reads `path`. Metadata lines ("# key=value", before the header) are kept; "#" lines after the
  * header are kept as trailer lines (mbtrain's summary). Every row must have as many fields as
  * the header. Errors: MB_EIO (cannot open), MB_EFORMAT (empty file, no header, ragged row, a
- * quoted field), with "path:line: ..." in err. */
+ * quoted field, a metadata key given twice with different values), with "path:line: ..." in
+ * err. */
 int mb_table_read(const char *path, mb_table **t, struct mb_error *err);
 void mb_table_free(mb_table *t);
 
@@ -137,6 +149,12 @@ long mb_table_col(const mb_table *t, const char *name);
 /* Like mb_table_col, but a missing column is an MB_EFORMAT error naming the file and column. */
 int mb_table_require_col(const mb_table *t, const char *name, size_t *col, struct mb_error *err);
 
+/* mb_table_double, and the value must lie in [lo, hi] (and be whole when `whole` is set):
+ * "path:line: field 'procs': 0 is not a whole number in [1, ...]" otherwise (MB_EFORMAT). The
+ * readers' range check, so that every command refuses what mbfit refuses. */
+int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
+                       int whole, double *v, struct mb_error *err);
+
 /* The raw text of a cell ("" for an empty field). */
 const char *mb_table_cell(const mb_table *t, size_t row, size_t col);
 
@@ -146,7 +164,8 @@ long mb_table_line(const mb_table *t, size_t row);
 /* Parses a cell as a finite number; on failure MB_EFORMAT with "path:line: field 'name': ..." */
 int mb_table_double(const mb_table *t, size_t row, size_t col, double *v, struct mb_error *err);
 
-/* The value of metadata key `key`, or NULL. Later lines override earlier ones. */
+/* The value of metadata key `key`, or NULL. (A key given twice with different values is an
+ * MB_EFORMAT error of mb_table_read, naming the line.) */
 const char *mb_table_meta(const mb_table *t, const char *key);
 
 /* The "#" lines that follow the header, without the leading "# ", in file order. */
@@ -159,23 +178,39 @@ const char *mb_table_trailer(const mb_table *t, size_t i);
  * before the NUL). MB_EIO with a message naming the file when it cannot be opened or read. */
 int mb_data_read_file(const char *path, char **buf, size_t *len, struct mb_error *err);
 
-/* An output file that appears at `path` only when committed. "-" means standard output
- * (written directly, nothing to rename). */
+/* The one output writer every command uses. A regular file, or a path that does not exist yet,
+ * is written to a temporary file beside it ("PATH.tmp.PID.XXXXXX") and appears at `path` only
+ * when committed. Anything else that exists at `path` (a device, a FIFO, a socket) and "-"
+ * (standard output) is written directly and never renamed over. Temporaries that a killed
+ * write left at the same path are removed when the next write to it opens. Every program
+ * linked with the writer also checks standard output at exit: a write or close error there is
+ * one line on stderr and exit status 1 (MB_EXIT_DATA). */
 typedef struct mb_out {
     FILE *f;          /* write here */
     char *path;       /* final path (NULL for stdout) */
-    char *tmp;        /* temporary path in the same folder (NULL for stdout) */
+    char *tmp;        /* temporary path in the same folder (NULL for stdout and direct writes) */
 } mb_out;
 
-/* Opens a temporary file beside `path`. MB_EIO with a message naming `path` on failure. */
+/* Opens `path` as above. MB_EIO with a message naming `path` on failure. */
 int mb_out_open(mb_out *o, const char *path, struct mb_error *err);
 
-/* Flushes, closes and renames into place. On any write error the temporary file is removed and
- * MB_EIO returned: the final path is never left half-written. */
+/* Flushes and closes, then renames into place (atomic outputs). On any write or close error
+ * the temporary file is removed and MB_EIO returned ("PATH: write error: REASON"): the final
+ * path is never left half-written (a direct write may be, and says so the same way). */
 int mb_out_commit(mb_out *o, struct mb_error *err);
 
 /* Closes and removes the temporary file (safe to call after a failed commit, or twice). */
 void mb_out_abort(mb_out *o);
+
+/* A new temporary file beside `path` for another program to fill (gnuplot's image): *tmp
+ * (owned by the caller, free) and an open *fd, mode 0666 less the umask. Removes stale
+ * temporaries of `path` first. MB_EIO naming `path` when it cannot be made. */
+int mb_out_mktemp(const char *path, char **tmp, int *fd, struct mb_error *err);
+
+/* Puts the finished file `src` (made by mb_out_mktemp for `path`) at `path` as mb_out_commit
+ * would: renamed when `path` is a regular file or new, copied into a device, FIFO or "-".
+ * `src` is gone afterwards either way. */
+int mb_out_place(const char *src, const char *path, struct mb_error *err);
 
 /* Gives a file made by mkstemp (mode 0600) the mode an ordinary new file would get: 0666 less
  * the process umask. */
@@ -197,6 +232,13 @@ int mb_json_write(const char *path, const cJSON *root, struct mb_error *err);
 /* Reads the number at object[key] (a finite number), or MB_EFORMAT naming `path` and `key`. */
 int mb_json_number(const cJSON *object, const char *key, const char *path, double *v,
                    struct mb_error *err);
+
+/* The number at object[key] checked like mb_table_double_in: in [lo, hi], whole when `whole`.
+ * Absent or null gives NAN and MB_OK unless `required`; text, or a value out of range, is an
+ * MB_EFORMAT error naming `path`, `where` (a prefix such as "rows[3]: ", may be "") and key. */
+int mb_json_number_in(const cJSON *object, const char *key, const char *path, const char *where,
+                      double lo, double hi, int whole, int required, double *v,
+                      struct mb_error *err);
 
 /* The number at object[key], or NAN when it is absent, null or not a number (for readers that
  * have validated the object already, or treat a missing value as "not known"). */

@@ -85,6 +85,57 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
     return MB_OK;
 }
 
+int mb_data_split_list(const char *s, const char *what, int keyed, char ***items, size_t *n,
+                       mb_error *err)
+{
+    *items = NULL;
+    *n = 0;
+    if (!s || !*s)
+        return mb_error_set(err, MB_EINVAL, "%s: empty list", what);
+    size_t len = strlen(s), k = 1;
+    for (const char *p = s; *p; p++)
+        k += *p == ',';
+    /* one block: k pointers, then the copy they point into */
+    char **v = malloc(k * sizeof *v + len + 1);
+    if (!v)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", what);
+    char *copy = (char *)(v + k);
+    memcpy(copy, s, len + 1);
+    size_t m = 0;
+    for (char *item = copy;;) {
+        char *comma = strchr(item, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*item) {
+            free(v);
+            return mb_error_set(err, MB_EINVAL, "%s: empty item in '%s'", what, s);
+        }
+        if (keyed) {
+            char *eq = strchr(item, '=');
+            if (!eq || eq == item) {
+                int rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not key=value", what, item);
+                free(v);
+                return rc;
+            }
+            size_t kl = (size_t)(eq - item);
+            for (size_t j = 0; j < m; j++)
+                if (strncmp(v[j], item, kl + 1) == 0) {
+                    int rc = mb_error_set(err, MB_EINVAL, "%s: '%.*s' given twice in '%s'", what,
+                                          (int)kl, item, s);
+                    free(v);
+                    return rc;
+                }
+        }
+        v[m++] = item;
+        if (!comma)
+            break;
+        item = comma + 1;
+    }
+    *items = v;
+    *n = m;
+    return MB_OK;
+}
+
 static int range_push(mb_range *r, size_t *cap, double x)
 {
     if (r->n == *cap) {
@@ -108,6 +159,9 @@ static int range_item(const char *item, const char *what, mb_range *r, size_t *c
         double x;
         if (mb_data_parse_size(item, &x) != MB_OK || !(x > 0.0))
             return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a positive number", what, item);
+        if (x > MB_DATA_RANGE_MAX)
+            return mb_error_set(err, MB_EINVAL, "%s: '%s' is past %.0f (2^53)", what, item,
+                                MB_DATA_RANGE_MAX);
         return range_push(r, cap, x);
     }
     char lo_s[64];
@@ -123,6 +177,9 @@ static int range_item(const char *item, const char *what, mb_range *r, size_t *c
                             what, item);
     if (lo > hi)
         return mb_error_set(err, MB_EINVAL, "%s: range '%s' has lo > hi", what, item);
+    if (hi > MB_DATA_RANGE_MAX)
+        return mb_error_set(err, MB_EINVAL, "%s: range '%s' goes past %.0f (2^53)", what, item,
+                            MB_DATA_RANGE_MAX);
     for (double x = lo; x <= hi * (1.0 + 1e-12); x *= 2.0)
         if (range_push(r, cap, x) != MB_OK)
             return mb_error_set(err, MB_ENOMEM, "%s: out of memory", what);
@@ -133,29 +190,12 @@ int mb_data_parse_range(const char *s, const char *what, mb_range *r, mb_error *
 {
     r->v = NULL;
     r->n = 0;
-    if (!s || !*s)
-        return mb_error_set(err, MB_EINVAL, "%s: empty list", what);
-    size_t cap = 0, len = strlen(s);
-    char *buf = malloc(len + 1);
-    if (!buf)
-        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", what);
-    memcpy(buf, s, len + 1);
-    int rc = MB_OK;
-    char *item = buf;
-    for (;;) {
-        char *comma = strchr(item, ',');
-        if (comma)
-            *comma = '\0';
-        if (!*item) {
-            rc = mb_error_set(err, MB_EINVAL, "%s: empty item in '%s'", what, s);
-            break;
-        }
-        rc = range_item(item, what, r, &cap, err);
-        if (rc != MB_OK || !comma)
-            break;
-        item = comma + 1;
-    }
-    free(buf);
+    char **items;
+    size_t n, cap = 0;
+    int rc = mb_data_split_list(s, what, 0, &items, &n, err);
+    for (size_t i = 0; rc == MB_OK && i < n; i++)
+        rc = range_item(items[i], what, r, &cap, err);
+    free(items);
     if (rc != MB_OK)
         mb_data_range_free(r);
     return rc;

@@ -88,22 +88,15 @@ int mb_synthetic_parse(const char *spec, mb_synthetic *p, mb_error *err)
     if (strncmp(spec, "synthetic:", 10) != 0)
         return mb_error_set(err, MB_EINVAL, "%s: not a synthetic spec (synthetic:key=value,...)",
                             spec);
-    char *copy = strdup(spec + 10);
-    if (!copy)
-        return mb_error_set(err, MB_ENOMEM, "synthetic: out of memory");
-    int rc = MB_OK;
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item && rc == MB_OK;
-         item = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(item, '=');
-        if (!eq)
-            rc = mb_error_set(err, MB_EINVAL, "synthetic: '%s' is not key=value", item);
-        else {
-            *eq = '\0';
-            rc = parse_item(item, eq + 1, p, err);
-        }
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(spec + 10, "synthetic", 1, &items, &k, err);
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        char *eq = strchr(items[i], '='); /* there is one: a keyed list */
+        *eq = '\0';
+        rc = parse_item(items[i], eq + 1, p, err);
     }
-    free(copy);
+    free(items);
     if (rc == MB_OK && (p->n + p->test) * (size_t)p->c * p->h * p->w > SYN_MAX_VALUES)
         rc = mb_error_set(err, MB_EINVAL,
                           "synthetic: %zu + %zu samples of %dx%dx%d exceed %zu values in all",

@@ -6,6 +6,7 @@
  */
 #include "mb_data.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,9 +115,19 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
             if (!eq)
                 continue; /* a plain comment */
             *eq = '\0';
-            rc = grow((void **)&t->meta, &meta_cap, t->nmeta + 1, sizeof *t->meta);
+            struct meta m = {trim(body), trim(eq + 1)};
+            /* a key given twice must say the same thing: which of two conflicting '# batch='
+             * lines is meant cannot be guessed */
+            for (size_t i = 0; i < t->nmeta && rc == MB_OK; i++)
+                if (strcmp(t->meta[i].key, m.key) == 0 && strcmp(t->meta[i].val, m.val) != 0)
+                    rc = mb_error_set(err, MB_EFORMAT,
+                                      "%s:%ld: metadata '%s' given twice with different values "
+                                      "('%s', then '%s')",
+                                      path, lineno, m.key, t->meta[i].val, m.val);
             if (rc == MB_OK)
-                t->meta[t->nmeta++] = (struct meta){trim(body), trim(eq + 1)};
+                rc = grow((void **)&t->meta, &meta_cap, t->nmeta + 1, sizeof *t->meta);
+            if (rc == MB_OK)
+                t->meta[t->nmeta++] = m;
             continue;
         }
         if (strchr(line, '"')) {
@@ -220,6 +231,19 @@ int mb_table_double(const mb_table *t, size_t row, size_t col, double *v, mb_err
     if (mb_data_parse_double(s, v) != MB_OK)
         return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': '%s' is not a finite number",
                             t->path, t->lines[row], t->header[col], s);
+    return MB_OK;
+}
+
+int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
+                       int whole, double *v, mb_error *err)
+{
+    int rc = mb_table_double(t, row, col, v, err);
+    if (rc != MB_OK)
+        return rc;
+    if (*v < lo || *v > hi || (whole && *v != floor(*v)))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is not %s in [%g, %g]",
+                            t->path, t->lines[row], t->header[col], mb_table_cell(t, row, col),
+                            whole ? "a whole number" : "a number", lo, hi);
     return MB_OK;
 }
 

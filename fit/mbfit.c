@@ -200,32 +200,27 @@ static void nupdate_print(FILE *f, const void *arg)
     }
 }
 
-/* Parses "0.5,0.4" into a new array of numbers > 0. */
+/* Parses "0.5,0.4" into a new array of numbers > 0 (mb_data_split_list: no empty items). */
 static int parse_thresholds(const char *s, double **v, size_t *n, mb_error *err)
 {
-    size_t cap = 1;
-    for (const char *p = s; *p; p++)
-        cap += *p == ',';
-    *v = malloc(cap * sizeof **v);
+    char **items;
+    size_t k;
+    *v = NULL;
     *n = 0;
-    char *copy = strdup(s);
-    if (!*v || !copy) {
-        free(copy);
-        return mb_error_set(err, MB_ENOMEM, "out of memory");
-    }
-    int rc = MB_OK;
-    char *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int rc = mb_data_split_list(s, "--target-loss", 0, &items, &k, err);
+    if (rc != MB_OK)
+        return rc;
+    *v = malloc(k * sizeof **v);
+    if (!*v)
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
         double x;
-        if (mb_data_parse_double(tok, &x) != MB_OK || x <= 0) {
-            rc = mb_error_set(err, MB_EINVAL, "--target-loss: '%s' is not a number > 0", tok);
-            break;
-        }
-        (*v)[(*n)++] = x;
+        if (mb_data_parse_double(items[i], &x) != MB_OK || x <= 0)
+            rc = mb_error_set(err, MB_EINVAL, "--target-loss: '%s' is not a number > 0", items[i]);
+        else
+            (*v)[(*n)++] = x;
     }
-    if (rc == MB_OK && *n == 0)
-        rc = mb_error_set(err, MB_EINVAL, "--target-loss: no threshold in '%s'", s);
-    free(copy);
+    free(items);
     return rc;
 }
 
@@ -309,6 +304,14 @@ static int cmd_nupdate(int argc, char **argv)
     if (mb_table_read(files[0], &t, &err) != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
     int points = mb_table_col(t, "n_update") >= 0;
+    if (!points && mb_table_col(t, "update") < 0) {
+        /* neither kind: bad data (exit 1), not a usage error */
+        mb_error_set(&err, MB_EFORMAT, "%s: neither a run log (an 'update' column) nor a points "
+                     "file (batch and n_update columns); its first column is '%s'",
+                     files[0], mb_table_col_name(t, 0));
+        mb_table_free(t);
+        return mb_cli_fail("mbfit", sub, &err);
+    }
     mb_table_free(t);
     mb_fit_runs runs;
     double *thr = NULL;

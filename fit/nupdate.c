@@ -114,10 +114,12 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         double u, loss;
         if ((rc = mb_table_double(t, r, cu, &u, err)) != MB_OK)
             break;
-        if (u < 0 || u < prev_u) {
+        if (u < 0 || u < prev_u || u > MB_DATA_RANGE_MAX) {
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %g is %s",
                               mb_table_path(t), mb_table_line(t, r), u,
-                              u < 0 ? "negative" : "smaller than the row before");
+                              u < 0         ? "negative"
+                              : u >= prev_u ? "past 2^53 updates"
+                                            : "smaller than the row before");
             break;
         }
         prev_u = u;
@@ -325,6 +327,12 @@ int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g must be > 0", path,
                               mb_table_line(t, r), b <= 0 ? "batch" : "n_update",
                               b <= 0 ? b : v);
+        else if (b > MB_DATA_RANGE_MAX || v > MB_DATA_RANGE_MAX)
+            /* counts of samples and updates; past 2^53 the fit's sums lose every digit (1e308
+             * "fitted" to zeros) */
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g is past 2^53", path,
+                              mb_table_line(t, r), b > MB_DATA_RANGE_MAX ? "batch" : "n_update",
+                              b > MB_DATA_RANGE_MAX ? b : v);
         runs->batch[r] = b, runs->n_update[r] = v, runs->seed[r] = s;
         runs->wall[r] = runs->lr[r] = runs->t_step[r] = runs->target[r] = NAN;
         runs->procs[r] = 1.0;

@@ -15,7 +15,10 @@ int mb_model_amdahl_efficiency(double overhead_ratio, double gpus, double *effic
 {
     if (!ratio_ok(overhead_ratio) || !gpus_ok(gpus))
         return MB_EDOM;
-    *efficiency = (1.0 + overhead_ratio) / (1.0 + gpus * overhead_ratio);
+    /* Above R = 1 the same fraction divided through by R: G R overflows for huge inputs
+     * (R = G = 1e300), which would make E, and the speed-up G E, a plain 0. */
+    const double r = overhead_ratio;
+    *efficiency = r > 1.0 ? (1.0 / r + 1.0) / (1.0 / r + gpus) : (1.0 + r) / (1.0 + gpus * r);
     return MB_OK;
 }
 
@@ -38,7 +41,7 @@ int mb_model_amdahl_gpus_for_speedup(double overhead_ratio, double speedup, doub
     if (!(den > 0.0))
         return MB_EDOM;
     *gpus = speedup / den;
-    return MB_OK;
+    return isfinite(*gpus) ? MB_OK : MB_EDOM;
 }
 
 int mb_model_amdahl_gpus_for_efficiency(double overhead_ratio, double efficiency, double *gpus)
@@ -48,8 +51,8 @@ int mb_model_amdahl_gpus_for_efficiency(double overhead_ratio, double efficiency
     if (overhead_ratio == 0.0)
         return MB_EDOM; /* no overhead: efficiency is 1 on any number of devices */
     /* E = (1 + R) / (1 + G R)  <=>  G = (1 + R - E) / (E R) */
-    *gpus = (1.0 + overhead_ratio - efficiency) / (efficiency * overhead_ratio);
-    return MB_OK;
+    *gpus = (1.0 + overhead_ratio - efficiency) / efficiency / overhead_ratio;
+    return isfinite(*gpus) ? MB_OK : MB_EDOM; /* E R can underflow */
 }
 
 int mb_model_amdahl_max_overhead(double gpus, double efficiency, double *overhead_ratio)
@@ -61,7 +64,7 @@ int mb_model_amdahl_max_overhead(double gpus, double efficiency, double *overhea
     if (!(den > 0.0))
         return MB_EDOM;
     *overhead_ratio = (1.0 - efficiency) / den;
-    return MB_OK;
+    return isfinite(*overhead_ratio) ? MB_OK : MB_EDOM;
 }
 
 int mb_model_amdahl_overhead_for_speedup(double gpus, double speedup, double *overhead_ratio)
@@ -69,8 +72,9 @@ int mb_model_amdahl_overhead_for_speedup(double gpus, double speedup, double *ov
     if (!gpus_ok(gpus) || gpus == 1.0 || !isfinite(speedup) || speedup <= 1.0 || speedup > gpus)
         return MB_EDOM;
     /* S = G (1 + R) / (1 + G R)  <=>  R = (G - S) / (G (S - 1)) */
-    *overhead_ratio = (gpus - speedup) / (gpus * (speedup - 1.0));
-    return MB_OK;
+    /* divided by G first: G (S - 1) overflows for huge G and S */
+    *overhead_ratio = (1.0 - speedup / gpus) / (speedup - 1.0);
+    return isfinite(*overhead_ratio) ? MB_OK : MB_EDOM;
 }
 
 int mb_model_ps_count(double param_bytes, double workers, double compute_s, double bandwidth,

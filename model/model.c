@@ -307,7 +307,9 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
         !finite_pos(law->n_inf) || !finite_nonneg(law->alpha) || !update_time_valid(t))
         return MB_EDOM;
     /* The largest P leaves a sliver of bandwidth; one learner needs none. */
-    const double p_max = prob->budget / prob->price_learner;
+    /* at most 2^53 learners: past it P + 1 == P, and the whole-learner step below would not
+     * move (a budget of 1e300 at a price of 1 once ran forever) */
+    const double p_max = fmin(prob->budget / prob->price_learner, 0x1p53);
     if (p_max <= 1.0)
         return MB_EDOM;
 

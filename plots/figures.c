@@ -36,6 +36,27 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
         return mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                             path);
     }
+    /* every row's values as mbopt scale writes them: procs a whole count >= 1, times and
+     * speed-ups >= 0 or null (no optimum there), batch sizes > 0 or null */
+    static const char *const keys[] = {"t_c_opt", "speedup_opt", "t_c_strong", "speedup_strong",
+                                       "t_c_weak", "speedup_weak", NULL};
+    const cJSON *r;
+    int i = 0;
+    cJSON_ArrayForEach(r, *rows)
+    {
+        char where[32];
+        double v;
+        snprintf(where, sizeof where, "rows[%d]: ", i++);
+        rc = mb_json_number_in(r, "procs", path, where, 1, MB_DATA_RANGE_MAX, 1, 1, &v, err);
+        for (int k = 0; rc == MB_OK && keys[k]; k++)
+            rc = mb_json_number_in(r, keys[k], path, where, 0, HUGE_VAL, 0, 0, &v, err);
+        if (rc == MB_OK)
+            rc = mb_json_number_in(r, "m_opt", path, where, 0, HUGE_VAL, 0, 0, &v, err);
+        if (rc != MB_OK) {
+            cJSON_Delete(*root);
+            return rc;
+        }
+    }
     rc = mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(*root, "model"), path, law, t, NULL,
                               err);
     if (rc != MB_OK)
@@ -58,6 +79,7 @@ int mb_plot_scale(const char *scale_json, const char *out, const mb_plot_options
         cJSON_Delete(root);
         return rc;
     }
+    mb_plot_input(p, scale_json);
     static const char *const keys[3][2] = {{"t_c_opt", "speedup_opt"},
                                            {"t_c_strong", "speedup_strong"},
                                            {"t_c_weak", "speedup_weak"}};
@@ -110,6 +132,7 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
         cJSON_Delete(root);
         return rc;
     }
+    mb_plot_input(p, scale_json);
     /* Spread the chosen learner counts over the table, always including the first and last. */
     double procs[64], m_hi = t.m_t;
     if (curves > 64)
@@ -175,12 +198,40 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         return mb_error_set(err, MB_EFORMAT, "%s: not an 'mbfit nupdate --json' file (needs "
                                              "params.n_inf, params.alpha and per_m)", nfit_json);
     }
+    const cJSON *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, pts) /* batch sizes and update counts > 0, as mbfit reads them */
+    {
+        char where[32];
+        double v;
+        snprintf(where, sizeof where, "points[%d]: ", i++);
+        if ((rc = mb_json_number_in(e, "batch", nfit_json, where, 1, MB_DATA_RANGE_MAX, 0, 1, &v,
+                                    err)) != MB_OK ||
+            (rc = mb_json_number_in(e, "n_update", nfit_json, where, 0, MB_DATA_RANGE_MAX, 0, 0,
+                                    &v, err)) != MB_OK)
+            break;
+    }
+    i = 0;
+    cJSON_ArrayForEach(e, per_m)
+    {
+        char where[32];
+        double v;
+        snprintf(where, sizeof where, "per_m[%d]: ", i++);
+        if (rc != MB_OK ||
+            (rc = mb_json_number_in(e, "batch", nfit_json, where, 1, MB_DATA_RANGE_MAX, 0, 1, &v,
+                                    err)) != MB_OK ||
+            (rc = mb_json_number_in(e, "mean", nfit_json, where, 0, MB_DATA_RANGE_MAX, 0, 0, &v,
+                                    err)) != MB_OK ||
+            (rc = mb_json_number_in(e, "se", nfit_json, where, 0, HUGE_VAL, 0, 0, &v, err)) !=
+                MB_OK)
+            break;
+    }
     mb_plot *p;
-    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
+    if (rc != MB_OK || (rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
         cJSON_Delete(root);
         return rc;
     }
-    const cJSON *e;
+    mb_plot_input(p, nfit_json);
     double m_lo = INFINITY, m_hi = 0;
     mb_plot_block(p, "runs");
     cJSON_ArrayForEach(e, pts)
@@ -270,7 +321,7 @@ static int distinct(const mb_table *tab, size_t col, double *out, int max, mb_er
     int n = 0;
     for (size_t r = 0; r < mb_table_rows(tab); r++) {
         double v;
-        int rc = mb_table_double(tab, r, col, &v, err);
+        int rc = mb_table_double_in(tab, r, col, 1, MB_DATA_RANGE_MAX, 1, &v, err); /* counts */
         if (rc != MB_OK)
             return rc;
         int seen = 0;
@@ -370,6 +421,7 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
     }
     if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK)
         goto done;
+    mb_plot_input(p, step_csv);
     char plot[4096] = "plot ", name[16];
     size_t used = strlen(plot);
     int series = 0;
@@ -382,10 +434,11 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
                 double v[4], l, th;
                 if ((rc = mb_table_double(tab, r, c_learn, &l, err)) ||
                     (rc = mb_table_double(tab, r, c_thr, &th, err)) ||
-                    (rc = mb_table_double(tab, r, c_batch, &v[0], err)) ||
-                    (rc = mb_table_double(tab, r, c_med, &v[1], err)) ||
-                    (rc = mb_table_double(tab, r, c_p25, &v[2], err)) ||
-                    (rc = mb_table_double(tab, r, c_p75, &v[3], err)))
+                    (rc = mb_table_double_in(tab, r, c_batch, 1, MB_DATA_RANGE_MAX, 0, &v[0],
+                                             err)) ||
+                    (rc = mb_table_double_in(tab, r, c_med, 0, HUGE_VAL, 0, &v[1], err)) ||
+                    (rc = mb_table_double_in(tab, r, c_p25, 0, HUGE_VAL, 0, &v[2], err)) ||
+                    (rc = mb_table_double_in(tab, r, c_p75, 0, HUGE_VAL, 0, &v[3], err)))
                     goto done;
                 if (l != learners[a] || th != threads[b])
                     continue;
@@ -437,8 +490,20 @@ int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
     const size_t c_op = cols[0], c_procs = cols[1], c_bytes = cols[2], c_med = cols[3],
                  c_min = cols[4], c_max = cols[5];
     mb_plot *p = NULL;
+    /* every row checked before anything is drawn: process counts whole and >= 1, byte counts
+     * and times >= 0 */
+    for (size_t r = 0; r < mb_table_rows(tab); r++) {
+        double v;
+        if ((rc = mb_table_double_in(tab, r, c_procs, 1, MB_DATA_RANGE_MAX, 1, &v, err)) ||
+            (rc = mb_table_double_in(tab, r, c_bytes, 0, MB_DATA_RANGE_MAX, 0, &v, err)) ||
+            (rc = mb_table_double_in(tab, r, c_med, 0, HUGE_VAL, 0, &v, err)) ||
+            (rc = mb_table_double_in(tab, r, c_min, 0, HUGE_VAL, 0, &v, err)) ||
+            (rc = mb_table_double_in(tab, r, c_max, 0, HUGE_VAL, 0, &v, err)))
+            goto done;
+    }
     if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK)
         goto done;
+    mb_plot_input(p, comm_csv);
     /* one series per (op, procs), in order of first appearance */
     const char *ops[16];
     double procs[16];

@@ -38,6 +38,10 @@ typedef struct mb_plot mb_plot;
 /* Starts a figure that will be written to out_path. */
 int mb_plot_begin(mb_plot **p, const mb_plot_options *o, const char *out_path, mb_error *err);
 
+/* Names the input file the figure's data came from (not copied: it must outlive p), so that
+ * "no finite data" names the input at fault rather than the figure being written. */
+void mb_plot_input(mb_plot *p, const char *path);
+
 /* Starts data block `name` (without the '$'); rows follow with mb_plot_row, one per line.
  * Blocks end at the next mb_plot_block or mb_plot_cmd. */
 void mb_plot_block(mb_plot *p, const char *name);
@@ -52,7 +56,8 @@ long mb_plot_block_points(const mb_plot *p, const char *name);
 void mb_plot_cmd(mb_plot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Runs gnuplot on the script and renames the image into place. MB_ENODATA when `required`
- * (a NULL-terminated list of block names, or NULL) has a block without a finite point,
+ * (a NULL-terminated list of block names, or NULL) has a block without a finite point (the
+ * message names the input of mb_plot_input, else the figure),
  * MB_EIO when gnuplot cannot run or fails (its first error line in err). Frees p. */
 int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err);
 

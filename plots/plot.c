@@ -21,6 +21,7 @@
 struct mb_plot {
     mb_plot_options opts;
     char *out;              /* final image path */
+    const char *input;      /* the input the data came from (mb_plot_input), or NULL */
     char *script;           /* the script text, grown by open_memstream */
     size_t script_len;
     FILE *f;                /* writes into script */
@@ -49,6 +50,11 @@ int mb_plot_format_parse(const char *name, mb_plot_format *format)
     else
         return MB_EINVAL;
     return MB_OK;
+}
+
+void mb_plot_input(mb_plot *p, const char *path)
+{
+    p->input = path;
 }
 
 int mb_plot_begin(mb_plot **pp, const mb_plot_options *o, const char *out_path, mb_error *err)
@@ -176,7 +182,8 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
     end_block(p);
     for (const char *const *r = required; r && *r; r++)
         if (mb_plot_block_points(p, *r) == 0) {
-            int rc = mb_error_set(err, MB_ENODATA, "%s: no finite data for series '%s'", p->out, *r);
+            int rc = mb_error_set(err, MB_ENODATA, "%s: nothing to draw (no finite data for series '%s')",
+                                  p->input ? p->input : p->out, *r);
             mb_plot_abort(p);
             return rc;
         }
@@ -185,20 +192,17 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
 
     /* The image goes to a temporary name beside its final path; the script and gnuplot's
      * messages go to the temporary folder. */
-    size_t n = strlen(p->out) + 16;
-    char *img = malloc(n);
+    char *img = NULL;
     char script[] = "/tmp/mbplot.XXXXXX", errpath[] = "/tmp/mbplot-err.XXXXXX";
-    int rc = MB_OK;
     int fd_img = -1, fd_s = -1, fd_e = -1;
-    if (img) {
-        snprintf(img, n, "%s.tmp.XXXXXX", p->out);
-        fd_img = mkstemp(img);
-        if (fd_img >= 0)
-            mb_data_default_mode(fd_img);
+    int rc = mb_out_mktemp(p->out, &img, &fd_img, err);
+    if (rc != MB_OK) {
+        mb_plot_abort(p);
+        return rc;
     }
     fd_s = mkstemp(script);
     fd_e = mkstemp(errpath);
-    if (!img || fd_img < 0 || fd_s < 0 || fd_e < 0) {
+    if (fd_s < 0 || fd_e < 0) {
         rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out, strerror(errno));
         goto done;
     }
@@ -229,13 +233,13 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
                           st < 0 ? "could not run" : "failed", line[0] ? ": " : "", line);
         goto done;
     }
-    if (rename(img, p->out) != 0)
-        rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out, strerror(errno));
+    close(fd_img);
+    fd_img = -1;
+    rc = mb_out_place(img, p->out, err); /* renamed, or copied into a device or FIFO */
 done:
     if (fd_img >= 0) {
         close(fd_img);
-        if (rc != MB_OK)
-            remove(img);
+        remove(img);
     }
     if (fd_s >= 0)
         close(fd_s);

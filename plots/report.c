@@ -481,7 +481,7 @@ static int draw(const figure *fig, const char *out_dir, const char *path,
     }
     if (rc == MB_OK)
         return MB_OK;
-    /* The figure functions name the image for an empty series; the reader needs the input. */
+    /* The figure functions name their input for an empty series; this names it otherwise. */
     if (rc == MB_ENODATA && strncmp(e.msg, in, strlen(in)) != 0)
         return mb_error_set(err, rc, "%s: nothing to draw (%s)", in, e.msg);
     return mb_error_set(err, rc, "%s", e.msg);

@@ -297,6 +297,7 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         cJSON_Delete(root);
         return rc;
     }
+    mb_plot_input(p, validate_json);
 
     /* the axes' extent, so the marks of rows that never reached the target sit on the floor */
     double m_lo = INFINITY, m_hi = 0, t_lo = INFINITY, t_hi = 0;

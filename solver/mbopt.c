@@ -715,8 +715,10 @@ static int cmd_amdahl(int argc, char **argv)
             break;
         case OPT_GPUS:
             rc = mb_data_flag_double("--gpus", optarg, 0, MB_POSITIVE, &g, &err);
-            if (rc == MB_OK && g < 1)
-                rc = mb_error_set(&err, MB_EINVAL, "--gpus: must be >= 1, got '%s'", optarg);
+            if (rc == MB_OK && (g < 1 || g != floor(g) || g > 0x1p53))
+                rc = mb_error_set(&err, MB_EINVAL,
+                                  "--gpus: must be a whole number of devices >= 1, got '%s'",
+                                  optarg);
             break;
         case OPT_SPEEDUP:
             rc = mb_data_flag_double("--speedup", optarg, 0, MB_POSITIVE, &s, &err);
@@ -757,7 +759,8 @@ static int cmd_amdahl(int argc, char **argv)
         }
     } else if (!isnan(r) && !isnan(e)) {
         rc = mb_model_amdahl_gpus_for_efficiency(r, e, &g_exact);
-        why = "with no overhead the efficiency is 1 on any number of devices";
+        why = r == 0 ? "with no overhead the efficiency is 1 on any number of devices"
+                     : "the device count is beyond the range of a double";
         if (rc == MB_OK && g_exact < 1.0) {
             rc = MB_EDOM;
             why = "even one device falls short of that efficiency";
@@ -774,16 +777,28 @@ static int cmd_amdahl(int argc, char **argv)
         why = "the speed-up must be in (1, G] on G > 1 devices";
         if (rc == MB_OK)
             rc = mb_model_amdahl_efficiency(r, g, &e);
-    } else { /* speed-up and efficiency: G = S / E */
-        g = s / e;
+    } else { /* speed-up and efficiency: G = S / E, rounded up to whole devices (the speed-up
+              * target met at that efficiency) */
+        g_exact = s / e;
+        g = isfinite(g_exact) ? fmax(1.0, ceil(g_exact * (1.0 - 1e-12))) : g_exact;
         rc = mb_model_amdahl_max_overhead(g, e, &r);
         why = "speed-up / efficiency gives G E <= 1";
+    }
+    if (rc == MB_OK && !isfinite(g)) {
+        rc = MB_EDOM;
+        why = "the device count is beyond the range of a double";
     }
     if (rc != MB_OK) {
         mb_error_set(&err, rc, "%s", why);
         return mb_cli_fail(prog, sub, &err);
     }
     s = g * e;
+    if (rc == MB_OK && !(isfinite(s) && s > 0 && isfinite(r) && e > 0)) {
+        /* e.g. E underflows to 0 on 1e300 devices with R = 1e300: a speed-up of 0 is wrong */
+        mb_error_set(&err, MB_EDOM, "the answer is beyond the range of a double (R_O %g, G %g)",
+                     r, g);
+        return mb_cli_fail(prog, sub, &err);
+    }
 
     if (out.json) {
         cJSON *j = cJSON_CreateObject();
@@ -975,6 +990,12 @@ static int cmd_design(int argc, char **argv)
     if (isnan(prob.price_learner)) return mb_cli_usage(prog, sub, "missing --price-learner");
     if (isnan(prob.price_bandwidth)) return mb_cli_usage(prog, sub, "missing --price-bandwidth");
     if (isnan(prob.bandwidth_ref)) return mb_cli_usage(prog, sub, "missing --bandwidth-ref");
+    if (!(prob.budget / prob.price_learner <= MB_DATA_RANGE_MAX)) {
+        /* past 2^53 learners the count is no longer whole, and the search has no end to find */
+        mb_error_set(&err, MB_EINVAL, "--budget / --price-learner: %g learners is past 2^53",
+                     prob.budget / prob.price_learner);
+        return mb_cli_fail(prog, sub, &err);
+    }
     if (model_resolve(&m, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
     if (m.t.comm == MB_COMM_NONE) {

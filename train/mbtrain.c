@@ -130,12 +130,11 @@ static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *
 {
     *out = NULL;
     *n = 0;
-    char *copy = strdup(s);
-    if (!copy)
-        return mb_error_set(err, MB_ENOMEM, "out of memory");
-    int rc = MB_OK;
-    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && rc == MB_OK;
-         item = strtok_r(NULL, ",", &save)) {
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(s, "--seeds", 0, &items, &k, err);
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        char *item = items[i];
         long lo, hi;
         char *colon = strchr(item, ':');
         if (colon)
@@ -163,7 +162,7 @@ static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *
         free(*out);
         *out = NULL;
     }
-    free(copy);
+    free(items);
     return rc;
 }
 

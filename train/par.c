@@ -327,7 +327,10 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
     rc = mb_par_ckpt_write(o->checkpoint_path, &h, j->mon.rows.s, fetch_record, w, w->rec,
                            &w->err);
     if (rc == MB_OK) {
-        mb_ckpt_extra cx = {.updates = updates, .samples = samples, .wall_s = wall_s,
+        /* PATH is learner 0's own checkpoint: its samples are its own (the job's are in
+         * PATH.learners), so that the reader's samples = updates x batch holds */
+        mb_ckpt_extra cx = {.updates = updates, .samples = (size_t)updates * (size_t)w->l.batch,
+                            .wall_s = wall_s, .loss = j->mon.r->loss, .data_fp = j->data_fp,
                             .log_rows = j->mon.rows.s, .log_len = j->mon.rows.len};
         rc = mb_ckpt_write(o->checkpoint_path, &w->l, o, &cx, &w->err);
     }
@@ -341,7 +344,7 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
 static int par_resume(worker *w, const mb_run_options *lo)
 {
     job *j = w->j;
-    mb_ckpt_extra x;
+    mb_ckpt_extra x = {.data_fp = j->data_fp};
     int rc = mb_ckpt_read(lo->resume_path, &w->l, lo, &x, &w->err);
     if (rc != MB_OK)
         return rc;
@@ -606,6 +609,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         data = &own;
     }
     j.data = data;
+    if (o->checkpoint_path || o->resume_path)
+        j.data_fp = mb_ckpt_fingerprint(data);
     if ((rc = mb_run_check_shapes(desc, &data->train, "training", err)) != MB_OK)
         goto out;
     if (data->eval.n == 0) {

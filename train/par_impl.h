@@ -73,6 +73,7 @@ struct job {
     const mb_run_options *o;
     const mb_net_desc *desc;
     const mb_data_splits *data;
+    uint64_t data_fp;      /* mb_ckpt_fingerprint of data: the run's identity in checkpoints */
     int ranks;             /* MPI ranks */
     int p;                 /* learners in all */
     int m;                 /* samples per learner step */

@@ -597,6 +597,8 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     long updates = 0;
     size_t samples = 0;
     double wall0 = 0;
+    if (o->checkpoint_path || o->resume_path)
+        x.data_fp = mb_ckpt_fingerprint(data); /* the run's identity in its checkpoints */
     if (o->resume_path) {
         if ((rc = mb_ckpt_read(o->resume_path, &l, o, &x, err)) != MB_OK)
             goto out;
@@ -608,7 +610,13 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     x.log_rows = NULL; /* the monitor's now */
     if (rc != MB_OK)
         goto out;
-    double train_s = 0, loss = NAN;
+    if (mon.bound > 0 && updates > mon.bound) {
+        rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, past this run's "
+                          "bound of %ld updates", o->resume_path, updates, mon.bound);
+        goto out;
+    }
+    /* the last mini-batch loss: the checkpoint's, which a run resumed at its bound reports */
+    double train_s = 0, loss = o->resume_path ? x.loss : NAN;
     int stop = mon.bound > 0 && updates >= mon.bound;
     while (!stop) {
         double t0 = now_s();
@@ -629,7 +637,8 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
             if ((rc = mb_run_mon_ckpt_rows(&mon, &saved, err)) != MB_OK)
                 goto out;
             mb_ckpt_extra cx = {.updates = updates, .samples = samples, .wall_s = row.wall_s,
-                                .log_rows = mon.rows.s, .log_len = mon.rows.len};
+                                .loss = loss, .data_fp = x.data_fp, .log_rows = mon.rows.s,
+                                .log_len = mon.rows.len};
             rc = mb_ckpt_write(o->checkpoint_path, &l, o, &cx, err);
             mb_run_mon_ckpt_done(&mon, saved);
             if (rc != MB_OK)
