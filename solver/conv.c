@@ -192,7 +192,8 @@ static int glpk_solve(const mb_cilp_problem *p, const int *keep, const size_t *f
     glp_init_iocp(&parm);
     parm.presolve = GLP_ON;
     /* hybrid pseudo-cost branching: on the summed (knapsack) form of ResNet-50, 64 programs
-     * took 0.71 s against 1.03 s with the default Driebeck-Tomlin rule (tests/bench/conv_ilp.c) */
+     * took 0.71-0.79 s against 0.80-1.1 s with GLPK's other rules, Driebeck-Tomlin included
+     * (tests/bench/conv_ilp.c, one shared 2-core machine: differences near its noise) */
     parm.br_tech = GLP_BR_PCH;
     parm.msg_lev = GLP_MSG_OFF;
     parm.mip_gap = 0;     /* proven optimal, not within a gap */
