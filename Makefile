@@ -349,9 +349,22 @@ $(OUT)/validate.json: $(OUT)/nfit.json $(OUT)/tfit.json
 	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $$dirs --csv -o $(OUT)/validate.csv && \
 	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $$dirs --json -o $@)
 
-$(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json
+# The convolution layers: every algorithm timed per pass and M (a short sweep: the CPU's
+# algorithms on lenet5), then one algorithm per layer and pass for each M under a device of
+# CONV_MEM (the GLPK ILP), with T_C from the N_update fit. lenet5 holds 1 to 3 MiB at these M:
+# 2M (a cache-sized budget, not a GPU) makes memory bind inside the sweep; 12G for a real device.
+CONV_BATCHES ?= 4:64
+CONV_BUDGET  ?= 0.05
+CONV_MEM     ?= 2M
+$(OUT)/conv.json: $(OUT)/nfit.json
+	@$(call stage,conv,convolution algorithms per M (mbopt conv),a shorter sweep: CONV_BATCHES=4:16 or CONV_BUDGET=0.02, \
+	  run mbprobe conv --net $(NET) --batch $(CONV_BATCHES) --budget $(CONV_BUDGET) --warmup 1 --min-reps 3 -o $(OUT)/conv.csv && \
+	  run mbopt conv --net $(NET) --probe $(OUT)/conv.csv --mem $(CONV_MEM) --batch $(CONV_BATCHES) --nfit $< -o $(OUT)/conv.txt && \
+	  run mbopt conv --net $(NET) --probe $(OUT)/conv.csv --mem $(CONV_MEM) --batch $(CONV_BATCHES) --nfit $< --json -o $@)
+
+$(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(OUT)/conv.json
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train check nfit tfit cfit scale validate; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  for s in probe comm train check nfit tfit cfit scale validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised

@@ -262,4 +262,81 @@ int mb_model_amdahl_overhead_for_speedup(double gpus, double speedup, double *ov
 int mb_model_ps_count(double param_bytes, double workers, double compute_s, double bandwidth,
                       double *n_ps_exact, double *n_ps);
 
+/* ---- memory of a CNN on one device (Zou et al. 2017, eq. 1-5) ------------------------------ */
+
+/* What a layer is, as far as memory goes. */
+typedef enum mb_mem_kind {
+    MB_MEM_CONV = 0,     /* convolution: k x k x in_c x out_c weights + out_c biases */
+    MB_MEM_POOL = 1,     /* max or average pooling: no parameters */
+    MB_MEM_FC = 2,       /* fully connected: (in_c in_h in_w) x out_c weights + out_c biases */
+    MB_MEM_ELEMENTWISE = 3 /* activation, dropout, softmax: run in place, nothing kept here */
+} mb_mem_kind;
+
+/* One layer for the memory model: a plain copy of what a network description says (solver/
+ * translates train/'s descriptions into these). Shapes are per sample. */
+typedef struct mb_mem_layer {
+    mb_mem_kind kind;
+    const char *name;          /* for tables and messages; not owned, may be NULL */
+    int in_c, in_h, in_w;      /* input shape */
+    int out_c, out_h, out_w;   /* output shape */
+    int k;                     /* convolution kernel side F; 0 for other kinds */
+} mb_mem_layer;
+
+typedef struct mb_mem_options {
+    double value_bytes;  /* bytes per stored value: 4 (float32, Zou's 32 bits) */
+    double grad_copies;  /* gradient blocks per parameter: 1 as mbkit's trainer keeps one
+                            batch-mean gradient; Zou et al. assume 2 (per-sample + aggregate) */
+    double state_copies; /* optimiser state per parameter: 0 SGD, 1 momentum (default), 2 Adam */
+    int gemm_workspace;  /* 1: count each convolution's explicit-GEMM lowering buffer
+                            (M in_c k^2 out_h out_w values, Chetlur et al. 2014) as its
+                            workspace; 0: no workspace (the ILP adds the chosen algorithms') */
+} mb_mem_options;
+
+/* value_bytes 4, grad_copies 1, state_copies 1, gemm_workspace 1. */
+void mb_model_mem_defaults(mb_mem_options *o);
+
+/* The bytes one layer holds at mini-batch size M. */
+typedef struct mb_mem_bytes {
+    double params;    /* weights and biases (Zou eq. 3 and 4 count biases too) */
+    double grads;     /* grad_copies x params */
+    double state;     /* state_copies x params */
+    double fmap;      /* the layer's output over the mini-batch, kept for the backward pass
+                         (eq. 2; eq. 4's neurons for fully connected layers); 0 for in-place
+                         element-wise layers */
+    double workspace; /* this layer's convolution workspace at M (gemm_workspace), else 0 */
+} mb_mem_bytes;
+
+/* A network's total at M. The workspace is one buffer shared by all layers, as frameworks
+ * allocate it, so it is the largest layer's, not the sum. */
+typedef struct mb_mem_total {
+    double params, grads, state;
+    double input;     /* the input mini-batch (eq. 2, i = 0) */
+    double fmaps;     /* sum of the layers' fmap */
+    double workspace; /* max of the layers' workspace */
+    size_t ws_layer;  /* index of the layer with the largest workspace (0 when none has one) */
+    double model;     /* params + grads + state + input + fmaps: what is left out of
+                         Zou's M_bound, eq. 5 */
+    double total;     /* model + workspace */
+} mb_mem_total;
+
+/* One layer's bytes at M (> 0). MB_EDOM for m <= 0, a shape < 1 or a convolution with k < 1. */
+int mb_model_mem_layer(const mb_mem_layer *l, double m, const mb_mem_options *o,
+                       mb_mem_bytes *b);
+
+/* The network's total at M: the sum over layers (largest workspace) plus the input. MB_EDOM as
+ * above, or for n = 0. */
+int mb_model_mem(const mb_mem_layer *layers, size_t n, double m, const mb_mem_options *o,
+                 mb_mem_total *t);
+
+/* Zou's M_bound (eq. 5) at M: device_bytes - model, the memory left for workspaces; negative
+ * when the model alone does not fit. */
+int mb_model_mem_bound(const mb_mem_layer *layers, size_t n, double m, const mb_mem_options *o,
+                       double device_bytes, double *bound);
+
+/* The largest whole M whose total (the workspace included when o->gemm_workspace) fits in
+ * device_bytes: every term is a constant plus a multiple of M, so it is solved exactly. *m_max is
+ * 0 when even M = 1 does not fit; it is capped at 2^40. */
+int mb_model_mem_max_batch(const mb_mem_layer *layers, size_t n, const mb_mem_options *o,
+                           double device_bytes, double *m_max);
+
 #endif /* MB_MODEL_H */

@@ -116,6 +116,11 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err);
 int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_options *o,
                      mb_error *err);
 
+/* Time per update (and T_C when present) and memory used against M from `mbopt conv --json`,
+ * with the M where the chosen convolution algorithms change marked and the number changed. */
+int mb_plot_conv(const char *conv_json, const char *out, const mb_plot_options *o,
+                 mb_error *err);
+
 /* ---- the report ------------------------------------------------------------------------------ */
 
 #define MB_PLOT_REPORT_MAX_MISSING 16

@@ -7,6 +7,7 @@
  *   mbplot step   STEP.csv       time per update against M (mbprobe step), with a fitted knee
  *   mbplot comm   COMM.csv       collective times (mbprobe comm), with the alpha-beta fit
  *   mbplot validate VAL.json     predicted against measured training time (mbopt validate)
+ *   mbplot conv   CONV.json      convolution ILP: time per update and memory against M
  *   mbplot report OUT/           every figure OUT has inputs for, and OUT/report.html
  *
  * Thin: parse options, call plots/, report. Usage errors exit 2, bad files exit 1.
@@ -39,6 +40,8 @@ static void help(void)
            "                     T_C(M), every run, the measured medians (bars: min to max),\n"
            "                     the measured best and the recommended M (from 'mbopt\n"
            "                     validate --json')\n"
+           "  conv CONV.json     time per update (and T_C) and memory against M, algorithm\n"
+           "                     changes marked (from 'mbopt conv --json')\n"
            "  report OUT/        draws every figure the pipeline folder OUT has inputs for into\n"
            "                     OUT and writes OUT/report.html: one self-contained page with the\n"
            "                     recommendation (OUT/scale.json, required), the fitted parameters,\n"
@@ -62,7 +65,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return mb_cli_usage("mbplot", NULL,
                             "missing command (scale, tc, nupdate, amdahl, step, comm, "
-                                                "validate, report)");
+                                                "validate, conv, report)");
     const char *sub = argv[1];
     if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
         help();
@@ -73,7 +76,7 @@ int main(int argc, char **argv)
         return 0;
     }
     static const char *const subs[] = {"scale", "tc", "nupdate", "amdahl", "step", "comm",
-                                       "validate", "report", NULL};
+                                       "validate", "conv", "report", NULL};
     int known = 0;
     for (int i = 0; subs[i]; i++)
         known |= !strcmp(sub, subs[i]);
@@ -177,6 +180,8 @@ int main(int argc, char **argv)
         rc = mb_plot_step(in, tfit, out, &po, &err);
     else if (!strcmp(sub, "comm"))
         rc = mb_plot_comm(in, cfit, out, &po, &err);
+    else if (!strcmp(sub, "conv"))
+        rc = mb_plot_conv(in, out, &po, &err);
     else if (!strcmp(sub, "validate"))
         rc = mb_plot_validate(in, out, &po, &err);
     else {

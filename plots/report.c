@@ -406,6 +406,55 @@ static int write_meta(FILE *f, const char *path, const char *label)
 }
 
 
+/* The convolution section, when the folder has a convolution table (conv.csv, mbprobe conv):
+ * the ILP's figure and summary from conv.json and conv.txt (mbopt conv), or a note naming the
+ * command when only the table is there. Nothing when neither is. */
+static int write_conv(FILE *f, const char *out_dir, const mb_plot_options *o, const char *ext,
+                      int *figures, mb_error *err)
+{
+    char table[4096], json[4096], txt[4096], img[4096], name[32];
+    path_join(table, sizeof table, out_dir, "conv.csv");
+    path_join(json, sizeof json, out_dir, "conv.json");
+    path_join(txt, sizeof txt, out_dir, "conv.txt");
+    if (!exists(table) && !exists(json))
+        return MB_OK;
+    fputs("<section id=\"conv\">\n<h2>Convolution algorithms and memory</h2>\n", f);
+    if (!exists(json)) {
+        fputs("<p class=\"missing\">conv.csv is here but conv.json is not: <code>mbopt conv "
+              "--net NET --probe conv.csv --mem SIZE --batch LIST --json -o conv.json</code> "
+              "chooses the algorithms.</p>\n</section>\n", f);
+        return MB_OK;
+    }
+    snprintf(name, sizeof name, "conv.%s", ext);
+    path_join(img, sizeof img, out_dir, name);
+    mb_error e = {0};
+    if (mb_plot_conv(json, img, o, &e) == MB_OK) {
+        int rc = write_figure(f, img, "conv", o->format,
+                              "The convolution-algorithm ILP (Zou et al. 2017, eq. 6, solved with "
+                              "GLPK) at each M: the convolutions' time per update and the "
+                              "memory used (the model's bytes, eq. 1-4, plus the chosen "
+                              "workspace) against the device's; dashed lines mark the M where "
+                              "the chosen algorithms change.", err);
+        if (rc != MB_OK)
+            return rc;
+        (*figures)++;
+    } else {
+        fputs("<p class=\"missing\">No convolution figure: ", f);
+        esc(f, e.msg);
+        fputs("</p>\n", f);
+    }
+    char *text;
+    size_t n;
+    if (exists(txt) && mb_data_read_file(txt, &text, &n, &e) == MB_OK) {
+        fputs("<pre id=\"conv-table\">", f);
+        esc(f, text);
+        fputs("</pre>\n", f);
+        free(text);
+    }
+    fputs("</section>\n", f);
+    return MB_OK;
+}
+
 /* ---- the report ---------------------------------------------------------------------------- */
 
 /* A figure to draw when its input is present. */
@@ -760,6 +809,10 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         info->figures++;
     }
     fputs("</section>\n", f);
+    if ((rc = write_conv(f, out_dir, o, ext, &info->figures, err)) != MB_OK) {
+        mb_out_abort(&out);
+        goto done;
+    }
     write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0, val != NULL);
 
     fputs("<section id=\"reproduce\">\n<h2>How to reproduce</h2>\n", f);

@@ -14,6 +14,8 @@
 #include "../fit/mb_fit.h"
 #include "../model/mb_model.h"
 
+struct mb_net_desc; /* train/mb_train.h */
+
 /* ---- fitted parameters from files ----------------------------------------------------------- */
 
 /* What `mbfit nupdate --json` says about N_update(M), as mbopt uses it. */
@@ -188,5 +190,138 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                        const mb_update_time *t, const mb_fit_runs *runs, const char *const *paths,
                        double m_rec, double p_rec, double lr_rec, mb_validate *out, mb_error *err);
 void mb_validate_free(mb_validate *v);
+
+/* ---- memory and the convolution-algorithm ILP (solver/memory.c, solver/conv.c) -------------- */
+
+/* A network description as the memory model's layers (model/ knows nothing of train/): one
+ * mb_mem_layer per description layer into out (desc->n_layers entries), names pointing into
+ * desc. Activations, dropout and softmax become MB_MEM_ELEMENTWISE. */
+void mb_solver_mem_layers(const struct mb_net_desc *desc, mb_mem_layer *out);
+
+/* How the chosen algorithms' workspaces share the device. */
+typedef enum mb_ws_mode {
+    MB_WS_SHARED = 0, /* one workspace buffer, reused by every layer and pass (layers run one
+                         after another; Caffe, PyTorch and TensorFlow size one buffer for the
+                         largest request): W = max over the choices */
+    MB_WS_SUM = 1     /* each (layer, pass) keeps its own (Zou et al. 2017, eq. 6: the sum) */
+} mb_ws_mode;
+const char *mb_solver_ws_mode_name(mb_ws_mode m); /* "shared", "sum" */
+int mb_solver_ws_mode_parse(const char *s, mb_ws_mode *m);
+
+/* One candidate for one (layer, pass): an algorithm run on micro-batches of `micro` samples
+ * (the whole mini-batch when micro = M; µ-cuDNN's split otherwise). */
+typedef struct mb_cilp_choice {
+    const char *algo;  /* the table's name, a string ("gemm", "CUDNN_..._FFT"); not owned */
+    int micro;         /* samples per micro-batch */
+    double t;          /* seconds for the whole mini-batch (M / micro runs) */
+    double ws;         /* workspace bytes (of one micro-batch: they run in turn) */
+} mb_cilp_choice;
+
+/* A (layer, pass) and its candidates. */
+typedef struct mb_cilp_slot {
+    const char *layer, *pass; /* not owned */
+    size_t n;
+    const mb_cilp_choice *c;  /* n candidates, not owned */
+} mb_cilp_slot;
+
+/* One integer program: pick one candidate per slot, minimising the summed time, subject to the
+ * workspace fitting in `avail` bytes (the memory the model leaves: Zou's M_bound) and no
+ * candidate above ws_limit.
+ *   shared: min sum t x  s.t. sum_c x_sc = 1,  W >= sum_c ws_c x_sc (every s),  W <= avail
+ *   sum:    min sum t x  s.t. sum_c x_sc = 1,  sum_sc ws_c x_sc <= avail
+ * x binary, W continuous. (Exactly one x_sc of a slot is 1, so sum_c ws_c x_sc is the chosen
+ * workspace: one row per slot, tighter than one row per candidate.) */
+typedef struct mb_cilp_problem {
+    size_t n;                  /* slots */
+    const mb_cilp_slot *slot;
+    double avail;              /* bytes for workspace; may be negative (nothing fits) */
+    double ws_limit;           /* per-candidate workspace limit, bytes; INFINITY for none */
+    mb_ws_mode mode;
+} mb_cilp_problem;
+
+typedef struct mb_cilp_result {
+    int feasible;        /* 1 when a choice fits */
+    double t;            /* summed time of the choice, seconds */
+    double ws;           /* its workspace: max (shared) or sum (sum), bytes */
+    long short_slot;     /* when infeasible: the slot whose least workspace fits worst (-1: the
+                            model alone does not fit, avail < 0) */
+    double short_bytes;  /* when infeasible: bytes missing */
+} mb_cilp_result;
+
+/* Solves the program with GLPK's branch and cut (glp_intopt, presolve on, gap 0: proven
+ * optimal), GLPK's terminal output off and its errors caught (MB_ESOLVER). pick gets n
+ * indices (the chosen candidate per slot) when feasible. MB_EINVAL for a slot without
+ * candidates, a negative or non-finite time or workspace. */
+int mb_solver_conv_ilp(const mb_cilp_problem *p, size_t *pick, mb_cilp_result *r,
+                       mb_error *err);
+
+/* A convolution table (mbprobe conv; DESIGN.md: layer,algo,pass,batch,t_median_s,
+ * workspace_bytes), read: the rows whose `status` (when the column exists) says the point ran
+ * (empty, measured, cached, ok), for the one backend asked for (when a `backend` column
+ * exists). */
+typedef struct mb_cilp_table mb_cilp_table;
+
+/* Reads `path`. backend: the backend's rows to keep, NULL for the only one the table has
+ * (MB_EFORMAT naming them when it has several). Negative or non-finite workspace or time, a
+ * batch < 1, a duplicate point: MB_EFORMAT naming path:line and field. */
+int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **t,
+                        mb_error *err);
+void mb_solver_conv_free(mb_cilp_table *t);
+/* The backend the table's rows are for ("" when it has no backend column). */
+const char *mb_solver_conv_backend(const mb_cilp_table *t);
+
+typedef struct mb_cilp_options {
+    double device_bytes;  /* the device's memory */
+    mb_ws_mode mode;      /* MB_WS_SHARED */
+    double ws_limit;      /* per-layer workspace limit, bytes (INFINITY) */
+    int micro;            /* 1: also split the mini-batch into micro-batches of the table's
+                             batch sizes that divide M (µ-cuDNN); 0 (default): no */
+    mb_mem_options mem;   /* the memory model (its gemm_workspace is ignored: the ILP adds
+                             the chosen algorithms' workspace) */
+} mb_cilp_options;
+void mb_solver_conv_defaults(mb_cilp_options *o);
+
+/* The choice for one (layer, pass). */
+typedef struct mb_cilp_pick {
+    char layer[32];
+    char pass[32];
+    char algo[64];
+    int micro;        /* samples per micro-batch (= M: not split) */
+    double t;         /* seconds per update */
+    double ws;        /* bytes */
+} mb_cilp_pick;
+
+/* The optimum at one M. */
+typedef struct mb_cilp_point {
+    double m;
+    int feasible;
+    double t_update;     /* seconds per update in the convolutions (the chosen times' sum) */
+    double ws;           /* the choice's workspace, bytes */
+    double model_bytes;  /* the memory model's bytes without workspace at M */
+    double mem_used;     /* model_bytes + ws */
+    double avail;        /* device - model_bytes: Zou's M_bound */
+    double samples_per_s;/* m / t_update */
+    char why[256];       /* infeasible: the layer (and pass) and the bytes short */
+    size_t n_picks;
+    mb_cilp_pick *picks; /* n_picks, owned (freed by mb_solver_conv_results_free) */
+} mb_cilp_point;
+
+/* For every m[i]: the ILP over the convolution layers of `desc` with the table's times at that
+ * batch. Errors (MB_EFORMAT / MB_ENODATA, one line): a convolution layer of desc with no rows in
+ * the table, a (layer, pass) with no supported algorithm at M (or no batch for M), the model
+ * not fitting in the device even at M = 1. An M whose model or workspace does not fit is a
+ * result with feasible = 0 and `why`. res: nm entries, filled; free with
+ * mb_solver_conv_results_free (also after an error). */
+int mb_solver_conv_sweep(const struct mb_net_desc *desc, const mb_cilp_table *t,
+                         const double *m, size_t nm, const mb_cilp_options *o,
+                         mb_cilp_point *res, mb_error *err);
+void mb_solver_conv_results_free(mb_cilp_point *res, size_t nm);
+
+/* The convolution optimum combined with the convergence law: for each feasible result,
+ * T_C = N_update(M) T_update(M) (tc[i], NAN where infeasible or the law undefined); best_tc and
+ * best_rate get the index minimising T_C and the one maximising samples per second (-1 when
+ * none). */
+void mb_solver_conv_tc(const mb_law *law, const mb_cilp_point *res, size_t nm, double *tc,
+                       long *best_tc, long *best_rate);
 
 #endif /* MB_SOLVER_H */

@@ -316,6 +316,99 @@ static void test_errors_record(void)
     CU_ASSERT_STRING_EQUAL(mb_strerror(12345), "unknown error");
 }
 
+/* ---- the memory model (Zou et al. 2017, eq. 1-5) ------------------------------------------- */
+
+#define CONV(n, ic, ih, oc, oh, k) {MB_MEM_CONV, n, ic, ih, ih, oc, oh, oh, k}
+#define POOL(n, ic, ih, oh) {MB_MEM_POOL, n, ic, ih, ih, ic, oh, oh, 0}
+#define FC(n, in, out) {MB_MEM_FC, n, in, 1, 1, out, 1, 1, 0}
+#define ACT(n, c, h) {MB_MEM_ELEMENTWISE, n, c, h, h, c, h, h, 0}
+
+/* LeNet-5 as data/nets/lenet5.cfg describes it; the fc layers take the flattened 16x5x5. */
+static const mb_mem_layer lenet5[] = {
+    CONV("conv1", 1, 28, 6, 28, 5), ACT("relu1", 6, 28), POOL("pool1", 6, 28, 14),
+    CONV("conv2", 6, 14, 16, 10, 5), ACT("relu2", 16, 10), POOL("pool2", 16, 10, 5),
+    {MB_MEM_FC, "fc1", 16, 5, 5, 120, 1, 1, 0}, FC("fc2", 120, 84), FC("fc3", 84, 10),
+    ACT("softmax", 10, 1)};
+
+/* AlexNet (one tower, Krizhevsky et al. 2012): 227 -> 55 -> 27 -> 27 -> 13 -> 13 -> 6. */
+static const mb_mem_layer alexnet[] = {
+    CONV("conv1", 3, 227, 96, 55, 11), POOL("pool1", 96, 55, 27),
+    CONV("conv2", 96, 27, 256, 27, 5), POOL("pool2", 256, 27, 13),
+    CONV("conv3", 256, 13, 384, 13, 3), CONV("conv4", 384, 13, 384, 13, 3),
+    CONV("conv5", 384, 13, 256, 13, 3), POOL("pool5", 256, 13, 6),
+    {MB_MEM_FC, "fc6", 256, 6, 6, 4096, 1, 1, 0}, FC("fc7", 4096, 4096), FC("fc8", 4096, 1000)};
+
+/* The bytes by hand: parameters, values per sample of the input, of the kept outputs and of the
+ * largest GEMM lowering (in_c k^2 out_h out_w), float32, one gradient and one momentum block. */
+static void check_mem(const mb_mem_layer *l, size_t n, double params, double input, double fmap,
+                      double ws, size_t ws_layer)
+{
+    mb_mem_options o;
+    mb_model_mem_defaults(&o);
+    const double ms[] = {32, 100, 64, 128};
+    for (size_t i = 0; i < 4; i++) {
+        double m = ms[i];
+        mb_mem_total t;
+        CU_ASSERT_EQUAL_FATAL(mb_model_mem(l, n, m, &o, &t), MB_OK);
+        CU_ASSERT_EQUAL(t.params, 4 * params);
+        CU_ASSERT_EQUAL(t.grads, 4 * params);
+        CU_ASSERT_EQUAL(t.state, 4 * params);
+        CU_ASSERT_EQUAL(t.input, 4 * m * input);
+        CU_ASSERT_EQUAL(t.fmaps, 4 * m * fmap);
+        CU_ASSERT_EQUAL(t.workspace, 4 * m * ws);
+        CU_ASSERT_EQUAL(t.ws_layer, ws_layer);
+        CU_ASSERT_EQUAL(t.total, 4 * (3 * params + m * (input + fmap + ws)));
+        double bound;
+        CU_ASSERT_EQUAL(mb_model_mem_bound(l, n, m, &o, 12e9, &bound), MB_OK);
+        CU_ASSERT_EQUAL(bound, 12e9 - 4 * (3 * params + m * (input + fmap)));
+    }
+    /* Zou et al.'s convention: two gradient copies, no optimiser state */
+    o.grad_copies = 2, o.state_copies = 0;
+    mb_mem_total t;
+    CU_ASSERT_EQUAL_FATAL(mb_model_mem(l, n, 128, &o, &t), MB_OK);
+    CU_ASSERT_EQUAL(t.params + t.grads + t.state, 3 * 4 * params);
+    /* the largest M: total(M) fits, total(M + 1) does not, for devices of any size */
+    mb_model_mem_defaults(&o);
+    for (int i = 0; i < 50; i++) {
+        double dev = 4 * 3 * params * (1 + 200 * uniform()), mmax;
+        CU_ASSERT_EQUAL_FATAL(mb_model_mem_max_batch(l, n, &o, dev, &mmax), MB_OK);
+        double at = 4 * (3 * params + mmax * (input + fmap + ws));
+        double next = 4 * (3 * params + (mmax + 1) * (input + fmap + ws));
+        CU_ASSERT_TRUE(mmax == 0 ? 4 * (3 * params + input + fmap + ws) > dev : at <= dev);
+        CU_ASSERT_TRUE(next > dev);
+    }
+}
+
+static void test_memory_lenet5_alexnet(void)
+{
+    /* LeNet-5: 5*5*1*6+6, 5*5*6*16+16, 400*120+120, 120*84+84, 84*10+10 = 61,706 */
+    check_mem(lenet5, sizeof lenet5 / sizeof lenet5[0], 156 + 2416 + 48120 + 10164 + 850,
+              28 * 28, 6 * 28 * 28 + 6 * 14 * 14 + 16 * 10 * 10 + 16 * 5 * 5 + 120 + 84 + 10,
+              1 * 25 * 28 * 28, 0);
+    /* AlexNet: 11*11*3*96+96, 5*5*96*256+256, 3*3*256*384+384, 3*3*384*384+384,
+     * 3*3*384*256+256, 9216*4096+4096, 4096*4096+4096, 4096*1000+1000 = 62,378,344;
+     * the largest lowering is conv2's, 96*25*27*27 */
+    check_mem(alexnet, sizeof alexnet / sizeof alexnet[0],
+              34944.0 + 614656 + 885120 + 1327488 + 884992 + 37752832 + 16781312 + 4097000,
+              3 * 227 * 227,
+              96 * 55 * 55 + 96 * 27 * 27 + 256 * 27 * 27 + 256 * 13 * 13 + 384 * 13 * 13 +
+                  384 * 13 * 13 + 256 * 13 * 13 + 256 * 6 * 6 + 4096 + 4096 + 1000,
+              96 * 25 * 27 * 27, 2);
+    mb_mem_options o;
+    mb_model_mem_defaults(&o);
+    mb_mem_total t;
+    double v;
+    CU_ASSERT_EQUAL(mb_model_mem(lenet5, 10, 0, &o, &t), MB_EDOM);
+    CU_ASSERT_EQUAL(mb_model_mem(lenet5, 0, 8, &o, &t), MB_EDOM);
+    CU_ASSERT_EQUAL(mb_model_mem_bound(lenet5, 10, 8, &o, 0, &v), MB_EDOM);
+    mb_mem_layer bad = lenet5[0];
+    bad.k = 0;
+    CU_ASSERT_EQUAL(mb_model_mem(&bad, 1, 8, &o, &t), MB_EDOM);
+    /* too small for M = 1 */
+    CU_ASSERT_EQUAL(mb_model_mem_max_batch(lenet5, 10, &o, 1000, &v), MB_OK);
+    CU_ASSERT_EQUAL(v, 0);
+}
+
 int mb_test_suite_model(void)
 {
     CU_pSuite s = CU_add_suite("model", NULL, NULL);
@@ -332,5 +425,6 @@ int mb_test_suite_model(void)
            !CU_add_test(s, "parameter-server lemma", test_ps_lemma) ||
            !CU_add_test(s, "budget design: eq. 12 balance", test_design_balance) ||
            !CU_add_test(s, "domain errors", test_domain_errors) ||
-           !CU_add_test(s, "error records", test_errors_record);
+           !CU_add_test(s, "error records", test_errors_record) ||
+           !CU_add_test(s, "memory: lenet5 and AlexNet by hand", test_memory_lenet5_alexnet);
 }

@@ -374,6 +374,72 @@ static void test_report_full(void)
     mb_test_rmdir(dir);
 }
 
+/* A lenet5 convolution table: conv1 and conv2, three passes, gemm (workspace) and direct (none)
+ * at batches 4 and 16; the times are invented, not measured. */
+static const char CONV_TABLE[] =
+    "layer,algo,pass,batch,t_median_s,workspace_bytes,status\n"
+    "conv1,gemm,forward,4,2.71e-05,313600,measured\nconv1,direct,forward,4,9.3e-05,0,measured\n"
+    "conv1,gemm,backward_data,4,2.9e-05,313600,measured\n"
+    "conv1,direct,backward_data,4,9.9e-05,0,measured\n"
+    "conv1,gemm,backward_filter,4,3.1e-05,313600,measured\n"
+    "conv1,direct,backward_filter,4,8.8e-05,0,cached\n"
+    "conv2,gemm,forward,4,5.3e-05,240000,measured\nconv2,direct,forward,4,2.1e-04,0,measured\n"
+    "conv2,gemm,backward_data,4,5.1e-05,240000,measured\n"
+    "conv2,direct,backward_data,4,2.3e-04,0,measured\n"
+    "conv2,gemm,backward_filter,4,7.5e-05,240000,measured\n"
+    "conv2,direct,backward_filter,4,2.2e-04,0,measured\n"
+    "conv1,gemm,forward,16,9.71e-05,1254400,measured\nconv1,direct,forward,16,3.3e-04,0,measured\n"
+    "conv1,gemm,backward_data,16,9.9e-05,1254400,measured\n"
+    "conv1,direct,backward_data,16,3.9e-04,0,measured\n"
+    "conv1,gemm,backward_filter,16,1.1e-04,1254400,measured\n"
+    "conv1,direct,backward_filter,16,3.8e-04,0,measured\n"
+    "conv2,gemm,forward,16,1.9e-04,960000,measured\nconv2,direct,forward,16,8.1e-04,0,measured\n"
+    "conv2,gemm,backward_data,16,1.8e-04,960000,measured\n"
+    "conv2,direct,backward_data,16,8.3e-04,0,measured\n"
+    "conv2,gemm,backward_filter,16,2.5e-04,960000,measured\n"
+    "conv2,direct,backward_filter,16,8.2e-04,0,measured\n";
+
+/* mbplot conv, and the report's convolution section: present with conv.json, a note with the
+ * table alone, absent without either. */
+static void test_report_conv(void)
+{
+    char dir[256], path[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(path, sizeof path, dir, "conv.csv", CONV_TABLE);
+    mb_test_run r;
+    /* 2M: at M = 16 gemm's workspace no longer fits beside the model, so the choice changes */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt scale --n-inf 950 --alpha 2.2e5 "
+                                         "--gamma 3e-5 --m-t 24 --delta 3e-3 --procs 1:4 --json "
+                                         "-o scale.json && mbplot report . >/dev/null 2>&1 && "
+                                         "grep -c 'conv.csv is here but conv.json is not' "
+                                         "report.html && mbopt conv --net lenet5 --probe conv.csv "
+                                         "--mem 2M --batch 4,16 --json -o conv.json && mbopt conv "
+                                         "--net lenet5 --probe conv.csv --mem 2M --batch 4,16 -o "
+                                         "conv.txt && mbplot conv conv.json -o c.png", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    snprintf(path, sizeof path, "%s/c.png", dir);
+    CU_ASSERT_TRUE(is_png(path));
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot report %s", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    char *html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"conv\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"fig-conv\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "where the choice changes as M grows"));
+    CU_ASSERT_PTR_NULL(strstr(html, "conv.json is not"));
+    free(html);
+    /* a JSON that is not mbopt conv's */
+    mb_plot_options o;
+    mb_plot_options_init(&o);
+    mb_error e = {0};
+    snprintf(path, sizeof path, "%s/x.png", dir);
+    CU_ASSERT_EQUAL(mb_plot_conv("data/examples/nfit.json", path, &o, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no 'batches'"));
+    mb_test_rmdir(dir);
+}
+
 /* A folder with scale.json alone, then with broken inputs, then without scale.json. */
 static void test_report_missing(void)
 {
@@ -669,5 +735,6 @@ int mb_test_suite_plots(void)
            !CU_add_test(s, "report on the pipeline's folder", test_report_full) ||
            !CU_add_test(s, "report with missing inputs", test_report_missing) ||
            !CU_add_test(s, "validate figure and its errors", test_validate_figure) ||
-           !CU_add_test(s, "report opens with the check against runs", test_report_validate);
+           !CU_add_test(s, "report opens with the check against runs", test_report_validate) ||
+           !CU_add_test(s, "conv figure and the report's convolution section", test_report_conv);
 }

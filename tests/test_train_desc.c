@@ -191,6 +191,11 @@ static void test_errors(void)
     bad("# nothing\n", 1, "no [net]");
     /* shapes that do not chain: a 5x5 kernel on the 3x3 map after pooling (the layer's line) */
     bad(NET "[maxpool]\nsize=2\nstride=3\n[conv]\nfilters=2\nsize=5\n[softmax]\n", 8, "");
+    /* layer lists: input= needs graph=none, and a well-formed CxHxW */
+    bad(NET "[conv]\nfilters=2\nsize=3\ninput=1x8x8\n[softmax]\n", 8, "needs [net] graph=none");
+    bad("[net]\nchannels=1\nheight=8\nwidth=8\ngraph=none\n[conv]\nfilters=2\nsize=3\n"
+        "input=1x8\n", 9, "is not CxHxW");
+    bad("[net]\nchannels=1\nheight=8\nwidth=8\ngraph=tree\n[softmax]\n", 5, "graph 'tree'");
     /* softmax over a single value */
     bad(NET "[fc]\noutputs=1\n[softmax]\n", 7, "softmax");
 
@@ -200,6 +205,84 @@ static void test_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-net"));
     CU_ASSERT_EQUAL(mb_net_desc_read("/nonexistent/x.cfg", &d, &err), MB_EIO);
     CU_ASSERT_PTR_NULL(d);
+}
+
+/* Layer lists ([net] graph=none): ResNet-50's 53 convolutions with shapes from He et al. 2016
+ * Table 1, VGG-16's chain, the input= key, and mb_net_create refusing a list. */
+static void test_layer_list(void)
+{
+    mb_net_desc *d = NULL;
+    mb_error err = {0};
+    int rc = mb_net_desc_read("resnet50", &d, &err);
+    if (rc != MB_OK)
+        printf("\n    %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, MB_OK);
+    CU_ASSERT_TRUE(d->layer_list);
+    size_t convs = 0;
+    const mb_layer_desc *by[4] = {NULL};
+    static const char *const names[] = {"res3a_branch2b", "res4a_branch1", "res5c_branch2c",
+                                        "conv1"};
+    for (size_t i = 0; i < d->n_layers; i++) {
+        convs += d->layers[i].type == MB_LAYER_CONV;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(d->layers[i].name, names[k]) == 0)
+                by[k] = &d->layers[i];
+    }
+    CU_ASSERT_EQUAL(convs, 53); /* 1 + 3 x (3 + 4 + 6 + 3) + 4 projections */
+    for (int k = 0; k < 4; k++)
+        CU_ASSERT_PTR_NOT_NULL_FATAL(by[k]);
+    /* conv3_x's first 3x3: 128 channels at 56, stride 2 -> 28 */
+    CU_ASSERT_EQUAL(by[0]->in_c, 128);
+    CU_ASSERT_EQUAL(by[0]->in_h, 56);
+    CU_ASSERT_EQUAL(by[0]->out_h, 28);
+    /* conv4_x's projection: 512x28x28 -> 1024x14x14 */
+    CU_ASSERT_EQUAL(by[1]->in_c, 512);
+    CU_ASSERT_EQUAL(by[1]->out_c, 1024);
+    CU_ASSERT_EQUAL(by[1]->out_h, 14);
+    CU_ASSERT_EQUAL(by[2]->out_c, 2048);
+    CU_ASSERT_EQUAL(by[2]->out_h, 7);
+    CU_ASSERT_EQUAL(by[3]->out_h, 112); /* (224 + 6 - 7) / 2 + 1 */
+    CU_ASSERT_EQUAL(d->classes, 1000);
+    /* a list cannot be trained */
+    mb_net_options o = {.max_batch = 1};
+    mb_net *net = NULL;
+    CU_ASSERT_EQUAL(mb_net_create(d, &o, &net, &err), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "layer list"));
+    CU_ASSERT_PTR_NULL(net);
+    mb_net_desc_free(d);
+
+    /* VGG-16: 224 -> 112 -> 56 -> 28 -> 14 -> 7, 13 convolutions, a chain */
+    CU_ASSERT_EQUAL_FATAL(mb_net_desc_read("vgg16", &d, &err), MB_OK);
+    CU_ASSERT_FALSE(d->layer_list);
+    convs = 0;
+    for (size_t i = 0; i < d->n_layers; i++)
+        convs += d->layers[i].type == MB_LAYER_CONV;
+    CU_ASSERT_EQUAL(convs, 13);
+    for (size_t i = 0; i < d->n_layers; i++)
+        if (d->layers[i].type == MB_LAYER_FC) {
+            CU_ASSERT_EQUAL(d->layers[i].in_c * d->layers[i].in_h * d->layers[i].in_w, 512 * 7 * 7);
+            break;
+        }
+    mb_net_desc_free(d);
+
+    /* a list without softmax; a layer without input= follows the previous one */
+    const char *text = "[net]\nchannels=3\nheight=32\nwidth=32\ngraph=none\n"
+                       "[conv]\nname=a\nfilters=8\nsize=3\npad=1\n"
+                       "[conv]\nname=b\ninput=5x17x19\nfilters=4\nsize=3\nstride=2\n"
+                       "[conv]\nname=c\nfilters=2\nsize=1\n";
+    rc = read_text("list.cfg", text, &d, &err);
+    if (rc != MB_OK)
+        printf("\n    %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, MB_OK);
+    CU_ASSERT_EQUAL_FATAL(d->n_layers, 3);
+    CU_ASSERT_EQUAL(d->layers[0].out_h, 32);
+    CU_ASSERT_EQUAL(d->layers[1].in_c, 5);
+    CU_ASSERT_EQUAL(d->layers[1].out_h, 8); /* (17 - 3) / 2 + 1 */
+    CU_ASSERT_EQUAL(d->layers[1].out_w, 9);
+    CU_ASSERT_EQUAL(d->layers[2].in_c, 4);
+    CU_ASSERT_EQUAL(d->layers[2].in_h, 8);
+    CU_ASSERT_EQUAL(d->classes, 0);
+    mb_net_desc_free(d);
 }
 
 static int setup(void) { return mb_test_tmpdir(dir, sizeof dir); }
@@ -214,5 +297,6 @@ int mb_test_suite_train_desc(void)
     CU_pSuite s = CU_add_suite("train_desc", setup, teardown);
     return !s || !CU_add_test(s, "shipped networks and their shapes", test_shipped) ||
            !CU_add_test(s, "format features", test_features) ||
-           !CU_add_test(s, "format errors name file and line", test_errors);
+           !CU_add_test(s, "format errors name file and line", test_errors) ||
+           !CU_add_test(s, "layer lists: resnet50, vgg16, input=", test_layer_list);
 }

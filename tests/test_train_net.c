@@ -45,7 +45,7 @@ static mb_net_desc lenet5(void)
     l[6] = L(MB_LAYER_FC, 120, 0, 0, 0), l[7] = L(MB_LAYER_RELU, 0, 0, 0, 0);
     l[8] = L(MB_LAYER_FC, 84, 0, 0, 0), l[9] = L(MB_LAYER_RELU, 0, 0, 0, 0);
     l[10] = L(MB_LAYER_FC, 10, 0, 0, 0), l[11] = L(MB_LAYER_SOFTMAX, 0, 0, 0, 0);
-    mb_net_desc d = {"lenet5", 1, 28, 28, 0, 12, l};
+    mb_net_desc d = {.name = "lenet5", .in_c = 1, .in_h = 28, .in_w = 28, .n_layers = 12, .layers = l};
     return d;
 }
 
@@ -63,7 +63,7 @@ static mb_net_desc mixed(float p_drop)
     l[8] = L(MB_LAYER_DROPOUT, 0, 0, 0, 0);
     l[8].p = p_drop;
     l[9] = L(MB_LAYER_FC, 4, 0, 0, 0), l[10] = L(MB_LAYER_SOFTMAX, 0, 0, 0, 0);
-    mb_net_desc d = {"mixed", 3, 9, 7, 0, 11, l};
+    mb_net_desc d = {.name = "mixed", .in_c = 3, .in_h = 9, .in_w = 7, .n_layers = 11, .layers = l};
     return d;
 }
 

@@ -1,6 +1,7 @@
 /* desc_infer.c — shape inference for network descriptions: fills every layer's input and output
  * shape from the network's input shape and checks that the layers chain (sides >= 1, sensible
- * kernel, stride, pad and dropout values, exactly one softmax, last). Reading .cfg files is
+ * kernel, stride, pad and dropout values, exactly one softmax, last), or of a layer list
+ * ([net] graph=none: a layer may give its own input shape, no softmax needed). Reading .cfg files is
  * desc_read.c's job, not this file's.
  */
 #include "mb_train.h"
@@ -19,6 +20,16 @@ static const char *where(const mb_layer_desc *l, size_t i, char *buf, size_t n)
 
 int mb_net_desc_infer(mb_net_desc *desc, mb_error *err)
 {
+    if (desc && desc->layer_list)
+        return mb_error_set(err, MB_EFORMAT,
+                            "network '%s' is a layer list ([net] graph=none): shapes for the "
+                            "memory model and the probes, not a network that can be trained",
+                            desc->name);
+    return mb_net_desc_infer_list(desc, err);
+}
+
+int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
+{
     char w[96];
     if (!desc || desc->n_layers == 0 || !desc->layers)
         return mb_error_set(err, MB_EFORMAT, "network '%s': no layers",
@@ -30,6 +41,14 @@ int mb_net_desc_infer(mb_net_desc *desc, mb_error *err)
     int c = desc->in_c, h = desc->in_h, wd = desc->in_w;
     for (size_t i = 0; i < desc->n_layers; i++) {
         mb_layer_desc *l = &desc->layers[i];
+        if (l->given_c > 0) {
+            if (!desc->layer_list || l->given_h < 1 || l->given_w < 1)
+                return mb_error_set(err, MB_EFORMAT,
+                                    "%s: an input shape %dx%dx%d needs [net] graph=none and "
+                                    "sides >= 1", where(l, i, w, sizeof w), l->given_c,
+                                    l->given_h, l->given_w);
+            c = l->given_c, h = l->given_h, wd = l->given_w;
+        }
         l->in_c = c, l->in_h = h, l->in_w = wd;
         switch (l->type) {
         case MB_LAYER_CONV:
@@ -91,6 +110,10 @@ int mb_net_desc_infer(mb_net_desc *desc, mb_error *err)
         l->out_c = c, l->out_h = h, l->out_w = wd;
     }
     const mb_layer_desc *last = &desc->layers[desc->n_layers - 1];
+    if (desc->layer_list && last->type != MB_LAYER_SOFTMAX) {
+        desc->classes = 0; /* a list of shapes need not end in a classifier */
+        return MB_OK;
+    }
     if (last->type != MB_LAYER_SOFTMAX)
         return mb_error_set(err, MB_EFORMAT, "network '%s': the last layer must be softmax",
                             desc->name);

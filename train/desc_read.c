@@ -8,6 +8,9 @@
  *     [fc]       outputs= (or filters=), activation=
  *     [dropout]  p=0.5
  *     [relu] [tanh] [sigmoid] [softmax]               (softmax: the last layer, exactly once)
+ * A layer list ([net] graph=none) describes shapes without a trainable graph (ResNet's residual
+ * branches): conv, pool and fc layers may give input=CxHxW (else they follow the previous
+ * layer), and no softmax is needed. mb_net_create refuses such a description.
  * Every layer section takes name=. activation=relu|tanh|sigmoid|linear on conv or fc appends that
  * activation layer (linear: none). Unknown sections or keys, repeated keys, bad values and a
  * missing final softmax are MB_EFORMAT with "file:line: ..."; shapes are filled and checked by
@@ -148,6 +151,29 @@ static int int_value(parser *p, int line, const char *key, const char *v, long l
     return MB_OK;
 }
 
+/* input=CxHxW of a layer list: the layer's own input shape. */
+static int input_shape(parser *p, int line, const char *val, mb_layer_desc *l, mb_error *err)
+{
+    if (!p->d->layer_list)
+        return mb_error_set(err, MB_EFORMAT,
+                            "%s:%d: 'input' needs [net] graph=none (in a chain each layer's input "
+                            "is the previous layer's output)", p->path, line);
+    long v[3];
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", val);
+    char *save = NULL, *tok = strtok_r(buf, "x", &save);
+    int n = 0;
+    for (; tok && n < 3; tok = strtok_r(NULL, "x", &save))
+        if (mb_data_parse_long(tok, 1, MAX_SIDE, &v[n++]) != MB_OK)
+            break;
+    if (n != 3 || tok || strlen(val) >= sizeof buf)
+        return mb_error_set(err, MB_EFORMAT,
+                            "%s:%d: 'input': '%s' is not CxHxW (three whole numbers in [1, %ld])",
+                            p->path, line, val, MAX_SIDE);
+    l->given_c = (int)v[0], l->given_h = (int)v[1], l->given_w = (int)v[2];
+    return MB_OK;
+}
+
 /* One key=value inside the current section. */
 static int set_key(parser *p, int line, const char *key, const char *val, mb_error *err)
 {
@@ -177,7 +203,16 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
             return p->have_h = 1, int_value(p, line, key, val, 1, &d->in_h, err);
         if (strcmp(key, "width") == 0)
             return p->have_w = 1, int_value(p, line, key, val, 1, &d->in_w, err);
-        return mb_error_set(err, MB_EFORMAT, "%s:%d: [net] unknown key '%s' (name, channels, height, width)",
+        if (strcmp(key, "graph") == 0) {
+            if (strcmp(val, "none") != 0 && strcmp(val, "chain") != 0)
+                return mb_error_set(err, MB_EFORMAT,
+                                    "%s:%d: [net] graph '%s' is not one of chain, none", p->path,
+                                    line, val);
+            d->layer_list = strcmp(val, "none") == 0;
+            return MB_OK;
+        }
+        return mb_error_set(err, MB_EFORMAT,
+                            "%s:%d: [net] unknown key '%s' (name, channels, height, width, graph)",
                             p->path, line, key);
     }
     mb_layer_desc *l = &p->d->layers[p->d->n_layers - 1];
@@ -204,6 +239,8 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
         return p->have_stride = 1, int_value(p, line, key, val, 1, &l->stride, err);
     if ((conv || pool) && strcmp(key, "pad") == 0)
         return int_value(p, line, key, val, 0, &l->pad, err);
+    if ((conv || pool || t == MB_LAYER_FC) && strcmp(key, "input") == 0)
+        return input_shape(p, line, val, l, err);
     if (conv && strcmp(key, "algo") == 0) {
         mb_conv_algo a;
         if (mb_conv_algo_parse(val, &a) != MB_OK)
@@ -310,7 +347,7 @@ static int parse(parser *p, char *text, mb_error *err)
     if (!p->seen_net)
         return mb_error_set(err, MB_EFORMAT, "%s:%d: no [net] section", p->path, line > 0 ? line : 1);
     size_t n = p->d->n_layers;
-    if (n == 0 || p->d->layers[n - 1].type != MB_LAYER_SOFTMAX)
+    if (n == 0 || (!p->d->layer_list && p->d->layers[n - 1].type != MB_LAYER_SOFTMAX))
         return mb_error_set(err, MB_EFORMAT, "%s:%d: the last layer must be [softmax]", p->path,
                             last_line > 0 ? last_line : 1);
     return MB_OK;
@@ -393,7 +430,7 @@ int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err
     }
     if (rc == MB_OK) {
         mb_error inner = {0};
-        rc = mb_net_desc_infer(d, &inner);
+        rc = mb_net_desc_infer_list(d, &inner);
         if (rc != MB_OK) {
             /* "line N: rest" from the shape checks becomes "path:N: rest" */
             int ln = 0, k = 0;

@@ -58,6 +58,8 @@ typedef struct mb_layer_desc {
     int in_c, in_h, in_w;   /* input shape, filled by the reader */
     int out_c, out_h, out_w;/* output shape, filled by the reader */
     int line;               /* cfg line where the section starts (0 when built in code) */
+    int given_c, given_h, given_w; /* input=CxHxW of a layer list ([net] graph=none): the
+                                      input shape given, 0 when it follows the previous layer */
 } mb_layer_desc;
 
 typedef struct mb_net_desc {
@@ -66,6 +68,9 @@ typedef struct mb_net_desc {
     int classes;            /* outputs of the last fc layer */
     size_t n_layers;
     mb_layer_desc *layers;  /* n_layers entries, owned by the description */
+    int layer_list;         /* [net] graph=none: the layers are a list of shapes (a layer may
+                               give its own input=), for the memory model and the probes, not a
+                               trainable graph (ResNet's branches); no softmax needed */
 } mb_net_desc;
 
 /* Reads a description: `name_or_path` is a path to a .cfg file, or a bare name ("lenet5")
@@ -74,12 +79,18 @@ typedef struct mb_net_desc {
  * output side < 1, an fc not followed by a valid shape, a missing final softmax) are MB_EFORMAT
  * with "file:line: ..." in err. The cfg format: INI sections [net], [conv], [maxpool],
  * [avgpool], [fc], [dropout], [relu], [tanh], [sigmoid], [softmax]; `activation=relu|tanh|sigmoid`
- * on conv or fc appends that activation layer. */
+ * on conv or fc appends that activation layer. `[net] graph=none` reads a layer list (see
+ * mb_net_desc.layer_list): conv, pool and fc layers may then give `input=CxHxW`. */
 int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err);
 
 /* Fills the shape fields of every layer from the input shape and checks they chain (used by the
- * reader and by code that builds descriptions directly). */
+ * reader and by code that builds descriptions directly). A layer list is MB_EFORMAT here (it
+ * cannot be trained, and mb_net_create calls this). */
 int mb_net_desc_infer(mb_net_desc *desc, mb_error *err);
+
+/* The same for a chain or a layer list: a layer with given_c > 0 takes that input shape instead
+ * of the previous layer's output, and a list needs no final softmax. */
+int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err);
 
 void mb_net_desc_free(mb_net_desc *desc);
 

@@ -1,0 +1,134 @@
+/* conv.c — the convolution ILP's figure, from the JSON of `mbopt conv --json`: time per update
+ * (and T_C when the file has it) and the memory used against M, with the M where the chosen
+ * algorithms change marked by a dashed line and the number of (layer, pass) choices that
+ * changed. Not here: solving anything (solver/conv.c) or the report's page (report.c).
+ */
+#include "mb_plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static double mib(double b) { return b / (1024.0 * 1024.0); }
+
+/* The number of (layer, pass) choices that differ between two rows' `choice` arrays. */
+static int changed(const cJSON *a, const cJSON *b)
+{
+    const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "choice");
+    const cJSON *cb = cJSON_GetObjectItemCaseSensitive(b, "choice");
+    int n = 0, na = cJSON_GetArraySize(ca);
+    if (na != cJSON_GetArraySize(cb))
+        return 0;
+    for (int i = 0; i < na; i++) {
+        const cJSON *x = cJSON_GetArrayItem(ca, i), *y = cJSON_GetArrayItem(cb, i);
+        const char *ax = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "algo"));
+        const char *ay = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(y, "algo"));
+        int split_x = mb_json_get(x, "micro_batch") < mb_json_get(a, "batch");
+        int split_y = mb_json_get(y, "micro_batch") < mb_json_get(b, "batch");
+        n += !ax || !ay || strcmp(ax, ay) != 0 || split_x != split_y;
+    }
+    return n;
+}
+
+int mb_plot_conv(const char *conv_json, const char *out, const mb_plot_options *o,
+                 mb_error *err)
+{
+    cJSON *root;
+    int rc = mb_json_read(conv_json, &root, err);
+    if (rc != MB_OK)
+        return rc;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "batches"), *r;
+    if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) == 0) {
+        cJSON_Delete(root);
+        return mb_error_set(err, MB_EFORMAT, "%s: no 'batches' array (is this 'mbopt conv "
+                            "--json'?)", conv_json);
+    }
+    mb_plot *p;
+    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
+        cJSON_Delete(root);
+        return rc;
+    }
+    const double device = mb_json_get(root, "device_bytes");
+    
+    /* feasible points; T_C where the law gave one; infeasible M along the device line */
+    static const char *const blocks[3] = {"ok", "tc", "bad"};
+    for (int k = 0; k < 3; k++) {
+        mb_plot_block(p, blocks[k]);
+        cJSON_ArrayForEach(r, rows)
+        {
+            int ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "feasible"));
+            double m = mb_json_get(r, "batch");
+            if (k == 0 && ok) {
+                double v[4] = {m, mb_json_get(r, "t_update"), mib(mb_json_get(r, "mem_used")),
+                               mib(mb_json_get(r, "model_bytes"))};
+                mb_plot_row(p, v, 4);
+            } else if (k == 1 && ok && isfinite(mb_json_get(r, "t_c"))) {
+                double v[2] = {m, mb_json_get(r, "t_c")};
+                mb_plot_row(p, v, 2);
+            } else if (k == 2 && !ok) {
+                double v[2] = {m, mib(device)};
+                mb_plot_row(p, v, 2);
+            }
+        }
+    }
+    /* the changes, as dashed lines at the larger M of each pair that changed */
+    const cJSON *prev = NULL;
+    int arrows = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "feasible")))
+            continue;
+        int n = prev ? changed(prev, r) : 0;
+        if (n > 0) {
+            double m = mb_json_get(r, "batch");
+            mb_plot_cmd(p, "set arrow %d from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb "
+                           "'#aa3333'", ++arrows, m, m);
+            mb_plot_cmd(p, "set label %d '%d changed' at %g, graph 0.95 rotate by 90 right "
+                           "font ',8' tc rgb '#aa3333'", arrows, n, m);
+        }
+        prev = r;
+    }
+    const char *net = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "net"));
+    const char *ws = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "workspace"));
+    mb_plot_cmd(p, "set multiplot layout 2,1 title \"Convolution algorithms per M (GLPK ILP, "
+                   "%s workspace): %s\" noenhanced", ws ? ws : "shared", net ? net : "?");
+    mb_plot_cmd(p, "set grid xtics ytics lc rgb '#dddddd'");
+    mb_plot_cmd(p, "set key top left box opaque");
+    double lo = INFINITY, hi = -INFINITY; /* one M axis for both panels, infeasible M too */
+    cJSON_ArrayForEach(r, rows)
+    {
+        lo = fmin(lo, mb_json_get(r, "batch"));
+        hi = fmax(hi, mb_json_get(r, "batch"));
+    }
+    if (lo < hi)
+        mb_plot_cmd(p, "set xrange [%g:%g]", lo, hi);
+    mb_plot_cmd(p, "set termoption noenhanced");
+    mb_plot_cmd(p, "set logscale x 2");
+    mb_plot_cmd(p, "set logscale y");
+    mb_plot_cmd(p, "set xlabel 'mini-batch size M'");
+    mb_plot_cmd(p, "set ylabel 's per update (conv layers)'");
+    if (mb_plot_block_points(p, "tc") > 0) {
+        mb_plot_cmd(p, "set y2label 'time to converge T_C (s)'");
+        mb_plot_cmd(p, "set y2tics");
+        mb_plot_cmd(p, "set logscale y2");
+        mb_plot_cmd(p, "plot $ok u 1:2 w lp pt 7 lw 2 t 'T_update (ILP optimum)', "
+                       "$tc u 1:2 axes x1y2 w lp pt 5 lw 2 t 'T_C = N_update x T_update'");
+        mb_plot_cmd(p, "unset y2label");
+        mb_plot_cmd(p, "unset y2tics");
+    } else {
+        mb_plot_cmd(p, "plot $ok u 1:2 w lp pt 7 lw 2 t 'T_update (ILP optimum)'");
+    }
+    mb_plot_cmd(p, "unset logscale y");
+    mb_plot_cmd(p, "set ylabel 'memory (MiB)'");
+    mb_plot_cmd(p, "set yrange [*:%g]", 1.03 * mib(device));
+    char bad[128] = "";
+    if (mb_plot_block_points(p, "bad") > 0)
+        snprintf(bad, sizeof bad, ", $bad u 1:2 w p pt 2 ps 2 lc rgb 'red' t 'infeasible'");
+    mb_plot_cmd(p, "plot $ok u 1:3 w lp pt 7 lw 2 t 'used: model + chosen workspace', "
+                   "$ok u 1:4 w lp pt 4 t 'model (Zou eq. 1-4)', "
+                   "%g w l dt 3 lc rgb 'black' t 'device'%s", mib(device), bad);
+    mb_plot_cmd(p, "unset multiplot");
+    cJSON_Delete(root);
+    static const char *const need[] = {"ok", NULL};
+    return mb_plot_finish(p, need, err);
+}
