@@ -39,7 +39,9 @@ DEB_PKGS := build-essential pkg-config libgsl-dev libglpk-dev libopenblas-dev li
 PEER_PKGS := python3-torch python3-scipy python3-numpy
 
 MODULES := model data train probe fit solver plots
-ALL_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+# Folders of library sources: the modules, and the CPU backend's kernels (train/cpu/).
+SRC_DIRS := $(MODULES) train/cpu
+ALL_SRCS := $(foreach m,$(SRC_DIRS),$(wildcard $(m)/*.c))
 CMD_SRCS := $(filter-out %_impl.c,$(foreach m,$(MODULES),$(filter-out $(m)/mb_%.c,$(wildcard $(m)/mb*.c))))
 LIB_SRCS := $(filter-out $(CMD_SRCS),$(ALL_SRCS))
 CU_SRCS  := $(if $(filter 1,$(CUDA)),$(wildcard train/cuda/*.cu))

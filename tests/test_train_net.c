@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/layers_impl.h"
+#include "../train/cpu/layers_impl.h"
 #include "../train/mb_train.h"
 #include "mb_test.h"
+
+/* One convolution algorithm for all three passes (mb_net_set_conv_algo takes one per pass). */
+#define ALL3(a) ((const int[3]){(int)(a), (int)(a), (int)(a)})
 
 static void fill(float *v, size_t n, uint32_t seed, float scale)
 {
@@ -113,7 +116,7 @@ static void test_infer(void)
 static void test_lenet_layout(void)
 {
     mb_net_desc d = lenet5();
-    mb_net_options o = {16, 7, MB_CONV_AUTO, 1};
+    mb_net_options o = {16, 7, MB_CONV_AUTO, 1, NULL};
     mb_net *net;
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, &err), MB_OK);
@@ -226,7 +229,7 @@ static void grad_check(mb_net *net, int batch, uint32_t seed)
 static void test_gradients(void)
 {
     mb_net_desc d = mixed(0.0f); /* p = 0: the masks are ones, so the loss is a function */
-    mb_net_options o = {3, 5, MB_CONV_AUTO, 1};
+    mb_net_options o = {3, 5, MB_CONV_AUTO, 1, NULL};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     grad_check(net, 3, 17);
@@ -249,7 +252,7 @@ static void test_gradients(void)
 static void test_algos_in_net(void)
 {
     mb_net_desc d = mixed(0.0f);
-    mb_net_options o = {3, 5, MB_CONV_GEMM, 1};
+    mb_net_options o = {3, 5, MB_CONV_GEMM, 1, NULL};
     mb_net *ref, *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &ref, NULL), MB_OK);
     size_t n = mb_net_param_count(ref), in = 3 * 9 * 7;
@@ -273,8 +276,8 @@ static void test_algos_in_net(void)
         }
         CU_ASSERT_TRUE(dm <= 1e-4 * gm);
         /* switching back per layer reproduces GEMM exactly */
-        CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 0, MB_CONV_GEMM, &err), MB_OK);
-        CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 3, MB_CONV_GEMM, &err), MB_OK);
+        CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 0, ALL3(MB_CONV_GEMM), &err), MB_OK);
+        CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 3, ALL3(MB_CONV_GEMM), &err), MB_OK);
         CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, 3, &l1), MB_OK);
         CU_ASSERT_EQUAL(memcmp(mb_net_grads(net), mb_net_grads(ref), n * 4), 0);
         mb_net_free(net);
@@ -330,7 +333,7 @@ static void test_softmax(void)
 static void test_determinism(void)
 {
     mb_net_desc d = mixed(0.4f);
-    mb_net_options o = {4, 99, MB_CONV_AUTO, 1};
+    mb_net_options o = {4, 99, MB_CONV_AUTO, 1, NULL};
     mb_net *a, *b;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &a, NULL), MB_OK);
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &b, NULL), MB_OK);
@@ -363,7 +366,7 @@ static void test_determinism(void)
 static void test_overwrite_and_evaluate(void)
 {
     mb_net_desc d = mixed(0.0f);
-    mb_net_options o = {2, 3, MB_CONV_AUTO, 1};
+    mb_net_options o = {2, 3, MB_CONV_AUTO, 1, NULL};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     size_t n = mb_net_param_count(net);
@@ -403,7 +406,7 @@ enum { NB = 25 }; /* samples in the thread tests' batches */
 static void run_threads(const mb_net_desc *d, int threads, int batch, const float *x,
                         const int *y, float *loss, float *g, double *eval, size_t *ok)
 {
-    mb_net_options o = {NB, 41, MB_CONV_AUTO, threads};
+    mb_net_options o = {NB, 41, MB_CONV_AUTO, threads, NULL};
     mb_net *net;
     float l0;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, NULL), MB_OK);
@@ -430,7 +433,7 @@ static void test_threads(void)
     for (int i = 0; i < NB; i++)
         y[i] = (i * 7 + 3) % 4;
     fill(x, sizeof x / 4, 913, 1.3f);
-    mb_net_options o = {NB, 41, MB_CONV_AUTO, 1};
+    mb_net_options o = {NB, 41, MB_CONV_AUTO, 1, NULL};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     size_t n = mb_net_param_count(net);
@@ -486,7 +489,7 @@ static void test_threads(void)
 static void test_errors(void)
 {
     mb_net_desc d = lenet5();
-    mb_net_options o = {4, 1, MB_CONV_AUTO, 1};
+    mb_net_options o = {4, 1, MB_CONV_AUTO, 1, NULL};
     mb_net *net = NULL;
     mb_error err = {0};
     o.max_batch = 0;
@@ -525,12 +528,12 @@ static void test_errors(void)
     size_t ok;
     CU_ASSERT_EQUAL(mb_net_evaluate(net, x, y, 4, &el, &ok), MB_EINVAL);
     CU_ASSERT_EQUAL(mb_net_evaluate(net, x, y, 0, &el, &ok), MB_EINVAL);
-    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 0, MB_CONV_WINOGRAD, &err), MB_ENOTSUP);
+    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 0, ALL3(MB_CONV_WINOGRAD), &err), MB_ENOTSUP);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "3x3"));
-    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 1, MB_CONV_GEMM, &err), MB_EINVAL);
-    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 40, MB_CONV_GEMM, &err), MB_EINVAL);
-    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 0, (mb_conv_algo)9, &err), MB_ENOTSUP);
-    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 3, MB_CONV_DIRECT, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 1, ALL3(MB_CONV_GEMM), &err), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 40, ALL3(MB_CONV_GEMM), &err), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 0, ALL3((mb_conv_algo)9), &err), MB_ENOTSUP);
+    CU_ASSERT_EQUAL(mb_net_set_conv_algo(net, 3, ALL3(MB_CONV_DIRECT), &err), MB_OK);
     mb_net_free(net);
     free(x);
 }

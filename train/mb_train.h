@@ -15,9 +15,10 @@
 
 #include "../model/mb_model.h"
 
-/* ---- backend registry ----------------------------------------------------------------------- */
+/* ---- backends and contexts (train/backend.c) ------------------------------------------------- */
 
-/* The compute backends mbkit knows. */
+/* The compute backends mbkit knows. Each is one set of operations (train/backend_impl.h) that
+ * networks call; the CPU's kernels are in train/cpu/, CUDA's in train/cuda/. */
 typedef enum mb_backend_kind {
     MB_BACKEND_CPU = 0,  /* OpenBLAS and FFTW on the host; always available */
     MB_BACKEND_CUDA = 1  /* cuBLAS and cuDNN on an NVIDIA device */
@@ -30,6 +31,56 @@ int mb_train_backend_built(mb_backend_kind kind);
  * with the reason in why (e.g. "built without CUDA (nvcc not found)", "CUDA runtime: no
  * device"). */
 int mb_train_backend_usable(mb_backend_kind kind, char *why, size_t n);
+
+/* "cpu", "cuda"; parse returns MB_EINVAL for other names. */
+const char *mb_backend_name(mb_backend_kind kind);
+int mb_backend_parse(const char *name, mb_backend_kind *kind);
+
+/* A context: what one stream of work computes with — the backend and its device, the thread pool
+ * that runs a batch's shards, and the OpenBLAS thread setting (set once, by the context, not by
+ * scattered process-wide calls); the parallel trainers' communicator will join it. A network
+ * computes through the context it was created with. One caller at a time: two streams of work
+ * that run concurrently (learners on threads) each need their own context. */
+typedef struct mb_ctx mb_ctx;
+
+typedef struct mb_ctx_options {
+    mb_backend_kind backend; /* MB_BACKEND_CPU (default) */
+    int device;              /* device index for CUDA (0) */
+    int threads;             /* pool parts: worker threads plus the caller (0 or 1: the caller
+                                alone), at most MB_CTX_MAX_THREADS */
+    int blas_threads;        /* OpenBLAS threads (CPU; default 1: the pool splits the batch) */
+} mb_ctx_options;
+
+enum { MB_CTX_MAX_THREADS = 256 };
+
+/* Defaults: CPU, device 0, threads 1, blas_threads 1. */
+void mb_ctx_options_init(mb_ctx_options *o);
+
+/* Opens the backend's device and starts threads - 1 workers. MB_EINVAL for a bad option,
+ * MB_ENOTSUP when the backend is not built or has no device here (the reason in err),
+ * MB_ENOMEM. */
+int mb_ctx_create(const mb_ctx_options *o, mb_ctx **ctx, mb_error *err);
+void mb_ctx_free(mb_ctx *ctx);
+
+mb_backend_kind mb_ctx_backend(const mb_ctx *ctx);
+/* The device's name ("Intel(R) Xeon(R) ...", "NVIDIA H100 80GB HBM3"), for tables and logs. */
+const char *mb_ctx_device_name(const mb_ctx *ctx);
+int mb_ctx_threads(const mb_ctx *ctx);
+
+/* Runs fn(arg, w) for w = 0 .. parts-1 on the context's pool (1 <= parts <= mb_ctx_threads),
+ * part 0 on the calling thread; returns when every part has returned. For several learners
+ * stepped together (each with its own context). */
+void mb_ctx_run(mb_ctx *ctx, int parts, void (*fn)(void *arg, int w), void *arg);
+
+/* Waits until the work issued on the context has finished (a no-op on the CPU): timing needs it. */
+void mb_ctx_sync(mb_ctx *ctx);
+
+/* The backend's memory (host memory for the CPU, device memory for CUDA): 64-byte aligned;
+ * NULL when out of memory. Copies to and from host memory. */
+void *mb_ctx_alloc(mb_ctx *ctx, size_t bytes);
+void mb_ctx_release(mb_ctx *ctx, void *p);
+int mb_ctx_upload(mb_ctx *ctx, void *dst, const void *host, size_t bytes);
+int mb_ctx_download(mb_ctx *ctx, void *host, const void *src, size_t bytes);
 
 /* ---- network descriptions (data/nets/NAME.cfg) ---------------------------------------------- */
 
@@ -95,6 +146,10 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err);
 void mb_net_desc_free(mb_net_desc *desc);
 
 /* ---- convolution algorithms ----------------------------------------------------------------- */
+
+/* The CPU backend's convolutions (train/cpu/conv_*.c): its four algorithms, and calls on host
+ * memory that tests and benchmarks use directly. Everything that should run on any backend goes
+ * through a context's convolutions (mb_ctx_conv_*, below). */
 
 typedef enum mb_conv_algo {
     MB_CONV_GEMM = 0,     /* im2col + OpenBLAS sgemm */
@@ -165,6 +220,40 @@ int mb_conv_plan_backward_data(const mb_conv_plan *plan, int batch, const float 
 int mb_conv_plan_backward_filter(const mb_conv_plan *plan, int batch, const float *x,
                                  const float *dy, float *dw, float *db, void *ws);
 
+/* The context's convolutions, on whichever backend it has: the algorithms of each pass (the CPU
+ * offers the four above for every pass; cuDNN has its own list per pass), with support and
+ * workspace for a shape, and plans that run them — what mb_net computes with and what mbprobe
+ * conv times. An algorithm is an index into its pass's list, 0 .. mb_ctx_conv_algo_count - 1
+ * (on the CPU, the mb_conv_algo value). Tensors are the context's memory (mb_ctx_alloc). */
+int mb_ctx_conv_algo_count(const mb_ctx *ctx, mb_conv_pass pass);
+const char *mb_ctx_conv_algo_name(const mb_ctx *ctx, mb_conv_pass pass, int algo);
+/* The index of `name` in the pass's list; -1 when the backend has no algorithm of that name. */
+int mb_ctx_conv_algo_find(const mb_ctx *ctx, mb_conv_pass pass, const char *name);
+/* The algorithm the backend uses for a shape when nothing names one. */
+int mb_ctx_conv_algo_default(mb_ctx *ctx, mb_conv_pass pass, const mb_conv_shape *s);
+/* 1 when the algorithm can do the shape, else 0 with the reason in why. */
+int mb_ctx_conv_supported(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_conv_shape *s,
+                          char *why, size_t n);
+/* Workspace bytes of the algorithm for the pass on the shape (0 when unsupported or none). */
+size_t mb_ctx_conv_workspace(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_conv_shape *s);
+
+/* A plan on a context: the shape (s->batch = the largest batch it serves) and one algorithm per
+ * pass (algo[MB_PASS_FORWARD], ...). MB_ENOTSUP when an algorithm cannot do the shape, MB_EINVAL
+ * for a bad shape or index. The three passes run `batch` samples (1 .. the plan's s->batch);
+ * ws holds at least the pass's workspace. */
+typedef struct mb_ctx_conv mb_ctx_conv;
+int mb_ctx_conv_create(mb_ctx *ctx, const mb_conv_shape *s, const int algo[3],
+                       mb_ctx_conv **conv, mb_error *err);
+void mb_ctx_conv_free(mb_ctx_conv *conv);
+/* The plan's algorithm for a pass. */
+int mb_ctx_conv_algo(const mb_ctx_conv *conv, mb_conv_pass pass);
+int mb_ctx_conv_forward(const mb_ctx_conv *conv, int batch, const float *x, const float *w,
+                        const float *b, float *y, void *ws);
+int mb_ctx_conv_backward_data(const mb_ctx_conv *conv, int batch, const float *dy,
+                              const float *w, float *dx, void *ws);
+int mb_ctx_conv_backward_filter(const mb_ctx_conv *conv, int batch, const float *x,
+                                const float *dy, float *dw, float *db, void *ws);
+
 /* ---- networks ------------------------------------------------------------------------------- */
 
 typedef struct mb_net mb_net;
@@ -172,27 +261,36 @@ typedef struct mb_net mb_net;
 typedef struct mb_net_options {
     int max_batch;          /* the largest batch forward/backward will be called with */
     unsigned long seed;     /* initialisation and dropout masks */
-    mb_conv_algo algo;      /* algorithm for conv layers whose description says MB_CONV_AUTO */
-    int threads;            /* worker threads (0 or 1: one, the caller's), at most
-                               MB_NET_MAX_THREADS; see "Threads" below */
+    mb_conv_algo algo;      /* algorithm for conv layers whose description says MB_CONV_AUTO
+                               (by name: the backend's algorithm of the same name) */
+    int threads;            /* with ctx NULL: worker threads of the network's own context (0 or
+                               1: one, the caller's), at most MB_NET_MAX_THREADS; see "Threads" */
+    mb_ctx *ctx;            /* the context to compute with (borrowed: it must outlive the
+                               network), or NULL: the network makes its own CPU context with
+                               `threads` */
 } mb_net_options;
 
-enum { MB_NET_MAX_THREADS = 256 };
+enum { MB_NET_MAX_THREADS = MB_CTX_MAX_THREADS };
 
-/* Threads. A network owns its thread policy: it starts threads - 1 persistent workers (pthreads)
- * at creation and joins them in mb_net_free. mb_net_forward_backward and mb_net_evaluate cut a
- * batch into min(threads, batch / 8) contiguous shards (at least one; shards of fewer than 8
- * samples cost more in hand-offs than they give, measured in net.c), each run by one worker with its own activations, masks, argmaxes, deltas, workspace and gradient buffer.
- * The shards' gradients (each already scaled by 1 / batch) are summed in shard order, so the
- * result is the batch-mean gradient and a given seed and thread count gives bit-identical
+/* Threads. A network runs on its context's thread pool (mb_ctx_options.threads workers, started
+ * when the context is created and joined when it is freed). mb_net_forward_backward and
+ * mb_net_evaluate cut a batch into min(threads, batch / 8) contiguous shards (at least one;
+ * shards of fewer than 8 samples cost more in hand-offs than they give, measured in net.c), each
+ * run by one worker with its own activations, masks, argmaxes, deltas, workspace and gradient
+ * buffer. The shards' gradients (each already scaled by 1 / batch) are summed in shard order, so
+ * the result is the batch-mean gradient and a given seed and thread count gives bit-identical
  * results run to run; another thread count gives the same loss and gradients up to float
  * rounding (the order of the sums over samples changes). Dropout masks depend on the seed, the
  * number of forward_backward calls so far, the layer and the sample's index in the batch, never
  * on the sharding.
- * OpenBLAS runs single-threaded inside shards: mb_net_create calls openblas_set_num_threads(1),
- * which is OpenBLAS's process-wide setting (it affects every OpenBLAS call in the process, not
- * only this network's). Measured on lenet5 (2 cores), OpenBLAS's own threads on these small
- * GEMMs cost more than they give; splitting the batch gives them. */
+ * OpenBLAS runs single-threaded inside shards: the CPU context sets OpenBLAS's threads to its
+ * blas_threads (1 by default), OpenBLAS's process-wide setting. Measured on lenet5 (2 cores),
+ * OpenBLAS's own threads on these small GEMMs cost more than they give; splitting the batch
+ * gives them. */
+
+/* The network's parameters, gradients, activations and workspaces are its context's memory;
+ * mb_net_params and mb_net_grads point into host memory only when the backend's memory is the
+ * host's (the CPU): other backends' callers copy with mb_net_read_params / mb_net_write_params. */
 
 /* Builds a network for `desc` (copied), allocating parameters, gradients, activations and the
  * largest workspace once. Parameters are initialised (He-uniform for conv/fc weights followed by
@@ -226,9 +324,18 @@ int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
 unsigned long mb_net_steps(const mb_net *net);
 void mb_net_set_steps(mb_net *net, unsigned long steps);
 
-/* Uses `algo` for conv layer `layer` (index into the description) from now on; MB_ENOTSUP when it
- * cannot do that layer's shape. Grows the workspace if needed. */
-int mb_net_set_conv_algo(mb_net *net, size_t layer, mb_conv_algo algo, mb_error *err);
+/* Uses algo[pass] (indices into the context's lists, mb_ctx_conv_algo_*) for conv layer `layer`
+ * (index into the description) from now on; MB_ENOTSUP when one cannot do that layer's shape.
+ * Grows the workspace if needed. */
+int mb_net_set_conv_algo(mb_net *net, size_t layer, const int algo[3], mb_error *err);
+
+/* The context the network computes with (its own when mb_net_options.ctx was NULL). */
+mb_ctx *mb_net_context(const mb_net *net);
+
+/* Copies the parameter block to or from host memory (n = mb_net_param_count floats), on any
+ * backend. */
+int mb_net_read_params(const mb_net *net, float *host);
+int mb_net_write_params(mb_net *net, const float *host);
 
 /* ---- optimisers (ALGORITHMS.md, "Single learner") ------------------------------------------- */
 

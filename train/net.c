@@ -1,17 +1,15 @@
-/* net.c — a network of layers on the CPU: creation from a description (copied), parameters and
- * gradients as two contiguous blocks (per layer with parameters: weights then biases, in layer
- * order), the training step's forward + backward, and evaluation, both split over the network's
- * worker threads (mb_net_options.threads): the batch is cut into contiguous shards, one per
- * worker, each with its own activations, masks, argmaxes, deltas, convolution workspace and
- * gradient buffer, allocated once for the largest shard; the shards' gradients are summed in
- * shard order. The kernels are in conv_*.c and layers.c, the threads in pool.c; optimisers are
- * elsewhere. Not thread-safe: one network, one caller at a time.
+/* net.c — a network of layers on a backend: creation from a description (copied), parameters
+ * and gradients as two contiguous blocks (per layer with parameters: weights then biases, in
+ * layer order), the training step's forward + backward, and evaluation, both split over the
+ * context's worker threads: the batch is cut into contiguous shards, one per worker, each with
+ * its own activations, masks, argmaxes, deltas, convolution workspace and gradient buffer,
+ * allocated once for the largest shard; the shards' gradients are summed in shard order.
+ * Every computation and every tensor allocation goes through the context's backend operations
+ * (backend_impl.h): the kernels are in train/cpu/ and train/cuda/, the threads in the context.
+ * Optimisers are elsewhere. Not thread-safe: one network, one caller at a time.
  */
-#include "conv_impl.h"
-#include "layers_impl.h"
-#include "pool_impl.h"
+#include "backend_impl.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,8 +20,8 @@ typedef struct net_layer {
     size_t n_w, n_b;     /* weight and bias counts (floats; 0 for layers without parameters) */
     size_t in_sz;        /* input floats per sample */
     size_t out_sz;       /* output floats per sample */
-    mb_conv_algo algo;   /* conv: the algorithm in use */
-    mb_conv_plan *plan;  /* conv: its plan for (shard capacity, shape), shared by the shards */
+    mb_ctx_conv *conv;   /* conv: its plan for (shard capacity, shape) and the algorithm of
+                            each pass, shared by the shards */
 } net_layer;
 
 /* One layer's buffers in one shard. */
@@ -51,16 +49,18 @@ typedef struct net_shard {
 
 struct mb_net {
     mb_net_desc desc;     /* the copy this network was built from (layers owned) */
-    mb_net_options opts;  /* as given; algo resolved per layer in L[].algo */
+    mb_net_options opts;  /* as given; algo resolved per layer in L[].conv */
+    mb_ctx *ctx;          /* what it computes with */
+    mb_ctx *own_ctx;      /* ctx when the network made it (opts.ctx NULL), else NULL */
     net_layer *L;         /* desc.n_layers entries */
     size_t n_params;      /* floats in params and in grads */
-    float *params;        /* [n_params] */
-    float *grads;         /* [n_params] the batch-mean gradient */
-    int threads;          /* workers (>= 1): opts.threads, 0 read as 1 */
-    int n_shards;         /* shards allocated: min(threads, max_batch) */
+    float *params;        /* [n_params] the context's memory */
+    float *grads;         /* [n_params] the batch-mean gradient, the context's memory */
+    float *xin;           /* [max_batch * input size] inputs copied to the device, NULL when the
+                             backend's memory is the host's */
+    int n_shards;         /* shards allocated: min(context threads, max_batch) */
     int cap;              /* the most samples one shard is given (sizes its buffers and plans) */
     net_shard *sh;        /* n_shards entries */
-    mb_pool *pool;        /* n_shards parts; NULL-like (size 1) for one thread */
     uint64_t rng;         /* PRNG state: initialisation */
     uint64_t drop_seed;   /* dropout masks derive from this, the step, the layer and the sample */
     uint64_t step;        /* forward_backward calls so far (dropout streams) */
@@ -72,11 +72,12 @@ static mb_conv_shape conv_shape(const mb_layer_desc *d, int batch)
     return s;
 }
 
-static size_t conv_ws(mb_conv_algo a, const mb_conv_shape *s)
+/* The largest workspace of the algorithms of the three passes. */
+static size_t conv_ws(mb_ctx *ctx, const int algo[3], const mb_conv_shape *s)
 {
     size_t m = 0;
     for (int p = 0; p < 3; p++) {
-        size_t b = mb_conv_workspace(a, (mb_conv_pass)p, s);
+        size_t b = mb_ctx_conv_workspace(ctx, (mb_conv_pass)p, algo[p], s);
         if (b > m)
             m = b;
     }
@@ -84,14 +85,14 @@ static size_t conv_ws(mb_conv_algo a, const mb_conv_shape *s)
 }
 
 /* Makes sure a shard's workspace holds `bytes`. */
-static int ws_reserve(net_shard *sh, size_t bytes)
+static int ws_reserve(mb_ctx *ctx, net_shard *sh, size_t bytes)
 {
     if (bytes <= sh->ws_bytes)
         return MB_OK;
-    void *n = mb_train_alloc64(bytes);
+    void *n = mb_ctx_alloc(ctx, bytes);
     if (!n)
         return MB_ENOMEM;
-    free(sh->ws);
+    mb_ctx_release(ctx, sh->ws);
     sh->ws = n;
     sh->ws_bytes = bytes;
     return MB_OK;
@@ -124,37 +125,40 @@ static void shard_range(int batch, int n, int s, int *n0, int *nb)
     *n0 = s * base + (s < rem ? s : rem);
 }
 
-static void shard_free(net_shard *sh)
+static void shard_free(mb_ctx *ctx, net_shard *sh)
 {
     free(sh->L);
-    free(sh->acts);
-    free(sh->args);
-    free(sh->delta[0]);
-    free(sh->delta[1]);
-    free(sh->ws);
-    free(sh->grads);
+    mb_ctx_release(ctx, sh->acts);
+    mb_ctx_release(ctx, sh->args);
+    mb_ctx_release(ctx, sh->delta[0]);
+    mb_ctx_release(ctx, sh->delta[1]);
+    mb_ctx_release(ctx, sh->ws);
+    mb_ctx_release(ctx, sh->grads);
 }
 
 void mb_net_free(mb_net *net)
 {
     if (!net)
         return;
-    mb_pool_free(net->pool);
-    for (int s = 0; net->sh && s < net->n_shards; s++)
-        shard_free(&net->sh[s]);
+    for (int s = 0; net->ctx && net->sh && s < net->n_shards; s++)
+        shard_free(net->ctx, &net->sh[s]);
     free(net->sh);
     for (size_t i = 0; net->L && i < net->desc.n_layers; i++)
-        mb_conv_plan_free(net->L[i].plan);
+        mb_ctx_conv_free(net->L[i].conv);
     free(net->L);
     free(net->desc.layers);
-    free(net->params);
-    free(net->grads);
+    if (net->ctx) {
+        mb_ctx_release(net->ctx, net->params);
+        mb_ctx_release(net->ctx, net->grads);
+        mb_ctx_release(net->ctx, net->xin);
+    }
+    mb_ctx_free(net->own_ctx);
     free(net);
 }
 
 /* Weights uniform in [-bound, bound]: He (sqrt(6 / fan_in)) before a ReLU, Glorot
- * (sqrt(6 / (fan_in + fan_out))) otherwise; biases zero. */
-static void init_params(mb_net *net)
+ * (sqrt(6 / (fan_in + fan_out))) otherwise; biases zero. Into `params`, host memory. */
+static void init_params(mb_net *net, float *params)
 {
     for (size_t i = 0; i < net->desc.n_layers; i++) {
         const mb_layer_desc *d = &net->desc.layers[i];
@@ -167,7 +171,7 @@ static void init_params(mb_net *net)
                                                   : (double)d->out_c;
         int relu = i + 1 < net->desc.n_layers && net->desc.layers[i + 1].type == MB_LAYER_RELU;
         float bound = (float)(relu ? sqrt(6.0 / fan_in) : sqrt(6.0 / (fan_in + fan_out)));
-        float *w = net->params + l->w_off;
+        float *w = params + l->w_off;
         for (size_t k = 0; k < l->n_w; k++)
             w[k] = (2.0f * mb_rng_uniformf(&net->rng) - 1.0f) * bound;
         memset(w + l->n_w, 0, sizeof(float) * l->n_b);
@@ -188,15 +192,16 @@ static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
         maxsz = l->out_sz > maxsz ? l->out_sz : maxsz;
         maxsz = l->in_sz > maxsz ? l->in_sz : maxsz;
     }
+    mb_ctx *ctx = net->ctx;
     sh->L = calloc(nl ? nl : 1, sizeof *sh->L);
-    sh->acts = mb_train_alloc64(sizeof(float) * n_acts);
-    sh->args = mb_train_alloc64(sizeof(int) * n_args);
-    sh->delta[0] = mb_train_alloc64(sizeof(float) * maxsz * B);
-    sh->delta[1] = mb_train_alloc64(sizeof(float) * maxsz * B);
+    sh->acts = mb_ctx_alloc(ctx, sizeof(float) * n_acts);
+    sh->args = mb_ctx_alloc(ctx, sizeof(int) * n_args);
+    sh->delta[0] = mb_ctx_alloc(ctx, sizeof(float) * maxsz * B);
+    sh->delta[1] = mb_ctx_alloc(ctx, sizeof(float) * maxsz * B);
     if (with_grads)
-        sh->grads = mb_train_alloc64(sizeof(float) * net->n_params);
+        sh->grads = mb_ctx_alloc(ctx, sizeof(float) * net->n_params);
     if (!sh->L || !sh->acts || !sh->args || !sh->delta[0] || !sh->delta[1] ||
-        (with_grads && !sh->grads) || ws_reserve(sh, ws) != MB_OK)
+        (with_grads && !sh->grads) || ws_reserve(ctx, sh, ws) != MB_OK)
         return MB_ENOMEM;
     float *a = sh->acts;
     int *g = sh->args;
@@ -217,6 +222,79 @@ static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
     return MB_OK;
 }
 
+/* The algorithms of a conv layer: the one its description or the options name (looked up by
+ * name in the backend's lists), else the backend's default for the shape. */
+static int conv_algos(mb_ctx *ctx, const mb_layer_desc *d, mb_conv_algo asked,
+                      const mb_conv_shape *s, int algo[3], mb_error *err)
+{
+    mb_conv_algo a = d->algo != MB_CONV_AUTO ? (mb_conv_algo)d->algo : asked;
+    for (int p = 0; p < 3; p++) {
+        if (a == MB_CONV_AUTO) {
+            algo[p] = mb_ctx_conv_algo_default(ctx, (mb_conv_pass)p, s);
+            continue;
+        }
+        algo[p] = mb_ctx_conv_algo_find(ctx, (mb_conv_pass)p, mb_conv_algo_name(a));
+        if (algo[p] < 0)
+            return mb_error_set(err, MB_ENOTSUP, "layer '%s': the %s backend has no %s "
+                                "algorithm for %s", d->name, mb_backend_name(ctx->kind),
+                                mb_conv_algo_name(a), mb_conv_pass_name((mb_conv_pass)p));
+    }
+    return MB_OK;
+}
+
+/* Sizes, parameter offsets and convolution plans of every layer; *ws gets the largest
+ * convolution workspace. */
+static int layers_init(mb_net *net, size_t *ws, mb_error *err)
+{
+    *ws = 0;
+    for (size_t i = 0; i < net->desc.n_layers; i++) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        net_layer *l = &net->L[i];
+        l->in_sz = (size_t)d->in_c * d->in_h * d->in_w;
+        l->out_sz = (size_t)d->out_c * d->out_h * d->out_w;
+        if (d->type == MB_LAYER_CONV) {
+            l->n_w = (size_t)d->out_c * d->in_c * d->size * d->size;
+            l->n_b = (size_t)d->out_c;
+            mb_conv_shape s = conv_shape(d, net->cap);
+            int algo[3];
+            mb_error e = {0};
+            int rc = conv_algos(net->ctx, d, net->opts.algo, &s, algo, err);
+            if (rc == MB_OK && (rc = mb_ctx_conv_create(net->ctx, &s, algo, &l->conv, &e)) != MB_OK)
+                mb_error_set(err, rc, "layer %zu '%s': %s", i, d->name, e.msg);
+            if (rc != MB_OK)
+                return rc;
+            size_t b = conv_ws(net->ctx, algo, &s);
+            *ws = b > *ws ? b : *ws;
+        } else if (d->type == MB_LAYER_FC) {
+            l->n_w = (size_t)d->out_c * l->in_sz;
+            l->n_b = (size_t)d->out_c;
+        }
+        l->w_off = net->n_params;
+        net->n_params += l->n_w + l->n_b;
+    }
+    return MB_OK;
+}
+
+/* Parameters initialised from the seed (on the host, then copied when the backend's memory is
+ * not the host's), gradients zero. */
+static int params_init(mb_net *net)
+{
+    mb_ctx *ctx = net->ctx;
+    float *host = ctx->ops->host_memory ? net->params : malloc(sizeof(float) * net->n_params);
+    if (!host)
+        return MB_ENOMEM;
+    net->rng = (uint64_t)net->opts.seed;
+    init_params(net, host);
+    net->drop_seed = mb_rng_next(&net->rng);
+    int rc = MB_OK;
+    if (host != net->params) {
+        rc = mb_ctx_upload(ctx, net->params, host, sizeof(float) * net->n_params);
+        free(host);
+    }
+    ctx->ops->zero(ctx, net->grads, sizeof(float) * net->n_params);
+    return rc;
+}
+
 int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **out,
                   mb_error *err)
 {
@@ -233,78 +311,62 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
     mb_net *net = calloc(1, sizeof *net);
     if (!net)
         return mb_error_set(err, MB_ENOMEM, "network: out of memory");
+    net->opts = *opts;
+    int rc = MB_OK;
+    if (!opts->ctx) {
+        mb_ctx_options co;
+        mb_ctx_options_init(&co);
+        co.threads = opts->threads;
+        rc = mb_ctx_create(&co, &net->own_ctx, err);
+    }
+    net->ctx = opts->ctx ? opts->ctx : net->own_ctx;
     net->desc = *desc;
     net->desc.layers = calloc(desc->n_layers ? desc->n_layers : 1, sizeof *desc->layers);
     net->L = calloc(desc->n_layers ? desc->n_layers : 1, sizeof *net->L);
-    if (!net->desc.layers || !net->L) {
+    if (rc == MB_OK && (!net->desc.layers || !net->L))
+        rc = mb_error_set(err, MB_ENOMEM, "network: out of memory");
+    if (rc != MB_OK) {
         mb_net_free(net);
-        return mb_error_set(err, MB_ENOMEM, "network: out of memory");
+        return rc;
     }
     if (desc->n_layers && desc->layers)
         memcpy(net->desc.layers, desc->layers, desc->n_layers * sizeof *desc->layers);
     else
         net->desc.n_layers = 0;
-    int rc = mb_net_desc_infer(&net->desc, err);
-    if (rc != MB_OK) {
+    size_t ws = 0;
+    if ((rc = mb_net_desc_infer(&net->desc, err)) != MB_OK) {
         mb_net_free(net);
         return rc;
     }
-    net->opts = *opts;
-    net->threads = opts->threads > 1 ? opts->threads : 1;
-    net->n_shards = net->threads < opts->max_batch ? net->threads : opts->max_batch;
+    const int threads = mb_ctx_threads(net->ctx);
+    net->n_shards = threads < opts->max_batch ? threads : opts->max_batch;
     for (int b = 1; b <= opts->max_batch; b++) {
         int n = shards_for(net, b), c = (b + n - 1) / n;
         net->cap = c > net->cap ? c : net->cap;
     }
-    size_t ws = 0;
-    for (size_t i = 0; i < net->desc.n_layers; i++) {
-        const mb_layer_desc *d = &net->desc.layers[i];
-        net_layer *l = &net->L[i];
-        l->in_sz = (size_t)d->in_c * d->in_h * d->in_w;
-        l->out_sz = (size_t)d->out_c * d->out_h * d->out_w;
-        if (d->type == MB_LAYER_CONV) {
-            l->n_w = (size_t)d->out_c * d->in_c * d->size * d->size;
-            l->n_b = (size_t)d->out_c;
-            l->algo = d->algo != MB_CONV_AUTO ? (mb_conv_algo)d->algo
-                      : opts->algo != MB_CONV_AUTO ? opts->algo : MB_CONV_GEMM;
-            mb_conv_shape s = conv_shape(d, net->cap);
-            mb_error e = {0};
-            rc = mb_conv_plan_create(l->algo, &s, &l->plan, &e);
-            if (rc != MB_OK) {
-                mb_error_set(err, rc, "layer %zu '%s': %s", i, d->name, e.msg);
-                mb_net_free(net);
-                return rc;
-            }
-            size_t b = conv_ws(l->algo, &s);
-            ws = b > ws ? b : ws;
-        } else if (d->type == MB_LAYER_FC) {
-            l->n_w = (size_t)d->out_c * l->in_sz;
-            l->n_b = (size_t)d->out_c;
-        }
-        l->w_off = net->n_params;
-        net->n_params += l->n_w + l->n_b;
+    if ((rc = layers_init(net, &ws, err)) != MB_OK) {
+        mb_net_free(net);
+        return rc;
     }
-    net->params = mb_train_alloc64(sizeof(float) * net->n_params);
-    net->grads = mb_train_alloc64(sizeof(float) * net->n_params);
+    mb_ctx *ctx = net->ctx;
+    const size_t in_sz = (size_t)net->desc.in_c * net->desc.in_h * net->desc.in_w;
+    net->params = mb_ctx_alloc(ctx, sizeof(float) * net->n_params);
+    net->grads = mb_ctx_alloc(ctx, sizeof(float) * net->n_params);
+    if (!ctx->ops->host_memory)
+        net->xin = mb_ctx_alloc(ctx, sizeof(float) * in_sz * (size_t)opts->max_batch);
     net->sh = calloc((size_t)net->n_shards, sizeof *net->sh);
-    rc = net->params && net->grads && net->sh ? MB_OK : MB_ENOMEM;
+    rc = net->params && net->grads && net->sh && (ctx->ops->host_memory || net->xin)
+             ? MB_OK : MB_ENOMEM;
     for (int s = 0; rc == MB_OK && s < net->n_shards; s++)
         rc = shard_alloc(net, &net->sh[s], ws, s > 0);
     if (rc == MB_OK)
-        rc = mb_pool_create(net->n_shards, &net->pool);
+        rc = params_init(net);
     if (rc != MB_OK) {
-        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory (or threads) for batch %d",
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for batch %d",
                      net->desc.name, opts->max_batch);
         mb_net_free(net);
         return MB_ENOMEM;
     }
-    /* Shards call OpenBLAS concurrently; each call must stay on its caller's thread. This is
-     * OpenBLAS's process-wide setting (mb_train.h says so). */
-    openblas_set_num_threads(1);
-    memset(net->grads, 0, sizeof(float) * net->n_params);
-    net->rng = (uint64_t)opts->seed;
-    init_params(net);
-    net->drop_seed = mb_rng_next(&net->rng);
     *out = net;
     return MB_OK;
 }
@@ -314,14 +376,13 @@ size_t mb_net_param_count(const mb_net *net) { return net->n_params; }
 float *mb_net_params(mb_net *net) { return net->params; }
 float *mb_net_grads(mb_net *net) { return net->grads; }
 
-/* The dropout stream of one sample in one layer at one step: masks depend on the seed, the
- * step, the layer and the sample's index in the batch, never on how the batch is sharded. */
-static uint64_t drop_stream(const mb_net *net, size_t layer, size_t sample)
+/* The dropout key of one layer at the current step (the backend mixes in each sample's index:
+ * mb_dropout_stream): masks depend on the seed, the step, the layer and the sample's index in
+ * the batch, never on how the batch is sharded. */
+static uint64_t drop_key(const mb_net *net, size_t layer)
 {
     uint64_t h = net->drop_seed ^ net->step;
-    h = mb_rng_next(&h) ^ (uint64_t)layer;
-    h = mb_rng_next(&h) ^ (uint64_t)sample;
-    return mb_rng_next(&h);
+    return mb_rng_next(&h) ^ (uint64_t)layer;
 }
 
 /* Forward of shard sh's samples x (sh->nb of them, the first being sample sh->n0 of the batch)
@@ -330,6 +391,8 @@ static const float *forward(const mb_net *net, net_shard *sh, const float *x, in
 {
     const float *in = x;
     const int batch = sh->nb;
+    mb_ctx *ctx = net->ctx;
+    const mb_backend_ops *ops = ctx->ops;
     for (size_t i = 0; i + 1 < net->desc.n_layers; i++) {
         const mb_layer_desc *d = &net->desc.layers[i];
         const net_layer *l = &net->L[i];
@@ -338,25 +401,18 @@ static const float *forward(const mb_net *net, net_shard *sh, const float *x, in
         size_t n = l->out_sz * (size_t)batch;
         switch (d->type) {
         case MB_LAYER_CONV:
-            mb_conv_plan_forward(l->plan, batch, in, w, w + l->n_w, v->out, sh->ws);
+            mb_ctx_conv_forward(l->conv, batch, in, w, w + l->n_w, v->out, sh->ws);
             break;
         case MB_LAYER_FC:
-            mb_layer_fc_forward(batch, (int)l->in_sz, d->out_c, in, w, w + l->n_w, v->out);
+            ops->fc_forward(ctx, batch, (int)l->in_sz, d->out_c, in, w, w + l->n_w, v->out);
             break;
-        case MB_LAYER_MAXPOOL: mb_layer_maxpool_forward(d, batch, in, v->out, v->arg); break;
-        case MB_LAYER_AVGPOOL: mb_layer_avgpool_forward(d, batch, in, v->out); break;
+        case MB_LAYER_MAXPOOL:
+        case MB_LAYER_AVGPOOL: ops->pool_forward(ctx, d, batch, in, v->out, v->arg); break;
         case MB_LAYER_DROPOUT:
-            if (!train) {
-                mb_layer_dropout_forward(d->p, 0, n, in, v->out, v->mask, NULL);
-                break;
-            }
-            for (int j = 0; j < batch; j++) {
-                uint64_t r = drop_stream(net, i, (size_t)sh->n0 + j);
-                size_t o = l->out_sz * j;
-                mb_layer_dropout_forward(d->p, 1, l->out_sz, in + o, v->out + o, v->mask + o, &r);
-            }
+            ops->dropout_forward(ctx, d->p, train, batch, l->out_sz, train ? drop_key(net, i) : 0,
+                                 (size_t)sh->n0, in, v->out, v->mask);
             break;
-        default: mb_layer_act_forward(d->type, n, in, v->out); break;
+        default: ops->act_forward(ctx, d->type, n, in, v->out); break;
         }
         in = v->out;
     }
@@ -367,6 +423,8 @@ static const float *forward(const mb_net *net, net_shard *sh, const float *x, in
 static void backward(const mb_net *net, net_shard *sh, const float *x, float *grads)
 {
     const int batch = sh->nb;
+    mb_ctx *ctx = net->ctx;
+    const mb_backend_ops *ops = ctx->ops;
     float *dcur = sh->delta[0], *dnext = sh->delta[1];
     for (size_t i = net->desc.n_layers - 1; i-- > 0;) {
         const mb_layer_desc *d = &net->desc.layers[i];
@@ -379,29 +437,26 @@ static void backward(const mb_net *net, net_shard *sh, const float *x, float *gr
         size_t n = l->out_sz * (size_t)batch;
         switch (d->type) {
         case MB_LAYER_CONV:
-            mb_conv_plan_backward_filter(l->plan, batch, in, dcur, gw, gw + l->n_w, sh->ws);
+            mb_ctx_conv_backward_filter(l->conv, batch, in, dcur, gw, gw + l->n_w, sh->ws);
             if (din)
-                mb_conv_plan_backward_data(l->plan, batch, dcur, w, din, sh->ws);
+                mb_ctx_conv_backward_data(l->conv, batch, dcur, w, din, sh->ws);
             break;
         case MB_LAYER_FC:
-            mb_layer_fc_backward(batch, (int)l->in_sz, d->out_c, in, w, dcur, din, gw,
-                                 gw + l->n_w);
+            ops->fc_backward(ctx, batch, (int)l->in_sz, d->out_c, in, w, dcur, din, gw,
+                             gw + l->n_w);
             break;
         case MB_LAYER_MAXPOOL:
-            if (din)
-                mb_layer_maxpool_backward(d, batch, dcur, v->arg, din);
-            break;
         case MB_LAYER_AVGPOOL:
             if (din)
-                mb_layer_avgpool_backward(d, batch, dcur, din);
+                ops->pool_backward(ctx, d, batch, dcur, v->arg, din);
             break;
         case MB_LAYER_DROPOUT:
             if (din)
-                mb_layer_dropout_backward(n, dcur, v->mask, din);
+                ops->dropout_backward(ctx, n, dcur, v->mask, din);
             break;
         default:
             if (din)
-                mb_layer_act_backward(d->type, n, v->out, dcur, din);
+                ops->act_backward(ctx, d->type, n, v->out, dcur, din);
             break;
         }
         float *t = dcur;
@@ -430,8 +485,9 @@ static void shard_fb(void *ctx, int w)
     const float *logits = forward(net, sh, x, 1);
     const size_t nl = net->desc.n_layers;
     sh->loss_sum = 0.0;
-    mb_layer_softmax_xent(sh->nb, net->desc.classes, logits, j->y + sh->n0, sh->L[nl - 1].out,
-                          &sh->loss_sum, NULL, sh->delta[0], 1.0f / (float)j->batch);
+    net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits, j->y + sh->n0,
+                                sh->L[nl - 1].out, &sh->loss_sum, NULL, sh->delta[0],
+                                1.0f / (float)j->batch);
     backward(net, sh, x, w == 0 ? net->grads : sh->grads);
 }
 
@@ -441,12 +497,17 @@ static void shard_fb(void *ctx, int w)
  * hand-off to the workers would cost. */
 static void reduce_grads(mb_net *net, int shards)
 {
-    float *restrict g = net->grads;
-    for (int s = 1; s < shards; s++) {
-        const float *restrict b = net->sh[s].grads;
-        for (size_t i = 0; i < net->n_params; i++)
-            g[i] += b[i];
-    }
+    for (int s = 1; s < shards; s++)
+        net->ctx->ops->add(net->ctx, net->n_params, net->sh[s].grads, net->grads);
+}
+
+/* The batch's inputs in the context's memory: x itself on the host's, else copied to xin. */
+static const float *inputs(mb_net *net, const float *x, int batch)
+{
+    if (net->ctx->ops->host_memory)
+        return x;
+    size_t bytes = sizeof(float) * (size_t)batch * net->L[0].in_sz;
+    return mb_ctx_upload(net->ctx, net->xin, x, bytes) == MB_OK ? net->xin : NULL;
 }
 
 static int check_labels(const mb_net *net, const int *y, size_t n)
@@ -463,8 +524,10 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
         return MB_EINVAL;
     if (check_labels(net, y, (size_t)batch) != MB_OK)
         return MB_EINVAL;
+    if (!(x = inputs(net, x, batch)))
+        return MB_EIO;
     job j = {net, x, y, batch, shards_for(net, batch)};
-    mb_pool_run(net->pool, j.shards, shard_fb, &j);
+    mb_ctx_run(net->ctx, j.shards, shard_fb, &j);
     reduce_grads(net, j.shards);
     double sum = 0.0;
     for (int s = 0; s < j.shards; s++)
@@ -484,8 +547,8 @@ static void shard_eval(void *ctx, int w)
     const float *logits = forward(net, sh, j->x + (size_t)sh->n0 * net->L[0].in_sz, 0);
     sh->loss_sum = 0.0;
     sh->correct = 0;
-    mb_layer_softmax_xent(sh->nb, net->desc.classes, logits, j->y + sh->n0, NULL, &sh->loss_sum,
-                          &sh->correct, NULL, 0.0f);
+    net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits, j->y + sh->n0,
+                                NULL, &sh->loss_sum, &sh->correct, NULL, 0.0f);
 }
 
 int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
@@ -500,8 +563,11 @@ int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
     size_t ok = 0;
     for (size_t s = 0; s < n; s += (size_t)net->opts.max_batch) {
         int b = n - s < (size_t)net->opts.max_batch ? (int)(n - s) : net->opts.max_batch;
-        job j = {net, x + s * in_sz, y + s, b, shards_for(net, b)};
-        mb_pool_run(net->pool, j.shards, shard_eval, &j);
+        const float *xs = inputs(net, x + s * in_sz, b);
+        if (!xs)
+            return MB_EIO;
+        job j = {net, xs, y + s, b, shards_for(net, b)};
+        mb_ctx_run(net->ctx, j.shards, shard_eval, &j);
         for (int k = 0; k < j.shards; k++) {
             sum += net->sh[k].loss_sum;
             ok += net->sh[k].correct;
@@ -514,29 +580,39 @@ int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
     return MB_OK;
 }
 
-int mb_net_set_conv_algo(mb_net *net, size_t layer, mb_conv_algo algo, mb_error *err)
+int mb_net_set_conv_algo(mb_net *net, size_t layer, const int algo[3], mb_error *err)
 {
     if (!net || layer >= net->desc.n_layers || net->desc.layers[layer].type != MB_LAYER_CONV)
         return mb_error_set(err, MB_EINVAL, "layer %zu: not a convolution layer", layer);
     const mb_layer_desc *d = &net->desc.layers[layer];
     mb_conv_shape s = conv_shape(d, net->cap);
-    mb_conv_plan *p;
+    mb_ctx_conv *c;
     mb_error e = {0};
-    int rc = mb_conv_plan_create(algo, &s, &p, &e);
+    int rc = mb_ctx_conv_create(net->ctx, &s, algo, &c, &e);
     if (rc != MB_OK)
         return mb_error_set(err, rc == MB_ENOMEM ? rc : MB_ENOTSUP, "layer %zu '%s': %s", layer,
                             d->name, e.msg);
     for (int k = 0; k < net->n_shards; k++)
-        if (ws_reserve(&net->sh[k], conv_ws(algo, &s)) != MB_OK) {
-            mb_conv_plan_free(p);
-            return mb_error_set(err, MB_ENOMEM,
-                                "layer %zu '%s': out of memory for the %s workspace", layer,
-                                d->name, mb_conv_algo_name(algo));
+        if (ws_reserve(net->ctx, &net->sh[k], conv_ws(net->ctx, algo, &s)) != MB_OK) {
+            mb_ctx_conv_free(c);
+            return mb_error_set(err, MB_ENOMEM, "layer %zu '%s': out of memory for the "
+                                "workspace", layer, d->name);
         }
-    mb_conv_plan_free(net->L[layer].plan);
-    net->L[layer].plan = p;
-    net->L[layer].algo = algo;
+    mb_ctx_conv_free(net->L[layer].conv);
+    net->L[layer].conv = c;
     return MB_OK;
+}
+
+mb_ctx *mb_net_context(const mb_net *net) { return net->ctx; }
+
+int mb_net_read_params(const mb_net *net, float *host)
+{
+    return mb_ctx_download(net->ctx, host, net->params, sizeof(float) * net->n_params);
+}
+
+int mb_net_write_params(mb_net *net, const float *host)
+{
+    return mb_ctx_upload(net->ctx, net->params, host, sizeof(float) * net->n_params);
 }
 
 unsigned long mb_net_steps(const mb_net *net)

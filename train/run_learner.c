@@ -6,7 +6,7 @@
  * (probe/step.c). A learner never touches global state, so several can live in one process (the
  * probe's learners per device, the parallel trainers to come).
  */
-#include "layers_impl.h"
+#include "../data/mb_data.h"
 #include "run_impl.h"
 
 #include <stdlib.h>
