@@ -425,6 +425,76 @@ static void run_threads(const mb_net_desc *d, int threads, int batch, const floa
  * reduction and inside OpenBLAS's sgemm, whose K is the shard's size), a few float roundings
  * (6e-8 each) of terms no larger than the gradient's scale; a wrong scale (1/shard instead of
  * 1/batch) or a lost shard would be off by tens of percent. */
+/* A context shared by two networks: the same results as a network's own context of the same
+ * threads (bit for bit: same kernels, same shards), the context's facts, and its refusals. */
+static void test_context(void)
+{
+    mb_net_desc d = mixed(0.4f);
+    float x[NB * 3 * 9 * 7], la, lb;
+    int y[NB];
+    for (int i = 0; i < NB; i++)
+        y[i] = (i * 5 + 1) % 4;
+    fill(x, sizeof x / 4, 377, 0.9f);
+    mb_ctx_options co;
+    mb_ctx_options_init(&co);
+    co.threads = 2;
+    mb_ctx *ctx;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_ctx_create(&co, &ctx, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_ctx_backend(ctx), MB_BACKEND_CPU);
+    CU_ASSERT_EQUAL(mb_ctx_threads(ctx), 2);
+    CU_ASSERT_TRUE(mb_ctx_host_memory(ctx));
+    CU_ASSERT_TRUE(strlen(mb_ctx_device_name(ctx)) > 0);
+    for (int p = 0; p < 3; p++) {
+        CU_ASSERT_EQUAL(mb_ctx_conv_algo_count(ctx, (mb_conv_pass)p), MB_CONV_N_ALGOS);
+        CU_ASSERT_EQUAL(mb_ctx_conv_algo_find(ctx, (mb_conv_pass)p, "winograd"), MB_CONV_WINOGRAD);
+        CU_ASSERT_EQUAL(mb_ctx_conv_algo_find(ctx, (mb_conv_pass)p, "implicit_gemm"), -1);
+    }
+    mb_net_options own = {NB, 41, MB_CONV_AUTO, 2, NULL}, shared = own;
+    shared.ctx = ctx;
+    mb_net *a, *b, *c;
+    CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &own, &a, NULL), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &shared, &b, NULL), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &shared, &c, NULL), MB_OK);
+    CU_ASSERT_PTR_EQUAL(mb_net_context(b), ctx);
+    CU_ASSERT_PTR_NOT_EQUAL(mb_net_context(a), ctx);
+    size_t n = mb_net_param_count(a);
+    CU_ASSERT_EQUAL(mb_net_forward_backward(a, x, y, NB, &la), MB_OK);
+    CU_ASSERT_EQUAL(mb_net_forward_backward(b, x, y, NB, &lb), MB_OK);
+    CU_ASSERT_EQUAL(la, lb);
+    CU_ASSERT_EQUAL(memcmp(mb_net_grads(a), mb_net_grads(b), n * 4), 0);
+    /* parameters through host copies: c takes b's, perturbed, and gives them back */
+    float *h = malloc(n * 4), *back = malloc(n * 4);
+    CU_ASSERT_EQUAL(mb_net_read_params(b, h), MB_OK);
+    CU_ASSERT_EQUAL(memcmp(h, mb_net_params(b), n * 4), 0);
+    h[3] += 0.25f;
+    CU_ASSERT_EQUAL(mb_net_write_params(c, h), MB_OK);
+    CU_ASSERT_EQUAL(mb_net_read_params(c, back), MB_OK);
+    CU_ASSERT_EQUAL(memcmp(h, back, n * 4), 0);
+    CU_ASSERT_NOT_EQUAL(memcmp(mb_net_params(b), back, n * 4), 0);
+    free(h);
+    free(back);
+    mb_net_free(a);
+    mb_net_free(b);
+    mb_net_free(c);
+    mb_ctx_free(ctx);
+    /* refusals: a bad thread count; a backend that is not built or has no device here */
+    co.threads = MB_CTX_MAX_THREADS + 1;
+    CU_ASSERT_EQUAL(mb_ctx_create(&co, &ctx, &err), MB_EINVAL);
+    mb_ctx_options_init(&co);
+    co.backend = MB_BACKEND_CUDA;
+    char why[160];
+    if (!mb_train_backend_usable(MB_BACKEND_CUDA, why, sizeof why)) {
+        CU_ASSERT_EQUAL(mb_ctx_create(&co, &ctx, &err), MB_ENOTSUP);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "backend cuda"));
+    }
+    mb_backend_kind k;
+    CU_ASSERT_EQUAL(mb_backend_parse("cuda", &k), MB_OK);
+    CU_ASSERT_EQUAL(k, MB_BACKEND_CUDA);
+    CU_ASSERT_EQUAL(mb_backend_parse("gpu", &k), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(mb_backend_name(MB_BACKEND_CPU), "cpu");
+}
+
 static void test_threads(void)
 {
     mb_net_desc d = mixed(0.4f);
@@ -550,5 +620,6 @@ int mb_test_suite_train_net(void)
            !CU_add_test(s, "determinism for a fixed seed", test_determinism) ||
            !CU_add_test(s, "gradients overwritten; evaluation", test_overwrite_and_evaluate) ||
            !CU_add_test(s, "threads: shards agree with one thread", test_threads) ||
+           !CU_add_test(s, "contexts: shared, host copies, refusals", test_context) ||
            !CU_add_test(s, "errors", test_errors);
 }

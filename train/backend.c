@@ -139,6 +139,7 @@ void mb_ctx_free(mb_ctx *ctx)
 mb_backend_kind mb_ctx_backend(const mb_ctx *ctx) { return ctx->kind; }
 const char *mb_ctx_device_name(const mb_ctx *ctx) { return ctx->device_name; }
 int mb_ctx_threads(const mb_ctx *ctx) { return ctx->threads; }
+int mb_ctx_host_memory(const mb_ctx *ctx) { return ctx->ops->host_memory; }
 
 void mb_ctx_run(mb_ctx *ctx, int parts, void (*fn)(void *arg, int w), void *arg)
 {

@@ -66,6 +66,8 @@ mb_backend_kind mb_ctx_backend(const mb_ctx *ctx);
 /* The device's name ("Intel(R) Xeon(R) ...", "NVIDIA H100 80GB HBM3"), for tables and logs. */
 const char *mb_ctx_device_name(const mb_ctx *ctx);
 int mb_ctx_threads(const mb_ctx *ctx);
+/* 1 when the context's memory is the host's (the CPU): its tensors can be read in place. */
+int mb_ctx_host_memory(const mb_ctx *ctx);
 
 /* Runs fn(arg, w) for w = 0 .. parts-1 on the context's pool (1 <= parts <= mb_ctx_threads),
  * part 0 on the calling thread; returns when every part has returned. For several learners
@@ -482,8 +484,11 @@ typedef struct mb_run_options {
     mb_optim_params optim;         /* algorithm, lr, momentum, weight decay, lr schedule */
     int batch;                     /* mini-batch size M, samples per update (> 0) */
     unsigned long seed;            /* initialisation, shuffling, dropout */
-    int threads;                   /* the network's worker threads (mb_net_options.threads);
+    int threads;                   /* the network's worker threads (its context's pool);
                                       recorded in the log */
+    mb_backend_kind backend;       /* what the learner computes with (CPU); recorded in the log
+                                      with the device's name */
+    int device;                    /* the backend's device index (0) */
     mb_conv_algo conv_algo;        /* for conv layers whose cfg names none (MB_CONV_AUTO) */
     double target_loss;            /* stop at the first eval_loss <= this; NAN for no target */
     long eval_every;               /* updates between evaluations (> 0; default 100) */
@@ -570,10 +575,16 @@ typedef struct mb_learner {
     int span;              /* samples the cursor advances per step: batch, or a whole
                               mini-batch of several learners (mb_learner_set_slice) */
     int offset;            /* where this learner's batch starts inside the span */
+    mb_ctx *ctx;           /* what its network computes with (owned): o->backend, o->device,
+                              o->threads */
+    float *host_params;    /* host copy of the parameters where the backend's memory is not the
+                              host's (the optimiser steps on the host), else NULL */
+    float *host_grads;     /* host copy of the gradients, likewise */
 } mb_learner;
 
 /* Builds a learner for o->batch samples per update over a training set of n_train samples:
- * the network for desc (o->seed, o->threads, o->conv_algo), the optimiser o->optim, and the
+ * its context (o->backend, o->device, o->threads), the network for desc on it (o->seed,
+ * o->conv_algo), the optimiser o->optim, and the
  * first epoch's permutation (shuffled from o->seed, a stream separate from the network's).
  * Uses no other field of o. MB_EINVAL when n_train < o->batch (a batch is never drawn from a
  * smaller set) or above 2^32; the errors of mb_net_create and mb_optim_create; MB_ENOMEM. On
@@ -614,6 +625,7 @@ int mb_learner_set_batch(mb_learner *l, int batch, mb_error *err);
 /* What a run did. */
 typedef struct mb_run_result {
     char net[64];          /* the description's name */
+    char device[128];      /* the name of the device it ran on (mb_ctx_device_name) */
     size_t params;         /* parameters of the network */
     long updates;          /* updates done (including those before a resume) */
     double epochs;         /* epochs done, samples / training samples */

@@ -115,6 +115,8 @@ static void help(const mb_run_options *d)
            "      --threads N         worker threads of the network: each update's batch is split\n"
            "                          into up to N shards of at least 8 samples run in parallel,\n"
            "                          OpenBLAS single-threaded inside each (default %d)\n"
+           "      --backend NAME      cpu (default) or cuda; the log records it and the device\n"
+           "      --device N          the backend's device index (default 0)\n"
            "  -h, --help              show this help and exit\n"
            "      --version           show the version and exit\n\n"
            "Example:\n"
@@ -201,7 +203,7 @@ static void draw(const mb_run_progress *p, void *ctx)
 enum {
     OPT_NET = 256, OPT_DATA, OPT_ALGO, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_LR_STEP,
     OPT_LR_GAMMA, OPT_TARGET, OPT_EVAL_EVERY, OPT_EVAL_FRAC, OPT_DATA_SEED, OPT_MAX_UPDATES,
-    OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
+    OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_BACKEND, OPT_DEVICE, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
     OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW
@@ -234,6 +236,8 @@ int main(int argc, char **argv)
         {"seeds", required_argument, 0, OPT_SEEDS},
         {"threads", required_argument, 0, OPT_THREADS},
         {"conv-algo", required_argument, 0, OPT_CONV_ALGO},
+        {"backend", required_argument, 0, OPT_BACKEND},
+        {"device", required_argument, 0, OPT_DEVICE},
         {"log", required_argument, 0, OPT_LOG}, {"log-dir", required_argument, 0, OPT_LOG_DIR},
         {"checkpoint", required_argument, 0, OPT_CKPT},
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
@@ -344,6 +348,14 @@ int main(int argc, char **argv)
         case OPT_THREADS:
             rc = flag_long("--threads", optarg, 1, MB_NET_MAX_THREADS, &v, &err);
             o.threads = (int)v;
+            break;
+        case OPT_BACKEND:
+            if (mb_backend_parse(optarg, &o.backend) != MB_OK)
+                rc = mb_error_set(&err, MB_EINVAL, "--backend: '%s' is not cpu or cuda", optarg);
+            break;
+        case OPT_DEVICE:
+            rc = flag_long("--device", optarg, 0, 1023, &v, &err);
+            o.device = (int)v;
             break;
         case OPT_LOG: o.log_path = optarg; break;
         case OPT_LOG_DIR: log_dir = optarg; break;

@@ -634,6 +634,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                                        : 0.9 / j.p; /* beta = p alpha = 0.9 */
     j.mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
     snprintf(r->net, sizeof r->net, "%s", desc->name);
+    snprintf(r->device, sizeof r->device, "%s", mb_ctx_device_name(mb_net_context(j.eval_net)));
     r->params = j.n;
     r->learners = j.p;
     r->ranks = ranks;

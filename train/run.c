@@ -148,6 +148,11 @@ int mb_run_check_options(const mb_run_options *o, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "no data given");
     if (o->batch <= 0)
         return mb_error_set(err, MB_EINVAL, "batch must be > 0, got %d", o->batch);
+    if (o->backend != MB_BACKEND_CPU)
+        return mb_error_set(err, MB_ENOTSUP, "training on the %s backend is not built yet: the "
+                            "run monitor, checkpoints and parallel rules read the parameters in "
+                            "host memory (mbprobe step --backend %s times its update)",
+                            mb_backend_name(o->backend), mb_backend_name(o->backend));
     if (o->eval_every <= 0)
         return mb_error_set(err, MB_EINVAL, "eval-every must be > 0, got %ld", o->eval_every);
     if (o->max_updates < 0 || !(o->epochs >= 0) || !isfinite(o->epochs))
@@ -194,6 +199,7 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
             o->optim.weight_decay, o->optim.lr_step_every, o->optim.lr_step_gamma);
     fprintf(f, "# seed=%lu\n# threads=%d\n# eval_frac=%.9g\n# data_seed=%lu\n# eval_every=%ld\n",
             o->seed, o->threads, o->eval_frac, o->data_seed, o->eval_every);
+    fprintf(f, "# backend=%s\n# device=%s\n", mb_backend_name(o->backend), r->device);
     if (o->par != MB_PAR_NONE) {
         fprintf(f, "# ranks=%d\n# optim=%s\n", r->ranks > 0 ? r->ranks : 1,
                 mb_optim_kind_name(o->optim.kind));
@@ -592,6 +598,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if ((rc = mb_learner_init(&l, desc, o, data->train.n, err)) != MB_OK)
         goto out;
     snprintf(r->net, sizeof r->net, "%s", desc->name);
+    snprintf(r->device, sizeof r->device, "%s", mb_ctx_device_name(l.ctx));
     r->params = mb_net_param_count(l.net);
 
     long updates = 0;

@@ -26,6 +26,22 @@ static void shuffle(mb_cursor *c)
     c->pos = 0;
 }
 
+/* Host copies of the parameters and gradients where the backend's memory is not the host's. */
+static int host_copies(mb_learner *l, mb_error *err)
+{
+    if (mb_ctx_host_memory(l->ctx))
+        return MB_OK;
+    size_t n = mb_net_param_count(l->net);
+    l->host_params = malloc(n * sizeof *l->host_params);
+    l->host_grads = malloc(n * sizeof *l->host_grads);
+    if (!l->host_params || !l->host_grads)
+        return mb_error_set(err, MB_ENOMEM, "out of memory for host copies of %zu parameters", n);
+    return mb_net_read_params(l->net, l->host_params) == MB_OK
+               ? MB_OK
+               : mb_error_set(err, MB_EIO, "could not copy the parameters from the %s device",
+                              mb_backend_name(mb_ctx_backend(l->ctx)));
+}
+
 int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options *o,
                     size_t n_train, mb_error *err)
 {
@@ -39,12 +55,19 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
      * that a small training batch does not make every evaluation crawl in chunks of M (at
      * M = 8 evaluations took three quarters of a run's time). Training steps still use M. */
     enum { EVAL_CHUNK = 128 };
-    mb_net_options no = {.max_batch = o->batch > EVAL_CHUNK ? o->batch : EVAL_CHUNK,
-                         .seed = o->seed, .algo = o->conv_algo, .threads = o->threads};
-    int rc = mb_net_create(desc, &no, &l->net, err);
+    mb_ctx_options co;
+    mb_ctx_options_init(&co);
+    co.backend = o->backend;
+    co.device = o->device;
+    co.threads = o->threads;
+    int rc = mb_ctx_create(&co, &l->ctx, err);
     if (rc != MB_OK)
         return rc;
-    if ((rc = mb_optim_create(&o->optim, mb_net_param_count(l->net), &l->opt, err)) != MB_OK) {
+    mb_net_options no = {.max_batch = o->batch > EVAL_CHUNK ? o->batch : EVAL_CHUNK,
+                         .seed = o->seed, .algo = o->conv_algo, .ctx = l->ctx};
+    if ((rc = mb_net_create(desc, &no, &l->net, err)) != MB_OK ||
+        (rc = mb_optim_create(&o->optim, mb_net_param_count(l->net), &l->opt, err)) != MB_OK ||
+        (rc = host_copies(l, err)) != MB_OK) {
         mb_learner_free(l);
         return rc;
     }
@@ -71,6 +94,9 @@ void mb_learner_free(mb_learner *l)
     if (!l)
         return;
     mb_net_free(l->net);
+    mb_ctx_free(l->ctx);
+    free(l->host_params);
+    free(l->host_grads);
     mb_optim_free(l->opt);
     free(l->cur.perm);
     free(l->xb);
@@ -109,7 +135,15 @@ int mb_learner_grad(mb_learner *l, double *loss, mb_error *err)
 
 void mb_learner_apply(mb_learner *l)
 {
-    mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
+    if (!l->host_params) {
+        mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
+        return;
+    }
+    /* the optimisers work on host memory: the gradient comes down, the parameters go up */
+    size_t bytes = mb_net_param_count(l->net) * sizeof(float);
+    mb_ctx_download(l->ctx, l->host_grads, mb_net_grads(l->net), bytes);
+    mb_optim_step(l->opt, l->host_params, l->host_grads);
+    mb_net_write_params(l->net, l->host_params);
 }
 
 int mb_learner_step(mb_learner *l, const mb_dataset *train, double *loss, long *epoch,
