@@ -275,7 +275,7 @@ run: deps
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
 	echo; grep -E '^(fastest|recommendation):' $(OUT)/scale.txt; \
-	grep -q '^recommendation: P = 1 ' $(OUT)/scale.txt || echo "note: P > 1 is predicted from the collective model (mbprobe comm); no parallel training run has checked it yet"; \
+	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \
 	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
@@ -301,9 +301,9 @@ $(OUT)/runs/.done: | $(CMDS)
 	    run $(TRAIN) --lr $$lr --batch $$m $(EVAL_RULE) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
 	  done; done && touch $@)
 
-TRAIN = mbtrain --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 \
-        --seeds $(RUN_SEEDS) --target-loss $(TARGET_LOSS) --eval-frac $(EVAL_FRAC) \
-        --max-updates $(MAX_UPDATES) --threads $(THREADS)
+TRAIN_COMMON = --net $(NET) --data $(DATA) --momentum 0.9 --target-loss $(TARGET_LOSS) \
+        --eval-frac $(EVAL_FRAC) --max-updates $(MAX_UPDATES)
+TRAIN = mbtrain $(TRAIN_COMMON) --algo momentum --seeds $(RUN_SEEDS) --threads $(THREADS)
 # one N_update fit per learning rate (the law holds per rate), and the run folders of each
 FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr $(OUT)/runs/lr$$lr/*.csv
 NFITS  = $(foreach lr,$(LRS),--nfit $(OUT)/nfit-lr$(lr).json)
@@ -323,6 +323,19 @@ $(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/tfit.json
 	      run $(TRAIN) --lr $$lr --batch $$m $(EVAL_RULE) --log-dir $(OUT)/check/lr$$lr || exit 1; done; \
 	    fit || exit 1; \
 	  done && touch $@)
+
+# The P = 2 ground truth: synchronous SGD on two processes (each M/2 samples, gradients
+# allreduced, momentum on every learner: the same updates as one learner at M), at PAR_BATCHES,
+# so that mbopt validate checks T_C(M, 2) = N_update(M) T_update(M, 2) against real runs.
+PAR_BATCHES ?= 32 64 128
+PAR_SEEDS   ?= 0 1 2
+PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe -np 2 mbtrain $(TRAIN_COMMON) \
+               --algo sgd-sync --optim momentum --threads 1
+$(OUT)/par/.done: $(OUT)/check/.done
+	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),mpirun must start 2 processes here; COMM=none skips the P = 2 check, \
+	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for m in $(PAR_BATCHES); do for s in $(PAR_SEEDS); do \
+	    run $(PAR_TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/par/lr$$lr || exit 1; \
+	  done; done; done && touch $@)
 
 $(OUT)/nfit.json: $(OUT)/check/.done
 	@$(call stage,nfit,fit N_update(M) to every run (mbfit nupdate),see $(OUT)/logs/check.log, \
@@ -344,12 +357,15 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.jso
 	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) -o $(OUT)/scale.txt && \
 	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) --json -o $@)
 
-$(OUT)/validate.json: $(OUT)/nfit.json $(OUT)/tfit.json
+# P = 1 rows from the sweep and the check; P = 2 rows from the sgd-sync runs, predicted with the
+# collective fit (without COMM there are none)
+VALIDATE_MODEL = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
+$(OUT)/validate.json: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
-	  dirs=$$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* 2>/dev/null) && \
-	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $$dirs -o $(OUT)/validate.txt && \
-	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $$dirs --csv -o $(OUT)/validate.csv && \
-	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $$dirs --json -o $@)
+	  dirs=$$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/par/lr* 2>/dev/null) && \
+	  run mbopt validate $(VALIDATE_MODEL) $$dirs -o $(OUT)/validate.txt && \
+	  run mbopt validate $(VALIDATE_MODEL) $$dirs --csv -o $(OUT)/validate.csv && \
+	  run mbopt validate $(VALIDATE_MODEL) $$dirs --json -o $@)
 
 # The convolution layers: every algorithm timed per pass and M (a short sweep: the CPU's
 # algorithms on lenet5), then one algorithm per layer and pass for each M under a device of
@@ -366,7 +382,7 @@ $(OUT)/conv.json: $(OUT)/nfit.json
 
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(OUT)/conv.json
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train check nfit tfit cfit scale validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  for s in probe comm train check par nfit tfit cfit scale validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised
