@@ -54,6 +54,7 @@ void mb_run_options_init(mb_run_options *o)
     o->conv_algo = MB_CONV_AUTO;
     o->target_loss = NAN;
     o->eval_every = 100;
+    o->check_sigmas = 4;
     o->epochs = 10;
     o->tool = "mbtrain";
 }
@@ -96,6 +97,41 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
         return eval_every;
     long g = gap < (double)cap ? (long)gap : cap;
     return g / eval_every * eval_every; /* on plain spacing's grid: >= eval_every, <= cap */
+}
+
+/* Mean and sample variance of v[0..n) (n >= 2). */
+static void mean_var(const double *v, const double *minus, long n, double *mean, double *var)
+{
+    double m = 0, q = 0;
+    for (long j = 0; j < n; j++)
+        m += v[j] - (minus ? minus[j] : 0);
+    m /= (double)n;
+    for (long j = 0; j < n; j++) {
+        double d = v[j] - (minus ? minus[j] : 0) - m;
+        q += d * d;
+    }
+    *mean = m;
+    *var = q / (double)(n - 1);
+}
+
+void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss, long chunks,
+                           double fpc, double *est, double *se)
+{
+    *est = *se = NAN;
+    if (chunks < 2)
+        return;
+    double m, v;
+    mean_var(cur, NULL, chunks, &m, &v);
+    *est = m;
+    *se = sqrt(v / (double)chunks * (1 - fpc));
+    if (!ref || !isfinite(ref_loss))
+        return;
+    mean_var(cur, ref, chunks, &m, &v);
+    double se_pair = sqrt(v / (double)chunks * (1 - fpc));
+    if (se_pair < *se) { /* false for NaN: the unpaired estimate stays */
+        *est = ref_loss + m;
+        *se = se_pair;
+    }
 }
 
 static double now_s(void)
@@ -152,6 +188,10 @@ static int check_options(const mb_run_options *o, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "no stopping rule: give a target loss, max updates or epochs");
     if (!(o->eval_frac > 0 && o->eval_frac <= 1))
         return mb_error_set(err, MB_EINVAL, "eval-frac must be in (0, 1], got %g", o->eval_frac);
+    if (!(o->check_frac >= 0 && o->check_frac < 1))
+        return mb_error_set(err, MB_EINVAL, "check-frac must be in [0, 1), got %g", o->check_frac);
+    if (!(o->check_sigmas > 0) || !isfinite(o->check_sigmas))
+        return mb_error_set(err, MB_EINVAL, "check-sigmas must be > 0, got %g", o->check_sigmas);
     if (o->checkpoint_path && o->checkpoint_every <= 0)
         return mb_error_set(err, MB_EINVAL, "checkpoint-every must be > 0 with a checkpoint file");
     return MB_OK;
@@ -186,6 +226,8 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
             o->seed, o->threads, o->eval_frac, o->data_seed, o->eval_every);
     if (o->eval_adapt)
         fprintf(f, "# eval_adapt=1\n");
+    if (o->check_frac > 0 && !isnan(o->target_loss))
+        fprintf(f, "# check_frac=%.9g\n# check_sigmas=%.9g\n", o->check_frac, o->check_sigmas);
     if (!isnan(o->target_loss))
         fprintf(f, "# target_loss=%.9g\n# crossing=%s\n", o->target_loss,
                 o->no_bisect ? "evaluated" : "bisect");
@@ -201,11 +243,12 @@ int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *
                     "net=%s algo=%s batch=%d seed=%lu updates=%ld epochs=%.4f samples=%zu "
                     "wall_s=%.3f eval_s=%.3f loss=%.6g eval_loss=%.6g eval_acc=%.4f "
                     "test_loss=%.6g test_acc=%.4f reached=%s reached_update=%ld "
-                    "reached_wall_s=%.3f evals=%ld snap_s=%.3f diverged=%s diverged_update=%ld",
+                    "reached_wall_s=%.3f evals=%ld checks=%ld snap_s=%.3f diverged=%s "
+                    "diverged_update=%ld",
                     r->net, mb_optim_kind_name(o->optim.kind), o->batch, o->seed, r->updates,
                     r->epochs, r->samples, r->wall_s, r->eval_s, r->loss, r->eval_loss,
                     r->eval_acc, r->test_loss, r->test_acc, r->reached ? "yes" : "no",
-                    r->reached_update, r->reached_wall_s, r->evals, r->snap_s,
+                    r->reached_update, r->reached_wall_s, r->evals, r->checks, r->snap_s,
                     r->diverged ? "yes" : "no", r->diverged_update);
 }
 
@@ -257,6 +300,100 @@ static int emit_row(strbuf *b, const run_row *w)
     return rc == MB_OK ? MB_OK : MB_ENOMEM;
 }
 
+/* The cheap check (check_frac > 0, with a target): a scheduled evaluation in stages. The eval
+ * subset is cut into chunks of equal size (the last may be shorter); the first stage evaluates
+ * the first check_frac of it (a uniform sample: data/dataset.c draws the subset in random order),
+ * each later stage doubles the chunks evaluated (the rest of the subset once doubling would leave
+ * less than a quarter of it), and the last is the whole subset. After each
+ * stage the chunks seen give an estimate of the full loss and its standard error
+ * (mb_run_check_estimate); the evaluation stops there, ruled out, when the estimate is more than
+ * k standard errors above the target, or when the losses seen already sum to more than target x
+ * the subset's size (a proof: every per-sample loss is >= 0), unless the estimate is past the
+ * divergence bound. A ruled-out evaluation leaves its row without eval cells and still closes
+ * the window, so the windows, the bisection and so the crossing are those of full evaluations at
+ * every scheduled update, unless a check puts a loss at or under the target more than k standard
+ * errors above it (README, "mbtrain"). An evaluation that is not ruled out has seen every chunk:
+ * its loss is the full one (summed by chunks, so equal to an evaluation in one call up to the
+ * rounding of the sum). */
+typedef struct check {
+    long chunks;           /* chunks of the eval subset; 0: no checks */
+    long first;            /* chunks of the first stage */
+    int chunk;             /* samples per chunk */
+    double *cur, *ref;     /* chunk mean losses: at this check, and at the last full evaluation
+                              by chunks */
+    double ref_loss;       /* that evaluation's loss, NAN before one */
+} check;
+
+/* Chunks of 16 (two shards of 8 on two threads), fewer samples each when the first stage would
+ * have fewer than 8 chunks, and at least 2 chunks in the first stage. */
+static int check_init(check *c, const mb_run_options *o, size_t n_eval, mb_error *err)
+{
+    enum { CHUNK = 16, MIN_CHUNKS = 8 };
+    double first = floor(o->check_frac * (double)n_eval);
+    double size = floor(first / MIN_CHUNKS);
+    c->chunk = size >= CHUNK ? CHUNK : size >= 1 ? (int)size : 1;
+    c->chunks = (long)((n_eval + (size_t)c->chunk - 1) / (size_t)c->chunk);
+    c->first = (long)(first / c->chunk) > 2 ? (long)(first / c->chunk) : 2;
+    c->ref_loss = NAN;
+    c->cur = malloc(2 * (size_t)c->chunks * sizeof *c->cur);
+    c->ref = c->cur ? c->cur + c->chunks : NULL;
+    if (!c->cur)
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the check's %ld chunks",
+                            c->chunks);
+    return MB_OK;
+}
+
+/* Evaluates chunks [from, to) at the live parameters into cur; adds their loss sum to *sum and
+ * the samples they classify correctly to *correct. */
+static int check_chunks(check *c, mb_net *net, const mb_dataset *eval, long from, long to,
+                        double *sum, size_t *correct, mb_error *err)
+{
+    size_t per = (size_t)eval->c * eval->h * eval->w;
+    for (long j = from; j < to; j++) {
+        size_t at = (size_t)j * (size_t)c->chunk;
+        size_t n = eval->n - at < (size_t)c->chunk ? eval->n - at : (size_t)c->chunk;
+        size_t ok = 0;
+        int rc = mb_net_evaluate(net, eval->x + at * per, eval->y + at, n, &c->cur[j], &ok);
+        if (rc != MB_OK)
+            return mb_error_set(err, rc, "evaluation failed: %s", mb_strerror(rc));
+        *sum += c->cur[j] * (double)n;
+        *correct += ok;
+    }
+    return MB_OK;
+}
+
+/* One scheduled evaluation by stages. *ruled_out = 1 when a stage ruled the target out (*est:
+ * its estimate); else *loss and *acc are the full evaluation's (*est is *loss), and the chunk
+ * means are kept for the pairing. */
+static int check_eval(check *c, mb_net *net, const mb_dataset *eval, double target, double k,
+                      double blowup, int *ruled_out, double *loss, double *acc, double *est,
+                      mb_error *err)
+{
+    double sum = 0, n = (double)eval->n;
+    size_t correct = 0;
+    const double *ref = isnan(c->ref_loss) ? NULL : c->ref;
+    *ruled_out = 0;
+    for (long done = 0, to = c->first < c->chunks ? c->first : c->chunks;;) {
+        int rc = check_chunks(c, net, eval, done, to, &sum, &correct, err);
+        if (rc != MB_OK)
+            return rc;
+        done = to;
+        if (done == c->chunks)
+            break;
+        double se, seen = (double)done * c->chunk;
+        mb_run_check_estimate(c->cur, ref, c->ref_loss, done, seen / n, est, &se);
+        if (isfinite(*est) && *est <= blowup && (sum > target * n || *est - k * se > target)) {
+            *ruled_out = 1;
+            return MB_OK;
+        }
+        to = 2 * to <= c->chunks * 3 / 4 ? 2 * to : c->chunks; /* the rest when a quarter */
+    }
+    *loss = *est = sum / n;
+    *acc = (double)correct / n;
+    memcpy(c->ref, c->cur, (size_t)c->chunks * sizeof *c->ref);
+    c->ref_loss = *loss;
+    return MB_OK;
+}
 /* The bisection's state: the updates since the last evaluation (u0, u0 + n]. */
 typedef struct window {
     long u0;               /* the last evaluated update, or where this process started */
@@ -342,6 +479,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     strbuf rows = {0};
     mb_ckpt_extra x = {0};
     window win = {0};
+    check ck = {0};
 
     if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
         return rc;
@@ -421,13 +559,16 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         }
         r->snap_bytes = win.cap > 1 ? (size_t)need : 0;
     }
+    if (o->check_frac > 0 && !isnan(o->target_loss) &&
+        (rc = check_init(&ck, o, data->eval.n, err)) != MB_OK)
+        goto out;
     /* the schedule: the first evaluation at the next multiple of eval_every (a resumed run
      * keeps the straight run's grid), then every eval_every, or mb_run_eval_gap apart */
     long next_eval = (updates / o->eval_every + 1) * o->eval_every;
     mb_run_pace pace;
     mb_run_pace_init(&pace);
     double train_s = 0, eval_s = 0, snap_s = 0, eval_loss = NAN, eval_acc = NAN;
-    long evals = 0;
+    long evals = 0, checks = 0;
     int reached = 0, diverged = 0;
     while (!reached && !diverged && (bound == 0 || updates < bound)) {
         double t0 = now_s(), loss;
@@ -450,23 +591,35 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         int last = bound > 0 && updates == bound;
         int eval_now = updates == next_eval || last;
         if (eval_now) {
-            double t1 = now_s();
-            if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK)
+            double t1 = now_s(), est = NAN;
+            int full = 1;
+            if (ck.chunks > 0 && !last) {
+                int out_of_reach;
+                if ((rc = check_eval(&ck, l.net, &data->eval, o->target_loss, o->check_sigmas,
+                                     blowup, &out_of_reach, &eval_loss, &eval_acc, &est,
+                                     err)) != MB_OK)
+                    goto out;
+                checks += out_of_reach;
+                full = !out_of_reach;
+            } else if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK) {
                 goto out;
-            eval_s += now_s() - t1;
-            evals++;
-            row.eval_loss = eval_loss;
-            row.eval_acc = eval_acc;
-            if (!isfinite(eval_loss) || eval_loss > blowup) {
-                diverged = 1;
-                r->diverged_update = updates;
-            } else if (!isnan(o->target_loss) && eval_loss <= o->target_loss) {
-                reached = 1;
-                r->reached_update = updates;
-                r->reached_wall_s = row.wall_s;
             }
+            if (full) {
+                evals++;
+                row.eval_loss = eval_loss;
+                row.eval_acc = eval_acc;
+                if (!isfinite(eval_loss) || eval_loss > blowup) {
+                    diverged = 1;
+                    r->diverged_update = updates;
+                } else if (!isnan(o->target_loss) && eval_loss <= o->target_loss) {
+                    reached = 1;
+                    r->reached_update = updates;
+                    r->reached_wall_s = row.wall_s;
+                }
+            }
+            eval_s += now_s() - t1;
             long gap = adapt ? mb_run_eval_gap(&pace, o->eval_every, win.cap, o->target_loss,
-                                               updates, eval_loss)
+                                               updates, full ? eval_loss : est)
                              : o->eval_every;
             next_eval = updates + gap; /* <= u0 + cap of the next window */
         }
@@ -543,6 +696,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     r->reached = reached;
     r->diverged = diverged;
     r->evals = evals;
+    r->checks = checks;
     r->snap_s = snap_s;
     if (data->test.n > 0 && !diverged && !o->no_test_eval) {
         if (data->test.c != data->train.c || data->test.h != data->train.h ||
@@ -564,6 +718,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 out:
     free(win.rows);
     free(win.snap);
+    free(ck.cur);
     free(rows.s);
     free(x.log_rows);
     mb_learner_free(&l);
