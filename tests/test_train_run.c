@@ -395,6 +395,13 @@ static void test_library(void)
     bad.optim.lr = 0;
     CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
     bad = o;
+    bad.check_frac = 1;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "check-frac"));
+    bad.check_frac = 0.5;
+    bad.check_sigmas = 0;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    bad = o;
     bad.optim.lr = 1e30; /* diverges: a result (test_diverged), not an error */
     CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_OK);
     CU_ASSERT_EQUAL(r.diverged, 1);

@@ -303,12 +303,13 @@ typedef struct mb_run_options {
                                       rate of the last two, at most halfway to the predicted
                                       crossing, at least eval_every and at most the window cap
                                       (mb_run_eval_cap); plain eval_every near the target */
-    double check_frac;             /* 0 (default): every scheduled evaluation is a full one; in
-                                      (0, 1), with a target: scheduled evaluations go by stages,
-                                      this fraction of the eval subset first, doubling, and stop
-                                      where the samples seen rule the target out (estimate more
-                                      than check_sigmas standard errors above it, or a loss sum
-                                      past target x the subset's size; mb_run_check_estimate) */
+    double check_frac;             /* 0 (default): every evaluation is a full one; in (0, 1),
+                                      with a target: the scheduled evaluations and the
+                                      bisection's go by stages, this fraction of the eval
+                                      subset first, doubling, and stop where the samples seen
+                                      rule the target out (estimate more than check_sigmas
+                                      standard errors above it, or a loss sum past target x the
+                                      subset's size; mb_run_check_estimate) */
     double check_sigmas;           /* k: a check rules the target out when its estimate is more
                                       than k standard errors above it (default 4) */
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */

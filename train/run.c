@@ -26,6 +26,12 @@
  * schedule is not in the checkpoint): its first evaluation is at the next multiple of
  * eval_every, as without eval_adapt.
  *
+ * Staged checks (check_frac, with a target): every evaluation, scheduled or the bisection's,
+ * goes over the eval subset by stages and stops where the samples seen rule the target out
+ * (struct check, judge_eval); a ruled-out scheduled evaluation still closes its window, so the
+ * crossing is the one full evaluations would find unless a check misjudges a loss at or under
+ * the target by more than check_sigmas standard errors.
+ *
  * Divergence: a non-finite training loss, or an evaluation loss that is non-finite or above
  * 100 ln(classes), stops the run; the log is written with `# diverged=U`, and the call returns
  * MB_OK with r->diverged set.
@@ -190,7 +196,7 @@ static int check_options(const mb_run_options *o, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "eval-frac must be in (0, 1], got %g", o->eval_frac);
     if (!(o->check_frac >= 0 && o->check_frac < 1))
         return mb_error_set(err, MB_EINVAL, "check-frac must be in [0, 1), got %g", o->check_frac);
-    if (!(o->check_sigmas > 0) || !isfinite(o->check_sigmas))
+    if (o->check_frac > 0 && (!(o->check_sigmas > 0) || !isfinite(o->check_sigmas)))
         return mb_error_set(err, MB_EINVAL, "check-sigmas must be > 0, got %g", o->check_sigmas);
     if (o->checkpoint_path && o->checkpoint_every <= 0)
         return mb_error_set(err, MB_EINVAL, "checkpoint-every must be > 0 with a checkpoint file");
