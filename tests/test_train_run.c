@@ -717,20 +717,27 @@ static void test_eval_check(void)
 /* The check's estimate on numbers worked by hand. */
 static void test_check_estimate(void)
 {
-    const double cur[] = {1, 2, 3, 4}, close[] = {0.9, 2.1, 2.9, 4.1}, far[] = {4, 1, 2, 0};
+    const double cur[] = {1, 2, 3, 4}, close[] = {0.9, 2.1, 2.9, 4.1}, flat[] = {1, 4, 4, 1};
     double est, se;
-    /* unpaired: mean 2.5, chunk variance 5/3, se = sqrt(5/3 / 4 x (1 - 0.5)) */
+    /* plain: mean 2.5, chunk variance 5/3, se = sqrt(5/3 / 4 x (1 - 0.5)) */
     mb_run_check_estimate(cur, NULL, NAN, 4, 0.5, &est, &se);
     CU_ASSERT_DOUBLE_EQUAL(est, 2.5, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(se, sqrt(5.0 / 3 / 4 * 0.5), 1e-12);
-    /* paired with a close reference: changes +-0.1, mean 0, variance 0.04 / 3: the reference
-     * loss, with the smaller error */
+    /* on a reference that moves with the chunks (deviations -1.6, -0.4, 0.4, 1.6, mean 2.5,
+     * full loss 2.4): slope b = 5.2 / 5.44, the estimate 2.5 + b (2.4 - 2.5), residual sum of
+     * squares 5 - b 5.2 on 2 degrees of freedom: far smaller than the plain error */
     mb_run_check_estimate(cur, close, 2.4, 4, 0.5, &est, &se);
-    CU_ASSERT_DOUBLE_EQUAL(est, 2.4, 1e-12);
-    CU_ASSERT_DOUBLE_EQUAL(se, sqrt(0.04 / 3 / 4 * 0.5), 1e-12);
-    /* a reference the chunks have moved far from: the unpaired estimate is kept */
-    mb_run_check_estimate(cur, far, 1.7, 4, 0.5, &est, &se);
+    double b = 5.2 / 5.44;
+    CU_ASSERT_DOUBLE_EQUAL(est, 2.5 + b * (2.4 - 2.5), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(se, sqrt((5 - b * 5.2) / 2 / 4 * 0.5), 1e-12);
+    CU_ASSERT_TRUE(se < 0.1);
+    /* a reference that says nothing about the chunks now (no covariance): the plain estimate */
+    mb_run_check_estimate(cur, flat, 1.7, 4, 0.5, &est, &se);
     CU_ASSERT_DOUBLE_EQUAL(est, 2.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(se, sqrt(5.0 / 3 / 4 * 0.5), 1e-12);
+    /* two chunks leave no degree of freedom for the slope: plain */
+    mb_run_check_estimate(cur, close, 2.4, 2, 0.5, &est, &se);
+    CU_ASSERT_DOUBLE_EQUAL(est, 1.5, 1e-12);
     /* the whole subset seen: no error left; one chunk: no spread, NaN */
     mb_run_check_estimate(cur, NULL, NAN, 4, 1.0, &est, &se);
     CU_ASSERT_DOUBLE_EQUAL(se, 0, 1e-12);

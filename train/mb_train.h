@@ -461,11 +461,12 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
                      double loss);
 
 /* The check's estimate of the eval subset's mean loss from its first `chunks` equal chunks,
- * whose mean losses are cur[] now. Unpaired: the slice mean, with the
- * standard error of the chunk means' spread. Paired (ref != NULL: the chunk means at the last
- * full evaluation, whose loss was ref_loss): ref_loss plus the slice's change since then, with
- * the standard error of the chunks' changes, much smaller while the parameters have moved
- * little. Whichever has the smaller standard error is *est, *se. Both errors are multiplied by
+ * whose mean losses are cur[] now. Plain: the chunks' mean, with the standard error of their
+ * spread. With a reference (ref != NULL: the chunk means at the last full evaluation, whose loss
+ * was ref_loss; chunks >= 3): the regression estimate mean(cur) + b (ref_loss - mean(ref)), b
+ * the slope of cur on ref, with the standard error of the residuals (chunks - 2 degrees of
+ * freedom): the chunks that were hard then are hard now, so the slice's luck then tells its
+ * luck now. Whichever has the smaller standard error is *est, *se. Both errors are multiplied by
  * sqrt(1 - fpc) (fpc: the share of the eval subset seen, which is part of what it estimates).
  * NAN when chunks < 2. */
 void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss, long chunks,

@@ -105,19 +105,25 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
     return g / eval_every * eval_every; /* on plain spacing's grid: >= eval_every, <= cap */
 }
 
-/* Mean and sample variance of v[0..n) (n >= 2). */
-static void mean_var(const double *v, const double *minus, long n, double *mean, double *var)
+/* Means of x[0..n) and y[0..n), and the sums of products of their deviations. */
+static void moments(const double *x, const double *y, long n, double *mx, double *my,
+                    double *sxx, double *sxy, double *syy)
 {
-    double m = 0, q = 0;
-    for (long j = 0; j < n; j++)
-        m += v[j] - (minus ? minus[j] : 0);
-    m /= (double)n;
+    double a = 0, b = 0;
     for (long j = 0; j < n; j++) {
-        double d = v[j] - (minus ? minus[j] : 0) - m;
-        q += d * d;
+        a += x[j];
+        b += y[j];
     }
-    *mean = m;
-    *var = q / (double)(n - 1);
+    a /= (double)n;
+    b /= (double)n;
+    *sxx = *sxy = *syy = 0;
+    for (long j = 0; j < n; j++) {
+        *sxx += (x[j] - a) * (x[j] - a);
+        *sxy += (x[j] - a) * (y[j] - b);
+        *syy += (y[j] - b) * (y[j] - b);
+    }
+    *mx = a;
+    *my = b;
 }
 
 void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss, long chunks,
@@ -126,17 +132,20 @@ void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss
     *est = *se = NAN;
     if (chunks < 2)
         return;
-    double m, v;
-    mean_var(cur, NULL, chunks, &m, &v);
-    *est = m;
-    *se = sqrt(v / (double)chunks * (1 - fpc));
-    if (!ref || !isfinite(ref_loss))
+    double mc, mr, scc, scr, srr;
+    moments(cur, ref ? ref : cur, chunks, &mc, &mr, &scc, &scr, &srr);
+    *est = mc;
+    *se = sqrt(scc / (double)(chunks - 1) / (double)chunks * (1 - fpc));
+    if (!ref || !isfinite(ref_loss) || chunks < 3 || !(srr > 0))
         return;
-    mean_var(cur, ref, chunks, &m, &v);
-    double se_pair = sqrt(v / (double)chunks * (1 - fpc));
-    if (se_pair < *se) { /* false for NaN: the unpaired estimate stays */
-        *est = ref_loss + m;
-        *se = se_pair;
+    /* regression on the reference: the chunks that were hard then are hard now, so the slice's
+     * luck then (mr - ref_loss) says much of its luck now; b = 1 would be the plain change since
+     * then, b = 0 the slice alone */
+    double b = scr / srr, res = scc - b * scr; /* residual sum of squares, chunks - 2 dof */
+    double se_reg = sqrt((res > 0 ? res : 0) / (double)(chunks - 2) / (double)chunks * (1 - fpc));
+    if (se_reg < *se) { /* false for NaN: the plain estimate stays */
+        *est = mc + b * (ref_loss - mr);
+        *se = se_reg;
     }
 }
 
@@ -392,7 +401,9 @@ static int check_eval(check *c, mb_net *net, const mb_dataset *eval, double targ
             *ruled_out = 1;
             return MB_OK;
         }
-        to = 2 * to <= c->chunks * 3 / 4 ? 2 * to : c->chunks; /* the rest when a quarter */
+        /* without a reference, the first check that is not ruled out at once is finished: it
+         * becomes the reference of the next (the rest when doubling would leave a quarter) */
+        to = !ref ? c->chunks : 2 * to <= c->chunks * 3 / 4 ? 2 * to : c->chunks;
     }
     *loss = *est = sum / n;
     *acc = (double)correct / n;
