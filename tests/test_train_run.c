@@ -681,6 +681,10 @@ static void test_eval_check(void)
     CU_ASSERT_EQUAL(summary_long(rp.out, " checks="), 0);
     CU_ASSERT_EQUAL(ec + checks, ep);
     CU_ASSERT_TRUE(checks > ep / 2);
+    /* the cost in samples: every full evaluation the whole subset (800), a ruled-out one less */
+    long sp = summary_long(rp.out, " eval_samples="), sc = summary_long(rc.out, " eval_samples=");
+    CU_ASSERT_EQUAL(sp, 800 * ep);
+    CU_ASSERT_TRUE(sc > 800 * ec && sc < 800 * ec + 800 * checks);
     char pd[512], pc[512];
     snprintf(pd, sizeof pd, "%s/cdense.csv", dir);
     snprintf(pc, sizeof pc, "%s/ccheck.csv", dir);

@@ -413,8 +413,10 @@ typedef struct mb_run_result {
                               wall_s and eval_s) */
     long evals;            /* evaluations of the eval subset in this process, the bisection's
                               included (the test-set evaluation is not counted) */
-    long checks;           /* scheduled evaluations that a check ruled out part way
-                              (check_frac): not counted in evals, their time is in eval_s */
+    long checks;           /* evaluations that a check ruled out part way (check_frac): not
+                              counted in evals, their time is in eval_s */
+    size_t eval_samples;   /* samples of the eval subset evaluated, both kinds (the cost of
+                              evaluation in a measure the machine's speed does not change) */
     size_t snap_bytes;     /* bytes held for the bisection's snapshots, 0 when not bisecting */
     int diverged;          /* 1 when the run stopped because it diverged (see mb_train_run) */
     long diverged_update;  /* the update at which it did, 0 when it did not */

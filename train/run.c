@@ -258,13 +258,13 @@ int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *
                     "net=%s algo=%s batch=%d seed=%lu updates=%ld epochs=%.4f samples=%zu "
                     "wall_s=%.3f eval_s=%.3f loss=%.6g eval_loss=%.6g eval_acc=%.4f "
                     "test_loss=%.6g test_acc=%.4f reached=%s reached_update=%ld "
-                    "reached_wall_s=%.3f evals=%ld checks=%ld snap_s=%.3f diverged=%s "
-                    "diverged_update=%ld",
+                    "reached_wall_s=%.3f evals=%ld checks=%ld eval_samples=%zu snap_s=%.3f "
+                    "diverged=%s diverged_update=%ld",
                     r->net, mb_optim_kind_name(o->optim.kind), o->batch, o->seed, r->updates,
                     r->epochs, r->samples, r->wall_s, r->eval_s, r->loss, r->eval_loss,
                     r->eval_acc, r->test_loss, r->test_acc, r->reached ? "yes" : "no",
-                    r->reached_update, r->reached_wall_s, r->evals, r->checks, r->snap_s,
-                    r->diverged ? "yes" : "no", r->diverged_update);
+                    r->reached_update, r->reached_wall_s, r->evals, r->checks, r->eval_samples,
+                    r->snap_s, r->diverged ? "yes" : "no", r->diverged_update);
 }
 
 /* Evaluates the net on a dataset: mean loss and accuracy. */
@@ -315,7 +315,7 @@ static int emit_row(strbuf *b, const run_row *w)
     return rc == MB_OK ? MB_OK : MB_ENOMEM;
 }
 
-/* The cheap check (check_frac > 0, with a target): a scheduled evaluation in stages. The eval
+/* The cheap check (check_frac > 0, with a target): an evaluation in stages. The eval
  * subset is cut into chunks of equal size (the last may be shorter); the first stage evaluates
  * the first check_frac of it (a uniform sample: data/dataset.c draws the subset in random order),
  * each later stage doubles the chunks evaluated (the rest of the subset once doubling would leave
@@ -377,12 +377,12 @@ static int check_chunks(check *c, mb_net *net, const mb_dataset *eval, long from
     return MB_OK;
 }
 
-/* One scheduled evaluation by stages. *ruled_out = 1 when a stage ruled the target out (*est:
- * its estimate); else *loss and *acc are the full evaluation's (*est is *loss), and the chunk
- * means are kept for the pairing. */
+/* One evaluation by stages. *ruled_out = 1 when a stage ruled the target out (*est: its
+ * estimate); else *loss and *acc are the full evaluation's (*est is *loss), and the chunk means
+ * are kept as the reference of the next checks. */
 static int check_eval(check *c, mb_net *net, const mb_dataset *eval, double target, double k,
                       double blowup, int *ruled_out, double *loss, double *acc, double *est,
-                      mb_error *err)
+                      size_t *seen, mb_error *err)
 {
     double sum = 0, n = (double)eval->n;
     size_t correct = 0;
@@ -393,10 +393,11 @@ static int check_eval(check *c, mb_net *net, const mb_dataset *eval, double targ
         if (rc != MB_OK)
             return rc;
         done = to;
+        *seen = done == c->chunks ? eval->n : (size_t)done * (size_t)c->chunk;
         if (done == c->chunks)
             break;
-        double se, seen = (double)done * c->chunk;
-        mb_run_check_estimate(c->cur, ref, c->ref_loss, done, seen / n, est, &se);
+        double se;
+        mb_run_check_estimate(c->cur, ref, c->ref_loss, done, (double)*seen / n, est, &se);
         if (isfinite(*est) && *est <= blowup && (sum > target * n || *est - k * se > target)) {
             *ruled_out = 1;
             return MB_OK;
@@ -420,6 +421,7 @@ typedef struct judge {
     check ck;
     double eval_s;            /* seconds evaluating */
     long evals, checks;       /* full evaluations; evaluations a check ruled out */
+    size_t samples;           /* samples evaluated, both kinds */
 } judge;
 
 /* Evaluates the live parameters: by stages when checking (and not full_only), *ruled_out = 1
@@ -429,16 +431,18 @@ static int judge_eval(judge *j, mb_net *net, int full_only, int *ruled_out, doub
                       double *acc, double *est, mb_error *err)
 {
     double t0 = now_s();
+    size_t seen = j->eval->n;
     int rc;
     *ruled_out = 0;
     if (j->ck.chunks > 0 && !full_only) {
         rc = check_eval(&j->ck, net, j->eval, j->target, j->k, j->blowup, ruled_out, loss, acc,
-                        est, err);
+                        est, &seen, err);
     } else {
         rc = evaluate(net, j->eval, loss, acc, err);
         *est = *loss;
     }
     j->eval_s += now_s() - t0;
+    j->samples += seen;
     j->checks += rc == MB_OK && *ruled_out;
     j->evals += rc == MB_OK && !*ruled_out;
     return rc;
@@ -738,6 +742,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     r->diverged = diverged;
     r->evals = jd.evals;
     r->checks = jd.checks;
+    r->eval_samples = jd.samples;
     r->snap_s = snap_s;
     if (data->test.n > 0 && !diverged && !o->no_test_eval) {
         if (data->test.c != data->train.c || data->test.h != data->train.h ||
