@@ -1,7 +1,8 @@
 /* test_train_par.c — parallel learners (train/comm*.c, train/par*.c): the threads communicator's
  * collectives and messages against sums computed here; sgd-sync against single-learner SGD;
  * each EASGD rule, SMA and DOWNPOUR against steps computed by hand on a quadratic; the round-
- * robin EASGD stability region of Zhang et al.; Hogwild's convergence; and mbtrain under mpirun
+ * robin EASGD stability region of Zhang et al.; Hogwild's convergence; the staged checks
+ * (--check-frac) in the lockstep trainers; and mbtrain under mpirun
  * (skipped with a message when mpirun is absent).
  */
 #include <CUnit/CUnit.h>
@@ -355,6 +356,46 @@ static void test_every_algorithm_trains(void)
     }
 }
 
+/* The staged checks (check_frac) are the run monitor's, so the parallel trainers have them as
+ * one learner does: for each lockstep algorithm (deterministic over threads) the same crossing
+ * as full evaluations, every evaluation either full or ruled out (together the plain run's, the
+ * bisection's included), some ruled out, fewer samples evaluated, and the log says so. The
+ * eval subset is 400 samples, so the first stage (1/8) has 8 chunks of 6. */
+static void test_checks(void)
+{
+    static const int algos[] = {MB_PAR_SGD_SYNC, MB_PAR_EASGD_SYNC, MB_PAR_SMA};
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        char pp[512], pc[512];
+        snprintf(pp, sizeof pp, "%s/%s-plain.csv", dir, mb_par_algo_name(algos[a]));
+        snprintf(pc, sizeof pc, "%s/%s-check.csv", dir, mb_par_algo_name(algos[a]));
+        mb_run_options o;
+        mb_run_result rp, rc;
+        mb_error err = {0};
+        options(&o, mlp, algos[a], 2, pp);
+        o.data = "synthetic:n=2000,test=100,c=1,h=8,w=8,classes=4,seed=3";
+        o.max_updates = 600;
+        o.target_loss = 0.3;
+        CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &rp, &err), MB_OK);
+        o.check_frac = 0.125;
+        o.log_path = pc;
+        CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &rc, &err), MB_OK);
+        CU_ASSERT(rp.reached && rc.reached);
+        CU_ASSERT(rp.reached_update > 10);
+        CU_ASSERT_EQUAL(rc.reached_update, rp.reached_update);
+        CU_ASSERT_EQUAL(rp.checks, 0);
+        CU_ASSERT_EQUAL(rc.evals + rc.checks, rp.evals);
+        CU_ASSERT(rc.checks > 0);
+        CU_ASSERT_EQUAL(rp.eval_samples, 400 * (size_t)rp.evals);
+        CU_ASSERT(rc.eval_samples > 400 * (size_t)rc.evals &&
+                  rc.eval_samples < 400 * (size_t)rp.evals);
+        mb_table *t = read_log(pc);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_PTR_NOT_NULL(mb_table_meta(t, "check_frac"));
+        CU_ASSERT_EQUAL((long)mb_table_rows(t), rc.updates);
+        mb_table_free(t);
+    }
+}
+
 /* SMA's tuning of learners per process logs its trace: one "k:samples_per_s" per window, k
  * starting at 1 and moving by one, and the number it kept (no assertion on the speeds: they
  * are the machine's). */
@@ -596,6 +637,7 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "round-robin EASGD stability region", test_easgd_stability) ||
         !CU_add_test(s, "sgd-sync over threads = SGD at M", test_sgd_sync_threads) ||
         !CU_add_test(s, "every parallel algorithm trains", test_every_algorithm_trains) ||
+        !CU_add_test(s, "staged checks, same crossing", test_checks) ||
         !CU_add_test(s, "SMA's learners-per-process tuning trace", test_sma_tune_trace) ||
         !CU_add_test(s, "checkpoint and resume over threads", test_resume_threads) ||
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||

@@ -2,7 +2,8 @@
  * synthetic data and a tiny network so that every test takes well under a second:
  * determinism for a seed, stopping at the target loss, the log's layout, checkpoint and resume
  * (a resumed run continues exactly where the straight run would have been), sweeps, the exact
- * crossing by bisection against an evaluation at every update, divergence as a logged result,
+ * crossing by bisection against an evaluation at every update (and with --check-frac's staged
+ * evaluations), divergence as a logged result,
  * and every bad-input path (one line, exit 1; usage errors exit 2; no log or checkpoint left
  * behind).
  */
@@ -287,6 +288,9 @@ static void test_errors(void)
     fails(1, "--batch: '0'", cmd);
     snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --lr -1 --log %s", tiny, log);
     fails(1, "--lr", cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --check-frac 1 --log %s", tiny,
+             log);
+    fails(1, "--check-frac: must be < 1", cmd);
     snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --algo adam --log %s", tiny, log);
     fails(1, "--algo: 'adam'", cmd);
     snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --batch 1000 --log %s", tiny, log);
@@ -389,6 +393,13 @@ static void test_library(void)
     CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
     bad = o;
     bad.optim.lr = 0;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    bad = o;
+    bad.check_frac = 1;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "check-frac"));
+    bad.check_frac = 0.5;
+    bad.check_sigmas = 0;
     CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
     bad = o;
     bad.optim.lr = 1e30; /* diverges: a result (test_diverged), not an error */
@@ -632,6 +643,112 @@ static void test_eval_gap_cap(void)
     mb_data_splits_free(&s);
 }
 
+/* The summary's number after `key` ("evals="), -1 when absent. */
+static long summary_long(const char *out, const char *key)
+{
+    const char *p = strstr(out, key);
+    return p ? atol(p + strlen(key)) : -1;
+}
+
+/* --check-frac: scheduled evaluations by stages, ruled out part way when the samples seen put
+ * the loss clearly above the target. Against an evaluation at every update on a real run (eval
+ * subset of 800 samples; the first stage 100, in 8 chunks of 12): the same first crossing as
+ * the dense run and as full evaluations every 12 (the eval loss dips under 0.3 at 252 and comes
+ * back above, 0.327 at 260), each ruled-out evaluation really above the target, each evaluation
+ * that was not ruled out the dense run's value, and fewer full evaluations. */
+static void test_eval_check(void)
+{
+    const char *common = "--data synthetic:n=4000,test=100,c=1,h=8,w=8,classes=4,seed=3 "
+                         "--algo sgd --lr 0.1 --batch 8 --seed 0 --threads 1 --max-updates 400 "
+                         "--target-loss 0.3";
+    mb_test_run rd, rp, rc;
+    mb_test_sh(&rd, "mbtrain --net %s %s --eval-every 1 --log %s/cdense.csv", tiny, common, dir);
+    mb_test_sh(&rp, "mbtrain --net %s %s --eval-every 12 --log %s/cplain.csv", tiny, common, dir);
+    mb_test_sh(&rc, "mbtrain --net %s %s --eval-every 12 --check-frac 0.125 --log %s/ccheck.csv",
+               tiny, common, dir);
+    CU_ASSERT_EQUAL(rd.status, 0);
+    CU_ASSERT_EQUAL(rp.status, 0);
+    CU_ASSERT_EQUAL(rc.status, 0);
+    long truth = summary_long(rd.out, "reached_update=");
+    CU_ASSERT_TRUE_FATAL(truth > 24);
+    CU_ASSERT_EQUAL(summary_long(rp.out, "reached_update="), truth);
+    CU_ASSERT_EQUAL(summary_long(rc.out, "reached_update="), truth);
+    /* every evaluation, scheduled or the bisection's, is either a full one or ruled out, and
+     * the bisection visits the same updates: together they are the plain run's evaluations;
+     * most were ruled out */
+    long ep = summary_long(rp.out, " evals="), ec = summary_long(rc.out, " evals=");
+    long checks = summary_long(rc.out, " checks=");
+    CU_ASSERT_EQUAL(summary_long(rp.out, " checks="), 0);
+    CU_ASSERT_EQUAL(ec + checks, ep);
+    CU_ASSERT_TRUE(checks > ep / 2);
+    /* the cost in samples: every full evaluation the whole subset (800), a ruled-out one less */
+    long sp = summary_long(rp.out, " eval_samples="), sc = summary_long(rc.out, " eval_samples=");
+    CU_ASSERT_EQUAL(sp, 800 * ep);
+    CU_ASSERT_TRUE(sc > 800 * ec && sc < 800 * ec + 800 * checks);
+    char pd[512], pc[512];
+    snprintf(pd, sizeof pd, "%s/cdense.csv", dir);
+    snprintf(pc, sizeof pc, "%s/ccheck.csv", dir);
+    mb_table *d = read_log(pd), *c = read_log(pc);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mb_table_meta(c, "check_frac"));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(c, "check_frac"), "0.125");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(c, "check_sigmas"), "4");
+    CU_ASSERT_PTR_NULL(mb_table_meta(d, "check_frac")); /* off: the log is as before */
+    CU_ASSERT_EQUAL(first_reaching(c, 0.3), truth);
+    CU_ASSERT_EQUAL_FATAL(mb_table_rows(c), (size_t)((truth + 11) / 12 * 12));
+    CU_ASSERT_TRUE_FATAL(mb_table_rows(d) >= (size_t)truth);
+    long ruled_out = 0;
+    for (size_t i = 0; i < (size_t)truth; i++) {
+        const char *e = cell(c, i, "eval_loss"), *de = cell(d, i, "eval_loss");
+        CU_ASSERT_STRING_EQUAL(cell(c, i, "loss"), cell(d, i, "loss"));
+        if (e[0]) /* summed by chunks: the dense value up to rounding */
+            CU_ASSERT_DOUBLE_EQUAL(atof(e), atof(de), 1e-6 * atof(de));
+        if ((i + 1) % 12 == 0 && !e[0]) {
+            ruled_out++;
+            CU_ASSERT_TRUE(atof(de) > 0.3);
+        }
+    }
+    /* the rest of the checks ruled out bisection points, which count as above the target */
+    CU_ASSERT_TRUE(ruled_out > 0 && ruled_out <= checks);
+    mb_table_free(d);
+    mb_table_free(c);
+    mb_test_run_free(&rd);
+    mb_test_run_free(&rp);
+    mb_test_run_free(&rc);
+}
+
+/* The check's estimate on numbers worked by hand. */
+static void test_check_estimate(void)
+{
+    const double cur[] = {1, 2, 3, 4}, close[] = {0.9, 2.1, 2.9, 4.1}, flat[] = {1, 4, 4, 1};
+    double est, se;
+    /* plain: mean 2.5, chunk variance 5/3, se = sqrt(5/3 / 4 x (1 - 0.5)) */
+    mb_run_check_estimate(cur, NULL, NAN, 4, 0.5, &est, &se);
+    CU_ASSERT_DOUBLE_EQUAL(est, 2.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(se, sqrt(5.0 / 3 / 4 * 0.5), 1e-12);
+    /* on a reference that moves with the chunks (deviations -1.6, -0.4, 0.4, 1.6, mean 2.5,
+     * full loss 2.4): slope b = 5.2 / 5.44, the estimate 2.5 + b (2.4 - 2.5), residual sum of
+     * squares 5 - b 5.2 on 2 degrees of freedom: far smaller than the plain error */
+    mb_run_check_estimate(cur, close, 2.4, 4, 0.5, &est, &se);
+    double b = 5.2 / 5.44;
+    CU_ASSERT_DOUBLE_EQUAL(est, 2.5 + b * (2.4 - 2.5), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(se, sqrt((5 - b * 5.2) / 2 / 4 * 0.5), 1e-12);
+    CU_ASSERT_TRUE(se < 0.1);
+    /* a reference that says nothing about the chunks now (no covariance): the plain estimate */
+    mb_run_check_estimate(cur, flat, 1.7, 4, 0.5, &est, &se);
+    CU_ASSERT_DOUBLE_EQUAL(est, 2.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(se, sqrt(5.0 / 3 / 4 * 0.5), 1e-12);
+    /* two chunks leave no degree of freedom for the slope: plain */
+    mb_run_check_estimate(cur, close, 2.4, 2, 0.5, &est, &se);
+    CU_ASSERT_DOUBLE_EQUAL(est, 1.5, 1e-12);
+    /* the whole subset seen: no error left; one chunk: no spread, NaN */
+    mb_run_check_estimate(cur, NULL, NAN, 4, 1.0, &est, &se);
+    CU_ASSERT_DOUBLE_EQUAL(se, 0, 1e-12);
+    mb_run_check_estimate(cur, NULL, NAN, 1, 0.5, &est, &se);
+    CU_ASSERT_TRUE(isnan(est) && isnan(se));
+}
+
 /* A learning rate of 1e30 makes the loss non-finite within a few updates: the run is a
  * result (log written with diverged=U, MB_OK, reached = 0), and mbtrain says so on stderr and
  * goes on with the next seed, exit 0. */
@@ -737,5 +854,7 @@ int mb_test_suite_train_run(void)
            !CU_add_test(s, "divergence is a logged result", test_diverged) ||
            !CU_add_test(s, "snapshot buffer only when bisecting", test_snapshot_buffer) ||
            !CU_add_test(s, "adaptive evaluation spacing, same crossing", test_eval_adapt) ||
-           !CU_add_test(s, "adaptive spacing: gap rule and window cap", test_eval_gap_cap);
+           !CU_add_test(s, "adaptive spacing: gap rule and window cap", test_eval_gap_cap) ||
+           !CU_add_test(s, "checks by stages, same crossing", test_eval_check) ||
+           !CU_add_test(s, "check estimate, worked by hand", test_check_estimate);
 }

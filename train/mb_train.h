@@ -504,6 +504,15 @@ typedef struct mb_run_options {
                                       rate of the last two, at most halfway to the predicted
                                       crossing, at least eval_every and at most the window cap
                                       (mb_run_eval_cap); plain eval_every near the target */
+    double check_frac;             /* 0 (default): every evaluation is a full one; in (0, 1),
+                                      with a target: the scheduled evaluations and the
+                                      bisection's go by stages, this fraction of the eval
+                                      subset first, doubling, and stop where the samples seen
+                                      rule the target out (estimate more than check_sigmas
+                                      standard errors above it, or a loss sum past target x the
+                                      subset's size; mb_run_check_estimate) */
+    double check_sigmas;           /* k: a check rules the target out when its estimate is more
+                                      than k standard errors above it (default 4) */
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
     long max_updates;              /* stop after this many updates in all; 0 = no bound */
     double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
@@ -648,6 +657,10 @@ typedef struct mb_run_result {
                               wall_s and eval_s) */
     long evals;            /* evaluations of the eval subset in this process, the bisection's
                               included (the test-set evaluation is not counted) */
+    long checks;           /* evaluations that a check ruled out part way (check_frac): not
+                              counted in evals, their time is in eval_s */
+    size_t eval_samples;   /* samples of the eval subset evaluated, both kinds (the cost of
+                              evaluation in a measure the machine's speed does not change) */
     size_t snap_bytes;     /* bytes held for the bisection's snapshots, 0 when not bisecting */
     int diverged;          /* 1 when the run stopped because it diverged (see mb_train_run) */
     long diverged_update;  /* the update at which it did, 0 when it did not */
@@ -701,6 +714,18 @@ void mb_run_pace_init(mb_run_pace *p);
  * r <= 0 or when d <= 0. */
 long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, long u,
                      double loss);
+
+/* The check's estimate of the eval subset's mean loss from its first `chunks` equal chunks,
+ * whose mean losses are cur[] now. Plain: the chunks' mean, with the standard error of their
+ * spread. With a reference (ref != NULL: the chunk means at the last full evaluation, whose loss
+ * was ref_loss; chunks >= 3): the regression estimate mean(cur) + b (ref_loss - mean(ref)), b
+ * the slope of cur on ref, with the standard error of the residuals (chunks - 2 degrees of
+ * freedom): the chunks that were hard then are hard now, so the slice's luck then tells its
+ * luck now. Whichever has the smaller standard error is *est, *se. Both errors are multiplied by
+ * sqrt(1 - fpc) (fpc: the share of the eval subset seen, which is part of what it estimates).
+ * NAN when chunks < 2. */
+void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss, long chunks,
+                           double fpc, double *est, double *se);
 
 /* The summary line "net=... updates=... epochs=... wall_s=... eval_loss=... test_acc=...
  * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */

@@ -103,6 +103,12 @@ static void help(const mb_run_options *d)
            "                          it predicts, less the largest rise seen (noise), between K\n"
            "                          and 8K updates (snapshots <= 256 MiB); every K near the\n"
            "                          target (default off)\n"
+           "      --check-frac F      with --target-loss, check each scheduled evaluation on a\n"
+           "                          fixed slice of F of the eval subset first (0.0625: 1/16 of\n"
+           "                          the cost) and evaluate in full only when the slice cannot\n"
+           "                          rule the target out; the same crossing unless a check errs\n"
+           "                          by more than --check-sigmas standard errors (default 0: off)\n"
+           "      --check-sigmas K    the check's margin in standard errors (default 4)\n"
            "      --no-test-eval      skip the final test-set evaluation (test_loss=nan)\n"
            "      --max-updates N     at most N updates in all (default: no bound)\n"
            "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
@@ -206,7 +212,8 @@ enum {
     OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_BACKEND, OPT_DEVICE, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
-    OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW
+    OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW, OPT_CHECK_FRAC,
+    OPT_CHECK_SIGMAS
 };
 
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
@@ -253,6 +260,8 @@ int main(int argc, char **argv)
         {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
         {"sma-tune", no_argument, 0, OPT_SMA_TUNE},
         {"sma-tune-window", required_argument, 0, OPT_SMA_WINDOW},
+        {"check-frac", required_argument, 0, OPT_CHECK_FRAC},
+        {"check-sigmas", required_argument, 0, OPT_CHECK_SIGMAS},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
     mb_run_options o;
     mb_run_options_init(&o);
@@ -367,6 +376,15 @@ int main(int argc, char **argv)
         case OPT_NO_BISECT: o.no_bisect = 1; break;
         case OPT_NO_TEST_EVAL: o.no_test_eval = 1; break;
         case OPT_EVAL_ADAPT: o.eval_adapt = 1; break;
+        case OPT_CHECK_FRAC:
+            rc = mb_data_flag_double("--check-frac", optarg, 0, MB_NONNEG, &o.check_frac, &err);
+            if (rc == MB_OK && o.check_frac >= 1)
+                rc = mb_error_set(&err, MB_EINVAL, "--check-frac: must be < 1, got %s", optarg);
+            break;
+        case OPT_CHECK_SIGMAS:
+            rc = mb_data_flag_double("--check-sigmas", optarg, 0, MB_POSITIVE, &o.check_sigmas,
+                                     &err);
+            break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }

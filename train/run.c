@@ -26,13 +26,20 @@
  * schedule is not in the checkpoint): its first evaluation is at the next multiple of
  * eval_every, as without eval_adapt.
  *
+ * Staged checks (check_frac, with a target): every evaluation, scheduled or the bisection's,
+ * goes over the eval subset by stages and stops where the samples seen rule the target out
+ * (mb_run_check, judge_eval); a ruled-out scheduled evaluation still closes its window, so the
+ * crossing is the one full evaluations would find unless a check misjudges a loss at or under
+ * the target by more than check_sigmas standard errors.
+ *
  * Divergence: a non-finite training loss, or an evaluation loss that is non-finite or above
  * 100 ln(classes), stops the run; the log is written with `# diverged=U`, and the call returns
  * MB_OK with r->diverged set.
  *
  * The run monitor (run_impl.h, mb_run_mon_*) holds all of the above that is not the loop itself
- * — the evaluation schedule, the snapshots and bisection, divergence, the log rows and the one
- * log writer — so that the parallel trainers (par.c) hand it the centre or averaged model after
+ * — the evaluation schedule, the judge (judge_eval: every evaluation of the eval subset, staged
+ * checks included), the snapshots and bisection, divergence, the log rows and the one log
+ * writer — so that the parallel trainers (par.c) hand it the centre or averaged model after
  * each update and get the same exact crossing and the same log as one learner does.
  *
  * Not here: printing (progress goes to a callback), OpenBLAS thread counts (set by the command),
@@ -59,6 +66,7 @@ void mb_run_options_init(mb_run_options *o)
     o->conv_algo = MB_CONV_AUTO;
     o->target_loss = NAN;
     o->eval_every = 100;
+    o->check_sigmas = 4;
     o->epochs = 10;
     o->tool = "mbtrain";
     o->learners = 1;
@@ -106,6 +114,50 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
         return eval_every;
     long g = gap < (double)cap ? (long)gap : cap;
     return g / eval_every * eval_every; /* on plain spacing's grid: >= eval_every, <= cap */
+}
+
+/* Means of x[0..n) and y[0..n), and the sums of products of their deviations. */
+static void moments(const double *x, const double *y, long n, double *mx, double *my,
+                    double *sxx, double *sxy, double *syy)
+{
+    double a = 0, b = 0;
+    for (long j = 0; j < n; j++) {
+        a += x[j];
+        b += y[j];
+    }
+    a /= (double)n;
+    b /= (double)n;
+    *sxx = *sxy = *syy = 0;
+    for (long j = 0; j < n; j++) {
+        *sxx += (x[j] - a) * (x[j] - a);
+        *sxy += (x[j] - a) * (y[j] - b);
+        *syy += (y[j] - b) * (y[j] - b);
+    }
+    *mx = a;
+    *my = b;
+}
+
+void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss, long chunks,
+                           double fpc, double *est, double *se)
+{
+    *est = *se = NAN;
+    if (chunks < 2)
+        return;
+    double mc, mr, scc, scr, srr;
+    moments(cur, ref ? ref : cur, chunks, &mc, &mr, &scc, &scr, &srr);
+    *est = mc;
+    *se = sqrt(scc / (double)(chunks - 1) / (double)chunks * (1 - fpc));
+    if (!ref || !isfinite(ref_loss) || chunks < 3 || !(srr > 0))
+        return;
+    /* regression on the reference: the chunks that were hard then are hard now, so the slice's
+     * luck then (mr - ref_loss) says much of its luck now; b = 1 would be the plain change since
+     * then, b = 0 the slice alone */
+    double b = scr / srr, res = scc - b * scr; /* residual sum of squares, chunks - 2 dof */
+    double se_reg = sqrt((res > 0 ? res : 0) / (double)(chunks - 2) / (double)chunks * (1 - fpc));
+    if (se_reg < *se) { /* false for NaN: the plain estimate stays */
+        *est = mc + b * (ref_loss - mr);
+        *se = se_reg;
+    }
 }
 
 static double now_s(void)
@@ -161,6 +213,10 @@ int mb_run_check_options(const mb_run_options *o, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "no stopping rule: give a target loss, max updates or epochs");
     if (!(o->eval_frac > 0 && o->eval_frac <= 1))
         return mb_error_set(err, MB_EINVAL, "eval-frac must be in (0, 1], got %g", o->eval_frac);
+    if (!(o->check_frac >= 0 && o->check_frac < 1))
+        return mb_error_set(err, MB_EINVAL, "check-frac must be in [0, 1), got %g", o->check_frac);
+    if (o->check_frac > 0 && (!(o->check_sigmas > 0) || !isfinite(o->check_sigmas)))
+        return mb_error_set(err, MB_EINVAL, "check-sigmas must be > 0, got %g", o->check_sigmas);
     if (o->checkpoint_path && o->checkpoint_every <= 0)
         return mb_error_set(err, MB_EINVAL, "checkpoint-every must be > 0 with a checkpoint file");
     return MB_OK;
@@ -213,6 +269,8 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
         fputs(extra, f);
     if (o->eval_adapt)
         fprintf(f, "# eval_adapt=1\n");
+    if (o->check_frac > 0 && !isnan(o->target_loss))
+        fprintf(f, "# check_frac=%.9g\n# check_sigmas=%.9g\n", o->check_frac, o->check_sigmas);
     if (!isnan(o->target_loss))
         fprintf(f, "# target_loss=%.9g\n# crossing=%s\n", o->target_loss,
                 o->no_bisect ? "evaluated" : "bisect");
@@ -228,12 +286,13 @@ int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *
                      "net=%s algo=%s batch=%d seed=%lu updates=%ld epochs=%.4f samples=%zu "
                      "wall_s=%.3f eval_s=%.3f loss=%.6g eval_loss=%.6g eval_acc=%.4f "
                      "test_loss=%.6g test_acc=%.4f reached=%s reached_update=%ld "
-                     "reached_wall_s=%.3f evals=%ld snap_s=%.3f diverged=%s diverged_update=%ld",
+                     "reached_wall_s=%.3f evals=%ld checks=%ld eval_samples=%zu snap_s=%.3f "
+                     "diverged=%s diverged_update=%ld",
                      r->net, mb_run_algo_name(o), o->batch, o->seed, r->updates, r->epochs,
                      r->samples, r->wall_s, r->eval_s, r->loss, r->eval_loss, r->eval_acc,
                      r->test_loss, r->test_acc, r->reached ? "yes" : "no", r->reached_update,
-                     r->reached_wall_s, r->evals, r->snap_s, r->diverged ? "yes" : "no",
-                     r->diverged_update);
+                     r->reached_wall_s, r->evals, r->checks, r->eval_samples, r->snap_s,
+                     r->diverged ? "yes" : "no", r->diverged_update);
     if (o->par != MB_PAR_NONE && k >= 0 && (size_t)k < n)
         k += snprintf(buf + k, n - (size_t)k,
                       " learners=%d ranks=%d t_compute_s=%.3f t_comm_s=%.3f t_data_s=%.3f "
@@ -253,13 +312,19 @@ static int evaluate(mb_net *net, const mb_dataset *s, double *loss, double *acc,
     return MB_OK;
 }
 
-/* Evaluates `model` (copied into the net's parameters unless it is them). */
-static int evaluate_model(mb_run_mon *m, const float *model, const mb_dataset *s, double *loss,
-                          double *acc, mb_error *err)
+/* Loads `model` into the monitor's net (unless it is the net's parameters, or NULL). */
+static void load_model(mb_run_mon *m, const float *model)
 {
     float *p = mb_net_params(m->net);
     if (model && model != p)
         memcpy(p, model, m->win.params * sizeof *p);
+}
+
+/* Evaluates `model` on s (the test set; the eval subset goes through judge_eval). */
+static int evaluate_model(mb_run_mon *m, const float *model, const mb_dataset *s, double *loss,
+                          double *acc, mb_error *err)
+{
+    load_model(m, model);
     return evaluate(m->net, s, loss, acc, err);
 }
 
@@ -292,6 +357,130 @@ static int emit_row(mb_strbuf *b, const mb_run_row *w)
     return rc == MB_OK ? MB_OK : MB_ENOMEM;
 }
 
+/* The cheap check (check_frac > 0, with a target): an evaluation in stages. The eval
+ * subset is cut into chunks of equal size (the last may be shorter); the first stage evaluates
+ * the first check_frac of it (a uniform sample: data/dataset.c draws the subset in random order),
+ * each later stage doubles the chunks evaluated (the rest of the subset once doubling would leave
+ * less than a quarter of it), and the last is the whole subset. After each
+ * stage the chunks seen give an estimate of the full loss and its standard error
+ * (mb_run_check_estimate); the evaluation stops there, ruled out, when the estimate is more than
+ * k standard errors above the target, or when the losses seen already sum to more than target x
+ * the subset's size (a proof: every per-sample loss is >= 0), unless the estimate is past the
+ * divergence bound. A ruled-out evaluation leaves its row without eval cells and still closes
+ * the window, so the windows, the bisection and so the crossing are those of full evaluations at
+ * every scheduled update, unless a check puts a loss at or under the target more than k standard
+ * errors above it (README, "mbtrain"). An evaluation that is not ruled out has seen every chunk:
+ * its loss is the full one (summed by chunks, so equal to an evaluation in one call up to the
+ * rounding of the sum). The state (mb_run_check) lives in the run monitor, so the single learner
+ * and the parallel trainers check alike; it is not in the checkpoint: a resumed run starts
+ * without a reference, as a fresh one does. */
+
+/* Chunks of 16 (two shards of 8 on two threads), fewer samples each when the first stage would
+ * have fewer than 8 chunks, and at least 2 chunks in the first stage. */
+static int check_init(mb_run_check *c, const mb_run_options *o, size_t n_eval, mb_error *err)
+{
+    enum { CHUNK = 16, MIN_CHUNKS = 8 };
+    double first = floor(o->check_frac * (double)n_eval);
+    double size = floor(first / MIN_CHUNKS);
+    c->chunk = size >= CHUNK ? CHUNK : size >= 1 ? (int)size : 1;
+    c->chunks = (long)((n_eval + (size_t)c->chunk - 1) / (size_t)c->chunk);
+    c->first = (long)(first / c->chunk) > 2 ? (long)(first / c->chunk) : 2;
+    c->ref_loss = NAN;
+    c->cur = malloc(2 * (size_t)c->chunks * sizeof *c->cur);
+    c->ref = c->cur ? c->cur + c->chunks : NULL;
+    if (!c->cur) {
+        long chunks = c->chunks;
+        c->chunks = 0;
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the check's %ld chunks", chunks);
+    }
+    return MB_OK;
+}
+
+/* Evaluates chunks [from, to) at the live parameters into cur; adds their loss sum to *sum and
+ * the samples they classify correctly to *correct. */
+static int check_chunks(mb_run_check *c, mb_net *net, const mb_dataset *eval, long from,
+                        long to, double *sum, size_t *correct, mb_error *err)
+{
+    size_t per = (size_t)eval->c * eval->h * eval->w;
+    for (long j = from; j < to; j++) {
+        size_t at = (size_t)j * (size_t)c->chunk;
+        size_t n = eval->n - at < (size_t)c->chunk ? eval->n - at : (size_t)c->chunk;
+        size_t ok = 0;
+        int rc = mb_net_evaluate(net, eval->x + at * per, eval->y + at, n, &c->cur[j], &ok);
+        if (rc != MB_OK)
+            return mb_error_set(err, rc, "evaluation failed: %s", mb_strerror(rc));
+        *sum += c->cur[j] * (double)n;
+        *correct += ok;
+    }
+    return MB_OK;
+}
+
+/* One evaluation by stages. *ruled_out = 1 when a stage ruled the target out (*est: its
+ * estimate); else *loss and *acc are the full evaluation's (*est is *loss), and the chunk means
+ * are kept as the reference of the next checks. */
+static int check_eval(mb_run_check *c, mb_net *net, const mb_dataset *eval, double target,
+                      double k, double blowup, int *ruled_out, double *loss, double *acc,
+                      double *est, size_t *seen, mb_error *err)
+{
+    double sum = 0, n = (double)eval->n;
+    size_t correct = 0;
+    const double *ref = isnan(c->ref_loss) ? NULL : c->ref;
+    *ruled_out = 0;
+    for (long done = 0, to = c->first < c->chunks ? c->first : c->chunks;;) {
+        int rc = check_chunks(c, net, eval, done, to, &sum, &correct, err);
+        if (rc != MB_OK)
+            return rc;
+        done = to;
+        *seen = done == c->chunks ? eval->n : (size_t)done * (size_t)c->chunk;
+        if (done == c->chunks)
+            break;
+        double se;
+        mb_run_check_estimate(c->cur, ref, c->ref_loss, done, (double)*seen / n, est, &se);
+        if (isfinite(*est) && *est <= blowup && (sum > target * n || *est - k * se > target)) {
+            *ruled_out = 1;
+            return MB_OK;
+        }
+        /* without a reference, the first check that is not ruled out at once is finished: it
+         * becomes the reference of the next (the rest when doubling would leave a quarter) */
+        to = !ref ? c->chunks : 2 * to <= c->chunks * 3 / 4 ? 2 * to : c->chunks;
+    }
+    *loss = *est = sum / n;
+    *acc = (double)correct / n;
+    memcpy(c->ref, c->cur, (size_t)c->chunks * sizeof *c->ref);
+    c->ref_loss = *loss;
+    return MB_OK;
+}
+
+/* The judge: what decides whether a model reaches the target, for the schedule and the
+ * bisection alike, and for every trainer (the monitor's eval subset, target, check and cost
+ * counters). Evaluates `model` on the eval subset (copied into the monitor's net first unless it
+ * is its parameters; NULL: the net's parameters as they are, a snapshot the bisection loaded):
+ * by stages when checking (and not full_only), *ruled_out = 1 when a stage ruled the target out
+ * (*loss, *acc untouched; *est the estimate); else the full evaluation's *loss and *acc
+ * (*est = *loss). */
+static int judge_eval(mb_run_mon *m, const float *model, int full_only, int *ruled_out,
+                      double *loss, double *acc, double *est, mb_error *err)
+{
+    const mb_dataset *eval = &m->data->eval;
+    double t0 = now_s();
+    load_model(m, model);
+    size_t seen = eval->n;
+    int rc;
+    *ruled_out = 0;
+    if (m->ck.chunks > 0 && !full_only) {
+        rc = check_eval(&m->ck, m->net, eval, m->o->target_loss, m->o->check_sigmas, m->blowup,
+                        ruled_out, loss, acc, est, &seen, err);
+    } else {
+        rc = evaluate(m->net, eval, loss, acc, err);
+        *est = *loss;
+    }
+    m->eval_s += now_s() - t0;
+    m->eval_samples += seen;
+    m->checks += rc == MB_OK && *ruled_out;
+    m->evals += rc == MB_OK && !*ruled_out;
+    return rc;
+}
+
 /* Appends the held rows to the log text (the window stays as it is). */
 static int window_emit(const mb_run_window *w, mb_strbuf *b)
 {
@@ -310,12 +499,13 @@ static int window_emit(const mb_run_window *w, mb_strbuf *b)
  * above hi = u*, so the first logged row with eval_loss <= target is u*. Without the
  * single-crossing assumption the result is still a crossing (loss(u* - 1) > target or u* - 1 =
  * u0, loss(u*) <= target), not necessarily the first; a linear scan would find the first at
- * O(window) evaluations instead of O(log2 window). The live parameters are restored. */
-static int bisect_window(mb_run_window *w, mb_net *net, const mb_dataset *eval, double target,
-                         long *u_star, double *eval_s, double *snap_s, long *evals,
-                         mb_error *err)
+ * O(window) evaluations instead of O(log2 window). The points go through the judge: with
+ * checks, an update whose evaluation a check rules out counts as above the target (its row keeps
+ * no eval cells). The net's live parameters are restored. */
+static int bisect_window(mb_run_mon *m, long *u_star, mb_error *err)
 {
-    float *live = mb_net_params(net);
+    mb_run_window *w = &m->win;
+    float *live = mb_net_params(m->net);
     float *keep = w->snap + (size_t)(w->cap - 1) * w->params;
     size_t bytes = w->params * sizeof *live;
     long lo = w->u0, hi = w->u0 + w->n;
@@ -328,14 +518,14 @@ static int bisect_window(mb_run_window *w, mb_net *net, const mb_dataset *eval, 
             saved = 1;
         }
         memcpy(live, w->snap + (size_t)k * w->params, bytes);
-        double t1 = now_s();
-        *snap_s += t1 - t0;
-        rc = evaluate(net, eval, &w->rows[k].eval_loss, &w->rows[k].eval_acc, err);
-        *eval_s += now_s() - t1;
-        (*evals)++;
+        m->snap_s += now_s() - t0;
+        int out_of_reach;
+        double est;
+        rc = judge_eval(m, NULL, 0, &out_of_reach, &w->rows[k].eval_loss, &w->rows[k].eval_acc,
+                        &est, err);
         if (rc != MB_OK)
             break;
-        if (w->rows[k].eval_loss <= target) /* NaN counts as not reached */
+        if (!out_of_reach && w->rows[k].eval_loss <= m->o->target_loss) /* NaN: not reached */
             hi = mid;
         else
             lo = mid;
@@ -343,7 +533,7 @@ static int bisect_window(mb_run_window *w, mb_net *net, const mb_dataset *eval, 
     if (saved) {
         double t0 = now_s();
         memcpy(live, keep, bytes);
-        *snap_s += now_s() - t0;
+        m->snap_s += now_s() - t0;
     }
     *u_star = hi;
     return rc;
@@ -406,6 +596,11 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
                                 win->cap);
         r->snap_bytes = win->cap > 1 ? (size_t)need : 0;
     }
+    if (o->check_frac > 0 && !isnan(o->target_loss)) {
+        int rc = check_init(&m->ck, o, data->eval.n, err);
+        if (rc != MB_OK)
+            return rc;
+    }
     /* the schedule: the first evaluation at the next multiple of eval_every (a resumed run
      * keeps the straight run's grid), then every eval_every, or mb_run_eval_gap apart */
     m->next_eval = (updates / o->eval_every + 1) * o->eval_every;
@@ -435,24 +630,25 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
     int last = m->bound > 0 && updates == m->bound;
     int eval_now = updates == m->next_eval || last;
     if (eval_now) {
-        double t1 = now_s();
-        if ((rc = evaluate_model(m, model, &m->data->eval, &m->eval_loss, &m->eval_acc, err)) !=
-            MB_OK)
+        double est;
+        int out_of_reach; /* a check ruled the target out: eval_loss stays the last full one */
+        if ((rc = judge_eval(m, model, last, &out_of_reach, &m->eval_loss, &m->eval_acc, &est,
+                             err)) != MB_OK)
             return rc;
-        m->eval_s += now_s() - t1;
-        m->evals++;
-        row.eval_loss = m->eval_loss;
-        row.eval_acc = m->eval_acc;
-        if (!isfinite(m->eval_loss) || m->eval_loss > m->blowup) {
-            m->diverged = 1;
-            r->diverged_update = updates;
-        } else if (!isnan(o->target_loss) && m->eval_loss <= o->target_loss) {
-            m->reached = 1;
-            r->reached_update = updates;
-            r->reached_wall_s = row.wall_s;
+        if (!out_of_reach) {
+            row.eval_loss = m->eval_loss;
+            row.eval_acc = m->eval_acc;
+            if (!isfinite(m->eval_loss) || m->eval_loss > m->blowup) {
+                m->diverged = 1;
+                r->diverged_update = updates;
+            } else if (!isnan(o->target_loss) && m->eval_loss <= o->target_loss) {
+                m->reached = 1;
+                r->reached_update = updates;
+                r->reached_wall_s = row.wall_s;
+            }
         }
         long gap = m->adapt ? mb_run_eval_gap(&m->pace, o->eval_every, win->cap, o->target_loss,
-                                              updates, m->eval_loss)
+                                              updates, est)
                             : o->eval_every;
         m->next_eval = updates + gap; /* <= u0 + cap of the next window */
     }
@@ -469,8 +665,7 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
         } else {
             if (m->reached) {
                 long u_star;
-                if ((rc = bisect_window(win, m->net, &m->data->eval, o->target_loss, &u_star,
-                                        &m->eval_s, &m->snap_s, &m->evals, err)) != MB_OK)
+                if ((rc = bisect_window(m, &u_star, err)) != MB_OK)
                     return rc;
                 r->reached_update = u_star;
                 r->reached_wall_s = win->rows[u_star - win->u0 - 1].wall_s;
@@ -513,12 +708,11 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
     if (m->bisect && m->win.n > 0 && window_emit(&m->win, &m->rows) != MB_OK) /* e.g. diverged */
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
     if (isnan(m->eval_loss) && !m->diverged) { /* e.g. resumed at the bound */
-        double t1 = now_s();
-        if ((rc = evaluate_model(m, model, &data->eval, &m->eval_loss, &m->eval_acc, err)) !=
-            MB_OK)
+        double est;
+        int out_of_reach;
+        if ((rc = judge_eval(m, model, 1, &out_of_reach, &m->eval_loss, &m->eval_acc, &est,
+                             err)) != MB_OK)
             return rc;
-        m->eval_s += now_s() - t1;
-        m->evals++;
     }
     r->loss = loss;
     r->updates = updates;
@@ -530,6 +724,8 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
     r->reached = m->reached;
     r->diverged = m->diverged;
     r->evals = m->evals;
+    r->checks = m->checks;
+    r->eval_samples = m->eval_samples;
     r->snap_s = m->snap_s;
     if (data->test.n > 0 && !m->diverged && !o->no_test_eval) {
         if (data->test.c != data->train.c || data->test.h != data->train.h ||
@@ -554,6 +750,7 @@ void mb_run_mon_free(mb_run_mon *m)
 {
     free(m->win.rows);
     free(m->win.snap);
+    free(m->ck.cur);
     free(m->rows.s);
     memset(m, 0, sizeof *m);
 }

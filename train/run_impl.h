@@ -71,6 +71,18 @@ typedef struct mb_run_window {
                               parameters while the bisection loads others */
 } mb_run_window;
 
+/* The staged check's state (check_frac, with a target; run.c, "the cheap check"): the eval
+ * subset in chunks, and the chunk means at the last full evaluation by chunks (the reference of
+ * the next checks' estimate). */
+typedef struct mb_run_check {
+    long chunks;           /* chunks of the eval subset; 0: no checks, every evaluation full */
+    long first;            /* chunks of the first stage */
+    int chunk;             /* samples per chunk */
+    double *cur, *ref;     /* chunk mean losses: at this check, and at the last full evaluation
+                              by chunks (one block, owned) */
+    double ref_loss;       /* that evaluation's loss, NAN before one */
+} mb_run_check;
+
 typedef struct mb_run_mon {
     const mb_run_options *o;
     const mb_net_desc *desc;
@@ -85,8 +97,11 @@ typedef struct mb_run_mon {
     long next_eval;
     double blowup;         /* an eval loss above this has diverged */
     int bisect, adapt;
+    mb_run_check ck;       /* the judge's staged check (every evaluation of the eval subset,
+                              scheduled or the bisection's, goes through run.c's judge_eval) */
     double eval_s, snap_s, eval_loss, eval_acc;
-    long evals;
+    long evals, checks;    /* full evaluations of the eval subset; evaluations a check ruled out */
+    size_t eval_samples;   /* samples of the eval subset evaluated, both kinds */
     int reached, diverged;
     const char *extra_meta;/* "# key=value\n" lines the parallel trainers add, or NULL */
 } mb_run_mon;
