@@ -278,6 +278,7 @@ run: deps
 	echo; grep -E '^(fastest|recommendation):' $(OUT)/scale.txt; \
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \
+	grep -Eq '^recommendation: P = 1 ' $(OUT)/scale.txt || grep -h '^check:' $(OUT)/validate-rec.txt | sed 's/^check:/check of the recommendation:/'; \
 	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
 	  END { if (w + e > 0) printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation)\n", w, e, 100 * e / (w + e) }' \
@@ -359,14 +360,17 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.jso
 	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) --json -o $@)
 
 # P = 1 rows from the sweep and the check; P = 2 rows from the sgd-sync runs, predicted with the
-# collective fit (without COMM there are none); the setting checked is scale's recommendation
-VALIDATE_MODEL = $(NFITS) --recommend $(OUT)/scale.json --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
+# collective fit (without COMM there are none). validate.* check the P = 1 optimum;
+# validate-rec.txt checks scale's recommendation (P = 2 when it recommends two learners).
+VALIDATE_MODEL = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
 	  dirs=$$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/par/lr* 2>/dev/null) && \
 	  run mbopt validate $(VALIDATE_MODEL) $$dirs -o $(OUT)/validate.txt && \
 	  run mbopt validate $(VALIDATE_MODEL) $$dirs --csv -o $(OUT)/validate.csv && \
-	  run mbopt validate $(VALIDATE_MODEL) $$dirs --json -o $@)
+	  run mbopt validate $(VALIDATE_MODEL) $$dirs --json -o $@ && \
+	  { run mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json $$dirs -o $(OUT)/validate-rec.txt 2> $(OUT)/logs/validate-rec.err || \
+	    sed 's/^mbopt validate: /check: /' $(OUT)/logs/validate-rec.err > $(OUT)/validate-rec.txt; })
 
 # The convolution layers: every algorithm timed per pass and M (a short sweep: the CPU's
 # algorithms on lenet5), then one algorithm per layer and pass for each M under a device of

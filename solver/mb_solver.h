@@ -157,8 +157,10 @@ typedef struct mb_validate {
                                  to m_rec among those that stand for it (mb_solver_stands_for),
                                  -1 when none does */
     double ratio;             /* rows[rec].t_median / rows[best].t_median, NAN without both */
-    double median_abs_err;    /* median |rel_err| over the rows with a measurement */
-    double median_abs_tu_err; /* median |t_update_rel_err| */
+    double median_abs_err;    /* median |rel_err| over the rows with a measurement at the
+                                 recommended P */
+    size_t n_err;             /* those rows */
+    double median_abs_tu_err; /* median |t_update_rel_err| over the same rows */
 } mb_validate;
 
 /* A trained M stands for the recommended one when the model predicts it within this fraction of

@@ -1420,17 +1420,27 @@ static int cmd_validate(int argc, char **argv)
     if (v.rec >= 0 && v.best >= 0)
         snprintf(verdict, sizeof verdict,
                  "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the measured best "
-                 "(M = %g, %.3g s); median |error| of predicted T_C %.1f%% over %zu settings",
+                 "(P = %g, M = %g, %.3g s); median |error| of predicted T_C %.1f%% over %zu "
+                 "settings at P = %g",
                  v.rows[v.rec].batch, p_rec, stand, v.rows[v.rec].t_median,
-                 v.ratio, v.rows[v.best].batch, v.rows[v.best].t_median,
-                 100 * v.median_abs_err, v.n_rows);
+                 v.ratio, v.rows[v.best].procs, v.rows[v.best].batch, v.rows[v.best].t_median,
+                 100 * v.median_abs_err, v.n_err, p_rec);
     else
         snprintf(verdict, sizeof verdict,
                  "the recommended M = %.4g (P = %g) has no runs of its own yet (train M = %.0f "
-                 "to check it); median |error| of predicted T_C %.1f%% over %zu settings",
-                 m_rec, p_rec, round(m_rec), 100 * v.median_abs_err, v.n_rows);
+                 "to check it); median |error| of predicted T_C %.1f%% over %zu settings at "
+                 "P = %g",
+                 m_rec, p_rec, round(m_rec), 100 * v.median_abs_err, v.n_err, p_rec);
     /* where the error comes from: a T_update that the runs did not see is the machine's */
-    if (isfinite(v.median_abs_tu_err) && v.median_abs_tu_err > 0.15) {
+    if (isfinite(v.median_abs_tu_err) && v.median_abs_tu_err > 0.15 && p_rec > 1) {
+        size_t len = strlen(verdict);
+        snprintf(verdict + len, sizeof verdict - len,
+                 "; but the runs' seconds per update at P = %g differ from T_update(M, %g) by a "
+                 "median %.0f%%: the collective model (mbprobe comm, on otherwise idle "
+                 "processes) misses what %g training processes cost here, so the T_C errors "
+                 "come from T_update's communication term, not from N_update",
+                 p_rec, p_rec, 100 * v.median_abs_tu_err, p_rec);
+    } else if (isfinite(v.median_abs_tu_err) && v.median_abs_tu_err > 0.15) {
         size_t len = strlen(verdict);
         snprintf(verdict + len, sizeof verdict - len,
                  "; but the runs' seconds per update differ from the probe's by a median %.0f%%: "

@@ -228,9 +228,10 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
     }
     for (size_t i = 0; i < out->n_rows; i++) {
         const mb_validate_row *r = &out->rows[i];
-        if (isfinite(r->rel_err))
+        /* the errors of the model at the recommended P (another P has its own Delta(P)) */
+        if (isfinite(r->rel_err) && r->procs == p_rec)
             scratch[ne++] = fabs(r->rel_err);
-        if (isfinite(r->t_update_rel_err))
+        if (isfinite(r->t_update_rel_err) && r->procs == p_rec)
             tue[nt++] = fabs(r->t_update_rel_err);
         /* the measured best: most of its runs reached the target, none diverged */
         if (2 * r->reached > r->runs && r->diverged == 0 &&
@@ -245,6 +246,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
             out->rec = (long)i;
     }
     out->median_abs_err = median(scratch, ne);
+    out->n_err = ne;
     out->median_abs_tu_err = median(tue, nt);
     free(tue);
     if (out->rec >= 0 && out->best >= 0)
