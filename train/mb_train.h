@@ -485,6 +485,9 @@ typedef struct mb_run_options {
     int threads;                   /* the network's worker threads (mb_net_options.threads);
                                       recorded in the log */
     mb_conv_algo conv_algo;        /* for conv layers whose cfg names none (MB_CONV_AUTO) */
+    mb_ctx *ctx;                   /* mb_learner_init: the context the learner's network
+                                      computes with (mb_net_options.ctx; borrowed), or NULL for
+                                      its own CPU context of `threads` */
     double target_loss;            /* stop at the first eval_loss <= this; NAN for no target */
     long eval_every;               /* updates between evaluations (> 0; default 100) */
     int no_bisect;                 /* 0 (default): with a target, find the first update whose
@@ -573,7 +576,7 @@ typedef struct mb_learner {
 } mb_learner;
 
 /* Builds a learner for o->batch samples per update over a training set of n_train samples:
- * the network for desc (o->seed, o->threads, o->conv_algo), the optimiser o->optim, and the
+ * the network for desc (o->seed, o->threads or o->ctx, o->conv_algo), the optimiser o->optim, and the
  * first epoch's permutation (shuffled from o->seed, a stream separate from the network's).
  * Uses no other field of o. MB_EINVAL when n_train < o->batch (a batch is never drawn from a
  * smaller set) or above 2^32; the errors of mb_net_create and mb_optim_create; MB_ENOMEM. On

@@ -40,7 +40,8 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
      * M = 8 evaluations took three quarters of a run's time). Training steps still use M. */
     enum { EVAL_CHUNK = 128 };
     mb_net_options no = {.max_batch = o->batch > EVAL_CHUNK ? o->batch : EVAL_CHUNK,
-                         .seed = o->seed, .algo = o->conv_algo, .threads = o->threads};
+                         .seed = o->seed, .algo = o->conv_algo, .threads = o->threads,
+                         .ctx = o->ctx};
     int rc = mb_net_create(desc, &no, &l->net, err);
     if (rc != MB_OK)
         return rc;
