@@ -313,8 +313,8 @@ typedef struct mb_probe_step_config {
 typedef struct mb_probe_step mb_probe_step;
 
 /* Reads the description, opens a context of the backend for each learner (threads / learners
- * threads) and one whose pool of `learners` threads runs their updates side by side
- * (mb_ctx_run), and builds `learners` learners (mb_learner_init, as mbtrain builds one) for
+ * threads) and a CPU context whose pool of `learners` host threads runs their updates side by
+ * side (mb_ctx_run), and builds `learners` learners (mb_learner_init, as mbtrain builds one) for
  * max_batch / learners samples each over the data set. Errors: those of mb_ctx_create
  * (MB_ENOTSUP: the backend is not built or has no device here, the reason in err),
  * mb_net_desc_read, mb_learner_init and mb_optim_create; MB_EINVAL for a bad config or data

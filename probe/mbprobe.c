@@ -754,7 +754,8 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
                                .group_done = step_group_done, .arg = &pr};
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = int_list(batch_arg, "--batch", 1 << 20, &batch, &nb, &err)) != MB_OK ||
-        (rc = int_list(threads_arg, "--threads", 4096, &threads, &nt, &err)) != MB_OK ||
+        (rc = int_list(threads_arg, "--threads", MB_CTX_MAX_THREADS, &threads, &nt, &err)) !=
+            MB_OK ||
         (rc = int_list(learners_arg, "--learners", MB_CTX_MAX_THREADS, &learners, &nl, &err)) !=
             MB_OK) {
         mb_cli_fail(prog, sub, &err);

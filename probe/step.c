@@ -45,7 +45,8 @@ struct mb_probe_step {
     mb_probe_step_config cfg;
     mb_net_desc *desc;
     step_learner *L;       /* cfg.learners entries */
-    mb_ctx *pool;          /* its pool of cfg.learners threads runs the learners' updates */
+    mb_ctx *pool;          /* a CPU context whose pool of cfg.learners host threads runs the
+                              learners' updates (each drives its own learner's device) */
     const mb_dataset *data;/* what the learners draw from: cfg.data or `own` */
     mb_dataset own;        /* the data set when generated here */
 };
@@ -160,11 +161,11 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
      * as mbtrain builds one, for its share of the largest batch, on its own context. */
     mb_ctx_options co;
     mb_ctx_options_init(&co);
-    co.backend = c->backend;
-    co.device = c->device;
-    co.threads = c->learners;
+    co.threads = c->learners; /* host threads that drive the learners: a CPU context's pool */
     if ((rc = mb_ctx_create(&co, &s->pool, err)) != MB_OK)
         goto fail;
+    co.backend = c->backend;
+    co.device = c->device;
     s->L = calloc((size_t)c->learners, sizeof *s->L);
     if (!s->L) {
         rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
@@ -199,12 +200,12 @@ const mb_net_desc *mb_probe_step_description(const mb_probe_step *s)
 
 const char *mb_probe_step_backend(const mb_probe_step *s)
 {
-    return mb_backend_name(mb_ctx_backend(s->pool));
+    return mb_backend_name(mb_ctx_backend(s->L[0].ctx));
 }
 
 const char *mb_probe_step_device(const mb_probe_step *s)
 {
-    return mb_ctx_device_name(s->pool);
+    return mb_ctx_device_name(s->L[0].ctx);
 }
 
 mb_learner *mb_probe_step_learner(mb_probe_step *s, int i)
