@@ -484,7 +484,6 @@ typedef struct mb_probe_conv_plan {
     size_t n_algos;
     const mb_probe_options *o;
     struct mb_probe_cache *cache; /* points read from and added to it, or NULL */
-    const mb_probe_host *host;    /* for the cache key */
     const char *hostname;         /* for the cache key */
     int threads;                  /* OpenBLAS threads, for the cache key */
     /* Called for each row as it is filled (may be NULL). */

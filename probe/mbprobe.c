@@ -1168,7 +1168,7 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
     conv_print pr = {batch[0]};
     mb_probe_conv_plan plan = {.ctx = ctx, .desc = desc, .batch = batch, .n_batch = nb,
                                .algos = algos, .n_algos = nalgos, .o = &o, .cache = cache,
-                               .host = &host, .hostname = hostname, .threads = (int)threads,
+                               .hostname = hostname, .threads = (int)threads,
                                .row_done = conv_row_done, .arg = &pr};
     if ((rc = mb_probe_conv_run(&plan, &rows, &nrows, &measured, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);

@@ -1086,11 +1086,9 @@ static void test_conv_run(void)
     mb_probe_options_init(&o);
     o.budget_s = 0.005;
     o.min_reps = 2;
-    mb_probe_host host;
-    mb_probe_host_read(&host);
     const int batch[] = {1, 3};
     mb_probe_conv_plan p = {.ctx = ctx, .desc = desc, .batch = batch, .n_batch = 2, .o = &o,
-                            .cache = cache, .host = &host, .hostname = "h", .threads = 1,
+                            .cache = cache, .hostname = "h", .threads = 1,
                             .row_done = count_row};
     int n_algos = mb_ctx_conv_algo_count(ctx, MB_PASS_FORWARD);
     for (int run = 0; run < 2; run++) {
