@@ -1,12 +1,19 @@
-/* conv.c — the convolution probe: each of train/'s convolution algorithms on one layer shape,
- * its three passes timed by the harness through the same plans mb_net uses, with the workspace
- * each pass needs; and the cache that makes a repeated sweep free.
+/* conv.c — the convolution probe: every convolution algorithm a context's backend offers, for
+ * each pass (cuDNN has a list per pass; the CPU its four for every pass), on each layer shape,
+ * timed by the harness through the context's plans (what mb_net runs), with the workspace each
+ * pass needs; the sweep over a network's layers and batch sizes; and the cache that makes a
+ * repeated sweep free.
  *
- * The cache is a CSV file of measured points keyed by everything the time depends on: host, CPU
- * model, OpenBLAS threads, the layer's shape, algorithm, pass and batch. A point whose key is
- * there is not measured again; new points are added and the file is rewritten atomically.
+ * A timed call is the pass followed by mb_ctx_sync, so a device's asynchronous work is timed, not
+ * only its launch. A workspace that cannot be allocated is a row with status "out of memory":
+ * on a GPU the largest algorithms at large M do not fit, and that is a finding (mbopt conv skips
+ * those rows), not a failure of the sweep.
  *
- * Does not: pick an algorithm (mbopt conv does, from the table this feeds).
+ * The cache is a CSV file of measured points keyed by everything the time depends on: host,
+ * backend, device, OpenBLAS threads, the layer's shape, algorithm, pass and batch. A point whose
+ * key is there is not measured again; new points are added and the file is rewritten atomically.
+ *
+ * Does not: pick an algorithm (mbopt conv does, from the table this feeds), or print.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,76 +25,129 @@
 #include "mb_probe.h"
 
 typedef struct conv_bench {
-    const mb_conv_plan *plan;
+    mb_ctx *ctx;
+    const mb_ctx_conv *plan;
     mb_conv_pass pass;
     int batch;
-    float *x, *w, *b, *y, *dx, *dw, *db;
+    float *x, *w, *b, *y, *dx, *dw, *db; /* the context's memory */
     void *ws;
 } conv_bench;
 
-static int conv_run(void *ctx)
+/* One pass, finished on the device. */
+static int conv_run(void *arg)
 {
-    conv_bench *c = ctx;
+    conv_bench *c = arg;
+    int rc = MB_EINVAL;
     switch (c->pass) {
     case MB_PASS_FORWARD:
-        return mb_conv_plan_forward(c->plan, c->batch, c->x, c->w, c->b, c->y, c->ws);
+        rc = mb_ctx_conv_forward(c->plan, c->batch, c->x, c->w, c->b, c->y, c->ws);
+        break;
     case MB_PASS_BACKWARD_DATA:
-        return mb_conv_plan_backward_data(c->plan, c->batch, c->y, c->w, c->dx, c->ws);
+        rc = mb_ctx_conv_backward_data(c->plan, c->batch, c->y, c->w, c->dx, c->ws);
+        break;
     case MB_PASS_BACKWARD_FILTER:
-        return mb_conv_plan_backward_filter(c->plan, c->batch, c->x, c->y, c->dw, c->db, c->ws);
+        rc = mb_ctx_conv_backward_filter(c->plan, c->batch, c->x, c->y, c->dw, c->db, c->ws);
+        break;
     }
-    return MB_EINVAL;
+    mb_ctx_sync(c->ctx);
+    return rc;
 }
 
-static void fill(float *v, size_t n, uint64_t *rng)
+/* n uniform values in [-1, 1) written to the context's memory `dst`. */
+static int fill(mb_ctx *ctx, float *dst, size_t n, uint64_t *rng)
 {
+    float *h = malloc((n ? n : 1) * sizeof *h);
+    if (!h)
+        return MB_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        v[i] = 2.0f * mb_rng_uniformf(rng) - 1.0f;
+        h[i] = 2.0f * mb_rng_uniformf(rng) - 1.0f;
+    int rc = mb_ctx_upload(ctx, dst, h, n * sizeof *h);
+    free(h);
+    return rc;
 }
 
-int mb_probe_conv_time(const mb_conv_shape *s, mb_conv_algo algo, const int *passes,
-                       const mb_probe_options *o, mb_probe_stats st[3], mb_error *err)
+const char *mb_probe_conv_status_name(mb_probe_conv_status s)
 {
-    mb_conv_plan *plan = NULL;
-    int rc = mb_conv_plan_create(algo, s, &plan, err);
+    switch (s) {
+    case MB_PROBE_CONV_MEASURED: return "measured";
+    case MB_PROBE_CONV_CACHED: return "cached";
+    case MB_PROBE_CONV_UNSUPPORTED: return "unsupported";
+    case MB_PROBE_CONV_NOMEM: return "out of memory";
+    }
+    return "unknown";
+}
+
+/* Times the marked passes of a plan whose tensors are allocated: each pass with its own
+ * workspace, allocated just before and released after, so one pass's large workspace does not
+ * crowd out another's. */
+static int time_passes(conv_bench *c, const int algo[3], const int *passes,
+                       const mb_probe_options *o, mb_probe_stats st[3],
+                       mb_probe_conv_status status[3], const mb_conv_shape *s, mb_error *err)
+{
+    int rc = MB_OK;
+    for (int p = 0; p < 3 && rc == MB_OK; p++) {
+        if (!passes[p])
+            continue;
+        size_t ws = mb_ctx_conv_workspace(c->ctx, (mb_conv_pass)p, algo[p], s);
+        c->ws = mb_ctx_alloc(c->ctx, ws);
+        if (!c->ws) {
+            status[p] = MB_PROBE_CONV_NOMEM;
+            continue;
+        }
+        c->pass = (mb_conv_pass)p;
+        mb_probe_task task = {.run = conv_run, .ctx = c};
+        rc = mb_probe_time(&task, o, &st[p], err);
+        status[p] = MB_PROBE_CONV_MEASURED;
+        mb_ctx_release(c->ctx, c->ws);
+        c->ws = NULL;
+    }
+    return rc;
+}
+
+int mb_probe_conv_time(mb_ctx *ctx, const mb_conv_shape *s, const int algo[3], const int *passes,
+                       const mb_probe_options *o, mb_probe_stats st[3],
+                       mb_probe_conv_status status[3], mb_error *err)
+{
+    mb_ctx_conv *plan = NULL;
+    int rc = mb_ctx_conv_create(ctx, s, algo, &plan, err);
+    if (rc == MB_ENOMEM) { /* the plan's own memory did not fit: every pass is out of memory */
+        for (int p = 0; p < 3; p++)
+            if (passes[p])
+                status[p] = MB_PROBE_CONV_NOMEM;
+        return MB_OK;
+    }
     if (rc != MB_OK)
         return rc;
     size_t nx = (size_t)s->batch * s->in_c * s->in_h * s->in_w;
     size_t ny = (size_t)s->batch * s->out_c * mb_conv_out_h(s) * mb_conv_out_w(s);
-    size_t nw = (size_t)s->out_c * s->in_c * s->k * s->k;
-    size_t ws = 0;
-    for (int p = 0; p < 3; p++) {
-        size_t b = mb_conv_workspace(algo, (mb_conv_pass)p, s);
-        ws = b > ws ? b : ws;
-    }
-    conv_bench c = {.plan = plan, .batch = s->batch};
-    c.x = mb_train_alloc64(nx * sizeof(float));
-    c.dx = mb_train_alloc64(nx * sizeof(float));
-    c.y = mb_train_alloc64(ny * sizeof(float));
-    c.w = mb_train_alloc64(nw * sizeof(float));
-    c.dw = mb_train_alloc64(nw * sizeof(float));
-    c.b = mb_train_alloc64((size_t)s->out_c * sizeof(float));
-    c.db = mb_train_alloc64((size_t)s->out_c * sizeof(float));
-    c.ws = mb_train_alloc64(ws);
-    if (!c.x || !c.dx || !c.y || !c.w || !c.dw || !c.b || !c.db || !c.ws) {
-        rc = mb_error_set(err, MB_ENOMEM, "conv: out of memory for batch %d", s->batch);
+    size_t nw = (size_t)s->out_c * s->in_c * s->k * s->k, f = sizeof(float);
+    conv_bench c = {.ctx = ctx, .plan = plan, .batch = s->batch};
+    c.x = mb_ctx_alloc(ctx, nx * f);
+    c.dx = mb_ctx_alloc(ctx, nx * f);
+    c.y = mb_ctx_alloc(ctx, ny * f);
+    c.w = mb_ctx_alloc(ctx, nw * f);
+    c.dw = mb_ctx_alloc(ctx, nw * f);
+    c.b = mb_ctx_alloc(ctx, (size_t)s->out_c * f);
+    c.db = mb_ctx_alloc(ctx, (size_t)s->out_c * f);
+    if (!c.x || !c.dx || !c.y || !c.w || !c.dw || !c.b || !c.db) {
+        rc = mb_error_set(err, MB_ENOMEM, "conv: out of memory for the tensors of batch %d",
+                          s->batch);
         goto done;
     }
     uint64_t rng = 0x434F4E5650524F42ull;
-    fill(c.x, nx, &rng);
-    fill(c.y, ny, &rng); /* the forward output, then the incoming gradient of the backward passes */
-    fill(c.w, nw, &rng);
-    fill(c.b, (size_t)s->out_c, &rng);
-    for (int p = 0; p < 3 && rc == MB_OK; p++) {
-        if (!passes[p])
-            continue;
-        c.pass = (mb_conv_pass)p;
-        mb_probe_task task = {.run = conv_run, .ctx = &c};
-        rc = mb_probe_time(&task, o, &st[p], err);
+    /* y: the forward output, then the incoming gradient of the backward passes */
+    if (fill(ctx, c.x, nx, &rng) != MB_OK || fill(ctx, c.y, ny, &rng) != MB_OK ||
+        fill(ctx, c.w, nw, &rng) != MB_OK || fill(ctx, c.b, (size_t)s->out_c, &rng) != MB_OK) {
+        rc = mb_error_set(err, MB_ENOMEM, "conv: could not fill the tensors of batch %d",
+                          s->batch);
+        goto done;
     }
+    rc = time_passes(&c, algo, passes, o, st, status, s, err);
 done:
-    free(c.x), free(c.dx), free(c.y), free(c.w), free(c.dw), free(c.b), free(c.db), free(c.ws);
-    mb_conv_plan_free(plan);
+    mb_ctx_release(ctx, c.x), mb_ctx_release(ctx, c.dx), mb_ctx_release(ctx, c.y);
+    mb_ctx_release(ctx, c.w), mb_ctx_release(ctx, c.dw), mb_ctx_release(ctx, c.b);
+    mb_ctx_release(ctx, c.db);
+    mb_ctx_conv_free(plan);
     return rc;
 }
 
@@ -236,8 +296,8 @@ int mb_probe_cache_save(mb_probe_cache *c, mb_error *err)
     mb_out out;
     if (rc != MB_OK || (rc = mb_out_open(&out, c->path, err)) != MB_OK)
         return rc;
-    fprintf(out.f, "# tool=mbprobe conv\n# cache=convolution timings, keyed by host|cpu|"
-                   "threads|shape|algo|pass|batch\n");
+    fprintf(out.f, "# tool=mbprobe conv\n# cache=convolution timings, keyed by host|backend|"
+                   "device|threads|shape|algo|pass|batch\n");
     for (int i = 0; i < 7; i++)
         fprintf(out.f, "%s%s", cache_cols[i], i < 6 ? "," : "\n");
     for (size_t i = 0; i < c->n; i++) {
@@ -258,14 +318,16 @@ static void clean(char *dst, size_t n, const char *s)
         *p = *p == ',' ? ';' : (*p == '\n' || *p == '\r') ? ' ' : *p;
 }
 
-void mb_probe_conv_key(char *buf, size_t n, const mb_probe_host *h, const char *host, int threads,
-                       const mb_conv_shape *s, mb_conv_algo algo, mb_conv_pass pass)
+void mb_probe_conv_key(char *buf, size_t n, const char *host, const char *backend,
+                       const char *device, int threads, const mb_conv_shape *s, const char *algo,
+                       mb_conv_pass pass)
 {
-    char cpu[256], hn[128];
-    clean(cpu, sizeof cpu, h->cpu_model);
+    char dev[256], hn[128], al[64];
+    clean(dev, sizeof dev, device);
     clean(hn, sizeof hn, host);
-    snprintf(buf, n, "%s|%s|t%d|%dx%dx%d>%dk%ds%dp%d|%s|%s|%d", hn, cpu, threads, s->in_c,
-             s->in_h, s->in_w, s->out_c, s->k, s->stride, s->pad, mb_conv_algo_name(algo),
+    clean(al, sizeof al, algo);
+    snprintf(buf, n, "%s|%s|%s|t%d|%dx%dx%d>%dk%ds%dp%d|%s|%s|%d", hn, backend, dev, threads,
+             s->in_c, s->in_h, s->in_w, s->out_c, s->k, s->stride, s->pad, al,
              mb_conv_pass_name(pass), s->batch);
 }
 
@@ -274,19 +336,167 @@ void mb_probe_conv_key(char *buf, size_t n, const mb_probe_host *h, const char *
 void mb_probe_conv_write_header(FILE *f)
 {
     fputs("layer,algo,pass,batch,t_median_s,workspace_bytes,reps,t_min_s,t_p25_s,t_p75_s,"
-          "t_max_s,in_c,in_h,in_w,out_c,k,stride,pad,status\n", f);
+          "t_max_s,in_c,in_h,in_w,out_c,k,stride,pad,status,backend,device\n", f);
 }
 
 void mb_probe_conv_write_row(FILE *f, const mb_probe_conv_row *r)
 {
     const mb_conv_shape *s = &r->shape;
-    fprintf(f, "%s,%s,%s,%d,", r->layer, mb_conv_algo_name(r->algo), mb_conv_pass_name(r->pass),
-            s->batch);
-    if (r->supported)
+    char algo[64], device[sizeof r->device];
+    clean(algo, sizeof algo, r->algo_name);
+    clean(device, sizeof device, r->device);
+    fprintf(f, "%s,%s,%s,%d,", r->layer, algo, mb_conv_pass_name(r->pass), s->batch);
+    if (r->status == MB_PROBE_CONV_MEASURED || r->status == MB_PROBE_CONV_CACHED)
         fprintf(f, "%.6g,%zu,%zu,%.6g,%.6g,%.6g,%.6g,", r->st.median, r->workspace_bytes,
                 r->st.reps, r->st.min, r->st.p25, r->st.p75, r->st.max);
+    else if (r->status == MB_PROBE_CONV_NOMEM) /* the workspace that did not fit */
+        fprintf(f, ",%zu,,,,,,", r->workspace_bytes);
     else
         fputs(",,,,,,,", f);
-    fprintf(f, "%d,%d,%d,%d,%d,%d,%d,%s\n", s->in_c, s->in_h, s->in_w, s->out_c, s->k, s->stride,
-            s->pad, r->supported ? (r->cached ? "cached" : "measured") : "unsupported");
+    fprintf(f, "%d,%d,%d,%d,%d,%d,%d,%s,%s,%s\n", s->in_c, s->in_h, s->in_w, s->out_c, s->k,
+            s->stride, s->pad, mb_probe_conv_status_name(r->status), r->backend, device);
+}
+
+/* ---- the sweep ----------------------------------------------------------------------------------- */
+
+/* Whether `name` is one of the plan's algorithms to time. */
+static int wanted(const mb_probe_conv_plan *p, const char *name)
+{
+    if (!p->algos)
+        return 1;
+    for (size_t i = 0; i < p->n_algos; i++)
+        if (strcmp(p->algos[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+typedef struct sweep {
+    const mb_probe_conv_plan *p;
+    mb_probe_conv_row *rows;   /* slots: (conv layer, pass, algorithm, batch) */
+    int *used;                 /* 1 where a slot holds a row */
+    int max_algos;             /* the longest pass list */
+    size_t measured;
+} sweep;
+
+static size_t slot(const sweep *w, size_t conv, int pass, int algo, size_t bi)
+{
+    return ((conv * 3 + (size_t)pass) * (size_t)w->max_algos + (size_t)algo) * w->p->n_batch + bi;
+}
+
+/* One layer at one batch, algorithm index a of every pass that has one (a plan runs an
+ * algorithm per pass; passes where index a is missing, unwanted or unsupported take the
+ * backend's default and are not timed). Fills the slots of the passes it concerns. */
+static int sweep_point(sweep *w, size_t conv, const mb_layer_desc *d, size_t bi, int a,
+                       mb_error *err)
+{
+    const mb_probe_conv_plan *p = w->p;
+    mb_ctx *ctx = p->ctx;
+    mb_conv_shape s = {p->batch[bi], d->in_c, d->in_h, d->in_w, d->out_c, d->size, d->stride,
+                       d->pad};
+    int algo[3], need[3] = {0, 0, 0}, any = 0, rc = MB_OK;
+    char keys[3][768];
+    mb_probe_conv_row *r[3] = {NULL, NULL, NULL};
+    for (int q = 0; q < 3; q++) {
+        mb_conv_pass pass = (mb_conv_pass)q;
+        algo[q] = mb_ctx_conv_algo_default(ctx, pass, &s);
+        if (a >= mb_ctx_conv_algo_count(ctx, pass) ||
+            !wanted(p, mb_ctx_conv_algo_name(ctx, pass, a)))
+            continue;
+        size_t k = slot(w, conv, q, a, bi);
+        w->used[k] = 1;
+        r[q] = &w->rows[k];
+        *r[q] = (mb_probe_conv_row){.shape = s, .pass = pass, .algo = a,
+                                    .backend = mb_backend_name(mb_ctx_backend(ctx))};
+        snprintf(r[q]->layer, sizeof r[q]->layer, "%s", d->name);
+        snprintf(r[q]->algo_name, sizeof r[q]->algo_name, "%s",
+                 mb_ctx_conv_algo_name(ctx, pass, a));
+        snprintf(r[q]->device, sizeof r[q]->device, "%s", mb_ctx_device_name(ctx));
+        if (!mb_ctx_conv_supported(ctx, pass, a, &s, r[q]->why, sizeof r[q]->why)) {
+            r[q]->status = MB_PROBE_CONV_UNSUPPORTED;
+            continue;
+        }
+        algo[q] = a;
+        r[q]->workspace_bytes = mb_ctx_conv_workspace(ctx, pass, a, &s);
+        mb_probe_conv_key(keys[q], sizeof keys[q], p->hostname, r[q]->backend, r[q]->device,
+                          p->threads, &s, r[q]->algo_name, pass);
+        const mb_probe_stats *hit = p->cache ? mb_probe_cache_get(p->cache, keys[q]) : NULL;
+        if (hit)
+            r[q]->st = *hit, r[q]->status = MB_PROBE_CONV_CACHED;
+        else
+            need[q] = any = 1;
+    }
+    mb_probe_stats st[3];
+    mb_probe_conv_status status[3];
+    if (any)
+        rc = mb_probe_conv_time(ctx, &s, algo, need, p->o, st, status, err);
+    for (int q = 0; q < 3 && rc == MB_OK; q++) {
+        if (!r[q])
+            continue;
+        if (need[q]) {
+            r[q]->status = status[q];
+            if (status[q] == MB_PROBE_CONV_NOMEM) {
+                snprintf(r[q]->why, sizeof r[q]->why, "%zu bytes of workspace could not be "
+                         "allocated", r[q]->workspace_bytes);
+            } else {
+                r[q]->st = st[q];
+                w->measured++;
+                if (p->cache)
+                    rc = mb_probe_cache_put(p->cache, keys[q], &st[q], err);
+            }
+        }
+        if (rc == MB_OK && p->row_done)
+            p->row_done(p->arg, r[q]);
+    }
+    return rc;
+}
+
+int mb_probe_conv_run(const mb_probe_conv_plan *p, mb_probe_conv_row **out, size_t *n,
+                      size_t *measured, mb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    size_t nconv = 0;
+    for (size_t i = 0; i < p->desc->n_layers; i++)
+        nconv += p->desc->layers[i].type == MB_LAYER_CONV;
+    if (nconv == 0)
+        return mb_error_set(err, MB_EINVAL, "net '%s' has no convolution layer", p->desc->name);
+    sweep w = {.p = p};
+    int timed = 0;
+    for (int q = 0; q < 3; q++) {
+        int count = mb_ctx_conv_algo_count(p->ctx, (mb_conv_pass)q);
+        w.max_algos = count > w.max_algos ? count : w.max_algos;
+        for (int a = 0; a < count; a++)
+            timed |= wanted(p, mb_ctx_conv_algo_name(p->ctx, (mb_conv_pass)q, a));
+    }
+    if (!timed || !p->n_batch)
+        return mb_error_set(err, MB_EINVAL, "conv: no algorithm of the %s backend or no batch "
+                            "size left to time", mb_backend_name(mb_ctx_backend(p->ctx)));
+    size_t slots = nconv * 3 * (size_t)w.max_algos * p->n_batch;
+    w.rows = calloc(slots, sizeof *w.rows);
+    w.used = calloc(slots, sizeof *w.used);
+    int rc = w.rows && w.used ? MB_OK : mb_error_set(err, MB_ENOMEM, "conv: out of memory");
+    size_t conv = 0;
+    for (size_t li = 0; rc == MB_OK && li < p->desc->n_layers; li++) {
+        const mb_layer_desc *d = &p->desc->layers[li];
+        if (d->type != MB_LAYER_CONV)
+            continue;
+        for (int a = 0; rc == MB_OK && a < w.max_algos; a++)
+            for (size_t bi = 0; rc == MB_OK && bi < p->n_batch; bi++)
+                rc = sweep_point(&w, conv, d, bi, a, err);
+        conv++;
+    }
+    size_t m = 0;
+    for (size_t k = 0; rc == MB_OK && k < slots; k++)
+        if (w.used[k])
+            w.rows[m++] = w.rows[k];
+    free(w.used);
+    if (rc != MB_OK) {
+        free(w.rows);
+        return rc;
+    }
+    *out = w.rows;
+    *n = m;
+    if (measured)
+        *measured = w.measured;
+    return MB_OK;
 }

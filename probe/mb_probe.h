@@ -10,8 +10,11 @@
  * median) are pure functions, tested on synthetic samples.
  *
  * The step and convolution probes time train/'s own code (mb_learner_step, the update of a
- * training run: shuffled batch, forward/backward, optimiser step; mb_conv_plan_*) through
- * mb_probe_time, so what they measure is what mbtrain runs.
+ * training run: shuffled batch, forward/backward, optimiser step; mb_ctx_conv_*) through
+ * mb_probe_time, on a context of any backend (train/'s mb_ctx), so what they measure is what
+ * mbtrain runs. Their whole sweeps are library calls here (mb_probe_step_run,
+ * mb_probe_conv_run, mb_probe_learners_run) taking a plan and returning rows; `mbprobe` only
+ * parses, calls and prints.
  */
 #ifndef MB_PROBE_H
 #define MB_PROBE_H
@@ -292,10 +295,13 @@ typedef struct mb_probe_step_config {
                                      NULL for one generated from `seed`: uniform inputs in
                                      [0, 1), uniform labels, max(2 max_batch + 64, 64 MiB of
                                      inputs) samples */
+    mb_backend_kind backend;      /* the device's backend (MB_BACKEND_CPU when zeroed) */
+    int device;                   /* its device index (CUDA; 0) */
     int learners;                 /* model copies on the device (>= 1), each computing
                                      batch / learners samples of an update, side by side */
     int threads;                  /* threads on the device (>= 1), shared evenly by the
-                                     learners (at least one each): mb_run_options.threads */
+                                     learners (at least one each): each learner's context has
+                                     threads / learners */
     mb_conv_algo conv_algo;       /* conv algorithm for layers whose cfg names none */
     unsigned long seed;           /* initialisation and shuffling of the copies (seed + copy
                                      index, as mbtrain --seed), generated data */
@@ -306,22 +312,30 @@ typedef struct mb_probe_step_config {
 
 typedef struct mb_probe_step mb_probe_step;
 
-/* Reads the description and builds `learners` learners (mb_learner_init, as mbtrain builds
- * one) for max_batch / learners samples each over the data set, and the learners' threads.
- * Errors: those of mb_net_desc_read, mb_learner_init and mb_optim_create; MB_EINVAL for a bad
- * config or data that do not fit the net; MB_ENOMEM. */
+/* Reads the description, opens a context of the backend for each learner (threads / learners
+ * threads) and a CPU context whose pool of `learners` host threads runs their updates side by
+ * side (mb_ctx_run), and builds `learners` learners (mb_learner_init, as mbtrain builds one) for
+ * max_batch / learners samples each over the data set. Errors: those of mb_ctx_create
+ * (MB_ENOTSUP: the backend is not built or has no device here, the reason in err),
+ * mb_net_desc_read, mb_learner_init and mb_optim_create; MB_EINVAL for a bad config or data
+ * that do not fit the net; MB_ENOMEM. */
 int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **s, mb_error *err);
 void mb_probe_step_free(mb_probe_step *s);
 
 const mb_net_desc *mb_probe_step_description(const mb_probe_step *s);
+
+/* The backend's name and the device's ("cpu", "Intel(R) Xeon(R) ..."), for the table. */
+const char *mb_probe_step_backend(const mb_probe_step *s);
+const char *mb_probe_step_device(const mb_probe_step *s);
 
 /* Learner i (0 <= i < learners), e.g. to inspect what an update did; NULL for another i. */
 mb_learner *mb_probe_step_learner(mb_probe_step *s, int i);
 
 /* One synchronous update of total batch `batch`: every learner runs mb_learner_step (the next
  * batch / learners samples of its shuffled pass over the data, forward, backward, optimiser
- * step); returns when the slowest is done. MB_EINVAL when batch is not a multiple of learners in
- * [learners, max_batch]; MB_EDOM when a loss is not finite (the timed training diverged). */
+ * step) on the pool, then the device is synchronised; returns when the slowest is done.
+ * MB_EINVAL when batch is not a multiple of learners in [learners, max_batch]; MB_EDOM when a
+ * loss is not finite (the timed training diverged). */
 int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err);
 
 /* Times mb_probe_step_update at `batch` under the harness (seconds per update in *st). */
@@ -335,47 +349,154 @@ int mb_probe_step_sweep(mb_probe_step *s, const int *batch, size_t n, const mb_p
 
 /* One row of the step table (DESIGN.md) and the columns after it. */
 typedef struct mb_probe_step_row {
-    const char *backend;  /* "cpu" */
-    const char *net;      /* the description's name */
+    const char *backend;  /* "cpu", "cuda" (mb_backend_name: a static string) */
+    const char *net;      /* the description's name (the caller's: it must outlive the row) */
     int batch;            /* total mini-batch M of one update */
     int learners;         /* model copies sharing it */
     int threads;          /* threads on the device */
     mb_probe_stats st;    /* seconds per update */
+    char device[128];     /* the device's name (mb_ctx_device_name) */
 } mb_probe_step_row;
 
 /* The step table's header line and one row, as CSV lines ending in a newline: the twelve columns
- * of DESIGN.md (samples_per_s = batch / t_median_s), then wide (0/1) and stop (ci, budget,
- * max-reps). */
+ * of DESIGN.md (samples_per_s = batch / t_median_s), then wide (0/1), stop (ci, budget,
+ * max-reps), drift (empty when the point was measured in one pass: --rounds 1) and device (its
+ * commas written as ';'). */
 void mb_probe_step_write_header(FILE *f);
 void mb_probe_step_write_row(FILE *f, const mb_probe_step_row *r);
 
+/* The whole step sweep: every (threads, learners) group, each stepping the batch sizes that its
+ * learner count divides, measured interleaved over `rounds` passes (mb_probe_step_sweep). */
+typedef struct mb_probe_step_plan {
+    mb_probe_step_config base;    /* net, data, backend, device, optimiser, conv algorithm and
+                                     seed; learners, threads and max_batch are set per group */
+    const char *net_name;         /* the description's name for the rows (outlives them) */
+    const int *batch;             /* total mini-batch sizes, increasing */
+    size_t n_batch;
+    const int *threads;           /* thread counts */
+    size_t n_threads;
+    const int *learners;          /* learner counts */
+    size_t n_learners;
+    size_t rounds;                /* passes over a group's batch sizes (>= 1) */
+    const mb_probe_options *o;
+    /* Called after each group is measured (may be NULL): its rows, and the batch sizes that
+     * its learner count does not divide (skipped). */
+    void (*group_done)(void *arg, const mb_probe_step_row *rows, size_t n, const int *skipped,
+                       size_t n_skipped);
+    void *arg;
+} mb_probe_step_plan;
+
+/* MB_EINVAL naming --learners and --batch when a learner count divides none of the batch sizes
+ * (its group would have no row), or when a list is empty. */
+int mb_probe_step_plan_check(const mb_probe_step_plan *p, mb_error *err);
+
+/* Runs the plan: *rows (allocated here, free() it) gets *n rows in the order threads, learners,
+ * batch. Errors: those of mb_probe_step_plan_check, mb_probe_step_create and
+ * mb_probe_step_sweep; MB_ENOMEM. */
+int mb_probe_step_run(const mb_probe_step_plan *p, mb_probe_step_row **rows, size_t *n,
+                      mb_error *err);
+
+/* ---- mbprobe learners: Crossbow's tuner on the real step ------------------------------------- */
+
+typedef struct mb_probe_learners_plan {
+    mb_probe_step_config base;    /* threads, backend, workload (learners, max_batch set here) */
+    int batch;                    /* samples per learner per update */
+    mb_probe_tune tune;
+    const mb_probe_options *o;
+    /* Called after each learner count is timed (may be NULL). */
+    void (*measured)(void *arg, int learners, double t_median_s, double samples_per_s);
+    void *arg;
+} mb_probe_learners_plan;
+
+typedef struct mb_probe_learners_result {
+    int n;                        /* learner counts measured, 1 .. n */
+    int chosen;                   /* the count kept */
+    double *t_median_s;           /* [tune.max_learners]: seconds per update with k + 1 */
+    double *samples_per_s;        /* [tune.max_learners]: throughput with k + 1 */
+    char backend[16], device[128];/* where it ran */
+} mb_probe_learners_result;
+
+/* mb_probe_tune_learners over mb_probe_step_time with k learners of `batch` samples each.
+ * Errors: those of mb_probe_step_create, mb_probe_step_time and mb_probe_tune_learners. */
+int mb_probe_learners_run(const mb_probe_learners_plan *p, mb_probe_learners_result *r,
+                          mb_error *err);
+void mb_probe_learners_result_free(mb_probe_learners_result *r);
+
 /* ---- mbprobe conv: convolution algorithms --------------------------------------------------- */
 
-/* Times the passes of `algo` on shape `s` (s->batch samples) marked in passes[0..2] (indexed by
- * mb_conv_pass), each under the harness, through a plan made for the shape (as mb_net runs it);
- * st[p] is filled for each timed pass. Inputs are uniform in [-1, 1). MB_ENOTSUP when the
- * algorithm cannot do the shape (check mb_conv_supported first), MB_ENOMEM. */
-int mb_probe_conv_time(const mb_conv_shape *s, mb_conv_algo algo, const int *passes,
-                       const mb_probe_options *o, mb_probe_stats st[3], mb_error *err);
+/* What a row of the convolution table holds. */
+typedef enum mb_probe_conv_status {
+    MB_PROBE_CONV_MEASURED = 0, /* timed in this run */
+    MB_PROBE_CONV_CACHED,       /* read from the cache */
+    MB_PROBE_CONV_UNSUPPORTED,  /* the algorithm cannot do the layer (no times) */
+    MB_PROBE_CONV_NOMEM         /* its workspace (or plan) could not be allocated (no times) */
+} mb_probe_conv_status;
+
+/* "measured", "cached", "unsupported", "out of memory". */
+const char *mb_probe_conv_status_name(mb_probe_conv_status s);
+
+/* Times, on the context, the passes marked in passes[0..2] (indexed by mb_conv_pass) of a plan
+ * with algorithms algo[0..2] (indices into the context's per-pass lists) on shape `s`
+ * (s->batch samples), each under the harness; a timed call is the pass then mb_ctx_sync, so a
+ * device's asynchronous work is inside it. Tensors are the context's memory, inputs uniform in
+ * [-1, 1). status[p] is MB_PROBE_CONV_MEASURED with st[p] filled, or MB_PROBE_CONV_NOMEM when
+ * the pass's workspace could not be allocated (all timed passes when the plan could not).
+ * Errors: MB_ENOTSUP when an algorithm cannot do the shape (check mb_ctx_conv_supported first),
+ * MB_ENOMEM when the tensors do not fit, a pass's own error. */
+int mb_probe_conv_time(mb_ctx *ctx, const mb_conv_shape *s, const int algo[3], const int *passes,
+                       const mb_probe_options *o, mb_probe_stats st[3],
+                       mb_probe_conv_status status[3], mb_error *err);
 
 /* One row of the convolution table. */
 typedef struct mb_probe_conv_row {
     char layer[32];          /* the layer's name in the description */
     mb_conv_shape shape;     /* its shape; shape.batch is M */
-    mb_conv_algo algo;
     mb_conv_pass pass;
-    int supported;           /* 0: the algorithm cannot do the layer (no times in the row) */
-    int cached;              /* 1: st came from the cache, not measured in this run */
-    size_t workspace_bytes;  /* mb_conv_workspace for this pass and shape */
-    mb_probe_stats st;       /* seconds per pass */
+    int algo;                /* index into the pass's list (mb_ctx_conv_algo_name) */
+    char algo_name[32];      /* its name */
+    mb_probe_conv_status status;
+    char why[96];            /* for unsupported and out of memory: the reason */
+    size_t workspace_bytes;  /* mb_ctx_conv_workspace for this pass and shape */
+    mb_probe_stats st;       /* seconds per pass (measured and cached rows) */
+    const char *backend;     /* mb_backend_name of the context */
+    char device[128];        /* mb_ctx_device_name */
 } mb_probe_conv_row;
 
 /* The convolution table's header and one row: the six columns of DESIGN.md (layer, algo, pass,
  * batch, t_median_s, workspace_bytes), then reps, t_min_s, t_p25_s, t_p75_s, t_max_s, the shape
- * (in_c, in_h, in_w, out_c, k, stride, pad) and status (measured, cached or unsupported; an
- * unsupported row has empty time and workspace fields). */
+ * (in_c, in_h, in_w, out_c, k, stride, pad), status (mb_probe_conv_status_name: an unsupported
+ * row has empty time and workspace fields, an out-of-memory row empty times and the workspace
+ * that did not fit), backend and device (its commas written as ';'). */
 void mb_probe_conv_write_header(FILE *f);
 void mb_probe_conv_write_row(FILE *f, const mb_probe_conv_row *r);
+
+struct mb_probe_cache;
+
+/* The whole convolution sweep: every conv layer of `desc` x every batch x every algorithm of
+ * each pass in the context's lists (or those named in `algos`). */
+typedef struct mb_probe_conv_plan {
+    mb_ctx *ctx;                  /* the backend and device timed */
+    const mb_net_desc *desc;
+    const int *batch;             /* batch sizes */
+    size_t n_batch;
+    const char *const *algos;     /* algorithm names to time (a name a pass lacks is skipped
+                                     for that pass), or NULL for all */
+    size_t n_algos;
+    const mb_probe_options *o;
+    struct mb_probe_cache *cache; /* points read from and added to it, or NULL */
+    const char *hostname;         /* for the cache key */
+    int threads;                  /* OpenBLAS threads, for the cache key */
+    /* Called for each row as it is filled (may be NULL). */
+    void (*row_done)(void *arg, const mb_probe_conv_row *r);
+    void *arg;
+} mb_probe_conv_plan;
+
+/* Runs the plan: *rows (allocated here, free() it) gets *n rows ordered by layer, pass,
+ * algorithm, batch; *measured (may be NULL) the number timed in this run. Errors: MB_EINVAL
+ * when the net has no convolution layer or no algorithm is left to time; those of
+ * mb_probe_conv_time and the cache; MB_ENOMEM. */
+int mb_probe_conv_run(const mb_probe_conv_plan *p, mb_probe_conv_row **rows, size_t *n,
+                      size_t *measured, mb_error *err);
 
 /* ---- the probe cache ---------------------------------------------------------------------------- */
 
@@ -399,9 +520,10 @@ int mb_probe_cache_put(mb_probe_cache *c, const char *key, const mb_probe_stats 
 /* Writes the cache back (creating its folder) when points were added. MB_EIO on failure. */
 int mb_probe_cache_save(mb_probe_cache *c, mb_error *err);
 
-/* The cache key of a convolution point: host name, CPU model, threads, shape, algorithm, pass
- * and batch, with CSV-unsafe characters replaced. */
-void mb_probe_conv_key(char *buf, size_t n, const mb_probe_host *h, const char *host, int threads,
-                       const mb_conv_shape *s, mb_conv_algo algo, mb_conv_pass pass);
+/* The cache key of a convolution point: host name, backend, device name, threads, shape,
+ * algorithm name, pass and batch, with CSV-unsafe characters replaced. */
+void mb_probe_conv_key(char *buf, size_t n, const char *host, const char *backend,
+                       const char *device, int threads, const mb_conv_shape *s, const char *algo,
+                       mb_conv_pass pass);
 
 #endif /* MB_PROBE_H */

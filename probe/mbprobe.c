@@ -16,8 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cblas.h>
-
 #include "../data/mb_data.h"
 #include "mb_probe.h"
 
@@ -48,7 +46,8 @@ enum {
     OPT_BYTES = 256, OPT_OPS, OPT_WARMUP, OPT_MIN_REPS, OPT_MAX_REPS, OPT_REL_CI, OPT_BUDGET,
     OPT_NET, OPT_BATCH, OPT_THREADS, OPT_LEARNERS, OPT_DATA, OPT_ALGO, OPT_SEED, OPT_LR,
     OPT_MOMENTUM, OPT_CONV_ALGO,
-    OPT_ALGOS, OPT_CACHE, OPT_NO_CACHE, OPT_THRESHOLD, OPT_MAX_LEARNERS, OPT_ROUNDS
+    OPT_ALGOS, OPT_CACHE, OPT_NO_CACHE, OPT_THRESHOLD, OPT_MAX_LEARNERS, OPT_ROUNDS,
+    OPT_BACKEND, OPT_DEVICE
 };
 
 #define HARNESS_LONGOPTS                                                                          \
@@ -426,6 +425,50 @@ static int check_output(const char *output, mb_error *err)
     return rc;
 }
 
+/* The device's options, shared by step, learners and conv: --backend cpu|cuda and --device N.
+ * 1 if `c` was one, -1 on a bad value (err filled), 0 if not. */
+#define DEVICE_LONGOPTS                                                                           \
+    {"backend", required_argument, 0, OPT_BACKEND}, {"device", required_argument, 0, OPT_DEVICE}
+
+static void device_help(void)
+{
+    printf("      --backend NAME    cpu or cuda (default cpu): the backend timed, recorded with\n"
+           "                        the device's name in the table's backend and device columns\n"
+           "      --device N        the backend's device index (CUDA; default 0)\n");
+}
+
+static int device_option(mb_backend_kind *backend, int *device, int c, const char *arg,
+                         mb_error *err)
+{
+    long v = 0;
+    switch (c) {
+    case OPT_BACKEND:
+        if (mb_backend_parse(arg, backend) == MB_OK)
+            return 1;
+        mb_error_set(err, MB_EINVAL, "--backend: '%s' is not one of cpu, cuda", arg);
+        return -1;
+    case OPT_DEVICE:
+        if (mb_data_parse_long(arg, 0, 1024, &v) == MB_OK) {
+            *device = (int)v;
+            return 1;
+        }
+        mb_error_set(err, MB_EINVAL, "--device: '%s' is not a whole number in [0, 1024]", arg);
+        return -1;
+    default:
+        return 0;
+    }
+}
+
+/* Whether the backend can run here, before any data are loaded or anything is timed: one line
+ * ("backend cuda: CUDA runtime: no device") when not. */
+static int backend_check(mb_backend_kind backend, mb_error *err)
+{
+    char why[160];
+    if (mb_train_backend_usable(backend, why, sizeof why))
+        return MB_OK;
+    return mb_error_set(err, MB_ENOTSUP, "backend %s: %s", mb_backend_name(backend), why);
+}
+
 /* The stepped workload's options, shared by step and learners, spelt as mbtrain spells them
  * (--net, --data, --algo, --lr, --momentum, --conv-algo, --seed): 1 if `c` was one, -1 on a bad
  * value (err filled), 0 if not. */
@@ -433,7 +476,8 @@ static int check_output(const char *output, mb_error *err)
     {"net", required_argument, 0, OPT_NET}, {"data", required_argument, 0, OPT_DATA},            \
         {"algo", required_argument, 0, OPT_ALGO}, {"lr", required_argument, 0, OPT_LR},          \
         {"momentum", required_argument, 0, OPT_MOMENTUM},                                        \
-        {"conv-algo", required_argument, 0, OPT_CONV_ALGO}, {"seed", required_argument, 0, OPT_SEED}
+        {"conv-algo", required_argument, 0, OPT_CONV_ALGO},                                      \
+        {"seed", required_argument, 0, OPT_SEED}, DEVICE_LONGOPTS
 
 /* The workload's defaults: lenet5, mbtrain's optimiser (SGD, momentum 0.9 for momentum and
  * nesterov) with a learning rate of 0.01, the net's convolution algorithms. */
@@ -460,6 +504,7 @@ static void workload_help(const mb_probe_step_config *d)
            "                        direct, fft, winograd (default: the network's choice)\n"
            "      --seed N          initialisation, shuffling and generated data (default 0)\n",
            mb_optim_kind_name(d->optim.kind), d->optim.lr, d->optim.momentum);
+    device_help();
 }
 
 static int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
@@ -467,6 +512,9 @@ static int workload_option(mb_probe_step_config *cfg, const char **data_spec, in
 {
     long seed = 0;
     mb_conv_algo conv;
+    int d = device_option(&cfg->backend, &cfg->device, c, arg, err);
+    if (d != 0)
+        return d;
     switch (c) {
     case OPT_NET: cfg->net = arg; return 1;
     case OPT_DATA: *data_spec = arg; return 1;
@@ -518,14 +566,17 @@ static void step_help(const mb_probe_options *d, const mb_probe_step_config *w, 
            "shuffled mini-batch, forward, backward, optimiser step), per total mini-batch size M,\n"
            "thread count and learners per device, and writes the step table\n"
            "  backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,\n"
-           "  t_max_s,samples_per_s,wide,stop,drift\n"
+           "  t_max_s,samples_per_s,wide,stop,drift,device\n"
            "With L learners the device holds L model copies (You et al.: the chip split into\n"
            "groups); each computes M/L samples, side by side, and an update ends when the slowest\n"
-           "is done. Batches that L does not divide are skipped (and said so). For each (learners,\n"
+           "is done (each copy computes on its own context of threads/L threads; the copies run\n"
+           "side by side on one pool of L threads). Batches that L does not divide are skipped\n"
+           "(and said so); a learner count that divides none is refused. For each (learners,\n"
            "threads) the knee M_T of t = gamma max(M, M_T) is printed. drift is how far the\n"
-           "medians of a point's passes (--rounds) lie apart; the summary ends with a steadiness\n"
-           "line that says whether the machine kept its speed through the sweep (every drift\n"
-           "under %.0f%%) or changed it, in which case a repeat sweep may differ by as much.\n\n"
+           "medians of a point's passes (--rounds; empty with --rounds 1) lie apart; the summary\n"
+           "ends with a steadiness line that says whether the machine kept its speed through\n"
+           "the sweep (every drift under %.0f%%) or changed it, in which case a repeat sweep may\n"
+           "differ by as much. device is the device's name (the CPU's model on the CPU).\n\n"
            "What is stepped:\n"
            "      --net NAME|FILE   network description (default lenet5)\n"
            "      --batch LIST      total mini-batch sizes: lo:hi (doubling) or a comma list\n"
@@ -619,6 +670,28 @@ static void step_steadiness(FILE *f, const mb_probe_step_row *rows, size_t n, lo
                 100 * worst->st.drift, worst->batch, worst->learners, worst->threads, seconds);
 }
 
+/* Where the summary goes, and whether its header was printed. */
+typedef struct step_print {
+    FILE *sum;
+    int header;
+} step_print;
+
+/* After each (threads, learners) group: what was skipped, its rows and its knee. */
+static void step_group_done(void *arg, const mb_probe_step_row *rows, size_t n,
+                            const int *skipped, size_t n_skipped)
+{
+    step_print *pr = arg;
+    for (size_t i = 0; i < n_skipped; i++)
+        fprintf(pr->sum, "(batch %d skipped with %d learners: not a multiple)\n", skipped[i],
+                rows[0].learners);
+    if (!pr->header++)
+        fprintf(pr->sum, "%-5s %8s %7s %6s %12s %12s %12s %12s %7s\n", "batch", "learners",
+                "threads", "reps", "t_median_s", "t_p25_s", "t_p75_s", "samples/s", "drift");
+    for (size_t i = 0; i < n; i++)
+        step_summary_line(pr->sum, &rows[i]);
+    step_knee(pr->sum, rows, n);
+}
+
 static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *sub = "step";
@@ -669,8 +742,6 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
-    const char *net = cfg.net;
-
     int *batch = NULL, *threads = NULL, *learners = NULL;
     size_t nb = 0, nt = 0, nl = 0;
     mb_net_desc *desc = NULL;
@@ -678,71 +749,37 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     mb_probe_step_row *rows = NULL;
     size_t nrows = 0;
     int status = 1;
+    step_print pr = {.sum = strcmp(output, "-") == 0 ? stderr : stdout};
+    mb_probe_step_plan plan = {.base = cfg, .rounds = (size_t)rounds, .o = &o,
+                               .group_done = step_group_done, .arg = &pr};
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = int_list(batch_arg, "--batch", 1 << 20, &batch, &nb, &err)) != MB_OK ||
-        (rc = int_list(threads_arg, "--threads", 4096, &threads, &nt, &err)) != MB_OK ||
-        (rc = int_list(learners_arg, "--learners", 1024, &learners, &nl, &err)) != MB_OK ||
-        (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK || (rc = check_output(output, &err)) != MB_OK ||
+        (rc = int_list(threads_arg, "--threads", MB_CTX_MAX_THREADS, &threads, &nt, &err)) !=
+            MB_OK ||
+        (rc = int_list(learners_arg, "--learners", MB_CTX_MAX_THREADS, &learners, &nl, &err)) !=
+            MB_OK) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
+    plan.batch = batch, plan.n_batch = nb;
+    plan.threads = threads, plan.n_threads = nt;
+    plan.learners = learners, plan.n_learners = nl;
+    if ((rc = mb_probe_step_plan_check(&plan, &err)) != MB_OK) { /* a usage error: exit 2 */
+        status = mb_cli_usage(prog, sub, "%s", err.msg);
+        goto done;
+    }
+    if ((rc = backend_check(cfg.backend, &err)) != MB_OK ||
+        (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
+        (rc = check_output(output, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
         goto done;
     }
-    rows = calloc(nb * nt * nl, sizeof *rows);
-    if (!rows) {
-        fprintf(stderr, "%s %s: out of memory\n", prog, sub);
+    plan.base.data = data_spec ? &data.train : NULL;
+    plan.net_name = desc->name;
+    if ((rc = mb_probe_step_run(&plan, &rows, &nrows, &err)) != MB_OK) {
+        mb_cli_fail(prog, sub, &err);
         goto done;
-    }
-    FILE *sum = strcmp(output, "-") == 0 ? stderr : stdout;
-    int header = 0; /* the summary's header, printed with the first row */
-    for (size_t ti = 0; ti < nt; ti++) {
-        for (size_t li = 0; li < nl; li++) {
-            int L = learners[li], max_batch = 0;
-            for (size_t bi = 0; bi < nb; bi++)
-                if (batch[bi] % L == 0)
-                    max_batch = batch[bi];
-                else
-                    fprintf(sum, "(batch %d skipped with %d learners: not a multiple)\n",
-                            batch[bi], L);
-            if (max_batch == 0)
-                continue;
-            mb_probe_step_config sc = cfg;
-            sc.net = net;
-            sc.data = data_spec ? &data.train : NULL;
-            sc.learners = L;
-            sc.threads = threads[ti];
-            sc.max_batch = max_batch;
-            mb_probe_step *s = NULL;
-            if ((rc = mb_probe_step_create(&sc, &s, &err)) != MB_OK) {
-                mb_cli_fail(prog, sub, &err);
-                goto done;
-            }
-            size_t first = nrows;
-            int *mine = malloc(nb * sizeof *mine); /* the batches L divides */
-            mb_probe_stats *st = malloc(nb * sizeof *st);
-            size_t nm = 0;
-            for (size_t bi = 0; mine && bi < nb; bi++)
-                if (batch[bi] % L == 0)
-                    mine[nm++] = batch[bi];
-            rc = mine && st ? mb_probe_step_sweep(s, mine, nm, &o, (size_t)rounds, st, &err)
-                            : mb_error_set(&err, MB_ENOMEM, "out of memory");
-            for (size_t i = 0; rc == MB_OK && i < nm; i++) {
-                mb_probe_step_row *r = &rows[nrows++];
-                *r = (mb_probe_step_row){"cpu", desc->name, mine[i], L, threads[ti], st[i]};
-                if (!header++)
-                    fprintf(sum, "%-5s %8s %7s %6s %12s %12s %12s %12s %7s\n", "batch",
-                            "learners", "threads", "reps", "t_median_s", "t_p25_s", "t_p75_s",
-                            "samples/s", "drift");
-                step_summary_line(sum, r);
-            }
-            free(mine);
-            free(st);
-            mb_probe_step_free(s);
-            if (rc != MB_OK) {
-                mb_cli_fail(prog, sub, &err);
-                goto done;
-            }
-            step_knee(sum, rows + first, nrows - first);
-        }
     }
     mb_probe_host host;
     mb_probe_host_read(&host);
@@ -780,10 +817,10 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         double least = INFINITY;
         for (size_t i = 0; i < nrows; i++)
             least = fmin(least, rows[i].st.median);
-        fprintf(sum, "harness overhead: %.3g s per sample, %.2g%% of the smallest step timed\n",
+        fprintf(pr.sum, "harness overhead: %.3g s per sample, %.2g%% of the smallest step timed\n",
                 oh.median, 100 * oh.median / least);
     }
-    step_steadiness(sum, rows, nrows, rounds);
+    step_steadiness(pr.sum, rows, nrows, rounds);
     status = 0;
 done:
     free(rows);
@@ -797,34 +834,11 @@ done:
 
 /* ---- mbprobe learners -------------------------------------------------------------------------- */
 
-typedef struct learners_ctx {
-    mb_probe_step_config cfg;  /* net, data, threads, optimiser, conv algorithm, seed */
-    int batch;                 /* per learner */
-    const mb_probe_options *o;
-    double *t_median;          /* [max_learners]: seconds per update with k learners */
-} learners_ctx;
-
-/* Throughput with k learners, each computing `batch` samples per update. */
-static int learners_throughput(void *vctx, int k, double *samples_per_s, mb_error *err)
+/* After each learner count is timed: a progress line. */
+static void learners_measured(void *arg, int k, double t_median_s, double samples_per_s)
 {
-    learners_ctx *c = vctx;
-    mb_probe_step_config sc = c->cfg;
-    sc.learners = k;
-    sc.max_batch = k * c->batch;
-    mb_probe_step *s = NULL;
-    int rc = mb_probe_step_create(&sc, &s, err);
-    if (rc != MB_OK)
-        return rc;
-    mb_probe_stats st;
-    rc = mb_probe_step_time(s, sc.max_batch, c->o, &st, err);
-    mb_probe_step_free(s);
-    if (rc == MB_OK) {
-        c->t_median[k - 1] = st.median;
-        *samples_per_s = sc.max_batch / st.median;
-        fprintf(stderr, "  %d learner%s x %d samples: %.4g s per update, %.4g samples/s\n", k,
-                k == 1 ? " " : "s", c->batch, st.median, *samples_per_s);
-    }
-    return rc;
+    fprintf(stderr, "  %d learner%s x %d samples: %.4g s per update, %.4g samples/s\n", k,
+            k == 1 ? " " : "s", *(const int *)arg, t_median_s, samples_per_s);
 }
 
 static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
@@ -832,11 +846,13 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     const char *sub = "learners";
     mb_probe_options o;
     mb_probe_options_init(&o);
-    mb_probe_tune tune;
-    mb_probe_tune_init(&tune);
+    mb_probe_learners_plan plan = {.base = workload_defaults(), .batch = 64, .o = &o,
+                                   .measured = learners_measured};
+    plan.arg = &plan.batch;
+    mb_probe_tune_init(&plan.tune);
+    mb_probe_tune *tune = &plan.tune;
     int cpus = online_cpus();
-    learners_ctx ctx = {.cfg = workload_defaults(), .batch = 64, .o = &o};
-    ctx.cfg.threads = cpus;
+    plan.base.threads = cpus;
     const char *data_spec = NULL, *output = NULL;
     static const struct option longopts[] = {
         WORKLOAD_LONGOPTS, {"batch", required_argument, 0, OPT_BATCH},
@@ -850,7 +866,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     long v = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-        int w = workload_option(&ctx.cfg, &data_spec, c, optarg, &err);
+        int w = workload_option(&plan.base, &data_spec, c, optarg, &err);
         if (w < 0)
             return mb_cli_fail(prog, sub, &err);
         if (w > 0)
@@ -866,11 +882,11 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
                    "      --net NAME|FILE   network description (default lenet5)\n"
                    "      --batch M         samples per learner per update (default 64)\n"
                    "      --threads N       threads on the device (default %d)\n", cpus);
-            workload_help(&ctx.cfg);
+            workload_help(&plan.base);
             printf("      --threshold F     keep a learner only if throughput rises by more\n"
                    "                        than F (default %g, as Crossbow)\n"
                    "      --max-learners N  try at most N learners (default %d)\n",
-                   tune.threshold, tune.max_learners);
+                   tune->threshold, tune->max_learners);
             harness_help(&o);
             printf("  -o, --output FILE     also write the curve as CSV: learners,batch,"
                    "t_median_s,samples_per_s\n"
@@ -885,12 +901,12 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
             if (mb_data_parse_long(optarg, 1, c == OPT_BATCH ? 1 << 20 : 4096, &v) != MB_OK)
                 rc = mb_error_set(&err, MB_EINVAL, "%s: '%s' is not a whole number >= 1", flag,
                                   optarg);
-            *(c == OPT_BATCH ? &ctx.batch : c == OPT_THREADS ? &ctx.cfg.threads
-                                                             : &tune.max_learners) = (int)v;
+            *(c == OPT_BATCH ? &plan.batch : c == OPT_THREADS ? &plan.base.threads
+                                                              : &tune->max_learners) = (int)v;
             break;
         }
         case OPT_THRESHOLD:
-            rc = mb_data_flag_double("--threshold", optarg, 0, MB_NONNEG, &tune.threshold, &err);
+            rc = mb_data_flag_double("--threshold", optarg, 0, MB_NONNEG, &tune->threshold, &err);
             break;
         default: {
             int r = other_option(sub, &o, c, argv);
@@ -905,31 +921,27 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
     mb_net_desc *desc = NULL;
     mb_data_splits data = {0};
-    double *curve = calloc((size_t)tune.max_learners, sizeof *curve);
-    ctx.t_median = calloc((size_t)tune.max_learners, sizeof *ctx.t_median);
-    int status = 1, n = 0, chosen = 0;
-    if (!curve || !ctx.t_median) {
-        fprintf(stderr, "%s %s: out of memory\n", prog, sub);
-        goto done;
-    }
+    mb_probe_learners_result res = {0};
+    int status = 1;
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
-        (rc = mb_net_desc_read(ctx.cfg.net, &desc, &err)) != MB_OK ||
+        (rc = backend_check(plan.base.backend, &err)) != MB_OK ||
+        (rc = mb_net_desc_read(plan.base.net, &desc, &err)) != MB_OK ||
         (output && (rc = check_output(output, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
         goto done;
     }
-    ctx.cfg.data = data_spec ? &data.train : NULL;
+    plan.base.data = data_spec ? &data.train : NULL;
     fprintf(stderr, "mbprobe learners: %s, %d samples per learner, %d threads, threshold %g\n",
-            desc->name, ctx.batch, ctx.cfg.threads, tune.threshold);
-    if (mb_probe_tune_learners(learners_throughput, &ctx, &tune, curve, &n, &chosen, &err) !=
-        MB_OK) {
+            desc->name, plan.batch, plan.base.threads, tune->threshold);
+    if (mb_probe_learners_run(&plan, &res, &err) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
         goto done;
     }
-    printf("learners=%d (throughput %.4g samples/s; measured 1..%d:", chosen, curve[chosen - 1],
-           n);
-    for (int k = 0; k < n; k++)
+    const double *curve = res.samples_per_s;
+    printf("learners=%d (throughput %.4g samples/s; measured 1..%d:", res.chosen,
+           curve[res.chosen - 1], res.n);
+    for (int k = 0; k < res.n; k++)
         printf(" %.4g", curve[k]);
     printf(")\n");
     if (output) {
@@ -942,12 +954,14 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         mb_probe_host_read(&host);
         mb_probe_write_meta(out.f, "mbprobe learners", full_argc, full_argv, &host);
         fprintf(out.f, "# probe=learners\n# net=%s\n# threshold=%g\n# chosen=%d\n", desc->name,
-                tune.threshold, chosen);
+                tune->threshold, res.chosen);
         harness_meta(out.f, &o);
-        fprintf(out.f, "learners,batch,t_median_s,samples_per_s\n");
-        for (int k = 0; k < n; k++)
-            fprintf(out.f, "%d,%d,%.6g,%.6g\n", k + 1, (k + 1) * ctx.batch, ctx.t_median[k],
-                    curve[k]);
+        for (char *q = res.device; *q; q++) /* CSV-safe */
+            *q = *q == ',' ? ';' : *q;
+        fprintf(out.f, "learners,batch,t_median_s,samples_per_s,backend,device\n");
+        for (int k = 0; k < res.n; k++)
+            fprintf(out.f, "%d,%d,%.6g,%.6g,%s,%s\n", k + 1, (k + 1) * plan.batch,
+                    res.t_median_s[k], curve[k], res.backend, res.device);
         if (mb_out_commit(&out, &err) != MB_OK) {
             mb_cli_fail(prog, sub, &err);
             goto done;
@@ -955,8 +969,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     }
     status = 0;
 done:
-    free(curve);
-    free(ctx.t_median);
+    mb_probe_learners_result_free(&res);
     mb_net_desc_free(desc);
     mb_data_splits_free(&data);
     return status;
@@ -975,80 +988,144 @@ static int default_cache(char *buf, size_t n)
     return 0;
 }
 
+/* The algorithm names of every pass of the context, as "gemm, direct, ..." (each once). */
+static void algo_names(mb_ctx *ctx, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int q = 0; q < 3; q++)
+        for (int a = 0; a < mb_ctx_conv_algo_count(ctx, (mb_conv_pass)q); a++) {
+            const char *name = mb_ctx_conv_algo_name(ctx, (mb_conv_pass)q, a);
+            int seen = 0;
+            for (int e = 0; e < q && !seen; e++)
+                seen = mb_ctx_conv_algo_find(ctx, (mb_conv_pass)e, name) >= 0;
+            if (!seen && at < n)
+                at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? ", " : "", name);
+        }
+}
+
+/* --algos as names, each one of some pass's algorithms on the context's backend. *names holds
+ * pointers into *buf (both allocated here). */
+static int parse_algos(mb_ctx *ctx, const char *arg, char **buf, const char ***names, size_t *n,
+                       mb_error *err)
+{
+    *n = 0;
+    *names = NULL;
+    if (!(*buf = strdup(arg)) || !(*names = calloc(strlen(arg) + 1, sizeof **names)))
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    char *save = NULL;
+    for (char *t = strtok_r(*buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int q = 0; q < 3 && !found; q++)
+            found = mb_ctx_conv_algo_find(ctx, (mb_conv_pass)q, t) >= 0;
+        if (!found) {
+            char all[1024];
+            algo_names(ctx, all, sizeof all);
+            return mb_error_set(err, MB_EINVAL, "--algos: '%s' is not one of the %s backend's "
+                                "algorithms (%s)", t, mb_backend_name(mb_ctx_backend(ctx)), all);
+        }
+        (*names)[(*n)++] = t;
+    }
+    if (*n == 0)
+        return mb_error_set(err, MB_EINVAL, "--algos: empty list");
+    return MB_OK;
+}
+
+/* Progress: a row's time, or (once per layer, pass and algorithm) why it has none. */
+typedef struct conv_print {
+    int first_batch;
+} conv_print;
+
+static void conv_row_done(void *arg, const mb_probe_conv_row *r)
+{
+    const conv_print *pr = arg;
+    if (r->status == MB_PROBE_CONV_UNSUPPORTED) {
+        if (r->shape.batch == pr->first_batch)
+            fprintf(stderr, "%s: %s %s: listed as unsupported (%s)\n", r->layer, r->algo_name,
+                    mb_conv_pass_name(r->pass), r->why);
+        return;
+    }
+    if (r->status == MB_PROBE_CONV_NOMEM) {
+        fprintf(stderr, "%-8s %-15s %-9s M=%-5d out of memory (%s)\n", r->layer,
+                mb_conv_pass_name(r->pass), r->algo_name, r->shape.batch, r->why);
+        return;
+    }
+    fprintf(stderr, "%-8s %-15s %-9s M=%-5d %.3g s  workspace %zu B%s\n", r->layer,
+            mb_conv_pass_name(r->pass), r->algo_name, r->shape.batch, r->st.median,
+            r->workspace_bytes, r->status == MB_PROBE_CONV_CACHED ? " (cached)" : "");
+}
+
+static void conv_help(const mb_probe_options *o)
+{
+    printf("Usage: mbprobe conv [OPTION]...\n"
+           "Times every convolution algorithm the backend offers for each pass (the CPU:\n"
+           "gemm, direct, fft, winograd for every pass; cuDNN: its own list per pass) on every\n"
+           "convolution layer of a network, per batch size, with the workspace bytes each\n"
+           "needs, and writes the convolution table\n"
+           "  layer,algo,pass,batch,t_median_s,workspace_bytes,reps,t_min_s,t_p25_s,\n"
+           "  t_p75_s,t_max_s,in_c,in_h,in_w,out_c,k,stride,pad,status,backend,device\n"
+           "status is measured, cached, unsupported (the algorithm cannot do the layer: no\n"
+           "times) or out of memory (its workspace could not be allocated: no times, the\n"
+           "workspace it asked for). A timed call is the pass and a device synchronisation.\n"
+           "Points are cached per host, backend, device, threads, layer shape, algorithm, pass\n"
+           "and batch: a repeated sweep reads them back (status 'cached').\n\n"
+           "      --net NAME|FILE   network description (default lenet5)\n"
+           "      --batch LIST      batch sizes: lo:hi (doubling) or a list (1:256)\n"
+           "      --algos LIST      comma list of algorithm names to time (default: all of\n"
+           "                        each pass)\n"
+           "      --threads N       OpenBLAS threads (CPU; default 1)\n");
+    device_help();
+    printf("      --cache FILE      the cache (default $XDG_CACHE_HOME/mbkit/conv.csv or\n"
+           "                        ~/.cache/mbkit/conv.csv)\n"
+           "      --no-cache        measure every point again (and do not store them)\n");
+    harness_help(o);
+    printf("  -o, --output FILE     write the table to FILE (atomically); default:\n"
+           "                        standard output\n"
+           "  -h, --help            show this help and exit\n\n"
+           "Example:\n"
+           "  mbprobe conv --net data/nets/cifar7.cfg --batch 16:128 -o conv.csv\n");
+}
+
 static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *sub = "conv";
     mb_probe_options o;
     mb_probe_options_init(&o);
     o.budget_s = 0.5;
-    const char *net = "lenet5", *batch_arg = "1:256", *output = "-", *cache_path = NULL;
-    int use_algo[MB_CONV_N_ALGOS] = {1, 1, 1, 1}, use_cache = 1;
+    const char *net = "lenet5", *batch_arg = "1:256", *output = "-", *cache_path = NULL,
+               *algos_arg = NULL;
+    int use_cache = 1;
     long threads = 1;
+    mb_ctx_options co;
+    mb_ctx_options_init(&co);
     static const struct option longopts[] = {
         {"net", required_argument, 0, OPT_NET}, {"batch", required_argument, 0, OPT_BATCH},
         {"algos", required_argument, 0, OPT_ALGOS}, {"threads", required_argument, 0, OPT_THREADS},
         {"cache", required_argument, 0, OPT_CACHE}, {"no-cache", no_argument, 0, OPT_NO_CACHE},
-        HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        DEVICE_LONGOPTS, HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     mb_error err = {0};
     int c, rc = MB_OK;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        int d = device_option(&co.backend, &co.device, c, optarg, &err);
+        if (d < 0)
+            return mb_cli_fail(prog, sub, &err);
+        if (d > 0)
+            continue;
         switch (c) {
-        case 'h':
-            printf("Usage: mbprobe conv [OPTION]...\n"
-                   "Times every convolution algorithm train/ offers (gemm, direct, fft,\n"
-                   "winograd) on every convolution layer of a network, for each pass (forward,\n"
-                   "backward_data, backward_filter) and batch size, with the workspace bytes\n"
-                   "each needs, and writes the convolution table\n"
-                   "  layer,algo,pass,batch,t_median_s,workspace_bytes,reps,t_min_s,t_p25_s,\n"
-                   "  t_p75_s,t_max_s,in_c,in_h,in_w,out_c,k,stride,pad,status\n"
-                   "A layer an algorithm cannot do gets rows with status 'unsupported' and no\n"
-                   "times. Points are cached per host, CPU, threads, layer shape, algorithm, pass\n"
-                   "and batch: a repeated sweep reads them back (status 'cached').\n\n"
-                   "      --net NAME|FILE   network description (default lenet5)\n"
-                   "      --batch LIST      batch sizes: lo:hi (doubling) or a list (1:256)\n"
-                   "      --algos LIST      comma list of gemm, direct, fft, winograd (all)\n"
-                   "      --threads N       OpenBLAS threads (default 1)\n"
-                   "      --cache FILE      the cache (default $XDG_CACHE_HOME/mbkit/conv.csv or\n"
-                   "                        ~/.cache/mbkit/conv.csv)\n"
-                   "      --no-cache        measure every point again (and do not store them)\n");
-            harness_help(&o);
-            printf("  -o, --output FILE     write the table to FILE (atomically); default:\n"
-                   "                        standard output\n"
-                   "  -h, --help            show this help and exit\n\n"
-                   "Example:\n"
-                   "  mbprobe conv --net data/nets/cifar7.cfg --batch 16:128 -o conv.csv\n");
-            return 0;
+        case 'h': conv_help(&o); return 0;
         case 'o': output = optarg; break;
         case OPT_NET: net = optarg; break;
         case OPT_BATCH: batch_arg = optarg; break;
         case OPT_CACHE: cache_path = optarg; break;
         case OPT_NO_CACHE: use_cache = 0; break;
+        case OPT_ALGOS: algos_arg = optarg; break;
         case OPT_THREADS:
-            if (mb_data_parse_long(optarg, 1, 4096, &threads) != MB_OK)
+            if (mb_data_parse_long(optarg, 1, MB_CTX_MAX_THREADS, &threads) != MB_OK)
                 rc = mb_error_set(&err, MB_EINVAL, "--threads: '%s' is not a whole number in "
-                                  "[1, 4096]", optarg);
+                                  "[1, %d]", optarg, MB_CTX_MAX_THREADS);
             break;
-        case OPT_ALGOS: {
-            char buf[128], *save = NULL;
-            snprintf(buf, sizeof buf, "%s", optarg);
-            for (int a = 0; a < MB_CONV_N_ALGOS; a++)
-                use_algo[a] = 0;
-            int any = 0;
-            for (char *t = strtok_r(buf, ",", &save); t && rc == MB_OK;
-                 t = strtok_r(NULL, ",", &save)) {
-                mb_conv_algo a;
-                if (mb_conv_algo_parse(t, &a) != MB_OK)
-                    rc = mb_error_set(&err, MB_EINVAL, "--algos: '%s' is not one of gemm, "
-                                      "direct, fft, winograd", t);
-                else
-                    use_algo[a] = any = 1;
-            }
-            if (rc == MB_OK && !any)
-                rc = mb_error_set(&err, MB_EINVAL, "--algos: empty list");
-            break;
-        }
         default: {
             int r = other_option(sub, &o, c, argv);
             if (r >= 0)
@@ -1063,97 +1140,39 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
     char cache_buf[4096];
     if (use_cache && !cache_path)
         cache_path = default_cache(cache_buf, sizeof cache_buf) ? cache_buf : NULL;
+    co.blas_threads = (int)threads;
     int *batch = NULL;
-    size_t nb = 0;
+    size_t nb = 0, nalgos = 0, nrows = 0, measured = 0;
+    char *algos_buf = NULL;
+    const char **algos = NULL;
+    mb_ctx *ctx = NULL;
     mb_net_desc *desc = NULL;
     mb_probe_cache *cache = NULL;
     mb_probe_conv_row *rows = NULL;
-    size_t nrows = 0, measured = 0;
     int status = 1;
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = int_list(batch_arg, "--batch", 1 << 16, &batch, &nb, &err)) != MB_OK ||
-        (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK || (rc = check_output(output, &err)) != MB_OK ||
+        (rc = mb_ctx_create(&co, &ctx, &err)) != MB_OK ||
+        (algos_arg && (rc = parse_algos(ctx, algos_arg, &algos_buf, &algos, &nalgos, &err)) !=
+                          MB_OK) ||
+        (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK ||
+        (rc = check_output(output, &err)) != MB_OK ||
         (use_cache && cache_path && (rc = mb_probe_cache_open(cache_path, &cache, &err)) != MB_OK)) {
         mb_cli_fail(prog, sub, &err);
         goto done;
     }
-    size_t nconv = 0;
-    for (size_t i = 0; i < desc->n_layers; i++)
-        nconv += desc->layers[i].type == MB_LAYER_CONV;
-    if (nconv == 0) {
-        fprintf(stderr, "%s %s: net '%s' has no convolution layer\n", prog, sub, desc->name);
-        goto done;
-    }
-    rows = calloc(nconv * MB_CONV_N_ALGOS * 3 * nb, sizeof *rows);
-    if (!rows) {
-        fprintf(stderr, "%s %s: out of memory\n", prog, sub);
-        goto done;
-    }
-    openblas_set_num_threads((int)threads);
     mb_probe_host host;
     mb_probe_host_read(&host);
     char hostname[128] = "unknown";
     gethostname(hostname, sizeof hostname - 1);
-    for (size_t li = 0; li < desc->n_layers; li++) {
-        const mb_layer_desc *d = &desc->layers[li];
-        if (d->type != MB_LAYER_CONV)
-            continue;
-        for (int a = 0; a < MB_CONV_N_ALGOS; a++) {
-            if (!use_algo[a])
-                continue;
-            for (size_t bi = 0; bi < nb; bi++) {
-                mb_conv_shape s = {batch[bi], d->in_c, d->in_h, d->in_w, d->out_c, d->size,
-                                   d->stride, d->pad};
-                char why[128] = "";
-                int ok = mb_conv_supported((mb_conv_algo)a, &s, why, sizeof why);
-                mb_probe_conv_row *r = &rows[nrows];
-                int need[3] = {0, 0, 0}, any = 0;
-                char keys[3][512];
-                for (int p = 0; p < 3; p++) {
-                    r[p] = (mb_probe_conv_row){.shape = s, .algo = (mb_conv_algo)a,
-                                               .pass = (mb_conv_pass)p, .supported = ok};
-                    snprintf(r[p].layer, sizeof r[p].layer, "%s", d->name);
-                    if (!ok)
-                        continue;
-                    r[p].workspace_bytes = mb_conv_workspace((mb_conv_algo)a, (mb_conv_pass)p, &s);
-                    mb_probe_conv_key(keys[p], sizeof keys[p], &host, hostname, (int)threads, &s,
-                                      (mb_conv_algo)a, (mb_conv_pass)p);
-                    const mb_probe_stats *hit = cache ? mb_probe_cache_get(cache, keys[p]) : NULL;
-                    if (hit)
-                        r[p].st = *hit, r[p].cached = 1;
-                    else
-                        need[p] = any = 1;
-                }
-                if (!ok && bi == 0)
-                    fprintf(stderr, "%s: %s: listed as unsupported\n", d->name, why);
-                mb_probe_stats st[3];
-                if (any) {
-                    if ((rc = mb_probe_conv_time(&s, (mb_conv_algo)a, need, &o, st, &err)) !=
-                        MB_OK) {
-                        mb_cli_fail(prog, sub, &err);
-                        goto done;
-                    }
-                    for (int p = 0; p < 3; p++) {
-                        if (!need[p])
-                            continue;
-                        r[p].st = st[p];
-                        measured++;
-                        if (cache && (rc = mb_probe_cache_put(cache, keys[p], &st[p], &err)) !=
-                                         MB_OK) {
-                            mb_cli_fail(prog, sub, &err);
-                            goto done;
-                        }
-                    }
-                }
-                if (ok)
-                    fprintf(stderr, "%-8s %-9s M=%-5d fwd %.3g s  bwd-data %.3g s  bwd-filter "
-                            "%.3g s  workspace %zu B%s\n", d->name,
-                            mb_conv_algo_name((mb_conv_algo)a), s.batch, r[0].st.median,
-                            r[1].st.median, r[2].st.median, r[0].workspace_bytes,
-                            any ? "" : " (cached)");
-                nrows += 3;
-            }
-        }
+    conv_print pr = {batch[0]};
+    mb_probe_conv_plan plan = {.ctx = ctx, .desc = desc, .batch = batch, .n_batch = nb,
+                               .algos = algos, .n_algos = nalgos, .o = &o, .cache = cache,
+                               .hostname = hostname, .threads = (int)threads,
+                               .row_done = conv_row_done, .arg = &pr};
+    if ((rc = mb_probe_conv_run(&plan, &rows, &nrows, &measured, &err)) != MB_OK) {
+        mb_cli_fail(prog, sub, &err);
+        goto done;
     }
     mb_out out;
     if (mb_out_open(&out, output, &err) != MB_OK) {
@@ -1161,7 +1180,8 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     mb_probe_write_meta(out.f, "mbprobe conv", full_argc, full_argv, &host);
-    fprintf(out.f, "# probe=conv\n# net=%s\n# openblas_threads=%ld\n# cache=%s\n", desc->name,
+    fprintf(out.f, "# probe=conv\n# net=%s\n# openblas_threads=%ld\n# cache=%s\n"
+                   "# timing=one call = the pass, then the device synchronised\n", desc->name,
             threads, cache ? cache_path : "none");
     harness_meta(out.f, &o);
     mb_probe_conv_write_header(out.f);
@@ -1171,17 +1191,22 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
         mb_cli_fail(prog, sub, &err);
         goto done;
     }
-    size_t cached = 0, unsupported = 0;
+    size_t count[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < nrows; i++)
-        cached += rows[i].cached, unsupported += !rows[i].supported;
-    fprintf(stderr, "%zu points measured, %zu read from the cache (%s), %zu unsupported\n",
-            measured, cached, cache ? cache_path : "none", unsupported);
+        count[rows[i].status]++;
+    fprintf(stderr, "%s %s: %zu points measured, %zu read from the cache (%s), %zu unsupported, "
+            "%zu out of memory\n", mb_backend_name(mb_ctx_backend(ctx)), mb_ctx_device_name(ctx),
+            measured, count[MB_PROBE_CONV_CACHED], cache ? cache_path : "none",
+            count[MB_PROBE_CONV_UNSUPPORTED], count[MB_PROBE_CONV_NOMEM]);
     status = 0;
 done:
     free(rows);
     free(batch);
+    free(algos_buf);
+    free(algos);
     mb_net_desc_free(desc);
     mb_probe_cache_free(cache);
+    mb_ctx_free(ctx);
     return status;
 }
 

@@ -16,10 +16,12 @@
  * hold, as it is from a real data set. One learner steps several batch sizes
  * (mb_learner_set_batch): it is built for the largest.
  *
- * Does not: print, or decide the batch sizes (the command does).
+ * mb_probe_step_run is the whole sweep of `mbprobe step` (threads x learners x batch sizes) and
+ * mb_probe_learners_run Crossbow's tuner over this step, so the command only parses and prints.
+ *
+ * Does not: print.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,9 +34,8 @@
 #define POOL_BYTES ((size_t)64 << 20)
 
 typedef struct step_learner {
-    mb_learner l;          /* the trainer's learner: network, optimiser, cursor */
-    pthread_t thread;
-    int started;           /* 1 once the worker thread exists (learners 1..) */
+    mb_learner l;          /* the trainer's learner: network, optimiser, cursor, and the
+                              context its network computes with (l.ctx) */
     int rc;                /* the last update's status */
     double loss;           /* the last update's loss */
     mb_error err;          /* the last update's error message */
@@ -44,91 +45,31 @@ struct mb_probe_step {
     mb_probe_step_config cfg;
     mb_net_desc *desc;
     step_learner *L;       /* cfg.learners entries */
+    mb_ctx *pool;          /* a CPU context whose pool of cfg.learners host threads runs the
+                              learners' updates (each drives its own learner's device) */
     const mb_dataset *data;/* what the learners draw from: cfg.data or `own` */
     mb_dataset own;        /* the data set when generated here */
-    int sync;              /* 1 once mu and the condition variables are initialised */
-    pthread_mutex_t mu;
-    pthread_cond_t go;     /* signalled when `generation` moves or `quit` is set */
-    pthread_cond_t done;   /* signalled when `pending` reaches 0 */
-    unsigned long generation; /* updates started */
-    int pending;           /* workers still busy with the current update */
-    int quit;              /* 1: workers return */
 };
 
-/* Learner i's update: the trainer's step on its next shuffled batch. */
-static void learner_update(mb_probe_step *s, int i)
+/* Learner w's update (a part of mb_ctx_run): the trainer's step on its next shuffled batch,
+ * finished on its device. */
+static void learner_update(void *arg, int w)
 {
-    step_learner *l = &s->L[i];
+    mb_probe_step *s = arg;
+    step_learner *l = &s->L[w];
     long epoch = 0;
     l->rc = mb_learner_step(&l->l, s->data, &l->loss, &epoch, &l->err);
-}
-
-typedef struct worker_arg {
-    mb_probe_step *s;
-    int index;
-} worker_arg;
-
-static void *worker(void *arg)
-{
-    mb_probe_step *s = ((worker_arg *)arg)->s;
-    int i = ((worker_arg *)arg)->index;
-    free(arg);
-    unsigned long seen = 0;
-    pthread_mutex_lock(&s->mu);
-    for (;;) {
-        while (s->generation == seen && !s->quit)
-            pthread_cond_wait(&s->go, &s->mu);
-        if (s->quit)
-            break;
-        seen = s->generation;
-        pthread_mutex_unlock(&s->mu);
-        learner_update(s, i);
-        pthread_mutex_lock(&s->mu);
-        if (--s->pending == 0)
-            pthread_cond_signal(&s->done);
-    }
-    pthread_mutex_unlock(&s->mu);
-    return NULL;
-}
-
-/* Runs one update on every learner: the workers on their threads, learner 0 here. */
-static void update_all(mb_probe_step *s)
-{
-    if (!s->sync) {
-        learner_update(s, 0);
-        return;
-    }
-    pthread_mutex_lock(&s->mu);
-    s->pending = s->cfg.learners - 1;
-    s->generation++;
-    pthread_cond_broadcast(&s->go);
-    pthread_mutex_unlock(&s->mu);
-    learner_update(s, 0);
-    pthread_mutex_lock(&s->mu);
-    while (s->pending > 0)
-        pthread_cond_wait(&s->done, &s->mu);
-    pthread_mutex_unlock(&s->mu);
+    mb_ctx_sync(l->l.ctx);
 }
 
 void mb_probe_step_free(mb_probe_step *s)
 {
     if (!s)
         return;
-    if (s->sync) {
-        pthread_mutex_lock(&s->mu);
-        s->quit = 1;
-        pthread_cond_broadcast(&s->go);
-        pthread_mutex_unlock(&s->mu);
-        for (int i = 1; i < s->cfg.learners; i++)
-            if (s->L[i].started)
-                pthread_join(s->L[i].thread, NULL);
-        pthread_mutex_destroy(&s->mu);
-        pthread_cond_destroy(&s->go);
-        pthread_cond_destroy(&s->done);
-    }
     for (int i = 0; s->L && i < s->cfg.learners; i++)
         mb_learner_free(&s->L[i].l);
     free(s->L);
+    mb_ctx_free(s->pool);
     mb_net_desc_free(s->desc);
     mb_dataset_free(&s->own);
     free(s);
@@ -214,8 +155,13 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
     }
 
     /* The device's threads are shared evenly by the copies, at least one each (the network
-     * splits its batch over its own threads, as mbtrain runs it). Each copy is a learner as
-     * mbtrain builds one, for its share of the largest batch. */
+     * splits its batch over its context's threads, as mbtrain runs it). Each copy is a learner
+     * as mbtrain builds one, for its share of the largest batch, on its own context. */
+    mb_ctx_options co;
+    mb_ctx_options_init(&co);
+    co.threads = c->learners; /* host threads that drive the learners: a CPU context's pool */
+    if ((rc = mb_ctx_create(&co, &s->pool, err)) != MB_OK)
+        goto fail;
     s->L = calloc((size_t)c->learners, sizeof *s->L);
     if (!s->L) {
         rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
@@ -226,48 +172,17 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
     ro.optim = c->optim;
     ro.batch = c->max_batch / c->learners;
     ro.threads = c->threads / c->learners > 0 ? c->threads / c->learners : 1;
+    ro.backend = c->backend;
+    ro.device = c->device;
     ro.conv_algo = c->conv_algo;
     for (int i = 0; i < c->learners; i++) {
         ro.seed = c->seed + (unsigned long)i;
         if ((rc = mb_learner_init(&s->L[i].l, s->desc, &ro, s->data->n, err)) != MB_OK)
             goto fail;
     }
-    if (c->learners > 1) {
-        if (pthread_mutex_init(&s->mu, NULL) != 0) {
-            rc = mb_error_set(err, MB_ENOMEM, "step: cannot create the learners' lock");
-            goto fail;
-        }
-        if (pthread_cond_init(&s->go, NULL) != 0) {
-            pthread_mutex_destroy(&s->mu);
-            rc = mb_error_set(err, MB_ENOMEM, "step: cannot create the learners' signal");
-            goto fail;
-        }
-        if (pthread_cond_init(&s->done, NULL) != 0) {
-            pthread_cond_destroy(&s->go);
-            pthread_mutex_destroy(&s->mu);
-            rc = mb_error_set(err, MB_ENOMEM, "step: cannot create the learners' signal");
-            goto fail;
-        }
-        s->sync = 1;
-        for (int i = 1; i < c->learners; i++) {
-            worker_arg *arg = malloc(sizeof *arg);
-            if (!arg) {
-                rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
-                goto fail;
-            }
-            arg->s = s;
-            arg->index = i;
-            if (pthread_create(&s->L[i].thread, NULL, worker, arg) != 0) {
-                free(arg);
-                rc = mb_error_set(err, MB_ENOMEM, "step: cannot start learner %d's thread", i);
-                goto fail;
-            }
-            s->L[i].started = 1;
-        }
-    }
     *out = s;
     return MB_OK;
-fail: /* workers that did start are waiting for an update: free() tells them to quit */
+fail:
     mb_probe_step_free(s);
     return rc;
 }
@@ -275,6 +190,16 @@ fail: /* workers that did start are waiting for an update: free() tells them to 
 const mb_net_desc *mb_probe_step_description(const mb_probe_step *s)
 {
     return s->desc;
+}
+
+const char *mb_probe_step_backend(const mb_probe_step *s)
+{
+    return mb_backend_name(mb_ctx_backend(s->L[0].l.ctx));
+}
+
+const char *mb_probe_step_device(const mb_probe_step *s)
+{
+    return mb_ctx_device_name(s->L[0].l.ctx);
 }
 
 mb_learner *mb_probe_step_learner(mb_probe_step *s, int i)
@@ -294,7 +219,7 @@ int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
         if (rc != MB_OK)
             return rc;
     }
-    update_all(s);
+    mb_ctx_run(s->pool, learners, learner_update, s);
     for (int i = 0; i < learners; i++) {
         if (s->L[i].rc != MB_OK)
             return mb_error_set(err, s->L[i].rc, "step: learner %d: %s", i, s->L[i].err.msg);
@@ -347,14 +272,183 @@ int mb_probe_step_time(mb_probe_step *s, int batch, const mb_probe_options *o,
 void mb_probe_step_write_header(FILE *f)
 {
     fputs("backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s,"
-          "samples_per_s,wide,stop,drift\n", f);
+          "samples_per_s,wide,stop,drift,device\n", f);
+}
+
+/* A copy of `s` with commas and newlines (CSV-unsafe) replaced by ';' and ' '. */
+static void csv_clean(char *dst, size_t n, const char *s)
+{
+    snprintf(dst, n, "%s", s);
+    for (char *p = dst; *p; p++)
+        *p = *p == ',' ? ';' : (*p == '\n' || *p == '\r') ? ' ' : *p;
 }
 
 void mb_probe_step_write_row(FILE *f, const mb_probe_step_row *r)
 {
     const mb_probe_stats *st = &r->st;
-    fprintf(f, "%s,%s,%d,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%s,%.3g\n", r->backend, r->net,
-            r->batch, r->learners, r->threads, st->reps, st->median, st->min, st->p25, st->p75,
-            st->max, st->median > 0 ? r->batch / st->median : NAN, st->wide,
-            mb_probe_stop_name(st->why), st->drift);
+    char drift[32] = "", device[sizeof r->device];
+    if (isfinite(st->drift)) /* one pass has no drift: an empty cell, not "nan" */
+        snprintf(drift, sizeof drift, "%.3g", st->drift);
+    csv_clean(device, sizeof device, r->device);
+    fprintf(f, "%s,%s,%d,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%s,%s,%s\n", r->backend,
+            r->net, r->batch, r->learners, r->threads, st->reps, st->median, st->min, st->p25,
+            st->p75, st->max, st->median > 0 ? r->batch / st->median : NAN, st->wide,
+            mb_probe_stop_name(st->why), drift, device);
+}
+
+/* ---- the whole sweep ----------------------------------------------------------------------------- */
+
+/* Up to n of the batch sizes, as "1, 2, 4" (then "..."), for a message. */
+static void list_ints(char *buf, size_t n, const int *v, size_t nv)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < nv && at + 16 < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%d", i ? "," : "", v[i]);
+    if (at + 16 >= n)
+        snprintf(buf + at, n - at, ",...");
+}
+
+int mb_probe_step_plan_check(const mb_probe_step_plan *p, mb_error *err)
+{
+    if (!p->n_batch || !p->n_threads || !p->n_learners)
+        return mb_error_set(err, MB_EINVAL, "step: an empty list of batch sizes, threads or "
+                            "learners");
+    if (p->rounds < 1)
+        return mb_error_set(err, MB_EINVAL, "step: rounds must be >= 1");
+    for (size_t li = 0; li < p->n_learners; li++) {
+        int L = p->learners[li], any = 0;
+        for (size_t bi = 0; bi < p->n_batch; bi++)
+            any |= p->batch[bi] % L == 0;
+        if (!any) { /* its group would be an empty table: a mistake, not a measurement */
+            char b[96];
+            list_ints(b, sizeof b, p->batch, p->n_batch);
+            return mb_error_set(err, MB_EINVAL, "--learners %d: no size of --batch %s is a "
+                                "multiple of %d (each learner computes M/%d samples)", L, b, L,
+                                L);
+        }
+    }
+    return MB_OK;
+}
+
+/* One (threads, learners) group: the batches L divides, swept interleaved, into rows. */
+static int run_group(const mb_probe_step_plan *p, int T, int L, mb_probe_step_row *rows,
+                     size_t *nrows, int *mine, int *skipped, mb_probe_stats *st, mb_error *err)
+{
+    size_t nm = 0, ns = 0;
+    for (size_t bi = 0; bi < p->n_batch; bi++) {
+        if (p->batch[bi] % L == 0)
+            mine[nm++] = p->batch[bi];
+        else
+            skipped[ns++] = p->batch[bi];
+    }
+    mb_probe_step_config sc = p->base;
+    sc.learners = L;
+    sc.threads = T;
+    sc.max_batch = mine[nm - 1];
+    mb_probe_step *s = NULL;
+    int rc = mb_probe_step_create(&sc, &s, err);
+    if (rc == MB_OK)
+        rc = mb_probe_step_sweep(s, mine, nm, p->o, p->rounds, st, err);
+    for (size_t i = 0; rc == MB_OK && i < nm; i++) {
+        mb_probe_step_row *r = &rows[*nrows + i];
+        *r = (mb_probe_step_row){mb_probe_step_backend(s), p->net_name, mine[i], L, T, st[i], ""};
+        snprintf(r->device, sizeof r->device, "%s", mb_probe_step_device(s));
+    }
+    mb_probe_step_free(s);
+    if (rc != MB_OK)
+        return rc;
+    if (p->group_done)
+        p->group_done(p->arg, rows + *nrows, nm, skipped, ns);
+    *nrows += nm;
+    return MB_OK;
+}
+
+int mb_probe_step_run(const mb_probe_step_plan *p, mb_probe_step_row **out, size_t *n,
+                      mb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    int rc = mb_probe_step_plan_check(p, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t nb = p->n_batch;
+    mb_probe_step_row *rows = calloc(nb * p->n_threads * p->n_learners, sizeof *rows);
+    int *mine = malloc(nb * sizeof *mine), *skipped = malloc(nb * sizeof *skipped);
+    mb_probe_stats *st = malloc(nb * sizeof *st);
+    size_t nrows = 0;
+    if (!rows || !mine || !skipped || !st)
+        rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
+    for (size_t ti = 0; rc == MB_OK && ti < p->n_threads; ti++)
+        for (size_t li = 0; rc == MB_OK && li < p->n_learners; li++)
+            rc = run_group(p, p->threads[ti], p->learners[li], rows, &nrows, mine, skipped, st,
+                           err);
+    free(mine);
+    free(skipped);
+    free(st);
+    if (rc != MB_OK) {
+        free(rows);
+        return rc;
+    }
+    *out = rows;
+    *n = nrows;
+    return MB_OK;
+}
+
+/* ---- Crossbow's tuner on this step --------------------------------------------------------------- */
+
+typedef struct learners_call {
+    const mb_probe_learners_plan *p;
+    mb_probe_learners_result *r;
+} learners_call;
+
+/* Throughput with k learners, each computing `batch` samples per update. */
+static int learners_throughput(void *vctx, int k, double *samples_per_s, mb_error *err)
+{
+    learners_call *c = vctx;
+    mb_probe_step_config sc = c->p->base;
+    sc.learners = k;
+    sc.max_batch = k * c->p->batch;
+    mb_probe_step *s = NULL;
+    int rc = mb_probe_step_create(&sc, &s, err);
+    if (rc != MB_OK)
+        return rc;
+    mb_probe_stats st;
+    rc = mb_probe_step_time(s, sc.max_batch, c->p->o, &st, err);
+    snprintf(c->r->backend, sizeof c->r->backend, "%s", mb_probe_step_backend(s));
+    snprintf(c->r->device, sizeof c->r->device, "%s", mb_probe_step_device(s));
+    mb_probe_step_free(s);
+    if (rc == MB_OK) {
+        c->r->t_median_s[k - 1] = st.median;
+        *samples_per_s = sc.max_batch / st.median;
+        if (c->p->measured)
+            c->p->measured(c->p->arg, k, st.median, *samples_per_s);
+    }
+    return rc;
+}
+
+int mb_probe_learners_run(const mb_probe_learners_plan *p, mb_probe_learners_result *r,
+                          mb_error *err)
+{
+    memset(r, 0, sizeof *r);
+    size_t m = p->tune.max_learners > 0 ? (size_t)p->tune.max_learners : 1;
+    r->t_median_s = calloc(m, sizeof *r->t_median_s);
+    r->samples_per_s = calloc(m, sizeof *r->samples_per_s);
+    if (!r->t_median_s || !r->samples_per_s) {
+        mb_probe_learners_result_free(r);
+        return mb_error_set(err, MB_ENOMEM, "learners: out of memory");
+    }
+    learners_call c = {p, r};
+    int rc = mb_probe_tune_learners(learners_throughput, &c, &p->tune, r->samples_per_s, &r->n,
+                                    &r->chosen, err);
+    if (rc != MB_OK)
+        mb_probe_learners_result_free(r);
+    return rc;
+}
+
+void mb_probe_learners_result_free(mb_probe_learners_result *r)
+{
+    free(r->t_median_s);
+    free(r->samples_per_s);
+    r->t_median_s = r->samples_per_s = NULL;
 }

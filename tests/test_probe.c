@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <gsl/gsl_version.h>
 
@@ -798,6 +801,15 @@ static void test_step_update(void)
         mb_probe_step *s = NULL;
         CU_ASSERT_EQUAL_FATAL(mb_probe_step_create(&c, &s, &err), MB_OK);
         CU_ASSERT_STRING_EQUAL(mb_probe_step_description(s)->name, "tiny");
+        CU_ASSERT_STRING_EQUAL(mb_probe_step_backend(s), "cpu");
+        CU_ASSERT(strlen(mb_probe_step_device(s)) > 0);
+        for (int i = 0; i < learners; i++) { /* each learner computes on its own context */
+            mb_ctx *ci = mb_net_context(mb_probe_step_learner(s, i)->net);
+            CU_ASSERT_EQUAL(mb_ctx_backend(ci), MB_BACKEND_CPU);
+            CU_ASSERT_STRING_EQUAL(mb_ctx_device_name(ci), mb_probe_step_device(s));
+            if (i > 0)
+                CU_ASSERT_PTR_NOT_EQUAL(ci, mb_net_context(mb_probe_step_learner(s, 0)->net));
+        }
         /* An update is SGD on each copy: x_after = x_before - lr g, with g the gradient the
          * copy's own forward/backward left behind (so the real step ran on every learner). */
         size_t np = mb_net_param_count(mb_probe_step_learner(s, 0)->net);
@@ -952,9 +964,281 @@ static void test_step_shuffled(void)
     mb_test_rmdir(dir);
 }
 
+/* The device's threads are shared by the learners' contexts: 5 threads, 2 learners: 2 each. */
+static void test_step_threads(void)
+{
+    char dir[128], net[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
+    mb_error err = {0};
+    const int threads[] = {5, 1}, learners[] = {2, 3}, want[] = {2, 1};
+    for (int k = 0; k < 2; k++) {
+        mb_probe_step_config c = {.net = net, .learners = learners[k], .threads = threads[k],
+                                  .conv_algo = MB_CONV_AUTO,
+                                  .optim = {.kind = MB_OPTIM_SGD, .lr = 0.1}, .max_batch = 6};
+        mb_probe_step *s = NULL;
+        CU_ASSERT_EQUAL_FATAL(mb_probe_step_create(&c, &s, &err), MB_OK);
+        for (int i = 0; i < learners[k]; i++)
+            CU_ASSERT_EQUAL(mb_ctx_threads(mb_net_context(mb_probe_step_learner(s, i)->net)),
+                            want[k]);
+        CU_ASSERT_EQUAL(mb_probe_step_update(s, 6, &err), MB_OK); /* all run on the pool */
+        for (int i = 0; i < learners[k]; i++)
+            CU_ASSERT_EQUAL(mb_probe_step_learner(s, i)->cur.pos, (size_t)(6 / learners[k]));
+        mb_probe_step_free(s);
+    }
+    mb_test_rmdir(dir);
+}
+
+typedef struct groups_seen {
+    int groups, rows, skipped_first;
+    size_t n_skipped[4];
+} groups_seen;
+
+static void count_group(void *arg, const mb_probe_step_row *rows, size_t n, const int *skipped,
+                        size_t n_skipped)
+{
+    groups_seen *g = arg;
+    if (g->groups < 4)
+        g->n_skipped[g->groups] = n_skipped;
+    if (n_skipped)
+        g->skipped_first = skipped[0];
+    g->groups++;
+    g->rows += (int)n;
+    (void)rows;
+}
+
+/* mbprobe step's sweep as a library call: groups, skipped sizes, the refusal of a learner count
+ * that divides no batch size. */
+static void test_step_run(void)
+{
+    char dir[128], net[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
+    mb_error err = {0};
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.budget_s = 0.01;
+    o.min_reps = 2;
+    const int batch[] = {1, 2, 4}, threads[] = {1}, learners[] = {1, 2};
+    groups_seen g = {0};
+    mb_probe_step_plan p = {.base = {.net = net, .conv_algo = MB_CONV_AUTO,
+                                     .optim = {.kind = MB_OPTIM_SGD, .lr = 0.01}},
+                            .net_name = "tiny", .batch = batch, .n_batch = 3,
+                            .threads = threads, .n_threads = 1, .learners = learners,
+                            .n_learners = 2, .rounds = 2, .o = &o, .group_done = count_group,
+                            .arg = &g};
+    mb_probe_step_row *rows = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_step_run(&p, &rows, &n, &err), MB_OK);
+    CU_ASSERT_EQUAL(n, 3 + 2);
+    CU_ASSERT_EQUAL(g.groups, 2);
+    CU_ASSERT_EQUAL(g.rows, 5);
+    CU_ASSERT_EQUAL(g.n_skipped[0], 0);
+    CU_ASSERT_EQUAL(g.n_skipped[1], 1);
+    CU_ASSERT_EQUAL(g.skipped_first, 1); /* 1 is not a multiple of 2 learners */
+    const int want_b[] = {1, 2, 4, 2, 4}, want_l[] = {1, 1, 1, 2, 2};
+    for (size_t i = 0; i < n && i < 5; i++) {
+        CU_ASSERT_EQUAL(rows[i].batch, want_b[i]);
+        CU_ASSERT_EQUAL(rows[i].learners, want_l[i]);
+        CU_ASSERT_STRING_EQUAL(rows[i].backend, "cpu");
+        CU_ASSERT_STRING_EQUAL(rows[i].net, "tiny");
+        CU_ASSERT(strlen(rows[i].device) > 0);
+        CU_ASSERT(rows[i].st.median > 0 && isfinite(rows[i].st.drift)); /* two passes */
+    }
+    free(rows);
+    /* 3 learners divide none of 1, 2, 4: refused (an empty table is no measurement) */
+    const int three[] = {3};
+    p.learners = three;
+    p.n_learners = 1;
+    CU_ASSERT_EQUAL(mb_probe_step_run(&p, &rows, &n, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NULL(rows);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--learners 3"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--batch 1,2,4"));
+    mb_test_rmdir(dir);
+}
+
+static int rows_seen;
+static void count_row(void *arg, const mb_probe_conv_row *r)
+{
+    (void)arg;
+    (void)r;
+    rows_seen++;
+}
+
+/* mbprobe conv's sweep as a library call on a CPU context: every algorithm of each pass's list,
+ * ordered by layer, pass, algorithm, batch; the cache keyed by backend and device. */
+static void test_conv_run(void)
+{
+    char dir[128], net[256], cache_path[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
+    snprintf(cache_path, sizeof cache_path, "%s/cache.csv", dir);
+    mb_error err = {0};
+    mb_ctx_options co;
+    mb_ctx_options_init(&co);
+    mb_ctx *ctx = NULL;
+    mb_net_desc *desc = NULL;
+    mb_probe_cache *cache = NULL;
+    CU_ASSERT_EQUAL_FATAL(mb_ctx_create(&co, &ctx, &err), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_net_desc_read(net, &desc, &err), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_probe_cache_open(cache_path, &cache, &err), MB_OK);
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.budget_s = 0.005;
+    o.min_reps = 2;
+    const int batch[] = {1, 3};
+    mb_probe_conv_plan p = {.ctx = ctx, .desc = desc, .batch = batch, .n_batch = 2, .o = &o,
+                            .cache = cache, .hostname = "h", .threads = 1,
+                            .row_done = count_row};
+    int n_algos = mb_ctx_conv_algo_count(ctx, MB_PASS_FORWARD);
+    for (int run = 0; run < 2; run++) {
+        mb_probe_conv_row *rows = NULL;
+        size_t n = 0, measured = 99;
+        rows_seen = 0;
+        CU_ASSERT_EQUAL_FATAL(mb_probe_conv_run(&p, &rows, &n, &measured, &err), MB_OK);
+        CU_ASSERT_EQUAL(n, (size_t)(2 * 3 * n_algos * 2));
+        CU_ASSERT_EQUAL(rows_seen, (int)n);
+        size_t unsupported = 0;
+        for (size_t i = 0; i < n; i++) {
+            const mb_probe_conv_row *r = &rows[i];
+            /* order: layer (c3 then c5), pass, algorithm index, batch */
+            size_t k = i;
+            CU_ASSERT_EQUAL(r->shape.batch, batch[k % 2]);
+            k /= 2;
+            CU_ASSERT_EQUAL(r->algo, (int)(k % (size_t)n_algos));
+            k /= (size_t)n_algos;
+            CU_ASSERT_EQUAL((int)r->pass, (int)(k % 3));
+            CU_ASSERT_STRING_EQUAL(r->layer, k / 3 ? "c5" : "c3");
+            CU_ASSERT_STRING_EQUAL(r->algo_name, mb_ctx_conv_algo_name(ctx, r->pass, r->algo));
+            CU_ASSERT_STRING_EQUAL(r->backend, "cpu");
+            CU_ASSERT_STRING_EQUAL(r->device, mb_ctx_device_name(ctx));
+            if (!mb_ctx_conv_supported(ctx, r->pass, r->algo, &r->shape, NULL, 0)) {
+                unsupported++;
+                CU_ASSERT_EQUAL(r->status, MB_PROBE_CONV_UNSUPPORTED);
+                CU_ASSERT(strlen(r->why) > 0);
+                continue;
+            }
+            CU_ASSERT_EQUAL(r->status, run ? MB_PROBE_CONV_CACHED : MB_PROBE_CONV_MEASURED);
+            CU_ASSERT(r->st.median > 0);
+            CU_ASSERT_EQUAL(r->workspace_bytes,
+                            mb_ctx_conv_workspace(ctx, r->pass, r->algo, &r->shape));
+        }
+        CU_ASSERT_EQUAL(unsupported, 3 * 2); /* winograd on c5, each pass and batch */
+        CU_ASSERT_EQUAL(measured, run ? 0 : n - unsupported);
+        free(rows);
+    }
+    /* one algorithm by name: its rows only */
+    const char *gemm[] = {"gemm"};
+    p.algos = gemm;
+    p.n_algos = 1;
+    p.cache = NULL;
+    mb_probe_conv_row *rows = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(mb_probe_conv_run(&p, &rows, &n, NULL, &err), MB_OK);
+    CU_ASSERT_EQUAL(n, 2 * 3 * 2);
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT_STRING_EQUAL(rows[i].algo_name, "gemm");
+    free(rows);
+    /* the key names the backend and the device: another device's point is not this one's */
+    char k1[512], k2[512];
+    mb_conv_shape s = {2, 1, 8, 8, 2, 3, 1, 1};
+    mb_probe_conv_key(k1, sizeof k1, "h", "cpu", "dev, one", 1, &s, "gemm", MB_PASS_FORWARD);
+    mb_probe_conv_key(k2, sizeof k2, "h", "cuda", "dev, one", 1, &s, "gemm", MB_PASS_FORWARD);
+    CU_ASSERT_STRING_NOT_EQUAL(k1, k2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(k1, "|cpu|dev; one|"));
+    CU_ASSERT_PTR_NULL(strchr(k1, ','));
+    mb_probe_cache_free(cache);
+    mb_net_desc_free(desc);
+    mb_ctx_free(ctx);
+    mb_test_rmdir(dir);
+}
+
+/* A workspace that cannot be allocated is a row 'out of memory', not an error: in a child
+ * whose address space is capped 64 MiB above what it uses, a layer whose GEMM column buffer
+ * needs ~460 MB (64 channels, 21x21 kernel, one 64x64 image; tensors ~1 MB). Skipped under
+ * AddressSanitizer, whose shadow memory cannot live under such a cap. */
+static void test_conv_out_of_memory(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    fprintf(stderr, "\n  skipped: an address-space cap does not work under AddressSanitizer");
+    return;
+#else
+    static const char big_cfg[] = "[net]\nname=big\ngraph=none\nchannels=64\nheight=64\n"
+                                  "width=64\n[conv]\nname=wide\nfilters=1\nsize=21\npad=10\n";
+    char dir[128], net[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(net, sizeof net, dir, "big.cfg", big_cfg);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        mb_error err = {0};
+        mb_ctx_options co;
+        mb_ctx_options_init(&co);
+        mb_ctx *ctx = NULL;
+        mb_net_desc *desc = NULL;
+        if (mb_ctx_create(&co, &ctx, &err) != MB_OK || mb_net_desc_read(net, &desc, &err) != MB_OK)
+            _exit(10);
+        long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (!f || fscanf(f, "%ld", &pages) != 1)
+            _exit(11);
+        fclose(f);
+        rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)64 << 20);
+        struct rlimit rl = {cap, cap};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(12);
+        mb_probe_options o;
+        mb_probe_options_init(&o);
+        o.budget_s = 0.01;
+        const int batch[] = {1};
+        const char *gemm[] = {"gemm"};
+        mb_probe_conv_plan p = {.ctx = ctx, .desc = desc, .batch = batch, .n_batch = 1,
+                                .algos = gemm, .n_algos = 1, .o = &o, .hostname = "h",
+                                .threads = 1};
+        mb_probe_conv_row *rows = NULL;
+        size_t n = 0, measured = 0;
+        if (mb_probe_conv_run(&p, &rows, &n, &measured, &err) != MB_OK)
+            _exit(13);
+        if (n != 3 || measured != 0)
+            _exit(14);
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].status != MB_PROBE_CONV_NOMEM || rows[i].workspace_bytes < (300u << 20) ||
+                !strstr(rows[i].why, "could not be allocated"))
+                _exit(15);
+        FILE *o2 = fopen("/dev/null", "w"); /* the row is written with the workspace, no times */
+        mb_probe_conv_write_row(o2, &rows[0]);
+        fclose(o2);
+        _exit(0);
+    }
+    int st = 0;
+    CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+    CU_ASSERT(WIFEXITED(st));
+    CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fprintf(stderr, "\n  out-of-memory child: status %d", st);
+    mb_test_rmdir(dir);
+#endif
+}
+
+/* The CPU context's device name as the tables write it (commas as ';'). */
+static void cpu_device(char *buf, size_t n)
+{
+    mb_ctx_options co;
+    mb_ctx_options_init(&co);
+    mb_ctx *ctx = NULL;
+    mb_error err = {0};
+    CU_ASSERT_FATAL(mb_ctx_create(&co, &ctx, &err) == MB_OK);
+    snprintf(buf, n, "%s", mb_ctx_device_name(ctx));
+    for (char *p = buf; *p; p++)
+        *p = *p == ',' ? ';' : *p;
+    mb_ctx_free(ctx);
+}
+
 static void test_step_cli(void)
 {
-    char dir[128], net[256], path[256];
+    char dir[128], net[256], path[256], device[256];
+    cpu_device(device, sizeof device);
     CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
     mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
     snprintf(path, sizeof path, "%s/step.csv", dir);
@@ -998,8 +1282,29 @@ static void test_step_cli(void)
         double drift; /* three passes per point: a finite spread between their medians */
         CU_ASSERT(mb_table_double(t, i, (size_t)mb_table_col(t, "drift"), &drift, &err) ==
                       MB_OK && drift >= 0);
+        /* the device's name, as its context gives it */
+        CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, (size_t)mb_table_col(t, "device")), device);
     }
     mb_table_free(t);
+
+    /* one pass per point (--rounds 1): no drift, an empty cell rather than "nan" */
+    char one[256];
+    snprintf(one, sizeof one, "%s/one.csv", dir);
+    CU_ASSERT_FATAL(mb_test_sh(&r, "mbprobe step --net %s --batch 1,2,4 --threads 1 --rounds 1 "
+                                   "--budget 0.02 -o %s", net, one) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "steadiness: not measured"));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(one, &t, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_table_rows(t), 3);
+    for (size_t i = 0; i < mb_table_rows(t); i++)
+        CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, (size_t)mb_table_col(t, "drift")), "");
+    mb_table_free(t);
+    CU_ASSERT_FATAL(mb_test_sh(&r, "mbfit tupdate %s --json -o %s/tfit1.json", one, dir) == 0);
+    CU_ASSERT_EQUAL(r.status, 0); /* the empty drift cells do not trouble the fit */
+    if (r.status != 0)
+        fprintf(stderr, "\n  mbfit tupdate (rounds 1) -> %d: %s", r.status, r.err);
+    mb_test_run_free(&r);
 
     /* the table feeds mbfit tupdate, per learner count */
     CU_ASSERT_FATAL(mb_test_sh(&r, "mbfit tupdate %s --json -o %s/tfit.json", path, dir) == 0);
@@ -1026,7 +1331,8 @@ static void test_step_cli(void)
 
 static void test_conv_cli(void)
 {
-    char dir[128], net[256], path[256];
+    char dir[128], net[256], path[256], device[256];
+    cpu_device(device, sizeof device);
     CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
     mb_test_write(net, sizeof net, dir, "tiny.cfg", tiny_cfg);
     snprintf(path, sizeof path, "%s/conv.csv", dir);
@@ -1054,9 +1360,13 @@ static void test_conv_cli(void)
                         mb_table_require_col(t, "workspace_bytes", &cw, &err) == MB_OK &&
                         mb_table_require_col(t, "k", &ck, &err) == MB_OK &&
                         mb_table_require_col(t, "status", &cs, &err) == MB_OK);
-        size_t unsupported = 0;
+        size_t unsupported = 0, cbk, cdv;
+        CU_ASSERT_FATAL(mb_table_require_col(t, "backend", &cbk, &err) == MB_OK &&
+                        mb_table_require_col(t, "device", &cdv, &err) == MB_OK);
         for (size_t i = 0; i < mb_table_rows(t); i++) {
             const char *st = mb_table_cell(t, i, cs);
+            CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, cbk), "cpu");
+            CU_ASSERT_STRING_EQUAL(mb_table_cell(t, i, cdv), device);
             int wino5 = strcmp(mb_table_cell(t, i, ca), "winograd") == 0 &&
                         strcmp(mb_table_cell(t, i, cl), "c5") == 0;
             if (wino5) {
@@ -1086,6 +1396,17 @@ static void test_conv_cli(void)
         CU_ASSERT_EQUAL(unsupported, 3 * 2);
         mb_table_free(t);
     }
+    /* mbopt conv reads the table (backend and status columns included) and picks for both
+     * layers among the usable rows */
+    mb_test_run r;
+    CU_ASSERT_FATAL(mb_test_sh(&r, "mbopt conv --net %s --probe %s --mem 1G --batch 2,4",
+                               net, path) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "c3"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "c5"));
+    if (r.status != 0)
+        fprintf(stderr, "\n  mbopt conv -> %d: %s", r.status, r.err);
+    mb_test_run_free(&r);
     mb_test_rmdir(dir);
 }
 
@@ -1118,6 +1439,31 @@ static void test_probe_bad_input(void)
                  subs[i], net);
         expect_fail(1, "cannot write", cmd);
     }
+    /* a learner count that divides no batch size: refused, naming both flags (it used to write
+     * an empty table and exit 0) */
+    snprintf(cmd, sizeof cmd, "mbprobe step --net %s --learners 3 --batch 1", net);
+    expect_fail(2, "--learners 3: no size of --batch 1 is a multiple of 3", cmd);
+    snprintf(cmd, sizeof cmd, "mbprobe step --net %s --learners 2,3 --batch 2,4", net);
+    expect_fail(2, "--learners 3", cmd);
+    /* a backend that cannot run here: one line, exit 1, before anything is loaded or timed */
+    char why[160];
+    if (!mb_train_backend_usable(MB_BACKEND_CUDA, why, sizeof why)) {
+        for (int i = 0; i < 3; i++) {
+            char want[256];
+            snprintf(want, sizeof want, "mbprobe %s: backend cuda: %s", subs[i], why);
+            snprintf(cmd, sizeof cmd, "mbprobe %s --net %s --batch 2 --backend cuda --device 1",
+                     subs[i], net);
+            expect_fail(1, want, cmd);
+        }
+    } else {
+        fprintf(stderr, "\n  (CUDA is usable here: its refusal is not tested)");
+    }
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "mbprobe %s --net %s --backend tpu", subs[i], net);
+        expect_fail(1, "--backend: 'tpu' is not one of cpu, cuda", cmd);
+        snprintf(cmd, sizeof cmd, "mbprobe %s --net %s --device -1", subs[i], net);
+        expect_fail(1, "--device: '-1'", cmd);
+    }
     snprintf(cmd, sizeof cmd, "mbprobe step --net %s --batch 1.5", net);
     expect_fail(1, "--batch: '1.5' is not a whole number", cmd);
     snprintf(cmd, sizeof cmd, "mbprobe step --net %s --learners 0", net);
@@ -1133,7 +1479,8 @@ static void test_probe_bad_input(void)
              net);
     expect_fail(1, "do not fit net 'tiny'", cmd);
     snprintf(cmd, sizeof cmd, "mbprobe conv --net %s --algos gemm,fast", net);
-    expect_fail(1, "--algos: 'fast'", cmd);
+    expect_fail(1, "--algos: 'fast' is not one of the cpu backend's algorithms (gemm, direct, "
+                   "fft, winograd)", cmd);
     char bad[256];
     mb_test_write(bad, sizeof bad, dir, "cache.csv", "key,reps\nx,1\n");
     snprintf(cmd, sizeof cmd, "mbprobe conv --net %s --batch 2 --cache %s", net, bad);
@@ -1171,6 +1518,10 @@ int mb_test_suite_probe(void)
            !CU_add_test(s, "step: real SGD updates on every learner", test_step_update) ||
            !CU_add_test(s, "step: the trainer's shuffled batches and optimiser",
                         test_step_shuffled) ||
+           !CU_add_test(s, "step: learners share the device's threads", test_step_threads) ||
+           !CU_add_test(s, "step: the sweep as a library call", test_step_run) ||
+           !CU_add_test(s, "conv: every algorithm of each pass on a context", test_conv_run) ||
+           !CU_add_test(s, "conv: a workspace out of memory is a row", test_conv_out_of_memory) ||
            !CU_add_test(s, "mbprobe step and learners end to end", test_step_cli) ||
            !CU_add_test(s, "mbprobe conv end to end, with its cache", test_conv_cli) ||
            !CU_add_test(s, "mbprobe step, conv, learners: bad input", test_probe_bad_input);
