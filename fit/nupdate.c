@@ -224,6 +224,31 @@ int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double
     return MB_OK;
 }
 
+/* Run i moves to slot k (k <= i) of every per-run array: the keep filters compact in place. */
+static void move_run(mb_fit_runs *r, size_t k, size_t i)
+{
+    for (size_t t = 0; t < r->n_thr; t++) {
+        r->n_update[k * r->n_thr + t] = r->n_update[i * r->n_thr + t];
+        r->wall[k * r->n_thr + t] = r->wall[i * r->n_thr + t];
+    }
+    r->batch[k] = r->batch[i], r->seed[k] = r->seed[i], r->lr[k] = r->lr[i];
+    r->procs[k] = r->procs[i], r->diverged[k] = r->diverged[i], r->t_step[k] = r->t_step[i];
+    r->target[k] = r->target[i];
+    r->b_simple[k] = r->b_simple[i];
+    memmove(r->net[k], r->net[i], sizeof r->net[k]);
+    memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
+}
+
+/* Adds `item` to the comma list `seen` (for the message naming what the logs hold) once. */
+static void note_seen(char *seen, size_t n, const char *item)
+{
+    if (strstr(seen, item) || strlen(seen) + strlen(item) + 2 >= n)
+        return;
+    if (*seen)
+        strcat(seen, ", ");
+    strcat(seen, item);
+}
+
 int mb_fit_runs_keep_lr(mb_fit_runs *r, double lr, mb_error *err)
 {
     size_t k = 0;
@@ -231,22 +256,11 @@ int mb_fit_runs_keep_lr(mb_fit_runs *r, double lr, mb_error *err)
     for (size_t i = 0; i < r->n; i++) {
         if (!(fabs(r->lr[i] - lr) <= 1e-9 * lr)) {
             char one[32];
-            snprintf(one, sizeof one, "%s%g", *seen ? ", " : "", r->lr[i]);
-            if (!strstr(seen, one + (*seen ? 2 : 0)) && strlen(seen) + strlen(one) < sizeof seen)
-                strcat(seen, one);
+            snprintf(one, sizeof one, "%g", r->lr[i]);
+            note_seen(seen, sizeof seen, one);
             continue;
         }
-        for (size_t t = 0; t < r->n_thr; t++) {
-            r->n_update[k * r->n_thr + t] = r->n_update[i * r->n_thr + t];
-            r->wall[k * r->n_thr + t] = r->wall[i * r->n_thr + t];
-        }
-        r->batch[k] = r->batch[i], r->seed[k] = r->seed[i], r->lr[k] = r->lr[i];
-        r->procs[k] = r->procs[i], r->diverged[k] = r->diverged[i], r->t_step[k] = r->t_step[i];
-        r->target[k] = r->target[i];
-        r->b_simple[k] = r->b_simple[i];
-        memmove(r->net[k], r->net[i], sizeof r->net[k]);
-        memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
-        k++;
+        move_run(r, k++, i);
     }
     r->n = k;
     if (k == 0)
@@ -262,22 +276,11 @@ int mb_fit_runs_keep_group(mb_fit_runs *r, const char *algo, double procs, mb_er
     for (size_t i = 0; i < r->n; i++) {
         if ((algo && strcmp(r->algo[i], algo) != 0) || (!isnan(procs) && r->procs[i] != procs)) {
             char one[64];
-            snprintf(one, sizeof one, "%s%s P=%g", *seen ? ", " : "", r->algo[i], r->procs[i]);
-            if (!strstr(seen, one + (*seen ? 2 : 0)) && strlen(seen) + strlen(one) < sizeof seen)
-                strcat(seen, one);
+            snprintf(one, sizeof one, "%s P=%g", r->algo[i], r->procs[i]);
+            note_seen(seen, sizeof seen, one);
             continue;
         }
-        for (size_t t = 0; t < r->n_thr; t++) {
-            r->n_update[k * r->n_thr + t] = r->n_update[i * r->n_thr + t];
-            r->wall[k * r->n_thr + t] = r->wall[i * r->n_thr + t];
-        }
-        r->batch[k] = r->batch[i], r->seed[k] = r->seed[i], r->lr[k] = r->lr[i];
-        r->procs[k] = r->procs[i], r->diverged[k] = r->diverged[i], r->t_step[k] = r->t_step[i];
-        r->target[k] = r->target[i];
-        r->b_simple[k] = r->b_simple[i];
-        memmove(r->net[k], r->net[i], sizeof r->net[k]);
-        memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
-        k++;
+        move_run(r, k++, i);
     }
     r->n = k;
     if (k == 0)
