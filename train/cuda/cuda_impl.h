@@ -38,7 +38,15 @@ typedef struct cuda_dev {
     int scratch_n;
 } cuda_dev;
 
-static inline cuda_dev *cuda_state(mb_ctx *ctx) { return (cuda_dev *)ctx->dev; }
+/* The context's state, with the calling thread bound to its device first: CUDA's current device
+ * is per thread, and a context may be used from a thread other than the one that opened it
+ * (kernels and cudaMalloc go to the current device; the handles stay on theirs). Every operation
+ * starts here. */
+static inline cuda_dev *cuda_state(mb_ctx *ctx)
+{
+    cudaSetDevice(ctx->device);
+    return (cuda_dev *)ctx->dev;
+}
 
 /* A 4-d NCHW float tensor descriptor; 0 on success. */
 int cuda_tensor4d(cudnnTensorDescriptor_t t, int n, int c, int h, int w);

@@ -95,7 +95,7 @@ static void cuda_sync(mb_ctx *ctx) { cudaStreamSynchronize(cuda_state(ctx)->stre
 /* cudaMalloc's pointers are 256-byte aligned, beyond the interface's 64. */
 static void *cuda_alloc(mb_ctx *ctx, size_t bytes)
 {
-    (void)ctx;
+    cuda_state(ctx);
     void *p = NULL;
     return cudaMalloc(&p, bytes ? bytes : 1) == cudaSuccess ? p : NULL;
 }
@@ -103,7 +103,7 @@ static void *cuda_alloc(mb_ctx *ctx, size_t bytes)
 static void cuda_release(mb_ctx *ctx, void *p)
 {
     /* cudaFree waits for the device; the stream's work on p has finished by then. */
-    (void)ctx;
+    cuda_state(ctx);
     cudaFree(p);
 }
 
