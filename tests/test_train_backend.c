@@ -7,7 +7,9 @@
  * through mb_net on the backend's context against a CPU network of the same seed.
  *
  * On a machine without a GPU the CPU backend runs against the direct kernels (which checks the
- * seam: every argument routed to the right place) and CUDA is skipped with its reason. The
+ * seam: every argument routed to the right place) and CUDA is skipped with its reason; where
+ * CUDA is built, its dropout and softmax kernels' per-element arithmetic (the same __host__
+ * __device__ functions the kernels call) is also run on the host against the CPU's. The
  * comparison itself is checked to catch a deliberately wrong value.
  *
  * Tolerances are relative to the reference's largest magnitude ("scale"), stated where used.
@@ -499,11 +501,57 @@ static void check_comparison(void)
     CU_ASSERT_FALSE(close_to("self", "NaN", ref, got, N, 2e-4, 1));
 }
 
+/* ---- the CUDA kernels' arithmetic, run on the host ------------------------------------------- */
+
+#if MB_HAVE_CUDA
+/* train/cuda/ops.cu: the functions its dropout and softmax kernels call per element, on the
+ * host. They let a machine without a device check the kernels' arithmetic (not their launch). */
+void mb_cuda_host_dropout(float p, int batch, size_t per, uint64_t key, size_t first,
+                          const float *x, float *y, float *mask);
+void mb_cuda_host_softmax_xent(int batch, int classes, const float *logits, const int *labels,
+                               float *prob, double *losses, int *hits, float *dx, float scale);
+
+static void check_cuda_kernels_on_host(void)
+{
+    enum { B = 4, PER = 33, N = B * PER, C = 10 };
+    const float p = 0.45f;
+    const uint64_t key = 0xfeedbeef12ull;
+    const size_t first = 9;
+    float x[N], y[N], mask[N], y2[N], mask2[N];
+    fill(x, N, 110);
+    for (int j = 0; j < B; j++) {
+        uint64_t r = mb_dropout_stream(key, first + (size_t)j);
+        mb_layer_dropout_forward(p, 1, PER, x + j * PER, y + j * PER, mask + j * PER, &r);
+    }
+    mb_cuda_host_dropout(p, B, PER, key, first, x, y2, mask2);
+    /* the same bits: exact */
+    CU_ASSERT_TRUE(close_to("cuda kernel on host", "dropout mask", mask, mask2, N, 0.0, 0));
+    CU_ASSERT_TRUE(close_to("cuda kernel on host", "dropout y", y, y2, N, 0.0, 0));
+
+    float z[B * C], prob[B * C], dx[B * C], prob2[B * C], dx2[B * C];
+    int labels[B] = {3, 0, 9, 4}, hits[B];
+    double losses[B], loss = 0.0, loss2 = 0.0;
+    size_t correct = 0, correct2 = 0;
+    fill(z, B * C, 111);
+    mb_layer_softmax_xent(B, C, z, labels, prob, &loss, &correct, dx, 0.25f);
+    mb_cuda_host_softmax_xent(B, C, z, labels, prob2, losses, hits, dx2, 0.25f);
+    for (int n = 0; n < B; n++)
+        loss2 += losses[n], correct2 += (size_t)hits[n];
+    CU_ASSERT_TRUE(fabs(loss2 - loss) <= 1e-12 * fabs(loss));
+    CU_ASSERT_EQUAL(correct2, correct);
+    CU_ASSERT_TRUE(close_to("cuda kernel on host", "softmax prob", prob, prob2, B * C, 1e-6, 0));
+    CU_ASSERT_TRUE(close_to("cuda kernel on host", "softmax dx", dx, dx2, B * C, 1e-6, 0));
+}
+#endif
+
 /* ---- over every backend ---------------------------------------------------------------------- */
 
 static void test_backends(void)
 {
     check_comparison();
+#if MB_HAVE_CUDA
+    check_cuda_kernels_on_host();
+#endif
     const mb_backend_kind kinds[] = {MB_BACKEND_CPU, MB_BACKEND_CUDA};
     int ran = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {

@@ -59,6 +59,14 @@ static inline unsigned cuda_blocks(size_t n)
     return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
 }
 
+/* ops.cu: the dropout and softmax kernels' per-element arithmetic run on the host, for the
+ * tests (tests/test_train_backend.c declares them itself): the same functions the kernels call. */
+extern "C" void mb_cuda_host_dropout(float p, int batch, size_t per, uint64_t key, size_t first,
+                                     const float *x, float *y, float *mask);
+extern "C" void mb_cuda_host_softmax_xent(int batch, int classes, const float *logits,
+                                          const int *labels, float *prob, double *losses,
+                                          int *hits, float *dx, float scale);
+
 /* conv.cu */
 int cuda_conv_algo_count(mb_conv_pass pass);
 const char *cuda_conv_algo_name(mb_conv_pass pass, int algo);

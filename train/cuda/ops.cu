@@ -147,22 +147,24 @@ static void cuda_add(mb_ctx *ctx, size_t n, const float *x, float *y)
 /* ---- dropout: the CPU's masks, bit for bit --------------------------------------------------- */
 
 /* mb_rng_next of data/mb_data.h (SplitMix64). Its k-th draw from state s (k = 1, 2, ...) is
- * mix(s + k G), so each value of a sample's stream is computed without the ones before it. */
-__device__ static uint64_t dev_mix(uint64_t z)
+ * mix(s + k G), so each value of a sample's stream is computed without the ones before it.
+ * __host__ as well: mb_cuda_host_dropout runs the kernel's arithmetic on the host, which lets
+ * the tests check it on a machine without a device. */
+__host__ __device__ static uint64_t dev_mix(uint64_t z)
 {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
 
-__device__ static uint64_t dev_rng_next(uint64_t *s)
+__host__ __device__ static uint64_t dev_rng_next(uint64_t *s)
 {
     *s += 0x9E3779B97F4A7C15ull;
     return dev_mix(*s);
 }
 
 /* mb_dropout_stream of backend_impl.h. */
-__device__ static uint64_t dev_dropout_stream(uint64_t key, uint64_t sample)
+__host__ __device__ static uint64_t dev_dropout_stream(uint64_t key, uint64_t sample)
 {
     uint64_t h = key;
     h = dev_rng_next(&h) ^ sample;
@@ -171,19 +173,33 @@ __device__ static uint64_t dev_dropout_stream(uint64_t key, uint64_t sample)
 
 /* Value i of `batch` samples of `per`: sample j = i / per draws its (i % per + 1)-th uniform from
  * its stream, as mb_layer_dropout_forward does with mb_rng_uniformf. */
+__host__ __device__ static void dropout_one(size_t i, size_t per, float p, float keep,
+                                            uint64_t key, uint64_t first, const float *x,
+                                            float *y, float *mask)
+{
+    uint64_t j = i / per, k = i % per;
+    uint64_t s = dev_dropout_stream(key, first + j);
+    uint64_t bits = dev_mix(s + (k + 1) * 0x9E3779B97F4A7C15ull);
+    float u = (float)(bits >> 40) * (1.0f / 16777216.0f);
+    float m = u < p ? 0.0f : keep;
+    mask[i] = m;
+    y[i] = x[i] * m;
+}
+
 __global__ static void k_dropout(size_t n, size_t per, float p, float keep, uint64_t key,
                                  uint64_t first, const float *x, float *y, float *mask)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)blockDim.x * gridDim.x) {
-        uint64_t j = i / per, k = i % per;
-        uint64_t s = dev_dropout_stream(key, first + j);
-        uint64_t bits = dev_mix(s + (k + 1) * 0x9E3779B97F4A7C15ull);
-        float u = (float)(bits >> 40) * (1.0f / 16777216.0f);
-        float m = u < p ? 0.0f : keep;
-        mask[i] = m;
-        y[i] = x[i] * m;
-    }
+         i += (size_t)blockDim.x * gridDim.x)
+        dropout_one(i, per, p, keep, key, first, x, y, mask);
+}
+
+extern "C" void mb_cuda_host_dropout(float p, int batch, size_t per, uint64_t key, size_t first,
+                                     const float *x, float *y, float *mask)
+{
+    const float keep = 1.0f / (1.0f - p);
+    for (size_t i = 0; i < per * (size_t)batch; i++)
+        dropout_one(i, per, p, keep, key, first, x, y, mask);
 }
 
 __global__ static void k_fill(size_t n, float v, float *y)
@@ -228,16 +244,13 @@ static void cuda_dropout_backward(mb_ctx *ctx, size_t n, const float *dy, const 
 
 /* ---- softmax cross-entropy ------------------------------------------------------------------- */
 
-/* One thread per sample, in double as mb_layer_softmax_xent: the first maximum is the prediction,
+/* Sample n, in double as mb_layer_softmax_xent: the first maximum is the prediction,
  * loss = log-sum-exp - z[label], prob = exp(z - lse). The per-sample losses go back to the host,
- * which sums them in sample order as the CPU does. */
-__global__ static void k_softmax_xent(int batch, int classes, const float *logits,
-                                      const int *labels, float *prob, double *losses, int *hits,
-                                      float *dx, float scale)
+ * which sums them in sample order as the CPU does. __host__ as well (mb_cuda_host_softmax_xent). */
+__host__ __device__ static void softmax_one(int n, int classes, const float *logits,
+                                            const int *labels, float *prob, double *losses,
+                                            int *hits, float *dx, float scale)
 {
-    int n = blockIdx.x * blockDim.x + threadIdx.x;
-    if (n >= batch)
-        return;
     const float *z = logits + (size_t)n * classes;
     int best = 0;
     for (int c = 1; c < classes; c++)
@@ -257,6 +270,24 @@ __global__ static void k_softmax_xent(int batch, int classes, const float *logit
         if (dx)
             dx[(size_t)n * classes + c] = (pc - (c == label ? 1.0f : 0.0f)) * scale;
     }
+}
+
+/* One thread per sample (classes are few: 10 for lenet5, 1000 for AlexNet). */
+__global__ static void k_softmax_xent(int batch, int classes, const float *logits,
+                                      const int *labels, float *prob, double *losses, int *hits,
+                                      float *dx, float scale)
+{
+    int n = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n < batch)
+        softmax_one(n, classes, logits, labels, prob, losses, hits, dx, scale);
+}
+
+extern "C" void mb_cuda_host_softmax_xent(int batch, int classes, const float *logits,
+                                          const int *labels, float *prob, double *losses,
+                                          int *hits, float *dx, float scale)
+{
+    for (int n = 0; n < batch; n++)
+        softmax_one(n, classes, logits, labels, prob, losses, hits, dx, scale);
 }
 
 /* Grows the scratch of labels, losses and hits to n samples. */
