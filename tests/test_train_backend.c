@@ -3,8 +3,9 @@
  * (train/cpu/layers_impl.h, mb_conv_* with the direct loops): memory round trips, every
  * convolution algorithm of every pass that a backend supports for a few shapes (at the plan's
  * batch and a smaller one), fully connected, max and average pooling, the activations, dropout
- * (masks bit for bit), softmax cross-entropy, and a whole lenet5 forward_backward and evaluation
- * through mb_net on the backend's context against a CPU network of the same seed.
+ * (masks bit for bit), softmax cross-entropy, and whole networks (lenet5, and a small one with
+ * the layers lenet5 lacks) through mb_net on the backend's context: forward_backward and an
+ * evaluation against a CPU network of the same seed.
  *
  * On a machine without a GPU the CPU backend runs against the direct kernels (which checks the
  * seam: every argument routed to the right place) and CUDA is skipped with its reason; where
@@ -442,29 +443,46 @@ static void check_softmax(mb_ctx *ctx)
 
 /* ---- a whole network ------------------------------------------------------------------------- */
 
-/* lenet5 at batch 8 then 5 (a batch below the plans'), then an evaluation, on the backend's
- * context against a CPU network of the same seed (whose convolutions use GEMM): loss and every
- * gradient within the convolution tolerance (the largest of the operations it chains: errors of
- * 1e-5 .. 1e-4 of scale through five layers stay within a small multiple, so 5x). */
-static void check_lenet5(mb_ctx *ctx, const tols *t)
+/* A small net with the layers lenet5 lacks: conv pad 1, max pooling with padding, tanh,
+ * average pooling (stride 1), sigmoid, dropout (whose masks must agree through the network). */
+static const char MIXED_CFG[] =
+    "[net]\nname=mixed\nchannels=3\nheight=9\nwidth=7\n"
+    "[conv]\nfilters=5\nsize=3\npad=1\nactivation=relu\n"
+    "[maxpool]\nsize=2\nstride=2\npad=1\n"
+    "[conv]\nfilters=6\nsize=3\npad=1\nactivation=tanh\n"
+    "[avgpool]\nsize=2\nstride=1\n"
+    "[fc]\noutputs=7\nactivation=sigmoid\n"
+    "[dropout]\np=0.3\n"
+    "[fc]\noutputs=4\n[softmax]\n";
+
+/* A network on the backend's context against a CPU network of the same seed (convolutions by
+ * GEMM): batch 8 then 5 (below the plans' batch), then an evaluation. Loss and every gradient
+ * within 5x the convolution tolerance (the largest of the operations chained: errors of 1e-5 ..
+ * 1e-4 of scale through a handful of layers stay within a small multiple). */
+static void check_net(mb_ctx *ctx, const tols *t, const char *cfg)
 {
     mb_net_desc *desc = NULL;
     mb_error e = {0};
-    CU_ASSERT_EQUAL_FATAL(mb_net_desc_read(MB_TEST_SRC "/data/nets/lenet5.cfg", &desc, &e), MB_OK);
+    int rc = mb_net_desc_read(cfg, &desc, &e);
+    if (rc != MB_OK)
+        printf("\n    %s: %s", cfg, e.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, MB_OK);
     mb_net_options o = {.max_batch = 8, .seed = 7, .algo = MB_CONV_AUTO, .threads = 1};
     mb_net *ref = NULL, *net = NULL;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(desc, &o, &ref, &e), MB_OK);
     o.ctx = ctx;
-    int rc = mb_net_create(desc, &o, &net, &e);
+    rc = mb_net_create(desc, &o, &net, &e);
     if (rc != MB_OK)
-        printf("\n    %s lenet5: %s", ctx->ops->name, e.msg);
+        printf("\n    %s %s: %s", ctx->ops->name, desc->name, e.msg);
     CU_ASSERT_EQUAL_FATAL(rc, MB_OK);
-    const size_t in = 28 * 28, np = mb_net_param_count(ref);
+    const size_t in = (size_t)desc->in_c * desc->in_h * desc->in_w, np = mb_net_param_count(ref);
     float *x = malloc(sizeof(float) * in * 8), *g = malloc(sizeof(float) * np);
     int y[8];
     fill(x, in * 8, 90);
     for (int n = 0; n < 8; n++)
-        y[n] = (n * 7) % 10;
+        y[n] = (n * 7) % desc->classes;
+    char what[96];
+    snprintf(what, sizeof what, "%s gradients", desc->name);
     const int batches[] = {8, 5};
     for (int k = 0; k < 2; k++) {
         float l_ref = 0.0f, l = 0.0f;
@@ -472,8 +490,7 @@ static void check_lenet5(mb_ctx *ctx, const tols *t)
         CU_ASSERT_EQUAL(mb_net_forward_backward(net, x, y, batches[k], &l), MB_OK);
         CU_ASSERT_TRUE(fabs(l - l_ref) <= 5 * t->conv * fabs(l_ref));
         CU_ASSERT_EQUAL(mb_ctx_download(ctx, g, mb_net_grads(net), sizeof(float) * np), MB_OK);
-        CU_ASSERT_TRUE(close_to(ctx->ops->name, "lenet5 gradients", mb_net_grads(ref), g, np,
-                                5 * t->conv, 0));
+        CU_ASSERT_TRUE(close_to(ctx->ops->name, what, mb_net_grads(ref), g, np, 5 * t->conv, 0));
     }
     double le_ref, le;
     size_t c_ref, c;
@@ -484,6 +501,15 @@ static void check_lenet5(mb_ctx *ctx, const tols *t)
     free(x), free(g);
     mb_net_free(net), mb_net_free(ref);
     mb_net_desc_free(desc);
+}
+
+static void check_nets(mb_ctx *ctx, const tols *t)
+{
+    check_net(ctx, t, MB_TEST_SRC "/data/nets/lenet5.cfg");
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    check_net(ctx, t, mb_test_write(path, sizeof path, dir, "mixed.cfg", MIXED_CFG));
+    mb_test_rmdir(dir);
 }
 
 /* ---- the comparison catches a wrong value ---------------------------------------------------- */
@@ -582,7 +608,7 @@ static void test_backends(void)
         check_act(ctx, &t);
         check_dropout(ctx);
         check_softmax(ctx);
-        check_lenet5(ctx, &t);
+        check_nets(ctx, &t);
         mb_ctx_free(ctx);
         ran++;
     }
