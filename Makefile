@@ -9,8 +9,8 @@
 #
 # Sources are found by folder: every model/ data/ train/ probe/ fit/ solver/ plots/ *.c file
 # goes into libmbkit.a, except each folder's command (mbtrain.c, mbprobe.c, mbfit.c, mbopt.c,
-# mbplot.c), which becomes build/bin/<name>. train/cuda/*.cu is built with nvcc when nvcc is
-# found (CUDA=0 turns that off). tests/test_*.c are CUnit suites gathered into one runner.
+# mbplot.c), which becomes build/bin/<name>. train/cuda/*.cu is built with nvcc when nvcc, cuDNN
+# and cuBLAS are found (CUDA=0 turns that off). tests/test_*.c are CUnit suites gathered into one runner.
 
 PREFIX  ?= /usr/local
 SAN     ?= 0
@@ -22,6 +22,35 @@ CUDA_LIBDIR := $(patsubst %/libcudart.so,%,$(firstword $(wildcard $(addsuffix /l
                $(CUDA_TOP)/lib64 $(CUDA_TOP)/targets/*/lib $(CUDA_TOP)/lib))))
 CUDA    ?= $(if $(CUDA_LIBDIR),1,0)
 OUT     ?= out
+
+# The CUDA backend (train/cuda/) needs cuDNN and cuBLAS as well: their headers and libraries are
+# looked for next to the toolkit, then in Python's bundled NVIDIA packages (site-packages/nvidia/
+# {cudnn,cublas,...}/{include,lib}, as PyTorch installs them); the first directory holding each
+# wins. A library is linked by its file name (-l:libcudnn.so.9): the bundled packages ship no
+# unversioned .so. Without all four, CUDA is off with one line saying why.
+ifeq ($(CUDA),1)
+PY_SITES := $(shell python3 -c 'import site; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null)
+CUDA_INC_DIRS := $(CUDA_TOP)/include $(wildcard $(CUDA_TOP)/targets/*/include) \
+                 $(foreach s,$(PY_SITES),$(wildcard $(s)/nvidia/*/include))
+CUDA_LIB_DIRS := $(CUDA_LIBDIR) $(CUDA_TOP)/lib64 $(CUDA_TOP)/lib $(wildcard $(CUDA_TOP)/targets/*/lib) \
+                 $(foreach s,$(PY_SITES),$(wildcard $(s)/nvidia/*/lib))
+cuda_hdr = $(patsubst %/$(1),%,$(firstword $(wildcard $(addsuffix /$(1),$(CUDA_INC_DIRS)))))
+cuda_lib = $(firstword $(foreach d,$(CUDA_LIB_DIRS),$(wildcard $(d)/lib$(1).so) $(wildcard $(d)/lib$(1).so.[0-9]*)))
+CUDNN_INC  := $(call cuda_hdr,cudnn.h)
+CUBLAS_INC := $(call cuda_hdr,cublas_v2.h)
+CUDNN_SO   := $(call cuda_lib,cudnn)
+CUBLAS_SO  := $(call cuda_lib,cublas)
+CUDA_MISSING := $(if $(CUDNN_INC),,cudnn.h )$(if $(CUBLAS_INC),,cublas_v2.h )$(if $(CUDNN_SO),,libcudnn.so )$(if $(CUBLAS_SO),,libcublas.so )
+ifneq ($(strip $(CUDA_MISSING)),)
+ifeq ($(origin CUDA),command line)
+$(error CUDA=1 but not found next to $(CUDA_TOP) or in Python's nvidia packages: $(CUDA_MISSING))
+endif
+ifeq ($(MAKELEVEL),0)
+$(info make: CUDA backend off: nvcc found, but not $(strip $(CUDA_MISSING)) (looked next to $(CUDA_TOP) and in Python's nvidia packages))
+endif
+override CUDA := 0
+endif
+endif
 
 ifeq ($(SAN),1)
 BUILD   := build/san
@@ -69,8 +98,10 @@ ifeq ($(CUDA),1)
 ifeq ($(CUDA_LIBDIR),)
 $(error CUDA=1 but no libcudart.so next to nvcc ($(or $(NVCC),not found)); use CUDA=0)
 endif
-LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++
-NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I.
+CUDA_DNN_DIRS := $(sort $(dir $(CUDNN_SO) $(CUBLAS_SO)))
+LDLIBS   += $(foreach d,$(CUDA_DNN_DIRS),-L$(d) -Wl,-rpath,$(d)) -l:$(notdir $(CUDNN_SO)) \
+            -l:$(notdir $(CUBLAS_SO)) -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++
+NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I. $(addprefix -I,$(sort $(CUDNN_INC) $(CUBLAS_INC)))
 endif
 
 .PHONY: all deps deps-peers build check check-build run pipeline run-example bench install clean help \

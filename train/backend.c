@@ -34,10 +34,6 @@ int mb_train_backend_usable(mb_backend_kind kind, char *why, size_t n)
     case MB_BACKEND_CPU: return 1;
     case MB_BACKEND_CUDA:
 #if MB_HAVE_CUDA
-        if (!&mb_backend_cuda) {
-            snprintf(why, n, "the CUDA backend's operations are not built (train/cuda/)");
-            return 0;
-        }
         return mb_cuda_device_count(why, n) > 0;
 #else
         snprintf(why, n, "built without CUDA (nvcc not found, or CUDA=0)");

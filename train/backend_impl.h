@@ -66,15 +66,17 @@ typedef struct mb_backend_ops {
                                 const float *dy, float *dw, float *db, void *ws);
 
     /* The other layers, with the meaning of train/cpu/layers_impl.h. Pooling takes the layer's
-     * description (max or average by d->type); `arg` is max pooling's argmax buffer. */
+     * description (max or average by d->type); `arg` is max pooling's argmax buffer. The
+     * backward pass also gets the forward pass's input x and output y: cuDNN's pooling backward
+     * finds the maxima from them instead of an argmax (the CPU uses arg and ignores x, y). */
     void (*fc_forward)(mb_ctx *ctx, int batch, int in, int out, const float *x, const float *w,
                        const float *b, float *y);
     void (*fc_backward)(mb_ctx *ctx, int batch, int in, int out, const float *x, const float *w,
                         const float *dy, float *dx, float *dw, float *db);
     void (*pool_forward)(mb_ctx *ctx, const mb_layer_desc *d, int batch, const float *x,
                          float *y, int *arg);
-    void (*pool_backward)(mb_ctx *ctx, const mb_layer_desc *d, int batch, const float *dy,
-                          const int *arg, float *dx);
+    void (*pool_backward)(mb_ctx *ctx, const mb_layer_desc *d, int batch, const float *x,
+                          const float *y, const float *dy, const int *arg, float *dx);
     void (*act_forward)(mb_ctx *ctx, mb_layer_type t, size_t n, const float *x, float *y);
     void (*act_backward)(mb_ctx *ctx, mb_layer_type t, size_t n, const float *y,
                          const float *dy, float *dx);
@@ -118,8 +120,7 @@ static inline uint64_t mb_dropout_stream(uint64_t key, size_t sample)
 /* The backends built into this library (backend.c asks for CUDA only when it was built). */
 extern const mb_backend_ops mb_backend_cpu;
 #if MB_HAVE_CUDA
-/* Weak until train/cuda/ defines the CUDA operations: NULL (and CUDA unusable) without them. */
-extern const mb_backend_ops mb_backend_cuda __attribute__((weak));
+extern const mb_backend_ops mb_backend_cuda; /* train/cuda/ops.cu */
 #endif
 
 #endif /* MB_BACKEND_IMPL_H */

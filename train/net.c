@@ -448,7 +448,7 @@ static void backward(const mb_net *net, net_shard *sh, const float *x, float *gr
         case MB_LAYER_MAXPOOL:
         case MB_LAYER_AVGPOOL:
             if (din)
-                ops->pool_backward(ctx, d, batch, dcur, v->arg, din);
+                ops->pool_backward(ctx, d, batch, in, v->out, dcur, v->arg, din);
             break;
         case MB_LAYER_DROPOUT:
             if (din)

@@ -214,10 +214,10 @@ static void cpu_pool_forward(mb_ctx *ctx, const mb_layer_desc *d, int batch, con
         mb_layer_avgpool_forward(d, batch, x, y);
 }
 
-static void cpu_pool_backward(mb_ctx *ctx, const mb_layer_desc *d, int batch, const float *dy,
-                              const int *arg, float *dx)
+static void cpu_pool_backward(mb_ctx *ctx, const mb_layer_desc *d, int batch, const float *x,
+                              const float *y, const float *dy, const int *arg, float *dx)
 {
-    (void)ctx;
+    (void)ctx, (void)x, (void)y; /* the argmax says where max pooling's gradient goes */
     if (d->type == MB_LAYER_MAXPOOL)
         mb_layer_maxpool_backward(d, batch, dy, arg, dx);
     else
