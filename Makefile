@@ -66,6 +66,8 @@ DEB_PKGS := build-essential pkg-config libgsl-dev libglpk-dev libopenblas-dev li
             dataset-fashion-mnist
 # Peers for parity checks and benchmarks (large; not needed by make check or make run).
 PEER_PKGS := python3-torch python3-scipy python3-numpy
+# The fuzz harnesses' compiler (clang with libFuzzer; not needed by make check or make run).
+FUZZ_PKGS := clang
 
 MODULES := model data train probe fit solver plots
 # Folders of library sources: the modules, and the CPU backend's kernels (train/cpu/).
@@ -104,7 +106,7 @@ LDLIBS   += $(foreach d,$(CUDA_DNN_DIRS),-L$(d) -Wl,-rpath,$(d)) -l:$(notdir $(C
 NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I. $(addprefix -I,$(sort $(CUDNN_INC) $(CUBLAS_INC)))
 endif
 
-.PHONY: all deps deps-peers build check check-build run pipeline run-example bench install clean help \
+.PHONY: all deps deps-peers deps-fuzz build check check-build run pipeline run-example bench install clean help \
         fuzz fuzz-build
 .DEFAULT_GOAL := all
 
@@ -114,26 +116,27 @@ all: deps
 help:
 	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
-deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
+# $(call apt_install,PACKAGES,WHO): apt-get the PACKAGES that are not installed yet (sudo unless
+# root); silent when all are there; one line naming them and exit 1 when apt-get fails.
+apt_install = missing=$$(for p in $(1); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	  done); \
 	if [ -n "$$missing" ]; then \
-	  echo "make deps: installing" $$missing; \
+	  echo "make $(2): installing" $$missing; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
-	    { echo "make deps: apt-get failed for:" $$missing >&2; exit 1; }; \
+	    { echo "make $(2): apt-get failed for:" $$missing >&2; exit 1; }; \
 	fi
 
+deps:
+	@$(call apt_install,$(DEB_PKGS),deps)
+
 deps-peers:
-	@missing=$$(for p in $(PEER_PKGS); do \
-	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
-	  done); \
-	if [ -n "$$missing" ]; then \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
-	fi
+	@$(call apt_install,$(PEER_PKGS),deps-peers)
+
+deps-fuzz:
+	@$(call apt_install,$(FUZZ_PKGS),deps-fuzz)
 
 build: $(LIB) $(CMDS)
 
@@ -223,7 +226,7 @@ $(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_DIR)
 
 fuzz-build: $(FUZZ_BINS)
 
-fuzz: deps
+fuzz: deps deps-fuzz
 	@$(MAKE) --no-print-directory fuzz-build
 	@for n in $(subst $(comma), ,$(FUZZ)); do \
 	  w=$(FUZZ_DIR)/corpus/$$n; c=tests/fuzz/corpus/$$n; mkdir -p $$w; \
