@@ -387,8 +387,15 @@ $(OUT)/cfit.json: $(OUT)/comm.csv
 	@$(call stage,cfit,fit latency and bandwidth (mbfit comm),see the collective table $<; COMM=none skips it, \
 	  run mbfit comm $< --json -o $@)
 
-SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 ))) --procs-available $(NPROC)
-$(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json) $(OUT)/nfit.json
+# Delta(P) for the recommendation: what the P = 2 runs measured beyond the one-learner step at
+# M/2 (mbopt validate --comm-from-runs), not the probe's allreduce between otherwise idle
+# processes: the runs are the ground truth of what two training processes cost here.
+$(OUT)/comm-runs.txt: $(OUT)/par/.done $(OUT)/nfit.json $(OUT)/tfit.json
+	@$(call stage,commruns,Delta(2) from the P = 2 runs (mbopt validate --comm-from-runs),see $(OUT)/logs/par.log, \
+	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --comm-from-runs $(OUT)/par/lr* > $@.tmp && mv $@.tmp $@)
+
+SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--comm allreduce --delta $$(cat $(OUT)/comm-runs.txt)) --procs-available $(NPROC)
+$(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-runs.txt) $(OUT)/nfit.json
 	@$(call stage,scale,optimal M and P for P = $(PROCS) (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
 	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) -o $(OUT)/scale.txt && \
 	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) --json -o $@)
@@ -421,7 +428,7 @@ $(OUT)/conv.json: $(OUT)/nfit.json
 
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(OUT)/conv.json
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train check par nfit tfit cfit scale validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  for s in probe comm train check par nfit tfit cfit commruns scale validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised

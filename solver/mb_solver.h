@@ -172,6 +172,14 @@ typedef struct mb_validate {
 int mb_solver_stands_for(const mb_law *law, const mb_update_time *t, double m_run, double m_rec,
                          double p);
 
+/* Delta(P) as the runs at P > 1 measured it: for the runs at the smallest P > 1 among `runs`, the
+ * median over them of their seconds per update less the one-learner step at M / P (T_update of
+ * `t` without its communication term). It holds everything P learners cost beyond that step on
+ * this machine: the collective, the waiting, fewer threads per learner. *p gets that P, *n the
+ * runs used. MB_ENODATA when no run at P > 1 has seconds per update. */
+int mb_solver_comm_from_runs(const mb_update_time *t, const mb_fit_runs *runs, double *delta,
+                             double *p, size_t *n, mb_error *err);
+
 /* The mini-batch sizes that would check the recommendation m_rec (at P = p_rec, learning rate
  * lr_rec, NAN when not known) and have no run yet: round(m_rec), round(m_rec / 1.5) and
  * round(m_rec * 1.5) inside [m_lo, m_hi], in that order, into want; returns how many. A run

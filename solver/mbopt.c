@@ -78,7 +78,7 @@ enum {
     OPT_CFIT, OPT_LATENCY, OPT_SPB, OPT_BYTES, OPT_PROCS, OPT_M_STRONG, OPT_M_WEAK, OPT_JSON,
     OPT_BUDGET, OPT_PRICE_L, OPT_PRICE_B, OPT_BW_REF, OPT_OVERHEAD, OPT_GPUS, OPT_SPEEDUP,
     OPT_EFF, OPT_COMPUTE, OPT_WORKERS, OPT_BW, OPT_PARAM_BYTES, OPT_LAW, OPT_RANGE,
-    OPT_EXTRAPOLATE, OPT_T0, OPT_RECOMMEND, OPT_MISSING, OPT_PROCS_AVAIL, OPT_CSV, OPT_TARGET
+    OPT_EXTRAPOLATE, OPT_T0, OPT_RECOMMEND, OPT_MISSING, OPT_COMM_RUNS, OPT_PROCS_AVAIL, OPT_CSV, OPT_TARGET
 };
 
 #define MODEL_LONGOPTS                                                                            \
@@ -1102,6 +1102,9 @@ static void validate_help(void)
            "                        recommendation and have no runs yet: its M (rounded) and\n"
            "                        M / 1.5, M * 1.5 inside the range, on one line as M,LR\n"
            "                        (just M when the learning rate is not known), for scripts\n"
+           "      --comm-from-runs  print only Delta(P) as the runs at P > 1 measured it: the\n"
+           "                        median of their seconds per update less the one-learner\n"
+           "                        step at M / P (for mbopt scale --comm allreduce --delta)\n"
            "Output:\n"
            "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
            "      --csv             write the validation table as CSV (DESIGN.md columns)\n"
@@ -1293,6 +1296,7 @@ static int cmd_validate(int argc, char **argv)
                                        {"target-loss", required_argument, 0, OPT_TARGET},
                                        {"recommend", required_argument, 0, OPT_RECOMMEND},
                                        {"missing", no_argument, 0, OPT_MISSING},
+                                       {"comm-from-runs", no_argument, 0, OPT_COMM_RUNS},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"csv", no_argument, 0, OPT_CSV},
                                        {"output", required_argument, 0, 'o'},
@@ -1302,7 +1306,7 @@ static int cmd_validate(int argc, char **argv)
     out_opts out = {0, "-"};
     const char *recommend = NULL;
     double target = NAN;
-    int csv = 0, missing = 0;
+    int csv = 0, missing = 0, comm_runs = 0;
     mb_error err = {0};
     int c;
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
@@ -1318,6 +1322,7 @@ static int cmd_validate(int argc, char **argv)
             break;
         case OPT_RECOMMEND: recommend = optarg; break;
         case OPT_MISSING: missing = 1; break;
+        case OPT_COMM_RUNS: comm_runs = 1; break;
         case OPT_JSON: out.json = 1; break;
         case OPT_CSV: csv = 1; break;
         case 'o': out.output = optarg; break;
@@ -1389,6 +1394,21 @@ static int cmd_validate(int argc, char **argv)
     if (rc == MB_OK)
         rc = mb_fit_runs_read_logs((const char *const *)g.gl_pathv, g.gl_pathc, &target, 1, 1,
                                    &runs, &err);
+    if (rc == MB_OK && comm_runs) {
+        double delta, p, d_model = NAN;
+        size_t n;
+        rc = mb_solver_comm_from_runs(&m.t, &runs, &delta, &p, &n, &err);
+        globfree(&g);
+        mb_fit_runs_free(&runs);
+        if (rc != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+        mb_model_comm_time(&m.t, p, &d_model);
+        fprintf(stderr, "%s %s: the %zu runs at P = %g cost %.4g s per update beyond the "
+                "one-learner step at M / %g; the collective model says %.4g s\n", prog, sub, n,
+                p, delta, p, d_model);
+        printf("%.9g\n", delta);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    }
     if (rc == MB_OK && missing) {
         double want[3];
         size_t n_want = mb_solver_missing(&m.law, &m.t, &runs, m_rec, p_rec, lr_rec, m.m_lo,

@@ -135,6 +135,40 @@ int mb_solver_stands_for(const mb_law *law, const mb_update_time *t, double m_ru
     return a <= b * (1 + MB_SOLVER_EQUIV);
 }
 
+int mb_solver_comm_from_runs(const mb_update_time *t, const mb_fit_runs *runs, double *delta,
+                             double *p, size_t *n, mb_error *err)
+{
+    double p_min = INFINITY;
+    for (size_t i = 0; i < runs->n; i++)
+        if (runs->procs[i] > 1 && isfinite(runs->t_step[i]) && runs->procs[i] < p_min)
+            p_min = runs->procs[i];
+    *delta = *p = NAN;
+    *n = 0;
+    if (!isfinite(p_min))
+        return mb_error_set(err, MB_ENODATA, "no run at P > 1 with seconds per update: train "
+                            "some (mpirun -np 2 mbtrain --algo sgd-sync ...)");
+    mb_update_time compute = *t;
+    compute.comm = MB_COMM_NONE;
+    double *resid = malloc(runs->n * sizeof *resid);
+    if (!resid)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < runs->n; i++) {
+        double step;
+        if (runs->procs[i] == p_min && isfinite(runs->t_step[i]) &&
+            mb_model_tupdate(&compute, runs->batch[i], p_min, &step) == MB_OK)
+            resid[k++] = runs->t_step[i] - step;
+    }
+    *delta = median(resid, k);
+    free(resid);
+    *p = p_min;
+    *n = k;
+    if (!(*delta >= 0))
+        *delta = 0; /* P learners cost no less than the step; a faster run is the machine's noise */
+    return k ? MB_OK : mb_error_set(err, MB_EDOM, "no run at P = %g fits the update-time model",
+                                    p_min);
+}
+
 size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
                          double m_rec, double p_rec, double lr_rec, double m_lo, double m_hi,
                          double want[3])
