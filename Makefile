@@ -310,6 +310,7 @@ run: deps
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
 	echo; grep -E '^(fastest|recommendation):' $(OUT)/scale.txt; \
+	sed -n 's/^mbopt validate: the /Delta(2): the /p' $(OUT)/logs/commruns.log 2>/dev/null; \
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \
 	grep -Eq '^recommendation: P = 1 ' $(OUT)/scale.txt || grep -h '^check:' $(OUT)/validate-rec.txt | sed 's/^check:/check of the recommendation:/'; \

@@ -644,6 +644,35 @@ static void test_validate(void)
     mb_test_rmdir(dir);
 }
 
+/* Delta(2) from runs at P = 2: the median of (seconds per update - the step at M / 2), with the
+ * model's own communication term left out; the runs at P = 1 and at a larger P are not used. */
+static void test_comm_from_runs(void)
+{
+    mb_update_time t = {.gamma = 3.7e-5, .m_t = 9, .t0 = 2.3e-4, .comm = MB_COMM_ALLREDUCE,
+                        .delta = 5e-5};
+    double batch[5] = {32, 64, 128, 64, 64}, procs[5] = {2, 2, 2, 1, 4};
+    double extra[5] = {1.7e-3, 1.9e-3, 2.6e-3, 0, 9e-3}, t_step[5];
+    for (int i = 0; i < 5; i++) {
+        double step;
+        mb_update_time c = t;
+        c.comm = MB_COMM_NONE;
+        CU_ASSERT_EQUAL_FATAL(mb_model_tupdate(&c, batch[i], procs[i], &step), MB_OK);
+        t_step[i] = step + extra[i];
+    }
+    mb_fit_runs runs = {.n = 5, .batch = batch, .procs = procs, .t_step = t_step};
+    double delta, p;
+    size_t n;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL(mb_solver_comm_from_runs(&t, &runs, &delta, &p, &n, &err), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(delta, 1.9e-3, 1e-12);
+    CU_ASSERT_EQUAL(p, 2);
+    CU_ASSERT_EQUAL(n, 3);
+    runs.n = 4; /* without the P = 4 run and with the P = 2 runs made P = 1: nothing to use */
+    procs[0] = procs[1] = procs[2] = 1;
+    CU_ASSERT_EQUAL(mb_solver_comm_from_runs(&t, &runs, &delta, &p, &n, &err), MB_ENODATA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no run at P > 1"));
+}
+
 int mb_test_suite_solver(void)
 {
     CU_pSuite s = CU_add_suite("solver", NULL, NULL);
@@ -657,5 +686,6 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "mbopt design", test_mbopt_design) ||
            !CU_add_test(s, "optimum of the power law", test_optimum_power_law) ||
            !CU_add_test(s, "measured step table", test_step_table) ||
-           !CU_add_test(s, "mbopt validate", test_validate);
+           !CU_add_test(s, "mbopt validate", test_validate) ||
+           !CU_add_test(s, "Delta(P) from the runs", test_comm_from_runs);
 }
