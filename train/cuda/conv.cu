@@ -155,6 +155,20 @@ size_t cuda_conv_workspace(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_co
     return ask(ctx, pass, algo, s, &bytes) == CUDNN_STATUS_SUCCESS ? bytes : 0;
 }
 
+/* The first of cuDNN's ranked results (any pass's perf struct) whose status is success and which
+ * the workspace query confirms; -1 when none is. */
+template <typename Perf>
+static int first_usable(cudnnHandle_t h, const conv_desc *c, mb_conv_pass pass, const Perf *r,
+                        int got)
+{
+    size_t bytes;
+    for (int i = 0; i < got; i++)
+        if (r[i].status == CUDNN_STATUS_SUCCESS &&
+            ws_query(h, c, pass, (int)r[i].algo, &bytes) == CUDNN_STATUS_SUCCESS)
+            return (int)r[i].algo;
+    return -1;
+}
+
 /* cuDNN's heuristics, best first: the first result whose status is success (and which the
  * workspace query confirms); algorithm 0 when none is (every pass's 0 is the general one). */
 int cuda_conv_default(mb_ctx *ctx, mb_conv_pass pass, const mb_conv_shape *s)
@@ -165,36 +179,26 @@ int cuda_conv_default(mb_ctx *ctx, mb_conv_pass pass, const mb_conv_shape *s)
     cudnnHandle_t h = cuda_state(ctx)->dnn;
     int got = 0, pick = -1;
     enum { MAXR = 16 };
-    size_t bytes;
     switch (pass) {
     case MB_PASS_FORWARD: {
         cudnnConvolutionFwdAlgoPerf_t r[MAXR];
         if (cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv, c.y, MAXR, &got, r) ==
             CUDNN_STATUS_SUCCESS)
-            for (int i = 0; i < got && pick < 0; i++)
-                if (r[i].status == CUDNN_STATUS_SUCCESS &&
-                    ws_query(h, &c, pass, (int)r[i].algo, &bytes) == CUDNN_STATUS_SUCCESS)
-                    pick = (int)r[i].algo;
+            pick = first_usable(h, &c, pass, r, got);
         break;
     }
     case MB_PASS_BACKWARD_DATA: {
         cudnnConvolutionBwdDataAlgoPerf_t r[MAXR];
         if (cudnnGetConvolutionBackwardDataAlgorithm_v7(h, c.w, c.y, c.conv, c.x, MAXR, &got,
                                                         r) == CUDNN_STATUS_SUCCESS)
-            for (int i = 0; i < got && pick < 0; i++)
-                if (r[i].status == CUDNN_STATUS_SUCCESS &&
-                    ws_query(h, &c, pass, (int)r[i].algo, &bytes) == CUDNN_STATUS_SUCCESS)
-                    pick = (int)r[i].algo;
+            pick = first_usable(h, &c, pass, r, got);
         break;
     }
     case MB_PASS_BACKWARD_FILTER: {
         cudnnConvolutionBwdFilterAlgoPerf_t r[MAXR];
         if (cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, c.x, c.y, c.conv, c.w, MAXR, &got,
                                                           r) == CUDNN_STATUS_SUCCESS)
-            for (int i = 0; i < got && pick < 0; i++)
-                if (r[i].status == CUDNN_STATUS_SUCCESS &&
-                    ws_query(h, &c, pass, (int)r[i].algo, &bytes) == CUDNN_STATUS_SUCCESS)
-                    pick = (int)r[i].algo;
+            pick = first_usable(h, &c, pass, r, got);
         break;
     }
     }
