@@ -424,13 +424,7 @@ static void run_lockstep(worker *w)
             if ((rc = mb_run_mon_update(&j->mon, model, &row, &stop, &w->err)) != MB_OK)
                 w->rc = rc;
             memcpy(j->model, model, j->n * sizeof *model);
-            if (o->progress) {
-                mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
-                                      .epoch = (double)j->samples / (double)j->data->train.n,
-                                      .loss = v[0], .eval_loss = j->mon.eval_loss,
-                                      .wall_s = train_s, .samples = samples};
-                o->progress(&pr, o->progress_ctx);
-            }
+            mb_run_mon_progress(&j->mon, updates, samples, train_s, v[0]);
             flag = stop || rc != MB_OK;
         }
         /* the verdict: timed in none of the parts, since the others wait here while rank 0
@@ -592,7 +586,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     int threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
     mb_net_desc *desc = NULL;
     mb_data_splits own;
-    int own_data = 0;
+    memset(&own, 0, sizeof own);
     mb_communicator **comms = NULL;
     worker *ws = NULL;
     thread_arg *args = NULL;
@@ -600,14 +594,9 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
         goto out;
     j.desc = desc;
-    const mb_data_splits *data = o->splits;
-    if (!data) {
-        memset(&own, 0, sizeof own);
-        if ((rc = mb_data_load(o->data, o->eval_frac, o->data_seed, &own, err)) != MB_OK)
-            goto out;
-        own_data = 1;
-        data = &own;
-    }
+    const mb_data_splits *data;
+    if ((rc = mb_run_data(o, &own, &data, err)) != MB_OK)
+        goto out;
     j.data = data;
     if (o->checkpoint_path || o->resume_path)
         j.data_fp = mb_ckpt_fingerprint(data);
@@ -766,8 +755,7 @@ out:
     mb_run_mon_free(&j.mon);
     mb_net_free(j.eval_net);
     pthread_mutex_destroy(&j.mu_loss);
-    if (own_data)
-        mb_data_splits_free(&own);
+    mb_data_splits_free(&own);
     mb_net_desc_free(desc);
     return rc;
 }

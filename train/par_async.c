@@ -62,13 +62,7 @@ void par_run_server(worker *w)
                               .samples = j->samples, .wall_s = j->wall_s, .loss = loss};
             if ((rc = mb_run_mon_update(&j->mon, c, &row, &stop, &w->err)) != MB_OK)
                 w->rc = rc;
-            if (o->progress) {
-                mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
-                                      .epoch = (double)j->samples / (double)j->data->train.n,
-                                      .loss = loss, .eval_loss = j->mon.eval_loss,
-                                      .wall_s = j->wall_s, .samples = j->samples};
-                o->progress(&pr, o->progress_ctx);
-            }
+            mb_run_mon_progress(&j->mon, updates, j->samples, j->wall_s, loss);
         }
         reply[n] = stop || w->rc != MB_OK;
         if ((rc = mb_comm_send(w->c, reply, n + 1, from, TAG_PULL)) != MB_OK) {
@@ -249,13 +243,7 @@ void par_run_hogwild_watch(worker *w)
         if (stop)
             __atomic_store_n(&j->stop, 1, __ATOMIC_RELEASE);
         __atomic_store_n(&j->logged, updates, __ATOMIC_RELEASE);
-        if (o->progress) {
-            mb_run_progress pr = {.update = updates, .max_updates = j->mon.bound,
-                                  .epoch = (double)j->samples / (double)j->data->train.n,
-                                  .loss = loss, .eval_loss = j->mon.eval_loss,
-                                  .wall_s = j->wall_s, .samples = j->samples};
-            o->progress(&pr, o->progress_ctx);
-        }
+        mb_run_mon_progress(&j->mon, updates, j->samples, j->wall_s, loss);
     }
     __atomic_store_n(&j->stop, 1, __ATOMIC_RELEASE);
 }

@@ -698,6 +698,30 @@ void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved)
         m->rows.s[saved] = '\0';
 }
 
+int mb_run_data(const mb_run_options *o, mb_data_splits *own, const mb_data_splits **data,
+                mb_error *err)
+{
+    memset(own, 0, sizeof *own);
+    *data = o->splits;
+    if (*data)
+        return MB_OK;
+    int rc = mb_data_load(o->data, o->eval_frac, o->data_seed, own, err);
+    if (rc == MB_OK)
+        *data = own;
+    return rc;
+}
+
+void mb_run_mon_progress(const mb_run_mon *m, long updates, size_t samples, double wall_s,
+                         double loss)
+{
+    if (!m->o->progress)
+        return;
+    mb_run_progress p = {.update = updates, .max_updates = m->bound,
+                         .epoch = (double)samples / (double)m->data->train.n, .loss = loss,
+                         .eval_loss = m->eval_loss, .wall_s = wall_s, .samples = samples};
+    m->o->progress(&p, m->o->progress_ctx);
+}
+
 int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t samples,
                       double wall_s, double loss, mb_error *err)
 {
@@ -769,7 +793,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         return rc;
     mb_net_desc *desc = NULL;
     mb_data_splits own;
-    int own_data = 0;
+    const mb_data_splits *data = NULL;
     mb_learner l;
     memset(&l, 0, sizeof l);
     mb_ckpt_extra x = {0};
@@ -778,14 +802,8 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 
     if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
         return rc;
-    const mb_data_splits *data = o->splits;
-    if (!data) {
-        memset(&own, 0, sizeof own);
-        if ((rc = mb_data_load(o->data, o->eval_frac, o->data_seed, &own, err)) != MB_OK)
-            goto out;
-        own_data = 1;
-        data = &own;
-    }
+    if ((rc = mb_run_data(o, &own, &data, err)) != MB_OK)
+        goto out;
     if ((rc = mb_run_check_shapes(desc, &data->train, "training", err)) != MB_OK)
         goto out;
     if (data->eval.n == 0) {
@@ -848,13 +866,7 @@ int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
             if (rc != MB_OK)
                 goto out;
         }
-        if (o->progress) {
-            mb_run_progress p = {.update = updates, .max_updates = mon.bound,
-                                 .epoch = (double)samples / (double)data->train.n, .loss = loss,
-                                 .eval_loss = mon.eval_loss, .wall_s = row.wall_s,
-                                 .samples = samples};
-            o->progress(&p, o->progress_ctx);
-        }
+        mb_run_mon_progress(&mon, updates, samples, row.wall_s, loss);
     }
     rc = mb_run_mon_finish(&mon, mb_net_params(l.net), updates, samples, wall0 + train_s, loss,
                            err);
@@ -862,8 +874,7 @@ out:
     mb_run_mon_free(&mon);
     free(x.log_rows);
     mb_learner_free(&l);
-    if (own_data)
-        mb_data_splits_free(&own);
+    mb_data_splits_free(&own);
     mb_net_desc_free(desc);
     return rc;
 }
