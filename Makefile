@@ -266,7 +266,7 @@ PROBE_BUDGET ?= 1
 COMM         ?= measured
 COMM_BYTES   ?= 4:4M
 RUN_BATCHES  ?= 8 16 32 64 128 256 512
-RUN_SEEDS    ?= 0:4
+RUN_SEEDS    ?= 0 1 2 3 4
 TARGET_LOSS  ?= 0.5
 LR           ?= 0.02
 # learning rates: one sweep each; with several, mbopt recommends (M, lr) together
@@ -332,32 +332,37 @@ $(OUT)/comm.csv: | $(CMDS)
 	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),mpirun must start 2 processes here; COMM=none skips the collective model, \
 	  run mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
 
+# Seed by seed over M (not M by M): the machine's slow phases last seconds, so each M's median
+# over seeds is taken at five different times instead of in one stretch that a phase may cover.
 $(OUT)/runs/.done: | $(CMDS)
 	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LRS)); DATA=PATH for another data set, \
-	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for lr in $(LRS); do for m in $(RUN_BATCHES); do \
-	    run $(TRAIN) --lr $$lr --batch $$m $(EVAL_RULE) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
-	  done; done && touch $@)
+	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for s in $(RUN_SEEDS); do for lr in $(LRS); do for m in $(RUN_BATCHES); do \
+	    run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
+	  done; done; done && touch $@)
 
 TRAIN_COMMON = --net $(NET) --data $(DATA) --momentum 0.9 --target-loss $(TARGET_LOSS) \
         --eval-frac $(EVAL_FRAC) --max-updates $(MAX_UPDATES)
-TRAIN = mbtrain $(TRAIN_COMMON) --algo momentum --seeds $(RUN_SEEDS) --threads $(THREADS)
+TRAIN = mbtrain $(TRAIN_COMMON) --algo momentum --threads $(THREADS)
+# T_update at the runs' M is what the runs' updates cost (mbfit tupdate with their logs), the
+# probe's step elsewhere: the probe is seconds long and the machine's phases are not
+P1_LOGS = $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv 2>/dev/null)
 # one N_update fit per learning rate (the law holds per rate), and the run folders of each
 FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr $(OUT)/runs/lr$$lr/*.csv
 NFITS  = $(foreach lr,$(LRS),--nfit $(OUT)/nfit-lr$(lr).json)
 
 # Closing the loop: fit the sweep, then train the (M, lr) it recommends and M/1.5, M*1.5 where no
 # run has been, refit with them, and again once if the optimum moved to an untrained M.
-$(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/tfit.json
+$(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/step.csv
 	@$(call stage,check,fit the sweep; train the recommended M and its neighbours,too few runs reached the target loss: raise TARGET_LOSS (now $(TARGET_LOSS)) or MAX_UPDATES; see $(OUT)/logs/check.log, \
 	  rm -rf $(OUT)/check && mkdir -p $(OUT)/check && \
 	  fit() { for lr in $(LRS); do \
 	      run $(FIT_LR) $$(ls -d $(OUT)/check/lr$$lr/*.csv 2>/dev/null) --json -o $(OUT)/check/nfit-lr$$lr.json || return 1; \
-	    done; } && \
+	    done && run mbfit tupdate $(OUT)/step.csv $(P1_LOGS) --json -o $(OUT)/check/tfit.json; } && \
 	  fit && for round in 1 2; do \
-	    todo=$$(mbopt validate $(foreach lr,$(LRS),--nfit $(OUT)/check/nfit-lr$(lr).json) --tfit $(OUT)/tfit.json --missing $(OUT)/runs/lr* $$(ls -d $(OUT)/check/lr* 2>/dev/null)) || exit 1; \
+	    todo=$$(mbopt validate $(foreach lr,$(LRS),--nfit $(OUT)/check/nfit-lr$(lr).json) --tfit $(OUT)/check/tfit.json --missing $(OUT)/runs/lr* $$(ls -d $(OUT)/check/lr* 2>/dev/null)) || exit 1; \
 	    [ -n "$$todo" ] || break; \
-	    for t in $$todo; do m=$${t%%$(comma)*}; lr=$${t#*$(comma)}; \
-	      run $(TRAIN) --lr $$lr --batch $$m $(EVAL_RULE) --log-dir $(OUT)/check/lr$$lr || exit 1; done; \
+	    for s in $(RUN_SEEDS); do for t in $$todo; do m=$${t%%$(comma)*}; lr=$${t#*$(comma)}; \
+	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/check/lr$$lr || exit 1; done; done; \
 	    fit || exit 1; \
 	  done && touch $@)
 
@@ -380,9 +385,9 @@ $(OUT)/nfit.json: $(OUT)/check/.done
 	    run $(FIT_LR) $$(ls -d $(OUT)/check/lr$$lr/*.csv 2>/dev/null) --json -o $(OUT)/nfit-lr$$lr.json || exit 1; \
 	  done && cp $(OUT)/nfit-lr$(firstword $(LRS)).json $@)
 
-$(OUT)/tfit.json: $(OUT)/step.csv
-	@$(call stage,tfit,fit the knee of T_update (mbfit tupdate),the step table needs 3 or more batch sizes (PROBE_BATCHES), \
-	  run mbfit tupdate $< --json -o $@)
+$(OUT)/tfit.json: $(OUT)/step.csv $(OUT)/check/.done
+	@$(call stage,tfit,T_update from the runs and the probe (mbfit tupdate),the step table needs 3 or more batch sizes (PROBE_BATCHES), \
+	  run mbfit tupdate $< $(P1_LOGS) --json -o $@)
 
 $(OUT)/cfit.json: $(OUT)/comm.csv
 	@$(call stage,cfit,fit latency and bandwidth (mbfit comm),see the collective table $<; COMM=none skips it, \

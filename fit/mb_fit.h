@@ -234,6 +234,15 @@ typedef struct mb_fit_tupdate {
     int have_overlap;
     mb_fit_result overlap; /* g of (t_compute^g + t_comm^g)^(1/g) (columns t_compute_s, t_comm_s) */
     mb_fit_warnings warn;
+    char net[64];          /* the table's `net` column, "" when it has none */
+    /* After mb_fit_tupdate_calibrate (n_run_points 0: not calibrated): */
+    size_t n_run_points;   /* the distinct M that one-learner training runs measured */
+    double *run_m, *run_t; /* those M, ascending, and the median of their runs' seconds/update */
+    size_t *run_n;         /* the runs behind each */
+    size_t n_probe;        /* the probe's own points, as measured, which m and t replaced */
+    double *probe_m, *probe_t;
+    double scale_below, scale_above; /* the factors the probe's points below / above the runs'
+                                        M were scaled by to meet them */
 } mb_fit_tupdate;
 
 /* Fits the knee model to (m[i], t[i]) with the given weighting (NONE or RELATIVE). Exact search
@@ -247,6 +256,23 @@ int mb_fit_knee(size_t n, const double *m, const double *t, mb_fit_weighting w,
 int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
                          size_t *n_out, mb_error *err);
 void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n);
+
+/* Calibrates a one-learner fit by training runs (mbtrain logs, mb_fit_runs_read_logs): the time
+ * per update a run really costs (its training seconds over its updates: batch drawing, the
+ * optimiser, everything mbtrain does, evaluation excluded), measured over thousands of updates
+ * and interleaved in time with the other M, is better evidence of T_update than a probe of a few
+ * seconds. So at every M the runs trained, the point becomes the median of their seconds per
+ * update; the probe's points below and above the runs' M are scaled to meet them (the probe
+ * gives the shape where no run went), and the knee is refitted. The probe's own points are
+ * kept (probe_m, probe_t) so that its error stays reported. Uses the runs with one learner;
+ * MB_ENODATA when none has a training time; MB_EINVAL naming the log (paths[i]; may be NULL)
+ * for a run of another net than the table's, or one of another algorithm than the first. */
+/* The probe's own time per update at m (its points before any calibration, read as T_update
+ * reads a measured table: log-log between points, flat below, linear beyond); NAN with fewer
+ * than 2 distinct M. */
+double mb_fit_tupdate_probe_at(const mb_fit_tupdate *f, double m);
+int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
+                             const char *const *paths, mb_fit_weighting w, mb_error *err);
 /* Frees what one fit owns (m, t, results); for a struct filled by mb_fit_knee. */
 void mb_fit_tupdate_clear(mb_fit_tupdate *f);
 cJSON *mb_fit_tupdate_json(const mb_fit_tupdate *f, size_t n, const char *path,

@@ -391,7 +391,7 @@ static int cmd_nupdate(int argc, char **argv)
 
 static void tupdate_help(void)
 {
-    printf("Usage: mbfit tupdate [OPTION]... STEP.csv\n"
+    printf("Usage: mbfit tupdate [OPTION]... STEP.csv [LOG...]\n"
            "Fits T_update = gamma * max(M/P, M_T) + delta (Perrone et al. 2019, eq. 3-4) to a\n"
            "step probe table (mbprobe step: batch = total M, learners = P, t_median_s), once per\n"
            "learner count. The knee is found exactly: every interval between measured M/P is\n"
@@ -399,12 +399,19 @@ static void tupdate_help(void)
            "When the table has t_compute_s and t_comm_s columns the smooth overlap form\n"
            "T = (T_compute^g + T_comm^g)^(1/g) (Pollux) is fitted too. JSON params are for the\n"
            "smallest learner count, the rest under 'by_learners'.\n\n"
+           "With run logs (mbtrain, one learner, any M) after the table, the runs calibrate\n"
+           "the one-learner fit: at every M they trained, the point is the median of their\n"
+           "seconds per update (training only: what an update of mbtrain really costs), the\n"
+           "probe's points beyond the runs' M are scaled to meet them, and the knee is\n"
+           "refitted. The probe's own points stay in the JSON ('probe_points') for mbopt\n"
+           "validate to report against the runs.\n\n"
            "      --weights W      none or relative (sigma_i = t_median_s; default relative)\n"
            "      --json           write the fit as JSON\n"
            "  -o, --output FILE    write to FILE (atomically) instead of standard output\n"
            "  -h, --help           show this help and exit\n\n"
            "Example:\n"
-           "  mbfit tupdate data/examples/step.csv --json > t.json\n");
+           "  mbfit tupdate data/examples/step.csv --json > t.json\n"
+           "  mbfit tupdate out/step.csv out/runs/lr0.02/*.csv --json > t.json\n");
 }
 
 typedef struct tup_print {
@@ -426,6 +433,17 @@ static void tupdate_print(FILE *f, const void *arg)
                 num(b, sizeof b, r->knee_hi));
         if (r->have_overlap)
             print_fit(f, "overlap", &r->overlap);
+        if (r->n_run_points) {
+            fprintf(f, "calibrated by runs: M, the runs' median s/update (runs), the probe's, "
+                       "its error\n");
+            for (size_t j = 0; j < r->n_run_points; j++) {
+                double tp = mb_fit_tupdate_probe_at(r, r->run_m[j]);
+                fprintf(f, "  %8g %12.6g (%zu) %12.6g %+7.1f%%\n", r->run_m[j], r->run_t[j],
+                        r->run_n[j], tp, 100 * (tp - r->run_t[j]) / r->run_t[j]);
+            }
+            fprintf(f, "the probe's points scaled by %.4g below M = %g and %.4g above M = %g\n",
+                    r->scale_below, r->run_m[0], r->scale_above, r->run_m[r->n_run_points - 1]);
+        }
         print_warnings(f, &r->warn);
     }
 }
@@ -433,7 +451,7 @@ static void tupdate_print(FILE *f, const void *arg)
 /* The options of a one-table subcommand (--weights none|relative, --json, -o, --help).
  * Returns -1 when parsed (*path set), else the exit status (0 after --help). */
 static int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void),
-                          const char *what, common *cm, const char **path)
+                          const char *what, common *cm, const char **path, int *n_more)
 {
     static const struct option lo[] = {{"weights", required_argument, 0, OPT_WEIGHTS},
                                        {"json", no_argument, 0, OPT_JSON},
@@ -454,9 +472,11 @@ static int one_table_args(const char *sub, int argc, char **argv, void (*help_fn
         }
         return mb_cli_bad_option("mbfit", sub, argv, optind, c);
     }
-    if (optind + 1 != argc)
+    if (n_more ? optind >= argc : optind + 1 != argc)
         return mb_cli_usage("mbfit", sub, what, "");
     *path = argv[optind];
+    if (n_more)
+        *n_more = argc - optind - 1;
     return -1;
 }
 
@@ -466,17 +486,39 @@ static int cmd_tupdate(int argc, char **argv)
     common cm = {0, "-", MB_FIT_W_RELATIVE};
     mb_error err = {0};
     const char *path = NULL;
-    int st = one_table_args(sub, argc, argv, tupdate_help, "give exactly one step probe table%s",
-                            &cm, &path);
+    int n_logs = 0;
+    int st = one_table_args(sub, argc, argv, tupdate_help, "give one step probe table%s", &cm,
+                            &path, &n_logs);
     if (st >= 0)
         return st;
+    const char *const *logs = (const char *const *)argv + argc - n_logs;
     mb_fit_tupdate *fits;
     size_t n;
     if (mb_fit_tupdate_table(path, cm.weights, &fits, &n, &err) != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
+    if (n_logs > 0) { /* the runs' seconds per update calibrate the one-learner fit */
+        mb_fit_runs runs;
+        const double never = 0.0; /* thresholds do not matter here: no loss reaches 0 */
+        int rc = fits[0].learners == 1
+                     ? mb_fit_runs_read_logs(logs, (size_t)n_logs, &never, 1, 1, &runs, &err)
+                     : mb_error_set(&err, MB_EINVAL, "%s: no one-learner rows for the runs to "
+                                    "calibrate", path);
+        if (rc == MB_OK) {
+            rc = mb_fit_tupdate_calibrate(&fits[0], &runs, logs, cm.weights, &err);
+            mb_fit_runs_free(&runs);
+        }
+        if (rc != MB_OK) {
+            mb_fit_tupdate_free_all(fits, n);
+            return mb_cli_fail("mbfit", sub, &err);
+        }
+    }
     cJSON *root = NULL;
     if (cm.json) {
         root = mb_fit_tupdate_json(fits, n, path, cm.weights);
+        cJSON *in = root ? cJSON_GetObjectItemCaseSensitive(root, "inputs") : NULL;
+        cJSON *fl = in && n_logs ? cJSON_AddArrayToObject(in, "runs") : NULL;
+        for (int i = 0; fl && i < n_logs; i++)
+            cJSON_AddItemToArray(fl, cJSON_CreateString(logs[i]));
         for (size_t k = 0; k < n; k++)
             for (size_t i = 0; i < fits[k].warn.n; i++)
                 fprintf(stderr, "mbfit tupdate: warning: %s\n", fits[k].warn.msg[i]);
@@ -527,7 +569,7 @@ static int cmd_comm(int argc, char **argv)
     mb_error err = {0};
     const char *path = NULL;
     int st = one_table_args(sub, argc, argv, comm_help,
-                            "give exactly one collective probe table%s", &cm, &path);
+                            "give exactly one collective probe table%s", &cm, &path, NULL);
     if (st >= 0)
         return st;
     mb_fit_comm fc;

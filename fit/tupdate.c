@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 static const char *const knee_names[] = {"gamma", "m_t", "delta"};
 static const char *const ovl_names[] = {"g"};
@@ -182,7 +183,14 @@ void mb_fit_tupdate_clear(mb_fit_tupdate *f)
         return;
     free(f->m);
     free(f->t);
-    f->m = f->t = NULL;
+    free(f->run_m);
+    free(f->run_t);
+    free(f->run_n);
+    free(f->probe_m);
+    free(f->probe_t);
+    f->m = f->t = f->run_m = f->run_t = f->probe_m = f->probe_t = NULL;
+    f->run_n = NULL;
+    f->n_run_points = f->n_probe = 0;
     mb_fit_result_free(&f->knee);
     mb_fit_result_free(&f->overlap);
 }
@@ -273,6 +281,8 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
             if (P[r] == pl[k])
                 gm[g] = M[r] / P[r], gt[g] = T[r], gc[g] = TC[r], gx[g] = TM[r], g++;
         fits[k].learners = pl[k];
+        if (cn >= 0)
+            snprintf(fits[k].net, sizeof fits[k].net, "%s", mb_table_cell(t, 0, (size_t)cn));
         if ((rc = mb_fit_knee(g, gm, gt, w, &fits[k], err)) != MB_OK) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
@@ -300,6 +310,152 @@ done:
     return MB_OK;
 }
 
+/* ---- calibration by training runs ------------------------------------------------------------ */
+
+double mb_fit_tupdate_probe_at(const mb_fit_tupdate *f, double m)
+{
+    const double *pm = f->n_run_points ? f->probe_m : f->m, *pt = f->n_run_points ? f->probe_t : f->t;
+    size_t n = f->n_run_points ? f->n_probe : f->n_points;
+    /* the table governs T_update; gamma and m_t need only be valid */
+    mb_update_time u = {.comm = MB_COMM_NONE, .gamma = 1.0, .m_t = 1.0};
+    for (size_t i = 0; i < n && u.n_table < MB_MODEL_TABLE_MAX; i++)
+        if (u.n_table == 0 || pm[i] > u.table_m[u.n_table - 1]) {
+            u.table_m[u.n_table] = pm[i];
+            u.table_t[u.n_table++] = pt[i];
+        }
+    double t = NAN;
+    if (u.n_table >= 2)
+        mb_model_tupdate(&u, m, 1.0, &t);
+    return t;
+}
+
+/* The runs' points: for each M the one-learner runs trained, the median seconds per update.
+ * Fills g's run_m, run_t, run_n. */
+static int run_points(const mb_fit_runs *runs, const char *const *paths, const char *net,
+                      mb_fit_tupdate *g, mb_error *err)
+{
+#define WHERE(i) (paths ? paths[i] : "a run log")
+    size_t n = 0, first = SIZE_MAX;
+    double *m = malloc((runs->n + 1) * sizeof *m), *x = malloc((runs->n + 1) * sizeof *x);
+    g->run_m = malloc((runs->n + 1) * sizeof *g->run_m);
+    g->run_t = malloc((runs->n + 1) * sizeof *g->run_t);
+    g->run_n = malloc((runs->n + 1) * sizeof *g->run_n);
+    int rc = MB_OK;
+    if (!m || !x || !g->run_m || !g->run_t || !g->run_n) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < runs->n; i++) {
+        if (runs->procs[i] != 1 || !(runs->t_step[i] > 0) || !isfinite(runs->t_step[i]))
+            continue;
+        if (net[0] && runs->net[i][0] && strcmp(runs->net[i], net) != 0) {
+            rc = mb_error_set(err, MB_EINVAL, "%s: metadata 'net': '%s', but the step table "
+                              "times '%s'", WHERE(i), runs->net[i], net);
+            goto done;
+        }
+        if (first != SIZE_MAX && strcmp(runs->algo[i], runs->algo[first]) != 0) {
+            rc = mb_error_set(err, MB_EINVAL, "%s: metadata 'algo': '%s', but %s is '%s': an "
+                              "update's cost depends on the algorithm; give one algorithm's runs",
+                              WHERE(i), runs->algo[i], WHERE(first), runs->algo[first]);
+            goto done;
+        }
+        if (first == SIZE_MAX)
+            first = i;
+        m[n++] = runs->batch[i];
+    }
+    if (n == 0) {
+        rc = mb_error_set(err, MB_ENODATA, "no run of one learner with a training time "
+                          "(wall_s) among the %zu logs", runs->n);
+        goto done;
+    }
+    gsl_sort(m, 1, n);
+    for (size_t a = 0; a < n;) {
+        size_t k = 0;
+        for (size_t i = 0; i < runs->n; i++)
+            if (runs->procs[i] == 1 && runs->batch[i] == m[a] && runs->t_step[i] > 0 &&
+                isfinite(runs->t_step[i]))
+                x[k++] = runs->t_step[i];
+        gsl_sort(x, 1, k);
+        g->run_m[g->n_run_points] = m[a];
+        g->run_t[g->n_run_points] = gsl_stats_median_from_sorted_data(x, 1, k);
+        g->run_n[g->n_run_points++] = k;
+        while (a < n && m[a] == g->run_m[g->n_run_points - 1])
+            a++;
+    }
+done:
+    free(m), free(x);
+    return rc;
+#undef WHERE
+}
+
+int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
+                             const char *const *paths, mb_fit_weighting w, mb_error *err)
+{
+    if (f->learners != 1)
+        return mb_error_set(err, MB_EINVAL, "runs calibrate the one-learner fit, not P = %g",
+                            f->learners);
+    mb_fit_tupdate g = {.learners = 1};
+    snprintf(g.net, sizeof g.net, "%s", f->net);
+    double *m = NULL, *t = NULL;
+    int rc = run_points(runs, paths, f->net, &g, err);
+    if (rc != MB_OK)
+        goto fail;
+    const size_t nr = g.n_run_points;
+    const double lo = g.run_m[0], hi = g.run_m[nr - 1];
+    g.scale_below = g.run_t[0] / mb_fit_tupdate_probe_at(f, lo);
+    g.scale_above = g.run_t[nr - 1] / mb_fit_tupdate_probe_at(f, hi);
+    if (!isfinite(g.scale_below) || !isfinite(g.scale_above)) {
+        rc = mb_error_set(err, MB_EINVAL, "the step table has fewer than 2 batch sizes to scale");
+        goto fail;
+    }
+    m = malloc((f->n_points + nr) * sizeof *m);
+    t = malloc((f->n_points + nr) * sizeof *t);
+    g.probe_m = malloc((f->n_points + 1) * sizeof *g.probe_m);
+    g.probe_t = malloc((f->n_points + 1) * sizeof *g.probe_t);
+    if (!m || !t || !g.probe_m || !g.probe_t) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto fail;
+    }
+    /* the probe where no run went (its shape), the runs where they did: f->m is ascending */
+    size_t n = 0;
+    for (size_t i = 0; i < f->n_points && f->m[i] < lo; i++)
+        m[n] = f->m[i], t[n++] = f->t[i] * g.scale_below;
+    for (size_t j = 0; j < nr; j++)
+        m[n] = g.run_m[j], t[n++] = g.run_t[j];
+    for (size_t i = 0; i < f->n_points; i++)
+        if (f->m[i] > hi)
+            m[n] = f->m[i], t[n++] = f->t[i] * g.scale_above;
+    memcpy(g.probe_m, f->m, f->n_points * sizeof *g.probe_m);
+    memcpy(g.probe_t, f->t, f->n_points * sizeof *g.probe_t);
+    g.n_probe = f->n_points;
+    if ((rc = mb_fit_knee(n, m, t, w, &g, err)) != MB_OK)
+        goto fail;
+    free(m), free(t);
+    mb_fit_tupdate_clear(f);
+    *f = g;
+    return MB_OK;
+fail:
+    free(m), free(t);
+    mb_fit_tupdate_clear(&g);
+    return rc;
+}
+
+static cJSON *pairs_json(const double *x, const double *y, const size_t *c, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < n; i++) {
+        cJSON *p = cJSON_CreateArray();
+        if (!p)
+            break;
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(x[i]));
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(y[i]));
+        if (c)
+            cJSON_AddItemToArray(p, cJSON_CreateNumber((double)c[i]));
+        cJSON_AddItemToArray(a, p);
+    }
+    return a;
+}
+
 static cJSON *one_json(const mb_fit_tupdate *f)
 {
     cJSON *o = cJSON_CreateObject();
@@ -314,14 +470,25 @@ static cJSON *one_json(const mb_fit_tupdate *f)
         cJSON_AddItemToArray(kb, isfinite(f->knee_hi) ? cJSON_CreateNumber(f->knee_hi)
                                                       : cJSON_CreateNull());
     }
-    cJSON *pts = cJSON_AddArrayToObject(o, "points");
-    for (size_t i = 0; pts && i < f->n_points; i++) {
-        cJSON *p = cJSON_CreateArray();
-        if (!p)
-            break;
-        cJSON_AddItemToArray(p, cJSON_CreateNumber(f->m[i]));
-        cJSON_AddItemToArray(p, cJSON_CreateNumber(f->t[i]));
-        cJSON_AddItemToArray(pts, p);
+    cJSON_AddItemToObject(o, "points", pairs_json(f->m, f->t, NULL, f->n_points));
+    if (f->n_run_points) {
+        size_t runs = 0;
+        for (size_t j = 0; j < f->n_run_points; j++)
+            runs += f->run_n[j];
+        cJSON *c = cJSON_AddObjectToObject(o, "calibration");
+        if (c) {
+            cJSON_AddStringToObject(c, "source", "points at the runs' M are their median "
+                                    "seconds per update; the probe's beyond, scaled");
+            mb_json_add_number(c, "runs", (double)runs);
+            mb_json_add_number(c, "m_lo", f->run_m[0]);
+            mb_json_add_number(c, "m_hi", f->run_m[f->n_run_points - 1]);
+            mb_json_add_number(c, "scale_below", f->scale_below);
+            mb_json_add_number(c, "scale_above", f->scale_above);
+            cJSON_AddItemToObject(c, "run_points",
+                                  pairs_json(f->run_m, f->run_t, f->run_n, f->n_run_points));
+        }
+        cJSON_AddItemToObject(o, "probe_points", pairs_json(f->probe_m, f->probe_t, NULL,
+                                                            f->n_probe));
     }
     if (f->have_overlap)
         cJSON_AddItemToObject(o, "overlap", mb_fit_result_json(&f->overlap));

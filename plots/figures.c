@@ -396,6 +396,25 @@ static int step_fits(mb_plot *p, const char *path, const double *learners, int n
         if (*used >= size)
             rc = mb_error_set(err, MB_EINVAL, "%s: too many learner counts to plot", path);
     }
+    /* a fit calibrated by training runs: their seconds per update, beside the probe's */
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(root, "calibration");
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(cal, "run_points");
+    if (rc == MB_OK && cJSON_IsArray(pts) && cJSON_GetArraySize(pts) > 0) {
+        mb_plot_block(p, "runs");
+        cJSON_ArrayForEach(e, pts)
+        {
+            const cJSON *m = cJSON_GetArrayItem(e, 0), *t = cJSON_GetArrayItem(e, 1);
+            double v[2] = {cJSON_IsNumber(m) ? m->valuedouble : NAN,
+                           cJSON_IsNumber(t) ? t->valuedouble : NAN};
+            if (v[0] > 0 && v[1] > 0 && isfinite(v[0]) && isfinite(v[1]))
+                mb_plot_row(p, v, 2);
+        }
+        *used += (size_t)snprintf(plot + *used, size - *used,
+                                  ", $runs u 1:2 w p pt 5 ps 1.3 lc rgb 'black' t 'training "
+                                  "runs, P = 1: median s/update (what the fit follows there)'");
+        if (*used >= size)
+            rc = mb_error_set(err, MB_EINVAL, "%s: too many series to plot", path);
+    }
     cJSON_Delete(root);
     return rc;
 }

@@ -114,8 +114,10 @@ done:
     return rc;
 }
 
-/* A measured step table: [[m, t], ...] with m ascending and both > 0 (absent: none). */
-static int read_table(const cJSON *pts, const char *path, mb_update_time *t, mb_error *err)
+/* A measured step table, field `key`: [[m, t], ...] with m ascending and both > 0 (absent:
+ * none). */
+static int read_table(const cJSON *pts, const char *key, const char *path, mb_update_time *t,
+                      mb_error *err)
 {
     t->n_table = 0;
     if (!pts || cJSON_IsNull(pts))
@@ -123,16 +125,16 @@ static int read_table(const cJSON *pts, const char *path, mb_update_time *t, mb_
     const cJSON *e;
     size_t n = 0;
     if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) > MB_MODEL_TABLE_MAX)
-        return mb_error_set(err, MB_EFORMAT, "%s: 'points' is not an array of at most %d [M, "
-                                             "seconds] pairs", path, MB_MODEL_TABLE_MAX);
+        return mb_error_set(err, MB_EFORMAT, "%s: '%s' is not an array of at most %d [M, "
+                                             "seconds] pairs", path, key, MB_MODEL_TABLE_MAX);
     cJSON_ArrayForEach(e, pts)
     {
         const cJSON *m = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1);
         if (!cJSON_IsArray(e) || !cJSON_IsNumber(m) || !cJSON_IsNumber(v) ||
             !(m->valuedouble > 0) || !(v->valuedouble > 0) || !isfinite(v->valuedouble) ||
             (n > 0 && !(m->valuedouble > t->table_m[n - 1])))
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'points[%zu]': not [M, seconds] with "
-                                                 "M ascending and both > 0", path, n);
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%s[%zu]': not [M, seconds] with "
+                                                 "M ascending and both > 0", path, key, n);
         t->table_m[n] = m->valuedouble;
         t->table_t[n++] = v->valuedouble;
     }
@@ -174,8 +176,8 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
             *has_delta = 1; /* a plain parameter file: delta is the communication time */
         } else if (cJSON_IsNumber(learners) && learners->valuedouble == 1) {
             t->t0 = fmax(0.0, delta); /* one learner's intercept: the fixed cost of an update */
-            if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(root, "points"), path, t, err)) !=
-                MB_OK)
+            if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(root, "points"), "points", path,
+                                 t, err)) != MB_OK)
                 goto done;
             const cJSON *multi = first_multi_learner(root);
             double d_multi;
@@ -194,6 +196,48 @@ done:
     }
     cJSON_Delete(root);
     return rc;
+}
+
+int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err)
+{
+    memset(c, 0, sizeof *c);
+    cJSON *root;
+    int rc = mb_json_read(path, &root, err);
+    if (rc != MB_OK)
+        return rc;
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(root, "calibration");
+    if (cal) {
+        mb_update_time probe = {0};
+        if (!cJSON_IsObject(cal))
+            rc = mb_error_set(err, MB_EFORMAT, "%s: 'calibration' is not an object", path);
+        if (rc == MB_OK && (rc = mb_json_number(cal, "runs", path, &c->runs, err)) == MB_OK &&
+            (rc = mb_json_number(cal, "m_lo", path, &c->m_lo, err)) == MB_OK &&
+            (rc = mb_json_number(cal, "m_hi", path, &c->m_hi, err)) == MB_OK &&
+            (rc = mb_json_number(cal, "scale_below", path, &c->scale_below, err)) == MB_OK &&
+            (rc = mb_json_number(cal, "scale_above", path, &c->scale_above, err)) == MB_OK)
+            rc = read_table(cJSON_GetObjectItemCaseSensitive(root, "probe_points"),
+                            "probe_points", path, &probe, err);
+        if (rc == MB_OK && probe.n_table < 2)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: a calibrated fit without 'probe_points' "
+                              "(2 or more)", path);
+        if (rc == MB_OK) {
+            c->on = 1;
+            c->n_probe = probe.n_table;
+            memcpy(c->probe_m, probe.table_m, sizeof c->probe_m);
+            memcpy(c->probe_t, probe.table_t, sizeof c->probe_t);
+        }
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+void mb_solver_tcal_probe(const mb_solver_tcal *c, const mb_update_time *t,
+                          mb_update_time *probe)
+{
+    *probe = *t;
+    probe->n_table = c->n_probe;
+    memcpy(probe->table_m, c->probe_m, sizeof probe->table_m);
+    memcpy(probe->table_t, c->probe_t, sizeof probe->table_t);
 }
 
 int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
@@ -235,7 +279,8 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
         return rc;
     if (isnan(u.t0))
         u.t0 = 0.0;
-    if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(model, "t_table"), path, &u, err)) != MB_OK)
+    if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(model, "t_table"), "t_table", path, &u,
+                         err)) != MB_OK)
         return rc;
     double lo = NAN, hi = NAN;
     if ((rc = opt_number(model, "m_lo", path, &lo, err)) != MB_OK ||

@@ -47,6 +47,25 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
  * when the file has no P > 1. A file without "learners" gives params.delta as the delta. */
 int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_error *err);
 
+/* What runs did to a tfit (mbfit tupdate STEP.csv LOG...: its `calibration` and
+ * `probe_points`): on = 0 for a fit of the probe alone. */
+typedef struct mb_solver_tcal {
+    int on;
+    double runs;                     /* run logs behind the points */
+    double m_lo, m_hi;               /* the M they trained, where the points are theirs */
+    double scale_below, scale_above; /* what the probe's points beyond were scaled by */
+    size_t n_probe;                  /* the probe's own points */
+    double probe_m[MB_MODEL_TABLE_MAX], probe_t[MB_MODEL_TABLE_MAX];
+} mb_solver_tcal;
+
+/* Reads a tfit's calibration (absent: c->on = 0). MB_EFORMAT naming the bad field. */
+int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err);
+
+/* *probe = *t with the probe's own step table in place of the calibrated one: T_update as the
+ * probe alone would have it, for validate to report. */
+void mb_solver_tcal_probe(const mb_solver_tcal *c, const mb_update_time *t,
+                          mb_update_time *probe);
+
 /* Reads params.latency_s and params.s_per_byte of an alpha-beta collective fit into *t. */
 int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err);
 
@@ -142,6 +161,8 @@ typedef struct mb_validate_row {
     double t_pred;            /* T_C = n_pred * t_update_pred */
     double rel_err;           /* (t_pred - t_median) / t_median; NAN when nothing reached it */
     double t_update_rel_err;  /* (t_update_pred - t_update_run) / t_update_run */
+    /* the same with the probe's own T_update, when the model's is calibrated by runs (else NAN) */
+    double t_update_probe, t_update_probe_rel_err, t_pred_probe, rel_err_probe;
 } mb_validate_row;
 
 typedef struct mb_validate {
@@ -161,6 +182,8 @@ typedef struct mb_validate {
                                  recommended P */
     size_t n_err;             /* those rows */
     double median_abs_tu_err; /* median |t_update_rel_err| over the same rows */
+    double median_abs_err_probe, median_abs_tu_err_probe; /* the same with the probe's T_update
+                                 (NAN without one) */
 } mb_validate;
 
 /* A trained M stands for the recommended one when the model predicts it within this fraction of
@@ -193,11 +216,13 @@ size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fi
  * checks the recommendation (m_rec at p_rec, learning rate lr_rec). The law of a group is the
  * one of laws[0..n_laws) fitted at its learning rate lrs[k] (with one law of unknown rate: that
  * one); a group with no law of its rate gets no prediction. `paths` (NULL allowed) names each
- * run's log in messages. MB_EINVAL when the logs train different networks or stopped at another target;
+ * run's log in messages. t_probe (NULL: none): the probe's own T_update when `t` is calibrated
+ * by runs, reported beside it. MB_EINVAL when the logs train different networks or stopped at another target;
  * MB_ENODATA when there are no runs or none within a factor of 2 of m_rec at p_rec (the message
  * says which M to train). Free with mb_validate_free, also after an error. */
 int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
-                       const mb_update_time *t, const mb_fit_runs *runs, const char *const *paths,
+                       const mb_update_time *t, const mb_update_time *t_probe,
+                       const mb_fit_runs *runs, const char *const *paths,
                        double m_rec, double p_rec, double lr_rec, mb_validate *out, mb_error *err);
 void mb_validate_free(mb_validate *v);
 

@@ -79,8 +79,9 @@ static const mb_law *law_for(const mb_law *laws, const double *lrs, size_t n, do
 
 /* Fills one group's measured and predicted numbers from the runs idx[0..n); law NULL: no
  * prediction of N_update (no fit at this learning rate). */
-static int fill_row(const mb_law *law, const mb_update_time *t, const mb_fit_runs *r,
-                    const size_t *idx, size_t n, mb_validate_row *row, double *scratch)
+static int fill_row(const mb_law *law, const mb_update_time *t, const mb_update_time *t_probe,
+                    const mb_fit_runs *r, const size_t *idx, size_t n, mb_validate_row *row,
+                    double *scratch)
 {
     const size_t i0 = idx[0];
     memset(row, 0, sizeof *row);
@@ -122,6 +123,13 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_fit_run
     }
     row->rel_err = (row->t_pred - row->t_median) / row->t_median;
     row->t_update_rel_err = (row->t_update_pred - row->t_update_run) / row->t_update_run;
+    row->t_update_probe = row->t_pred_probe = NAN;
+    if (t_probe && mb_model_tupdate(t_probe, row->batch, row->procs, &tu) == MB_OK) {
+        row->t_update_probe = tu;
+        row->t_pred_probe = row->n_pred * tu;
+    }
+    row->t_update_probe_rel_err = (row->t_update_probe - row->t_update_run) / row->t_update_run;
+    row->rel_err_probe = (row->t_pred_probe - row->t_median) / row->t_median;
     return MB_OK;
 }
 
@@ -191,7 +199,8 @@ size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fi
 }
 
 int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
-                       const mb_update_time *t, const mb_fit_runs *runs, const char *const *paths,
+                       const mb_update_time *t, const mb_update_time *t_probe,
+                       const mb_fit_runs *runs, const char *const *paths,
                        double m_rec, double p_rec, double lr_rec, mb_validate *out, mb_error *err)
 {
 #define WHERE(i) (paths ? paths[i] : "a log"), (paths ? ": " : ": ")
@@ -201,6 +210,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
     out->p_rec = p_rec;
     out->lr_rec = lr_rec;
     out->ratio = out->median_abs_err = out->median_abs_tu_err = NAN;
+    out->median_abs_err_probe = out->median_abs_tu_err_probe = NAN;
     if (runs->n == 0)
         return mb_error_set(err, MB_ENODATA, "no run logs to validate against");
     /* one network: a log of another net is not ground truth for this model; the odd one out is
@@ -247,16 +257,19 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
             if (!used[j] && same(runs, i, j))
                 used[j] = 1, idx[n++] = j;
         const mb_law *law = law_for(laws, lrs, n_laws, runs->lr[i]);
-        if (fill_row(law, t, runs, idx, n, &out->rows[out->n_rows++], scratch) != MB_OK) {
+        if (fill_row(law, t, t_probe, runs, idx, n, &out->rows[out->n_rows++], scratch) !=
+            MB_OK) {
             rc = mb_error_set(err, MB_ENOMEM, "out of memory");
             goto done;
         }
     }
     qsort(out->rows, out->n_rows, sizeof *out->rows, row_order);
 
-    size_t ne = 0, nt = 0;
-    double *tue = malloc(out->n_rows * sizeof *tue);
-    if (!tue) {
+    size_t ne = 0, nt = 0, npe = 0, npt = 0;
+    double *tue = malloc(out->n_rows * sizeof *tue), *pe = malloc(out->n_rows * sizeof *pe),
+           *pt = malloc(out->n_rows * sizeof *pt);
+    if (!tue || !pe || !pt) {
+        free(tue), free(pe), free(pt);
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
@@ -267,6 +280,10 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
             scratch[ne++] = fabs(r->rel_err);
         if (isfinite(r->t_update_rel_err) && r->procs == p_rec)
             tue[nt++] = fabs(r->t_update_rel_err);
+        if (isfinite(r->rel_err_probe) && r->procs == p_rec)
+            pe[npe++] = fabs(r->rel_err_probe);
+        if (isfinite(r->t_update_probe_rel_err) && r->procs == p_rec)
+            pt[npt++] = fabs(r->t_update_probe_rel_err);
         /* the measured best: most of its runs reached the target, none diverged */
         if (2 * r->reached > r->runs && r->diverged == 0 &&
             (out->best < 0 || r->t_median < out->rows[out->best].t_median))
@@ -282,7 +299,9 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
     out->median_abs_err = median(scratch, ne);
     out->n_err = ne;
     out->median_abs_tu_err = median(tue, nt);
-    free(tue);
+    out->median_abs_err_probe = median(pe, npe);
+    out->median_abs_tu_err_probe = median(pt, npt);
+    free(tue), free(pe), free(pt);
     if (out->rec >= 0 && out->best >= 0)
         out->ratio = out->rows[out->rec].t_median / out->rows[out->best].t_median;
     /* a recommendation no run comes near cannot be checked: say so rather than pass */

@@ -509,8 +509,8 @@ static void test_validate(void)
     CU_ASSERT_EQUAL(runs.diverged[np - 1], 1);
     CU_ASSERT_EQUAL(runs.diverged[0], 0);
     mb_validate v;
-    CU_ASSERT_EQUAL_FATAL(mb_solver_validate(&law, (const double[]){0.02}, 1, &t, &runs, paths,
-                                             32.4, 1, 0.02, &v, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_validate(&law, (const double[]){0.02}, 1, &t, NULL, &runs,
+                                             paths, 32.4, 1, 0.02, &v, &e), MB_OK);
     CU_ASSERT_EQUAL_FATAL(v.n_rows, 6);
     CU_ASSERT_DOUBLE_EQUAL(v.rows[0].batch, 4, 0);
     CU_ASSERT_EQUAL(v.rows[0].diverged, 1);
@@ -543,8 +543,8 @@ static void test_validate(void)
     mb_validate_free(&v);
 
     /* a recommendation no run comes near */
-    CU_ASSERT_EQUAL(mb_solver_validate(&law, (const double[]){0.02}, 1, &t, &runs, paths, 700, 1,
-                                       0.02, &v, &e), MB_ENODATA);
+    CU_ASSERT_EQUAL(mb_solver_validate(&law, (const double[]){0.02}, 1, &t, NULL, &runs, paths,
+                                       700, 1, 0.02, &v, &e), MB_ENODATA);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no run trained near the recommended M = 700"));
     mb_validate_free(&v);
     mb_fit_runs_free(&runs);
@@ -644,6 +644,137 @@ static void test_validate(void)
     mb_test_rmdir(dir);
 }
 
+/* T_update calibrated by runs (mbfit tupdate STEP.csv LOG...): a probe caught in a fast phase
+ * at M = 16 and 32 (0.6x), a little off at the runs' ends (0.9x at 8, 1.1x at 128) and off
+ * beyond them (0.8x below, 1.25x above), against runs whose updates cost what the model says.
+ * The calibrated points are the runs' at 8..128 and the probe's scaled to meet them beyond;
+ * the optimum it gives is the true model's; validate reports the probe beside the runs. */
+static double probe_factor(double m)
+{
+    return m < 8 ? 0.8 : m == 8 ? 0.9 : m <= 32 ? 0.6 : m == 128 ? 1.1 : m > 128 ? 1.25 : 1.0;
+}
+
+static void test_tupdate_from_runs(void)
+{
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
+    const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
+    const int ms[] = {8, 16, 32, 64, 128};
+    for (size_t i = 0; i < 5; i++)
+        for (int seed = 0; seed < 3; seed++) {
+            double n, tu;
+            mb_model_law_nupdate(&law, ms[i], &n, NULL);
+            mb_model_tupdate(&t, ms[i], 1, &tu);
+            write_log(dir, "lenet5", 0.5, ms[i], seed, (long)ceil(n / 10) * 10 + 10 * seed, tu, 0);
+        }
+    char table[4096] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
+                       "t_p75_s,t_max_s,samples_per_s\n";
+    size_t len = strlen(table);
+    for (double m = 1; m <= 1024; m *= 2) {
+        double tu;
+        mb_model_tupdate(&t, m, 1, &tu);
+        len += (size_t)snprintf(table + len, sizeof table - len,
+                                "cpu,lenet5,%g,1,2,5,%.12g,0,0,0,0,0\n", m, tu * probe_factor(m));
+    }
+    mb_test_write(path, sizeof path, dir, "step.csv", table);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbfit nupdate --target-loss 0.5 lenet5-b*.csv "
+                                         "--json -o n.json && mbfit tupdate step.csv lenet5-b*.csv "
+                                         "--json -o t.json && mbfit tupdate step.csv "
+                                         "lenet5-b*.csv", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "calibrated by runs"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "-40.0%")); /* the probe at 16 and 32 */
+    if (r.status != 0)
+        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    mb_test_run_free(&r);
+
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    mb_update_time cal = {0};
+    mb_solver_tcal c;
+    int has_delta;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tfit(path, &cal, &has_delta, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tcal(path, &c, &e), MB_OK);
+    CU_ASSERT_TRUE(c.on);
+    CU_ASSERT_DOUBLE_EQUAL(c.runs, 15, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.m_lo, 8, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.m_hi, 128, 0);
+    CU_ASSERT_TRUE(mb_test_close(c.scale_below, 1 / 0.9, 1e-9));
+    CU_ASSERT_TRUE(mb_test_close(c.scale_above, 1 / 1.1, 1e-9));
+    CU_ASSERT_EQUAL_FATAL(cal.n_table, 11);
+    CU_ASSERT_EQUAL_FATAL(c.n_probe, 11);
+    for (size_t i = 0; i < cal.n_table; i++) {
+        double m = cal.table_m[i], tu;
+        mb_model_tupdate(&t, m, 1, &tu);
+        double want = m < 8 ? 0.8 / 0.9 : m > 128 ? 1.25 / 1.1 : 1.0;
+        CU_ASSERT_TRUE(mb_test_close(cal.table_t[i], tu * want, 1e-9));
+        CU_ASSERT_TRUE(mb_test_close(c.probe_t[i], tu * probe_factor(m), 1e-9));
+    }
+    /* the optimum over the calibrated table is the true model's (log-log interpolation of a
+     * straight line between exact points: within 2%); the probe's alone is not */
+    mb_solver_optimum_result want, got, probe;
+    mb_update_time probe_t;
+    mb_solver_tcal_probe(&c, &cal, &probe_t);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_optimum(&law, &t, 1, 8, 128, &want, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_optimum(&law, &cal, 1, 8, 128, &got, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_optimum(&law, &probe_t, 1, 8, 128, &probe, &e), MB_OK);
+    CU_ASSERT_TRUE(fabs(got.opt.m_opt / want.opt.m_opt - 1) < 0.02);
+    CU_ASSERT_TRUE(fabs(probe.opt.m_opt / want.opt.m_opt - 1) > 0.1);
+
+    /* validate: the model's s/update is the runs' (error 0), the probe's is reported beside */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt validate --nfit n.json --tfit t.json "
+                                         "lenet5-b*.csv && mbopt validate --nfit n.json --tfit "
+                                         "t.json --json -o v.json lenet5-b*.csv", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "T_update(M,P) = the runs' seconds per update at M/P = "
+                                         "8 .. 128 (15 runs"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "s/upd_probe"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "T_update is the runs' own seconds per update (15 runs)"));
+    if (r.status != 0)
+        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    mb_test_run_free(&r);
+    snprintf(path, sizeof path, "%s/v.json", dir);
+    cJSON *root;
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+    const cJSON *rows = cJSON_GetObjectItem(root, "rows"), *row;
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(rows), 5);
+    cJSON_ArrayForEach(row, rows)
+    {
+        double b = mb_json_get(row, "batch");
+        CU_ASSERT_TRUE(fabs(mb_json_get(row, "t_update_rel_err")) < 1e-9);
+        CU_ASSERT_TRUE(fabs(mb_json_get(row, "t_update_probe_rel_err") - (probe_factor(b) - 1)) <
+                       1e-6);
+    }
+    /* |probe error| at 8, 16, 32, 64, 128: 0.1, 0.4, 0.4, 0, 0.1 */
+    CU_ASSERT_TRUE(fabs(mb_json_get(root, "t_update_probe_median_abs_rel_err") - 0.1) < 1e-6);
+    cJSON_Delete(root);
+
+    /* bad input: a log of another net, or of another algorithm; no one-learner log */
+    write_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbfit tupdate step.csv lenet5-b*.csv "
+                                         "alexnet-b32-s9.csv", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "alexnet-b32-s9.csv: metadata 'net': 'alexnet', but the "
+                                         "step table times 'lenet5'"));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && rm alexnet-b32-s9.csv && sed -i "
+                                         "'s/^# algo=momentum$/# algo=adam/' lenet5-b64-s1.csv && "
+                                         "mbfit tupdate step.csv lenet5-b*.csv", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "lenet5-b64-s1.csv: metadata 'algo': 'adam'"));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && sed -i 's/^# learners=1$/# learners=2/' "
+                                         "lenet5-b*.csv && mbfit tupdate step.csv lenet5-b*.csv",
+                                         dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no run of one learner"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
 /* Delta(2) from runs at P = 2: the median of (seconds per update - the step at M / 2), with the
  * model's own communication term left out; the runs at P = 1 and at a larger P are not used. */
 static void test_comm_from_runs(void)
@@ -687,5 +818,6 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "optimum of the power law", test_optimum_power_law) ||
            !CU_add_test(s, "measured step table", test_step_table) ||
            !CU_add_test(s, "mbopt validate", test_validate) ||
+           !CU_add_test(s, "T_update calibrated by runs", test_tupdate_from_runs) ||
            !CU_add_test(s, "Delta(P) from the runs", test_comm_from_runs);
 }
