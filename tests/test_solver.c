@@ -465,6 +465,24 @@ static void write_log(const char *dir, const char *net, double target, int m, in
     fclose(f);
 }
 
+/* The runs of a known law and step time at M = 8 .. 128, 3 seeds: crossings are the law's,
+ * rounded up to the logged update (+10 per seed); updates take `slow_128` times the model's
+ * step at M = 128 and exactly the model's elsewhere. */
+static const int law_ms[] = {8, 16, 32, 64, 128};
+static void write_law_runs(const char *dir, const mb_law *law, const mb_update_time *t,
+                           double slow_128)
+{
+    for (size_t i = 0; i < 5; i++)
+        for (int seed = 0; seed < 3; seed++) {
+            double n, tu;
+            mb_model_law_nupdate(law, law_ms[i], &n, NULL);
+            mb_model_tupdate(t, law_ms[i], 1, &tu);
+            long nc = (long)ceil(n / 10) * 10 + 10 * seed;
+            write_log(dir, "lenet5", 0.5, law_ms[i], seed, nc,
+                      tu * (law_ms[i] == 128 ? slow_128 : 1.0), 0);
+        }
+}
+
 /* validate on logs made from a known law and step time, with known errors, then end to end */
 static void test_validate(void)
 {
@@ -472,17 +490,8 @@ static void test_validate(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
     const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
-    const int ms[] = {8, 16, 32, 64, 128};
-    /* the runs take 10% longer per update than the model says at M = 128 and exactly as long
-     * elsewhere; the crossings are the law's, rounded up to the logged update */
-    for (size_t i = 0; i < 5; i++)
-        for (int seed = 0; seed < 3; seed++) {
-            double n, tu;
-            mb_model_law_nupdate(&law, ms[i], &n, NULL);
-            mb_model_tupdate(&t, ms[i], 1, &tu);
-            long nc = (long)ceil(n / 10) * 10 + 10 * seed;
-            write_log(dir, "lenet5", 0.5, ms[i], seed, nc, tu * (ms[i] == 128 ? 1.1 : 1.0), 0);
-        }
+    const int *ms = law_ms;
+    write_law_runs(dir, &law, &t, 1.1); /* 10% slower per update at M = 128 */
     write_log(dir, "lenet5", 0.5, 4, 0, 400, 1e-4, 1); /* diverged: not the best, not reached */
     mb_fit_runs runs;
     const double target = 0.5;
@@ -660,14 +669,7 @@ static void test_tupdate_from_runs(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
     const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
-    const int ms[] = {8, 16, 32, 64, 128};
-    for (size_t i = 0; i < 5; i++)
-        for (int seed = 0; seed < 3; seed++) {
-            double n, tu;
-            mb_model_law_nupdate(&law, ms[i], &n, NULL);
-            mb_model_tupdate(&t, ms[i], 1, &tu);
-            write_log(dir, "lenet5", 0.5, ms[i], seed, (long)ceil(n / 10) * 10 + 10 * seed, tu, 0);
-        }
+    write_law_runs(dir, &law, &t, 1.0);
     char table[4096] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
                        "t_p75_s,t_max_s,samples_per_s\n";
     size_t len = strlen(table);
