@@ -239,6 +239,7 @@ typedef struct mb_fit_tupdate {
     size_t n_run_points;   /* the distinct M that one-learner training runs measured */
     double *run_m, *run_t; /* those M, ascending, and the median of their runs' seconds/update */
     size_t *run_n;         /* the runs behind each */
+    double *run_probe;     /* the probe's own time at each of those M */
     size_t n_probe;        /* the probe's own points, as measured, which m and t replaced */
     double *probe_m, *probe_t;
     double scale_below, scale_above; /* the factors the probe's points below / above the runs'
@@ -267,10 +268,6 @@ void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n);
  * kept (probe_m, probe_t) so that its error stays reported. Uses the runs with one learner;
  * MB_ENODATA when none has a training time; MB_EINVAL naming the log (paths[i]; may be NULL)
  * for a run of another net than the table's, or one of another algorithm than the first. */
-/* The probe's own time per update at m (its points before any calibration, read as T_update
- * reads a measured table: log-log between points, flat below, linear beyond); NAN with fewer
- * than 2 distinct M. */
-double mb_fit_tupdate_probe_at(const mb_fit_tupdate *f, double m);
 int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
                              const char *const *paths, mb_fit_weighting w, mb_error *err);
 /* Frees what one fit owns (m, t, results); for a struct filled by mb_fit_knee. */

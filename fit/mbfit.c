@@ -437,7 +437,7 @@ static void tupdate_print(FILE *f, const void *arg)
             fprintf(f, "calibrated by runs: M, the runs' median s/update (runs), the probe's, "
                        "its error\n");
             for (size_t j = 0; j < r->n_run_points; j++) {
-                double tp = mb_fit_tupdate_probe_at(r, r->run_m[j]);
+                double tp = r->run_probe[j];
                 fprintf(f, "  %8g %12.6g (%zu) %12.6g %+7.1f%%\n", r->run_m[j], r->run_t[j],
                         r->run_n[j], tp, 100 * (tp - r->run_t[j]) / r->run_t[j]);
             }

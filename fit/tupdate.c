@@ -186,9 +186,10 @@ void mb_fit_tupdate_clear(mb_fit_tupdate *f)
     free(f->run_m);
     free(f->run_t);
     free(f->run_n);
+    free(f->run_probe);
     free(f->probe_m);
     free(f->probe_t);
-    f->m = f->t = f->run_m = f->run_t = f->probe_m = f->probe_t = NULL;
+    f->m = f->t = f->run_m = f->run_t = f->run_probe = f->probe_m = f->probe_t = NULL;
     f->run_n = NULL;
     f->n_run_points = f->n_probe = 0;
     mb_fit_result_free(&f->knee);
@@ -312,16 +313,16 @@ done:
 
 /* ---- calibration by training runs ------------------------------------------------------------ */
 
-double mb_fit_tupdate_probe_at(const mb_fit_tupdate *f, double m)
+/* The probe's time at m, read as T_update reads a measured table (model/: log-log between
+ * points, flat below the first, linear in m beyond the last); NAN with fewer than 2 M. */
+static double probe_at(const mb_fit_tupdate *f, double m)
 {
-    const double *pm = f->n_run_points ? f->probe_m : f->m, *pt = f->n_run_points ? f->probe_t : f->t;
-    size_t n = f->n_run_points ? f->n_probe : f->n_points;
     /* the table governs T_update; gamma and m_t need only be valid */
     mb_update_time u = {.comm = MB_COMM_NONE, .gamma = 1.0, .m_t = 1.0};
-    for (size_t i = 0; i < n && u.n_table < MB_MODEL_TABLE_MAX; i++)
-        if (u.n_table == 0 || pm[i] > u.table_m[u.n_table - 1]) {
-            u.table_m[u.n_table] = pm[i];
-            u.table_t[u.n_table++] = pt[i];
+    for (size_t i = 0; i < f->n_points && u.n_table < MB_MODEL_TABLE_MAX; i++)
+        if (u.n_table == 0 || f->m[i] > u.table_m[u.n_table - 1]) {
+            u.table_m[u.n_table] = f->m[i];
+            u.table_t[u.n_table++] = f->t[i];
         }
     double t = NAN;
     if (u.n_table >= 2)
@@ -394,6 +395,9 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
     if (f->learners != 1)
         return mb_error_set(err, MB_EINVAL, "runs calibrate the one-learner fit, not P = %g",
                             f->learners);
+    if (f->n_run_points)
+        return mb_error_set(err, MB_EINVAL, "the fit is calibrated already: calibrate the "
+                            "probe's own fit");
     mb_fit_tupdate g = {.learners = 1};
     snprintf(g.net, sizeof g.net, "%s", f->net);
     double *m = NULL, *t = NULL;
@@ -402,8 +406,14 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
         goto fail;
     const size_t nr = g.n_run_points;
     const double lo = g.run_m[0], hi = g.run_m[nr - 1];
-    g.scale_below = g.run_t[0] / mb_fit_tupdate_probe_at(f, lo);
-    g.scale_above = g.run_t[nr - 1] / mb_fit_tupdate_probe_at(f, hi);
+    if (!(g.run_probe = malloc(nr * sizeof *g.run_probe))) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t j = 0; j < nr; j++)
+        g.run_probe[j] = probe_at(f, g.run_m[j]);
+    g.scale_below = g.run_t[0] / g.run_probe[0];
+    g.scale_above = g.run_t[nr - 1] / g.run_probe[nr - 1];
     if (!isfinite(g.scale_below) || !isfinite(g.scale_above)) {
         rc = mb_error_set(err, MB_EINVAL, "the step table has fewer than 2 batch sizes to scale");
         goto fail;
@@ -440,7 +450,9 @@ fail:
     return rc;
 }
 
-static cJSON *pairs_json(const double *x, const double *y, const size_t *c, size_t n)
+/* [[x, y(, c, z)], ...]; c and z NULL or both given. */
+static cJSON *pairs_json(const double *x, const double *y, const size_t *c, const double *z,
+                         size_t n)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; a && i < n; i++) {
@@ -449,8 +461,10 @@ static cJSON *pairs_json(const double *x, const double *y, const size_t *c, size
             break;
         cJSON_AddItemToArray(p, cJSON_CreateNumber(x[i]));
         cJSON_AddItemToArray(p, cJSON_CreateNumber(y[i]));
-        if (c)
+        if (c && z) {
             cJSON_AddItemToArray(p, cJSON_CreateNumber((double)c[i]));
+            cJSON_AddItemToArray(p, cJSON_CreateNumber(z[i]));
+        }
         cJSON_AddItemToArray(a, p);
     }
     return a;
@@ -470,7 +484,7 @@ static cJSON *one_json(const mb_fit_tupdate *f)
         cJSON_AddItemToArray(kb, isfinite(f->knee_hi) ? cJSON_CreateNumber(f->knee_hi)
                                                       : cJSON_CreateNull());
     }
-    cJSON_AddItemToObject(o, "points", pairs_json(f->m, f->t, NULL, f->n_points));
+    cJSON_AddItemToObject(o, "points", pairs_json(f->m, f->t, NULL, NULL, f->n_points));
     if (f->n_run_points) {
         size_t runs = 0;
         for (size_t j = 0; j < f->n_run_points; j++)
@@ -485,9 +499,10 @@ static cJSON *one_json(const mb_fit_tupdate *f)
             mb_json_add_number(c, "scale_below", f->scale_below);
             mb_json_add_number(c, "scale_above", f->scale_above);
             cJSON_AddItemToObject(c, "run_points",
-                                  pairs_json(f->run_m, f->run_t, f->run_n, f->n_run_points));
+                                  pairs_json(f->run_m, f->run_t, f->run_n, f->run_probe,
+                                             f->n_run_points));
         }
-        cJSON_AddItemToObject(o, "probe_points", pairs_json(f->probe_m, f->probe_t, NULL,
+        cJSON_AddItemToObject(o, "probe_points", pairs_json(f->probe_m, f->probe_t, NULL, NULL,
                                                             f->n_probe));
     }
     if (f->have_overlap)

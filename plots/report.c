@@ -334,6 +334,34 @@ static void write_fit(FILE *f, const char *title, const char *file, const cJSON 
     }
 }
 
+/* Where T_update came from when runs calibrated it (tfit.json's `calibration`): the runs' seconds
+ * per update at each M they trained beside the probe's, and the probe's error. */
+static void write_calibration(FILE *f, const cJSON *tfit)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(tfit, "calibration"), *p;
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(c, "run_points");
+    if (!cJSON_IsArray(pts))
+        return;
+    fprintf(f, "<p>T<sub>update</sub> at M = %g .. %g is what %g training runs measured (the median "
+               "of their seconds per update, evaluation excluded); the probe's step gives it "
+               "beyond, scaled by %.3g below and %.3g above. The probe against the runs:</p>\n"
+               "<table>\n<tr><th>M</th><th>runs</th><th>runs' s/update</th><th>probe's</th>"
+               "<th>probe's error</th></tr>\n",
+            mb_json_get(c, "m_lo"), mb_json_get(c, "m_hi"), mb_json_get(c, "runs"),
+            mb_json_get(c, "scale_below"), mb_json_get(c, "scale_above"));
+    cJSON_ArrayForEach(p, pts)
+    {
+        double v[4];
+        for (int i = 0; i < 4; i++) {
+            const cJSON *x = cJSON_GetArrayItem(p, i);
+            v[i] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+        }
+        fprintf(f, "<tr><td>%g</td><td>%g</td><td>%.4g</td><td>%.4g</td><td>%+.1f%%</td></tr>\n",
+                v[0], v[1], v[2], v[3], 100 * (v[3] - v[2]) / v[2]);
+    }
+    fputs("</table>\n", f);
+}
+
 /* The fitted parameters, and the model mbopt scale solved (which may add communication). */
 static void write_parameters(FILE *f, const cJSON *scale, const cJSON *nfit, const cJSON *tfit,
                              const cJSON *cfit)
@@ -343,6 +371,7 @@ static void write_parameters(FILE *f, const cJSON *scale, const cJSON *nfit, con
               "nfit.json", nfit);
     write_fit(f, "Time per update: T<sub>update</sub> = &gamma; max(M/P, M<sub>T</sub>) + &delta;",
               "tfit.json", tfit);
+    write_calibration(f, tfit);
     write_fit(f, "Collectives: t = 2(P&minus;1) latency + 2(P&minus;1)/P bytes / bandwidth",
               "cfit.json", cfit);
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(scale, "model");
@@ -718,8 +747,11 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     int present[N_INPUTS];
     glob_t runs = {0};
     char pattern[4096];
-    path_join(pattern, sizeof pattern, out_dir, "runs/*.csv");
-    int have_runs = glob(pattern, 0, NULL, &runs) == 0 && runs.gl_pathc > 0;
+    path_join(pattern, sizeof pattern, out_dir, "runs/*.csv"); /* one rate, or make run's */
+    glob(pattern, 0, NULL, &runs);                             /* runs/lrX/ per rate */
+    path_join(pattern, sizeof pattern, out_dir, "runs/*/*.csv");
+    glob(pattern, runs.gl_pathc ? GLOB_APPEND : 0, NULL, &runs);
+    int have_runs = runs.gl_pathc > 0;
     for (size_t i = 0; i < N_INPUTS; i++) {
         path_join(path, sizeof path, out_dir, INPUTS[i].name);
         present[i] = !strcmp(INPUTS[i].name, "runs/") ? have_runs : exists(path);
@@ -837,8 +869,10 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         n_meta += write_meta(f, path, csvs[i]);
     }
     for (size_t i = 0; have_runs && i < runs.gl_pathc; i++) {
-        const char *base = strrchr(runs.gl_pathv[i], '/');
-        snprintf(path, sizeof path, "runs/%s", base ? base + 1 : runs.gl_pathv[i]);
+        const char *rel = runs.gl_pathv[i] + strlen(out_dir); /* the path under OUT */
+        while (*rel == '/')
+            rel++;
+        snprintf(path, sizeof path, "%s", rel);
         n_meta += write_meta(f, runs.gl_pathv[i], path);
     }
     if (n_meta == 0)

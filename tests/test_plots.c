@@ -284,11 +284,12 @@ static void test_report_full(void)
     char dir[256], cmds[4096], path[600];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     const char *const steps[] = {
-        "mkdir -p %1$s/runs",
-        "cp data/examples/fit_runs/run_M*.csv %1$s/runs/",
+        "mkdir -p %1$s/runs/lr0.05", /* make run's layout: a folder per learning rate */
+        "cp data/examples/fit_runs/run_M*.csv %1$s/runs/lr0.05/",
         "cp data/examples/step.csv data/examples/comm.csv %1$s/",
-        "mbfit nupdate --target-loss 0.5 %1$s/runs/*.csv --json -o %1$s/nfit.json 2>/dev/null",
-        "mbfit tupdate %1$s/step.csv --json -o %1$s/tfit.json 2>/dev/null",
+        "mbfit nupdate --target-loss 0.5 %1$s/runs/lr0.05/*.csv --json -o %1$s/nfit.json "
+        "2>/dev/null",
+        "mbfit tupdate %1$s/step.csv %1$s/runs/lr0.05/*.csv --json -o %1$s/tfit.json 2>/dev/null",
         "mbfit comm %1$s/comm.csv --json -o %1$s/cfit.json 2>/dev/null",
         "mbopt scale --nfit %1$s/nfit.json --tfit %1$s/tfit.json --cfit %1$s/cfit.json "
         "--bytes 241K --procs 1:64 -o %1$s/scale.txt",
@@ -369,7 +370,10 @@ static void test_report_full(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(html, "--json -o "));
     CU_ASSERT_PTR_NOT_NULL(strstr(html, "2&gt;/dev/null"));
     CU_ASSERT_PTR_NULL(strstr(html, "2>/dev/null"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(html, "# from runs/run_M16_s0.csv"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "# from runs/lr0.05/run_M16_s0.csv"));
+    /* T_update calibrated by the runs: the report says so, with the probe beside them */
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "is what 18 training runs measured"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>probe's error</th>"));
     free(html);
     mb_test_rmdir(dir);
 }
