@@ -287,7 +287,8 @@ HOSTFILE     ?=
 NPROC        := $(if $(HOSTFILE),$(shell awk '!/^[ \t]*(\#|$$)/ { n = 1; for (i = 2; i <= NF; i++) \
                   if ($$i ~ /^slots=/) { sub(/^slots=/, "", $$i); n = $$i } s += n } END { print s + 0 }' \
                   $(HOSTFILE)),$(shell nproc 2>/dev/null || echo 1))
-PROCS        ?= 1:$(NPROC)
+# (COMM=none: no collective model and no P = 2 runs, so nothing to answer P > 1 with)
+PROCS        ?= $(if $(filter none,$(COMM)),1,1:$(NPROC))
 
 comma := ,
 RUN_PATH := PATH=$(CURDIR)/$(BUILD)/bin:$$PATH
@@ -412,7 +413,7 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 VALIDATE_MODEL = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
-	  dirs=$$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/par/lr* 2>/dev/null) && \
+	  dirs=$$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/par/lr* 2>/dev/null || true) && \
 	  run mbopt validate $(VALIDATE_MODEL) $$dirs -o $(OUT)/validate.txt && \
 	  run mbopt validate $(VALIDATE_MODEL) $$dirs --csv -o $(OUT)/validate.csv && \
 	  run mbopt validate $(VALIDATE_MODEL) $$dirs --json -o $@ && \
