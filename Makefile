@@ -263,6 +263,9 @@ DATA         ?= fashion-mnist
 THREADS      ?= $(shell nproc 2>/dev/null || echo 1)
 PROBE_BATCHES ?= 1:1024
 PROBE_BUDGET ?= 1
+# learner counts the probe times side by side on this host (P copies of THREADS/P threads each):
+# T_update's compute at P is that measured step, not one learner's with the whole host
+PROBE_LEARNERS ?= 1:$(shell nproc 2>/dev/null || echo 1)
 COMM         ?= measured
 COMM_BYTES   ?= 4:4M
 RUN_BATCHES  ?= 8 16 32 64 128 256 512
@@ -327,7 +330,7 @@ pipeline: $(OUT)/report.html
 
 $(OUT)/step.csv: | $(CMDS)
 	@$(call stage,probe,time the update step (mbprobe step),check NET=$(NET); a shorter sweep: PROBE_BATCHES=1:256 or PROBE_BUDGET=0.2, \
-	  run mbprobe step --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 --lr $(LR) --batch $(PROBE_BATCHES) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
+	  run mbprobe step --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 --lr $(LR) --batch $(PROBE_BATCHES) --learners $(PROBE_LEARNERS) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
 
 $(OUT)/comm.csv: | $(CMDS)
 	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),mpirun must start 2 processes here; COMM=none skips the collective model, \
@@ -446,8 +449,9 @@ run-example: deps
 	@B=$(BUILD)/bin; set -e; \
 	  $$B/mbfit nupdate --target-loss 0.5 data/examples/fit_runs/*.csv --json -o $(OUT)/nfit.json 2>$(OUT)/nfit.log; \
 	  $$B/mbfit tupdate data/examples/step.csv --json -o $(OUT)/tfit.json 2>$(OUT)/tfit.log; \
-	  $$B/mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json --procs 1:1024 -o $(OUT)/scale.txt; \
-	  $$B/mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json --procs 1:1024 --json -o $(OUT)/scale.json; \
+	  $$B/mbfit comm data/examples/comm.csv --json -o $(OUT)/cfit.json 2>$(OUT)/cfit.log; \
+	  $$B/mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json --cfit $(OUT)/cfit.json --bytes 241K --procs 1:1024 -o $(OUT)/scale.txt; \
+	  $$B/mbopt scale --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json --cfit $(OUT)/cfit.json --bytes 241K --procs 1:1024 --json -o $(OUT)/scale.json; \
 	  for f in "nupdate $(OUT)/nfit.json" "step data/examples/step.csv --tfit $(OUT)/tfit.json" \
 	           "scale $(OUT)/scale.json" "tc $(OUT)/scale.json"; do \
 	    set -- $$f; $$B/mbplot "$$@" -o $(OUT)/$$1.png >/dev/null; echo "  mbplot $$1 -> $(OUT)/$$1.png"; \

@@ -114,6 +114,16 @@ const char *mb_model_comm_name(mb_comm comm);
 int mb_model_comm_parse(const char *name, mb_comm *comm);
 
 #define MB_MODEL_TABLE_MAX 64 /* measured points a step table may carry */
+#define MB_MODEL_PTABLES 4    /* learner counts P > 1 that may carry their own step table */
+
+/* The step of one of `p` learners computing side by side on one host (mbprobe step --learners
+ * P: P copies at threads/P threads each), at m = M/P samples: compute only, no communication. */
+typedef struct mb_step_table {
+    double p;
+    size_t n;
+    double m[MB_MODEL_TABLE_MAX]; /* ascending, > 0 */
+    double t[MB_MODEL_TABLE_MAX]; /* seconds, > 0 */
+} mb_step_table;
 
 typedef struct mb_update_time {
     double gamma;      /* seconds per sample once the device is saturated */
@@ -135,6 +145,12 @@ typedef struct mb_update_time {
     size_t n_table;
     double table_m[MB_MODEL_TABLE_MAX];
     double table_t[MB_MODEL_TABLE_MAX];
+    /* P learners sharing one host do not each compute as one learner with the whole host does:
+     * for a P with a table here (n >= 2), the compute part of T_update(M, P) is that table's at
+     * M/P (read as the one-learner table is), Delta(P) added as always; any other P uses the
+     * one-learner table (or the closed form), as if each learner had a host of its own. */
+    size_t n_by_p;
+    mb_step_table by_p[MB_MODEL_PTABLES];
 } mb_update_time;
 
 /* *delta = Delta(P) for the communication form of `t`. MB_EDOM for p < 1 or bad parameters. */

@@ -97,14 +97,24 @@ int mb_model_law_nupdate(const mb_law *law, double m, double *n, double *dn)
     return MB_OK;
 }
 
+/* Whether m[0..n) ascend and m, t are > 0 and finite (n < 2: no table, valid). */
+static int table_valid(const double *m, const double *t, size_t n)
+{
+    if (n > MB_MODEL_TABLE_MAX)
+        return 0;
+    for (size_t i = 0; n >= 2 && i < n; i++)
+        if (!finite_pos(m[i]) || !finite_pos(t[i]) || (i > 0 && !(m[i] > m[i - 1])))
+            return 0;
+    return 1;
+}
+
 static int update_time_valid(const mb_update_time *t)
 {
     if (!finite_pos(t->gamma) || !finite_pos(t->m_t) || !finite_nonneg(t->t0) ||
-        t->n_table > MB_MODEL_TABLE_MAX)
+        !table_valid(t->table_m, t->table_t, t->n_table) || t->n_by_p > MB_MODEL_PTABLES)
         return 0;
-    for (size_t i = 0; t->n_table >= 2 && i < t->n_table; i++)
-        if (!finite_pos(t->table_m[i]) || !finite_pos(t->table_t[i]) ||
-            (i > 0 && !(t->table_m[i] > t->table_m[i - 1])))
+    for (size_t k = 0; k < t->n_by_p; k++)
+        if (!(t->by_p[k].p > 1) || !table_valid(t->by_p[k].m, t->by_p[k].t, t->by_p[k].n))
             return 0;
     switch (t->comm) {
     case MB_COMM_NONE: return 1;
@@ -136,16 +146,11 @@ int mb_model_comm_time(const mb_update_time *t, double p, double *delta)
     return MB_OK;
 }
 
-/* One learner's compute time at x samples and its slope dt/dx. */
-static void compute_time(const mb_update_time *t, double x, double *c, double *dc)
+/* A measured table's time at x samples and its slope: log-log between points, flat below the
+ * first, linear in x beyond the last (seconds per sample of the last point). */
+static void table_time(const double *m, const double *v, size_t n, double x, double *c,
+                       double *dc)
 {
-    const size_t n = t->n_table;
-    if (n < 2) {
-        *c = t->gamma * fmax(x, t->m_t) + t->t0;
-        *dc = x >= t->m_t ? t->gamma : 0.0;
-        return;
-    }
-    const double *m = t->table_m, *v = t->table_t;
     if (x < m[0]) {
         *c = v[0], *dc = 0.0;
     } else if (x >= m[n - 1]) {
@@ -161,12 +166,29 @@ static void compute_time(const mb_update_time *t, double x, double *c, double *d
     }
 }
 
+/* One of p learners' compute time at x samples and its slope dt/dx: p's own table when it has
+ * one, else the one-learner table, else the closed form. */
+static void compute_time(const mb_update_time *t, double x, double p, double *c, double *dc)
+{
+    for (size_t k = 0; k < t->n_by_p; k++)
+        if (t->by_p[k].p == p && t->by_p[k].n >= 2) {
+            table_time(t->by_p[k].m, t->by_p[k].t, t->by_p[k].n, x, c, dc);
+            return;
+        }
+    if (t->n_table >= 2) {
+        table_time(t->table_m, t->table_t, t->n_table, x, c, dc);
+        return;
+    }
+    *c = t->gamma * fmax(x, t->m_t) + t->t0;
+    *dc = x >= t->m_t ? t->gamma : 0.0;
+}
+
 int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu)
 {
     double d, c, dc;
     if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
         return MB_EDOM;
-    compute_time(t, m / p, &c, &dc);
+    compute_time(t, m / p, p, &c, &dc);
     *tu = c + d;
     return MB_OK;
 }
@@ -176,7 +198,7 @@ int mb_model_tupdate_dm(const mb_update_time *t, double m, double p, double *dm)
     double d, c, dc;
     if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
         return MB_EDOM;
-    compute_time(t, m / p, &c, &dc);
+    compute_time(t, m / p, p, &c, &dc);
     *dm = dc / p;
     return MB_OK;
 }

@@ -142,6 +142,35 @@ static int read_table(const cJSON *pts, const char *key, const char *path, mb_up
     return MB_OK;
 }
 
+/* The measured step of each learner count P > 1 in a tupdate fit's by_learners (its `points`,
+ * [M/P, seconds]) into t->by_p, up to MB_MODEL_PTABLES of them. */
+static int read_tables_by_p(const cJSON *root, const char *path, mb_update_time *t,
+                            mb_error *err)
+{
+    const cJSON *e;
+    t->n_by_p = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "by_learners"))
+    {
+        double p = mb_json_get(e, "learners");
+        if (!(p > 1) || t->n_by_p == MB_MODEL_PTABLES)
+            continue;
+        mb_update_time u = {0};
+        char key[64];
+        snprintf(key, sizeof key, "by_learners[P = %g].points", p);
+        int rc = read_table(cJSON_GetObjectItemCaseSensitive(e, "points"), key, path, &u, err);
+        if (rc != MB_OK)
+            return rc;
+        if (u.n_table < 2)
+            continue;
+        mb_step_table *s = &t->by_p[t->n_by_p++];
+        s->p = p;
+        s->n = u.n_table;
+        memcpy(s->m, u.table_m, sizeof s->m);
+        memcpy(s->t, u.table_t, sizeof s->t);
+    }
+    return MB_OK;
+}
+
 /* The smallest learner count above 1 in a tupdate fit's by_learners, and its params. */
 static const cJSON *first_multi_learner(const cJSON *root)
 {
@@ -179,9 +208,15 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
             if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(root, "points"), "points", path,
                                  t, err)) != MB_OK)
                 goto done;
+            if ((rc = read_tables_by_p(root, path, t, err)) != MB_OK)
+                goto done;
             const cJSON *multi = first_multi_learner(root);
             double d_multi;
-            if (multi && (rc = mb_json_number(multi, "delta", path, &d_multi, err)) == MB_OK) {
+            /* the P > 1 intercept less P = 1's is communication only when the P > 1 step is
+             * not itself measured: a measured table of P learners side by side holds what
+             * sharing the host costs, and Delta(P) must come from elsewhere */
+            if (multi && t->n_by_p == 0 &&
+                (rc = mb_json_number(multi, "delta", path, &d_multi, err)) == MB_OK) {
                 delta = fmax(0.0, d_multi - delta);
                 *has_delta = 1;
             }
@@ -282,6 +317,23 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
     if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(model, "t_table"), "t_table", path, &u,
                          err)) != MB_OK)
         return rc;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(model, "t_tables_by_p"))
+    {
+        mb_update_time v = {0};
+        double p = mb_json_get(e, "learners");
+        if (!(p > 1) || u.n_by_p == MB_MODEL_PTABLES)
+            return mb_error_set(err, MB_EFORMAT, "%s: model.t_tables_by_p: 'learners' must be "
+                                "> 1, at most %d tables", path, MB_MODEL_PTABLES);
+        if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(e, "points"),
+                             "t_tables_by_p[].points", path, &v, err)) != MB_OK)
+            return rc;
+        mb_step_table *s = &u.by_p[u.n_by_p++];
+        s->p = p;
+        s->n = v.n_table;
+        memcpy(s->m, v.table_m, sizeof s->m);
+        memcpy(s->t, v.table_t, sizeof s->t);
+    }
     double lo = NAN, hi = NAN;
     if ((rc = opt_number(model, "m_lo", path, &lo, err)) != MB_OK ||
         (rc = opt_number(model, "m_hi", path, &hi, err)) != MB_OK)

@@ -248,7 +248,8 @@ static int model_resolve(model_opts *m, mb_error *err)
     if (flags.have_alpha) m->law.a = m->nfs[0].law.a = flags.law.a;
     if (flags.have_t0) m->t.t0 = flags.t.t0;
     if (flags.have_gamma || flags.have_m_t || flags.have_t0) {
-        m->t.n_table = 0; /* the closed form was asked for: it replaces the measured table */
+        m->t.n_table = m->t.n_by_p = 0; /* the closed form was asked for: it replaces the
+                                           measured tables */
         m->tcal.on = 0;
     }
     if (flags.have_gamma) m->t.gamma = flags.t.gamma;
@@ -269,7 +270,11 @@ static int model_resolve(model_opts *m, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "M_T unknown: give --m-t or --tfit");
     if ((m->t.comm == MB_COMM_ALLREDUCE || m->t.comm == MB_COMM_PS) && !flags.have_delta &&
         !file_delta)
-        return mb_error_set(err, MB_EINVAL, "delta unknown: give --delta (or a --tfit with delta)");
+        return mb_error_set(err, MB_EINVAL, m->t.n_by_p
+                            ? "delta unknown: --tfit's P > 1 rows time the learners' compute "
+                              "side by side, not their communication: give --delta, --cfit or "
+                              "--comm none"
+                            : "delta unknown: give --delta (or a --tfit with delta)");
     if (m->t.comm == MB_COMM_ALPHA_BETA && !m->cfit && !(flags.have_latency && flags.have_spb))
         return mb_error_set(err, MB_EINVAL,
                             "alpha-beta needs --cfit or both --latency and --s-per-byte");
@@ -321,6 +326,19 @@ static cJSON *model_json(const model_opts *m)
         cJSON_AddStringToObject(j, "t_source", m->tcal.on ? "runs' seconds per update, the "
                                 "probe's step beyond" : "the probe's step");
     }
+    cJSON *byp = m->t.n_by_p ? cJSON_AddArrayToObject(j, "t_tables_by_p") : NULL;
+    for (size_t k = 0; byp && k < m->t.n_by_p; k++) {
+        const mb_step_table *s = &m->t.by_p[k];
+        cJSON *o = cJSON_CreateObject(), *pts = cJSON_AddArrayToObject(o, "points");
+        mb_json_add_number(o, "learners", s->p);
+        for (size_t i = 0; pts && i < s->n; i++) {
+            cJSON *pt = cJSON_CreateArray();
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(s->m[i]));
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(s->t[i]));
+            cJSON_AddItemToArray(pts, pt);
+        }
+        cJSON_AddItemToArray(byp, o);
+    }
     mb_json_add_number(j, "m_lo", m->m_lo);
     mb_json_add_number(j, "m_hi", isfinite(m->m_hi) ? m->m_hi : NAN);
     cJSON_AddStringToObject(j, "range_source", range_source(m));
@@ -366,6 +384,11 @@ static void model_print(FILE *f, const model_opts *m)
                 m->t.latency_s, m->t.s_per_byte);
         break;
     }
+    for (size_t k = 0; k < m->t.n_by_p; k++)
+        fprintf(f, "#   at P = %g the compute part is the measured step of %g learners side by "
+                   "side on one host (%zu points, M/P = %g .. %g), not the one-learner table\n",
+                m->t.by_p[k].p, m->t.by_p[k].p, m->t.by_p[k].n, m->t.by_p[k].m[0],
+                m->t.by_p[k].m[m->t.by_p[k].n - 1]);
 }
 
 /* ---- mbopt scale ------------------------------------------------------------------------------ */

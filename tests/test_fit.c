@@ -589,16 +589,18 @@ static void test_end_to_end(void)
     cJSON_Delete(root);
     CU_ASSERT_EQUAL_FATAL(mb_json_read(t, &root, NULL), MB_OK);
     CU_ASSERT(cJSON_GetArraySize(cJSON_GetObjectItem(root, "by_learners")) == 2);
-    /* mbopt's communication delta is the intercept at P = 4 less the one at P = 1 (Delta(1) =
-     * 0: the P = 1 intercept is per-update overhead of one learner, not communication) */
     const cJSON *p4 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "by_learners"), 1);
     CU_ASSERT_EQUAL(cJSON_GetObjectItem(p4, "learners")->valuedouble, 4);
-    double comm_delta =
-        cJSON_GetObjectItem(cJSON_GetObjectItem(p4, "params"), "delta")->valuedouble - delta;
     cJSON_Delete(root);
 
-    /* mbopt reads them and uses the values: its header prints them with %.6g */
-    mb_test_sh(&r, "mbopt scale --nfit '%s' --tfit '%s' --procs 1:8 && "
+    /* mbopt reads them and uses the values: its header prints them with %.6g. The P = 4 rows
+     * are the measured step of 4 learners side by side, so they give T_update's compute at
+     * P = 4 and no communication: Delta comes from --cfit (or --delta, or --comm none) */
+    mb_test_sh(&r, "mbopt scale --nfit '%s' --tfit '%s' --procs 1:8", n, t);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "give --delta, --cfit or --comm none"));
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "mbopt scale --nfit '%s' --tfit '%s' --comm none --procs 1:8 && "
                    "mbopt scale --nfit '%s' --tfit '%s' --cfit '%s' --bytes 1M --procs 1:8",
                n, t, n, t, c);
     CU_ASSERT_EQUAL(r.status, 0);
@@ -608,8 +610,9 @@ static void test_end_to_end(void)
     /* T_update follows the measured one-learner table; the fit explains it, with the
      * one-learner intercept as t0, the fixed cost of every update */
     snprintf(want, sizeof want,
-             "explained by %.6g s * max(M/P, %.6g) + %.6g s) + Delta(P), Delta: allreduce, %.6g s",
-             gamma, m_t, delta, comm_delta);
+             "explained by %.6g s * max(M/P, %.6g) + %.6g s) + Delta(P), Delta: none\n#   at "
+             "P = 4 the compute part is the measured step of 4 learners side by side on one "
+             "host (11 points, M/P = 1 .. 1024)", gamma, m_t, delta);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
     snprintf(want, sizeof want, "ring allreduce of 1.04858e+06 bytes, %.6g s/message, %.6g s/byte",
              lat, spb);

@@ -124,7 +124,7 @@ static void test_stdout_errors(void)
              "d=%s/rep && mkdir -p $d && "
              "mbfit nupdate --target-loss 0.5 data/examples/fit_runs/*.csv --json -o $d/nfit.json "
              "2>/dev/null && mbfit tupdate data/examples/step.csv --json -o $d/tfit.json && "
-             "mbopt scale --nfit $d/nfit.json --tfit $d/tfit.json --procs 1:8 --json "
+             "mbopt scale --nfit $d/nfit.json --tfit $d/tfit.json --comm none --procs 1:8 --json "
              "-o $d/scale.json && mbplot report $d 2>/dev/null >&- || { echo \"exit $?\" >&2; "
              "exit 1; }", dir);
     mb_test_run r;
@@ -468,7 +468,8 @@ static void test_plot_readers(void)
     snprintf(cmd, sizeof cmd,
              "mbfit nupdate --target-loss 0.5 data/examples/fit_runs/*.csv --json -o %s/n.json "
              "2>/dev/null && mbfit tupdate data/examples/step.csv --json -o %s/t.json && "
-             "mbopt scale --nfit %s/n.json --tfit %s/t.json --procs 1:4 --json -o %s/s.json && "
+             "mbopt scale --nfit %s/n.json --tfit %s/t.json --comm none --procs 1:4 --json -o "
+             "%s/s.json && "
              "sed 's/\"procs\":[^,]*,/\"procs\": \"two\",/' %s/s.json > %s/bad.json && "
              "mbplot scale %s/bad.json -o %s/fig.png",
              dir, dir, dir, dir, dir, dir, dir, dir, dir);

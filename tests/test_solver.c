@@ -438,6 +438,78 @@ static void test_step_table(void)
     CU_ASSERT_EQUAL(mb_model_tupdate(&t, 10, 1, &tu), MB_EDOM);
 }
 
+/* The step of P learners side by side: at P = 2 T_update's compute is the P = 2 table's at M/2
+ * (plus Delta), at P = 4 (no table) the one-learner table's; mbopt scale --json carries the
+ * tables and mb_solver_read_model reads them back; Delta(2) from runs is measured against the
+ * P = 2 table; a bad table is refused. */
+static void test_step_tables_by_p(void)
+{
+    mb_update_time t = {.gamma = 3.6e-5, .m_t = 1, .t0 = 5.4e-5, .comm = MB_COMM_ALLREDUCE,
+                        .delta = 1e-4, .n_table = 3, .table_m = {8, 16, 32},
+                        .table_t = {5e-4, 6e-4, 1.1e-3}, .n_by_p = 1,
+                        .by_p = {{.p = 2, .n = 3, .m = {4, 8, 16}, .t = {6e-4, 9e-4, 1.3e-3}}}};
+    double tu;
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 16, 2, &tu), MB_OK); /* M/P = 8 in the P = 2 table */
+    CU_ASSERT_TRUE(mb_test_close(tu, 9e-4 + 1e-4, 1e-14));
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 16, 1, &tu), MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(tu, 6e-4, 1e-14));
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 64, 4, &tu), MB_OK); /* no P = 4 table: one learner's */
+    CU_ASSERT_TRUE(mb_test_close(tu, 6e-4 + 1e-4, 1e-14));
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 24, 2, &tu), MB_OK); /* log-log between 8 and 16 */
+    CU_ASSERT_TRUE(mb_test_close(tu, 9e-4 * pow(1.5, log(1.3 / 0.9) / log(2)) + 1e-4, 1e-12));
+
+    /* Delta(2) from runs is what they cost beyond the P = 2 table at M/2 */
+    double batch[2] = {16, 32}, procs[2] = {2, 2}, t_step[2] = {9e-4 + 2e-4, 1.3e-3 + 2e-4};
+    mb_fit_runs runs = {.n = 2, .batch = batch, .procs = procs, .t_step = t_step};
+    double delta, p;
+    size_t n;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_solver_comm_from_runs(&t, &runs, &delta, &p, &n, &e), MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(delta, 2e-4, 1e-9));
+
+    /* scale --json carries the tables; read back, T_update is the same */
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(path, sizeof path, dir, "t.json",
+                  "{\"learners\":1,\"params\":{\"gamma\":3.6e-5,\"m_t\":1,\"delta\":5.4e-5},"
+                  "\"points\":[[8,5e-4],[16,6e-4],[32,1.1e-3]],\"by_learners\":["
+                  "{\"learners\":1,\"params\":{\"delta\":5.4e-5}},{\"learners\":2,"
+                  "\"params\":{\"delta\":4e-4},\"points\":[[4,6e-4],[8,9e-4],[16,1.3e-3]]}]}");
+    mb_update_time r = {0};
+    int has_delta;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tfit(path, &r, &has_delta, &e), MB_OK);
+    CU_ASSERT_EQUAL(has_delta, 0); /* the P = 2 intercept is compute, not communication */
+    CU_ASSERT_EQUAL_FATAL(r.n_by_p, 1);
+    CU_ASSERT_EQUAL(r.by_p[0].p, 2);
+    CU_ASSERT_EQUAL(r.by_p[0].n, 3);
+    mb_test_run run;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&run, "cd %s && mbopt scale --n-inf 130 --alpha 20000 "
+                                           "--tfit t.json --delta 1e-4 --procs 1:4 --json -o "
+                                           "s.json && mbopt scale --n-inf 130 --alpha 20000 "
+                                           "--tfit t.json --procs 1:2", dir), 0);
+    CU_ASSERT_EQUAL(run.status, 1); /* the second: no Delta from a measured P = 2 step */
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "give --delta, --cfit or --comm none"));
+    mb_test_run_free(&run);
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    cJSON *root;
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+    mb_law law;
+    mb_update_time back;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_model(cJSON_GetObjectItem(root, "model"), path, &law,
+                                               &back, NULL, &e), MB_OK);
+    cJSON_Delete(root);
+    CU_ASSERT_EQUAL(back.n_by_p, 1);
+    for (double m = 2; m <= 128; m *= 1.7) {
+        double a, b;
+        CU_ASSERT_EQUAL(mb_model_tupdate(&t, m, 2, &a), MB_OK);
+        CU_ASSERT_EQUAL(mb_model_tupdate(&back, m, 2, &b), MB_OK);
+        CU_ASSERT_TRUE(mb_test_close(a, b, 1e-12));
+    }
+    t.by_p[0].m[1] = 3; /* not ascending: refused */
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 16, 1, &tu), MB_EDOM);
+    mb_test_rmdir(dir);
+}
+
 /* Writes one synthetic run log: metadata, rows every `every` updates up to n_cross (where the
  * eval loss first reaches the 0.5 target) with wall_s = update * step_s, or a diverged trailer. */
 static void write_log(const char *dir, const char *net, double target, int m, int seed,
@@ -819,6 +891,7 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "mbopt design", test_mbopt_design) ||
            !CU_add_test(s, "optimum of the power law", test_optimum_power_law) ||
            !CU_add_test(s, "measured step table", test_step_table) ||
+           !CU_add_test(s, "step tables of P learners", test_step_tables_by_p) ||
            !CU_add_test(s, "mbopt validate", test_validate) ||
            !CU_add_test(s, "T_update calibrated by runs", test_tupdate_from_runs) ||
            !CU_add_test(s, "Delta(P) from the runs", test_comm_from_runs);
