@@ -397,7 +397,7 @@ $(OUT)/cfit.json: $(OUT)/comm.csv
 	@$(call stage,cfit,fit latency and bandwidth (mbfit comm),see the collective table $<; COMM=none skips it, \
 	  run mbfit comm $< --json -o $@)
 
-# Delta(P) for the recommendation: what the P = 2 runs measured beyond the one-learner step at
+# Delta(P) for the recommendation: what the P = 2 runs measured beyond the step of 2 learners at
 # M/2 (mbopt validate --comm-from-runs), not the probe's allreduce between otherwise idle
 # processes: the runs are the ground truth of what two training processes cost here.
 $(OUT)/comm-runs.txt: $(OUT)/par/.done $(OUT)/nfit.json $(OUT)/tfit.json

@@ -1461,9 +1461,17 @@ static int cmd_validate(int argc, char **argv)
         if (rc != MB_OK)
             return mb_cli_fail(prog, sub, &err);
         mb_model_comm_time(&m.t, p, &d_model);
-        fprintf(stderr, "%s %s: the %zu runs at P = %g cost %.4g s per update beyond the "
-                "one-learner step at M / %g; the collective model says %.4g s\n", prog, sub, n,
-                p, delta, p, d_model);
+        int own = 0; /* whether P has its own measured step (mbprobe step --learners P) */
+        for (size_t k = 0; k < m.t.n_by_p; k++)
+            own |= m.t.by_p[k].p == p;
+        char step[96];
+        if (own)
+            snprintf(step, sizeof step, "the measured step of %g learners side by side", p);
+        else
+            snprintf(step, sizeof step, "the one-learner step");
+        fprintf(stderr, "%s %s: the %zu runs at P = %g cost %.4g s per update beyond %s at "
+                "M / %g; the collective model says %.4g s\n", prog, sub, n, p, delta, step, p,
+                d_model);
         printf("%.9g\n", delta);
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     }
