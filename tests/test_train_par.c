@@ -510,6 +510,256 @@ static void test_resume_threads(void)
     mb_test_run_free(&r);
 }
 
+/* ---- learning-rate schedules: every rule at its update's rate ------------------------------- */
+
+/* The schedule of these tests: lr 0.1, times 0.3 every 5 updates (0.1, 0.03, 0.009 over 15). */
+enum { SCH_U = 15, SCH_EVERY = 5 };
+#define SCH_LR 0.1
+#define SCH_GAMMA 0.3
+
+/* Update u's rate, written out here rather than taken from mb_optim_lr_at: the trainers must
+ * agree with this formula, not with themselves. `scheduled` 0 gives the constant rate. */
+static float sch_eta(long u, int scheduled)
+{
+    return (float)(scheduled ? SCH_LR * pow(SCH_GAMMA, (double)(u / SCH_EVERY)) : SCH_LR);
+}
+
+/* The learners of a hand-stepped run, built as the trainer builds them: p learners of M/p
+ * samples on consecutive slices of one permutation, all from the first learner's parameters
+ * (lockstep) or from the evaluation network's (server algorithms, where the centre starts). */
+typedef struct hand {
+    mb_data_splits data;
+    mb_net_desc *desc;
+    mb_learner l[2];
+    int p;
+    size_t n;
+    float *c, *aux, *cs[2], *sum, *keep;
+} hand;
+
+static int hand_init(hand *h, const mb_run_options *o, int p, int server)
+{
+    mb_error err = {0};
+    memset(h, 0, sizeof *h);
+    h->p = p;
+    if (mb_data_load(o->data, o->eval_frac, o->data_seed, &h->data, &err) != MB_OK ||
+        mb_net_desc_read(o->net, &h->desc, &err) != MB_OK) {
+        fprintf(stderr, "\n  %s", err.msg);
+        return 1;
+    }
+    mb_run_options lo = *o;
+    lo.batch = o->batch / p;
+    for (int i = 0; i < p; i++)
+        if (mb_learner_init(&h->l[i], h->desc, &lo, h->data.train.n, &err) != MB_OK ||
+            mb_learner_set_slice(&h->l[i], i * lo.batch, o->batch, &err) != MB_OK) {
+            fprintf(stderr, "\n  %s", err.msg);
+            return 1;
+        }
+    h->n = mb_net_param_count(h->l[0].net);
+    size_t bytes = h->n * sizeof(float);
+    h->c = malloc(bytes);
+    h->aux = calloc(h->n, sizeof(float));
+    h->sum = malloc(bytes);
+    h->keep = malloc(bytes);
+    h->cs[0] = malloc(bytes);
+    h->cs[1] = malloc(bytes);
+    memcpy(h->c, mb_net_params(h->l[0].net), bytes);
+    if (server) { /* the centre starts at the evaluation network's parameters */
+        mb_net_options no = {.max_batch = 128, .seed = o->seed, .algo = o->conv_algo,
+                             .threads = o->threads};
+        mb_net *e = NULL;
+        if (mb_net_create(h->desc, &no, &e, &err) != MB_OK)
+            return 1;
+        memcpy(h->c, mb_net_params(e), bytes);
+        mb_net_free(e);
+    }
+    for (int i = 0; i < p; i++)
+        memcpy(mb_net_params(h->l[i].net), h->c, bytes);
+    return 0;
+}
+
+static void hand_free(hand *h)
+{
+    for (int i = 0; i < 2; i++) {
+        mb_learner_free(&h->l[i]);
+        free(h->cs[i]);
+    }
+    free(h->c);
+    free(h->aux);
+    free(h->sum);
+    free(h->keep);
+    mb_net_desc_free(h->desc);
+    mb_data_splits_free(&h->data);
+}
+
+/* Learner i's next batch and its gradient at its parameters; the batch's loss. */
+static float hand_grad(hand *h, int i)
+{
+    long epoch;
+    double loss = NAN;
+    mb_error err = {0};
+    mb_learner_gather(&h->l[i], &h->data.train, &epoch);
+    if (mb_learner_grad(&h->l[i], &loss, &err) != MB_OK)
+        fprintf(stderr, "\n  %s", err.msg);
+    return (float)loss;
+}
+
+/* The training loss of each of SCH_U updates of `algo`, stepped here with the rules of
+ * par_rules.c at the rate sch_eta(u, scheduled): what the log's loss column must hold. Two
+ * learners for the lockstep rules, one learner and its server for the others (with one learner
+ * the asynchronous rules are deterministic). alpha and mu are the trainers' defaults or o's. */
+static int hand_losses(const mb_run_options *o, int scheduled, float *loss)
+{
+    int algo = o->par, server = mb_par_algo_has_server(algo), p = server ? 1 : 2;
+    hand h;
+    if (hand_init(&h, o, p, server) != 0) {
+        hand_free(&h);
+        return 1;
+    }
+    const size_t n = h.n;
+    const float a = (float)(!isnan(o->elastic_alpha) ? o->elastic_alpha
+                            : algo == MB_PAR_SMA    ? 1.0 / p
+                                                    : 0.9 / p);
+    const float mu = algo == MB_PAR_SMA ? 0.9f : 0.99f;
+    if (algo == MB_PAR_SMA)
+        memcpy(h.aux, h.c, n * sizeof(float)); /* z_prev = z */
+    for (long u = 0; u < SCH_U; u++) {
+        float eta = sch_eta(u, scheduled), l[2] = {0, 0};
+        float *x0 = mb_net_params(h.l[0].net), *g0 = mb_net_grads(h.l[0].net);
+        switch (algo) {
+        case MB_PAR_EASGD_SYNC: /* You et al. eq. 1-2 from the old x~ and x^i */
+            for (size_t k = 0; k < n; k++)
+                h.sum[k] = 0;
+            for (int i = 0; i < 2; i++) {
+                l[i] = hand_grad(&h, i);
+                float *x = mb_net_params(h.l[i].net);
+                for (size_t k = 0; k < n; k++)
+                    h.sum[k] += x[k];
+            }
+            for (int i = 0; i < 2; i++)
+                mb_par_easgd_learner(mb_net_params(h.l[i].net), mb_net_grads(h.l[i].net), h.c, n,
+                                     eta, a);
+            mb_par_easgd_centre(h.c, h.sum, n, a, 2);
+            break;
+        case MB_PAR_EASGD: /* one round: learner 0's turn, then learner 1's */
+            for (int i = 0; i < 2; i++) {
+                l[i] = hand_grad(&h, i);
+                mb_par_easgd_turn(mb_net_params(h.l[i].net), mb_net_grads(h.l[i].net), h.c, n,
+                                  eta, a);
+            }
+            break;
+        case MB_PAR_SMA: /* where the rate changes, restart from z: w_j = z_prev = z */
+            if (scheduled && u > 0 && sch_eta(u, 1) != sch_eta(u - 1, 1)) {
+                memcpy(h.aux, h.c, n * sizeof(float));
+                for (int i = 0; i < 2; i++)
+                    memcpy(mb_net_params(h.l[i].net), h.c, n * sizeof(float));
+            }
+            for (int i = 0; i < 2; i++) {
+                l[i] = hand_grad(&h, i);
+                mb_par_sma_learner(mb_net_params(h.l[i].net), mb_net_grads(h.l[i].net), h.c,
+                                   h.cs[i], n, eta, a);
+            }
+            for (size_t k = 0; k < n; k++)
+                h.sum[k] = h.cs[0][k] + h.cs[1][k];
+            mb_par_sma_centre(h.c, h.aux, h.sum, n, mu);
+            break;
+        case MB_PAR_DOWNPOUR: /* one learner, tau 1: x = x~; x~ -= eta_u g(x~) */
+            memcpy(x0, h.c, n * sizeof(float));
+            l[0] = hand_grad(&h, 0);
+            for (size_t k = 0; k < n; k++)
+                h.c[k] -= eta * g0[k];
+            break;
+        case MB_PAR_EAMSGD: /* the elastic exchange, then Nesterov at the look-ahead point */
+            mb_par_elastic(x0, h.c, n, a);
+            mb_par_nesterov_lookahead(x0, h.keep, h.aux, n, mu);
+            l[0] = hand_grad(&h, 0);
+            mb_par_nesterov_step(x0, h.keep, h.aux, g0, n, eta, mu);
+            break;
+        default: /* easgd-async, easgd-hogwild: the elastic exchange, then SGD */
+            mb_par_elastic(x0, h.c, n, a);
+            l[0] = hand_grad(&h, 0);
+            for (size_t k = 0; k < n; k++)
+                x0[k] -= eta * g0[k];
+            break;
+        }
+        loss[u] = p == 2 ? (l[0] + l[1]) / 2 : l[0];
+    }
+    hand_free(&h);
+    return 0;
+}
+
+/* Every rule family (synchronous and round-robin EASGD, SMA with its restart, asynchronous
+ * EASGD and Hogwild, EAMSGD, DOWNPOUR's master) trains at the schedule's rate of each update:
+ * the log's losses are the hand-stepped run's at the scheduled rates (to 1e-5: float sums
+ * taken in another order, over 15 updates of a contracting problem) and, after the first step
+ * of the schedule, not the constant rate's (the check could fail). sgd-sync's schedule is its
+ * optimiser's: the same losses as single-learner SGD with the schedule. */
+static void test_lr_schedules(void)
+{
+    static const int algos[] = {MB_PAR_EASGD_SYNC, MB_PAR_EASGD, MB_PAR_SMA, MB_PAR_EASGD_ASYNC,
+                                MB_PAR_EASGD_HOGWILD, MB_PAR_EAMSGD, MB_PAR_DOWNPOUR};
+    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
+        int a = algos[k], server = mb_par_algo_has_server(a);
+        char p[512];
+        snprintf(p, sizeof p, "%s/sched-%s.csv", dir, mb_par_algo_name(a));
+        mb_run_options o;
+        mb_run_result r;
+        mb_error err = {0};
+        options(&o, mlp, a, server ? 1 : 2, p);
+        o.max_updates = SCH_U;
+        o.optim.lr = SCH_LR;
+        o.optim.lr_step_every = SCH_EVERY;
+        o.optim.lr_step_gamma = SCH_GAMMA;
+        if (server)
+            o.elastic_alpha = 0.3; /* one learner: 0.9 / p would nearly copy the centre */
+        int rc = mb_train_run(&o, &r, &err);
+        CU_ASSERT_EQUAL(rc, MB_OK);
+        if (rc != MB_OK) {
+            fprintf(stderr, "\n  %s: %s", mb_par_algo_name(a), err.msg);
+            continue;
+        }
+        float want[SCH_U], flat[SCH_U];
+        CU_ASSERT_EQUAL_FATAL(hand_losses(&o, 1, want), 0);
+        CU_ASSERT_EQUAL_FATAL(hand_losses(&o, 0, flat), 0);
+        mb_table *t = read_log(p);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_EQUAL_FATAL(mb_table_rows(t), SCH_U);
+        int col = mb_table_col(t, "loss"), same = 1, off_flat = 0;
+        for (size_t u = 0; u < SCH_U; u++) {
+            double got = atof(mb_table_cell(t, u, (size_t)col));
+            if (!mb_test_close(got, want[u], 1e-5)) {
+                if (same)
+                    fprintf(stderr, "\n  %s row %zu: loss %.9g, by hand %.9g", mb_par_algo_name(a),
+                            u + 1, got, (double)want[u]);
+                same = 0;
+            }
+            off_flat += !mb_test_close(got, flat[u], 1e-3);
+        }
+        CU_ASSERT(same);
+        CU_ASSERT(off_flat >= SCH_U - SCH_EVERY - 2); /* the rows after the first step differ */
+        mb_table_free(t);
+    }
+    /* sgd-sync: its optimiser counts the updates, over 2 threads as over one learner */
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/sched-sgd.csv", dir);
+    snprintf(p2, sizeof p2, "%s/sched-sgd-sync.csv", dir);
+    mb_run_options o;
+    mb_run_result r;
+    mb_error err = {0};
+    options(&o, mlp, MB_PAR_NONE, 1, p1);
+    o.optim.lr_step_every = SCH_EVERY;
+    o.optim.lr_step_gamma = SCH_GAMMA;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    o.par = MB_PAR_SGD_SYNC;
+    o.learners = 2;
+    o.log_path = p2;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    mb_table *a = read_log(p1), *b = read_log(p2);
+    CU_ASSERT_FATAL(a && b);
+    CU_ASSERT(same_losses(a, b, 1e-4));
+    mb_table_free(a);
+    mb_table_free(b);
+}
+
 /* Counts an algorithm cannot use are refused, with one line naming them. */
 static void test_refusals(void)
 {
@@ -640,6 +890,7 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "staged checks, same crossing", test_checks) ||
         !CU_add_test(s, "SMA's learners-per-process tuning trace", test_sma_tune_trace) ||
         !CU_add_test(s, "checkpoint and resume over threads", test_resume_threads) ||
+        !CU_add_test(s, "learning-rate schedules in every rule", test_lr_schedules) ||
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
         !CU_add_test(s, "mbfit nupdate per (algo, P), with B_simple", test_mbfit_groups) ||
         !CU_add_test(s, "under mpirun", test_mpirun))

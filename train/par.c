@@ -27,8 +27,9 @@
  * the asynchronous drivers (par_async.c), the rules themselves (par_rules.c).
  * Ranks x threads (the synchronous algorithms): one communicator of R x T learners
  * (mb_comm_hybrid_create); the rules do not see the difference.
- * Not done: learning-rate schedules in the elastic and SMA rules (they use --lr throughout),
- * checkpoints of the asynchronous algorithms.
+ * Learning-rate schedules (--lr-step): every rule takes the rate of the update it belongs to
+ * (eta_at, par_impl.h); sgd-sync through its optimiser, whose count is the update's.
+ * Not done: checkpoints of the asynchronous algorithms.
  */
 #include "par_impl.h"
 
@@ -146,7 +147,7 @@ static int step_sgd_sync(worker *w, double *loss, double *g2_small, double *g2_b
 /* easgd-sync (You et al. eq. 1-2): the sum of the learners' x^i reduced to rank 0 (overlapped
  * with the gradient unless no_overlap), x^i <- x^i - eta g - alpha (x^i - x~) with the old x~,
  * x~ <- (1 - beta) x~ + alpha sum_i x^i_old on rank 0, then x~ broadcast. */
-static int step_easgd_sync(worker *w, double *loss)
+static int step_easgd_sync(worker *w, long u, double *loss)
 {
     job *j = w->j;
     double t0 = now_s();
@@ -169,7 +170,7 @@ static int step_easgd_sync(worker *w, double *loss)
     if (rc != MB_OK)
         return fail(w, rc, "reduce");
     lap(w, T_COMM, &t0);
-    mb_par_easgd_learner(x, g, c, j->n, (float)j->eta, (float)j->alpha);
+    mb_par_easgd_learner(x, g, c, j->n, eta_at(j, u), (float)j->alpha);
     if (is_root(w))
         mb_par_easgd_centre(c, w->buf, j->n, (float)j->alpha, j->p);
     lap(w, T_UPDATE, &t0);
@@ -183,7 +184,7 @@ static int step_easgd_sync(worker *w, double *loss)
  * the elastic exchange with the centre and its SGD step, both at its old x^i and the old centre
  * (mb_par_easgd_turn: the form whose stability region Zhang et al. derive); the centre goes on
  * to the next learner (a broadcast from the active one). One update = p turns. */
-static int step_easgd_rr(worker *w, double *loss)
+static int step_easgd_rr(worker *w, long u, double *loss)
 {
     job *j = w->j;
     double t0 = now_s();
@@ -198,7 +199,7 @@ static int step_easgd_rr(worker *w, double *loss)
                 return rc;
             lap(w, T_COMPUTE, &t0);
             mb_par_easgd_turn(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, j->n,
-                              (float)j->eta, (float)j->alpha);
+                              eta_at(j, u), (float)j->alpha);
             lap(w, T_UPDATE, &t0);
         }
         if ((rc = mb_comm_bcast(w->c, w->centre, j->n, i)) != MB_OK)
@@ -209,13 +210,19 @@ static int step_easgd_rr(worker *w, double *loss)
 }
 
 /* SMA (Crossbow): c_j = alpha (w_j - z); w_j <- w_j - gamma g_j - c_j;
- * z_new = z + sum_j c_j + mu (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z). */
-static int step_sma(worker *w, double *loss, int active)
+ * z_new = z + sum_j c_j + mu (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z).
+ * Where the schedule changes gamma, the averaging restarts from the current z (Crossbow 3.3,
+ * ALGORITHMS.md): w_j = z_prev = z, so the momentum term starts again from zero. */
+static int step_sma(worker *w, long u, double *loss, int active)
 {
     job *j = w->j;
     double t0 = now_s();
     long epoch;
     int rc;
+    if (lr_changes_at(j, u)) {
+        memcpy(w->aux, w->centre, j->n * sizeof(float));
+        memcpy(mb_net_params(w->l.net), w->centre, j->n * sizeof(float));
+    }
     if (active) {
         if (!w->was_active) /* a learner added by the tuning starts from the centre */
             memcpy(mb_net_params(w->l.net), w->centre, j->n * sizeof(float));
@@ -225,7 +232,7 @@ static int step_sma(worker *w, double *loss, int active)
             return rc;
         lap(w, T_COMPUTE, &t0);
         mb_par_sma_learner(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, w->buf,
-                           j->n, (float)j->eta, (float)j->alpha);
+                           j->n, eta_at(j, u), (float)j->alpha);
         lap(w, T_UPDATE, &t0);
     } else { /* a learner the tuning has not added (or removed): its cursor moves, c_j = 0 */
         mb_learner_gather(&w->l, &j->data->train, &epoch);
@@ -383,9 +390,9 @@ static void run_lockstep(worker *w)
         int active = w->rank < j->k_active;
         switch (o->par) {
         case MB_PAR_SGD_SYNC: rc = step_sgd_sync(w, &loss, &g2s, &g2b); break;
-        case MB_PAR_EASGD_SYNC: rc = step_easgd_sync(w, &loss); break;
-        case MB_PAR_EASGD: rc = step_easgd_rr(w, &loss); break;
-        default: rc = step_sma(w, &loss, active); break;
+        case MB_PAR_EASGD_SYNC: rc = step_easgd_sync(w, updates, &loss); break;
+        case MB_PAR_EASGD: rc = step_easgd_rr(w, updates, &loss); break;
+        default: rc = step_sma(w, updates, &loss, active); break;
         }
         if (rc != MB_OK)
             break;
@@ -456,12 +463,13 @@ static int worker_init(worker *w, job *j, mb_communicator *c)
     int server = mb_par_algo_has_server(o->par);
     int learner = !(server && w->rank == 0);
     size_t n = j->n;
-    w->centre = mb_train_alloc64((n + 2) * sizeof(float));
-    w->buf = mb_train_alloc64((n + 2) * sizeof(float));
-    w->aux = mb_train_alloc64((n + 2) * sizeof(float));
+    /* n floats and the 2 or 3 that the server algorithms' messages carry after them */
+    w->centre = mb_train_alloc64((n + 3) * sizeof(float));
+    w->buf = mb_train_alloc64((n + 3) * sizeof(float));
+    w->aux = mb_train_alloc64((n + 3) * sizeof(float));
     if (!w->centre || !w->buf || !w->aux)
         return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a learner's buffers");
-    memset(w->aux, 0, (n + 2) * sizeof(float));
+    memset(w->aux, 0, (n + 3) * sizeof(float));
     int rc;
     if (learner) {
         mb_run_options lo = *o;
@@ -580,7 +588,6 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     j.ranks = ranks;
     j.p = learner_count(o, ranks);
     j.m = o->batch / j.p;
-    j.eta = o->optim.lr;
     j.k_active = o->sma_tune ? 1 : 1 << 30;
     j.tuning = o->sma_tune;
     int threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);

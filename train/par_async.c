@@ -9,9 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The server's update count travels in a float message as two floats, each exact (< 2^24). */
+#define U_SPLIT 1048576L
+
 /* Rank 0 of DOWNPOUR, async EASGD, EAMSGD: the centre; the learners' pushes first come, first
  * served; the monitor each time M samples' worth of learner steps have been reported. A message
- * is n floats then (steps, loss sum); a reply is n floats then (stop). */
+ * is n floats then (steps, loss sum); a reply is n floats then (stop, updates / 2^20,
+ * updates mod 2^20): the update count is the learners' clock for the learning-rate schedule. */
 void par_run_server(worker *w)
 {
     job *j = w->j;
@@ -35,7 +39,9 @@ void par_run_server(worker *w)
             mb_comm_abort(w->c, 1);
             break;
         }
-        if (o->par == MB_PAR_DOWNPOUR) { /* x~ <- x~ - eta sum, or --optim's step on it */
+        if (o->par == MB_PAR_DOWNPOUR) { /* x~ <- x~ - eta sum, or --optim's step on it, at
+                                          * the rate of the update under way */
+            mb_optim_set_updates(master, updates);
             mb_optim_step(master, c, msg);
             memcpy(reply, c, n * sizeof *c);
         } else { /* the learner takes e = alpha (x^i - x~) from the old centre, as here */
@@ -65,7 +71,9 @@ void par_run_server(worker *w)
             mb_run_mon_progress(&j->mon, updates, j->samples, j->wall_s, loss);
         }
         reply[n] = stop || w->rc != MB_OK;
-        if ((rc = mb_comm_send(w->c, reply, n + 1, from, TAG_PULL)) != MB_OK) {
+        reply[n + 1] = (float)(updates / U_SPLIT);
+        reply[n + 2] = (float)(updates % U_SPLIT);
+        if ((rc = mb_comm_send(w->c, reply, n + 3, from, TAG_PULL)) != MB_OK) {
             fail(w, rc, "send");
             mb_comm_abort(w->c, 1);
             break;
@@ -80,7 +88,11 @@ void par_run_server(worker *w)
 /* A learner of the server algorithms. Async EASGD and EAMSGD: every tau local steps, push x^i,
  * get the old x~, x^i -= alpha (x^i - x~); then the local step (SGD, or EAMSGD's Nesterov
  * v <- delta v - eta g(x + delta v); x <- x + v). DOWNPOUR: local SGD steps whose gradients are
- * summed; every tau steps the sum goes to the server (x~ -= eta sum) and x^i <- x~. */
+ * summed; every tau steps the sum goes to the server (x~ -= eta sum) and x^i <- x~..
+ * The learning rate of a local step is the schedule's at the update it belongs to: the server's
+ * count at the last exchange plus the local steps since (p learners of M/p samples, each step
+ * is one update's worth of this learner's share; exact with one learner, an estimate when the
+ * learners' speeds differ). */
 void par_run_async_learner(worker *w)
 {
     job *j = w->j;
@@ -88,10 +100,10 @@ void par_run_async_learner(worker *w)
     const size_t n = j->n;
     float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *msg = w->buf;
     float *v = w->aux, *keep = w->centre; /* EAMSGD's velocity; x while g is taken ahead */
-    float *reply = malloc((n + 1) * sizeof *reply);
-    const float eta = (float)j->eta, a = (float)j->alpha, delta = (float)j->mu;
+    float *reply = malloc((n + 3) * sizeof *reply);
+    const float a = (float)j->alpha, delta = (float)j->mu;
     double loss_sum = 0;
-    long since = 0;
+    long since = 0, u = 0; /* steps since the last report; the update of the next step */
     if (!reply) {
         fail(w, MB_ENOMEM, "learner");
         mb_comm_abort(w->c, 1);
@@ -113,7 +125,7 @@ void par_run_async_learner(worker *w)
             loss_sum = 0;
             lap(w, T_UPDATE, &t0);
             if ((rc = mb_comm_send(w->c, msg, n + 2, 0, TAG_PUSH)) != MB_OK ||
-                (rc = mb_comm_recv(w->c, reply, n + 1, 0, TAG_PULL, NULL)) != MB_OK) {
+                (rc = mb_comm_recv(w->c, reply, n + 3, 0, TAG_PULL, NULL)) != MB_OK) {
                 fail(w, rc, "exchange with the server");
                 mb_comm_abort(w->c, 1);
                 break;
@@ -121,6 +133,7 @@ void par_run_async_learner(worker *w)
             lap(w, T_COMM, &t0);
             if (reply[n] != 0)
                 break;
+            u = (long)reply[n + 1] * U_SPLIT + (long)reply[n + 2];
             if (o->par == MB_PAR_DOWNPOUR)
                 memcpy(x, reply, n * sizeof *x);
             else
@@ -139,6 +152,7 @@ void par_run_async_learner(worker *w)
             break;
         }
         lap(w, T_COMPUTE, &t0);
+        const float eta = eta_at(j, u++);
         if (o->par == MB_PAR_EAMSGD) {
             mb_par_nesterov_step(x, keep, v, g, n, eta, delta);
         } else {
@@ -164,7 +178,7 @@ void par_run_hogwild_learner(worker *w)
     const mb_run_options *o = j->o;
     const size_t n = j->n;
     float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *c = j->shared;
-    const float eta = (float)j->eta, a = (float)j->alpha;
+    const float a = (float)j->alpha;
     const long per_update = (long)o->batch / j->m; /* learner steps per logged update */
     for (long t = 0; !__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); t++) {
         /* a step belongs to update claim / per_update + 1; it waits until the watcher has logged
@@ -195,6 +209,7 @@ void par_run_hogwild_learner(worker *w)
         if ((w->rc = mb_learner_grad(&w->l, &loss, &w->err)) != MB_OK)
             break;
         lap(w, T_COMPUTE, &t0);
+        const float eta = eta_at(j, claim / per_update); /* the update this step is part of */
         for (size_t k = 0; k < n; k++)
             x[k] -= eta * g[k];
         lap(w, T_UPDATE, &t0);

@@ -78,7 +78,7 @@ struct job {
     int p;                 /* learners in all */
     int m;                 /* samples per learner step */
     size_t n;              /* parameters */
-    double alpha, mu, eta;
+    double alpha, mu;      /* moving rate (EASGD, SMA), momentum (SMA's mu, EAMSGD's delta) */
     mb_run_result *r;
     mb_run_mon mon;        /* rank 0's */
     mb_net *eval_net;      /* rank 0's */
@@ -115,6 +115,21 @@ struct job {
 };
 
 static inline int is_root(const worker *w) { return w->rank == 0; }
+
+/* The learning rate of update u (0-based), --lr-step's schedule (mb_optim_lr_at): every rule
+ * takes it at the update it is part of. The moving rate alpha stays: Zhang et al. keep
+ * beta = p alpha fixed and lower eta, "i.e. increasing the penalty term rho" (alpha = eta rho;
+ * their supplement, section 9.6). */
+static inline float eta_at(const job *j, long u)
+{
+    return (float)mb_optim_lr_at(&j->o->optim, u);
+}
+
+/* 1 when update u's rate differs from update u - 1's: SMA restarts its averaging there. */
+static inline int lr_changes_at(const job *j, long u)
+{
+    return u > 0 && mb_optim_lr_at(&j->o->optim, u) != mb_optim_lr_at(&j->o->optim, u - 1);
+}
 
 /* Seconds of `part` since *t0; *t0 moves on. */
 static inline void lap(worker *w, int part, double *t0)
