@@ -508,6 +508,30 @@ static void test_resume_threads(void)
     CU_ASSERT_EQUAL(r.status, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "PATH.learners"));
     mb_test_run_free(&r);
+    /* a job killed between its two writes: PATH still of update 10 beside PATH.learners of 20
+     * (then with no PATH.learners at all: killed after the old one was moved aside); the resume
+     * takes PATH.learners.prev, of PATH's update, and logs the straight run's rows */
+    const char *c = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10 --algo sma --learners 2";
+    for (int gone = 0; gone < 2; gone++) {
+        mb_test_sh(&r, "cd %s && mbtrain --net %s %s --max-updates 10 --checkpoint k.ck "
+                   "--checkpoint-every 10 && cp k.ck k10.ck && "
+                   "mbtrain --net %s %s --max-updates 20 --resume k.ck --checkpoint k.ck "
+                   "--checkpoint-every 10 && test -e k.ck.learners.prev && cp k10.ck k.ck && %s"
+                   "mbtrain --net %s %s --max-updates 40 --resume k.ck --log t-sma-k%d.csv",
+                   dir, mlp, c, mlp, c, gone ? "rm k.ck.learners && " : "", mlp, c, gone);
+        CU_ASSERT_EQUAL(r.status, 0);
+        if (r.status != 0)
+            fprintf(stderr, "\n  resume between the writes: %s", r.err);
+        mb_test_run_free(&r);
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/t-sma-s.csv", dir);
+        snprintf(pb, sizeof pb, "%s/t-sma-k%d.csv", dir, gone);
+        mb_table *a = read_log(pa), *b = read_log(pb);
+        CU_ASSERT_FATAL(a && b);
+        CU_ASSERT(same_losses(a, b, 1e-6));
+        mb_table_free(a);
+        mb_table_free(b);
+    }
 }
 
 /* ---- learning-rate schedules: every rule at its update's rate ------------------------------- */
@@ -879,6 +903,26 @@ static void test_mpirun(void)
     mb_test_run_free(&r);
 }
 
+/* Killing one rank mid-run (issue 12): tests/par_kill.sh kills rank 1 of an sgd-sync job after
+ * its first checkpoint; the job must end with a message naming rank 1, leave nothing half-
+ * written, and --resume must finish with the straight run's rows (the script's lines say
+ * which check failed). */
+static void test_kill_rank(void)
+{
+    if (!have_mpirun())
+        return;
+    char d[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(d, sizeof d), 0);
+    mb_test_run r;
+    mb_test_sh(&r, MPI_ENV "bash tests/par_kill.sh %s", d);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  %s%s", r.out, r.err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "killed: the job ended"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(d);
+}
+
 int mb_test_suite_train_par(void)
 {
     CU_pSuite s = CU_add_suite("train_par", setup, teardown);
@@ -893,7 +937,8 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "learning-rate schedules in every rule", test_lr_schedules) ||
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
         !CU_add_test(s, "mbfit nupdate per (algo, P), with B_simple", test_mbfit_groups) ||
-        !CU_add_test(s, "under mpirun", test_mpirun))
+        !CU_add_test(s, "under mpirun", test_mpirun) ||
+        !CU_add_test(s, "a rank killed mid-run; --resume", test_kill_rank))
         return 1;
     return 0;
 }

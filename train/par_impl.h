@@ -3,8 +3,9 @@
  *
  * A parallel run's checkpoint is two files: PATH, the single-learner checkpoint of learner 0
  * (run_ckpt.c: the shared data cursor, learner 0's parameters and optimiser state, the log rows),
- * and PATH.learners, written first, holding every learner and the centre. A resume reads both
- * and checks that they belong to the same update. */
+ * and PATH.learners, written first, holding every learner and the centre (the one it replaces
+ * kept as PATH.learners.prev until PATH is rewritten). A resume reads PATH and the companion of
+ * PATH's update, and checks that they belong to the same update. */
 #ifndef MB_PAR_IMPL_H
 #define MB_PAR_IMPL_H
 
@@ -31,7 +32,9 @@ int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char
                       int (*record)(uint64_t i, float *buf, void *ctx), void *ctx, float *buf,
                       mb_error *err);
 /* Reads PATH.learners' head and log rows (*rows allocated, NUL-terminated; NULL to skip) and,
- * when buf is not NULL, record i into buf. MB_EFORMAT for a truncated or foreign file. */
+ * when buf is not NULL, record i into buf; PATH.learners.prev instead where that one is of
+ * PATH's update and PATH.learners is not (a job killed between the two writes). MB_EFORMAT for
+ * a truncated or foreign file. */
 int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
                      float *buf, mb_error *err);
 
