@@ -492,10 +492,72 @@ static void resume_case(const char *prefix, const char *algo, const char *launch
     mb_table_free(b);
 }
 
+/* An asynchronous run resumed: it continues from the checkpoint to the bound, 40 rows of finite
+ * losses, the first 20 (up to the checkpoint at the first run's bound) those of the run that
+ * wrote it. (With several learners the order of their exchanges is the machine's: no run
+ * repeats another.) */
+static void resume_async_case(const char *prefix, const char *algo, const char *launch)
+{
+    mb_test_run r;
+    const char *common = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10";
+    mb_test_sh(&r, "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
+               "--checkpoint-every 10 --log %s/%s-c.csv && "
+               "%smbtrain --net %s %s --algo %s --max-updates 40 --resume %s/%s.ck --log %s/%s-r.csv",
+               launch, mlp, common, algo, dir, prefix, dir, prefix, launch, mlp, common, algo, dir,
+               prefix, dir, prefix);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  resume %s: %s", algo, r.err);
+    mb_test_run_free(&r);
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/%s-c.csv", dir, prefix);
+    snprintf(pb, sizeof pb, "%s/%s-r.csv", dir, prefix);
+    mb_table *a = read_log(pa), *b = read_log(pb);
+    CU_ASSERT_FATAL(a && b);
+    CU_ASSERT_EQUAL(mb_table_rows(b), 40);
+    int col = mb_table_col(b, "loss"), upd = mb_table_col(b, "update");
+    for (size_t u = 0; u < mb_table_rows(b); u++) {
+        CU_ASSERT_EQUAL(atol(mb_table_cell(b, u, (size_t)upd)), (long)u + 1);
+        CU_ASSERT(isfinite(atof(mb_table_cell(b, u, (size_t)col))));
+        if (u < 20) /* the rows the checkpoint carried */
+            CU_ASSERT_STRING_EQUAL(mb_table_cell(b, u, (size_t)col),
+                                   mb_table_cell(a, u, (size_t)col));
+    }
+    CU_ASSERT_PTR_NOT_NULL(mb_table_meta(b, "resumed_from"));
+    mb_table_free(a);
+    mb_table_free(b);
+}
+
 static void test_resume_threads(void)
 {
     resume_case("t-sma", "sma --learners 2", "");
     resume_case("t-easgd-sync", "easgd-sync --learners 2", "");
+    /* the asynchronous algorithms with one learner are deterministic: a resume must give the
+     * straight run's rows (the checkpoint pauses the learner at its exchange, and the resumed
+     * one starts right after it: --tau 2 checks that it does not exchange twice) */
+    resume_case("t-downpour", "downpour --learners 1 --optim momentum", "");
+    resume_case("t-easgd-async", "easgd-async --learners 1 --tau 2", "");
+    resume_case("t-eamsgd", "eamsgd --learners 1", "");
+    resume_case("t-hogwild", "easgd-hogwild --learners 1 --tau 3", "");
+    /* with two learners they continue */
+    resume_async_case("t2-downpour", "downpour --learners 2", "");
+    resume_async_case("t2-easgd-async", "easgd-async --learners 2", "");
+    resume_async_case("t2-eamsgd", "eamsgd --learners 2", "");
+    resume_async_case("t2-hogwild", "easgd-hogwild --learners 2", "");
+    /* --sma-tune: the tuning goes on where it was; the resumed trace extends the checkpoint's */
+    resume_async_case("t-sma-tune", "sma --learners 3 --sma-tune --sma-tune-window 8", "");
+    {
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/t-sma-tune-c.csv", dir);
+        snprintf(pb, sizeof pb, "%s/t-sma-tune-r.csv", dir);
+        mb_table *a = read_log(pa), *b = read_log(pb);
+        CU_ASSERT_FATAL(a && b);
+        const char *ta = mb_table_meta(a, "sma_tune"), *tb = mb_table_meta(b, "sma_tune");
+        CU_ASSERT_FATAL(ta && tb);
+        CU_ASSERT_EQUAL(strncmp(ta, tb, strlen(ta)), 0);
+        mb_table_free(a);
+        mb_table_free(b);
+    }
     /* a checkpoint of another algorithm, or without its learners' file, is refused */
     mb_test_run r;
     mb_test_sh(&r, "mbtrain --net %s --data " DATA " --batch 32 --algo easgd --learners 2 "
@@ -805,9 +867,13 @@ static void test_refusals(void)
     options(&o, linear, MB_PAR_EASGD_ASYNC, 2, NULL);
     o.checkpoint_path = "x";
     o.checkpoint_every = 5;
-    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL);
-    o.par = MB_PAR_EASGD_SYNC;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_OK); /* every algorithm checkpoints */
+    o.par = MB_PAR_SMA;
+    o.sma_tune = 1;
     CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_OK);
+    o.sma_tune = 0;
+    o.par = MB_PAR_EASGD_SYNC;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 2, &err), MB_OK); /* ranks x threads too */
     int a = -1;
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sync", &a), MB_OK);
     CU_ASSERT_EQUAL(a, MB_PAR_EASGD_SYNC);
@@ -890,8 +956,11 @@ static void test_mpirun(void)
     mb_table_free(h);
     mb_table_free(t4);
     mb_table_free(h2);
-    /* --resume under mpirun */
+    /* --resume under mpirun: sgd-sync; ranks x threads; a server and one learner rank (the
+     * asynchronous rule then repeats itself exactly) */
     resume_case("m-sgd-sync", "sgd-sync", MPIRUN);
+    resume_case("m-hybrid", "easgd-sync --learners 2", MPIRUN);
+    resume_case("m-eamsgd", "eamsgd", MPIRUN);
     /* a single-learner algorithm under 2 ranks would write the same log twice: refused */
     mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo sgd --log %s/twice.csv", mlp, common, dir);
     CU_ASSERT_NOT_EQUAL(r.status, 0);

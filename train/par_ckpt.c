@@ -2,10 +2,10 @@
  * parameters, optimiser state and centre copy, beside run_ckpt.c's file of learner 0.
  *
  * Layout (native byte order, same machine):
- *     "MBKPAR01"  magic
+ *     "MBKPAR02"  magic
  *     head        mb_par_ckpt_head
  *     log rows    head.log_len bytes
- *     records     head.learners x MB_PAR_RECORD(head.params) float32
+ *     records     head.learners x head.rec_floats float32 (par_impl.h: par_pack)
  *     "MBKPEND\n" trailer: a truncated file is detected.
  *
  * The pair is not written in one step: PATH.learners first, then PATH. A job killed between
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '1'};
+static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '2'};
 static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
 
 /* PATH.learners, or with prev PATH.learners.prev (malloc'd). */
@@ -48,7 +48,7 @@ int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char
         free(p);
         return rc;
     }
-    size_t rec = MB_PAR_RECORD(head->params);
+    size_t rec = head->rec_floats;
     int ok = fwrite(magic, sizeof magic, 1, out.f) == 1 &&
              fwrite(head, sizeof *head, 1, out.f) == 1 &&
              (head->log_len == 0 || fwrite(rows, head->log_len, 1, out.f) == 1);
@@ -120,12 +120,14 @@ static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t
     char m[8];
     if (fread(m, sizeof m, 1, f) != 1 || memcmp(m, magic, sizeof m) != 0 ||
         fread(head, sizeof *head, 1, f) != 1 || head->log_len > ((uint64_t)1 << 34) ||
-        head->params == 0 || head->learners == 0 || head->learners > 65536) {
+        head->params == 0 || head->learners == 0 || head->learners > 65536 ||
+        head->rec_floats < 4 * head->params || head->rec_floats > 4 * head->params + (1ull << 33) ||
+        memchr(head->trace, '\0', sizeof head->trace) == NULL) {
         rc = mb_error_set(err, MB_EFORMAT, "%s: not a parallel checkpoint, or its head is "
                           "corrupt", p);
         goto done;
     }
-    size_t rec = MB_PAR_RECORD(head->params);
+    size_t rec = head->rec_floats;
     if (rows) {
         *rows = malloc(head->log_len + 1);
         if (!*rows || (head->log_len && fread(*rows, head->log_len, 1, f) != 1)) {
