@@ -26,6 +26,7 @@ static int server_checkpoint(worker *w, mb_optim *master, long updates, long ste
 {
     job *j = w->j;
     size_t saved;
+    double t0 = now_s();
     int rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err);
     if (rc != MB_OK)
         return rc;
@@ -36,6 +37,7 @@ static int server_checkpoint(worker *w, mb_optim *master, long updates, long ste
     rc = par_write_learners(w, updates, (size_t)updates * (size_t)j->o->batch, j->wall_s, steps,
                             all);
     mb_run_mon_ckpt_done(&j->mon, saved);
+    j->ckpt_s += now_s() - t0;
     return rc;
 }
 
@@ -97,7 +99,7 @@ void par_run_server(worker *w)
             loss_n = 0;
             j->updates = updates;
             j->samples = (size_t)updates * (size_t)o->batch;
-            j->wall_s = j->wall0 + now_s() - start - j->mon.eval_s - j->mon.snap_s;
+            j->wall_s = j->wall0 + now_s() - start - j->mon.eval_s - j->mon.snap_s - j->ckpt_s;
             j->loss = loss;
             mb_run_row row = {.update = updates,
                               .epoch = (long)(j->samples / j->data->train.n),
@@ -329,6 +331,7 @@ static int hogwild_checkpoint(worker *w, long updates)
     int P = mb_comm_size(w->c);
     if (!w->rec && !(w->rec = malloc((size_t)P * j->rec * sizeof *w->rec)))
         return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a checkpoint");
+    double t0 = now_s();
     for (size_t k = 0; k < j->n; k++)
         __atomic_load(&j->shared[k], &w->centre[k], __ATOMIC_RELAXED);
     for (int i = 0; i < P; i++)
@@ -340,6 +343,7 @@ static int hogwild_checkpoint(worker *w, long updates)
     rc = par_write_learners(w, updates, j->samples, j->wall_s,
                             __atomic_load_n(&j->steps, __ATOMIC_ACQUIRE), w->rec);
     mb_run_mon_ckpt_done(&j->mon, saved);
+    j->ckpt_s += now_s() - t0;
     return rc;
 }
 
@@ -370,7 +374,7 @@ void par_run_hogwild_watch(worker *w)
         updates++;
         j->updates = updates;
         j->samples = (size_t)updates * (size_t)o->batch;
-        j->wall_s = j->wall0 + now_s() - start - j->mon.eval_s - j->mon.snap_s;
+        j->wall_s = j->wall0 + now_s() - start - j->mon.eval_s - j->mon.snap_s - j->ckpt_s;
         j->loss = loss;
         mb_run_row row = {.update = updates, .epoch = (long)(j->samples / j->data->train.n),
                           .samples = j->samples, .wall_s = j->wall_s, .loss = loss};

@@ -104,6 +104,8 @@ struct job {
     long updates0;
     size_t samples0;
     double wall0;
+    double ckpt_s;         /* server algorithms, Hogwild: seconds writing checkpoints (rank 0),
+                              taken out of wall_s as the lockstep loop leaves them out */
     /* the run so far (rank 0) */
     long updates;
     size_t samples;
