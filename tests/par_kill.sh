@@ -53,6 +53,7 @@ for attempt in 1 2 3; do
   # the first checkpoint (PATH is written after PATH.learners), or the job's end
   while [ ! -e "$dir/ck" ] && kill -0 "$mp" 2> /dev/null; do sleep 0.01; done
   r1=$(rank_pid "$mp" 1)
+  t0=$(date +%s.%N)
   if [ -z "$r1" ] || ! kill -9 "$r1" 2> /dev/null; then
     wait "$mp"
     echo "par_kill: attempt $attempt: the run of $bound updates ended before the kill; again with more"
@@ -67,11 +68,12 @@ for attempt in 1 2 3; do
   fi
   wait "$mp"
   st=$?
+  t1=$(date +%s.%N)
   [ "$st" -ne 0 ] || fail "the job whose rank 1 was killed exited with status 0"
   grep -q "rank 1" "$dir/err" || fail "no message names rank 1: $(tr '\n' ' ' < "$dir/err")"
   [ ! -e "$dir/killed.csv" ] || fail "the killed job left a log behind"
-  echo "par_kill: rank 1 (pid $r1) killed: the job ended with status $st and" \
-       "'$(grep -m1 "rank 1" "$dir/err" | sed 's/^ *//')'"
+  echo "par_kill: rank 1 (pid $r1) killed: the job ended $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s later" \
+       "with status $st and '$(grep -m1 "rank 1" "$dir/err" | sed 's/^ *//')'"
   # the update the checkpoint holds (the RUN record's `updates`, as tests/ckpt_kill.sh reads it)
   from=$(od -An -t d8 -j $(( 8 + 16 + 64 + 8 * 6 )) -N 8 "$dir/ck" | tr -d ' ')
   [ "$from" -gt 0 ] && [ "$from" -lt "$bound" ] && [ $(( from % 20 )) -eq 0 ] ||
