@@ -35,6 +35,7 @@ common=(--net "$dir/kill.cfg" --data "synthetic:n=4000,test=100,c=1,h=12,w=12,cl
         --algo sgd-sync --batch 32 --lr 0.05 --seed 1 --threads 1 --eval-every 20
         --no-test-eval)
 fail() { echo "par_kill: FAIL: $*"; exit 1; }
+command -v pgrep > /dev/null || { echo "par_kill: skipped: pgrep (procps) not found"; exit 0; }
 
 # rank R's process among mpirun's children (Open MPI sets OMPI_COMM_WORLD_RANK in each)
 rank_pid() {
