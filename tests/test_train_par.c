@@ -2,8 +2,10 @@
  * collectives and messages against sums computed here; sgd-sync against single-learner SGD;
  * each EASGD rule, SMA and DOWNPOUR against steps computed by hand on a quadratic; the round-
  * robin EASGD stability region of Zhang et al.; Hogwild's convergence; the staged checks
- * (--check-frac) in the lockstep trainers; and mbtrain under mpirun
- * (skipped with a message when mpirun is absent).
+ * (--check-frac) in the lockstep trainers; learning-rate schedules in every rule against runs
+ * stepped here; checkpoints and resumes of every algorithm and layout; and mbtrain under
+ * mpirun, a rank killed mid-run included (tests/par_kill.sh; skipped with a message when
+ * mpirun is absent).
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
