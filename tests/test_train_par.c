@@ -783,6 +783,15 @@ static int hand_losses(const mb_run_options *o, int scheduled, float *loss)
  * optimiser's: the same losses as single-learner SGD with the schedule. */
 static void test_lr_schedules(void)
 {
+    /* the rate every rule takes: 0.1 for updates 0-4, 0.03 for 5-9, 0.009 from 10 */
+    mb_optim_params op = {.kind = MB_OPTIM_SGD, .lr = SCH_LR, .lr_step_every = SCH_EVERY,
+                          .lr_step_gamma = SCH_GAMMA};
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 0), 0.1, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 4), 0.1, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 5), 0.03, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 14), 0.009, 1e-15);
+    op.lr_step_every = 0;
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 1000), 0.1, 1e-15);
     static const int algos[] = {MB_PAR_EASGD_SYNC, MB_PAR_EASGD, MB_PAR_SMA, MB_PAR_EASGD_ASYNC,
                                 MB_PAR_EASGD_HOGWILD, MB_PAR_EAMSGD, MB_PAR_DOWNPOUR};
     for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
