@@ -45,7 +45,7 @@ rank_pid() {
   done
 }
 
-bound=400
+bound=240
 for attempt in 1 2 3; do
   rm -f "$dir"/ck* "$dir"/*.csv
   "${MPIRUN[@]}" mbtrain "${common[@]}" --max-updates "$bound" --checkpoint "$dir/ck" \
