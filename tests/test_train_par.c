@@ -2,8 +2,10 @@
  * collectives and messages against sums computed here; sgd-sync against single-learner SGD;
  * each EASGD rule, SMA and DOWNPOUR against steps computed by hand on a quadratic; the round-
  * robin EASGD stability region of Zhang et al.; Hogwild's convergence; the staged checks
- * (--check-frac) in the lockstep trainers; and mbtrain under mpirun
- * (skipped with a message when mpirun is absent).
+ * (--check-frac) in the lockstep trainers; learning-rate schedules in every rule against runs
+ * stepped here; checkpoints and resumes of every algorithm and layout; and mbtrain under
+ * mpirun, a rank killed mid-run included (tests/par_kill.sh; skipped with a message when
+ * mpirun is absent).
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -466,22 +468,33 @@ static void test_mbfit_groups(void)
 
 /* A checkpoint holds every learner and the centre: a run stopped at update 20 and resumed to 40
  * logs the rows of the straight run (the threads' sums are in a fixed order, so exactly). */
-static void resume_case(const char *prefix, const char *algo, const char *launch)
+/* The same with the straight run's log given (a run of those options already made: under
+ * mpirun every launch costs a second or two), or made here when `straight` is NULL. */
+static void resume_case_of(const char *prefix, const char *net, const char *algo,
+                           const char *launch, const char *straight)
 {
     mb_test_run r;
     const char *common = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10";
-    mb_test_sh(&r, "%smbtrain --net %s %s --algo %s --max-updates 40 --log %s/%s-s.csv && "
-               "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
+    char made[512];
+    if (!straight) {
+        snprintf(made, sizeof made, "%s/%s-s.csv", dir, prefix);
+        mb_test_sh(&r, "%smbtrain --net %s %s --algo %s --max-updates 40 --log %s", launch, net,
+                   common, algo, made);
+        CU_ASSERT_EQUAL(r.status, 0);
+        mb_test_run_free(&r);
+        straight = made;
+    }
+    mb_test_sh(&r, "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
                "--checkpoint-every 10 && "
                "%smbtrain --net %s %s --algo %s --max-updates 40 --resume %s/%s.ck --log %s/%s-r.csv",
-               launch, mlp, common, algo, dir, prefix, launch, mlp, common, algo, dir, prefix,
-               launch, mlp, common, algo, dir, prefix, dir, prefix);
+               launch, net, common, algo, dir, prefix, launch, net, common, algo, dir, prefix,
+               dir, prefix);
     CU_ASSERT_EQUAL(r.status, 0);
     if (r.status != 0)
         fprintf(stderr, "\n  resume %s: %s", algo, r.err);
     mb_test_run_free(&r);
     char pa[512], pb[512];
-    snprintf(pa, sizeof pa, "%s/%s-s.csv", dir, prefix);
+    snprintf(pa, sizeof pa, "%s", straight);
     snprintf(pb, sizeof pb, "%s/%s-r.csv", dir, prefix);
     mb_table *a = read_log(pa), *b = read_log(pb);
     CU_ASSERT_FATAL(a && b);
@@ -492,10 +505,77 @@ static void resume_case(const char *prefix, const char *algo, const char *launch
     mb_table_free(b);
 }
 
+static void resume_case(const char *prefix, const char *algo, const char *launch)
+{
+    resume_case_of(prefix, mlp, algo, launch, NULL);
+}
+
+/* An asynchronous run resumed: it continues from the checkpoint to the bound, 40 rows of finite
+ * losses, the first 20 (up to the checkpoint at the first run's bound) those of the run that
+ * wrote it. (With several learners the order of their exchanges is the machine's: no run
+ * repeats another.) */
+static void resume_async_case(const char *prefix, const char *algo, const char *launch)
+{
+    mb_test_run r;
+    const char *common = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10";
+    mb_test_sh(&r, "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
+               "--checkpoint-every 10 --log %s/%s-c.csv && "
+               "%smbtrain --net %s %s --algo %s --max-updates 40 --resume %s/%s.ck --log %s/%s-r.csv",
+               launch, mlp, common, algo, dir, prefix, dir, prefix, launch, mlp, common, algo, dir,
+               prefix, dir, prefix);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  resume %s: %s", algo, r.err);
+    mb_test_run_free(&r);
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/%s-c.csv", dir, prefix);
+    snprintf(pb, sizeof pb, "%s/%s-r.csv", dir, prefix);
+    mb_table *a = read_log(pa), *b = read_log(pb);
+    CU_ASSERT_FATAL(a && b);
+    CU_ASSERT_EQUAL(mb_table_rows(b), 40);
+    int col = mb_table_col(b, "loss"), upd = mb_table_col(b, "update");
+    for (size_t u = 0; u < mb_table_rows(b); u++) {
+        CU_ASSERT_EQUAL(atol(mb_table_cell(b, u, (size_t)upd)), (long)u + 1);
+        CU_ASSERT(isfinite(atof(mb_table_cell(b, u, (size_t)col))));
+        if (u < 20) /* the rows the checkpoint carried */
+            CU_ASSERT_STRING_EQUAL(mb_table_cell(b, u, (size_t)col),
+                                   mb_table_cell(a, u, (size_t)col));
+    }
+    CU_ASSERT_PTR_NOT_NULL(mb_table_meta(b, "resumed_from"));
+    mb_table_free(a);
+    mb_table_free(b);
+}
+
 static void test_resume_threads(void)
 {
     resume_case("t-sma", "sma --learners 2", "");
     resume_case("t-easgd-sync", "easgd-sync --learners 2", "");
+    /* the asynchronous algorithms with one learner are deterministic: a resume must give the
+     * straight run's rows (the checkpoint pauses the learner at its exchange, and the resumed
+     * one starts right after it: --tau 2 checks that it does not exchange twice) */
+    resume_case("t-downpour", "downpour --learners 1 --optim momentum", "");
+    resume_case("t-easgd-async", "easgd-async --learners 1 --tau 2", "");
+    resume_case("t-eamsgd", "eamsgd --learners 1", "");
+    resume_case("t-hogwild", "easgd-hogwild --learners 1 --tau 3", "");
+    /* with two learners they continue */
+    resume_async_case("t2-downpour", "downpour --learners 2", "");
+    resume_async_case("t2-easgd-async", "easgd-async --learners 2", "");
+    resume_async_case("t2-eamsgd", "eamsgd --learners 2", "");
+    resume_async_case("t2-hogwild", "easgd-hogwild --learners 2", "");
+    /* --sma-tune: the tuning goes on where it was; the resumed trace extends the checkpoint's */
+    resume_async_case("t-sma-tune", "sma --learners 3 --sma-tune --sma-tune-window 8", "");
+    {
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/t-sma-tune-c.csv", dir);
+        snprintf(pb, sizeof pb, "%s/t-sma-tune-r.csv", dir);
+        mb_table *a = read_log(pa), *b = read_log(pb);
+        CU_ASSERT_FATAL(a && b);
+        const char *ta = mb_table_meta(a, "sma_tune"), *tb = mb_table_meta(b, "sma_tune");
+        CU_ASSERT_FATAL(ta && tb);
+        CU_ASSERT_EQUAL(strncmp(ta, tb, strlen(ta)), 0);
+        mb_table_free(a);
+        mb_table_free(b);
+    }
     /* a checkpoint of another algorithm, or without its learners' file, is refused */
     mb_test_run r;
     mb_test_sh(&r, "mbtrain --net %s --data " DATA " --batch 32 --algo easgd --learners 2 "
@@ -508,6 +588,289 @@ static void test_resume_threads(void)
     CU_ASSERT_EQUAL(r.status, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "PATH.learners"));
     mb_test_run_free(&r);
+    /* a job killed between its two writes: PATH still of update 10 beside PATH.learners of 20
+     * (then with no PATH.learners at all: killed after the old one was moved aside); the resume
+     * takes PATH.learners.prev, of PATH's update, and logs the straight run's rows */
+    const char *c = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10 --algo sma --learners 2";
+    for (int gone = 0; gone < 2; gone++) {
+        mb_test_sh(&r, "cd %s && mbtrain --net %s %s --max-updates 10 --checkpoint k.ck "
+                   "--checkpoint-every 10 && cp k.ck k10.ck && "
+                   "mbtrain --net %s %s --max-updates 20 --resume k.ck --checkpoint k.ck "
+                   "--checkpoint-every 10 && test -e k.ck.learners.prev && cp k10.ck k.ck && %s"
+                   "mbtrain --net %s %s --max-updates 40 --resume k.ck --log t-sma-k%d.csv",
+                   dir, mlp, c, mlp, c, gone ? "rm k.ck.learners && " : "", mlp, c, gone);
+        CU_ASSERT_EQUAL(r.status, 0);
+        if (r.status != 0)
+            fprintf(stderr, "\n  resume between the writes: %s", r.err);
+        mb_test_run_free(&r);
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/t-sma-s.csv", dir);
+        snprintf(pb, sizeof pb, "%s/t-sma-k%d.csv", dir, gone);
+        mb_table *a = read_log(pa), *b = read_log(pb);
+        CU_ASSERT_FATAL(a && b);
+        CU_ASSERT(same_losses(a, b, 1e-6));
+        mb_table_free(a);
+        mb_table_free(b);
+    }
+}
+
+/* ---- learning-rate schedules: every rule at its update's rate ------------------------------- */
+
+/* The schedule of these tests: lr 0.1, times 0.3 every 5 updates (0.1, 0.03, 0.009 over 15). */
+enum { SCH_U = 15, SCH_EVERY = 5 };
+#define SCH_LR 0.1
+#define SCH_GAMMA 0.3
+
+/* Update u's rate, written out here rather than taken from mb_optim_lr_at: the trainers must
+ * agree with this formula, not with themselves. `scheduled` 0 gives the constant rate. */
+static float sch_eta(long u, int scheduled)
+{
+    return (float)(scheduled ? SCH_LR * pow(SCH_GAMMA, (double)(u / SCH_EVERY)) : SCH_LR);
+}
+
+/* The learners of a hand-stepped run, built as the trainer builds them: p learners of M/p
+ * samples on consecutive slices of one permutation, all from the first learner's parameters
+ * (lockstep) or from the evaluation network's (server algorithms, where the centre starts). */
+typedef struct hand {
+    mb_data_splits data;
+    mb_net_desc *desc;
+    mb_learner l[2];
+    int p;
+    size_t n;
+    float *c, *aux, *cs[2], *sum, *keep;
+} hand;
+
+static int hand_init(hand *h, const mb_run_options *o, int p, int server)
+{
+    mb_error err = {0};
+    memset(h, 0, sizeof *h);
+    h->p = p;
+    if (mb_data_load(o->data, o->eval_frac, o->data_seed, &h->data, &err) != MB_OK ||
+        mb_net_desc_read(o->net, &h->desc, &err) != MB_OK) {
+        fprintf(stderr, "\n  %s", err.msg);
+        return 1;
+    }
+    mb_run_options lo = *o;
+    lo.batch = o->batch / p;
+    for (int i = 0; i < p; i++)
+        if (mb_learner_init(&h->l[i], h->desc, &lo, h->data.train.n, &err) != MB_OK ||
+            mb_learner_set_slice(&h->l[i], i * lo.batch, o->batch, &err) != MB_OK) {
+            fprintf(stderr, "\n  %s", err.msg);
+            return 1;
+        }
+    h->n = mb_net_param_count(h->l[0].net);
+    size_t bytes = h->n * sizeof(float);
+    h->c = malloc(bytes);
+    h->aux = calloc(h->n, sizeof(float));
+    h->sum = malloc(bytes);
+    h->keep = malloc(bytes);
+    h->cs[0] = malloc(bytes);
+    h->cs[1] = malloc(bytes);
+    memcpy(h->c, mb_net_params(h->l[0].net), bytes);
+    if (server) { /* the centre starts at the evaluation network's parameters */
+        mb_net_options no = {.max_batch = 128, .seed = o->seed, .algo = o->conv_algo,
+                             .threads = o->threads};
+        mb_net *e = NULL;
+        if (mb_net_create(h->desc, &no, &e, &err) != MB_OK)
+            return 1;
+        memcpy(h->c, mb_net_params(e), bytes);
+        mb_net_free(e);
+    }
+    for (int i = 0; i < p; i++)
+        memcpy(mb_net_params(h->l[i].net), h->c, bytes);
+    return 0;
+}
+
+static void hand_free(hand *h)
+{
+    for (int i = 0; i < 2; i++) {
+        mb_learner_free(&h->l[i]);
+        free(h->cs[i]);
+    }
+    free(h->c);
+    free(h->aux);
+    free(h->sum);
+    free(h->keep);
+    mb_net_desc_free(h->desc);
+    mb_data_splits_free(&h->data);
+}
+
+/* Learner i's next batch and its gradient at its parameters; the batch's loss. */
+static float hand_grad(hand *h, int i)
+{
+    long epoch;
+    double loss = NAN;
+    mb_error err = {0};
+    mb_learner_gather(&h->l[i], &h->data.train, &epoch);
+    if (mb_learner_grad(&h->l[i], &loss, &err) != MB_OK)
+        fprintf(stderr, "\n  %s", err.msg);
+    return (float)loss;
+}
+
+/* The training loss of each of SCH_U updates of `algo`, stepped here with the rules of
+ * par_rules.c at the rate sch_eta(u, scheduled): what the log's loss column must hold. Two
+ * learners for the lockstep rules, one learner and its server for the others (with one learner
+ * the asynchronous rules are deterministic). alpha and mu are the trainers' defaults or o's. */
+static int hand_losses(const mb_run_options *o, int scheduled, float *loss)
+{
+    int algo = o->par, server = mb_par_algo_has_server(algo), p = server ? 1 : 2;
+    hand h;
+    if (hand_init(&h, o, p, server) != 0) {
+        hand_free(&h);
+        return 1;
+    }
+    const size_t n = h.n;
+    const float a = (float)(!isnan(o->elastic_alpha) ? o->elastic_alpha
+                            : algo == MB_PAR_SMA    ? 1.0 / p
+                                                    : 0.9 / p);
+    const float mu = algo == MB_PAR_SMA ? 0.9f : 0.99f;
+    if (algo == MB_PAR_SMA)
+        memcpy(h.aux, h.c, n * sizeof(float)); /* z_prev = z */
+    for (long u = 0; u < SCH_U; u++) {
+        float eta = sch_eta(u, scheduled), l[2] = {0, 0};
+        float *x0 = mb_net_params(h.l[0].net), *g0 = mb_net_grads(h.l[0].net);
+        switch (algo) {
+        case MB_PAR_EASGD_SYNC: /* You et al. eq. 1-2 from the old x~ and x^i */
+            for (size_t k = 0; k < n; k++)
+                h.sum[k] = 0;
+            for (int i = 0; i < 2; i++) {
+                l[i] = hand_grad(&h, i);
+                float *x = mb_net_params(h.l[i].net);
+                for (size_t k = 0; k < n; k++)
+                    h.sum[k] += x[k];
+            }
+            for (int i = 0; i < 2; i++)
+                mb_par_easgd_learner(mb_net_params(h.l[i].net), mb_net_grads(h.l[i].net), h.c, n,
+                                     eta, a);
+            mb_par_easgd_centre(h.c, h.sum, n, a, 2);
+            break;
+        case MB_PAR_EASGD: /* one round: learner 0's turn, then learner 1's */
+            for (int i = 0; i < 2; i++) {
+                l[i] = hand_grad(&h, i);
+                mb_par_easgd_turn(mb_net_params(h.l[i].net), mb_net_grads(h.l[i].net), h.c, n,
+                                  eta, a);
+            }
+            break;
+        case MB_PAR_SMA: /* where the rate changes, restart from z: w_j = z_prev = z */
+            if (scheduled && u > 0 && sch_eta(u, 1) != sch_eta(u - 1, 1)) {
+                memcpy(h.aux, h.c, n * sizeof(float));
+                for (int i = 0; i < 2; i++)
+                    memcpy(mb_net_params(h.l[i].net), h.c, n * sizeof(float));
+            }
+            for (int i = 0; i < 2; i++) {
+                l[i] = hand_grad(&h, i);
+                mb_par_sma_learner(mb_net_params(h.l[i].net), mb_net_grads(h.l[i].net), h.c,
+                                   h.cs[i], n, eta, a);
+            }
+            for (size_t k = 0; k < n; k++)
+                h.sum[k] = h.cs[0][k] + h.cs[1][k];
+            mb_par_sma_centre(h.c, h.aux, h.sum, n, mu);
+            break;
+        case MB_PAR_DOWNPOUR: /* one learner, tau 1: x = x~; x~ -= eta_u g(x~) */
+            memcpy(x0, h.c, n * sizeof(float));
+            l[0] = hand_grad(&h, 0);
+            for (size_t k = 0; k < n; k++)
+                h.c[k] -= eta * g0[k];
+            break;
+        case MB_PAR_EAMSGD: /* the elastic exchange, then Nesterov at the look-ahead point */
+            mb_par_elastic(x0, h.c, n, a);
+            mb_par_nesterov_lookahead(x0, h.keep, h.aux, n, mu);
+            l[0] = hand_grad(&h, 0);
+            mb_par_nesterov_step(x0, h.keep, h.aux, g0, n, eta, mu);
+            break;
+        default: /* easgd-async, easgd-hogwild: the elastic exchange, then SGD */
+            mb_par_elastic(x0, h.c, n, a);
+            l[0] = hand_grad(&h, 0);
+            for (size_t k = 0; k < n; k++)
+                x0[k] -= eta * g0[k];
+            break;
+        }
+        loss[u] = p == 2 ? (l[0] + l[1]) / 2 : l[0];
+    }
+    hand_free(&h);
+    return 0;
+}
+
+/* Every rule family (synchronous and round-robin EASGD, SMA with its restart, asynchronous
+ * EASGD and Hogwild, EAMSGD, DOWNPOUR's master) trains at the schedule's rate of each update:
+ * the log's losses are the hand-stepped run's at the scheduled rates (to 1e-5: float sums
+ * taken in another order, over 15 updates of a contracting problem) and, after the first step
+ * of the schedule, not the constant rate's (the check could fail). sgd-sync's schedule is its
+ * optimiser's: the same losses as single-learner SGD with the schedule. */
+static void test_lr_schedules(void)
+{
+    /* the rate every rule takes: 0.1 for updates 0-4, 0.03 for 5-9, 0.009 from 10 */
+    mb_optim_params op = {.kind = MB_OPTIM_SGD, .lr = SCH_LR, .lr_step_every = SCH_EVERY,
+                          .lr_step_gamma = SCH_GAMMA};
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 0), 0.1, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 4), 0.1, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 5), 0.03, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 14), 0.009, 1e-15);
+    op.lr_step_every = 0;
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 1000), 0.1, 1e-15);
+    static const int algos[] = {MB_PAR_EASGD_SYNC, MB_PAR_EASGD, MB_PAR_SMA, MB_PAR_EASGD_ASYNC,
+                                MB_PAR_EASGD_HOGWILD, MB_PAR_EAMSGD, MB_PAR_DOWNPOUR};
+    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
+        int a = algos[k], server = mb_par_algo_has_server(a);
+        char p[512];
+        snprintf(p, sizeof p, "%s/sched-%s.csv", dir, mb_par_algo_name(a));
+        mb_run_options o;
+        mb_run_result r;
+        mb_error err = {0};
+        options(&o, mlp, a, server ? 1 : 2, p);
+        o.max_updates = SCH_U;
+        o.optim.lr = SCH_LR;
+        o.optim.lr_step_every = SCH_EVERY;
+        o.optim.lr_step_gamma = SCH_GAMMA;
+        if (server)
+            o.elastic_alpha = 0.3; /* one learner: 0.9 / p would nearly copy the centre */
+        int rc = mb_train_run(&o, &r, &err);
+        CU_ASSERT_EQUAL(rc, MB_OK);
+        if (rc != MB_OK) {
+            fprintf(stderr, "\n  %s: %s", mb_par_algo_name(a), err.msg);
+            continue;
+        }
+        float want[SCH_U], flat[SCH_U];
+        CU_ASSERT_EQUAL_FATAL(hand_losses(&o, 1, want), 0);
+        CU_ASSERT_EQUAL_FATAL(hand_losses(&o, 0, flat), 0);
+        mb_table *t = read_log(p);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_EQUAL_FATAL(mb_table_rows(t), SCH_U);
+        int col = mb_table_col(t, "loss"), same = 1, off_flat = 0;
+        for (size_t u = 0; u < SCH_U; u++) {
+            double got = atof(mb_table_cell(t, u, (size_t)col));
+            if (!mb_test_close(got, want[u], 1e-5)) {
+                if (same)
+                    fprintf(stderr, "\n  %s row %zu: loss %.9g, by hand %.9g", mb_par_algo_name(a),
+                            u + 1, got, (double)want[u]);
+                same = 0;
+            }
+            off_flat += !mb_test_close(got, flat[u], 1e-3);
+        }
+        CU_ASSERT(same);
+        CU_ASSERT(off_flat >= SCH_U - SCH_EVERY - 2); /* the rows after the first step differ */
+        mb_table_free(t);
+    }
+    /* sgd-sync: its optimiser counts the updates, over 2 threads as over one learner */
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/sched-sgd.csv", dir);
+    snprintf(p2, sizeof p2, "%s/sched-sgd-sync.csv", dir);
+    mb_run_options o;
+    mb_run_result r;
+    mb_error err = {0};
+    options(&o, mlp, MB_PAR_NONE, 1, p1);
+    o.optim.lr_step_every = SCH_EVERY;
+    o.optim.lr_step_gamma = SCH_GAMMA;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    o.par = MB_PAR_SGD_SYNC;
+    o.learners = 2;
+    o.log_path = p2;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    mb_table *a = read_log(p1), *b = read_log(p2);
+    CU_ASSERT_FATAL(a && b);
+    CU_ASSERT(same_losses(a, b, 1e-4));
+    mb_table_free(a);
+    mb_table_free(b);
 }
 
 /* Counts an algorithm cannot use are refused, with one line naming them. */
@@ -531,9 +894,13 @@ static void test_refusals(void)
     options(&o, linear, MB_PAR_EASGD_ASYNC, 2, NULL);
     o.checkpoint_path = "x";
     o.checkpoint_every = 5;
-    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL);
-    o.par = MB_PAR_EASGD_SYNC;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_OK); /* every algorithm checkpoints */
+    o.par = MB_PAR_SMA;
+    o.sma_tune = 1;
     CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_OK);
+    o.sma_tune = 0;
+    o.par = MB_PAR_EASGD_SYNC;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 2, &err), MB_OK); /* ranks x threads too */
     int a = -1;
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sync", &a), MB_OK);
     CU_ASSERT_EQUAL(a, MB_PAR_EASGD_SYNC);
@@ -616,8 +983,13 @@ static void test_mpirun(void)
     mb_table_free(h);
     mb_table_free(t4);
     mb_table_free(h2);
-    /* --resume under mpirun */
+    /* --resume under mpirun: sgd-sync; ranks x threads; a server and one learner rank (the
+     * asynchronous rule then repeats itself exactly) */
     resume_case("m-sgd-sync", "sgd-sync", MPIRUN);
+    resume_case_of("m-hybrid", mlp, "easgd-sync --learners 2", MPIRUN, p5);
+    char pe[512];
+    snprintf(pe, sizeof pe, "%s/m5.csv", dir); /* eamsgd's run above */
+    resume_case_of("m-eamsgd", linear, "eamsgd", MPIRUN, pe);
     /* a single-learner algorithm under 2 ranks would write the same log twice: refused */
     mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo sgd --log %s/twice.csv", mlp, common, dir);
     CU_ASSERT_NOT_EQUAL(r.status, 0);
@@ -627,6 +999,29 @@ static void test_mpirun(void)
     CU_ASSERT_NOT_EQUAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "shares the centre in memory"));
     mb_test_run_free(&r);
+}
+
+/* Killing one rank mid-run (issue 12): tests/par_kill.sh kills rank 1 of an sgd-sync job after
+ * its first checkpoint; the job must end with a message naming rank 1, leave nothing half-
+ * written, and --resume must finish with the straight run's rows (the script's lines say
+ * which check failed). */
+static void test_kill_rank(void)
+{
+    if (!have_mpirun())
+        return;
+    char d[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(d, sizeof d), 0);
+    mb_test_run r;
+    mb_test_sh(&r, MPI_ENV "bash tests/par_kill.sh %s", d);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  %s%s", r.out, r.err);
+    if (strstr(r.out, "skipped"))
+        fprintf(stderr, "\n  %s", r.out);
+    else
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "killed: the job ended"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(d);
 }
 
 int mb_test_suite_train_par(void)
@@ -640,9 +1035,11 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "staged checks, same crossing", test_checks) ||
         !CU_add_test(s, "SMA's learners-per-process tuning trace", test_sma_tune_trace) ||
         !CU_add_test(s, "checkpoint and resume over threads", test_resume_threads) ||
+        !CU_add_test(s, "learning-rate schedules in every rule", test_lr_schedules) ||
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
         !CU_add_test(s, "mbfit nupdate per (algo, P), with B_simple", test_mbfit_groups) ||
-        !CU_add_test(s, "under mpirun", test_mpirun))
+        !CU_add_test(s, "under mpirun", test_mpirun) ||
+        !CU_add_test(s, "a rank killed mid-run; --resume", test_kill_rank))
         return 1;
     return 0;
 }

@@ -369,6 +369,10 @@ void mb_optim_step(mb_optim *opt, float *x, const float *g);
 
 /* The learning rate the next step will use. */
 double mb_optim_lr(const mb_optim *opt);
+/* The scheduled learning rate of update `update` (0-based: the first update is 0):
+ * p->lr x p->lr_step_gamma^floor(update / p->lr_step_every), or p->lr without a schedule.
+ * What mb_optim_step uses, for the rules that step without an mb_optim (EASGD, SMA). */
+double mb_optim_lr_at(const mb_optim_params *p, long update);
 
 /* The state that a checkpoint must carry: velocity (n floats, NULL for SGD) and update count. */
 float *mb_optim_state(mb_optim *opt);

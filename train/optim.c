@@ -7,8 +7,8 @@
  *     v' = mu v - lr g(y);   y' = y + mu v' - lr g(y)
  * which is algebra on v' = mu v - lr g(x + mu v), x' = x + v' (y' = x' + mu v').
  *
- * Not here: the model-averaging rules (EASGD, SMA) that combine several learners; they reuse
- * these steps for the local update.
+ * Not here: the model-averaging rules (EASGD, SMA) that combine several learners; they take
+ * the scheduled rate from mb_optim_lr_at at their own update count (par.c, par_async.c).
  */
 #include "mb_train.h"
 
@@ -68,13 +68,15 @@ void mb_optim_free(mb_optim *opt)
     free(opt);
 }
 
-double mb_optim_lr(const mb_optim *opt)
+double mb_optim_lr_at(const mb_optim_params *p, long update)
 {
-    double lr = opt->p.lr;
-    if (opt->p.lr_step_every > 0)
-        lr *= pow(opt->p.lr_step_gamma, (double)(opt->updates / opt->p.lr_step_every));
+    double lr = p->lr;
+    if (p->lr_step_every > 0 && update > 0)
+        lr *= pow(p->lr_step_gamma, (double)(update / p->lr_step_every));
     return lr;
 }
+
+double mb_optim_lr(const mb_optim *opt) { return mb_optim_lr_at(&opt->p, opt->updates); }
 
 void mb_optim_step(mb_optim *opt, float *x, const float *g)
 {

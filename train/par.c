@@ -27,8 +27,10 @@
  * the asynchronous drivers (par_async.c), the rules themselves (par_rules.c).
  * Ranks x threads (the synchronous algorithms): one communicator of R x T learners
  * (mb_comm_hybrid_create); the rules do not see the difference.
- * Not done: learning-rate schedules in the elastic and SMA rules (they use --lr throughout),
- * checkpoints of the asynchronous algorithms.
+ * Learning-rate schedules (--lr-step): every rule takes the rate of the update it belongs to
+ * (eta_at, par_impl.h); sgd-sync through its optimiser, whose count is the update's.
+ * Checkpoints: every algorithm; the lockstep ones here, the server's and Hogwild's snapshot in
+ * par_async.c; the file in par_ckpt.c.
  */
 #include "par_impl.h"
 
@@ -76,11 +78,10 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
     const char *a = mb_par_algo_name(o->par);
     if (o->learners < 1)
         return mb_error_set(err, MB_EINVAL, "--learners must be >= 1, got %d", o->learners);
-    if (ranks > 1 && o->learners > 1 &&
-        (mb_par_algo_has_server(o->par) || o->checkpoint_path || o->resume_path))
+    if (ranks > 1 && o->learners > 1 && mb_par_algo_has_server(o->par))
         return mb_error_set(err, MB_EINVAL, "--algo %s: %d ranks x %d learners: ranks and "
                             "threads together are for the synchronous algorithms (sgd-sync, "
-                            "easgd, easgd-sync, sma) without checkpoints; give one or the other",
+                            "easgd, easgd-sync, sma); give one or the other",
                             a, ranks, o->learners);
     if (o->par == MB_PAR_EASGD_HOGWILD && ranks > 1)
         return mb_error_set(err, MB_EINVAL, "--algo easgd-hogwild shares the centre in memory: "
@@ -92,11 +93,6 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
                             "process (not under mpirun)");
     if (o->tau < 1)
         return mb_error_set(err, MB_EINVAL, "--tau must be >= 1, got %ld", o->tau);
-    if ((o->checkpoint_path || o->resume_path) &&
-        (mb_par_algo_has_server(o->par) || o->sma_tune))
-        return mb_error_set(err, MB_EINVAL, "--algo %s%s: checkpoints are supported for the "
-                            "synchronous algorithms (sgd-sync, easgd, easgd-sync, sma without "
-                            "--sma-tune), not yet for this one", a, o->sma_tune ? " --sma-tune" : "");
     int p = learner_count(o, ranks);
     if (p < 1)
         return mb_error_set(err, MB_EINVAL, "--algo %s keeps rank 0 as its server: it needs "
@@ -146,7 +142,7 @@ static int step_sgd_sync(worker *w, double *loss, double *g2_small, double *g2_b
 /* easgd-sync (You et al. eq. 1-2): the sum of the learners' x^i reduced to rank 0 (overlapped
  * with the gradient unless no_overlap), x^i <- x^i - eta g - alpha (x^i - x~) with the old x~,
  * x~ <- (1 - beta) x~ + alpha sum_i x^i_old on rank 0, then x~ broadcast. */
-static int step_easgd_sync(worker *w, double *loss)
+static int step_easgd_sync(worker *w, long u, double *loss)
 {
     job *j = w->j;
     double t0 = now_s();
@@ -169,7 +165,7 @@ static int step_easgd_sync(worker *w, double *loss)
     if (rc != MB_OK)
         return fail(w, rc, "reduce");
     lap(w, T_COMM, &t0);
-    mb_par_easgd_learner(x, g, c, j->n, (float)j->eta, (float)j->alpha);
+    mb_par_easgd_learner(x, g, c, j->n, eta_at(j, u), (float)j->alpha);
     if (is_root(w))
         mb_par_easgd_centre(c, w->buf, j->n, (float)j->alpha, j->p);
     lap(w, T_UPDATE, &t0);
@@ -183,7 +179,7 @@ static int step_easgd_sync(worker *w, double *loss)
  * the elastic exchange with the centre and its SGD step, both at its old x^i and the old centre
  * (mb_par_easgd_turn: the form whose stability region Zhang et al. derive); the centre goes on
  * to the next learner (a broadcast from the active one). One update = p turns. */
-static int step_easgd_rr(worker *w, double *loss)
+static int step_easgd_rr(worker *w, long u, double *loss)
 {
     job *j = w->j;
     double t0 = now_s();
@@ -198,7 +194,7 @@ static int step_easgd_rr(worker *w, double *loss)
                 return rc;
             lap(w, T_COMPUTE, &t0);
             mb_par_easgd_turn(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, j->n,
-                              (float)j->eta, (float)j->alpha);
+                              eta_at(j, u), (float)j->alpha);
             lap(w, T_UPDATE, &t0);
         }
         if ((rc = mb_comm_bcast(w->c, w->centre, j->n, i)) != MB_OK)
@@ -209,13 +205,19 @@ static int step_easgd_rr(worker *w, double *loss)
 }
 
 /* SMA (Crossbow): c_j = alpha (w_j - z); w_j <- w_j - gamma g_j - c_j;
- * z_new = z + sum_j c_j + mu (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z). */
-static int step_sma(worker *w, double *loss, int active)
+ * z_new = z + sum_j c_j + mu (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z).
+ * Where the schedule changes gamma, the averaging restarts from the current z (Crossbow 3.3,
+ * ALGORITHMS.md): w_j = z_prev = z, so the momentum term starts again from zero. */
+static int step_sma(worker *w, long u, double *loss, int active)
 {
     job *j = w->j;
     double t0 = now_s();
     long epoch;
     int rc;
+    if (lr_changes_at(j, u)) {
+        memcpy(w->aux, w->centre, j->n * sizeof(float));
+        memcpy(mb_net_params(w->l.net), w->centre, j->n * sizeof(float));
+    }
     if (active) {
         if (!w->was_active) /* a learner added by the tuning starts from the centre */
             memcpy(mb_net_params(w->l.net), w->centre, j->n * sizeof(float));
@@ -225,7 +227,7 @@ static int step_sma(worker *w, double *loss, int active)
             return rc;
         lap(w, T_COMPUTE, &t0);
         mb_par_sma_learner(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, w->buf,
-                           j->n, (float)j->eta, (float)j->alpha);
+                           j->n, eta_at(j, u), (float)j->alpha);
         lap(w, T_UPDATE, &t0);
     } else { /* a learner the tuning has not added (or removed): its cursor moves, c_j = 0 */
         mb_learner_gather(&w->l, &j->data->train, &epoch);
@@ -262,70 +264,137 @@ static void sma_tune(job *j, int kmax, double samples_per_s)
         j->alpha = 1.0 / j->k_active;
 }
 
-/* ---- checkpoints of the lockstep algorithms (par_impl.h) ------------------------------------ */
+/* ---- checkpoints (par_impl.h) ---------------------------------------------------------------- */
 
-/* This learner's record: parameters, velocity (zeros for plain SGD), aux, centre. */
-static void pack(worker *w, float *rec)
+/* 1 when the learners draw their own batches (a cursor each) rather than one shared cursor. */
+static int own_cursors(int algo) { return mb_par_algo_has_server(algo); }
+
+enum { CUR_WORDS = 8 }; /* floats' room for pos, epoch, rng, next (4 x 8 bytes) */
+
+size_t par_rec_floats(const job *j)
 {
-    size_t n = w->j->n;
-    const float *v = mb_optim_state(w->l.opt);
-    memcpy(rec, mb_net_params(w->l.net), n * sizeof *rec);
-    if (v)
-        memcpy(rec + n, v, n * sizeof *rec);
-    else
-        memset(rec + n, 0, n * sizeof *rec);
-    memcpy(rec + 2 * n, w->aux, n * sizeof *rec);
-    memcpy(rec + 3 * n, w->centre, n * sizeof *rec);
+    return 4 * j->n + (own_cursors(j->o->par) ? CUR_WORDS + j->data->train.n : 0);
 }
 
-static void unpack(worker *w, const float *rec)
+/* A record: parameters (the server's: the centre), velocity (zeros without one), aux, centre;
+ * with own cursors, the cursor and the next step's update (server algorithms) or local step
+ * (Hogwild) as raw bytes. A rank without a learner leaves the cursor zero. */
+void par_pack(worker *w, float *rec)
 {
-    size_t n = w->j->n;
-    float *v = mb_optim_state(w->l.opt);
-    memcpy(mb_net_params(w->l.net), rec, n * sizeof *rec);
+    const job *j = w->j;
+    size_t n = j->n;
+    const float *v = w->l.net ? mb_optim_state(w->l.opt) : NULL;
+    memset(rec, 0, j->rec * sizeof *rec);
+    memcpy(rec, w->l.net ? mb_net_params(w->l.net) : w->centre, n * sizeof *rec);
+    if (v)
+        memcpy(rec + n, v, n * sizeof *rec);
+    memcpy(rec + 2 * n, w->aux, n * sizeof *rec);
+    memcpy(rec + 3 * n, w->centre, n * sizeof *rec);
+    if (own_cursors(j->o->par) && w->l.net) {
+        const mb_cursor *c = &w->l.cur;
+        uint64_t head[4] = {c->pos, (uint64_t)c->epoch, c->rng,
+                            (uint64_t)(j->o->par == MB_PAR_EASGD_HOGWILD ? w->next_t : w->u_next)};
+        memcpy(rec + 4 * n, head, sizeof head);
+        memcpy(rec + 4 * n + CUR_WORDS, c->perm, c->n * sizeof *c->perm);
+    }
+}
+
+void par_unpack(worker *w, const float *rec)
+{
+    const job *j = w->j;
+    size_t n = j->n;
+    float *v = w->l.net ? mb_optim_state(w->l.opt) : NULL;
+    memcpy(w->l.net ? mb_net_params(w->l.net) : w->centre, rec, n * sizeof *rec);
     if (v)
         memcpy(v, rec + n, n * sizeof *rec);
     memcpy(w->aux, rec + 2 * n, n * sizeof *rec);
-    memcpy(w->centre, rec + 3 * n, n * sizeof *rec);
+    if (w->l.net)
+        memcpy(w->centre, rec + 3 * n, n * sizeof *rec);
+    if (own_cursors(j->o->par) && w->l.net) {
+        mb_cursor *c = &w->l.cur;
+        uint64_t head[4];
+        memcpy(head, rec + 4 * n, sizeof head);
+        c->pos = head[0];
+        c->epoch = (long)head[1];
+        c->rng = head[2];
+        w->next_t = w->u_next = (long)head[3];
+        memcpy(c->perm, rec + 4 * n + CUR_WORDS, c->n * sizeof *c->perm);
+    }
 }
 
-/* Rank 0's record i: its own, or learner i's over the communicator. */
+/* Record i of the file: the i-th of the gathered block (ctx: the worker and the block). */
 static int fetch_record(uint64_t i, float *buf, void *ctx)
 {
-    worker *w = ctx;
-    if (i == 0) {
-        pack(w, buf);
-        return MB_OK;
-    }
-    return mb_comm_recv(w->c, buf, MB_PAR_RECORD(w->j->n), (int)i, TAG_CKPT, NULL);
+    const void **c = ctx;
+    const worker *w = c[0];
+    const float *all = c[1];
+    memcpy(buf, all + i * w->j->rec, w->j->rec * sizeof *buf);
+    return MB_OK;
 }
 
-/* Every learner sends its record to rank 0, which writes PATH.learners, then learner 0's
- * single-learner checkpoint at PATH (the cursor, which all learners share, and the log rows). */
+int par_write_learners(worker *w, long updates, size_t samples, double wall_s, long steps,
+                       const float *all)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    mb_par_ckpt_head h;
+    memset(&h, 0, sizeof h);
+    h.learners = (uint64_t)mb_comm_size(w->c);
+    h.params = j->n;
+    h.rec_floats = j->rec;
+    h.updates = updates;
+    h.samples = samples;
+    h.wall_s = wall_s;
+    h.algo = o->par;
+    h.k_active = j->k_active;
+    h.k_was = j->k_was;
+    h.tuning = j->tuning;
+    h.tune_u0 = j->tune_u0;
+    h.tune_s0 = j->tune_s0;
+    h.tune_t0 = j->tune_t0;
+    h.tune_prev = j->tune_prev;
+    h.alpha = j->alpha;
+    h.steps = steps;
+    h.log_len = j->mon.rows.len;
+    snprintf(h.trace, sizeof h.trace, "%s", j->trace);
+    const void *ctx[2] = {w, all};
+    float *buf = malloc(j->rec * sizeof *buf);
+    if (!buf)
+        return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a checkpoint");
+    int rc = mb_par_ckpt_write(o->checkpoint_path, &h, j->mon.rows.s, fetch_record, (void *)ctx,
+                               buf, &w->err);
+    free(buf);
+    return rc;
+}
+
+/* The lockstep checkpoint: every learner's record reaches rank 0 by a broadcast from its rank
+ * (a collective, so it works over threads, ranks and ranks x threads alike), rank 0 writes
+ * PATH.learners, then learner 0's single-learner checkpoint at PATH (the cursor, which all
+ * learners share, and the log rows). */
 static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s)
 {
     job *j = w->j;
     const mb_run_options *o = j->o;
-    size_t rec = MB_PAR_RECORD(j->n);
-    if (!w->rec && !(w->rec = malloc(rec * sizeof *w->rec)))
+    int P = mb_comm_size(w->c), rc = MB_OK;
+    size_t rec = j->rec, slots = is_root(w) ? (size_t)P : 2;
+    if (!w->rec && !(w->rec = malloc(slots * rec * sizeof *w->rec)))
         return fail(w, MB_ENOMEM, "checkpoint");
     double t0 = now_s();
-    int rc;
-    if (!is_root(w)) {
-        pack(w, w->rec);
-        if ((rc = mb_comm_send(w->c, w->rec, rec, 0, TAG_CKPT)) != MB_OK)
+    for (int i = 0; i < P; i++) {
+        /* rank 0 keeps record i at slot i; the others' own record in slot 0, others in 1 */
+        float *b = is_root(w) ? w->rec + (size_t)i * rec : w->rec + (i == w->rank ? 0 : rec);
+        if (i == w->rank)
+            par_pack(w, b);
+        if ((rc = mb_comm_bcast(w->c, b, rec, i)) != MB_OK)
             return fail(w, rc, "checkpoint");
-        w->t[T_COMM] += now_s() - t0;
-        return MB_OK;
     }
+    w->t[T_COMM] += now_s() - t0;
+    if (!is_root(w))
+        return MB_OK;
     size_t saved;
     if ((rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err)) != MB_OK)
         return w->rc = rc;
-    mb_par_ckpt_head h = {.learners = (uint64_t)j->p, .params = j->n, .updates = updates,
-                          .samples = samples, .wall_s = wall_s, .algo = o->par,
-                          .log_len = j->mon.rows.len};
-    rc = mb_par_ckpt_write(o->checkpoint_path, &h, j->mon.rows.s, fetch_record, w, w->rec,
-                           &w->err);
+    rc = par_write_learners(w, updates, samples, wall_s, 0, w->rec);
     if (rc == MB_OK) {
         /* PATH is learner 0's own checkpoint: its samples are its own (the job's are in
          * PATH.learners), so that the reader's samples = updates x batch holds */
@@ -340,26 +409,39 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
     return rc;
 }
 
-/* A resumed learner: the shared cursor and learner 0's state from PATH, then its own record. */
+/* A resumed worker: with a shared cursor, the cursor and learner 0's state from PATH; then its
+ * own record from PATH.learners (of PATH's update). */
 static int par_resume(worker *w, const mb_run_options *lo)
 {
     job *j = w->j;
-    mb_ckpt_extra x = {.data_fp = j->data_fp};
-    int rc = mb_ckpt_read(lo->resume_path, &w->l, lo, &x, &w->err);
-    if (rc != MB_OK)
-        return rc;
-    free(x.log_rows);
-    float *rec = malloc(MB_PAR_RECORD(j->n) * sizeof *rec);
+    mb_ckpt_extra x = {.data_fp = j->data_fp, .updates = -1};
+    int rc;
+    if (!own_cursors(lo->par)) {
+        if ((rc = mb_ckpt_read(lo->resume_path, &w->l, lo, &x, &w->err)) != MB_OK)
+            return rc;
+        free(x.log_rows);
+    }
+    float *rec = malloc(j->rec * sizeof *rec);
     if (!rec)
         return mb_error_set(&w->err, MB_ENOMEM, "out of memory");
     mb_par_ckpt_head h;
     rc = mb_par_ckpt_read(lo->resume_path, &h, NULL, (uint64_t)w->rank, rec, &w->err);
-    if (rc == MB_OK && h.updates != x.updates)
+    if (rc == MB_OK && x.updates >= 0 && h.updates != x.updates)
         rc = mb_error_set(&w->err, MB_EFORMAT, "%s and %s.learners are of different updates "
                           "(%ld and %lld): a checkpoint was cut short", lo->resume_path,
                           lo->resume_path, x.updates, (long long)h.updates);
-    if (rc == MB_OK)
-        unpack(w, rec);
+    if (rc == MB_OK && h.rec_floats != j->rec)
+        rc = mb_error_set(&w->err, MB_EFORMAT, "%s.learners: records of %llu floats, this run's "
+                          "are %zu", lo->resume_path, (unsigned long long)h.rec_floats, j->rec);
+    if (rc == MB_OK) {
+        par_unpack(w, rec);
+        w->skip_exchange = 1;
+        if (!w->l.net) { /* the server keeps its record: DOWNPOUR's master velocity */
+            free(w->rec);
+            w->rec = rec;
+            rec = NULL;
+        }
+    }
     free(rec);
     return rc;
 }
@@ -383,9 +465,9 @@ static void run_lockstep(worker *w)
         int active = w->rank < j->k_active;
         switch (o->par) {
         case MB_PAR_SGD_SYNC: rc = step_sgd_sync(w, &loss, &g2s, &g2b); break;
-        case MB_PAR_EASGD_SYNC: rc = step_easgd_sync(w, &loss); break;
-        case MB_PAR_EASGD: rc = step_easgd_rr(w, &loss); break;
-        default: rc = step_sma(w, &loss, active); break;
+        case MB_PAR_EASGD_SYNC: rc = step_easgd_sync(w, updates, &loss); break;
+        case MB_PAR_EASGD: rc = step_easgd_rr(w, updates, &loss); break;
+        default: rc = step_sma(w, updates, &loss, active); break;
         }
         if (rc != MB_OK)
             break;
@@ -413,6 +495,7 @@ static void run_lockstep(worker *w)
             j->samples = samples;
             j->wall_s = train_s;
             j->loss = v[0];
+            j->k_was = (int)v[1];
             if (j->tuning && updates - j->tune_u0 >= o->sma_tune_window) {
                 sma_tune(j, P, (double)(samples - j->tune_s0) / (train_s - j->tune_t0));
                 j->tune_u0 = updates;
@@ -456,12 +539,13 @@ static int worker_init(worker *w, job *j, mb_communicator *c)
     int server = mb_par_algo_has_server(o->par);
     int learner = !(server && w->rank == 0);
     size_t n = j->n;
-    w->centre = mb_train_alloc64((n + 2) * sizeof(float));
-    w->buf = mb_train_alloc64((n + 2) * sizeof(float));
-    w->aux = mb_train_alloc64((n + 2) * sizeof(float));
+    /* n floats and the 2 to 4 that the server algorithms' messages carry after them */
+    w->centre = mb_train_alloc64((n + 4) * sizeof(float));
+    w->buf = mb_train_alloc64((n + 4) * sizeof(float));
+    w->aux = mb_train_alloc64((n + 4) * sizeof(float));
     if (!w->centre || !w->buf || !w->aux)
         return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a learner's buffers");
-    memset(w->aux, 0, (n + 2) * sizeof(float));
+    memset(w->aux, 0, (n + 4) * sizeof(float));
     int rc;
     if (learner) {
         mb_run_options lo = *o;
@@ -482,13 +566,14 @@ static int worker_init(worker *w, job *j, mb_communicator *c)
         memcpy(w->centre, p, n * sizeof *p);
         if (o->par == MB_PAR_SMA)
             memcpy(w->aux, p, n * sizeof *p); /* z_prev = z */
-        w->was_active = w->rank < j->k_active; /* those the tuning adds start from z */
-        if (o->resume_path) {
-            mb_run_options lo = *o;
-            lo.batch = j->m;
-            if ((rc = par_resume(w, &lo)) != MB_OK)
-                return rc;
-        }
+        /* those the tuning adds start from z (k_was: every learner, or a resumed run's) */
+        w->was_active = w->rank < j->k_was;
+    }
+    if (o->resume_path) {
+        mb_run_options lo = *o;
+        lo.batch = j->m;
+        if ((rc = par_resume(w, &lo)) != MB_OK)
+            return rc;
     }
     return MB_OK;
 }
@@ -580,8 +665,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     j.ranks = ranks;
     j.p = learner_count(o, ranks);
     j.m = o->batch / j.p;
-    j.eta = o->optim.lr;
-    j.k_active = o->sma_tune ? 1 : 1 << 30;
+    j.k_active = j.k_was = o->sma_tune ? 1 : 1 << 30;
     j.tuning = o->sma_tune;
     int threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
     mb_net_desc *desc = NULL;
@@ -618,6 +702,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if ((rc = mb_net_create(desc, &no, &j.eval_net, err)) != MB_OK)
         goto out;
     j.n = mb_net_param_count(j.eval_net);
+    j.rec = par_rec_floats(&j);
     j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
               : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune ? 1 : j.p)
                                        : 0.9 / j.p; /* beta = p alpha = 0.9 */
@@ -652,17 +737,33 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         if ((rc = mb_par_ckpt_read(o->resume_path, &h, rank == 0 ? &rows0 : NULL, 0, NULL,
                                    err)) != MB_OK)
             goto out;
-        if (h.learners != (uint64_t)j.p || h.params != j.n || h.algo != o->par) {
+        /* a record per rank of the communicator: the learners, and the server or watcher */
+        uint64_t recs = (uint64_t)j.p + (mb_par_algo_has_server(o->par) ? 1 : 0);
+        if (h.learners != recs || h.params != j.n || h.algo != o->par ||
+            h.rec_floats != j.rec) {
             free(rows0);
-            rc = mb_error_set(err, MB_EINVAL, "%s: checkpoint of %s with %llu learners of %llu "
-                              "parameters; this run is %s with %d of %zu", o->resume_path,
+            rc = mb_error_set(err, MB_EINVAL, "%s: checkpoint of %s with %llu records of %llu "
+                              "parameters; this run is %s with %llu of %zu", o->resume_path,
                               mb_par_algo_name(h.algo), (unsigned long long)h.learners,
-                              (unsigned long long)h.params, mb_par_algo_name(o->par), j.p, j.n);
+                              (unsigned long long)h.params, mb_par_algo_name(o->par),
+                              (unsigned long long)recs, j.n);
             goto out;
         }
         j.updates0 = j.updates = h.updates;
         j.samples0 = j.samples = h.samples;
         j.wall0 = j.wall_s = h.wall_s;
+        j.steps0 = h.steps;
+        if (o->sma_tune) { /* where the tuning was */
+            j.k_active = h.k_active;
+            j.k_was = h.k_was;
+            j.tuning = h.tuning;
+            j.tune_u0 = h.tune_u0;
+            j.tune_s0 = h.tune_s0;
+            j.tune_t0 = h.tune_t0;
+            j.tune_prev = h.tune_prev;
+            snprintf(j.trace, sizeof j.trace, "%s", h.trace);
+        }
+        j.alpha = h.alpha;
         len0 = h.log_len;
     }
     if (rank == 0) {
@@ -694,6 +795,10 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                              : mb_comm_threads_create(threads, comms, err)) != MB_OK) {
         goto out;
     }
+    j.ws = ws;
+    /* Hogwild's clocks: a resumed run's steps so far, all of logged updates */
+    j.steps = j.claimed = j.steps0;
+    j.logged = j.updates0;
     for (int i = 0; i < threads; i++)
         args[i] = (thread_arg){.j = &j, .c = comms[i], .w = &ws[i]};
     int started = 1;

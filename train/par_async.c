@@ -9,25 +9,67 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The server's update count travels in a float message as two floats, each exact (< 2^24). */
+#define U_SPLIT 1048576L
+
+/* A checkpoint of the server algorithms (a consistent snapshot of an asynchronous run): once
+ * the server's update count passes a multiple of --checkpoint-every, its reply to each learner's
+ * next push says "checkpoint"; the learner applies the reply as usual, sends its record (its
+ * parameters, velocity, cursor and clock, par_pack) and waits. When every learner still running
+ * has paused, the centre and they are one consistent state: the server writes it (the centre
+ * and DOWNPOUR's master velocity as record 0, the learners' as 1 .. p, and the log rows) and
+ * sends "go on" (or "stop", when the monitor stopped meanwhile). No learner steps while the
+ * file is written, so the checkpoint is of the state at the server's update count then, which
+ * is the boundary or a few updates past it (the pushes that arrived before every learner had
+ * paused). A resumed learner starts right after that exchange. */
+static int server_checkpoint(worker *w, mb_optim *master, long updates, long steps, float *all)
+{
+    job *j = w->j;
+    size_t saved;
+    double t0 = now_s();
+    int rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err);
+    if (rc != MB_OK)
+        return rc;
+    par_pack(w, all); /* the centre */
+    const float *v = master ? mb_optim_state(master) : NULL;
+    if (v)
+        memcpy(all + j->n, v, j->n * sizeof *v);
+    rc = par_write_learners(w, updates, (size_t)updates * (size_t)j->o->batch, j->wall_s, steps,
+                            all);
+    mb_run_mon_ckpt_done(&j->mon, saved);
+    j->ckpt_s += now_s() - t0;
+    return rc;
+}
+
 /* Rank 0 of DOWNPOUR, async EASGD, EAMSGD: the centre; the learners' pushes first come, first
  * served; the monitor each time M samples' worth of learner steps have been reported. A message
- * is n floats then (steps, loss sum); a reply is n floats then (stop). */
+ * is n floats then (steps, loss sum); a reply is n floats then (stop, updates / 2^20,
+ * updates mod 2^20, checkpoint): the update count is the learners' clock for the learning-rate
+ * schedule. */
 void par_run_server(worker *w)
 {
     job *j = w->j;
     const mb_run_options *o = j->o;
     const size_t n = j->n;
-    float *c = w->centre, *msg = w->buf, *reply = w->aux;
-    int active = mb_comm_size(w->c) - 1, stop = j->mon.bound > 0 && 0 >= j->mon.bound;
+    float *c = w->centre, *msg = w->buf, *reply = w->aux, *all = NULL;
+    long steps = j->steps0, loss_n = 0, updates = j->updates0;
+    int P = mb_comm_size(w->c), active = P - 1, paused = 0, pending = 0;
+    int stop = j->mon.bound > 0 && updates >= j->mon.bound;
+    char *held = calloc((size_t)P, 1); /* learners paused for the checkpoint */
+    long every = o->checkpoint_path ? o->checkpoint_every : 0;
+    long next_ck = every ? (updates / every + 1) * every : 0;
     double start = now_s(), loss_sum = 0;
     /* DOWNPOUR's master optimiser: SGD, or momentum / Nesterov at the master (Dean et al.) */
     mb_optim *master = NULL;
-    if (o->par == MB_PAR_DOWNPOUR && mb_optim_create(&o->optim, n, &master, &w->err) != MB_OK) {
+    if (!held ||
+        (o->par == MB_PAR_DOWNPOUR && mb_optim_create(&o->optim, n, &master, &w->err) != MB_OK)) {
         w->rc = w->err.status ? w->err.status : MB_ENOMEM;
+        free(held);
         mb_comm_abort(w->c, 1);
         return;
     }
-    long steps = 0, loss_n = 0, updates = 0;
+    if (master && w->rec && mb_optim_state(master)) /* resumed: the master's velocity */
+        memcpy(mb_optim_state(master), w->rec + n, n * sizeof(float));
     while (active > 0) {
         int from = -1, rc;
         if ((rc = mb_comm_recv(w->c, msg, n + 2, MB_COMM_ANY, TAG_PUSH, &from)) != MB_OK) {
@@ -35,7 +77,9 @@ void par_run_server(worker *w)
             mb_comm_abort(w->c, 1);
             break;
         }
-        if (o->par == MB_PAR_DOWNPOUR) { /* x~ <- x~ - eta sum, or --optim's step on it */
+        if (o->par == MB_PAR_DOWNPOUR) { /* x~ <- x~ - eta sum, or --optim's step on it, at
+                                          * the rate of the update under way */
+            mb_optim_set_updates(master, updates);
             mb_optim_step(master, c, msg);
             memcpy(reply, c, n * sizeof *c);
         } else { /* the learner takes e = alpha (x^i - x~) from the old centre, as here */
@@ -55,7 +99,7 @@ void par_run_server(worker *w)
             loss_n = 0;
             j->updates = updates;
             j->samples = (size_t)updates * (size_t)o->batch;
-            j->wall_s = now_s() - start - j->mon.eval_s - j->mon.snap_s;
+            j->wall_s = j->wall0 + now_s() - start - j->mon.eval_s - j->mon.snap_s - j->ckpt_s;
             j->loss = loss;
             mb_run_row row = {.update = updates,
                               .epoch = (long)(j->samples / j->data->train.n),
@@ -64,23 +108,71 @@ void par_run_server(worker *w)
                 w->rc = rc;
             mb_run_mon_progress(&j->mon, updates, j->samples, j->wall_s, loss);
         }
-        reply[n] = stop || w->rc != MB_OK;
-        if ((rc = mb_comm_send(w->c, reply, n + 1, from, TAG_PULL)) != MB_OK) {
+        /* a checkpoint due is taken before the learners stop, so a run ends with one at its
+         * bound as the lockstep ones do */
+        if (every && !pending && w->rc == MB_OK && updates >= next_ck) {
+            if (!all && !(all = malloc((size_t)P * j->rec * sizeof *all))) {
+                fail(w, MB_ENOMEM, "checkpoint");
+                mb_comm_abort(w->c, 1);
+                break;
+            }
+            pending = 1;
+        }
+        reply[n] = (stop || w->rc != MB_OK) && !pending;
+        reply[n + 1] = (float)(updates / U_SPLIT);
+        reply[n + 2] = (float)(updates % U_SPLIT);
+        reply[n + 3] = pending;
+        if ((rc = mb_comm_send(w->c, reply, n + 4, from, TAG_PULL)) != MB_OK) {
             fail(w, rc, "send");
             mb_comm_abort(w->c, 1);
             break;
         }
-        if (reply[n] != 0)
+        if (reply[n] != 0) {
             active--;
+        } else if (reply[n + 3] != 0) {
+            if ((rc = mb_comm_recv(w->c, all + (size_t)from * j->rec, j->rec, from, TAG_CKPT,
+                                   NULL)) != MB_OK) {
+                fail(w, rc, "checkpoint");
+                mb_comm_abort(w->c, 1);
+                break;
+            }
+            held[from] = 1;
+            paused++;
+        }
+        if (pending && paused == active) { /* every learner still running waits: write */
+            float go = stop || w->rc != MB_OK;
+            if (w->rc == MB_OK && active > 0 &&
+                (rc = server_checkpoint(w, master, updates, steps, all)) != MB_OK) {
+                w->rc = rc;
+                go = 1;
+            }
+            for (int i = 1; i < P; i++)
+                if (held[i] && (rc = mb_comm_send(w->c, &go, 1, i, TAG_PULL)) != MB_OK) {
+                    fail(w, rc, "send");
+                    mb_comm_abort(w->c, 1);
+                    active = 0;
+                }
+            memset(held, 0, (size_t)P);
+            if (go != 0)
+                active -= paused;
+            paused = pending = 0;
+            next_ck = (updates / every + 1) * every;
+        }
     }
     mb_optim_free(master);
+    free(all);
+    free(held);
     memcpy(j->model, c, n * sizeof *c);
 }
 
 /* A learner of the server algorithms. Async EASGD and EAMSGD: every tau local steps, push x^i,
  * get the old x~, x^i -= alpha (x^i - x~); then the local step (SGD, or EAMSGD's Nesterov
  * v <- delta v - eta g(x + delta v); x <- x + v). DOWNPOUR: local SGD steps whose gradients are
- * summed; every tau steps the sum goes to the server (x~ -= eta sum) and x^i <- x~. */
+ * summed; every tau steps the sum goes to the server (x~ -= eta sum) and x^i <- x~.
+ * The learning rate of a local step is the schedule's at the update it belongs to: the server's
+ * count at the last exchange plus the local steps since (p learners of M/p samples, each step
+ * is one update's worth of this learner's share; exact with one learner, an estimate when the
+ * learners' speeds differ). */
 void par_run_async_learner(worker *w)
 {
     job *j = w->j;
@@ -88,11 +180,13 @@ void par_run_async_learner(worker *w)
     const size_t n = j->n;
     float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *msg = w->buf;
     float *v = w->aux, *keep = w->centre; /* EAMSGD's velocity; x while g is taken ahead */
-    float *reply = malloc((n + 1) * sizeof *reply);
-    const float eta = (float)j->eta, a = (float)j->alpha, delta = (float)j->mu;
+    float *reply = malloc((n + 4) * sizeof *reply);
+    const float a = (float)j->alpha, delta = (float)j->mu;
     double loss_sum = 0;
-    long since = 0;
-    if (!reply) {
+    /* steps since the last report; the update of the next step (a resumed learner's own) */
+    long since = 0, u = w->skip_exchange ? w->u_next : 0;
+    if (!reply || (o->checkpoint_path && !w->rec && !(w->rec = malloc(j->rec * sizeof *w->rec)))) {
+        free(reply);
         fail(w, MB_ENOMEM, "learner");
         mb_comm_abort(w->c, 1);
         return;
@@ -100,7 +194,9 @@ void par_run_async_learner(worker *w)
     for (long t = 0;; t++) {
         double t0 = now_s();
         int rc;
-        if (t % o->tau == 0) {
+        if (t % o->tau == 0 && w->skip_exchange) {
+            w->skip_exchange = 0; /* resumed right after this exchange */
+        } else if (t % o->tau == 0) {
             if (o->par == MB_PAR_DOWNPOUR) {
                 memcpy(msg, v, n * sizeof *v); /* the gradient sum */
                 memset(v, 0, n * sizeof *v);
@@ -113,7 +209,7 @@ void par_run_async_learner(worker *w)
             loss_sum = 0;
             lap(w, T_UPDATE, &t0);
             if ((rc = mb_comm_send(w->c, msg, n + 2, 0, TAG_PUSH)) != MB_OK ||
-                (rc = mb_comm_recv(w->c, reply, n + 1, 0, TAG_PULL, NULL)) != MB_OK) {
+                (rc = mb_comm_recv(w->c, reply, n + 4, 0, TAG_PULL, NULL)) != MB_OK) {
                 fail(w, rc, "exchange with the server");
                 mb_comm_abort(w->c, 1);
                 break;
@@ -121,11 +217,26 @@ void par_run_async_learner(worker *w)
             lap(w, T_COMM, &t0);
             if (reply[n] != 0)
                 break;
+            u = (long)reply[n + 1] * U_SPLIT + (long)reply[n + 2];
             if (o->par == MB_PAR_DOWNPOUR)
                 memcpy(x, reply, n * sizeof *x);
             else
                 mb_par_elastic(x, reply, n, a); /* the reply's copy of x~ moves as the server's did */
             lap(w, T_UPDATE, &t0);
+            if (reply[n + 3] != 0) { /* a checkpoint: this learner's state, then wait */
+                float go = 0;
+                w->u_next = u;
+                par_pack(w, w->rec);
+                if ((rc = mb_comm_send(w->c, w->rec, j->rec, 0, TAG_CKPT)) != MB_OK ||
+                    (rc = mb_comm_recv(w->c, &go, 1, 0, TAG_PULL, NULL)) != MB_OK) {
+                    fail(w, rc, "checkpoint");
+                    mb_comm_abort(w->c, 1);
+                    break;
+                }
+                lap(w, T_COMM, &t0);
+                if (go != 0)
+                    break;
+            }
         }
         long epoch;
         double loss;
@@ -139,6 +250,7 @@ void par_run_async_learner(worker *w)
             break;
         }
         lap(w, T_COMPUTE, &t0);
+        const float eta = eta_at(j, u++);
         if (o->par == MB_PAR_EAMSGD) {
             mb_par_nesterov_step(x, keep, v, g, n, eta, delta);
         } else {
@@ -164,9 +276,9 @@ void par_run_hogwild_learner(worker *w)
     const mb_run_options *o = j->o;
     const size_t n = j->n;
     float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *c = j->shared;
-    const float eta = (float)j->eta, a = (float)j->alpha;
+    const float a = (float)j->alpha;
     const long per_update = (long)o->batch / j->m; /* learner steps per logged update */
-    for (long t = 0; !__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); t++) {
+    for (long t = w->next_t; !__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); t++) {
         /* a step belongs to update claim / per_update + 1; it waits until the watcher has logged
          * the one before, so that each logged centre is the one after exactly M samples and no
          * learner runs on while the watcher evaluates (whose seconds are not training time) */
@@ -195,6 +307,7 @@ void par_run_hogwild_learner(worker *w)
         if ((w->rc = mb_learner_grad(&w->l, &loss, &w->err)) != MB_OK)
             break;
         lap(w, T_COMPUTE, &t0);
+        const float eta = eta_at(j, claim / per_update); /* the update this step is part of */
         for (size_t k = 0; k < n; k++)
             x[k] -= eta * g[k];
         lap(w, T_UPDATE, &t0);
@@ -202,9 +315,36 @@ void par_run_hogwild_learner(worker *w)
         j->loss_sum += loss;
         j->loss_n++;
         pthread_mutex_unlock(&j->mu_loss);
+        w->next_t = t + 1; /* what a checkpoint keeps: published by the release below */
         __atomic_add_fetch(&j->steps, 1, __ATOMIC_RELEASE);
     }
     __atomic_add_fetch(&j->done_learners, 1, __ATOMIC_RELEASE);
+}
+
+/* Hogwild's checkpoint, taken by the watcher after logging update `updates` and before letting
+ * the next update's steps begin: every learner has finished its steps of the updates so far and
+ * waits at the claim gate (or is about to), so the shared centre, their parameters, cursors and
+ * local step counts are one consistent state, read here directly (one process). */
+static int hogwild_checkpoint(worker *w, long updates)
+{
+    job *j = w->j;
+    int P = mb_comm_size(w->c);
+    if (!w->rec && !(w->rec = malloc((size_t)P * j->rec * sizeof *w->rec)))
+        return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a checkpoint");
+    double t0 = now_s();
+    for (size_t k = 0; k < j->n; k++)
+        __atomic_load(&j->shared[k], &w->centre[k], __ATOMIC_RELAXED);
+    for (int i = 0; i < P; i++)
+        par_pack(&j->ws[i], w->rec + (size_t)i * j->rec);
+    size_t saved;
+    int rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err);
+    if (rc != MB_OK)
+        return rc;
+    rc = par_write_learners(w, updates, j->samples, j->wall_s,
+                            __atomic_load_n(&j->steps, __ATOMIC_ACQUIRE), w->rec);
+    mb_run_mon_ckpt_done(&j->mon, saved);
+    j->ckpt_s += now_s() - t0;
+    return rc;
 }
 
 /* Hogwild's rank 0: hands the monitor a copy of the centre each M samples of learner steps. */
@@ -212,9 +352,9 @@ void par_run_hogwild_watch(worker *w)
 {
     job *j = w->j;
     const mb_run_options *o = j->o;
-    int stop = j->mon.bound > 0 && 0 >= j->mon.bound, learners = mb_comm_size(w->c) - 1;
+    long updates = j->updates0;
+    int stop = j->mon.bound > 0 && updates >= j->mon.bound, learners = mb_comm_size(w->c) - 1;
     double start = now_s();
-    long updates = 0;
     while (!stop) {
         long s = __atomic_load_n(&j->steps, __ATOMIC_ACQUIRE);
         if (s * (long)j->m < (updates + 1) * (long)o->batch) {
@@ -234,11 +374,14 @@ void par_run_hogwild_watch(worker *w)
         updates++;
         j->updates = updates;
         j->samples = (size_t)updates * (size_t)o->batch;
-        j->wall_s = now_s() - start - j->mon.eval_s - j->mon.snap_s;
+        j->wall_s = j->wall0 + now_s() - start - j->mon.eval_s - j->mon.snap_s - j->ckpt_s;
         j->loss = loss;
         mb_run_row row = {.update = updates, .epoch = (long)(j->samples / j->data->train.n),
                           .samples = j->samples, .wall_s = j->wall_s, .loss = loss};
         if ((w->rc = mb_run_mon_update(&j->mon, j->model, &row, &stop, &w->err)) != MB_OK)
+            stop = 1;
+        if (w->rc == MB_OK && o->checkpoint_path && updates % o->checkpoint_every == 0 &&
+            (w->rc = hogwild_checkpoint(w, updates)) != MB_OK)
             stop = 1;
         if (stop)
             __atomic_store_n(&j->stop, 1, __ATOMIC_RELEASE);

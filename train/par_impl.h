@@ -3,8 +3,9 @@
  *
  * A parallel run's checkpoint is two files: PATH, the single-learner checkpoint of learner 0
  * (run_ckpt.c: the shared data cursor, learner 0's parameters and optimiser state, the log rows),
- * and PATH.learners, written first, holding every learner and the centre. A resume reads both
- * and checks that they belong to the same update. */
+ * and PATH.learners, written first, holding every learner and the centre (the one it replaces
+ * kept as PATH.learners.prev until PATH is rewritten). A resume reads PATH and the companion of
+ * PATH's update, and checks that they belong to the same update. */
 #ifndef MB_PAR_IMPL_H
 #define MB_PAR_IMPL_H
 
@@ -12,26 +13,35 @@
 
 /* What PATH.learners says of the run. */
 typedef struct mb_par_ckpt_head {
-    uint64_t learners;     /* records in the file */
+    uint64_t learners;     /* records in the file: one per rank of the job's communicator (the
+                              server or Hogwild's watcher is rank 0, a record without a cursor) */
     uint64_t params;       /* floats per parameter block */
+    uint64_t rec_floats;   /* floats per record (par_rec_floats) */
     int64_t updates;       /* the update the checkpoint was taken after */
     uint64_t samples;      /* training samples processed */
     double wall_s;         /* training seconds so far */
     int32_t algo;          /* an mb_par_algo */
+    int32_t k_active;      /* --sma-tune: learners stepping from the next update on, */
+    int32_t k_was;         /* those that stepped in the last one, */
+    int32_t tuning;        /* 1 while the tuning goes on */
+    int64_t tune_u0;       /* where the tuning window began: update, samples, seconds */
+    uint64_t tune_s0;
+    double tune_t0, tune_prev; /* and the last window's samples per second */
+    double alpha;          /* the moving rate in use (the tuning sets SMA's to 1/k) */
+    int64_t steps;         /* server algorithms and Hogwild: learner steps counted */
     uint64_t log_len;      /* bytes of log rows that follow the header */
+    char trace[512];       /* --sma-tune's trace so far */
 } mb_par_ckpt_head;
 
-/* Floats per learner record: parameters, optimiser velocity (zeros without one), the
- * algorithm's second block (SMA's z_prev, EAMSGD's velocity), this learner's copy of the centre. */
-#define MB_PAR_RECORD(n) (4 * (n))
-
 /* Writes PATH.learners atomically: the head, the log rows, then head->learners records, each
- * fetched by `record(i, buf, ctx)` into buf (MB_PAR_RECORD(params) floats). */
+ * fetched by `record(i, buf, ctx)` into buf (head->rec_floats floats). */
 int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char *rows,
                       int (*record)(uint64_t i, float *buf, void *ctx), void *ctx, float *buf,
                       mb_error *err);
 /* Reads PATH.learners' head and log rows (*rows allocated, NUL-terminated; NULL to skip) and,
- * when buf is not NULL, record i into buf. MB_EFORMAT for a truncated or foreign file. */
+ * when buf is not NULL, record i into buf; PATH.learners.prev instead where that one is of
+ * PATH's update and PATH.learners is not (a job killed between the two writes). MB_EFORMAT for
+ * a truncated or foreign file. */
 int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
                      float *buf, mb_error *err);
 
@@ -63,7 +73,10 @@ typedef struct worker {
     float *buf;            /* n floats: sums, elastic terms, messages */
     float *aux;            /* n floats: z_prev (SMA), velocity (EAMSGD), gradient sum (DOWNPOUR) */
     double t[T_N];         /* seconds by part */
-    float *rec;            /* a checkpoint record, MB_PAR_RECORD(n) floats, or NULL */
+    float *rec;            /* a checkpoint record, j->rec floats, or NULL */
+    long next_t;           /* Hogwild: the local step a learner takes next (for tau) */
+    long u_next;           /* server algorithms: the update of the learner's next step */
+    int skip_exchange;     /* a resumed asynchronous learner: its exchange was made */
     int was_active;        /* SMA: stepped in the last update */
     int rc;
     mb_error err;
@@ -78,7 +91,10 @@ struct job {
     int p;                 /* learners in all */
     int m;                 /* samples per learner step */
     size_t n;              /* parameters */
-    double alpha, mu, eta;
+    size_t rec;            /* floats per checkpoint record (par_rec_floats) */
+    worker *ws;            /* every worker of this process (Hogwild's watcher packs theirs) */
+    long steps0;           /* server algorithms, Hogwild: learner steps of a resumed run */
+    double alpha, mu;      /* moving rate (EASGD, SMA), momentum (SMA's mu, EAMSGD's delta) */
     mb_run_result *r;
     mb_run_mon mon;        /* rank 0's */
     mb_net *eval_net;      /* rank 0's */
@@ -88,6 +104,8 @@ struct job {
     long updates0;
     size_t samples0;
     double wall0;
+    double ckpt_s;         /* server algorithms, Hogwild: seconds writing checkpoints (rank 0),
+                              taken out of wall_s as the lockstep loop leaves them out */
     /* the run so far (rank 0) */
     long updates;
     size_t samples;
@@ -107,6 +125,7 @@ struct job {
     pthread_mutex_t mu_loss;
     /* SMA's learners per process (Crossbow section 4): ranks >= k_active sit out */
     int k_active;
+    int k_was;             /* learners that stepped in the last update (k_active before it) */
     int tuning;            /* 1 while the tuning goes on */
     long tune_u0;          /* the update, samples and training seconds where the window began */
     size_t tune_s0;
@@ -115,6 +134,21 @@ struct job {
 };
 
 static inline int is_root(const worker *w) { return w->rank == 0; }
+
+/* The learning rate of update u (0-based), --lr-step's schedule (mb_optim_lr_at): every rule
+ * takes it at the update it is part of. The moving rate alpha stays: Zhang et al. keep
+ * beta = p alpha fixed and lower eta, "i.e. increasing the penalty term rho" (alpha = eta rho;
+ * their supplement, section 9.6). */
+static inline float eta_at(const job *j, long u)
+{
+    return (float)mb_optim_lr_at(&j->o->optim, u);
+}
+
+/* 1 when update u's rate differs from update u - 1's: SMA restarts its averaging there. */
+static inline int lr_changes_at(const job *j, long u)
+{
+    return u > 0 && mb_optim_lr_at(&j->o->optim, u) != mb_optim_lr_at(&j->o->optim, u - 1);
+}
 
 /* Seconds of `part` since *t0; *t0 moves on. */
 static inline void lap(worker *w, int part, double *t0)
@@ -133,6 +167,20 @@ static inline int fail(worker *w, int rc, const char *what)
     }
     return rc;
 }
+
+/* Checkpoint records (par.c). A record is 4 blocks of n floats: parameters (the server's: the
+ * centre), optimiser velocity (zeros without one; DOWNPOUR's server: its master's), the second
+ * block (SMA's z_prev, EAMSGD's velocity), this rank's copy of the centre; then, for the
+ * algorithms whose learners draw their own batches (server algorithms, Hogwild), the learner's
+ * cursor as raw bytes: 8 floats' room for pos, epoch, rng and the next step's update or local
+ * step, and the permutation, n_train uint32. */
+size_t par_rec_floats(const job *j);
+void par_pack(worker *w, float *rec);
+void par_unpack(worker *w, const float *rec);
+/* Writes PATH.learners from rank 0: the head from the job and the records in all (j->rec
+ * floats each, comm size of them); the lockstep driver also writes PATH itself. */
+int par_write_learners(worker *w, long updates, size_t samples, double wall_s, long steps,
+                       const float *all);
 
 /* The asynchronous drivers (par_async.c): rank 0 of DOWNPOUR / async EASGD / EAMSGD, their
  * learners, Hogwild's learners and its watcher. */
