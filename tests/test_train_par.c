@@ -637,6 +637,7 @@ typedef struct hand {
     mb_learner l[2];
     int p;
     size_t n;
+    float wd; /* L2 weight decay: adds wd x to every gradient */
     float *c, *aux, *cs[2], *sum, *keep;
 } hand;
 
@@ -645,6 +646,7 @@ static int hand_init(hand *h, const mb_run_options *o, int p, int server)
     mb_error err = {0};
     memset(h, 0, sizeof *h);
     h->p = p;
+    h->wd = (float)o->optim.weight_decay;
     if (mb_data_load(o->data, o->eval_frac, o->data_seed, &h->data, &err) != MB_OK ||
         mb_net_desc_read(o->net, &h->desc, &err) != MB_OK) {
         fprintf(stderr, "\n  %s", err.msg);
@@ -704,6 +706,9 @@ static float hand_grad(hand *h, int i)
     mb_learner_gather(&h->l[i], &h->data.train, &epoch);
     if (mb_learner_grad(&h->l[i], &loss, &err) != MB_OK)
         fprintf(stderr, "\n  %s", err.msg);
+    float *x = mb_net_params(h->l[i].net), *g = mb_net_grads(h->l[i].net);
+    for (size_t k = 0; h->wd > 0 && k < h->n; k++)
+        g[k] += h->wd * x[k];
     return (float)loss;
 }
 
@@ -792,36 +797,28 @@ static int hand_losses(const mb_run_options *o, int scheduled, float *loss)
 }
 
 /* Every rule family (synchronous and round-robin EASGD, SMA with its restart, asynchronous
- * EASGD and Hogwild, EAMSGD, DOWNPOUR's master) trains at the schedule's rate of each update:
- * the log's losses are the hand-stepped run's at the scheduled rates (to 1e-5: float sums
- * taken in another order, over 15 updates of a contracting problem) and, after the first step
- * of the schedule, not the constant rate's (the check could fail). sgd-sync's schedule is its
- * optimiser's: the same losses as single-learner SGD with the schedule. */
-static void test_lr_schedules(void)
+ * EASGD and Hogwild, EAMSGD, DOWNPOUR's master) against its hand-stepped run, with the schedule
+ * (`scheduled`) or at a constant rate, and with L2 weight decay `wd`: the log's losses are the
+ * hand-stepped run's (to 1e-5: float sums taken in another order, over 15 updates of a
+ * contracting problem) and not those of the run without the feature (the check could fail).
+ * Logs are DIR/TAG-ALGO.csv. */
+static void rules_match_hand(const char *tag, int scheduled, double wd)
 {
-    /* the rate every rule takes: 0.1 for updates 0-4, 0.03 for 5-9, 0.009 from 10 */
-    mb_optim_params op = {.kind = MB_OPTIM_SGD, .lr = SCH_LR, .lr_step_every = SCH_EVERY,
-                          .lr_step_gamma = SCH_GAMMA};
-    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 0), 0.1, 1e-15);
-    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 4), 0.1, 1e-15);
-    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 5), 0.03, 1e-15);
-    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 14), 0.009, 1e-15);
-    op.lr_step_every = 0;
-    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 1000), 0.1, 1e-15);
     static const int algos[] = {MB_PAR_EASGD_SYNC, MB_PAR_EASGD, MB_PAR_SMA, MB_PAR_EASGD_ASYNC,
                                 MB_PAR_EASGD_HOGWILD, MB_PAR_EAMSGD, MB_PAR_DOWNPOUR};
     for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
         int a = algos[k], server = mb_par_algo_has_server(a);
         char p[512];
-        snprintf(p, sizeof p, "%s/sched-%s.csv", dir, mb_par_algo_name(a));
+        snprintf(p, sizeof p, "%s/%s-%s.csv", dir, tag, mb_par_algo_name(a));
         mb_run_options o;
         mb_run_result r;
         mb_error err = {0};
         options(&o, mlp, a, server ? 1 : 2, p);
         o.max_updates = SCH_U;
         o.optim.lr = SCH_LR;
-        o.optim.lr_step_every = SCH_EVERY;
+        o.optim.lr_step_every = scheduled ? SCH_EVERY : 0;
         o.optim.lr_step_gamma = SCH_GAMMA;
+        o.optim.weight_decay = wd;
         if (server)
             o.elastic_alpha = 0.3; /* one learner: 0.9 / p would nearly copy the centre */
         int rc = mb_train_run(&o, &r, &err);
@@ -831,8 +828,10 @@ static void test_lr_schedules(void)
             continue;
         }
         float want[SCH_U], flat[SCH_U];
-        CU_ASSERT_EQUAL_FATAL(hand_losses(&o, 1, want), 0);
-        CU_ASSERT_EQUAL_FATAL(hand_losses(&o, 0, flat), 0);
+        CU_ASSERT_EQUAL_FATAL(hand_losses(&o, scheduled, want), 0);
+        mb_run_options plain = o; /* the same run without the feature under test */
+        plain.optim.weight_decay = scheduled ? wd : 0.0;
+        CU_ASSERT_EQUAL_FATAL(hand_losses(&plain, 0, flat), 0);
         mb_table *t = read_log(p);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         CU_ASSERT_EQUAL_FATAL(mb_table_rows(t), SCH_U);
@@ -848,9 +847,26 @@ static void test_lr_schedules(void)
             off_flat += !mb_test_close(got, flat[u], 1e-3);
         }
         CU_ASSERT(same);
-        CU_ASSERT(off_flat >= SCH_U - SCH_EVERY - 2); /* the rows after the first step differ */
+        /* the rows after the schedule's first step (or all but the first, with decay) differ */
+        CU_ASSERT(off_flat >= (scheduled ? SCH_U - SCH_EVERY - 2 : SCH_U - 3));
         mb_table_free(t);
     }
+}
+
+/* Every rule family trains at the schedule's rate of each update (rules_match_hand). sgd-sync's
+ * schedule is its optimiser's: the same losses as single-learner SGD with the schedule. */
+static void test_lr_schedules(void)
+{
+    /* the rate every rule takes: 0.1 for updates 0-4, 0.03 for 5-9, 0.009 from 10 */
+    mb_optim_params op = {.kind = MB_OPTIM_SGD, .lr = SCH_LR, .lr_step_every = SCH_EVERY,
+                          .lr_step_gamma = SCH_GAMMA};
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 0), 0.1, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 4), 0.1, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 5), 0.03, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 14), 0.009, 1e-15);
+    op.lr_step_every = 0;
+    CU_ASSERT_DOUBLE_EQUAL(mb_optim_lr_at(&op, 1000), 0.1, 1e-15);
+    rules_match_hand("sched", 1, 0.0);
     /* sgd-sync: its optimiser counts the updates, over 2 threads as over one learner */
     char p1[512], p2[512];
     snprintf(p1, sizeof p1, "%s/sched-sgd.csv", dir);
@@ -872,6 +888,10 @@ static void test_lr_schedules(void)
     mb_table_free(a);
     mb_table_free(b);
 }
+
+/* L2 weight decay in every rule family: lambda x added to each learner's gradient (DOWNPOUR's:
+ * its master's optimiser decays the centre), as the hand-stepped runs do. */
+static void test_weight_decay(void) { rules_match_hand("wd", 0, 0.3); }
 
 /* Counts an algorithm cannot use are refused, with one line naming them. */
 static void test_refusals(void)
@@ -1036,6 +1056,7 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "SMA's learners-per-process tuning trace", test_sma_tune_trace) ||
         !CU_add_test(s, "checkpoint and resume over threads", test_resume_threads) ||
         !CU_add_test(s, "learning-rate schedules in every rule", test_lr_schedules) ||
+           !CU_add_test(s, "weight decay in every rule", test_weight_decay) ||
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
         !CU_add_test(s, "mbfit nupdate per (algo, P), with B_simple", test_mbfit_groups) ||
         !CU_add_test(s, "under mpirun", test_mpirun) ||

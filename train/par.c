@@ -157,7 +157,7 @@ static int step_easgd_sync(worker *w, long u, double *loss)
             return fail(w, rc, "reduce");
         lap(w, T_COMM, &t0);
     }
-    if ((rc = mb_learner_grad(&w->l, loss, &w->err)) != MB_OK)
+    if ((rc = par_grad(w, loss)) != MB_OK)
         return rc;
     lap(w, T_COMPUTE, &t0);
     rc = j->o->no_overlap ? mb_comm_reduce_sum(w->c, x, w->buf, j->n, 0)
@@ -190,7 +190,7 @@ static int step_easgd_rr(worker *w, long u, double *loss)
             long epoch;
             mb_learner_gather(&w->l, &j->data->train, &epoch);
             lap(w, T_DATA, &t0);
-            if ((rc = mb_learner_grad(&w->l, loss, &w->err)) != MB_OK)
+            if ((rc = par_grad(w, loss)) != MB_OK)
                 return rc;
             lap(w, T_COMPUTE, &t0);
             mb_par_easgd_turn(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, j->n,
@@ -223,7 +223,7 @@ static int step_sma(worker *w, long u, double *loss, int active)
             memcpy(mb_net_params(w->l.net), w->centre, j->n * sizeof(float));
         mb_learner_gather(&w->l, &j->data->train, &epoch);
         lap(w, T_DATA, &t0);
-        if ((rc = mb_learner_grad(&w->l, loss, &w->err)) != MB_OK)
+        if ((rc = par_grad(w, loss)) != MB_OK)
             return rc;
         lap(w, T_COMPUTE, &t0);
         mb_par_sma_learner(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, w->buf,

@@ -59,10 +59,12 @@ void par_run_server(worker *w)
     long every = o->checkpoint_path ? o->checkpoint_every : 0;
     long next_ck = every ? (updates / every + 1) * every : 0;
     double start = now_s(), loss_sum = 0;
-    /* DOWNPOUR's master optimiser: SGD, or momentum / Nesterov at the master (Dean et al.) */
+    /* DOWNPOUR's master optimiser: SGD, or momentum / Nesterov at the master (Dean et al.);
+     * without weight decay, which the learners' gradients carry (par_grad) */
     mb_optim *master = NULL;
-    if (!held ||
-        (o->par == MB_PAR_DOWNPOUR && mb_optim_create(&o->optim, n, &master, &w->err) != MB_OK)) {
+    mb_optim_params mp = o->optim;
+    mp.weight_decay = 0;
+    if (!held || (o->par == MB_PAR_DOWNPOUR && mb_optim_create(&mp, n, &master, &w->err) != MB_OK)) {
         w->rc = w->err.status ? w->err.status : MB_ENOMEM;
         free(held);
         mb_comm_abort(w->c, 1);
@@ -244,7 +246,7 @@ void par_run_async_learner(worker *w)
         lap(w, T_DATA, &t0);
         if (o->par == MB_PAR_EAMSGD)
             mb_par_nesterov_lookahead(x, keep, v, n, delta);
-        if ((rc = mb_learner_grad(&w->l, &loss, &w->err)) != MB_OK) {
+        if ((rc = par_grad(w, &loss)) != MB_OK) {
             w->rc = rc;
             mb_comm_abort(w->c, 1);
             break;
@@ -304,7 +306,7 @@ void par_run_hogwild_learner(worker *w)
         long epoch;
         mb_learner_gather(&w->l, &j->data->train, &epoch);
         lap(w, T_DATA, &t0);
-        if ((w->rc = mb_learner_grad(&w->l, &loss, &w->err)) != MB_OK)
+        if ((w->rc = par_grad(w, &loss)) != MB_OK)
             break;
         lap(w, T_COMPUTE, &t0);
         const float eta = eta_at(j, claim / per_update); /* the update this step is part of */

@@ -150,6 +150,23 @@ static inline int lr_changes_at(const job *j, long u)
     return u > 0 && mb_optim_lr_at(&j->o->optim, u) != mb_optim_lr_at(&j->o->optim, u - 1);
 }
 
+/* A learner's gradient for the rules that step without the optimiser (the elastic ones, SMA,
+ * the asynchronous learners and DOWNPOUR's, whose master optimiser then has none, Hogwild):
+ * mb_learner_grad, then L2 weight decay adds lambda x to g (ALGORITHMS.md), at the parameters
+ * the gradient was taken at, as mb_optim_step does for SGD and sgd-sync. */
+static inline int par_grad(worker *w, double *loss)
+{
+    int rc = mb_learner_grad(&w->l, loss, &w->err);
+    const float wd = (float)w->j->o->optim.weight_decay;
+    if (rc != MB_OK || !(wd > 0))
+        return rc;
+    const float *x = mb_net_params(w->l.net);
+    float *g = mb_net_grads(w->l.net);
+    for (size_t k = 0; k < w->j->n; k++)
+        g[k] += wd * x[k];
+    return MB_OK;
+}
+
 /* Seconds of `part` since *t0; *t0 moves on. */
 static inline void lap(worker *w, int part, double *t0)
 {
