@@ -351,7 +351,9 @@ TRAIN = mbtrain $(TRAIN_COMMON) --algo momentum --threads $(THREADS)
 # probe's step elsewhere: the probe is seconds long and the machine's phases are not
 P1_LOGS = $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv 2>/dev/null)
 # one N_update fit per learning rate (the law holds per rate), and the run folders of each
-FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr $(OUT)/runs/lr$$lr/*.csv
+# (--bootstrap: the law refitted to resamples of the runs says how certain the optimum is; the
+# check trains where it might be, and scale prints the spread)
+FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr --bootstrap 200 $(OUT)/runs/lr$$lr/*.csv
 NFITS  = $(foreach lr,$(LRS),--nfit $(OUT)/nfit-lr$(lr).json)
 
 # Closing the loop: fit the sweep, then train the (M, lr) it recommends and M/1.5, M*1.5 where no

@@ -209,6 +209,10 @@ typedef struct mb_fit_nupdate {
     size_t b_simple_runs;    /* how many logged one */
     size_t boot_b, boot_ok;  /* resamples asked and fitted */
     double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */
+    size_t boot_n_best;      /* resamples the best law was fitted to */
+    double *boot_best;       /* boot_n_best x 3: n_inf, a (alpha), b (1 for the inverse law) of
+                                the best law per resample: the spread of the answer that mbopt
+                                turns into a spread of M_opt */
     mb_fit_warnings warn;
 } mb_fit_nupdate;
 

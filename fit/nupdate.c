@@ -373,6 +373,8 @@ void mb_fit_nupdate_free(mb_fit_nupdate *f)
     if (!f)
         return;
     free(f->groups);
+    free(f->boot_best);
+    f->boot_best = NULL;
     mb_fit_result_free(&f->inverse);
     mb_fit_result_free(&f->power);
     mb_fit_result_free(&f->mccandlish);
@@ -479,8 +481,10 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
            *ba = malloc(o->bootstrap * sizeof *ba);
     size_t *start = malloc((np + 1) * sizeof *start);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    const int power = strcmp(out->best, "power-law") == 0;
+    out->boot_best = malloc(3 * o->bootstrap * sizeof *out->boot_best);
     int rc = MB_OK;
-    if (!vals || !y || !s || !bn || !ba || !start || !rng) {
+    if (!vals || !y || !s || !bn || !ba || !start || !rng || !out->boot_best) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
@@ -507,12 +511,28 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
         }
         mb_fit_result r;
         mb_error e2 = {0};
-        if (fit_inverse(np, m, y, o->weights == MB_FIT_W_NONE ? NULL : s, &r, &e2) == MB_OK &&
-            r.status == MB_OK) {
+        const double *sb = o->weights == MB_FIT_W_NONE ? NULL : s;
+        if (fit_inverse(np, m, y, sb, &r, &e2) == MB_OK && r.status == MB_OK) {
             bn[out->boot_ok] = r.p[0];
             ba[out->boot_ok++] = r.p[1];
+            if (!power) {
+                double *q = out->boot_best + 3 * out->boot_n_best++;
+                q[0] = r.p[0], q[1] = r.p[1], q[2] = 1.0;
+            }
         }
         mb_fit_result_free(&r);
+        if (power) { /* the law mbopt optimises, from the full fit's parameters */
+            mb_fit_model mod = {"power-law", 3, pow_names, pow_f, m};
+            mb_fit_options po;
+            mb_fit_options_init(&po);
+            po.geodesic = 1;
+            if (mb_fit_nlinear(&mod, np, y, sb, out->power.p, &po, &r, &e2) == MB_OK &&
+                r.status == MB_OK && r.p[2] > 0) {
+                double *q = out->boot_best + 3 * out->boot_n_best++;
+                q[0] = r.p[0], q[1] = r.p[1], q[2] = r.p[2];
+            }
+            mb_fit_result_free(&r);
+        }
     }
     if (out->boot_ok >= 2) {
         gsl_sort(bn, 1, out->boot_ok);
@@ -813,6 +833,14 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
                 cJSON_AddItemToArray(iv, cJSON_CreateNumber(f->boot_lo[j]));
                 cJSON_AddItemToArray(iv, cJSON_CreateNumber(f->boot_hi[j]));
                 cJSON_AddItemToObject(ci, inv_names[j], iv);
+            }
+            cJSON_AddStringToObject(b, "best_law", f->best);
+            cJSON *sm = cJSON_AddArrayToObject(b, "best_samples"); /* [n_inf, a, b] each */
+            for (size_t i = 0; sm && i < f->boot_n_best; i++) {
+                cJSON *q = cJSON_CreateArray();
+                for (int j = 0; q && j < 3; j++)
+                    cJSON_AddItemToArray(q, cJSON_CreateNumber(f->boot_best[3 * i + j]));
+                cJSON_AddItemToArray(sm, q);
             }
         }
     }

@@ -58,6 +58,35 @@ static int opt_number(const cJSON *o, const char *key, const char *path, double 
     return MB_OK;
 }
 
+/* The bootstrap resamples of the law mbopt optimises (bootstrap.best_samples, [n_inf, a, b]),
+ * when they are of that law (best_law): the spread of the answer. */
+static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_error *err)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "best_law"), *e;
+    mb_law_kind kind;
+    f->n_boot = 0;
+    if (!cJSON_IsString(name) || mb_model_law_parse(name->valuestring, &kind) != MB_OK ||
+        kind != f->law.kind)
+        return MB_OK;
+    size_t i = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(b, "best_samples"))
+    {
+        const cJSON *x[3] = {cJSON_GetArrayItem(e, 0), cJSON_GetArrayItem(e, 1),
+                             cJSON_GetArrayItem(e, 2)};
+        if (!cJSON_IsNumber(x[0]) || !cJSON_IsNumber(x[1]) || !cJSON_IsNumber(x[2]) ||
+            !isfinite(x[0]->valuedouble) || !isfinite(x[1]->valuedouble) ||
+            !(x[2]->valuedouble > 0))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': not "
+                                "[n_inf, a, b] with b > 0", path, i);
+        if (f->n_boot < MB_SOLVER_BOOT_MAX)
+            f->boot[f->n_boot++] = (mb_law){.kind = kind, .n_inf = x[0]->valuedouble,
+                                            .a = x[1]->valuedouble, .b = x[2]->valuedouble};
+        i++;
+    }
+    return MB_OK;
+}
+
 int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err)
 {
     cJSON *root;
@@ -104,6 +133,8 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
         f.m_lo = lo->valuedouble;
         f.m_hi = hi->valuedouble;
     }
+    if ((rc = read_boot(root, path, &f, err)) != MB_OK)
+        goto done;
     if ((rc = opt_number(root, "diverged_max_batch", path, &f.m_diverged, err)) != MB_OK ||
         (rc = opt_number(root, "target_loss", path, &f.target_loss, err)) != MB_OK ||
         (rc = opt_number(root, "lr", path, &f.lr, err)) != MB_OK)

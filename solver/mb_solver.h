@@ -18,6 +18,8 @@ struct mb_net_desc; /* train/mb_train.h */
 
 /* ---- fitted parameters from files ----------------------------------------------------------- */
 
+#define MB_SOLVER_BOOT_MAX 256 /* bootstrap resamples of the law read from an nfit (the first) */
+
 /* What `mbfit nupdate --json` says about N_update(M), as mbopt uses it. */
 typedef struct mb_solver_nfit {
     mb_law law;           /* the law to optimise: mbfit's `best` (or the one asked for) */
@@ -28,6 +30,9 @@ typedef struct mb_solver_nfit {
     double m_diverged;    /* the largest M at which a run diverged; NAN when none did */
     double target_loss;   /* the runs' target loss; NAN when not known */
     double lr;            /* the runs' learning rate; NAN when not known or mixed */
+    size_t n_boot;        /* `law` refitted to bootstrap resamples of the runs (mbfit
+                             --bootstrap), 0 when the file has none or they are of another law */
+    mb_law boot[MB_SOLVER_BOOT_MAX];
 } mb_solver_nfit;
 
 /* Reads an mbfit nupdate JSON: the inverse law from params.n_inf and params.alpha (DESIGN.md,
@@ -97,6 +102,12 @@ typedef struct mb_solver_optimum_result {
  * range and P when T_C cannot be evaluated there. */
 int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, double m_lo,
                       double m_hi, mb_solver_optimum_result *out, mb_error *err);
+
+/* How certain the optimum is: M_opt at P for each of the n bootstrap laws (inside [m_lo, m_hi]),
+ * and its 10th and 90th percentiles in q (NAN, NAN with fewer than 10 that solve). Returns how
+ * many solved. */
+size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_time *t, double p,
+                                double m_lo, double m_hi, double q[2]);
 
 /* ---- scaling tables ------------------------------------------------------------------------- */
 
@@ -204,13 +215,15 @@ int mb_solver_comm_from_runs(const mb_update_time *t, const mb_fit_runs *runs, d
                              double *p, size_t *n, mb_error *err);
 
 /* The mini-batch sizes that would check the recommendation m_rec (at P = p_rec, learning rate
- * lr_rec, NAN when not known) and have no run yet: round(m_rec), round(m_rec / 1.5) and
- * round(m_rec * 1.5) inside [m_lo, m_hi], in that order, into want; returns how many. A run
+ * lr_rec, NAN when not known) and have no run yet: round(m_rec) and on either side the spread
+ * of M_opt (spread[0], spread[1]: mb_solver_optimum_spread's percentiles) where it lies more than
+ * 1.25x away, else m_rec / 1.5 and m_rec * 1.5 (spread NULL or NAN: those), inside
+ * [m_lo, m_hi], in that order, into want; returns how many. A run
  * stands for the recommendation when mb_solver_stands_for says so, and for a neighbour when its M
  * is within 10% of it. */
 size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
                          double m_rec, double p_rec, double lr_rec, double m_lo, double m_hi,
-                         double want[3]);
+                         const double spread[2], double want[3]);
 
 /* Compares the model with `runs` (read with one threshold, the target) group by group, and
  * checks the recommendation (m_rec at p_rec, learning rate lr_rec). The law of a group is the

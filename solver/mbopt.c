@@ -246,6 +246,8 @@ static int model_resolve(model_opts *m, mb_error *err)
                             mb_model_law_name(m->law.kind));
     if (flags.have_n_inf) m->law.n_inf = m->nfs[0].law.n_inf = flags.law.n_inf;
     if (flags.have_alpha) m->law.a = m->nfs[0].law.a = flags.law.a;
+    if (flags.have_n_inf || flags.have_alpha) /* the resamples are of the file's law */
+        m->nf.n_boot = m->nfs[0].n_boot = 0;
     if (flags.have_t0) m->t.t0 = flags.t.t0;
     if (flags.have_gamma || flags.have_m_t || flags.have_t0) {
         m->t.n_table = m->t.n_by_p = 0; /* the closed form was asked for: it replaces the
@@ -514,6 +516,14 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     cJSON_AddItemToObject(root, "best", row_summary(m, &rows[best], p_avail));
     cJSON_AddItemToObject(root, "enough", row_summary(m, &rows[enough], p_avail));
     mb_json_add_number(root, "enough_slack", ENOUGH_SLACK);
+    double q[2];
+    mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, rows[enough].procs, m->m_lo,
+                             m->m_hi, q);
+    if (isfinite(q[0])) { /* the 10th and 90th percentiles of M_opt over the bootstrap */
+        cJSON *s = cJSON_AddArrayToObject(root, "enough_m_opt_spread");
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(q[0]));
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
+    }
     return root;
 }
 
@@ -590,6 +600,13 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                    "(the %s has no closed form; solved numerically)\n",
                 r->opt.m_opt, mb_model_law_name(m->law.kind));
     }
+    double q[2];
+    size_t nq = mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, r->procs, m->m_lo,
+                                         m->m_hi, q);
+    if (isfinite(q[0]))
+        fprintf(f, "spread:         the %s refitted to %zu bootstrap resamples of the runs puts "
+                   "M_opt at P = %g between %.4g and %.4g 8 times in 10\n",
+                mb_model_law_name(m->law.kind), nq, r->procs, q[0], q[1]);
 }
 
 static int cmd_scale(int argc, char **argv)
@@ -1134,8 +1151,10 @@ static void validate_help(void)
            "      --recommend FILE  the recommendation to check: 'mbopt scale --json' output\n"
            "                        (its 'enough' row); default: the optimum at P = 1 in range\n"
            "      --missing         print only the mini-batch sizes that would check the\n"
-           "                        recommendation and have no runs yet: its M (rounded) and\n"
-           "                        M / 1.5, M * 1.5 inside the range, on one line as M,LR\n"
+           "                        recommendation and have no runs yet: its M (rounded) and on\n"
+           "                        either side the 10th / 90th percentile of M_opt over the\n"
+           "                        nfit's bootstrap resamples when that is more than 1.25x away,\n"
+           "                        else M / 1.5, M * 1.5, inside the range, on one line as M,LR\n"
            "                        (just M when the learning rate is not known), for scripts\n"
            "      --comm-from-runs  print only Delta(P) as the runs at P > 1 measured it: the\n"
            "                        median of their seconds per update less the one-learner\n"
@@ -1476,9 +1495,10 @@ static int cmd_validate(int argc, char **argv)
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     }
     if (rc == MB_OK && missing) {
-        double want[3];
+        double want[3], q[2];
+        mb_solver_optimum_spread(m.nf.boot, m.nf.n_boot, &m.t, p_rec, m.m_lo, m.m_hi, q);
         size_t n_want = mb_solver_missing(&m.law, &m.t, &runs, m_rec, p_rec, lr_rec, m.m_lo,
-                                          m.m_hi, want);
+                                          m.m_hi, q, want);
         for (size_t k = 0; k < n_want; k++)
             if (isnan(lr_rec))
                 printf("%s%.0f", k ? " " : "", want[k]);

@@ -16,9 +16,12 @@
 #include "mb_solver.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 typedef struct tc_ctx {
     const mb_law *law;
@@ -128,4 +131,25 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
 const char *mb_solver_bound_name(mb_bound b)
 {
     return b == MB_BOUND_LOW ? "low" : b == MB_BOUND_HIGH ? "high" : "none";
+}
+
+size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_time *t, double p,
+                                double m_lo, double m_hi, double q[2])
+{
+    double *m = malloc((n + 1) * sizeof *m);
+    size_t k = 0;
+    q[0] = q[1] = NAN;
+    for (size_t i = 0; m && i < n; i++) {
+        mb_solver_optimum_result o;
+        mb_error e = {0};
+        if (mb_solver_optimum(&boot[i], t, p, m_lo, m_hi, &o, &e) == MB_OK)
+            m[k++] = o.opt.m_opt;
+    }
+    if (k >= 10) {
+        gsl_sort(m, 1, k);
+        q[0] = gsl_stats_quantile_from_sorted_data(m, 1, k, 0.10);
+        q[1] = gsl_stats_quantile_from_sorted_data(m, 1, k, 0.90);
+    }
+    free(m);
+    return k;
 }

@@ -179,9 +179,13 @@ int mb_solver_comm_from_runs(const mb_update_time *t, const mb_fit_runs *runs, d
 
 size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fit_runs *runs,
                          double m_rec, double p_rec, double lr_rec, double m_lo, double m_hi,
-                         double want[3])
+                         const double spread[2], double want[3])
 {
-    const double cand[3] = {round(m_rec), round(m_rec / 1.5), round(m_rec * 1.5)};
+    /* beside the optimum: where the bootstrap puts it 1 time in 10 on either side when that is
+     * farther out than 1.25x (the law is least certain there), else 1.5x away */
+    const double lo = spread && spread[0] < m_rec / 1.25 ? spread[0] : m_rec / 1.5,
+                 hi = spread && spread[1] > m_rec * 1.25 ? spread[1] : m_rec * 1.5;
+    const double cand[3] = {round(m_rec), round(lo), round(hi)};
     size_t n = 0;
     for (int k = 0; k < 3; k++) {
         int have = cand[k] < 1 || cand[k] < floor(m_lo) || cand[k] > ceil(m_hi);

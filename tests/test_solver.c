@@ -849,6 +849,69 @@ static void test_tupdate_from_runs(void)
     mb_test_rmdir(dir);
 }
 
+/* How certain the optimum is: over bootstrap laws whose optima are known in closed form
+ * (inverse laws, t0 > 0: M* = sqrt(alpha t0 / (n_inf gamma))), the 10th and 90th percentiles
+ * are those of the closed forms; --missing trains there when that is more than 1.25x from the
+ * recommendation, else 1.5x away; mbfit --bootstrap writes the resamples and mbopt reads and
+ * uses them. */
+static void test_optimum_spread(void)
+{
+    const mb_update_time t = {.gamma = 4e-5, .m_t = 1, .t0 = 2e-4, .comm = MB_COMM_NONE};
+    mb_law boot[101];
+    double want[101];
+    for (int i = 0; i <= 100; i++) { /* alpha from 20000 to 80000: M* from 10 to 20 */
+        double alpha = 20000 + 600 * i;
+        boot[i] = (mb_law){.kind = MB_LAW_INVERSE, .n_inf = 200, .a = alpha, .b = 1};
+        want[i] = sqrt(alpha * t.t0 / (200 * t.gamma));
+    }
+    double q[2];
+    CU_ASSERT_EQUAL(mb_solver_optimum_spread(boot, 101, &t, 1, 1, 1000, q), 101);
+    CU_ASSERT_TRUE(mb_test_close(q[0], want[10], 1e-6)); /* sorted already: alpha ascends */
+    CU_ASSERT_TRUE(mb_test_close(q[1], want[90], 1e-6));
+    CU_ASSERT_EQUAL(mb_solver_optimum_spread(boot, 9, &t, 1, 1, 1000, q), 9);
+    CU_ASSERT_TRUE(isnan(q[0]) && isnan(q[1])); /* too few to say */
+
+    /* --missing: the spread where it is wide, 1.5x where it is narrow (no runs yet) */
+    mb_fit_runs none = {0};
+    double m[3], wide[2] = {8, 60}, narrow[2] = {28, 33};
+    const mb_law *law = &boot[50];
+    CU_ASSERT_EQUAL_FATAL(mb_solver_missing(law, &t, &none, 30, 1, NAN, 1, 1000, wide, m), 3);
+    CU_ASSERT_DOUBLE_EQUAL(m[0], 30, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m[1], 8, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m[2], 60, 0);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_missing(law, &t, &none, 30, 1, NAN, 1, 1000, narrow, m), 3);
+    CU_ASSERT_DOUBLE_EQUAL(m[1], 20, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m[2], 45, 0);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_missing(law, &t, &none, 30, 1, NAN, 1, 1000, NULL, m), 3);
+    CU_ASSERT_DOUBLE_EQUAL(m[1], 20, 0);
+
+    /* end to end: the power law's resamples, read back as that law; the spread line */
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const mb_law pw = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
+    write_law_runs(dir, &pw, &t, 1.0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbfit nupdate --target-loss 0.5 --bootstrap "
+                                         "50 lenet5-b*.csv --json -o n.json 2>/dev/null && mbopt "
+                                         "scale --nfit n.json --gamma 4e-5 --m-t 1 --t0 2e-4 "
+                                         "--comm none --procs 1", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "spread:         the power-law refitted to "));
+    if (r.status != 0)
+        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    mb_test_run_free(&r);
+    snprintf(path, sizeof path, "%s/n.json", dir);
+    mb_solver_nfit nf;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(path, NULL, &nf, &e), MB_OK);
+    CU_ASSERT_EQUAL(nf.law.kind, MB_LAW_POWER);
+    CU_ASSERT_TRUE(nf.n_boot >= 40 && nf.n_boot <= 50);
+    CU_ASSERT_EQUAL(nf.boot[0].kind, MB_LAW_POWER);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(path, "inverse-law", &nf, &e), MB_OK);
+    CU_ASSERT_EQUAL(nf.n_boot, 0); /* the resamples are the power law's */
+    mb_test_rmdir(dir);
+}
+
 /* Delta(2) from runs at P = 2: the median of (seconds per update - the step at M / 2), with the
  * model's own communication term left out; the runs at P = 1 and at a larger P are not used. */
 static void test_comm_from_runs(void)
@@ -894,5 +957,6 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "step tables of P learners", test_step_tables_by_p) ||
            !CU_add_test(s, "mbopt validate", test_validate) ||
            !CU_add_test(s, "T_update calibrated by runs", test_tupdate_from_runs) ||
+           !CU_add_test(s, "the spread of the optimum", test_optimum_spread) ||
            !CU_add_test(s, "Delta(P) from the runs", test_comm_from_runs);
 }
