@@ -285,6 +285,7 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         return rc;
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "rows");
     const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "curve");
+    const cJSON *probe = cJSON_GetObjectItemCaseSensitive(root, "curve_probe");
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(root, "recommended");
     const cJSON *best = cJSON_GetObjectItemCaseSensitive(root, "measured_best");
     const cJSON *law = cJSON_GetObjectItemCaseSensitive(root, "law");
@@ -316,6 +317,8 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         span(mb_json_get(e, "batch"), &m_lo, &m_hi);
         span(mb_json_get(e, "t_pred_s"), &t_lo, &t_hi);
     }
+    cJSON_ArrayForEach(e, probe)
+        span(mb_json_get(e, "t_pred_s"), &t_lo, &t_hi);
     span(mb_json_get(rec, "batch"), &m_lo, &m_hi);
     if (!(t_hi > 0)) { /* nothing timed at all: the required series below says so */
         t_lo = 1;
@@ -349,6 +352,19 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
                                  curves ? ", " : "", name, colour < 0 ? "222222" : COLOURS[colour],
                                  law_name, k >= 0 && s.n > 1 ? ", " : "",
                                  k >= 0 && s.n > 1 ? label : "");
+        curves++;
+    }
+    /* T_update calibrated by the runs: what the probe's T_update alone would have predicted */
+    if (cJSON_GetArraySize(probe) > 0) {
+        mb_plot_block(p, "probe");
+        cJSON_ArrayForEach(e, probe)
+        {
+            double v[2] = {mb_json_get(e, "batch"), mb_json_get(e, "t_pred_s")};
+            mb_plot_row(p, v, 2);
+        }
+        used += (size_t)snprintf(plot + used, sizeof plot - used,
+                                 "%s$probe u 1:2 w l lw 1.5 dt 2 lc rgb '#888888' t 'predicted "
+                                 "with the probe''s T_{update} alone'", curves ? ", " : "");
         curves++;
     }
     /* each series' runs: every run faint, median with min-max bars, prediction at the run's M */

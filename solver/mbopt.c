@@ -1265,18 +1265,23 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const cha
         hi = fmax(hi, r->batch);
     }
     /* the predicted curve at P = p_rec over the trained M, 32 points per factor of 2 */
-    cJSON *curve = cJSON_AddArrayToObject(root, "curve");
+    /* (and, when T_update is the runs', the curve the probe's T_update alone gives) */
+    mb_update_time t_probe;
+    mb_solver_tcal_probe(&m->tcal, &m->t, &t_probe);
     lo = fmin(lo, v->m_rec);
     hi = fmax(hi, v->m_rec);
     size_t n = (size_t)ceil(log2(hi / lo) * 32) + 1;
-    for (size_t i = 0; curve && i < n; i++) {
-        double mm = n > 1 ? lo * pow(hi / lo, (double)i / (double)(n - 1)) : lo, tc;
-        if (mb_model_law_tc(&m->law, &m->t, mm, v->p_rec, &tc) != MB_OK)
-            continue;
-        cJSON *o = cJSON_CreateObject();
-        mb_json_add_number(o, "batch", mm);
-        mb_json_add_number(o, "t_pred_s", tc);
-        cJSON_AddItemToArray(curve, o);
+    for (int c = 0; c < 1 + m->tcal.on; c++) {
+        cJSON *curve = cJSON_AddArrayToObject(root, c ? "curve_probe" : "curve");
+        for (size_t i = 0; curve && i < n; i++) {
+            double mm = n > 1 ? lo * pow(hi / lo, (double)i / (double)(n - 1)) : lo, tc;
+            if (mb_model_law_tc(&m->law, c ? &t_probe : &m->t, mm, v->p_rec, &tc) != MB_OK)
+                continue;
+            cJSON *o = cJSON_CreateObject();
+            mb_json_add_number(o, "batch", mm);
+            mb_json_add_number(o, "t_pred_s", tc);
+            cJSON_AddItemToArray(curve, o);
+        }
     }
     if (v->best >= 0) {
         const mb_validate_row *b = &v->rows[v->best];
