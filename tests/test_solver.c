@@ -821,6 +821,18 @@ static void test_tupdate_from_runs(void)
         CU_ASSERT_TRUE(fabs(mb_json_get(row, "t_update_probe_rel_err") - (probe_factor(b) - 1)) <
                        1e-6);
     }
+    /* the curve the probe alone predicts, beside mbopt's: off where the probe was */
+    const cJSON *cv = cJSON_GetObjectItem(root, "curve");
+    const cJSON *cp = cJSON_GetObjectItem(root, "curve_probe");
+    CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(cp), cJSON_GetArraySize(cv));
+    int below = 0;
+    for (int i = 0; i < cJSON_GetArraySize(cp); i++) {
+        double b = mb_json_get(cJSON_GetArrayItem(cp, i), "batch");
+        double a = mb_json_get(cJSON_GetArrayItem(cp, i), "t_pred_s");
+        double c0 = mb_json_get(cJSON_GetArrayItem(cv, i), "t_pred_s");
+        below += b >= 16 && b <= 32 && a < 0.7 * c0; /* the probe's 0.6x there */
+    }
+    CU_ASSERT_TRUE(below > 10);
     /* |probe error| at 8, 16, 32, 64, 128: 0.1, 0.4, 0.4, 0, 0.1 */
     CU_ASSERT_TRUE(fabs(mb_json_get(root, "t_update_probe_median_abs_rel_err") - 0.1) < 1e-6);
     cJSON_Delete(root);
