@@ -160,6 +160,16 @@ void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss
     }
 }
 
+long mb_run_check_start(long done, double est, double se, double target, double k, long lo,
+                        long first)
+{
+    double room = est - target;
+    if (!(room > 0) || !(se > 0) || !isfinite(est) || !isfinite(se) || done < 1)
+        return first;
+    double need = ceil((double)done * (2.0 * k * se / room) * (2.0 * k * se / room));
+    return need < (double)lo ? lo : need > (double)first ? first : (long)need;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -375,16 +385,21 @@ static int emit_row(mb_strbuf *b, const mb_run_row *w)
  * and the parallel trainers check alike; it is not in the checkpoint: a resumed run starts
  * without a reference, as a fresh one does. */
 
+/* The fewest chunks a first stage has when check_frac allows as many: their spread is the
+ * estimate's standard error, on 7 degrees of freedom (6 on a reference). */
+enum { CHECK_MIN_CHUNKS = 8 };
+
 /* Chunks of 16 (two shards of 8 on two threads), fewer samples each when the first stage would
- * have fewer than 8 chunks, and at least 2 chunks in the first stage. */
+ * have fewer than CHECK_MIN_CHUNKS chunks, and at least 2 chunks in the first stage. */
 static int check_init(mb_run_check *c, const mb_run_options *o, size_t n_eval, mb_error *err)
 {
-    enum { CHUNK = 16, MIN_CHUNKS = 8 };
+    enum { CHUNK = 16, MIN_CHUNKS = CHECK_MIN_CHUNKS };
     double first = floor(o->check_frac * (double)n_eval);
     double size = floor(first / MIN_CHUNKS);
     c->chunk = size >= CHUNK ? CHUNK : size >= 1 ? (int)size : 1;
     c->chunks = (long)((n_eval + (size_t)c->chunk - 1) / (size_t)c->chunk);
     c->first = (long)(first / c->chunk) > 2 ? (long)(first / c->chunk) : 2;
+    c->start = c->first;
     c->ref_loss = NAN;
     c->cur = malloc(2 * (size_t)c->chunks * sizeof *c->cur);
     c->ref = c->cur ? c->cur + c->chunks : NULL;
@@ -426,7 +441,7 @@ static int check_eval(mb_run_check *c, mb_net *net, const mb_dataset *eval, doub
     size_t correct = 0;
     const double *ref = isnan(c->ref_loss) ? NULL : c->ref;
     *ruled_out = 0;
-    for (long done = 0, to = c->first < c->chunks ? c->first : c->chunks;;) {
+    for (long done = 0, to = c->start < c->chunks ? c->start : c->chunks;;) {
         int rc = check_chunks(c, net, eval, done, to, &sum, &correct, err);
         if (rc != MB_OK)
             return rc;
@@ -438,12 +453,17 @@ static int check_eval(mb_run_check *c, mb_net *net, const mb_dataset *eval, doub
         mb_run_check_estimate(c->cur, ref, c->ref_loss, done, (double)*seen / n, est, &se);
         if (isfinite(*est) && *est <= blowup && (sum > target * n || *est - k * se > target)) {
             *ruled_out = 1;
+            long lo = c->first < CHECK_MIN_CHUNKS ? c->first : CHECK_MIN_CHUNKS;
+            c->start = mb_run_check_start(done, *est, se, target, k, lo, c->first);
             return MB_OK;
         }
-        /* without a reference, the first check that is not ruled out at once is finished: it
-         * becomes the reference of the next (the rest when doubling would leave a quarter) */
-        to = !ref ? c->chunks : 2 * to <= c->chunks * 3 / 4 ? 2 * to : c->chunks;
+        /* without a reference, the first check that the check_frac stage does not rule out is
+         * finished: it becomes the reference of the next (the rest when doubling would leave a
+         * quarter) */
+        to = !ref && done >= c->first ? c->chunks
+             : 2 * to <= c->chunks * 3 / 4 ? 2 * to : c->chunks;
     }
+    c->start = c->first; /* at the target or near it: the next starts where check_frac says */
     *loss = *est = sum / n;
     *acc = (double)correct / n;
     memcpy(c->ref, c->cur, (size_t)c->chunks * sizeof *c->ref);
