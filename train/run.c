@@ -28,9 +28,11 @@
  *
  * Staged checks (check_frac, with a target): every evaluation, scheduled or the bisection's,
  * goes over the eval subset by stages and stops where the samples seen rule the target out
- * (mb_run_check, judge_eval); a ruled-out scheduled evaluation still closes its window, so the
- * crossing is the one full evaluations would find unless a check misjudges a loss at or under
- * the target by more than check_sigmas standard errors.
+ * (mb_run_check, judge_eval); the first stage is check_frac of the subset, or as little as 8
+ * chunks after a check that ruled the target out with room to spare (mb_run_check_start: far
+ * above the target a few hundred samples do); a ruled-out scheduled evaluation still closes its
+ * window, so the crossing is the one full evaluations would find unless a check misjudges a
+ * loss at or under the target by more than check_sigmas standard errors.
  *
  * Divergence: a non-finite training loss, or an evaluation loss that is non-finite or above
  * 100 ln(classes), stops the run; the log is written with `# diverged=U`, and the call returns
@@ -370,7 +372,11 @@ static int emit_row(mb_strbuf *b, const mb_run_row *w)
 /* The cheap check (check_frac > 0, with a target): an evaluation in stages. The eval
  * subset is cut into chunks of equal size (the last may be shorter); the first stage evaluates
  * the first check_frac of it (a uniform sample: data/dataset.c draws the subset in random order),
- * each later stage doubles the chunks evaluated (the rest of the subset once doubling would leave
+ * or fewer chunks (at least CHECK_MIN_CHUNKS) after a check that ruled the target out with twice
+ * the margin that rule needs (mb_run_check_start; the stages are cumulative, so a first stage
+ * too small costs one estimate, not samples, and the floor and the margin keep a stage of few
+ * chunks to checks far above the target, where a misjudgement would need the loss to have
+ * fallen past the target since the last check), each later stage doubles the chunks evaluated (the rest of the subset once doubling would leave
  * less than a quarter of it), and the last is the whole subset. After each
  * stage the chunks seen give an estimate of the full loss and its standard error
  * (mb_run_check_estimate); the evaluation stops there, ruled out, when the estimate is more than
