@@ -17,6 +17,7 @@
 
 #include "../data/mb_data.h"
 #include "../train/mb_train.h"
+#include "../train/run_impl.h"
 #include "mb_test.h"
 
 static char dir[256];
@@ -749,6 +750,69 @@ static void test_check_estimate(void)
     CU_ASSERT_TRUE(isnan(est) && isnan(se));
 }
 
+/* The next check's first stage, worked by hand: after a check ruled out at 46 chunks with
+ * estimate 1.0, se 0.04, target 0.5, k = 4, the same estimate stands 2k se above the target at
+ * 46 (8 x 0.04 / 0.5)^2 = 18.84 chunks: 19; with se 0.01, 1.18: 2, raised to the floor (8 or
+ * 2); with se 0.1, 117.8, and a loss closer to the target (0.6 at se 0.02: 117.8 again), more
+ * than the check_frac stage (46), which caps it. */
+static void test_check_start(void)
+{
+    CU_ASSERT_EQUAL(mb_run_check_start(46, 1.0, 0.04, 0.5, 4, 8, 46), 19);
+    CU_ASSERT_EQUAL(mb_run_check_start(46, 1.0, 0.01, 0.5, 4, 8, 46), 8);
+    CU_ASSERT_EQUAL(mb_run_check_start(46, 1.0, 0.01, 0.5, 4, 2, 46), 2);
+    CU_ASSERT_EQUAL(mb_run_check_start(46, 1.0, 0.1, 0.5, 4, 8, 46), 46);
+    CU_ASSERT_EQUAL(mb_run_check_start(46, 0.6, 0.02, 0.5, 4, 8, 46), 46);
+    /* from a later stage: 92 chunks at se 0.01, est 0.9: 92 (0.08 / 0.4)^2 = 3.68: the floor */
+    CU_ASSERT_EQUAL(mb_run_check_start(92, 0.9, 0.01, 0.5, 4, 8, 46), 8);
+    /* nothing to go on: the check_frac stage */
+    CU_ASSERT_EQUAL(mb_run_check_start(46, 0.4, 0.04, 0.5, 4, 8, 46), 46);
+    CU_ASSERT_EQUAL(mb_run_check_start(46, NAN, 0.04, 0.5, 4, 8, 46), 46);
+    CU_ASSERT_EQUAL(mb_run_check_start(46, 1.0, NAN, 0.5, 4, 8, 46), 46);
+    CU_ASSERT_EQUAL(mb_run_check_start(46, 1.0, 0, 0.5, 4, 8, 46), 46);
+    CU_ASSERT_EQUAL(mb_run_check_start(0, 1.0, 0.04, 0.5, 4, 8, 46), 46);
+}
+
+/* With a large check_frac stage (half of the 800-sample eval subset: 25 chunks of 16) the
+ * checks far above the target start on fewer chunks (mb_run_check_start, at least 8): the
+ * same first crossing as an evaluation at every update, every ruled-out scheduled evaluation
+ * really above the target, and fewer samples than starting every check on the check_frac stage
+ * could have seen (each ruled-out check would see at least 400 of them). */
+static void test_check_small_start(void)
+{
+    const char *common = "--data synthetic:n=4000,test=100,c=1,h=8,w=8,classes=4,seed=3 "
+                         "--algo sgd --lr 0.1 --batch 8 --seed 0 --threads 1 --max-updates 400 "
+                         "--target-loss 0.3";
+    mb_test_run rd, rc;
+    mb_test_sh(&rd, "mbtrain --net %s %s --eval-every 1 --log %s/sdense.csv", tiny, common, dir);
+    mb_test_sh(&rc, "mbtrain --net %s %s --eval-every 12 --check-frac 0.5 --log %s/scheck.csv",
+               tiny, common, dir);
+    CU_ASSERT_EQUAL(rd.status, 0);
+    CU_ASSERT_EQUAL(rc.status, 0);
+    long truth = summary_long(rd.out, "reached_update=");
+    CU_ASSERT_TRUE_FATAL(truth > 24);
+    CU_ASSERT_EQUAL(summary_long(rc.out, "reached_update="), truth);
+    long ec = summary_long(rc.out, " evals="), checks = summary_long(rc.out, " checks=");
+    long sc = summary_long(rc.out, " eval_samples=");
+    CU_ASSERT_TRUE(checks > 5);
+    CU_ASSERT_TRUE(sc < 800 * ec + 400 * checks);
+    char pd[512], pc[512];
+    snprintf(pd, sizeof pd, "%s/sdense.csv", dir);
+    snprintf(pc, sizeof pc, "%s/scheck.csv", dir);
+    mb_table *d = read_log(pd), *c = read_log(pc);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(first_reaching(c, 0.3), truth);
+    CU_ASSERT_TRUE_FATAL(mb_table_rows(d) >= (size_t)truth);
+    CU_ASSERT_TRUE_FATAL(mb_table_rows(c) >= (size_t)truth);
+    for (size_t i = 0; i < (size_t)truth; i++)
+        if ((i + 1) % 12 == 0 && !cell(c, i, "eval_loss")[0])
+            CU_ASSERT_TRUE(atof(cell(d, i, "eval_loss")) > 0.3);
+    mb_table_free(d);
+    mb_table_free(c);
+    mb_test_run_free(&rd);
+    mb_test_run_free(&rc);
+}
+
 /* A learning rate of 1e30 makes the loss non-finite within a few updates: the run is a
  * result (log written with diverged=U, MB_OK, reached = 0), and mbtrain says so on stderr and
  * goes on with the next seed, exit 0. */
@@ -856,5 +920,7 @@ int mb_test_suite_train_run(void)
            !CU_add_test(s, "adaptive evaluation spacing, same crossing", test_eval_adapt) ||
            !CU_add_test(s, "adaptive spacing: gap rule and window cap", test_eval_gap_cap) ||
            !CU_add_test(s, "checks by stages, same crossing", test_eval_check) ||
-           !CU_add_test(s, "check estimate, worked by hand", test_check_estimate);
+           !CU_add_test(s, "check estimate, worked by hand", test_check_estimate) ||
+           !CU_add_test(s, "next check's first stage, worked by hand", test_check_start) ||
+           !CU_add_test(s, "checks start small far above the target", test_check_small_start);
 }

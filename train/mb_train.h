@@ -511,8 +511,9 @@ typedef struct mb_run_options {
     double check_frac;             /* 0 (default): every evaluation is a full one; in (0, 1),
                                       with a target: the scheduled evaluations and the
                                       bisection's go by stages, this fraction of the eval
-                                      subset first, doubling, and stop where the samples seen
-                                      rule the target out (estimate more than check_sigmas
+                                      subset first (or less after a check far above the
+                                      target), a quarter more at each stage, and stop where
+                                      the samples seen rule the target out (estimate more than check_sigmas
                                       standard errors above it, or a loss sum past target x the
                                       subset's size; mb_run_check_estimate) */
     double check_sigmas;           /* k: a check rules the target out when its estimate is more

@@ -81,7 +81,20 @@ typedef struct mb_run_check {
     double *cur, *ref;     /* chunk mean losses: at this check, and at the last full evaluation
                               by chunks (one block, owned) */
     double ref_loss;       /* that evaluation's loss, NAN before one */
+    long start;            /* chunks of the next check's first stage: `first`, or fewer after a
+                              check that ruled the target out with room to spare
+                              (mb_run_check_start) */
 } mb_run_check;
+
+/* The first stage of the next check, in chunks, after a check that ruled the target out at
+ * `done` chunks with estimate est and standard error se: the standard error shrinks as
+ * 1 / sqrt(chunks), so done (2 k se / (est - target))^2 chunks would put the same estimate 2k
+ * standard errors above the target (k = check_sigmas; twice the margin that rules out, as the
+ * loss falls between checks and se is itself estimated), rounded up and clamped to
+ * [lo, first]. `first` (the check_frac stage) when est is not above the target or se is not a
+ * positive number. */
+long mb_run_check_start(long done, double est, double se, double target, double k, long lo,
+                        long first);
 
 typedef struct mb_run_mon {
     const mb_run_options *o;
