@@ -245,7 +245,7 @@ fuzz: deps deps-fuzz
 
 # ---- benchmarks: tests/bench/*.c, each its own program, run in turn ---------------------------
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
-$(BUILD)/bench/%: tests/bench/%.c $(LIB)
+$(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 

@@ -313,23 +313,6 @@ done:
 
 /* ---- calibration by training runs ------------------------------------------------------------ */
 
-/* The probe's time at m, read as T_update reads a measured table (model/: log-log between
- * points, flat below the first, linear in m beyond the last); NAN with fewer than 2 M. */
-static double probe_at(const mb_fit_tupdate *f, double m)
-{
-    /* the table governs T_update; gamma and m_t need only be valid */
-    mb_update_time u = {.comm = MB_COMM_NONE, .gamma = 1.0, .m_t = 1.0};
-    for (size_t i = 0; i < f->n_points && u.n_table < MB_MODEL_TABLE_MAX; i++)
-        if (u.n_table == 0 || f->m[i] > u.table_m[u.n_table - 1]) {
-            u.table_m[u.n_table] = f->m[i];
-            u.table_t[u.n_table++] = f->t[i];
-        }
-    double t = NAN;
-    if (u.n_table >= 2)
-        mb_model_tupdate(&u, m, 1.0, &t);
-    return t;
-}
-
 /* The runs' points: for each M the one-learner runs trained, the median seconds per update.
  * Fills g's run_m, run_t, run_n. */
 static int run_points(const mb_fit_runs *runs, const char *const *paths, const char *net,
@@ -411,7 +394,7 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
         goto fail;
     }
     for (size_t j = 0; j < nr; j++)
-        g.run_probe[j] = probe_at(f, g.run_m[j]);
+        g.run_probe[j] = mb_model_table_time(f->m, f->t, f->n_points, g.run_m[j]);
     g.scale_below = g.run_t[0] / g.run_probe[0];
     g.scale_above = g.run_t[nr - 1] / g.run_probe[nr - 1];
     if (!isfinite(g.scale_below) || !isfinite(g.scale_above)) {

@@ -153,6 +153,10 @@ typedef struct mb_update_time {
     mb_step_table by_p[MB_MODEL_PTABLES];
 } mb_update_time;
 
+/* A measured table's time at x samples as T_update reads it (log-log between the points m[i],
+ * t[i], ascending m; flat below the first, linear in x beyond the last); NAN for n < 2. */
+double mb_model_table_time(const double *m, const double *t, size_t n, double x);
+
 /* *delta = Delta(P) for the communication form of `t`. MB_EDOM for p < 1 or bad parameters. */
 int mb_model_comm_time(const mb_update_time *t, double p, double *delta);
 

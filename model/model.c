@@ -166,6 +166,14 @@ static void table_time(const double *m, const double *v, size_t n, double x, dou
     }
 }
 
+double mb_model_table_time(const double *m, const double *t, size_t n, double x)
+{
+    double c = NAN, dc;
+    if (n >= 2)
+        table_time(m, t, n, x, &c, &dc);
+    return c;
+}
+
 /* One of p learners' compute time at x samples and its slope dt/dx: p's own table when it has
  * one, else the one-learner table, else the closed form. */
 static void compute_time(const mb_update_time *t, double x, double p, double *c, double *dc)

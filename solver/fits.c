@@ -145,59 +145,70 @@ done:
     return rc;
 }
 
-/* A measured step table, field `key`: [[m, t], ...] with m ascending and both > 0 (absent:
- * none). */
-static int read_table(const cJSON *pts, const char *key, const char *path, mb_update_time *t,
-                      mb_error *err)
+/* A measured step table, field `key`: [[m, t], ...] with m ascending and both > 0, into
+ * m[0..*n), t[0..*n) (room for MB_MODEL_TABLE_MAX); fewer than 2 points (or none): *n = 0. */
+static int read_points(const cJSON *pts, const char *key, const char *path, double *m,
+                       double *t, size_t *n, mb_error *err)
 {
-    t->n_table = 0;
+    *n = 0;
     if (!pts || cJSON_IsNull(pts))
         return MB_OK;
     const cJSON *e;
-    size_t n = 0;
+    size_t k = 0;
     if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) > MB_MODEL_TABLE_MAX)
         return mb_error_set(err, MB_EFORMAT, "%s: '%s' is not an array of at most %d [M, "
                                              "seconds] pairs", path, key, MB_MODEL_TABLE_MAX);
     cJSON_ArrayForEach(e, pts)
     {
-        const cJSON *m = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1);
-        if (!cJSON_IsArray(e) || !cJSON_IsNumber(m) || !cJSON_IsNumber(v) ||
-            !(m->valuedouble > 0) || !(v->valuedouble > 0) || !isfinite(v->valuedouble) ||
-            (n > 0 && !(m->valuedouble > t->table_m[n - 1])))
+        const cJSON *x = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1);
+        if (!cJSON_IsArray(e) || !cJSON_IsNumber(x) || !cJSON_IsNumber(v) ||
+            !(x->valuedouble > 0) || !(v->valuedouble > 0) || !isfinite(v->valuedouble) ||
+            (k > 0 && !(x->valuedouble > m[k - 1])))
             return mb_error_set(err, MB_EFORMAT, "%s: field '%s[%zu]': not [M, seconds] with "
-                                                 "M ascending and both > 0", path, key, n);
-        t->table_m[n] = m->valuedouble;
-        t->table_t[n++] = v->valuedouble;
+                                                 "M ascending and both > 0", path, key, k);
+        m[k] = x->valuedouble;
+        t[k++] = v->valuedouble;
     }
-    t->n_table = n >= 2 ? n : 0;
+    *n = k >= 2 ? k : 0;
     return MB_OK;
 }
 
-/* The measured step of each learner count P > 1 in a tupdate fit's by_learners (its `points`,
- * [M/P, seconds]) into t->by_p, up to MB_MODEL_PTABLES of them. */
-static int read_tables_by_p(const cJSON *root, const char *path, mb_update_time *t,
-                            mb_error *err)
+/* The one-learner table of T_update. */
+static int read_table(const cJSON *pts, const char *key, const char *path, mb_update_time *t,
+                      mb_error *err)
+{
+    return read_points(pts, key, path, t->table_m, t->table_t, &t->n_table, err);
+}
+
+/* The measured step of each learner count P > 1 among `arr`'s objects ({learners, points}) into
+ * t->by_p. A tfit's by_learners holds every count the probe timed, P = 1 among them: the others
+ * are skipped, and those beyond MB_MODEL_PTABLES. mbopt's own t_tables_by_p (`model` 1) holds
+ * only what it wrote: anything else there is an error. `where` names the array in messages. */
+static int read_tables_by_p(const cJSON *arr, const char *where, int model, const char *path,
+                            mb_update_time *t, mb_error *err)
 {
     const cJSON *e;
     t->n_by_p = 0;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "by_learners"))
+    cJSON_ArrayForEach(e, arr)
     {
         double p = mb_json_get(e, "learners");
-        if (!(p > 1) || t->n_by_p == MB_MODEL_PTABLES)
+        int bad = !(p > 1) || t->n_by_p == MB_MODEL_PTABLES;
+        if (bad && model)
+            return mb_error_set(err, MB_EFORMAT, "%s: %s: 'learners' must be > 1, at most %d "
+                                "tables", path, where, MB_MODEL_PTABLES);
+        if (bad)
             continue;
-        mb_update_time u = {0};
-        char key[64];
-        snprintf(key, sizeof key, "by_learners[P = %g].points", p);
-        int rc = read_table(cJSON_GetObjectItemCaseSensitive(e, "points"), key, path, &u, err);
+        char key[96];
+        snprintf(key, sizeof key, "%s[P = %g].points", where, p);
+        mb_step_table *s = &t->by_p[t->n_by_p];
+        int rc = read_points(cJSON_GetObjectItemCaseSensitive(e, "points"), key, path, s->m,
+                             s->t, &s->n, err);
         if (rc != MB_OK)
             return rc;
-        if (u.n_table < 2)
-            continue;
-        mb_step_table *s = &t->by_p[t->n_by_p++];
-        s->p = p;
-        s->n = u.n_table;
-        memcpy(s->m, u.table_m, sizeof s->m);
-        memcpy(s->t, u.table_t, sizeof s->t);
+        if (s->n >= 2) {
+            s->p = p;
+            t->n_by_p++;
+        }
     }
     return MB_OK;
 }
@@ -239,7 +250,8 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
             if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(root, "points"), "points", path,
                                  t, err)) != MB_OK)
                 goto done;
-            if ((rc = read_tables_by_p(root, path, t, err)) != MB_OK)
+            if ((rc = read_tables_by_p(cJSON_GetObjectItemCaseSensitive(root, "by_learners"),
+                                       "by_learners", 0, path, t, err)) != MB_OK)
                 goto done;
             const cJSON *multi = first_multi_learner(root);
             double d_multi;
@@ -273,7 +285,6 @@ int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err)
         return rc;
     const cJSON *cal = cJSON_GetObjectItemCaseSensitive(root, "calibration");
     if (cal) {
-        mb_update_time probe = {0};
         if (!cJSON_IsObject(cal))
             rc = mb_error_set(err, MB_EFORMAT, "%s: 'calibration' is not an object", path);
         if (rc == MB_OK && (rc = mb_json_number(cal, "runs", path, &c->runs, err)) == MB_OK &&
@@ -281,17 +292,12 @@ int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err)
             (rc = mb_json_number(cal, "m_hi", path, &c->m_hi, err)) == MB_OK &&
             (rc = mb_json_number(cal, "scale_below", path, &c->scale_below, err)) == MB_OK &&
             (rc = mb_json_number(cal, "scale_above", path, &c->scale_above, err)) == MB_OK)
-            rc = read_table(cJSON_GetObjectItemCaseSensitive(root, "probe_points"),
-                            "probe_points", path, &probe, err);
-        if (rc == MB_OK && probe.n_table < 2)
+            rc = read_points(cJSON_GetObjectItemCaseSensitive(root, "probe_points"),
+                             "probe_points", path, c->probe_m, c->probe_t, &c->n_probe, err);
+        if (rc == MB_OK && c->n_probe < 2)
             rc = mb_error_set(err, MB_EFORMAT, "%s: a calibrated fit without 'probe_points' "
                               "(2 or more)", path);
-        if (rc == MB_OK) {
-            c->on = 1;
-            c->n_probe = probe.n_table;
-            memcpy(c->probe_m, probe.table_m, sizeof c->probe_m);
-            memcpy(c->probe_t, probe.table_t, sizeof c->probe_t);
-        }
+        c->on = rc == MB_OK;
     }
     cJSON_Delete(root);
     return rc;
@@ -348,23 +354,9 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
     if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(model, "t_table"), "t_table", path, &u,
                          err)) != MB_OK)
         return rc;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(model, "t_tables_by_p"))
-    {
-        mb_update_time v = {0};
-        double p = mb_json_get(e, "learners");
-        if (!(p > 1) || u.n_by_p == MB_MODEL_PTABLES)
-            return mb_error_set(err, MB_EFORMAT, "%s: model.t_tables_by_p: 'learners' must be "
-                                "> 1, at most %d tables", path, MB_MODEL_PTABLES);
-        if ((rc = read_table(cJSON_GetObjectItemCaseSensitive(e, "points"),
-                             "t_tables_by_p[].points", path, &v, err)) != MB_OK)
-            return rc;
-        mb_step_table *s = &u.by_p[u.n_by_p++];
-        s->p = p;
-        s->n = v.n_table;
-        memcpy(s->m, v.table_m, sizeof s->m);
-        memcpy(s->t, v.table_t, sizeof s->t);
-    }
+    if ((rc = read_tables_by_p(cJSON_GetObjectItemCaseSensitive(model, "t_tables_by_p"),
+                               "model.t_tables_by_p", 1, path, &u, err)) != MB_OK)
+        return rc;
     double lo = NAN, hi = NAN;
     if ((rc = opt_number(model, "m_lo", path, &lo, err)) != MB_OK ||
         (rc = opt_number(model, "m_hi", path, &hi, err)) != MB_OK)

@@ -16,6 +16,7 @@
 #include "mb_solver.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,22 @@ static double median(double *x, size_t n)
         return NAN;
     gsl_sort(x, 1, n);
     return gsl_stats_median_from_sorted_data(x, 1, n);
+}
+
+/* The median of |the double at offset `field`| over the rows at P = p where it is finite (scratch
+ * holds n_rows); *n how many (NULL: not wanted). */
+static double median_abs(const mb_validate *v, size_t field, double p, double *scratch,
+                         size_t *n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        double x = *(const double *)((const char *)&v->rows[i] + field);
+        if (isfinite(x) && v->rows[i].procs == p)
+            scratch[k++] = fabs(x);
+    }
+    if (n)
+        *n = k;
+    return median(scratch, k);
 }
 
 /* Same group: algorithm, learners, M, learning rate (NAN equals NAN). */
@@ -269,25 +286,8 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
     }
     qsort(out->rows, out->n_rows, sizeof *out->rows, row_order);
 
-    size_t ne = 0, nt = 0, npe = 0, npt = 0;
-    double *tue = malloc(out->n_rows * sizeof *tue), *pe = malloc(out->n_rows * sizeof *pe),
-           *pt = malloc(out->n_rows * sizeof *pt);
-    if (!tue || !pe || !pt) {
-        free(tue), free(pe), free(pt);
-        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
-        goto done;
-    }
     for (size_t i = 0; i < out->n_rows; i++) {
         const mb_validate_row *r = &out->rows[i];
-        /* the errors of the model at the recommended P (another P has its own Delta(P)) */
-        if (isfinite(r->rel_err) && r->procs == p_rec)
-            scratch[ne++] = fabs(r->rel_err);
-        if (isfinite(r->t_update_rel_err) && r->procs == p_rec)
-            tue[nt++] = fabs(r->t_update_rel_err);
-        if (isfinite(r->rel_err_probe) && r->procs == p_rec)
-            pe[npe++] = fabs(r->rel_err_probe);
-        if (isfinite(r->t_update_probe_rel_err) && r->procs == p_rec)
-            pt[npt++] = fabs(r->t_update_probe_rel_err);
         /* the measured best: most of its runs reached the target, none diverged */
         if (2 * r->reached > r->runs && r->diverged == 0 &&
             (out->best < 0 || r->t_median < out->rows[out->best].t_median))
@@ -300,12 +300,15 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                                  fabs(log(out->rows[out->rec].batch / m_rec))))
             out->rec = (long)i;
     }
-    out->median_abs_err = median(scratch, ne);
-    out->n_err = ne;
-    out->median_abs_tu_err = median(tue, nt);
-    out->median_abs_err_probe = median(pe, npe);
-    out->median_abs_tu_err_probe = median(pt, npt);
-    free(tue), free(pe), free(pt);
+    /* the errors of the model at the recommended P (another P has its own Delta(P)) */
+    out->median_abs_err = median_abs(out, offsetof(mb_validate_row, rel_err), p_rec, scratch,
+                                     &out->n_err);
+    out->median_abs_tu_err = median_abs(out, offsetof(mb_validate_row, t_update_rel_err), p_rec,
+                                        scratch, NULL);
+    out->median_abs_err_probe = median_abs(out, offsetof(mb_validate_row, rel_err_probe), p_rec,
+                                           scratch, NULL);
+    out->median_abs_tu_err_probe = median_abs(
+        out, offsetof(mb_validate_row, t_update_probe_rel_err), p_rec, scratch, NULL);
     if (out->rec >= 0 && out->best >= 0)
         out->ratio = out->rows[out->rec].t_median / out->rows[out->best].t_median;
     /* a recommendation no run comes near cannot be checked: say so rather than pass */

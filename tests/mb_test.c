@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CUnit/CUnit.h>
+
 static char *slurp_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -118,4 +120,17 @@ double mb_test_rel_err(const float *a, const float *ref, size_t n)
         m = fmax(m, fabs((double)ref[i]));
     }
     return m > 0.0 ? d / m : d;
+}
+
+void mb_test_expect_failure(const char *prog, const char *args, int status, const char *needle)
+{
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "%s %s", prog, args), 0);
+    CU_ASSERT_EQUAL(r.status, status);
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), status == 2 ? 2u : 1u);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, needle));
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    if (r.status != status || !strstr(r.err, needle))
+        fprintf(stderr, "\n  %s %s -> %d: %s", prog, args, r.status, r.err);
+    mb_test_run_free(&r);
 }

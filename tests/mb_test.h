@@ -26,6 +26,11 @@ typedef struct mb_test_run {
 int mb_test_sh(mb_test_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mb_test_run_free(mb_test_run *r);
 
+/* Runs `PROG ARGS` and CU-asserts that it fails with `status`, nothing on standard output and
+ * one line on standard error containing `needle` (two for a usage error, status 2: the message
+ * and the --help hint); prints the command and what it said when not. */
+void mb_test_expect_failure(const char *prog, const char *args, int status, const char *needle);
+
 /* Number of lines in s (a last line without '\n' counts). */
 size_t mb_test_lines(const char *s);
 

@@ -155,15 +155,7 @@ static void test_read_fits(void)
  * the expected status, and nothing on standard output. */
 static void expect_failure(const char *args, int status, const char *needle)
 {
-    mb_test_run r;
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt %s", args), 0);
-    CU_ASSERT_EQUAL(r.status, status);
-    CU_ASSERT_EQUAL(mb_test_lines(r.err), status == 2 ? 2u : 1u);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, needle));
-    CU_ASSERT_STRING_EQUAL(r.out, "");
-    if (r.status != status || !strstr(r.err, needle))
-        fprintf(stderr, "\n  mbopt %s -> %d: %s", args, r.status, r.err);
-    mb_test_run_free(&r);
+    mb_test_expect_failure("mbopt", args, status, needle);
 }
 
 static void test_mbopt_bad_input(void)

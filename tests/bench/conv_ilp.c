@@ -20,22 +20,10 @@
 
 #include "solver/mb_solver.h"
 #include "train/mb_train.h"
+#include "bench.h"
 
 #define REPS 5
 #define NM 64
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ull;
 static double uniform(void)

@@ -8,21 +8,9 @@
 #include <time.h>
 
 #include "data/mb_data.h"
+#include "bench.h"
 
 #define REPS 5
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Loads `spec` REPS times; returns 0 when every load gave the expected sizes. */
 static int bench(const char *spec, size_t ntrain, size_t ntest)

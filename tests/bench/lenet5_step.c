@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "../../train/mb_train.h"
+#include "bench.h"
 
 /* The shipped lenet5 (data/nets/lenet5.cfg: conv 6@5x5 pad 2, relu, maxpool 2; conv 16@5x5,
  * relu, maxpool 2; fc 120 relu; fc 84 relu; fc 10; softmax cross-entropy), read as mbtrain
@@ -32,19 +33,6 @@ static mb_net_desc *lenet5(void)
     if (mb_net_desc_read("lenet5", &d, &err) != MB_OK)
         fprintf(stderr, "lenet5_step: %s\n", err.msg);
     return d;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Input in [0, 1) like scaled pixels, labels 0..9: a fixed LCG so runs are repeatable. */
