@@ -315,7 +315,7 @@ run: deps
 	@t0=$$(date +%s); \
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
-	echo; grep -E '^(fastest|recommendation):' $(OUT)/scale.txt; \
+	echo; grep -E '^(fastest|recommendation|settled):' $(OUT)/scale.txt; \
 	sed -n 's/^mbopt validate: the /Delta(2): the /p' $(OUT)/logs/commruns.log 2>/dev/null; \
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \
@@ -408,11 +408,14 @@ $(OUT)/comm-runs.txt: $(OUT)/par/.done $(OUT)/nfit.json $(OUT)/tfit.json
 	@$(call stage,commruns,Delta(2) from the P = 2 runs (mbopt validate --comm-from-runs),see $(OUT)/logs/par.log, \
 	  run mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --comm-from-runs $(OUT)/par/lr* > $@.tmp && mv $@.tmp $@)
 
+# The runs settle the recommendation among the trained M the model cannot tell from its optimum
+# (within its own median error on them): the model proposes, the ground truth decides.
 SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--comm allreduce --delta $$(cat $(OUT)/comm-runs.txt)) --procs-available $(NPROC)
+RUN_DIRS   = $$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/par/lr* 2>/dev/null || true)
 $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-runs.txt) $(OUT)/nfit.json
 	@$(call stage,scale,optimal M and P for P = $(PROCS) (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
-	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) -o $(OUT)/scale.txt && \
-	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) --json -o $@)
+	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) $(RUN_DIRS) -o $(OUT)/scale.txt && \
+	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) $(RUN_DIRS) --json -o $@)
 
 # P = 1 rows from the sweep and the check; P = 2 rows from the sgd-sync runs, predicted with the
 # collective fit (without COMM there are none). validate.* check the P = 1 optimum;
@@ -420,7 +423,7 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 VALIDATE_MODEL = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
-	  dirs=$$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/par/lr* 2>/dev/null || true) && \
+	  dirs=$(RUN_DIRS) && \
 	  run mbopt validate $(VALIDATE_MODEL) $$dirs -o $(OUT)/validate.txt && \
 	  run mbopt validate $(VALIDATE_MODEL) $$dirs --csv -o $(OUT)/validate.csv && \
 	  run mbopt validate $(VALIDATE_MODEL) $$dirs --json -o $@ && \

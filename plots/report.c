@@ -125,6 +125,42 @@ static const char CSS[] =
     "tr.row-rec td{background:#fdecec}tr.row-best td{background:#eef7ee}"
     ".tag{font-size:.85em;color:#555}";
 
+/* How the runs settled the recommendation (scale.json's "settled"): the model's optimum m_opt
+ * (T_C t_c), the trained M it cannot tell from it, and which of them the runs measured fastest. */
+static void write_settled(FILE *f, const cJSON *settled, double m_opt, double t_c)
+{
+    fputs("<p id=\"settled\">", f);
+    if (!isfinite(mb_json_get(settled, "batch"))) {
+        fputs("The runs did not settle it: ", f);
+        esc(f, str(settled, "why"));
+        fputs("</p>\n", f);
+        return;
+    }
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(settled, "candidates"), *x;
+    fprintf(f, "The model's optimum is M = %.4g (T<sub>C</sub> = %.4g s). It predicts M = ",
+            m_opt, t_c);
+    int first = 1;
+    cJSON_ArrayForEach(x, c)
+    {
+        fprintf(f, "%s%g", first ? "" : ", ", x->valuedouble);
+        first = 0;
+    }
+    fputs(" within ", f);
+    shown(f, "settle-band", "%.1f", 100 * mb_json_get(settled, "band"));
+    fputs("% of that, its median error on the runs, so it cannot tell them apart; ", f);
+    if (strcmp(str(settled, "by") ? str(settled, "by") : "", "runs") == 0) {
+        fprintf(f, "the runs can: M = %g trained in %.3g s, the model's optimum (as M = %g) in "
+                   "%.3g s (medians), so M = %g is recommended.</p>\n",
+                mb_json_get(settled, "batch"), mb_json_get(settled, "t_train_median_s"),
+                mb_json_get(settled, "model_batch_run"),
+                mb_json_get(settled, "model_t_train_median_s"), mb_json_get(settled, "batch"));
+    } else {
+        fprintf(f, "the runs agree with it: M = %g measured fastest of them (%.3g s, "
+                   "median).</p>\n",
+                mb_json_get(settled, "batch"), mb_json_get(settled, "t_train_median_s"));
+    }
+}
+
 /* The recommendation, from scale.json's "enough" row (the fewest learners within the slack of
  * the fastest) and "best" row, and the target loss from nfit.json when present. */
 static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_path,
@@ -148,7 +184,12 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
         p_hi = fmax(p_hi, mb_json_get(r, "procs"));
     }
     double p = mb_json_get(rec, "procs"), m = mb_json_get(rec, "m_opt"), eps = mb_json_get(nfit, "target_loss");
-    double slack = mb_json_get(scale, "enough_slack");
+    double slack = mb_json_get(scale, "enough_slack"), tc = mb_json_get(rec, "t_c");
+    /* with run logs, scale let the runs settle M among what the model cannot tell apart */
+    const cJSON *settled = cJSON_GetObjectItemCaseSensitive(scale, "settled");
+    const int by_runs = isfinite(mb_json_get(settled, "batch"));
+    if (by_runs)
+        m = mb_json_get(settled, "batch"), tc = mb_json_get(settled, "t_pred_s");
     fputs("<section id=\"recommendation\">\n<h2>Recommendation</h2>\n<p class=\"rec\">Use <b>P = ",
           f);
     shown(f, "rec-procs", "%.0f", p);
@@ -160,13 +201,18 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
     if (isfinite(eps))
         fprintf(f, " %g", eps);
     fputs(" in <b>T<sub>C</sub> = ", f);
-    shown(f, "rec-tc", "%.4g", mb_json_get(rec, "t_c"));
+    shown(f, "rec-tc", "%.4g", tc);
+    if (by_runs) {
+        fputs(" s</b> (its runs: ", f);
+        shown(f, "rec-tc-measured", "%.3g", mb_json_get(settled, "t_train_median_s"));
+        fputs(" s, median)", f);
+    }
     if (p == 1) {
-        fputs(" s</b>, one learner at its best (speed-up ", f);
+        fputs(by_runs ? ", one learner at its best (speed-up " : " s</b>, one learner at its best (speed-up ", f);
         shown(f, "rec-speedup", "%.3g", mb_json_get(rec, "speedup"));
         fputs("&times;, efficiency ", f);
     } else {
-        fputs(" s</b>, ", f);
+        fputs(by_runs ? ", " : " s</b>, ", f);
         shown(f, "rec-speedup", "%.3g", mb_json_get(rec, "speedup"));
         fputs("&times; as fast as the best single learner (efficiency ", f);
     }
@@ -186,6 +232,8 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
                    "each P).", p_lo, p_hi);
     }
     fputs("</p>\n", f);
+    if (by_runs || str(settled, "why"))
+        write_settled(f, settled, mb_json_get(rec, "m_opt"), mb_json_get(rec, "t_c"));
     if (n_missing > 0)
         fprintf(f, "<p class=\"missing\">%d input%s of the pipeline %s missing: see <a "
                    "href=\"#inputs\">Inputs</a> for which stage to run.</p>\n",

@@ -174,6 +174,7 @@ typedef struct mb_validate_row {
     double t_update_rel_err;  /* (t_update_pred - t_update_run) / t_update_run */
     /* the same with the probe's own T_update, when the model's is calibrated by runs (else NAN) */
     double t_update_probe, t_update_probe_rel_err, t_pred_probe, rel_err_probe;
+    int candidate;            /* the model cannot tell it from its optimum (mb_validate.settled) */
 } mb_validate_row;
 
 typedef struct mb_validate {
@@ -189,6 +190,11 @@ typedef struct mb_validate {
                                  to m_rec among those that stand for it (mb_solver_stands_for),
                                  -1 when none does */
     double ratio;             /* rows[rec].t_median / rows[best].t_median, NAN without both */
+    /* What the runs settled on (mb_solver_settle; -1 until then or when no row is a
+     * candidate), the band it used and that row's ratio to the measured best. */
+    long settled;
+    double band;
+    double settled_ratio;     /* rows[settled].t_median / rows[best].t_median */
     double median_abs_err;    /* median |rel_err| over the rows with a measurement at the
                                  recommended P */
     size_t n_err;             /* those rows */
@@ -238,6 +244,15 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                        const mb_fit_runs *runs, const char *const *paths,
                        double m_rec, double p_rec, double lr_rec, mb_validate *out, mb_error *err);
 void mb_validate_free(mb_validate *v);
+
+/* The runs settle what the model cannot tell apart. The candidates (rows[].candidate) are the
+ * rows at v->p_rec, of any learning rate with a law, with M in [m_lo, m_hi] (the range the
+ * optimum was sought in), most runs reaching the target and none diverging, that the model
+ * predicts within v->band of its optimum's T_C (at v->m_rec): band is the model's own median
+ * |error| on these runs (v->median_abs_err), at least MB_SOLVER_EQUIV. v->settled gets the
+ * candidate measured fastest (-1: none), v->settled_ratio its time over the measured best. */
+void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
+                      const mb_update_time *t, double m_lo, double m_hi, mb_validate *v);
 
 /* ---- memory and the convolution-algorithm ILP (solver/memory.c, solver/conv.c) -------------- */
 

@@ -393,15 +393,222 @@ static void model_print(FILE *f, const model_opts *m)
                 m->t.by_p[k].m[m->t.by_p[k].n - 1]);
 }
 
+/* ---- run logs: the ground truth, shared by scale and validate ------------------------------ */
+
+/* LOG|DIR arguments to a list of log paths (a DIR gives its *.csv, sorted). */
+static int collect_logs(int argc, char **argv, glob_t *g, mb_error *err)
+{
+    memset(g, 0, sizeof *g);
+    int flags = 0;
+    for (int i = 0; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0)
+            return mb_error_set(err, MB_EIO, "%s: %s", argv[i], strerror(errno));
+        char pat[4096];
+        if (S_ISDIR(st.st_mode))
+            snprintf(pat, sizeof pat, "%s/*.csv", argv[i]);
+        else
+            snprintf(pat, sizeof pat, "%s", argv[i]);
+        int rc = glob(pat, flags | GLOB_NOCHECK * !S_ISDIR(st.st_mode), NULL, g);
+        if (rc != 0 && rc != GLOB_NOMATCH)
+            return mb_error_set(err, MB_ENOMEM, "out of memory listing %s", argv[i]);
+        flags = GLOB_APPEND;
+    }
+    if (g->gl_pathc == 0)
+        return mb_error_set(err, MB_ENODATA, "no run logs (*.csv) in %s", argv[0]);
+    return MB_OK;
+}
+
+/* The row that trained the recommendation: the one the runs settled on (mb_validate.settled),
+ * else the one standing for the model's optimum; -1 when none. */
+static long validate_pick(const mb_validate *v)
+{
+    return v->settled >= 0 ? v->settled : v->rec;
+}
+
+/* The recommendation's measured time over the measured best. */
+static double validate_ratio(const mb_validate *v)
+{
+    return v->settled >= 0 ? v->settled_ratio : v->ratio;
+}
+
+/* Every --nfit's law and learning rate (the given law, rate unknown, without --nfit); returns
+ * how many. */
+static size_t model_laws(const model_opts *m, mb_law *laws, double *lrs)
+{
+    const size_t n = m->n_nfit ? m->n_nfit : 1;
+    for (size_t i = 0; i < n; i++) {
+        laws[i] = m->n_nfit ? m->nfs[i].law : m->law;
+        lrs[i] = m->n_nfit ? m->nfs[i].lr : NAN;
+    }
+    return n;
+}
+
+/* The run logs LOG|DIR... read at the target loss into runs (paths in g), for checking the
+ * model against them. */
+static int read_runs(int argc, char **argv, double target, glob_t *g, mb_fit_runs *runs,
+                     mb_error *err)
+{
+    memset(runs, 0, sizeof *runs);
+    int rc = collect_logs(argc, argv, g, err);
+    if (rc == MB_OK)
+        rc = mb_fit_runs_read_logs((const char *const *)g->gl_pathv, g->gl_pathc, &target, 1, 1,
+                                   runs, err);
+    return rc;
+}
+
 /* ---- mbopt scale ------------------------------------------------------------------------------ */
+
+/* What run logs given to scale said of its recommendation (mb_solver_validate at the
+ * recommended P and learning rate, the model's optimum there as m_rec). */
+typedef struct scale_check {
+    int given;        /* logs were given */
+    int ok;           /* v holds the check */
+    mb_validate v;
+    char why[sizeof ((mb_error *)0)->msg]; /* given and not ok: why not (no run near the recommendation) */
+} scale_check;
+
+/* The row the runs settled on, NULL when there is none. */
+static const mb_validate_row *settled_row(const scale_check *ck)
+{
+    return ck->ok && ck->v.settled >= 0 ? &ck->v.rows[ck->v.settled] : NULL;
+}
+
+/* Reads the logs and checks the recommendation r against them. A recommendation no run trained
+ * near is not settled (ck->why says so); logs of another net or target are bad input. */
+static int scale_settle(model_opts *m, const mb_scale_row *r, int argc, char **argv,
+                        scale_check *ck, mb_error *err)
+{
+    ck->given = 1;
+    mb_law laws[MAX_NFIT];
+    double lrs[MAX_NFIT];
+    const size_t n = model_laws(m, laws, lrs);
+    glob_t g;
+    mb_fit_runs runs = {0};
+    int rc = collect_logs(argc, argv, &g, err);
+    if (rc == MB_OK && isnan(m->nf.target_loss))
+        rc = mb_error_set(err, MB_EINVAL, "run logs given but no target loss to read them at: "
+                          "give --nfit (its target_loss)");
+    if (rc == MB_OK)
+        rc = mb_fit_runs_read_logs((const char *const *)g.gl_pathv, g.gl_pathc,
+                                   &m->nf.target_loss, 1, 1, &runs, err);
+    if (rc == MB_OK)
+        rc = mb_solver_validate(laws, lrs, n, &m->t, NULL, &runs,
+                                (const char *const *)g.gl_pathv, r->opt.m_opt, r->procs,
+                                m->nf.lr, &ck->v, err);
+    if (rc == MB_OK)
+        mb_solver_settle(laws, lrs, n, &m->t, m->m_lo, m->m_hi, &ck->v);
+    globfree(&g);
+    mb_fit_runs_free(&runs);
+    ck->ok = rc == MB_OK;
+    if (rc == MB_ENODATA) { /* the answer stands unchecked, and says so */
+        snprintf(ck->why, sizeof ck->why, "%s", err->msg);
+        rc = MB_OK;
+    }
+    return rc;
+}
+
+/* The candidates' M, "32, 64", into buf. */
+static const char *candidates(char *buf, size_t n, const mb_validate *v)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < v->n_rows && len < n; i++)
+        if (v->rows[i].candidate)
+            len += (size_t)snprintf(buf + len, n - len, "%s%g", len ? ", " : "",
+                                    v->rows[i].batch);
+    return buf;
+}
+
+/* Why no run settled the recommendation although runs came near it, into buf. */
+static const char *no_candidate(char *buf, size_t n, const mb_validate *v)
+{
+    snprintf(buf, n, "no trained setting at P = %g in the range searched is predicted within "
+             "%.1f%% (the model's median |error| on the runs) of its optimum's T_C", v->p_rec,
+             100 * v->band);
+    return buf;
+}
+
+static void scale_settle_print(FILE *f, const scale_check *ck)
+{
+    if (!ck->given)
+        return;
+    if (!ck->ok) {
+        fprintf(f, "settled:        not by runs: %s\n", ck->why);
+        return;
+    }
+    const mb_validate *v = &ck->v;
+    const mb_validate_row *s = settled_row(ck);
+    char c[256];
+    if (!s) {
+        fprintf(f, "settled:        not by runs: %s\n", no_candidate(c, sizeof c, v));
+    } else if (v->settled == v->rec) {
+        fprintf(f, "settled:        the runs agree: of the trained M the model predicts within "
+                   "%.1f%% of its best T_C (its median |error| on the runs: M = %s), M = %g "
+                   "measured fastest (%.3g s, median of %zu)\n",
+                100 * v->band, candidates(c, sizeof c, v), s->batch, s->t_median, s->reached);
+    } else if (v->rec >= 0) {
+        fprintf(f, "settled:        by the runs: the model predicts M = %s within %.1f%% of "
+                   "its best T_C, its median |error| on the runs, so it cannot tell them "
+                   "apart; the runs trained M = %g in %.3g s and the model's optimum (as M = %g) "
+                   "in %.3g s (medians)\n",
+                candidates(c, sizeof c, v), 100 * v->band, s->batch, s->t_median,
+                v->rows[v->rec].batch, v->rows[v->rec].t_median);
+    } else {
+        fprintf(f, "settled:        by the runs: the model's optimum M = %.4g has no runs; of "
+                   "the trained M it predicts within %.1f%% of its best T_C (its median |error| "
+                   "on the runs: M = %s), M = %g measured fastest (%.3g s, median of %zu)\n",
+                v->m_rec, 100 * v->band, candidates(c, sizeof c, v), s->batch, s->t_median,
+                s->reached);
+    }
+}
+
+static cJSON *scale_settle_json(const scale_check *ck)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    const mb_validate *v = &ck->v;
+    const mb_validate_row *s = settled_row(ck);
+    cJSON_AddStringToObject(o, "by", !s ? "model" : v->settled == v->rec ? "model and runs"
+                                                                          : "runs");
+    char why[256];
+    if (!ck->ok || !s)
+        cJSON_AddStringToObject(o, "why", ck->ok ? no_candidate(why, sizeof why, v) : ck->why);
+    if (!ck->ok)
+        return o;
+    mb_json_add_number(o, "band", v->band);
+    mb_json_add_number(o, "model_m_opt", v->m_rec);
+    if (v->rec >= 0) {
+        mb_json_add_number(o, "model_batch_run", v->rows[v->rec].batch);
+        mb_json_add_number(o, "model_t_train_median_s", v->rows[v->rec].t_median);
+    }
+    cJSON *c = cJSON_AddArrayToObject(o, "candidates");
+    for (size_t i = 0; c && i < v->n_rows; i++)
+        if (v->rows[i].candidate)
+            cJSON_AddItemToArray(c, cJSON_CreateNumber(v->rows[i].batch));
+    if (s) {
+        mb_json_add_number(o, "procs", s->procs);
+        mb_json_add_number(o, "batch", s->batch);
+        mb_json_add_number(o, "lr", s->lr);
+        mb_json_add_number(o, "t_pred_s", s->t_pred);
+        mb_json_add_number(o, "t_train_median_s", s->t_median);
+        mb_json_add_number(o, "runs_reached", (double)s->reached);
+    }
+    return o;
+}
 
 static void scale_help(void)
 {
-    printf("Usage: mbopt scale [OPTION]...\n"
+    printf("Usage: mbopt scale [OPTION]... [LOG|DIR...]\n"
            "For each learner count P, the mini-batch size M that trains soonest and the time to\n"
            "converge T_C = N_update(M) * T_update(M,P) under optimal scaling (M re-optimised for\n"
            "each P, Perrone et al. 2019 eq. 9-10), strong scaling (total M fixed) and weak\n"
-           "scaling (M per learner fixed), with speed-up and efficiency against P = 1.\n\n"
+           "scaling (M per learner fixed), with speed-up and efficiency against P = 1.\n"
+           "With run logs (a DIR stands for its *.csv), the runs settle the recommendation: of\n"
+           "the trained M at its P that the model predicts within its own median |error| on\n"
+           "those runs of its optimum's T_C (it cannot tell them apart), the one measured\n"
+           "fastest (mbopt validate prints the same check).\n\n"
            "%s"
            "Scaling:\n"
            "      --procs LIST      learner counts: lo:hi (powers of two) or a comma list\n"
@@ -416,7 +623,8 @@ static void scale_help(void)
            "  -h, --help            show this help and exit\n\n"
            "Example:\n"
            "  mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004\n"
-           "  mbopt scale --nfit n.json --tfit t.json --procs 1:1024 --json\n",
+           "  mbopt scale --nfit n.json --tfit t.json --procs 1:1024 --json\n"
+           "  mbopt scale --nfit n.json --tfit t.json --procs 1:2 out/runs/lr0.02 out/check\n",
            MODEL_HELP);
 }
 
@@ -464,7 +672,7 @@ typedef struct lr_best {
 
 static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const mb_scale_row *rows,
                          size_t n, size_t best, size_t enough, double p_b, int have_pb,
-                         double p_avail, const lr_best *lrs, size_t n_lr)
+                         double p_avail, const lr_best *lrs, size_t n_lr, const scale_check *ck)
 {
     cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
     if (!root || !arr) {
@@ -516,6 +724,8 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     cJSON_AddItemToObject(root, "best", row_summary(m, &rows[best], p_avail));
     cJSON_AddItemToObject(root, "enough", row_summary(m, &rows[enough], p_avail));
     mb_json_add_number(root, "enough_slack", ENOUGH_SLACK);
+    if (ck->given)
+        cJSON_AddItemToObject(root, "settled", scale_settle_json(ck));
     double q[2];
     mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, rows[enough].procs, m->m_lo,
                              m->m_hi, q);
@@ -529,7 +739,8 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
 
 static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so,
                         const mb_scale_row *rows, size_t n, size_t best, size_t enough,
-                        double p_b, int have_pb, double p_avail, const lr_best *lrs, size_t n_lr)
+                        double p_b, int have_pb, double p_avail, const lr_best *lrs, size_t n_lr,
+                        const scale_check *ck)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
     for (size_t i = 0; n_lr > 1 && i < n_lr; i++)
@@ -573,15 +784,26 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
             r->eff_opt, mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
     r = &rows[enough];
     note = row_label(m, r, p_avail);
-    char lr[96] = "";
-    if (!isnan(m->nf.lr))
-        snprintf(lr, sizeof lr, ", learning rate %g%s", m->nf.lr,
+    /* the recommendation: the model's optimum at the fewest learners enough, or what the runs
+     * settled on there */
+    const mb_validate_row *sr = settled_row(ck);
+    const double rec_lr = sr && !isnan(sr->lr) ? sr->lr : m->nf.lr;
+    const double rec_m = sr ? sr->batch : round(r->opt.m_opt);
+    char lr[96] = "", tc[96];
+    if (!isnan(rec_lr))
+        snprintf(lr, sizeof lr, ", learning rate %g%s", rec_lr,
                  n_lr > 1 ? " (the fastest of the rates given)" : "");
+    if (sr)
+        snprintf(tc, sizeof tc, "T_C = %.4g s predicted, %.3g s measured", sr->t_pred,
+                 sr->t_median);
+    else
+        snprintf(tc, sizeof tc, "T_C = %.4g s", r->opt.t_c);
     fprintf(f, "recommendation: P = %.6g learners with mini-batch M = %.0f (%.1f per learner)%s: "
-               "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f; the fewest "
-               "learners within %.0f%% of the fastest%s%s\n",
-            r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, lr, r->opt.t_c,
-            r->speedup_opt, r->eff_opt, 100 * ENOUGH_SLACK, *note ? "; " : "", note);
+               "%s, %.4gx the single learner's best, efficiency %.3f; the fewest learners "
+               "within %.0f%% of the fastest%s%s\n",
+            r->procs, rec_m, rec_m / r->procs, lr, tc, r->speedup_opt, r->eff_opt,
+            100 * ENOUGH_SLACK, *note ? "; " : "", note);
+    scale_settle_print(f, ck);
     mb_inverse_law inv;
     if (mb_model_law_as_inverse(&m->law, &inv) == MB_OK && r->bound == MB_BOUND_NONE &&
         r->opt.regime == MB_REGIME_BALANCE) {
@@ -651,9 +873,6 @@ static int cmd_scale(int argc, char **argv)
         default: return mb_cli_bad_option(prog, sub, argv, optind, c);
         }
     }
-    if (optind < argc)
-        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
-
     mb_range pr;
     if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
@@ -701,6 +920,13 @@ static int cmd_scale(int argc, char **argv)
     }
     size_t best = mb_solver_best_row(rows, pr.n, p_avail);
     size_t enough = mb_solver_enough_row(rows, pr.n, ENOUGH_SLACK, p_avail);
+    scale_check ck = {0};
+    if (optind < argc &&
+        scale_settle(&m, &rows[enough], argc - optind, argv + optind, &ck, &err) != MB_OK) {
+        free(rows);
+        mb_data_range_free(&pr);
+        return mb_cli_fail(prog, sub, &err);
+    }
     double p_b = 0;
     mb_inverse_law inv;
     int have_pb = mb_model_law_as_inverse(&m.law, &inv) == MB_OK && !isfinite(m.m_hi) &&
@@ -708,17 +934,18 @@ static int cmd_scale(int argc, char **argv)
     int rc;
     if (out.json) {
         rc = emit_json(sub, scale_json(&m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail,
-                                       lrs, n_lr), &out);
+                                       lrs, n_lr, &ck), &out);
     } else {
         mb_out o;
         rc = mb_out_open(&o, out.output, &err);
         if (rc == MB_OK) {
             scale_print(o.f, &m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail, lrs,
-                        n_lr);
+                        n_lr, &ck);
             rc = mb_out_commit(&o, &err);
         }
         rc = rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
     }
+    mb_validate_free(&ck.v);
     free(rows);
     mb_data_range_free(&pr);
     return rc;
@@ -1171,28 +1398,25 @@ static void validate_help(void)
            MODEL_HELP);
 }
 
-/* LOG|DIR arguments to a list of log paths (a DIR gives its *.csv, sorted). */
-static int collect_logs(int argc, char **argv, glob_t *g, mb_error *err)
+/* One checked setting: the M the model asked for (`batch`), the trained M that stands for it
+ * and what it measured. */
+static void add_checked(cJSON *o, const model_opts *m, const mb_validate *v, double batch,
+                        double lr, long row)
 {
-    memset(g, 0, sizeof *g);
-    int flags = 0;
-    for (int i = 0; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) != 0)
-            return mb_error_set(err, MB_EIO, "%s: %s", argv[i], strerror(errno));
-        char pat[4096];
-        if (S_ISDIR(st.st_mode))
-            snprintf(pat, sizeof pat, "%s/*.csv", argv[i]);
-        else
-            snprintf(pat, sizeof pat, "%s", argv[i]);
-        int rc = glob(pat, flags | GLOB_NOCHECK * !S_ISDIR(st.st_mode), NULL, g);
-        if (rc != 0 && rc != GLOB_NOMATCH)
-            return mb_error_set(err, MB_ENOMEM, "out of memory listing %s", argv[i]);
-        flags = GLOB_APPEND;
+    double tc = NAN; /* the model's T_C at `batch`: the row's when it trained just that */
+    if (row >= 0 && v->rows[row].batch == batch)
+        tc = v->rows[row].t_pred;
+    else
+        mb_model_law_tc(&m->law, &m->t, batch, v->p_rec, &tc);
+    mb_json_add_number(o, "batch", batch);
+    mb_json_add_number(o, "lr", lr);
+    mb_json_add_number(o, "procs", v->p_rec);
+    mb_json_add_number(o, "t_pred_s", tc);
+    cJSON_AddBoolToObject(o, "measured", row >= 0);
+    if (row >= 0) {
+        mb_json_add_number(o, "batch_run", v->rows[row].batch);
+        mb_json_add_number(o, "t_train_median_s", v->rows[row].t_median);
     }
-    if (g->gl_pathc == 0)
-        return mb_error_set(err, MB_ENODATA, "no run logs (*.csv) in %s", argv[0]);
-    return MB_OK;
 }
 
 static cJSON *validate_json(const model_opts *m, const mb_validate *v, const char *verdict)
@@ -1291,21 +1515,21 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const cha
         mb_json_add_number(o, "procs", b->procs);
         mb_json_add_number(o, "t_train_median_s", b->t_median);
     }
+    /* the recommendation (what the runs settled on, else the model's optimum) and the model's
+     * optimum itself, each with the trained M that stands for it */
+    const int by_runs = v->settled >= 0 && v->settled != v->rec;
     cJSON *rec = cJSON_AddObjectToObject(root, "recommended");
-    if (rec) {
-        double tc = NAN;
-        mb_model_law_tc(&m->law, &m->t, v->m_rec, v->p_rec, &tc);
-        mb_json_add_number(rec, "batch", v->m_rec);
-        mb_json_add_number(rec, "lr", v->lr_rec);
-        mb_json_add_number(rec, "procs", v->p_rec);
-        mb_json_add_number(rec, "t_pred_s", tc);
-        cJSON_AddBoolToObject(rec, "measured", v->rec >= 0);
-        if (v->rec >= 0) {
-            mb_json_add_number(rec, "batch_run", v->rows[v->rec].batch);
-            mb_json_add_number(rec, "t_train_median_s", v->rows[v->rec].t_median);
-        }
-    }
-    mb_json_add_number(root, "ratio", v->ratio);
+    if (rec && by_runs)
+        add_checked(rec, m, v, v->rows[v->settled].batch, v->rows[v->settled].lr, v->settled);
+    else if (rec)
+        add_checked(rec, m, v, v->m_rec, v->lr_rec, v->rec);
+    cJSON *opt = cJSON_AddObjectToObject(root, "model_optimum");
+    if (opt)
+        add_checked(opt, m, v, v->m_rec, v->lr_rec, v->rec);
+    cJSON_AddStringToObject(root, "settled_by", by_runs ? "runs" : "model");
+    mb_json_add_number(root, "settle_band", v->band);
+    mb_json_add_number(root, "ratio", validate_ratio(v));
+    mb_json_add_number(root, "model_ratio", v->ratio);
     mb_json_add_number(root, "median_abs_rel_err", v->median_abs_err);
     mb_json_add_number(root, "t_update_median_abs_rel_err", v->median_abs_tu_err);
     if (m->tcal.on) {
@@ -1363,8 +1587,10 @@ static void validate_print(FILE *f, const model_opts *m, const mb_validate *v, c
                     fmt(b, sizeof b, "%+.1f%%", 100 * r->t_update_probe_rel_err),
                     fmt(c, sizeof c, "%.4g", r->t_pred_probe),
                     fmt(d, sizeof d, "%+.1f%%", 100 * r->rel_err_probe));
-        fprintf(f, "%s%s\n", (long)i == v->best ? "  # measured best" : "",
-                (long)i == v->rec ? "  # recommended" : "");
+        const long pick = validate_pick(v);
+        fprintf(f, "%s%s%s\n", (long)i == v->best ? "  # measured best" : "",
+                (long)i == pick ? "  # recommended" : "",
+                (long)i == v->rec && v->rec != pick ? "  # the model's optimum" : "");
     }
     fprintf(f, "check: %s\n", verdict);
 }
@@ -1429,11 +1655,7 @@ static int cmd_validate(int argc, char **argv)
     double m_rec = NAN, p_rec = 1.0, lr_rec = m.nf.lr;
     mb_law laws[MAX_NFIT];
     double lrs[MAX_NFIT];
-    size_t n_laws = m.n_nfit ? m.n_nfit : 1;
-    for (size_t i = 0; i < n_laws; i++) {
-        laws[i] = m.n_nfit ? m.nfs[i].law : m.law;
-        lrs[i] = m.n_nfit ? m.nfs[i].lr : NAN;
-    }
+    const size_t n_laws = model_laws(&m, laws, lrs);
     if (recommend) {
         cJSON *root;
         if (mb_json_read(recommend, &root, &err) != MB_OK)
@@ -1472,10 +1694,7 @@ static int cmd_validate(int argc, char **argv)
     mb_validate v = {0};
     mb_update_time t_probe;
     mb_solver_tcal_probe(&m.tcal, &m.t, &t_probe);
-    int rc = collect_logs(argc - optind, argv + optind, &g, &err);
-    if (rc == MB_OK)
-        rc = mb_fit_runs_read_logs((const char *const *)g.gl_pathv, g.gl_pathc, &target, 1, 1,
-                                   &runs, &err);
+    int rc = read_runs(argc - optind, argv + optind, target, &g, &runs, &err);
     if (rc == MB_OK && comm_runs) {
         double delta, p, d_model = NAN;
         size_t n;
@@ -1518,24 +1737,40 @@ static int cmd_validate(int argc, char **argv)
         rc = mb_solver_validate(laws, lrs, n_laws, &m.t, m.tcal.on ? &t_probe : NULL, &runs,
                                 (const char *const *)g.gl_pathv,
                                 round(m_rec) > 0 ? m_rec : 1.0, p_rec, lr_rec, &v, &err);
+    if (rc == MB_OK)
+        mb_solver_settle(laws, lrs, n_laws, &m.t, m.m_lo, m.m_hi, &v);
     if (rc != MB_OK) {
         globfree(&g);
         mb_fit_runs_free(&runs);
         return mb_cli_fail(prog, sub, &err);
     }
-    char verdict[768];
-    char stand[160] = "";
-    if (v.rec >= 0 && v.rows[v.rec].batch != round(m_rec))
+    char verdict[1536];
+    char stand[160] = "", settle[320] = "";
+    const long pick = validate_pick(&v);
+    if (pick >= 0 && pick == v.rec && v.rows[pick].batch != round(m_rec))
         snprintf(stand, sizeof stand, " (the optimum is M = %.4g; the model puts M = %g within "
-                                      "%.0f%% of its T_C)", m_rec, v.rows[v.rec].batch,
+                                      "%.0f%% of its T_C)", m_rec, v.rows[pick].batch,
                  100 * MB_SOLVER_EQUIV);
-    if (v.rec >= 0 && v.best >= 0)
+    char as[48] = ""; /* the trained M that stands for the model's optimum, when another */
+    if (v.rec >= 0 && v.rows[v.rec].batch != round(m_rec))
+        snprintf(as, sizeof as, " as M = %g", v.rows[v.rec].batch);
+    if (pick >= 0 && pick != v.rec && v.rec >= 0)
+        snprintf(settle, sizeof settle, "; the runs chose it over the model's optimum M = %.4g "
+                 "(trained%s in %.3g s, %.2fx the best), which the model cannot tell from it: "
+                 "it predicts both within %.1f%% of its best T_C, its median |error| on these "
+                 "runs", m_rec, as, v.rows[v.rec].t_median, v.ratio, 100 * v.band);
+    else if (pick >= 0 && pick != v.rec)
+        snprintf(settle, sizeof settle, "; the model's optimum M = %.4g has no runs of its own "
+                 "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
+                 "best T_C, its median |error| on these runs, and the runs measured it the "
+                 "fastest such", m_rec, round(m_rec), v.rows[pick].batch, 100 * v.band);
+    if (pick >= 0 && v.best >= 0)
         snprintf(verdict, sizeof verdict,
                  "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the measured best "
-                 "(P = %g, M = %g, %.3g s); median |error| of predicted T_C %.1f%% over %zu "
+                 "(P = %g, M = %g, %.3g s)%s; median |error| of predicted T_C %.1f%% over %zu "
                  "settings at P = %g",
-                 v.rows[v.rec].batch, p_rec, stand, v.rows[v.rec].t_median,
-                 v.ratio, v.rows[v.best].procs, v.rows[v.best].batch, v.rows[v.best].t_median,
+                 v.rows[pick].batch, p_rec, stand, v.rows[pick].t_median, validate_ratio(&v),
+                 v.rows[v.best].procs, v.rows[v.best].batch, v.rows[v.best].t_median, settle,
                  100 * v.median_abs_err, v.n_err, p_rec);
     else
         snprintf(verdict, sizeof verdict,

@@ -10,8 +10,11 @@
  * groups where most runs reached the target; the recommendation is checked when a group trained
  * its M (rounded).
  *
- * Does not: print (mbopt does), read the fits (the caller passes the models), decide the
- * recommendation (the caller passes it).
+ * The model's optimum is known to within the model's own error on these runs; among the trained
+ * settings it cannot tell apart from it, the runs choose (`settled`).
+ *
+ * Does not: print (mbopt does), read the fits (the caller passes the models), find the model's
+ * optimum (the caller passes it).
  */
 #include "mb_solver.h"
 
@@ -219,6 +222,33 @@ size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fi
     return n;
 }
 
+/* The model's optimum T_C at (m_rec, p_rec, lr_rec) is known only to within the model's error
+ * on these very runs, so every trained setting in the range it searched that it predicts within
+ * that band of the optimum is as good a candidate by its lights; the runs, which measured each,
+ * choose among them. */
+void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
+                      const mb_update_time *t, double m_lo, double m_hi, mb_validate *v)
+{
+    const mb_law *law = law_for(laws, lrs, n_laws, v->lr_rec);
+    double t_opt;
+    v->settled = -1;
+    v->settled_ratio = NAN;
+    v->band = isfinite(v->median_abs_err) ? fmax(MB_SOLVER_EQUIV, v->median_abs_err)
+                                          : MB_SOLVER_EQUIV;
+    if (!law || mb_model_law_tc(law, t, v->m_rec, v->p_rec, &t_opt) != MB_OK)
+        return;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        mb_validate_row *r = &v->rows[i];
+        r->candidate = r->procs == v->p_rec && 2 * r->reached > r->runs && r->diverged == 0 &&
+                       r->batch >= m_lo && r->batch <= m_hi &&
+                       r->t_pred <= (1 + v->band) * t_opt;
+        if (r->candidate && (v->settled < 0 || r->t_median < v->rows[v->settled].t_median))
+            v->settled = (long)i;
+    }
+    if (v->settled >= 0 && v->best >= 0)
+        v->settled_ratio = v->rows[v->settled].t_median / v->rows[v->best].t_median;
+}
+
 int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                        const mb_update_time *t, const mb_update_time *t_probe,
                        const mb_fit_runs *runs, const char *const *paths,
@@ -226,11 +256,12 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
 {
 #define WHERE(i) (paths ? paths[i] : "a log"), (paths ? ": " : ": ")
     memset(out, 0, sizeof *out);
-    out->best = out->rec = -1;
+    out->best = out->rec = out->settled = -1;
+    out->band = NAN;
     out->m_rec = m_rec;
     out->p_rec = p_rec;
     out->lr_rec = lr_rec;
-    out->ratio = out->median_abs_err = out->median_abs_tu_err = NAN;
+    out->ratio = out->settled_ratio = out->median_abs_err = out->median_abs_tu_err = NAN;
     out->median_abs_err_probe = out->median_abs_tu_err_probe = NAN;
     if (runs->n == 0)
         return mb_error_set(err, MB_ENODATA, "no run logs to validate against");

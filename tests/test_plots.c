@@ -403,6 +403,52 @@ static const char CONV_TABLE[] =
     "conv2,gemm,backward_filter,16,2.5e-04,960000,measured\n"
     "conv2,direct,backward_filter,16,8.2e-04,0,measured\n";
 
+/* scale given the runs: the report recommends what they settled on (scale.json's "settled"),
+ * says how, and says so when they could not settle it. */
+static void test_report_settled(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mkdir -p runs && cp %s/data/examples/fit_runs/"
+                                         "run_M*.csv %s/data/examples/step.csv . && mbfit nupdate "
+                                         "--target-loss 0.5 run_M*.csv --json -o nfit.json && "
+                                         "mbfit tupdate step.csv run_M*.csv --json -o tfit.json && "
+                                         "mbopt scale --nfit nfit.json --tfit tfit.json --comm none "
+                                         "--procs 1 --json -o scale.json run_M*.csv && "
+                                         "mbplot report .", dir, MB_TEST_SRC, MB_TEST_SRC), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    char *html = slurp(dir, "report.html");
+    char path[600];
+    snprintf(path, sizeof path, "%s/scale.json", dir);
+    cJSON *scale = NULL;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &scale, &e), MB_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    const cJSON *st = cJSON_GetObjectItem(scale, "settled");
+    CU_ASSERT_TRUE_FATAL(cJSON_IsNumber(cJSON_GetObjectItem(st, "batch")));
+    CU_ASSERT_EQUAL(data_value(html, "rec-m"), mb_json_get(st, "batch"));
+    CU_ASSERT_EQUAL(data_value(html, "rec-tc"), mb_json_get(st, "t_pred_s"));
+    CU_ASSERT_EQUAL(data_value(html, "rec-tc-measured"), mb_json_get(st, "t_train_median_s"));
+    CU_ASSERT_EQUAL(data_value(html, "settle-band"), 100 * mb_json_get(st, "band"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "so it cannot tell them apart"));
+    free(html);
+    cJSON_Delete(scale);
+    /* a recommendation no run came near: the model's answer, and why the runs did not settle */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt scale --nfit nfit.json --tfit tfit.json "
+                                         "--comm none --procs 1 --batch-range 1000:4000 --json -o "
+                                         "scale.json run_M*.csv && mbplot report .", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "The runs did not settle it: no trained setting at P = 1 in the range"));
+    CU_ASSERT_TRUE(data_value(html, "rec-m") >= 1000);
+    free(html);
+    mb_test_rmdir(dir);
+}
+
 /* mbplot conv, and the report's convolution section: present with conv.json, a note with the
  * table alone, absent without either. */
 static void test_report_conv(void)
@@ -740,5 +786,6 @@ int mb_test_suite_plots(void)
            !CU_add_test(s, "report with missing inputs", test_report_missing) ||
            !CU_add_test(s, "validate figure and its errors", test_validate_figure) ||
            !CU_add_test(s, "report opens with the check against runs", test_report_validate) ||
+           !CU_add_test(s, "report recommends what the runs settled", test_report_settled) ||
            !CU_add_test(s, "conv figure and the report's convolution section", test_report_conv);
 }

@@ -162,7 +162,7 @@ static void test_mbopt_bad_input(void)
 {
     expect_failure("scale --frobnicate", 2, "unknown option '--frobnicate'");
     expect_failure("scale --alpha", 2, "option '--alpha' needs a value");
-    expect_failure("scale " MODEL_FLAGS " extra", 2, "unexpected argument 'extra'");
+    expect_failure("scale " MODEL_FLAGS " extra", 1, "extra: No such file or directory"); /* run logs */
     expect_failure("", 2, "missing command");
     expect_failure("optimise", 2, "unknown command 'optimise'");
     expect_failure("scale " MODEL_FLAGS " --procs 0", 1, "--procs: '0' is not a positive number");
@@ -717,6 +717,104 @@ static void test_validate(void)
     mb_test_rmdir(dir);
 }
 
+/* The runs settle what the model cannot tell apart: runs of a known law whose updates are
+ * faster or slower than the model's by a known factor per M. The model's optimum is M = 37.3;
+ * it predicts M = 24, 32 and 48 within 7.2%, 0.9% and 2.4% of it, and M = 8, 96, 128 far off.
+ * Its errors on these runs (a median of about 12%) make the band, so 24, 32 and 48 are the
+ * candidates; 24 trained fastest of them. M = 8 trained fastest of all, but the model puts it
+ * twice the optimum: outside the band, it is the measured best and not the recommendation. */
+static void test_validate_settle(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
+    const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
+    const int ms[] = {8, 24, 32, 48, 96, 128};
+    const double speed[] = {0.4, 0.85, 1.0, 1.12, 0.9, 1.1}; /* measured / model step */
+    const char *paths[18];
+    char buf[18][512];
+    size_t np = 0;
+    for (size_t i = 0; i < 6; i++)
+        for (int seed = 0; seed < 3; seed++) {
+            double n, tu;
+            mb_model_law_nupdate(&law, ms[i], &n, NULL);
+            mb_model_tupdate(&t, ms[i], 1, &tu);
+            write_log(dir, "lenet5", 0.5, ms[i], seed, (long)ceil(n / 10) * 10 + 10 * seed,
+                      tu * speed[i], 0);
+            snprintf(buf[np], sizeof buf[np], "%s/lenet5-b%d-s%d.csv", dir, ms[i], seed);
+            paths[np] = buf[np];
+            np++;
+        }
+    mb_fit_runs runs;
+    const double target = 0.5;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(paths, np, &target, 1, 1, &runs, &e), MB_OK);
+    mb_solver_optimum_result o;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_optimum(&law, &t, 1, 8, 128, &o, &e), MB_OK);
+    CU_ASSERT_TRUE(fabs(o.opt.m_opt - 37.34) < 0.05);
+    mb_validate v;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_validate(&law, (const double[]){0.02}, 1, &t, NULL, &runs,
+                                             paths, o.opt.m_opt, 1, 0.02, &v, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(v.n_rows, 6);
+    CU_ASSERT_EQUAL(v.settled, -1); /* validate compares; settling is a decision of its own */
+    mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 8, 128, &v);
+    CU_ASSERT_TRUE(v.median_abs_err > 0.08 && v.median_abs_err < 0.16);
+    CU_ASSERT_DOUBLE_EQUAL(v.band, v.median_abs_err, 0);
+    for (size_t i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(v.rows[i].candidate, ms[i] == 24 || ms[i] == 32 || ms[i] == 48);
+    CU_ASSERT_EQUAL_FATAL(v.best, 0);     /* M = 8 */
+    CU_ASSERT_EQUAL_FATAL(v.rec, 2);      /* M = 32 stands for the optimum (within 1%) */
+    CU_ASSERT_EQUAL_FATAL(v.settled, 1);  /* M = 24: the fastest candidate */
+    CU_ASSERT_TRUE(v.rows[1].t_median < v.rows[2].t_median);
+    CU_ASSERT_TRUE(mb_test_close(v.settled_ratio, v.rows[1].t_median / v.rows[0].t_median,
+                                 1e-12));
+    CU_ASSERT_TRUE(v.settled_ratio > 1 && v.settled_ratio < v.ratio);
+    /* only inside the range the optimum was sought in */
+    mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 30, 128, &v);
+    CU_ASSERT_FALSE(v.rows[1].candidate);
+    CU_ASSERT_EQUAL(v.settled, 2);
+    mb_validate_free(&v);
+    mb_fit_runs_free(&runs);
+
+    /* scale with the logs says the same as validate checking scale's answer */
+    mb_test_run r;
+    const char *model = "--gamma 3.5e-5 --m-t 1 --t0 5e-5 --comm none";
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %1$s && mbfit nupdate --target-loss 0.5 *.csv "
+                                         "--json -o n.json 2>/dev/null && mbopt scale --nfit "
+                                         "n.json %2$s --procs 1 . && mbopt scale --nfit n.json "
+                                         "%2$s --procs 1 --json -o s.json . && mbopt validate --nfit n.json %2$s "
+                                         "--recommend s.json --json -o v.json .", dir, model), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nsettled:        "));
+    mb_test_run_free(&r);
+    char path[512];
+    cJSON *sj = NULL, *vj = NULL;
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    CU_ASSERT_EQUAL(mb_json_read(path, &sj, &e), MB_OK);
+    snprintf(path, sizeof path, "%s/v.json", dir);
+    CU_ASSERT_EQUAL(mb_json_read(path, &vj, &e), MB_OK);
+    const cJSON *st = cJSON_GetObjectItem(sj, "settled");
+    const cJSON *rec = cJSON_GetObjectItem(vj, "recommended");
+    CU_ASSERT_TRUE(cJSON_IsNumber(cJSON_GetObjectItem(st, "batch")));
+    CU_ASSERT_DOUBLE_EQUAL(mb_json_get(st, "batch"), mb_json_get(rec, "batch_run"), 0);
+    CU_ASSERT_DOUBLE_EQUAL(mb_json_get(st, "t_train_median_s"),
+                           mb_json_get(rec, "t_train_median_s"), 0);
+    CU_ASSERT_DOUBLE_EQUAL(mb_json_get(st, "band"), mb_json_get(vj, "settle_band"), 0);
+    cJSON_Delete(sj);
+    cJSON_Delete(vj);
+
+    /* bad input: logs of another net; logs with no target to read them at */
+    char arg[1024];
+    write_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
+    snprintf(arg, sizeof arg, "scale --nfit %s/n.json %s --procs 1 %s", dir, model, dir);
+    expect_failure(arg, 1, "alexnet-b32-s9.csv: trains net 'alexnet'");
+    snprintf(arg, sizeof arg, "scale --n-inf 130 --alpha 8e4 %s --procs 1 %s", model, dir);
+    expect_failure(arg, 1, "no target loss");
+    mb_test_rmdir(dir);
+}
+
 /* T_update calibrated by runs (mbfit tupdate STEP.csv LOG...): a probe caught in a fast phase
  * at M = 16 and 32 (0.6x), a little off at the runs' ends (0.9x at 8, 1.1x at 128) and off
  * beyond them (0.8x below, 1.25x above), against runs whose updates cost what the model says.
@@ -960,6 +1058,7 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "measured step table", test_step_table) ||
            !CU_add_test(s, "step tables of P learners", test_step_tables_by_p) ||
            !CU_add_test(s, "mbopt validate", test_validate) ||
+           !CU_add_test(s, "the runs settle the recommendation", test_validate_settle) ||
            !CU_add_test(s, "T_update calibrated by runs", test_tupdate_from_runs) ||
            !CU_add_test(s, "the spread of the optimum", test_optimum_spread) ||
            !CU_add_test(s, "Delta(P) from the runs", test_comm_from_runs);
