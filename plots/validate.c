@@ -474,6 +474,17 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
                    "lc rgb '#b2182b' back", rm, rm);
     mb_plot_cmd(p, "set label \"recommended M = %.4g%s\" at %.17g, graph 0.04 left offset "
                    "0.6,0 tc rgb '#b2182b' front noenhanced", rm, ran, rm);
+    /* when the runs settled on another M, the model's own optimum too, dotted (mbopt validate:
+     * the model predicts both within its error, the runs measured the recommended one faster) */
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "settled_by");
+    double om = mb_json_get(cJSON_GetObjectItemCaseSensitive(root, "model_optimum"), "batch");
+    if (cJSON_IsString(by) && strcmp(by->valuestring, "runs") == 0 && isfinite(om) && om > 0) {
+        span(om, &m_lo, &m_hi);
+        mb_plot_cmd(p, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead lw 1.5 dt 3 "
+                       "lc rgb '#555555' back", om, om);
+        mb_plot_cmd(p, "set label \"the model's optimum M = %.4g\" at %.17g, graph 0.10 left "
+                       "offset 0.6,0 tc rgb '#555555' front noenhanced", om, om);
+    }
     if (used >= sizeof plot) {
         mb_plot_abort(p);
         cJSON_Delete(root);

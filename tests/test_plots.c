@@ -627,6 +627,25 @@ static void test_validate_figure(void)
                                dir), 0);
     CU_ASSERT_STRING_EQUAL(r.out, "1\n"); /* the vertical line's label */
     mb_test_run_free(&r);
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "grep -c \"the model's optimum\" %s/v.svg", dir), 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "0\n"); /* the fixture's runs did not overrule the model */
+    mb_test_run_free(&r);
+    /* where they did, the model's own optimum is drawn beside the recommendation */
+    {
+        mb_error e = {0};
+        cJSON *root;
+        CU_ASSERT_EQUAL_FATAL(mb_json_read(VALIDATE_FIXTURE, &root, &e), MB_OK);
+        cJSON_AddStringToObject(root, "settled_by", "runs");
+        cJSON_AddItemToObject(root, "model_optimum", cJSON_CreateObject());
+        cJSON_AddNumberToObject(cJSON_GetObjectItem(root, "model_optimum"), "batch", 70);
+        snprintf(path, sizeof path, "%s/runs.json", dir);
+        CU_ASSERT_EQUAL_FATAL(mb_json_write(path, root, &e), MB_OK);
+        cJSON_Delete(root);
+    }
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "cd %s && mbplot validate runs.json --format svg -o r.svg && "
+                                   "grep -c \"the model's optimum M = 70\" r.svg", dir), 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "r.svg\n1\n");
+    mb_test_run_free(&r);
 
     /* the recommended M not among the runs: no batch_run, no measured time, no ratio, and no
      * measured best either */
