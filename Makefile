@@ -350,8 +350,10 @@ TRAIN_COMMON = --net $(NET) --data $(DATA) --momentum 0.9 --target-loss $(TARGET
         --eval-frac $(EVAL_FRAC) --max-updates $(MAX_UPDATES)
 TRAIN = mbtrain $(TRAIN_COMMON) --algo momentum --threads $(THREADS)
 # T_update at the runs' M is what the runs' updates cost (mbfit tupdate with their logs), the
-# probe's step elsewhere: the probe is seconds long and the machine's phases are not
-P1_LOGS = $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv 2>/dev/null)
+# probe's step elsewhere: the probe is seconds long and the machine's phases are not. The P = 2
+# runs (par) do the same for T_update(M, 2), communication included.
+P1_LOGS  = $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv 2>/dev/null)
+PAR_LOGS = $$(ls $(OUT)/par/lr*/*.csv 2>/dev/null)
 # one N_update fit per learning rate (the law holds per rate), and the run folders of each
 # (--bootstrap: the law refitted to resamples of the runs says how certain the optimum is; the
 # check trains where it might be, and scale prints the spread)
@@ -376,14 +378,16 @@ $(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/step.csv
 
 # The P = 2 ground truth: synchronous SGD on two processes (each M/2 samples, gradients
 # allreduced, momentum on every learner: the same updates as one learner at M), at PAR_BATCHES,
-# so that mbopt validate checks T_C(M, 2) = N_update(M) T_update(M, 2) against real runs.
+# seed by seed over M as the sweep goes: their seconds per update are T_update(M, 2) where they
+# trained (tfit), and mbopt validate checks T_C(M, 2) = N_update(M) T_update(M, 2) against them,
+# the probe's two-learner step and the collective model beside (out of sample).
 PAR_BATCHES ?= 32 64 128
 PAR_SEEDS   ?= 0 1 2
 PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe -np 2 mbtrain $(TRAIN_COMMON) \
                --algo sgd-sync --optim momentum --threads 1
 $(OUT)/par/.done: $(OUT)/check/.done
 	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),mpirun must start 2 processes here; COMM=none skips the P = 2 check, \
-	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for m in $(PAR_BATCHES); do for s in $(PAR_SEEDS); do \
+	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for s in $(PAR_SEEDS); do for m in $(PAR_BATCHES); do \
 	    run $(PAR_TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/par/lr$$lr || exit 1; \
 	  done; done; done && touch $@)
 
@@ -393,9 +397,9 @@ $(OUT)/nfit.json: $(OUT)/check/.done
 	    run $(FIT_LR) $$(ls -d $(OUT)/check/lr$$lr/*.csv 2>/dev/null) --json -o $(OUT)/nfit-lr$$lr.json || exit 1; \
 	  done && cp $(OUT)/nfit-lr$(firstword $(LRS)).json $@)
 
-$(OUT)/tfit.json: $(OUT)/step.csv $(OUT)/check/.done
+$(OUT)/tfit.json: $(OUT)/step.csv $(OUT)/check/.done $(if $(filter none,$(COMM)),,$(OUT)/par/.done)
 	@$(call stage,tfit,T_update from the runs and the probe (mbfit tupdate),the step table needs 3 or more batch sizes (PROBE_BATCHES), \
-	  run mbfit tupdate $< $(P1_LOGS) --json -o $@)
+	  run mbfit tupdate $< $(P1_LOGS) $(PAR_LOGS) --json -o $@)
 
 $(OUT)/cfit.json: $(OUT)/comm.csv
 	@$(call stage,cfit,fit latency and bandwidth (mbfit comm),see the collective table $<; COMM=none skips it, \

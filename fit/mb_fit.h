@@ -240,8 +240,8 @@ typedef struct mb_fit_tupdate {
     mb_fit_warnings warn;
     char net[64];          /* the table's `net` column, "" when it has none */
     /* After mb_fit_tupdate_calibrate (n_run_points 0: not calibrated): */
-    size_t n_run_points;   /* the distinct M that one-learner training runs measured */
-    double *run_m, *run_t; /* those M, ascending, and the median of their runs' seconds/update */
+    size_t n_run_points;   /* the distinct M/P that training runs of `learners` measured */
+    double *run_m, *run_t; /* those M/P, ascending, and the median of their runs' s/update */
     size_t *run_n;         /* the runs behind each */
     double *run_probe;     /* the probe's own time at each of those M */
     size_t n_probe;        /* the probe's own points, as measured, which m and t replaced */
@@ -262,15 +262,16 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
                          size_t *n_out, mb_error *err);
 void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n);
 
-/* Calibrates a one-learner fit by training runs (mbtrain logs, mb_fit_runs_read_logs): the time
+/* Calibrates the fit of f->learners learners by training runs of that many (mbtrain logs, mb_fit_runs_read_logs): the time
  * per update a run really costs (its training seconds over its updates: batch drawing, the
  * optimiser, everything mbtrain does, evaluation excluded), measured over thousands of updates
  * and interleaved in time with the other M, is better evidence of T_update than a probe of a few
  * seconds. So at every M the runs trained, the point becomes the median of their seconds per
  * update; the probe's points below and above the runs' M are scaled to meet them (the probe
  * gives the shape where no run went), and the knee is refitted. The probe's own points are
- * kept (probe_m, probe_t) so that its error stays reported. Uses the runs with one learner;
- * MB_ENODATA when none has a training time; MB_EINVAL naming the log (paths[i]; may be NULL)
+ * kept (probe_m, probe_t) so that its error stays reported. Points are per learner (M/P); at
+ * P > 1 a run's seconds per update hold the communication too. Uses the runs of f->learners
+ * learners; MB_ENODATA when none has a training time; MB_EINVAL naming the log (paths[i]; may be NULL)
  * for a run of another net than the table's, or one of another algorithm than the first. */
 int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
                              const char *const *paths, mb_fit_weighting w, mb_error *err);

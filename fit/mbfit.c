@@ -399,19 +399,20 @@ static void tupdate_help(void)
            "When the table has t_compute_s and t_comm_s columns the smooth overlap form\n"
            "T = (T_compute^g + T_comm^g)^(1/g) (Pollux) is fitted too. JSON params are for the\n"
            "smallest learner count, the rest under 'by_learners'.\n\n"
-           "With run logs (mbtrain, one learner, any M) after the table, the runs calibrate\n"
-           "the one-learner fit: at every M they trained, the point is the median of their\n"
-           "seconds per update (training only: what an update of mbtrain really costs), the\n"
-           "probe's points beyond the runs' M are scaled to meet them, and the knee is\n"
-           "refitted. The probe's own points stay in the JSON ('probe_points') for mbopt\n"
-           "validate to report against the runs.\n\n"
+           "With run logs (mbtrain, any M) after the table, the runs calibrate the fit of\n"
+           "their learner count (one-learner runs are needed; runs of P learners, e.g.\n"
+           "mpirun -np 2 mbtrain --algo sgd-sync, calibrate P's rows): at every M/P they\n"
+           "trained, the point is the median of their seconds per update (training only: what\n"
+           "an update really costs, at P > 1 its communication too), the probe's points beyond\n"
+           "the runs' are scaled to meet them, and the knee is refitted. The probe's own points\n"
+           "stay in the JSON ('probe_points') for mbopt validate to report against the runs.\n\n"
            "      --weights W      none or relative (sigma_i = t_median_s; default relative)\n"
            "      --json           write the fit as JSON\n"
            "  -o, --output FILE    write to FILE (atomically) instead of standard output\n"
            "  -h, --help           show this help and exit\n\n"
            "Example:\n"
            "  mbfit tupdate data/examples/step.csv --json > t.json\n"
-           "  mbfit tupdate out/step.csv out/runs/lr0.02/*.csv --json > t.json\n");
+           "  mbfit tupdate out/step.csv out/runs/lr0.02/*.csv out/par/lr0.02/*.csv --json\n");
 }
 
 typedef struct tup_print {
@@ -434,14 +435,14 @@ static void tupdate_print(FILE *f, const void *arg)
         if (r->have_overlap)
             print_fit(f, "overlap", &r->overlap);
         if (r->n_run_points) {
-            fprintf(f, "calibrated by runs: M, the runs' median s/update (runs), the probe's, "
+            fprintf(f, "calibrated by runs: M/P, the runs' median s/update (runs), the probe's, "
                        "its error\n");
             for (size_t j = 0; j < r->n_run_points; j++) {
                 double tp = r->run_probe[j];
                 fprintf(f, "  %8g %12.6g (%zu) %12.6g %+7.1f%%\n", r->run_m[j], r->run_t[j],
                         r->run_n[j], tp, 100 * (tp - r->run_t[j]) / r->run_t[j]);
             }
-            fprintf(f, "the probe's points scaled by %.4g below M = %g and %.4g above M = %g\n",
+            fprintf(f, "the probe's points scaled by %.4g below M/P = %g and %.4g above M/P = %g\n",
                     r->scale_below, r->run_m[0], r->scale_above, r->run_m[r->n_run_points - 1]);
         }
         print_warnings(f, &r->warn);
@@ -480,6 +481,26 @@ static int one_table_args(const char *sub, int argc, char **argv, void (*help_fn
     return -1;
 }
 
+/* Calibrates each learner count's fit that has runs of as many learners; the one-learner fit
+ * must have some (it is what T_update rests on). */
+static int calibrate_by_runs(mb_fit_tupdate *fits, size_t n, const mb_fit_runs *runs,
+                             const char *const *logs, mb_fit_weighting w, const char *path,
+                             mb_error *err)
+{
+    if (fits[0].learners != 1)
+        return mb_error_set(err, MB_EINVAL, "%s: no one-learner rows for the runs to calibrate",
+                            path);
+    for (size_t k = 0; k < n; k++) {
+        int any = k == 0; /* P = 1 says when it has none */
+        for (size_t i = 0; i < runs->n && !any; i++)
+            any = runs->procs[i] == fits[k].learners && isfinite(runs->t_step[i]);
+        int rc = any ? mb_fit_tupdate_calibrate(&fits[k], runs, logs, w, err) : MB_OK;
+        if (rc != MB_OK)
+            return rc;
+    }
+    return MB_OK;
+}
+
 static int cmd_tupdate(int argc, char **argv)
 {
     const char *sub = "tupdate";
@@ -496,15 +517,12 @@ static int cmd_tupdate(int argc, char **argv)
     size_t n;
     if (mb_fit_tupdate_table(path, cm.weights, &fits, &n, &err) != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
-    if (n_logs > 0) { /* the runs' seconds per update calibrate the one-learner fit */
+    if (n_logs > 0) { /* the runs' seconds per update calibrate the fit of their P */
         mb_fit_runs runs;
         const double never = 0.0; /* thresholds do not matter here: no loss reaches 0 */
-        int rc = fits[0].learners == 1
-                     ? mb_fit_runs_read_logs(logs, (size_t)n_logs, &never, 1, 1, &runs, &err)
-                     : mb_error_set(&err, MB_EINVAL, "%s: no one-learner rows for the runs to "
-                                    "calibrate", path);
+        int rc = mb_fit_runs_read_logs(logs, (size_t)n_logs, &never, 1, 1, &runs, &err);
         if (rc == MB_OK) {
-            rc = mb_fit_tupdate_calibrate(&fits[0], &runs, logs, cm.weights, &err);
+            rc = calibrate_by_runs(fits, n, &runs, logs, cm.weights, path, &err);
             mb_fit_runs_free(&runs);
         }
         if (rc != MB_OK) {

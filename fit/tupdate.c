@@ -313,8 +313,8 @@ done:
 
 /* ---- calibration by training runs ------------------------------------------------------------ */
 
-/* The runs' points: for each M the one-learner runs trained, the median seconds per update.
- * Fills g's run_m, run_t, run_n. */
+/* The runs' points: for each M/P the runs of g->learners learners trained, the median seconds
+ * per update. Fills g's run_m, run_t, run_n. */
 static int run_points(const mb_fit_runs *runs, const char *const *paths, const char *net,
                       mb_fit_tupdate *g, mb_error *err)
 {
@@ -329,8 +329,9 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, const c
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
+    const double p = g->learners;
     for (size_t i = 0; i < runs->n; i++) {
-        if (runs->procs[i] != 1 || !(runs->t_step[i] > 0) || !isfinite(runs->t_step[i]))
+        if (runs->procs[i] != p || !(runs->t_step[i] > 0) || !isfinite(runs->t_step[i]))
             continue;
         if (net[0] && runs->net[i][0] && strcmp(runs->net[i], net) != 0) {
             rc = mb_error_set(err, MB_EINVAL, "%s: metadata 'net': '%s', but the step table "
@@ -345,18 +346,18 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, const c
         }
         if (first == SIZE_MAX)
             first = i;
-        m[n++] = runs->batch[i];
+        m[n++] = runs->batch[i] / p;
     }
     if (n == 0) {
-        rc = mb_error_set(err, MB_ENODATA, "no run of one learner with a training time "
-                          "(wall_s) among the %zu logs", runs->n);
+        rc = mb_error_set(err, MB_ENODATA, "no run of %s with a training time (wall_s) among "
+                          "the %zu logs", p == 1 ? "one learner" : "these learners", runs->n);
         goto done;
     }
     gsl_sort(m, 1, n);
     for (size_t a = 0; a < n;) {
         size_t k = 0;
         for (size_t i = 0; i < runs->n; i++)
-            if (runs->procs[i] == 1 && runs->batch[i] == m[a] && runs->t_step[i] > 0 &&
+            if (runs->procs[i] == p && runs->batch[i] / p == m[a] && runs->t_step[i] > 0 &&
                 isfinite(runs->t_step[i]))
                 x[k++] = runs->t_step[i];
         gsl_sort(x, 1, k);
@@ -375,13 +376,10 @@ done:
 int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
                              const char *const *paths, mb_fit_weighting w, mb_error *err)
 {
-    if (f->learners != 1)
-        return mb_error_set(err, MB_EINVAL, "runs calibrate the one-learner fit, not P = %g",
-                            f->learners);
     if (f->n_run_points)
         return mb_error_set(err, MB_EINVAL, "the fit is calibrated already: calibrate the "
                             "probe's own fit");
-    mb_fit_tupdate g = {.learners = 1};
+    mb_fit_tupdate g = {.learners = f->learners};
     snprintf(g.net, sizeof g.net, "%s", f->net);
     double *m = NULL, *t = NULL;
     int rc = run_points(runs, paths, f->net, &g, err);

@@ -117,12 +117,17 @@ int mb_model_comm_parse(const char *name, mb_comm *comm);
 #define MB_MODEL_PTABLES 4    /* learner counts P > 1 that may carry their own step table */
 
 /* The step of one of `p` learners computing side by side on one host (mbprobe step --learners
- * P: P copies at threads/P threads each), at m = M/P samples: compute only, no communication. */
+ * P: P copies at threads/P threads each), at m = M/P samples: compute only, no communication.
+ * Or, calibrated by training runs of P learners (mbfit tupdate with their logs; runs > 0), their
+ * own median seconds per update at run_lo .. run_hi samples per learner (the probe's beyond):
+ * communication and all, so Delta(P) is not added to it. */
 typedef struct mb_step_table {
     double p;
     size_t n;
     double m[MB_MODEL_TABLE_MAX]; /* ascending, > 0 */
     double t[MB_MODEL_TABLE_MAX]; /* seconds, > 0 */
+    double runs;                  /* the runs behind it; 0: the probe's compute step */
+    double run_lo, run_hi;        /* the M/P they trained */
 } mb_step_table;
 
 typedef struct mb_update_time {
@@ -147,8 +152,9 @@ typedef struct mb_update_time {
     double table_t[MB_MODEL_TABLE_MAX];
     /* P learners sharing one host do not each compute as one learner with the whole host does:
      * for a P with a table here (n >= 2), the compute part of T_update(M, P) is that table's at
-     * M/P (read as the one-learner table is), Delta(P) added as always; any other P uses the
-     * one-learner table (or the closed form), as if each learner had a host of its own. */
+     * M/P (read as the one-learner table is), Delta(P) added unless the table is the runs' own
+     * (runs > 0: it holds the communication); any other P uses the one-learner table (or the
+     * closed form), as if each learner had a host of its own. */
     size_t n_by_p;
     mb_step_table by_p[MB_MODEL_PTABLES];
 } mb_update_time;
@@ -160,8 +166,8 @@ double mb_model_table_time(const double *m, const double *t, size_t n, double x)
 /* *delta = Delta(P) for the communication form of `t`. MB_EDOM for p < 1 or bad parameters. */
 int mb_model_comm_time(const mb_update_time *t, double p, double *delta);
 
-/* *tu = gamma * max(m / p, m_t) + t0 + Delta(p), or the table's time at m / p + Delta(p).
- * MB_EDOM for m <= 0, p < 1 or bad parameters. */
+/* *tu = gamma * max(m / p, m_t) + t0 + Delta(p), or the table's time at m / p + Delta(p)
+ * (without Delta(p) when p's table is its runs' own, mb_step_table.runs > 0). MB_EDOM for m <= 0, p < 1 or bad parameters. */
 int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu);
 
 /* *d = dT_update/dM at (m, p) (one-sided from above at a table point or the knee). */

@@ -174,15 +174,24 @@ double mb_model_table_time(const double *m, const double *t, size_t n, double x)
     return c;
 }
 
+/* P's own table (n >= 2), NULL when it has none. */
+static const mb_step_table *p_table(const mb_update_time *t, double p)
+{
+    for (size_t k = 0; k < t->n_by_p; k++)
+        if (t->by_p[k].p == p && t->by_p[k].n >= 2)
+            return &t->by_p[k];
+    return NULL;
+}
+
 /* One of p learners' compute time at x samples and its slope dt/dx: p's own table when it has
  * one, else the one-learner table, else the closed form. */
 static void compute_time(const mb_update_time *t, double x, double p, double *c, double *dc)
 {
-    for (size_t k = 0; k < t->n_by_p; k++)
-        if (t->by_p[k].p == p && t->by_p[k].n >= 2) {
-            table_time(t->by_p[k].m, t->by_p[k].t, t->by_p[k].n, x, c, dc);
-            return;
-        }
+    const mb_step_table *s = p_table(t, p);
+    if (s) {
+        table_time(s->m, s->t, s->n, x, c, dc);
+        return;
+    }
     if (t->n_table >= 2) {
         table_time(t->table_m, t->table_t, t->n_table, x, c, dc);
         return;
@@ -197,7 +206,8 @@ int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu)
     if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
         return MB_EDOM;
     compute_time(t, m / p, p, &c, &dc);
-    *tu = c + d;
+    const mb_step_table *s = p_table(t, p);
+    *tu = c + (s && s->runs > 0 ? 0.0 : d); /* the runs' own table holds Delta(P) */
     return MB_OK;
 }
 

@@ -185,29 +185,43 @@ static int read_table(const cJSON *pts, const char *key, const char *path, mb_up
  * are skipped, and those beyond MB_MODEL_PTABLES. mbopt's own t_tables_by_p (`model` 1) holds
  * only what it wrote: anything else there is an error. `where` names the array in messages. */
 static int read_tables_by_p(const cJSON *arr, const char *where, int model, const char *path,
-                            mb_update_time *t, mb_error *err)
+                            mb_step_table *tables, size_t *n_tables, int probe, mb_error *err)
 {
     const cJSON *e;
-    t->n_by_p = 0;
+    *n_tables = 0;
     cJSON_ArrayForEach(e, arr)
     {
         double p = mb_json_get(e, "learners");
-        int bad = !(p > 1) || t->n_by_p == MB_MODEL_PTABLES;
+        int bad = !(p > 1) || *n_tables == MB_MODEL_PTABLES;
         if (bad && model)
             return mb_error_set(err, MB_EFORMAT, "%s: %s: 'learners' must be > 1, at most %d "
                                 "tables", path, where, MB_MODEL_PTABLES);
         if (bad)
             continue;
+        /* a table that runs calibrated: theirs (mbopt's own JSON says so in runs, run_lo,
+         * run_hi), or for `probe` the probe's own points it replaced */
+        const cJSON *cal = cJSON_GetObjectItemCaseSensitive(e, "calibration");
+        const char *name = probe && cal ? "probe_points" : "points";
         char key[96];
-        snprintf(key, sizeof key, "%s[P = %g].points", where, p);
-        mb_step_table *s = &t->by_p[t->n_by_p];
-        int rc = read_points(cJSON_GetObjectItemCaseSensitive(e, "points"), key, path, s->m,
-                             s->t, &s->n, err);
+        snprintf(key, sizeof key, "%s[P = %g].%s", where, p, name);
+        mb_step_table *s = &tables[*n_tables];
+        memset(s, 0, sizeof *s);
+        int rc = read_points(cJSON_GetObjectItemCaseSensitive(e, name), key, path, s->m, s->t,
+                             &s->n, err);
         if (rc != MB_OK)
             return rc;
+        const cJSON *src = model ? e : probe ? NULL : cal;
+        if (src && cJSON_GetObjectItemCaseSensitive(src, "runs")) {
+            if ((rc = mb_json_number(src, "runs", path, &s->runs, err)) != MB_OK ||
+                (rc = mb_json_number(src, model ? "run_lo" : "m_lo", path, &s->run_lo,
+                                     err)) != MB_OK ||
+                (rc = mb_json_number(src, model ? "run_hi" : "m_hi", path, &s->run_hi,
+                                     err)) != MB_OK)
+                return rc;
+        }
         if (s->n >= 2) {
             s->p = p;
-            t->n_by_p++;
+            (*n_tables)++;
         }
     }
     return MB_OK;
@@ -251,7 +265,8 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
                                  t, err)) != MB_OK)
                 goto done;
             if ((rc = read_tables_by_p(cJSON_GetObjectItemCaseSensitive(root, "by_learners"),
-                                       "by_learners", 0, path, t, err)) != MB_OK)
+                                       "by_learners", 0, path, t->by_p, &t->n_by_p, 0,
+                                       err)) != MB_OK)
                 goto done;
             const cJSON *multi = first_multi_learner(root);
             double d_multi;
@@ -297,6 +312,10 @@ int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err)
         if (rc == MB_OK && c->n_probe < 2)
             rc = mb_error_set(err, MB_EFORMAT, "%s: a calibrated fit without 'probe_points' "
                               "(2 or more)", path);
+        if (rc == MB_OK)
+            rc = read_tables_by_p(cJSON_GetObjectItemCaseSensitive(root, "by_learners"),
+                                  "by_learners", 0, path, c->probe_by_p, &c->n_probe_by_p, 1,
+                                  err);
         c->on = rc == MB_OK;
     }
     cJSON_Delete(root);
@@ -310,6 +329,8 @@ void mb_solver_tcal_probe(const mb_solver_tcal *c, const mb_update_time *t,
     probe->n_table = c->n_probe;
     memcpy(probe->table_m, c->probe_m, sizeof probe->table_m);
     memcpy(probe->table_t, c->probe_t, sizeof probe->table_t);
+    if (c->n_probe_by_p == t->n_by_p) /* read from the same by_learners, in the same order */
+        memcpy(probe->by_p, c->probe_by_p, sizeof probe->by_p);
 }
 
 int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
@@ -355,7 +376,8 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
                          err)) != MB_OK)
         return rc;
     if ((rc = read_tables_by_p(cJSON_GetObjectItemCaseSensitive(model, "t_tables_by_p"),
-                               "model.t_tables_by_p", 1, path, &u, err)) != MB_OK)
+                               "model.t_tables_by_p", 1, path, u.by_p, &u.n_by_p, 0,
+                               err)) != MB_OK)
         return rc;
     double lo = NAN, hi = NAN;
     if ((rc = opt_number(model, "m_lo", path, &lo, err)) != MB_OK ||

@@ -61,6 +61,10 @@ typedef struct mb_solver_tcal {
     double scale_below, scale_above; /* what the probe's points beyond were scaled by */
     size_t n_probe;                  /* the probe's own points */
     double probe_m[MB_MODEL_TABLE_MAX], probe_t[MB_MODEL_TABLE_MAX];
+    /* the probe's own step of P learners side by side, for each P of the model's by_p (in its
+     * order), where runs of P learners calibrated that table */
+    size_t n_probe_by_p;
+    mb_step_table probe_by_p[MB_MODEL_PTABLES];
 } mb_solver_tcal;
 
 /* Reads a tfit's calibration (absent: c->on = 0). MB_EFORMAT naming the bad field. */

@@ -333,6 +333,11 @@ static cJSON *model_json(const model_opts *m)
         const mb_step_table *s = &m->t.by_p[k];
         cJSON *o = cJSON_CreateObject(), *pts = cJSON_AddArrayToObject(o, "points");
         mb_json_add_number(o, "learners", s->p);
+        if (s->runs > 0) { /* the runs' own seconds per update there: Delta(P) inside */
+            mb_json_add_number(o, "runs", s->runs);
+            mb_json_add_number(o, "run_lo", s->run_lo);
+            mb_json_add_number(o, "run_hi", s->run_hi);
+        }
         for (size_t i = 0; pts && i < s->n; i++) {
             cJSON *pt = cJSON_CreateArray();
             cJSON_AddItemToArray(pt, cJSON_CreateNumber(s->m[i]));
@@ -386,11 +391,18 @@ static void model_print(FILE *f, const model_opts *m)
                 m->t.latency_s, m->t.s_per_byte);
         break;
     }
-    for (size_t k = 0; k < m->t.n_by_p; k++)
-        fprintf(f, "#   at P = %g the compute part is the measured step of %g learners side by "
-                   "side on one host (%zu points, M/P = %g .. %g), not the one-learner table\n",
-                m->t.by_p[k].p, m->t.by_p[k].p, m->t.by_p[k].n, m->t.by_p[k].m[0],
-                m->t.by_p[k].m[m->t.by_p[k].n - 1]);
+    for (size_t k = 0; k < m->t.n_by_p; k++) {
+        const mb_step_table *s = &m->t.by_p[k];
+        if (s->runs > 0)
+            fprintf(f, "#   at P = %g T_update is the runs' own seconds per update at M/P = %g "
+                       ".. %g (%.0f runs of %g learners: communication included, Delta(%g) not "
+                       "added), the probe's step of %g learners side by side beyond, scaled\n",
+                    s->p, s->run_lo, s->run_hi, s->runs, s->p, s->p, s->p);
+        else
+            fprintf(f, "#   at P = %g the compute part is the measured step of %g learners side "
+                       "by side on one host (%zu points, M/P = %g .. %g), not the one-learner "
+                       "table\n", s->p, s->p, s->n, s->m[0], s->m[s->n - 1]);
+    }
 }
 
 /* ---- run logs: the ground truth, shared by scale and validate ------------------------------ */
@@ -1698,15 +1710,18 @@ static int cmd_validate(int argc, char **argv)
     if (rc == MB_OK && comm_runs) {
         double delta, p, d_model = NAN;
         size_t n;
-        rc = mb_solver_comm_from_runs(&m.t, &runs, &delta, &p, &n, &err);
+        /* beyond the probe's compute step: where runs calibrated T_update at P, its table is
+         * theirs, communication and all, and the difference would be 0 by construction */
+        const mb_update_time *compute = m.tcal.on ? &t_probe : &m.t;
+        rc = mb_solver_comm_from_runs(compute, &runs, &delta, &p, &n, &err);
         globfree(&g);
         mb_fit_runs_free(&runs);
         if (rc != MB_OK)
             return mb_cli_fail(prog, sub, &err);
         mb_model_comm_time(&m.t, p, &d_model);
         int own = 0; /* whether P has its own measured step (mbprobe step --learners P) */
-        for (size_t k = 0; k < m.t.n_by_p; k++)
-            own |= m.t.by_p[k].p == p;
+        for (size_t k = 0; k < compute->n_by_p; k++)
+            own |= compute->by_p[k].p == p;
         char step[96];
         if (own)
             snprintf(step, sizeof step, "the measured step of %g learners side by side", p);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../solver/mb_solver.h"
 #include "mb_test.h"
@@ -951,6 +952,125 @@ static void test_tupdate_from_runs(void)
     mb_test_rmdir(dir);
 }
 
+/* T_update at P = 2 from runs of two learners: a step table of P = 1 and P = 2 rows (the probe's
+ * two-learner step 1.3x what the runs take), runs of one learner at M = 8 .. 128 and of two
+ * (learners=2) at M = 32, 64, 128. The P = 2 table becomes theirs at M/2 = 16 .. 64, holding
+ * the communication: Delta(2) is not added there (it still is at P = 4, which has no table);
+ * the probe-only model keeps the probe's two-learner step, and Delta(2) from the runs is what
+ * they cost beyond it. */
+static void test_tupdate_from_runs_of_p(void)
+{
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
+    const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
+    write_law_runs(dir, &law, &t, 1.0);
+    /* two learners: each step is one learner's at M/2 and 2e-4 s of communication */
+    const double comm = 2e-4, probe2 = 1.3;
+    char p2[300];
+    snprintf(p2, sizeof p2, "%s/p2", dir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(p2, 0755), 0);
+    for (int m = 32; m <= 128; m *= 2)
+        for (int seed = 0; seed < 3; seed++) {
+            double n, tu;
+            mb_model_law_nupdate(&law, m, &n, NULL);
+            mb_model_tupdate(&t, m / 2.0, 1, &tu);
+            write_log(p2, "lenet5", 0.5, m, seed, (long)ceil(n / 10) * 10, tu + comm, 0);
+        }
+    char table[8192] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
+                       "t_p75_s,t_max_s,samples_per_s\n";
+    size_t len = strlen(table);
+    for (int p = 1; p <= 2; p++)
+        for (double m = p; m <= 1024; m *= 2) {
+            double tu;
+            mb_model_tupdate(&t, m / p, 1, &tu);
+            len += (size_t)snprintf(table + len, sizeof table - len,
+                                    "cpu,lenet5,%g,%d,2,5,%.12g,0,0,0,0,0\n", m, p,
+                                    p == 1 ? tu : tu * probe2);
+        }
+    mb_test_write(path, sizeof path, dir, "step.csv", table);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && sed -i 's/^# learners=1$/# learners=2/; "
+                                         "s/^# algo=momentum$/# algo=sgd-sync/' p2/*.csv && "
+                                         "mbfit nupdate --target-loss 0.5 lenet5-b*.csv --json -o "
+                                         "n.json && mbfit tupdate step.csv lenet5-b*.csv "
+                                         "p2/*.csv --json -o t.json && mbfit tupdate step.csv "
+                                         "lenet5-b*.csv p2/*.csv", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# P = 2: T_update"));
+    mb_test_run_free(&r);
+
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    mb_update_time cal = {0};
+    mb_solver_tcal c;
+    int has_delta;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tfit(path, &cal, &has_delta, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tcal(path, &c, &e), MB_OK);
+    CU_ASSERT_FALSE(has_delta); /* a measured P = 2 table gives no Delta by intercepts */
+    CU_ASSERT_EQUAL_FATAL(cal.n_by_p, 1);
+    const mb_step_table *s2 = &cal.by_p[0];
+    CU_ASSERT_DOUBLE_EQUAL(s2->p, 2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(s2->runs, 9, 0);
+    CU_ASSERT_DOUBLE_EQUAL(s2->run_lo, 16, 0);
+    CU_ASSERT_DOUBLE_EQUAL(s2->run_hi, 64, 0);
+    /* with a Delta of 1 ms for P > 1: none at P = 2 (the runs' table holds it), all of it at 4 */
+    cal.comm = MB_COMM_ALLREDUCE;
+    cal.delta = 1e-3;
+    for (int m = 32; m <= 128; m *= 2) {
+        double got, one;
+        mb_model_tupdate(&t, m / 2.0, 1, &one);
+        CU_ASSERT_EQUAL(mb_model_tupdate(&cal, m, 2, &got), MB_OK);
+        CU_ASSERT_TRUE(mb_test_close(got, one + comm, 1e-9));
+        CU_ASSERT_EQUAL(mb_model_tupdate(&cal, 2 * m, 4, &got), MB_OK);
+        CU_ASSERT_TRUE(mb_test_close(got, one + 1e-3, 1e-9));
+    }
+    /* the probe alone: its two-learner step, and Delta on top */
+    mb_update_time probe;
+    mb_solver_tcal_probe(&c, &cal, &probe);
+    CU_ASSERT_EQUAL_FATAL(probe.n_by_p, 1);
+    CU_ASSERT_DOUBLE_EQUAL(probe.by_p[0].runs, 0, 0);
+    double got, one;
+    mb_model_tupdate(&t, 32, 1, &one);
+    CU_ASSERT_EQUAL(mb_model_tupdate(&probe, 64, 2, &got), MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(got, one * probe2 + 1e-3, 1e-9));
+
+    /* Delta(2) from the runs: beyond the probe's two-learner step (here less: the probe was
+     * slow, and a faster run is the machine's noise: 0); validate: the P = 2 rows' seconds per
+     * update are the runs' own, the probe's 1.3x beside them */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt validate --nfit n.json --tfit t.json "
+                                         "--comm-from-runs p2 && mbopt validate --nfit n.json "
+                                         "--tfit t.json --comm allreduce --delta 1e-3 --json -o "
+                                         "v.json lenet5-b*.csv p2", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    CU_ASSERT_STRING_EQUAL(r.out, "0\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "beyond the measured step of 2 learners side by side"));
+    mb_test_run_free(&r);
+    snprintf(path, sizeof path, "%s/v.json", dir);
+    cJSON *root;
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+    const cJSON *row;
+    int p2_rows = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(root, "rows"))
+    {
+        if (mb_json_get(row, "procs") != 2)
+            continue;
+        p2_rows++;
+        double m = mb_json_get(row, "batch"), one_m;
+        mb_model_tupdate(&t, m / 2, 1, &one_m);
+        CU_ASSERT_TRUE(fabs(mb_json_get(row, "t_update_rel_err")) < 1e-9);
+        CU_ASSERT_TRUE(mb_test_close(mb_json_get(row, "t_update_probe_s"),
+                                     one_m * probe2 + 1e-3, 1e-9));
+    }
+    CU_ASSERT_EQUAL(p2_rows, 3);
+    cJSON_Delete(root);
+    mb_test_rmdir(dir);
+}
+
 /* How certain the optimum is: over bootstrap laws whose optima are known in closed form
  * (inverse laws, t0 > 0: M* = sqrt(alpha t0 / (n_inf gamma))), the 10th and 90th percentiles
  * are those of the closed forms; --missing trains there when that is more than 1.25x from the
@@ -1060,6 +1180,7 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "mbopt validate", test_validate) ||
            !CU_add_test(s, "the runs settle the recommendation", test_validate_settle) ||
            !CU_add_test(s, "T_update calibrated by runs", test_tupdate_from_runs) ||
+           !CU_add_test(s, "T_update at P = 2 from runs of two", test_tupdate_from_runs_of_p) ||
            !CU_add_test(s, "the spread of the optimum", test_optimum_spread) ||
            !CU_add_test(s, "Delta(P) from the runs", test_comm_from_runs);
 }
