@@ -826,6 +826,17 @@ static double probe_factor(double m)
     return m < 8 ? 0.8 : m == 8 ? 0.9 : m <= 32 ? 0.6 : m == 128 ? 1.1 : m > 128 ? 1.25 : 1.0;
 }
 
+/* DIR/t.json, an mbfit tupdate fit calibrated by runs: the model and the calibration. */
+static void read_calibrated(const char *dir, mb_update_time *cal, mb_solver_tcal *c,
+                            int *has_delta)
+{
+    char path[512];
+    mb_error e = {0};
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tfit(path, cal, has_delta, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tcal(path, c, &e), MB_OK);
+}
+
 static void test_tupdate_from_runs(void)
 {
     char dir[256], path[512];
@@ -855,13 +866,11 @@ static void test_tupdate_from_runs(void)
         fprintf(stderr, "\n%s\n%s", r.out, r.err);
     mb_test_run_free(&r);
 
-    snprintf(path, sizeof path, "%s/t.json", dir);
     mb_update_time cal = {0};
     mb_solver_tcal c;
     int has_delta;
     mb_error e = {0};
-    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tfit(path, &cal, &has_delta, &e), MB_OK);
-    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tcal(path, &c, &e), MB_OK);
+    read_calibrated(dir, &cal, &c, &has_delta);
     CU_ASSERT_TRUE(c.on);
     CU_ASSERT_DOUBLE_EQUAL(c.runs, 15, 0);
     CU_ASSERT_DOUBLE_EQUAL(c.m_lo, 8, 0);
@@ -1002,13 +1011,11 @@ static void test_tupdate_from_runs_of_p(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# P = 2: T_update"));
     mb_test_run_free(&r);
 
-    snprintf(path, sizeof path, "%s/t.json", dir);
     mb_update_time cal = {0};
     mb_solver_tcal c;
     int has_delta;
     mb_error e = {0};
-    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tfit(path, &cal, &has_delta, &e), MB_OK);
-    CU_ASSERT_EQUAL_FATAL(mb_solver_read_tcal(path, &c, &e), MB_OK);
+    read_calibrated(dir, &cal, &c, &has_delta);
     CU_ASSERT_FALSE(has_delta); /* a measured P = 2 table gives no Delta by intercepts */
     CU_ASSERT_EQUAL_FATAL(cal.n_by_p, 1);
     const mb_step_table *s2 = &cal.by_p[0];
