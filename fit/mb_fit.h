@@ -262,17 +262,18 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
                          size_t *n_out, mb_error *err);
 void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n);
 
-/* Calibrates the fit of f->learners learners by training runs of that many (mbtrain logs, mb_fit_runs_read_logs): the time
- * per update a run really costs (its training seconds over its updates: batch drawing, the
- * optimiser, everything mbtrain does, evaluation excluded), measured over thousands of updates
- * and interleaved in time with the other M, is better evidence of T_update than a probe of a few
- * seconds. So at every M the runs trained, the point becomes the median of their seconds per
- * update; the probe's points below and above the runs' M are scaled to meet them (the probe
- * gives the shape where no run went), and the knee is refitted. The probe's own points are
- * kept (probe_m, probe_t) so that its error stays reported. Points are per learner (M/P); at
- * P > 1 a run's seconds per update hold the communication too. Uses the runs of f->learners
- * learners; MB_ENODATA when none has a training time; MB_EINVAL naming the log (paths[i]; may be NULL)
- * for a run of another net than the table's, or one of another algorithm than the first. */
+/* Calibrates the fit of f->learners learners by training runs of that many (mbtrain logs,
+ * mb_fit_runs_read_logs): the time per update a run really costs (its training seconds over its
+ * updates: batch drawing, the optimiser, everything mbtrain does, evaluation excluded), measured
+ * over thousands of updates and interleaved in time with the other M, is better evidence of
+ * T_update than a probe of a few seconds. So at every M the runs trained, the point becomes the
+ * median of their seconds per update; the probe's points below and above the runs' M are scaled
+ * to meet them (the probe gives the shape where no run went), and the knee is refitted. The
+ * probe's own points are kept (probe_m, probe_t) so that its error stays reported. Points are
+ * per learner (M/P); at P > 1 a run's seconds per update hold the communication too. Uses the
+ * runs of f->learners learners; MB_ENODATA when none has a training time; MB_EINVAL naming the
+ * log (paths[i]; may be NULL) for a run of another net than the table's, or one of another
+ * algorithm than the first. */
 int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
                              const char *const *paths, mb_fit_weighting w, mb_error *err);
 /* Frees what one fit owns (m, t, results); for a struct filled by mb_fit_knee. */

@@ -167,7 +167,8 @@ double mb_model_table_time(const double *m, const double *t, size_t n, double x)
 int mb_model_comm_time(const mb_update_time *t, double p, double *delta);
 
 /* *tu = gamma * max(m / p, m_t) + t0 + Delta(p), or the table's time at m / p + Delta(p)
- * (without Delta(p) when p's table is its runs' own, mb_step_table.runs > 0). MB_EDOM for m <= 0, p < 1 or bad parameters. */
+ * (without Delta(p) when p's table is its runs' own, mb_step_table.runs > 0). MB_EDOM for
+ * m <= 0, p < 1 or bad parameters. */
 int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu);
 
 /* *d = dT_update/dM at (m, p) (one-sided from above at a table point or the knee). */

@@ -208,7 +208,8 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
         fputs(" s, median)", f);
     }
     if (p == 1) {
-        fputs(by_runs ? ", one learner at its best (speed-up " : " s</b>, one learner at its best (speed-up ", f);
+        fputs(by_runs ? ", one learner at its best (speed-up "
+                      : " s</b>, one learner at its best (speed-up ", f);
         shown(f, "rec-speedup", "%.3g", mb_json_get(rec, "speedup"));
         fputs("&times;, efficiency ", f);
     } else {

@@ -477,7 +477,8 @@ typedef struct scale_check {
     int given;        /* logs were given */
     int ok;           /* v holds the check */
     mb_validate v;
-    char why[sizeof ((mb_error *)0)->msg]; /* given and not ok: why not (no run near the recommendation) */
+    /* given and not ok: why not (no run near the recommendation) */
+    char why[sizeof ((mb_error *)0)->msg];
 } scale_check;
 
 /* The row the runs settled on, NULL when there is none. */

@@ -414,7 +414,8 @@ static void test_report_settled(void)
                                          "run_M*.csv %s/data/examples/step.csv . && mbfit nupdate "
                                          "--target-loss 0.5 run_M*.csv --json -o nfit.json && "
                                          "mbfit tupdate step.csv run_M*.csv --json -o tfit.json && "
-                                         "mbopt scale --nfit nfit.json --tfit tfit.json --comm none "
+                                         "mbopt scale --nfit nfit.json --tfit tfit.json "
+                                         "--comm none "
                                          "--procs 1 --json -o scale.json run_M*.csv && "
                                          "mbplot report .", dir, MB_TEST_SRC, MB_TEST_SRC), 0);
     CU_ASSERT_EQUAL(r.status, 0);
@@ -443,7 +444,8 @@ static void test_report_settled(void)
     mb_test_run_free(&r);
     html = slurp(dir, "report.html");
     CU_ASSERT_PTR_NOT_NULL_FATAL(html);
-    CU_ASSERT_PTR_NOT_NULL(strstr(html, "The runs did not settle it: no trained setting at P = 1 in the range"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(html, "The runs did not settle it: no trained setting at P = 1 in the range"));
     CU_ASSERT_TRUE(data_value(html, "rec-m") >= 1000);
     free(html);
     mb_test_rmdir(dir);

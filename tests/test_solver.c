@@ -163,7 +163,8 @@ static void test_mbopt_bad_input(void)
 {
     expect_failure("scale --frobnicate", 2, "unknown option '--frobnicate'");
     expect_failure("scale --alpha", 2, "option '--alpha' needs a value");
-    expect_failure("scale " MODEL_FLAGS " extra", 1, "extra: No such file or directory"); /* run logs */
+    /* a word after the flags is a run log */
+    expect_failure("scale " MODEL_FLAGS " extra", 1, "extra: No such file or directory");
     expect_failure("", 2, "missing command");
     expect_failure("optimise", 2, "unknown command 'optimise'");
     expect_failure("scale " MODEL_FLAGS " --procs 0", 1, "--procs: '0' is not a positive number");
@@ -783,7 +784,8 @@ static void test_validate_settle(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %1$s && mbfit nupdate --target-loss 0.5 *.csv "
                                          "--json -o n.json 2>/dev/null && mbopt scale --nfit "
                                          "n.json %2$s --procs 1 . && mbopt scale --nfit n.json "
-                                         "%2$s --procs 1 --json -o s.json . && mbopt validate --nfit n.json %2$s "
+                                         "%2$s --procs 1 --json -o s.json . && mbopt "
+                                         "validate --nfit n.json %2$s "
                                          "--recommend s.json --json -o v.json .", dir, model), 0);
     CU_ASSERT_EQUAL(r.status, 0);
     if (r.status != 0)
