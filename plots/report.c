@@ -140,9 +140,13 @@ static void write_settled(FILE *f, const cJSON *settled, double m_opt, double t_
     fprintf(f, "The model's optimum is M = %.4g (T<sub>C</sub> = %.4g s). It predicts M = ",
             m_opt, t_c);
     int first = 1;
+    const double lr = mb_json_get(settled, "lr");
     cJSON_ArrayForEach(x, c)
     {
-        fprintf(f, "%s%g", first ? "" : ", ", x->valuedouble);
+        const double xl = mb_json_get(x, "lr");
+        fprintf(f, "%s%g", first ? "" : ", ", mb_json_get(x, "batch"));
+        if (isfinite(xl) && isfinite(lr) && xl != lr)
+            fprintf(f, " (lr %g)", xl);
         first = 0;
     }
     fputs(" within ", f);

@@ -521,15 +521,26 @@ static int scale_settle(model_opts *m, const mb_scale_row *r, int argc, char **a
     return rc;
 }
 
+/* A row's M, with its learning rate when that is not the recommendation's: "32 (lr 0.05)". */
+static const char *setting(char *buf, size_t n, const mb_validate *v, const mb_validate_row *r)
+{
+    if (!isnan(r->lr) && !isnan(v->lr_rec) && r->lr != v->lr_rec)
+        snprintf(buf, n, "%g (lr %g)", r->batch, r->lr);
+    else
+        snprintf(buf, n, "%g", r->batch);
+    return buf;
+}
+
 /* The candidates' M, "32, 64", into buf. */
 static const char *candidates(char *buf, size_t n, const mb_validate *v)
 {
     size_t len = 0;
+    char one[64];
     buf[0] = '\0';
     for (size_t i = 0; i < v->n_rows && len < n; i++)
         if (v->rows[i].candidate)
-            len += (size_t)snprintf(buf + len, n - len, "%s%g", len ? ", " : "",
-                                    v->rows[i].batch);
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+                                    setting(one, sizeof one, v, &v->rows[i]));
     return buf;
 }
 
@@ -552,27 +563,28 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
     }
     const mb_validate *v = &ck->v;
     const mb_validate_row *s = settled_row(ck);
-    char c[256];
+    char c[256], m[64];
     if (!s) {
         fprintf(f, "settled:        not by runs: %s\n", no_candidate(c, sizeof c, v));
     } else if (v->settled == v->rec) {
         fprintf(f, "settled:        the runs agree: of the trained M the model predicts within "
-                   "%.1f%% of its best T_C (its median |error| on the runs: M = %s), M = %g "
+                   "%.1f%% of its best T_C (its median |error| on the runs: M = %s), M = %s "
                    "measured fastest (%.3g s, median of %zu)\n",
-                100 * v->band, candidates(c, sizeof c, v), s->batch, s->t_median, s->reached);
+                100 * v->band, candidates(c, sizeof c, v), setting(m, sizeof m, v, s),
+                s->t_median, s->reached);
     } else if (v->rec >= 0) {
         fprintf(f, "settled:        by the runs: the model predicts M = %s within %.1f%% of "
                    "its best T_C, its median |error| on the runs, so it cannot tell them "
-                   "apart; the runs trained M = %g in %.3g s and the model's optimum (as M = %g) "
+                   "apart; the runs trained M = %s in %.3g s and the model's optimum (as M = %g) "
                    "in %.3g s (medians)\n",
-                candidates(c, sizeof c, v), 100 * v->band, s->batch, s->t_median,
-                v->rows[v->rec].batch, v->rows[v->rec].t_median);
+                candidates(c, sizeof c, v), 100 * v->band, setting(m, sizeof m, v, s),
+                s->t_median, v->rows[v->rec].batch, v->rows[v->rec].t_median);
     } else {
         fprintf(f, "settled:        by the runs: the model's optimum M = %.4g has no runs; of "
                    "the trained M it predicts within %.1f%% of its best T_C (its median |error| "
-                   "on the runs: M = %s), M = %g measured fastest (%.3g s, median of %zu)\n",
-                v->m_rec, 100 * v->band, candidates(c, sizeof c, v), s->batch, s->t_median,
-                s->reached);
+                   "on the runs: M = %s), M = %s measured fastest (%.3g s, median of %zu)\n",
+                v->m_rec, 100 * v->band, candidates(c, sizeof c, v),
+                setting(m, sizeof m, v, s), s->t_median, s->reached);
     }
 }
 
@@ -597,9 +609,14 @@ static cJSON *scale_settle_json(const scale_check *ck)
         mb_json_add_number(o, "model_t_train_median_s", v->rows[v->rec].t_median);
     }
     cJSON *c = cJSON_AddArrayToObject(o, "candidates");
-    for (size_t i = 0; c && i < v->n_rows; i++)
-        if (v->rows[i].candidate)
-            cJSON_AddItemToArray(c, cJSON_CreateNumber(v->rows[i].batch));
+    for (size_t i = 0; c && i < v->n_rows; i++) {
+        cJSON *e = v->rows[i].candidate ? cJSON_CreateObject() : NULL;
+        if (!e)
+            continue;
+        mb_json_add_number(e, "batch", v->rows[i].batch);
+        mb_json_add_number(e, "lr", v->rows[i].lr);
+        cJSON_AddItemToArray(c, e);
+    }
     if (s) {
         mb_json_add_number(o, "procs", s->procs);
         mb_json_add_number(o, "batch", s->batch);
