@@ -580,8 +580,8 @@ static const figure VALIDATE_FIGURE = {
     "T<sub>C</sub>(M) = N<sub>update</sub>(M) T<sub>update</sub>(M) (line), every training run "
     "(faint dots), the measured median per M with bars from the fastest to the slowest run, the "
     "prediction at each measured M (open squares), the measured best (ringed) and the "
-    "recommended M (dashed). Crosses along the floor mark the M where no run reached the "
-    "target."};
+    "recommended M (dashed; the model's own optimum dotted beside it when the runs settled on "
+    "another). Crosses along the floor mark the M where no run reached the target."};
 
 /* Draws figure fig into path; errors name the input file. */
 static int draw(const figure *fig, const char *out_dir, const char *path,
