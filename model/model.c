@@ -183,11 +183,11 @@ static const mb_step_table *p_table(const mb_update_time *t, double p)
     return NULL;
 }
 
-/* One of p learners' compute time at x samples and its slope dt/dx: p's own table when it has
- * one, else the one-learner table, else the closed form. */
-static void compute_time(const mb_update_time *t, double x, double p, double *c, double *dc)
+/* One of p learners' compute time at x samples and its slope dt/dx: p's own table s when it
+ * has one (p_table), else the one-learner table, else the closed form. */
+static void compute_time(const mb_update_time *t, const mb_step_table *s, double x, double *c,
+                         double *dc)
 {
-    const mb_step_table *s = p_table(t, p);
     if (s) {
         table_time(s->m, s->t, s->n, x, c, dc);
         return;
@@ -205,8 +205,8 @@ int mb_model_tupdate(const mb_update_time *t, double m, double p, double *tu)
     double d, c, dc;
     if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
         return MB_EDOM;
-    compute_time(t, m / p, p, &c, &dc);
     const mb_step_table *s = p_table(t, p);
+    compute_time(t, s, m / p, &c, &dc);
     *tu = c + (s && s->runs > 0 ? 0.0 : d); /* the runs' own table holds Delta(P) */
     return MB_OK;
 }
@@ -216,7 +216,7 @@ int mb_model_tupdate_dm(const mb_update_time *t, double m, double p, double *dm)
     double d, c, dc;
     if (!finite_pos(m) || mb_model_comm_time(t, p, &d) != MB_OK)
         return MB_EDOM;
-    compute_time(t, m / p, p, &c, &dc);
+    compute_time(t, p_table(t, p), m / p, &c, &dc);
     *dm = dc / p;
     return MB_OK;
 }

@@ -457,12 +457,15 @@ static size_t model_laws(const model_opts *m, mb_law *laws, double *lrs)
 }
 
 /* The run logs LOG|DIR... read at the target loss into runs (paths in g), for checking the
- * model against them. */
+ * model against them; a log that is not there is named before a target that is not known. */
 static int read_runs(int argc, char **argv, double target, glob_t *g, mb_fit_runs *runs,
                      mb_error *err)
 {
     memset(runs, 0, sizeof *runs);
     int rc = collect_logs(argc, argv, g, err);
+    if (rc == MB_OK && isnan(target))
+        rc = mb_error_set(err, MB_EINVAL, "run logs given but no target loss to read them at: "
+                          "give --nfit (its target_loss)");
     if (rc == MB_OK)
         rc = mb_fit_runs_read_logs((const char *const *)g->gl_pathv, g->gl_pathc, &target, 1, 1,
                                    runs, err);
@@ -497,14 +500,8 @@ static int scale_settle(model_opts *m, const mb_scale_row *r, int argc, char **a
     double lrs[MAX_NFIT];
     const size_t n = model_laws(m, laws, lrs);
     glob_t g;
-    mb_fit_runs runs = {0};
-    int rc = collect_logs(argc, argv, &g, err);
-    if (rc == MB_OK && isnan(m->nf.target_loss))
-        rc = mb_error_set(err, MB_EINVAL, "run logs given but no target loss to read them at: "
-                          "give --nfit (its target_loss)");
-    if (rc == MB_OK)
-        rc = mb_fit_runs_read_logs((const char *const *)g.gl_pathv, g.gl_pathc,
-                                   &m->nf.target_loss, 1, 1, &runs, err);
+    mb_fit_runs runs;
+    int rc = read_runs(argc, argv, m->nf.target_loss, &g, &runs, err);
     if (rc == MB_OK)
         rc = mb_solver_validate(laws, lrs, n, &m->t, NULL, &runs,
                                 (const char *const *)g.gl_pathv, r->opt.m_opt, r->procs,

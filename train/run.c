@@ -381,8 +381,9 @@ static int emit_row(mb_strbuf *b, const mb_run_row *w)
  * samples, and an evaluation stops nearer the point where its samples rule the target out:
  * with that point spread evenly on a log scale, growth by g overshoots it by (g - 1) / ln g on
  * average: 44% for doubling, 12% for a quarter; measured on make run's training stage, 3.5%
- * fewer samples than growth by a half and 7% fewer than doubling, with the same crossings), and the last is the whole subset. After each stage the chunks seen give an estimate of the full loss and its standard error
- * (mb_run_check_estimate); the evaluation stops there, ruled out, when the estimate is more than
+ * fewer samples than growth by a half and 7% fewer than doubling, with the same crossings), and
+ * the last is the whole subset. After each stage the chunks seen give an estimate of the full
+ * loss and its standard error (mb_run_check_estimate); the evaluation stops there, ruled out, when the estimate is more than
  * k standard errors above the target, or when the losses seen already sum to more than target x
  * the subset's size (a proof: every per-sample loss is >= 0), unless the estimate is past the
  * divergence bound. A ruled-out evaluation leaves its row without eval cells and still closes

@@ -133,8 +133,6 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *row, 
  * mb_run_mon_ckpt_done(m, saved) drops the window's again. */
 int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err);
 void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved);
-/* Ends the run: the held rows, a final evaluation of `model` when none was made, the test set,
- * the result (updates, samples, wall_s as given) and the log. */
 /* The run's data: o->splits when the caller loaded them, else loaded from o->data into *own
  * (zeroed first; the caller frees it with mb_data_splits_free either way). */
 int mb_run_data(const mb_run_options *o, struct mb_data_splits *own,
@@ -144,6 +142,8 @@ int mb_run_data(const mb_run_options *o, struct mb_data_splits *own,
 void mb_run_mon_progress(const mb_run_mon *m, long updates, size_t samples, double wall_s,
                          double loss);
 
+/* Ends the run: the held rows, a final evaluation of `model` when none was made, the test set,
+ * the result (updates, samples, wall_s as given) and the log. */
 int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t samples,
                       double wall_s, double loss, mb_error *err);
 void mb_run_mon_free(mb_run_mon *m);
