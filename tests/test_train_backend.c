@@ -423,21 +423,26 @@ static void check_softmax(mb_ctx *ctx)
         z[2 * C] = fmaxf(z[2 * C], z[2 * C + c] + 1.0f);
     double loss = 0.0;
     size_t correct = 0;
-    mb_layer_softmax_xent(B, C, z, labels, prob, &loss, &correct, dx, 1.0f / B);
+    mb_layer_softmax_xent(B, C, z, labels, prob, &loss, NULL, &correct, dx, 1.0f / B);
     CU_ASSERT_TRUE(correct >= 1);
     float *Z = to_dev(ctx, z, B * C), *P = mb_ctx_alloc(ctx, sizeof prob);
     float *DX = mb_ctx_alloc(ctx, sizeof dx);
     CU_ASSERT_FATAL(Z && P && DX);
     double l2 = 0.25; /* added to, not overwritten */
     size_t c2 = 2;
-    ctx->ops->softmax_xent(ctx, B, C, Z, labels, P, &l2, &c2, DX, 1.0f / B);
+    ctx->ops->softmax_xent(ctx, B, C, Z, labels, P, &l2, NULL, &c2, DX, 1.0f / B);
     CU_ASSERT_TRUE(fabs((l2 - 0.25) - loss) <= 1e-12 * fabs(loss));
     CU_ASSERT_EQUAL(c2, correct + 2);
     CU_ASSERT_TRUE(dev_close(ctx, "softmax prob", prob, P, B * C, 1e-6));
     CU_ASSERT_TRUE(dev_close(ctx, "softmax dx", dx, DX, B * C, 1e-6));
-    double l3 = 0.0;
-    ctx->ops->softmax_xent(ctx, B, C, Z, labels, NULL, &l3, NULL, NULL, 1.0f); /* loss only */
+    double l3 = 0.0, each[B], sum = 0.0;
+    ctx->ops->softmax_xent(ctx, B, C, Z, labels, NULL, &l3, each, NULL, NULL, 1.0f); /* losses */
     CU_ASSERT_TRUE(fabs(l3 - loss) <= 1e-12 * fabs(loss));
+    for (int n = 0; n < B; n++) {
+        CU_ASSERT_TRUE(each[n] >= 0);
+        sum += each[n];
+    }
+    CU_ASSERT_TRUE(fabs(sum - loss) <= 1e-12 * fabs(loss));
     mb_ctx_release(ctx, Z), mb_ctx_release(ctx, P), mb_ctx_release(ctx, DX);
 }
 
@@ -559,7 +564,7 @@ static void check_cuda_kernels_on_host(void)
     double losses[B], loss = 0.0, loss2 = 0.0;
     size_t correct = 0, correct2 = 0;
     fill(z, B * C, 111);
-    mb_layer_softmax_xent(B, C, z, labels, prob, &loss, &correct, dx, 0.25f);
+    mb_layer_softmax_xent(B, C, z, labels, prob, &loss, NULL, &correct, dx, 0.25f);
     mb_cuda_host_softmax_xent(B, C, z, labels, prob2, losses, hits, dx2, 0.25f);
     for (int n = 0; n < B; n++)
         loss2 += losses[n], correct2 += (size_t)hits[n];

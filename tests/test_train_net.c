@@ -319,7 +319,7 @@ static void test_softmax(void)
     int lab[2] = {2, 1};
     double sum = 0.0;
     size_t ok = 0;
-    mb_layer_softmax_xent(2, 3, z, lab, prob, &sum, &ok, dx, 0.5f);
+    mb_layer_softmax_xent(2, 3, z, lab, prob, &sum, NULL, &ok, dx, 0.5f);
     double l0 = log(exp(1.5) + exp(-0.25) + exp(0.75)) - 0.75;
     double l1 = log(1.0 + exp(-1.0) + exp(-2000.0)) + 1.0;
     CU_ASSERT_DOUBLE_EQUAL(sum, l0 + l1, 1e-6);
@@ -394,6 +394,18 @@ static void test_overwrite_and_evaluate(void)
     CU_ASSERT_EQUAL(mb_net_evaluate(net, x, y, 5, &el, &ok), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(el, sum / 5, 1e-6);
     CU_ASSERT_EQUAL(ok, tot);
+    /* each sample's loss, in one call: their mean is the mean loss */
+    double each[5], mean = 0.0;
+    size_t ok5 = 0;
+    CU_ASSERT_EQUAL(mb_net_evaluate_each(net, x, y, 5, each, &ok5), MB_OK);
+    for (int i = 0; i < 5; i++) {
+        CU_ASSERT_EQUAL(mb_net_evaluate(net, x + i * 189, y + i, 1, &e1, &c1), MB_OK);
+        CU_ASSERT_DOUBLE_EQUAL(each[i], e1, 1e-6 * (e1 + 1));
+        mean += each[i] / 5;
+    }
+    CU_ASSERT_DOUBLE_EQUAL(mean, el, 1e-9 * (el + 1));
+    CU_ASSERT_EQUAL(ok5, ok);
+    CU_ASSERT_EQUAL(mb_net_evaluate_each(net, x, y, 5, NULL, &ok5), MB_EINVAL);
     free(g1);
     mb_net_free(net);
 }

@@ -91,8 +91,8 @@ typedef struct mb_backend_ops {
      * prob (may be NULL), summed per-sample losses added to *loss_sum, correct predictions to
      * *correct (may be NULL), and dx = (prob - onehot) * scale when dx is not NULL. */
     void (*softmax_xent)(mb_ctx *ctx, int batch, int classes, const float *logits,
-                         const int *labels, float *prob, double *loss_sum, size_t *correct,
-                         float *dx, float scale);
+                         const int *labels, float *prob, double *loss_sum, double *losses,
+                         size_t *correct, float *dx, float scale);
 } mb_backend_ops;
 
 /* What a context holds: the backend and its device, and the thread pool that runs a batch's

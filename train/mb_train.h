@@ -319,6 +319,10 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
  * loss and the number classified correctly. Gradients are untouched. */
 int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
                     size_t *correct);
+/* The same with each sample's loss into losses[0 .. n) (what the staged checks of train/run.c
+ * estimate from); the mean loss is their mean. */
+int mb_net_evaluate_each(mb_net *net, const float *x, const int *y, size_t n, double *losses,
+                         size_t *correct);
 
 /* The number of training steps (forward_backward calls) the network counts, which with the seed
  * picks its dropout masks; a resumed run sets it to the updates already done, so that it draws

@@ -472,6 +472,7 @@ typedef struct job {
     const int *y;         /* its labels */
     int batch;            /* samples in the batch */
     int shards;           /* parts */
+    double *losses;       /* evaluation: per-sample losses of the batch, or NULL */
 } job;
 
 static void shard_fb(void *ctx, int w)
@@ -486,7 +487,7 @@ static void shard_fb(void *ctx, int w)
     const size_t nl = net->desc.n_layers;
     sh->loss_sum = 0.0;
     net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits, j->y + sh->n0,
-                                sh->L[nl - 1].out, &sh->loss_sum, NULL, sh->delta[0],
+                                sh->L[nl - 1].out, &sh->loss_sum, NULL, NULL, sh->delta[0],
                                 1.0f / (float)j->batch);
     backward(net, sh, x, w == 0 ? net->grads : sh->grads);
 }
@@ -526,7 +527,7 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
         return MB_EINVAL;
     if (!(x = inputs(net, x, batch)))
         return MB_EIO;
-    job j = {net, x, y, batch, shards_for(net, batch)};
+    job j = {net, x, y, batch, shards_for(net, batch), NULL};
     mb_ctx_run(net->ctx, j.shards, shard_fb, &j);
     reduce_grads(net, j.shards);
     double sum = 0.0;
@@ -548,11 +549,14 @@ static void shard_eval(void *ctx, int w)
     sh->loss_sum = 0.0;
     sh->correct = 0;
     net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits, j->y + sh->n0,
-                                NULL, &sh->loss_sum, &sh->correct, NULL, 0.0f);
+                                NULL, &sh->loss_sum, j->losses ? j->losses + sh->n0 : NULL,
+                                &sh->correct, NULL, 0.0f);
 }
 
-int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
-                    size_t *correct)
+/* Evaluates n samples: the mean loss into *loss and per-sample losses into losses (each may be
+ * NULL). */
+static int evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
+                    double *losses, size_t *correct)
 {
     if (!net || !x || !y || n == 0)
         return MB_EINVAL;
@@ -566,7 +570,7 @@ int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
         const float *xs = inputs(net, x + s * in_sz, b);
         if (!xs)
             return MB_EIO;
-        job j = {net, xs, y + s, b, shards_for(net, b)};
+        job j = {net, xs, y + s, b, shards_for(net, b), losses ? losses + s : NULL};
         mb_ctx_run(net->ctx, j.shards, shard_eval, &j);
         for (int k = 0; k < j.shards; k++) {
             sum += net->sh[k].loss_sum;
@@ -578,6 +582,20 @@ int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
     if (correct)
         *correct = ok;
     return MB_OK;
+}
+
+int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
+                    size_t *correct)
+{
+    return evaluate(net, x, y, n, loss, NULL, correct);
+}
+
+int mb_net_evaluate_each(mb_net *net, const float *x, const int *y, size_t n, double *losses,
+                         size_t *correct)
+{
+    if (!losses)
+        return MB_EINVAL;
+    return evaluate(net, x, y, n, NULL, losses, correct);
 }
 
 int mb_net_set_conv_algo(mb_net *net, size_t layer, const int algo[3], mb_error *err)

@@ -269,7 +269,8 @@ void mb_layer_dropout_backward(size_t n, const float *dy, const float *mask, flo
 }
 
 void mb_layer_softmax_xent(int batch, int classes, const float *logits, const int *labels,
-                           float *prob, double *loss_sum, size_t *correct, float *dx, float scale)
+                           float *prob, double *loss_sum, double *losses, size_t *correct,
+                           float *dx, float scale)
 {
     for (int n = 0; n < batch; n++) {
         const float *z = logits + (size_t)n * classes;
@@ -281,7 +282,10 @@ void mb_layer_softmax_xent(int batch, int classes, const float *logits, const in
         for (int c = 0; c < classes; c++)
             sum += exp((double)z[c] - m);
         double lse = m + log(sum);
-        *loss_sum += lse - z[labels[n]];
+        double l = lse - z[labels[n]];
+        *loss_sum += l;
+        if (losses)
+            losses[n] = l;
         if (correct && best == labels[n])
             (*correct)++;
         for (int c = 0; c < classes; c++) {

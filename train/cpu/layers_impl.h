@@ -44,9 +44,10 @@ void mb_layer_dropout_backward(size_t n, const float *dy, const float *mask, flo
 
 /* Softmax cross-entropy of logits [batch, classes] against labels: probabilities into prob (may
  * be NULL), per-sample losses summed in double into *loss_sum (log-sum-exp, stable for any
- * logits), correct argmax predictions added to *correct (may be NULL); when dx is not NULL it gets
- * (prob - onehot) * scale. */
+ * logits) and, when losses is not NULL, written to losses[0 .. batch), correct argmax predictions
+ * added to *correct (may be NULL); when dx is not NULL it gets (prob - onehot) * scale. */
 void mb_layer_softmax_xent(int batch, int classes, const float *logits, const int *labels,
-                           float *prob, double *loss_sum, size_t *correct, float *dx, float scale);
+                           float *prob, double *loss_sum, double *losses, size_t *correct,
+                           float *dx, float scale);
 
 #endif /* MB_LAYERS_IMPL_H */

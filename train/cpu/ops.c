@@ -261,11 +261,12 @@ static void cpu_dropout_backward(mb_ctx *ctx, size_t n, const float *dy, const f
 }
 
 static void cpu_softmax_xent(mb_ctx *ctx, int batch, int classes, const float *logits,
-                             const int *labels, float *prob, double *loss_sum, size_t *correct,
-                             float *dx, float scale)
+                             const int *labels, float *prob, double *loss_sum, double *losses,
+                             size_t *correct, float *dx, float scale)
 {
     (void)ctx;
-    mb_layer_softmax_xent(batch, classes, logits, labels, prob, loss_sum, correct, dx, scale);
+    mb_layer_softmax_xent(batch, classes, logits, labels, prob, loss_sum, losses, correct, dx,
+                          scale);
 }
 
 const mb_backend_ops mb_backend_cpu = {

@@ -306,8 +306,8 @@ static int scratch_reserve(cuda_dev *d, int n)
 }
 
 static void cuda_softmax_xent(mb_ctx *ctx, int batch, int classes, const float *logits,
-                              const int *labels, float *prob, double *loss_sum, size_t *correct,
-                              float *dx, float scale)
+                              const int *labels, float *prob, double *loss_sum, double *out,
+                              size_t *correct, float *dx, float scale)
 {
     cuda_dev *d = cuda_state(ctx);
     if (batch < 1 || scratch_reserve(d, batch) != MB_OK)
@@ -326,6 +326,8 @@ static void cuda_softmax_xent(mb_ctx *ctx, int batch, int classes, const float *
     if (cudaStreamSynchronize(d->stream) == cudaSuccess)
         for (int n = 0; n < batch; n++) {
             *loss_sum += losses[n];
+            if (out)
+                out[n] = losses[n];
             if (correct)
                 *correct += (size_t)hits[n];
         }
