@@ -723,31 +723,132 @@ static void test_eval_check(void)
 static void test_check_estimate(void)
 {
     const double cur[] = {1, 2, 3, 4}, close[] = {0.9, 2.1, 2.9, 4.1}, flat[] = {1, 4, 4, 1};
-    double est, se;
-    /* plain: mean 2.5, chunk variance 5/3, se = sqrt(5/3 / 4 x (1 - 0.5)) */
-    mb_run_check_estimate(cur, NULL, NAN, 4, 0.5, &est, &se);
+    const size_t lo[] = {0, 8}, four[] = {4};
+    const double at_ref[] = {2.4};
+    double est, se, spread[2];
+    /* one stratum of 8, its first 4 seen, no reference: mean 2.5, variance 5/3, se =
+     * sqrt(5/3 / 4 x (1 - 4/8)) */
+    mb_run_check_estimate(cur, NULL, NULL, lo, four, 1, &est, &se, spread);
     CU_ASSERT_DOUBLE_EQUAL(est, 2.5, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(se, sqrt(5.0 / 3 / 4 * 0.5), 1e-12);
-    /* on a reference that moves with the chunks (deviations -1.6, -0.4, 0.4, 1.6, mean 2.5,
-     * full loss 2.4): slope b = 5.2 / 5.44, the estimate 2.5 + b (2.4 - 2.5), residual sum of
-     * squares 5 - b 5.2 on 2 degrees of freedom: far smaller than the plain error */
-    mb_run_check_estimate(cur, close, 2.4, 4, 0.5, &est, &se);
+    CU_ASSERT_DOUBLE_EQUAL(spread[0], sqrt(5.0 / 3), 1e-12);
+    /* on a reference that moves with the samples (deviations -1.6, -0.4, 0.4, 1.6, mean 2.5,
+     * the stratum's mean then 2.4): slope b = 5.2 / 5.44, the estimate 2.5 + b (2.4 - 2.5),
+     * residual sum of squares 5 - b 5.2 on 2 degrees of freedom: far smaller than the plain */
+    mb_run_check_estimate(cur, close, at_ref, lo, four, 1, &est, &se, spread);
     double b = 5.2 / 5.44;
     CU_ASSERT_DOUBLE_EQUAL(est, 2.5 + b * (2.4 - 2.5), 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(se, sqrt((5 - b * 5.2) / 2 / 4 * 0.5), 1e-12);
     CU_ASSERT_TRUE(se < 0.1);
-    /* a reference that says nothing about the chunks now (no covariance): the plain estimate */
-    mb_run_check_estimate(cur, flat, 1.7, 4, 0.5, &est, &se);
+    /* a reference that says nothing about the samples now (no covariance): the plain mean */
+    mb_run_check_estimate(cur, flat, at_ref, lo, four, 1, &est, &se, spread);
     CU_ASSERT_DOUBLE_EQUAL(est, 2.5, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(se, sqrt(5.0 / 3 / 4 * 0.5), 1e-12);
-    /* two chunks leave no degree of freedom for the slope: plain */
-    mb_run_check_estimate(cur, close, 2.4, 2, 0.5, &est, &se);
-    CU_ASSERT_DOUBLE_EQUAL(est, 1.5, 1e-12);
-    /* the whole subset seen: no error left; one chunk: no spread, NaN */
-    mb_run_check_estimate(cur, NULL, NAN, 4, 1.0, &est, &se);
+    /* two strata of 12 positions: the first (4, seen whole: mean 0.15 exactly, no error) and
+     * the second (8, the plain case above) weighted 1/3 and 2/3 */
+    const double two[] = {0.1, 0.2, 0.1, 0.2, 1, 2, 3, 4};
+    const size_t lo2[] = {0, 4, 12}, seen2[] = {4, 4};
+    mb_run_check_estimate(two, NULL, NULL, lo2, seen2, 2, &est, &se, spread);
+    CU_ASSERT_DOUBLE_EQUAL(est, 0.15 / 3 + 2.5 * 2 / 3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(se, 2.0 / 3 * sqrt(5.0 / 3 / 4 * 0.5), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(spread[0], sqrt(0.01 / 3), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(spread[1], sqrt(5.0 / 3), 1e-12);
+    /* the whole of one stratum seen: no error left; one sample of 8: no spread, NaN */
+    const size_t whole[] = {8}, one[] = {1};
+    const double eight[] = {1, 2, 3, 4, 1, 2, 3, 4};
+    mb_run_check_estimate(eight, NULL, NULL, lo, whole, 1, &est, &se, spread);
+    CU_ASSERT_DOUBLE_EQUAL(est, 2.5, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(se, 0, 1e-12);
-    mb_run_check_estimate(cur, NULL, NAN, 1, 0.5, &est, &se);
+    mb_run_check_estimate(cur, NULL, NULL, lo, one, 1, &est, &se, spread);
     CU_ASSERT_TRUE(isnan(est) && isnan(se));
+}
+
+/* The check on a real net and data: a full evaluation equals mb_net_evaluate's and cuts the
+ * strata (a permutation of the subset, ranked by its losses, each stratum in the subset's
+ * order); a check at the same parameters then estimates that loss exactly (the regression on
+ * itself) from its first stage and rules out a target below it. */
+static void test_check_strata(void)
+{
+    mb_data_splits data;
+    mb_net_desc *desc;
+    mb_net *net;
+    mb_run_options o;
+    mb_run_check c;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_data_load("synthetic:n=4000,test=100,c=1,h=8,w=8,classes=4,seed=3",
+                                       0.2, 1, &data, &err), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_net_desc_read(tiny2, &desc, &err), MB_OK);
+    mb_net_options no = {.max_batch = 16, .seed = 1, .threads = 1};
+    CU_ASSERT_EQUAL_FATAL(mb_net_create(desc, &no, &net, &err), MB_OK);
+    mb_run_options_init(&o);
+    o.check_frac = 0.5;
+    const mb_dataset *e = &data.eval;
+    size_t n = e->n;
+    CU_ASSERT_EQUAL_FATAL(n, 800);
+    CU_ASSERT_EQUAL_FATAL(mb_run_check_init(&c, &o, e, &err), MB_OK);
+    double *each = malloc(n * sizeof *each), full, loss, acc, est;
+    size_t ok, seen;
+    int out;
+    CU_ASSERT_EQUAL_FATAL(mb_net_evaluate_each(net, e->x, e->y, n, each, &ok), MB_OK);
+    CU_ASSERT_EQUAL(mb_net_evaluate(net, e->x, e->y, n, &full, &ok), MB_OK);
+    /* no target can be ruled out: the whole subset */
+    CU_ASSERT_EQUAL(mb_run_check_eval(&c, net, e, 1e9, 4, 1e12, &out, &loss, &acc, &est, &seen,
+                                      &err), MB_OK);
+    CU_ASSERT(!out && seen == n);
+    CU_ASSERT_DOUBLE_EQUAL(loss, full, 1e-9 * full);
+    CU_ASSERT_DOUBLE_EQUAL(acc, (double)ok / (double)n, 1e-12);
+    CU_ASSERT_EQUAL_FATAL(c.strata, MB_RUN_STRATA);
+    char *hit = calloc(n, 1);
+    for (int h = 0; h < c.strata; h++) {
+        CU_ASSERT_EQUAL(c.lo[h + 1] - c.lo[h], n / MB_RUN_STRATA);
+        for (size_t p = c.lo[h]; p < c.lo[h + 1]; p++) {
+            CU_ASSERT_FATAL(c.order[p] < n);
+            hit[c.order[p]]++;
+            CU_ASSERT_EQUAL(c.ref[p], each[c.order[p]]);
+            if (p > c.lo[h])
+                CU_ASSERT(c.order[p] > c.order[p - 1]); /* the subset's order */
+            if (h > 0) /* ranked: no loss of a lower stratum above one of this */
+                for (size_t q = c.lo[h - 1]; q < c.lo[h]; q++)
+                    CU_ASSERT(c.ref[q] <= c.ref[p]);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT_EQUAL(hit[i], 1);
+    /* the same parameters: the estimate is the full loss, a target below it is ruled out early */
+    CU_ASSERT_EQUAL(mb_run_check_eval(&c, net, e, 0.5 * full, 4, 1e12, &out, &loss, &acc, &est,
+                                      &seen, &err), MB_OK);
+    CU_ASSERT(out && seen <= (size_t)(c.first + c.strata) * (size_t)c.chunk); /* 1st stage */
+    CU_ASSERT_DOUBLE_EQUAL(est, full, 1e-9 * full);
+    free(hit);
+    free(each);
+    mb_run_check_free(&c);
+    mb_net_free(net);
+    mb_net_desc_free(desc);
+    mb_data_splits_free(&data);
+}
+
+/* Neyman's allocation of a stage, worked by hand. */
+static void test_check_alloc(void)
+{
+    const long cap[] = {10, 10, 10, 10};
+    const double w[] = {1, 1, 1, 5};
+    long want[4];
+    /* 20 chunks, at least 2 each: 12 left, shared 1:1:1:5 and rounded up (2, 2, 2, 8) */
+    mb_run_check_alloc(20, 4, cap, w, 2, want);
+    CU_ASSERT(want[0] == 4 && want[1] == 4 && want[2] == 4 && want[3] == 10);
+    /* 40: the hardest stratum fills (10), what it cannot take goes to the others */
+    mb_run_check_alloc(40, 4, cap, w, 2, want);
+    CU_ASSERT(want[0] == 10 && want[1] == 10 && want[2] == 10 && want[3] == 10);
+    /* no spread to go on (0, NaN): equal shares */
+    const double none[] = {0, NAN};
+    mb_run_check_alloc(8, 2, cap, none, 1, want);
+    CU_ASSERT(want[0] == 4 && want[1] == 4);
+    /* more than there is: every stratum whole; a floor above a stratum's size: the size */
+    const long small[] = {1, 5};
+    mb_run_check_alloc(100, 2, small, w, 2, want);
+    CU_ASSERT(want[0] == 1 && want[1] == 5);
+    mb_run_check_alloc(1, 2, small, w, 2, want);
+    CU_ASSERT(want[0] == 1 && want[1] == 2);
 }
 
 /* The next check's first stage, worked by hand: after a check ruled out at 46 chunks with
@@ -921,6 +1022,8 @@ int mb_test_suite_train_run(void)
            !CU_add_test(s, "adaptive spacing: gap rule and window cap", test_eval_gap_cap) ||
            !CU_add_test(s, "checks by stages, same crossing", test_eval_check) ||
            !CU_add_test(s, "check estimate, worked by hand", test_check_estimate) ||
+           !CU_add_test(s, "check allocation, worked by hand", test_check_alloc) ||
+           !CU_add_test(s, "check strata on a real net", test_check_strata) ||
            !CU_add_test(s, "next check's first stage, worked by hand", test_check_start) ||
            !CU_add_test(s, "checks start small far above the target", test_check_small_start);
 }

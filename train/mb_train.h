@@ -517,9 +517,10 @@ typedef struct mb_run_options {
                                       bisection's go by stages, this fraction of the eval
                                       subset first (or less after a check far above the
                                       target), a quarter more at each stage, and stop where
-                                      the samples seen rule the target out (estimate more than check_sigmas
-                                      standard errors above it, or a loss sum past target x the
-                                      subset's size; mb_run_check_estimate) */
+                                      the samples seen rule the target out (estimate more than
+                                      check_sigmas standard errors above it, or a loss sum past
+                                      target x the subset's size), the samples drawn by strata
+                                      of the last full evaluation's losses (train/run_check.c) */
     double check_sigmas;           /* k: a check rules the target out when its estimate is more
                                       than k standard errors above it (default 4) */
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
@@ -723,18 +724,6 @@ void mb_run_pace_init(mb_run_pace *p);
  * r <= 0 or when d <= 0. */
 long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, long u,
                      double loss);
-
-/* The check's estimate of the eval subset's mean loss from its first `chunks` equal chunks,
- * whose mean losses are cur[] now. Plain: the chunks' mean, with the standard error of their
- * spread. With a reference (ref != NULL: the chunk means at the last full evaluation, whose loss
- * was ref_loss; chunks >= 3): the regression estimate mean(cur) + b (ref_loss - mean(ref)), b
- * the slope of cur on ref, with the standard error of the residuals (chunks - 2 degrees of
- * freedom): the chunks that were hard then are hard now, so the slice's luck then tells its
- * luck now. Whichever has the smaller standard error is *est, *se. Both errors are multiplied by
- * sqrt(1 - fpc) (fpc: the share of the eval subset seen, which is part of what it estimates).
- * NAN when chunks < 2. */
-void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss, long chunks,
-                           double fpc, double *est, double *se);
 
 /* The summary line "net=... updates=... epochs=... wall_s=... eval_loss=... test_acc=...
  * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */

@@ -28,9 +28,10 @@
  *
  * Staged checks (check_frac, with a target): every evaluation, scheduled or the bisection's,
  * goes over the eval subset by stages and stops where the samples seen rule the target out
- * (mb_run_check, judge_eval); the first stage is check_frac of the subset, or as little as 8
- * chunks after a check that ruled the target out with room to spare (mb_run_check_start: far
- * above the target a few hundred samples do); a ruled-out scheduled evaluation still closes its
+ * (run_check.c, judge_eval: strata of the last full evaluation's losses, each stage shared out
+ * among them by Neyman's allocation); the first stage is check_frac of the subset, or as little
+ * as 8 chunks after a check that ruled the target out with room to spare (mb_run_check_start:
+ * far above the target a few hundred samples do); a ruled-out scheduled evaluation still closes its
  * window, so the crossing is the one full evaluations would find unless a check misjudges a
  * loss at or under the target by more than check_sigmas standard errors.
  *
@@ -116,60 +117,6 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
         return eval_every;
     long g = gap < (double)cap ? (long)gap : cap;
     return g / eval_every * eval_every; /* on plain spacing's grid: >= eval_every, <= cap */
-}
-
-/* Means of x[0..n) and y[0..n), and the sums of products of their deviations. */
-static void moments(const double *x, const double *y, long n, double *mx, double *my,
-                    double *sxx, double *sxy, double *syy)
-{
-    double a = 0, b = 0;
-    for (long j = 0; j < n; j++) {
-        a += x[j];
-        b += y[j];
-    }
-    a /= (double)n;
-    b /= (double)n;
-    *sxx = *sxy = *syy = 0;
-    for (long j = 0; j < n; j++) {
-        *sxx += (x[j] - a) * (x[j] - a);
-        *sxy += (x[j] - a) * (y[j] - b);
-        *syy += (y[j] - b) * (y[j] - b);
-    }
-    *mx = a;
-    *my = b;
-}
-
-void mb_run_check_estimate(const double *cur, const double *ref, double ref_loss, long chunks,
-                           double fpc, double *est, double *se)
-{
-    *est = *se = NAN;
-    if (chunks < 2)
-        return;
-    double mc, mr, scc, scr, srr;
-    moments(cur, ref ? ref : cur, chunks, &mc, &mr, &scc, &scr, &srr);
-    *est = mc;
-    *se = sqrt(scc / (double)(chunks - 1) / (double)chunks * (1 - fpc));
-    if (!ref || !isfinite(ref_loss) || chunks < 3 || !(srr > 0))
-        return;
-    /* regression on the reference: the chunks that were hard then are hard now, so the slice's
-     * luck then (mr - ref_loss) says much of its luck now; b = 1 would be the plain change since
-     * then, b = 0 the slice alone */
-    double b = scr / srr, res = scc - b * scr; /* residual sum of squares, chunks - 2 dof */
-    double se_reg = sqrt((res > 0 ? res : 0) / (double)(chunks - 2) / (double)chunks * (1 - fpc));
-    if (se_reg < *se) { /* false for NaN: the plain estimate stays */
-        *est = mc + b * (ref_loss - mr);
-        *se = se_reg;
-    }
-}
-
-long mb_run_check_start(long done, double est, double se, double target, double k, long lo,
-                        long first)
-{
-    double room = est - target;
-    if (!(room > 0) || !(se > 0) || !isfinite(est) || !isfinite(se) || done < 1)
-        return first;
-    double need = ceil((double)done * (2.0 * k * se / room) * (2.0 * k * se / room));
-    return need < (double)lo ? lo : need > (double)first ? first : (long)need;
 }
 
 static double now_s(void)
@@ -369,117 +316,6 @@ static int emit_row(mb_strbuf *b, const mb_run_row *w)
     return rc == MB_OK ? MB_OK : MB_ENOMEM;
 }
 
-/* The cheap check (check_frac > 0, with a target): an evaluation in stages. The eval
- * subset is cut into chunks of equal size (the last may be shorter); the first stage evaluates
- * the first check_frac of it (a uniform sample: data/dataset.c draws the subset in random order),
- * or fewer chunks (at least CHECK_MIN_CHUNKS) after a check that ruled the target out with twice
- * the margin that rule needs (mb_run_check_start; the stages are cumulative, so a first stage
- * too small costs one estimate, not samples, and the floor and the margin keep a stage of few
- * chunks to checks far above the target, where a misjudgement would need the loss to have
- * fallen past the target since the last check), each later stage evaluates a quarter more
- * chunks than the last (the stages are cumulative, so a finer growth costs estimates, not
- * samples, and an evaluation stops nearer the point where its samples rule the target out:
- * with that point spread evenly on a log scale, growth by g overshoots it by (g - 1) / ln g on
- * average: 44% for doubling, 12% for a quarter; measured on make run's training stage, 3.5%
- * fewer samples than growth by a half and 7% fewer than doubling, with the same crossings), and
- * the last is the whole subset. After each stage the chunks seen give an estimate of the full
- * loss and its standard error (mb_run_check_estimate); the evaluation stops there, ruled out, when the estimate is more than
- * k standard errors above the target, or when the losses seen already sum to more than target x
- * the subset's size (a proof: every per-sample loss is >= 0), unless the estimate is past the
- * divergence bound. A ruled-out evaluation leaves its row without eval cells and still closes
- * the window, so the windows, the bisection and so the crossing are those of full evaluations at
- * every scheduled update, unless a check puts a loss at or under the target more than k standard
- * errors above it (README, "mbtrain"). An evaluation that is not ruled out has seen every chunk:
- * its loss is the full one (summed by chunks, so equal to an evaluation in one call up to the
- * rounding of the sum). The state (mb_run_check) lives in the run monitor, so the single learner
- * and the parallel trainers check alike; it is not in the checkpoint: a resumed run starts
- * without a reference, as a fresh one does. */
-
-/* The fewest chunks a first stage has when check_frac allows as many: their spread is the
- * estimate's standard error, on 7 degrees of freedom (6 on a reference). */
-enum { CHECK_MIN_CHUNKS = 8 };
-
-/* Chunks of 16 (two shards of 8 on two threads), fewer samples each when the first stage would
- * have fewer than CHECK_MIN_CHUNKS chunks, and at least 2 chunks in the first stage. */
-static int check_init(mb_run_check *c, const mb_run_options *o, size_t n_eval, mb_error *err)
-{
-    enum { CHUNK = 16, MIN_CHUNKS = CHECK_MIN_CHUNKS };
-    double first = floor(o->check_frac * (double)n_eval);
-    double size = floor(first / MIN_CHUNKS);
-    c->chunk = size >= CHUNK ? CHUNK : size >= 1 ? (int)size : 1;
-    c->chunks = (long)((n_eval + (size_t)c->chunk - 1) / (size_t)c->chunk);
-    c->first = (long)(first / c->chunk) > 2 ? (long)(first / c->chunk) : 2;
-    c->start = c->first;
-    c->ref_loss = NAN;
-    c->cur = malloc(2 * (size_t)c->chunks * sizeof *c->cur);
-    c->ref = c->cur ? c->cur + c->chunks : NULL;
-    if (!c->cur) {
-        long chunks = c->chunks;
-        c->chunks = 0;
-        return mb_error_set(err, MB_ENOMEM, "out of memory for the check's %ld chunks", chunks);
-    }
-    return MB_OK;
-}
-
-/* Evaluates chunks [from, to) at the live parameters into cur; adds their loss sum to *sum and
- * the samples they classify correctly to *correct. */
-static int check_chunks(mb_run_check *c, mb_net *net, const mb_dataset *eval, long from,
-                        long to, double *sum, size_t *correct, mb_error *err)
-{
-    size_t per = (size_t)eval->c * eval->h * eval->w;
-    for (long j = from; j < to; j++) {
-        size_t at = (size_t)j * (size_t)c->chunk;
-        size_t n = eval->n - at < (size_t)c->chunk ? eval->n - at : (size_t)c->chunk;
-        size_t ok = 0;
-        int rc = mb_net_evaluate(net, eval->x + at * per, eval->y + at, n, &c->cur[j], &ok);
-        if (rc != MB_OK)
-            return mb_error_set(err, rc, "evaluation failed: %s", mb_strerror(rc));
-        *sum += c->cur[j] * (double)n;
-        *correct += ok;
-    }
-    return MB_OK;
-}
-
-/* One evaluation by stages. *ruled_out = 1 when a stage ruled the target out (*est: its
- * estimate); else *loss and *acc are the full evaluation's (*est is *loss), and the chunk means
- * are kept as the reference of the next checks. */
-static int check_eval(mb_run_check *c, mb_net *net, const mb_dataset *eval, double target,
-                      double k, double blowup, int *ruled_out, double *loss, double *acc,
-                      double *est, size_t *seen, mb_error *err)
-{
-    double sum = 0, n = (double)eval->n;
-    size_t correct = 0;
-    const double *ref = isnan(c->ref_loss) ? NULL : c->ref;
-    *ruled_out = 0;
-    for (long done = 0, to = c->start < c->chunks ? c->start : c->chunks;;) {
-        int rc = check_chunks(c, net, eval, done, to, &sum, &correct, err);
-        if (rc != MB_OK)
-            return rc;
-        done = to;
-        *seen = done == c->chunks ? eval->n : (size_t)done * (size_t)c->chunk;
-        if (done == c->chunks)
-            break;
-        double se;
-        mb_run_check_estimate(c->cur, ref, c->ref_loss, done, (double)*seen / n, est, &se);
-        if (isfinite(*est) && *est <= blowup && (sum > target * n || *est - k * se > target)) {
-            *ruled_out = 1;
-            long lo = c->first < CHECK_MIN_CHUNKS ? c->first : CHECK_MIN_CHUNKS;
-            c->start = mb_run_check_start(done, *est, se, target, k, lo, c->first);
-            return MB_OK;
-        }
-        /* without a reference, the first check that the check_frac stage does not rule out is
-         * finished: it becomes the reference of the next; else a quarter more chunks */
-        to = !ref && done >= c->first ? c->chunks
-             : to + (to + 3) / 4 < c->chunks ? to + (to + 3) / 4 : c->chunks;
-    }
-    c->start = c->first; /* at the target or near it: the next starts where check_frac says */
-    *loss = *est = sum / n;
-    *acc = (double)correct / n;
-    memcpy(c->ref, c->cur, (size_t)c->chunks * sizeof *c->ref);
-    c->ref_loss = *loss;
-    return MB_OK;
-}
-
 /* The judge: what decides whether a model reaches the target, for the schedule and the
  * bisection alike, and for every trainer (the monitor's eval subset, target, check and cost
  * counters). Evaluates `model` on the eval subset (copied into the monitor's net first unless it
@@ -496,9 +332,9 @@ static int judge_eval(mb_run_mon *m, const float *model, int full_only, int *rul
     size_t seen = eval->n;
     int rc;
     *ruled_out = 0;
-    if (m->ck.chunks > 0 && !full_only) {
-        rc = check_eval(&m->ck, m->net, eval, m->o->target_loss, m->o->check_sigmas, m->blowup,
-                        ruled_out, loss, acc, est, &seen, err);
+    if (m->ck.n > 0 && !full_only) {
+        rc = mb_run_check_eval(&m->ck, m->net, eval, m->o->target_loss, m->o->check_sigmas,
+                               m->blowup, ruled_out, loss, acc, est, &seen, err);
     } else {
         rc = evaluate(m->net, eval, loss, acc, err);
         *est = *loss;
@@ -626,7 +462,7 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
         r->snap_bytes = win->cap > 1 ? (size_t)need : 0;
     }
     if (o->check_frac > 0 && !isnan(o->target_loss)) {
-        int rc = check_init(&m->ck, o, data->eval.n, err);
+        int rc = mb_run_check_init(&m->ck, o, &data->eval, err);
         if (rc != MB_OK)
             return rc;
     }
@@ -803,7 +639,7 @@ void mb_run_mon_free(mb_run_mon *m)
 {
     free(m->win.rows);
     free(m->win.snap);
-    free(m->ck.cur);
+    mb_run_check_free(&m->ck);
     free(m->rows.s);
     memset(m, 0, sizeof *m);
 }

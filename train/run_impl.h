@@ -71,23 +71,66 @@ typedef struct mb_run_window {
                               parameters while the bisection loads others */
 } mb_run_window;
 
-/* The staged check's state (check_frac, with a target; run.c, "the cheap check"): the eval
- * subset in chunks, and the chunk means at the last full evaluation by chunks (the reference of
- * the next checks' estimate). */
+/* The staged check (check_frac, with a target; run_check.c). Positions 0 .. n - 1 order the
+ * eval subset: before the first full evaluation as the subset lies (one stratum); after each,
+ * ranked by that evaluation's losses into `strata` strata of (nearly) equal size, each in the
+ * subset's order. */
+enum { MB_RUN_STRATA = 4 };
 typedef struct mb_run_check {
-    long chunks;           /* chunks of the eval subset; 0: no checks, every evaluation full */
-    long first;            /* chunks of the first stage */
-    int chunk;             /* samples per chunk */
-    double *cur, *ref;     /* chunk mean losses: at this check, and at the last full evaluation
-                              by chunks (one block, owned) */
-    double ref_loss;       /* that evaluation's loss, NAN before one */
+    size_t n;              /* samples of the eval subset; 0: no checks, every evaluation full */
+    int chunk;             /* samples per evaluation call */
+    long first;            /* chunks of the check_frac stage */
     long start;            /* chunks of the next check's first stage: `first`, or fewer after a
                               check that ruled the target out with room to spare
                               (mb_run_check_start) */
+    int strata;
+    size_t lo[MB_RUN_STRATA + 1]; /* stratum h: positions lo[h] .. lo[h + 1] - 1 */
+    double ref_mean[MB_RUN_STRATA]; /* each stratum's mean loss at the reference */
+    double spread[MB_RUN_STRATA];   /* each stratum's per-sample spread at the last check (the
+                                       reference's own before one): Neyman's allocation */
+    size_t *order;         /* [n] the sample at each position */
+    double *cur, *ref;     /* [n] per position: losses at this check (the first samples of each
+                              stratum that it saw), at the reference (one block, owned) */
+    double ref_loss;       /* the reference's loss, NAN before one */
+    struct mb_run_ranked *rank; /* [n] scratch of the re-ranking */
+    float *xb;             /* one chunk's inputs gathered by the order */
+    int *yb;               /* and its labels */
 } mb_run_check;
 
-/* The first stage of the next check, in chunks, after a check that ruled the target out at
- * `done` chunks with estimate est and standard error se: the standard error shrinks as
+/* Sets up the check for the eval subset (MB_ENOMEM), and frees it. */
+int mb_run_check_init(mb_run_check *c, const mb_run_options *o, const struct mb_dataset *eval,
+                      mb_error *err);
+void mb_run_check_free(mb_run_check *c);
+
+/* One evaluation of the net's parameters by stages. *ruled_out = 1 when a stage ruled the
+ * target out (*est: its estimate); else *loss and *acc are the full evaluation's (*est is
+ * *loss), which becomes the reference of the next checks. *seen: the samples evaluated. */
+int mb_run_check_eval(mb_run_check *c, mb_net *net, const struct mb_dataset *eval,
+                      double target, double k, double blowup, int *ruled_out, double *loss,
+                      double *acc, double *est, size_t *seen, mb_error *err);
+
+/* The estimate of the full loss from the samples seen and its standard error. Stratum h holds
+ * positions lo[h] .. lo[h + 1] - 1, of which the first seen[h] have losses cur[] (and ref[] at
+ * the reference, whose stratum means are ref_mean[]; ref NULL: no reference). Per stratum: the
+ * mean, or when its residual variance is smaller the regression estimate mean + b (ref_mean -
+ * the seen samples' ref mean); its variance / seen x (1 - seen / size), none for a stratum seen
+ * whole; the strata weighted by their share of the positions. spread[h] gets the per-sample
+ * spread the stratum's estimate used. *est and *se are NAN when a stratum not seen whole has
+ * fewer than 2 samples seen. */
+void mb_run_check_estimate(const double *cur, const double *ref, const double *ref_mean,
+                           const size_t *lo, const size_t *seen, int strata, double *est,
+                           double *se, double *spread);
+
+/* Neyman's allocation of a stage of `total` chunks: want[h] in proportion to weight[h] (a
+ * stratum's size x spread; a weight that is not a positive number counts as 0, and all of them
+ * 0 as equal), at least min and at most cap[h] chunks each, water-filled (what a full stratum
+ * cannot take goes to the others). The shares are rounded up, so the sum may pass total by up
+ * to one chunk per stratum; it is below total only when every stratum is full. */
+void mb_run_check_alloc(long total, int strata, const long *cap, const double *weight, long min,
+                        long *want);
+
+/* The first stage of the next check, in chunks, after a check that ruled the target out having
+ * seen `done` chunks with estimate est and standard error se: the standard error shrinks as
  * 1 / sqrt(chunks), so done (2 k se / (est - target))^2 chunks would put the same estimate 2k
  * standard errors above the target (k = check_sigmas; twice the margin that rules out, as the
  * loss falls between checks and se is itself estimated), rounded up and clamped to
