@@ -380,11 +380,13 @@ $(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/step.csv
 # allreduced, momentum on every learner: the same updates as one learner at M), at PAR_BATCHES,
 # seed by seed over M as the sweep goes: their seconds per update are T_update(M, 2) where they
 # trained (tfit), and mbopt validate checks T_C(M, 2) = N_update(M) T_update(M, 2) against them,
-# the probe's two-learner step and the collective model beside (out of sample).
+# the probe's two-learner step and the collective model beside (out of sample). Rank 1 sleeps
+# while rank 0 evaluates, so rank 0 evaluates on both cores (--eval-threads 2, the ranks
+# unbound: bound, its second thread would share its core).
 PAR_BATCHES ?= 32 64 128
 PAR_SEEDS   ?= 0 1 2
-PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe -np 2 mbtrain $(TRAIN_COMMON) \
-               --algo sgd-sync --optim momentum --threads 1
+PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 mbtrain \
+               $(TRAIN_COMMON) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
 $(OUT)/par/.done: $(OUT)/check/.done
 	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),mpirun must start 2 processes here; COMM=none skips the P = 2 check, \
 	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for s in $(PAR_SEEDS); do for m in $(PAR_BATCHES); do \

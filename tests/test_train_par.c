@@ -942,6 +942,35 @@ static int have_mpirun(void)
     return ok;
 }
 
+/* Rank 0 evaluating on 2 threads while rank 1 sleeps in the verdict (--eval-threads 2, unbound
+ * ranks): the same log as on 1 thread, row for row (the staged checks and the bisection
+ * included), and the same crossing. */
+static void test_mpirun_eval_threads(void)
+{
+    if (!have_mpirun())
+        return;
+    const char *common = "--data synthetic:n=4000,test=100,c=1,h=8,w=8,classes=4,seed=3 "
+                         "--batch 32 --lr 0.1 --eval-every 10 --max-updates 400 "
+                         "--target-loss 0.6 --check-frac 0.25 --algo sgd-sync";
+    mb_test_run r;
+    mb_test_sh(&r, MPIRUN "--bind-to none mbtrain --net %s %s --eval-threads 1 --log %s/et1.csv && "
+               MPIRUN "--bind-to none mbtrain --net %s %s --eval-threads 2 --log %s/et2.csv",
+               mlp, common, dir, mlp, common, dir);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n  mpirun --eval-threads -> %d: %s", r.status, r.err);
+    mb_test_run_free(&r);
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/et1.csv", dir);
+    snprintf(p2, sizeof p2, "%s/et2.csv", dir);
+    mb_table *a = read_log(p1), *b = read_log(p2);
+    CU_ASSERT_FATAL(a && b);
+    CU_ASSERT(same_losses(a, b, 1e-6));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mb_table_meta(a, "crossing"), "bisect"));
+    mb_table_free(a);
+    mb_table_free(b);
+}
+
 static void test_mpirun(void)
 {
     if (!have_mpirun())
@@ -1060,6 +1089,7 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "counts an algorithm cannot use", test_refusals) ||
         !CU_add_test(s, "mbfit nupdate per (algo, P), with B_simple", test_mbfit_groups) ||
         !CU_add_test(s, "under mpirun", test_mpirun) ||
+        !CU_add_test(s, "under mpirun: --eval-threads 2", test_mpirun_eval_threads) ||
         !CU_add_test(s, "a rank killed mid-run; --resume", test_kill_rank))
         return 1;
     return 0;

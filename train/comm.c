@@ -57,6 +57,13 @@ int mb_comm_bcast(mb_communicator *c, float *buf, size_t n, int root)
     return c->size == 1 ? MB_OK : c->ops->bcast(c, buf, n, root);
 }
 
+int mb_comm_bcast_idle(mb_communicator *c, float *buf, size_t n, int root)
+{
+    if (bad_root(c, root))
+        return MB_EINVAL;
+    return c->size == 1 ? MB_OK : c->ops->bcast_idle(c, buf, n, root);
+}
+
 int mb_comm_barrier(mb_communicator *c) { return c->size == 1 ? MB_OK : c->ops->barrier(c); }
 
 int mb_comm_ireduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root,
@@ -332,7 +339,8 @@ static void th_free(mb_communicator *c)
 
 static const comm_ops threads_ops = {
     .kind = "threads", .allreduce_sum = th_allreduce_sum, .reduce_sum = th_reduce_sum,
-    .bcast = th_bcast, .barrier = th_barrier, .ireduce_sum = th_ireduce_sum, .wait = th_wait,
+    .bcast = th_bcast, .bcast_idle = th_bcast, .barrier = th_barrier,
+    .ireduce_sum = th_ireduce_sum, .wait = th_wait,
     .send = th_send, .recv = th_recv, .shared = th_shared, .abort = th_abort, .free = th_free};
 
 int mb_comm_threads_create(int size, mb_communicator **comms, mb_error *err)
@@ -440,7 +448,9 @@ static int hy_reduce_sum(mb_communicator *c, const float *send, float *recv, siz
     return rc != MB_OK ? rc : rc2;
 }
 
-static int hy_bcast(mb_communicator *c, float *buf, size_t n, int root)
+/* The broadcast in three steps: within root's process, across processes (idle: the patient
+ * MPI broadcast), within the others. */
+static int hy_bcast_with(mb_communicator *c, float *buf, size_t n, int root, int idle)
 {
     hybrid *h = hy(c);
     int L = mb_comm_size(h->local), proc = c->rank / L, rproc = root / L, rt = root % L;
@@ -448,13 +458,24 @@ static int hy_bcast(mb_communicator *c, float *buf, size_t n, int root)
     if (proc == rproc)
         rc = mb_comm_bcast(h->local, buf, n, rt);
     if (rc == MB_OK && hy_lead(c))
-        rc = mb_comm_bcast(h->world, buf, n, rproc);
+        rc = idle ? mb_comm_bcast_idle(h->world, buf, n, rproc)
+                  : mb_comm_bcast(h->world, buf, n, rproc);
     if (proc != rproc) {
         int rc2 = mb_comm_bcast(h->local, buf, n, 0);
         if (rc == MB_OK)
             rc = rc2;
     }
     return rc;
+}
+
+static int hy_bcast(mb_communicator *c, float *buf, size_t n, int root)
+{
+    return hy_bcast_with(c, buf, n, root, 0);
+}
+
+static int hy_bcast_idle(mb_communicator *c, float *buf, size_t n, int root)
+{
+    return hy_bcast_with(c, buf, n, root, 1);
 }
 
 static int hy_barrier(mb_communicator *c)
@@ -511,7 +532,8 @@ static void hy_free(mb_communicator *c)
 
 static const comm_ops hybrid_ops = {
     .kind = "mpi+threads", .allreduce_sum = hy_allreduce_sum, .reduce_sum = hy_reduce_sum,
-    .bcast = hy_bcast, .barrier = hy_barrier, .ireduce_sum = hy_ireduce_sum, .wait = hy_wait,
+    .bcast = hy_bcast, .bcast_idle = hy_bcast_idle, .barrier = hy_barrier,
+    .ireduce_sum = hy_ireduce_sum, .wait = hy_wait,
     .send = hy_send, .recv = hy_recv, .shared = hy_shared, .abort = hy_abort, .free = hy_free};
 
 int mb_comm_hybrid_create(mb_communicator *world, int threads, mb_communicator **comms,

@@ -10,6 +10,7 @@ typedef struct comm_ops {
     int (*allreduce_sum)(mb_communicator *c, float *buf, size_t n);
     int (*reduce_sum)(mb_communicator *c, const float *send, float *recv, size_t n, int root);
     int (*bcast)(mb_communicator *c, float *buf, size_t n, int root);
+    int (*bcast_idle)(mb_communicator *c, float *buf, size_t n, int root);
     int (*barrier)(mb_communicator *c);
     int (*ireduce_sum)(mb_communicator *c, mb_comm_req *req);
     int (*wait)(mb_communicator *c, mb_comm_req *req);

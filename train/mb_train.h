@@ -409,6 +409,11 @@ int mb_comm_allreduce_mean(mb_communicator *c, float *buf, size_t n);
 int mb_comm_reduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root);
 /* Every rank's buf <- root's buf. */
 int mb_comm_bcast(mb_communicator *c, float *buf, size_t n, int root);
+/* The same for a broadcast the others may wait long for (rank 0 evaluating the model): over MPI
+ * a rank that has waited more than a short spin sleeps between polls instead of polling
+ * without pause (Open MPI's blocking collectives do), so that its core is free for the root's
+ * threads. Over threads the waits sleep anyway: mb_comm_bcast. */
+int mb_comm_bcast_idle(mb_communicator *c, float *buf, size_t n, int root);
 int mb_comm_barrier(mb_communicator *c);
 
 /* A reduction started now and finished by mb_comm_wait, so that a rank can compute while it
@@ -494,6 +499,9 @@ typedef struct mb_run_options {
     unsigned long seed;            /* initialisation, shuffling, dropout */
     int threads;                   /* the network's worker threads (its context's pool);
                                       recorded in the log */
+    int eval_threads;              /* parallel learners: worker threads of rank 0's evaluation
+                                      network (the other ranks wait idle while it evaluates);
+                                      0 (default): threads */
     mb_backend_kind backend;       /* what the learner computes with (CPU); recorded in the log
                                       with the device's name */
     int device;                    /* the backend's device index (0) */

@@ -77,6 +77,10 @@ static void help(const mb_run_options *d)
            "                          as server: P ranks give P-1 learners, --learners L threads\n"
            "                          give L learners and a server thread\n"
            "      --learners L        learner threads in this process (default 1)\n"
+           "      --eval-threads N    worker threads of rank 0's evaluation (default --threads):\n"
+           "                          in sgd-sync, easgd, easgd-sync and sma the other ranks\n"
+           "                          sleep while it evaluates, so P ranks on one machine can\n"
+           "                          lend it their cores (--eval-threads P, mpirun --bind-to none)\n"
            "      --optim O           the optimiser of sgd-sync (every learner) and of DOWNPOUR's\n"
            "                          master: sgd, momentum, nesterov (default sgd)\n"
            "      --elastic-alpha A   EASGD moving rate eta rho (default 0.9/P); SMA's alpha (1/P)\n"
@@ -210,7 +214,7 @@ static void draw(const mb_run_progress *p, void *ctx)
 enum {
     OPT_NET = 256, OPT_DATA, OPT_ALGO, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_LR_STEP,
     OPT_LR_GAMMA, OPT_TARGET, OPT_EVAL_EVERY, OPT_EVAL_FRAC, OPT_DATA_SEED, OPT_MAX_UPDATES,
-    OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_BACKEND, OPT_DEVICE, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
+    OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_EVAL_THREADS, OPT_BACKEND, OPT_DEVICE, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
     OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW, OPT_CHECK_FRAC,
@@ -243,6 +247,7 @@ int main(int argc, char **argv)
         {"epochs", required_argument, 0, OPT_EPOCHS}, {"seed", required_argument, 0, OPT_SEED},
         {"seeds", required_argument, 0, OPT_SEEDS},
         {"threads", required_argument, 0, OPT_THREADS},
+        {"eval-threads", required_argument, 0, OPT_EVAL_THREADS},
         {"conv-algo", required_argument, 0, OPT_CONV_ALGO},
         {"backend", required_argument, 0, OPT_BACKEND},
         {"device", required_argument, 0, OPT_DEVICE},
@@ -358,6 +363,10 @@ int main(int argc, char **argv)
         case OPT_THREADS:
             rc = flag_long("--threads", optarg, 1, MB_NET_MAX_THREADS, &v, &err);
             o.threads = (int)v;
+            break;
+        case OPT_EVAL_THREADS:
+            rc = flag_long("--eval-threads", optarg, 1, MB_NET_MAX_THREADS, &v, &err);
+            o.eval_threads = (int)v;
             break;
         case OPT_BACKEND:
             if (mb_backend_parse(optarg, &o.backend) != MB_OK)

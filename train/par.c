@@ -504,19 +504,28 @@ static void run_lockstep(worker *w)
             }
             mb_run_row row = {.update = updates, .epoch = w->l.cur.epoch,
                               .samples = j->samples, .wall_s = train_s, .loss = v[0]};
+            long judged = j->mon.evals + j->mon.checks;
             if ((rc = mb_run_mon_update(&j->mon, model, &row, &stop, &w->err)) != MB_OK)
                 w->rc = rc;
             memcpy(j->model, model, j->n * sizeof *model);
             mb_run_mon_progress(&j->mon, updates, samples, train_s, v[0]);
-            flag = stop || rc != MB_OK;
+            flag = (float)((stop || rc != MB_OK) + 2 * (j->mon.evals + j->mon.checks > judged));
         }
-        /* the verdict: timed in none of the parts, since the others wait here while rank 0
-         * evaluates (t_eval_s) */
-        if (mb_comm_bcast(w->c, &flag, 1, 0) != MB_OK) {
+        /* the verdict: 1 stop, 2 rank 0 evaluated. Timed in none of the parts, since the others
+         * wait here while rank 0 evaluates (t_eval_s), asleep (mb_comm_bcast_idle) so that its
+         * evaluation can have their cores (--eval-threads). After an evaluation everyone meets
+         * once more, untimed, so that a rank that wakes a sleep late costs no one training
+         * time. */
+        if (mb_comm_bcast_idle(w->c, &flag, 1, 0) != MB_OK) {
             fail(w, MB_EMPI, "broadcast");
             break;
         }
-        stop = flag != 0;
+        int verdict = (int)flag;
+        stop = verdict & 1;
+        if ((verdict & 2) && mb_comm_barrier(w->c) != MB_OK) {
+            fail(w, MB_EMPI, "barrier");
+            break;
+        }
         if (o->checkpoint_path && updates % o->checkpoint_every == 0 &&
             (rc = par_checkpoint(w, updates, samples, train_s)) != MB_OK) {
             mb_comm_abort(w->c, 1);
@@ -698,7 +707,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     /* rank 0's evaluation network: the model judged is copied into it; its initial
      * parameters are everyone's (broadcast in worker_init) */
     mb_net_options no = {.max_batch = 128, .seed = o->seed, .algo = o->conv_algo,
-                         .threads = o->threads};
+                         .threads = o->eval_threads > 0 ? o->eval_threads : o->threads};
     if ((rc = mb_net_create(desc, &no, &j.eval_net, err)) != MB_OK)
         goto out;
     j.n = mb_net_param_count(j.eval_net);
