@@ -504,18 +504,19 @@ static void run_lockstep(worker *w)
             }
             mb_run_row row = {.update = updates, .epoch = w->l.cur.epoch,
                               .samples = j->samples, .wall_s = train_s, .loss = v[0]};
-            long judged = j->mon.evals + j->mon.checks;
+            double tm = now_s();
             if ((rc = mb_run_mon_update(&j->mon, model, &row, &stop, &w->err)) != MB_OK)
                 w->rc = rc;
             memcpy(j->model, model, j->n * sizeof *model);
             mb_run_mon_progress(&j->mon, updates, samples, train_s, v[0]);
-            flag = (float)((stop || rc != MB_OK) + 2 * (j->mon.evals + j->mon.checks > judged));
+            int slow = now_s() - tm > 1e-4; /* past half the idle broadcast's spin */
+            flag = (float)((stop || rc != MB_OK) + 2 * slow);
         }
-        /* the verdict: 1 stop, 2 rank 0 evaluated. Timed in none of the parts, since the others
-         * wait here while rank 0 evaluates (t_eval_s), asleep (mb_comm_bcast_idle) so that its
-         * evaluation can have their cores (--eval-threads). After an evaluation everyone meets
-         * once more, untimed, so that a rank that wakes a sleep late costs no one training
-         * time. */
+        /* the verdict: 1 stop, 2 rank 0 was long at it. Timed in none of the parts, since the
+         * others wait here while rank 0 evaluates (t_eval_s), asleep (mb_comm_bcast_idle) so
+         * that its evaluation can have their cores (--eval-threads). After a long verdict (an
+         * evaluation; a large net's snapshot copy) everyone meets once more, untimed, so that a
+         * rank that wakes a sleep late costs no one training time. */
         if (mb_comm_bcast_idle(w->c, &flag, 1, 0) != MB_OK) {
             fail(w, MB_EMPI, "broadcast");
             break;
