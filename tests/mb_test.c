@@ -34,14 +34,11 @@ static char *slurp_file(const char *path)
     return buf;
 }
 
-int mb_test_sh(mb_test_run *r, const char *fmt, ...)
+/* Runs the command text cmd (mb_test_sh). */
+static int run_sh(mb_test_run *r, const char *cmd)
 {
     memset(r, 0, sizeof *r);
-    char cmd[4096], dir[256], full[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
+    char dir[256], full[1024];
     if (mb_test_tmpdir(dir, sizeof dir) != 0)
         return -1;
     char script[300];
@@ -58,6 +55,30 @@ int mb_test_sh(mb_test_run *r, const char *fmt, ...)
     r->err = slurp_file(path);
     mb_test_rmdir(dir);
     return 0;
+}
+
+int mb_test_sh(mb_test_run *r, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return run_sh(r, cmd);
+}
+
+int mb_test_sh_ok(mb_test_run *r, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    CU_ASSERT_EQUAL_FATAL(run_sh(r, cmd), 0);
+    CU_ASSERT_EQUAL(r->status, 0);
+    if (r->status != 0)
+        fprintf(stderr, "\n  %s -> %d\n%s\n%s", cmd, r->status, r->out, r->err);
+    return r->status == 0;
 }
 
 void mb_test_run_free(mb_test_run *r)

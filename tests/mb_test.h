@@ -24,6 +24,9 @@ typedef struct mb_test_run {
 /* Runs `sh -c CMD` with MB_TEST_BIN first on PATH, in the source tree's root, capturing both
  * streams. Returns 0 when the command could be started. */
 int mb_test_sh(mb_test_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a command that must succeed: CU-asserts that it started and exited 0, and
+ * prints the command, its status and both streams when not. Returns 1 when it exited 0. */
+int mb_test_sh_ok(mb_test_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mb_test_run_free(mb_test_run *r);
 
 /* Runs `PROG ARGS` and CU-asserts that it fails with `status`, nothing on standard output and

@@ -717,11 +717,8 @@ static void test_comm_mpirun(void)
     snprintf(path, sizeof path, "%s/comm.csv", dir);
     mb_test_run r;
     /* A small budget keeps the run to a second or two; the table's shape is what is checked. */
-    CU_ASSERT_FATAL(mb_test_sh(&r, MPI_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm "
-                                   "--bytes 4:64K --budget 0.01 --max-reps 200 -o %s", path) == 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n  mpirun mbprobe comm -> %d: %s", r.status, r.err);
+    mb_test_sh_ok(&r, MPI_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm "
+                      "--bytes 4:64K --budget 0.01 --max-reps 200 -o %s", path);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "allreduce")); /* the summary on stdout */
     mb_test_run_free(&r);
 
@@ -1307,10 +1304,7 @@ static void test_step_cli(void)
     mb_test_run_free(&r);
 
     /* the table feeds mbfit tupdate, per learner count */
-    CU_ASSERT_FATAL(mb_test_sh(&r, "mbfit tupdate %s --json -o %s/tfit.json", path, dir) == 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n  mbfit tupdate -> %d: %s", r.status, r.err);
+    mb_test_sh_ok(&r, "mbfit tupdate %s --json -o %s/tfit.json", path, dir);
     mb_test_run_free(&r);
 
     /* the Crossbow tuner on the same step */
@@ -1399,13 +1393,10 @@ static void test_conv_cli(void)
     /* mbopt conv reads the table (backend and status columns included) and picks for both
      * layers among the usable rows */
     mb_test_run r;
-    CU_ASSERT_FATAL(mb_test_sh(&r, "mbopt conv --net %s --probe %s --mem 1G --batch 2,4",
-                               net, path) == 0);
-    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_sh_ok(&r, "mbopt conv --net %s --probe %s --mem 1G --batch 2,4",
+                  net, path);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "c3"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "c5"));
-    if (r.status != 0)
-        fprintf(stderr, "\n  mbopt conv -> %d: %s", r.status, r.err);
     mb_test_run_free(&r);
     mb_test_rmdir(dir);
 }

@@ -625,15 +625,12 @@ static void test_validate(void)
     mb_fit_runs_free(&runs);
 
     /* end to end: mbfit -> mbopt validate, table, CSV and JSON; then bad input */
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mkdir out && mbfit nupdate --target-loss 0.5 lenet5-b*.csv "
-                                         "--json -o n.json && mbopt validate --nfit n.json "
-                                         "--gamma 3.5e-5 --m-t 1 --t0 5e-5 . && mbopt validate "
-                                         "--nfit n.json --gamma 3.5e-5 --m-t 1 --t0 5e-5 --csv "
-                                         "-o out/v.csv . && mbopt validate --nfit n.json --gamma "
-                                         "3.5e-5 --m-t 1 --t0 5e-5 --json -o out/v.json .", dir), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    mb_test_sh_ok(&r, "cd %s && mkdir out && mbfit nupdate --target-loss 0.5 lenet5-b*.csv "
+                      "--json -o n.json && mbopt validate --nfit n.json "
+                      "--gamma 3.5e-5 --m-t 1 --t0 5e-5 . && mbopt validate "
+                      "--nfit n.json --gamma 3.5e-5 --m-t 1 --t0 5e-5 --csv "
+                      "-o out/v.csv . && mbopt validate --nfit n.json --gamma "
+                      "3.5e-5 --m-t 1 --t0 5e-5 --json -o out/v.json .", dir);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "check: the recommended M = "));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# measured best"));
     mb_test_run_free(&r);
@@ -686,22 +683,19 @@ static void test_validate(void)
             mb_model_tupdate(&t, ms[i], 1, &tu);
             write_log(dir, "lenet5", 0.5, ms[i], 10 + seed, (long)ceil(n / 10) * 10, tu, 0);
         }
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && sed -i 's/^# lr=0.02$/# lr=0.05/' "
-                                         "lenet5-b*-s1[0-2].csv && mbfit nupdate --target-loss 0.5 "
-                                         "--lr 0.05 lenet5-b*.csv --json -o n05.json && "
-                                         "mbopt validate --nfit n.json --nfit n05.json --gamma "
-                                         "3.5e-5 --m-t 1 --t0 5e-5 . && mbopt validate --nfit "
-                                         "n.json --nfit n05.json --gamma 3.5e-5 --m-t 1 --t0 5e-5 "
-                                         "--missing . && mbopt scale --nfit n.json --nfit n05.json "
-                                         "--gamma 3.5e-5 --m-t 1 --t0 5e-5 --comm none --procs 1",
-                                         dir), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_sh_ok(&r, "cd %s && sed -i 's/^# lr=0.02$/# lr=0.05/' "
+                      "lenet5-b*-s1[0-2].csv && mbfit nupdate --target-loss 0.5 "
+                      "--lr 0.05 lenet5-b*.csv --json -o n05.json && "
+                      "mbopt validate --nfit n.json --nfit n05.json --gamma "
+                      "3.5e-5 --m-t 1 --t0 5e-5 . && mbopt validate --nfit "
+                      "n.json --nfit n05.json --gamma 3.5e-5 --m-t 1 --t0 5e-5 "
+                      "--missing . && mbopt scale --nfit n.json --nfit n05.json "
+                      "--gamma 3.5e-5 --m-t 1 --t0 5e-5 --comm none --procs 1",
+                      dir);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "momentum     1     32     0.05       3/3"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",0.05\n")); /* --missing names the faster rate */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "learning rate 0.05 (the fastest of the rates given)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# lr 0.02"));
-    if (r.status != 0)
-        fprintf(stderr, "\n%s\n%s", r.out, r.err);
     mb_test_run_free(&r);
     /* the lr 0.05 rows are predicted exactly by their own law (runs made from it) */
     snprintf(path, sizeof path, "%s/n05.json", dir);
@@ -781,15 +775,12 @@ static void test_validate_settle(void)
     /* scale with the logs says the same as validate checking scale's answer */
     mb_test_run r;
     const char *model = "--gamma 3.5e-5 --m-t 1 --t0 5e-5 --comm none";
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %1$s && mbfit nupdate --target-loss 0.5 *.csv "
-                                         "--json -o n.json 2>/dev/null && mbopt scale --nfit "
-                                         "n.json %2$s --procs 1 . && mbopt scale --nfit n.json "
-                                         "%2$s --procs 1 --json -o s.json . && mbopt "
-                                         "validate --nfit n.json %2$s "
-                                         "--recommend s.json --json -o v.json .", dir, model), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    mb_test_sh_ok(&r, "cd %1$s && mbfit nupdate --target-loss 0.5 *.csv "
+                      "--json -o n.json 2>/dev/null && mbopt scale --nfit "
+                      "n.json %2$s --procs 1 . && mbopt scale --nfit n.json "
+                      "%2$s --procs 1 --json -o s.json . && mbopt "
+                      "validate --nfit n.json %2$s "
+                      "--recommend s.json --json -o v.json .", dir, model);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nsettled:        "));
     mb_test_run_free(&r);
     char path[512];
@@ -857,15 +848,12 @@ static void test_tupdate_from_runs(void)
     }
     mb_test_write(path, sizeof path, dir, "step.csv", table);
     mb_test_run r;
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbfit nupdate --target-loss 0.5 lenet5-b*.csv "
-                                         "--json -o n.json && mbfit tupdate step.csv lenet5-b*.csv "
-                                         "--json -o t.json && mbfit tupdate step.csv "
-                                         "lenet5-b*.csv", dir), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_sh_ok(&r, "cd %s && mbfit nupdate --target-loss 0.5 lenet5-b*.csv "
+                      "--json -o n.json && mbfit tupdate step.csv lenet5-b*.csv "
+                      "--json -o t.json && mbfit tupdate step.csv "
+                      "lenet5-b*.csv", dir);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "calibrated by runs"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "-40.0%")); /* the probe at 16 and 32 */
-    if (r.status != 0)
-        fprintf(stderr, "\n%s\n%s", r.out, r.err);
     mb_test_run_free(&r);
 
     mb_update_time cal = {0};
@@ -900,16 +888,13 @@ static void test_tupdate_from_runs(void)
     CU_ASSERT_TRUE(fabs(probe.opt.m_opt / want.opt.m_opt - 1) > 0.1);
 
     /* validate: the model's s/update is the runs' (error 0), the probe's is reported beside */
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt validate --nfit n.json --tfit t.json "
-                                         "lenet5-b*.csv && mbopt validate --nfit n.json --tfit "
-                                         "t.json --json -o v.json lenet5-b*.csv", dir), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_sh_ok(&r, "cd %s && mbopt validate --nfit n.json --tfit t.json "
+                      "lenet5-b*.csv && mbopt validate --nfit n.json --tfit "
+                      "t.json --json -o v.json lenet5-b*.csv", dir);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "T_update(M,P) = the runs' seconds per update at M/P = "
                                          "8 .. 128 (15 runs"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "s/upd_probe"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "T_update is the runs' own seconds per update (15 runs)"));
-    if (r.status != 0)
-        fprintf(stderr, "\n%s\n%s", r.out, r.err);
     mb_test_run_free(&r);
     snprintf(path, sizeof path, "%s/v.json", dir);
     cJSON *root;
@@ -1001,15 +986,12 @@ static void test_tupdate_from_runs_of_p(void)
         }
     mb_test_write(path, sizeof path, dir, "step.csv", table);
     mb_test_run r;
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && sed -i 's/^# learners=1$/# learners=2/; "
-                                         "s/^# algo=momentum$/# algo=sgd-sync/' p2/*.csv && "
-                                         "mbfit nupdate --target-loss 0.5 lenet5-b*.csv --json -o "
-                                         "n.json && mbfit tupdate step.csv lenet5-b*.csv "
-                                         "p2/*.csv --json -o t.json && mbfit tupdate step.csv "
-                                         "lenet5-b*.csv p2/*.csv", dir), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    mb_test_sh_ok(&r, "cd %s && sed -i 's/^# learners=1$/# learners=2/; "
+                      "s/^# algo=momentum$/# algo=sgd-sync/' p2/*.csv && "
+                      "mbfit nupdate --target-loss 0.5 lenet5-b*.csv --json -o "
+                      "n.json && mbfit tupdate step.csv lenet5-b*.csv "
+                      "p2/*.csv --json -o t.json && mbfit tupdate step.csv "
+                      "lenet5-b*.csv p2/*.csv", dir);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# P = 2: T_update"));
     mb_test_run_free(&r);
 
@@ -1049,13 +1031,10 @@ static void test_tupdate_from_runs_of_p(void)
     /* Delta(2) from the runs: beyond the probe's two-learner step (here less: the probe was
      * slow, and a faster run is the machine's noise: 0); validate: the P = 2 rows' seconds per
      * update are the runs' own, the probe's 1.3x beside them */
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt validate --nfit n.json --tfit t.json "
-                                         "--comm-from-runs p2 && mbopt validate --nfit n.json "
-                                         "--tfit t.json --comm allreduce --delta 1e-3 --json -o "
-                                         "v.json lenet5-b*.csv p2", dir), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n%s\n%s", r.out, r.err);
+    mb_test_sh_ok(&r, "cd %s && mbopt validate --nfit n.json --tfit t.json "
+                      "--comm-from-runs p2 && mbopt validate --nfit n.json "
+                      "--tfit t.json --comm allreduce --delta 1e-3 --json -o "
+                      "v.json lenet5-b*.csv p2", dir);
     CU_ASSERT_STRING_EQUAL(r.out, "0\n");
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "beyond the measured step of 2 learners side by side"));
     mb_test_run_free(&r);
@@ -1122,14 +1101,11 @@ static void test_optimum_spread(void)
     const mb_law pw = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
     write_law_runs(dir, &pw, &t, 1.0);
     mb_test_run r;
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbfit nupdate --target-loss 0.5 --bootstrap "
-                                         "50 lenet5-b*.csv --json -o n.json 2>/dev/null && mbopt "
-                                         "scale --nfit n.json --gamma 4e-5 --m-t 1 --t0 2e-4 "
-                                         "--comm none --procs 1", dir), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_sh_ok(&r, "cd %s && mbfit nupdate --target-loss 0.5 --bootstrap "
+                      "50 lenet5-b*.csv --json -o n.json 2>/dev/null && mbopt "
+                      "scale --nfit n.json --gamma 4e-5 --m-t 1 --t0 2e-4 "
+                      "--comm none --procs 1", dir);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "spread:         the power-law refitted to "));
-    if (r.status != 0)
-        fprintf(stderr, "\n%s\n%s", r.out, r.err);
     mb_test_run_free(&r);
     snprintf(path, sizeof path, "%s/n.json", dir);
     mb_solver_nfit nf;

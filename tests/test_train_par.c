@@ -484,14 +484,11 @@ static void resume_case_of(const char *prefix, const char *net, const char *algo
         mb_test_run_free(&r);
         straight = made;
     }
-    mb_test_sh(&r, "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
-               "--checkpoint-every 10 && "
-               "%smbtrain --net %s %s --algo %s --max-updates 40 --resume %s/%s.ck --log %s/%s-r.csv",
-               launch, net, common, algo, dir, prefix, launch, net, common, algo, dir, prefix,
-               dir, prefix);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n  resume %s: %s", algo, r.err);
+    mb_test_sh_ok(&r, "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
+                  "--checkpoint-every 10 && "
+                  "%smbtrain --net %s %s --algo %s --max-updates 40 --resume %s/%s.ck --log %s/%s-r.csv",
+                  launch, net, common, algo, dir, prefix, launch, net, common, algo, dir, prefix,
+                  dir, prefix);
     mb_test_run_free(&r);
     char pa[512], pb[512];
     snprintf(pa, sizeof pa, "%s", straight);
@@ -518,14 +515,11 @@ static void resume_async_case(const char *prefix, const char *algo, const char *
 {
     mb_test_run r;
     const char *common = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10";
-    mb_test_sh(&r, "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
-               "--checkpoint-every 10 --log %s/%s-c.csv && "
-               "%smbtrain --net %s %s --algo %s --max-updates 40 --resume %s/%s.ck --log %s/%s-r.csv",
-               launch, mlp, common, algo, dir, prefix, dir, prefix, launch, mlp, common, algo, dir,
-               prefix, dir, prefix);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n  resume %s: %s", algo, r.err);
+    mb_test_sh_ok(&r, "%smbtrain --net %s %s --algo %s --max-updates 20 --checkpoint %s/%s.ck "
+                  "--checkpoint-every 10 --log %s/%s-c.csv && "
+                  "%smbtrain --net %s %s --algo %s --max-updates 40 --resume %s/%s.ck --log %s/%s-r.csv",
+                  launch, mlp, common, algo, dir, prefix, dir, prefix, launch, mlp, common, algo, dir,
+                  prefix, dir, prefix);
     mb_test_run_free(&r);
     char pa[512], pb[512];
     snprintf(pa, sizeof pa, "%s/%s-c.csv", dir, prefix);
@@ -593,15 +587,12 @@ static void test_resume_threads(void)
      * takes PATH.learners.prev, of PATH's update, and logs the straight run's rows */
     const char *c = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10 --algo sma --learners 2";
     for (int gone = 0; gone < 2; gone++) {
-        mb_test_sh(&r, "cd %s && mbtrain --net %s %s --max-updates 10 --checkpoint k.ck "
-                   "--checkpoint-every 10 && cp k.ck k10.ck && "
-                   "mbtrain --net %s %s --max-updates 20 --resume k.ck --checkpoint k.ck "
-                   "--checkpoint-every 10 && test -e k.ck.learners.prev && cp k10.ck k.ck && %s"
-                   "mbtrain --net %s %s --max-updates 40 --resume k.ck --log t-sma-k%d.csv",
-                   dir, mlp, c, mlp, c, gone ? "rm k.ck.learners && " : "", mlp, c, gone);
-        CU_ASSERT_EQUAL(r.status, 0);
-        if (r.status != 0)
-            fprintf(stderr, "\n  resume between the writes: %s", r.err);
+        mb_test_sh_ok(&r, "cd %s && mbtrain --net %s %s --max-updates 10 --checkpoint k.ck "
+                      "--checkpoint-every 10 && cp k.ck k10.ck && "
+                      "mbtrain --net %s %s --max-updates 20 --resume k.ck --checkpoint k.ck "
+                      "--checkpoint-every 10 && test -e k.ck.learners.prev && cp k10.ck k.ck && %s"
+                      "mbtrain --net %s %s --max-updates 40 --resume k.ck --log t-sma-k%d.csv",
+                      dir, mlp, c, mlp, c, gone ? "rm k.ck.learners && " : "", mlp, c, gone);
         mb_test_run_free(&r);
         char pa[512], pb[512];
         snprintf(pa, sizeof pa, "%s/t-sma-s.csv", dir);
@@ -953,12 +944,9 @@ static void test_mpirun_eval_threads(void)
                          "--batch 32 --lr 0.1 --eval-every 10 --max-updates 400 "
                          "--target-loss 0.6 --check-frac 0.25 --algo sgd-sync";
     mb_test_run r;
-    mb_test_sh(&r, MPIRUN "--bind-to none mbtrain --net %s %s --eval-threads 1 --log %s/et1.csv && "
-               MPIRUN "--bind-to none mbtrain --net %s %s --eval-threads 2 --log %s/et2.csv",
-               mlp, common, dir, mlp, common, dir);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n  mpirun --eval-threads -> %d: %s", r.status, r.err);
+    mb_test_sh_ok(&r, MPIRUN "--bind-to none mbtrain --net %s %s --eval-threads 1 --log %s/et1.csv && "
+                  MPIRUN "--bind-to none mbtrain --net %s %s --eval-threads 2 --log %s/et2.csv",
+                  mlp, common, dir, mlp, common, dir);
     mb_test_run_free(&r);
     char p1[512], p2[512];
     snprintf(p1, sizeof p1, "%s/et1.csv", dir);
@@ -981,11 +969,8 @@ static void test_mpirun(void)
     mb_test_sh(&r, "mbtrain --net %s %s --algo sgd --log %s/r1.csv", mlp, common, dir);
     CU_ASSERT_EQUAL(r.status, 0);
     mb_test_run_free(&r);
-    mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo sgd-sync --log %s/r2.csv", mlp, common,
-               dir);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n  mpirun sgd-sync -> %d: %s", r.status, r.err);
+    mb_test_sh_ok(&r, MPIRUN "mbtrain --net %s %s --algo sgd-sync --log %s/r2.csv", mlp, common,
+                  dir);
     CU_ASSERT_EQUAL(mb_test_lines(r.out), 1); /* rank 0 alone prints the summary */
     mb_test_run_free(&r);
     char p1[512], p2[512];
@@ -1002,21 +987,15 @@ static void test_mpirun(void)
     static const char *algos[] = {"easgd-sync", "easgd", "sma", "downpour", "easgd-async",
                                   "eamsgd"};
     for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
-        mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo %s --log %s/m%zu.csv", linear,
-                   common, algos[k], dir, k);
-        CU_ASSERT_EQUAL(r.status, 0);
-        if (r.status != 0)
-            fprintf(stderr, "\n  mpirun %s -> %d: %s", algos[k], r.status, r.err);
+        mb_test_sh_ok(&r, MPIRUN "mbtrain --net %s %s --algo %s --log %s/m%zu.csv", linear,
+                      common, algos[k], dir, k);
         mb_test_run_free(&r);
     }
     /* ranks x threads: 2 ranks of 2 threads are 4 learners, as 4 threads are */
-    mb_test_sh(&r, MPIRUN "mbtrain --net %s %s --algo sgd-sync --learners 2 --log %s/h2.csv && "
-               "mbtrain --net %s %s --algo easgd-sync --learners 4 --log %s/t4e.csv && "
-               MPIRUN "mbtrain --net %s %s --algo easgd-sync --learners 2 --log %s/h2e.csv",
-               mlp, common, dir, mlp, common, dir, mlp, common, dir);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n  ranks x threads -> %d: %s", r.status, r.err);
+    mb_test_sh_ok(&r, MPIRUN "mbtrain --net %s %s --algo sgd-sync --learners 2 --log %s/h2.csv && "
+                  "mbtrain --net %s %s --algo easgd-sync --learners 4 --log %s/t4e.csv && "
+                  MPIRUN "mbtrain --net %s %s --algo easgd-sync --learners 2 --log %s/h2e.csv",
+                  mlp, common, dir, mlp, common, dir, mlp, common, dir);
     mb_test_run_free(&r);
     char p3[512], p4[512], p5[512];
     snprintf(p3, sizeof p3, "%s/h2.csv", dir);
@@ -1061,10 +1040,7 @@ static void test_kill_rank(void)
     char d[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(d, sizeof d), 0);
     mb_test_run r;
-    mb_test_sh(&r, MPI_ENV "bash tests/par_kill.sh %s", d);
-    CU_ASSERT_EQUAL(r.status, 0);
-    if (r.status != 0)
-        fprintf(stderr, "\n  %s%s", r.out, r.err);
+    mb_test_sh_ok(&r, MPI_ENV "bash tests/par_kill.sh %s", d);
     if (strstr(r.out, "skipped"))
         fprintf(stderr, "\n  %s", r.out);
     else

@@ -65,7 +65,6 @@ int mb_run_check_init(mb_run_check *c, const mb_run_options *o, const mb_dataset
     c->strata = 1;
     c->lo[1] = n;
     c->spread[0] = 1;
-    c->ref_loss = NAN;
     c->cur = malloc(2 * n * sizeof *c->cur);
     c->order = malloc(n * sizeof *c->order);
     c->rank = malloc(n * sizeof *c->rank);
@@ -206,7 +205,7 @@ static int check_positions(mb_run_check *c, mb_net *net, const mb_dataset *eval,
         size_t k = to - p < (size_t)c->chunk ? to - p : (size_t)c->chunk, ok = 0;
         const float *x = eval->x + p * per;
         const int *y = eval->y + p;
-        if (!isnan(c->ref_loss)) {
+        if (c->reference) {
             for (size_t i = 0; i < k; i++) {
                 memcpy(c->xb + i * per, eval->x + c->order[p + i] * per, per * sizeof *c->xb);
                 c->yb[i] = eval->y[c->order[p + i]];
@@ -241,7 +240,7 @@ static int by_index(const void *a, const void *b)
 /* After a full evaluation (every position's loss in cur): it becomes the reference, and the
  * strata are cut again by its losses, each in the subset's order. A subset too small for
  * strata of STRATUM_MIN_CHUNKS chunks each keeps fewer. */
-static void check_restrata(mb_run_check *c, double loss)
+static void check_restrata(mb_run_check *c)
 {
     size_t n = c->n;
     for (size_t p = 0; p < n; p++)
@@ -266,14 +265,14 @@ static void check_restrata(mb_run_check *c, double loss)
             ss += (c->ref[p] - c->ref_mean[h]) * (c->ref[p] - c->ref_mean[h]);
         c->spread[h] = N > 1 ? sqrt(ss / (double)(N - 1)) : 0;
     }
-    c->ref_loss = loss;
+    c->reference = 1;
 }
 
 int mb_run_check_eval(mb_run_check *c, mb_net *net, const mb_dataset *eval, double target,
                       double k, double blowup, int *ruled_out, double *loss, double *acc,
                       double *est, size_t *seen_out, mb_error *err)
 {
-    const int H = c->strata, reference = !isnan(c->ref_loss);
+    const int H = c->strata, reference = c->reference;
     const size_t n = c->n;
     size_t seen[MB_RUN_STRATA] = {0};
     long cap[MB_RUN_STRATA], want[MB_RUN_STRATA], all = 0;
@@ -331,6 +330,6 @@ int mb_run_check_eval(mb_run_check *c, mb_net *net, const mb_dataset *eval, doub
     c->start = c->first; /* at the target or near it: the next starts where check_frac says */
     *loss = *est = sum / (double)n;
     *acc = (double)correct / (double)n;
-    check_restrata(c, *loss);
+    check_restrata(c);
     return MB_OK;
 }

@@ -91,7 +91,7 @@ typedef struct mb_run_check {
     size_t *order;         /* [n] the sample at each position */
     double *cur, *ref;     /* [n] per position: losses at this check (the first samples of each
                               stratum that it saw), at the reference (one block, owned) */
-    double ref_loss;       /* the reference's loss, NAN before one */
+    int reference;         /* 1 after the first full evaluation: strata, ref and ref_mean hold */
     struct mb_run_ranked *rank; /* [n] scratch of the re-ranking */
     float *xb;             /* one chunk's inputs gathered by the order */
     int *yb;               /* and its labels */
