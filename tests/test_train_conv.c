@@ -1,6 +1,6 @@
 /* test_train_conv.c — the convolution algorithms: every algorithm that supports a shape agrees
  * with the direct loops on forward, backward-data and backward-filter over odd shapes
- * (non-square inputs, pad 0/1/2, stride 1/2, channel counts not multiples of 4, batch 1 and 3);
+ * (non-square inputs, pad 0/1/2, stride 1/2, channel counts not multiples of 4, batch 1 to 7, one sgemm chunk or two);
  * the one-shot calls equal the planned ones; names parse; unsupported shapes say why; workspace
  * sizes are reported. The direct loops themselves are checked against a hand-computed case.
  */
@@ -28,6 +28,9 @@ static const mb_conv_shape shapes[] = {
     {1, 1, 7, 5, 1, 3, 1, 1},  {3, 3, 9, 6, 5, 3, 1, 0},  {3, 2, 8, 11, 7, 3, 1, 2},
     {1, 5, 10, 7, 3, 3, 2, 1}, {3, 3, 12, 9, 6, 5, 1, 2}, {1, 6, 9, 13, 5, 5, 2, 0},
     {3, 7, 6, 5, 2, 1, 1, 0},  {2, 3, 11, 8, 9, 4, 2, 1}, {3, 1, 28, 28, 6, 5, 1, 2},
+    /* batches that im2col + sgemm cuts into two chunks (conv_gemm.c: about 4096 columns each),
+     * wide (stride 1) and exact */
+    {7, 2, 30, 30, 3, 3, 1, 1}, {6, 1, 60, 60, 2, 3, 2, 1},
 };
 
 /* Tolerance: the direct loops sum in double, the others in float32 over C*k*k (<= 175) terms

@@ -13,6 +13,10 @@
  *       steps batch M for SECONDS and prints "t_s,s_per_update" per update (time since the
  *       start, then the update's time): how the machine's speed moves over time
  *       (tests/bench/host_steadiness.sh).
+ *   lenet5_step --eval [--batch M] [--threads N]
+ *       evaluation instead of training: the median microseconds per sample of
+ *       mb_net_evaluate_each over 2048 samples in calls of M (16: the staged checks' chunk,
+ *       train/run_check.c), the forward pass that evaluation in mbtrain costs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -131,9 +135,42 @@ static int trace(double seconds, int m, int threads, mb_conv_algo algo)
     return 0;
 }
 
+/* Median microseconds per sample of evaluation in calls of m samples (9 passes over 2048). */
+static int eval_speed(int m, int threads, mb_conv_algo algo)
+{
+    enum { SAMPLES = 2048, PASSES = 9 };
+    mb_net *net = lenet5_net(m > 128 ? m : 128, 1, algo, threads);
+    if (!net)
+        return 1;
+    float *x = malloc(sizeof(float) * 784 * SAMPLES);
+    int *y = malloc(sizeof(int) * SAMPLES);
+    double *losses = malloc(sizeof(double) * SAMPLES), t[PASSES];
+    batch_data(x, y, SAMPLES, 29u);
+    for (int r = -1; r < PASSES; r++) { /* the first pass warms up */
+        double t0 = now();
+        for (int i = 0; i < SAMPLES; i += m) {
+            size_t k = SAMPLES - i < m ? (size_t)(SAMPLES - i) : (size_t)m, ok;
+            if (mb_net_evaluate_each(net, x + (size_t)i * 784, y + i, k, losses + i, &ok) !=
+                MB_OK) {
+                fprintf(stderr, "lenet5_step: evaluation failed\n");
+                return 1;
+            }
+        }
+        if (r >= 0)
+            t[r] = (now() - t0) / SAMPLES * 1e6;
+    }
+    qsort(t, PASSES, sizeof *t, cmp);
+    printf("# lenet5 1x28x28, evaluation in calls of %d, %d thread(s), conv %s\n"
+           "us_per_sample %.3f\n",
+           m, threads, mb_conv_algo_name(algo), t[PASSES / 2]);
+    free(x), free(y), free(losses);
+    mb_net_free(net);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int threads = 2, max_m = 1024, batch = 8, csv = 0;
+    int threads = 2, max_m = 1024, batch = 8, csv = 0, eval = 0;
     double trace_s = 0;
     unsigned long seed = 1;
     const char *dir = NULL;
@@ -153,6 +190,8 @@ int main(int argc, char **argv)
             trace_s = atof(argv[++i]);
         else if (!strcmp(argv[i], "--csv"))
             csv = 1;
+        else if (!strcmp(argv[i], "--eval"))
+            eval = 1;
         else if (!strcmp(argv[i], "--algo") && i + 1 < argc &&
                  mb_conv_algo_parse(argv[i + 1], &algo) == MB_OK)
             i++;
@@ -169,6 +208,8 @@ int main(int argc, char **argv)
         return dump(dir, batch, seed, threads);
     if (trace_s > 0)
         return trace(trace_s, batch, threads, algo);
+    if (eval)
+        return eval_speed(batch, threads, algo);
     printf(csv ? "M,s_per_update,samples_per_s,reps\n"
                : "# lenet5 1x28x28, forward+backward+SGD, %d thread(s), conv %s\n"
                  "%6s %14s %14s %6s\n",
