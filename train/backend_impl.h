@@ -66,7 +66,8 @@ typedef struct mb_backend_ops {
                                 const float *dy, float *dw, float *db, void *ws);
 
     /* The other layers, with the meaning of train/cpu/layers_impl.h. Pooling takes the layer's
-     * description (max or average by d->type); `arg` is max pooling's argmax buffer. The
+     * description (max or average by d->type); `arg` is max pooling's argmax buffer, NULL in
+     * evaluation (no backward pass follows, so none is kept). The
      * backward pass also gets the forward pass's input x and output y: cuDNN's pooling backward
      * finds the maxima from them instead of an argmax (the CPU uses arg and ignores x, y). */
     void (*fc_forward)(mb_ctx *ctx, int batch, int in, int out, const float *x, const float *w,

@@ -407,7 +407,9 @@ static const float *forward(const mb_net *net, net_shard *sh, const float *x, in
             ops->fc_forward(ctx, batch, (int)l->in_sz, d->out_c, in, w, w + l->n_w, v->out);
             break;
         case MB_LAYER_MAXPOOL:
-        case MB_LAYER_AVGPOOL: ops->pool_forward(ctx, d, batch, in, v->out, v->arg); break;
+        case MB_LAYER_AVGPOOL: /* no backward follows evaluation: no argmax */
+            ops->pool_forward(ctx, d, batch, in, v->out, train ? v->arg : NULL);
+            break;
         case MB_LAYER_DROPOUT:
             ops->dropout_forward(ctx, d->p, train, batch, l->out_sz, train ? drop_key(net, i) : 0,
                                  (size_t)sh->n0, in, v->out, v->mask);

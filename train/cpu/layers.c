@@ -22,7 +22,7 @@ static void maxpool_nopad(const mb_layer_desc *d, size_t planes, const float *re
     for (size_t pl = 0; pl < planes; pl++) {
         const float *xp = x + pl * H * W;
         float *yp = y + pl * OH * OW;
-        int *ap = arg + pl * OH * OW;
+        int *ap = arg ? arg + pl * OH * OW : NULL;
         for (int oy = 0; oy < OH; oy++)
             for (int ox = 0; ox < OW; ox++) {
                 int bi = oy * S * W + ox * S;
@@ -34,17 +34,31 @@ static void maxpool_nopad(const mb_layer_desc *d, size_t planes, const float *re
                             best = xp[q], bi = q;
                     }
                 yp[oy * OW + ox] = best;
-                ap[oy * OW + ox] = bi;
+                if (ap)
+                    ap[oy * OW + ox] = bi;
             }
     }
 }
 
 /* 2x2 windows, stride 2, no padding (lenet5's pools): the window unrolled, first maximum wins as
- * in the general loop. */
+ * in the general loop. Without arg (inference) the maxima alone, a loop the vectoriser takes. */
 static void maxpool_2x2(const mb_layer_desc *d, size_t planes, const float *restrict x,
                         float *restrict y, int *restrict arg)
 {
     const int H = d->in_h, W = d->in_w, OH = d->out_h, OW = d->out_w;
+    if (!arg) {
+        for (size_t pl = 0; pl < planes; pl++)
+            for (int oy = 0; oy < OH; oy++) {
+                const float *restrict r0 = x + pl * H * W + 2 * oy * W, *restrict r1 = r0 + W;
+                float *restrict yr = y + (pl * OH + oy) * OW;
+                for (int ox = 0; ox < OW; ox++) {
+                    float a = r0[2 * ox], b = r0[2 * ox + 1], c = r1[2 * ox], e = r1[2 * ox + 1];
+                    float m0 = b > a ? b : a, m1 = e > c ? e : c;
+                    yr[ox] = m1 > m0 ? m1 : m0;
+                }
+            }
+        return;
+    }
     for (size_t pl = 0; pl < planes; pl++) {
         const float *xp = x + pl * H * W;
         float *yp = y + pl * OH * OW;
@@ -98,7 +112,8 @@ void mb_layer_maxpool_forward(const mb_layer_desc *d, int batch, const float *x,
                 }
                 size_t o = (pl * OH + oy) * OW + ox;
                 y[o] = bi < 0 ? 0.0f : best;
-                arg[o] = bi;
+                if (arg)
+                    arg[o] = bi;
             }
     }
 }

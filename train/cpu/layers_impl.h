@@ -13,7 +13,8 @@
 #include "../mb_train.h"
 
 /* Pooling over [batch*c] planes of h x w into oh x ow; max pooling records in `arg` the input
- * index (within the plane) each output came from (-1 when the window held only padding). Average
+ * index (within the plane) each output came from (-1 when the window held only padding), unless
+ * arg is NULL (evaluation). Average
  * pooling divides by size*size, padding included (PyTorch's count_include_pad=True). */
 void mb_layer_maxpool_forward(const mb_layer_desc *d, int batch, const float *x, float *y,
                               int *arg);
