@@ -87,7 +87,8 @@ static void im2col_wide(const struct mb_conv_plan *p, const gemm_layout *L, cons
                        xp + ((size_t)c * Hp + i) * Wp + j, sizeof(float) * L->plane);
 }
 
-/* Writes the columns of one image into col (row stride ld): row (c, i, j), column oy*OW+ox. */
+/* Exact (strided convolutions): writes the columns of one image into col (row stride ld): row
+ * (c, i, j), column oy*OW+ox, the padding's zeros written where a window leaves the image. */
 static void im2col(const struct mb_conv_plan *p, const float *x, float *col, size_t ld)
 {
     const mb_conv_shape *s = &p->s;
@@ -116,15 +117,8 @@ static void im2col(const struct mb_conv_plan *p, const float *x, float *col, siz
                     const float *xr = x + ((size_t)c * H + iy) * W;
                     for (int ox = 0; ox < lo; ox++)
                         r[ox] = 0.0f;
-                    if (S == 1) {
-                        /* rows are short (10-28 floats in lenet5): an inline loop the
-                         * vectoriser handles beats a memcpy call per row */
-                        const float *restrict src = xr + (j - P);
-                        for (int ox = lo; ox < hi; ox++)
-                            r[ox] = src[ox];
-                    } else
-                        for (int ox = lo; ox < hi; ox++)
-                            r[ox] = xr[ox * S - P + j];
+                    for (int ox = lo; ox < hi; ox++)
+                        r[ox] = xr[ox * S - P + j];
                     for (int ox = hi; ox < OW; ox++)
                         r[ox] = 0.0f;
                 }
@@ -147,7 +141,7 @@ static void im2col_chunk(const struct mb_conv_plan *p, const gemm_layout *L, con
     }
 }
 
-/* Adds the columns of one image back into dx (already zeroed): the transpose of im2col. */
+/* Exact: adds the columns of one image back into dx (already zeroed), the transpose of im2col. */
 static void col2im(const struct mb_conv_plan *p, const float *col, size_t ld, float *dx)
 {
     const mb_conv_shape *s = &p->s;
@@ -169,14 +163,8 @@ static void col2im(const struct mb_conv_plan *p, const float *col, size_t ld, fl
                         continue;
                     const float *r = row + (size_t)oy * OW;
                     float *xr = dx + ((size_t)c * H + iy) * W;
-                    if (S == 1) {
-                        float *restrict dst = xr + (j - P);
-                        for (int ox = lo; ox < hi; ox++)
-                            dst[ox] += r[ox];
-                    } else {
-                        for (int ox = lo; ox < hi; ox++)
-                            xr[ox * S - P + j] += r[ox];
-                    }
+                    for (int ox = lo; ox < hi; ox++)
+                        xr[ox * S - P + j] += r[ox];
                 }
             }
 }
