@@ -24,3 +24,20 @@ def lenet5_step(threads, lr=0.01):
         opt.step()
         return loss.item()
     return step
+
+
+def lenet5_eval(threads):
+    """Returns evaluate(x, y): torch's lenet5 in inference (no_grad, eval mode), each sample's
+    cross-entropy loss as a tensor: what mbkit's mb_net_evaluate_each returns."""
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                        nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                        nn.Linear(84, 10)).eval()
+    lossf = nn.CrossEntropyLoss(reduction="none")
+
+    def evaluate(x, y):
+        with torch.no_grad():
+            return lossf(net(x), y)
+    return evaluate
