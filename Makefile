@@ -320,10 +320,16 @@ run: deps
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \
 	grep -Eq '^recommendation: P = 1 ' $(OUT)/scale.txt || grep -h '^check:' $(OUT)/validate-rec.txt | sed 's/^check:/check of the recommendation:/'; \
-	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
-	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
-	  END { if (w + e > 0) printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation)\n", w, e, 100 * e / (w + e) }' \
-	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv 2>/dev/null); \
+	awk 'FNR == 1 { st = FILENAME ~ /\/par\// ? 3 : FILENAME ~ /\/check\// ? 2 : 1 } \
+	  /^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
+	    if (kv[1] == "wall_s") w[st] += kv[2]; if (kv[1] == "eval_s") e[st] += kv[2] } } \
+	  function pc(a, b) { return a + b > 0 ? 100 * b / (a + b) : 0 } \
+	  END { tw = w[1] + w[2] + w[3]; te = e[1] + e[2] + e[3]; if (tw + te == 0) exit; \
+	    printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation; the sweep %.1f%%", \
+	      tw, te, pc(tw, te), pc(w[1], e[1]); \
+	    if (w[2] + e[2] > 0) printf ", the check %.0f%%", pc(w[2], e[2]); \
+	    if (w[3] + e[3] > 0) printf ", the P = 2 runs %.0f%%", pc(w[3], e[3]); print ")" }' \
+	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/par/lr*/*.csv 2>/dev/null); \
 	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
 	echo "total: $$(( $$(date +%s) - t0 )) s"
