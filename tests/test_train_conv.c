@@ -1,8 +1,8 @@
 /* test_train_conv.c — the convolution algorithms: every algorithm that supports a shape agrees
  * with the direct loops on forward, backward-data and backward-filter over odd shapes
- * (non-square inputs, pad 0/1/2, stride 1/2, channel counts not multiples of 4, batch 1 to 7, one sgemm chunk or two);
- * the one-shot calls equal the planned ones; names parse; unsupported shapes say why; workspace
- * sizes are reported. The direct loops themselves are checked against a hand-computed case.
+ * (non-square inputs, pad 0/1/2, stride 1/2, channel counts not multiples of 4, batch 1 to 7,
+ * one sgemm chunk or two); the one-shot calls equal the planned ones; names parse; unsupported
+ * shapes say why; workspace sizes are reported. The direct loops themselves are checked against a hand-computed case.
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
