@@ -171,6 +171,17 @@ $(BUILD)/gen/suites.h: FORCE
 	@cmp -s $@.new $@ 2>/dev/null && rm -f $@.new || mv $@.new $@
 FORCE:
 
+# The convolution probe's cache keys its timings by the kernels that made them (probe/conv.c):
+# a hash of the backends' sources, rewritten (and probe/conv.o rebuilt) only when they change.
+KERNEL_SRCS := $(sort $(wildcard train/backend*.c train/backend*.h train/cpu/*.c train/cpu/*.h \
+                 train/cuda/*.cu train/cuda/*.h))
+%/gen/kernels.h: FORCE
+	@mkdir -p $(@D)
+	@echo "#define MB_KERNELS_ID \"$$(cat $(KERNEL_SRCS) | sha1sum | cut -c1-12)\"" > $@.new
+	@cmp -s $@.new $@ 2>/dev/null && rm -f $@.new || mv $@.new $@
+$(BUILD)/obj/probe/conv.o: $(BUILD)/gen/kernels.h
+$(BUILD)/obj/probe/conv.o: CPPFLAGS += -I$(BUILD)/gen
+
 $(BUILD)/obj/tests/runner.o: tests/runner.c $(BUILD)/gen/suites.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) -c $< -o $@
@@ -213,6 +224,9 @@ FUZZ_BINS  = $(patsubst %,$(FUZZ_DIR)/bin/fuzz_%,$(subst $(comma), ,$(FUZZ)))
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/obj/probe/conv.o: $(FUZZ_DIR)/gen/kernels.h
+$(FUZZ_DIR)/obj/probe/conv.o: FUZZ_CFLAGS += -I$(FUZZ_DIR)/gen
 
 $(FUZZ_DIR)/lib/libmbkit.a: $(FUZZ_OBJS)
 	@mkdir -p $(@D)

@@ -10,11 +10,15 @@
  * those rows), not a failure of the sweep.
  *
  * The cache is a CSV file of measured points keyed by everything the time depends on: host,
- * backend, device, OpenBLAS threads, the layer's shape, algorithm, pass and batch. A point whose
- * key is there is not measured again; new points are added and the file is rewritten atomically.
+ * backend, device, OpenBLAS threads, the kernels' code (MB_KERNELS_ID, a hash of train/'s backend
+ * sources made by the Makefile: a point timed by other kernels is not this build's), the layer's
+ * shape, algorithm, pass and batch. A point whose key is there is not measured again; new points
+ * are added and the file is rewritten atomically.
  *
  * Does not: pick an algorithm (mbopt conv does, from the table this feeds), or print.
  */
+#include "kernels.h" /* generated: MB_KERNELS_ID */
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -297,7 +301,7 @@ int mb_probe_cache_save(mb_probe_cache *c, mb_error *err)
     if (rc != MB_OK || (rc = mb_out_open(&out, c->path, err)) != MB_OK)
         return rc;
     fprintf(out.f, "# tool=mbprobe conv\n# cache=convolution timings, keyed by host|backend|"
-                   "device|threads|shape|algo|pass|batch\n");
+                   "device|threads|kernels|shape|algo|pass|batch\n");
     for (int i = 0; i < 7; i++)
         fprintf(out.f, "%s%s", cache_cols[i], i < 6 ? "," : "\n");
     for (size_t i = 0; i < c->n; i++) {
@@ -326,10 +330,12 @@ void mb_probe_conv_key(char *buf, size_t n, const char *host, const char *backen
     clean(dev, sizeof dev, device);
     clean(hn, sizeof hn, host);
     clean(al, sizeof al, algo);
-    snprintf(buf, n, "%s|%s|%s|t%d|%dx%dx%d>%dk%ds%dp%d|%s|%s|%d", hn, backend, dev, threads,
-             s->in_c, s->in_h, s->in_w, s->out_c, s->k, s->stride, s->pad, al,
-             mb_conv_pass_name(pass), s->batch);
+    snprintf(buf, n, "%s|%s|%s|t%d|k%s|%dx%dx%d>%dk%ds%dp%d|%s|%s|%d", hn, backend, dev,
+             threads, MB_KERNELS_ID, s->in_c, s->in_h, s->in_w, s->out_c, s->k, s->stride, s->pad,
+             al, mb_conv_pass_name(pass), s->batch);
 }
+
+const char *mb_probe_kernels_id(void) { return MB_KERNELS_ID; }
 
 /* ---- the convolution table --------------------------------------------------------------------- */
 

@@ -520,10 +520,15 @@ int mb_probe_cache_put(mb_probe_cache *c, const char *key, const mb_probe_stats 
 /* Writes the cache back (creating its folder) when points were added. MB_EIO on failure. */
 int mb_probe_cache_save(mb_probe_cache *c, mb_error *err);
 
-/* The cache key of a convolution point: host name, backend, device name, threads, shape,
- * algorithm name, pass and batch, with CSV-unsafe characters replaced. */
+/* The cache key of a convolution point: host name, backend, device name, threads, this build's
+ * kernels (mb_probe_kernels_id), shape, algorithm name, pass and batch, with CSV-unsafe
+ * characters replaced. */
 void mb_probe_conv_key(char *buf, size_t n, const char *host, const char *backend,
                        const char *device, int threads, const mb_conv_shape *s, const char *algo,
                        mb_conv_pass pass);
+
+/* A hash of the backends' sources this build was made from (12 hex digits): kernels changed,
+ * cached timings no longer apply. */
+const char *mb_probe_kernels_id(void);
 
 #endif /* MB_PROBE_H */

@@ -1144,6 +1144,11 @@ static void test_conv_run(void)
     CU_ASSERT_STRING_NOT_EQUAL(k1, k2);
     CU_ASSERT_PTR_NOT_NULL(strstr(k1, "|cpu|dev; one|"));
     CU_ASSERT_PTR_NULL(strchr(k1, ','));
+    /* and the kernels: a point timed by other code is not this build's */
+    char kid[32];
+    snprintf(kid, sizeof kid, "|k%s|", mb_probe_kernels_id());
+    CU_ASSERT_EQUAL(strlen(mb_probe_kernels_id()), 12);
+    CU_ASSERT_PTR_NOT_NULL(strstr(k1, kid));
     mb_probe_cache_free(cache);
     mb_net_desc_free(desc);
     mb_ctx_free(ctx);
