@@ -9,13 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 THREADS=${THREADS:-2}
-PY=/usr/bin/python3
-if ! $PY -c 'import torch' 2>/dev/null; then
-    echo "eval_vs_torch: skipped: /usr/bin/python3 cannot import torch"
-    exit 0
-fi
-BENCH=build/release/bench/lenet5_step
-make -s "$BENCH"
+NAME=eval_vs_torch
+. tests/bench/torch_peer.bash
 echo "# lenet5 1x28x28, evaluation (forward + per-sample loss), $THREADS threads; median us/sample; ratio = mbkit/torch"
 printf "%6s %10s %10s %8s\n" B mbkit_us torch_us ratio
 for b in 16 128 1024; do

@@ -9,13 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 THREADS=${THREADS:-2}
 MAX_M=${MAX_M:-1024}
-PY=/usr/bin/python3
-if ! $PY -c 'import torch' 2>/dev/null; then
-    echo "lenet5_vs_torch: skipped: /usr/bin/python3 cannot import torch"
-    exit 0
-fi
-BENCH=build/release/bench/lenet5_step
-make -s "$BENCH"
+NAME=lenet5_vs_torch
+. tests/bench/torch_peer.bash
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 OPENBLAS_NUM_THREADS=1 "$BENCH" --threads "$THREADS" --max-batch "$MAX_M" --csv > "$tmp/mbkit.csv"
