@@ -544,15 +544,21 @@ static int layer_pass_cmp(const void *a, const void *b)
 }
 
 /* The slots of one conv layer from its rows v[lo, hi) (sorted by pass): one per pass, in the
- * order the passes first appear in the file. */
-static int layer_slots(const mb_cilp_table *t, const char *name, const conv_row **v, size_t lo,
-                       size_t hi, sweep *s, size_t *used, mb_error *err)
+ * order the passes first appear in the file; none for backward_data when the layer is the net's
+ * first (`input`): the trainer computes no gradient for the input (train/net.c), so that pass is
+ * no part of an update's time, though mbprobe conv times it. */
+static int layer_slots(const mb_cilp_table *t, const char *name, int input, const conv_row **v,
+                       size_t lo, size_t hi, sweep *s, size_t *used, mb_error *err)
 {
     size_t before = s->n;
     for (size_t i = lo; i < hi;) {
         size_t j = i;
         while (j < hi && strcmp(v[j]->pass, v[i]->pass) == 0)
             j++;
+        if (input && strcmp(v[i]->pass, mb_conv_pass_name(MB_PASS_BACKWARD_DATA)) == 0) {
+            i = j;
+            continue;
+        }
         if (s->n == s->cap)
             return mb_error_set(err, MB_EFORMAT, "%s: layer '%s' has more than 8 passes", t->path,
                                 name);
@@ -627,7 +633,7 @@ static int sweep_init(const mb_net_desc *d, const mb_cilp_table *t, sweep *s, mb
             rc = mb_error_set(err, MB_EFORMAT, "%s: no rows for layer '%s' of net '%s' (is this "
                               "the table of another network?)", t->path, l->name, d->name);
         else
-            rc = layer_slots(t, l->name, v, lo, hi, s, &used, err);
+            rc = layer_slots(t, l->name, i == 0, v, lo, hi, s, &used, err);
     }
     free(v);
     for (size_t k = 0; rc == MB_OK && k < s->n; k++)

@@ -136,8 +136,8 @@ int main(void)
                            s < res[1][k].n_picks; s++)
             changes += strcmp(res[1][k].picks[s].algo, res[1][k - 1].picks[s].algo) != 0;
     size_t slots = res[0][0].n_picks;
-    printf("conv ILP, ResNet-50 size: %zu slots (53 layers x 3 passes) x 8 algorithms, %d values "
-           "of M (4..256), 16 GiB\n", slots, NM);
+    printf("conv ILP, ResNet-50 size: %zu slots (53 layers x 3 passes, less the input layer's "
+           "backward_data) x 8 algorithms, %d values of M (4..256), 16 GiB\n", slots, NM);
     for (int mode = 0; mode < 2; mode++)
         printf("  workspace %-6s  %2zu of %d M feasible, all proven optimal: total %.3f s "
                "(median of %d; min %.3f, max %.3f), %.1f ms per M\n",
