@@ -258,6 +258,14 @@ static mb_table *read_log(const char *path)
     return t;
 }
 
+/* The log `name` in the suite's folder (a command wrote it), or NULL after a message. */
+static mb_table *log_in(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return read_log(path);
+}
+
 /* Every row's loss and eval_loss of two logs agree to `rel` (empty cells alike). */
 static int same_losses(const mb_table *a, const mb_table *b, double rel)
 {
@@ -948,10 +956,7 @@ static void test_mpirun_eval_threads(void)
                   MPIRUN "--bind-to none mbtrain --net %s %s --eval-threads 2 --log %s/et2.csv",
                   mlp, common, dir, mlp, common, dir);
     mb_test_run_free(&r);
-    char p1[512], p2[512];
-    snprintf(p1, sizeof p1, "%s/et1.csv", dir);
-    snprintf(p2, sizeof p2, "%s/et2.csv", dir);
-    mb_table *a = read_log(p1), *b = read_log(p2);
+    mb_table *a = log_in("et1.csv"), *b = log_in("et2.csv");
     CU_ASSERT_FATAL(a && b);
     CU_ASSERT(same_losses(a, b, 1e-6));
     CU_ASSERT_PTR_NOT_NULL(strstr(mb_table_meta(a, "crossing"), "bisect"));
@@ -973,10 +978,7 @@ static void test_mpirun(void)
                   dir);
     CU_ASSERT_EQUAL(mb_test_lines(r.out), 1); /* rank 0 alone prints the summary */
     mb_test_run_free(&r);
-    char p1[512], p2[512];
-    snprintf(p1, sizeof p1, "%s/r1.csv", dir);
-    snprintf(p2, sizeof p2, "%s/r2.csv", dir);
-    mb_table *a = read_log(p1), *b = read_log(p2);
+    mb_table *a = log_in("r1.csv"), *b = log_in("r2.csv");
     CU_ASSERT_FATAL(a && b);
     CU_ASSERT(same_losses(a, b, 1e-4));
     CU_ASSERT_STRING_EQUAL(mb_table_meta(b, "ranks"), "2");
@@ -997,11 +999,8 @@ static void test_mpirun(void)
                   MPIRUN "mbtrain --net %s %s --algo easgd-sync --learners 2 --log %s/h2e.csv",
                   mlp, common, dir, mlp, common, dir, mlp, common, dir);
     mb_test_run_free(&r);
-    char p3[512], p4[512], p5[512];
-    snprintf(p3, sizeof p3, "%s/h2.csv", dir);
-    snprintf(p4, sizeof p4, "%s/t4e.csv", dir);
-    snprintf(p5, sizeof p5, "%s/h2e.csv", dir);
-    mb_table *c = read_log(p1), *h = read_log(p3), *t4 = read_log(p4), *h2 = read_log(p5);
+    mb_table *c = log_in("r1.csv"), *h = log_in("h2.csv"), *t4 = log_in("t4e.csv"),
+             *h2 = log_in("h2e.csv");
     CU_ASSERT_FATAL(c && h && t4 && h2);
     CU_ASSERT(same_losses(c, h, 1e-4));
     CU_ASSERT(same_losses(t4, h2, 1e-4));
@@ -1014,8 +1013,9 @@ static void test_mpirun(void)
     /* --resume under mpirun: sgd-sync; ranks x threads; a server and one learner rank (the
      * asynchronous rule then repeats itself exactly) */
     resume_case("m-sgd-sync", "sgd-sync", MPIRUN);
+    char p5[512], pe[512];
+    snprintf(p5, sizeof p5, "%s/h2e.csv", dir);
     resume_case_of("m-hybrid", mlp, "easgd-sync --learners 2", MPIRUN, p5);
-    char pe[512];
     snprintf(pe, sizeof pe, "%s/m5.csv", dir); /* eamsgd's run above */
     resume_case_of("m-eamsgd", linear, "eamsgd", MPIRUN, pe);
     /* a single-learner algorithm under 2 ranks would write the same log twice: refused */
