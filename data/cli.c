@@ -1,6 +1,6 @@
 /* cli.c — the conventions every mbkit command follows when something is wrong: one line on
  * standard error, "PROG SUB: message", then for usage errors "Try 'PROG SUB --help'." and exit
- * status 2; bad values and files exit 1 (STYLE.md, habit 7). Commands call these; library code
+ * status 2; bad values and files exit 1 (docs/style.md, habit 7). Commands call these; library code
  * never prints.
  */
 #include "mb_data.h"

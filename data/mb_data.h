@@ -2,9 +2,9 @@
  *
  * - Numbers, sizes and ranges as users write them on the command line ("0.05", "256M", "1:1024",
  *   "8,16,32"), parsed strictly: trailing junk, NaN and inf are errors.
- * - Tables: the CSV files of DESIGN.md ("# key=value" metadata lines, one header line, rows),
- *   read whole with every cell addressable by row and column name, and errors that name the file,
- *   line and field.
+ * - Tables: the CSV files of docs/design.md, "Files between the stages" ("# key=value" metadata
+ *   lines, one header line, rows), read whole with every cell addressable by row and column name,
+ *   and errors that name the file, line and field.
  * - Atomic output: write to a temporary file in the same folder, then rename, so no reader ever
  *   sees a half-written file.
  * - JSON (cJSON) read and written the same way, for fits and recommendations.

@@ -1,4 +1,4 @@
-/* table.c — reads the CSV tables that pass between mbkit's stages (DESIGN.md, "Files between
+/* table.c — reads the CSV tables that pass between mbkit's stages (docs/design.md, "Files between
  * the stages"): "# key=value" metadata lines, one header line of column names, then rows.
  *
  * The whole file is read into one buffer that is cut in place; cells point into it. Fields are

@@ -137,9 +137,9 @@ typedef struct mb_fit_runs {
     int used_train_loss;  /* runs that had no evaluation column and used smoothed training loss */
 } mb_fit_runs;
 
-/* Reads mbtrain run logs (DESIGN.md "Run log"): M from the `batch` metadata; for each threshold
- * the first `update` whose eval_loss is <= eps. A log with no eval_loss column, or none filled in,
- * uses the training `loss` averaged over a trailing window of `smooth` rows instead.
+/* Reads mbtrain run logs (docs/design.md, "Run log"): M from the `batch` metadata; for each
+ * threshold the first `update` whose eval_loss is <= eps. A log with no eval_loss column, or none
+ * filled in, uses the training `loss` averaged over a trailing window of `smooth` rows instead.
  * MB_EIO / MB_EFORMAT naming the file, line and field. */
 int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thresholds,
                           size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err);
@@ -205,7 +205,8 @@ typedef struct mb_fit_nupdate {
     char algo[32];           /* the runs' common algorithm, "" when unknown */
     double procs;            /* their common learner count P */
     double b_simple;         /* median B_simple over the runs that logged one, NAN if none: a
-                                second, cheaper estimate of alpha / N_inf (DESIGN.md) */
+                                second, cheaper estimate of alpha / N_inf (docs/models.md,
+                                "Inverse law") */
     size_t b_simple_runs;    /* how many logged one */
     size_t boot_b, boot_ok;  /* resamples asked and fitted */
     double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */

@@ -762,7 +762,8 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
         }
     }
     mb_json_add_number(root, "diverged_max_batch", f->diverged_max);
-    /* the law mbopt optimises (DESIGN.md: `model` plus its `params`), and every law fitted */
+    /* the law mbopt optimises (docs/design.md, "Fits": `model` plus its `params`), and every
+     * law fitted */
     const mb_fit_result *bestr = strcmp(f->best, "power-law") == 0 ? &f->power : &f->inverse;
     cJSON *best = cJSON_AddObjectToObject(root, "best");
     if (best) {

@@ -142,11 +142,12 @@ typedef struct mb_update_time {
     double latency_s;  /* seconds per message, MB_COMM_ALPHA_BETA */
     double s_per_byte; /* seconds per byte, MB_COMM_ALPHA_BETA */
     double bytes;      /* bytes exchanged per update (the model's size), MB_COMM_ALPHA_BETA */
-    /* A measured step table (DESIGN.md: "a measured table always beats the closed form"): when
-     * n_table >= 2, one learner's compute time at m samples is the table's, interpolated
-     * log-log between measured points, flat below the first (the device is not saturated) and
-     * linear in m beyond the last (seconds per sample of the last point); gamma, m_t and t0 then
-     * only explain it. table_m ascending, > 0; table_t > 0 seconds (t0 included). */
+    /* A measured step table (docs/models.md, "Update time": "a measured table always beats the
+     * closed form"): when n_table >= 2, one learner's compute time at m samples is the table's,
+     * interpolated log-log between measured points, flat below the first (the device is not
+     * saturated) and linear in m beyond the last (seconds per sample of the last point); gamma,
+     * m_t and t0 then only explain it. table_m ascending, > 0; table_t > 0 seconds (t0 included).
+     * */
     size_t n_table;
     double table_m[MB_MODEL_TABLE_MAX];
     double table_t[MB_MODEL_TABLE_MAX];

@@ -4,10 +4,10 @@
  *
  * Differences from the paper, on purpose: sizes are bytes, not bits; gradients are grad_copies
  * blocks (mbkit's trainer keeps one; the paper assumes two) and optimiser state is counted
- * (momentum keeps one velocity per parameter; the paper has none); biases are counted exactly
- * (the paper's (m - 1) * 3 * 32 under-counts them, see ALGORITHMS.md); element-wise layers
- * (activations, dropout, softmax) run in place and keep nothing. Every term is a constant or a
- * multiple of M, which is what makes the largest M a closed form.
+ * (momentum keeps one velocity per parameter; the paper has none); biases are counted exactly (the
+ * paper's (m - 1) * 3 * 32 under-counts them, see docs/models.md, "Memory of a CNN"); element-wise
+ * layers (activations, dropout, softmax) run in place and keep nothing. Every term is a constant
+ * or a multiple of M, which is what makes the largest M a closed form.
  *
  * Pure: no I/O, no allocation; MB_EDOM outside the domain. Not here: reading network
  * descriptions (solver/ translates train/'s), the algorithms' measured workspaces (the ILP,

@@ -242,7 +242,8 @@ typedef enum mb_probe_op {
 const char *mb_probe_op_name(mb_probe_op op);
 int mb_probe_op_parse(const char *name, mb_probe_op *op);
 
-/* One row of the collective table (DESIGN.md) plus the columns after it. */
+/* One row of the collective table (docs/design.md, "Collective table") plus the columns after
+ * it. */
 typedef struct mb_probe_comm_row {
     mb_probe_op op;
     int procs;           /* ranks in the communicator */
@@ -277,9 +278,9 @@ int mb_probe_comm_sizes(const double *v, size_t n, size_t **sizes, mb_error *err
 int mb_probe_comm_point(MPI_Comm comm, mb_probe_op op, size_t bytes, const mb_probe_options *o,
                         mb_probe_comm_row *row, mb_error *err);
 
-/* The collective table's header line and one row, as CSV lines ending in a newline. Columns
- * after the seven of DESIGN.md: t_rank_min_s, t_rank_max_s, alg_bw_Bps, bus_bw_Bps, wide (0/1)
- * and stop (ci, budget, max-reps). */
+/* The collective table's header line and one row, as CSV lines ending in a newline. Columns after
+ * the seven of docs/design.md ("Collective table"): t_rank_min_s, t_rank_max_s, alg_bw_Bps,
+ * bus_bw_Bps, wide (0/1) and stop (ci, budget, max-reps). */
 void mb_probe_comm_write_header(FILE *f);
 void mb_probe_comm_write_row(FILE *f, const mb_probe_comm_row *r);
 
@@ -347,7 +348,7 @@ int mb_probe_step_time(mb_probe_step *s, int batch, const mb_probe_options *o,
 int mb_probe_step_sweep(mb_probe_step *s, const int *batch, size_t n, const mb_probe_options *o,
                         size_t rounds, mb_probe_stats *st, mb_error *err);
 
-/* One row of the step table (DESIGN.md) and the columns after it. */
+/* One row of the step table (docs/design.md, "Step table") and the columns after it. */
 typedef struct mb_probe_step_row {
     const char *backend;  /* "cpu", "cuda" (mb_backend_name: a static string) */
     const char *net;      /* the description's name (the caller's: it must outlive the row) */
@@ -359,9 +360,9 @@ typedef struct mb_probe_step_row {
 } mb_probe_step_row;
 
 /* The step table's header line and one row, as CSV lines ending in a newline: the twelve columns
- * of DESIGN.md (samples_per_s = batch / t_median_s), then wide (0/1), stop (ci, budget,
- * max-reps), drift (empty when the point was measured in one pass: --rounds 1) and device (its
- * commas written as ';'). */
+ * of docs/design.md, "Step table" (samples_per_s = batch / t_median_s), then wide (0/1), stop (ci,
+ * budget, max-reps), drift (empty when the point was measured in one pass: --rounds 1) and device
+ * (its commas written as ';'). */
 void mb_probe_step_write_header(FILE *f);
 void mb_probe_step_write_row(FILE *f, const mb_probe_step_row *r);
 
@@ -462,11 +463,12 @@ typedef struct mb_probe_conv_row {
     char device[128];        /* mb_ctx_device_name */
 } mb_probe_conv_row;
 
-/* The convolution table's header and one row: the six columns of DESIGN.md (layer, algo, pass,
- * batch, t_median_s, workspace_bytes), then reps, t_min_s, t_p25_s, t_p75_s, t_max_s, the shape
- * (in_c, in_h, in_w, out_c, k, stride, pad), status (mb_probe_conv_status_name: an unsupported
- * row has empty time and workspace fields, an out-of-memory row empty times and the workspace
- * that did not fit), backend and device (its commas written as ';'). */
+/* The convolution table's header and one row: the six columns of docs/design.md, "Convolution
+ * table" (layer, algo, pass, batch, t_median_s, workspace_bytes), then reps, t_min_s, t_p25_s,
+ * t_p75_s, t_max_s, the shape (in_c, in_h, in_w, out_c, k, stride, pad), status
+ * (mb_probe_conv_status_name: an unsupported row has empty time and workspace fields, an
+ * out-of-memory row empty times and the workspace that did not fit), backend and device (its
+ * commas written as ';'). */
 void mb_probe_conv_write_header(FILE *f);
 void mb_probe_conv_write_row(FILE *f, const mb_probe_conv_row *r);
 

@@ -173,7 +173,7 @@ static void test_inverse_coverage(void)
     }
     /* --weights seeds divides by a standard error estimated from 3 runs, itself noisy (a
      * chi-square with 2 degrees of freedom), so its intervals under-cover: measured 0.79-0.82
-     * here. The README says so; this band only guards against it getting worse. */
+     * here. docs/commands.md ("mbfit") says so; this band only guards against it getting worse. */
     for (int j = 0; j < 2; j++)
         CU_ASSERT(seeds_cover[j] >= 0.75 * SEEDS);
     /* unbiased to within 1% (noise 8% per run / sqrt(24) over 400 seeds is far smaller;

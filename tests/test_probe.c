@@ -610,7 +610,7 @@ static void test_meta(void)
     CU_ASSERT_EQUAL(v, h.threads);
     static const char *cols[] = {"op", "procs", "bytes", "reps", "t_median_s", "t_min_s",
                                  "t_max_s"};
-    for (size_t i = 0; i < 7; i++) /* the seven of DESIGN.md, first and in order */
+    for (size_t i = 0; i < 7; i++) /* docs/design.md, "Collective table" */
         CU_ASSERT_STRING_EQUAL(mb_table_col_name(t, i), cols[i]);
     mb_table_free(t);
     mb_test_rmdir(dir);
@@ -1265,7 +1265,7 @@ static void test_step_cli(void)
                                        "t_median_s", "t_min_s", "t_p25_s", "t_p75_s", "t_max_s",
                                        "samples_per_s"};
     size_t col[12];
-    for (int i = 0; i < 12; i++) /* DESIGN.md's columns, in its order */
+    for (int i = 0; i < 12; i++) /* docs/design.md, "Step table", in order */
         CU_ASSERT_FATAL(mb_table_require_col(t, cols[i], &col[i], &err) == MB_OK &&
                         col[i] == (size_t)i);
     const double want_batch[] = {1, 2, 4, 8, 2, 4, 8}, want_l[] = {1, 1, 1, 1, 2, 2, 2};

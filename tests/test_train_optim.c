@@ -1,5 +1,5 @@
 /* test_train_optim.c — train/optim.c against the closed-form iterates of the rules in
- * ALGORITHMS.md ("Single learner") on a separable quadratic f(x) = sum_i h_i x_i^2 / 2, whose
+ * docs/algorithms.md ("Single learner") on a separable quadratic f(x) = sum_i h_i x_i^2 / 2, whose
  * gradient h x makes every rule a linear recurrence per coordinate:
  *   SGD:       x_t = prod_s (1 - a_s) x_0,                        a = lr (h + lambda)
  *   heavy ball x_{t+1} = (1 + mu - a) x_t - mu x_{t-1}            (v_0 = 0, so x_{-1} = x_0)

@@ -118,7 +118,7 @@ static void test_comm_threads(void)
 
 /* ---- the rules, one step by hand ------------------------------------------------------------ */
 
-/* The numbers below were worked on paper from ALGORITHMS.md; they are exact in binary to about
+/* The numbers below were worked on paper from docs/algorithms.md; they are exact in binary to about
  * 1e-7, so 1e-6 is float rounding of a few operations. */
 #define NEAR(a, b) CU_ASSERT_DOUBLE_EQUAL((a), (b), 1e-6)
 

@@ -343,7 +343,7 @@ mb_ctx *mb_net_context(const mb_net *net);
 int mb_net_read_params(const mb_net *net, float *host);
 int mb_net_write_params(mb_net *net, const float *host);
 
-/* ---- optimisers (ALGORITHMS.md, "Single learner") ------------------------------------------- */
+/* ---- optimisers (docs/algorithms.md, "Single learner") ------------------------------------- */
 
 typedef enum mb_optim_kind {
     MB_OPTIM_SGD = 0,       /* x <- x - lr g */
@@ -534,7 +534,8 @@ typedef struct mb_run_options {
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
     long max_updates;              /* stop after this many updates in all; 0 = no bound */
     double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
-    const char *log_path;          /* run log (CSV of DESIGN.md, atomic), NULL for none */
+    const char *log_path;          /* run log (CSV of docs/design.md, "Run log";
+                                      atomic), NULL for none */
     const char *checkpoint_path;   /* checkpoint file (atomic), NULL for none */
     long checkpoint_every;         /* updates between checkpoints (> 0 with checkpoint_path) */
     const char *resume_path;       /* continue from this checkpoint; NULL to start afresh */
@@ -737,7 +738,7 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
  * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */
 int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *buf, size_t n);
 
-/* ---- parallel learners (train/par*.c; ALGORITHMS.md) ------------------------------------- */
+/* ---- parallel learners (train/par*.c; docs/algorithms.md) -------------------------------- */
 
 typedef enum mb_par_algo {
     MB_PAR_NONE = 0,        /* one learner: optim.kind (sgd, momentum, nesterov) */
@@ -762,8 +763,8 @@ int mb_par_algo_has_server(int algo);
  * that the batch splits among the learners; MB_EINVAL with one line in err otherwise. */
 int mb_par_check(const mb_run_options *o, int ranks, mb_error *err);
 
-/* The update rules of ALGORITHMS.md on flat arrays of n floats (what the trainers call, so that
- * tests can check them step by step). */
+/* The update rules of docs/algorithms.md on flat arrays of n floats (what the trainers call, so
+ * that tests can check them step by step). */
 /* The elastic exchange: e = alpha (x - c); x -= e; c += e. */
 void mb_par_elastic(float *x, float *c, size_t n, float alpha);
 /* A synchronous EASGD learner: x <- x - eta g - alpha (x - c) (eta rho = alpha; c unchanged). */

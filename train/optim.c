@@ -1,4 +1,4 @@
-/* optim.c — the single-learner optimisers of ALGORITHMS.md ("Single learner"): plain SGD,
+/* optim.c — the single-learner optimisers of docs/algorithms.md ("Single learner"): plain SGD,
  * heavy-ball momentum (Polyak) and Nesterov momentum, with L2 weight decay and a step schedule
  * for the learning rate.
  *

@@ -1,6 +1,6 @@
 /* par.c — parallel learners (mb_train.h, "parallel learners"): sgd-sync, DOWNPOUR, the EASGD
- * family and Crossbow's SMA, each as written in ALGORITHMS.md, over one communicator (threads in
- * this process, or Open MPI ranks).
+ * family and Crossbow's SMA, each as written in docs/algorithms.md, over one communicator (threads
+ * in this process, or Open MPI ranks).
  *
  * Every learner is an mb_learner (gather / grad / apply). P learners of m = M/P samples take
  * consecutive slices of one shuffled mini-batch of M (the same shuffling seed, offsets 0, m,
@@ -204,10 +204,10 @@ static int step_easgd_rr(worker *w, long u, double *loss)
     return MB_OK;
 }
 
-/* SMA (Crossbow): c_j = alpha (w_j - z); w_j <- w_j - gamma g_j - c_j;
- * z_new = z + sum_j c_j + mu (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z).
- * Where the schedule changes gamma, the averaging restarts from the current z (Crossbow 3.3,
- * ALGORITHMS.md): w_j = z_prev = z, so the momentum term starts again from zero. */
+/* SMA (Crossbow): c_j = alpha (w_j - z); w_j <- w_j - gamma g_j - c_j; z_new = z + sum_j c_j + mu
+ * (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z). Where the schedule changes gamma,
+ * the averaging restarts from the current z (Crossbow 3.2; docs/algorithms.md, "SMA (Crossbow)"):
+ * w_j = z_prev = z, so the momentum term starts again from zero. */
 static int step_sma(worker *w, long u, double *loss, int active)
 {
     job *j = w->j;
@@ -566,7 +566,8 @@ static int worker_init(worker *w, job *j, mb_communicator *c)
         if ((rc = mb_learner_set_slice(&w->l, i * j->m, o->batch, &w->err)) != MB_OK)
             return rc;
     }
-    /* every learner and the centre start from rank 0's parameters (ALGORITHMS.md, EASGD) */
+    /* every learner and the centre start from rank 0's parameters (docs/algorithms.md,
+     * "Elastic Averaging SGD") */
     float *p = learner ? mb_net_params(w->l.net) : w->centre;
     if (!learner)
         memcpy(p, mb_net_params(j->eval_net), n * sizeof *p);

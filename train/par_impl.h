@@ -150,10 +150,10 @@ static inline int lr_changes_at(const job *j, long u)
     return u > 0 && mb_optim_lr_at(&j->o->optim, u) != mb_optim_lr_at(&j->o->optim, u - 1);
 }
 
-/* A learner's gradient for the rules that step without the optimiser (the elastic ones, SMA,
- * the asynchronous learners and DOWNPOUR's, whose master optimiser then has none, Hogwild):
- * mb_learner_grad, then L2 weight decay adds lambda x to g (ALGORITHMS.md), at the parameters
- * the gradient was taken at, as mb_optim_step does for SGD and sgd-sync. */
+/* A learner's gradient for the rules that step without the optimiser (the elastic ones, SMA, the
+ * asynchronous learners and DOWNPOUR's, whose master optimiser then has none, Hogwild):
+ * mb_learner_grad, then L2 weight decay adds lambda x to g (docs/algorithms.md, "Weight decay"),
+ * at the parameters the gradient was taken at, as mb_optim_step does for SGD and sgd-sync. */
 static inline int par_grad(worker *w, double *loss)
 {
     int rc = mb_learner_grad(&w->l, loss, &w->err);

@@ -1,4 +1,4 @@
-/* par_rules.c — the update rules of ALGORITHMS.md on flat float arrays (mb_train.h, "parallel
+/* par_rules.c — the update rules of docs/algorithms.md on flat float arrays (mb_train.h, "parallel
  * learners"): what the trainers in par.c and par_async.c call, and what the tests check step by
  * step. No communication, no allocation.
  */

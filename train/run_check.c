@@ -16,7 +16,7 @@
  * chunks out by Neyman's allocation (in proportion to stratum size x spread, the spread
  * measured at the last check; water-filled, at least STRATUM_MIN_CHUNKS each, at most the
  * stratum): for the same standard error that needs fewer samples than one uniform slice
- * (measured in README, "mbtrain": "Stratified checks, measured").
+ * (measured in docs/results.md, "Stratified checks").
  *
  * Stages: the first evaluates `start` chunks (check_frac of the subset, or fewer after a check
  * that ruled the target out with twice the margin that needs: mb_run_check_start), each later

@@ -2,10 +2,11 @@
 # host_steadiness.sh — does this machine keep its speed? Steps lenet5 at one batch size for
 # SECONDS, first with mbkit (tests/bench/lenet5_step --trace), then with PyTorch on the same net,
 # and cuts each trace into half-second windows. Per peer it prints the best window's median
-# s/update, the share of windows within 8% of it ("quiet"), the longest stretch of windows that
-# are not, the slowest window against the best, and the windows themselves (percent of the best).
-# When both peers show the same slow phases, they are the host's, not the code's: the reason two
-# `mbprobe step` sweeps can disagree however the harness samples (see README, mbprobe step).
+# s/update, the share of windows within 8% of it ("quiet"), the longest stretch of windows that are
+# not, the slowest window against the best, and the windows themselves (percent of the best). When
+# both peers show the same slow phases, they are the host's, not the code's: the reason two
+# `mbprobe step` sweeps can disagree however the harness samples (see docs/results.md, "Probe
+# steadiness").
 #   SECONDS_EACH=30 BATCH=128 THREADS=2 bash tests/bench/host_steadiness.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."

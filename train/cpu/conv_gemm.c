@@ -11,9 +11,9 @@
  * are junk. Then each row (c, i, j) of the column buffer is one contiguous slice of the padded
  * image, OH * Wp floats from (c, i, j): a single memcpy where the exact layout copies OH rows of
  * OW with the padding's bounds checked. im2col was over 40% of lenet5's forward pass; wide, it is
- * about a third of that, for (Wp - OW) / OW more sgemm columns (measured in README, "Wide
- * columns"). The forward pass scatters the valid columns only; backward-filter gathers dY into
- * the same wide layout with zeros in the junk columns, so they add nothing to dW.
+ * about a third of that, for (Wp - OW) / OW more sgemm columns (measured in docs/results.md, "Wide
+ * columns"). The forward pass scatters the valid columns only; backward-filter gathers dY into the
+ * same wide layout with zeros in the junk columns, so they add nothing to dW.
  * Threads: OpenBLAS's, whatever the caller set.
  */
 #include "conv_impl.h"
