@@ -645,6 +645,48 @@ static int same_setting(const cJSON *r, const cJSON *o, const char *batch_key)
            (!isfinite(lr) || mb_json_get(r, "lr") == lr) && (!isfinite(procs) || mb_json_get(r, "procs") == procs);
 }
 
+/* The held-out runs: one row a setting, its median over fresh seeds against the best of them
+ * and the prediction; and the flat ranges (validate.json's "holdout" and "flat_pred"). */
+static void write_holdout(FILE *f, const cJSON *val)
+{
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(val, "holdout"), *r;
+    const cJSON *flat = cJSON_GetObjectItemCaseSensitive(val, "flat_pred");
+    if (isfinite(mb_json_get(flat, "m_lo")))
+        fprintf(f, "<p id=\"flat\">The model predicts M = %.0f to %.0f within %.0f%% of its best "
+                   "T<sub>C</sub> (shaded in the figure): the optimum is a range, not a point.",
+                ceil(mb_json_get(flat, "m_lo")), floor(mb_json_get(flat, "m_hi")),
+                100 * mb_json_get(flat, "within"));
+    if (!cJSON_IsObject(ho)) {
+        fputs(" No held-out runs were given: the figures above are in-sample.</p>\n", f);
+        return;
+    }
+    fprintf(f, " On the held-out runs, M = %g to %g measured within %.0f%% of the best.</p>\n",
+            mb_json_get(ho, "flat_lo"), mb_json_get(ho, "flat_hi"),
+            100 * mb_json_get(flat, "within"));
+    fputs("<table id=\"holdout-rows\">\n<tr><th>held out: M</th><th>runs reached</th>"
+          "<th>measured T<sub>C</sub>: median</th><th>over the held-out best</th>"
+          "<th>predicted T<sub>C</sub></th><th>error</th></tr>\n", f);
+    const double best = mb_json_get(ho, "best_t_train_median_s");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ho, "rows"))
+    {
+        int is_rec = mb_json_get(r, "batch") == mb_json_get(ho, "batch");
+        fprintf(f, "<tr%s><td class=\"n\">%g%s</td><td class=\"n\">%g / %g</td>",
+                is_rec ? " class=\"row-rec\"" : "", mb_json_get(r, "batch"),
+                is_rec ? " <span class=\"tag\">recommended</span>" : "",
+                mb_json_get(r, "reached"), mb_json_get(r, "runs"));
+        cell_time(f, mb_json_get(r, "t_train_median_s"), 1, "s");
+        double ratio = mb_json_get(r, "t_train_median_s") / best;
+        if (isfinite(ratio))
+            fprintf(f, "<td class=\"n\">%.2f&times;</td>", ratio);
+        else
+            fputs("<td class=\"missing\">&ndash;</td>", f);
+        cell_time(f, mb_json_get(r, "t_pred_s"), 1, "s");
+        cell_err(f, mb_json_get(r, "rel_err"));
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
 /* The check of the recommendation against real training runs (validate.json, read and checked
  * by mb_plot_read_validate): the verdict, a summary, the figure at fig_path and the table. */
 static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
@@ -655,7 +697,7 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
     const cJSON *law = cJSON_GetObjectItemCaseSensitive(val, "law");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(val, "rows"), *r;
     const int measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "measured"));
-    fputs("<section id=\"validation\">\n<h2>Check: the recommendation against real training "
+    fputs("<section id=\"validation\">\n<h2>Check: the recommendation on held-out training "
           "runs</h2>\n<p class=\"verdict\" id=\"verdict\">", f);
     esc(f, str(val, "verdict"));
     fputs("</p>\n<p>", f);
@@ -688,10 +730,11 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
             fputs(" s for the measured best, M = ", f);
             shown(f, "val-best-m", "%g", mb_json_get(best, "batch"));
         }
-        if (isfinite(mb_json_get(val, "ratio"))) {
+        if (isfinite(mb_json_get(val, "in_sample_ratio"))) {
             fputs(": ", f);
-            shown(f, "val-ratio", "%.2f", mb_json_get(val, "ratio"));
-            fputs("&times; the best", f);
+            shown(f, "val-ratio", "%.2f", mb_json_get(val, "in_sample_ratio"));
+            fputs("&times; the best of the runs that chose it (in-sample: no check; the held-out "
+                  "runs below are)", f);
         }
         fputs(". ", f);
     } else {
@@ -713,6 +756,7 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
     int rc = write_figure(f, fig_path, VALIDATE_FIGURE.name, format, VALIDATE_FIGURE.caption, err);
     if (rc != MB_OK)
         return rc;
+    write_holdout(f, val);
     fputs("<table id=\"validation-rows\">\n<tr><th>M</th><th>lr</th><th>P</th>"
           "<th>runs reached</th><th>measured T<sub>C</sub>: median (min&ndash;max)</th>"
           "<th>predicted T<sub>C</sub></th><th>error</th><th>T<sub>update</sub> measured</th>"

@@ -112,6 +112,36 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
     return MB_OK;
 }
 
+/* The held-out check, when there is one (null or absent: none): its figures in range. */
+static int check_holdout(const cJSON *root, const char *path, mb_error *err)
+{
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout"), *r;
+    if (!ho || cJSON_IsNull(ho))
+        return MB_OK;
+    if (!cJSON_IsObject(ho))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout': not an object", path);
+    static const char *const pos[] = {"batch", "best_batch", "rival_batch", "ratio", "ratio_lo",
+                                      "ratio_hi", "rival_ratio", "seeds_max"};
+    double x;
+    int rc = MB_OK;
+    for (size_t k = 0; rc == MB_OK && k < sizeof pos / sizeof pos[0]; k++)
+        rc = field(ho, "holdout.", pos[k], F_REQUIRED | F_POS, path, &x, err);
+    if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(ho, "rows")))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows': missing or not an array",
+                          path);
+    int i = 0;
+    const cJSON *rows = rc == MB_OK ? cJSON_GetObjectItemCaseSensitive(ho, "rows") : NULL;
+    cJSON_ArrayForEach(r, rows)
+    {
+        char where[40];
+        snprintf(where, sizeof where, "holdout.rows[%d].", i++);
+        if ((rc = field(r, where, "batch", F_REQUIRED | F_POS, path, &x, err)) != MB_OK ||
+            (rc = field(r, where, "t_train_median_s", F_NULL | F_POS, path, &x, err)) != MB_OK)
+            break;
+    }
+    return rc;
+}
+
 /* An optional object (measured_best) or a required one (recommended), by name. */
 static int check_point(const cJSON *root, const char *key, int required, const char *path,
                        mb_error *err)
@@ -170,7 +200,9 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
     if (rc == MB_OK)
         rc = field(*root, "", "target_loss", F_REQUIRED | F_POS, path, &x, err);
     if (rc == MB_OK)
-        rc = field(*root, "", "ratio", F_NULL | F_POS, path, &x, err);
+        rc = field(*root, "", "in_sample_ratio", F_NULL | F_POS, path, &x, err);
+    if (rc == MB_OK)
+        rc = check_holdout(*root, path, err);
     if (rc == MB_OK)
         rc = field(*root, "", "median_abs_rel_err", F_NULL | F_NONNEG, path, &x, err);
     if (rc == MB_OK)
@@ -274,6 +306,46 @@ static void span(double x, double *lo, double *hi)
         *lo = fmin(*lo, x);
         *hi = fmax(*hi, x);
     }
+}
+
+/* The held-out runs (validate.json's "holdout": medians with min-max bars, diamonds) and the
+ * model's flat range ("flat_pred", shaded): appended to the plot command, widening the axes. */
+static void add_holdout(mb_plot *p, const cJSON *root, char *plot, size_t size, size_t *used,
+                        double *m_lo, double *m_hi, double *t_lo, double *t_hi, int *entries)
+{
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout"), *r;
+    const cJSON *flat = cJSON_GetObjectItemCaseSensitive(root, "flat_pred");
+    double f_lo = mb_json_get(flat, "m_lo"), f_hi = mb_json_get(flat, "m_hi");
+    if (isfinite(f_lo) && isfinite(f_hi) && f_hi >= f_lo) {
+        mb_plot_cmd(p, "set object rect from %.17g, graph 0 to %.17g, graph 1 fc rgb '#e8e8e8' "
+                       "fs solid 1.0 noborder behind", f_lo, f_hi);
+        mb_plot_cmd(p, "set label \"predicted within %.0f%% of the best\" at %.17g, graph 0.96 "
+                       "left offset 0.4,0 font ',9' tc rgb '#555555' front noenhanced",
+                    100 * mb_json_get(flat, "within"), f_lo);
+    }
+    if (!cJSON_IsObject(ho))
+        return;
+    mb_plot_block(p, "held");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ho, "rows"))
+    {
+        double lo = INFINITY, hi = 0, m = mb_json_get(r, "batch"),
+               med = mb_json_get(r, "t_train_median_s");
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
+            span(cJSON_IsNumber(e) ? e->valuedouble : NAN, &lo, &hi);
+        if (!isfinite(med))
+            continue;
+        span(m, m_lo, m_hi);
+        span(lo, t_lo, t_hi);
+        span(hi, t_lo, t_hi);
+        double v[4] = {m * 1.03, med, lo, hi}; /* beside the in-sample median at the same M */
+        mb_plot_row(p, v, 4);
+    }
+    *used += (size_t)snprintf(plot + *used, size - *used > size ? 0 : size - *used,
+                              ", $held u 1:2:3:4 w yerrorbars pt 13 ps 1.5 lw 1.5 lc rgb "
+                              "'#6a3d9a' t 'held out: median of %g fresh seeds'",
+                              mb_json_get(ho, "seeds_max"));
+    ++*entries;
 }
 
 int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_options *o,
@@ -463,7 +535,7 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         mb_plot_row(p, v, 2);
         used += (size_t)snprintf(plot + used, sizeof plot - used,
                                  ", $best u 1:2 w p pt 6 ps 3.2 lw 2 lc rgb 'black' "
-                                 "t 'measured best, M = %g'", bm);
+                                 "t 'in-sample best, M = %g'", bm);
     }
     double rm = mb_json_get(rec, "batch"), run = mb_json_get(rec, "batch_run");
     char ran[48] = "";
@@ -485,6 +557,8 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         mb_plot_cmd(p, "set label \"the model's optimum M = %.4g\" at %.17g, graph 0.10 left "
                        "offset 0.6,0 tc rgb '#555555' front noenhanced", om, om);
     }
+    int held = 0;
+    add_holdout(p, root, plot, sizeof plot, &used, &m_lo, &m_hi, &t_lo, &t_hi, &held);
     if (used >= sizeof plot) {
         mb_plot_abort(p);
         cJSON_Delete(root);
@@ -499,7 +573,7 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
     /* the key goes under the plot, two entries a row (one when gnuplot finds the longest too
      * wide for two: about 40 characters at this size), in a margin made for it (gnuplot's own
      * 'below' lets a tall key run into the x label) */
-    int entries = curves + (s.n > 0 ? 2 : 0) + s.n + (isfinite(bm) && isfinite(bt));
+    int entries = curves + (s.n > 0 ? 2 : 0) + s.n + (isfinite(bm) && isfinite(bt)) + held;
     size_t longest = strlen("each run (bars: fastest to slowest)");
     if (s.n > 1) {
         series_name(&s, 0, label, sizeof label);

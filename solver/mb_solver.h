@@ -258,6 +258,91 @@ void mb_validate_free(mb_validate *v);
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                       const mb_update_time *t, double m_lo, double m_hi, mb_validate *v);
 
+/* The row that trained the recommendation: the one the runs settled on, else the one that
+ * stands for the model's optimum (-1: none). */
+long mb_solver_pick(const mb_validate *v);
+
+/* ---- the held-out check and sequential sampling (solver/holdout.c) ---------------------------- */
+
+#define MB_SOLVER_FLAT 0.05       /* the flat range: M within 5% of the best T_C */
+#define MB_HOLDOUT_SEED0 1000     /* held-out seeds are drawn from here up, skipping used ones */
+#define MB_HOLDOUT_MIN_SEEDS 3
+#define MB_HOLDOUT_MAX_SEEDS 64
+#define MB_HOLDOUT_MAX_SETTINGS 7
+#define MB_HOLDOUT_MAX_ROWS 64
+#define MB_HOLDOUT_LEVEL 0.95     /* the held-out ratio's interval */
+#define MB_SEQUENTIAL_LEVEL 0.90  /* a setting's median interval while choosing */
+
+/* What a held-out sweep trains: the recommendation, its rivals and neighbours (batch, with why
+ * each: "recommended", "in-sample best", "model's optimum", "neighbour"), at P p and learning
+ * rate lr, on n_seeds fresh seeds. */
+typedef struct mb_holdout_plan {
+    double p, lr;
+    size_t n_batch;
+    double batch[MB_HOLDOUT_MAX_SETTINGS];
+    char why[MB_HOLDOUT_MAX_SETTINGS][24];
+    size_t n_seeds;
+    unsigned long seeds[MB_HOLDOUT_MAX_SEEDS];
+} mb_holdout_plan;
+
+/* The plan for the recommendation of v (after mb_solver_settle: mb_solver_pick's row), the
+ * in-sample best at its P and rate, the model's optimum v->m_rec, and M / 1.5, M * 1.5,
+ * M / 1.22, M * 1.22 around the recommendation, each rounded, inside [m_lo, m_hi], none within
+ * 10% of one before it; seeds from MB_HOLDOUT_SEED0 up that no run of `runs` (the logs that
+ * fitted and chose) used. MB_EINVAL for n_seeds outside [MB_HOLDOUT_MIN_SEEDS,
+ * MB_HOLDOUT_MAX_SEEDS], MB_ENODATA when v has no recommendation with runs. */
+int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double m_lo,
+                           double m_hi, size_t n_seeds, mb_holdout_plan *plan, mb_error *err);
+
+typedef enum mb_holdout_verdict {
+    MB_HOLDOUT_TIED = 0, /* the rival interval holds 1 */
+    MB_HOLDOUT_AHEAD,    /* the recommendation beats every rival: the interval is below 1 */
+    MB_HOLDOUT_BEHIND    /* a rival beats it: the interval is above 1 */
+} mb_holdout_verdict;
+const char *mb_solver_holdout_verdict_name(mb_holdout_verdict v); /* "tied", "ahead", "behind" */
+
+/* The held-out check, from h: mb_solver_validate of the held-out runs alone. Rows of h at P p
+ * and rate lr take part; a run that did not reach the target counts as infinitely slow. */
+typedef struct mb_holdout {
+    long rec, best, rival;      /* rows of h: the recommendation, the held-out best, and the best
+                                   of the others */
+    double ratio;               /* median(rec) / median(best), >= 1 */
+    double ratio_ci[2];         /* its MB_HOLDOUT_LEVEL bootstrap interval over seeds */
+    double rival_ratio;         /* median(rec) / median(rival): < 1 when it beats them all */
+    double rival_ci[2];
+    mb_holdout_verdict verdict; /* from rival_ci */
+    double median_abs_err;      /* median |error| of predicted T_C over the held-out rows */
+    size_t n_err;
+    double flat_lo, flat_hi;    /* least and largest held-out M within MB_SOLVER_FLAT of the best
+                                   median (NAN when nothing reached the target) */
+    size_t seeds_lo, seeds_hi;  /* fewest and most runs of a setting */
+} mb_holdout;
+
+/* n_boot resamples (at least 100) of every setting's runs give the intervals. MB_ENODATA when
+ * no held-out row trained round(m_pick) or no rival did. */
+int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, size_t n_boot,
+                      mb_holdout *out, mb_error *err);
+
+/* Sequential sampling while choosing: among v's rows at P p, rate lr and M in [m_lo, m_hi], the
+ * leader (least median) and the settings whose median's MB_SEQUENTIAL_LEVEL bootstrap interval
+ * reaches the leader's (overlap). Those and the leader want one more seed each, unless they have
+ * max_seeds runs already. decided: nothing overlaps; capped: something does, but every one of
+ * them has max_seeds runs. leader -1 when nothing reached the target. */
+typedef struct mb_sequential {
+    long leader;
+    size_t n_overlap, n_want;
+    long overlap[MB_HOLDOUT_MAX_ROWS], want[MB_HOLDOUT_MAX_ROWS + 1];
+    int decided, capped;
+} mb_sequential;
+int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
+                         size_t max_seeds, mb_sequential *out, mb_error *err);
+
+/* The flat range: the least and largest M in [m_lo, m_hi] whose T_C(M, p) under law and t is
+ * within `frac` of the optimum t_best (a scan on a log grid, 64 points per factor of 2, refined
+ * by bisection to 0.1%). MB_EDOM when T_C cannot be evaluated. */
+int mb_solver_flat_range(const mb_law *law, const mb_update_time *t, double p, double m_lo,
+                         double m_hi, double t_best, double frac, double out[2], mb_error *err);
+
 /* ---- memory and the convolution-algorithm ILP (solver/memory.c, solver/conv.c) -------------- */
 
 /* A network description as the memory model's layers (model/ knows nothing of train/): one

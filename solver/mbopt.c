@@ -79,7 +79,8 @@ enum {
     OPT_CFIT, OPT_LATENCY, OPT_SPB, OPT_BYTES, OPT_PROCS, OPT_M_STRONG, OPT_M_WEAK, OPT_JSON,
     OPT_BUDGET, OPT_PRICE_L, OPT_PRICE_B, OPT_BW_REF, OPT_OVERHEAD, OPT_GPUS, OPT_SPEEDUP,
     OPT_EFF, OPT_COMPUTE, OPT_WORKERS, OPT_BW, OPT_PARAM_BYTES, OPT_LAW, OPT_RANGE,
-    OPT_EXTRAPOLATE, OPT_T0, OPT_RECOMMEND, OPT_MISSING, OPT_COMM_RUNS, OPT_PROCS_AVAIL, OPT_CSV, OPT_TARGET
+    OPT_EXTRAPOLATE, OPT_T0, OPT_RECOMMEND, OPT_MISSING, OPT_COMM_RUNS, OPT_PROCS_AVAIL, OPT_CSV, OPT_TARGET,
+    OPT_HOLDOUT, OPT_HOLDOUT_PLAN, OPT_MORE_SEEDS, OPT_MAX_SEEDS
 };
 
 #define MODEL_LONGOPTS                                                                            \
@@ -431,13 +432,6 @@ static int collect_logs(int argc, char **argv, glob_t *g, mb_error *err)
     return MB_OK;
 }
 
-/* The row that trained the recommendation: the one the runs settled on (mb_validate.settled),
- * else the one standing for the model's optimum; -1 when none. */
-static long validate_pick(const mb_validate *v)
-{
-    return v->settled >= 0 ? v->settled : v->rec;
-}
-
 /* The recommendation's measured time over the measured best. */
 static double validate_ratio(const mb_validate *v)
 {
@@ -697,6 +691,29 @@ typedef struct lr_best {
     double lr, procs, m_opt, t_c;
 } lr_best;
 
+/* How flat the optimum is: the M at the recommended P whose predicted T_C is within
+ * MB_SOLVER_FLAT of that P's optimum (m[0..1], NAN when it cannot be had), and the learner
+ * counts (available here) whose optimal T_C is within MB_SOLVER_FLAT of the fastest's. */
+typedef struct scale_flat {
+    double m[2], p_lo, p_hi, procs;
+} scale_flat;
+
+static scale_flat flat_of(const model_opts *m, const mb_scale_row *rows, size_t n, size_t best,
+                          size_t enough, double p_avail)
+{
+    scale_flat f = {.m = {NAN, NAN}, .p_lo = INFINITY, .p_hi = 0, .procs = rows[enough].procs};
+    mb_error e = {0};
+    mb_solver_flat_range(&m->law, &m->t, f.procs, m->m_lo, m->m_hi, rows[enough].opt.t_c,
+                         MB_SOLVER_FLAT, f.m, &e);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].procs <= p_avail &&
+            rows[i].opt.t_c <= (1 + MB_SOLVER_FLAT) * rows[best].opt.t_c) {
+            f.p_lo = fmin(f.p_lo, rows[i].procs);
+            f.p_hi = fmax(f.p_hi, rows[i].procs);
+        }
+    return f;
+}
+
 static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const mb_scale_row *rows,
                          size_t n, size_t best, size_t enough, double p_b, int have_pb,
                          double p_avail, const lr_best *lrs, size_t n_lr, const scale_check *ck)
@@ -761,6 +778,14 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[0]));
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
     }
+    const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
+    cJSON *fo = cJSON_AddObjectToObject(root, "flat");
+    mb_json_add_number(fo, "within", MB_SOLVER_FLAT);
+    mb_json_add_number(fo, "procs", fl.procs);
+    mb_json_add_number(fo, "m_lo", fl.m[0]);
+    mb_json_add_number(fo, "m_hi", fl.m[1]);
+    mb_json_add_number(fo, "procs_lo", fl.p_lo);
+    mb_json_add_number(fo, "procs_hi", fl.p_hi);
     return root;
 }
 
@@ -856,6 +881,18 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
         fprintf(f, "spread:         the %s refitted to %zu bootstrap resamples of the runs puts "
                    "M_opt at P = %g between %.4g and %.4g 8 times in 10\n",
                 mb_model_law_name(m->law.kind), nq, r->procs, q[0], q[1]);
+    const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
+    if (isfinite(fl.m[0]))
+    {
+        char ps[64];
+        if (fl.p_lo == fl.p_hi)
+            snprintf(ps, sizeof ps, "only P = %g", fl.p_lo);
+        else
+            snprintf(ps, sizeof ps, "P = %g..%g", fl.p_lo, fl.p_hi);
+        fprintf(f, "flat:           M = %.0f..%.0f at P = %g is predicted within %.0f%% of its "
+                   "best T_C; %s within %.0f%% of the fastest\n", ceil(fl.m[0]), floor(fl.m[1]),
+                fl.procs, 100 * MB_SOLVER_FLAT, ps, 100 * MB_SOLVER_FLAT);
+    }
 }
 
 static int cmd_scale(int argc, char **argv)
@@ -1389,6 +1426,259 @@ static void help(void)
 
 /* ---- mbopt validate --------------------------------------------------------------------------- */
 
+/* ---- mbopt validate: the held-out check and sequential sampling (solver/holdout.c) ------------- */
+
+#define MAX_HOLDOUT_DIRS 16
+#define DEFAULT_MAX_SEEDS 10
+
+typedef struct holdout_cli {
+    char *dirs[MAX_HOLDOUT_DIRS]; /* --holdout DIR... */
+    size_t n_dirs;
+    size_t plan_seeds;            /* --holdout-plan N (0: not asked) */
+    int more_seeds;               /* --more-seeds */
+    size_t max_seeds;             /* --max-seeds */
+    int on;                       /* h and ho hold a check */
+    glob_t g;
+    mb_fit_runs runs;
+    mb_validate h;
+    mb_holdout ho;
+    mb_sequential seq;            /* in-sample sampling state */
+} holdout_cli;
+
+static void holdout_free(holdout_cli *hc)
+{
+    if (hc->on) {
+        mb_validate_free(&hc->h);
+        mb_fit_runs_free(&hc->runs);
+        globfree(&hc->g);
+    }
+    hc->on = 0;
+}
+
+/* Whether run i of `runs` is of the setting of row r. */
+static int run_of(const mb_fit_runs *runs, size_t i, const mb_validate_row *r)
+{
+    return runs->batch[i] == r->batch && runs->procs[i] == r->procs &&
+           (runs->lr[i] == r->lr || (isnan(runs->lr[i]) && isnan(r->lr)));
+}
+
+/* "M,LR,SEED" (LR empty when not known), a token for the Makefile's loops. */
+static void print_token(double m, double lr, unsigned long seed, int first)
+{
+    if (isnan(lr))
+        printf("%s%g,,%lu", first ? "" : " ", m, seed);
+    else
+        printf("%s%g,%.9g,%lu", first ? "" : " ", m, lr, seed);
+}
+
+/* --holdout-plan N: the held-out sweep, seed by seed over M, on one line; what it holds out on
+ * standard error. */
+static int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, const model_opts *m,
+                              size_t n_seeds, mb_error *err)
+{
+    mb_holdout_plan plan;
+    int rc = mb_solver_holdout_plan(v, runs, m->m_lo, m->m_hi, n_seeds, &plan, err);
+    if (rc != MB_OK)
+        return rc;
+    char what[512] = "";
+    for (size_t k = 0, len = 0; k < plan.n_batch && len < sizeof what; k++)
+        len += (size_t)snprintf(what + len, sizeof what - len, "%s%g (%s)", k ? ", " : "",
+                                plan.batch[k], plan.why[k]);
+    fprintf(stderr, "%s validate: held out at P = %g: M = %s on seeds %lu..%lu, none of them a "
+            "seed of the %zu runs that fitted and chose\n", prog, plan.p, what, plan.seeds[0],
+            plan.seeds[plan.n_seeds - 1], runs->n);
+    for (size_t s = 0; s < plan.n_seeds; s++)
+        for (size_t k = 0; k < plan.n_batch; k++)
+            print_token(plan.batch[k], plan.lr, plan.seeds[s], s == 0 && k == 0);
+    printf("\n");
+    return MB_OK;
+}
+
+/* The next seed for the setting of row r: one past the largest seed its runs used below the
+ * held-out seeds. */
+static unsigned long next_seed(const mb_fit_runs *runs, const mb_validate_row *r)
+{
+    double top = -1;
+    for (size_t i = 0; i < runs->n; i++)
+        if (run_of(runs, i, r) && runs->seed[i] < MB_HOLDOUT_SEED0 && runs->seed[i] > top)
+            top = runs->seed[i];
+    return (unsigned long)(top + 1);
+}
+
+/* "M = a, b, c" of rows idx[0..n) into buf. */
+static const char *row_list(char *buf, size_t size, const mb_validate *v, const long *idx,
+                            size_t n)
+{
+    size_t len = (size_t)snprintf(buf, size, "M = ");
+    for (size_t k = 0; k < n && len < size; k++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%g", k ? ", " : "",
+                                v->rows[idx[k]].batch);
+    return buf;
+}
+
+/* The sampling state as a sentence, into buf. */
+static const char *sampling_line(char *buf, size_t size, const mb_validate *v,
+                                 const mb_sequential *q, size_t max_seeds)
+{
+    char list[256];
+    if (q->leader < 0)
+        snprintf(buf, size, "no setting reached the target: nothing to decide");
+    else if (q->decided)
+        snprintf(buf, size, "decided: no other setting's %.0f%% interval of its median reaches "
+                 "that of the leader, M = %g (%zu runs)", 100 * MB_SEQUENTIAL_LEVEL,
+                 v->rows[q->leader].batch, v->rows[q->leader].runs);
+    else
+        snprintf(buf, size, "%s: %s still overlap the leader M = %g (%zu runs) within their "
+                 "%.0f%% intervals%s", q->capped ? "undecided at the cap" : "budget spent",
+                 row_list(list, sizeof list, v, q->overlap, q->n_overlap),
+                 v->rows[q->leader].batch, v->rows[q->leader].runs, 100 * MB_SEQUENTIAL_LEVEL,
+                 q->capped ? "" : "; more seeds may tell them apart");
+    (void)max_seeds;
+    return buf;
+}
+
+/* --more-seeds: the settings whose intervals still overlap the leader's, one more seed each. */
+static int more_seeds_print(const holdout_cli *hc, const mb_validate *v, const mb_fit_runs *runs)
+{
+    char line[640];
+    fprintf(stderr, "%s validate: sampling %s\n", prog,
+            sampling_line(line, sizeof line, v, &hc->seq, hc->max_seeds));
+    for (size_t k = 0; k < hc->seq.n_want; k++) {
+        const mb_validate_row *r = &v->rows[hc->seq.want[k]];
+        print_token(r->batch, r->lr, next_seed(runs, r), k == 0);
+    }
+    printf("\n");
+    return MB_OK;
+}
+
+/* Reads the held-out logs and checks the recommendation (row `pick` of the in-sample v) on them:
+ * no held-out run may share a seed with the in-sample runs, or a network or target. */
+static int holdout_check(holdout_cli *hc, const mb_law *laws, const double *lrs, size_t n_laws,
+                         const mb_update_time *t, const mb_validate *v,
+                         const mb_fit_runs *in, mb_error *err)
+{
+    const long pick = mb_solver_pick(v);
+    if (pick < 0)
+        return mb_error_set(err, MB_ENODATA, "--holdout: no recommendation with runs to check");
+    const mb_validate_row *r = &v->rows[pick];
+    int rc = read_runs((int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
+    hc->on = 1;
+    for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++)
+        for (size_t j = 0; rc == MB_OK && j < in->n; j++)
+            if (!isnan(hc->runs.seed[i]) && hc->runs.seed[i] == in->seed[j])
+                rc = mb_error_set(err, MB_EINVAL, "%s: seed %g also trained a run that fitted "
+                                  "or chose the answer: a held-out run needs a fresh seed "
+                                  "(mbopt validate --holdout-plan)", hc->g.gl_pathv[i],
+                                  hc->runs.seed[i]);
+    if (rc == MB_OK)
+        rc = mb_solver_validate(laws, lrs, n_laws, t, NULL, &hc->runs,
+                                (const char *const *)hc->g.gl_pathv, r->batch, r->procs, r->lr,
+                                &hc->h, err);
+    if (rc == MB_OK && strcmp(hc->h.net, v->net) != 0)
+        rc = mb_error_set(err, MB_EINVAL, "--holdout: the held-out runs train '%s', the others "
+                          "'%s'", hc->h.net, v->net);
+    if (rc == MB_OK)
+        rc = mb_solver_holdout(&hc->h, r->batch, r->procs, r->lr, 2000, &hc->ho, err);
+    return rc;
+}
+
+/* The held-out check as one sentence, into buf. */
+static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc)
+{
+    const mb_validate *h = &hc->h;
+    const mb_holdout *o = &hc->ho;
+    const mb_validate_row *rec = &h->rows[o->rec], *best = &h->rows[o->best],
+                          *rv = &h->rows[o->rival];
+    char seeds[32];
+    if (o->seeds_lo == o->seeds_hi)
+        snprintf(seeds, sizeof seeds, "%zu", o->seeds_lo);
+    else
+        snprintf(seeds, sizeof seeds, "%zu-%zu", o->seeds_lo, o->seeds_hi);
+    snprintf(buf, size,
+             "held out (%s fresh seeds a setting, none used to fit or choose): the recommended "
+             "M = %g trained in %.3g s (median), %.2fx the best held-out M (M = %g, %.3g s; "
+             "%.0f%% interval %.2f-%.2fx); against its best rival, M = %g (%.3g s): %.2fx "
+             "(%.0f%% interval %.2f-%.2f): %s; median |error| of predicted T_C on the held-out "
+             "runs %.1f%% over %zu settings; flat (held out): M = %g..%g within %.0f%% of the "
+             "best",
+             seeds, rec->batch, rec->t_median, o->ratio, best->batch, best->t_median,
+             100 * MB_HOLDOUT_LEVEL, o->ratio_ci[0], o->ratio_ci[1], rv->batch, rv->t_median,
+             o->rival_ratio, 100 * MB_HOLDOUT_LEVEL, o->rival_ci[0], o->rival_ci[1],
+             mb_solver_holdout_verdict_name(o->verdict), 100 * o->median_abs_err, o->n_err,
+             o->flat_lo, o->flat_hi, 100 * MB_SOLVER_FLAT);
+    return buf;
+}
+
+/* The held-out rows as a table, then the check line. */
+static void holdout_print(FILE *f, const holdout_cli *hc, const char *verdict)
+{
+    const mb_validate *h = &hc->h;
+    char a[32], b[32], c[32], d[32], e[32], g[32];
+    fprintf(f, "# held out: the runs below took no part in fitting or choosing\n");
+    fprintf(f, "%-9s %4s %6s %8s %9s %10s %10s %10s %8s %8s\n", "held-out", "P", "M", "lr",
+            "reached", "T_C_meas_s", "T_C_min_s", "T_C_pred_s", "error", "vs_best");
+    for (size_t i = 0; i < h->n_rows; i++) {
+        const mb_validate_row *r = &h->rows[i];
+        char reached[32];
+        snprintf(reached, sizeof reached, "%zu/%zu", r->reached, r->runs);
+        fprintf(f, "%-9s %4g %6g %8s %9s %10s %10s %10s %8s %8s%s\n", r->algo, r->procs,
+                r->batch, fmt(a, sizeof a, "%g", r->lr), reached,
+                fmt(b, sizeof b, "%.4g", r->t_median), fmt(c, sizeof c, "%.4g", r->t_min),
+                fmt(d, sizeof d, "%.4g", r->t_pred),
+                fmt(e, sizeof e, "%+.1f%%", 100 * r->rel_err),
+                fmt(g, sizeof g, "%.2fx", r->t_median / h->rows[hc->ho.best].t_median),
+                (long)i == hc->ho.rec ? "  # recommended" : "");
+    }
+    fprintf(f, "check: %s\n", verdict);
+}
+
+static cJSON *holdout_json(const holdout_cli *hc)
+{
+    const mb_holdout *o = &hc->ho;
+    const mb_validate *h = &hc->h;
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    mb_json_add_number(root, "batch", h->rows[o->rec].batch);
+    mb_json_add_number(root, "t_train_median_s", h->rows[o->rec].t_median);
+    mb_json_add_number(root, "best_batch", h->rows[o->best].batch);
+    mb_json_add_number(root, "best_t_train_median_s", h->rows[o->best].t_median);
+    mb_json_add_number(root, "ratio", o->ratio);
+    mb_json_add_number(root, "ratio_lo", o->ratio_ci[0]);
+    mb_json_add_number(root, "ratio_hi", o->ratio_ci[1]);
+    mb_json_add_number(root, "rival_batch", h->rows[o->rival].batch);
+    mb_json_add_number(root, "rival_ratio", o->rival_ratio);
+    mb_json_add_number(root, "rival_ratio_lo", o->rival_ci[0]);
+    mb_json_add_number(root, "rival_ratio_hi", o->rival_ci[1]);
+    mb_json_add_number(root, "level", MB_HOLDOUT_LEVEL);
+    cJSON_AddStringToObject(root, "verdict", mb_solver_holdout_verdict_name(o->verdict));
+    mb_json_add_number(root, "median_abs_rel_err", o->median_abs_err);
+    mb_json_add_number(root, "flat_lo", o->flat_lo);
+    mb_json_add_number(root, "flat_hi", o->flat_hi);
+    mb_json_add_number(root, "seeds_min", (double)o->seeds_lo);
+    mb_json_add_number(root, "seeds_max", (double)o->seeds_hi);
+    cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+    for (size_t i = 0; rows && i < h->n_rows; i++) {
+        const mb_validate_row *r = &h->rows[i];
+        cJSON *x = cJSON_CreateObject();
+        if (!x)
+            break;
+        mb_json_add_number(x, "procs", r->procs);
+        mb_json_add_number(x, "batch", r->batch);
+        mb_json_add_number(x, "lr", r->lr);
+        mb_json_add_number(x, "runs", (double)r->runs);
+        mb_json_add_number(x, "reached", (double)r->reached);
+        mb_json_add_number(x, "t_train_median_s", r->t_median);
+        mb_json_add_number(x, "t_pred_s", r->t_pred);
+        mb_json_add_number(x, "rel_err", r->rel_err);
+        cJSON *ts = cJSON_AddArrayToObject(x, "t_runs_s");
+        for (size_t k = 0; ts && k < r->reached; k++)
+            cJSON_AddItemToArray(ts, cJSON_CreateNumber(r->t_runs[k]));
+        cJSON_AddItemToArray(rows, x);
+    }
+    return root;
+}
+
 static void validate_help(void)
 {
     printf("Usage: mbopt validate [OPTION]... LOG|DIR...\n"
@@ -1446,7 +1736,8 @@ static void add_checked(cJSON *o, const model_opts *m, const mb_validate *v, dou
     }
 }
 
-static cJSON *validate_json(const model_opts *m, const mb_validate *v, const char *verdict)
+static cJSON *validate_json(const model_opts *m, const mb_validate *v, const holdout_cli *hc,
+                            const char *in_sample, const char *held, const char *sampling)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root)
@@ -1555,7 +1846,7 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const cha
         add_checked(opt, m, v, v->m_rec, v->lr_rec, v->rec);
     cJSON_AddStringToObject(root, "settled_by", by_runs ? "runs" : "model");
     mb_json_add_number(root, "settle_band", v->band);
-    mb_json_add_number(root, "ratio", validate_ratio(v));
+    mb_json_add_number(root, "in_sample_ratio", validate_ratio(v));
     mb_json_add_number(root, "model_ratio", v->ratio);
     mb_json_add_number(root, "median_abs_rel_err", v->median_abs_err);
     mb_json_add_number(root, "t_update_median_abs_rel_err", v->median_abs_tu_err);
@@ -1566,7 +1857,19 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const cha
         mb_json_add_number(root, "t_update_probe_median_abs_rel_err",
                            v->median_abs_tu_err_probe);
     }
-    cJSON_AddStringToObject(root, "verdict", verdict);
+    double t_opt, fl[2] = {NAN, NAN};
+    mb_error e = {0};
+    if (mb_model_law_tc(&m->law, &m->t, v->m_rec, v->p_rec, &t_opt) == MB_OK)
+        mb_solver_flat_range(&m->law, &m->t, v->p_rec, m->m_lo, m->m_hi, t_opt, MB_SOLVER_FLAT,
+                             fl, &e);
+    cJSON *flat = cJSON_AddObjectToObject(root, "flat_pred");
+    mb_json_add_number(flat, "within", MB_SOLVER_FLAT);
+    mb_json_add_number(flat, "m_lo", fl[0]);
+    mb_json_add_number(flat, "m_hi", fl[1]);
+    cJSON_AddStringToObject(root, "verdict", held);
+    cJSON_AddStringToObject(root, "in_sample", in_sample);
+    cJSON_AddStringToObject(root, "sampling", sampling);
+    cJSON_AddItemToObject(root, "holdout", hc->on ? holdout_json(hc) : cJSON_CreateNull());
     return root;
 }
 
@@ -1586,7 +1889,9 @@ static void validate_csv(FILE *f, const mb_validate *v)
     }
 }
 
-static void validate_print(FILE *f, const model_opts *m, const mb_validate *v, const char *verdict)
+static void validate_print(FILE *f, const model_opts *m, const mb_validate *v,
+                           const holdout_cli *hc, const char *in_sample, const char *held,
+                           const char *sampling)
 {
     char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
     model_print(f, m);
@@ -1614,12 +1919,81 @@ static void validate_print(FILE *f, const model_opts *m, const mb_validate *v, c
                     fmt(b, sizeof b, "%+.1f%%", 100 * r->t_update_probe_rel_err),
                     fmt(c, sizeof c, "%.4g", r->t_pred_probe),
                     fmt(d, sizeof d, "%+.1f%%", 100 * r->rel_err_probe));
-        const long pick = validate_pick(v);
+        const long pick = mb_solver_pick(v);
         fprintf(f, "%s%s%s\n", (long)i == v->best ? "  # measured best" : "",
                 (long)i == pick ? "  # recommended" : "",
                 (long)i == v->rec && v->rec != pick ? "  # the model's optimum" : "");
     }
-    fprintf(f, "check: %s\n", verdict);
+    fprintf(f, "in-sample: %s\n", in_sample);
+    fprintf(f, "sampling: %s\n", sampling);
+    if (hc->on)
+        holdout_print(f, hc, held);
+    else
+        fprintf(f, "check: %s\n", held);
+}
+
+/* The in-sample line: the recommendation's time over the best of the very runs that chose it
+ * (so no check of it), the model's median error on them and where that error comes from. */
+static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
+                              const mb_validate *v, double m_rec, double p_rec)
+{
+    char stand[160] = "", settle[320] = "";
+    const long pick = mb_solver_pick(v);
+    if (pick >= 0 && pick == v->rec && v->rows[pick].batch != round(m_rec))
+        snprintf(stand, sizeof stand, " (the optimum is M = %.4g; the model puts M = %g within "
+                                      "%.0f%% of its T_C)", m_rec, v->rows[pick].batch,
+                 100 * MB_SOLVER_EQUIV);
+    char as[48] = ""; /* the trained M that stands for the model's optimum, when another */
+    if (v->rec >= 0 && v->rows[v->rec].batch != round(m_rec))
+        snprintf(as, sizeof as, " as M = %g", v->rows[v->rec].batch);
+    if (pick >= 0 && pick != v->rec && v->rec >= 0)
+        snprintf(settle, sizeof settle, "; the runs chose it over the model's optimum M = %.4g "
+                 "(trained%s in %.3g s, %.2fx the best), which the model cannot tell from it: "
+                 "it predicts both within %.1f%% of its best T_C, its median |error| on these "
+                 "runs", m_rec, as, v->rows[v->rec].t_median, v->ratio, 100 * v->band);
+    else if (pick >= 0 && pick != v->rec)
+        snprintf(settle, sizeof settle, "; the model's optimum M = %.4g has no runs of its own "
+                 "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
+                 "best T_C, its median |error| on these runs, and the runs measured it the "
+                 "fastest such", m_rec, round(m_rec), v->rows[pick].batch, 100 * v->band);
+    if (pick >= 0 && v->best >= 0)
+        snprintf(verdict, size,
+                 "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the best of the "
+                 "runs that chose it (P = %g, M = %g, %.3g s)%s; median |error| of predicted T_C %.1f%% over %zu "
+                 "settings at P = %g",
+                 v->rows[pick].batch, p_rec, stand, v->rows[pick].t_median, validate_ratio(v),
+                 v->rows[v->best].procs, v->rows[v->best].batch, v->rows[v->best].t_median, settle,
+                 100 * v->median_abs_err, v->n_err, p_rec);
+    else
+        snprintf(verdict, size,
+                 "the recommended M = %.4g (P = %g) has no runs of its own yet (train M = %.0f "
+                 "to check it); median |error| of predicted T_C %.1f%% over %zu settings at "
+                 "P = %g",
+                 m_rec, p_rec, round(m_rec), 100 * v->median_abs_err, v->n_err, p_rec);
+    /* where the error comes from: a T_update that the runs did not see is the machine's */
+    if (m->tcal.on && p_rec == 1) {
+        size_t len = strlen(verdict);
+        snprintf(verdict + len, size - len,
+                 "; T_update is the runs' own seconds per update (%.0f runs), so these errors "
+                 "are N_update's; with the probe's T_update alone (its seconds per update off "
+                 "the runs' by a median %.0f%%) the median |error| would be %.1f%%",
+                 m->tcal.runs, 100 * v->median_abs_tu_err_probe, 100 * v->median_abs_err_probe);
+    } else if (isfinite(v->median_abs_tu_err) && v->median_abs_tu_err > 0.15 && p_rec > 1) {
+        size_t len = strlen(verdict);
+        snprintf(verdict + len, size - len,
+                 "; but the runs' seconds per update at P = %g differ from T_update(M, %g) by a "
+                 "median %.0f%%: the collective model (mbprobe comm, on otherwise idle "
+                 "processes) misses what %g training processes cost here, so the T_C errors "
+                 "come from T_update's communication term, not from N_update",
+                 p_rec, p_rec, 100 * v->median_abs_tu_err, p_rec);
+    } else if (isfinite(v->median_abs_tu_err) && v->median_abs_tu_err > 0.15) {
+        size_t len = strlen(verdict);
+        snprintf(verdict + len, size - len,
+                 "; but the runs' seconds per update differ from the probe's by a median %.0f%%: "
+                 "the machine's speed changed between the probe and the runs (other work on this "
+                 "host?), so the T_C errors come from T_update, not from N_update",
+                 100 * v->median_abs_tu_err);
+    }
 }
 
 static int cmd_validate(int argc, char **argv)
@@ -1630,6 +2004,10 @@ static int cmd_validate(int argc, char **argv)
                                        {"recommend", required_argument, 0, OPT_RECOMMEND},
                                        {"missing", no_argument, 0, OPT_MISSING},
                                        {"comm-from-runs", no_argument, 0, OPT_COMM_RUNS},
+                                       {"holdout", required_argument, 0, OPT_HOLDOUT},
+                                       {"holdout-plan", required_argument, 0, OPT_HOLDOUT_PLAN},
+                                       {"more-seeds", no_argument, 0, OPT_MORE_SEEDS},
+                                       {"max-seeds", required_argument, 0, OPT_MAX_SEEDS},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"csv", no_argument, 0, OPT_CSV},
                                        {"output", required_argument, 0, 'o'},
@@ -1640,6 +2018,7 @@ static int cmd_validate(int argc, char **argv)
     const char *recommend = NULL;
     double target = NAN;
     int csv = 0, missing = 0, comm_runs = 0;
+    holdout_cli hc = {.max_seeds = DEFAULT_MAX_SEEDS};
     mb_error err = {0};
     int c;
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
@@ -1656,6 +2035,27 @@ static int cmd_validate(int argc, char **argv)
         case OPT_RECOMMEND: recommend = optarg; break;
         case OPT_MISSING: missing = 1; break;
         case OPT_COMM_RUNS: comm_runs = 1; break;
+        case OPT_HOLDOUT:
+            if (hc.n_dirs == MAX_HOLDOUT_DIRS)
+                return mb_cli_usage(prog, sub, "--holdout: at most %d folders",
+                                    MAX_HOLDOUT_DIRS);
+            hc.dirs[hc.n_dirs++] = optarg;
+            break;
+        case OPT_HOLDOUT_PLAN:
+        case OPT_MAX_SEEDS: {
+            double x;
+            const char *flag = c == OPT_MAX_SEEDS ? "--max-seeds" : "--holdout-plan";
+            if (mb_data_flag_double(flag, optarg, 0, MB_POSITIVE, &x, &err))
+                return mb_cli_fail(prog, sub, &err);
+            if (x != floor(x) || x > MB_HOLDOUT_MAX_SEEDS || x < MB_HOLDOUT_MIN_SEEDS) {
+                mb_error_set(&err, MB_EINVAL, "%s: a whole number of seeds from %d to %d, got "
+                             "'%s'", flag, MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, optarg);
+                return mb_cli_fail(prog, sub, &err);
+            }
+            *(c == OPT_MAX_SEEDS ? &hc.max_seeds : &hc.plan_seeds) = (size_t)x;
+            break;
+        }
+        case OPT_MORE_SEEDS: hc.more_seeds = 1; break;
         case OPT_JSON: out.json = 1; break;
         case OPT_CSV: csv = 1; break;
         case 'o': out.output = optarg; break;
@@ -1667,6 +2067,9 @@ static int cmd_validate(int argc, char **argv)
         return mb_cli_usage(prog, sub, "no run logs given (LOG or DIR...)");
     if (out.json && csv)
         return mb_cli_usage(prog, sub, "--json and --csv: give one");
+    if ((hc.plan_seeds > 0) + hc.more_seeds + missing + comm_runs > 1)
+        return mb_cli_usage(prog, sub, "--holdout-plan, --more-seeds, --missing and "
+                            "--comm-from-runs each print one thing: give one");
     if (!m.have_comm && !m.cfit && !m.have_delta) /* one learner needs no collective model */
         m.have_comm = 1, m.t.comm = MB_COMM_NONE;
     if (model_resolve(&m, &err) != MB_OK)
@@ -1774,66 +2177,35 @@ static int cmd_validate(int argc, char **argv)
         mb_fit_runs_free(&runs);
         return mb_cli_fail(prog, sub, &err);
     }
-    char verdict[1536];
-    char stand[160] = "", settle[320] = "";
-    const long pick = validate_pick(&v);
-    if (pick >= 0 && pick == v.rec && v.rows[pick].batch != round(m_rec))
-        snprintf(stand, sizeof stand, " (the optimum is M = %.4g; the model puts M = %g within "
-                                      "%.0f%% of its T_C)", m_rec, v.rows[pick].batch,
-                 100 * MB_SOLVER_EQUIV);
-    char as[48] = ""; /* the trained M that stands for the model's optimum, when another */
-    if (v.rec >= 0 && v.rows[v.rec].batch != round(m_rec))
-        snprintf(as, sizeof as, " as M = %g", v.rows[v.rec].batch);
-    if (pick >= 0 && pick != v.rec && v.rec >= 0)
-        snprintf(settle, sizeof settle, "; the runs chose it over the model's optimum M = %.4g "
-                 "(trained%s in %.3g s, %.2fx the best), which the model cannot tell from it: "
-                 "it predicts both within %.1f%% of its best T_C, its median |error| on these "
-                 "runs", m_rec, as, v.rows[v.rec].t_median, v.ratio, 100 * v.band);
-    else if (pick >= 0 && pick != v.rec)
-        snprintf(settle, sizeof settle, "; the model's optimum M = %.4g has no runs of its own "
-                 "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
-                 "best T_C, its median |error| on these runs, and the runs measured it the "
-                 "fastest such", m_rec, round(m_rec), v.rows[pick].batch, 100 * v.band);
-    if (pick >= 0 && v.best >= 0)
-        snprintf(verdict, sizeof verdict,
-                 "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the measured best "
-                 "(P = %g, M = %g, %.3g s)%s; median |error| of predicted T_C %.1f%% over %zu "
-                 "settings at P = %g",
-                 v.rows[pick].batch, p_rec, stand, v.rows[pick].t_median, validate_ratio(&v),
-                 v.rows[v.best].procs, v.rows[v.best].batch, v.rows[v.best].t_median, settle,
-                 100 * v.median_abs_err, v.n_err, p_rec);
-    else
-        snprintf(verdict, sizeof verdict,
-                 "the recommended M = %.4g (P = %g) has no runs of its own yet (train M = %.0f "
-                 "to check it); median |error| of predicted T_C %.1f%% over %zu settings at "
-                 "P = %g",
-                 m_rec, p_rec, round(m_rec), 100 * v.median_abs_err, v.n_err, p_rec);
-    /* where the error comes from: a T_update that the runs did not see is the machine's */
-    if (m.tcal.on && p_rec == 1) {
-        size_t len = strlen(verdict);
-        snprintf(verdict + len, sizeof verdict - len,
-                 "; T_update is the runs' own seconds per update (%.0f runs), so these errors "
-                 "are N_update's; with the probe's T_update alone (its seconds per update off "
-                 "the runs' by a median %.0f%%) the median |error| would be %.1f%%",
-                 m.tcal.runs, 100 * v.median_abs_tu_err_probe, 100 * v.median_abs_err_probe);
-    } else if (isfinite(v.median_abs_tu_err) && v.median_abs_tu_err > 0.15 && p_rec > 1) {
-        size_t len = strlen(verdict);
-        snprintf(verdict + len, sizeof verdict - len,
-                 "; but the runs' seconds per update at P = %g differ from T_update(M, %g) by a "
-                 "median %.0f%%: the collective model (mbprobe comm, on otherwise idle "
-                 "processes) misses what %g training processes cost here, so the T_C errors "
-                 "come from T_update's communication term, not from N_update",
-                 p_rec, p_rec, 100 * v.median_abs_tu_err, p_rec);
-    } else if (isfinite(v.median_abs_tu_err) && v.median_abs_tu_err > 0.15) {
-        size_t len = strlen(verdict);
-        snprintf(verdict + len, sizeof verdict - len,
-                 "; but the runs' seconds per update differ from the probe's by a median %.0f%%: "
-                 "the machine's speed changed between the probe and the runs (other work on this "
-                 "host?), so the T_C errors come from T_update, not from N_update",
-                 100 * v.median_abs_tu_err);
+    if (rc == MB_OK)
+        rc = mb_solver_sequential(&v, p_rec, lr_rec, m.m_lo, m.m_hi, hc.max_seeds, &hc.seq,
+                                  &err);
+    if (rc == MB_OK && hc.plan_seeds)
+        rc = holdout_plan_print(&v, &runs, &m, hc.plan_seeds, &err);
+    else if (rc == MB_OK && hc.more_seeds)
+        rc = more_seeds_print(&hc, &v, &runs);
+    else if (rc == MB_OK && hc.n_dirs)
+        rc = holdout_check(&hc, laws, lrs, n_laws, &m.t, &v, &runs, &err);
+    if (rc != MB_OK || hc.plan_seeds || hc.more_seeds) {
+        holdout_free(&hc);
+        mb_validate_free(&v);
+        globfree(&g);
+        mb_fit_runs_free(&runs);
+        if (rc != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     }
+    char in_sample[1536], held[1024], sampling[640];
+    in_sample_verdict(in_sample, sizeof in_sample, &m, &v, m_rec, p_rec);
+    sampling_line(sampling, sizeof sampling, &v, &hc.seq, hc.max_seeds);
+    if (hc.on)
+        holdout_verdict(held, sizeof held, &hc);
+    else
+        snprintf(held, sizeof held, "not held out: no held-out runs were given (--holdout DIR; "
+                 "plan them with --holdout-plan N); the in-sample line above grades the answer "
+                 "on the runs that chose it, which is no check");
     if (out.json) {
-        rc = emit_json(sub, validate_json(&m, &v, verdict), &out);
+        rc = emit_json(sub, validate_json(&m, &v, &hc, in_sample, held, sampling), &out);
     } else {
         mb_out o;
         rc = mb_out_open(&o, out.output, &err);
@@ -1841,11 +2213,12 @@ static int cmd_validate(int argc, char **argv)
             if (csv)
                 validate_csv(o.f, &v);
             else
-                validate_print(o.f, &m, &v, verdict);
+                validate_print(o.f, &m, &v, &hc, in_sample, held, sampling);
             rc = mb_out_commit(&o, &err);
         }
         rc = rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
     }
+    holdout_free(&hc);
     mb_validate_free(&v);
     mb_fit_runs_free(&runs);
     globfree(&g);

@@ -153,3 +153,63 @@ size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_ti
     free(m);
     return k;
 }
+
+/* T_C(m) - limit, or +inf where T_C cannot be evaluated. */
+static double over(const mb_law *law, const mb_update_time *t, double p, double m, double limit)
+{
+    double tc;
+    return mb_model_law_tc(law, t, m, p, &tc) == MB_OK && isfinite(tc) ? tc - limit : INFINITY;
+}
+
+/* The crossing of T_C = limit between a (inside) and b (outside), by bisection in log M. */
+static double edge(const mb_law *law, const mb_update_time *t, double p, double a, double b,
+                   double limit)
+{
+    for (int i = 0; i < 60 && fabs(log(b / a)) > 1e-3; i++) {
+        double c = sqrt(a * b);
+        if (over(law, t, p, c, limit) <= 0)
+            a = c;
+        else
+            b = c;
+    }
+    return a;
+}
+
+int mb_solver_flat_range(const mb_law *law, const mb_update_time *t, double p, double m_lo,
+                         double m_hi, double t_best, double frac, double out[2], mb_error *err)
+{
+    out[0] = out[1] = NAN;
+    const double lo = m_lo >= 1 ? m_lo : 1, hi = isfinite(m_hi) ? m_hi : lo * 1048576.0;
+    if (!(t_best > 0) || !(hi >= lo) || !(frac >= 0))
+        return mb_error_set(err, MB_EDOM, "flat range: no optimum T_C to compare with");
+    const double limit = (1 + frac) * t_best;
+    const size_t n = (size_t)ceil(log2(hi / lo) * 64) + 1;
+    double *g = malloc(n * sizeof *g);
+    if (!g)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    size_t at = n;
+    double least = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double m = n > 1 ? lo * pow(hi / lo, (double)i / (double)(n - 1)) : lo;
+        g[i] = over(law, t, p, m, limit);
+        if (g[i] < least)
+            least = g[i], at = i;
+    }
+    int rc = MB_OK;
+    if (at == n || least > 0) {
+        rc = mb_error_set(err, MB_EDOM, "flat range: T_C(M, %g) stays above %.4g s in [%g, %g]",
+                          p, limit, lo, hi);
+    } else {
+        size_t a = at, b = at;
+        while (a > 0 && g[a - 1] <= 0)
+            a--;
+        while (b + 1 < n && g[b + 1] <= 0)
+            b++;
+#define GRID(i) (n > 1 ? lo * pow(hi / lo, (double)(i) / (double)(n - 1)) : lo)
+        out[0] = a > 0 ? edge(law, t, p, GRID(a), GRID(a - 1), limit) : lo;
+        out[1] = b + 1 < n ? edge(law, t, p, GRID(b), GRID(b + 1), limit) : hi;
+#undef GRID
+    }
+    free(g);
+    return rc;
+}

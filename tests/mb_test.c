@@ -155,3 +155,30 @@ void mb_test_expect_failure(const char *prog, const char *args, int status, cons
         fprintf(stderr, "\n  %s %s -> %d: %s", prog, args, r.status, r.err);
     mb_test_run_free(&r);
 }
+
+/* Writes one synthetic run log: metadata, rows every `every` updates up to n_cross (where the
+ * eval loss first reaches the 0.5 target) with wall_s = update * step_s, or a diverged trailer. */
+void mb_test_write_run_log(const char *dir, const char *net, double target, int m, int seed,
+                           long n_cross, double step_s, int diverged)
+{
+    char name[64], path[512];
+    snprintf(name, sizeof name, "%s-b%d-s%d.csv", net, m, seed);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "# net=%s\n# algo=momentum\n# batch=%d\n# learners=1\n# lr=0.02\n# seed=%d\n"
+               "# target_loss=%g\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n",
+            net, m, seed, target);
+    long last = diverged ? n_cross / 2 : n_cross;
+    for (long u = 1; u <= last; u++) {
+        int eval = u == last || u % 10 == 0;
+        double l = diverged ? 2.3 : 0.5 + 0.4 * (double)(n_cross - u) / (double)n_cross;
+        if (eval)
+            fprintf(f, "%ld,0,%ld,%.9f,%.4f,%.6f,0.8\n", u, u * m, (double)u * step_s, l, l);
+        else
+            fprintf(f, "%ld,0,%ld,%.9f,%.4f,,\n", u, u * m, (double)u * step_s, l);
+    }
+    fprintf(f, "# net=%s batch=%d reached=%s diverged=%s\n", net, m, diverged ? "no" : "yes",
+            diverged ? "yes" : "no");
+    fclose(f);
+}

@@ -55,4 +55,11 @@ int mb_test_close(double a, double b, double rel);
  * max |a - ref| when ref is all zeros). */
 double mb_test_rel_err(const float *a, const float *ref, size_t n);
 
+/* Writes dir/NET-bM-sSEED.csv, a synthetic mbtrain run log (momentum, one learner, lr 0.02):
+ * rows every update up to n_cross, where the eval loss (logged every 10 updates and at the end)
+ * first reaches `target`, with wall_s = update * step_s; or, diverged, a run that stops halfway
+ * and says so. */
+void mb_test_write_run_log(const char *dir, const char *net, double target, int m, int seed,
+                           long n_cross, double step_s, int diverged);
+
 #endif /* MB_TEST_H */

@@ -660,7 +660,8 @@ static void test_validate_figure(void)
     cJSON_ReplaceItemInObjectCaseSensitive(rec, "measured", cJSON_CreateFalse());
     cJSON_DeleteItemFromObjectCaseSensitive(rec, "batch_run");
     cJSON_DeleteItemFromObjectCaseSensitive(rec, "t_train_median_s");
-    cJSON_ReplaceItemInObjectCaseSensitive(root, "ratio", cJSON_CreateNull());
+    cJSON_ReplaceItemInObjectCaseSensitive(root, "in_sample_ratio", cJSON_CreateNull());
+    cJSON_ReplaceItemInObjectCaseSensitive(root, "holdout", cJSON_CreateNull());
     cJSON_DeleteItemFromObjectCaseSensitive(root, "measured_best");
     snprintf(path, sizeof path, "%s/unmeasured.json", dir);
     CU_ASSERT_EQUAL_FATAL(mb_json_write(path, root, &e), MB_OK);
@@ -686,6 +687,8 @@ static void test_validate_figure(void)
         {-1, "recommended", "batch_run", NAN, "field 'recommended.batch_run': missing"},
         {-1, "recommended", "batch", -24.6, "field 'recommended.batch': must be > 0"},
         {-1, "target_loss", NULL, NAN, "field 'target_loss': missing"},
+        {-1, "holdout", "ratio_lo", -1, "field 'holdout.ratio_lo': must be > 0"},
+        {-1, "holdout", "rival_batch", NAN, "field 'holdout.rival_batch': missing"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *v = isnan(bad[i].value)      ? NULL
@@ -745,7 +748,11 @@ static void test_report_validate(void)
     const char *rec = strstr(html, "<section id=\"recommendation\">");
     CU_ASSERT_PTR_NOT_NULL(check);
     CU_ASSERT_TRUE(check && rec && check < rec);
-    CU_ASSERT_PTR_NOT_NULL(strstr(html, "Check: the recommendation against real training runs"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "Check: the recommendation on held-out training runs"));
+    /* the held-out runs get a table of their own, the in-sample ratio is labelled as such */
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<table id=\"holdout-rows\">"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "in-sample: no check"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<p id=\"flat\">The model predicts M = 21 to 41 within 5%"));
     CU_ASSERT_PTR_NULL(strstr(html, "id=\"no-validation\""));
     /* the verdict as the file gives it, the ratio to the last bit, and the figure embedded */
     cJSON *val;
@@ -756,7 +763,7 @@ static void test_report_validate(void)
              cJSON_GetObjectItemCaseSensitive(val, "verdict")->valuestring);
     CU_ASSERT_PTR_NOT_NULL(strstr(html, needle));
     CU_ASSERT_EQUAL(data_value(html, "val-ratio"),
-                    cJSON_GetObjectItemCaseSensitive(val, "ratio")->valuedouble);
+                    cJSON_GetObjectItemCaseSensitive(val, "in_sample_ratio")->valuedouble);
     CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"fig-validate\">"));
     CU_ASSERT_EQUAL(embedded(html, "image/png", PNG_SIG, PNG_END, 8), 4); /* + tc, scale, amdahl */
     /* the table: one row per validation row, reached and not reached */

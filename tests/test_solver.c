@@ -504,33 +504,6 @@ static void test_step_tables_by_p(void)
     mb_test_rmdir(dir);
 }
 
-/* Writes one synthetic run log: metadata, rows every `every` updates up to n_cross (where the
- * eval loss first reaches the 0.5 target) with wall_s = update * step_s, or a diverged trailer. */
-static void write_log(const char *dir, const char *net, double target, int m, int seed,
-                      long n_cross, double step_s, int diverged)
-{
-    char name[64], path[512];
-    snprintf(name, sizeof name, "%s-b%d-s%d.csv", net, m, seed);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f, "# net=%s\n# algo=momentum\n# batch=%d\n# learners=1\n# lr=0.02\n# seed=%d\n"
-               "# target_loss=%g\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n",
-            net, m, seed, target);
-    long last = diverged ? n_cross / 2 : n_cross;
-    for (long u = 1; u <= last; u++) {
-        int eval = u == last || u % 10 == 0;
-        double l = diverged ? 2.3 : 0.5 + 0.4 * (double)(n_cross - u) / (double)n_cross;
-        if (eval)
-            fprintf(f, "%ld,0,%ld,%.9f,%.4f,%.6f,0.8\n", u, u * m, (double)u * step_s, l, l);
-        else
-            fprintf(f, "%ld,0,%ld,%.9f,%.4f,,\n", u, u * m, (double)u * step_s, l);
-    }
-    fprintf(f, "# net=%s batch=%d reached=%s diverged=%s\n", net, m, diverged ? "no" : "yes",
-            diverged ? "yes" : "no");
-    fclose(f);
-}
-
 /* The runs of a known law and step time at M = 8 .. 128, 3 seeds: crossings are the law's,
  * rounded up to the logged update (+10 per seed); updates take `slow_128` times the model's
  * step at M = 128 and exactly the model's elsewhere. */
@@ -544,7 +517,7 @@ static void write_law_runs(const char *dir, const mb_law *law, const mb_update_t
             mb_model_law_nupdate(law, law_ms[i], &n, NULL);
             mb_model_tupdate(t, law_ms[i], 1, &tu);
             long nc = (long)ceil(n / 10) * 10 + 10 * seed;
-            write_log(dir, "lenet5", 0.5, law_ms[i], seed, nc,
+            mb_test_write_run_log(dir, "lenet5", 0.5, law_ms[i], seed, nc,
                       tu * (law_ms[i] == 128 ? slow_128 : 1.0), 0);
         }
 }
@@ -558,7 +531,7 @@ static void test_validate(void)
     const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
     const int *ms = law_ms;
     write_law_runs(dir, &law, &t, 1.1); /* 10% slower per update at M = 128 */
-    write_log(dir, "lenet5", 0.5, 4, 0, 400, 1e-4, 1); /* diverged: not the best, not reached */
+    mb_test_write_run_log(dir, "lenet5", 0.5, 4, 0, 400, 1e-4, 1); /* diverged: not the best, not reached */
     mb_fit_runs runs;
     const double target = 0.5;
     char pat[300];
@@ -631,7 +604,8 @@ static void test_validate(void)
                       "--nfit n.json --gamma 3.5e-5 --m-t 1 --t0 5e-5 --csv "
                       "-o out/v.csv . && mbopt validate --nfit n.json --gamma "
                       "3.5e-5 --m-t 1 --t0 5e-5 --json -o out/v.json .", dir);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "check: the recommended M = "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "in-sample: the recommended M = "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "check: not held out"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# measured best"));
     mb_test_run_free(&r);
     char path[512];
@@ -655,12 +629,12 @@ static void test_validate(void)
     mb_test_run_free(&r);
 
     char arg[1024];
-    write_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
+    mb_test_write_run_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
     snprintf(arg, sizeof arg, "validate --nfit %s/n.json --gamma 1e-5 --m-t 1 %s", dir, dir);
     expect_failure(arg, 1, "alexnet-b32-s9.csv: trains net 'alexnet'");
     snprintf(path, sizeof path, "%s/alexnet-b32-s9.csv", dir);
     remove(path);
-    write_log(dir, "lenet5", 0.7, 32, 9, 300, 1e-3, 0);
+    mb_test_write_run_log(dir, "lenet5", 0.7, 32, 9, 300, 1e-3, 0);
     expect_failure(arg, 1, "metadata 'target_loss': trained to 0.7, not the fit's 0.5");
     snprintf(path, sizeof path, "%s/lenet5-b32-s9.csv", dir);
     remove(path);
@@ -681,7 +655,7 @@ static void test_validate(void)
             double n, tu;
             mb_model_law_nupdate(&fast, ms[i], &n, NULL);
             mb_model_tupdate(&t, ms[i], 1, &tu);
-            write_log(dir, "lenet5", 0.5, ms[i], 10 + seed, (long)ceil(n / 10) * 10, tu, 0);
+            mb_test_write_run_log(dir, "lenet5", 0.5, ms[i], 10 + seed, (long)ceil(n / 10) * 10, tu, 0);
         }
     mb_test_sh_ok(&r, "cd %s && sed -i 's/^# lr=0.02$/# lr=0.05/' "
                       "lenet5-b*-s1[0-2].csv && mbfit nupdate --target-loss 0.5 "
@@ -735,7 +709,7 @@ static void test_validate_settle(void)
             double n, tu;
             mb_model_law_nupdate(&law, ms[i], &n, NULL);
             mb_model_tupdate(&t, ms[i], 1, &tu);
-            write_log(dir, "lenet5", 0.5, ms[i], seed, (long)ceil(n / 10) * 10 + 10 * seed,
+            mb_test_write_run_log(dir, "lenet5", 0.5, ms[i], seed, (long)ceil(n / 10) * 10 + 10 * seed,
                       tu * speed[i], 0);
             snprintf(buf[np], sizeof buf[np], "%s/lenet5-b%d-s%d.csv", dir, ms[i], seed);
             paths[np] = buf[np];
@@ -801,7 +775,7 @@ static void test_validate_settle(void)
 
     /* bad input: logs of another net; logs with no target to read them at */
     char arg[1024];
-    write_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
+    mb_test_write_run_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
     snprintf(arg, sizeof arg, "scale --nfit %s/n.json %s --procs 1 %s", dir, model, dir);
     expect_failure(arg, 1, "alexnet-b32-s9.csv: trains net 'alexnet'");
     snprintf(arg, sizeof arg, "scale --n-inf 130 --alpha 8e4 %s --procs 1 %s", model, dir);
@@ -925,7 +899,7 @@ static void test_tupdate_from_runs(void)
     cJSON_Delete(root);
 
     /* bad input: a log of another net, or of another algorithm; no one-learner log */
-    write_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
+    mb_test_write_run_log(dir, "alexnet", 0.5, 32, 9, 300, 1e-3, 0);
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbfit tupdate step.csv lenet5-b*.csv "
                                          "alexnet-b32-s9.csv", dir), 0);
     CU_ASSERT_EQUAL(r.status, 1);
@@ -971,7 +945,7 @@ static void test_tupdate_from_runs_of_p(void)
             double n, tu;
             mb_model_law_nupdate(&law, m, &n, NULL);
             mb_model_tupdate(&t, m / 2.0, 1, &tu);
-            write_log(p2, "lenet5", 0.5, m, seed, (long)ceil(n / 10) * 10, tu + comm, 0);
+            mb_test_write_run_log(p2, "lenet5", 0.5, m, seed, (long)ceil(n / 10) * 10, tu + comm, 0);
         }
     char table[8192] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
                        "t_p75_s,t_max_s,samples_per_s\n";

@@ -1,0 +1,360 @@
+/* holdout.c — how good the answer is, measured on runs that took no part in choosing it, and
+ * where to spend seeds while choosing (docs/design.md, "The held-out check").
+ *
+ * - The plan: once the recommendation is fixed, the settings a held-out sweep trains (the
+ *   recommendation, its strongest rivals: the in-sample measured best, the model's optimum, and
+ *   neighbours on either side) and fresh seeds that no fitting or choosing run used.
+ * - The check: the recommendation's held-out median training time over the best held-out
+ *   setting's, and over its best rival's, each with a bootstrap interval over seeds; "tied"
+ *   when the rival interval holds 1. Also the model's median |error| on these runs and the flat
+ *   range they measure (the M within MB_SOLVER_FLAT of the best).
+ * - Sequential sampling: which settings need another seed because their median's interval
+ *   still reaches the leader's.
+ *
+ * A run that did not reach the target counts as infinitely slow: a setting that fails to train
+ * is not made to look fast by leaving its failures out. The bootstrap draws each setting's runs
+ * with replacement, setting by setting, from GSL's MT19937 with a fixed seed (repeatable).
+ *
+ * Does not: train (the Makefile runs mbtrain on the plan), read files or print (mbopt does).
+ */
+#include "mb_solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+long mb_solver_pick(const mb_validate *v)
+{
+    return v->settled >= 0 ? v->settled : v->rec;
+}
+
+/* Whether two learning rates are one (NAN matches any). */
+static int rate_is(double a, double b)
+{
+    return isnan(a) || isnan(b) || fabs(a - b) <= 1e-9 * fabs(b);
+}
+
+/* Whether a row takes part at (p, lr): its P and rate, M inside [m_lo, m_hi]. */
+static int in_play(const mb_validate_row *r, double p, double lr, double m_lo, double m_hi)
+{
+    return r->procs == p && rate_is(r->lr, lr) && r->batch >= m_lo && r->batch <= m_hi;
+}
+
+/* ---- the plan -------------------------------------------------------------------------------- */
+
+/* Adds m to the plan unless a planned M lies within 10% of it or it is out of range. */
+static void plan_add(mb_holdout_plan *p, double m, const char *why, double m_lo, double m_hi)
+{
+    m = round(m);
+    if (!(m >= 1) || m < floor(m_lo) || m > ceil(m_hi) || p->n_batch >= MB_HOLDOUT_MAX_SETTINGS)
+        return;
+    for (size_t i = 0; i < p->n_batch; i++)
+        if (fabs(log(p->batch[i] / m)) < log(1.1))
+            return;
+    p->batch[p->n_batch] = m;
+    snprintf(p->why[p->n_batch], sizeof p->why[0], "%s", why);
+    p->n_batch++;
+}
+
+int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double m_lo,
+                           double m_hi, size_t n_seeds, mb_holdout_plan *plan, mb_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    if (n_seeds < MB_HOLDOUT_MIN_SEEDS || n_seeds > MB_HOLDOUT_MAX_SEEDS)
+        return mb_error_set(err, MB_EINVAL, "a held-out check needs %d to %d fresh seeds, got "
+                            "%zu", MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, n_seeds);
+    const long pick = mb_solver_pick(v);
+    if (pick < 0)
+        return mb_error_set(err, MB_ENODATA, "no recommendation to hold out: no run trained "
+                            "the recommended M = %.4g (train it first)", v->m_rec);
+    const mb_validate_row *r = &v->rows[pick];
+    plan->p = r->procs;
+    plan->lr = r->lr;
+    if (!isfinite(m_lo))
+        m_lo = 1;
+    if (!isfinite(m_hi))
+        m_hi = INFINITY;
+    /* the recommendation first, then its rivals, then the sweep around it */
+    plan_add(plan, r->batch, "recommended", m_lo, m_hi);
+    if (v->best >= 0 && in_play(&v->rows[v->best], plan->p, plan->lr, 0, INFINITY))
+        plan_add(plan, v->rows[v->best].batch, "in-sample best", m_lo, m_hi);
+    plan_add(plan, v->m_rec, "model's optimum", m_lo, m_hi);
+    static const double around[] = {1 / 1.5, 1.5, 1 / 1.22, 1.22};
+    for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
+        plan_add(plan, r->batch * around[k], "neighbour", m_lo, m_hi);
+    /* fresh seeds: from MB_HOLDOUT_SEED0 up, skipping every seed any given run used */
+    unsigned long s = MB_HOLDOUT_SEED0;
+    while (plan->n_seeds < n_seeds) {
+        int used = 0;
+        for (size_t i = 0; i < runs->n && !used; i++)
+            used = runs->seed[i] == (double)s;
+        if (!used)
+            plan->seeds[plan->n_seeds++] = s;
+        s++;
+    }
+    return MB_OK;
+}
+
+/* ---- the check ------------------------------------------------------------------------------- */
+
+/* A row's runs as times, the unreached as +inf (pool holds r->runs). */
+static size_t row_pool(const mb_validate_row *r, double *pool)
+{
+    size_t k = 0;
+    for (; k < r->reached; k++)
+        pool[k] = r->t_runs[k];
+    for (; k < r->runs; k++)
+        pool[k] = INFINITY;
+    return k;
+}
+
+static double median_of(double *x, size_t n)
+{
+    gsl_sort(x, 1, n);
+    return gsl_stats_median_from_sorted_data(x, 1, n);
+}
+
+/* The median of a resample, with replacement, of pool[0..n) (scratch holds n). */
+static double resampled_median(gsl_rng *g, const double *pool, size_t n, double *scratch)
+{
+    for (size_t i = 0; i < n; i++)
+        scratch[i] = pool[gsl_rng_uniform_int(g, n)];
+    return median_of(scratch, n);
+}
+
+/* The percentile interval [lo, hi] at `level` of x[0..n) (sorted here); +inf stays +inf. */
+static void interval(double *x, size_t n, double level, double ci[2])
+{
+    gsl_sort(x, 1, n);
+    const double a = (1 - level) / 2;
+    size_t i = (size_t)floor(a * (double)(n - 1)), j = (size_t)ceil((1 - a) * (double)(n - 1));
+    ci[0] = x[i];
+    ci[1] = x[j];
+}
+
+/* Row indexes in play, their pools (runs each, ragged, +inf for the unreached) and sizes. */
+typedef struct pools {
+    size_t n, *row, *len, total;
+    double *x, **at, *scratch;
+} pools;
+
+static void pools_free(pools *p)
+{
+    free(p->row);
+    free(p->len);
+    free(p->x);
+    free(p->at);
+    free(p->scratch);
+}
+
+static int pools_make(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
+                      pools *ps, mb_error *err)
+{
+    memset(ps, 0, sizeof *ps);
+    size_t most = 1;
+    for (size_t i = 0; i < v->n_rows; i++)
+        if (in_play(&v->rows[i], p, lr, m_lo, m_hi) && v->rows[i].runs > 0) {
+            ps->n++;
+            ps->total += v->rows[i].runs;
+            most = v->rows[i].runs > most ? v->rows[i].runs : most;
+        }
+    ps->row = malloc((ps->n + 1) * sizeof *ps->row);
+    ps->len = malloc((ps->n + 1) * sizeof *ps->len);
+    ps->at = malloc((ps->n + 1) * sizeof *ps->at);
+    ps->x = malloc((ps->total + 1) * sizeof *ps->x);
+    ps->scratch = malloc(most * sizeof *ps->scratch);
+    if (!ps->row || !ps->len || !ps->at || !ps->x || !ps->scratch) {
+        pools_free(ps);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    size_t k = 0, off = 0;
+    for (size_t i = 0; i < v->n_rows; i++)
+        if (in_play(&v->rows[i], p, lr, m_lo, m_hi) && v->rows[i].runs > 0) {
+            ps->row[k] = i;
+            ps->at[k] = ps->x + off;
+            ps->len[k] = row_pool(&v->rows[i], ps->at[k]);
+            off += ps->len[k++];
+        }
+    return MB_OK;
+}
+
+int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, size_t n_boot,
+                      mb_holdout *out, mb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->rec = out->best = out->rival = -1;
+    out->ratio = out->rival_ratio = out->median_abs_err = out->flat_lo = out->flat_hi = NAN;
+    out->ratio_ci[0] = out->ratio_ci[1] = out->rival_ci[0] = out->rival_ci[1] = NAN;
+    if (n_boot < 100)
+        n_boot = 100;
+    pools ps;
+    if (pools_make(h, p, lr, 0, INFINITY, &ps, err) != MB_OK)
+        return MB_ENOMEM;
+    double *med = malloc((ps.n + 1) * sizeof *med), *ratio = malloc(n_boot * sizeof *ratio),
+           *rival = malloc(n_boot * sizeof *rival), *errs = malloc((ps.n + 1) * sizeof *errs);
+    int rc = MB_OK;
+    if (!med || !ratio || !rival || !errs) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    size_t rec = ps.n;
+    for (size_t k = 0; k < ps.n; k++)
+        if (h->rows[ps.row[k]].batch == round(m_pick))
+            rec = k;
+    if (rec == ps.n) {
+        rc = mb_error_set(err, MB_ENODATA, "no held-out run trained the recommended M = %g at "
+                          "P = %g: train it on fresh seeds (mbopt validate --holdout-plan)",
+                          round(m_pick), p);
+        goto done;
+    }
+    if (ps.n < 2) {
+        rc = mb_error_set(err, MB_ENODATA, "the held-out runs trained only M = %g: a check "
+                          "needs a rival to compare with (the plan trains several M)",
+                          round(m_pick));
+        goto done;
+    }
+    /* the point figures: medians of every setting's held-out runs */
+    size_t best = 0, rv = rec == 0 ? 1 : 0, n_err = 0;
+    out->seeds_lo = SIZE_MAX;
+    for (size_t k = 0; k < ps.n; k++) {
+        const mb_validate_row *r = &h->rows[ps.row[k]];
+        memcpy(ps.scratch, ps.at[k], ps.len[k] * sizeof *ps.scratch);
+        med[k] = median_of(ps.scratch, ps.len[k]);
+        if (med[k] < med[best])
+            best = k;
+        if (k != rec && med[k] < med[rv])
+            rv = k;
+        if (isfinite(r->rel_err))
+            errs[n_err++] = fabs(r->rel_err);
+        out->seeds_lo = r->runs < out->seeds_lo ? r->runs : out->seeds_lo;
+        out->seeds_hi = r->runs > out->seeds_hi ? r->runs : out->seeds_hi;
+    }
+    out->rec = (long)ps.row[rec];
+    out->best = (long)ps.row[best];
+    out->rival = (long)ps.row[rv];
+    out->ratio = med[rec] / med[best];
+    out->rival_ratio = med[rec] / med[rv];
+    out->n_err = n_err;
+    out->median_abs_err = n_err ? median_of(errs, n_err) : NAN;
+    if (isfinite(med[best])) {
+        out->flat_lo = INFINITY;
+        out->flat_hi = 0;
+        for (size_t k = 0; k < ps.n; k++)
+            if (med[k] <= (1 + MB_SOLVER_FLAT) * med[best]) {
+                out->flat_lo = fmin(out->flat_lo, h->rows[ps.row[k]].batch);
+                out->flat_hi = fmax(out->flat_hi, h->rows[ps.row[k]].batch);
+            }
+    }
+    /* the intervals: every setting's runs drawn again, setting by setting */
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!g) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    gsl_rng_set(g, 20151);
+    for (size_t b = 0; b < n_boot; b++) {
+        double m_rec = NAN, m_best = INFINITY, m_rival = INFINITY;
+        for (size_t k = 0; k < ps.n; k++) {
+            double x = resampled_median(g, ps.at[k], ps.len[k], ps.scratch);
+            if (k == rec)
+                m_rec = x;
+            else
+                m_rival = fmin(m_rival, x);
+            m_best = fmin(m_best, x);
+        }
+        ratio[b] = m_rec / m_best;
+        rival[b] = m_rec / m_rival;
+        if (isnan(ratio[b]))
+            ratio[b] = INFINITY; /* inf / inf: neither reached; the recommendation no better */
+        if (isnan(rival[b]))
+            rival[b] = 1;
+    }
+    gsl_rng_free(g);
+    interval(ratio, n_boot, MB_HOLDOUT_LEVEL, out->ratio_ci);
+    interval(rival, n_boot, MB_HOLDOUT_LEVEL, out->rival_ci);
+    out->verdict = out->rival_ci[1] < 1   ? MB_HOLDOUT_AHEAD
+                   : out->rival_ci[0] > 1 ? MB_HOLDOUT_BEHIND
+                                          : MB_HOLDOUT_TIED;
+done:
+    free(med);
+    free(ratio);
+    free(rival);
+    free(errs);
+    pools_free(&ps);
+    return rc;
+}
+
+const char *mb_solver_holdout_verdict_name(mb_holdout_verdict v)
+{
+    switch (v) {
+    case MB_HOLDOUT_AHEAD: return "ahead";
+    case MB_HOLDOUT_BEHIND: return "behind";
+    default: return "tied";
+    }
+}
+
+/* ---- sequential sampling --------------------------------------------------------------------- */
+
+int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
+                         size_t max_seeds, mb_sequential *out, mb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->leader = -1;
+    pools ps;
+    if (pools_make(v, p, lr, isfinite(m_lo) ? m_lo : 0, isfinite(m_hi) ? m_hi : INFINITY, &ps,
+                   err) != MB_OK)
+        return MB_ENOMEM;
+    enum { BOOT = 1000 };
+    double *lo = malloc((ps.n + 1) * sizeof *lo), *hi = malloc((ps.n + 1) * sizeof *hi),
+           *med = malloc((ps.n + 1) * sizeof *med), *draw = malloc(BOOT * sizeof *draw);
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    int rc = MB_OK;
+    if (!lo || !hi || !med || !draw || !g) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    gsl_rng_set(g, 20152);
+    size_t lead = ps.n;
+    for (size_t k = 0; k < ps.n; k++) {
+        memcpy(ps.scratch, ps.at[k], ps.len[k] * sizeof *ps.scratch);
+        med[k] = median_of(ps.scratch, ps.len[k]);
+        for (size_t b = 0; b < BOOT; b++)
+            draw[b] = resampled_median(g, ps.at[k], ps.len[k], ps.scratch);
+        double ci[2];
+        interval(draw, BOOT, MB_SEQUENTIAL_LEVEL, ci);
+        lo[k] = ci[0];
+        hi[k] = ci[1];
+        if (isfinite(med[k]) && (lead == ps.n || med[k] < med[lead]))
+            lead = k;
+    }
+    if (lead == ps.n)
+        goto done; /* nothing reached the target: nothing to decide */
+    out->leader = (long)ps.row[lead];
+    for (size_t k = 0; k < ps.n; k++) {
+        if (k == lead || !(lo[k] <= hi[lead]))
+            continue;
+        out->overlap[out->n_overlap++] = (long)ps.row[k];
+        if (out->n_overlap == MB_HOLDOUT_MAX_ROWS)
+            break;
+    }
+    /* every overlapping setting and the leader get a seed, up to max_seeds runs each */
+    for (size_t j = 0; j <= out->n_overlap && out->n_overlap > 0; j++) {
+        long row = j < out->n_overlap ? out->overlap[j] : out->leader;
+        if (v->rows[row].runs < max_seeds)
+            out->want[out->n_want++] = row;
+    }
+    out->decided = out->n_overlap == 0;
+    out->capped = out->n_overlap > 0 && out->n_want == 0;
+done:
+    free(lo);
+    free(hi);
+    free(med);
+    free(draw);
+    gsl_rng_free(g);
+    pools_free(&ps);
+    return rc;
+}

@@ -1,0 +1,361 @@
+/* test_solver_holdout.c — solver/holdout.c and the flat range: the held-out plan never reuses a
+ * seed that fitted or chose, the held-out check's verdicts on settings with known winners and
+ * ties, sequential sampling stopping on a known winner and on a known tie, the flat range of a
+ * curve with a closed form, and mbopt validate's held-out modes as a user runs them.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+
+#include "../solver/mb_solver.h"
+#include "mb_test.h"
+
+/* A validate row at P = 1, lr 0.02 with n run times (unreached: +inf, counted apart). */
+static void set_row(mb_validate_row *r, double m, const double *t, size_t n)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->algo, sizeof r->algo, "momentum");
+    r->procs = 1;
+    r->batch = m;
+    r->lr = 0.02;
+    r->runs = n;
+    r->t_runs = malloc(n * sizeof *r->t_runs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->t_runs);
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(t[i]))
+            r->t_runs[r->reached++] = t[i];
+    gsl_sort(r->t_runs, 1, r->reached);
+    r->t_median = r->reached ? r->t_runs[r->reached / 2] : NAN;
+    r->t_min = r->reached ? r->t_runs[0] : NAN;
+    r->rel_err = NAN;
+}
+
+/* A validate of n_rows settings, rows[k] at ms[k] with the times of draw(k, seed). */
+static void make_validate(mb_validate *v, size_t n_rows)
+{
+    memset(v, 0, sizeof *v);
+    v->rows = calloc(n_rows, sizeof *v->rows);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v->rows);
+    v->n_rows = n_rows;
+    v->best = v->rec = v->settled = -1;
+    v->p_rec = 1;
+    v->lr_rec = 0.02;
+}
+
+/* Appends one run time to a row (reached). */
+static void add_run(mb_validate_row *r, double t)
+{
+    r->t_runs = realloc(r->t_runs, (r->runs + 1) * sizeof *r->t_runs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->t_runs);
+    r->t_runs[r->reached++] = t;
+    r->runs++;
+    gsl_sort(r->t_runs, 1, r->reached);
+}
+
+static void test_plan_fresh_seeds(void)
+{
+    mb_validate v;
+    make_validate(&v, 3);
+    const double t[3] = {1, 1, 1};
+    set_row(&v.rows[0], 16, t, 3);
+    set_row(&v.rows[1], 32, t, 3);
+    set_row(&v.rows[2], 64, t, 3);
+    v.best = 0;
+    v.rec = 2;
+    v.settled = 1; /* the runs chose M = 32 over the model's optimum */
+    v.m_rec = 60.4;
+    /* the runs that fitted and chose used seeds 0..4 and, by hand, 1000, 1001 and 1003 */
+    const double seeds[] = {0, 1, 2, 3, 4, 1000, 1001, 1003};
+    const size_t n = sizeof seeds / sizeof seeds[0];
+    mb_fit_runs runs = {.n = n, .seed = (double *)seeds};
+    mb_holdout_plan plan;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL(plan.n_seeds, 10);
+    for (size_t s = 0; s < plan.n_seeds; s++) {
+        CU_ASSERT_TRUE(plan.seeds[s] >= MB_HOLDOUT_SEED0);
+        for (size_t i = 0; i < n; i++)
+            CU_ASSERT_NOT_EQUAL((double)plan.seeds[s], seeds[i]);
+        for (size_t j = 0; j < s; j++)
+            CU_ASSERT_NOT_EQUAL(plan.seeds[s], plan.seeds[j]);
+    }
+    CU_ASSERT_EQUAL(plan.seeds[0], 1002);
+    /* the recommendation first, then the in-sample best and the model's optimum, then the
+     * neighbours; no two within 10% of each other; all inside [8, 128] */
+    CU_ASSERT_FATAL(plan.n_batch >= 4);
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[0], 32, 0);
+    CU_ASSERT_STRING_EQUAL(plan.why[0], "recommended");
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[1], 16, 0);
+    CU_ASSERT_STRING_EQUAL(plan.why[1], "in-sample best");
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[2], 60, 0);
+    CU_ASSERT_STRING_EQUAL(plan.why[2], "model's optimum");
+    for (size_t k = 0; k < plan.n_batch; k++) {
+        CU_ASSERT_TRUE(plan.batch[k] >= 8 && plan.batch[k] <= 128);
+        for (size_t j = 0; j < k; j++)
+            CU_ASSERT_TRUE(fabs(log(plan.batch[k] / plan.batch[j])) >= log(1.1));
+    }
+    /* a budget of 0 seeds (or 2: no interval) is refused; so is a plan with no recommendation */
+    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 0, &plan, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "fresh seeds"));
+    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 2, &plan, &e), MB_EINVAL);
+    v.settled = v.rec = -1;
+    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_ENODATA);
+    mb_validate_free(&v);
+}
+
+/* Held-out rows at M = 16, 32, 64 of 10 seeds each: times scale * (1 + noise). */
+static void held_rows(mb_validate *h, const double scale[3], double noise, unsigned long seed)
+{
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, seed);
+    make_validate(h, 3);
+    const double ms[3] = {16, 32, 64};
+    for (size_t k = 0; k < 3; k++) {
+        double t[10];
+        for (size_t s = 0; s < 10; s++)
+            t[s] = scale[k] * (1 + gsl_ran_gaussian(g, noise));
+        set_row(&h->rows[k], ms[k], t, 10);
+    }
+    gsl_rng_free(g);
+}
+
+static void test_holdout_verdicts(void)
+{
+    mb_holdout o;
+    mb_validate h;
+    mb_error e = {0};
+    /* M = 32 clearly the fastest: ahead, 1.00x the best, its interval at 1 */
+    held_rows(&h, (const double[]){1.3, 1.0, 1.25}, 0.03, 1);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 2000, &o, &e), MB_OK);
+    CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_AHEAD);
+    CU_ASSERT_EQUAL(o.rec, 1);
+    CU_ASSERT_EQUAL(o.best, 1);
+    CU_ASSERT_EQUAL(o.rival, 2);
+    CU_ASSERT_DOUBLE_EQUAL(o.ratio, 1.0, 0);
+    CU_ASSERT_TRUE(o.rival_ratio < 0.85 && o.rival_ci[1] < 1 && o.rival_ci[0] <= o.rival_ratio);
+    CU_ASSERT_DOUBLE_EQUAL(o.ratio_ci[0], 1.0, 0);
+    CU_ASSERT_EQUAL(o.seeds_lo, 10);
+    CU_ASSERT_DOUBLE_EQUAL(o.flat_lo, 32, 0); /* nothing else within 5% */
+    CU_ASSERT_DOUBLE_EQUAL(o.flat_hi, 32, 0);
+    mb_validate_free(&h);
+    /* M = 32 and 64 the same: tied, and both in the flat range */
+    held_rows(&h, (const double[]){1.5, 1.0, 1.0}, 0.05, 2);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 2000, &o, &e), MB_OK);
+    CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_TIED);
+    CU_ASSERT_TRUE(o.rival_ci[0] < 1 && o.rival_ci[1] > 1);
+    CU_ASSERT_TRUE(o.ratio >= 1 && o.ratio < 1.06);
+    CU_ASSERT_DOUBLE_EQUAL(o.flat_lo, 32, 0);
+    CU_ASSERT_DOUBLE_EQUAL(o.flat_hi, 64, 0);
+    mb_validate_free(&h);
+    /* M = 16 20% faster: behind, the ratio 1.25 with an interval above 1 */
+    held_rows(&h, (const double[]){0.8, 1.0, 1.3}, 0.03, 3);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 2000, &o, &e), MB_OK);
+    CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_BEHIND);
+    CU_ASSERT_EQUAL(o.best, 0);
+    CU_ASSERT_TRUE(o.ratio > 1.15 && o.ratio < 1.35 && o.ratio_ci[0] > 1.1);
+    mb_validate_free(&h);
+    /* runs that never reached the target count as infinitely slow, not as absent */
+    held_rows(&h, (const double[]){0.9, 1.0, 1.3}, 0.02, 4);
+    for (size_t s = 0; s < 8; s++) /* 8 of M = 16's 10 runs did not reach it */
+        h.rows[0].t_runs[s] = INFINITY;
+    gsl_sort(h.rows[0].t_runs, 1, 10);
+    h.rows[0].reached = 2;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 2000, &o, &e), MB_OK);
+    CU_ASSERT_EQUAL(o.best, 1);
+    CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_AHEAD);
+    /* no held-out run of the recommendation: refused, naming the M to train */
+    CU_ASSERT_EQUAL(mb_solver_holdout(&h, 24, 1, 0.02, 2000, &o, &e), MB_ENODATA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "M = 24"));
+    mb_validate_free(&h);
+}
+
+/* Sequential sampling with settings whose true medians are `scale`: each round adds one draw
+ * to every setting that wants one, until nothing does; returns the state at the end. */
+static void sample_until(const double scale[3], double noise, size_t max_seeds, mb_validate *v,
+                         mb_sequential *q, size_t *rounds)
+{
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 7);
+    make_validate(v, 3);
+    const double ms[3] = {16, 32, 64};
+    for (size_t k = 0; k < 3; k++) {
+        double t[5];
+        for (size_t s = 0; s < 5; s++)
+            t[s] = scale[k] * (1 + gsl_ran_gaussian(g, noise));
+        set_row(&v->rows[k], ms[k], t, 5);
+    }
+    mb_error e = {0};
+    for (*rounds = 0; *rounds < 100; ++*rounds) {
+        CU_ASSERT_EQUAL_FATAL(mb_solver_sequential(v, 1, 0.02, 1, 1000, max_seeds, q, &e), MB_OK);
+        if (q->n_want == 0)
+            break;
+        for (size_t k = 0; k < q->n_want; k++)
+            add_run(&v->rows[q->want[k]], scale[q->want[k]] *
+                                              (1 + gsl_ran_gaussian(g, noise)));
+    }
+    gsl_rng_free(g);
+}
+
+static void test_sequential(void)
+{
+    mb_validate v;
+    mb_sequential q;
+    size_t rounds;
+    /* a known winner 8% ahead of a close rival, 10% noise a run: seeds go to the two, the
+     * far setting gets none, and it ends decided for the winner before the cap */
+    sample_until((const double[]){1.5, 1.0, 1.08}, 0.10, 40, &v, &q, &rounds);
+    CU_ASSERT_TRUE(q.decided);
+    CU_ASSERT_FALSE(q.capped);
+    CU_ASSERT_EQUAL(q.leader, 1);
+    CU_ASSERT_EQUAL(v.rows[0].runs, 5);
+    CU_ASSERT_TRUE(v.rows[1].runs > 5 && v.rows[1].runs < 40);
+    CU_ASSERT_EQUAL(v.rows[1].runs, v.rows[2].runs);
+    mb_validate_free(&v);
+    /* a known tie: it never decides, and stops at the cap of 12 runs each */
+    sample_until((const double[]){1.5, 1.0, 1.0}, 0.10, 12, &v, &q, &rounds);
+    CU_ASSERT_FALSE(q.decided);
+    CU_ASSERT_TRUE(q.capped);
+    CU_ASSERT_EQUAL(q.n_overlap, 1);
+    CU_ASSERT_EQUAL(v.rows[1].runs, 12);
+    CU_ASSERT_EQUAL(v.rows[2].runs, 12);
+    CU_ASSERT_EQUAL(v.rows[0].runs, 5);
+    CU_ASSERT_EQUAL(rounds, 7);
+    mb_validate_free(&v);
+    /* a clear winner from the start: decided at once, no seed spent */
+    sample_until((const double[]){2.0, 1.0, 1.6}, 0.03, 12, &v, &q, &rounds);
+    CU_ASSERT_TRUE(q.decided);
+    CU_ASSERT_EQUAL(rounds, 0);
+    mb_validate_free(&v);
+}
+
+/* The flat range of T_C = (N_inf + a / M) (gamma M + t0): N_inf gamma M + a t0 / M stays
+ * within 1.05 t_best less the constant terms, a quadratic in M with known roots. */
+static void test_flat_range(void)
+{
+    const mb_law law = {.kind = MB_LAW_INVERSE, .n_inf = 800, .a = 6000, .b = 1};
+    const mb_update_time t = {.gamma = 2e-5, .m_t = 1e-9, .t0 = 4e-4, .comm = MB_COMM_NONE};
+    const double n = 800, a = 6000, g = 2e-5, t0 = 4e-4;
+    const double m_opt = sqrt(a * t0 / (n * g));
+    const double best = n * g * m_opt + n * t0 + a * g + a * t0 / m_opt;
+    double r[2];
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_flat_range(&law, &t, 1, 1, 10000, best, 0.05, r, &e), MB_OK);
+    const double c = 1.05 * best - n * t0 - a * g, d = sqrt(c * c - 4 * n * g * a * t0);
+    CU_ASSERT_TRUE(mb_test_close(r[0], (c - d) / (2 * n * g), 2e-3));
+    CU_ASSERT_TRUE(mb_test_close(r[1], (c + d) / (2 * n * g), 2e-3));
+    CU_ASSERT_TRUE(r[0] < m_opt && m_opt < r[1]);
+    /* a range that cuts the flat region: its ends */
+    CU_ASSERT_EQUAL(mb_solver_flat_range(&law, &t, 1, m_opt, m_opt * 1.1, best, 0.05, r, &e),
+                    MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(r[0], m_opt, 1e-12));
+    CU_ASSERT_TRUE(mb_test_close(r[1], m_opt * 1.1, 1e-12));
+    /* a t_best nothing reaches */
+    CU_ASSERT_EQUAL(mb_solver_flat_range(&law, &t, 1, 1, 1e4, best / 2, 0.05, r, &e), MB_EDOM);
+}
+
+/* mbopt validate's held-out modes on synthetic logs: a plan of fresh seeds, a check on runs of
+ * those seeds, and a held-out log that reuses an in-sample seed refused. */
+static void test_mbopt_holdout(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const mb_law law = {.kind = MB_LAW_INVERSE, .n_inf = 300, .a = 9000, .b = 1};
+    const mb_update_time t = {.gamma = 3e-5, .m_t = 1, .t0 = 4e-4, .comm = MB_COMM_NONE};
+    char in[300], out[300], cmd[2048];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/held", dir);
+    mb_test_run r;
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s %s", in, out));
+    mb_test_run_free(&r);
+    const int ms[] = {8, 16, 24, 32, 48, 64, 96, 128};
+    for (size_t i = 0; i < 8; i++)
+        for (int seed = 0; seed < 5; seed++) {
+            double nu, tu;
+            mb_model_law_nupdate(&law, ms[i], &nu, NULL);
+            mb_model_tupdate(&t, ms[i], 1, &tu);
+            mb_test_write_run_log(in, "lenet5", 0.5, ms[i], seed,
+                                  (long)(nu * (1 + 0.04 * (seed - 2))), tu, 0);
+        }
+    snprintf(cmd, sizeof cmd, "cd %s && mbfit nupdate --target-loss 0.5 in/*.csv --json -o "
+             "n.json 2>/dev/null && mbopt validate --nfit n.json --gamma 3e-5 --m-t 1 --t0 4e-4 "
+             "--comm none", dir);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --holdout-plan 4 in", cmd));
+    /* tokens M,lr,seed; the seeds 1000..1003; M = the recommendation first */
+    double m0, lr0;
+    unsigned long s0;
+    CU_ASSERT_EQUAL_FATAL(sscanf(r.out, "%lf,%lf,%lu", &m0, &lr0, &s0), 3);
+    CU_ASSERT_DOUBLE_EQUAL(lr0, 0.02, 1e-12);
+    CU_ASSERT_EQUAL(s0, 1000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",1003"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, ",1004"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "held out at P = 1"));
+    /* train the plan (synthetic: the law's crossings, 2% noise by seed) */
+    char *tok = strtok(r.out, " \n");
+    size_t n_tok = 0;
+    while (tok) {
+        double m, lr;
+        unsigned long s;
+        CU_ASSERT_EQUAL_FATAL(sscanf(tok, "%lf,%lf,%lu", &m, &lr, &s), 3);
+        double nu, tu;
+        mb_model_law_nupdate(&law, m, &nu, NULL);
+        mb_model_tupdate(&t, m, 1, &tu);
+        mb_test_write_run_log(out, "lenet5", 0.5, (int)m, (int)s,
+                              (long)(nu * (1 + 0.02 * ((double)s - 1001.5))), tu, 0);
+        n_tok++;
+        tok = strtok(NULL, " \n");
+    }
+    CU_ASSERT_TRUE(n_tok >= 12 && n_tok % 4 == 0);
+    mb_test_run_free(&r);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --holdout held in", cmd));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nin-sample: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nsampling: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\ncheck: held out (4 fresh seeds a setting"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# recommended"));
+    mb_test_run_free(&r);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --holdout held in --json", cmd));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"holdout\":"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"rival_ratio_lo\":"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"in_sample_ratio\":"));
+    mb_test_run_free(&r);
+    /* without held-out runs the check says it is none */
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s in", cmd));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\ncheck: not held out"));
+    mb_test_run_free(&r);
+    /* a held-out log that reuses a seed of the runs that chose: refused, naming it */
+    mb_test_write_run_log(out, "lenet5", 0.5, 32, 3, 500, 1e-3, 0);
+    CU_ASSERT_TRUE(mb_test_sh(&r, "%s --holdout held in", cmd) == 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "lenet5-b32-s3.csv: seed 3 also trained"));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+    CU_ASSERT_EQUAL(r.out[0], '\0');
+    mb_test_run_free(&r);
+    /* bad counts of seeds: one line, exit 1; two modes at once: a usage error */
+    CU_ASSERT_TRUE(mb_test_sh(&r, "%s --holdout-plan 0 in", cmd) == 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+    mb_test_run_free(&r);
+    CU_ASSERT_TRUE(mb_test_sh(&r, "%s --max-seeds 2.5 in", cmd) == 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--max-seeds: a whole number of seeds"));
+    mb_test_run_free(&r);
+    CU_ASSERT_TRUE(mb_test_sh(&r, "%s --holdout-plan 4 --more-seeds in", cmd) == 0);
+    CU_ASSERT_EQUAL(r.status, 2);
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
+int mb_test_suite_solver_holdout(void)
+{
+    CU_pSuite s = CU_add_suite("solver_holdout", NULL, NULL);
+    return !s || !CU_add_test(s, "held-out plan: fresh seeds only", test_plan_fresh_seeds) ||
+           !CU_add_test(s, "held-out check: ahead, tied, behind", test_holdout_verdicts) ||
+           !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
+           !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
+           !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout);
+}
