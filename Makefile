@@ -6,6 +6,8 @@
 #   make fuzz             libFuzzer harnesses under ASan + UBSan (FUZZ_TIME=s, FUZZ_RUNS=n)
 #   make deps             apt-get the Debian packages mbkit needs; silent when all are there
 #   make install PREFIX=  commands, libmbkit.a and headers
+#   make zoo              the whole pipeline on every workload of data/zoo.txt (part of bench)
+#   V=1                   print every build command in full
 #
 # Sources are found by folder: every model/ data/ train/ probe/ fit/ solver/ plots/ *.c file
 # goes into libmbkit.a, except each folder's command (mbtrain.c, mbprobe.c, mbfit.c, mbopt.c,
@@ -50,6 +52,16 @@ $(info make: CUDA backend off: nvcc found, but not $(strip $(CUDA_MISSING)) (loo
 endif
 override CUDA := 0
 endif
+endif
+
+# Quiet build: one line a target ("CC obj/x.o"); V=1 prints every command in full.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say = true
+else
+Q := @
+say = printf '  %-5s %s\n' '$(1)' '$(2)'
 endif
 
 ifeq ($(SAN),1)
@@ -106,7 +118,7 @@ LDLIBS   += $(foreach d,$(CUDA_DNN_DIRS),-L$(d) -Wl,-rpath,$(d)) -l:$(notdir $(C
 NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I. $(addprefix -I,$(sort $(CUDNN_INC) $(CUBLAS_INC)))
 endif
 
-.PHONY: all deps deps-peers deps-fuzz build check check-build run pipeline run-example bench install clean help \
+.PHONY: all deps deps-peers deps-fuzz build check check-build run pipeline run-example bench zoo install clean help \
         fuzz fuzz-build
 .DEFAULT_GOAL := all
 
@@ -114,7 +126,7 @@ all: deps
 	@$(MAKE) --no-print-directory build
 
 help:
-	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
 
 # $(call apt_install,PACKAGES,WHO): apt-get the PACKAGES that are not installed yet (sudo unless
 # root); silent when all are there; one line naming them and exit 1 when apt-get fails.
@@ -145,22 +157,25 @@ $(BUILD)/obj/train/%.o: CFLAGS += -O3
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
+	@$(call say,NVCC,$@)
+	$(Q)$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $^
+	@$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 # Each command's object lives under its folder; tell make where.
 define CMD_RULE
 $(BUILD)/bin/$(notdir $(1:.c=)): $(BUILD)/obj/$(1:.c=.o) $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(LDFLAGS) -o $$@ $$< $(LIB) $$(LDLIBS)
+	@$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< $(LIB) $$(LDLIBS)
 endef
 $(foreach c,$(CMD_SRCS),$(eval $(call CMD_RULE,$(c))))
 
@@ -184,13 +199,15 @@ $(BUILD)/obj/probe/conv.o: CPPFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/obj/tests/runner.o: tests/runner.c $(BUILD)/gen/suites.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) -c $< -o $@
+	@$(call say,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/tests/%.o: CPPFLAGS += -DMB_TEST_BIN='"$(CURDIR)/$(BUILD)/bin"' -DMB_TEST_SRC='"$(CURDIR)"'
 
 $(BUILD)/bin/mbtest: $(TEST_OBJS) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) -lcunit $(LDLIBS)
+	@$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) -lcunit $(LDLIBS)
 
 check-build: $(LIB) $(CMDS) $(BUILD)/bin/mbtest
 
@@ -261,12 +278,18 @@ fuzz: deps deps-fuzz
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 $(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	@$(call say,LD,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCHES) $(CMDS)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@for s in tests/bench/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; BIN=$(BUILD)/bin bash $$s || exit 1; done
+
+# ---- the workload zoo: make run on every line of data/zoo.txt, one table (tests/bench/zoo.sh) ----
+zoo: deps
+	@$(MAKE) --no-print-directory build
+	@ZOO_OUT=$(OUT)/zoo bash tests/bench/zoo.sh
 
 # ---- the main job: probe -> train -> fit -> optimise -> report, into $(OUT) ----------------
 # Each stage is a file target, so a stage that fails stops the run with the earlier stages'
@@ -283,7 +306,13 @@ PROBE_LEARNERS ?= 1:$(shell nproc 2>/dev/null || echo 1)
 COMM         ?= measured
 COMM_BYTES   ?= 4:4M
 RUN_BATCHES  ?= 8 16 32 64 128 256 512
-RUN_SEEDS    ?= 0 1 2 3 4
+RUN_SEEDS    ?= 0 1 2
+# sequential sampling: settings whose median's interval still overlaps the leader's get one more
+# seed a round, up to MAX_SEEDS runs each and SEED_BUDGET extra runs in all
+MAX_SEEDS    ?= 10
+SEED_BUDGET  ?= 18
+# the held-out check: the recommendation and its rivals on this many fresh seeds each
+HOLDOUT_SEEDS ?= 10
 TARGET_LOSS  ?= 0.5
 LR           ?= 0.02
 # learning rates: one sweep each; with several, mbopt recommends (M, lr) together
@@ -329,21 +358,22 @@ run: deps
 	@t0=$$(date +%s); \
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
-	echo; grep -E '^(fastest|recommendation|settled):' $(OUT)/scale.txt; \
+	echo; grep -E '^(fastest|recommendation|settled|flat):' $(OUT)/scale.txt; \
 	sed -n 's/^mbopt validate: the /Delta(2): the /p' $(OUT)/logs/commruns.log 2>/dev/null; \
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \
-	grep -Eq '^recommendation: P = 1 ' $(OUT)/scale.txt || grep -h '^check:' $(OUT)/validate-rec.txt | sed 's/^check:/check of the recommendation:/'; \
-	awk 'FNR == 1 { st = FILENAME ~ /\/par\// ? 3 : FILENAME ~ /\/check\// ? 2 : 1 } \
+	grep -Eq '^recommendation: P = 1 ' $(OUT)/scale.txt || grep -h '^in-sample:' $(OUT)/validate-rec.txt | sed 's/^in-sample:/the recommendation at P > 1, in-sample (the held-out check covers P = 1):/'; \
+	awk 'FNR == 1 { st = FILENAME ~ /\/par\// ? 3 : FILENAME ~ /\/holdout\// ? 4 : FILENAME ~ /\/(check|seeds)\// ? 2 : 1 } \
 	  /^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w[st] += kv[2]; if (kv[1] == "eval_s") e[st] += kv[2] } } \
 	  function pc(a, b) { return a + b > 0 ? 100 * b / (a + b) : 0 } \
-	  END { tw = w[1] + w[2] + w[3]; te = e[1] + e[2] + e[3]; if (tw + te == 0) exit; \
+	  END { tw = w[1] + w[2] + w[3] + w[4]; te = e[1] + e[2] + e[3] + e[4]; if (tw + te == 0) exit; \
 	    printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation; the sweep %.1f%%", \
 	      tw, te, pc(tw, te), pc(w[1], e[1]); \
 	    if (w[2] + e[2] > 0) printf ", the check %.0f%%", pc(w[2], e[2]); \
-	    if (w[3] + e[3] > 0) printf ", the P = 2 runs %.0f%%", pc(w[3], e[3]); print ")" }' \
-	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/par/lr*/*.csv 2>/dev/null); \
+	    if (w[3] + e[3] > 0) printf ", the P = 2 runs %.0f%%", pc(w[3], e[3]); \
+	    if (w[4] + e[4] > 0) printf ", the held-out runs %.0f%%", pc(w[4], e[4]); print ")" }' \
+	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv $(OUT)/par/lr*/*.csv $(OUT)/holdout/lr*/*.csv 2>/dev/null); \
 	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
 	echo "total: $$(( $$(date +%s) - t0 )) s"
@@ -372,12 +402,13 @@ TRAIN = mbtrain $(TRAIN_COMMON) --algo momentum --threads $(THREADS)
 # T_update at the runs' M is what the runs' updates cost (mbfit tupdate with their logs), the
 # probe's step elsewhere: the probe is seconds long and the machine's phases are not. The P = 2
 # runs (par) do the same for T_update(M, 2), communication included.
-P1_LOGS  = $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv 2>/dev/null)
+P1_LOGS  = $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv 2>/dev/null)
 PAR_LOGS = $$(ls $(OUT)/par/lr*/*.csv 2>/dev/null)
 # one N_update fit per learning rate (the law holds per rate), and the run folders of each
 # (--bootstrap: the law refitted to resamples of the runs says how certain the optimum is; the
 # check trains where it might be, and scale prints the spread)
-FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr --bootstrap 200 $(OUT)/runs/lr$$lr/*.csv
+FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr --bootstrap 200 $(OUT)/runs/lr$$lr/*.csv \
+         $$(ls $(OUT)/seeds/lr$$lr/*.csv 2>/dev/null)
 NFITS  = $(foreach lr,$(LRS),--nfit $(OUT)/nfit-lr$(lr).json)
 
 # Closing the loop: fit the sweep, then train the (M, lr) it recommends and M/1.5, M*1.5 where no
@@ -394,6 +425,24 @@ $(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/step.csv
 	    for s in $(RUN_SEEDS); do for t in $$todo; do m=$${t%%$(comma)*}; lr=$${t#*$(comma)}; \
 	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/check/lr$$lr || exit 1; done; done; \
 	    fit || exit 1; \
+	  done && touch $@)
+
+# Sequential sampling: the runs settle the answer among the settings the model cannot tell
+# apart, so seeds go where the runs cannot yet tell them apart either: each round, every
+# setting whose median's 90% interval overlaps the leader's (and the leader) trains one more
+# seed, until none overlaps (decided), each has MAX_SEEDS runs, or SEED_BUDGET runs are spent;
+# validate.txt's sampling: line says which.
+P1_DIRS = $$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/seeds/lr* 2>/dev/null)
+CHECK_FITS = $(foreach lr,$(LRS),--nfit $(OUT)/check/nfit-lr$(lr).json) --tfit $(OUT)/check/tfit.json
+$(OUT)/seeds/.done: $(OUT)/check/.done
+	@$(call stage,seeds,more seeds where the runs cannot yet decide,SEED_BUDGET=0 skips it; see $(OUT)/logs/seeds.log, \
+	  rm -rf $(OUT)/seeds && mkdir -p $(OUT)/seeds && left=$(SEED_BUDGET) && \
+	  while [ $$left -gt 0 ]; do \
+	    todo=$$(mbopt validate $(CHECK_FITS) --more-seeds --max-seeds $(MAX_SEEDS) $(P1_DIRS)) || exit 1; \
+	    [ -n "$$todo" ] || break; \
+	    for t in $$todo; do [ $$left -gt 0 ] || break; m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
+	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/seeds/lr$$lr || exit 1; left=$$((left - 1)); \
+	    done; \
 	  done && touch $@)
 
 # The P = 2 ground truth: synchronous SGD on two processes (each M/2 samples, gradients
@@ -413,13 +462,13 @@ $(OUT)/par/.done: $(OUT)/check/.done
 	    run $(PAR_TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/par/lr$$lr || exit 1; \
 	  done; done; done && touch $@)
 
-$(OUT)/nfit.json: $(OUT)/check/.done
+$(OUT)/nfit.json: $(OUT)/check/.done $(OUT)/seeds/.done
 	@$(call stage,nfit,fit N_update(M) to every run (mbfit nupdate),see $(OUT)/logs/check.log, \
 	  for lr in $(LRS); do \
 	    run $(FIT_LR) $$(ls -d $(OUT)/check/lr$$lr/*.csv 2>/dev/null) --json -o $(OUT)/nfit-lr$$lr.json || exit 1; \
 	  done && cp $(OUT)/nfit-lr$(firstword $(LRS)).json $@)
 
-$(OUT)/tfit.json: $(OUT)/step.csv $(OUT)/check/.done $(if $(filter none,$(COMM)),,$(OUT)/par/.done)
+$(OUT)/tfit.json: $(OUT)/step.csv $(OUT)/check/.done $(OUT)/seeds/.done $(if $(filter none,$(COMM)),,$(OUT)/par/.done)
 	@$(call stage,tfit,T_update from the runs and the probe (mbfit tupdate),the step table needs 3 or more batch sizes (PROBE_BATCHES), \
 	  run mbfit tupdate $< $(P1_LOGS) $(PAR_LOGS) --json -o $@)
 
@@ -437,7 +486,7 @@ $(OUT)/comm-runs.txt: $(OUT)/par/.done $(OUT)/nfit.json $(OUT)/tfit.json
 # The runs settle the recommendation among the trained M the model cannot tell from its optimum
 # (within its own median error on them): the model proposes, the ground truth decides.
 SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--comm allreduce --delta $$(cat $(OUT)/comm-runs.txt)) --procs-available $(NPROC)
-RUN_DIRS   = $$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/par/lr* 2>/dev/null || true)
+RUN_DIRS   = $$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/seeds/lr* $(OUT)/par/lr* 2>/dev/null || true)
 $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-runs.txt) $(OUT)/nfit.json
 	@$(call stage,scale,optimal M and P for P = $(PROCS) (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
 	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) $(RUN_DIRS) -o $(OUT)/scale.txt && \
@@ -447,12 +496,24 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 # collective fit (without COMM there are none). validate.* check the P = 1 optimum;
 # validate-rec.txt checks scale's recommendation (P = 2 when it recommends two learners).
 VALIDATE_MODEL = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
-$(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done)
+# The held-out check: once the answer is fixed, it and its rivals (the in-sample best, the
+# model's optimum, neighbours at M / 1.5 .. M * 1.5) train on HOLDOUT_SEEDS fresh seeds that no
+# run above used, seed by seed over M; validate grades the answer on these runs alone.
+$(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/par/.done)
+	@$(call stage,holdout,train the answer and its rivals on $(HOLDOUT_SEEDS) fresh seeds,HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
+	  rm -rf $(OUT)/holdout && mkdir -p $(OUT)/holdout && \
+	  plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --holdout-plan $(HOLDOUT_SEEDS) $(P1_DIRS)) || exit 1; \
+	  for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
+	    run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout/lr$$lr || exit 1; \
+	  done && touch $@)
+
+HOLDOUT_DIRS = $$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done)
+$(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)/holdout/.done $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
-	  dirs=$(RUN_DIRS) && \
-	  run mbopt validate $(VALIDATE_MODEL) $$dirs -o $(OUT)/validate.txt && \
-	  run mbopt validate $(VALIDATE_MODEL) $$dirs --csv -o $(OUT)/validate.csv && \
-	  run mbopt validate $(VALIDATE_MODEL) $$dirs --json -o $@ && \
+	  dirs=$(RUN_DIRS) && held=$(HOLDOUT_DIRS) && \
+	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs -o $(OUT)/validate.txt && \
+	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --csv -o $(OUT)/validate.csv && \
+	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --json -o $@ && \
 	  { run mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json $$dirs -o $(OUT)/validate-rec.txt 2> $(OUT)/logs/validate-rec.err || \
 	    sed 's/^mbopt validate: /check: /' $(OUT)/logs/validate-rec.err > $(OUT)/validate-rec.txt; })
 
@@ -471,7 +532,7 @@ $(OUT)/conv.json: $(OUT)/nfit.json
 
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(OUT)/conv.json
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train check par nfit tfit cfit commruns scale validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised
