@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# zoo.sh — `make zoo`: the whole pipeline (make run, held-out check included) on every workload
+# of data/zoo.txt (or ZOO=FILE), each into $ZOO_OUT/NAME, then one table of what each answered
+# and how it held on fresh seeds: $ZOO_OUT/zoo.md, written only when every workload ran.
+#
+# A bad line (not NAME NET DATA LR TARGET, a repeated NAME) stops it before anything trains; a
+# workload whose pipeline fails (a network that does not fit its data, a target no run reaches)
+# stops it with one line naming the zoo line and the stage's log. Exit 1 either way.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+zoo=${ZOO:-data/zoo.txt}
+out=${ZOO_OUT:-out/zoo}
+fail() { echo "make zoo: $*" >&2; exit 1; }
+[ -r "$zoo" ] || fail "$zoo: cannot read the workload list"
+
+# every line checked before any training
+names=() nets=() datas=() lrs=() targets=() lines=()
+n=0
+while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line%%#*}
+    [ -n "${line//[[:space:]]/}" ] || continue
+    read -r name net data lr target extra <<< "$line"
+    [ -n "$target" ] && [ -z "${extra:-}" ] ||
+        fail "$zoo:$n: expected 'NAME NET DATA LR TARGET_LOSS', got '$line'"
+    [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || fail "$zoo:$n: name '$name': letters, digits, . _ - only"
+    for x in "$lr" "$target"; do
+        [[ $x =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] && awk -v v="$x" 'BEGIN { exit !(v > 0) }' ||
+            fail "$zoo:$n: '$x' is not a positive number (LR and TARGET_LOSS)"
+    done
+    for seen in "${names[@]}"; do [ "$seen" != "$name" ] || fail "$zoo:$n: name '$name' repeated"; done
+    names+=("$name") nets+=("$net") datas+=("$data") lrs+=("$lr") targets+=("$target") lines+=("$n")
+done < "$zoo"
+[ ${#names[@]} -gt 0 ] || fail "$zoo: no workload in it"
+
+mkdir -p "$out"
+for i in "${!names[@]}"; do
+    name=${names[$i]} dir=$out/${names[$i]}
+    echo "== zoo: $name (net ${nets[$i]}, ${datas[$i]}, lr ${lrs[$i]}, target ${targets[$i]})"
+    rm -rf "$dir"
+    if ! make --no-print-directory run OUT="$dir" NET="${nets[$i]}" DATA="${datas[$i]}" \
+            LR="${lrs[$i]}" TARGET_LOSS="${targets[$i]}" > "$dir.log" 2>&1; then
+        why=$(grep -h "^make run: stage" "$dir.log" | tail -n 1)
+        fail "$zoo:${lines[$i]}: $name: ${why:-make run failed} (all of it: $dir.log)"
+    fi
+done
+
+# one row a workload, from each run's own outputs
+tmp=$(mktemp "$out/.zoo.md.XXXXXX")
+{
+    echo "| workload | net | lr | target | recommended M | held out: over the best held-out M (95% interval) | against its best rival | median abs error of predicted T_C, held out (in-sample) | flat, predicted | flat, held out | make run |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    for i in "${!names[@]}"; do
+        d=$out/${names[$i]}
+        check=$(grep -h '^check: held out' "$d/validate.txt")
+        ins=$(grep -h '^in-sample:' "$d/validate.txt" | sed -n 's/.*median |error| of predicted T_C \([0-9.]*\)%.*/\1%/p')
+        flat=$(sed -n 's/^flat: *M = \([0-9.]*\.\.[0-9.]*\) at P = 1 .*/\1/p' "$d/scale.txt")
+        total=$(sed -n 's/^total: //p' "$out/${names[$i]}.log")
+        re='the recommended M = ([^ ]+) trained in [^ ]+ s \(median\), ([^ ]+)x the best held-out M \(M = ([^,]+), [^;]+; 95% interval ([^)]+)x\); against its best rival, M = ([^ ]+) [^:]+: ([^ ]+)x \(95% interval ([^)]+)\): ([a-z]+); median \|error\| of predicted T_C on the held-out runs ([^%]+)% .*; flat \(held out\): M = ([^ ]+) '
+        [[ $check =~ $re ]] || fail "$d/validate.txt: no held-out check line to read"
+        m=("${BASH_REMATCH[@]}")
+        echo "| ${names[$i]} | ${nets[$i]} | ${lrs[$i]} | ${targets[$i]} | ${m[1]} | **${m[2]}x** of M = ${m[3]} (${m[4]}) | ${m[6]}x of M = ${m[5]} (${m[7]}): ${m[8]} | ${m[9]}% ($ins) | $flat | ${m[10]} | $total |"
+    done
+} > "$tmp" && mv "$tmp" "$out/zoo.md" || { rm -f "$tmp"; fail "could not write $out/zoo.md"; }
+echo
+cat "$out/zoo.md"
