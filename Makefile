@@ -294,7 +294,7 @@ zoo: deps
 # ---- the main job: probe -> train -> fit -> optimise -> report, into $(OUT) ----------------
 # Each stage is a file target, so a stage that fails stops the run with the earlier stages'
 # files intact, and `make run` again redoes only what is missing (rm -rf $(OUT) to start over).
-# The knobs below are what a longer, more precise run would change (README, "make run").
+# The knobs below are what a longer, more precise run would change (docs/commands.md, "make run").
 NET          ?= lenet5
 DATA         ?= fashion-mnist
 THREADS      ?= $(shell nproc 2>/dev/null || echo 1)
@@ -322,7 +322,7 @@ MAX_UPDATES  ?= 20000
 # evaluations every E = max(5, 400/M) updates; the first update at or under the target
 # inside the window that reaches it is found by bisection over parameter snapshots. A coarser E
 # would be cheaper but steps over real crossings (the evaluation loss dips under the target and
-# back near it), so E stays as fine as before (README, "mbtrain"); instead each scheduled
+# back near it), so E stays as fine as before (docs/results.md, "Exact crossing, measured"); instead each scheduled
 # evaluation starts on 1/16 of the eval subset (less far above the target) and stops as soon as
 # the samples seen put the loss 4 standard errors above the target (--check-frac): the same
 # crossings, far cheaper. No stage reads the test-set loss, so its pass at the end of each run

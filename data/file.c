@@ -69,23 +69,17 @@ int mb_data_read_file(const char *path, char **buf, size_t *len, mb_error *err)
  * remembers what was said about it. */
 static int stdout_reported;
 
-static void close_stdout(void)
+int mb_cli_exit(int status)
 {
     int bad = ferror(stdout) != 0;
     errno = 0;
     bad |= fclose(stdout) != 0;
     if (!bad)
-        return;
+        return status;
     if (!stdout_reported)
         fprintf(stderr, "%s: standard output: write error%s%s\n", program_invocation_short_name,
                 errno ? ": " : "", errno ? strerror(errno) : "");
-    _exit(MB_EXIT_DATA); /* exit() again from an atexit handler is undefined */
-}
-
-/* Every program linked with the output writer gets the check (mbprobe's subcommands too). */
-__attribute__((constructor)) static void register_close_stdout(void)
-{
-    atexit(close_stdout);
+    return status ? status : MB_EXIT_DATA;
 }
 
 /* ---- temporary names and their clean-up ---------------------------------------------------- */

@@ -118,6 +118,11 @@ int mb_data_split_list(const char *s, const char *what, int keyed, char ***items
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* What a command's main returns: `status`, unless standard output could not be written or closed
+ * (a full disk, a closed pipe), which is then said in one line (once: not again after
+ * mb_out_commit said it) and turns a 0 into MB_EXIT_DATA. Every command's main ends with it. */
+int mb_cli_exit(int status);
+
 /* "PROG SUB: err->msg" on stderr; returns MB_EXIT_DATA. */
 int mb_cli_fail(const char *prog, const char *sub, const struct mb_error *err);
 

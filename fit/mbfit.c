@@ -125,7 +125,7 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "                          (# learners=); logs of several (algo, P) are refused\n"
            "                          without them. Runs that logged the gradient noise scale\n"
            "                          (# b_simple=, sgd-sync) show its median beside alpha/N_inf\n"
-           "      --json              write the fit as JSON (DESIGN.md 'Fits')\n"
+           "      --json              write the fit as JSON (docs/design.md, 'Fits')\n"
            "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
            "  -h, --help              show this help and exit\n\n"
            "Example:\n"
@@ -620,7 +620,7 @@ static void help(void)
            "'mbfit COMMAND --help' describes each command.\n");
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2)
         return mb_cli_usage("mbfit", NULL, "missing command (nupdate, tupdate, comm)");
@@ -638,4 +638,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "tupdate") == 0) return cmd_tupdate(argc - 1, argv + 1);
     if (strcmp(cmd, "comm") == 0) return cmd_comm(argc - 1, argv + 1);
     return mb_cli_usage("mbfit", NULL, "unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    return mb_cli_exit(run_command(argc, argv));
 }

@@ -60,7 +60,7 @@ static void help(void)
 
 enum { OPT_FORMAT = 256, OPT_SIZE, OPT_TFIT, OPT_CFIT, OPT_RATIO, OPT_GPUS, OPT_CURVES };
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2)
         return mb_cli_usage("mbplot", NULL,
@@ -198,4 +198,9 @@ int main(int argc, char **argv)
     }
     printf("%s\n", out);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    return mb_cli_exit(run_command(argc, argv));
 }

@@ -24,7 +24,7 @@ static const char *prog = "mbprobe";
 static void help(void)
 {
     printf("Usage: mbprobe COMMAND [OPTION]...\n"
-           "Timing sweeps on this machine, written as the tables of DESIGN.md.\n\n"
+           "Timing sweeps on this machine, written as the tables of docs/design.md.\n\n"
            "Commands:\n"
            "  step      time train/'s real forward, backward and update per batch size, threads\n"
            "            and learners per device, and find the knee M_T\n"
@@ -1211,7 +1211,7 @@ done:
     return status;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2)
         return mb_cli_usage(prog, NULL, "missing command (step, comm, conv, learners, overhead)");
@@ -1231,4 +1231,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "conv") == 0) return cmd_conv(argc - 1, argv + 1, argc, argv);
     if (strcmp(cmd, "learners") == 0) return cmd_learners(argc - 1, argv + 1, argc, argv);
     return mb_cli_usage(prog, NULL, "unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    return mb_cli_exit(run_command(argc, argv));
 }

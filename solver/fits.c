@@ -1,4 +1,4 @@
-/* fits.c — reads the model parameters that mbfit writes (DESIGN.md, "Fits": an object whose
+/* fits.c — reads the model parameters that mbfit writes (docs/design.md, "Fits": an object whose
  * `params` maps parameter names to values) into the structs of mb_model.h.
  */
 #include "mb_solver.h"

@@ -35,7 +35,7 @@ typedef struct mb_solver_nfit {
     mb_law boot[MB_SOLVER_BOOT_MAX];
 } mb_solver_nfit;
 
-/* Reads an mbfit nupdate JSON: the inverse law from params.n_inf and params.alpha (DESIGN.md,
+/* Reads an mbfit nupdate JSON: the inverse law from params.n_inf and params.alpha (docs/design.md,
  * "Fits"), the law named by `best` ({model, params, why}) or, when `law` is "inverse-law" or
  * "power-law", that one from `laws`; and converged_range, diverged_max_batch, target_loss, lr.
  * A file from before `best` existed gives the inverse law. MB_EIO / MB_EFORMAT with the file and
@@ -262,7 +262,7 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
  * stands for the model's optimum (-1: none). */
 long mb_solver_pick(const mb_validate *v);
 
-/* ---- the held-out check and sequential sampling (solver/holdout.c) ---------------------------- */
+/* ---- the held-out check and sequential sampling (solver/holdout.c) ------------------------ */
 
 #define MB_SOLVER_FLAT 0.05       /* the flat range: M within 5% of the best T_C */
 #define MB_HOLDOUT_SEED0 1000     /* held-out seeds are drawn from here up, skipping used ones */
@@ -407,10 +407,10 @@ typedef struct mb_cilp_result {
 int mb_solver_conv_ilp(const mb_cilp_problem *p, size_t *pick, mb_cilp_result *r,
                        mb_error *err);
 
-/* A convolution table (mbprobe conv; DESIGN.md: layer,algo,pass,batch,t_median_s,
- * workspace_bytes), read: the rows whose `status` (when the column exists) says the point ran
- * (empty, measured, cached, ok), for the one backend asked for (when a `backend` column
- * exists). */
+/* A convolution table (mbprobe conv; docs/design.md, "Convolution table": layer, algo, pass,
+ * batch, t_median_s, workspace_bytes), read: the rows whose `status` (when the column exists)
+ * says the point ran (empty, measured, cached, ok), for the one backend asked for (when a
+ * `backend` column exists). */
 typedef struct mb_cilp_table mb_cilp_table;
 
 /* Reads `path`. backend: the backend's rows to keep, NULL for the only one the table has

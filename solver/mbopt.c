@@ -79,7 +79,8 @@ enum {
     OPT_CFIT, OPT_LATENCY, OPT_SPB, OPT_BYTES, OPT_PROCS, OPT_M_STRONG, OPT_M_WEAK, OPT_JSON,
     OPT_BUDGET, OPT_PRICE_L, OPT_PRICE_B, OPT_BW_REF, OPT_OVERHEAD, OPT_GPUS, OPT_SPEEDUP,
     OPT_EFF, OPT_COMPUTE, OPT_WORKERS, OPT_BW, OPT_PARAM_BYTES, OPT_LAW, OPT_RANGE,
-    OPT_EXTRAPOLATE, OPT_T0, OPT_RECOMMEND, OPT_MISSING, OPT_COMM_RUNS, OPT_PROCS_AVAIL, OPT_CSV, OPT_TARGET,
+    OPT_EXTRAPOLATE, OPT_T0, OPT_RECOMMEND, OPT_MISSING, OPT_COMM_RUNS, OPT_PROCS_AVAIL, OPT_CSV,
+    OPT_TARGET,
     OPT_HOLDOUT, OPT_HOLDOUT_PLAN, OPT_MORE_SEEDS, OPT_MAX_SEEDS
 };
 
@@ -1426,7 +1427,7 @@ static void help(void)
 
 /* ---- mbopt validate --------------------------------------------------------------------------- */
 
-/* ---- mbopt validate: the held-out check and sequential sampling (solver/holdout.c) ------------- */
+/* ---- mbopt validate: the held-out check and sequential sampling (solver/holdout.c) --------- */
 
 #define MAX_HOLDOUT_DIRS 16
 #define DEFAULT_MAX_SEEDS 10
@@ -1703,9 +1704,26 @@ static void validate_help(void)
            "      --comm-from-runs  print only Delta(P) as the runs at P > 1 measured it: the\n"
            "                        median of their seconds per update less the one-learner\n"
            "                        step at M / P (for mbopt scale --comm allreduce --delta)\n"
+           "Held out (docs/design.md, \"The held-out check\"):\n"
+           "      --holdout DIR     run logs that took no part in fitting or choosing (repeat it\n"
+           "                        for several folders): the recommendation's median training\n"
+           "                        time over the best held-out M's and over its best rival's,\n"
+           "                        each with a 95%% bootstrap interval over seeds (tied when the\n"
+           "                        rival interval holds 1), the model's error on them and the\n"
+           "                        flat range they measure; a log reusing a seed of LOG|DIR is\n"
+           "                        refused\n"
+           "      --holdout-plan N  print only what a held-out check should train: the\n"
+           "                        recommendation, the in-sample best, the model's optimum and\n"
+           "                        M / 1.5, M / 1.22, M * 1.22, M * 1.5, on N fresh seeds (3..64,\n"
+           "                        from 1000 up, none a seed of LOG|DIR), seed by seed, as\n"
+           "                        M,LR,SEED tokens on one line\n"
+           "      --more-seeds      print only the settings whose median's 90%% interval still\n"
+           "                        overlaps the leader's (and the leader), one more seed each,\n"
+           "                        as M,LR,SEED tokens (empty: decided, or all at the cap)\n"
+           "      --max-seeds N     the cap of runs a setting gets from --more-seeds (default 10)\n"
            "Output:\n"
            "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
-           "      --csv             write the validation table as CSV (DESIGN.md columns)\n"
+           "      --csv             write the validation table as CSV (docs/design.md columns)\n"
            "  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
            "  -h, --help            show this help and exit\n\n"
            "Exit status: 0 when the table was made, whatever the errors; 1 for bad input or\n"
@@ -1959,8 +1977,8 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
     if (pick >= 0 && v->best >= 0)
         snprintf(verdict, size,
                  "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the best of the "
-                 "runs that chose it (P = %g, M = %g, %.3g s)%s; median |error| of predicted T_C %.1f%% over %zu "
-                 "settings at P = %g",
+                 "runs that chose it (P = %g, M = %g, %.3g s)%s; median |error| of predicted "
+                 "T_C %.1f%% over %zu settings at P = %g",
                  v->rows[pick].batch, p_rec, stand, v->rows[pick].t_median, validate_ratio(v),
                  v->rows[v->best].procs, v->rows[v->best].batch, v->rows[v->best].t_median, settle,
                  100 * v->median_abs_err, v->n_err, p_rec);
@@ -2762,7 +2780,7 @@ done:
     return status;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2)
         return mb_cli_usage(prog, NULL, "missing command (scale, validate, amdahl, ps, design, mem, conv)");
@@ -2784,4 +2802,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "mem") == 0) return cmd_mem(argc - 1, argv + 1);
     if (strcmp(cmd, "conv") == 0) return cmd_conv(argc - 1, argv + 1);
     return mb_cli_usage(prog, NULL, "unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    return mb_cli_exit(run_command(argc, argv));
 }

@@ -1,6 +1,6 @@
 /* validate.c — the recommendation against its own ground truth: predicted training time
  * T_C = N_update(M) T_update(M, P) beside the measured one for every (algorithm, P, M, learning
- * rate) that has run logs (DESIGN.md, "Validation table").
+ * rate) that has run logs (docs/design.md, "Validation table").
  *
  * Measured training time is the `wall_s` of a run's first update whose evaluation loss reached
  * the target: training only, evaluation excluded (mbtrain times them apart). Per group: the

@@ -66,7 +66,7 @@ static void help(const mb_run_options *d)
            "      --lr-gamma G        (default %g)\n"
            "      --seed S            initialisation and shuffling (default 0)\n"
            "      --seeds LIST        several seeds: 0:4 (inclusive) or 1,5,9\n"
-           "Parallel learners (ALGORITHMS.md; README, \"Parallel learners\"):\n"
+           "Parallel learners (docs/algorithms.md; docs/commands.md, \"Parallel learners\"):\n"
            "      --algo A            also sgd-sync, downpour, easgd (round-robin), easgd-async,\n"
            "                          eamsgd, easgd-hogwild, easgd-sync, sma: P learners as MPI\n"
            "                          ranks (mpirun -np P mbtrain ...), threads (--learners P)\n"
@@ -230,7 +230,7 @@ static int flag_long(const char *flag, const char *arg, long lo, long hi, long *
     return MB_OK;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"net", required_argument, 0, OPT_NET}, {"data", required_argument, 0, OPT_DATA},
@@ -554,4 +554,9 @@ int main(int argc, char **argv)
     if (batches.v != &one)
         mb_data_range_free(&batches);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    return mb_cli_exit(run_command(argc, argv));
 }
