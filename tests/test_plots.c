@@ -752,7 +752,8 @@ static void test_report_validate(void)
     /* the held-out runs get a table of their own, the in-sample ratio is labelled as such */
     CU_ASSERT_PTR_NOT_NULL(strstr(html, "<table id=\"holdout-rows\">"));
     CU_ASSERT_PTR_NOT_NULL(strstr(html, "in-sample: no check"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<p id=\"flat\">The model predicts M = 21 to 41 within 5%"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(html, "<p id=\"flat\">The model predicts M = 21 to 41 within 5%"));
     CU_ASSERT_PTR_NULL(strstr(html, "id=\"no-validation\""));
     /* the verdict as the file gives it, the ratio to the last bit, and the figure embedded */
     cJSON *val;

@@ -518,7 +518,7 @@ static void write_law_runs(const char *dir, const mb_law *law, const mb_update_t
             mb_model_tupdate(t, law_ms[i], 1, &tu);
             long nc = (long)ceil(n / 10) * 10 + 10 * seed;
             mb_test_write_run_log(dir, "lenet5", 0.5, law_ms[i], seed, nc,
-                      tu * (law_ms[i] == 128 ? slow_128 : 1.0), 0);
+                                  tu * (law_ms[i] == 128 ? slow_128 : 1.0), 0);
         }
 }
 
@@ -531,7 +531,8 @@ static void test_validate(void)
     const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
     const int *ms = law_ms;
     write_law_runs(dir, &law, &t, 1.1); /* 10% slower per update at M = 128 */
-    mb_test_write_run_log(dir, "lenet5", 0.5, 4, 0, 400, 1e-4, 1); /* diverged: not the best, not reached */
+    /* diverged: not the best, not reached */
+    mb_test_write_run_log(dir, "lenet5", 0.5, 4, 0, 400, 1e-4, 1);
     mb_fit_runs runs;
     const double target = 0.5;
     char pat[300];
@@ -655,7 +656,8 @@ static void test_validate(void)
             double n, tu;
             mb_model_law_nupdate(&fast, ms[i], &n, NULL);
             mb_model_tupdate(&t, ms[i], 1, &tu);
-            mb_test_write_run_log(dir, "lenet5", 0.5, ms[i], 10 + seed, (long)ceil(n / 10) * 10, tu, 0);
+            mb_test_write_run_log(dir, "lenet5", 0.5, ms[i], 10 + seed, (long)ceil(n / 10) * 10,
+                                  tu, 0);
         }
     mb_test_sh_ok(&r, "cd %s && sed -i 's/^# lr=0.02$/# lr=0.05/' "
                       "lenet5-b*-s1[0-2].csv && mbfit nupdate --target-loss 0.5 "
@@ -709,8 +711,8 @@ static void test_validate_settle(void)
             double n, tu;
             mb_model_law_nupdate(&law, ms[i], &n, NULL);
             mb_model_tupdate(&t, ms[i], 1, &tu);
-            mb_test_write_run_log(dir, "lenet5", 0.5, ms[i], seed, (long)ceil(n / 10) * 10 + 10 * seed,
-                      tu * speed[i], 0);
+            mb_test_write_run_log(dir, "lenet5", 0.5, ms[i], seed,
+                                  (long)ceil(n / 10) * 10 + 10 * seed, tu * speed[i], 0);
             snprintf(buf[np], sizeof buf[np], "%s/lenet5-b%d-s%d.csv", dir, ms[i], seed);
             paths[np] = buf[np];
             np++;
@@ -945,7 +947,8 @@ static void test_tupdate_from_runs_of_p(void)
             double n, tu;
             mb_model_law_nupdate(&law, m, &n, NULL);
             mb_model_tupdate(&t, m / 2.0, 1, &tu);
-            mb_test_write_run_log(p2, "lenet5", 0.5, m, seed, (long)ceil(n / 10) * 10, tu + comm, 0);
+            mb_test_write_run_log(p2, "lenet5", 0.5, m, seed, (long)ceil(n / 10) * 10,
+                                  tu + comm, 0);
         }
     char table[8192] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
                        "t_p75_s,t_max_s,samples_per_s\n";

@@ -247,11 +247,6 @@ void mb_ctx_conv_free(mb_ctx_conv *c)
     free(c);
 }
 
-int mb_ctx_conv_algo(const mb_ctx_conv *c, mb_conv_pass pass)
-{
-    return pass_ok(pass) ? c->algo[pass] : -1;
-}
-
 int mb_ctx_conv_forward(const mb_ctx_conv *c, int batch, const float *x, const float *w,
                         const float *b, float *y, void *ws)
 {

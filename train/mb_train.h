@@ -203,8 +203,8 @@ int mb_conv_backward_data(mb_conv_algo algo, const mb_conv_shape *s, const float
 int mb_conv_backward_filter(mb_conv_algo algo, const mb_conv_shape *s, const float *x,
                             const float *dy, float *dw, float *db, void *ws);
 
-/* Added by the kernels branch (the calls above cannot cache state between calls, and FFTW plan
- * creation is slow and not thread-safe): a plan fixes the algorithm and the shape (s->batch is
+/* Plans (the calls above cannot cache state between calls, and FFTW plan creation is slow and
+ * not thread-safe): a plan fixes the algorithm and the shape (s->batch is
  * the largest batch it serves) and holds what the algorithm precomputes (FFTW plans for FFT).
  * The calls above build a plan per call; loops and networks create one per layer instead.
  * mb_conv_plan_create is not thread-safe for FFT (FFTW's planner); running a plan is, given
@@ -247,8 +247,6 @@ typedef struct mb_ctx_conv mb_ctx_conv;
 int mb_ctx_conv_create(mb_ctx *ctx, const mb_conv_shape *s, const int algo[3],
                        mb_ctx_conv **conv, mb_error *err);
 void mb_ctx_conv_free(mb_ctx_conv *conv);
-/* The plan's algorithm for a pass. */
-int mb_ctx_conv_algo(const mb_ctx_conv *conv, mb_conv_pass pass);
 int mb_ctx_conv_forward(const mb_ctx_conv *conv, int batch, const float *x, const float *w,
                         const float *b, float *y, void *ws);
 int mb_ctx_conv_backward_data(const mb_ctx_conv *conv, int batch, const float *dy,
@@ -324,10 +322,9 @@ int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
 int mb_net_evaluate_each(mb_net *net, const float *x, const int *y, size_t n, double *losses,
                          size_t *correct);
 
-/* The number of training steps (forward_backward calls) the network counts, which with the seed
- * picks its dropout masks; a resumed run sets it to the updates already done, so that it draws
- * the masks the uninterrupted run would have. */
-unsigned long mb_net_steps(const mb_net *net);
+/* Sets the number of training steps (forward_backward calls) the network counts, which with the
+ * seed picks its dropout masks: a resumed run sets it to the updates already done, so that it
+ * draws the masks the uninterrupted run would have. */
 void mb_net_set_steps(mb_net *net, unsigned long steps);
 
 /* Uses algo[pass] (indices into the context's lists, mb_ctx_conv_algo_*) for conv layer `layer`

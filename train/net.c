@@ -635,11 +635,6 @@ int mb_net_write_params(mb_net *net, const float *host)
     return mb_ctx_upload(net->ctx, net->params, host, sizeof(float) * net->n_params);
 }
 
-unsigned long mb_net_steps(const mb_net *net)
-{
-    return (unsigned long)net->step;
-}
-
 void mb_net_set_steps(mb_net *net, unsigned long steps)
 {
     net->step = steps;

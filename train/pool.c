@@ -149,7 +149,6 @@ void mb_pool_free(mb_pool *p)
     free(p);
 }
 
-int mb_pool_size(const mb_pool *p) { return p ? p->n : 1; }
 
 void mb_pool_run(mb_pool *p, int n, void (*fn)(void *ctx, int w), void *ctx)
 {

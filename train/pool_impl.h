@@ -18,10 +18,7 @@ int mb_pool_create(int n, mb_pool **pool);
 /* Stops and joins the threads; NULL-safe. */
 void mb_pool_free(mb_pool *pool);
 
-/* The number of parts the pool can run at once (>= 1; 1 for a NULL pool). */
-int mb_pool_size(const mb_pool *pool);
-
-/* Runs fn(ctx, w) for w = 0 .. n-1 (1 <= n <= mb_pool_size), part 0 on the calling thread, and
+/* Runs fn(ctx, w) for w = 0 .. n-1 (1 <= n <= the pool's threads), part 0 on the calling thread, and
  * returns after every part has returned; the parts' writes are visible to the caller then. */
 void mb_pool_run(mb_pool *pool, int n, void (*fn)(void *ctx, int w), void *ctx);
 

@@ -4,7 +4,7 @@
  *
  * Not here: the loop, evaluation, logs and checkpoints (run.c, run_ckpt.c), or timing
  * (probe/step.c). A learner never touches global state, so several can live in one process (the
- * probe's learners per device, the parallel trainers to come).
+ * probe's learners per device, the parallel trainers' learners).
  */
 #include "../data/mb_data.h"
 #include "run_impl.h"
