@@ -11,7 +11,8 @@
 #
 # Sources are found by folder: every model/ data/ train/ probe/ fit/ solver/ plots/ *.c file
 # goes into libmbkit.a, except each folder's command (mbtrain.c, mbprobe.c, mbfit.c, mbopt.c,
-# mbplot.c), which becomes build/bin/<name>. train/cuda/*.cu is built with nvcc when nvcc, cuDNN
+# mbplot.c), which becomes build/bin/<name> with its parts (NAME_*.c beside it, e.g.
+# solver/mbopt_scale.c: one subcommand each). train/cuda/*.cu is built with nvcc when nvcc, cuDNN
 # and cuBLAS are found (CUDA=0 turns that off). tests/test_*.c are CUnit suites gathered into one runner.
 
 PREFIX  ?= /usr/local
@@ -85,8 +86,10 @@ MODULES := model data train probe fit solver plots
 # Folders of library sources: the modules, and the CPU backend's kernels (train/cpu/).
 SRC_DIRS := $(MODULES) train/cpu
 ALL_SRCS := $(foreach m,$(SRC_DIRS),$(wildcard $(m)/*.c))
-CMD_SRCS := $(filter-out %_impl.c,$(foreach m,$(MODULES),$(filter-out $(m)/mb_%.c,$(wildcard $(m)/mb*.c))))
-LIB_SRCS := $(filter-out $(CMD_SRCS),$(ALL_SRCS))
+CMD_SRCS := $(foreach m,$(MODULES),$(foreach f,$(wildcard $(m)/mb*.c),$(if $(findstring _,$(notdir $(f))),,$(f))))
+cmd_parts = $(wildcard $(basename $(1))_*.c)
+CMD_PART_SRCS := $(foreach c,$(CMD_SRCS),$(call cmd_parts,$(c)))
+LIB_SRCS := $(filter-out $(CMD_SRCS) $(CMD_PART_SRCS),$(ALL_SRCS))
 CU_SRCS  := $(if $(filter 1,$(CUDA)),$(wildcard train/cuda/*.cu))
 CMDS     := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(CMD_SRCS)))
 HEADERS  := $(foreach m,$(MODULES),$(wildcard $(m)/mb_*.h))
@@ -172,10 +175,10 @@ $(LIB): $(LIB_OBJS)
 
 # Each command's object lives under its folder; tell make where.
 define CMD_RULE
-$(BUILD)/bin/$(notdir $(1:.c=)): $(BUILD)/obj/$(1:.c=.o) $(LIB)
+$(BUILD)/bin/$(notdir $(1:.c=)): $(BUILD)/obj/$(1:.c=.o) $(patsubst %.c,$(BUILD)/obj/%.o,$(call cmd_parts,$(1))) $(LIB)
 	@mkdir -p $$(@D)
 	@$$(call say,LD,$$@)
-	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< $(LIB) $$(LDLIBS)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $$(LDLIBS)
 endef
 $(foreach c,$(CMD_SRCS),$(eval $(call CMD_RULE,$(c))))
 
@@ -407,7 +410,7 @@ PAR_LOGS = $$(ls $(OUT)/par/lr*/*.csv 2>/dev/null)
 # one N_update fit per learning rate (the law holds per rate), and the run folders of each
 # (--bootstrap: the law refitted to resamples of the runs says how certain the optimum is; the
 # check trains where it might be, and scale prints the spread)
-FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr --bootstrap 200 $(OUT)/runs/lr$$lr/*.csv \
+FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr --weights pooled --bootstrap 200 $(OUT)/runs/lr$$lr/*.csv \
          $$(ls $(OUT)/seeds/lr$$lr/*.csv 2>/dev/null)
 NFITS  = $(foreach lr,$(LRS),--nfit $(OUT)/nfit-lr$(lr).json)
 

@@ -801,6 +801,69 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
 }
 
 
+/* "How to reproduce": commands.txt, then the metadata lines of every measured input (the probe's
+ * tables and the run logs `runs`, NULL when there are none). */
+static void write_reproduce(FILE *f, const char *out_dir, const glob_t *runs, mb_error *err)
+{
+    char path[4096], *cmds;
+    fputs("<section id=\"reproduce\">\n<h2>How to reproduce</h2>\n", f);
+    path_join(path, sizeof path, out_dir, "commands.txt");
+    size_t n;
+    if (exists(path) && mb_data_read_file(path, &cmds, &n, err) == MB_OK) {
+        fputs("<p>The commands the pipeline ran, in order (commands.txt):</p>\n<pre "
+              "id=\"commands\">", f);
+        esc(f, cmds);
+        fputs("</pre>\n", f);
+        free(cmds);
+    } else {
+        fputs("<p class=\"missing\">missing: commands.txt (the pipeline writes it); the "
+              "metadata below still say how each measured input was made.</p>\n", f);
+    }
+    fputs("<p>How each measured input was made (its metadata lines):</p>\n<pre id=\"meta\">", f);
+    static const char *const csvs[] = {"step.csv", "comm.csv"};
+    int n_meta = 0;
+    for (int i = 0; i < 2; i++) {
+        path_join(path, sizeof path, out_dir, csvs[i]);
+        n_meta += write_meta(f, path, csvs[i]);
+    }
+    for (size_t i = 0; runs && i < runs->gl_pathc; i++) {
+        const char *rel = runs->gl_pathv[i] + strlen(out_dir); /* the path under OUT */
+        while (*rel == '/')
+            rel++;
+        snprintf(path, sizeof path, "%s", rel);
+        n_meta += write_meta(f, runs->gl_pathv[i], path);
+    }
+    if (n_meta == 0)
+        fputs("(no measured input with metadata lines in this folder: step.csv, comm.csv and "
+              "runs/*.csv are missing or carry none)\n", f);
+    fputs("</pre>\n</section>\n", f);
+}
+
+/* The figures section: every figure drawn (drawn[k]), or a line naming the missing input. */
+static int write_figures(FILE *f, const char *out_dir, mb_plot_format format, const int *drawn,
+                         int *figures, mb_error *err)
+{
+    const char *ext = format == MB_PLOT_SVG ? "svg" : "png";
+    int rc = MB_OK;
+    fputs("<section id=\"figures\">\n<h2>Figures</h2>\n", f);
+    for (size_t k = 0; k < N_FIGURES; k++) {
+        char name[64], path[4096];
+        if (!drawn[k]) {
+            fprintf(f, "<p class=\"missing\">No %s figure: %s is missing.</p>\n",
+                    FIGURES[k].name, FIGURES[k].input);
+            continue;
+        }
+        snprintf(name, sizeof name, "%s.%s", FIGURES[k].name, ext);
+        path_join(path, sizeof path, out_dir, name);
+        if ((rc = write_figure(f, path, FIGURES[k].name, format, FIGURES[k].caption, err)) !=
+            MB_OK)
+            return rc;
+        ++*figures;
+    }
+    fputs("</section>\n", f);
+    return rc;
+}
+
 /* Reads OUT/name as JSON when it exists (*root NULL when it does not). */
 static int read_optional_json(const char *out_dir, const char *name, cJSON **root, mb_error *err)
 {
@@ -920,62 +983,18 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         goto done;
     }
     write_parameters(f, scale, nfit, tfit, cfit);
-    fputs("<section id=\"figures\">\n<h2>Figures</h2>\n", f);
-    for (size_t k = 0; k < N_FIGURES; k++) {
-        char name[64];
-        if (!drawn[k]) {
-            fprintf(f, "<p class=\"missing\">No %s figure: %s is missing.</p>\n",
-                    FIGURES[k].name, FIGURES[k].input);
-            continue;
-        }
-        snprintf(name, sizeof name, "%s.%s", FIGURES[k].name, ext);
-        path_join(path, sizeof path, out_dir, name);
-        if ((rc = write_figure(f, path, FIGURES[k].name, o->format, FIGURES[k].caption, err)) !=
-            MB_OK) {
-            mb_out_abort(&out);
-            goto done;
-        }
-        info->figures++;
+    if ((rc = write_figures(f, out_dir, o->format, drawn, &info->figures, err)) != MB_OK) {
+        mb_out_abort(&out);
+        goto done;
     }
-    fputs("</section>\n", f);
     if ((rc = write_conv(f, out_dir, o, ext, &info->figures, err)) != MB_OK) {
         mb_out_abort(&out);
         goto done;
     }
     write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0, val != NULL);
 
-    fputs("<section id=\"reproduce\">\n<h2>How to reproduce</h2>\n", f);
-    path_join(path, sizeof path, out_dir, "commands.txt");
-    char *cmds;
-    size_t n;
-    if (exists(path) && mb_data_read_file(path, &cmds, &n, err) == MB_OK) {
-        fputs("<p>The commands the pipeline ran, in order (commands.txt):</p>\n<pre "
-              "id=\"commands\">", f);
-        esc(f, cmds);
-        fputs("</pre>\n", f);
-        free(cmds);
-    } else {
-        fputs("<p class=\"missing\">missing: commands.txt (the pipeline writes it); the "
-              "metadata below still say how each measured input was made.</p>\n", f);
-    }
-    fputs("<p>How each measured input was made (its metadata lines):</p>\n<pre id=\"meta\">", f);
-    static const char *const csvs[] = {"step.csv", "comm.csv"};
-    int n_meta = 0;
-    for (int i = 0; i < 2; i++) {
-        path_join(path, sizeof path, out_dir, csvs[i]);
-        n_meta += write_meta(f, path, csvs[i]);
-    }
-    for (size_t i = 0; have_runs && i < runs.gl_pathc; i++) {
-        const char *rel = runs.gl_pathv[i] + strlen(out_dir); /* the path under OUT */
-        while (*rel == '/')
-            rel++;
-        snprintf(path, sizeof path, "%s", rel);
-        n_meta += write_meta(f, runs.gl_pathv[i], path);
-    }
-    if (n_meta == 0)
-        fputs("(no measured input with metadata lines in this folder: step.csv, comm.csv and "
-              "runs/*.csv are missing or carry none)\n", f);
-    fputs("</pre>\n</section>\n</body>\n</html>\n", f);
+    write_reproduce(f, out_dir, have_runs ? &runs : NULL, err);
+    fputs("</body>\n</html>\n", f);
     rc = mb_out_commit(&out, err);
 done:
     globfree(&runs);

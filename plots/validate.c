@@ -8,6 +8,7 @@
 #include "mb_plot.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,180 +309,167 @@ static void span(double x, double *lo, double *hi)
     }
 }
 
-/* The held-out runs (validate.json's "holdout": medians with min-max bars, diamonds) and the
- * model's flat range ("flat_pred", shaded): appended to the plot command, widening the axes. */
-static void add_holdout(mb_plot *p, const cJSON *root, char *plot, size_t size, size_t *used,
-                        double *m_lo, double *m_hi, double *t_lo, double *t_hi, int *entries)
+/* One figure in the making: the plot, the series, the data's extent on both axes and the
+ * gnuplot plot command being built. */
+typedef struct vfig {
+    mb_plot *p;
+    const cJSON *root, *rows, *curve, *probe, *rec, *best;
+    const char *law_name;
+    series s;
+    double m_lo, m_hi, t_lo, t_hi, y_lo, y_hi, y_mark;
+    char plot[8192];
+    size_t used;
+    int curves, held; /* key entries: the predicted curves; the held-out series (0 or 1) */
+} vfig;
+
+/* Appends to the plot command; past its end nothing more is written, and f->used says so. */
+static void fig_add(vfig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fig_add(vfig *f, const char *fmt, ...)
 {
-    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout"), *r;
-    const cJSON *flat = cJSON_GetObjectItemCaseSensitive(root, "flat_pred");
-    double f_lo = mb_json_get(flat, "m_lo"), f_hi = mb_json_get(flat, "m_hi");
-    if (isfinite(f_lo) && isfinite(f_hi) && f_hi >= f_lo) {
-        mb_plot_cmd(p, "set object rect from %.17g, graph 0 to %.17g, graph 1 fc rgb '#e8e8e8' "
-                       "fs solid 1.0 noborder behind", f_lo, f_hi);
-        mb_plot_cmd(p, "set label \"predicted within %.0f%% of the best\" at %.17g, graph 0.96 "
-                       "left offset 0.4,0 font ',9' tc rgb '#555555' front noenhanced",
-                    100 * mb_json_get(flat, "within"), f_lo);
-    }
-    if (!cJSON_IsObject(ho))
-        return;
-    mb_plot_block(p, "held");
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ho, "rows"))
-    {
-        double lo = INFINITY, hi = 0, m = mb_json_get(r, "batch"),
-               med = mb_json_get(r, "t_train_median_s");
-        const cJSON *e;
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
-            span(cJSON_IsNumber(e) ? e->valuedouble : NAN, &lo, &hi);
-        if (!isfinite(med))
-            continue;
-        span(m, m_lo, m_hi);
-        span(lo, t_lo, t_hi);
-        span(hi, t_lo, t_hi);
-        double v[4] = {m * 1.03, med, lo, hi}; /* beside the in-sample median at the same M */
-        mb_plot_row(p, v, 4);
-    }
-    *used += (size_t)snprintf(plot + *used, size - *used > size ? 0 : size - *used,
-                              ", $held u 1:2:3:4 w yerrorbars pt 13 ps 1.5 lw 1.5 lc rgb "
-                              "'#6a3d9a' t 'held out: median of %g fresh seeds'",
-                              mb_json_get(ho, "seeds_max"));
-    ++*entries;
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = f->used < sizeof f->plot ? sizeof f->plot - f->used : 0;
+    int n = vsnprintf(room ? f->plot + f->used : NULL, room, fmt, ap);
+    va_end(ap);
+    f->used += n > 0 ? (size_t)n : 0;
 }
 
-int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_options *o,
-                     mb_error *err)
+/* The axes' extent, so the marks of rows that never reached the target sit on the floor. */
+static void fig_extent(vfig *f)
 {
-    cJSON *root;
-    int rc = mb_plot_read_validate(validate_json, &root, err);
-    if (rc != MB_OK)
-        return rc;
-    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "rows");
-    const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "curve");
-    const cJSON *probe = cJSON_GetObjectItemCaseSensitive(root, "curve_probe");
-    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(root, "recommended");
-    const cJSON *best = cJSON_GetObjectItemCaseSensitive(root, "measured_best");
-    const cJSON *law = cJSON_GetObjectItemCaseSensitive(root, "law");
-    const cJSON *model = cJSON_GetObjectItemCaseSensitive(law, "model"), *r, *e;
-    const char *law_name = cJSON_IsString(model) ? model->valuestring : "fitted law";
-    series s;
-    series_of(rows, &s);
-    mb_plot *p;
-    if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
-        cJSON_Delete(root);
-        return rc;
-    }
-    mb_plot_input(p, validate_json);
-
-    /* the axes' extent, so the marks of rows that never reached the target sit on the floor */
-    double m_lo = INFINITY, m_hi = 0, t_lo = INFINITY, t_hi = 0;
-    cJSON_ArrayForEach(r, rows)
+    const cJSON *r, *e;
+    f->m_lo = f->t_lo = INFINITY;
+    f->m_hi = f->t_hi = 0;
+    cJSON_ArrayForEach(r, f->rows)
     {
-        span(mb_json_get(r, "batch"), &m_lo, &m_hi);
-        span(mb_json_get(r, "t_pred_s"), &t_lo, &t_hi);
-        span(mb_json_get(r, "t_train_min_s"), &t_lo, &t_hi);
-        span(mb_json_get(r, "t_train_max_s"), &t_lo, &t_hi);
-        span(mb_json_get(r, "t_train_median_s"), &t_lo, &t_hi);
+        span(mb_json_get(r, "batch"), &f->m_lo, &f->m_hi);
+        span(mb_json_get(r, "t_pred_s"), &f->t_lo, &f->t_hi);
+        span(mb_json_get(r, "t_train_min_s"), &f->t_lo, &f->t_hi);
+        span(mb_json_get(r, "t_train_max_s"), &f->t_lo, &f->t_hi);
+        span(mb_json_get(r, "t_train_median_s"), &f->t_lo, &f->t_hi);
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
-            span(cJSON_IsNumber(e) ? e->valuedouble : NAN, &t_lo, &t_hi);
+            span(cJSON_IsNumber(e) ? e->valuedouble : NAN, &f->t_lo, &f->t_hi);
     }
-    cJSON_ArrayForEach(e, curve)
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(f->root, "holdout");
+    const cJSON *held = cJSON_IsObject(ho) ? cJSON_GetObjectItemCaseSensitive(ho, "rows") : NULL;
+    cJSON_ArrayForEach(r, held)
     {
-        span(mb_json_get(e, "batch"), &m_lo, &m_hi);
-        span(mb_json_get(e, "t_pred_s"), &t_lo, &t_hi);
+        span(mb_json_get(r, "batch"), &f->m_lo, &f->m_hi);
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
+            span(cJSON_IsNumber(e) ? e->valuedouble : NAN, &f->t_lo, &f->t_hi);
     }
-    cJSON_ArrayForEach(e, probe)
-        span(mb_json_get(e, "t_pred_s"), &t_lo, &t_hi);
-    span(mb_json_get(rec, "batch"), &m_lo, &m_hi);
-    if (!(t_hi > 0)) { /* nothing timed at all: the required series below says so */
-        t_lo = 1;
-        t_hi = 10;
+    cJSON_ArrayForEach(e, f->curve)
+    {
+        span(mb_json_get(e, "batch"), &f->m_lo, &f->m_hi);
+        span(mb_json_get(e, "t_pred_s"), &f->t_lo, &f->t_hi);
     }
-    const double y_lo = t_lo / 2, y_hi = t_hi * 1.6, y_mark = y_lo * pow(t_hi / y_lo, 0.04);
+    cJSON_ArrayForEach(e, f->probe)
+        span(mb_json_get(e, "t_pred_s"), &f->t_lo, &f->t_hi);
+    span(mb_json_get(f->rec, "batch"), &f->m_lo, &f->m_hi);
+    if (!(f->t_hi > 0)) { /* nothing timed at all: the required series says so */
+        f->t_lo = 1;
+        f->t_hi = 10;
+    }
+    f->y_lo = f->t_lo / 2;
+    f->y_hi = f->t_hi * 1.6;
+    f->y_mark = f->y_lo * pow(f->t_hi / f->y_lo, 0.04);
+}
 
-    /* the predicted curves: by (lr, procs) where the curve says, else one for all */
-    char plot[8192] = "plot ", name[32], label[64];
-    size_t used = strlen(plot);
-    int curves = 0;
-    for (int k = -1; k < s.n; k++) {
+/* The predicted curves, by (lr, procs) where the curve says, else one for all; the probe's. */
+static void fig_curves(vfig *f)
+{
+    const cJSON *e, *curve = f->curve, *probe = f->probe;
+    char name[32], label[64];
+    for (int k = -1; k < f->s.n; k++) {
         snprintf(name, sizeof name, "curve%d", k + 1);
         long before = 0;
-        mb_plot_block(p, name);
+        mb_plot_block(f->p, name);
         cJSON_ArrayForEach(e, curve)
         {
-            if (curve_series(e, &s) != k)
+            if (curve_series(e, &f->s) != k)
                 continue;
             double v[2] = {mb_json_get(e, "batch"), mb_json_get(e, "t_pred_s")};
-            mb_plot_row(p, v, 2);
+            mb_plot_row(f->p, v, 2);
             before++;
         }
         if (before == 0)
             continue;
         int colour = k < 0 ? -1 : k % N_COLOURS;
-        if (k >= 0 && s.n > 1)
-            series_name(&s, k, label, sizeof label);
-        used += (size_t)snprintf(plot + used, sizeof plot - used,
-                                 "%s$%s u 1:2 w l lw 2.5 lc rgb '#%s' t 'predicted, %s%s%s'",
-                                 curves ? ", " : "", name, colour < 0 ? "222222" : COLOURS[colour],
-                                 law_name, k >= 0 && s.n > 1 ? ", " : "",
-                                 k >= 0 && s.n > 1 ? label : "");
-        curves++;
+        if (k >= 0 && f->s.n > 1)
+            series_name(&f->s, k, label, sizeof label);
+        fig_add(f, "%s$%s u 1:2 w l lw 2.5 lc rgb '#%s' t 'predicted, %s%s%s'",
+                                 f->curves ? ", " : "", name, colour < 0 ? "222222" : COLOURS[colour],
+                                 f->law_name, k >= 0 && f->s.n > 1 ? ", " : "",
+                                 k >= 0 && f->s.n > 1 ? label : "");
+        f->curves++;
     }
     /* T_update calibrated by the runs: what the probe's T_update alone would have predicted */
     if (cJSON_GetArraySize(probe) > 0) {
-        mb_plot_block(p, "probe");
+        mb_plot_block(f->p, "probe");
         cJSON_ArrayForEach(e, probe)
         {
             double v[2] = {mb_json_get(e, "batch"), mb_json_get(e, "t_pred_s")};
-            mb_plot_row(p, v, 2);
+            mb_plot_row(f->p, v, 2);
         }
-        used += (size_t)snprintf(plot + used, sizeof plot - used,
-                                 "%s$probe u 1:2 w l lw 1.5 dt 2 lc rgb '#888888' t 'predicted "
-                                 "with the probe''s T_{update} alone'", curves ? ", " : "");
-        curves++;
+        fig_add(f, "%s$probe u 1:2 w l lw 1.5 dt 2 lc rgb '#888888' t 'predicted "
+                                 "with the probe''s T_{update} alone'", f->curves ? ", " : "");
+        f->curves++;
     }
+}
+
+/* Each series' runs: every run faint, median with min-max bars, prediction at the run's M. */
+static void fig_runs(vfig *f)
+{
+    const cJSON *r, *e, *rows = f->rows;
+    char name[32], label[64];
     /* each series' runs: every run faint, median with min-max bars, prediction at the run's M */
-    for (int k = 0; k < s.n; k++) {
+    for (int k = 0; k < f->s.n; k++) {
         const char *c = COLOURS[k % N_COLOURS];
-        series_name(&s, k, label, sizeof label);
+        series_name(&f->s, k, label, sizeof label);
         snprintf(name, sizeof name, "runs%d", k);
-        mb_plot_block(p, name);
+        mb_plot_block(f->p, name);
         cJSON_ArrayForEach(r, rows)
         {
-            if (mb_json_get(r, "lr") != s.lr[k] || mb_json_get(r, "procs") != s.procs[k])
+            if (mb_json_get(r, "lr") != f->s.lr[k] || mb_json_get(r, "procs") != f->s.procs[k])
                 continue;
             cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
             {
                 double v[2] = {mb_json_get(r, "batch"), cJSON_IsNumber(e) ? e->valuedouble : NAN};
-                mb_plot_row(p, v, 2);
+                mb_plot_row(f->p, v, 2);
             }
         }
         snprintf(name, sizeof name, "med%d", k);
-        mb_plot_block(p, name);
+        mb_plot_block(f->p, name);
         cJSON_ArrayForEach(r, rows)
         {
-            if (mb_json_get(r, "lr") != s.lr[k] || mb_json_get(r, "procs") != s.procs[k])
+            if (mb_json_get(r, "lr") != f->s.lr[k] || mb_json_get(r, "procs") != f->s.procs[k])
                 continue;
             double med = mb_json_get(r, "t_train_median_s"), lo = mb_json_get(r, "t_train_min_s"),
                    hi = mb_json_get(r, "t_train_max_s");
             double v[5] = {mb_json_get(r, "batch"), med, isfinite(lo) ? lo : med, isfinite(hi) ? hi : med,
                            mb_json_get(r, "t_pred_s")};
-            mb_plot_row(p, v, 5);
+            mb_plot_row(f->p, v, 5);
         }
         /* the faint runs and the open predictions are named once: their shape says it */
-        used += (size_t)snprintf(plot + used, sizeof plot - used,
-                                 ", $runs%d u 1:2 w p pt 7 ps 0.6 lc rgb '#80%s' %s"
+        fig_add(f, ", $runs%d u 1:2 w p pt 7 ps 0.6 lc rgb '#80%s' %s"
                                  ", $med%d u 1:2:3:4 w yerrorbars pt 7 ps 1.4 lw 1.5 lc rgb '#%s' "
                                  "t 'measured median%s%s'"
                                  ", $med%d u 1:5 w p pt 4 ps 1.1 lw 1.5 lc rgb '#%s' %s",
                                  k, c,
                                  k ? "notitle" : "t 'each run (bars: fastest to slowest)'", k, c,
-                                 s.n > 1 ? ", " : "", s.n > 1 ? label : "", k, c,
+                                 f->s.n > 1 ? ", " : "", f->s.n > 1 ? label : "", k, c,
                                  k ? "notitle" : "t 'predicted at the measured M'");
     }
-    /* the rows where no run reached the target: crosses on the floor of the plot, each labelled
-     * (with its series when there are several), so they need no entry in the key. Labels are
-     * written across when the crosses are at least 1.2 octaves apart, else upright, and crosses
-     * at the same M are set side by side. */
+}
+
+/* The rows where no run reached the target: crosses on the floor of the plot, each labelled
+ * (with its series when there are several), so they need no entry in the key. Labels are
+ * written across when the crosses are at least 1.2 octaves apart, else upright, and crosses at
+ * the same M are set side by side. */
+static void fig_unreached(vfig *f)
+{
+    const cJSON *r, *e, *rows = f->rows;
+    char label[64];
     int crowded = 0, i = 0;
     cJSON_ArrayForEach(r, rows)
     {
@@ -503,38 +491,44 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
         double dv = mb_json_get(r, "diverged"), x = mb_json_get(r, "batch");
         int diverged = isfinite(dv) && dv > 0, k = 0;
         const char *colour = diverged ? "b2182b" : "555555";
-        while (k < s.n && !(s.lr[k] == mb_json_get(r, "lr") && s.procs[k] == mb_json_get(r, "procs")))
+        while (k < f->s.n && !(f->s.lr[k] == mb_json_get(r, "lr") && f->s.procs[k] == mb_json_get(r, "procs")))
             k++;
         label[0] = '\0';
-        if (s.n > 1 && k < s.n) {
+        if (f->s.n > 1 && k < f->s.n) {
             /* a second line (gnuplot reads \n in double quotes), or a parenthesis upright */
             snprintf(label, sizeof label, "%s", crowded ? " (" : "\\n");
-            series_name(&s, k, label + strlen(label), sizeof label - strlen(label));
+            series_name(&f->s, k, label + strlen(label), sizeof label - strlen(label));
             if (crowded)
                 strncat(label, ")", sizeof label - strlen(label) - 1);
         }
         double dx = 1.6 * same;
         if (crowded)
-            mb_plot_cmd(p, "set label \"%s%s\" at %.17g,%.17g left rotate by 90 offset %g,1.1 "
+            mb_plot_cmd(f->p, "set label \"%s%s\" at %.17g,%.17g left rotate by 90 offset %g,1.1 "
                            "font ',9' tc rgb '#%s' noenhanced",
-                        diverged ? "diverged" : "not reached", label, x, y_mark, dx - 0.3,
+                        diverged ? "diverged" : "not reached", label, x, f->y_mark, dx - 0.3,
                         colour);
         else
-            mb_plot_cmd(p, "set label \"%s%s\" at %.17g,%.17g center offset %g,%s font ',9' "
+            mb_plot_cmd(f->p, "set label \"%s%s\" at %.17g,%.17g center offset %g,%s font ',9' "
                            "tc rgb '#%s' noenhanced",
-                        diverged ? "diverged" : "not reached", label, x, y_mark, dx,
+                        diverged ? "diverged" : "not reached", label, x, f->y_mark, dx,
                         label[0] ? "1.6" : "1.1", colour);
-        mb_plot_cmd(p, "set label at %.17g,%.17g point pt 2 ps 2 lw 2.5 lc rgb '#%s' offset %g,0 "
-                       "front", x, y_mark, colour, dx);
+        mb_plot_cmd(f->p, "set label at %.17g,%.17g point pt 2 ps 2 lw 2.5 lc rgb '#%s' offset %g,0 "
+                       "front", x, f->y_mark, colour, dx);
     }
+}
+
+/* The in-sample best, ringed; the recommended M, a vertical line; the model's own optimum,
+ * dotted, when the runs settled on another M. */
+static void fig_marks(vfig *f)
+{
+    const cJSON *rec = f->rec, *best = f->best, *root = f->root;
     /* the measured best, ringed, and the recommended M, a vertical line */
     double bm = mb_json_get(best, "batch"), bt = mb_json_get(best, "t_train_median_s");
     if (isfinite(bm) && isfinite(bt)) {
-        mb_plot_block(p, "best");
+        mb_plot_block(f->p, "best");
         double v[2] = {bm, bt};
-        mb_plot_row(p, v, 2);
-        used += (size_t)snprintf(plot + used, sizeof plot - used,
-                                 ", $best u 1:2 w p pt 6 ps 3.2 lw 2 lc rgb 'black' "
+        mb_plot_row(f->p, v, 2);
+        fig_add(f, ", $best u 1:2 w p pt 6 ps 3.2 lw 2 lc rgb 'black' "
                                  "t 'in-sample best, M = %g'", bm);
     }
     double rm = mb_json_get(rec, "batch"), run = mb_json_get(rec, "batch_run");
@@ -542,68 +536,152 @@ int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_o
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "measured")) && isfinite(run) &&
         run != rm)
         snprintf(ran, sizeof ran, " (run at M = %g)", run);
-    mb_plot_cmd(p, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead lw 2 dt 2 "
+    mb_plot_cmd(f->p, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead lw 2 dt 2 "
                    "lc rgb '#b2182b' back", rm, rm);
-    mb_plot_cmd(p, "set label \"recommended M = %.4g%s\" at %.17g, graph 0.04 left offset "
+    mb_plot_cmd(f->p, "set label \"recommended M = %.4g%s\" at %.17g, graph 0.04 left offset "
                    "0.6,0 tc rgb '#b2182b' front noenhanced", rm, ran, rm);
     /* when the runs settled on another M, the model's own optimum too, dotted (mbopt validate:
      * the model predicts both within its error, the runs measured the recommended one faster) */
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "settled_by");
     double om = mb_json_get(cJSON_GetObjectItemCaseSensitive(root, "model_optimum"), "batch");
     if (cJSON_IsString(by) && strcmp(by->valuestring, "runs") == 0 && isfinite(om) && om > 0) {
-        span(om, &m_lo, &m_hi);
-        mb_plot_cmd(p, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead lw 1.5 dt 3 "
+        span(om, &f->m_lo, &f->m_hi);
+        mb_plot_cmd(f->p, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead lw 1.5 dt 3 "
                        "lc rgb '#555555' back", om, om);
-        mb_plot_cmd(p, "set label \"the model's optimum M = %.4g\" at %.17g, graph 0.10 left "
+        mb_plot_cmd(f->p, "set label \"the model's optimum M = %.4g\" at %.17g, graph 0.10 left "
                        "offset 0.6,0 tc rgb '#555555' front noenhanced", om, om);
     }
-    int held = 0;
-    add_holdout(p, root, plot, sizeof plot, &used, &m_lo, &m_hi, &t_lo, &t_hi, &held);
-    if (used >= sizeof plot) {
-        mb_plot_abort(p);
-        cJSON_Delete(root);
-        return mb_error_set(err, MB_EINVAL, "%s: too many series to plot", validate_json);
-    }
+}
 
+/* Title, grid, key under the plot, log axes; then the plot command. */
+static void fig_axes(vfig *f)
+{
+    char label[64];
+    const double bm = mb_json_get(f->best, "batch"),
+                 bt = mb_json_get(f->best, "t_train_median_s");
+    const cJSON *root = f->root;
     char title[160];
     snprintf(title, sizeof title, "Time to reach the target loss %g: predicted T_C(M) against "
                                   "measured training runs", mb_json_get(root, "target_loss"));
-    mb_plot_cmd(p, "set title \"%s\" noenhanced", title);
-    mb_plot_cmd(p, "set grid xtics ytics mytics lc rgb '#dddddd'");
+    mb_plot_cmd(f->p, "set title \"%s\" noenhanced", title);
+    mb_plot_cmd(f->p, "set grid xtics ytics mytics lc rgb '#dddddd'");
     /* the key goes under the plot, two entries a row (one when gnuplot finds the longest too
      * wide for two: about 40 characters at this size), in a margin made for it (gnuplot's own
      * 'below' lets a tall key run into the x label) */
-    int entries = curves + (s.n > 0 ? 2 : 0) + s.n + (isfinite(bm) && isfinite(bt)) + held;
+    int entries = f->curves + (f->s.n > 0 ? 2 : 0) + f->s.n + (isfinite(bm) && isfinite(bt)) +
+                  f->held;
     size_t longest = strlen("each run (bars: fastest to slowest)");
-    if (s.n > 1) {
-        series_name(&s, 0, label, sizeof label);
-        longest = fmax(longest, strlen("predicted, , ") + strlen(law_name) + strlen(label));
+    if (f->s.n > 1) {
+        series_name(&f->s, 0, label, sizeof label);
+        longest = fmax(longest, strlen("predicted, , ") + strlen(f->law_name) + strlen(label));
     }
-    mb_plot_cmd(p, "set bmargin %d", 4 + (longest > 40 ? entries : (entries + 1) / 2));
-    mb_plot_cmd(p, "set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 box "
+    mb_plot_cmd(f->p, "set bmargin %d", 4 + (longest > 40 ? entries : (entries + 1) / 2));
+    mb_plot_cmd(f->p, "set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 box "
                    "font ',10' samplen 2.5 width 1");
-    mb_plot_cmd(p, "set logscale x 2");
-    mb_plot_cmd(p, "set logscale y");
-    mb_plot_cmd(p, "set xrange [%.17g:%.17g]", m_lo / 1.5, m_hi * 1.5);
-    mb_plot_cmd(p, "set yrange [%.17g:%.17g]", y_lo, y_hi);
-    mb_plot_cmd(p, "set xtics 2 format '%%g'");
-    mb_plot_cmd(p, "set ytics format '%%g'");
+    mb_plot_cmd(f->p, "set logscale x 2");
+    mb_plot_cmd(f->p, "set logscale y");
+    mb_plot_cmd(f->p, "set xrange [%.17g:%.17g]", f->m_lo / 1.5, f->m_hi * 1.5);
+    mb_plot_cmd(f->p, "set yrange [%.17g:%.17g]", f->y_lo, f->y_hi);
+    mb_plot_cmd(f->p, "set xtics 2 format '%%g'");
+    mb_plot_cmd(f->p, "set ytics format '%%g'");
     /* a log axis over a decade or two shows one or two labels: add 2 and 5 of each decade */
-    for (double dec = pow(10, floor(log10(y_lo))); dec < y_hi; dec *= 10)
-        mb_plot_cmd(p, "set ytics add (%.6g, %.6g)", 2 * dec, 5 * dec);
-    mb_plot_cmd(p, "set xlabel 'mini-batch size M (samples, all learners)'");
-    mb_plot_cmd(p, "set ylabel 'training time to the target T_C (s)'");
-    mb_plot_cmd(p, "set bars small");
-    mb_plot_cmd(p, "%s", plot);
-    cJSON_Delete(root);
+    for (double dec = pow(10, floor(log10(f->y_lo))); dec < f->y_hi; dec *= 10)
+        mb_plot_cmd(f->p, "set ytics add (%.6g, %.6g)", 2 * dec, 5 * dec);
+    mb_plot_cmd(f->p, "set xlabel 'mini-batch size M (samples, all learners)'");
+    mb_plot_cmd(f->p, "set ylabel 'training time to the target T_C (s)'");
+    mb_plot_cmd(f->p, "set bars small");
+    mb_plot_cmd(f->p, "%s", f->plot);
+}
+
+/* The held-out runs (validate.json's "holdout": medians with min-max bars, diamonds) and the
+ * model's flat range ("flat_pred", shaded). */
+static void add_holdout(vfig *f)
+{
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(f->root, "holdout"), *r, *e;
+    const cJSON *flat = cJSON_GetObjectItemCaseSensitive(f->root, "flat_pred");
+    double f_lo = mb_json_get(flat, "m_lo"), f_hi = mb_json_get(flat, "m_hi");
+    if (isfinite(f_lo) && isfinite(f_hi) && f_hi >= f_lo) {
+        mb_plot_cmd(f->p, "set object rect from %.17g, graph 0 to %.17g, graph 1 fc rgb "
+                          "'#e8e8e8' fs solid 1.0 noborder behind", f_lo, f_hi);
+        mb_plot_cmd(f->p, "set label \"predicted within %.0f%% of the best\" at %.17g, graph "
+                          "0.96 left offset 0.4,0 font ',9' tc rgb '#555555' front noenhanced",
+                    100 * mb_json_get(flat, "within"), f_lo);
+    }
+    if (!cJSON_IsObject(ho))
+        return;
+    mb_plot_block(f->p, "held");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ho, "rows"))
+    {
+        double lo = INFINITY, hi = 0, med = mb_json_get(r, "t_train_median_s");
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"))
+            span(cJSON_IsNumber(e) ? e->valuedouble : NAN, &lo, &hi);
+        if (!isfinite(med))
+            continue;
+        /* beside the in-sample median at the same M */
+        double v[4] = {mb_json_get(r, "batch") * 1.03, med, lo, hi};
+        mb_plot_row(f->p, v, 4);
+    }
+    fig_add(f, ", $held u 1:2:3:4 w yerrorbars pt 13 ps 1.5 lw 1.5 lc rgb "
+                                "'#6a3d9a' t 'held out: median of %g fresh seeds'",
+                                mb_json_get(ho, "seeds_max"));
+    f->held = 1;
+}
+
+int mb_plot_validate(const char *validate_json, const char *out, const mb_plot_options *o,
+                     mb_error *err)
+{
+    cJSON *root;
+    int rc = mb_plot_read_validate(validate_json, &root, err);
+    if (rc != MB_OK)
+        return rc;
+    vfig *f = calloc(1, sizeof *f);
+    if (!f) {
+        cJSON_Delete(root);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    f->root = root;
+    f->rows = cJSON_GetObjectItemCaseSensitive(root, "rows");
+    f->curve = cJSON_GetObjectItemCaseSensitive(root, "curve");
+    f->probe = cJSON_GetObjectItemCaseSensitive(root, "curve_probe");
+    f->rec = cJSON_GetObjectItemCaseSensitive(root, "recommended");
+    f->best = cJSON_GetObjectItemCaseSensitive(root, "measured_best");
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "law"), "model");
+    f->law_name = cJSON_IsString(model) ? model->valuestring : "fitted law";
+    series_of(f->rows, &f->s);
+    if ((rc = mb_plot_begin(&f->p, o, out, err)) != MB_OK) {
+        cJSON_Delete(root);
+        free(f);
+        return rc;
+    }
+    mb_plot_input(f->p, validate_json);
+    snprintf(f->plot, sizeof f->plot, "plot ");
+    f->used = strlen(f->plot);
+    fig_extent(f);
+    fig_curves(f);
+    fig_runs(f);
+    fig_unreached(f);
+    fig_marks(f);
+    add_holdout(f);
+    mb_plot *p = f->p;
+    if (f->used >= sizeof f->plot) {
+        mb_plot_abort(p);
+        cJSON_Delete(root);
+        free(f);
+        return mb_error_set(err, MB_EINVAL, "%s: too many series to plot", validate_json);
+    }
+    fig_axes(f);
     /* the prediction must be drawn; measured points may all be missing (nothing reached) */
+    char name[32];
     const char *need[2] = {NULL, NULL};
-    for (int k = 0; k <= s.n && !need[0]; k++) {
+    for (int k = 0; k <= f->s.n && !need[0]; k++) {
         snprintf(name, sizeof name, "curve%d", k);
         if (mb_plot_block_points(p, name) > 0)
             need[0] = name;
     }
     if (!need[0])
         need[0] = "curve0";
+    cJSON_Delete(root);
+    free(f);
     return mb_plot_finish(p, need, err);
 }

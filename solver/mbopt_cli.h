@@ -1,0 +1,136 @@
+/* mbopt_cli.h — what mbopt's subcommands share (solver/mbopt_*.c): the output options, the
+ * model flags every model-based subcommand takes (--nfit, --tfit, --cfit, the law's and
+ * T_update's parameters, the range of M), and reading run logs. Private to mbopt: the library's
+ * interface is mb_solver.h.
+ */
+#ifndef MBOPT_CLI_H
+#define MBOPT_CLI_H
+
+#include <getopt.h>
+#include <glob.h>
+#include <stdio.h>
+
+#include "mb_solver.h"
+#include "../train/mb_train.h"
+
+static const char *const prog = "mbopt";
+
+typedef struct out_opts {
+    int json;           /* --json */
+    const char *output; /* -o FILE, or "-" */
+} out_opts;
+
+/* ---- model parameters, shared by the model-based subcommands ---------------------------- */
+
+#define MAX_NFIT 8 /* learning rates compared in one call: one --nfit each */
+
+typedef struct model_opts {
+    mb_law law;               /* the law optimised */
+    mb_solver_nfit nf;        /* what the selected --nfit said (why the law, the range, lr) */
+    const char *nfits[MAX_NFIT]; /* every --nfit, one per learning rate */
+    mb_solver_nfit nfs[MAX_NFIT];
+    size_t n_nfit;
+    mb_update_time t;
+    mb_solver_tcal tcal;      /* what runs did to --tfit (tcal.on = 0: the probe's alone) */
+    const char *nfit, *tfit, *cfit, *law_name;
+    double m_lo, m_hi;        /* the range M is sought in (0, 0 until resolved) */
+    int extrapolate;          /* --extrapolate: no range */
+    int have_range;           /* --batch-range given */
+    int have_n_inf, have_alpha, have_gamma, have_m_t, have_delta, have_comm, have_latency,
+        have_spb, have_t0;
+} model_opts;
+
+enum {
+    OPT_N_INF = 256, OPT_ALPHA, OPT_GAMMA, OPT_M_T, OPT_DELTA, OPT_COMM, OPT_NFIT, OPT_TFIT,
+    OPT_CFIT, OPT_LATENCY, OPT_SPB, OPT_BYTES, OPT_PROCS, OPT_M_STRONG, OPT_M_WEAK, OPT_JSON,
+    OPT_BUDGET, OPT_PRICE_L, OPT_PRICE_B, OPT_BW_REF, OPT_OVERHEAD, OPT_GPUS, OPT_SPEEDUP,
+    OPT_EFF, OPT_COMPUTE, OPT_WORKERS, OPT_BW, OPT_PARAM_BYTES, OPT_LAW, OPT_RANGE,
+    OPT_EXTRAPOLATE, OPT_T0, OPT_RECOMMEND, OPT_MISSING, OPT_COMM_RUNS, OPT_PROCS_AVAIL, OPT_CSV,
+    OPT_TARGET,
+    OPT_HOLDOUT, OPT_HOLDOUT_PLAN, OPT_MORE_SEEDS, OPT_MAX_SEEDS
+};
+
+#define MODEL_LONGOPTS                                                                            \
+    {"n-inf", required_argument, 0, OPT_N_INF}, {"alpha", required_argument, 0, OPT_ALPHA},      \
+        {"gamma", required_argument, 0, OPT_GAMMA}, {"m-t", required_argument, 0, OPT_M_T},     \
+        {"delta", required_argument, 0, OPT_DELTA}, {"comm", required_argument, 0, OPT_COMM},    \
+        {"nfit", required_argument, 0, OPT_NFIT}, {"tfit", required_argument, 0, OPT_TFIT},     \
+        {"cfit", required_argument, 0, OPT_CFIT}, {"latency", required_argument, 0, OPT_LATENCY}, \
+        {"s-per-byte", required_argument, 0, OPT_SPB}, {"bytes", required_argument, 0, OPT_BYTES}, \
+        {"law", required_argument, 0, OPT_LAW}, {"batch-range", required_argument, 0, OPT_RANGE}, \
+        {"extrapolate", no_argument, 0, OPT_EXTRAPOLATE}, {"t0", required_argument, 0, OPT_T0}
+
+#define MODEL_HELP                                                                                \
+    "Model (flags override values read from files):\n"                                            \
+    "      --nfit FILE       N_update fit from 'mbfit nupdate --json': the law it names best\n"   \
+    "                        (inverse or power law) and the converged range of its runs;\n"     \
+    "                        repeat it, one file per learning rate, to choose (M, lr)\n"        \
+    "      --law NAME        optimise this law of --nfit instead: inverse-law, power-law\n"    \
+    "      --tfit FILE       update-time fit from 'mbfit tupdate --json' (gamma, m_t, delta)\n"   \
+    "      --cfit FILE       collective fit from 'mbfit comm --json' (latency_s, s_per_byte)\n"   \
+    "      --n-inf N         updates needed with exact gradients, N_inf > 0\n"                    \
+    "      --alpha A         noise sensitivity (updates x samples), >= 0\n"                       \
+    "      --gamma S         seconds per sample above the knee, > 0\n"                            \
+    "      --t0 S            seconds every update costs whatever M (the one-learner intercept\n" \
+    "                        of --tfit), >= 0\n"                                                \
+    "      --m-t M           the knee M_T in samples, > 0\n"                                      \
+    "      --comm FORM       Delta(P): none, allreduce (delta), ps (delta*P), alpha-beta\n"       \
+    "                        (ring allreduce of --bytes with --latency and --s-per-byte);\n"      \
+    "                        default allreduce, or alpha-beta when --cfit is given\n"             \
+    "      --delta S         communication seconds per update (allreduce, ps), >= 0\n"            \
+    "      --latency S       seconds per message (alpha-beta)\n"                                  \
+    "      --s-per-byte S    seconds per byte (alpha-beta)\n"                                     \
+    "      --bytes SIZE      bytes exchanged per update, K/M/G = 2^10/2^20/2^30 (alpha-beta)\n" \
+    "Range of M (the optimum is sought where runs reached the target):\n"                      \
+    "      --batch-range LO:HI  total mini-batch range to search (default: --nfit's converged\n" \
+    "                        range; without one, M >= 1)\n"                                     \
+    "      --extrapolate     search every M >= 1, outside the runs' range too (labelled)\n"
+
+/* Writes root (freed here) as JSON to o->output; the exit status, with one line on failure. */
+int emit_json(const char *sub, cJSON *root, const out_opts *o);
+
+/* Formats a number for a table, "-" for NAN. */
+const char *fmt(char *buf, size_t n, const char *f, double v);
+
+/* Handles one model option; returns 1 if `c` was one, -1 on a bad value (err filled), 0 if not
+ * a model option. */
+int model_option(model_opts *m, int c, const char *arg, mb_error *err);
+
+/* Makes the i-th --nfit (one learning rate) the law optimised, with its range: --batch-range,
+ * else the runs' converged range, else every M >= 1. Without --nfit it only sets the range. */
+void model_select(model_opts *m, size_t i);
+
+/* Reads the fit files, then re-applies the flags given on the command line (they win), and
+ * checks that every parameter the model needs is known. */
+int model_resolve(model_opts *m, mb_error *err);
+
+/* Whether the range is the runs' own (so an optimum inside it is not an extrapolation). */
+const char *range_source(const model_opts *m);
+
+cJSON *model_json(const model_opts *m);
+
+void model_print(FILE *f, const model_opts *m);
+
+/* LOG|DIR arguments to a list of log paths (a DIR gives its *.csv, sorted). */
+int collect_logs(int argc, char **argv, glob_t *g, mb_error *err);
+
+/* Every --nfit's law and learning rate (the given law, rate unknown, without --nfit); returns
+ * how many. */
+size_t model_laws(const model_opts *m, mb_law *laws, double *lrs);
+
+/* The run logs LOG|DIR... read at the target loss into runs (paths in g), for checking the
+ * model against them; a log that is not there is named before a target that is not known. */
+int read_runs(int argc, char **argv, double target, glob_t *g, mb_fit_runs *runs,
+                     mb_error *err);
+
+/* The subcommands: each parses its options, calls solver/ and model/, prints; returns the exit
+ * status (0, 1 for bad data, 2 for a usage error). */
+int mbopt_scale(int argc, char **argv);
+int mbopt_amdahl(int argc, char **argv);
+int mbopt_ps(int argc, char **argv);
+int mbopt_design(int argc, char **argv);
+int mbopt_validate(int argc, char **argv);
+int mbopt_mem(int argc, char **argv);
+int mbopt_conv(int argc, char **argv);
+
+#endif /* MBOPT_CLI_H */

@@ -1,0 +1,361 @@
+/* mbopt_common.c — mbopt's shared option handling: JSON output, the model flags (reading
+ * --nfit, --tfit, --cfit and the flags that override them into one model), and run logs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mbopt_cli.h"
+
+int emit_json(const char *sub, cJSON *root, const out_opts *o)
+{
+    mb_error err = {0};
+    if (!root) {
+        fprintf(stderr, "%s %s: out of memory\n", prog, sub);
+        return 1;
+    }
+    int rc = mb_json_write(o->output, root, &err);
+    cJSON_Delete(root);
+    return rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
+}
+
+const char *fmt(char *buf, size_t n, const char *f, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, f, v);
+    return buf;
+}
+
+int model_option(model_opts *m, int c, const char *arg, mb_error *err)
+{
+    int rc = MB_OK;
+    switch (c) {
+    case OPT_N_INF: rc = mb_data_flag_double("--n-inf", arg, 0, MB_POSITIVE, &m->law.n_inf, err);
+        m->have_n_inf = 1; break;
+    case OPT_ALPHA: rc = mb_data_flag_double("--alpha", arg, 0, MB_NONNEG, &m->law.a, err);
+        m->have_alpha = 1; break;
+    case OPT_T0: rc = mb_data_flag_double("--t0", arg, 0, MB_NONNEG, &m->t.t0, err);
+        m->have_t0 = 1; break;
+    case OPT_LAW: {
+        mb_law_kind k;
+        if (mb_model_law_parse(arg, &k) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL, "--law: '%s' is not inverse-law or power-law", arg);
+        m->law_name = arg;
+        break;
+    }
+    case OPT_RANGE: {
+        mb_range r;
+        rc = mb_data_parse_range(arg, "--batch-range", &r, err);
+        if (rc == MB_OK) {
+            if (r.n < 2 || !(r.v[0] > 0) || !(r.v[r.n - 1] >= r.v[0]))
+                rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI with "
+                                                  "0 < LO <= HI", arg);
+            else
+                m->m_lo = r.v[0], m->m_hi = r.v[r.n - 1], m->have_range = 1;
+            mb_data_range_free(&r);
+        }
+        break;
+    }
+    case OPT_EXTRAPOLATE: m->extrapolate = 1; break;
+    case OPT_GAMMA: rc = mb_data_flag_double("--gamma", arg, 0, MB_POSITIVE, &m->t.gamma, err);
+        m->have_gamma = 1; break;
+    case OPT_M_T: rc = mb_data_flag_double("--m-t", arg, 1, MB_POSITIVE, &m->t.m_t, err);
+        m->have_m_t = 1; break;
+    case OPT_DELTA: rc = mb_data_flag_double("--delta", arg, 0, MB_NONNEG, &m->t.delta, err);
+        m->have_delta = 1; break;
+    case OPT_LATENCY:
+        rc = mb_data_flag_double("--latency", arg, 0, MB_NONNEG, &m->t.latency_s, err);
+        m->have_latency = 1; break;
+    case OPT_SPB: rc = mb_data_flag_double("--s-per-byte", arg, 0, MB_NONNEG, &m->t.s_per_byte, err);
+        m->have_spb = 1; break;
+    case OPT_BYTES: rc = mb_data_flag_double("--bytes", arg, 1, MB_NONNEG, &m->t.bytes, err); break;
+    case OPT_COMM:
+        if (mb_model_comm_parse(arg, &m->t.comm) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--comm: '%s' is not one of none, allreduce, ps, alpha-beta", arg);
+        m->have_comm = 1;
+        break;
+    case OPT_NFIT:
+        if (m->n_nfit == MAX_NFIT)
+            rc = mb_error_set(err, MB_EINVAL, "--nfit: at most %d files (one per learning rate)",
+                              MAX_NFIT);
+        else
+            m->nfits[m->n_nfit++] = m->nfit = arg;
+        break;
+    case OPT_TFIT: m->tfit = arg; break;
+    case OPT_CFIT: m->cfit = arg; break;
+    default: return 0;
+    }
+    return rc == MB_OK ? 1 : -1;
+}
+
+void model_select(model_opts *m, size_t i)
+{
+    if (i < m->n_nfit) {
+        m->nfit = m->nfits[i];
+        m->nf = m->nfs[i];
+        m->law = m->nf.law;
+    }
+    if (m->extrapolate || (!m->have_range && isnan(m->nf.m_lo)))
+        m->m_lo = 1.0, m->m_hi = INFINITY;
+    else if (!m->have_range)
+        m->m_lo = m->nf.m_lo, m->m_hi = m->nf.m_hi;
+}
+
+int model_resolve(model_opts *m, mb_error *err)
+{
+    model_opts flags = *m;
+    int rc;
+    m->law.kind = MB_LAW_INVERSE;
+    m->law.b = 1.0;
+    m->nf.m_lo = m->nf.m_hi = m->nf.m_diverged = m->nf.target_loss = m->nf.lr = NAN;
+    for (size_t i = 0; i < m->n_nfit; i++) {
+        if ((rc = mb_solver_read_nfit(m->nfits[i], m->law_name, &m->nfs[i], err)) != MB_OK)
+            return rc;
+        /* several fits are several learning rates of one job: each must say its own */
+        for (size_t j = 0; m->n_nfit > 1 && j <= i; j++)
+            if (isnan(m->nfs[i].lr) || (j < i && m->nfs[j].lr == m->nfs[i].lr))
+                return mb_error_set(err, MB_EINVAL,
+                                    "%s: %s; several --nfit must be fits of different learning "
+                                    "rates (mbfit nupdate --lr RATE)",
+                                    m->nfits[i], isnan(m->nfs[i].lr) ? "no 'lr'" :
+                                    "the same lr as another --nfit");
+        if (i > 0 && !(m->nfs[i].target_loss == m->nfs[0].target_loss ||
+                       (isnan(m->nfs[i].target_loss) && isnan(m->nfs[0].target_loss))))
+            return mb_error_set(err, MB_EINVAL, "%s: target loss %g, but %s's is %g: compare "
+                                                "learning rates at one target", m->nfits[i],
+                                m->nfs[i].target_loss, m->nfits[0], m->nfs[0].target_loss);
+    }
+    if (m->n_nfit > 1 && (flags.have_n_inf || flags.have_alpha))
+        return mb_error_set(err, MB_EINVAL, "--n-inf and --alpha apply to one law, not to "
+                                            "several --nfit");
+    if (m->n_nfit) {
+        m->nf = m->nfs[0];
+        m->nfit = m->nfits[0];
+        m->law = m->nf.law;
+    } else if (m->law_name) {
+        return mb_error_set(err, MB_EINVAL, "--law needs --nfit");
+    }
+    int file_delta = 0;
+    if (m->tfit && ((rc = mb_solver_read_tfit(m->tfit, &m->t, &file_delta, err)) != MB_OK ||
+                    (rc = mb_solver_read_tcal(m->tfit, &m->tcal, err)) != MB_OK))
+        return rc;
+    if (m->cfit && (rc = mb_solver_read_cfit(m->cfit, &m->t, err)) != MB_OK)
+        return rc;
+    if ((flags.have_n_inf || flags.have_alpha) && m->law.kind != MB_LAW_INVERSE)
+        return mb_error_set(err, MB_EINVAL, "--n-inf and --alpha set the inverse law, but --nfit's "
+                                             "law is the %s: add --law inverse-law",
+                            mb_model_law_name(m->law.kind));
+    if (flags.have_n_inf) m->law.n_inf = m->nfs[0].law.n_inf = flags.law.n_inf;
+    if (flags.have_alpha) m->law.a = m->nfs[0].law.a = flags.law.a;
+    if (flags.have_n_inf || flags.have_alpha) /* the resamples are of the file's law */
+        m->nf.n_boot = m->nfs[0].n_boot = 0;
+    if (flags.have_t0) m->t.t0 = flags.t.t0;
+    if (flags.have_gamma || flags.have_m_t || flags.have_t0) {
+        m->t.n_table = m->t.n_by_p = 0; /* the closed form was asked for: it replaces the
+                                           measured tables */
+        m->tcal.on = 0;
+    }
+    if (flags.have_gamma) m->t.gamma = flags.t.gamma;
+    if (flags.have_m_t) m->t.m_t = flags.t.m_t;
+    if (flags.have_delta) m->t.delta = flags.t.delta;
+    if (flags.have_latency) m->t.latency_s = flags.t.latency_s;
+    if (flags.have_spb) m->t.s_per_byte = flags.t.s_per_byte;
+    if (!flags.have_comm)
+        m->t.comm = m->cfit ? MB_COMM_ALPHA_BETA : MB_COMM_ALLREDUCE;
+
+    if (!m->nfit && !flags.have_n_inf)
+        return mb_error_set(err, MB_EINVAL, "N_inf unknown: give --n-inf or --nfit");
+    if (!m->nfit && !flags.have_alpha)
+        return mb_error_set(err, MB_EINVAL, "alpha unknown: give --alpha or --nfit");
+    if (!m->tfit && !flags.have_gamma)
+        return mb_error_set(err, MB_EINVAL, "gamma unknown: give --gamma or --tfit");
+    if (!m->tfit && !flags.have_m_t)
+        return mb_error_set(err, MB_EINVAL, "M_T unknown: give --m-t or --tfit");
+    if ((m->t.comm == MB_COMM_ALLREDUCE || m->t.comm == MB_COMM_PS) && !flags.have_delta &&
+        !file_delta)
+        return mb_error_set(err, MB_EINVAL, m->t.n_by_p
+                            ? "delta unknown: --tfit's P > 1 rows time the learners' compute "
+                              "side by side, not their communication: give --delta, --cfit or "
+                              "--comm none"
+                            : "delta unknown: give --delta (or a --tfit with delta)");
+    if (m->t.comm == MB_COMM_ALPHA_BETA && !m->cfit && !(flags.have_latency && flags.have_spb))
+        return mb_error_set(err, MB_EINVAL,
+                            "alpha-beta needs --cfit or both --latency and --s-per-byte");
+    if (m->extrapolate && m->have_range)
+        return mb_error_set(err, MB_EINVAL, "--extrapolate and --batch-range: give one");
+    rc = MB_OK;
+    for (size_t i = m->n_nfit ? m->n_nfit : 1; i-- > 0 && rc == MB_OK;) { /* ends on the first */
+        model_select(m, i);
+        rc = mb_solver_check_models(&m->law, &m->t, err);
+    }
+    return rc;
+}
+
+const char *range_source(const model_opts *m)
+{
+    if (m->have_range)
+        return "--batch-range";
+    if (!isfinite(m->m_hi))
+        return m->extrapolate ? "--extrapolate" : "no converged range in the fit";
+    return "the runs that reached the target";
+}
+
+cJSON *model_json(const model_opts *m)
+{
+    cJSON *j = cJSON_CreateObject();
+    if (!j)
+        return NULL;
+    cJSON_AddStringToObject(j, "law", mb_model_law_name(m->law.kind));
+    cJSON_AddStringToObject(j, "law_why", m->nfit ? m->nf.why : "given with --n-inf, --alpha");
+    mb_json_add_number(j, "n_inf", m->law.n_inf);
+    if (m->law.kind == MB_LAW_INVERSE) {
+        mb_json_add_number(j, "alpha", m->law.a);
+    } else {
+        mb_json_add_number(j, "a", m->law.a);
+        mb_json_add_number(j, "b", m->law.b);
+    }
+    mb_json_add_number(j, "gamma", m->t.gamma);
+    mb_json_add_number(j, "m_t", m->t.m_t);
+    mb_json_add_number(j, "t0", m->t.t0);
+    if (m->t.n_table >= 2) {
+        cJSON *tab = cJSON_AddArrayToObject(j, "t_table");
+        for (size_t i = 0; tab && i < m->t.n_table; i++) {
+            cJSON *pt = cJSON_CreateArray();
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(m->t.table_m[i]));
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(m->t.table_t[i]));
+            cJSON_AddItemToArray(tab, pt);
+        }
+        cJSON_AddStringToObject(j, "t_source", m->tcal.on ? "runs' seconds per update, the "
+                                "probe's step beyond" : "the probe's step");
+    }
+    cJSON *byp = m->t.n_by_p ? cJSON_AddArrayToObject(j, "t_tables_by_p") : NULL;
+    for (size_t k = 0; byp && k < m->t.n_by_p; k++) {
+        const mb_step_table *s = &m->t.by_p[k];
+        cJSON *o = cJSON_CreateObject(), *pts = cJSON_AddArrayToObject(o, "points");
+        mb_json_add_number(o, "learners", s->p);
+        if (s->runs > 0) { /* the runs' own seconds per update there: Delta(P) inside */
+            mb_json_add_number(o, "runs", s->runs);
+            mb_json_add_number(o, "run_lo", s->run_lo);
+            mb_json_add_number(o, "run_hi", s->run_hi);
+        }
+        for (size_t i = 0; pts && i < s->n; i++) {
+            cJSON *pt = cJSON_CreateArray();
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(s->m[i]));
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(s->t[i]));
+            cJSON_AddItemToArray(pts, pt);
+        }
+        cJSON_AddItemToArray(byp, o);
+    }
+    mb_json_add_number(j, "m_lo", m->m_lo);
+    mb_json_add_number(j, "m_hi", isfinite(m->m_hi) ? m->m_hi : NAN);
+    cJSON_AddStringToObject(j, "range_source", range_source(m));
+    cJSON_AddStringToObject(j, "comm", mb_model_comm_name(m->t.comm));
+    if (m->t.comm == MB_COMM_ALPHA_BETA) {
+        mb_json_add_number(j, "latency_s", m->t.latency_s);
+        mb_json_add_number(j, "s_per_byte", m->t.s_per_byte);
+        mb_json_add_number(j, "bytes", m->t.bytes);
+    } else if (m->t.comm != MB_COMM_NONE) {
+        mb_json_add_number(j, "delta", m->t.delta);
+    }
+    return j;
+}
+
+void model_print(FILE *f, const model_opts *m)
+{
+    if (m->law.kind == MB_LAW_INVERSE)
+        fprintf(f, "# N_update(M) = %.6g + %.6g / M (inverse law: %s)\n", m->law.n_inf, m->law.a,
+                m->nfit ? m->nf.why : "given");
+    else
+        fprintf(f, "# N_update(M) = %.6g + %.6g M^-%.4g (power law: %s)\n", m->law.n_inf, m->law.a,
+                m->law.b, m->nf.why);
+    if (m->tcal.on)
+        fprintf(f, "# T_update(M,P) = the runs' seconds per update at M/P = %g .. %g (%.0f runs; "
+                   "the probe's step beyond, scaled by %.3g below and %.3g above; explained by "
+                   "%.6g s * max(M/P, %.6g) + %.6g s) + Delta(P), Delta: ",
+                m->tcal.m_lo, m->tcal.m_hi, m->tcal.runs, m->tcal.scale_below,
+                m->tcal.scale_above, m->t.gamma, m->t.m_t, m->t.t0);
+    else if (m->t.n_table >= 2)
+        fprintf(f, "# T_update(M,P) = the measured step at M/P (%zu points, M/P = %g .. %g; "
+                   "explained by %.6g s * max(M/P, %.6g) + %.6g s) + Delta(P), Delta: ",
+                m->t.n_table, m->t.table_m[0], m->t.table_m[m->t.n_table - 1], m->t.gamma,
+                m->t.m_t, m->t.t0);
+    else
+        fprintf(f, "# T_update(M,P) = %.6g s * max(M/P, %.6g) + %.6g s + Delta(P), Delta: ",
+                m->t.gamma, m->t.m_t, m->t.t0);
+    switch (m->t.comm) {
+    case MB_COMM_NONE: fprintf(f, "none\n"); break;
+    case MB_COMM_ALLREDUCE: fprintf(f, "allreduce, %.6g s for P > 1\n", m->t.delta); break;
+    case MB_COMM_PS: fprintf(f, "parameter server, %.6g s * P\n", m->t.delta); break;
+    case MB_COMM_ALPHA_BETA:
+        fprintf(f, "ring allreduce of %.6g bytes, %.6g s/message, %.6g s/byte\n", m->t.bytes,
+                m->t.latency_s, m->t.s_per_byte);
+        break;
+    }
+    for (size_t k = 0; k < m->t.n_by_p; k++) {
+        const mb_step_table *s = &m->t.by_p[k];
+        if (s->runs > 0)
+            fprintf(f, "#   at P = %g T_update is the runs' own seconds per update at M/P = %g "
+                       ".. %g (%.0f runs of %g learners: communication included, Delta(%g) not "
+                       "added), the probe's step of %g learners side by side beyond, scaled\n",
+                    s->p, s->run_lo, s->run_hi, s->runs, s->p, s->p, s->p);
+        else
+            fprintf(f, "#   at P = %g the compute part is the measured step of %g learners side "
+                       "by side on one host (%zu points, M/P = %g .. %g), not the one-learner "
+                       "table\n", s->p, s->p, s->n, s->m[0], s->m[s->n - 1]);
+    }
+}
+
+/* ---- run logs: the ground truth, shared by scale and validate ------------------------------ */
+
+int collect_logs(int argc, char **argv, glob_t *g, mb_error *err)
+{
+    memset(g, 0, sizeof *g);
+    int flags = 0;
+    for (int i = 0; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0)
+            return mb_error_set(err, MB_EIO, "%s: %s", argv[i], strerror(errno));
+        char pat[4096];
+        if (S_ISDIR(st.st_mode))
+            snprintf(pat, sizeof pat, "%s/*.csv", argv[i]);
+        else
+            snprintf(pat, sizeof pat, "%s", argv[i]);
+        int rc = glob(pat, flags | GLOB_NOCHECK * !S_ISDIR(st.st_mode), NULL, g);
+        if (rc != 0 && rc != GLOB_NOMATCH)
+            return mb_error_set(err, MB_ENOMEM, "out of memory listing %s", argv[i]);
+        flags = GLOB_APPEND;
+    }
+    if (g->gl_pathc == 0)
+        return mb_error_set(err, MB_ENODATA, "no run logs (*.csv) in %s", argv[0]);
+    return MB_OK;
+}
+
+size_t model_laws(const model_opts *m, mb_law *laws, double *lrs)
+{
+    const size_t n = m->n_nfit ? m->n_nfit : 1;
+    for (size_t i = 0; i < n; i++) {
+        laws[i] = m->n_nfit ? m->nfs[i].law : m->law;
+        lrs[i] = m->n_nfit ? m->nfs[i].lr : NAN;
+    }
+    return n;
+}
+
+int read_runs(int argc, char **argv, double target, glob_t *g, mb_fit_runs *runs,
+                     mb_error *err)
+{
+    memset(runs, 0, sizeof *runs);
+    int rc = collect_logs(argc, argv, g, err);
+    if (rc == MB_OK && isnan(target))
+        rc = mb_error_set(err, MB_EINVAL, "run logs given but no target loss to read them at: "
+                          "give --nfit (its target_loss)");
+    if (rc == MB_OK)
+        rc = mb_fit_runs_read_logs((const char *const *)g->gl_pathv, g->gl_pathc, &target, 1, 1,
+                                   runs, err);
+    return rc;
+}
+

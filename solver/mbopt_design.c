@@ -1,0 +1,158 @@
+/* mbopt_design.c — `mbopt design`: the budget split between learners and bandwidth (Perrone et
+ * al., eq. 11-12).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mbopt_cli.h"
+
+/* ---- mbopt design ---------------------------------------------------------------------------- */
+
+static void design_help(void)
+{
+    printf("Usage: mbopt design [OPTION]...\n"
+           "Splits a budget between learners and bandwidth so that the optimal-scaling time to\n"
+           "converge T_C(M_opt(P), P) is least (Perrone et al. 2019, eq. 11-12): the budget buys\n"
+           "P learners and bandwidth B, the communication constant scales as delta * B_ref / B,\n"
+           "and at the optimum the gain per unit of money is equal for both.\n\n"
+           "%s"
+           "Budget:\n"
+           "      --budget C            money to spend, > 0\n"
+           "      --price-learner C     price of one learner, > 0\n"
+           "      --price-bandwidth C   price of one byte/s of bandwidth, > 0\n"
+           "      --bandwidth-ref B     bytes/s at which delta was measured (K/M/G allowed)\n"
+           "Output:\n"
+           "      --json                write JSON\n"
+           "  -o, --output FILE         write to FILE instead of standard output\n"
+           "  -h, --help                show this help and exit\n\n"
+           "Example:\n"
+           "  mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 \\\n"
+           "      --budget 100000 --price-learner 2000 --price-bandwidth 1e-5 --bandwidth-ref 1G\n",
+           MODEL_HELP);
+}
+
+int mbopt_design(int argc, char **argv)
+{
+    const char *sub = "design";
+    static const struct option lo[] = {MODEL_LONGOPTS,
+                                       {"budget", required_argument, 0, OPT_BUDGET},
+                                       {"price-learner", required_argument, 0, OPT_PRICE_L},
+                                       {"price-bandwidth", required_argument, 0, OPT_PRICE_B},
+                                       {"bandwidth-ref", required_argument, 0, OPT_BW_REF},
+                                       {"json", no_argument, 0, OPT_JSON},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    model_opts m = {0};
+    mb_design_problem prob = {NAN, NAN, NAN, NAN};
+    out_opts out = {0, "-"};
+    mb_error err = {0};
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        int r = model_option(&m, c, optarg, &err);
+        if (r < 0)
+            return mb_cli_fail(prog, sub, &err);
+        if (r > 0)
+            continue;
+        int rc = MB_OK;
+        switch (c) {
+        case OPT_BUDGET:
+            rc = mb_data_flag_double("--budget", optarg, 0, MB_POSITIVE, &prob.budget, &err);
+            break;
+        case OPT_PRICE_L:
+            rc = mb_data_flag_double("--price-learner", optarg, 0, MB_POSITIVE,
+                                     &prob.price_learner, &err);
+            break;
+        case OPT_PRICE_B:
+            rc = mb_data_flag_double("--price-bandwidth", optarg, 0, MB_POSITIVE,
+                                     &prob.price_bandwidth, &err);
+            break;
+        case OPT_BW_REF:
+            rc = mb_data_flag_double("--bandwidth-ref", optarg, 1, MB_POSITIVE,
+                                     &prob.bandwidth_ref, &err);
+            break;
+        case OPT_JSON: out.json = 1; break;
+        case 'o': out.output = optarg; break;
+        case 'h': design_help(); return 0;
+        default: return mb_cli_bad_option(prog, sub, argv, optind, c);
+        }
+        if (rc != MB_OK)
+            return mb_cli_fail(prog, sub, &err);
+    }
+    if (optind < argc)
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if (isnan(prob.budget)) return mb_cli_usage(prog, sub, "missing --budget");
+    if (isnan(prob.price_learner)) return mb_cli_usage(prog, sub, "missing --price-learner");
+    if (isnan(prob.price_bandwidth)) return mb_cli_usage(prog, sub, "missing --price-bandwidth");
+    if (isnan(prob.bandwidth_ref)) return mb_cli_usage(prog, sub, "missing --bandwidth-ref");
+    if (!(prob.budget / prob.price_learner <= MB_DATA_RANGE_MAX)) {
+        /* past 2^53 learners the count is no longer whole, and the search has no end to find */
+        mb_error_set(&err, MB_EINVAL, "--budget / --price-learner: %g learners is past 2^53",
+                     prob.budget / prob.price_learner);
+        return mb_cli_fail(prog, sub, &err);
+    }
+    if (model_resolve(&m, &err) != MB_OK)
+        return mb_cli_fail(prog, sub, &err);
+    if (m.t.comm == MB_COMM_NONE) {
+        mb_error_set(&err, MB_EINVAL, "--comm none: bandwidth has no value to trade");
+        return mb_cli_fail(prog, sub, &err);
+    }
+    /* the budget balance is Perrone's closed form (eq. 11-12): it needs the inverse law */
+    mb_inverse_law inv;
+    if (mb_model_law_as_inverse(&m.law, &inv) != MB_OK &&
+        mb_model_law_as_inverse(&m.nf.inverse, &inv) != MB_OK) {
+        mb_error_set(&err, MB_EINVAL, "design needs the inverse law (Perrone eq. 11-12)");
+        return mb_cli_fail(prog, sub, &err);
+    }
+    if (m.law.kind != MB_LAW_INVERSE) {
+        fprintf(stderr, "mbopt design: the budget balance uses the inverse law of %s (Perrone "
+                        "eq. 11-12 need it), not its best law, the %s\n",
+                m.nfit, mb_model_law_name(m.law.kind));
+        m.law = m.nf.inverse;
+    }
+    mb_design d;
+    if (mb_model_design(&inv, &m.t, &prob, &d) != MB_OK) {
+        mb_error_set(&err, MB_EDOM, "the budget cannot buy more than one learner");
+        return mb_cli_fail(prog, sub, &err);
+    }
+    if (out.json) {
+        cJSON *j = cJSON_CreateObject();
+        if (j) {
+            cJSON_AddStringToObject(j, "command", "design");
+            cJSON_AddItemToObject(j, "model", model_json(&m));
+            mb_json_add_number(j, "learners", d.learners);
+            mb_json_add_number(j, "bandwidth", d.bandwidth);
+            mb_json_add_number(j, "m_opt", d.opt.m_opt);
+            mb_json_add_number(j, "t_c", d.opt.t_c);
+            cJSON_AddStringToObject(j, "regime", mb_model_regime_name(d.opt.regime));
+            mb_json_add_number(j, "dt_dcost_learners", d.dt_dcost_learners);
+            mb_json_add_number(j, "dt_dcost_bandwidth", d.dt_dcost_bandwidth);
+            cJSON_AddBoolToObject(j, "interior", d.interior);
+            mb_json_add_number(j, "whole_learners", d.whole_learners);
+            mb_json_add_number(j, "whole_bandwidth", d.whole_bandwidth);
+            mb_json_add_number(j, "whole_t_c", d.whole_t_c);
+        }
+        return emit_json(sub, j, &out);
+    }
+    mb_out o;
+    if (mb_out_open(&o, out.output, &err) != MB_OK)
+        return mb_cli_fail(prog, sub, &err);
+    model_print(o.f, &m);
+    fprintf(o.f, "learners   %.6g (spend %.6g)\nbandwidth  %.6g bytes/s (spend %.6g)\n"
+                 "m_opt      %.6g\nt_c        %.6g s (%s regime)\n",
+            d.learners, d.learners * prob.price_learner, d.bandwidth,
+            d.bandwidth * prob.price_bandwidth, d.opt.m_opt, d.opt.t_c,
+            mb_model_regime_name(d.opt.regime));
+    if (d.interior)
+        fprintf(o.f, "balance    dT_C/dC: learners %.4g, bandwidth %.4g s per unit (eq. 12)\n",
+                d.dt_dcost_learners, d.dt_dcost_bandwidth);
+    else
+        fprintf(o.f, "balance    the optimum is at a bound of the budget line\n");
+    fprintf(o.f, "whole      %.0f learners and %.6g bytes/s: t_c %.6g s\n", d.whole_learners,
+            d.whole_bandwidth, d.whole_t_c);
+    return mb_out_commit(&o, &err) == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
+}
+

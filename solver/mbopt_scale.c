@@ -1,0 +1,560 @@
+/* mbopt_scale.c — `mbopt scale`: M_opt, T_C, speed-up and efficiency per learner count under
+ * optimal, strong and weak scaling; run logs settle what the model cannot rank; how flat it is.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mbopt_cli.h"
+
+/* ---- mbopt scale ----------------------------------------------------------------------------- */
+
+/* What run logs given to scale said of its recommendation (mb_solver_validate at the
+ * recommended P and learning rate, the model's optimum there as m_rec). */
+typedef struct scale_check {
+    int given;        /* logs were given */
+    int ok;           /* v holds the check */
+    mb_validate v;
+    /* given and not ok: why not (no run near the recommendation) */
+    char why[sizeof ((mb_error *)0)->msg];
+} scale_check;
+
+/* The row the runs settled on, NULL when there is none. */
+static const mb_validate_row *settled_row(const scale_check *ck)
+{
+    return ck->ok && ck->v.settled >= 0 ? &ck->v.rows[ck->v.settled] : NULL;
+}
+
+/* Reads the logs and checks the recommendation r against them. A recommendation no run trained
+ * near is not settled (ck->why says so); logs of another net or target are bad input. */
+static int scale_settle(model_opts *m, const mb_scale_row *r, int argc, char **argv,
+                        scale_check *ck, mb_error *err)
+{
+    ck->given = 1;
+    mb_law laws[MAX_NFIT];
+    double lrs[MAX_NFIT];
+    const size_t n = model_laws(m, laws, lrs);
+    glob_t g;
+    mb_fit_runs runs;
+    int rc = read_runs(argc, argv, m->nf.target_loss, &g, &runs, err);
+    if (rc == MB_OK)
+        rc = mb_solver_validate(laws, lrs, n, &m->t, NULL, &runs,
+                                (const char *const *)g.gl_pathv, r->opt.m_opt, r->procs,
+                                m->nf.lr, &ck->v, err);
+    if (rc == MB_OK)
+        mb_solver_settle(laws, lrs, n, &m->t, m->m_lo, m->m_hi, &ck->v);
+    globfree(&g);
+    mb_fit_runs_free(&runs);
+    ck->ok = rc == MB_OK;
+    if (rc == MB_ENODATA) { /* the answer stands unchecked, and says so */
+        snprintf(ck->why, sizeof ck->why, "%s", err->msg);
+        rc = MB_OK;
+    }
+    return rc;
+}
+
+/* A row's M, with its learning rate when that is not the recommendation's: "32 (lr 0.05)". */
+static const char *setting(char *buf, size_t n, const mb_validate *v, const mb_validate_row *r)
+{
+    if (!isnan(r->lr) && !isnan(v->lr_rec) && r->lr != v->lr_rec)
+        snprintf(buf, n, "%g (lr %g)", r->batch, r->lr);
+    else
+        snprintf(buf, n, "%g", r->batch);
+    return buf;
+}
+
+/* The candidates' M, "32, 64", into buf. */
+static const char *candidates(char *buf, size_t n, const mb_validate *v)
+{
+    size_t len = 0;
+    char one[64];
+    buf[0] = '\0';
+    for (size_t i = 0; i < v->n_rows && len < n; i++)
+        if (v->rows[i].candidate)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+                                    setting(one, sizeof one, v, &v->rows[i]));
+    return buf;
+}
+
+/* Why no run settled the recommendation although runs came near it, into buf. */
+static const char *no_candidate(char *buf, size_t n, const mb_validate *v)
+{
+    snprintf(buf, n, "no trained setting at P = %g in the range searched is predicted within "
+             "%.1f%% (the model's median |error| on the runs) of its optimum's T_C", v->p_rec,
+             100 * v->band);
+    return buf;
+}
+
+static void scale_settle_print(FILE *f, const scale_check *ck)
+{
+    if (!ck->given)
+        return;
+    if (!ck->ok) {
+        fprintf(f, "settled:        not by runs: %s\n", ck->why);
+        return;
+    }
+    const mb_validate *v = &ck->v;
+    const mb_validate_row *s = settled_row(ck);
+    char c[256], m[64];
+    if (!s) {
+        fprintf(f, "settled:        not by runs: %s\n", no_candidate(c, sizeof c, v));
+    } else if (v->settled == v->rec) {
+        fprintf(f, "settled:        the runs agree: of the trained M the model predicts within "
+                   "%.1f%% of its best T_C (its median |error| on the runs: M = %s), M = %s "
+                   "measured fastest (%.3g s, median of %zu)\n",
+                100 * v->band, candidates(c, sizeof c, v), setting(m, sizeof m, v, s),
+                s->t_median, s->reached);
+    } else if (v->rec >= 0) {
+        fprintf(f, "settled:        by the runs: the model predicts M = %s within %.1f%% of "
+                   "its best T_C, its median |error| on the runs, so it cannot tell them "
+                   "apart; the runs trained M = %s in %.3g s and the model's optimum (as M = %g) "
+                   "in %.3g s (medians)\n",
+                candidates(c, sizeof c, v), 100 * v->band, setting(m, sizeof m, v, s),
+                s->t_median, v->rows[v->rec].batch, v->rows[v->rec].t_median);
+    } else {
+        fprintf(f, "settled:        by the runs: the model's optimum M = %.4g has no runs; of "
+                   "the trained M it predicts within %.1f%% of its best T_C (its median |error| "
+                   "on the runs: M = %s), M = %s measured fastest (%.3g s, median of %zu)\n",
+                v->m_rec, 100 * v->band, candidates(c, sizeof c, v),
+                setting(m, sizeof m, v, s), s->t_median, s->reached);
+    }
+}
+
+static cJSON *scale_settle_json(const scale_check *ck)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    const mb_validate *v = &ck->v;
+    const mb_validate_row *s = settled_row(ck);
+    cJSON_AddStringToObject(o, "by", !s ? "model" : v->settled == v->rec ? "model and runs"
+                                                                          : "runs");
+    char why[256];
+    if (!ck->ok || !s)
+        cJSON_AddStringToObject(o, "why", ck->ok ? no_candidate(why, sizeof why, v) : ck->why);
+    if (!ck->ok)
+        return o;
+    mb_json_add_number(o, "band", v->band);
+    mb_json_add_number(o, "model_m_opt", v->m_rec);
+    if (v->rec >= 0) {
+        mb_json_add_number(o, "model_batch_run", v->rows[v->rec].batch);
+        mb_json_add_number(o, "model_t_train_median_s", v->rows[v->rec].t_median);
+    }
+    cJSON *c = cJSON_AddArrayToObject(o, "candidates");
+    for (size_t i = 0; c && i < v->n_rows; i++) {
+        cJSON *e = v->rows[i].candidate ? cJSON_CreateObject() : NULL;
+        if (!e)
+            continue;
+        mb_json_add_number(e, "batch", v->rows[i].batch);
+        mb_json_add_number(e, "lr", v->rows[i].lr);
+        cJSON_AddItemToArray(c, e);
+    }
+    if (s) {
+        mb_json_add_number(o, "procs", s->procs);
+        mb_json_add_number(o, "batch", s->batch);
+        mb_json_add_number(o, "lr", s->lr);
+        mb_json_add_number(o, "t_pred_s", s->t_pred);
+        mb_json_add_number(o, "t_train_median_s", s->t_median);
+        mb_json_add_number(o, "runs_reached", (double)s->reached);
+    }
+    return o;
+}
+
+static void scale_help(void)
+{
+    printf("Usage: mbopt scale [OPTION]... [LOG|DIR...]\n"
+           "For each learner count P, the mini-batch size M that trains soonest and the time to\n"
+           "converge T_C = N_update(M) * T_update(M,P) under optimal scaling (M re-optimised for\n"
+           "each P, Perrone et al. 2019 eq. 9-10), strong scaling (total M fixed) and weak\n"
+           "scaling (M per learner fixed), with speed-up and efficiency against P = 1.\n"
+           "With run logs (a DIR stands for its *.csv), the runs settle the recommendation: of\n"
+           "the trained M at its P that the model predicts within its own median |error| on\n"
+           "those runs of its optimum's T_C (it cannot tell them apart), the one measured\n"
+           "fastest (mbopt validate prints the same check).\n\n"
+           "%s"
+           "Scaling:\n"
+           "      --procs LIST      learner counts: lo:hi (powers of two) or a comma list\n"
+           "                        (default 1:1024)\n"
+           "      --procs-available N  learners mpirun can run here (slots); rows above N are\n"
+           "                        labelled extrapolations and never recommended (default: all)\n"
+           "      --m-strong M      total mini-batch for strong scaling (default M_opt at P = 1)\n"
+           "      --m-weak M        mini-batch per learner for weak scaling (default M_T)\n"
+           "Output:\n"
+           "      --json            write JSON instead of a table\n"
+           "  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
+           "  -h, --help            show this help and exit\n\n"
+           "Example:\n"
+           "  mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004\n"
+           "  mbopt scale --nfit n.json --tfit t.json --procs 1:1024 --json\n"
+           "  mbopt scale --nfit n.json --tfit t.json --procs 1:2 out/runs/lr0.02 out/check\n",
+           MODEL_HELP);
+}
+
+/* "Enough" learners: the fewest within this fraction of the best time. */
+#define ENOUGH_SLACK 0.10
+
+/* What a row's answer rests on: "" when on the runs' own ground, else why not. */
+static const char *row_label(const model_opts *m, const mb_scale_row *r, double p_avail)
+{
+    int held = r->bound != MB_BOUND_NONE, beyond_p = r->procs > p_avail;
+    int beyond_m = !isfinite(m->m_hi) && m->extrapolate;
+    if (beyond_p && held)
+        return "P extrapolated (collective model); M held at the converged range's end";
+    if (beyond_p)
+        return "P extrapolated (collective model)";
+    if (held)
+        return r->bound == MB_BOUND_LOW ? "M held at the converged range's low end"
+                                        : "M held at the converged range's high end";
+    return beyond_m ? "M extrapolated beyond the runs" : "";
+}
+
+static cJSON *row_summary(const model_opts *m, const mb_scale_row *r, double p_avail)
+{
+    cJSON *b = cJSON_CreateObject();
+    if (b) {
+        mb_json_add_number(b, "procs", r->procs);
+        mb_json_add_number(b, "m_opt", r->opt.m_opt);
+        mb_json_add_number(b, "m_run", round(r->opt.m_opt));
+        mb_json_add_number(b, "t_c", r->opt.t_c);
+        cJSON_AddStringToObject(b, "bound", mb_solver_bound_name(r->bound));
+        cJSON_AddBoolToObject(b, "extrapolated", *row_label(m, r, p_avail) != '\0' &&
+                                                     r->bound == MB_BOUND_NONE);
+        cJSON_AddStringToObject(b, "note", row_label(m, r, p_avail));
+        mb_json_add_number(b, "speedup", r->speedup_opt);
+        mb_json_add_number(b, "efficiency", r->eff_opt);
+        cJSON_AddStringToObject(b, "regime", mb_model_regime_name(r->opt.regime));
+    }
+    return b;
+}
+
+/* One learning rate's best setting, when several --nfit are compared. */
+typedef struct lr_best {
+    double lr, procs, m_opt, t_c;
+} lr_best;
+
+/* How flat the optimum is: the M at the recommended P whose predicted T_C is within
+ * MB_SOLVER_FLAT of that P's optimum (m[0..1], NAN when it cannot be had), and the learner
+ * counts (available here) whose optimal T_C is within MB_SOLVER_FLAT of the fastest's. */
+typedef struct scale_flat {
+    double m[2], p_lo, p_hi, procs;
+} scale_flat;
+
+static scale_flat flat_of(const model_opts *m, const mb_scale_row *rows, size_t n, size_t best,
+                          size_t enough, double p_avail)
+{
+    scale_flat f = {.m = {NAN, NAN}, .p_lo = INFINITY, .p_hi = 0, .procs = rows[enough].procs};
+    mb_error e = {0};
+    mb_solver_flat_range(&m->law, &m->t, f.procs, m->m_lo, m->m_hi, rows[enough].opt.t_c,
+                         MB_SOLVER_FLAT, f.m, &e);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].procs <= p_avail &&
+            rows[i].opt.t_c <= (1 + MB_SOLVER_FLAT) * rows[best].opt.t_c) {
+            f.p_lo = fmin(f.p_lo, rows[i].procs);
+            f.p_hi = fmax(f.p_hi, rows[i].procs);
+        }
+    return f;
+}
+
+static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const mb_scale_row *rows,
+                         size_t n, size_t best, size_t enough, double p_b, int have_pb,
+                         double p_avail, const lr_best *lrs, size_t n_lr, const scale_check *ck)
+{
+    cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+    if (!root || !arr) {
+        cJSON_Delete(root);
+        cJSON_Delete(arr);
+        return NULL;
+    }
+    cJSON_AddStringToObject(root, "command", "scale");
+    cJSON_AddItemToObject(root, "model", model_json(m));
+    mb_json_add_number(root, "m_strong", so->m_strong);
+    mb_json_add_number(root, "m_weak", so->m_weak);
+    if (have_pb)
+        mb_json_add_number(root, "regime_boundary_procs", p_b);
+    mb_json_add_number(root, "procs_available", isfinite(p_avail) ? p_avail : NAN);
+    mb_json_add_number(root, "lr", m->nf.lr);
+    cJSON *bl = n_lr > 1 ? cJSON_AddArrayToObject(root, "by_lr") : NULL;
+    for (size_t i = 0; bl && i < n_lr; i++) {
+        cJSON *o = cJSON_CreateObject();
+        mb_json_add_number(o, "lr", lrs[i].lr);
+        mb_json_add_number(o, "procs", lrs[i].procs);
+        mb_json_add_number(o, "m_opt", lrs[i].m_opt);
+        mb_json_add_number(o, "t_c", lrs[i].t_c);
+        cJSON_AddItemToArray(bl, o);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const mb_scale_row *r = &rows[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        mb_json_add_number(o, "procs", r->procs);
+        mb_json_add_number(o, "m_opt", r->opt.m_opt);
+        mb_json_add_number(o, "t_c_opt", r->opt.t_c);
+        mb_json_add_number(o, "n_update", r->opt.n_update);
+        mb_json_add_number(o, "t_update", r->opt.t_update);
+        cJSON_AddStringToObject(o, "regime", mb_model_regime_name(r->opt.regime));
+        cJSON_AddStringToObject(o, "bound", mb_solver_bound_name(r->bound));
+        cJSON_AddStringToObject(o, "note", row_label(m, r, p_avail));
+        mb_json_add_number(o, "speedup_opt", r->speedup_opt);
+        mb_json_add_number(o, "efficiency_opt", r->eff_opt);
+        mb_json_add_number(o, "t_c_strong", r->t_c_strong);
+        mb_json_add_number(o, "speedup_strong", r->speedup_strong);
+        mb_json_add_number(o, "efficiency_strong", r->eff_strong);
+        mb_json_add_number(o, "t_c_weak", r->t_c_weak);
+        mb_json_add_number(o, "speedup_weak", r->speedup_weak);
+        mb_json_add_number(o, "efficiency_weak", r->eff_weak);
+        cJSON_AddItemToArray(arr, o);
+    }
+    cJSON_AddItemToObject(root, "rows", arr);
+    cJSON_AddItemToObject(root, "best", row_summary(m, &rows[best], p_avail));
+    cJSON_AddItemToObject(root, "enough", row_summary(m, &rows[enough], p_avail));
+    mb_json_add_number(root, "enough_slack", ENOUGH_SLACK);
+    if (ck->given)
+        cJSON_AddItemToObject(root, "settled", scale_settle_json(ck));
+    double q[2];
+    mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, rows[enough].procs, m->m_lo,
+                             m->m_hi, q);
+    if (isfinite(q[0])) { /* the 10th and 90th percentiles of M_opt over the bootstrap */
+        cJSON *s = cJSON_AddArrayToObject(root, "enough_m_opt_spread");
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(q[0]));
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
+    }
+    const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
+    cJSON *fo = cJSON_AddObjectToObject(root, "flat");
+    mb_json_add_number(fo, "within", MB_SOLVER_FLAT);
+    mb_json_add_number(fo, "procs", fl.procs);
+    mb_json_add_number(fo, "m_lo", fl.m[0]);
+    mb_json_add_number(fo, "m_hi", fl.m[1]);
+    mb_json_add_number(fo, "procs_lo", fl.p_lo);
+    mb_json_add_number(fo, "procs_hi", fl.p_hi);
+    return root;
+}
+
+static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so,
+                        const mb_scale_row *rows, size_t n, size_t best, size_t enough,
+                        double p_b, int have_pb, double p_avail, const lr_best *lrs, size_t n_lr,
+                        const scale_check *ck)
+{
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    for (size_t i = 0; n_lr > 1 && i < n_lr; i++)
+        fprintf(f, "# lr %-10g fastest: P = %g, M = %.0f, T_C = %.4g s%s\n", lrs[i].lr,
+                lrs[i].procs, round(lrs[i].m_opt), lrs[i].t_c,
+                lrs[i].lr == m->nf.lr ? "  <- the table below" : "");
+    model_print(f, m);
+    if (isfinite(m->m_hi))
+        fprintf(f, "# M is sought in [%.6g, %.6g] (%s); --extrapolate searches every M\n",
+                m->m_lo, m->m_hi, range_source(m));
+    else
+        fprintf(f, "# M is sought over every M >= %.6g (%s): an extrapolation beyond the runs\n",
+                m->m_lo, range_source(m));
+    if (isfinite(p_avail))
+        fprintf(f, "# P above %.6g is more than mpirun can run here (--procs-available): those "
+                   "rows extrapolate the collective model and are not recommended\n", p_avail);
+    if (have_pb)
+        fprintf(f, "# eq. 10 changes branch at P = %.6g (balance below, knee above)\n", p_b);
+    fprintf(f, "%8s %11s %11s %8s %8s %6s | %11s %8s %6s | %11s %8s %6s\n", "", "optimal", "", "",
+            "", "", "strong", "", "", "weak", "", "");
+    fprintf(f, "%8s %11s %11s %8s %8s %6s | %11s %8s %6s | %11s %8s %6s\n", "P", "M_opt", "T_C_s",
+            "regime", "speedup", "eff", "T_C_s", "speedup", "eff", "T_C_s", "speedup", "eff");
+    for (size_t i = 0; i < n; i++) {
+        const mb_scale_row *r = &rows[i];
+        const char *note = row_label(m, r, p_avail);
+        fprintf(f, "%8.6g %11.5g %11.5g %8s %8.4g %6.3f | %11s %8s %6s | %11s %8s %6s%s%s\n",
+                r->procs, r->opt.m_opt, r->opt.t_c, mb_model_regime_name(r->opt.regime),
+                r->speedup_opt, r->eff_opt, fmt(b1, sizeof b1, "%.5g", r->t_c_strong),
+                fmt(b2, sizeof b2, "%.4g", r->speedup_strong),
+                fmt(b3, sizeof b3, "%.3f", r->eff_strong), fmt(b4, sizeof b4, "%.5g", r->t_c_weak),
+                fmt(b5, sizeof b5, "%.4g", r->speedup_weak), fmt(b6, sizeof b6, "%.3f", r->eff_weak),
+                *note ? "  # " : "", note);
+    }
+    fprintf(f, "# strong scaling holds M = %.6g; weak scaling holds M/P = %.6g\n", so->m_strong,
+            so->m_weak);
+    const mb_scale_row *r = &rows[best];
+    const char *note = row_label(m, r, p_avail);
+    fprintf(f, "fastest:        P = %.6g learners with mini-batch M = %.0f (%.1f per learner): "
+               "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f (%s regime)%s%s\n",
+            r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c, r->speedup_opt,
+            r->eff_opt, mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
+    r = &rows[enough];
+    note = row_label(m, r, p_avail);
+    /* the recommendation: the model's optimum at the fewest learners enough, or what the runs
+     * settled on there */
+    const mb_validate_row *sr = settled_row(ck);
+    const double rec_lr = sr && !isnan(sr->lr) ? sr->lr : m->nf.lr;
+    const double rec_m = sr ? sr->batch : round(r->opt.m_opt);
+    char lr[96] = "", tc[96];
+    if (!isnan(rec_lr))
+        snprintf(lr, sizeof lr, ", learning rate %g%s", rec_lr,
+                 n_lr > 1 ? " (the fastest of the rates given)" : "");
+    if (sr)
+        snprintf(tc, sizeof tc, "T_C = %.4g s predicted, %.3g s measured", sr->t_pred,
+                 sr->t_median);
+    else
+        snprintf(tc, sizeof tc, "T_C = %.4g s", r->opt.t_c);
+    fprintf(f, "recommendation: P = %.6g learners with mini-batch M = %.0f (%.1f per learner)%s: "
+               "%s, %.4gx the single learner's best, efficiency %.3f; the fewest learners "
+               "within %.0f%% of the fastest%s%s\n",
+            r->procs, rec_m, rec_m / r->procs, lr, tc, r->speedup_opt, r->eff_opt,
+            100 * ENOUGH_SLACK, *note ? "; " : "", note);
+    scale_settle_print(f, ck);
+    mb_inverse_law inv;
+    if (mb_model_law_as_inverse(&m->law, &inv) == MB_OK && r->bound == MB_BOUND_NONE &&
+        r->opt.regime == MB_REGIME_BALANCE) {
+        double d = 0;
+        mb_model_comm_time(&m->t, r->procs, &d);
+        const double mstar = sqrt(inv.alpha * (m->t.t0 + d) * r->procs / (inv.n_inf * m->t.gamma));
+        fprintf(f, "why:            Perrone eq. 9: M* = sqrt(alpha (t0 + Delta(P)) P / (N_inf "
+                   "gamma)) = sqrt(%.4g * %.4g * %.6g / (%.4g * %.4g)) = %.4g%s",
+                inv.alpha, m->t.t0 + d, r->procs, inv.n_inf, m->t.gamma, mstar,
+                m->t.n_table >= 2 ? "" : "\n");
+        if (m->t.n_table >= 2)
+            fprintf(f, " with the fitted step; the measured step table puts it at %.4g\n",
+                    r->opt.m_opt);
+    } else if (r->opt.regime == MB_REGIME_BALANCE && r->bound == MB_BOUND_NONE) {
+        fprintf(f, "why:            dT_C/dM = N'(M) T_update + N(M) T_update' = 0 at M = %.4g "
+                   "(the %s has no closed form; solved numerically)\n",
+                r->opt.m_opt, mb_model_law_name(m->law.kind));
+    }
+    double q[2];
+    size_t nq = mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, r->procs, m->m_lo,
+                                         m->m_hi, q);
+    if (isfinite(q[0]))
+        fprintf(f, "spread:         the %s refitted to %zu bootstrap resamples of the runs puts "
+                   "M_opt at P = %g between %.4g and %.4g 8 times in 10\n",
+                mb_model_law_name(m->law.kind), nq, r->procs, q[0], q[1]);
+    const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
+    if (isfinite(fl.m[0]))
+    {
+        char ps[64];
+        if (fl.p_lo == fl.p_hi)
+            snprintf(ps, sizeof ps, "only P = %g", fl.p_lo);
+        else
+            snprintf(ps, sizeof ps, "P = %g..%g", fl.p_lo, fl.p_hi);
+        fprintf(f, "flat:           M = %.0f..%.0f at P = %g is predicted within %.0f%% of its "
+                   "best T_C; %s within %.0f%% of the fastest\n", ceil(fl.m[0]), floor(fl.m[1]),
+                fl.procs, 100 * MB_SOLVER_FLAT, ps, 100 * MB_SOLVER_FLAT);
+    }
+}
+
+int mbopt_scale(int argc, char **argv)
+{
+    const char *sub = "scale";
+    static const struct option lo[] = {MODEL_LONGOPTS,
+                                       {"procs", required_argument, 0, OPT_PROCS},
+                                       {"m-strong", required_argument, 0, OPT_M_STRONG},
+                                       {"m-weak", required_argument, 0, OPT_M_WEAK},
+                                       {"procs-available", required_argument, 0, OPT_PROCS_AVAIL},
+                                       {"json", no_argument, 0, OPT_JSON},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    model_opts m = {0};
+    mb_scale_options so = {0};
+    const char *avail = NULL;
+    out_opts out = {0, "-"};
+    const char *procs = "1:1024";
+    mb_error err = {0};
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        int r = model_option(&m, c, optarg, &err);
+        if (r < 0)
+            return mb_cli_fail(prog, sub, &err);
+        if (r > 0)
+            continue;
+        switch (c) {
+        case OPT_PROCS: procs = optarg; break;
+        case OPT_PROCS_AVAIL: avail = optarg; break;
+        case OPT_M_STRONG:
+            if (mb_data_flag_double("--m-strong", optarg, 1, MB_POSITIVE, &so.m_strong, &err))
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_M_WEAK:
+            if (mb_data_flag_double("--m-weak", optarg, 1, MB_POSITIVE, &so.m_weak, &err))
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_JSON: out.json = 1; break;
+        case 'o': out.output = optarg; break;
+        case 'h': scale_help(); return 0;
+        default: return mb_cli_bad_option(prog, sub, argv, optind, c);
+        }
+    }
+    mb_range pr;
+    if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
+        return mb_cli_fail(prog, sub, &err);
+    double p_avail = INFINITY;
+    if (avail && mb_data_flag_double("--procs-available", avail, 1, MB_POSITIVE, &p_avail, &err))
+        return mb_cli_fail(prog, sub, &err);
+    for (size_t i = 0; i < pr.n; i++)
+        if (pr.v[i] < 1.0) {
+            mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be >= 1, got %g", pr.v[i]);
+            mb_data_range_free(&pr);
+            return mb_cli_fail(prog, sub, &err);
+        }
+    if (model_resolve(&m, &err) != MB_OK) {
+        mb_data_range_free(&pr);
+        return mb_cli_fail(prog, sub, &err);
+    }
+    mb_scale_row *rows = calloc(pr.n, sizeof *rows);
+    /* several learning rates: each one's best, then the table of the fastest */
+    lr_best lrs[MAX_NFIT];
+    size_t n_lr = m.n_nfit, pick = 0;
+    for (size_t i = 0; rows && n_lr > 1 && i < n_lr; i++) {
+        mb_scale_options s1 = so;
+        model_select(&m, i);
+        s1.m_lo = m.m_lo;
+        s1.m_hi = m.m_hi;
+        if (mb_solver_scale(&m.law, &m.t, &s1, pr.v, pr.n, rows, &err) != MB_OK) {
+            free(rows);
+            mb_data_range_free(&pr);
+            return mb_cli_fail(prog, sub, &err);
+        }
+        const mb_scale_row *b = &rows[mb_solver_best_row(rows, pr.n, p_avail)];
+        lrs[i] = (lr_best){m.nf.lr, b->procs, b->opt.m_opt, b->opt.t_c};
+        if (lrs[i].t_c < lrs[pick].t_c)
+            pick = i;
+    }
+    model_select(&m, pick);
+    so.m_lo = m.m_lo;
+    so.m_hi = m.m_hi;
+    if (!rows || mb_solver_scale(&m.law, &m.t, &so, pr.v, pr.n, rows, &err) != MB_OK) {
+        if (!rows)
+            mb_error_set(&err, MB_ENOMEM, "out of memory");
+        free(rows);
+        mb_data_range_free(&pr);
+        return mb_cli_fail(prog, sub, &err);
+    }
+    size_t best = mb_solver_best_row(rows, pr.n, p_avail);
+    size_t enough = mb_solver_enough_row(rows, pr.n, ENOUGH_SLACK, p_avail);
+    scale_check ck = {0};
+    if (optind < argc &&
+        scale_settle(&m, &rows[enough], argc - optind, argv + optind, &ck, &err) != MB_OK) {
+        free(rows);
+        mb_data_range_free(&pr);
+        return mb_cli_fail(prog, sub, &err);
+    }
+    double p_b = 0;
+    mb_inverse_law inv;
+    int have_pb = mb_model_law_as_inverse(&m.law, &inv) == MB_OK && !isfinite(m.m_hi) &&
+                  m.m_lo <= 1.0 && mb_model_regime_boundary(&inv, &m.t, &p_b) == MB_OK;
+    int rc;
+    if (out.json) {
+        rc = emit_json(sub, scale_json(&m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail,
+                                       lrs, n_lr, &ck), &out);
+    } else {
+        mb_out o;
+        rc = mb_out_open(&o, out.output, &err);
+        if (rc == MB_OK) {
+            scale_print(o.f, &m, &so, rows, pr.n, best, enough, p_b, have_pb, p_avail, lrs,
+                        n_lr, &ck);
+            rc = mb_out_commit(&o, &err);
+        }
+        rc = rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
+    }
+    mb_validate_free(&ck.v);
+    free(rows);
+    mb_data_range_free(&pr);
+    return rc;
+}
+

@@ -1,0 +1,888 @@
+/* mbopt_validate.c — `mbopt validate`: predicted against measured training time from run logs,
+ * the in-sample line, sequential sampling and the held-out check (solver/validate.c,
+ * solver/holdout.c do the work).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mbopt_cli.h"
+
+/* The recommendation's measured time over the measured best. */
+static double validate_ratio(const mb_validate *v)
+{
+    return v->settled >= 0 ? v->settled_ratio : v->ratio;
+}
+
+/* ---- mbopt validate -------------------------------------------------------------------------- */
+
+/* ---- mbopt validate: the held-out check and sequential sampling (solver/holdout.c) --------- */
+
+#define MAX_HOLDOUT_DIRS 16
+#define DEFAULT_MAX_SEEDS 10
+
+typedef struct holdout_cli {
+    char *dirs[MAX_HOLDOUT_DIRS]; /* --holdout DIR... */
+    size_t n_dirs;
+    size_t plan_seeds;            /* --holdout-plan N (0: not asked) */
+    int more_seeds;               /* --more-seeds */
+    size_t max_seeds;             /* --max-seeds */
+    int on;                       /* h and ho hold a check */
+    glob_t g;
+    mb_fit_runs runs;
+    mb_validate h;
+    mb_holdout ho;
+    mb_sequential seq;            /* in-sample sampling state */
+} holdout_cli;
+
+static void holdout_free(holdout_cli *hc)
+{
+    if (hc->on) {
+        mb_validate_free(&hc->h);
+        mb_fit_runs_free(&hc->runs);
+        globfree(&hc->g);
+    }
+    hc->on = 0;
+}
+
+/* Whether run i of `runs` is of the setting of row r. */
+static int run_of(const mb_fit_runs *runs, size_t i, const mb_validate_row *r)
+{
+    return runs->batch[i] == r->batch && runs->procs[i] == r->procs &&
+           (runs->lr[i] == r->lr || (isnan(runs->lr[i]) && isnan(r->lr)));
+}
+
+/* "M,LR,SEED" (LR empty when not known), a token for the Makefile's loops. */
+static void print_token(double m, double lr, unsigned long seed, int first)
+{
+    if (isnan(lr))
+        printf("%s%g,,%lu", first ? "" : " ", m, seed);
+    else
+        printf("%s%g,%.9g,%lu", first ? "" : " ", m, lr, seed);
+}
+
+/* --holdout-plan N: the held-out sweep, seed by seed over M, on one line; what it holds out on
+ * standard error. */
+static int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, const model_opts *m,
+                              size_t n_seeds, mb_error *err)
+{
+    mb_holdout_plan plan;
+    int rc = mb_solver_holdout_plan(v, runs, m->m_lo, m->m_hi, n_seeds, &plan, err);
+    if (rc != MB_OK)
+        return rc;
+    char what[512] = "";
+    for (size_t k = 0, len = 0; k < plan.n_batch && len < sizeof what; k++)
+        len += (size_t)snprintf(what + len, sizeof what - len, "%s%g (%s)", k ? ", " : "",
+                                plan.batch[k], plan.why[k]);
+    fprintf(stderr, "%s validate: held out at P = %g: M = %s on seeds %lu..%lu, none of them a "
+            "seed of the %zu runs that fitted and chose\n", prog, plan.p, what, plan.seeds[0],
+            plan.seeds[plan.n_seeds - 1], runs->n);
+    for (size_t s = 0; s < plan.n_seeds; s++)
+        for (size_t k = 0; k < plan.n_batch; k++)
+            print_token(plan.batch[k], plan.lr, plan.seeds[s], s == 0 && k == 0);
+    printf("\n");
+    return MB_OK;
+}
+
+/* The next seed for the setting of row r: one past the largest seed its runs used below the
+ * held-out seeds. */
+static unsigned long next_seed(const mb_fit_runs *runs, const mb_validate_row *r)
+{
+    double top = -1;
+    for (size_t i = 0; i < runs->n; i++)
+        if (run_of(runs, i, r) && runs->seed[i] < MB_HOLDOUT_SEED0 && runs->seed[i] > top)
+            top = runs->seed[i];
+    return (unsigned long)(top + 1);
+}
+
+/* "M = a, b, c" of rows idx[0..n) into buf. */
+static const char *row_list(char *buf, size_t size, const mb_validate *v, const long *idx,
+                            size_t n)
+{
+    size_t len = (size_t)snprintf(buf, size, "M = ");
+    for (size_t k = 0; k < n && len < size; k++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%g", k ? ", " : "",
+                                v->rows[idx[k]].batch);
+    return buf;
+}
+
+/* The sampling state as a sentence, into buf. */
+static const char *sampling_line(char *buf, size_t size, const mb_validate *v,
+                                 const mb_sequential *q, size_t max_seeds)
+{
+    char list[256];
+    if (q->leader < 0)
+        snprintf(buf, size, "no setting reached the target: nothing to decide");
+    else if (q->decided)
+        snprintf(buf, size, "decided: no other setting's %.0f%% interval of its median reaches "
+                 "that of the leader, M = %g (%zu runs)", 100 * MB_SEQUENTIAL_LEVEL,
+                 v->rows[q->leader].batch, v->rows[q->leader].runs);
+    else
+        snprintf(buf, size, "%s: %s still overlap the leader M = %g (%zu runs) within their "
+                 "%.0f%% intervals%s", q->capped ? "undecided at the cap" : "budget spent",
+                 row_list(list, sizeof list, v, q->overlap, q->n_overlap),
+                 v->rows[q->leader].batch, v->rows[q->leader].runs, 100 * MB_SEQUENTIAL_LEVEL,
+                 q->capped ? "" : "; more seeds may tell them apart");
+    (void)max_seeds;
+    return buf;
+}
+
+/* --more-seeds: the settings whose intervals still overlap the leader's, one more seed each. */
+static int more_seeds_print(const holdout_cli *hc, const mb_validate *v, const mb_fit_runs *runs)
+{
+    char line[640];
+    fprintf(stderr, "%s validate: sampling %s\n", prog,
+            sampling_line(line, sizeof line, v, &hc->seq, hc->max_seeds));
+    for (size_t k = 0; k < hc->seq.n_want; k++) {
+        const mb_validate_row *r = &v->rows[hc->seq.want[k]];
+        print_token(r->batch, r->lr, next_seed(runs, r), k == 0);
+    }
+    printf("\n");
+    return MB_OK;
+}
+
+/* Reads the held-out logs and checks the recommendation (row `pick` of the in-sample v) on them:
+ * no held-out run may share a seed with the in-sample runs, or a network or target. */
+static int holdout_check(holdout_cli *hc, const mb_law *laws, const double *lrs, size_t n_laws,
+                         const mb_update_time *t, const mb_validate *v,
+                         const mb_fit_runs *in, mb_error *err)
+{
+    const long pick = mb_solver_pick(v);
+    if (pick < 0)
+        return mb_error_set(err, MB_ENODATA, "--holdout: no recommendation with runs to check");
+    const mb_validate_row *r = &v->rows[pick];
+    int rc = read_runs((int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
+    hc->on = 1;
+    for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++)
+        for (size_t j = 0; rc == MB_OK && j < in->n; j++)
+            if (!isnan(hc->runs.seed[i]) && hc->runs.seed[i] == in->seed[j])
+                rc = mb_error_set(err, MB_EINVAL, "%s: seed %g also trained a run that fitted "
+                                  "or chose the answer: a held-out run needs a fresh seed "
+                                  "(mbopt validate --holdout-plan)", hc->g.gl_pathv[i],
+                                  hc->runs.seed[i]);
+    if (rc == MB_OK)
+        rc = mb_solver_validate(laws, lrs, n_laws, t, NULL, &hc->runs,
+                                (const char *const *)hc->g.gl_pathv, r->batch, r->procs, r->lr,
+                                &hc->h, err);
+    if (rc == MB_OK && strcmp(hc->h.net, v->net) != 0)
+        rc = mb_error_set(err, MB_EINVAL, "--holdout: the held-out runs train '%s', the others "
+                          "'%s'", hc->h.net, v->net);
+    if (rc == MB_OK)
+        rc = mb_solver_holdout(&hc->h, r->batch, r->procs, r->lr, 2000, &hc->ho, err);
+    return rc;
+}
+
+/* The held-out check as one sentence, into buf. */
+static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc)
+{
+    const mb_validate *h = &hc->h;
+    const mb_holdout *o = &hc->ho;
+    const mb_validate_row *rec = &h->rows[o->rec], *best = &h->rows[o->best],
+                          *rv = &h->rows[o->rival];
+    char seeds[32];
+    if (o->seeds_lo == o->seeds_hi)
+        snprintf(seeds, sizeof seeds, "%zu", o->seeds_lo);
+    else
+        snprintf(seeds, sizeof seeds, "%zu-%zu", o->seeds_lo, o->seeds_hi);
+    snprintf(buf, size,
+             "held out (%s fresh seeds a setting, none used to fit or choose): the recommended "
+             "M = %g trained in %.3g s (median), %.2fx the best held-out M (M = %g, %.3g s; "
+             "%.0f%% interval %.2f-%.2fx); against its best rival, M = %g (%.3g s): %.2fx "
+             "(%.0f%% interval %.2f-%.2f): %s; median |error| of predicted T_C on the held-out "
+             "runs %.1f%% over %zu settings; flat (held out): M = %g..%g within %.0f%% of the "
+             "best",
+             seeds, rec->batch, rec->t_median, o->ratio, best->batch, best->t_median,
+             100 * MB_HOLDOUT_LEVEL, o->ratio_ci[0], o->ratio_ci[1], rv->batch, rv->t_median,
+             o->rival_ratio, 100 * MB_HOLDOUT_LEVEL, o->rival_ci[0], o->rival_ci[1],
+             mb_solver_holdout_verdict_name(o->verdict), 100 * o->median_abs_err, o->n_err,
+             o->flat_lo, o->flat_hi, 100 * MB_SOLVER_FLAT);
+    return buf;
+}
+
+/* The held-out rows as a table, then the check line. */
+static void holdout_print(FILE *f, const holdout_cli *hc, const char *verdict)
+{
+    const mb_validate *h = &hc->h;
+    char a[32], b[32], c[32], d[32], e[32], g[32];
+    fprintf(f, "# held out: the runs below took no part in fitting or choosing\n");
+    fprintf(f, "%-9s %4s %6s %8s %9s %10s %10s %10s %8s %8s\n", "held-out", "P", "M", "lr",
+            "reached", "T_C_meas_s", "T_C_min_s", "T_C_pred_s", "error", "vs_best");
+    for (size_t i = 0; i < h->n_rows; i++) {
+        const mb_validate_row *r = &h->rows[i];
+        char reached[32];
+        snprintf(reached, sizeof reached, "%zu/%zu", r->reached, r->runs);
+        fprintf(f, "%-9s %4g %6g %8s %9s %10s %10s %10s %8s %8s%s\n", r->algo, r->procs,
+                r->batch, fmt(a, sizeof a, "%g", r->lr), reached,
+                fmt(b, sizeof b, "%.4g", r->t_median), fmt(c, sizeof c, "%.4g", r->t_min),
+                fmt(d, sizeof d, "%.4g", r->t_pred),
+                fmt(e, sizeof e, "%+.1f%%", 100 * r->rel_err),
+                fmt(g, sizeof g, "%.2fx", r->t_median / h->rows[hc->ho.best].t_median),
+                (long)i == hc->ho.rec ? "  # recommended" : "");
+    }
+    fprintf(f, "check: %s\n", verdict);
+}
+
+static cJSON *holdout_json(const holdout_cli *hc)
+{
+    const mb_holdout *o = &hc->ho;
+    const mb_validate *h = &hc->h;
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    mb_json_add_number(root, "batch", h->rows[o->rec].batch);
+    mb_json_add_number(root, "t_train_median_s", h->rows[o->rec].t_median);
+    mb_json_add_number(root, "best_batch", h->rows[o->best].batch);
+    mb_json_add_number(root, "best_t_train_median_s", h->rows[o->best].t_median);
+    mb_json_add_number(root, "ratio", o->ratio);
+    mb_json_add_number(root, "ratio_lo", o->ratio_ci[0]);
+    mb_json_add_number(root, "ratio_hi", o->ratio_ci[1]);
+    mb_json_add_number(root, "rival_batch", h->rows[o->rival].batch);
+    mb_json_add_number(root, "rival_ratio", o->rival_ratio);
+    mb_json_add_number(root, "rival_ratio_lo", o->rival_ci[0]);
+    mb_json_add_number(root, "rival_ratio_hi", o->rival_ci[1]);
+    mb_json_add_number(root, "level", MB_HOLDOUT_LEVEL);
+    cJSON_AddStringToObject(root, "verdict", mb_solver_holdout_verdict_name(o->verdict));
+    mb_json_add_number(root, "median_abs_rel_err", o->median_abs_err);
+    mb_json_add_number(root, "flat_lo", o->flat_lo);
+    mb_json_add_number(root, "flat_hi", o->flat_hi);
+    mb_json_add_number(root, "seeds_min", (double)o->seeds_lo);
+    mb_json_add_number(root, "seeds_max", (double)o->seeds_hi);
+    cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+    for (size_t i = 0; rows && i < h->n_rows; i++) {
+        const mb_validate_row *r = &h->rows[i];
+        cJSON *x = cJSON_CreateObject();
+        if (!x)
+            break;
+        mb_json_add_number(x, "procs", r->procs);
+        mb_json_add_number(x, "batch", r->batch);
+        mb_json_add_number(x, "lr", r->lr);
+        mb_json_add_number(x, "runs", (double)r->runs);
+        mb_json_add_number(x, "reached", (double)r->reached);
+        mb_json_add_number(x, "t_train_median_s", r->t_median);
+        mb_json_add_number(x, "t_pred_s", r->t_pred);
+        mb_json_add_number(x, "rel_err", r->rel_err);
+        cJSON *ts = cJSON_AddArrayToObject(x, "t_runs_s");
+        for (size_t k = 0; ts && k < r->reached; k++)
+            cJSON_AddItemToArray(ts, cJSON_CreateNumber(r->t_runs[k]));
+        cJSON_AddItemToArray(rows, x);
+    }
+    return root;
+}
+
+static void validate_help(void)
+{
+    printf("Usage: mbopt validate [OPTION]... LOG|DIR...\n"
+           "Checks the model against real training runs: for every (algorithm, P, M, learning\n"
+           "rate) that has run logs, the measured training time to the target loss (the wall_s\n"
+           "of the first update whose evaluation loss reached it: evaluation excluded; median\n"
+           "over seeds, with its spread) beside the predicted T_C = N_update(M) T_update(M, P),\n"
+           "the relative error, and the runs' seconds per update beside T_update's. Then the\n"
+           "measured-best M and the recommended setting's measured time over it. A DIR stands\n"
+           "for its *.csv files.\n\n"
+           "%s"
+           "Validation:\n"
+           "      --target-loss X   the target (default: --nfit's target_loss)\n"
+           "      --recommend FILE  the recommendation to check: 'mbopt scale --json' output\n"
+           "                        (its 'enough' row); default: the optimum at P = 1 in range\n"
+           "      --missing         print only the mini-batch sizes that would check the\n"
+           "                        recommendation and have no runs yet: its M (rounded) and on\n"
+           "                        either side the 10th / 90th percentile of M_opt over the\n"
+           "                        nfit's bootstrap resamples when that is more than 1.25x away,\n"
+           "                        else M / 1.5, M * 1.5, inside the range, on one line as M,LR\n"
+           "                        (just M when the learning rate is not known), for scripts\n"
+           "      --comm-from-runs  print only Delta(P) as the runs at P > 1 measured it: the\n"
+           "                        median of their seconds per update less the one-learner\n"
+           "                        step at M / P (for mbopt scale --comm allreduce --delta)\n"
+           "Held out (docs/design.md, \"The held-out check\"):\n"
+           "      --holdout DIR     run logs that took no part in fitting or choosing (repeat it\n"
+           "                        for several folders): the recommendation's median training\n"
+           "                        time over the best held-out M's and over its best rival's,\n"
+           "                        each with a 95%% bootstrap interval over seeds (tied when the\n"
+           "                        rival interval holds 1), the model's error on them and the\n"
+           "                        flat range they measure; a log reusing a seed of LOG|DIR is\n"
+           "                        refused\n"
+           "      --holdout-plan N  print only what a held-out check should train: the\n"
+           "                        recommendation, the in-sample best, the model's optimum and\n"
+           "                        M / 1.5, M / 1.22, M * 1.22, M * 1.5, on N fresh seeds\n"
+           "                        (3..64, from 1000 up, none a seed of LOG|DIR), seed by seed,\n"
+           "                        as M,LR,SEED tokens on one line\n"
+           "      --more-seeds      print only the settings whose median's 90%% interval still\n"
+           "                        overlaps the leader's (and the leader), one more seed each,\n"
+           "                        as M,LR,SEED tokens (empty: decided, or all at the cap)\n"
+           "      --max-seeds N     the cap of runs a setting gets from --more-seeds (default 10)\n"
+           "Output:\n"
+           "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
+           "      --csv             write the validation table as CSV (docs/design.md columns)\n"
+           "  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
+           "  -h, --help            show this help and exit\n\n"
+           "Exit status: 0 when the table was made, whatever the errors; 1 for bad input or\n"
+           "when no run trained within a factor of 2 of the recommended M.\n\n"
+           "Example:\n"
+           "  mbopt validate --nfit n.json --tfit t.json out/runs out/check --json -o v.json\n",
+           MODEL_HELP);
+}
+
+/* One checked setting: the M the model asked for (`batch`), the trained M that stands for it
+ * and what it measured. */
+static void add_checked(cJSON *o, const model_opts *m, const mb_validate *v, double batch,
+                        double lr, long row)
+{
+    double tc = NAN; /* the model's T_C at `batch`: the row's when it trained just that */
+    if (row >= 0 && v->rows[row].batch == batch)
+        tc = v->rows[row].t_pred;
+    else
+        mb_model_law_tc(&m->law, &m->t, batch, v->p_rec, &tc);
+    mb_json_add_number(o, "batch", batch);
+    mb_json_add_number(o, "lr", lr);
+    mb_json_add_number(o, "procs", v->p_rec);
+    mb_json_add_number(o, "t_pred_s", tc);
+    cJSON_AddBoolToObject(o, "measured", row >= 0);
+    if (row >= 0) {
+        mb_json_add_number(o, "batch_run", v->rows[row].batch);
+        mb_json_add_number(o, "t_train_median_s", v->rows[row].t_median);
+    }
+}
+
+static cJSON *validate_json(const model_opts *m, const mb_validate *v, const holdout_cli *hc,
+                            const char *in_sample, const char *held, const char *sampling)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "command", "validate");
+    cJSON_AddStringToObject(root, "net", v->net);
+    mb_json_add_number(root, "target_loss", v->target);
+    cJSON *law = cJSON_AddObjectToObject(root, "law"), *params = NULL;
+    if (law) {
+        cJSON_AddStringToObject(law, "model", mb_model_law_name(m->law.kind));
+        params = cJSON_AddObjectToObject(law, "params");
+        cJSON_AddStringToObject(law, "why", m->nfit ? m->nf.why : "given");
+    }
+    if (params) {
+        mb_json_add_number(params, "n_inf", m->law.n_inf);
+        mb_json_add_number(params, m->law.kind == MB_LAW_INVERSE ? "alpha" : "a", m->law.a);
+        if (m->law.kind == MB_LAW_POWER)
+            mb_json_add_number(params, "b", m->law.b);
+    }
+    cJSON_AddItemToObject(root, "model", model_json(m));
+    cJSON *tu = cJSON_AddObjectToObject(root, "t_update");
+    if (tu) {
+        mb_json_add_number(tu, "gamma", m->t.gamma);
+        mb_json_add_number(tu, "m_t", m->t.m_t);
+        mb_json_add_number(tu, "t0", m->t.t0);
+    }
+    if (isfinite(m->m_hi)) {
+        cJSON *r = cJSON_AddArrayToObject(root, "converged_range");
+        cJSON_AddItemToArray(r, cJSON_CreateNumber(m->m_lo));
+        cJSON_AddItemToArray(r, cJSON_CreateNumber(m->m_hi));
+    }
+    cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; rows && i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "algo", r->algo);
+        mb_json_add_number(o, "procs", r->procs);
+        mb_json_add_number(o, "batch", r->batch);
+        mb_json_add_number(o, "lr", r->lr);
+        mb_json_add_number(o, "runs", (double)r->runs);
+        mb_json_add_number(o, "reached", (double)r->reached);
+        mb_json_add_number(o, "diverged", (double)r->diverged);
+        mb_json_add_number(o, "n_median", r->n_median);
+        mb_json_add_number(o, "n_pred", r->n_pred);
+        mb_json_add_number(o, "t_train_median_s", r->t_median);
+        mb_json_add_number(o, "t_train_min_s", r->t_min);
+        mb_json_add_number(o, "t_train_max_s", r->t_max);
+        cJSON *ts = cJSON_AddArrayToObject(o, "t_runs_s");
+        for (size_t k = 0; ts && k < r->reached; k++)
+            cJSON_AddItemToArray(ts, cJSON_CreateNumber(r->t_runs[k]));
+        mb_json_add_number(o, "t_update_run_s", r->t_update_run);
+        mb_json_add_number(o, "t_update_pred_s", r->t_update_pred);
+        mb_json_add_number(o, "t_update_rel_err", r->t_update_rel_err);
+        mb_json_add_number(o, "t_pred_s", r->t_pred);
+        mb_json_add_number(o, "rel_err", r->rel_err);
+        if (m->tcal.on) {
+            mb_json_add_number(o, "t_update_probe_s", r->t_update_probe);
+            mb_json_add_number(o, "t_update_probe_rel_err", r->t_update_probe_rel_err);
+            mb_json_add_number(o, "t_pred_probe_s", r->t_pred_probe);
+            mb_json_add_number(o, "rel_err_probe", r->rel_err_probe);
+        }
+        cJSON_AddItemToArray(rows, o);
+        lo = fmin(lo, r->batch);
+        hi = fmax(hi, r->batch);
+    }
+    /* the predicted curve at P = p_rec over the trained M, 32 points per factor of 2 */
+    /* (and, when T_update is the runs', the curve the probe's T_update alone gives) */
+    mb_update_time t_probe;
+    mb_solver_tcal_probe(&m->tcal, &m->t, &t_probe);
+    lo = fmin(lo, v->m_rec);
+    hi = fmax(hi, v->m_rec);
+    size_t n = (size_t)ceil(log2(hi / lo) * 32) + 1;
+    for (int c = 0; c < 1 + m->tcal.on; c++) {
+        cJSON *curve = cJSON_AddArrayToObject(root, c ? "curve_probe" : "curve");
+        for (size_t i = 0; curve && i < n; i++) {
+            double mm = n > 1 ? lo * pow(hi / lo, (double)i / (double)(n - 1)) : lo, tc;
+            if (mb_model_law_tc(&m->law, c ? &t_probe : &m->t, mm, v->p_rec, &tc) != MB_OK)
+                continue;
+            cJSON *o = cJSON_CreateObject();
+            mb_json_add_number(o, "batch", mm);
+            mb_json_add_number(o, "t_pred_s", tc);
+            cJSON_AddItemToArray(curve, o);
+        }
+    }
+    if (v->best >= 0) {
+        const mb_validate_row *b = &v->rows[v->best];
+        cJSON *o = cJSON_AddObjectToObject(root, "measured_best");
+        mb_json_add_number(o, "batch", b->batch);
+        mb_json_add_number(o, "lr", b->lr);
+        mb_json_add_number(o, "procs", b->procs);
+        mb_json_add_number(o, "t_train_median_s", b->t_median);
+    }
+    /* the recommendation (what the runs settled on, else the model's optimum) and the model's
+     * optimum itself, each with the trained M that stands for it */
+    const int by_runs = v->settled >= 0 && v->settled != v->rec;
+    cJSON *rec = cJSON_AddObjectToObject(root, "recommended");
+    if (rec && by_runs)
+        add_checked(rec, m, v, v->rows[v->settled].batch, v->rows[v->settled].lr, v->settled);
+    else if (rec)
+        add_checked(rec, m, v, v->m_rec, v->lr_rec, v->rec);
+    cJSON *opt = cJSON_AddObjectToObject(root, "model_optimum");
+    if (opt)
+        add_checked(opt, m, v, v->m_rec, v->lr_rec, v->rec);
+    cJSON_AddStringToObject(root, "settled_by", by_runs ? "runs" : "model");
+    mb_json_add_number(root, "settle_band", v->band);
+    mb_json_add_number(root, "in_sample_ratio", validate_ratio(v));
+    mb_json_add_number(root, "model_ratio", v->ratio);
+    mb_json_add_number(root, "median_abs_rel_err", v->median_abs_err);
+    mb_json_add_number(root, "t_update_median_abs_rel_err", v->median_abs_tu_err);
+    if (m->tcal.on) {
+        cJSON_AddStringToObject(root, "t_update_source", "runs' seconds per update (the "
+                                "errors above are N_update's at the runs' M)");
+        mb_json_add_number(root, "median_abs_rel_err_probe", v->median_abs_err_probe);
+        mb_json_add_number(root, "t_update_probe_median_abs_rel_err",
+                           v->median_abs_tu_err_probe);
+    }
+    double t_opt, fl[2] = {NAN, NAN};
+    mb_error e = {0};
+    if (mb_model_law_tc(&m->law, &m->t, v->m_rec, v->p_rec, &t_opt) == MB_OK)
+        mb_solver_flat_range(&m->law, &m->t, v->p_rec, m->m_lo, m->m_hi, t_opt, MB_SOLVER_FLAT,
+                             fl, &e);
+    cJSON *flat = cJSON_AddObjectToObject(root, "flat_pred");
+    mb_json_add_number(flat, "within", MB_SOLVER_FLAT);
+    mb_json_add_number(flat, "m_lo", fl[0]);
+    mb_json_add_number(flat, "m_hi", fl[1]);
+    cJSON_AddStringToObject(root, "verdict", held);
+    cJSON_AddStringToObject(root, "in_sample", in_sample);
+    cJSON_AddStringToObject(root, "sampling", sampling);
+    cJSON_AddItemToObject(root, "holdout", hc->on ? holdout_json(hc) : cJSON_CreateNull());
+    return root;
+}
+
+static void validate_csv(FILE *f, const mb_validate *v)
+{
+    fprintf(f, "# command=mbopt validate\n# net=%s\n# target_loss=%.9g\n", v->net, v->target);
+    fprintf(f, "algo,procs,batch,lr,runs,reached,n_median,t_train_median_s,t_pred_s,rel_err\n");
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        char a[32], b[32], c[32], d[32], e[32];
+        fprintf(f, "%s,%g,%g,%s,%zu,%zu,%s,%s,%s,%s\n", r->algo, r->procs, r->batch,
+                isnan(r->lr) ? "" : fmt(a, sizeof a, "%.9g", r->lr), r->runs, r->reached,
+                isnan(r->n_median) ? "" : fmt(b, sizeof b, "%.9g", r->n_median),
+                isnan(r->t_median) ? "" : fmt(c, sizeof c, "%.9g", r->t_median),
+                isnan(r->t_pred) ? "" : fmt(d, sizeof d, "%.9g", r->t_pred),
+                isnan(r->rel_err) ? "" : fmt(e, sizeof e, "%.6g", r->rel_err));
+    }
+}
+
+static void validate_print(FILE *f, const model_opts *m, const mb_validate *v,
+                           const holdout_cli *hc, const char *in_sample, const char *held,
+                           const char *sampling)
+{
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+    model_print(f, m);
+    fprintf(f, "# %s runs against the model, target loss %g; times are training only "
+               "(evaluation excluded), medians over seeds\n", v->net, v->target);
+    const int probe = m->tcal.on; /* the probe's own T_update beside the calibrated one */
+    fprintf(f, "%-9s %4s %6s %8s %9s %8s %10s %10s %8s %11s %11s %8s", "algo", "P", "M", "lr",
+            "reached", "diverged", "T_C_meas_s", "T_C_pred_s", "error", "s/upd_runs",
+            "s/upd_model", "error");
+    fprintf(f, probe ? " %11s %8s %13s %8s\n" : "\n", "s/upd_probe", "error", "T_C_probe_s",
+            "error");
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        char reached[32];
+        snprintf(reached, sizeof reached, "%zu/%zu", r->reached, r->runs);
+        fprintf(f, "%-9s %4g %6g %8s %9s %8zu %10s %10s %8s %11s %11s %8s", r->algo, r->procs,
+                r->batch, fmt(a, sizeof a, "%g", r->lr), reached, r->diverged,
+                fmt(b, sizeof b, "%.4g", r->t_median), fmt(c, sizeof c, "%.4g", r->t_pred),
+                fmt(d, sizeof d, "%+.1f%%", 100 * r->rel_err),
+                fmt(e, sizeof e, "%.4g", r->t_update_run),
+                fmt(g, sizeof g, "%.4g", r->t_update_pred),
+                fmt(h, sizeof h, "%+.1f%%", 100 * r->t_update_rel_err));
+        if (probe)
+            fprintf(f, " %11s %8s %13s %8s", fmt(a, sizeof a, "%.4g", r->t_update_probe),
+                    fmt(b, sizeof b, "%+.1f%%", 100 * r->t_update_probe_rel_err),
+                    fmt(c, sizeof c, "%.4g", r->t_pred_probe),
+                    fmt(d, sizeof d, "%+.1f%%", 100 * r->rel_err_probe));
+        const long pick = mb_solver_pick(v);
+        fprintf(f, "%s%s%s\n", (long)i == v->best ? "  # measured best" : "",
+                (long)i == pick ? "  # recommended" : "",
+                (long)i == v->rec && v->rec != pick ? "  # the model's optimum" : "");
+    }
+    fprintf(f, "in-sample: %s\n", in_sample);
+    fprintf(f, "sampling: %s\n", sampling);
+    if (hc->on)
+        holdout_print(f, hc, held);
+    else
+        fprintf(f, "check: %s\n", held);
+}
+
+/* The in-sample line: the recommendation's time over the best of the very runs that chose it
+ * (so no check of it), the model's median error on them and where that error comes from. */
+static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
+                              const mb_validate *v, double m_rec, double p_rec)
+{
+    char stand[160] = "", settle[320] = "";
+    const long pick = mb_solver_pick(v);
+    if (pick >= 0 && pick == v->rec && v->rows[pick].batch != round(m_rec))
+        snprintf(stand, sizeof stand, " (the optimum is M = %.4g; the model puts M = %g within "
+                                      "%.0f%% of its T_C)", m_rec, v->rows[pick].batch,
+                 100 * MB_SOLVER_EQUIV);
+    char as[48] = ""; /* the trained M that stands for the model's optimum, when another */
+    if (v->rec >= 0 && v->rows[v->rec].batch != round(m_rec))
+        snprintf(as, sizeof as, " as M = %g", v->rows[v->rec].batch);
+    if (pick >= 0 && pick != v->rec && v->rec >= 0)
+        snprintf(settle, sizeof settle, "; the runs chose it over the model's optimum M = %.4g "
+                 "(trained%s in %.3g s, %.2fx the best), which the model cannot tell from it: "
+                 "it predicts both within %.1f%% of its best T_C, its median |error| on these "
+                 "runs", m_rec, as, v->rows[v->rec].t_median, v->ratio, 100 * v->band);
+    else if (pick >= 0 && pick != v->rec)
+        snprintf(settle, sizeof settle, "; the model's optimum M = %.4g has no runs of its own "
+                 "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
+                 "best T_C, its median |error| on these runs, and the runs measured it the "
+                 "fastest such", m_rec, round(m_rec), v->rows[pick].batch, 100 * v->band);
+    if (pick >= 0 && v->best >= 0)
+        snprintf(verdict, size,
+                 "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the best of the "
+                 "runs that chose it (P = %g, M = %g, %.3g s)%s; median |error| of predicted "
+                 "T_C %.1f%% over %zu settings at P = %g",
+                 v->rows[pick].batch, p_rec, stand, v->rows[pick].t_median, validate_ratio(v),
+                 v->rows[v->best].procs, v->rows[v->best].batch, v->rows[v->best].t_median, settle,
+                 100 * v->median_abs_err, v->n_err, p_rec);
+    else
+        snprintf(verdict, size,
+                 "the recommended M = %.4g (P = %g) has no runs of its own yet (train M = %.0f "
+                 "to check it); median |error| of predicted T_C %.1f%% over %zu settings at "
+                 "P = %g",
+                 m_rec, p_rec, round(m_rec), 100 * v->median_abs_err, v->n_err, p_rec);
+    /* where the error comes from: a T_update that the runs did not see is the machine's */
+    if (m->tcal.on && p_rec == 1) {
+        size_t len = strlen(verdict);
+        snprintf(verdict + len, size - len,
+                 "; T_update is the runs' own seconds per update (%.0f runs), so these errors "
+                 "are N_update's; with the probe's T_update alone (its seconds per update off "
+                 "the runs' by a median %.0f%%) the median |error| would be %.1f%%",
+                 m->tcal.runs, 100 * v->median_abs_tu_err_probe, 100 * v->median_abs_err_probe);
+    } else if (isfinite(v->median_abs_tu_err) && v->median_abs_tu_err > 0.15 && p_rec > 1) {
+        size_t len = strlen(verdict);
+        snprintf(verdict + len, size - len,
+                 "; but the runs' seconds per update at P = %g differ from T_update(M, %g) by a "
+                 "median %.0f%%: the collective model (mbprobe comm, on otherwise idle "
+                 "processes) misses what %g training processes cost here, so the T_C errors "
+                 "come from T_update's communication term, not from N_update",
+                 p_rec, p_rec, 100 * v->median_abs_tu_err, p_rec);
+    } else if (isfinite(v->median_abs_tu_err) && v->median_abs_tu_err > 0.15) {
+        size_t len = strlen(verdict);
+        snprintf(verdict + len, size - len,
+                 "; but the runs' seconds per update differ from the probe's by a median %.0f%%: "
+                 "the machine's speed changed between the probe and the runs (other work on this "
+                 "host?), so the T_C errors come from T_update, not from N_update",
+                 100 * v->median_abs_tu_err);
+    }
+}
+
+/* Everything mbopt validate was asked on its command line. */
+typedef struct validate_cli {
+    model_opts m;
+    out_opts out;
+    const char *recommend;
+    double target;
+    int csv, missing, comm_runs;
+    holdout_cli hc;
+} validate_cli;
+
+/* A count of seeds (--holdout-plan, --max-seeds): a whole number in range. */
+static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *err)
+{
+    double x;
+    if (mb_data_flag_double(flag, arg, 0, MB_POSITIVE, &x, err))
+        return MB_EINVAL;
+    if (x != floor(x) || x > MB_HOLDOUT_MAX_SEEDS || x < MB_HOLDOUT_MIN_SEEDS)
+        return mb_error_set(err, MB_EINVAL, "%s: a whole number of seeds from %d to %d, got "
+                            "'%s'", flag, MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, arg);
+    *n = (size_t)x;
+    return MB_OK;
+}
+
+/* Parses the options into vc; returns -1 to go on, else the exit status (help, a usage error,
+ * a bad value). */
+static int validate_parse(int argc, char **argv, validate_cli *vc)
+{
+    const char *sub = "validate";
+    static const struct option lo[] = {MODEL_LONGOPTS,
+                                       {"target-loss", required_argument, 0, OPT_TARGET},
+                                       {"recommend", required_argument, 0, OPT_RECOMMEND},
+                                       {"missing", no_argument, 0, OPT_MISSING},
+                                       {"comm-from-runs", no_argument, 0, OPT_COMM_RUNS},
+                                       {"holdout", required_argument, 0, OPT_HOLDOUT},
+                                       {"holdout-plan", required_argument, 0, OPT_HOLDOUT_PLAN},
+                                       {"more-seeds", no_argument, 0, OPT_MORE_SEEDS},
+                                       {"max-seeds", required_argument, 0, OPT_MAX_SEEDS},
+                                       {"json", no_argument, 0, OPT_JSON},
+                                       {"csv", no_argument, 0, OPT_CSV},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    holdout_cli *hc = &vc->hc;
+    mb_error err = {0};
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        int r = model_option(&vc->m, c, optarg, &err);
+        if (r < 0)
+            return mb_cli_fail(prog, sub, &err);
+        if (r > 0)
+            continue;
+        switch (c) {
+        case OPT_TARGET:
+            if (mb_data_flag_double("--target-loss", optarg, 0, MB_POSITIVE, &vc->target, &err))
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_RECOMMEND: vc->recommend = optarg; break;
+        case OPT_MISSING: vc->missing = 1; break;
+        case OPT_COMM_RUNS: vc->comm_runs = 1; break;
+        case OPT_HOLDOUT:
+            if (hc->n_dirs == MAX_HOLDOUT_DIRS)
+                return mb_cli_usage(prog, sub, "--holdout: at most %d folders",
+                                    MAX_HOLDOUT_DIRS);
+            hc->dirs[hc->n_dirs++] = optarg;
+            break;
+        case OPT_HOLDOUT_PLAN:
+            if (seeds_flag("--holdout-plan", optarg, &hc->plan_seeds, &err) != MB_OK)
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_MAX_SEEDS:
+            if (seeds_flag("--max-seeds", optarg, &hc->max_seeds, &err) != MB_OK)
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_MORE_SEEDS: hc->more_seeds = 1; break;
+        case OPT_JSON: vc->out.json = 1; break;
+        case OPT_CSV: vc->csv = 1; break;
+        case 'o': vc->out.output = optarg; break;
+        case 'h': validate_help(); return 0;
+        default: return mb_cli_bad_option(prog, sub, argv, optind, c);
+        }
+    }
+    if (optind >= argc)
+        return mb_cli_usage(prog, sub, "no run logs given (LOG or DIR...)");
+    if (vc->out.json && vc->csv)
+        return mb_cli_usage(prog, sub, "--json and --csv: give one");
+    if ((hc->plan_seeds > 0) + hc->more_seeds + vc->missing + vc->comm_runs > 1)
+        return mb_cli_usage(prog, sub, "--holdout-plan, --more-seeds, --missing and "
+                            "--comm-from-runs each print one thing: give one");
+    model_opts *m = &vc->m;
+    if (!m->have_comm && !m->cfit && !m->have_delta) /* one learner needs no collective model */
+        m->have_comm = 1, m->t.comm = MB_COMM_NONE;
+    if (model_resolve(m, &err) != MB_OK)
+        return mb_cli_fail(prog, sub, &err);
+    if (isnan(vc->target))
+        vc->target = m->nf.target_loss;
+    if (isnan(vc->target)) {
+        mb_error_set(&err, MB_EINVAL, "no target loss: give --target-loss (the --nfit has none)");
+        return mb_cli_fail(prog, sub, &err);
+    }
+    return -1;
+}
+
+/* The recommendation to check: --recommend's 'enough' row (scale's), or the P = 1 optimum in
+ * range, the fastest of the learning rates given; selects that rate's fit in m. */
+static int validate_recommendation(validate_cli *vc, size_t n_laws, double *m_rec,
+                                   double *p_rec, double *lr_rec, mb_error *err)
+{
+    model_opts *m = &vc->m;
+    const char *path = vc->recommend;
+    *m_rec = NAN, *p_rec = 1.0, *lr_rec = m->nf.lr;
+    if (path) {
+        cJSON *root;
+        if (mb_json_read(path, &root, err) != MB_OK)
+            return MB_EIO;
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "enough");
+        int rc = cJSON_IsObject(e) ? MB_OK
+                                   : mb_error_set(err, MB_EFORMAT, "%s: no 'enough' object (is "
+                                                  "this mbopt scale --json?)", path);
+        if (rc == MB_OK && (rc = mb_json_number(e, "m_opt", path, m_rec, err)) == MB_OK)
+            rc = mb_json_number(e, "procs", path, p_rec, err);
+        const cJSON *lr = cJSON_GetObjectItemCaseSensitive(root, "lr");
+        if (rc == MB_OK && cJSON_IsNumber(lr))
+            *lr_rec = lr->valuedouble;
+        cJSON_Delete(root);
+        for (size_t i = 0; i < m->n_nfit; i++)
+            if (m->nfs[i].lr == *lr_rec)
+                model_select(m, i);
+        return rc;
+    }
+    double best = INFINITY;
+    size_t pick = 0;
+    for (size_t i = 0; i < n_laws; i++) {
+        mb_solver_optimum_result o;
+        model_select(m, i);
+        if (mb_solver_optimum(&m->law, &m->t, 1.0, m->m_lo, m->m_hi, &o, err) != MB_OK)
+            return MB_EDOM;
+        if (o.opt.t_c < best)
+            best = o.opt.t_c, *m_rec = o.opt.m_opt, pick = i;
+    }
+    model_select(m, pick);
+    *lr_rec = m->nf.lr;
+    return MB_OK;
+}
+
+/* --comm-from-runs: Delta(P) as the runs at P > 1 measured it, on stdout; how, on stderr. */
+static int comm_from_runs_print(const model_opts *m, const mb_update_time *t_probe,
+                                const mb_fit_runs *runs, mb_error *err)
+{
+    double delta, p, d_model = NAN;
+    size_t n;
+    /* beyond the probe's compute step: where runs calibrated T_update at P, its table is
+     * theirs, communication and all, and the difference would be 0 by construction */
+    const mb_update_time *compute = m->tcal.on ? t_probe : &m->t;
+    int rc = mb_solver_comm_from_runs(compute, runs, &delta, &p, &n, err);
+    if (rc != MB_OK)
+        return rc;
+    mb_model_comm_time(&m->t, p, &d_model);
+    int own = 0; /* whether P has its own measured step (mbprobe step --learners P) */
+    for (size_t k = 0; k < compute->n_by_p; k++)
+        own |= compute->by_p[k].p == p;
+    char step[96];
+    if (own)
+        snprintf(step, sizeof step, "the measured step of %g learners side by side", p);
+    else
+        snprintf(step, sizeof step, "the one-learner step");
+    fprintf(stderr, "%s validate: the %zu runs at P = %g cost %.4g s per update beyond %s at "
+            "M / %g; the collective model says %.4g s\n", prog, n, p, delta, step, p, d_model);
+    printf("%.9g\n", delta);
+    return MB_OK;
+}
+
+/* --missing: the M that would check the recommendation and have no runs yet, on one line. */
+static void missing_print(const model_opts *m, const mb_fit_runs *runs, double m_rec,
+                          double p_rec, double lr_rec)
+{
+    double want[3], q[2];
+    mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, p_rec, m->m_lo, m->m_hi, q);
+    size_t n_want = mb_solver_missing(&m->law, &m->t, runs, m_rec, p_rec, lr_rec, m->m_lo,
+                                      m->m_hi, q, want);
+    for (size_t k = 0; k < n_want; k++)
+        if (isnan(lr_rec))
+            printf("%s%.0f", k ? " " : "", want[k]);
+        else
+            printf("%s%.0f,%.9g", k ? " " : "", want[k], lr_rec);
+    printf("\n");
+}
+
+/* The table (text, CSV or JSON) with the in-sample, sampling and check lines. */
+static int validate_output(const validate_cli *vc, const mb_validate *v, double m_rec,
+                           double p_rec)
+{
+    const holdout_cli *hc = &vc->hc;
+    char in_sample[1536], held[1024], sampling[640];
+    in_sample_verdict(in_sample, sizeof in_sample, &vc->m, v, m_rec, p_rec);
+    sampling_line(sampling, sizeof sampling, v, &hc->seq, hc->max_seeds);
+    if (hc->on)
+        holdout_verdict(held, sizeof held, hc);
+    else
+        snprintf(held, sizeof held, "not held out: no held-out runs were given (--holdout DIR; "
+                 "plan them with --holdout-plan N); the in-sample line above grades the answer "
+                 "on the runs that chose it, which is no check");
+    if (vc->out.json)
+        return emit_json("validate", validate_json(&vc->m, v, hc, in_sample, held, sampling),
+                         &vc->out);
+    mb_error err = {0};
+    mb_out o;
+    int rc = mb_out_open(&o, vc->out.output, &err);
+    if (rc == MB_OK) {
+        if (vc->csv)
+            validate_csv(o.f, v);
+        else
+            validate_print(o.f, &vc->m, v, hc, in_sample, held, sampling);
+        rc = mb_out_commit(&o, &err);
+    }
+    return rc == MB_OK ? 0 : mb_cli_fail(prog, "validate", &err);
+}
+
+int mbopt_validate(int argc, char **argv)
+{
+    validate_cli *vc = calloc(1, sizeof *vc); /* the model's bootstrap laws: too big a frame */
+    if (!vc) {
+        fprintf(stderr, "%s validate: out of memory\n", prog);
+        return MB_EXIT_DATA;
+    }
+    vc->out = (out_opts){0, "-"};
+    vc->target = NAN;
+    vc->hc.max_seeds = DEFAULT_MAX_SEEDS;
+    int status = validate_parse(argc, argv, vc);
+    if (status >= 0) {
+        free(vc);
+        return status;
+    }
+    model_opts *m = &vc->m;
+    holdout_cli *hc = &vc->hc;
+    double m_rec, p_rec, lr_rec;
+    mb_law laws[MAX_NFIT];
+    double lrs[MAX_NFIT];
+    const size_t n_laws = model_laws(m, laws, lrs);
+    glob_t g = {0};
+    mb_fit_runs runs = {0};
+    mb_validate v = {0};
+    mb_update_time t_probe;
+    mb_error err = {0};
+    int rc = validate_recommendation(vc, n_laws, &m_rec, &p_rec, &lr_rec, &err);
+    mb_solver_tcal_probe(&m->tcal, &m->t, &t_probe);
+    if (rc == MB_OK)
+        rc = read_runs(argc - optind, argv + optind, vc->target, &g, &runs, &err);
+    int printed = rc == MB_OK && (vc->comm_runs || vc->missing);
+    if (rc == MB_OK && vc->comm_runs)
+        rc = comm_from_runs_print(m, &t_probe, &runs, &err);
+    else if (rc == MB_OK && vc->missing)
+        missing_print(m, &runs, m_rec, p_rec, lr_rec);
+    else if (rc == MB_OK)
+        rc = mb_solver_validate(laws, lrs, n_laws, &m->t, m->tcal.on ? &t_probe : NULL, &runs,
+                                (const char *const *)g.gl_pathv,
+                                round(m_rec) > 0 ? m_rec : 1.0, p_rec, lr_rec, &v, &err);
+    if (rc == MB_OK && !printed) {
+        mb_solver_settle(laws, lrs, n_laws, &m->t, m->m_lo, m->m_hi, &v);
+        rc = mb_solver_sequential(&v, p_rec, lr_rec, m->m_lo, m->m_hi, hc->max_seeds,
+                                  &hc->seq, &err);
+    }
+    printed |= hc->plan_seeds || hc->more_seeds;
+    if (rc == MB_OK && hc->plan_seeds)
+        rc = holdout_plan_print(&v, &runs, m, hc->plan_seeds, &err);
+    else if (rc == MB_OK && hc->more_seeds)
+        rc = more_seeds_print(hc, &v, &runs);
+    else if (rc == MB_OK && hc->n_dirs && !printed)
+        rc = holdout_check(hc, laws, lrs, n_laws, &m->t, &v, &runs, &err);
+    if (rc != MB_OK)
+        status = mb_cli_fail(prog, "validate", &err);
+    else if (printed)
+        status = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    else
+        status = validate_output(vc, &v, m_rec, p_rec);
+    holdout_free(hc);
+    mb_validate_free(&v);
+    mb_fit_runs_free(&runs);
+    globfree(&g);
+    free(vc);
+    return status;
+}
