@@ -160,7 +160,11 @@ void mb_fit_runs_free(mb_fit_runs *runs);
 typedef enum mb_fit_weighting {
     MB_FIT_W_NONE = 0,     /* sigma_i = 1 */
     MB_FIT_W_RELATIVE = 1, /* sigma_i = the observed value (N spans decades) */
-    MB_FIT_W_SEEDS = 2     /* sigma_i = the standard error over seeds at that M (needs >= 2) */
+    MB_FIT_W_SEEDS = 2,    /* sigma_i = the standard error over seeds at that M (needs >= 2) */
+    MB_FIT_W_POOLED = 3    /* the standard error at that M with its relative spread (sd / mean)
+                              shrunk toward that of all M (empirical Bayes, 4 degrees of freedom
+                              of prior): an M with more runs counts for more, and three runs
+                              that happen to agree do not dominate */
 } mb_fit_weighting;
 const char *mb_fit_weighting_name(mb_fit_weighting w);
 int mb_fit_weighting_parse(const char *s, mb_fit_weighting *w);

@@ -33,9 +33,9 @@ static int common_option(common *c, int opt, const char *arg, int allow_seeds, m
     case 'o': c->output = arg; return 1;
     case OPT_WEIGHTS:
         if (mb_fit_weighting_parse(arg, &c->weights) != MB_OK ||
-            (!allow_seeds && c->weights == MB_FIT_W_SEEDS)) {
+            (!allow_seeds && (c->weights == MB_FIT_W_SEEDS || c->weights == MB_FIT_W_POOLED))) {
             mb_error_set(err, MB_EINVAL, "--weights: '%s' is not one of %s", arg,
-                         allow_seeds ? "none, relative, seeds" : "none, relative");
+                         allow_seeds ? "none, relative, seeds, pooled" : "none, relative");
             return -1;
         }
         return 1;
@@ -115,7 +115,10 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "      --target-loss LIST  loss thresholds, e.g. 0.5 or 0.5,0.4 (logs only); JSON\n"
            "                          params are for the first, the rest under 'thresholds'\n"
            "      --weights W         none, relative (sigma_i = mean N at M_i; default %s),\n"
-           "                          seeds (sigma_i = standard error over seeds at M_i)\n"
+           "                          seeds (sigma_i = standard error over seeds at M_i),\n"
+           "                          pooled (the same with each M's relative spread shrunk\n"
+           "                          toward that of all M: robust with few seeds, and M with\n"
+           "                          more runs count for more)\n"
            "      --bootstrap B       also give percentile 95%% intervals from B resamples of\n"
            "                          the runs within each M (default %zu: none)\n"
            "      --seed S            bootstrap generator seed (default %lu)\n"

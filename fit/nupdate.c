@@ -349,7 +349,10 @@ int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
 
 const char *mb_fit_weighting_name(mb_fit_weighting w)
 {
-    return w == MB_FIT_W_NONE ? "none" : w == MB_FIT_W_SEEDS ? "seeds" : "relative";
+    return w == MB_FIT_W_NONE    ? "none"
+           : w == MB_FIT_W_SEEDS ? "seeds"
+           : w == MB_FIT_W_POOLED ? "pooled"
+                                 : "relative";
 }
 
 int mb_fit_weighting_parse(const char *s, mb_fit_weighting *w)
@@ -357,6 +360,7 @@ int mb_fit_weighting_parse(const char *s, mb_fit_weighting *w)
     if (strcmp(s, "none") == 0) *w = MB_FIT_W_NONE;
     else if (strcmp(s, "relative") == 0) *w = MB_FIT_W_RELATIVE;
     else if (strcmp(s, "seeds") == 0) *w = MB_FIT_W_SEEDS;
+    else if (strcmp(s, "pooled") == 0) *w = MB_FIT_W_POOLED;
     else return MB_EINVAL;
     return MB_OK;
 }
@@ -433,6 +437,32 @@ static int fit_inverse(size_t n, const double *m, const double *y, const double 
 }
 
 /* The per-M points of threshold k: groups with at least one run that reached it. */
+/* Prior degrees of freedom of the pooled relative spread (--weights pooled): a group's own
+ * spread from n runs (n - 1 degrees of freedom) is shrunk toward the spread all groups share. */
+#define POOL_PRIOR_DF 4.0
+
+/* The standard error of group G's mean with its relative spread (sd / mean) shrunk toward the
+ * pooled relative spread of every group of `out` (empirical Bayes: the noise of N_update is
+ * roughly the same fraction at every M, and three runs estimate it poorly). */
+static double pooled_se(const mb_fit_nupdate *out, const mb_fit_group *G)
+{
+    double ss = 0, df = 0;
+    for (size_t g = 0; g < out->n_groups; g++) {
+        const mb_fit_group *H = &out->groups[g];
+        if (H->reached >= 2 && H->mean > 0 && isfinite(H->sd)) {
+            ss += (double)(H->reached - 1) * (H->sd / H->mean) * (H->sd / H->mean);
+            df += (double)(H->reached - 1);
+        }
+    }
+    /* no spread anywhere (one run an M, or runs that agree to the update): relative weights */
+    const double pool = df > 0 && ss > 0 ? ss / df : 1.0;
+    const double own = G->reached >= 2 && isfinite(G->sd) ? (G->sd / G->mean) * (G->sd / G->mean)
+                                                           : 0.0;
+    const double n1 = G->reached >= 2 ? (double)(G->reached - 1) : 0.0;
+    const double cv2 = (n1 * own + POOL_PRIOR_DF * pool) / (n1 + POOL_PRIOR_DF);
+    return G->mean * sqrt(cv2 / (double)G->reached);
+}
+
 static int group_runs(const mb_fit_runs *runs, size_t k, mb_fit_nupdate *out, mb_error *err)
 {
     size_t *idx = malloc((runs->n ? runs->n : 1) * sizeof *idx);
@@ -506,7 +536,8 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
             for (size_t j = 0; j < cnt; j++)
                 sum += vals[start[g] + gsl_rng_uniform_int(rng, cnt)];
             y[g] = sum / (double)cnt;
-            /* relative weights follow the resampled mean; seeds keep the observed se */
+            /* relative weights follow the resampled mean; seeds and pooled keep the
+             * observed standard errors */
             s[g] = o->weights == MB_FIT_W_RELATIVE ? y[g] : sig ? sig[g] : 1.0;
         }
         mb_fit_result r;
@@ -654,7 +685,9 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
         }
         m[np] = G->batch;
         y[np] = G->mean;
-        sg[np] = o->weights == MB_FIT_W_SEEDS ? G->se : G->mean;
+        sg[np] = o->weights == MB_FIT_W_SEEDS  ? G->se
+                 : o->weights == MB_FIT_W_POOLED ? pooled_se(out, G)
+                                               : G->mean;
         np++;
     }
     if (np < 2) {
