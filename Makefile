@@ -533,7 +533,12 @@ $(OUT)/conv.json: $(OUT)/nfit.json
 	  run mbopt conv --net $(NET) --probe $(OUT)/conv.csv --mem $(CONV_MEM) --batch $(CONV_BATCHES) --nfit $< -o $(OUT)/conv.txt && \
 	  run mbopt conv --net $(NET) --probe $(OUT)/conv.csv --mem $(CONV_MEM) --batch $(CONV_BATCHES) --nfit $< --json -o $@)
 
-$(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(OUT)/conv.json
+# A network without a convolution (data/nets/mlp.cfg) has nothing for the conv stage to choose:
+# it is left out (a description found elsewhere on the search path is assumed to have one).
+NET_CFG  := $(if $(or $(findstring /,$(NET)),$(filter %.cfg,$(NET))),$(NET),data/nets/$(NET).cfg)
+HAS_CONV := $(shell f='$(NET_CFG)'; [ -r "$$f" ] && ! grep -q '^\[conv\]' "$$f" && echo 0 || echo 1)
+
+$(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(if $(filter 1,$(HAS_CONV)),$(OUT)/conv.json)
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
 	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
