@@ -205,7 +205,8 @@ $(BUILD)/obj/tests/runner.o: tests/runner.c $(BUILD)/gen/suites.h
 	@$(call say,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/tests/%.o: CPPFLAGS += -DMB_TEST_BIN='"$(CURDIR)/$(BUILD)/bin"' -DMB_TEST_SRC='"$(CURDIR)"'
+$(BUILD)/obj/tests/%.o: CPPFLAGS += -DMB_TEST_BIN='"$(CURDIR)/$(BUILD)/bin"' -DMB_TEST_SRC='"$(CURDIR)"' \
+                                    -DMB_TEST_MAKE_ARGS='"BUILD=$(BUILD) SAN=$(SAN) CUDA=$(CUDA)"'
 
 $(BUILD)/bin/mbtest: $(TEST_OBJS) $(LIB)
 	@mkdir -p $(@D)

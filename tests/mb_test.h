@@ -13,6 +13,9 @@
 #ifndef MB_TEST_SRC
 #define MB_TEST_SRC "."
 #endif
+#ifndef MB_TEST_MAKE_ARGS
+#define MB_TEST_MAKE_ARGS "" /* the make variables of the build under test (BUILD, SAN, CUDA) */
+#endif
 
 /* What a command did. Strings are owned by the struct: free with mb_test_run_free. */
 typedef struct mb_test_run {

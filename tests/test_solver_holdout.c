@@ -350,6 +350,50 @@ static void test_mbopt_holdout(void)
     mb_test_rmdir(dir);
 }
 
+/* make zoo's bad input: a bad line stops it before anything trains, a network that does not fit
+ * its data stops it at the probe with one line naming the zoo line; no table either way. */
+static void test_zoo_bad_input(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    static const struct {
+        const char *zoo, *needle;
+    } bad[] = {
+        {"a lenet5 fashion-mnist 0.02\n", "zoo.txt:1: expected 'NAME NET DATA LR TARGET_LOSS'"},
+        {"# c\na lenet5 fashion-mnist 0.02 0.5 x\n", "zoo.txt:2: expected"},
+        {"a lenet5 fashion-mnist 0.02 -0.5\n", "zoo.txt:1: '-0.5' is not a positive number"},
+        {"a lenet5 fashion-mnist fast 0.5\n", "zoo.txt:1: 'fast' is not a positive number"},
+        {"a lenet5 d 0.02 0.5\na mlp d 0.05 0.45\n", "zoo.txt:2: name 'a' repeated"},
+        {"a/b lenet5 d 0.02 0.5\n", "zoo.txt:1: name 'a/b'"},
+        {"# nothing\n", "zoo.txt: no workload in it"},
+        /* cifar7 takes 3x28x28 images, Fashion-MNIST is 1x28x28: the probe refuses it */
+        {"lenet5 lenet5 fashion-mnist 0.02 0.5\n", NULL},
+        {"misfit cifar7 fashion-mnist 0.02 0.5\n", "zoo.txt:1: misfit: make run: stage 'probe' failed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (!bad[i].needle) /* a good line before the bad one would train: not in a unit test */
+            continue;
+        char path[512];
+        mb_test_write(path, sizeof path, dir, "zoo.txt", bad[i].zoo);
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "ZOO=%s ZOO_OUT=%s/out ZOO_MAKE_ARGS='%s' timeout 120 "
+                                             "bash tests/bench/zoo.sh", path, dir,
+                                         MB_TEST_MAKE_ARGS), 0);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, bad[i].needle));
+        CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+        if (r.status != 1 || !strstr(r.err, bad[i].needle))
+            fprintf(stderr, "\n  zoo case %zu: status %d: %s", i, r.status, r.err);
+        mb_test_run_free(&r);
+        snprintf(path, sizeof path, "%s/out/zoo.md", dir);
+        FILE *f = fopen(path, "r");
+        CU_ASSERT_PTR_NULL(f); /* nothing half-written */
+        if (f)
+            fclose(f);
+    }
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_solver_holdout(void)
 {
     CU_pSuite s = CU_add_suite("solver_holdout", NULL, NULL);
@@ -357,5 +401,6 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "held-out check: ahead, tied, behind", test_holdout_verdicts) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
-           !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout);
+           !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
+           !CU_add_test(s, "make zoo: bad input", test_zoo_bad_input);
 }

@@ -2,6 +2,7 @@
 # zoo.sh — `make zoo`: the whole pipeline (make run, held-out check included) on every workload
 # of data/zoo.txt (or ZOO=FILE), each into $ZOO_OUT/NAME, then one table of what each answered
 # and how it held on fresh seeds: $ZOO_OUT/zoo.md, written only when every workload ran.
+# ZOO_MAKE_ARGS adds make variables to every make run (the test suite passes its own BUILD).
 #
 # A bad line (not NAME NET DATA LR TARGET, a repeated NAME) stops it before anything trains; a
 # workload whose pipeline fails (a network that does not fit its data, a target no run reaches)
@@ -38,7 +39,8 @@ for i in "${!names[@]}"; do
     name=${names[$i]} dir=$out/${names[$i]}
     echo "== zoo: $name (net ${nets[$i]}, ${datas[$i]}, lr ${lrs[$i]}, target ${targets[$i]})"
     rm -rf "$dir"
-    if ! make --no-print-directory run OUT="$dir" NET="${nets[$i]}" DATA="${datas[$i]}" \
+    # shellcheck disable=SC2086 # ZOO_MAKE_ARGS: make variables, e.g. the test suite's BUILD
+    if ! make --no-print-directory run ${ZOO_MAKE_ARGS:-} OUT="$dir" NET="${nets[$i]}" DATA="${datas[$i]}" \
             LR="${lrs[$i]}" TARGET_LOSS="${targets[$i]}" > "$dir.log" 2>&1; then
         why=$(grep -h "^make run: stage" "$dir.log" | tail -n 1)
         fail "$zoo:${lines[$i]}: $name: ${why:-make run failed} (all of it: $dir.log)"
