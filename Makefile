@@ -393,12 +393,15 @@ $(OUT)/comm.csv: | $(CMDS)
 	  run mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
 
 # Seed by seed over M (not M by M): the machine's slow phases last seconds, so each M's median
-# over seeds is taken at five different times instead of in one stretch that a phase may cover.
+# over seeds is taken at different times instead of in one stretch that a phase may cover. When
+# no run of the first seed reached the target at any M, the target is out of reach: stop then.
 $(OUT)/runs/.done: | $(CMDS)
-	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LRS)); DATA=PATH for another data set, \
+	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LRS)) and a target no run reaches a higher TARGET_LOSS (now $(TARGET_LOSS)); DATA=PATH for another data set, \
 	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for s in $(RUN_SEEDS); do for lr in $(LRS); do for m in $(RUN_BATCHES); do \
 	    run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
-	  done; done; done && touch $@)
+	  done; done; \
+	  grep -qs 'reached=yes' $(OUT)/runs/lr*/*.csv || { echo "make run: no run of seed $$s reached loss $(TARGET_LOSS) at any M ($(RUN_BATCHES)) within $(MAX_UPDATES) updates or 10 epochs: a target no run reaches; raise TARGET_LOSS or MAX_UPDATES"; exit 1; }; \
+	  done && touch $@)
 
 TRAIN_COMMON = --net $(NET) --data $(DATA) --momentum 0.9 --target-loss $(TARGET_LOSS) \
         --eval-frac $(EVAL_FRAC) --max-updates $(MAX_UPDATES)
