@@ -188,6 +188,7 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     memset(out, 0, sizeof *out);
     out->rec = out->best = out->rival = -1;
     out->ratio = out->rival_ratio = out->median_abs_err = out->flat_lo = out->flat_hi = NAN;
+    out->median_abs_n_err = out->median_abs_tu_err = NAN;
     out->ratio_ci[0] = out->ratio_ci[1] = out->rival_ci[0] = out->rival_ci[1] = NAN;
     if (n_boot < 100)
         n_boot = 100;
@@ -195,7 +196,7 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     if (pools_make(h, p, lr, 0, INFINITY, &ps, err) != MB_OK)
         return MB_ENOMEM;
     double *med = malloc((ps.n + 1) * sizeof *med), *ratio = malloc(n_boot * sizeof *ratio),
-           *rival = malloc(n_boot * sizeof *rival), *errs = malloc((ps.n + 1) * sizeof *errs);
+           *rival = malloc(n_boot * sizeof *rival), *errs = malloc(3 * (ps.n + 1) * sizeof *errs);
     int rc = MB_OK;
     if (!med || !ratio || !rival || !errs) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
@@ -218,7 +219,8 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
         goto done;
     }
     /* the point figures: medians of every setting's held-out runs */
-    size_t best = 0, rv = rec == 0 ? 1 : 0, n_err = 0;
+    size_t best = 0, rv = rec == 0 ? 1 : 0, n_err = 0, n_n = 0, n_tu = 0;
+    double *n_errs = errs + ps.n + 1, *tu_errs = errs + 2 * (ps.n + 1);
     out->seeds_lo = SIZE_MAX;
     for (size_t k = 0; k < ps.n; k++) {
         const mb_validate_row *r = &h->rows[ps.row[k]];
@@ -230,6 +232,10 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
             rv = k;
         if (isfinite(r->rel_err))
             errs[n_err++] = fabs(r->rel_err);
+        if (isfinite(r->n_pred) && r->n_median > 0)
+            n_errs[n_n++] = fabs(r->n_pred - r->n_median) / r->n_median;
+        if (isfinite(r->t_update_rel_err))
+            tu_errs[n_tu++] = fabs(r->t_update_rel_err);
         out->seeds_lo = r->runs < out->seeds_lo ? r->runs : out->seeds_lo;
         out->seeds_hi = r->runs > out->seeds_hi ? r->runs : out->seeds_hi;
     }
@@ -240,6 +246,8 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     out->rival_ratio = med[rec] / med[rv];
     out->n_err = n_err;
     out->median_abs_err = n_err ? median_of(errs, n_err) : NAN;
+    out->median_abs_n_err = n_n ? median_of(n_errs, n_n) : NAN;
+    out->median_abs_tu_err = n_tu ? median_of(tu_errs, n_tu) : NAN;
     if (isfinite(med[best])) {
         out->flat_lo = INFINITY;
         out->flat_hi = 0;

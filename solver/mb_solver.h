@@ -312,6 +312,10 @@ typedef struct mb_holdout {
     double rival_ci[2];
     mb_holdout_verdict verdict; /* from rival_ci */
     double median_abs_err;      /* median |error| of predicted T_C over the held-out rows */
+    double median_abs_n_err;    /* ... of predicted N_update against the runs' median updates */
+    double median_abs_tu_err;   /* ... of T_update against the runs' seconds per update: where
+                                   it is large, the machine ran at another speed than during the
+                                   runs that calibrated T_update */
     size_t n_err;
     double flat_lo, flat_hi;    /* least and largest held-out M within MB_SOLVER_FLAT of the best
                                    median (NAN when nothing reached the target) */

@@ -191,13 +191,14 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              "M = %g trained in %.3g s (median), %.2fx the best held-out M (M = %g, %.3g s; "
              "%.0f%% interval %.2f-%.2fx); against its best rival, M = %g (%.3g s): %.2fx "
              "(%.0f%% interval %.2f-%.2f): %s; median |error| of predicted T_C on the held-out "
-             "runs %.1f%% over %zu settings; flat (held out): M = %g..%g within %.0f%% of the "
-             "best",
+             "runs %.1f%% over %zu settings (of N_update %.1f%%, of T_update %.1f%%); flat (held "
+             "out): M = %g..%g within %.0f%% of the best",
              seeds, rec->batch, rec->t_median, o->ratio, best->batch, best->t_median,
              100 * MB_HOLDOUT_LEVEL, o->ratio_ci[0], o->ratio_ci[1], rv->batch, rv->t_median,
              o->rival_ratio, 100 * MB_HOLDOUT_LEVEL, o->rival_ci[0], o->rival_ci[1],
              mb_solver_holdout_verdict_name(o->verdict), 100 * o->median_abs_err, o->n_err,
-             o->flat_lo, o->flat_hi, 100 * MB_SOLVER_FLAT);
+             100 * o->median_abs_n_err, 100 * o->median_abs_tu_err, o->flat_lo, o->flat_hi,
+             100 * MB_SOLVER_FLAT);
     return buf;
 }
 
@@ -245,6 +246,8 @@ static cJSON *holdout_json(const holdout_cli *hc)
     mb_json_add_number(root, "level", MB_HOLDOUT_LEVEL);
     cJSON_AddStringToObject(root, "verdict", mb_solver_holdout_verdict_name(o->verdict));
     mb_json_add_number(root, "median_abs_rel_err", o->median_abs_err);
+    mb_json_add_number(root, "n_update_median_abs_rel_err", o->median_abs_n_err);
+    mb_json_add_number(root, "t_update_median_abs_rel_err", o->median_abs_tu_err);
     mb_json_add_number(root, "flat_lo", o->flat_lo);
     mb_json_add_number(root, "flat_hi", o->flat_hi);
     mb_json_add_number(root, "seeds_min", (double)o->seeds_lo);
