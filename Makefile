@@ -544,7 +544,7 @@ HAS_CONV := $(shell f='$(NET_CFG)'; [ -r "$$f" ] && ! grep -q '^\[conv\]' "$$f" 
 
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(if $(filter 1,$(HAS_CONV)),$(OUT)/conv.json)
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null || true; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised
