@@ -25,7 +25,7 @@ int mb_data_read_cifar10(const char *const *paths, size_t npaths, mb_dataset *d,
     int rc = bufs && lens ? MB_OK : mb_error_set(err, MB_ENOMEM, "CIFAR-10: out of memory");
     size_t n = 0;
     for (size_t f = 0; rc == MB_OK && f < npaths; f++) {
-        rc = mb_data_slurp(paths[f], &bufs[f], &lens[f], err);
+        rc = mb_data_slurp(paths[f], MB_DATA_SET_FILE_MAX, &bufs[f], &lens[f], err);
         if (rc == MB_OK && (lens[f] == 0 || lens[f] % CIFAR_RECORD != 0))
             rc = mb_error_set(err, MB_EFORMAT,
                               "%s: %zu bytes is not a whole number of CIFAR-10 records (%d bytes "

@@ -22,9 +22,11 @@
 #define MAX_DEFLATE_RATIO 1032u
 
 /* A first buffer size for `fd`: the file size for a plain file, the ISIZE field of the gzip
- * trailer (uncompressed size mod 2^32) for a gzip file. */
+ * trailer (uncompressed size mod 2^32) for a gzip file; 64 KiB for what has no size (a FIFO). */
 static size_t size_hint(int fd, const struct stat *st)
 {
+    if (!S_ISREG(st->st_mode))
+        return (size_t)1 << 16;
     size_t sz = (size_t)st->st_size;
     unsigned char m[2], t[4];
     if (sz >= 18 && pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b &&
@@ -49,70 +51,122 @@ static int gz_fail(gzFile gz, const char *path, mb_error *err)
                         msg && *msg ? msg : "unknown zlib error");
 }
 
-int mb_data_slurp(const char *path, unsigned char **buf, size_t *len, mb_error *err)
+int mb_data_in_open(mb_data_in *in, const char *path, mb_error *err)
 {
-    *buf = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY);
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return mb_error_set(err, MB_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     int bad = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
     if (bad) {
-        int e = bad;
         close(fd);
-        return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(e));
+        return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(bad));
     }
-    size_t cap = size_hint(fd, &st) + 1; /* +1: reaching EOF needs one byte of room */
-    gzFile gz = gzdopen(fd, "rb");
-    if (!gz) {
+    in->hint = size_hint(fd, &st);
+    in->gz = gzdopen(fd, "rb");
+    if (!in->gz) {
         close(fd);
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
     }
-    gzbuffer(gz, 1u << 17);
-    unsigned char *b = malloc(cap);
-    size_t n = 0;
-    int st_code = MB_OK;
-    while (b) {
-        size_t want = cap - n;
-        if (want > (size_t)INT_MAX / 2)
-            want = (size_t)INT_MAX / 2;
-        int got = gzread(gz, b + n, (unsigned)want);
-        if (got < 0) {
-            st_code = gz_fail(gz, path, err);
-            break;
-        }
-        if (got == 0) {
+    gzbuffer(in->gz, 1u << 17);
+    return MB_OK;
+}
+
+int mb_data_in_read(mb_data_in *in, unsigned char *dst, size_t want, size_t *got, mb_error *err)
+{
+    *got = 0;
+    while (*got < want) {
+        size_t chunk = want - *got;
+        if (chunk > (size_t)INT_MAX / 2)
+            chunk = (size_t)INT_MAX / 2;
+        int k = gzread(in->gz, dst + *got, (unsigned)chunk);
+        if (k < 0)
+            return gz_fail(in->gz, in->path, err);
+        if (k == 0) {
             int zerr = Z_OK;
-            gzerror(gz, &zerr);
-            if (zerr != Z_OK)
-                st_code = gz_fail(gz, path, err);
-            break;
+            gzerror(in->gz, &zerr);
+            return zerr != Z_OK ? gz_fail(in->gz, in->path, err) : MB_OK;
         }
-        n += (size_t)got;
-        if (n == cap) {
-            unsigned char *nb = realloc(b, 2 * cap);
-            if (!nb)
-                free(b);
-            b = nb;
-            cap *= 2;
-        }
+        *got += (size_t)k;
     }
-    int zc = gzclose(gz);
+    return MB_OK;
+}
+
+int mb_data_in_read_all(mb_data_in *in, size_t max, unsigned char **buf, size_t *len,
+                        mb_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    /* never more room than `max` + 1 bytes (the one that says there is more), whatever the
+     * gzip trailer claims: a bomb decompresses into at most that */
+    size_t cap = in->hint < max ? in->hint + 1 : max + 1, n = 0;
+    if (cap < 4096)
+        cap = 4096 < max + 1 ? 4096 : max + 1;
+    unsigned char *b = malloc(cap);
+    int rc = MB_OK;
+    while (b) {
+        size_t got;
+        if ((rc = mb_data_in_read(in, b + n, cap - n, &got, err)) != MB_OK)
+            break;
+        n += got;
+        if (n < cap || n > max)
+            break;
+        size_t nc = cap > max / 2 ? max + 1 : 2 * cap;
+        unsigned char *nb = realloc(b, nc);
+        if (!nb)
+            free(b);
+        b = nb;
+        cap = nc;
+    }
     if (!b)
-        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
-    if (st_code == MB_OK && zc == Z_BUF_ERROR)
-        st_code = mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: unexpected end of file",
-                               path);
-    else if (st_code == MB_OK && zc != Z_OK)
-        st_code = mb_error_set(err, MB_EIO, "%s: read error", path);
-    if (st_code != MB_OK) {
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", in->path);
+    if (rc != MB_OK) {
         free(b);
-        return st_code;
+        return rc;
     }
     *buf = b;
     *len = n;
     return MB_OK;
+}
+
+int mb_data_in_close(mb_data_in *in, int rc, mb_error *err)
+{
+    if (!in->gz)
+        return rc;
+    int zc = gzclose(in->gz);
+    in->gz = NULL;
+    if (rc != MB_OK)
+        return rc;
+    if (zc == Z_BUF_ERROR)
+        return mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: unexpected end of file",
+                            in->path);
+    if (zc != Z_OK)
+        return mb_error_set(err, MB_EIO, "%s: read error", in->path);
+    return MB_OK;
+}
+
+int mb_data_slurp(const char *path, size_t max, unsigned char **buf, size_t *len,
+                  mb_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    mb_data_in in;
+    int rc = mb_data_in_open(&in, path, err);
+    if (rc != MB_OK)
+        return rc;
+    rc = mb_data_in_read_all(&in, max, buf, len, err);
+    if (rc == MB_OK && *len > max)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: more than %zu MiB (decompressed): refused",
+                          path, max >> 20);
+    rc = mb_data_in_close(&in, rc, err);
+    if (rc != MB_OK) {
+        free(*buf);
+        *buf = NULL;
+        *len = 0;
+    }
+    return rc;
 }
 
 int mb_dataset_alloc(mb_dataset *d, size_t n, int c, int h, int w, int classes, const char *what,

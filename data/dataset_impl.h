@@ -9,11 +9,40 @@
 
 #include "mb_data.h"
 
-/* Reads the whole of `path` (plain or gzip; zlib's gzread passes plain files through) into a new
- * buffer *buf of *len bytes (owned by the caller; free). One read into a buffer sized from the
- * file (its gzip trailer for .gz), grown only if that hint was short. MB_EIO naming the file when
- * it cannot be opened or read, MB_EFORMAT when its gzip stream is corrupt or cut short. */
-int mb_data_slurp(const char *path, unsigned char **buf, size_t *len, mb_error *err);
+/* The most bytes one data-set file may hold once decompressed (Fashion-MNIST's training
+ * images are 47 MB, CIFAR-10's five batches 150 MB): a declared or decompressed size past it is
+ * refused before it is allocated. */
+#define MB_DATA_SET_FILE_MAX ((size_t)1 << 30)
+
+/* A data-set file opened once for reading through zlib (plain files pass through). */
+typedef struct mb_data_in {
+    void *gz;          /* zlib's gzFile */
+    const char *path;  /* for messages (the caller's string) */
+    size_t hint;       /* a first buffer size: the file's size or its gzip trailer's claim */
+} mb_data_in;
+
+/* Opens `path` (MB_EIO naming it when it cannot be opened or is a folder). */
+int mb_data_in_open(mb_data_in *in, const char *path, mb_error *err);
+
+/* Reads up to `want` bytes into dst; *got < want only at the end of the data. MB_EFORMAT when
+ * the gzip stream is corrupt, MB_EIO on a read error. */
+int mb_data_in_read(mb_data_in *in, unsigned char *dst, size_t want, size_t *got,
+                    mb_error *err);
+
+/* Reads the rest into a new buffer (*buf of *len bytes, owned by the caller), never more than
+ * max + 1 bytes: *len == max + 1 says there was more than `max` (the caller's error to name). */
+int mb_data_in_read_all(mb_data_in *in, size_t max, unsigned char **buf, size_t *len,
+                        mb_error *err);
+
+/* Closes; returns `rc` when it is an error already, else the end-of-stream check (a gzip
+ * stream cut short is MB_EFORMAT). */
+int mb_data_in_close(mb_data_in *in, int rc, mb_error *err);
+
+/* Reads the whole of `path` (plain or gzip) into a new buffer *buf of *len bytes (owned by the
+ * caller; free): mb_data_in_open, _read_all and _close; more than `max` bytes is MB_EFORMAT
+ * ("more than N MiB"). */
+int mb_data_slurp(const char *path, size_t max, unsigned char **buf, size_t *len,
+                  mb_error *err);
 
 /* Allocates d->x (n*c*h*w floats) and d->y (n ints) and sets the shape; on failure frees and
  * zeroes *d and returns MB_ENOMEM with a message naming `what`. */

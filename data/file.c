@@ -9,6 +9,13 @@
  * with a regular file, as root may, breaks the system. Either way every write and close error
  * is an MB_EIO message naming the path.
  *
+ * A symbolic link (a dangling one too) is written through: the temporary goes beside the file
+ * the link's chain ends at and is renamed onto it, so the link stays a link.
+ *
+ * Inputs (mb_data_read_file) are opened once and read as a stream, so a FIFO works; a regular
+ * file may hold MB_DATA_FILE_MAX bytes, a device or pipe, which has no size, is read up to
+ * MB_DATA_STREAM_MAX (/dev/zero is refused, not read until memory runs out).
+ *
  * Temporary names carry the writing process's id ("PATH.tmp.PID.XXXXXX"): a write killed
  * half-way (kill -9, a crash, a power cut) leaves its temporary behind, and the next write to
  * the same path removes every temporary of it whose process is gone.
@@ -33,28 +40,61 @@ int mb_data_read_file(const char *path, char **buf, size_t *len, mb_error *err)
 {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* one open, one stream of reads: a FIFO is read once, as a pipe would be */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return mb_error_set(err, MB_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        n += fread(b + n, 1, cap - n - 1, f);
-        if (n < cap - 1 || ferror(f))
-            break;
-        char *nb = realloc(b, 2 * cap);
-        if (!nb)
-            free(b);
-        b = nb;
-        cap *= 2;
+    struct stat st;
+    int bad = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (bad) {
+        int e = bad;
+        close(fd);
+        return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(e));
     }
-    int bad = ferror(f);
-    fclose(f);
+    int reg = S_ISREG(st.st_mode);
+    size_t max = reg ? MB_DATA_FILE_MAX : MB_DATA_STREAM_MAX;
+    if (reg && (uintmax_t)st.st_size > max) {
+        close(fd);
+        return mb_error_set(err, MB_EFORMAT, "%s: %jd bytes, more than the %zu MiB an input may "
+                            "hold", path, (intmax_t)st.st_size, max >> 20);
+    }
+    /* a regular file's size is known; a device or pipe has none and is read up to `max` */
+    size_t cap = reg ? (size_t)st.st_size + 1 : (size_t)1 << 16, n = 0;
+    char *b = malloc(cap);
+    int e = 0, big = 0;
+    while (b) {
+        if (n == cap - 1) {
+            if (n >= max) {
+                big = 1;
+                break;
+            }
+            size_t nc = cap - 1 > max / 2 ? max + 1 : 2 * cap;
+            char *nb = realloc(b, nc);
+            if (!nb)
+                free(b);
+            b = nb;
+            cap = nc;
+            continue;
+        }
+        ssize_t k = read(fd, b + n, cap - 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            e = errno;
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
     if (!b)
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
-    if (bad) {
+    if (e || big) {
         free(b);
-        return mb_error_set(err, MB_EIO, "%s: read error", path);
+        if (big)
+            return mb_error_set(err, MB_EFORMAT, "%s: more than %zu MiB without an end (%s): "
+                                "refused", path, max >> 20, reg ? "a growing file" :
+                                "a device or pipe");
+        return mb_error_set(err, MB_EIO, "%s: read error: %s", path, strerror(e));
     }
     b[n] = '\0';
     *buf = b;
@@ -122,16 +162,101 @@ static void remove_stale(const char *path)
     closedir(d);
 }
 
+/* ---- symbolic links: written through, never replaced ------------------------------------- */
+
+/* The file a write to `path` reaches, in out (n bytes): `path` itself, or for a symbolic link
+ * (a dangling one too) the end of its chain, a relative link read from the link's own folder.
+ * Links in the folders above are the kernel's to follow. 0, or an errno (ELOOP past 40 links,
+ * as the kernel counts; ENAMETOOLONG). */
+static int resolve_link(const char *path, char *out, size_t n)
+{
+    size_t len = strlen(path);
+    if (len >= n)
+        return ENAMETOOLONG;
+    memcpy(out, path, len + 1);
+    for (int hops = 0;; hops++) {
+        struct stat sb;
+        if (lstat(out, &sb) != 0 || !S_ISLNK(sb.st_mode))
+            return 0;
+        if (hops == 40)
+            return ELOOP;
+        char link[4096];
+        ssize_t k = readlink(out, link, sizeof link - 1);
+        if (k < 0)
+            return errno;
+        link[k] = '\0';
+        const char *slash = strrchr(out, '/');
+        size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - out) + 1;
+        if (dir + (size_t)k >= n)
+            return ENAMETOOLONG;
+        memmove(out + dir, link, (size_t)k + 1);
+    }
+}
+
+/* resolve_link into a new string (*target, owned by the caller); MB_EIO naming `path`. */
+static int target_of(const char *path, char **target, mb_error *err)
+{
+    char buf[4096];
+    int e = resolve_link(path, buf, sizeof buf);
+    if (e)
+        return mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(e));
+    if (!(*target = strdup(buf)))
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    return MB_OK;
+}
+
+/* A canonical name for what `path` names, for comparing outputs with inputs: the link chain
+ * resolved, then the folder made absolute (realpath) when it exists. */
+static void canonical(const char *path, char *out, size_t n)
+{
+    char t[4096], dir[4096], real[4096];
+    if (resolve_link(path, t, sizeof t) != 0)
+        snprintf(t, sizeof t, "%s", path);
+    const char *slash = strrchr(t, '/');
+    const char *base = slash ? slash + 1 : t;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else /* "/x" keeps its root */
+        snprintf(dir, sizeof dir, "%.*s", slash == t ? 1 : (int)(slash - t), t);
+    if (realpath(dir, real))
+        snprintf(out, n, "%s/%s", strcmp(real, "/") ? real : "", base);
+    else
+        snprintf(out, n, "%s", t);
+}
+
+int mb_data_same_file(const char *a, const char *b)
+{
+    if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return 0;
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+    if (ea != eb)
+        return 0;
+    char ca[8192], cb[8192];
+    canonical(a, ca, sizeof ca);
+    canonical(b, cb, sizeof cb);
+    return strcmp(ca, cb) == 0;
+}
+
 int mb_out_mktemp(const char *path, char **tmp, int *fd, mb_error *err)
 {
     *tmp = NULL;
     *fd = -1;
-    remove_stale(path);
-    size_t n = strlen(path) + 48;
+    char *target;
+    int rc = target_of(path, &target, err);
+    if (rc != MB_OK)
+        return rc;
+    remove_stale(target);
+    size_t n = strlen(target) + 48;
     char *t = malloc(n);
-    if (!t)
+    if (!t) {
+        free(target);
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
-    snprintf(t, n, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
+    }
+    snprintf(t, n, "%s.tmp.%ld.XXXXXX", target, (long)getpid());
+    free(target);
     int f = mkstemp(t);
     if (f < 0) {
         int e = errno;
@@ -150,6 +275,27 @@ static int is_special(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+}
+
+int mb_out_check(const char *path, mb_error *err)
+{
+    if (strcmp(path, "-") == 0)
+        return MB_OK;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(EISDIR));
+    if (is_special(path)) /* asked, not opened: a FIFO's reader would see an end of file */
+        return access(path, W_OK) == 0
+                   ? MB_OK
+                   : mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(errno));
+    char *tmp;
+    int fd, rc = mb_out_mktemp(path, &tmp, &fd, err);
+    if (rc == MB_OK) {
+        close(fd);
+        remove(tmp);
+        free(tmp);
+    }
+    return rc;
 }
 
 /* ---- the writer ---------------------------------------------------------------------------- */
@@ -186,7 +332,9 @@ int mb_out_open(mb_out *o, const char *path, mb_error *err)
         }
         return MB_OK;
     }
-    int fd, rc = mb_out_mktemp(path, &o->tmp, &fd, err);
+    int fd = -1, rc = target_of(path, &o->target, err);
+    if (rc == MB_OK)
+        rc = mb_out_mktemp(path, &o->tmp, &fd, err);
     if (rc != MB_OK) {
         mb_out_abort(o);
         return rc;
@@ -225,11 +373,13 @@ int mb_out_commit(mb_out *o, mb_error *err)
     o->f = NULL;
     if (bad)
         return out_fail(o, o->path, "write error", e, err);
-    if (o->tmp && rename(o->tmp, o->path) != 0)
+    /* onto the link's target: a symbolic link stays a link */
+    if (o->tmp && rename(o->tmp, o->target) != 0)
         return out_fail(o, o->path, "cannot write", errno, err);
     free(o->tmp);
     free(o->path);
-    o->tmp = o->path = NULL;
+    free(o->target);
+    o->tmp = o->path = o->target = NULL;
     return MB_OK;
 }
 
@@ -242,17 +392,21 @@ void mb_out_abort(mb_out *o)
         remove(o->tmp);
     free(o->tmp);
     free(o->path);
-    o->tmp = o->path = NULL;
+    free(o->target);
+    o->tmp = o->path = o->target = NULL;
 }
 
 int mb_out_place(const char *src, const char *path, mb_error *err)
 {
     if (strcmp(path, "-") != 0 && !is_special(path)) {
-        if (rename(src, path) == 0)
-            return MB_OK;
-        int e = errno;
-        remove(src);
-        return mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(e));
+        char *target = NULL;
+        int rc = target_of(path, &target, err);
+        if (rc == MB_OK && rename(src, target) != 0)
+            rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(errno));
+        free(target);
+        if (rc != MB_OK)
+            remove(src);
+        return rc;
     }
     FILE *in = fopen(src, "rb");
     if (!in) {

@@ -5,8 +5,9 @@
  *   images  magic 0x00000803 (type 0x08 = unsigned byte, 3 dimensions), n, rows, cols,
  *           then n * rows * cols pixel bytes, row by row;
  *   labels  magic 0x00000801 (unsigned byte, 1 dimension), n, then n label bytes.
- * The reader checks the magic numbers, that the file holds exactly the bytes its header
- * promises, that images and labels agree in number, that the dimensions are sane, and that
+ * The reader checks the magic numbers, reads the header first and then exactly the bytes it
+ * promises (at most MB_DATA_SET_FILE_MAX, checked before allocating; one byte more is an error,
+ * so a gzip bomb is never decompressed past that), that images and labels agree in number, that the dimensions are sane, and that
  * labels lie in 0 .. classes-1. Other IDX element types (signed, float, ...) are not read.
  */
 #include "dataset_impl.h"
@@ -50,7 +51,49 @@ static int check_magic(const char *path, const unsigned char *b, size_t len, uin
     return MB_OK;
 }
 
-/* Checks that a file holding `len` bytes is exactly header + payload. */
+/* Reads one IDX file through its header: the header (`hdr` bytes: magic and dimensions) is
+ * read and checked first, `dims` gets the dimensions, and the payload the header promises
+ * (the product of the dimensions, checked against MB_DATA_SET_FILE_MAX before any of it is
+ * allocated) is read with room for one byte more, so that a longer file (a gzip bomb under a
+ * small header included) is refused having decompressed at most that. *buf holds the payload
+ * (owned by the caller), *n its length: need + 1 when the file is longer. */
+static int read_idx_file(const char *path, uint32_t want, size_t hdr, const char *what,
+                         uint32_t dims[3], unsigned char **buf, size_t *n, mb_error *err)
+{
+    *buf = NULL;
+    *n = 0;
+    mb_data_in in;
+    int rc = mb_data_in_open(&in, path, err);
+    if (rc != MB_OK)
+        return rc;
+    unsigned char h[16];
+    size_t got = 0;
+    rc = mb_data_in_read(&in, h, hdr, &got, err);
+    if (rc == MB_OK)
+        rc = check_magic(path, h, got, want, hdr, what, err);
+    size_t need = 1;
+    for (size_t i = 0; rc == MB_OK && i < (hdr - 4) / 4; i++) {
+        dims[i] = be32(h + 4 + 4 * i);
+        need *= dims[i] ? dims[i] : 1; /* zero is refused by the caller */
+        if (need > MB_DATA_SET_FILE_MAX)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: the header promises more than %zu MiB of "
+                              "data: refused", path, MB_DATA_SET_FILE_MAX >> 20);
+    }
+    unsigned char *b = NULL;
+    if (rc == MB_OK)
+        rc = mb_data_in_read_all(&in, need, &b, &got, err);
+    rc = mb_data_in_close(&in, rc, err);
+    if (rc != MB_OK) {
+        free(b);
+        return rc;
+    }
+    *buf = b;
+    *n = got;
+    return MB_OK;
+}
+
+/* Checks that a file of `len` bytes (header included; one more than `need` says "longer") is
+ * exactly the `need` its header promises. */
 static int check_length(const char *path, size_t len, size_t need, const char *promise,
                         mb_error *err)
 {
@@ -60,8 +103,8 @@ static int check_length(const char *path, size_t len, size_t need, const char *p
                             path, promise, need, len);
     if (len > need)
         return mb_error_set(err, MB_EFORMAT,
-                            "%s: %zu bytes after the %s the header promises (%zu bytes expected)",
-                            path, len - need, promise, need);
+                            "%s: more bytes after the %s the header promises (%zu bytes "
+                            "expected)", path, promise, need);
     return MB_OK;
 }
 
@@ -75,45 +118,36 @@ int mb_data_read_idx_classes(const char *images_path, const char *labels_path, i
     unsigned char *ib = NULL, *lb = NULL;
     size_t ilen = 0, llen = 0;
     char promise[96];
-    int rc = mb_data_slurp(images_path, &ib, &ilen, err);
-    if (rc != MB_OK)
-        return rc;
-    rc = check_magic(images_path, ib, ilen, IDX_IMAGES_MAGIC, 16,
-                     "images: unsigned bytes, 3 dimensions", err);
-    uint32_t n = 0, rows = 0, cols = 0;
-    if (rc == MB_OK) {
-        n = be32(ib + 4);
-        rows = be32(ib + 8);
-        cols = be32(ib + 12);
-        if (n == 0 || n > IDX_MAX_COUNT || rows == 0 || rows > IDX_MAX_SIDE || cols == 0 ||
-            cols > IDX_MAX_SIDE)
-            rc = mb_error_set(err, MB_EFORMAT,
-                              "%s: absurd dimensions %u images of %ux%u pixels (expected 1..%u "
-                              "images of 1..%u x 1..%u pixels)",
-                              images_path, (unsigned)n, (unsigned)rows, (unsigned)cols,
-                              IDX_MAX_COUNT, IDX_MAX_SIDE, IDX_MAX_SIDE);
-    }
+    uint32_t dims[3] = {0, 0, 0}, ldims[3] = {0, 0, 0};
+    int rc = read_idx_file(images_path, IDX_IMAGES_MAGIC, 16,
+                           "images: unsigned bytes, 3 dimensions", dims, &ib, &ilen, err);
+    uint32_t n = dims[0], rows = dims[1], cols = dims[2];
+    if (rc == MB_OK && (n == 0 || n > IDX_MAX_COUNT || rows == 0 || rows > IDX_MAX_SIDE ||
+                        cols == 0 || cols > IDX_MAX_SIDE))
+        rc = mb_error_set(err, MB_EFORMAT,
+                          "%s: absurd dimensions %u images of %ux%u pixels (expected 1..%u "
+                          "images of 1..%u x 1..%u pixels)",
+                          images_path, (unsigned)n, (unsigned)rows, (unsigned)cols,
+                          IDX_MAX_COUNT, IDX_MAX_SIDE, IDX_MAX_SIDE);
     size_t per = (size_t)rows * cols;
     if (rc == MB_OK) {
         snprintf(promise, sizeof promise, "%u images of %ux%u", (unsigned)n, (unsigned)rows,
                  (unsigned)cols);
-        rc = check_length(images_path, ilen, 16 + (size_t)n * per, promise, err);
+        rc = check_length(images_path, 16 + ilen, 16 + (size_t)n * per, promise, err);
     }
     if (rc == MB_OK)
-        rc = mb_data_slurp(labels_path, &lb, &llen, err);
-    if (rc == MB_OK)
-        rc = check_magic(labels_path, lb, llen, IDX_LABELS_MAGIC, 8,
-                         "labels: unsigned bytes, 1 dimension", err);
-    if (rc == MB_OK && be32(lb + 4) != n)
+        rc = read_idx_file(labels_path, IDX_LABELS_MAGIC, 8,
+                           "labels: unsigned bytes, 1 dimension", ldims, &lb, &llen, err);
+    if (rc == MB_OK && ldims[0] != n)
         rc = mb_error_set(err, MB_EFORMAT, "%s: %u labels, but %s has %u images", labels_path,
-                          (unsigned)be32(lb + 4), images_path, (unsigned)n);
+                          (unsigned)ldims[0], images_path, (unsigned)n);
     if (rc == MB_OK) {
         snprintf(promise, sizeof promise, "%u labels", (unsigned)n);
-        rc = check_length(labels_path, llen, 8 + (size_t)n, promise, err);
+        rc = check_length(labels_path, 8 + llen, 8 + (size_t)n, promise, err);
     }
     int maxlab = 0;
     for (size_t i = 0; rc == MB_OK && i < n; i++) {
-        int y = lb[8 + i];
+        int y = lb[i];
         if (classes > 0 && y >= classes)
             rc = mb_error_set(err, MB_EFORMAT,
                               "%s: label %d of sample %zu is out of range (expected 0..%d)",
@@ -125,9 +159,9 @@ int mb_data_read_idx_classes(const char *images_path, const char *labels_path, i
         rc = mb_dataset_alloc(d, n, 1, (int)rows, (int)cols, classes > 0 ? classes : maxlab + 1,
                               images_path, err);
     if (rc == MB_OK) {
-        mb_data_bytes_to_float(ib + 16, (size_t)n * per, d->x);
+        mb_data_bytes_to_float(ib, (size_t)n * per, d->x);
         for (size_t i = 0; i < n; i++)
-            d->y[i] = lb[8 + i];
+            d->y[i] = lb[i];
     }
     free(ib);
     free(lb);

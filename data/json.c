@@ -1,12 +1,50 @@
 /* json.c — reading and writing the JSON files of mbkit (fits, recommendations) with cJSON.
  *
- * Reading names the file and, for a syntax error, the byte offset; writing is atomic.
+ * Reading names the file and, for a syntax error, the byte offset, and refuses an object holding
+ * a key twice (cJSON would answer with the first); writing is atomic.
  */
 #include "mb_data.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key that some object of `j` holds twice, or NULL: cJSON keeps both and answers with the
+ * first, so which one a reader meant cannot be known. Each object's keys are sorted (O(n log n)
+ * however many there are); nesting is cJSON's, at most CJSON_NESTING_LIMIT deep. */
+static const char *duplicate_key(const cJSON *j)
+{
+    if (!cJSON_IsObject(j) && !cJSON_IsArray(j))
+        return NULL;
+    size_t n = 0;
+    const cJSON *c;
+    for (c = j->child; c; c = c->next) {
+        const char *d = duplicate_key(c);
+        if (d)
+            return d;
+        n++;
+    }
+    if (!cJSON_IsObject(j) || n < 2)
+        return NULL;
+    const char **keys = malloc(n * sizeof *keys);
+    if (!keys)
+        return NULL; /* not known to be a duplicate */
+    size_t k = 0;
+    for (c = j->child; c; c = c->next)
+        keys[k++] = c->string ? c->string : "";
+    qsort(keys, n, sizeof *keys, cmp_key);
+    const char *d = NULL;
+    for (size_t i = 1; i < n && !d; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0)
+            d = keys[i];
+    free(keys);
+    return d;
+}
 
 int mb_json_read(const char *path, cJSON **root, mb_error *err)
 {
@@ -24,6 +62,13 @@ int mb_json_read(const char *path, cJSON **root, mb_error *err)
         return mb_error_set(err, MB_EFORMAT, "%s: not valid JSON (at byte %ld)", path, at);
     }
     free(buf);
+    const char *dup = duplicate_key(j);
+    if (dup) {
+        int rc = mb_error_set(err, MB_EFORMAT, "%s: key '%s' given twice in one object", path,
+                              dup);
+        cJSON_Delete(j);
+        return rc;
+    }
     *root = j;
     return MB_OK;
 }

@@ -179,25 +179,46 @@ const char *mb_table_trailer(const mb_table *t, size_t i);
 
 /* ---- whole files and atomic output --------------------------------------------------------- */
 
+/* The most bytes mb_data_read_file takes from a regular file, and from anything without a size
+ * (a device, a FIFO, a pipe: /dev/zero never ends). */
+#define MB_DATA_FILE_MAX ((size_t)1 << 30)
+#define MB_DATA_STREAM_MAX ((size_t)64 << 20)
+
 /* Reads all of `path` into a new NUL-terminated buffer (*buf, owned by the caller; *len bytes
- * before the NUL). MB_EIO with a message naming the file when it cannot be opened or read. */
+ * before the NUL), opening it once (a FIFO is read as a stream). MB_EIO with a message naming
+ * the file when it cannot be opened or read (a folder included), MB_EFORMAT past the limits
+ * above. */
 int mb_data_read_file(const char *path, char **buf, size_t *len, struct mb_error *err);
+
+/* 1 when writing `a` would overwrite `b` (or the reverse): the same regular file (by device and
+ * inode, so links and other spellings count), or two paths that do not exist yet and name the
+ * same place. Devices and FIFOs (/dev/null twice) and "-" are never the same file. */
+int mb_data_same_file(const char *a, const char *b);
 
 /* The one output writer every command uses. A regular file, or a path that does not exist yet,
  * is written to a temporary file beside it ("PATH.tmp.PID.XXXXXX") and appears at `path` only
- * when committed. Anything else that exists at `path` (a device, a FIFO, a socket) and "-"
+ * when committed; a symbolic link is written through (the temporary beside its target, renamed
+ * onto the target). Anything else that exists at `path` (a device, a FIFO, a socket) and "-"
  * (standard output) is written directly and never renamed over. Temporaries that a killed
  * write left at the same path are removed when the next write to it opens. Every program
  * linked with the writer also checks standard output at exit: a write or close error there is
  * one line on stderr and exit status 1 (MB_EXIT_DATA). */
 typedef struct mb_out {
     FILE *f;          /* write here */
-    char *path;       /* final path (NULL for stdout) */
-    char *tmp;        /* temporary path in the same folder (NULL for stdout and direct writes) */
+    char *path;       /* final path as given (NULL for stdout), for messages */
+    char *target;     /* what the temporary is renamed onto: `path`, or the end of its chain of
+                         symbolic links (a link is written through, never replaced) */
+    char *tmp;        /* temporary path beside target (NULL for stdout and direct writes) */
 } mb_out;
 
 /* Opens `path` as above. MB_EIO with a message naming `path` on failure. */
 int mb_out_open(mb_out *o, const char *path, struct mb_error *err);
+
+/* Whether `path` could be written, asked before long work without opening it: "-" is; an
+ * existing device or FIFO when access(W_OK) says so (opening and closing a FIFO would hand its
+ * reader an end of file); a folder never; a regular file or new path when a temporary can be
+ * made beside its target (made and removed). MB_EIO naming `path` otherwise. */
+int mb_out_check(const char *path, struct mb_error *err);
 
 /* Flushes and closes, then renames into place (atomic outputs). On any write or close error
  * the temporary file is removed and MB_EIO returned ("PATH: write error: REASON"): the final

@@ -19,7 +19,9 @@ int mb_data_parse_double(const char *s, double *v)
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(x))
+    /* ERANGE with a finite result is an underflow: 1e-308 is a (subnormal) number, 1e-400 is
+     * 0 to double precision; only an overflow is not a number */
+    if (end == s || *end != '\0' || !isfinite(x) || (errno == ERANGE && fabs(x) > 1.0))
         return MB_EINVAL;
     *v = x;
     return MB_OK;
@@ -45,7 +47,7 @@ int mb_data_parse_size(const char *s, double *v)
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(x) || x < 0.0)
+    if (end == s || !isfinite(x) || (errno == ERANGE && x > 1.0) || x < 0.0)
         return MB_EINVAL;
     double scale = 1.0;
     switch (toupper((unsigned char)*end)) {

@@ -94,6 +94,8 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
     char **fields = NULL;
     long lineno = 0;
     char *p = t->buf;
+    if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+        p += 3; /* a UTF-8 byte-order mark (spreadsheets write one): not part of the header */
     while (rc == MB_OK && *p) {
         char *nl = strchr(p, '\n');
         if (nl)

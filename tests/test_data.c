@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../data/mb_data.h"
 #include "mb_test.h"
@@ -278,6 +279,85 @@ static void test_json_files(void)
     mb_test_rmdir(dir);
 }
 
+/* Issue #25 at the data layer: links written through (dangling ones and chains too), the
+ * same-file test, the caps on inputs without a size, subnormals, a byte-order mark, a JSON key
+ * given twice. */
+static void test_hostile_data(void)
+{
+    char dir[256], path[512], link[512], target[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_error e = {0};
+    mb_out o;
+    /* a link to a file, then a dangling link two hops long into a subfolder */
+    mb_test_write(target, sizeof target, dir, "t.csv", "old\n");
+    snprintf(link, sizeof link, "%s/l.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink("t.csv", link), 0);
+    CU_ASSERT_EQUAL_FATAL(mb_out_open(&o, link, &e), MB_OK);
+    fputs("new\n", o.f);
+    CU_ASSERT_EQUAL(mb_out_commit(&o, &e), MB_OK);
+    struct stat st;
+    CU_ASSERT_TRUE(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    char *buf = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL(mb_data_read_file(target, &buf, &n, &e), MB_OK);
+    CU_ASSERT_STRING_EQUAL(buf ? buf : "", "new\n");
+    free(buf);
+    snprintf(path, sizeof path, "%s/sub", dir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/hop1", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink("hop2", path), 0);
+    snprintf(link, sizeof link, "%s/hop2", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink("sub/end.csv", link), 0);
+    CU_ASSERT_EQUAL_FATAL(mb_out_open(&o, path, &e), MB_OK);
+    fputs("x\n", o.f);
+    CU_ASSERT_EQUAL(mb_out_commit(&o, &e), MB_OK);
+    CU_ASSERT_TRUE(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+    snprintf(path, sizeof path, "%s/sub/end.csv", dir);
+    CU_ASSERT_TRUE(stat(path, &st) == 0 && S_ISREG(st.st_mode));
+    /* same files: a link and its target, two spellings of a new path; not /dev/null twice */
+    snprintf(link, sizeof link, "%s/l.csv", dir);
+    CU_ASSERT_TRUE(mb_data_same_file(link, target));
+    snprintf(path, sizeof path, "%s/sub/../new.csv", dir);
+    snprintf(link, sizeof link, "%s/new.csv", dir);
+    CU_ASSERT_TRUE(mb_data_same_file(path, link));
+    CU_ASSERT_FALSE(mb_data_same_file("/dev/null", "/dev/null"));
+    CU_ASSERT_FALSE(mb_data_same_file("-", "-"));
+    CU_ASSERT_FALSE(mb_data_same_file(target, link));
+    /* a writability check never opens (a directory is refused) */
+    CU_ASSERT_EQUAL(mb_out_check(dir, &e), MB_EIO);
+    CU_ASSERT_EQUAL(mb_out_check(target, &e), MB_OK);
+    CU_ASSERT_EQUAL(mb_out_check("/dev/null", &e), MB_OK);
+    /* no end: /dev/zero is refused at the cap, a folder at once */
+    CU_ASSERT_EQUAL(mb_data_read_file("/dev/zero", &buf, &n, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "/dev/zero: more than 64 MiB"));
+    CU_ASSERT_EQUAL(mb_data_read_file(dir, &buf, &n, &e), MB_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "Is a directory"));
+    /* numbers: a subnormal is one, an overflow is not */
+    double v = 0;
+    CU_ASSERT_EQUAL(mb_data_parse_double("1e-308", &v), MB_OK);
+    CU_ASSERT_TRUE(v > 0 && v < 1.1e-308);
+    CU_ASSERT_EQUAL(mb_data_parse_double("4.9e-324", &v), MB_OK);
+    CU_ASSERT_EQUAL(mb_data_parse_double("1e309", &v), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_double("-1e309", &v), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_size("1e-308", &v), MB_OK);
+    /* a byte-order mark before the metadata */
+    mb_test_write(path, sizeof path, dir, "bom.csv", "\xEF\xBB\xBF# batch=8\na,b\n1,2\n");
+    mb_table *t;
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &e), MB_OK);
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "batch"), "8");
+    CU_ASSERT_EQUAL(mb_table_cols(t), 2);
+    mb_table_free(t);
+    /* JSON: a key twice, at any depth */
+    cJSON *j;
+    mb_test_write(path, sizeof path, dir, "dup.json", "{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}}");
+    CU_ASSERT_EQUAL(mb_json_read(path, &j, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "key 'c' given twice"));
+    mb_test_write(path, sizeof path, dir, "ok.json", "{\"a\": [{\"c\": 1}, {\"c\": 2}]}");
+    CU_ASSERT_EQUAL(mb_json_read(path, &j, &e), MB_OK);
+    cJSON_Delete(j);
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_data(void)
 {
     CU_pSuite s = CU_add_suite("data", NULL, NULL);
@@ -288,5 +368,6 @@ int mb_test_suite_data(void)
            !CU_add_test(s, "tables", test_table_read) ||
            !CU_add_test(s, "malformed tables", test_table_errors) ||
            !CU_add_test(s, "atomic output", test_atomic_output) ||
-           !CU_add_test(s, "JSON files", test_json_files);
+           !CU_add_test(s, "JSON files", test_json_files) ||
+           !CU_add_test(s, "hostile inputs: links, caps, numbers", test_hostile_data);
 }

@@ -234,7 +234,7 @@ static void test_idx_errors(void)
         {"pixels cut", "i", "l", 0x803, 5, 3, 4, 1, 0x801, 5, 0, -1, MB_EFORMAT, 0,
          "truncated: the header promises 5 images of 3x4 (76 bytes), the file has 75"},
         {"trailing bytes", "i", "l", 0x803, 5, 3, 4, -2, 0x801, 5, 0, -1, MB_EFORMAT, 0,
-         "2 bytes after the 5 images of 3x4"},
+         "more bytes after the 5 images of 3x4"},
         {"labels as images", "i", "l", 0x801, 5, 3, 4, 0, 0x801, 5, 0, -1, MB_EFORMAT, 0,
          "wrong magic number 0x00000801, expected 0x00000803"},
         {"float images", "i", "l", 0xD03, 5, 3, 4, 0, 0x801, 5, 0, -1, MB_EFORMAT, 0,
