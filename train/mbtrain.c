@@ -171,6 +171,12 @@ static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *
     }
     if (rc == MB_OK && *n == 0)
         rc = mb_error_set(err, MB_EINVAL, "--seeds: empty list");
+    /* a seed twice would write its log twice, the second over the first */
+    for (size_t i = 0; rc == MB_OK && i < *n; i++)
+        for (size_t j = 0; rc == MB_OK && j < i; j++)
+            if ((*out)[i] == (*out)[j])
+                rc = mb_error_set(err, MB_EINVAL, "--seeds: seed %lu given twice in '%s'",
+                                  (*out)[i], s);
     if (rc != MB_OK) {
         free(*out);
         *out = NULL;
@@ -209,6 +215,42 @@ static void draw(const mb_run_progress *p, void *ctx)
     fprintf(stderr, "\r[%s] update %ld epoch %.2f loss %.4f eval %.4f %.0f samples/s %.1fs%s ",
             line, p->update, p->epoch, p->loss, p->eval_loss, sps, p->wall_s, left);
     fflush(stderr);
+}
+
+/* Outputs that would overwrite each other or an input, refused before any work: --log over
+ * --checkpoint or the checkpoint being resumed; a checkpoint that is a FIFO or socket (it is
+ * rewritten every N updates and read back by --resume: each rewrite would open it again). */
+static int output_clash(const mb_run_options *o, mb_error *err)
+{
+    struct stat sb;
+    if (o->checkpoint_path && stat(o->checkpoint_path, &sb) == 0 &&
+        (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
+        return mb_error_set(err, MB_EINVAL, "--checkpoint %s: a FIFO or socket; a checkpoint "
+                            "is rewritten and read back: give a regular file", o->checkpoint_path);
+    if (o->log_path && mb_data_same_file(o->log_path, o->checkpoint_path))
+        return mb_error_set(err, MB_EINVAL, "--log %s and --checkpoint %s are the same file",
+                            o->log_path, o->checkpoint_path);
+    if (o->log_path && mb_data_same_file(o->log_path, o->resume_path))
+        return mb_error_set(err, MB_EINVAL, "--log %s would overwrite --resume %s", o->log_path,
+                            o->resume_path);
+    return MB_OK;
+}
+
+/* A summary line with "-" for every value that is not a number ("test_loss=nan" of a run that
+ * skipped the test set): nan and inf are never printed as results. */
+static void dash_non_finite(char *line)
+{
+    static const char *const bad[] = {"=-nan", "=nan", "=-inf", "=inf"};
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
+        for (char *p = line; (p = strstr(p, bad[b]));) {
+            size_t k = strlen(bad[b]);
+            if (p[k] != ' ' && p[k] != '\0') {
+                p += k;
+                continue;
+            }
+            p[1] = '-';
+            memmove(p + 2, p + k, strlen(p + k) + 1);
+        }
 }
 
 enum {
@@ -415,6 +457,8 @@ static int run_command(int argc, char **argv)
         return usage_error("%s", "--checkpoint needs --checkpoint-every N");
     if (!o.checkpoint_path && o.checkpoint_every)
         return usage_error("%s", "--checkpoint-every needs --checkpoint FILE");
+    if (output_clash(&o, &err) != MB_OK)
+        return fail(&err);
 
     /* Under mpirun every rank runs this; one process alone never starts MPI. */
     mb_communicator *world = NULL;
@@ -466,11 +510,17 @@ static int run_command(int argc, char **argv)
         status = usage_error("%s", "a sweep (several batches or seeds) needs --log-dir DIR");
     else if (runs > 1 && (o.checkpoint_path || o.resume_path))
         status = usage_error("%s", "--checkpoint and --resume take one run, not a sweep");
-    for (size_t i = 0; status == 0 && i < batches.n; i++)
+    for (size_t i = 0; status == 0 && i < batches.n; i++) {
         if (batches.v[i] != floor(batches.v[i]) || batches.v[i] > 1 << 30) {
             mb_error_set(&err, MB_EINVAL, "--batch: %g is not a whole number", batches.v[i]);
             status = fail(&err);
         }
+        for (size_t j = 0; status == 0 && j < i; j++)
+            if (batches.v[j] == batches.v[i]) { /* its log would be written twice */
+                mb_error_set(&err, MB_EINVAL, "--batch: %g given twice", batches.v[i]);
+                status = fail(&err);
+            }
+    }
     /* a rank or thread count the algorithm cannot use: one line (from rank 0), exit 2 */
     for (size_t i = 0; status == 0 && o.par != MB_PAR_NONE && i < batches.n; i++) {
         o.batch = (int)batches.v[i];
@@ -495,6 +545,7 @@ static int run_command(int argc, char **argv)
             loaded = 1;
     }
     o.splits = &data;
+    const double epochs = o.epochs;
     bar b = {0};
     if (isatty(STDERR_FILENO) && rank == 0) {
         o.progress = draw;
@@ -504,6 +555,13 @@ static int run_command(int argc, char **argv)
         for (size_t j = 0; status == 0 && j < nseeds; j++) {
             o.batch = (int)batches.v[i];
             o.seed = seeds ? seeds[j] : seed1;
+            /* epochs x batches per epoch is an update count: past 2^40 (the cap of
+             * --max-updates) it would overflow the bound, so --max-updates alone bounds the
+             * run then, or 2^40 updates without one */
+            double per_epoch = (double)(data.train.n / (size_t)o.batch);
+            o.epochs = epochs;
+            if (epochs * per_epoch > (double)(1L << 40))
+                o.epochs = o.max_updates > 0 ? 0 : (double)(1L << 40) / per_epoch;
             char path[4096];
             if (log_dir) {
                 mb_net_desc *desc = NULL;
@@ -534,6 +592,7 @@ static int run_command(int argc, char **argv)
                 continue; /* rank 0 speaks for the job */
             char line[1536];
             mb_run_result_format(&r, &o, line, sizeof line);
+            dash_non_finite(line);
             printf("%s\n", line);
             fflush(stdout);
             if (r.diverged)
