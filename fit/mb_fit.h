@@ -144,6 +144,14 @@ typedef struct mb_fit_runs {
 int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thresholds,
                           size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err);
 
+/* The same, with paths[0] already read as `first` (NULL: read it here), so that a log given as
+ * a FIFO or pipe is read once. Batch, learners and seed must be whole numbers, updates whole and
+ * rising; the same run given twice (the same file under any name, or a copy: one seed with the
+ * same net, algorithm, batch, learners and lr) is MB_EINVAL naming both. */
+int mb_fit_runs_read_logs_first(const mb_table *first, const char *const *paths, size_t n_paths,
+                                const double *thresholds, size_t n_thr, size_t smooth,
+                                mb_fit_runs *runs, mb_error *err);
+
 /* Keeps only the runs trained with learning rate `lr` (to 1e-9 relative), in their order.
  * MB_ENODATA naming the rates there are when none was. */
 int mb_fit_runs_keep_lr(mb_fit_runs *runs, double lr, mb_error *err);
@@ -154,6 +162,8 @@ int mb_fit_runs_keep_group(mb_fit_runs *runs, const char *algo, double procs, mb
 
 /* Reads a points file: columns batch,n_update and an optional seed; each row is one run. */
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err);
+/* The same from a table already read (its path names it in messages). */
+int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err);
 void mb_fit_runs_free(mb_fit_runs *runs);
 
 /* How each mini-batch size's point is weighted. */

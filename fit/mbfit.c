@@ -227,6 +227,19 @@ static int parse_thresholds(const char *s, double **v, size_t *n, mb_error *err)
     return rc;
 }
 
+/* An output that would overwrite one of the command's inputs is refused before any work:
+ * exit 1 with one line; -1 when there is no clash. */
+static int output_over_input(const char *sub, const char *output, char *const *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (mb_data_same_file(output, in[i])) {
+            mb_error err = {0};
+            mb_error_set(&err, MB_EINVAL, "-o %s would overwrite the input %s", output, in[i]);
+            return mb_cli_fail("mbfit", sub, &err);
+        }
+    return -1;
+}
+
 static int cmd_nupdate(int argc, char **argv)
 {
     const char *sub = "nupdate";
@@ -267,7 +280,11 @@ static int cmd_nupdate(int argc, char **argv)
             break;
         case OPT_ALGO: algo = optarg; break;
         case OPT_PROCS:
-            if (mb_data_flag_double("--procs", optarg, 0, MB_POSITIVE, &procs, &err) != MB_OK)
+            if (mb_data_flag_double("--procs", optarg, 0, MB_POSITIVE, &procs, &err) != MB_OK ||
+                (procs != floor(procs) || procs > MB_DATA_RANGE_MAX
+                     ? mb_error_set(&err, MB_EINVAL, "--procs: '%s' is not a whole number of "
+                                    "learners", optarg)
+                     : MB_OK) != MB_OK)
                 return mb_cli_fail("mbfit", sub, &err);
             break;
         case OPT_BOOT:
@@ -301,6 +318,9 @@ static int cmd_nupdate(int argc, char **argv)
         return mb_cli_usage("mbfit", sub, "no input files (run logs or one points file)");
     const char *const *files = (const char *const *)argv + optind;
     size_t nfiles = (size_t)(argc - optind);
+    int clash = output_over_input(sub, cm.output, argv + optind, nfiles);
+    if (clash >= 0)
+        return clash;
 
     /* A points file has an n_update column; anything else is a run log. */
     mb_table *t;
@@ -315,27 +335,30 @@ static int cmd_nupdate(int argc, char **argv)
         mb_table_free(t);
         return mb_cli_fail("mbfit", sub, &err);
     }
-    mb_table_free(t);
+    /* t is read once and handed on: the first input may be a FIFO */
     mb_fit_runs runs;
     double *thr = NULL;
     size_t nthr = 0;
     if (points) {
-        if (nfiles > 1)
-            return mb_cli_usage("mbfit", sub, "give one points file, not a points file and more "
-                                    "(first: '%s')", files[0]);
-        if (target)
-            return mb_cli_usage("mbfit", sub, "--target-loss applies to run logs; '%s' is a points file",
-                               files[0]);
-        if (mb_fit_runs_read_points(files[0], &runs, &err) != MB_OK)
-            return mb_cli_fail("mbfit", sub, &err);
+        int bad = nfiles > 1 ? mb_cli_usage("mbfit", sub, "give one points file, not a points "
+                                            "file and more (first: '%s')", files[0])
+                  : target ? mb_cli_usage("mbfit", sub, "--target-loss applies to run logs; "
+                                          "'%s' is a points file", files[0])
+                  : mb_fit_runs_points_table(t, &runs, &err) != MB_OK
+                      ? mb_cli_fail("mbfit", sub, &err)
+                      : 0;
+        mb_table_free(t);
+        if (bad)
+            return bad;
     } else {
-        if (!target)
-            return mb_cli_usage("mbfit", sub, "run logs need --target-loss");
-        if (parse_thresholds(target, &thr, &nthr, &err) != MB_OK) {
+        if (!target || parse_thresholds(target, &thr, &nthr, &err) != MB_OK) {
             free(thr);
-            return mb_cli_fail("mbfit", sub, &err);
+            mb_table_free(t);
+            return target ? mb_cli_fail("mbfit", sub, &err)
+                          : mb_cli_usage("mbfit", sub, "run logs need --target-loss");
         }
-        int rc = mb_fit_runs_read_logs(files, nfiles, thr, nthr, smooth, &runs, &err);
+        int rc = mb_fit_runs_read_logs_first(t, files, nfiles, thr, nthr, smooth, &runs, &err);
+        mb_table_free(t);
         free(thr);
         if (rc == MB_OK && !isnan(lr) && (rc = mb_fit_runs_keep_lr(&runs, lr, &err)) != MB_OK)
             mb_fit_runs_free(&runs);
@@ -481,7 +504,7 @@ static int one_table_args(const char *sub, int argc, char **argv, void (*help_fn
     *path = argv[optind];
     if (n_more)
         *n_more = argc - optind - 1;
-    return -1;
+    return output_over_input(sub, cm->output, argv + optind, (size_t)(argc - optind));
 }
 
 /* Calibrates each learner count's fit that has runs of as many learners; the one-learner fit

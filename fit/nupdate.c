@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
@@ -65,9 +66,10 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     return MB_OK;
 }
 
-/* A metadata value that must be a finite number > 0 (or any number when positive is 0). */
-static int meta_number(const mb_table *t, const char *key, int required, int positive, double *v,
-                       mb_error *err)
+/* A metadata value that must be a finite number > 0 (or any number when positive is 0), and a
+ * whole one in [0, 2^53] when `whole` is set (batch, learners, seed). */
+static int meta_number(const mb_table *t, const char *key, int required, int positive,
+                       int whole, double *v, mb_error *err)
 {
     const char *s = mb_table_meta(t, key);
     if (!s) {
@@ -80,6 +82,9 @@ static int meta_number(const mb_table *t, const char *key, int required, int pos
     if (mb_data_parse_double(s, v) != MB_OK || (positive && *v <= 0))
         return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a %snumber",
                             mb_table_path(t), key, s, positive ? "positive " : "finite ");
+    if (whole && (*v != floor(*v) || *v < 0 || *v > MB_DATA_RANGE_MAX))
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a whole number in "
+                            "[%d, 2^53]", mb_table_path(t), key, s, positive);
     return MB_OK;
 }
 
@@ -114,12 +119,13 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         double u, loss;
         if ((rc = mb_table_double(t, r, cu, &u, err)) != MB_OK)
             break;
-        if (u < 0 || u < prev_u || u > MB_DATA_RANGE_MAX) {
-            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %g is %s",
-                              mb_table_path(t), mb_table_line(t, r), u,
-                              u < 0         ? "negative"
-                              : u >= prev_u ? "past 2^53 updates"
-                                            : "smaller than the row before");
+        if (u < 0 || u < prev_u || u > MB_DATA_RANGE_MAX || u != floor(u)) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %s is %s",
+                              mb_table_path(t), mb_table_line(t, r), mb_table_cell(t, r, cu),
+                              u < 0                 ? "negative"
+                              : u > MB_DATA_RANGE_MAX ? "past 2^53 updates"
+                              : u != floor(u)       ? "not a whole number"
+                                                    : "smaller than the row before");
             break;
         }
         prev_u = u;
@@ -184,44 +190,91 @@ static void meta_string(const mb_table *t, const char *key, char *dst, size_t n)
     snprintf(dst, n, "%s", v ? v : "");
 }
 
+/* Reads log i of `runs` from table t (paths[i]). */
+static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const double *thr,
+                        size_t n_thr, size_t smooth, mb_error *err)
+{
+    int used = 0, rc;
+    if ((rc = meta_number(t, "batch", 1, 1, 1, &runs->batch[i], err)) == MB_OK &&
+        (rc = meta_number(t, "seed", 0, 0, 1, &runs->seed[i], err)) == MB_OK &&
+        (rc = meta_number(t, "lr", 0, 1, 0, &runs->lr[i], err)) == MB_OK &&
+        (rc = meta_number(t, "learners", 0, 1, 1, &runs->procs[i], err)) == MB_OK &&
+        (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK)
+        rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr, runs->wall + i * n_thr,
+                      &runs->t_step[i], &used, err);
+    if (isnan(runs->procs[i]))
+        runs->procs[i] = 1.0;
+    double bs;
+    const char *b = mb_table_meta(t, "b_simple");
+    runs->b_simple[i] = b && mb_data_parse_double(b, &bs) == MB_OK ? bs : NAN;
+    runs->diverged[i] = log_diverged(t);
+    meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
+    meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
+    runs->used_train_loss += used;
+    return rc;
+}
+
+/* The same run given twice would count twice in every median and fit: the same file (by
+ * device and inode, whatever its name), or two logs of one seed with the same net, algorithm,
+ * batch, learners and learning rate (a copy). MB_EINVAL naming both. */
+static int same_run(const mb_fit_runs *r, const char *const *paths, const struct stat *st,
+                    size_t i, mb_error *err)
+{
+    for (size_t j = 0; j < i; j++) {
+        if (st[i].st_ino && st[j].st_dev == st[i].st_dev && st[j].st_ino == st[i].st_ino)
+            return mb_error_set(err, MB_EINVAL, "%s: given twice (also as %s)", paths[i],
+                                paths[j]);
+        if (!isnan(r->seed[i]) && r->seed[i] == r->seed[j] && r->batch[i] == r->batch[j] &&
+            r->procs[i] == r->procs[j] && strcmp(r->net[i], r->net[j]) == 0 &&
+            strcmp(r->algo[i], r->algo[j]) == 0 &&
+            (r->lr[i] == r->lr[j] || (isnan(r->lr[i]) && isnan(r->lr[j]))))
+            return mb_error_set(err, MB_EINVAL, "%s: the same run as %s (net '%s', batch %g, "
+                                "seed %g): a run counts once", paths[i], paths[j], r->net[i],
+                                r->batch[i], r->seed[i]);
+    }
+    return MB_OK;
+}
+
 int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thr,
                           size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err)
+{
+    return mb_fit_runs_read_logs_first(NULL, paths, n_paths, thr, n_thr, smooth, runs, err);
+}
+
+int mb_fit_runs_read_logs_first(const mb_table *first, const char *const *paths, size_t n_paths,
+                                const double *thr, size_t n_thr, size_t smooth,
+                                mb_fit_runs *runs, mb_error *err)
 {
     if (n_thr == 0 || smooth == 0)
         return mb_error_set(err, MB_EINVAL, "no threshold, or a zero smoothing window");
     if (runs_alloc(runs, n_paths, n_thr) != MB_OK)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
+    struct stat *st = calloc(n_paths ? n_paths : 1, sizeof *st);
+    if (!st) {
+        mb_fit_runs_free(runs);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
     memcpy(runs->thresholds, thr, n_thr * sizeof *thr);
     runs->from_logs = 1;
-    for (size_t i = 0; i < n_paths; i++) {
-        mb_table *t;
-        int rc = mb_table_read(paths[i], &t, err);
-        if (rc == MB_OK) {
-            int used = 0;
-            if ((rc = meta_number(t, "batch", 1, 1, &runs->batch[i], err)) == MB_OK &&
-                (rc = meta_number(t, "seed", 0, 0, &runs->seed[i], err)) == MB_OK &&
-                (rc = meta_number(t, "lr", 0, 1, &runs->lr[i], err)) == MB_OK &&
-                (rc = meta_number(t, "learners", 0, 1, &runs->procs[i], err)) == MB_OK &&
-                (rc = meta_number(t, "target_loss", 0, 1, &runs->target[i], err)) == MB_OK)
-                rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr,
-                              runs->wall + i * n_thr, &runs->t_step[i], &used, err);
-            if (isnan(runs->procs[i]))
-                runs->procs[i] = 1.0;
-            const char *bs = mb_table_meta(t, "b_simple");
-            runs->b_simple[i] = bs ? atof(bs) : NAN;
-            runs->diverged[i] = log_diverged(t);
-            meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
-            meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
-            runs->used_train_loss += used;
-            mb_table_free(t);
-        }
-        if (rc != MB_OK) {
-            mb_fit_runs_free(runs);
-            return rc;
-        }
-        runs->n++;
+    int rc = MB_OK;
+    for (size_t i = 0; i < n_paths && rc == MB_OK; i++) {
+        mb_table *t = NULL;
+        if (stat(paths[i], &st[i]) != 0)
+            memset(&st[i], 0, sizeof st[i]);
+        if (!(i == 0 && first))
+            rc = mb_table_read(paths[i], &t, err);
+        if (rc == MB_OK)
+            rc = read_one_log(i == 0 && first ? first : t, runs, i, thr, n_thr, smooth, err);
+        mb_table_free(t);
+        if (rc == MB_OK)
+            rc = same_run(runs, paths, st, i, err);
+        if (rc == MB_OK)
+            runs->n++;
     }
-    return MB_OK;
+    free(st);
+    if (rc != MB_OK)
+        mb_fit_runs_free(runs);
+    return rc;
 }
 
 /* Run i moves to slot k (k <= i) of every per-run array: the keep filters compact in place. */
@@ -303,22 +356,26 @@ int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
     int rc = mb_table_read(path, &t, err);
     if (rc != MB_OK)
         return rc;
+    rc = mb_fit_runs_points_table(t, runs, err);
+    mb_table_free(t);
+    return rc;
+}
+
+int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err)
+{
+    memset(runs, 0, sizeof *runs);
+    const char *path = mb_table_path(t);
+    int rc = MB_OK;
     size_t cb, cn;
     long cs = mb_table_col(t, "seed");
     if ((rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
-        (rc = mb_table_require_col(t, "n_update", &cn, err)) != MB_OK) {
-        mb_table_free(t);
+        (rc = mb_table_require_col(t, "n_update", &cn, err)) != MB_OK)
         return rc;
-    }
     size_t n = mb_table_rows(t);
-    if (n == 0) {
-        mb_table_free(t);
+    if (n == 0)
         return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
-    }
-    if (runs_alloc(runs, n, 1) != MB_OK) {
-        mb_table_free(t);
+    if (runs_alloc(runs, n, 1) != MB_OK)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
-    }
     runs->thresholds[0] = NAN;
     for (size_t r = 0; r < n && rc == MB_OK; r++) {
         double b, v, s = NAN;
@@ -326,7 +383,11 @@ int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
             (rc = mb_table_double(t, r, cn, &v, err)) != MB_OK ||
             (cs >= 0 && (rc = mb_table_double(t, r, (size_t)cs, &s, err)) != MB_OK))
             break;
-        if (b <= 0 || v <= 0)
+        if (b != floor(b) || (cs >= 0 && (s != floor(s) || s < 0)))
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is not a whole number",
+                              path, mb_table_line(t, r), b != floor(b) ? "batch" : "seed",
+                              mb_table_cell(t, r, b != floor(b) ? cb : (size_t)cs));
+        else if (b <= 0 || v <= 0)
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g must be > 0", path,
                               mb_table_line(t, r), b <= 0 ? "batch" : "n_update",
                               b <= 0 ? b : v);
@@ -341,7 +402,6 @@ int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
         runs->procs[r] = 1.0;
         runs->n = r + 1;
     }
-    mb_table_free(t);
     if (rc != MB_OK)
         mb_fit_runs_free(runs);
     return rc;
@@ -730,7 +790,13 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
         po.geodesic = 1;
         mb_error e2 = {0};
         out->have_power = mb_fit_nlinear(&mod, np, y, sig, p0, &po, &out->power, &e2) == MB_OK;
-        if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
+        /* an exact fit (chi2 = 0) has no finite AIC: nothing to compare, nothing to print */
+        int exact = !isfinite(out->power.aic) || !isfinite(iv->aic);
+        if (out->have_power && out->power.status == MB_OK && exact) {
+            snprintf(out->why, sizeof out->why,
+                     "the inverse law: AIC cannot choose, a law fits the %zu batch sizes exactly "
+                     "(chi2 = 0), and the inverse law has fewer parameters and closed forms", np);
+        } else if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
             out->aic_best = "power-law";
             double d = iv->aic - out->power.aic;
             if (d > 2 && out->power.p[2] > 0) {
@@ -756,7 +822,7 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
                     np);
     }
     if (strcmp(out->best, "inverse-law") == 0 && out->have_power && out->power.status == MB_OK &&
-        !(out->power.aic < iv->aic))
+        isfinite(out->power.aic) && isfinite(iv->aic) && !(out->power.aic < iv->aic))
         snprintf(out->why, sizeof out->why,
                  "the inverse law: its AIC (%.4g) is at or below the power law's (%.4g)", iv->aic,
                  out->power.aic);

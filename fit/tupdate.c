@@ -237,8 +237,9 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
     int ovl = cc >= 0 && cm >= 0;
     for (size_t r = 0; r < n; r++) {
         long line = mb_table_line(t, r);
-        if ((rc = mb_table_double(t, r, cb, &M[r], err)) != MB_OK ||
-            (rc = mb_table_double(t, r, cl, &P[r], err)) != MB_OK ||
+        /* batch and learners are whole counts (8.5 or 2^63 samples are not a batch) */
+        if ((rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &M[r], err)) != MB_OK ||
+            (rc = mb_table_double_in(t, r, cl, 1, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
             (rc = mb_table_double(t, r, ct, &T[r], err)) != MB_OK)
             goto done;
         if (ovl && ((rc = mb_table_double(t, r, (size_t)cc, &TC[r], err)) != MB_OK ||
