@@ -77,8 +77,17 @@ const char *mb_probe_conv_status_name(mb_probe_conv_status s)
     case MB_PROBE_CONV_CACHED: return "cached";
     case MB_PROBE_CONV_UNSUPPORTED: return "unsupported";
     case MB_PROBE_CONV_NOMEM: return "out of memory";
+    case MB_PROBE_CONV_OVER_BUDGET: return "over budget";
     }
     return "unknown";
+}
+
+double mb_probe_conv_min_s(const mb_conv_shape *s, const char *backend, int threads)
+{
+    double flops = 2.0 * s->batch * s->out_c * (double)mb_conv_out_h(s) * mb_conv_out_w(s) *
+                   s->in_c * s->k * (double)s->k;
+    double peak = strcmp(backend, "cpu") == 0 ? 1e11 * (threads > 0 ? threads : 1) : 1e14;
+    return flops / peak;
 }
 
 /* Times the marked passes of a plan whose tensors are allocated: each pass with its own
@@ -215,6 +224,11 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
         *out = c;
         return MB_OK;
     }
+    if (!S_ISREG(sb.st_mode)) { /* read, then rewritten: a FIFO or device cannot be both */
+        mb_probe_cache_free(c);
+        return mb_error_set(err, MB_EINVAL, "%s: not a regular file (a probe cache is read and "
+                            "rewritten; give a file, or --no-cache)", path);
+    }
     mb_table *t = NULL;
     int rc = mb_table_read(path, &t, err);
     size_t col[7];
@@ -226,6 +240,12 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
             rc = mb_table_double(t, r, col[i + 1], &v[i], err);
         if (rc != MB_OK)
             break;
+        if (v[0] < 1 || v[0] != floor(v[0]) || v[0] > MB_DATA_RANGE_MAX || v[1] < 0 ||
+            v[2] < 0 || v[3] < 0 || v[4] < 0 || v[5] < 0) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: not a timing (reps a whole number >= 1, "
+                              "times >= 0)", path, mb_table_line(t, r));
+            break;
+        }
         mb_probe_stats st = {.reps = (size_t)v[0], .median = v[1], .min = v[2], .p25 = v[3],
                              .p75 = v[4], .max = v[5], .ci_lo = NAN, .ci_hi = NAN,
                              .ci_cover = NAN, .drift = NAN};
@@ -426,10 +446,16 @@ static int sweep_point(sweep *w, size_t conv, const mb_layer_desc *d, size_t bi,
         mb_probe_conv_key(keys[q], sizeof keys[q], p->hostname, r[q]->backend, r[q]->device,
                           p->threads, &s, r[q]->algo_name, pass);
         const mb_probe_stats *hit = p->cache ? mb_probe_cache_get(p->cache, keys[q]) : NULL;
-        if (hit)
+        double min_s = mb_probe_conv_min_s(&s, r[q]->backend, p->threads);
+        if (hit) {
             r[q]->st = *hit, r[q]->status = MB_PROBE_CONV_CACHED;
-        else
+        } else if (min_s > p->o->budget_s) {
+            r[q]->status = MB_PROBE_CONV_OVER_BUDGET;
+            snprintf(r[q]->why, sizeof r[q]->why, "one call needs %.3g s at least, over the "
+                     "budget of %g s a point", min_s, p->o->budget_s);
+        } else {
             need[q] = any = 1;
+        }
     }
     mb_probe_stats st[3];
     mb_probe_conv_status status[3];

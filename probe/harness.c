@@ -203,13 +203,14 @@ static int measure_share(const mb_probe_task *task, const mb_probe_options *o, d
     if (*block == 0) {
         if (task->setup && (rc = task->setup(task->ctx)) != MB_OK)
             return rc;
-        for (size_t i = 0; i < o->warmup; i++)
+        /* the budget includes the warm-up: a call slower than the budget is warmed up once */
+        for (size_t i = 0; i < o->warmup && (i == 0 || mb_probe_now() - start < budget_s); i++)
             if ((rc = run_block(task, 1, &dt)) != MB_OK)
                 return rc;
         /* Blocked autorange: double the calls per sample until one block lasts min_block_s.
          * These calibration blocks are warm-up too; none is counted. */
         *block = 1;
-        if (!task->reset && o->min_block_s > 0) {
+        if (!task->reset && o->min_block_s > 0 && mb_probe_now() - start < budget_s) {
             if ((rc = run_block(task, *block, &dt)) != MB_OK)
                 return rc;
             while (dt < o->min_block_s && *block < ((size_t)1 << 30) &&

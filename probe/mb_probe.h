@@ -430,10 +430,19 @@ typedef enum mb_probe_conv_status {
     MB_PROBE_CONV_MEASURED = 0, /* timed in this run */
     MB_PROBE_CONV_CACHED,       /* read from the cache */
     MB_PROBE_CONV_UNSUPPORTED,  /* the algorithm cannot do the layer (no times) */
-    MB_PROBE_CONV_NOMEM         /* its workspace (or plan) could not be allocated (no times) */
+    MB_PROBE_CONV_NOMEM,        /* its workspace (or plan) could not be allocated (no times) */
+    MB_PROBE_CONV_OVER_BUDGET   /* one call would outlast the point's --budget even at a peak
+                                   rate no device reaches (no times; mb_probe_conv_min_s) */
 } mb_probe_conv_status;
 
-/* "measured", "cached", "unsupported", "out of memory". */
+/* The least time one pass on shape `s` can take on `backend` ("cpu" with `threads` threads,
+ * or a GPU): its multiply-adds (2 batch out_c out_h out_w in_c k^2 flops) at a peak no such
+ * device reaches (1e11 flop/s a CPU thread, 1e14 a GPU). A point whose call needs more than its
+ * budget is not timed: a layer with a huge workspace or kernel would otherwise run for minutes
+ * a call whatever --budget says. */
+double mb_probe_conv_min_s(const mb_conv_shape *s, const char *backend, int threads);
+
+/* "measured", "cached", "unsupported", "out of memory", "over budget". */
 const char *mb_probe_conv_status_name(mb_probe_conv_status s);
 
 /* Times, on the context, the passes marked in passes[0..2] (indexed by mb_conv_pass) of a plan

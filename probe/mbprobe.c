@@ -79,8 +79,9 @@ static int harness_option(mb_probe_options *o, int c, const char *arg, mb_error 
         const char *flag = c == OPT_WARMUP ? "--warmup" : c == OPT_MIN_REPS ? "--min-reps"
                                                                            : "--max-reps";
         long lo = c == OPT_MAX_REPS ? 1 : 0;
-        if (mb_data_parse_long(arg, lo, 100000000, &v) != MB_OK) {
-            mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%ld, 1e8]", flag,
+        /* samples are kept per point (8 bytes each): 1e6 bounds a point's memory and time */
+        if (mb_data_parse_long(arg, lo, 1000000, &v) != MB_OK) {
+            mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%ld, 1e6]", flag,
                          arg, lo);
             return -1;
         }
@@ -91,9 +92,14 @@ static int harness_option(mb_probe_options *o, int c, const char *arg, mb_error 
     case OPT_REL_CI:
         return mb_data_flag_double("--rel-ci", arg, 0, MB_NONNEG, &o->rel_ci, err) == MB_OK ? 1
                                                                                            : -1;
-    case OPT_BUDGET:
-        return mb_data_flag_double("--budget", arg, 0, MB_POSITIVE, &o->budget_s, err) == MB_OK
-                   ? 1 : -1;
+    case OPT_BUDGET: /* an hour a point at most: a bound no number typed can remove */
+        if (mb_data_flag_double("--budget", arg, 0, MB_POSITIVE, &o->budget_s, err) != MB_OK)
+            return -1;
+        if (o->budget_s > 3600) {
+            mb_error_set(err, MB_EINVAL, "--budget: at most 3600 seconds a point, got '%s'", arg);
+            return -1;
+        }
+        return 1;
     default:
         return 0;
     }
@@ -274,11 +280,10 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     /* Is the output writable? Checked on every process before MPI starts, so a bad path is one
      * line and exit 1 whether or not mpirun is used. */
     mb_out out;
-    if (mb_out_open(&out, output, &err) != MB_OK) {
+    if (mb_out_check(output, &err) != MB_OK) {
         free(sizes);
         return mb_cli_fail(prog, sub, &err);
     }
-    mb_out_abort(&out);
 
     /* Open MPI initialises a singleton without mpirun, so a plain run gets here with 1 rank. */
     if (MPI_Init(&full_argc, &full_argv) != MPI_SUCCESS) {
@@ -415,14 +420,11 @@ static int int_list(const char *arg, const char *flag, int hi, int **v, size_t *
     return MB_OK;
 }
 
-/* The output must be writable before minutes of timing are spent. */
+/* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
+ * is opened once, when the table is written). */
 static int check_output(const char *output, mb_error *err)
 {
-    mb_out out;
-    int rc = mb_out_open(&out, output, err);
-    if (rc == MB_OK)
-        mb_out_abort(&out);
-    return rc;
+    return mb_out_check(output, err);
 }
 
 /* The device's options, shared by step, learners and conv: --backend cpu|cuda and --device N.
@@ -1045,9 +1047,10 @@ static void conv_row_done(void *arg, const mb_probe_conv_row *r)
                     mb_conv_pass_name(r->pass), r->why);
         return;
     }
-    if (r->status == MB_PROBE_CONV_NOMEM) {
-        fprintf(stderr, "%-8s %-15s %-9s M=%-5d out of memory (%s)\n", r->layer,
-                mb_conv_pass_name(r->pass), r->algo_name, r->shape.batch, r->why);
+    if (r->status == MB_PROBE_CONV_NOMEM || r->status == MB_PROBE_CONV_OVER_BUDGET) {
+        fprintf(stderr, "%-8s %-15s %-9s M=%-5d %s (%s)\n", r->layer,
+                mb_conv_pass_name(r->pass), r->algo_name, r->shape.batch,
+                mb_probe_conv_status_name(r->status), r->why);
         return;
     }
     fprintf(stderr, "%-8s %-15s %-9s M=%-5d %.3g s  workspace %zu B%s\n", r->layer,
@@ -1158,6 +1161,9 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
                           MB_OK) ||
         (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK ||
         (rc = check_output(output, &err)) != MB_OK ||
+        (use_cache && cache_path && mb_data_same_file(output, cache_path) &&
+         (rc = mb_error_set(&err, MB_EINVAL, "-o %s and --cache %s are the same file", output,
+                            cache_path)) != MB_OK) ||
         (use_cache && cache_path && (rc = mb_probe_cache_open(cache_path, &cache, &err)) != MB_OK)) {
         mb_cli_fail(prog, sub, &err);
         goto done;
@@ -1192,13 +1198,14 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
         mb_cli_fail(prog, sub, &err);
         goto done;
     }
-    size_t count[4] = {0, 0, 0, 0};
+    size_t count[5] = {0, 0, 0, 0, 0};
     for (size_t i = 0; i < nrows; i++)
         count[rows[i].status]++;
     fprintf(stderr, "%s %s: %zu points measured, %zu read from the cache (%s), %zu unsupported, "
-            "%zu out of memory\n", mb_backend_name(mb_ctx_backend(ctx)), mb_ctx_device_name(ctx),
-            measured, count[MB_PROBE_CONV_CACHED], cache ? cache_path : "none",
-            count[MB_PROBE_CONV_UNSUPPORTED], count[MB_PROBE_CONV_NOMEM]);
+            "%zu out of memory, %zu over budget\n", mb_backend_name(mb_ctx_backend(ctx)),
+            mb_ctx_device_name(ctx), measured, count[MB_PROBE_CONV_CACHED],
+            cache ? cache_path : "none", count[MB_PROBE_CONV_UNSUPPORTED],
+            count[MB_PROBE_CONV_NOMEM], count[MB_PROBE_CONV_OVER_BUDGET]);
     status = 0;
 done:
     free(rows);
