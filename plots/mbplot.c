@@ -12,7 +12,9 @@
  *
  * Thin: parse options, call plots/, report. Usage errors exit 2, bad files exit 1.
  */
+#include <ctype.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,26 @@ static void help(void)
            "      --size WxH     pixels (default 900x600)\n"
            "  -h, --help         show this help and exit\n"
            "  -V, --version      show the version and exit\n");
+}
+
+/* "WxH": two whole numbers of pixels from 100 to 10000 and nothing else ("900x600junk",
+ * " 900x600", "900x+600" are refused). */
+static int parse_size(const char *s, int *w, int *h)
+{
+    const char *x = strchr(s, 'x');
+    char ws[32];
+    long a, b;
+    if (!x || (size_t)(x - s) >= sizeof ws)
+        return MB_EINVAL;
+    memcpy(ws, s, (size_t)(x - s));
+    ws[x - s] = '\0';
+    if (!isdigit((unsigned char)ws[0]) || !isdigit((unsigned char)x[1]) ||
+        mb_data_parse_long(ws, 100, 10000, &a) != MB_OK ||
+        mb_data_parse_long(x + 1, 100, 10000, &b) != MB_OK)
+        return MB_EINVAL;
+    *w = (int)a;
+    *h = (int)b;
+    return MB_OK;
 }
 
 enum { OPT_FORMAT = 256, OPT_SIZE, OPT_TFIT, OPT_CFIT, OPT_RATIO, OPT_GPUS, OPT_CURVES };
@@ -113,8 +135,7 @@ static int run_command(int argc, char **argv)
             }
             break;
         case OPT_SIZE:
-            if (sscanf(optarg, "%dx%d", &po.width, &po.height) != 2 || po.width < 100 ||
-                po.height < 100 || po.width > 10000 || po.height > 10000) {
+            if (parse_size(optarg, &po.width, &po.height) != MB_OK) {
                 fprintf(stderr, "mbplot %s: --size: '%s' is not WxH pixels (100 to 10000)\n", sub,
                         optarg);
                 return 1;
@@ -126,7 +147,10 @@ static int run_command(int argc, char **argv)
         case OPT_GPUS:
             if (mb_data_flag_double("--gpus", optarg, 0, MB_POSITIVE, &gpus, &err) != MB_OK ||
                 (gpus < 2 && mb_error_set(&err, MB_EINVAL, "--gpus: must be >= 2, got '%s'",
-                                          optarg))) {
+                                          optarg)) ||
+                ((gpus != floor(gpus) || gpus > MB_DATA_RANGE_MAX) &&
+                 mb_error_set(&err, MB_EINVAL, "--gpus: '%s' is not a whole number of devices",
+                              optarg))) {
                 fprintf(stderr, "mbplot %s: %s\n", sub, err.msg);
                 return 1;
             }
@@ -169,6 +193,13 @@ static int run_command(int argc, char **argv)
         out = def;
     }
     const char *in = wants_file ? argv[optind] : NULL;
+    const char *inputs[] = {in, tfit, cfit};
+    for (int i = 0; i < 3; i++)
+        if (inputs[i] && mb_data_same_file(out, inputs[i])) {
+            fprintf(stderr, "mbplot %s: -o %s would overwrite the input %s\n", sub, out,
+                    inputs[i]);
+            return 1;
+        }
     int rc;
     if (!strcmp(sub, "scale"))
         rc = mb_plot_scale(in, out, &po, &err);
