@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # par_kill.sh — make check's kill test of a parallel run (issue 12: "Killing one rank mid-run:
 # the job ends with a message, and --resume continues from the last checkpoint"). Run by the
-# train_par suite (tests/test_train_par.c) when mpirun is found; by hand:
+# train_par suite (tests/test_train_par.c); by hand:
 #     tests/par_kill.sh DIR        (DIR: an empty scratch folder; mbtrain on PATH)
+#     tests/par_kill.sh DIR stop   (a stalled rank: SIGSTOP instead of SIGKILL, see below)
 #
 # Starts `mpirun -np 2 mbtrain --algo sgd-sync ... --checkpoint DIR/ck --checkpoint-every 20`,
 # waits for the first checkpoint, kills rank 1 with SIGKILL and checks:
@@ -15,8 +16,13 @@
 #     accuracy; wall_s excluded), and its checkpoint writes leave no temporary behind.
 # A run that ends before the kill lands (a slow poll on a loaded machine) is retried with a
 # bound four times larger, twice at most. Prints one line per finding; exit 0 when all hold.
+#
+# With `stop` (issue 28): rank 1 is stopped (SIGSTOP) instead, and the job, started with
+# --wait-timeout 2, must end within 10 s of the stop with a non-zero status, one line naming
+# --wait-timeout, and no log. pgrep (procps) and mpirun are needed: their absence is a FAIL.
 set -u
-dir=${1:?usage: par_kill.sh DIR}
+dir=${1:?usage: par_kill.sh DIR [stop]}
+mode=${2:-kill}
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe -np 2)
 cat > "$dir/kill.cfg" <<'CFG'
 [net]
@@ -35,7 +41,8 @@ common=(--net "$dir/kill.cfg" --data "synthetic:n=4000,test=100,c=1,h=12,w=12,cl
         --algo sgd-sync --batch 32 --lr 0.05 --seed 1 --threads 1 --eval-every 20
         --no-test-eval)
 fail() { echo "par_kill: FAIL: $*"; exit 1; }
-command -v pgrep > /dev/null || { echo "par_kill: skipped: pgrep (procps) not found"; exit 0; }
+command -v pgrep > /dev/null || fail "pgrep (procps) not found: make deps installs it"
+command -v mpirun > /dev/null || fail "mpirun not found: make deps installs Open MPI"
 
 # rank R's process among mpirun's children (Open MPI sets OMPI_COMM_WORLD_RANK in each)
 rank_pid() {
@@ -44,6 +51,36 @@ rank_pid() {
     grep -qz "^OMPI_COMM_WORLD_RANK=$2\$" "/proc/$p/environ" 2> /dev/null && { echo "$p"; return; }
   done
 }
+
+if [ "$mode" = stop ]; then
+  "${MPIRUN[@]}" mbtrain "${common[@]}" --max-updates 1000000 --epochs 0 --wait-timeout 2 \
+    --log "$dir/stalled.csv" > "$dir/out" 2> "$dir/err" &
+  mp=$!
+  r1=
+  for _ in $(seq 500); do r1=$(rank_pid "$mp" 1); [ -n "$r1" ] && break; sleep 0.01; done
+  [ -n "$r1" ] || fail "rank 1 of the job did not start"
+  sleep 1 # training under way
+  kill -STOP "$r1" || fail "could not stop rank 1"
+  t0=$(date +%s.%N)
+  guard=0
+  while kill -0 "$mp" 2> /dev/null && [ "$guard" -lt 1500 ]; do sleep 0.01; guard=$(( guard + 1 )); done
+  if kill -0 "$mp" 2> /dev/null; then
+    kill -9 "$r1" "$mp" $(pgrep -P "$mp") 2> /dev/null
+    fail "the job went on for 15 s after rank 1 was stopped"
+  fi
+  wait "$mp"
+  st=$?
+  t1=$(date +%s.%N)
+  kill -9 "$r1" 2> /dev/null
+  took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+  [ "$st" -ne 0 ] || fail "the job whose rank 1 was stopped exited with status 0"
+  awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "the job ended $took s after the stop, not within 10 s"
+  grep -q "wait-timeout" "$dir/err" || fail "no line names --wait-timeout: $(tr '\n' ' ' < "$dir/err")"
+  [ ! -e "$dir/stalled.csv" ] || fail "the stalled job left a log behind"
+  echo "par_kill: rank 1 (pid $r1) stopped: the job ended $took s later with status $st and" \
+       "'$(grep -m1 "wait-timeout" "$dir/err" | sed 's/^ *//')'"
+  exit 0
+fi
 
 bound=240
 for attempt in 1 2 3; do

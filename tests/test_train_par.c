@@ -14,8 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stddef.h>
+#include <time.h>
+#include <zlib.h>
+
 #include "../data/mb_data.h"
 #include "../train/mb_train.h"
+#include "../train/par_impl.h"
 #include "mb_test.h"
 
 /* ---- the threads communicator --------------------------------------------------------------- */
@@ -175,6 +180,44 @@ static void test_rules_by_hand(void)
     mb_par_nesterov_step(&xn, &keep, &v, &gn, 1, 0.1f, 0.9f);
     NEAR(v, 0.25);
     NEAR(xn, 1.25);
+}
+
+/* Zhang et al.'s Algorithms 1 and 2, one learner and the master, worked on paper from the
+ * paper's lines (not from the code) on f(x) = x^2 / 2 (g(x) = x), eta = 0.1, alpha = 0.25,
+ * tau = 2, from x^i = 2, x~ = 1:
+ *   Algorithm 1, t = 0 (tau divides t): x = x^i = 2; x^i <- 2 - 0.25 (2 - 1) = 1.75;
+ *     x~ <- 1 + 0.25 (2 - 1) = 1.25; x^i <- 1.75 - 0.1 g(x = 2) = 1.55.
+ *     t = 1 (no exchange): x = 1.55; x^i <- 1.55 - 0.1 (1.55) = 1.395.
+ *     (The gradient after the exchange would give 1.75 - 0.175 = 1.575 at t = 0.)
+ *   Algorithm 2 with delta = 0.5, v = 0.2: x = 2; x^i <- 1.75, x~ <- 1.25;
+ *     v <- 0.5 (0.2) - 0.1 g(x + 0.5 (0.2) = 2.1) = 0.1 - 0.21 = -0.11; x^i <- 1.75 - 0.11 = 1.64.
+ * The numbers are a few roundings from exact in binary: 1e-6. */
+static void test_async_rules_paper(void)
+{
+    float x = 2, c = 1, e = c, g;
+    mb_par_elastic_term(&x, &e, 1, 0.25f); /* the learner: e from the old centre */
+    c += e;                                /* the master: x~ + alpha (x - x~) */
+    NEAR(e, 0.25);
+    NEAR(c, 1.25);
+    NEAR(x, 2); /* the copy the gradient is taken at */
+    g = x;
+    mb_par_async_sgd(&x, &g, &e, 1, 0.1f);
+    NEAR(x, 1.55);
+    g = x;
+    mb_par_async_sgd(&x, &g, NULL, 1, 0.1f);
+    NEAR(x, 1.395);
+    /* Algorithm 2 */
+    float xm = 2, cm = 1, em = cm, v = 0.2f, keep;
+    mb_par_elastic_term(&xm, &em, 1, 0.25f);
+    cm += em;
+    mb_par_nesterov_lookahead(&xm, &keep, &v, 1, 0.5f);
+    NEAR(xm, 2.1);
+    g = xm;
+    keep -= em; /* the exchanged x^i */
+    mb_par_nesterov_step(&xm, &keep, &v, &g, 1, 0.1f, 0.5f);
+    NEAR(v, -0.11);
+    NEAR(xm, 1.64);
+    NEAR(cm, 1.25);
 }
 
 /* Round-robin EASGD with one learner on f(x) = h x^2 / 2 (h = 1, so eta stands for eta h) from
@@ -734,7 +777,17 @@ static int hand_losses(const mb_run_options *o, int scheduled, float *loss)
         float eta = sch_eta(u, scheduled), l[2] = {0, 0};
         float *x0 = mb_net_params(h.l[0].net), *g0 = mb_net_grads(h.l[0].net);
         switch (algo) {
-        case MB_PAR_EASGD_SYNC: /* You et al. eq. 1-2 from the old x~ and x^i */
+        case MB_PAR_EASGD_SYNC: /* You et al. eq. 1-2 from the old x~ and x^i, every tau-th
+                                 * update; local SGD steps between */
+            if (u % o->tau != 0) {
+                for (int i = 0; i < 2; i++) {
+                    l[i] = hand_grad(&h, i);
+                    float *x = mb_net_params(h.l[i].net), *g = mb_net_grads(h.l[i].net);
+                    for (size_t k = 0; k < n; k++)
+                        x[k] -= eta * g[k];
+                }
+                break;
+            }
             for (size_t k = 0; k < n; k++)
                 h.sum[k] = 0;
             for (int i = 0; i < 2; i++) {
@@ -776,17 +829,42 @@ static int hand_losses(const mb_run_options *o, int scheduled, float *loss)
             for (size_t k = 0; k < n; k++)
                 h.c[k] -= eta * g0[k];
             break;
-        case MB_PAR_EAMSGD: /* the elastic exchange, then Nesterov at the look-ahead point */
-            mb_par_elastic(x0, h.c, n, a);
+        case MB_PAR_EAMSGD: /* Algorithm 2: e from the copy x before the exchange; Nesterov's
+                             * look-ahead from x; x^i <- (x - e) + v. --grad-after-exchange:
+                             * the exchange first, the look-ahead from the exchanged x^i */
+            if (o->grad_after_exchange) {
+                mb_par_elastic(x0, h.c, n, a);
+                mb_par_nesterov_lookahead(x0, h.keep, h.aux, n, mu);
+                l[0] = hand_grad(&h, 0);
+                mb_par_nesterov_step(x0, h.keep, h.aux, g0, n, eta, mu);
+                break;
+            }
+            memcpy(h.sum, h.c, n * sizeof(float));
+            mb_par_elastic_term(x0, h.sum, n, a); /* h.sum = e */
+            for (size_t k = 0; k < n; k++)
+                h.c[k] += h.sum[k];
             mb_par_nesterov_lookahead(x0, h.keep, h.aux, n, mu);
             l[0] = hand_grad(&h, 0);
+            for (size_t k = 0; k < n; k++)
+                h.keep[k] -= h.sum[k];
             mb_par_nesterov_step(x0, h.keep, h.aux, g0, n, eta, mu);
             break;
-        default: /* easgd-async, easgd-hogwild: the elastic exchange, then SGD */
-            mb_par_elastic(x0, h.c, n, a);
-            l[0] = hand_grad(&h, 0);
+        default: /* easgd-async, easgd-hogwild, Algorithm 1: e = alpha (x - x~) from the copy
+                  * before the exchange, g at that copy, x^i <- (x - e) - eta g(x);
+                  * --grad-after-exchange: the exchange, then g at the exchanged x^i */
+            if (o->grad_after_exchange) {
+                mb_par_elastic(x0, h.c, n, a);
+                l[0] = hand_grad(&h, 0);
+                for (size_t k = 0; k < n; k++)
+                    x0[k] -= eta * g0[k];
+                break;
+            }
+            memcpy(h.sum, h.c, n * sizeof(float));
+            mb_par_elastic_term(x0, h.sum, n, a);
             for (size_t k = 0; k < n; k++)
-                x0[k] -= eta * g0[k];
+                h.c[k] += h.sum[k];
+            l[0] = hand_grad(&h, 0);
+            mb_par_async_sgd(x0, g0, h.sum, n, eta);
             break;
         }
         loss[u] = p == 2 ? (l[0] + l[1]) / 2 : l[0];
@@ -801,12 +879,16 @@ static int hand_losses(const mb_run_options *o, int scheduled, float *loss)
  * hand-stepped run's (to 1e-5: float sums taken in another order, over 15 updates of a
  * contracting problem) and not those of the run without the feature (the check could fail).
  * Logs are DIR/TAG-ALGO.csv. */
-static void rules_match_hand(const char *tag, int scheduled, double wd)
+static void rules_match_hand_of(const char *tag, int scheduled, double wd, int after, long tau)
 {
     static const int algos[] = {MB_PAR_EASGD_SYNC, MB_PAR_EASGD, MB_PAR_SMA, MB_PAR_EASGD_ASYNC,
                                 MB_PAR_EASGD_HOGWILD, MB_PAR_EAMSGD, MB_PAR_DOWNPOUR};
     for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
         int a = algos[k], server = mb_par_algo_has_server(a);
+        int elastic_async = a == MB_PAR_EASGD_ASYNC || a == MB_PAR_EAMSGD ||
+                            a == MB_PAR_EASGD_HOGWILD;
+        if ((after && !elastic_async) || (tau > 1 && a != MB_PAR_EASGD_SYNC))
+            continue;
         char p[512];
         snprintf(p, sizeof p, "%s/%s-%s.csv", dir, tag, mb_par_algo_name(a));
         mb_run_options o;
@@ -818,6 +900,8 @@ static void rules_match_hand(const char *tag, int scheduled, double wd)
         o.optim.lr_step_every = scheduled ? SCH_EVERY : 0;
         o.optim.lr_step_gamma = SCH_GAMMA;
         o.optim.weight_decay = wd;
+        o.grad_after_exchange = after;
+        o.tau = tau;
         if (server)
             o.elastic_alpha = 0.3; /* one learner: 0.9 / p would nearly copy the centre */
         int rc = mb_train_run(&o, &r, &err);
@@ -830,6 +914,10 @@ static void rules_match_hand(const char *tag, int scheduled, double wd)
         CU_ASSERT_EQUAL_FATAL(hand_losses(&o, scheduled, want), 0);
         mb_run_options plain = o; /* the same run without the feature under test */
         plain.optim.weight_decay = scheduled ? wd : 0.0;
+        if (after || tau > 1) { /* the rule of Zhang et al. (or every update exchanging) */
+            plain.grad_after_exchange = 0;
+            plain.tau = 1;
+        }
         CU_ASSERT_EQUAL_FATAL(hand_losses(&plain, 0, flat), 0);
         mb_table *t = read_log(p);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -843,13 +931,22 @@ static void rules_match_hand(const char *tag, int scheduled, double wd)
                             u + 1, got, (double)want[u]);
                 same = 0;
             }
-            off_flat += !mb_test_close(got, flat[u], 1e-3);
+            off_flat += !mb_test_close(got, flat[u], after || tau > 1 ? 1e-5 : 1e-3);
         }
         CU_ASSERT(same);
-        /* the rows after the schedule's first step (or all but the first, with decay) differ */
+        /* the rows after the schedule's first step (or all but the first, with decay, the old
+         * rule or a period) differ */
         CU_ASSERT(off_flat >= (scheduled ? SCH_U - SCH_EVERY - 2 : SCH_U - 3));
+        if (!(off_flat >= (scheduled ? SCH_U - SCH_EVERY - 2 : SCH_U - 3)))
+            fprintf(stderr, "\n  %s %s: only %d rows differ from the plain rule", tag,
+                    mb_par_algo_name(a), off_flat);
         mb_table_free(t);
     }
+}
+
+static void rules_match_hand(const char *tag, int scheduled, double wd)
+{
+    rules_match_hand_of(tag, scheduled, wd, 0, 1);
 }
 
 /* Every rule family trains at the schedule's rate of each update (rules_match_hand). sgd-sync's
@@ -892,6 +989,103 @@ static void test_lr_schedules(void)
  * its master's optimiser decays the centre), as the hand-stepped runs do. */
 static void test_weight_decay(void) { rules_match_hand("wd", 0, 0.3); }
 
+/* --tau where the algorithm has a period, refused where it has none; DOWNPOUR's two periods;
+ * the old asynchronous rule behind --grad-after-exchange. easgd-sync with tau 3 and the three
+ * asynchronous elastic rules with the gradient after the exchange match their hand-stepped runs
+ * (rules_match_hand_of) and differ from the default rule's. */
+static void test_periods(void)
+{
+    mb_run_options o;
+    mb_error err = {0};
+    static const int none[] = {MB_PAR_SGD_SYNC, MB_PAR_EASGD, MB_PAR_SMA};
+    for (size_t k = 0; k < 3; k++) {
+        options(&o, linear, none[k], 2, NULL);
+        o.tau = 2;
+        CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no communication period"));
+    }
+    options(&o, linear, MB_PAR_EASGD_ASYNC, 2, NULL);
+    o.n_push = 2;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "DOWNPOUR"));
+    options(&o, linear, MB_PAR_SGD_SYNC, 2, NULL);
+    o.grad_after_exchange = 1;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_EINVAL);
+    options(&o, linear, MB_PAR_EASGD_SYNC, 2, NULL);
+    o.tau = 3;
+    CU_ASSERT_EQUAL(mb_par_check(&o, 1, &err), MB_OK);
+    rules_match_hand_of("tau3", 0, 0.0, 0, 3);
+    rules_match_hand_of("after", 0, 0.0, 1, 1);
+    /* DOWNPOUR: n_push = n_fetch = 2 is tau = 2, row for row (one learner: deterministic);
+     * n_push 1, n_fetch 3 is another run */
+    char pa[512], pb[512], pc[512];
+    snprintf(pa, sizeof pa, "%s/dp-tau2.csv", dir);
+    snprintf(pb, sizeof pb, "%s/dp-np2.csv", dir);
+    snprintf(pc, sizeof pc, "%s/dp-np1f3.csv", dir);
+    mb_run_result r;
+    options(&o, mlp, MB_PAR_DOWNPOUR, 1, pa);
+    o.max_updates = 30;
+    o.tau = 2;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    o.tau = 1;
+    o.n_push = o.n_fetch = 2;
+    o.log_path = pb;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    o.n_push = 1;
+    o.n_fetch = 3;
+    o.log_path = pc;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    mb_table *a = read_log(pa), *b = read_log(pb), *c = read_log(pc);
+    CU_ASSERT_FATAL(a && b && c);
+    CU_ASSERT(same_losses(a, b, 1e-6));
+    CU_ASSERT_EQUAL(mb_table_rows(c), 30);
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(c, "n_push"), "1");
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(c, "n_fetch"), "3");
+    int col = mb_table_col(c, "loss"), differ = 0;
+    for (size_t u = 0; u < mb_table_rows(c); u++)
+        differ += strcmp(mb_table_cell(c, u, (size_t)col), mb_table_cell(a, u, (size_t)col)) != 0;
+    CU_ASSERT(differ > 10);
+    mb_table_free(a);
+    mb_table_free(b);
+    mb_table_free(c);
+}
+
+/* sgd-sync with dropout is one learner at M to float rounding: each learner's dropout masks are
+ * keyed by its samples' indices in the whole batch (mb_net_set_sample_base), so 2 and 4
+ * learners draw together the masks of one network at M. 20 updates, losses to 1e-4 (the order
+ * of float sums, as test_sgd_sync_threads). Before the fix every learner drew the masks of
+ * samples 0 .. m-1, and the 2-learner losses left 1e-4 within a few updates. */
+static void test_sgd_sync_dropout(void)
+{
+    char net[512], p1[512], p2[512], p4[512];
+    mb_test_write(net, sizeof net, dir, "drop.cfg",
+                  "[net]\nname=drop\nchannels=1\nheight=8\nwidth=8\n[fc]\noutputs=32\n"
+                  "activation=relu\n[dropout]\np=0.5\n[fc]\noutputs=4\n[softmax]\n");
+    snprintf(p1, sizeof p1, "%s/drop1.csv", dir);
+    snprintf(p2, sizeof p2, "%s/drop2.csv", dir);
+    snprintf(p4, sizeof p4, "%s/drop4.csv", dir);
+    mb_run_options o;
+    mb_run_result r;
+    mb_error err = {0};
+    options(&o, net, MB_PAR_NONE, 1, p1);
+    o.max_updates = 20;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    options(&o, net, MB_PAR_SGD_SYNC, 2, p2);
+    o.max_updates = 20;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    options(&o, net, MB_PAR_SGD_SYNC, 4, p4);
+    o.max_updates = 20;
+    CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+    mb_table *a = read_log(p1), *b = read_log(p2), *c = read_log(p4);
+    CU_ASSERT_FATAL(a && b && c);
+    CU_ASSERT_EQUAL(mb_table_rows(a), 20);
+    CU_ASSERT(same_losses(a, b, 1e-4));
+    CU_ASSERT(same_losses(a, c, 1e-4));
+    mb_table_free(a);
+    mb_table_free(b);
+    mb_table_free(c);
+}
+
 /* Counts an algorithm cannot use are refused, with one line naming them. */
 static void test_refusals(void)
 {
@@ -931,13 +1125,22 @@ static void test_refusals(void)
 #define MPI_ENV "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 "
 #define MPIRUN MPI_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 "
 
+/* mpirun is part of what `make deps` installs: a machine without it fails these tests rather
+ * than passing them unseen. MB_TEST_NO_MPI=1 skips them with a line, on purpose. */
 static int have_mpirun(void)
 {
+    if (getenv("MB_TEST_NO_MPI") && strcmp(getenv("MB_TEST_NO_MPI"), "1") == 0) {
+        fprintf(stderr, "\n  skipped: MB_TEST_NO_MPI=1");
+        return 0;
+    }
     mb_test_run r;
     int ok = mb_test_sh(&r, "command -v mpirun") == 0 && r.status == 0;
     mb_test_run_free(&r);
-    if (!ok)
-        fprintf(stderr, "\n  skipped: mpirun not found");
+    if (!ok) {
+        fprintf(stderr, "\n  mpirun not found: make deps installs Open MPI "
+                        "(MB_TEST_NO_MPI=1 skips the MPI tests)");
+        CU_FAIL("mpirun not found");
+    }
     return ok;
 }
 
@@ -1041,12 +1244,232 @@ static void test_kill_rank(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(d, sizeof d), 0);
     mb_test_run r;
     mb_test_sh_ok(&r, MPI_ENV "bash tests/par_kill.sh %s", d);
-    if (strstr(r.out, "skipped"))
-        fprintf(stderr, "\n  %s", r.out);
-    else
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "killed: the job ended"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "killed: the job ended"));
     mb_test_run_free(&r);
     mb_test_rmdir(d);
+}
+
+/* A rank stopped mid-run (SIGSTOP) with --wait-timeout 2: tests/par_kill.sh DIR stop checks
+ * that the job ends within 10 s with one line naming the timeout, a non-zero status and no
+ * log. */
+static void test_stall_rank(void)
+{
+    if (!have_mpirun())
+        return;
+    char d[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(d, sizeof d), 0);
+    mb_test_run r;
+    mb_test_sh_ok(&r, MPI_ENV "bash tests/par_kill.sh %s stop", d);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "stopped: the job ended"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(d);
+}
+
+/* ---- hostile input: every case ends within 10 s with one line and a non-zero status -------- */
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The lines of `s` that start with "mbtrain:" (Open MPI adds its own banners under mpirun). */
+static size_t mbtrain_lines(const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        n += strncmp(p, "mbtrain:", 8) == 0;
+    return n;
+}
+
+/* Runs the shell command (bounded by `timeout 60`, so that a hang fails rather than stalls the
+ * suite) and checks: exit status `status`, one "mbtrain:" line on stderr holding `needle` (and
+ * nothing else on stderr when `only`), at most 10 s. */
+static void hostile(const char *what, int status, const char *needle, int only, const char *cmd)
+{
+    mb_test_run r;
+    double t0 = wall_now();
+    mb_test_sh(&r, "timeout -s KILL 60 sh -c '%s'", cmd);
+    double t = wall_now() - t0;
+    int ok = r.status == status && mbtrain_lines(r.err) == 1 && strstr(r.err, needle) &&
+             (!only || mb_test_lines(r.err) == 1) && t < 10;
+    CU_ASSERT(ok);
+    if (!ok)
+        fprintf(stderr, "\n  %s: status %d (want %d), %.1f s, stderr: %s", what, r.status, status,
+                t, r.err);
+    else if (getenv("MB_TEST_TIMES")) /* the figures of docs/commands.md's hostile table */
+        fprintf(stderr, "\n  %-28s status %d in %.2f s: %.*s", what, r.status, t,
+                (int)strcspn(strstr(r.err, "mbtrain:"), "\n"), strstr(r.err, "mbtrain:"));
+    mb_test_run_free(&r);
+}
+
+#define TCOMMON "--data " DATA " --batch 32 --lr 0.1 --eval-every 10 --threads 1 "
+
+/* Over threads: a bad checkpoint path (every algorithm: before, sgd-sync, easgd, easgd-sync and
+ * sma died of SIGSEGV), a checkpoint folder removed mid-run (a learner that fails mid-run: the
+ * others are woken, no log), a batch that does not split, learner counts 0 and 10^5, --tau
+ * where there is no period, a damaged companion checkpoint. */
+static void test_hostile_threads(void)
+{
+    char cmd[4096];
+    static const char *algos[] = {"sgd-sync", "easgd", "easgd-sync", "sma", "downpour",
+                                  "easgd-async", "eamsgd", "easgd-hogwild"};
+    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
+        snprintf(cmd, sizeof cmd, "mbtrain --net %s " TCOMMON "--algo %s --learners 2 "
+                 "--max-updates 40 --checkpoint /nonexistent/dir/c --checkpoint-every 5",
+                 mlp, algos[k]);
+        hostile(algos[k], 1, "/nonexistent/dir", 1, cmd);
+    }
+    for (int k = 0; k < 2; k++) { /* lockstep, then a server algorithm */
+        snprintf(cmd, sizeof cmd, "rm -rf %s/mid && mkdir -p %s/mid/sub && mbtrain --net %s " TCOMMON
+                 "--algo %s --learners 2 --max-updates 1000000 --epochs 0 --checkpoint %s/mid/sub/c "
+                 "--checkpoint-every 5 --log %s/mid/m.csv & p=$!; "
+                 "while [ ! -e %s/mid/sub/c%s ] && kill -0 $p 2>/dev/null; do sleep 0.01; done; "
+                 "mv %s/mid/sub %s/mid/gone; wait $p; s=$?; test ! -e %s/mid/m.csv || s=99; exit $s",
+                 dir, dir, mlp, k ? "easgd-async" : "sgd-sync", dir, dir, dir,
+                 k ? ".learners" : "", dir, dir, dir);
+        hostile(k ? "mid-run, server" : "mid-run, lockstep", 1,
+                k ? "the server (rank 0): " : "learner 0: ", 1, cmd);
+    }
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s " TCOMMON "--algo sgd-sync --learners 3", mlp);
+    hostile("batch 32 on 3", 2, "multiple of 3", 1, cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s " TCOMMON "--algo sgd-sync --learners 0", mlp);
+    hostile("learners 0", 1, "--learners", 1, cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s " TCOMMON "--algo sma --learners 100000", mlp);
+    hostile("learners 10^5", 1, "--learners", 1, cmd);
+    snprintf(cmd, sizeof cmd, "mbtrain --net %s " TCOMMON "--algo sgd-sync --learners 2 --tau 4",
+             mlp);
+    hostile("tau without a period", 2, "no communication period", 1, cmd);
+    /* a companion checkpoint with one byte flipped */
+    snprintf(cmd, sizeof cmd, "cd %s && mbtrain --net %s " TCOMMON "--algo sma --learners 2 "
+             "--max-updates 10 --checkpoint flip.ck --checkpoint-every 10 > /dev/null && "
+             "printf x | dd of=flip.ck.learners bs=1 seek=900 conv=notrunc 2>/dev/null && "
+             "mbtrain --net %s " TCOMMON "--algo sma --learners 2 --max-updates 20 "
+             "--resume flip.ck", dir, mlp, mlp);
+    hostile("flipped companion", 1, "checksum mismatch", 1, cmd);
+}
+
+/* The companion checkpoint's checks behind its checksum (par_ckpt.c), each on a file whose
+ * checksum was repaired after the damage: a NaN and a 1e30 parameter, a NaN wall time, a cursor
+ * beyond the data, a truncated file; and the identity (another seed) through mbtrain. */
+static void test_companion_checks(void)
+{
+    mb_test_run r;
+    mb_test_sh_ok(&r, "cd %s && mbtrain --net %s " TCOMMON "--algo easgd-async --learners 1 "
+                  "--max-updates 10 --checkpoint cc.ck --checkpoint-every 10 > /dev/null",
+                  dir, linear);
+    mb_test_run_free(&r);
+    char path[512];
+    snprintf(path, sizeof path, "%s/cc.ck.learners", dir);
+    FILE *f = fopen(path, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)len), *c = malloc((size_t)len);
+    CU_ASSERT_FATAL(b && c && fread(b, 1, (size_t)len, f) == (size_t)len);
+    fclose(f);
+    mb_par_ckpt_head h;
+    mb_error err = {0};
+    float *rec = malloc(4096 * sizeof *rec);
+    CU_ASSERT_EQUAL_FATAL(mb_par_ckpt_decode(b, (size_t)len, "cc", &h, NULL, 1, NULL, &err),
+                          MB_OK);
+    size_t recs = 8 + sizeof h + h.log_len; /* where record 0 begins */
+    struct {
+        size_t at;
+        int kind;            /* 0 float, 1 double, 2 uint64 */
+        double v;
+        const char *needle;
+    } cases[] = {
+        {recs + 4 * 7, 0, NAN, "not finite"},
+        {recs + 4 * (h.rec_floats + 3), 0, 1e30, "beyond 1e15"},
+        {8 + offsetof(mb_par_ckpt_head, wall_s), 1, NAN, "wall time"},
+        {recs + 4 * (h.rec_floats + 4 * h.params), 2, 1e12, "cursor position"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memcpy(c, b, (size_t)len);
+        if (cases[k].kind == 0) {
+            float v = (float)cases[k].v;
+            memcpy(c + cases[k].at, &v, sizeof v);
+        } else if (cases[k].kind == 1) {
+            memcpy(c + cases[k].at, &cases[k].v, sizeof cases[k].v);
+        } else {
+            uint64_t v = (uint64_t)cases[k].v;
+            memcpy(c + cases[k].at, &v, sizeof v);
+        }
+        uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), c, (uInt)(len - 4));
+        memcpy(c + len - 4, &crc, 4);
+        int rc = mb_par_ckpt_decode(c, (size_t)len, "cc", &h, NULL, 0, NULL, &err);
+        CU_ASSERT_EQUAL(rc, MB_EFORMAT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[k].needle));
+        if (rc != MB_EFORMAT || !strstr(err.msg, cases[k].needle))
+            fprintf(stderr, "\n  case %zu: %s", k, err.msg);
+    }
+    /* unrepaired damage, a truncation and the old format */
+    memcpy(c, b, (size_t)len);
+    c[len / 2] ^= 0x10;
+    CU_ASSERT_EQUAL(mb_par_ckpt_decode(c, (size_t)len, "cc", &h, NULL, 0, NULL, &err), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "checksum"));
+    CU_ASSERT_EQUAL(mb_par_ckpt_decode(b, (size_t)len - 5, "cc", &h, NULL, 0, NULL, &err),
+                    MB_EFORMAT);
+    memcpy(c, b, (size_t)len);
+    c[7] = '2';
+    CU_ASSERT_EQUAL(mb_par_ckpt_decode(c, (size_t)len, "cc", &h, NULL, 0, NULL, &err), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "MBKPAR02"));
+    free(b);
+    free(c);
+    free(rec);
+    /* another seed: the companion's identity (PATH is absent: server algorithms write only
+     * PATH.learners) */
+    mb_test_sh(&r, "cd %s && mbtrain --net %s " TCOMMON "--algo easgd-async --learners 1 "
+               "--max-updates 20 --seed 7 --resume cc.ck", dir, linear);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--seed"));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+    mb_test_run_free(&r);
+}
+
+#define MPIRUN1 MPI_ENV "mpirun --allow-run-as-root --oversubscribe "
+
+/* Under mpirun: a bad checkpoint path, a folder removed mid-run, a server algorithm on one
+ * rank, and ranks that disagree on --batch, --data or --algo (before, they trained and exited
+ * 0 with rank 0's log, or corrupted the heap). */
+static void test_hostile_mpirun(void)
+{
+    if (!have_mpirun())
+        return;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, MPIRUN "mbtrain --net %s " TCOMMON "--algo sgd-sync "
+             "--max-updates 40 --checkpoint /nonexistent/dir/c --checkpoint-every 5", mlp);
+    hostile("ranks: bad checkpoint path", 1, "/nonexistent/dir", 0, cmd);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/mpmid/sub && " MPIRUN "mbtrain --net %s " TCOMMON
+             "--algo sgd-sync --max-updates 1000000 --epochs 0 --checkpoint %s/mpmid/sub/c "
+             "--checkpoint-every 5 --log %s/mpmid/m.csv & p=$!; "
+             "while [ ! -e %s/mpmid/sub/c ] && kill -0 $p 2>/dev/null; do sleep 0.01; done; "
+             "mv %s/mpmid/sub %s/mpmid/gone; wait $p; s=$?; test ! -e %s/mpmid/m.csv || s=99; exit $s",
+             dir, mlp, dir, dir, dir, dir, dir, dir);
+    hostile("ranks: mid-run", 1, "mbtrain: learner 0: ", 0, cmd);
+    snprintf(cmd, sizeof cmd, MPIRUN1 "-np 1 mbtrain --net %s " TCOMMON "--algo downpour", mlp);
+    hostile("one rank, a server algorithm", 2, "-np 2 or more", 0, cmd);
+    static const struct {
+        const char *a, *b, *needle;
+    } dis[] = {
+        {"--batch 32", "--batch 64", "ranks disagree on --batch"},
+        {"--algo sgd-sync", "--algo easgd-sync", "ranks disagree on --algo"},
+        {"--seed 1", "--seed 2", "ranks disagree on --seed"},
+    };
+    for (size_t k = 0; k < sizeof dis / sizeof dis[0]; k++) {
+        snprintf(cmd, sizeof cmd, MPIRUN1 "-np 1 mbtrain --net %s " TCOMMON "--algo sgd-sync "
+                 "--max-updates 20 %s : -np 1 mbtrain --net %s " TCOMMON "--algo sgd-sync "
+                 "--max-updates 20 %s", mlp, dis[k].a, mlp, dis[k].b);
+        hostile(dis[k].needle, 2, dis[k].needle, 0, cmd);
+    }
+    snprintf(cmd, sizeof cmd, MPIRUN1 "-np 1 mbtrain --net %s " TCOMMON "--algo sgd-sync "
+             "--max-updates 20 : -np 1 mbtrain --net %s --data "
+             "synthetic:n=400,test=100,c=1,h=8,w=8,classes=4,seed=4 --batch 32 --lr 0.1 "
+             "--eval-every 10 --threads 1 --algo sgd-sync --max-updates 20", mlp, mlp);
+    hostile("ranks: other data", 2, "ranks disagree on --data", 0, cmd);
 }
 
 int mb_test_suite_train_par(void)
@@ -1066,7 +1489,16 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "mbfit nupdate per (algo, P), with B_simple", test_mbfit_groups) ||
         !CU_add_test(s, "under mpirun", test_mpirun) ||
         !CU_add_test(s, "under mpirun: --eval-threads 2", test_mpirun_eval_threads) ||
-        !CU_add_test(s, "a rank killed mid-run; --resume", test_kill_rank))
+        !CU_add_test(s, "a rank killed mid-run; --resume", test_kill_rank) ||
+        !CU_add_test(s, "Zhang et al. Algorithms 1 and 2 by hand", test_async_rules_paper) ||
+        !CU_add_test(s, "periods: --tau, --n-push/--n-fetch, --grad-after-exchange",
+                     test_periods) ||
+        !CU_add_test(s, "sgd-sync with dropout = one learner at M", test_sgd_sync_dropout) ||
+        !CU_add_test(s, "hostile input over threads", test_hostile_threads) ||
+        !CU_add_test(s, "companion checkpoint: checksum, ranges, identity",
+                     test_companion_checks) ||
+        !CU_add_test(s, "hostile input under mpirun", test_hostile_mpirun) ||
+        !CU_add_test(s, "a rank stopped mid-run: --wait-timeout", test_stall_rank))
         return 1;
     return 0;
 }

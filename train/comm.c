@@ -7,13 +7,23 @@
  * into a mailbox per destination (a list under a mutex and condition variable), so a send
  * never waits for its receiver, as MPI's buffered sends of small messages do not.
  *
+ * Failing loudly: the barrier is the group's own (a mutex, a condition variable and a
+ * generation count, not pthread_barrier_t), so that it can be left. mb_comm_abort marks the
+ * group aborted and wakes every waiter: from then on every wait of every member returns MB_EMPI
+ * at once, and no member can pass a barrier that the aborted one will never reach (which would
+ * pair collectives that do not match). A wait longer than the handle's timeout aborts the group
+ * the same way and marks the handle timed out.
+ *
  * Not here: Open MPI (comm_mpi.c), threads themselves (the caller starts one per rank).
  */
 #include "comm_impl.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the interface: dispatch to the implementation ---------------------------------------- */
 
@@ -100,10 +110,25 @@ int mb_comm_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, int
 
 void *mb_comm_shared(mb_communicator *c, size_t bytes) { return c->ops->shared(c, bytes); }
 
-void mb_comm_abort(mb_communicator *c, int code)
+void mb_comm_abort_why(mb_communicator *c, int code, const char *why)
 {
     if (c)
-        c->ops->abort(c, code);
+        c->ops->abort(c, code, why);
+}
+
+void mb_comm_abort(mb_communicator *c, int code) { mb_comm_abort_why(c, code, NULL); }
+
+int mb_comm_aborted_by(const mb_communicator *c) { return c ? c->ops->aborted_by(c) : -1; }
+
+void mb_comm_set_timeout(mb_communicator *c, double seconds)
+{
+    if (c && seconds >= 0)
+        c->ops->set_timeout(c, seconds);
+}
+
+int mb_comm_timed_out(const mb_communicator *c)
+{
+    return c && (c->ops->timed_out ? c->ops->timed_out(c) : c->timed_out);
 }
 
 void mb_comm_free(mb_communicator *c)
@@ -131,7 +156,10 @@ typedef struct group {
     int size;
     int refs;                  /* handles not yet freed (under mu) */
     pthread_mutex_t mu;
-    pthread_barrier_t bar;
+    pthread_cond_t bar_cv;     /* the barrier: arrivals and generation, under mu */
+    int bar_count;
+    unsigned long bar_gen;
+    int aborted;               /* 0, or 1 + the rank that aborted first (atomic; set under mu) */
     float **bufs;              /* each rank's published buffer, size entries */
     const float **sends;       /* each rank's published send buffer (reduce) */
     float *scratch;            /* allreduce's sums, scratch_n floats, grown by rank 0 */
@@ -149,7 +177,74 @@ static void slice(size_t n, int size, int rank, size_t *lo, size_t *hi)
     *hi = n * (size_t)(rank + 1) / (size_t)size;
 }
 
-static void wait_all(group *g) { pthread_barrier_wait(&g->bar); }
+static int is_aborted(group *g) { return __atomic_load_n(&g->aborted, __ATOMIC_ACQUIRE) != 0; }
+
+/* The absolute time `seconds` from now, for pthread_cond_timedwait (CLOCK_REALTIME). */
+static struct timespec deadline(double seconds)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    double s = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec + seconds;
+    t.tv_sec = (time_t)s;
+    t.tv_nsec = (long)((s - (double)t.tv_sec) * 1e9);
+    return t;
+}
+
+static void wake_all(group *g);
+
+/* Marks the group aborted by `rank` (the first caller wins) and wakes every waiter. */
+static void group_abort(group *g, int rank)
+{
+    pthread_mutex_lock(&g->mu);
+    if (!g->aborted)
+        __atomic_store_n(&g->aborted, rank + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&g->mu);
+    wake_all(g);
+}
+
+/* The group's barrier: MB_OK once every member has arrived; MB_EMPI when the group is (or gets)
+ * aborted first, or when this member waits longer than its timeout (it then aborts the group). */
+static int barrier_of(mb_communicator *c)
+{
+    group *g = c->impl;
+    pthread_mutex_lock(&g->mu);
+    if (g->aborted) {
+        pthread_mutex_unlock(&g->mu);
+        return MB_EMPI;
+    }
+    unsigned long gen = g->bar_gen;
+    if (++g->bar_count == g->size) {
+        g->bar_count = 0;
+        g->bar_gen++;
+        pthread_cond_broadcast(&g->bar_cv);
+        pthread_mutex_unlock(&g->mu);
+        return MB_OK;
+    }
+    struct timespec dl = deadline(c->timeout_s);
+    int late = 0;
+    while (gen == g->bar_gen && !g->aborted && !late) {
+        if (c->timeout_s > 0)
+            late = pthread_cond_timedwait(&g->bar_cv, &g->mu, &dl) == ETIMEDOUT;
+        else
+            pthread_cond_wait(&g->bar_cv, &g->mu);
+    }
+    int passed = gen != g->bar_gen;
+    pthread_mutex_unlock(&g->mu);
+    if (passed)
+        return MB_OK;
+    if (late) {
+        c->timed_out = 1;
+        group_abort(g, c->rank);
+    }
+    return MB_EMPI;
+}
+
+#define WAIT_ALL(c)                                                                             \
+    do {                                                                                        \
+        int rc_ = barrier_of(c);                                                                \
+        if (rc_ != MB_OK)                                                                       \
+            return rc_;                                                                         \
+    } while (0)
 
 static int th_allreduce_sum(mb_communicator *c, float *buf, size_t n)
 {
@@ -167,9 +262,9 @@ static int th_allreduce_sum(mb_communicator *c, float *buf, size_t n)
             }
         }
     }
-    wait_all(g);
+    WAIT_ALL(c);
     if (g->scratch_failed) {
-        wait_all(g);
+        WAIT_ALL(c);
         return MB_ENOMEM;
     }
     size_t lo, hi;
@@ -182,9 +277,9 @@ static int th_allreduce_sum(mb_communicator *c, float *buf, size_t n)
         for (size_t i = lo; i < hi; i++)
             s[i] += b[i];
     }
-    wait_all(g); /* every slice summed */
+    WAIT_ALL(c); /* every slice summed */
     memcpy(buf, s, n * sizeof *buf);
-    wait_all(g); /* every rank copied: the scratch and the pointers may change */
+    WAIT_ALL(c); /* every rank copied: the scratch and the pointers may change */
     return MB_OK;
 }
 
@@ -194,7 +289,7 @@ static int th_reduce_sum(mb_communicator *c, const float *send, float *recv, siz
     g->sends[c->rank] = send;
     if (c->rank == root)
         g->bufs[root] = recv;
-    wait_all(g);
+    WAIT_ALL(c);
     size_t lo, hi;
     slice(n, g->size, c->rank, &lo, &hi);
     float *out = g->bufs[root];
@@ -205,7 +300,7 @@ static int th_reduce_sum(mb_communicator *c, const float *send, float *recv, siz
         for (size_t i = lo; i < hi; i++)
             out[i] += b[i];
     }
-    wait_all(g);
+    WAIT_ALL(c);
     return MB_OK;
 }
 
@@ -214,18 +309,14 @@ static int th_bcast(mb_communicator *c, float *buf, size_t n, int root)
     group *g = grp(c);
     if (c->rank == root)
         g->bufs[root] = buf;
-    wait_all(g);
+    WAIT_ALL(c);
     if (c->rank != root)
         memcpy(buf, g->bufs[root], n * sizeof *buf);
-    wait_all(g);
+    WAIT_ALL(c);
     return MB_OK;
 }
 
-static int th_barrier(mb_communicator *c)
-{
-    wait_all(grp(c));
-    return MB_OK;
-}
+static int th_barrier(mb_communicator *c) { return barrier_of(c); }
 
 static int th_ireduce_sum(mb_communicator *c, mb_comm_req *req)
 {
@@ -241,6 +332,8 @@ static int th_wait(mb_communicator *c, mb_comm_req *req)
 
 static int th_send(mb_communicator *c, const float *buf, size_t n, int dest, int tag)
 {
+    if (is_aborted(grp(c)))
+        return MB_EMPI;
     message *m = malloc(sizeof *m + n * sizeof(float));
     if (!m)
         return MB_ENOMEM;
@@ -263,9 +356,15 @@ static int th_send(mb_communicator *c, const float *buf, size_t n, int dest, int
 
 static int th_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, int *from)
 {
-    mailbox *b = &grp(c)->boxes[c->rank];
+    group *g = grp(c);
+    mailbox *b = &g->boxes[c->rank];
+    struct timespec dl = deadline(c->timeout_s);
     pthread_mutex_lock(&b->mu);
     for (;;) {
+        if (is_aborted(g)) {
+            pthread_mutex_unlock(&b->mu);
+            return MB_EMPI;
+        }
         message *prev = NULL;
         for (message *m = b->head; m; prev = m, m = m->next) {
             if (m->tag != tag || (src != MB_COMM_ANY && m->src != src))
@@ -285,7 +384,14 @@ static int th_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, i
             free(m);
             return rc;
         }
-        pthread_cond_wait(&b->cv, &b->mu);
+        if (c->timeout_s <= 0) {
+            pthread_cond_wait(&b->cv, &b->mu);
+        } else if (pthread_cond_timedwait(&b->cv, &b->mu, &dl) == ETIMEDOUT) {
+            pthread_mutex_unlock(&b->mu);
+            c->timed_out = 1;
+            group_abort(g, c->rank);
+            return MB_EMPI;
+        }
     }
 }
 
@@ -300,10 +406,40 @@ static void *th_shared(mb_communicator *c, size_t bytes)
     return p;
 }
 
-static void th_abort(mb_communicator *c, int code)
+/* Every waiter wakes: the barrier's and each mailbox's (each under its own mutex, so that a
+ * waiter between its check of the flag and its wait cannot miss the wake-up). */
+static void wake_all(group *g)
+{
+    pthread_mutex_lock(&g->mu);
+    pthread_cond_broadcast(&g->bar_cv);
+    pthread_mutex_unlock(&g->mu);
+    for (int r = 0; r < g->size; r++) {
+        pthread_mutex_lock(&g->boxes[r].mu);
+        pthread_cond_broadcast(&g->boxes[r].cv);
+        pthread_mutex_unlock(&g->boxes[r].mu);
+    }
+}
+
+/* The caller reports why (mb_comm_aborted_by names it): nothing is printed here. */
+static void th_abort(mb_communicator *c, int code, const char *why)
+{
+    (void)code;
+    (void)why;
+    group_abort(grp(c), c->rank);
+}
+
+static int th_aborted_by(const mb_communicator *c)
+{
+    int a = __atomic_load_n(&grp(c)->aborted, __ATOMIC_ACQUIRE);
+    return a ? a - 1 : -1;
+}
+
+static void th_set_timeout(mb_communicator *c, double seconds) { c->timeout_s = seconds; }
+
+static void th_say(mb_communicator *c, const char *why)
 {
     (void)c;
-    (void)code;
+    (void)why;
 }
 
 static void group_free(group *g)
@@ -316,7 +452,7 @@ static void group_free(group *g)
         pthread_mutex_destroy(&g->boxes[r].mu);
         pthread_cond_destroy(&g->boxes[r].cv);
     }
-    pthread_barrier_destroy(&g->bar);
+    pthread_cond_destroy(&g->bar_cv);
     pthread_mutex_destroy(&g->mu);
     free(g->boxes);
     free(g->bufs);
@@ -341,7 +477,9 @@ static const comm_ops threads_ops = {
     .kind = "threads", .allreduce_sum = th_allreduce_sum, .reduce_sum = th_reduce_sum,
     .bcast = th_bcast, .bcast_idle = th_bcast, .barrier = th_barrier,
     .ireduce_sum = th_ireduce_sum, .wait = th_wait,
-    .send = th_send, .recv = th_recv, .shared = th_shared, .abort = th_abort, .free = th_free};
+    .send = th_send, .recv = th_recv, .shared = th_shared, .abort = th_abort,
+    .aborted_by = th_aborted_by, .set_timeout = th_set_timeout, .say = th_say,
+    .free = th_free};
 
 int mb_comm_threads_create(int size, mb_communicator **comms, mb_error *err)
 {
@@ -362,7 +500,7 @@ int mb_comm_threads_create(int size, mb_communicator **comms, mb_error *err)
         return mb_error_set(err, MB_ENOMEM, "out of memory for a communicator of %d", size);
     }
     pthread_mutex_init(&g->mu, NULL);
-    pthread_barrier_init(&g->bar, NULL, (unsigned)size);
+    pthread_cond_init(&g->bar_cv, NULL);
     for (int r = 0; r < size; r++) {
         pthread_mutex_init(&g->boxes[r].mu, NULL);
         pthread_cond_init(&g->boxes[r].cv, NULL);
@@ -518,7 +656,40 @@ static void *hy_shared(mb_communicator *c, size_t bytes)
     return NULL;
 }
 
-static void hy_abort(mb_communicator *c, int code) { mb_comm_abort(hy(c)->world, code); }
+/* The first failure in this process says why; the thread that makes the MPI calls ends the job
+ * (at once when it is the one that failed; else its next wait among the threads fails, and its
+ * caller aborts again, silently, from there). */
+static void hy_abort(mb_communicator *c, int code, const char *why)
+{
+    hybrid *h = hy(c);
+    int first = mb_comm_aborted_by(h->local) < 0;
+    if (hy_lead(c)) {
+        mb_comm_abort_why(h->world, code, first ? why : NULL);
+        return;
+    }
+    if (first && why)
+        h->world->ops->say(h->world, why);
+    mb_comm_abort(h->local, code);
+}
+
+static int hy_aborted_by(const mb_communicator *c)
+{
+    hybrid *h = hy(c);
+    int k = mb_comm_aborted_by(h->local), L = mb_comm_size(h->local);
+    return k < 0 ? -1 : c->rank / L * L + k;
+}
+
+static void hy_set_timeout(mb_communicator *c, double seconds)
+{
+    hybrid *h = hy(c);
+    mb_comm_set_timeout(h->local, seconds);
+    if (hy_lead(c))
+        mb_comm_set_timeout(h->world, seconds);
+}
+
+static void hy_say(mb_communicator *c, const char *why) { hy(c)->world->ops->say(hy(c)->world, why); }
+
+static int hy_timed_out(const mb_communicator *c) { return mb_comm_timed_out(hy(c)->local); }
 
 static void hy_free(mb_communicator *c)
 {
@@ -534,7 +705,9 @@ static const comm_ops hybrid_ops = {
     .kind = "mpi+threads", .allreduce_sum = hy_allreduce_sum, .reduce_sum = hy_reduce_sum,
     .bcast = hy_bcast, .bcast_idle = hy_bcast_idle, .barrier = hy_barrier,
     .ireduce_sum = hy_ireduce_sum, .wait = hy_wait,
-    .send = hy_send, .recv = hy_recv, .shared = hy_shared, .abort = hy_abort, .free = hy_free};
+    .send = hy_send, .recv = hy_recv, .shared = hy_shared, .abort = hy_abort,
+    .aborted_by = hy_aborted_by, .set_timeout = hy_set_timeout, .say = hy_say,
+    .timed_out = hy_timed_out, .free = hy_free};
 
 int mb_comm_hybrid_create(mb_communicator *world, int threads, mb_communicator **comms,
                           mb_error *err)

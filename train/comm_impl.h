@@ -17,7 +17,11 @@ typedef struct comm_ops {
     int (*send)(mb_communicator *c, const float *buf, size_t n, int dest, int tag);
     int (*recv)(mb_communicator *c, float *buf, size_t n, int src, int tag, int *from);
     void *(*shared)(mb_communicator *c, size_t bytes);
-    void (*abort)(mb_communicator *c, int code);
+    void (*abort)(mb_communicator *c, int code, const char *why);
+    int (*aborted_by)(const mb_communicator *c);      /* -1 while no member aborted */
+    void (*set_timeout)(mb_communicator *c, double seconds);
+    void (*say)(mb_communicator *c, const char *why);  /* one line on stderr (MPI), or nothing */
+    int (*timed_out)(const mb_communicator *c);        /* NULL: the handle's own flag */
     void (*free)(mb_communicator *c);
 } comm_ops;
 
@@ -25,6 +29,8 @@ struct mb_communicator {
     const comm_ops *ops;
     int rank, size;
     void *impl;            /* the implementation's state */
+    double timeout_s;      /* a wait ends after this many seconds (0: never) */
+    int timed_out;         /* a wait of this handle ran past timeout_s */
 };
 
 #endif /* MB_COMM_IMPL_H */

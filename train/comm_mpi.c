@@ -2,44 +2,92 @@
  * MPI_COMM_WORLD, floats as MPI_FLOAT, sums as MPI_SUM.
  *
  * MPI is started here only when asked (mb_comm_mpi_create), so a plain single-learner run never
- * initialises it. Errors on the communicator are fatal (Open MPI's default handler): a peer that
- * died ends the job instead of leaving the others blocked in a collective, and mpirun names the
- * rank that went first. MPI status codes become MB_EMPI at this boundary.
+ * initialises it, and with MPI_THREAD_FUNNELED (checked: a library that provides less is
+ * refused). Errors on the communicator are fatal (Open MPI's default handler): a peer that died
+ * ends the job instead of leaving the others blocked in a collective, and mpirun names the rank
+ * that went first. MPI status codes become MB_EMPI at this boundary.
+ *
+ * A peer that stalls (SIGSTOP, a hung node) is not an error to MPI: a blocking call waits for it
+ * forever. mb_comm_set_timeout starts a watchdog thread that never calls MPI: each blocking call
+ * here stamps when it began and clears the stamp when it returns; a call older than the timeout
+ * makes the watchdog print one line and end this process with status 1 (_exit: MPI cannot be
+ * left from inside a call), and mpirun then ends the others. This and mp_abort are the only
+ * places the library ends a process: there is no other way out of a wait inside MPI.
  *
  * Not here: threads (comm.c), the interface's argument checks (comm.c).
  */
 #include "comm_impl.h"
 
 #include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct mpi_state {
     MPI_Comm comm;
     int own_init;          /* this handle called MPI_Init: its free finalises */
+    char prog[64];         /* the program's name, for the lines printed here */
+    /* the watchdog (mb_comm_set_timeout) */
+    pthread_t dog;
+    int dog_on;            /* the thread runs */
+    int quit;              /* under mu: the free asks it to end */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    long long since_ns;    /* atomic: when the blocking call under way began, 0 when none */
+    const char *what;      /* atomic: that call's name */
 } mpi_state;
 
-static MPI_Comm world(const mb_communicator *c) { return ((const mpi_state *)c->impl)->comm; }
+static mpi_state *state(const mb_communicator *c) { return c->impl; }
+static MPI_Comm world(const mb_communicator *c) { return state(c)->comm; }
 
 static int st(int rc) { return rc == MPI_SUCCESS ? MB_OK : MB_EMPI; }
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* A blocking call begins and ends: the watchdog's stamps (cheap: two atomic stores). */
+static void enter(mb_communicator *c, const char *what)
+{
+    mpi_state *s = state(c);
+    if (!s->dog_on)
+        return;
+    __atomic_store_n(&s->what, what, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->since_ns, now_ns(), __ATOMIC_RELEASE);
+}
+
+static void leave(mb_communicator *c)
+{
+    mpi_state *s = state(c);
+    if (s->dog_on)
+        __atomic_store_n(&s->since_ns, 0LL, __ATOMIC_RELEASE);
+}
 
 /* MPI counts are int: big arrays go in pieces. */
 enum { CHUNK = 1 << 28 };
 
 static int mp_allreduce_sum(mb_communicator *c, float *buf, size_t n)
 {
+    enter(c, "allreduce");
     for (size_t i = 0; i < n; i += CHUNK) {
         int k = (int)(n - i < CHUNK ? n - i : CHUNK);
         int rc = MPI_Allreduce(MPI_IN_PLACE, buf + i, k, MPI_FLOAT, MPI_SUM, world(c));
         if (rc != MPI_SUCCESS)
             return MB_EMPI;
     }
+    leave(c);
     return MB_OK;
 }
 
 static int mp_reduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root)
 {
+    enter(c, "reduce");
     for (size_t i = 0; i < n; i += CHUNK) {
         int k = (int)(n - i < CHUNK ? n - i : CHUNK);
         int rc = MPI_Reduce(send + i, c->rank == root ? recv + i : NULL, k, MPI_FLOAT, MPI_SUM,
@@ -47,16 +95,19 @@ static int mp_reduce_sum(mb_communicator *c, const float *send, float *recv, siz
         if (rc != MPI_SUCCESS)
             return MB_EMPI;
     }
+    leave(c);
     return MB_OK;
 }
 
 static int mp_bcast(mb_communicator *c, float *buf, size_t n, int root)
 {
+    enter(c, "broadcast");
     for (size_t i = 0; i < n; i += CHUNK) {
         int k = (int)(n - i < CHUNK ? n - i : CHUNK);
         if (MPI_Bcast(buf + i, k, MPI_FLOAT, root, world(c)) != MPI_SUCCESS)
             return MB_EMPI;
     }
+    leave(c);
     return MB_OK;
 }
 
@@ -70,15 +121,10 @@ static int mp_bcast(mb_communicator *c, float *buf, size_t n, int root)
  * 1 ms sleeps gave 15 us. */
 enum { SPIN_NS = 200000, SLEEP0_NS = 50000, SLEEP_MAX_NS = 1000000 };
 
-static long long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 static int mp_bcast_idle(mb_communicator *c, float *buf, size_t n, int root)
 {
+    enter(c, "broadcast of rank 0's verdict");
     for (size_t i = 0; i < n; i += CHUNK) {
         int k = (int)(n - i < CHUNK ? n - i : CHUNK), done = 0;
         MPI_Request r;
@@ -94,10 +140,17 @@ static int mp_bcast_idle(mb_communicator *c, float *buf, size_t n, int root)
             }
         }
     }
+    leave(c);
     return MB_OK;
 }
 
-static int mp_barrier(mb_communicator *c) { return st(MPI_Barrier(world(c))); }
+static int mp_barrier(mb_communicator *c)
+{
+    enter(c, "barrier");
+    int rc = st(MPI_Barrier(world(c)));
+    leave(c);
+    return rc;
+}
 
 static int mp_ireduce_sum(mb_communicator *c, mb_comm_req *req)
 {
@@ -118,11 +171,12 @@ static int mp_ireduce_sum(mb_communicator *c, mb_comm_req *req)
 
 static int mp_wait(mb_communicator *c, mb_comm_req *req)
 {
-    (void)c;
     MPI_Request *r = req->impl;
     if (!r)
         return MB_EINVAL;
+    enter(c, "reduce");
     int rc = MPI_Wait(r, MPI_STATUS_IGNORE);
+    leave(c);
     free(r);
     req->impl = NULL;
     return st(rc);
@@ -132,7 +186,10 @@ static int mp_send(mb_communicator *c, const float *buf, size_t n, int dest, int
 {
     if (n > CHUNK)
         return MB_ENOTSUP;
-    return st(MPI_Send(buf, (int)n, MPI_FLOAT, dest, tag, world(c)));
+    enter(c, "send");
+    int rc = st(MPI_Send(buf, (int)n, MPI_FLOAT, dest, tag, world(c)));
+    leave(c);
+    return rc;
 }
 
 static int mp_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, int *from)
@@ -140,8 +197,10 @@ static int mp_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, i
     if (n > CHUNK)
         return MB_ENOTSUP;
     MPI_Status s;
+    enter(c, "receive");
     int rc = MPI_Recv(buf, (int)n, MPI_FLOAT, src == MB_COMM_ANY ? MPI_ANY_SOURCE : src, tag,
                       world(c), &s);
+    leave(c);
     if (rc != MPI_SUCCESS)
         return MB_EMPI;
     int got = 0;
@@ -158,11 +217,81 @@ static void *mp_shared(mb_communicator *c, size_t bytes)
     return NULL;
 }
 
-static void mp_abort(mb_communicator *c, int code) { MPI_Abort(world(c), code); }
+static void mp_say(mb_communicator *c, const char *why)
+{
+    fprintf(stderr, "%s: %s\n", state(c)->prog, why);
+    fflush(stderr);
+}
+
+/* The line first: MPI_Abort does not return, and the caller's message would be lost. */
+static void mp_abort(mb_communicator *c, int code, const char *why)
+{
+    if (why)
+        mp_say(c, why);
+    MPI_Abort(world(c), code);
+}
+
+static int mp_aborted_by(const mb_communicator *c)
+{
+    (void)c;
+    return -1; /* an abort ends the process */
+}
+
+/* The watchdog: wakes every 100 ms (or when freed) and ends the process when a blocking call
+ * has lasted longer than the timeout. It never calls MPI. */
+static void *watchdog(void *p)
+{
+    mb_communicator *c = p;
+    mpi_state *s = state(c);
+    const long long limit = (long long)(c->timeout_s * 1e9);
+    pthread_mutex_lock(&s->mu);
+    while (!s->quit) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 100000000L;
+        if (t.tv_nsec >= 1000000000L) {
+            t.tv_sec++;
+            t.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->cv, &s->mu, &t);
+        long long since = __atomic_load_n(&s->since_ns, __ATOMIC_ACQUIRE);
+        if (!s->quit && since && now_ns() - since > limit) {
+            const char *what = __atomic_load_n(&s->what, __ATOMIC_RELAXED);
+            fprintf(stderr, "%s: rank %d: waited %.3g s in a %s for the other ranks "
+                    "(--wait-timeout %.3g): a rank has stalled or is lost; ending the job\n",
+                    s->prog, c->rank, (double)(now_ns() - since) * 1e-9, what ? what : "call",
+                    c->timeout_s);
+            fflush(stderr);
+            _exit(1);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+static void mp_set_timeout(mb_communicator *c, double seconds)
+{
+    mpi_state *s = state(c);
+    if (s->dog_on || !(seconds > 0))
+        return; /* one watchdog per process, started once */
+    c->timeout_s = seconds;
+    s->quit = 0;
+    if (pthread_create(&s->dog, NULL, watchdog, c) == 0)
+        s->dog_on = 1;
+}
 
 static void mp_free(mb_communicator *c)
 {
     mpi_state *s = c->impl;
+    if (s->dog_on) {
+        pthread_mutex_lock(&s->mu);
+        s->quit = 1;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->dog, NULL);
+    }
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
     MPI_Comm_free(&s->comm);
     if (s->own_init)
         MPI_Finalize();
@@ -174,7 +303,9 @@ static const comm_ops mpi_ops = {
     .kind = "mpi", .allreduce_sum = mp_allreduce_sum, .reduce_sum = mp_reduce_sum,
     .bcast = mp_bcast, .bcast_idle = mp_bcast_idle, .barrier = mp_barrier,
     .ireduce_sum = mp_ireduce_sum, .wait = mp_wait,
-    .send = mp_send, .recv = mp_recv, .shared = mp_shared, .abort = mp_abort, .free = mp_free};
+    .send = mp_send, .recv = mp_recv, .shared = mp_shared, .abort = mp_abort,
+    .aborted_by = mp_aborted_by, .set_timeout = mp_set_timeout, .say = mp_say,
+    .free = mp_free};
 
 int mb_comm_mpi_launched(void)
 {
@@ -195,15 +326,32 @@ int mb_comm_mpi_create(int *argc, char ***argv, mb_communicator **c, mb_error *e
         free(h);
         return mb_error_set(err, MB_ENOMEM, "out of memory for the MPI communicator");
     }
+    const char *name = argc && *argc > 0 && argv && *argv && (*argv)[0] ? (*argv)[0] : "mbkit";
+    const char *slash = strrchr(name, '/');
+    snprintf(s->prog, sizeof s->prog, "%s", slash ? slash + 1 : name);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    /* funneled: with ranks x threads, and with the network's thread pool, MPI is called only
+     * from the thread that started it; a library that provides less is refused */
+    int provided = 0;
     if (!init) {
-        /* funneled: with ranks x threads, MPI is called from the thread that started it */
-        int provided = 0;
         if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
             free(s);
             free(h);
             return mb_error_set(err, MB_EMPI, "MPI could not start (MPI_Init failed)");
         }
         s->own_init = 1;
+    } else {
+        MPI_Query_thread(&provided);
+    }
+    if (provided < MPI_THREAD_FUNNELED) {
+        if (s->own_init)
+            MPI_Finalize();
+        free(s);
+        free(h);
+        return mb_error_set(err, MB_EMPI, "MPI provides thread level %d, below "
+                            "MPI_THREAD_FUNNELED (%d) that mbkit's learner threads need",
+                            provided, MPI_THREAD_FUNNELED);
     }
     if (MPI_Comm_dup(MPI_COMM_WORLD, &s->comm) != MPI_SUCCESS) {
         if (s->own_init)

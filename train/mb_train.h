@@ -326,6 +326,11 @@ int mb_net_evaluate_each(mb_net *net, const float *x, const int *y, size_t n, do
  * seed picks its dropout masks: a resumed run sets it to the updates already done, so that it
  * draws the masks the uninterrupted run would have. */
 void mb_net_set_steps(mb_net *net, unsigned long steps);
+/* The index in the whole mini-batch of this network's first training sample (default 0): a
+ * parallel learner's slice offset (mb_learner_set_slice sets it). Dropout masks are keyed by
+ * the sample's index in the whole batch, so P learners of M/P samples draw their own masks,
+ * together those of one network at M (sgd-sync then equals one learner at M with dropout). */
+void mb_net_set_sample_base(mb_net *net, size_t first);
 
 /* Uses algo[pass] (indices into the context's lists, mb_ctx_conv_algo_*) for conv layer `layer`
  * (index into the description) from now on; MB_ENOTSUP when one cannot do that layer's shape.
@@ -455,10 +460,26 @@ int mb_comm_mpi_launched(void);
 /* The world of MPI ranks: initialises MPI when it is not yet (MPI_Init(argc, argv)); the free
  * finalises it then. MB_EMPI when MPI cannot start. */
 int mb_comm_mpi_create(int *argc, char ***argv, mb_communicator **c, mb_error *err);
-/* Over MPI, ends every rank of the job (MPI_Abort) for a rank that cannot go on, so that the
- * others do not wait for it forever; over threads it does nothing (the caller returns its
- * error and the threads' collectives are never left half-entered). */
-void mb_comm_abort(mb_communicator *c, int code);
+/* Ends the job for a member that cannot go on, so that the others never wait for it. Over MPI:
+ * `why` (when not NULL) goes to stderr as one line, "PROGRAM: why", then MPI_Abort ends every
+ * rank. Over threads: every wait of every member (collectives, receives) returns MB_EMPI from
+ * now on, at once for those already waiting; mb_comm_aborted_by names the member that aborted
+ * first, whose caller reports why. Ranks x threads: the threads of this process are woken, and
+ * the job ends by MPI_Abort from the thread that makes the MPI calls (a thread that is not it
+ * prints `why` there and then). */
+void mb_comm_abort_why(mb_communicator *c, int code, const char *why);
+void mb_comm_abort(mb_communicator *c, int code); /* mb_comm_abort_why without a line */
+/* The member that called mb_comm_abort first, or -1 while none has (threads; -1 over MPI, where
+ * an abort ends the process). */
+int mb_comm_aborted_by(const mb_communicator *c);
+/* Every wait from now on (a collective, a receive, a barrier) ends after `seconds` (0: never).
+ * Over threads the waiting member then aborts the group (mb_comm_timed_out says so, the wait
+ * returns MB_EMPI); over MPI, where a blocking call cannot be left, a watchdog thread prints one
+ * line naming the rank and the limit and ends this process (exit status 1), and mpirun ends
+ * the others. Call it on every member (threads) or once per process (MPI). */
+void mb_comm_set_timeout(mb_communicator *c, double seconds);
+/* 1 when a wait of this member ran past the timeout. */
+int mb_comm_timed_out(const mb_communicator *c);
 
 void mb_comm_free(mb_communicator *c);
 
@@ -546,8 +567,17 @@ typedef struct mb_run_options {
     int learners;                  /* learners (threads) in this process (>= 1; default 1) */
     double elastic_alpha;          /* EASGD's moving rate alpha = eta rho (NAN: 0.9 / p, beta
                                       = 0.9 as in Zhang et al.); SMA's alpha (NAN: 1 / k) */
-    long tau;                      /* communication period in local steps (async EASGD, EAMSGD,
-                                      Hogwild, DOWNPOUR; default 1) */
+    long tau;                      /* communication period in local steps (easgd-sync, async
+                                      EASGD, EAMSGD, Hogwild, DOWNPOUR; default 1; the others
+                                      have none and refuse tau != 1) */
+    long n_push, n_fetch;          /* DOWNPOUR: local steps between pushes of the gradient sum
+                                      and between fetches of the centre (Dean et al.; 0: tau) */
+    int grad_after_exchange;       /* easgd-async, eamsgd, easgd-hogwild: 1 takes the gradient
+                                      after the elastic exchange (mbkit's rule before issue 28),
+                                      0 (default) at the copy from before it, as Zhang et al.'s
+                                      Algorithms 1 and 2 */
+    double wait_timeout;           /* seconds a learner waits for the others (a collective, a
+                                      message) before the job ends (default 600; 0: forever) */
     double par_momentum;           /* EAMSGD's Nesterov delta (NAN: 0.99), SMA's centre momentum
                                       mu (NAN: 0.9) */
     int no_overlap;                /* easgd-sync: 1 = blocking reduce after the gradient (You et
@@ -561,8 +591,9 @@ typedef struct mb_run_options {
 
 /* Defaults: eval_frac 0.2, momentum 0.9 (used by momentum and Nesterov), lr 0.05, batch 64,
  * eval_every 100, epochs 10, target_loss NAN, threads 1, conv_algo MB_CONV_AUTO, SGD; one
- * learner (par MB_PAR_NONE, learners 1, tau 1, elastic_alpha and par_momentum NAN: the
- * algorithm's default, sma_tune_window 20, no communicator). */
+ * learner (par MB_PAR_NONE, learners 1, tau 1, n_push and n_fetch 0 (tau), elastic_alpha and
+ * par_momentum NAN: the algorithm's default, sma_tune_window 20, wait_timeout 600, no
+ * communicator). */
 void mb_run_options_init(mb_run_options *o);
 
 /* ---- learners: the unit every trainer steps (train/run_learner.c) ------------------------ */
@@ -689,6 +720,9 @@ typedef struct mb_run_result {
     double t_update_s;     /* mean per learner: optimiser and averaging arithmetic */
     double b_simple;       /* gradient noise scale B_simple (McCandlish et al. eq. 2.8, from
                               the per-learner and averaged gradients; sgd-sync), NAN if none */
+    int failed_together;   /* parallel runs over MPI: every rank returned this error at the
+                              same point (nobody waits): the caller need not abort the job, and
+                              only rank 0's message (the others' are empty) is worth printing */
 } mb_run_result;
 
 /* Runs training as described above. A run that diverges (a non-finite training loss, or an
@@ -764,6 +798,13 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err);
  * that tests can check them step by step). */
 /* The elastic exchange: e = alpha (x - c); x -= e; c += e. */
 void mb_par_elastic(float *x, float *c, size_t n, float alpha);
+/* The learner's half of an asynchronous exchange when the gradient is taken at the copy from
+ * before it (Zhang et al. Algorithms 1 and 2): c (the centre the server had) becomes
+ * e = alpha (x - c); x is left as it is. */
+void mb_par_elastic_term(const float *x, float *c, size_t n, float alpha);
+/* The asynchronous learner's SGD step (Zhang et al. Algorithm 1): x <- (x - e) - eta g, with g
+ * taken at the x from before the exchange; e NULL for a step without an exchange. */
+void mb_par_async_sgd(float *x, const float *g, const float *e, size_t n, float eta);
 /* A synchronous EASGD learner: x <- x - eta g - alpha (x - c) (eta rho = alpha; c unchanged). */
 void mb_par_easgd_learner(float *x, const float *g, const float *c, size_t n, float eta,
                           float alpha);

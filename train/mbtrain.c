@@ -84,7 +84,17 @@ static void help(const mb_run_options *d)
            "      --optim O           the optimiser of sgd-sync (every learner) and of DOWNPOUR's\n"
            "                          master: sgd, momentum, nesterov (default sgd)\n"
            "      --elastic-alpha A   EASGD moving rate eta rho (default 0.9/P); SMA's alpha (1/P)\n"
-           "      --tau T             communication period in local steps (default 1)\n"
+           "      --tau T             communication period in local steps (default 1): easgd-sync,\n"
+           "                          downpour, easgd-async, eamsgd, easgd-hogwild; the others\n"
+           "                          have none and refuse T != 1\n"
+           "      --n-push N          downpour: push the gradient sum every N local steps\n"
+           "      --n-fetch N         downpour: fetch the centre every N local steps (both\n"
+           "                          default to --tau; Dean et al.)\n"
+           "      --grad-after-exchange  easgd-async, eamsgd, easgd-hogwild: take the gradient\n"
+           "                          after the elastic exchange (mbkit's old rule), not at the\n"
+           "                          copy from before it (Zhang et al. Algorithms 1 and 2)\n"
+           "      --wait-timeout S    a learner that waits S seconds for the others ends the\n"
+           "                          job with one line (default %g; 0: wait forever)\n"
            "      --delta D           EAMSGD's Nesterov momentum (default 0.99)\n"
            "      --sma-momentum MU   SMA's momentum on the centre (default 0.9)\n"
            "      --no-overlap        easgd-sync: reduce after the gradient, not during it\n"
@@ -134,8 +144,8 @@ static void help(const mb_run_options *d)
            "  mbtrain --net lenet5 --data fashion-mnist --algo momentum --batch 64 --lr 0.02 \\\n"
            "          --target-loss 0.5 --eval-every 100 --seed 0 --log run.csv\n",
            d->eval_frac, d->data_seed, mb_optim_kind_name(d->optim.kind), d->batch, d->optim.lr,
-           d->optim.momentum, d->optim.lr_step_gamma, d->sma_tune_window, d->eval_every, d->epochs,
-           d->threads);
+           d->optim.momentum, d->optim.lr_step_gamma, d->wait_timeout, d->sma_tune_window,
+           d->eval_every, d->epochs, d->threads);
 }
 
 /* Seeds: "lo:hi" (every integer from lo to hi) or a comma list of integers >= 0. */
@@ -260,7 +270,7 @@ enum {
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
     OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW, OPT_CHECK_FRAC,
-    OPT_CHECK_SIGMAS
+    OPT_CHECK_SIGMAS, OPT_N_PUSH, OPT_N_FETCH, OPT_GRAD_AFTER, OPT_WAIT_TIMEOUT
 };
 
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
@@ -310,6 +320,10 @@ static int run_command(int argc, char **argv)
         {"sma-tune-window", required_argument, 0, OPT_SMA_WINDOW},
         {"check-frac", required_argument, 0, OPT_CHECK_FRAC},
         {"check-sigmas", required_argument, 0, OPT_CHECK_SIGMAS},
+        {"n-push", required_argument, 0, OPT_N_PUSH},
+        {"n-fetch", required_argument, 0, OPT_N_FETCH},
+        {"grad-after-exchange", no_argument, 0, OPT_GRAD_AFTER},
+        {"wait-timeout", required_argument, 0, OPT_WAIT_TIMEOUT},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
     mb_run_options o;
     mb_run_options_init(&o);
@@ -349,6 +363,15 @@ static int run_command(int argc, char **argv)
                                      &err);
             break;
         case OPT_TAU: rc = flag_long("--tau", optarg, 1, 1L << 30, &o.tau, &err); break;
+        case OPT_N_PUSH: rc = flag_long("--n-push", optarg, 1, 1L << 30, &o.n_push, &err); break;
+        case OPT_N_FETCH:
+            rc = flag_long("--n-fetch", optarg, 1, 1L << 30, &o.n_fetch, &err);
+            break;
+        case OPT_GRAD_AFTER: o.grad_after_exchange = 1; break;
+        case OPT_WAIT_TIMEOUT:
+            rc = mb_data_flag_double("--wait-timeout", optarg, 0, MB_NONNEG, &o.wait_timeout,
+                                     &err);
+            break;
         case OPT_DELTA:
         case OPT_SMA_MOMENTUM:
             rc = mb_data_flag_double(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg, 0,
@@ -505,7 +528,7 @@ static int run_command(int argc, char **argv)
         return fail(&err);
     }
     size_t runs = batches.n * nseeds;
-    int status = 0;
+    int status = 0, together = 0; /* together: every rank failed at the same point */
     if (runs > 1 && !log_dir)
         status = usage_error("%s", "a sweep (several batches or seeds) needs --log-dir DIR");
     else if (runs > 1 && (o.checkpoint_path || o.resume_path))
@@ -584,8 +607,12 @@ static int run_command(int argc, char **argv)
             if (o.progress)
                 fputc('\n', stderr);
             if (rc != MB_OK) {
-                status = rc == MB_EINVAL && strstr(err.msg, "no stopping rule") ? EXIT_USAGE : 1;
-                fprintf(stderr, "mbtrain: %s\n", err.msg);
+                /* ranks that disagree on their settings: a usage error, said once by rank 0 */
+                together = r.failed_together;
+                status = rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || together)
+                             ? EXIT_USAGE : 1;
+                if (err.msg[0] || !together)
+                    fprintf(stderr, "mbtrain: %s\n", err.msg);
                 break;
             }
             if (rank != 0)
@@ -606,7 +633,7 @@ static int run_command(int argc, char **argv)
     }
     if (loaded)
         mb_data_splits_free(&data);
-    if (world && status != 0 && mb_comm_size(world) > 1)
+    if (world && status != 0 && mb_comm_size(world) > 1 && !together)
         mb_comm_abort(world, status); /* the others may wait in a collective */
     mb_comm_free(world);
     free(seeds);

@@ -64,6 +64,9 @@ struct mb_net {
     uint64_t rng;         /* PRNG state: initialisation */
     uint64_t drop_seed;   /* dropout masks derive from this, the step, the layer and the sample */
     uint64_t step;        /* forward_backward calls so far (dropout streams) */
+    size_t sample_base;   /* the index of this network's first sample in the whole mini-batch
+                             (a parallel learner's slice offset): dropout streams are keyed by
+                             it, so learners draw their own masks, those of one net at M */
 };
 
 static mb_conv_shape conv_shape(const mb_layer_desc *d, int batch)
@@ -412,7 +415,7 @@ static const float *forward(const mb_net *net, net_shard *sh, const float *x, in
             break;
         case MB_LAYER_DROPOUT:
             ops->dropout_forward(ctx, d->p, train, batch, l->out_sz, train ? drop_key(net, i) : 0,
-                                 (size_t)sh->n0, in, v->out, v->mask);
+                                 net->sample_base + (size_t)sh->n0, in, v->out, v->mask);
             break;
         default: ops->act_forward(ctx, d->type, n, in, v->out); break;
         }
@@ -634,6 +637,8 @@ int mb_net_write_params(mb_net *net, const float *host)
 {
     return mb_ctx_upload(net->ctx, net->params, host, sizeof(float) * net->n_params);
 }
+
+void mb_net_set_sample_base(mb_net *net, size_t first) { net->sample_base = first; }
 
 void mb_net_set_steps(mb_net *net, unsigned long steps)
 {

@@ -23,6 +23,12 @@
  * (update); the log gets the means over learners. wall_s is rank 0's training time with its
  * evaluations taken out, as for one learner.
  *
+ * Failing loudly (issue 28): ranks check at start that they agree on every setting that shapes
+ * their collectives or their rule (par_agree), rank 0 checks the checkpoint's folder before
+ * anyone trains, and a worker that fails at any point ends the whole job (par_abort): over
+ * threads the others' waits return at once, over MPI one line names the learner and the cause
+ * before MPI_Abort. Waits end after --wait-timeout seconds (comm*.c).
+ *
  * Not here: evaluation, bisection and the log (run.c's monitor), the collectives (comm*.c),
  * the asynchronous drivers (par_async.c), the rules themselves (par_rules.c).
  * Ranks x threads (the synchronous algorithms): one communicator of R x T learners
@@ -34,12 +40,15 @@
  */
 #include "par_impl.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *const algo_names[MB_PAR_N] = {
     "none", "sgd-sync", "downpour", "easgd", "easgd-async", "eamsgd", "easgd-hogwild",
@@ -83,9 +92,31 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
                             "threads together are for the synchronous algorithms (sgd-sync, "
                             "easgd, easgd-sync, sma); give one or the other",
                             a, ranks, o->learners);
-    if (o->par == MB_PAR_EASGD_HOGWILD && ranks > 1)
+    if (o->par == MB_PAR_EASGD_HOGWILD && (ranks > 1 || o->comm))
         return mb_error_set(err, MB_EINVAL, "--algo easgd-hogwild shares the centre in memory: "
-                            "run one process with --learners L, not %d MPI ranks", ranks);
+                            "run one process with --learners L, not %d MPI rank%s (no mpirun)",
+                            ranks, ranks > 1 ? "s" : "");
+    if (mb_par_algo_has_server(o->par) && o->comm && ranks == 1)
+        return mb_error_set(err, MB_EINVAL, "--algo %s keeps rank 0 as its server: under "
+                            "mpirun it needs -np 2 or more (one server and at least one "
+                            "learner), got 1; or run it without mpirun, with --learners L", a);
+    int periodic = o->par == MB_PAR_EASGD_SYNC || mb_par_algo_has_server(o->par);
+    if (o->tau != 1 && !periodic)
+        return mb_error_set(err, MB_EINVAL, "--tau %ld: --algo %s has no communication period "
+                            "(its learners exchange at every update); --tau is for easgd-sync, "
+                            "downpour, easgd-async, eamsgd and easgd-hogwild", o->tau, a);
+    if ((o->n_push || o->n_fetch) && o->par != MB_PAR_DOWNPOUR)
+        return mb_error_set(err, MB_EINVAL, "--n-push and --n-fetch are DOWNPOUR's periods; "
+                            "--algo %s has %s", a, periodic ? "one, --tau" : "none");
+    if (o->n_push < 0 || o->n_fetch < 0)
+        return mb_error_set(err, MB_EINVAL, "--n-push and --n-fetch must be >= 1");
+    if (o->grad_after_exchange && o->par != MB_PAR_EASGD_ASYNC && o->par != MB_PAR_EAMSGD &&
+        o->par != MB_PAR_EASGD_HOGWILD)
+        return mb_error_set(err, MB_EINVAL, "--grad-after-exchange is for easgd-async, eamsgd "
+                            "and easgd-hogwild, not --algo %s", a);
+    if (!(o->wait_timeout >= 0))
+        return mb_error_set(err, MB_EINVAL, "--wait-timeout must be >= 0 seconds, got %g",
+                            o->wait_timeout);
     if (mb_par_algo_has_server(o->par) && ranks == 1 && o->learners < 1)
         return mb_error_set(err, MB_EINVAL, "--algo %s needs at least one learner", a);
     if (o->sma_tune && (o->par != MB_PAR_SMA || ranks > 1))
@@ -141,7 +172,9 @@ static int step_sgd_sync(worker *w, double *loss, double *g2_small, double *g2_b
 
 /* easgd-sync (You et al. eq. 1-2): the sum of the learners' x^i reduced to rank 0 (overlapped
  * with the gradient unless no_overlap), x^i <- x^i - eta g - alpha (x^i - x~) with the old x~,
- * x~ <- (1 - beta) x~ + alpha sum_i x^i_old on rank 0, then x~ broadcast. */
+ * x~ <- (1 - beta) x~ + alpha sum_i x^i_old on rank 0, then x~ broadcast. With --tau T, only
+ * every T-th update (u mod T = 0) exchanges; the others are local SGD steps,
+ * x^i <- x^i - eta g (Zhang et al.'s EASGD with communication period tau). */
 static int step_easgd_sync(worker *w, long u, double *loss)
 {
     job *j = w->j;
@@ -152,6 +185,16 @@ static int step_easgd_sync(worker *w, long u, double *loss)
     float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *c = w->centre;
     mb_comm_req req;
     int rc;
+    if (u % j->o->tau != 0) { /* a local step */
+        if ((rc = par_grad(w, loss)) != MB_OK)
+            return rc;
+        lap(w, T_COMPUTE, &t0);
+        const float eta = eta_at(j, u);
+        for (size_t k = 0; k < j->n; k++)
+            x[k] -= eta * g[k];
+        lap(w, T_UPDATE, &t0);
+        return MB_OK;
+    }
     if (!j->o->no_overlap) {
         if ((rc = mb_comm_ireduce_sum(w->c, x, w->buf, j->n, 0, &req)) != MB_OK)
             return fail(w, rc, "reduce");
@@ -269,7 +312,7 @@ static void sma_tune(job *j, int kmax, double samples_per_s)
 /* 1 when the learners draw their own batches (a cursor each) rather than one shared cursor. */
 static int own_cursors(int algo) { return mb_par_algo_has_server(algo); }
 
-enum { CUR_WORDS = 8 }; /* floats' room for pos, epoch, rng, next (4 x 8 bytes) */
+enum { CUR_WORDS = PAR_CUR_WORDS };
 
 size_t par_rec_floats(const job *j)
 {
@@ -292,8 +335,9 @@ void par_pack(worker *w, float *rec)
     memcpy(rec + 3 * n, w->centre, n * sizeof *rec);
     if (own_cursors(j->o->par) && w->l.net) {
         const mb_cursor *c = &w->l.cur;
-        uint64_t head[4] = {c->pos, (uint64_t)c->epoch, c->rng,
-                            (uint64_t)(j->o->par == MB_PAR_EASGD_HOGWILD ? w->next_t : w->u_next)};
+        uint64_t head[5] = {c->pos, (uint64_t)c->epoch, c->rng,
+                            (uint64_t)(j->o->par == MB_PAR_EASGD_HOGWILD ? w->next_t : w->u_next),
+                            (uint64_t)w->next_t};
         memcpy(rec + 4 * n, head, sizeof head);
         memcpy(rec + 4 * n + CUR_WORDS, c->perm, c->n * sizeof *c->perm);
     }
@@ -312,12 +356,13 @@ void par_unpack(worker *w, const float *rec)
         memcpy(w->centre, rec + 3 * n, n * sizeof *rec);
     if (own_cursors(j->o->par) && w->l.net) {
         mb_cursor *c = &w->l.cur;
-        uint64_t head[4];
+        uint64_t head[5];
         memcpy(head, rec + 4 * n, sizeof head);
         c->pos = head[0];
         c->epoch = (long)head[1];
         c->rng = head[2];
-        w->next_t = w->u_next = (long)head[3];
+        w->u_next = (long)head[3];
+        w->next_t = (long)head[4];
         memcpy(c->perm, rec + 4 * n + CUR_WORDS, c->n * sizeof *c->perm);
     }
 }
@@ -357,6 +402,11 @@ int par_write_learners(worker *w, long updates, size_t samples, double wall_s, l
     h.steps = steps;
     h.log_len = j->mon.rows.len;
     snprintf(h.trace, sizeof h.trace, "%s", j->trace);
+    h.data_fp = j->data_fp;
+    h.seed = o->seed;
+    h.batch = o->batch;
+    h.tau = o->tau;
+    h.n_train = j->data->train.n;
     const void *ctx[2] = {w, all};
     float *buf = malloc(j->rec * sizeof *buf);
     if (!buf)
@@ -469,13 +519,17 @@ static void run_lockstep(worker *w)
         case MB_PAR_EASGD: rc = step_easgd_rr(w, updates, &loss); break;
         default: rc = step_sma(w, updates, &loss, active); break;
         }
-        if (rc != MB_OK)
+        if (rc != MB_OK) { /* the others would wait in the next collective: end the job */
+            fail(w, rc, "step");
+            par_abort(w);
             break;
+        }
         double t1 = now_s();
         /* the mean loss (and |g_i|^2) over the active learners */
         float v[3] = {active ? (float)loss : 0, (float)active, active ? (float)g2s : 0};
         if ((rc = mb_comm_allreduce_sum(w->c, v, 3)) != MB_OK) {
             fail(w, rc, "allreduce");
+            par_abort(w);
             break;
         }
         v[0] /= v[1];
@@ -519,22 +573,191 @@ static void run_lockstep(worker *w)
          * rank that wakes a sleep late costs no one training time. */
         if (mb_comm_bcast_idle(w->c, &flag, 1, 0) != MB_OK) {
             fail(w, MB_EMPI, "broadcast");
+            par_abort(w);
             break;
         }
         int verdict = (int)flag;
         stop = verdict & 1;
         if ((verdict & 2) && mb_comm_barrier(w->c) != MB_OK) {
             fail(w, MB_EMPI, "barrier");
+            par_abort(w);
             break;
         }
         if (o->checkpoint_path && updates % o->checkpoint_every == 0 &&
             (rc = par_checkpoint(w, updates, samples, train_s)) != MB_OK) {
-            mb_comm_abort(w->c, 1);
+            fail(w, rc, "checkpoint");
+            par_abort(w);
             break;
         }
     }
     if (rc != MB_OK && w->rc == MB_OK)
         w->rc = rc;
+}
+
+/* ---- failing loudly ------------------------------------------------------------------------- */
+
+/* Who a worker is, for messages: "learner R", or the server / Hogwild's watcher on rank 0. */
+static void who(const worker *w, char *buf, size_t n)
+{
+    int par = w->j->o->par;
+    if (mb_par_algo_has_server(par) && w->rank == 0)
+        snprintf(buf, n, "%s", par == MB_PAR_EASGD_HOGWILD ? "the watcher" : "the server (rank 0)");
+    else
+        snprintf(buf, n, "learner %d", w->rank);
+}
+
+void par_abort(worker *w)
+{
+    if (w->rc == MB_OK)
+        fail(w, MB_EMPI, "learner");
+    char name[64], why[sizeof w->err.msg + 80];
+    who(w, name, sizeof name);
+    snprintf(why, sizeof why, "%s: %s", name, w->err.msg);
+    mb_comm_abort_why(w->c, 1, why);
+}
+
+/* Rank 0, before anyone trains: the checkpoint's folder exists and takes files, so that a bad
+ * --checkpoint is one line at the start rather than a failure at the first write. */
+static int ckpt_folder_ok(const char *path, mb_error *err)
+{
+    size_t len = strlen(path);
+    char *d = malloc(len + 2);
+    if (!d)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    memcpy(d, path, len + 1);
+    char *slash = strrchr(d, '/');
+    if (!slash)
+        strcpy(d, ".");
+    else if (slash == d)
+        d[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat st;
+    int rc = MB_OK;
+    if (stat(d, &st) != 0)
+        rc = mb_error_set(err, MB_EIO, "--checkpoint %s: folder %s: %s", path, d, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        rc = mb_error_set(err, MB_EIO, "--checkpoint %s: %s is not a folder", path, d);
+    else if (access(d, W_OK | X_OK) != 0)
+        rc = mb_error_set(err, MB_EIO, "--checkpoint %s: cannot write in %s: %s", path, d,
+                          strerror(errno));
+    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = mb_error_set(err, MB_EIO, "--checkpoint %s: is a folder, not a file", path);
+    else
+        rc = mb_out_check(path, err); /* a temporary can be made beside it */
+    free(d);
+    return rc;
+}
+
+/* One setting every rank must share, as 64 bits. */
+typedef struct setting {
+    const char *flag;
+    uint64_t v;
+    int kind;              /* 0 a count, 1 a double's bits, 2 an mb_par_algo, 3 a hash,
+                              4 an optimiser kind */
+} setting;
+
+static uint64_t dbits(double x)
+{
+    uint64_t v;
+    memcpy(&v, &x, sizeof v);
+    return v;
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Over MPI, before anything else is exchanged: every rank takes rank 0's settings (a broadcast)
+ * and says which of its own differ (an allreduce of one flag per setting), so that every rank
+ * knows, and all refuse together: rank 0 with one line naming the first difference, the others
+ * silently (r->failed_together: nobody is left waiting, nothing need be aborted). Rank 0's own
+ * set-up verdict (`rc0`, e.g. a checkpoint folder that does not exist) travels along, so that a
+ * failure there ends every rank the same way. */
+static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, int rc0,
+                     mb_run_result *r, mb_error *err)
+{
+    const mb_run_options *o = j->o;
+    const setting s[] = {
+        {"--algo", (uint64_t)o->par, 2},
+        {"--learners", (uint64_t)o->learners, 0},
+        {"--batch", (uint64_t)o->batch, 0},
+        {"--net (its parameter count)", (uint64_t)j->n, 0},
+        {"--net (its name and layers)", str_hash(desc->name) ^ (uint64_t)desc->n_layers, 3},
+        {"--data (its samples, --eval-frac, --data-seed)", mb_ckpt_fingerprint(j->data), 3},
+        {"--seed", (uint64_t)o->seed, 0},
+        {"--optim", (uint64_t)o->optim.kind, 4},
+        {"--lr", dbits(o->optim.lr), 1},
+        {"--momentum", dbits(o->optim.momentum), 1},
+        {"--weight-decay", dbits(o->optim.weight_decay), 1},
+        {"--lr-step", (uint64_t)o->optim.lr_step_every, 0},
+        {"--lr-gamma", dbits(o->optim.lr_step_gamma), 1},
+        {"--tau", (uint64_t)o->tau, 0},
+        {"--n-push", (uint64_t)o->n_push, 0},
+        {"--n-fetch", (uint64_t)o->n_fetch, 0},
+        {"--elastic-alpha", dbits(o->elastic_alpha), 1},
+        {"--delta / --sma-momentum", dbits(o->par_momentum), 1},
+        {"--no-overlap", (uint64_t)o->no_overlap, 0},
+        {"--grad-after-exchange", (uint64_t)o->grad_after_exchange, 0},
+        {"--sma-tune", (uint64_t)o->sma_tune, 0},
+        {"--checkpoint-every", (uint64_t)(o->checkpoint_path ? o->checkpoint_every : 0), 0},
+        {"--resume (given or not)", (uint64_t)(o->resume_path != NULL), 0},
+        {"--max-updates", (uint64_t)o->max_updates, 0},
+    };
+    enum { NS = sizeof s / sizeof s[0] };
+    float mine[2 * NS + 1], theirs[2 * NS + 1], diff[NS];
+    for (int k = 0; k < NS; k++)
+        memcpy(&mine[2 * k], &s[k].v, sizeof s[k].v);
+    mine[2 * NS] = (float)rc0;
+    memcpy(theirs, mine, sizeof mine);
+    int rank = mb_comm_rank(c), P = mb_comm_size(c), rc;
+    if ((rc = mb_comm_bcast(c, theirs, 2 * NS + 1, 0)) != MB_OK)
+        return mb_error_set(err, rc, "the ranks could not exchange their settings");
+    for (int k = 0; k < NS; k++)
+        diff[k] = memcmp(&mine[2 * k], &theirs[2 * k], sizeof s[k].v) != 0;
+    if ((rc = mb_comm_allreduce_sum(c, diff, NS)) != MB_OK)
+        return mb_error_set(err, rc, "the ranks could not compare their settings");
+    r->failed_together = 1;
+    for (int k = 0; k < NS; k++) {
+        if (diff[k] == 0)
+            continue;
+        if (rank != 0) { /* rank 0 says it */
+            mb_error_clear(err);
+            if (err)
+                err->status = MB_EINVAL;
+            return MB_EINVAL;
+        }
+        char v[64];
+        double x;
+        memcpy(&x, &s[k].v, sizeof x);
+        if (s[k].kind == 1)
+            snprintf(v, sizeof v, "%g", x);
+        else if (s[k].kind == 2)
+            snprintf(v, sizeof v, "%s", mb_par_algo_name((int)s[k].v));
+        else if (s[k].kind == 4)
+            snprintf(v, sizeof v, "%s", mb_optim_kind_name((mb_optim_kind)s[k].v));
+        else if (s[k].kind == 3)
+            snprintf(v, sizeof v, "fingerprint %016llx", (unsigned long long)s[k].v);
+        else
+            snprintf(v, sizeof v, "%llu", (unsigned long long)s[k].v);
+        return mb_error_set(err, MB_EINVAL, "ranks disagree on %s: rank 0 has %s, %d of the "
+                            "other %d rank%s another value: start every rank with the same "
+                            "settings", s[k].flag, v, (int)diff[k], P - 1, P > 2 ? "s have" : " has");
+    }
+    if (theirs[2 * NS] != 0) { /* rank 0 failed its set-up: its message is the one */
+        if (rank != 0) {
+            mb_error_clear(err);
+            if (err)
+                err->status = (int)theirs[2 * NS];
+        }
+        return (int)theirs[2 * NS];
+    }
+    r->failed_together = 0;
+    return MB_OK;
 }
 
 /* ---- set-up --------------------------------------------------------------------------------- */
@@ -633,17 +856,22 @@ static void *worker_main(void *p)
     thread_arg *a = p;
     worker *w = a->w;
     int rc = worker_init(w, a->j, a->c);
-    /* a learner that cannot start must not leave the others in a collective: over MPI it ends
-     * the job; over threads set-up errors are out-of-memory, reported after the join */
+    /* a learner that cannot start must not leave the others in a collective: it ends the job
+     * (over threads the others' waits return, and mb_par_run reports this one's message) */
     if (rc != MB_OK) {
-        w->rc = rc;
-        mb_comm_abort(a->c, 1);
+        fail(w, rc, "set-up");
+        par_abort(w);
     }
     if (rc == MB_OK) {
         if (a->j->o->par == MB_PAR_EASGD_HOGWILD && w->rank == 0)
             memcpy(a->j->shared, w->centre, a->j->n * sizeof(float));
-        mb_comm_barrier(a->c); /* Hogwild: the shared centre is set before anyone reads it */
-        worker_run(w);
+        /* Hogwild: the shared centre is set before anyone reads it */
+        if ((rc = mb_comm_barrier(a->c)) != MB_OK) {
+            fail(w, rc, "barrier");
+            par_abort(w);
+        } else {
+            worker_run(w);
+        }
     }
     /* the parts' seconds summed over learners, onto rank 0 */
     float t[T_N];
@@ -668,6 +896,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     int rank = o->comm ? mb_comm_rank(o->comm) : 0;
     if ((rc = mb_par_check(o, ranks, err)) != MB_OK)
         return rc;
+    if (o->comm)
+        mb_comm_set_timeout(o->comm, o->wait_timeout); /* the MPI watchdog (comm_mpi.c) */
     job j;
     memset(&j, 0, sizeof j);
     pthread_mutex_init(&j.mu_loss, NULL);
@@ -713,6 +943,12 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if ((rc = mb_net_create(desc, &no, &j.eval_net, err)) != MB_OK)
         goto out;
     j.n = mb_net_param_count(j.eval_net);
+    /* rank 0 writes the checkpoints: it checks their folder; then every rank agrees */
+    rc = rank == 0 && o->checkpoint_path ? ckpt_folder_ok(o->checkpoint_path, err) : MB_OK;
+    if (o->comm && ranks > 1)
+        rc = par_agree(&j, o->comm, desc, rc, r, err);
+    if (rc != MB_OK)
+        goto out;
     j.rec = par_rec_floats(&j);
     j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
               : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune ? 1 : j.p)
@@ -739,8 +975,15 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if (o->par == MB_PAR_EAMSGD || o->par == MB_PAR_SMA)
         k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# %s=%.9g\n",
                       o->par == MB_PAR_SMA ? "sma_momentum" : "eamsgd_delta", j.mu);
+    if (o->par == MB_PAR_DOWNPOUR)
+        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# n_push=%ld\n# n_fetch=%ld\n",
+                      o->n_push ? o->n_push : o->tau, o->n_fetch ? o->n_fetch : o->tau);
+    if (o->par == MB_PAR_EASGD_ASYNC || o->par == MB_PAR_EAMSGD || o->par == MB_PAR_EASGD_HOGWILD)
+        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# gradient=%s\n",
+                      o->grad_after_exchange ? "after-exchange" : "before-exchange");
     if (o->par == MB_PAR_EASGD_SYNC)
-        snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# overlap=%d\n", !o->no_overlap);
+        snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# overlap=%d\n# tau=%ld\n",
+                 !o->no_overlap, o->tau);
     char *rows0 = NULL;
     size_t len0 = 0;
     if (o->resume_path) {
@@ -758,6 +1001,20 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                               mb_par_algo_name(h.algo), (unsigned long long)h.learners,
                               (unsigned long long)h.params, mb_par_algo_name(o->par),
                               (unsigned long long)recs, j.n);
+            goto out;
+        }
+        /* the run's identity, as PATH's is checked (run_ckpt.c) */
+        const char *what = h.data_fp != j.data_fp ? "data (--data, --eval-frac, --data-seed)"
+                           : h.seed != o->seed    ? "--seed"
+                           : h.batch != o->batch  ? "--batch"
+                           : h.tau != o->tau      ? "--tau"
+                                                  : NULL;
+        if (what) {
+            free(rows0);
+            rc = mb_error_set(err, MB_EINVAL, "%s: the learners' checkpoint is of another %s "
+                              "(seed %llu, batch %lld, tau %lld); resume with the run's own "
+                              "settings", o->resume_path, what, (unsigned long long)h.seed,
+                              (long long)h.batch, (long long)h.tau);
             goto out;
         }
         j.updates0 = j.updates = h.updates;
@@ -806,6 +1063,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                              : mb_comm_threads_create(threads, comms, err)) != MB_OK) {
         goto out;
     }
+    for (int i = 0; i < threads; i++)
+        mb_comm_set_timeout(comms[i], o->wait_timeout);
     j.ws = ws;
     /* Hogwild's clocks: a resumed run's steps so far, all of logged updates */
     j.steps = j.claimed = j.steps0;
@@ -826,11 +1085,19 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     worker_main(&args[0]);
     for (int i = 1; i < threads; i++)
         pthread_join(tids[i], NULL);
-    for (int i = 0; i < threads; i++)
-        if (ws[i].rc != MB_OK && rc == MB_OK) {
-            rc = ws[i].rc;
-            *err = ws[i].err;
-        }
+    /* the failure to report: the worker that ended the job (the others' waits merely
+     * returned), else the first that failed */
+    int first = mb_comm_aborted_by(comms[0]);
+    const worker *cause = first >= 0 ? &ws[first % threads] : NULL;
+    for (int i = 0; i < threads && !cause; i++)
+        if (ws[i].rc != MB_OK)
+            cause = &ws[i];
+    if (cause && rc == MB_OK) {
+        char name[64];
+        who(cause, name, sizeof name);
+        rc = cause->rc != MB_OK ? cause->rc : MB_EMPI;
+        mb_error_set(err, rc, "%s: %s", name, cause->err.msg[0] ? cause->err.msg : "failed");
+    }
     r->t_compute_s = ws[0].t[T_COMPUTE] / j.p;
     r->t_comm_s = ws[0].t[T_COMM] / j.p;
     r->t_data_s = ws[0].t[T_DATA] / j.p;

@@ -65,24 +65,27 @@ void par_run_server(worker *w)
     mb_optim_params mp = o->optim;
     mp.weight_decay = 0;
     if (!held || (o->par == MB_PAR_DOWNPOUR && mb_optim_create(&mp, n, &master, &w->err) != MB_OK)) {
-        w->rc = w->err.status ? w->err.status : MB_ENOMEM;
+        fail(w, w->err.status ? w->err.status : MB_ENOMEM, "server");
         free(held);
-        mb_comm_abort(w->c, 1);
+        par_abort(w);
         return;
     }
     if (master && w->rec && mb_optim_state(master)) /* resumed: the master's velocity */
         memcpy(mb_optim_state(master), w->rec + n, n * sizeof(float));
     while (active > 0) {
         int from = -1, rc;
-        if ((rc = mb_comm_recv(w->c, msg, n + 2, MB_COMM_ANY, TAG_PUSH, &from)) != MB_OK) {
+        if ((rc = mb_comm_recv(w->c, msg, n + 3, MB_COMM_ANY, TAG_PUSH, &from)) != MB_OK) {
             fail(w, rc, "receive");
-            mb_comm_abort(w->c, 1);
+            par_abort(w);
             break;
         }
-        if (o->par == MB_PAR_DOWNPOUR) { /* x~ <- x~ - eta sum, or --optim's step on it, at
-                                          * the rate of the update under way */
-            mb_optim_set_updates(master, updates);
-            mb_optim_step(master, c, msg);
+        if (o->par == MB_PAR_DOWNPOUR) { /* a push: x~ <- x~ - eta sum, or --optim's step on
+                                          * it, at the rate of the update under way; a fetch
+                                          * alone (the first exchange) makes no master step */
+            if (msg[n + 2] != 0) {
+                mb_optim_set_updates(master, updates);
+                mb_optim_step(master, c, msg);
+            }
             memcpy(reply, c, n * sizeof *c);
         } else { /* the learner takes e = alpha (x^i - x~) from the old centre, as here */
             const float a = (float)j->alpha;
@@ -115,7 +118,7 @@ void par_run_server(worker *w)
         if (every && !pending && w->rc == MB_OK && updates >= next_ck) {
             if (!all && !(all = malloc((size_t)P * j->rec * sizeof *all))) {
                 fail(w, MB_ENOMEM, "checkpoint");
-                mb_comm_abort(w->c, 1);
+                par_abort(w);
                 break;
             }
             pending = 1;
@@ -126,7 +129,7 @@ void par_run_server(worker *w)
         reply[n + 3] = pending;
         if ((rc = mb_comm_send(w->c, reply, n + 4, from, TAG_PULL)) != MB_OK) {
             fail(w, rc, "send");
-            mb_comm_abort(w->c, 1);
+            par_abort(w);
             break;
         }
         if (reply[n] != 0) {
@@ -135,7 +138,7 @@ void par_run_server(worker *w)
             if ((rc = mb_comm_recv(w->c, all + (size_t)from * j->rec, j->rec, from, TAG_CKPT,
                                    NULL)) != MB_OK) {
                 fail(w, rc, "checkpoint");
-                mb_comm_abort(w->c, 1);
+                par_abort(w);
                 break;
             }
             held[from] = 1;
@@ -151,7 +154,7 @@ void par_run_server(worker *w)
             for (int i = 1; i < P; i++)
                 if (held[i] && (rc = mb_comm_send(w->c, &go, 1, i, TAG_PULL)) != MB_OK) {
                     fail(w, rc, "send");
-                    mb_comm_abort(w->c, 1);
+                    par_abort(w);
                     active = 0;
                 }
             memset(held, 0, (size_t)P);
@@ -167,10 +170,16 @@ void par_run_server(worker *w)
     memcpy(j->model, c, n * sizeof *c);
 }
 
-/* A learner of the server algorithms. Async EASGD and EAMSGD: every tau local steps, push x^i,
- * get the old x~, x^i -= alpha (x^i - x~); then the local step (SGD, or EAMSGD's Nesterov
- * v <- delta v - eta g(x + delta v); x <- x + v). DOWNPOUR: local SGD steps whose gradients are
- * summed; every tau steps the sum goes to the server (x~ -= eta sum) and x^i <- x~.
+/* A learner of the server algorithms, the rules of docs/algorithms.md:
+ *   async EASGD and EAMSGD (Zhang et al., Algorithms 1 and 2): at local step t, with x the copy
+ *     of x^i from before the step: when tau divides t, push x^i and get the old x~;
+ *     e = alpha (x - x~) (the server moves x~ by the same e); then the local step at x, applied
+ *     to the exchanged x^i - e: SGD x^i <- x^i - e - eta g(x), or EAMSGD's Nesterov
+ *     v <- delta v - eta g(x + delta v); x^i <- x^i - e + v. With --grad-after-exchange the
+ *     exchange is applied first and the gradient taken there (mbkit's rule before issue 28).
+ *   DOWNPOUR (Dean et al.): local SGD steps whose gradients are summed; every n_push steps the
+ *     sum goes to the server (x~ -= eta sum, or --optim's step), every n_fetch steps (from step
+ *     0) x^i <- x~. One message carries both when both are due.
  * The learning rate of a local step is the schedule's at the update it belongs to: the server's
  * count at the last exchange plus the local steps since (p learners of M/p samples, each step
  * is one update's worth of this learner's share; exact with one learner, an estimate when the
@@ -184,55 +193,78 @@ void par_run_async_learner(worker *w)
     float *v = w->aux, *keep = w->centre; /* EAMSGD's velocity; x while g is taken ahead */
     float *reply = malloc((n + 4) * sizeof *reply);
     const float a = (float)j->alpha, delta = (float)j->mu;
+    const int downpour = o->par == MB_PAR_DOWNPOUR;
+    const long np = downpour && o->n_push ? o->n_push : o->tau;
+    const long nf = downpour && o->n_fetch ? o->n_fetch : o->tau;
+    /* Zhang et al.: the gradient at the copy from before the exchange */
+    const int before = !downpour && !o->grad_after_exchange;
     double loss_sum = 0;
     /* steps since the last report; the update of the next step (a resumed learner's own) */
     long since = 0, u = w->skip_exchange ? w->u_next : 0;
     if (!reply || (o->checkpoint_path && !w->rec && !(w->rec = malloc(j->rec * sizeof *w->rec)))) {
         free(reply);
         fail(w, MB_ENOMEM, "learner");
-        mb_comm_abort(w->c, 1);
+        par_abort(w);
         return;
     }
-    for (long t = 0;; t++) {
+    for (long t = w->skip_exchange ? w->next_t : 0;; t++) {
         double t0 = now_s();
-        int rc;
-        if (t % o->tau == 0 && w->skip_exchange) {
-            w->skip_exchange = 0; /* resumed right after this exchange */
-        } else if (t % o->tau == 0) {
-            if (o->par == MB_PAR_DOWNPOUR) {
+        int rc, exchanged = 0;
+        /* DOWNPOUR pushes a sum only once it holds steps; EASGD exchanges every tau steps */
+        int push = downpour ? t > 0 && t % np == 0 : t % o->tau == 0;
+        int fetch = downpour ? t % nf == 0 : push;
+        if ((push || fetch) && w->skip_exchange) {
+            w->skip_exchange = 0; /* resumed right after this exchange, with its e */
+            if (before) {
+                memcpy(reply, w->centre, n * sizeof *reply);
+                exchanged = 1;
+            }
+        } else if (push || fetch) {
+            if (downpour) {
                 memcpy(msg, v, n * sizeof *v); /* the gradient sum */
-                memset(v, 0, n * sizeof *v);
+                if (push)
+                    memset(v, 0, n * sizeof *v);
             } else {
                 memcpy(msg, x, n * sizeof *x);
             }
             msg[n] = (float)since;
             msg[n + 1] = (float)loss_sum;
+            msg[n + 2] = (float)push;
             since = 0;
             loss_sum = 0;
             lap(w, T_UPDATE, &t0);
-            if ((rc = mb_comm_send(w->c, msg, n + 2, 0, TAG_PUSH)) != MB_OK ||
+            if ((rc = mb_comm_send(w->c, msg, n + 3, 0, TAG_PUSH)) != MB_OK ||
                 (rc = mb_comm_recv(w->c, reply, n + 4, 0, TAG_PULL, NULL)) != MB_OK) {
                 fail(w, rc, "exchange with the server");
-                mb_comm_abort(w->c, 1);
+                par_abort(w);
                 break;
             }
             lap(w, T_COMM, &t0);
             if (reply[n] != 0)
                 break;
             u = (long)reply[n + 1] * U_SPLIT + (long)reply[n + 2];
-            if (o->par == MB_PAR_DOWNPOUR)
-                memcpy(x, reply, n * sizeof *x);
-            else
+            if (downpour) {
+                if (fetch)
+                    memcpy(x, reply, n * sizeof *x);
+            } else if (before) {
+                mb_par_elastic_term(x, reply, n, a); /* reply <- e; x^i is moved after g */
+                exchanged = 1;
+            } else {
                 mb_par_elastic(x, reply, n, a); /* the reply's copy of x~ moves as the server's did */
+            }
             lap(w, T_UPDATE, &t0);
             if (reply[n + 3] != 0) { /* a checkpoint: this learner's state, then wait */
                 float go = 0;
+                if (exchanged) /* e goes in the record's centre block (unused here): a resumed
+                                * learner takes this step from x with the same e */
+                    memcpy(w->centre, reply, n * sizeof *reply);
                 w->u_next = u;
+                w->next_t = t;
                 par_pack(w, w->rec);
                 if ((rc = mb_comm_send(w->c, w->rec, j->rec, 0, TAG_CKPT)) != MB_OK ||
                     (rc = mb_comm_recv(w->c, &go, 1, 0, TAG_PULL, NULL)) != MB_OK) {
                     fail(w, rc, "checkpoint");
-                    mb_comm_abort(w->c, 1);
+                    par_abort(w);
                     break;
                 }
                 lap(w, T_COMM, &t0);
@@ -247,18 +279,20 @@ void par_run_async_learner(worker *w)
         if (o->par == MB_PAR_EAMSGD)
             mb_par_nesterov_lookahead(x, keep, v, n, delta);
         if ((rc = par_grad(w, &loss)) != MB_OK) {
-            w->rc = rc;
-            mb_comm_abort(w->c, 1);
+            fail(w, rc, "gradient");
+            par_abort(w);
             break;
         }
         lap(w, T_COMPUTE, &t0);
         const float eta = eta_at(j, u++);
         if (o->par == MB_PAR_EAMSGD) {
+            if (exchanged)
+                for (size_t k = 0; k < n; k++)
+                    keep[k] -= reply[k]; /* x^i - e */
             mb_par_nesterov_step(x, keep, v, g, n, eta, delta);
         } else {
-            for (size_t k = 0; k < n; k++)
-                x[k] -= eta * g[k];
-            if (o->par == MB_PAR_DOWNPOUR)
+            mb_par_async_sgd(x, g, exchanged ? reply : NULL, n, eta);
+            if (downpour)
                 for (size_t k = 0; k < n; k++)
                     v[k] += g[k];
         }
@@ -278,7 +312,9 @@ void par_run_hogwild_learner(worker *w)
     const mb_run_options *o = j->o;
     const size_t n = j->n;
     float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *c = j->shared;
+    float *e = w->buf; /* the elastic terms of an exchange, applied after the gradient */
     const float a = (float)j->alpha;
+    const int before = !o->grad_after_exchange; /* Zhang et al.'s Algorithm 1 */
     const long per_update = (long)o->batch / j->m; /* learner steps per logged update */
     for (long t = w->next_t; !__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); t++) {
         /* a step belongs to update claim / per_update + 1; it waits until the watcher has logged
@@ -293,12 +329,16 @@ void par_run_hogwild_learner(worker *w)
         if (__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE))
             break;
         double t0 = now_s(), loss;
-        if (t % o->tau == 0) {
+        int exchanged = t % o->tau == 0;
+        if (exchanged) { /* e = alpha (x - x~); x~ += e now; x^i -= e now or after g */
             for (size_t k = 0; k < n; k++) {
                 float ck, xk = x[k];
                 __atomic_load(&c[k], &ck, __ATOMIC_RELAXED);
-                float e = a * (xk - ck), nc = ck + e;
-                x[k] = xk - e;
+                float ek = a * (xk - ck), nc = ck + ek;
+                if (before)
+                    e[k] = ek;
+                else
+                    x[k] = xk - ek;
                 __atomic_store(&c[k], &nc, __ATOMIC_RELAXED);
             }
             lap(w, T_COMM, &t0); /* the exchange is this method's communication */
@@ -306,12 +346,15 @@ void par_run_hogwild_learner(worker *w)
         long epoch;
         mb_learner_gather(&w->l, &j->data->train, &epoch);
         lap(w, T_DATA, &t0);
-        if ((w->rc = par_grad(w, &loss)) != MB_OK)
+        int rc = par_grad(w, &loss);
+        if (rc != MB_OK) { /* everyone stops; the watcher sees every learner done */
+            fail(w, rc, "gradient");
+            __atomic_store_n(&j->stop, 1, __ATOMIC_RELEASE);
             break;
+        }
         lap(w, T_COMPUTE, &t0);
         const float eta = eta_at(j, claim / per_update); /* the update this step is part of */
-        for (size_t k = 0; k < n; k++)
-            x[k] -= eta * g[k];
+        mb_par_async_sgd(x, g, exchanged && before ? e : NULL, n, eta);
         lap(w, T_UPDATE, &t0);
         pthread_mutex_lock(&j->mu_loss);
         j->loss_sum += loss;

@@ -11,6 +11,10 @@
 
 #include "run_impl.h"
 
+/* Floats' room at the start of a record's cursor part: pos, epoch, rng, the next step's update
+ * (or Hogwild's local step) and the local step, 5 x 8 bytes (par.c: par_pack). */
+enum { PAR_CUR_WORDS = 10 };
+
 /* What PATH.learners says of the run. */
 typedef struct mb_par_ckpt_head {
     uint64_t learners;     /* records in the file: one per rank of the job's communicator (the
@@ -31,6 +35,12 @@ typedef struct mb_par_ckpt_head {
     int64_t steps;         /* server algorithms and Hogwild: learner steps counted */
     uint64_t log_len;      /* bytes of log rows that follow the header */
     char trace[512];       /* --sma-tune's trace so far */
+    /* the run's identity, checked on resume as PATH's is (run_ckpt.c) */
+    uint64_t data_fp;      /* mb_ckpt_fingerprint of the data */
+    uint64_t seed;         /* --seed */
+    int64_t batch;         /* --batch M */
+    int64_t tau;           /* --tau */
+    uint64_t n_train;      /* training samples (the cursors' permutations' length) */
 } mb_par_ckpt_head;
 
 /* Writes PATH.learners atomically: the head, the log rows, then head->learners records, each
@@ -41,9 +51,14 @@ int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char
 /* Reads PATH.learners' head and log rows (*rows allocated, NUL-terminated; NULL to skip) and,
  * when buf is not NULL, record i into buf; PATH.learners.prev instead where that one is of
  * PATH's update and PATH.learners is not (a job killed between the two writes). MB_EFORMAT for
- * a truncated or foreign file. */
+ * a truncated, damaged (checksum) or foreign file, or values out of range (par_ckpt.c). */
 int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
                      float *buf, mb_error *err);
+/* The same checks on a file's bytes in memory (`name` for messages): what mb_par_ckpt_read
+ * applies, and what the fuzz harness drives (tests/fuzz/fuzz_parckpt.c). */
+int mb_par_ckpt_decode(const unsigned char *b, size_t len, const char *name,
+                       mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf,
+                       mb_error *err);
 
 /* ---- the job and its workers, shared by par.c (set-up, lockstep) and par_async.c ---------- */
 
@@ -74,7 +89,8 @@ typedef struct worker {
     float *aux;            /* n floats: z_prev (SMA), velocity (EAMSGD), gradient sum (DOWNPOUR) */
     double t[T_N];         /* seconds by part */
     float *rec;            /* a checkpoint record, j->rec floats, or NULL */
-    long next_t;           /* Hogwild: the local step a learner takes next (for tau) */
+    long next_t;           /* Hogwild, server algorithms: the local step a learner takes next
+                              (for tau, n_push, n_fetch) */
     long u_next;           /* server algorithms: the update of the learner's next step */
     int skip_exchange;     /* a resumed asynchronous learner: its exchange was made */
     int was_active;        /* SMA: stepped in the last update */
@@ -175,15 +191,27 @@ static inline void lap(worker *w, int part, double *t0)
     *t0 = t;
 }
 
+/* Records this worker's first failure: `what` failed with rc (or waited past --wait-timeout). */
 static inline int fail(worker *w, int rc, const char *what)
 {
     if (w->rc == MB_OK) {
         w->rc = rc;
-        if (!w->err.msg[0])
+        if (w->err.msg[0])
+            ;
+        else if (mb_comm_timed_out(w->c))
+            mb_error_set(&w->err, rc, "%s: waited more than %g s for the other learners "
+                         "(--wait-timeout): one has stalled or is lost", what,
+                         w->j->o->wait_timeout);
+        else
             mb_error_set(&w->err, rc, "%s: %s", what, mb_strerror(rc));
     }
     return rc;
 }
+
+/* Ends the whole job after this worker's failure (its rc and err; par.c): over MPI one line,
+ * "PROGRAM: learner I: why", then MPI_Abort; over threads every other worker's waits return at
+ * once and mb_par_run reports this worker's message. */
+void par_abort(worker *w);
 
 /* Checkpoint records (par.c). A record is 4 blocks of n floats: parameters (the server's: the
  * centre), optimiser velocity (zeros without one; DOWNPOUR's server: its master's), the second

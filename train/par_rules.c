@@ -13,6 +13,22 @@ void mb_par_elastic(float *x, float *c, size_t n, float alpha)
     }
 }
 
+void mb_par_elastic_term(const float *x, float *c, size_t n, float alpha)
+{
+    for (size_t k = 0; k < n; k++)
+        c[k] = alpha * (x[k] - c[k]);
+}
+
+void mb_par_async_sgd(float *x, const float *g, const float *e, size_t n, float eta)
+{
+    if (e)
+        for (size_t k = 0; k < n; k++)
+            x[k] = (x[k] - e[k]) - eta * g[k];
+    else
+        for (size_t k = 0; k < n; k++)
+            x[k] -= eta * g[k];
+}
+
 void mb_par_easgd_learner(float *x, const float *g, const float *c, size_t n, float eta,
                           float alpha)
 {

@@ -76,6 +76,7 @@ void mb_run_options_init(mb_run_options *o)
     o->elastic_alpha = NAN;
     o->par_momentum = NAN;
     o->tau = 1;
+    o->wait_timeout = 600;
     o->sma_tune_window = 20;
 }
 

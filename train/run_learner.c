@@ -163,6 +163,7 @@ int mb_learner_set_slice(mb_learner *l, int offset, int span, mb_error *err)
                             "per step of %zu training samples", l->batch, offset, span, l->cur.n);
     l->offset = offset;
     l->span = span;
+    mb_net_set_sample_base(l->net, (size_t)offset); /* its own dropout masks (net.c) */
     return MB_OK;
 }
 
