@@ -76,6 +76,8 @@ if [ "$mode" = stop ]; then
   [ "$st" -ne 0 ] || fail "the job whose rank 1 was stopped exited with status 0"
   awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "the job ended $took s after the stop, not within 10 s"
   grep -q "wait-timeout" "$dir/err" || fail "no line names --wait-timeout: $(tr '\n' ' ' < "$dir/err")"
+  n=$(grep -c '^mbtrain:' "$dir/err")
+  [ "$n" -eq 1 ] || fail "$n lines from mbtrain, not one: $(tr '\n' ' ' < "$dir/err")"
   [ ! -e "$dir/stalled.csv" ] || fail "the stalled job left a log behind"
   echo "par_kill: rank 1 (pid $r1) stopped: the job ended $took s later with status $st and" \
        "'$(grep -m1 "wait-timeout" "$dir/err" | sed 's/^ *//')'"

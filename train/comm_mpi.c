@@ -74,7 +74,7 @@ enum { CHUNK = 1 << 28 };
 
 static int mp_allreduce_sum(mb_communicator *c, float *buf, size_t n)
 {
-    enter(c, "allreduce");
+    enter(c, "an allreduce");
     for (size_t i = 0; i < n; i += CHUNK) {
         int k = (int)(n - i < CHUNK ? n - i : CHUNK);
         int rc = MPI_Allreduce(MPI_IN_PLACE, buf + i, k, MPI_FLOAT, MPI_SUM, world(c));
@@ -87,7 +87,7 @@ static int mp_allreduce_sum(mb_communicator *c, float *buf, size_t n)
 
 static int mp_reduce_sum(mb_communicator *c, const float *send, float *recv, size_t n, int root)
 {
-    enter(c, "reduce");
+    enter(c, "a reduce");
     for (size_t i = 0; i < n; i += CHUNK) {
         int k = (int)(n - i < CHUNK ? n - i : CHUNK);
         int rc = MPI_Reduce(send + i, c->rank == root ? recv + i : NULL, k, MPI_FLOAT, MPI_SUM,
@@ -101,7 +101,7 @@ static int mp_reduce_sum(mb_communicator *c, const float *send, float *recv, siz
 
 static int mp_bcast(mb_communicator *c, float *buf, size_t n, int root)
 {
-    enter(c, "broadcast");
+    enter(c, "a broadcast");
     for (size_t i = 0; i < n; i += CHUNK) {
         int k = (int)(n - i < CHUNK ? n - i : CHUNK);
         if (MPI_Bcast(buf + i, k, MPI_FLOAT, root, world(c)) != MPI_SUCCESS)
@@ -124,7 +124,7 @@ enum { SPIN_NS = 200000, SLEEP0_NS = 50000, SLEEP_MAX_NS = 1000000 };
 
 static int mp_bcast_idle(mb_communicator *c, float *buf, size_t n, int root)
 {
-    enter(c, "broadcast of rank 0's verdict");
+    enter(c, "the broadcast of rank 0's verdict");
     for (size_t i = 0; i < n; i += CHUNK) {
         int k = (int)(n - i < CHUNK ? n - i : CHUNK), done = 0;
         MPI_Request r;
@@ -146,7 +146,7 @@ static int mp_bcast_idle(mb_communicator *c, float *buf, size_t n, int root)
 
 static int mp_barrier(mb_communicator *c)
 {
-    enter(c, "barrier");
+    enter(c, "a barrier");
     int rc = st(MPI_Barrier(world(c)));
     leave(c);
     return rc;
@@ -174,7 +174,7 @@ static int mp_wait(mb_communicator *c, mb_comm_req *req)
     MPI_Request *r = req->impl;
     if (!r)
         return MB_EINVAL;
-    enter(c, "reduce");
+    enter(c, "a reduce");
     int rc = MPI_Wait(r, MPI_STATUS_IGNORE);
     leave(c);
     free(r);
@@ -186,7 +186,7 @@ static int mp_send(mb_communicator *c, const float *buf, size_t n, int dest, int
 {
     if (n > CHUNK)
         return MB_ENOTSUP;
-    enter(c, "send");
+    enter(c, "a send");
     int rc = st(MPI_Send(buf, (int)n, MPI_FLOAT, dest, tag, world(c)));
     leave(c);
     return rc;
@@ -197,7 +197,7 @@ static int mp_recv(mb_communicator *c, float *buf, size_t n, int src, int tag, i
     if (n > CHUNK)
         return MB_ENOTSUP;
     MPI_Status s;
-    enter(c, "receive");
+    enter(c, "a receive");
     int rc = MPI_Recv(buf, (int)n, MPI_FLOAT, src == MB_COMM_ANY ? MPI_ANY_SOURCE : src, tag,
                       world(c), &s);
     leave(c);
@@ -238,12 +238,16 @@ static int mp_aborted_by(const mb_communicator *c)
 }
 
 /* The watchdog: wakes every 100 ms (or when freed) and ends the process when a blocking call
- * has lasted longer than the timeout. It never calls MPI. */
+ * has lasted longer than the timeout. Time this process itself did not run (it was stopped, or
+ * starved: a wake-up far later than asked) is not the others' fault and does not count: the
+ * stamp moves on by it, so that a stopped rank that mpirun resumes to end it stays silent. It
+ * never calls MPI. */
 static void *watchdog(void *p)
 {
     mb_communicator *c = p;
     mpi_state *s = state(c);
-    const long long limit = (long long)(c->timeout_s * 1e9);
+    const long long limit = (long long)(c->timeout_s * 1e9), tick = 100000000LL;
+    long long last = now_ns();
     pthread_mutex_lock(&s->mu);
     while (!s->quit) {
         struct timespec t;
@@ -254,12 +258,20 @@ static void *watchdog(void *p)
             t.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&s->cv, &s->mu, &t);
+        long long woke = now_ns(), lost = woke - last - tick;
+        last = woke;
         long long since = __atomic_load_n(&s->since_ns, __ATOMIC_ACQUIRE);
+        if (since && lost > 5 * tick) { /* this process was not running: not a wait */
+            long long moved = since + lost;
+            __atomic_compare_exchange_n(&s->since_ns, &since, moved, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE);
+            since = __atomic_load_n(&s->since_ns, __ATOMIC_ACQUIRE);
+        }
         if (!s->quit && since && now_ns() - since > limit) {
             const char *what = __atomic_load_n(&s->what, __ATOMIC_RELAXED);
-            fprintf(stderr, "%s: rank %d: waited %.3g s in a %s for the other ranks "
+            fprintf(stderr, "%s: rank %d: waited %.3g s in %s for the other ranks "
                     "(--wait-timeout %.3g): a rank has stalled or is lost; ending the job\n",
-                    s->prog, c->rank, (double)(now_ns() - since) * 1e-9, what ? what : "call",
+                    s->prog, c->rank, (double)(now_ns() - since) * 1e-9, what ? what : "a call",
                     c->timeout_s);
             fflush(stderr);
             _exit(1);
