@@ -1,0 +1,221 @@
+/* test_frontend_torch.c — the PyTorch front end (frontends/torch/mbkit_torch.py) against mbkit's
+ * own readers: its step table passes `mbfit tupdate`, its run logs pass `mbfit nupdate`,
+ * `mbfit tupdate` (calibration) and `mbopt validate`; its exact first crossing (snapshots and
+ * bisection) equals the crossing found by evaluating after every update of the same run; bad
+ * input is one line and a non-zero exit, with nothing written.
+ *
+ * The Python is $PYTHON, else /usr/bin/python3 (Debian's python3-torch installs there). Without
+ * torch the suite holds one test, named as skipped, that prints
+ * "[skip] torch front end: python3-torch is not installed" and checks nothing.
+ *
+ * The model is a tiny MLP on a generated, learnable set (written into a scratch folder), so a
+ * run takes well under a second; each command pays Python's and torch's start-up (~1-2 s).
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mb_test.h"
+
+#define FE "frontends/torch/mbkit_torch.py"
+
+static char py[512];  /* the Python under test */
+static char dir[256]; /* the scratch folder, with tiny.py in it */
+
+/* A learnable 10-class set of 2,000 samples in 20 dimensions (fixed generator: the same data
+ * in every process) and a 20-32-10 MLP. */
+static const char TINY[] =
+    "import torch\n"
+    "NAME = 'tiny'\n"
+    "DATA = 'generated'\n"
+    "def dataset():\n"
+    "    g = torch.Generator().manual_seed(7)\n"
+    "    means = torch.randn(10, 20, generator=g)\n"
+    "    y = torch.randint(0, 10, (2000,), generator=g)\n"
+    "    x = means[y] + 1.5 * torch.randn(2000, 20, generator=g)\n"
+    "    return x, y\n"
+    "def model():\n"
+    "    return torch.nn.Sequential(torch.nn.Linear(20, 32), torch.nn.ReLU(),\n"
+    "                               torch.nn.Linear(32, 10))\n";
+
+static const char *python(void)
+{
+    const char *p = getenv("PYTHON");
+    return p && *p ? p : "/usr/bin/python3";
+}
+
+static int have_torch(void)
+{
+    mb_test_run r;
+    int ok = mb_test_sh(&r, "%s -c 'import torch' ", python()) == 0 && r.status == 0;
+    mb_test_run_free(&r);
+    return ok;
+}
+
+static int suite_init(void)
+{
+    snprintf(py, sizeof py, "%s", python());
+    if (mb_test_tmpdir(dir, sizeof dir) != 0)
+        return 1;
+    char path[512];
+    mb_test_write(path, sizeof path, dir, "tiny.py", TINY);
+    return 0;
+}
+
+static int suite_clean(void)
+{
+    mb_test_rmdir(dir);
+    return 0;
+}
+
+/* The value of `key=` (a whole number) in text, or -2 when absent. */
+static long key_long(const char *text, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = text ? strstr(text, pat) : NULL;
+    return p ? strtol(p + strlen(pat), NULL, 10) : -2;
+}
+
+/* The probe's step table is read by mbfit tupdate, and names the front end and the device. */
+static void test_probe_table(void)
+{
+    mb_test_run r;
+    if (mb_test_sh_ok(&r, "%s " FE " probe --model %s/tiny.py --batch 4:32 --threads 1 "
+                      "--budget 0.2 --rounds 2 -o %s/step.csv", py, dir, dir)) {
+        mb_test_run_free(&r);
+        if (mb_test_sh_ok(&r, "mbfit tupdate %s/step.csv && grep -c '^cpu,tiny,' %s/step.csv "
+                          "&& grep -x '# frontend=torch' %s/step.csv && grep -x '# format=1' "
+                          "%s/step.csv && grep -q '^# device=' %s/step.csv", dir, dir, dir, dir,
+                          dir))
+            CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n4\n")); /* M = 4, 8, 16, 32 */
+    }
+    mb_test_run_free(&r);
+}
+
+/* Short real runs: their logs are read by mbfit nupdate, mbfit tupdate (with the probe's
+ * table: the same net) and mbopt validate. */
+static void test_runs_logs(void)
+{
+    mb_test_run r;
+    if (!mb_test_sh_ok(&r, "%s " FE " runs --model %s/tiny.py --batch 8,16,32 --seeds 0:1 "
+                       "--threads 1 --lr 0.02 --target-loss 0.6 --eval-frac 0.25 "
+                       "--log-dir %s/runs", py, dir, dir)) {
+        mb_test_run_free(&r);
+        return;
+    }
+    CU_ASSERT_EQUAL(mb_test_lines(r.out), 6u); /* one summary line a run */
+    CU_ASSERT_PTR_NULL(strstr(r.out, "reached=no"));
+    mb_test_run_free(&r);
+    mb_test_sh_ok(&r, "grep -x '# batch=16' %s/runs/tiny-momentum-b16-s1.csv && "
+                  "grep -x '# learners=1' %s/runs/tiny-momentum-b16-s1.csv && "
+                  "grep -x '# target_loss=0.6' %s/runs/tiny-momentum-b16-s1.csv", dir, dir, dir);
+    mb_test_run_free(&r);
+    if (mb_test_sh_ok(&r, "mbfit nupdate --target-loss 0.6 %s/runs/*.csv --json -o %s/n.json",
+                      dir, dir)) {
+        mb_test_run_free(&r);
+        /* the step table of test_probe_table when it ran, else a fresh one */
+        struct stat st;
+        char step[512];
+        snprintf(step, sizeof step, "%s/step.csv", dir);
+        if (stat(step, &st) != 0) {
+            mb_test_sh_ok(&r, "%s " FE " probe --model %s/tiny.py --batch 4:32 --threads 1 "
+                          "--budget 0.1 --rounds 1 -o %s", py, dir, step);
+            mb_test_run_free(&r);
+        }
+        if (mb_test_sh_ok(&r, "mbfit tupdate %s %s/runs/*.csv --json -o %s/t.json", step, dir,
+                          dir)) {
+            mb_test_run_free(&r);
+            mb_test_sh_ok(&r, "mbopt validate --nfit %s/n.json --tfit %s/t.json %s/runs", dir,
+                          dir, dir);
+        }
+    }
+    mb_test_run_free(&r);
+}
+
+/* The exact crossing: evaluating every 25 updates and bisecting over the snapshots finds the
+ * same first update at or under the target as evaluating after every update of the same run
+ * (the same seed: the same updates; evaluation does not touch the training's state). */
+static void test_exact_crossing(void)
+{
+    mb_test_run a, b;
+    const char *run = "%s " FE " runs --model %s/tiny.py --batch 16 --seeds 3 --threads 1 "
+                      "--lr 0.02 --target-loss 0.6 --eval-frac 0.25 --eval-every %d "
+                      "--log-dir %s/x%d";
+    int ok_a = mb_test_sh_ok(&a, run, py, dir, 25, dir, 25);
+    int ok_b = mb_test_sh_ok(&b, run, py, dir, 1, dir, 1);
+    if (ok_a && ok_b) {
+        long ua = key_long(a.out, "reached_update"), ub = key_long(b.out, "reached_update");
+        CU_ASSERT_TRUE(ua > 0);
+        CU_ASSERT_EQUAL(ua, ub);
+        /* fewer looks at the evaluation subset: the point of the bisection */
+        CU_ASSERT_TRUE(key_long(a.out, "evals") + key_long(a.out, "checks") <
+                       key_long(b.out, "evals") + key_long(b.out, "checks"));
+        if (ua != ub || ua <= 0)
+            fprintf(stderr, "\n  bisection: %s\n  every update: %s", a.out, b.out);
+        /* what mbfit reads from each log: the first row at or under the target */
+        mb_test_run f;
+        if (mb_test_sh_ok(&f, "for e in 25 1; do awk -F, '!/^#/ && $6 != \"\" && $6 <= 0.6 "
+                          "{ print $1; exit }' %s/x$e/tiny-momentum-b16-s3.csv; done", dir)) {
+            char want[64];
+            snprintf(want, sizeof want, "%ld\n%ld\n", ua, ua);
+            CU_ASSERT_STRING_EQUAL(f.out, want);
+        }
+        mb_test_run_free(&f);
+    }
+    mb_test_run_free(&a);
+    mb_test_run_free(&b);
+}
+
+/* Bad input: one line, non-zero exit, nothing written. */
+static void test_bad_input(void)
+{
+    char prog[700], args[1024], path[512];
+    snprintf(prog, sizeof prog, "%s " FE " probe", py);
+    mb_test_write(path, sizeof path, dir, "noimport.py", "import no_such_module_here\n");
+    snprintf(args, sizeof args, "--model %s --batch 4 -o %s/bad.csv", path, dir);
+    mb_test_expect_failure(prog, args, 1, "does not import");
+    mb_test_write(path, sizeof path, dir, "raises.py",
+                  "import torch\ndef dataset():\n    return torch.zeros(8, 3), torch.zeros(8)\n"
+                  "def model():\n    raise ValueError('no model today')\n");
+    snprintf(args, sizeof args, "--model %s --batch 4 -o %s/bad.csv", path, dir);
+    mb_test_expect_failure(prog, args, 1, "model() raised ValueError: no model today");
+    snprintf(args, sizeof args, "--model %s/tiny.py --batch 4 --no-such-flag", dir);
+    mb_test_expect_failure(prog, args, 2, "--no-such-flag");
+    snprintf(path, sizeof path, "%s/bad.csv", dir);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(path, &st), 0); /* nothing half-written */
+
+    /* a target never reached: the log is written and says so, and the exit is 1 at the end */
+    mb_test_run r;
+    mb_test_sh(&r, "%s " FE " runs --model %s/tiny.py --batch 32 --seeds 0 --threads 1 "
+               "--target-loss 0.001 --max-updates 40 --log-dir %s/never", py, dir, dir);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "reached=no"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "did not reach target loss 0.001"));
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "grep -c 'reached=no' %s/never/tiny-momentum-b32-s0.csv", dir);
+    CU_ASSERT_STRING_EQUAL(r.out, "1\n");
+    mb_test_run_free(&r);
+}
+
+static void test_skipped(void)
+{
+    printf("\n    [skip] torch front end: python3-torch is not installed ");
+}
+
+int mb_test_suite_frontend_torch(void)
+{
+    CU_pSuite s = CU_add_suite("frontend_torch", suite_init, suite_clean);
+    if (!s)
+        return 1;
+    if (!have_torch())
+        return !CU_add_test(s, "skipped: python3-torch is not installed", test_skipped);
+    return !CU_add_test(s, "probe: step table read by mbfit tupdate", test_probe_table) ||
+           !CU_add_test(s, "runs: logs read by mbfit nupdate, tupdate, mbopt validate",
+                        test_runs_logs) ||
+           !CU_add_test(s, "exact crossing equals evaluating every update", test_exact_crossing) ||
+           !CU_add_test(s, "bad input: one line, non-zero exit, nothing written", test_bad_input);
+}
