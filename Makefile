@@ -574,4 +574,5 @@ install: all
 clean:
 	rm -rf build
 
+-include frontends/torch/torch.mk
 -include $(shell find $(BUILD) $(if $(filter fuzz%,$(MAKECMDGOALS)),$(FUZZ_DIR)) -name '*.d' 2>/dev/null)

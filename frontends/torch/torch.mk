@@ -1,0 +1,108 @@
+# frontends/torch/torch.mk — `make run-torch`: mbkit's pipeline on a PyTorch model, measured by
+# the PyTorch front end (frontends/torch/mbkit_torch.py) and fitted, solved, checked on held-out
+# seeds and reported by the C tools of $(BUILD)/bin. Included by the main Makefile (one line);
+# it uses the main Makefile's BUILD, THREADS, CMDS and its `stage` function (docs/commands.md,
+# "PyTorch front end").
+#
+#   make run-torch                                   the example: a small CNN on Fashion-MNIST
+#   make run-torch TORCH_MODEL=my_model.py TORCH_LR=0.1 TORCH_TARGET=0.3 OUT=out/mine
+#
+# Stages (each a stamp in $(OUT)/.torch/, so a failed stage stops the run, names itself and its
+# log, and `make run-torch` again redoes only what is missing; rm -rf $(OUT) to start over):
+#   probe     mbkit_torch probe   -> step.csv (the model's update step at TORCH_PROBE_BATCHES)
+#   train     mbkit_torch runs    -> runs/lrLR/*.csv (TORCH_BATCHES x TORCH_SEEDS to TORCH_TARGET)
+#   nfit      mbfit nupdate --weights pooled   -> nfit.json
+#   tfit      mbfit tupdate step.csv + the runs -> tfit.json
+#   scale     mbopt scale (one learner: the front end times one)  -> scale.txt, scale.json
+#   holdout   mbopt validate --holdout-plan N, trained by mbkit_torch runs --plan -> holdout/lrLR/
+#   validate  mbopt validate --holdout ... -> validate.txt, .csv, .json
+#   report    mbplot report -> report.html
+# Not here: P > 1 learners (the front end has no torch.distributed probe yet), the conv stage.
+
+TORCH_PYTHON   ?= /usr/bin/python3
+TORCH_MODEL    ?= frontends/torch/examples/fashion_cnn.py
+TORCH_DEVICE   ?= auto
+TORCH_THREADS  ?= $(THREADS)
+TORCH_PROBE_BATCHES ?= 8,16,32,64,128,256
+TORCH_PROBE_BUDGET  ?= 0.5
+TORCH_BATCHES  ?= 16 32 64 128
+TORCH_SEEDS    ?= 0 1 2
+TORCH_LR       ?= 0.05
+TORCH_TARGET   ?= 0.6
+TORCH_EVAL_FRAC ?= 0.05
+TORCH_MAX_UPDATES ?= 20000
+TORCH_HOLDOUT_SEEDS ?= 5
+# the output folder: OUT when given on the command line, else out/torch (make run's is out/)
+TORCH_OUT      ?= $(if $(filter command line,$(origin OUT)),$(OUT),out/torch)
+
+TORCH_FE     = $(TORCH_PYTHON) frontends/torch/mbkit_torch.py
+TORCH_COMMON = --model $(TORCH_MODEL) --device $(TORCH_DEVICE) --threads $(TORCH_THREADS) \
+               --algo momentum --momentum 0.9 --lr $(TORCH_LR)
+TORCH_RUNS   = $(TORCH_FE) runs $(TORCH_COMMON) --target-loss $(TORCH_TARGET) \
+               --eval-frac $(TORCH_EVAL_FRAC) --max-updates $(TORCH_MAX_UPDATES)
+TORCH_LOGS   = $(OUT)/runs/lr$(TORCH_LR)
+TORCH_FITS   = --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json
+TS           = $(OUT)/.torch
+
+.PHONY: run-torch torch-pipeline
+
+run-torch: deps deps-peers
+	@$(MAKE) --no-print-directory build
+	@$(TORCH_PYTHON) -c 'import torch' 2>/dev/null || { echo "make run-torch: $(TORCH_PYTHON) cannot import torch (make deps-peers installs python3-torch; TORCH_PYTHON=... names another Python)" >&2; exit 1; }
+	@t0=$$(date +%s); \
+	echo "mbkit run-torch: $(TORCH_MODEL) with the PyTorch front end (device $(TORCH_DEVICE), $(TORCH_THREADS) threads), into $(TORCH_OUT)/"; \
+	$(MAKE) --no-print-directory torch-pipeline OUT=$(TORCH_OUT) || exit 1; \
+	echo; sed -n 's/^# source=/measured by the /p' $(TORCH_OUT)/step.csv; \
+	grep -E '^(fastest|recommendation|settled|flat):' $(TORCH_OUT)/scale.txt; \
+	echo; grep -v '^#' $(TORCH_OUT)/validate.txt; \
+	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
+	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
+	  END { if (w + e > 0) printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation)\n", w, e, 100 * e / (w + e) }' \
+	  $$(ls $(TORCH_OUT)/runs/lr*/*.csv $(TORCH_OUT)/holdout/lr*/*.csv 2>/dev/null); \
+	echo "report: $(TORCH_OUT)/report.html"; \
+	echo "total: $$(( $$(date +%s) - t0 )) s"
+
+torch-pipeline: $(TS)/report.done
+
+$(TS)/probe.done: | $(CMDS)
+	@mkdir -p $(TS)
+	@$(call stage,probe,time the update step (mbkit_torch probe),check TORCH_MODEL=$(TORCH_MODEL); a shorter sweep: TORCH_PROBE_BATCHES=8:64, \
+	  run $(TORCH_FE) probe $(TORCH_COMMON) --batch $(TORCH_PROBE_BATCHES) --budget $(TORCH_PROBE_BUDGET) -o $(OUT)/step.csv && touch $@)
+
+$(TS)/train.done: | $(CMDS) $(TS)/probe.done
+	@mkdir -p $(TS)
+	@$(call stage,train,train to loss $(TORCH_TARGET) at M = $(TORCH_BATCHES) (mbkit_torch runs),a run that does not reach the target wants a higher TORCH_TARGET (now $(TORCH_TARGET)) or a lower TORCH_LR (now $(TORCH_LR)), \
+	  rm -rf $(OUT)/runs && run $(TORCH_RUNS) --batch $(subst $() ,$(comma),$(strip $(TORCH_BATCHES))) \
+	    --seeds $(subst $() ,$(comma),$(strip $(TORCH_SEEDS))) --log-dir $(TORCH_LOGS) && touch $@)
+
+$(TS)/nfit.done: $(TS)/train.done
+	@$(call stage,nfit,fit N_update(M) to the runs (mbfit nupdate),see $(OUT)/logs/train.log, \
+	  run mbfit nupdate --target-loss $(TORCH_TARGET) --lr $(TORCH_LR) --weights pooled --bootstrap 200 \
+	    $(TORCH_LOGS)/*.csv --json -o $(OUT)/nfit.json && touch $@)
+
+$(TS)/tfit.done: $(TS)/probe.done $(TS)/train.done
+	@$(call stage,tfit,T_update from the runs and the probe (mbfit tupdate),the step table needs 3 or more batch sizes (TORCH_PROBE_BATCHES), \
+	  run mbfit tupdate $(OUT)/step.csv $(TORCH_LOGS)/*.csv --json -o $(OUT)/tfit.json && touch $@)
+
+$(TS)/scale.done: $(TS)/nfit.done $(TS)/tfit.done
+	@$(call stage,scale,optimal M for one learner (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
+	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(TORCH_LOGS) -o $(OUT)/scale.txt && \
+	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(TORCH_LOGS) --json -o $(OUT)/scale.json && touch $@)
+
+$(TS)/holdout.done: $(TS)/scale.done
+	@$(call stage,holdout,train the answer and its rivals on $(TORCH_HOLDOUT_SEEDS) fresh seeds,TORCH_HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
+	  rm -rf $(OUT)/holdout && \
+	  plan=$$(mbopt validate $(TORCH_FITS) --holdout-plan $(TORCH_HOLDOUT_SEEDS) $(TORCH_LOGS)) && \
+	  run $(TORCH_RUNS) --plan "$$plan" --log-dir '$(OUT)/holdout/lr{lr}' && touch $@)
+
+$(TS)/validate.done: $(TS)/holdout.done
+	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
+	  held=$$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done) && \
+	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_LOGS) -o $(OUT)/validate.txt && \
+	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_LOGS) --csv -o $(OUT)/validate.csv && \
+	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_LOGS) --json -o $(OUT)/validate.json && touch $@)
+
+$(TS)/report.done: $(TS)/validate.done
+	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
+	  for s in probe train nfit tfit scale holdout validate; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT) && touch $@)
