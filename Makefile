@@ -390,7 +390,7 @@ $(OUT)/step.csv: | $(CMDS)
 
 $(OUT)/comm.csv: | $(CMDS)
 	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),mpirun must start 2 processes here; COMM=none skips the collective model, \
-	  run mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
+	  run mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
 
 # Seed by seed over M (not M by M): the machine's slow phases last seconds, so each M's median
 # over seeds is taken at different times instead of in one stretch that a phase may cover. When
@@ -461,7 +461,7 @@ $(OUT)/seeds/.done: $(OUT)/check/.done
 # unbound: bound, its second thread would share its core).
 PAR_BATCHES ?= 32 64 128
 PAR_SEEDS   ?= 0 1 2
-PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 mbtrain \
+PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) --bind-to none -np 2 mbtrain \
                $(TRAIN_COMMON) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
 $(OUT)/par/.done: $(OUT)/check/.done
 	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),mpirun must start 2 processes here; COMM=none skips the P = 2 check, \
