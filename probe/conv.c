@@ -90,6 +90,21 @@ double mb_probe_conv_min_s(const mb_conv_shape *s, const char *backend, int thre
     return flops / peak;
 }
 
+int mb_probe_conv_shape_ok(const mb_conv_shape *s, char *why, size_t n)
+{
+    const double lim = 2147483647.0;
+    double oh = (double)s->in_h + 2.0 * s->pad, ow = (double)s->in_w + 2.0 * s->pad;
+    const char *what = (double)s->in_c * s->in_h * s->in_w > lim   ? "C x H x W"
+                       : (double)s->in_c * s->k * s->k > lim        ? "C x F x F"
+                       : (double)s->out_c * oh * ow > lim            ? "K x OH x OW"
+                       : (double)s->in_c * oh * ow > lim             ? "the padded C x H x W"
+                       : (double)s->out_c * s->in_c * s->k * s->k > lim ? "K x C x F x F"
+                                                                    : NULL;
+    if (what)
+        snprintf(why, n, "%s is past 2^31, more than the kernels count", what);
+    return what == NULL;
+}
+
 /* Times the marked passes of a plan whose tensors are allocated: each pass with its own
  * workspace, allocated just before and released after, so one pass's large workspace does not
  * crowd out another's. */
@@ -437,7 +452,8 @@ static int sweep_point(sweep *w, size_t conv, const mb_layer_desc *d, size_t bi,
         snprintf(r[q]->algo_name, sizeof r[q]->algo_name, "%s",
                  mb_ctx_conv_algo_name(ctx, pass, a));
         snprintf(r[q]->device, sizeof r[q]->device, "%s", mb_ctx_device_name(ctx));
-        if (!mb_ctx_conv_supported(ctx, pass, a, &s, r[q]->why, sizeof r[q]->why)) {
+        if (!mb_probe_conv_shape_ok(&s, r[q]->why, sizeof r[q]->why) ||
+            !mb_ctx_conv_supported(ctx, pass, a, &s, r[q]->why, sizeof r[q]->why)) {
             r[q]->status = MB_PROBE_CONV_UNSUPPORTED;
             continue;
         }

@@ -442,6 +442,12 @@ typedef enum mb_probe_conv_status {
  * a call whatever --budget says. */
 double mb_probe_conv_min_s(const mb_conv_shape *s, const char *backend, int threads);
 
+/* 1 when the kernels' own sizes of shape `s` fit their int arithmetic (a sample's C H W and
+ * K OH OW, the column buffer's C F F rows, each below 2^31), else 0 with the reason in why:
+ * a cfg may give sides up to 10^6, and C F F = 10^12 overflowed the GEMM layout. Such a point
+ * is listed as unsupported, never handed to a kernel. */
+int mb_probe_conv_shape_ok(const mb_conv_shape *s, char *why, size_t n);
+
 /* "measured", "cached", "unsupported", "out of memory", "over budget". */
 const char *mb_probe_conv_status_name(mb_probe_conv_status s);
 
