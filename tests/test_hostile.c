@@ -1,0 +1,599 @@
+/* test_hostile.c — the hostile-input suite of issue #25: table-driven cases for every command,
+ * each run as a user would under `timeout` (a case that hangs fails as exit 124), asserting the
+ * exit status, the one-line message (two for a usage error: the line and the --help hint),
+ * nothing on standard output, and that the output it was pointed at is untouched (a file
+ * holding "sentinel" before still holds it, and no temporary is left beside it).
+ *
+ * Categories (docs/commands.md, "Hardening and fuzzing"): runaway numbers and hangs, FIFOs,
+ * symbolic links, silent acceptances (non-integers, duplicates, outputs over inputs), values
+ * that are not results (NaN, inf, overflow), sizes (bombs, /dev/zero, huge headers) and
+ * misleading messages (subnormals, byte-order marks). A case expected to succeed (status 0)
+ * checks what it wrote in its own shell, and only its status is asserted.
+ */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <zlib.h>
+
+#include "mb_test.h"
+
+/* One case: a shell command run from the source tree with D (the suite's scratch folder), W
+ * (a fresh folder per case, holding W/o = "sentinel"), E (data/examples) and T (timeout -k 1 10)
+ * set. Expected: `status`; for a failure, `needle` in the one line on standard error. */
+typedef struct hcase {
+    const char *cat; /* category, for the counts */
+    const char *cmd;
+    int status;
+    const char *needle;
+} hcase;
+
+static char dir[256];
+
+#define NET "$D/tiny.cfg"
+#define SYN "synthetic:n=64,test=16,c=1,h=8,w=8,classes=4,seed=3"
+#define TRAIN "$T mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
+#define STEP "$T mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 "
+#define CONV "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm "
+#define LOGS "$E/fit_runs/*.csv"
+#define NU "$T mbfit nupdate --target-loss 0.5 "
+#define SCALE_FLAGS "--n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
+
+/* ---- the cases ----------------------------------------------------------------------------- */
+
+static const hcase probe_cases[] = {
+    /* runaway numbers */
+    {"runaway", STEP "--budget 1e308 -o $W/o", 1, "--budget: at most 3600"},
+    {"runaway", STEP "--max-reps 1e9 -o $W/o", 1, "--max-reps"},
+    {"runaway", STEP "--max-reps 99999999999999999999 -o $W/o", 1, "--max-reps"},
+    {"runaway", STEP "--min-reps 5000000 -o $W/o", 1, "--min-reps"},
+    {"runaway", STEP "--warmup -1 -o $W/o", 1, "--warmup"},
+    {"runaway", "$T mbprobe step --net " NET " --batch 1:1e300 -o $W/o", 1, "--batch"},
+    {"runaway", "$T mbprobe step --net " NET " --batch 1e9 -o $W/o", 1, "--batch"},
+    {"runaway", STEP "--threads 100000 -o $W/o", 1, "--threads"},
+    {"runaway", STEP "--rounds 1e9 -o $W/o", 1, "--rounds"},
+    {"runaway", "$T mbprobe learners --net " NET " --batch 2 --max-learners 1e12 -o $W/o", 1,
+     "--max-learners"},
+    {"runaway", "$T mbprobe overhead --budget inf", 1, "--budget"},
+    {"runaway", "$T mbprobe overhead --budget 1e-400", 1, "--budget"},
+    /* a layer of 5 x 10^14 flops a call: every point over budget, done at once */
+    {"runaway", "$T mbprobe conv --net $D/huge.cfg --batch 1 --no-cache --budget 0.01 -o $W/c "
+                "2>/dev/null && grep -q 'over budget' $W/c && ! grep -q ',measured,' $W/c",
+     0, NULL},
+    {"runaway", "$T mbprobe conv --net $D/huge.cfg --batch 1 --no-cache --budget 0 -o $W/o", 1,
+     "--budget"},
+    /* C x F x F = 10^12: past the kernels' int arithmetic, listed, never sized */
+    {"runaway", "$T mbprobe conv --net $D/wide.cfg --batch 1 --no-cache --budget 0.01 -o $W/c "
+                "2>/dev/null && grep -q unsupported $W/c && ! grep -q measured $W/c",
+     0, NULL},
+    /* non-integers and bad values */
+    {"silent", STEP "--warmup 2.5 -o $W/o", 1, "--warmup"},
+    {"silent", "$T mbprobe step --net " NET " --batch 2.5 -o $W/o", 1, "--batch"},
+    {"silent", STEP "--threads 1.5 -o $W/o", 1, "--threads"},
+    {"silent", STEP "--rel-ci nan -o $W/o", 1, "--rel-ci"},
+    {"silent", STEP "--budget 1e -o $W/o", 1, "--budget"},
+    {"silent", STEP "--budget '' -o $W/o", 1, "--budget"},
+    {"silent", CONV "--threads 0 -o $W/o", 1, "--threads"},
+    {"silent", CONV "--algos gemm,nope -o $W/o", 1, "nope"},
+    {"silent", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --cache $W/o -o $W/o", 1,
+     "same file"},
+    {"silent", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --cache $D/badcache.csv "
+               "-o $W/o",
+     1, "badcache.csv"},
+    {"silent", "$T mbprobe step --net $D/nosoftmax.cfg --batch 2 -o $W/o", 1, "nosoftmax.cfg"},
+    {"silent", "$T mbprobe step --net $D/dupkey.cfg --batch 2 -o $W/o", 1, "dupkey.cfg"},
+    {"usage", STEP "--frobnicate -o $W/o", 2, "unknown option"},
+    {"usage", "$T mbprobe stepp", 2, "unknown command"},
+    {"usage", STEP "extra -o $W/o", 2, "unexpected argument"},
+    /* outputs */
+    {"fifo", "mkfifo $W/f && { $T cat $W/f > $W/got & r=$!; " STEP "-o $W/f >/dev/null 2>&1; "
+             "s=$?; wait $r; test $s = 0 && grep -q t_median_s $W/got && test -p $W/f; }",
+     0, NULL},
+    {"fifo", "mkfifo $W/f && { $T cat $W/f > $W/got & r=$!; " CONV "-o $W/f >/dev/null 2>&1; "
+             "s=$?; wait $r; test $s = 0 && grep -q workspace_bytes $W/got; }",
+     0, NULL},
+    {"fifo", "mkfifo $W/f && { $T cat $W/f >/dev/null & r=$!; $T mbprobe conv --net " NET
+             " --batch 2 --budget 0.01 --cache $W/f -o $W/o; s=$?; kill $r 2>/dev/null; "
+             "exit $s; }",
+     1, "not a regular file"},
+    {"symlink", "echo old > $W/t && ln -s t $W/l && " STEP "-o $W/l >/dev/null 2>&1 && "
+                "test -L $W/l && grep -q t_median_s $W/t",
+     0, NULL},
+    {"symlink", "ln -s t2 $W/l && " STEP "-o $W/l >/dev/null 2>&1 && test -L $W/l && "
+                "grep -q t_median_s $W/t2",
+     0, NULL},
+    {"symlink", "echo old > $W/t && ln -s t $W/l && " CONV "-o $W/l >/dev/null 2>&1 && "
+                "test -L $W/l && grep -q workspace $W/t",
+     0, NULL},
+    {"symlink", "ln -s l2 $W/l1 && ln -s l1 $W/l2 && " STEP "-o $W/l1", 1, "l1"},
+    {"io", STEP "-o $D", 1, "cannot write"},
+    {"io", STEP "-o $D/nodir/x.csv", 1, "cannot write"},
+    /* sizes */
+    {"size", "$T mbprobe step --net /dev/zero --batch 2 -o $W/o", 1, "/dev/zero"},
+    {"size", "$T mbprobe step --net $D --batch 2 -o $W/o", 1, "cannot read"},
+    {"size", "$T mbprobe step --net " NET " --batch 2 --data $D/bomb -o $W/o", 1, "bomb"},
+    /* not results: one round has no drift, an empty cell rather than nan */
+    {"nan", STEP "-o $W/r 2>/dev/null >/dev/null && ! grep -qi 'nan\\|inf,' $W/r", 0, NULL},
+    /* messages */
+    {"message", STEP "--rel-ci 1e-308 --min-reps 1 --max-reps 3 -o $W/r >/dev/null 2>&1 && "
+                "grep -q 'rel_ci=1e-308' $W/r",
+     0, NULL},
+};
+
+static const hcase train_cases[] = {
+    /* runaway numbers and hangs */
+    {"runaway", TRAIN "--epochs 1e308 --max-updates 3 --log $W/l.csv >/dev/null && "
+                "grep -q 'updates=3 ' $W/l.csv",
+     0, NULL},
+    {"runaway", TRAIN "--epochs 9e17 --max-updates 3 --log $W/l.csv >/dev/null && "
+                "grep -q 'updates=3 ' $W/l.csv",
+     0, NULL},
+    {"runaway", TRAIN "--epochs 1e-300 --log $W/l.csv >/dev/null && grep -q 'updates=1 ' "
+                "$W/l.csv",
+     0, NULL},
+    {"runaway", TRAIN "--max-updates 1e12 --log $W/o", 1, "--max-updates"},
+    {"runaway", TRAIN "--max-updates 99999999999999999999 --log $W/o", 1, "--max-updates"},
+    {"runaway", TRAIN "--epochs inf --log $W/o", 1, "--epochs"},
+    {"runaway", TRAIN "--epochs -1 --log $W/o", 1, "--epochs"},
+    {"runaway", TRAIN "--eval-every 0 --max-updates 2 --log $W/o", 1, "--eval-every"},
+    {"runaway", TRAIN "--checkpoint $W/c --checkpoint-every 1e30 --max-updates 2", 1,
+     "--checkpoint-every"},
+    {"runaway", "$T mbtrain --net " NET " --data " SYN " --batch 1e30 --log $W/o", 1, "--batch"},
+    {"runaway", "$T mbtrain --net " NET " --data synthetic:n=1e30 --batch 8 --log $W/o", 1,
+     "n="},
+    {"runaway", "$T mbtrain --net " NET " --data synthetic:n=64,h=100000 --batch 8 --log $W/o",
+     1, "h="},
+    {"runaway", TRAIN "--seeds 0:99999999 --log-dir $W/d", 1, "--seeds"},
+    /* silent acceptances */
+    {"silent", TRAIN "--seeds 0,0 --log-dir $W/d", 1, "given twice"},
+    {"silent", TRAIN "--seeds 3,1,3 --log-dir $W/d", 1, "given twice"},
+    {"silent", "$T mbtrain --net " NET " --data " SYN " --batch 8,8 --log-dir $W/d", 1,
+     "given twice"},
+    {"silent", TRAIN "--max-updates 2 --log $W/o --checkpoint $W/o --checkpoint-every 1", 1,
+     "same file"},
+    {"silent", "ln -s o $W/lo && " TRAIN "--max-updates 2 --log $W/lo --checkpoint $W/o "
+               "--checkpoint-every 1",
+     1, "same file"},
+    {"silent", TRAIN "--max-updates 2 --log $W/o --resume $W/o", 1, "overwrite"},
+    {"silent", TRAIN "--batch 8.5 --log $W/o", 1, "--batch"},
+    {"silent", TRAIN "--threads 1.5 --log $W/o", 1, "--threads"},
+    {"silent", TRAIN "--seed 1.5 --log $W/o", 1, "--seed"},
+    {"silent", TRAIN "--seed -1 --log $W/o", 1, "--seed"},
+    {"silent", TRAIN "--lr nan --log $W/o", 1, "--lr"},
+    {"silent", TRAIN "--eval-frac 1.5 --log $W/o", 1, "eval"},
+    {"silent", TRAIN "--max-updates 2 --log $W/o --resume $D/notackpt.bin", 1, "notackpt.bin"},
+    {"silent", "$T mbtrain --net $D/dupkey.cfg --data " SYN " --log $W/o", 1, "dupkey.cfg"},
+    {"silent", "$T mbtrain --net $D/badint.cfg --data " SYN " --log $W/o", 1, "badint.cfg"},
+    {"usage", TRAIN "--frobnicate --log $W/o", 2, "unknown option"},
+    {"usage", TRAIN "--seeds 0:2 --log $W/o", 2, "--log-dir"},
+    /* FIFOs, links, special files */
+    {"fifo", "mkfifo $W/f && { $T cat $W/f >/dev/null & r=$!; " TRAIN "--max-updates 4 "
+             "--checkpoint $W/f --checkpoint-every 1; s=$?; kill $r 2>/dev/null; exit $s; }",
+     1, "FIFO"},
+    {"fifo", "mkfifo $W/f && { $T cat $W/f > $W/got & r=$!; " TRAIN "--max-updates 2 --log $W/f "
+             ">/dev/null; s=$?; wait $r; test $s = 0 && grep -q update,epoch $W/got; }",
+     0, NULL},
+    {"symlink", "echo old > $W/t && ln -s t $W/l && " TRAIN "--max-updates 2 --log $W/l "
+                ">/dev/null && test -L $W/l && grep -q update,epoch $W/t",
+     0, NULL},
+    {"symlink", "ln -s sub/t $W/l && mkdir $W/sub && " TRAIN "--max-updates 2 --log $W/l "
+                ">/dev/null && test -L $W/l && grep -q update,epoch $W/sub/t",
+     0, NULL},
+    {"symlink", "echo old > $W/t && ln -s t $W/l && " TRAIN "--max-updates 2 --checkpoint $W/l "
+                "--checkpoint-every 1 >/dev/null && test -L $W/l && test -s $W/t && "
+                "! grep -q old $W/t",
+     0, NULL},
+    {"symlink", "ln -s ck $W/l && " TRAIN "--max-updates 2 --checkpoint $W/l "
+                "--checkpoint-every 1 >/dev/null && test -L $W/l && test -s $W/ck",
+     0, NULL},
+    {"io", TRAIN "--max-updates 2 --log $D", 1, "cannot write"},
+    /* not results */
+    {"nan", TRAIN "--max-updates 2 --no-test-eval | grep -q 'test_loss=- test_acc=-'", 0, NULL},
+    {"nan", TRAIN "--max-updates 2 --no-test-eval | grep -v -q nan", 0, NULL},
+    /* sizes */
+    {"size", "$T mbtrain --net " NET " --data $D/bomb --batch 8 --log $W/o", 1, "bomb"},
+    {"size", "$T mbtrain --net " NET " --data $D/bigheader --batch 8 --log $W/o", 1,
+     "refused"},
+    {"size", "$T mbtrain --net /dev/zero --data " SYN " --log $W/o", 1, "/dev/zero"},
+    {"size", TRAIN "--max-updates 2 --log $W/o --resume /dev/zero", 1, "/dev/zero"},
+    /* messages */
+    {"message", TRAIN "--max-updates 2 --lr 1e-308 >/dev/null", 0, NULL},
+};
+
+static const hcase fit_cases[] = {
+    /* FIFOs and hangs */
+    {"fifo", "mkfifo $W/f && { $T cat $E/fit_runs/run_M16_s0.csv > $W/f & " NU "$W/f "
+             "$E/fit_runs/run_M32_s0.csv $E/fit_runs/run_M64_s0.csv $E/fit_runs/run_M128_s0.csv "
+             "-o $W/n >/dev/null 2>&1; s=$?; wait; test $s = 0 && test -s $W/n; }",
+     0, NULL},
+    {"fifo", "mkfifo $W/f && { $T cat $E/nupdate_points.csv > $W/f & $T mbfit nupdate $W/f "
+             "-o $W/n >/dev/null 2>&1; s=$?; wait; test $s = 0 && test -s $W/n; }",
+     0, NULL},
+    {"fifo", "mkfifo $W/f && { $T cat $E/step.csv > $W/f & $T mbfit tupdate $W/f -o $W/n; s=$?; "
+             "wait; test $s = 0 && test -s $W/n; }",
+     0, NULL},
+    {"fifo", "mkfifo $W/f && { $T cat $W/f > $W/got & r=$!; $T mbfit comm $E/comm.csv -o $W/f; "
+             "s=$?; wait $r; test $s = 0 && grep -q allreduce $W/got; }",
+     0, NULL},
+    {"size", "$T mbfit tupdate /dev/zero -o $W/o", 1, "/dev/zero"},
+    {"size", "$T mbfit nupdate $D -o $W/o", 1, "cannot read"},
+    {"size", "$T mbfit comm /dev/null -o $W/o", 1, "/dev/null"},
+    /* silent acceptances */
+    {"silent", "$T mbfit tupdate $D/step_half.csv -o $W/o", 1, "step_half.csv:4: field 'batch'"},
+    {"silent", "$T mbfit tupdate $D/step_huge.csv -o $W/o", 1, "step_huge.csv:4: field 'batch'"},
+    {"silent", "$T mbfit tupdate $D/step_p.csv -o $W/o", 1, "field 'learners'"},
+    {"silent", "$T mbfit comm $D/comm_p.csv -o $W/o", 1, "field 'procs'"},
+    {"silent", "$T mbfit comm $D/comm_b.csv -o $W/o", 1, "field 'bytes'"},
+    {"silent", "$T mbfit nupdate $D/points_half.csv -o $W/o", 1, "field 'batch'"},
+    {"silent", NU "$E/fit_runs/run_M16_s0.csv $E/fit_runs/run_M16_s0.csv " LOGS " -o $W/o", 1,
+     "given twice"},
+    {"silent", "ln -s $PWD/$E/fit_runs/run_M16_s0.csv $W/x.csv && " NU LOGS " $W/x.csv -o $W/o",
+     1, "given twice"},
+    {"silent", "cp $E/fit_runs/run_M16_s0.csv $W/copy.csv && " NU LOGS " $W/copy.csv -o $W/o", 1,
+     "the same run"},
+    {"silent", NU "$D/log_half.csv " LOGS " -o $W/o", 1, "log_half.csv: metadata 'batch'"},
+    {"silent", NU "$D/log_lrn.csv " LOGS " -o $W/o", 1, "metadata 'learners'"},
+    {"silent", NU "$D/log_upd.csv " LOGS " -o $W/o", 1, "field 'update'"},
+    {"silent", NU "$D/log_dup.csv " LOGS " -o $W/o", 1, "given twice"},
+    {"silent", NU LOGS " --procs 1.5 -o $W/o", 1, "--procs"},
+    {"silent", NU LOGS " --bootstrap 2.5 -o $W/o", 1, "--bootstrap"},
+    {"silent", NU LOGS " --smooth 0 -o $W/o", 1, "--smooth"},
+    {"silent", "cp $E/step.csv $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/s.csv && "
+               "cmp -s $W/s.csv $E/step.csv",
+     1, "overwrite"},
+    {"silent", "cp $E/comm.csv $W/c.csv && $T mbfit comm $W/c.csv --json -o $W/c.csv", 1,
+     "overwrite"},
+    {"silent", NU LOGS " -o $E/fit_runs/run_M16_s0.csv", 1, "overwrite"},
+    {"silent", "$T mbfit nupdate --target-loss 0.5,,0.4 " LOGS " -o $W/o", 1, "empty item"},
+    {"usage", "$T mbfit nupdate " LOGS " -o $W/o", 2, "--target-loss"},
+    {"usage", "$T mbfit tupdate -o $W/o", 2, "step probe table"},
+    {"usage", "$T mbfit frob", 2, "unknown command"},
+    /* links */
+    {"symlink", "echo old > $W/t && ln -s t $W/l && $T mbfit tupdate $E/step.csv -o $W/l && "
+                "test -L $W/l && grep -q gamma $W/t",
+     0, NULL},
+    {"symlink", "ln -s t $W/l && $T mbfit comm $E/comm.csv --json -o $W/l && test -L $W/l && "
+                "grep -q latency $W/t",
+     0, NULL},
+    /* not results, messages */
+    {"nan", "$T mbfit nupdate $D/points_exact.csv | grep -v -q 'inf\\|nan'", 0, NULL},
+    {"nan", "! $T mbfit nupdate $D/points_exact.csv | grep -q 'inf)\\|nan'", 0, NULL},
+    {"message", NU "--lr 1e-308 " LOGS " -o $W/o", 1, "1e-308"},
+    {"message", "$T mbfit tupdate $D/step_bom.csv >/dev/null", 0, NULL},
+    {"message", "$T mbfit nupdate --target-loss 1e-308 " LOGS, 1, "reached"},
+};
+
+static const hcase opt_cases[] = {
+    {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:1e300 -o $W/o", 1, "--procs"},
+    {"runaway", "$T mbopt amdahl --gpus 1e300 --efficiency 0.5 -o $W/o", 1, "whole number"},
+    {"runaway", "$T mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
+                "--budget 1e300 --price-learner 1 --price-bandwidth 1e-5 --bandwidth-ref 1G "
+                "-o $W/o",
+     1, "2^53"},
+    {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:8 --batch-range 1:1e300 -o $W/o", 1,
+     "--batch-range"},
+    {"silent", "$T mbopt amdahl --gpus 3.5 --efficiency 0.5 -o $W/o", 1, "whole number"},
+    {"silent", "$T mbopt amdahl --gpus 4 --efficiency 1.5 -o $W/o", 1, "--efficiency"},
+    {"silent", "$T mbopt amdahl --gpus 4 -o $W/o", 2, "two of"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1,,2 -o $W/o", 1, "empty item"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:8 --comm bogus -o $W/o", 1, "--comm"},
+    {"silent", "$T mbopt scale --nfit $D/dup.json " SCALE_FLAGS "--procs 1:8 -o $W/o", 1,
+     "given twice"},
+    {"silent", "$T mbopt scale --nfit $D/unknown_model.json --tfit $E/tfit.json --procs 1:8 "
+               "--comm none -o $W/o",
+     1, "unknown_model.json"},
+    {"silent", "$T mbopt scale --nfit $E/nfit.json --tfit $D/dup.json --procs 1:8 --comm none "
+               "-o $W/o",
+     1, "given twice"},
+    {"silent", "$T mbopt scale --nfit $D/notjson.json --tfit $E/tfit.json --procs 1:8 "
+               "--comm none -o $W/o",
+     1, "not valid JSON"},
+    {"silent", "$T mbopt scale --nfit /dev/zero --tfit $E/tfit.json --procs 1:8 --comm none "
+               "-o $W/o",
+     1, "/dev/zero"},
+    {"silent", "$T mbopt scale --nfit $D --tfit $E/tfit.json --procs 1:8 --comm none -o $W/o", 1,
+     "cannot read"},
+    {"silent", "$T mbopt mem --net " NET " --mem 12G --batch 8.5 -o $W/o", 1, "--batch"},
+    {"silent", "$T mbopt mem --net " NET " --mem -1 --batch 8 -o $W/o", 1, "--mem"},
+    {"silent", "$T mbopt mem --net /dev/zero --mem 12G --batch 8 -o $W/o", 1, "/dev/zero"},
+    {"silent", "$T mbopt ps --compute-time 0.2 --workers 16 --bandwidth 10G --param-bytes nan "
+               "-o $W/o",
+     1, "--param-bytes"},
+    {"silent", "$T mbopt ps --compute-time -0.2 --workers 16 --bandwidth 10G --param-bytes 240M "
+               "-o $W/o",
+     1, "--compute-time"},
+    {"usage", "$T mbopt frob", 2, "unknown command"},
+    {"usage", "$T mbopt scale --frob", 2, "unknown option"},
+    {"fifo", "mkfifo $W/f && { $T cat $W/f > $W/got & r=$!; $T mbopt amdahl --gpus 4 "
+             "--efficiency 0.8 -o $W/f; s=$?; wait $r; test $s = 0 && grep -q overhead $W/got; }",
+     0, NULL},
+    {"fifo", "mkfifo $W/f && { $T cat $E/nfit.json > $W/f & $T mbopt scale --nfit $W/f --tfit "
+             "$E/tfit.json --procs 1:4 --comm none -o $W/n; s=$?; wait; test $s = 0; }",
+     0, NULL},
+    {"symlink", "echo old > $W/t && ln -s t $W/l && $T mbopt amdahl --gpus 4 --efficiency 0.8 "
+                "-o $W/l && test -L $W/l && grep -q overhead $W/t",
+     0, NULL},
+    {"symlink", "ln -s t $W/l && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/l && "
+                "test -L $W/l && grep -q rows $W/t",
+     0, NULL},
+    {"symlink", "mkdir $W/d && ln -s d/t $W/l && $T mbopt amdahl --gpus 4 --efficiency 0.8 --json "
+                "-o $W/l && test -L $W/l && grep -q efficiency $W/d/t",
+     0, NULL},
+    {"io", "$T mbopt amdahl --gpus 4 --efficiency 0.8 -o $D", 1, "cannot write"},
+    {"nan", "$T mbopt amdahl --overhead-ratio 1e300 --gpus 9007199254740992 | "
+            "grep -v -q 'nan\\|inf'",
+     0, NULL},
+    {"message", "$T mbopt amdahl --overhead-ratio 1e-308 --gpus 4 >/dev/null", 0, NULL},
+    {"message", "$T mbopt amdahl --speedup 1e-308 --efficiency 0.5 -o $W/o", 1,
+     "got '1e-308'"},
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               "$E/fit_runs/run_M16_s0.csv $E/fit_runs/run_M16_s0.csv $E/fit_runs/run_M32_s0.csv "
+               "-o $W/o",
+     1, "given twice"},
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 1e9 "
+               "$E/fit_runs -o $W/o",
+     1, "--holdout-plan"},
+    {"silent", "$T mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
+               "--budget 1e5 --price-learner 0 --price-bandwidth 1e-5 --bandwidth-ref 1G -o $W/o",
+     1, "--price-learner"},
+    {"silent", "$T mbopt mem --net " NET " --mem 12G --batch 8 --state-copies nan -o $W/o", 1,
+     "--state-copies"},
+    {"runaway", "$T mbopt mem --net " NET " --mem 12G --batch 1:1e300 -o $W/o", 1, "2^53"},
+    {"size", "$T mbopt conv --net " NET " --probe /dev/zero --mem 1G --batch 4 -o $W/o", 1,
+     "/dev/zero"},
+};
+
+static const hcase plot_cases[] = {
+    {"silent", "$T mbplot amdahl --size 900x600junk -o $W/o", 1, "--size"},
+    {"silent", "$T mbplot amdahl --size 900x600x3 -o $W/o", 1, "--size"},
+    {"silent", "$T mbplot amdahl --size ' 900x600' -o $W/o", 1, "--size"},
+    {"silent", "$T mbplot amdahl --size +900x600 -o $W/o", 1, "--size"},
+    {"silent", "$T mbplot amdahl --size 99999999999x600 -o $W/o", 1, "--size"},
+    {"silent", "$T mbplot amdahl --size 900x -o $W/o", 1, "--size"},
+    {"silent", "$T mbplot amdahl --size x600 -o $W/o", 1, "--size"},
+    {"silent", "$T mbplot amdahl --size 50x600 -o $W/o", 1, "--size"},
+    {"silent", "$T mbplot amdahl --gpus 4.5 -o $W/o", 1, "--gpus"},
+    {"silent", "$T mbplot amdahl --gpus 1e300 -o $W/o", 1, "--gpus"},
+    {"silent", "$T mbplot amdahl --curves 2.5 -o $W/o", 1, "--curves"},
+    {"silent", "$T mbplot amdahl --overhead-ratio 0.1,,0.2 -o $W/o", 1, "empty item"},
+    {"silent", "$T mbplot amdahl --format gif -o $W/o", 1, "--format"},
+    {"silent", "cp $E/step.csv $W/s.csv && $T mbplot step $W/s.csv -o $W/s.csv", 1, "overwrite"},
+    {"silent", "$T mbplot step $E/step.csv --tfit $W/o -o $W/o", 1, "overwrite"},
+    {"silent", "$T mbplot nupdate $D/dup.json -o $W/o", 1, "given twice"},
+    {"silent", "$T mbplot scale $D/dup.json -o $W/o", 1, "given twice"},
+    {"silent", "$T mbplot comm $D/comm_p.csv -o $W/o", 1, "comm_p.csv"},
+    {"silent", "$T mbplot validate $D/notjson.json -o $W/o", 1, "not valid JSON"},
+    {"silent", "$T mbplot conv $D/dup.json -o $W/o", 1, "given twice"},
+    {"usage", "$T mbplot frob", 2, "unknown command"},
+    {"usage", "$T mbplot step -o $W/o", 2, "missing the input file"},
+    {"usage", "$T mbplot amdahl --frob", 2, "unknown option"},
+    {"usage", "$T mbplot report $D -o $W/o", 2, "-o is not used"},
+    {"size", "$T mbplot step /dev/zero -o $W/o", 1, "/dev/zero"},
+    {"size", "$T mbplot nupdate /dev/zero -o $W/o", 1, "/dev/zero"},
+    {"size", "$T mbplot step $D -o $W/o", 1, "cannot read"},
+    {"size", "$T mbplot report /dev/null", 1, "/dev/null"},
+    {"fifo", "mkfifo $W/f && { $T cat $E/step.csv > $W/f & $T mbplot step $W/f -o $W/p.png "
+             ">/dev/null; s=$?; wait; test $s = 0 && test -s $W/p.png; }",
+     0, NULL},
+    {"symlink", "echo old > $W/t && ln -s t $W/l && $T mbplot amdahl --format svg -o $W/l "
+                ">/dev/null && test -L $W/l && grep -q svg $W/t",
+     0, NULL},
+    {"symlink", "ln -s t.svg $W/l && $T mbplot step $E/step.csv --format svg -o $W/l >/dev/null "
+                "&& test -L $W/l && grep -q svg $W/t.svg",
+     0, NULL},
+    {"io", "$T mbplot amdahl -o $D", 1, "cannot write"},
+    {"message", "$T mbplot step $D/step_bom.csv -o $W/p.png >/dev/null", 0, NULL},
+    {"message", "$T mbplot amdahl --overhead-ratio 1e-308 -o $W/p.png >/dev/null", 0, NULL},
+    {"runaway", "$T mbplot amdahl --overhead-ratio 1e309 -o $W/o", 1, "--overhead-ratio"},
+    {"runaway", "$T mbplot tc $E/nfit.json --curves 99 -o $W/o", 1, "--curves"},
+    {"size", "$T mbplot conv /dev/zero -o $W/o", 1, "/dev/zero"},
+    {"silent", "$T mbplot validate $D/dup.json -o $W/o", 1, "given twice"},
+    {"silent", "$T mbplot tc $D/dup.json -o $W/o", 1, "given twice"},
+    {"silent", "$T mbplot comm $E/comm.csv --cfit $D/dup.json -o $W/o", 1, "given twice"},
+    {"silent", "$T mbplot step $E/step.csv --tfit $D/dup.json -o $W/o", 1, "given twice"},
+    {"io", "$T mbplot report $W", 1, "scale.json"},
+};
+
+/* ---- fixtures ------------------------------------------------------------------------------ */
+
+static void put(const char *name, const char *text)
+{
+    char path[512];
+    mb_test_write(path, sizeof path, dir, name, text);
+}
+
+/* An IDX pair under dir/name: n images of side x side, whose image file is gzip with `extra`
+ * zero bytes after what the header promises (a small file that decompresses to much more). */
+static int idx_set(const char *name, uint32_t n, uint32_t side, size_t extra, uint32_t claim)
+{
+    char d[512], p[600];
+    snprintf(d, sizeof d, "%s/%s", dir, name);
+    if (mkdir(d, 0777) != 0)
+        return -1;
+    static const char *const img[] = {"train-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte.gz"};
+    static const char *const lab[] = {"train-labels-idx1-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
+    static unsigned char zero[1 << 16];
+    for (int k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/%s", d, img[k]);
+        gzFile g = gzopen(p, "wb9");
+        if (!g)
+            return -1;
+        uint32_t h[4] = {0x803, claim ? claim : n, side, side};
+        unsigned char hb[16];
+        for (int i = 0; i < 4; i++)
+            for (int b = 0; b < 4; b++)
+                hb[4 * i + b] = (unsigned char)(h[i] >> (24 - 8 * b));
+        gzwrite(g, hb, 16);
+        for (size_t left = (size_t)n * side * side + extra; left > 0;) {
+            unsigned k2 = left > sizeof zero ? (unsigned)sizeof zero : (unsigned)left;
+            gzwrite(g, zero, k2);
+            left -= k2;
+        }
+        gzclose(g);
+        snprintf(p, sizeof p, "%s/%s", d, lab[k]);
+        g = gzopen(p, "wb");
+        if (!g)
+            return -1;
+        unsigned char lh[8] = {0, 0, 8, 1, (unsigned char)(n >> 24), (unsigned char)(n >> 16),
+                               (unsigned char)(n >> 8), (unsigned char)n};
+        gzwrite(g, lh, 8);
+        for (uint32_t i = 0; i < n; i++)
+            gzputc(g, (int)(i % 4));
+        gzclose(g);
+    }
+    return 0;
+}
+
+static int setup(void)
+{
+    if (mb_test_tmpdir(dir, sizeof dir) != 0)
+        return 1;
+    put("tiny.cfg", "[net]\nname=tiny\nchannels=1\nheight=8\nwidth=8\n"
+                    "[conv]\nfilters=2\nsize=3\nactivation=relu\n[maxpool]\nsize=2\n"
+                    "[fc]\noutputs=4\n[softmax]\n");
+    /* a layer of 5 x 10^14 flops a call (and a 0.5 TB column buffer at M = 1) */
+    put("huge.cfg", "[net]\nname=huge\nchannels=512\nheight=1024\nwidth=1024\n"
+                    "[conv]\nfilters=512\nsize=31\n[fc]\noutputs=4\n[softmax]\n");
+    put("wide.cfg", "[net]\nname=wide\nchannels=1000000\nheight=1000\nwidth=1000\n"
+                    "[conv]\nfilters=4\nsize=1000\n[fc]\noutputs=4\n[softmax]\n");
+    put("nosoftmax.cfg", "[net]\nname=n\nchannels=1\nheight=8\nwidth=8\n[fc]\noutputs=4\n");
+    put("dupkey.cfg", "[net]\nname=d\nchannels=1\nheight=8\nheight=8\nwidth=8\n[fc]\noutputs=4\n"
+                      "[softmax]\n");
+    put("badint.cfg", "[net]\nname=b\nchannels=1\nheight=8\nwidth=8\n[conv]\nfilters=2.5\n"
+                      "size=3\n[fc]\noutputs=4\n[softmax]\n");
+    put("badcache.csv", "key,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s\nk,-3,1,1,1,1,1\n");
+    put("notackpt.bin", "MBCKPT3 but not really\n");
+    static const char step_head[] =
+        "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s\n"
+        "cpu,t,1,1,1,5,0.001,0.001,0.001,0.001,0.001\ncpu,t,2,1,1,5,0.001,0.001,0.001,0.001,"
+        "0.001\n";
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%scpu,t,8.5,1,1,5,0.002,0.002,0.002,0.002,0.002\n", step_head);
+    put("step_half.csv", buf);
+    snprintf(buf, sizeof buf, "%scpu,t,9223372036854775808,1,1,5,0.002,0.002,0.002,0.002,0.002\n",
+             step_head);
+    put("step_huge.csv", buf);
+    snprintf(buf, sizeof buf, "%scpu,t,8,1.5,1,5,0.002,0.002,0.002,0.002,0.002\n", step_head);
+    put("step_p.csv", buf);
+    snprintf(buf, sizeof buf, "\xEF\xBB\xBF# net=t\n%scpu,t,64,1,1,5,0.002,0.002,0.002,0.002,"
+             "0.002\ncpu,t,128,1,1,5,0.004,0.004,0.004,0.004,0.004\n", step_head);
+    put("step_bom.csv", buf);
+    put("comm_p.csv", "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n"
+                      "allreduce,2.5,4,5,1e-5,1e-5,1e-5\n");
+    put("comm_b.csv", "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n"
+                      "allreduce,2,4.25,5,1e-5,1e-5,1e-5\n");
+    put("points_half.csv", "batch,n_update\n8.5,100\n16,80\n32,70\n");
+    put("points_exact.csv", "batch,n_update\n8,2800\n16,1550\n32,925\n64,612.5\n");
+    static const char log_meta[] = "# net=lenet5\n# algo=sgd\n# lr=0.05\n# seed=9\n";
+    static const char log_rows[] = "update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n"
+                                   "0,0,0,0,2.3,2.3,0.1\n10,0,80,0.01,0.4,0.4,0.9\n";
+    snprintf(buf, sizeof buf, "%s# batch=8.5\n%s", log_meta, log_rows);
+    put("log_half.csv", buf);
+    snprintf(buf, sizeof buf, "%s# batch=8\n# learners=1.5\n%s", log_meta, log_rows);
+    put("log_lrn.csv", buf);
+    snprintf(buf, sizeof buf, "%s# batch=8\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n"
+             "0,0,0,0,2.3,2.3,0.1\n10.5,0,80,0.01,0.4,0.4,0.9\n", log_meta);
+    put("log_upd.csv", buf);
+    snprintf(buf, sizeof buf, "%s# batch=8\n# batch=16\n%s", log_meta, log_rows);
+    put("log_dup.csv", buf);
+    put("dup.json", "{\"model\": \"inverse-law\", \"params\": {\"n_inf\": 300, \"n_inf\": 3000, "
+                    "\"alpha\": 20000}, \"rows\": [], \"per_m\": []}\n");
+    put("unknown_model.json", "{\"model\": \"mystery-law\", \"best\": \"mystery-law\", "
+                              "\"params\": {\"n_inf\": 300, \"alpha\": 20000}}\n");
+    put("notjson.json", "{\"model\": \n");
+    /* a gzip bomb under a small header: 4 images of 8x8 promised, 64 MiB of zeros given */
+    if (idx_set("bomb", 4, 8, (size_t)64 << 20, 0) != 0 ||
+        idx_set("bigheader", 4, 8, 0, 0x7fffffffu) != 0)
+        return 1;
+    return 0;
+}
+
+static int teardown(void)
+{
+    mb_test_rmdir(dir);
+    return 0;
+}
+
+/* ---- the runner ---------------------------------------------------------------------------- */
+
+/* Whether dir/w/o still holds "sentinel" and nothing named o.tmp.* lies beside it. */
+static int untouched(void)
+{
+    char path[512], got[16] = "";
+    snprintf(path, sizeof path, "%s/w/o", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    got[n] = '\0';
+    if (strcmp(got, "sentinel") != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/w", dir);
+    DIR *d = opendir(path);
+    int clean = d != NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "o.tmp.", 6) == 0)
+            clean = 0;
+    if (d)
+        closedir(d);
+    return clean;
+}
+
+static void run_cases(const char *prog, const hcase *c, size_t n)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(
+            mb_test_sh(&r,
+                       "D='%s'; W=\"$D/w\"; E=data/examples; T='timeout -k 1 10'; "
+                       "rm -rf \"$W\" && mkdir \"$W\" && printf sentinel > \"$W/o\" || exit 99; "
+                       "%s",
+                       dir, c[i].cmd),
+            0);
+        int ok = r.status == c[i].status;
+        if (ok && c[i].status != 0) {
+            ok = r.out[0] == '\0' &&
+                 mb_test_lines(r.err) == (c[i].status == 2 ? 2u : 1u) &&
+                 strstr(r.err, c[i].needle) != NULL && untouched();
+        }
+        CU_ASSERT_TRUE(ok);
+        if (!ok) {
+            bad++;
+            printf("\n    [%s %s] %s\n    -> %d (want %d%s%s): %s%s", prog, c[i].cat, c[i].cmd,
+                   r.status, c[i].status, c[i].needle ? ", " : "",
+                   c[i].needle ? c[i].needle : "", r.err, untouched() ? "" : " (output touched)");
+        }
+        mb_test_run_free(&r);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("\n    %s: %zu hostile cases, %zu failed, %.1f s", prog, n, bad,
+           (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec));
+}
+
+#define RUN(prog, table) run_cases(prog, table, sizeof table / sizeof table[0])
+
+static void test_probe(void) { RUN("mbprobe", probe_cases); }
+static void test_train(void) { RUN("mbtrain", train_cases); }
+static void test_fit(void) { RUN("mbfit", fit_cases); }
+static void test_opt(void) { RUN("mbopt", opt_cases); }
+static void test_plot(void) { RUN("mbplot", plot_cases); }
+
+int mb_test_suite_hostile(void)
+{
+    CU_pSuite s = CU_add_suite("hostile", setup, teardown);
+    return !s || !CU_add_test(s, "mbprobe: hostile inputs", test_probe) ||
+           !CU_add_test(s, "mbtrain: hostile inputs", test_train) ||
+           !CU_add_test(s, "mbfit: hostile inputs", test_fit) ||
+           !CU_add_test(s, "mbopt: hostile inputs", test_opt) ||
+           !CU_add_test(s, "mbplot: hostile inputs", test_plot);
+}
