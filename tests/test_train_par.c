@@ -1050,6 +1050,39 @@ static void test_periods(void)
     mb_table_free(c);
 }
 
+/* The server algorithms' time is the learners' (issue 28): every evaluation happens while every
+ * learner is held, and wall_s leaves out those seconds only (t_paused_s), so no learner trains
+ * in time the log does not count. Evaluating at every update, t_paused_s holds all of t_eval_s
+ * (the pause is the evaluation plus the releases), and the learners report time held. */
+static void test_server_time(void)
+{
+    static const int algos[] = {MB_PAR_DOWNPOUR, MB_PAR_EASGD_ASYNC, MB_PAR_EAMSGD};
+    for (size_t k = 0; k < 3; k++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/held-%s.csv", dir, mb_par_algo_name(algos[k]));
+        mb_run_options o;
+        mb_run_result r;
+        mb_error err = {0};
+        options(&o, mlp, algos[k], 2, p);
+        o.max_updates = 40;
+        o.eval_every = 1;
+        o.tau = 2;
+        CU_ASSERT_EQUAL_FATAL(mb_train_run(&o, &r, &err), MB_OK);
+        mb_table *t = read_log(p);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        const char *ps = mb_table_meta(t, "t_paused_s"), *es = mb_table_meta(t, "t_eval_s"),
+                   *ws = mb_table_meta(t, "t_wait_s"), *is = mb_table_meta(t, "t_server_idle_s");
+        CU_ASSERT_FATAL(ps && es && ws && is);
+        CU_ASSERT(atof(ps) >= atof(es));
+        CU_ASSERT(atof(ws) > 0);
+        CU_ASSERT_EQUAL(mb_table_rows(t), 40);
+        if (!(atof(ps) >= atof(es)))
+            fprintf(stderr, "\n  %s: paused %s s, evaluating %s s", mb_par_algo_name(algos[k]),
+                    ps, es);
+        mb_table_free(t);
+    }
+}
+
 /* sgd-sync with dropout is one learner at M to float rounding: each learner's dropout masks are
  * keyed by its samples' indices in the whole batch (mb_net_set_sample_base), so 2 and 4
  * learners draw together the masks of one network at M. 20 updates, losses to 1e-4 (the order
@@ -1494,6 +1527,8 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "periods: --tau, --n-push/--n-fetch, --grad-after-exchange",
                      test_periods) ||
         !CU_add_test(s, "sgd-sync with dropout = one learner at M", test_sgd_sync_dropout) ||
+        !CU_add_test(s, "server algorithms: evaluations while the learners are held",
+                     test_server_time) ||
         !CU_add_test(s, "hostile input over threads", test_hostile_threads) ||
         !CU_add_test(s, "companion checkpoint: checksum, ranges, identity",
                      test_companion_checks) ||

@@ -21,7 +21,9 @@
  * Times: each learner adds up its seconds gathering (data), in forward/backward (compute), in
  * collectives and messages, waits included (comm), and in optimiser and averaging arithmetic
  * (update); the log gets the means over learners. wall_s is rank 0's training time with its
- * evaluations taken out, as for one learner.
+ * evaluations taken out, as for one learner; the server algorithms hold every learner while the
+ * server evaluates or checkpoints and take out exactly those seconds (t_paused_s), so that no
+ * learner trains in time the log does not count (par_async.c).
  *
  * Failing loudly (issue 28): ranks check at start that they agree on every setting that shapes
  * their collectives or their rule (par_agree), rank 0 checks the checkpoint's folder before
@@ -1116,6 +1118,14 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         snprintf(j.extra + len, sizeof j.extra - len, "# sma_tune=%s\n# sma_learners=%d\n",
                  j.trace, j.k_active);
         r->learners = j.k_active;
+    }
+    if (mb_par_algo_has_server(o->par) && o->par != MB_PAR_EASGD_HOGWILD) {
+        /* the server's side of the time: idle (waiting for pushes), every learner held
+         * (evaluations, checkpoints: out of wall_s), and the learners' mean time held */
+        size_t len = strlen(j.extra);
+        snprintf(j.extra + len, sizeof j.extra - len, "# t_server_idle_s=%.6f\n"
+                 "# t_paused_s=%.6f\n# t_wait_s=%.6f\n", j.server_idle_s, j.paused_s,
+                 ws[0].t[T_WAIT] / j.p);
     }
     if (rc == MB_OK && rank == 0)
         rc = mb_run_mon_finish(&j.mon, j.model, j.updates, j.samples, j.wall_s, j.loss, err);

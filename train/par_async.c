@@ -2,6 +2,13 @@
  * and EAMSGD against a server on rank 0 (first come, first served), and Hogwild EASGD's learner
  * threads with their watcher. The lockstep algorithms, the set-up and the checkpoints are in
  * par.c; the rules in par_rules.c.
+ *
+ * Honest time (issue 28): the server holds every learner at its next exchange before an update
+ * that evaluates (and before a checkpoint), evaluates, then lets them go; wall_s leaves out the
+ * seconds every learner was held (t_paused_s) and nothing else, so the learners' steps and the
+ * log's clock agree. Before, the server subtracted its evaluation, snapshot and checkpoint
+ * seconds while the learners trained on through them, up to tau steps each. The log also gets
+ * the server's idle seconds and the learners' mean seconds held (t_wait_s, apart from t_comm_s).
  */
 #include "par_impl.h"
 
@@ -41,50 +48,156 @@ static int server_checkpoint(worker *w, mb_optim *master, long updates, long ste
     return rc;
 }
 
+/* The server's state between messages. */
+typedef struct server {
+    worker *w;
+    mb_optim *master;      /* DOWNPOUR's master optimiser, or NULL */
+    long steps, loss_n, updates, next_ck, every;
+    double loss_sum;
+    double start;          /* when the loop began */
+    double paused_s;       /* seconds no learner ran: every one held for an evaluation or a
+                              checkpoint; out of wall_s, which is then the learners' time */
+    double idle_s;         /* seconds the server waited for a message */
+    int stop;
+    int hold_eval;         /* an evaluation is due: the learners are held first */
+} server;
+
+/* 1 when the monitor evaluates at update u (run.c: its schedule, or the bound). */
+static int eval_due(const job *j, long u)
+{
+    return u == j->mon.next_eval || (j->mon.bound > 0 && u == j->mon.bound);
+}
+
+/* Logs every update the learners' steps have completed, with wall_s as of `t` (the learners'
+ * time: paused_s out). With `held` 0, it stops before an update that evaluates and asks for
+ * the learners to be held first (s->hold_eval), so that none trains while the server evaluates:
+ * the seconds of an evaluation are then nobody's training time, as in the lockstep algorithms. */
+static void log_due(server *s, double t, int held)
+{
+    worker *w = s->w;
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    while (!s->stop && w->rc == MB_OK && s->steps * (long)j->m >= (s->updates + 1) * (long)o->batch) {
+        if (!held && eval_due(j, s->updates + 1)) {
+            s->hold_eval = 1;
+            return;
+        }
+        s->updates++;
+        /* several updates' worth at once share the steps' mean loss */
+        double loss = s->loss_n ? s->loss_sum / (double)s->loss_n : j->loss;
+        s->loss_sum = 0;
+        s->loss_n = 0;
+        j->updates = s->updates;
+        j->samples = (size_t)s->updates * (size_t)o->batch;
+        j->wall_s = j->wall0 + t - s->start - s->paused_s;
+        j->loss = loss;
+        mb_run_row row = {.update = s->updates,
+                          .epoch = (long)(j->samples / j->data->train.n),
+                          .samples = j->samples, .wall_s = j->wall_s, .loss = loss};
+        int rc = mb_run_mon_update(&j->mon, w->centre, &row, &s->stop, &w->err);
+        if (rc != MB_OK)
+            w->rc = rc;
+        mb_run_mon_progress(&j->mon, s->updates, j->samples, j->wall_s, loss);
+    }
+}
+
+/* Every learner still running is held (an evaluation or a checkpoint is due): log what is due;
+ * when that makes a checkpoint due, ask the held learners for their records ("2"); write the
+ * checkpoint; then tell each held learner "go on" (with the update count, the clock of its
+ * learning rate) or "stop". The seconds this takes are paused_s. Returns the learners that
+ * stopped. */
+static int release(server *s, char *held, int pending, float **all)
+{
+    worker *w = s->w;
+    job *j = w->j;
+    int P = mb_comm_size(w->c), gone = 0, rc;
+    double p0 = now_s();
+    s->hold_eval = 0;
+    log_due(s, p0, 1);
+    if (!pending && s->every && w->rc == MB_OK && s->updates >= s->next_ck) {
+        if (!*all && !(*all = malloc((size_t)P * j->rec * sizeof **all))) {
+            fail(w, MB_ENOMEM, "checkpoint");
+            par_abort(w);
+            return P;
+        }
+        float ask[3] = {2, (float)(s->updates / U_SPLIT), (float)(s->updates % U_SPLIT)};
+        for (int i = 1; i < P; i++)
+            if (held[i] && ((rc = mb_comm_send(w->c, ask, 3, i, TAG_PULL)) != MB_OK ||
+                            (rc = mb_comm_recv(w->c, *all + (size_t)i * j->rec, j->rec, i,
+                                               TAG_CKPT, NULL)) != MB_OK)) {
+                fail(w, rc, "checkpoint");
+                par_abort(w);
+                return P;
+            }
+        pending = 1;
+    }
+    if (pending && w->rc == MB_OK &&
+        (rc = server_checkpoint(w, s->master, s->updates, s->steps, *all)) != MB_OK)
+        w->rc = rc;
+    float go[3] = {(float)(s->stop || w->rc != MB_OK), (float)(s->updates / U_SPLIT),
+                   (float)(s->updates % U_SPLIT)};
+    for (int i = 1; i < P; i++) {
+        if (!held[i])
+            continue;
+        if ((rc = mb_comm_send(w->c, go, 3, i, TAG_PULL)) != MB_OK) {
+            fail(w, rc, "send");
+            par_abort(w);
+            return P;
+        }
+        gone += go[0] != 0;
+    }
+    memset(held, 0, (size_t)P);
+    if (pending)
+        s->next_ck = (s->updates / s->every + 1) * s->every;
+    s->paused_s += now_s() - p0;
+    return gone;
+}
+
 /* Rank 0 of DOWNPOUR, async EASGD, EAMSGD: the centre; the learners' pushes first come, first
  * served; the monitor each time M samples' worth of learner steps have been reported. A message
- * is n floats then (steps, loss sum); a reply is n floats then (stop, updates / 2^20,
- * updates mod 2^20, checkpoint): the update count is the learners' clock for the learning-rate
- * schedule. */
+ * is n floats then (steps, loss sum, push); a reply is n floats then (stop, updates / 2^20,
+ * updates mod 2^20, hold: 0 go on, 1 checkpoint, 2 wait for an evaluation): the update count is
+ * the learners' clock for the learning-rate schedule. A held learner waits for (go, updates as
+ * two floats). wall_s is the server's clock less the seconds every learner was held. */
 void par_run_server(worker *w)
 {
     job *j = w->j;
     const mb_run_options *o = j->o;
     const size_t n = j->n;
     float *c = w->centre, *msg = w->buf, *reply = w->aux, *all = NULL;
-    long steps = j->steps0, loss_n = 0, updates = j->updates0;
     int P = mb_comm_size(w->c), active = P - 1, paused = 0, pending = 0;
-    int stop = j->mon.bound > 0 && updates >= j->mon.bound;
-    char *held = calloc((size_t)P, 1); /* learners paused for the checkpoint */
-    long every = o->checkpoint_path ? o->checkpoint_every : 0;
-    long next_ck = every ? (updates / every + 1) * every : 0;
-    double start = now_s(), loss_sum = 0;
+    server s = {.w = w, .steps = j->steps0, .updates = j->updates0, .start = now_s(),
+                .every = o->checkpoint_path ? o->checkpoint_every : 0};
+    s.stop = j->mon.bound > 0 && s.updates >= j->mon.bound;
+    s.next_ck = s.every ? (s.updates / s.every + 1) * s.every : 0;
+    char *held = calloc((size_t)P, 1); /* learners held for a checkpoint or an evaluation */
     /* DOWNPOUR's master optimiser: SGD, or momentum / Nesterov at the master (Dean et al.);
      * without weight decay, which the learners' gradients carry (par_grad) */
-    mb_optim *master = NULL;
     mb_optim_params mp = o->optim;
     mp.weight_decay = 0;
-    if (!held || (o->par == MB_PAR_DOWNPOUR && mb_optim_create(&mp, n, &master, &w->err) != MB_OK)) {
+    if (!held || (o->par == MB_PAR_DOWNPOUR && mb_optim_create(&mp, n, &s.master, &w->err) != MB_OK)) {
         fail(w, w->err.status ? w->err.status : MB_ENOMEM, "server");
         free(held);
         par_abort(w);
         return;
     }
-    if (master && w->rec && mb_optim_state(master)) /* resumed: the master's velocity */
-        memcpy(mb_optim_state(master), w->rec + n, n * sizeof(float));
+    if (s.master && w->rec && mb_optim_state(s.master)) /* resumed: the master's velocity */
+        memcpy(mb_optim_state(s.master), w->rec + n, n * sizeof(float));
     while (active > 0) {
         int from = -1, rc;
+        double tw = now_s();
         if ((rc = mb_comm_recv(w->c, msg, n + 3, MB_COMM_ANY, TAG_PUSH, &from)) != MB_OK) {
             fail(w, rc, "receive");
             par_abort(w);
             break;
         }
+        s.idle_s += now_s() - tw;
         if (o->par == MB_PAR_DOWNPOUR) { /* a push: x~ <- x~ - eta sum, or --optim's step on
                                           * it, at the rate of the update under way; a fetch
                                           * alone (the first exchange) makes no master step */
             if (msg[n + 2] != 0) {
-                mb_optim_set_updates(master, updates);
-                mb_optim_step(master, c, msg);
+                mb_optim_set_updates(s.master, s.updates);
+                mb_optim_step(s.master, c, msg);
             }
             memcpy(reply, c, n * sizeof *c);
         } else { /* the learner takes e = alpha (x^i - x~) from the old centre, as here */
@@ -93,29 +206,14 @@ void par_run_server(worker *w)
             for (size_t k = 0; k < n; k++)
                 c[k] += a * (msg[k] - reply[k]);
         }
-        steps += (long)msg[n];
-        loss_sum += msg[n + 1];
-        loss_n += (long)msg[n];
-        while (!stop && w->rc == MB_OK && steps * (long)j->m >= (updates + 1) * (long)o->batch) {
-            updates++;
-            /* several updates' worth at once share the steps' mean loss */
-            double loss = loss_n ? loss_sum / (double)loss_n : j->loss;
-            loss_sum = 0;
-            loss_n = 0;
-            j->updates = updates;
-            j->samples = (size_t)updates * (size_t)o->batch;
-            j->wall_s = j->wall0 + now_s() - start - j->mon.eval_s - j->mon.snap_s - j->ckpt_s;
-            j->loss = loss;
-            mb_run_row row = {.update = updates,
-                              .epoch = (long)(j->samples / j->data->train.n),
-                              .samples = j->samples, .wall_s = j->wall_s, .loss = loss};
-            if ((rc = mb_run_mon_update(&j->mon, c, &row, &stop, &w->err)) != MB_OK)
-                w->rc = rc;
-            mb_run_mon_progress(&j->mon, updates, j->samples, j->wall_s, loss);
-        }
+        s.steps += (long)msg[n];
+        s.loss_sum += msg[n + 1];
+        s.loss_n += (long)msg[n];
+        if (!s.hold_eval)
+            log_due(&s, now_s(), 0);
         /* a checkpoint due is taken before the learners stop, so a run ends with one at its
          * bound as the lockstep ones do */
-        if (every && !pending && w->rc == MB_OK && updates >= next_ck) {
+        if (s.every && !pending && !s.hold_eval && w->rc == MB_OK && s.updates >= s.next_ck) {
             if (!all && !(all = malloc((size_t)P * j->rec * sizeof *all))) {
                 fail(w, MB_ENOMEM, "checkpoint");
                 par_abort(w);
@@ -123,10 +221,11 @@ void par_run_server(worker *w)
             }
             pending = 1;
         }
-        reply[n] = (stop || w->rc != MB_OK) && !pending;
-        reply[n + 1] = (float)(updates / U_SPLIT);
-        reply[n + 2] = (float)(updates % U_SPLIT);
-        reply[n + 3] = pending;
+        int hold = pending ? 1 : s.hold_eval ? 2 : 0;
+        reply[n] = (s.stop || w->rc != MB_OK) && !hold;
+        reply[n + 1] = (float)(s.updates / U_SPLIT);
+        reply[n + 2] = (float)(s.updates % U_SPLIT);
+        reply[n + 3] = (float)hold;
         if ((rc = mb_comm_send(w->c, reply, n + 4, from, TAG_PULL)) != MB_OK) {
             fail(w, rc, "send");
             par_abort(w);
@@ -134,37 +233,27 @@ void par_run_server(worker *w)
         }
         if (reply[n] != 0) {
             active--;
-        } else if (reply[n + 3] != 0) {
+        } else if (hold == 1) {
             if ((rc = mb_comm_recv(w->c, all + (size_t)from * j->rec, j->rec, from, TAG_CKPT,
                                    NULL)) != MB_OK) {
                 fail(w, rc, "checkpoint");
                 par_abort(w);
                 break;
             }
+        }
+        if (hold) {
             held[from] = 1;
             paused++;
         }
-        if (pending && paused == active) { /* every learner still running waits: write */
-            float go = stop || w->rc != MB_OK;
-            if (w->rc == MB_OK && active > 0 &&
-                (rc = server_checkpoint(w, master, updates, steps, all)) != MB_OK) {
-                w->rc = rc;
-                go = 1;
-            }
-            for (int i = 1; i < P; i++)
-                if (held[i] && (rc = mb_comm_send(w->c, &go, 1, i, TAG_PULL)) != MB_OK) {
-                    fail(w, rc, "send");
-                    par_abort(w);
-                    active = 0;
-                }
-            memset(held, 0, (size_t)P);
-            if (go != 0)
-                active -= paused;
+        if (hold && paused == active) { /* every learner still running waits */
+            active -= release(&s, held, pending, &all);
             paused = pending = 0;
-            next_ck = (updates / every + 1) * every;
         }
     }
-    mb_optim_free(master);
+    j->ckpt_s = 0; /* inside paused_s */
+    j->server_idle_s = s.idle_s;
+    j->paused_s = s.paused_s;
+    mb_optim_free(s.master);
     free(all);
     free(held);
     memcpy(j->model, c, n * sizeof *c);
@@ -209,7 +298,7 @@ void par_run_async_learner(worker *w)
     }
     for (long t = w->skip_exchange ? w->next_t : 0;; t++) {
         double t0 = now_s();
-        int rc, exchanged = 0;
+        int rc = MB_OK, exchanged = 0;
         /* DOWNPOUR pushes a sum only once it holds steps; EASGD exchanges every tau steps */
         int push = downpour ? t > 0 && t % np == 0 : t % o->tau == 0;
         int fetch = downpour ? t % nf == 0 : push;
@@ -253,23 +342,38 @@ void par_run_async_learner(worker *w)
                 mb_par_elastic(x, reply, n, a); /* the reply's copy of x~ moves as the server's did */
             }
             lap(w, T_UPDATE, &t0);
-            if (reply[n + 3] != 0) { /* a checkpoint: this learner's state, then wait */
-                float go = 0;
-                if (exchanged) /* e goes in the record's centre block (unused here): a resumed
-                                * learner takes this step from x with the same e */
-                    memcpy(w->centre, reply, n * sizeof *reply);
-                w->u_next = u;
-                w->next_t = t;
-                par_pack(w, w->rec);
-                if ((rc = mb_comm_send(w->c, w->rec, j->rec, 0, TAG_CKPT)) != MB_OK ||
-                    (rc = mb_comm_recv(w->c, &go, 1, 0, TAG_PULL, NULL)) != MB_OK) {
-                    fail(w, rc, "checkpoint");
-                    par_abort(w);
-                    break;
+            /* held (1: a checkpoint, send the record first; 2: an evaluation): wait for the
+             * word, which may ask for the record after all ("2": a checkpoint came due) */
+            float go[3] = {0, 0, 0};
+            int ck = reply[n + 3] == 1;
+            long uc = u; /* the clock the record carries */
+            while (reply[n + 3] != 0 && rc == MB_OK) {
+                if (ck) {
+                    if (exchanged) /* e goes in the record's centre block (unused here): a
+                                    * resumed learner takes this step from x with the same e */
+                        memcpy(w->centre, reply, n * sizeof *reply);
+                    w->u_next = uc;
+                    w->next_t = t;
+                    par_pack(w, w->rec);
+                    if ((rc = mb_comm_send(w->c, w->rec, j->rec, 0, TAG_CKPT)) != MB_OK)
+                        break;
                 }
-                lap(w, T_COMM, &t0);
-                if (go != 0)
+                if ((rc = mb_comm_recv(w->c, go, 3, 0, TAG_PULL, NULL)) != MB_OK)
                     break;
+                uc = (long)go[1] * U_SPLIT + (long)go[2];
+                if (!(ck = go[0] == 2))
+                    break;
+            }
+            if (rc != MB_OK) {
+                fail(w, rc, "held by the server");
+                par_abort(w);
+                break;
+            }
+            if (reply[n + 3] != 0) {
+                lap(w, T_WAIT, &t0);
+                if (go[0] != 0)
+                    break;
+                u = uc;
             }
         }
         long epoch;

@@ -73,7 +73,7 @@ static inline double now_s(void)
 }
 
 
-enum { T_COMPUTE, T_COMM, T_DATA, T_UPDATE, T_N };
+enum { T_COMPUTE, T_COMM, T_DATA, T_UPDATE, T_WAIT, T_N }; /* T_WAIT: held by the server */
 enum { TAG_PUSH = 11, TAG_PULL = 12, TAG_CKPT = 13 };
 
 typedef struct job job;
@@ -120,8 +120,11 @@ struct job {
     long updates0;
     size_t samples0;
     double wall0;
-    double ckpt_s;         /* server algorithms, Hogwild: seconds writing checkpoints (rank 0),
-                              taken out of wall_s as the lockstep loop leaves them out */
+    double ckpt_s;         /* Hogwild: seconds writing checkpoints (rank 0), taken out of wall_s
+                              as the lockstep loop leaves them out */
+    double paused_s;       /* server algorithms: seconds every learner was held (evaluations,
+                              checkpoints), out of wall_s */
+    double server_idle_s;  /* server algorithms: seconds the server waited for a message */
     /* the run so far (rank 0) */
     long updates;
     size_t samples;
