@@ -121,6 +121,95 @@ static void test_comm_threads(void)
         mb_comm_free(c[r]);
 }
 
+/* Abort and timeout over threads: rank 1 aborts while rank 0 waits in an allreduce and rank 2
+ * in a receive; both return MB_EMPI at once (well under a second) and every later wait too;
+ * mb_comm_aborted_by names rank 1. Then a fresh group with a 0.2 s timeout: rank 0 waits at a
+ * barrier that rank 1 reaches only after 1.5 s; rank 0 gives up after about 0.2 s, timed out,
+ * and rank 1's late barrier returns MB_EMPI. */
+typedef struct stall_arg {
+    mb_communicator *c;
+    int rc;
+    double took;
+} stall_arg;
+
+static double secs(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void *abort_worker(void *p)
+{
+    stall_arg *a = p;
+    float b[4] = {1, 2, 3, 4};
+    double t0 = secs();
+    int r = mb_comm_rank(a->c);
+    if (r == 0)
+        a->rc = mb_comm_allreduce_sum(a->c, b, 4);
+    else if (r == 2)
+        a->rc = mb_comm_recv(a->c, b, 4, 1, 5, NULL);
+    else {
+        nanosleep(&(struct timespec){0, 200000000L}, NULL);
+        mb_comm_abort(a->c, 1);
+        a->rc = mb_comm_barrier(a->c);
+    }
+    a->took = secs() - t0;
+    return NULL;
+}
+
+static void *late_worker(void *p)
+{
+    stall_arg *a = p;
+    double t0 = secs();
+    if (mb_comm_rank(a->c) == 1)
+        nanosleep(&(struct timespec){1, 500000000L}, NULL);
+    a->rc = mb_comm_barrier(a->c);
+    a->took = secs() - t0;
+    return NULL;
+}
+
+static void test_comm_abort_timeout(void)
+{
+    mb_communicator *c[3];
+    mb_error err = {0};
+    pthread_t t[3];
+    stall_arg a[3];
+    CU_ASSERT_EQUAL_FATAL(mb_comm_threads_create(3, c, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_comm_aborted_by(c[0]), -1);
+    for (int r = 0; r < 3; r++) {
+        a[r] = (stall_arg){.c = c[r]};
+        pthread_create(&t[r], NULL, abort_worker, &a[r]);
+    }
+    for (int r = 0; r < 3; r++) {
+        pthread_join(t[r], NULL);
+        CU_ASSERT_EQUAL(a[r].rc, MB_EMPI);
+        CU_ASSERT(a[r].took < 1.0);
+    }
+    CU_ASSERT_EQUAL(mb_comm_aborted_by(c[2]), 1);
+    CU_ASSERT(!mb_comm_timed_out(c[0]));
+    float b = 1;
+    CU_ASSERT_EQUAL(mb_comm_bcast(c[0], &b, 1, 0), MB_EMPI); /* and every later wait */
+    for (int r = 0; r < 3; r++)
+        mb_comm_free(c[r]);
+    CU_ASSERT_EQUAL_FATAL(mb_comm_threads_create(2, c, &err), MB_OK);
+    for (int r = 0; r < 2; r++) {
+        mb_comm_set_timeout(c[r], 0.2);
+        a[r] = (stall_arg){.c = c[r]};
+        pthread_create(&t[r], NULL, late_worker, &a[r]);
+    }
+    for (int r = 0; r < 2; r++) {
+        pthread_join(t[r], NULL);
+        CU_ASSERT_EQUAL(a[r].rc, MB_EMPI);
+    }
+    CU_ASSERT(a[0].took > 0.15 && a[0].took < 1.0);
+    CU_ASSERT(mb_comm_timed_out(c[0]));
+    CU_ASSERT(!mb_comm_timed_out(c[1]));
+    CU_ASSERT_EQUAL(mb_comm_aborted_by(c[1]), 0);
+    for (int r = 0; r < 2; r++)
+        mb_comm_free(c[r]);
+}
+
 /* ---- the rules, one step by hand ------------------------------------------------------------ */
 
 /* The numbers below were worked on paper from docs/algorithms.md; they are exact in binary to about
@@ -1509,6 +1598,7 @@ int mb_test_suite_train_par(void)
 {
     CU_pSuite s = CU_add_suite("train_par", setup, teardown);
     if (!s || !CU_add_test(s, "threads communicator", test_comm_threads) ||
+        !CU_add_test(s, "threads communicator: abort and timeout", test_comm_abort_timeout) ||
         !CU_add_test(s, "update rules by hand", test_rules_by_hand) ||
         !CU_add_test(s, "round-robin EASGD stability region", test_easgd_stability) ||
         !CU_add_test(s, "sgd-sync over threads = SGD at M", test_sgd_sync_threads) ||
