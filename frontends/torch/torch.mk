@@ -11,8 +11,10 @@
 # log, and `make run-torch` again redoes only what is missing; rm -rf $(OUT) to start over):
 #   probe     mbkit_torch probe   -> step.csv (the model's update step at TORCH_PROBE_BATCHES)
 #   train     mbkit_torch runs    -> runs/lrLR/*.csv (TORCH_BATCHES x TORCH_SEEDS to TORCH_TARGET)
-#   nfit      mbfit nupdate --weights pooled   -> nfit.json
-#   tfit      mbfit tupdate step.csv + the runs -> tfit.json
+#   check     fit the sweep; train the M that would check the recommendation (mbopt validate
+#             --missing) on the sweep's seeds -> check/lrLR/*.csv; refit; once more if it moved
+#   nfit      mbfit nupdate --weights pooled of every run    -> nfit.json
+#   tfit      mbfit tupdate step.csv + every run             -> tfit.json
 #   scale     mbopt scale (one learner: the front end times one)  -> scale.txt, scale.json
 #   holdout   mbopt validate --holdout-plan N, trained by mbkit_torch runs --plan -> holdout/lrLR/
 #   validate  mbopt validate --holdout ... -> validate.txt, .csv, .json
@@ -42,6 +44,10 @@ TORCH_RUNS   = $(TORCH_FE) runs $(TORCH_COMMON) --target-loss $(TORCH_TARGET) \
                --eval-frac $(TORCH_EVAL_FRAC) --max-updates $(TORCH_MAX_UPDATES)
 TORCH_LOGS   = $(OUT)/runs/lr$(TORCH_LR)
 TORCH_FITS   = --nfit $(OUT)/nfit.json --tfit $(OUT)/tfit.json
+TORCH_NFIT   = mbfit nupdate --target-loss $(TORCH_TARGET) --lr $(TORCH_LR) --weights pooled --bootstrap 200
+# the sweep's runs and the check's (P = 1, one learning rate)
+TORCH_DIRS     = $(TORCH_LOGS) $$(ls -d $(OUT)/check/lr* 2>/dev/null)
+TORCH_ALL_LOGS = $(TORCH_LOGS)/*.csv $$(ls $(OUT)/check/lr*/*.csv 2>/dev/null)
 TS           = $(OUT)/.torch
 
 .PHONY: run-torch torch-pipeline
@@ -58,7 +64,7 @@ run-torch: deps deps-peers
 	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
 	  END { if (w + e > 0) printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation)\n", w, e, 100 * e / (w + e) }' \
-	  $$(ls $(TORCH_OUT)/runs/lr*/*.csv $(TORCH_OUT)/holdout/lr*/*.csv 2>/dev/null); \
+	  $$(ls $(TORCH_OUT)/runs/lr*/*.csv $(TORCH_OUT)/check/lr*/*.csv $(TORCH_OUT)/holdout/lr*/*.csv 2>/dev/null); \
 	echo "report: $(TORCH_OUT)/report.html"; \
 	echo "total: $$(( $$(date +%s) - t0 )) s"
 
@@ -75,34 +81,49 @@ $(TS)/train.done: | $(CMDS) $(TS)/probe.done
 	  rm -rf $(OUT)/runs && run $(TORCH_RUNS) --batch $(subst $() ,$(comma),$(strip $(TORCH_BATCHES))) \
 	    --seeds $(subst $() ,$(comma),$(strip $(TORCH_SEEDS))) --log-dir $(TORCH_LOGS) && touch $@)
 
-$(TS)/nfit.done: $(TS)/train.done
-	@$(call stage,nfit,fit N_update(M) to the runs (mbfit nupdate),see $(OUT)/logs/train.log, \
-	  run mbfit nupdate --target-loss $(TORCH_TARGET) --lr $(TORCH_LR) --weights pooled --bootstrap 200 \
-	    $(TORCH_LOGS)/*.csv --json -o $(OUT)/nfit.json && touch $@)
+# Closing the loop as make run's check stage does: fit the sweep, train the M that would check
+# the recommendation and have no runs yet (mbopt validate --missing: the optimum and M / 1.5,
+# M * 1.5) on the sweep's seeds, refit, and once more if the optimum moved to an untrained M.
+$(TS)/check.done: $(TS)/train.done $(TS)/probe.done
+	@$(call stage,check,fit the sweep; train the recommended M and its neighbours,too few runs reached the target: raise TORCH_TARGET (now $(TORCH_TARGET)); see $(OUT)/logs/check.log, \
+	  rm -rf $(OUT)/check && mkdir -p $(OUT)/check && \
+	  fit() { run $(TORCH_NFIT) $(TORCH_ALL_LOGS) --json -o $(OUT)/check/nfit.json && \
+	    run mbfit tupdate $(OUT)/step.csv $(TORCH_ALL_LOGS) --json -o $(OUT)/check/tfit.json; } && \
+	  fit && for round in 1 2; do \
+	    todo=$$(mbopt validate --nfit $(OUT)/check/nfit.json --tfit $(OUT)/check/tfit.json --missing $(TORCH_DIRS)) || exit 1; \
+	    [ -n "$$todo" ] || break; \
+	    plan=$$(for s in $(TORCH_SEEDS); do for t in $$todo; do printf '%s$(comma)%s ' "$$t" "$$s"; done; done); \
+	    run $(TORCH_RUNS) --plan "$$plan" --log-dir '$(OUT)/check/lr{lr}' || exit 1; \
+	    fit || exit 1; \
+	  done && touch $@)
 
-$(TS)/tfit.done: $(TS)/probe.done $(TS)/train.done
+$(TS)/nfit.done: $(TS)/check.done
+	@$(call stage,nfit,fit N_update(M) to every run (mbfit nupdate),see $(OUT)/logs/check.log, \
+	  run $(TORCH_NFIT) $(TORCH_ALL_LOGS) --json -o $(OUT)/nfit.json && touch $@)
+
+$(TS)/tfit.done: $(TS)/probe.done $(TS)/check.done
 	@$(call stage,tfit,T_update from the runs and the probe (mbfit tupdate),the step table needs 3 or more batch sizes (TORCH_PROBE_BATCHES), \
-	  run mbfit tupdate $(OUT)/step.csv $(TORCH_LOGS)/*.csv --json -o $(OUT)/tfit.json && touch $@)
+	  run mbfit tupdate $(OUT)/step.csv $(TORCH_ALL_LOGS) --json -o $(OUT)/tfit.json && touch $@)
 
 $(TS)/scale.done: $(TS)/nfit.done $(TS)/tfit.done
 	@$(call stage,scale,optimal M for one learner (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
-	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(TORCH_LOGS) -o $(OUT)/scale.txt && \
-	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(TORCH_LOGS) --json -o $(OUT)/scale.json && touch $@)
+	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(TORCH_DIRS) -o $(OUT)/scale.txt && \
+	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(TORCH_DIRS) --json -o $(OUT)/scale.json && touch $@)
 
 $(TS)/holdout.done: $(TS)/scale.done
 	@$(call stage,holdout,train the answer and its rivals on $(TORCH_HOLDOUT_SEEDS) fresh seeds,TORCH_HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
 	  rm -rf $(OUT)/holdout && \
-	  plan=$$(mbopt validate $(TORCH_FITS) --holdout-plan $(TORCH_HOLDOUT_SEEDS) $(TORCH_LOGS)) && \
+	  plan=$$(mbopt validate $(TORCH_FITS) --holdout-plan $(TORCH_HOLDOUT_SEEDS) $(TORCH_DIRS)) && \
 	  run $(TORCH_RUNS) --plan "$$plan" --log-dir '$(OUT)/holdout/lr{lr}' && touch $@)
 
 $(TS)/validate.done: $(TS)/holdout.done
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
 	  held=$$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done) && \
-	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_LOGS) -o $(OUT)/validate.txt && \
-	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_LOGS) --csv -o $(OUT)/validate.csv && \
-	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_LOGS) --json -o $(OUT)/validate.json && touch $@)
+	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_DIRS) -o $(OUT)/validate.txt && \
+	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_DIRS) --csv -o $(OUT)/validate.csv && \
+	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_DIRS) --json -o $(OUT)/validate.json && touch $@)
 
 $(TS)/report.done: $(TS)/validate.done
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe train nfit tfit scale holdout validate; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
+	  for s in probe train check nfit tfit scale holdout validate; do cat $(OUT)/logs/$$s.cmd 2>/dev/null; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT) && touch $@)
