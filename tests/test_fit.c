@@ -630,6 +630,47 @@ static void test_end_to_end(void)
     mb_test_rmdir(dir);
 }
 
+/* Issue #25: a run counts once (the same file under two names, or a copy of one seed's run),
+ * counts are whole, and a table already read is handed on rather than read again. */
+static void test_runs_once(void)
+{
+    char dir[256], a[512], b[512], pts[512];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write_run_log(dir, "net", 0.5, 16, 1, 40, 1e-3, 0);
+    mb_test_write_run_log(dir, "net", 0.5, 32, 1, 30, 1e-3, 0);
+    snprintf(a, sizeof a, "%s/net-b16-s1.csv", dir);
+    snprintf(b, sizeof b, "%s/copy.csv", dir);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", a, b);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    const double thr = 0.5;
+    mb_fit_runs runs;
+    mb_error err = {0};
+    const char *twice[] = {a, a};
+    CU_ASSERT_EQUAL(mb_fit_runs_read_logs(twice, 2, &thr, 1, 1, &runs, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "given twice"));
+    const char *copy[] = {a, b};
+    CU_ASSERT_EQUAL(mb_fit_runs_read_logs(copy, 2, &thr, 1, 1, &runs, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the same run"));
+    /* the first log read by the caller, the second here */
+    char c[512];
+    snprintf(c, sizeof c, "%s/net-b32-s1.csv", dir);
+    mb_table *t;
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(a, &t, &err), MB_OK);
+    const char *two[] = {a, c};
+    CU_ASSERT_EQUAL(mb_fit_runs_read_logs_first(t, two, 2, &thr, 1, 1, &runs, &err), MB_OK);
+    CU_ASSERT_EQUAL(runs.n, 2u);
+    CU_ASSERT_DOUBLE_EQUAL(runs.batch[0], 16, 0);
+    CU_ASSERT_DOUBLE_EQUAL(runs.n_update[1], 30, 0);
+    mb_fit_runs_free(&runs);
+    mb_table_free(t);
+    /* a batch of 8.5 samples is not a batch */
+    mb_test_write(pts, sizeof pts, dir, "p.csv", "batch,n_update\n8,900\n16.5,500\n");
+    CU_ASSERT_EQUAL(mb_fit_runs_read_points(pts, &runs, &err), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "p.csv:3: field 'batch': 16.5 is not a whole number"));
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_fit(void)
 {
     CU_pSuite s = CU_add_suite("fit", NULL, NULL);
@@ -647,5 +688,6 @@ int mb_test_suite_fit(void)
            !CU_add_test(s, "overlap form (Pollux)", test_overlap) ||
            !CU_add_test(s, "collectives: exact, coverage, bounds", test_comm) ||
            !CU_add_test(s, "mbfit: bad input, usage", test_cli_errors) ||
-           !CU_add_test(s, "mbfit -> mbopt end to end", test_end_to_end);
+           !CU_add_test(s, "mbfit -> mbopt end to end", test_end_to_end) ||
+           !CU_add_test(s, "runs count once, counts are whole", test_runs_once);
 }

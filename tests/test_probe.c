@@ -1489,6 +1489,24 @@ static void test_probe_bad_input(void)
     mb_test_rmdir(dir);
 }
 
+/* Issue #25: what a convolution point costs at least (its flops at a peak no device reaches),
+ * and the shapes the kernels' int arithmetic cannot count, refused before any is sized. */
+static void test_conv_guards(void)
+{
+    mb_conv_shape lenet = {64, 6, 14, 14, 16, 5, 1, 0}; /* conv2 at M = 64: 2.4e8 flops */
+    double t = mb_probe_conv_min_s(&lenet, "cpu", 1);
+    CU_ASSERT_TRUE(mb_test_close(t, 2.0 * 64 * 16 * 10 * 10 * 6 * 25 / 1e11, 1e-12));
+    CU_ASSERT_TRUE(mb_test_close(mb_probe_conv_min_s(&lenet, "cpu", 4), t / 4, 1e-12));
+    CU_ASSERT_TRUE(mb_probe_conv_min_s(&lenet, "cuda", 1) < t / 100);
+    char why[128];
+    CU_ASSERT_TRUE(mb_probe_conv_shape_ok(&lenet, why, sizeof why));
+    mb_conv_shape wide = {1, 1000000, 1000, 1000, 4, 1000, 1, 0}; /* C F F = 1e12 */
+    CU_ASSERT_FALSE(mb_probe_conv_shape_ok(&wide, why, sizeof why));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "past 2^31"));
+    mb_conv_shape deep = {1, 46341, 1, 1, 46341, 1, 1, 0}; /* K C = 2^31 + 1 weights */
+    CU_ASSERT_FALSE(mb_probe_conv_shape_ok(&deep, why, sizeof why));
+}
+
 int mb_test_suite_probe(void)
 {
     CU_pSuite s = CU_add_suite("probe", NULL, NULL);
@@ -1520,5 +1538,6 @@ int mb_test_suite_probe(void)
            !CU_add_test(s, "conv: a workspace out of memory is a row", test_conv_out_of_memory) ||
            !CU_add_test(s, "mbprobe step and learners end to end", test_step_cli) ||
            !CU_add_test(s, "mbprobe conv end to end, with its cache", test_conv_cli) ||
-           !CU_add_test(s, "mbprobe step, conv, learners: bad input", test_probe_bad_input);
+           !CU_add_test(s, "mbprobe step, conv, learners: bad input", test_probe_bad_input) ||
+           !CU_add_test(s, "conv: least time and shapes past int", test_conv_guards);
 }
