@@ -887,6 +887,159 @@ static void *worker_main(void *p)
     return NULL;
 }
 
+/* The parallel run's "# key=value" lines for the log (run.c writes them with the metadata). */
+static void job_extra(job *j)
+{
+    const mb_run_options *o = j->o;
+    int k = snprintf(j->extra, sizeof j->extra, "# learner_batch=%d\n", j->m);
+    if (o->par != MB_PAR_SGD_SYNC)
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# %s=%.9g\n",
+                      o->par == MB_PAR_DOWNPOUR ? "unused_alpha" : "elastic_alpha", j->alpha);
+    if (mb_par_algo_has_server(o->par))
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# tau=%ld\n# server=rank 0\n",
+                      o->tau);
+    if (o->par == MB_PAR_EAMSGD || o->par == MB_PAR_SMA)
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# %s=%.9g\n",
+                      o->par == MB_PAR_SMA ? "sma_momentum" : "eamsgd_delta", j->mu);
+    if (o->par == MB_PAR_DOWNPOUR)
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# n_push=%ld\n# n_fetch=%ld\n",
+                      o->n_push ? o->n_push : o->tau, o->n_fetch ? o->n_fetch : o->tau);
+    if (o->par == MB_PAR_EASGD_ASYNC || o->par == MB_PAR_EAMSGD || o->par == MB_PAR_EASGD_HOGWILD)
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# gradient=%s\n",
+                      o->grad_after_exchange ? "after-exchange" : "before-exchange");
+    if (o->par == MB_PAR_EASGD_SYNC)
+        snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# overlap=%d\n# tau=%ld\n",
+                 !o->no_overlap, o->tau);
+}
+
+/* A resumed run: PATH.learners' head (rank 0 takes its log rows into *rows0, *len0 bytes),
+ * checked against this run (records, parameters, algorithm, identity), and where the run was. */
+static int job_resume(job *j, int rank, char **rows0, size_t *len0, mb_error *err)
+{
+    const mb_run_options *o = j->o;
+    int rc;
+    mb_par_ckpt_head h;
+    if ((rc = mb_par_ckpt_read(o->resume_path, &h, rank == 0 ? rows0 : NULL, 0, NULL,
+                               err)) != MB_OK)
+        return rc;
+    /* a record per rank of the communicator: the learners, and the server or watcher */
+    uint64_t recs = (uint64_t)j->p + (mb_par_algo_has_server(o->par) ? 1 : 0);
+    if (h.learners != recs || h.params != j->n || h.algo != o->par ||
+        h.rec_floats != j->rec) {
+        free(*rows0);
+        *rows0 = NULL;
+        rc = mb_error_set(err, MB_EINVAL, "%s: checkpoint of %s with %llu records of %llu "
+                          "parameters; this run is %s with %llu of %zu", o->resume_path,
+                          mb_par_algo_name(h.algo), (unsigned long long)h.learners,
+                          (unsigned long long)h.params, mb_par_algo_name(o->par),
+                          (unsigned long long)recs, j->n);
+        return rc;
+    }
+    /* the run's identity, as PATH's is checked (run_ckpt.c) */
+    const char *what = h.data_fp != j->data_fp ? "data (--data, --eval-frac, --data-seed)"
+                       : h.seed != o->seed    ? "--seed"
+                       : h.batch != o->batch  ? "--batch"
+                       : h.tau != o->tau      ? "--tau"
+                                              : NULL;
+    if (what) {
+        free(*rows0);
+        *rows0 = NULL;
+        rc = mb_error_set(err, MB_EINVAL, "%s: the learners' checkpoint is of another %s "
+                          "(seed %llu, batch %lld, tau %lld); resume with the run's own "
+                          "settings", o->resume_path, what, (unsigned long long)h.seed,
+                          (long long)h.batch, (long long)h.tau);
+        return rc;
+    }
+    j->updates0 = j->updates = h.updates;
+    j->samples0 = j->samples = h.samples;
+    j->wall0 = j->wall_s = h.wall_s;
+    j->steps0 = h.steps;
+    if (o->sma_tune) { /* where the tuning was */
+        j->k_active = h.k_active;
+        j->k_was = h.k_was;
+        j->tuning = h.tuning;
+        j->tune_u0 = h.tune_u0;
+        j->tune_s0 = h.tune_s0;
+        j->tune_t0 = h.tune_t0;
+        j->tune_prev = h.tune_prev;
+        snprintf(j->trace, sizeof j->trace, "%s", h.trace);
+    }
+    j->alpha = h.alpha;
+    *len0 = h.log_len;
+    return MB_OK;
+}
+
+/* The run's result from the workers' seconds (rank 0's sums) and the job: the time parts, B_simple
+ * (sgd-sync), SMA's tuning trace and the server's times into the log's extra lines. */
+static void job_results(job *j, const worker *ws0, mb_run_result *r)
+{
+    const mb_run_options *o = j->o;
+    r->t_compute_s = ws0->t[T_COMPUTE] / j->p;
+    r->t_comm_s = ws0->t[T_COMM] / j->p;
+    r->t_data_s = ws0->t[T_DATA] / j->p;
+    r->t_update_s = ws0->t[T_UPDATE] / j->p;
+    if (j->g2_n > 0 && j->p > 1) {
+        /* McCandlish et al. (appendix A.1): from |G_b|^2 at b = m and B = M samples,
+         * |G|^2 ~ (B |G_B|^2 - b |G_b|^2) / (B - b), S ~ (|G_b|^2 - |G_B|^2) / (1/b - 1/B),
+         * each averaged over the run before the ratio B_simple = S / |G|^2 */
+        double b = j->m, B = o->batch, gs = j->g2_small / (double)j->g2_n,
+               gb = j->g2_big / (double)j->g2_n;
+        double G2 = (B * gb - b * gs) / (B - b), S = (gs - gb) / (1 / b - 1 / B);
+        r->b_simple = G2 > 0 ? S / G2 : NAN;
+    }
+    if (o->sma_tune) {
+        size_t len = strlen(j->extra);
+        snprintf(j->extra + len, sizeof j->extra - len, "# sma_tune=%s\n# sma_learners=%d\n",
+                 j->trace, j->k_active);
+        r->learners = j->k_active;
+    }
+    if (mb_par_algo_has_server(o->par) && o->par != MB_PAR_EASGD_HOGWILD) {
+        /* the server's side of the time: idle (waiting for pushes), every learner held
+         * (evaluations, checkpoints: out of wall_s), and the learners' mean time held */
+        size_t len = strlen(j->extra);
+        snprintf(j->extra + len, sizeof j->extra - len, "# t_server_idle_s=%.6f\n"
+                 "# t_paused_s=%.6f\n# t_wait_s=%.6f\n", j->server_idle_s, j->paused_s,
+                 ws0->t[T_WAIT] / j->p);
+    }
+}
+
+/* Starts the workers (rank 0 of this process in the caller's thread), waits for them, and
+ * returns the failure to report: the worker that ended the job (the others' waits merely
+ * returned), else the first that failed, "NAME: why". */
+static int job_run_workers(job *j, int threads, mb_communicator **comms, worker *ws,
+                           thread_arg *args, pthread_t *tids, mb_error *err)
+{
+    for (int i = 0; i < threads; i++)
+        args[i] = (thread_arg){.j = j, .c = comms[i], .w = &ws[i]};
+    int started = 1;
+    for (int i = 1; i < threads; i++, started++)
+        if (pthread_create(&tids[i], NULL, worker_main, &args[i]) != 0)
+            break;
+    if (started < threads) {
+        char why[96];
+        snprintf(why, sizeof why, "could not start %d learner threads", threads);
+        /* the started ones wait at the first broadcast: the abort lets them return */
+        mb_comm_abort_why(comms[0], 1, why);
+        for (int i = 1; i < started; i++)
+            pthread_join(tids[i], NULL);
+        return mb_error_set(err, MB_ENOMEM, "%s", why);
+    }
+    worker_main(&args[0]);
+    for (int i = 1; i < threads; i++)
+        pthread_join(tids[i], NULL);
+    int first = mb_comm_aborted_by(comms[0]);
+    const worker *cause = first >= 0 ? &ws[first % threads] : NULL;
+    for (int i = 0; i < threads && !cause; i++)
+        if (ws[i].rc != MB_OK)
+            cause = &ws[i];
+    if (!cause)
+        return MB_OK;
+    char name[64];
+    who(cause, name, sizeof name);
+    int rc = cause->rc != MB_OK ? cause->rc : MB_EMPI;
+    return mb_error_set(err, rc, "%s: %s", name, cause->err.msg[0] ? cause->err.msg : "failed");
+}
+
 int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -967,75 +1120,11 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         rc = mb_error_set(err, MB_ENOMEM, "out of memory for the model");
         goto out;
     }
-    int k = snprintf(j.extra, sizeof j.extra, "# learner_batch=%d\n", j.m);
-    if (o->par != MB_PAR_SGD_SYNC)
-        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# %s=%.9g\n",
-                      o->par == MB_PAR_DOWNPOUR ? "unused_alpha" : "elastic_alpha", j.alpha);
-    if (mb_par_algo_has_server(o->par))
-        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# tau=%ld\n# server=rank 0\n",
-                      o->tau);
-    if (o->par == MB_PAR_EAMSGD || o->par == MB_PAR_SMA)
-        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# %s=%.9g\n",
-                      o->par == MB_PAR_SMA ? "sma_momentum" : "eamsgd_delta", j.mu);
-    if (o->par == MB_PAR_DOWNPOUR)
-        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# n_push=%ld\n# n_fetch=%ld\n",
-                      o->n_push ? o->n_push : o->tau, o->n_fetch ? o->n_fetch : o->tau);
-    if (o->par == MB_PAR_EASGD_ASYNC || o->par == MB_PAR_EAMSGD || o->par == MB_PAR_EASGD_HOGWILD)
-        k += snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# gradient=%s\n",
-                      o->grad_after_exchange ? "after-exchange" : "before-exchange");
-    if (o->par == MB_PAR_EASGD_SYNC)
-        snprintf(j.extra + k, sizeof j.extra - (size_t)k, "# overlap=%d\n# tau=%ld\n",
-                 !o->no_overlap, o->tau);
+    job_extra(&j);
     char *rows0 = NULL;
     size_t len0 = 0;
-    if (o->resume_path) {
-        mb_par_ckpt_head h;
-        if ((rc = mb_par_ckpt_read(o->resume_path, &h, rank == 0 ? &rows0 : NULL, 0, NULL,
-                                   err)) != MB_OK)
-            goto out;
-        /* a record per rank of the communicator: the learners, and the server or watcher */
-        uint64_t recs = (uint64_t)j.p + (mb_par_algo_has_server(o->par) ? 1 : 0);
-        if (h.learners != recs || h.params != j.n || h.algo != o->par ||
-            h.rec_floats != j.rec) {
-            free(rows0);
-            rc = mb_error_set(err, MB_EINVAL, "%s: checkpoint of %s with %llu records of %llu "
-                              "parameters; this run is %s with %llu of %zu", o->resume_path,
-                              mb_par_algo_name(h.algo), (unsigned long long)h.learners,
-                              (unsigned long long)h.params, mb_par_algo_name(o->par),
-                              (unsigned long long)recs, j.n);
-            goto out;
-        }
-        /* the run's identity, as PATH's is checked (run_ckpt.c) */
-        const char *what = h.data_fp != j.data_fp ? "data (--data, --eval-frac, --data-seed)"
-                           : h.seed != o->seed    ? "--seed"
-                           : h.batch != o->batch  ? "--batch"
-                           : h.tau != o->tau      ? "--tau"
-                                                  : NULL;
-        if (what) {
-            free(rows0);
-            rc = mb_error_set(err, MB_EINVAL, "%s: the learners' checkpoint is of another %s "
-                              "(seed %llu, batch %lld, tau %lld); resume with the run's own "
-                              "settings", o->resume_path, what, (unsigned long long)h.seed,
-                              (long long)h.batch, (long long)h.tau);
-            goto out;
-        }
-        j.updates0 = j.updates = h.updates;
-        j.samples0 = j.samples = h.samples;
-        j.wall0 = j.wall_s = h.wall_s;
-        j.steps0 = h.steps;
-        if (o->sma_tune) { /* where the tuning was */
-            j.k_active = h.k_active;
-            j.k_was = h.k_was;
-            j.tuning = h.tuning;
-            j.tune_u0 = h.tune_u0;
-            j.tune_s0 = h.tune_s0;
-            j.tune_t0 = h.tune_t0;
-            j.tune_prev = h.tune_prev;
-            snprintf(j.trace, sizeof j.trace, "%s", h.trace);
-        }
-        j.alpha = h.alpha;
-        len0 = h.log_len;
-    }
+    if (o->resume_path && (rc = job_resume(&j, rank, &rows0, &len0, err)) != MB_OK)
+        goto out;
     if (rank == 0) {
         rc = mb_run_mon_init(&j.mon, o, desc, data, j.eval_net, r, j.updates0, rows0, len0, err);
         if (rc != MB_OK)
@@ -1071,62 +1160,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     /* Hogwild's clocks: a resumed run's steps so far, all of logged updates */
     j.steps = j.claimed = j.steps0;
     j.logged = j.updates0;
-    for (int i = 0; i < threads; i++)
-        args[i] = (thread_arg){.j = &j, .c = comms[i], .w = &ws[i]};
-    int started = 1;
-    for (int i = 1; i < threads; i++, started++)
-        if (pthread_create(&tids[i], NULL, worker_main, &args[i]) != 0)
-            break;
-    if (started < threads) {
-        rc = mb_error_set(err, MB_ENOMEM, "could not start %d learner threads", threads);
-        /* the started ones wait at the first broadcast: no way back for them */
-        for (int i = 1; i < started; i++)
-            pthread_cancel(tids[i]);
-        goto out;
-    }
-    worker_main(&args[0]);
-    for (int i = 1; i < threads; i++)
-        pthread_join(tids[i], NULL);
-    /* the failure to report: the worker that ended the job (the others' waits merely
-     * returned), else the first that failed */
-    int first = mb_comm_aborted_by(comms[0]);
-    const worker *cause = first >= 0 ? &ws[first % threads] : NULL;
-    for (int i = 0; i < threads && !cause; i++)
-        if (ws[i].rc != MB_OK)
-            cause = &ws[i];
-    if (cause && rc == MB_OK) {
-        char name[64];
-        who(cause, name, sizeof name);
-        rc = cause->rc != MB_OK ? cause->rc : MB_EMPI;
-        mb_error_set(err, rc, "%s: %s", name, cause->err.msg[0] ? cause->err.msg : "failed");
-    }
-    r->t_compute_s = ws[0].t[T_COMPUTE] / j.p;
-    r->t_comm_s = ws[0].t[T_COMM] / j.p;
-    r->t_data_s = ws[0].t[T_DATA] / j.p;
-    r->t_update_s = ws[0].t[T_UPDATE] / j.p;
-    if (j.g2_n > 0 && j.p > 1) {
-        /* McCandlish et al. (appendix A.1): from |G_b|^2 at b = m and B = M samples,
-         * |G|^2 ~ (B |G_B|^2 - b |G_b|^2) / (B - b), S ~ (|G_b|^2 - |G_B|^2) / (1/b - 1/B),
-         * each averaged over the run before the ratio B_simple = S / |G|^2 */
-        double b = j.m, B = o->batch, gs = j.g2_small / (double)j.g2_n,
-               gb = j.g2_big / (double)j.g2_n;
-        double G2 = (B * gb - b * gs) / (B - b), S = (gs - gb) / (1 / b - 1 / B);
-        r->b_simple = G2 > 0 ? S / G2 : NAN;
-    }
-    if (o->sma_tune) {
-        size_t len = strlen(j.extra);
-        snprintf(j.extra + len, sizeof j.extra - len, "# sma_tune=%s\n# sma_learners=%d\n",
-                 j.trace, j.k_active);
-        r->learners = j.k_active;
-    }
-    if (mb_par_algo_has_server(o->par) && o->par != MB_PAR_EASGD_HOGWILD) {
-        /* the server's side of the time: idle (waiting for pushes), every learner held
-         * (evaluations, checkpoints: out of wall_s), and the learners' mean time held */
-        size_t len = strlen(j.extra);
-        snprintf(j.extra + len, sizeof j.extra - len, "# t_server_idle_s=%.6f\n"
-                 "# t_paused_s=%.6f\n# t_wait_s=%.6f\n", j.server_idle_s, j.paused_s,
-                 ws[0].t[T_WAIT] / j.p);
-    }
+    rc = job_run_workers(&j, threads, comms, ws, args, tids, err);
+    job_results(&j, &ws[0], r);
     if (rc == MB_OK && rank == 0)
         rc = mb_run_mon_finish(&j.mon, j.model, j.updates, j.samples, j.wall_s, j.loss, err);
     if (rc == MB_OK && rank != 0) { /* the others report what rank 0 logged, roughly */
