@@ -743,6 +743,12 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
                               G->batch, G->reached, eps);
             goto done;
         }
+        if (!(G->mean > 0)) { /* relative weights would divide by it; no law has N = 0 */
+            rc = mb_error_set(err, MB_ENODATA,
+                              "M=%g: every run reaching %s did so at update 0 (a threshold at or "
+                              "above the starting loss?)", G->batch, eps);
+            goto done;
+        }
         m[np] = G->batch;
         y[np] = G->mean;
         sg[np] = o->weights == MB_FIT_W_SEEDS  ? G->se

@@ -264,6 +264,7 @@ static const hcase fit_cases[] = {
     {"nan", "$T mbfit nupdate $D/points_exact.csv | grep -v -q 'inf\\|nan'", 0, NULL},
     {"nan", "! $T mbfit nupdate $D/points_exact.csv | grep -q 'inf)\\|nan'", 0, NULL},
     {"message", NU "--lr 1e-308 " LOGS " -o $W/o", 1, "1e-308"},
+    {"message", "$T mbfit nupdate --target-loss 1e308 " LOGS " -o $W/o", 1, "at update 0"},
     {"message", "$T mbfit tupdate $D/step_bom.csv >/dev/null", 0, NULL},
     {"message", "$T mbfit nupdate --target-loss 1e-308 " LOGS, 1, "reached"},
 };
