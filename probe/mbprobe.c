@@ -421,9 +421,13 @@ static int int_list(const char *arg, const char *flag, int hi, int **v, size_t *
 }
 
 /* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
- * is opened once, when the table is written). */
-static int check_output(const char *output, mb_error *err)
+ * is opened once, when the table is written), and must not be the network description read. */
+static int check_output(const char *output, const char *net, mb_error *err)
 {
+    size_t n = net ? strlen(net) : 0;
+    int path = net && (strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0));
+    if (path && mb_data_same_file(output, net)) /* a bare name is data/nets/NAME.cfg */
+        return mb_error_set(err, MB_EINVAL, "-o %s would overwrite --net %s", output, net);
     return mb_out_check(output, err);
 }
 
@@ -772,7 +776,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     }
     if ((rc = backend_check(cfg.backend, &err)) != MB_OK ||
         (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
-        (rc = check_output(output, &err)) != MB_OK ||
+        (rc = check_output(output, cfg.net, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
         goto done;
@@ -928,7 +932,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = backend_check(plan.base.backend, &err)) != MB_OK ||
         (rc = mb_net_desc_read(plan.base.net, &desc, &err)) != MB_OK ||
-        (output && (rc = check_output(output, &err)) != MB_OK) ||
+        (output && (rc = check_output(output, plan.base.net, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
         goto done;
@@ -1160,7 +1164,7 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
         (algos_arg && (rc = parse_algos(ctx, algos_arg, &algos_buf, &algos, &nalgos, &err)) !=
                           MB_OK) ||
         (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK ||
-        (rc = check_output(output, &err)) != MB_OK ||
+        (rc = check_output(output, net, &err)) != MB_OK ||
         (use_cache && cache_path && mb_data_same_file(output, cache_path) &&
          (rc = mb_error_set(&err, MB_EINVAL, "-o %s and --cache %s are the same file", output,
                             cache_path)) != MB_OK) ||

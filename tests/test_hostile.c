@@ -112,6 +112,11 @@ static const hcase probe_cases[] = {
      0, NULL},
     {"symlink", "ln -s l2 $W/l1 && ln -s l1 $W/l2 && " STEP "-o $W/l1", 1, "l1"},
     {"io", STEP "-o $D", 1, "cannot write"},
+    {"silent", "cp " NET " $W/n.cfg && $T mbprobe step --net $W/n.cfg --batch 2 -o $W/n.cfg", 1,
+     "would overwrite --net"},
+    {"silent", "cp " NET " $W/n.cfg && ln -s n.cfg $W/l && $T mbprobe conv --net $W/n.cfg "
+               "--batch 2 --no-cache -o $W/l",
+     1, "would overwrite --net"},
     {"io", STEP "-o $D/nodir/x.csv", 1, "cannot write"},
     /* sizes */
     {"size", "$T mbprobe step --net /dev/zero --batch 2 -o $W/o", 1, "/dev/zero"},
