@@ -165,6 +165,9 @@ static const hcase train_cases[] = {
                "--checkpoint-every 1",
      1, "same file"},
     {"silent", TRAIN "--max-updates 2 --log $W/o --resume $W/o", 1, "overwrite"},
+    {"silent", "cp " NET " $W/n.cfg && $T mbtrain --net $W/n.cfg --data " SYN " --max-updates 2 "
+               "--log $W/n.cfg",
+     1, "would overwrite --net"},
     {"silent", TRAIN "--batch 8.5 --log $W/o", 1, "--batch"},
     {"silent", TRAIN "--threads 1.5 --log $W/o", 1, "--threads"},
     {"silent", TRAIN "--seed 1.5 --log $W/o", 1, "--seed"},

@@ -243,6 +243,15 @@ static int output_clash(const mb_run_options *o, mb_error *err)
     if (o->log_path && mb_data_same_file(o->log_path, o->resume_path))
         return mb_error_set(err, MB_EINVAL, "--log %s would overwrite --resume %s", o->log_path,
                             o->resume_path);
+    /* the description, when --net is a path (a bare name is data/nets/NAME.cfg) */
+    size_t n = strlen(o->net);
+    if (strchr(o->net, '/') || (n > 4 && strcmp(o->net + n - 4, ".cfg") == 0)) {
+        const char *out[] = {o->log_path, o->checkpoint_path};
+        for (int i = 0; i < 2; i++)
+            if (out[i] && mb_data_same_file(out[i], o->net))
+                return mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s",
+                                    i ? "--checkpoint" : "--log", out[i], o->net);
+    }
     return MB_OK;
 }
 
