@@ -66,10 +66,11 @@ int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb
         goto out;
     }
     for (size_t r = 0; r < n; r++) {
-        /* a process count and a byte count are whole */
+        /* a process count and a byte count are whole; a time past 1e9 s (31 years) would
+         * overflow the fit's sums of squares */
         if ((rc = mb_table_double_in(t, r, cp, 1, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
             (rc = mb_table_double_in(t, r, cb, 0, MB_DATA_RANGE_MAX, 1, &B[r], err)) != MB_OK ||
-            (rc = mb_table_double(t, r, ct, &T[r], err)) != MB_OK)
+            (rc = mb_table_double_in(t, r, ct, 0, 1e9, 0, &T[r], err)) != MB_OK)
             goto out;
         const char *bad = P[r] < 1 ? "procs" : B[r] < 0 ? "bytes" : T[r] <= 0 ? "t_median_s" : 0;
         if (bad) {

@@ -203,6 +203,10 @@ void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n)
     free(f);
 }
 
+/* The longest time a step table may hold, seconds (31 years an update): past it the fit's sums of
+ * squares overflow and "fit" 1e308 s to zeros. */
+#define MAX_SECONDS 1e9
+
 int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
                          size_t *n_out, mb_error *err)
 {
@@ -240,10 +244,12 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
         /* batch and learners are whole counts (8.5 or 2^63 samples are not a batch) */
         if ((rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &M[r], err)) != MB_OK ||
             (rc = mb_table_double_in(t, r, cl, 1, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
-            (rc = mb_table_double(t, r, ct, &T[r], err)) != MB_OK)
+            (rc = mb_table_double_in(t, r, ct, 0, MAX_SECONDS, 0, &T[r], err)) != MB_OK)
             goto done;
-        if (ovl && ((rc = mb_table_double(t, r, (size_t)cc, &TC[r], err)) != MB_OK ||
-                    (rc = mb_table_double(t, r, (size_t)cm, &TM[r], err)) != MB_OK))
+        if (ovl && ((rc = mb_table_double_in(t, r, (size_t)cc, 0, MAX_SECONDS, 0, &TC[r],
+                                             err)) != MB_OK ||
+                    (rc = mb_table_double_in(t, r, (size_t)cm, 0, MAX_SECONDS, 0, &TM[r],
+                                             err)) != MB_OK))
             goto done;
         const char *bad = M[r] <= 0 ? "batch" : P[r] < 1 ? "learners" : T[r] <= 0 ? "t_median_s"
                         : ovl && (TC[r] < 0 || TM[r] < 0 || TC[r] + TM[r] <= 0) ? "t_compute_s"

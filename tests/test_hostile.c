@@ -270,6 +270,8 @@ static const hcase fit_cases[] = {
      0, NULL},
     /* not results, messages */
     {"nan", "$T mbfit nupdate $D/points_exact.csv | grep -v -q 'inf\\|nan'", 0, NULL},
+    {"nan", "$T mbfit tupdate $D/step_slow.csv -o $W/o", 1, "field 't_median_s'"},
+    {"nan", "$T mbfit comm $D/comm_slow.csv -o $W/o", 1, "field 't_median_s'"},
     {"nan", "! $T mbfit nupdate $D/points_exact.csv | grep -q 'inf)\\|nan'", 0, NULL},
     {"message", NU "--lr 1e-308 " LOGS " -o $W/o", 1, "1e-308"},
     {"message", "$T mbfit nupdate --target-loss 1e308 " LOGS " -o $W/o", 1, "at update 0"},
@@ -492,6 +494,11 @@ static int setup(void)
     snprintf(buf, sizeof buf, "\xEF\xBB\xBF# net=t\n%scpu,t,64,1,1,5,0.002,0.002,0.002,0.002,"
              "0.002\ncpu,t,128,1,1,5,0.004,0.004,0.004,0.004,0.004\n", step_head);
     put("step_bom.csv", buf);
+    snprintf(buf, sizeof buf, "%scpu,t,4,1,1,5,1e308,1,1,1,1\ncpu,t,8,1,1,5,1.7e308,1,1,1,1\n",
+             step_head);
+    put("step_slow.csv", buf); /* times whose squares overflow: "fitted" to zeros before */
+    put("comm_slow.csv", "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n"
+                         "allreduce,2,4,5,1e308,1,1\nallreduce,2,8,5,1.7e308,1,1\n");
     put("comm_p.csv", "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n"
                       "allreduce,2.5,4,5,1e-5,1e-5,1e-5\n");
     put("comm_b.csv", "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n"
