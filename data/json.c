@@ -55,7 +55,7 @@ int mb_json_read(const char *path, cJSON **root, mb_error *err)
     if (rc != MB_OK)
         return rc;
     const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(buf, &end, 1);
+    cJSON *j = cJSON_ParseWithOpts(buf, &end, 1); /* skips a UTF-8 byte-order mark itself */
     if (!j) {
         long at = end ? (long)(end - buf) : 0;
         free(buf);

@@ -340,6 +340,10 @@ static const hcase opt_cases[] = {
             "grep -v -q 'nan\\|inf'",
      0, NULL},
     {"message", "$T mbopt amdahl --overhead-ratio 1e-308 --gpus 4 >/dev/null", 0, NULL},
+    {"message", "printf '\\357\\273\\277' > $W/b.json && cat $E/tfit.json >> $W/b.json && "
+                "$T mbopt scale --nfit $E/nfit.json --tfit $W/b.json --procs 1:2 --comm none "
+                ">/dev/null",
+     0, NULL},
     {"message", "$T mbopt amdahl --speedup 1e-308 --efficiency 0.5 -o $W/o", 1,
      "got '1e-308'"},
     {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
