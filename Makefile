@@ -7,6 +7,7 @@
 #   make deps             apt-get the Debian packages mbkit needs; silent when all are there
 #   make install PREFIX=  commands, libmbkit.a and headers
 #   make zoo              the whole pipeline on every workload of data/zoo.txt (part of bench)
+#   make run-torch        the pipeline on a PyTorch model (frontends/torch/torch.mk)
 #   V=1                   print every build command in full
 #
 # Sources are found by folder: every model/ data/ train/ probe/ fit/ solver/ plots/ *.c file
@@ -129,7 +130,7 @@ all: deps
 	@$(MAKE) --no-print-directory build
 
 help:
-	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
 
 # $(call apt_install,PACKAGES,WHO): apt-get the PACKAGES that are not installed yet (sudo unless
 # root); silent when all are there; one line naming them and exit 1 when apt-get fails.
