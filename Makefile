@@ -235,6 +235,7 @@ check: deps
 FUZZ_CC   ?= clang
 FUZZ_TIME ?= 60
 FUZZ_RUNS ?= -1
+comma     := ,
 FUZZ      ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_DIR  := build/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -343,7 +344,6 @@ NPROC        := $(if $(HOSTFILE),$(shell awk '!/^[ \t]*(\#|$$)/ { n = 1; for (i 
 # (COMM=none: no collective model and no P = 2 runs, so nothing to answer P > 1 with)
 PROCS        ?= $(if $(filter none,$(COMM)),1,1:$(NPROC))
 
-comma := ,
 RUN_PATH := PATH=$(CURDIR)/$(BUILD)/bin:$$PATH
 # $(call stage,NAME,WHAT,HINT,COMMANDS): runs COMMANDS (a shell list; `run CMD...` records CMD in
 # $(OUT)/logs/NAME.cmd before running it) with their output in $(OUT)/logs/NAME.log; prints the

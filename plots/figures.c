@@ -192,7 +192,14 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
     const cJSON *cov = cJSON_GetObjectItemCaseSensitive(root, "covariance");
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(root, "points");
     const cJSON *per_m = cJSON_GetObjectItemCaseSensitive(root, "per_m");
-    double n_inf = mb_json_get(params, "n_inf"), alpha = mb_json_get(params, "alpha"), dof = mb_json_get(root, "dof");
+    double n_inf = mb_json_get(params, "n_inf"), alpha = mb_json_get(params, "alpha"),
+           dof = mb_json_get(root, "dof");
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    if (model && !(cJSON_IsString(model) && strcmp(model->valuestring, "inverse-law") == 0)) {
+        cJSON_Delete(root);
+        return mb_error_set(err, MB_EFORMAT, "%s: 'model' is not inverse-law (is this an "
+                                             "'mbfit nupdate --json' file?)", nfit_json);
+    }
     if (!isfinite(n_inf) || !isfinite(alpha) || !cJSON_IsArray(per_m)) {
         cJSON_Delete(root);
         return mb_error_set(err, MB_EFORMAT, "%s: not an 'mbfit nupdate --json' file (needs "
@@ -453,7 +460,7 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
                 double v[4], l, th;
                 if ((rc = mb_table_double(tab, r, c_learn, &l, err)) ||
                     (rc = mb_table_double(tab, r, c_thr, &th, err)) ||
-                    (rc = mb_table_double_in(tab, r, c_batch, 1, MB_DATA_RANGE_MAX, 0, &v[0],
+                    (rc = mb_table_double_in(tab, r, c_batch, 1, MB_DATA_RANGE_MAX, 1, &v[0],
                                              err)) ||
                     (rc = mb_table_double_in(tab, r, c_med, 0, HUGE_VAL, 0, &v[1], err)) ||
                     (rc = mb_table_double_in(tab, r, c_p25, 0, HUGE_VAL, 0, &v[2], err)) ||

@@ -7,12 +7,34 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Opens `path` and returns its `params` object (and the root, for cJSON_Delete). */
-static int read_params(const char *path, cJSON **root, const cJSON **params, mb_error *err)
+/* A fit whose top-level "model" names another model than `want` is another fit's file: an nfit
+ * given as --tfit, or a model name no mbfit writes. Absent: a hand-written file, taken as is. */
+static int check_model(const cJSON *root, const char *path, const char *want, mb_error *err)
+{
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    if (!model || !want)
+        return MB_OK;
+    if (!cJSON_IsString(model) || strcmp(model->valuestring, want) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: 'model' is %s%s%s, not %s (is this the right "
+                            "mbfit --json file?)", path, cJSON_IsString(model) ? "'" : "",
+                            cJSON_IsString(model) ? model->valuestring : "not a string",
+                            cJSON_IsString(model) ? "'" : "", want);
+    return MB_OK;
+}
+
+/* Opens `path`, checks its top-level model is `want`, and returns its `params` object (and the
+ * root, for cJSON_Delete). */
+static int read_params(const char *path, const char *want, cJSON **root, const cJSON **params,
+                       mb_error *err)
 {
     int rc = mb_json_read(path, root, err);
     if (rc != MB_OK)
         return rc;
+    if ((rc = check_model(*root, path, want, err)) != MB_OK) {
+        cJSON_Delete(*root);
+        *root = NULL;
+        return rc;
+    }
     *params = cJSON_GetObjectItemCaseSensitive(*root, "params");
     if (!cJSON_IsObject(*params)) {
         cJSON_Delete(*root);
@@ -91,7 +113,7 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
 {
     cJSON *root;
     const cJSON *params;
-    int rc = read_params(path, &root, &params, err);
+    int rc = read_params(path, "inverse-law", &root, &params, err);
     if (rc != MB_OK)
         return rc;
     mb_solver_nfit f = {.m_lo = NAN, .m_hi = NAN};
@@ -243,13 +265,17 @@ static const cJSON *first_multi_learner(const cJSON *root)
     return best ? cJSON_GetObjectItemCaseSensitive(best, "params") : NULL;
 }
 
-int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_error *err)
+/* T_update from a tfit's JSON root (mb_solver_read_tfit). */
+static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int *has_delta,
+                     mb_error *err)
 {
-    cJSON *root;
-    const cJSON *params;
-    int rc = read_params(path, &root, &params, err);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
+    int rc = check_model(root, path, "update-time", err);
     if (rc != MB_OK)
         return rc;
+    if (!cJSON_IsObject(params))
+        return mb_error_set(err, MB_EFORMAT, "%s: no 'params' object (is this an mbfit --json "
+                            "file?)", path);
     double gamma, m_t, delta = 0.0;
     *has_delta = 0;
     if ((rc = mb_json_number(params, "gamma", path, &gamma, err)) == MB_OK &&
@@ -287,17 +313,24 @@ done:
         if (*has_delta)
             t->delta = delta;
     }
+    return rc;
+}
+
+int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_error *err)
+{
+    cJSON *root;
+    int rc = mb_json_read(path, &root, err);
+    if (rc == MB_OK)
+        rc = tfit_from(root, path, t, has_delta, err);
     cJSON_Delete(root);
     return rc;
 }
 
-int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err)
+/* The calibration from a tfit's JSON root (mb_solver_read_tcal). */
+static int tcal_from(const cJSON *root, const char *path, mb_solver_tcal *c, mb_error *err)
 {
     memset(c, 0, sizeof *c);
-    cJSON *root;
-    int rc = mb_json_read(path, &root, err);
-    if (rc != MB_OK)
-        return rc;
+    int rc = MB_OK;
     const cJSON *cal = cJSON_GetObjectItemCaseSensitive(root, "calibration");
     if (cal) {
         if (!cJSON_IsObject(cal))
@@ -318,6 +351,30 @@ int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err)
                                   err);
         c->on = rc == MB_OK;
     }
+    return rc;
+}
+
+int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err)
+{
+    memset(c, 0, sizeof *c);
+    cJSON *root;
+    int rc = mb_json_read(path, &root, err);
+    if (rc == MB_OK)
+        rc = tcal_from(root, path, c, err);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int mb_solver_read_tfit_cal(const char *path, mb_update_time *t, int *has_delta,
+                            mb_solver_tcal *c, mb_error *err)
+{
+    cJSON *root;
+    memset(c, 0, sizeof *c);
+    int rc = mb_json_read(path, &root, err);
+    if (rc == MB_OK)
+        rc = tfit_from(root, path, t, has_delta, err);
+    if (rc == MB_OK)
+        rc = tcal_from(root, path, c, err);
     cJSON_Delete(root);
     return rc;
 }
@@ -337,7 +394,7 @@ int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
 {
     cJSON *root;
     const cJSON *params;
-    int rc = read_params(path, &root, &params, err);
+    int rc = read_params(path, "alpha-beta-ring", &root, &params, err);
     if (rc != MB_OK)
         return rc;
     double a, b;

@@ -70,6 +70,10 @@ typedef struct mb_solver_tcal {
 /* Reads a tfit's calibration (absent: c->on = 0). MB_EFORMAT naming the bad field. */
 int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err);
 
+/* Both from one read of the file (a FIFO or pipe can be read only once). */
+int mb_solver_read_tfit_cal(const char *path, mb_update_time *t, int *has_delta,
+                            mb_solver_tcal *c, mb_error *err);
+
 /* *probe = *t with the probe's own step table in place of the calibrated one: T_update as the
  * probe alone would have it, for validate to report. */
 void mb_solver_tcal_probe(const mb_solver_tcal *c, const mb_update_time *t,

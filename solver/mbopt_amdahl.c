@@ -204,9 +204,7 @@ int mbopt_ps(int argc, char **argv)
             rc = mb_data_flag_double("--compute-time", optarg, 0, MB_POSITIVE, &tc, &err);
             break;
         case OPT_WORKERS:
-            rc = mb_data_flag_double("--workers", optarg, 0, MB_POSITIVE, &nw, &err);
-            if (rc == MB_OK && nw < 1)
-                rc = mb_error_set(&err, MB_EINVAL, "--workers: must be >= 1, got '%s'", optarg);
+            rc = whole_flag("--workers", optarg, 0, 1, MB_DATA_RANGE_MAX, &nw, &err);
             break;
         case OPT_BW: rc = mb_data_flag_double("--bandwidth", optarg, 1, MB_POSITIVE, &bw, &err);
             break;

@@ -21,6 +21,37 @@ int emit_json(const char *sub, cJSON *root, const out_opts *o)
     return rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }
 
+int whole_flag(const char *flag, const char *arg, int size, double lo, double hi, double *v,
+               mb_error *err)
+{
+    if (mb_data_flag_double(flag, arg, size, MB_NONNEG, v, err) != MB_OK)
+        return MB_EINVAL;
+    if (*v != floor(*v) || *v < lo || *v > hi)
+        return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
+                            "'%s'", flag, lo, hi, arg);
+    return MB_OK;
+}
+
+int output_over_inputs(const char *output, const model_opts *m, int argc, char *const *argv,
+                       mb_error *err)
+{
+    const char *in[MAX_NFIT + 2];
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_nfit; i++)
+        in[n++] = m->nfits[i];
+    if (m->tfit)
+        in[n++] = m->tfit;
+    if (m->cfit)
+        in[n++] = m->cfit;
+    for (int k = -(int)n; k < argc; k++) {
+        const char *path = k < 0 ? in[n + (size_t)k] : argv[k];
+        if (output && path && mb_data_same_file(output, path))
+            return mb_error_set(err, MB_EINVAL, "-o %s would overwrite the input %s", output,
+                                path);
+    }
+    return MB_OK;
+}
+
 const char *fmt(char *buf, size_t n, const char *f, double v)
 {
     if (isnan(v))
@@ -72,7 +103,7 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         m->have_latency = 1; break;
     case OPT_SPB: rc = mb_data_flag_double("--s-per-byte", arg, 0, MB_NONNEG, &m->t.s_per_byte, err);
         m->have_spb = 1; break;
-    case OPT_BYTES: rc = mb_data_flag_double("--bytes", arg, 1, MB_NONNEG, &m->t.bytes, err); break;
+    case OPT_BYTES: rc = whole_flag("--bytes", arg, 1, 0, MB_DATA_RANGE_MAX, &m->t.bytes, err); break;
     case OPT_COMM:
         if (mb_model_comm_parse(arg, &m->t.comm) != MB_OK)
             rc = mb_error_set(err, MB_EINVAL,
@@ -141,8 +172,8 @@ int model_resolve(model_opts *m, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "--law needs --nfit");
     }
     int file_delta = 0;
-    if (m->tfit && ((rc = mb_solver_read_tfit(m->tfit, &m->t, &file_delta, err)) != MB_OK ||
-                    (rc = mb_solver_read_tcal(m->tfit, &m->tcal, err)) != MB_OK))
+    if (m->tfit &&
+        (rc = mb_solver_read_tfit_cal(m->tfit, &m->t, &file_delta, &m->tcal, err)) != MB_OK)
         return rc;
     if (m->cfit && (rc = mb_solver_read_cfit(m->cfit, &m->t, err)) != MB_OK)
         return rc;

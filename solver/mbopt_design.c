@@ -94,7 +94,8 @@ int mbopt_design(int argc, char **argv)
                      prob.budget / prob.price_learner);
         return mb_cli_fail(prog, sub, &err);
     }
-    if (model_resolve(&m, &err) != MB_OK)
+    if (model_resolve(&m, &err) != MB_OK ||
+        output_over_inputs(out.output, &m, argc - optind, argv + optind, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
     if (m.t.comm == MB_COMM_NONE) {
         mb_error_set(&err, MB_EINVAL, "--comm none: bandwidth has no value to trade");

@@ -65,11 +65,9 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
         mb_data_range_free(&m->batch);
         return mb_data_parse_range(arg, "--batch", &m->batch, err) ? -1 : 1;
     case OPT_GRAD_COPIES:
-        return mb_data_flag_double("--grad-copies", arg, 0, MB_NONNEG, &m->mem.grad_copies, err)
-                   ? -1 : 1;
+        return whole_flag("--grad-copies", arg, 0, 0, 64, &m->mem.grad_copies, err) ? -1 : 1;
     case OPT_STATE_COPIES:
-        return mb_data_flag_double("--state-copies", arg, 0, MB_NONNEG, &m->mem.state_copies,
-                                   err) ? -1 : 1;
+        return whole_flag("--state-copies", arg, 0, 0, 64, &m->mem.state_copies, err) ? -1 : 1;
     default: return 0;
     }
 }
@@ -501,7 +499,11 @@ int mbopt_conv(int argc, char **argv)
     mb_solver_nfit nf;
     long best_tc = -1, best_rate = -1;
     size_t nm = m.batch.n;
-    if (whole_batches(&m.batch, &err) != MB_OK || mb_net_desc_read(m.net, &d, &err) != MB_OK ||
+    const model_opts none = {0};
+    char *ins[] = {(char *)probe, (char *)(nfit ? nfit : probe), (char *)m.net};
+    if (whole_batches(&m.batch, &err) != MB_OK ||
+        output_over_inputs(out.output, &none, 3, ins, &err) != MB_OK ||
+        mb_net_desc_read(m.net, &d, &err) != MB_OK ||
         mb_solver_conv_read(probe, backend, &t, &err) != MB_OK ||
         (nfit && mb_solver_read_nfit(nfit, law_name, &nf, &err) != MB_OK)) {
         mb_cli_fail(prog, sub, &err);

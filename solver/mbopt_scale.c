@@ -467,11 +467,11 @@ int mbopt_scale(int argc, char **argv)
         case OPT_PROCS: procs = optarg; break;
         case OPT_PROCS_AVAIL: avail = optarg; break;
         case OPT_M_STRONG:
-            if (mb_data_flag_double("--m-strong", optarg, 1, MB_POSITIVE, &so.m_strong, &err))
+            if (whole_flag("--m-strong", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_strong, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_M_WEAK:
-            if (mb_data_flag_double("--m-weak", optarg, 1, MB_POSITIVE, &so.m_weak, &err))
+            if (whole_flag("--m-weak", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_weak, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_JSON: out.json = 1; break;
@@ -484,15 +484,16 @@ int mbopt_scale(int argc, char **argv)
     if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
     double p_avail = INFINITY;
-    if (avail && mb_data_flag_double("--procs-available", avail, 1, MB_POSITIVE, &p_avail, &err))
+    if (avail && whole_flag("--procs-available", avail, 1, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
         return mb_cli_fail(prog, sub, &err);
     for (size_t i = 0; i < pr.n; i++)
-        if (pr.v[i] < 1.0) {
-            mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be >= 1, got %g", pr.v[i]);
+        if (pr.v[i] < 1.0 || pr.v[i] != floor(pr.v[i])) {
+            mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be whole numbers >= 1, got %g", pr.v[i]);
             mb_data_range_free(&pr);
             return mb_cli_fail(prog, sub, &err);
         }
-    if (model_resolve(&m, &err) != MB_OK) {
+    if (model_resolve(&m, &err) != MB_OK ||
+        output_over_inputs(out.output, &m, argc - optind, argv + optind, &err) != MB_OK) {
         mb_data_range_free(&pr);
         return mb_cli_fail(prog, sub, &err);
     }

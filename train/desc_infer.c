@@ -6,6 +6,7 @@
  */
 #include "mb_train.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 /* "layer 3 'conv2' (line 12)" or without the line when the layer was built in code. */
@@ -38,6 +39,9 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
         return mb_error_set(err, MB_EFORMAT,
                             "network '%s': input shape %dx%dx%d: channels, height and width must "
                             "be >= 1", desc->name, desc->in_c, desc->in_h, desc->in_w);
+    if ((long long)desc->in_c * desc->in_h * desc->in_w > INT_MAX)
+        return mb_error_set(err, MB_EFORMAT, "network '%s': input shape %dx%dx%d: more than 2^31 "
+                            "values a sample", desc->name, desc->in_c, desc->in_h, desc->in_w);
     int c = desc->in_c, h = desc->in_h, wd = desc->in_w;
     for (size_t i = 0; i < desc->n_layers; i++) {
         mb_layer_desc *l = &desc->layers[i];
@@ -69,13 +73,18 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
                 (l->algo < MB_CONV_AUTO || l->algo >= MB_CONV_N_ALGOS))
                 return mb_error_set(err, MB_EFORMAT, "%s: unknown convolution algorithm %d",
                                     where(l, i, w, sizeof w), l->algo);
-            if (h + 2 * l->pad < l->size || wd + 2 * l->pad < l->size)
-                return mb_error_set(err, MB_EFORMAT,
-                                    "%s: kernel %d is larger than the padded input %dx%d",
-                                    where(l, i, w, sizeof w), l->size, h + 2 * l->pad,
-                                    wd + 2 * l->pad);
-            h = (h + 2 * l->pad - l->size) / l->stride + 1;
-            wd = (wd + 2 * l->pad - l->size) / l->stride + 1;
+            {
+                const long long ph = (long long)h + 2LL * l->pad, pw = (long long)wd + 2LL * l->pad;
+                if (ph < l->size || pw < l->size)
+                    return mb_error_set(err, MB_EFORMAT,
+                                        "%s: kernel %d is larger than the padded input %lldx%lld",
+                                        where(l, i, w, sizeof w), l->size, ph, pw);
+                if (ph > INT_MAX || pw > INT_MAX)
+                    return mb_error_set(err, MB_EFORMAT, "%s: padded input %lldx%lld: sides past "
+                                        "2^31", where(l, i, w, sizeof w), ph, pw);
+                h = (int)((ph - l->size) / l->stride + 1);
+                wd = (int)((pw - l->size) / l->stride + 1);
+            }
             if (l->type == MB_LAYER_CONV)
                 c = l->filters;
             break;
@@ -107,6 +116,12 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
             return mb_error_set(err, MB_EFORMAT, "%s: unknown layer type %d",
                                 where(l, i, w, sizeof w), (int)l->type);
         }
+        /* the kernels count a sample's values, and a convolution's C x K x K, in an int */
+        if ((long long)c * h * wd > INT_MAX ||
+            (l->type == MB_LAYER_CONV && (long long)l->in_c * l->size * l->size > INT_MAX))
+            return mb_error_set(err, MB_EFORMAT, "%s: %dx%dx%d values a sample%s: more than 2^31",
+                                where(l, i, w, sizeof w), c, h, wd,
+                                l->type == MB_LAYER_CONV ? " or its kernel's C x K x K" : "");
         l->out_c = c, l->out_h = h, l->out_w = wd;
     }
     const mb_layer_desc *last = &desc->layers[desc->n_layers - 1];
