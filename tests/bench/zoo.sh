@@ -56,7 +56,7 @@ tmp=$(mktemp "$out/.zoo.md.XXXXXX")
         d=$out/${names[$i]}
         check=$(grep -h '^check: held out' "$d/validate.txt")
         ins=$(grep -h '^in-sample:' "$d/validate.txt" | sed -n 's/.*median |error| of predicted T_C \([0-9.]*\)%.*/\1%/p')
-        flat=$(sed -n 's/^flat: *M = \([0-9.]*\.\.[0-9.]*\) at P = 1 .*/\1/p' "$d/scale.txt")
+        flat=$(sed -n 's/^flat: *M = \([0-9.]*\.\.[0-9.]*\) at P = \([0-9]*\) .*/\1 (P = \2)/p' "$d/scale.txt")
         total=$(sed -n 's/^total: //p' "$out/${names[$i]}.log")
         re='the recommended M = ([^ ]+) trained in [^ ]+ s \(median\), ([^ ]+)x the best held-out M \(M = ([^,]+), [^;]+; 95% interval ([^)]+)x\); against its best rival, M = ([^ ]+) [^:]+: ([^ ]+)x \(95% interval ([^)]+)\): ([a-z]+); median \|error\| of predicted T_C on the held-out runs ([^%]+)% over [0-9]+ settings \(of N_update ([^%]+)%, of T_update ([^%]+)%\); flat \(held out\): M = ([^ ]+) '
         [[ $check =~ $re ]] || fail "$d/validate.txt: no held-out check line to read"
