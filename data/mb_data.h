@@ -97,7 +97,8 @@ typedef struct mb_range {
 #define MB_DATA_RANGE_MAX 9007199254740992.0
 
 /* Parses `s` into *r. Every value must be > 0, finite and at most MB_DATA_RANGE_MAX, each
- * "lo:hi" needs 0 < lo <= hi, and no item may be empty ("8,,16", "8,").
+ * "lo:hi" needs 0 < lo <= hi, no item may be empty ("8,,16", "8,"), and no value may come twice
+ * ("8,8", "8,4:16").
  * On error fills err with a message naming `what` (the flag, e.g. "--procs") and the bad item. */
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);

@@ -198,6 +198,12 @@ int mb_data_parse_range(const char *s, const char *what, mb_range *r, mb_error *
     for (size_t i = 0; rc == MB_OK && i < n; i++)
         rc = range_item(items[i], what, r, &cap, err);
     free(items);
+    /* a value given twice would be run, timed or drawn twice */
+    for (size_t i = 0; rc == MB_OK && i < r->n; i++)
+        for (size_t j = 0; rc == MB_OK && j < i; j++)
+            if (r->v[i] == r->v[j])
+                rc = mb_error_set(err, MB_EINVAL, "%s: %.17g given twice in '%s'", what,
+                                  r->v[i], s);
     if (rc != MB_OK)
         mb_data_range_free(r);
     return rc;

@@ -883,6 +883,18 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return mb_error_set(err, MB_EIO, "%s: not a folder", out_dir);
     char path[4096];
+    /* each input is read twice (for its figure and for its table or parameters): a FIFO or
+     * pipe would give it to the first read and hang the second */
+    static const char *const read_twice[] = {"scale.json", "validate.json", "nfit.json",
+                                             "tfit.json", "cfit.json", "step.csv", "comm.csv",
+                                             "conv.json", "conv.csv", "scale.txt", "conv.txt",
+                                             "commands.txt"};
+    for (size_t i = 0; i < sizeof read_twice / sizeof read_twice[0]; i++) {
+        path_join(path, sizeof path, out_dir, read_twice[i]);
+        if (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+            return mb_error_set(err, MB_EINVAL, "%s: a FIFO or socket (the report reads each "
+                                "input twice)", path);
+    }
     path_join(path, sizeof path, out_dir, "scale.json");
     if (!exists(path))
         return mb_error_set(err, MB_EIO, "%s: missing; the report needs the recommendation "

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../data/mb_data.h"
@@ -420,6 +421,17 @@ static int int_list(const char *arg, const char *flag, int hi, int **v, size_t *
     return MB_OK;
 }
 
+/* The step and the learner tuner read the description once for every configuration they time:
+ * a FIFO or pipe would give it to the first and hang the second, so it must be a file. */
+static int check_net_file(const char *net, mb_error *err)
+{
+    struct stat st;
+    if (net && stat(net, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return mb_error_set(err, MB_EINVAL, "--net %s: a FIFO or socket (the probe reads the "
+                            "description once for every configuration it times)", net);
+    return MB_OK;
+}
+
 /* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
  * is opened once, when the table is written), and must not be the network description read. */
 static int check_output(const char *output, const char *net, mb_error *err)
@@ -775,6 +787,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     if ((rc = backend_check(cfg.backend, &err)) != MB_OK ||
+        (rc = check_net_file(cfg.net, &err)) != MB_OK ||
         (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
         (rc = check_output(output, cfg.net, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
@@ -931,6 +944,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     int status = 1;
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = backend_check(plan.base.backend, &err)) != MB_OK ||
+        (rc = check_net_file(plan.base.net, &err)) != MB_OK ||
         (rc = mb_net_desc_read(plan.base.net, &desc, &err)) != MB_OK ||
         (output && (rc = check_output(output, plan.base.net, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {

@@ -209,7 +209,7 @@ int mbopt_ps(int argc, char **argv)
         case OPT_BW: rc = mb_data_flag_double("--bandwidth", optarg, 1, MB_POSITIVE, &bw, &err);
             break;
         case OPT_PARAM_BYTES:
-            rc = mb_data_flag_double("--param-bytes", optarg, 1, MB_POSITIVE, &sp, &err);
+            rc = whole_flag("--param-bytes", optarg, 1, 1, MB_DATA_RANGE_MAX, &sp, &err);
             break;
         case OPT_JSON: out.json = 1; break;
         case 'o': out.output = optarg; break;

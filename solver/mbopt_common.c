@@ -78,17 +78,23 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         m->law_name = arg;
         break;
     }
-    case OPT_RANGE: {
-        mb_range r;
-        rc = mb_data_parse_range(arg, "--batch-range", &r, err);
-        if (rc == MB_OK) {
-            if (r.n < 2 || !(r.v[0] > 0) || !(r.v[r.n - 1] >= r.v[0]))
-                rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI with "
-                                                  "0 < LO <= HI", arg);
-            else
-                m->m_lo = r.v[0], m->m_hi = r.v[r.n - 1], m->have_range = 1;
-            mb_data_range_free(&r);
+    case OPT_RANGE: { /* the ends as given (not a doubling range: 8:48 searches up to 48) */
+        char lo[64], hi[64];
+        const char *colon = strchr(arg, ':');
+        double a = 0, b = 0;
+        if (!colon || (size_t)(colon - arg) >= sizeof lo || strlen(colon + 1) >= sizeof hi) {
+            rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI", arg);
+            break;
         }
+        snprintf(lo, sizeof lo, "%.*s", (int)(colon - arg), arg);
+        snprintf(hi, sizeof hi, "%s", colon + 1);
+        if ((rc = whole_flag("--batch-range", lo, 1, 1, MB_DATA_RANGE_MAX, &a, err)) == MB_OK &&
+            (rc = whole_flag("--batch-range", hi, 1, 1, MB_DATA_RANGE_MAX, &b, err)) == MB_OK &&
+            !(b >= a))
+            rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI with LO <= HI",
+                              arg);
+        if (rc == MB_OK)
+            m->m_lo = a, m->m_hi = b, m->have_range = 1;
         break;
     }
     case OPT_EXTRAPOLATE: m->extrapolate = 1; break;
@@ -217,6 +223,9 @@ int model_resolve(model_opts *m, mb_error *err)
     if (m->t.comm == MB_COMM_ALPHA_BETA && !m->cfit && !(flags.have_latency && flags.have_spb))
         return mb_error_set(err, MB_EINVAL,
                             "alpha-beta needs --cfit or both --latency and --s-per-byte");
+    if (m->t.comm == MB_COMM_ALPHA_BETA && !(m->t.bytes > 0))
+        return mb_error_set(err, MB_EINVAL, "alpha-beta needs --bytes, the bytes exchanged per "
+                            "update (the parameters' size)");
     if (m->extrapolate && m->have_range)
         return mb_error_set(err, MB_EINVAL, "--extrapolate and --batch-range: give one");
     rc = MB_OK;

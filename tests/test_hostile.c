@@ -47,6 +47,11 @@ static char dir[256];
 /* ---- the cases ----------------------------------------------------------------------------- */
 
 static const hcase probe_cases[] = {
+    /* a FIFO as --net would be read once and hang the next configuration's read */
+    {"fifo", "mkfifo $W/n.cfg && { $T cat " NET " > $W/n.cfg & $T mbprobe step --net $W/n.cfg "
+             "--batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o; s=$?; kill $! 2>/dev/null; "
+             "wait; test $s = 1; }", 0, NULL},
+    {"silent", STEP "--batch 2,2 -o $W/o", 1, "given twice"},
     /* runaway numbers */
     {"runaway", STEP "--budget 1e308 -o $W/o", 1, "--budget: at most 3600"},
     {"runaway", STEP "--max-reps 1e9 -o $W/o", 1, "--max-reps"},
@@ -131,6 +136,9 @@ static const hcase probe_cases[] = {
 };
 
 static const hcase train_cases[] = {
+    /* the log's own summary line says - where a value is not a result, like standard output */
+    {"nan", TRAIN "--max-updates 5 --eval-every 5 --no-test-eval --log $W/l >/dev/null && "
+                  "grep -q 'test_loss=- test_acc=-' $W/l && ! grep -qi 'nan' $W/l", 0, NULL},
     /* runaway numbers and hangs */
     {"runaway", TRAIN "--epochs 1e308 --max-updates 3 --log $W/l.csv >/dev/null && "
                 "grep -q 'updates=3 ' $W/l.csv",
@@ -361,6 +369,17 @@ static const hcase opt_cases[] = {
     {"runaway", "$T mbopt mem --net " NET " --mem 12G --batch 1:1e300 -o $W/o", 1, "2^53"},
     {"size", "$T mbopt conv --net " NET " --probe /dev/zero --mem 1G --batch 4 -o $W/o", 1,
      "/dev/zero"},
+    /* lists name each value once; a batch range is searched to its ends as given */
+    {"silent", "$T mbopt mem --net " NET " --mem 12G --batch 8,8 -o $W/o", 1, "given twice"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1,1 -o $W/o", 1, "given twice"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --batch-range 8.5:64 -o $W/o", 1,
+     "--batch-range"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 8:48 -o $W/o && grep -q "
+               "'sought in \\[8, 48\\]' $W/o", 0, NULL},
+    {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm alpha-beta "
+               "--latency 1e-5 --s-per-byte 1e-9 --procs 1:4 -o $W/o", 1, "needs --bytes"},
+    {"silent", "$T mbopt ps --compute-time 0.2 --workers 16 --bandwidth 10G --param-bytes 1.5 "
+               "-o $W/o", 1, "--param-bytes: must be a whole number"},
     /* counts are whole numbers */
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1, "whole numbers"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --procs-available 2.5 -o $W/o", 1,
@@ -395,6 +414,10 @@ static const hcase opt_cases[] = {
 };
 
 static const hcase plot_cases[] = {
+    {"fifo", "mkdir $W/r && cp $E/nfit.json $W/s && mkfifo $W/r/scale.json && { $T cat $W/s > "
+             "$W/r/scale.json & $T mbplot report $W/r; s=$?; kill $! 2>/dev/null; wait; "
+             "test $s = 1; }", 0, NULL},
+    {"silent", "$T mbplot amdahl --overhead-ratio 0.1,0.1 -o $W/o.png", 1, "given twice"},
     {"silent", "sed 's/\"inverse-law\"/\"mystery-law\"/' $E/nfit.json > $W/m.json && $T mbplot "
                "nupdate $W/m.json -o $W/o.png", 1, "not inverse-law"},
     {"silent", "sed 's/^cpu,lenet5,2,/cpu,lenet5,2.5,/' $E/step.csv > $W/s.csv && $T mbplot step "

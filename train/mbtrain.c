@@ -124,7 +124,7 @@ static void help(const mb_run_options *d)
            "                          crossing unless a check errs by more than --check-sigmas\n"
            "                          standard errors (default 0: off)\n"
            "      --check-sigmas K    the check's margin in standard errors (default 4)\n"
-           "      --no-test-eval      skip the final test-set evaluation (test_loss=nan)\n"
+           "      --no-test-eval      skip the final test-set evaluation (test_loss=-)\n"
            "      --max-updates N     at most N updates in all (default: no bound)\n"
            "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
            "Output:\n"
@@ -253,23 +253,6 @@ static int output_clash(const mb_run_options *o, mb_error *err)
                                     i ? "--checkpoint" : "--log", out[i], o->net);
     }
     return MB_OK;
-}
-
-/* A summary line with "-" for every value that is not a number ("test_loss=nan" of a run that
- * skipped the test set): nan and inf are never printed as results. */
-static void dash_non_finite(char *line)
-{
-    static const char *const bad[] = {"=-nan", "=nan", "=-inf", "=inf"};
-    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
-        for (char *p = line; (p = strstr(p, bad[b]));) {
-            size_t k = strlen(bad[b]);
-            if (p[k] != ' ' && p[k] != '\0') {
-                p += k;
-                continue;
-            }
-            p[1] = '-';
-            memmove(p + 2, p + k, strlen(p + k) + 1);
-        }
 }
 
 enum {
@@ -628,16 +611,15 @@ static int run_command(int argc, char **argv)
                 continue; /* rank 0 speaks for the job */
             char line[1536];
             mb_run_result_format(&r, &o, line, sizeof line);
-            dash_non_finite(line);
             printf("%s\n", line);
             fflush(stdout);
             if (r.diverged)
                 fprintf(stderr,
-                        "mbtrain: seed %lu: diverged at update %ld (%s %g): a smaller --lr "
-                        "than %g may converge at batch %d; logged with diverged=%ld\n",
-                        o.seed, r.diverged_update, isfinite(r.loss) ? "eval loss" : "loss",
-                        isfinite(r.loss) ? r.eval_loss : r.loss, o.optim.lr, o.batch,
-                        r.diverged_update);
+                        "mbtrain: seed %lu: diverged at update %ld (its loss %s): a smaller "
+                        "--lr than %g may converge at batch %d; logged with diverged=%ld\n",
+                        o.seed, r.diverged_update,
+                        isfinite(r.loss) ? "past 100 ln(classes)" : "not a number", o.optim.lr,
+                        o.batch, r.diverged_update);
         }
     }
     if (loaded)

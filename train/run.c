@@ -240,6 +240,23 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
         fprintf(f, "# resumed_from=%s\n", o->resume_path);
 }
 
+/* A summary line with "-" for every value that is not a number ("test_loss=nan" of a run that
+ * skipped the test set): nan and inf are never printed as results. */
+static void dash_non_finite(char *line)
+{
+    static const char *const bad[] = {"=-nan", "=nan", "=-inf", "=inf"};
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
+        for (char *p = line; (p = strstr(p, bad[b]));) {
+            size_t k = strlen(bad[b]);
+            if (p[k] != ' ' && p[k] != '\0') {
+                p += k;
+                continue;
+            }
+            p[1] = '-';
+            memmove(p + 2, p + k, strlen(p + k) + 1);
+        }
+}
+
 int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *buf, size_t n)
 {
     int k = snprintf(buf, n,
@@ -258,6 +275,10 @@ int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *
                       " learners=%d ranks=%d t_compute_s=%.3f t_comm_s=%.3f t_data_s=%.3f "
                       "t_update_s=%.3f b_simple=%.4g", r->learners, r->ranks, r->t_compute_s,
                       r->t_comm_s, r->t_data_s, r->t_update_s, r->b_simple);
+    if (k >= 0 && (size_t)k < n) {
+        dash_non_finite(buf);
+        k = (int)strlen(buf);
+    }
     return k;
 }
 
