@@ -480,15 +480,16 @@ int mbopt_scale(int argc, char **argv)
         default: return mb_cli_bad_option(prog, sub, argv, optind, c);
         }
     }
-    mb_range pr;
-    if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
-        return mb_cli_fail(prog, sub, &err);
     double p_avail = INFINITY;
     if (avail && whole_flag("--procs-available", avail, 1, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
         return mb_cli_fail(prog, sub, &err);
+    mb_range pr;
+    if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
+        return mb_cli_fail(prog, sub, &err);
     for (size_t i = 0; i < pr.n; i++)
         if (pr.v[i] < 1.0 || pr.v[i] != floor(pr.v[i])) {
-            mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be whole numbers >= 1, got %g", pr.v[i]);
+            mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be whole numbers >= 1, "
+                         "got %g", pr.v[i]);
             mb_data_range_free(&pr);
             return mb_cli_fail(prog, sub, &err);
         }
