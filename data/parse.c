@@ -12,9 +12,16 @@
 #include <string.h>
 #include <strings.h>
 
+/* Only decimal numbers: strtod also reads hexadecimal ("0x10") and "infinity", which no user
+ * of mbkit means by a count or a time. */
+static int not_decimal(const char *s)
+{
+    return strpbrk(s, "xX") != NULL;
+}
+
 int mb_data_parse_double(const char *s, double *v)
 {
-    if (!s || !*s || isspace((unsigned char)*s))
+    if (!s || !*s || isspace((unsigned char)*s) || not_decimal(s))
         return MB_EINVAL;
     char *end;
     errno = 0;
@@ -42,7 +49,7 @@ int mb_data_parse_long(const char *s, long lo, long hi, long *v)
 
 int mb_data_parse_size(const char *s, double *v)
 {
-    if (!s || !*s || isspace((unsigned char)*s))
+    if (!s || !*s || isspace((unsigned char)*s) || not_decimal(s))
         return MB_EINVAL;
     char *end;
     errno = 0;

@@ -148,6 +148,12 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
                                       path, lineno, i + 1);
                     break;
                 }
+            for (size_t i = 0; rc == MB_OK && i < nf; i++)
+                for (size_t j = 0; rc == MB_OK && j < i; j++)
+                    if (strcmp(fields[i], fields[j]) == 0)
+                        rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: header column '%s' given "
+                                          "twice (columns %zu and %zu)", path, lineno,
+                                          fields[i], j + 1, i + 1);
             if (rc != MB_OK)
                 break;
             t->header = malloc(nf * sizeof *t->header);

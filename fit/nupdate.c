@@ -101,7 +101,7 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
     size_t rows = mb_table_rows(t);
     if (rows == 0)
         return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", mb_table_path(t));
-    long ce = mb_table_col(t, "eval_loss");
+    long ce = mb_table_col(t, "eval_loss"), ca = mb_table_col(t, "eval_acc");
     int have_eval = 0;
     for (size_t r = 0; ce >= 0 && r < rows; r++)
         have_eval |= *mb_table_cell(t, r, (size_t)ce) != '\0';
@@ -144,7 +144,12 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         if (have_eval) {
             if (*mb_table_cell(t, r, (size_t)ce) == '\0')
                 continue;
-            if ((rc = mb_table_double(t, r, (size_t)ce, &loss, err)) != MB_OK)
+            /* a cross-entropy is >= 0: a negative one would count as reaching any target */
+            if ((rc = mb_table_double_in(t, r, (size_t)ce, 0, HUGE_VAL, 0, &loss, err)) != MB_OK)
+                break;
+            double acc;
+            if (ca >= 0 && *mb_table_cell(t, r, (size_t)ca) != '\0' &&
+                (rc = mb_table_double_in(t, r, (size_t)ca, 0, 1, 0, &acc, err)) != MB_OK)
                 break;
         } else {
             double v;

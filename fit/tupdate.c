@@ -219,6 +219,7 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
     size_t cb, cl, ct, n = mb_table_rows(t);
     long cc = mb_table_col(t, "t_compute_s"), cm = mb_table_col(t, "t_comm_s");
     long cn = mb_table_col(t, "net"), ck = mb_table_col(t, "backend");
+    long cth = mb_table_col(t, "threads"), crp = mb_table_col(t, "reps");
     double *M = malloc((n + 1) * sizeof *M), *P = malloc((n + 1) * sizeof *P),
            *T = malloc((n + 1) * sizeof *T), *TC = malloc((n + 1) * sizeof *TC),
            *TM = malloc((n + 1) * sizeof *TM), *pl = malloc((n + 1) * sizeof *pl);
@@ -251,6 +252,23 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
                     (rc = mb_table_double_in(t, r, (size_t)cm, 0, MAX_SECONDS, 0, &TM[r],
                                              err)) != MB_OK))
             goto done;
+        /* the optional counts the probe writes are whole */
+        double th, rp;
+        if ((cth >= 0 && (rc = mb_table_double_in(t, r, (size_t)cth, 1, MB_DATA_RANGE_MAX, 1,
+                                                  &th, err)) != MB_OK) ||
+            (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, 1,
+                                                  &rp, err)) != MB_OK))
+            goto done;
+        for (size_t q = 0; q < r; q++) /* one row a setting: a copied row would count twice */
+            if (M[q] == M[r] && P[q] == P[r] &&
+                (cth < 0 || strcmp(mb_table_cell(t, q, (size_t)cth),
+                                   mb_table_cell(t, r, (size_t)cth)) == 0)) {
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: batch %g, learners %g%s given "
+                                  "twice (line %ld too)", path, line, M[r], P[r],
+                                  cth >= 0 ? " and the same threads" : "",
+                                  mb_table_line(t, q));
+                goto done;
+            }
         const char *bad = M[r] <= 0 ? "batch" : P[r] < 1 ? "learners" : T[r] <= 0 ? "t_median_s"
                         : ovl && (TC[r] < 0 || TM[r] < 0 || TC[r] + TM[r] <= 0) ? "t_compute_s"
                         : NULL;

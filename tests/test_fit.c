@@ -506,7 +506,13 @@ static void test_cli_errors(void)
     bad_input(dir, "tupdate", "", "", "empty file");
     bad_input(dir, "tupdate", "", SH, "no rows");
     snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\ncpu,l,8,1,1,5,0.11,0,0,0,0,0\n", SH);
+    bad_input(dir, "tupdate", "", buf, "in.csv:3: batch 8, learners 1 and the same threads given "
+                                       "twice (line 2 too)");
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\n", SH);
     bad_input(dir, "tupdate", "", buf, "1 distinct batch size");
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,2.5,5,0.1,0,0,0,0,0\ncpu,l,16,1,1,5,0.2,0,0,0,0,0\n",
+             SH);
+    bad_input(dir, "tupdate", "", buf, "field 'threads'");
     snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\ncpu,l,0,1,1,5,0.1,0,0,0,0,0\n", SH);
     bad_input(dir, "tupdate", "", buf, "in.csv:3: field 'batch'");
     snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,inf,0,0,0,0,0\n", SH);

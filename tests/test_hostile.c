@@ -52,6 +52,7 @@ static const hcase probe_cases[] = {
              "--batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o; s=$?; kill $! 2>/dev/null; "
              "wait; test $s = 1; }", 0, NULL},
     {"silent", STEP "--batch 2,2 -o $W/o", 1, "given twice"},
+    {"silent", STEP "--budget 0x10 -o $W/o", 1, "--budget"},
     /* runaway numbers */
     {"runaway", STEP "--budget 1e308 -o $W/o", 1, "--budget: at most 3600"},
     {"runaway", STEP "--max-reps 1e9 -o $W/o", 1, "--max-reps"},
@@ -222,6 +223,19 @@ static const hcase train_cases[] = {
 };
 
 static const hcase fit_cases[] = {
+    /* values a log cannot hold, a header naming a column twice, a step row given twice */
+    {"silent", "sed 's/^0,0.0000,0,0.000,2.244721,2.293724,/0,0.0000,0,0.000,2.244721,-1.5,/' "
+               "$E/fit_runs/run_M16_s0.csv > $W/l.csv && " NU "$W/l.csv "
+               "$E/fit_runs/run_M32_s0.csv $E/fit_runs/run_M64_s0.csv -o $W/o", 1,
+     "field 'eval_loss': -1.5"},
+    {"silent", "sed 's/^0,0.0000,0,0.000,2.244721,2.293724,0.2333/0,0.0000,0,0.000,2.244721,"
+               "2.293724,1.7/' $E/fit_runs/run_M16_s0.csv > $W/l.csv && " NU "$W/l.csv "
+               "$E/fit_runs/run_M32_s0.csv $E/fit_runs/run_M64_s0.csv -o $W/o", 1,
+     "field 'eval_acc': 1.7"},
+    {"silent", "printf 'batch,batch,n_update\\n8,8,100\\n16,16,80\\n' > $W/p.csv && $T mbfit "
+               "nupdate $W/p.csv -o $W/o", 1, "header column 'batch' given twice"},
+    {"silent", "{ cat $E/step.csv; grep '^cpu,lenet5,8,' $E/step.csv; } > $W/s.csv && $T mbfit "
+               "tupdate $W/s.csv -o $W/o", 1, "given twice"},
     /* FIFOs and hangs */
     {"fifo", "mkfifo $W/f && { $T cat $E/fit_runs/run_M16_s0.csv > $W/f & " NU "$W/f "
              "$E/fit_runs/run_M32_s0.csv $E/fit_runs/run_M64_s0.csv $E/fit_runs/run_M128_s0.csv "
