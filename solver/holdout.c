@@ -32,16 +32,11 @@ long mb_solver_pick(const mb_validate *v)
     return v->settled >= 0 ? v->settled : v->rec;
 }
 
-/* Whether two learning rates are one (NAN matches any). */
-static int rate_is(double a, double b)
-{
-    return isnan(a) || isnan(b) || fabs(a - b) <= 1e-9 * fabs(b);
-}
-
 /* Whether a row takes part at (p, lr): its P and rate, M inside [m_lo, m_hi]. */
 static int in_play(const mb_validate_row *r, double p, double lr, double m_lo, double m_hi)
 {
-    return r->procs == p && rate_is(r->lr, lr) && r->batch >= m_lo && r->batch <= m_hi;
+    return r->procs == p && mb_solver_same_rate(r->lr, lr) && r->batch >= m_lo &&
+           r->batch <= m_hi;
 }
 
 /* ---- the plan -------------------------------------------------------------------------------- */

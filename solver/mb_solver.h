@@ -262,6 +262,9 @@ void mb_validate_free(mb_validate *v);
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                       const mb_update_time *t, double m_lo, double m_hi, mb_validate *v);
 
+/* Whether two learning rates are one (to 1e-9 relative); a rate not known (NAN) matches any. */
+int mb_solver_same_rate(double a, double b);
+
 /* The row that trained the recommendation: the one the runs settled on, else the one that
  * stands for the model's optimum (-1: none). */
 long mb_solver_pick(const mb_validate *v);

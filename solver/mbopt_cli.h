@@ -94,7 +94,8 @@ int emit_json(const char *sub, cJSON *root, const out_opts *o);
 int whole_flag(const char *flag, const char *arg, int size, double lo, double hi, double *v,
                mb_error *err);
 
-/* MB_EINVAL when `output` (-o) is one of the model's files (--nfit, --tfit, --cfit) or of
+/* MB_EINVAL when `output` (-o) is one of the model's files (--nfit, --tfit, --cfit; m NULL:
+ * none) or of
  * argv[0..argc) (run logs, other inputs): refused before any work, nothing overwritten. */
 int output_over_inputs(const char *output, const model_opts *m, int argc, char *const *argv,
                        mb_error *err);

@@ -37,11 +37,11 @@ int output_over_inputs(const char *output, const model_opts *m, int argc, char *
 {
     const char *in[MAX_NFIT + 2];
     size_t n = 0;
-    for (size_t i = 0; i < m->n_nfit; i++)
+    for (size_t i = 0; m && i < m->n_nfit; i++)
         in[n++] = m->nfits[i];
-    if (m->tfit)
+    if (m && m->tfit)
         in[n++] = m->tfit;
-    if (m->cfit)
+    if (m && m->cfit)
         in[n++] = m->cfit;
     for (int k = -(int)n; k < argc; k++) {
         const char *path = k < 0 ? in[n + (size_t)k] : argv[k];

@@ -499,10 +499,9 @@ int mbopt_conv(int argc, char **argv)
     mb_solver_nfit nf;
     long best_tc = -1, best_rate = -1;
     size_t nm = m.batch.n;
-    const model_opts none = {0};
     char *ins[] = {(char *)probe, (char *)(nfit ? nfit : probe), (char *)m.net};
     if (whole_batches(&m.batch, &err) != MB_OK ||
-        output_over_inputs(out.output, &none, 3, ins, &err) != MB_OK ||
+        output_over_inputs(out.output, NULL, 3, ins, &err) != MB_OK ||
         mb_net_desc_read(m.net, &d, &err) != MB_OK ||
         mb_solver_conv_read(probe, backend, &t, &err) != MB_OK ||
         (nfit && mb_solver_read_nfit(nfit, law_name, &nf, &err) != MB_OK)) {

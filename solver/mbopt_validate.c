@@ -110,7 +110,7 @@ static const char *row_list(char *buf, size_t size, const mb_validate *v, const 
 
 /* The sampling state as a sentence, into buf. */
 static const char *sampling_line(char *buf, size_t size, const mb_validate *v,
-                                 const mb_sequential *q, size_t max_seeds)
+                                 const mb_sequential *q)
 {
     char list[256];
     if (q->leader < 0)
@@ -125,7 +125,6 @@ static const char *sampling_line(char *buf, size_t size, const mb_validate *v,
                  row_list(list, sizeof list, v, q->overlap, q->n_overlap),
                  v->rows[q->leader].batch, v->rows[q->leader].runs, 100 * MB_SEQUENTIAL_LEVEL,
                  q->capped ? "" : "; more seeds may tell them apart");
-    (void)max_seeds;
     return buf;
 }
 
@@ -134,7 +133,7 @@ static int more_seeds_print(const holdout_cli *hc, const mb_validate *v, const m
 {
     char line[640];
     fprintf(stderr, "%s validate: sampling %s\n", prog,
-            sampling_line(line, sizeof line, v, &hc->seq, hc->max_seeds));
+            sampling_line(line, sizeof line, v, &hc->seq));
     for (size_t k = 0; k < hc->seq.n_want; k++) {
         const mb_validate_row *r = &v->rows[hc->seq.want[k]];
         print_token(r->batch, r->lr, next_seed(runs, r), k == 0);
@@ -803,7 +802,7 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
     const holdout_cli *hc = &vc->hc;
     char in_sample[1536], held[1024], sampling[640];
     in_sample_verdict(in_sample, sizeof in_sample, &vc->m, v, m_rec, p_rec);
-    sampling_line(sampling, sizeof sampling, v, &hc->seq, hc->max_seeds);
+    sampling_line(sampling, sizeof sampling, v, &hc->seq);
     if (hc->on)
         holdout_verdict(held, sizeof held, hc);
     else

@@ -81,8 +81,7 @@ static int row_order(const void *a, const void *b)
     return (x->batch > y->batch) - (x->batch < y->batch);
 }
 
-/* Whether two learning rates are one (to 1e-9 relative); a rate not known (NAN) matches any. */
-static int same_rate(double a, double b)
+int mb_solver_same_rate(double a, double b)
 {
     return isnan(a) || isnan(b) || fabs(a - b) <= 1e-9 * b;
 }
@@ -92,7 +91,8 @@ static int same_rate(double a, double b)
 static const mb_law *law_for(const mb_law *laws, const double *lrs, size_t n, double lr)
 {
     for (size_t i = 0; i < n; i++)
-        if (n == 1 ? same_rate(lrs[i], lr) : !isnan(lr) && same_rate(lrs[i], lr))
+        if (n == 1 ? mb_solver_same_rate(lrs[i], lr)
+                   : !isnan(lr) && mb_solver_same_rate(lrs[i], lr))
             return &laws[i];
     return NULL;
 }
@@ -212,7 +212,7 @@ size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fi
         for (int j = 0; j < k; j++)
             have |= cand[j] == cand[k];
         for (size_t i = 0; i < runs->n && !have; i++)
-            have = runs->procs[i] == p_rec && same_rate(runs->lr[i], lr_rec) &&
+            have = runs->procs[i] == p_rec && mb_solver_same_rate(runs->lr[i], lr_rec) &&
                    (k == 0 ? runs->batch[i] == cand[0] ||
                                  mb_solver_stands_for(law, t, runs->batch[i], m_rec, p_rec)
                            : fabs(log(runs->batch[i] / cand[k])) <= log(1.1));
@@ -323,7 +323,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
         if (2 * r->reached > r->runs && r->diverged == 0 &&
             (out->best < 0 || r->t_median < out->rows[out->best].t_median))
             out->best = (long)i;
-        int lr_ok = same_rate(r->lr, lr_rec);
+        int lr_ok = mb_solver_same_rate(r->lr, lr_rec);
         const mb_law *law = law_for(laws, lrs, n_laws, r->lr);
         if (r->procs == p_rec && lr_ok && law && r->reached > 0 &&
             (r->batch == round(m_rec) || mb_solver_stands_for(law, t, r->batch, m_rec, p_rec)) &&
@@ -346,7 +346,8 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
     int near = 0;
     for (size_t i = 0; i < out->n_rows; i++)
         near |= out->rows[i].procs == p_rec && out->rows[i].batch >= m_rec / 2 &&
-                out->rows[i].batch <= m_rec * 2 && same_rate(out->rows[i].lr, lr_rec);
+                out->rows[i].batch <= m_rec * 2 &&
+                mb_solver_same_rate(out->rows[i].lr, lr_rec);
     if (!near)
         rc = mb_error_set(err, MB_ENODATA,
                           "no run trained near the recommended M = %.4g at P = %g (nothing "
