@@ -190,10 +190,20 @@ typedef struct mb_fit_group {
     double se;        /* sd / sqrt(reached) */
 } mb_fit_group;
 
+/* How mbfit nupdate names the law mbopt optimises. INVERSE: the inverse law (Perrone et al.;
+ * McCandlish et al.'s S_min (1 + B_noise / M)) whenever it fits with N_inf > 0, the power law
+ * by AIC only when it does not: on held-out runs of five workloads the inverse law predicted
+ * N_update as well as or better than the power law AIC chose in every one (docs/results.md,
+ * "Which law"). AIC: the power law when its AIC is lower by more than 2. */
+typedef enum { MB_FIT_CHOOSE_INVERSE, MB_FIT_CHOOSE_AIC } mb_fit_choice;
+int mb_fit_choice_parse(const char *s, mb_fit_choice *out);
+const char *mb_fit_choice_name(mb_fit_choice c);
+
 typedef struct mb_fit_nupdate_options {
     mb_fit_weighting weights; /* default MB_FIT_W_RELATIVE */
     size_t bootstrap;         /* resamples, 0 = none */
     unsigned long seed;       /* bootstrap generator seed */
+    mb_fit_choice choose;     /* which law 'best' names; default MB_FIT_CHOOSE_INVERSE */
 } mb_fit_nupdate_options;
 void mb_fit_nupdate_options_init(mb_fit_nupdate_options *o);
 
@@ -207,10 +217,10 @@ typedef struct mb_fit_nupdate {
     mb_fit_result mccandlish;/* s_min, b_noise: S = s_min (1 + b_noise / M) */
     int have_power, have_mccandlish;
     const char *aic_best;    /* "inverse-law" or "power-law": the lower AIC */
-    const char *best;        /* the law mbopt should optimise: the power law only when its AIC is
-                                lower by more than 2 (Burnham & Anderson's threshold for a real
-                                difference), else the inverse law (fewer parameters, closed
-                                forms); mb_fit_nupdate_why says why */
+    const char *best;        /* the law mbopt should optimise, by the options' rule (choose):
+                                with AIC, the power law only when its AIC is lower by more than
+                                2 (Burnham & Anderson's threshold for a real difference); why
+                                says why */
     char why[240];
     double range_lo, range_hi; /* the converged range: least and largest M at which a majority
                                   of runs reached eps and none diverged; NAN when none */
@@ -256,7 +266,8 @@ typedef struct mb_fit_tupdate {
     char net[64];          /* the table's `net` column, "" when it has none */
     /* After mb_fit_tupdate_calibrate (n_run_points 0: not calibrated): */
     size_t n_run_points;   /* the distinct M/P that training runs of `learners` measured */
-    double *run_m, *run_t; /* those M/P, ascending, and the median of their runs' s/update */
+    double *run_m, *run_t; /* those M/P, ascending, and the lower quartile of their runs'
+                              s/update (MB_FIT_RUN_QUANTILE) */
     size_t *run_n;         /* the runs behind each */
     double *run_probe;     /* the probe's own time at each of those M */
     size_t n_probe;        /* the probe's own points, as measured, which m and t replaced */
@@ -277,12 +288,20 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
                          size_t *n_out, mb_error *err);
 void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n);
 
+/* Which quantile of the runs' seconds per update at one M calibrates T_update there. Not the
+ * median: on a shared machine other tenants slow some runs by up to 2x in phases of seconds, and
+ * a median of 3-7 runs lands in whichever phase most of them met, so neighbouring M disagree by
+ * more than their real cost does. The lower quartile is what an update costs when the machine
+ * is steady; on a quiet machine it is within a few percent of the median (docs/results.md,
+ * "Steady T_update"). */
+#define MB_FIT_RUN_QUANTILE 0.25
+
 /* Calibrates the fit of f->learners learners by training runs of that many (mbtrain logs,
  * mb_fit_runs_read_logs): the time per update a run really costs (its training seconds over its
  * updates: batch drawing, the optimiser, everything mbtrain does, evaluation excluded), measured
  * over thousands of updates and interleaved in time with the other M, is better evidence of
  * T_update than a probe of a few seconds. So at every M the runs trained, the point becomes the
- * median of their seconds per update; the probe's points below and above the runs' M are scaled
+ * lower quartile of their seconds per update (MB_FIT_RUN_QUANTILE); the probe's points below and above the runs' M are scaled
  * to meet them (the probe gives the shape where no run went), and the knee is refitted. The
  * probe's own points are kept (probe_m, probe_t) so that its error stays reported. Points are
  * per learner (M/P); at P > 1 a run's seconds per update hold the communication too. Uses the

@@ -16,7 +16,7 @@
 #include "mb_fit.h"
 
 enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR,
-       OPT_ALGO, OPT_PROCS };
+       OPT_ALGO, OPT_PROCS, OPT_CHOOSE };
 
 /* What every subcommand shares. */
 typedef struct common {
@@ -108,7 +108,7 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "Runs are grouped by M (mean, spread and count over seeds); the power law\n"
            "N_inf + a M^-b and McCandlish's S_min (1 + B_noise / M) are fitted beside it and\n"
            "compared by AIC. Top-level params stay the inverse law's; 'best' names the law\n"
-           "mbopt optimises (the power law only when its AIC is lower by more than 2), and\n"
+           "mbopt optimises (--choose), and\n"
            "'converged_range' the M where most runs reached the threshold and none diverged\n"
            "(above every M where one diverged). The law holds per learning rate: runs of\n"
            "several rates are refused unless --lr picks one.\n\n"
@@ -123,6 +123,11 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "                          the runs within each M (default %zu: none)\n"
            "      --seed S            bootstrap generator seed (default %lu)\n"
            "      --smooth W          training-loss window in logged rows (default %zu)\n"
+           "      --choose R          the law 'best' names: inverse (default: the inverse law\n"
+           "                          whenever it fits with N_inf > 0; it predicted held-out\n"
+           "                          runs as well or better than AIC's choice on every\n"
+           "                          workload measured) or aic (the power law when its AIC\n"
+           "                          is lower by more than 2)\n"
            "      --lr RATE           fit only the runs trained at this learning rate\n"
            "      --algo A, --procs P fit only the runs of algorithm A (# algo=) with P learners\n"
            "                          (# learners=); logs of several (algo, P) are refused\n"
@@ -248,6 +253,7 @@ static int cmd_nupdate(int argc, char **argv)
                                        {"bootstrap", required_argument, 0, OPT_BOOT},
                                        {"seed", required_argument, 0, OPT_SEED},
                                        {"smooth", required_argument, 0, OPT_SMOOTH},
+                                       {"choose", required_argument, 0, OPT_CHOOSE},
                                        {"lr", required_argument, 0, OPT_LR},
                                        {"algo", required_argument, 0, OPT_ALGO},
                                        {"procs", required_argument, 0, OPT_PROCS},
@@ -308,6 +314,10 @@ static int cmd_nupdate(int argc, char **argv)
                 return mb_cli_fail("mbfit", sub, &err);
             }
             smooth = (size_t)v;
+            break;
+        case OPT_CHOOSE:
+            if (mb_fit_choice_parse(optarg, &o.choose) != MB_OK)
+                return mb_cli_usage("mbfit", sub, "--choose: '%s' is not inverse or aic", optarg);
             break;
         case 'h': nupdate_help(&o, smooth_default); return 0;
         default: return mb_cli_bad_option("mbfit", sub, argv, optind, c);

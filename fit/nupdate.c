@@ -435,6 +435,36 @@ void mb_fit_nupdate_options_init(mb_fit_nupdate_options *o)
     o->weights = MB_FIT_W_RELATIVE;
     o->bootstrap = 0;
     o->seed = 1;
+    o->choose = MB_FIT_CHOOSE_INVERSE;
+}
+
+int mb_fit_choice_parse(const char *s, mb_fit_choice *out)
+{
+    if (strcmp(s, "inverse") == 0)
+        *out = MB_FIT_CHOOSE_INVERSE;
+    else if (strcmp(s, "aic") == 0)
+        *out = MB_FIT_CHOOSE_AIC;
+    else
+        return MB_EINVAL;
+    return MB_OK;
+}
+
+const char *mb_fit_choice_name(mb_fit_choice c)
+{
+    return c == MB_FIT_CHOOSE_AIC ? "aic" : "inverse";
+}
+
+/* The inverse law over AIC's power law (MB_FIT_CHOOSE_INVERSE), when it is usable. */
+static void choose_inverse(mb_fit_nupdate *out)
+{
+    const mb_fit_result *iv = &out->inverse;
+    if (strcmp(out->best, "power-law") != 0 || iv->status != MB_OK || !(iv->p[0] > 0))
+        return;
+    out->best = "inverse-law";
+    snprintf(out->why, sizeof out->why,
+             "the inverse law (--choose inverse): AIC prefers the power law (%.4g vs %.4g), "
+             "but the inverse law predicts held-out runs as well or better (docs/results.md)",
+             out->power.aic, iv->aic);
 }
 
 void mb_fit_nupdate_free(mb_fit_nupdate *f)
@@ -837,6 +867,8 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
         snprintf(out->why, sizeof out->why,
                  "the inverse law: its AIC (%.4g) is at or below the power law's (%.4g)", iv->aic,
                  out->power.aic);
+    if (o->choose == MB_FIT_CHOOSE_INVERSE)
+        choose_inverse(out);
     if (o->bootstrap > 0)
         rc = bootstrap(runs, k, o, m, sig, np, out, err);
 done:
@@ -855,6 +887,7 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     mb_fit_json_merge(root, mb_fit_result_json(&f->inverse));
     mb_json_add_number(root, "target_loss", f->threshold);
     cJSON_AddStringToObject(root, "weights", mb_fit_weighting_name(o->weights));
+    cJSON_AddStringToObject(root, "choose", mb_fit_choice_name(o->choose));
     mb_json_add_number(root, "runs", (double)f->runs);
     mb_json_add_number(root, "unreached", (double)f->unreached);
     mb_json_add_number(root, "lr", f->lr);

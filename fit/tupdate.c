@@ -338,8 +338,8 @@ done:
 
 /* ---- calibration by training runs ------------------------------------------------------------ */
 
-/* The runs' points: for each M/P the runs of g->learners learners trained, the median seconds
- * per update. Fills g's run_m, run_t, run_n. */
+/* The runs' points: for each M/P the runs of g->learners learners trained, the lower quartile
+ * of their seconds per update (MB_FIT_RUN_QUANTILE). Fills g's run_m, run_t, run_n. */
 static int run_points(const mb_fit_runs *runs, const char *const *paths, const char *net,
                       mb_fit_tupdate *g, mb_error *err)
 {
@@ -387,7 +387,8 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, const c
                 x[k++] = runs->t_step[i];
         gsl_sort(x, 1, k);
         g->run_m[g->n_run_points] = m[a];
-        g->run_t[g->n_run_points] = gsl_stats_median_from_sorted_data(x, 1, k);
+        g->run_t[g->n_run_points] = gsl_stats_quantile_from_sorted_data(x, 1, k,
+                                                                        MB_FIT_RUN_QUANTILE);
         g->run_n[g->n_run_points++] = k;
         while (a < n && m[a] == g->run_m[g->n_run_points - 1])
             a++;
@@ -497,8 +498,9 @@ static cJSON *one_json(const mb_fit_tupdate *f)
             runs += f->run_n[j];
         cJSON *c = cJSON_AddObjectToObject(o, "calibration");
         if (c) {
-            cJSON_AddStringToObject(c, "source", "points at the runs' M are their median "
-                                    "seconds per update; the probe's beyond, scaled");
+            cJSON_AddStringToObject(c, "source", "points at the runs' M are the lower quartile "
+                                    "of their seconds per update; the probe's beyond, scaled");
+            mb_json_add_number(c, "run_quantile", MB_FIT_RUN_QUANTILE);
             mb_json_add_number(c, "runs", (double)runs);
             mb_json_add_number(c, "m_lo", f->run_m[0]);
             mb_json_add_number(c, "m_hi", f->run_m[f->n_run_points - 1]);

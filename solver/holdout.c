@@ -12,8 +12,10 @@
  *   still reaches the leader's.
  *
  * A run that did not reach the target counts as infinitely slow: a setting that fails to train
- * is not made to look fast by leaving its failures out. The bootstrap draws each setting's runs
- * with replacement, setting by setting, from GSL's MT19937 with a fixed seed (repeatable).
+ * is not made to look fast by leaving its failures out. The check's bootstrap draws seeds with
+ * replacement and takes every setting's runs of the drawn seeds (paired: the settings share their
+ * seeds); the sequential sampling's draws each setting's runs on its own. Both use GSL's MT19937
+ * with a fixed seed (repeatable).
  *
  * Does not: train (the Makefile runs mbtrain on the plan), read files or print (mbopt does).
  */
@@ -96,12 +98,14 @@ int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double
 
 /* ---- the check ------------------------------------------------------------------------------- */
 
-/* A row's runs as times, the unreached as +inf (pool holds r->runs). */
-static size_t row_pool(const mb_validate_row *r, double *pool)
+/* A row's runs as times (steady: mb_solver_steady's, else wall), the unreached as +inf (pool
+ * holds r->runs). */
+static size_t row_pool(const mb_validate_row *r, int steady, double *pool)
 {
+    const double *t = steady && r->s_runs && isfinite(r->s_median) ? r->s_runs : r->t_runs;
     size_t k = 0;
     for (; k < r->reached; k++)
-        pool[k] = r->t_runs[k];
+        pool[k] = t[k];
     for (; k < r->runs; k++)
         pool[k] = INFINITY;
     return k;
@@ -147,7 +151,7 @@ static void pools_free(pools *p)
 }
 
 static int pools_make(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
-                      pools *ps, mb_error *err)
+                      int steady, pools *ps, mb_error *err)
 {
     memset(ps, 0, sizeof *ps);
     size_t most = 1;
@@ -171,10 +175,74 @@ static int pools_make(const mb_validate *v, double p, double lr, double m_lo, do
         if (in_play(&v->rows[i], p, lr, m_lo, m_hi) && v->rows[i].runs > 0) {
             ps->row[k] = i;
             ps->at[k] = ps->x + off;
-            ps->len[k] = row_pool(&v->rows[i], ps->at[k]);
+            ps->len[k] = row_pool(&v->rows[i], steady, ps->at[k]);
             off += ps->len[k++];
         }
     return MB_OK;
+}
+
+/* A resample of seeds for the paired bootstrap: the seeds the settings in play trained (u, n_u),
+ * how often each was drawn (count), and room for one setting's runs counted that often (buf). */
+typedef struct seed_draw {
+    double *u;
+    size_t n_u, *count;
+    double *buf;
+} seed_draw;
+
+static void seed_draw_free(seed_draw *d)
+{
+    free(d->u);
+    free(d->count);
+    free(d->buf);
+}
+
+/* The seeds of the rows in play (ps), for pairing; n_u = 0 when a run's seed is not known (the
+ * bootstrap then draws every setting's runs on their own). */
+static int seed_draw_make(const mb_validate *h, const pools *ps, seed_draw *d)
+{
+    memset(d, 0, sizeof *d);
+    size_t most = 1;
+    for (size_t k = 0; k < ps->n; k++)
+        most = h->rows[ps->row[k]].runs > most ? h->rows[ps->row[k]].runs : most;
+    d->u = malloc((ps->total + 1) * sizeof *d->u);
+    d->count = malloc((ps->total + 1) * sizeof *d->count);
+    d->buf = malloc((most * ps->total + 1) * sizeof *d->buf);
+    if (!d->u || !d->count || !d->buf)
+        return MB_ENOMEM;
+    for (size_t k = 0; k < ps->n; k++) {
+        const mb_validate_row *r = &h->rows[ps->row[k]];
+        if (!r->seed) {
+            d->n_u = 0;
+            return MB_OK;
+        }
+        for (size_t j = 0; j < r->runs; j++) {
+            if (isnan(r->seed[j])) {
+                d->n_u = 0;
+                return MB_OK;
+            }
+            size_t u = 0;
+            while (u < d->n_u && d->u[u] != r->seed[j])
+                u++;
+            if (u == d->n_u)
+                d->u[d->n_u++] = r->seed[j];
+        }
+    }
+    return MB_OK;
+}
+
+/* The median of row r's runs over the drawn seeds, each run counted as often as its seed was
+ * drawn; NAN when no drawn seed trained r. */
+static double paired_median(const mb_validate_row *r, const seed_draw *d)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < r->runs; j++) {
+        size_t u = 0;
+        while (u < d->n_u && d->u[u] != r->seed[j])
+            u++;
+        for (size_t c = 0; u < d->n_u && c < d->count[u]; c++)
+            d->buf[n++] = r->t_seed[j];
+    }
+    return n ? median_of(d->buf, n) : NAN;
 }
 
 int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, size_t n_boot,
@@ -188,7 +256,8 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     if (n_boot < 100)
         n_boot = 100;
     pools ps;
-    if (pools_make(h, p, lr, 0, INFINITY, &ps, err) != MB_OK)
+    seed_draw sd = {0};
+    if (pools_make(h, p, lr, 0, INFINITY, 0, &ps, err) != MB_OK)
         return MB_ENOMEM;
     double *med = malloc((ps.n + 1) * sizeof *med), *ratio = malloc(n_boot * sizeof *ratio),
            *rival = malloc(n_boot * sizeof *rival), *errs = malloc(3 * (ps.n + 1) * sizeof *errs);
@@ -252,17 +321,27 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
                 out->flat_hi = fmax(out->flat_hi, h->rows[ps.row[k]].batch);
             }
     }
-    /* the intervals: every setting's runs drawn again, setting by setting */
+    /* the intervals: seeds drawn again, and every setting's runs of the drawn seeds (paired: the
+     * plan trains every setting on the same seeds, interleaved, so a slow phase of the machine
+     * over one seed's runs moves every setting alike); a setting that trained none of the drawn
+     * seeds, or runs of unknown seeds, are drawn on their own */
     gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!g) {
+    if (!g || seed_draw_make(h, &ps, &sd) != MB_OK) {
+        gsl_rng_free(g);
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
+    out->paired = sd.n_u > 0;
     gsl_rng_set(g, 20151);
     for (size_t b = 0; b < n_boot; b++) {
         double m_rec = NAN, m_best = INFINITY, m_rival = INFINITY;
+        memset(sd.count, 0, sd.n_u * sizeof *sd.count);
+        for (size_t i = 0; i < sd.n_u; i++)
+            sd.count[gsl_rng_uniform_int(g, sd.n_u)]++;
         for (size_t k = 0; k < ps.n; k++) {
-            double x = resampled_median(g, ps.at[k], ps.len[k], ps.scratch);
+            double x = sd.n_u ? paired_median(&h->rows[ps.row[k]], &sd) : NAN;
+            if (isnan(x))
+                x = resampled_median(g, ps.at[k], ps.len[k], ps.scratch);
             if (k == rec)
                 m_rec = x;
             else
@@ -287,6 +366,7 @@ done:
     free(ratio);
     free(rival);
     free(errs);
+    seed_draw_free(&sd);
     pools_free(&ps);
     return rc;
 }
@@ -308,8 +388,8 @@ int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo,
     memset(out, 0, sizeof *out);
     out->leader = -1;
     pools ps;
-    if (pools_make(v, p, lr, isfinite(m_lo) ? m_lo : 0, isfinite(m_hi) ? m_hi : INFINITY, &ps,
-                   err) != MB_OK)
+    if (pools_make(v, p, lr, isfinite(m_lo) ? m_lo : 0, isfinite(m_hi) ? m_hi : INFINITY, 1,
+                   &ps, err) != MB_OK)
         return MB_ENOMEM;
     enum { BOOT = 1000 };
     double *lo = malloc((ps.n + 1) * sizeof *lo), *hi = malloc((ps.n + 1) * sizeof *hi),

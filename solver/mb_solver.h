@@ -174,6 +174,13 @@ typedef struct mb_validate_row {
     double t_median;          /* median training time to the target (wall_s at the crossing) */
     double t_min, t_max;      /* its spread */
     double *t_runs;           /* `reached` times, ascending, owned */
+    double *s_runs;           /* `reached` steady times, ascending, owned: each run's updates to
+                                 the target at the model's seconds per update (t_update_pred),
+                                 the run's own time without the machine's slow phases; NAN
+                                 without a model */
+    double s_median;          /* their median: n_median * t_update_pred */
+    double *seed, *t_seed;    /* every run's seed and training time (+inf unreached), in log
+                                 order (`runs` each, owned): the held-out check pairs by seed */
     double t_update_run;      /* median seconds per update of the runs (wall_s / updates) */
     double n_pred;            /* N_update(M) of the law */
     double t_update_pred;     /* T_update(M, P) of the model */
@@ -253,12 +260,20 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                        double m_rec, double p_rec, double lr_rec, mb_validate *out, mb_error *err);
 void mb_validate_free(mb_validate *v);
 
+/* A row's steady time to the target: its runs' median updates at the model's seconds per update
+ * (s_median), else its median wall time (t_median) where the model gives no T_update. What the
+ * runs measure that the model can get wrong is N_update; their wall time also carries the
+ * machine's phases (other tenants slow whole runs by up to 2x), which are not a property of M,
+ * so choices among measured settings compare steady times (docs/design.md, "Steady times"). */
+double mb_solver_steady(const mb_validate_row *r);
+
 /* The runs settle what the model cannot tell apart. The candidates (rows[].candidate) are the
  * rows at v->p_rec, of any learning rate with a law, with M in [m_lo, m_hi] (the range the
  * optimum was sought in), most runs reaching the target and none diverging, that the model
  * predicts within v->band of its optimum's T_C (at v->m_rec): band is the model's own median
  * |error| on these runs (v->median_abs_err), at least MB_SOLVER_EQUIV. v->settled gets the
- * candidate measured fastest (-1: none), v->settled_ratio its time over the measured best. */
+ * candidate measured fastest by its steady time (mb_solver_steady; -1: none), v->settled_ratio
+ * its wall time over the measured best's (in-sample). */
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                       const mb_update_time *t, double m_lo, double m_hi, mb_validate *v);
 
@@ -315,6 +330,7 @@ typedef struct mb_holdout {
                                    of the others */
     double ratio;               /* median(rec) / median(best), >= 1 */
     double ratio_ci[2];         /* its MB_HOLDOUT_LEVEL bootstrap interval over seeds */
+    int paired;                 /* the bootstrap drew seeds, pairing the settings' runs */
     double rival_ratio;         /* median(rec) / median(rival): < 1 when it beats them all */
     double rival_ci[2];
     mb_holdout_verdict verdict; /* from rival_ci */

@@ -103,22 +103,25 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
     } else if (v->settled == v->rec) {
         fprintf(f, "settled:        the runs agree: of the trained M the model predicts within "
                    "%.1f%% of its best T_C (its median |error| on the runs: M = %s), M = %s "
-                   "measured fastest (%.3g s, median of %zu)\n",
+                   "measured fastest (steady time %.3g s: median updates of %zu runs at the "
+                   "model's seconds per update)\n",
                 100 * v->band, candidates(c, sizeof c, v), setting(m, sizeof m, v, s),
-                s->t_median, s->reached);
+                mb_solver_steady(s), s->reached);
     } else if (v->rec >= 0) {
         fprintf(f, "settled:        by the runs: the model predicts M = %s within %.1f%% of "
                    "its best T_C, its median |error| on the runs, so it cannot tell them "
                    "apart; the runs trained M = %s in %.3g s and the model's optimum (as M = %g) "
-                   "in %.3g s (medians)\n",
+                   "in %.3g s (steady times: median updates at the model's seconds per "
+                   "update)\n",
                 candidates(c, sizeof c, v), 100 * v->band, setting(m, sizeof m, v, s),
-                s->t_median, v->rows[v->rec].batch, v->rows[v->rec].t_median);
+                mb_solver_steady(s), v->rows[v->rec].batch, mb_solver_steady(&v->rows[v->rec]));
     } else {
         fprintf(f, "settled:        by the runs: the model's optimum M = %.4g has no runs; of "
                    "the trained M it predicts within %.1f%% of its best T_C (its median |error| "
-                   "on the runs: M = %s), M = %s measured fastest (%.3g s, median of %zu)\n",
+                   "on the runs: M = %s), M = %s measured fastest (steady time %.3g s over "
+                   "%zu runs)\n",
                 v->m_rec, 100 * v->band, candidates(c, sizeof c, v),
-                setting(m, sizeof m, v, s), s->t_median, s->reached);
+                setting(m, sizeof m, v, s), mb_solver_steady(s), s->reached);
     }
 }
 

@@ -188,12 +188,13 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
     snprintf(buf, size,
              "held out (%s fresh seeds a setting, none used to fit or choose): the recommended "
              "M = %g trained in %.3g s (median), %.2fx the best held-out M (M = %g, %.3g s; "
-             "%.0f%% interval %.2f-%.2fx); against its best rival, M = %g (%.3g s): %.2fx "
+             "%.0f%% interval%s %.2f-%.2fx); against its best rival, M = %g (%.3g s): %.2fx "
              "(%.0f%% interval %.2f-%.2f): %s; median |error| of predicted T_C on the held-out "
              "runs %.1f%% over %zu settings (of N_update %.1f%%, of T_update %.1f%%); flat (held "
              "out): M = %g..%g within %.0f%% of the best",
              seeds, rec->batch, rec->t_median, o->ratio, best->batch, best->t_median,
-             100 * MB_HOLDOUT_LEVEL, o->ratio_ci[0], o->ratio_ci[1], rv->batch, rv->t_median,
+             100 * MB_HOLDOUT_LEVEL, o->paired ? " paired by seed" : "", o->ratio_ci[0],
+             o->ratio_ci[1], rv->batch, rv->t_median,
              o->rival_ratio, 100 * MB_HOLDOUT_LEVEL, o->rival_ci[0], o->rival_ci[1],
              mb_solver_holdout_verdict_name(o->verdict), 100 * o->median_abs_err, o->n_err,
              100 * o->median_abs_n_err, 100 * o->median_abs_tu_err, o->flat_lo, o->flat_hi,
@@ -238,6 +239,7 @@ static cJSON *holdout_json(const holdout_cli *hc)
     mb_json_add_number(root, "ratio", o->ratio);
     mb_json_add_number(root, "ratio_lo", o->ratio_ci[0]);
     mb_json_add_number(root, "ratio_hi", o->ratio_ci[1]);
+    cJSON_AddBoolToObject(root, "paired", o->paired);
     mb_json_add_number(root, "rival_batch", h->rows[o->rival].batch);
     mb_json_add_number(root, "rival_ratio", o->rival_ratio);
     mb_json_add_number(root, "rival_ratio_lo", o->rival_ci[0]);

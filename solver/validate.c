@@ -30,8 +30,11 @@ void mb_validate_free(mb_validate *v)
 {
     if (!v)
         return;
-    for (size_t i = 0; i < v->n_rows; i++)
+    for (size_t i = 0; i < v->n_rows; i++) {
         free(v->rows[i].t_runs);
+        free(v->rows[i].s_runs);
+        free(v->rows[i].seed);
+    }
     free(v->rows);
     memset(v, 0, sizeof *v);
 }
@@ -111,14 +114,19 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_update_
     row->lr = r->lr[i0];
     row->runs = n;
     row->t_runs = malloc(n * sizeof *row->t_runs);
-    if (!row->t_runs)
+    row->s_runs = malloc(n * sizeof *row->s_runs);
+    row->seed = malloc(2 * n * sizeof *row->seed);
+    if (!row->t_runs || !row->s_runs || !row->seed)
         return MB_ENOMEM;
+    row->t_seed = row->seed + n;
     size_t k = 0;
     for (size_t j = 0; j < n; j++) {
         size_t i = idx[j];
         row->diverged += r->diverged[i] != 0;
+        row->seed[j] = r->seed[i];
+        row->t_seed[j] = INFINITY;
         if (!isnan(r->n_update[i * r->n_thr]) && !isnan(r->wall[i * r->n_thr])) {
-            row->t_runs[k] = r->wall[i * r->n_thr];
+            row->t_runs[k] = row->t_seed[j] = r->wall[i * r->n_thr];
             scratch[k++] = r->n_update[i * r->n_thr];
         }
     }
@@ -141,6 +149,11 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_update_
         if (law && mb_model_law_nupdate(law, row->batch, &nu, NULL) == MB_OK)
             row->n_pred = nu, row->t_pred = nu * tu;
     }
+    for (size_t j = 0; j < k; j++)
+        row->s_runs[j] = scratch[j] * row->t_update_pred;
+    if (isfinite(row->t_update_pred))
+        gsl_sort(row->s_runs, 1, k);
+    row->s_median = k ? row->n_median * row->t_update_pred : NAN;
     row->rel_err = (row->t_pred - row->t_median) / row->t_median;
     row->t_update_rel_err = (row->t_update_pred - row->t_update_run) / row->t_update_run;
     row->t_update_probe = row->t_pred_probe = NAN;
@@ -226,6 +239,11 @@ size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fi
  * on these very runs, so every trained setting in the range it searched that it predicts within
  * that band of the optimum is as good a candidate by its lights; the runs, which measured each,
  * choose among them. */
+double mb_solver_steady(const mb_validate_row *r)
+{
+    return r->s_runs && isfinite(r->s_median) ? r->s_median : r->t_median;
+}
+
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                       const mb_update_time *t, double m_lo, double m_hi, mb_validate *v)
 {
@@ -242,7 +260,7 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
         r->candidate = r->procs == v->p_rec && 2 * r->reached > r->runs && r->diverged == 0 &&
                        r->batch >= m_lo && r->batch <= m_hi &&
                        r->t_pred <= (1 + v->band) * t_opt;
-        if (r->candidate && (v->settled < 0 || r->t_median < v->rows[v->settled].t_median))
+        if (r->candidate && (v->settled < 0 || mb_solver_steady(r) < mb_solver_steady(&v->rows[v->settled])))
             v->settled = (long)i;
     }
     if (v->settled >= 0 && v->best >= 0)

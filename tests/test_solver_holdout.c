@@ -1,6 +1,6 @@
 /* test_solver_holdout.c — solver/holdout.c and the flat range: the held-out plan never reuses a
  * seed that fitted or chose, the held-out check's verdicts on settings with known winners and
- * ties, sequential sampling stopping on a known winner and on a known tie, the flat range of a
+ * ties, its bootstrap paired by seed, sequential sampling stopping on a known winner and on a known tie, the flat range of a
  * curve with a closed form, and mbopt validate's held-out modes as a user runs them.
  */
 #include <CUnit/CUnit.h>
@@ -173,6 +173,49 @@ static void test_holdout_verdicts(void)
     CU_ASSERT_EQUAL(mb_solver_holdout(&h, 24, 1, 0.02, 2000, &o, &e), MB_ENODATA);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "M = 24"));
     mb_validate_free(&h);
+}
+
+/* Pairing by seed: every setting trained seeds 1000..1009 interleaved, and four of the seeds met
+ * a slow phase of the machine (2x every setting's time). M = 32 is 6% slower than M = 16 on
+ * every seed: drawn seed by seed the check sees it (behind); drawn setting by setting the phase
+ * hides it (tied). */
+static void test_holdout_paired(void)
+{
+    for (int paired = 0; paired <= 1; paired++) {
+        mb_validate h;
+        make_validate(&h, 3);
+        const double ms[3] = {16, 32, 64}, scale[3] = {1.0, 1.06, 1.3};
+        gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(g, 11);
+        for (size_t k = 0; k < 3; k++) {
+            double t[10];
+            for (size_t s = 0; s < 10; s++)
+                t[s] = scale[k] * (s % 3 == 0 ? 2.0 : 1.0) * (1 + gsl_ran_gaussian(g, 0.01));
+            mb_validate_row *r = &h.rows[k];
+            set_row(r, ms[k], t, 10);
+            if (paired) {
+                r->seed = malloc(20 * sizeof *r->seed);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(r->seed);
+                r->t_seed = r->seed + 10;
+                for (size_t s = 0; s < 10; s++)
+                    r->seed[s] = 1000 + (double)s, r->t_seed[s] = t[s];
+            }
+        }
+        gsl_rng_free(g);
+        mb_holdout o;
+        mb_error e = {0};
+        CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 2000, &o, &e), MB_OK);
+        CU_ASSERT_EQUAL(o.paired, paired);
+        CU_ASSERT_EQUAL(o.best, 0);
+        CU_ASSERT_TRUE(o.rival_ratio > 1.03 && o.rival_ratio < 1.09);
+        if (paired) {
+            CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_BEHIND);
+            CU_ASSERT_TRUE(o.rival_ci[0] > 1.0 && o.rival_ci[1] < 1.12);
+        } else {
+            CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_TIED);
+        }
+        mb_validate_free(&h);
+    }
 }
 
 /* Sequential sampling with settings whose true medians are `scale`: each round adds one draw
@@ -399,6 +442,7 @@ int mb_test_suite_solver_holdout(void)
     CU_pSuite s = CU_add_suite("solver_holdout", NULL, NULL);
     return !s || !CU_add_test(s, "held-out plan: fresh seeds only", test_plan_fresh_seeds) ||
            !CU_add_test(s, "held-out check: ahead, tied, behind", test_holdout_verdicts) ||
+           !CU_add_test(s, "held-out check: paired by seed", test_holdout_paired) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
