@@ -131,6 +131,7 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_update_
         }
     }
     row->reached = k;
+    memcpy(row->s_runs, scratch, k * sizeof *row->s_runs); /* updates; times once T_update is known */
     row->n_median = median(scratch, k);
     gsl_sort(row->t_runs, 1, k);
     row->t_median = k ? gsl_stats_median_from_sorted_data(row->t_runs, 1, k) : NAN;
@@ -150,7 +151,7 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_update_
             row->n_pred = nu, row->t_pred = nu * tu;
     }
     for (size_t j = 0; j < k; j++)
-        row->s_runs[j] = scratch[j] * row->t_update_pred;
+        row->s_runs[j] *= row->t_update_pred;
     if (isfinite(row->t_update_pred))
         gsl_sort(row->s_runs, 1, k);
     row->s_median = k ? row->n_median * row->t_update_pred : NAN;

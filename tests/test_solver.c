@@ -745,6 +745,9 @@ static void test_validate_settle(void)
     CU_ASSERT_TRUE(mb_solver_steady(&v.rows[1]) < mb_solver_steady(&v.rows[2]));
     CU_ASSERT_TRUE(mb_test_close(mb_solver_steady(&v.rows[1]),
                                  v.rows[1].n_median * v.rows[1].t_update_pred, 1e-12));
+    for (size_t i = 0; i < 6; i++) /* every run's steady time: its updates at the model's step */
+        CU_ASSERT_TRUE(mb_test_close(v.rows[i].s_runs[v.rows[i].reached / 2],
+                                     v.rows[i].s_median, 1e-12));
     CU_ASSERT_TRUE(mb_test_close(v.settled_ratio, v.rows[1].t_median / v.rows[0].t_median,
                                  1e-12));
     CU_ASSERT_TRUE(v.settled_ratio > v.ratio); /* in-sample wall: the slow phase shows */
