@@ -12,7 +12,7 @@
 #include "run_impl.h"
 
 /* Floats' room at the start of a record's cursor part: pos, epoch, rng, the next step's update
- * (or Hogwild's local step) and the local step, 5 x 8 bytes (par.c: par_pack). */
+ * (or Hogwild's local step) and the local step, 5 x 8 bytes (par_worker.c: par_pack). */
 enum { PAR_CUR_WORDS = 10 };
 
 /* What PATH.learners says of the run. */
@@ -213,10 +213,13 @@ static inline int fail(worker *w, int rc, const char *what)
 
 /* Ends the whole job after this worker's failure (its rc and err; par.c): over MPI one line,
  * "PROGRAM: learner I: why", then MPI_Abort; over threads every other worker's waits return at
- * once and mb_par_run reports this worker's message. */
+ * once and mb_par_run reports this worker's message. (par_worker.c, as below.) */
 void par_abort(worker *w);
 
-/* Checkpoint records (par.c). A record is 4 blocks of n floats: parameters (the server's: the
+/* Who a worker is, for messages: "learner R", or the server / Hogwild's watcher on rank 0. */
+void par_who(const worker *w, char *buf, size_t n);
+
+/* Checkpoint records (par_worker.c). A record is 4 blocks of n floats: parameters (the server's: the
  * centre), optimiser velocity (zeros without one; DOWNPOUR's server: its master's), the second
  * block (SMA's z_prev, EAMSGD's velocity), this rank's copy of the centre; then, for the
  * algorithms whose learners draw their own batches (server algorithms, Hogwild), the learner's

@@ -191,6 +191,9 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
                       double wall_s, double loss, mb_error *err);
 void mb_run_mon_free(mb_run_mon *m);
 
+/* One learner's run (run.c): what mb_train_run (train.c) does for o->par == MB_PAR_NONE. */
+int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err);
+
 /* Input shape and classes of the net against the data's. */
 int mb_run_check_shapes(const mb_net_desc *d, const struct mb_dataset *s, const char *what,
                         mb_error *err);

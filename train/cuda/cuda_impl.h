@@ -48,8 +48,13 @@ static inline cuda_dev *cuda_state(mb_ctx *ctx)
     return (cuda_dev *)ctx->dev;
 }
 
-/* A 4-d NCHW float tensor descriptor; 0 on success. */
-int cuda_tensor4d(cudnnTensorDescriptor_t t, int n, int c, int h, int w);
+/* A 4-d NCHW float tensor descriptor; 0 on success. (Inline: the kernels of layers.cu and conv.cu
+ * use it and must not depend on ops.cu, which gathers them.) */
+static inline int cuda_tensor4d(cudnnTensorDescriptor_t t, int n, int c, int h, int w)
+{
+    return cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w) !=
+           CUDNN_STATUS_SUCCESS;
+}
 
 /* Threads per block and blocks for n elements (a grid-stride loop covers the rest). */
 enum { CUDA_THREADS = 256 };

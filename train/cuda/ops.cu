@@ -13,12 +13,6 @@
 
 /* ---- device ---------------------------------------------------------------------------------- */
 
-int cuda_tensor4d(cudnnTensorDescriptor_t t, int n, int c, int h, int w)
-{
-    return cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w) !=
-           CUDNN_STATUS_SUCCESS;
-}
-
 static void cuda_close(mb_ctx *ctx)
 {
     cuda_dev *d = cuda_state(ctx);

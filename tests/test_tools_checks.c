@@ -1,0 +1,71 @@
+/* test_tools_checks.c — the two structure checkers of tests/tools/ (docs/style.md, "Checkers"):
+ * deps.sh (no cycle among files or folders of the built objects) and funclen.sh (no function
+ * outside tests/ over 150 lines), each run on the real tree, which must pass, and on a
+ * deliberate offender, which must fail naming it.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mb_test.h"
+
+/* The objects of the build under test: MB_TEST_BIN/../obj (build/release/obj, build/san/obj). */
+#define OBJ_DIR MB_TEST_BIN "/../obj"
+
+static void test_deps_tree(void)
+{
+    mb_test_run r;
+    if (mb_test_sh_ok(&r, "sh tests/tools/deps.sh %s .", OBJ_DIR))
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "deps.sh: no cycle:"));
+    mb_test_run_free(&r);
+}
+
+/* Compiles src into dir/obj/name.o. */
+static void cc(const char *dir, const char *name, const char *src)
+{
+    char path[512], c[512];
+    snprintf(c, sizeof c, "%s.c", strrchr(name, '/') + 1);
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/obj/%.*s", dir, (int)(strrchr(name, '/') - name), name);
+    mb_test_run r;
+    mb_test_write(path, sizeof path, dir, c, src);
+    CU_ASSERT(mb_test_sh_ok(&r, "mkdir -p %s && cc -c %s -o %s/obj/%s.o", sub, path, dir, name));
+    mb_test_run_free(&r);
+}
+
+/* Two objects in two folders that use each other: a cycle among files and among folders; the
+ * same pair without the back edge: none. */
+static void test_deps_cycle(void)
+{
+    char dir[256];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    cc(dir, "lo/a", "int b_f(int);\nint a_f(int x) { return x > 0 ? b_f(x - 1) : 0; }\n");
+    cc(dir, "hi/b", "int a_f(int);\nint b_f(int x) { return a_f(x) + 1; }\n");
+    cc(dir, "hi/c", "int b_f(int);\nint c_f(void) { return b_f(3); }\n");
+    mb_test_run r;
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "sh tests/tools/deps.sh %s/obj", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "a cycle among files:"));
+    CU_ASSERT(strstr(r.out, "lo/a -> hi/b -> lo/a") || strstr(r.out, "hi/b -> lo/a -> hi/b"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "a cycle among folders:"));
+    CU_ASSERT(strstr(r.out, "lo -> hi -> lo") || strstr(r.out, "hi -> lo -> hi"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "hi/c ->"));
+    mb_test_run_free(&r);
+
+    /* without the back edge (a no longer calls b): no cycle, and the edges are counted */
+    cc(dir, "lo/a", "int a_f(int x) { return x; }\n");
+    if (mb_test_sh_ok(&r, "sh tests/tools/deps.sh %s/obj", dir))
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "no cycle: 3 files, 2 file edges, 1 folder edges"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
+int mb_test_suite_tools_checks(void)
+{
+    CU_pSuite s = CU_add_suite("tools_checks", NULL, NULL);
+    if (!s)
+        return -1;
+    return !CU_add_test(s, "deps.sh: no cycle in the built tree", test_deps_tree) ||
+           !CU_add_test(s, "deps.sh: a deliberate two-object cycle fails", test_deps_cycle);
+}
