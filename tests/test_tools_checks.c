@@ -61,11 +61,66 @@ static void test_deps_cycle(void)
     mb_test_rmdir(dir);
 }
 
+static void test_funclen_tree(void)
+{
+    mb_test_run r;
+    if (mb_test_sh_ok(&r, "sh tests/tools/funclen.sh"))
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "none over 150 lines"));
+    mb_test_run_free(&r);
+}
+
+/* A file with a function of n lines whose body holds braces in strings, characters and comments
+ * (which must not count), after a struct and an initialiser (which are not functions). */
+static const char *long_fn(char *buf, size_t size, const char *dir, const char *name, int n)
+{
+    size_t cap = 4096 + (size_t)n * 64;
+    char *s = malloc(cap);
+    CU_ASSERT_FATAL(s != NULL);
+    int k = snprintf(s, cap, "struct p { int x; };\nstatic const struct p tab[] = {\n    {1},\n};\n"
+                             "int\nfn_%d(int x,\n      int y)\n{\n", n);
+    for (int i = 0; i < n - 6; i++)
+        k += snprintf(s + k, cap - (size_t)k,
+                      i % 3 == 0   ? "    x += '{' + y; /* } */\n"
+                      : i % 3 == 1 ? "    if (x) { y += (int)sizeof \"}}\"; } // {\n"
+                                   : "    x -= '\\'';\n");
+    snprintf(s + k, cap - (size_t)k, "    return x;\n}\n");
+    const char *p = mb_test_write(buf, size, dir, name, s);
+    free(s);
+    return p;
+}
+
+static void test_funclen_offender(void)
+{
+    char dir[256], ok[512], bad[512];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    long_fn(ok, sizeof ok, dir, "ok.c", 150);
+    long_fn(bad, sizeof bad, dir, "bad.c", 151);
+    mb_test_run r;
+    if (mb_test_sh_ok(&r, "sh tests/tools/funclen.sh %s", ok))
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "1 functions in 1 files, none over 150 lines"));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "sh tests/tools/funclen.sh %s %s", ok, bad), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    char want[600];
+    snprintf(want, sizeof want, "%s:5: fn_151 is 151 lines (over 150)", bad);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    CU_ASSERT_EQUAL(mb_test_lines(r.out), 1);
+    mb_test_run_free(&r);
+    /* -m sets the limit */
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "sh tests/tools/funclen.sh -m 149 %s", ok), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "fn_150 is 150 lines (over 149)"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_tools_checks(void)
 {
     CU_pSuite s = CU_add_suite("tools_checks", NULL, NULL);
     if (!s)
         return -1;
     return !CU_add_test(s, "deps.sh: no cycle in the built tree", test_deps_tree) ||
-           !CU_add_test(s, "deps.sh: a deliberate two-object cycle fails", test_deps_cycle);
+           !CU_add_test(s, "deps.sh: a deliberate two-object cycle fails", test_deps_cycle) ||
+           !CU_add_test(s, "funclen.sh: no function over 150 lines", test_funclen_tree) ||
+           !CU_add_test(s, "funclen.sh: a 151-line function fails", test_funclen_offender);
 }
