@@ -22,7 +22,7 @@
 
 #include "../data/mb_data.h"
 #include "../model/mb_model.h"
-#include "../train/run_impl.h"
+#include "../train/run/run_impl.h"
 #include "mb_test.h"
 
 static char dir[256];

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/cpu/layers_impl.h"
+#include "../train/backend/cpu/layers_impl.h"
 #include "../train/mb_train.h"
 #include "mb_test.h"
 

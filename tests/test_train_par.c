@@ -1,4 +1,4 @@
-/* test_train_par.c — parallel learners (train/comm*.c, train/par*.c): the threads communicator's
+/* test_train_par.c — parallel learners (train/comm/comm*.c, train/par/par*.c): the threads communicator's
  * collectives and messages against sums computed here; sgd-sync against single-learner SGD;
  * each EASGD rule, SMA and DOWNPOUR against steps computed by hand on a quadratic; the round-
  * robin EASGD stability region of Zhang et al.; Hogwild's convergence; the staged checks
@@ -20,7 +20,7 @@
 
 #include "../data/mb_data.h"
 #include "../train/mb_train.h"
-#include "../train/par_impl.h"
+#include "../train/par/par_impl.h"
 #include "mb_test.h"
 
 /* ---- the threads communicator --------------------------------------------------------------- */

@@ -14,11 +14,12 @@
 #include <stdint.h>
 
 #include "../model/mb_model.h"
+#include "../net/mb_net.h"
 
-/* ---- backends and contexts (train/backend.c) ------------------------------------------------- */
+/* ---- backends and contexts (train/backend/backend.c) ------------------------------------------------- */
 
-/* The compute backends mbkit knows. Each is one set of operations (train/backend_impl.h) that
- * networks call; the CPU's kernels are in train/cpu/, CUDA's in train/cuda/. */
+/* The compute backends mbkit knows. Each is one set of operations (train/backend/backend_impl.h) that
+ * networks call; the CPU's kernels are in train/backend/cpu/, CUDA's in train/backend/cuda/. */
 typedef enum mb_backend_kind {
     MB_BACKEND_CPU = 0,  /* OpenBLAS and FFTW on the host; always available */
     MB_BACKEND_CUDA = 1  /* cuBLAS and cuDNN on an NVIDIA device */
@@ -84,103 +85,11 @@ void mb_ctx_release(mb_ctx *ctx, void *p);
 int mb_ctx_upload(mb_ctx *ctx, void *dst, const void *host, size_t bytes);
 int mb_ctx_download(mb_ctx *ctx, void *host, const void *src, size_t bytes);
 
-/* ---- network descriptions (data/nets/NAME.cfg) ---------------------------------------------- */
-
-typedef enum mb_layer_type {
-    MB_LAYER_CONV = 0,  /* convolution: filters, size, stride, pad (square kernels) */
-    MB_LAYER_MAXPOOL,   /* max pooling: size, stride, pad */
-    MB_LAYER_AVGPOOL,   /* average pooling: size, stride, pad */
-    MB_LAYER_FC,        /* fully connected: filters = outputs (input flattened C*H*W) */
-    MB_LAYER_RELU,
-    MB_LAYER_TANH,
-    MB_LAYER_SIGMOID,
-    MB_LAYER_DROPOUT,   /* dropout: p = probability of zeroing (inverted dropout) */
-    MB_LAYER_SOFTMAX    /* softmax + cross-entropy loss; always the last layer */
-} mb_layer_type;
-
-/* One layer of a description. Shapes are per sample (no batch dimension). */
-typedef struct mb_layer_desc {
-    mb_layer_type type;
-    char name[32];          /* from the cfg ("conv1") or generated ("relu3") */
-    int filters;            /* conv: output channels K; fc: outputs */
-    int size;               /* conv, pool: kernel side F */
-    int stride;             /* conv, pool */
-    int pad;                /* conv, pool: zero padding on each side */
-    float p;                /* dropout probability */
-    int algo;               /* conv: an mb_conv_algo, MB_CONV_AUTO when the cfg names none */
-    int in_c, in_h, in_w;   /* input shape, filled by the reader */
-    int out_c, out_h, out_w;/* output shape, filled by the reader */
-    int line;               /* cfg line where the section starts (0 when built in code) */
-    int given_c, given_h, given_w; /* input=CxHxW of a layer list ([net] graph=none): the
-                                      input shape given, 0 when it follows the previous layer */
-} mb_layer_desc;
-
-typedef struct mb_net_desc {
-    char name[64];          /* [net] name=, or the file's base name */
-    int in_c, in_h, in_w;   /* input shape: [net] channels, height, width */
-    int classes;            /* outputs of the last fc layer */
-    size_t n_layers;
-    mb_layer_desc *layers;  /* n_layers entries, owned by the description */
-    int layer_list;         /* [net] graph=none: the layers are a list of shapes (a layer may
-                               give its own input=), for the memory model and the probes, not a
-                               trainable graph (ResNet's branches); no softmax needed */
-} mb_net_desc;
-
-/* Reads a description: `name_or_path` is a path to a .cfg file, or a bare name ("lenet5")
- * looked up as data/nets/NAME.cfg under the source tree, then $MBKIT_NETS, then the installed
- * share/mbkit/nets. Unknown sections or keys, missing values, shapes that do not chain (an
- * output side < 1, an fc not followed by a valid shape, a missing final softmax) are MB_EFORMAT
- * with "file:line: ..." in err. The cfg format: INI sections [net], [conv], [maxpool],
- * [avgpool], [fc], [dropout], [relu], [tanh], [sigmoid], [softmax]; `activation=relu|tanh|sigmoid`
- * on conv or fc appends that activation layer. `[net] graph=none` reads a layer list (see
- * mb_net_desc.layer_list): conv, pool and fc layers may then give `input=CxHxW`. */
-int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err);
-
-/* Fills the shape fields of every layer from the input shape and checks they chain (used by the
- * reader and by code that builds descriptions directly). A layer list is MB_EFORMAT here (it
- * cannot be trained, and mb_net_create calls this). */
-int mb_net_desc_infer(mb_net_desc *desc, mb_error *err);
-
-/* The same for a chain or a layer list: a layer with given_c > 0 takes that input shape instead
- * of the previous layer's output, and a list needs no final softmax. */
-int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err);
-
-void mb_net_desc_free(mb_net_desc *desc);
-
 /* ---- convolution algorithms ----------------------------------------------------------------- */
 
-/* The CPU backend's convolutions (train/cpu/conv_*.c): its four algorithms, and calls on host
+/* The CPU backend's convolutions (train/backend/cpu/conv_*.c): its four algorithms, and calls on host
  * memory that tests and benchmarks use directly. Everything that should run on any backend goes
  * through a context's convolutions (mb_ctx_conv_*, below). */
-
-typedef enum mb_conv_algo {
-    MB_CONV_GEMM = 0,     /* im2col + OpenBLAS sgemm */
-    MB_CONV_DIRECT = 1,   /* direct loops, no workspace */
-    MB_CONV_FFT = 2,      /* FFTW (float) transforms of inputs and filters */
-    MB_CONV_WINOGRAD = 3, /* F(2x2, 3x3), 3x3 stride-1 layers only */
-    MB_CONV_N_ALGOS = 4,
-    MB_CONV_AUTO = -1     /* let the network choose (GEMM unless told otherwise) */
-} mb_conv_algo;
-
-typedef enum mb_conv_pass {
-    MB_PASS_FORWARD = 0,
-    MB_PASS_BACKWARD_DATA = 1,
-    MB_PASS_BACKWARD_FILTER = 2
-} mb_conv_pass;
-
-/* "gemm", "direct", "fft", "winograd"; parse returns MB_EINVAL for other names. */
-const char *mb_conv_algo_name(mb_conv_algo algo);
-int mb_conv_algo_parse(const char *name, mb_conv_algo *algo);
-const char *mb_conv_pass_name(mb_conv_pass pass);
-
-/* A convolution of a batch: x [batch, in_c, in_h, in_w], w [out_c, in_c, k, k], b [out_c],
- * y [batch, out_c, out_h, out_w] with out = (in + 2 pad - k) / stride + 1. */
-typedef struct mb_conv_shape {
-    int batch, in_c, in_h, in_w, out_c, k, stride, pad;
-} mb_conv_shape;
-
-int mb_conv_out_h(const mb_conv_shape *s);
-int mb_conv_out_w(const mb_conv_shape *s);
 
 /* 1 when `algo` can do this shape (Winograd: k = 3, stride 1), else 0 with a reason in why. */
 int mb_conv_supported(mb_conv_algo algo, const mb_conv_shape *s, char *why, size_t n);
@@ -317,7 +226,7 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
  * loss and the number classified correctly. Gradients are untouched. */
 int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
                     size_t *correct);
-/* The same with each sample's loss into losses[0 .. n) (what the staged checks of train/run.c
+/* The same with each sample's loss into losses[0 .. n) (what the staged checks of train/run/run.c
  * estimate from); the mean loss is their mean. */
 int mb_net_evaluate_each(mb_net *net, const float *x, const int *y, size_t n, double *losses,
                          size_t *correct);
@@ -385,7 +294,7 @@ float *mb_optim_state(mb_optim *opt);
 long mb_optim_updates(const mb_optim *opt);
 void mb_optim_set_updates(mb_optim *opt, long updates);
 
-/* ---- communicators (train/comm*.c): what parallel learners exchange ------------------------ */
+/* ---- communicators (train/comm/comm*.c): what parallel learners exchange ------------------------ */
 
 /* A communicator joins `size` learners (ranks 0 .. size-1) that exchange flat float arrays: the
  * collectives every parallel algorithm needs (allreduce, reduce, broadcast, barrier) and
@@ -483,7 +392,7 @@ int mb_comm_timed_out(const mb_communicator *c);
 
 void mb_comm_free(mb_communicator *c);
 
-/* ---- training runs (train/run*.c): the loop behind mbtrain -------------------------------- */
+/* ---- training runs (train/run/run*.c): the loop behind mbtrain -------------------------------- */
 
 /* One training run of one learner: read the description, load (or take) the data, build the
  * network and optimiser, and step through shuffled mini-batches until the target loss on the
@@ -546,7 +455,7 @@ typedef struct mb_run_options {
                                       the samples seen rule the target out (estimate more than
                                       check_sigmas standard errors above it, or a loss sum past
                                       target x the subset's size), the samples drawn by strata
-                                      of the last full evaluation's losses (train/run_check.c) */
+                                      of the last full evaluation's losses (train/run/run_check.c) */
     double check_sigmas;           /* k: a check rules the target out when its estimate is more
                                       than k standard errors above it (default 4) */
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
@@ -562,7 +471,7 @@ typedef struct mb_run_options {
     char **argv;
     void (*progress)(const mb_run_progress *p, void *ctx); /* after each update, or NULL */
     void *progress_ctx;
-    /* parallel learners (train/par*.c); MB_PAR_NONE trains the one learner of `optim` */
+    /* parallel learners (train/par/par*.c); MB_PAR_NONE trains the one learner of `optim` */
     int par;                       /* an mb_par_algo */
     int learners;                  /* learners (threads) in this process (>= 1; default 1) */
     double elastic_alpha;          /* EASGD's moving rate alpha = eta rho (NAN: 0.9 / p, beta
@@ -596,7 +505,7 @@ typedef struct mb_run_options {
  * communicator). */
 void mb_run_options_init(mb_run_options *o);
 
-/* ---- learners: the unit every trainer steps (train/run_learner.c) ------------------------ */
+/* ---- learners: the unit every trainer steps (train/learner/learner.c) ------------------------ */
 
 /* A learner is one stream of updates: a network, its optimiser and a cursor over a shuffled
  * training set, with its own PRNG state (no globals), so several can live in one process.
@@ -769,7 +678,7 @@ long mb_run_eval_gap(mb_run_pace *p, long eval_every, long cap, double target, l
  * reached=yes|no ..." (no newline) into buf; returns what snprintf returns. */
 int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *buf, size_t n);
 
-/* ---- parallel learners (train/par*.c; docs/algorithms.md) -------------------------------- */
+/* ---- parallel learners (train/par/par*.c; docs/algorithms.md) -------------------------------- */
 
 typedef enum mb_par_algo {
     MB_PAR_NONE = 0,        /* one learner: optim.kind (sgd, momentum, nesterov) */

@@ -2,7 +2,7 @@
  * algorithm to par.c (mb_par_run) and any other to run.c (mb_run_single): the dispatch sits
  * above both drivers, so that neither calls the other.
  */
-#include "run_impl.h"
+#include "run/run_impl.h"
 
 int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {

@@ -16,7 +16,7 @@
  *   lenet5_step --eval [--batch M] [--threads N]
  *       evaluation instead of training: the median microseconds per sample of
  *       mb_net_evaluate_each over 2048 samples in calls of M (16: the staged checks' chunk,
- *       train/run_check.c), the forward pass that evaluation in mbtrain costs.
+ *       train/run/run_check.c), the forward pass that evaluation in mbtrain costs.
  */
 #include <math.h>
 #include <stdio.h>

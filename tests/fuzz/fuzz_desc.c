@@ -1,4 +1,4 @@
-/* fuzz_desc.c — network descriptions (train/desc_read.c): the cfg reader and the shape
+/* fuzz_desc.c — network descriptions (net/desc_read.c): the cfg reader and the shape
  * chaining it checks. */
 #include "fuzz_common.h"
 

@@ -3,12 +3,13 @@
 #
 #   tests/tools/deps.sh OBJDIR [SRCROOT]     e.g. tests/tools/deps.sh build/release/obj .
 #
-# Every OBJDIR/**/*.o except tests/ is one source file (OBJDIR/train/net.o is train/net.c or
-# .cu); with SRCROOT, an object whose source is not there (left over from a file moved or
-# removed) is left out. File A depends on file B when A's object uses a symbol (nm: undefined) that B's object
-# defines; a folder depends on another when one of its files depends on one of the other's.
-# Header-only code (static inline) leaves no symbol and so no edge. Prints the cycles among
-# files and among folders (GNU tsort's loops, one member a line) and exits 1 when there is one,
+# Every OBJDIR/**/*.o except tests/ is one source file (OBJDIR/train/learner/net.o is
+# train/learner/net.c or .cu); with SRCROOT, an object whose source is not there (left over from
+# a file moved or removed) is left out. File A depends on file B when A's object uses a symbol
+# (nm: undefined) that B's object defines; a folder depends on another when one of its files
+# depends on one of the other's. Header-only code (static inline) leaves no symbol and so no
+# edge. Prints each cycle among files and among folders (GNU tsort's loops, "a -> b -> a") and
+# exits 1 when there is one,
 # 0 with one summary line when there is none (docs/style.md, "Checkers"). Needs nm, awk, tsort.
 set -eu
 obj=${1:?usage: deps.sh OBJDIR}

@@ -8,7 +8,7 @@
  * (backend_impl.h): the kernels are in train/cpu/ and train/cuda/, the threads in the context.
  * Optimisers are elsewhere. Not thread-safe: one network, one caller at a time.
  */
-#include "backend_impl.h"
+#include "../backend/backend_impl.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * ([net] graph=none: a layer may give its own input shape, no softmax needed). Reading .cfg files is
  * desc_read.c's job, not this file's.
  */
-#include "mb_train.h"
+#include "mb_net.h"
 
 #include <limits.h>
 #include <stdio.h>

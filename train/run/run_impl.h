@@ -1,12 +1,12 @@
-/* run_impl.h — private to train/run*.c: checkpoint I/O and the run state a checkpoint carries.
+/* run_impl.h — private to train/run/run*.c: checkpoint I/O and the run state a checkpoint carries.
  * The learner the run loop drives is public (mb_train.h, "learners"). */
 #ifndef MB_RUN_IMPL_H
 #define MB_RUN_IMPL_H
 
 #include <stdint.h>
 
-#include "../data/mb_data.h"
-#include "mb_train.h"
+#include "../../data/mb_data.h"
+#include "../mb_train.h"
 
 
 /* The run's state beyond the learner that a checkpoint carries. */

@@ -3,7 +3,7 @@
  * binds a backend, its device and a thread pool, and the context's public face (memory, copies,
  * convolution algorithms and plans) over the backend's operations (backend_impl.h).
  *
- * Does not: compute anything itself (train/cpu/, train/cuda/ do), or know about networks.
+ * Does not: compute anything itself (train/backend/cpu/, train/backend/cuda/ do), or know about networks.
  */
 #include "backend_impl.h"
 

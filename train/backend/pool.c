@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../model/mb_model.h"
+#include "../../model/mb_model.h"
 
 /* How long a waiter spins before it sleeps: 20 microseconds. Long enough to bridge the gap
  * between two jobs of a busy training loop (the optimiser's update of lenet5's 61,706 parameters

@@ -1,7 +1,7 @@
 /* backend_impl.h — private to train/: the backend interface (a struct of operations, as ggml's
  * ggml-backend-impl.h) and the context that carries it. net.c calls only these operations, so a
- * network runs on whichever backend its context names; the CPU kernels (train/cpu/) and the CUDA
- * ones (train/cuda/) each fill one mb_backend_ops.
+ * network runs on whichever backend its context names; the CPU kernels (train/backend/cpu/) and the CUDA
+ * ones (train/backend/cuda/) each fill one mb_backend_ops.
  *
  * Buffers. Every tensor pointer an operation takes is the backend's memory, from ops->alloc:
  * host memory for the CPU, device memory for CUDA. Labels, loss sums and counts cross as host
@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../data/mb_data.h"
-#include "mb_train.h"
+#include "../../data/mb_data.h"
+#include "../mb_train.h"
 #include "pool_impl.h"
 
 typedef struct mb_backend_ops {
@@ -65,7 +65,7 @@ typedef struct mb_backend_ops {
     int (*conv_backward_filter)(mb_ctx *ctx, const void *plan, int batch, const float *x,
                                 const float *dy, float *dw, float *db, void *ws);
 
-    /* The other layers, with the meaning of train/cpu/layers_impl.h. Pooling takes the layer's
+    /* The other layers, with the meaning of train/backend/cpu/layers_impl.h. Pooling takes the layer's
      * description (max or average by d->type); `arg` is max pooling's argmax buffer, NULL in
      * evaluation (no backward pass follows, so none is kept). The
      * backward pass also gets the forward pass's input x and output y: cuDNN's pooling backward
@@ -121,7 +121,7 @@ static inline uint64_t mb_dropout_stream(uint64_t key, size_t sample)
 /* The backends built into this library (backend.c asks for CUDA only when it was built). */
 extern const mb_backend_ops mb_backend_cpu;
 #if MB_HAVE_CUDA
-extern const mb_backend_ops mb_backend_cuda; /* train/cuda/ops.cu */
+extern const mb_backend_ops mb_backend_cuda; /* train/backend/cuda/ops.cu */
 #endif
 
 #endif /* MB_BACKEND_IMPL_H */

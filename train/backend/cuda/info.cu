@@ -1,5 +1,5 @@
 /* info.cu — the CUDA runtime as seen by mbkit: how many devices there are and why none is
- * usable. Built only when nvcc is found; the backend registry (train/backend.c) is the one
+ * usable. Built only when nvcc is found; the backend registry (train/backend/backend.c) is the one
  * place that knows whether it was.
  */
 #include <cuda_runtime.h>

@@ -2,7 +2,7 @@
  * learners"): what the trainers in par.c and par_async.c call, and what the tests check step by
  * step. No communication, no allocation.
  */
-#include "mb_train.h"
+#include "../mb_train.h"
 
 void mb_par_elastic(float *x, float *c, size_t n, float alpha)
 {

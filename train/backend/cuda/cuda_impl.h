@@ -1,4 +1,4 @@
-/* cuda_impl.h — private to train/cuda/: the CUDA backend's state (ctx->dev) and the functions its
+/* cuda_impl.h — private to train/backend/cuda/: the CUDA backend's state (ctx->dev) and the functions its
  * files share. ops.cu holds the device, memory and mbkit's own small kernels and assembles
  * mb_backend_cuda; conv.cu the cuDNN convolutions; layers.cu cuBLAS's fully connected layers and
  * cuDNN's pooling and activations.

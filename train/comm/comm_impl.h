@@ -1,9 +1,9 @@
-/* comm_impl.h — private to train/comm*.c: the communicator's table of operations, which the
+/* comm_impl.h — private to train/comm/comm*.c: the communicator's table of operations, which the
  * threads (comm.c) and Open MPI (comm_mpi.c) implementations fill. */
 #ifndef MB_COMM_IMPL_H
 #define MB_COMM_IMPL_H
 
-#include "mb_train.h"
+#include "../mb_train.h"
 
 typedef struct comm_ops {
     const char *kind;

@@ -1,4 +1,4 @@
-/* par_impl.h — private to train/par*.c: the parallel run's checkpoint companion (par_ckpt.c),
+/* par_impl.h — private to train/par/par*.c: the parallel run's checkpoint companion (par_ckpt.c),
  * and the job and worker state the drivers share (par.c, par_async.c).
  *
  * A parallel run's checkpoint is two files: PATH, the single-learner checkpoint of learner 0
@@ -9,7 +9,7 @@
 #ifndef MB_PAR_IMPL_H
 #define MB_PAR_IMPL_H
 
-#include "run_impl.h"
+#include "../run/run_impl.h"
 
 /* Floats' room at the start of a record's cursor part: pos, epoch, rng, the next step's update
  * (or Hogwild's local step) and the local step, 5 x 8 bytes (par_worker.c: par_pack). */

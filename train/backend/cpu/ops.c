@@ -1,4 +1,4 @@
-/* ops.c — the CPU backend: train/cpu/'s kernels (OpenBLAS, FFTW and our own loops) behind the
+/* ops.c — the CPU backend: train/backend/cpu/'s kernels (OpenBLAS, FFTW and our own loops) behind the
  * backend interface of backend_impl.h. Memory is the host's; the device is the CPU, named from
  * /proc/cpuinfo; OpenBLAS's thread count is set here, once per context, and nowhere else in
  * train/.

@@ -21,7 +21,7 @@
  *
  * Not here: shape inference itself, building networks, writing cfg files.
  */
-#include "mb_train.h"
+#include "mb_net.h"
 
 #include <ctype.h>
 #include <limits.h>

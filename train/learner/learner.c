@@ -6,8 +6,8 @@
  * (probe/step.c). A learner never touches global state, so several can live in one process (the
  * probe's learners per device, the parallel trainers' learners).
  */
-#include "../data/mb_data.h"
-#include "run_impl.h"
+#include "../../data/mb_data.h"
+#include "../run/run_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "../mb_train.h"
+#include "../../mb_train.h"
 
 /* What mb_conv_plan holds (the opaque public type). */
 struct mb_conv_plan {
