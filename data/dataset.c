@@ -6,6 +6,7 @@
  * keeps state between calls.
  */
 #include "dataset_impl.h"
+#include "mb_rng.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,6 +14,11 @@
 #include <string.h>
 
 #include "mb_fit.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_json.h"
+#include "../data/mb_output.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
 
 enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR,
        OPT_ALGO, OPT_PROCS };

@@ -9,6 +9,9 @@
  * It does not print and does not decide what mbopt uses: top-level params stay the inverse law's.
  */
 #include "mb_fit.h"
+#include "../data/mb_json.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
 
 #include <math.h>
 #include <stdio.h>

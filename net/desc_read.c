@@ -30,7 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_output.h"
 
 #define MAX_SIDE 1000000L /* the largest filters/size/stride/pad/side a cfg may give */
 

@@ -24,7 +24,9 @@
 
 #include "../train/backend/backend_impl.h"
 #include "../train/backend/cpu/layers_impl.h"
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
+#include "../train/backend/mb_backend.h"
+#include "../train/learner/mb_learner.h"
 #include "mb_test.h"
 
 /* Deterministic pseudo-random values in [-1, 1) (a local LCG, not the library's PRNG). */

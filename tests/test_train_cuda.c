@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../train/mb_train.h"
+#include "../train/backend/mb_backend.h"
 
 static void test_registry(void)
 {

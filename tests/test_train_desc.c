@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
+#include "../train/learner/mb_learner.h"
 #include "mb_test.h"
 
 /* Expected (type, out_c, out_h) for a layer; out_w = out_h for these square nets. */

@@ -12,7 +12,7 @@
 #include <complex.h>
 #include <math.h>
 
-#include "../train/mb_train.h"
+#include "../train/learner/mb_learner.h"
 #include "mb_test.h"
 
 enum { N = 4, STEPS = 60 };

@@ -18,7 +18,13 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_table.h"
+#include "../data/mb_dataset.h"
+#include "../net/mb_net.h"
+#include "../train/learner/mb_learner.h"
+#include "../train/comm/mb_comm.h"
+#include "../train/run/mb_run.h"
+#include "../train/par/mb_par.h"
 #include "../train/mb_train.h"
 #include "../train/par/par_impl.h"
 #include "mb_test.h"

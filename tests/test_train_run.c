@@ -15,7 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
+#include "../data/mb_dataset.h"
+#include "../net/mb_net.h"
+#include "../train/learner/mb_learner.h"
+#include "../train/run/mb_run.h"
 #include "../train/mb_train.h"
 #include "../train/run/run_impl.h"
 #include "mb_test.h"

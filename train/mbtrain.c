@@ -16,7 +16,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_output.h"
+#include "../data/mb_dataset.h"
+#include "../net/mb_net.h"
+#include "backend/mb_backend.h"
+#include "learner/mb_learner.h"
+#include "comm/mb_comm.h"
+#include "run/mb_run.h"
+#include "par/mb_par.h"
 #include "mb_train.h"
 
 #define EXIT_USAGE 2

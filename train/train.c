@@ -3,6 +3,8 @@
  * above both drivers, so that neither calls the other.
  */
 #include "run/run_impl.h"
+#include "backend/mb_backend.h"
+#include "par/mb_par.h"
 
 int mb_train_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {

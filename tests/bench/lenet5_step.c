@@ -24,7 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../train/mb_train.h"
+#include "../../net/mb_net.h"
+#include "../../train/learner/mb_learner.h"
 #include "bench.h"
 
 /* The shipped lenet5 (data/nets/lenet5.cfg: conv 6@5x5 pad 2, relu, maxpool 2; conv 16@5x5,

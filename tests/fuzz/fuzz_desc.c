@@ -2,7 +2,7 @@
  * chaining it checks. */
 #include "fuzz_common.h"
 
-#include "../../train/mb_train.h"
+#include "../../net/mb_net.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -16,7 +16,8 @@
 
 #include "../../model/mb_model.h"
 #include "../../probe/mb_probe.h"
-#include "../../train/mb_train.h"
+#include "../../net/mb_net.h"
+#include "../../train/backend/mb_backend.h"
 
 #define MAX_LAYERS 12
 

@@ -17,8 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../data/mb_data.h"
-#include "../mb_train.h"
+#include "../../data/mb_rng.h"
+#include "../../net/mb_net.h"
+#include "mb_backend.h"
 #include "pool_impl.h"
 
 typedef struct mb_backend_ops {

@@ -1,4 +1,4 @@
-/* comm.c — the communicator interface (mb_train.h, "communicators") and its threads
+/* comm.c — the communicator interface (mb_comm.h) and its threads
  * implementation: `size` threads of one process, each with its own handle, sharing one group.
  *
  * Collectives publish each rank's buffer pointer in the group and meet at a barrier; the sum is

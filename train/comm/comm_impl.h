@@ -3,7 +3,7 @@
 #ifndef MB_COMM_IMPL_H
 #define MB_COMM_IMPL_H
 
-#include "../mb_train.h"
+#include "mb_comm.h"
 
 typedef struct comm_ops {
     const char *kind;

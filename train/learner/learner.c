@@ -1,12 +1,13 @@
-/* run_learner.c — the learner (mb_train.h, "learners"): a network, its optimiser and a cursor
- * over the shuffled training set, with its own PRNG state (mb_rng_* of data/mb_data.h). Its step
+/* learner.c — the learner (mb_learner.h): a network, its optimiser and a cursor
+ * over the shuffled training set, with its own PRNG state (mb_rng_* of data/mb_rng.h). Its step
  * is the update of a training run and the update mbprobe step times.
  *
  * Not here: the loop, evaluation, logs and checkpoints (run.c, run_ckpt.c), or timing
  * (probe/step.c). A learner never touches global state, so several can live in one process (the
  * probe's learners per device, the parallel trainers' learners).
  */
-#include "../../data/mb_data.h"
+#include "../../data/mb_rng.h"
+#include "../../data/mb_dataset.h"
 #include "../run/run_impl.h"
 
 #include <stdlib.h>

@@ -9,6 +9,7 @@
  * Optimisers are elsewhere. Not thread-safe: one network, one caller at a time.
  */
 #include "../backend/backend_impl.h"
+#include "mb_learner.h"
 
 #include <math.h>
 #include <stdint.h>

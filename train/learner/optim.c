@@ -10,7 +10,7 @@
  * Not here: the model-averaging rules (EASGD, SMA) that combine several learners; they take
  * the scheduled rate from mb_optim_lr_at at their own update count (par.c, par_async.c).
  */
-#include "../mb_train.h"
+#include "mb_learner.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* par.c — parallel learners (mb_train.h, "parallel learners"): sgd-sync, DOWNPOUR, the EASGD
+/* par.c — parallel learners (mb_par.h): sgd-sync, DOWNPOUR, the EASGD
  * family and Crossbow's SMA, each as written in docs/algorithms.md, over one communicator (threads
  * in this process, or Open MPI ranks).
  *
@@ -12,7 +12,7 @@
  * Two drivers:
  *   lockstep — every rank is a learner; after each update the learners' mean loss is
  *              allreduced, rank 0 hands the model (the averaged parameters, or the centre) to
- *              the run monitor of run.c (evaluation, exact crossing, log) and broadcasts stop.
+ *              the run monitor of run_mon.c (evaluation, exact crossing, log) and broadcasts stop.
  *   server   — rank 0 keeps the centre and the monitor; ranks 1 .. p serve as learners and
  *              exchange with it first come, first served (DOWNPOUR, async EASGD, EAMSGD); for
  *              Hogwild rank 0 only watches, the learner threads update the shared centre
@@ -31,7 +31,7 @@
  * threads the others' waits return at once, over MPI one line names the learner and the cause
  * before MPI_Abort. Waits end after --wait-timeout seconds (comm*.c).
  *
- * Not here: evaluation, bisection and the log (run.c's monitor), the collectives (comm*.c),
+ * Not here: evaluation, bisection and the log (run_mon.c, the monitor), the collectives (comm*.c),
  * the asynchronous drivers (par_async.c), the rules themselves (par_rules.c).
  * Ranks x threads (the synchronous algorithms): one communicator of R x T learners
  * (mb_comm_hybrid_create); the rules do not see the difference.
@@ -41,6 +41,9 @@
  * par_async.c; the file in par_ckpt.c.
  */
 #include "par_impl.h"
+#include "../../data/mb_output.h"
+#include "mb_par.h"
+#include "../run/mb_run.h"
 
 #include <errno.h>
 #include <math.h>
@@ -737,7 +740,7 @@ static void *worker_main(void *p)
     return NULL;
 }
 
-/* The parallel run's "# key=value" lines for the log (run.c writes them with the metadata). */
+/* The parallel run's "# key=value" lines for the log (run_mon.c writes them with the metadata). */
 static void job_extra(job *j)
 {
     const mb_run_options *o = j->o;

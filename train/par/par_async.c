@@ -11,6 +11,7 @@
  * the server's idle seconds and the learners' mean seconds held (t_wait_s, apart from t_comm_s).
  */
 #include "par_impl.h"
+#include "mb_par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -62,7 +63,7 @@ typedef struct server {
     int hold_eval;         /* an evaluation is due: the learners are held first */
 } server;
 
-/* 1 when the monitor evaluates at update u (run.c: its schedule, or the bound). */
+/* 1 when the monitor evaluates at update u (run_mon.c: its schedule, or the bound). */
 static int eval_due(const job *j, long u)
 {
     return u == j->mon.next_eval || (j->mon.bound > 0 && u == j->mon.bound);

@@ -23,6 +23,9 @@
  * new PATH.learners (.prev still is), after PATH (the new pair).
  */
 #include "par_impl.h"
+#include "../../data/mb_output.h"
+#include "../comm/mb_comm.h"
+#include "../learner/mb_learner.h"
 
 #include <errno.h>
 #include <math.h>

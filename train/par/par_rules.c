@@ -1,8 +1,8 @@
-/* par_rules.c — the update rules of docs/algorithms.md on flat float arrays (mb_train.h, "parallel
- * learners"): what the trainers in par.c and par_async.c call, and what the tests check step by
+/* par_rules.c — the update rules of docs/algorithms.md on flat float arrays (mb_par.h): what
+ * the trainers in par.c and par_async.c call, and what the tests check step by
  * step. No communication, no allocation.
  */
-#include "../mb_train.h"
+#include "mb_par.h"
 
 void mb_par_elastic(float *x, float *c, size_t n, float alpha)
 {

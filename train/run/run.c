@@ -50,6 +50,7 @@
  */
 #include "run_impl.h"
 
+#include <stdio.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>

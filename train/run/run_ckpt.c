@@ -31,6 +31,11 @@
  * options such as lr, which the resuming command line gives again.
  */
 #include "run_impl.h"
+#include "../../data/mb_dataset.h"
+#include "../../data/mb_output.h"
+#include "../../data/mb_parse.h"
+#include "../comm/mb_comm.h"
+#include "../learner/mb_learner.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,12 +1,14 @@
 /* run_impl.h — private to train/run/run*.c: checkpoint I/O and the run state a checkpoint carries.
- * The learner the run loop drives is public (mb_train.h, "learners"). */
+ * The learner the run loop drives is public (train/learner/mb_learner.h). */
 #ifndef MB_RUN_IMPL_H
 #define MB_RUN_IMPL_H
 
 #include <stdint.h>
 
-#include "../../data/mb_data.h"
-#include "../mb_train.h"
+#include "../../data/mb_dataset.h"
+#include "../../net/mb_net.h"
+#include "../learner/mb_learner.h"
+#include "mb_run.h"
 
 
 /* The run's state beyond the learner that a checkpoint carries. */
@@ -37,7 +39,7 @@ int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
 int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ckpt_extra *x,
                  mb_error *err);
 
-/* ---- the run monitor (run.c): evaluation, exact crossing, log rows and the log ----------- */
+/* ---- the run monitor (run_mon.c): evaluation, exact crossing, log rows and the log ------- */
 /* One mechanism for every trainer: the single-learner loop and the parallel ones (par*.c) hand
  * it a row after each update and the model to judge (the learner's parameters, or the centre /
  * averaged model); it evaluates on schedule, bisects over snapshots to the exact crossing,

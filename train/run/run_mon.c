@@ -10,6 +10,8 @@
  * to a callback).
  */
 #include "run_impl.h"
+#include "../../data/mb_output.h"
+#include "../learner/mb_learner.h"
 
 #include <math.h>
 #include <stdarg.h>

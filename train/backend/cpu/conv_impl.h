@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-#include "../../mb_train.h"
+#include "../../../net/mb_net.h"
+#include "../mb_backend.h"
 
 /* What mb_conv_plan holds (the opaque public type). */
 struct mb_conv_plan {

@@ -3,6 +3,7 @@
  * in conv_*.c; the wiring of layers into a network is in net.c. No allocation, no globals.
  */
 #include "layers_impl.h"
+#include "../../../data/mb_rng.h"
 
 #include <cblas.h>
 #include <float.h>

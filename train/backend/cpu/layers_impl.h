@@ -9,8 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../../data/mb_data.h"
-#include "../../mb_train.h"
+#include "../../../net/mb_net.h"
 
 /* Pooling over [batch*c] planes of h x w into oh x ow; max pooling records in `arg` the input
  * index (within the plane) each output came from (-1 when the window held only padding), unless

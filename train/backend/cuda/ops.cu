@@ -140,7 +140,7 @@ static void cuda_add(mb_ctx *ctx, size_t n, const float *x, float *y)
 
 /* ---- dropout: the CPU's masks, bit for bit --------------------------------------------------- */
 
-/* mb_rng_next of data/mb_data.h (SplitMix64). Its k-th draw from state s (k = 1, 2, ...) is
+/* mb_rng_next of data/mb_rng.h (SplitMix64). Its k-th draw from state s (k = 1, 2, ...) is
  * mix(s + k G), so each value of a sample's stream is computed without the ones before it.
  * __host__ as well: mb_cuda_host_dropout runs the kernel's arithmetic on the host, which lets
  * the tests check it on a machine without a device. */
