@@ -1,7 +1,8 @@
-/* test_tools_checks.c — the two structure checkers of tests/tools/ (docs/style.md, "Checkers"):
- * deps.sh (no cycle among files or folders of the built objects) and funclen.sh (no function
- * outside tests/ over 150 lines), each run on the real tree, which must pass, and on a
- * deliberate offender, which must fail naming it.
+/* test_tools_checks.c — the structure checkers of tests/tools/ (docs/style.md, "Checkers"):
+ * deps.sh (no cycle among files or folders of the built objects), funclen.sh (no function
+ * outside tests/ over 150 lines) and links.sh (every link in README and docs/ resolves), each
+ * run on the real tree, which must pass, and on a deliberate offender, which must fail naming
+ * it.
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
@@ -114,6 +115,39 @@ static void test_funclen_offender(void)
     mb_test_rmdir(dir);
 }
 
+static void test_links_tree(void)
+{
+    mb_test_run r;
+    if (mb_test_sh_ok(&r, "sh tests/tools/links.sh"))
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "all resolve"));
+    mb_test_run_free(&r);
+}
+
+/* A page with a good link, a good anchor (a repeated heading's second slug), a link in a code
+ * block (not followed), a missing file and a missing anchor. */
+static void test_links_broken(void)
+{
+    char dir[256], p[512];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    mb_test_write(p, sizeof p, dir, "b.md", "# B\n\n## Step `table`, in order\n\n## Notes\n\n## Notes\n");
+    mb_test_write(p, sizeof p, dir, "a.md",
+                  "# A\n\nSee [b](b.md), [the table](b.md#step-table-in-order) and\n"
+                  "[notes](b.md#notes-1), [web](https://example.org/x.md).\n\n"
+                  "    [code](nowhere.md)\n\n"
+                  "Broken: [c](c.md) and [gone](b.md#gone).\n");
+    mb_test_run r;
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "sh tests/tools/links.sh %s", p), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    char want[700];
+    snprintf(want, sizeof want, "%s:8: c.md: no such file", p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    snprintf(want, sizeof want, "%s:8: b.md#gone: no heading '#gone'", p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    CU_ASSERT_EQUAL(mb_test_lines(r.out), 2);
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_tools_checks(void)
 {
     CU_pSuite s = CU_add_suite("tools_checks", NULL, NULL);
@@ -122,5 +156,7 @@ int mb_test_suite_tools_checks(void)
     return !CU_add_test(s, "deps.sh: no cycle in the built tree", test_deps_tree) ||
            !CU_add_test(s, "deps.sh: a deliberate two-object cycle fails", test_deps_cycle) ||
            !CU_add_test(s, "funclen.sh: no function over 150 lines", test_funclen_tree) ||
-           !CU_add_test(s, "funclen.sh: a 151-line function fails", test_funclen_offender);
+           !CU_add_test(s, "funclen.sh: a 151-line function fails", test_funclen_offender) ||
+           !CU_add_test(s, "links.sh: every link in README and docs/ resolves", test_links_tree) ||
+           !CU_add_test(s, "links.sh: a missing file and anchor fail", test_links_broken);
 }
