@@ -71,20 +71,24 @@ static void test_funclen_tree(void)
 }
 
 /* A file with a function of n lines whose body holds braces in strings, characters and comments
- * (which must not count), after a struct and an initialiser (which are not functions). */
-static const char *long_fn(char *buf, size_t size, const char *dir, const char *name, int n)
+ * (which must not count), after a struct and an initialiser (which are not functions); inside
+ * an extern "C" block when wrap is 1. */
+static const char *long_fn(char *buf, size_t size, const char *dir, const char *name, int n,
+                           int wrap)
 {
     size_t cap = 4096 + (size_t)n * 64;
     char *s = malloc(cap);
     CU_ASSERT_FATAL(s != NULL);
-    int k = snprintf(s, cap, "struct p { int x; };\nstatic const struct p tab[] = {\n    {1},\n};\n"
-                             "int\nfn_%d(int x,\n      int y)\n{\n", n);
+    int k = snprintf(s, cap,
+                     "%sstruct p { int x; };\nstatic const struct p tab[] = {\n    {1},\n};\n"
+                     "int\nfn_%d(int x,\n      int y)\n{\n",
+                     wrap ? "extern \"C\" {\n" : "", n);
     for (int i = 0; i < n - 6; i++)
         k += snprintf(s + k, cap - (size_t)k,
                       i % 3 == 0   ? "    x += '{' + y; /* } */\n"
                       : i % 3 == 1 ? "    if (x) { y += (int)sizeof \"}}\"; } // {\n"
                                    : "    x -= '\\'';\n");
-    snprintf(s + k, cap - (size_t)k, "    return x;\n}\n");
+    snprintf(s + k, cap - (size_t)k, "    return x;\n}\n%s", wrap ? "}\n" : "");
     const char *p = mb_test_write(buf, size, dir, name, s);
     free(s);
     return p;
@@ -94,8 +98,10 @@ static void test_funclen_offender(void)
 {
     char dir[256], ok[512], bad[512];
     CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
-    long_fn(ok, sizeof ok, dir, "ok.c", 150);
-    long_fn(bad, sizeof bad, dir, "bad.c", 151);
+    char cu[512];
+    long_fn(ok, sizeof ok, dir, "ok.c", 150, 0);
+    long_fn(bad, sizeof bad, dir, "bad.c", 151, 0);
+    long_fn(cu, sizeof cu, dir, "bad.cu", 152, 1);
     mb_test_run r;
     if (mb_test_sh_ok(&r, "sh tests/tools/funclen.sh %s", ok))
         CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "1 functions in 1 files, none over 150 lines"));
@@ -106,6 +112,12 @@ static void test_funclen_offender(void)
     snprintf(want, sizeof want, "%s:5: fn_151 is 151 lines (over 150)", bad);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
     CU_ASSERT_EQUAL(mb_test_lines(r.out), 1);
+    mb_test_run_free(&r);
+    /* inside an extern "C" block: still a function (line 6: after the block's opening line) */
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "sh tests/tools/funclen.sh %s", cu), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    snprintf(want, sizeof want, "%s:6: fn_152 is 152 lines (over 150)", cu);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
     mb_test_run_free(&r);
     /* -m sets the limit */
     CU_ASSERT_EQUAL(mb_test_sh(&r, "sh tests/tools/funclen.sh -m 149 %s", ok), 0);
@@ -129,7 +141,8 @@ static void test_links_broken(void)
 {
     char dir[256], p[512];
     CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
-    mb_test_write(p, sizeof p, dir, "b.md", "# B\n\n## Step `table`, in order\n\n## Notes\n\n## Notes\n");
+    mb_test_write(p, sizeof p, dir, "b.md",
+                  "# B\n\n## Step `table`, in order\n\n## Notes\n\n## Notes\n");
     mb_test_write(p, sizeof p, dir, "a.md",
                   "# A\n\nSee [b](b.md), [the table](b.md#step-table-in-order) and\n"
                   "[notes](b.md#notes-1), [web](https://example.org/x.md).\n\n"

@@ -41,7 +41,8 @@ awk 'function dir(p) { return sub(/\/[^\/]*$/, "", p) ? p : "." }
 status=0
 for level in files dirs; do
     # every node as a self-pair so isolated files still count; tsort names each loop it breaks
-    awk '{ print $1, $1; print $2, $2; print }' "$tmp/$level" | tsort > /dev/null 2> "$tmp/loop" || true
+    awk '{ print $1, $1; print $2, $2; print }' "$tmp/$level" |
+        tsort > /dev/null 2> "$tmp/loop" || true
     if [ -s "$tmp/loop" ]; then
         status=1
         name=$([ "$level" = files ] && echo files || echo folders)
@@ -52,7 +53,8 @@ for level in files dirs; do
     fi
 done
 if [ "$status" = 0 ]; then
-    echo "deps.sh: no cycle: $(wc -l < "$tmp/objs") files, $(wc -l < "$tmp/files") file edges, $(wc -l < "$tmp/dirs") folder edges"
+    echo "deps.sh: no cycle: $(wc -l < "$tmp/objs") files, $(wc -l < "$tmp/files") file edges," \
+         "$(wc -l < "$tmp/dirs") folder edges"
 fi
 [ -z "${DEPS_DUMP:-}" ] || cat "$tmp/$DEPS_DUMP"
 exit "$status"

@@ -25,7 +25,8 @@ anchors() {
     awk '/^```/ { fence = !fence; next }
          !fence && /^#+ / { h = $0; sub(/^#+ +/, "", h); h = tolower(h)
                   gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h)
-                  if (h in seen) { seen[h]++; print h "-" seen[h] - 1 } else { seen[h] = 1; print h } }' "$1"
+                  if (h in seen) { seen[h]++; print h "-" seen[h] - 1 }
+                  else { seen[h] = 1; print h } }' "$1"
 }
 while read -r file line target; do
     n=$((n + 1))
