@@ -10,11 +10,12 @@
 #   make run-torch        the pipeline on a PyTorch model (frontends/torch/torch.mk)
 #   V=1                   print every build command in full
 #
-# Sources are found by folder: every model/ data/ train/ probe/ fit/ solver/ plots/ *.c file
-# goes into libmbkit.a, except each folder's command (mbtrain.c, mbprobe.c, mbfit.c, mbopt.c,
-# mbplot.c), which becomes build/bin/<name> with its parts (NAME_*.c beside it, e.g.
-# solver/mbopt_scale.c: one subcommand each). train/cuda/*.cu is built with nvcc when nvcc, cuDNN
-# and cuBLAS are found (CUDA=0 turns that off). tests/test_*.c are CUnit suites gathered into one runner.
+# Sources are found by folder: every *.c file under model/ data/ net/ train/ probe/ fit/ solver/
+# plots/ (sub-folders included) goes into libmbkit.a, except each module's command (mbtrain.c,
+# mbprobe.c, mbfit.c, mbopt.c, mbplot.c, at the module's top), which becomes build/bin/<name> with
+# its parts (NAME_*.c beside it, e.g. solver/mbopt_scale.c: one subcommand each).
+# train/backend/cuda/*.cu is built with nvcc when nvcc, cuDNN and cuBLAS are found (CUDA=0 turns
+# that off). tests/test_*.c are CUnit suites gathered into one runner.
 
 PREFIX  ?= /usr/local
 SAN     ?= 0
@@ -27,7 +28,7 @@ CUDA_LIBDIR := $(patsubst %/libcudart.so,%,$(firstword $(wildcard $(addsuffix /l
 CUDA    ?= $(if $(CUDA_LIBDIR),1,0)
 OUT     ?= out
 
-# The CUDA backend (train/cuda/) needs cuDNN and cuBLAS as well: their headers and libraries are
+# The CUDA backend (train/backend/cuda/) needs cuDNN and cuBLAS as well: their headers and libraries are
 # looked for next to the toolkit, then in Python's bundled NVIDIA packages (site-packages/nvidia/
 # {cudnn,cublas,...}/{include,lib}, as PyTorch installs them); the first directory holding each
 # wins. A library is linked by its file name (-l:libcudnn.so.9): the bundled packages ship no
@@ -83,17 +84,16 @@ PEER_PKGS := python3-torch python3-scipy python3-numpy
 # The fuzz harnesses' compiler (clang with libFuzzer; not needed by make check or make run).
 FUZZ_PKGS := clang
 
-MODULES := model data train probe fit solver plots
-# Folders of library sources: the modules, and the CPU backend's kernels (train/cpu/).
-SRC_DIRS := $(MODULES) train/cpu
-ALL_SRCS := $(foreach m,$(SRC_DIRS),$(wildcard $(m)/*.c))
+MODULES := model data net train probe fit solver plots
+# Library sources: every .c under the modules, sub-folders included (train/run/, train/backend/cpu/ ...).
+ALL_SRCS := $(sort $(shell find $(MODULES) -name '*.c'))
 CMD_SRCS := $(foreach m,$(MODULES),$(foreach f,$(wildcard $(m)/mb*.c),$(if $(findstring _,$(notdir $(f))),,$(f))))
 cmd_parts = $(wildcard $(basename $(1))_*.c)
 CMD_PART_SRCS := $(foreach c,$(CMD_SRCS),$(call cmd_parts,$(c)))
 LIB_SRCS := $(filter-out $(CMD_SRCS) $(CMD_PART_SRCS),$(ALL_SRCS))
-CU_SRCS  := $(if $(filter 1,$(CUDA)),$(wildcard train/cuda/*.cu))
+CU_SRCS  := $(if $(filter 1,$(CUDA)),$(sort $(shell find train -name '*.cu')))
 CMDS     := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(CMD_SRCS)))
-HEADERS  := $(foreach m,$(MODULES),$(wildcard $(m)/mb_*.h))
+HEADERS  := $(sort $(shell find $(MODULES) -name 'mb_*.h'))
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_SUPPORT := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
 BENCH_SRCS := $(wildcard tests/bench/*.c)
@@ -156,7 +156,8 @@ deps-fuzz:
 
 build: $(LIB) $(CMDS)
 
-# train/ kernels: -O3 for the vectoriser (element-wise and copy loops; +13% lenet5 samples/s)
+# train/ (its sub-folders too: the kernels of train/backend/cpu/): -O3 for the vectoriser
+# (element-wise and copy loops; +13% lenet5 samples/s)
 $(BUILD)/obj/train/%.o: CFLAGS += -O3
 
 $(BUILD)/obj/%.o: %.c
@@ -192,8 +193,8 @@ FORCE:
 
 # The convolution probe's cache keys its timings by the kernels that made them (probe/conv.c):
 # a hash of the backends' sources, rewritten (and probe/conv.o rebuilt) only when they change.
-KERNEL_SRCS := $(sort $(wildcard train/backend*.c train/backend*.h train/cpu/*.c train/cpu/*.h \
-                 train/cuda/*.cu train/cuda/*.h))
+KERNEL_SRCS := $(sort $(wildcard train/backend/backend*.c train/backend/backend*.h \
+                 train/backend/cpu/*.c train/backend/cpu/*.h train/backend/cuda/*.cu train/backend/cuda/*.h))
 %/gen/kernels.h: FORCE
 	@mkdir -p $(@D)
 	@echo "#define MB_KERNELS_ID \"$$(cat $(KERNEL_SRCS) | sha1sum | cut -c1-12)\"" > $@.new

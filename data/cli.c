@@ -3,8 +3,9 @@
  * status 2; bad values and files exit 1 (docs/style.md, habit 7). Commands call these; library code
  * never prints.
  */
-#include "mb_data.h"
+#include "mb_cli.h"
 
+#include <stdio.h>
 #include <stdarg.h>
 
 static void prefix(const char *prog, const char *sub)

@@ -1,13 +1,13 @@
 /* dataset_impl.h — private helpers shared by the data-set readers (idx.c, cifar.c, synthetic.c,
  * dataset.c): whole-file reads through zlib (plain or gzip), and allocation of a data set's
- * arrays. (Their random numbers come from mb_rng_* in mb_data.h.) Not part of the public API.
+ * arrays. (Their random numbers come from mb_rng_* in mb_rng.h.) Not part of the public API.
  */
 #ifndef MB_DATASET_IMPL_H
 #define MB_DATASET_IMPL_H
 
 #include <stdint.h>
 
-#include "mb_data.h"
+#include "mb_dataset.h"
 
 /* The most bytes one data-set file may hold once decompressed (Fashion-MNIST's training
  * images are 47 MB, CIFAR-10's five batches 150 MB): a declared or decompressed size past it is

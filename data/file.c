@@ -24,8 +24,10 @@
  * and never flushed fails only when the process exits, and a command must not exit 0 then.
  */
 #define _GNU_SOURCE /* program_invocation_short_name, for the exit-time message */
-#include "mb_data.h"
+#include "mb_cli.h"
+#include "mb_output.h"
 
+#include <stdint.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

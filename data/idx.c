@@ -12,6 +12,7 @@
  */
 #include "dataset_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,8 @@
  * Reading names the file and, for a syntax error, the byte offset, and refuses an object holding
  * a key twice (cJSON would answer with the first); writing is atomic.
  */
-#include "mb_data.h"
+#include "mb_output.h"
+#include "mb_json.h"
 
 #include <math.h>
 #include <stdlib.h>

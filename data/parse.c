@@ -3,7 +3,7 @@
  * Strict means: the whole string is the number (no trailing junk), NaN and infinities are
  * rejected, and errors name the flag and the item at fault.
  */
-#include "mb_data.h"
+#include "mb_parse.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -7,6 +7,9 @@
  * it is broken.
  */
 #include "dataset_impl.h"
+#include "mb_dataset.h"
+#include "mb_parse.h"
+#include "mb_rng.h"
 
 #include <limits.h>
 #include <math.h>

@@ -4,7 +4,9 @@
  * The whole file is read into one buffer that is cut in place; cells point into it. Fields are
  * plain (mbkit never writes quotes or embedded commas), so a quote is reported, not guessed at.
  */
-#include "mb_data.h"
+#include "mb_parse.h"
+#include "mb_table.h"
+#include "mb_output.h"
 
 #include <math.h>
 #include <stdlib.h>

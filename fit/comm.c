@@ -8,7 +8,10 @@
  * algorithm (tree, recursive doubling) is modelled here.
  */
 #include "mb_fit.h"
+#include "../data/mb_json.h"
+#include "../data/mb_parse.h"
 
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -25,7 +25,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_table.h"
 #include "../model/mb_model.h"
 
 #define MB_FIT_MAX_PARAMS 4

@@ -14,6 +14,11 @@
 #include <string.h>
 
 #include "mb_fit.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_json.h"
+#include "../data/mb_output.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
 
 enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR,
        OPT_ALGO, OPT_PROCS, OPT_CHOOSE };
@@ -245,7 +250,58 @@ static int output_over_input(const char *sub, const char *output, char *const *i
     return -1;
 }
 
-static int cmd_nupdate(int argc, char **argv)
+/* What `mbfit nupdate`'s command line says. */
+typedef struct nupdate_args {
+    mb_fit_nupdate_options o;
+    common cm;
+    size_t smooth;      /* rows of training loss a log without evaluations is judged by */
+    const char *target; /* --target-loss: one or several thresholds */
+    double lr, procs;   /* --lr, --procs: keep only those runs (NaN: all) */
+    const char *algo;   /* --algo: keep only that algorithm's runs (NULL: all) */
+} nupdate_args;
+
+enum { NUPDATE_SMOOTH = 10 }; /* --smooth's default */
+
+/* Applies one of nupdate's own options c (its value in optarg) to a: MB_OK, or an error (exit
+ * 1) in err. */
+static int nupdate_option(int c, nupdate_args *a, mb_error *err)
+{
+    long v;
+    switch (c) {
+    case OPT_TARGET: a->target = optarg; break;
+    case OPT_LR: return mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &a->lr, err);
+    case OPT_ALGO: a->algo = optarg; break;
+    case OPT_PROCS:
+        if (mb_data_flag_double("--procs", optarg, 0, MB_POSITIVE, &a->procs, err) != MB_OK)
+            return MB_EINVAL;
+        if (a->procs != floor(a->procs) || a->procs > MB_DATA_RANGE_MAX)
+            return mb_error_set(err, MB_EINVAL, "--procs: '%s' is not a whole number of "
+                                "learners", optarg);
+        break;
+    case OPT_BOOT:
+        if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK)
+            return mb_error_set(err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "
+                                                "0..1000000", optarg);
+        a->o.bootstrap = (size_t)v;
+        break;
+    case OPT_SEED:
+        if (mb_data_parse_long(optarg, 0, 4294967295L, &v) != MB_OK)
+            return mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0", optarg);
+        a->o.seed = (unsigned long)v;
+        break;
+    case OPT_SMOOTH:
+        if (mb_data_parse_long(optarg, 1, 1000000, &v) != MB_OK)
+            return mb_error_set(err, MB_EINVAL, "--smooth: '%s' is not a whole number >= 1",
+                                optarg);
+        a->smooth = (size_t)v;
+        break;
+    }
+    return MB_OK;
+}
+
+/* Parses nupdate's command line into a: -1 to go on (optind at the first input), else the exit
+ * status (--help, a usage error, a bad value). */
+static int nupdate_parse(int argc, char **argv, nupdate_args *a)
 {
     const char *sub = "nupdate";
     static const struct option lo[] = {{"target-loss", required_argument, 0, OPT_TARGET},
@@ -261,83 +317,53 @@ static int cmd_nupdate(int argc, char **argv)
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-    mb_fit_nupdate_options o;
-    mb_fit_nupdate_options_init(&o);
-    common cm = {0, "-", o.weights};
-    const size_t smooth_default = 10;
-    size_t smooth = smooth_default;
-    const char *target = NULL;
-    double lr = NAN, procs = NAN;
-    const char *algo = NULL;
+    mb_fit_nupdate_options_init(&a->o);
+    a->cm = (common){0, "-", a->o.weights};
+    a->smooth = NUPDATE_SMOOTH;
+    a->target = a->algo = NULL;
+    a->lr = a->procs = NAN;
     mb_error err = {0};
-    long v;
     int c;
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
-        int r = common_option(&cm, c, optarg, 1, &err);
+        int r = common_option(&a->cm, c, optarg, 1, &err);
         if (r < 0)
             return mb_cli_fail("mbfit", sub, &err);
         if (r > 0)
             continue;
         switch (c) {
-        case OPT_TARGET: target = optarg; break;
-        case OPT_LR:
-            if (mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &lr, &err) != MB_OK)
+        case OPT_TARGET: case OPT_LR: case OPT_ALGO: case OPT_PROCS: case OPT_BOOT:
+        case OPT_SEED: case OPT_SMOOTH:
+            if (nupdate_option(c, a, &err) != MB_OK)
                 return mb_cli_fail("mbfit", sub, &err);
-            break;
-        case OPT_ALGO: algo = optarg; break;
-        case OPT_PROCS:
-            if (mb_data_flag_double("--procs", optarg, 0, MB_POSITIVE, &procs, &err) != MB_OK ||
-                (procs != floor(procs) || procs > MB_DATA_RANGE_MAX
-                     ? mb_error_set(&err, MB_EINVAL, "--procs: '%s' is not a whole number of "
-                                    "learners", optarg)
-                     : MB_OK) != MB_OK)
-                return mb_cli_fail("mbfit", sub, &err);
-            break;
-        case OPT_BOOT:
-            if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK) {
-                mb_error_set(&err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "
-                                              "0..1000000", optarg);
-                return mb_cli_fail("mbfit", sub, &err);
-            }
-            o.bootstrap = (size_t)v;
-            break;
-        case OPT_SEED:
-            if (mb_data_parse_long(optarg, 0, 4294967295L, &v) != MB_OK) {
-                mb_error_set(&err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0", optarg);
-                return mb_cli_fail("mbfit", sub, &err);
-            }
-            o.seed = (unsigned long)v;
-            break;
-        case OPT_SMOOTH:
-            if (mb_data_parse_long(optarg, 1, 1000000, &v) != MB_OK) {
-                mb_error_set(&err, MB_EINVAL, "--smooth: '%s' is not a whole number >= 1", optarg);
-                return mb_cli_fail("mbfit", sub, &err);
-            }
-            smooth = (size_t)v;
             break;
         case OPT_CHOOSE:
-            if (mb_fit_choice_parse(optarg, &o.choose) != MB_OK)
+            if (mb_fit_choice_parse(optarg, &a->o.choose) != MB_OK)
                 return mb_cli_usage("mbfit", sub, "--choose: '%s' is not inverse or aic", optarg);
             break;
-        case 'h': nupdate_help(&o, smooth_default); return 0;
+        case 'h': nupdate_help(&a->o, NUPDATE_SMOOTH); return 0;
         default: return mb_cli_bad_option("mbfit", sub, argv, optind, c);
         }
     }
-    o.weights = cm.weights;
+    a->o.weights = a->cm.weights;
     if (optind >= argc)
         return mb_cli_usage("mbfit", sub, "no input files (run logs or one points file)");
-    const char *const *files = (const char *const *)argv + optind;
-    size_t nfiles = (size_t)(argc - optind);
-    int clash = output_over_input(sub, cm.output, argv + optind, nfiles);
-    if (clash >= 0)
-        return clash;
+    return -1;
+}
 
+/* Reads the inputs into runs: one points file (*points = 1), or run logs at a's thresholds,
+ * kept to a's learning rate, algorithm and learner count. -1 to go on (runs to be freed), else
+ * the exit status. */
+static int nupdate_read(const char *const *files, size_t nfiles, const nupdate_args *a,
+                        mb_fit_runs *runs, int *points)
+{
+    const char *sub = "nupdate";
+    mb_error err = {0};
     /* A points file has an n_update column; anything else is a run log. */
     mb_table *t;
     if (mb_table_read(files[0], &t, &err) != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
-    int points = mb_table_col(t, "n_update") >= 0;
-    if (!points && mb_table_col(t, "update") < 0) {
+    *points = mb_table_col(t, "n_update") >= 0;
+    if (!*points && mb_table_col(t, "update") < 0) {
         /* neither kind: bad data (exit 1), not a usage error */
         mb_error_set(&err, MB_EFORMAT, "%s: neither a run log (an 'update' column) nor a points "
                      "file (batch and n_update columns); its first column is '%s'",
@@ -346,75 +372,96 @@ static int cmd_nupdate(int argc, char **argv)
         return mb_cli_fail("mbfit", sub, &err);
     }
     /* t is read once and handed on: the first input may be a FIFO */
-    mb_fit_runs runs;
-    double *thr = NULL;
-    size_t nthr = 0;
-    if (points) {
+    if (*points) {
         int bad = nfiles > 1 ? mb_cli_usage("mbfit", sub, "give one points file, not a points "
                                             "file and more (first: '%s')", files[0])
-                  : target ? mb_cli_usage("mbfit", sub, "--target-loss applies to run logs; "
-                                          "'%s' is a points file", files[0])
-                  : mb_fit_runs_points_table(t, &runs, &err) != MB_OK
+                  : a->target ? mb_cli_usage("mbfit", sub, "--target-loss applies to run logs; "
+                                             "'%s' is a points file", files[0])
+                  : mb_fit_runs_points_table(t, runs, &err) != MB_OK
                       ? mb_cli_fail("mbfit", sub, &err)
                       : 0;
         mb_table_free(t);
-        if (bad)
-            return bad;
-    } else {
-        if (!target || parse_thresholds(target, &thr, &nthr, &err) != MB_OK) {
-            free(thr);
-            mb_table_free(t);
-            return target ? mb_cli_fail("mbfit", sub, &err)
-                          : mb_cli_usage("mbfit", sub, "run logs need --target-loss");
-        }
-        int rc = mb_fit_runs_read_logs_first(t, files, nfiles, thr, nthr, smooth, &runs, &err);
-        mb_table_free(t);
-        free(thr);
-        if (rc == MB_OK && !isnan(lr) && (rc = mb_fit_runs_keep_lr(&runs, lr, &err)) != MB_OK)
-            mb_fit_runs_free(&runs);
-        if (rc == MB_OK && (algo || !isnan(procs)) &&
-            (rc = mb_fit_runs_keep_group(&runs, algo, procs, &err)) != MB_OK)
-            mb_fit_runs_free(&runs);
-        if (rc != MB_OK)
-            return mb_cli_fail("mbfit", sub, &err);
+        return bad ? bad : -1;
     }
+    double *thr = NULL;
+    size_t nthr = 0;
+    if (!a->target || parse_thresholds(a->target, &thr, &nthr, &err) != MB_OK) {
+        free(thr);
+        mb_table_free(t);
+        return a->target ? mb_cli_fail("mbfit", sub, &err)
+                         : mb_cli_usage("mbfit", sub, "run logs need --target-loss");
+    }
+    int rc = mb_fit_runs_read_logs_first(t, files, nfiles, thr, nthr, a->smooth, runs, &err);
+    mb_table_free(t);
+    free(thr);
+    if (rc == MB_OK && !isnan(a->lr) && (rc = mb_fit_runs_keep_lr(runs, a->lr, &err)) != MB_OK)
+        mb_fit_runs_free(runs);
+    if (rc == MB_OK && (a->algo || !isnan(a->procs)) &&
+        (rc = mb_fit_runs_keep_group(runs, a->algo, a->procs, &err)) != MB_OK)
+        mb_fit_runs_free(runs);
+    return rc != MB_OK ? mb_cli_fail("mbfit", sub, &err) : -1;
+}
+
+/* The JSON of nf fits (the first threshold's, the others under "thresholds") with the inputs
+ * that made them; the fits' warnings go to standard error. */
+static cJSON *nupdate_json(const mb_fit_nupdate *fits, size_t nf, const nupdate_args *a,
+                           const mb_fit_runs *runs, const char *const *files, size_t nfiles,
+                           int points)
+{
+    cJSON *root = mb_fit_nupdate_json(&fits[0], &a->o, runs, 0);
+    cJSON *in = root ? cJSON_AddObjectToObject(root, "inputs") : NULL;
+    if (in) {
+        cJSON *fl = cJSON_AddArrayToObject(in, "files");
+        for (size_t i = 0; fl && i < nfiles; i++)
+            cJSON_AddItemToArray(fl, cJSON_CreateString(files[i]));
+        cJSON_AddStringToObject(in, "source", points ? "points" : "logs");
+        if (!points) {
+            mb_json_add_number(in, "smooth", (double)a->smooth);
+            mb_json_add_number(in, "logs_using_training_loss", (double)runs->used_train_loss);
+        }
+    }
+    cJSON *ts = root && nf > 1 ? cJSON_AddArrayToObject(root, "thresholds") : NULL;
+    for (size_t k = 1; ts && k < nf; k++)
+        cJSON_AddItemToArray(ts, mb_fit_nupdate_json(&fits[k], &a->o, runs, k));
+    for (size_t k = 0; k < nf; k++)
+        for (size_t i = 0; i < fits[k].warn.n; i++)
+            fprintf(stderr, "mbfit nupdate: warning: %s\n", fits[k].warn.msg[i]);
+    return root;
+}
+
+static int cmd_nupdate(int argc, char **argv)
+{
+    const char *sub = "nupdate";
+    nupdate_args a;
+    int status = nupdate_parse(argc, argv, &a);
+    if (status >= 0)
+        return status;
+    const char *const *files = (const char *const *)argv + optind;
+    size_t nfiles = (size_t)(argc - optind);
+    int clash = output_over_input(sub, a.cm.output, argv + optind, nfiles);
+    if (clash >= 0)
+        return clash;
+    mb_fit_runs runs;
+    int points = 0;
+    if ((status = nupdate_read(files, nfiles, &a, &runs, &points)) >= 0)
+        return status;
+
+    mb_error err = {0};
     mb_fit_nupdate *fits = calloc(runs.n_thr, sizeof *fits);
     size_t nf = 0;
     int rc = fits ? MB_OK : mb_error_set(&err, MB_ENOMEM, "out of memory");
     for (; rc == MB_OK && nf < runs.n_thr; nf++)
-        rc = mb_fit_nupdate_run(&runs, nf, &o, &fits[nf], &err);
-    int status;
+        rc = mb_fit_nupdate_run(&runs, nf, &a.o, &fits[nf], &err);
     if (rc != MB_OK) {
         status = mb_cli_fail("mbfit", sub, &err);
     } else {
-        cJSON *root = NULL;
-        if (cm.json) {
-            root = mb_fit_nupdate_json(&fits[0], &o, &runs, 0);
-            cJSON *in = root ? cJSON_AddObjectToObject(root, "inputs") : NULL;
-            if (in) {
-                cJSON *fl = cJSON_AddArrayToObject(in, "files");
-                for (size_t i = 0; fl && i < nfiles; i++)
-                    cJSON_AddItemToArray(fl, cJSON_CreateString(files[i]));
-                cJSON_AddStringToObject(in, "source", points ? "points" : "logs");
-                if (!points) {
-                    mb_json_add_number(in, "smooth", (double)smooth);
-                    mb_json_add_number(in, "logs_using_training_loss",
-                                       (double)runs.used_train_loss);
-                }
-            }
-            cJSON *ts = root && nf > 1 ? cJSON_AddArrayToObject(root, "thresholds") : NULL;
-            for (size_t k = 1; ts && k < nf; k++)
-                cJSON_AddItemToArray(ts, mb_fit_nupdate_json(&fits[k], &o, &runs, k));
-            for (size_t k = 0; k < nf; k++)
-                for (size_t i = 0; i < fits[k].warn.n; i++)
-                    fprintf(stderr, "mbfit nupdate: warning: %s\n", fits[k].warn.msg[i]);
-        }
-        if (runs.used_train_loss && !cm.json)
+        cJSON *root = a.cm.json ? nupdate_json(fits, nf, &a, &runs, files, nfiles, points) : NULL;
+        if (runs.used_train_loss && !a.cm.json)
             fprintf(stderr, "mbfit nupdate: %d log(s) have no evaluation loss: used the mean "
                             "training loss of the last %zu rows\n",
-                    runs.used_train_loss, smooth);
-        nup_print np = {fits, nf, &o};
-        status = emit(sub, &cm, root, nupdate_print, &np);
+                    runs.used_train_loss, a.smooth);
+        nup_print np = {fits, nf, &a.o};
+        status = emit(sub, &a.cm, root, nupdate_print, &np);
     }
     for (size_t k = 0; k < nf; k++)
         mb_fit_nupdate_free(&fits[k]);

@@ -10,6 +10,7 @@
  * Nothing here reads files or knows any particular model.
  */
 #include "mb_fit.h"
+#include "../data/mb_json.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -9,6 +9,9 @@
  * It does not print and does not decide what mbopt uses: top-level params stay the inverse law's.
  */
 #include "mb_fit.h"
+#include "../data/mb_json.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -677,21 +680,12 @@ done:
     return rc;
 }
 
-int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *o,
-                       mb_fit_nupdate *out, mb_error *err)
+/* What the runs have in common and the fit reports beside it: their learning rate, algorithm
+ * and learner count (one each: N_update(M) holds per rate and per (algo, P)), and McCandlish et
+ * al.'s B_simple as the runs measured it (the median over runs). */
+static int describe_runs(const mb_fit_runs *runs, mb_fit_nupdate *out, mb_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->threshold = runs->thresholds[k];
-    out->aic_best = "inverse-law";
-    char eps[64];
-    if (isnan(out->threshold))
-        snprintf(eps, sizeof eps, "the points file");
-    else
-        snprintf(eps, sizeof eps, "--target-loss %g", out->threshold);
     out->lr = NAN;
-    out->range_lo = out->range_hi = out->diverged_max = NAN;
-    snprintf(out->why, sizeof out->why, "the inverse law: the only law fitted");
-    out->best = "inverse-law";
     for (size_t i = 0; runs->lr && i < runs->n; i++) {
         if (isnan(runs->lr[i]))
             continue;
@@ -729,11 +723,13 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
         out->b_simple = out->b_simple_runs % 2 ? bs[h] : 0.5 * (bs[h - 1] + bs[h]);
     }
     free(bs);
-    int rc = group_runs(runs, k, out, err);
-    if (rc != MB_OK)
-        return rc;
-    /* The converged range: M where most runs reached eps and none diverged, above every M where
-     * a run diverged (a smaller M with the same learning rate is noisier still). */
+    return MB_OK;
+}
+
+/* The converged range: M where most runs reached eps and none diverged, above every M where a
+ * run diverged (a smaller M with the same learning rate is noisier still). */
+static void converged_range(mb_fit_nupdate *out)
+{
     for (size_t g = 0; g < out->n_groups; g++)
         if (out->groups[g].diverged)
             out->diverged_max = out->groups[g].batch;
@@ -746,16 +742,14 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
             out->range_lo = G->batch;
         out->range_hi = G->batch;
     }
-    if (out->unreached == out->runs)
-        return mb_error_set(err, MB_ENODATA, "%s: none of the %zu runs reached it", eps,
-                            out->runs);
-    double *m = malloc(out->n_groups * sizeof *m), *y = malloc(out->n_groups * sizeof *y),
-           *sg = malloc(out->n_groups * sizeof *sg);
-    if (!m || !y || !sg) {
-        free(m), free(y), free(sg);
-        return mb_error_set(err, MB_ENOMEM, "out of memory");
-    }
-    size_t np = 0;
+}
+
+/* The points the laws are fitted to: per M that some run reached eps, the mean updates (y), the
+ * batch size (m) and the weight's sigma (sg), *np of them; warnings for the M left out. */
+static int fit_points(mb_fit_nupdate *out, const mb_fit_nupdate_options *o, const char *eps,
+                      double *m, double *y, double *sg, size_t *np, mb_error *err)
+{
+    *np = 0;
     for (size_t g = 0; g < out->n_groups; g++) {
         const mb_fit_group *G = &out->groups[g];
         if (G->diverged)
@@ -772,45 +766,32 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
                                     "counted at their last update)",
                         G->batch, G->runs - G->reached - G->diverged, G->runs, eps);
         if (o->weights == MB_FIT_W_SEEDS && !(G->reached >= 2 && G->se > 0)) {
-            rc = mb_error_set(err, MB_ENODATA,
+            return mb_error_set(err, MB_ENODATA,
                               "--weights seeds: M=%g has %zu run(s) reaching %s and no spread; "
                               "it needs >= 2 differing runs per M (use --weights relative)",
                               G->batch, G->reached, eps);
-            goto done;
         }
         if (!(G->mean > 0)) { /* relative weights would divide by it; no law has N = 0 */
-            rc = mb_error_set(err, MB_ENODATA,
+            return mb_error_set(err, MB_ENODATA,
                               "M=%g: every run reaching %s did so at update 0 (a threshold at or "
                               "above the starting loss?)", G->batch, eps);
-            goto done;
         }
-        m[np] = G->batch;
-        y[np] = G->mean;
-        sg[np] = o->weights == MB_FIT_W_SEEDS  ? G->se
+        m[*np] = G->batch;
+        y[*np] = G->mean;
+        sg[*np] = o->weights == MB_FIT_W_SEEDS  ? G->se
                  : o->weights == MB_FIT_W_POOLED ? pooled_se(out, G)
                                                : G->mean;
-        np++;
+        (*np)++;
     }
-    if (np < 2) {
-        rc = mb_error_set(err, MB_ENODATA,
-                          "%s: a single mini-batch size (M=%g) reached it; the inverse law needs "
-                          "at least two",
-                          eps, m[0]);
-        goto done;
-    }
-    const double *sig = o->weights == MB_FIT_W_NONE ? NULL : sg;
-    if ((rc = fit_inverse(np, m, y, sig, &out->inverse, err)) != MB_OK)
-        goto done;
+    return MB_OK;
+}
+
+/* Beside the inverse law (out->inverse, fitted): McCandlish's form of the same curve, the power
+ * law where there are 4 or more points, and which law mbopt optimises (out->best, out->why). */
+static void fit_other_laws(mb_fit_nupdate *out, size_t np, const double *m, const double *y,
+                           const double *sig)
+{
     const mb_fit_result *iv = &out->inverse;
-    if (iv->status != MB_OK)
-        mb_fit_warn(&out->warn, "inverse law: the solver did not converge (%s)", iv->gsl_reason);
-    if (np == 2)
-        mb_fit_warn(&out->warn, "two mini-batch sizes: the inverse law passes through both, no "
-                                "error estimate is possible (measure more M)");
-    if (iv->p[0] < 0)
-        mb_fit_warn(&out->warn, "N_inf fitted negative (%.4g): reported as found, not clipped "
-                                "(Perrone et al. saw this with Adam); mbopt needs N_inf > 0",
-                    iv->p[0]);
     /* McCandlish: the same curve in (S_min, B_noise), B_noise = alpha / N_inf. */
     if (iv->p[0] > 0) {
         double p0[2] = {iv->p[0], iv->p[1] / iv->p[0]};
@@ -867,6 +848,59 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
         snprintf(out->why, sizeof out->why,
                  "the inverse law: its AIC (%.4g) is at or below the power law's (%.4g)", iv->aic,
                  out->power.aic);
+}
+
+int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *o,
+                       mb_fit_nupdate *out, mb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->threshold = runs->thresholds[k];
+    out->aic_best = "inverse-law";
+    char eps[64];
+    if (isnan(out->threshold))
+        snprintf(eps, sizeof eps, "the points file");
+    else
+        snprintf(eps, sizeof eps, "--target-loss %g", out->threshold);
+    out->range_lo = out->range_hi = out->diverged_max = NAN;
+    snprintf(out->why, sizeof out->why, "the inverse law: the only law fitted");
+    out->best = "inverse-law";
+    int rc = describe_runs(runs, out, err);
+    if (rc != MB_OK || (rc = group_runs(runs, k, out, err)) != MB_OK)
+        return rc;
+    converged_range(out);
+    if (out->unreached == out->runs)
+        return mb_error_set(err, MB_ENODATA, "%s: none of the %zu runs reached it", eps,
+                            out->runs);
+    double *m = malloc(out->n_groups * sizeof *m), *y = malloc(out->n_groups * sizeof *y),
+           *sg = malloc(out->n_groups * sizeof *sg);
+    if (!m || !y || !sg) {
+        free(m), free(y), free(sg);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    size_t np;
+    if ((rc = fit_points(out, o, eps, m, y, sg, &np, err)) != MB_OK)
+        goto done;
+    if (np < 2) {
+        rc = mb_error_set(err, MB_ENODATA,
+                          "%s: a single mini-batch size (M=%g) reached it; the inverse law needs "
+                          "at least two",
+                          eps, m[0]);
+        goto done;
+    }
+    const double *sig = o->weights == MB_FIT_W_NONE ? NULL : sg;
+    if ((rc = fit_inverse(np, m, y, sig, &out->inverse, err)) != MB_OK)
+        goto done;
+    const mb_fit_result *iv = &out->inverse;
+    if (iv->status != MB_OK)
+        mb_fit_warn(&out->warn, "inverse law: the solver did not converge (%s)", iv->gsl_reason);
+    if (np == 2)
+        mb_fit_warn(&out->warn, "two mini-batch sizes: the inverse law passes through both, no "
+                                "error estimate is possible (measure more M)");
+    if (iv->p[0] < 0)
+        mb_fit_warn(&out->warn, "N_inf fitted negative (%.4g): reported as found, not clipped "
+                                "(Perrone et al. saw this with Adam); mbopt needs N_inf > 0",
+                    iv->p[0]);
+    fit_other_laws(out, np, m, y, sig);
     if (o->choose == MB_FIT_CHOOSE_INVERSE)
         choose_inverse(out);
     if (o->bootstrap > 0)

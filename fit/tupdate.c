@@ -11,7 +11,10 @@
  * the total mini-batch M; each learner computes M / P samples.
  */
 #include "mb_fit.h"
+#include "../data/mb_json.h"
+#include "../data/mb_parse.h"
 
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

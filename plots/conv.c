@@ -4,6 +4,7 @@
  * changed. Not here: solving anything (solver/conv.c) or the report's page (report.c).
  */
 #include "mb_plot.h"
+#include "../data/mb_json.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,6 +13,8 @@
 #include <gsl/gsl_cdf.h>
 
 #include "../solver/mb_solver.h"
+#include "../data/mb_json.h"
+#include "../data/mb_parse.h"
 
 /* Shared look: grid, key placement, a readable point size. */
 static void style(mb_plot *p, const char *title)

@@ -9,9 +9,9 @@
 #ifndef MB_PLOT_H
 #define MB_PLOT_H
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 
-#include "../data/mb_data.h"
 #include "../model/mb_model.h"
 
 typedef enum mb_plot_format {

@@ -20,6 +20,9 @@
 #include <string.h>
 
 #include "mb_plot.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_output.h"
+#include "../data/mb_parse.h"
 
 static void help(void)
 {

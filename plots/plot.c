@@ -4,6 +4,7 @@
  * It does not decide what a figure shows: figures.c does.
  */
 #include "mb_plot.h"
+#include "../data/mb_output.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,6 +12,8 @@
  * A present input that cannot be read or has nothing to draw is an error naming that file.
  */
 #include "mb_plot.h"
+#include "../data/mb_json.h"
+#include "../data/mb_output.h"
 
 #include <glob.h>
 #include <math.h>

@@ -6,6 +6,7 @@
  * read the CSV twin of the file (validate.csv), which lacks the curve and the spread of runs.
  */
 #include "mb_plot.h"
+#include "../data/mb_json.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -25,7 +25,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_rng.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
+#include "../data/mb_output.h"
 #include "mb_probe.h"
 
 typedef struct conv_bench {

@@ -25,7 +25,9 @@
 #include <mpi.h>
 
 #include "../model/mb_model.h"
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
+#include "../train/backend/mb_backend.h"
+#include "../train/learner/mb_learner.h"
 
 /* ---- clock ------------------------------------------------------------------------------------ */
 
@@ -286,7 +288,7 @@ void mb_probe_comm_write_row(FILE *f, const mb_probe_comm_row *r);
 
 /* ---- mbprobe step: the real update step ------------------------------------------------------ */
 
-struct mb_dataset; /* data/mb_data.h */
+struct mb_dataset; /* data/mb_dataset.h */
 
 /* What is stepped. */
 typedef struct mb_probe_step_config {

@@ -17,8 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_output.h"
+#include "../data/mb_dataset.h"
 #include "mb_probe.h"
+#include "../train/backend/mb_backend.h"
+#include "../train/run/mb_run.h"
 
 static const char *prog = "mbprobe";
 

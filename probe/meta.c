@@ -14,7 +14,7 @@
 #include <fftw3.h>
 #include <gsl/gsl_version.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_output.h"
 #include "mb_probe.h"
 
 /* OpenBLAS's own query; declared here because <cblas.h> may be another BLAS's header. */

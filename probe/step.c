@@ -25,8 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_rng.h"
+#include "../data/mb_dataset.h"
 #include "mb_probe.h"
+#include "../train/backend/mb_backend.h"
+#include "../train/run/mb_run.h"
 
 /* A generated data set holds at least this many bytes of inputs: above the last-level caches of
  * the CPUs mbkit runs on (32 MiB measured here), so that gathering a shuffled batch misses them

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
 
 const char *mb_solver_ws_mode_name(mb_ws_mode m) { return m == MB_WS_SUM ? "sum" : "shared"; }
 
@@ -545,7 +545,7 @@ static int layer_pass_cmp(const void *a, const void *b)
 
 /* The slots of one conv layer from its rows v[lo, hi) (sorted by pass): one per pass, in the
  * order the passes first appear in the file; none for backward_data when the layer is the net's
- * first (`input`): the trainer computes no gradient for the input (train/net.c), so that pass is
+ * first (`input`): the trainer computes no gradient for the input (train/learner/net.c), so that pass is
  * no part of an update's time, though mbprobe conv times it. */
 static int layer_slots(const mb_cilp_table *t, const char *name, int input, const conv_row **v,
                        size_t lo, size_t hi, sweep *s, size_t *used, mb_error *err)

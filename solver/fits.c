@@ -2,6 +2,7 @@
  * `params` maps parameter names to values) into the structs of mb_model.h.
  */
 #include "mb_solver.h"
+#include "../data/mb_json.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -21,6 +21,7 @@
  */
 #include "mb_solver.h"
 
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,11 +10,10 @@
 
 #include <stddef.h>
 
-#include "../data/mb_data.h"
 #include "../fit/mb_fit.h"
 #include "../model/mb_model.h"
 
-struct mb_net_desc; /* train/mb_train.h */
+struct mb_net_desc; /* net/mb_net.h */
 
 /* ---- fitted parameters from files ----------------------------------------------------------- */
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "mb_solver.h"
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
 
 static const char *const prog = "mbopt";
 

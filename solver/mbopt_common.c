@@ -8,6 +8,11 @@
 #include <sys/stat.h>
 
 #include "mbopt_cli.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_json.h"
+#include "../data/mb_output.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
 
 int emit_json(const char *sub, cJSON *root, const out_opts *o)
 {

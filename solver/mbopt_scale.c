@@ -8,6 +8,10 @@
 #include <sys/stat.h>
 
 #include "mbopt_cli.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_json.h"
+#include "../data/mb_output.h"
+#include "../data/mb_parse.h"
 
 /* ---- mbopt scale ----------------------------------------------------------------------------- */
 

@@ -9,6 +9,11 @@
 #include <sys/stat.h>
 
 #include "mbopt_cli.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_json.h"
+#include "../data/mb_output.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
 
 /* The recommendation's measured time over the measured best. */
 static double validate_ratio(const mb_validate *v)

@@ -3,7 +3,7 @@
  */
 #include "mb_solver.h"
 
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
 
 void mb_solver_mem_layers(const mb_net_desc *desc, mb_mem_layer *out)
 {

@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
+#include "../data/mb_output.h"
+#include "../data/mb_json.h"
 #include "mb_test.h"
 
 static void test_parse_numbers(void)

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_dataset.h"
 #include "mb_test.h"
 
 /* ---- the real Fashion-MNIST set, loaded once for the suite -------------------------------- */

@@ -18,6 +18,7 @@
 
 #include "../fit/mb_fit.h"
 #include "mb_test.h"
+#include "../data/mb_json.h"
 
 #define FIX MB_TEST_SRC "/tests/fixtures/fit"
 

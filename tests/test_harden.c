@@ -20,9 +20,12 @@
 
 #include <zlib.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_output.h"
+#include "../data/mb_json.h"
+#include "../data/mb_dataset.h"
 #include "../model/mb_model.h"
-#include "../train/run_impl.h"
+#include "../train/run/run_impl.h"
 #include "mb_test.h"
 
 static char dir[256];

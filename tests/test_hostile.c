@@ -74,7 +74,7 @@ static const hcase probe_cases[] = {
     {"runaway", "$T mbprobe conv --net $D/huge.cfg --batch 1 --no-cache --budget 0 -o $W/o", 1,
      "--budget"},
     /* 10^12 values a sample, C x F x F = 10^12: past the kernels' int arithmetic, refused when
-     * the description is read (train/desc_infer.c), before anything is sized */
+     * the description is read (net/desc_infer.c), before anything is sized */
     {"runaway", "$T mbprobe conv --net $D/wide.cfg --batch 1 --no-cache --budget 0.01 -o $W/c", 1,
      "more than 2^31 values a sample"},
     /* non-integers and bad values */

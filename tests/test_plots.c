@@ -11,6 +11,7 @@
 
 #include "../plots/mb_plot.h"
 #include "mb_test.h"
+#include "../data/mb_json.h"
 
 static const char STEP[] =
     "# source=test\n"

@@ -15,7 +15,9 @@
 
 #include <gsl/gsl_version.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
+#include "../data/mb_dataset.h"
 #include "../probe/mb_probe.h"
 #include "mb_test.h"
 

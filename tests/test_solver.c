@@ -10,6 +10,7 @@
 
 #include "../solver/mb_solver.h"
 #include "mb_test.h"
+#include "../data/mb_json.h"
 
 static const mb_inverse_law INV = {1234.5, 3.21e5};
 static const mb_law LAW = {.kind = MB_LAW_INVERSE, .n_inf = 1234.5, .a = 3.21e5, .b = 1.0};

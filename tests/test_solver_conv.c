@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../solver/mb_solver.h"
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
 #include "mb_test.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;

@@ -1,6 +1,6 @@
 /* test_train_backend.c — every operation of the backend interface (backend_impl.h), on every
  * backend that is built and usable here, against the CPU's own kernels called directly
- * (train/cpu/layers_impl.h, mb_conv_* with the direct loops): memory round trips, every
+ * (train/backend/cpu/layers_impl.h, mb_conv_* with the direct loops): memory round trips, every
  * convolution algorithm of every pass that a backend supports for a few shapes (at the plan's
  * batch and a smaller one), fully connected, max and average pooling, the activations, dropout
  * (masks bit for bit), softmax cross-entropy, and whole networks (lenet5, and a small one with
@@ -22,9 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/backend_impl.h"
-#include "../train/cpu/layers_impl.h"
-#include "../train/mb_train.h"
+#include "../train/backend/backend_impl.h"
+#include "../train/backend/cpu/layers_impl.h"
+#include "../net/mb_net.h"
+#include "../train/backend/mb_backend.h"
+#include "../train/learner/mb_learner.h"
 #include "mb_test.h"
 
 /* Deterministic pseudo-random values in [-1, 1) (a local LCG, not the library's PRNG). */
@@ -540,7 +542,7 @@ static void check_comparison(void)
 /* ---- the CUDA kernels' arithmetic, run on the host ------------------------------------------- */
 
 #if MB_HAVE_CUDA
-/* train/cuda/ops.cu: the functions its dropout and softmax kernels call per element, on the
+/* train/backend/cuda/ops.cu: the functions its dropout and softmax kernels call per element, on the
  * host. They let a machine without a device check the kernels' arithmetic (not their launch). */
 void mb_cuda_host_dropout(float p, int batch, size_t per, uint64_t key, size_t first,
                           const float *x, float *y, float *mask);

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
+#include "../train/backend/mb_backend.h"
 #include "mb_test.h"
 
 /* Deterministic pseudo-random values in [-1, 1) (a local LCG, not the library's PRNG). */

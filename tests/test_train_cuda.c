@@ -1,12 +1,12 @@
 /* test_train_cuda.c — the CUDA build path: the backend registry answers consistently, and when
- * the translation unit train/cuda/info.cu was built with nvcc it links and runs. Tests that need
+ * the translation unit train/backend/cuda/info.cu was built with nvcc it links and runs. Tests that need
  * a device say why they skip.
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../train/mb_train.h"
+#include "../train/backend/mb_backend.h"
 
 static void test_registry(void)
 {

@@ -1,4 +1,4 @@
-/* test_train_desc.c — train/desc_read.c: the shipped networks read with the shapes their papers
+/* test_train_desc.c — net/desc_read.c: the shipped networks read with the shapes their papers
  * give (written out here by hand from the papers, not computed by the code under test), the
  * format's features (comments, defaults, activation=, generated names, base-name fallback), and
  * every format error with its "file:line:" prefix.
@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../train/mb_train.h"
+#include "../net/mb_net.h"
+#include "../train/learner/mb_learner.h"
 #include "mb_test.h"
 
 /* Expected (type, out_c, out_h) for a layer; out_w = out_h for these square nets. */

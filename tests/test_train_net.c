@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/cpu/layers_impl.h"
-#include "../train/mb_train.h"
+#include "../train/backend/cpu/layers_impl.h"
+#include "../net/mb_net.h"
+#include "../train/backend/mb_backend.h"
+#include "../train/learner/mb_learner.h"
 #include "mb_test.h"
 
 /* One convolution algorithm for all three passes (mb_net_set_conv_algo takes one per pass). */

@@ -1,4 +1,4 @@
-/* test_train_optim.c — train/optim.c against the closed-form iterates of the rules in
+/* test_train_optim.c — train/learner/optim.c against the closed-form iterates of the rules in
  * docs/algorithms.md ("Single learner") on a separable quadratic f(x) = sum_i h_i x_i^2 / 2, whose
  * gradient h x makes every rule a linear recurrence per coordinate:
  *   SGD:       x_t = prod_s (1 - a_s) x_0,                        a = lr (h + lambda)
@@ -12,7 +12,7 @@
 #include <complex.h>
 #include <math.h>
 
-#include "../train/mb_train.h"
+#include "../train/learner/mb_learner.h"
 #include "mb_test.h"
 
 enum { N = 4, STEPS = 60 };

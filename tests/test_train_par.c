@@ -1,4 +1,4 @@
-/* test_train_par.c — parallel learners (train/comm*.c, train/par*.c): the threads communicator's
+/* test_train_par.c — parallel learners (train/comm/comm*.c, train/par/par*.c): the threads communicator's
  * collectives and messages against sums computed here; sgd-sync against single-learner SGD;
  * each EASGD rule, SMA and DOWNPOUR against steps computed by hand on a quadratic; the round-
  * robin EASGD stability region of Zhang et al.; Hogwild's convergence; the staged checks
@@ -18,9 +18,15 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_table.h"
+#include "../data/mb_dataset.h"
+#include "../net/mb_net.h"
+#include "../train/learner/mb_learner.h"
+#include "../train/comm/mb_comm.h"
+#include "../train/run/mb_run.h"
+#include "../train/par/mb_par.h"
 #include "../train/mb_train.h"
-#include "../train/par_impl.h"
+#include "../train/par/par_impl.h"
 #include "mb_test.h"
 
 /* ---- the threads communicator --------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* test_train_run.c — the training run (train/run*.c) and the mbtrain command, end to end on small
+/* test_train_run.c — the training run (train/run/run*.c) and the mbtrain command, end to end on small
  * synthetic data and a tiny network so that every test takes well under a second:
  * determinism for a seed, stopping at the target loss, the log's layout, checkpoint and resume
  * (a resumed run continues exactly where the straight run would have been), sweeps, the exact
@@ -15,9 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
+#include "../data/mb_dataset.h"
+#include "../net/mb_net.h"
+#include "../train/learner/mb_learner.h"
+#include "../train/run/mb_run.h"
 #include "../train/mb_train.h"
-#include "../train/run_impl.h"
+#include "../train/run/run_impl.h"
 #include "mb_test.h"
 
 static char dir[256];

@@ -16,7 +16,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../data/mb_data.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_output.h"
+#include "../data/mb_dataset.h"
+#include "../net/mb_net.h"
+#include "backend/mb_backend.h"
+#include "learner/mb_learner.h"
+#include "comm/mb_comm.h"
+#include "run/mb_run.h"
+#include "par/mb_par.h"
 #include "mb_train.h"
 
 #define EXIT_USAGE 2
@@ -274,362 +283,451 @@ static int flag_long(const char *flag, const char *arg, long lo, long hi, long *
     return MB_OK;
 }
 
-static int run_command(int argc, char **argv)
+static const struct option longopts[] = {
+    {"net", required_argument, 0, OPT_NET}, {"data", required_argument, 0, OPT_DATA},
+    {"algo", required_argument, 0, OPT_ALGO}, {"batch", required_argument, 0, OPT_BATCH},
+    {"lr", required_argument, 0, OPT_LR}, {"momentum", required_argument, 0, OPT_MOMENTUM},
+    {"weight-decay", required_argument, 0, OPT_WD},
+    {"lr-step", required_argument, 0, OPT_LR_STEP},
+    {"lr-gamma", required_argument, 0, OPT_LR_GAMMA},
+    {"target-loss", required_argument, 0, OPT_TARGET},
+    {"eval-every", required_argument, 0, OPT_EVAL_EVERY},
+    {"eval-frac", required_argument, 0, OPT_EVAL_FRAC},
+    {"data-seed", required_argument, 0, OPT_DATA_SEED},
+    {"max-updates", required_argument, 0, OPT_MAX_UPDATES},
+    {"epochs", required_argument, 0, OPT_EPOCHS}, {"seed", required_argument, 0, OPT_SEED},
+    {"seeds", required_argument, 0, OPT_SEEDS},
+    {"threads", required_argument, 0, OPT_THREADS},
+    {"eval-threads", required_argument, 0, OPT_EVAL_THREADS},
+    {"conv-algo", required_argument, 0, OPT_CONV_ALGO},
+    {"backend", required_argument, 0, OPT_BACKEND},
+    {"device", required_argument, 0, OPT_DEVICE},
+    {"log", required_argument, 0, OPT_LOG}, {"log-dir", required_argument, 0, OPT_LOG_DIR},
+    {"checkpoint", required_argument, 0, OPT_CKPT},
+    {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
+    {"resume", required_argument, 0, OPT_RESUME}, {"help", no_argument, 0, 'h'},
+    {"no-bisect", no_argument, 0, OPT_NO_BISECT},
+    {"no-test-eval", no_argument, 0, OPT_NO_TEST_EVAL},
+    {"eval-adapt", no_argument, 0, OPT_EVAL_ADAPT},
+    {"learners", required_argument, 0, OPT_LEARNERS},
+    {"optim", required_argument, 0, OPT_OPTIM},
+    {"elastic-alpha", required_argument, 0, OPT_ELASTIC_ALPHA},
+    {"tau", required_argument, 0, OPT_TAU}, {"delta", required_argument, 0, OPT_DELTA},
+    {"sma-momentum", required_argument, 0, OPT_SMA_MOMENTUM},
+    {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
+    {"sma-tune", no_argument, 0, OPT_SMA_TUNE},
+    {"sma-tune-window", required_argument, 0, OPT_SMA_WINDOW},
+    {"check-frac", required_argument, 0, OPT_CHECK_FRAC},
+    {"check-sigmas", required_argument, 0, OPT_CHECK_SIGMAS},
+    {"n-push", required_argument, 0, OPT_N_PUSH},
+    {"n-fetch", required_argument, 0, OPT_N_FETCH},
+    {"grad-after-exchange", no_argument, 0, OPT_GRAD_AFTER},
+    {"wait-timeout", required_argument, 0, OPT_WAIT_TIMEOUT},
+    {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
+
+/* What the command line says beyond mb_run_options: the sweep's lists and the log folder. */
+typedef struct args {
+    const char *batch_arg; /* --batch: one M or a list */
+    const char *seeds_arg; /* --seeds: a list */
+    const char *log_dir;   /* --log-dir */
+    int have_seed;         /* --seed given */
+} args;
+
+/* Applies option c (its value in optarg) to o and a: MB_OK, or an error (exit 1) in err. */
+static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
 {
-    static const struct option longopts[] = {
-        {"net", required_argument, 0, OPT_NET}, {"data", required_argument, 0, OPT_DATA},
-        {"algo", required_argument, 0, OPT_ALGO}, {"batch", required_argument, 0, OPT_BATCH},
-        {"lr", required_argument, 0, OPT_LR}, {"momentum", required_argument, 0, OPT_MOMENTUM},
-        {"weight-decay", required_argument, 0, OPT_WD},
-        {"lr-step", required_argument, 0, OPT_LR_STEP},
-        {"lr-gamma", required_argument, 0, OPT_LR_GAMMA},
-        {"target-loss", required_argument, 0, OPT_TARGET},
-        {"eval-every", required_argument, 0, OPT_EVAL_EVERY},
-        {"eval-frac", required_argument, 0, OPT_EVAL_FRAC},
-        {"data-seed", required_argument, 0, OPT_DATA_SEED},
-        {"max-updates", required_argument, 0, OPT_MAX_UPDATES},
-        {"epochs", required_argument, 0, OPT_EPOCHS}, {"seed", required_argument, 0, OPT_SEED},
-        {"seeds", required_argument, 0, OPT_SEEDS},
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"eval-threads", required_argument, 0, OPT_EVAL_THREADS},
-        {"conv-algo", required_argument, 0, OPT_CONV_ALGO},
-        {"backend", required_argument, 0, OPT_BACKEND},
-        {"device", required_argument, 0, OPT_DEVICE},
-        {"log", required_argument, 0, OPT_LOG}, {"log-dir", required_argument, 0, OPT_LOG_DIR},
-        {"checkpoint", required_argument, 0, OPT_CKPT},
-        {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
-        {"resume", required_argument, 0, OPT_RESUME}, {"help", no_argument, 0, 'h'},
-        {"no-bisect", no_argument, 0, OPT_NO_BISECT},
-        {"no-test-eval", no_argument, 0, OPT_NO_TEST_EVAL},
-        {"eval-adapt", no_argument, 0, OPT_EVAL_ADAPT},
-        {"learners", required_argument, 0, OPT_LEARNERS},
-        {"optim", required_argument, 0, OPT_OPTIM},
-        {"elastic-alpha", required_argument, 0, OPT_ELASTIC_ALPHA},
-        {"tau", required_argument, 0, OPT_TAU}, {"delta", required_argument, 0, OPT_DELTA},
-        {"sma-momentum", required_argument, 0, OPT_SMA_MOMENTUM},
-        {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
-        {"sma-tune", no_argument, 0, OPT_SMA_TUNE},
-        {"sma-tune-window", required_argument, 0, OPT_SMA_WINDOW},
-        {"check-frac", required_argument, 0, OPT_CHECK_FRAC},
-        {"check-sigmas", required_argument, 0, OPT_CHECK_SIGMAS},
-        {"n-push", required_argument, 0, OPT_N_PUSH},
-        {"n-fetch", required_argument, 0, OPT_N_FETCH},
-        {"grad-after-exchange", no_argument, 0, OPT_GRAD_AFTER},
-        {"wait-timeout", required_argument, 0, OPT_WAIT_TIMEOUT},
-        {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
-    mb_run_options o;
-    mb_run_options_init(&o);
-    o.argc = argc;
-    o.argv = argv;
-    mb_error err = {0};
-    const char *batch_arg = NULL, *seeds_arg = NULL, *log_dir = NULL;
-    int have_seed = 0, rc = MB_OK, c;
     long v;
+    int rc = MB_OK;
+    switch (c) {
+    case OPT_NET: o->net = optarg; break;
+    case OPT_DATA: o->data = optarg; break;
+    case OPT_ALGO:
+        if (mb_optim_kind_parse(optarg, &o->optim.kind) == MB_OK)
+            o->par = MB_PAR_NONE;
+        else if (mb_par_algo_parse(optarg, &o->par) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--algo: '%s' is not one of sgd, momentum, nesterov, sgd-sync, "
+                              "downpour, easgd, easgd-async, eamsgd, easgd-hogwild, "
+                              "easgd-sync, sma", optarg);
+        break;
+    case OPT_OPTIM:
+        if (mb_optim_kind_parse(optarg, &o->optim.kind) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--optim: '%s' is not one of sgd, momentum, nesterov", optarg);
+        break;
+    case OPT_LEARNERS:
+        rc = flag_long("--learners", optarg, 1, 256, &v, err);
+        o->learners = (int)v;
+        break;
+    case OPT_ELASTIC_ALPHA:
+        rc = mb_data_flag_double("--elastic-alpha", optarg, 0, MB_NONNEG, &o->elastic_alpha,
+                                 err);
+        break;
+    case OPT_TAU: rc = flag_long("--tau", optarg, 1, 1L << 30, &o->tau, err); break;
+    case OPT_N_PUSH: rc = flag_long("--n-push", optarg, 1, 1L << 30, &o->n_push, err); break;
+    case OPT_N_FETCH:
+        rc = flag_long("--n-fetch", optarg, 1, 1L << 30, &o->n_fetch, err);
+        break;
+    case OPT_GRAD_AFTER: o->grad_after_exchange = 1; break;
+    case OPT_WAIT_TIMEOUT:
+        rc = mb_data_flag_double("--wait-timeout", optarg, 0, MB_NONNEG, &o->wait_timeout,
+                                 err);
+        break;
+    case OPT_DELTA:
+    case OPT_SMA_MOMENTUM:
+        rc = mb_data_flag_double(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg, 0,
+                                 MB_NONNEG, &o->par_momentum, err);
+        break;
+    case OPT_NO_OVERLAP: o->no_overlap = 1; break;
+    case OPT_SMA_TUNE: o->sma_tune = 1; break;
+    case OPT_SMA_WINDOW:
+        rc = flag_long("--sma-tune-window", optarg, 1, 1L << 30, &o->sma_tune_window, err);
+        break;
+    case OPT_CONV_ALGO:
+        if (mb_conv_algo_parse(optarg, &o->conv_algo) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--conv-algo: '%s' is not one of gemm, direct, fft, winograd",
+                              optarg);
+        break;
+    case OPT_BATCH: a->batch_arg = optarg; break;
+    case OPT_LR: rc = mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &o->optim.lr, err); break;
+    case OPT_MOMENTUM:
+        rc = mb_data_flag_double("--momentum", optarg, 0, MB_NONNEG, &o->optim.momentum, err);
+        break;
+    case OPT_WD:
+        rc = mb_data_flag_double("--weight-decay", optarg, 0, MB_NONNEG,
+                                 &o->optim.weight_decay, err);
+        break;
+    case OPT_LR_STEP:
+        rc = flag_long("--lr-step", optarg, 1, 1L << 40, &o->optim.lr_step_every, err);
+        break;
+    case OPT_LR_GAMMA:
+        rc = mb_data_flag_double("--lr-gamma", optarg, 0, MB_POSITIVE, &o->optim.lr_step_gamma,
+                                 err);
+        break;
+    case OPT_TARGET:
+        rc = mb_data_flag_double("--target-loss", optarg, 0, MB_NONNEG, &o->target_loss, err);
+        break;
+    case OPT_EVAL_EVERY: rc = flag_long("--eval-every", optarg, 1, 1L << 40, &o->eval_every, err); break;
+    case OPT_EVAL_FRAC:
+        rc = mb_data_flag_double("--eval-frac", optarg, 0, MB_POSITIVE, &o->eval_frac, err);
+        if (rc == MB_OK && o->eval_frac > 1)
+            rc = mb_error_set(err, MB_EINVAL, "--eval-frac: must be <= 1, got %s", optarg);
+        break;
+    case OPT_DATA_SEED:
+        rc = flag_long("--data-seed", optarg, 0, 1L << 40, &v, err);
+        o->data_seed = (unsigned long)v;
+        break;
+    case OPT_MAX_UPDATES: rc = flag_long("--max-updates", optarg, 1, 1L << 40, &o->max_updates, err); break;
+    case OPT_EPOCHS: rc = mb_data_flag_double("--epochs", optarg, 0, MB_NONNEG, &o->epochs, err); break;
+    case OPT_SEED:
+        rc = flag_long("--seed", optarg, 0, 1L << 40, &v, err);
+        o->seed = (unsigned long)v;
+        a->have_seed = 1;
+        break;
+    case OPT_SEEDS: a->seeds_arg = optarg; break;
+    case OPT_THREADS:
+        rc = flag_long("--threads", optarg, 1, MB_NET_MAX_THREADS, &v, err);
+        o->threads = (int)v;
+        break;
+    case OPT_EVAL_THREADS:
+        rc = flag_long("--eval-threads", optarg, 1, MB_NET_MAX_THREADS, &v, err);
+        o->eval_threads = (int)v;
+        break;
+    case OPT_BACKEND:
+        if (mb_backend_parse(optarg, &o->backend) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL, "--backend: '%s' is not cpu or cuda", optarg);
+        break;
+    case OPT_DEVICE:
+        rc = flag_long("--device", optarg, 0, 1023, &v, err);
+        o->device = (int)v;
+        break;
+    case OPT_LOG: o->log_path = optarg; break;
+    case OPT_LOG_DIR: a->log_dir = optarg; break;
+    case OPT_CKPT: o->checkpoint_path = optarg; break;
+    case OPT_CKPT_EVERY:
+        rc = flag_long("--checkpoint-every", optarg, 1, 1L << 40, &o->checkpoint_every, err);
+        break;
+    case OPT_RESUME: o->resume_path = optarg; break;
+    case OPT_NO_BISECT: o->no_bisect = 1; break;
+    case OPT_NO_TEST_EVAL: o->no_test_eval = 1; break;
+    case OPT_EVAL_ADAPT: o->eval_adapt = 1; break;
+    case OPT_CHECK_FRAC:
+        rc = mb_data_flag_double("--check-frac", optarg, 0, MB_NONNEG, &o->check_frac, err);
+        if (rc == MB_OK && o->check_frac >= 1)
+            rc = mb_error_set(err, MB_EINVAL, "--check-frac: must be < 1, got %s", optarg);
+        break;
+    case OPT_CHECK_SIGMAS:
+        rc = mb_data_flag_double("--check-sigmas", optarg, 0, MB_POSITIVE, &o->check_sigmas,
+                                 err);
+        break;
+    }
+    return rc;
+}
+
+/* Parses the command line into o and a: -1 to go on, else the exit status (--help, --version,
+ * a usage error, a bad value). */
+static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
+{
+    mb_error err = {0};
+    int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': help(&o); return 0;
+        case 'h': help(o); return 0;
         case OPT_VERSION: printf("mbtrain %s\n", mb_version()); return 0;
-        case OPT_NET: o.net = optarg; break;
-        case OPT_DATA: o.data = optarg; break;
-        case OPT_ALGO:
-            if (mb_optim_kind_parse(optarg, &o.optim.kind) == MB_OK)
-                o.par = MB_PAR_NONE;
-            else if (mb_par_algo_parse(optarg, &o.par) != MB_OK)
-                rc = mb_error_set(&err, MB_EINVAL,
-                                  "--algo: '%s' is not one of sgd, momentum, nesterov, sgd-sync, "
-                                  "downpour, easgd, easgd-async, eamsgd, easgd-hogwild, "
-                                  "easgd-sync, sma", optarg);
-            break;
-        case OPT_OPTIM:
-            if (mb_optim_kind_parse(optarg, &o.optim.kind) != MB_OK)
-                rc = mb_error_set(&err, MB_EINVAL,
-                                  "--optim: '%s' is not one of sgd, momentum, nesterov", optarg);
-            break;
-        case OPT_LEARNERS:
-            rc = flag_long("--learners", optarg, 1, 256, &v, &err);
-            o.learners = (int)v;
-            break;
-        case OPT_ELASTIC_ALPHA:
-            rc = mb_data_flag_double("--elastic-alpha", optarg, 0, MB_NONNEG, &o.elastic_alpha,
-                                     &err);
-            break;
-        case OPT_TAU: rc = flag_long("--tau", optarg, 1, 1L << 30, &o.tau, &err); break;
-        case OPT_N_PUSH: rc = flag_long("--n-push", optarg, 1, 1L << 30, &o.n_push, &err); break;
-        case OPT_N_FETCH:
-            rc = flag_long("--n-fetch", optarg, 1, 1L << 30, &o.n_fetch, &err);
-            break;
-        case OPT_GRAD_AFTER: o.grad_after_exchange = 1; break;
-        case OPT_WAIT_TIMEOUT:
-            rc = mb_data_flag_double("--wait-timeout", optarg, 0, MB_NONNEG, &o.wait_timeout,
-                                     &err);
-            break;
-        case OPT_DELTA:
-        case OPT_SMA_MOMENTUM:
-            rc = mb_data_flag_double(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg, 0,
-                                     MB_NONNEG, &o.par_momentum, &err);
-            break;
-        case OPT_NO_OVERLAP: o.no_overlap = 1; break;
-        case OPT_SMA_TUNE: o.sma_tune = 1; break;
-        case OPT_SMA_WINDOW:
-            rc = flag_long("--sma-tune-window", optarg, 1, 1L << 30, &o.sma_tune_window, &err);
-            break;
-        case OPT_CONV_ALGO:
-            if (mb_conv_algo_parse(optarg, &o.conv_algo) != MB_OK)
-                rc = mb_error_set(&err, MB_EINVAL,
-                                  "--conv-algo: '%s' is not one of gemm, direct, fft, winograd",
-                                  optarg);
-            break;
-        case OPT_BATCH: batch_arg = optarg; break;
-        case OPT_LR: rc = mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &o.optim.lr, &err); break;
-        case OPT_MOMENTUM:
-            rc = mb_data_flag_double("--momentum", optarg, 0, MB_NONNEG, &o.optim.momentum, &err);
-            break;
-        case OPT_WD:
-            rc = mb_data_flag_double("--weight-decay", optarg, 0, MB_NONNEG,
-                                     &o.optim.weight_decay, &err);
-            break;
-        case OPT_LR_STEP:
-            rc = flag_long("--lr-step", optarg, 1, 1L << 40, &o.optim.lr_step_every, &err);
-            break;
-        case OPT_LR_GAMMA:
-            rc = mb_data_flag_double("--lr-gamma", optarg, 0, MB_POSITIVE, &o.optim.lr_step_gamma,
-                                     &err);
-            break;
-        case OPT_TARGET:
-            rc = mb_data_flag_double("--target-loss", optarg, 0, MB_NONNEG, &o.target_loss, &err);
-            break;
-        case OPT_EVAL_EVERY: rc = flag_long("--eval-every", optarg, 1, 1L << 40, &o.eval_every, &err); break;
-        case OPT_EVAL_FRAC:
-            rc = mb_data_flag_double("--eval-frac", optarg, 0, MB_POSITIVE, &o.eval_frac, &err);
-            if (rc == MB_OK && o.eval_frac > 1)
-                rc = mb_error_set(&err, MB_EINVAL, "--eval-frac: must be <= 1, got %s", optarg);
-            break;
-        case OPT_DATA_SEED:
-            rc = flag_long("--data-seed", optarg, 0, 1L << 40, &v, &err);
-            o.data_seed = (unsigned long)v;
-            break;
-        case OPT_MAX_UPDATES: rc = flag_long("--max-updates", optarg, 1, 1L << 40, &o.max_updates, &err); break;
-        case OPT_EPOCHS: rc = mb_data_flag_double("--epochs", optarg, 0, MB_NONNEG, &o.epochs, &err); break;
-        case OPT_SEED:
-            rc = flag_long("--seed", optarg, 0, 1L << 40, &v, &err);
-            o.seed = (unsigned long)v;
-            have_seed = 1;
-            break;
-        case OPT_SEEDS: seeds_arg = optarg; break;
-        case OPT_THREADS:
-            rc = flag_long("--threads", optarg, 1, MB_NET_MAX_THREADS, &v, &err);
-            o.threads = (int)v;
-            break;
-        case OPT_EVAL_THREADS:
-            rc = flag_long("--eval-threads", optarg, 1, MB_NET_MAX_THREADS, &v, &err);
-            o.eval_threads = (int)v;
-            break;
-        case OPT_BACKEND:
-            if (mb_backend_parse(optarg, &o.backend) != MB_OK)
-                rc = mb_error_set(&err, MB_EINVAL, "--backend: '%s' is not cpu or cuda", optarg);
-            break;
-        case OPT_DEVICE:
-            rc = flag_long("--device", optarg, 0, 1023, &v, &err);
-            o.device = (int)v;
-            break;
-        case OPT_LOG: o.log_path = optarg; break;
-        case OPT_LOG_DIR: log_dir = optarg; break;
-        case OPT_CKPT: o.checkpoint_path = optarg; break;
-        case OPT_CKPT_EVERY:
-            rc = flag_long("--checkpoint-every", optarg, 1, 1L << 40, &o.checkpoint_every, &err);
-            break;
-        case OPT_RESUME: o.resume_path = optarg; break;
-        case OPT_NO_BISECT: o.no_bisect = 1; break;
-        case OPT_NO_TEST_EVAL: o.no_test_eval = 1; break;
-        case OPT_EVAL_ADAPT: o.eval_adapt = 1; break;
-        case OPT_CHECK_FRAC:
-            rc = mb_data_flag_double("--check-frac", optarg, 0, MB_NONNEG, &o.check_frac, &err);
-            if (rc == MB_OK && o.check_frac >= 1)
-                rc = mb_error_set(&err, MB_EINVAL, "--check-frac: must be < 1, got %s", optarg);
-            break;
-        case OPT_CHECK_SIGMAS:
-            rc = mb_data_flag_double("--check-sigmas", optarg, 0, MB_POSITIVE, &o.check_sigmas,
-                                     &err);
-            break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case '?': return usage_error("unknown option '%s'", argv[optind - 1]);
         }
-        if (rc != MB_OK)
+        if (apply_option(c, o, a, &err) != MB_OK)
             return fail(&err);
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!o.net)
+    if (!o->net)
         return usage_error("%s", "--net is required");
-    if (!o.data)
+    if (!o->data)
         return usage_error("%s", "--data is required");
-    if (have_seed && seeds_arg)
+    if (a->have_seed && a->seeds_arg)
         return usage_error("%s", "give --seed or --seeds, not both");
-    if (o.log_path && log_dir)
+    if (o->log_path && a->log_dir)
         return usage_error("%s", "give --log or --log-dir, not both");
-    if (o.checkpoint_path && !o.checkpoint_every)
+    if (o->checkpoint_path && !o->checkpoint_every)
         return usage_error("%s", "--checkpoint needs --checkpoint-every N");
-    if (!o.checkpoint_path && o.checkpoint_every)
+    if (!o->checkpoint_path && o->checkpoint_every)
         return usage_error("%s", "--checkpoint-every needs --checkpoint FILE");
-    if (output_clash(&o, &err) != MB_OK)
+    if (output_clash(o, &err) != MB_OK)
         return fail(&err);
+    return -1;
+}
 
-    /* Under mpirun every rank runs this; one process alone never starts MPI. */
-    mb_communicator *world = NULL;
-    if (mb_comm_mpi_launched()) {
-        if (mb_comm_mpi_create(&argc, &argv, &world, &err) != MB_OK)
-            return fail(&err);
-        o.argv = argv;
-        if (mb_comm_size(world) > 1 && o.par == MB_PAR_NONE) {
-            if (mb_comm_rank(world) == 0)
-                fprintf(stderr, "mbtrain: --algo %s trains one learner, but mpirun started %d "
-                        "ranks: use a parallel algorithm (sgd-sync, easgd-sync, sma, ...) or "
-                        "run it without mpirun\n", mb_optim_kind_name(o.optim.kind),
-                        mb_comm_size(world));
-            mb_comm_free(world);
-            return EXIT_USAGE;
-        }
-        o.comm = world;
+/* Under mpirun every rank runs this; one process alone never starts MPI (*world stays NULL).
+ * -1 to go on, else the exit status. */
+static int start_mpi(int *argc, char ***argv, mb_run_options *o, mb_communicator **world)
+{
+    mb_error err = {0};
+    *world = NULL;
+    if (!mb_comm_mpi_launched())
+        return -1;
+    if (mb_comm_mpi_create(argc, argv, world, &err) != MB_OK)
+        return fail(&err);
+    o->argv = *argv;
+    if (mb_comm_size(*world) > 1 && o->par == MB_PAR_NONE) {
+        if (mb_comm_rank(*world) == 0)
+            fprintf(stderr, "mbtrain: --algo %s trains one learner, but mpirun started %d "
+                    "ranks: use a parallel algorithm (sgd-sync, easgd-sync, sma, ...) or "
+                    "run it without mpirun\n", mb_optim_kind_name(o->optim.kind),
+                    mb_comm_size(*world));
+        mb_comm_free(*world);
+        *world = NULL;
+        return EXIT_USAGE;
     }
-    int rank = world ? mb_comm_rank(world) : 0;
+    o->comm = *world;
+    return -1;
+}
 
-    mb_range batches = {0};
-    double one = o.batch;
-    if (batch_arg) {
+/* The sweep: batch sizes by seeds (one run when neither is a list). */
+typedef struct sweep {
+    mb_range batches;       /* the batch sizes (v points at one when there is one) */
+    double one;             /* the one batch size */
+    unsigned long *seeds;   /* the --seeds list, or NULL: o->seed alone */
+    size_t nseeds;
+} sweep;
+
+static void sweep_free(sweep *w)
+{
+    if (w->batches.v != &w->one)
+        mb_data_range_free(&w->batches);
+    free(w->seeds);
+}
+
+/* Reads --batch and --seeds into w and checks the sweep against the other flags (a log folder
+ * for several runs, whole and distinct batch sizes, what the parallel algorithm can use).
+ * 0 to go on, else the exit status, with *unread set when --batch or --seeds could not be read
+ * (every rank fails alike then: no abort); w is to be freed either way. */
+static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, sweep *w,
+                      int *unread)
+{
+    mb_error err = {0};
+    memset(w, 0, sizeof *w);
+    *unread = 1;
+    w->one = o->batch;
+    w->nseeds = 1;
+    if (a->batch_arg) {
         long b;
-        if (strchr(batch_arg, ',') || strchr(batch_arg, ':')) {
-            if (mb_data_parse_range(batch_arg, "--batch", &batches, &err) != MB_OK)
+        if (strchr(a->batch_arg, ',') || strchr(a->batch_arg, ':')) {
+            if (mb_data_parse_range(a->batch_arg, "--batch", &w->batches, &err) != MB_OK)
                 return fail(&err);
-        } else if (mb_data_parse_long(batch_arg, 1, 1L << 30, &b) != MB_OK) {
-            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number >= 1", batch_arg);
+        } else if (mb_data_parse_long(a->batch_arg, 1, 1L << 30, &b) != MB_OK) {
+            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number >= 1", a->batch_arg);
             return fail(&err);
         } else {
-            one = (double)b;
+            w->one = (double)b;
         }
     }
-    if (!batches.n) {
-        batches.v = &one;
-        batches.n = 1;
+    if (!w->batches.n) {
+        w->batches.v = &w->one;
+        w->batches.n = 1;
     }
-    unsigned long *seeds = NULL, seed1 = o.seed;
-    size_t nseeds = 1;
-    if (seeds_arg && parse_seeds(seeds_arg, &seeds, &nseeds, &err) != MB_OK) {
-        if (batches.v != &one)
-            mb_data_range_free(&batches);
+    if (a->seeds_arg && parse_seeds(a->seeds_arg, &w->seeds, &w->nseeds, &err) != MB_OK)
         return fail(&err);
-    }
-    size_t runs = batches.n * nseeds;
-    int status = 0, together = 0; /* together: every rank failed at the same point */
-    if (runs > 1 && !log_dir)
-        status = usage_error("%s", "a sweep (several batches or seeds) needs --log-dir DIR");
-    else if (runs > 1 && (o.checkpoint_path || o.resume_path))
-        status = usage_error("%s", "--checkpoint and --resume take one run, not a sweep");
-    for (size_t i = 0; status == 0 && i < batches.n; i++) {
-        if (batches.v[i] != floor(batches.v[i]) || batches.v[i] > 1 << 30) {
-            mb_error_set(&err, MB_EINVAL, "--batch: %g is not a whole number", batches.v[i]);
-            status = fail(&err);
+    *unread = 0;
+    size_t runs = w->batches.n * w->nseeds;
+    if (runs > 1 && !a->log_dir)
+        return usage_error("%s", "a sweep (several batches or seeds) needs --log-dir DIR");
+    if (runs > 1 && (o->checkpoint_path || o->resume_path))
+        return usage_error("%s", "--checkpoint and --resume take one run, not a sweep");
+    const double *m = w->batches.v;
+    for (size_t i = 0; i < w->batches.n; i++) {
+        if (m[i] != floor(m[i]) || m[i] > 1 << 30) {
+            mb_error_set(&err, MB_EINVAL, "--batch: %g is not a whole number", m[i]);
+            return fail(&err);
         }
-        for (size_t j = 0; status == 0 && j < i; j++)
-            if (batches.v[j] == batches.v[i]) { /* its log would be written twice */
-                mb_error_set(&err, MB_EINVAL, "--batch: %g given twice", batches.v[i]);
-                status = fail(&err);
+        for (size_t j = 0; j < i; j++)
+            if (m[j] == m[i]) { /* its log would be written twice */
+                mb_error_set(&err, MB_EINVAL, "--batch: %g given twice", m[i]);
+                return fail(&err);
             }
     }
     /* a rank or thread count the algorithm cannot use: one line (from rank 0), exit 2 */
-    for (size_t i = 0; status == 0 && o.par != MB_PAR_NONE && i < batches.n; i++) {
-        o.batch = (int)batches.v[i];
-        if (mb_par_check(&o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
-            if (rank == 0)
+    int status = 0;
+    for (size_t i = 0; status == 0 && o->par != MB_PAR_NONE && i < w->batches.n; i++) {
+        o->batch = (int)m[i];
+        if (mb_par_check(o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
+            if (!world || mb_comm_rank(world) == 0)
                 fprintf(stderr, "mbtrain: %s\n", err.msg);
             status = EXIT_USAGE;
         }
     }
-    if (status == 0 && log_dir && mkdir(log_dir, 0777) != 0 && errno != EEXIST) {
-        mb_error_set(&err, MB_EIO, "--log-dir %s: cannot create: %s", log_dir, strerror(errno));
+    if (status == 0 && a->log_dir && mkdir(a->log_dir, 0777) != 0 && errno != EEXIST) {
+        mb_error_set(&err, MB_EIO, "--log-dir %s: cannot create: %s", a->log_dir, strerror(errno));
         status = fail(&err);
     }
+    return status;
+}
 
+/* Sets o->log_path to path (n bytes), DIR/NET-ALGO-bM-sSEED.csv (-pP before -bM for a parallel
+ * algorithm) under --log-dir. */
+static int log_name(mb_run_options *o, const char *log_dir, mb_communicator *world, char *path,
+                    size_t n, mb_error *err)
+{
+    mb_net_desc *desc = NULL;
+    int rc = mb_net_desc_read(o->net, &desc, err);
+    if (rc != MB_OK)
+        return rc;
+    if (o->par == MB_PAR_NONE)
+        snprintf(path, n, "%s/%s-%s-b%d-s%lu.csv", log_dir, desc->name,
+                 mb_optim_kind_name(o->optim.kind), o->batch, o->seed);
+    else
+        snprintf(path, n, "%s/%s-%s-p%d-b%d-s%lu.csv", log_dir, desc->name,
+                 mb_par_algo_name(o->par), (world ? mb_comm_size(world) : 1) * o->learners,
+                 o->batch, o->seed);
+    mb_net_desc_free(desc);
+    o->log_path = path;
+    return MB_OK;
+}
+
+/* One run of the sweep, at o's batch and seed: trains, prints its summary (rank 0) and says
+ * when it diverged. 0, or the exit status; *together: every rank failed at the same point. */
+static int run_one(mb_run_options *o, int rank, int *together)
+{
+    mb_error err = {0};
+    mb_run_result r;
+    int rc = mb_train_run(o, &r, &err);
+    if (o->progress)
+        fputc('\n', stderr);
+    if (rc != MB_OK) {
+        /* ranks that disagree on their settings: a usage error, said once by rank 0 */
+        *together = r.failed_together;
+        if (err.msg[0] || !*together)
+            fprintf(stderr, "mbtrain: %s\n", err.msg);
+        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || *together) ? EXIT_USAGE
+                                                                                      : 1;
+    }
+    if (rank != 0)
+        return 0; /* rank 0 speaks for the job */
+    char line[1536];
+    mb_run_result_format(&r, o, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+    if (r.diverged)
+        fprintf(stderr,
+                "mbtrain: seed %lu: diverged at update %ld (its loss %s): a smaller "
+                "--lr than %g may converge at batch %d; logged with diverged=%ld\n",
+                o->seed, r.diverged_update,
+                isfinite(r.loss) ? "past 100 ln(classes)" : "not a number", o->optim.lr,
+                o->batch, r.diverged_update);
+    return 0;
+}
+
+/* Loads the data once and trains every (batch, seed) of the sweep in turn, stopping at the
+ * first failure. Returns the exit status. */
+static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_communicator *world,
+                     int *together)
+{
+    mb_error err = {0};
+    int rank = world ? mb_comm_rank(world) : 0, status = 0;
     mb_data_splits data;
     memset(&data, 0, sizeof data);
-    int loaded = 0;
-    if (status == 0) {
-        if (mb_data_load(o.data, o.eval_frac, o.data_seed, &data, &err) != MB_OK)
-            status = fail(&err);
-        else
-            loaded = 1;
-    }
-    o.splits = &data;
-    const double epochs = o.epochs;
+    if (mb_data_load(o->data, o->eval_frac, o->data_seed, &data, &err) != MB_OK)
+        return fail(&err);
+    o->splits = &data;
+    const double epochs = o->epochs;
+    unsigned long seed1 = o->seed;
     bar b = {0};
     if (isatty(STDERR_FILENO) && rank == 0) {
-        o.progress = draw;
-        o.progress_ctx = &b;
+        o->progress = draw;
+        o->progress_ctx = &b;
     }
-    for (size_t i = 0; status == 0 && i < batches.n; i++) {
-        for (size_t j = 0; status == 0 && j < nseeds; j++) {
-            o.batch = (int)batches.v[i];
-            o.seed = seeds ? seeds[j] : seed1;
+    for (size_t i = 0; status == 0 && i < w->batches.n; i++) {
+        for (size_t j = 0; status == 0 && j < w->nseeds; j++) {
+            o->batch = (int)w->batches.v[i];
+            o->seed = w->seeds ? w->seeds[j] : seed1;
             /* epochs x batches per epoch is an update count: past 2^40 (the cap of
              * --max-updates) it would overflow the bound, so --max-updates alone bounds the
              * run then, or 2^40 updates without one */
-            double per_epoch = (double)(data.train.n / (size_t)o.batch);
-            o.epochs = epochs;
+            double per_epoch = (double)(data.train.n / (size_t)o->batch);
+            o->epochs = epochs;
             if (epochs * per_epoch > (double)(1L << 40))
-                o.epochs = o.max_updates > 0 ? 0 : (double)(1L << 40) / per_epoch;
+                o->epochs = o->max_updates > 0 ? 0 : (double)(1L << 40) / per_epoch;
             char path[4096];
-            if (log_dir) {
-                mb_net_desc *desc = NULL;
-                if (mb_net_desc_read(o.net, &desc, &err) != MB_OK) {
-                    status = fail(&err);
-                    break;
-                }
-                if (o.par == MB_PAR_NONE)
-                    snprintf(path, sizeof path, "%s/%s-%s-b%d-s%lu.csv", log_dir, desc->name,
-                             mb_optim_kind_name(o.optim.kind), o.batch, o.seed);
-                else
-                    snprintf(path, sizeof path, "%s/%s-%s-p%d-b%d-s%lu.csv", log_dir, desc->name,
-                             mb_par_algo_name(o.par),
-                             (world ? mb_comm_size(world) : 1) * o.learners, o.batch, o.seed);
-                mb_net_desc_free(desc);
-                o.log_path = path;
-            }
-            mb_run_result r;
-            rc = mb_train_run(&o, &r, &err);
-            if (o.progress)
-                fputc('\n', stderr);
-            if (rc != MB_OK) {
-                /* ranks that disagree on their settings: a usage error, said once by rank 0 */
-                together = r.failed_together;
-                status = rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || together)
-                             ? EXIT_USAGE : 1;
-                if (err.msg[0] || !together)
-                    fprintf(stderr, "mbtrain: %s\n", err.msg);
+            if (a->log_dir && log_name(o, a->log_dir, world, path, sizeof path, &err) != MB_OK) {
+                status = fail(&err);
                 break;
             }
-            if (rank != 0)
-                continue; /* rank 0 speaks for the job */
-            char line[1536];
-            mb_run_result_format(&r, &o, line, sizeof line);
-            printf("%s\n", line);
-            fflush(stdout);
-            if (r.diverged)
-                fprintf(stderr,
-                        "mbtrain: seed %lu: diverged at update %ld (its loss %s): a smaller "
-                        "--lr than %g may converge at batch %d; logged with diverged=%ld\n",
-                        o.seed, r.diverged_update,
-                        isfinite(r.loss) ? "past 100 ln(classes)" : "not a number", o.optim.lr,
-                        o.batch, r.diverged_update);
+            status = run_one(o, rank, together);
         }
     }
-    if (loaded)
-        mb_data_splits_free(&data);
+    mb_data_splits_free(&data);
+    return status;
+}
+
+static int run_command(int argc, char **argv)
+{
+    mb_run_options o;
+    mb_run_options_init(&o);
+    o.argc = argc;
+    o.argv = argv;
+    args a = {0};
+    int status = parse_args(argc, argv, &o, &a);
+    if (status >= 0)
+        return status;
+    mb_communicator *world = NULL;
+    if ((status = start_mpi(&argc, &argv, &o, &world)) >= 0)
+        return status;
+    sweep w;
+    int together = 0, unread; /* together: every rank failed at the same point */
+    status = sweep_plan(&o, &a, world, &w, &unread);
+    if (unread) { /* as every rank reads the same flags: no abort */
+        sweep_free(&w);
+        return status;
+    }
+    if (status == 0)
+        status = run_sweep(&o, &a, &w, world, &together);
     if (world && status != 0 && mb_comm_size(world) > 1 && !together)
         mb_comm_abort(world, status); /* the others may wait in a collective */
     mb_comm_free(world);
-    free(seeds);
-    if (batches.v != &one)
-        mb_data_range_free(&batches);
+    sweep_free(&w);
     return status;
 }
 

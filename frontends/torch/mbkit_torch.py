@@ -14,12 +14,12 @@ torch.cuda.synchronize(). It writes mbkit's step table (the columns of probe/ste
 `mbfit tupdate` reads.
 
 `runs` trains the model to a target loss on a fixed evaluation subset of the training data at
-each M x seed, with mbkit's exact first-crossing rule (train/run.c): evaluate every E updates
+each M x seed, with mbkit's exact first-crossing rule (train/run/run.c): evaluate every E updates
 (a staged check that stops as soon as the samples seen rule the target out), keep a parameter
 snapshot after every update of the window since the last evaluation, and when an evaluation
 reaches the target, bisect over the snapshots to the first update at or under it. wall_s is
 training time only (evaluations and snapshot copies are timed apart). One run log per run
-(the metadata and columns of train/run.c), which `mbfit nupdate`, `mbfit tupdate` and
+(the metadata and columns of train/run/run.c), which `mbfit nupdate`, `mbfit tupdate` and
 `mbopt validate` read.
 
 The model file (a path or a module name) defines:

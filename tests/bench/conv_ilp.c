@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "solver/mb_solver.h"
-#include "train/mb_train.h"
+#include "net/mb_net.h"
 #include "bench.h"
 
 #define REPS 5

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "data/mb_data.h"
+#include "data/mb_dataset.h"
 #include "bench.h"
 
 #define REPS 5

@@ -16,7 +16,7 @@
  *   lenet5_step --eval [--batch M] [--threads N]
  *       evaluation instead of training: the median microseconds per sample of
  *       mb_net_evaluate_each over 2048 samples in calls of M (16: the staged checks' chunk,
- *       train/run_check.c), the forward pass that evaluation in mbtrain costs.
+ *       train/run/run_check.c), the forward pass that evaluation in mbtrain costs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../train/mb_train.h"
+#include "../../net/mb_net.h"
+#include "../../train/learner/mb_learner.h"
 #include "bench.h"
 
 /* The shipped lenet5 (data/nets/lenet5.cfg: conv 6@5x5 pad 2, relu, maxpool 2; conv 16@5x5,

@@ -1,7 +1,7 @@
 /* fuzz_cifar.c — CIFAR-10 binary batches (data/cifar.c), plain or gzip. */
 #include "fuzz_common.h"
 
-#include "../../data/mb_data.h"
+#include "../../data/mb_dataset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* fuzz_ckpt.c — mbtrain checkpoints (train/run_ckpt.c): mb_ckpt_decode on the input as it is
+/* fuzz_ckpt.c — mbtrain checkpoints (train/run/run_ckpt.c): mb_ckpt_decode on the input as it is
  * (almost always refused by the checksum) and, when it is long enough, with the checksum
  * repaired, so that the section and value checks behind the checksum are reached too. */
 #include "fuzz_common.h"
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../../train/run_impl.h"
+#include "../../train/run/run_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

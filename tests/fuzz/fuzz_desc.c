@@ -1,8 +1,8 @@
-/* fuzz_desc.c — network descriptions (train/desc_read.c): the cfg reader and the shape
+/* fuzz_desc.c — network descriptions (net/desc_read.c): the cfg reader and the shape
  * chaining it checks. */
 #include "fuzz_common.h"
 
-#include "../../train/mb_train.h"
+#include "../../net/mb_net.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
  * file, "\n--\n", then the labels file. */
 #include "fuzz_common.h"
 
-#include "../../data/mb_data.h"
+#include "../../data/mb_dataset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "../../data/mb_data.h"
+#include "../../data/mb_json.h"
 #include "../../plots/mb_plot.h"
 #include "../../solver/mb_solver.h"
 

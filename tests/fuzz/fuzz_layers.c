@@ -16,11 +16,12 @@
 
 #include "../../model/mb_model.h"
 #include "../../probe/mb_probe.h"
-#include "../../train/mb_train.h"
+#include "../../net/mb_net.h"
+#include "../../train/backend/mb_backend.h"
 
 #define MAX_LAYERS 12
 
-/* The largest filters, size, stride, pad or side a cfg may give (train/desc_read.c): the
+/* The largest filters, size, stride, pad or side a cfg may give (net/desc_read.c): the
  * harness stays inside what a user can write, so what it finds a user can reach. */
 #define MAX_SIDE 1000000
 

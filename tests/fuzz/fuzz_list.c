@@ -4,7 +4,8 @@
 
 #include <string.h>
 
-#include "../../data/mb_data.h"
+#include "../../data/mb_parse.h"
+#include "../../data/mb_dataset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

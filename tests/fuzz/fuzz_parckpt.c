@@ -1,4 +1,4 @@
-/* fuzz_parckpt.c — the companion checkpoint of parallel runs (PATH.learners, train/par_ckpt.c):
+/* fuzz_parckpt.c — the companion checkpoint of parallel runs (PATH.learners, train/par/par_ckpt.c):
  * mb_par_ckpt_decode on the input as it is (almost always refused by the magic, the length or
  * the checksum) and, under the MBKPAR03 magic with its end marker and checksum repaired, so that
  * the head's ranges, the values' checks and the cursor checks behind the checksum are reached.
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../../train/par_impl.h"
+#include "../../train/par/par_impl.h"
 
 static void decode(const uint8_t *b, size_t n)
 {

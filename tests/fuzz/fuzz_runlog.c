@@ -2,7 +2,6 @@
  * the update/loss/eval columns, the crossing of two thresholds, divergence markers. */
 #include "fuzz_common.h"
 
-#include "../../data/mb_data.h"
 #include "../../fit/mb_fit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

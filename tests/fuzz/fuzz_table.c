@@ -2,7 +2,7 @@
  * and the points-file reader of mbfit nupdate (fit/nupdate.c). */
 #include "fuzz_common.h"
 
-#include "../../data/mb_data.h"
+#include "../../data/mb_table.h"
 #include "../../fit/mb_fit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

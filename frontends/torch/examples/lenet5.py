@@ -3,7 +3,7 @@ PyTorch front end with mbkit's C trainer on the same network and data (the twin 
 tests/parity_lenet5.py): conv 6@5x5 pad 2, ReLU, max pool 2; conv 16@5x5, ReLU, max pool 2;
 fc 120, ReLU; fc 84, ReLU; fc 10; softmax cross-entropy. 61,706 parameters.
 
-Initialised as mbkit initialises (train/net.c): weights uniform in [-b, b] with b = sqrt(6 /
+Initialised as mbkit initialises (train/learner/net.c): weights uniform in [-b, b] with b = sqrt(6 /
 fan_in) (He) before a ReLU and sqrt(6 / (fan_in + fan_out)) (Glorot) for the last layer, biases
 zero; MBKIT_INIT=torch keeps PyTorch's default (b = 1 / sqrt(fan_in), biases uniform too). The
 shuffle and the evaluation subset are the front end's: the two front ends train the same network

@@ -1,0 +1,82 @@
+/* mb_output.h — whole-file input, the one output writer (atomic: a temporary file in the same
+ * folder, then rename, so no reader ever sees a half-written file) and the metadata lines every
+ * output starts with (file.c).
+ */
+#ifndef MB_OUTPUT_H
+#define MB_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../model/mb_model.h"
+
+/* ---- whole files and atomic output --------------------------------------------------------- */
+
+/* The most bytes mb_data_read_file takes from a regular file, and from anything without a size
+ * (a device, a FIFO, a pipe: /dev/zero never ends). */
+#define MB_DATA_FILE_MAX ((size_t)1 << 30)
+#define MB_DATA_STREAM_MAX ((size_t)64 << 20)
+
+/* Reads all of `path` into a new NUL-terminated buffer (*buf, owned by the caller; *len bytes
+ * before the NUL), opening it once (a FIFO is read as a stream). MB_EIO with a message naming
+ * the file when it cannot be opened or read (a folder included), MB_EFORMAT past the limits
+ * above. */
+int mb_data_read_file(const char *path, char **buf, size_t *len, struct mb_error *err);
+
+/* 1 when writing `a` would overwrite `b` (or the reverse): the same regular file (by device and
+ * inode, so links and other spellings count), or two paths that do not exist yet and name the
+ * same place. Devices and FIFOs (/dev/null twice) and "-" are never the same file. */
+int mb_data_same_file(const char *a, const char *b);
+
+/* The one output writer every command uses. A regular file, or a path that does not exist yet,
+ * is written to a temporary file beside it ("PATH.tmp.PID.XXXXXX") and appears at `path` only
+ * when committed; a symbolic link is written through (the temporary beside its target, renamed
+ * onto the target). Anything else that exists at `path` (a device, a FIFO, a socket) and "-"
+ * (standard output) is written directly and never renamed over. Temporaries that a killed
+ * write left at the same path are removed when the next write to it opens. Every program
+ * linked with the writer also checks standard output at exit: a write or close error there is
+ * one line on stderr and exit status 1 (MB_EXIT_DATA). */
+typedef struct mb_out {
+    FILE *f;          /* write here */
+    char *path;       /* final path as given (NULL for stdout), for messages */
+    char *target;     /* what the temporary is renamed onto: `path`, or the end of its chain of
+                         symbolic links (a link is written through, never replaced) */
+    char *tmp;        /* temporary path beside target (NULL for stdout and direct writes) */
+} mb_out;
+
+/* Opens `path` as above. MB_EIO with a message naming `path` on failure. */
+int mb_out_open(mb_out *o, const char *path, struct mb_error *err);
+
+/* Whether `path` could be written, asked before long work without opening it: "-" is; an
+ * existing device or FIFO when access(W_OK) says so (opening and closing a FIFO would hand its
+ * reader an end of file); a folder never; a regular file or new path when a temporary can be
+ * made beside its target (made and removed). MB_EIO naming `path` otherwise. */
+int mb_out_check(const char *path, struct mb_error *err);
+
+/* Flushes and closes, then renames into place (atomic outputs). On any write or close error
+ * the temporary file is removed and MB_EIO returned ("PATH: write error: REASON"): the final
+ * path is never left half-written (a direct write may be, and says so the same way). */
+int mb_out_commit(mb_out *o, struct mb_error *err);
+
+/* Closes and removes the temporary file (safe to call after a failed commit, or twice). */
+void mb_out_abort(mb_out *o);
+
+/* A new temporary file beside `path` for another program to fill (gnuplot's image): *tmp
+ * (owned by the caller, free) and an open *fd, mode 0666 less the umask. Removes stale
+ * temporaries of `path` first. MB_EIO naming `path` when it cannot be made. */
+int mb_out_mktemp(const char *path, char **tmp, int *fd, struct mb_error *err);
+
+/* Puts the finished file `src` (made by mb_out_mktemp for `path`) at `path` as mb_out_commit
+ * would: renamed when `path` is a regular file or new, copied into a device, FIFO or "-".
+ * `src` is gone afterwards either way. */
+int mb_out_place(const char *src, const char *path, struct mb_error *err);
+
+/* Gives a file made by mkstemp (mode 0600) the mode an ordinary new file would get: 0666 less
+ * the process umask. */
+void mb_data_default_mode(int fd);
+
+/* Writes the metadata lines every output file starts with: "# tool=...", "# version=...",
+ * "# host=...", "# date=..." (UTC, ISO 8601) and "# command=..." (argv joined by spaces). */
+void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv);
+
+#endif /* MB_OUTPUT_H */

@@ -1,0 +1,61 @@
+/* mb_parse.h — numbers, sizes and ranges as users write them on the command line ("0.05",
+ * "256M", "1:1024", "8,16,32"), parsed strictly: trailing junk, NaN and inf are errors
+ * (parse.c).
+ */
+#ifndef MB_PARSE_H
+#define MB_PARSE_H
+
+#include <stddef.h>
+
+#include "../model/mb_model.h"
+
+/* ---- numbers, sizes and ranges ------------------------------------------------------------ */
+
+/* Parses a finite decimal number occupying the whole of `s`. MB_EINVAL otherwise. */
+int mb_data_parse_double(const char *s, double *v);
+
+/* Parses a whole decimal integer in [lo, hi]. MB_EINVAL otherwise. */
+int mb_data_parse_long(const char *s, long lo, long hi, long *v);
+
+/* Parses a size: a finite non-negative number with an optional suffix K, M or G (powers of 1024,
+ * case-insensitive, an optional trailing 'B' or 'iB' accepted: "256M", "1.5GiB", "4096"). */
+int mb_data_parse_size(const char *s, double *v);
+
+/* What a numeric flag accepts. */
+typedef enum mb_sign {
+    MB_ANY = 0,    /* any finite number */
+    MB_POSITIVE,   /* > 0 */
+    MB_NONNEG      /* >= 0 */
+} mb_sign;
+
+/* Parses the value of a command-line flag: a finite number (with K/M/G when `size` is set) of
+ * the given sign. MB_EINVAL with "FLAG: 'ARG' is not a number" or "FLAG: must be > 0, got ARG". */
+int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sign, double *v,
+                        struct mb_error *err);
+
+/* A list of values from "lo:hi" (lo, 2 lo, 4 lo, ... up to hi, inclusive), a comma list
+ * ("8,16,32"), or a comma list of either ("1,3,8:64"). Items are sizes (K/M/G allowed).
+ * The list is owned by the caller: free it with mb_data_range_free. */
+typedef struct mb_range {
+    double *v; /* the values, in the order written */
+    size_t n;  /* how many */
+} mb_range;
+
+/* The largest value a list or range may hold: 2^53, past which doubles skip whole numbers
+ * (counts, bytes and batch sizes are whole). */
+#define MB_DATA_RANGE_MAX 9007199254740992.0
+
+/* Parses `s` into *r. Every value must be > 0, finite and at most MB_DATA_RANGE_MAX, each
+ * "lo:hi" needs 0 < lo <= hi, no item may be empty ("8,,16", "8,"), and no value may come twice
+ * ("8,8", "8,4:16").
+ * On error fills err with a message naming `what` (the flag, e.g. "--procs") and the bad item. */
+int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
+void mb_data_range_free(mb_range *r);
+
+/* The one splitter of comma lists typed on command lines: *items (one block, free(*items))
+ * gets the *n items of `s` in order. An empty list or item ("0.5,,", ",8") is MB_EINVAL naming
+ * `what`; with `keyed`, so is an item that is not key=value and a key given twice. */
+int mb_data_split_list(const char *s, const char *what, int keyed, char ***items, size_t *n,
+                       struct mb_error *err);
+
+#endif /* MB_PARSE_H */

@@ -1,0 +1,59 @@
+/* mb_table.h — the CSV tables that pass between stages (docs/design.md, "Files between the
+ * stages": "# key=value" metadata lines, one header line, rows), read whole with every cell
+ * addressable by row and column name, and errors that name the file, line and field (table.c).
+ */
+#ifndef MB_TABLE_H
+#define MB_TABLE_H
+
+#include <stddef.h>
+
+#include "../model/mb_model.h"
+
+/* ---- tables (CSV with # metadata) ---------------------------------------------------------- */
+
+/* A table read whole. Cells are strings owned by the table. */
+typedef struct mb_table mb_table;
+
+/* Reads `path`. Metadata lines ("# key=value", before the header) are kept; "#" lines after the
+ * header are kept as trailer lines (mbtrain's summary). Every row must have as many fields as
+ * the header. Errors: MB_EIO (cannot open), MB_EFORMAT (empty file, no header, ragged row, a
+ * quoted field, a metadata key given twice with different values), with "path:line: ..." in
+ * err. */
+int mb_table_read(const char *path, mb_table **t, struct mb_error *err);
+void mb_table_free(mb_table *t);
+
+const char *mb_table_path(const mb_table *t);
+size_t mb_table_rows(const mb_table *t);
+size_t mb_table_cols(const mb_table *t);
+const char *mb_table_col_name(const mb_table *t, size_t col);
+
+/* The index of column `name`, or -1 when the header lacks it. */
+long mb_table_col(const mb_table *t, const char *name);
+
+/* Like mb_table_col, but a missing column is an MB_EFORMAT error naming the file and column. */
+int mb_table_require_col(const mb_table *t, const char *name, size_t *col, struct mb_error *err);
+
+/* mb_table_double, and the value must lie in [lo, hi] (and be whole when `whole` is set):
+ * "path:line: field 'procs': 0 is not a whole number in [1, ...]" otherwise (MB_EFORMAT). The
+ * readers' range check, so that every command refuses what mbfit refuses. */
+int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
+                       int whole, double *v, struct mb_error *err);
+
+/* The raw text of a cell ("" for an empty field). */
+const char *mb_table_cell(const mb_table *t, size_t row, size_t col);
+
+/* The 1-based line number of a row in its file, for messages. */
+long mb_table_line(const mb_table *t, size_t row);
+
+/* Parses a cell as a finite number; on failure MB_EFORMAT with "path:line: field 'name': ..." */
+int mb_table_double(const mb_table *t, size_t row, size_t col, double *v, struct mb_error *err);
+
+/* The value of metadata key `key`, or NULL. (A key given twice with different values is an
+ * MB_EFORMAT error of mb_table_read, naming the line.) */
+const char *mb_table_meta(const mb_table *t, const char *key);
+
+/* The "#" lines that follow the header, without the leading "# ", in file order. */
+size_t mb_table_trailers(const mb_table *t);
+const char *mb_table_trailer(const mb_table *t, size_t i);
+
+#endif /* MB_TABLE_H */

@@ -1,0 +1,460 @@
+/* desc_read.c — mb_net_desc_read: network descriptions from INI-style .cfg files
+ * (data/nets/NAME.cfg), and where bare names are looked up.
+ *
+ * The format, one item per line ('#' or ';' starts a comment, blank lines are ignored):
+ *     [net]      name=, channels=, height=, width=   (first section, exactly once)
+ *     [conv]     filters=, size=, stride=1, pad=0, activation=, algo=gemm|direct|fft|winograd
+ *     [maxpool]  size=, stride=size, pad=0            [avgpool] likewise
+ *     [fc]       outputs= (or filters=), activation=
+ *     [dropout]  p=0.5
+ *     [relu] [tanh] [sigmoid] [softmax]               (softmax: the last layer, exactly once)
+ * A layer list ([net] graph=none) describes shapes without a trainable graph (ResNet's residual
+ * branches): conv, pool and fc layers may give input=CxHxW (else they follow the previous
+ * layer), and no softmax is needed. mb_net_create refuses such a description.
+ * Every layer section takes name=. activation=relu|tanh|sigmoid|linear on conv or fc appends that
+ * activation layer (linear: none). Unknown sections or keys, repeated keys, bad values and a
+ * missing final softmax are MB_EFORMAT with "file:line: ..."; shapes are filled and checked by
+ * mb_net_desc_infer (train/desc.c), whose message is prefixed with the file name.
+ *
+ * mb_net_desc_free is here too: it frees what the reader allocates (the description and its
+ * layer array, two blocks).
+ *
+ * Not here: shape inference itself, building networks, writing cfg files.
+ */
+#include "mb_net.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../data/mb_parse.h"
+#include "../data/mb_output.h"
+
+#define MAX_SIDE 1000000L /* the largest filters/size/stride/pad/side a cfg may give */
+
+static const struct section_kind {
+    const char *name;
+    mb_layer_type type;
+} sections[] = {
+    {"conv", MB_LAYER_CONV},       {"maxpool", MB_LAYER_MAXPOOL}, {"avgpool", MB_LAYER_AVGPOOL},
+    {"fc", MB_LAYER_FC},           {"relu", MB_LAYER_RELU},       {"tanh", MB_LAYER_TANH},
+    {"sigmoid", MB_LAYER_SIGMOID}, {"dropout", MB_LAYER_DROPOUT}, {"softmax", MB_LAYER_SOFTMAX},
+};
+enum { N_KINDS = sizeof sections / sizeof sections[0] };
+
+static const char *type_name(mb_layer_type t)
+{
+    for (size_t i = 0; i < N_KINDS; i++)
+        if (sections[i].type == t)
+            return sections[i].name;
+    return "?";
+}
+
+/* The parser's state: the description being built and what the current section has seen. */
+typedef struct parser {
+    const char *path;
+    mb_net_desc *d;
+    size_t cap;            /* allocated entries of d->layers */
+    int in_net;            /* current section is [net] */
+    int seen_net;          /* [net] was given */
+    int net_line;          /* its line */
+    int have_c, have_h, have_w, have_name;
+    int have_size, have_filters, have_stride, have_p; /* current layer's keys */
+    char keys[16][16];     /* keys seen in the current section, for duplicates */
+    int n_keys;
+    int act_pending;       /* activation layer to append after the current one, or -1 */
+    int act_line;
+    int counts[N_KINDS];   /* per type, for generated names */
+} parser;
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+static mb_layer_desc *push_layer(parser *p, mb_layer_type type, int line, mb_error *err)
+{
+    mb_net_desc *d = p->d;
+    if (d->n_layers == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 16;
+        mb_layer_desc *l = realloc(d->layers, cap * sizeof *l);
+        if (!l) {
+            mb_error_set(err, MB_ENOMEM, "%s: out of memory", p->path);
+            return NULL;
+        }
+        d->layers = l;
+        p->cap = cap;
+    }
+    mb_layer_desc *l = &d->layers[d->n_layers++];
+    memset(l, 0, sizeof *l);
+    l->type = type;
+    l->algo = MB_CONV_AUTO;
+    l->stride = 1;
+    l->p = 0.5f;
+    l->line = line;
+    for (size_t i = 0; i < N_KINDS; i++)
+        if (sections[i].type == type)
+            snprintf(l->name, sizeof l->name, "%s%d", sections[i].name, ++p->counts[i]);
+    return l;
+}
+
+/* Closes the current section: required keys, defaults, and the pending activation layer. */
+static int end_section(parser *p, mb_error *err)
+{
+    if (p->in_net) {
+        const char *missing = !p->have_c ? "channels" : !p->have_h ? "height" : !p->have_w ? "width" : NULL;
+        if (missing)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [net] needs '%s'", p->path, p->net_line,
+                                missing);
+    } else if (p->d->n_layers > 0) {
+        mb_layer_desc *l = &p->d->layers[p->d->n_layers - 1];
+        const char *missing = NULL;
+        switch (l->type) {
+        case MB_LAYER_CONV: missing = !p->have_filters ? "filters" : !p->have_size ? "size" : NULL; break;
+        case MB_LAYER_FC: missing = !p->have_filters ? "outputs" : NULL; break;
+        case MB_LAYER_MAXPOOL:
+        case MB_LAYER_AVGPOOL:
+            missing = !p->have_size ? "size" : NULL;
+            if (!p->have_stride)
+                l->stride = l->size;
+            break;
+        default: break;
+        }
+        if (missing)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] needs '%s'", p->path, l->line,
+                                type_name(l->type), missing);
+        if (p->act_pending >= 0 && !push_layer(p, (mb_layer_type)p->act_pending, p->act_line, err))
+            return MB_ENOMEM;
+    }
+    p->in_net = 0;
+    p->have_size = p->have_filters = p->have_stride = p->have_p = 0;
+    p->n_keys = 0;
+    p->act_pending = -1;
+    return MB_OK;
+}
+
+static int int_value(parser *p, int line, const char *key, const char *v, long lo, int *out,
+                     mb_error *err)
+{
+    long x;
+    if (mb_data_parse_long(v, lo, MAX_SIDE, &x) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s:%d: '%s': '%s' is not a whole number in [%ld, %ld]",
+                            p->path, line, key, v, lo, MAX_SIDE);
+    *out = (int)x;
+    return MB_OK;
+}
+
+/* input=CxHxW of a layer list: the layer's own input shape. */
+static int input_shape(parser *p, int line, const char *val, mb_layer_desc *l, mb_error *err)
+{
+    if (!p->d->layer_list)
+        return mb_error_set(err, MB_EFORMAT,
+                            "%s:%d: 'input' needs [net] graph=none (in a chain each layer's input "
+                            "is the previous layer's output)", p->path, line);
+    long v[3];
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", val);
+    char *save = NULL, *tok = strtok_r(buf, "x", &save);
+    int n = 0;
+    for (; tok && n < 3; tok = strtok_r(NULL, "x", &save))
+        if (mb_data_parse_long(tok, 1, MAX_SIDE, &v[n++]) != MB_OK)
+            break;
+    if (n != 3 || tok || strlen(val) >= sizeof buf)
+        return mb_error_set(err, MB_EFORMAT,
+                            "%s:%d: 'input': '%s' is not CxHxW (three whole numbers in [1, %ld])",
+                            p->path, line, val, MAX_SIDE);
+    l->given_c = (int)v[0], l->given_h = (int)v[1], l->given_w = (int)v[2];
+    return MB_OK;
+}
+
+/* One key=value inside the current section. */
+static int set_key(parser *p, int line, const char *key, const char *val, mb_error *err)
+{
+    const char *sect = p->in_net ? "net" : type_name(p->d->layers[p->d->n_layers - 1].type);
+    for (int i = 0; i < p->n_keys; i++)
+        if (strcmp(p->keys[i], key) == 0)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] '%s' given twice", p->path, line,
+                                sect, key);
+    if (p->n_keys < 16 && strlen(key) < sizeof p->keys[0])
+        strcpy(p->keys[p->n_keys++], key);
+    if (*val == '\0')
+        return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] '%s' has no value", p->path, line, sect,
+                            key);
+    if (p->in_net) {
+        mb_net_desc *d = p->d;
+        if (strcmp(key, "name") == 0) {
+            if (strlen(val) >= sizeof d->name)
+                return mb_error_set(err, MB_EFORMAT, "%s:%d: [net] name longer than %zu characters",
+                                    p->path, line, sizeof d->name - 1);
+            strcpy(d->name, val);
+            p->have_name = 1;
+            return MB_OK;
+        }
+        if (strcmp(key, "channels") == 0)
+            return p->have_c = 1, int_value(p, line, key, val, 1, &d->in_c, err);
+        if (strcmp(key, "height") == 0)
+            return p->have_h = 1, int_value(p, line, key, val, 1, &d->in_h, err);
+        if (strcmp(key, "width") == 0)
+            return p->have_w = 1, int_value(p, line, key, val, 1, &d->in_w, err);
+        if (strcmp(key, "graph") == 0) {
+            if (strcmp(val, "none") != 0 && strcmp(val, "chain") != 0)
+                return mb_error_set(err, MB_EFORMAT,
+                                    "%s:%d: [net] graph '%s' is not one of chain, none", p->path,
+                                    line, val);
+            d->layer_list = strcmp(val, "none") == 0;
+            return MB_OK;
+        }
+        return mb_error_set(err, MB_EFORMAT,
+                            "%s:%d: [net] unknown key '%s' (name, channels, height, width, graph)",
+                            p->path, line, key);
+    }
+    mb_layer_desc *l = &p->d->layers[p->d->n_layers - 1];
+    mb_layer_type t = l->type;
+    int conv = t == MB_LAYER_CONV, pool = t == MB_LAYER_MAXPOOL || t == MB_LAYER_AVGPOOL;
+    if (strcmp(key, "name") == 0) {
+        if (strlen(val) >= sizeof l->name)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] name longer than %zu characters",
+                                p->path, line, sect, sizeof l->name - 1);
+        strcpy(l->name, val);
+        return MB_OK;
+    }
+    if ((conv && strcmp(key, "filters") == 0) ||
+        (t == MB_LAYER_FC && (strcmp(key, "outputs") == 0 || strcmp(key, "filters") == 0))) {
+        if (p->have_filters)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'outputs' given twice", p->path, line,
+                                sect);
+        p->have_filters = 1;
+        return int_value(p, line, key, val, 1, &l->filters, err);
+    }
+    if ((conv || pool) && strcmp(key, "size") == 0)
+        return p->have_size = 1, int_value(p, line, key, val, 1, &l->size, err);
+    if ((conv || pool) && strcmp(key, "stride") == 0)
+        return p->have_stride = 1, int_value(p, line, key, val, 1, &l->stride, err);
+    if ((conv || pool) && strcmp(key, "pad") == 0)
+        return int_value(p, line, key, val, 0, &l->pad, err);
+    if ((conv || pool || t == MB_LAYER_FC) && strcmp(key, "input") == 0)
+        return input_shape(p, line, val, l, err);
+    if (conv && strcmp(key, "algo") == 0) {
+        mb_conv_algo a;
+        if (mb_conv_algo_parse(val, &a) != MB_OK)
+            return mb_error_set(err, MB_EFORMAT,
+                                "%s:%d: [conv] algo '%s' is not one of gemm, direct, fft, winograd",
+                                p->path, line, val);
+        l->algo = a;
+        return MB_OK;
+    }
+    if ((conv || t == MB_LAYER_FC) && strcmp(key, "activation") == 0) {
+        static const struct { const char *n; int t; } acts[] = {
+            {"relu", MB_LAYER_RELU}, {"tanh", MB_LAYER_TANH}, {"sigmoid", MB_LAYER_SIGMOID},
+            {"linear", -1}};
+        for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
+            if (strcmp(val, acts[i].n) == 0) {
+                p->act_pending = acts[i].t;
+                p->act_line = line;
+                return MB_OK;
+            }
+        return mb_error_set(err, MB_EFORMAT,
+                            "%s:%d: [%s] activation '%s' is not one of relu, tanh, sigmoid, linear",
+                            p->path, line, sect, val);
+    }
+    if (t == MB_LAYER_DROPOUT && strcmp(key, "p") == 0) {
+        double x;
+        if (mb_data_parse_double(val, &x) != MB_OK || x < 0 || x >= 1)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [dropout] p: '%s' is not in [0, 1)",
+                                p->path, line, val);
+        l->p = (float)x;
+        return MB_OK;
+    }
+    return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] unknown key '%s'", p->path, line, sect, key);
+}
+
+/* Parses the text of a cfg file into d (layers without shapes). */
+static int parse(parser *p, char *text, mb_error *err)
+{
+    int line = 0, rc;
+    char *save = NULL;
+    int last_line = 0;
+    for (char *s = text; s; s = save) {
+        char *nl = strchr(s, '\n');
+        if (!nl && *s == '\0')
+            break; /* the empty tail after the last newline is not a line */
+        save = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = '\0';
+        line++;
+        char *c = strpbrk(s, "#;");
+        if (c)
+            *c = '\0';
+        char *t = trim(s);
+        if (*t == '\0')
+            continue;
+        last_line = line;
+        if (*t == '[') {
+            char *e = strchr(t, ']');
+            if (!e || e[1] != '\0')
+                return mb_error_set(err, MB_EFORMAT, "%s:%d: malformed section header '%s'",
+                                    p->path, line, t);
+            *e = '\0';
+            char *name = trim(t + 1);
+            if ((rc = end_section(p, err)) != MB_OK)
+                return rc;
+            if (strcmp(name, "net") == 0) {
+                if (p->seen_net)
+                    return mb_error_set(err, MB_EFORMAT, "%s:%d: [net] given twice", p->path, line);
+                p->seen_net = p->in_net = 1;
+                p->net_line = line;
+                continue;
+            }
+            size_t k = 0;
+            while (k < N_KINDS && strcmp(sections[k].name, name) != 0)
+                k++;
+            if (k == N_KINDS)
+                return mb_error_set(err, MB_EFORMAT,
+                                    "%s:%d: unknown section '[%s]' (net, conv, maxpool, avgpool, "
+                                    "fc, dropout, relu, tanh, sigmoid, softmax)",
+                                    p->path, line, name);
+            if (!p->seen_net)
+                return mb_error_set(err, MB_EFORMAT, "%s:%d: the first section must be [net]",
+                                    p->path, line);
+            if (p->d->n_layers > 0 && p->d->layers[p->d->n_layers - 1].type == MB_LAYER_SOFTMAX)
+                return mb_error_set(err, MB_EFORMAT,
+                                    "%s:%d: [%s] after [softmax] (softmax must be the last layer)",
+                                    p->path, line, name);
+            if (!push_layer(p, sections[k].type, line, err))
+                return MB_ENOMEM;
+            continue;
+        }
+        char *eq = strchr(t, '=');
+        if (!eq)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: expected 'key=value' or '[section]', got '%s'",
+                                p->path, line, t);
+        *eq = '\0';
+        char *key = trim(t), *val = trim(eq + 1);
+        if (!p->seen_net)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: '%s' outside a section", p->path, line, key);
+        if ((rc = set_key(p, line, key, val, err)) != MB_OK)
+            return rc;
+    }
+    if ((rc = end_section(p, err)) != MB_OK)
+        return rc;
+    if (!p->seen_net)
+        return mb_error_set(err, MB_EFORMAT, "%s:%d: no [net] section", p->path, line > 0 ? line : 1);
+    size_t n = p->d->n_layers;
+    if (n == 0 || (!p->d->layer_list && p->d->layers[n - 1].type != MB_LAYER_SOFTMAX))
+        return mb_error_set(err, MB_EFORMAT, "%s:%d: the last layer must be [softmax]", p->path,
+                            last_line > 0 ? last_line : 1);
+    return MB_OK;
+}
+
+/* Resolves a bare name to an existing file: data/nets/NAME.cfg from the current folder, then
+ * $MBKIT_NETS/NAME.cfg, then beside the running program (the build tree's bin/../../../data/nets
+ * and the installed bin/../share/mbkit/nets). */
+static int resolve(const char *name, char *buf, size_t n)
+{
+    snprintf(buf, n, "data/nets/%s.cfg", name);
+    if (access(buf, R_OK) == 0)
+        return 1;
+    const char *env = getenv("MBKIT_NETS");
+    if (env && *env) {
+        snprintf(buf, n, "%s/%s.cfg", env, name);
+        if (access(buf, R_OK) == 0)
+            return 1;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            static const char *rel[] = {"../../../data/nets", "../share/mbkit/nets"};
+            for (size_t i = 0; i < 2; i++) {
+                snprintf(buf, n, "%s/%s/%s.cfg", exe, rel[i], name);
+                if (access(buf, R_OK) == 0)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err)
+{
+    *desc = NULL;
+    char path[PATH_MAX + 64];
+    size_t len = strlen(name_or_path);
+    int bare = !strchr(name_or_path, '/') && !(len > 4 && strcmp(name_or_path + len - 4, ".cfg") == 0);
+    if (len == 0)
+        return mb_error_set(err, MB_EINVAL, "network: empty name");
+    if (bare) {
+        if (len > 64 || !resolve(name_or_path, path, sizeof path))
+            return mb_error_set(err, MB_EIO,
+                                "network '%s': no data/nets/%s.cfg here, in $MBKIT_NETS or installed",
+                                name_or_path, name_or_path);
+    } else {
+        snprintf(path, sizeof path, "%s", name_or_path);
+    }
+    char *text = NULL;
+    size_t n;
+    int rc = mb_data_read_file(path, &text, &n, err);
+    if (rc != MB_OK)
+        return rc;
+    mb_net_desc *d = calloc(1, sizeof *d);
+    if (!d) {
+        free(text);
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    }
+    parser p = {.path = path, .d = d, .act_pending = -1};
+    if (strlen(text) != n)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: not a text file (NUL byte)", path);
+    else
+        rc = parse(&p, text, err);
+    free(text);
+    if (rc == MB_OK && !p.have_name) {
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        size_t bl = strlen(base);
+        if (bl > 4 && strcmp(base + bl - 4, ".cfg") == 0)
+            bl -= 4;
+        if (bl >= sizeof d->name)
+            bl = sizeof d->name - 1;
+        memcpy(d->name, base, bl);
+        d->name[bl] = '\0';
+    }
+    if (rc == MB_OK) {
+        mb_error inner = {0};
+        rc = mb_net_desc_infer_list(d, &inner);
+        if (rc != MB_OK) {
+            /* "line N: rest" from the shape checks becomes "path:N: rest" */
+            int ln = 0, k = 0;
+            rc = rc == MB_ENOMEM ? MB_ENOMEM : MB_EFORMAT;
+            if (sscanf(inner.msg, "line %d: %n", &ln, &k) == 1 && k > 0)
+                mb_error_set(err, rc, "%s:%d: %s", path, ln, inner.msg + k);
+            else
+                mb_error_set(err, rc, "%s: %s", path, inner.msg);
+        }
+    }
+    if (rc != MB_OK) {
+        free(d->layers);
+        free(d);
+        return rc;
+    }
+    *desc = d;
+    return MB_OK;
+}
+
+void mb_net_desc_free(mb_net_desc *desc)
+{
+    if (!desc)
+        return;
+    free(desc->layers);
+    free(desc);
+}

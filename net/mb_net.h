@@ -1,0 +1,110 @@
+/* mb_net.h — network descriptions: the .cfg files of data/nets/ read into layers with their
+ * shapes inferred and checked (desc_read.c, desc_infer.c), and the vocabulary of convolutions a
+ * description and every reader of one share: the algorithms' and passes' names and a
+ * convolution's output shape (conv.c).
+ *
+ * Below the trainer: solver/ (the memory model, the convolution ILP) and probe/ read
+ * descriptions through this header alone; train/ builds networks from them.
+ */
+#ifndef MB_NET_H
+#define MB_NET_H
+
+#include <stddef.h>
+
+#include "../model/mb_model.h"
+
+/* ---- network descriptions (data/nets/NAME.cfg) ---------------------------------------------- */
+
+typedef enum mb_layer_type {
+    MB_LAYER_CONV = 0,  /* convolution: filters, size, stride, pad (square kernels) */
+    MB_LAYER_MAXPOOL,   /* max pooling: size, stride, pad */
+    MB_LAYER_AVGPOOL,   /* average pooling: size, stride, pad */
+    MB_LAYER_FC,        /* fully connected: filters = outputs (input flattened C*H*W) */
+    MB_LAYER_RELU,
+    MB_LAYER_TANH,
+    MB_LAYER_SIGMOID,
+    MB_LAYER_DROPOUT,   /* dropout: p = probability of zeroing (inverted dropout) */
+    MB_LAYER_SOFTMAX    /* softmax + cross-entropy loss; always the last layer */
+} mb_layer_type;
+
+/* One layer of a description. Shapes are per sample (no batch dimension). */
+typedef struct mb_layer_desc {
+    mb_layer_type type;
+    char name[32];          /* from the cfg ("conv1") or generated ("relu3") */
+    int filters;            /* conv: output channels K; fc: outputs */
+    int size;               /* conv, pool: kernel side F */
+    int stride;             /* conv, pool */
+    int pad;                /* conv, pool: zero padding on each side */
+    float p;                /* dropout probability */
+    int algo;               /* conv: an mb_conv_algo, MB_CONV_AUTO when the cfg names none */
+    int in_c, in_h, in_w;   /* input shape, filled by the reader */
+    int out_c, out_h, out_w;/* output shape, filled by the reader */
+    int line;               /* cfg line where the section starts (0 when built in code) */
+    int given_c, given_h, given_w; /* input=CxHxW of a layer list ([net] graph=none): the
+                                      input shape given, 0 when it follows the previous layer */
+} mb_layer_desc;
+
+typedef struct mb_net_desc {
+    char name[64];          /* [net] name=, or the file's base name */
+    int in_c, in_h, in_w;   /* input shape: [net] channels, height, width */
+    int classes;            /* outputs of the last fc layer */
+    size_t n_layers;
+    mb_layer_desc *layers;  /* n_layers entries, owned by the description */
+    int layer_list;         /* [net] graph=none: the layers are a list of shapes (a layer may
+                               give its own input=), for the memory model and the probes, not a
+                               trainable graph (ResNet's branches); no softmax needed */
+} mb_net_desc;
+
+/* Reads a description: `name_or_path` is a path to a .cfg file, or a bare name ("lenet5")
+ * looked up as data/nets/NAME.cfg under the source tree, then $MBKIT_NETS, then the installed
+ * share/mbkit/nets. Unknown sections or keys, missing values, shapes that do not chain (an
+ * output side < 1, an fc not followed by a valid shape, a missing final softmax) are MB_EFORMAT
+ * with "file:line: ..." in err. The cfg format: INI sections [net], [conv], [maxpool],
+ * [avgpool], [fc], [dropout], [relu], [tanh], [sigmoid], [softmax]; `activation=relu|tanh|sigmoid`
+ * on conv or fc appends that activation layer. `[net] graph=none` reads a layer list (see
+ * mb_net_desc.layer_list): conv, pool and fc layers may then give `input=CxHxW`. */
+int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err);
+
+/* Fills the shape fields of every layer from the input shape and checks they chain (used by the
+ * reader and by code that builds descriptions directly). A layer list is MB_EFORMAT here (it
+ * cannot be trained, and mb_net_create calls this). */
+int mb_net_desc_infer(mb_net_desc *desc, mb_error *err);
+
+/* The same for a chain or a layer list: a layer with given_c > 0 takes that input shape instead
+ * of the previous layer's output, and a list needs no final softmax. */
+int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err);
+
+void mb_net_desc_free(mb_net_desc *desc);
+
+/* ---- convolutions: algorithms, passes, shapes (net/conv.c) ----------------------------------- */
+
+typedef enum mb_conv_algo {
+    MB_CONV_GEMM = 0,     /* im2col + OpenBLAS sgemm */
+    MB_CONV_DIRECT = 1,   /* direct loops, no workspace */
+    MB_CONV_FFT = 2,      /* FFTW (float) transforms of inputs and filters */
+    MB_CONV_WINOGRAD = 3, /* F(2x2, 3x3), 3x3 stride-1 layers only */
+    MB_CONV_N_ALGOS = 4,
+    MB_CONV_AUTO = -1     /* let the network choose (GEMM unless told otherwise) */
+} mb_conv_algo;
+
+typedef enum mb_conv_pass {
+    MB_PASS_FORWARD = 0,
+    MB_PASS_BACKWARD_DATA = 1,
+    MB_PASS_BACKWARD_FILTER = 2
+} mb_conv_pass;
+
+/* "gemm", "direct", "fft", "winograd"; parse returns MB_EINVAL for other names. */
+const char *mb_conv_algo_name(mb_conv_algo algo);
+int mb_conv_algo_parse(const char *name, mb_conv_algo *algo);
+const char *mb_conv_pass_name(mb_conv_pass pass);
+
+/* A convolution of a batch: x [batch, in_c, in_h, in_w], w [out_c, in_c, k, k], b [out_c],
+ * y [batch, out_c, out_h, out_w] with out = (in + 2 pad - k) / stride + 1. */
+typedef struct mb_conv_shape {
+    int batch, in_c, in_h, in_w, out_c, k, stride, pad;
+} mb_conv_shape;
+
+int mb_conv_out_h(const mb_conv_shape *s);
+int mb_conv_out_w(const mb_conv_shape *s);
+
+#endif /* MB_NET_H */

@@ -1,0 +1,266 @@
+/* backend.c — the backend registry and the context: the one place that knows whether CUDA was
+ * built (every other file asks here instead of testing MB_HAVE_CUDA itself), the context that
+ * binds a backend, its device and a thread pool, and the context's public face (memory, copies,
+ * convolution algorithms and plans) over the backend's operations (backend_impl.h).
+ *
+ * Does not: compute anything itself (train/backend/cpu/, train/backend/cuda/ do), or know about networks.
+ */
+#include "backend_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if MB_HAVE_CUDA
+int mb_cuda_device_count(char *why, size_t n);
+#endif
+
+/* ---- registry -------------------------------------------------------------------------------- */
+
+int mb_train_backend_built(mb_backend_kind kind)
+{
+    switch (kind) {
+    case MB_BACKEND_CPU: return 1;
+    case MB_BACKEND_CUDA: return MB_HAVE_CUDA;
+    }
+    return 0;
+}
+
+int mb_train_backend_usable(mb_backend_kind kind, char *why, size_t n)
+{
+    if (n)
+        why[0] = '\0';
+    switch (kind) {
+    case MB_BACKEND_CPU: return 1;
+    case MB_BACKEND_CUDA:
+#if MB_HAVE_CUDA
+        return mb_cuda_device_count(why, n) > 0;
+#else
+        snprintf(why, n, "built without CUDA (nvcc not found, or CUDA=0)");
+        return 0;
+#endif
+    }
+    snprintf(why, n, "unknown backend");
+    return 0;
+}
+
+const char *mb_backend_name(mb_backend_kind kind)
+{
+    switch (kind) {
+    case MB_BACKEND_CPU: return "cpu";
+    case MB_BACKEND_CUDA: return "cuda";
+    }
+    return "unknown";
+}
+
+int mb_backend_parse(const char *name, mb_backend_kind *kind)
+{
+    if (name && strcmp(name, "cpu") == 0)
+        *kind = MB_BACKEND_CPU;
+    else if (name && strcmp(name, "cuda") == 0)
+        *kind = MB_BACKEND_CUDA;
+    else
+        return MB_EINVAL;
+    return MB_OK;
+}
+
+/* The operations of a built backend, NULL when it was not built. */
+static const mb_backend_ops *backend_ops(mb_backend_kind kind)
+{
+    switch (kind) {
+    case MB_BACKEND_CPU: return &mb_backend_cpu;
+    case MB_BACKEND_CUDA:
+#if MB_HAVE_CUDA
+        return &mb_backend_cuda;
+#else
+        return NULL;
+#endif
+    }
+    return NULL;
+}
+
+/* ---- contexts -------------------------------------------------------------------------------- */
+
+void mb_ctx_options_init(mb_ctx_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = MB_BACKEND_CPU;
+    o->threads = 1;
+    o->blas_threads = 1;
+}
+
+int mb_ctx_create(const mb_ctx_options *o, mb_ctx **out, mb_error *err)
+{
+    *out = NULL;
+    if (o->threads < 0 || o->threads > MB_CTX_MAX_THREADS)
+        return mb_error_set(err, MB_EINVAL, "threads %d: need 0 .. %d", o->threads,
+                            MB_CTX_MAX_THREADS);
+    if (o->blas_threads < 0 || o->blas_threads > MB_CTX_MAX_THREADS || o->device < 0)
+        return mb_error_set(err, MB_EINVAL, "BLAS threads %d or device %d: out of range",
+                            o->blas_threads, o->device);
+    char why[160];
+    if (!mb_train_backend_usable(o->backend, why, sizeof why))
+        return mb_error_set(err, MB_ENOTSUP, "backend %s: %s", mb_backend_name(o->backend), why);
+    mb_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return mb_error_set(err, MB_ENOMEM, "context: out of memory");
+    ctx->ops = backend_ops(o->backend);
+    ctx->kind = o->backend;
+    ctx->device = o->device;
+    ctx->threads = o->threads > 1 ? o->threads : 1;
+    ctx->blas_threads = o->blas_threads > 1 ? o->blas_threads : 1;
+    int rc = ctx->ops->open(ctx, err);
+    if (rc != MB_OK) {
+        free(ctx);
+        return rc;
+    }
+    if (mb_pool_create(ctx->threads, &ctx->pool) != MB_OK) {
+        ctx->ops->close(ctx);
+        free(ctx);
+        return mb_error_set(err, MB_ENOMEM, "context: could not start %d threads", o->threads);
+    }
+    *out = ctx;
+    return MB_OK;
+}
+
+void mb_ctx_free(mb_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    mb_pool_free(ctx->pool);
+    ctx->ops->close(ctx);
+    free(ctx);
+}
+
+mb_backend_kind mb_ctx_backend(const mb_ctx *ctx) { return ctx->kind; }
+const char *mb_ctx_device_name(const mb_ctx *ctx) { return ctx->device_name; }
+int mb_ctx_threads(const mb_ctx *ctx) { return ctx->threads; }
+int mb_ctx_host_memory(const mb_ctx *ctx) { return ctx->ops->host_memory; }
+
+void mb_ctx_run(mb_ctx *ctx, int parts, void (*fn)(void *arg, int w), void *arg)
+{
+    mb_pool_run(ctx->pool, parts, fn, arg);
+}
+
+void mb_ctx_sync(mb_ctx *ctx) { ctx->ops->sync(ctx); }
+void *mb_ctx_alloc(mb_ctx *ctx, size_t bytes) { return ctx->ops->alloc(ctx, bytes ? bytes : 1); }
+
+void mb_ctx_release(mb_ctx *ctx, void *p)
+{
+    if (p)
+        ctx->ops->release(ctx, p);
+}
+
+int mb_ctx_upload(mb_ctx *ctx, void *dst, const void *host, size_t bytes)
+{
+    return ctx->ops->upload(ctx, dst, host, bytes);
+}
+
+int mb_ctx_download(mb_ctx *ctx, void *host, const void *src, size_t bytes)
+{
+    return ctx->ops->download(ctx, host, src, bytes);
+}
+
+/* ---- convolutions ---------------------------------------------------------------------------- */
+
+struct mb_ctx_conv {
+    mb_ctx *ctx;
+    int algo[3];          /* per pass */
+    void *plan;           /* the backend's plan */
+};
+
+static int pass_ok(mb_conv_pass pass)
+{
+    return pass >= MB_PASS_FORWARD && pass <= MB_PASS_BACKWARD_FILTER;
+}
+
+int mb_ctx_conv_algo_count(const mb_ctx *ctx, mb_conv_pass pass)
+{
+    return pass_ok(pass) ? ctx->ops->conv_algo_count(pass) : 0;
+}
+
+const char *mb_ctx_conv_algo_name(const mb_ctx *ctx, mb_conv_pass pass, int algo)
+{
+    if (algo < 0 || algo >= mb_ctx_conv_algo_count(ctx, pass))
+        return "unknown";
+    return ctx->ops->conv_algo_name(pass, algo);
+}
+
+int mb_ctx_conv_algo_find(const mb_ctx *ctx, mb_conv_pass pass, const char *name)
+{
+    for (int a = 0; name && a < mb_ctx_conv_algo_count(ctx, pass); a++)
+        if (strcmp(ctx->ops->conv_algo_name(pass, a), name) == 0)
+            return a;
+    return -1;
+}
+
+int mb_ctx_conv_algo_default(mb_ctx *ctx, mb_conv_pass pass, const mb_conv_shape *s)
+{
+    return ctx->ops->conv_default(ctx, pass, s);
+}
+
+int mb_ctx_conv_supported(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_conv_shape *s,
+                          char *why, size_t n)
+{
+    if (algo < 0 || algo >= mb_ctx_conv_algo_count(ctx, pass)) {
+        if (n)
+            snprintf(why, n, "algorithm %d: not one of the %s backend's", algo, ctx->ops->name);
+        return 0;
+    }
+    return ctx->ops->conv_supported(ctx, pass, algo, s, why, n);
+}
+
+size_t mb_ctx_conv_workspace(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_conv_shape *s)
+{
+    if (!mb_ctx_conv_supported(ctx, pass, algo, s, NULL, 0))
+        return 0;
+    return ctx->ops->conv_workspace(ctx, pass, algo, s);
+}
+
+int mb_ctx_conv_create(mb_ctx *ctx, const mb_conv_shape *s, const int algo[3],
+                       mb_ctx_conv **out, mb_error *err)
+{
+    *out = NULL;
+    for (int p = 0; p < 3; p++)
+        if (algo[p] < 0 || algo[p] >= mb_ctx_conv_algo_count(ctx, (mb_conv_pass)p))
+            return mb_error_set(err, MB_EINVAL, "%s: algorithm %d is not one of the %s backend's",
+                                mb_conv_pass_name((mb_conv_pass)p), algo[p], ctx->ops->name);
+    mb_ctx_conv *c = calloc(1, sizeof *c);
+    if (!c)
+        return mb_error_set(err, MB_ENOMEM, "convolution plan: out of memory");
+    c->ctx = ctx;
+    memcpy(c->algo, algo, sizeof c->algo);
+    int rc = ctx->ops->conv_plan_create(ctx, s, algo, &c->plan, err);
+    if (rc != MB_OK) {
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return MB_OK;
+}
+
+void mb_ctx_conv_free(mb_ctx_conv *c)
+{
+    if (!c)
+        return;
+    c->ctx->ops->conv_plan_free(c->ctx, c->plan);
+    free(c);
+}
+
+int mb_ctx_conv_forward(const mb_ctx_conv *c, int batch, const float *x, const float *w,
+                        const float *b, float *y, void *ws)
+{
+    return c->ctx->ops->conv_forward(c->ctx, c->plan, batch, x, w, b, y, ws);
+}
+
+int mb_ctx_conv_backward_data(const mb_ctx_conv *c, int batch, const float *dy, const float *w,
+                              float *dx, void *ws)
+{
+    return c->ctx->ops->conv_backward_data(c->ctx, c->plan, batch, dy, w, dx, ws);
+}
+
+int mb_ctx_conv_backward_filter(const mb_ctx_conv *c, int batch, const float *x,
+                                const float *dy, float *dw, float *db, void *ws)
+{
+    return c->ctx->ops->conv_backward_filter(c->ctx, c->plan, batch, x, dy, dw, db, ws);
+}

@@ -1,0 +1,303 @@
+/* ops.c — the CPU backend: train/backend/cpu/'s kernels (OpenBLAS, FFTW and our own loops) behind the
+ * backend interface of backend_impl.h. Memory is the host's; the device is the CPU, named from
+ * /proc/cpuinfo; OpenBLAS's thread count is set here, once per context, and nowhere else in
+ * train/.
+ *
+ * Convolution algorithms are the same four for every pass (gemm, direct, fft, winograd: the
+ * mb_conv_algo values); a plan holds one train/cpu plan per distinct algorithm among its passes
+ * (an FFT plan's FFTW plans are costly, so passes sharing an algorithm share its plan).
+ */
+#include "../backend_impl.h"
+#include "conv_impl.h"
+#include "layers_impl.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- device and memory ----------------------------------------------------------------------- */
+
+/* The CPU's model name from /proc/cpuinfo, "cpu" when unreadable. */
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "cpu");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon)
+            continue;
+        const char *v = colon + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        snprintf(buf, n, "%.*s", (int)strcspn(v, "\n"), v);
+        break;
+    }
+    fclose(f);
+}
+
+static int cpu_open(mb_ctx *ctx, mb_error *err)
+{
+    (void)err;
+    char model[96];
+    cpu_model(model, sizeof model);
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%s", model);
+    /* A batch's shards call OpenBLAS concurrently, each call on its caller's thread: measured on
+     * lenet5 (2 cores), OpenBLAS's own threads on these small GEMMs cost more than they give.
+     * This is OpenBLAS's process-wide setting; contexts agree on it (blas_threads). */
+    openblas_set_num_threads(ctx->blas_threads);
+    return MB_OK;
+}
+
+static void cpu_close(mb_ctx *ctx) { (void)ctx; }
+static void cpu_sync(mb_ctx *ctx) { (void)ctx; }
+
+static void *cpu_alloc(mb_ctx *ctx, size_t bytes)
+{
+    (void)ctx;
+    return mb_train_alloc64(bytes);
+}
+
+static void cpu_release(mb_ctx *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static int cpu_copy(mb_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    (void)ctx;
+    if (bytes)
+        memmove(dst, src, bytes);
+    return MB_OK;
+}
+
+static void cpu_zero(mb_ctx *ctx, void *p, size_t bytes)
+{
+    (void)ctx;
+    memset(p, 0, bytes);
+}
+
+static void cpu_add(mb_ctx *ctx, size_t n, const float *restrict x, float *restrict y)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++)
+        y[i] += x[i];
+}
+
+/* ---- convolution ----------------------------------------------------------------------------- */
+
+/* A layer's plan: the algorithm of each pass and a train/cpu plan per distinct algorithm. */
+typedef struct cpu_conv_plan {
+    mb_conv_plan *pass[3];   /* the plan each pass runs (shared between passes of one algo) */
+    mb_conv_plan *own[3];    /* the distinct plans, freed once */
+} cpu_conv_plan;
+
+static int cpu_conv_algo_count(mb_conv_pass pass)
+{
+    (void)pass;
+    return MB_CONV_N_ALGOS;
+}
+
+static const char *cpu_conv_algo_name(mb_conv_pass pass, int algo)
+{
+    (void)pass;
+    return mb_conv_algo_name((mb_conv_algo)algo);
+}
+
+static int cpu_conv_default(mb_ctx *ctx, mb_conv_pass pass, const mb_conv_shape *s)
+{
+    (void)ctx, (void)pass, (void)s;
+    return MB_CONV_GEMM;
+}
+
+static int cpu_conv_supported(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_conv_shape *s,
+                              char *why, size_t n)
+{
+    (void)ctx, (void)pass;
+    return mb_conv_supported((mb_conv_algo)algo, s, why, n);
+}
+
+static size_t cpu_conv_workspace(mb_ctx *ctx, mb_conv_pass pass, int algo,
+                                 const mb_conv_shape *s)
+{
+    (void)ctx;
+    return mb_conv_workspace((mb_conv_algo)algo, pass, s);
+}
+
+static void cpu_conv_plan_free(mb_ctx *ctx, void *vp)
+{
+    (void)ctx;
+    cpu_conv_plan *p = vp;
+    if (!p)
+        return;
+    for (int i = 0; i < 3; i++)
+        mb_conv_plan_free(p->own[i]);
+    free(p);
+}
+
+static int cpu_conv_plan_create(mb_ctx *ctx, const mb_conv_shape *s, const int algo[3],
+                                void **out, mb_error *err)
+{
+    *out = NULL;
+    cpu_conv_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return mb_error_set(err, MB_ENOMEM, "convolution plan: out of memory");
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < i && !p->pass[i]; j++)
+            if (algo[j] == algo[i])
+                p->pass[i] = p->pass[j];
+        if (p->pass[i])
+            continue;
+        int rc = mb_conv_plan_create((mb_conv_algo)algo[i], s, &p->own[i], err);
+        if (rc != MB_OK) {
+            cpu_conv_plan_free(ctx, p);
+            return rc;
+        }
+        p->pass[i] = p->own[i];
+    }
+    *out = p;
+    return MB_OK;
+}
+
+static int cpu_conv_forward(mb_ctx *ctx, const void *p, int batch, const float *x,
+                            const float *w, const float *b, float *y, void *ws)
+{
+    (void)ctx;
+    return mb_conv_plan_forward(((const cpu_conv_plan *)p)->pass[MB_PASS_FORWARD], batch, x, w,
+                                b, y, ws);
+}
+
+static int cpu_conv_backward_data(mb_ctx *ctx, const void *p, int batch, const float *dy,
+                                  const float *w, float *dx, void *ws)
+{
+    (void)ctx;
+    return mb_conv_plan_backward_data(((const cpu_conv_plan *)p)->pass[MB_PASS_BACKWARD_DATA],
+                                      batch, dy, w, dx, ws);
+}
+
+static int cpu_conv_backward_filter(mb_ctx *ctx, const void *p, int batch, const float *x,
+                                    const float *dy, float *dw, float *db, void *ws)
+{
+    (void)ctx;
+    return mb_conv_plan_backward_filter(
+        ((const cpu_conv_plan *)p)->pass[MB_PASS_BACKWARD_FILTER], batch, x, dy, dw, db, ws);
+}
+
+/* ---- the other layers ------------------------------------------------------------------------ */
+
+static void cpu_fc_forward(mb_ctx *ctx, int batch, int in, int out, const float *x,
+                           const float *w, const float *b, float *y)
+{
+    (void)ctx;
+    mb_layer_fc_forward(batch, in, out, x, w, b, y);
+}
+
+static void cpu_fc_backward(mb_ctx *ctx, int batch, int in, int out, const float *x,
+                            const float *w, const float *dy, float *dx, float *dw, float *db)
+{
+    (void)ctx;
+    mb_layer_fc_backward(batch, in, out, x, w, dy, dx, dw, db);
+}
+
+static void cpu_pool_forward(mb_ctx *ctx, const mb_layer_desc *d, int batch, const float *x,
+                             float *y, int *arg)
+{
+    (void)ctx;
+    if (d->type == MB_LAYER_MAXPOOL)
+        mb_layer_maxpool_forward(d, batch, x, y, arg);
+    else
+        mb_layer_avgpool_forward(d, batch, x, y);
+}
+
+static void cpu_pool_backward(mb_ctx *ctx, const mb_layer_desc *d, int batch, const float *x,
+                              const float *y, const float *dy, const int *arg, float *dx)
+{
+    (void)ctx, (void)x, (void)y; /* the argmax says where max pooling's gradient goes */
+    if (d->type == MB_LAYER_MAXPOOL)
+        mb_layer_maxpool_backward(d, batch, dy, arg, dx);
+    else
+        mb_layer_avgpool_backward(d, batch, dy, dx);
+}
+
+static void cpu_act_forward(mb_ctx *ctx, mb_layer_type t, size_t n, const float *x, float *y)
+{
+    (void)ctx;
+    mb_layer_act_forward(t, n, x, y);
+}
+
+static void cpu_act_backward(mb_ctx *ctx, mb_layer_type t, size_t n, const float *y,
+                             const float *dy, float *dx)
+{
+    (void)ctx;
+    mb_layer_act_backward(t, n, y, dy, dx);
+}
+
+static void cpu_dropout_forward(mb_ctx *ctx, float p, int train, int batch, size_t per,
+                                uint64_t key, size_t first, const float *x, float *y,
+                                float *mask)
+{
+    (void)ctx;
+    if (!train) {
+        mb_layer_dropout_forward(p, 0, per * (size_t)batch, x, y, mask, NULL);
+        return;
+    }
+    for (int j = 0; j < batch; j++) {
+        uint64_t r = mb_dropout_stream(key, first + (size_t)j);
+        size_t o = per * (size_t)j;
+        mb_layer_dropout_forward(p, 1, per, x + o, y + o, mask + o, &r);
+    }
+}
+
+static void cpu_dropout_backward(mb_ctx *ctx, size_t n, const float *dy, const float *mask,
+                                 float *dx)
+{
+    (void)ctx;
+    mb_layer_dropout_backward(n, dy, mask, dx);
+}
+
+static void cpu_softmax_xent(mb_ctx *ctx, int batch, int classes, const float *logits,
+                             const int *labels, float *prob, double *loss_sum, double *losses,
+                             size_t *correct, float *dx, float scale)
+{
+    (void)ctx;
+    mb_layer_softmax_xent(batch, classes, logits, labels, prob, loss_sum, losses, correct, dx,
+                          scale);
+}
+
+const mb_backend_ops mb_backend_cpu = {
+    .name = "cpu",
+    .host_memory = 1,
+    .open = cpu_open,
+    .close = cpu_close,
+    .sync = cpu_sync,
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .zero = cpu_zero,
+    .add = cpu_add,
+    .conv_algo_count = cpu_conv_algo_count,
+    .conv_algo_name = cpu_conv_algo_name,
+    .conv_default = cpu_conv_default,
+    .conv_supported = cpu_conv_supported,
+    .conv_workspace = cpu_conv_workspace,
+    .conv_plan_create = cpu_conv_plan_create,
+    .conv_plan_free = cpu_conv_plan_free,
+    .conv_forward = cpu_conv_forward,
+    .conv_backward_data = cpu_conv_backward_data,
+    .conv_backward_filter = cpu_conv_backward_filter,
+    .fc_forward = cpu_fc_forward,
+    .fc_backward = cpu_fc_backward,
+    .pool_forward = cpu_pool_forward,
+    .pool_backward = cpu_pool_backward,
+    .act_forward = cpu_act_forward,
+    .act_backward = cpu_act_backward,
+    .dropout_forward = cpu_dropout_forward,
+    .dropout_backward = cpu_dropout_backward,
+    .softmax_xent = cpu_softmax_xent,
+};

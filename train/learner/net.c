@@ -1,0 +1,647 @@
+/* net.c — a network of layers on a backend: creation from a description (copied), parameters
+ * and gradients as two contiguous blocks (per layer with parameters: weights then biases, in
+ * layer order), the training step's forward + backward, and evaluation, both split over the
+ * context's worker threads: the batch is cut into contiguous shards, one per worker, each with
+ * its own activations, masks, argmaxes, deltas, convolution workspace and gradient buffer,
+ * allocated once for the largest shard; the shards' gradients are summed in shard order.
+ * Every computation and every tensor allocation goes through the context's backend operations
+ * (backend_impl.h): the kernels are in train/cpu/ and train/cuda/, the threads in the context.
+ * Optimisers are elsewhere. Not thread-safe: one network, one caller at a time.
+ */
+#include "../backend/backend_impl.h"
+#include "mb_learner.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct net_layer {
+    size_t w_off;        /* offset of the weights in the parameter block (floats) */
+    size_t n_w, n_b;     /* weight and bias counts (floats; 0 for layers without parameters) */
+    size_t in_sz;        /* input floats per sample */
+    size_t out_sz;       /* output floats per sample */
+    mb_ctx_conv *conv;   /* conv: its plan for (shard capacity, shape) and the algorithm of
+                            each pass, shared by the shards */
+} net_layer;
+
+/* One layer's buffers in one shard. */
+typedef struct shard_layer {
+    float *out;          /* activations [cap * out_sz] (softmax: probabilities) */
+    float *mask;         /* dropout: [cap * out_sz], else NULL */
+    int *arg;            /* max pooling: argmax per output [cap * out_sz], else NULL */
+} shard_layer;
+
+/* What one worker owns: the buffers of a forward and backward pass over at most `cap` samples,
+ * and this call's slice of the batch and its partial results. */
+typedef struct net_shard {
+    shard_layer *L;       /* desc.n_layers entries, views into acts and args */
+    float *acts;          /* one block: every layer's out and mask */
+    int *args;            /* one block: max pooling argmaxes */
+    float *delta[2];      /* ping-pong gradients w.r.t. activations [cap * max layer size] */
+    void *ws;             /* convolution workspace, 64-byte aligned */
+    size_t ws_bytes;      /* its size in bytes */
+    float *grads;         /* [n_params] this shard's share of the batch-mean gradient; NULL
+                             for shard 0, which writes net->grads directly */
+    int n0, nb;           /* this call: first sample and number of samples */
+    double loss_sum;      /* this call: summed per-sample losses */
+    size_t correct;       /* this call (evaluation): correct predictions */
+} net_shard;
+
+struct mb_net {
+    mb_net_desc desc;     /* the copy this network was built from (layers owned) */
+    mb_net_options opts;  /* as given; algo resolved per layer in L[].conv */
+    mb_ctx *ctx;          /* what it computes with */
+    mb_ctx *own_ctx;      /* ctx when the network made it (opts.ctx NULL), else NULL */
+    net_layer *L;         /* desc.n_layers entries */
+    size_t n_params;      /* floats in params and in grads */
+    float *params;        /* [n_params] the context's memory */
+    float *grads;         /* [n_params] the batch-mean gradient, the context's memory */
+    float *xin;           /* [max_batch * input size] inputs copied to the device, NULL when the
+                             backend's memory is the host's */
+    int n_shards;         /* shards allocated: min(context threads, max_batch) */
+    int cap;              /* the most samples one shard is given (sizes its buffers and plans) */
+    net_shard *sh;        /* n_shards entries */
+    uint64_t rng;         /* PRNG state: initialisation */
+    uint64_t drop_seed;   /* dropout masks derive from this, the step, the layer and the sample */
+    uint64_t step;        /* forward_backward calls so far (dropout streams) */
+    size_t sample_base;   /* the index of this network's first sample in the whole mini-batch
+                             (a parallel learner's slice offset): dropout streams are keyed by
+                             it, so learners draw their own masks, those of one net at M */
+};
+
+static mb_conv_shape conv_shape(const mb_layer_desc *d, int batch)
+{
+    mb_conv_shape s = {batch, d->in_c, d->in_h, d->in_w, d->out_c, d->size, d->stride, d->pad};
+    return s;
+}
+
+/* The largest workspace of the algorithms of the three passes. */
+static size_t conv_ws(mb_ctx *ctx, const int algo[3], const mb_conv_shape *s)
+{
+    size_t m = 0;
+    for (int p = 0; p < 3; p++) {
+        size_t b = mb_ctx_conv_workspace(ctx, (mb_conv_pass)p, algo[p], s);
+        if (b > m)
+            m = b;
+    }
+    return m;
+}
+
+/* Makes sure a shard's workspace holds `bytes`. */
+static int ws_reserve(mb_ctx *ctx, net_shard *sh, size_t bytes)
+{
+    if (bytes <= sh->ws_bytes)
+        return MB_OK;
+    void *n = mb_ctx_alloc(ctx, bytes);
+    if (!n)
+        return MB_ENOMEM;
+    mb_ctx_release(ctx, sh->ws);
+    sh->ws = n;
+    sh->ws_bytes = bytes;
+    return MB_OK;
+}
+
+/* Shards for a batch of `batch` samples: one per worker, but each given at least MIN_SHARD
+ * samples (so batches below 2 MIN_SHARD run on the caller alone).
+ * MIN_SHARD = 8, measured with tests/bench/lenet5_step (lenet5, 2 threads, 2-core machine):
+ * with the other core free, splitting gained from M = 8 on (16.7e3 against 12.5e3 samples/s at
+ * M = 8, 19.6e3 against 11.7e3 at M = 16, before the kernel work of the same branch); with the
+ * other core busy (other builds), splitting lost at every M below 32 (M = 2: 9e3 against
+ * 13e3 samples/s, M = 4: 12e3 against 15.7e3, M = 8: 14.5e3 against 16.8e3), because a step
+ * of a few samples (1e-4 .. 5e-4 s) is as short as a thread's wake-up on a loaded machine. One
+ * thread at M <= 8 is already 2-4x faster than PyTorch on 2 threads, so small batches stay on
+ * one shard. */
+enum { MIN_SHARD = 8 };
+static int shards_for(const mb_net *net, int batch)
+{
+    int n = batch / MIN_SHARD;
+    if (n < 1)
+        return 1;
+    return n < net->n_shards ? n : net->n_shards;
+}
+
+/* Sample range of shard s of n over a batch: contiguous, sizes differing by at most one. */
+static void shard_range(int batch, int n, int s, int *n0, int *nb)
+{
+    int base = batch / n, rem = batch % n;
+    *nb = base + (s < rem);
+    *n0 = s * base + (s < rem ? s : rem);
+}
+
+static void shard_free(mb_ctx *ctx, net_shard *sh)
+{
+    free(sh->L);
+    mb_ctx_release(ctx, sh->acts);
+    mb_ctx_release(ctx, sh->args);
+    mb_ctx_release(ctx, sh->delta[0]);
+    mb_ctx_release(ctx, sh->delta[1]);
+    mb_ctx_release(ctx, sh->ws);
+    mb_ctx_release(ctx, sh->grads);
+}
+
+void mb_net_free(mb_net *net)
+{
+    if (!net)
+        return;
+    for (int s = 0; net->ctx && net->sh && s < net->n_shards; s++)
+        shard_free(net->ctx, &net->sh[s]);
+    free(net->sh);
+    for (size_t i = 0; net->L && i < net->desc.n_layers; i++)
+        mb_ctx_conv_free(net->L[i].conv);
+    free(net->L);
+    free(net->desc.layers);
+    if (net->ctx) {
+        mb_ctx_release(net->ctx, net->params);
+        mb_ctx_release(net->ctx, net->grads);
+        mb_ctx_release(net->ctx, net->xin);
+    }
+    mb_ctx_free(net->own_ctx);
+    free(net);
+}
+
+/* Weights uniform in [-bound, bound]: He (sqrt(6 / fan_in)) before a ReLU, Glorot
+ * (sqrt(6 / (fan_in + fan_out))) otherwise; biases zero. Into `params`, host memory. */
+static void init_params(mb_net *net, float *params)
+{
+    for (size_t i = 0; i < net->desc.n_layers; i++) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        net_layer *l = &net->L[i];
+        if (!l->n_w)
+            continue;
+        double fan_in = d->type == MB_LAYER_CONV ? (double)d->in_c * d->size * d->size
+                                                 : (double)l->in_sz;
+        double fan_out = d->type == MB_LAYER_CONV ? (double)d->out_c * d->size * d->size
+                                                  : (double)d->out_c;
+        int relu = i + 1 < net->desc.n_layers && net->desc.layers[i + 1].type == MB_LAYER_RELU;
+        float bound = (float)(relu ? sqrt(6.0 / fan_in) : sqrt(6.0 / (fan_in + fan_out)));
+        float *w = params + l->w_off;
+        for (size_t k = 0; k < l->n_w; k++)
+            w[k] = (2.0f * mb_rng_uniformf(&net->rng) - 1.0f) * bound;
+        memset(w + l->n_w, 0, sizeof(float) * l->n_b);
+    }
+}
+
+/* Allocates shard s's buffers for net->cap samples; MB_ENOMEM when memory runs out. */
+static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
+{
+    const size_t B = (size_t)net->cap, nl = net->desc.n_layers;
+    size_t n_acts = 0, n_args = 0, maxsz = 0;
+    for (size_t i = 0; i < nl; i++) {
+        const net_layer *l = &net->L[i];
+        mb_layer_type t = net->desc.layers[i].type;
+        n_acts += l->out_sz * B * (t == MB_LAYER_DROPOUT ? 2 : 1);
+        if (t == MB_LAYER_MAXPOOL)
+            n_args += l->out_sz * B;
+        maxsz = l->out_sz > maxsz ? l->out_sz : maxsz;
+        maxsz = l->in_sz > maxsz ? l->in_sz : maxsz;
+    }
+    mb_ctx *ctx = net->ctx;
+    sh->L = calloc(nl ? nl : 1, sizeof *sh->L);
+    sh->acts = mb_ctx_alloc(ctx, sizeof(float) * n_acts);
+    sh->args = mb_ctx_alloc(ctx, sizeof(int) * n_args);
+    sh->delta[0] = mb_ctx_alloc(ctx, sizeof(float) * maxsz * B);
+    sh->delta[1] = mb_ctx_alloc(ctx, sizeof(float) * maxsz * B);
+    if (with_grads)
+        sh->grads = mb_ctx_alloc(ctx, sizeof(float) * net->n_params);
+    if (!sh->L || !sh->acts || !sh->args || !sh->delta[0] || !sh->delta[1] ||
+        (with_grads && !sh->grads) || ws_reserve(ctx, sh, ws) != MB_OK)
+        return MB_ENOMEM;
+    float *a = sh->acts;
+    int *g = sh->args;
+    for (size_t i = 0; i < nl; i++) {
+        const net_layer *l = &net->L[i];
+        shard_layer *v = &sh->L[i];
+        v->out = a;
+        a += l->out_sz * B;
+        if (net->desc.layers[i].type == MB_LAYER_DROPOUT) {
+            v->mask = a;
+            a += l->out_sz * B;
+        }
+        if (net->desc.layers[i].type == MB_LAYER_MAXPOOL) {
+            v->arg = g;
+            g += l->out_sz * B;
+        }
+    }
+    return MB_OK;
+}
+
+/* The algorithms of a conv layer: the one its description or the options name (looked up by
+ * name in the backend's lists), else the backend's default for the shape. */
+static int conv_algos(mb_ctx *ctx, const mb_layer_desc *d, mb_conv_algo asked,
+                      const mb_conv_shape *s, int algo[3], mb_error *err)
+{
+    mb_conv_algo a = d->algo != MB_CONV_AUTO ? (mb_conv_algo)d->algo : asked;
+    for (int p = 0; p < 3; p++) {
+        if (a == MB_CONV_AUTO) {
+            algo[p] = mb_ctx_conv_algo_default(ctx, (mb_conv_pass)p, s);
+            continue;
+        }
+        algo[p] = mb_ctx_conv_algo_find(ctx, (mb_conv_pass)p, mb_conv_algo_name(a));
+        if (algo[p] < 0)
+            return mb_error_set(err, MB_ENOTSUP, "layer '%s': the %s backend has no %s "
+                                "algorithm for %s", d->name, mb_backend_name(ctx->kind),
+                                mb_conv_algo_name(a), mb_conv_pass_name((mb_conv_pass)p));
+    }
+    return MB_OK;
+}
+
+/* Sizes, parameter offsets and convolution plans of every layer; *ws gets the largest
+ * convolution workspace. */
+static int layers_init(mb_net *net, size_t *ws, mb_error *err)
+{
+    *ws = 0;
+    for (size_t i = 0; i < net->desc.n_layers; i++) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        net_layer *l = &net->L[i];
+        l->in_sz = (size_t)d->in_c * d->in_h * d->in_w;
+        l->out_sz = (size_t)d->out_c * d->out_h * d->out_w;
+        if (d->type == MB_LAYER_CONV) {
+            l->n_w = (size_t)d->out_c * d->in_c * d->size * d->size;
+            l->n_b = (size_t)d->out_c;
+            mb_conv_shape s = conv_shape(d, net->cap);
+            int algo[3];
+            mb_error e = {0};
+            int rc = conv_algos(net->ctx, d, net->opts.algo, &s, algo, err);
+            if (rc == MB_OK && (rc = mb_ctx_conv_create(net->ctx, &s, algo, &l->conv, &e)) != MB_OK)
+                mb_error_set(err, rc, "layer %zu '%s': %s", i, d->name, e.msg);
+            if (rc != MB_OK)
+                return rc;
+            size_t b = conv_ws(net->ctx, algo, &s);
+            *ws = b > *ws ? b : *ws;
+        } else if (d->type == MB_LAYER_FC) {
+            l->n_w = (size_t)d->out_c * l->in_sz;
+            l->n_b = (size_t)d->out_c;
+        }
+        l->w_off = net->n_params;
+        net->n_params += l->n_w + l->n_b;
+    }
+    return MB_OK;
+}
+
+/* Parameters initialised from the seed (on the host, then copied when the backend's memory is
+ * not the host's), gradients zero. */
+static int params_init(mb_net *net)
+{
+    mb_ctx *ctx = net->ctx;
+    float *host = ctx->ops->host_memory ? net->params : malloc(sizeof(float) * net->n_params);
+    if (!host)
+        return MB_ENOMEM;
+    net->rng = (uint64_t)net->opts.seed;
+    init_params(net, host);
+    net->drop_seed = mb_rng_next(&net->rng);
+    int rc = MB_OK;
+    if (host != net->params) {
+        rc = mb_ctx_upload(ctx, net->params, host, sizeof(float) * net->n_params);
+        free(host);
+    }
+    ctx->ops->zero(ctx, net->grads, sizeof(float) * net->n_params);
+    return rc;
+}
+
+int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **out,
+                  mb_error *err)
+{
+    *out = NULL;
+    if (!desc || !opts)
+        return mb_error_set(err, MB_EINVAL, "mb_net_create: description and options required");
+    if (opts->max_batch < 1)
+        return mb_error_set(err, MB_EINVAL, "max_batch %d: need >= 1", opts->max_batch);
+    if (opts->algo < MB_CONV_AUTO || opts->algo >= MB_CONV_N_ALGOS)
+        return mb_error_set(err, MB_EINVAL, "convolution algorithm %d: unknown", (int)opts->algo);
+    if (opts->threads < 0 || opts->threads > MB_NET_MAX_THREADS)
+        return mb_error_set(err, MB_EINVAL, "threads %d: need 0 .. %d", opts->threads,
+                            MB_NET_MAX_THREADS);
+    mb_net *net = calloc(1, sizeof *net);
+    if (!net)
+        return mb_error_set(err, MB_ENOMEM, "network: out of memory");
+    net->opts = *opts;
+    int rc = MB_OK;
+    if (!opts->ctx) {
+        mb_ctx_options co;
+        mb_ctx_options_init(&co);
+        co.threads = opts->threads;
+        rc = mb_ctx_create(&co, &net->own_ctx, err);
+    }
+    net->ctx = opts->ctx ? opts->ctx : net->own_ctx;
+    net->desc = *desc;
+    net->desc.layers = calloc(desc->n_layers ? desc->n_layers : 1, sizeof *desc->layers);
+    net->L = calloc(desc->n_layers ? desc->n_layers : 1, sizeof *net->L);
+    if (rc == MB_OK && (!net->desc.layers || !net->L))
+        rc = mb_error_set(err, MB_ENOMEM, "network: out of memory");
+    if (rc != MB_OK) {
+        mb_net_free(net);
+        return rc;
+    }
+    if (desc->n_layers && desc->layers)
+        memcpy(net->desc.layers, desc->layers, desc->n_layers * sizeof *desc->layers);
+    else
+        net->desc.n_layers = 0;
+    size_t ws = 0;
+    if ((rc = mb_net_desc_infer(&net->desc, err)) != MB_OK) {
+        mb_net_free(net);
+        return rc;
+    }
+    const int threads = mb_ctx_threads(net->ctx);
+    net->n_shards = threads < opts->max_batch ? threads : opts->max_batch;
+    for (int b = 1; b <= opts->max_batch; b++) {
+        int n = shards_for(net, b), c = (b + n - 1) / n;
+        net->cap = c > net->cap ? c : net->cap;
+    }
+    if ((rc = layers_init(net, &ws, err)) != MB_OK) {
+        mb_net_free(net);
+        return rc;
+    }
+    mb_ctx *ctx = net->ctx;
+    const size_t in_sz = (size_t)net->desc.in_c * net->desc.in_h * net->desc.in_w;
+    net->params = mb_ctx_alloc(ctx, sizeof(float) * net->n_params);
+    net->grads = mb_ctx_alloc(ctx, sizeof(float) * net->n_params);
+    if (!ctx->ops->host_memory)
+        net->xin = mb_ctx_alloc(ctx, sizeof(float) * in_sz * (size_t)opts->max_batch);
+    net->sh = calloc((size_t)net->n_shards, sizeof *net->sh);
+    rc = net->params && net->grads && net->sh && (ctx->ops->host_memory || net->xin)
+             ? MB_OK : MB_ENOMEM;
+    for (int s = 0; rc == MB_OK && s < net->n_shards; s++)
+        rc = shard_alloc(net, &net->sh[s], ws, s > 0);
+    if (rc == MB_OK)
+        rc = params_init(net);
+    if (rc != MB_OK) {
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for batch %d",
+                     net->desc.name, opts->max_batch);
+        mb_net_free(net);
+        return MB_ENOMEM;
+    }
+    *out = net;
+    return MB_OK;
+}
+
+const mb_net_desc *mb_net_description(const mb_net *net) { return &net->desc; }
+size_t mb_net_param_count(const mb_net *net) { return net->n_params; }
+float *mb_net_params(mb_net *net) { return net->params; }
+float *mb_net_grads(mb_net *net) { return net->grads; }
+
+/* The dropout key of one layer at the current step (the backend mixes in each sample's index:
+ * mb_dropout_stream): masks depend on the seed, the step, the layer and the sample's index in
+ * the batch, never on how the batch is sharded. */
+static uint64_t drop_key(const mb_net *net, size_t layer)
+{
+    uint64_t h = net->drop_seed ^ net->step;
+    return mb_rng_next(&h) ^ (uint64_t)layer;
+}
+
+/* Forward of shard sh's samples x (sh->nb of them, the first being sample sh->n0 of the batch)
+ * through every layer but the softmax; returns the logits. */
+static const float *forward(const mb_net *net, net_shard *sh, const float *x, int train)
+{
+    const float *in = x;
+    const int batch = sh->nb;
+    mb_ctx *ctx = net->ctx;
+    const mb_backend_ops *ops = ctx->ops;
+    for (size_t i = 0; i + 1 < net->desc.n_layers; i++) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        const net_layer *l = &net->L[i];
+        shard_layer *v = &sh->L[i];
+        const float *w = net->params + l->w_off;
+        size_t n = l->out_sz * (size_t)batch;
+        switch (d->type) {
+        case MB_LAYER_CONV:
+            mb_ctx_conv_forward(l->conv, batch, in, w, w + l->n_w, v->out, sh->ws);
+            break;
+        case MB_LAYER_FC:
+            ops->fc_forward(ctx, batch, (int)l->in_sz, d->out_c, in, w, w + l->n_w, v->out);
+            break;
+        case MB_LAYER_MAXPOOL:
+        case MB_LAYER_AVGPOOL: /* no backward follows evaluation: no argmax */
+            ops->pool_forward(ctx, d, batch, in, v->out, train ? v->arg : NULL);
+            break;
+        case MB_LAYER_DROPOUT:
+            ops->dropout_forward(ctx, d->p, train, batch, l->out_sz, train ? drop_key(net, i) : 0,
+                                 net->sample_base + (size_t)sh->n0, in, v->out, v->mask);
+            break;
+        default: ops->act_forward(ctx, d->type, n, in, v->out); break;
+        }
+        in = v->out;
+    }
+    return in;
+}
+
+/* Backward of shard sh from dcur (the loss gradient w.r.t. the logits) into grads. */
+static void backward(const mb_net *net, net_shard *sh, const float *x, float *grads)
+{
+    const int batch = sh->nb;
+    mb_ctx *ctx = net->ctx;
+    const mb_backend_ops *ops = ctx->ops;
+    float *dcur = sh->delta[0], *dnext = sh->delta[1];
+    for (size_t i = net->desc.n_layers - 1; i-- > 0;) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        const net_layer *l = &net->L[i];
+        const shard_layer *v = &sh->L[i];
+        const float *in = i ? sh->L[i - 1].out : x;
+        const float *w = net->params + l->w_off;
+        float *gw = grads + l->w_off;
+        float *din = i ? dnext : NULL; /* nobody needs the input's gradient */
+        size_t n = l->out_sz * (size_t)batch;
+        switch (d->type) {
+        case MB_LAYER_CONV:
+            mb_ctx_conv_backward_filter(l->conv, batch, in, dcur, gw, gw + l->n_w, sh->ws);
+            if (din)
+                mb_ctx_conv_backward_data(l->conv, batch, dcur, w, din, sh->ws);
+            break;
+        case MB_LAYER_FC:
+            ops->fc_backward(ctx, batch, (int)l->in_sz, d->out_c, in, w, dcur, din, gw,
+                             gw + l->n_w);
+            break;
+        case MB_LAYER_MAXPOOL:
+        case MB_LAYER_AVGPOOL:
+            if (din)
+                ops->pool_backward(ctx, d, batch, in, v->out, dcur, v->arg, din);
+            break;
+        case MB_LAYER_DROPOUT:
+            if (din)
+                ops->dropout_backward(ctx, n, dcur, v->mask, din);
+            break;
+        default:
+            if (din)
+                ops->act_backward(ctx, d->type, n, v->out, dcur, din);
+            break;
+        }
+        float *t = dcur;
+        dcur = dnext;
+        dnext = t;
+    }
+}
+
+/* One parallel call: the batch, its shards, and what the parts do. */
+typedef struct job {
+    mb_net *net;
+    const float *x;       /* the batch's inputs */
+    const int *y;         /* its labels */
+    int batch;            /* samples in the batch */
+    int shards;           /* parts */
+    double *losses;       /* evaluation: per-sample losses of the batch, or NULL */
+} job;
+
+static void shard_fb(void *ctx, int w)
+{
+    job *j = ctx;
+    mb_net *net = j->net;
+    net_shard *sh = &net->sh[w];
+    const size_t in_sz = net->L[0].in_sz;
+    shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
+    const float *x = j->x + (size_t)sh->n0 * in_sz;
+    const float *logits = forward(net, sh, x, 1);
+    const size_t nl = net->desc.n_layers;
+    sh->loss_sum = 0.0;
+    net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits, j->y + sh->n0,
+                                sh->L[nl - 1].out, &sh->loss_sum, NULL, NULL, sh->delta[0],
+                                1.0f / (float)j->batch);
+    backward(net, sh, x, w == 0 ? net->grads : sh->grads);
+}
+
+/* The batch-mean gradient: shard 0 wrote its share into net->grads; the other shards' shares
+ * are added in shard order (fixed, so results do not depend on which thread finishes first).
+ * The caller does this alone after the join: ~1e-5 s per shard for lenet5, less than a second
+ * hand-off to the workers would cost. */
+static void reduce_grads(mb_net *net, int shards)
+{
+    for (int s = 1; s < shards; s++)
+        net->ctx->ops->add(net->ctx, net->n_params, net->sh[s].grads, net->grads);
+}
+
+/* The batch's inputs in the context's memory: x itself on the host's, else copied to xin. */
+static const float *inputs(mb_net *net, const float *x, int batch)
+{
+    if (net->ctx->ops->host_memory)
+        return x;
+    size_t bytes = sizeof(float) * (size_t)batch * net->L[0].in_sz;
+    return mb_ctx_upload(net->ctx, net->xin, x, bytes) == MB_OK ? net->xin : NULL;
+}
+
+static int check_labels(const mb_net *net, const int *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (y[i] < 0 || y[i] >= net->desc.classes)
+            return MB_EINVAL;
+    return MB_OK;
+}
+
+int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch, float *loss)
+{
+    if (!net || !x || !y || batch < 1 || batch > net->opts.max_batch)
+        return MB_EINVAL;
+    if (check_labels(net, y, (size_t)batch) != MB_OK)
+        return MB_EINVAL;
+    if (!(x = inputs(net, x, batch)))
+        return MB_EIO;
+    job j = {net, x, y, batch, shards_for(net, batch), NULL};
+    mb_ctx_run(net->ctx, j.shards, shard_fb, &j);
+    reduce_grads(net, j.shards);
+    double sum = 0.0;
+    for (int s = 0; s < j.shards; s++)
+        sum += net->sh[s].loss_sum;
+    if (loss)
+        *loss = (float)(sum / batch);
+    net->step++;
+    return MB_OK;
+}
+
+static void shard_eval(void *ctx, int w)
+{
+    job *j = ctx;
+    mb_net *net = j->net;
+    net_shard *sh = &net->sh[w];
+    shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
+    const float *logits = forward(net, sh, j->x + (size_t)sh->n0 * net->L[0].in_sz, 0);
+    sh->loss_sum = 0.0;
+    sh->correct = 0;
+    net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits, j->y + sh->n0,
+                                NULL, &sh->loss_sum, j->losses ? j->losses + sh->n0 : NULL,
+                                &sh->correct, NULL, 0.0f);
+}
+
+/* Evaluates n samples: the mean loss into *loss and per-sample losses into losses (each may be
+ * NULL). */
+static int evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
+                    double *losses, size_t *correct)
+{
+    if (!net || !x || !y || n == 0)
+        return MB_EINVAL;
+    if (check_labels(net, y, n) != MB_OK)
+        return MB_EINVAL;
+    const size_t in_sz = (size_t)net->desc.in_c * net->desc.in_h * net->desc.in_w;
+    double sum = 0.0;
+    size_t ok = 0;
+    for (size_t s = 0; s < n; s += (size_t)net->opts.max_batch) {
+        int b = n - s < (size_t)net->opts.max_batch ? (int)(n - s) : net->opts.max_batch;
+        const float *xs = inputs(net, x + s * in_sz, b);
+        if (!xs)
+            return MB_EIO;
+        job j = {net, xs, y + s, b, shards_for(net, b), losses ? losses + s : NULL};
+        mb_ctx_run(net->ctx, j.shards, shard_eval, &j);
+        for (int k = 0; k < j.shards; k++) {
+            sum += net->sh[k].loss_sum;
+            ok += net->sh[k].correct;
+        }
+    }
+    if (loss)
+        *loss = sum / (double)n;
+    if (correct)
+        *correct = ok;
+    return MB_OK;
+}
+
+int mb_net_evaluate(mb_net *net, const float *x, const int *y, size_t n, double *loss,
+                    size_t *correct)
+{
+    return evaluate(net, x, y, n, loss, NULL, correct);
+}
+
+int mb_net_evaluate_each(mb_net *net, const float *x, const int *y, size_t n, double *losses,
+                         size_t *correct)
+{
+    if (!losses)
+        return MB_EINVAL;
+    return evaluate(net, x, y, n, NULL, losses, correct);
+}
+
+int mb_net_set_conv_algo(mb_net *net, size_t layer, const int algo[3], mb_error *err)
+{
+    if (!net || layer >= net->desc.n_layers || net->desc.layers[layer].type != MB_LAYER_CONV)
+        return mb_error_set(err, MB_EINVAL, "layer %zu: not a convolution layer", layer);
+    const mb_layer_desc *d = &net->desc.layers[layer];
+    mb_conv_shape s = conv_shape(d, net->cap);
+    mb_ctx_conv *c;
+    mb_error e = {0};
+    int rc = mb_ctx_conv_create(net->ctx, &s, algo, &c, &e);
+    if (rc != MB_OK)
+        return mb_error_set(err, rc == MB_ENOMEM ? rc : MB_ENOTSUP, "layer %zu '%s': %s", layer,
+                            d->name, e.msg);
+    for (int k = 0; k < net->n_shards; k++)
+        if (ws_reserve(net->ctx, &net->sh[k], conv_ws(net->ctx, algo, &s)) != MB_OK) {
+            mb_ctx_conv_free(c);
+            return mb_error_set(err, MB_ENOMEM, "layer %zu '%s': out of memory for the "
+                                "workspace", layer, d->name);
+        }
+    mb_ctx_conv_free(net->L[layer].conv);
+    net->L[layer].conv = c;
+    return MB_OK;
+}
+
+mb_ctx *mb_net_context(const mb_net *net) { return net->ctx; }
+
+int mb_net_read_params(const mb_net *net, float *host)
+{
+    return mb_ctx_download(net->ctx, host, net->params, sizeof(float) * net->n_params);
+}
+
+int mb_net_write_params(mb_net *net, const float *host)
+{
+    return mb_ctx_upload(net->ctx, net->params, host, sizeof(float) * net->n_params);
+}
+
+void mb_net_set_sample_base(mb_net *net, size_t first) { net->sample_base = first; }
+
+void mb_net_set_steps(mb_net *net, unsigned long steps)
+{
+    net->step = steps;
+}

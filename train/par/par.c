@@ -1,0 +1,1042 @@
+/* par.c — parallel learners (mb_par.h): sgd-sync, DOWNPOUR, the EASGD
+ * family and Crossbow's SMA, each as written in docs/algorithms.md, over one communicator (threads
+ * in this process, or Open MPI ranks).
+ *
+ * Every learner is an mb_learner (gather / grad / apply). P learners of m = M/P samples take
+ * consecutive slices of one shuffled mini-batch of M (the same shuffling seed, offsets 0, m,
+ * ...), so that together they see what one learner at M sees; all start from the same
+ * parameters (broadcast from rank 0). An "update" in the log is M samples: one synchronous step
+ * of all learners (sgd-sync, easgd-sync, sma), one round of p turns (round-robin easgd), or, for
+ * the asynchronous rules, every M samples' worth of learner steps that the server has heard of.
+ *
+ * Two drivers:
+ *   lockstep — every rank is a learner; after each update the learners' mean loss is
+ *              allreduced, rank 0 hands the model (the averaged parameters, or the centre) to
+ *              the run monitor of run_mon.c (evaluation, exact crossing, log) and broadcasts stop.
+ *   server   — rank 0 keeps the centre and the monitor; ranks 1 .. p serve as learners and
+ *              exchange with it first come, first served (DOWNPOUR, async EASGD, EAMSGD); for
+ *              Hogwild rank 0 only watches, the learner threads update the shared centre
+ *              themselves, lock-free (relaxed atomic loads and stores per float: lost updates
+ *              are part of the method, torn floats are not).
+ * Times: each learner adds up its seconds gathering (data), in forward/backward (compute), in
+ * collectives and messages, waits included (comm), and in optimiser and averaging arithmetic
+ * (update); the log gets the means over learners. wall_s is rank 0's training time with its
+ * evaluations taken out, as for one learner; the server algorithms hold every learner while the
+ * server evaluates or checkpoints and take out exactly those seconds (t_paused_s), so that no
+ * learner trains in time the log does not count (par_async.c).
+ *
+ * Failing loudly (issue 28): ranks check at start that they agree on every setting that shapes
+ * their collectives or their rule (par_agree), rank 0 checks the checkpoint's folder before
+ * anyone trains, and a worker that fails at any point ends the whole job (par_abort): over
+ * threads the others' waits return at once, over MPI one line names the learner and the cause
+ * before MPI_Abort. Waits end after --wait-timeout seconds (comm*.c).
+ *
+ * Not here: evaluation, bisection and the log (run_mon.c, the monitor), the collectives (comm*.c),
+ * the asynchronous drivers (par_async.c), the rules themselves (par_rules.c).
+ * Ranks x threads (the synchronous algorithms): one communicator of R x T learners
+ * (mb_comm_hybrid_create); the rules do not see the difference.
+ * Learning-rate schedules (--lr-step): every rule takes the rate of the update it belongs to
+ * (eta_at, par_impl.h); sgd-sync through its optimiser, whose count is the update's.
+ * Checkpoints: every algorithm; the lockstep ones here, the server's and Hogwild's snapshot in
+ * par_async.c; the file in par_ckpt.c.
+ */
+#include "par_impl.h"
+#include "../../data/mb_output.h"
+#include "mb_par.h"
+#include "../run/mb_run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int learner_count(const mb_run_options *o, int ranks)
+{
+    if (!mb_par_algo_has_server(o->par))
+        return ranks * o->learners;
+    return ranks > 1 ? ranks - 1 : o->learners;
+}
+
+int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
+{
+    const char *a = mb_par_algo_name(o->par);
+    if (o->learners < 1)
+        return mb_error_set(err, MB_EINVAL, "--learners must be >= 1, got %d", o->learners);
+    if (ranks > 1 && o->learners > 1 && mb_par_algo_has_server(o->par))
+        return mb_error_set(err, MB_EINVAL, "--algo %s: %d ranks x %d learners: ranks and "
+                            "threads together are for the synchronous algorithms (sgd-sync, "
+                            "easgd, easgd-sync, sma); give one or the other",
+                            a, ranks, o->learners);
+    if (o->par == MB_PAR_EASGD_HOGWILD && (ranks > 1 || o->comm))
+        return mb_error_set(err, MB_EINVAL, "--algo easgd-hogwild shares the centre in memory: "
+                            "run one process with --learners L, not %d MPI rank%s (no mpirun)",
+                            ranks, ranks > 1 ? "s" : "");
+    if (mb_par_algo_has_server(o->par) && o->comm && ranks == 1)
+        return mb_error_set(err, MB_EINVAL, "--algo %s keeps rank 0 as its server: under "
+                            "mpirun it needs -np 2 or more (one server and at least one "
+                            "learner), got 1; or run it without mpirun, with --learners L", a);
+    int periodic = o->par == MB_PAR_EASGD_SYNC || mb_par_algo_has_server(o->par);
+    if (o->tau != 1 && !periodic)
+        return mb_error_set(err, MB_EINVAL, "--tau %ld: --algo %s has no communication period "
+                            "(its learners exchange at every update); --tau is for easgd-sync, "
+                            "downpour, easgd-async, eamsgd and easgd-hogwild", o->tau, a);
+    if ((o->n_push || o->n_fetch) && o->par != MB_PAR_DOWNPOUR)
+        return mb_error_set(err, MB_EINVAL, "--n-push and --n-fetch are DOWNPOUR's periods; "
+                            "--algo %s has %s", a, periodic ? "one, --tau" : "none");
+    if (o->n_push < 0 || o->n_fetch < 0)
+        return mb_error_set(err, MB_EINVAL, "--n-push and --n-fetch must be >= 1");
+    if (o->grad_after_exchange && o->par != MB_PAR_EASGD_ASYNC && o->par != MB_PAR_EAMSGD &&
+        o->par != MB_PAR_EASGD_HOGWILD)
+        return mb_error_set(err, MB_EINVAL, "--grad-after-exchange is for easgd-async, eamsgd "
+                            "and easgd-hogwild, not --algo %s", a);
+    if (!(o->wait_timeout >= 0))
+        return mb_error_set(err, MB_EINVAL, "--wait-timeout must be >= 0 seconds, got %g",
+                            o->wait_timeout);
+    if (mb_par_algo_has_server(o->par) && ranks == 1 && o->learners < 1)
+        return mb_error_set(err, MB_EINVAL, "--algo %s needs at least one learner", a);
+    if (o->sma_tune && (o->par != MB_PAR_SMA || ranks > 1))
+        return mb_error_set(err, MB_EINVAL, "--sma-tune tunes the learners of --algo sma in one "
+                            "process (not under mpirun)");
+    if (o->tau < 1)
+        return mb_error_set(err, MB_EINVAL, "--tau must be >= 1, got %ld", o->tau);
+    int p = learner_count(o, ranks);
+    if (p < 1)
+        return mb_error_set(err, MB_EINVAL, "--algo %s keeps rank 0 as its server: it needs "
+                            "mpirun -np 2 or more (one server and at least one learner), got %d",
+                            a, ranks);
+    if (!o->sma_tune && o->batch % p != 0)
+        return mb_error_set(err, MB_EINVAL, "--batch %d does not split among %d learners: give "
+                            "a multiple of %d", o->batch, p, p);
+    double alpha = o->elastic_alpha;
+    if (!isnan(alpha) && !(alpha >= 0 && alpha <= 1))
+        return mb_error_set(err, MB_EINVAL, "--elastic-alpha must be in [0, 1], got %g", alpha);
+    return MB_OK;
+}
+
+/* ---- lockstep algorithms -------------------------------------------------------------------- */
+
+/* sgd-sync: gradients of m samples averaged over the p learners (the gradient of M), then the
+ * same optimiser step everywhere. B_simple's inputs: |g_i|^2 here, |G|^2 after the average. */
+static int step_sgd_sync(worker *w, double *loss, double *g2_small, double *g2_big)
+{
+    job *j = w->j;
+    double t0 = now_s();
+    long epoch;
+    mb_learner_gather(&w->l, &j->data->train, &epoch);
+    lap(w, T_DATA, &t0);
+    int rc = mb_learner_grad(&w->l, loss, &w->err);
+    if (rc != MB_OK)
+        return rc;
+    float *g = mb_net_grads(w->l.net);
+    double s = 0;
+    for (size_t k = 0; k < j->n; k++)
+        s += (double)g[k] * g[k];
+    *g2_small = s;
+    lap(w, T_COMPUTE, &t0);
+    if ((rc = mb_comm_allreduce_mean(w->c, g, j->n)) != MB_OK)
+        return fail(w, rc, "allreduce");
+    lap(w, T_COMM, &t0);
+    s = 0;
+    for (size_t k = 0; k < j->n; k++)
+        s += (double)g[k] * g[k];
+    *g2_big = s;
+    mb_learner_apply(&w->l);
+    lap(w, T_UPDATE, &t0);
+    return MB_OK;
+}
+
+/* easgd-sync (You et al. eq. 1-2): the sum of the learners' x^i reduced to rank 0 (overlapped
+ * with the gradient unless no_overlap), x^i <- x^i - eta g - alpha (x^i - x~) with the old x~,
+ * x~ <- (1 - beta) x~ + alpha sum_i x^i_old on rank 0, then x~ broadcast. With --tau T, only
+ * every T-th update (u mod T = 0) exchanges; the others are local SGD steps,
+ * x^i <- x^i - eta g (Zhang et al.'s EASGD with communication period tau). */
+static int step_easgd_sync(worker *w, long u, double *loss)
+{
+    job *j = w->j;
+    double t0 = now_s();
+    long epoch;
+    mb_learner_gather(&w->l, &j->data->train, &epoch);
+    lap(w, T_DATA, &t0);
+    float *x = mb_net_params(w->l.net), *g = mb_net_grads(w->l.net), *c = w->centre;
+    mb_comm_req req;
+    int rc;
+    if (u % j->o->tau != 0) { /* a local step */
+        if ((rc = par_grad(w, loss)) != MB_OK)
+            return rc;
+        lap(w, T_COMPUTE, &t0);
+        const float eta = eta_at(j, u);
+        for (size_t k = 0; k < j->n; k++)
+            x[k] -= eta * g[k];
+        lap(w, T_UPDATE, &t0);
+        return MB_OK;
+    }
+    if (!j->o->no_overlap) {
+        if ((rc = mb_comm_ireduce_sum(w->c, x, w->buf, j->n, 0, &req)) != MB_OK)
+            return fail(w, rc, "reduce");
+        lap(w, T_COMM, &t0);
+    }
+    if ((rc = par_grad(w, loss)) != MB_OK)
+        return rc;
+    lap(w, T_COMPUTE, &t0);
+    rc = j->o->no_overlap ? mb_comm_reduce_sum(w->c, x, w->buf, j->n, 0)
+                          : mb_comm_wait(w->c, &req);
+    if (rc != MB_OK)
+        return fail(w, rc, "reduce");
+    lap(w, T_COMM, &t0);
+    mb_par_easgd_learner(x, g, c, j->n, eta_at(j, u), (float)j->alpha);
+    if (is_root(w))
+        mb_par_easgd_centre(c, w->buf, j->n, (float)j->alpha, j->p);
+    lap(w, T_UPDATE, &t0);
+    if ((rc = mb_comm_bcast(w->c, c, j->n, 0)) != MB_OK)
+        return fail(w, rc, "broadcast");
+    lap(w, T_COMM, &t0);
+    return MB_OK;
+}
+
+/* Round-robin EASGD (Zhang et al.'s original): learner i = t mod p alone, in one time slot:
+ * the elastic exchange with the centre and its SGD step, both at its old x^i and the old centre
+ * (mb_par_easgd_turn: the form whose stability region Zhang et al. derive); the centre goes on
+ * to the next learner (a broadcast from the active one). One update = p turns. */
+static int step_easgd_rr(worker *w, long u, double *loss)
+{
+    job *j = w->j;
+    double t0 = now_s();
+    int P = mb_comm_size(w->c), rc;
+    *loss = 0;
+    for (int i = 0; i < P; i++) {
+        if (i == w->rank) {
+            long epoch;
+            mb_learner_gather(&w->l, &j->data->train, &epoch);
+            lap(w, T_DATA, &t0);
+            if ((rc = par_grad(w, loss)) != MB_OK)
+                return rc;
+            lap(w, T_COMPUTE, &t0);
+            mb_par_easgd_turn(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, j->n,
+                              eta_at(j, u), (float)j->alpha);
+            lap(w, T_UPDATE, &t0);
+        }
+        if ((rc = mb_comm_bcast(w->c, w->centre, j->n, i)) != MB_OK)
+            return fail(w, rc, "broadcast");
+        lap(w, T_COMM, &t0);
+    }
+    return MB_OK;
+}
+
+/* SMA (Crossbow): c_j = alpha (w_j - z); w_j <- w_j - gamma g_j - c_j; z_new = z + sum_j c_j + mu
+ * (z - z_prev); z_prev <- z; z <- z_new (every rank keeps z). Where the schedule changes gamma,
+ * the averaging restarts from the current z (Crossbow 3.2; docs/algorithms.md, "SMA (Crossbow)"):
+ * w_j = z_prev = z, so the momentum term starts again from zero. */
+static int step_sma(worker *w, long u, double *loss, int active)
+{
+    job *j = w->j;
+    double t0 = now_s();
+    long epoch;
+    int rc;
+    if (lr_changes_at(j, u)) {
+        memcpy(w->aux, w->centre, j->n * sizeof(float));
+        memcpy(mb_net_params(w->l.net), w->centre, j->n * sizeof(float));
+    }
+    if (active) {
+        if (!w->was_active) /* a learner added by the tuning starts from the centre */
+            memcpy(mb_net_params(w->l.net), w->centre, j->n * sizeof(float));
+        mb_learner_gather(&w->l, &j->data->train, &epoch);
+        lap(w, T_DATA, &t0);
+        if ((rc = par_grad(w, loss)) != MB_OK)
+            return rc;
+        lap(w, T_COMPUTE, &t0);
+        mb_par_sma_learner(mb_net_params(w->l.net), mb_net_grads(w->l.net), w->centre, w->buf,
+                           j->n, eta_at(j, u), (float)j->alpha);
+        lap(w, T_UPDATE, &t0);
+    } else { /* a learner the tuning has not added (or removed): its cursor moves, c_j = 0 */
+        mb_learner_gather(&w->l, &j->data->train, &epoch);
+        memset(w->buf, 0, j->n * sizeof(float));
+        t0 = now_s();
+    }
+    w->was_active = active;
+    if ((rc = mb_comm_allreduce_sum(w->c, w->buf, j->n)) != MB_OK)
+        return fail(w, rc, "allreduce");
+    lap(w, T_COMM, &t0);
+    mb_par_sma_centre(w->centre, w->aux, w->buf, j->n, (float)j->mu);
+    lap(w, T_UPDATE, &t0);
+    return MB_OK;
+}
+
+/* Crossbow section 4, on rank 0 after each tuning window: the throughput (samples per training
+ * second) with k learners; add one while it rises by more than 10%, else remove the last one
+ * and stop tuning. Every step goes into the trace the log carries. */
+static void sma_tune(job *j, int kmax, double samples_per_s)
+{
+    size_t len = strlen(j->trace);
+    snprintf(j->trace + len, sizeof j->trace - len, "%s%d:%.1f", len ? "," : "", j->k_active,
+             samples_per_s);
+    if (j->tune_prev > 0 && !(samples_per_s > 1.1 * j->tune_prev)) {
+        j->k_active--;
+        j->tuning = 0;
+    } else if (j->k_active < kmax) {
+        j->k_active++;
+        j->tune_prev = samples_per_s;
+    } else {
+        j->tuning = 0;
+    }
+    if (isnan(j->o->elastic_alpha))
+        j->alpha = 1.0 / j->k_active;
+}
+
+/* ---- checkpoints (par_impl.h) ---------------------------------------------------------------- */
+
+/* 1 when the learners draw their own batches (a cursor each) rather than one shared cursor. */
+static int own_cursors(int algo) { return mb_par_algo_has_server(algo); }
+
+/* The lockstep checkpoint: every learner's record reaches rank 0 by a broadcast from its rank
+ * (a collective, so it works over threads, ranks and ranks x threads alike), rank 0 writes
+ * PATH.learners, then learner 0's single-learner checkpoint at PATH (the cursor, which all
+ * learners share, and the log rows). */
+static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    int P = mb_comm_size(w->c), rc = MB_OK;
+    size_t rec = j->rec, slots = is_root(w) ? (size_t)P : 2;
+    if (!w->rec && !(w->rec = malloc(slots * rec * sizeof *w->rec)))
+        return fail(w, MB_ENOMEM, "checkpoint");
+    double t0 = now_s();
+    for (int i = 0; i < P; i++) {
+        /* rank 0 keeps record i at slot i; the others' own record in slot 0, others in 1 */
+        float *b = is_root(w) ? w->rec + (size_t)i * rec : w->rec + (i == w->rank ? 0 : rec);
+        if (i == w->rank)
+            par_pack(w, b);
+        if ((rc = mb_comm_bcast(w->c, b, rec, i)) != MB_OK)
+            return fail(w, rc, "checkpoint");
+    }
+    w->t[T_COMM] += now_s() - t0;
+    if (!is_root(w))
+        return MB_OK;
+    size_t saved;
+    if ((rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err)) != MB_OK)
+        return w->rc = rc;
+    rc = par_write_learners(w, updates, samples, wall_s, 0, w->rec);
+    if (rc == MB_OK) {
+        /* PATH is learner 0's own checkpoint: its samples are its own (the job's are in
+         * PATH.learners), so that the reader's samples = updates x batch holds */
+        mb_ckpt_extra cx = {.updates = updates, .samples = (size_t)updates * (size_t)w->l.batch,
+                            .wall_s = wall_s, .loss = j->mon.r->loss, .data_fp = j->data_fp,
+                            .log_rows = j->mon.rows.s, .log_len = j->mon.rows.len};
+        rc = mb_ckpt_write(o->checkpoint_path, &w->l, o, &cx, &w->err);
+    }
+    mb_run_mon_ckpt_done(&j->mon, saved);
+    if (rc != MB_OK)
+        w->rc = rc;
+    return rc;
+}
+
+/* A resumed worker: with a shared cursor, the cursor and learner 0's state from PATH; then its
+ * own record from PATH.learners (of PATH's update). */
+static int par_resume(worker *w, const mb_run_options *lo)
+{
+    job *j = w->j;
+    mb_ckpt_extra x = {.data_fp = j->data_fp, .updates = -1};
+    int rc;
+    if (!own_cursors(lo->par)) {
+        if ((rc = mb_ckpt_read(lo->resume_path, &w->l, lo, &x, &w->err)) != MB_OK)
+            return rc;
+        free(x.log_rows);
+    }
+    float *rec = malloc(j->rec * sizeof *rec);
+    if (!rec)
+        return mb_error_set(&w->err, MB_ENOMEM, "out of memory");
+    mb_par_ckpt_head h;
+    rc = mb_par_ckpt_read(lo->resume_path, &h, NULL, (uint64_t)w->rank, rec, &w->err);
+    if (rc == MB_OK && x.updates >= 0 && h.updates != x.updates)
+        rc = mb_error_set(&w->err, MB_EFORMAT, "%s and %s.learners are of different updates "
+                          "(%ld and %lld): a checkpoint was cut short", lo->resume_path,
+                          lo->resume_path, x.updates, (long long)h.updates);
+    if (rc == MB_OK && h.rec_floats != j->rec)
+        rc = mb_error_set(&w->err, MB_EFORMAT, "%s.learners: records of %llu floats, this run's "
+                          "are %zu", lo->resume_path, (unsigned long long)h.rec_floats, j->rec);
+    if (rc == MB_OK) {
+        par_unpack(w, rec);
+        w->skip_exchange = 1;
+        if (!w->l.net) { /* the server keeps its record: DOWNPOUR's master velocity */
+            free(w->rec);
+            w->rec = rec;
+            rec = NULL;
+        }
+    }
+    free(rec);
+    return rc;
+}
+
+/* The lockstep loop: one algorithm step per update, then the mean loss to everyone, the
+ * monitor on rank 0 and its verdict broadcast. */
+static void run_lockstep(worker *w)
+{
+    job *j = w->j;
+    const mb_run_options *o = j->o;
+    int P = mb_comm_size(w->c), rc = MB_OK;
+    double train_s = j->wall0;
+    long updates = j->updates0;
+    int stop = j->mon.bound > 0 && updates >= j->mon.bound;
+    float flag = 0;
+    size_t samples = j->samples0;
+    while (!stop) {
+        double t0 = now_s(), loss = NAN, g2s = 0, g2b = 0;
+        /* read before the step: rank 0 changes it only between the last collective of an
+         * update and the broadcast that ends it */
+        int active = w->rank < j->k_active;
+        switch (o->par) {
+        case MB_PAR_SGD_SYNC: rc = step_sgd_sync(w, &loss, &g2s, &g2b); break;
+        case MB_PAR_EASGD_SYNC: rc = step_easgd_sync(w, updates, &loss); break;
+        case MB_PAR_EASGD: rc = step_easgd_rr(w, updates, &loss); break;
+        default: rc = step_sma(w, updates, &loss, active); break;
+        }
+        if (rc != MB_OK) { /* the others would wait in the next collective: end the job */
+            fail(w, rc, "step");
+            par_abort(w);
+            break;
+        }
+        double t1 = now_s();
+        /* the mean loss (and |g_i|^2) over the active learners */
+        float v[3] = {active ? (float)loss : 0, (float)active, active ? (float)g2s : 0};
+        if ((rc = mb_comm_allreduce_sum(w->c, v, 3)) != MB_OK) {
+            fail(w, rc, "allreduce");
+            par_abort(w);
+            break;
+        }
+        v[0] /= v[1];
+        v[2] /= v[1];
+        w->t[T_COMM] += now_s() - t1;
+        train_s += now_s() - t0;
+        updates++;
+        samples += (size_t)v[1] * (size_t)j->m;
+        if (is_root(w)) {
+            if (o->par == MB_PAR_SGD_SYNC && P > 1) {
+                j->g2_small += v[2];
+                j->g2_big += g2b;
+                j->g2_n++;
+            }
+            const float *model = o->par == MB_PAR_SGD_SYNC ? mb_net_params(w->l.net) : w->centre;
+            j->updates = updates;
+            j->samples = samples;
+            j->wall_s = train_s;
+            j->loss = v[0];
+            j->k_was = (int)v[1];
+            if (j->tuning && updates - j->tune_u0 >= o->sma_tune_window) {
+                sma_tune(j, P, (double)(samples - j->tune_s0) / (train_s - j->tune_t0));
+                j->tune_u0 = updates;
+                j->tune_s0 = samples;
+                j->tune_t0 = train_s;
+            }
+            mb_run_row row = {.update = updates, .epoch = w->l.cur.epoch,
+                              .samples = j->samples, .wall_s = train_s, .loss = v[0]};
+            double tm = now_s();
+            if ((rc = mb_run_mon_update(&j->mon, model, &row, &stop, &w->err)) != MB_OK)
+                w->rc = rc;
+            memcpy(j->model, model, j->n * sizeof *model);
+            mb_run_mon_progress(&j->mon, updates, samples, train_s, v[0]);
+            int slow = now_s() - tm > 1e-4; /* past half the idle broadcast's spin */
+            flag = (float)((stop || rc != MB_OK) + 2 * slow);
+        }
+        /* the verdict: 1 stop, 2 rank 0 was long at it. Timed in none of the parts, since the
+         * others wait here while rank 0 evaluates (t_eval_s), asleep (mb_comm_bcast_idle) so
+         * that its evaluation can have their cores (--eval-threads). After a long verdict (an
+         * evaluation; a large net's snapshot copy) everyone meets once more, untimed, so that a
+         * rank that wakes a sleep late costs no one training time. */
+        if (mb_comm_bcast_idle(w->c, &flag, 1, 0) != MB_OK) {
+            fail(w, MB_EMPI, "broadcast");
+            par_abort(w);
+            break;
+        }
+        int verdict = (int)flag;
+        stop = verdict & 1;
+        if ((verdict & 2) && mb_comm_barrier(w->c) != MB_OK) {
+            fail(w, MB_EMPI, "barrier");
+            par_abort(w);
+            break;
+        }
+        if (o->checkpoint_path && updates % o->checkpoint_every == 0 &&
+            (rc = par_checkpoint(w, updates, samples, train_s)) != MB_OK) {
+            fail(w, rc, "checkpoint");
+            par_abort(w);
+            break;
+        }
+    }
+    if (rc != MB_OK && w->rc == MB_OK)
+        w->rc = rc;
+}
+
+/* ---- failing loudly ------------------------------------------------------------------------- */
+
+/* Rank 0, before anyone trains: the checkpoint's folder exists and takes files, so that a bad
+ * --checkpoint is one line at the start rather than a failure at the first write. */
+static int ckpt_folder_ok(const char *path, mb_error *err)
+{
+    size_t len = strlen(path);
+    char *d = malloc(len + 2);
+    if (!d)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    memcpy(d, path, len + 1);
+    char *slash = strrchr(d, '/');
+    if (!slash)
+        strcpy(d, ".");
+    else if (slash == d)
+        d[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat st;
+    int rc = MB_OK;
+    if (stat(d, &st) != 0)
+        rc = mb_error_set(err, MB_EIO, "--checkpoint %s: folder %s: %s", path, d, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        rc = mb_error_set(err, MB_EIO, "--checkpoint %s: %s is not a folder", path, d);
+    else if (access(d, W_OK | X_OK) != 0)
+        rc = mb_error_set(err, MB_EIO, "--checkpoint %s: cannot write in %s: %s", path, d,
+                          strerror(errno));
+    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = mb_error_set(err, MB_EIO, "--checkpoint %s: is a folder, not a file", path);
+    else
+        rc = mb_out_check(path, err); /* a temporary can be made beside it */
+    free(d);
+    return rc;
+}
+
+/* One setting every rank must share, as 64 bits. */
+typedef struct setting {
+    const char *flag;
+    uint64_t v;
+    int kind;              /* 0 a count, 1 a double's bits, 2 an mb_par_algo, 3 a hash,
+                              4 an optimiser kind */
+} setting;
+
+static uint64_t dbits(double x)
+{
+    uint64_t v;
+    memcpy(&v, &x, sizeof v);
+    return v;
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Over MPI, before anything else is exchanged: every rank takes rank 0's settings (a broadcast)
+ * and says which of its own differ (an allreduce of one flag per setting), so that every rank
+ * knows, and all refuse together: rank 0 with one line naming the first difference, the others
+ * silently (r->failed_together: nobody is left waiting, nothing need be aborted). Rank 0's own
+ * set-up verdict (`rc0`, e.g. a checkpoint folder that does not exist) travels along, so that a
+ * failure there ends every rank the same way. */
+static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, int rc0,
+                     mb_run_result *r, mb_error *err)
+{
+    const mb_run_options *o = j->o;
+    const setting s[] = {
+        {"--algo", (uint64_t)o->par, 2},
+        {"--learners", (uint64_t)o->learners, 0},
+        {"--batch", (uint64_t)o->batch, 0},
+        {"--net (its parameter count)", (uint64_t)j->n, 0},
+        {"--net (its name and layers)", str_hash(desc->name) ^ (uint64_t)desc->n_layers, 3},
+        {"--data (its samples, --eval-frac, --data-seed)", mb_ckpt_fingerprint(j->data), 3},
+        {"--seed", (uint64_t)o->seed, 0},
+        {"--optim", (uint64_t)o->optim.kind, 4},
+        {"--lr", dbits(o->optim.lr), 1},
+        {"--momentum", dbits(o->optim.momentum), 1},
+        {"--weight-decay", dbits(o->optim.weight_decay), 1},
+        {"--lr-step", (uint64_t)o->optim.lr_step_every, 0},
+        {"--lr-gamma", dbits(o->optim.lr_step_gamma), 1},
+        {"--tau", (uint64_t)o->tau, 0},
+        {"--n-push", (uint64_t)o->n_push, 0},
+        {"--n-fetch", (uint64_t)o->n_fetch, 0},
+        {"--elastic-alpha", dbits(o->elastic_alpha), 1},
+        {"--delta / --sma-momentum", dbits(o->par_momentum), 1},
+        {"--no-overlap", (uint64_t)o->no_overlap, 0},
+        {"--grad-after-exchange", (uint64_t)o->grad_after_exchange, 0},
+        {"--sma-tune", (uint64_t)o->sma_tune, 0},
+        {"--checkpoint-every", (uint64_t)(o->checkpoint_path ? o->checkpoint_every : 0), 0},
+        {"--resume (given or not)", (uint64_t)(o->resume_path != NULL), 0},
+        {"--max-updates", (uint64_t)o->max_updates, 0},
+    };
+    enum { NS = sizeof s / sizeof s[0] };
+    float mine[2 * NS + 1], theirs[2 * NS + 1], diff[NS];
+    for (int k = 0; k < NS; k++)
+        memcpy(&mine[2 * k], &s[k].v, sizeof s[k].v);
+    mine[2 * NS] = (float)rc0;
+    memcpy(theirs, mine, sizeof mine);
+    int rank = mb_comm_rank(c), P = mb_comm_size(c), rc;
+    if ((rc = mb_comm_bcast(c, theirs, 2 * NS + 1, 0)) != MB_OK)
+        return mb_error_set(err, rc, "the ranks could not exchange their settings");
+    for (int k = 0; k < NS; k++)
+        diff[k] = memcmp(&mine[2 * k], &theirs[2 * k], sizeof s[k].v) != 0;
+    if ((rc = mb_comm_allreduce_sum(c, diff, NS)) != MB_OK)
+        return mb_error_set(err, rc, "the ranks could not compare their settings");
+    r->failed_together = 1;
+    for (int k = 0; k < NS; k++) {
+        if (diff[k] == 0)
+            continue;
+        if (rank != 0) { /* rank 0 says it */
+            mb_error_clear(err);
+            if (err)
+                err->status = MB_EINVAL;
+            return MB_EINVAL;
+        }
+        char v[64];
+        double x;
+        memcpy(&x, &s[k].v, sizeof x);
+        if (s[k].kind == 1)
+            snprintf(v, sizeof v, "%g", x);
+        else if (s[k].kind == 2)
+            snprintf(v, sizeof v, "%s", mb_par_algo_name((int)s[k].v));
+        else if (s[k].kind == 4)
+            snprintf(v, sizeof v, "%s", mb_optim_kind_name((mb_optim_kind)s[k].v));
+        else if (s[k].kind == 3)
+            snprintf(v, sizeof v, "fingerprint %016llx", (unsigned long long)s[k].v);
+        else
+            snprintf(v, sizeof v, "%llu", (unsigned long long)s[k].v);
+        return mb_error_set(err, MB_EINVAL, "ranks disagree on %s: rank 0 has %s, %d of the "
+                            "other %d rank%s another value: start every rank with the same "
+                            "settings", s[k].flag, v, (int)diff[k], P - 1, P > 2 ? "s have" : " has");
+    }
+    if (theirs[2 * NS] != 0) { /* rank 0 failed its set-up: its message is the one */
+        if (rank != 0) {
+            mb_error_clear(err);
+            if (err)
+                err->status = (int)theirs[2 * NS];
+        }
+        return (int)theirs[2 * NS];
+    }
+    r->failed_together = 0;
+    return MB_OK;
+}
+
+/* ---- set-up --------------------------------------------------------------------------------- */
+
+static int worker_init(worker *w, job *j, mb_communicator *c)
+{
+    const mb_run_options *o = j->o;
+    memset(w, 0, sizeof *w);
+    w->j = j;
+    w->c = c;
+    w->rank = mb_comm_rank(c);
+    int server = mb_par_algo_has_server(o->par);
+    int learner = !(server && w->rank == 0);
+    size_t n = j->n;
+    /* n floats and the 2 to 4 that the server algorithms' messages carry after them */
+    w->centre = mb_train_alloc64((n + 4) * sizeof(float));
+    w->buf = mb_train_alloc64((n + 4) * sizeof(float));
+    w->aux = mb_train_alloc64((n + 4) * sizeof(float));
+    if (!w->centre || !w->buf || !w->aux)
+        return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a learner's buffers");
+    memset(w->aux, 0, (n + 4) * sizeof(float));
+    int rc;
+    if (learner) {
+        mb_run_options lo = *o;
+        lo.batch = j->m;
+        if ((rc = mb_learner_init(&w->l, j->desc, &lo, j->data->train.n, &w->err)) != MB_OK)
+            return rc;
+        int i = server ? w->rank - 1 : w->rank;
+        if ((rc = mb_learner_set_slice(&w->l, i * j->m, o->batch, &w->err)) != MB_OK)
+            return rc;
+    }
+    /* every learner and the centre start from rank 0's parameters (docs/algorithms.md,
+     * "Elastic Averaging SGD") */
+    float *p = learner ? mb_net_params(w->l.net) : w->centre;
+    if (!learner)
+        memcpy(p, mb_net_params(j->eval_net), n * sizeof *p);
+    if ((rc = mb_comm_bcast(c, p, n, 0)) != MB_OK)
+        return mb_error_set(&w->err, rc, "broadcast of the initial parameters failed");
+    if (learner) {
+        memcpy(w->centre, p, n * sizeof *p);
+        if (o->par == MB_PAR_SMA)
+            memcpy(w->aux, p, n * sizeof *p); /* z_prev = z */
+        /* those the tuning adds start from z (k_was: every learner, or a resumed run's) */
+        w->was_active = w->rank < j->k_was;
+    }
+    if (o->resume_path) {
+        mb_run_options lo = *o;
+        lo.batch = j->m;
+        if ((rc = par_resume(w, &lo)) != MB_OK)
+            return rc;
+    }
+    return MB_OK;
+}
+
+static void worker_free(worker *w)
+{
+    free(w->rec);
+    mb_learner_free(&w->l);
+    free(w->centre);
+    free(w->buf);
+    free(w->aux);
+}
+
+static void worker_run(worker *w)
+{
+    job *j = w->j;
+    switch (j->o->par) {
+    case MB_PAR_DOWNPOUR:
+    case MB_PAR_EASGD_ASYNC:
+    case MB_PAR_EAMSGD:
+        if (w->rank == 0)
+            par_run_server(w);
+        else
+            par_run_async_learner(w);
+        break;
+    case MB_PAR_EASGD_HOGWILD:
+        if (w->rank == 0)
+            par_run_hogwild_watch(w);
+        else
+            par_run_hogwild_learner(w);
+        break;
+    default: run_lockstep(w); break;
+    }
+}
+
+typedef struct thread_arg {
+    job *j;
+    mb_communicator *c;
+    worker *w;             /* filled by the thread: its times, status, message */
+} thread_arg;
+
+/* One worker's life: init, run, the time sums. Rank 0 of a threads communicator runs in the
+ * caller's thread. */
+static void *worker_main(void *p)
+{
+    thread_arg *a = p;
+    worker *w = a->w;
+    int rc = worker_init(w, a->j, a->c);
+    /* a learner that cannot start must not leave the others in a collective: it ends the job
+     * (over threads the others' waits return, and mb_par_run reports this one's message) */
+    if (rc != MB_OK) {
+        fail(w, rc, "set-up");
+        par_abort(w);
+    }
+    if (rc == MB_OK) {
+        if (a->j->o->par == MB_PAR_EASGD_HOGWILD && w->rank == 0)
+            memcpy(a->j->shared, w->centre, a->j->n * sizeof(float));
+        /* Hogwild: the shared centre is set before anyone reads it */
+        if ((rc = mb_comm_barrier(a->c)) != MB_OK) {
+            fail(w, rc, "barrier");
+            par_abort(w);
+        } else {
+            worker_run(w);
+        }
+    }
+    /* the parts' seconds summed over learners, onto rank 0 */
+    float t[T_N];
+    for (int k = 0; k < T_N; k++)
+        t[k] = (float)w->t[k];
+    float sum[T_N];
+    mb_comm_reduce_sum(a->c, t, sum, T_N, 0);
+    if (w->rank == 0)
+        for (int k = 0; k < T_N; k++)
+            w->t[k] = sum[k];
+    return NULL;
+}
+
+/* The parallel run's "# key=value" lines for the log (run_mon.c writes them with the metadata). */
+static void job_extra(job *j)
+{
+    const mb_run_options *o = j->o;
+    int k = snprintf(j->extra, sizeof j->extra, "# learner_batch=%d\n", j->m);
+    if (o->par != MB_PAR_SGD_SYNC)
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# %s=%.9g\n",
+                      o->par == MB_PAR_DOWNPOUR ? "unused_alpha" : "elastic_alpha", j->alpha);
+    if (mb_par_algo_has_server(o->par))
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# tau=%ld\n# server=rank 0\n",
+                      o->tau);
+    if (o->par == MB_PAR_EAMSGD || o->par == MB_PAR_SMA)
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# %s=%.9g\n",
+                      o->par == MB_PAR_SMA ? "sma_momentum" : "eamsgd_delta", j->mu);
+    if (o->par == MB_PAR_DOWNPOUR)
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# n_push=%ld\n# n_fetch=%ld\n",
+                      o->n_push ? o->n_push : o->tau, o->n_fetch ? o->n_fetch : o->tau);
+    if (o->par == MB_PAR_EASGD_ASYNC || o->par == MB_PAR_EAMSGD || o->par == MB_PAR_EASGD_HOGWILD)
+        k += snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# gradient=%s\n",
+                      o->grad_after_exchange ? "after-exchange" : "before-exchange");
+    if (o->par == MB_PAR_EASGD_SYNC)
+        snprintf(j->extra + k, sizeof j->extra - (size_t)k, "# overlap=%d\n# tau=%ld\n",
+                 !o->no_overlap, o->tau);
+}
+
+/* A resumed run: PATH.learners' head (rank 0 takes its log rows into *rows0, *len0 bytes),
+ * checked against this run (records, parameters, algorithm, identity), and where the run was. */
+static int job_resume(job *j, int rank, char **rows0, size_t *len0, mb_error *err)
+{
+    const mb_run_options *o = j->o;
+    int rc;
+    mb_par_ckpt_head h;
+    if ((rc = mb_par_ckpt_read(o->resume_path, &h, rank == 0 ? rows0 : NULL, 0, NULL,
+                               err)) != MB_OK)
+        return rc;
+    /* a record per rank of the communicator: the learners, and the server or watcher */
+    uint64_t recs = (uint64_t)j->p + (mb_par_algo_has_server(o->par) ? 1 : 0);
+    if (h.learners != recs || h.params != j->n || h.algo != o->par ||
+        h.rec_floats != j->rec) {
+        free(*rows0);
+        *rows0 = NULL;
+        rc = mb_error_set(err, MB_EINVAL, "%s: checkpoint of %s with %llu records of %llu "
+                          "parameters; this run is %s with %llu of %zu", o->resume_path,
+                          mb_par_algo_name(h.algo), (unsigned long long)h.learners,
+                          (unsigned long long)h.params, mb_par_algo_name(o->par),
+                          (unsigned long long)recs, j->n);
+        return rc;
+    }
+    /* the run's identity, as PATH's is checked (run_ckpt.c) */
+    const char *what = h.data_fp != j->data_fp ? "data (--data, --eval-frac, --data-seed)"
+                       : h.seed != o->seed    ? "--seed"
+                       : h.batch != o->batch  ? "--batch"
+                       : h.tau != o->tau      ? "--tau"
+                                              : NULL;
+    if (what) {
+        free(*rows0);
+        *rows0 = NULL;
+        rc = mb_error_set(err, MB_EINVAL, "%s: the learners' checkpoint is of another %s "
+                          "(seed %llu, batch %lld, tau %lld); resume with the run's own "
+                          "settings", o->resume_path, what, (unsigned long long)h.seed,
+                          (long long)h.batch, (long long)h.tau);
+        return rc;
+    }
+    j->updates0 = j->updates = h.updates;
+    j->samples0 = j->samples = h.samples;
+    j->wall0 = j->wall_s = h.wall_s;
+    j->steps0 = h.steps;
+    if (o->sma_tune) { /* where the tuning was */
+        j->k_active = h.k_active;
+        j->k_was = h.k_was;
+        j->tuning = h.tuning;
+        j->tune_u0 = h.tune_u0;
+        j->tune_s0 = h.tune_s0;
+        j->tune_t0 = h.tune_t0;
+        j->tune_prev = h.tune_prev;
+        snprintf(j->trace, sizeof j->trace, "%s", h.trace);
+    }
+    j->alpha = h.alpha;
+    *len0 = h.log_len;
+    return MB_OK;
+}
+
+/* The run's result from the workers' seconds (rank 0's sums) and the job: the time parts, B_simple
+ * (sgd-sync), SMA's tuning trace and the server's times into the log's extra lines. */
+static void job_results(job *j, const worker *ws0, mb_run_result *r)
+{
+    const mb_run_options *o = j->o;
+    r->t_compute_s = ws0->t[T_COMPUTE] / j->p;
+    r->t_comm_s = ws0->t[T_COMM] / j->p;
+    r->t_data_s = ws0->t[T_DATA] / j->p;
+    r->t_update_s = ws0->t[T_UPDATE] / j->p;
+    if (j->g2_n > 0 && j->p > 1) {
+        /* McCandlish et al. (appendix A.1): from |G_b|^2 at b = m and B = M samples,
+         * |G|^2 ~ (B |G_B|^2 - b |G_b|^2) / (B - b), S ~ (|G_b|^2 - |G_B|^2) / (1/b - 1/B),
+         * each averaged over the run before the ratio B_simple = S / |G|^2 */
+        double b = j->m, B = o->batch, gs = j->g2_small / (double)j->g2_n,
+               gb = j->g2_big / (double)j->g2_n;
+        double G2 = (B * gb - b * gs) / (B - b), S = (gs - gb) / (1 / b - 1 / B);
+        r->b_simple = G2 > 0 ? S / G2 : NAN;
+    }
+    if (o->sma_tune) {
+        size_t len = strlen(j->extra);
+        snprintf(j->extra + len, sizeof j->extra - len, "# sma_tune=%s\n# sma_learners=%d\n",
+                 j->trace, j->k_active);
+        r->learners = j->k_active;
+    }
+    if (mb_par_algo_has_server(o->par) && o->par != MB_PAR_EASGD_HOGWILD) {
+        /* the server's side of the time: idle (waiting for pushes), every learner held
+         * (evaluations, checkpoints: out of wall_s), and the learners' mean time held */
+        size_t len = strlen(j->extra);
+        snprintf(j->extra + len, sizeof j->extra - len, "# t_server_idle_s=%.6f\n"
+                 "# t_paused_s=%.6f\n# t_wait_s=%.6f\n", j->server_idle_s, j->paused_s,
+                 ws0->t[T_WAIT] / j->p);
+    }
+}
+
+/* Starts the workers (rank 0 of this process in the caller's thread), waits for them, and
+ * returns the failure to report: the worker that ended the job (the others' waits merely
+ * returned), else the first that failed, "NAME: why". */
+static int job_run_workers(job *j, int threads, mb_communicator **comms, worker *ws,
+                           thread_arg *args, pthread_t *tids, mb_error *err)
+{
+    for (int i = 0; i < threads; i++)
+        args[i] = (thread_arg){.j = j, .c = comms[i], .w = &ws[i]};
+    int started = 1;
+    for (int i = 1; i < threads; i++, started++)
+        if (pthread_create(&tids[i], NULL, worker_main, &args[i]) != 0)
+            break;
+    if (started < threads) {
+        char why[96];
+        snprintf(why, sizeof why, "could not start %d learner threads", threads);
+        /* the started ones wait at the first broadcast: the abort lets them return */
+        mb_comm_abort_why(comms[0], 1, why);
+        for (int i = 1; i < started; i++)
+            pthread_join(tids[i], NULL);
+        return mb_error_set(err, MB_ENOMEM, "%s", why);
+    }
+    worker_main(&args[0]);
+    for (int i = 1; i < threads; i++)
+        pthread_join(tids[i], NULL);
+    int first = mb_comm_aborted_by(comms[0]);
+    const worker *cause = first >= 0 ? &ws[first % threads] : NULL;
+    for (int i = 0; i < threads && !cause; i++)
+        if (ws[i].rc != MB_OK)
+            cause = &ws[i];
+    if (!cause)
+        return MB_OK;
+    char name[64];
+    par_who(cause, name, sizeof name);
+    int rc = cause->rc != MB_OK ? cause->rc : MB_EMPI;
+    return mb_error_set(err, rc, "%s: %s", name, cause->err.msg[0] ? cause->err.msg : "failed");
+}
+
+int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->eval_loss = r->eval_acc = r->test_loss = r->test_acc = r->loss = r->b_simple = NAN;
+    int rc = mb_run_check_options(o, err);
+    if (rc != MB_OK)
+        return rc;
+    int ranks = o->comm ? mb_comm_size(o->comm) : 1;
+    int rank = o->comm ? mb_comm_rank(o->comm) : 0;
+    if ((rc = mb_par_check(o, ranks, err)) != MB_OK)
+        return rc;
+    if (o->comm)
+        mb_comm_set_timeout(o->comm, o->wait_timeout); /* the MPI watchdog (comm_mpi.c) */
+    job j;
+    memset(&j, 0, sizeof j);
+    pthread_mutex_init(&j.mu_loss, NULL);
+    j.o = o;
+    j.r = r;
+    j.ranks = ranks;
+    j.p = learner_count(o, ranks);
+    j.m = o->batch / j.p;
+    j.k_active = j.k_was = o->sma_tune ? 1 : 1 << 30;
+    j.tuning = o->sma_tune;
+    int threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
+    mb_net_desc *desc = NULL;
+    mb_data_splits own;
+    memset(&own, 0, sizeof own);
+    mb_communicator **comms = NULL;
+    worker *ws = NULL;
+    thread_arg *args = NULL;
+    pthread_t *tids = NULL;
+    if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
+        goto out;
+    j.desc = desc;
+    const mb_data_splits *data;
+    if ((rc = mb_run_data(o, &own, &data, err)) != MB_OK)
+        goto out;
+    j.data = data;
+    if (o->checkpoint_path || o->resume_path)
+        j.data_fp = mb_ckpt_fingerprint(data);
+    if ((rc = mb_run_check_shapes(desc, &data->train, "training", err)) != MB_OK)
+        goto out;
+    if (data->eval.n == 0) {
+        rc = mb_error_set(err, MB_EINVAL, "data '%s': the eval subset is empty", o->data);
+        goto out;
+    }
+    if ((size_t)o->batch > data->train.n) {
+        rc = mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu training samples",
+                          o->batch, data->train.n);
+        goto out;
+    }
+    /* rank 0's evaluation network: the model judged is copied into it; its initial
+     * parameters are everyone's (broadcast in worker_init) */
+    mb_net_options no = {.max_batch = 128, .seed = o->seed, .algo = o->conv_algo,
+                         .threads = o->eval_threads > 0 ? o->eval_threads : o->threads};
+    if ((rc = mb_net_create(desc, &no, &j.eval_net, err)) != MB_OK)
+        goto out;
+    j.n = mb_net_param_count(j.eval_net);
+    /* rank 0 writes the checkpoints: it checks their folder; then every rank agrees */
+    rc = rank == 0 && o->checkpoint_path ? ckpt_folder_ok(o->checkpoint_path, err) : MB_OK;
+    if (o->comm && ranks > 1)
+        rc = par_agree(&j, o->comm, desc, rc, r, err);
+    if (rc != MB_OK)
+        goto out;
+    j.rec = par_rec_floats(&j);
+    j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
+              : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune ? 1 : j.p)
+                                       : 0.9 / j.p; /* beta = p alpha = 0.9 */
+    j.mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
+    snprintf(r->net, sizeof r->net, "%s", desc->name);
+    snprintf(r->device, sizeof r->device, "%s", mb_ctx_device_name(mb_net_context(j.eval_net)));
+    r->params = j.n;
+    r->learners = j.p;
+    r->ranks = ranks;
+    j.model = malloc(j.n * sizeof *j.model);
+    j.shared = o->par == MB_PAR_EASGD_HOGWILD ? calloc(j.n, sizeof *j.shared) : NULL;
+    if (!j.model || (o->par == MB_PAR_EASGD_HOGWILD && !j.shared)) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory for the model");
+        goto out;
+    }
+    job_extra(&j);
+    char *rows0 = NULL;
+    size_t len0 = 0;
+    if (o->resume_path && (rc = job_resume(&j, rank, &rows0, &len0, err)) != MB_OK)
+        goto out;
+    if (rank == 0) {
+        rc = mb_run_mon_init(&j.mon, o, desc, data, j.eval_net, r, j.updates0, rows0, len0, err);
+        if (rc != MB_OK)
+            goto out;
+        j.mon.extra_meta = j.extra;
+    } else {
+        /* the other ranks need the bound only */
+        mb_run_options q = *o;
+        q.log_path = NULL;
+        q.target_loss = NAN;
+        if ((rc = mb_run_mon_init(&j.mon, &q, desc, data, j.eval_net, r, j.updates0, NULL, 0,
+                                  err)) != MB_OK)
+            goto out;
+    }
+
+    comms = calloc((size_t)threads, sizeof *comms);
+    ws = calloc((size_t)threads, sizeof *ws);
+    args = calloc((size_t)threads, sizeof *args);
+    tids = calloc((size_t)threads, sizeof *tids);
+    if (!comms || !ws || !args || !tids) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory for %d learners", threads);
+        goto out;
+    }
+    if (o->comm && threads == 1) {
+        comms[0] = o->comm;
+    } else if ((rc = o->comm ? mb_comm_hybrid_create(o->comm, threads, comms, err)
+                             : mb_comm_threads_create(threads, comms, err)) != MB_OK) {
+        goto out;
+    }
+    for (int i = 0; i < threads; i++)
+        mb_comm_set_timeout(comms[i], o->wait_timeout);
+    j.ws = ws;
+    /* Hogwild's clocks: a resumed run's steps so far, all of logged updates */
+    j.steps = j.claimed = j.steps0;
+    j.logged = j.updates0;
+    rc = job_run_workers(&j, threads, comms, ws, args, tids, err);
+    job_results(&j, &ws[0], r);
+    if (rc == MB_OK && rank == 0)
+        rc = mb_run_mon_finish(&j.mon, j.model, j.updates, j.samples, j.wall_s, j.loss, err);
+    if (rc == MB_OK && rank != 0) { /* the others report what rank 0 logged, roughly */
+        r->updates = j.updates;
+    }
+out:
+    if (ws)
+        for (int i = 0; i < threads; i++)
+            worker_free(&ws[i]);
+    if (comms && !(o->comm && threads == 1))
+        for (int i = 0; i < threads && comms[i]; i++)
+            mb_comm_free(comms[i]);
+    free(comms);
+    free(ws);
+    free(args);
+    free(tids);
+    free(j.model);
+    free(j.shared);
+    mb_run_mon_free(&j.mon);
+    mb_net_free(j.eval_net);
+    pthread_mutex_destroy(&j.mu_loss);
+    mb_data_splits_free(&own);
+    mb_net_desc_free(desc);
+    return rc;
+}

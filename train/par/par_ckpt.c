@@ -1,0 +1,320 @@
+/* par_ckpt.c — the companion file of a parallel run's checkpoint (par_impl.h): every learner's
+ * parameters, optimiser state and centre copy, beside run_ckpt.c's file of learner 0.
+ *
+ * Layout (native byte order, same machine):
+ *     "MBKPAR03"  magic
+ *     head        mb_par_ckpt_head
+ *     log rows    head.log_len bytes
+ *     records     head.learners x head.rec_floats float32 (par_impl.h: par_pack)
+ *     "MBKPEND\n" trailer
+ *     crc32       of every byte before it (zlib), uint32
+ * and believed only after checks, as the main checkpoint is (run_ckpt.c): the length the head
+ * implies, the checksum, the head's values in range (counts, a finite wall time, alpha in
+ * [0, 1], ...), every parameter, velocity and centre finite and within +-1e15 (far beyond any
+ * trained network's, short of the overflow a 1e30 would bring), every cursor inside the data;
+ * the run's identity (algorithm, records, parameters, data fingerprint, seed, batch, tau) is
+ * compared by the caller (par.c). MBKPAR02 (no checksum) and MBKPAR01 are refused.
+ *
+ * The pair is not written in one step: PATH.learners first, then PATH. A job killed between
+ * the two (a rank that dies ends the job at any moment) would leave a new PATH.learners beside
+ * the old PATH; so the writer first moves the PATH.learners it replaces to PATH.learners.prev,
+ * and the reader takes whichever of the two is of PATH's update. At every moment one of them
+ * is: kill inside the write (the old pair stands), after the move (.prev is PATH's), after the
+ * new PATH.learners (.prev still is), after PATH (the new pair).
+ */
+#include "par_impl.h"
+#include "../../data/mb_output.h"
+#include "../comm/mb_comm.h"
+#include "../learner/mb_learner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '3'};
+static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
+
+/* The largest |value| a stored parameter, velocity or centre may have. */
+#define PAR_VALUE_MAX 1e15
+
+/* PATH.learners, or with prev PATH.learners.prev (malloc'd). */
+static char *companion(const char *path, int prev)
+{
+    size_t n = strlen(path) + sizeof ".learners.prev";
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s.learners%s", path, prev ? ".prev" : "");
+    return p;
+}
+
+/* fwrite and the running checksum. */
+static int put(FILE *f, uLong *crc, const void *p, size_t len)
+{
+    if (len == 0)
+        return 1;
+    const unsigned char *b = p;
+    for (size_t left = len; left > 0;) {
+        uInt k = left > (1u << 30) ? (1u << 30) : (uInt)left;
+        *crc = crc32(*crc, b, k);
+        b += k;
+        left -= k;
+    }
+    return fwrite(p, len, 1, f) == 1;
+}
+
+int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char *rows,
+                      int (*record)(uint64_t i, float *buf, void *ctx), void *ctx, float *buf,
+                      mb_error *err)
+{
+    char *p = companion(path, 0);
+    if (!p)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    mb_out out;
+    int rc = mb_out_open(&out, p, err);
+    if (rc != MB_OK) {
+        free(p);
+        return rc;
+    }
+    size_t rec = head->rec_floats;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    int ok = put(out.f, &crc, magic, sizeof magic) && put(out.f, &crc, head, sizeof *head) &&
+             put(out.f, &crc, rows, head->log_len);
+    for (uint64_t i = 0; ok && i < head->learners; i++) {
+        if ((rc = record(i, buf, ctx)) != MB_OK)
+            break;
+        ok = put(out.f, &crc, buf, rec * sizeof *buf);
+    }
+    ok = ok && rc == MB_OK && put(out.f, &crc, trailer, sizeof trailer);
+    uint32_t c32 = (uint32_t)crc;
+    ok = ok && fwrite(&c32, sizeof c32, 1, out.f) == 1;
+    if (!ok) {
+        mb_out_abort(&out);
+        rc = mb_error_set(err, rc != MB_OK ? rc : MB_EIO, "%s: cannot write the checkpoint", p);
+        free(p);
+        return rc;
+    }
+    /* the file this one replaces stays as .prev, PATH's partner until PATH is rewritten */
+    char *q = companion(path, 1);
+    if (!q) {
+        mb_out_abort(&out);
+        free(p);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    if (rename(p, q) != 0 && errno != ENOENT) {
+        rc = mb_error_set(err, MB_EIO, "%s: cannot keep the previous checkpoint as %s: %s", p, q,
+                          strerror(errno));
+        mb_out_abort(&out);
+    } else {
+        rc = mb_out_commit(&out, err);
+    }
+    free(q);
+    free(p);
+    return rc;
+}
+
+/* The update of the single-learner checkpoint at PATH, decoded and checked whole; -1 when it
+ * cannot be read (mb_ckpt_read will say why). */
+static long main_updates(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long u = -1, len;
+    if (!f)
+        return -1;
+    char *b = NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b = malloc((size_t)len)) && fread(b, 1, (size_t)len, f) == (size_t)len) {
+        mb_ckpt c;
+        mb_error e = {0};
+        if (mb_ckpt_decode(b, (size_t)len, path, &c, &e) == MB_OK) {
+            u = (long)c.run.updates;
+            mb_ckpt_release(&c);
+        }
+    }
+    free(b);
+    fclose(f);
+    return u;
+}
+
+static int corrupt(mb_error *err, const char *name, const char *what)
+{
+    return mb_error_set(err, MB_EFORMAT, "%s: corrupt learners' checkpoint: %s", name, what);
+}
+
+/* The head's values, each in its range (the lengths are checked before). */
+static const char *head_range(const mb_par_ckpt_head *h)
+{
+    if (h->algo <= MB_PAR_NONE || h->algo >= MB_PAR_N)
+        return "no such algorithm";
+    if (h->updates < 0 || h->updates > ((int64_t)1 << 50) || h->steps < 0)
+        return "update or step count out of range";
+    if (!(isfinite(h->wall_s) && h->wall_s >= 0 && h->wall_s <= 1e9))
+        return "wall time is not in [0, 1e9] seconds";
+    if (!(isfinite(h->alpha) && h->alpha >= 0 && h->alpha <= 1))
+        return "elastic alpha is not in [0, 1]";
+    if (h->tuning != 0 && h->tuning != 1)
+        return "tuning flag is not 0 or 1";
+    if (h->k_active < 1 || h->k_was < 1 || h->tune_u0 < 0 || h->tune_u0 > h->updates)
+        return "tuning counts out of range";
+    if (!isfinite(h->tune_t0) || !isfinite(h->tune_prev) || h->tune_t0 < 0 || h->tune_prev < 0)
+        return "tuning times are not finite";
+    if (h->batch < 1 || h->tau < 1 || h->n_train < 1 || h->n_train > UINT32_MAX)
+        return "batch, tau or training-set size out of range";
+    if (h->samples > (uint64_t)h->updates * (uint64_t)h->batch * 2 + (uint64_t)h->batch)
+        return "more samples than the updates hold";
+    return NULL;
+}
+
+/* Record r's values: four blocks of finite floats within PAR_VALUE_MAX, and a cursor inside the
+ * data (position and permutation entries below n_train). */
+static const char *record_range(const unsigned char *rec, const mb_par_ckpt_head *h)
+{
+    size_t n4 = 4 * (size_t)h->params;
+    for (size_t k = 0; k < n4; k++) {
+        float v;
+        memcpy(&v, rec + k * sizeof v, sizeof v);
+        if (!(isfinite(v) && fabsf(v) <= PAR_VALUE_MAX))
+            return "a parameter, velocity or centre value is not finite or beyond 1e15";
+    }
+    if (h->rec_floats == n4)
+        return NULL;
+    uint64_t head[5];
+    memcpy(head, rec + n4 * sizeof(float), sizeof head);
+    if (head[0] > h->n_train)
+        return "a cursor position beyond the training set";
+    const unsigned char *perm = rec + (n4 + PAR_CUR_WORDS) * sizeof(float);
+    for (uint64_t k = 0; k < h->n_train; k++) {
+        uint32_t x;
+        memcpy(&x, perm + k * sizeof x, sizeof x);
+        if (x >= h->n_train)
+            return "a cursor's permutation points beyond the training set";
+    }
+    return NULL;
+}
+
+int mb_par_ckpt_decode(const unsigned char *b, size_t len, const char *name,
+                       mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf,
+                       mb_error *err)
+{
+    if (rows)
+        *rows = NULL;
+    if (len < sizeof magic || memcmp(b, magic, 6) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: not a parallel checkpoint (PATH.learners)",
+                            name);
+    if (memcmp(b, magic, sizeof magic) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: learners' checkpoint format %.8s; this "
+                            "mbtrain reads %.8s (with a checksum): write it again", name,
+                            (const char *)b, magic);
+    const size_t fixed = sizeof magic + sizeof *head + sizeof trailer + sizeof(uint32_t);
+    if (len < fixed)
+        return mb_error_set(err, MB_EFORMAT, "%s: truncated learners' checkpoint", name);
+    uint32_t stored;
+    memcpy(&stored, b + len - sizeof stored, sizeof stored);
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (size_t at = 0, left = len - sizeof stored; left > 0;) {
+        uInt k = left > (1u << 30) ? (1u << 30) : (uInt)left;
+        crc = crc32(crc, b + at, k);
+        at += k;
+        left -= k;
+    }
+    memcpy(head, b + sizeof magic, sizeof *head);
+    /* the lengths first: a damaged head must not drive the arithmetic below */
+    const mb_par_ckpt_head *h = head;
+    if (h->params == 0 || h->params > ((uint64_t)1 << 34) || h->learners == 0 ||
+        h->learners > 65536 || h->log_len > ((uint64_t)1 << 34) ||
+        (h->rec_floats != 4 * h->params &&
+         h->rec_floats != 4 * h->params + PAR_CUR_WORDS + h->n_train) ||
+        h->n_train > UINT32_MAX || memchr(h->trace, '\0', sizeof h->trace) == NULL)
+        return corrupt(err, name, "its head's counts are out of range");
+    uint64_t body = h->learners * h->rec_floats * sizeof(float);
+    if (len != fixed + h->log_len + body)
+        return mb_error_set(err, MB_EFORMAT, "%s: truncated or padded learners' checkpoint "
+                            "(%zu bytes, its head implies %llu)", name, len,
+                            (unsigned long long)(fixed + h->log_len + body));
+    if ((uint32_t)crc != stored)
+        return mb_error_set(err, MB_EFORMAT, "%s: checksum mismatch: the learners' checkpoint "
+                            "is damaged", name);
+    if (memcmp(b + len - sizeof stored - sizeof trailer, trailer, sizeof trailer) != 0)
+        return corrupt(err, name, "no end marker");
+    const char *bad = head_range(h);
+    if (bad)
+        return corrupt(err, name, bad);
+    const unsigned char *r = b + sizeof magic + sizeof *head;
+    if (memchr(r, '\0', h->log_len))
+        return corrupt(err, name, "a NUL byte in the log rows");
+    const unsigned char *recs = r + h->log_len;
+    for (uint64_t k = 0; k < h->learners; k++)
+        if ((bad = record_range(recs + k * h->rec_floats * sizeof(float), h)) != NULL) {
+            char what[160];
+            snprintf(what, sizeof what, "record %llu: %s", (unsigned long long)k, bad);
+            return corrupt(err, name, what);
+        }
+    if (buf && i >= h->learners)
+        return mb_error_set(err, MB_EFORMAT, "%s: no record for learner %llu (%llu in the file)",
+                            name, (unsigned long long)i, (unsigned long long)h->learners);
+    if (rows) {
+        if (!(*rows = malloc(h->log_len + 1)))
+            return mb_error_set(err, MB_ENOMEM, "out of memory for %s's log rows", name);
+        memcpy(*rows, r, h->log_len);
+        (*rows)[h->log_len] = '\0';
+    }
+    if (buf)
+        memcpy(buf, recs + i * h->rec_floats * sizeof(float), h->rec_floats * sizeof(float));
+    return MB_OK;
+}
+
+/* Reads one companion file (par_impl.h: mb_par_ckpt_read): the whole file, then the checks. */
+static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf,
+                    mb_error *err)
+{
+    if (rows)
+        *rows = NULL;
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return mb_error_set(err, MB_EIO, "%s: cannot open the learners' checkpoint (a parallel "
+                            "run's checkpoint is PATH and PATH.learners): %s", p, strerror(errno));
+    long len = -1;
+    unsigned char *b = NULL;
+    int rc;
+    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+        rc = mb_error_set(err, MB_EIO, "%s: cannot read the learners' checkpoint", p);
+    else if (!(b = malloc(len ? (size_t)len : 1)))
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory for %s (%ld bytes)", p, len);
+    else if (len && fread(b, 1, (size_t)len, f) != (size_t)len)
+        rc = mb_error_set(err, MB_EIO, "%s: cannot read the learners' checkpoint", p);
+    else
+        rc = mb_par_ckpt_decode(b, (size_t)len, p, head, rows, i, buf, err);
+    free(b);
+    fclose(f);
+    return rc;
+}
+
+int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
+                     float *buf, mb_error *err)
+{
+    char *p = companion(path, 0), *q = companion(path, 1);
+    int rc;
+    if (!p || !q) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* PATH.learners, unless it is not PATH's partner and PATH.learners.prev is */
+    long u = main_updates(path);
+    mb_par_ckpt_head hq;
+    mb_error eq = {0};
+    rc = read_one(p, head, rows, i, buf, err);
+    if (u >= 0 && (rc != MB_OK || head->updates != u) &&
+        read_one(q, &hq, NULL, 0, NULL, &eq) == MB_OK && hq.updates == u) {
+        if (rows) {
+            free(*rows);
+            *rows = NULL;
+        }
+        rc = read_one(q, head, rows, i, buf, err);
+    }
+out:
+    free(p);
+    free(q);
+    return rc;
+}

@@ -1,0 +1,243 @@
+/* par_impl.h — private to train/par/par*.c: the parallel run's checkpoint companion (par_ckpt.c),
+ * and the job and worker state the drivers share (par.c, par_async.c).
+ *
+ * A parallel run's checkpoint is two files: PATH, the single-learner checkpoint of learner 0
+ * (run_ckpt.c: the shared data cursor, learner 0's parameters and optimiser state, the log rows),
+ * and PATH.learners, written first, holding every learner and the centre (the one it replaces
+ * kept as PATH.learners.prev until PATH is rewritten). A resume reads PATH and the companion of
+ * PATH's update, and checks that they belong to the same update. */
+#ifndef MB_PAR_IMPL_H
+#define MB_PAR_IMPL_H
+
+#include "../run/run_impl.h"
+
+/* Floats' room at the start of a record's cursor part: pos, epoch, rng, the next step's update
+ * (or Hogwild's local step) and the local step, 5 x 8 bytes (par_worker.c: par_pack). */
+enum { PAR_CUR_WORDS = 10 };
+
+/* What PATH.learners says of the run. */
+typedef struct mb_par_ckpt_head {
+    uint64_t learners;     /* records in the file: one per rank of the job's communicator (the
+                              server or Hogwild's watcher is rank 0, a record without a cursor) */
+    uint64_t params;       /* floats per parameter block */
+    uint64_t rec_floats;   /* floats per record (par_rec_floats) */
+    int64_t updates;       /* the update the checkpoint was taken after */
+    uint64_t samples;      /* training samples processed */
+    double wall_s;         /* training seconds so far */
+    int32_t algo;          /* an mb_par_algo */
+    int32_t k_active;      /* --sma-tune: learners stepping from the next update on, */
+    int32_t k_was;         /* those that stepped in the last one, */
+    int32_t tuning;        /* 1 while the tuning goes on */
+    int64_t tune_u0;       /* where the tuning window began: update, samples, seconds */
+    uint64_t tune_s0;
+    double tune_t0, tune_prev; /* and the last window's samples per second */
+    double alpha;          /* the moving rate in use (the tuning sets SMA's to 1/k) */
+    int64_t steps;         /* server algorithms and Hogwild: learner steps counted */
+    uint64_t log_len;      /* bytes of log rows that follow the header */
+    char trace[512];       /* --sma-tune's trace so far */
+    /* the run's identity, checked on resume as PATH's is (run_ckpt.c) */
+    uint64_t data_fp;      /* mb_ckpt_fingerprint of the data */
+    uint64_t seed;         /* --seed */
+    int64_t batch;         /* --batch M */
+    int64_t tau;           /* --tau */
+    uint64_t n_train;      /* training samples (the cursors' permutations' length) */
+} mb_par_ckpt_head;
+
+/* Writes PATH.learners atomically: the head, the log rows, then head->learners records, each
+ * fetched by `record(i, buf, ctx)` into buf (head->rec_floats floats). */
+int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char *rows,
+                      int (*record)(uint64_t i, float *buf, void *ctx), void *ctx, float *buf,
+                      mb_error *err);
+/* Reads PATH.learners' head and log rows (*rows allocated, NUL-terminated; NULL to skip) and,
+ * when buf is not NULL, record i into buf; PATH.learners.prev instead where that one is of
+ * PATH's update and PATH.learners is not (a job killed between the two writes). MB_EFORMAT for
+ * a truncated, damaged (checksum) or foreign file, or values out of range (par_ckpt.c). */
+int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
+                     float *buf, mb_error *err);
+/* The same checks on a file's bytes in memory (`name` for messages): what mb_par_ckpt_read
+ * applies, and what the fuzz harness drives (tests/fuzz/fuzz_parckpt.c). */
+int mb_par_ckpt_decode(const unsigned char *b, size_t len, const char *name,
+                       mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf,
+                       mb_error *err);
+
+/* ---- the job and its workers, shared by par.c (set-up, lockstep) and par_async.c ---------- */
+
+#include <pthread.h>
+#include <time.h>
+
+static inline double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+enum { T_COMPUTE, T_COMM, T_DATA, T_UPDATE, T_WAIT, T_N }; /* T_WAIT: held by the server */
+enum { TAG_PUSH = 11, TAG_PULL = 12, TAG_CKPT = 13 };
+
+typedef struct job job;
+
+/* One learner (or the server / watcher, rank 0 of the server algorithms) and its buffers. */
+typedef struct worker {
+    job *j;
+    mb_communicator *c;
+    int rank;              /* in c */
+    mb_learner l;          /* absent (net NULL) on a server rank */
+    float *centre;         /* n floats: x~ (EASGD), z (SMA); this rank's copy */
+    float *buf;            /* n floats: sums, elastic terms, messages */
+    float *aux;            /* n floats: z_prev (SMA), velocity (EAMSGD), gradient sum (DOWNPOUR) */
+    double t[T_N];         /* seconds by part */
+    float *rec;            /* a checkpoint record, j->rec floats, or NULL */
+    long next_t;           /* Hogwild, server algorithms: the local step a learner takes next
+                              (for tau, n_push, n_fetch) */
+    long u_next;           /* server algorithms: the update of the learner's next step */
+    int skip_exchange;     /* a resumed asynchronous learner: its exchange was made */
+    int was_active;        /* SMA: stepped in the last update */
+    int rc;
+    mb_error err;
+} worker;
+
+struct job {
+    const mb_run_options *o;
+    const mb_net_desc *desc;
+    const mb_data_splits *data;
+    uint64_t data_fp;      /* mb_ckpt_fingerprint of data: the run's identity in checkpoints */
+    int ranks;             /* MPI ranks */
+    int p;                 /* learners in all */
+    int m;                 /* samples per learner step */
+    size_t n;              /* parameters */
+    size_t rec;            /* floats per checkpoint record (par_rec_floats) */
+    worker *ws;            /* every worker of this process (Hogwild's watcher packs theirs) */
+    long steps0;           /* server algorithms, Hogwild: learner steps of a resumed run */
+    double alpha, mu;      /* moving rate (EASGD, SMA), momentum (SMA's mu, EAMSGD's delta) */
+    mb_run_result *r;
+    mb_run_mon mon;        /* rank 0's */
+    mb_net *eval_net;      /* rank 0's */
+    float *model;          /* rank 0: what the monitor judges, n floats */
+    char extra[1024];      /* "# key=value" lines for the log */
+    /* where a resumed run starts (every rank reads its checkpoint) */
+    long updates0;
+    size_t samples0;
+    double wall0;
+    double ckpt_s;         /* Hogwild: seconds writing checkpoints (rank 0), taken out of wall_s
+                              as the lockstep loop leaves them out */
+    double paused_s;       /* server algorithms: seconds every learner was held (evaluations,
+                              checkpoints), out of wall_s */
+    double server_idle_s;  /* server algorithms: seconds the server waited for a message */
+    /* the run so far (rank 0) */
+    long updates;
+    size_t samples;
+    double wall_s, loss;
+    /* B_simple's sums (sgd-sync, rank 0): mean |g_i|^2 and |G|^2 over updates */
+    double g2_small, g2_big;
+    long g2_n;
+    /* Hogwild: the shared centre, the learners' step count and the stop flag */
+    float *shared;
+    long steps;            /* learner steps done */
+    long claimed;          /* learner steps begun */
+    long logged;           /* updates the watcher has logged */
+    int stop;
+    double loss_sum;
+    long loss_n;
+    int done_learners;
+    pthread_mutex_t mu_loss;
+    /* SMA's learners per process (Crossbow section 4): ranks >= k_active sit out */
+    int k_active;
+    int k_was;             /* learners that stepped in the last update (k_active before it) */
+    int tuning;            /* 1 while the tuning goes on */
+    long tune_u0;          /* the update, samples and training seconds where the window began */
+    size_t tune_s0;
+    double tune_t0, tune_prev; /* and the last window's samples per second */
+    char trace[512];       /* "k:samples_per_s,..." */
+};
+
+static inline int is_root(const worker *w) { return w->rank == 0; }
+
+/* The learning rate of update u (0-based), --lr-step's schedule (mb_optim_lr_at): every rule
+ * takes it at the update it is part of. The moving rate alpha stays: Zhang et al. keep
+ * beta = p alpha fixed and lower eta, "i.e. increasing the penalty term rho" (alpha = eta rho;
+ * their supplement, section 9.6). */
+static inline float eta_at(const job *j, long u)
+{
+    return (float)mb_optim_lr_at(&j->o->optim, u);
+}
+
+/* 1 when update u's rate differs from update u - 1's: SMA restarts its averaging there. */
+static inline int lr_changes_at(const job *j, long u)
+{
+    return u > 0 && mb_optim_lr_at(&j->o->optim, u) != mb_optim_lr_at(&j->o->optim, u - 1);
+}
+
+/* A learner's gradient for the rules that step without the optimiser (the elastic ones, SMA, the
+ * asynchronous learners and DOWNPOUR's, whose master optimiser then has none, Hogwild):
+ * mb_learner_grad, then L2 weight decay adds lambda x to g (docs/algorithms.md, "Weight decay"),
+ * at the parameters the gradient was taken at, as mb_optim_step does for SGD and sgd-sync. */
+static inline int par_grad(worker *w, double *loss)
+{
+    int rc = mb_learner_grad(&w->l, loss, &w->err);
+    const float wd = (float)w->j->o->optim.weight_decay;
+    if (rc != MB_OK || !(wd > 0))
+        return rc;
+    const float *x = mb_net_params(w->l.net);
+    float *g = mb_net_grads(w->l.net);
+    for (size_t k = 0; k < w->j->n; k++)
+        g[k] += wd * x[k];
+    return MB_OK;
+}
+
+/* Seconds of `part` since *t0; *t0 moves on. */
+static inline void lap(worker *w, int part, double *t0)
+{
+    double t = now_s();
+    w->t[part] += t - *t0;
+    *t0 = t;
+}
+
+/* Records this worker's first failure: `what` failed with rc (or waited past --wait-timeout). */
+static inline int fail(worker *w, int rc, const char *what)
+{
+    if (w->rc == MB_OK) {
+        w->rc = rc;
+        if (w->err.msg[0])
+            ;
+        else if (mb_comm_timed_out(w->c))
+            mb_error_set(&w->err, rc, "%s: waited more than %g s for the other learners "
+                         "(--wait-timeout): one has stalled or is lost", what,
+                         w->j->o->wait_timeout);
+        else
+            mb_error_set(&w->err, rc, "%s: %s", what, mb_strerror(rc));
+    }
+    return rc;
+}
+
+/* Ends the whole job after this worker's failure (its rc and err; par.c): over MPI one line,
+ * "PROGRAM: learner I: why", then MPI_Abort; over threads every other worker's waits return at
+ * once and mb_par_run reports this worker's message. (par_worker.c, as below.) */
+void par_abort(worker *w);
+
+/* Who a worker is, for messages: "learner R", or the server / Hogwild's watcher on rank 0. */
+void par_who(const worker *w, char *buf, size_t n);
+
+/* Checkpoint records (par_worker.c). A record is 4 blocks of n floats: parameters (the server's: the
+ * centre), optimiser velocity (zeros without one; DOWNPOUR's server: its master's), the second
+ * block (SMA's z_prev, EAMSGD's velocity), this rank's copy of the centre; then, for the
+ * algorithms whose learners draw their own batches (server algorithms, Hogwild), the learner's
+ * cursor as raw bytes: 8 floats' room for pos, epoch, rng and the next step's update or local
+ * step, and the permutation, n_train uint32. */
+size_t par_rec_floats(const job *j);
+void par_pack(worker *w, float *rec);
+void par_unpack(worker *w, const float *rec);
+/* Writes PATH.learners from rank 0: the head from the job and the records in all (j->rec
+ * floats each, comm size of them); the lockstep driver also writes PATH itself. */
+int par_write_learners(worker *w, long updates, size_t samples, double wall_s, long steps,
+                       const float *all);
+
+/* The asynchronous drivers (par_async.c): rank 0 of DOWNPOUR / async EASGD / EAMSGD, their
+ * learners, Hogwild's learners and its watcher. */
+void par_run_server(worker *w);
+void par_run_async_learner(worker *w);
+void par_run_hogwild_learner(worker *w);
+void par_run_hogwild_watch(worker *w);
+
+#endif /* MB_PAR_IMPL_H */

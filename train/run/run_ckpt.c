@@ -1,0 +1,516 @@
+/* run_ckpt.c — checkpoints of a training run: everything needed to continue a killed run where
+ * its last checkpoint left it, written through the one output writer (temp file + rename, so a
+ * kill during the write leaves the previous checkpoint whole), and believed only after checks.
+ *
+ * Layout (version 3; native byte order, for the same machine):
+ *     "MBKCKPT3"      magic; the last character is the format version. Any other version is
+ *                     refused with a line saying so (versions 1 and 2 had no checksum).
+ *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
+ *       "RUN "        ckpt_run: the run's identity (net, parameter count, data fingerprint,
+ *                     seed, algorithm, batch, learner count) and its counters (updates,
+ *                     samples, wall seconds, the last mini-batch loss)
+ *       "LOG "        the run log's data rows so far (text), so that the log continues
+ *       "LRN "        one per learner, in order: ckpt_learner (index, updates, epoch, cursor,
+ *                     shuffling PRNG, sizes), parameters float32 x params, velocity float32 x
+ *                     params (momentum and Nesterov only), permutation uint32 x training samples
+ *       "END "        the last section: the zlib crc32 of every byte before it
+ * Sections keep the format open: more learners are more "LRN " sections, a centre variable
+ * (EASGD) would be a section of its own; a reader refuses tags it does not know.
+ *
+ * What is checked on resume, each failure one line naming the file and what is wrong:
+ *   - the checksum (a flipped byte anywhere, a torn or truncated file), then the structure
+ *     (sizes agree with each other and with the file);
+ *   - every value: parameters and velocities finite; wall seconds finite and in [0, 10^9];
+ *     updates, samples, epoch and cursor consistent with each other and the batch (updates =
+ *     epoch x full batches per epoch + position / batch, samples = updates x batch); the
+ *     permutation a permutation; each stored log row well-formed (7 fields, increasing
+ *     updates not past the checkpoint's, finite values, accuracy in [0, 1]);
+ *   - the identity against the resuming run (net, parameter count, data fingerprint, seed,
+ *     algorithm, batch, learners): "checkpoint of seed 1, this run has seed 2".
+ * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), and
+ * options such as lr, which the resuming command line gives again.
+ */
+#include "run_impl.h"
+#include "../../data/mb_dataset.h"
+#include "../../data/mb_output.h"
+#include "../../data/mb_parse.h"
+#include "../comm/mb_comm.h"
+#include "../learner/mb_learner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#define CKPT_VERSION '3'
+static const char magic[8] = {'M', 'B', 'K', 'C', 'K', 'P', 'T', CKPT_VERSION};
+enum { SECTION_HEAD = 16, END_BYTES = SECTION_HEAD + 4 };
+
+/* ---- writing ------------------------------------------------------------------------------- */
+
+/* A writer that keeps the running crc32 of what it wrote. */
+typedef struct ckw {
+    FILE *f;
+    uLong crc;
+    int ok;
+} ckw;
+
+static void put(ckw *w, const void *p, size_t n)
+{
+    if (!w->ok || n == 0)
+        return;
+    w->ok = fwrite(p, 1, n, w->f) == n;
+    /* crc32 takes uInt lengths: feed large blocks in pieces */
+    for (const unsigned char *b = p; n > 0;) {
+        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        w->crc = crc32(w->crc, b, k);
+        b += k;
+        n -= k;
+    }
+}
+
+static void put_head(ckw *w, const char tag[4], uint64_t len)
+{
+    uint32_t zero = 0;
+    put(w, tag, 4);
+    put(w, &zero, sizeof zero);
+    put(w, &len, sizeof len);
+}
+
+uint64_t mb_ckpt_fingerprint(const mb_data_splits *d)
+{
+    /* crc32 of the training samples (pixels and labels) and, apart, of the eval subset: a set
+     * with the same sample count but other pixels, or another --eval-frac or --data-seed,
+     * gives another number */
+    uLong a = crc32(0L, Z_NULL, 0), b = a;
+    const mb_dataset *s[2] = {&d->train, &d->eval};
+    uLong *crc[2] = {&a, &b};
+    for (int i = 0; i < 2; i++) {
+        size_t per = (size_t)s[i]->c * s[i]->h * s[i]->w;
+        uint64_t shape[4] = {s[i]->n, per, (uint64_t)s[i]->classes, 0};
+        *crc[i] = crc32(*crc[i], (const Bytef *)shape, sizeof shape);
+        const unsigned char *px = (const unsigned char *)s[i]->x;
+        for (size_t left = s[i]->n * per * sizeof(float); left > 0;) {
+            uInt k = left > (1u << 30) ? (1u << 30) : (uInt)left;
+            *crc[i] = crc32(*crc[i], px, k);
+            px += k;
+            left -= k;
+        }
+        if (s[i]->n)
+            *crc[i] = crc32(*crc[i], (const Bytef *)s[i]->y, (uInt)(s[i]->n * sizeof(int)));
+    }
+    return ((uint64_t)a << 32) | (uint64_t)b;
+}
+
+/* The identity and counters of the run a checkpoint belongs to. */
+static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const mb_ckpt_extra *x,
+                     uint64_t learners)
+{
+    memset(h, 0, sizeof *h);
+    snprintf(h->net, sizeof h->net, "%s", mb_net_description(l->net)->name);
+    h->params = mb_net_param_count(l->net);
+    h->data_fp = x->data_fp;
+    h->seed = o->seed;
+    h->algo = (int32_t)o->optim.kind;
+    h->batch = l->batch;
+    h->learners = learners;
+    h->n_train = l->cur.n;
+    h->updates = x->updates;
+    h->samples = x->samples;
+    h->wall_s = x->wall_s;
+    h->loss = x->loss;
+}
+
+static void put_learner(ckw *w, mb_learner *l, uint32_t index, long updates)
+{
+    size_t n = mb_net_param_count(l->net);
+    float *v = mb_optim_state(l->opt);
+    ckpt_learner c;
+    memset(&c, 0, sizeof c);
+    c.index = index;
+    c.has_velocity = v != NULL;
+    c.params = n;
+    c.n_train = l->cur.n;
+    c.pos = l->cur.pos;
+    c.span = (uint64_t)(l->span > 0 ? l->span : l->batch);
+    c.updates = updates;
+    c.epoch = l->cur.epoch;
+    c.rng = l->cur.rng;
+    uint64_t len = sizeof c + (uint64_t)n * sizeof(float) * (v ? 2 : 1) +
+                   (uint64_t)l->cur.n * sizeof(uint32_t);
+    put_head(w, "LRN ", len);
+    put(w, &c, sizeof c);
+    put(w, mb_net_params(l->net), n * sizeof(float));
+    if (v)
+        put(w, v, n * sizeof(float));
+    put(w, l->cur.perm, l->cur.n * sizeof(uint32_t));
+}
+
+int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
+                  const mb_ckpt_extra *x, mb_error *err)
+{
+    mb_out out;
+    int rc = mb_out_open(&out, path, err);
+    if (rc != MB_OK)
+        return rc;
+    ckw w = {out.f, crc32(0L, Z_NULL, 0), 1};
+    ckpt_run h;
+    fill_run(&h, l, o, x, 1);
+    put(&w, magic, sizeof magic);
+    put_head(&w, "RUN ", sizeof h);
+    put(&w, &h, sizeof h);
+    put_head(&w, "LOG ", x->log_len);
+    put(&w, x->log_rows, x->log_len);
+    put_learner(&w, l, 0, x->updates);
+    uint32_t crc = (uint32_t)w.crc;
+    put_head(&w, "END ", sizeof crc);
+    if (w.ok)
+        w.ok = fwrite(&crc, sizeof crc, 1, out.f) == 1;
+    if (!w.ok) {
+        mb_out_abort(&out);
+        return mb_error_set(err, MB_EIO, "%s: cannot write the checkpoint", path);
+    }
+    return mb_out_commit(&out, err);
+}
+
+/* ---- reading: structure and values --------------------------------------------------------- */
+
+static int corrupt(mb_error *err, const char *path, const char *what)
+{
+    return mb_error_set(err, MB_EFORMAT, "%s: corrupt checkpoint: %s", path, what);
+}
+
+/* n float32s stored at any alignment (the log before them has any length) */
+static int all_finite(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v;
+        memcpy(&v, p + i * sizeof v, sizeof v);
+        if (!isfinite(v))
+            return 0;
+    }
+    return 1;
+}
+
+/* One stored log row: "update,epoch,samples,wall_s,loss,eval_loss,eval_acc" with the eval
+ * cells empty or finite. *update gets its update. */
+static int check_row(const char *s, size_t len, double wall_max, long *update)
+{
+    char buf[512];
+    if (len == 0 || len >= sizeof buf)
+        return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *f[8];
+    int k = 0;
+    for (char *p = buf; k < 8;) {
+        f[k++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    if (k != 7)
+        return 0;
+    long u, e, smp;
+    double v[4];
+    if (mb_data_parse_long(f[0], 1, 1L << 53, &u) != MB_OK ||
+        mb_data_parse_long(f[1], 0, 1L << 53, &e) != MB_OK ||
+        mb_data_parse_long(f[2], 1, 1L << 62, &smp) != MB_OK)
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (mb_data_parse_double(f[3 + i], &v[i]) != MB_OK)
+            return 0;
+    if (!(v[0] >= 0 && v[0] <= wall_max * (1 + 1e-9) + 1e-6))
+        return 0;
+    int evaluated = *f[5] != '\0';
+    if (evaluated != (*f[6] != '\0'))
+        return 0;
+    if (evaluated && (mb_data_parse_double(f[5], &v[2]) != MB_OK ||
+                      mb_data_parse_double(f[6], &v[3]) != MB_OK || v[2] < 0 || v[3] < 0 ||
+                      v[3] > 1))
+        return 0;
+    *update = u;
+    return 1;
+}
+
+/* Every row well-formed, updates increasing and not past the checkpoint's. */
+static int check_log(const char *s, size_t len, long updates, double wall_s)
+{
+    long prev = 0;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(s + i, '\n', len - i);
+        if (!nl)
+            return 0; /* every row ends with its newline */
+        long u;
+        if (!check_row(s + i, (size_t)(nl - (s + i)), wall_s, &u) || u <= prev || u > updates)
+            return 0;
+        prev = u;
+        i = (size_t)(nl - s) + 1;
+    }
+    return 1;
+}
+
+/* Checks one learner section's values against the run's header. */
+static int check_learner(const ckpt_run *h, const ckpt_learner_view *c, const char *path,
+                         mb_error *err)
+{
+    const ckpt_learner *m = &c->meta;
+    if (m->n_train != h->n_train || m->params != h->params)
+        return corrupt(err, path, "a learner's sizes differ from the run's");
+    if (m->span < (uint64_t)h->batch || m->span > m->n_train)
+        return corrupt(err, path, "cursor span");
+    uint64_t per_epoch = m->n_train / m->span; /* >= 1 */
+    if (m->pos > m->n_train || m->pos % m->span != 0 || m->pos / m->span > per_epoch)
+        return corrupt(err, path, "cursor position");
+    if (m->updates < 0 || m->epoch < 0 ||
+        (uint64_t)m->epoch > (uint64_t)m->updates / per_epoch + 1 ||
+        (uint64_t)m->epoch * per_epoch + m->pos / m->span != (uint64_t)m->updates)
+        return corrupt(err, path, "a learner's update and epoch counts disagree with its cursor");
+    if (!all_finite(c->params, m->params))
+        return corrupt(err, path, "non-finite parameters");
+    if (c->velocity && !all_finite(c->velocity, m->params))
+        return corrupt(err, path, "non-finite velocities");
+    unsigned char *seen = calloc(m->n_train ? m->n_train : 1, 1);
+    if (!seen)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    int ok = 1;
+    for (uint64_t i = 0; ok && i < m->n_train; i++) {
+        uint32_t p;
+        memcpy(&p, c->perm + i * sizeof p, sizeof p);
+        ok = p < m->n_train && !seen[p];
+        if (ok)
+            seen[p] = 1;
+    }
+    free(seen);
+    return ok ? MB_OK : corrupt(err, path, "the permutation repeats or leaves the training set");
+}
+
+static int check_run(const ckpt_run *h, const char *path, mb_error *err)
+{
+    if (memchr(h->net, '\0', sizeof h->net) == NULL || h->net[0] == '\0')
+        return corrupt(err, path, "net name");
+    if (h->params == 0 || h->params > ((uint64_t)1 << 40) || h->n_train == 0 ||
+        h->n_train > UINT32_MAX || h->batch <= 0 || (uint64_t)h->batch > h->n_train ||
+        h->learners == 0 || h->learners > 4096 ||
+        (h->algo != MB_OPTIM_SGD && h->algo != MB_OPTIM_MOMENTUM && h->algo != MB_OPTIM_NESTEROV))
+        return corrupt(err, path, "run sizes out of range");
+    if (h->updates < 1 || h->updates > ((int64_t)1 << 53))
+        return corrupt(err, path, "update count out of range");
+    if (h->samples != (uint64_t)h->updates * (uint64_t)h->batch)
+        return corrupt(err, path, "sample count is not updates x batch");
+    if (!(isfinite(h->wall_s) && h->wall_s >= 0 && h->wall_s <= 1e9))
+        return corrupt(err, path, "wall time is not in [0, 1e9] seconds");
+    if (!isfinite(h->loss))
+        return corrupt(err, path, "non-finite last loss");
+    return MB_OK;
+}
+
+void mb_ckpt_release(mb_ckpt *c)
+{
+    free(c->lrn);
+    memset(c, 0, sizeof *c);
+}
+
+int mb_ckpt_decode(const void *buf, size_t len, const char *path, mb_ckpt *c, mb_error *err)
+{
+    memset(c, 0, sizeof *c);
+    const unsigned char *b = buf;
+    if (len < sizeof magic || memcmp(b, magic, 7) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: not an mbtrain checkpoint", path);
+    if (b[7] != CKPT_VERSION)
+        return mb_error_set(err, MB_EFORMAT,
+                            "%s: checkpoint format version %c; this mbtrain reads version %c "
+                            "only: start the run afresh",
+                            path, b[7] >= 0x20 && b[7] < 0x7f ? b[7] : '?', CKPT_VERSION);
+    if (len < sizeof magic + END_BYTES || memcmp(b + len - END_BYTES, "END \0\0\0\0", 8) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: truncated checkpoint (no end section)", path);
+    uint64_t elen;
+    uint32_t want;
+    memcpy(&elen, b + len - END_BYTES + 8, sizeof elen);
+    memcpy(&want, b + len - 4, sizeof want);
+    size_t body = len - END_BYTES;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (size_t i = 0; i < body;) {
+        uInt k = body - i > (1u << 30) ? (1u << 30) : (uInt)(body - i);
+        crc = crc32(crc, b + i, k);
+        i += k;
+    }
+    if (elen != 4 || (uint32_t)crc != want)
+        return mb_error_set(err, MB_EFORMAT, "%s: checksum mismatch: the checkpoint is damaged "
+                            "or was cut short", path);
+
+    int have_run = 0, have_log = 0, rc = MB_OK;
+    size_t nl = 0;
+    for (size_t at = sizeof magic; at < body;) {
+        uint64_t plen;
+        uint32_t zero;
+        if (body - at < SECTION_HEAD)
+            return (mb_ckpt_release(c), corrupt(err, path, "section header"));
+        memcpy(&zero, b + at + 4, sizeof zero);
+        memcpy(&plen, b + at + 8, sizeof plen);
+        const char *tag = (const char *)b + at;
+        const unsigned char *p = b + at + SECTION_HEAD;
+        at += SECTION_HEAD;
+        if (zero != 0 || plen > body - at) {
+            rc = corrupt(err, path, "section length");
+            break;
+        }
+        at += (size_t)plen;
+        if (memcmp(tag, "RUN ", 4) == 0 && !have_run && plen == sizeof c->run) {
+            memcpy(&c->run, p, sizeof c->run);
+            if ((rc = check_run(&c->run, path, err)) != MB_OK)
+                break;
+            c->lrn = calloc(c->run.learners, sizeof *c->lrn);
+            if (!c->lrn) {
+                rc = mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+                break;
+            }
+            have_run = 1;
+        } else if (memcmp(tag, "LOG ", 4) == 0 && have_run && !have_log) {
+            c->log = (const char *)p;
+            c->log_len = (size_t)plen;
+            if (memchr(p, '\0', (size_t)plen) ||
+                !check_log(c->log, c->log_len, (long)c->run.updates, c->run.wall_s)) {
+                rc = corrupt(err, path, "the stored log rows");
+                break;
+            }
+            have_log = 1;
+        } else if (memcmp(tag, "LRN ", 4) == 0 && have_run && nl < c->run.learners &&
+                   plen >= sizeof(ckpt_learner)) {
+            ckpt_learner_view *v = &c->lrn[nl];
+            memcpy(&v->meta, p, sizeof v->meta);
+            const ckpt_learner *m = &v->meta;
+            uint64_t np = m->params, nt = m->n_train;
+            if (m->index != nl || m->has_velocity > 1 || np != c->run.params ||
+                nt != c->run.n_train ||
+                plen != sizeof *m + np * sizeof(float) * (m->has_velocity ? 2 : 1) +
+                            nt * sizeof(uint32_t)) {
+                rc = corrupt(err, path, "learner section sizes");
+                break;
+            }
+            /* byte pointers: the payload has any alignment inside the file (memcpy out) */
+            v->params = p + sizeof *m;
+            v->velocity = m->has_velocity ? v->params + np * sizeof(float) : NULL;
+            v->perm = p + sizeof *m + np * sizeof(float) * (m->has_velocity ? 2 : 1);
+            if ((rc = check_learner(&c->run, v, path, err)) != MB_OK)
+                break;
+            nl++;
+        } else {
+            char t[5];
+            for (int i = 0; i < 4; i++)
+                t[i] = tag[i] >= 0x20 && tag[i] < 0x7f ? tag[i] : '?';
+            t[4] = '\0';
+            rc = mb_error_set(err, MB_EFORMAT, "%s: corrupt checkpoint: unexpected section '%s'",
+                              path, t);
+            break;
+        }
+    }
+    if (rc == MB_OK && (!have_run || !have_log || nl != c->run.learners))
+        rc = corrupt(err, path, "missing sections");
+    if (rc == MB_OK && (int64_t)c->lrn[0].meta.updates != c->run.updates)
+        rc = corrupt(err, path, "the learner's update count is not the run's");
+    if (rc != MB_OK)
+        mb_ckpt_release(c);
+    return rc;
+}
+
+/* ---- reading: the run's identity ----------------------------------------------------------- */
+
+/* One line naming the first field of the identity that differs. */
+static int check_identity(const ckpt_run *h, const ckpt_run *want, const char *path,
+                          mb_error *err)
+{
+    const char *pre = "checkpoint of";
+    if (strcmp(h->net, want->net) != 0 || h->params != want->params)
+        return mb_error_set(err, MB_EINVAL, "%s: %s net '%s' (%llu parameters), not of '%s' (%llu)",
+                            path, pre, h->net, (unsigned long long)h->params, want->net,
+                            (unsigned long long)want->params);
+    if (h->n_train != want->n_train || h->data_fp != want->data_fp)
+        return mb_error_set(err, MB_EINVAL,
+                            "%s: %s another data set (%llu training samples, fingerprint %016llx; "
+                            "this run: %llu, %016llx): check --data, --eval-frac and --data-seed",
+                            path, pre, (unsigned long long)h->n_train,
+                            (unsigned long long)h->data_fp, (unsigned long long)want->n_train,
+                            (unsigned long long)want->data_fp);
+    if (h->seed != want->seed)
+        return mb_error_set(err, MB_EINVAL, "%s: %s seed %llu, this run has seed %llu", path, pre,
+                            (unsigned long long)h->seed, (unsigned long long)want->seed);
+    if (h->algo != want->algo)
+        return mb_error_set(err, MB_EINVAL, "%s: %s algo %s, this run has algo %s", path, pre,
+                            mb_optim_kind_name((mb_optim_kind)h->algo),
+                            mb_optim_kind_name((mb_optim_kind)want->algo));
+    if (h->batch != want->batch)
+        return mb_error_set(err, MB_EINVAL, "%s: %s batch %d, this run has batch %d", path, pre,
+                            (int)h->batch, (int)want->batch);
+    if (h->learners != want->learners)
+        return mb_error_set(err, MB_EINVAL, "%s: %s %llu learners, this run has %llu", path, pre,
+                            (unsigned long long)h->learners, (unsigned long long)want->learners);
+    return MB_OK;
+}
+
+int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ckpt_extra *x,
+                 mb_error *err)
+{
+    uint64_t data_fp = x->data_fp;
+    memset(x, 0, sizeof *x);
+    char *buf;
+    size_t len;
+    int rc = mb_data_read_file(path, &buf, &len, err);
+    if (rc != MB_OK)
+        return mb_error_set(err, rc, "%s: cannot open the checkpoint", path);
+    mb_ckpt c;
+    if ((rc = mb_ckpt_decode(buf, len, path, &c, err)) != MB_OK) {
+        free(buf);
+        return rc;
+    }
+    ckpt_run want;
+    mb_ckpt_extra id = {.data_fp = data_fp};
+    fill_run(&want, l, o, &id, 1);
+    if ((rc = check_identity(&c.run, &want, path, err)) != MB_OK)
+        goto done;
+    x->log_rows = malloc(c.log_len + 1);
+    uint32_t *perm = malloc(c.run.n_train * sizeof *perm);
+    if (!x->log_rows || !perm) {
+        free(perm);
+        free(x->log_rows);
+        x->log_rows = NULL;
+        rc = mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    const ckpt_learner_view *v = &c.lrn[0];
+    float *vel = mb_optim_state(l->opt);
+    if ((vel != NULL) != (v->velocity != NULL)) { /* the algorithm matched: cannot happen */
+        free(perm);
+        free(x->log_rows);
+        x->log_rows = NULL;
+        rc = corrupt(err, path, "velocity section");
+        goto done;
+    }
+    memcpy(x->log_rows, c.log, c.log_len);
+    x->log_rows[c.log_len] = '\0';
+    x->log_len = c.log_len;
+    x->updates = (long)c.run.updates;
+    x->samples = (size_t)c.run.samples;
+    x->wall_s = c.run.wall_s;
+    x->loss = c.run.loss;
+    x->data_fp = data_fp;
+    memcpy(mb_net_params(l->net), v->params, c.run.params * sizeof(float));
+    if (vel)
+        memcpy(vel, v->velocity, c.run.params * sizeof(float));
+    memcpy(perm, v->perm, c.run.n_train * sizeof *perm);
+    free(l->cur.perm);
+    l->cur.perm = perm;
+    l->cur.pos = (size_t)v->meta.pos;
+    l->cur.epoch = (long)v->meta.epoch;
+    l->cur.rng = v->meta.rng;
+    mb_optim_set_updates(l->opt, x->updates);
+    mb_net_set_steps(l->net, (unsigned long)x->updates); /* one step per update: dropout masks */
+done:
+    mb_ckpt_release(&c);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,256 @@
+/* run_impl.h — private to train/run/run*.c: checkpoint I/O and the run state a checkpoint carries.
+ * The learner the run loop drives is public (train/learner/mb_learner.h). */
+#ifndef MB_RUN_IMPL_H
+#define MB_RUN_IMPL_H
+
+#include <stdint.h>
+
+#include "../../data/mb_dataset.h"
+#include "../../net/mb_net.h"
+#include "../learner/mb_learner.h"
+#include "mb_run.h"
+
+
+/* The run's state beyond the learner that a checkpoint carries. */
+typedef struct mb_ckpt_extra {
+    long updates;          /* updates done */
+    size_t samples;        /* training samples processed */
+    double wall_s;         /* training seconds so far */
+    double loss;           /* the last update's mini-batch loss (what a run resumed at its
+                              bound reports) */
+    uint64_t data_fp;      /* mb_ckpt_fingerprint of the run's data: written, and compared on
+                              reading (set it before mb_ckpt_read) */
+    char *log_rows;        /* the log's data rows so far (owned; NUL-terminated) */
+    size_t log_len;
+} mb_ckpt_extra;
+
+/* The fingerprint of a run's data: crc32 of the training set's pixels, labels and shape in the
+ * high 32 bits, of the eval subset's in the low 32 (so --eval-frac and --data-seed count). */
+uint64_t mb_ckpt_fingerprint(const struct mb_data_splits *d);
+
+/* Writes a checkpoint through mb_out (temp + rename); the format is in run_ckpt.c. */
+int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
+                  const mb_ckpt_extra *x, mb_error *err);
+/* Reads a checkpoint into l (built for the same net, batch, algorithm and data) and x
+ * (x->log_rows allocated; x->data_fp set by the caller beforehand to this run's fingerprint).
+ * MB_EINVAL with one line naming the field when it belongs to another run (net, data, seed,
+ * algo, batch, learners); MB_EFORMAT when it is not a checkpoint, of another format version,
+ * damaged (checksum), or holds a value out of range. */
+int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ckpt_extra *x,
+                 mb_error *err);
+
+/* ---- the run monitor (run_mon.c): evaluation, exact crossing, log rows and the log ------- */
+/* One mechanism for every trainer: the single-learner loop and the parallel ones (par*.c) hand
+ * it a row after each update and the model to judge (the learner's parameters, or the centre /
+ * averaged model); it evaluates on schedule, bisects over snapshots to the exact crossing,
+ * decides reached / diverged, and writes the one log at the end. */
+
+/* A growing text buffer for the log rows. */
+typedef struct mb_strbuf {
+    char *s;
+    size_t len, cap;
+} mb_strbuf;
+
+/* One log row, held until its window's evaluation is done when bisecting. */
+typedef struct mb_run_row {
+    long update, epoch;
+    size_t samples;
+    double wall_s, loss;   /* training seconds so far; the mini-batch loss */
+    double eval_loss;      /* NAN when not evaluated */
+    double eval_acc;
+} mb_run_row;
+
+/* The bisection's state: the updates since the last evaluation (u0, u0 + n]. */
+typedef struct mb_run_window {
+    long u0;               /* the last evaluated update, or where this process started */
+    long n;                /* rows held: updates u0 + 1 .. u0 + n */
+    long cap;              /* the most updates between two scheduled evaluations: eval_every,
+                              or the cap W with eval_adapt */
+    size_t params;         /* floats per snapshot */
+    mb_run_row *rows;      /* cap rows */
+    float *snap;           /* cap x params floats: slot k (0 <= k < cap - 1) holds the
+                              parameters after update u0 + 1 + k; slot cap - 1 keeps the live
+                              parameters while the bisection loads others */
+} mb_run_window;
+
+/* The staged check (check_frac, with a target; run_check.c). Positions 0 .. n - 1 order the
+ * eval subset: before the first full evaluation as the subset lies (one stratum); after each,
+ * ranked by that evaluation's losses into `strata` strata of (nearly) equal size, each in the
+ * subset's order. */
+enum { MB_RUN_STRATA = 4 };
+typedef struct mb_run_check {
+    size_t n;              /* samples of the eval subset; 0: no checks, every evaluation full */
+    int chunk;             /* samples per evaluation call */
+    long first;            /* chunks of the check_frac stage */
+    long start;            /* chunks of the next check's first stage: `first`, or fewer after a
+                              check that ruled the target out with room to spare
+                              (mb_run_check_start) */
+    int strata;
+    size_t lo[MB_RUN_STRATA + 1]; /* stratum h: positions lo[h] .. lo[h + 1] - 1 */
+    double ref_mean[MB_RUN_STRATA]; /* each stratum's mean loss at the reference */
+    double spread[MB_RUN_STRATA];   /* each stratum's per-sample spread at the last check (the
+                                       reference's own before one): Neyman's allocation */
+    size_t *order;         /* [n] the sample at each position */
+    double *cur, *ref;     /* [n] per position: losses at this check (the first samples of each
+                              stratum that it saw), at the reference (one block, owned) */
+    int reference;         /* 1 after the first full evaluation: strata, ref and ref_mean hold */
+    struct mb_run_ranked *rank; /* [n] scratch of the re-ranking */
+    float *xb;             /* one chunk's inputs gathered by the order */
+    int *yb;               /* and its labels */
+} mb_run_check;
+
+/* Sets up the check for the eval subset (MB_ENOMEM), and frees it. */
+int mb_run_check_init(mb_run_check *c, const mb_run_options *o, const struct mb_dataset *eval,
+                      mb_error *err);
+void mb_run_check_free(mb_run_check *c);
+
+/* One evaluation of the net's parameters by stages. *ruled_out = 1 when a stage ruled the
+ * target out (*est: its estimate); else *loss and *acc are the full evaluation's (*est is
+ * *loss), which becomes the reference of the next checks. *seen: the samples evaluated. */
+int mb_run_check_eval(mb_run_check *c, mb_net *net, const struct mb_dataset *eval,
+                      double target, double k, double blowup, int *ruled_out, double *loss,
+                      double *acc, double *est, size_t *seen, mb_error *err);
+
+/* The estimate of the full loss from the samples seen and its standard error. Stratum h holds
+ * positions lo[h] .. lo[h + 1] - 1, of which the first seen[h] have losses cur[] (and ref[] at
+ * the reference, whose stratum means are ref_mean[]; ref NULL: no reference). Per stratum: the
+ * mean, or when its residual variance is smaller the regression estimate mean + b (ref_mean -
+ * the seen samples' ref mean); its variance / seen x (1 - seen / size), none for a stratum seen
+ * whole; the strata weighted by their share of the positions. spread[h] gets the per-sample
+ * spread the stratum's estimate used. *est and *se are NAN when a stratum not seen whole has
+ * fewer than 2 samples seen. */
+void mb_run_check_estimate(const double *cur, const double *ref, const double *ref_mean,
+                           const size_t *lo, const size_t *seen, int strata, double *est,
+                           double *se, double *spread);
+
+/* Neyman's allocation of a stage of `total` chunks: want[h] in proportion to weight[h] (a
+ * stratum's size x spread; a weight that is not a positive number counts as 0, and all of them
+ * 0 as equal), at least min and at most cap[h] chunks each, water-filled (what a full stratum
+ * cannot take goes to the others). The shares are rounded up, so the sum may pass total by up
+ * to one chunk per stratum; it is below total only when every stratum is full. */
+void mb_run_check_alloc(long total, int strata, const long *cap, const double *weight, long min,
+                        long *want);
+
+/* The first stage of the next check, in chunks, after a check that ruled the target out having
+ * seen `done` chunks with estimate est and standard error se: the standard error shrinks as
+ * 1 / sqrt(chunks), so done (2 k se / (est - target))^2 chunks would put the same estimate 2k
+ * standard errors above the target (k = check_sigmas; twice the margin that rules out, as the
+ * loss falls between checks and se is itself estimated), rounded up and clamped to
+ * [lo, first]. `first` (the check_frac stage) when est is not above the target or se is not a
+ * positive number. */
+long mb_run_check_start(long done, double est, double se, double target, double k, long lo,
+                        long first);
+
+typedef struct mb_run_mon {
+    const mb_run_options *o;
+    const mb_net_desc *desc;
+    const struct mb_data_splits *data;
+    mb_net *net;           /* evaluates: the model judged is copied into its parameters unless
+                              it is that very block */
+    mb_run_result *r;
+    mb_strbuf rows;        /* the log's data rows so far */
+    mb_run_window win;
+    mb_run_pace pace;
+    long bound;            /* the update bound (max_updates, epochs), 0 for none */
+    long next_eval;
+    double blowup;         /* an eval loss above this has diverged */
+    int bisect, adapt;
+    mb_run_check ck;       /* the judge's staged check (every evaluation of the eval subset,
+                              scheduled or the bisection's, goes through run.c's judge_eval) */
+    double eval_s, snap_s, eval_loss, eval_acc;
+    long evals, checks;    /* full evaluations of the eval subset; evaluations a check ruled out */
+    size_t eval_samples;   /* samples of the eval subset evaluated, both kinds */
+    int reached, diverged;
+    const char *extra_meta;/* "# key=value\n" lines the parallel trainers add, or NULL */
+} mb_run_mon;
+
+/* Starts a monitor for a run that has done `updates` updates (a resume), whose log rows so far
+ * are rows0 (taken over, may be NULL). net evaluates; params is the model's size. */
+int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *desc,
+                    const struct mb_data_splits *data, mb_net *net, mb_run_result *r,
+                    long updates, char *rows0, size_t len0, mb_error *err);
+/* After update row->update, with `model` the parameters after it: logs the row, evaluates when
+ * due, bisects when the target is reached. A non-finite row->loss diverges the run (the row is
+ * not logged). *stop becomes 1 when the run must end (reached, diverged, bound). */
+int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *row, int *stop,
+                      mb_error *err);
+/* The rows so far, the held window's included, for a checkpoint: *len gets their length and
+ * mb_run_mon_ckpt_done(m, saved) drops the window's again. */
+int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err);
+void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved);
+/* The run's data: o->splits when the caller loaded them, else loaded from o->data into *own
+ * (zeroed first; the caller frees it with mb_data_splits_free either way). */
+int mb_run_data(const mb_run_options *o, struct mb_data_splits *own,
+                const struct mb_data_splits **data, mb_error *err);
+
+/* Hands o->progress (when set) the state after update `updates`. */
+void mb_run_mon_progress(const mb_run_mon *m, long updates, size_t samples, double wall_s,
+                         double loss);
+
+/* Ends the run: the held rows, a final evaluation of `model` when none was made, the test set,
+ * the result (updates, samples, wall_s as given) and the log. */
+int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t samples,
+                      double wall_s, double loss, mb_error *err);
+void mb_run_mon_free(mb_run_mon *m);
+
+/* One learner's run (run.c): what mb_train_run (train.c) does for o->par == MB_PAR_NONE. */
+int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err);
+
+/* Input shape and classes of the net against the data's. */
+int mb_run_check_shapes(const mb_net_desc *d, const struct mb_dataset *s, const char *what,
+                        mb_error *err);
+/* The option checks every run makes. */
+int mb_run_check_options(const mb_run_options *o, mb_error *err);
+/* ---- the file's records, for the reader and the fuzz harness ---- */
+
+/* "RUN ": the identity and counters of the run (fixed size, zeroed padding). */
+typedef struct ckpt_run {
+    char net[64];          /* the description's name, NUL-terminated */
+    uint64_t params;       /* parameters per learner */
+    uint64_t data_fp;      /* mb_ckpt_fingerprint */
+    uint64_t seed;         /* --seed */
+    int32_t algo;          /* mb_optim_kind */
+    int32_t batch;         /* samples per update */
+    uint64_t learners;     /* "LRN " sections that follow */
+    uint64_t n_train;      /* training samples */
+    int64_t updates;       /* updates done, >= 1 */
+    uint64_t samples;      /* training samples processed: updates x batch */
+    double wall_s;         /* training seconds so far, in [0, 1e9] */
+    double loss;           /* the last mini-batch loss, finite */
+} ckpt_run;
+
+/* "LRN ": one learner's header; its parameters, velocity and permutation follow. */
+typedef struct ckpt_learner {
+    uint32_t index;        /* 0, 1, ... in file order */
+    uint32_t has_velocity; /* 1 when a velocity block follows the parameters */
+    uint64_t params;       /* floats in each block */
+    uint64_t n_train;      /* uint32 entries in the permutation */
+    uint64_t pos;          /* cursor position in the permutation (a multiple of span) */
+    uint64_t span;         /* samples the cursor advances per update: the batch, or the job's
+                              M for a learner of a parallel job (mb_learner_set_slice) */
+    int64_t updates;       /* this learner's updates */
+    int64_t epoch;         /* its epoch */
+    uint64_t rng;          /* its shuffling PRNG state */
+} ckpt_learner;
+
+/* A learner section inside the file buffer (byte pointers: any alignment). */
+typedef struct ckpt_learner_view {
+    ckpt_learner meta;
+    const unsigned char *params, *velocity, *perm; /* velocity NULL when there is none */
+} ckpt_learner_view;
+
+/* A decoded checkpoint: views into the caller's buffer, every value checked. */
+typedef struct mb_ckpt {
+    ckpt_run run;
+    const char *log;       /* the stored log rows (not NUL-terminated) */
+    size_t log_len;
+    ckpt_learner_view *lrn;/* run.learners of them (owned: mb_ckpt_release) */
+} mb_ckpt;
+
+/* Checks and decodes a whole checkpoint file held in buf (magic and version, checksum, section
+ * structure, every value's range, as listed in run_ckpt.c). `path` names it in messages. On
+ * error *c is empty. Knows nothing of the resuming run: mb_ckpt_read compares the identity. */
+int mb_ckpt_decode(const void *buf, size_t len, const char *path, mb_ckpt *c, mb_error *err);
+void mb_ckpt_release(mb_ckpt *c);
+
+#endif /* MB_RUN_IMPL_H */

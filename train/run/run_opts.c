@@ -1,0 +1,108 @@
+/* run_opts.c — a training run's options: their defaults, the checks every run makes of them
+ * before it starts (single or parallel), and the names of the algorithms (the single learner's
+ * optimiser or a parallel algorithm) that logs and messages print.
+ *
+ * Below both drivers: run.c (one learner), par.c (several) and the monitor (run_mon.c) read
+ * these; nothing here trains.
+ */
+#include "run_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+void mb_run_options_init(mb_run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->eval_frac = 0.2;
+    o->optim.kind = MB_OPTIM_SGD;
+    o->optim.lr = 0.05;
+    o->optim.momentum = 0.9;
+    o->optim.lr_step_gamma = 0.1;
+    o->batch = 64;
+    o->threads = 1;
+    o->conv_algo = MB_CONV_AUTO;
+    o->target_loss = NAN;
+    o->eval_every = 100;
+    o->check_sigmas = 4;
+    o->epochs = 10;
+    o->tool = "mbtrain";
+    o->learners = 1;
+    o->elastic_alpha = NAN;
+    o->par_momentum = NAN;
+    o->tau = 1;
+    o->wait_timeout = 600;
+    o->sma_tune_window = 20;
+}
+int mb_run_check_options(const mb_run_options *o, mb_error *err)
+{
+    if (!o->net || !*o->net)
+        return mb_error_set(err, MB_EINVAL, "no network given");
+    if (!o->splits && (!o->data || !*o->data))
+        return mb_error_set(err, MB_EINVAL, "no data given");
+    if (o->batch <= 0)
+        return mb_error_set(err, MB_EINVAL, "batch must be > 0, got %d", o->batch);
+    if (o->backend != MB_BACKEND_CPU)
+        return mb_error_set(err, MB_ENOTSUP, "training on the %s backend is not built yet: the "
+                            "run monitor, checkpoints and parallel rules read the parameters in "
+                            "host memory (mbprobe step --backend %s times its update)",
+                            mb_backend_name(o->backend), mb_backend_name(o->backend));
+    if (o->eval_every <= 0)
+        return mb_error_set(err, MB_EINVAL, "eval-every must be > 0, got %ld", o->eval_every);
+    if (o->max_updates < 0 || !(o->epochs >= 0) || !isfinite(o->epochs))
+        return mb_error_set(err, MB_EINVAL, "max-updates and epochs must be >= 0");
+    if (o->max_updates == 0 && o->epochs == 0 && isnan(o->target_loss))
+        return mb_error_set(err, MB_EINVAL, "no stopping rule: give a target loss, max updates or epochs");
+    if (!(o->eval_frac > 0 && o->eval_frac <= 1))
+        return mb_error_set(err, MB_EINVAL, "eval-frac must be in (0, 1], got %g", o->eval_frac);
+    if (!(o->check_frac >= 0 && o->check_frac < 1))
+        return mb_error_set(err, MB_EINVAL, "check-frac must be in [0, 1), got %g", o->check_frac);
+    if (o->check_frac > 0 && (!(o->check_sigmas > 0) || !isfinite(o->check_sigmas)))
+        return mb_error_set(err, MB_EINVAL, "check-sigmas must be > 0, got %g", o->check_sigmas);
+    if (o->checkpoint_path && o->checkpoint_every <= 0)
+        return mb_error_set(err, MB_EINVAL, "checkpoint-every must be > 0 with a checkpoint file");
+    return MB_OK;
+}
+
+/* The input shape and classes of the net must be the data's. */
+int mb_run_check_shapes(const mb_net_desc *d, const mb_dataset *s, const char *what,
+                        mb_error *err)
+{
+    if (d->in_c != s->c || d->in_h != s->h || d->in_w != s->w)
+        return mb_error_set(err, MB_EINVAL,
+                            "net '%s' takes %dx%dx%d inputs (channels x height x width) but the "
+                            "%s data has %dx%dx%d",
+                            d->name, d->in_c, d->in_h, d->in_w, what, s->c, s->h, s->w);
+    if (d->classes != s->classes)
+        return mb_error_set(err, MB_EINVAL, "net '%s' has %d classes but the %s data has %d",
+                            d->name, d->classes, what, s->classes);
+    return MB_OK;
+}
+static const char *const algo_names[MB_PAR_N] = {
+    "none", "sgd-sync", "downpour", "easgd", "easgd-async", "eamsgd", "easgd-hogwild",
+    "easgd-sync", "sma"};
+
+const char *mb_par_algo_name(int algo)
+{
+    return algo > 0 && algo < MB_PAR_N ? algo_names[algo] : "none";
+}
+
+int mb_par_algo_parse(const char *name, int *algo)
+{
+    for (int i = 1; i < MB_PAR_N; i++)
+        if (strcmp(name, algo_names[i]) == 0) {
+            *algo = i;
+            return MB_OK;
+        }
+    return MB_EINVAL;
+}
+
+int mb_par_algo_has_server(int algo)
+{
+    return algo == MB_PAR_DOWNPOUR || algo == MB_PAR_EASGD_ASYNC || algo == MB_PAR_EAMSGD ||
+           algo == MB_PAR_EASGD_HOGWILD;
+}
+
+const char *mb_run_algo_name(const mb_run_options *o)
+{
+    return o->par != MB_PAR_NONE ? mb_par_algo_name(o->par) : mb_optim_kind_name(o->optim.kind);
+}
