@@ -59,8 +59,22 @@ down() {
   local dir=$1 i
   [ -f "$dir/state" ] || return 0
   load "$dir"
+  # a job that failed may leave its daemons or ranks behind in a node: they are ended first
+  # (by their ids), or the namespace would outlive its name
+  local pids k
   for i in $(seq "$N"); do
-    ip netns del "mbn$TAG-$i" 2> /dev/null
+    pids=$(ip netns pids "mbn$TAG-$i" 2> /dev/null)
+    [ -n "$pids" ] && kill $pids 2> /dev/null
+  done
+  for i in $(seq "$N"); do
+    for k in 1 2 3 4 5 6 7 8 9 10; do
+      pids=$(ip netns pids "mbn$TAG-$i" 2> /dev/null)
+      [ -z "$pids" ] && break
+      [ $k = 5 ] && kill -9 $pids 2> /dev/null
+      sleep 0.2
+    done
+    ip netns del "mbn$TAG-$i" 2> /dev/null ||
+      { [ -e "/run/netns/mbn$TAG-$i" ] && echo "netns.sh: could not remove namespace mbn$TAG-$i" >&2; }
     ip link del "mb${TAG}v$i" 2> /dev/null
   done
   ip link del "mb${TAG}br" 2> /dev/null
