@@ -157,12 +157,47 @@ static void test_resume_part_missing(void)
     mb_test_run_free(&r);
 }
 
+/* Parts of two checkpoints (issue 28): rank 1's part (and its .prev) replaced by another run's
+ * of the same update; the resume refuses in one line from rank 1 naming its part, not mixing
+ * two runs. Plain mpirun on this machine: no namespaces needed. */
+static void test_parts_of_two_runs(void)
+{
+    mb_test_run r;
+    if (mb_test_sh(&r, "command -v mpirun") != 0 || r.status != 0) {
+        CU_FAIL("mpirun not found: make deps installs Open MPI");
+        mb_test_run_free(&r);
+        return;
+    }
+    mb_test_run_free(&r);
+    const char *mpi = NODES_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 mbtrain";
+    if (mb_test_sh_ok(&r, "cd %s && for k in a b; do %s --net %s " COMMON "--max-updates 20 "
+                      "--checkpoint $k.ck --checkpoint-every 10 > /dev/null 2>&1 || exit 1; "
+                      "done && cp b.ck.learners.rank1 a.ck.learners.rank1 && "
+                      "cp b.ck.learners.rank1.prev a.ck.learners.rank1.prev", dir, mpi, net)) {
+        mb_test_run_free(&r);
+        mb_test_sh(&r, "cd %s && %s --net %s " COMMON "--max-updates 30 --resume a.ck "
+                   "--log mixed.csv 2>&1", dir, mpi, net);
+        CU_ASSERT_NOT_EQUAL(r.status, 0);
+        size_t lines = 0;
+        for (const char *p = r.out; (p = strstr(p, "mbtrain:")) != NULL; p++)
+            lines++;
+        CU_ASSERT_EQUAL(lines, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "mbtrain: rank 1: a.ck.learners.rank1: of update 20"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "the parts are of different checkpoints"));
+        if (lines != 1 || !strstr(r.out, "different checkpoints"))
+            fprintf(stderr, "\n  resume with another run's part said:\n%s", r.out);
+        CU_ASSERT_FALSE(exists("%s/mixed.csv", dir));
+    }
+    mb_test_run_free(&r);
+}
+
 int mb_test_suite_train_nodes(void)
 {
     CU_pSuite s = CU_add_suite("train_nodes", setup, teardown);
     if (!s || !CU_add_test(s, "sgd-sync across 2 network namespaces; resume, no shared files",
                            test_sgd_sync_nodes) ||
-        !CU_add_test(s, "a node's checkpoint part missing", test_resume_part_missing))
+        !CU_add_test(s, "a node's checkpoint part missing", test_resume_part_missing) ||
+        !CU_add_test(s, "checkpoint parts of two runs", test_parts_of_two_runs))
         return 1;
     return 0;
 }
