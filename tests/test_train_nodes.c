@@ -3,7 +3,9 @@
  * transport between them (tests/nodes/netns.sh). sgd-sync trains across them and its allreduce
  * crosses the links (the veths' byte counters); each rank's checkpoint part lies in its own
  * node's private folder only, and a resume across the nodes, with no filesystem they share,
- * logs the rows of a straight run; a node whose part is gone refuses the resume in one line.
+ * logs the rows of a straight run; a node whose part is gone refuses the resume in one line; a
+ * server algorithm's resume sends its learner the record from the server's node. Parts of two
+ * runs are refused (plain mpirun).
  *
  * Where network namespaces cannot be made (not root, a container without the capability) the
  * suite says so in one line and passes: that is a property of the machine, not of mbkit.
@@ -157,6 +159,32 @@ static void test_resume_part_missing(void)
     mb_test_run_free(&r);
 }
 
+/* A server algorithm across 2 nodes (easgd-async: the server on node 1, one learner on node
+ * 2): the checkpoint is on the server's node alone, and the resume sends the learner its record
+ * from there (no file on node 2). */
+static void test_server_nodes(void)
+{
+    if (!nodes_here())
+        return;
+    mb_test_run r;
+    const char *async = "--data synthetic:n=4000,test=100,c=1,h=12,w=12,classes=4,seed=2 "
+                        "--algo easgd-async --batch 32 --lr 0.05 --seed 1 --threads 1 "
+                        "--eval-every 20 --no-test-eval ";
+    if (mb_test_sh_ok(&r, NODES_ENV "bash tests/nodes/netns.sh run %s/s 2 100mbit mbtrain "
+                      "--net %s %s --max-updates 40 --checkpoint %s/s/local/ck "
+                      "--checkpoint-every 20 > /dev/null", dir, net, async, dir)) {
+        CU_ASSERT_TRUE(exists("%s/s/node1/ck.learners", dir));
+        CU_ASSERT_FALSE(exists("%s/s/node2/ck.learners", dir));
+        mb_test_run_free(&r);
+        mb_test_sh_ok(&r, NODES_ENV "bash tests/nodes/netns.sh run %s/s 2 100mbit mbtrain "
+                      "--net %s %s --max-updates 60 --resume %s/s/local/ck --log %s/s/local/r.csv "
+                      "> /dev/null && grep -q '^# resumed_from=' %s/s/node1/r.csv && "
+                      "test $(grep -vc '^#' %s/s/node1/r.csv) -ge 60", dir, net, async, dir, dir,
+                      dir, dir);
+    }
+    mb_test_run_free(&r);
+}
+
 /* Parts of two checkpoints (issue 28): rank 1's part (and its .prev) replaced by another run's
  * of the same update; the resume refuses in one line from rank 1 naming its part, not mixing
  * two runs. Plain mpirun on this machine: no namespaces needed. */
@@ -197,7 +225,8 @@ int mb_test_suite_train_nodes(void)
     if (!s || !CU_add_test(s, "sgd-sync across 2 network namespaces; resume, no shared files",
                            test_sgd_sync_nodes) ||
         !CU_add_test(s, "a node's checkpoint part missing", test_resume_part_missing) ||
-        !CU_add_test(s, "checkpoint parts of two runs", test_parts_of_two_runs))
+        !CU_add_test(s, "checkpoint parts of two runs", test_parts_of_two_runs) ||
+        !CU_add_test(s, "a server algorithm across 2 nodes; resume", test_server_nodes))
         return 1;
     return 0;
 }

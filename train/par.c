@@ -1223,6 +1223,23 @@ static int job_run_workers(job *j, int threads, mb_communicator **comms, worker 
     return mb_error_set(err, rc, "%s: %s", name, cause->err.msg[0] ? cause->err.msg : "failed");
 }
 
+/* The job's counts before anything is read: learners, samples each, workers of this process
+ * (a server thread beside the learners where the server algorithms run in one process). */
+static void job_init(job *j, const mb_run_options *o, mb_run_result *r, int ranks, int rank)
+{
+    memset(j, 0, sizeof *j);
+    pthread_mutex_init(&j->mu_loss, NULL);
+    j->o = o;
+    j->r = r;
+    j->ranks = ranks;
+    j->p = learner_count(o, ranks);
+    j->proc = rank;
+    j->m = o->batch / j->p;
+    j->k_active = j->k_was = o->sma_tune ? 1 : 1 << 30;
+    j->tuning = o->sma_tune;
+    j->threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
+}
+
 int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -1237,18 +1254,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if (o->comm)
         mb_comm_set_timeout(o->comm, o->wait_timeout); /* the MPI watchdog (comm_mpi.c) */
     job j;
-    memset(&j, 0, sizeof j);
-    pthread_mutex_init(&j.mu_loss, NULL);
-    j.o = o;
-    j.r = r;
-    j.ranks = ranks;
-    j.p = learner_count(o, ranks);
-    j.proc = rank;
-    j.m = o->batch / j.p;
-    j.k_active = j.k_was = o->sma_tune ? 1 : 1 << 30;
-    j.tuning = o->sma_tune;
-    int threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
-    j.threads = threads;
+    job_init(&j, o, r, ranks, rank);
+    int threads = j.threads;
     mb_net_desc *desc = NULL;
     mb_data_splits own;
     memset(&own, 0, sizeof own);
@@ -1287,9 +1294,9 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     rc = rank == 0 && o->checkpoint_path ? ckpt_folder_ok(o->checkpoint_path, err) : MB_OK;
     if (o->comm && ranks > 1)
         rc = par_agree(&j, o->comm, desc, rc, r, err);
+    if (rc == MB_OK && o->checkpoint_path)
+        rc = run_id_init(&j, err);
     if (rc != MB_OK)
-        goto out;
-    if (o->checkpoint_path && (rc = run_id_init(&j, err)) != MB_OK)
         goto out;
     j.rec = par_rec_floats(&j);
     j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha

@@ -285,8 +285,8 @@ static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t
     FILE *f = fopen(p, "rb");
     if (!f)
         return mb_error_set(err, MB_EIO, "%s: cannot open the learners' checkpoint (a parallel "
-                            "run's checkpoint is PATH and PATH.learners, or over ranks PATH.learners.rankR on each "
-                            "rank's node): %s", p, strerror(errno));
+                            "run's checkpoint is PATH and PATH.learners, or over ranks "
+                            "PATH.learners.rankR on each rank's node): %s", p, strerror(errno));
     long len = -1;
     unsigned char *b = NULL;
     int rc;
