@@ -159,6 +159,28 @@ static void test_resume_part_missing(void)
     mb_test_run_free(&r);
 }
 
+/* A checkpoint folder that only node 1 has: refused before training, in one line from rank 1
+ * (each rank checks the folder its part goes to). */
+static void test_folder_on_one_node(void)
+{
+    if (!nodes_here())
+        return;
+    mb_test_run r;
+    mb_test_sh(&r, "mkdir -p %s/f/node1/sub && " NODES_ENV "bash tests/nodes/netns.sh run %s/f 2 "
+               "100mbit mbtrain --net %s " COMMON "--max-updates 40 --checkpoint %s/f/local/sub/ck "
+               "--checkpoint-every 20 --log %s/f/local/f.csv 2>&1", dir, dir, net, dir, dir);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    size_t lines = 0;
+    for (const char *p = r.out; (p = strstr(p, "mbtrain:")) != NULL; p++)
+        lines++;
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "mbtrain: rank 1: --checkpoint "));
+    if (lines != 1 || !strstr(r.out, "mbtrain: rank 1: --checkpoint "))
+        fprintf(stderr, "\n  a folder only node 1 has said:\n%s", r.out);
+    CU_ASSERT_FALSE(exists("%s/f/node1/f.csv", dir));
+    mb_test_run_free(&r);
+}
+
 /* A server algorithm across 2 nodes (easgd-async: the server on node 1, one learner on node
  * 2): the checkpoint is on the server's node alone, and the resume sends the learner its record
  * from there (no file on node 2). */
@@ -226,7 +248,8 @@ int mb_test_suite_train_nodes(void)
                            test_sgd_sync_nodes) ||
         !CU_add_test(s, "a node's checkpoint part missing", test_resume_part_missing) ||
         !CU_add_test(s, "checkpoint parts of two runs", test_parts_of_two_runs) ||
-        !CU_add_test(s, "a server algorithm across 2 nodes; resume", test_server_nodes))
+        !CU_add_test(s, "a server algorithm across 2 nodes; resume", test_server_nodes) ||
+        !CU_add_test(s, "a checkpoint folder only one node has", test_folder_on_one_node))
         return 1;
     return 0;
 }

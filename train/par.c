@@ -1008,6 +1008,46 @@ static void job_extra(job *j)
                  !o->no_overlap, o->tau);
 }
 
+/* rc, with err's message prefixed by "rank R: " when rc is a failure. */
+static int rank_says(int rank, int rc, mb_error *err)
+{
+    if (rc != MB_OK && err) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        mb_error_set(err, rc, "rank %d: %s", rank, why);
+    }
+    return rc;
+}
+
+/* Over ranks, every rank's verdict `rc` (this rank's message in err): the lowest rank that
+ * failed keeps its message, the others clear theirs, and all return that rank's status together
+ * (r->failed_together), so that the job ends with one line and nobody is left waiting. */
+static int ranks_vote(const job *j, int rc, mb_run_result *r, mb_error *err)
+{
+    float *bad = calloc((size_t)j->ranks, sizeof *bad);
+    if (!bad)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    bad[j->proc] = rc != MB_OK ? (float)rc : 0;
+    int rs = mb_comm_allreduce_sum(j->o->comm, bad, (size_t)j->ranks);
+    int first = -1;
+    for (int k = 0; k < j->ranks && first < 0; k++)
+        if (bad[k] != 0)
+            first = k;
+    int rcf = first >= 0 ? (int)bad[first] : MB_OK;
+    free(bad);
+    r->failed_together = 1;
+    if (rs != MB_OK)
+        return mb_error_set(err, rs, "the ranks could not compare their verdicts");
+    if (rcf != MB_OK && j->proc != first) {
+        mb_error_clear(err);
+        if (err)
+            err->status = rcf;
+    }
+    if (rcf == MB_OK)
+        r->failed_together = 0;
+    return rcf;
+}
+
 /* Over ranks: rank 0's head reaches every rank (a broadcast, with rank 0's verdict), so that a
  * rank on a node of its own knows which update and run to resume; 0, or rank 0's failure. */
 static int head_from_root(const job *j, mb_par_ckpt_head *h, int rc0, mb_error *err)
@@ -1096,37 +1136,14 @@ static int job_resume(job *j, int rank, char **rows0, size_t *len0, mb_run_resul
                                   NULL, err);
             if (rc == MB_OK)
                 rc = head_identity(j, &mine, rank, err);
-            if (rc != MB_OK && err) {
-                char why[sizeof err->msg];
-                snprintf(why, sizeof why, "%s", err->msg);
-                mb_error_set(err, rc, "rank %d: %s", rank, why);
-            }
+            rc = rank_says(rank, rc, err);
         }
-        /* every rank's verdict, at its own index: the lowest failing rank speaks */
-        float *bad = calloc((size_t)j->ranks, sizeof *bad);
-        if (!bad)
-            return mb_error_set(err, MB_ENOMEM, "out of memory");
-        bad[rank] = rc != MB_OK ? (float)rc : 0;
-        int rs = mb_comm_allreduce_sum(o->comm, bad, (size_t)j->ranks);
-        int first = -1;
-        for (int k = 0; k < j->ranks && first < 0; k++)
-            if (bad[k] != 0)
-                first = k;
-        int rcf = first >= 0 ? (int)bad[first] : MB_OK;
-        free(bad);
-        if (rs != MB_OK)
-            return mb_error_set(err, rs, "the ranks could not compare their checkpoints");
+        int rcf = ranks_vote(j, rc, r, err);
         if (rcf != MB_OK) {
-            if (rank != first) {
-                mb_error_clear(err);
-                if (err)
-                    err->status = rcf;
-            }
             free(*rows0);
             *rows0 = NULL;
             return rcf;
         }
-        r->failed_together = 0;
     } else if (rc != MB_OK) {
         free(*rows0);
         *rows0 = NULL;
@@ -1294,6 +1311,11 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     rc = rank == 0 && o->checkpoint_path ? ckpt_folder_ok(o->checkpoint_path, err) : MB_OK;
     if (o->comm && ranks > 1)
         rc = par_agree(&j, o->comm, desc, rc, r, err);
+    /* a lockstep job over ranks writes a part on every node: every rank checks its folder */
+    if (rc == MB_OK && o->checkpoint_path && ranks > 1 && !mb_par_algo_has_server(o->par)) {
+        int mine = rank == 0 ? MB_OK : ckpt_folder_ok(o->checkpoint_path, err);
+        rc = ranks_vote(&j, rank_says(rank, mine, err), r, err);
+    }
     if (rc == MB_OK && o->checkpoint_path)
         rc = run_id_init(&j, err);
     if (rc != MB_OK)
