@@ -1152,10 +1152,27 @@ static void test_delta_per_p(void)
     CU_ASSERT_EQUAL(mb_model_tupdate(&t, 64, 4, &tu), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(tu, 1e-5 * 16 + 5e-3, 1e-15);
     mb_test_run r;
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/s.json", dir);
     if (mb_test_sh_ok(&r, "mbopt scale --n-inf 1000 --alpha 20000 --gamma 1e-5 --m-t 16 "
-                      "--delta 2:0.001,4:0.005 --procs 1,2,4 --json"))
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"delta_by_procs\""));
+                      "--delta 2:0.001,4:0.005 --procs 1,2,4 --json -o %s", path)) {
+        /* read back as mbplot reads it: each P keeps its own Delta */
+        cJSON *root = NULL;
+        mb_error e = {0};
+        mb_law law;
+        mb_update_time u;
+        CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+        CU_ASSERT_EQUAL(mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(root, "model"),
+                                             path, &law, &u, NULL, &e), MB_OK);
+        CU_ASSERT_EQUAL(u.n_pdelta, 2);
+        CU_ASSERT_EQUAL(mb_model_comm_time(&u, 4, &d), MB_OK);
+        CU_ASSERT_DOUBLE_EQUAL(d, 5e-3, 1e-15);
+        CU_ASSERT_EQUAL(mb_model_comm_time(&u, 3, &d), MB_EDOM);
+        cJSON_Delete(root);
+    }
     mb_test_run_free(&r);
+    mb_test_rmdir(dir);
     const char *base = "scale --n-inf 1000 --alpha 20000 --gamma 1e-5 --m-t 16 ";
     char args[512];
     snprintf(args, sizeof args, "%s--delta 2:0.001,4:0.005 --procs 1:8", base);
