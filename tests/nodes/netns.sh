@@ -29,7 +29,7 @@ set -u
 
 die() { echo "netns.sh: $*" >&2; exit 1; }
 
-usage() { sed -n '7,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '7,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # one line and 77 where the namespaces cannot be made (make check skips on 77)
 check() {
