@@ -7,6 +7,7 @@
 #   make deps             apt-get the Debian packages mbkit needs; silent when all are there
 #   make install PREFIX=  commands, libmbkit.a and headers
 #   make zoo              the whole pipeline on every workload of data/zoo.txt (part of bench)
+#   make nodes            the across-node figures on network namespaces (root; part of bench)
 #   make run-torch        the pipeline on a PyTorch model (frontends/torch/torch.mk)
 #   V=1                   print every build command in full
 #
@@ -123,14 +124,14 @@ NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I. $(addprefix -I,$
 endif
 
 .PHONY: all deps deps-peers deps-fuzz build check check-build run pipeline run-example bench zoo install clean help \
-        fuzz fuzz-build
+        fuzz fuzz-build nodes
 .DEFAULT_GOAL := all
 
 all: deps
 	@$(MAKE) --no-print-directory build
 
 help:
-	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
 
 # $(call apt_install,PACKAGES,WHO): apt-get the PACKAGES that are not installed yet (sudo unless
 # root); silent when all are there; one line naming them and exit 1 when apt-get fails.
@@ -292,6 +293,14 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BENCHES) $(CMDS)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@for s in tests/bench/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; BIN=$(BUILD)/bin bash $$s || exit 1; done
+
+# ---- across "nodes": network namespaces joined by rate-limited veths, Open MPI over TCP between
+# them (tests/nodes/netns.sh); the collective fit, Delta(P) per P and predicted against measured
+# T_C at P = 2..4 into $(OUT)/nodes (tests/bench/nodes.sh; one line and nothing else where
+# namespaces cannot be made). RATE=100mbit for slower links.
+nodes: deps
+	@$(MAKE) --no-print-directory build
+	@BIN=$(BUILD)/bin OUT=$(OUT)/nodes bash tests/bench/nodes.sh
 
 # ---- the workload zoo: make run on every line of data/zoo.txt, one table (tests/bench/zoo.sh) ----
 zoo: deps

@@ -115,6 +115,7 @@ int mb_model_comm_parse(const char *name, mb_comm *comm);
 
 #define MB_MODEL_TABLE_MAX 64 /* measured points a step table may carry */
 #define MB_MODEL_PTABLES 4    /* learner counts P > 1 that may carry their own step table */
+#define MB_MODEL_PDELTAS 16   /* learner counts P > 1 that may carry their own measured Delta(P) */
 
 /* The step of one of `p` learners computing side by side on one host (mbprobe step --learners
  * P: P copies at threads/P threads each), at m = M/P samples: compute only, no communication.
@@ -158,13 +159,21 @@ typedef struct mb_update_time {
      * closed form), as if each learner had a host of its own. */
     size_t n_by_p;
     mb_step_table by_p[MB_MODEL_PTABLES];
+    /* Delta(P) measured at each of these P > 1 (training runs across nodes, mbopt --delta
+     * P:S,...): where n_pdelta > 0 they replace the allreduce and ps forms' constant, and a
+     * P > 1 without its own Delta is outside the model (mb_model_comm_time: MB_EDOM); delta
+     * then only names the smallest P's for display. */
+    size_t n_pdelta;
+    double pdelta_p[MB_MODEL_PDELTAS];
+    double pdelta[MB_MODEL_PDELTAS];
 } mb_update_time;
 
 /* A measured table's time at x samples as T_update reads it (log-log between the points m[i],
  * t[i], ascending m; flat below the first, linear in x beyond the last); NAN for n < 2. */
 double mb_model_table_time(const double *m, const double *t, size_t n, double x);
 
-/* *delta = Delta(P) for the communication form of `t`. MB_EDOM for p < 1 or bad parameters. */
+/* *delta = Delta(P) for the communication form of `t` (the measured Delta at P where `t` has
+ * them per P). MB_EDOM for p < 1, bad parameters, or a P > 1 that per-P Deltas lack. */
 int mb_model_comm_time(const mb_update_time *t, double p, double *delta);
 
 /* *tu = gamma * max(m / p, m_t) + t0 + Delta(p), or the table's time at m / p + Delta(p)

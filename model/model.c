@@ -116,6 +116,11 @@ static int update_time_valid(const mb_update_time *t)
     for (size_t k = 0; k < t->n_by_p; k++)
         if (!(t->by_p[k].p > 1) || !table_valid(t->by_p[k].m, t->by_p[k].t, t->by_p[k].n))
             return 0;
+    if (t->n_pdelta > MB_MODEL_PDELTAS)
+        return 0;
+    for (size_t k = 0; k < t->n_pdelta; k++)
+        if (!(t->pdelta_p[k] > 1) || !finite_nonneg(t->pdelta[k]))
+            return 0;
     switch (t->comm) {
     case MB_COMM_NONE: return 1;
     case MB_COMM_ALLREDUCE:
@@ -132,6 +137,16 @@ int mb_model_comm_time(const mb_update_time *t, double p, double *delta)
     if (!update_time_valid(t) || !isfinite(p) || p < 1.0)
         return MB_EDOM;
     double d = 0.0;
+    if (p > 1.0 && t->n_pdelta > 0 &&
+        (t->comm == MB_COMM_ALLREDUCE || t->comm == MB_COMM_PS)) {
+        size_t k = 0;
+        while (k < t->n_pdelta && t->pdelta_p[k] != p)
+            k++;
+        if (k == t->n_pdelta)
+            return MB_EDOM; /* not measured at this P */
+        *delta = t->pdelta[k];
+        return MB_OK;
+    }
     if (p > 1.0) {
         switch (t->comm) {
         case MB_COMM_NONE: d = 0.0; break;
@@ -282,6 +297,8 @@ int mb_model_regime_boundary(const mb_inverse_law *law, const mb_update_time *t,
         return MB_EDOM;
     const double n = law->n_inf, a = law->alpha, g = t->gamma, mt = t->m_t;
     const double t0 = t->t0;
+    if (t->n_pdelta > 0 && t->comm != MB_COMM_NONE)
+        return MB_ENOTSUP; /* Delta measured per P: no closed-form branch point */
     switch (t->comm) {
     case MB_COMM_NONE: *p_b = fmax(1.0, a * t0 / (g * mt * mt * n)); return MB_OK;
     case MB_COMM_ALLREDUCE: *p_b = a * (t0 + t->delta) / (g * mt * mt * n); return MB_OK;
@@ -320,6 +337,8 @@ static mb_update_time at_bandwidth(const mb_update_time *t, const mb_design_prob
     const double scale = prob->bandwidth_ref / bandwidth;
     s.delta *= scale;
     s.s_per_byte *= scale;
+    for (size_t k = 0; k < s.n_pdelta; k++)
+        s.pdelta[k] *= scale;
     return s;
 }
 

@@ -408,6 +408,33 @@ int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
     return rc;
 }
 
+/* mbopt scale --json's model.delta_by_procs (Delta(P) measured per P, mbopt --delta P:S,...):
+ * [{procs, delta}], optional; into t->pdelta. */
+static int read_delta_by_procs(const cJSON *a, const char *path, mb_update_time *t,
+                               mb_error *err)
+{
+    t->n_pdelta = 0;
+    if (!a)
+        return MB_OK;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > MB_MODEL_PDELTAS)
+        return mb_error_set(err, MB_EFORMAT, "%s: model.delta_by_procs is not an array of at "
+                            "most %d {procs, delta}", path, MB_MODEL_PDELTAS);
+    const cJSON *o;
+    cJSON_ArrayForEach(o, a) {
+        double p, d;
+        int rc;
+        if ((rc = mb_json_number(o, "procs", path, &p, err)) != MB_OK ||
+            (rc = mb_json_number(o, "delta", path, &d, err)) != MB_OK)
+            return rc;
+        if (!(p > 1 && p == floor(p)) || !(d >= 0 && isfinite(d)))
+            return mb_error_set(err, MB_EFORMAT, "%s: model.delta_by_procs: procs %g, delta %g: "
+                                "want a whole P > 1 and seconds >= 0", path, p, d);
+        t->pdelta_p[t->n_pdelta] = p;
+        t->pdelta[t->n_pdelta++] = d;
+    }
+    return MB_OK;
+}
+
 int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_update_time *t,
                          double range[2], mb_error *err)
 {
@@ -445,9 +472,12 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
     if (!cJSON_IsString(comm) || mb_model_comm_parse(comm->valuestring, &u.comm) != MB_OK)
         return mb_error_set(err, MB_EFORMAT, "%s: 'comm' is not one of none, allreduce, ps, "
                                              "alpha-beta", path);
-    if (u.comm == MB_COMM_ALLREDUCE || u.comm == MB_COMM_PS)
+    if (u.comm == MB_COMM_ALLREDUCE || u.comm == MB_COMM_PS) {
         rc = mb_json_number(model, "delta", path, &u.delta, err);
-    else if (u.comm == MB_COMM_ALPHA_BETA &&
+        if (rc == MB_OK)
+            rc = read_delta_by_procs(cJSON_GetObjectItemCaseSensitive(model, "delta_by_procs"),
+                                     path, &u, err);
+    } else if (u.comm == MB_COMM_ALPHA_BETA &&
              ((rc = mb_json_number(model, "latency_s", path, &u.latency_s, err)) != MB_OK ||
               (rc = mb_json_number(model, "s_per_byte", path, &u.s_per_byte, err)) != MB_OK))
         return rc;

@@ -226,11 +226,11 @@ typedef struct mb_validate {
 int mb_solver_stands_for(const mb_law *law, const mb_update_time *t, double m_run, double m_rec,
                          double p);
 
-/* Delta(P) as the runs at P > 1 measured it: for the runs at the smallest P > 1 among `runs`, the
- * median over them of their seconds per update less the one-learner step at M / P (T_update of
- * `t` without its communication term). It holds everything P learners cost beyond that step on
- * this machine: the collective, the waiting, fewer threads per learner. *p gets that P, *n the
- * runs used. MB_ENODATA when no run at P > 1 has seconds per update. */
+/* Delta(P) as the runs at P > 1 measured it: for the runs at P = *p (NAN on entry: the smallest
+ * P > 1 among `runs`), the median over them of their seconds per update less the one-learner
+ * step at M / P (T_update of `t` without its communication term). It holds everything P
+ * learners cost beyond that step: the collective, the waiting, fewer threads per learner. *p
+ * gets that P, *n the runs used. MB_ENODATA when no run at that P has seconds per update. */
 int mb_solver_comm_from_runs(const mb_update_time *t, const mb_fit_runs *runs, double *delta,
                              double *p, size_t *n, mb_error *err);
 

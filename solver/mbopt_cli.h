@@ -77,7 +77,8 @@ enum {
     "      --comm FORM       Delta(P): none, allreduce (delta), ps (delta*P), alpha-beta\n"       \
     "                        (ring allreduce of --bytes with --latency and --s-per-byte);\n"      \
     "                        default allreduce, or alpha-beta when --cfit is given\n"             \
-    "      --delta S         communication seconds per update (allreduce, ps), >= 0\n"            \
+    "      --delta S         communication seconds per update (allreduce, ps), >= 0; or\n"        \
+    "                        P:S,P:S,... Delta(P) measured at each P (other P refused)\n"         \
     "      --latency S       seconds per message (alpha-beta)\n"                                  \
     "      --s-per-byte S    seconds per byte (alpha-beta)\n"                                     \
     "      --bytes SIZE      bytes exchanged per update, K/M/G = 2^10/2^20/2^30 (alpha-beta)\n" \
@@ -114,6 +115,11 @@ void model_select(model_opts *m, size_t i);
 /* Reads the fit files, then re-applies the flags given on the command line (they win), and
  * checks that every parameter the model needs is known. */
 int model_resolve(model_opts *m, mb_error *err);
+
+/* Where --delta measured Delta(P) per P: MB_EINVAL, one line naming `what` (the flag or the
+ * runs), for a P > 1 among p[0..n) that has none. */
+int model_check_procs(const model_opts *m, const double *p, size_t n, const char *what,
+                      mb_error *err);
 
 /* Whether the range is the runs' own (so an optimum inside it is not an extrapolation). */
 const char *range_source(const model_opts *m);

@@ -37,6 +37,70 @@ int whole_flag(const char *flag, const char *arg, int size, double lo, double hi
     return MB_OK;
 }
 
+/* --delta S (one Delta for every P > 1) or --delta P:S,P:S,... (Delta(P) measured at each P,
+ * mbopt validate --comm-from-runs with runs at several P): the list into m->t.pdelta, the
+ * smallest P's as m->t.delta. */
+static int delta_flag(model_opts *m, const char *arg, mb_error *err)
+{
+    m->t.n_pdelta = 0;
+    if (!strchr(arg, ':'))
+        return mb_data_flag_double("--delta", arg, 0, MB_NONNEG, &m->t.delta, err);
+    char buf[512];
+    if (strlen(arg) >= sizeof buf)
+        return mb_error_set(err, MB_EINVAL, "--delta: list too long");
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    double lo = INFINITY;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':');
+        double p, d;
+        if (!colon)
+            return mb_error_set(err, MB_EINVAL, "--delta: '%s' is not P:SECONDS (in '%s')", tok,
+                                arg);
+        *colon = '\0';
+        int rc = whole_flag("--delta (its P)", tok, 0, 2, 1 << 20, &p, err);
+        if (rc == MB_OK)
+            rc = mb_data_flag_double("--delta", colon + 1, 0, MB_NONNEG, &d, err);
+        if (rc != MB_OK)
+            return MB_EINVAL;
+        for (size_t k = 0; k < m->t.n_pdelta; k++)
+            if (m->t.pdelta_p[k] == p)
+                return mb_error_set(err, MB_EINVAL, "--delta: P = %g given twice", p);
+        if (m->t.n_pdelta == MB_MODEL_PDELTAS)
+            return mb_error_set(err, MB_EINVAL, "--delta: at most %d learner counts",
+                                MB_MODEL_PDELTAS);
+        m->t.pdelta_p[m->t.n_pdelta] = p;
+        m->t.pdelta[m->t.n_pdelta++] = d;
+        if (p < lo)
+            lo = p, m->t.delta = d;
+    }
+    if (m->t.n_pdelta == 0)
+        return mb_error_set(err, MB_EINVAL, "--delta: '%s' names no P:SECONDS", arg);
+    return MB_OK;
+}
+
+int model_check_procs(const model_opts *m, const double *p, size_t n, const char *what,
+                      mb_error *err)
+{
+    if (m->t.n_pdelta == 0 || m->t.comm == MB_COMM_NONE || m->t.comm == MB_COMM_ALPHA_BETA)
+        return MB_OK;
+    for (size_t i = 0; i < n; i++) {
+        double d;
+        if (p[i] > 1 && mb_model_comm_time(&m->t, p[i], &d) != MB_OK) {
+            char have[160];
+            size_t k = 0;
+            have[0] = '\0';
+            for (size_t j = 0; j < m->t.n_pdelta && k < sizeof have - 16; j++)
+                k += (size_t)snprintf(have + k, sizeof have - k, "%s%g", j ? ", " : "",
+                                      m->t.pdelta_p[j]);
+            return mb_error_set(err, MB_EINVAL, "%s asks for P = %g, but --delta measured "
+                                "Delta(P) at P = %s only: train runs at P = %g (mbopt validate "
+                                "--comm-from-runs) or leave it out", what, p[i], have, p[i]);
+        }
+    }
+    return MB_OK;
+}
+
 int output_over_inputs(const char *output, const model_opts *m, int argc, char *const *argv,
                        mb_error *err)
 {
@@ -107,8 +171,7 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         m->have_gamma = 1; break;
     case OPT_M_T: rc = mb_data_flag_double("--m-t", arg, 1, MB_POSITIVE, &m->t.m_t, err);
         m->have_m_t = 1; break;
-    case OPT_DELTA: rc = mb_data_flag_double("--delta", arg, 0, MB_NONNEG, &m->t.delta, err);
-        m->have_delta = 1; break;
+    case OPT_DELTA: rc = delta_flag(m, arg, err); m->have_delta = 1; break;
     case OPT_LATENCY:
         rc = mb_data_flag_double("--latency", arg, 0, MB_NONNEG, &m->t.latency_s, err);
         m->have_latency = 1; break;
@@ -204,7 +267,12 @@ int model_resolve(model_opts *m, mb_error *err)
     }
     if (flags.have_gamma) m->t.gamma = flags.t.gamma;
     if (flags.have_m_t) m->t.m_t = flags.t.m_t;
-    if (flags.have_delta) m->t.delta = flags.t.delta;
+    if (flags.have_delta) {
+        m->t.delta = flags.t.delta;
+        m->t.n_pdelta = flags.t.n_pdelta;
+        memcpy(m->t.pdelta_p, flags.t.pdelta_p, sizeof m->t.pdelta_p);
+        memcpy(m->t.pdelta, flags.t.pdelta, sizeof m->t.pdelta);
+    }
     if (flags.have_latency) m->t.latency_s = flags.t.latency_s;
     if (flags.have_spb) m->t.s_per_byte = flags.t.s_per_byte;
     if (!flags.have_comm)
@@ -306,6 +374,15 @@ cJSON *model_json(const model_opts *m)
         mb_json_add_number(j, "bytes", m->t.bytes);
     } else if (m->t.comm != MB_COMM_NONE) {
         mb_json_add_number(j, "delta", m->t.delta);
+        if (m->t.n_pdelta > 0) {
+            cJSON *a = cJSON_AddArrayToObject(j, "delta_by_procs");
+            for (size_t k = 0; a && k < m->t.n_pdelta; k++) {
+                cJSON *o = cJSON_CreateObject();
+                mb_json_add_number(o, "procs", m->t.pdelta_p[k]);
+                mb_json_add_number(o, "delta", m->t.pdelta[k]);
+                cJSON_AddItemToArray(a, o);
+            }
+        }
     }
     return j;
 }
@@ -332,7 +409,12 @@ void model_print(FILE *f, const model_opts *m)
     else
         fprintf(f, "# T_update(M,P) = %.6g s * max(M/P, %.6g) + %.6g s + Delta(P), Delta: ",
                 m->t.gamma, m->t.m_t, m->t.t0);
-    switch (m->t.comm) {
+    if (m->t.n_pdelta > 0 && (m->t.comm == MB_COMM_ALLREDUCE || m->t.comm == MB_COMM_PS)) {
+        fprintf(f, "measured per P:");
+        for (size_t k = 0; k < m->t.n_pdelta; k++)
+            fprintf(f, "%s P = %g: %.6g s", k ? "," : "", m->t.pdelta_p[k], m->t.pdelta[k]);
+        fprintf(f, "\n");
+    } else switch (m->t.comm) {
     case MB_COMM_NONE: fprintf(f, "none\n"); break;
     case MB_COMM_ALLREDUCE: fprintf(f, "allreduce, %.6g s for P > 1\n", m->t.delta); break;
     case MB_COMM_PS: fprintf(f, "parameter server, %.6g s * P\n", m->t.delta); break;

@@ -501,6 +501,7 @@ int mbopt_scale(int argc, char **argv)
             return mb_cli_fail(prog, sub, &err);
         }
     if (model_resolve(&m, &err) != MB_OK ||
+        model_check_procs(&m, pr.v, pr.n, "--procs", &err) != MB_OK ||
         output_over_inputs(out.output, &m, argc - optind, argv + optind, &err) != MB_OK) {
         mb_data_range_free(&pr);
         return mb_cli_fail(prog, sub, &err);

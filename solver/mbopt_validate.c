@@ -759,11 +759,11 @@ static int validate_recommendation(validate_cli *vc, size_t n_laws, double *m_re
     return MB_OK;
 }
 
-/* --comm-from-runs: Delta(P) as the runs at P > 1 measured it, on stdout; how, on stderr. */
-static int comm_from_runs_print(const model_opts *m, const mb_update_time *t_probe,
-                                const mb_fit_runs *runs, mb_error *err)
+/* Delta(p) from the runs at p (comm_from_runs_print), its line on stderr. */
+static int comm_from_runs_one(const model_opts *m, const mb_update_time *t_probe,
+                              const mb_fit_runs *runs, double p, double *out, mb_error *err)
 {
-    double delta, p, d_model = NAN;
+    double delta, d_model = NAN;
     size_t n;
     /* beyond the probe's compute step: where runs calibrated T_update at P, its table is
      * theirs, communication and all, and the difference would be 0 by construction */
@@ -782,7 +782,51 @@ static int comm_from_runs_print(const model_opts *m, const mb_update_time *t_pro
         snprintf(step, sizeof step, "the one-learner step");
     fprintf(stderr, "%s validate: the %zu runs at P = %g cost %.4g s per update beyond %s at "
             "M / %g; the collective model says %.4g s\n", prog, n, p, delta, step, p, d_model);
-    printf("%.9g\n", delta);
+    *out = delta;
+    return MB_OK;
+}
+
+/* --comm-from-runs: Delta(P) as the runs at P > 1 measured it, on stdout (one number where the
+ * runs are at one P; P:S,P:S,... for mbopt --delta where they are at several, each P its own);
+ * how, on stderr, a line per P. */
+static int comm_from_runs_print(const model_opts *m, const mb_update_time *t_probe,
+                                const mb_fit_runs *runs, mb_error *err)
+{
+    double ps[MB_MODEL_PDELTAS];
+    size_t np = 0;
+    for (size_t i = 0; i < runs->n; i++) {
+        int seen = !(runs->procs[i] > 1) || !isfinite(runs->t_step[i]);
+        for (size_t k = 0; k < np && !seen; k++)
+            seen = ps[k] == runs->procs[i];
+        if (seen)
+            continue;
+        if (np == MB_MODEL_PDELTAS)
+            return mb_error_set(err, MB_EINVAL, "runs at more than %d learner counts: "
+                                "--comm-from-runs gives Delta for %d at most", MB_MODEL_PDELTAS,
+                                MB_MODEL_PDELTAS);
+        ps[np++] = runs->procs[i];
+    }
+    for (size_t a = 1; a < np; a++) /* ascending */
+        for (size_t b = a; b > 0 && ps[b - 1] > ps[b]; b--) {
+            double x = ps[b];
+            ps[b] = ps[b - 1];
+            ps[b - 1] = x;
+        }
+    if (np == 0) {
+        double d, p = NAN;
+        size_t n;
+        return mb_solver_comm_from_runs(&m->t, runs, &d, &p, &n, err);
+    }
+    for (size_t k = 0; k < np; k++) {
+        double delta;
+        int rc = comm_from_runs_one(m, t_probe, runs, ps[k], &delta, err);
+        if (rc != MB_OK)
+            return rc;
+        if (np == 1)
+            printf("%.9g\n", delta);
+        else
+            printf("%s%g:%.9g%s", k ? "," : "", ps[k], delta, k + 1 == np ? "\n" : "");
+    }
     return MB_OK;
 }
 
@@ -862,6 +906,8 @@ int mbopt_validate(int argc, char **argv)
     mb_solver_tcal_probe(&m->tcal, &m->t, &t_probe);
     if (rc == MB_OK)
         rc = read_runs(argc - optind, argv + optind, vc->target, &g, &runs, &err);
+    if (rc == MB_OK && !vc->comm_runs)
+        rc = model_check_procs(m, runs.procs, runs.n, "the runs", &err);
     int printed = rc == MB_OK && (vc->comm_runs || vc->missing);
     if (rc == MB_OK && vc->comm_runs)
         rc = comm_from_runs_print(m, &t_probe, &runs, &err);

@@ -180,10 +180,15 @@ int mb_solver_stands_for(const mb_law *law, const mb_update_time *t, double m_ru
 int mb_solver_comm_from_runs(const mb_update_time *t, const mb_fit_runs *runs, double *delta,
                              double *p, size_t *n, mb_error *err)
 {
-    double p_min = INFINITY;
-    for (size_t i = 0; i < runs->n; i++)
+    double p_min = isnan(*p) ? INFINITY : *p;
+    for (size_t i = 0; isinf(p_min) && i < runs->n; i++)
         if (runs->procs[i] > 1 && isfinite(runs->t_step[i]) && runs->procs[i] < p_min)
             p_min = runs->procs[i];
+    int any = 0;
+    for (size_t i = 0; i < runs->n; i++)
+        any |= runs->procs[i] == p_min && isfinite(runs->t_step[i]);
+    if (!any)
+        p_min = INFINITY;
     *delta = *p = NAN;
     *n = 0;
     if (!isfinite(p_min))

@@ -457,7 +457,7 @@ static void test_step_tables_by_p(void)
     /* Delta(2) from runs is what they cost beyond the P = 2 table at M/2 */
     double batch[2] = {16, 32}, procs[2] = {2, 2}, t_step[2] = {9e-4 + 2e-4, 1.3e-3 + 2e-4};
     mb_fit_runs runs = {.n = 2, .batch = batch, .procs = procs, .t_step = t_step};
-    double delta, p;
+    double delta, p = NAN;
     size_t n;
     mb_error e = {0};
     CU_ASSERT_EQUAL(mb_solver_comm_from_runs(&t, &runs, &delta, &p, &n, &e), MB_OK);
@@ -1179,17 +1179,77 @@ static void test_comm_from_runs(void)
         t_step[i] = step + extra[i];
     }
     mb_fit_runs runs = {.n = 5, .batch = batch, .procs = procs, .t_step = t_step};
-    double delta, p;
+    double delta, p = NAN;
     size_t n;
     mb_error err = {0};
     CU_ASSERT_EQUAL(mb_solver_comm_from_runs(&t, &runs, &delta, &p, &n, &err), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(delta, 1.9e-3, 1e-12);
     CU_ASSERT_EQUAL(p, 2);
     CU_ASSERT_EQUAL(n, 3);
+    /* asked for P = 4: that run's own Delta(4) (issue 28: Delta per P) */
+    p = 4;
+    CU_ASSERT_EQUAL(mb_solver_comm_from_runs(&t, &runs, &delta, &p, &n, &err), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(delta, 9e-3, 1e-12);
+    CU_ASSERT_EQUAL(p, 4);
+    CU_ASSERT_EQUAL(n, 1);
+    p = 3; /* no run at P = 3 */
+    CU_ASSERT_EQUAL(mb_solver_comm_from_runs(&t, &runs, &delta, &p, &n, &err), MB_ENODATA);
     runs.n = 4; /* without the P = 4 run and with the P = 2 runs made P = 1: nothing to use */
     procs[0] = procs[1] = procs[2] = 1;
+    p = NAN;
     CU_ASSERT_EQUAL(mb_solver_comm_from_runs(&t, &runs, &delta, &p, &n, &err), MB_ENODATA);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no run at P > 1"));
+}
+
+/* Delta measured per P (issue 28): the model takes each P's own, refuses a P without one; mbopt
+ * --delta P:S,... prints them, and refuses a --procs or runs at a P it lacks in one line. */
+static void test_delta_per_p(void)
+{
+    mb_update_time t = {.gamma = 1e-5, .m_t = 16, .comm = MB_COMM_ALLREDUCE, .delta = 1e-3,
+                        .n_pdelta = 2, .pdelta_p = {2, 4}, .pdelta = {1e-3, 5e-3}};
+    double d, tu;
+    CU_ASSERT_EQUAL(mb_model_comm_time(&t, 1, &d), MB_OK);
+    CU_ASSERT_EQUAL(d, 0);
+    CU_ASSERT_EQUAL(mb_model_comm_time(&t, 2, &d), MB_OK);
+    CU_ASSERT_EQUAL(d, 1e-3);
+    CU_ASSERT_EQUAL(mb_model_comm_time(&t, 4, &d), MB_OK);
+    CU_ASSERT_EQUAL(d, 5e-3);
+    CU_ASSERT_EQUAL(mb_model_comm_time(&t, 3, &d), MB_EDOM);
+    CU_ASSERT_EQUAL(mb_model_tupdate(&t, 64, 4, &tu), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(tu, 1e-5 * 16 + 5e-3, 1e-15);
+    mb_test_run r;
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    if (mb_test_sh_ok(&r, "mbopt scale --n-inf 1000 --alpha 20000 --gamma 1e-5 --m-t 16 "
+                      "--delta 2:0.001,4:0.005 --procs 1,2,4 --json -o %s", path)) {
+        /* read back as mbplot reads it: each P keeps its own Delta */
+        cJSON *root = NULL;
+        mb_error e = {0};
+        mb_law law;
+        mb_update_time u;
+        CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+        CU_ASSERT_EQUAL(mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(root, "model"),
+                                             path, &law, &u, NULL, &e), MB_OK);
+        CU_ASSERT_EQUAL(u.n_pdelta, 2);
+        CU_ASSERT_EQUAL(mb_model_comm_time(&u, 4, &d), MB_OK);
+        CU_ASSERT_DOUBLE_EQUAL(d, 5e-3, 1e-15);
+        CU_ASSERT_EQUAL(mb_model_comm_time(&u, 3, &d), MB_EDOM);
+        cJSON_Delete(root);
+    }
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+    const char *base = "scale --n-inf 1000 --alpha 20000 --gamma 1e-5 --m-t 16 ";
+    char args[512];
+    snprintf(args, sizeof args, "%s--delta 2:0.001,4:0.005 --procs 1:8", base);
+    mb_test_expect_failure("mbopt", args, 1, "--procs asks for P = 8, but --delta measured "
+                           "Delta(P) at P = 2, 4 only");
+    snprintf(args, sizeof args, "%s--delta 2:0.001,2:0.002 --procs 1,2", base);
+    mb_test_expect_failure("mbopt", args, 1, "--delta: P = 2 given twice");
+    snprintf(args, sizeof args, "%s--delta 2:0.001,1:0.002 --procs 1,2", base);
+    mb_test_expect_failure("mbopt", args, 1, "--delta (its P)");
+    snprintf(args, sizeof args, "%s--delta 2:x --procs 1,2", base);
+    mb_test_expect_failure("mbopt", args, 1, "--delta");
 }
 
 int mb_test_suite_solver(void)
@@ -1212,5 +1272,6 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "T_update's runs: the lower quartile", test_tupdate_steady_quartile) ||
            !CU_add_test(s, "T_update at P = 2 from runs of two", test_tupdate_from_runs_of_p) ||
            !CU_add_test(s, "the spread of the optimum", test_optimum_spread) ||
-           !CU_add_test(s, "Delta(P) from the runs", test_comm_from_runs);
+           !CU_add_test(s, "Delta(P) from the runs", test_comm_from_runs) ||
+           !CU_add_test(s, "Delta measured per P", test_delta_per_p);
 }

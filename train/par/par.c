@@ -292,75 +292,136 @@ static void sma_tune(job *j, int kmax, double samples_per_s)
 /* 1 when the learners draw their own batches (a cursor each) rather than one shared cursor. */
 static int own_cursors(int algo) { return mb_par_algo_has_server(algo); }
 
-/* The lockstep checkpoint: every learner's record reaches rank 0 by a broadcast from its rank
- * (a collective, so it works over threads, ranks and ranks x threads alike), rank 0 writes
- * PATH.learners, then learner 0's single-learner checkpoint at PATH (the cursor, which all
- * learners share, and the log rows). */
+/* Record i of this process's file: worker i - first of this process, packed here (ctx: the
+ * job and the file's first record). */
+static int pack_local(uint64_t i, float *buf, void *ctx)
+{
+    const void **c = ctx;
+    job *j = (job *)c[0];
+    const uint64_t *first = c[1];
+    par_pack(&j->ws[i - *first], buf);
+    return MB_OK;
+}
+
+/* The lockstep checkpoint. No record travels: each process's first worker packs its own
+ * workers' records (they stand still between two barriers) into its own file, the whole
+ * PATH.learners for a job of one process, else the part PATH.learners.rankR on its own node;
+ * once every part is written (the second barrier), rank 0 writes learner 0's single-learner
+ * checkpoint at PATH (its cursor and the log rows), which names the update. The time is in
+ * no part and not in wall_s. */
 static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s)
 {
     job *j = w->j;
     const mb_run_options *o = j->o;
-    int P = mb_comm_size(w->c), rc = MB_OK;
-    size_t rec = j->rec, slots = is_root(w) ? (size_t)P : 2;
-    if (!w->rec && !(w->rec = malloc(slots * rec * sizeof *w->rec)))
-        return fail(w, MB_ENOMEM, "checkpoint");
-    double t0 = now_s();
-    for (int i = 0; i < P; i++) {
-        /* rank 0 keeps record i at slot i; the others' own record in slot 0, others in 1 */
-        float *b = is_root(w) ? w->rec + (size_t)i * rec : w->rec + (i == w->rank ? 0 : rec);
-        if (i == w->rank)
-            par_pack(w, b);
-        if ((rc = mb_comm_bcast(w->c, b, rec, i)) != MB_OK)
-            return fail(w, rc, "checkpoint");
-    }
-    w->t[T_COMM] += now_s() - t0;
-    if (!is_root(w))
-        return MB_OK;
-    size_t saved;
-    if ((rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err)) != MB_OK)
+    int rc = MB_OK;
+    size_t saved = 0;
+    if ((rc = mb_comm_barrier(w->c)) != MB_OK)
+        return fail(w, rc, "checkpoint");
+    if (is_root(w) && (rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err)) != MB_OK)
         return w->rc = rc;
-    rc = par_write_learners(w, updates, samples, wall_s, 0, w->rec);
-    if (rc == MB_OK) {
-        /* PATH is learner 0's own checkpoint: its samples are its own (the job's are in
-         * PATH.learners), so that the reader's samples = updates x batch holds */
+    if (w == &j->ws[0]) {
+        mb_par_ckpt_head h;
+        par_head(w, updates, samples, wall_s, 0, &h);
+        h.learners = (uint64_t)j->threads;
+        h.first = (uint64_t)w->rank;
+        h.log_len = is_root(w) ? j->mon.rows.len : 0;
+        float *buf = malloc(j->rec * sizeof *buf);
+        const void *ctx[2] = {j, &h.first};
+        rc = !buf ? mb_error_set(&w->err, MB_ENOMEM, "out of memory for a checkpoint")
+                  : mb_par_ckpt_write(o->checkpoint_path, j->ranks > 1 ? j->proc : -1, &h,
+                                      is_root(w) ? j->mon.rows.s : "", pack_local, (void *)ctx,
+                                      buf, &w->err);
+        free(buf);
+    }
+    /* every part written before PATH names their update; where some failed (a folder gone
+     * from several nodes), the lowest failed rank ends the job with one line, and the others
+     * wait for that end (over threads their wait returns; over MPI the abort ends them) */
+    int P = mb_comm_size(w->c), first = -1;
+    float *bad = calloc((size_t)P, sizeof *bad);
+    if (!bad)
+        return fail(w, MB_ENOMEM, "checkpoint");
+    bad[w->rank] = rc != MB_OK;
+    int rs = mb_comm_allreduce_sum(w->c, bad, (size_t)P);
+    for (int k = 0; k < P && first < 0 && rs == MB_OK; k++)
+        if (bad[k] != 0)
+            first = k;
+    free(bad);
+    if (rs != MB_OK)
+        return fail(w, rs, "checkpoint");
+    if (first >= 0 && first != w->rank) {
+        mb_comm_barrier(w->c); /* returns once the job is aborted */
+        return fail(w, MB_EMPI, "checkpoint");
+    }
+    if (rc == MB_OK && is_root(w)) {
+        /* PATH is learner 0's own checkpoint: its samples are its own (the job's are in the
+         * companions), so that the reader's samples = updates x batch holds */
         mb_ckpt_extra cx = {.updates = updates, .samples = (size_t)updates * (size_t)w->l.batch,
                             .wall_s = wall_s, .loss = j->mon.r->loss, .data_fp = j->data_fp,
                             .log_rows = j->mon.rows.s, .log_len = j->mon.rows.len};
         rc = mb_ckpt_write(o->checkpoint_path, &w->l, o, &cx, &w->err);
     }
-    mb_run_mon_ckpt_done(&j->mon, saved);
-    if (rc != MB_OK)
+    if (is_root(w))
+        mb_run_mon_ckpt_done(&j->mon, saved);
+    if (rc != MB_OK && w->rc == MB_OK)
         w->rc = rc;
     return rc;
 }
 
-/* A resumed worker: with a shared cursor, the cursor and learner 0's state from PATH; then its
- * own record from PATH.learners (of PATH's update). */
+/* A resumed worker: its own record, from its process's own file (the whole PATH.learners, or
+ * its part on its own node, of the update and run that job_resume agreed on); over ranks, a
+ * server algorithm's learner gets its record from the server, whose node holds the file (one
+ * message each: O(P n) in all). Rank 0 of a lockstep algorithm also reads PATH, learner 0's
+ * checkpoint, and checks that it is of the same update. */
 static int par_resume(worker *w, const mb_run_options *lo)
 {
     job *j = w->j;
     mb_ckpt_extra x = {.data_fp = j->data_fp, .updates = -1};
-    int rc;
-    if (!own_cursors(lo->par)) {
+    int lockstep = !own_cursors(lo->par), rc;
+    if (lockstep && is_root(w)) {
         if ((rc = mb_ckpt_read(lo->resume_path, &w->l, lo, &x, &w->err)) != MB_OK)
             return rc;
         free(x.log_rows);
     }
-    float *rec = malloc(j->rec * sizeof *rec);
+    float *rec = malloc(j->rec * sizeof *rec), *all = NULL;
     if (!rec)
         return mb_error_set(&w->err, MB_ENOMEM, "out of memory");
     mb_par_ckpt_head h;
-    rc = mb_par_ckpt_read(lo->resume_path, &h, NULL, (uint64_t)w->rank, rec, &w->err);
+    memset(&h, 0, sizeof h);
+    int P = mb_comm_size(w->c);
+    if (!lockstep && j->ranks > 1 && !is_root(w)) {
+        h.updates = j->updates0;
+        h.rec_floats = j->rec;
+        rc = mb_comm_recv(w->c, rec, j->rec, 0, TAG_CKPT, NULL);
+    } else if (!lockstep && j->ranks > 1) {
+        if (!(all = malloc((size_t)P * j->rec * sizeof *all)))
+            rc = mb_error_set(&w->err, MB_ENOMEM, "out of memory for the learners' records");
+        else
+            rc = mb_par_ckpt_read(lo->resume_path, -1, j->updates0, j->run_id, &h, NULL,
+                                  MB_PAR_CKPT_ALL, all, &w->err);
+        for (int k = 1; k < P && rc == MB_OK; k++)
+            rc = mb_comm_send(w->c, all + (size_t)k * j->rec, j->rec, k, TAG_CKPT);
+        if (rc == MB_OK)
+            memcpy(rec, all, j->rec * sizeof *rec);
+    } else {
+        int part = lockstep && j->ranks > 1 ? j->proc : -1;
+        rc = mb_par_ckpt_read(lo->resume_path, part, j->ranks > 1 ? j->updates0 : -1, j->run_id,
+                              &h, NULL, (uint64_t)w->rank, rec, &w->err);
+    }
+    free(all);
     if (rc == MB_OK && x.updates >= 0 && h.updates != x.updates)
-        rc = mb_error_set(&w->err, MB_EFORMAT, "%s and %s.learners are of different updates "
-                          "(%ld and %lld): a checkpoint was cut short", lo->resume_path,
-                          lo->resume_path, x.updates, (long long)h.updates);
+        rc = mb_error_set(&w->err, MB_EFORMAT, "%s and its learners' checkpoint are of different "
+                          "updates (%ld and %lld): a checkpoint was cut short", lo->resume_path,
+                          x.updates, (long long)h.updates);
     if (rc == MB_OK && h.rec_floats != j->rec)
         rc = mb_error_set(&w->err, MB_EFORMAT, "%s.learners: records of %llu floats, this run's "
                           "are %zu", lo->resume_path, (unsigned long long)h.rec_floats, j->rec);
     if (rc == MB_OK) {
         par_unpack(w, rec);
         w->skip_exchange = 1;
+        if (lockstep) { /* what PATH gave learner 0: the optimiser's and the masks' clocks */
+            mb_optim_set_updates(w->l.opt, (long)h.updates);
+            mb_net_set_steps(w->l.net, (unsigned long)h.updates);
+        }
         if (!w->l.net) { /* the server keeps its record: DOWNPOUR's master velocity */
             free(w->rec);
             w->rec = rec;
@@ -615,6 +676,29 @@ static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, 
     return MB_OK;
 }
 
+/* The job's identity in its checkpoints: rank 0's random draw, broadcast (a resumed run
+ * takes the checkpoint's instead, job_resume), so that a resume never mixes parts of two runs
+ * that reached the same update. */
+static int run_id_init(job *j, mb_error *err)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t z = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 17);
+    z += 0x9e3779b97f4a7c15ull; /* splitmix64's finaliser */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    j->run_id = (z ^ (z >> 31)) | 1;
+    if (j->ranks < 2)
+        return MB_OK;
+    float b[2];
+    memcpy(b, &j->run_id, sizeof b);
+    int rc = mb_comm_bcast(j->o->comm, b, 2, 0);
+    if (rc != MB_OK)
+        return mb_error_set(err, rc, "the ranks could not agree on the run's identity");
+    memcpy(&j->run_id, b, sizeof b);
+    return MB_OK;
+}
+
 /* ---- set-up --------------------------------------------------------------------------------- */
 
 static int worker_init(worker *w, job *j, mb_communicator *c)
@@ -765,44 +849,148 @@ static void job_extra(job *j)
                  !o->no_overlap, o->tau);
 }
 
-/* A resumed run: PATH.learners' head (rank 0 takes its log rows into *rows0, *len0 bytes),
- * checked against this run (records, parameters, algorithm, identity), and where the run was. */
-static int job_resume(job *j, int rank, char **rows0, size_t *len0, mb_error *err)
+/* rc, with err's message prefixed by "rank R: " when rc is a failure. */
+static int rank_says(int rank, int rc, mb_error *err)
+{
+    if (rc != MB_OK && err) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        mb_error_set(err, rc, "rank %d: %s", rank, why);
+    }
+    return rc;
+}
+
+/* Over ranks, every rank's verdict `rc` (this rank's message in err): the lowest rank that
+ * failed keeps its message, the others clear theirs, and all return that rank's status together
+ * (r->failed_together), so that the job ends with one line and nobody is left waiting. */
+static int ranks_vote(const job *j, int rc, mb_run_result *r, mb_error *err)
+{
+    float *bad = calloc((size_t)j->ranks, sizeof *bad);
+    if (!bad)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    bad[j->proc] = rc != MB_OK ? (float)rc : 0;
+    int rs = mb_comm_allreduce_sum(j->o->comm, bad, (size_t)j->ranks);
+    int first = -1;
+    for (int k = 0; k < j->ranks && first < 0; k++)
+        if (bad[k] != 0)
+            first = k;
+    int rcf = first >= 0 ? (int)bad[first] : MB_OK;
+    free(bad);
+    r->failed_together = 1;
+    if (rs != MB_OK)
+        return mb_error_set(err, rs, "the ranks could not compare their verdicts");
+    if (rcf != MB_OK && j->proc != first) {
+        mb_error_clear(err);
+        if (err)
+            err->status = rcf;
+    }
+    if (rcf == MB_OK)
+        r->failed_together = 0;
+    return rcf;
+}
+
+/* Over ranks: rank 0's head reaches every rank (a broadcast, with rank 0's verdict), so that a
+ * rank on a node of its own knows which update and run to resume; 0, or rank 0's failure. */
+static int head_from_root(const job *j, mb_par_ckpt_head *h, int rc0, mb_error *err)
+{
+    enum { HF = (sizeof *h + sizeof(float) - 1) / sizeof(float) + 1 };
+    float b[HF];
+    memset(b, 0, sizeof b);
+    memcpy(b, h, sizeof *h);
+    b[HF - 1] = (float)rc0;
+    int rc = mb_comm_bcast(j->o->comm, b, HF, 0);
+    if (rc != MB_OK)
+        return mb_error_set(err, rc, "the ranks could not exchange the checkpoint's head");
+    memcpy(h, b, sizeof *h);
+    return (int)b[HF - 1];
+}
+
+/* The head's identity against this run: records, parameters, algorithm (the file, or this
+ * process's part of it), data, seed, batch, tau. */
+static int head_identity(const job *j, const mb_par_ckpt_head *h, int part, mb_error *err)
 {
     const mb_run_options *o = j->o;
-    int rc;
-    mb_par_ckpt_head h;
-    if ((rc = mb_par_ckpt_read(o->resume_path, &h, rank == 0 ? rows0 : NULL, 0, NULL,
-                               err)) != MB_OK)
-        return rc;
     /* a record per rank of the communicator: the learners, and the server or watcher */
     uint64_t recs = (uint64_t)j->p + (mb_par_algo_has_server(o->par) ? 1 : 0);
-    if (h.learners != recs || h.params != j->n || h.algo != o->par ||
-        h.rec_floats != j->rec) {
-        free(*rows0);
-        *rows0 = NULL;
-        rc = mb_error_set(err, MB_EINVAL, "%s: checkpoint of %s with %llu records of %llu "
-                          "parameters; this run is %s with %llu of %zu", o->resume_path,
-                          mb_par_algo_name(h.algo), (unsigned long long)h.learners,
-                          (unsigned long long)h.params, mb_par_algo_name(o->par),
-                          (unsigned long long)recs, j->n);
-        return rc;
-    }
+    if (h->total != recs || h->params != j->n || h->algo != o->par || h->rec_floats != j->rec)
+        return mb_error_set(err, MB_EINVAL, "%s: checkpoint of %s with %llu records of %llu "
+                            "parameters; this run is %s with %llu of %zu", o->resume_path,
+                            mb_par_algo_name(h->algo), (unsigned long long)h->total,
+                            (unsigned long long)h->params, mb_par_algo_name(o->par),
+                            (unsigned long long)recs, j->n);
+    if (part >= 0 && (h->first != (uint64_t)part * (uint64_t)j->threads ||
+                      h->learners != (uint64_t)j->threads))
+        return mb_error_set(err, MB_EINVAL, "%s.learners.rank%d: holds learners %llu to %llu; "
+                            "rank %d of this run has %d to %d", o->resume_path, part,
+                            (unsigned long long)h->first,
+                            (unsigned long long)(h->first + h->learners - 1), part,
+                            part * j->threads, part * j->threads + j->threads - 1);
     /* the run's identity, as PATH's is checked (run_ckpt.c) */
-    const char *what = h.data_fp != j->data_fp ? "data (--data, --eval-frac, --data-seed)"
-                       : h.seed != o->seed    ? "--seed"
-                       : h.batch != o->batch  ? "--batch"
-                       : h.tau != o->tau      ? "--tau"
-                                              : NULL;
-    if (what) {
+    const char *what = h->data_fp != j->data_fp ? "data (--data, --eval-frac, --data-seed)"
+                       : h->seed != o->seed    ? "--seed"
+                       : h->batch != o->batch  ? "--batch"
+                       : h->tau != o->tau      ? "--tau"
+                                               : NULL;
+    if (what)
+        return mb_error_set(err, MB_EINVAL, "%s: the learners' checkpoint is of another %s "
+                            "(seed %llu, batch %lld, tau %lld); resume with the run's own "
+                            "settings", o->resume_path, what, (unsigned long long)h->seed,
+                            (long long)h->batch, (long long)h->tau);
+    return MB_OK;
+}
+
+/* A resumed run: the head of this process's file (rank 0 takes the log rows into *rows0, *len0
+ * bytes), checked against this run (records, parameters, algorithm, identity), and where the
+ * run was. Over ranks, rank 0 reads first and broadcasts its head; a lockstep rank then reads
+ * its own part (of that update and run), a server algorithm's learner takes rank 0's head; the
+ * ranks compare verdicts, and the lowest that failed says why in one line, the others end
+ * silently with it (r->failed_together). */
+static int job_resume(job *j, int rank, char **rows0, size_t *len0, mb_run_result *r,
+                      mb_error *err)
+{
+    const mb_run_options *o = j->o;
+    int parts = j->ranks > 1 && !mb_par_algo_has_server(o->par);
+    mb_par_ckpt_head h;
+    memset(&h, 0, sizeof h);
+    int rc = MB_OK;
+    if (rank == 0) {
+        rc = mb_par_ckpt_read(o->resume_path, parts ? 0 : -1, -1, 0, &h, rows0, 0, NULL, err);
+        if (rc == MB_OK)
+            rc = head_identity(j, &h, parts ? 0 : -1, err);
+    }
+    if (j->ranks > 1) {
+        int rc0 = head_from_root(j, &h, rc, err);
+        r->failed_together = 1;
+        if (rc0 != MB_OK) { /* rank 0 says why */
+            if (rank != 0) {
+                mb_error_clear(err);
+                if (err)
+                    err->status = rc0;
+            }
+            free(*rows0);
+            *rows0 = NULL;
+            return rc0;
+        }
+        if (rank != 0 && parts) {
+            mb_par_ckpt_head mine;
+            rc = mb_par_ckpt_read(o->resume_path, rank, h.updates, h.run_id, &mine, NULL, 0,
+                                  NULL, err);
+            if (rc == MB_OK)
+                rc = head_identity(j, &mine, rank, err);
+            rc = rank_says(rank, rc, err);
+        }
+        int rcf = ranks_vote(j, rc, r, err);
+        if (rcf != MB_OK) {
+            free(*rows0);
+            *rows0 = NULL;
+            return rcf;
+        }
+    } else if (rc != MB_OK) {
         free(*rows0);
         *rows0 = NULL;
-        rc = mb_error_set(err, MB_EINVAL, "%s: the learners' checkpoint is of another %s "
-                          "(seed %llu, batch %lld, tau %lld); resume with the run's own "
-                          "settings", o->resume_path, what, (unsigned long long)h.seed,
-                          (long long)h.batch, (long long)h.tau);
         return rc;
     }
+    j->run_id = h.run_id;
     j->updates0 = j->updates = h.updates;
     j->samples0 = j->samples = h.samples;
     j->wall0 = j->wall_s = h.wall_s;
@@ -893,6 +1081,23 @@ static int job_run_workers(job *j, int threads, mb_communicator **comms, worker 
     return mb_error_set(err, rc, "%s: %s", name, cause->err.msg[0] ? cause->err.msg : "failed");
 }
 
+/* The job's counts before anything is read: learners, samples each, workers of this process
+ * (a server thread beside the learners where the server algorithms run in one process). */
+static void job_init(job *j, const mb_run_options *o, mb_run_result *r, int ranks, int rank)
+{
+    memset(j, 0, sizeof *j);
+    pthread_mutex_init(&j->mu_loss, NULL);
+    j->o = o;
+    j->r = r;
+    j->ranks = ranks;
+    j->p = learner_count(o, ranks);
+    j->proc = rank;
+    j->m = o->batch / j->p;
+    j->k_active = j->k_was = o->sma_tune ? 1 : 1 << 30;
+    j->tuning = o->sma_tune;
+    j->threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
+}
+
 int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -907,16 +1112,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if (o->comm)
         mb_comm_set_timeout(o->comm, o->wait_timeout); /* the MPI watchdog (comm_mpi.c) */
     job j;
-    memset(&j, 0, sizeof j);
-    pthread_mutex_init(&j.mu_loss, NULL);
-    j.o = o;
-    j.r = r;
-    j.ranks = ranks;
-    j.p = learner_count(o, ranks);
-    j.m = o->batch / j.p;
-    j.k_active = j.k_was = o->sma_tune ? 1 : 1 << 30;
-    j.tuning = o->sma_tune;
-    int threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
+    job_init(&j, o, r, ranks, rank);
+    int threads = j.threads;
     mb_net_desc *desc = NULL;
     mb_data_splits own;
     memset(&own, 0, sizeof own);
@@ -955,6 +1152,13 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     rc = rank == 0 && o->checkpoint_path ? ckpt_folder_ok(o->checkpoint_path, err) : MB_OK;
     if (o->comm && ranks > 1)
         rc = par_agree(&j, o->comm, desc, rc, r, err);
+    /* a lockstep job over ranks writes a part on every node: every rank checks its folder */
+    if (rc == MB_OK && o->checkpoint_path && ranks > 1 && !mb_par_algo_has_server(o->par)) {
+        int mine = rank == 0 ? MB_OK : ckpt_folder_ok(o->checkpoint_path, err);
+        rc = ranks_vote(&j, rank_says(rank, mine, err), r, err);
+    }
+    if (rc == MB_OK && o->checkpoint_path)
+        rc = run_id_init(&j, err);
     if (rc != MB_OK)
         goto out;
     j.rec = par_rec_floats(&j);
@@ -976,7 +1180,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     job_extra(&j);
     char *rows0 = NULL;
     size_t len0 = 0;
-    if (o->resume_path && (rc = job_resume(&j, rank, &rows0, &len0, err)) != MB_OK)
+    if (o->resume_path && (rc = job_resume(&j, rank, &rows0, &len0, r, err)) != MB_OK)
         goto out;
     if (rank == 0) {
         rc = mb_run_mon_init(&j.mon, o, desc, data, j.eval_net, r, j.updates0, rows0, len0, err);

@@ -1,26 +1,32 @@
-/* par_ckpt.c — the companion file of a parallel run's checkpoint (par_impl.h): every learner's
- * parameters, optimiser state and centre copy, beside run_ckpt.c's file of learner 0.
+/* par_ckpt.c — the companion files of a parallel run's checkpoint (par_impl.h): every learner's
+ * parameters, optimiser state, cursor and centre copy, beside run_ckpt.c's file of learner 0;
+ * one file (PATH.learners), or one part per process (PATH.learners.rankR, each written and read
+ * by its own rank on its own node).
  *
  * Layout (native byte order, same machine):
- *     "MBKPAR03"  magic
+ *     "MBKPAR04"  magic
  *     head        mb_par_ckpt_head
  *     log rows    head.log_len bytes
- *     records     head.learners x head.rec_floats float32 (par_impl.h: par_pack)
+ *     records     head.learners x head.rec_floats float32 (par_impl.h: par_pack): the job's
+                 records head.first .. head.first + head.learners - 1 of head.total
  *     "MBKPEND\n" trailer
  *     crc32       of every byte before it (zlib), uint32
  * and believed only after checks, as the main checkpoint is (run_ckpt.c): the length the head
  * implies, the checksum, the head's values in range (counts, a finite wall time, alpha in
- * [0, 1], ...), every parameter, velocity and centre finite and within +-1e15 (far beyond any
- * trained network's, short of the overflow a 1e30 would bring), every cursor inside the data;
- * the run's identity (algorithm, records, parameters, data fingerprint, seed, batch, tau) is
- * compared by the caller (par.c). MBKPAR02 (no checksum) and MBKPAR01 are refused.
+ * [0, 1], the records inside the job's total, ...), every parameter, velocity and centre finite
+ * and within +-1e15 (far beyond any trained network's, short of the overflow a 1e30 would
+ * bring), every cursor inside the data; the file's update and run (run_id) are chosen here
+ * (mb_par_ckpt_read), the run's identity (algorithm, records, parameters, data fingerprint,
+ * seed, batch, tau) is compared by the caller (par.c). MBKPAR03 (one file, no parts),
+ * MBKPAR02 (no checksum) and MBKPAR01 are refused.
  *
- * The pair is not written in one step: PATH.learners first, then PATH. A job killed between
- * the two (a rank that dies ends the job at any moment) would leave a new PATH.learners beside
- * the old PATH; so the writer first moves the PATH.learners it replaces to PATH.learners.prev,
- * and the reader takes whichever of the two is of PATH's update. At every moment one of them
- * is: kill inside the write (the old pair stands), after the move (.prev is PATH's), after the
- * new PATH.learners (.prev still is), after PATH (the new pair).
+ * The set is not written in one step: the companions first (every part, then a barrier), then
+ * PATH. A job killed between the two (a rank that dies ends the job at any moment) would leave
+ * a new companion beside the old PATH; so each writer first moves the file it replaces to
+ * NAME.prev, and the reader takes whichever of the two is of PATH's update (a part on a node
+ * that cannot see PATH: of the update rank 0 read there, broadcast). At every moment one of
+ * them is: kill inside the write (the old set stands), after the move (.prev is PATH's), after
+ * the new companion (.prev still is), after PATH (the new set).
  */
 #include "par_impl.h"
 #include "../../data/mb_output.h"
@@ -34,19 +40,21 @@
 #include <string.h>
 #include <zlib.h>
 
-static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '3'};
+static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '4'};
 static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
 
 /* The largest |value| a stored parameter, velocity or centre may have. */
 #define PAR_VALUE_MAX 1e15
 
-/* PATH.learners, or with prev PATH.learners.prev (malloc'd). */
-static char *companion(const char *path, int prev)
+/* PATH.learners or PATH.learners.rank<part> (part >= 0), with prev NAME.prev (malloc'd). */
+static char *companion(const char *path, int part, int prev)
 {
-    size_t n = strlen(path) + sizeof ".learners.prev";
+    size_t n = strlen(path) + sizeof ".learners.rank.prev" + 12;
     char *p = malloc(n);
-    if (p)
+    if (p && part < 0)
         snprintf(p, n, "%s.learners%s", path, prev ? ".prev" : "");
+    else if (p)
+        snprintf(p, n, "%s.learners.rank%d%s", path, part, prev ? ".prev" : "");
     return p;
 }
 
@@ -65,11 +73,11 @@ static int put(FILE *f, uLong *crc, const void *p, size_t len)
     return fwrite(p, len, 1, f) == 1;
 }
 
-int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char *rows,
-                      int (*record)(uint64_t i, float *buf, void *ctx), void *ctx, float *buf,
-                      mb_error *err)
+int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
+                      const char *rows, int (*record)(uint64_t i, float *buf, void *ctx),
+                      void *ctx, float *buf, mb_error *err)
 {
-    char *p = companion(path, 0);
+    char *p = companion(path, part, 0);
     if (!p)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     mb_out out;
@@ -82,7 +90,7 @@ int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char
     uLong crc = crc32(0L, Z_NULL, 0);
     int ok = put(out.f, &crc, magic, sizeof magic) && put(out.f, &crc, head, sizeof *head) &&
              put(out.f, &crc, rows, head->log_len);
-    for (uint64_t i = 0; ok && i < head->learners; i++) {
+    for (uint64_t i = head->first; ok && i < head->first + head->learners; i++) {
         if ((rc = record(i, buf, ctx)) != MB_OK)
             break;
         ok = put(out.f, &crc, buf, rec * sizeof *buf);
@@ -97,7 +105,7 @@ int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char
         return rc;
     }
     /* the file this one replaces stays as .prev, PATH's partner until PATH is rewritten */
-    char *q = companion(path, 1);
+    char *q = companion(path, part, 1);
     if (!q) {
         mb_out_abort(&out);
         free(p);
@@ -164,6 +172,8 @@ static const char *head_range(const mb_par_ckpt_head *h)
         return "batch, tau or training-set size out of range";
     if (h->samples > (uint64_t)h->updates * (uint64_t)h->batch * 2 + (uint64_t)h->batch)
         return "more samples than the updates hold";
+    if (h->total < h->learners || h->first > h->total - h->learners)
+        return "its records are not inside the job's";
     return NULL;
 }
 
@@ -223,7 +233,7 @@ int mb_par_ckpt_decode(const unsigned char *b, size_t len, const char *name,
     /* the lengths first: a damaged head must not drive the arithmetic below */
     const mb_par_ckpt_head *h = head;
     if (h->params == 0 || h->params > ((uint64_t)1 << 34) || h->learners == 0 ||
-        h->learners > 65536 || h->log_len > ((uint64_t)1 << 34) ||
+        h->learners > 65536 || h->total > 65536 || h->log_len > ((uint64_t)1 << 34) ||
         (h->rec_floats != 4 * h->params &&
          h->rec_floats != 4 * h->params + PAR_CUR_WORDS + h->n_train) ||
         h->n_train > UINT32_MAX || memchr(h->trace, '\0', sizeof h->trace) == NULL)
@@ -251,17 +261,21 @@ int mb_par_ckpt_decode(const unsigned char *b, size_t len, const char *name,
             snprintf(what, sizeof what, "record %llu: %s", (unsigned long long)k, bad);
             return corrupt(err, name, what);
         }
-    if (buf && i >= h->learners)
-        return mb_error_set(err, MB_EFORMAT, "%s: no record for learner %llu (%llu in the file)",
-                            name, (unsigned long long)i, (unsigned long long)h->learners);
+    if (buf && i != MB_PAR_CKPT_ALL && (i < h->first || i - h->first >= h->learners))
+        return mb_error_set(err, MB_EFORMAT, "%s: no record for learner %llu (it holds %llu to "
+                            "%llu)", name, (unsigned long long)i, (unsigned long long)h->first,
+                            (unsigned long long)(h->first + h->learners - 1));
     if (rows) {
         if (!(*rows = malloc(h->log_len + 1)))
             return mb_error_set(err, MB_ENOMEM, "out of memory for %s's log rows", name);
         memcpy(*rows, r, h->log_len);
         (*rows)[h->log_len] = '\0';
     }
-    if (buf)
-        memcpy(buf, recs + i * h->rec_floats * sizeof(float), h->rec_floats * sizeof(float));
+    if (buf && i == MB_PAR_CKPT_ALL)
+        memcpy(buf, recs, h->learners * h->rec_floats * sizeof(float));
+    else if (buf)
+        memcpy(buf, recs + (i - h->first) * h->rec_floats * sizeof(float),
+               h->rec_floats * sizeof(float));
     return MB_OK;
 }
 
@@ -274,7 +288,8 @@ static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t
     FILE *f = fopen(p, "rb");
     if (!f)
         return mb_error_set(err, MB_EIO, "%s: cannot open the learners' checkpoint (a parallel "
-                            "run's checkpoint is PATH and PATH.learners): %s", p, strerror(errno));
+                            "run's checkpoint is PATH and PATH.learners, or over ranks "
+                            "PATH.learners.rankR on each rank's node): %s", p, strerror(errno));
     long len = -1;
     unsigned char *b = NULL;
     int rc;
@@ -291,27 +306,43 @@ static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t
     return rc;
 }
 
-int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
-                     float *buf, mb_error *err)
+int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
+                     mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, mb_error *err)
 {
-    char *p = companion(path, 0), *q = companion(path, 1);
+    char *p = companion(path, part, 0), *q = companion(path, part, 1);
     int rc;
     if (!p || !q) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto out;
     }
-    /* PATH.learners, unless it is not PATH's partner and PATH.learners.prev is */
-    long u = main_updates(path);
+    /* the file, unless it is not of the update wanted (PATH's) and its .prev is */
+    long u = want >= 0 ? (long)want : main_updates(path);
     mb_par_ckpt_head hq;
     mb_error eq = {0};
     rc = read_one(p, head, rows, i, buf, err);
-    if (u >= 0 && (rc != MB_OK || head->updates != u) &&
-        read_one(q, &hq, NULL, 0, NULL, &eq) == MB_OK && hq.updates == u) {
-        if (rows) {
-            free(*rows);
-            *rows = NULL;
+    int fits = rc == MB_OK && (u < 0 || head->updates == u) &&
+               (run_id == 0 || head->run_id == run_id);
+    if (u >= 0 && !fits) {
+        int rq = read_one(q, &hq, NULL, 0, NULL, &eq);
+        if (rq == MB_OK && hq.updates == u && (run_id == 0 || hq.run_id == run_id)) {
+            if (rows) {
+                free(*rows);
+                *rows = NULL;
+            }
+            rc = read_one(q, head, rows, i, buf, err);
+        } else if (rc == MB_OK && want >= 0) {
+            /* a part on a node of its own, none of the checkpoint rank 0 resumes */
+            if (rows) {
+                free(*rows);
+                *rows = NULL;
+            }
+            rc = mb_error_set(err, MB_EFORMAT, "%s: of update %lld of run %016llx, and %s %s; "
+                              "the job resumes update %ld of run %016llx: the parts are of "
+                              "different checkpoints", p, (long long)head->updates,
+                              (unsigned long long)head->run_id, q,
+                              rq == MB_OK ? "of another" : "is not there or not whole", u,
+                              (unsigned long long)run_id);
         }
-        rc = read_one(q, head, rows, i, buf, err);
     }
 out:
     free(p);

@@ -1,11 +1,15 @@
 /* par_impl.h — private to train/par/par*.c: the parallel run's checkpoint companion (par_ckpt.c),
  * and the job and worker state the drivers share (par.c, par_async.c).
  *
- * A parallel run's checkpoint is two files: PATH, the single-learner checkpoint of learner 0
- * (run_ckpt.c: the shared data cursor, learner 0's parameters and optimiser state, the log rows),
- * and PATH.learners, written first, holding every learner and the centre (the one it replaces
- * kept as PATH.learners.prev until PATH is rewritten). A resume reads PATH and the companion of
- * PATH's update, and checks that they belong to the same update. */
+ * A parallel run's checkpoint is PATH, the single-learner checkpoint of learner 0 (run_ckpt.c:
+ * learner 0's cursor, parameters and optimiser state, the log rows), and its companions, written
+ * first, holding every learner and the centre (each one it replaces kept as NAME.prev until PATH
+ * is rewritten): one file PATH.learners where one process holds every record (threads; the
+ * server algorithms, whose server gathers a consistent snapshot by message), else one part per
+ * process, PATH.learners.rankR, written by rank R itself on its own node and holding its
+ * learners' records only (the lockstep algorithms over Open MPI ranks): nothing is gathered,
+ * and a resume needs no filesystem that the nodes share. A resume reads each process's own
+ * file, of PATH's update and of the same run (run_id), and checks that they agree. */
 #ifndef MB_PAR_IMPL_H
 #define MB_PAR_IMPL_H
 
@@ -41,19 +45,33 @@ typedef struct mb_par_ckpt_head {
     int64_t batch;         /* --batch M */
     int64_t tau;           /* --tau */
     uint64_t n_train;      /* training samples (the cursors' permutations' length) */
+    /* which records this file holds: first .. first + learners - 1 of the job's total (a
+     * part PATH.learners.rankR; the whole file: 0 and learners), and the job's random
+     * identity, shared by every part of a checkpoint and kept by a resumed run */
+    uint64_t first;
+    uint64_t total;
+    uint64_t run_id;
 } mb_par_ckpt_head;
 
-/* Writes PATH.learners atomically: the head, the log rows, then head->learners records, each
- * fetched by `record(i, buf, ctx)` into buf (head->rec_floats floats). */
-int mb_par_ckpt_write(const char *path, const mb_par_ckpt_head *head, const char *rows,
-                      int (*record)(uint64_t i, float *buf, void *ctx), void *ctx, float *buf,
-                      mb_error *err);
-/* Reads PATH.learners' head and log rows (*rows allocated, NUL-terminated; NULL to skip) and,
- * when buf is not NULL, record i into buf; PATH.learners.prev instead where that one is of
- * PATH's update and PATH.learners is not (a job killed between the two writes). MB_EFORMAT for
- * a truncated, damaged (checksum) or foreign file, or values out of range (par_ckpt.c). */
-int mb_par_ckpt_read(const char *path, mb_par_ckpt_head *head, char **rows, uint64_t i,
-                     float *buf, mb_error *err);
+/* mb_par_ckpt_read's record index for "every record of the file" (buf holds learners x
+ * rec_floats floats). */
+#define MB_PAR_CKPT_ALL UINT64_MAX
+
+/* Writes PATH.learners (part < 0) or the part PATH.learners.rank<part> atomically: the head,
+ * the log rows, then head->learners records, each fetched by `record(i, buf, ctx)` into buf
+ * (head->rec_floats floats; i counts from head->first). */
+int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
+                      const char *rows, int (*record)(uint64_t i, float *buf, void *ctx),
+                      void *ctx, float *buf, mb_error *err);
+/* Reads PATH.learners' (part < 0) or the part's head and log rows (*rows allocated,
+ * NUL-terminated; NULL to skip) and, when buf is not NULL, record i (of the job's numbering:
+ * first .. first + learners - 1; MB_PAR_CKPT_ALL: every record of the file) into buf. Of the
+ * file and its NAME.prev (a job killed between the writes), the one of update `want` and run
+ * `run_id` is taken (want < 0: of PATH's update, read from PATH; run_id 0: any run); where
+ * neither is, the message says which update and run each holds. MB_EFORMAT for a truncated,
+ * damaged (checksum) or foreign file, or values out of range (par_ckpt.c). */
+int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
+                     mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, mb_error *err);
 /* The same checks on a file's bytes in memory (`name` for messages): what mb_par_ckpt_read
  * applies, and what the fuzz harness drives (tests/fuzz/fuzz_parckpt.c). */
 int mb_par_ckpt_decode(const unsigned char *b, size_t len, const char *name,
@@ -104,6 +122,10 @@ struct job {
     const mb_data_splits *data;
     uint64_t data_fp;      /* mb_ckpt_fingerprint of data: the run's identity in checkpoints */
     int ranks;             /* MPI ranks */
+    int proc;              /* this process's MPI rank (0 without MPI) */
+    int threads;           /* workers in this process (ws[0 .. threads - 1]) */
+    uint64_t run_id;       /* the job's random identity in its checkpoints (rank 0's, or the
+                              resumed checkpoint's) */
     int p;                 /* learners in all */
     int m;                 /* samples per learner step */
     size_t n;              /* parameters */
@@ -221,15 +243,20 @@ void par_who(const worker *w, char *buf, size_t n);
 
 /* Checkpoint records (par_worker.c). A record is 4 blocks of n floats: parameters (the server's: the
  * centre), optimiser velocity (zeros without one; DOWNPOUR's server: its master's), the second
- * block (SMA's z_prev, EAMSGD's velocity), this rank's copy of the centre; then, for the
- * algorithms whose learners draw their own batches (server algorithms, Hogwild), the learner's
- * cursor as raw bytes: 8 floats' room for pos, epoch, rng and the next step's update or local
- * step, and the permutation, n_train uint32. */
+ * block (SMA's z_prev, EAMSGD's velocity), this rank's copy of the centre; then the learner's
+ * cursor as raw bytes (every learner's own, so that a part on its own node is enough to resume
+ * it): 10 floats' room for pos, epoch, rng and the next step's update or local step, and the
+ * permutation, n_train uint32 (zeros on a server rank). */
 size_t par_rec_floats(const job *j);
 void par_pack(worker *w, float *rec);
 void par_unpack(worker *w, const float *rec);
 /* Writes PATH.learners from rank 0: the head from the job and the records in all (j->rec
- * floats each, comm size of them); the lockstep driver also writes PATH itself. */
+ * floats each, comm size of them): the server algorithms' and Hogwild's checkpoint (the
+ * lockstep driver writes parts, par.c). */
+/* The head of a checkpoint of the whole job after `updates` (par_ckpt.c); its learners, first
+ * record and log length are left for the caller. */
+void par_head(const worker *w, long updates, size_t samples, double wall_s, long steps,
+              mb_par_ckpt_head *h);
 int par_write_learners(worker *w, long updates, size_t samples, double wall_s, long steps,
                        const float *all);
 

@@ -1,6 +1,6 @@
 /* par_worker.c — what both parallel drivers (par.c's lockstep, par_async.c's server and Hogwild)
  * do with a worker: its checkpoint record (par_pack, par_unpack: parameters, velocity, aux,
- * centre and, with own cursors, the cursor), writing every learner's record (par_write_learners,
+ * centre, the cursor), writing every learner's record (par_write_learners,
  * the file itself in par_ckpt.c), and ending the whole job when it fails (par_abort).
  *
  * Below both drivers: it calls neither.
@@ -14,18 +14,17 @@
 /* ---- checkpoint records ---------------------------------------------------------------------- */
 
 /* 1 when the learners draw their own batches (a cursor each) rather than one shared cursor. */
-static int own_cursors(int algo) { return mb_par_algo_has_server(algo); }
 
 enum { CUR_WORDS = PAR_CUR_WORDS };
 
 size_t par_rec_floats(const job *j)
 {
-    return 4 * j->n + (own_cursors(j->o->par) ? CUR_WORDS + j->data->train.n : 0);
+    return 4 * j->n + CUR_WORDS + j->data->train.n;
 }
 
 /* A record: parameters (the server's: the centre), velocity (zeros without one), aux, centre;
- * with own cursors, the cursor and the next step's update (server algorithms) or local step
- * (Hogwild) as raw bytes. A rank without a learner leaves the cursor zero. */
+ * the learner's cursor and the next step's update (server algorithms) or local step (Hogwild)
+ * as raw bytes. A rank without a learner leaves the cursor zero. */
 void par_pack(worker *w, float *rec)
 {
     const job *j = w->j;
@@ -37,7 +36,7 @@ void par_pack(worker *w, float *rec)
         memcpy(rec + n, v, n * sizeof *rec);
     memcpy(rec + 2 * n, w->aux, n * sizeof *rec);
     memcpy(rec + 3 * n, w->centre, n * sizeof *rec);
-    if (own_cursors(j->o->par) && w->l.net) {
+    if (w->l.net) {
         const mb_cursor *c = &w->l.cur;
         uint64_t head[5] = {c->pos, (uint64_t)c->epoch, c->rng,
                             (uint64_t)(j->o->par == MB_PAR_EASGD_HOGWILD ? w->next_t : w->u_next),
@@ -58,7 +57,7 @@ void par_unpack(worker *w, const float *rec)
     memcpy(w->aux, rec + 2 * n, n * sizeof *rec);
     if (w->l.net)
         memcpy(w->centre, rec + 3 * n, n * sizeof *rec);
-    if (own_cursors(j->o->par) && w->l.net) {
+    if (w->l.net) {
         mb_cursor *c = &w->l.cur;
         uint64_t head[5];
         memcpy(head, rec + 4 * n, sizeof head);
@@ -81,47 +80,57 @@ static int fetch_record(uint64_t i, float *buf, void *ctx)
     return MB_OK;
 }
 
+/* The head of a checkpoint of the whole job taken after `updates` (par_ckpt.c), its records
+ * and log rows left for the caller: learners, first, log_len. */
+void par_head(const worker *w, long updates, size_t samples, double wall_s, long steps,
+                     mb_par_ckpt_head *h)
+{
+    const job *j = w->j;
+    const mb_run_options *o = j->o;
+    memset(h, 0, sizeof *h);
+    h->total = (uint64_t)mb_comm_size(w->c);
+    h->params = j->n;
+    h->rec_floats = j->rec;
+    h->updates = updates;
+    h->samples = samples;
+    h->wall_s = wall_s;
+    h->algo = o->par;
+    h->k_active = j->k_active;
+    h->k_was = j->k_was;
+    h->tuning = j->tuning;
+    h->tune_u0 = j->tune_u0;
+    h->tune_s0 = j->tune_s0;
+    h->tune_t0 = j->tune_t0;
+    h->tune_prev = j->tune_prev;
+    h->alpha = j->alpha;
+    h->steps = steps;
+    snprintf(h->trace, sizeof h->trace, "%s", j->trace);
+    h->data_fp = j->data_fp;
+    h->seed = o->seed;
+    h->batch = o->batch;
+    h->tau = o->tau;
+    h->n_train = j->data->train.n;
+    h->run_id = j->run_id;
+}
+
 int par_write_learners(worker *w, long updates, size_t samples, double wall_s, long steps,
                        const float *all)
 {
     job *j = w->j;
-    const mb_run_options *o = j->o;
     mb_par_ckpt_head h;
-    memset(&h, 0, sizeof h);
-    h.learners = (uint64_t)mb_comm_size(w->c);
-    h.params = j->n;
-    h.rec_floats = j->rec;
-    h.updates = updates;
-    h.samples = samples;
-    h.wall_s = wall_s;
-    h.algo = o->par;
-    h.k_active = j->k_active;
-    h.k_was = j->k_was;
-    h.tuning = j->tuning;
-    h.tune_u0 = j->tune_u0;
-    h.tune_s0 = j->tune_s0;
-    h.tune_t0 = j->tune_t0;
-    h.tune_prev = j->tune_prev;
-    h.alpha = j->alpha;
-    h.steps = steps;
+    par_head(w, updates, samples, wall_s, steps, &h);
+    h.learners = h.total;
+    h.first = 0;
     h.log_len = j->mon.rows.len;
-    snprintf(h.trace, sizeof h.trace, "%s", j->trace);
-    h.data_fp = j->data_fp;
-    h.seed = o->seed;
-    h.batch = o->batch;
-    h.tau = o->tau;
-    h.n_train = j->data->train.n;
     const void *ctx[2] = {w, all};
     float *buf = malloc(j->rec * sizeof *buf);
     if (!buf)
         return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a checkpoint");
-    int rc = mb_par_ckpt_write(o->checkpoint_path, &h, j->mon.rows.s, fetch_record, (void *)ctx,
-                               buf, &w->err);
+    int rc = mb_par_ckpt_write(j->o->checkpoint_path, -1, &h, j->mon.rows.s, fetch_record,
+                               (void *)ctx, buf, &w->err);
     free(buf);
     return rc;
 }
-
-/* ---- failing loudly ------------------------------------------------------------------------- */
 
 /* Who a worker is, for messages: "learner R", or the server / Hogwild's watcher on rank 0. */
 void par_who(const worker *w, char *buf, size_t n)
