@@ -95,8 +95,15 @@ typedef enum mb_layer_type {
     MB_LAYER_TANH,
     MB_LAYER_SIGMOID,
     MB_LAYER_DROPOUT,   /* dropout: p = probability of zeroing (inverted dropout) */
-    MB_LAYER_SOFTMAX    /* softmax + cross-entropy loss; always the last layer */
+    MB_LAYER_SOFTMAX,   /* softmax + cross-entropy loss; always the last layer */
+    MB_LAYER_BATCHNORM, /* batch normalisation, per channel (per feature after fc): gamma, beta
+                           trained; running mean and variance kept as state (train/layer_kind.c) */
+    MB_LAYER_ADD,       /* element-wise sum of two or more earlier outputs of one shape */
+    MB_LAYER_CONCAT,    /* channel concatenation of earlier outputs of one height and width */
+    MB_LAYER_N_TYPES
 } mb_layer_type;
+
+enum { MB_LAYER_MAX_INPUTS = 4 }; /* the most inputs an add or concat takes */
 
 /* One layer of a description. Shapes are per sample (no batch dimension). */
 typedef struct mb_layer_desc {
@@ -113,6 +120,9 @@ typedef struct mb_layer_desc {
     int line;               /* cfg line where the section starts (0 when built in code) */
     int given_c, given_h, given_w; /* input=CxHxW of a layer list ([net] graph=none): the
                                       input shape given, 0 when it follows the previous layer */
+    int n_inputs;           /* layers whose outputs this one reads: 0 = the previous layer (the
+                               network's input for layer 0); filled to >= 1 by the inference */
+    int inputs[MB_LAYER_MAX_INPUTS]; /* their indices (< this layer's), -1 = the network input */
 } mb_layer_desc;
 
 typedef struct mb_net_desc {
@@ -144,6 +154,18 @@ int mb_net_desc_infer(mb_net_desc *desc, mb_error *err);
 /* The same for a chain or a layer list: a layer with given_c > 0 takes that input shape instead
  * of the previous layer's output, and a list needs no final softmax. */
 int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err);
+
+/* 1 when some layer reads an output other than the previous layer's (add, concat, or `from=`):
+ * a graph, not a chain. */
+int mb_net_desc_is_graph(const mb_net_desc *desc);
+
+/* The layer-type table (train/layer_kind.c): one entry per mb_layer_type with its cfg section
+ * name, the trainable parameters and the state (running statistics) it holds. */
+const char *mb_layer_type_name(mb_layer_type t);
+/* Trainable floats of a layer whose shapes are filled (weights then biases; BN gamma, beta). */
+size_t mb_layer_param_count(const mb_layer_desc *l);
+/* State floats (not trained, not decayed; saved in checkpoints): BN's running mean and var. */
+size_t mb_layer_state_count(const mb_layer_desc *l);
 
 void mb_net_desc_free(mb_net_desc *desc);
 
@@ -302,8 +324,15 @@ void mb_net_free(mb_net *net);
 const mb_net_desc *mb_net_description(const mb_net *net);
 
 /* The flat parameter and gradient blocks (mb_net_param_count floats each, same layout: for each
- * layer with parameters, its weights then its biases, in layer order). */
+ * layer with parameters, its weights then its biases, in layer order; then the state: for each
+ * batch-norm layer in order, its running mean then its running variance). The state rides with
+ * the parameters wherever they travel (checkpoints, snapshots, broadcasts, model averaging) but
+ * its gradient is always zero and the optimiser steps only the first mb_net_trainable_count
+ * floats (mb_optim_set_trainable), so neither the update nor weight decay touches it; a
+ * training forward pass updates it (docs/algorithms.md, "Batch normalisation"). */
 size_t mb_net_param_count(const mb_net *net);
+/* The trainable part: parameters without the state (mb_net_param_count for nets without BN). */
+size_t mb_net_trainable_count(const mb_net *net);
 float *mb_net_params(mb_net *net);
 float *mb_net_grads(mb_net *net);
 
@@ -372,6 +401,10 @@ void mb_optim_free(mb_optim *opt);
 
 /* One update of x (n floats) with gradient g; counts updates for the schedule. */
 void mb_optim_step(mb_optim *opt, float *x, const float *g);
+
+/* Steps only x[0 .. n_train) from now on (n_train <= n): the tail is a network's state (BN
+ * running statistics), which no update or weight decay may touch. */
+void mb_optim_set_trainable(mb_optim *opt, size_t n_train);
 
 /* The learning rate the next step will use. */
 double mb_optim_lr(const mb_optim *opt);

@@ -1074,6 +1074,16 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if ((rc = mb_net_desc_read(o->net, &desc, err)) != MB_OK)
         goto out;
     j.desc = desc;
+    /* DOWNPOUR's server steps a centre with gradients alone, and BN's running statistics have
+     * none: the centre's would never move (docs/algorithms.md, "Batch normalisation") */
+    for (size_t i = 0; o->par == MB_PAR_DOWNPOUR && i < desc->n_layers; i++)
+        if (mb_layer_state_count(&desc->layers[i]) > 0) {
+            rc = mb_error_set(err, MB_EINVAL, "--par downpour: net '%s' has batch normalisation "
+                              "(layer '%s'), whose running statistics a gradient-only server "
+                              "cannot keep; use sgd-sync or an averaging algorithm", desc->name,
+                              desc->layers[i].name);
+            goto out;
+        }
     const mb_data_splits *data;
     if ((rc = mb_run_data(o, &own, &data, err)) != MB_OK)
         goto out;
