@@ -259,6 +259,8 @@ static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
         (with_grads && !sh->grads) || ws_reserve(ctx, sh, ws) != MB_OK ||
         (n_own && (!sh->grads_own || !sh->dtmp)) || (max_c && !sh->part))
         return MB_ENOMEM;
+    if (with_grads) /* the state's tail is never written: it stays zero */
+        ctx->ops->zero(ctx, sh->grads, sizeof(float) * net->n_params);
     float *go = sh->grads_own;
     float *a = sh->acts;
     int *g = sh->args;
