@@ -349,6 +349,75 @@ static void test_optim_skips_state(void)
     mb_optim_free(opt);
 }
 
+#define SYN "synthetic:n=400,test=100,c=1,h=8,w=8,classes=4,seed=3"
+static const char SMALL_RES[] = "[net]\nchannels=1\nheight=8\nwidth=8\n"
+    "[conv]\nfilters=4\nsize=3\npad=1\n[batchnorm]\nactivation=relu\n"
+    "[conv]\nfilters=4\nsize=3\npad=1\n[batchnorm]\n[add]\nfrom=relu1\nactivation=relu\n"
+    "[maxpool]\nsize=2\n[fc]\noutputs=4\n[batchnorm]\n[softmax]\n";
+
+/* The value of `key=` in a summary line, as text ("" when absent). */
+static const char *field(const char *line, const char *key, char *buf, size_t n)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = line ? strstr(line, pat) : NULL;
+    buf[0] = '\0';
+    if (p)
+        snprintf(buf, n, "%.*s", (int)strcspn(p + strlen(pat), " \n"), p + strlen(pat));
+    return buf;
+}
+
+/* A checkpoint carries the running statistics (the tail of the parameter block): a run
+ * stopped at 12 updates and resumed to 30 evaluates as the straight run of 30 does, which it
+ * would not with the statistics lost (they are the evaluation's). */
+static void test_checkpoint_state(void)
+{
+    char cfg[512];
+    mb_test_write(cfg, sizeof cfg, dir, "res.cfg", SMALL_RES);
+    const char *common = "--data " SYN " --algo momentum --lr 0.05 --batch 16 --eval-every 10 "
+                         "--seed 5 --threads 1";
+    mb_test_run a, b, c;
+    mb_test_sh_ok(&a, "mbtrain --net %s %s --max-updates 30 --log %s/straight.csv", cfg, common,
+                  dir);
+    mb_test_sh_ok(&b, "mbtrain --net %s %s --max-updates 12 --checkpoint %s/bn.ck "
+                  "--checkpoint-every 10 --log %s/part.csv", cfg, common, dir, dir);
+    mb_test_sh_ok(&c, "mbtrain --net %s %s --max-updates 30 --resume %s/bn.ck --log %s/res.csv",
+                  cfg, common, dir, dir);
+    char x[64], y[64];
+    CU_ASSERT_STRING_NOT_EQUAL(field(a.out, "eval_loss", x, sizeof x), "");
+    CU_ASSERT_STRING_EQUAL(field(a.out, "eval_loss", x, sizeof x),
+                           field(c.out, "eval_loss", y, sizeof y));
+    CU_ASSERT_STRING_EQUAL(field(a.out, "test_loss", x, sizeof x),
+                           field(c.out, "test_loss", y, sizeof y));
+    CU_ASSERT_STRING_EQUAL(field(c.out, "updates", x, sizeof x), "30");
+    mb_test_run_free(&a), mb_test_run_free(&b), mb_test_run_free(&c);
+}
+
+/* The parallel algorithms train a BN net (each learner normalises its own slice, and keeps its
+ * own statistics or averages them with the parameters); DOWNPOUR, whose server moves the
+ * centre by gradients alone, refuses one with one line. */
+static void test_parallel_bn(void)
+{
+    char cfg[512];
+    mb_test_write(cfg, sizeof cfg, dir, "res.cfg", SMALL_RES);
+    static const char *const algos[] = {"sgd-sync", "easgd-sync", "sma", "easgd"};
+    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++) {
+        mb_test_run r;
+        if (mb_test_sh_ok(&r, "mbtrain --net %s --data " SYN " --algo %s --learners 2 "
+                          "--batch 16 --lr 0.05 --max-updates 20 --eval-every 10 --seed 1",
+                          cfg, algos[i])) {
+            char v[64];
+            double e = atof(field(r.out, "eval_loss", v, sizeof v));
+            CU_ASSERT_TRUE(isfinite(e) && e > 0 && e < 5);
+        }
+        mb_test_run_free(&r);
+    }
+    char args[1024];
+    snprintf(args, sizeof args, "--net %s --data " SYN " --algo downpour --learners 2 "
+             "--batch 16 --max-updates 4", cfg);
+    mb_test_expect_failure("mbtrain", args, 1, "has batch normalisation (layer 'batchnorm1')");
+}
+
 int mb_test_suite_train_graph(void)
 {
     CU_pSuite s = CU_add_suite("train_graph", suite_init, suite_clean);
@@ -360,5 +429,7 @@ int mb_test_suite_train_graph(void)
                         test_gradients_resnet) ||
            !CU_add_test(s, "BN over threads: whole-batch statistics", test_threads_whole_batch) ||
            !CU_add_test(s, "BN running statistics and evaluation", test_running_stats) ||
-           !CU_add_test(s, "optimiser leaves the state alone", test_optim_skips_state);
+           !CU_add_test(s, "optimiser leaves the state alone", test_optim_skips_state) ||
+           !CU_add_test(s, "checkpoints carry the BN state", test_checkpoint_state) ||
+           !CU_add_test(s, "parallel algorithms with BN", test_parallel_bn);
 }
