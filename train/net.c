@@ -510,69 +510,46 @@ static int out_channels(const mb_net *net, int src)
     return src < 0 ? net->desc.in_c : net->desc.layers[src].out_c;
 }
 
+/* What every pass of layer i in shard sh shares: the context, the description, the inputs'
+ * outputs, its own buffers, parameters and statistics (layer_impl.h). */
+static mb_layer_run layer_run(const mb_net *net, const net_shard *sh, const float *x, size_t i)
+{
+    const mb_layer_desc *d = &net->desc.layers[i];
+    const net_layer *l = &net->L[i];
+    const shard_layer *v = &sh->L[i];
+    mb_layer_run r = {.ctx = net->ctx, .d = d, .batch = sh->nb, .in_sz = l->in_sz,
+                      .out_sz = l->out_sz, .out = v->out, .mask = v->mask, .arg = v->arg,
+                      .w = net->params + l->w_off, .n_w = l->n_w, .conv = l->conv, .ws = sh->ws,
+                      .bn = l->bn, .part = sh->part, .resume = sh->resume};
+    for (int k = 0; k < d->n_inputs; k++) {
+        r.in[k] = layer_in(sh, x, d->inputs[k]);
+        r.in_c[k] = out_channels(net, d->inputs[k]);
+    }
+    return r;
+}
+
 /* Forward of shard sh's samples x (sh->nb of them, the first being sample sh->n0 of the batch)
- * from layer sh->at through every layer but the softmax. In training it stops at a BN layer
- * whose batch statistics are not reduced yet, with this shard's sums of its input and their
- * squares in sh->part, and returns 1 (the caller reduces them and calls again); 0 when done. */
+ * from layer sh->at through every layer but the softmax, each by its kind's forward. In
+ * training it stops at a BN layer whose batch statistics are not reduced yet, with this
+ * shard's sums of its input and their squares in sh->part, and returns 1 (the caller reduces
+ * them and calls again); 0 when done. */
 static int forward(const mb_net *net, net_shard *sh, const float *x, int train)
 {
-    const int batch = sh->nb;
-    mb_ctx *ctx = net->ctx;
-    const mb_backend_ops *ops = ctx->ops;
     for (size_t i = (size_t)sh->at; i + 1 < net->desc.n_layers; i++) {
-        const mb_layer_desc *d = &net->desc.layers[i];
-        const net_layer *l = &net->L[i];
-        shard_layer *v = &sh->L[i];
-        const float *in = layer_in(sh, x, d->inputs[0]);
-        const float *w = net->params + l->w_off;
-        size_t n = l->out_sz * (size_t)batch;
-        switch (d->type) {
-        case MB_LAYER_CONV:
-            mb_ctx_conv_forward(l->conv, batch, in, w, w + l->n_w, v->out, sh->ws);
-            break;
-        case MB_LAYER_FC:
-            ops->fc_forward(ctx, batch, (int)l->in_sz, d->out_c, in, w, w + l->n_w, v->out);
-            break;
-        case MB_LAYER_MAXPOOL:
-        case MB_LAYER_AVGPOOL: /* no backward follows evaluation: no argmax */
-            ops->pool_forward(ctx, d, batch, in, v->out, train ? v->arg : NULL);
-            break;
-        case MB_LAYER_DROPOUT:
-            ops->dropout_forward(ctx, d->p, train, batch, l->out_sz, train ? drop_key(net, i) : 0,
-                                 net->sample_base + (size_t)sh->n0, in, v->out, v->mask);
-            break;
-        case MB_LAYER_BATCHNORM: {
-            const int C = d->out_c;
-            const size_t hw = (size_t)d->out_h * d->out_w;
-            if (train && !sh->resume) {
-                ops->bn_stats(ctx, batch, C, hw, in, sh->part, sh->part + C);
-                sh->at = (int)i;
-                sh->resume = 1;
-                return 1;
-            }
-            sh->resume = 0; /* training: the batch's statistics; evaluation: the running ones */
-            const float *st = train ? l->bn : l->bn + 4 * (size_t)C;
-            ops->bn_apply(ctx, batch, C, hw, in, st, st + C, w, w + C, v->out);
-            break;
+        mb_layer_run r = layer_run(net, sh, x, i);
+        r.train = train;
+        if (!train)
+            r.arg = NULL; /* no backward follows evaluation: no argmax */
+        if (net->desc.layers[i].type == MB_LAYER_DROPOUT) {
+            r.drop_key = train ? drop_key(net, i) : 0;
+            r.first = net->sample_base + (size_t)sh->n0;
         }
-        case MB_LAYER_ADD:
-            ops->copy_rows(ctx, 1, n, in, n, v->out, n, 0);
-            for (int k = 1; k < d->n_inputs; k++)
-                ops->copy_rows(ctx, 1, n, layer_in(sh, x, d->inputs[k]), n, v->out, n, 1);
-            break;
-        case MB_LAYER_CONCAT: {
-            const size_t hw = (size_t)d->out_h * d->out_w;
-            size_t off = 0;
-            for (int k = 0; k < d->n_inputs; k++) {
-                const size_t len = (size_t)out_channels(net, d->inputs[k]) * hw;
-                ops->copy_rows(ctx, (size_t)batch, len, layer_in(sh, x, d->inputs[k]), len,
-                               v->out + off, l->out_sz, 0);
-                off += len;
-            }
-            break;
+        if (mb_layer_kind_of(net->desc.layers[i].type)->forward(&r)) {
+            sh->at = (int)i;
+            sh->resume = 1;
+            return 1;
         }
-        default: ops->act_forward(ctx, d->type, n, in, v->out); break;
-        }
+        sh->resume = 0;
     }
     return 0;
 }
@@ -584,100 +561,42 @@ static float *grad_of(const mb_net *net, const net_shard *sh, int i)
 }
 
 /* Backward of shard sh into grads, from layer sh->at down (the loss gradient w.r.t. the logits
- * in delta[0] to begin with). A layer's input gradient goes to the other ping-pong buffer when
- * its input is the previous layer's alone, else is added to the input's own buffer. Stops at a
- * BN layer whose batch sums of dy and dy xhat are not reduced yet (this shard's in sh->part, its
- * gamma and beta gradients written) and returns 1; 0 when done. */
+ * in delta[0] to begin with), each by its kind's backward. A layer's input gradient goes to the
+ * other ping-pong buffer when its input is the previous layer's alone, else is added to the
+ * input's own buffer (through dtmp for a layer of one input, whose pass writes, not adds).
+ * Stops at a BN layer whose batch sums of dy and dy xhat are not reduced yet (this shard's in
+ * sh->part, its gamma and beta gradients written) and returns 1; 0 when done. */
 static int backward(const mb_net *net, net_shard *sh, const float *x, float *grads)
 {
-    const int batch = sh->nb;
-    mb_ctx *ctx = net->ctx;
-    const mb_backend_ops *ops = ctx->ops;
     for (int i = sh->at; i >= 0; i--) {
         const mb_layer_desc *d = &net->desc.layers[i];
-        const net_layer *l = &net->L[i];
-        const shard_layer *v = &sh->L[i];
-        const int src = d->inputs[0];
-        const float *in = layer_in(sh, x, src);
-        const float *w = net->params + l->w_off;
-        float *gw = grads + l->w_off;
-        float *dcur = grad_of(net, sh, i), *next = sh->delta[!sh->side];
-        /* nobody needs the network input's gradient */
-        float *din = src < 0 ? NULL : net->L[src].own ? sh->dtmp : next;
-        int wrote_next = din == next;
-        size_t n = l->out_sz * (size_t)batch;
-        switch (d->type) {
-        case MB_LAYER_CONV:
-            mb_ctx_conv_backward_filter(l->conv, batch, in, dcur, gw, gw + l->n_w, sh->ws);
-            if (din)
-                mb_ctx_conv_backward_data(l->conv, batch, dcur, w, din, sh->ws);
-            break;
-        case MB_LAYER_FC:
-            ops->fc_backward(ctx, batch, (int)l->in_sz, d->out_c, in, w, dcur, din, gw,
-                             gw + l->n_w);
-            break;
-        case MB_LAYER_MAXPOOL:
-        case MB_LAYER_AVGPOOL:
-            if (din)
-                ops->pool_backward(ctx, d, batch, in, v->out, dcur, v->arg, din);
-            break;
-        case MB_LAYER_DROPOUT:
-            if (din)
-                ops->dropout_backward(ctx, n, dcur, v->mask, din);
-            break;
-        case MB_LAYER_BATCHNORM: {
-            const int C = d->out_c;
-            const size_t hw = (size_t)d->out_h * d->out_w;
-            if (!sh->resume) {
-                double *sdy = sh->part, *sdx = sh->part + C;
-                ops->bn_backward_sums(ctx, batch, C, hw, in, dcur, l->bn, l->bn + C, sdy, sdx);
-                for (int c = 0; c < C; c++) /* this shard's share of d gamma, d beta */
-                    gw[c] = (float)sdx[c], gw[C + c] = (float)sdy[c];
-                sh->at = i;
-                sh->resume = 1;
-                return 1;
-            }
-            sh->resume = 0;
-            if (din)
-                ops->bn_backward_data(ctx, batch, C, hw, in, dcur, l->bn, l->bn + C, w,
-                                      l->bn + 2 * (size_t)C, l->bn + 3 * (size_t)C, din);
-            break;
+        const mb_layer_kind *kind = mb_layer_kind_of(d->type);
+        mb_layer_run r = layer_run(net, sh, x, (size_t)i);
+        r.train = 1;
+        r.gw = grads + net->L[i].w_off;
+        r.dy = grad_of(net, sh, i);
+        float *next = sh->delta[!sh->side];
+        int wrote_next = 0, via_tmp = 0;
+        for (int k = 0; k < d->n_inputs; k++) {
+            int src = d->inputs[k]; /* nobody needs the network input's gradient */
+            if (src < 0)
+                r.dx[k] = NULL;
+            else if (!net->L[src].own)
+                r.dx[k] = next, wrote_next = 1;
+            else if (kind->max_inputs > 1)
+                r.dx[k] = sh->L[src].grad, r.acc[k] = 1;
+            else
+                r.dx[k] = sh->dtmp, via_tmp = 1;
         }
-        case MB_LAYER_ADD: /* every input gets dy */
-            for (int k = 0; k < d->n_inputs; k++) {
-                int s = d->inputs[k];
-                if (s >= 0 && net->L[s].own)
-                    ops->copy_rows(ctx, 1, n, dcur, n, sh->L[s].grad, n, 1);
-                else if (s >= 0)
-                    ops->copy_rows(ctx, 1, n, dcur, n, next, n, 0), wrote_next = 1;
-            }
-            din = NULL;
-            break;
-        case MB_LAYER_CONCAT: { /* each input gets its channels of dy */
-            const size_t hw = (size_t)d->out_h * d->out_w;
-            size_t off = 0;
-            for (int k = 0; k < d->n_inputs; k++) {
-                int s = d->inputs[k];
-                const size_t len = (size_t)out_channels(net, s) * hw;
-                if (s >= 0 && net->L[s].own)
-                    ops->copy_rows(ctx, (size_t)batch, len, dcur + off, l->out_sz,
-                                   sh->L[s].grad, len, 1);
-                else if (s >= 0)
-                    ops->copy_rows(ctx, (size_t)batch, len, dcur + off, l->out_sz, next, len,
-                                   0), wrote_next = 1;
-                off += len;
-            }
-            din = NULL;
-            break;
+        if (kind->backward(&r)) {
+            sh->at = i;
+            sh->resume = 1;
+            return 1;
         }
-        default:
-            if (din)
-                ops->act_backward(ctx, d->type, n, v->out, dcur, din);
-            break;
-        }
-        if (din && din == sh->dtmp) { /* add to the input's own buffer */
-            size_t m = net->L[src].out_sz * (size_t)batch;
-            ops->copy_rows(ctx, 1, m, sh->dtmp, m, sh->L[src].grad, m, 1);
+        sh->resume = 0;
+        if (via_tmp) { /* add to the input's own buffer */
+            size_t m = net->L[d->inputs[0]].out_sz * (size_t)sh->nb;
+            net->ctx->ops->copy_rows(net->ctx, 1, m, sh->dtmp, m, sh->L[d->inputs[0]].grad, m, 1);
         }
         if (wrote_next)
             sh->side = !sh->side;
