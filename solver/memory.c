@@ -12,16 +12,7 @@ void mb_solver_mem_layers(const mb_net_desc *desc, mb_mem_layer *out)
     for (size_t i = 0; i < desc->n_layers; i++) {
         const mb_layer_desc *d = &desc->layers[i];
         mb_mem_layer *l = &out[i];
-        switch (d->type) {
-        case MB_LAYER_CONV: l->kind = MB_MEM_CONV; break;
-        case MB_LAYER_MAXPOOL:
-        case MB_LAYER_AVGPOOL: l->kind = MB_MEM_POOL; break;
-        case MB_LAYER_FC: l->kind = MB_MEM_FC; break;
-        case MB_LAYER_BATCHNORM: l->kind = MB_MEM_BN; break;
-        case MB_LAYER_ADD:
-        case MB_LAYER_CONCAT: l->kind = MB_MEM_JOIN; break;
-        default: l->kind = MB_MEM_ELEMENTWISE; break;
-        }
+        l->kind = mb_layer_mem_kind(d->type); /* the layer-type table's */
         l->kept = 0;
         for (size_t j = i + 2; j < desc->n_layers; j++)
             for (int k = 0; k < desc->layers[j].n_inputs; k++)

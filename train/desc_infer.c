@@ -50,7 +50,7 @@ static int layer_inputs(mb_net_desc *desc, size_t i, mb_shape in[], char *why, s
         l->n_inputs = 1;
         l->inputs[0] = (int)i - 1;
     }
-    if (l->n_inputs < k->min_inputs || l->n_inputs > k->max_inputs || l->n_inputs > MB_LAYER_MAX_INPUTS) {
+    if (l->n_inputs < k->min_inputs || l->n_inputs > k->max_inputs) {
         if (k->min_inputs == k->max_inputs)
             snprintf(why, wn, "%s reads %d input(s), not %d", k->name, k->min_inputs, l->n_inputs);
         else

@@ -75,6 +75,7 @@ typedef struct mb_layer_kind {
      * MB_EFORMAT with the reason (no location) in why otherwise. */
     int (*infer)(mb_layer_desc *l, const mb_shape *in, int n, char *why, size_t wn);
     size_t (*params)(const mb_layer_desc *l); /* trainable floats (weights then biases) */
+    size_t (*biases)(const mb_layer_desc *l); /* of which biases (BN: beta) */
     size_t (*state)(const mb_layer_desc *l);  /* state floats (BN running mean and var) */
     /* The passes (layer_ops.c): 0 when done; 1 when BN in training stopped for the batch's sums
      * (forward: of x and x^2; backward: of dy and dy xhat, its gamma and beta gradients
@@ -82,6 +83,7 @@ typedef struct mb_layer_kind {
      * r->resume = 1. NULL for the softmax, which net.c runs as the loss. */
     int (*forward)(const mb_layer_run *r);
     int (*backward)(const mb_layer_run *r);
+    mb_mem_kind mem;       /* what the memory model counts it as (model/memory.c) */
 } mb_layer_kind;
 
 /* The passes of each kind (layer_ops.c), for the table. */

@@ -125,6 +125,12 @@ static size_t no_floats(const mb_layer_desc *l)
     return 0;
 }
 
+/* one bias per output channel (conv, fc), or BN's beta */
+static size_t per_channel(const mb_layer_desc *l)
+{
+    return (size_t)l->out_c;
+}
+
 static size_t params_conv(const mb_layer_desc *l)
 {
     return (size_t)l->out_c * l->in_c * l->size * l->size + (size_t)l->out_c;
@@ -142,38 +148,49 @@ static size_t two_per_channel(const mb_layer_desc *l)
 }
 
 #define WINDOW (LK_SIZE | LK_STRIDE | LK_PAD | LK_INPUT | LK_FROM)
+#define PASSES(k) .forward = mb_kind_##k##_forward, .backward = mb_kind_##k##_backward
+#define NONE .params = no_floats, .biases = no_floats, .state = no_floats
 static const mb_layer_kind kinds[MB_LAYER_N_TYPES] = {
-    [MB_LAYER_CONV] = {MB_LAYER_CONV, "conv", WINDOW | LK_FILTERS | LK_ALGO | LK_ACTIVATION,
-                       LK_FILTERS | LK_SIZE, 1, 1, 0, 0, infer_conv, params_conv, no_floats,
-                       mb_kind_conv_forward, mb_kind_conv_backward},
-    [MB_LAYER_MAXPOOL] = {MB_LAYER_MAXPOOL, "maxpool", WINDOW, LK_SIZE, 1, 1, 1, 0, infer_pool,
-                          no_floats, no_floats, mb_kind_pool_forward, mb_kind_pool_backward},
-    [MB_LAYER_AVGPOOL] = {MB_LAYER_AVGPOOL, "avgpool", WINDOW, LK_SIZE, 1, 1, 1, 0, infer_pool,
-                          no_floats, no_floats, mb_kind_pool_forward, mb_kind_pool_backward},
-    [MB_LAYER_FC] = {MB_LAYER_FC, "fc", LK_OUTPUTS | LK_ACTIVATION | LK_INPUT | LK_FROM,
-                     LK_OUTPUTS, 1, 1, 0, 0, infer_fc, params_fc, no_floats,
-                     mb_kind_fc_forward, mb_kind_fc_backward},
-    [MB_LAYER_RELU] = {MB_LAYER_RELU, "relu", LK_FROM, 0, 1, 1, 0, 0, infer_same, no_floats,
-                       no_floats, mb_kind_act_forward, mb_kind_act_backward},
-    [MB_LAYER_TANH] = {MB_LAYER_TANH, "tanh", LK_FROM, 0, 1, 1, 0, 0, infer_same, no_floats,
-                       no_floats, mb_kind_act_forward, mb_kind_act_backward},
-    [MB_LAYER_SIGMOID] = {MB_LAYER_SIGMOID, "sigmoid", LK_FROM, 0, 1, 1, 0, 0, infer_same,
-                          no_floats, no_floats, mb_kind_act_forward, mb_kind_act_backward},
-    [MB_LAYER_DROPOUT] = {MB_LAYER_DROPOUT, "dropout", LK_P | LK_FROM, 0, 1, 1, 0, 0,
-                          infer_dropout, no_floats, no_floats,
-                          mb_kind_dropout_forward, mb_kind_dropout_backward},
-    [MB_LAYER_SOFTMAX] = {MB_LAYER_SOFTMAX, "softmax", 0, 0, 1, 1, 0, 1, infer_softmax,
-                          no_floats, no_floats, NULL, NULL},
-    [MB_LAYER_BATCHNORM] = {MB_LAYER_BATCHNORM, "batchnorm", LK_ACTIVATION | LK_FROM, 0, 1, 1, 0,
-                            0, infer_same, two_per_channel, two_per_channel,
-                            mb_kind_bn_forward, mb_kind_bn_backward},
-    [MB_LAYER_ADD] = {MB_LAYER_ADD, "add", LK_ACTIVATION | LK_FROM, LK_FROM, 2,
-                      MB_LAYER_MAX_INPUTS, 0, 0, infer_add, no_floats, no_floats,
-                      mb_kind_add_forward, mb_kind_add_backward},
-    [MB_LAYER_CONCAT] = {MB_LAYER_CONCAT, "concat", LK_ACTIVATION | LK_FROM, LK_FROM, 2,
-                         MB_LAYER_MAX_INPUTS, 0, 0, infer_concat, no_floats, no_floats,
-                         mb_kind_concat_forward, mb_kind_concat_backward},
+    [MB_LAYER_CONV] = {MB_LAYER_CONV, "conv", .keys = WINDOW | LK_FILTERS | LK_ALGO | LK_ACTIVATION,
+                       .needs = LK_FILTERS | LK_SIZE, .min_inputs = 1, .max_inputs = 1,
+                       .infer = infer_conv, .params = params_conv, .biases = per_channel,
+                       .state = no_floats, PASSES(conv), .mem = MB_MEM_CONV},
+    [MB_LAYER_MAXPOOL] = {MB_LAYER_MAXPOOL, "maxpool", .keys = WINDOW, .needs = LK_SIZE,
+                          .min_inputs = 1, .max_inputs = 1, .stride_is_size = 1,
+                          .infer = infer_pool, NONE, PASSES(pool), .mem = MB_MEM_POOL},
+    [MB_LAYER_AVGPOOL] = {MB_LAYER_AVGPOOL, "avgpool", .keys = WINDOW, .needs = LK_SIZE,
+                          .min_inputs = 1, .max_inputs = 1, .stride_is_size = 1,
+                          .infer = infer_pool, NONE, PASSES(pool), .mem = MB_MEM_POOL},
+    [MB_LAYER_FC] = {MB_LAYER_FC, "fc", .keys = LK_OUTPUTS | LK_ACTIVATION | LK_INPUT | LK_FROM,
+                     .needs = LK_OUTPUTS, .min_inputs = 1, .max_inputs = 1, .infer = infer_fc,
+                     .params = params_fc, .biases = per_channel, .state = no_floats,
+                     PASSES(fc), .mem = MB_MEM_FC},
+    [MB_LAYER_RELU] = {MB_LAYER_RELU, "relu", .keys = LK_FROM, .min_inputs = 1, .max_inputs = 1,
+                       .infer = infer_same, NONE, PASSES(act), .mem = MB_MEM_ELEMENTWISE},
+    [MB_LAYER_TANH] = {MB_LAYER_TANH, "tanh", .keys = LK_FROM, .min_inputs = 1, .max_inputs = 1,
+                       .infer = infer_same, NONE, PASSES(act), .mem = MB_MEM_ELEMENTWISE},
+    [MB_LAYER_SIGMOID] = {MB_LAYER_SIGMOID, "sigmoid", .keys = LK_FROM, .min_inputs = 1,
+                          .max_inputs = 1, .infer = infer_same, NONE, PASSES(act),
+                          .mem = MB_MEM_ELEMENTWISE},
+    [MB_LAYER_DROPOUT] = {MB_LAYER_DROPOUT, "dropout", .keys = LK_P | LK_FROM, .min_inputs = 1,
+                          .max_inputs = 1, .infer = infer_dropout, NONE, PASSES(dropout),
+                          .mem = MB_MEM_ELEMENTWISE},
+    /* the loss: net.c runs it after the forward pass, so it has no passes of its own */
+    [MB_LAYER_SOFTMAX] = {MB_LAYER_SOFTMAX, "softmax", .min_inputs = 1, .max_inputs = 1,
+                          .last = 1, .infer = infer_softmax, NONE, .forward = NULL,
+                          .backward = NULL, .mem = MB_MEM_ELEMENTWISE},
+    [MB_LAYER_BATCHNORM] = {MB_LAYER_BATCHNORM, "batchnorm", .keys = LK_ACTIVATION | LK_FROM,
+                            .min_inputs = 1, .max_inputs = 1, .infer = infer_same,
+                            .params = two_per_channel, .biases = per_channel,
+                            .state = two_per_channel, PASSES(bn), .mem = MB_MEM_BN},
+    [MB_LAYER_ADD] = {MB_LAYER_ADD, "add", .keys = LK_ACTIVATION | LK_FROM, .needs = LK_FROM,
+                      .min_inputs = 2, .max_inputs = MB_LAYER_MAX_INPUTS, .infer = infer_add,
+                      NONE, PASSES(add), .mem = MB_MEM_JOIN},
+    [MB_LAYER_CONCAT] = {MB_LAYER_CONCAT, "concat", .keys = LK_ACTIVATION | LK_FROM,
+                         .needs = LK_FROM, .min_inputs = 2, .max_inputs = MB_LAYER_MAX_INPUTS,
+                         .infer = infer_concat, NONE, PASSES(concat), .mem = MB_MEM_JOIN},
 };
+
 
 const mb_layer_kind *mb_layer_kind_of(mb_layer_type t)
 {
@@ -204,6 +221,12 @@ size_t mb_layer_param_count(const mb_layer_desc *l)
 {
     const mb_layer_kind *k = mb_layer_kind_of(l->type);
     return k ? k->params(l) : 0;
+}
+
+mb_mem_kind mb_layer_mem_kind(mb_layer_type t)
+{
+    const mb_layer_kind *k = mb_layer_kind_of(t);
+    return k ? k->mem : MB_MEM_ELEMENTWISE;
 }
 
 size_t mb_layer_state_count(const mb_layer_desc *l)

@@ -166,6 +166,8 @@ const char *mb_layer_type_name(mb_layer_type t);
 size_t mb_layer_param_count(const mb_layer_desc *l);
 /* State floats (not trained, not decayed; saved in checkpoints): BN's running mean and var. */
 size_t mb_layer_state_count(const mb_layer_desc *l);
+/* What the memory model counts a layer of this type as (model/mb_model.h). */
+mb_mem_kind mb_layer_mem_kind(mb_layer_type t);
 
 void mb_net_desc_free(mb_net_desc *desc);
 

@@ -354,13 +354,13 @@ static int layers_init(mb_net *net, size_t *ws, mb_error *err)
         net_layer *l = &net->L[i];
         l->in_sz = (size_t)d->in_c * d->in_h * d->in_w;
         l->out_sz = (size_t)d->out_c * d->out_h * d->out_w;
+        const mb_layer_kind *k = mb_layer_kind_of(d->type);
+        l->n_b = k->biases(d); /* weights (BN: gamma), then biases (beta) */
+        l->n_w = k->params(d) - l->n_b;
         if (d->type == MB_LAYER_BATCHNORM) {
-            l->n_w = l->n_b = (size_t)d->out_c; /* gamma, beta */
             l->bn = bn;
             bn += 6 * (size_t)d->out_c;
         } else if (d->type == MB_LAYER_CONV) {
-            l->n_w = (size_t)d->out_c * d->in_c * d->size * d->size;
-            l->n_b = (size_t)d->out_c;
             mb_conv_shape s = conv_shape(d, net->cap);
             int algo[3];
             mb_error e = {0};
@@ -371,9 +371,6 @@ static int layers_init(mb_net *net, size_t *ws, mb_error *err)
                 return rc;
             size_t b = conv_ws(net->ctx, algo, &s);
             *ws = b > *ws ? b : *ws;
-        } else if (d->type == MB_LAYER_FC) {
-            l->n_w = (size_t)d->out_c * l->in_sz;
-            l->n_b = (size_t)d->out_c;
         }
         l->w_off = net->n_params;
         net->n_params += l->n_w + l->n_b;
