@@ -1,7 +1,7 @@
 /* test_solver_graph.c — the memory model and the convolution ILP on a graph network with batch
  * normalisation (data/nets/resnet-mini.cfg): every term of mbopt mem by hand (BN's parameters
- * and running statistics, the outputs of BN, add and pool, the ReLU output a later add reads,
- * kept alive), and mbopt conv choosing per layer and pass from a written table in which
+ * and running statistics, the outputs of BN, add and pool, the ReLU output a later add reads
+ * (block 1's, the skip of block 2), kept alive), and mbopt conv choosing per layer and pass from a written table in which
  * different layers have different fastest algorithms.
  */
 #include <CUnit/CUnit.h>
@@ -35,14 +35,14 @@ static void test_memory(void)
         n_bn += ml[i].kind == MB_MEM_BN;
         n_join += ml[i].kind == MB_MEM_JOIN;
         n_kept += ml[i].kept;
-        if (strcmp(d->layers[i].name, "relu4") == 0) /* b2_add reads it: kept */
+        if (strcmp(d->layers[i].name, "b1_out") == 0) /* b2_add reads it: kept */
             CU_ASSERT_TRUE(ml[i].kept && ml[i].kind == MB_MEM_ELEMENTWISE);
         if (strcmp(d->layers[i].name, "relu1") == 0) /* the stem's ReLU: the next layer's */
             CU_ASSERT_FALSE(ml[i].kept);
     }
     CU_ASSERT_EQUAL(n_bn, 5);
     CU_ASSERT_EQUAL(n_join, 2);
-    CU_ASSERT_EQUAL(n_kept, 2); /* pool1 (b1_add) and relu4 (b2_add) */
+    CU_ASSERT_EQUAL(n_kept, 2); /* pool1 (b1_add) and b1_out (b2_add) */
     mb_mem_options o;
     mb_model_mem_defaults(&o);
     mb_mem_total t;
@@ -54,7 +54,7 @@ static void test_memory(void)
     CU_ASSERT_DOUBLE_EQUAL(t.grads, 4 * params, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(t.state, 4 * (params + 5 * 32), 1e-9); /* + running mean, var */
     /* kept outputs per sample: stem and stem_bn 16x28x28; pool1, four convs, four BN, two
-     * adds and relu4 16x14x14; pool2 16x7x7; fc 10 (in-place ReLUs: none but relu4) */
+     * adds and b1_out 16x14x14; pool2 16x7x7; fc 10 (in-place ReLUs: none but b1_out) */
     const double fmap = 2 * 12544 + 12 * 3136 + 784 + 10;
     CU_ASSERT_DOUBLE_EQUAL(t.fmaps, 4 * M * fmap, 1e-6);
     CU_ASSERT_DOUBLE_EQUAL(t.input, 4 * M * 784, 1e-9);
@@ -98,7 +98,7 @@ static void test_conv_choice(void)
     if (mb_test_sh_ok(&r, "mbopt mem --net resnet-mini --mem 1G --batch 64")) {
         CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "stem_bn          bn      16x28x28"));
         CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "b1_add           join    16x14x14"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "relu4            inplace 16x14x14"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "b1_out           inplace 16x14x14"));
     }
     mb_test_run_free(&r);
 }

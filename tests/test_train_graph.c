@@ -106,6 +106,17 @@ static void test_parse_graph(void)
     CU_ASSERT_EQUAL_FATAL(mb_net_desc_read("data/nets/resnet-mini.cfg", &d, &err), MB_OK);
     CU_ASSERT_TRUE(mb_net_desc_is_graph(d));
     CU_ASSERT_EQUAL(d->classes, 10);
+    /* each add reads its block's last BN and the block's input (identity skips) */
+    for (size_t i = 0; i < d->n_layers; i++) {
+        const mb_layer_desc *l = &d->layers[i];
+        if (l->type != MB_LAYER_ADD)
+            continue;
+        CU_ASSERT_EQUAL(l->n_inputs, 2);
+        CU_ASSERT_EQUAL(d->layers[l->inputs[0]].type, MB_LAYER_BATCHNORM);
+        const char *skip = d->layers[l->inputs[1]].name;
+        CU_ASSERT_STRING_EQUAL(skip, strcmp(l->name, "b1_add") == 0 ? "pool1" : "b1_out");
+        CU_ASSERT_EQUAL(l->inputs[1], (int)i - 6); /* conv bn relu conv bn: 5 layers between */
+    }
     mb_net_desc_free(d);
 }
 
