@@ -141,13 +141,16 @@ typedef struct mb_net_desc {
  * share/mbkit/nets. Unknown sections or keys, missing values, shapes that do not chain (an
  * output side < 1, an fc not followed by a valid shape, a missing final softmax) are MB_EFORMAT
  * with "file:line: ..." in err. The cfg format: INI sections [net], [conv], [maxpool],
- * [avgpool], [fc], [dropout], [relu], [tanh], [sigmoid], [softmax]; `activation=relu|tanh|sigmoid`
- * on conv or fc appends that activation layer. `[net] graph=none` reads a layer list (see
+ * [avgpool], [fc], [dropout], [relu], [tanh], [sigmoid], [batchnorm], [add], [concat],
+ * [softmax]; `activation=relu|tanh|sigmoid` on conv, fc, batchnorm, add or concat appends that
+ * activation layer; `from=NAME[,NAME...]` makes a graph (a layer reads those earlier outputs;
+ * add and concat need it). `[net] graph=none` reads a layer list (see
  * mb_net_desc.layer_list): conv, pool and fc layers may then give `input=CxHxW`. */
 int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err);
 
-/* Fills the shape fields of every layer from the input shape and checks they chain (used by the
- * reader and by code that builds descriptions directly). A layer list is MB_EFORMAT here (it
+/* Fills the shape fields of every layer from its inputs' shapes (n_inputs 0: the previous
+ * layer; filled in) and checks the graph (used by the reader and by code that builds
+ * descriptions directly). A layer list is MB_EFORMAT here (it
  * cannot be trained, and mb_net_create calls this). */
 int mb_net_desc_infer(mb_net_desc *desc, mb_error *err);
 

@@ -1,6 +1,6 @@
 /* layers_impl.h — private to train/: forward and backward of the non-convolution layers
- * (pooling, fully connected, activations, dropout, softmax cross-entropy) on a batch of NCHW
- * float32 tensors. Used by net.c and by the tests (through the network). No allocation here:
+ * (pooling, fully connected, activations, dropout, softmax cross-entropy; batch normalisation
+ * and the row copies of add and concat in batchnorm.c) on a batch of NCHW float32 tensors. Used by net.c and by the tests (through the network). No allocation here:
  * every buffer comes from the caller.
  */
 #ifndef MB_LAYERS_IMPL_H
