@@ -306,7 +306,12 @@ typedef enum mb_mem_kind {
     MB_MEM_CONV = 0,     /* convolution: k x k x in_c x out_c weights + out_c biases */
     MB_MEM_POOL = 1,     /* max or average pooling: no parameters */
     MB_MEM_FC = 2,       /* fully connected: (in_c in_h in_w) x out_c weights + out_c biases */
-    MB_MEM_ELEMENTWISE = 3 /* activation, dropout, softmax: run in place, nothing kept here */
+    MB_MEM_ELEMENTWISE = 3, /* activation, dropout, softmax: run in place, nothing kept here
+                               (unless `kept`) */
+    MB_MEM_BN = 4,       /* batch normalisation: gamma, beta per channel (out_c each) trained,
+                            running mean and var (out_c each) as state; its output kept */
+    MB_MEM_JOIN = 5      /* residual add, channel concat: no parameters; its output kept (a new
+                            tensor, not one of its inputs overwritten) */
 } mb_mem_kind;
 
 /* One layer for the memory model: a plain copy of what a network description says (solver/
@@ -317,6 +322,9 @@ typedef struct mb_mem_layer {
     int in_c, in_h, in_w;      /* input shape */
     int out_c, out_h, out_w;   /* output shape */
     int k;                     /* convolution kernel side F; 0 for other kinds */
+    int kept;                  /* 1: a later add or concat reads this output (a skip), so it
+                                  stays alive: an element-wise layer's output is then counted
+                                  (in place, the next layer would overwrite it) */
 } mb_mem_layer;
 
 typedef struct mb_mem_options {
@@ -336,10 +344,10 @@ void mb_model_mem_defaults(mb_mem_options *o);
 typedef struct mb_mem_bytes {
     double params;    /* weights and biases (Zou eq. 3 and 4 count biases too) */
     double grads;     /* grad_copies x params */
-    double state;     /* state_copies x params */
+    double state;     /* state_copies x params, plus BN's running mean and var */
     double fmap;      /* the layer's output over the mini-batch, kept for the backward pass
                          (eq. 2; eq. 4's neurons for fully connected layers); 0 for in-place
-                         element-wise layers */
+                         element-wise layers unless a later add or concat reads them (kept) */
     double workspace; /* this layer's convolution workspace at M (gemm_workspace), else 0 */
 } mb_mem_bytes;
 

@@ -6,7 +6,10 @@
  * blocks (mbkit's trainer keeps one; the paper assumes two) and optimiser state is counted
  * (momentum keeps one velocity per parameter; the paper has none); biases are counted exactly (the
  * paper's (m - 1) * 3 * 32 under-counts them, see docs/models.md, "Memory of a CNN"); element-wise
- * layers (activations, dropout, softmax) run in place and keep nothing. Every term is a constant
+ * layers (activations, dropout, softmax) run in place and keep nothing, except an output that a
+ * later add or concat reads (a residual skip keeps it alive). Graph layers, not in the paper:
+ * batch normalisation keeps its output, 2 C parameters and 2 C values of running statistics;
+ * add and concat keep their output. Every term is a constant
  * or a multiple of M, which is what makes the largest M a closed form.
  *
  * Pure: no I/O, no allocation; MB_EDOM outside the domain. Not here: reading network
@@ -29,7 +32,7 @@ static int shape_ok(const mb_mem_layer *l)
 {
     return l->in_c >= 1 && l->in_h >= 1 && l->in_w >= 1 && l->out_c >= 1 && l->out_h >= 1 &&
            l->out_w >= 1 && (l->kind != MB_MEM_CONV || l->k >= 1) &&
-           (int)l->kind >= MB_MEM_CONV && (int)l->kind <= MB_MEM_ELEMENTWISE;
+           (int)l->kind >= MB_MEM_CONV && (int)l->kind <= MB_MEM_JOIN;
 }
 
 static int options_ok(const mb_mem_options *o)
@@ -56,6 +59,7 @@ static double param_values(const mb_mem_layer *l)
     switch (l->kind) {
     case MB_MEM_CONV: return (double)l->k * l->k * l->in_c * l->out_c + l->out_c;
     case MB_MEM_FC: return (double)l->in_c * l->in_h * l->in_w * l->out_c + l->out_c;
+    case MB_MEM_BN: return 2.0 * l->out_c; /* gamma, beta */
     default: return 0;
     }
 }
@@ -68,8 +72,9 @@ int mb_model_mem_layer(const mb_mem_layer *l, double m, const mb_mem_options *o,
     const double v = o->value_bytes, p = param_values(l) * v;
     b->params = p;
     b->grads = o->grad_copies * p;
-    b->state = o->state_copies * p;
-    b->fmap = l->kind == MB_MEM_ELEMENTWISE ? 0 : m * out_values(l) * v;
+    /* BN's running mean and var: state that no optimiser keeps but the layer does */
+    b->state = o->state_copies * p + (l->kind == MB_MEM_BN ? 2.0 * l->out_c * v : 0);
+    b->fmap = l->kind == MB_MEM_ELEMENTWISE && !l->kept ? 0 : m * out_values(l) * v;
     b->workspace = o->gemm_workspace ? m * lowering_values(l) * v : 0;
     return MB_OK;
 }

@@ -8,6 +8,11 @@
  *     [fc]       outputs= (or filters=), activation=
  *     [dropout]  p=0.5
  *     [relu] [tanh] [sigmoid] [softmax]               (softmax: the last layer, exactly once)
+ *     [batchnorm] activation=                         (per channel; per feature after fc)
+ *     [add] from=, activation=     [concat] from=, activation=
+ * A graph: any layer but softmax may take from=NAME[,NAME...], the earlier layers whose outputs
+ * it reads (`input`: the network's input) instead of the previous layer's; add and concat need
+ * from=, and with one name read the previous layer and that one.
  * A layer list ([net] graph=none) describes shapes without a trainable graph (ResNet's residual
  * branches): conv, pool and fc layers may give input=CxHxW (else they follow the previous
  * layer), and no softmax is needed. mb_net_create refuses such a description.
@@ -21,6 +26,7 @@
  *
  * Not here: shape inference itself, building networks, writing cfg files.
  */
+#include "layer_kind.h"
 #include "mb_net.h"
 
 #include <ctype.h>
@@ -35,23 +41,9 @@
 
 #define MAX_SIDE 1000000L /* the largest filters/size/stride/pad/side a cfg may give */
 
-static const struct section_kind {
-    const char *name;
-    mb_layer_type type;
-} sections[] = {
-    {"conv", MB_LAYER_CONV},       {"maxpool", MB_LAYER_MAXPOOL}, {"avgpool", MB_LAYER_AVGPOOL},
-    {"fc", MB_LAYER_FC},           {"relu", MB_LAYER_RELU},       {"tanh", MB_LAYER_TANH},
-    {"sigmoid", MB_LAYER_SIGMOID}, {"dropout", MB_LAYER_DROPOUT}, {"softmax", MB_LAYER_SOFTMAX},
-};
-enum { N_KINDS = sizeof sections / sizeof sections[0] };
+enum { N_KINDS = MB_LAYER_N_TYPES };
 
-static const char *type_name(mb_layer_type t)
-{
-    for (size_t i = 0; i < N_KINDS; i++)
-        if (sections[i].type == t)
-            return sections[i].name;
-    return "?";
-}
+static const char *type_name(mb_layer_type t) { return mb_layer_type_name(t); }
 
 /* The parser's state: the description being built and what the current section has seen. */
 typedef struct parser {
@@ -62,7 +54,7 @@ typedef struct parser {
     int seen_net;          /* [net] was given */
     int net_line;          /* its line */
     int have_c, have_h, have_w, have_name;
-    int have_size, have_filters, have_stride, have_p; /* current layer's keys */
+    int have_size, have_filters, have_stride, have_p, have_from; /* current layer's keys */
     char keys[16][16];     /* keys seen in the current section, for duplicates */
     int n_keys;
     int act_pending;       /* activation layer to append after the current one, or -1 */
@@ -100,9 +92,7 @@ static mb_layer_desc *push_layer(parser *p, mb_layer_type type, int line, mb_err
     l->stride = 1;
     l->p = 0.5f;
     l->line = line;
-    for (size_t i = 0; i < N_KINDS; i++)
-        if (sections[i].type == type)
-            snprintf(l->name, sizeof l->name, "%s%d", sections[i].name, ++p->counts[i]);
+    snprintf(l->name, sizeof l->name, "%s%d", type_name(type), ++p->counts[type]);
     return l;
 }
 
@@ -116,18 +106,14 @@ static int end_section(parser *p, mb_error *err)
                                 missing);
     } else if (p->d->n_layers > 0) {
         mb_layer_desc *l = &p->d->layers[p->d->n_layers - 1];
-        const char *missing = NULL;
-        switch (l->type) {
-        case MB_LAYER_CONV: missing = !p->have_filters ? "filters" : !p->have_size ? "size" : NULL; break;
-        case MB_LAYER_FC: missing = !p->have_filters ? "outputs" : NULL; break;
-        case MB_LAYER_MAXPOOL:
-        case MB_LAYER_AVGPOOL:
-            missing = !p->have_size ? "size" : NULL;
-            if (!p->have_stride)
-                l->stride = l->size;
-            break;
-        default: break;
-        }
+        const mb_layer_kind *k = mb_layer_kind_of(l->type);
+        const char *missing = (k->needs & LK_FILTERS) && !p->have_filters ? "filters"
+                              : (k->needs & LK_OUTPUTS) && !p->have_filters ? "outputs"
+                              : (k->needs & LK_SIZE) && !p->have_size       ? "size"
+                              : (k->needs & LK_FROM) && !p->have_from       ? "from"
+                                                                            : NULL;
+        if (k->stride_is_size && !p->have_stride)
+            l->stride = l->size;
         if (missing)
             return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] needs '%s'", p->path, l->line,
                                 type_name(l->type), missing);
@@ -135,7 +121,7 @@ static int end_section(parser *p, mb_error *err)
             return MB_ENOMEM;
     }
     p->in_net = 0;
-    p->have_size = p->have_filters = p->have_stride = p->have_p = 0;
+    p->have_size = p->have_filters = p->have_stride = p->have_p = p->have_from = 0;
     p->n_keys = 0;
     p->act_pending = -1;
     return MB_OK;
@@ -172,6 +158,58 @@ static int input_shape(parser *p, int line, const char *val, mb_layer_desc *l, m
                             "%s:%d: 'input': '%s' is not CxHxW (three whole numbers in [1, %ld])",
                             p->path, line, val, MAX_SIDE);
     l->given_c = (int)v[0], l->given_h = (int)v[1], l->given_w = (int)v[2];
+    return MB_OK;
+}
+
+/* from=NAME[,NAME...]: the earlier layers (by name; `input`, the network's input, unless a
+ * layer has that name) whose outputs layer l reads. add and concat given one name read the
+ * previous layer first, then that one. */
+static int from_inputs(parser *p, int line, const char *val, mb_layer_desc *l, mb_error *err)
+{
+    const char *sect = type_name(l->type);
+    const size_t me = p->d->n_layers - 1;
+    char buf[256];
+    if (strlen(val) >= sizeof buf)
+        return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from' is longer than %zu characters",
+                            p->path, line, sect, sizeof buf - 1);
+    snprintf(buf, sizeof buf, "%s", val);
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *name = trim(tok);
+        if (n == MB_LAYER_MAX_INPUTS)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': more than %d inputs",
+                                p->path, line, sect, MB_LAYER_MAX_INPUTS);
+        int found = -2;
+        for (size_t i = me; i-- > 0;)
+            if (strcmp(p->d->layers[i].name, name) == 0) {
+                if (found != -2)
+                    return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': '%s' names the "
+                                        "layers of lines %d and %d", p->path, line, sect, name,
+                                        p->d->layers[i].line, p->d->layers[found].line);
+                found = (int)i;
+            }
+        if (found == -2 && strcmp(name, "input") == 0)
+            found = -1;
+        if (found == -2)
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': no earlier layer is named "
+                                "'%s'", p->path, line, sect, name);
+        l->inputs[n++] = found;
+    }
+    if (n == 0)
+        return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from' names no layer", p->path, line,
+                            sect);
+    const mb_layer_kind *k = mb_layer_kind_of(l->type);
+    if (n == 1 && k->min_inputs > 1) { /* the previous layer, then the one named */
+        l->inputs[1] = l->inputs[0];
+        l->inputs[0] = (int)me - 1;
+        n = 2;
+    }
+    if (n > k->max_inputs)
+        return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': %d layers named; it reads %d",
+                            p->path, line, sect, n, k->max_inputs);
+    l->n_inputs = n;
+    p->have_from = 1;
     return MB_OK;
 }
 
@@ -218,7 +256,7 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
     }
     mb_layer_desc *l = &p->d->layers[p->d->n_layers - 1];
     mb_layer_type t = l->type;
-    int conv = t == MB_LAYER_CONV, pool = t == MB_LAYER_MAXPOOL || t == MB_LAYER_AVGPOOL;
+    const unsigned keys = mb_layer_kind_of(t)->keys;
     if (strcmp(key, "name") == 0) {
         if (strlen(val) >= sizeof l->name)
             return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] name longer than %zu characters",
@@ -226,23 +264,25 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
         strcpy(l->name, val);
         return MB_OK;
     }
-    if ((conv && strcmp(key, "filters") == 0) ||
-        (t == MB_LAYER_FC && (strcmp(key, "outputs") == 0 || strcmp(key, "filters") == 0))) {
+    if (((keys & LK_FILTERS) && strcmp(key, "filters") == 0) ||
+        ((keys & LK_OUTPUTS) && (strcmp(key, "outputs") == 0 || strcmp(key, "filters") == 0))) {
         if (p->have_filters)
             return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'outputs' given twice", p->path, line,
                                 sect);
         p->have_filters = 1;
         return int_value(p, line, key, val, 1, &l->filters, err);
     }
-    if ((conv || pool) && strcmp(key, "size") == 0)
+    if ((keys & LK_SIZE) && strcmp(key, "size") == 0)
         return p->have_size = 1, int_value(p, line, key, val, 1, &l->size, err);
-    if ((conv || pool) && strcmp(key, "stride") == 0)
+    if ((keys & LK_STRIDE) && strcmp(key, "stride") == 0)
         return p->have_stride = 1, int_value(p, line, key, val, 1, &l->stride, err);
-    if ((conv || pool) && strcmp(key, "pad") == 0)
+    if ((keys & LK_PAD) && strcmp(key, "pad") == 0)
         return int_value(p, line, key, val, 0, &l->pad, err);
-    if ((conv || pool || t == MB_LAYER_FC) && strcmp(key, "input") == 0)
+    if ((keys & LK_INPUT) && strcmp(key, "input") == 0)
         return input_shape(p, line, val, l, err);
-    if (conv && strcmp(key, "algo") == 0) {
+    if ((keys & LK_FROM) && strcmp(key, "from") == 0)
+        return from_inputs(p, line, val, l, err);
+    if ((keys & LK_ALGO) && strcmp(key, "algo") == 0) {
         mb_conv_algo a;
         if (mb_conv_algo_parse(val, &a) != MB_OK)
             return mb_error_set(err, MB_EFORMAT,
@@ -251,7 +291,7 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
         l->algo = a;
         return MB_OK;
     }
-    if ((conv || t == MB_LAYER_FC) && strcmp(key, "activation") == 0) {
+    if ((keys & LK_ACTIVATION) && strcmp(key, "activation") == 0) {
         static const struct { const char *n; int t; } acts[] = {
             {"relu", MB_LAYER_RELU}, {"tanh", MB_LAYER_TANH}, {"sigmoid", MB_LAYER_SIGMOID},
             {"linear", -1}};
@@ -265,7 +305,7 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
                             "%s:%d: [%s] activation '%s' is not one of relu, tanh, sigmoid, linear",
                             p->path, line, sect, val);
     }
-    if (t == MB_LAYER_DROPOUT && strcmp(key, "p") == 0) {
+    if ((keys & LK_P) && strcmp(key, "p") == 0) {
         double x;
         if (mb_data_parse_double(val, &x) != MB_OK || x < 0 || x >= 1)
             return mb_error_set(err, MB_EFORMAT, "%s:%d: [dropout] p: '%s' is not in [0, 1)",
@@ -313,14 +353,10 @@ static int parse(parser *p, char *text, mb_error *err)
                 p->net_line = line;
                 continue;
             }
-            size_t k = 0;
-            while (k < N_KINDS && strcmp(sections[k].name, name) != 0)
-                k++;
-            if (k == N_KINDS)
-                return mb_error_set(err, MB_EFORMAT,
-                                    "%s:%d: unknown section '[%s]' (net, conv, maxpool, avgpool, "
-                                    "fc, dropout, relu, tanh, sigmoid, softmax)",
-                                    p->path, line, name);
+            int k = mb_layer_kind_find(name);
+            if (k < 0)
+                return mb_error_set(err, MB_EFORMAT, "%s:%d: unknown section '[%s]' (%s)",
+                                    p->path, line, name, mb_layer_kind_list());
             if (!p->seen_net)
                 return mb_error_set(err, MB_EFORMAT, "%s:%d: the first section must be [net]",
                                     p->path, line);
@@ -328,7 +364,7 @@ static int parse(parser *p, char *text, mb_error *err)
                 return mb_error_set(err, MB_EFORMAT,
                                     "%s:%d: [%s] after [softmax] (softmax must be the last layer)",
                                     p->path, line, name);
-            if (!push_layer(p, sections[k].type, line, err))
+            if (!push_layer(p, (mb_layer_type)k, line, err))
                 return MB_ENOMEM;
             continue;
         }

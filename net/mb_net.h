@@ -24,8 +24,15 @@ typedef enum mb_layer_type {
     MB_LAYER_TANH,
     MB_LAYER_SIGMOID,
     MB_LAYER_DROPOUT,   /* dropout: p = probability of zeroing (inverted dropout) */
-    MB_LAYER_SOFTMAX    /* softmax + cross-entropy loss; always the last layer */
+    MB_LAYER_SOFTMAX,   /* softmax + cross-entropy loss; always the last layer */
+    MB_LAYER_BATCHNORM, /* batch normalisation, per channel (per feature after fc): gamma, beta
+                           trained; running mean and variance kept as state (net/layer_kind.c) */
+    MB_LAYER_ADD,       /* element-wise sum of two or more earlier outputs of one shape */
+    MB_LAYER_CONCAT,    /* channel concatenation of earlier outputs of one height and width */
+    MB_LAYER_N_TYPES
 } mb_layer_type;
+
+enum { MB_LAYER_MAX_INPUTS = 4 }; /* the most inputs an add or concat takes */
 
 /* One layer of a description. Shapes are per sample (no batch dimension). */
 typedef struct mb_layer_desc {
@@ -42,6 +49,9 @@ typedef struct mb_layer_desc {
     int line;               /* cfg line where the section starts (0 when built in code) */
     int given_c, given_h, given_w; /* input=CxHxW of a layer list ([net] graph=none): the
                                       input shape given, 0 when it follows the previous layer */
+    int n_inputs;           /* layers whose outputs this one reads: 0 = the previous layer (the
+                               network's input for layer 0); filled to >= 1 by the inference */
+    int inputs[MB_LAYER_MAX_INPUTS]; /* their indices (< this layer's), -1 = the network input */
 } mb_layer_desc;
 
 typedef struct mb_net_desc {
@@ -60,19 +70,36 @@ typedef struct mb_net_desc {
  * share/mbkit/nets. Unknown sections or keys, missing values, shapes that do not chain (an
  * output side < 1, an fc not followed by a valid shape, a missing final softmax) are MB_EFORMAT
  * with "file:line: ..." in err. The cfg format: INI sections [net], [conv], [maxpool],
- * [avgpool], [fc], [dropout], [relu], [tanh], [sigmoid], [softmax]; `activation=relu|tanh|sigmoid`
- * on conv or fc appends that activation layer. `[net] graph=none` reads a layer list (see
+ * [avgpool], [fc], [dropout], [relu], [tanh], [sigmoid], [batchnorm], [add], [concat],
+ * [softmax]; `activation=relu|tanh|sigmoid` on conv, fc, batchnorm, add or concat appends that
+ * activation layer; `from=NAME[,NAME...]` makes a graph (a layer reads those earlier outputs;
+ * add and concat need it). `[net] graph=none` reads a layer list (see
  * mb_net_desc.layer_list): conv, pool and fc layers may then give `input=CxHxW`. */
 int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err);
 
-/* Fills the shape fields of every layer from the input shape and checks they chain (used by the
- * reader and by code that builds descriptions directly). A layer list is MB_EFORMAT here (it
+/* Fills the shape fields of every layer from its inputs' shapes (n_inputs 0: the previous
+ * layer; filled in) and checks the graph (used by the reader and by code that builds
+ * descriptions directly). A layer list is MB_EFORMAT here (it
  * cannot be trained, and mb_net_create calls this). */
 int mb_net_desc_infer(mb_net_desc *desc, mb_error *err);
 
 /* The same for a chain or a layer list: a layer with given_c > 0 takes that input shape instead
  * of the previous layer's output, and a list needs no final softmax. */
 int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err);
+
+/* 1 when some layer reads an output other than the previous layer's (add, concat, or `from=`):
+ * a graph, not a chain. */
+int mb_net_desc_is_graph(const mb_net_desc *desc);
+
+/* The layer-type table (net/layer_kind.c; the whole entry in net/layer_kind.h): each type's cfg
+ * section name, the trainable parameters and the state (running statistics) it holds. */
+const char *mb_layer_type_name(mb_layer_type t);
+/* Trainable floats of a layer whose shapes are filled (weights then biases; BN gamma, beta). */
+size_t mb_layer_param_count(const mb_layer_desc *l);
+/* State floats (not trained, not decayed; saved in checkpoints): BN's running mean and var. */
+size_t mb_layer_state_count(const mb_layer_desc *l);
+/* What the memory model counts a layer of this type as (model/mb_model.h). */
+mb_mem_kind mb_layer_mem_kind(mb_layer_type t);
 
 void mb_net_desc_free(mb_net_desc *desc);
 

@@ -696,7 +696,7 @@ static size_t largest_fmap(const mb_mem_layer *ml, size_t n)
     size_t best = 0;
     double b = -1;
     for (size_t i = 0; i < n; i++) {
-        double v = ml[i].kind == MB_MEM_ELEMENTWISE ? 0 :
+        double v = ml[i].kind == MB_MEM_ELEMENTWISE && !ml[i].kept ? 0 :
                    (double)ml[i].out_c * ml[i].out_h * ml[i].out_w;
         if (v > b)
             b = v, best = i;

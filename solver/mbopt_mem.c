@@ -48,8 +48,8 @@ static void mem_help(void)
 
 static const char *mem_kind_name(mb_mem_kind k)
 {
-    static const char *const n[] = {"conv", "pool", "fc", "inplace"};
-    return (int)k >= 0 && (int)k <= 3 ? n[k] : "?";
+    static const char *const n[] = {"conv", "pool", "fc", "inplace", "bn", "join"};
+    return (int)k >= 0 && (int)k <= 5 ? n[k] : "?";
 }
 
 /* Options shared by mem and conv: the net, the device, the batches, the memory model. */
@@ -144,7 +144,8 @@ static void mem_print(FILE *f, const mb_net_desc *d, const mb_mem_layer *ml, con
             "fmap_KiB/sample", "gemm_ws_KiB/sample");
     for (size_t i = 0; i < d->n_layers; i++) {
         mb_mem_bytes b;
-        if (ml[i].kind == MB_MEM_ELEMENTWISE || mb_model_mem_layer(&ml[i], 1, &m->mem, &b))
+        if ((ml[i].kind == MB_MEM_ELEMENTWISE && !ml[i].kept) ||
+            mb_model_mem_layer(&ml[i], 1, &m->mem, &b))
             continue;
         char shape[48];
         snprintf(shape, sizeof shape, "%dx%dx%d", ml[i].out_c, ml[i].out_h, ml[i].out_w);

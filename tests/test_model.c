@@ -318,16 +318,16 @@ static void test_errors_record(void)
 
 /* ---- the memory model (Zou et al. 2017, eq. 1-5) ------------------------------------------- */
 
-#define CONV(n, ic, ih, oc, oh, k) {MB_MEM_CONV, n, ic, ih, ih, oc, oh, oh, k}
-#define POOL(n, ic, ih, oh) {MB_MEM_POOL, n, ic, ih, ih, ic, oh, oh, 0}
-#define FC(n, in, out) {MB_MEM_FC, n, in, 1, 1, out, 1, 1, 0}
-#define ACT(n, c, h) {MB_MEM_ELEMENTWISE, n, c, h, h, c, h, h, 0}
+#define CONV(n, ic, ih, oc, oh, k) {MB_MEM_CONV, n, ic, ih, ih, oc, oh, oh, k, 0}
+#define POOL(n, ic, ih, oh) {MB_MEM_POOL, n, ic, ih, ih, ic, oh, oh, 0, 0}
+#define FC(n, in, out) {MB_MEM_FC, n, in, 1, 1, out, 1, 1, 0, 0}
+#define ACT(n, c, h) {MB_MEM_ELEMENTWISE, n, c, h, h, c, h, h, 0, 0}
 
 /* LeNet-5 as data/nets/lenet5.cfg describes it; the fc layers take the flattened 16x5x5. */
 static const mb_mem_layer lenet5[] = {
     CONV("conv1", 1, 28, 6, 28, 5), ACT("relu1", 6, 28), POOL("pool1", 6, 28, 14),
     CONV("conv2", 6, 14, 16, 10, 5), ACT("relu2", 16, 10), POOL("pool2", 16, 10, 5),
-    {MB_MEM_FC, "fc1", 16, 5, 5, 120, 1, 1, 0}, FC("fc2", 120, 84), FC("fc3", 84, 10),
+    {MB_MEM_FC, "fc1", 16, 5, 5, 120, 1, 1, 0, 0}, FC("fc2", 120, 84), FC("fc3", 84, 10),
     ACT("softmax", 10, 1)};
 
 /* AlexNet (one tower, Krizhevsky et al. 2012): 227 -> 55 -> 27 -> 27 -> 13 -> 13 -> 6. */
@@ -336,7 +336,7 @@ static const mb_mem_layer alexnet[] = {
     CONV("conv2", 96, 27, 256, 27, 5), POOL("pool2", 256, 27, 13),
     CONV("conv3", 256, 13, 384, 13, 3), CONV("conv4", 384, 13, 384, 13, 3),
     CONV("conv5", 384, 13, 256, 13, 3), POOL("pool5", 256, 13, 6),
-    {MB_MEM_FC, "fc6", 256, 6, 6, 4096, 1, 1, 0}, FC("fc7", 4096, 4096), FC("fc8", 4096, 1000)};
+    {MB_MEM_FC, "fc6", 256, 6, 6, 4096, 1, 1, 0, 0}, FC("fc7", 4096, 4096), FC("fc8", 4096, 1000)};
 
 /* The bytes by hand: parameters, values per sample of the input, of the kept outputs and of the
  * largest GEMM lowering (in_c k^2 out_h out_w), float32, one gradient and one momentum block. */

@@ -56,7 +56,7 @@ static void arithmetic(const mb_net_desc *d, int batch)
                             ? MB_MEM_POOL
                             : MB_MEM_ELEMENTWISE;
         ml[n++] = (mb_mem_layer){k, l->name, l->in_c, l->in_h, l->in_w, l->out_c, l->out_h,
-                                 l->out_w, l->type == MB_LAYER_CONV ? l->size : 0};
+                                 l->out_w, l->type == MB_LAYER_CONV ? l->size : 0, 0};
         if (l->type != MB_LAYER_CONV)
             continue;
         mb_conv_shape s = {batch, l->in_c, l->in_h, l->in_w, l->out_c, l->size, l->stride,

@@ -95,6 +95,29 @@ typedef struct mb_backend_ops {
     void (*softmax_xent)(mb_ctx *ctx, int batch, int classes, const float *logits,
                          const int *labels, float *prob, double *loss_sum, double *losses,
                          size_t *correct, float *dx, float scale);
+
+    /* Graph layers (add, concat) and the routing of gradients between layers: rows copies of
+     * len floats from src (rows `sstride` apart) to dst (rows `dstride` apart), added to dst
+     * when accumulate is 1. NULL on a backend without graph layers (the network refuses them
+     * at set-up). */
+    void (*copy_rows)(mb_ctx *ctx, size_t rows, size_t len, const float *src, size_t sstride,
+                      float *dst, size_t dstride, int accumulate);
+    /* Batch normalisation over [batch, C, hw] (train/cpu/layers_impl.h has the meaning). The
+     * per-channel statistics cross as host arrays of C values: the network reduces the shards'
+     * partial sums on the host. NULL on a backend without batch normalisation (the network
+     * refuses such layers at set-up). */
+    void (*bn_stats)(mb_ctx *ctx, int batch, int C, size_t hw, const float *x, double *sum,
+                     double *sumsq);
+    void (*bn_apply)(mb_ctx *ctx, int batch, int C, size_t hw, const float *x,
+                     const float *mean, const float *invstd, const float *gamma,
+                     const float *beta, float *y);
+    void (*bn_backward_sums)(mb_ctx *ctx, int batch, int C, size_t hw, const float *x,
+                             const float *dy, const float *mean, const float *invstd,
+                             double *sum_dy, double *sum_dy_xhat);
+    void (*bn_backward_data)(mb_ctx *ctx, int batch, int C, size_t hw, const float *x,
+                             const float *dy, const float *mean, const float *invstd,
+                             const float *gamma, const float *mean_dy,
+                             const float *mean_dy_xhat, float *dx);
 } mb_backend_ops;
 
 /* What a context holds: the backend and its device, and the thread pool that runs a batch's

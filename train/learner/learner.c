@@ -72,6 +72,7 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
         mb_learner_free(l);
         return rc;
     }
+    mb_optim_set_trainable(l->opt, mb_net_trainable_count(l->net)); /* BN state: not stepped */
     size_t per = (size_t)desc->in_c * desc->in_h * desc->in_w;
     l->batch = o->batch;
     l->max_batch = o->batch;

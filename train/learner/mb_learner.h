@@ -65,8 +65,15 @@ void mb_net_free(mb_net *net);
 const mb_net_desc *mb_net_description(const mb_net *net);
 
 /* The flat parameter and gradient blocks (mb_net_param_count floats each, same layout: for each
- * layer with parameters, its weights then its biases, in layer order). */
+ * layer with parameters, its weights then its biases, in layer order; then the state: for each
+ * batch-norm layer in order, its running mean then its running variance). The state rides with
+ * the parameters wherever they travel (checkpoints, snapshots, broadcasts, model averaging) but
+ * its gradient is always zero and the optimiser steps only the first mb_net_trainable_count
+ * floats (mb_optim_set_trainable), so neither the update nor weight decay touches it; a
+ * training forward pass updates it (docs/algorithms.md, "Batch normalisation"). */
 size_t mb_net_param_count(const mb_net *net);
+/* The trainable part: parameters without the state (mb_net_param_count for nets without BN). */
+size_t mb_net_trainable_count(const mb_net *net);
 float *mb_net_params(mb_net *net);
 float *mb_net_grads(mb_net *net);
 
@@ -135,6 +142,10 @@ void mb_optim_free(mb_optim *opt);
 
 /* One update of x (n floats) with gradient g; counts updates for the schedule. */
 void mb_optim_step(mb_optim *opt, float *x, const float *g);
+
+/* Steps only x[0 .. n_train) from now on (n_train <= n): the tail is a network's state (BN
+ * running statistics), which no update or weight decay may touch. */
+void mb_optim_set_trainable(mb_optim *opt, size_t n_train);
 
 /* The learning rate the next step will use. */
 double mb_optim_lr(const mb_optim *opt);

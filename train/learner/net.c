@@ -7,8 +7,19 @@
  * Every computation and every tensor allocation goes through the context's backend operations
  * (backend_impl.h): the kernels are in train/cpu/ and train/cuda/, the threads in the context.
  * Optimisers are elsewhere. Not thread-safe: one network, one caller at a time.
+ *
+ * Graphs. A layer reads the previous layer's output or earlier outputs it names (add, concat).
+ * Gradients travel backwards in two ping-pong buffers as in a chain; a layer whose output is
+ * read by more than the next layer (or by another) has its own gradient buffer instead, zeroed
+ * at the start of the backward pass, into which every reader adds its share. A chain has none,
+ * and runs as before.
+ * Batch normalisation in training normalises with the statistics of the whole batch, not of a
+ * shard: the shards stop at each BN layer (forward: after their partial sums of x and x^2;
+ * backward: after their partial sums of dy and dy xhat), the caller adds the shards' sums in
+ * shard order on the host and resumes them. A net without BN runs as one job per pass.
  */
 #include "../backend/backend_impl.h"
+#include "layer_impl.h"
 #include "mb_learner.h"
 
 #include <math.h>
@@ -23,6 +34,12 @@ typedef struct net_layer {
     size_t out_sz;       /* output floats per sample */
     mb_ctx_conv *conv;   /* conv: its plan for (shard capacity, shape) and the algorithm of
                             each pass, shared by the shards */
+    int own;             /* 1: its output's gradient has its own buffer (graphs: read by more
+                            than the next layer, or by another) */
+    size_t s_off;        /* BN: offset of its running mean (then var) in the parameter block */
+    float *bn;           /* BN, host memory: [6 C] the batch's mean and 1/sqrt(var + eps), the
+                            batch means of dy and of dy xhat, and the running mean and
+                            1/sqrt(running var + eps) of an evaluation; NULL for other layers */
 } net_layer;
 
 /* One layer's buffers in one shard. */
@@ -30,6 +47,7 @@ typedef struct shard_layer {
     float *out;          /* activations [cap * out_sz] (softmax: probabilities) */
     float *mask;         /* dropout: [cap * out_sz], else NULL */
     int *arg;            /* max pooling: argmax per output [cap * out_sz], else NULL */
+    float *grad;         /* own gradient buffer [cap * out_sz] (net_layer.own), else NULL */
 } shard_layer;
 
 /* What one worker owns: the buffers of a forward and backward pass over at most `cap` samples,
@@ -39,6 +57,13 @@ typedef struct net_shard {
     float *acts;          /* one block: every layer's out and mask */
     int *args;            /* one block: max pooling argmaxes */
     float *delta[2];      /* ping-pong gradients w.r.t. activations [cap * max layer size] */
+    float *dtmp;          /* graphs: a gradient on its way to an own buffer [cap * max size] */
+    float *grads_own;     /* graphs: one block of the own gradient buffers */
+    double *part;         /* BN: this shard's partial sums [2 max C] */
+    int at;               /* this pass: the next layer to run (forward up, backward down) */
+    int dir;              /* 0 forward, 1 backward */
+    int resume;           /* 1: stopped at BN layer `at`, whose batch sums the caller reduces */
+    int side;             /* which ping-pong buffer holds the current gradient */
     void *ws;             /* convolution workspace, 64-byte aligned */
     size_t ws_bytes;      /* its size in bytes */
     float *grads;         /* [n_params] this shard's share of the batch-mean gradient; NULL
@@ -54,7 +79,10 @@ struct mb_net {
     mb_ctx *ctx;          /* what it computes with */
     mb_ctx *own_ctx;      /* ctx when the network made it (opts.ctx NULL), else NULL */
     net_layer *L;         /* desc.n_layers entries */
-    size_t n_params;      /* floats in params and in grads */
+    size_t n_params;      /* floats in params and in grads: n_train, then the BN state */
+    size_t n_train;       /* trainable floats */
+    float *bn_host;       /* one host block: every BN layer's net_layer.bn */
+    int n_bn;             /* BN layers */
     float *params;        /* [n_params] the context's memory */
     float *grads;         /* [n_params] the batch-mean gradient, the context's memory */
     float *xin;           /* [max_batch * input size] inputs copied to the device, NULL when the
@@ -138,6 +166,9 @@ static void shard_free(mb_ctx *ctx, net_shard *sh)
     mb_ctx_release(ctx, sh->delta[1]);
     mb_ctx_release(ctx, sh->ws);
     mb_ctx_release(ctx, sh->grads);
+    mb_ctx_release(ctx, sh->dtmp);
+    mb_ctx_release(ctx, sh->grads_own);
+    free(sh->part);
 }
 
 void mb_net_free(mb_net *net)
@@ -150,6 +181,7 @@ void mb_net_free(mb_net *net)
     for (size_t i = 0; net->L && i < net->desc.n_layers; i++)
         mb_ctx_conv_free(net->L[i].conv);
     free(net->L);
+    free(net->bn_host);
     free(net->desc.layers);
     if (net->ctx) {
         mb_ctx_release(net->ctx, net->params);
@@ -167,13 +199,23 @@ static void init_params(mb_net *net, float *params)
     for (size_t i = 0; i < net->desc.n_layers; i++) {
         const mb_layer_desc *d = &net->desc.layers[i];
         net_layer *l = &net->L[i];
+        if (d->type == MB_LAYER_BATCHNORM) { /* gamma 1, beta 0; running mean 0, var 1 */
+            for (size_t k = 0; k < l->n_w; k++) {
+                params[l->w_off + k] = 1.0f, params[l->w_off + l->n_w + k] = 0.0f;
+                params[l->s_off + k] = 0.0f, params[l->s_off + l->n_w + k] = 1.0f;
+            }
+            continue;
+        }
         if (!l->n_w)
             continue;
         double fan_in = d->type == MB_LAYER_CONV ? (double)d->in_c * d->size * d->size
                                                  : (double)l->in_sz;
         double fan_out = d->type == MB_LAYER_CONV ? (double)d->out_c * d->size * d->size
                                                   : (double)d->out_c;
-        int relu = i + 1 < net->desc.n_layers && net->desc.layers[i + 1].type == MB_LAYER_RELU;
+        /* a ReLU follows, or a BN then a ReLU */
+        size_t nx = i + 1 < net->desc.n_layers &&
+                    net->desc.layers[i + 1].type == MB_LAYER_BATCHNORM ? i + 2 : i + 1;
+        int relu = nx < net->desc.n_layers && net->desc.layers[nx].type == MB_LAYER_RELU;
         float bound = (float)(relu ? sqrt(6.0 / fan_in) : sqrt(6.0 / (fan_in + fan_out)));
         float *w = params + l->w_off;
         for (size_t k = 0; k < l->n_w; k++)
@@ -186,13 +228,17 @@ static void init_params(mb_net *net, float *params)
 static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
 {
     const size_t B = (size_t)net->cap, nl = net->desc.n_layers;
-    size_t n_acts = 0, n_args = 0, maxsz = 0;
+    size_t n_acts = 0, n_args = 0, maxsz = 0, n_own = 0, max_c = 0;
     for (size_t i = 0; i < nl; i++) {
         const net_layer *l = &net->L[i];
         mb_layer_type t = net->desc.layers[i].type;
         n_acts += l->out_sz * B * (t == MB_LAYER_DROPOUT ? 2 : 1);
         if (t == MB_LAYER_MAXPOOL)
             n_args += l->out_sz * B;
+        if (l->own)
+            n_own += l->out_sz * B;
+        if (t == MB_LAYER_BATCHNORM && (size_t)net->desc.layers[i].out_c > max_c)
+            max_c = (size_t)net->desc.layers[i].out_c;
         maxsz = l->out_sz > maxsz ? l->out_sz : maxsz;
         maxsz = l->in_sz > maxsz ? l->in_sz : maxsz;
     }
@@ -204,9 +250,19 @@ static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
     sh->delta[1] = mb_ctx_alloc(ctx, sizeof(float) * maxsz * B);
     if (with_grads)
         sh->grads = mb_ctx_alloc(ctx, sizeof(float) * net->n_params);
+    if (n_own) {
+        sh->grads_own = mb_ctx_alloc(ctx, sizeof(float) * n_own);
+        sh->dtmp = mb_ctx_alloc(ctx, sizeof(float) * maxsz * B);
+    }
+    if (max_c)
+        sh->part = malloc(2 * max_c * sizeof *sh->part);
     if (!sh->L || !sh->acts || !sh->args || !sh->delta[0] || !sh->delta[1] ||
-        (with_grads && !sh->grads) || ws_reserve(ctx, sh, ws) != MB_OK)
+        (with_grads && !sh->grads) || ws_reserve(ctx, sh, ws) != MB_OK ||
+        (n_own && (!sh->grads_own || !sh->dtmp)) || (max_c && !sh->part))
         return MB_ENOMEM;
+    if (with_grads) /* the state's tail is never written: it stays zero */
+        ctx->ops->zero(ctx, sh->grads, sizeof(float) * net->n_params);
+    float *go = sh->grads_own;
     float *a = sh->acts;
     int *g = sh->args;
     for (size_t i = 0; i < nl; i++) {
@@ -221,6 +277,10 @@ static int shard_alloc(mb_net *net, net_shard *sh, size_t ws, int with_grads)
         if (net->desc.layers[i].type == MB_LAYER_MAXPOOL) {
             v->arg = g;
             g += l->out_sz * B;
+        }
+        if (l->own) {
+            v->grad = go;
+            go += l->out_sz * B;
         }
     }
     return MB_OK;
@@ -248,34 +308,80 @@ static int conv_algos(mb_ctx *ctx, const mb_layer_desc *d, mb_conv_algo asked,
 
 /* Sizes, parameter offsets and convolution plans of every layer; *ws gets the largest
  * convolution workspace. */
+/* Which layers need their own gradient buffer (graph_own), and whether the backend has the
+ * operations of every layer type in the description. */
+static int graph_init(mb_net *net, mb_error *err)
+{
+    const size_t nl = net->desc.n_layers;
+    const mb_backend_ops *ops = net->ctx->ops;
+    for (size_t i = 0; i < nl; i++) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        const int reads_other = d->n_inputs > 1 || d->inputs[0] != (int)i - 1;
+        const char *lacks = d->type == MB_LAYER_BATCHNORM &&
+                                    (!ops->bn_stats || !ops->host_memory) ? "batch normalisation"
+                            : reads_other && !ops->copy_rows
+                                ? "graph layers (add, concat, from=)"
+                                : NULL;
+        if (lacks)
+            return mb_error_set(err, MB_ENOTSUP, "layer %zu '%s': the %s backend has no %s; "
+                                "train this network with --backend cpu", i, d->name, ops->name,
+                                lacks);
+        int readers = 0, other = 0;
+        for (size_t j = i + 1; j < nl; j++)
+            for (int k = 0; k < net->desc.layers[j].n_inputs; k++)
+                if (net->desc.layers[j].inputs[k] == (int)i)
+                    readers++, other |= j != i + 1;
+        net->L[i].own = i + 1 < nl && (readers != 1 || other);
+        net->n_bn += d->type == MB_LAYER_BATCHNORM;
+    }
+    return MB_OK;
+}
+
 static int layers_init(mb_net *net, size_t *ws, mb_error *err)
 {
     *ws = 0;
+    int rc = graph_init(net, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t n_bn_floats = 0;
+    for (size_t i = 0; i < net->desc.n_layers; i++)
+        n_bn_floats += net->desc.layers[i].type == MB_LAYER_BATCHNORM
+                           ? 6 * (size_t)net->desc.layers[i].out_c : 0;
+    if (n_bn_floats && !(net->bn_host = calloc(n_bn_floats, sizeof *net->bn_host)))
+        return mb_error_set(err, MB_ENOMEM, "network: out of memory");
+    float *bn = net->bn_host;
     for (size_t i = 0; i < net->desc.n_layers; i++) {
         const mb_layer_desc *d = &net->desc.layers[i];
         net_layer *l = &net->L[i];
         l->in_sz = (size_t)d->in_c * d->in_h * d->in_w;
         l->out_sz = (size_t)d->out_c * d->out_h * d->out_w;
-        if (d->type == MB_LAYER_CONV) {
-            l->n_w = (size_t)d->out_c * d->in_c * d->size * d->size;
-            l->n_b = (size_t)d->out_c;
+        const mb_layer_kind *k = mb_layer_kind_of(d->type);
+        l->n_b = k->biases(d); /* weights (BN: gamma), then biases (beta) */
+        l->n_w = k->params(d) - l->n_b;
+        if (d->type == MB_LAYER_BATCHNORM) {
+            l->bn = bn;
+            bn += 6 * (size_t)d->out_c;
+        } else if (d->type == MB_LAYER_CONV) {
             mb_conv_shape s = conv_shape(d, net->cap);
             int algo[3];
             mb_error e = {0};
-            int rc = conv_algos(net->ctx, d, net->opts.algo, &s, algo, err);
+            rc = conv_algos(net->ctx, d, net->opts.algo, &s, algo, err);
             if (rc == MB_OK && (rc = mb_ctx_conv_create(net->ctx, &s, algo, &l->conv, &e)) != MB_OK)
                 mb_error_set(err, rc, "layer %zu '%s': %s", i, d->name, e.msg);
             if (rc != MB_OK)
                 return rc;
             size_t b = conv_ws(net->ctx, algo, &s);
             *ws = b > *ws ? b : *ws;
-        } else if (d->type == MB_LAYER_FC) {
-            l->n_w = (size_t)d->out_c * l->in_sz;
-            l->n_b = (size_t)d->out_c;
         }
         l->w_off = net->n_params;
         net->n_params += l->n_w + l->n_b;
     }
+    net->n_train = net->n_params;
+    for (size_t i = 0; i < net->desc.n_layers; i++) /* the state, after every parameter */
+        if (net->desc.layers[i].type == MB_LAYER_BATCHNORM) {
+            net->L[i].s_off = net->n_params;
+            net->n_params += mb_layer_state_count(&net->desc.layers[i]);
+        }
     return MB_OK;
 }
 
@@ -377,6 +483,7 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
 
 const mb_net_desc *mb_net_description(const mb_net *net) { return &net->desc; }
 size_t mb_net_param_count(const mb_net *net) { return net->n_params; }
+size_t mb_net_trainable_count(const mb_net *net) { return net->n_train; }
 float *mb_net_params(mb_net *net) { return net->params; }
 float *mb_net_grads(mb_net *net) { return net->grads; }
 
@@ -389,86 +496,110 @@ static uint64_t drop_key(const mb_net *net, size_t layer)
     return mb_rng_next(&h) ^ (uint64_t)layer;
 }
 
-/* Forward of shard sh's samples x (sh->nb of them, the first being sample sh->n0 of the batch)
- * through every layer but the softmax; returns the logits. */
-static const float *forward(const mb_net *net, net_shard *sh, const float *x, int train)
+/* The output of layer `src` in this shard, or the shard's input x for src = -1. */
+static const float *layer_in(const net_shard *sh, const float *x, int src)
 {
-    const float *in = x;
-    const int batch = sh->nb;
-    mb_ctx *ctx = net->ctx;
-    const mb_backend_ops *ops = ctx->ops;
-    for (size_t i = 0; i + 1 < net->desc.n_layers; i++) {
-        const mb_layer_desc *d = &net->desc.layers[i];
-        const net_layer *l = &net->L[i];
-        shard_layer *v = &sh->L[i];
-        const float *w = net->params + l->w_off;
-        size_t n = l->out_sz * (size_t)batch;
-        switch (d->type) {
-        case MB_LAYER_CONV:
-            mb_ctx_conv_forward(l->conv, batch, in, w, w + l->n_w, v->out, sh->ws);
-            break;
-        case MB_LAYER_FC:
-            ops->fc_forward(ctx, batch, (int)l->in_sz, d->out_c, in, w, w + l->n_w, v->out);
-            break;
-        case MB_LAYER_MAXPOOL:
-        case MB_LAYER_AVGPOOL: /* no backward follows evaluation: no argmax */
-            ops->pool_forward(ctx, d, batch, in, v->out, train ? v->arg : NULL);
-            break;
-        case MB_LAYER_DROPOUT:
-            ops->dropout_forward(ctx, d->p, train, batch, l->out_sz, train ? drop_key(net, i) : 0,
-                                 net->sample_base + (size_t)sh->n0, in, v->out, v->mask);
-            break;
-        default: ops->act_forward(ctx, d->type, n, in, v->out); break;
-        }
-        in = v->out;
-    }
-    return in;
+    return src < 0 ? x : sh->L[src].out;
 }
 
-/* Backward of shard sh from dcur (the loss gradient w.r.t. the logits) into grads. */
-static void backward(const mb_net *net, net_shard *sh, const float *x, float *grads)
+/* Channels of the output of layer `src` (-1: the network input). */
+static int out_channels(const mb_net *net, int src)
 {
-    const int batch = sh->nb;
-    mb_ctx *ctx = net->ctx;
-    const mb_backend_ops *ops = ctx->ops;
-    float *dcur = sh->delta[0], *dnext = sh->delta[1];
-    for (size_t i = net->desc.n_layers - 1; i-- > 0;) {
-        const mb_layer_desc *d = &net->desc.layers[i];
-        const net_layer *l = &net->L[i];
-        const shard_layer *v = &sh->L[i];
-        const float *in = i ? sh->L[i - 1].out : x;
-        const float *w = net->params + l->w_off;
-        float *gw = grads + l->w_off;
-        float *din = i ? dnext : NULL; /* nobody needs the input's gradient */
-        size_t n = l->out_sz * (size_t)batch;
-        switch (d->type) {
-        case MB_LAYER_CONV:
-            mb_ctx_conv_backward_filter(l->conv, batch, in, dcur, gw, gw + l->n_w, sh->ws);
-            if (din)
-                mb_ctx_conv_backward_data(l->conv, batch, dcur, w, din, sh->ws);
-            break;
-        case MB_LAYER_FC:
-            ops->fc_backward(ctx, batch, (int)l->in_sz, d->out_c, in, w, dcur, din, gw,
-                             gw + l->n_w);
-            break;
-        case MB_LAYER_MAXPOOL:
-        case MB_LAYER_AVGPOOL:
-            if (din)
-                ops->pool_backward(ctx, d, batch, in, v->out, dcur, v->arg, din);
-            break;
-        case MB_LAYER_DROPOUT:
-            if (din)
-                ops->dropout_backward(ctx, n, dcur, v->mask, din);
-            break;
-        default:
-            if (din)
-                ops->act_backward(ctx, d->type, n, v->out, dcur, din);
-            break;
-        }
-        float *t = dcur;
-        dcur = dnext;
-        dnext = t;
+    return src < 0 ? net->desc.in_c : net->desc.layers[src].out_c;
+}
+
+/* What every pass of layer i in shard sh shares: the context, the description, the inputs'
+ * outputs, its own buffers, parameters and statistics (layer_impl.h). */
+static mb_layer_run layer_run(const mb_net *net, const net_shard *sh, const float *x, size_t i)
+{
+    const mb_layer_desc *d = &net->desc.layers[i];
+    const net_layer *l = &net->L[i];
+    const shard_layer *v = &sh->L[i];
+    mb_layer_run r = {.ctx = net->ctx, .d = d, .batch = sh->nb, .in_sz = l->in_sz,
+                      .out_sz = l->out_sz, .out = v->out, .mask = v->mask, .arg = v->arg,
+                      .w = net->params + l->w_off, .n_w = l->n_w, .conv = l->conv, .ws = sh->ws,
+                      .bn = l->bn, .part = sh->part, .resume = sh->resume};
+    for (int k = 0; k < d->n_inputs; k++) {
+        r.in[k] = layer_in(sh, x, d->inputs[k]);
+        r.in_c[k] = out_channels(net, d->inputs[k]);
     }
+    return r;
+}
+
+/* Forward of shard sh's samples x (sh->nb of them, the first being sample sh->n0 of the batch)
+ * from layer sh->at through every layer but the softmax, each by its kind's forward. In
+ * training it stops at a BN layer whose batch statistics are not reduced yet, with this
+ * shard's sums of its input and their squares in sh->part, and returns 1 (the caller reduces
+ * them and calls again); 0 when done. */
+static int forward(const mb_net *net, net_shard *sh, const float *x, int train)
+{
+    for (size_t i = (size_t)sh->at; i + 1 < net->desc.n_layers; i++) {
+        mb_layer_run r = layer_run(net, sh, x, i);
+        r.train = train;
+        if (!train)
+            r.arg = NULL; /* no backward follows evaluation: no argmax */
+        if (net->desc.layers[i].type == MB_LAYER_DROPOUT) {
+            r.drop_key = train ? drop_key(net, i) : 0;
+            r.first = net->sample_base + (size_t)sh->n0;
+        }
+        if (mb_layer_passes_of(net->desc.layers[i].type)->forward(&r)) {
+            sh->at = (int)i;
+            sh->resume = 1;
+            return 1;
+        }
+        sh->resume = 0;
+    }
+    return 0;
+}
+
+/* The gradient w.r.t. the output of layer i: its own buffer, or the current ping-pong one. */
+static float *grad_of(const mb_net *net, const net_shard *sh, int i)
+{
+    return net->L[i].own ? sh->L[i].grad : sh->delta[sh->side];
+}
+
+/* Backward of shard sh into grads, from layer sh->at down (the loss gradient w.r.t. the logits
+ * in delta[0] to begin with), each by its kind's backward. A layer's input gradient goes to the
+ * other ping-pong buffer when its input is the previous layer's alone, else is added to the
+ * input's own buffer (through dtmp for a layer of one input, whose pass writes, not adds).
+ * Stops at a BN layer whose batch sums of dy and dy xhat are not reduced yet (this shard's in
+ * sh->part, its gamma and beta gradients written) and returns 1; 0 when done. */
+static int backward(const mb_net *net, net_shard *sh, const float *x, float *grads)
+{
+    for (int i = sh->at; i >= 0; i--) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        const mb_layer_kind *kind = mb_layer_kind_of(d->type);
+        mb_layer_run r = layer_run(net, sh, x, (size_t)i);
+        r.train = 1;
+        r.gw = grads + net->L[i].w_off;
+        r.dy = grad_of(net, sh, i);
+        float *next = sh->delta[!sh->side];
+        int wrote_next = 0, via_tmp = 0;
+        for (int k = 0; k < d->n_inputs; k++) {
+            int src = d->inputs[k]; /* nobody needs the network input's gradient */
+            if (src < 0)
+                r.dx[k] = NULL;
+            else if (!net->L[src].own)
+                r.dx[k] = next, wrote_next = 1;
+            else if (kind->max_inputs > 1)
+                r.dx[k] = sh->L[src].grad, r.acc[k] = 1;
+            else
+                r.dx[k] = sh->dtmp, via_tmp = 1;
+        }
+        if (mb_layer_passes_of(d->type)->backward(&r)) {
+            sh->at = i;
+            sh->resume = 1;
+            return 1;
+        }
+        sh->resume = 0;
+        if (via_tmp) { /* add to the input's own buffer */
+            size_t m = net->L[d->inputs[0]].out_sz * (size_t)sh->nb;
+            net->ctx->ops->copy_rows(net->ctx, 1, m, sh->dtmp, m, sh->L[d->inputs[0]].grad, m, 1);
+        }
+        if (wrote_next)
+            sh->side = !sh->side;
+    }
+    return 0;
 }
 
 /* One parallel call: the batch, its shards, and what the parts do. */
@@ -479,7 +610,15 @@ typedef struct job {
     int batch;            /* samples in the batch */
     int shards;           /* parts */
     double *losses;       /* evaluation: per-sample losses of the batch, or NULL */
+    int first;            /* 1: the pass starts here (not a resumption after a BN layer) */
 } job;
+
+/* The logits: the output of the layer before the softmax (the input for a softmax alone). */
+static const float *logits_of(const mb_net *net, const net_shard *sh, const float *x)
+{
+    const size_t nl = net->desc.n_layers;
+    return nl >= 2 ? sh->L[nl - 2].out : x;
+}
 
 static void shard_fb(void *ctx, int w)
 {
@@ -487,15 +626,75 @@ static void shard_fb(void *ctx, int w)
     mb_net *net = j->net;
     net_shard *sh = &net->sh[w];
     const size_t in_sz = net->L[0].in_sz;
-    shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
+    if (j->first) {
+        shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
+        sh->at = 0, sh->dir = 0, sh->resume = 0, sh->side = 0;
+    }
     const float *x = j->x + (size_t)sh->n0 * in_sz;
-    const float *logits = forward(net, sh, x, 1);
     const size_t nl = net->desc.n_layers;
-    sh->loss_sum = 0.0;
-    net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits, j->y + sh->n0,
-                                sh->L[nl - 1].out, &sh->loss_sum, NULL, NULL, sh->delta[0],
-                                1.0f / (float)j->batch);
+    if (sh->dir == 0) {
+        if (forward(net, sh, x, 1))
+            return; /* at a BN layer: the caller reduces the statistics */
+        sh->loss_sum = 0.0;
+        net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits_of(net, sh, x),
+                                    j->y + sh->n0, sh->L[nl - 1].out, &sh->loss_sum, NULL,
+                                    NULL, sh->delta[0], 1.0f / (float)j->batch);
+        if (sh->grads_own) /* graphs: the own gradient buffers collect their readers' shares */
+            for (size_t i = 0; i < nl; i++)
+                if (net->L[i].own)
+                    net->ctx->ops->zero(net->ctx, sh->L[i].grad,
+                                        sizeof(float) * net->L[i].out_sz * (size_t)sh->nb);
+        sh->dir = 1;
+        sh->at = (int)nl - 2;
+    }
     backward(net, sh, x, w == 0 ? net->grads : sh->grads);
+}
+
+/* The caller's half of a BN layer in training, after every shard stopped at it: the shards'
+ * partial sums added in shard order over the batch's N = batch h w values of a channel.
+ * Forward: the batch's mean and 1/sqrt(var + eps) (biased var, as the normalisation uses), and
+ * the running statistics moved by momentum 0.1 towards the mean and the unbiased variance
+ * var N / (N - 1) (PyTorch's conventions; the biased var when N = 1). Backward: the batch means
+ * of dy and dy xhat. */
+static void bn_reduce(mb_net *net, int shards, int batch)
+{
+    const net_shard *s0 = &net->sh[0];
+    const int i = s0->at, C = net->desc.layers[i].out_c;
+    const net_layer *l = &net->L[i];
+    const double N = (double)batch * net->desc.layers[i].out_h * net->desc.layers[i].out_w;
+    for (int c = 0; c < C; c++) {
+        double a = 0.0, b = 0.0;
+        for (int s = 0; s < shards; s++)
+            a += net->sh[s].part[c], b += net->sh[s].part[C + c];
+        if (s0->dir == 1) {
+            l->bn[2 * C + c] = (float)(a / N), l->bn[3 * C + c] = (float)(b / N);
+            continue;
+        }
+        double mean = a / N, var = b / N - mean * mean;
+        var = var > 0.0 ? var : 0.0;
+        l->bn[c] = (float)mean;
+        l->bn[C + c] = (float)(1.0 / sqrt(var + MB_BN_EPS));
+        float *rm = net->params + l->s_off, *rv = rm + C;
+        const double m = MB_BN_MOMENTUM, unbiased = N > 1 ? var * N / (N - 1) : var;
+        rm[c] = (float)((1.0 - m) * rm[c] + m * mean);
+        rv[c] = (float)((1.0 - m) * rv[c] + m * unbiased);
+    }
+}
+
+/* Evaluation's BN statistics: the running mean and 1/sqrt(running var + eps) of every layer. */
+static void bn_eval_stats(mb_net *net)
+{
+    for (size_t i = 0; net->n_bn && i < net->desc.n_layers; i++) {
+        const net_layer *l = &net->L[i];
+        if (!l->bn)
+            continue;
+        const int C = net->desc.layers[i].out_c;
+        const float *rm = net->params + l->s_off, *rv = rm + C;
+        for (int c = 0; c < C; c++) {
+            l->bn[4 * C + c] = rm[c];
+            l->bn[5 * C + c] = (float)(1.0 / sqrt((double)rv[c] + MB_BN_EPS));
+        }
+    }
 }
 
 /* The batch-mean gradient: shard 0 wrote its share into net->grads; the other shards' shares
@@ -533,8 +732,13 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
         return MB_EINVAL;
     if (!(x = inputs(net, x, batch)))
         return MB_EIO;
-    job j = {net, x, y, batch, shards_for(net, batch), NULL};
+    job j = {net, x, y, batch, shards_for(net, batch), NULL, 1};
     mb_ctx_run(net->ctx, j.shards, shard_fb, &j);
+    while (net->sh[0].resume) { /* stopped at a BN layer: reduce, resume */
+        bn_reduce(net, j.shards, batch);
+        j.first = 0;
+        mb_ctx_run(net->ctx, j.shards, shard_fb, &j);
+    }
     reduce_grads(net, j.shards);
     double sum = 0.0;
     for (int s = 0; s < j.shards; s++)
@@ -551,7 +755,10 @@ static void shard_eval(void *ctx, int w)
     mb_net *net = j->net;
     net_shard *sh = &net->sh[w];
     shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
-    const float *logits = forward(net, sh, j->x + (size_t)sh->n0 * net->L[0].in_sz, 0);
+    const float *x = j->x + (size_t)sh->n0 * net->L[0].in_sz;
+    sh->at = 0, sh->resume = 0;
+    forward(net, sh, x, 0);
+    const float *logits = logits_of(net, sh, x);
     sh->loss_sum = 0.0;
     sh->correct = 0;
     net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits, j->y + sh->n0,
@@ -571,12 +778,13 @@ static int evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
     const size_t in_sz = (size_t)net->desc.in_c * net->desc.in_h * net->desc.in_w;
     double sum = 0.0;
     size_t ok = 0;
+    bn_eval_stats(net);
     for (size_t s = 0; s < n; s += (size_t)net->opts.max_batch) {
         int b = n - s < (size_t)net->opts.max_batch ? (int)(n - s) : net->opts.max_batch;
         const float *xs = inputs(net, x + s * in_sz, b);
         if (!xs)
             return MB_EIO;
-        job j = {net, xs, y + s, b, shards_for(net, b), losses ? losses + s : NULL};
+        job j = {net, xs, y + s, b, shards_for(net, b), losses ? losses + s : NULL, 1};
         mb_ctx_run(net->ctx, j.shards, shard_eval, &j);
         for (int k = 0; k < j.shards; k++) {
             sum += net->sh[k].loss_sum;

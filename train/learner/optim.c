@@ -19,6 +19,7 @@
 struct mb_optim {
     mb_optim_params p; /* as given */
     size_t n;          /* parameters */
+    size_t n_train;    /* the first n_train are stepped; the rest is state (BN statistics) */
     float *v;          /* velocity, n floats (NULL for SGD) */
     long updates;      /* steps taken, drives the step schedule */
 };
@@ -49,6 +50,7 @@ int mb_optim_create(const mb_optim_params *p, size_t n, mb_optim **opt, mb_error
         return mb_error_set(err, MB_ENOMEM, "optimiser: out of memory");
     o->p = *p;
     o->n = n;
+    o->n_train = n;
     if (p->kind != MB_OPTIM_SGD) {
         o->v = calloc(n, sizeof *o->v);
         if (!o->v) {
@@ -84,7 +86,7 @@ void mb_optim_step(mb_optim *opt, float *x, const float *g)
     const float wd = (float)opt->p.weight_decay;
     const float mu = (float)opt->p.momentum;
     float *v = opt->v;
-    const size_t n = opt->n;
+    const size_t n = opt->n_train;
     switch (opt->p.kind) {
     case MB_OPTIM_SGD:
         for (size_t i = 0; i < n; i++)
@@ -105,6 +107,11 @@ void mb_optim_step(mb_optim *opt, float *x, const float *g)
         break;
     }
     opt->updates++;
+}
+
+void mb_optim_set_trainable(mb_optim *opt, size_t n_train)
+{
+    opt->n_train = n_train < opt->n ? n_train : opt->n;
 }
 
 float *mb_optim_state(mb_optim *opt) { return opt->v; }

@@ -1098,6 +1098,35 @@ static void job_init(job *j, const mb_run_options *o, mb_run_result *r, int rank
     j->threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
 }
 
+/* DOWNPOUR's server steps a centre with gradients alone, and BN's running statistics have none:
+ * the centre's would never move (docs/algorithms.md, "Batch normalisation"). */
+static int par_check_net(const mb_run_options *o, const mb_net_desc *desc, mb_error *err)
+{
+    for (size_t i = 0; o->par == MB_PAR_DOWNPOUR && i < desc->n_layers; i++)
+        if (mb_layer_state_count(&desc->layers[i]) > 0)
+            return mb_error_set(err, MB_EINVAL, "--par downpour: net '%s' has batch "
+                                "normalisation (layer '%s'), whose running statistics a "
+                                "gradient-only server cannot keep; use sgd-sync or an averaging "
+                                "algorithm", desc->name, desc->layers[i].name);
+    return MB_OK;
+}
+
+/* The data fit the net, the eval subset is not empty and the batch is not larger than the
+ * training set. */
+static int par_check_data(const mb_run_options *o, const mb_net_desc *desc,
+                          const mb_data_splits *data, mb_error *err)
+{
+    int rc = mb_run_check_shapes(desc, &data->train, "training", err);
+    if (rc != MB_OK)
+        return rc;
+    if (data->eval.n == 0)
+        return mb_error_set(err, MB_EINVAL, "data '%s': the eval subset is empty", o->data);
+    if ((size_t)o->batch > data->train.n)
+        return mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu training samples",
+                            o->batch, data->train.n);
+    return MB_OK;
+}
+
 int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -1125,22 +1154,14 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         goto out;
     j.desc = desc;
     const mb_data_splits *data;
-    if ((rc = mb_run_data(o, &own, &data, err)) != MB_OK)
+    if ((rc = par_check_net(o, desc, err)) != MB_OK ||
+        (rc = mb_run_data(o, &own, &data, err)) != MB_OK)
         goto out;
     j.data = data;
     if (o->checkpoint_path || o->resume_path)
         j.data_fp = mb_ckpt_fingerprint(data);
-    if ((rc = mb_run_check_shapes(desc, &data->train, "training", err)) != MB_OK)
+    if ((rc = par_check_data(o, desc, data, err)) != MB_OK)
         goto out;
-    if (data->eval.n == 0) {
-        rc = mb_error_set(err, MB_EINVAL, "data '%s': the eval subset is empty", o->data);
-        goto out;
-    }
-    if ((size_t)o->batch > data->train.n) {
-        rc = mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu training samples",
-                          o->batch, data->train.n);
-        goto out;
-    }
     /* rank 0's evaluation network: the model judged is copied into it; its initial
      * parameters are everyone's (broadcast in worker_init) */
     mb_net_options no = {.max_batch = 128, .seed = o->seed, .algo = o->conv_algo,

@@ -203,7 +203,8 @@ static inline int par_grad(worker *w, double *loss)
         return rc;
     const float *x = mb_net_params(w->l.net);
     float *g = mb_net_grads(w->l.net);
-    for (size_t k = 0; k < w->j->n; k++)
+    const size_t nt = mb_net_trainable_count(w->l.net); /* BN state is never decayed */
+    for (size_t k = 0; k < nt; k++)
         g[k] += wd * x[k];
     return MB_OK;
 }

@@ -12,7 +12,11 @@
  *       "LOG "        the run log's data rows so far (text), so that the log continues
  *       "LRN "        one per learner, in order: ckpt_learner (index, updates, epoch, cursor,
  *                     shuffling PRNG, sizes), parameters float32 x params, velocity float32 x
- *                     params (momentum and Nesterov only), permutation uint32 x training samples
+ *                     params (momentum and Nesterov only), permutation uint32 x training samples;
+ *                     "params" is the network's whole block, batch normalisation's running
+ *                     statistics included (its tail, mb_net_param_count), so they are saved and
+ *                     restored with no change of format: a net without BN has no tail, and
+ *                     version 3 files read as before
  *       "END "        the last section: the zlib crc32 of every byte before it
  * Sections keep the format open: more learners are more "LRN " sections, a centre variable
  * (EASGD) would be a section of its own; a reader refuses tags it does not know.

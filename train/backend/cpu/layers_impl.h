@@ -1,6 +1,6 @@
 /* layers_impl.h — private to train/: forward and backward of the non-convolution layers
- * (pooling, fully connected, activations, dropout, softmax cross-entropy) on a batch of NCHW
- * float32 tensors. Used by net.c and by the tests (through the network). No allocation here:
+ * (pooling, fully connected, activations, dropout, softmax cross-entropy; batch normalisation
+ * and the row copies of add and concat in batchnorm.c) on a batch of NCHW float32 tensors. Used by net.c and by the tests (through the network). No allocation here:
  * every buffer comes from the caller.
  */
 #ifndef MB_LAYERS_IMPL_H
@@ -49,5 +49,29 @@ void mb_layer_dropout_backward(size_t n, const float *dy, const float *mask, flo
 void mb_layer_softmax_xent(int batch, int classes, const float *logits, const int *labels,
                            float *prob, double *loss_sum, double *losses, size_t *correct,
                            float *dx, float scale);
+
+/* Batch normalisation of [batch, C, hw] (train/backend/cpu/batchnorm.c; Ioffe and Szegedy 2015,
+ * Algorithm 1): xhat = (x - mean[c]) invstd[c], y = gamma[c] xhat + beta[c].
+ * stats: sum[c] and sumsq[c] of x over the batch and hw (overwritten; double).
+ * apply: y from x with the given mean and invstd (the batch's in training, the running ones in
+ * inference).
+ * backward_sums: sum_dy[c] = sum dy and sum_dy_xhat[c] = sum dy xhat (overwritten): BN's beta
+ * and gamma gradients, and with the other shards' what backward_data needs.
+ * backward_data: dx = gamma invstd (dy - mean_dy - xhat mean_dy_xhat), with the means over the
+ * whole batch's N = batch hw values of a channel (not accumulated). */
+void mb_layer_bn_stats(int batch, int C, size_t hw, const float *x, double *sum, double *sumsq);
+void mb_layer_bn_apply(int batch, int C, size_t hw, const float *x, const float *mean,
+                       const float *invstd, const float *gamma, const float *beta, float *y);
+void mb_layer_bn_backward_sums(int batch, int C, size_t hw, const float *x, const float *dy,
+                               const float *mean, const float *invstd, double *sum_dy,
+                               double *sum_dy_xhat);
+void mb_layer_bn_backward_data(int batch, int C, size_t hw, const float *x, const float *dy,
+                               const float *mean, const float *invstd, const float *gamma,
+                               const float *mean_dy, const float *mean_dy_xhat, float *dx);
+
+/* rows copies of len floats, src rows sstride apart, dst rows dstride apart; added to dst when
+ * accumulate is 1 (add and concat, and the routing of a graph's gradients). */
+void mb_layer_copy_rows(size_t rows, size_t len, const float *src, size_t sstride, float *dst,
+                        size_t dstride, int accumulate);
 
 #endif /* MB_LAYERS_IMPL_H */

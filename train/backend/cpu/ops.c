@@ -269,6 +269,46 @@ static void cpu_softmax_xent(mb_ctx *ctx, int batch, int classes, const float *l
                           scale);
 }
 
+static void cpu_copy_rows(mb_ctx *ctx, size_t rows, size_t len, const float *src,
+                          size_t sstride, float *dst, size_t dstride, int accumulate)
+{
+    (void)ctx;
+    mb_layer_copy_rows(rows, len, src, sstride, dst, dstride, accumulate);
+}
+
+static void cpu_bn_stats(mb_ctx *ctx, int batch, int C, size_t hw, const float *x, double *sum,
+                         double *sumsq)
+{
+    (void)ctx;
+    mb_layer_bn_stats(batch, C, hw, x, sum, sumsq);
+}
+
+static void cpu_bn_apply(mb_ctx *ctx, int batch, int C, size_t hw, const float *x,
+                         const float *mean, const float *invstd, const float *gamma,
+                         const float *beta, float *y)
+{
+    (void)ctx;
+    mb_layer_bn_apply(batch, C, hw, x, mean, invstd, gamma, beta, y);
+}
+
+static void cpu_bn_backward_sums(mb_ctx *ctx, int batch, int C, size_t hw, const float *x,
+                                 const float *dy, const float *mean, const float *invstd,
+                                 double *sum_dy, double *sum_dy_xhat)
+{
+    (void)ctx;
+    mb_layer_bn_backward_sums(batch, C, hw, x, dy, mean, invstd, sum_dy, sum_dy_xhat);
+}
+
+static void cpu_bn_backward_data(mb_ctx *ctx, int batch, int C, size_t hw, const float *x,
+                                 const float *dy, const float *mean, const float *invstd,
+                                 const float *gamma, const float *mean_dy,
+                                 const float *mean_dy_xhat, float *dx)
+{
+    (void)ctx;
+    mb_layer_bn_backward_data(batch, C, hw, x, dy, mean, invstd, gamma, mean_dy, mean_dy_xhat,
+                              dx);
+}
+
 const mb_backend_ops mb_backend_cpu = {
     .name = "cpu",
     .host_memory = 1,
@@ -300,4 +340,9 @@ const mb_backend_ops mb_backend_cpu = {
     .dropout_forward = cpu_dropout_forward,
     .dropout_backward = cpu_dropout_backward,
     .softmax_xent = cpu_softmax_xent,
+    .copy_rows = cpu_copy_rows,
+    .bn_stats = cpu_bn_stats,
+    .bn_apply = cpu_bn_apply,
+    .bn_backward_sums = cpu_bn_backward_sums,
+    .bn_backward_data = cpu_bn_backward_data,
 };
