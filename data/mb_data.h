@@ -119,6 +119,11 @@ int mb_data_split_list(const char *s, const char *what, int keyed, char ***items
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Called first by every command's main: MB_EXIT_DATA, with one line on stderr, when standard
+ * output is closed (whatever the command printed would go nowhere, or into the first file it
+ * opened), so that nothing is done; 0 otherwise. */
+int mb_cli_start(void);
+
 /* What a command's main returns: `status`, unless standard output could not be written or closed
  * (a full disk, a closed pipe), which is then said in one line (once: not again after
  * mb_out_commit said it) and turns a 0 into MB_EXIT_DATA. Every command's main ends with it. */
@@ -160,6 +165,15 @@ int mb_table_require_col(const mb_table *t, const char *name, size_t *col, struc
  * readers' range check, so that every command refuses what mbfit refuses. */
 int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
                        int whole, double *v, struct mb_error *err);
+
+/* The columns among `names` (NULL-terminated; absent ones skipped) must not decrease in the
+ * order given: a spread such as t_min_s <= t_median_s <= t_max_s. "path:line: field 't_max_s': X is
+ * below 't_min_s' (Y)" (MB_EFORMAT) otherwise, or mb_table_double's error. */
+int mb_table_check_order(const mb_table *t, size_t row, const char *const *names,
+                         struct mb_error *err);
+
+/* The probes' spread of times, in the order mb_table_check_order wants it. */
+#define MB_TABLE_TIMES {"t_min_s", "t_p25_s", "t_median_s", "t_p75_s", "t_max_s", NULL}
 
 /* The raw text of a cell ("" for an empty field). */
 const char *mb_table_cell(const mb_table *t, size_t row, size_t col);

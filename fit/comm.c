@@ -65,12 +65,29 @@ int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb
         rc = mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
         goto out;
     }
+    long crp = mb_table_col(t, "reps");
     for (size_t r = 0; r < n; r++) {
-        /* a process count and a byte count are whole; a time past 1e9 s (31 years) would
-         * overflow the fit's sums of squares */
-        if ((rc = mb_table_double_in(t, r, cp, 1, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
+        /* a collective needs 2 processes or more; a process count, a byte count and a
+         * repetition count are whole; a time past 1e9 s (31 years) would overflow the fit's
+         * sums of squares */
+        double rp;
+        if ((rc = mb_table_double_in(t, r, cp, 2, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
+            (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, 1,
+                                                  &rp, err)) != MB_OK) ||
             (rc = mb_table_double_in(t, r, cb, 0, MB_DATA_RANGE_MAX, 1, &B[r], err)) != MB_OK ||
             (rc = mb_table_double_in(t, r, ct, 0, 1e9, 0, &T[r], err)) != MB_OK)
+            goto out;
+        /* the collectives mbprobe comm times (probe/comm.c's names): another op is no row of
+         * this table, and would be fitted as if it were one */
+        static const char *const ops[] = {"allreduce", "reduce_bcast", "ps"};
+        const char *op = mb_table_cell(t, r, co);
+        if (strcmp(op, ops[0]) != 0 && strcmp(op, ops[1]) != 0 && strcmp(op, ops[2]) != 0) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'op': '%s' is not allreduce, "
+                              "reduce_bcast or ps", path, mb_table_line(t, r), op);
+            goto out;
+        }
+        static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
+        if ((rc = mb_table_check_order(t, r, spread, err)) != MB_OK)
             goto out;
         const char *bad = P[r] < 1 ? "procs" : B[r] < 0 ? "bytes" : T[r] <= 0 ? "t_median_s" : 0;
         if (bad) {

@@ -252,6 +252,9 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
                     (rc = mb_table_double_in(t, r, (size_t)cm, 0, MAX_SECONDS, 0, &TM[r],
                                              err)) != MB_OK))
             goto done;
+        static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
+        if ((rc = mb_table_check_order(t, r, spread, err)) != MB_OK)
+            goto done;
         /* the optional counts the probe writes are whole */
         double th, rp;
         if ((cth >= 0 && (rc = mb_table_double_in(t, r, (size_t)cth, 1, MB_DATA_RANGE_MAX, 1,

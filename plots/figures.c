@@ -205,6 +205,14 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         return mb_error_set(err, MB_EFORMAT, "%s: not an 'mbfit nupdate --json' file (needs "
                                              "params.n_inf, params.alpha and per_m)", nfit_json);
     }
+    /* a law mbfit can fit: N_inf and alpha >= 0 (a negative count of updates is no curve) */
+    if ((rc = mb_json_number_in(params, "n_inf", nfit_json, "params: ", 0, HUGE_VAL, 0, 1,
+                                &n_inf, err)) != MB_OK ||
+        (rc = mb_json_number_in(params, "alpha", nfit_json, "params: ", 0, HUGE_VAL, 0, 1,
+                                &alpha, err)) != MB_OK) {
+        cJSON_Delete(root);
+        return rc;
+    }
     const cJSON *e;
     int i = 0;
     cJSON_ArrayForEach(e, pts) /* batch sizes and update counts > 0, as mbfit reads them */
@@ -431,6 +439,7 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
 {
     static const char *const names[] = {"batch", "learners", "threads", "t_median_s",
                                         "t_p25_s", "t_p75_s", NULL};
+    static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
     size_t cols[6];
     mb_table *tab;
     int rc = read_table(step_csv, names, cols, &tab, err);
@@ -464,7 +473,8 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
                                              err)) ||
                     (rc = mb_table_double_in(tab, r, c_med, 0, HUGE_VAL, 0, &v[1], err)) ||
                     (rc = mb_table_double_in(tab, r, c_p25, 0, HUGE_VAL, 0, &v[2], err)) ||
-                    (rc = mb_table_double_in(tab, r, c_p75, 0, HUGE_VAL, 0, &v[3], err)))
+                    (rc = mb_table_double_in(tab, r, c_p75, 0, HUGE_VAL, 0, &v[3], err)) ||
+                    (rc = mb_table_check_order(tab, r, spread, err)))
                     goto done;
                 if (l != learners[a] || th != threads[b])
                     continue;
@@ -508,6 +518,7 @@ int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
 {
     static const char *const names[] = {"op", "procs", "bytes", "t_median_s", "t_min_s",
                                         "t_max_s", NULL};
+    static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
     size_t cols[6];
     mb_table *tab;
     int rc = read_table(comm_csv, names, cols, &tab, err);
@@ -517,14 +528,15 @@ int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
                  c_min = cols[4], c_max = cols[5];
     mb_plot *p = NULL;
     /* every row checked before anything is drawn: process counts whole and >= 1, byte counts
-     * and times >= 0 */
+     * and times >= 0, a collective over 2 processes or more, its times in order */
     for (size_t r = 0; r < mb_table_rows(tab); r++) {
         double v;
-        if ((rc = mb_table_double_in(tab, r, c_procs, 1, MB_DATA_RANGE_MAX, 1, &v, err)) ||
+        if ((rc = mb_table_double_in(tab, r, c_procs, 2, MB_DATA_RANGE_MAX, 1, &v, err)) ||
             (rc = mb_table_double_in(tab, r, c_bytes, 0, MB_DATA_RANGE_MAX, 0, &v, err)) ||
             (rc = mb_table_double_in(tab, r, c_med, 0, HUGE_VAL, 0, &v, err)) ||
             (rc = mb_table_double_in(tab, r, c_min, 0, HUGE_VAL, 0, &v, err)) ||
-            (rc = mb_table_double_in(tab, r, c_max, 0, HUGE_VAL, 0, &v, err)))
+            (rc = mb_table_double_in(tab, r, c_max, 0, HUGE_VAL, 0, &v, err)) ||
+            (rc = mb_table_check_order(tab, r, spread, err)))
             goto done;
     }
     if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK)

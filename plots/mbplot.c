@@ -120,6 +120,7 @@ static int run_command(int argc, char **argv)
     const char *out = NULL, *tfit = NULL, *cfit = NULL, *ratios = "0.01,0.05,0.1,0.2";
     double gpus = 64;
     long curves = 5;
+    int format_given = 0;
     mb_error err = {0};
     int c;
     opterr = 0;
@@ -129,6 +130,7 @@ static int run_command(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_FORMAT:
+            format_given = 1;
             if (mb_plot_format_parse(optarg, &po.format) != MB_OK) {
                 fprintf(stderr, "mbplot %s: --format: '%s' is not png or svg\n", sub, optarg);
                 return 1;
@@ -187,6 +189,20 @@ static int run_command(int argc, char **argv)
         printf("%s\n", info.path);
         return 0;
     }
+    /* -o's extension names the format when --format does not, and may not contradict it (an
+     * SVG in o.png would be opened as a broken image) */
+    const char *ext = out ? strrchr(out, '.') : NULL;
+    if (ext && strchr(ext, '/'))
+        ext = NULL;
+    mb_plot_format named;
+    if (ext && mb_plot_format_parse(ext + 1, &named) == MB_OK) {
+        if (format_given && named != po.format) {
+            fprintf(stderr, "mbplot %s: -o %s: the extension says %s, --format says %s\n", sub,
+                    out, ext + 1, po.format == MB_PLOT_SVG ? "svg" : "png");
+            return 1;
+        }
+        po.format = named;
+    }
     char def[64];
     if (!out) {
         snprintf(def, sizeof def, "%s.%s", sub, po.format == MB_PLOT_SVG ? "svg" : "png");
@@ -233,5 +249,5 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return mb_cli_exit(run_command(argc, argv));
+    return mb_cli_exit(mb_cli_start() ? MB_EXIT_DATA : run_command(argc, argv));
 }

@@ -421,17 +421,6 @@ static int int_list(const char *arg, const char *flag, int hi, int **v, size_t *
     return MB_OK;
 }
 
-/* The step and the learner tuner read the description once for every configuration they time:
- * a FIFO or pipe would give it to the first and hang the second, so it must be a file. */
-static int check_net_file(const char *net, mb_error *err)
-{
-    struct stat st;
-    if (net && stat(net, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-        return mb_error_set(err, MB_EINVAL, "--net %s: a FIFO or socket (the probe reads the "
-                            "description once for every configuration it times)", net);
-    return MB_OK;
-}
-
 /* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
  * is opened once, when the table is written), and must not be the network description read. */
 static int check_output(const char *output, const char *net, mb_error *err)
@@ -767,7 +756,15 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     mb_probe_step_row *rows = NULL;
     size_t nrows = 0;
     int status = 1;
-    step_print pr = {.sum = strcmp(output, "-") == 0 ? stderr : stdout};
+    /* with -o FILE the summary goes to standard output once the table is written: held until
+     * then, so that a table that cannot be written (/dev/full) has claimed nothing */
+    char *held = NULL;
+    size_t held_n = 0;
+    step_print pr = {.sum = strcmp(output, "-") == 0 ? stderr : open_memstream(&held, &held_n)};
+    if (!pr.sum) {
+        mb_error_set(&err, MB_ENOMEM, "out of memory");
+        return mb_cli_fail(prog, sub, &err);
+    }
     mb_probe_step_plan plan = {.base = cfg, .rounds = (size_t)rounds, .o = &o,
                                .group_done = step_group_done, .arg = &pr};
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
@@ -787,7 +784,6 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     if ((rc = backend_check(cfg.backend, &err)) != MB_OK ||
-        (rc = check_net_file(cfg.net, &err)) != MB_OK ||
         (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
         (rc = check_output(output, cfg.net, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
@@ -795,6 +791,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     plan.base.data = data_spec ? &data.train : NULL;
+    plan.base.desc = desc; /* read once: --net may be a FIFO */
     plan.net_name = desc->name;
     if ((rc = mb_probe_step_run(&plan, &rows, &nrows, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
@@ -840,8 +837,16 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
                 oh.median, 100 * oh.median / least);
     }
     step_steadiness(pr.sum, rows, nrows, rounds);
+    if (pr.sum != stderr) {
+        fclose(pr.sum);
+        pr.sum = NULL;
+        fwrite(held, 1, held_n, stdout);
+    }
     status = 0;
 done:
+    if (pr.sum && pr.sum != stderr)
+        fclose(pr.sum);
+    free(held);
     free(rows);
     free(batch);
     free(threads);
@@ -944,7 +949,6 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     int status = 1;
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = backend_check(plan.base.backend, &err)) != MB_OK ||
-        (rc = check_net_file(plan.base.net, &err)) != MB_OK ||
         (rc = mb_net_desc_read(plan.base.net, &desc, &err)) != MB_OK ||
         (output && (rc = check_output(output, plan.base.net, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
@@ -952,6 +956,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     plan.base.data = data_spec ? &data.train : NULL;
+    plan.base.desc = desc; /* read once: --net may be a FIFO */
     fprintf(stderr, "mbprobe learners: %s, %d samples per learner, %d threads, threshold %g\n",
             desc->name, plan.batch, plan.base.threads, tune->threshold);
     if (mb_probe_learners_run(&plan, &res, &err) != MB_OK) {
@@ -959,12 +964,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     const double *curve = res.samples_per_s;
-    printf("learners=%d (throughput %.4g samples/s; measured 1..%d:", res.chosen,
-           curve[res.chosen - 1], res.n);
-    for (int k = 0; k < res.n; k++)
-        printf(" %.4g", curve[k]);
-    printf(")\n");
-    if (output) {
+    if (output) { /* the table first: one that cannot be written has claimed nothing */
         mb_out out;
         if (mb_out_open(&out, output, &err) != MB_OK) {
             mb_cli_fail(prog, sub, &err);
@@ -987,6 +987,11 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
             goto done;
         }
     }
+    printf("learners=%d (throughput %.4g samples/s; measured 1..%d:", res.chosen,
+           curve[res.chosen - 1], res.n);
+    for (int k = 0; k < res.n; k++)
+        printf(" %.4g", curve[k]);
+    printf(")\n");
     status = 0;
 done:
     mb_probe_learners_result_free(&res);
@@ -1044,6 +1049,9 @@ static int parse_algos(mb_ctx *ctx, const char *arg, char **buf, const char ***n
             return mb_error_set(err, MB_EINVAL, "--algos: '%s' is not one of the %s backend's "
                                 "algorithms (%s)", t, mb_backend_name(mb_ctx_backend(ctx)), all);
         }
+        for (size_t i = 0; i < *n; i++)
+            if (strcmp((*names)[i], t) == 0) /* it would be timed twice */
+                return mb_error_set(err, MB_EINVAL, "--algos: '%s' given twice in '%s'", t, arg);
         (*names)[(*n)++] = t;
     }
     if (*n == 0)
@@ -1260,5 +1268,5 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return mb_cli_exit(run_command(argc, argv));
+    return mb_cli_exit(mb_cli_start() ? MB_EXIT_DATA : run_command(argc, argv));
 }

@@ -43,7 +43,8 @@ typedef struct step_learner {
 
 struct mb_probe_step {
     mb_probe_step_config cfg;
-    mb_net_desc *desc;
+    const mb_net_desc *desc; /* cfg.desc, or own_desc */
+    mb_net_desc *own_desc;   /* the description read here when cfg.desc is NULL */
     step_learner *L;       /* cfg.learners entries */
     mb_ctx *pool;          /* a CPU context whose pool of cfg.learners host threads runs the
                               learners' updates (each drives its own learner's device) */
@@ -70,7 +71,7 @@ void mb_probe_step_free(mb_probe_step *s)
         mb_learner_free(&s->L[i].l);
     free(s->L);
     mb_ctx_free(s->pool);
-    mb_net_desc_free(s->desc);
+    mb_net_desc_free(s->own_desc);
     mb_dataset_free(&s->own);
     free(s);
 }
@@ -126,8 +127,10 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
     if (!s)
         return mb_error_set(err, MB_ENOMEM, "step: out of memory");
     s->cfg = *c;
-    if ((rc = mb_net_desc_read(c->net, &s->desc, err)) != MB_OK)
+    /* read once by the caller where it may be a FIFO (every configuration would read it) */
+    if (!c->desc && (rc = mb_net_desc_read(c->net, &s->own_desc, err)) != MB_OK)
         goto fail;
+    s->desc = c->desc ? c->desc : s->own_desc;
     if (c->data) {
         const mb_dataset *d = c->data;
         if (d->c != s->desc->in_c || d->h != s->desc->in_h || d->w != s->desc->in_w ||

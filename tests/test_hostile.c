@@ -47,10 +47,22 @@ static char dir[256];
 /* ---- the cases ----------------------------------------------------------------------------- */
 
 static const hcase probe_cases[] = {
-    /* a FIFO as --net would be read once and hang the next configuration's read */
+    /* a FIFO as --net is read once, for every configuration timed (two thread counts here) */
     {"fifo", "mkfifo $W/n.cfg && { $T cat " NET " > $W/n.cfg & $T mbprobe step --net $W/n.cfg "
-             "--batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o; s=$?; kill $! 2>/dev/null; "
-             "wait; test $s = 1; }", 0, NULL},
+             "--batch 2 --threads 1,2 --rounds 1 --budget 0.01 -o $W/r >/dev/null; s=$?; "
+             "kill $! 2>/dev/null; wait; test $s = 0 && test $(grep -c '^cpu,tiny,2,' $W/r) = 2; }",
+     0, NULL},
+    {"fifo", "mkfifo $W/n.cfg && { $T cat " NET " > $W/n.cfg & $T mbprobe learners --net $W/n.cfg "
+             "--batch 2 --threads 2 --max-learners 2 --budget 0.01 -o $W/r >/dev/null 2>&1; s=$?; "
+             "kill $! 2>/dev/null; wait; test $s = 0 && grep -q '^2,4,' $W/r; }",
+     0, NULL},
+    /* a duplicate algorithm would be timed twice; a summary is not printed before a table that
+     * cannot be written */
+    {"silent", CONV "--algos gemm,gemm -o $W/o", 1, "given twice"},
+    {"io", STEP "-o ''", 1, "empty file name"},
+    {"io", STEP "-o /dev/full", 1, "/dev/full"},
+    {"io", "$T mbprobe learners --net " NET " --batch 2 --threads 1 --max-learners 1 --budget 0.01 "
+           "-o /dev/full 2>$W/e; s=$?; tail -n 1 $W/e >&2; exit $s", 1, "/dev/full: write error"},
     {"silent", STEP "--batch 2,2 -o $W/o", 1, "given twice"},
     {"silent", STEP "--budget 0x10 -o $W/o", 1, "--budget"},
     /* runaway numbers */
@@ -280,6 +292,24 @@ static const hcase fit_cases[] = {
      "overwrite"},
     {"silent", NU LOGS " -o $E/fit_runs/run_M16_s0.csv", 1, "overwrite"},
     {"silent", "$T mbfit nupdate --target-loss 0.5,,0.4 " LOGS " -o $W/o", 1, "empty item"},
+    {"silent", "$T mbfit nupdate --target-loss 0.5,0.50 " LOGS " -o $W/o", 1, "given twice"},
+    /* a spread of times out of order; a collective on one process, of an unknown op, of 0
+     * repetitions */
+    {"silent", "sed 's/^\\(cpu,lenet5,8,[^,]*,[^,]*,[^,]*,[^,]*\\),[^,]*,/\\1,9,/' "
+               "$E/step.csv > $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1,
+     "below 't_min_s' (9)"},
+    {"silent", "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\\nallreduce,2,4,5,1e-5,"
+               "2e-5,1e-5\\n' > $W/c.csv && $T mbfit comm $W/c.csv -o $W/o", 1,
+     "below 't_min_s'"},
+    {"silent", "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\\nallreduce,1,4,5,1e-5,"
+               "1e-5,1e-5\\nallreduce,1,8,5,2e-5,2e-5,2e-5\\n' > $W/c.csv && $T mbfit comm $W/c.csv "
+               "-o $W/o", 1, "field 'procs': 1 is not"},
+    {"silent", "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\\nfrob,2,4,5,1e-5,"
+               "1e-5,1e-5\\nfrob,2,8,5,2e-5,2e-5,2e-5\\n' > $W/c.csv && $T mbfit comm $W/c.csv "
+               "-o $W/o", 1, "field 'op': 'frob'"},
+    {"silent", "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\\nallreduce,2,4,0,1e-5,"
+               "1e-5,1e-5\\nallreduce,2,8,5,2e-5,2e-5,2e-5\\n' > $W/c.csv && $T mbfit comm $W/c.csv "
+               "-o $W/o", 1, "field 'reps': 0"},
     {"usage", "$T mbfit nupdate " LOGS " -o $W/o", 2, "--target-loss"},
     {"usage", "$T mbfit tupdate -o $W/o", 2, "step probe table"},
     {"usage", "$T mbfit frob", 2, "unknown command"},
@@ -420,6 +450,12 @@ static const hcase opt_cases[] = {
     {"fifo", "mkfifo $W/f && { $T cat $E/tfit.json > $W/f & $T mbopt scale --nfit $E/nfit.json "
              "--tfit $W/f --procs 1:4 --comm none -o $W/n; s=$?; wait; test $s = 0; }",
      0, NULL},
+    /* a NUL byte, or text after the document */
+    {"silent", "{ cat $E/nfit.json; printf '\\000junk'; } > $W/n.json && $T mbopt scale --nfit "
+               "$W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o", 1, "a NUL byte"},
+    {"silent", "{ cat $E/nfit.json; echo junk; } > $W/n.json && $T mbopt scale --nfit "
+               "$W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o", 1,
+     "not valid JSON"},
     /* another fit's file, or a model no mbfit writes */
     {"silent", "$T mbopt scale --nfit $E/tfit.json --tfit $E/tfit.json --procs 1:4 --comm none "
                "-o $W/o", 1, "not inverse-law"},
@@ -428,9 +464,28 @@ static const hcase opt_cases[] = {
 };
 
 static const hcase plot_cases[] = {
-    {"fifo", "mkdir $W/r && cp $E/nfit.json $W/s && mkfifo $W/r/scale.json && { $T cat $W/s > "
-             "$W/r/scale.json & $T mbplot report $W/r; s=$?; kill $! 2>/dev/null; wait; "
-             "test $s = 1; }", 0, NULL},
+    /* FIFOs among the report's inputs are read once each (every input is read twice) */
+    {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s && "
+             "mkfifo $W/r/scale.json $W/r/step.csv && { $T cat $W/s > $W/r/scale.json & "
+             "$T cat $E/step.csv > $W/r/step.csv & $T mbplot report $W/r >/dev/null 2>&1; s=$?; "
+             "wait; test $s = 0 && test -s $W/r/step.png && test -p $W/r/step.csv; }", 0, NULL},
+    {"fifo", "mkdir $W/r && mkfifo $W/r/scale.json && { $T printf '{\"rows\": 3}' > "
+             "$W/r/scale.json & $T mbplot report $W/r; s=$?; wait; exit $s; }", 1,
+     "/r/scale.json: no 'rows' array"},
+    /* the image's name and its format agree; what is drawn is what mbfit could fit */
+    {"silent", "$T mbplot amdahl --format svg -o $W/o.png", 1, "the extension says png"},
+    {"silent", "$T mbplot amdahl --format png -o $W/o.svg", 1, "the extension says svg"},
+    {"silent", "$T mbplot amdahl -o $W/a.svg >/dev/null && grep -q '<svg' $W/a.svg", 0, NULL},
+    {"silent", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+               "sed '0,/\"n_inf\":[[:space:]]*[0-9.e+]*/s//\"n_inf\": -50/' $W/n.json > $W/m.json && "
+               "$T mbplot nupdate $W/m.json -o $W/o", 1, "'n_inf': -50"},
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               LOGS " --json -o $W/v.json 2>/dev/null >/dev/null && sed '0,/\"batch\":[[:space:]]*"
+               "[0-9]*/s//\"batch\": 8.5/' $W/v.json > $W/w.json && $T mbplot validate "
+               "$W/w.json -o $W/o", 1, "must be a whole number, got 8.5"},
+    /* standard output closed: refused before anything is drawn (no image left behind) */
+    {"io", "$T mbplot amdahl -o $W/c.png >&- ; s=$?; test ! -e $W/c.png && exit $s", 1,
+     "write error"},
     {"silent", "$T mbplot amdahl --overhead-ratio 0.1,0.1 -o $W/o.png", 1, "given twice"},
     {"silent", "sed 's/\"inverse-law\"/\"mystery-law\"/' $E/nfit.json > $W/m.json && $T mbplot "
                "nupdate $W/m.json -o $W/o.png", 1, "not inverse-law"},
