@@ -259,6 +259,8 @@ int mb_out_mktemp(const char *path, char **tmp, int *fd, mb_error *err)
 {
     *tmp = NULL;
     *fd = -1;
+    if (!*path)
+        return mb_error_set(err, MB_EIO, "'': cannot write: an empty file name");
     char *target;
     int rc = target_of(path, &target, err);
     if (rc != MB_OK)

@@ -120,7 +120,7 @@ static int run_command(int argc, char **argv)
     const char *out = NULL, *tfit = NULL, *cfit = NULL, *ratios = "0.01,0.05,0.1,0.2";
     double gpus = 64;
     long curves = 5;
-    int format_given = 0;
+    int format_given = 0, ratio_given = 0, gpus_given = 0, curves_given = 0;
     mb_error err = {0};
     int c;
     opterr = 0;
@@ -145,8 +145,9 @@ static int run_command(int argc, char **argv)
             break;
         case OPT_TFIT: tfit = optarg; break;
         case OPT_CFIT: cfit = optarg; break;
-        case OPT_RATIO: ratios = optarg; break;
+        case OPT_RATIO: ratios = optarg, ratio_given = 1; break;
         case OPT_GPUS:
+            gpus_given = 1;
             if (mb_data_flag_double("--gpus", optarg, 0, MB_POSITIVE, &gpus, &err) != MB_OK ||
                 (gpus < 2 && mb_error_set(&err, MB_EINVAL, "--gpus: must be >= 2, got '%s'",
                                           optarg)) ||
@@ -158,6 +159,7 @@ static int run_command(int argc, char **argv)
             }
             break;
         case OPT_CURVES:
+            curves_given = 1;
             if (mb_data_parse_long(optarg, 1, 12, &curves) != MB_OK) {
                 fprintf(stderr, "mbplot %s: --curves: '%s' is not a whole number from 1 to 12\n",
                         sub, optarg);
@@ -168,6 +170,19 @@ static int run_command(int argc, char **argv)
         default: return mb_cli_bad_option("mbplot", sub, argv, optind, c);
         }
     }
+    /* a flag another command takes would be ignored here: a usage error, not a silence */
+    const struct {
+        int given;
+        const char *flag, *owner;
+    } own[] = {{tfit != NULL, "--tfit", "step"},
+               {cfit != NULL, "--cfit", "comm"},
+               {ratio_given, "--overhead-ratio", "amdahl"},
+               {gpus_given, "--gpus", "amdahl"},
+               {curves_given, "--curves", "tc"}};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i].given && strcmp(sub, own[i].owner) != 0)
+            return mb_cli_usage("mbplot", sub, "%s is an option of mbplot %s only", own[i].flag,
+                                own[i].owner);
     int wants_file = strcmp(sub, "amdahl") != 0;
     if (wants_file && optind != argc - 1)
         return mb_cli_usage("mbplot", sub, optind < argc ? "one input file, not '%s' too"

@@ -195,27 +195,37 @@ static void comm_help(const mb_probe_options *d)
            "  mpirun --oversubscribe -np 2 mbprobe comm --bytes 4:16M -o comm.csv\n");
 }
 
+/* Under mpirun every rank parses the same flags: before MPI_Init, only the first rank (as Open
+ * MPI's environment names it) says what is wrong, so a bad flag is one line, not one a rank. */
+static int comm_fail(const char *sub, const mb_error *err)
+{
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    if (r && strcmp(r, "0") != 0)
+        return MB_EXIT_DATA;
+    return mb_cli_fail(prog, sub, err);
+}
+
 static int parse_ops(const char *s, int *use, mb_error *err)
 {
-    char buf[256];
-    if (strlen(s) >= sizeof buf)
-        return mb_error_set(err, MB_EINVAL, "--ops: list too long");
-    snprintf(buf, sizeof buf, "%s", s);
+    char **items;
+    size_t n;
+    int rc = mb_data_split_list(s, "--ops", 0, &items, &n, err); /* no empty item */
+    if (rc != MB_OK)
+        return rc;
     for (int i = 0; i < MB_PROBE_NOPS; i++)
         use[i] = 0;
-    int any = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    for (size_t i = 0; rc == MB_OK && i < n; i++) {
         mb_probe_op op;
-        if (mb_probe_op_parse(t, &op) != MB_OK)
-            return mb_error_set(err, MB_EINVAL,
-                                "--ops: '%s' is not one of allreduce, reduce_bcast, ps", t);
-        use[op] = 1;
-        any = 1;
+        if (mb_probe_op_parse(items[i], &op) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--ops: '%s' is not one of allreduce, reduce_bcast, ps", items[i]);
+        else if (use[op]) /* it would be timed twice */
+            rc = mb_error_set(err, MB_EINVAL, "--ops: '%s' given twice in '%s'", items[i], s);
+        else
+            use[op] = 1;
     }
-    if (!any)
-        return mb_error_set(err, MB_EINVAL, "--ops: empty list");
-    return MB_OK;
+    free(items);
+    return rc;
 }
 
 static void comm_summary(FILE *f, const mb_probe_comm_row *rows, size_t n)
@@ -256,7 +266,7 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
         case OPT_BYTES: bytes_arg = optarg; break;
         case OPT_OPS:
             if (parse_ops(optarg, use, &err) != MB_OK)
-                return mb_cli_fail(prog, sub, &err);
+                return comm_fail(sub, &err);
             break;
         default: {
             int rc = other_option(sub, &o, c, argv);
@@ -268,22 +278,22 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
     if (mb_probe_options_check(&o, &err) != MB_OK)
-        return mb_cli_fail(prog, sub, &err);
+        return comm_fail(sub, &err);
     mb_range range = {0};
     size_t *sizes = NULL;
     if (mb_data_parse_range(bytes_arg, "--bytes", &range, &err) != MB_OK)
-        return mb_cli_fail(prog, sub, &err);
+        return comm_fail(sub, &err);
     int rc = mb_probe_comm_sizes(range.v, range.n, &sizes, &err);
     size_t nsizes = range.n;
     mb_data_range_free(&range);
     if (rc != MB_OK)
-        return mb_cli_fail(prog, sub, &err);
+        return comm_fail(sub, &err);
     /* Is the output writable? Checked on every process before MPI starts, so a bad path is one
      * line and exit 1 whether or not mpirun is used. */
     mb_out out;
     if (mb_out_check(output, &err) != MB_OK) {
         free(sizes);
-        return mb_cli_fail(prog, sub, &err);
+        return comm_fail(sub, &err);
     }
 
     /* Open MPI initialises a singleton without mpirun, so a plain run gets here with 1 rank. */
@@ -1029,17 +1039,22 @@ static void algo_names(mb_ctx *ctx, char *buf, size_t n)
         }
 }
 
-/* --algos as names, each one of some pass's algorithms on the context's backend. *names holds
- * pointers into *buf (both allocated here). */
+/* --algos as names, each one of some pass's algorithms on the context's backend, each once.
+ * *names is one block with the names in it (free it); *buf is left NULL. */
 static int parse_algos(mb_ctx *ctx, const char *arg, char **buf, const char ***names, size_t *n,
                        mb_error *err)
 {
     *n = 0;
     *names = NULL;
-    if (!(*buf = strdup(arg)) || !(*names = calloc(strlen(arg) + 1, sizeof **names)))
-        return mb_error_set(err, MB_ENOMEM, "out of memory");
-    char *save = NULL;
-    for (char *t = strtok_r(*buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    *buf = NULL;
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(arg, "--algos", 0, &items, &k, err); /* no empty item */
+    if (rc != MB_OK)
+        return rc;
+    *names = (const char **)items; /* one block: the caller frees it */
+    for (size_t i = 0; i < k; i++) {
+        char *t = items[i];
         int found = 0;
         for (int q = 0; q < 3 && !found; q++)
             found = mb_ctx_conv_algo_find(ctx, (mb_conv_pass)q, t) >= 0;
@@ -1054,8 +1069,6 @@ static int parse_algos(mb_ctx *ctx, const char *arg, char **buf, const char ***n
                 return mb_error_set(err, MB_EINVAL, "--algos: '%s' given twice in '%s'", t, arg);
         (*names)[(*n)++] = t;
     }
-    if (*n == 0)
-        return mb_error_set(err, MB_EINVAL, "--algos: empty list");
     return MB_OK;
 }
 
@@ -1167,6 +1180,8 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if (!use_cache && cache_path) /* one says store the points, the other not */
+        return mb_cli_usage(prog, sub, "--cache and --no-cache: give one");
     char cache_buf[4096];
     if (use_cache && !cache_path)
         cache_path = default_cache(cache_buf, sizeof cache_buf) ? cache_buf : NULL;

@@ -252,13 +252,15 @@ int mb_probe_step_sweep(mb_probe_step *s, const int *batch, size_t n, const mb_p
     step_call *calls = calloc(n ? n : 1, sizeof *calls);
     mb_probe_task *tasks = calloc(n ? n : 1, sizeof *tasks);
     int rc = calls && tasks ? MB_OK : mb_error_set(err, MB_ENOMEM, "step: out of memory");
+    mb_error inner = {0}; /* what a timed update says went wrong (a diverged loss) */
     for (size_t i = 0; i < n && rc == MB_OK; i++) {
-        calls[i] = (step_call){s, batch[i], err};
+        calls[i] = (step_call){s, batch[i], &inner};
         tasks[i] = (mb_probe_task){.run = step_run, .ctx = &calls[i]};
         rc = mb_probe_step_update(s, batch[i], err); /* checks the batch before timing starts */
     }
-    if (rc == MB_OK)
-        rc = mb_probe_time_rounds(tasks, n, o, rounds, st, err);
+    if (rc == MB_OK && (rc = mb_probe_time_rounds(tasks, n, o, rounds, st, err)) != MB_OK &&
+        inner.msg[0] && err) /* the update's own message, not "the callback failed" */
+        *err = inner;
     free(calls);
     free(tasks);
     return rc;

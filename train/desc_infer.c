@@ -92,6 +92,11 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
             if (l->filters < 1)
                 return mb_error_set(err, MB_EFORMAT, "%s: outputs %d: need >= 1",
                                     where(l, i, w, sizeof w), l->filters);
+            /* the weights are counted in an int too (and 2^31 floats are 8 GiB) */
+            if ((long long)c * h * wd * l->filters > INT_MAX)
+                return mb_error_set(err, MB_EFORMAT, "%s: %lld inputs x %d outputs: more than "
+                                    "2^31 weights", where(l, i, w, sizeof w),
+                                    (long long)c * h * wd, l->filters);
             c = l->filters, h = 1, wd = 1;
             break;
         case MB_LAYER_DROPOUT:
@@ -118,10 +123,11 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
         }
         /* the kernels count a sample's values, and a convolution's C x K x K, in an int */
         if ((long long)c * h * wd > INT_MAX ||
-            (l->type == MB_LAYER_CONV && (long long)l->in_c * l->size * l->size > INT_MAX))
+            (l->type == MB_LAYER_CONV &&
+             (long long)l->in_c * l->size * l->size * l->filters > INT_MAX))
             return mb_error_set(err, MB_EFORMAT, "%s: %dx%dx%d values a sample%s: more than 2^31",
                                 where(l, i, w, sizeof w), c, h, wd,
-                                l->type == MB_LAYER_CONV ? " or its kernel's C x K x K" : "");
+                                l->type == MB_LAYER_CONV ? " or its weights' F x C x K x K" : "");
         l->out_c = c, l->out_h = h, l->out_w = wd;
     }
     const mb_layer_desc *last = &desc->layers[desc->n_layers - 1];
