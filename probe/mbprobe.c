@@ -709,6 +709,25 @@ static void step_group_done(void *arg, const mb_probe_step_row *rows, size_t n,
     step_knee(pr->sum, rows, n);
 }
 
+/* The step table's own metadata lines: the workload, the harness, the rounds, the overhead. */
+static void step_meta(FILE *f, const char *net, const char *data_spec,
+                      const mb_probe_step_config *cfg, const mb_probe_options *o, long rounds,
+                      const mb_probe_stats *oh)
+{
+    fprintf(f, "# probe=step\n# net=%s\n# data=%s\n# algo=%s\n# lr=%g\n# momentum=%g\n"
+               "# conv_algo=%s\n# seed=%lu\n"
+               "# timing=one update = mb_learner_step of every learner: next shuffled batch "
+               "gathered, forward, backward, optimiser step\n", net,
+            data_spec ? data_spec : "random", mb_optim_kind_name(cfg->optim.kind), cfg->optim.lr,
+            cfg->optim.momentum,
+            cfg->conv_algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg->conv_algo),
+            cfg->seed);
+    harness_meta(f, o);
+    fprintf(f, "# rounds=%ld\n", rounds);
+    if (oh)
+        fprintf(f, "# harness_overhead_s=%.3g\n", oh->median);
+}
+
 static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *sub = "step";
@@ -821,17 +840,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     mb_probe_write_meta(out.f, "mbprobe step", full_argc, full_argv, &host);
-    fprintf(out.f, "# probe=step\n# net=%s\n# data=%s\n# algo=%s\n# lr=%g\n# momentum=%g\n"
-                   "# conv_algo=%s\n# seed=%lu\n"
-                   "# timing=one update = mb_learner_step of every learner: next shuffled batch "
-                   "gathered, forward, backward, optimiser step\n", desc->name,
-            data_spec ? data_spec : "random", mb_optim_kind_name(cfg.optim.kind), cfg.optim.lr,
-            cfg.optim.momentum,
-            cfg.conv_algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg.conv_algo), cfg.seed);
-    harness_meta(out.f, &o);
-    fprintf(out.f, "# rounds=%ld\n", rounds);
-    if (have_oh)
-        fprintf(out.f, "# harness_overhead_s=%.3g\n", oh.median);
+    step_meta(out.f, desc->name, data_spec, &cfg, &o, rounds, have_oh ? &oh : NULL);
     mb_probe_step_write_header(out.f);
     for (size_t i = 0; i < nrows; i++)
         mb_probe_step_write_row(out.f, &rows[i]);
