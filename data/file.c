@@ -115,8 +115,10 @@ int mb_cli_start(void)
         return 0;
     /* closed: the next file opened would get descriptor 1, and what the command prints would go
      * into it (a temporary that becomes the output); /dev/null holds the place instead */
-    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (fd >= 0 && fd != STDOUT_FILENO)
+    int fd; /* the lowest free descriptor: 0 first when standard input is closed too */
+    while ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0 && fd < STDOUT_FILENO)
+        ;
+    if (fd > STDOUT_FILENO)
         close(fd);
     fprintf(stderr, "%s: standard output: write error: %s (closed): nothing done\n",
             program_invocation_short_name, strerror(EBADF));
