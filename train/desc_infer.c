@@ -39,7 +39,7 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
         return mb_error_set(err, MB_EFORMAT,
                             "network '%s': input shape %dx%dx%d: channels, height and width must "
                             "be >= 1", desc->name, desc->in_c, desc->in_h, desc->in_w);
-    if ((long long)desc->in_c * desc->in_h * desc->in_w > INT_MAX)
+    if ((double)desc->in_c * desc->in_h * desc->in_w > INT_MAX)
         return mb_error_set(err, MB_EFORMAT, "network '%s': input shape %dx%dx%d: more than 2^31 "
                             "values a sample", desc->name, desc->in_c, desc->in_h, desc->in_w);
     int c = desc->in_c, h = desc->in_h, wd = desc->in_w;
@@ -93,7 +93,7 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
                 return mb_error_set(err, MB_EFORMAT, "%s: outputs %d: need >= 1",
                                     where(l, i, w, sizeof w), l->filters);
             /* the weights are counted in an int too (and 2^31 floats are 8 GiB) */
-            if ((long long)c * h * wd * l->filters > INT_MAX)
+            if ((double)c * h * wd * l->filters > INT_MAX) /* a double: no overflow here */
                 return mb_error_set(err, MB_EFORMAT, "%s: %lld inputs x %d outputs: more than "
                                     "2^31 weights", where(l, i, w, sizeof w),
                                     (long long)c * h * wd, l->filters);
@@ -122,9 +122,9 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
                                 where(l, i, w, sizeof w), (int)l->type);
         }
         /* the kernels count a sample's values, and a convolution's C x K x K, in an int */
-        if ((long long)c * h * wd > INT_MAX ||
+        if ((double)c * h * wd > INT_MAX ||
             (l->type == MB_LAYER_CONV &&
-             (long long)l->in_c * l->size * l->size * l->filters > INT_MAX))
+             (double)l->in_c * l->size * l->size * l->filters > INT_MAX))
             return mb_error_set(err, MB_EFORMAT, "%s: %dx%dx%d values a sample%s: more than 2^31",
                                 where(l, i, w, sizeof w), c, h, wd,
                                 l->type == MB_LAYER_CONV ? " or its weights' F x C x K x K" : "");
