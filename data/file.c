@@ -111,6 +111,23 @@ int mb_data_read_file(const char *path, char **buf, size_t *len, mb_error *err)
  * remembers what was said about it. */
 static int stdout_reported;
 
+int mb_cli_start(void)
+{
+    if (fcntl(STDOUT_FILENO, F_GETFL) != -1 || errno != EBADF)
+        return 0;
+    /* closed: the next file opened would get descriptor 1, and what the command prints would go
+     * into it (a temporary that becomes the output); /dev/null holds the place instead */
+    int fd; /* the lowest free descriptor: 0 first when standard input is closed too */
+    while ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0 && fd < STDOUT_FILENO)
+        ;
+    if (fd > STDOUT_FILENO)
+        close(fd);
+    fprintf(stderr, "%s: standard output: write error: %s (closed): nothing done\n",
+            program_invocation_short_name, strerror(EBADF));
+    stdout_reported = 1;
+    return MB_EXIT_DATA;
+}
+
 int mb_cli_exit(int status)
 {
     int bad = ferror(stdout) != 0;
@@ -246,6 +263,8 @@ int mb_out_mktemp(const char *path, char **tmp, int *fd, mb_error *err)
 {
     *tmp = NULL;
     *fd = -1;
+    if (!*path)
+        return mb_error_set(err, MB_EIO, "'': cannot write: an empty file name");
     char *target;
     int rc = target_of(path, &target, err);
     if (rc != MB_OK)
@@ -283,6 +302,8 @@ int mb_out_check(const char *path, mb_error *err)
 {
     if (strcmp(path, "-") == 0)
         return MB_OK;
+    if (!*path)
+        return mb_error_set(err, MB_EIO, "'': cannot write: an empty file name");
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(EISDIR));
@@ -317,6 +338,8 @@ int mb_out_open(mb_out *o, const char *path, mb_error *err)
         o->f = stdout;
         return MB_OK;
     }
+    if (!*path)
+        return mb_error_set(err, MB_EIO, "'': cannot write: an empty file name");
     size_t n = strlen(path);
     o->path = malloc(n + 1);
     if (!o->path)

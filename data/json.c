@@ -56,6 +56,12 @@ int mb_json_read(const char *path, cJSON **root, mb_error *err)
     if (rc != MB_OK)
         return rc;
     const char *end = NULL;
+    size_t text = strlen(buf); /* a NUL byte ends cJSON's text: what follows would be unread */
+    if (text != n) {
+        free(buf);
+        return mb_error_set(err, MB_EFORMAT, "%s: not valid JSON (a NUL byte at byte %zu)", path,
+                            text);
+    }
     cJSON *j = cJSON_ParseWithOpts(buf, &end, 1); /* skips a UTF-8 byte-order mark itself */
     if (!j) {
         long at = end ? (long)(end - buf) : 0;

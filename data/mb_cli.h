@@ -16,6 +16,11 @@
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Called first by every command's main: MB_EXIT_DATA, with one line on stderr, when standard
+ * output is closed (whatever the command printed would go nowhere, or into the first file it
+ * opened), so that nothing is done; 0 otherwise. */
+int mb_cli_start(void);
+
 /* What a command's main returns: `status`, unless standard output could not be written or closed
  * (a full disk, a closed pipe), which is then said in one line (once: not again after
  * mb_out_commit said it) and turns a 0 into MB_EXIT_DATA. Every command's main ends with it. */

@@ -39,6 +39,15 @@ int mb_table_require_col(const mb_table *t, const char *name, size_t *col, struc
 int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
                        int whole, double *v, struct mb_error *err);
 
+/* The columns among `names` (NULL-terminated; absent ones skipped) must not decrease in the
+ * order given: a spread such as t_min_s <= t_median_s <= t_max_s. "path:line: field 't_max_s': X is
+ * below 't_min_s' (Y)" (MB_EFORMAT) otherwise, or mb_table_double's error. */
+int mb_table_check_order(const mb_table *t, size_t row, const char *const *names,
+                         struct mb_error *err);
+
+/* The probes' spread of times, in the order mb_table_check_order wants it. */
+#define MB_TABLE_TIMES {"t_min_s", "t_p25_s", "t_median_s", "t_p75_s", "t_max_s", NULL}
+
 /* The raw text of a cell ("" for an empty field). */
 const char *mb_table_cell(const mb_table *t, size_t row, size_t col);
 

@@ -264,3 +264,27 @@ const char *mb_table_meta(const mb_table *t, const char *key)
             return t->meta[i].val;
     return NULL;
 }
+
+int mb_table_check_order(const mb_table *t, size_t row, const char *const *names,
+                         mb_error *err)
+{
+    long prev = -1;
+    double pv = 0;
+    for (size_t i = 0; names[i]; i++) {
+        long c = mb_table_col(t, names[i]);
+        double v;
+        if (c < 0)
+            continue;
+        int rc = mb_table_double(t, row, (size_t)c, &v, err);
+        if (rc != MB_OK)
+            return rc;
+        if (prev >= 0 && v < pv)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is below '%s' (%s): "
+                                "not a spread of times", t->path, t->lines[row], t->header[c],
+                                mb_table_cell(t, row, (size_t)c), t->header[prev],
+                                mb_table_cell(t, row, (size_t)prev));
+        prev = c;
+        pv = v;
+    }
+    return MB_OK;
+}

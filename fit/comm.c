@@ -43,6 +43,70 @@ static size_t distinct(const double *v, size_t n)
     return d;
 }
 
+int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
+{
+    const char *path = mb_table_path(t);
+    size_t co, cp, cb, ct, n = mb_table_rows(t);
+    int rc;
+    if ((rc = mb_table_require_col(t, "op", &co, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "procs", &cp, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "bytes", &cb, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "t_median_s", &ct, err)) != MB_OK)
+        return rc;
+    if (n == 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
+    double *P = malloc(n * sizeof *P), *B = malloc(n * sizeof *B), *T = malloc(n * sizeof *T);
+    if (!P || !B || !T) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    long crp = mb_table_col(t, "reps");
+    for (size_t r = 0; r < n; r++) {
+        /* a collective needs 2 processes or more; a process count, a byte count and a
+         * repetition count are whole; a time past 1e9 s (31 years) would overflow the fit's
+         * sums of squares */
+        double rp;
+        if ((rc = mb_table_double_in(t, r, cp, 2, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
+            (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, 1,
+                                                  &rp, err)) != MB_OK) ||
+            (rc = mb_table_double_in(t, r, cb, 0, MB_DATA_RANGE_MAX, 1, &B[r], err)) != MB_OK ||
+            (rc = mb_table_double_in(t, r, ct, 0, 1e9, 0, &T[r], err)) != MB_OK)
+            goto done;
+        /* the collectives mbprobe comm times (probe/comm.c's names): another op is no row of
+         * this table, and would be fitted as if it were one */
+        static const char *const ops[] = {"allreduce", "reduce_bcast", "ps"};
+        const char *op = mb_table_cell(t, r, co);
+        if (strcmp(op, ops[0]) != 0 && strcmp(op, ops[1]) != 0 && strcmp(op, ops[2]) != 0) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'op': '%s' is not allreduce, "
+                              "reduce_bcast or ps", path, mb_table_line(t, r), op);
+            goto done;
+        }
+        static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
+        if ((rc = mb_table_check_order(t, r, spread, err)) != MB_OK)
+            goto done;
+        const char *bad = P[r] < 1 ? "procs" : B[r] < 0 ? "bytes" : T[r] <= 0 ? "t_median_s" : 0;
+        if (bad) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': must be %s", path,
+                              mb_table_line(t, r), bad,
+                              bad[0] == 'p' ? ">= 1" : bad[0] == 'b' ? ">= 0" : "> 0");
+            goto done;
+        }
+        for (size_t q = 0; q < r; q++) /* one row a point: a copied row would count twice */
+            if (P[q] == P[r] && B[q] == B[r] &&
+                strcmp(mb_table_cell(t, q, co), mb_table_cell(t, r, co)) == 0) {
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: %s, procs %g, bytes %g given twice "
+                                  "(line %ld too)", path, mb_table_line(t, r),
+                                  mb_table_cell(t, r, co), P[r], B[r], mb_table_line(t, q));
+                goto done;
+            }
+    }
+done:
+    free(P);
+    free(B);
+    free(T);
+    return rc;
+}
+
 int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -68,20 +132,12 @@ int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb
         rc = mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
         goto out;
     }
-    for (size_t r = 0; r < n; r++) {
-        /* a process count and a byte count are whole; a time past 1e9 s (31 years) would
-         * overflow the fit's sums of squares */
-        if ((rc = mb_table_double_in(t, r, cp, 1, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
-            (rc = mb_table_double_in(t, r, cb, 0, MB_DATA_RANGE_MAX, 1, &B[r], err)) != MB_OK ||
-            (rc = mb_table_double_in(t, r, ct, 0, 1e9, 0, &T[r], err)) != MB_OK)
-            goto out;
-        const char *bad = P[r] < 1 ? "procs" : B[r] < 0 ? "bytes" : T[r] <= 0 ? "t_median_s" : 0;
-        if (bad) {
-            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': must be %s", path,
-                              mb_table_line(t, r), bad,
-                              bad[0] == 'p' ? ">= 1" : bad[0] == 'b' ? ">= 0" : "> 0");
-            goto out;
-        }
+    if ((rc = mb_fit_comm_table_check(t, err)) != MB_OK)
+        goto out;
+    for (size_t r = 0; r < n; r++) { /* checked: every cell a number in range */
+        (void)mb_table_double(t, r, cp, &P[r], err);
+        (void)mb_table_double(t, r, cb, &B[r], err);
+        (void)mb_table_double(t, r, ct, &T[r], err);
     }
     if (!(out->fits = calloc(n, sizeof *out->fits))) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");

@@ -282,6 +282,12 @@ typedef struct mb_fit_tupdate {
 int mb_fit_knee(size_t n, const double *m, const double *t, mb_fit_weighting w,
                 mb_fit_tupdate *out, mb_error *err);
 
+/* The rows of a step probe table as mb_fit_tupdate_table takes them (mbplot step refuses what
+ * mbfit refuses): batch and learners whole counts, times in (0, 1e9] s and in order (t_min_s
+ * <= ... <= t_max_s), threads and reps whole, each (batch, learners, threads) once, one net and
+ * one backend. MB_EFORMAT naming path:line and field otherwise. */
+int mb_fit_step_table_check(const mb_table *t, mb_error *err);
+
 /* Reads a step probe table and fits each learner count (ascending P). *out is an owned array of
  * *n_out fits: free with mb_fit_tupdate_free_all. */
 int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
@@ -331,6 +337,12 @@ typedef struct mb_fit_comm {
     double ring_free[2];    /* unconstrained ring estimates */
     mb_fit_warnings warn;
 } mb_fit_comm;
+
+/* The rows of a collective table as mb_fit_comm_table takes them (mbplot comm refuses what
+ * mbfit refuses): an op mbprobe comm times, procs >= 2 and bytes whole, reps whole >= 1, times
+ * in (0, 1e9] s and in order, each (op, procs, bytes) once. MB_EFORMAT naming path:line and
+ * field otherwise. */
+int mb_fit_comm_table_check(const mb_table *t, mb_error *err);
 
 int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb_error *err);
 void mb_fit_comm_free(mb_fit_comm *c);

@@ -228,10 +228,14 @@ static int parse_thresholds(const char *s, double **v, size_t *n, mb_error *err)
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
     for (size_t i = 0; rc == MB_OK && i < k; i++) {
         double x;
-        if (mb_data_parse_double(items[i], &x) != MB_OK || x <= 0)
+        if (mb_data_parse_double(items[i], &x) != MB_OK || x <= 0) {
             rc = mb_error_set(err, MB_EINVAL, "--target-loss: '%s' is not a number > 0", items[i]);
-        else
-            (*v)[(*n)++] = x;
+            break;
+        }
+        for (size_t j = 0; j < *n; j++)
+            if ((*v)[j] == x) /* the same fit twice, under two names in the output */
+                rc = mb_error_set(err, MB_EINVAL, "--target-loss: %g given twice in '%s'", x, s);
+        (*v)[(*n)++] = x;
     }
     free(items);
     return rc;
@@ -725,5 +729,5 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return mb_cli_exit(run_command(argc, argv));
+    return mb_cli_exit(mb_cli_start() ? MB_EXIT_DATA : run_command(argc, argv));
 }

@@ -122,16 +122,23 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         double u, loss;
         if ((rc = mb_table_double(t, r, cu, &u, err)) != MB_OK)
             break;
-        if (u < 0 || u < prev_u || u > MB_DATA_RANGE_MAX || u != floor(u)) {
+        if (u < 0 || u <= prev_u || u > MB_DATA_RANGE_MAX || u != floor(u)) {
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %s is %s",
                               mb_table_path(t), mb_table_line(t, r), mb_table_cell(t, r, cu),
                               u < 0                 ? "negative"
                               : u > MB_DATA_RANGE_MAX ? "past 2^53 updates"
                               : u != floor(u)       ? "not a whole number"
-                                                    : "smaller than the row before");
+                                                    : "not past the row before's (one row an update)");
             break;
         }
         prev_u = u;
+        /* a training loss is a finite cross-entropy >= 0 where the log has one (mbtrain stops a
+         * run whose loss is not, and says so in '# diverged=') */
+        long clo = mb_table_col(t, "loss");
+        double lv;
+        if (clo >= 0 && *mb_table_cell(t, r, (size_t)clo) != '\0' &&
+            (rc = mb_table_double_in(t, r, (size_t)clo, 0, HUGE_VAL, 0, &lv, err)) != MB_OK)
+            break;
         double w = NAN;
         if (cw >= 0 && *mb_table_cell(t, r, (size_t)cw) != '\0') {
             if ((rc = mb_table_double(t, r, (size_t)cw, &w, err)) != MB_OK)
@@ -405,6 +412,11 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g is past 2^53", path,
                               mb_table_line(t, r), b > MB_DATA_RANGE_MAX ? "batch" : "n_update",
                               b > MB_DATA_RANGE_MAX ? b : v);
+        for (size_t q = 0; rc == MB_OK && cs >= 0 && q < r; q++) /* one run, counted twice */
+            if (runs->batch[q] == b && runs->seed[q] == s)
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: batch %g, seed %g given twice (line "
+                                  "%ld too)", path, mb_table_line(t, r), b, s,
+                                  mb_table_line(t, q));
         runs->batch[r] = b, runs->n_update[r] = v, runs->seed[r] = s;
         runs->wall[r] = runs->lr[r] = runs->t_step[r] = runs->target[r] = NAN;
         runs->procs[r] = 1.0;

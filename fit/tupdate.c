@@ -210,36 +210,24 @@ void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n)
  * squares overflow and "fit" 1e308 s to zeros. */
 #define MAX_SECONDS 1e9
 
-int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
-                         size_t *n_out, mb_error *err)
+int mb_fit_step_table_check(const mb_table *t, mb_error *err)
 {
-    *out = NULL;
-    *n_out = 0;
-    mb_table *t;
-    int rc = mb_table_read(path, &t, err);
-    if (rc != MB_OK)
-        return rc;
+    const char *path = mb_table_path(t);
     size_t cb, cl, ct, n = mb_table_rows(t);
     long cc = mb_table_col(t, "t_compute_s"), cm = mb_table_col(t, "t_comm_s");
     long cn = mb_table_col(t, "net"), ck = mb_table_col(t, "backend");
     long cth = mb_table_col(t, "threads"), crp = mb_table_col(t, "reps");
-    double *M = malloc((n + 1) * sizeof *M), *P = malloc((n + 1) * sizeof *P),
-           *T = malloc((n + 1) * sizeof *T), *TC = malloc((n + 1) * sizeof *TC),
-           *TM = malloc((n + 1) * sizeof *TM), *pl = malloc((n + 1) * sizeof *pl);
-    double *gm = malloc((n + 1) * sizeof *gm), *gt = malloc((n + 1) * sizeof *gt),
-           *gc = malloc((n + 1) * sizeof *gc), *gx = malloc((n + 1) * sizeof *gx);
-    mb_fit_tupdate *fits = NULL;
-    size_t nf = 0;
-    if (!M || !P || !T || !TC || !TM || !pl || !gm || !gt || !gc || !gx) {
-        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
-        goto done;
-    }
+    int rc;
     if ((rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
         (rc = mb_table_require_col(t, "learners", &cl, err)) != MB_OK ||
         (rc = mb_table_require_col(t, "t_median_s", &ct, err)) != MB_OK)
-        goto done;
-    if (n == 0) {
-        rc = mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
+        return rc;
+    if (n == 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
+    double *M = malloc(n * sizeof *M), *P = malloc(n * sizeof *P), *T = malloc(n * sizeof *T),
+           *TC = malloc(n * sizeof *TC), *TM = malloc(n * sizeof *TM);
+    if (!M || !P || !T || !TC || !TM) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
     int ovl = cc >= 0 && cm >= 0;
@@ -255,6 +243,14 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
                     (rc = mb_table_double_in(t, r, (size_t)cm, 0, MAX_SECONDS, 0, &TM[r],
                                              err)) != MB_OK))
             goto done;
+        static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
+        if ((rc = mb_table_check_order(t, r, spread, err)) != MB_OK)
+            goto done;
+        if (fmod(M[r], P[r]) != 0) { /* the probe times M/P samples a learner */
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'batch': %g does not split among "
+                              "%g learners", path, line, M[r], P[r]);
+            goto done;
+        }
         /* the optional counts the probe writes are whole */
         double th, rp;
         if ((cth >= 0 && (rc = mb_table_double_in(t, r, (size_t)cth, 1, MB_DATA_RANGE_MAX, 1,
@@ -292,6 +288,58 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
                                   mb_table_col_name(t, (size_t)c));
                 goto done;
             }
+        }
+    }
+done:
+    free(M);
+    free(P);
+    free(T);
+    free(TC);
+    free(TM);
+    return rc;
+}
+
+int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
+                         size_t *n_out, mb_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    mb_table *t;
+    int rc = mb_table_read(path, &t, err);
+    if (rc != MB_OK)
+        return rc;
+    size_t cb, cl, ct, n = mb_table_rows(t);
+    long cc = mb_table_col(t, "t_compute_s"), cm = mb_table_col(t, "t_comm_s");
+    long cn = mb_table_col(t, "net");
+    double *M = malloc((n + 1) * sizeof *M), *P = malloc((n + 1) * sizeof *P),
+           *T = malloc((n + 1) * sizeof *T), *TC = malloc((n + 1) * sizeof *TC),
+           *TM = malloc((n + 1) * sizeof *TM), *pl = malloc((n + 1) * sizeof *pl);
+    double *gm = malloc((n + 1) * sizeof *gm), *gt = malloc((n + 1) * sizeof *gt),
+           *gc = malloc((n + 1) * sizeof *gc), *gx = malloc((n + 1) * sizeof *gx);
+    mb_fit_tupdate *fits = NULL;
+    size_t nf = 0;
+    if (!M || !P || !T || !TC || !TM || !pl || !gm || !gt || !gc || !gx) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "learners", &cl, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "t_median_s", &ct, err)) != MB_OK)
+        goto done;
+    if (n == 0) {
+        rc = mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
+        goto done;
+    }
+    if ((rc = mb_fit_step_table_check(t, err)) != MB_OK)
+        goto done;
+    int ovl = cc >= 0 && cm >= 0;
+    for (size_t r = 0; r < n; r++) { /* checked: every cell a number in range */
+        (void)mb_table_double(t, r, cb, &M[r], err);
+        (void)mb_table_double(t, r, cl, &P[r], err);
+        (void)mb_table_double(t, r, ct, &T[r], err);
+        if (ovl) {
+            (void)mb_table_double(t, r, (size_t)cc, &TC[r], err);
+            (void)mb_table_double(t, r, (size_t)cm, &TM[r], err);
         }
         pl[r] = P[r];
     }

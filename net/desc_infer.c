@@ -85,7 +85,7 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
         return mb_error_set(err, MB_EFORMAT,
                             "network '%s': input shape %dx%dx%d: channels, height and width must "
                             "be >= 1", desc->name, desc->in_c, desc->in_h, desc->in_w);
-    if ((long long)desc->in_c * desc->in_h * desc->in_w > INT_MAX)
+    if ((double)desc->in_c * desc->in_h * desc->in_w > INT_MAX) /* a double: no overflow */
         return mb_error_set(err, MB_EFORMAT, "network '%s': input shape %dx%dx%d: more than 2^31 "
                             "values a sample", desc->name, desc->in_c, desc->in_h, desc->in_w);
     for (size_t i = 0; i < desc->n_layers; i++) {
@@ -112,7 +112,7 @@ int mb_net_desc_infer_list(mb_net_desc *desc, mb_error *err)
             return mb_error_set(err, MB_EFORMAT, "%s: %s must be the last layer",
                                 where(l, i, w, sizeof w), k->name);
         /* the kernels count a sample's values in an int */
-        if ((long long)l->out_c * l->out_h * l->out_w > INT_MAX)
+        if ((double)l->out_c * l->out_h * l->out_w > INT_MAX)
             return mb_error_set(err, MB_EFORMAT, "%s: %dx%dx%d values a sample: more than 2^31",
                                 where(l, i, w, sizeof w), l->out_c, l->out_h, l->out_w);
     }

@@ -214,6 +214,17 @@ static int from_inputs(parser *p, int line, const char *val, mb_layer_desc *l, m
 }
 
 /* One key=value inside the current section. */
+/* A name goes into CSV cells and metadata lines, a net's into file names (mbtrain's logs):
+ * letters, digits and . _ + - only, and / in a layer's (a comma would break the table, a slash
+ * the path). */
+static int name_ok(const char *v, const char *more)
+{
+    for (; *v; v++)
+        if (!isalnum((unsigned char)*v) && !strchr("._+-", *v) && !strchr(more, *v))
+            return 0;
+    return 1;
+}
+
 static int set_key(parser *p, int line, const char *key, const char *val, mb_error *err)
 {
     const char *sect = p->in_net ? "net" : type_name(p->d->layers[p->d->n_layers - 1].type);
@@ -232,6 +243,9 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
             if (strlen(val) >= sizeof d->name)
                 return mb_error_set(err, MB_EFORMAT, "%s:%d: [net] name longer than %zu characters",
                                     p->path, line, sizeof d->name - 1);
+            if (!name_ok(val, ""))
+                return mb_error_set(err, MB_EFORMAT, "%s:%d: [net] name '%s': only letters, "
+                                    "digits and . _ + -", p->path, line, val);
             strcpy(d->name, val);
             p->have_name = 1;
             return MB_OK;
@@ -261,6 +275,9 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
         if (strlen(val) >= sizeof l->name)
             return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] name longer than %zu characters",
                                 p->path, line, sect, sizeof l->name - 1);
+        if (!name_ok(val, "/"))
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] name '%s': only letters, digits "
+                                "and . _ + - /", p->path, line, sect, val);
         strcpy(l->name, val);
         return MB_OK;
     }
@@ -464,6 +481,10 @@ int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err
             bl = sizeof d->name - 1;
         memcpy(d->name, base, bl);
         d->name[bl] = '\0';
+        if (!name_ok(d->name, ""))
+            rc = mb_error_set(err, MB_EFORMAT, "%s: the net takes the file's name '%s', which "
+                              "holds more than letters, digits and . _ + -: give [net] name=",
+                              path, d->name);
     }
     if (rc == MB_OK) {
         mb_error inner = {0};

@@ -39,8 +39,9 @@ static int infer_conv(mb_layer_desc *l, const mb_shape *in, int n, char *why, si
         return snprintf(why, wn, "unknown convolution algorithm %d", l->algo), MB_EFORMAT;
     int rc = window_out(l, in, why, wn);
     l->out_c = l->filters;
-    if (rc == MB_OK && (long long)in->c * l->size * l->size > INT_MAX)
-        return snprintf(why, wn, "its kernel's C x K x K is more than 2^31"), MB_EFORMAT;
+    /* the kernels count the weights, F x C x K x K, in an int (a double: no overflow here) */
+    if (rc == MB_OK && (double)in->c * l->size * l->size * l->filters > INT_MAX)
+        return snprintf(why, wn, "its weights' F x C x K x K are more than 2^31"), MB_EFORMAT;
     return rc;
 }
 
@@ -56,9 +57,13 @@ static int infer_pool(mb_layer_desc *l, const mb_shape *in, int n, char *why, si
 
 static int infer_fc(mb_layer_desc *l, const mb_shape *in, int n, char *why, size_t wn)
 {
-    (void)in, (void)n;
+    (void)n;
     if (l->filters < 1)
         return snprintf(why, wn, "outputs %d: need >= 1", l->filters), MB_EFORMAT;
+    /* the weights are counted in an int too (and 2^31 floats are 8 GiB) */
+    if ((double)in->c * in->h * in->w * l->filters > INT_MAX)
+        return snprintf(why, wn, "%lld inputs x %d outputs: more than 2^31 weights",
+                        (long long)in->c * in->h * in->w, l->filters), MB_EFORMAT;
     l->out_c = l->filters, l->out_h = 1, l->out_w = 1;
     return MB_OK;
 }

@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "../fit/mb_fit.h"
 #include "../solver/mb_solver.h"
 #include "../data/mb_json.h"
 #include "../data/mb_parse.h"
@@ -42,7 +43,7 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
      * speed-ups >= 0 or null (no optimum there), batch sizes > 0 or null */
     static const char *const keys[] = {"t_c_opt", "speedup_opt", "t_c_strong", "speedup_strong",
                                        "t_c_weak", "speedup_weak", NULL};
-    const cJSON *r;
+    const cJSON *r, *q;
     int i = 0;
     cJSON_ArrayForEach(r, *rows)
     {
@@ -50,6 +51,9 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
         double v;
         snprintf(where, sizeof where, "rows[%d]: ", i++);
         rc = mb_json_number_in(r, "procs", path, where, 1, MB_DATA_RANGE_MAX, 1, 1, &v, err);
+        for (q = (*rows)->child; rc == MB_OK && q != r; q = q->next) /* one row a P */
+            if (mb_json_get(q, "procs") == v)
+                rc = mb_error_set(err, MB_EFORMAT, "%s: %sprocs %g given twice", path, where, v);
         for (int k = 0; rc == MB_OK && keys[k]; k++)
             rc = mb_json_number_in(r, keys[k], path, where, 0, HUGE_VAL, 0, 0, &v, err);
         if (rc == MB_OK)
@@ -206,6 +210,31 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         cJSON_Delete(root);
         return mb_error_set(err, MB_EFORMAT, "%s: not an 'mbfit nupdate --json' file (needs "
                                              "params.n_inf, params.alpha and per_m)", nfit_json);
+    }
+    /* the band's covariance, when given: a 2 x 2 array of numbers, variances >= 0 */
+    int cov_ok = !cov || cJSON_IsNull(cov) ||
+                 (cJSON_IsArray(cov) && cJSON_GetArraySize(cov) == 2);
+    for (int i = 0; cov_ok && cJSON_IsArray(cov) && i < 2; i++) {
+        const cJSON *row = cJSON_GetArrayItem(cov, i);
+        cov_ok = cJSON_IsArray(row) && cJSON_GetArraySize(row) == 2;
+        for (int j = 0; cov_ok && j < 2; j++) {
+            const cJSON *v = cJSON_GetArrayItem(row, j);
+            cov_ok = cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+                     (i != j || v->valuedouble >= 0);
+        }
+    }
+    if (!cov_ok) {
+        cJSON_Delete(root);
+        return mb_error_set(err, MB_EFORMAT, "%s: 'covariance' is not a 2 x 2 array of numbers "
+                            "(variances >= 0)", nfit_json);
+    }
+    /* a law mbfit can fit: N_inf and alpha >= 0 (a negative count of updates is no curve) */
+    if ((rc = mb_json_number_in(params, "n_inf", nfit_json, "params: ", 0, HUGE_VAL, 0, 1,
+                                &n_inf, err)) != MB_OK ||
+        (rc = mb_json_number_in(params, "alpha", nfit_json, "params: ", 0, HUGE_VAL, 0, 1,
+                                &alpha, err)) != MB_OK) {
+        cJSON_Delete(root);
+        return rc;
     }
     const cJSON *e;
     int i = 0;
@@ -433,9 +462,12 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
 {
     static const char *const names[] = {"batch", "learners", "threads", "t_median_s",
                                         "t_p25_s", "t_p75_s", NULL};
+    static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
     size_t cols[6];
     mb_table *tab;
     int rc = read_table(step_csv, names, cols, &tab, err);
+    if (rc == MB_OK && (rc = mb_fit_step_table_check(tab, err)) != MB_OK) /* as mbfit reads it */
+        mb_table_free(tab);
     if (rc != MB_OK)
         return rc;
     const size_t c_batch = cols[0], c_learn = cols[1], c_thr = cols[2], c_med = cols[3],
@@ -466,7 +498,8 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
                                              err)) ||
                     (rc = mb_table_double_in(tab, r, c_med, 0, HUGE_VAL, 0, &v[1], err)) ||
                     (rc = mb_table_double_in(tab, r, c_p25, 0, HUGE_VAL, 0, &v[2], err)) ||
-                    (rc = mb_table_double_in(tab, r, c_p75, 0, HUGE_VAL, 0, &v[3], err)))
+                    (rc = mb_table_double_in(tab, r, c_p75, 0, HUGE_VAL, 0, &v[3], err)) ||
+                    (rc = mb_table_check_order(tab, r, spread, err)))
                     goto done;
                 if (l != learners[a] || th != threads[b])
                     continue;
@@ -518,17 +551,9 @@ int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
     const size_t c_op = cols[0], c_procs = cols[1], c_bytes = cols[2], c_med = cols[3],
                  c_min = cols[4], c_max = cols[5];
     mb_plot *p = NULL;
-    /* every row checked before anything is drawn: process counts whole and >= 1, byte counts
-     * and times >= 0 */
-    for (size_t r = 0; r < mb_table_rows(tab); r++) {
-        double v;
-        if ((rc = mb_table_double_in(tab, r, c_procs, 1, MB_DATA_RANGE_MAX, 1, &v, err)) ||
-            (rc = mb_table_double_in(tab, r, c_bytes, 0, MB_DATA_RANGE_MAX, 0, &v, err)) ||
-            (rc = mb_table_double_in(tab, r, c_med, 0, HUGE_VAL, 0, &v, err)) ||
-            (rc = mb_table_double_in(tab, r, c_min, 0, HUGE_VAL, 0, &v, err)) ||
-            (rc = mb_table_double_in(tab, r, c_max, 0, HUGE_VAL, 0, &v, err)))
-            goto done;
-    }
+    /* every row checked before anything is drawn, as mbfit comm reads it */
+    if ((rc = mb_fit_comm_table_check(tab, err)) != MB_OK)
+        goto done;
     if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK)
         goto done;
     mb_plot_input(p, comm_csv);

@@ -85,6 +85,75 @@ static int parse_size(const char *s, int *w, int *h)
 
 enum { OPT_FORMAT = 256, OPT_SIZE, OPT_TFIT, OPT_CFIT, OPT_RATIO, OPT_GPUS, OPT_CURVES };
 
+/* The options that belong to one figure, in the order of misplaced_option's `given`. */
+enum { N_OWNED = 5 };
+
+/* A usage error (exit 2) when an option of another figure was given (it would be ignored
+ * here), -1 otherwise. given[]: --tfit, --cfit, --overhead-ratio, --gpus, --curves. */
+static int misplaced_option(const char *sub, const int *given)
+{
+    static const char *const flag[N_OWNED] = {"--tfit", "--cfit", "--overhead-ratio", "--gpus",
+                                              "--curves"};
+    static const char *const owner[N_OWNED] = {"step", "comm", "amdahl", "amdahl", "tc"};
+    for (int i = 0; i < N_OWNED; i++)
+        if (given[i] && strcmp(sub, owner[i]) != 0)
+            return mb_cli_usage("mbplot", sub, "%s is an option of mbplot %s only", flag[i],
+                                owner[i]);
+    return -1;
+}
+
+/* -o's extension names the format when --format does not, and may not contradict it (an SVG
+ * in o.png would be opened as a broken image): MB_EINVAL, said on stderr, when it does. */
+static int format_from_name(const char *sub, const char *out, int format_given,
+                            mb_plot_format *format)
+{
+    const char *ext = strrchr(out, '.');
+    mb_plot_format named;
+    if (!ext || strchr(ext, '/') || mb_plot_format_parse(ext + 1, &named) != MB_OK)
+        return MB_OK;
+    if (format_given && named != *format) {
+        fprintf(stderr, "mbplot %s: -o %s: the extension says %s, --format says %s\n", sub, out,
+                ext + 1, *format == MB_PLOT_SVG ? "svg" : "png");
+        return MB_EINVAL;
+    }
+    *format = named;
+    return MB_OK;
+}
+
+/* What one figure is drawn from. */
+typedef struct figure_args {
+    const char *in, *tfit, *cfit, *ratios; /* input file; step's, comm's fits; amdahl's ratios */
+    double gpus;                           /* amdahl's devices */
+    int curves;                            /* tc's curves */
+} figure_args;
+
+/* Draws the figure `sub` names into `out`. */
+static int draw_figure(const char *sub, const figure_args *a, const char *out,
+                       const mb_plot_options *po, mb_error *err)
+{
+    if (!strcmp(sub, "scale"))
+        return mb_plot_scale(a->in, out, po, err);
+    if (!strcmp(sub, "tc"))
+        return mb_plot_tc(a->in, a->curves, out, po, err);
+    if (!strcmp(sub, "nupdate"))
+        return mb_plot_nupdate(a->in, out, po, err);
+    if (!strcmp(sub, "step"))
+        return mb_plot_step(a->in, a->tfit, out, po, err);
+    if (!strcmp(sub, "comm"))
+        return mb_plot_comm(a->in, a->cfit, out, po, err);
+    if (!strcmp(sub, "conv"))
+        return mb_plot_conv(a->in, out, po, err);
+    if (!strcmp(sub, "validate"))
+        return mb_plot_validate(a->in, out, po, err);
+    mb_range r;
+    int rc = mb_data_parse_range(a->ratios, "--overhead-ratio", &r, err);
+    if (rc == MB_OK) {
+        rc = mb_plot_amdahl(r.v, (int)r.n, a->gpus, out, po, err);
+        mb_data_range_free(&r);
+    }
+    return rc;
+}
+
 static int run_command(int argc, char **argv)
 {
     if (argc < 2)
@@ -123,6 +192,7 @@ static int run_command(int argc, char **argv)
     const char *out = NULL, *tfit = NULL, *cfit = NULL, *ratios = "0.01,0.05,0.1,0.2";
     double gpus = 64;
     long curves = 5;
+    int format_given = 0, ratio_given = 0, gpus_given = 0, curves_given = 0;
     mb_error err = {0};
     int c;
     opterr = 0;
@@ -132,6 +202,7 @@ static int run_command(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_FORMAT:
+            format_given = 1;
             if (mb_plot_format_parse(optarg, &po.format) != MB_OK) {
                 fprintf(stderr, "mbplot %s: --format: '%s' is not png or svg\n", sub, optarg);
                 return 1;
@@ -146,8 +217,9 @@ static int run_command(int argc, char **argv)
             break;
         case OPT_TFIT: tfit = optarg; break;
         case OPT_CFIT: cfit = optarg; break;
-        case OPT_RATIO: ratios = optarg; break;
+        case OPT_RATIO: ratios = optarg, ratio_given = 1; break;
         case OPT_GPUS:
+            gpus_given = 1;
             if (mb_data_flag_double("--gpus", optarg, 0, MB_POSITIVE, &gpus, &err) != MB_OK ||
                 (gpus < 2 && mb_error_set(&err, MB_EINVAL, "--gpus: must be >= 2, got '%s'",
                                           optarg)) ||
@@ -159,6 +231,7 @@ static int run_command(int argc, char **argv)
             }
             break;
         case OPT_CURVES:
+            curves_given = 1;
             if (mb_data_parse_long(optarg, 1, 12, &curves) != MB_OK) {
                 fprintf(stderr, "mbplot %s: --curves: '%s' is not a whole number from 1 to 12\n",
                         sub, optarg);
@@ -169,6 +242,10 @@ static int run_command(int argc, char **argv)
         default: return mb_cli_bad_option("mbplot", sub, argv, optind, c);
         }
     }
+    const int given[N_OWNED] = {tfit != NULL, cfit != NULL, ratio_given, gpus_given, curves_given};
+    int misplaced = misplaced_option(sub, given);
+    if (misplaced >= 0)
+        return misplaced;
     int wants_file = strcmp(sub, "amdahl") != 0;
     if (wants_file && optind != argc - 1)
         return mb_cli_usage("mbplot", sub, optind < argc ? "one input file, not '%s' too"
@@ -190,6 +267,8 @@ static int run_command(int argc, char **argv)
         printf("%s\n", info.path);
         return 0;
     }
+    if (out && format_from_name(sub, out, format_given, &po.format) != MB_OK)
+        return 1;
     char def[64];
     if (!out) {
         snprintf(def, sizeof def, "%s.%s", sub, po.format == MB_PLOT_SVG ? "svg" : "png");
@@ -203,29 +282,8 @@ static int run_command(int argc, char **argv)
                     inputs[i]);
             return 1;
         }
-    int rc;
-    if (!strcmp(sub, "scale"))
-        rc = mb_plot_scale(in, out, &po, &err);
-    else if (!strcmp(sub, "tc"))
-        rc = mb_plot_tc(in, (int)curves, out, &po, &err);
-    else if (!strcmp(sub, "nupdate"))
-        rc = mb_plot_nupdate(in, out, &po, &err);
-    else if (!strcmp(sub, "step"))
-        rc = mb_plot_step(in, tfit, out, &po, &err);
-    else if (!strcmp(sub, "comm"))
-        rc = mb_plot_comm(in, cfit, out, &po, &err);
-    else if (!strcmp(sub, "conv"))
-        rc = mb_plot_conv(in, out, &po, &err);
-    else if (!strcmp(sub, "validate"))
-        rc = mb_plot_validate(in, out, &po, &err);
-    else {
-        mb_range r;
-        rc = mb_data_parse_range(ratios, "--overhead-ratio", &r, &err);
-        if (rc == MB_OK) {
-            rc = mb_plot_amdahl(r.v, (int)r.n, gpus, out, &po, &err);
-            mb_data_range_free(&r);
-        }
-    }
+    const figure_args fa = {in, tfit, cfit, ratios, gpus, (int)curves};
+    int rc = draw_figure(sub, &fa, out, &po, &err);
     if (rc != MB_OK) {
         fprintf(stderr, "mbplot %s: %s\n", sub, err.msg);
         return 1;
@@ -236,5 +294,5 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return mb_cli_exit(run_command(argc, argv));
+    return mb_cli_exit(mb_cli_start() ? MB_EXIT_DATA : run_command(argc, argv));
 }

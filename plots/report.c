@@ -15,12 +15,14 @@
 #include "../data/mb_json.h"
 #include "../data/mb_output.h"
 
+#include <errno.h>
 #include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The files of the folder contract (issue #6), in pipeline order, with the stage that writes
  * each and what the report loses without it. */
@@ -170,7 +172,7 @@ static void write_settled(FILE *f, const cJSON *settled, double m_opt, double t_
 /* The recommendation, from scale.json's "enough" row (the fewest learners within the slack of
  * the fastest) and "best" row, and the target loss from nfit.json when present. */
 static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_path,
-                                const cJSON *nfit, const char *out_dir, int n_missing,
+                                const cJSON *nfit, const char *in_dir, int n_missing,
                                 mb_error *err)
 {
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(scale, "enough");
@@ -262,7 +264,7 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
           "</ul>\n",
           f);
     char path[4096];
-    path_join(path, sizeof path, out_dir, "scale.txt");
+    path_join(path, sizeof path, in_dir, "scale.txt");
     char *txt;
     size_t n;
     mb_error ignore = {0};
@@ -493,13 +495,13 @@ static int write_meta(FILE *f, const char *path, const char *label)
 /* The convolution section, when the folder has a convolution table (conv.csv, mbprobe conv):
  * the ILP's figure and summary from conv.json and conv.txt (mbopt conv), or a note naming the
  * command when only the table is there. Nothing when neither is. */
-static int write_conv(FILE *f, const char *out_dir, const mb_plot_options *o, const char *ext,
-                      int *figures, mb_error *err)
+static int write_conv(FILE *f, const char *in_dir, const char *out_dir, const mb_plot_options *o,
+                      const char *ext, int *figures, mb_error *err)
 {
     char table[4096], json[4096], txt[4096], img[4096], name[32];
-    path_join(table, sizeof table, out_dir, "conv.csv");
-    path_join(json, sizeof json, out_dir, "conv.json");
-    path_join(txt, sizeof txt, out_dir, "conv.txt");
+    path_join(table, sizeof table, in_dir, "conv.csv");
+    path_join(json, sizeof json, in_dir, "conv.json");
+    path_join(txt, sizeof txt, in_dir, "conv.txt");
     if (!exists(table) && !exists(json))
         return MB_OK;
     fputs("<section id=\"conv\">\n<h2>Convolution algorithms and memory</h2>\n", f);
@@ -586,18 +588,18 @@ static const figure VALIDATE_FIGURE = {
     "another). Crosses along the floor mark the M where no run reached the target."};
 
 /* Draws figure fig into path; errors name the input file. */
-static int draw(const figure *fig, const char *out_dir, const char *path,
+static int draw(const figure *fig, const char *in_dir, const char *path,
                 const mb_plot_options *o, double max_procs, mb_error *err)
 {
     char in[4096], extra[4096];
-    path_join(in, sizeof in, out_dir, fig->input);
+    path_join(in, sizeof in, in_dir, fig->input);
     const char *name = fig->name;
     mb_error e = {0};
     int rc;
     if (!strcmp(name, "nupdate"))
         rc = mb_plot_nupdate(in, path, o, &e);
     else if (!strcmp(name, "step")) {
-        path_join(extra, sizeof extra, out_dir, "tfit.json");
+        path_join(extra, sizeof extra, in_dir, "tfit.json");
         rc = mb_plot_step(in, exists(extra) ? extra : NULL, path, o, &e);
     } else if (!strcmp(name, "tc"))
         rc = mb_plot_tc(in, 5, path, o, &e);
@@ -609,7 +611,7 @@ static int draw(const figure *fig, const char *out_dir, const char *path,
         rc = mb_plot_amdahl(AMDAHL_RATIOS, sizeof AMDAHL_RATIOS / sizeof AMDAHL_RATIOS[0],
                             max_procs >= 2 ? max_procs : 64, path, o, &e);
     else {
-        path_join(extra, sizeof extra, out_dir, "cfit.json");
+        path_join(extra, sizeof extra, in_dir, "cfit.json");
         rc = mb_plot_comm(in, exists(extra) ? extra : NULL, path, o, &e);
     }
     if (rc == MB_OK)
@@ -805,11 +807,12 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
 
 /* "How to reproduce": commands.txt, then the metadata lines of every measured input (the probe's
  * tables and the run logs `runs`, NULL when there are none). */
-static void write_reproduce(FILE *f, const char *out_dir, const glob_t *runs, mb_error *err)
+static void write_reproduce(FILE *f, const char *in_dir, const char *out_dir, const glob_t *runs,
+                            mb_error *err)
 {
     char path[4096], *cmds;
     fputs("<section id=\"reproduce\">\n<h2>How to reproduce</h2>\n", f);
-    path_join(path, sizeof path, out_dir, "commands.txt");
+    path_join(path, sizeof path, in_dir, "commands.txt");
     size_t n;
     if (exists(path) && mb_data_read_file(path, &cmds, &n, err) == MB_OK) {
         fputs("<p>The commands the pipeline ran, in order (commands.txt):</p>\n<pre "
@@ -825,7 +828,7 @@ static void write_reproduce(FILE *f, const char *out_dir, const glob_t *runs, mb
     static const char *const csvs[] = {"step.csv", "comm.csv"};
     int n_meta = 0;
     for (int i = 0; i < 2; i++) {
-        path_join(path, sizeof path, out_dir, csvs[i]);
+        path_join(path, sizeof path, in_dir, csvs[i]);
         n_meta += write_meta(f, path, csvs[i]);
     }
     for (size_t i = 0; runs && i < runs->gl_pathc; i++) {
@@ -866,14 +869,84 @@ static int write_figures(FILE *f, const char *out_dir, mb_plot_format format, co
     return rc;
 }
 
-/* Reads OUT/name as JSON when it exists (*root NULL when it does not). */
-static int read_optional_json(const char *out_dir, const char *name, cJSON **root, mb_error *err)
+/* Reads IN/name as JSON when it exists (*root NULL when it does not). */
+static int read_optional_json(const char *in_dir, const char *name, cJSON **root, mb_error *err)
 {
     char path[4096];
-    path_join(path, sizeof path, out_dir, name);
+    path_join(path, sizeof path, in_dir, name);
     *root = NULL;
     return exists(path) ? mb_json_read(path, root, err) : MB_OK;
 }
+
+/* The inputs, each read more than once (for its figure and for its table or parameters). */
+static const char *const READ_TWICE[] = {"scale.json", "validate.json", "nfit.json", "tfit.json",
+                                         "cfit.json", "step.csv", "comm.csv", "conv.json",
+                                         "conv.csv", "scale.txt", "conv.txt", "commands.txt"};
+#define N_READ_TWICE (sizeof READ_TWICE / sizeof READ_TWICE[0])
+
+/* Removes the staging folder and what stage_inputs put in it. */
+static void unstage(const char *stage)
+{
+    char path[4096];
+    for (size_t i = 0; i < N_READ_TWICE; i++) {
+        path_join(path, sizeof path, stage, READ_TWICE[i]);
+        unlink(path);
+    }
+    rmdir(stage);
+}
+
+/* When an input is a FIFO or another file without a size (read once, it is gone): a private
+ * folder `stage` (made under $TMPDIR) where each such input is a copy read once from its stream,
+ * and each regular one a link to it; *staged 1. Otherwise *staged 0 and the inputs are read
+ * where they are. */
+static int stage_inputs(const char *out_dir, char *stage, size_t n, int *staged, mb_error *err)
+{
+    char path[4096], to[4096];
+    struct stat st;
+    *staged = 0;
+    for (size_t i = 0; i < N_READ_TWICE; i++) {
+        path_join(path, sizeof path, out_dir, READ_TWICE[i]);
+        *staged |= stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    }
+    if (!*staged)
+        return MB_OK;
+    const char *tmp = getenv("TMPDIR");
+    if ((size_t)snprintf(stage, n, "%s/mbplot-report.XXXXXX", tmp && *tmp ? tmp : "/tmp") >= n)
+        return mb_error_set(err, MB_EINVAL, "TMPDIR: too long a folder name");
+    if (!mkdtemp(stage))
+        return mb_error_set(err, MB_EIO, "%s: cannot make a folder to read the FIFOs of %s "
+                            "into: %s", stage, out_dir, strerror(errno));
+    int rc = MB_OK;
+    for (size_t i = 0; rc == MB_OK && i < N_READ_TWICE; i++) {
+        path_join(path, sizeof path, out_dir, READ_TWICE[i]);
+        path_join(to, sizeof to, stage, READ_TWICE[i]);
+        if (stat(path, &st) != 0 || S_ISDIR(st.st_mode))
+            continue;
+        if (S_ISREG(st.st_mode)) {
+            char *abs = realpath(path, NULL);
+            if (!abs || symlink(abs, to) != 0)
+                rc = mb_error_set(err, MB_EIO, "%s: cannot link: %s", to, strerror(errno));
+            free(abs);
+            continue;
+        }
+        char *buf;
+        size_t len;
+        if ((rc = mb_data_read_file(path, &buf, &len, err)) != MB_OK)
+            break;
+        FILE *f = fopen(to, "wb");
+        int bad = !f || fwrite(buf, 1, len, f) != len;
+        bad |= f && fclose(f) != 0;
+        free(buf);
+        if (bad)
+            rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", to, strerror(errno));
+    }
+    if (rc != MB_OK)
+        unstage(stage);
+    return rc;
+}
+
+static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
+                  mb_plot_report_info *info, mb_error *err);
 
 int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report_info *info,
                    mb_error *err)
@@ -884,20 +957,32 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     struct stat st;
     if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return mb_error_set(err, MB_EIO, "%s: not a folder", out_dir);
-    char path[4096];
-    /* each input is read twice (for its figure and for its table or parameters): a FIFO or
-     * pipe would give it to the first read and hang the second */
-    static const char *const read_twice[] = {"scale.json", "validate.json", "nfit.json",
-                                             "tfit.json", "cfit.json", "step.csv", "comm.csv",
-                                             "conv.json", "conv.csv", "scale.txt", "conv.txt",
-                                             "commands.txt"};
-    for (size_t i = 0; i < sizeof read_twice / sizeof read_twice[0]; i++) {
-        path_join(path, sizeof path, out_dir, read_twice[i]);
-        if (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-            return mb_error_set(err, MB_EINVAL, "%s: a FIFO or socket (the report reads each "
-                                "input twice)", path);
+    char stage[256];
+    int staged;
+    int rc = stage_inputs(out_dir, stage, sizeof stage, &staged, err);
+    if (rc != MB_OK)
+        return rc;
+    rc = report(staged ? stage : out_dir, out_dir, o, info, err);
+    if (staged) {
+        unstage(stage);
+        /* a message names the input as the user does, not by its copy */
+        char *at = rc != MB_OK && err ? strstr(err->msg, stage) : NULL;
+        if (at) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->msg), err->msg, out_dir,
+                     at + strlen(stage));
+            snprintf(err->msg, sizeof err->msg, "%s", msg);
+        }
     }
-    path_join(path, sizeof path, out_dir, "scale.json");
+    return rc;
+}
+
+/* The report of the inputs in in_dir (out_dir, or the staging folder) into out_dir. */
+static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
+                  mb_plot_report_info *info, mb_error *err)
+{
+    char path[4096];
+    path_join(path, sizeof path, in_dir, "scale.json");
     if (!exists(path))
         return mb_error_set(err, MB_EIO, "%s: missing; the report needs the recommendation "
                                          "('mbopt scale --json -o %s')", path, path);
@@ -907,15 +992,16 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                           path);
     if (rc == MB_OK)
-        rc = read_optional_json(out_dir, "nfit.json", &nfit, err);
+        rc = read_optional_json(in_dir, "nfit.json", &nfit, err);
     if (rc == MB_OK)
-        rc = read_optional_json(out_dir, "tfit.json", &tfit, err);
+        rc = read_optional_json(in_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
-        rc = read_optional_json(out_dir, "cfit.json", &cfit, err);
-    char val_path[4096], val_fig[4096];
+        rc = read_optional_json(in_dir, "cfit.json", &cfit, err);
+    char val_path[4096], val_in[4096], val_fig[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
-    if (rc == MB_OK && exists(val_path))
-        rc = mb_plot_read_validate(val_path, &val, err);
+    path_join(val_in, sizeof val_in, in_dir, "validate.json");
+    if (rc == MB_OK && exists(val_in))
+        rc = mb_plot_read_validate(val_in, &val, err);
 
     /* which inputs are here */
     int present[N_INPUTS];
@@ -927,7 +1013,7 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     glob(pattern, runs.gl_pathc ? GLOB_APPEND : 0, NULL, &runs);
     int have_runs = runs.gl_pathc > 0;
     for (size_t i = 0; i < N_INPUTS; i++) {
-        path_join(path, sizeof path, out_dir, INPUTS[i].name);
+        path_join(path, sizeof path, in_dir, INPUTS[i].name);
         present[i] = !strcmp(INPUTS[i].name, "runs/") ? have_runs : exists(path);
         if (!present[i] && info->n_missing < MB_PLOT_REPORT_MAX_MISSING) {
             info->missing[info->n_missing] = INPUTS[i].name;
@@ -947,16 +1033,16 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         snprintf(name, sizeof name, "%s.%s", VALIDATE_FIGURE.name, ext);
         path_join(val_fig, sizeof val_fig, out_dir, name);
         if (rc == MB_OK && val)
-            rc = draw(&VALIDATE_FIGURE, out_dir, val_fig, o, max_procs, err);
+            rc = draw(&VALIDATE_FIGURE, in_dir, val_fig, o, max_procs, err);
     }
     for (size_t k = 0; rc == MB_OK && k < N_FIGURES; k++) {
         char in[4096], name[64];
-        path_join(in, sizeof in, out_dir, FIGURES[k].input);
+        path_join(in, sizeof in, in_dir, FIGURES[k].input);
         if (!exists(in))
             continue;
         snprintf(name, sizeof name, "%s.%s", FIGURES[k].name, ext);
         path_join(path, sizeof path, out_dir, name);
-        rc = draw(&FIGURES[k], out_dir, path, o, max_procs, err);
+        rc = draw(&FIGURES[k], in_dir, path, o, max_procs, err);
         drawn[k] = rc == MB_OK;
     }
 
@@ -992,7 +1078,7 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
               "then opens with the check.</p>\n", f);
     }
     path_join(path, sizeof path, out_dir, "scale.json");
-    if ((rc = write_recommendation(f, scale, path, nfit, out_dir, info->n_missing, err)) != MB_OK) {
+    if ((rc = write_recommendation(f, scale, path, nfit, in_dir, info->n_missing, err)) != MB_OK) {
         mb_out_abort(&out);
         goto done;
     }
@@ -1001,13 +1087,13 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
         mb_out_abort(&out);
         goto done;
     }
-    if ((rc = write_conv(f, out_dir, o, ext, &info->figures, err)) != MB_OK) {
+    if ((rc = write_conv(f, in_dir, out_dir, o, ext, &info->figures, err)) != MB_OK) {
         mb_out_abort(&out);
         goto done;
     }
     write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0, val != NULL);
 
-    write_reproduce(f, out_dir, have_runs ? &runs : NULL, err);
+    write_reproduce(f, in_dir, out_dir, have_runs ? &runs : NULL, err);
     fputs("</body>\n</html>\n", f);
     rc = mb_out_commit(&out, err);
 done:

@@ -65,7 +65,7 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'rows[%d]': not an object", path, i);
     double batch, procs, lr, runs, reached, diverged, med, lo, hi, x;
     int rc;
-    if ((rc = field(r, where, "batch", F_REQUIRED | F_POS, path, &batch, err)) ||
+    if ((rc = field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &batch, err)) ||
         (rc = field(r, where, "procs", F_REQUIRED | F_POS | F_INT, path, &procs, err)) ||
         (rc = field(r, where, "lr", F_REQUIRED | F_POS, path, &lr, err)) ||
         (rc = field(r, where, "runs", F_REQUIRED | F_NONNEG | F_INT, path, &runs, err)) ||
@@ -126,8 +126,9 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
                                       "ratio_hi", "rival_ratio", "seeds_max"};
     double x;
     int rc = MB_OK;
-    for (size_t k = 0; rc == MB_OK && k < sizeof pos / sizeof pos[0]; k++)
-        rc = field(ho, "holdout.", pos[k], F_REQUIRED | F_POS, path, &x, err);
+    for (size_t k = 0; rc == MB_OK && k < sizeof pos / sizeof pos[0]; k++) /* trained M whole */
+        rc = field(ho, "holdout.", pos[k], F_REQUIRED | F_POS | (k < 3 ? F_INT : 0), path, &x,
+                   err);
     if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(ho, "rows")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows': missing or not an array",
                           path);
@@ -137,7 +138,7 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
     {
         char where[40];
         snprintf(where, sizeof where, "holdout.rows[%d].", i++);
-        if ((rc = field(r, where, "batch", F_REQUIRED | F_POS, path, &x, err)) != MB_OK ||
+        if ((rc = field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &x, err)) != MB_OK ||
             (rc = field(r, where, "t_train_median_s", F_NULL | F_POS, path, &x, err)) != MB_OK)
             break;
     }
@@ -160,7 +161,10 @@ static int check_point(const cJSON *root, const char *key, int required, const c
     snprintf(where, sizeof where, "%s.", key);
     double x;
     int rc;
-    if ((rc = field(o, where, "batch", F_REQUIRED | F_POS, path, &x, err)) ||
+    /* a trained M is whole (measured_best's, recommended's batch_run); the M the model asked
+     * for need not be */
+    if ((rc = field(o, where, "batch", F_REQUIRED | F_POS | (required ? 0 : F_INT), path, &x,
+                    err)) ||
         (rc = field(o, where, "lr", F_NULL | F_POS, path, &x, err)) ||
         (rc = field(o, where, "procs", F_NULL | F_POS | F_INT, path, &x, err)) ||
         (rc = field(o, where, "t_pred_s", F_NULL | F_NONNEG, path, &x, err)))
@@ -173,7 +177,8 @@ static int check_point(const cJSON *root, const char *key, int required, const c
     int measured = !required || cJSON_IsTrue(m);
     int need = measured ? F_REQUIRED : F_NULL;
     if ((rc = field(o, where, "t_train_median_s", need | F_NONNEG, path, &x, err)) ||
-        (rc = field(o, where, "batch_run", (required ? need : F_NULL) | F_POS, path, &x, err)))
+        (rc = field(o, where, "batch_run", (required ? need : F_NULL) | F_POS | F_INT, path, &x,
+                    err)))
         return rc;
     return MB_OK;
 }

@@ -254,8 +254,11 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
         rc = mb_table_require_col(t, cache_cols[i], &col[i], err);
     for (size_t r = 0; rc == MB_OK && r < mb_table_rows(t); r++) {
         double v[6];
+        static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
         for (int i = 0; rc == MB_OK && i < 6; i++)
             rc = mb_table_double(t, r, col[i + 1], &v[i], err);
+        if (rc == MB_OK)
+            rc = mb_table_check_order(t, r, spread, err);
         if (rc != MB_OK)
             break;
         if (v[0] < 1 || v[0] != floor(v[0]) || v[0] > MB_DATA_RANGE_MAX || v[1] < 0 ||

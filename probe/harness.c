@@ -145,14 +145,14 @@ void mb_probe_options_init(mb_probe_options *o)
 int mb_probe_options_check(const mb_probe_options *o, mb_error *err)
 {
     if (o->max_reps < 1)
-        return mb_error_set(err, MB_EINVAL, "max_reps: must be >= 1, got %zu", o->max_reps);
+        return mb_error_set(err, MB_EINVAL, "--max-reps: must be >= 1, got %zu", o->max_reps);
     if (o->min_reps > o->max_reps)
-        return mb_error_set(err, MB_EINVAL, "min_reps: %zu exceeds max_reps %zu", o->min_reps,
+        return mb_error_set(err, MB_EINVAL, "--min-reps %zu exceeds --max-reps %zu", o->min_reps,
                             o->max_reps);
     if (!(o->rel_ci >= 0) || !isfinite(o->rel_ci))
-        return mb_error_set(err, MB_EINVAL, "rel_ci: must be >= 0, got %g", o->rel_ci);
+        return mb_error_set(err, MB_EINVAL, "--rel-ci: must be >= 0, got %g", o->rel_ci);
     if (!(o->budget_s > 0) || !isfinite(o->budget_s))
-        return mb_error_set(err, MB_EINVAL, "budget_s: must be > 0, got %g", o->budget_s);
+        return mb_error_set(err, MB_EINVAL, "--budget: must be > 0, got %g", o->budget_s);
     if (!(o->wide_iqr >= 0) || !isfinite(o->wide_iqr))
         return mb_error_set(err, MB_EINVAL, "wide_iqr: must be >= 0, got %g", o->wide_iqr);
     if (!(o->min_block_s >= 0) || !isfinite(o->min_block_s))

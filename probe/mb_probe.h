@@ -293,6 +293,8 @@ struct mb_dataset; /* data/mb_dataset.h */
 /* What is stepped. */
 typedef struct mb_probe_step_config {
     const char *net;              /* cfg name or path (mb_net_desc_read) */
+    const mb_net_desc *desc;      /* the description `net` names, read already (borrowed: it
+                                     outlives the step), or NULL to read `net` here */
     const struct mb_dataset *data;/* the training set the learners draw shuffled batches from
                                      (at least max_batch samples of the net's input shape), or
                                      NULL for one generated from `seed`: uniform inputs in

@@ -200,27 +200,37 @@ static void comm_help(const mb_probe_options *d)
            "  mpirun --oversubscribe -np 2 mbprobe comm --bytes 4:16M -o comm.csv\n");
 }
 
+/* Under mpirun every rank parses the same flags: before MPI_Init, only the first rank (as Open
+ * MPI's environment names it) says what is wrong, so a bad flag is one line, not one a rank. */
+static int comm_fail(const char *sub, const mb_error *err)
+{
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    if (r && strcmp(r, "0") != 0)
+        return MB_EXIT_DATA;
+    return mb_cli_fail(prog, sub, err);
+}
+
 static int parse_ops(const char *s, int *use, mb_error *err)
 {
-    char buf[256];
-    if (strlen(s) >= sizeof buf)
-        return mb_error_set(err, MB_EINVAL, "--ops: list too long");
-    snprintf(buf, sizeof buf, "%s", s);
+    char **items;
+    size_t n;
+    int rc = mb_data_split_list(s, "--ops", 0, &items, &n, err); /* no empty item */
+    if (rc != MB_OK)
+        return rc;
     for (int i = 0; i < MB_PROBE_NOPS; i++)
         use[i] = 0;
-    int any = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    for (size_t i = 0; rc == MB_OK && i < n; i++) {
         mb_probe_op op;
-        if (mb_probe_op_parse(t, &op) != MB_OK)
-            return mb_error_set(err, MB_EINVAL,
-                                "--ops: '%s' is not one of allreduce, reduce_bcast, ps", t);
-        use[op] = 1;
-        any = 1;
+        if (mb_probe_op_parse(items[i], &op) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--ops: '%s' is not one of allreduce, reduce_bcast, ps", items[i]);
+        else if (use[op]) /* it would be timed twice */
+            rc = mb_error_set(err, MB_EINVAL, "--ops: '%s' given twice in '%s'", items[i], s);
+        else
+            use[op] = 1;
     }
-    if (!any)
-        return mb_error_set(err, MB_EINVAL, "--ops: empty list");
-    return MB_OK;
+    free(items);
+    return rc;
 }
 
 static void comm_summary(FILE *f, const mb_probe_comm_row *rows, size_t n)
@@ -261,7 +271,7 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
         case OPT_BYTES: bytes_arg = optarg; break;
         case OPT_OPS:
             if (parse_ops(optarg, use, &err) != MB_OK)
-                return mb_cli_fail(prog, sub, &err);
+                return comm_fail(sub, &err);
             break;
         default: {
             int rc = other_option(sub, &o, c, argv);
@@ -273,22 +283,22 @@ static int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
     if (mb_probe_options_check(&o, &err) != MB_OK)
-        return mb_cli_fail(prog, sub, &err);
+        return comm_fail(sub, &err);
     mb_range range = {0};
     size_t *sizes = NULL;
     if (mb_data_parse_range(bytes_arg, "--bytes", &range, &err) != MB_OK)
-        return mb_cli_fail(prog, sub, &err);
+        return comm_fail(sub, &err);
     int rc = mb_probe_comm_sizes(range.v, range.n, &sizes, &err);
     size_t nsizes = range.n;
     mb_data_range_free(&range);
     if (rc != MB_OK)
-        return mb_cli_fail(prog, sub, &err);
+        return comm_fail(sub, &err);
     /* Is the output writable? Checked on every process before MPI starts, so a bad path is one
      * line and exit 1 whether or not mpirun is used. */
     mb_out out;
     if (mb_out_check(output, &err) != MB_OK) {
         free(sizes);
-        return mb_cli_fail(prog, sub, &err);
+        return comm_fail(sub, &err);
     }
 
     /* Open MPI initialises a singleton without mpirun, so a plain run gets here with 1 rank. */
@@ -423,17 +433,6 @@ static int int_list(const char *arg, const char *flag, int hi, int **v, size_t *
         return rc;
     }
     *n = m;
-    return MB_OK;
-}
-
-/* The step and the learner tuner read the description once for every configuration they time:
- * a FIFO or pipe would give it to the first and hang the second, so it must be a file. */
-static int check_net_file(const char *net, mb_error *err)
-{
-    struct stat st;
-    if (net && stat(net, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-        return mb_error_set(err, MB_EINVAL, "--net %s: a FIFO or socket (the probe reads the "
-                            "description once for every configuration it times)", net);
     return MB_OK;
 }
 
@@ -715,6 +714,25 @@ static void step_group_done(void *arg, const mb_probe_step_row *rows, size_t n,
     step_knee(pr->sum, rows, n);
 }
 
+/* The step table's own metadata lines: the workload, the harness, the rounds, the overhead. */
+static void step_meta(FILE *f, const char *net, const char *data_spec,
+                      const mb_probe_step_config *cfg, const mb_probe_options *o, long rounds,
+                      const mb_probe_stats *oh)
+{
+    fprintf(f, "# probe=step\n# net=%s\n# data=%s\n# algo=%s\n# lr=%g\n# momentum=%g\n"
+               "# conv_algo=%s\n# seed=%lu\n"
+               "# timing=one update = mb_learner_step of every learner: next shuffled batch "
+               "gathered, forward, backward, optimiser step\n", net,
+            data_spec ? data_spec : "random", mb_optim_kind_name(cfg->optim.kind), cfg->optim.lr,
+            cfg->optim.momentum,
+            cfg->conv_algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg->conv_algo),
+            cfg->seed);
+    harness_meta(f, o);
+    fprintf(f, "# rounds=%ld\n", rounds);
+    if (oh)
+        fprintf(f, "# harness_overhead_s=%.3g\n", oh->median);
+}
+
 static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *sub = "step";
@@ -772,7 +790,15 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     mb_probe_step_row *rows = NULL;
     size_t nrows = 0;
     int status = 1;
-    step_print pr = {.sum = strcmp(output, "-") == 0 ? stderr : stdout};
+    /* with -o FILE the summary goes to standard output once the table is written: held until
+     * then, so that a table that cannot be written (/dev/full) has claimed nothing */
+    char *held = NULL;
+    size_t held_n = 0;
+    step_print pr = {.sum = strcmp(output, "-") == 0 ? stderr : open_memstream(&held, &held_n)};
+    if (!pr.sum) {
+        mb_error_set(&err, MB_ENOMEM, "out of memory");
+        return mb_cli_fail(prog, sub, &err);
+    }
     mb_probe_step_plan plan = {.base = cfg, .rounds = (size_t)rounds, .o = &o,
                                .group_done = step_group_done, .arg = &pr};
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
@@ -792,7 +818,6 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     if ((rc = backend_check(cfg.backend, &err)) != MB_OK ||
-        (rc = check_net_file(cfg.net, &err)) != MB_OK ||
         (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
         (rc = check_output(output, cfg.net, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
@@ -800,6 +825,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     plan.base.data = data_spec ? &data.train : NULL;
+    plan.base.desc = desc; /* read once: --net may be a FIFO */
     plan.net_name = desc->name;
     if ((rc = mb_probe_step_run(&plan, &rows, &nrows, &err)) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
@@ -819,17 +845,7 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     mb_probe_write_meta(out.f, "mbprobe step", full_argc, full_argv, &host);
-    fprintf(out.f, "# probe=step\n# net=%s\n# data=%s\n# algo=%s\n# lr=%g\n# momentum=%g\n"
-                   "# conv_algo=%s\n# seed=%lu\n"
-                   "# timing=one update = mb_learner_step of every learner: next shuffled batch "
-                   "gathered, forward, backward, optimiser step\n", desc->name,
-            data_spec ? data_spec : "random", mb_optim_kind_name(cfg.optim.kind), cfg.optim.lr,
-            cfg.optim.momentum,
-            cfg.conv_algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg.conv_algo), cfg.seed);
-    harness_meta(out.f, &o);
-    fprintf(out.f, "# rounds=%ld\n", rounds);
-    if (have_oh)
-        fprintf(out.f, "# harness_overhead_s=%.3g\n", oh.median);
+    step_meta(out.f, desc->name, data_spec, &cfg, &o, rounds, have_oh ? &oh : NULL);
     mb_probe_step_write_header(out.f);
     for (size_t i = 0; i < nrows; i++)
         mb_probe_step_write_row(out.f, &rows[i]);
@@ -845,8 +861,16 @@ static int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
                 oh.median, 100 * oh.median / least);
     }
     step_steadiness(pr.sum, rows, nrows, rounds);
+    if (pr.sum != stderr) {
+        fclose(pr.sum);
+        pr.sum = NULL;
+        fwrite(held, 1, held_n, stdout);
+    }
     status = 0;
 done:
+    if (pr.sum && pr.sum != stderr)
+        fclose(pr.sum);
+    free(held);
     free(rows);
     free(batch);
     free(threads);
@@ -949,7 +973,6 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     int status = 1;
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = backend_check(plan.base.backend, &err)) != MB_OK ||
-        (rc = check_net_file(plan.base.net, &err)) != MB_OK ||
         (rc = mb_net_desc_read(plan.base.net, &desc, &err)) != MB_OK ||
         (output && (rc = check_output(output, plan.base.net, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
@@ -957,6 +980,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     plan.base.data = data_spec ? &data.train : NULL;
+    plan.base.desc = desc; /* read once: --net may be a FIFO */
     fprintf(stderr, "mbprobe learners: %s, %d samples per learner, %d threads, threshold %g\n",
             desc->name, plan.batch, plan.base.threads, tune->threshold);
     if (mb_probe_learners_run(&plan, &res, &err) != MB_OK) {
@@ -964,12 +988,7 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     const double *curve = res.samples_per_s;
-    printf("learners=%d (throughput %.4g samples/s; measured 1..%d:", res.chosen,
-           curve[res.chosen - 1], res.n);
-    for (int k = 0; k < res.n; k++)
-        printf(" %.4g", curve[k]);
-    printf(")\n");
-    if (output) {
+    if (output) { /* the table first: one that cannot be written has claimed nothing */
         mb_out out;
         if (mb_out_open(&out, output, &err) != MB_OK) {
             mb_cli_fail(prog, sub, &err);
@@ -992,6 +1011,11 @@ static int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
             goto done;
         }
     }
+    printf("learners=%d (throughput %.4g samples/s; measured 1..%d:", res.chosen,
+           curve[res.chosen - 1], res.n);
+    for (int k = 0; k < res.n; k++)
+        printf(" %.4g", curve[k]);
+    printf(")\n");
     status = 0;
 done:
     mb_probe_learners_result_free(&res);
@@ -1029,17 +1053,22 @@ static void algo_names(mb_ctx *ctx, char *buf, size_t n)
         }
 }
 
-/* --algos as names, each one of some pass's algorithms on the context's backend. *names holds
- * pointers into *buf (both allocated here). */
+/* --algos as names, each one of some pass's algorithms on the context's backend, each once.
+ * *names is one block with the names in it (free it); *buf is left NULL. */
 static int parse_algos(mb_ctx *ctx, const char *arg, char **buf, const char ***names, size_t *n,
                        mb_error *err)
 {
     *n = 0;
     *names = NULL;
-    if (!(*buf = strdup(arg)) || !(*names = calloc(strlen(arg) + 1, sizeof **names)))
-        return mb_error_set(err, MB_ENOMEM, "out of memory");
-    char *save = NULL;
-    for (char *t = strtok_r(*buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    *buf = NULL;
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(arg, "--algos", 0, &items, &k, err); /* no empty item */
+    if (rc != MB_OK)
+        return rc;
+    *names = (const char **)items; /* one block: the caller frees it */
+    for (size_t i = 0; i < k; i++) {
+        char *t = items[i];
         int found = 0;
         for (int q = 0; q < 3 && !found; q++)
             found = mb_ctx_conv_algo_find(ctx, (mb_conv_pass)q, t) >= 0;
@@ -1049,10 +1078,11 @@ static int parse_algos(mb_ctx *ctx, const char *arg, char **buf, const char ***n
             return mb_error_set(err, MB_EINVAL, "--algos: '%s' is not one of the %s backend's "
                                 "algorithms (%s)", t, mb_backend_name(mb_ctx_backend(ctx)), all);
         }
+        for (size_t i = 0; i < *n; i++)
+            if (strcmp((*names)[i], t) == 0) /* it would be timed twice */
+                return mb_error_set(err, MB_EINVAL, "--algos: '%s' given twice in '%s'", t, arg);
         (*names)[(*n)++] = t;
     }
-    if (*n == 0)
-        return mb_error_set(err, MB_EINVAL, "--algos: empty list");
     return MB_OK;
 }
 
@@ -1164,6 +1194,8 @@ static int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if (!use_cache && cache_path) /* one says store the points, the other not */
+        return mb_cli_usage(prog, sub, "--cache and --no-cache: give one");
     char cache_buf[4096];
     if (use_cache && !cache_path)
         cache_path = default_cache(cache_buf, sizeof cache_buf) ? cache_buf : NULL;
@@ -1265,5 +1297,5 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return mb_cli_exit(run_command(argc, argv));
+    return mb_cli_exit(mb_cli_start() ? MB_EXIT_DATA : run_command(argc, argv));
 }

@@ -46,7 +46,8 @@ typedef struct step_learner {
 
 struct mb_probe_step {
     mb_probe_step_config cfg;
-    mb_net_desc *desc;
+    const mb_net_desc *desc; /* cfg.desc, or own_desc */
+    mb_net_desc *own_desc;   /* the description read here when cfg.desc is NULL */
     step_learner *L;       /* cfg.learners entries */
     mb_ctx *pool;          /* a CPU context whose pool of cfg.learners host threads runs the
                               learners' updates (each drives its own learner's device) */
@@ -73,7 +74,7 @@ void mb_probe_step_free(mb_probe_step *s)
         mb_learner_free(&s->L[i].l);
     free(s->L);
     mb_ctx_free(s->pool);
-    mb_net_desc_free(s->desc);
+    mb_net_desc_free(s->own_desc);
     mb_dataset_free(&s->own);
     free(s);
 }
@@ -129,8 +130,10 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
     if (!s)
         return mb_error_set(err, MB_ENOMEM, "step: out of memory");
     s->cfg = *c;
-    if ((rc = mb_net_desc_read(c->net, &s->desc, err)) != MB_OK)
+    /* read once by the caller where it may be a FIFO (every configuration would read it) */
+    if (!c->desc && (rc = mb_net_desc_read(c->net, &s->own_desc, err)) != MB_OK)
         goto fail;
+    s->desc = c->desc ? c->desc : s->own_desc;
     if (c->data) {
         const mb_dataset *d = c->data;
         if (d->c != s->desc->in_c || d->h != s->desc->in_h || d->w != s->desc->in_w ||
@@ -252,13 +255,15 @@ int mb_probe_step_sweep(mb_probe_step *s, const int *batch, size_t n, const mb_p
     step_call *calls = calloc(n ? n : 1, sizeof *calls);
     mb_probe_task *tasks = calloc(n ? n : 1, sizeof *tasks);
     int rc = calls && tasks ? MB_OK : mb_error_set(err, MB_ENOMEM, "step: out of memory");
+    mb_error inner = {0}; /* what a timed update says went wrong (a diverged loss) */
     for (size_t i = 0; i < n && rc == MB_OK; i++) {
-        calls[i] = (step_call){s, batch[i], err};
+        calls[i] = (step_call){s, batch[i], &inner};
         tasks[i] = (mb_probe_task){.run = step_run, .ctx = &calls[i]};
         rc = mb_probe_step_update(s, batch[i], err); /* checks the batch before timing starts */
     }
-    if (rc == MB_OK)
-        rc = mb_probe_time_rounds(tasks, n, o, rounds, st, err);
+    if (rc == MB_OK && (rc = mb_probe_time_rounds(tasks, n, o, rounds, st, err)) != MB_OK &&
+        inner.msg[0] && err) /* the update's own message, not "the callback failed" */
+        *err = inner;
     free(calls);
     free(tasks);
     return rc;

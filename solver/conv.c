@@ -471,6 +471,14 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
             break;
         }
         w->batch = (int)b;
+        mb_conv_algo known;
+        if (strcmp(t->backend, "cpu") == 0 && mb_conv_algo_parse(w->algo, &known) != MB_OK) {
+            /* the CPU's algorithms are known here (the CUDA backend's names live with it) */
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'algo': '%s' is not a CPU "
+                              "convolution algorithm (gemm, direct, fft, winograd)", path,
+                              w->line, w->algo);
+            break;
+        }
         if (w->usable) {
             if ((rc = mb_table_double(tb, r, col[4], &w->t, err)) != MB_OK ||
                 (rc = mb_table_double(tb, r, col[5], &w->ws, err)) != MB_OK)

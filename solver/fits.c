@@ -122,6 +122,12 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
     if ((rc = mb_json_number(params, "n_inf", path, &inv.n_inf, err)) != MB_OK ||
         (rc = mb_json_number(params, "alpha", path, &inv.alpha, err)) != MB_OK)
         goto done;
+    /* the inverse law is in every nfit, chosen or not: a law no fit gives is a broken file */
+    if (!(inv.n_inf > 0) || !(inv.alpha >= 0)) {
+        rc = mb_error_set(err, MB_EFORMAT, "%s: params: n_inf %g and alpha %g: the inverse law "
+                          "needs n_inf > 0 and alpha >= 0", path, inv.n_inf, inv.alpha);
+        goto done;
+    }
     f.inverse = mb_model_law_inverse(&inv);
     f.law = f.inverse;
     snprintf(f.why, sizeof f.why, "the only law in the file");
@@ -281,6 +287,10 @@ static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int
     *has_delta = 0;
     if ((rc = mb_json_number(params, "gamma", path, &gamma, err)) == MB_OK &&
         (rc = mb_json_number(params, "m_t", path, &m_t, err)) == MB_OK &&
+        (gamma > 0 && m_t > 0 ? MB_OK /* the knee model's: a time per sample, a knee */
+                              : (rc = mb_error_set(err, MB_EFORMAT, "%s: params: gamma %g and "
+                                                   "m_t %g: both must be > 0", path, gamma,
+                                                   m_t))) == MB_OK &&
         cJSON_GetObjectItemCaseSensitive(params, "delta") &&
         (rc = mb_json_number(params, "delta", path, &delta, err)) == MB_OK) {
         const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");

@@ -209,8 +209,11 @@ int mbopt_mem(int argc, char **argv)
     mb_mem_layer *ml = NULL;
     mb_mem_total *tot = NULL;
     double *bound = NULL, mmax = 0;
+    char *ins[] = {(char *)m.net};
     if ((!m.batch.n && mb_data_parse_range("1:256", "--batch", &m.batch, &err) != MB_OK) ||
-        whole_batches(&m.batch, &err) != MB_OK || mb_net_desc_read(m.net, &d, &err) != MB_OK) {
+        whole_batches(&m.batch, &err) != MB_OK ||
+        output_over_inputs(out.output, NULL, 1, ins, &err) != MB_OK ||
+        mb_net_desc_read(m.net, &d, &err) != MB_OK) {
         mb_cli_fail(prog, sub, &err);
         goto done;
     }

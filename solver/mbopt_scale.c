@@ -359,7 +359,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     if (isfinite(p_avail))
         fprintf(f, "# P above %.6g is more than mpirun can run here (--procs-available): those "
                    "rows extrapolate the collective model and are not recommended\n", p_avail);
-    if (have_pb)
+    if (have_pb && isfinite(p_b)) /* not a result when the parameters under- or overflow */
         fprintf(f, "# eq. 10 changes branch at P = %.6g (balance below, knee above)\n", p_b);
     fprintf(f, "%8s %11s %11s %8s %8s %6s | %11s %8s %6s | %11s %8s %6s\n", "", "optimal", "", "",
             "", "", "strong", "", "", "weak", "", "");
@@ -412,9 +412,11 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
         double d = 0;
         mb_model_comm_time(&m->t, r->procs, &d);
         const double mstar = sqrt(inv.alpha * (m->t.t0 + d) * r->procs / (inv.n_inf * m->t.gamma));
+        char ms[32]; /* "-" where the parameters' products under- or overflow */
         fprintf(f, "why:            Perrone eq. 9: M* = sqrt(alpha (t0 + Delta(P)) P / (N_inf "
-                   "gamma)) = sqrt(%.4g * %.4g * %.6g / (%.4g * %.4g)) = %.4g%s",
-                inv.alpha, m->t.t0 + d, r->procs, inv.n_inf, m->t.gamma, mstar,
+                   "gamma)) = sqrt(%.4g * %.4g * %.6g / (%.4g * %.4g)) = %s%s",
+                inv.alpha, m->t.t0 + d, r->procs, inv.n_inf, m->t.gamma,
+                fmt(ms, sizeof ms, "%.4g", isfinite(mstar) ? mstar : NAN),
                 m->t.n_table >= 2 ? "" : "\n");
         if (m->t.n_table >= 2)
             fprintf(f, " with the fitted step; the measured step table puts it at %.4g\n",

@@ -349,12 +349,12 @@ static void test_overlap(void)
                                              "t_compute_s,t_comm_s\n");
     const double g = 2.7;
     for (int p = 2; p <= 4; p += 2)
-        for (double m = 2; m <= 2048; m *= 2) {
+        for (double m = p; m <= 2048; m *= 2) { /* a batch splits among the learners */
             double tc = 1.7e-5 * fmax(m / p, 24) + 3e-4, tm = 2.1e-3 * (p - 1) / p;
             double t = pow(pow(tc, g) + pow(tm, g), 1 / g);
             n += (size_t)snprintf(text + n, 16384 - n,
-                                  "cpu,lenet5,%g,%d,1,5,%.17g,0,0,0,0,0,%.17g,%.17g\n", m, p, t,
-                                  tc, tm);
+                                  "cpu,lenet5,%g,%d,1,5,%.17g,%.17g,%.17g,%.17g,%.17g,0,%.17g,%.17g\n", m, p,
+                                  t, t, t, t, t, tc, tm);
         }
     mb_test_write(path, sizeof path, dir, "step.csv", text);
     free(text);
@@ -429,8 +429,8 @@ static void test_comm(void)
     char path[256];
     mb_test_write(path, sizeof path, dir, "neg.csv",
                   "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n"
-                  "allreduce,2,1000,5,0.9e-6,1,1\nallreduce,2,100000,5,1.0e-4,1,1\n"
-                  "allreduce,2,1000000,5,1.0e-3,1,1\n");
+                  "allreduce,2,1000,5,0.9e-6,0.9e-6,1\nallreduce,2,100000,5,1.0e-4,1.0e-4,1\n"
+                  "allreduce,2,1000000,5,1.0e-3,1.0e-3,1\n");
     CU_ASSERT_EQUAL_FATAL(mb_fit_comm_table(path, MB_FIT_W_NONE, &c, NULL), MB_OK);
     CU_ASSERT(c.ring_free[0] < 0);
     CU_ASSERT_EQUAL(c.ring.p[0], 0.0);
@@ -506,19 +506,19 @@ static void test_cli_errors(void)
     bad_input(dir, "tupdate", "", NULL, "cannot open");
     bad_input(dir, "tupdate", "", "", "empty file");
     bad_input(dir, "tupdate", "", SH, "no rows");
-    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\ncpu,l,8,1,1,5,0.11,0,0,0,0,0\n", SH);
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0.1,0.1,0.1,0.1,0\ncpu,l,8,1,1,5,0.11,0.11,0.11,0.11,0.11,0\n", SH);
     bad_input(dir, "tupdate", "", buf, "in.csv:3: batch 8, learners 1 and the same threads given "
                                        "twice (line 2 too)");
-    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\n", SH);
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0.1,0.1,0.1,0.1,0\n", SH);
     bad_input(dir, "tupdate", "", buf, "1 distinct batch size");
-    snprintf(buf, sizeof buf, "%scpu,l,8,1,2.5,5,0.1,0,0,0,0,0\ncpu,l,16,1,1,5,0.2,0,0,0,0,0\n",
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,2.5,5,0.1,0.1,0.1,0.1,0.1,0\ncpu,l,16,1,1,5,0.2,0.2,0.2,0.2,0.2,0\n",
              SH);
     bad_input(dir, "tupdate", "", buf, "field 'threads'");
-    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\ncpu,l,0,1,1,5,0.1,0,0,0,0,0\n", SH);
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0.1,0.1,0.1,0.1,0\ncpu,l,0,1,1,5,0.1,0.1,0.1,0.1,0.1,0\n", SH);
     bad_input(dir, "tupdate", "", buf, "in.csv:3: field 'batch'");
     snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,inf,0,0,0,0,0\n", SH);
     bad_input(dir, "tupdate", "", buf, "in.csv:2: field 't_median_s': 'inf'");
-    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0,0,0,0,0\ncpu,vgg,16,1,1,5,0.1,0,0,0,0,0\n",
+    snprintf(buf, sizeof buf, "%scpu,l,8,1,1,5,0.1,0.1,0.1,0.1,0.1,0\ncpu,vgg,16,1,1,5,0.1,0.1,0.1,0.1,0.1,0\n",
              SH);
     bad_input(dir, "tupdate", "", buf, "in.csv:3: field 'net'");
     const char *CH = "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n";
@@ -526,11 +526,11 @@ static void test_cli_errors(void)
     bad_input(dir, "comm", "", CH, "no rows");
     snprintf(buf, sizeof buf, "%sallreduce,2,8,5,x,0,0\n", CH);
     bad_input(dir, "comm", "", buf, "in.csv:2: field 't_median_s': 'x'");
-    snprintf(buf, sizeof buf, "%sallreduce,2,8,5,1e-5,0,0\nallreduce,2,80,5,2e-5,0,0\n"
-                              "bcast,0,8,5,1e-5,0,0\n",
+    snprintf(buf, sizeof buf, "%sallreduce,2,8,5,1e-5,1e-5,1e-5\nallreduce,2,80,5,2e-5,2e-5,2e-5\n"
+                              "bcast,0,8,5,1e-5,1e-5,1e-5\n",
              CH);
     bad_input(dir, "comm", "", buf, "in.csv:4: field 'procs'");
-    snprintf(buf, sizeof buf, "%sbcast,2,8,5,1e-5,0,0\nbcast,2,80,5,2e-5,0,0\n", CH);
+    snprintf(buf, sizeof buf, "%sps,2,8,5,1e-5,1e-5,1e-5\nps,2,80,5,2e-5,2e-5,2e-5\n", CH);
     bad_input(dir, "comm", "", buf, "ring model needs allreduce rows");
 
     /* usage errors: exit 2 with the hint */

@@ -47,10 +47,36 @@ static char dir[256];
 /* ---- the cases ----------------------------------------------------------------------------- */
 
 static const hcase probe_cases[] = {
-    /* a FIFO as --net would be read once and hang the next configuration's read */
+    /* a FIFO as --net is read once, for every configuration timed (two thread counts here) */
     {"fifo", "mkfifo $W/n.cfg && { $T cat " NET " > $W/n.cfg & $T mbprobe step --net $W/n.cfg "
-             "--batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o; s=$?; kill $! 2>/dev/null; "
-             "wait; test $s = 1; }", 0, NULL},
+             "--batch 2 --threads 1,2 --rounds 1 --budget 0.01 -o $W/r >/dev/null; s=$?; "
+             "kill $! 2>/dev/null; wait; test $s = 0 && test $(grep -c '^cpu,tiny,2,' $W/r) = 2; }",
+     0, NULL},
+    {"fifo", "mkfifo $W/n.cfg && { $T cat " NET " > $W/n.cfg & $T mbprobe learners --net $W/n.cfg "
+             "--batch 2 --threads 2 --max-learners 2 --budget 0.01 -o $W/r >/dev/null 2>&1; s=$?; "
+             "kill $! 2>/dev/null; wait; test $s = 0 && grep -q '^2,4,' $W/r; }",
+     0, NULL},
+    /* a duplicate algorithm would be timed twice; a summary is not printed before a table that
+     * cannot be written */
+    {"silent", CONV "--algos gemm,gemm -o $W/o", 1, "given twice"},
+    {"io", STEP "-o ''", 1, "empty file name"},
+    {"io", STEP "-o /dev/full", 1, "/dev/full"},
+    {"io", "$T mbprobe learners --net " NET " --batch 2 --threads 1 --max-learners 1 --budget 0.01 "
+           "-o /dev/full 2>$W/e; s=$?; tail -n 1 $W/e >&2; exit $s", 1, "/dev/full: write error"},
+    /* the third campaign (tests/hostile/campaign.sh): lists without empty items, flags that
+     * contradict, names that break a table, a layer past the kernels' ints, messages that say
+     * which flag */
+    {"silent", CONV "--algos gemm, -o $W/o", 1, "empty item"},
+    {"silent", CONV "--cache $W/c.csv -o $W/o", 2, "--cache and --no-cache"},
+    {"silent", "printf '[net]\\nname=a,b\\nchannels=1\\nheight=8\\nwidth=8\\n[fc]\\noutputs=4\\n"
+               "[softmax]\\n' > $W/n.cfg && " STEP "--net $W/n.cfg -o $W/o", 1, "name 'a,b'"},
+    {"size", "printf '[net]\\nname=w\\nchannels=64\\nheight=256\\nwidth=256\\n[fc]\\n"
+             "outputs=100000\\n[softmax]\\n' > $W/n.cfg && " STEP "--net $W/n.cfg -o $W/o", 1,
+     "more than 2^31 weights"},
+    {"message", STEP "--lr 1e300 -o $W/o", 1, "lower the learning rate"},
+    {"message", STEP "--min-reps 20 --max-reps 10 -o $W/o", 1, "--min-reps 20 exceeds --max-reps"},
+    {"silent", "$T mpirun -np 2 --oversubscribe mbprobe comm --budget 0.01 --ops ps,ps -o $W/o "
+               "2>$W/e; s=$?; grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
     {"silent", STEP "--batch 2,2 -o $W/o", 1, "given twice"},
     {"silent", STEP "--budget 0x10 -o $W/o", 1, "--budget"},
     /* runaway numbers */
@@ -188,6 +214,14 @@ static const hcase train_cases[] = {
     {"silent", "$T mbtrain --net $D/badint.cfg --data " SYN " --log $W/o", 1, "badint.cfg"},
     {"usage", TRAIN "--frobnicate --log $W/o", 2, "unknown option"},
     {"usage", TRAIN "--seeds 0:2 --log $W/o", 2, "--log-dir"},
+    /* a deadline past 1e9 s overflowed and hung; values out of range are bad data, not usage */
+    {"runaway", TRAIN "--algo sgd-sync --learners 2 --wait-timeout 1e300 --max-updates 2 --log $W/o",
+     1, "--wait-timeout: at most 1e9 s"},
+    {"silent", TRAIN "--algo easgd-sync --learners 2 --elastic-alpha 1.5 --log $W/o", 1,
+     "--elastic-alpha: must be in [0, 1]"},
+    {"silent", TRAIN "--algo eamsgd --learners 2 --delta 1.5 --log $W/o", 1,
+     "--delta: must be in [0, 1)"},
+    {"usage", TRAIN "--algo sgd-sync --learners 3 --log $W/o", 2, "does not split among 3"},
     /* FIFOs, links, special files */
     {"fifo", "mkfifo $W/f && { $T cat $W/f >/dev/null & r=$!; " TRAIN "--max-updates 4 "
              "--checkpoint $W/f --checkpoint-every 1; s=$?; kill $r 2>/dev/null; exit $s; }",
@@ -280,6 +314,39 @@ static const hcase fit_cases[] = {
      "overwrite"},
     {"silent", NU LOGS " -o $E/fit_runs/run_M16_s0.csv", 1, "overwrite"},
     {"silent", "$T mbfit nupdate --target-loss 0.5,,0.4 " LOGS " -o $W/o", 1, "empty item"},
+    {"silent", "$T mbfit nupdate --target-loss 0.5,0.50 " LOGS " -o $W/o", 1, "given twice"},
+    /* a log's update given twice, a training loss that is not a loss, a points file's run
+     * twice, a collective table's row twice */
+    {"silent", "sed '0,/^[1-9][0-9]*,/s/^[1-9][0-9]*,/0,/' $E/fit_runs/run_M16_s0.csv > $W/l.csv && "
+               NU "$W/l.csv $E/fit_runs/run_M32_s0.csv $E/fit_runs/run_M64_s0.csv -o $W/o", 1,
+     "not past the row before's"},
+    {"silent", "sed '0,/^[1-9][0-9]*,/s/^\\([0-9]*,[^,]*,[^,]*,[^,]*\\),[^,]*,/\\1,-2,/' "
+               "$E/fit_runs/run_M16_s0.csv > $W/l.csv && " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv "
+               "$E/fit_runs/run_M64_s0.csv -o $W/o", 1, "field 'loss': -2"},
+    {"silent", "printf 'batch,n_update,seed\\n8,100,0\\n8,110,0\\n16,80,0\\n' > $W/p.csv && "
+               "$T mbfit nupdate $W/p.csv -o $W/o", 1, "batch 8, seed 0 given twice"},
+    {"silent", "{ cat $E/comm.csv; grep '^allreduce' $E/comm.csv | head -n 1; } > $W/c.csv && "
+               "$T mbfit comm $W/c.csv -o $W/o", 1, "given twice"},
+    {"silent", "{ grep '^#\\|^backend' $E/step.csv; echo cpu,lenet5,8,3,2,15,1e-3,1e-3,1e-3,1e-3,"
+               "1e-3,1; } > $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1,
+     "8 does not split among 3 learners"},
+    /* a spread of times out of order; a collective on one process, of an unknown op, of 0
+     * repetitions */
+    {"silent", "sed 's/^\\(cpu,lenet5,8,[^,]*,[^,]*,[^,]*,[^,]*\\),[^,]*,/\\1,9,/' "
+               "$E/step.csv > $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1,
+     "below 't_min_s' (9)"},
+    {"silent", "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\\nallreduce,2,4,5,1e-5,"
+               "2e-5,1e-5\\n' > $W/c.csv && $T mbfit comm $W/c.csv -o $W/o", 1,
+     "below 't_min_s'"},
+    {"silent", "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\\nallreduce,1,4,5,1e-5,"
+               "1e-5,1e-5\\nallreduce,1,8,5,2e-5,2e-5,2e-5\\n' > $W/c.csv && $T mbfit comm $W/c.csv "
+               "-o $W/o", 1, "field 'procs': 1 is not"},
+    {"silent", "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\\nfrob,2,4,5,1e-5,"
+               "1e-5,1e-5\\nfrob,2,8,5,2e-5,2e-5,2e-5\\n' > $W/c.csv && $T mbfit comm $W/c.csv "
+               "-o $W/o", 1, "field 'op': 'frob'"},
+    {"silent", "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\\nallreduce,2,4,0,1e-5,"
+               "1e-5,1e-5\\nallreduce,2,8,5,2e-5,2e-5,2e-5\\n' > $W/c.csv && $T mbfit comm $W/c.csv "
+               "-o $W/o", 1, "field 'reps': 0"},
     {"usage", "$T mbfit nupdate " LOGS " -o $W/o", 2, "--target-loss"},
     {"usage", "$T mbfit tupdate -o $W/o", 2, "step probe table"},
     {"usage", "$T mbfit frob", 2, "unknown command"},
@@ -420,6 +487,30 @@ static const hcase opt_cases[] = {
     {"fifo", "mkfifo $W/f && { $T cat $E/tfit.json > $W/f & $T mbopt scale --nfit $E/nfit.json "
              "--tfit $W/f --procs 1:4 --comm none -o $W/n; s=$?; wait; test $s = 0; }",
      0, NULL},
+    /* a NUL byte, or text after the document */
+    {"silent", "{ cat $E/nfit.json; printf '\\000junk'; } > $W/n.json && $T mbopt scale --nfit "
+               "$W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o", 1, "a NUL byte"},
+    {"silent", "{ cat $E/nfit.json; echo junk; } > $W/n.json && $T mbopt scale --nfit "
+               "$W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o", 1,
+     "not valid JSON"},
+    /* the third campaign: a law no fit gives, a knee model of gamma < 0 (named by its file),
+     * an output among the logs of an input folder or over --net through a link, an algorithm
+     * the CPU has not, a formula's nan */
+    {"silent", "sed 's/\"n_inf\":[[:space:]]*1200/\"n_inf\": -5/' $E/nfit.json > $W/n.json && "
+               "$T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o",
+     1, "needs n_inf > 0"},
+    {"message", "sed 's/\"gamma\":[[:space:]]*[0-9.e-]*/\"gamma\": -1e-5/' $E/tfit.json > "
+                "$W/t.json && $T mbopt scale --nfit $E/nfit.json --tfit $W/t.json --procs 1:4 "
+                "--comm none -o $W/o", 1, "t.json: params: gamma"},
+    {"silent", "cp -r $E/fit_runs $W/runs && $T mbopt validate --nfit $E/nfit.json --tfit "
+               "$E/tfit.json $W/runs -o $W/runs/run_M16_s0.csv", 1, "would overwrite the input"},
+    {"silent", "cp " NET " $W/n.cfg && ln -s n.cfg $W/l && $T mbopt mem --net $W/n.cfg --mem 1G "
+               "--batch 8 -o $W/l", 1, "would overwrite the input"},
+    {"silent", "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm -o "
+               "$W/c.csv 2>/dev/null && sed 's/,gemm,/,magic,/' $W/c.csv > $W/m.csv && $T mbopt conv "
+               "--net " NET " --probe $W/m.csv --mem 1G --batch 2 -o $W/o", 1, "'magic'"},
+    {"nan", "$T mbopt scale --n-inf 1e-300 --alpha 1e300 --gamma 1e-300 --m-t 1 --delta 0 "
+            "--procs 1:4 > $W/r && test -s $W/r && ! grep -q -i 'nan' $W/r", 0, NULL},
     /* another fit's file, or a model no mbfit writes */
     {"silent", "$T mbopt scale --nfit $E/tfit.json --tfit $E/tfit.json --procs 1:4 --comm none "
                "-o $W/o", 1, "not inverse-law"},
@@ -428,9 +519,41 @@ static const hcase opt_cases[] = {
 };
 
 static const hcase plot_cases[] = {
-    {"fifo", "mkdir $W/r && cp $E/nfit.json $W/s && mkfifo $W/r/scale.json && { $T cat $W/s > "
-             "$W/r/scale.json & $T mbplot report $W/r; s=$?; kill $! 2>/dev/null; wait; "
-             "test $s = 1; }", 0, NULL},
+    /* FIFOs among the report's inputs are read once each (every input is read twice) */
+    {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s && "
+             "mkfifo $W/r/scale.json $W/r/step.csv && { $T cat $W/s > $W/r/scale.json & "
+             "$T cat $E/step.csv > $W/r/step.csv & $T mbplot report $W/r >/dev/null 2>&1; s=$?; "
+             "wait; test $s = 0 && test -s $W/r/step.png && test -p $W/r/step.csv; }", 0, NULL},
+    {"fifo", "mkdir $W/r && mkfifo $W/r/scale.json && { $T printf '{\"rows\": 3}' > "
+             "$W/r/scale.json & $T mbplot report $W/r; s=$?; wait; exit $s; }", 1,
+     "/r/scale.json: no 'rows' array"},
+    /* the image's name and its format agree; what is drawn is what mbfit could fit */
+    {"silent", "$T mbplot amdahl --format svg -o $W/o.png", 1, "the extension says png"},
+    {"silent", "$T mbplot amdahl --format png -o $W/o.svg", 1, "the extension says svg"},
+    {"silent", "$T mbplot amdahl -o $W/a.svg >/dev/null && grep -q '<svg' $W/a.svg", 0, NULL},
+    {"silent", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+               "sed '0,/\"n_inf\":[[:space:]]*[0-9.e+]*/s//\"n_inf\": -50/' $W/n.json > $W/m.json && "
+               "$T mbplot nupdate $W/m.json -o $W/o", 1, "'n_inf': -50"},
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               LOGS " --json -o $W/v.json 2>/dev/null >/dev/null && sed '0,/\"batch\":[[:space:]]*"
+               "[0-9]*/s//\"batch\": 8.5/' $W/v.json > $W/w.json && $T mbplot validate "
+               "$W/w.json -o $W/o", 1, "must be a whole number, got 8.5"},
+    /* the third campaign: another command's flag, a scale of one P twice, a covariance that
+     * is not one, a step table mbfit refuses, an empty name */
+    {"usage", "$T mbplot comm $E/comm.csv --tfit $E/tfit.json -o $W/o", 2, "--tfit is an option"},
+    {"usage", "$T mbplot step $E/step.csv --curves 3 -o $W/o", 2, "--curves is an option"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--json -o $W/s.json --procs 1,2 && sed "
+               "'s/\"procs\":[[:space:]]*2,/\"procs\": 1,/' $W/s.json > $W/d.json && "
+               "$T mbplot scale $W/d.json -o $W/o", 1, "procs 1 given twice"},
+    {"silent", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && sed "
+               "'s/\"covariance\":/\"covariance\": \"x\", \"was\":/' $W/n.json > $W/m.json && "
+               "$T mbplot nupdate $W/m.json -o $W/o", 1, "'covariance'"},
+    {"silent", "{ grep '^#\\|^backend' $E/step.csv; echo cpu,lenet5,8,1,2,0,1e-3,1e-3,1e-3,1e-3,"
+               "1e-3,1; } > $W/s.csv && $T mbplot step $W/s.csv -o $W/o", 1, "field 'reps'"},
+    {"io", "$T mbplot amdahl -o ''", 1, "empty file name"},
+    /* standard output closed: refused before anything is drawn (no image left behind) */
+    {"io", "$T mbplot amdahl -o $W/c.png >&- ; s=$?; test ! -e $W/c.png && exit $s", 1,
+     "write error"},
     {"silent", "$T mbplot amdahl --overhead-ratio 0.1,0.1 -o $W/o.png", 1, "given twice"},
     {"silent", "sed 's/\"inverse-law\"/\"mystery-law\"/' $E/nfit.json > $W/m.json && $T mbplot "
                "nupdate $W/m.json -o $W/o.png", 1, "not inverse-law"},

@@ -839,7 +839,8 @@ static void test_tupdate_steady_quartile(void)
         double tu;
         mb_model_tupdate(&t, m, 1, &tu);
         len += (size_t)snprintf(table + len, sizeof table - len,
-                                "cpu,lenet5,%g,1,2,5,%.12g,0,0,0,0,0\n", m, tu);
+                                "cpu,lenet5,%g,1,2,5,%.12g,%.12g,%.12g,%.12g,%.12g,0\n", m, tu, tu,
+                                tu, tu, tu);
     }
     mb_test_write(path, sizeof path, dir, "step.csv", table);
     mb_test_run r;
@@ -873,7 +874,9 @@ static void test_tupdate_from_runs(void)
         double tu;
         mb_model_tupdate(&t, m, 1, &tu);
         len += (size_t)snprintf(table + len, sizeof table - len,
-                                "cpu,lenet5,%g,1,2,5,%.12g,0,0,0,0,0\n", m, tu * probe_factor(m));
+                                "cpu,lenet5,%g,1,2,5,%.12g,%.12g,%.12g,%.12g,%.12g,0\n", m,
+                                tu * probe_factor(m), tu * probe_factor(m), tu * probe_factor(m),
+                                tu * probe_factor(m), tu * probe_factor(m));
     }
     mb_test_write(path, sizeof path, dir, "step.csv", table);
     mb_test_run r;
@@ -1011,7 +1014,9 @@ static void test_tupdate_from_runs_of_p(void)
             double tu;
             mb_model_tupdate(&t, m / p, 1, &tu);
             len += (size_t)snprintf(table + len, sizeof table - len,
-                                    "cpu,lenet5,%g,%d,2,5,%.12g,0,0,0,0,0\n", m, p,
+                                    "cpu,lenet5,%g,%d,2,5,%.12g,%.12g,%.12g,%.12g,%.12g,0\n", m, p,
+                                    p == 1 ? tu : tu * probe2, p == 1 ? tu : tu * probe2,
+                                    p == 1 ? tu : tu * probe2, p == 1 ? tu : tu * probe2,
                                     p == 1 ? tu : tu * probe2);
         }
     mb_test_write(path, sizeof path, dir, "step.csv", table);

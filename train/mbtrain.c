@@ -362,6 +362,9 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
     case OPT_ELASTIC_ALPHA:
         rc = mb_data_flag_double("--elastic-alpha", optarg, 0, MB_NONNEG, &o->elastic_alpha,
                                  err);
+        if (rc == MB_OK && o->elastic_alpha > 1) /* a bad value (exit 1), not a usage error */
+            rc = mb_error_set(err, MB_EINVAL, "--elastic-alpha: must be in [0, 1], got %s",
+                              optarg);
         break;
     case OPT_TAU: rc = flag_long("--tau", optarg, 1, 1L << 30, &o->tau, err); break;
     case OPT_N_PUSH: rc = flag_long("--n-push", optarg, 1, 1L << 30, &o->n_push, err); break;
@@ -372,11 +375,16 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
     case OPT_WAIT_TIMEOUT:
         rc = mb_data_flag_double("--wait-timeout", optarg, 0, MB_NONNEG, &o->wait_timeout,
                                  err);
+        if (rc == MB_OK && o->wait_timeout > 1e9) /* a deadline past it overflowed: a hang */
+            rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: at most 1e9 s, got %s", optarg);
         break;
     case OPT_DELTA:
     case OPT_SMA_MOMENTUM:
         rc = mb_data_flag_double(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg, 0,
                                  MB_NONNEG, &o->par_momentum, err);
+        if (rc == MB_OK && o->par_momentum >= 1) /* a momentum of 1 or more never decays */
+            rc = mb_error_set(err, MB_EINVAL, "%s: must be in [0, 1), got %s",
+                              c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg);
         break;
     case OPT_NO_OVERLAP: o->no_overlap = 1; break;
     case OPT_SMA_TUNE: o->sma_tune = 1; break;
@@ -595,7 +603,7 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
         o->batch = (int)m[i];
         if (mb_par_check(o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
             if (!world || mb_comm_rank(world) == 0)
-                fprintf(stderr, "mbtrain: %s\n", err.msg);
+                fprintf(stderr, "mbtrain: %s\nTry 'mbtrain --help'.\n", err.msg);
             status = EXIT_USAGE;
         }
     }
@@ -733,5 +741,5 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return mb_cli_exit(run_command(argc, argv));
+    return mb_cli_exit(mb_cli_start() ? MB_EXIT_DATA : run_command(argc, argv));
 }

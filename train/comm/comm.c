@@ -19,6 +19,7 @@
 #include "comm_impl.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,7 +185,8 @@ static struct timespec deadline(double seconds)
 {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
-    double s = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec + seconds;
+    /* at most 31 years ahead: a time_t conversion past its range is undefined */
+    double s = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec + fmin(seconds, 1e9);
     t.tv_sec = (time_t)s;
     t.tv_nsec = (long)((s - (double)t.tv_sec) * 1e9);
     return t;

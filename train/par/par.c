@@ -94,8 +94,8 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
         o->par != MB_PAR_EASGD_HOGWILD)
         return mb_error_set(err, MB_EINVAL, "--grad-after-exchange is for easgd-async, eamsgd "
                             "and easgd-hogwild, not --algo %s", a);
-    if (!(o->wait_timeout >= 0))
-        return mb_error_set(err, MB_EINVAL, "--wait-timeout must be >= 0 seconds, got %g",
+    if (!(o->wait_timeout >= 0) || o->wait_timeout > 1e9) /* past 1e9 s the deadline overflows */
+        return mb_error_set(err, MB_EINVAL, "--wait-timeout must be in [0, 1e9] seconds, got %g",
                             o->wait_timeout);
     if (mb_par_algo_has_server(o->par) && ranks == 1 && o->learners < 1)
         return mb_error_set(err, MB_EINVAL, "--algo %s needs at least one learner", a);
