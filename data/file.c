@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE /* program_invocation_short_name, for the exit-time message */
 #include "mb_data.h"
+#include "mb_format.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -449,6 +450,9 @@ void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv)
     struct tm tm;
     if (gmtime_r(&now, &tm))
         strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *kind = mb_format_kind_of_tool(tool);
+    if (kind) /* the format version first (docs/formats.md) */
+        mb_format_write(f, kind);
     fprintf(f, "# tool=%s\n# version=%s\n# host=%s\n# date=%s\n# command=", tool, mb_version(),
             host, date);
     for (int i = 0; i < argc; i++)

@@ -4,6 +4,7 @@
  * a key twice (cJSON would answer with the first); writing is atomic.
  */
 #include "mb_data.h"
+#include "mb_format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -68,6 +69,10 @@ int mb_json_read(const char *path, cJSON **root, mb_error *err)
                               dup);
         cJSON_Delete(j);
         return rc;
+    }
+    if (mb_format_check_json(j, path, NULL, err) != MB_OK) { /* a newer or malformed version */
+        cJSON_Delete(j);
+        return MB_EFORMAT;
     }
     *root = j;
     return MB_OK;

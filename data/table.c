@@ -5,6 +5,7 @@
  * plain (mbkit never writes quotes or embedded commas), so a quote is reported, not guessed at.
  */
 #include "mb_data.h"
+#include "mb_format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ struct mb_table {
     size_t nrows;
     struct meta {      /* nmeta "# key=value" lines before the header, pointing into buf */
         char *key, *val;
+        long line;     /* 1-based */
     } *meta;
     size_t nmeta;
     char **trailers;   /* ntrail "#" lines after the header, "# " stripped */
@@ -117,7 +119,7 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
             if (!eq)
                 continue; /* a plain comment */
             *eq = '\0';
-            struct meta m = {trim(body), trim(eq + 1)};
+            struct meta m = {trim(body), trim(eq + 1), lineno};
             /* a key given twice must say the same thing: which of two conflicting '# batch='
              * lines is meant cannot be guessed */
             for (size_t i = 0; i < t->nmeta && rc == MB_OK; i++)
@@ -261,4 +263,12 @@ const char *mb_table_meta(const mb_table *t, const char *key)
         if (strcmp(t->meta[i].key, key) == 0)
             return t->meta[i].val;
     return NULL;
+}
+
+long mb_table_meta_line(const mb_table *t, const char *key)
+{
+    for (size_t i = t->nmeta; i-- > 0;)
+        if (strcmp(t->meta[i].key, key) == 0)
+            return t->meta[i].line;
+    return 0;
 }

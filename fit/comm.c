@@ -8,6 +8,7 @@
  * algorithm (tree, recursive doubling) is modelled here.
  */
 #include "mb_fit.h"
+#include "../data/mb_format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb
     memset(out, 0, sizeof *out);
     mb_table *t;
     int rc = mb_table_read(path, &t, err);
+    if (rc == MB_OK && (rc = mb_format_check_table(t, MB_FORMAT_COMM, err)) != MB_OK)
+        mb_table_free(t);
     if (rc != MB_OK)
         return rc;
     size_t co, cp, cb, ct, n = mb_table_rows(t);

@@ -11,6 +11,7 @@
  * the total mini-batch M; each learner computes M / P samples.
  */
 #include "mb_fit.h"
+#include "../data/mb_format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -214,6 +215,8 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
     *n_out = 0;
     mb_table *t;
     int rc = mb_table_read(path, &t, err);
+    if (rc == MB_OK && (rc = mb_format_check_table(t, MB_FORMAT_STEP, err)) != MB_OK)
+        mb_table_free(t);
     if (rc != MB_OK)
         return rc;
     size_t cb, cl, ct, n = mb_table_rows(t);
