@@ -14,9 +14,11 @@
 #include <string.h>
 
 #include "mb_fit.h"
+#include "../data/mb_format.h"
+#include "mb_lightning.h"
 
 enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR,
-       OPT_ALGO, OPT_PROCS };
+       OPT_ALGO, OPT_PROCS, OPT_LIGHTNING, OPT_LOSS_COL, OPT_BATCH, OPT_BATCH_KEY };
 
 /* What every subcommand shares. */
 typedef struct common {
@@ -82,7 +84,9 @@ static int emit(const char *sub, const common *c, cJSON *root, void (*print)(FIL
             fprintf(stderr, "mbfit %s: out of memory\n", sub);
             return 1;
         }
-        int rc = mb_json_write(c->output, root, &err);
+        int rc = mb_format_add_json(root, MB_FORMAT_FIT) != MB_OK
+                     ? mb_error_set(&err, MB_ENOMEM, "out of memory")
+                     : mb_json_write(c->output, root, &err);
         cJSON_Delete(root);
         return rc == MB_OK ? 0 : mb_cli_fail("mbfit", sub, &err);
     }
@@ -128,12 +132,21 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "                          (# learners=); logs of several (algo, P) are refused\n"
            "                          without them. Runs that logged the gradient noise scale\n"
            "                          (# b_simple=, sgd-sync) show its median beside alpha/N_inf\n"
+           "      --lightning         the inputs are PyTorch Lightning CSVLogger logs (a\n"
+           "                          version folder, or its metrics.csv): N is step + 1 of\n"
+           "                          the first row whose loss column is <= the threshold\n"
+           "                          (an upper bound unless it was logged every step)\n"
+           "      --loss-column NAME  with --lightning: the validation loss (default val_loss)\n"
+           "      --batch M[,M...]    with --lightning: M of every log, or one per log in\n"
+           "                          order (default: each folder's hparams.yaml, key\n"
+           "                          --batch-key, default batch_size)\n"
            "      --json              write the fit as JSON (docs/design.md, 'Fits')\n"
            "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
            "  -h, --help              show this help and exit\n\n"
            "Example:\n"
            "  mbfit nupdate --target-loss 0.5 runs/*.csv --json > n.json\n"
-           "  mbfit nupdate data/examples/nupdate_points.csv\n",
+           "  mbfit nupdate data/examples/nupdate_points.csv\n"
+           "  mbfit nupdate --lightning --target-loss 0.4 lightning_logs/version_*\n",
            mb_fit_weighting_name(d->weights), d->bootstrap, d->seed, smooth);
 }
 
@@ -240,6 +253,30 @@ static int output_over_input(const char *sub, const char *output, char *const *i
     return -1;
 }
 
+/* --batch of --lightning: "64" for every input, or "16,32,64" one per input in order. */
+#define LT_BATCH_MAX 256
+static int lightning_batches(const char *arg, double *b, size_t *n, mb_error *err)
+{
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(arg, "--batch", 0, &items, &k, err);
+    if (rc != MB_OK)
+        return rc;
+    if (k > LT_BATCH_MAX)
+        rc = mb_error_set(err, MB_EINVAL, "--batch: %zu sizes, more than %d", k, LT_BATCH_MAX);
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        long v;
+        if (mb_data_parse_long(items[i], 1, 1L << 40, &v) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL, "--batch: '%s' is not a whole number >= 1",
+                              items[i]);
+        else
+            b[i] = (double)v;
+    }
+    free(items);
+    *n = k;
+    return rc;
+}
+
 static int cmd_nupdate(int argc, char **argv)
 {
     const char *sub = "nupdate";
@@ -251,10 +288,18 @@ static int cmd_nupdate(int argc, char **argv)
                                        {"lr", required_argument, 0, OPT_LR},
                                        {"algo", required_argument, 0, OPT_ALGO},
                                        {"procs", required_argument, 0, OPT_PROCS},
+                                       {"lightning", no_argument, 0, OPT_LIGHTNING},
+                                       {"loss-column", required_argument, 0, OPT_LOSS_COL},
+                                       {"batch", required_argument, 0, OPT_BATCH},
+                                       {"batch-key", required_argument, 0, OPT_BATCH_KEY},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
+    mb_lightning_options lt; /* --lightning: the inputs are Lightning CSVLogger folders */
+    double lt_batch[LT_BATCH_MAX];
+    mb_lightning_options_init(&lt);
+    int lightning = 0, lt_flags = 0;
     mb_fit_nupdate_options o;
     mb_fit_nupdate_options_init(&o);
     common cm = {0, "-", o.weights};
@@ -279,6 +324,14 @@ static int cmd_nupdate(int argc, char **argv)
                 return mb_cli_fail("mbfit", sub, &err);
             break;
         case OPT_ALGO: algo = optarg; break;
+        case OPT_LIGHTNING: lightning = 1; break;
+        case OPT_LOSS_COL: lt.loss_column = optarg, lt_flags = 1; break;
+        case OPT_BATCH_KEY: lt.batch_key = optarg, lt_flags = 1; break;
+        case OPT_BATCH:
+            if (lightning_batches(optarg, lt_batch, &lt.n_batch, &err) != MB_OK)
+                return mb_cli_fail("mbfit", sub, &err);
+            lt.batch = lt_batch, lt_flags = 1;
+            break;
         case OPT_PROCS:
             if (mb_data_flag_double("--procs", optarg, 0, MB_POSITIVE, &procs, &err) != MB_OK ||
                 (procs != floor(procs) || procs > MB_DATA_RANGE_MAX
@@ -321,13 +374,20 @@ static int cmd_nupdate(int argc, char **argv)
     int clash = output_over_input(sub, cm.output, argv + optind, nfiles);
     if (clash >= 0)
         return clash;
+    if (lt.batch && lt.n_batch != 1 && lt.n_batch != nfiles)
+        return mb_cli_usage("mbfit", sub, "--batch: %zu sizes for %zu input%s (one for all, or "
+                            "one per input)", lt.n_batch, nfiles, nfiles == 1 ? "" : "s");
+    if (lt_flags && !lightning)
+        return mb_cli_usage("mbfit", sub, "--loss-column, --batch and --batch-key go with "
+                            "--lightning");
+    double lt_gap = 0;
 
     /* A points file has an n_update column; anything else is a run log. */
-    mb_table *t;
-    if (mb_table_read(files[0], &t, &err) != MB_OK)
+    mb_table *t = NULL;
+    if (!lightning && mb_table_read(files[0], &t, &err) != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
-    int points = mb_table_col(t, "n_update") >= 0;
-    if (!points && mb_table_col(t, "update") < 0) {
+    int points = t && mb_table_col(t, "n_update") >= 0;
+    if (t && !points && mb_table_col(t, "update") < 0) {
         /* neither kind: bad data (exit 1), not a usage error */
         mb_error_set(&err, MB_EFORMAT, "%s: neither a run log (an 'update' column) nor a points "
                      "file (batch and n_update columns); its first column is '%s'",
@@ -357,7 +417,10 @@ static int cmd_nupdate(int argc, char **argv)
             return target ? mb_cli_fail("mbfit", sub, &err)
                           : mb_cli_usage("mbfit", sub, "run logs need --target-loss");
         }
-        int rc = mb_fit_runs_read_logs_first(t, files, nfiles, thr, nthr, smooth, &runs, &err);
+        int rc = lightning ? mb_fit_runs_read_lightning(files, nfiles, &lt, thr, nthr, &runs,
+                                                        &lt_gap, &err)
+                           : mb_fit_runs_read_logs_first(t, files, nfiles, thr, nthr, smooth,
+                                                         &runs, &err);
         mb_table_free(t);
         free(thr);
         if (rc == MB_OK && !isnan(lr) && (rc = mb_fit_runs_keep_lr(&runs, lr, &err)) != MB_OK)
@@ -385,7 +448,10 @@ static int cmd_nupdate(int argc, char **argv)
                 cJSON *fl = cJSON_AddArrayToObject(in, "files");
                 for (size_t i = 0; fl && i < nfiles; i++)
                     cJSON_AddItemToArray(fl, cJSON_CreateString(files[i]));
-                cJSON_AddStringToObject(in, "source", points ? "points" : "logs");
+                cJSON_AddStringToObject(in, "source", points ? "points" : lightning ? "lightning"
+                                                                                   : "logs");
+                if (lightning) /* 1: exact crossings; more: upper bounds, by up to gap - 1 */
+                    mb_json_add_number(in, "lightning_max_gap", lt_gap);
                 if (!points) {
                     mb_json_add_number(in, "smooth", (double)smooth);
                     mb_json_add_number(in, "logs_using_training_loss",
@@ -399,6 +465,11 @@ static int cmd_nupdate(int argc, char **argv)
                 for (size_t i = 0; i < fits[k].warn.n; i++)
                     fprintf(stderr, "mbfit nupdate: warning: %s\n", fits[k].warn.msg[i]);
         }
+        if (lt_gap > 1)
+            fprintf(stderr, "mbfit nupdate: note: '%s' was logged every %g updates at most "
+                    "before the crossing: each N_update is the first logged step at or under "
+                    "the target, an upper bound on the first crossing (by up to %g updates)\n",
+                    lt.loss_column, lt_gap, lt_gap - 1);
         if (runs.used_train_loss && !cm.json)
             fprintf(stderr, "mbfit nupdate: %d log(s) have no evaluation loss: used the mean "
                             "training loss of the last %zu rows\n",
