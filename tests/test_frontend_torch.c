@@ -115,6 +115,21 @@ static void test_probe_procs(void)
     snprintf(args, sizeof args, "--model %s/tiny.py --batch 9 --procs 2 -o %s/bad2.csv", dir,
              dir);
     mb_test_expect_failure(prog, args, 1, "--procs 2: M = 9 is not a multiple of 2");
+    /* a loss that fails only in the learner processes: their one line, nothing written */
+    char path[512];
+    mb_test_write(path, sizeof path, dir, "distbad.py",
+                  "import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n"
+                  "import torch.distributed as dist\nfrom tiny import dataset, model\n"
+                  "NAME = 'distbad'\n"
+                  "def loss(out, y):\n    if dist.is_initialized():\n"
+                  "        raise RuntimeError('no loss under torch.distributed')\n"
+                  "    import torch\n    return torch.nn.functional.cross_entropy(out, y)\n");
+    snprintf(args, sizeof args, "--model %s --batch 8 --procs 1,2 --threads 2 --budget 0.1 -o "
+             "%s/bad2.csv", path, dir);
+    mb_test_expect_failure(prog, args, 1, "RuntimeError: no loss under torch.distributed");
+    snprintf(path, sizeof path, "%s/bad2.csv", dir);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
 }
 
 /* Short real runs: their logs are read by mbfit nupdate, mbfit tupdate (with the probe's

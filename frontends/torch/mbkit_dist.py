@@ -64,10 +64,10 @@ def _worker(rank, a, procs, dev_type, init, result):
                 json.dump([{"m": p.m, "x": p.x, "starts": p.starts, "why": p.why} for p in pts],
                           f)
             os.replace(result + ".tmp", result)
-    except fe.Fail as e:
-        if rank == 0:
-            with open(result, "w") as f:
-                json.dump({"fail": str(e)}, f)
+    except fe.Fail as e:  # its one line for the parent (any rank's: they fail alike)
+        with open(f"{result}.fail{rank}", "w") as f:
+            f.write(str(e))
+        os.replace(f"{result}.fail{rank}", result + ".fail")
         raise SystemExit(1)
     # no destroy_process_group(): with a file rendezvous it could wait on a rank already gone
     # (seen once on this host); the process's exit closes the group
@@ -106,10 +106,9 @@ def probe(a, procs, dev):
                     break
         except Exception as e:  # a rank failed: its one line, when rank 0 wrote it
             msg = None
-            if os.path.exists(result):
-                with open(result) as f:
-                    got = json.load(f)
-                msg = got.get("fail") if isinstance(got, dict) else None
+            if os.path.exists(result + ".fail"):
+                with open(result + ".fail") as f:
+                    msg = f.read().strip() or None
             raise fe.Fail(msg or f"--procs {procs}: a learner process failed "
                                  f"({fe.one_line(e)})")
         with open(result) as f:

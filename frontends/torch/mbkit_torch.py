@@ -617,7 +617,8 @@ def probe_points(a, call_for, clock=None):
 
 
 def point_rows(a, pts, backend, name, procs, threads, dname, say):
-    """The step table's rows of one learner count, and the largest drift (drift, M)."""
+    """The step table's rows of one learner count, and the largest drift (drift, M); the
+    summary lines for the terminal go to the list `say`."""
     lines, worst = [], None
     for pt in pts:
         st = stats(pt.x)
@@ -635,10 +636,9 @@ def point_rows(a, pts, backend, name, procs, threads, dname, say):
                      f"{st['median']:.6g},{st['min']:.6g},{st['p25']:.6g},{st['p75']:.6g},"
                      f"{st['max']:.6g},{pt.m / st['median']:.6g},{wide},{pt.why},"
                      f"{'' if drift is None else format(drift, '.3g')},{dname}")
-        print(f"P={procs:<3d} {pt.m:<5d} {st['reps']:6d} {st['median']:12.4g} "
-              f"{st['p25']:12.4g} {st['p75']:12.4g} {pt.m / st['median']:12.4g} "
-              f"{'-' if drift is None else format(100 * drift, '.1f') + '%':>7} {pt.why}",
-              file=say)
+        say.append(f"P={procs:<3d} {pt.m:<5d} {st['reps']:6d} {st['median']:12.4g} "
+                   f"{st['p25']:12.4g} {st['p75']:12.4g} {pt.m / st['median']:12.4g} "
+                   f"{'-' if drift is None else format(100 * drift, '.1f') + '%':>7} {pt.why}")
     return lines, worst
 
 
@@ -658,17 +658,25 @@ def cmd_probe(a, argv):
     say = sys.stderr if a.output == "-" else sys.stdout
     dname = device_name(torch, dev)
     backend = "cuda" if dev.type == "cuda" else "cpu"
-    rows, worst = [], None
-    for p in a.procs:
-        if p == 1:
-            pts, threads = probe_points(a, call_for), a.threads
-        else:
-            import mbkit_dist
-            pts, threads = mbkit_dist.probe(a, p, dev), mbkit_dist.threads(a, p, dev)
-        r, w = point_rows(a, pts, backend, mod.mb_name, p, threads, dname, say)
-        rows += r
-        if w is not None and (worst is None or w[0] > worst[0]):
-            worst = w
+    rows, worst, shown = [], None, []
+    try:
+        for p in a.procs:
+            if p == 1:
+                pts, threads = probe_points(a, call_for), a.threads
+            else:
+                import mbkit_dist
+                try:
+                    pts, threads = mbkit_dist.probe(a, p, dev), mbkit_dist.threads(a, p, dev)
+                except mbkit_dist.fe.Fail as e:  # that module's copy of this one's Fail
+                    raise Fail(str(e))
+            r, w = point_rows(a, pts, backend, mod.mb_name, p, threads, dname, shown)
+            rows += r
+            if w is not None and (worst is None or w[0] > worst[0]):
+                worst = w
+    except BaseException:  # a learner process failed, or ^C: no half-written table
+        if out is not None:
+            out.abort()
+        raise
     dist = [f"# dist_backend={'nccl' if dev.type == 'cuda' else 'gloo'}",
             "# dist=torch.distributed data parallel (DistributedDataParallel), one process a "
             "learner, M / P samples each; t_median_s is the slowest rank's"] \
@@ -696,6 +704,7 @@ def cmd_probe(a, argv):
         out.abort()
         raise Fail(f"{a.output}: write error: {e.strerror}")
     out.commit()
+    print("\n".join(shown), file=say)
     if worst is None:
         print("steadiness: not measured (it needs --rounds 2 or more)", file=say)
     elif worst[0] <= 0.05:
