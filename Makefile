@@ -7,8 +7,7 @@
 #   make deps             apt-get the Debian packages mbkit needs; silent when all are there
 #   make install PREFIX=  commands, libmbkit.a and headers
 #   make zoo              the whole pipeline on every workload of data/zoo.txt (part of bench)
-#   make run FRONTEND=torch  the pipeline on a PyTorch model (frontends/torch/torch.mk; also
-#                         make run-torch)
+#   make run FRONTEND=torch  the pipeline on a PyTorch model (= make run-torch; torch.mk)
 #   V=1                   print every build command in full
 #
 # Sources are found by folder: every model/ data/ train/ probe/ fit/ solver/ plots/ *.c file
