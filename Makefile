@@ -8,7 +8,7 @@
 #   make install PREFIX=  commands, libmbkit.a and headers
 #   make zoo              the whole pipeline on every workload of data/zoo.txt (part of bench)
 #   make nodes            the across-node figures on network namespaces (root; part of bench)
-#   make run-torch        the pipeline on a PyTorch model (frontends/torch/torch.mk)
+#   make run-torch        the pipeline on a PyTorch model (frontends/torch/torch.mk; = make run FRONTEND=torch)
 #   V=1                   print every build command in full
 #
 # Sources are found by folder: every *.c file under model/ data/ net/ train/ probe/ fit/ solver/
@@ -123,7 +123,7 @@ LDLIBS   += $(foreach d,$(CUDA_DNN_DIRS),-L$(d) -Wl,-rpath,$(d)) -l:$(notdir $(C
 NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -I. $(addprefix -I,$(sort $(CUDNN_INC) $(CUBLAS_INC)))
 endif
 
-.PHONY: all deps deps-peers deps-fuzz build check check-build run pipeline run-example bench zoo install clean help \
+.PHONY: all deps deps-peers deps-fuzz build check check-build run run-c pipeline run-example bench zoo install clean help \
         fuzz fuzz-build nodes
 .DEFAULT_GOAL := all
 
@@ -368,7 +368,13 @@ stage = mkdir -p $(OUT)/logs && rm -f $(OUT)/logs/$(1).cmd && export $(RUN_PATH)
     echo "make run: stage '$(1)' failed: $(3) (whole log: $(OUT)/logs/$(1).log)" >&2; exit 1; \
   fi
 
-run: deps
+# FRONTEND=c (default): mbkit's own trainer and probe; FRONTEND=torch: the PyTorch front end's
+# (make run-torch, frontends/torch/torch.mk); the same fit, solve, held-out check and report.
+FRONTEND ?= c
+$(if $(filter c torch,$(FRONTEND)),,$(error FRONTEND=$(FRONTEND): c (mbkit's trainer) or torch (the PyTorch front end)))
+run: run-$(FRONTEND)
+
+run-c: deps
 	@$(MAKE) --no-print-directory build
 	@t0=$$(date +%s); \
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \

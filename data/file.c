@@ -463,20 +463,3 @@ void mb_data_default_mode(int fd)
         /* the file stays private; nothing is lost but its readability to others */
     }
 }
-void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv)
-{
-    char host[256] = "unknown";
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "unknown");
-    host[sizeof host - 1] = '\0';
-    char date[64] = "";
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm))
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    fprintf(f, "# tool=%s\n# version=%s\n# host=%s\n# date=%s\n# command=", tool, mb_version(),
-            host, date);
-    for (int i = 0; i < argc; i++)
-        fprintf(f, "%s%s", i ? " " : "", argv[i]);
-    fputc('\n', f);
-}

@@ -5,6 +5,7 @@
  */
 #include "mb_output.h"
 #include "mb_json.h"
+#include "mb_format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,6 +76,10 @@ int mb_json_read(const char *path, cJSON **root, mb_error *err)
                               dup);
         cJSON_Delete(j);
         return rc;
+    }
+    if (mb_format_check_json(j, path, NULL, err) != MB_OK) { /* a newer or malformed version */
+        cJSON_Delete(j);
+        return MB_EFORMAT;
     }
     *root = j;
     return MB_OK;

@@ -75,8 +75,5 @@ int mb_out_place(const char *src, const char *path, struct mb_error *err);
  * the process umask. */
 void mb_data_default_mode(int fd);
 
-/* Writes the metadata lines every output file starts with: "# tool=...", "# version=...",
- * "# host=...", "# date=..." (UTC, ISO 8601) and "# command=..." (argv joined by spaces). */
-void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv);
 
 #endif /* MB_OUTPUT_H */

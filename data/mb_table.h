@@ -48,6 +48,9 @@ int mb_table_check_order(const mb_table *t, size_t row, const char *const *names
 /* The probes' spread of times, in the order mb_table_check_order wants it. */
 #define MB_TABLE_TIMES {"t_min_s", "t_p25_s", "t_median_s", "t_p75_s", "t_max_s", NULL}
 
+/* The line number (1-based) of metadata key `key` in t (the last one given), 0 when absent. */
+long mb_table_meta_line(const mb_table *t, const char *key);
+
 /* The raw text of a cell ("" for an empty field). */
 const char *mb_table_cell(const mb_table *t, size_t row, size_t col);
 

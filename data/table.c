@@ -7,6 +7,7 @@
 #include "mb_parse.h"
 #include "mb_table.h"
 #include "mb_output.h"
+#include "mb_format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ struct mb_table {
     size_t nrows;
     struct meta {      /* nmeta "# key=value" lines before the header, pointing into buf */
         char *key, *val;
+        long line;     /* 1-based */
     } *meta;
     size_t nmeta;
     char **trailers;   /* ntrail "#" lines after the header, "# " stripped */
@@ -119,7 +121,7 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
             if (!eq)
                 continue; /* a plain comment */
             *eq = '\0';
-            struct meta m = {trim(body), trim(eq + 1)};
+            struct meta m = {trim(body), trim(eq + 1), lineno};
             /* a key given twice must say the same thing: which of two conflicting '# batch='
              * lines is meant cannot be guessed */
             for (size_t i = 0; i < t->nmeta && rc == MB_OK; i++)
@@ -287,4 +289,12 @@ int mb_table_check_order(const mb_table *t, size_t row, const char *const *names
         pv = v;
     }
     return MB_OK;
+}
+
+long mb_table_meta_line(const mb_table *t, const char *key)
+{
+    for (size_t i = t->nmeta; i-- > 0;)
+        if (strcmp(t->meta[i].key, key) == 0)
+            return t->meta[i].line;
+    return 0;
 }

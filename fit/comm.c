@@ -10,6 +10,7 @@
 #include "mb_fit.h"
 #include "../data/mb_json.h"
 #include "../data/mb_parse.h"
+#include "../data/mb_format.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -112,6 +113,8 @@ int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb
     memset(out, 0, sizeof *out);
     mb_table *t;
     int rc = mb_table_read(path, &t, err);
+    if (rc == MB_OK && (rc = mb_format_check_table(t, MB_FORMAT_COMM, err)) != MB_OK)
+        mb_table_free(t);
     if (rc != MB_OK)
         return rc;
     size_t co, cp, cb, ct, n = mb_table_rows(t);

@@ -19,9 +19,11 @@
 #include "../data/mb_output.h"
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
+#include "../data/mb_format.h"
+#include "mb_lightning.h"
 
 enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR,
-       OPT_ALGO, OPT_PROCS, OPT_CHOOSE };
+       OPT_ALGO, OPT_PROCS, OPT_CHOOSE, OPT_LIGHTNING, OPT_LOSS_COL, OPT_BATCH, OPT_BATCH_KEY };
 
 /* What every subcommand shares. */
 typedef struct common {
@@ -87,7 +89,9 @@ static int emit(const char *sub, const common *c, cJSON *root, void (*print)(FIL
             fprintf(stderr, "mbfit %s: out of memory\n", sub);
             return 1;
         }
-        int rc = mb_json_write(c->output, root, &err);
+        int rc = mb_format_add_json(root, MB_FORMAT_FIT) != MB_OK
+                     ? mb_error_set(&err, MB_ENOMEM, "out of memory")
+                     : mb_json_write(c->output, root, &err);
         cJSON_Delete(root);
         return rc == MB_OK ? 0 : mb_cli_fail("mbfit", sub, &err);
     }
@@ -138,12 +142,21 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "                          (# learners=); logs of several (algo, P) are refused\n"
            "                          without them. Runs that logged the gradient noise scale\n"
            "                          (# b_simple=, sgd-sync) show its median beside alpha/N_inf\n"
+           "      --lightning         the inputs are PyTorch Lightning CSVLogger logs (a\n"
+           "                          version folder, or its metrics.csv): N is step + 1 of\n"
+           "                          the first row whose loss column is <= the threshold\n"
+           "                          (an upper bound unless it was logged every step)\n"
+           "      --loss-column NAME  with --lightning: the validation loss (default val_loss)\n"
+           "      --batch M[,M...]    with --lightning: M of every log, or one per log in\n"
+           "                          order (default: each folder's hparams.yaml, key\n"
+           "                          --batch-key, default batch_size)\n"
            "      --json              write the fit as JSON (docs/design.md, 'Fits')\n"
            "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
            "  -h, --help              show this help and exit\n\n"
            "Example:\n"
            "  mbfit nupdate --target-loss 0.5 runs/*.csv --json > n.json\n"
-           "  mbfit nupdate data/examples/nupdate_points.csv\n",
+           "  mbfit nupdate data/examples/nupdate_points.csv\n"
+           "  mbfit nupdate --lightning --target-loss 0.4 lightning_logs/version_*\n",
            mb_fit_weighting_name(d->weights), d->bootstrap, d->seed, smooth);
 }
 
@@ -255,9 +268,37 @@ static int output_over_input(const char *sub, const char *output, char *const *i
 }
 
 /* What `mbfit nupdate`'s command line says. */
+/* --batch of --lightning: "64" for every input, or "16,32,64" one per input in order. */
+#define LT_BATCH_MAX 256
+static int lightning_batches(const char *arg, double *b, size_t *n, mb_error *err)
+{
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(arg, "--batch", 0, &items, &k, err);
+    if (rc != MB_OK)
+        return rc;
+    if (k > LT_BATCH_MAX)
+        rc = mb_error_set(err, MB_EINVAL, "--batch: %zu sizes, more than %d", k, LT_BATCH_MAX);
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        long v;
+        if (mb_data_parse_long(items[i], 1, 1L << 40, &v) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL, "--batch: '%s' is not a whole number >= 1",
+                              items[i]);
+        else
+            b[i] = (double)v;
+    }
+    free(items);
+    *n = k;
+    return rc;
+}
+
 typedef struct nupdate_args {
     mb_fit_nupdate_options o;
     common cm;
+    mb_lightning_options lt;      /* --lightning: the inputs are Lightning CSVLogger folders */
+    double lt_batch[LT_BATCH_MAX];
+    int lightning, lt_flags;      /* --lightning given; one of its own flags given */
+    double lt_gap;                /* the widest logging gap before a crossing (read) */
     size_t smooth;      /* rows of training loss a log without evaluations is judged by */
     const char *target; /* --target-loss: one or several thresholds */
     double lr, procs;   /* --lr, --procs: keep only those runs (NaN: all) */
@@ -299,6 +340,14 @@ static int nupdate_option(int c, nupdate_args *a, mb_error *err)
                                 optarg);
         a->smooth = (size_t)v;
         break;
+    case OPT_LIGHTNING: a->lightning = 1; break;
+    case OPT_LOSS_COL: a->lt.loss_column = optarg, a->lt_flags = 1; break;
+    case OPT_BATCH_KEY: a->lt.batch_key = optarg, a->lt_flags = 1; break;
+    case OPT_BATCH:
+        if (lightning_batches(optarg, a->lt_batch, &a->lt.n_batch, err) != MB_OK)
+            return MB_EINVAL;
+        a->lt.batch = a->lt_batch, a->lt_flags = 1;
+        break;
     }
     return MB_OK;
 }
@@ -317,11 +366,18 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
                                        {"lr", required_argument, 0, OPT_LR},
                                        {"algo", required_argument, 0, OPT_ALGO},
                                        {"procs", required_argument, 0, OPT_PROCS},
+                                       {"lightning", no_argument, 0, OPT_LIGHTNING},
+                                       {"loss-column", required_argument, 0, OPT_LOSS_COL},
+                                       {"batch", required_argument, 0, OPT_BATCH},
+                                       {"batch-key", required_argument, 0, OPT_BATCH_KEY},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
     mb_fit_nupdate_options_init(&a->o);
+    mb_lightning_options_init(&a->lt);
+    a->lightning = a->lt_flags = 0;
+    a->lt_gap = 0;
     a->cm = (common){0, "-", a->o.weights};
     a->smooth = NUPDATE_SMOOTH;
     a->target = a->algo = NULL;
@@ -336,7 +392,8 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
             continue;
         switch (c) {
         case OPT_TARGET: case OPT_LR: case OPT_ALGO: case OPT_PROCS: case OPT_BOOT:
-        case OPT_SEED: case OPT_SMOOTH:
+        case OPT_SEED: case OPT_SMOOTH: case OPT_LIGHTNING: case OPT_LOSS_COL:
+        case OPT_BATCH_KEY: case OPT_BATCH:
             if (nupdate_option(c, a, &err) != MB_OK)
                 return mb_cli_fail("mbfit", sub, &err);
             break;
@@ -351,23 +408,30 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     a->o.weights = a->cm.weights;
     if (optind >= argc)
         return mb_cli_usage("mbfit", sub, "no input files (run logs or one points file)");
+    size_t nfiles = (size_t)(argc - optind);
+    if (a->lt.batch && a->lt.n_batch != 1 && a->lt.n_batch != nfiles)
+        return mb_cli_usage("mbfit", sub, "--batch: %zu sizes for %zu input%s (one for all, or "
+                            "one per input)", a->lt.n_batch, nfiles, nfiles == 1 ? "" : "s");
+    if (a->lt_flags && !a->lightning)
+        return mb_cli_usage("mbfit", sub, "--loss-column, --batch and --batch-key go with "
+                            "--lightning");
     return -1;
 }
 
 /* Reads the inputs into runs: one points file (*points = 1), or run logs at a's thresholds,
  * kept to a's learning rate, algorithm and learner count. -1 to go on (runs to be freed), else
  * the exit status. */
-static int nupdate_read(const char *const *files, size_t nfiles, const nupdate_args *a,
+static int nupdate_read(const char *const *files, size_t nfiles, nupdate_args *a,
                         mb_fit_runs *runs, int *points)
 {
     const char *sub = "nupdate";
     mb_error err = {0};
     /* A points file has an n_update column; anything else is a run log. */
-    mb_table *t;
-    if (mb_table_read(files[0], &t, &err) != MB_OK)
+    mb_table *t = NULL;
+    if (!a->lightning && mb_table_read(files[0], &t, &err) != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
-    *points = mb_table_col(t, "n_update") >= 0;
-    if (!*points && mb_table_col(t, "update") < 0) {
+    *points = t && mb_table_col(t, "n_update") >= 0;
+    if (t && !*points && mb_table_col(t, "update") < 0) {
         /* neither kind: bad data (exit 1), not a usage error */
         mb_error_set(&err, MB_EFORMAT, "%s: neither a run log (an 'update' column) nor a points "
                      "file (batch and n_update columns); its first column is '%s'",
@@ -395,7 +459,10 @@ static int nupdate_read(const char *const *files, size_t nfiles, const nupdate_a
         return a->target ? mb_cli_fail("mbfit", sub, &err)
                          : mb_cli_usage("mbfit", sub, "run logs need --target-loss");
     }
-    int rc = mb_fit_runs_read_logs_first(t, files, nfiles, thr, nthr, a->smooth, runs, &err);
+    int rc = a->lightning ? mb_fit_runs_read_lightning(files, nfiles, &a->lt, thr, nthr, runs,
+                                                       &a->lt_gap, &err)
+                          : mb_fit_runs_read_logs_first(t, files, nfiles, thr, nthr, a->smooth,
+                                                        runs, &err);
     mb_table_free(t);
     free(thr);
     if (rc == MB_OK && !isnan(a->lr) && (rc = mb_fit_runs_keep_lr(runs, a->lr, &err)) != MB_OK)
@@ -418,7 +485,11 @@ static cJSON *nupdate_json(const mb_fit_nupdate *fits, size_t nf, const nupdate_
         cJSON *fl = cJSON_AddArrayToObject(in, "files");
         for (size_t i = 0; fl && i < nfiles; i++)
             cJSON_AddItemToArray(fl, cJSON_CreateString(files[i]));
-        cJSON_AddStringToObject(in, "source", points ? "points" : "logs");
+        cJSON_AddStringToObject(in, "source", points       ? "points"
+                                              : a->lightning ? "lightning"
+                                                             : "logs");
+        if (a->lightning) /* 1: exact crossings; more: upper bounds, by up to gap - 1 */
+            mb_json_add_number(in, "lightning_max_gap", a->lt_gap);
         if (!points) {
             mb_json_add_number(in, "smooth", (double)a->smooth);
             mb_json_add_number(in, "logs_using_training_loss", (double)runs->used_train_loss);
@@ -460,6 +531,11 @@ static int cmd_nupdate(int argc, char **argv)
         status = mb_cli_fail("mbfit", sub, &err);
     } else {
         cJSON *root = a.cm.json ? nupdate_json(fits, nf, &a, &runs, files, nfiles, points) : NULL;
+        if (a.lt_gap > 1)
+            fprintf(stderr, "mbfit nupdate: note: '%s' was logged every %g updates at most "
+                    "before the crossing: each N_update is the first logged step at or under "
+                    "the target, an upper bound on the first crossing (by up to %g updates)\n",
+                    a.lt.loss_column, a.lt_gap, a.lt_gap - 1);
         if (runs.used_train_loss && !a.cm.json)
             fprintf(stderr, "mbfit nupdate: %d log(s) have no evaluation loss: used the mean "
                             "training loss of the last %zu rows\n",
@@ -489,8 +565,9 @@ static void tupdate_help(void)
            "With run logs (mbtrain, any M) after the table, the runs calibrate the fit of\n"
            "their learner count (one-learner runs are needed; runs of P learners, e.g.\n"
            "mpirun -np 2 mbtrain --algo sgd-sync, calibrate P's rows): at every M/P they\n"
-           "trained, the point is the median of their seconds per update (training only: what\n"
-           "an update really costs, at P > 1 its communication too), the probe's points beyond\n"
+           "trained, the point is the lower quartile of their seconds per update (training\n"
+           "only, what an update costs when the machine is steady; at P > 1 communication\n"
+           "too), the probe's points beyond\n"
            "the runs' are scaled to meet them, and the knee is refitted. The probe's own points\n"
            "stay in the JSON ('probe_points') for mbopt validate to report against the runs.\n\n"
            "      --weights W      none or relative (sigma_i = t_median_s; default relative)\n"

@@ -12,6 +12,8 @@
 #include "../data/mb_json.h"
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
+#include "../data/mb_format.h"
+#include "mb_lightning.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -210,7 +212,8 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
                         size_t n_thr, size_t smooth, mb_error *err)
 {
     int used = 0, rc;
-    if ((rc = meta_number(t, "batch", 1, 1, 1, &runs->batch[i], err)) == MB_OK &&
+    if ((rc = mb_format_check_table(t, MB_FORMAT_RUNLOG, err)) == MB_OK &&
+        (rc = meta_number(t, "batch", 1, 1, 1, &runs->batch[i], err)) == MB_OK &&
         (rc = meta_number(t, "seed", 0, 0, 1, &runs->seed[i], err)) == MB_OK &&
         (rc = meta_number(t, "lr", 0, 1, 0, &runs->lr[i], err)) == MB_OK &&
         (rc = meta_number(t, "learners", 0, 1, 1, &runs->procs[i], err)) == MB_OK &&
@@ -383,7 +386,8 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
     int rc = MB_OK;
     size_t cb, cn;
     long cs = mb_table_col(t, "seed");
-    if ((rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
+    if ((rc = mb_format_check_table(t, MB_FORMAT_POINTS, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
         (rc = mb_table_require_col(t, "n_update", &cn, err)) != MB_OK)
         return rc;
     size_t n = mb_table_rows(t);
@@ -1036,4 +1040,9 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     }
     cJSON_AddItemToObject(root, "warnings", mb_fit_warnings_json(&f->warn));
     return root;
+}
+
+int mb_fit_runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
+{
+    return runs_alloc(r, n, n_thr);
 }

@@ -13,6 +13,7 @@
 #include "mb_fit.h"
 #include "../data/mb_json.h"
 #include "../data/mb_parse.h"
+#include "../data/mb_format.h"
 
 #include <stdint.h>
 #include <math.h>
@@ -306,6 +307,8 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
     *n_out = 0;
     mb_table *t;
     int rc = mb_table_read(path, &t, err);
+    if (rc == MB_OK && (rc = mb_format_check_table(t, MB_FORMAT_STEP, err)) != MB_OK)
+        mb_table_free(t);
     if (rc != MB_OK)
         return rc;
     size_t cb, cl, ct, n = mb_table_rows(t);

@@ -16,6 +16,7 @@
 #include "../solver/mb_solver.h"
 #include "../data/mb_json.h"
 #include "../data/mb_parse.h"
+#include "../data/mb_format.h"
 
 /* Shared look: grid, key placement, a readable point size. */
 static void style(mb_plot *p, const char *title)
@@ -371,12 +372,14 @@ static int distinct(const mb_table *tab, size_t col, double *out, int max, mb_er
     return n;
 }
 
-/* Reads a table that must have the named columns (their indices go to cols) and at least one
- * row. */
-static int read_table(const char *path, const char *const *names, size_t *cols, mb_table **tab,
-                      mb_error *err)
+/* Reads a table of format `kind` (mb_format.h) that must have the named columns (their indices
+ * go to cols) and at least one row. */
+static int read_table(const char *path, const char *kind, const char *const *names, size_t *cols,
+                      mb_table **tab, mb_error *err)
 {
     int rc = mb_table_read(path, tab, err);
+    if (rc == MB_OK)
+        rc = mb_format_check_table(*tab, kind, err);
     for (size_t i = 0; rc == MB_OK && names[i]; i++)
         rc = mb_table_require_col(*tab, names[i], &cols[i], err);
     if (rc == MB_OK && mb_table_rows(*tab) == 0)
@@ -465,7 +468,7 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
     static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
     size_t cols[6];
     mb_table *tab;
-    int rc = read_table(step_csv, names, cols, &tab, err);
+    int rc = read_table(step_csv, MB_FORMAT_STEP, names, cols, &tab, err);
     if (rc == MB_OK && (rc = mb_fit_step_table_check(tab, err)) != MB_OK) /* as mbfit reads it */
         mb_table_free(tab);
     if (rc != MB_OK)
@@ -545,7 +548,7 @@ int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
                                         "t_max_s", NULL};
     size_t cols[6];
     mb_table *tab;
-    int rc = read_table(comm_csv, names, cols, &tab, err);
+    int rc = read_table(comm_csv, MB_FORMAT_COMM, names, cols, &tab, err);
     if (rc != MB_OK)
         return rc;
     const size_t c_op = cols[0], c_procs = cols[1], c_bytes = cols[2], c_med = cols[3],

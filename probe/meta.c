@@ -15,6 +15,7 @@
 #include <gsl/gsl_version.h>
 
 #include "../data/mb_output.h"
+#include "../data/mb_format.h"
 #include "mb_probe.h"
 
 /* OpenBLAS's own query; declared here because <cblas.h> may be another BLAS's header. */

@@ -22,6 +22,7 @@
  * (mbopt).
  */
 #include "mb_solver.h"
+#include "../data/mb_format.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -438,6 +439,8 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
     *out = NULL;
     mb_table *tb = NULL;
     int rc = mb_table_read(path, &tb, err);
+    if (rc == MB_OK && (rc = mb_format_check_table(tb, MB_FORMAT_CONV, err)) != MB_OK)
+        mb_table_free(tb);
     if (rc != MB_OK)
         return rc;
     static const char *const need[] = {"layer", "algo", "pass", "batch", "t_median_s",

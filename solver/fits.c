@@ -3,6 +3,7 @@
  */
 #include "mb_solver.h"
 #include "../data/mb_json.h"
+#include "../data/mb_format.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +32,8 @@ static int read_params(const char *path, const char *want, cJSON **root, const c
     int rc = mb_json_read(path, root, err);
     if (rc != MB_OK)
         return rc;
-    if ((rc = check_model(*root, path, want, err)) != MB_OK) {
+    if ((rc = mb_format_check_json(*root, path, MB_FORMAT_FIT, err)) != MB_OK ||
+        (rc = check_model(*root, path, want, err)) != MB_OK) {
         cJSON_Delete(*root);
         *root = NULL;
         return rc;

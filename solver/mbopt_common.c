@@ -13,6 +13,7 @@
 #include "../data/mb_output.h"
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
+#include "../data/mb_format.h"
 
 int emit_json(const char *sub, cJSON *root, const out_opts *o)
 {
@@ -21,7 +22,12 @@ int emit_json(const char *sub, cJSON *root, const out_opts *o)
         fprintf(stderr, "%s %s: out of memory\n", prog, sub);
         return 1;
     }
-    int rc = mb_json_write(o->output, root, &err);
+    char kind[48]; /* scale and validate have their kinds; other subcommands mbopt-SUB */
+    snprintf(kind, sizeof kind, "%s%s", strcmp(sub, MB_FORMAT_SCALE) == 0 ||
+             strcmp(sub, MB_FORMAT_VALIDATE) == 0 ? "" : "mbopt-", sub);
+    int rc = mb_format_add_json(root, kind) != MB_OK
+                 ? mb_error_set(&err, MB_ENOMEM, "out of memory")
+                 : mb_json_write(o->output, root, &err);
     cJSON_Delete(root);
     return rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }

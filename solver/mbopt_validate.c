@@ -14,6 +14,7 @@
 #include "../data/mb_output.h"
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
+#include "../data/mb_format.h"
 
 /* The recommendation's measured time over the measured best. */
 static double validate_ratio(const mb_validate *v)
@@ -493,6 +494,7 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const hol
 
 static void validate_csv(FILE *f, const mb_validate *v)
 {
+    mb_format_write(f, MB_FORMAT_VALIDATE_CSV);
     fprintf(f, "# command=mbopt validate\n# net=%s\n# target_loss=%.9g\n", v->net, v->target);
     fprintf(f, "algo,procs,batch,lr,runs,reached,n_median,t_train_median_s,t_pred_s,rel_err\n");
     for (size_t i = 0; i < v->n_rows; i++) {

@@ -12,6 +12,7 @@
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
 #include "../data/mb_output.h"
+#include "../data/mb_format.h"
 #include "../data/mb_json.h"
 #include "mb_test.h"
 

@@ -1,6 +1,7 @@
 /* test_frontend_torch.c — the PyTorch front end (frontends/torch/mbkit_torch.py) against mbkit's
  * own readers: its step table passes `mbfit tupdate`, its run logs pass `mbfit nupdate`,
- * `mbfit tupdate` (calibration) and `mbopt validate`; its exact first crossing (snapshots and
+ * `mbfit tupdate` (calibration) and `mbopt validate`; its probe of P = 2 learners through
+ * torch.distributed (gloo) is fitted per learner count; its exact first crossing (snapshots and
  * bisection) equals the crossing found by evaluating after every update of the same run; bad
  * input is one line and a non-zero exit, with nothing written.
  *
@@ -87,12 +88,48 @@ static void test_probe_table(void)
                       "--budget 0.2 --rounds 2 -o %s/step.csv", py, dir, dir)) {
         mb_test_run_free(&r);
         if (mb_test_sh_ok(&r, "mbfit tupdate %s/step.csv && grep -c '^cpu,tiny,' %s/step.csv "
-                          "&& grep -x '# frontend=torch' %s/step.csv && grep -x '# format=1' "
+                          "&& grep -x '# frontend=torch' %s/step.csv && grep -x '# format=mbkit-step/1' "
                           "%s/step.csv && grep -q '^# device=' %s/step.csv", dir, dir, dir, dir,
                           dir))
             CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n4\n")); /* M = 4, 8, 16, 32 */
     }
     mb_test_run_free(&r);
+}
+
+/* P = 1 and 2 learners through torch.distributed (gloo): the step table holds both learner
+ * counts and mbfit tupdate fits each; an M that P does not divide is refused before timing. */
+static void test_probe_procs(void)
+{
+    mb_test_run r;
+    if (mb_test_sh_ok(&r, "%s " FE " probe --model %s/tiny.py --batch 8:32 --procs 1,2 "
+                      "--threads 2 --budget 0.2 --rounds 2 -o %s/step2.csv", py, dir, dir)) {
+        mb_test_run_free(&r);
+        if (mb_test_sh_ok(&r, "grep -c '^cpu,tiny,[0-9]*,2,2,' %s/step2.csv && grep -x "
+                          "'# dist_backend=gloo' %s/step2.csv && mbfit tupdate %s/step2.csv "
+                          "--json | tr -d ' \\t' | grep -c '^\"learners\":2,'", dir, dir, dir))
+            CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "3\n# dist_backend=gloo\n1\n"));
+    }
+    mb_test_run_free(&r);
+    char prog[700], args[1024];
+    snprintf(prog, sizeof prog, "%s " FE " probe", py);
+    snprintf(args, sizeof args, "--model %s/tiny.py --batch 9 --procs 2 -o %s/bad2.csv", dir,
+             dir);
+    mb_test_expect_failure(prog, args, 1, "--procs 2: M = 9 is not a multiple of 2");
+    /* a loss that fails only in the learner processes: their one line, nothing written */
+    char path[512];
+    mb_test_write(path, sizeof path, dir, "distbad.py",
+                  "import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n"
+                  "import torch.distributed as dist\nfrom tiny import dataset, model\n"
+                  "NAME = 'distbad'\n"
+                  "def loss(out, y):\n    if dist.is_initialized():\n"
+                  "        raise RuntimeError('no loss under torch.distributed')\n"
+                  "    import torch\n    return torch.nn.functional.cross_entropy(out, y)\n");
+    snprintf(args, sizeof args, "--model %s --batch 8 --procs 1,2 --threads 2 --budget 0.1 -o "
+             "%s/bad2.csv", path, dir);
+    mb_test_expect_failure(prog, args, 1, "RuntimeError: no loss under torch.distributed");
+    snprintf(path, sizeof path, "%s/bad2.csv", dir);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
 }
 
 /* Short real runs: their logs are read by mbfit nupdate, mbfit tupdate (with the probe's
@@ -221,6 +258,7 @@ int mb_test_suite_frontend_torch(void)
     if (!have_torch())
         return !CU_add_test(s, "skipped: python3-torch is not installed", test_skipped);
     return !CU_add_test(s, "probe: step table read by mbfit tupdate", test_probe_table) ||
+           !CU_add_test(s, "probe --procs 1,2: torch.distributed learners", test_probe_procs) ||
            !CU_add_test(s, "runs: logs read by mbfit nupdate, tupdate, mbopt validate",
                         test_runs_logs) ||
            !CU_add_test(s, "exact crossing equals evaluating every update", test_exact_crossing) ||

@@ -626,7 +626,7 @@ static void test_validate(void)
     CU_ASSERT_TRUE(cJSON_IsObject(cJSON_GetObjectItem(root, "measured_best")));
     CU_ASSERT_TRUE(cJSON_IsNumber(cJSON_GetObjectItem(root, "median_abs_rel_err")));
     cJSON_Delete(root);
-    CU_ASSERT_EQUAL(mb_test_sh(&r, "head -n 5 %s/out/v.csv", dir), 0);
+    CU_ASSERT_EQUAL(mb_test_sh(&r, "head -n 6 %s/out/v.csv", dir), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "algo,procs,batch,lr,runs,reached,n_median,"
                                          "t_train_median_s,t_pred_s,rel_err\nmomentum,1,4,0.02,1,0"));
     mb_test_run_free(&r);

@@ -38,7 +38,7 @@ def runs(rng):
         for seed in range(3):
             n_s = (n_inf + alpha / m) * math.exp(0.05 * rng.gauss(0, 1))
             stop = 0.8 * n_s if (m == 512 and seed == 2) else 1.6 * n_s
-            lines = [META, "# net=lenet5\n# data=fashion-mnist\n# algo=sgd\n",
+            lines = ["# format=mbkit-runlog/1\n", META, "# net=lenet5\n# data=fashion-mnist\n# algo=sgd\n",
                      f"# batch={m}\n# learners=1\n# lr=0.05\n# seed={seed}\n",
                      "update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n"]
             u, reached = 0, "no"
@@ -60,7 +60,7 @@ def runs(rng):
 
 
 def points(rng):
-    out = [META, "# law=N_inf + alpha/M with N_inf=300 alpha=20000, 5% lognormal noise\n",
+    out = ["# format=mbkit-points/1\n", META, "# law=N_inf + alpha/M with N_inf=300 alpha=20000, 5% lognormal noise\n",
            "batch,n_update,seed\n"]
     for m in (8, 16, 32, 64, 128, 256, 512, 1024):
         for seed in range(3):
@@ -70,7 +70,7 @@ def points(rng):
 
 
 def step(rng):
-    out = [META, "# law=gamma*max(M/P,M_T)+delta with gamma=2e-5 M_T=32 delta=1e-3 (P=1), "
+    out = ["# format=mbkit-step/1\n", META, "# law=gamma*max(M/P,M_T)+delta with gamma=2e-5 M_T=32 delta=1e-3 (P=1), "
                  "4e-3 (P=4), 2% lognormal noise\n",
            "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,"
            "t_max_s,samples_per_s\n"]
@@ -85,7 +85,7 @@ def step(rng):
 
 
 def comm(rng):
-    out = [META, "# law=ring allreduce 2(P-1) 5e-6 + 2(P-1)/P bytes 1e-9, 3% lognormal noise\n",
+    out = ["# format=mbkit-comm/1\n", META, "# law=ring allreduce 2(P-1) 5e-6 + 2(P-1)/P bytes 1e-9, 3% lognormal noise\n",
            "op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\n"]
     for p in (2, 4, 8):
         b = 4

@@ -31,8 +31,11 @@ The model file (a path or a module name) defines:
     NAME = "..."                                optional; the net's name (default: file stem)
     DATA = "..."                                optional; the data set's name (default: "user")
 
-Not here: several learners (torch.distributed), learning-rate schedules, the C pipeline's
-stages (frontends/torch/torch.mk runs mbfit, mbopt and mbplot on what this writes).
+`probe --procs 1,2` adds P data-parallel learners through torch.distributed (mbkit_dist.py:
+gloo on CPU, NCCL on CUDA; the step table's `learners` column is P).
+
+Not here: training several learners (runs trains one), learning-rate schedules, the C
+pipeline's stages (frontends/torch/torch.mk runs mbfit, mbopt and mbplot on what this writes).
 Exit status: 0 done; 1 bad input (a model file that does not import, a factory that raises,
 a run that never reached the target, a write error); 2 usage.
 """
@@ -49,7 +52,7 @@ import time
 
 PROG = "mbkit_torch"
 VERSION = "0.1.0"
-FORMAT = 1  # the format version written as '# format=1' (docs/formats.md)
+FORMAT = 1  # the format version: '# format=mbkit-runlog/1', 'mbkit-step/1' (docs/formats.md)
 
 
 class Fail(Exception):
@@ -189,6 +192,10 @@ def build_parser():
     p.add_argument("--max-reps", type=positive(int), default=10000, help="samples at most")
     p.add_argument("--rel-ci", type=float, default=0.02,
                    help="stop when the median's 95%% interval is within this of it (0.02)")
+    p.add_argument("--procs", type=lambda s: parse_list(s, "--procs", 1, 64), default=[1],
+                   metavar="LIST", help="learner counts P: 1,2 (default 1); P > 1 runs P "
+                   "processes data-parallel through torch.distributed (gloo on CPU, NCCL on "
+                   "CUDA), M / P samples each")
     p.add_argument("-o", "--output", default="-", help="the step table (default stdout)")
 
     r = sub.add_parser("runs", prog=f"{PROG} runs",
@@ -278,11 +285,12 @@ class AtomicOut:
             self.tmp = None
 
 
-def common_meta(tool, argv):
-    """The lines every mbkit output opens with (data/file.c), then the format and front end."""
+def common_meta(tool, kind, argv):
+    """The lines every mbkit output opens with (data/file.c): the format version of this kind
+    of file first (data/format.c), then the tool, and the front end."""
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     cmd = " ".join([tool] + argv).replace("\n", " ")
-    return [f"format={FORMAT}", f"tool={tool}", f"version={VERSION}", f"host={socket.gethostname()}",
+    return [f"format=mbkit-{kind}/{FORMAT}", f"tool={tool}", f"version={VERSION}", f"host={socket.gethostname()}",
             f"date={date}", f"command={cmd}", "frontend=torch"]
 
 
@@ -507,24 +515,36 @@ class Point:
         self.m, self.x, self.starts, self.block, self.why, self.elapsed = m, [], [], 0, "", 0.0
 
 
-def measure_share(pt, call, a, budget, min_reps):
-    t0 = time.perf_counter()
+class Clock:
+    """The probe's clock: time.perf_counter, and a block of k calls timed by it. The
+    distributed probe (mbkit_dist.py) replaces it with one that every rank reads alike."""
 
-    def block(k):
+    def now(self):
+        return time.perf_counter()
+
+    def block(self, call, k):
         s = time.perf_counter()
         for _ in range(k):
             call()
         return time.perf_counter() - s
 
+
+def measure_share(pt, call, a, budget, min_reps, clock=None):
+    clock = clock or Clock()
+    t0 = clock.now()
+
+    def block(k):
+        return clock.block(call, k)
+
     if pt.block == 0:
         for i in range(a.warmup):
-            if i > 0 and time.perf_counter() - t0 >= budget:
+            if i > 0 and clock.now() - t0 >= budget:
                 break
             block(1)
         pt.block = 1
-        if time.perf_counter() - t0 < budget:  # blocked autorange: a sample lasts >= 2e-4 s
+        if clock.now() - t0 < budget:  # blocked autorange: a sample lasts >= 2e-4 s
             dt = block(1)
-            while dt < 2e-4 and pt.block < (1 << 30) and time.perf_counter() - t0 < budget:
+            while dt < 2e-4 and pt.block < (1 << 30) and clock.now() - t0 < budget:
                 pt.block *= 2
                 dt = block(pt.block)
     else:
@@ -536,7 +556,7 @@ def measure_share(pt, call, a, budget, min_reps):
             return
         pt.x.append(block(pt.block) / pt.block)
         taken += 1
-        el = time.perf_counter() - t0
+        el = clock.now() - t0
         if taken >= 1 and el >= budget:
             pt.why = "budget"
             return
@@ -549,27 +569,30 @@ def measure_share(pt, call, a, budget, min_reps):
                 return
 
 
-def cmd_probe(a, argv):
-    import torch
-    torch.set_num_threads(a.threads)
-    dev = pick_device(torch, a.device)
+def probe_setup(torch, a, dev, threads, rank=0, procs=1):
+    """The model file loaded, its data, and one learner's update at each M (M / procs samples
+    on each of procs ranks), each M tried once: a bad model or loss fails here, in one line."""
+    torch.set_num_threads(threads)
     mod = load_user(a.model)
     x, y = user_data(mod, a.model, torch)
     if max(a.batch) > x.shape[0]:
         raise Fail(f"--batch {max(a.batch)}: more than the {x.shape[0]} training samples")
     net = user_model(mod, a.model, torch, a.data_seed, dev)
+    if procs > 1:  # torch.distributed data parallel: gradients averaged over the ranks
+        net = torch.nn.parallel.DistributedDataParallel(
+            net, device_ids=[dev.index] if dev.type == "cuda" else None)
     lossf = user_loss(mod, torch)
     opt = make_optim(torch, net.parameters(), a)
-    lr_ = Learner(torch, net, opt, lossf, x, y, a.data_seed, dev)
+    lr_ = Learner(torch, net, opt, lossf, x, y, a.data_seed + 1000003 * rank, dev)
 
     def call_for(m):
         def call():
-            loss = lr_.step(m)
+            loss = lr_.step(m // procs)
             sync(torch, dev)
             return loss
         return call
 
-    try:  # the first call of each M: a bad model or loss fails here, with one line
+    try:
         for m in a.batch:
             l0 = call_for(m)()
             if not torch.isfinite(l0).all():
@@ -579,32 +602,24 @@ def cmd_probe(a, argv):
     except Exception as e:
         raise Fail(f"{a.model}: the update step failed at M = {m}: {type(e).__name__}: "
                    f"{one_line(e)}")
-    out = AtomicOut(a.output) if a.output != "-" else None  # the folder is checked before timing
+    return mod, call_for
+
+
+def probe_points(a, call_for, clock=None):
+    """The batch sizes measured interleaved in --rounds passes (mbprobe step's harness)."""
     pts = [Point(m) for m in a.batch]
     share_min = (a.min_reps + a.rounds - 1) // a.rounds
     for _ in range(a.rounds):
         for pt in pts:
             pt.starts.append(len(pt.x))
-            t0 = time.perf_counter()
-            measure_share(pt, call_for(pt.m), a, a.budget / a.rounds, share_min)
-            pt.elapsed += time.perf_counter() - t0
-    dname = device_name(torch, dev)
-    backend = "cuda" if dev.type == "cuda" else "cpu"
-    lines = ["# " + kv for kv in common_meta(f"{PROG} probe", argv)]
-    lines += [f"# source={source(torch, dev, dname, a.threads)}",
-              f"# torch={torch.__version__}", f"# device={dev.type}", f"# device_name={dname}",
-              f"# cpu_model={clean(cpu_model())}", f"# threads={a.threads}",
-              f"# clock=time.perf_counter" + ("+torch.cuda.synchronize" if dev.type == "cuda" else ""),
-              "# probe=step", f"# net={mod.mb_name}", f"# data={mod.mb_data}",
-              f"# algo={a.algo}", f"# lr={a.lr:g}", f"# momentum={a.momentum if a.algo != 'sgd' else 0:g}",
-              f"# model_file={clean(a.model)}", f"# seed={a.data_seed}",
-              "# timing=one update = next shuffled batch gathered, forward, loss, backward, "
-              "optimiser step" + (", torch.cuda.synchronize()" if dev.type == "cuda" else ""),
-              f"# warmup={a.warmup}", f"# min_reps={a.min_reps}", f"# max_reps={a.max_reps}",
-              f"# rel_ci={a.rel_ci:g}", f"# budget_s={a.budget:g}", f"# rounds={a.rounds}",
-              "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,"
-              "t_max_s,samples_per_s,wide,stop,drift,device"]
-    worst = None
+            measure_share(pt, call_for(pt.m), a, a.budget / a.rounds, share_min, clock)
+    return pts
+
+
+def point_rows(a, pts, backend, name, procs, threads, dname, say):
+    """The step table's rows of one learner count, and the largest drift (drift, M); the
+    summary lines for the terminal go to the list `say`."""
+    lines, worst = [], None
     for pt in pts:
         st = stats(pt.x)
         meds = []
@@ -617,14 +632,70 @@ def cmd_probe(a, argv):
         if drift is not None and (worst is None or drift > worst[0]):
             worst = (drift, pt.m)
         wide = int((st["p75"] - st["p25"]) / st["median"] > 0.10)
-        lines.append(f"{backend},{mod.mb_name},{pt.m},1,{a.threads},{st['reps']},"
+        lines.append(f"{backend},{name},{pt.m},{procs},{threads},{st['reps']},"
                      f"{st['median']:.6g},{st['min']:.6g},{st['p25']:.6g},{st['p75']:.6g},"
                      f"{st['max']:.6g},{pt.m / st['median']:.6g},{wide},{pt.why},"
                      f"{'' if drift is None else format(drift, '.3g')},{dname}")
-        print(f"{pt.m:<5d} {st['reps']:6d} {st['median']:12.4g} {st['p25']:12.4g} "
-              f"{st['p75']:12.4g} {pt.m / st['median']:12.4g} "
-              f"{'-' if drift is None else format(100 * drift, '.1f') + '%':>7} {pt.why}",
-              file=sys.stderr if a.output == "-" else sys.stdout)
+        say.append(f"P={procs:<3d} {pt.m:<5d} {st['reps']:6d} {st['median']:12.4g} "
+                   f"{st['p25']:12.4g} {st['p75']:12.4g} {pt.m / st['median']:12.4g} "
+                   f"{'-' if drift is None else format(100 * drift, '.1f') + '%':>7} {pt.why}")
+    return lines, worst
+
+
+def cmd_probe(a, argv):
+    import torch
+    dev = pick_device(torch, a.device)
+    for p in a.procs:
+        bad = [m for m in a.batch if m % p]
+        if bad:
+            raise Fail(f"--procs {p}: M = {bad[0]} is not a multiple of {p} (every learner "
+                       f"computes M / P samples)")
+    if max(a.procs) > 1 and dev.type == "cuda" and max(a.procs) > torch.cuda.device_count():
+        raise Fail(f"--procs {max(a.procs)}: only {torch.cuda.device_count()} CUDA devices "
+                   f"(one learner a GPU)")
+    mod, call_for = probe_setup(torch, a, dev, a.threads)
+    out = AtomicOut(a.output) if a.output != "-" else None  # the folder is checked before timing
+    say = sys.stderr if a.output == "-" else sys.stdout
+    dname = device_name(torch, dev)
+    backend = "cuda" if dev.type == "cuda" else "cpu"
+    rows, worst, shown = [], None, []
+    try:
+        for p in a.procs:
+            if p == 1:
+                pts, threads = probe_points(a, call_for), a.threads
+            else:
+                import mbkit_dist
+                try:
+                    pts, threads = mbkit_dist.probe(a, p, dev), mbkit_dist.threads(a, p, dev)
+                except mbkit_dist.fe.Fail as e:  # that module's copy of this one's Fail
+                    raise Fail(str(e))
+            r, w = point_rows(a, pts, backend, mod.mb_name, p, threads, dname, shown)
+            rows += r
+            if w is not None and (worst is None or w[0] > worst[0]):
+                worst = w
+    except BaseException:  # a learner process failed, or ^C: no half-written table
+        if out is not None:
+            out.abort()
+        raise
+    dist = [f"# dist_backend={'nccl' if dev.type == 'cuda' else 'gloo'}",
+            "# dist=torch.distributed data parallel (DistributedDataParallel), one process a "
+            "learner, M / P samples each; t_median_s is the slowest rank's"] \
+        if max(a.procs) > 1 else []
+    lines = ["# " + kv for kv in common_meta(f"{PROG} probe", "step", argv)]
+    lines += [f"# source={source(torch, dev, dname, a.threads)}",
+              f"# torch={torch.__version__}", f"# device={dev.type}", f"# device_name={dname}",
+              f"# cpu_model={clean(cpu_model())}", f"# threads={a.threads}",
+              f"# clock=time.perf_counter" + ("+torch.cuda.synchronize" if dev.type == "cuda" else ""),
+              "# probe=step", f"# net={mod.mb_name}", f"# data={mod.mb_data}",
+              f"# algo={a.algo}", f"# lr={a.lr:g}", f"# momentum={a.momentum if a.algo != 'sgd' else 0:g}",
+              f"# model_file={clean(a.model)}", f"# seed={a.data_seed}",
+              "# timing=one update = next shuffled batch gathered, forward, loss, backward, "
+              "optimiser step" + (", torch.cuda.synchronize()" if dev.type == "cuda" else ""),
+              f"# warmup={a.warmup}", f"# min_reps={a.min_reps}", f"# max_reps={a.max_reps}",
+              f"# rel_ci={a.rel_ci:g}", f"# budget_s={a.budget:g}", f"# rounds={a.rounds}",
+              f"# procs={','.join(str(p) for p in a.procs)}"] + dist + [
+              "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,"
+              "t_max_s,samples_per_s,wide,stop,drift,device"] + rows
     if out is None:
         out = AtomicOut("-")
     try:
@@ -633,7 +704,7 @@ def cmd_probe(a, argv):
         out.abort()
         raise Fail(f"{a.output}: write error: {e.strerror}")
     out.commit()
-    say = sys.stderr if a.output == "-" else sys.stdout
+    print("\n".join(shown), file=say)
     if worst is None:
         print("steadiness: not measured (it needs --rounds 2 or more)", file=say)
     elif worst[0] <= 0.05:
@@ -811,7 +882,7 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes):
                f"evals={judge.evals} checks={judge.checks} eval_samples={judge.samples} "
                f"snap_s={snap_s:.3f} diverged={'yes' if diverged_u > 0 else 'no'} "
                f"diverged_update={diverged_u}")
-    meta = common_meta(f"{PROG} runs", argv) + [
+    meta = common_meta(f"{PROG} runs", "runlog", argv) + [
         f"source={source(torch, dev, dname, a.threads)}", f"torch={torch.__version__}", f"net={mod.mb_name}", f"params={params}",
         f"data={mod.mb_data}", f"algo={algo}", f"batch={m}", "learners=1", f"lr={a.lr:.9g}",
         f"momentum={0.0 if algo == 'sgd' else a.momentum:.9g}",

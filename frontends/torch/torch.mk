@@ -4,7 +4,7 @@
 # it uses the main Makefile's BUILD, THREADS, CMDS and its `stage` function (docs/commands.md,
 # "PyTorch front end").
 #
-#   make run-torch                                   the example: a small CNN on Fashion-MNIST
+#   make run FRONTEND=torch (or make run-torch)      the example: a small CNN on Fashion-MNIST
 #   make run-torch TORCH_MODEL=my_model.py TORCH_LR=0.1 TORCH_TARGET=0.3 OUT=out/mine
 #
 # Stages (each a stamp in $(OUT)/.torch/, so a failed stage stops the run, names itself and its
@@ -19,7 +19,9 @@
 #   holdout   mbopt validate --holdout-plan N, trained by mbkit_torch runs --plan -> holdout/lrLR/
 #   validate  mbopt validate --holdout ... -> validate.txt, .csv, .json
 #   report    mbplot report -> report.html
-# Not here: P > 1 learners (the front end has no torch.distributed probe yet), the conv stage.
+# `make run FRONTEND=torch` is the same target (the main Makefile's run dispatches on FRONTEND).
+# Not here: P > 1 learners (the probe times them, mbkit_torch probe --procs, but the runs train
+# one learner, so nothing measures N_update at P > 1), the conv stage.
 
 TORCH_PYTHON   ?= /usr/bin/python3
 TORCH_MODEL    ?= frontends/torch/examples/fashion_cnn.py

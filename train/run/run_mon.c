@@ -11,6 +11,7 @@
  */
 #include "run_impl.h"
 #include "../../data/mb_output.h"
+#include "../../data/mb_format.h"
 #include "../learner/mb_learner.h"
 
 #include <math.h>

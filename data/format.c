@@ -1,0 +1,155 @@
+/* format.c — the format version of mbkit's files (mb_format.h; docs/formats.md, "The format
+ * version"): writing "# format=mbkit-KIND/N" (first of the common metadata every CSV output
+ * starts with) or "format": "mbkit-KIND/N", and checking it on
+ * reading, with one line naming the file, line and field when it is another kind or a newer
+ * version.
+ */
+#include "mb_format.h"
+#include "mb_cli.h"
+#include "mb_parse.h"
+#include "mb_output.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct {
+    const char *tool, *kind;
+} tool_kinds[] = {
+    {"mbtrain", MB_FORMAT_RUNLOG},      {"mbprobe step", MB_FORMAT_STEP},
+    {"mbprobe learners", MB_FORMAT_STEP}, {"mbprobe comm", MB_FORMAT_COMM},
+    {"mbprobe conv", MB_FORMAT_CONV},
+};
+
+static const struct {
+    const char *kind, *name;
+} kind_names[] = {
+    {MB_FORMAT_RUNLOG, "a run log"},
+    {MB_FORMAT_STEP, "a step table"},
+    {MB_FORMAT_COMM, "a collective table"},
+    {MB_FORMAT_CONV, "a convolution table"},
+    {MB_FORMAT_POINTS, "a points table"},
+    {MB_FORMAT_VALIDATE_CSV, "a validation table"},
+    {MB_FORMAT_FIT, "a fit"},
+    {MB_FORMAT_SCALE, "a scale file (mbopt scale --json)"},
+    {MB_FORMAT_VALIDATE, "a validation file (mbopt validate --json)"},
+};
+
+const char *mb_format_kind_of_tool(const char *tool)
+{
+    for (size_t i = 0; tool && i < sizeof tool_kinds / sizeof *tool_kinds; i++)
+        if (strcmp(tool, tool_kinds[i].tool) == 0)
+            return tool_kinds[i].kind;
+    return NULL;
+}
+
+const char *mb_format_kind_name(const char *kind)
+{
+    for (size_t i = 0; kind && i < sizeof kind_names / sizeof *kind_names; i++)
+        if (strcmp(kind, kind_names[i].kind) == 0)
+            return kind_names[i].name;
+    return "a file of another kind";
+}
+
+void mb_format_write(FILE *f, const char *kind)
+{
+    fprintf(f, "# format=mbkit-%s/%d\n", kind, MB_FORMAT_VERSION);
+}
+
+int mb_format_add_json(cJSON *root, const char *kind)
+{
+    char v[64];
+    snprintf(v, sizeof v, "mbkit-%s/%d", kind, MB_FORMAT_VERSION);
+    return cJSON_AddStringToObject(root, "format", v) ? MB_OK : MB_ENOMEM;
+}
+
+/* Parses "mbkit-KIND/N" (kind into k) or a bare "1"; 0 when the value has neither form. */
+static int parse(const char *v, char *k, size_t kn, long *n)
+{
+    if (strcmp(v, "1") == 0) {
+        *k = '\0';
+        *n = 1;
+        return 1;
+    }
+    if (strncmp(v, "mbkit-", 6) != 0)
+        return 0;
+    const char *s = v + 6, *slash = strrchr(s, '/');
+    if (!slash || slash == s || (size_t)(slash - s) >= kn)
+        return 0;
+    for (const char *p = s; p < slash; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            return 0;
+    if (mb_data_parse_long(slash + 1, 1, 1L << 30, n) != MB_OK)
+        return 0;
+    memcpy(k, s, (size_t)(slash - s));
+    k[slash - s] = '\0';
+    return 1;
+}
+
+/* The one check behind both readers; `where` is "path:line: field 'format'" or "path: key
+ * 'format'". */
+static int check(const char *v, const char *kind, const char *where, mb_error *err)
+{
+    char k[64];
+    long n;
+    if (!parse(v, k, sizeof k, &n))
+        return mb_error_set(err, MB_EFORMAT, "%s: '%s' is not a format version (mbkit-KIND/N, "
+                            "such as mbkit-%s/%d)", where, v, kind ? kind : "runlog",
+                            MB_FORMAT_VERSION);
+    if (kind && *k && strcmp(k, kind) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: %s is %s, not %s (mbkit-%s)", where, v,
+                            mb_format_kind_name(k), mb_format_kind_name(kind), kind);
+    if (n > MB_FORMAT_VERSION)
+        return mb_error_set(err, MB_EFORMAT, "%s: %s is newer than this mbkit (%s) reads "
+                            "(mbkit-%s/%d at most)", where, v, mb_version(), *k ? k : "KIND",
+                            MB_FORMAT_VERSION);
+    return MB_OK;
+}
+
+int mb_format_check_table(const mb_table *t, const char *kind, mb_error *err)
+{
+    const char *v = mb_table_meta(t, "format");
+    if (!v)
+        return MB_OK;
+    char where[1200];
+    snprintf(where, sizeof where, "%s:%ld: field 'format'", mb_table_path(t),
+             mb_table_meta_line(t, "format"));
+    return check(v, kind, where, err);
+}
+
+int mb_format_check_json(const cJSON *root, const char *path, const char *kind, mb_error *err)
+{
+    const cJSON *f = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "format")
+                                          : NULL;
+    if (!f)
+        return MB_OK;
+    char where[1200];
+    snprintf(where, sizeof where, "%s: key 'format'", path);
+    if (!cJSON_IsString(f) || !f->valuestring)
+        return mb_error_set(err, MB_EFORMAT, "%s: not a string (mbkit-KIND/N)", where);
+    return check(f->valuestring, kind, where, err);
+}
+
+void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv)
+{
+    char host[256] = "unknown";
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "unknown");
+    host[sizeof host - 1] = '\0';
+    char date[64] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *kind = mb_format_kind_of_tool(tool);
+    if (kind) /* the format version first (docs/formats.md) */
+        mb_format_write(f, kind);
+    fprintf(f, "# tool=%s\n# version=%s\n# host=%s\n# date=%s\n# command=", tool, mb_version(),
+            host, date);
+    for (int i = 0; i < argc; i++)
+        fprintf(f, "%s%s", i ? " " : "", argv[i]);
+    fputc('\n', f);
+}

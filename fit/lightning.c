@@ -1,0 +1,213 @@
+/* lightning.c — PyTorch Lightning's CSVLogger records as mbkit runs (mb_lightning.h): one
+ * version folder (metrics.csv, hparams.yaml) per run; the sparse rows Lightning writes (a cell
+ * is empty where that metric was not logged at that step) are skipped cell by cell. The crossing
+ * is the first logged validation loss at or under the target: exact only when the loss was
+ * logged after every update, an upper bound otherwise (docs/formats.md, "Lightning metrics").
+ */
+#include "mb_lightning.h"
+#include "../data/mb_format.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_output.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+void mb_lightning_options_init(mb_lightning_options *o)
+{
+    o->loss_column = "val_loss";
+    o->batch = NULL;
+    o->n_batch = 0;
+    o->batch_key = "batch_size";
+}
+
+/* The value of top-level key `key` in hparams.yaml text ("key: value", quotes stripped), as a
+ * number: MB_OK and *v, or MB_ENODATA when the key is absent, MB_EFORMAT when it is not a
+ * number (*line gets its line). */
+static int yaml_number(char *text, const char *key, double *v, long *line)
+{
+    size_t kl = strlen(key);
+    long ln = 0;
+    for (char *p = text; p && *p;) {
+        char *nl = strchr(p, '\n');
+        ln++;
+        if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
+            char val[64];
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            n = n - kl - 1 < sizeof val - 1 ? n - kl - 1 : sizeof val - 1;
+            memcpy(val, p + kl + 1, n);
+            val[n] = '\0';
+            char *s = val, *e;
+            while (isspace((unsigned char)*s) || *s == '\'' || *s == '"')
+                s++;
+            e = s + strlen(s);
+            while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '\'' || e[-1] == '"'))
+                *--e = '\0';
+            *line = ln;
+            return mb_data_parse_double(s, v) == MB_OK ? MB_OK : MB_EFORMAT;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return MB_ENODATA;
+}
+
+/* metrics.csv and hparams.yaml of one input (a folder or the CSV itself). */
+static int paths_of(const char *in, char *csv, char *yaml, size_t n, mb_error *err)
+{
+    struct stat st;
+    if (stat(in, &st) != 0)
+        return mb_error_set(err, MB_EIO, "%s: no such Lightning log (a version folder or its "
+                            "metrics.csv)", in);
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(csv, n, "%s/metrics.csv", in);
+        snprintf(yaml, n, "%s/hparams.yaml", in);
+        return MB_OK;
+    }
+    snprintf(csv, n, "%s", in);
+    const char *slash = strrchr(in, '/');
+    snprintf(yaml, n, "%.*shparams.yaml", slash ? (int)(slash - in + 1) : 0, in);
+    return MB_OK;
+}
+
+/* M, seed and lr of run i from the options and hparams.yaml. */
+static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_runs *r,
+                       size_t i, mb_error *err)
+{
+    char *text = NULL;
+    size_t len;
+    mb_error quiet = {0};
+    struct stat st;
+    if (stat(yaml, &st) == 0 && mb_data_read_file(yaml, &text, &len, &quiet) != MB_OK)
+        return mb_error_set(err, MB_EIO, "%s", quiet.msg);
+    double v;
+    long line = 0;
+    int rc = MB_OK;
+    r->batch[i] = o->batch ? o->batch[o->n_batch > 1 ? i : 0] : NAN;
+    if (!o->batch) {
+        int k = text ? yaml_number(text, o->batch_key, &v, &line) : MB_ENODATA;
+        if (k == MB_ENODATA)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: no batch size: %s (give --batch M, or log "
+                              "it: self.save_hyperparameters() with a '%s' argument)", yaml,
+                              text ? "no key" : "no such file", o->batch_key);
+        else if (k != MB_OK || v < 1 || v != floor(v) || v > MB_DATA_RANGE_MAX)
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': not a whole batch size "
+                              ">= 1", yaml, line, o->batch_key);
+        else
+            r->batch[i] = v;
+    }
+    r->seed[i] = r->lr[i] = NAN;
+    if (rc == MB_OK && text && yaml_number(text, "seed", &v, &line) == MB_OK && v >= 0 &&
+        v == floor(v) && v <= MB_DATA_RANGE_MAX)
+        r->seed[i] = v;
+    if (rc == MB_OK && text &&
+        (yaml_number(text, "lr", &v, &line) == MB_OK ||
+         yaml_number(text, "learning_rate", &v, &line) == MB_OK) && v > 0)
+        r->lr[i] = v;
+    free(text);
+    return rc;
+}
+
+static int non_finite(const char *s)
+{
+    const char *p = *s == '-' || *s == '+' ? s + 1 : s;
+    return strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0;
+}
+
+/* The crossings of run i from its metrics table. */
+static int run_metrics(const mb_table *t, const mb_lightning_options *o, const double *thr,
+                       mb_fit_runs *r, size_t i, double *max_gap, mb_error *err)
+{
+    const char *path = mb_table_path(t);
+    const char *f = mb_table_meta(t, "format");
+    if (f)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'format': %s: an mbkit file, not "
+                            "a Lightning metrics.csv (give it without --lightning)", path,
+                            mb_table_meta_line(t, "format"), f);
+    size_t cs, cl;
+    int rc;
+    if ((rc = mb_table_require_col(t, "step", &cs, err)) != MB_OK ||
+        (rc = mb_table_require_col(t, o->loss_column, &cl, err)) != MB_OK)
+        return rc == MB_EFORMAT && mb_table_col(t, "step") >= 0
+                   ? mb_error_set(err, MB_EFORMAT, "%s: no column '%s' in the header "
+                                  "(--loss-column names the validation loss)", path,
+                                  o->loss_column)
+                   : rc;
+    size_t rows = mb_table_rows(t), logged = 0;
+    if (rows == 0)
+        return mb_error_set(err, MB_ENODATA, "%s: no rows after the header", path);
+    for (size_t k = 0; k < r->n_thr; k++)
+        r->n_update[i * r->n_thr + k] = r->wall[i * r->n_thr + k] = NAN;
+    double prev = -1, last_logged = -1;
+    for (size_t row = 0; row < rows; row++) {
+        double s, loss;
+        if ((rc = mb_table_double_in(t, row, cs, 0, MB_DATA_RANGE_MAX, 1, &s, err)) != MB_OK)
+            return rc;
+        if (s < prev)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'step': %g after %g: steps go "
+                                "back (a resumed run? give each run's own log)", path,
+                                mb_table_line(t, row), s, prev);
+        prev = s;
+        const char *cell = mb_table_cell(t, row, cl);
+        if (!*cell)
+            continue; /* not logged at this step */
+        if (non_finite(cell)) {
+            r->diverged[i] = 1;
+            break;
+        }
+        if ((rc = mb_table_double_in(t, row, cl, 0, HUGE_VAL, 0, &loss, err)) != MB_OK)
+            return rc;
+        logged++;
+        int open = 0; /* some threshold not crossed yet: the gap before this row counts */
+        for (size_t k = 0; k < r->n_thr; k++)
+            open |= isnan(r->n_update[i * r->n_thr + k]);
+        if (open && s - last_logged > *max_gap)
+            *max_gap = s - last_logged;
+        last_logged = s;
+        for (size_t k = 0; k < r->n_thr; k++)
+            if (isnan(r->n_update[i * r->n_thr + k]) && loss <= thr[k])
+                r->n_update[i * r->n_thr + k] = s + 1;
+    }
+    if (logged == 0 && !r->diverged[i])
+        return mb_error_set(err, MB_ENODATA, "%s: column '%s' has no value in any row (was it "
+                            "logged? --loss-column names it)", path, o->loss_column);
+    r->t_step[i] = NAN;
+    return MB_OK;
+}
+
+int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
+                               const mb_lightning_options *o, const double *thr, size_t n_thr,
+                               mb_fit_runs *runs, double *max_gap, mb_error *err)
+{
+    *max_gap = 0;
+    if (n_thr == 0)
+        return mb_error_set(err, MB_EINVAL, "no threshold");
+    if (o->batch && o->n_batch != 1 && o->n_batch != n)
+        return mb_error_set(err, MB_EINVAL, "--batch: %zu sizes for %zu inputs (one for all, "
+                            "or one per input)", o->n_batch, n);
+    if (mb_fit_runs_alloc(runs, n, n_thr) != MB_OK)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    memcpy(runs->thresholds, thr, n_thr * sizeof *thr);
+    runs->from_logs = 1;
+    int rc = MB_OK;
+    for (size_t i = 0; i < n && rc == MB_OK; i++) {
+        char csv[4096], yaml[4096];
+        mb_table *t = NULL;
+        if ((rc = paths_of(paths[i], csv, yaml, sizeof csv, err)) == MB_OK &&
+            (rc = mb_table_read(csv, &t, err)) == MB_OK &&
+            (rc = run_metrics(t, o, thr, runs, i, max_gap, err)) == MB_OK)
+            rc = run_hparams(yaml, o, runs, i, err);
+        runs->procs[i] = 1;
+        runs->algo[i][0] = runs->net[i][0] = '\0';
+        runs->target[i] = runs->b_simple[i] = NAN;
+        mb_table_free(t);
+        if (rc == MB_OK)
+            runs->n++;
+    }
+    if (rc != MB_OK)
+        mb_fit_runs_free(runs);
+    return rc;
+}
