@@ -1,0 +1,450 @@
+/* mbfit_nupdate.c — `mbfit nupdate`: run logs, a points file or Lightning CSVLogger logs ->
+ * N_update(M) = N_inf + alpha / M, the power law and McCandlish's form beside it (fit/nupdate.c).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbfit_cli.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_format.h"
+#include "../data/mb_json.h"
+#include "../data/mb_output.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
+#include "mb_lightning.h"
+
+/* ---- nupdate ---------------------------------------------------------------------------------- */
+
+static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
+{
+    printf("Usage: mbfit nupdate [OPTION]... LOG.csv...   (or: mbfit nupdate POINTS.csv)\n"
+           "Fits N_update(M) = N_inf + alpha / M (Perrone et al. 2019, eq. 2) to training runs.\n"
+           "Run logs (mbtrain --log): M is the '# batch=' metadata; N is the first logged update\n"
+           "whose eval_loss is <= the threshold (no patience). A log without evaluation values\n"
+           "uses the mean training loss of the last --smooth logged rows instead. A run that\n"
+           "never reaches the threshold is counted as unreached, never as reaching it at its\n"
+           "last update. A points file has columns batch,n_update[,seed], one run per row.\n"
+           "Runs are grouped by M (mean, spread and count over seeds); the power law\n"
+           "N_inf + a M^-b and McCandlish's S_min (1 + B_noise / M) are fitted beside it and\n"
+           "compared by AIC. Top-level params stay the inverse law's; 'best' names the law\n"
+           "mbopt optimises (--choose), and\n"
+           "'converged_range' the M where most runs reached the threshold and none diverged\n"
+           "(above every M where one diverged). The law holds per learning rate: runs of\n"
+           "several rates are refused unless --lr picks one.\n\n"
+           "      --target-loss LIST  loss thresholds, e.g. 0.5 or 0.5,0.4 (logs only); JSON\n"
+           "                          params are for the first, the rest under 'thresholds'\n"
+           "      --weights W         none, relative (sigma_i = mean N at M_i; default %s),\n"
+           "                          seeds (sigma_i = standard error over seeds at M_i),\n"
+           "                          pooled (the same with each M's relative spread shrunk\n"
+           "                          toward that of all M: robust with few seeds, and M with\n"
+           "                          more runs count for more)\n"
+           "      --bootstrap B       also give percentile 95%% intervals from B resamples of\n"
+           "                          the runs within each M (default %zu: none)\n"
+           "      --seed S            bootstrap generator seed (default %lu)\n"
+           "      --smooth W          training-loss window in logged rows (default %zu)\n"
+           "      --choose R          the law 'best' names: inverse (default: the inverse law\n"
+           "                          whenever it fits with N_inf > 0; it predicted held-out\n"
+           "                          runs as well or better than AIC's choice on every\n"
+           "                          workload measured) or aic (the power law when its AIC\n"
+           "                          is lower by more than 2)\n"
+           "      --lr RATE           fit only the runs trained at this learning rate\n"
+           "      --algo A, --procs P fit only the runs of algorithm A (# algo=) with P learners\n"
+           "                          (# learners=); logs of several (algo, P) are refused\n"
+           "                          without them. Runs that logged the gradient noise scale\n"
+           "                          (# b_simple=, sgd-sync) show its median beside alpha/N_inf\n"
+           "      --lightning         the inputs are PyTorch Lightning CSVLogger logs (a\n"
+           "                          version folder, or its metrics.csv): N is step + 1 of\n"
+           "                          the first row whose loss column is <= the threshold\n"
+           "                          (an upper bound unless it was logged every step)\n"
+           "      --loss-column NAME  with --lightning: the validation loss (default val_loss)\n"
+           "      --batch M[,M...]    with --lightning: M of every log, or one per log in\n"
+           "                          order (default: each folder's hparams.yaml, key\n"
+           "                          --batch-key, default batch_size)\n"
+           "      --json              write the fit as JSON (docs/design.md, 'Fits')\n"
+           "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
+           "  -h, --help              show this help and exit\n\n"
+           "Example:\n"
+           "  mbfit nupdate --target-loss 0.5 runs/*.csv --json > n.json\n"
+           "  mbfit nupdate data/examples/nupdate_points.csv\n"
+           "  mbfit nupdate --lightning --target-loss 0.4 lightning_logs/version_*\n",
+           mb_fit_weighting_name(d->weights), d->bootstrap, d->seed, smooth);
+}
+
+typedef struct nup_print {
+    const mb_fit_nupdate *fits;
+    size_t n;
+    const mb_fit_nupdate_options *o;
+} nup_print;
+
+static void nupdate_print(FILE *f, const void *arg)
+{
+    const nup_print *np = arg;
+    char a[32], b[32], c[32], d[32];
+    for (size_t k = 0; k < np->n; k++) {
+        const mb_fit_nupdate *r = &np->fits[k];
+        if (k)
+            fputc('\n', f);
+        fprintf(f, "# N_update(M) = N_inf + alpha / M, weights %s", mb_fit_weighting_name(np->o->weights));
+        if (!isnan(r->threshold))
+            fprintf(f, ", target loss %g", r->threshold);
+        if (!isnan(r->lr))
+            fprintf(f, ", lr %g", r->lr);
+        size_t div = 0;
+        for (size_t g = 0; g < r->n_groups; g++)
+            div += r->groups[g].diverged;
+        fprintf(f, "\n# %zu runs: %zu diverged, %zu never reached the threshold\n", r->runs, div,
+                r->unreached - div);
+        fprintf(f, "%10s %6s %8s %8s %14s %12s %12s\n", "M", "runs", "reached", "diverged",
+                "mean_N", "sd", "se");
+        for (size_t g = 0; g < r->n_groups; g++) {
+            const mb_fit_group *G = &r->groups[g];
+            fprintf(f, "%10g %6zu %8zu %8zu %14s %12s %12s\n", G->batch, G->runs, G->reached,
+                    G->diverged, num(a, sizeof a, G->mean), num(b, sizeof b, G->sd),
+                    num(c, sizeof c, G->se));
+        }
+        fprintf(f, "%-12s %-13s %13s %12s  %s\n", "model", "param", "value", "stderr", "ci95");
+        print_fit(f, "inverse-law", &r->inverse);
+        if (r->have_power)
+            print_fit(f, "power-law", &r->power);
+        if (r->have_mccandlish)
+            print_fit(f, "mccandlish", &r->mccandlish);
+        if (r->b_simple_runs) {
+            double ratio = NAN;
+            for (size_t i = 0; i < r->inverse.n_params; i++)
+                if (strcmp(r->inverse.names[i], "alpha") == 0)
+                    ratio = r->inverse.p[i];
+            for (size_t i = 0; i < r->inverse.n_params; i++)
+                if (strcmp(r->inverse.names[i], "n_inf") == 0)
+                    ratio /= r->inverse.p[i];
+            fprintf(f, "gradient noise scale: B_simple %s (median of %zu runs, %s P=%g) beside "
+                    "the fit's alpha / N_inf = %s\n", num(a, sizeof a, r->b_simple),
+                    r->b_simple_runs, r->algo, r->procs, num(b, sizeof b, ratio));
+        }
+        fprintf(f, "AIC prefers: %s\n", r->aic_best);
+        fprintf(f, "best law: %s: %s\n", r->best, r->why);
+        if (!isnan(r->range_lo))
+            fprintf(f, "converged range: M = %g .. %g (most runs reached it, none diverged)\n",
+                    r->range_lo, r->range_hi);
+        else
+            fprintf(f, "converged range: none (no M where most runs reached it)\n");
+        if (r->boot_b)
+            fprintf(f, "bootstrap (%zu resamples, %zu fitted): n_inf [%s, %s], alpha [%s, %s]\n",
+                    r->boot_b, r->boot_ok, num(a, sizeof a, r->boot_lo[0]),
+                    num(b, sizeof b, r->boot_hi[0]), num(c, sizeof c, r->boot_lo[1]),
+                    num(d, sizeof d, r->boot_hi[1]));
+        print_warnings(f, &r->warn);
+    }
+}
+
+/* Parses "0.5,0.4" into a new array of numbers > 0 (mb_data_split_list: no empty items). */
+static int parse_thresholds(const char *s, double **v, size_t *n, mb_error *err)
+{
+    char **items;
+    size_t k;
+    *v = NULL;
+    *n = 0;
+    int rc = mb_data_split_list(s, "--target-loss", 0, &items, &k, err);
+    if (rc != MB_OK)
+        return rc;
+    *v = malloc(k * sizeof **v);
+    if (!*v)
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        double x;
+        if (mb_data_parse_double(items[i], &x) != MB_OK || x <= 0) {
+            rc = mb_error_set(err, MB_EINVAL, "--target-loss: '%s' is not a number > 0", items[i]);
+            break;
+        }
+        for (size_t j = 0; j < *n; j++)
+            if ((*v)[j] == x) /* the same fit twice, under two names in the output */
+                rc = mb_error_set(err, MB_EINVAL, "--target-loss: %g given twice in '%s'", x, s);
+        (*v)[(*n)++] = x;
+    }
+    free(items);
+    return rc;
+}
+
+/* --batch of --lightning: "64" for every input, or "16,32,64" one per input in order. */
+#define LT_BATCH_MAX 256
+static int lightning_batches(const char *arg, double *b, size_t *n, mb_error *err)
+{
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(arg, "--batch", 0, &items, &k, err);
+    if (rc != MB_OK)
+        return rc;
+    if (k > LT_BATCH_MAX)
+        rc = mb_error_set(err, MB_EINVAL, "--batch: %zu sizes, more than %d", k, LT_BATCH_MAX);
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        long v;
+        if (mb_data_parse_long(items[i], 1, 1L << 40, &v) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL, "--batch: '%s' is not a whole number >= 1",
+                              items[i]);
+        else
+            b[i] = (double)v;
+    }
+    free(items);
+    *n = k;
+    return rc;
+}
+
+typedef struct nupdate_args {
+    mb_fit_nupdate_options o;
+    common cm;
+    mb_lightning_options lt;      /* --lightning: the inputs are Lightning CSVLogger folders */
+    double lt_batch[LT_BATCH_MAX];
+    int lightning, lt_flags;      /* --lightning given; one of its own flags given */
+    double lt_gap;                /* the widest logging gap before a crossing (read) */
+    size_t smooth;      /* rows of training loss a log without evaluations is judged by */
+    const char *target; /* --target-loss: one or several thresholds */
+    double lr, procs;   /* --lr, --procs: keep only those runs (NaN: all) */
+    const char *algo;   /* --algo: keep only that algorithm's runs (NULL: all) */
+} nupdate_args;
+
+enum { NUPDATE_SMOOTH = 10 }; /* --smooth's default */
+
+/* Applies one of nupdate's own options c (its value in optarg) to a: MB_OK, or an error (exit
+ * 1) in err. */
+static int nupdate_option(int c, nupdate_args *a, mb_error *err)
+{
+    long v;
+    switch (c) {
+    case OPT_TARGET: a->target = optarg; break;
+    case OPT_LR: return mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &a->lr, err);
+    case OPT_ALGO: a->algo = optarg; break;
+    case OPT_PROCS:
+        if (mb_data_flag_double("--procs", optarg, 0, MB_POSITIVE, &a->procs, err) != MB_OK)
+            return MB_EINVAL;
+        if (a->procs != floor(a->procs) || a->procs > MB_DATA_RANGE_MAX)
+            return mb_error_set(err, MB_EINVAL, "--procs: '%s' is not a whole number of "
+                                "learners", optarg);
+        break;
+    case OPT_BOOT:
+        if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK)
+            return mb_error_set(err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "
+                                                "0..1000000", optarg);
+        a->o.bootstrap = (size_t)v;
+        break;
+    case OPT_SEED:
+        if (mb_data_parse_long(optarg, 0, 4294967295L, &v) != MB_OK)
+            return mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0", optarg);
+        a->o.seed = (unsigned long)v;
+        break;
+    case OPT_SMOOTH:
+        if (mb_data_parse_long(optarg, 1, 1000000, &v) != MB_OK)
+            return mb_error_set(err, MB_EINVAL, "--smooth: '%s' is not a whole number >= 1",
+                                optarg);
+        a->smooth = (size_t)v;
+        break;
+    case OPT_LIGHTNING: a->lightning = 1; break;
+    case OPT_LOSS_COL: a->lt.loss_column = optarg, a->lt_flags = 1; break;
+    case OPT_BATCH_KEY: a->lt.batch_key = optarg, a->lt_flags = 1; break;
+    case OPT_BATCH:
+        if (lightning_batches(optarg, a->lt_batch, &a->lt.n_batch, err) != MB_OK)
+            return MB_EINVAL;
+        a->lt.batch = a->lt_batch, a->lt_flags = 1;
+        break;
+    }
+    return MB_OK;
+}
+
+/* Parses nupdate's command line into a: -1 to go on (optind at the first input), else the exit
+ * status (--help, a usage error, a bad value). */
+static int nupdate_parse(int argc, char **argv, nupdate_args *a)
+{
+    const char *sub = "nupdate";
+    static const struct option lo[] = {{"target-loss", required_argument, 0, OPT_TARGET},
+                                       {"weights", required_argument, 0, OPT_WEIGHTS},
+                                       {"bootstrap", required_argument, 0, OPT_BOOT},
+                                       {"seed", required_argument, 0, OPT_SEED},
+                                       {"smooth", required_argument, 0, OPT_SMOOTH},
+                                       {"choose", required_argument, 0, OPT_CHOOSE},
+                                       {"lr", required_argument, 0, OPT_LR},
+                                       {"algo", required_argument, 0, OPT_ALGO},
+                                       {"procs", required_argument, 0, OPT_PROCS},
+                                       {"lightning", no_argument, 0, OPT_LIGHTNING},
+                                       {"loss-column", required_argument, 0, OPT_LOSS_COL},
+                                       {"batch", required_argument, 0, OPT_BATCH},
+                                       {"batch-key", required_argument, 0, OPT_BATCH_KEY},
+                                       {"json", no_argument, 0, OPT_JSON},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    mb_fit_nupdate_options_init(&a->o);
+    mb_lightning_options_init(&a->lt);
+    a->lightning = a->lt_flags = 0;
+    a->lt_gap = 0;
+    a->cm = (common){0, "-", a->o.weights};
+    a->smooth = NUPDATE_SMOOTH;
+    a->target = a->algo = NULL;
+    a->lr = a->procs = NAN;
+    mb_error err = {0};
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        int r = common_option(&a->cm, c, optarg, 1, &err);
+        if (r < 0)
+            return mb_cli_fail("mbfit", sub, &err);
+        if (r > 0)
+            continue;
+        switch (c) {
+        case OPT_TARGET: case OPT_LR: case OPT_ALGO: case OPT_PROCS: case OPT_BOOT:
+        case OPT_SEED: case OPT_SMOOTH: case OPT_LIGHTNING: case OPT_LOSS_COL:
+        case OPT_BATCH_KEY: case OPT_BATCH:
+            if (nupdate_option(c, a, &err) != MB_OK)
+                return mb_cli_fail("mbfit", sub, &err);
+            break;
+        case OPT_CHOOSE:
+            if (mb_fit_choice_parse(optarg, &a->o.choose) != MB_OK)
+                return mb_cli_usage("mbfit", sub, "--choose: '%s' is not inverse or aic", optarg);
+            break;
+        case 'h': nupdate_help(&a->o, NUPDATE_SMOOTH); return 0;
+        default: return mb_cli_bad_option("mbfit", sub, argv, optind, c);
+        }
+    }
+    a->o.weights = a->cm.weights;
+    if (optind >= argc)
+        return mb_cli_usage("mbfit", sub, "no input files (run logs or one points file)");
+    size_t nfiles = (size_t)(argc - optind);
+    if (a->lt.batch && a->lt.n_batch != 1 && a->lt.n_batch != nfiles)
+        return mb_cli_usage("mbfit", sub, "--batch: %zu sizes for %zu input%s (one for all, or "
+                            "one per input)", a->lt.n_batch, nfiles, nfiles == 1 ? "" : "s");
+    if (a->lt_flags && !a->lightning)
+        return mb_cli_usage("mbfit", sub, "--loss-column, --batch and --batch-key go with "
+                            "--lightning");
+    return -1;
+}
+
+/* Reads the inputs into runs: one points file (*points = 1), or run logs at a's thresholds,
+ * kept to a's learning rate, algorithm and learner count. -1 to go on (runs to be freed), else
+ * the exit status. */
+static int nupdate_read(const char *const *files, size_t nfiles, nupdate_args *a,
+                        mb_fit_runs *runs, int *points)
+{
+    const char *sub = "nupdate";
+    mb_error err = {0};
+    /* A points file has an n_update column; anything else is a run log. */
+    mb_table *t = NULL;
+    if (!a->lightning && mb_table_read(files[0], &t, &err) != MB_OK)
+        return mb_cli_fail("mbfit", sub, &err);
+    *points = t && mb_table_col(t, "n_update") >= 0;
+    if (t && !*points && mb_table_col(t, "update") < 0) {
+        /* neither kind: bad data (exit 1), not a usage error */
+        mb_error_set(&err, MB_EFORMAT, "%s: neither a run log (an 'update' column) nor a points "
+                     "file (batch and n_update columns); its first column is '%s'",
+                     files[0], mb_table_col_name(t, 0));
+        mb_table_free(t);
+        return mb_cli_fail("mbfit", sub, &err);
+    }
+    /* t is read once and handed on: the first input may be a FIFO */
+    if (*points) {
+        int bad = nfiles > 1 ? mb_cli_usage("mbfit", sub, "give one points file, not a points "
+                                            "file and more (first: '%s')", files[0])
+                  : a->target ? mb_cli_usage("mbfit", sub, "--target-loss applies to run logs; "
+                                             "'%s' is a points file", files[0])
+                  : mb_fit_runs_points_table(t, runs, &err) != MB_OK
+                      ? mb_cli_fail("mbfit", sub, &err)
+                      : 0;
+        mb_table_free(t);
+        return bad ? bad : -1;
+    }
+    double *thr = NULL;
+    size_t nthr = 0;
+    if (!a->target || parse_thresholds(a->target, &thr, &nthr, &err) != MB_OK) {
+        free(thr);
+        mb_table_free(t);
+        return a->target ? mb_cli_fail("mbfit", sub, &err)
+                         : mb_cli_usage("mbfit", sub, "run logs need --target-loss");
+    }
+    int rc = a->lightning ? mb_fit_runs_read_lightning(files, nfiles, &a->lt, thr, nthr, runs,
+                                                       &a->lt_gap, &err)
+                          : mb_fit_runs_read_logs_first(t, files, nfiles, thr, nthr, a->smooth,
+                                                        runs, &err);
+    mb_table_free(t);
+    free(thr);
+    if (rc == MB_OK && !isnan(a->lr) && (rc = mb_fit_runs_keep_lr(runs, a->lr, &err)) != MB_OK)
+        mb_fit_runs_free(runs);
+    if (rc == MB_OK && (a->algo || !isnan(a->procs)) &&
+        (rc = mb_fit_runs_keep_group(runs, a->algo, a->procs, &err)) != MB_OK)
+        mb_fit_runs_free(runs);
+    return rc != MB_OK ? mb_cli_fail("mbfit", sub, &err) : -1;
+}
+
+/* The JSON of nf fits (the first threshold's, the others under "thresholds") with the inputs
+ * that made them; the fits' warnings go to standard error. */
+static cJSON *nupdate_json(const mb_fit_nupdate *fits, size_t nf, const nupdate_args *a,
+                           const mb_fit_runs *runs, const char *const *files, size_t nfiles,
+                           int points)
+{
+    cJSON *root = mb_fit_nupdate_json(&fits[0], &a->o, runs, 0);
+    cJSON *in = root ? cJSON_AddObjectToObject(root, "inputs") : NULL;
+    if (in) {
+        cJSON *fl = cJSON_AddArrayToObject(in, "files");
+        for (size_t i = 0; fl && i < nfiles; i++)
+            cJSON_AddItemToArray(fl, cJSON_CreateString(files[i]));
+        cJSON_AddStringToObject(in, "source", points       ? "points"
+                                              : a->lightning ? "lightning"
+                                                             : "logs");
+        if (a->lightning) /* 1: exact crossings; more: upper bounds, by up to gap - 1 */
+            mb_json_add_number(in, "lightning_max_gap", a->lt_gap);
+        if (!points) {
+            mb_json_add_number(in, "smooth", (double)a->smooth);
+            mb_json_add_number(in, "logs_using_training_loss", (double)runs->used_train_loss);
+        }
+    }
+    cJSON *ts = root && nf > 1 ? cJSON_AddArrayToObject(root, "thresholds") : NULL;
+    for (size_t k = 1; ts && k < nf; k++)
+        cJSON_AddItemToArray(ts, mb_fit_nupdate_json(&fits[k], &a->o, runs, k));
+    for (size_t k = 0; k < nf; k++)
+        for (size_t i = 0; i < fits[k].warn.n; i++)
+            fprintf(stderr, "mbfit nupdate: warning: %s\n", fits[k].warn.msg[i]);
+    return root;
+}
+
+int cmd_nupdate(int argc, char **argv)
+{
+    const char *sub = "nupdate";
+    nupdate_args a;
+    int status = nupdate_parse(argc, argv, &a);
+    if (status >= 0)
+        return status;
+    const char *const *files = (const char *const *)argv + optind;
+    size_t nfiles = (size_t)(argc - optind);
+    int clash = output_over_input(sub, a.cm.output, argv + optind, nfiles);
+    if (clash >= 0)
+        return clash;
+    mb_fit_runs runs;
+    int points = 0;
+    if ((status = nupdate_read(files, nfiles, &a, &runs, &points)) >= 0)
+        return status;
+
+    mb_error err = {0};
+    mb_fit_nupdate *fits = calloc(runs.n_thr, sizeof *fits);
+    size_t nf = 0;
+    int rc = fits ? MB_OK : mb_error_set(&err, MB_ENOMEM, "out of memory");
+    for (; rc == MB_OK && nf < runs.n_thr; nf++)
+        rc = mb_fit_nupdate_run(&runs, nf, &a.o, &fits[nf], &err);
+    if (rc != MB_OK) {
+        status = mb_cli_fail("mbfit", sub, &err);
+    } else {
+        cJSON *root = a.cm.json ? nupdate_json(fits, nf, &a, &runs, files, nfiles, points) : NULL;
+        if (a.lt_gap > 1)
+            fprintf(stderr, "mbfit nupdate: note: '%s' was logged every %g updates at most "
+                    "before the crossing: each N_update is the first logged step at or under "
+                    "the target, an upper bound on the first crossing (by up to %g updates)\n",
+                    a.lt.loss_column, a.lt_gap, a.lt_gap - 1);
+        if (runs.used_train_loss && !a.cm.json)
+            fprintf(stderr, "mbfit nupdate: %d log(s) have no evaluation loss: used the mean "
+                            "training loss of the last %zu rows\n",
+                    runs.used_train_loss, a.smooth);
+        nup_print np = {fits, nf, &a.o};
+        status = emit(sub, &a.cm, root, nupdate_print, &np);
+    }
+    for (size_t k = 0; k < nf; k++)
+        mb_fit_nupdate_free(&fits[k]);
+    free(fits);
+    mb_fit_runs_free(&runs);
+    return status;
+}
