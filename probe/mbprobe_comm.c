@@ -1,0 +1,232 @@
+/* mbprobe_comm.c — `mbprobe comm`: collectives under mpirun (allreduce, reduce+bcast,
+ * gather+scatter) per message size and process count (probe/comm.c).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../data/mb_parse.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_output.h"
+#include "../data/mb_dataset.h"
+#include "mbprobe_cli.h"
+#include "../train/backend/mb_backend.h"
+#include "../train/run/mb_run.h"
+
+/* ---- mbprobe comm ------------------------------------------------------------------------------ */
+
+static void comm_help(const mb_probe_options *d)
+{
+    printf("Usage: mpirun -np N mbprobe comm [OPTION]...      (N >= 2)\n"
+           "Times MPI_Allreduce (allreduce), MPI_Reduce then MPI_Bcast (reduce_bcast, the tree of\n"
+           "Sync EASGD) and MPI_Gather then MPI_Scatter at rank 0 (ps, one parameter server) on\n"
+           "float32 messages of each size, and writes the collective table\n"
+           "  op,procs,bytes,reps,t_median_s,t_min_s,t_max_s,t_rank_min_s,t_rank_max_s,\n"
+           "  alg_bw_Bps,bus_bw_Bps,wide,stop\n"
+           "Each iteration follows an MPI_Barrier; its time is the slowest rank's. t_median_s is\n"
+           "the median over iterations (t_min_s, t_max_s the extremes); t_rank_min/max_s are the\n"
+           "extremes over ranks of each rank's own median. alg_bw = bytes / t_median_s; bus_bw =\n"
+           "alg_bw * 2(n-1)/n (allreduce, as nccl-tests), * 2 (reduce_bcast), * 2(n-1) (ps).\n"
+           "Only rank 0 writes. As root, Open MPI needs --allow-run-as-root (or\n"
+           "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1).\n\n"
+           "Sweep:\n"
+           "      --bytes LIST      message sizes per rank: lo:hi (doubling) or a comma list,\n"
+           "                        K/M/G = 2^10/2^20/2^30, rounded down to a multiple of 4\n"
+           "                        (float32 data); default 4:16M\n"
+           "      --ops LIST        comma list of allreduce, reduce_bcast, ps (default all)\n");
+    harness_help(d);
+    printf("Output:\n"
+           "  -o, --output FILE     write the table to FILE (atomically) and a summary to\n"
+           "                        standard output; default: the table to standard output\n"
+           "  -h, --help            show this help and exit\n\n"
+           "Example:\n"
+           "  mpirun --oversubscribe -np 2 mbprobe comm --bytes 4:16M -o comm.csv\n");
+}
+
+/* Under mpirun every rank parses the same flags: before MPI_Init, only the first rank (as Open
+ * MPI's environment names it) says what is wrong, so a bad flag is one line, not one a rank. */
+static int comm_fail(const char *sub, const mb_error *err)
+{
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    if (r && strcmp(r, "0") != 0)
+        return MB_EXIT_DATA;
+    return mb_cli_fail(prog, sub, err);
+}
+
+static int parse_ops(const char *s, int *use, mb_error *err)
+{
+    char **items;
+    size_t n;
+    int rc = mb_data_split_list(s, "--ops", 0, &items, &n, err); /* no empty item */
+    if (rc != MB_OK)
+        return rc;
+    for (int i = 0; i < MB_PROBE_NOPS; i++)
+        use[i] = 0;
+    for (size_t i = 0; rc == MB_OK && i < n; i++) {
+        mb_probe_op op;
+        if (mb_probe_op_parse(items[i], &op) != MB_OK)
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--ops: '%s' is not one of allreduce, reduce_bcast, ps", items[i]);
+        else if (use[op]) /* it would be timed twice */
+            rc = mb_error_set(err, MB_EINVAL, "--ops: '%s' given twice in '%s'", items[i], s);
+        else
+            use[op] = 1;
+    }
+    free(items);
+    return rc;
+}
+
+static void comm_summary(FILE *f, const mb_probe_comm_row *rows, size_t n)
+{
+    fprintf(f, "%-13s %5s %10s %6s %12s %12s %12s %12s %12s %s\n", "op", "procs", "bytes",
+            "reps", "t_median_s", "t_min_s", "t_max_s", "alg_GB/s", "bus_GB/s", "note");
+    for (size_t i = 0; i < n; i++) {
+        const mb_probe_comm_row *r = &rows[i];
+        fprintf(f, "%-13s %5d %10zu %6zu %12.4g %12.4g %12.4g %12.4g %12.4g %s%s\n",
+                mb_probe_op_name(r->op), r->procs, r->bytes, r->reps, r->t_median_s, r->t_min_s,
+                r->t_max_s, r->alg_bw_Bps / 1e9, r->bus_bw_Bps / 1e9,
+                r->wide ? "wide spread " : "", r->why == MB_PROBE_STOP_CI ? "" :
+                r->why == MB_PROBE_STOP_BUDGET ? "(budget)" : "(max-reps)");
+    }
+}
+
+int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
+{
+    const char *sub = "comm";
+    mb_probe_options o;
+    mb_probe_options_init(&o);
+    o.warmup = 5;
+    o.max_reps = 1000;
+    o.budget_s = 0.2;
+    const char *bytes_arg = "4:16M", *output = "-";
+    int use[MB_PROBE_NOPS] = {1, 1, 1};
+    static const struct option longopts[] = {
+        {"bytes", required_argument, 0, OPT_BYTES}, {"ops", required_argument, 0, OPT_OPS},
+        HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    mb_error err = {0};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': comm_help(&o); return 0;
+        case 'o': output = optarg; break;
+        case OPT_BYTES: bytes_arg = optarg; break;
+        case OPT_OPS:
+            if (parse_ops(optarg, use, &err) != MB_OK)
+                return comm_fail(sub, &err);
+            break;
+        default: {
+            int rc = other_option(sub, &o, c, argv);
+            if (rc >= 0)
+                return rc;
+        }
+        }
+    }
+    if (optind < argc)
+        return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if (mb_probe_options_check(&o, &err) != MB_OK)
+        return comm_fail(sub, &err);
+    mb_range range = {0};
+    size_t *sizes = NULL;
+    if (mb_data_parse_range(bytes_arg, "--bytes", &range, &err) != MB_OK)
+        return comm_fail(sub, &err);
+    int rc = mb_probe_comm_sizes(range.v, range.n, &sizes, &err);
+    size_t nsizes = range.n;
+    mb_data_range_free(&range);
+    if (rc != MB_OK)
+        return comm_fail(sub, &err);
+    /* Is the output writable? Checked on every process before MPI starts, so a bad path is one
+     * line and exit 1 whether or not mpirun is used. */
+    mb_out out;
+    if (mb_out_check(output, &err) != MB_OK) {
+        free(sizes);
+        return comm_fail(sub, &err);
+    }
+
+    /* Open MPI initialises a singleton without mpirun, so a plain run gets here with 1 rank. */
+    if (MPI_Init(&full_argc, &full_argv) != MPI_SUCCESS) {
+        free(sizes);
+        fprintf(stderr, "%s %s: MPI could not start: run it as 'mpirun -np N mbprobe comm ...' "
+                "with N >= 2\n", prog, sub);
+        return 1;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int procs = 1, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (procs < 2) {
+        fprintf(stderr, "%s %s: needs at least 2 MPI processes, got %d: run it as "
+                "'mpirun -np N mbprobe comm ...' with N >= 2\n", prog, sub, procs);
+        free(sizes);
+        MPI_Finalize();
+        return 1;
+    }
+
+    mb_probe_comm_row *rows = calloc(nsizes * MB_PROBE_NOPS, sizeof *rows);
+    size_t nrows = 0;
+    int status = 0;
+    if (!rows) {
+        fprintf(stderr, "%s %s: out of memory\n", prog, sub);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    /* One operation at a time across all sizes, as OSU's benchmarks sweep. */
+    for (int op = 0; op < MB_PROBE_NOPS && status == 0; op++) {
+        if (!use[op])
+            continue;
+        for (size_t i = 0; i < nsizes; i++) {
+            rc = mb_probe_comm_point(MPI_COMM_WORLD, (mb_probe_op)op, sizes[i], &o, &rows[nrows],
+                                     &err);
+            if (rc == MB_EMPI) {
+                mb_cli_fail(prog, sub, &err);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            if (rc != MB_OK) { /* agreed by every rank (a failed allocation anywhere) */
+                if (rank == 0)
+                    mb_cli_fail(prog, sub, &err);
+                status = 1;
+                break;
+            }
+            nrows++;
+        }
+    }
+    if (rank == 0 && status == 0) {
+        mb_probe_host host;
+        mb_probe_host_read(&host);
+        mb_probe_stats oh;
+        mb_probe_options oo;
+        mb_probe_options_init(&oo);
+        oo.budget_s = 0.05;
+        oo.min_reps = 1000;
+        int have_oh = mb_probe_overhead(&oo, &oh, &err) == MB_OK;
+        if (mb_out_open(&out, output, &err) != MB_OK) {
+            status = mb_cli_fail(prog, sub, &err);
+        } else {
+            mb_probe_write_meta(out.f, "mbprobe comm", full_argc, full_argv, &host);
+            fprintf(out.f, "# probe=comm\n# procs=%d\n", procs);
+            harness_meta(out.f, &o);
+            if (have_oh)
+                fprintf(out.f, "# harness_overhead_s=%.3g\n", oh.median);
+            fprintf(out.f, "# timing=barrier then op per iteration; sample = max over ranks; "
+                           "t_median_s = median over iterations\n"
+                           "# bytes=per rank, float32 data, rounded down to a multiple of 4\n");
+            mb_probe_comm_write_header(out.f);
+            for (size_t i = 0; i < nrows; i++)
+                mb_probe_comm_write_row(out.f, &rows[i]);
+            if (mb_out_commit(&out, &err) != MB_OK)
+                status = mb_cli_fail(prog, sub, &err);
+            else if (strcmp(output, "-") != 0)
+                comm_summary(stdout, rows, nrows);
+        }
+    }
+    free(rows);
+    free(sizes);
+    /* Rank 0's write status decides every rank's exit status. */
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+}
