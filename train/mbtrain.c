@@ -28,20 +28,9 @@
 #include "par/mb_par.h"
 #include "mb_train.h"
 
-#define EXIT_USAGE 2
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "mbtrain: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'mbtrain --help'.\n");
-    return EXIT_USAGE;
-}
-
 static int fail(const mb_error *err)
 {
-    fprintf(stderr, "mbtrain: %s\n", err->msg);
-    return 1;
+    return mb_cli_fail("mbtrain", NULL, err);
 }
 
 static void help(const mb_run_options *d)
@@ -484,26 +473,27 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
         switch (c) {
         case 'h': help(o); return 0;
         case OPT_VERSION: printf("mbtrain %s\n", mb_version()); return 0;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        case '?': return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':':
+            return mb_cli_usage("mbtrain", NULL, "option '%s' needs a value", argv[optind - 1]);
+        case '?': return mb_cli_usage("mbtrain", NULL, "unknown option '%s'", argv[optind - 1]);
         }
         if (apply_option(c, o, a, &err) != MB_OK)
             return fail(&err);
     }
     if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+        return mb_cli_usage("mbtrain", NULL, "unexpected argument '%s'", argv[optind]);
     if (!o->net)
-        return usage_error("%s", "--net is required");
+        return mb_cli_usage("mbtrain", NULL, "--net is required");
     if (!o->data)
-        return usage_error("%s", "--data is required");
+        return mb_cli_usage("mbtrain", NULL, "--data is required");
     if (a->have_seed && a->seeds_arg)
-        return usage_error("%s", "give --seed or --seeds, not both");
+        return mb_cli_usage("mbtrain", NULL, "give --seed or --seeds, not both");
     if (o->log_path && a->log_dir)
-        return usage_error("%s", "give --log or --log-dir, not both");
+        return mb_cli_usage("mbtrain", NULL, "give --log or --log-dir, not both");
     if (o->checkpoint_path && !o->checkpoint_every)
-        return usage_error("%s", "--checkpoint needs --checkpoint-every N");
+        return mb_cli_usage("mbtrain", NULL, "--checkpoint needs --checkpoint-every N");
     if (!o->checkpoint_path && o->checkpoint_every)
-        return usage_error("%s", "--checkpoint-every needs --checkpoint FILE");
+        return mb_cli_usage("mbtrain", NULL, "--checkpoint-every needs --checkpoint FILE");
     if (output_clash(o, &err) != MB_OK)
         return fail(&err);
     return -1;
@@ -528,7 +518,7 @@ static int start_mpi(int *argc, char ***argv, mb_run_options *o, mb_communicator
                     mb_comm_size(*world));
         mb_comm_free(*world);
         *world = NULL;
-        return EXIT_USAGE;
+        return MB_EXIT_USAGE;
     }
     o->comm = *world;
     return -1;
@@ -582,9 +572,10 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
     *unread = 0;
     size_t runs = w->batches.n * w->nseeds;
     if (runs > 1 && !a->log_dir)
-        return usage_error("%s", "a sweep (several batches or seeds) needs --log-dir DIR");
+        return mb_cli_usage("mbtrain", NULL,
+                            "a sweep (several batches or seeds) needs --log-dir DIR");
     if (runs > 1 && (o->checkpoint_path || o->resume_path))
-        return usage_error("%s", "--checkpoint and --resume take one run, not a sweep");
+        return mb_cli_usage("mbtrain", NULL, "--checkpoint and --resume take one run, not a sweep");
     const double *m = w->batches.v;
     for (size_t i = 0; i < w->batches.n; i++) {
         if (m[i] != floor(m[i]) || m[i] > 1 << 30) {
@@ -604,7 +595,7 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
         if (mb_par_check(o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
             if (!world || mb_comm_rank(world) == 0)
                 fprintf(stderr, "mbtrain: %s\nTry 'mbtrain --help'.\n", err.msg);
-            status = EXIT_USAGE;
+            status = MB_EXIT_USAGE;
         }
     }
     if (status == 0 && a->log_dir && mkdir(a->log_dir, 0777) != 0 && errno != EEXIST) {
@@ -649,8 +640,9 @@ static int run_one(mb_run_options *o, int rank, int *together)
         *together = r.failed_together;
         if (err.msg[0] || !*together)
             fprintf(stderr, "mbtrain: %s\n", err.msg);
-        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || *together) ? EXIT_USAGE
-                                                                                      : 1;
+        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || *together)
+                   ? MB_EXIT_USAGE
+                   : 1;
     }
     if (rank != 0)
         return 0; /* rank 0 speaks for the job */
