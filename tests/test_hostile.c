@@ -189,6 +189,7 @@ static const hcase train_cases[] = {
     {"runaway", "$T mbtrain --net " NET " --data synthetic:n=64,h=100000 --batch 8 --log $W/o",
      1, "h="},
     {"runaway", TRAIN "--seeds 0:99999999 --log-dir $W/d", 1, "--seeds"},
+    {"runaway", TRAIN "--seeds 0:100000 --log-dir $W/d", 1, "more than 1000 in one sweep"},
     /* silent acceptances */
     {"silent", TRAIN "--seeds 0,0 --log-dir $W/d", 1, "given twice"},
     {"silent", TRAIN "--seeds 3,1,3 --log-dir $W/d", 1, "given twice"},

@@ -63,7 +63,7 @@ static void help(const mb_run_options *d)
            "      --lr-step N         multiply the learning rate by --lr-gamma every N updates\n"
            "      --lr-gamma G        (default %g)\n"
            "      --seed S            initialisation and shuffling (default 0)\n"
-           "      --seeds LIST        several seeds: 0:4 (inclusive) or 1,5,9\n"
+           "      --seeds LIST        several seeds: 0:4 (inclusive) or 1,5,9 (at most 1000)\n"
            "Parallel learners (docs/algorithms.md; docs/commands.md, \"Parallel learners\"):\n"
            "      --algo A            also sgd-sync, downpour, easgd (round-robin), easgd-async,\n"
            "                          eamsgd, easgd-hogwild, easgd-sync, sma: P learners as MPI\n"
@@ -147,6 +147,8 @@ static void help(const mb_run_options *d)
 }
 
 /* Seeds: "lo:hi" (every integer from lo to hi) or a comma list of integers >= 0. */
+enum { MAX_SWEEP_SEEDS = 1000 }; /* the most seeds one --seeds list may name */
+
 static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *err)
 {
     *out = NULL;
@@ -179,6 +181,9 @@ static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *
     }
     if (rc == MB_OK && *n == 0)
         rc = mb_error_set(err, MB_EINVAL, "--seeds: empty list");
+    if (rc == MB_OK && *n > MAX_SWEEP_SEEDS) /* a bound no typo removes: every seed is a run */
+        rc = mb_error_set(err, MB_EINVAL, "--seeds: %zu seeds in '%s', more than %d in one sweep",
+                          *n, s, MAX_SWEEP_SEEDS);
     /* a seed twice would write its log twice, the second over the first */
     for (size_t i = 0; rc == MB_OK && i < *n; i++)
         for (size_t j = 0; rc == MB_OK && j < i; j++)
