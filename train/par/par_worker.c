@@ -83,7 +83,7 @@ static int fetch_record(uint64_t i, float *buf, void *ctx)
 /* The head of a checkpoint of the whole job taken after `updates` (par_ckpt.c), its records
  * and log rows left for the caller: learners, first, log_len. */
 void par_head(const worker *w, long updates, size_t samples, double wall_s, long steps,
-                     mb_par_ckpt_head *h)
+              mb_par_ckpt_head *h)
 {
     const job *j = w->j;
     const mb_run_options *o = j->o;
