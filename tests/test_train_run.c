@@ -414,6 +414,23 @@ static void test_library(void)
     bad = o;
     bad.resume_path = "/nonexistent/ck.bin";
     CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EIO);
+    /* --max-seconds: a run out of training seconds stops there, not reached, evaluated last */
+    bad = o;
+    bad.epochs = 0;
+    bad.max_updates = 100000000;
+    bad.target_loss = 1e-9;
+    bad.max_seconds = 0.05;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.reached, 0);
+    CU_ASSERT_TRUE(r.wall_s >= 0.05 && r.updates < 100000000 && isfinite(r.eval_loss));
+    bad.max_seconds = -1;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "max-seconds"));
+    bad.max_seconds = 1;
+    bad.par = MB_PAR_SGD_SYNC;
+    bad.learners = 2;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_ENOTSUP);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--max-seconds"));
     mb_data_splits_free(&s);
 }
 

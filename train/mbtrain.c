@@ -125,6 +125,9 @@ static void help(const mb_run_options *d)
            "      --no-test-eval      skip the final test-set evaluation (test_loss=-)\n"
            "      --max-updates N     at most N updates in all (default: no bound)\n"
            "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
+           "      --max-seconds S     at most S seconds of training (wall_s: evaluation\n"
+           "                          excluded), one learner only; a run cut short is\n"
+           "                          reached=no (a sweep's cap on a setting that cannot win)\n"
            "Output:\n"
            "      --log FILE          the run log (CSV with # metadata), written atomically\n"
            "      --log-dir DIR       one log per run, DIR/NET-ALGO-bM-sS.csv (sweeps)\n"
@@ -261,7 +264,7 @@ static int output_clash(const mb_run_options *o, mb_error *err)
 enum {
     OPT_NET = 256, OPT_DATA, OPT_ALGO, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_LR_STEP,
     OPT_LR_GAMMA, OPT_TARGET, OPT_EVAL_EVERY, OPT_EVAL_FRAC, OPT_DATA_SEED, OPT_MAX_UPDATES,
-    OPT_EPOCHS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_EVAL_THREADS, OPT_BACKEND, OPT_DEVICE, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
+    OPT_EPOCHS, OPT_MAX_SECONDS, OPT_SEED, OPT_SEEDS, OPT_THREADS, OPT_EVAL_THREADS, OPT_BACKEND, OPT_DEVICE, OPT_CONV_ALGO, OPT_LOG, OPT_LOG_DIR, OPT_CKPT,
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
     OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW, OPT_CHECK_FRAC,
@@ -289,7 +292,8 @@ static const struct option longopts[] = {
     {"eval-frac", required_argument, 0, OPT_EVAL_FRAC},
     {"data-seed", required_argument, 0, OPT_DATA_SEED},
     {"max-updates", required_argument, 0, OPT_MAX_UPDATES},
-    {"epochs", required_argument, 0, OPT_EPOCHS}, {"seed", required_argument, 0, OPT_SEED},
+    {"epochs", required_argument, 0, OPT_EPOCHS},
+    {"max-seconds", required_argument, 0, OPT_MAX_SECONDS}, {"seed", required_argument, 0, OPT_SEED},
     {"seeds", required_argument, 0, OPT_SEEDS},
     {"threads", required_argument, 0, OPT_THREADS},
     {"eval-threads", required_argument, 0, OPT_EVAL_THREADS},
@@ -422,6 +426,11 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
         break;
     case OPT_MAX_UPDATES: rc = flag_long("--max-updates", optarg, 1, 1L << 40, &o->max_updates, err); break;
     case OPT_EPOCHS: rc = mb_data_flag_double("--epochs", optarg, 0, MB_NONNEG, &o->epochs, err); break;
+    case OPT_MAX_SECONDS:
+        rc = mb_data_flag_double("--max-seconds", optarg, 0, MB_POSITIVE, &o->max_seconds, err);
+        if (rc == MB_OK && !(o->max_seconds <= 1e9))
+            rc = mb_error_set(err, MB_EINVAL, "--max-seconds: at most 1e9 s, got '%s'", optarg);
+        break;
     case OPT_SEED:
         rc = flag_long("--seed", optarg, 0, 1L << 40, &v, err);
         o->seed = (unsigned long)v;

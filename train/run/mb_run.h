@@ -81,6 +81,8 @@ typedef struct mb_run_options {
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
     long max_updates;              /* stop after this many updates in all; 0 = no bound */
     double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
+    double max_seconds;            /* stop after this many training seconds (wall_s: evaluation
+                                      excluded), not reached; 0 = none; one learner only */
     const char *log_path;          /* run log (CSV of docs/design.md, "Run log";
                                       atomic), NULL for none */
     const char *checkpoint_path;   /* checkpoint file (atomic), NULL for none */

@@ -119,6 +119,8 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
         fprintf(f, "# eval_adapt=1\n");
     if (o->check_frac > 0 && !isnan(o->target_loss))
         fprintf(f, "# check_frac=%.9g\n# check_sigmas=%.9g\n", o->check_frac, o->check_sigmas);
+    if (o->max_seconds > 0)
+        fprintf(f, "# max_seconds=%.9g\n", o->max_seconds);
     if (!isnan(o->target_loss))
         fprintf(f, "# target_loss=%.9g\n# crossing=%s\n", o->target_loss,
                 o->no_bisect ? "evaluated" : "bisect");
@@ -402,7 +404,9 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
     }
     mb_run_row row = *in;
     row.eval_loss = row.eval_acc = NAN;
-    int last = m->bound > 0 && updates == m->bound;
+    /* the last update: the bound on updates, or out of training seconds (--max-seconds) */
+    int last = (m->bound > 0 && updates == m->bound) ||
+               (o->max_seconds > 0 && in->wall_s >= o->max_seconds);
     int eval_now = updates == m->next_eval || last;
     if (eval_now) {
         double est;

@@ -50,6 +50,11 @@ int mb_run_check_options(const mb_run_options *o, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "eval-every must be > 0, got %ld", o->eval_every);
     if (o->max_updates < 0 || !(o->epochs >= 0) || !isfinite(o->epochs))
         return mb_error_set(err, MB_EINVAL, "max-updates and epochs must be >= 0");
+    if (!(o->max_seconds >= 0) || !isfinite(o->max_seconds))
+        return mb_error_set(err, MB_EINVAL, "max-seconds must be >= 0 and finite");
+    if (o->max_seconds > 0 && o->par != MB_PAR_NONE)
+        return mb_error_set(err, MB_ENOTSUP, "--max-seconds bounds one learner's run; the "
+                            "parallel algorithms take --max-updates or --epochs");
     if (o->max_updates == 0 && o->epochs == 0 && isnan(o->target_loss))
         return mb_error_set(err, MB_EINVAL, "no stopping rule: give a target loss, max updates or epochs");
     if (!(o->eval_frac > 0 && o->eval_frac <= 1))
