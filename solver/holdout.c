@@ -8,8 +8,10 @@
  *   setting's, and over its best rival's, each with a bootstrap interval over seeds; "tied"
  *   when the rival interval holds 1. Also the model's median |error| on these runs and the flat
  *   range they measure (the M within MB_SOLVER_FLAT of the best).
+ * - Beyond the edge: where the held-out best is the least or largest M the sweep trained, the
+ *   M a step past it, so that the best of the sweep is a best among neighbours on both sides.
  * - Sequential sampling: which settings need another seed because their median's interval
- *   still reaches the leader's.
+ *   still reaches the leader's (or too few runs to trust an interval).
  *
  * A run that did not reach the target counts as infinitely slow: a setting that fails to train
  * is not made to look fast by leaving its failures out. The check's bootstrap draws seeds with
@@ -372,6 +374,25 @@ done:
     return rc;
 }
 
+double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, double p, double lr,
+                                double m_lo, double m_hi)
+{
+    if (o->best < 0 || 2 * h->rows[o->best].reached <= h->rows[o->best].runs)
+        return NAN; /* most of the best's runs did not reach the target: no best to extend */
+    const double best = h->rows[o->best].batch;
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < h->n_rows; i++)
+        if (in_play(&h->rows[i], p, lr, 0, INFINITY) && h->rows[i].runs > 0) {
+            lo = fmin(lo, h->rows[i].batch);
+            hi = fmax(hi, h->rows[i].batch);
+        }
+    double m = best == lo && best > 1 ? round(best / 1.5) : best == hi ? round(best * 1.5) : NAN;
+    if (!(m >= 1) || m == best || m < floor(isfinite(m_lo) ? m_lo : 1) ||
+        (isfinite(m_hi) && m > ceil(m_hi)))
+        return NAN;
+    return m;
+}
+
 const char *mb_solver_holdout_verdict_name(mb_holdout_verdict v)
 {
     switch (v) {
@@ -418,8 +439,15 @@ int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo,
     if (lead == ps.n)
         goto done; /* nothing reached the target: nothing to decide */
     out->leader = (long)ps.row[lead];
+    /* a percentile interval of fewer than MB_SEQUENTIAL_MIN_RUNS runs is too narrow to trust (3
+     * lucky runs look decided): where the leader or a setting near it has that few, the
+     * setting is a contender while its median is within MB_SEQUENTIAL_NEAR of the leader's */
+    const size_t lead_runs = v->rows[ps.row[lead]].runs;
     for (size_t k = 0; k < ps.n; k++) {
-        if (k == lead || !(lo[k] <= hi[lead]))
+        const size_t few = v->rows[ps.row[k]].runs < lead_runs ? v->rows[ps.row[k]].runs
+                                                                : lead_runs;
+        const int near = few < MB_SEQUENTIAL_MIN_RUNS && med[k] <= MB_SEQUENTIAL_NEAR * med[lead];
+        if (k == lead || !(lo[k] <= hi[lead] || near))
             continue;
         out->overlap[out->n_overlap++] = (long)ps.row[k];
         if (out->n_overlap == MB_HOLDOUT_MAX_ROWS)

@@ -293,6 +293,8 @@ long mb_solver_pick(const mb_validate *v);
 #define MB_HOLDOUT_MAX_ROWS 64
 #define MB_HOLDOUT_LEVEL 0.95     /* the held-out ratio's interval */
 #define MB_SEQUENTIAL_LEVEL 0.90  /* a setting's median interval while choosing */
+#define MB_SEQUENTIAL_MIN_RUNS 5  /* fewer runs than this: the interval is not trusted ... */
+#define MB_SEQUENTIAL_NEAR 1.25   /* ... and a median within this of the leader's contends */
 
 /* What a held-out sweep trains: the recommendation, its rivals and neighbours (batch, with why
  * each: "recommended", "in-sample best", "model's optimum", "neighbour"), at P p and learning
@@ -349,9 +351,17 @@ typedef struct mb_holdout {
 int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, size_t n_boot,
                       mb_holdout *out, mb_error *err);
 
+/* The held-out sweep's edge: when o's best (h's row, at P p and rate lr) is the least M the
+ * held-out runs trained, round(M / 1.5); when it is the largest, round(M * 1.5); inside
+ * [m_lo, m_hi] (NAN bounds: none). NAN when the best is inside the sweep, reached nothing, or
+ * the step leaves the range: a check's "best held-out M" should have neighbours on both sides. */
+double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, double p, double lr,
+                                double m_lo, double m_hi);
+
 /* Sequential sampling while choosing: among v's rows at P p, rate lr and M in [m_lo, m_hi], the
  * leader (least median) and the settings whose median's MB_SEQUENTIAL_LEVEL bootstrap interval
- * reaches the leader's (overlap). Those and the leader want one more seed each, unless they have
+ * reaches the leader's (overlap), or, while it or the leader has fewer than
+ * MB_SEQUENTIAL_MIN_RUNS runs, whose median is within MB_SEQUENTIAL_NEAR of the leader's. Those and the leader want one more seed each, unless they have
  * max_seeds runs already. decided: nothing overlaps; capped: something does, but every one of
  * them has max_seeds runs. leader -1 when nothing reached the target. */
 typedef struct mb_sequential {

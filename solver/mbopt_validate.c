@@ -33,6 +33,7 @@ typedef struct holdout_cli {
     char *dirs[MAX_HOLDOUT_DIRS]; /* --holdout DIR... */
     size_t n_dirs;
     size_t plan_seeds;            /* --holdout-plan N (0: not asked) */
+    int beyond;                   /* --holdout-beyond */
     int more_seeds;               /* --more-seeds */
     size_t max_seeds;             /* --max-seeds */
     int on;                       /* h and ho hold a check */
@@ -143,6 +144,29 @@ static int more_seeds_print(const holdout_cli *hc, const mb_validate *v, const m
     for (size_t k = 0; k < hc->seq.n_want; k++) {
         const mb_validate_row *r = &v->rows[hc->seq.want[k]];
         print_token(r->batch, r->lr, next_seed(runs, r), k == 0);
+    }
+    printf("\n");
+    return MB_OK;
+}
+
+/* --holdout-beyond: where the held-out best is at the sweep's edge, the M past it on the best's
+ * held-out seeds (mb_solver_holdout_beyond); nothing when it has neighbours on both sides. */
+static int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, double p, double lr)
+{
+    const mb_validate_row *best = &hc->h.rows[hc->ho.best];
+    double next = mb_solver_holdout_beyond(&hc->h, &hc->ho, p, lr, m->m_lo, m->m_hi);
+    if (isnan(next)) {
+        fprintf(stderr, "%s validate: the held-out best, M = %g, has held-out neighbours on both "
+                "sides (or the range ends there): nothing to extend\n", prog, best->batch);
+    } else {
+        fprintf(stderr, "%s validate: the held-out best, M = %g, is at the edge of the held-out "
+                "sweep: M = %g trains on its %zu seeds\n", prog, best->batch, next, best->runs);
+        int first = 1;
+        for (size_t i = 0; i < hc->runs.n; i++)
+            if (run_of(&hc->runs, i, best) && !isnan(hc->runs.seed[i])) {
+                print_token(next, best->lr, (unsigned long)hc->runs.seed[i], first);
+                first = 0;
+            }
     }
     printf("\n");
     return MB_OK;
@@ -318,6 +342,10 @@ static void validate_help(void)
            "                        M / 1.5, M / 1.22, M * 1.22, M * 1.5, on N fresh seeds\n"
            "                        (3..64, from 1000 up, none a seed of LOG|DIR), seed by seed,\n"
            "                        as M,LR,SEED tokens on one line\n"
+           "      --holdout-beyond  with --holdout: print only what extends the held-out sweep\n"
+           "                        when its best M is the least or largest it trained: M / 1.5\n"
+           "                        or M * 1.5 on the best's held-out seeds, as M,LR,SEED tokens\n"
+           "                        (empty: the best has held-out neighbours on both sides)\n"
            "      --more-seeds      print only the settings whose median's 90%% interval still\n"
            "                        overlaps the leader's (and the leader), one more seed each,\n"
            "                        as M,LR,SEED tokens (empty: decided, or all at the cap)\n"
@@ -651,6 +679,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                                        {"comm-from-runs", no_argument, 0, OPT_COMM_RUNS},
                                        {"holdout", required_argument, 0, OPT_HOLDOUT},
                                        {"holdout-plan", required_argument, 0, OPT_HOLDOUT_PLAN},
+                                       {"holdout-beyond", no_argument, 0, OPT_HOLDOUT_BEYOND},
                                        {"more-seeds", no_argument, 0, OPT_MORE_SEEDS},
                                        {"max-seeds", required_argument, 0, OPT_MAX_SEEDS},
                                        {"json", no_argument, 0, OPT_JSON},
@@ -690,6 +719,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_MORE_SEEDS: hc->more_seeds = 1; break;
+        case OPT_HOLDOUT_BEYOND: hc->beyond = 1; break;
         case OPT_JSON: vc->out.json = 1; break;
         case OPT_CSV: vc->csv = 1; break;
         case 'o': vc->out.output = optarg; break;
@@ -701,9 +731,12 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
         return mb_cli_usage(prog, sub, "no run logs given (LOG or DIR...)");
     if (vc->out.json && vc->csv)
         return mb_cli_usage(prog, sub, "--json and --csv: give one");
-    if ((hc->plan_seeds > 0) + hc->more_seeds + vc->missing + vc->comm_runs > 1)
-        return mb_cli_usage(prog, sub, "--holdout-plan, --more-seeds, --missing and "
-                            "--comm-from-runs each print one thing: give one");
+    if ((hc->plan_seeds > 0) + hc->more_seeds + hc->beyond + vc->missing + vc->comm_runs > 1)
+        return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
+                            "--missing and --comm-from-runs each print one thing: give one");
+    if (hc->beyond && hc->n_dirs == 0)
+        return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
+                            "runs with --holdout DIR");
     model_opts *m = &vc->m;
     if (!m->have_comm && !m->cfit && !m->have_delta) /* one learner needs no collective model */
         m->have_comm = 1, m->t.comm = MB_COMM_NONE;
@@ -932,6 +965,11 @@ int mbopt_validate(int argc, char **argv)
         rc = more_seeds_print(hc, &v, &runs);
     else if (rc == MB_OK && hc->n_dirs && !printed)
         rc = holdout_check(hc, laws, lrs, n_laws, &m->t, &v, &runs, &err);
+    if (rc == MB_OK && hc->beyond) {
+        const mb_validate_row *r = &v.rows[mb_solver_pick(&v)];
+        rc = holdout_beyond_print(hc, m, r->procs, r->lr);
+        printed = 1;
+    }
     if (rc != MB_OK)
         status = mb_cli_fail(prog, "validate", &err);
     else if (printed)

@@ -175,6 +175,31 @@ static void test_holdout_verdicts(void)
     mb_validate_free(&h);
 }
 
+/* The sweep's edge: a best at the least or largest held-out M extends a step (x1.5) past it,
+ * inside the range; a best inside the sweep, or one that mostly failed, extends nothing. */
+static void test_holdout_beyond(void)
+{
+    mb_holdout o;
+    mb_validate h;
+    mb_error e = {0};
+    held_rows(&h, (const double[]){1.3, 1.1, 1.0}, 0.02, 5); /* M = 64 the best, the largest */
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(mb_solver_holdout_beyond(&h, &o, 1, 0.02, NAN, NAN), 96, 0);
+    CU_ASSERT_TRUE(isnan(mb_solver_holdout_beyond(&h, &o, 1, 0.02, 1, 80))); /* out of range */
+    mb_validate_free(&h);
+    held_rows(&h, (const double[]){1.0, 1.1, 1.3}, 0.02, 6); /* M = 16 the best, the least */
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(mb_solver_holdout_beyond(&h, &o, 1, 0.02, 1, 1000), 11, 0);
+    for (size_t s = 0; s < 6; s++) /* most of M = 16's runs fail: now M = 32 is the best */
+        h.rows[0].t_runs[s] = INFINITY;
+    gsl_sort(h.rows[0].t_runs, 1, 10);
+    h.rows[0].reached = 4;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
+    CU_ASSERT_EQUAL(o.best, 1);
+    CU_ASSERT_TRUE(isnan(mb_solver_holdout_beyond(&h, &o, 1, 0.02, 1, 1000)));
+    mb_validate_free(&h);
+}
+
 /* Pairing by seed: every setting trained seeds 1000..1009 interleaved, and four of the seeds met
  * a slow phase of the machine (2x every setting's time). M = 32 is 6% slower than M = 16 on
  * every seed: drawn seed by seed the check sees it (behind); drawn setting by setting the phase
@@ -220,8 +245,8 @@ static void test_holdout_paired(void)
 
 /* Sequential sampling with settings whose true medians are `scale`: each round adds one draw
  * to every setting that wants one, until nothing does; returns the state at the end. */
-static void sample_until(const double scale[3], double noise, size_t max_seeds, mb_validate *v,
-                         mb_sequential *q, size_t *rounds)
+static void sample_from(size_t n0, const double scale[3], double noise, size_t max_seeds,
+                        mb_validate *v, mb_sequential *q, size_t *rounds)
 {
     gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(g, 7);
@@ -229,9 +254,9 @@ static void sample_until(const double scale[3], double noise, size_t max_seeds, 
     const double ms[3] = {16, 32, 64};
     for (size_t k = 0; k < 3; k++) {
         double t[5];
-        for (size_t s = 0; s < 5; s++)
+        for (size_t s = 0; s < n0; s++)
             t[s] = scale[k] * (1 + gsl_ran_gaussian(g, noise));
-        set_row(&v->rows[k], ms[k], t, 5);
+        set_row(&v->rows[k], ms[k], t, n0);
     }
     mb_error e = {0};
     for (*rounds = 0; *rounds < 100; ++*rounds) {
@@ -243,6 +268,13 @@ static void sample_until(const double scale[3], double noise, size_t max_seeds, 
                                               (1 + gsl_ran_gaussian(g, noise)));
     }
     gsl_rng_free(g);
+}
+
+/* ... from 5 runs a setting */
+static void sample_until(const double scale[3], double noise, size_t max_seeds, mb_validate *v,
+                         mb_sequential *q, size_t *rounds)
+{
+    sample_from(5, scale, noise, max_seeds, v, q, rounds);
 }
 
 static void test_sequential(void)
@@ -274,6 +306,17 @@ static void test_sequential(void)
     sample_until((const double[]){2.0, 1.0, 1.6}, 0.03, 12, &v, &q, &rounds);
     CU_ASSERT_TRUE(q.decided);
     CU_ASSERT_EQUAL(rounds, 0);
+    mb_validate_free(&v);
+    /* 3 runs a setting, a rival 15% behind and intervals apart: 3 runs are too few to
+     * trust, so the leader and the rival (within 1.25x) train to MB_SEQUENTIAL_MIN_RUNS before
+     * it decides; the far setting (1.6x) gets none */
+    sample_from(3, (const double[]){1.6, 1.0, 1.15}, 0.02, 12, &v, &q, &rounds);
+    CU_ASSERT_TRUE(q.decided);
+    CU_ASSERT_EQUAL(q.leader, 1);
+    CU_ASSERT_EQUAL(rounds, MB_SEQUENTIAL_MIN_RUNS - 3);
+    CU_ASSERT_EQUAL(v.rows[1].runs, MB_SEQUENTIAL_MIN_RUNS);
+    CU_ASSERT_EQUAL(v.rows[2].runs, MB_SEQUENTIAL_MIN_RUNS);
+    CU_ASSERT_EQUAL(v.rows[0].runs, 3);
     mb_validate_free(&v);
 }
 
@@ -443,6 +486,7 @@ int mb_test_suite_solver_holdout(void)
     return !s || !CU_add_test(s, "held-out plan: fresh seeds only", test_plan_fresh_seeds) ||
            !CU_add_test(s, "held-out check: ahead, tied, behind", test_holdout_verdicts) ||
            !CU_add_test(s, "held-out check: paired by seed", test_holdout_paired) ||
+           !CU_add_test(s, "held-out sweep: past a best at its edge", test_holdout_beyond) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
