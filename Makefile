@@ -412,10 +412,22 @@ $(OUT)/comm.csv: | $(CMDS)
 # Seed by seed over M (not M by M): the machine's slow phases last seconds, so each M's median
 # over seeds is taken at different times instead of in one stretch that a phase may cover. When
 # no run of the first seed reached the target at any M, the target is out of reach: stop then.
+# M goes from the middle of RUN_BATCHES outwards, so a fast run is known early: a run at an M
+# below the fastest run's so far stops after RUN_TIME_CAP times that run's training seconds
+# (mbtrain --max-seconds; reached=no), since it cannot be the answer: a small M that needs tens
+# of thousands of updates no longer costs minutes a seed. RUN_TIME_CAP=0: no cap.
+RUN_TIME_CAP ?= 5
+RUN_ORDER = $$(echo $(RUN_BATCHES) | awk '{ c = int((NF + 1) / 2); printf "%s", $$c; \
+              for (d = 1; d < NF; d++) { if (c - d >= 1) printf " %s", $$(c - d); if (c + d <= NF) printf " %s", $$(c + d) } }')
+# "--max-seconds S" for a run at M $$m, from the fastest reached run in $$1 (nothing: no cap)
+RUN_CAP = $$(awk -v m=$$m -v k=$(RUN_TIME_CAP) '/^\# net=.* reached=yes/ { w = b = ""; \
+              for (i = 2; i <= NF; i++) { split($$i, kv, "="); if (kv[1] == "wall_s") w = kv[2]; if (kv[1] == "batch") b = kv[2] } \
+              if (w != "" && (t == "" || w + 0 < t)) { t = w + 0; mb = b + 0 } } \
+              END { if (k > 0 && t != "" && m < mb) printf "--max-seconds %.3f", k * (t > 0.05 ? t : 0.05) }' $$(ls $(OUT)/runs/lr$$lr/*.csv 2>/dev/null) /dev/null)
 $(OUT)/runs/.done: | $(CMDS)
 	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LRS)) and a target no run reaches a higher TARGET_LOSS (now $(TARGET_LOSS)); DATA=PATH for another data set, \
-	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for s in $(RUN_SEEDS); do for lr in $(LRS); do for m in $(RUN_BATCHES); do \
-	    run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
+	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for s in $(RUN_SEEDS); do for lr in $(LRS); do for m in $(RUN_ORDER); do \
+	    run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) $(RUN_CAP) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
 	  done; done; \
 	  grep -qs 'reached=yes' $(OUT)/runs/lr*/*.csv || { echo "make run: no run of seed $$s reached loss $(TARGET_LOSS) at any M ($(RUN_BATCHES)) within $(MAX_UPDATES) updates or 10 epochs: a target no run reaches; raise TARGET_LOSS or MAX_UPDATES"; exit 1; }; \
 	  done && touch $@)
@@ -522,13 +534,20 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 VALIDATE_MODEL = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 # The held-out check: once the answer is fixed, it and its rivals (the in-sample best, the
 # model's optimum, neighbours at M / 1.5 .. M * 1.5) train on HOLDOUT_SEEDS fresh seeds that no
-# run above used, seed by seed over M; validate grades the answer on these runs alone.
+# run above used, seed by seed over M; validate grades the answer on these runs alone. Where the
+# held-out best is the least or largest M trained, the sweep goes a step (x1.5) past it on the
+# same seeds, up to HOLDOUT_BEYOND times, so the best it reports has neighbours on both sides.
+HOLDOUT_BEYOND ?= 2
 $(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/par/.done)
 	@$(call stage,holdout,train the answer and its rivals on $(HOLDOUT_SEEDS) fresh seeds,HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
 	  rm -rf $(OUT)/holdout && mkdir -p $(OUT)/holdout && \
 	  plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --holdout-plan $(HOLDOUT_SEEDS) $(P1_DIRS)) || exit 1; \
-	  for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
-	    run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout/lr$$lr || exit 1; \
+	  n=0; while [ -n "$$plan" ]; do \
+	    for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
+	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout/lr$$lr || exit 1; \
+	    done; \
+	    n=$$((n + 1)); [ $$n -le $(HOLDOUT_BEYOND) ] || break; \
+	    plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $(HOLDOUT_DIRS) --holdout-beyond $(P1_DIRS)) || exit 1; \
 	  done && touch $@)
 
 HOLDOUT_DIRS = $$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done)
