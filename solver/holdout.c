@@ -11,7 +11,8 @@
  * - Beyond the edge: where the held-out best is the least or largest M the sweep trained, the
  *   M a step past it, so that the best of the sweep is a best among neighbours on both sides.
  * - Sequential sampling: which settings need another seed because their median's interval
- *   still reaches the leader's (or too few runs to trust an interval).
+ *   still reaches the leader's; an interval is at least as wide as the median's under the
+ *   seed-to-seed spread pooled over all settings.
  *
  * A run that did not reach the target counts as infinitely slow: a setting that fails to train
  * is not made to look fast by leaving its failures out. The check's bootstrap draws seeds with
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -404,6 +406,29 @@ const char *mb_solver_holdout_verdict_name(mb_holdout_verdict v)
 
 /* ---- sequential sampling --------------------------------------------------------------------- */
 
+/* The standard deviation of log time about each setting's mean log time, pooled over the
+ * settings with two or more runs that reached the target (sum of squares over sum of n - 1);
+ * NAN with no such setting. */
+static double pooled_log_sd(const pools *ps)
+{
+    double ss = 0;
+    size_t dof = 0;
+    for (size_t k = 0; k < ps->n; k++) {
+        double sum = 0;
+        size_t n = 0;
+        for (size_t i = 0; i < ps->len[k]; i++)
+            if (isfinite(ps->at[k][i]) && ps->at[k][i] > 0)
+                sum += log(ps->at[k][i]), n++;
+        if (n < 2)
+            continue;
+        for (size_t i = 0; i < ps->len[k]; i++)
+            if (isfinite(ps->at[k][i]) && ps->at[k][i] > 0)
+                ss += pow(log(ps->at[k][i]) - sum / (double)n, 2);
+        dof += n - 1;
+    }
+    return dof ? sqrt(ss / (double)dof) : NAN;
+}
+
 int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
                          size_t max_seeds, mb_sequential *out, mb_error *err)
 {
@@ -439,15 +464,23 @@ int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo,
     if (lead == ps.n)
         goto done; /* nothing reached the target: nothing to decide */
     out->leader = (long)ps.row[lead];
-    /* a percentile interval of fewer than MB_SEQUENTIAL_MIN_RUNS runs is too narrow to trust (3
-     * lucky runs look decided): where the leader or a setting near it has that few, the
-     * setting is a contender while its median is within MB_SEQUENTIAL_NEAR of the leader's */
-    const size_t lead_runs = v->rows[ps.row[lead]].runs;
+    /* a percentile interval of 3 runs is no wider than their range, and 3 lucky runs look
+     * decided: each interval is widened to the median's normal-theory interval under the
+     * spread pooled over every setting (the seed-to-seed spread of log time is much the same
+     * at every M, and the pool has many more runs than any one setting) */
+    out->pooled_sd = pooled_log_sd(&ps);
+    if (isfinite(out->pooled_sd)) {
+        const double z = gsl_cdf_ugaussian_Qinv((1 - MB_SEQUENTIAL_LEVEL) / 2);
+        for (size_t k = 0; k < ps.n; k++) {
+            if (!isfinite(med[k]))
+                continue;
+            double h = z * sqrt(M_PI / 2) * out->pooled_sd / sqrt((double)ps.len[k]);
+            lo[k] = fmin(lo[k], med[k] * exp(-h));
+            hi[k] = fmax(hi[k], med[k] * exp(h));
+        }
+    }
     for (size_t k = 0; k < ps.n; k++) {
-        const size_t few = v->rows[ps.row[k]].runs < lead_runs ? v->rows[ps.row[k]].runs
-                                                                : lead_runs;
-        const int near = few < MB_SEQUENTIAL_MIN_RUNS && med[k] <= MB_SEQUENTIAL_NEAR * med[lead];
-        if (k == lead || !(lo[k] <= hi[lead] || near))
+        if (k == lead || !(lo[k] <= hi[lead]))
             continue;
         out->overlap[out->n_overlap++] = (long)ps.row[k];
         if (out->n_overlap == MB_HOLDOUT_MAX_ROWS)

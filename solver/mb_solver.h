@@ -293,8 +293,6 @@ long mb_solver_pick(const mb_validate *v);
 #define MB_HOLDOUT_MAX_ROWS 64
 #define MB_HOLDOUT_LEVEL 0.95     /* the held-out ratio's interval */
 #define MB_SEQUENTIAL_LEVEL 0.90  /* a setting's median interval while choosing */
-#define MB_SEQUENTIAL_MIN_RUNS 5  /* fewer runs than this: the interval is not trusted ... */
-#define MB_SEQUENTIAL_NEAR 1.25   /* ... and a median within this of the leader's contends */
 
 /* What a held-out sweep trains: the recommendation, its rivals and neighbours (batch, with why
  * each: "recommended", "in-sample best", "model's optimum", "neighbour"), at P p and learning
@@ -360,8 +358,10 @@ double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, doubl
 
 /* Sequential sampling while choosing: among v's rows at P p, rate lr and M in [m_lo, m_hi], the
  * leader (least median) and the settings whose median's MB_SEQUENTIAL_LEVEL bootstrap interval
- * reaches the leader's (overlap), or, while it or the leader has fewer than
- * MB_SEQUENTIAL_MIN_RUNS runs, whose median is within MB_SEQUENTIAL_NEAR of the leader's. Those and the leader want one more seed each, unless they have
+ * reaches the leader's (overlap). Each interval is the wider of the percentile bootstrap's and
+ * the median's normal-theory interval, z sqrt(pi / 2) sd / sqrt(n) in log time, with sd the
+ * spread of log time pooled over every setting with two or more runs (pooled_sd): a few runs
+ * that happen to agree do not make a narrow interval. Those and the leader want one more seed each, unless they have
  * max_seeds runs already. decided: nothing overlaps; capped: something does, but every one of
  * them has max_seeds runs. leader -1 when nothing reached the target. */
 typedef struct mb_sequential {
@@ -369,6 +369,7 @@ typedef struct mb_sequential {
     size_t n_overlap, n_want;
     long overlap[MB_HOLDOUT_MAX_ROWS], want[MB_HOLDOUT_MAX_ROWS + 1];
     int decided, capped;
+    double pooled_sd; /* the pooled spread of log time (NAN: too few runs to pool) */
 } mb_sequential;
 int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
                          size_t max_seeds, mb_sequential *out, mb_error *err);
