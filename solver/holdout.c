@@ -39,6 +39,19 @@ long mb_solver_pick(const mb_validate *v)
     return v->settled >= 0 ? v->settled : v->rec;
 }
 
+int mb_solver_calibration_only(const mb_validate *v)
+{
+    if (!(round(v->m_rec) >= 1))
+        return 0;
+    size_t runs = 0;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        if (v->rows[i].reached > 0)
+            return 0;
+        runs += v->rows[i].runs;
+    }
+    return runs > 0;
+}
+
 /* Whether a row takes part at (p, lr): its P and rate, M inside [m_lo, m_hi]. */
 static int in_play(const mb_validate_row *r, double p, double lr, double m_lo, double m_hi)
 {
@@ -70,24 +83,26 @@ int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double
         return mb_error_set(err, MB_EINVAL, "a held-out check needs %d to %d fresh seeds, got "
                             "%zu", MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, n_seeds);
     const long pick = mb_solver_pick(v);
-    if (pick < 0)
+    if (pick < 0 && !mb_solver_calibration_only(v))
         return mb_error_set(err, MB_ENODATA, "no recommendation to hold out: no run trained "
                             "the recommended M = %.4g (train it first)", v->m_rec);
-    const mb_validate_row *r = &v->rows[pick];
-    plan->p = r->procs;
-    plan->lr = r->lr;
+    /* the recommendation: the row that trained it, or, where no run reached this target (runs
+     * that calibrated a law extrapolated to it), the model's optimum itself */
+    const double m_pick = pick >= 0 ? v->rows[pick].batch : round(v->m_rec);
+    plan->p = pick >= 0 ? v->rows[pick].procs : v->p_rec;
+    plan->lr = pick >= 0 ? v->rows[pick].lr : v->lr_rec;
     if (!isfinite(m_lo))
         m_lo = 1;
     if (!isfinite(m_hi))
         m_hi = INFINITY;
     /* the recommendation first, then its rivals, then the sweep around it */
-    plan_add(plan, r->batch, "recommended", m_lo, m_hi);
+    plan_add(plan, m_pick, "recommended", m_lo, m_hi);
     if (v->best >= 0 && in_play(&v->rows[v->best], plan->p, plan->lr, 0, INFINITY))
         plan_add(plan, v->rows[v->best].batch, "in-sample best", m_lo, m_hi);
     plan_add(plan, v->m_rec, "model's optimum", m_lo, m_hi);
     static const double around[] = {1 / 1.5, 1.5, 1 / 1.22, 1.22};
     for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
-        plan_add(plan, r->batch * around[k], "neighbour", m_lo, m_hi);
+        plan_add(plan, m_pick * around[k], "neighbour", m_lo, m_hi);
     /* fresh seeds: from MB_HOLDOUT_SEED0 up, skipping every seed any given run used */
     unsigned long s = MB_HOLDOUT_SEED0;
     while (plan->n_seeds < n_seeds) {

@@ -283,6 +283,11 @@ int mb_solver_same_rate(double a, double b);
  * stands for the model's optimum (-1: none). */
 long mb_solver_pick(const mb_validate *v);
 
+/* Whether v's runs only calibrated the law: none reached v's target (a target below them, the law
+ * extrapolated to it: mbfit nupdate --extrapolate), so nothing in-sample can settle or stand for
+ * the recommendation, and the held-out check centres on the model's optimum, round(m_rec). */
+int mb_solver_calibration_only(const mb_validate *v);
+
 /* ---- the held-out check and sequential sampling (solver/holdout.c) ------------------------ */
 
 #define MB_SOLVER_FLAT 0.05       /* the flat range: M within 5% of the best T_C */
@@ -306,7 +311,8 @@ typedef struct mb_holdout_plan {
     unsigned long seeds[MB_HOLDOUT_MAX_SEEDS];
 } mb_holdout_plan;
 
-/* The plan for the recommendation of v (after mb_solver_settle: mb_solver_pick's row), the
+/* The plan for the recommendation of v (after mb_solver_settle: mb_solver_pick's row, or
+ * round(v->m_rec) where mb_solver_calibration_only), the
  * in-sample best at its P and rate, the model's optimum v->m_rec, and M / 1.5, M * 1.5,
  * M / 1.22, M * 1.22 around the recommendation, each rounded, inside [m_lo, m_hi], none within
  * 10% of one before it; seeds from MB_HOLDOUT_SEED0 up that no run of `runs` (the logs that

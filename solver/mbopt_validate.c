@@ -179,9 +179,11 @@ static int holdout_check(holdout_cli *hc, const mb_law *laws, const double *lrs,
                          const mb_fit_runs *in, mb_error *err)
 {
     const long pick = mb_solver_pick(v);
-    if (pick < 0)
+    if (pick < 0 && !mb_solver_calibration_only(v))
         return mb_error_set(err, MB_ENODATA, "--holdout: no recommendation with runs to check");
-    const mb_validate_row *r = &v->rows[pick];
+    /* calibration only: the runs never reached this target; the answer is the model's */
+    const mb_validate_row as_model = {.batch = round(v->m_rec), .procs = v->p_rec, .lr = v->lr_rec};
+    const mb_validate_row *r = pick >= 0 ? &v->rows[pick] : &as_model;
     int rc = read_runs((int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
     hc->on = 1;
     for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++)
@@ -966,8 +968,7 @@ int mbopt_validate(int argc, char **argv)
     else if (rc == MB_OK && hc->n_dirs && !printed)
         rc = holdout_check(hc, laws, lrs, n_laws, &m->t, &v, &runs, &err);
     if (rc == MB_OK && hc->beyond) {
-        const mb_validate_row *r = &v.rows[mb_solver_pick(&v)];
-        rc = holdout_beyond_print(hc, m, r->procs, r->lr);
+        rc = holdout_beyond_print(hc, m, v.p_rec, v.lr_rec);
         printed = 1;
     }
     if (rc != MB_OK)

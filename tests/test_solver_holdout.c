@@ -107,6 +107,24 @@ static void test_plan_fresh_seeds(void)
     v.settled = v.rec = -1;
     CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_ENODATA);
     mb_validate_free(&v);
+    /* calibration only: no run reached this target (the law was extrapolated to it), so the
+     * plan centres on the model's optimum, 40, and its neighbours */
+    const double never[3] = {INFINITY, INFINITY, INFINITY};
+    make_validate(&v, 2);
+    set_row(&v.rows[0], 16, never, 3);
+    set_row(&v.rows[1], 64, never, 3);
+    v.m_rec = 40.2;
+    CU_ASSERT_TRUE(mb_solver_calibration_only(&v));
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[0], 40, 0);
+    CU_ASSERT_STRING_EQUAL(plan.why[0], "recommended");
+    CU_ASSERT_EQUAL(plan.n_batch, 5); /* 40; 27, 60, 33, 49 */
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[1], 27, 0);
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[2], 60, 0);
+    v.rows[1].reached = 1; /* one run reached it: the usual rule, and no row stands for 40 */
+    CU_ASSERT_FALSE(mb_solver_calibration_only(&v));
+    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_ENODATA);
+    mb_validate_free(&v);
 }
 
 /* Held-out rows at M = 16, 32, 64 of 10 seeds each: times scale * (1 + noise). */
