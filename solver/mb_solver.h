@@ -380,6 +380,12 @@ typedef struct mb_sequential {
 int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
                          size_t max_seeds, mb_sequential *out, mb_error *err);
 
+/* What a grid sweep would cost: T_C(m[k], p) under law and t into per_m[k] (n of them), and
+ * seeds x their sum into *total, the training seconds of `seeds` runs at every M of the grid
+ * (evaluation not counted). MB_EDOM when T_C cannot be evaluated at some M. */
+int mb_solver_grid_cost(const mb_law *law, const mb_update_time *t, double p, const double *m,
+                        size_t n, size_t seeds, double *per_m, double *total, mb_error *err);
+
 /* The flat range: the least and largest M in [m_lo, m_hi] whose T_C(M, p) under law and t is
  * within `frac` of the optimum t_best (a scan on a log grid, 64 points per factor of 2, refined
  * by bisection to 0.1%). MB_EDOM when T_C cannot be evaluated. */

@@ -44,6 +44,37 @@ typedef struct holdout_cli {
     mb_sequential seq;            /* in-sample sampling state */
 } holdout_cli;
 
+/* --grid-cost LIST: what a grid sweep of LIST's M, grid_seeds runs each, to the target would
+ * train, predicted (the cost a calibration below the target is set against). */
+typedef struct grid_cli {
+    mb_range m;
+    size_t seeds;
+    double *per_m, total; /* filled by grid_compute */
+    int on;
+} grid_cli;
+
+static int grid_compute(grid_cli *g, const model_opts *m, double p, mb_error *err)
+{
+    if (!g->m.n)
+        return MB_OK;
+    g->per_m = malloc(g->m.n * sizeof *g->per_m);
+    if (!g->per_m)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    int rc = mb_solver_grid_cost(&m->law, &m->t, p, g->m.v, g->m.n, g->seeds, g->per_m,
+                                 &g->total, err);
+    g->on = rc == MB_OK;
+    return rc;
+}
+
+/* The grid's line: "a sweep of M = 8..512 (7 M), 5 seeds each, ... would train X s". */
+static const char *grid_line(char *buf, size_t size, const grid_cli *g, double p)
+{
+    snprintf(buf, size, "a grid sweep of M = %g..%g (%zu M) at P = %g, %zu seeds each, to the "
+             "target would train %.4g s (predicted: %zu x T_C at each M; evaluation not "
+             "counted)", g->m.v[0], g->m.v[g->m.n - 1], g->m.n, p, g->seeds, g->total, g->seeds);
+    return buf;
+}
+
 static void holdout_free(holdout_cli *hc)
 {
     if (hc->on) {
@@ -352,6 +383,11 @@ static void validate_help(void)
            "                        overlaps the leader's (and the leader), one more seed each,\n"
            "                        as M,LR,SEED tokens (empty: decided, or all at the cap)\n"
            "      --max-seeds N     the cap of runs a setting gets from --more-seeds (default 10)\n"
+           "Cost:\n"
+           "      --grid-cost LIST  the grid: what a sweep of LIST's M (8:512 or 8,16,...) at the\n"
+           "                        recommended P, --grid-seeds runs each, to the target would\n"
+           "                        train, predicted (grid: line; JSON grid_cost)\n"
+           "      --grid-seeds N    runs at each M of that sweep (default 5)\n"
            "Output:\n"
            "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
            "      --csv             write the validation table as CSV (docs/design.md columns)\n"
@@ -386,7 +422,8 @@ static void add_checked(cJSON *o, const model_opts *m, const mb_validate *v, dou
 }
 
 static cJSON *validate_json(const model_opts *m, const mb_validate *v, const holdout_cli *hc,
-                            const char *in_sample, const char *held, const char *sampling)
+                            const char *in_sample, const char *held, const char *sampling,
+                            const grid_cli *grid)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root)
@@ -519,6 +556,17 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const hol
     cJSON_AddStringToObject(root, "in_sample", in_sample);
     cJSON_AddStringToObject(root, "sampling", sampling);
     cJSON_AddItemToObject(root, "holdout", hc->on ? holdout_json(hc) : cJSON_CreateNull());
+    cJSON *gc = grid->on ? cJSON_AddObjectToObject(root, "grid_cost") : NULL;
+    if (gc) {
+        cJSON *ms = cJSON_AddArrayToObject(gc, "batches"), *ts = cJSON_AddArrayToObject(gc, "t_pred_s");
+        for (size_t k = 0; k < grid->m.n && ms && ts; k++) {
+            cJSON_AddItemToArray(ms, cJSON_CreateNumber(grid->m.v[k]));
+            cJSON_AddItemToArray(ts, cJSON_CreateNumber(grid->per_m[k]));
+        }
+        mb_json_add_number(gc, "procs", v->p_rec);
+        mb_json_add_number(gc, "seeds", (double)grid->seeds);
+        mb_json_add_number(gc, "total_s", grid->total);
+    }
     return root;
 }
 
@@ -541,7 +589,7 @@ static void validate_csv(FILE *f, const mb_validate *v)
 
 static void validate_print(FILE *f, const model_opts *m, const mb_validate *v,
                            const holdout_cli *hc, const char *in_sample, const char *held,
-                           const char *sampling)
+                           const char *sampling, const grid_cli *grid)
 {
     char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
     model_print(f, m);
@@ -580,6 +628,10 @@ static void validate_print(FILE *f, const model_opts *m, const mb_validate *v,
         holdout_print(f, hc, held);
     else
         fprintf(f, "check: %s\n", held);
+    if (grid->on) {
+        char line[320];
+        fprintf(f, "grid: %s\n", grid_line(line, sizeof line, grid, v->p_rec));
+    }
 }
 
 /* The in-sample line: the recommendation's time over the best of the very runs that chose it
@@ -654,7 +706,9 @@ typedef struct validate_cli {
     double target;
     int csv, missing, comm_runs;
     holdout_cli hc;
+    grid_cli grid;
 } validate_cli;
+
 
 /* A count of seeds (--holdout-plan, --max-seeds): a whole number in range. */
 static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *err)
@@ -684,6 +738,8 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                                        {"holdout-beyond", no_argument, 0, OPT_HOLDOUT_BEYOND},
                                        {"more-seeds", no_argument, 0, OPT_MORE_SEEDS},
                                        {"max-seeds", required_argument, 0, OPT_MAX_SEEDS},
+                                       {"grid-cost", required_argument, 0, OPT_GRID_COST},
+                                       {"grid-seeds", required_argument, 0, OPT_GRID_SEEDS},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"csv", no_argument, 0, OPT_CSV},
                                        {"output", required_argument, 0, 'o'},
@@ -721,6 +777,15 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_MORE_SEEDS: hc->more_seeds = 1; break;
+        case OPT_GRID_COST:
+            mb_data_range_free(&vc->grid.m);
+            if (mb_data_parse_range(optarg, "--grid-cost", &vc->grid.m, &err) != MB_OK)
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_GRID_SEEDS:
+            if (seeds_flag("--grid-seeds", optarg, &vc->grid.seeds, &err) != MB_OK)
+                return mb_cli_fail(prog, sub, &err);
+            break;
         case OPT_HOLDOUT_BEYOND: hc->beyond = 1; break;
         case OPT_JSON: vc->out.json = 1; break;
         case OPT_CSV: vc->csv = 1; break;
@@ -736,6 +801,11 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     if ((hc->plan_seeds > 0) + hc->more_seeds + hc->beyond + vc->missing + vc->comm_runs > 1)
         return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
                             "--missing and --comm-from-runs each print one thing: give one");
+    if (vc->grid.m.n == 0 && vc->grid.seeds)
+        return mb_cli_usage(prog, sub, "--grid-seeds is the seeds of --grid-cost's sweep: give "
+                            "--grid-cost LIST");
+    if (!vc->grid.seeds)
+        vc->grid.seeds = 5;
     if (hc->beyond && hc->n_dirs == 0)
         return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
                             "runs with --holdout DIR");
@@ -899,7 +969,8 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
                  "plan them with --holdout-plan N); the in-sample line above grades the answer "
                  "on the runs that chose it, which is no check");
     if (vc->out.json)
-        return emit_json("validate", validate_json(&vc->m, v, hc, in_sample, held, sampling),
+        return emit_json("validate",
+                         validate_json(&vc->m, v, hc, in_sample, held, sampling, &vc->grid),
                          &vc->out);
     mb_error err = {0};
     mb_out o;
@@ -908,7 +979,7 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
         if (vc->csv)
             validate_csv(o.f, v);
         else
-            validate_print(o.f, &vc->m, v, hc, in_sample, held, sampling);
+            validate_print(o.f, &vc->m, v, hc, in_sample, held, sampling, &vc->grid);
         rc = mb_out_commit(&o, &err);
     }
     return rc == MB_OK ? 0 : mb_cli_fail(prog, "validate", &err);
@@ -926,6 +997,7 @@ int mbopt_validate(int argc, char **argv)
     vc->hc.max_seeds = DEFAULT_MAX_SEEDS;
     int status = validate_parse(argc, argv, vc);
     if (status >= 0) {
+        mb_data_range_free(&vc->grid.m);
         free(vc);
         return status;
     }
@@ -971,6 +1043,8 @@ int mbopt_validate(int argc, char **argv)
         rc = holdout_beyond_print(hc, m, v.p_rec, v.lr_rec);
         printed = 1;
     }
+    if (rc == MB_OK && !printed)
+        rc = grid_compute(&vc->grid, m, p_rec, &err);
     if (rc != MB_OK)
         status = mb_cli_fail(prog, "validate", &err);
     else if (printed)
@@ -978,6 +1052,8 @@ int mbopt_validate(int argc, char **argv)
     else
         status = validate_output(vc, &v, m_rec, p_rec);
     holdout_free(hc);
+    mb_data_range_free(&vc->grid.m);
+    free(vc->grid.per_m);
     mb_validate_free(&v);
     mb_fit_runs_free(&runs);
     globfree(&g);

@@ -10,6 +10,9 @@
  * the table's (model/), and the scan starts at the range's low end: a table need not be flat
  * below any knee.
  *
+ * Also the predicted cost of a grid sweep (a fixed set of M, so many seeds each), against which
+ * a calibration's cost is set.
+ *
  * Does not: decide the range (the caller passes what the runs support, or [1, inf) when asked to
  * extrapolate), print, or read files.
  */
@@ -173,6 +176,19 @@ static double edge(const mb_law *law, const mb_update_time *t, double p, double 
             b = c;
     }
     return a;
+}
+
+int mb_solver_grid_cost(const mb_law *law, const mb_update_time *t, double p, const double *m,
+                        size_t n, size_t seeds, double *per_m, double *total, mb_error *err)
+{
+    *total = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (mb_model_law_tc(law, t, m[k], p, &per_m[k]) != MB_OK || !isfinite(per_m[k]))
+            return mb_error_set(err, MB_EDOM, "T_C cannot be evaluated at M = %g, P = %g", m[k],
+                                p);
+        *total += (double)seeds * per_m[k];
+    }
+    return MB_OK;
 }
 
 int mb_solver_flat_range(const mb_law *law, const mb_update_time *t, double p, double m_lo,

@@ -353,6 +353,25 @@ static void test_sequential(void)
     mb_validate_free(&v);
 }
 
+/* A grid sweep's predicted cost: seeds x the sum of T_C = (N_inf + a / M) (gamma M + t0) over
+ * the grid's M, each M's T_C too. */
+static void test_grid_cost(void)
+{
+    const mb_law law = {.kind = MB_LAW_INVERSE, .n_inf = 800, .a = 6000, .b = 1};
+    const mb_update_time t = {.gamma = 2e-5, .m_t = 1e-9, .t0 = 4e-4, .comm = MB_COMM_NONE};
+    const double m[3] = {8, 64, 512};
+    double per[3], total;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_grid_cost(&law, &t, 1, m, 3, 5, per, &total, &e), MB_OK);
+    double want = 0;
+    for (size_t k = 0; k < 3; k++) {
+        double tc = (800 + 6000 / m[k]) * (2e-5 * m[k] + 4e-4);
+        CU_ASSERT_TRUE(mb_test_close(per[k], tc, 1e-9));
+        want += 5 * tc;
+    }
+    CU_ASSERT_TRUE(mb_test_close(total, want, 1e-9));
+}
+
 /* The flat range of T_C = (N_inf + a / M) (gamma M + t0): N_inf gamma M + a t0 / M stays
  * within 1.05 t_best less the constant terms, a quadratic in M with known roots. */
 static void test_flat_range(void)
@@ -523,6 +542,7 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
            !CU_add_test(s, "sequential sampling: three lucky runs", test_sequential_pooled) ||
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
+           !CU_add_test(s, "a grid sweep's predicted cost", test_grid_cost) ||
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
            !CU_add_test(s, "make zoo: bad input", test_zoo_bad_input);
 }
