@@ -238,6 +238,8 @@ FUZZ_CC   ?= clang
 FUZZ_TIME ?= 60
 FUZZ_RUNS ?= -1
 comma     := ,
+empty     :=
+space     := $(empty) $(empty)
 FUZZ      ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_DIR  := build/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -344,6 +346,22 @@ MAX_UPDATES  ?= 20000
 # crossings, far cheaper. No stage reads the test-set loss, so its pass at the end of each run
 # (a tenth of the runs' evaluation) is skipped (--no-test-eval).
 EVAL_RULE     = --eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --check-frac 0.0625 --no-test-eval
+# Calibration (FINAL_LOSS below TARGET_LOSS; docs/commands.md, "make run", and docs/models.md,
+# "N_update below the calibration's target"): the sweep trains only to TARGET_LOSS (L1) at
+# CAL_BATCHES x CAL_SEEDS, every evaluation logged on a CAL_EVAL_FRAC subset (no staged checks:
+# the fit reads each run's crossing of every level above L1), mbfit nupdate --extrapolate
+# predicts N_update at FINAL_LOSS (L2), no in-sample run can settle the answer (none reached
+# L2), and the held-out check trains to L2. Empty FINAL_LOSS: the answer is for TARGET_LOSS and
+# the sweep reaches it.
+FINAL_LOSS    ?=
+CAL_BATCHES   ?= 16 32 64 128
+CAL_SEEDS     ?= 0 1 2
+CAL_EVAL_FRAC ?= 0.05
+CAL           := $(if $(strip $(FINAL_LOSS)),1,)
+ANSWER_LOSS    = $(if $(CAL),$(FINAL_LOSS),$(TARGET_LOSS))
+SWEEP_BATCHES  = $(if $(CAL),$(CAL_BATCHES),$(RUN_BATCHES))
+SWEEP_SEEDS    = $(if $(CAL),$(CAL_SEEDS),$(RUN_SEEDS))
+SWEEP_RULE     = $(if $(CAL),--eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --no-test-eval,$(EVAL_RULE))
 # P: what mpirun can start: one slot per core here, or the slots of HOSTFILE (Open MPI's format:
 # "host slots=N" lines); PROCS=1:1024 asks for more, labelled as an extrapolation of the
 # collective model
@@ -395,6 +413,12 @@ run-c: deps
 	    if (w[3] + e[3] > 0) printf ", the P = 2 runs %.0f%%", pc(w[3], e[3]); \
 	    if (w[4] + e[4] > 0) printf ", the held-out runs %.0f%%", pc(w[4], e[4]); print ")" }' \
 	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv $(OUT)/par/lr*/*.csv $(OUT)/holdout/lr*/*.csv 2>/dev/null); \
+	$(if $(CAL),awk -v g="$$(sed -n 's/^grid: .* would train \([0-9.e+]*\) s .*/\1/p' $(OUT)/validate.txt)" \
+	  '/^# .*eval_s=/ { n++; for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
+	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
+	  END { printf "calibration: %d runs to loss $(TARGET_LOSS), %.1f s training + %.1f s evaluating", n, w, e; \
+	    if (g > 0) printf " = %.0f%% of the training seconds of a grid sweep to loss $(FINAL_LOSS) (%.1f s predicted: M = $(RUN_BATCHES), 5 seeds each)", 100 * (w + e) / g, g; print "" }' \
+	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv 2>/dev/null);) \
 	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
 	echo "total: $$(( $$(date +%s) - t0 )) s"
@@ -417,7 +441,7 @@ $(OUT)/comm.csv: | $(CMDS)
 # (mbtrain --max-seconds; reached=no), since it cannot be the answer: a small M that needs tens
 # of thousands of updates no longer costs minutes a seed. RUN_TIME_CAP=0: no cap.
 RUN_TIME_CAP ?= 5
-RUN_ORDER = $$(echo $(RUN_BATCHES) | awk '{ c = int((NF + 1) / 2); printf "%s", $$c; \
+RUN_ORDER = $$(echo $(SWEEP_BATCHES) | awk '{ c = int((NF + 1) / 2); printf "%s", $$c; \
               for (d = 1; d < NF; d++) { if (c - d >= 1) printf " %s", $$(c - d); if (c + d <= NF) printf " %s", $$(c + d) } }')
 # "--max-seconds S" for a run at M $$m, from the fastest reached run in $$1 (nothing: no cap)
 RUN_CAP = $$(awk -v m=$$m -v k=$(RUN_TIME_CAP) '/^\# net=.* reached=yes/ { w = b = ""; \
@@ -425,16 +449,20 @@ RUN_CAP = $$(awk -v m=$$m -v k=$(RUN_TIME_CAP) '/^\# net=.* reached=yes/ { w = b
               if (w != "" && (t == "" || w + 0 < t)) { t = w + 0; mb = b + 0 } } \
               END { if (k > 0 && t != "" && m < mb) printf "--max-seconds %.3f", k * (t > 0.05 ? t : 0.05) }' $$(ls $(OUT)/runs/lr$$lr/*.csv 2>/dev/null) /dev/null)
 $(OUT)/runs/.done: | $(CMDS)
-	@$(call stage,train,train to loss $(TARGET_LOSS) at M = $(RUN_BATCHES),a run that diverges needs a lower LR (now $(LRS)) and a target no run reaches a higher TARGET_LOSS (now $(TARGET_LOSS)); DATA=PATH for another data set, \
-	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for s in $(RUN_SEEDS); do for lr in $(LRS); do for m in $(RUN_ORDER); do \
-	    run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) $(RUN_CAP) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
+	@$(call stage,train,$(if $(CAL),calibrate: train to loss $(TARGET_LOSS) at M = $(SWEEP_BATCHES),train to loss $(TARGET_LOSS) at M = $(SWEEP_BATCHES)),a run that diverges needs a lower LR (now $(LRS)) and a target no run reaches a higher TARGET_LOSS (now $(TARGET_LOSS)); DATA=PATH for another data set, \
+	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for s in $(SWEEP_SEEDS); do for lr in $(LRS); do for m in $(RUN_ORDER); do \
+	    run $(SWEEP_TRAIN) --lr $$lr --batch $$m --seed $$s $(SWEEP_RULE) $(RUN_CAP) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
 	  done; done; \
-	  grep -qs 'reached=yes' $(OUT)/runs/lr*/*.csv || { echo "make run: no run of seed $$s reached loss $(TARGET_LOSS) at any M ($(RUN_BATCHES)) within $(MAX_UPDATES) updates or 10 epochs: a target no run reaches; raise TARGET_LOSS or MAX_UPDATES"; exit 1; }; \
+	  grep -qs 'reached=yes' $(OUT)/runs/lr*/*.csv || { echo "make run: no run of seed $$s reached loss $(TARGET_LOSS) at any M ($(SWEEP_BATCHES)) within $(MAX_UPDATES) updates or 10 epochs: a target no run reaches; raise TARGET_LOSS or MAX_UPDATES"; exit 1; }; \
 	  done && touch $@)
 
-TRAIN_COMMON = --net $(NET) --data $(DATA) --momentum 0.9 --target-loss $(TARGET_LOSS) \
-        --eval-frac $(EVAL_FRAC) --max-updates $(MAX_UPDATES)
-TRAIN = mbtrain $(TRAIN_COMMON) --algo momentum --threads $(THREADS)
+TRAIN_COMMON = --net $(NET) --data $(DATA) --momentum 0.9 --max-updates $(MAX_UPDATES)
+# the sweep's runs (to TARGET_LOSS; on the calibration's subset), the runs that check the answer
+# (to the target it is for: FINAL_LOSS when calibrating)
+SWEEP_TRAIN = mbtrain $(TRAIN_COMMON) --target-loss $(TARGET_LOSS) \
+        --eval-frac $(if $(CAL),$(CAL_EVAL_FRAC),$(EVAL_FRAC)) --algo momentum --threads $(THREADS)
+TRAIN = mbtrain $(TRAIN_COMMON) --target-loss $(ANSWER_LOSS) --eval-frac $(EVAL_FRAC) \
+        --algo momentum --threads $(THREADS)
 # T_update at the runs' M is what the runs' updates cost (mbfit tupdate with their logs), the
 # probe's step elsewhere: the probe is seconds long and the machine's phases are not. The P = 2
 # runs (par) do the same for T_update(M, 2), communication included.
@@ -443,7 +471,8 @@ PAR_LOGS = $$(ls $(OUT)/par/lr*/*.csv 2>/dev/null)
 # one N_update fit per learning rate (the law holds per rate), and the run folders of each
 # (--bootstrap: the law refitted to resamples of the runs says how certain the optimum is; the
 # check trains where it might be, and scale prints the spread)
-FIT_LR = mbfit nupdate --target-loss $(TARGET_LOSS) --lr $$lr --weights pooled --bootstrap 200 $(OUT)/runs/lr$$lr/*.csv \
+FIT_LR = mbfit nupdate $(if $(CAL),--extrapolate --target-loss $(FINAL_LOSS),--target-loss $(TARGET_LOSS) --weights pooled) \
+         --lr $$lr --bootstrap 200 $(OUT)/runs/lr$$lr/*.csv \
          $$(ls $(OUT)/seeds/lr$$lr/*.csv 2>/dev/null)
 NFITS  = $(foreach lr,$(LRS),--nfit $(OUT)/nfit-lr$(lr).json)
 
@@ -458,8 +487,8 @@ $(OUT)/check/.done: $(OUT)/runs/.done $(OUT)/step.csv
 	  fit && for round in 1 2; do \
 	    todo=$$(mbopt validate $(foreach lr,$(LRS),--nfit $(OUT)/check/nfit-lr$(lr).json) --tfit $(OUT)/check/tfit.json --missing $(OUT)/runs/lr* $$(ls -d $(OUT)/check/lr* 2>/dev/null)) || exit 1; \
 	    [ -n "$$todo" ] || break; \
-	    for s in $(RUN_SEEDS); do for t in $$todo; do m=$${t%%$(comma)*}; lr=$${t#*$(comma)}; \
-	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/check/lr$$lr || exit 1; done; done; \
+	    for s in $(SWEEP_SEEDS); do for t in $$todo; do m=$${t%%$(comma)*}; lr=$${t#*$(comma)}; \
+	      run $(SWEEP_TRAIN) --lr $$lr --batch $$m --seed $$s $(SWEEP_RULE) --log-dir $(OUT)/check/lr$$lr || exit 1; done; done; \
 	    fit || exit 1; \
 	  done && touch $@)
 
@@ -477,7 +506,7 @@ $(OUT)/seeds/.done: $(OUT)/check/.done
 	    todo=$$(mbopt validate $(CHECK_FITS) --more-seeds --max-seeds $(MAX_SEEDS) $(P1_DIRS)) || exit 1; \
 	    [ -n "$$todo" ] || break; \
 	    for t in $$todo; do [ $$left -gt 0 ] || break; m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
-	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/seeds/lr$$lr || exit 1; left=$$((left - 1)); \
+	      run $(SWEEP_TRAIN) --lr $$lr --batch $$m --seed $$s $(SWEEP_RULE) --log-dir $(OUT)/seeds/lr$$lr || exit 1; left=$$((left - 1)); \
 	    done; \
 	  done && touch $@)
 
@@ -491,7 +520,7 @@ $(OUT)/seeds/.done: $(OUT)/check/.done
 PAR_BATCHES ?= 32 64 128
 PAR_SEEDS   ?= 0 1 2
 PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) --bind-to none -np 2 mbtrain \
-               $(TRAIN_COMMON) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
+               $(TRAIN_COMMON) --target-loss $(TARGET_LOSS) --eval-frac $(EVAL_FRAC) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
 $(OUT)/par/.done: $(OUT)/check/.done
 	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),mpirun must start 2 processes here; COMM=none skips the P = 2 check, \
 	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for s in $(PAR_SEEDS); do for m in $(PAR_BATCHES); do \
@@ -531,7 +560,7 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 # P = 1 rows from the sweep and the check; P = 2 rows from the sgd-sync runs, predicted with the
 # collective fit (without COMM there are none). validate.* check the P = 1 optimum;
 # validate-rec.txt checks scale's recommendation (P = 2 when it recommends two learners).
-VALIDATE_MODEL = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
+VALIDATE_MODEL = $(NFITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(strip $(RUN_BATCHES))) --grid-seeds 5) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 # The held-out check: once the answer is fixed, it and its rivals (the in-sample best, the
 # model's optimum, neighbours at M / 1.5 .. M * 1.5) train on HOLDOUT_SEEDS fresh seeds that no
 # run above used, seed by seed over M; validate grades the answer on these runs alone. Where the
