@@ -196,6 +196,27 @@ static size_t check_b_simple(const mb_table *t, int want)
 #define RUN "mbtrain --data " DATA " --algo momentum --lr 0.05 --eval-every 5 --max-updates 60 " \
             "--seed 7 --threads 1"
 
+/* Runs a shell command and reads the log it wrote to dir/name; NULL (CU-failed) when either
+ * failed. *summary (optional) gets the standard output (the caller frees it). */
+static mb_table *train(const char *name, char **summary, const char *fmt, const char *net)
+{
+    mb_test_run r = {0};
+    char cmd[2048], p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    snprintf(cmd, sizeof cmd, fmt, net);
+    int ok = mb_test_sh_ok(&r, "%s --log %s", cmd, p);
+    if (summary) {
+        *summary = r.out;
+        r.out = NULL;
+    }
+    mb_test_run_free(&r);
+    if (!ok)
+        return NULL;
+    mb_table *t = read_log(p);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    return t;
+}
+
 /* A real single-learner run: `# b_simple=` finite and positive, the column filled on
  * evaluation rows, and training bit-identical to the same run without the measurement (the
  * half batch's dropout masks and BN statistics put back); M = 1 leaves both out. */
@@ -203,54 +224,43 @@ static void test_single_learner(void)
 {
     static const char *const nets[] = {tiny, tbn};
     static const char *const cols[] = {"update", "samples", "loss", "eval_loss", "eval_acc"};
-    mb_test_run r;
     for (size_t n = 0; n < 2; n++) {
-        if (!mb_test_sh_ok(&r, RUN " --net %s --batch 16 --noise-every 1 --log %s/on%zu.csv",
-                           nets[n], dir, n) ||
-            !mb_test_sh_ok(&r, RUN " --net %s --batch 16 --noise-every 0 --log %s/off%zu.csv",
-                           nets[n], dir, n))
-            continue;
-        char on[512], off[512];
-        snprintf(on, sizeof on, "%s/on%zu.csv", dir, n);
-        snprintf(off, sizeof off, "%s/off%zu.csv", dir, n);
-        mb_table *a = read_log(on), *b = read_log(off);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-        /* 12 windows of 5 measurements: so few make a noisy ratio, empty where |G|^2 or S
-         * came out <= 0 (8 and 4 of the 12 are filled) */
-        CU_ASSERT_TRUE(check_b_simple(a, 1) >= 3);
-        CU_ASSERT_EQUAL(check_b_simple(b, 0), 0);
-        CU_ASSERT_PTR_NOT_NULL(mb_table_meta(a, "t_noise_s"));
-        CU_ASSERT_EQUAL(mb_table_rows(a), mb_table_rows(b));
-        for (size_t i = 0; i < mb_table_rows(a) && i < mb_table_rows(b); i++)
-            for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
-                CU_ASSERT_STRING_EQUAL(mb_table_cell(a, i, (size_t)mb_table_col(a, cols[k])),
-                                       mb_table_cell(b, i, (size_t)mb_table_col(b, cols[k])));
+        mb_table *a = train(n ? "on1.csv" : "on0.csv", NULL,
+                            RUN " --net %s --batch 16 --noise-every 1", nets[n]);
+        mb_table *b = train(n ? "off1.csv" : "off0.csv", NULL,
+                            RUN " --net %s --batch 16 --noise-every 0", nets[n]);
+        if (a && b) {
+            /* 12 windows of 5 measurements: so few make a noisy ratio, empty where |G|^2 or
+             * S came out <= 0 (8 and 4 of the 12 are filled) */
+            CU_ASSERT_TRUE(check_b_simple(a, 1) >= 3);
+            CU_ASSERT_EQUAL(check_b_simple(b, 0), 0);
+            CU_ASSERT_PTR_NOT_NULL(mb_table_meta(a, "t_noise_s"));
+            CU_ASSERT_EQUAL(mb_table_rows(a), mb_table_rows(b));
+            for (size_t i = 0; i < mb_table_rows(a) && i < mb_table_rows(b); i++)
+                for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
+                    CU_ASSERT_STRING_EQUAL(
+                        mb_table_cell(a, i, (size_t)mb_table_col(a, cols[k])),
+                        mb_table_cell(b, i, (size_t)mb_table_col(b, cols[k])));
+        }
         mb_table_free(a);
         mb_table_free(b);
     }
     /* the default spacing (16) over a longer run still gives a whole-run value */
-    if (mb_test_sh_ok(&r, RUN " --net %s --batch 8 --max-updates 200 --log %s/def.csv", tiny,
-                      dir)) {
-        char p[512];
-        snprintf(p, sizeof p, "%s/def.csv", dir);
-        mb_table *t = read_log(p);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    mb_table *t = train("def.csv", NULL, RUN " --net %s --batch 8 --max-updates 200", tiny);
+    if (t) {
         check_b_simple(t, 1);
         CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "noise_every"), "16");
-        mb_table_free(t);
     }
+    mb_table_free(t);
     /* M = 1: no half batch, so no estimate: left out, not "nan" */
-    if (mb_test_sh_ok(&r, RUN " --net %s --batch 1 --noise-every 1 --max-updates 20 "
-                      "--log %s/m1.csv", tiny, dir)) {
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "b_simple=-"));
-        char p[512];
-        snprintf(p, sizeof p, "%s/m1.csv", dir);
-        mb_table *t = read_log(p);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char *out = NULL;
+    t = train("m1.csv", &out, RUN " --net %s --batch 1 --noise-every 1 --max-updates 20", tiny);
+    if (t) {
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "b_simple=-"));
         CU_ASSERT_EQUAL(check_b_simple(t, 0), 0);
-        mb_table_free(t);
     }
+    free(out);
+    mb_table_free(t);
     mb_test_expect_failure("mbtrain", "--net x --data y --batch 4 --noise-every -1", 1,
                            "--noise-every");
 }
@@ -259,18 +269,40 @@ static void test_single_learner(void)
  * b = M / P against the averaged gradient of M. */
 static void test_sgd_sync(void)
 {
-    mb_test_run r;
-    if (!mb_test_sh_ok(&r, "mbtrain --net %s --data " DATA " --algo sgd-sync --learners 2 "
-                       "--lr 0.05 --batch 16 --eval-every 5 --max-updates 40 --seed 3 "
-                       "--log %s/sync.csv", tiny, dir))
-        return;
-    char p[512];
-    snprintf(p, sizeof p, "%s/sync.csv", dir);
-    mb_table *t = read_log(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    CU_ASSERT_TRUE(check_b_simple(t, 1) >= 4); /* 8 windows of 5 measurements */
-    CU_ASSERT_PTR_NULL(mb_table_meta(t, "noise_every"));
+    mb_table *t = train("sync.csv", NULL,
+                        "mbtrain --net %s --data " DATA " --algo sgd-sync --learners 2 --lr 0.05 "
+                        "--batch 16 --eval-every 5 --max-updates 40 --seed 3", tiny);
+    if (t) {
+        CU_ASSERT_TRUE(check_b_simple(t, 1) >= 4); /* of 8 windows of 5 measurements */
+        CU_ASSERT_PTR_NULL(mb_table_meta(t, "noise_every"));
+    }
     mb_table_free(t);
+}
+
+/* mbfit nupdate shows single-learner runs' median B_simple beside the inverse law's
+ * alpha / N_inf, with their ratio, in text and JSON. */
+static void test_mbfit(void)
+{
+    char d[512];
+    snprintf(d, sizeof d, "%s/fit", dir);
+    mb_test_run r;
+    if (!mb_test_sh_ok(&r, "mkdir -p %s && mbtrain --net %s --data " DATA " --algo sgd "
+                       "--batch 8,16,32 --lr 0.1 --target-loss 0.9 --max-updates 400 "
+                       "--eval-every 5 --noise-every 1 --log-dir %s", d, tiny, d))
+        return;
+    mb_test_run_free(&r);
+    if (mb_test_sh_ok(&r, "mbfit nupdate --target-loss 0.9 %s/*.csv", d)) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "B_simple"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "sgd P=1"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ": ratio "));
+    }
+    mb_test_run_free(&r);
+    if (mb_test_sh_ok(&r, "mbfit nupdate --target-loss 0.9 --json %s/*.csv", d)) {
+        CU_ASSERT_PTR_NULL(strstr(r.out, "\"b_simple_runs\":\t0"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"alpha_over_n_inf\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"b_simple_ratio\""));
+    }
+    mb_test_run_free(&r);
 }
 
 int mb_test_suite_train_noise(void)
@@ -280,5 +312,6 @@ int mb_test_suite_train_noise(void)
            !CU_add_test(s, "arithmetic, windows, off states", test_arithmetic_and_windows) ||
            !CU_add_test(s, "single learner: log, column, training unchanged, M = 1",
                         test_single_learner) ||
-           !CU_add_test(s, "sgd-sync through the same estimator", test_sgd_sync);
+           !CU_add_test(s, "sgd-sync through the same estimator", test_sgd_sync) ||
+           !CU_add_test(s, "mbfit nupdate: B_simple beside alpha / N_inf", test_mbfit);
 }
