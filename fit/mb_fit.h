@@ -232,6 +232,9 @@ typedef struct mb_fit_nupdate {
                                 second, cheaper estimate of alpha / N_inf (docs/models.md,
                                 "Inverse law") */
     size_t b_simple_runs;    /* how many logged one */
+    double b_noise;          /* the inverse law's alpha / N_inf (McCandlish et al.'s B_noise),
+                                NAN unless N_inf > 0 */
+    double b_ratio;          /* their agreement, b_simple / b_noise (NAN without both) */
     size_t boot_b, boot_ok;  /* resamples asked and fitted */
     double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */
     size_t boot_n_best;      /* resamples the best law was fitted to */

@@ -54,7 +54,8 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "      --algo A, --procs P fit only the runs of algorithm A (# algo=) with P learners\n"
            "                          (# learners=); logs of several (algo, P) are refused\n"
            "                          without them. Runs that logged the gradient noise scale\n"
-           "                          (# b_simple=, sgd-sync) show its median beside alpha/N_inf\n"
+           "                          (# b_simple=) show its median beside alpha/N_inf, with\n"
+           "                          their ratio\n"
            "      --lightning         the inputs are PyTorch Lightning CSVLogger logs (a\n"
            "                          version folder, or its metrics.csv): N is step + 1 of\n"
            "                          the first row whose loss column is <= the threshold\n"
@@ -111,18 +112,11 @@ static void nupdate_print(FILE *f, const void *arg)
             print_fit(f, "power-law", &r->power);
         if (r->have_mccandlish)
             print_fit(f, "mccandlish", &r->mccandlish);
-        if (r->b_simple_runs) {
-            double ratio = NAN;
-            for (size_t i = 0; i < r->inverse.n_params; i++)
-                if (strcmp(r->inverse.names[i], "alpha") == 0)
-                    ratio = r->inverse.p[i];
-            for (size_t i = 0; i < r->inverse.n_params; i++)
-                if (strcmp(r->inverse.names[i], "n_inf") == 0)
-                    ratio /= r->inverse.p[i];
+        if (r->b_simple_runs)
             fprintf(f, "gradient noise scale: B_simple %s (median of %zu runs, %s P=%g) beside "
-                    "the fit's alpha / N_inf = %s\n", num(a, sizeof a, r->b_simple),
-                    r->b_simple_runs, r->algo, r->procs, num(b, sizeof b, ratio));
-        }
+                    "the fit's alpha / N_inf = %s: ratio %s\n", num(a, sizeof a, r->b_simple),
+                    r->b_simple_runs, r->algo, r->procs, num(b, sizeof b, r->b_noise),
+                    num(c, sizeof c, r->b_ratio));
         fprintf(f, "AIC prefers: %s\n", r->aic_best);
         fprintf(f, "best law: %s: %s\n", r->best, r->why);
         if (!isnan(r->range_lo))

@@ -727,7 +727,7 @@ static int describe_runs(const mb_fit_runs *runs, mb_fit_nupdate *out, mb_error 
         out->procs = runs->procs[i];
     }
     /* McCandlish et al.'s B_simple, as the runs measured it: the median over runs */
-    out->b_simple = NAN;
+    out->b_simple = out->b_noise = out->b_ratio = NAN;
     out->b_simple_runs = 0;
     double *bs = runs->b_simple ? malloc((runs->n ? runs->n : 1) * sizeof *bs) : NULL;
     for (size_t i = 0; bs && i < runs->n; i++)
@@ -907,6 +907,10 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
     if ((rc = fit_inverse(np, m, y, sig, &out->inverse, err)) != MB_OK)
         goto done;
     const mb_fit_result *iv = &out->inverse;
+    if (iv->p[0] > 0) { /* B_noise = alpha / N_inf beside the runs' B_simple */
+        out->b_noise = iv->p[1] / iv->p[0];
+        out->b_ratio = out->b_simple / out->b_noise;
+    }
     if (iv->status != MB_OK)
         mb_fit_warn(&out->warn, "inverse law: the solver did not converge (%s)", iv->gsl_reason);
     if (np == 2)
@@ -947,6 +951,8 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     /* the gradient noise scale the runs measured, beside the fit's alpha / N_inf */
     mb_json_add_number(root, "b_simple", f->b_simple);
     mb_json_add_number(root, "b_simple_runs", (double)f->b_simple_runs);
+    mb_json_add_number(root, "alpha_over_n_inf", f->b_noise);
+    mb_json_add_number(root, "b_simple_ratio", f->b_ratio);
     if (!isnan(f->range_lo)) {
         cJSON *r = cJSON_AddArrayToObject(root, "converged_range");
         if (r) {

@@ -601,6 +601,7 @@ static void test_mbfit_groups(void)
     mb_test_sh(&r, "mbfit nupdate --target-loss 0.9 --algo sgd-sync --procs 2 %s/*.csv", d2);
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "B_simple"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ": ratio ")); /* beside alpha / N_inf */
     mb_test_run_free(&r);
     mb_test_sh(&r, "mbfit nupdate --target-loss 0.9 --algo sgd-sync --procs 2 --json %s/*.csv",
                d2);

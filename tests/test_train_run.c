@@ -126,9 +126,10 @@ static void test_log_and_determinism(void)
     CU_ASSERT_STRING_EQUAL(mb_table_meta(a, "algo"), "momentum");
     CU_ASSERT_STRING_EQUAL(mb_table_meta(a, "learners"), "1");
     CU_ASSERT_STRING_EQUAL(mb_table_meta(a, "batch"), "16");
-    CU_ASSERT_EQUAL(mb_table_cols(a), 7);
+    CU_ASSERT_EQUAL(mb_table_cols(a), 8);
     CU_ASSERT_STRING_EQUAL(mb_table_col_name(a, 0), "update");
     CU_ASSERT_STRING_EQUAL(mb_table_col_name(a, 6), "eval_acc");
+    CU_ASSERT_STRING_EQUAL(mb_table_col_name(a, 7), "b_simple"); /* test_train_noise.c */
     CU_ASSERT_EQUAL_FATAL(mb_table_rows(a), 23);
     for (size_t r = 0; r < 23; r++) {
         int evaluated = (r + 1) % 5 == 0 || r == 22;

@@ -122,6 +122,10 @@ static void help(const mb_run_options *d)
            "                          crossing unless a check errs by more than --check-sigmas\n"
            "                          standard errors (default 0: off)\n"
            "      --check-sigmas K    the check's margin in standard errors (default 4)\n"
+           "      --noise-every K     one learner: every K updates also take the gradient of\n"
+           "                          the batch's first half, for the gradient noise scale\n"
+           "                          B_simple (# b_simple=, the b_simple column; default %ld,\n"
+           "                          0: never; sgd-sync measures it every update)\n"
            "      --no-test-eval      skip the final test-set evaluation (test_loss=-)\n"
            "      --max-updates N     at most N updates in all (default: no bound)\n"
            "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
@@ -146,7 +150,7 @@ static void help(const mb_run_options *d)
            "          --target-loss 0.5 --eval-every 100 --seed 0 --log run.csv\n",
            d->eval_frac, d->data_seed, mb_optim_kind_name(d->optim.kind), d->batch, d->optim.lr,
            d->optim.momentum, d->optim.lr_step_gamma, d->wait_timeout, d->sma_tune_window,
-           d->eval_every, d->epochs, d->threads);
+           d->eval_every, d->noise_every, d->epochs, d->threads);
 }
 
 /* Seeds: "lo:hi" (every integer from lo to hi) or a comma list of integers >= 0. */
@@ -268,7 +272,7 @@ enum {
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
     OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW, OPT_CHECK_FRAC,
-    OPT_CHECK_SIGMAS, OPT_N_PUSH, OPT_N_FETCH, OPT_GRAD_AFTER, OPT_WAIT_TIMEOUT
+    OPT_CHECK_SIGMAS, OPT_N_PUSH, OPT_N_FETCH, OPT_GRAD_AFTER, OPT_WAIT_TIMEOUT, OPT_NOISE_EVERY
 };
 
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
@@ -289,6 +293,7 @@ static const struct option longopts[] = {
     {"lr-gamma", required_argument, 0, OPT_LR_GAMMA},
     {"target-loss", required_argument, 0, OPT_TARGET},
     {"eval-every", required_argument, 0, OPT_EVAL_EVERY},
+    {"noise-every", required_argument, 0, OPT_NOISE_EVERY},
     {"eval-frac", required_argument, 0, OPT_EVAL_FRAC},
     {"data-seed", required_argument, 0, OPT_DATA_SEED},
     {"max-updates", required_argument, 0, OPT_MAX_UPDATES},
@@ -415,6 +420,7 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
         rc = mb_data_flag_double("--target-loss", optarg, 0, MB_NONNEG, &o->target_loss, err);
         break;
     case OPT_EVAL_EVERY: rc = flag_long("--eval-every", optarg, 1, 1L << 40, &o->eval_every, err); break;
+    case OPT_NOISE_EVERY: rc = flag_long("--noise-every", optarg, 0, 1L << 40, &o->noise_every, err); break;
     case OPT_EVAL_FRAC:
         rc = mb_data_flag_double("--eval-frac", optarg, 0, MB_POSITIVE, &o->eval_frac, err);
         if (rc == MB_OK && o->eval_frac > 1)

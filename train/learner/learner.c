@@ -73,6 +73,11 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
         return rc;
     }
     mb_optim_set_trainable(l->opt, mb_net_trainable_count(l->net)); /* BN state: not stepped */
+    size_t n_state = mb_net_param_count(l->net) - mb_net_trainable_count(l->net);
+    if (n_state && !l->host_params && !(l->state_keep = malloc(n_state * sizeof(float)))) {
+        mb_learner_free(l);
+        return mb_error_set(err, MB_ENOMEM, "out of memory for %zu floats of BN state", n_state);
+    }
     size_t per = (size_t)desc->in_c * desc->in_h * desc->in_w;
     l->batch = o->batch;
     l->max_batch = o->batch;
@@ -99,6 +104,7 @@ void mb_learner_free(mb_learner *l)
     mb_ctx_free(l->ctx);
     free(l->host_params);
     free(l->host_grads);
+    free(l->state_keep);
     mb_optim_free(l->opt);
     free(l->cur.perm);
     free(l->xb);
@@ -156,6 +162,41 @@ int mb_learner_step(mb_learner *l, const mb_dataset *train, double *loss, long *
     if (rc == MB_OK)
         mb_learner_apply(l);
     return rc;
+}
+
+double mb_learner_grad_norm2(mb_learner *l)
+{
+    size_t n = mb_net_trainable_count(l->net);
+    if (!l->host_grads)
+        return mb_noise_norm2(mb_net_grads(l->net), n);
+    mb_ctx_download(l->ctx, l->host_grads, mb_net_grads(l->net), n * sizeof(float));
+    return mb_noise_norm2(l->host_grads, n);
+}
+
+int mb_learner_half_norm2(mb_learner *l, double *g2, mb_error *err)
+{
+    int half = l->batch / 2;
+    if (half < 1)
+        return mb_error_set(err, MB_EINVAL, "batch %d has no half batch", l->batch);
+    size_t n = mb_net_param_count(l->net), nt = mb_net_trainable_count(l->net);
+    float *params = mb_net_params(l->net);
+    unsigned long steps = mb_net_steps(l->net);
+    /* BN's running statistics: a training forward pass moves them, so they are put back */
+    if (nt < n && l->state_keep)
+        memcpy(l->state_keep, params + nt, (n - nt) * sizeof(float));
+    else if (nt < n && mb_net_read_params(l->net, l->host_params) != MB_OK)
+        return mb_error_set(err, MB_EIO, "could not copy the parameters from the device");
+    float f;
+    int rc = mb_net_forward_backward(l->net, l->xb, l->yb, half, &f);
+    mb_net_set_steps(l->net, steps);
+    if (nt < n && l->state_keep)
+        memcpy(params + nt, l->state_keep, (n - nt) * sizeof(float));
+    else if (nt < n && mb_net_write_params(l->net, l->host_params) != MB_OK)
+        return mb_error_set(err, MB_EIO, "could not copy the parameters to the device");
+    if (rc != MB_OK)
+        return mb_error_set(err, rc, "half-batch forward/backward failed: %s", mb_strerror(rc));
+    *g2 = mb_learner_grad_norm2(l);
+    return MB_OK;
 }
 
 int mb_learner_set_slice(mb_learner *l, int offset, int span, mb_error *err)

@@ -96,6 +96,8 @@ int mb_net_evaluate_each(mb_net *net, const float *x, const int *y, size_t n, do
  * seed picks its dropout masks: a resumed run sets it to the updates already done, so that it
  * draws the masks the uninterrupted run would have. */
 void mb_net_set_steps(mb_net *net, unsigned long steps);
+/* The training steps counted so far (what mb_net_set_steps sets). */
+unsigned long mb_net_steps(const mb_net *net);
 /* The index in the whole mini-batch of this network's first training sample (default 0): a
  * parallel learner's slice offset (mb_learner_set_slice sets it). Dropout masks are keyed by
  * the sample's index in the whole batch, so P learners of M/P samples draw their own masks,
@@ -199,6 +201,9 @@ typedef struct mb_learner {
     float *host_params;    /* host copy of the parameters where the backend's memory is not the
                               host's (the optimiser steps on the host), else NULL */
     float *host_grads;     /* host copy of the gradients, likewise */
+    float *state_keep;     /* host memory backends, nets with BN: room for the running
+                              statistics (mb_net_param_count - mb_net_trainable_count floats)
+                              that mb_learner_half_norm2 restores, else NULL */
 } mb_learner;
 
 /* Builds a learner for o->batch samples per update over a training set of n_train samples:
@@ -240,6 +245,50 @@ int mb_learner_set_slice(mb_learner *l, int offset, int span, mb_error *err);
  * the batch is unchanged). The cursor goes on where it is. For a caller that steps one learner
  * at several batch sizes (mbprobe step); a training run keeps the batch it was built for. */
 int mb_learner_set_batch(mb_learner *l, int batch, mb_error *err);
+
+/* The gradient's squared norm at the network's parameters over the first floor(batch / 2)
+ * samples of the gathered batch (xb, yb), into *g2: a half-batch forward/backward that leaves
+ * no trace on the run. The network's step counter (dropout masks: the half draws the masks of
+ * the full batch's first half) and batch normalisation's running statistics are restored, so
+ * the next mb_learner_grad computes what it would have without it; the gradient block is
+ * overwritten (the caller's mb_learner_grad follows). MB_EINVAL when batch < 2 (no half). */
+int mb_learner_half_norm2(mb_learner *l, double *g2, mb_error *err);
+/* The squared norm of the trainable part of the gradient block (downloaded to host_grads first
+ * where the backend's memory is not the host's). */
+double mb_learner_grad_norm2(mb_learner *l);
+
+/* ---- the gradient noise scale (train/learner/noise.c) ----------------------------------------- */
+
+/* McCandlish et al. (2018), appendix A.1: B_simple = S / |G|^2 from the squared norms of
+ * gradients over b and B > b samples, averaged over the updates given (the whole run, and the
+ * window since the last mb_noise_window call) before the ratio. */
+typedef struct mb_noise {
+    double b, B;            /* samples behind the small and the big gradient; b = 0: off */
+    double run_small, run_big; /* sums of |G_b|^2 and |G_B|^2 over the run's measured updates */
+    long run_n;             /* measured updates of the run */
+    double win_small, win_big; /* the same since the last mb_noise_window */
+    long win_n;
+} mb_noise;
+
+/* What the sums give; every field NAN (n 0) with no measured update. */
+typedef struct mb_noise_est {
+    double g2;              /* |G|^2, the true gradient's squared norm */
+    double s;               /* S = tr(Sigma), the per-sample gradient covariance's trace */
+    double b_simple;        /* S / |G|^2 in samples; NAN unless both are positive */
+    long n;                 /* measured updates behind it */
+} mb_noise_est;
+
+/* Starts an estimator for norms over b and B samples; it stays off (adds nothing, estimates
+ * NAN) unless 1 <= b < B (M = 1 has no smaller batch). */
+void mb_noise_init(mb_noise *e, double b, double B);
+/* One update's |G_b|^2 and |G_B|^2 (non-finite pairs are skipped). */
+void mb_noise_add(mb_noise *e, double g2_small, double g2_big);
+/* The estimates over the whole run. */
+mb_noise_est mb_noise_run(const mb_noise *e);
+/* The estimates over the window since the last call, and starts a new window. */
+mb_noise_est mb_noise_window(mb_noise *e);
+/* sum g[k]^2 over n floats of host memory, in double. */
+double mb_noise_norm2(const float *g, size_t n);
 
 /* "sgd", "momentum", "nesterov"; parse returns MB_EINVAL for other names. */
 const char *mb_optim_kind_name(mb_optim_kind kind);

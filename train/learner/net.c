@@ -853,3 +853,5 @@ void mb_net_set_steps(mb_net *net, unsigned long steps)
 {
     net->step = steps;
 }
+
+unsigned long mb_net_steps(const mb_net *net) { return (unsigned long)net->step; }

@@ -133,18 +133,12 @@ static int step_sgd_sync(worker *w, double *loss, double *g2_small, double *g2_b
     if (rc != MB_OK)
         return rc;
     float *g = mb_net_grads(w->l.net);
-    double s = 0;
-    for (size_t k = 0; k < j->n; k++)
-        s += (double)g[k] * g[k];
-    *g2_small = s;
+    *g2_small = mb_noise_norm2(g, j->n);
     lap(w, T_COMPUTE, &t0);
     if ((rc = mb_comm_allreduce_mean(w->c, g, j->n)) != MB_OK)
         return fail(w, rc, "allreduce");
     lap(w, T_COMM, &t0);
-    s = 0;
-    for (size_t k = 0; k < j->n; k++)
-        s += (double)g[k] * g[k];
-    *g2_big = s;
+    *g2_big = mb_noise_norm2(g, j->n);
     mb_learner_apply(&w->l);
     lap(w, T_UPDATE, &t0);
     return MB_OK;
@@ -475,11 +469,7 @@ static void run_lockstep(worker *w)
         updates++;
         samples += (size_t)v[1] * (size_t)j->m;
         if (is_root(w)) {
-            if (o->par == MB_PAR_SGD_SYNC && P > 1) {
-                j->g2_small += v[2];
-                j->g2_big += g2b;
-                j->g2_n++;
-            }
+            mb_noise_add(&j->mon.noise, v[2], g2b); /* off unless sgd-sync, P > 1 */
             const float *model = o->par == MB_PAR_SGD_SYNC ? mb_net_params(w->l.net) : w->centre;
             j->updates = updates;
             j->samples = samples;
@@ -1010,8 +1000,8 @@ static int job_resume(job *j, int rank, char **rows0, size_t *len0, mb_run_resul
     return MB_OK;
 }
 
-/* The run's result from the workers' seconds (rank 0's sums) and the job: the time parts, B_simple
- * (sgd-sync), SMA's tuning trace and the server's times into the log's extra lines. */
+/* The run's result from the workers' seconds (rank 0's sums) and the job: the time parts, SMA's
+ * tuning trace and the server's times into the log's extra lines (B_simple: the monitor's). */
 static void job_results(job *j, const worker *ws0, mb_run_result *r)
 {
     const mb_run_options *o = j->o;
@@ -1019,15 +1009,6 @@ static void job_results(job *j, const worker *ws0, mb_run_result *r)
     r->t_comm_s = ws0->t[T_COMM] / j->p;
     r->t_data_s = ws0->t[T_DATA] / j->p;
     r->t_update_s = ws0->t[T_UPDATE] / j->p;
-    if (j->g2_n > 0 && j->p > 1) {
-        /* McCandlish et al. (appendix A.1): from |G_b|^2 at b = m and B = M samples,
-         * |G|^2 ~ (B |G_B|^2 - b |G_b|^2) / (B - b), S ~ (|G_b|^2 - |G_B|^2) / (1/b - 1/B),
-         * each averaged over the run before the ratio B_simple = S / |G|^2 */
-        double b = j->m, B = o->batch, gs = j->g2_small / (double)j->g2_n,
-               gb = j->g2_big / (double)j->g2_n;
-        double G2 = (B * gb - b * gs) / (B - b), S = (gs - gb) / (1 / b - 1 / B);
-        r->b_simple = G2 > 0 ? S / G2 : NAN;
-    }
     if (o->sma_tune) {
         size_t len = strlen(j->extra);
         snprintf(j->extra + len, sizeof j->extra - len, "# sma_tune=%s\n# sma_learners=%d\n",
@@ -1208,6 +1189,9 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         if (rc != MB_OK)
             goto out;
         j.mon.extra_meta = j.extra;
+        /* B_simple (sgd-sync): |G_b|^2 at b = m (the learners' mean) and |G_B|^2 at B = M */
+        if (o->par == MB_PAR_SGD_SYNC && j.p > 1)
+            mb_noise_init(&j.mon.noise, (double)j.m, (double)o->batch);
     } else {
         /* the other ranks need the bound only */
         mb_run_options q = *o;

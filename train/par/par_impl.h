@@ -151,9 +151,6 @@ struct job {
     long updates;
     size_t samples;
     double wall_s, loss;
-    /* B_simple's sums (sgd-sync, rank 0): mean |g_i|^2 and |G|^2 over updates */
-    double g2_small, g2_big;
-    long g2_n;
     /* Hogwild: the shared centre, the learners' step count and the stop flag */
     float *shared;
     long steps;            /* learner steps done */

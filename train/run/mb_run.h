@@ -55,6 +55,10 @@ typedef struct mb_run_options {
     mb_conv_algo conv_algo;        /* for conv layers whose cfg names none (MB_CONV_AUTO) */
     double target_loss;            /* stop at the first eval_loss <= this; NAN for no target */
     long eval_every;               /* updates between evaluations (> 0; default 100) */
+    long noise_every;              /* one learner: measure the gradient noise scale B_simple
+                                      every this many updates from a half-batch gradient
+                                      (docs/models.md, "The gradient noise scale"); 0: never
+                                      (default 16) */
     int no_bisect;                 /* 0 (default): with a target, find the first update whose
                                       eval_loss <= target_loss by bisection over the parameter
                                       snapshots of the updates since the last evaluation
@@ -167,8 +171,12 @@ typedef struct mb_run_result {
     double t_comm_s;       /* mean per learner: seconds in communication (waits included) */
     double t_data_s;       /* mean per learner: gathering batches */
     double t_update_s;     /* mean per learner: optimiser and averaging arithmetic */
-    double b_simple;       /* gradient noise scale B_simple (McCandlish et al. eq. 2.8, from
-                              the per-learner and averaged gradients; sgd-sync), NAN if none */
+    double b_simple;       /* gradient noise scale B_simple in samples (McCandlish et al.
+                              eq. 2.8, appendix A.1's estimator, train/learner/noise.c) over
+                              the run: one learner from half-batch gradients every noise_every
+                              updates, sgd-sync from the learners' and the averaged gradients;
+                              NAN if none (M = 1, other algorithms, noise_every 0) */
+    double noise_s;        /* one learner: seconds spent measuring it, out of wall_s */
     int failed_together;   /* parallel runs over MPI: every rank returned this error at the
                               same point (nobody waits): the caller need not abort the job, and
                               only rank 0's message (the others' are empty) is worth printing */

@@ -66,6 +66,33 @@ static double now_s(void)
 
 /* ---- the single-learner loop --------------------------------------------------------------- */
 
+/* One update (mb_learner_step's three parts). Every noise_every updates (when the monitor's
+ * noise estimator is on) the gradient norms of the batch's first half and of the whole batch go
+ * to the estimator; the half batch's forward/backward leaves the update as it would have been
+ * (mb_learner_half_norm2) and its seconds, with the norms', go to mon->noise_s, which the
+ * caller takes out of the training time (a measurement, like evaluations). */
+static int step(mb_learner *l, const mb_dataset *train, mb_run_mon *mon, long updates,
+                double *loss, long *epoch, mb_error *err)
+{
+    mb_learner_gather(l, train, epoch);
+    int probe = mon->noise.b > 0 && updates % mon->o->noise_every == 0;
+    double g2_half = NAN, t0 = probe ? now_s() : 0;
+    int rc;
+    if (probe && (rc = mb_learner_half_norm2(l, &g2_half, err)) != MB_OK)
+        return rc;
+    if (probe)
+        mon->noise_s += now_s() - t0;
+    if ((rc = mb_learner_grad(l, loss, err)) != MB_OK)
+        return rc;
+    if (probe) {
+        t0 = now_s();
+        mb_noise_add(&mon->noise, g2_half, mb_learner_grad_norm2(l));
+        mon->noise_s += now_s() - t0;
+    }
+    mb_learner_apply(l);
+    return MB_OK;
+}
+
 int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -115,6 +142,8 @@ int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
     x.log_rows = NULL; /* the monitor's now */
     if (rc != MB_OK)
         goto out;
+    if (o->noise_every > 0) /* B_simple from |G_b|^2 at b = M/2 and |G_B|^2 at B = M */
+        mb_noise_init(&mon.noise, (double)(o->batch / 2), (double)o->batch);
     if (mon.bound > 0 && updates > mon.bound) {
         rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, past this run's "
                           "bound of %ld updates", o->resume_path, updates, mon.bound);
@@ -126,9 +155,11 @@ int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
     while (!stop) {
         double t0 = now_s();
         long epoch;
-        if ((rc = mb_learner_step(&l, &data->train, &loss, &epoch, err)) != MB_OK)
+        if ((rc = step(&l, &data->train, &mon, updates, &loss, &epoch, err)) != MB_OK)
             goto out;
-        train_s += now_s() - t0;
+        train_s += now_s() - t0 - mon.noise_s;
+        mon.noise_total_s += mon.noise_s;
+        mon.noise_s = 0;
         updates++;
         samples += (size_t)o->batch;
         mb_run_row row = {.update = updates, .epoch = epoch, .samples = samples,

@@ -2,9 +2,10 @@
  * its last checkpoint left it, written through the one output writer (temp file + rename, so a
  * kill during the write leaves the previous checkpoint whole), and believed only after checks.
  *
- * Layout (version 3; native byte order, for the same machine):
- *     "MBKCKPT3"      magic; the last character is the format version. Any other version is
- *                     refused with a line saying so (versions 1 and 2 had no checksum).
+ * Layout (version 4; native byte order, for the same machine):
+ *     "MBKCKPT4"      magic; the last character is the format version. Any other version is
+ *                     refused with a line saying so (versions 1 and 2 had no checksum; version
+ *                     3's log rows had no b_simple column).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
  *       "RUN "        ckpt_run: the run's identity (net, parameter count, data fingerprint,
  *                     seed, algorithm, batch, learner count) and its counters (updates,
@@ -15,8 +16,7 @@
  *                     params (momentum and Nesterov only), permutation uint32 x training samples;
  *                     "params" is the network's whole block, batch normalisation's running
  *                     statistics included (its tail, mb_net_param_count), so they are saved and
- *                     restored with no change of format: a net without BN has no tail, and
- *                     version 3 files read as before
+ *                     restored with no change of format (a net without BN has no tail)
  *       "END "        the last section: the zlib crc32 of every byte before it
  * Sections keep the format open: more learners are more "LRN " sections, a centre variable
  * (EASGD) would be a section of its own; a reader refuses tags it does not know.
@@ -48,7 +48,7 @@
 
 #include <zlib.h>
 
-#define CKPT_VERSION '3'
+#define CKPT_VERSION '4'
 static const char magic[8] = {'M', 'B', 'K', 'C', 'K', 'P', 'T', CKPT_VERSION};
 enum { SECTION_HEAD = 16, END_BYTES = SECTION_HEAD + 4 };
 
@@ -198,8 +198,9 @@ static int all_finite(const unsigned char *p, size_t n)
     return 1;
 }
 
-/* One stored log row: "update,epoch,samples,wall_s,loss,eval_loss,eval_acc" with the eval
- * cells empty or finite. *update gets its update. */
+/* One stored log row: "update,epoch,samples,wall_s,loss,eval_loss,eval_acc,b_simple" with the
+ * eval cells empty or finite, b_simple empty or a finite positive number. *update gets its
+ * update. */
 static int check_row(const char *s, size_t len, double wall_max, long *update)
 {
     char buf[512];
@@ -207,9 +208,9 @@ static int check_row(const char *s, size_t len, double wall_max, long *update)
         return 0;
     memcpy(buf, s, len);
     buf[len] = '\0';
-    char *f[8];
+    char *f[9];
     int k = 0;
-    for (char *p = buf; k < 8;) {
+    for (char *p = buf; k < 9;) {
         f[k++] = p;
         char *c = strchr(p, ',');
         if (!c)
@@ -217,7 +218,10 @@ static int check_row(const char *s, size_t len, double wall_max, long *update)
         *c = '\0';
         p = c + 1;
     }
-    if (k != 7)
+    if (k != 8)
+        return 0;
+    double bs;
+    if (*f[7] && (mb_data_parse_double(f[7], &bs) != MB_OK || !(bs > 0) || !isfinite(bs)))
         return 0;
     long u, e, smp;
     double v[4];

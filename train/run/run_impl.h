@@ -58,6 +58,9 @@ typedef struct mb_run_row {
     double wall_s, loss;   /* training seconds so far; the mini-batch loss */
     double eval_loss;      /* NAN when not evaluated */
     double eval_acc;
+    double b_simple;       /* set by the monitor: B_simple over the window this scheduled
+                              evaluation closes, NAN elsewhere (what the trainer puts here is
+                              ignored) */
 } mb_run_row;
 
 /* The bisection's state: the updates since the last evaluation (u0, u0 + n]. */
@@ -162,6 +165,12 @@ typedef struct mb_run_mon {
     size_t eval_samples;   /* samples of the eval subset evaluated, both kinds */
     int reached, diverged;
     const char *extra_meta;/* "# key=value\n" lines the parallel trainers add, or NULL */
+    mb_noise noise;        /* the gradient noise scale's sums (off unless the trainer starts
+                              it with mb_noise_init and feeds it): each scheduled evaluation's
+                              row gets its window's B_simple, the log's # b_simple= the run's */
+    double noise_s;        /* one learner: seconds of the noise measurement not yet taken out
+                              of the training time (run.c) */
+    double noise_total_s;  /* all of them: the log's # t_noise_s= */
 } mb_run_mon;
 
 /* Starts a monitor for a run that has done `updates` updates (a resume), whose log rows so far

@@ -110,9 +110,11 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
         fprintf(f, "# t_compute_s=%.6f\n# t_comm_s=%.6f\n# t_data_s=%.6f\n# t_update_s=%.6f\n"
                 "# t_eval_s=%.6f\n", r->t_compute_s, r->t_comm_s, r->t_data_s, r->t_update_s,
                 r->eval_s);
-        if (isfinite(r->b_simple))
-            fprintf(f, "# b_simple=%.6g\n", r->b_simple);
     }
+    if (isfinite(r->b_simple)) /* any trainer that measured it (left out, never "nan") */
+        fprintf(f, "# b_simple=%.6g\n", r->b_simple);
+    if (o->par == MB_PAR_NONE && o->noise_every > 0 && o->batch > 1)
+        fprintf(f, "# noise_every=%ld\n# t_noise_s=%.6f\n", o->noise_every, r->noise_s);
     if (extra)
         fputs(extra, f);
     if (o->eval_adapt)
@@ -160,6 +162,8 @@ int mb_run_result_format(const mb_run_result *r, const mb_run_options *o, char *
                      r->test_loss, r->test_acc, r->reached ? "yes" : "no", r->reached_update,
                      r->reached_wall_s, r->evals, r->checks, r->eval_samples, r->snap_s,
                      r->diverged ? "yes" : "no", r->diverged_update);
+    if (o->par == MB_PAR_NONE && k >= 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, " b_simple=%.4g", r->b_simple);
     if (o->par != MB_PAR_NONE && k >= 0 && (size_t)k < n)
         k += snprintf(buf + k, n - (size_t)k,
                       " learners=%d ranks=%d t_compute_s=%.3f t_comm_s=%.3f t_data_s=%.3f "
@@ -209,7 +213,7 @@ static int write_log(const mb_run_options *o, const mb_net_desc *d, const mb_run
     if (rc != MB_OK)
         return rc;
     write_meta(out.f, o, d, r, extra);
-    fputs("update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n", out.f);
+    fputs("update,epoch,samples,wall_s,loss,eval_loss,eval_acc,b_simple\n", out.f);
     if (rows->len)
         fwrite(rows->s, 1, rows->len, out.f);
     fprintf(out.f, "# %s\n", summary);
@@ -217,14 +221,16 @@ static int write_log(const mb_run_options *o, const mb_net_desc *d, const mb_run
 }
 
 /* Appends a row; the eval cells are empty when it was not evaluated (or the evaluation was not
- * finite: the log holds finite numbers only). */
+ * finite: the log holds finite numbers only), and so is b_simple where there is none. */
 static int emit_row(mb_strbuf *b, const mb_run_row *w)
 {
     int rc = isfinite(w->eval_loss)
-                 ? sb_printf(b, "%ld,%ld,%zu,%.6f,%.7g,%.7g,%.6g\n", w->update, w->epoch,
+                 ? sb_printf(b, "%ld,%ld,%zu,%.6f,%.7g,%.7g,%.6g,", w->update, w->epoch,
                              w->samples, w->wall_s, w->loss, w->eval_loss, w->eval_acc)
-                 : sb_printf(b, "%ld,%ld,%zu,%.6f,%.7g,,\n", w->update, w->epoch, w->samples,
+                 : sb_printf(b, "%ld,%ld,%zu,%.6f,%.7g,,,", w->update, w->epoch, w->samples,
                              w->wall_s, w->loss);
+    if (rc == MB_OK)
+        rc = isfinite(w->b_simple) ? sb_printf(b, "%.6g\n", w->b_simple) : sb_printf(b, "\n");
     return rc == MB_OK ? MB_OK : MB_ENOMEM;
 }
 
@@ -403,7 +409,7 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
         return MB_OK;
     }
     mb_run_row row = *in;
-    row.eval_loss = row.eval_acc = NAN;
+    row.eval_loss = row.eval_acc = row.b_simple = NAN;
     /* the last update: the bound on updates, or out of training seconds (--max-seconds) */
     int last = (m->bound > 0 && updates == m->bound) ||
                (o->max_seconds > 0 && in->wall_s >= o->max_seconds);
@@ -426,6 +432,7 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
                 r->reached_wall_s = row.wall_s;
             }
         }
+        row.b_simple = mb_noise_window(&m->noise).b_simple; /* the window this one closes */
         long gap = m->adapt ? mb_run_eval_gap(&m->pace, o->eval_every, win->cap, o->target_loss,
                                               updates, est)
                             : o->eval_every;
@@ -530,6 +537,9 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
     r->checks = m->checks;
     r->eval_samples = m->eval_samples;
     r->snap_s = m->snap_s;
+    r->noise_s = m->noise_total_s;
+    if (m->noise.b > 0)
+        r->b_simple = mb_noise_run(&m->noise).b_simple;
     if (data->test.n > 0 && !m->diverged && !o->no_test_eval) {
         if (data->test.c != data->train.c || data->test.h != data->train.h ||
             data->test.w != data->train.w)

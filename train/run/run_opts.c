@@ -23,6 +23,7 @@ void mb_run_options_init(mb_run_options *o)
     o->conv_algo = MB_CONV_AUTO;
     o->target_loss = NAN;
     o->eval_every = 100;
+    o->noise_every = 16;
     o->check_sigmas = 4;
     o->epochs = 10;
     o->tool = "mbtrain";
@@ -48,6 +49,8 @@ int mb_run_check_options(const mb_run_options *o, mb_error *err)
                             mb_backend_name(o->backend), mb_backend_name(o->backend));
     if (o->eval_every <= 0)
         return mb_error_set(err, MB_EINVAL, "eval-every must be > 0, got %ld", o->eval_every);
+    if (o->noise_every < 0)
+        return mb_error_set(err, MB_EINVAL, "noise-every must be >= 0, got %ld", o->noise_every);
     if (o->max_updates < 0 || !(o->epochs >= 0) || !isfinite(o->epochs))
         return mb_error_set(err, MB_EINVAL, "max-updates and epochs must be >= 0");
     if (!(o->max_seconds >= 0) || !isfinite(o->max_seconds))
