@@ -413,15 +413,19 @@ run-c: deps
 	    if (w[3] + e[3] > 0) printf ", the P = 2 runs %.0f%%", pc(w[3], e[3]); \
 	    if (w[4] + e[4] > 0) printf ", the held-out runs %.0f%%", pc(w[4], e[4]); print ")" }' \
 	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv $(OUT)/par/lr*/*.csv $(OUT)/holdout/lr*/*.csv 2>/dev/null); \
-	$(if $(CAL),awk -v g="$$(sed -n 's/^grid: .* would train \([0-9.e+]*\) s .*/\1/p' $(OUT)/validate.txt)" \
-	  '/^# .*eval_s=/ { n++; for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
-	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
-	  END { printf "calibration: %d runs to loss $(TARGET_LOSS), %.1f s training + %.1f s evaluating", n, w, e; \
-	    if (g > 0) printf " = %.0f%% of the training seconds of a grid sweep to loss $(FINAL_LOSS) (%.1f s predicted: M = $(RUN_BATCHES), 5 seeds each)", 100 * (w + e) / g, g; print "" }' \
-	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv 2>/dev/null);) \
+	$(if $(CAL),$(CAL_COST)) \
 	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
 	echo "total: $$(( $$(date +%s) - t0 )) s"
+
+# make run's calibration line: the calibration runs' seconds (training and evaluation) against
+# the grid sweep's predicted training seconds (validate.txt's grid: line)
+CAL_COST = awk -v g="$$(sed -n 's/^grid: .* would train \([0-9.e+]*\) s .*/\1/p' $(OUT)/validate.txt)" \
+	  '/^\# .*eval_s=/ { n++; for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
+	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
+	  END { printf "calibration: %d runs to loss $(TARGET_LOSS), %.1f s training + %.1f s evaluating", n, w, e; \
+	    if (g > 0) printf " = %.0f%% of the training seconds of a grid sweep to loss $(FINAL_LOSS) (%.1f s predicted: M = $(RUN_BATCHES), 5 seeds each)", 100 * (w + e) / g, g; print "" }' \
+	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv 2>/dev/null);
 
 pipeline: $(OUT)/report.html
 
