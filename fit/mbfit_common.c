@@ -114,7 +114,8 @@ int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void)
                                        {0, 0, 0, 0}};
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {"mbfit", sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = common_option(cm, c, optarg, 0, &err);
         if (r < 0)
             return mb_cli_fail("mbfit", sub, &err);

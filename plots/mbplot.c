@@ -198,7 +198,8 @@ static int run_command(int argc, char **argv)
     opterr = 0;
     argc--;
     argv++;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {"mbplot", sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_FORMAT:

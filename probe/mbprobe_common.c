@@ -272,6 +272,17 @@ int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
     }
 }
 
+int workload_ignored(const char *sub, const mb_probe_step_config *cfg, const mb_cli_seen *s)
+{
+    if (mb_cli_given(s, OPT_MOMENTUM) && cfg->optim.kind == MB_OPTIM_SGD)
+        return mb_cli_no_effect(prog, sub, "--momentum", "with --algo sgd: it is the momentum "
+                                "of --algo momentum and nesterov");
+    if (mb_cli_given(s, OPT_DEVICE) && cfg->backend == MB_BACKEND_CPU)
+        return mb_cli_no_effect(prog, sub, "--device", "with --backend cpu (it picks the CUDA "
+                                "device)");
+    return -1;
+}
+
 /* The net's name and the data set named by --data, loaded once. */
 int load_data(const char *spec, mb_data_splits *d, mb_error *err)
 {

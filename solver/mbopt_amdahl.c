@@ -52,7 +52,8 @@ int mbopt_amdahl(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int rc = MB_OK;
         switch (c) {
         case OPT_OVERHEAD:
@@ -202,7 +203,8 @@ int mbopt_ps(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int rc = MB_OK;
         switch (c) {
         case OPT_COMPUTE:

@@ -183,7 +183,8 @@ int mbopt_mem(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c, status = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = mem_option(&m, c, optarg, &err);
         if (r < 0) {
             mb_data_range_free(&m.batch);
@@ -460,7 +461,8 @@ int mbopt_conv(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c, status = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = mem_option(&m, c, optarg, &err), rc = MB_OK;
         if (r < 0) {
             mb_data_range_free(&m.batch);

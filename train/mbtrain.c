@@ -325,6 +325,7 @@ typedef struct args {
     const char *seeds_arg; /* --seeds: a list */
     const char *log_dir;   /* --log-dir */
     int have_seed;         /* --seed given */
+    mb_optim_kind optim;   /* --optim, for sgd-sync and DOWNPOUR's master */
 } args;
 
 /* Applies option c (its value in optarg) to o and a: MB_OK, or an error (exit 1) in err. */
@@ -344,8 +345,8 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
                               "downpour, easgd, easgd-async, eamsgd, easgd-hogwild, "
                               "easgd-sync, sma", optarg);
         break;
-    case OPT_OPTIM:
-        if (mb_optim_kind_parse(optarg, &o->optim.kind) != MB_OK)
+    case OPT_OPTIM: /* applied after parsing, so that --algo cannot overwrite it */
+        if (mb_optim_kind_parse(optarg, &a->optim) != MB_OK)
             rc = mb_error_set(err, MB_EINVAL,
                               "--optim: '%s' is not one of sgd, momentum, nesterov", optarg);
         break;
@@ -467,6 +468,83 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
     return rc;
 }
 
+/* Flags that belong to some algorithms only, and which: bit k of `algos` is mb_par_algo k
+ * (MB_PAR_NONE: sgd, momentum, nesterov on one learner). */
+#define ALGO(a) (1u << (a))
+#define SERVER (ALGO(MB_PAR_DOWNPOUR) | ALGO(MB_PAR_EASGD_ASYNC) | ALGO(MB_PAR_EAMSGD) |     \
+                ALGO(MB_PAR_EASGD_HOGWILD))
+#define PARALLEL (((1u << MB_PAR_N) - 1) & ~ALGO(MB_PAR_NONE))
+static const struct algo_flag {
+    int opt;
+    const char *flag;
+    unsigned algos;   /* the algorithms it acts in */
+    const char *what; /* "it is ..." */
+} algo_flags[] = {
+    {OPT_LEARNERS, "--learners", PARALLEL, "learner threads of a parallel algorithm"},
+    {OPT_EVAL_THREADS, "--eval-threads", PARALLEL, "rank 0's evaluation threads of a parallel "
+     "algorithm (one learner evaluates with --threads)"},
+    {OPT_WAIT_TIMEOUT, "--wait-timeout", PARALLEL, "how long a parallel algorithm's learner "
+     "waits for the others"},
+    {OPT_OPTIM, "--optim", ALGO(MB_PAR_SGD_SYNC) | ALGO(MB_PAR_DOWNPOUR), "the optimiser of "
+     "sgd-sync and of DOWNPOUR's master (one learner's is --algo)"},
+    {OPT_ELASTIC_ALPHA, "--elastic-alpha", PARALLEL & ~ALGO(MB_PAR_SGD_SYNC) &
+     ~ALGO(MB_PAR_DOWNPOUR), "the moving rate of the EASGD family and SMA"},
+    {OPT_TAU, "--tau", SERVER | ALGO(MB_PAR_EASGD_SYNC), "the period of easgd-sync, "
+     "downpour, easgd-async, eamsgd and easgd-hogwild; the others have no communication period"},
+    {OPT_N_PUSH, "--n-push", ALGO(MB_PAR_DOWNPOUR), "DOWNPOUR's push period"},
+    {OPT_N_FETCH, "--n-fetch", ALGO(MB_PAR_DOWNPOUR), "DOWNPOUR's fetch period"},
+    {OPT_GRAD_AFTER, "--grad-after-exchange", SERVER & ~ALGO(MB_PAR_DOWNPOUR), "for "
+     "easgd-async, eamsgd and easgd-hogwild"},
+    {OPT_DELTA, "--delta", ALGO(MB_PAR_EAMSGD), "EAMSGD's momentum"},
+    {OPT_SMA_MOMENTUM, "--sma-momentum", ALGO(MB_PAR_SMA), "SMA's momentum"},
+    {OPT_NO_OVERLAP, "--no-overlap", ALGO(MB_PAR_EASGD_SYNC), "for easgd-sync"},
+    {OPT_SMA_TUNE, "--sma-tune", ALGO(MB_PAR_SMA), "for sma"},
+};
+
+/* A flag given that the chosen algorithm or mode would ignore (--momentum with --algo sgd,
+ * --lr-gamma without --lr-step, --tau with sgd-sync ...): a usage error naming it and why; -1
+ * when every flag given acts. */
+static int ignored_flag(const mb_run_options *o, const mb_cli_seen *s)
+{
+    const char *algo = mb_run_algo_name(o);
+    char why[320];
+    for (size_t i = 0; i < sizeof algo_flags / sizeof algo_flags[0]; i++) {
+        const struct algo_flag *f = &algo_flags[i];
+        if (mb_cli_given(s, f->opt) && !(f->algos & ALGO(o->par))) {
+            snprintf(why, sizeof why, "with --algo %s: it is %s", algo, f->what);
+            return mb_cli_no_effect("mbtrain", NULL, f->flag, why);
+        }
+    }
+    int optimiser = o->par == MB_PAR_NONE || o->par == MB_PAR_SGD_SYNC ||
+                    o->par == MB_PAR_DOWNPOUR; /* the others step x -= eta g themselves */
+    if (mb_cli_given(s, OPT_MOMENTUM) && (!optimiser || o->optim.kind == MB_OPTIM_SGD)) {
+        snprintf(why, sizeof why, "with --algo %s%s%s: it is the momentum of --algo momentum "
+                 "and nesterov (sgd-sync and downpour: --optim momentum or nesterov)", algo,
+                 optimiser && o->par != MB_PAR_NONE ? " --optim " : "",
+                 optimiser && o->par != MB_PAR_NONE ? mb_optim_kind_name(o->optim.kind) : "");
+        return mb_cli_no_effect("mbtrain", NULL, "--momentum", why);
+    }
+    static const struct { int opt, needs; const char *flag, *why; } pairs[] = {
+        {OPT_LR_GAMMA, OPT_LR_STEP, "--lr-gamma", "without --lr-step N (the rate is multiplied "
+         "by G every N updates)"},
+        {OPT_SMA_WINDOW, OPT_SMA_TUNE, "--sma-tune-window", "without --sma-tune"},
+        {OPT_CHECK_FRAC, OPT_TARGET, "--check-frac", "without --target-loss (it checks "
+         "evaluations against the target)"},
+        {OPT_CHECK_SIGMAS, OPT_CHECK_FRAC, "--check-sigmas", "without --check-frac"},
+        {OPT_EVAL_ADAPT, OPT_TARGET, "--eval-adapt", "without --target-loss (it spaces "
+         "evaluations by the distance to the target)"},
+        {OPT_NO_BISECT, OPT_TARGET, "--no-bisect", "without --target-loss (there is no crossing "
+         "to bisect)"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (mb_cli_given(s, pairs[i].opt) && !mb_cli_given(s, pairs[i].needs))
+            return mb_cli_no_effect("mbtrain", NULL, pairs[i].flag, pairs[i].why);
+    if (mb_cli_given(s, OPT_DEVICE) && o->backend == MB_BACKEND_CPU)
+        return mb_cli_no_effect("mbtrain", NULL, "--device", "with --backend cpu (it picks the "
+                                "CUDA device)");
+    return -1;
+}
+
 /* Parses the command line into o and a: -1 to go on, else the exit status (--help, --version,
  * a usage error, a bad value). */
 static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
@@ -474,13 +552,15 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
     mb_error err = {0};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    mb_cli_seen seen = {"mbtrain", NULL, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":h", longopts, &seen)) != -1) {
         switch (c) {
         case 'h': help(o); return 0;
         case OPT_VERSION: printf("mbtrain %s\n", mb_version()); return 0;
         case ':':
             return mb_cli_usage("mbtrain", NULL, "option '%s' needs a value", argv[optind - 1]);
         case '?': return mb_cli_usage("mbtrain", NULL, "unknown option '%s'", argv[optind - 1]);
+        case MB_CLI_REPEATED: return MB_EXIT_USAGE;
         }
         if (apply_option(c, o, a, &err) != MB_OK)
             return fail(&err);
@@ -495,6 +575,11 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
         return mb_cli_usage("mbtrain", NULL, "give --seed or --seeds, not both");
     if (o->log_path && a->log_dir)
         return mb_cli_usage("mbtrain", NULL, "give --log or --log-dir, not both");
+    if (mb_cli_given(&seen, OPT_OPTIM) && o->par != MB_PAR_NONE)
+        o->optim.kind = a->optim;
+    int ignored = ignored_flag(o, &seen);
+    if (ignored >= 0)
+        return ignored;
     if (o->checkpoint_path && !o->checkpoint_every)
         return mb_cli_usage("mbtrain", NULL, "--checkpoint needs --checkpoint-every N");
     if (!o->checkpoint_path && o->checkpoint_every)
