@@ -7,6 +7,7 @@
  * measured outcome, not a failure: one line on stderr, its log and summary, then the next run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -230,12 +231,38 @@ static void draw(const mb_run_progress *p, void *ctx)
     fflush(stderr);
 }
 
+/* What a path that is not a regular file is, for a message. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/* --resume names a checkpoint that mbtrain wrote: a regular file that can be read (a FIFO
+ * would be opened more than once and block, a device such as /dev/zero never ends). */
+static int resume_file(const char *path, mb_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) /* not here: under mpirun, a rank's node may hold only its part */
+        return MB_OK;         /* (PATH.learners.rankR), which the trainer reads and names */
+    if (!S_ISREG(sb.st_mode))
+        return mb_error_set(err, MB_EIO, "--resume %s: %s, not a regular file: a checkpoint is "
+                            "the file mbtrain --checkpoint wrote", path, file_kind(sb.st_mode));
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return mb_error_set(err, MB_EIO, "--resume %s: cannot open: %s", path, strerror(errno));
+    close(fd);
+    return MB_OK;
+}
+
 /* Outputs that would overwrite each other or an input, refused before any work: --log over
  * --checkpoint or the checkpoint being resumed; a checkpoint that is a FIFO or socket (it is
  * rewritten every N updates and read back by --resume: each rewrite would open it again). */
 static int output_clash(const mb_run_options *o, mb_error *err)
 {
     struct stat sb;
+    if (o->resume_path && resume_file(o->resume_path, err) != MB_OK)
+        return MB_EIO;
     if (o->checkpoint_path && stat(o->checkpoint_path, &sb) == 0 &&
         (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
         return mb_error_set(err, MB_EINVAL, "--checkpoint %s: a FIFO or socket; a checkpoint "
@@ -762,6 +789,19 @@ static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_commun
     if (mb_data_load(o->data, o->eval_frac, o->data_seed, &data, &err) != MB_OK)
         return fail(&err);
     o->splits = &data;
+    /* every size of the sweep against the data, before any run: not 11 runs, then a refusal */
+    for (size_t i = 0; i < w->batches.n; i++)
+        if (w->batches.v[i] > (double)data.train.n) {
+            if (rank == 0) {
+                mb_error_set(&err, MB_EINVAL, "--batch: %.0f is larger than the %zu training "
+                             "samples of %s (nothing trained)", w->batches.v[i], data.train.n,
+                             o->data);
+                fail(&err);
+            }
+            mb_data_splits_free(&data);
+            *together = 1; /* every rank read the same data and stops here */
+            return MB_EXIT_DATA;
+        }
     const double epochs = o->epochs;
     unsigned long seed1 = o->seed;
     bar b = {0};
