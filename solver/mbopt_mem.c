@@ -86,10 +86,15 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
 /* Whole batch sizes >= 1 only: M counts samples. */
 static int whole_batches(const mb_range *r, mb_error *err)
 {
+    char v[32];
     for (size_t i = 0; i < r->n; i++)
-        if (r->v[i] != floor(r->v[i]) || r->v[i] > 1 << 30)
-            return mb_error_set(err, MB_EINVAL, "--batch: %g is not a whole number of samples",
-                                r->v[i]);
+        if (r->v[i] != floor(r->v[i]))
+            return mb_error_set(err, MB_EINVAL, "--batch: %s is not a whole number of samples",
+                                mb_data_fmt_exact(v, sizeof v, r->v[i]));
+        else if (r->v[i] > 1 << 30)
+            return mb_error_set(err, MB_EINVAL, "--batch: %s is out of range: batch sizes are "
+                                "whole numbers in [1, 1073741824] (2^30)",
+                                mb_data_fmt_exact(v, sizeof v, r->v[i]));
     return MB_OK;
 }
 

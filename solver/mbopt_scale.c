@@ -498,8 +498,9 @@ int mbopt_scale(int argc, char **argv)
         return mb_cli_fail(prog, sub, &err);
     for (size_t i = 0; i < pr.n; i++)
         if (pr.v[i] < 1.0 || pr.v[i] != floor(pr.v[i])) {
+            char v[32];
             mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be whole numbers >= 1, "
-                         "got %g", pr.v[i]);
+                         "got %s", mb_data_fmt_exact(v, sizeof v, pr.v[i]));
             mb_data_range_free(&pr);
             return mb_cli_fail(prog, sub, &err);
         }

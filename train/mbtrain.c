@@ -674,7 +674,8 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
             if (mb_data_parse_range(a->batch_arg, "--batch", &w->batches, &err) != MB_OK)
                 return fail(&err);
         } else if (mb_data_parse_long(a->batch_arg, 1, 1L << 30, &b) != MB_OK) {
-            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number >= 1", a->batch_arg);
+            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number in [1, "
+                         "1073741824] (2^30)", a->batch_arg);
             return fail(&err);
         } else {
             w->one = (double)b;
@@ -696,7 +697,10 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
     const double *m = w->batches.v;
     for (size_t i = 0; i < w->batches.n; i++) {
         if (m[i] != floor(m[i]) || m[i] > 1 << 30) {
-            mb_error_set(&err, MB_EINVAL, "--batch: %g is not a whole number", m[i]);
+            char v[32];
+            mb_error_set(&err, MB_EINVAL, m[i] != floor(m[i]) ? "--batch: %s is not a whole "
+                         "number" : "--batch: %s is out of range [1, 1073741824] (2^30)",
+                         mb_data_fmt_exact(v, sizeof v, m[i]));
             return fail(&err);
         }
         for (size_t j = 0; j < i; j++)
