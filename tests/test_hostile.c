@@ -46,6 +46,9 @@ static char dir[256];
 #define STEP_NB "$T mbprobe step --batch 2 --threads 1 --rounds 1 --budget 0.01 "
 #define LOGS "$E/fit_runs/*.csv"
 #define NU "$T mbfit nupdate --target-loss 0.5 "
+/* a Lightning CSVLogger version folder, $W/v0 */
+#define LT "mkdir $W/v0 && printf 'epoch,step,val_loss\\n0,0,2.3\\n0,9,0.4\\n' > $W/v0/metrics.csv && " \
+           "printf 'batch_size: 16\\n' > $W/v0/hparams.yaml && "
 #define SCALE_FLAGS "--n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
 
 /* ---- the cases ----------------------------------------------------------------------------- */
@@ -232,7 +235,7 @@ static const hcase train_cases[] = {
     {"runaway", TRAIN "--algo sgd-sync --learners 2 --wait-timeout 1e300 --max-updates 2 --log $W/o",
      1, "--wait-timeout: at most 1e9 s"},
     {"silent", TRAIN "--algo easgd-sync --learners 2 --elastic-alpha 1.5 --log $W/o", 1,
-     "--elastic-alpha: must be in [0, 1]"},
+     "--elastic-alpha: must be in (0, 1]"},
     {"silent", TRAIN "--algo eamsgd --learners 2 --delta 1.5 --log $W/o", 1,
      "--delta: must be in [0, 1)"},
     {"usage", TRAIN "--algo sgd-sync --learners 3 --log $W/o", 2, "does not split among 3"},
@@ -304,6 +307,11 @@ static const hcase train_cases[] = {
      "No such file or directory (the checkpoint to resume)"},
     {"message", "$T mbtrain --net " NET " --data " SYN " --batch 4294967296,8 --log-dir $W/d", 1,
      "4294967296 is out of range"},
+    /* the fifth campaign: a moving rate of 0 never moves the centre that is evaluated */
+    {"silent", TRAIN "--algo easgd-sync --learners 2 --elastic-alpha 0 --log $W/o", 1,
+     "--elastic-alpha: must be in (0, 1], got 0"},
+    {"silent", TRAIN "--algo sma --learners 2 --elastic-alpha 0 --log $W/o", 1,
+     "--elastic-alpha: must be in (0, 1]"},
 };
 
 static const hcase fit_cases[] = {
@@ -424,6 +432,15 @@ static const hcase fit_cases[] = {
     {"silent", NU "--target-loss 0.6 " LOGS " -o $W/o", 2, "option '--target-loss' given twice"},
     {"silent", "$T mbfit tupdate --weights none --weights relative $E/step.csv -o $W/o", 2,
      "option '--weights' given twice"},
+    /* the fifth campaign: a Lightning folder's files are inputs too; hparams.yaml with a key
+     * twice; the step column named as the loss */
+    {"silent", LT NU "--lightning $W/v0 -o $W/v0/metrics.csv; s=$?; "
+                     "grep -q val_loss $W/v0/metrics.csv || exit 99; exit $s",
+     1, "v0/metrics.csv would overwrite the input"},
+    {"silent", LT "printf 'batch_size: 32\\n' >> $W/v0/hparams.yaml && " NU "--lightning $W/v0 "
+                  "-o $W/o", 1, "hparams.yaml:2: key 'batch_size' given twice with different"},
+    {"silent", LT NU "--lightning --loss-column step $W/v0 -o $W/o", 1,
+     "--loss-column step: that is Lightning's step count"},
 };
 
 static const hcase opt_cases[] = {
@@ -597,6 +614,19 @@ static const hcase opt_cases[] = {
     {"fifo", "mkfifo $W/f && { (exec 3>$W/f; sleep 1; cat $E/nfit.json >&3) & MBKIT_FIFO_WAIT=0.2 "
              "$T mbopt scale --nfit $W/f --tfit $E/tfit.json --procs 1:2 -o $W/r; s=$?; wait; "
              "test $s = 0 && grep -q 'N_update' $W/r; }", 0, NULL},
+    /* the fifth campaign: a cfg's from= list is split as every list is (no empty item, no name
+     * twice); a byte-order mark before a cfg is skipped, as before a CSV */
+    {"silent", "printf '[net]\\nname=g\\nchannels=1\\nheight=8\\nwidth=8\\n[conv]\\nname=c1\\n"
+               "filters=2\\nsize=3\\npad=1\\n[add]\\nfrom=c1,\\n[fc]\\noutputs=4\\n[softmax]\\n' "
+               "> $W/g.cfg && $T mbopt mem --net $W/g.cfg --mem 1G --batch 8 -o $W/o", 1,
+     "g.cfg:12: [add] 'from': empty item in 'c1,'"},
+    {"silent", "printf '[net]\\nname=g\\nchannels=1\\nheight=8\\nwidth=8\\n[conv]\\nname=c1\\n"
+               "filters=2\\nsize=3\\npad=1\\n[add]\\nfrom=c1,c1\\n[fc]\\noutputs=4\\n[softmax]\\n' "
+               "> $W/g.cfg && $T mbopt mem --net $W/g.cfg --mem 1G --batch 8 -o $W/o", 1,
+     "[add] 'from': 'c1' given twice"},
+    {"message", "printf '\\357\\273\\277[net]\\nname=g\\nchannels=1\\nheight=8\\nwidth=8\\n[fc]\\n"
+                "outputs=4\\n[softmax]\\n' > $W/g.cfg && $T mbopt mem --net $W/g.cfg --mem 1G "
+                "--batch 8 -o $W/r && grep -q 'net g' $W/r", 0, NULL},
 };
 
 static const hcase plot_cases[] = {

@@ -384,8 +384,10 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
     case OPT_ELASTIC_ALPHA:
         rc = mb_data_flag_double("--elastic-alpha", optarg, 0, MB_NONNEG, &o->elastic_alpha,
                                  err);
-        if (rc == MB_OK && o->elastic_alpha > 1) /* a bad value (exit 1), not a usage error */
-            rc = mb_error_set(err, MB_EINVAL, "--elastic-alpha: must be in [0, 1], got %s",
+        /* a bad value (exit 1), not a usage error; at 0 the centre, which is evaluated and
+         * logged, never moves */
+        if (rc == MB_OK && !(o->elastic_alpha > 0 && o->elastic_alpha <= 1))
+            rc = mb_error_set(err, MB_EINVAL, "--elastic-alpha: must be in (0, 1], got %s",
                               optarg);
         break;
     case OPT_TAU: rc = flag_long("--tau", optarg, 1, 1L << 30, &o->tau, err); break;
