@@ -298,7 +298,7 @@ static const hcase train_cases[] = {
     {"silent", TRAIN "--device 1 --log $W/o", 2, "--device has no effect with --backend cpu"},
     {"silent", "$T mbtrain --net " NET " --data " SYN " --threads 1 --batch 8:128 --max-updates 2 "
                "--log-dir $W/d; s=$?; ls $W/d | grep -q csv && exit 99; exit $s",
-     1, "--batch: 128 is larger than the 64 training samples"},
+     1, "--batch 128 is larger than the 64 training samples"},
     {"fifo", "mkfifo $W/f && " TRAIN "--max-updates 2 --log $W/o --resume $W/f", 1,
      "/w/f: a FIFO, not a regular file"},
     {"message", TRAIN "--max-updates 2 --log $W/o --resume $D", 1, "a directory, not a regular file"},

@@ -799,7 +799,7 @@ static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_commun
     for (size_t i = 0; i < w->batches.n; i++)
         if (w->batches.v[i] > (double)data.train.n) {
             if (rank == 0) {
-                mb_error_set(&err, MB_EINVAL, "--batch: %.0f is larger than the %zu training "
+                mb_error_set(&err, MB_EINVAL, "--batch %.0f is larger than the %zu training "
                              "samples of %s (nothing trained)", w->batches.v[i], data.train.n,
                              o->data);
                 fail(&err);
