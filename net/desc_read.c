@@ -171,17 +171,14 @@ static int from_inputs(parser *p, int line, const char *val, mb_layer_desc *l, m
     if (strlen(val) >= 256)
         return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from' is longer than 255 characters",
                             p->path, line, sect);
-    /* the one splitter of comma lists: no empty item ("c1,"), no name twice ("c1,c1") */
+    /* the one splitter of comma lists: no empty item ("c1,"); no name twice ("c1,c1", below) */
     char what[512], **items;
     size_t ni;
     snprintf(what, sizeof what, "%s:%d: [%s] 'from'", p->path, line, sect);
     int rc = mb_data_split_list(val, what, 0, &items, &ni, err), n = 0;
     for (size_t t = 0; rc == MB_OK && t < ni; t++) {
         char *name = trim(items[t]);
-        for (size_t u = 0; rc == MB_OK && u < t; u++)
-            if (strcmp(trim(items[u]), name) == 0)
-                rc = mb_error_set(err, MB_EFORMAT, "%s: '%s' given twice", what, name);
-        if (rc == MB_OK && n == MB_LAYER_MAX_INPUTS)
+        if (n == MB_LAYER_MAX_INPUTS)
             rc = mb_error_set(err, MB_EFORMAT, "%s: more than %d inputs", what,
                               MB_LAYER_MAX_INPUTS);
         int found = -2;
@@ -217,6 +214,11 @@ static int from_inputs(parser *p, int line, const char *val, mb_layer_desc *l, m
     if (n > k->max_inputs)
         return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': %d layers named; it reads %d",
                             p->path, line, sect, n, k->max_inputs);
+    for (int i = 0; i < n; i++) /* a layer named twice would be summed or joined twice */
+        for (int j = 0; j < i; j++)
+            if (l->inputs[i] == l->inputs[j] && ni > 1)
+                return mb_error_set(err, MB_EFORMAT, "%s: '%s' given twice", what,
+                                    l->inputs[i] < 0 ? "input" : p->d->layers[l->inputs[i]].name);
     l->n_inputs = n;
     p->have_from = 1;
     return MB_OK;

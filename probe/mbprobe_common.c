@@ -121,9 +121,13 @@ int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_e
     }
     for (size_t i = 0; i < r.n; i++) {
         if (r.v[i] != floor(r.v[i]) || r.v[i] < 1 || r.v[i] > hi) {
-            char v[32];
-            rc = mb_error_set(err, MB_EINVAL, "%s: %s (in '%s') is not a whole number in [1, %d]",
-                              flag, mb_data_fmt_exact(v, sizeof v, r.v[i]), arg, hi);
+            char v[32]; /* the value as written, or as the list made it */
+            if (strcmp(mb_data_fmt_exact(v, sizeof v, r.v[i]), arg) == 0)
+                rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [1, %d]",
+                                  flag, arg, hi);
+            else
+                rc = mb_error_set(err, MB_EINVAL, "%s: %s (in '%s') is not a whole number in "
+                                  "[1, %d]", flag, v, arg, hi);
             break;
         }
         (*v)[i] = (int)r.v[i];
