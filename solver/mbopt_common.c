@@ -37,9 +37,10 @@ int whole_flag(const char *flag, const char *arg, int size, double lo, double hi
 {
     if (mb_data_flag_double(flag, arg, size, MB_NONNEG, v, err) != MB_OK)
         return MB_EINVAL;
-    if (*v != floor(*v) || *v < lo || *v > hi)
+    /* 2^53 + 1 reads as 2^53: a count there is not the number typed */
+    if (*v != floor(*v) || *v < lo || *v > hi || *v >= 0x1p53)
         return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
-                            "'%s'", flag, lo, hi, arg);
+                            "'%s'", flag, lo, fmin(hi, 0x1p53 - 1), arg);
     return MB_OK;
 }
 

@@ -65,7 +65,7 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
     switch (c) {
     case OPT_NET: m->net = arg; return 1;
     case OPT_MEM:
-        return mb_data_flag_double("--mem", arg, 1, MB_POSITIVE, &m->device, err) ? -1 : 1;
+        return whole_flag("--mem", arg, 1, 1, MB_DATA_RANGE_MAX, &m->device, err) ? -1 : 1;
     case OPT_BATCH:
         mb_data_range_free(&m->batch);
         return mb_data_parse_range(arg, "--batch", &m->batch, err) ? -1 : 1;

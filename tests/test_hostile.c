@@ -627,6 +627,21 @@ static const hcase opt_cases[] = {
     {"message", "printf '\\357\\273\\277[net]\\nname=g\\nchannels=1\\nheight=8\\nwidth=8\\n[fc]\\n"
                 "outputs=4\\n[softmax]\\n' > $W/g.cfg && $T mbopt mem --net $W/g.cfg --mem 1G "
                 "--batch 8 -o $W/r && grep -q 'net g' $W/r", 0, NULL},
+    /* the fifth campaign: a tfit of another kind; counts past 2^53 (servers, devices, workers);
+     * bytes that are not whole; a FIFO inside a folder of run logs, refused, not waited on */
+    {"silent", "sed '1s/{/{\"format\": \"mbkit-validate\\/1\", /' $E/tfit.json > $W/t.json && "
+               "$T mbopt scale --nfit $E/nfit.json --tfit $W/t.json -o $W/o", 1, "not a fit"},
+    {"runaway", "$T mbopt ps --compute-time 1e-300 --workers 16 --bandwidth 10G --param-bytes 240M "
+                "-o $W/o", 1, "the server count passes 2^53"},
+    {"runaway", "$T mbopt ps --compute-time 0.2 --workers 9007199254740993 --bandwidth 10G "
+                "--param-bytes 240M -o $W/o", 1, "--workers: must be a whole number"},
+    {"runaway", "$T mbopt amdahl --overhead-ratio 0.1 --efficiency 1e-300 -o $W/o", 1,
+     "passes 2^53"},
+    {"silent", "$T mbopt mem --net " NET " --mem 1.5 --batch 8 -o $W/o", 1,
+     "--mem: must be a whole number"},
+    {"fifo", "mkdir $W/runs && cp $E/fit_runs/*.csv $W/runs/ && mkfifo $W/runs/zz.csv && "
+             "MBKIT_FIFO_WAIT=0.3 $T mbopt validate --target-loss 0.5 --nfit $E/nfit.json "
+             "--tfit $E/tfit.json $W/runs -o $W/o", 1, "zz.csv: a FIFO with no writer"},
 };
 
 static const hcase plot_cases[] = {
@@ -726,6 +741,14 @@ static const hcase plot_cases[] = {
      "--overhead-ratio: 0.1 given twice in '0.1,0.1'"},
     {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbplot scale $W/f -o $W/o", 1,
      "a FIFO with no writer after 0.3 s"},
+    /* the fifth campaign: a JSON file of another kind than the figure draws */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && "
+               "sed -i 's/mbkit-scale/mbkit-fit/' $W/s.json && $T mbplot scale $W/s.json -o $W/o",
+     1, "is a fit"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && "
+               "$T mbplot validate $W/s.json -o $W/o", 1, "not a validation"},
+    {"silent", "sed '1s/{/{\"format\": \"mbkit-scale\\/1\", /' $E/tfit.json > $W/t.json && "
+               "$T mbplot step $E/step.csv --tfit $W/t.json -o $W/o", 1, "not a fit"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
