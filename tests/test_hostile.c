@@ -749,6 +749,13 @@ static const hcase plot_cases[] = {
                "$T mbplot validate $W/s.json -o $W/o", 1, "not a validation"},
     {"silent", "sed '1s/{/{\"format\": \"mbkit-scale\\/1\", /' $E/tfit.json > $W/t.json && "
                "$T mbplot step $E/step.csv --tfit $W/t.json -o $W/o", 1, "not a fit"},
+    /* an image kind mbplot does not write; a report output linked onto its own input */
+    {"silent", "$T mbplot amdahl --overhead-ratio 0.1 -o $W/o.jpg", 1,
+     "mbplot writes png or svg, not jpg"},
+    {"symlink", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && ln -s s.json "
+                "$W/scale.json && ln -s s.json $W/report.html && $T mbplot report $W; s=$?; "
+                "grep -q '\"rows\"' $W/s.json || exit 99; exit $s",
+     1, "report.html would overwrite the input"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
