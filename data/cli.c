@@ -1,7 +1,8 @@
 /* cli.c — the conventions every mbkit command follows when something is wrong: one line on
  * standard error, "PROG SUB: message", then for usage errors "Try 'PROG SUB --help'." and exit
  * status 2; bad values and files exit 1 (docs/style.md, habit 7). Commands call these; library code
- * never prints.
+ * never prints. Also the one option reader (getopt_long that refuses a single-valued flag given
+ * twice: the last value winning silently is how "--lr 0.1 ... --lr 0.2" trains at 0.2).
  */
 #include "mb_cli.h"
 
@@ -33,8 +34,74 @@ int mb_cli_fail(const char *prog, const char *sub, const mb_error *err)
 
 int mb_cli_bad_option(const char *prog, const char *sub, char **argv, int optind, int c)
 {
+    if (c == MB_CLI_REPEATED)
+        return MB_EXIT_USAGE; /* mb_cli_getopt said which flag */
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
     if (c == ':')
         return mb_cli_usage(prog, sub, "option '%s' needs a value", arg);
     return mb_cli_usage(prog, sub, "unknown option '%s'", arg);
+}
+
+/* ---- the option reader ----------------------------------------------------------------------- */
+
+/* Whether the short option `c` takes a value in `shortopts` ("o:"). */
+static int short_takes_value(const char *shortopts, int c)
+{
+    for (const char *p = shortopts; *p; p++)
+        if (*p == c && *p != ':')
+            return p[1] == ':';
+    return 0;
+}
+
+/* A flag's name for a message, "--name" (its first long spelling) or "-c". */
+static void flag_name(const struct option *longopts, int c, char *buf, size_t n)
+{
+    for (const struct option *o = longopts; o && o->name; o++)
+        if (!o->flag && o->val == c) {
+            snprintf(buf, n, "--%s", o->name);
+            return;
+        }
+    snprintf(buf, n, "-%c", c);
+}
+
+int mb_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                  mb_cli_seen *s)
+{
+    int li = -1;
+    int c = getopt_long(argc, argv, shortopts, longopts, &li);
+    if (c < 0 || c == '?' || c == ':' || c >= MB_CLI_MAX_OPT)
+        return c;
+    int takes = li >= 0 ? longopts[li].has_arg != no_argument : short_takes_value(shortopts, c);
+    int again = takes && mb_cli_given(s, c);
+    for (const int *r = s->repeatable; again && r && *r; r++)
+        again = *r != c;
+    s->bit[c / 8] |= (unsigned char)(1u << (c % 8));
+    for (const int(*x)[2] = s->exclusive; !again && x && (*x)[0]; x++) {
+        int other = (*x)[0] == c ? (*x)[1] : (*x)[1] == c ? (*x)[0] : -1;
+        if (other >= 0 && mb_cli_given(s, other)) {
+            char a[64], b[64];
+            flag_name(longopts, (*x)[0], a, sizeof a);
+            flag_name(longopts, (*x)[1], b, sizeof b);
+            mb_cli_usage(s->prog, s->sub, "give '%s' or '%s', not both", a, b);
+            return MB_CLI_REPEATED;
+        }
+    }
+    if (!again)
+        return c;
+    if (li >= 0)
+        mb_cli_usage(s->prog, s->sub, "option '--%s' given twice: it takes one value",
+                     longopts[li].name);
+    else
+        mb_cli_usage(s->prog, s->sub, "option '-%c' given twice: it takes one value", c);
+    return MB_CLI_REPEATED;
+}
+
+int mb_cli_given(const mb_cli_seen *s, int code)
+{
+    return code >= 0 && code < MB_CLI_MAX_OPT && (s->bit[code / 8] >> (code % 8) & 1);
+}
+
+int mb_cli_no_effect(const char *prog, const char *sub, const char *flag, const char *why)
+{
+    return mb_cli_usage(prog, sub, "%s has no effect %s", flag, why);
 }

@@ -6,6 +6,7 @@
  * keeps state between calls.
  */
 #include "dataset_impl.h"
+#include "mb_output.h"
 #include "mb_rng.h"
 
 #include <errno.h>
@@ -56,14 +57,17 @@ int mb_data_in_open(mb_data_in *in, const char *path, mb_error *err)
 {
     memset(in, 0, sizeof *in);
     in->path = path;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return mb_error_set(err, MB_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int fd, have_first;
+    unsigned char first;
     struct stat st;
-    int bad = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
-    if (bad) {
+    int rc = mb_data_open_read(path, &fd, &st, &first, &have_first, err);
+    if (rc != MB_OK)
+        return rc;
+    if (have_first) { /* gzip reads from the descriptor: a byte taken from a FIFO is not
+                         put back, so the stream would start one byte late */
         close(fd);
-        return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(bad));
+        return mb_error_set(err, MB_EIO, "%s: a FIFO whose writer began just as the wait for "
+                            "one ended: give it again, or a regular file", path);
     }
     in->hint = size_hint(fd, &st);
     in->gz = gzdopen(fd, "rb");

@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,21 +39,81 @@
 #include <time.h>
 #include <unistd.h>
 
+/* How long a FIFO's reader waits for a writer: MBKIT_FIFO_WAIT seconds when set (0 to 3600),
+ * else MB_DATA_FIFO_WAIT. */
+static double fifo_wait_s(void)
+{
+    const char *e = getenv("MBKIT_FIFO_WAIT");
+    char *end;
+    double w = e ? strtod(e, &end) : MB_DATA_FIFO_WAIT;
+    return e && (end == e || *end || !(w >= 0 && w <= 3600)) ? MB_DATA_FIFO_WAIT : w;
+}
+
+/* A FIFO opened without blocking (fd): waits for a writer's first bytes or its end, at most
+ * fifo_wait_s(); then one read without blocking tells a writer that has not written yet (EAGAIN)
+ * from none (0 bytes). 0, or an errno (ETIMEDOUT: no writer). */
+static int fifo_writer(int fd, unsigned char *first, int *have_first)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double wait = fifo_wait_s();
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double left = wait - (double)(t.tv_sec - t0.tv_sec) - 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
+        int k = poll(&p, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+        if (k > 0)
+            return 0; /* bytes, or a writer that came and went: the stream says which */
+        if (k < 0 && errno != EINTR)
+            return errno;
+        if (k == 0)
+            break;
+    }
+    ssize_t r = read(fd, first, 1);
+    if (r == 1)
+        *have_first = 1;
+    return r == 1 || (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) ? 0
+           : r == 0                                                    ? ETIMEDOUT
+                                                                       : errno;
+}
+
+int mb_data_open_read(const char *path, int *fd, struct stat *st, unsigned char *first,
+                      int *have_first, mb_error *err)
+{
+    *have_first = 0;
+    /* without blocking: a FIFO's open would otherwise wait for a writer forever */
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (*fd < 0)
+        return mb_error_set(err, MB_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int e = fstat(*fd, st) != 0 ? errno : S_ISDIR(st->st_mode) ? EISDIR : 0;
+    if (!e && S_ISFIFO(st->st_mode))
+        e = fifo_writer(*fd, first, have_first);
+    if (!e) { /* read as usual from here: blocking, at the writer's pace */
+        int fl = fcntl(*fd, F_GETFL);
+        if (fl == -1 || fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) == -1)
+            e = errno;
+    }
+    if (!e)
+        return MB_OK;
+    close(*fd);
+    *fd = -1;
+    if (e == ETIMEDOUT)
+        return mb_error_set(err, MB_EIO, "%s: a FIFO with no writer after %g s: start its "
+                            "writer first, or give a regular file", path, fifo_wait_s());
+    return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(e));
+}
+
 int mb_data_read_file(const char *path, char **buf, size_t *len, mb_error *err)
 {
     *buf = NULL;
     *len = 0;
     /* one open, one stream of reads: a FIFO is read once, as a pipe would be */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return mb_error_set(err, MB_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int fd, have_first;
+    unsigned char first;
     struct stat st;
-    int bad = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
-    if (bad) {
-        int e = bad;
-        close(fd);
-        return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(e));
-    }
+    int rc = mb_data_open_read(path, &fd, &st, &first, &have_first, err);
+    if (rc != MB_OK)
+        return rc;
     int reg = S_ISREG(st.st_mode);
     size_t max = reg ? MB_DATA_FILE_MAX : MB_DATA_STREAM_MAX;
     if (reg && (uintmax_t)st.st_size > max) {
@@ -63,6 +124,8 @@ int mb_data_read_file(const char *path, char **buf, size_t *len, mb_error *err)
     /* a regular file's size is known; a device or pipe has none and is read up to `max` */
     size_t cap = reg ? (size_t)st.st_size + 1 : (size_t)1 << 16, n = 0;
     char *b = malloc(cap);
+    if (b && have_first)
+        b[n++] = (char)first;
     int e = 0, big = 0;
     while (b) {
         if (n == cap - 1) {

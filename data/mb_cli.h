@@ -1,8 +1,11 @@
 /* mb_cli.h — the error conventions every command shares: one line, exit 2 for a usage error with
- * the --help hint, 1 for bad input (cli.c).
+ * the --help hint, 1 for bad input; and the one option reader every command's parser calls,
+ * which refuses a single-valued flag given twice (cli.c).
  */
 #ifndef MB_CLI_H
 #define MB_CLI_H
+
+#include <getopt.h>
 
 #include "../model/mb_model.h"
 
@@ -30,7 +33,38 @@ int mb_cli_exit(int status);
 int mb_cli_fail(const char *prog, const char *sub, const struct mb_error *err);
 
 /* getopt_long's ':' (missing value) or '?' (unknown option) for argv[optind - 1], as a usage
- * error. */
+ * error; MB_CLI_REPEATED (said by mb_cli_getopt) is MB_EXIT_USAGE with nothing more printed. */
 int mb_cli_bad_option(const char *prog, const char *sub, char **argv, int optind, int c);
+
+/* ---- the option reader ----------------------------------------------------------------------- */
+
+#define MB_CLI_MAX_OPT 1024 /* option codes (short letters, OPT_* enums) below this are tracked */
+#define MB_CLI_REPEATED (-2) /* what mb_cli_getopt returns for a flag given twice (said already) */
+
+/* What one command line has given so far: a bit per option code. Fill prog, sub (NULL for a
+ * command without subcommands) and repeatable (option codes that may come more than once, 0
+ * ending the list, or NULL), zero bit, and optionally exclusive (pairs of codes that may not
+ * both be given, {0, 0} ending the list): mb_cli_seen s = {"mbtrain", NULL, NULL, {0}, NULL}. */
+typedef struct mb_cli_seen {
+    const char *prog, *sub; /* for the message */
+    const int *repeatable;  /* codes a flag may repeat with (--nfit, one per learning rate) */
+    unsigned char bit[MB_CLI_MAX_OPT / 8];
+    const int (*exclusive)[2]; /* alternatives: --nfit or --n-inf, not both */
+} mb_cli_seen;
+
+/* getopt_long, plus: a flag that takes a value and was given before (under any spelling: -o and
+ * --output, an abbreviation) is a usage error, "option '--lr' given twice: it takes one value",
+ * and so is a flag whose exclusive partner was given ("give '--nfit' or '--n-inf', not both"),
+ * said here; MB_CLI_REPEATED is returned then (mb_cli_bad_option turns it into exit 2 without
+ * a second line). Every flag given is recorded for mb_cli_given. */
+int mb_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                  mb_cli_seen *s);
+
+/* 1 when the option `code` was given on the command line read by mb_cli_getopt. */
+int mb_cli_given(const mb_cli_seen *s, int code);
+
+/* A flag that has no effect in the mode chosen: "FLAG has no effect WHY" as a usage error (exit
+ * 2, with the hint); why says which mode it belongs to ("with --algo sgd: ..."). */
+int mb_cli_no_effect(const char *prog, const char *sub, const char *flag, const char *why);
 
 #endif /* MB_CLI_H */

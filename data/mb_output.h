@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "../model/mb_model.h"
 
@@ -16,6 +17,17 @@
  * (a device, a FIFO, a pipe: /dev/zero never ends). */
 #define MB_DATA_FILE_MAX ((size_t)1 << 30)
 #define MB_DATA_STREAM_MAX ((size_t)64 << 20)
+
+/* The one open-for-read every input goes through: a descriptor of `path` (O_CLOEXEC, blocking)
+ * in *fd and its fstat in *st. A folder is MB_EIO "PATH: cannot read: Is a directory"; a FIFO is opened
+ * without blocking and waits for a writer at most MB_DATA_FIFO_WAIT seconds (the environment's
+ * MBKIT_FIFO_WAIT, 0 to 3600, when set): no writer by then is MB_EIO "PATH: a FIFO with no
+ * writer after N s", never a hang. A writer that opened but has not written yet is waited for
+ * as a pipe is. When a byte had to be read to tell a writer from none, it is *first (*have_first
+ * = 1) and comes before the rest of the stream. */
+#define MB_DATA_FIFO_WAIT 5.0
+int mb_data_open_read(const char *path, int *fd, struct stat *st, unsigned char *first,
+                      int *have_first, struct mb_error *err);
 
 /* Reads all of `path` into a new NUL-terminated buffer (*buf, owned by the caller; *len bytes
  * before the NUL), opening it once (a FIFO is read as a stream). MB_EIO with a message naming

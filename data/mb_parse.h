@@ -52,6 +52,11 @@ typedef struct mb_range {
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);
 
+/* v as its shortest decimal that reads back as v ("0.1", "2097152", "4294967296"; never
+ * "0.10000000000000001" or "2.09715e+06"), into buf (n bytes); returns buf. For messages that
+ * quote a value the user wrote or a list produced. */
+const char *mb_data_fmt_exact(char *buf, size_t n, double v);
+
 /* The one splitter of comma lists typed on command lines: *items (one block, free(*items))
  * gets the *n items of `s` in order. An empty list or item ("0.5,,", ",8") is MB_EINVAL naming
  * `what`; with `keyed`, so is an item that is not key=value and a key given twice. */

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -209,11 +210,27 @@ int mb_data_parse_range(const char *s, const char *what, mb_range *r, mb_error *
     for (size_t i = 0; rc == MB_OK && i < r->n; i++)
         for (size_t j = 0; rc == MB_OK && j < i; j++)
             if (r->v[i] == r->v[j])
-                rc = mb_error_set(err, MB_EINVAL, "%s: %.17g given twice in '%s'", what,
-                                  r->v[i], s);
+            {
+                char v[32];
+                rc = mb_error_set(err, MB_EINVAL, "%s: %s given twice in '%s'", what,
+                                  mb_data_fmt_exact(v, sizeof v, r->v[i]), s);
+            }
     if (rc != MB_OK)
         mb_data_range_free(r);
     return rc;
+}
+
+const char *mb_data_fmt_exact(char *buf, size_t n, double v)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    /* whole numbers below 2^53 without an exponent: "1099511627776", not "1.09951e+12" */
+    if (v == floor(v) && fabs(v) < 9007199254740992.0 && strchr(buf, 'e'))
+        snprintf(buf, n, "%.0f", v);
+    return buf;
 }
 
 void mb_data_range_free(mb_range *r)

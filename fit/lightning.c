@@ -27,11 +27,14 @@ void mb_lightning_options_init(mb_lightning_options *o)
 
 /* The value of top-level key `key` in hparams.yaml text ("key: value", quotes stripped), as a
  * number: MB_OK and *v, or MB_ENODATA when the key is absent, MB_EFORMAT when it is not a
- * number (*line gets its line). */
+ * number (*line gets its line), MB_EINVAL when it is given again with another value (*line
+ * gets the second). */
 static int yaml_number(char *text, const char *key, double *v, long *line)
 {
     size_t kl = strlen(key);
     long ln = 0;
+    int found = 0;
+    double first = NAN;
     for (char *p = text; p && *p;) {
         char *nl = strchr(p, '\n');
         ln++;
@@ -48,11 +51,18 @@ static int yaml_number(char *text, const char *key, double *v, long *line)
             while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '\'' || e[-1] == '"'))
                 *--e = '\0';
             *line = ln;
-            return mb_data_parse_double(s, v) == MB_OK ? MB_OK : MB_EFORMAT;
+            if (mb_data_parse_double(s, v) != MB_OK)
+                return MB_EFORMAT;
+            if (found && *v != first)
+                return MB_EINVAL;
+            found = 1;
+            first = *v;
         }
         p = nl ? nl + 1 : NULL;
     }
-    return MB_ENODATA;
+    if (found)
+        *v = first;
+    return found ? MB_OK : MB_ENODATA;
 }
 
 /* metrics.csv and hparams.yaml of one input (a folder or the CSV itself). */
@@ -86,8 +96,14 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
     double v;
     long line = 0;
     int rc = MB_OK;
+    /* a key given twice with two values is a contradiction, not a choice (batch, seed, lr) */
+    const char *keys[] = {o->batch_key, "seed", "lr", "learning_rate"};
+    for (size_t k = 0; text && rc == MB_OK && k < 4; k++)
+        if (yaml_number(text, keys[k], &v, &line) == MB_EINVAL)
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: key '%s' given twice with different "
+                              "values", yaml, line, keys[k]);
     r->batch[i] = o->batch ? o->batch[o->n_batch > 1 ? i : 0] : NAN;
-    if (!o->batch) {
+    if (rc == MB_OK && !o->batch) {
         int k = text ? yaml_number(text, o->batch_key, &v, &line) : MB_ENODATA;
         if (k == MB_ENODATA)
             rc = mb_error_set(err, MB_EFORMAT, "%s: no batch size: %s (give --batch M, or log "
@@ -185,6 +201,9 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
     *max_gap = 0;
     if (n_thr == 0)
         return mb_error_set(err, MB_EINVAL, "no threshold");
+    if (strcmp(o->loss_column, "step") == 0 || strcmp(o->loss_column, "epoch") == 0)
+        return mb_error_set(err, MB_EINVAL, "--loss-column %s: that is Lightning's %s count, "
+                            "not a loss", o->loss_column, o->loss_column);
     if (o->batch && o->n_batch != 1 && o->n_batch != n)
         return mb_error_set(err, MB_EINVAL, "--batch: %zu sizes for %zu inputs (one for all, "
                             "or one per input)", o->n_batch, n);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mbfit_cli.h"
 #include "../data/mb_cli.h"
@@ -91,12 +92,22 @@ int emit(const char *sub, const common *c, cJSON *root, void (*print)(FILE *, co
  * exit 1 with one line; -1 when there is no clash. */
 int output_over_input(const char *sub, const char *output, char *const *in, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (mb_data_same_file(output, in[i])) {
-            mb_error err = {0};
-            mb_error_set(&err, MB_EINVAL, "-o %s would overwrite the input %s", output, in[i]);
-            return mb_cli_fail("mbfit", sub, &err);
+    /* a folder given as an input (a Lightning version folder) is read for these */
+    static const char *const inside[] = {"metrics.csv", "hparams.yaml"};
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        int dir = stat(in[i], &st) == 0 && S_ISDIR(st.st_mode);
+        for (size_t k = 0; k <= (dir ? 2u : 0u); k++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s%s%s", in[i], k ? "/" : "", k ? inside[k - 1] : "");
+            if (mb_data_same_file(output, path)) {
+                mb_error err = {0};
+                mb_error_set(&err, MB_EINVAL, "-o %s would overwrite the input %s", output,
+                             path);
+                return mb_cli_fail("mbfit", sub, &err);
+            }
         }
+    }
     return -1;
 }
 
@@ -114,7 +125,8 @@ int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void)
                                        {0, 0, 0, 0}};
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {"mbfit", sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = common_option(cm, c, optarg, 0, &err);
         if (r < 0)
             return mb_cli_fail("mbfit", sub, &err);

@@ -277,7 +277,8 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     a->lr = a->procs = NAN;
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {"mbfit", sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = common_option(&a->cm, c, optarg, 1, &err);
         if (r < 0)
             return mb_cli_fail("mbfit", sub, &err);

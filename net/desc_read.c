@@ -168,33 +168,39 @@ static int from_inputs(parser *p, int line, const char *val, mb_layer_desc *l, m
 {
     const char *sect = type_name(l->type);
     const size_t me = p->d->n_layers - 1;
-    char buf[256];
-    if (strlen(val) >= sizeof buf)
-        return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from' is longer than %zu characters",
-                            p->path, line, sect, sizeof buf - 1);
-    snprintf(buf, sizeof buf, "%s", val);
-    int n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *name = trim(tok);
+    if (strlen(val) >= 256)
+        return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from' is longer than 255 characters",
+                            p->path, line, sect);
+    /* the one splitter of comma lists: no empty item ("c1,"); no name twice ("c1,c1", below) */
+    char what[512], **items;
+    size_t ni;
+    snprintf(what, sizeof what, "%s:%d: [%s] 'from'", p->path, line, sect);
+    int rc = mb_data_split_list(val, what, 0, &items, &ni, err), n = 0;
+    for (size_t t = 0; rc == MB_OK && t < ni; t++) {
+        char *name = trim(items[t]);
         if (n == MB_LAYER_MAX_INPUTS)
-            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': more than %d inputs",
-                                p->path, line, sect, MB_LAYER_MAX_INPUTS);
+            rc = mb_error_set(err, MB_EFORMAT, "%s: more than %d inputs", what,
+                              MB_LAYER_MAX_INPUTS);
         int found = -2;
-        for (size_t i = me; i-- > 0;)
+        for (size_t i = me; rc == MB_OK && i-- > 0;)
             if (strcmp(p->d->layers[i].name, name) == 0) {
                 if (found != -2)
-                    return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': '%s' names the "
-                                        "layers of lines %d and %d", p->path, line, sect, name,
-                                        p->d->layers[i].line, p->d->layers[found].line);
+                    rc = mb_error_set(err, MB_EFORMAT, "%s: '%s' names the layers of lines %d "
+                                      "and %d", what, name, p->d->layers[i].line,
+                                      p->d->layers[found].line);
                 found = (int)i;
             }
         if (found == -2 && strcmp(name, "input") == 0)
             found = -1;
-        if (found == -2)
-            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': no earlier layer is named "
-                                "'%s'", p->path, line, sect, name);
-        l->inputs[n++] = found;
+        if (rc == MB_OK && found == -2)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: no earlier layer is named '%s'", what, name);
+        if (rc == MB_OK)
+            l->inputs[n++] = found;
+    }
+    free(items); /* NULL when the list was refused */
+    if (rc != MB_OK) {
+        err->status = MB_EFORMAT;
+        return MB_EFORMAT;
     }
     if (n == 0)
         return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from' names no layer", p->path, line,
@@ -208,6 +214,11 @@ static int from_inputs(parser *p, int line, const char *val, mb_layer_desc *l, m
     if (n > k->max_inputs)
         return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'from': %d layers named; it reads %d",
                             p->path, line, sect, n, k->max_inputs);
+    for (int i = 0; i < n; i++) /* a layer named twice would be summed or joined twice */
+        for (int j = 0; j < i; j++)
+            if (l->inputs[i] == l->inputs[j] && ni > 1)
+                return mb_error_set(err, MB_EFORMAT, "%s: '%s' given twice", what,
+                                    l->inputs[i] < 0 ? "input" : p->d->layers[l->inputs[i]].name);
     l->n_inputs = n;
     p->have_from = 1;
     return MB_OK;
@@ -468,8 +479,8 @@ int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err
     parser p = {.path = path, .d = d, .act_pending = -1};
     if (strlen(text) != n)
         rc = mb_error_set(err, MB_EFORMAT, "%s: not a text file (NUL byte)", path);
-    else
-        rc = parse(&p, text, err);
+    else /* a UTF-8 byte-order mark before the first line is skipped, as the CSV readers do */
+        rc = parse(&p, text + (strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0), err);
     free(text);
     if (rc == MB_OK && !p.have_name) {
         const char *base = strrchr(path, '/');

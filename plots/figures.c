@@ -32,6 +32,10 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
                       mb_update_time *t, mb_error *err)
 {
     int rc = mb_json_read(path, root, err);
+    if (rc == MB_OK && (rc = mb_format_check_json(*root, path, MB_FORMAT_SCALE, err)) != MB_OK) {
+        cJSON_Delete(*root); /* a file of another kind (a fit, a validation) */
+        *root = NULL;
+    }
     if (rc != MB_OK)
         return rc;
     *rows = cJSON_GetObjectItemCaseSensitive(*root, "rows");
@@ -193,6 +197,8 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
 {
     cJSON *root;
     int rc = mb_json_read(nfit_json, &root, err);
+    if (rc == MB_OK && (rc = mb_format_check_json(root, nfit_json, MB_FORMAT_FIT, err)) != MB_OK)
+        cJSON_Delete(root);
     if (rc != MB_OK)
         return rc;
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
@@ -402,6 +408,8 @@ static int step_fits(mb_plot *p, const char *path, const double *learners, int n
 {
     cJSON *root;
     int rc = mb_json_read(path, &root, err);
+    if (rc == MB_OK && (rc = mb_format_check_json(root, path, MB_FORMAT_FIT, err)) != MB_OK)
+        cJSON_Delete(root);
     if (rc != MB_OK)
         return rc;
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "by_learners"), *e;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mb_plot.h"
 #include "../data/mb_cli.h"
@@ -109,6 +110,15 @@ static int format_from_name(const char *sub, const char *out, int format_given,
 {
     const char *ext = strrchr(out, '.');
     mb_plot_format named;
+    /* an image kind mbplot does not write: a PNG under o.jpg would be opened as a JPEG */
+    static const char *const other[] = {"jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp",
+                                        "pdf", "eps", "ps"};
+    for (size_t i = 0; ext && !strchr(ext, '/') && i < sizeof other / sizeof other[0]; i++)
+        if (strcasecmp(ext + 1, other[i]) == 0) {
+            fprintf(stderr, "mbplot %s: -o %s: mbplot writes png or svg, not %s\n", sub, out,
+                    ext + 1);
+            return MB_EINVAL;
+        }
     if (!ext || strchr(ext, '/') || mb_plot_format_parse(ext + 1, &named) != MB_OK)
         return MB_OK;
     if (format_given && named != *format) {
@@ -198,7 +208,8 @@ static int run_command(int argc, char **argv)
     opterr = 0;
     argc--;
     argv++;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {"mbplot", sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_FORMAT:

@@ -948,6 +948,30 @@ static int stage_inputs(const char *out_dir, char *stage, size_t n, int *staged,
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err);
 
+/* An output of the report (report.html, a figure) that would overwrite one of its inputs (a
+ * symbolic link from one to the other): MB_EINVAL naming both, before anything is drawn. */
+static int output_over_input(const char *out_dir, const mb_plot_options *o, mb_error *err)
+{
+    const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
+    char out[4096], in[4096], name[64];
+    for (size_t k = 0; k <= N_FIGURES + 1; k++) {
+        if (k == N_FIGURES + 1)
+            snprintf(name, sizeof name, "report.html");
+        else
+            snprintf(name, sizeof name, "%s.%s",
+                     k < N_FIGURES ? FIGURES[k].name : VALIDATE_FIGURE.name, ext);
+        path_join(out, sizeof out, out_dir, name);
+        for (size_t i = 0; i < N_INPUTS + 2; i++) { /* the optional inputs, then the two read */
+            const char *n = i < N_INPUTS ? INPUTS[i].name : i == N_INPUTS ? "scale.json"
+                                                                          : "validate.json";
+            path_join(in, sizeof in, out_dir, n);
+            if (strcmp(n, "runs/") != 0 && exists(in) && mb_data_same_file(out, in))
+                return mb_error_set(err, MB_EINVAL, "%s would overwrite the input %s", out, in);
+        }
+    }
+    return MB_OK;
+}
+
 int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report_info *info,
                    mb_error *err)
 {
@@ -957,6 +981,8 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     struct stat st;
     if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return mb_error_set(err, MB_EIO, "%s: not a folder", out_dir);
+    if (output_over_input(out_dir, o, err) != MB_OK)
+        return MB_EINVAL;
     char stage[256];
     int staged;
     int rc = stage_inputs(out_dir, stage, sizeof stage, &staged, err);

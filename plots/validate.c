@@ -6,6 +6,7 @@
  * read the CSV twin of the file (validate.csv), which lacks the curve and the spread of runs.
  */
 #include "mb_plot.h"
+#include "../data/mb_format.h"
 #include "../data/mb_json.h"
 
 #include <math.h>
@@ -186,6 +187,11 @@ static int check_point(const cJSON *root, const char *key, int required, const c
 int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
 {
     int rc = mb_json_read(path, root, err);
+    if (rc == MB_OK &&
+        (rc = mb_format_check_json(*root, path, MB_FORMAT_VALIDATE, err)) != MB_OK) {
+        cJSON_Delete(*root); /* a file of another kind (a scale, a fit) */
+        *root = NULL;
+    }
     if (rc != MB_OK)
         return rc;
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(*root, "rows");

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "mb_probe.h"
+#include "../data/mb_cli.h"
 #include "../data/mb_dataset.h"
 #include "../train/backend/mb_backend.h"
 
@@ -73,6 +74,9 @@ mb_probe_step_config workload_defaults(void);
 void workload_help(const mb_probe_step_config *d);
 int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
                     const char *arg, mb_error *err);
+/* A flag the workload or device chosen would ignore (--momentum with --algo sgd, --device with
+ * --backend cpu): a usage error naming it (the exit status); -1 when every flag given acts. */
+int workload_ignored(const char *sub, const mb_probe_step_config *cfg, const mb_cli_seen *s);
 /* The net's name and the data set named by --data, loaded once. */
 int load_data(const char *spec, mb_data_splits *d, mb_error *err);
 

@@ -111,7 +111,8 @@ int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     mb_error err = {0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", longopts, &seen)) != -1) {
         switch (c) {
         case 'h': comm_help(&o); return 0;
         case 'o': output = optarg; break;

@@ -121,8 +121,13 @@ int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_e
     }
     for (size_t i = 0; i < r.n; i++) {
         if (r.v[i] != floor(r.v[i]) || r.v[i] < 1 || r.v[i] > hi) {
-            rc = mb_error_set(err, MB_EINVAL, "%s: '%g' is not a whole number in [1, %d]", flag,
-                              r.v[i], hi);
+            char v[32]; /* the value as written, or as the list made it */
+            if (strcmp(mb_data_fmt_exact(v, sizeof v, r.v[i]), arg) == 0)
+                rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [1, %d]",
+                                  flag, arg, hi);
+            else
+                rc = mb_error_set(err, MB_EINVAL, "%s: %s (in '%s') is not a whole number in "
+                                  "[1, %d]", flag, v, arg, hi);
             break;
         }
         (*v)[i] = (int)r.v[i];
@@ -270,6 +275,17 @@ int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
     default:
         return 0;
     }
+}
+
+int workload_ignored(const char *sub, const mb_probe_step_config *cfg, const mb_cli_seen *s)
+{
+    if (mb_cli_given(s, OPT_MOMENTUM) && cfg->optim.kind == MB_OPTIM_SGD)
+        return mb_cli_no_effect(prog, sub, "--momentum", "with --algo sgd: it is the momentum "
+                                "of --algo momentum and nesterov");
+    if (mb_cli_given(s, OPT_DEVICE) && cfg->backend == MB_BACKEND_CPU)
+        return mb_cli_no_effect(prog, sub, "--device", "with --backend cpu (it picks the CUDA "
+                                "device)");
+    return -1;
 }
 
 /* The net's name and the data set named by --data, loaded once. */

@@ -157,7 +157,8 @@ int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
     mb_error err = {0};
     int c, rc = MB_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", longopts, &seen)) != -1) {
         int d = device_option(&co.backend, &co.device, c, optarg, &err);
         if (d < 0)
             return mb_cli_fail(prog, sub, &err);
@@ -187,6 +188,9 @@ int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if (mb_cli_given(&seen, OPT_DEVICE) && co.backend == MB_BACKEND_CPU)
+        return mb_cli_no_effect(prog, sub, "--device", "with --backend cpu (it picks the CUDA "
+                                "device)");
     if (!use_cache && cache_path) /* one says store the points, the other not */
         return mb_cli_usage(prog, sub, "--cache and --no-cache: give one");
     char cache_buf[4096];

@@ -50,7 +50,8 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     int c, rc = MB_OK;
     long v = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", longopts, &seen)) != -1) {
         int w = workload_option(&plan.base, &data_spec, c, optarg, &err);
         if (w < 0)
             return mb_cli_fail(prog, sub, &err);
@@ -104,6 +105,9 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if ((rc = workload_ignored(sub, &plan.base, &seen)) >= 0)
+        return rc;
+    rc = MB_OK;
     mb_net_desc *desc = NULL;
     mb_data_splits data = {0};
     mb_probe_learners_result res = {0};

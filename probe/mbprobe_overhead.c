@@ -32,7 +32,8 @@ int cmd_overhead(int argc, char **argv)
     mb_error err = {0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":h", longopts, &seen)) != -1) {
         if (c == 'h') {
             printf("Usage: mbprobe overhead [OPTION]...\n"
                    "Times an empty callback one call per sample with the harness: its median is\n"

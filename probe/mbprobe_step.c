@@ -192,7 +192,8 @@ int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     mb_error err = {0};
     int c, rc = MB_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", longopts, &seen)) != -1) {
         int w = workload_option(&cfg, &data_spec, c, optarg, &err);
         if (w < 0)
             return mb_cli_fail(prog, sub, &err);
@@ -220,6 +221,9 @@ int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    if ((rc = workload_ignored(sub, &cfg, &seen)) >= 0)
+        return rc;
+    rc = MB_OK;
     int *batch = NULL, *threads = NULL, *learners = NULL;
     size_t nb = 0, nt = 0, nl = 0;
     mb_net_desc *desc = NULL;

@@ -279,7 +279,9 @@ static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int
                      mb_error *err)
 {
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
-    int rc = check_model(root, path, "update-time", err);
+    int rc = mb_format_check_json(root, path, MB_FORMAT_FIT, err); /* a fit, not another kind */
+    if (rc == MB_OK)
+        rc = check_model(root, path, "update-time", err);
     if (rc != MB_OK)
         return rc;
     if (!cJSON_IsObject(params))

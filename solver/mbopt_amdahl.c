@@ -52,7 +52,8 @@ int mbopt_amdahl(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int rc = MB_OK;
         switch (c) {
         case OPT_OVERHEAD:
@@ -129,9 +130,9 @@ int mbopt_amdahl(int argc, char **argv)
         rc = mb_model_amdahl_max_overhead(g, e, &r);
         why = "speed-up / efficiency gives G E <= 1";
     }
-    if (rc == MB_OK && !isfinite(g)) {
+    if (rc == MB_OK && !(g <= 0x1p53)) { /* past 2^53 doubles skip whole numbers: no count */
         rc = MB_EDOM;
-        why = "the device count is beyond the range of a double";
+        why = "the device count passes 2^53 (not a count of devices)";
     }
     if (rc != MB_OK) {
         mb_error_set(&err, rc, "%s", why);
@@ -202,7 +203,8 @@ int mbopt_ps(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int rc = MB_OK;
         switch (c) {
         case OPT_COMPUTE:
@@ -233,6 +235,11 @@ int mbopt_ps(int argc, char **argv)
     double exact, n_ps;
     if (mb_model_ps_count(sp, nw, tc, bw, &exact, &n_ps) != MB_OK) {
         mb_error_set(&err, MB_EDOM, "the inputs give no finite server count");
+        return mb_cli_fail(prog, sub, &err);
+    }
+    if (!(n_ps < 0x1p53)) { /* printed whole, it would be hundreds of digits of noise */
+        mb_error_set(&err, MB_EDOM, "the server count passes 2^53 (bound %.3g): not a count; "
+                     "check --compute-time", exact);
         return mb_cli_fail(prog, sub, &err);
     }
     if (out.json) {

@@ -61,15 +61,19 @@ enum {
         {"law", required_argument, 0, OPT_LAW}, {"batch-range", required_argument, 0, OPT_RANGE}, \
         {"extrapolate", no_argument, 0, OPT_EXTRAPOLATE}, {"t0", required_argument, 0, OPT_T0}
 
+/* The law is fitted (--nfit) or given (--n-inf, --alpha), not both: for mb_cli_seen. */
+#define MODEL_EXCLUSIVE ((const int[][2]){{OPT_NFIT, OPT_N_INF}, {OPT_NFIT, OPT_ALPHA}, {0, 0}})
+
 #define MODEL_HELP                                                                                \
-    "Model (flags override values read from files):\n"                                            \
+    "Model (--gamma, --m-t, --t0, --delta, --latency, --s-per-byte override --tfit, --cfit):\n" \
     "      --nfit FILE       N_update fit from 'mbfit nupdate --json': the law it names best\n"   \
     "                        (inverse or power law) and the converged range of its runs;\n"     \
     "                        repeat it, one file per learning rate, to choose (M, lr)\n"        \
     "      --law NAME        optimise this law of --nfit instead: inverse-law, power-law\n"    \
     "      --tfit FILE       update-time fit from 'mbfit tupdate --json' (gamma, m_t, delta)\n"   \
     "      --cfit FILE       collective fit from 'mbfit comm --json' (latency_s, s_per_byte)\n"   \
-    "      --n-inf N         updates needed with exact gradients, N_inf > 0\n"                    \
+    "      --n-inf N         the inverse law without --nfit (not with it): updates needed\n"   \
+    "                        with exact gradients, N_inf > 0\n"                                \
     "      --alpha A         noise sensitivity (updates x samples), >= 0\n"                       \
     "      --gamma S         seconds per sample above the knee, > 0\n"                            \
     "      --t0 S            seconds every update costs whatever M (the one-learner intercept\n" \

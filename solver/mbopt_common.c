@@ -37,9 +37,10 @@ int whole_flag(const char *flag, const char *arg, int size, double lo, double hi
 {
     if (mb_data_flag_double(flag, arg, size, MB_NONNEG, v, err) != MB_OK)
         return MB_EINVAL;
-    if (*v != floor(*v) || *v < lo || *v > hi)
+    /* 2^53 + 1 reads as 2^53: a count there is not the number typed */
+    if (*v != floor(*v) || *v < lo || *v > hi || *v >= 0x1p53)
         return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
-                            "'%s'", flag, lo, hi, arg);
+                            "'%s'", flag, lo, fmin(hi, 0x1p53 - 1), arg);
     return MB_OK;
 }
 
@@ -265,9 +266,6 @@ int model_resolve(model_opts *m, mb_error *err)
                                                 "learning rates at one target", m->nfits[i],
                                 m->nfs[i].target_loss, m->nfits[0], m->nfs[0].target_loss);
     }
-    if (m->n_nfit > 1 && (flags.have_n_inf || flags.have_alpha))
-        return mb_error_set(err, MB_EINVAL, "--n-inf and --alpha apply to one law, not to "
-                                            "several --nfit");
     if (m->n_nfit) {
         m->nf = m->nfs[0];
         m->nfit = m->nfits[0];
@@ -281,14 +279,11 @@ int model_resolve(model_opts *m, mb_error *err)
         return rc;
     if (m->cfit && (rc = mb_solver_read_cfit(m->cfit, &m->t, err)) != MB_OK)
         return rc;
-    if ((flags.have_n_inf || flags.have_alpha) && m->law.kind != MB_LAW_INVERSE)
-        return mb_error_set(err, MB_EINVAL, "--n-inf and --alpha set the inverse law, but --nfit's "
-                                             "law is the %s: add --law inverse-law",
-                            mb_model_law_name(m->law.kind));
-    if (flags.have_n_inf) m->law.n_inf = m->nfs[0].law.n_inf = flags.law.n_inf;
-    if (flags.have_alpha) m->law.a = m->nfs[0].law.a = flags.law.a;
-    if (flags.have_n_inf || flags.have_alpha) /* the resamples are of the file's law */
-        m->nf.n_boot = m->nfs[0].n_boot = 0;
+    /* --n-inf and --alpha are the law without --nfit (mb_cli_getopt refuses both together) */
+    if ((flags.have_n_inf || flags.have_alpha) && m->n_nfit)
+        return mb_error_set(err, MB_EINVAL, "give --nfit or --n-inf and --alpha, not both");
+    if (flags.have_n_inf) m->law.n_inf = flags.law.n_inf;
+    if (flags.have_alpha) m->law.a = flags.law.a;
     if (flags.have_t0) m->t.t0 = flags.t.t0;
     if (flags.have_gamma || flags.have_m_t || flags.have_t0) {
         m->t.n_table = m->t.n_by_p = 0; /* the closed form was asked for: it replaces the

@@ -56,7 +56,8 @@ int mbopt_design(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, (const int[]){OPT_NFIT, 0}, {0}, MODEL_EXCLUSIVE};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = model_option(&m, c, optarg, &err);
         if (r < 0)
             return mb_cli_fail(prog, sub, &err);

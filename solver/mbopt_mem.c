@@ -65,7 +65,7 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
     switch (c) {
     case OPT_NET: m->net = arg; return 1;
     case OPT_MEM:
-        return mb_data_flag_double("--mem", arg, 1, MB_POSITIVE, &m->device, err) ? -1 : 1;
+        return whole_flag("--mem", arg, 1, 1, MB_DATA_RANGE_MAX, &m->device, err) ? -1 : 1;
     case OPT_BATCH:
         mb_data_range_free(&m->batch);
         return mb_data_parse_range(arg, "--batch", &m->batch, err) ? -1 : 1;
@@ -86,10 +86,15 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
 /* Whole batch sizes >= 1 only: M counts samples. */
 static int whole_batches(const mb_range *r, mb_error *err)
 {
+    char v[32];
     for (size_t i = 0; i < r->n; i++)
-        if (r->v[i] != floor(r->v[i]) || r->v[i] > 1 << 30)
-            return mb_error_set(err, MB_EINVAL, "--batch: %g is not a whole number of samples",
-                                r->v[i]);
+        if (r->v[i] != floor(r->v[i]))
+            return mb_error_set(err, MB_EINVAL, "--batch: %s is not a whole number of samples",
+                                mb_data_fmt_exact(v, sizeof v, r->v[i]));
+        else if (r->v[i] > 1 << 30)
+            return mb_error_set(err, MB_EINVAL, "--batch: %s is out of range: batch sizes are "
+                                "whole numbers in [1, 1073741824] (2^30)",
+                                mb_data_fmt_exact(v, sizeof v, r->v[i]));
     return MB_OK;
 }
 
@@ -183,7 +188,8 @@ int mbopt_mem(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c, status = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = mem_option(&m, c, optarg, &err);
         if (r < 0) {
             mb_data_range_free(&m.batch);
@@ -460,7 +466,8 @@ int mbopt_conv(int argc, char **argv)
     out_opts out = {0, "-"};
     mb_error err = {0};
     int c, status = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = mem_option(&m, c, optarg, &err), rc = MB_OK;
         if (r < 0) {
             mb_data_range_free(&m.batch);

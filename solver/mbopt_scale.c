@@ -466,7 +466,8 @@ int mbopt_scale(int argc, char **argv)
     const char *procs = "1:1024";
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, (const int[]){OPT_NFIT, 0}, {0}, MODEL_EXCLUSIVE};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = model_option(&m, c, optarg, &err);
         if (r < 0)
             return mb_cli_fail(prog, sub, &err);
@@ -497,8 +498,9 @@ int mbopt_scale(int argc, char **argv)
         return mb_cli_fail(prog, sub, &err);
     for (size_t i = 0; i < pr.n; i++)
         if (pr.v[i] < 1.0 || pr.v[i] != floor(pr.v[i])) {
+            char v[32];
             mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be whole numbers >= 1, "
-                         "got %g", pr.v[i]);
+                         "got %s", mb_data_fmt_exact(v, sizeof v, pr.v[i]));
             mb_data_range_free(&pr);
             return mb_cli_fail(prog, sub, &err);
         }

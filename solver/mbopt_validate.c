@@ -748,7 +748,8 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     holdout_cli *hc = &vc->hc;
     mb_error err = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+    mb_cli_seen seen = {prog, sub, (const int[]){OPT_NFIT, OPT_HOLDOUT, 0}, {0}, MODEL_EXCLUSIVE};
+    while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = model_option(&vc->m, c, optarg, &err);
         if (r < 0)
             return mb_cli_fail(prog, sub, &err);

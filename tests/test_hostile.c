@@ -39,9 +39,16 @@ static char dir[256];
 #define SYN "synthetic:n=64,test=16,c=1,h=8,w=8,classes=4,seed=3"
 #define TRAIN "$T mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
 #define STEP "$T mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 "
-#define CONV "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm "
+#define CONV0 "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 "
+#define CONV CONV0 "--algos gemm "
+/* without the flag a case sets itself (a flag given twice is refused) */
+#define STEP0 "$T mbprobe step --net " NET " "
+#define STEP_NB "$T mbprobe step --batch 2 --threads 1 --rounds 1 --budget 0.01 "
 #define LOGS "$E/fit_runs/*.csv"
 #define NU "$T mbfit nupdate --target-loss 0.5 "
+/* a Lightning CSVLogger version folder, $W/v0 */
+#define LT "mkdir $W/v0 && printf 'epoch,step,val_loss\\n0,0,2.3\\n0,9,0.4\\n' > $W/v0/metrics.csv && " \
+           "printf 'batch_size: 16\\n' > $W/v0/hparams.yaml && "
 #define SCALE_FLAGS "--n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
 
 /* ---- the cases ----------------------------------------------------------------------------- */
@@ -58,7 +65,7 @@ static const hcase probe_cases[] = {
      0, NULL},
     /* a duplicate algorithm would be timed twice; a summary is not printed before a table that
      * cannot be written */
-    {"silent", CONV "--algos gemm,gemm -o $W/o", 1, "given twice"},
+    {"silent", CONV0 "--algos gemm,gemm -o $W/o", 1, "given twice"},
     {"io", STEP "-o ''", 1, "empty file name"},
     {"io", STEP "-o /dev/full", 1, "/dev/full"},
     {"io", "$T mbprobe learners --net " NET " --batch 2 --threads 1 --max-learners 1 --budget 0.01 "
@@ -66,29 +73,29 @@ static const hcase probe_cases[] = {
     /* the third campaign (tests/hostile/campaign.sh): lists without empty items, flags that
      * contradict, names that break a table, a layer past the kernels' ints, messages that say
      * which flag */
-    {"silent", CONV "--algos gemm, -o $W/o", 1, "empty item"},
+    {"silent", CONV0 "--algos gemm, -o $W/o", 1, "empty item"},
     {"silent", CONV "--cache $W/c.csv -o $W/o", 2, "--cache and --no-cache"},
     {"silent", "printf '[net]\\nname=a,b\\nchannels=1\\nheight=8\\nwidth=8\\n[fc]\\noutputs=4\\n"
-               "[softmax]\\n' > $W/n.cfg && " STEP "--net $W/n.cfg -o $W/o", 1, "name 'a,b'"},
+               "[softmax]\\n' > $W/n.cfg && " STEP_NB "--net $W/n.cfg -o $W/o", 1, "name 'a,b'"},
     {"size", "printf '[net]\\nname=w\\nchannels=64\\nheight=256\\nwidth=256\\n[fc]\\n"
-             "outputs=100000\\n[softmax]\\n' > $W/n.cfg && " STEP "--net $W/n.cfg -o $W/o", 1,
+             "outputs=100000\\n[softmax]\\n' > $W/n.cfg && " STEP_NB "--net $W/n.cfg -o $W/o", 1,
      "more than 2^31 weights"},
     {"message", STEP "--lr 1e300 -o $W/o", 1, "lower the learning rate"},
     {"message", STEP "--min-reps 20 --max-reps 10 -o $W/o", 1, "--min-reps 20 exceeds --max-reps"},
     {"silent", "$T mpirun -np 2 --oversubscribe mbprobe comm --budget 0.01 --ops ps,ps -o $W/o "
                "2>$W/e; s=$?; grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
-    {"silent", STEP "--batch 2,2 -o $W/o", 1, "given twice"},
-    {"silent", STEP "--budget 0x10 -o $W/o", 1, "--budget"},
+    {"silent", STEP0 "--batch 2,2 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1, "given twice"},
+    {"silent", STEP0 "--batch 2 --threads 1 --rounds 1 --budget 0x10 -o $W/o", 1, "--budget"},
     /* runaway numbers */
-    {"runaway", STEP "--budget 1e308 -o $W/o", 1, "--budget: at most 3600"},
+    {"runaway", STEP0 "--batch 2 --threads 1 --rounds 1 --budget 1e308 -o $W/o", 1, "--budget: at most 3600"},
     {"runaway", STEP "--max-reps 1e9 -o $W/o", 1, "--max-reps"},
     {"runaway", STEP "--max-reps 99999999999999999999 -o $W/o", 1, "--max-reps"},
     {"runaway", STEP "--min-reps 5000000 -o $W/o", 1, "--min-reps"},
     {"runaway", STEP "--warmup -1 -o $W/o", 1, "--warmup"},
     {"runaway", "$T mbprobe step --net " NET " --batch 1:1e300 -o $W/o", 1, "--batch"},
     {"runaway", "$T mbprobe step --net " NET " --batch 1e9 -o $W/o", 1, "--batch"},
-    {"runaway", STEP "--threads 100000 -o $W/o", 1, "--threads"},
-    {"runaway", STEP "--rounds 1e9 -o $W/o", 1, "--rounds"},
+    {"runaway", STEP0 "--batch 2 --rounds 1 --budget 0.01 --threads 100000 -o $W/o", 1, "--threads"},
+    {"runaway", STEP0 "--batch 2 --threads 1 --budget 0.01 --rounds 1e9 -o $W/o", 1, "--rounds"},
     {"runaway", "$T mbprobe learners --net " NET " --batch 2 --max-learners 1e12 -o $W/o", 1,
      "--max-learners"},
     {"runaway", "$T mbprobe overhead --budget inf", 1, "--budget"},
@@ -106,12 +113,12 @@ static const hcase probe_cases[] = {
     /* non-integers and bad values */
     {"silent", STEP "--warmup 2.5 -o $W/o", 1, "--warmup"},
     {"silent", "$T mbprobe step --net " NET " --batch 2.5 -o $W/o", 1, "--batch"},
-    {"silent", STEP "--threads 1.5 -o $W/o", 1, "--threads"},
+    {"silent", STEP0 "--batch 2 --rounds 1 --budget 0.01 --threads 1.5 -o $W/o", 1, "--threads"},
     {"silent", STEP "--rel-ci nan -o $W/o", 1, "--rel-ci"},
-    {"silent", STEP "--budget 1e -o $W/o", 1, "--budget"},
-    {"silent", STEP "--budget '' -o $W/o", 1, "--budget"},
+    {"silent", STEP0 "--batch 2 --threads 1 --rounds 1 --budget 1e -o $W/o", 1, "--budget"},
+    {"silent", STEP0 "--batch 2 --threads 1 --rounds 1 --budget '' -o $W/o", 1, "--budget"},
     {"silent", CONV "--threads 0 -o $W/o", 1, "--threads"},
-    {"silent", CONV "--algos gemm,nope -o $W/o", 1, "nope"},
+    {"silent", CONV0 "--algos gemm,nope -o $W/o", 1, "nope"},
     {"silent", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --cache $W/o -o $W/o", 1,
      "same file"},
     {"silent", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --cache $D/badcache.csv "
@@ -160,6 +167,15 @@ static const hcase probe_cases[] = {
     {"message", STEP "--rel-ci 1e-308 --min-reps 1 --max-reps 3 -o $W/r >/dev/null 2>&1 && "
                 "grep -q 'rel_ci=1e-308' $W/r",
      0, NULL},
+    /* the fourth campaign: a flag given twice (the last won), one the workload ignores, a
+     * value quoted as the user wrote it */
+    {"silent", STEP "--rounds 2 -o $W/o", 2, "option '--rounds' given twice"},
+    {"silent", STEP "-o $W/o --output $W/o", 2, "option '--output' given twice"},
+    {"silent", STEP "--algo sgd --momentum 0.5 -o $W/o", 2,
+     "--momentum has no effect with --algo sgd"},
+    {"silent", CONV "--device 1 -o $W/o", 2, "--device has no effect with --backend cpu"},
+    {"message", "$T mbprobe step --net " NET " --batch 1:1099511627776 -o $W/o", 1,
+     "2097152 (in '1:1099511627776') is not a whole number in [1, 1048576]"},
 };
 
 static const hcase train_cases[] = {
@@ -204,8 +220,8 @@ static const hcase train_cases[] = {
     {"silent", "cp " NET " $W/n.cfg && $T mbtrain --net $W/n.cfg --data " SYN " --max-updates 2 "
                "--log $W/n.cfg",
      1, "would overwrite --net"},
-    {"silent", TRAIN "--batch 8.5 --log $W/o", 1, "--batch"},
-    {"silent", TRAIN "--threads 1.5 --log $W/o", 1, "--threads"},
+    {"silent", "$T mbtrain --net " NET " --data " SYN " --threads 1 --batch 8.5 --log $W/o", 1, "--batch"},
+    {"silent", "$T mbtrain --net " NET " --data " SYN " --batch 8 --threads 1.5 --log $W/o", 1, "--threads"},
     {"silent", TRAIN "--seed 1.5 --log $W/o", 1, "--seed"},
     {"silent", TRAIN "--seed -1 --log $W/o", 1, "--seed"},
     {"silent", TRAIN "--lr nan --log $W/o", 1, "--lr"},
@@ -219,7 +235,7 @@ static const hcase train_cases[] = {
     {"runaway", TRAIN "--algo sgd-sync --learners 2 --wait-timeout 1e300 --max-updates 2 --log $W/o",
      1, "--wait-timeout: at most 1e9 s"},
     {"silent", TRAIN "--algo easgd-sync --learners 2 --elastic-alpha 1.5 --log $W/o", 1,
-     "--elastic-alpha: must be in [0, 1]"},
+     "--elastic-alpha: must be in (0, 1]"},
     {"silent", TRAIN "--algo eamsgd --learners 2 --delta 1.5 --log $W/o", 1,
      "--delta: must be in [0, 1)"},
     {"usage", TRAIN "--algo sgd-sync --learners 3 --log $W/o", 2, "does not split among 3"},
@@ -255,6 +271,47 @@ static const hcase train_cases[] = {
     {"size", TRAIN "--max-updates 2 --log $W/o --resume /dev/zero", 1, "/dev/zero"},
     /* messages */
     {"message", TRAIN "--max-updates 2 --lr 1e-308 >/dev/null", 0, NULL},
+    /* the fourth campaign: flags given twice (under another spelling too), flags the
+     * algorithm or mode ignores, a sweep checked against the data before its first run, a
+     * --resume that is not a checkpoint file */
+    {"silent", TRAIN "--lr 0.1 --lr 0.2 --log $W/o", 2, "option '--lr' given twice"},
+    {"silent", TRAIN "--algo momentum --momentum 0.5 --momen 0.6 --log $W/o", 2,
+     "option '--momentum' given twice"},
+    {"silent", TRAIN "--algo sgd --momentum 0.5 --log $W/o", 2,
+     "--momentum has no effect with --algo sgd"},
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --momentum 0.5 --log $W/o", 2,
+     "--momentum has no effect with --algo sgd-sync --optim sgd"},
+    {"silent", TRAIN "--lr-gamma 0.5 --log $W/o", 2, "--lr-gamma has no effect without --lr-step"},
+    {"silent", TRAIN "--algo sgd --optim momentum --log $W/o", 2,
+     "--optim has no effect with --algo sgd"},
+    {"silent", TRAIN "--algo sgd --elastic-alpha 0.5 --log $W/o", 2,
+     "--elastic-alpha has no effect with --algo sgd"},
+    {"silent", TRAIN "--algo easgd-sync --learners 2 --n-push 2 --log $W/o", 2,
+     "--n-push has no effect with --algo easgd-sync"},
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --sma-momentum 0.5 --log $W/o", 2,
+     "--sma-momentum has no effect"},
+    {"silent", TRAIN "--algo sma --learners 2 --tau 1 --log $W/o", 2,
+     "no communication period"},
+    {"silent", TRAIN "--algo sgd --learners 2 --log $W/o", 2, "--learners has no effect"},
+    {"silent", TRAIN "--check-sigmas 3 --log $W/o", 2, "--check-sigmas has no effect"},
+    {"silent", TRAIN "--eval-adapt --log $W/o", 2, "--eval-adapt has no effect"},
+    {"silent", TRAIN "--device 1 --log $W/o", 2, "--device has no effect with --backend cpu"},
+    {"silent", "$T mbtrain --net " NET " --data " SYN " --threads 1 --batch 8:128 --max-updates 2 "
+               "--log-dir $W/d; s=$?; ls $W/d | grep -q csv && exit 99; exit $s",
+     1, "--batch 128 is larger than the 64 training samples"},
+    {"fifo", "mkfifo $W/f && " TRAIN "--max-updates 2 --log $W/o --resume $W/f", 1,
+     "/w/f: a FIFO, not a regular file"},
+    {"message", TRAIN "--max-updates 2 --log $W/o --resume $D", 1, "a directory, not a regular file"},
+    {"message", TRAIN "--max-updates 2 --log $W/o --resume /dev/zero", 1, "a device, not a regular"},
+    {"message", TRAIN "--max-updates 2 --log $W/o --resume $W/none", 1,
+     "No such file or directory (the checkpoint to resume)"},
+    {"message", "$T mbtrain --net " NET " --data " SYN " --batch 4294967296,8 --log-dir $W/d", 1,
+     "4294967296 is out of range"},
+    /* the fifth campaign: a moving rate of 0 never moves the centre that is evaluated */
+    {"silent", TRAIN "--algo easgd-sync --learners 2 --elastic-alpha 0 --log $W/o", 1,
+     "--elastic-alpha: must be in (0, 1], got 0"},
+    {"silent", TRAIN "--algo sma --learners 2 --elastic-alpha 0 --log $W/o", 1,
+     "--elastic-alpha: must be in (0, 1]"},
 };
 
 static const hcase fit_cases[] = {
@@ -367,6 +424,23 @@ static const hcase fit_cases[] = {
     {"message", "$T mbfit nupdate --target-loss 1e308 " LOGS " -o $W/o", 1, "at update 0"},
     {"message", "$T mbfit tupdate $D/step_bom.csv >/dev/null", 0, NULL},
     {"message", "$T mbfit nupdate --target-loss 1e-308 " LOGS, 1, "reached"},
+    /* the fourth campaign: a FIFO nobody writes is refused after MBKIT_FIFO_WAIT seconds, not
+     * waited on forever; a flag given twice */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbfit tupdate $W/f -o $W/o", 1,
+     "a FIFO with no writer after 0.3 s"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " NU "$W/f -o $W/o", 1, "a FIFO with no writer"},
+    {"silent", NU "--target-loss 0.6 " LOGS " -o $W/o", 2, "option '--target-loss' given twice"},
+    {"silent", "$T mbfit tupdate --weights none --weights relative $E/step.csv -o $W/o", 2,
+     "option '--weights' given twice"},
+    /* the fifth campaign: a Lightning folder's files are inputs too; hparams.yaml with a key
+     * twice; the step column named as the loss */
+    {"silent", LT NU "--lightning $W/v0 -o $W/v0/metrics.csv; s=$?; "
+                     "grep -q val_loss $W/v0/metrics.csv || exit 99; exit $s",
+     1, "v0/metrics.csv would overwrite the input"},
+    {"silent", LT "printf 'batch_size: 32\\n' >> $W/v0/hparams.yaml && " NU "--lightning $W/v0 "
+                  "-o $W/o", 1, "hparams.yaml:2: key 'batch_size' given twice with different"},
+    {"silent", LT NU "--lightning --loss-column step $W/v0 -o $W/o", 1,
+     "--loss-column step: that is Lightning's step count"},
 };
 
 static const hcase opt_cases[] = {
@@ -383,7 +457,7 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt amdahl --gpus 4 -o $W/o", 2, "two of"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1,,2 -o $W/o", 1, "empty item"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:8 --comm bogus -o $W/o", 1, "--comm"},
-    {"silent", "$T mbopt scale --nfit $D/dup.json " SCALE_FLAGS "--procs 1:8 -o $W/o", 1,
+    {"silent", "$T mbopt scale --nfit $D/dup.json --gamma 2e-5 --m-t 32 --delta 0.004 --procs 1:8 -o $W/o", 1,
      "given twice"},
     {"silent", "$T mbopt scale --nfit $D/unknown_model.json --tfit $E/tfit.json --procs 1:8 "
                "--comm none -o $W/o",
@@ -517,6 +591,57 @@ static const hcase opt_cases[] = {
                "-o $W/o", 1, "not inverse-law"},
     {"silent", "$T mbopt scale --nfit $E/nfit.json --tfit $E/nfit.json --procs 1:4 --comm none "
                "-o $W/o", 1, "not update-time"},
+    /* the fourth campaign: the law fitted or given, not both (the flags overrode the fit, and
+     * the header still called it fitted); flags given twice; FIFOs with no writer, a late one,
+     * one that writes late; a whole number past the range */
+    {"silent", "$T mbopt scale --nfit $E/nfit.json --tfit $E/tfit.json --n-inf 5 -o $W/o", 2,
+     "give '--nfit' or '--n-inf', not both"},
+    {"silent", "$T mbopt design --alpha 5 --nfit $E/nfit.json --tfit $E/tfit.json -o $W/o", 2,
+     "give '--nfit' or '--alpha', not both"},
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --n-inf 5 --tfit $E/tfit.json "
+               "$E/fit_runs -o $W/o", 2, "not both"},
+    {"silent", "$T mbopt amdahl --overhead-ratio 0.1 --overhead-ratio 0.2 -o $W/o", 2,
+     "option '--overhead-ratio' given twice"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --procs 1:8 -o $W/o", 2,
+     "option '--procs' given twice"},
+    {"message", "$T mbopt mem --net " NET " --mem 1G --batch 4294967296 -o $W/o", 1,
+     "--batch: 4294967296 is out of range"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbopt scale --nfit $W/f --tfit $E/tfit.json "
+             "-o $W/o", 1, "a FIFO with no writer after 0.3 s"},
+    {"fifo", "mkfifo $W/f && { (sleep 0.5; cat $E/nfit.json > $W/f) & MBKIT_FIFO_WAIT=5 $T mbopt "
+             "scale --nfit $W/f --tfit $E/tfit.json --procs 1:2 -o $W/r; s=$?; wait; "
+             "test $s = 0 && grep -q 'N_update' $W/r; }", 0, NULL},
+    {"fifo", "mkfifo $W/f && { (exec 3>$W/f; sleep 1; cat $E/nfit.json >&3) & MBKIT_FIFO_WAIT=0.2 "
+             "$T mbopt scale --nfit $W/f --tfit $E/tfit.json --procs 1:2 -o $W/r; s=$?; wait; "
+             "test $s = 0 && grep -q 'N_update' $W/r; }", 0, NULL},
+    /* the fifth campaign: a cfg's from= list is split as every list is (no empty item, no name
+     * twice); a byte-order mark before a cfg is skipped, as before a CSV */
+    {"silent", "printf '[net]\\nname=g\\nchannels=1\\nheight=8\\nwidth=8\\n[conv]\\nname=c1\\n"
+               "filters=2\\nsize=3\\npad=1\\n[add]\\nfrom=c1,\\n[fc]\\noutputs=4\\n[softmax]\\n' "
+               "> $W/g.cfg && $T mbopt mem --net $W/g.cfg --mem 1G --batch 8 -o $W/o", 1,
+     "g.cfg:12: [add] 'from': empty item in 'c1,'"},
+    {"silent", "printf '[net]\\nname=g\\nchannels=1\\nheight=8\\nwidth=8\\n[conv]\\nname=c1\\n"
+               "filters=2\\nsize=3\\npad=1\\n[add]\\nfrom=c1,c1\\n[fc]\\noutputs=4\\n[softmax]\\n' "
+               "> $W/g.cfg && $T mbopt mem --net $W/g.cfg --mem 1G --batch 8 -o $W/o", 1,
+     "[add] 'from': 'c1' given twice"},
+    {"message", "printf '\\357\\273\\277[net]\\nname=g\\nchannels=1\\nheight=8\\nwidth=8\\n[fc]\\n"
+                "outputs=4\\n[softmax]\\n' > $W/g.cfg && $T mbopt mem --net $W/g.cfg --mem 1G "
+                "--batch 8 -o $W/r && grep -q 'net g' $W/r", 0, NULL},
+    /* the fifth campaign: a tfit of another kind; counts past 2^53 (servers, devices, workers);
+     * bytes that are not whole; a FIFO inside a folder of run logs, refused, not waited on */
+    {"silent", "sed '1s/{/{\"format\": \"mbkit-validate\\/1\", /' $E/tfit.json > $W/t.json && "
+               "$T mbopt scale --nfit $E/nfit.json --tfit $W/t.json -o $W/o", 1, "not a fit"},
+    {"runaway", "$T mbopt ps --compute-time 1e-300 --workers 16 --bandwidth 10G --param-bytes 240M "
+                "-o $W/o", 1, "the server count passes 2^53"},
+    {"runaway", "$T mbopt ps --compute-time 0.2 --workers 9007199254740993 --bandwidth 10G "
+                "--param-bytes 240M -o $W/o", 1, "--workers: must be a whole number"},
+    {"runaway", "$T mbopt amdahl --overhead-ratio 0.1 --efficiency 1e-300 -o $W/o", 1,
+     "passes 2^53"},
+    {"silent", "$T mbopt mem --net " NET " --mem 1.5 --batch 8 -o $W/o", 1,
+     "--mem: must be a whole number"},
+    {"fifo", "mkdir $W/runs && cp $E/fit_runs/*.csv $W/runs/ && mkfifo $W/runs/zz.csv && "
+             "MBKIT_FIFO_WAIT=0.3 $T mbopt validate --target-loss 0.5 --nfit $E/nfit.json "
+             "--tfit $E/tfit.json $W/runs -o $W/o", 1, "zz.csv: a FIFO with no writer"},
 };
 
 static const hcase plot_cases[] = {
@@ -609,6 +734,28 @@ static const hcase plot_cases[] = {
     {"silent", "$T mbplot comm $E/comm.csv --cfit $D/dup.json -o $W/o", 1, "given twice"},
     {"silent", "$T mbplot step $E/step.csv --tfit $D/dup.json -o $W/o", 1, "given twice"},
     {"io", "$T mbplot report $W", 1, "scale.json"},
+    /* the fourth campaign: a flag given twice, a value quoted as written, a FIFO with no writer */
+    {"silent", "$T mbplot amdahl --size 900x600 --size 800x600 -o $W/o", 2,
+     "option '--size' given twice"},
+    {"message", "$T mbplot amdahl --overhead-ratio 0.1,0.1 -o $W/o", 1,
+     "--overhead-ratio: 0.1 given twice in '0.1,0.1'"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbplot scale $W/f -o $W/o", 1,
+     "a FIFO with no writer after 0.3 s"},
+    /* the fifth campaign: a JSON file of another kind than the figure draws */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && "
+               "sed -i 's/mbkit-scale/mbkit-fit/' $W/s.json && $T mbplot scale $W/s.json -o $W/o",
+     1, "is a fit"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && "
+               "$T mbplot validate $W/s.json -o $W/o", 1, "not a validation"},
+    {"silent", "sed '1s/{/{\"format\": \"mbkit-scale\\/1\", /' $E/tfit.json > $W/t.json && "
+               "$T mbplot step $E/step.csv --tfit $W/t.json -o $W/o", 1, "not a fit"},
+    /* an image kind mbplot does not write; a report output linked onto its own input */
+    {"silent", "$T mbplot amdahl --overhead-ratio 0.1 -o $W/o.jpg", 1,
+     "mbplot writes png or svg, not jpg"},
+    {"symlink", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && ln -s s.json "
+                "$W/scale.json && ln -s s.json $W/report.html && $T mbplot report $W; s=$?; "
+                "grep -q '\"rows\"' $W/s.json || exit 99; exit $s",
+     1, "report.html would overwrite the input"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

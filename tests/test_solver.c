@@ -263,19 +263,23 @@ static void test_mbopt_scale_json(void)
     cJSON_Delete(j);
     mb_test_run_free(&r);
 
-    /* -o writes the same atomically; a flag overrides the file */
+    /* -o writes the same atomically; a --tfit parameter given as a flag overrides the file
+     * (the law is fitted or given, never both: --alpha beside --nfit is refused) */
     char out[600];
     snprintf(out, sizeof out, "%s/scale.json", dir);
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --alpha 1e3 --procs 4 "
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --gamma 3e-5 --procs 4 "
                                          "--json -o %s", n_path, t_path, out), 0);
     CU_ASSERT_EQUAL(r.status, 0);
     mb_test_run_free(&r);
     mb_error e = {0};
     CU_ASSERT_EQUAL_FATAL(mb_json_read(out, &j, &e), MB_OK);
-    double alpha;
-    CU_ASSERT_EQUAL(mb_json_number(cJSON_GetObjectItem(j, "model"), "alpha", out, &alpha, &e),
+    double gamma;
+    CU_ASSERT_EQUAL(mb_json_number(cJSON_GetObjectItem(j, "model"), "gamma", out, &gamma, &e),
                     MB_OK);
-    CU_ASSERT_DOUBLE_EQUAL(alpha, 1e3, 0);
+    CU_ASSERT_DOUBLE_EQUAL(gamma, 3e-5, 0);
+    char arg[1400];
+    snprintf(arg, sizeof arg, "scale --nfit %s --tfit %s --alpha 1e3 --procs 4", n_path, t_path);
+    expect_failure(arg, 2, "give '--nfit' or '--alpha', not both");
     cJSON_Delete(j);
     mb_test_rmdir(dir);
 }

@@ -7,6 +7,7 @@
  * measured outcome, not a failure: one line on stderr, its log and summary, then the next run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -237,12 +238,38 @@ static void draw(const mb_run_progress *p, void *ctx)
     fflush(stderr);
 }
 
+/* What a path that is not a regular file is, for a message. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/* --resume names a checkpoint that mbtrain wrote: a regular file that can be read (a FIFO
+ * would be opened more than once and block, a device such as /dev/zero never ends). */
+static int resume_file(const char *path, mb_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) /* not here: under mpirun, a rank's node may hold only its part */
+        return MB_OK;         /* (PATH.learners.rankR), which the trainer reads and names */
+    if (!S_ISREG(sb.st_mode))
+        return mb_error_set(err, MB_EIO, "--resume %s: %s, not a regular file: a checkpoint is "
+                            "the file mbtrain --checkpoint wrote", path, file_kind(sb.st_mode));
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return mb_error_set(err, MB_EIO, "--resume %s: cannot open: %s", path, strerror(errno));
+    close(fd);
+    return MB_OK;
+}
+
 /* Outputs that would overwrite each other or an input, refused before any work: --log over
  * --checkpoint or the checkpoint being resumed; a checkpoint that is a FIFO or socket (it is
  * rewritten every N updates and read back by --resume: each rewrite would open it again). */
 static int output_clash(const mb_run_options *o, mb_error *err)
 {
     struct stat sb;
+    if (o->resume_path && resume_file(o->resume_path, err) != MB_OK)
+        return MB_EIO;
     if (o->checkpoint_path && stat(o->checkpoint_path, &sb) == 0 &&
         (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
         return mb_error_set(err, MB_EINVAL, "--checkpoint %s: a FIFO or socket; a checkpoint "
@@ -334,6 +361,7 @@ typedef struct args {
     const char *seeds_arg; /* --seeds: a list */
     const char *log_dir;   /* --log-dir */
     int have_seed;         /* --seed given */
+    mb_optim_kind optim;   /* --optim, for sgd-sync and DOWNPOUR's master */
 } args;
 
 /* Applies option c (its value in optarg) to o and a: MB_OK, or an error (exit 1) in err. */
@@ -353,8 +381,8 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
                               "downpour, easgd, easgd-async, eamsgd, easgd-hogwild, "
                               "easgd-sync, sma", optarg);
         break;
-    case OPT_OPTIM:
-        if (mb_optim_kind_parse(optarg, &o->optim.kind) != MB_OK)
+    case OPT_OPTIM: /* applied after parsing, so that --algo cannot overwrite it */
+        if (mb_optim_kind_parse(optarg, &a->optim) != MB_OK)
             rc = mb_error_set(err, MB_EINVAL,
                               "--optim: '%s' is not one of sgd, momentum, nesterov", optarg);
         break;
@@ -365,8 +393,10 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
     case OPT_ELASTIC_ALPHA:
         rc = mb_data_flag_double("--elastic-alpha", optarg, 0, MB_NONNEG, &o->elastic_alpha,
                                  err);
-        if (rc == MB_OK && o->elastic_alpha > 1) /* a bad value (exit 1), not a usage error */
-            rc = mb_error_set(err, MB_EINVAL, "--elastic-alpha: must be in [0, 1], got %s",
+        /* a bad value (exit 1), not a usage error; at 0 the centre, which is evaluated and
+         * logged, never moves */
+        if (rc == MB_OK && !(o->elastic_alpha > 0 && o->elastic_alpha <= 1))
+            rc = mb_error_set(err, MB_EINVAL, "--elastic-alpha: must be in (0, 1], got %s",
                               optarg);
         break;
     case OPT_TAU: rc = flag_long("--tau", optarg, 1, 1L << 30, &o->tau, err); break;
@@ -482,6 +512,83 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
     return rc;
 }
 
+/* Flags that belong to some algorithms only, and which: bit k of `algos` is mb_par_algo k
+ * (MB_PAR_NONE: sgd, momentum, nesterov on one learner). */
+#define ALGO(a) (1u << (a))
+#define SERVER (ALGO(MB_PAR_DOWNPOUR) | ALGO(MB_PAR_EASGD_ASYNC) | ALGO(MB_PAR_EAMSGD) |     \
+                ALGO(MB_PAR_EASGD_HOGWILD))
+#define PARALLEL (((1u << MB_PAR_N) - 1) & ~ALGO(MB_PAR_NONE))
+static const struct algo_flag {
+    int opt;
+    const char *flag;
+    unsigned algos;   /* the algorithms it acts in */
+    const char *what; /* "it is ..." */
+} algo_flags[] = {
+    {OPT_LEARNERS, "--learners", PARALLEL, "learner threads of a parallel algorithm"},
+    {OPT_EVAL_THREADS, "--eval-threads", PARALLEL, "rank 0's evaluation threads of a parallel "
+     "algorithm (one learner evaluates with --threads)"},
+    {OPT_WAIT_TIMEOUT, "--wait-timeout", PARALLEL, "how long a parallel algorithm's learner "
+     "waits for the others"},
+    {OPT_OPTIM, "--optim", ALGO(MB_PAR_SGD_SYNC) | ALGO(MB_PAR_DOWNPOUR), "the optimiser of "
+     "sgd-sync and of DOWNPOUR's master (one learner's is --algo)"},
+    {OPT_ELASTIC_ALPHA, "--elastic-alpha", PARALLEL & ~ALGO(MB_PAR_SGD_SYNC) &
+     ~ALGO(MB_PAR_DOWNPOUR), "the moving rate of the EASGD family and SMA"},
+    {OPT_TAU, "--tau", SERVER | ALGO(MB_PAR_EASGD_SYNC), "the period of easgd-sync, "
+     "downpour, easgd-async, eamsgd and easgd-hogwild; the others have no communication period"},
+    {OPT_N_PUSH, "--n-push", ALGO(MB_PAR_DOWNPOUR), "DOWNPOUR's push period"},
+    {OPT_N_FETCH, "--n-fetch", ALGO(MB_PAR_DOWNPOUR), "DOWNPOUR's fetch period"},
+    {OPT_GRAD_AFTER, "--grad-after-exchange", SERVER & ~ALGO(MB_PAR_DOWNPOUR), "for "
+     "easgd-async, eamsgd and easgd-hogwild"},
+    {OPT_DELTA, "--delta", ALGO(MB_PAR_EAMSGD), "EAMSGD's momentum"},
+    {OPT_SMA_MOMENTUM, "--sma-momentum", ALGO(MB_PAR_SMA), "SMA's momentum"},
+    {OPT_NO_OVERLAP, "--no-overlap", ALGO(MB_PAR_EASGD_SYNC), "for easgd-sync"},
+    {OPT_SMA_TUNE, "--sma-tune", ALGO(MB_PAR_SMA), "for sma"},
+};
+
+/* A flag given that the chosen algorithm or mode would ignore (--momentum with --algo sgd,
+ * --lr-gamma without --lr-step, --tau with sgd-sync ...): a usage error naming it and why; -1
+ * when every flag given acts. */
+static int ignored_flag(const mb_run_options *o, const mb_cli_seen *s)
+{
+    const char *algo = mb_run_algo_name(o);
+    char why[320];
+    for (size_t i = 0; i < sizeof algo_flags / sizeof algo_flags[0]; i++) {
+        const struct algo_flag *f = &algo_flags[i];
+        if (mb_cli_given(s, f->opt) && !(f->algos & ALGO(o->par))) {
+            snprintf(why, sizeof why, "with --algo %s: it is %s", algo, f->what);
+            return mb_cli_no_effect("mbtrain", NULL, f->flag, why);
+        }
+    }
+    int optimiser = o->par == MB_PAR_NONE || o->par == MB_PAR_SGD_SYNC ||
+                    o->par == MB_PAR_DOWNPOUR; /* the others step x -= eta g themselves */
+    if (mb_cli_given(s, OPT_MOMENTUM) && (!optimiser || o->optim.kind == MB_OPTIM_SGD)) {
+        snprintf(why, sizeof why, "with --algo %s%s%s: it is the momentum of --algo momentum "
+                 "and nesterov (sgd-sync and downpour: --optim momentum or nesterov)", algo,
+                 optimiser && o->par != MB_PAR_NONE ? " --optim " : "",
+                 optimiser && o->par != MB_PAR_NONE ? mb_optim_kind_name(o->optim.kind) : "");
+        return mb_cli_no_effect("mbtrain", NULL, "--momentum", why);
+    }
+    static const struct { int opt, needs; const char *flag, *why; } pairs[] = {
+        {OPT_LR_GAMMA, OPT_LR_STEP, "--lr-gamma", "without --lr-step N (the rate is multiplied "
+         "by G every N updates)"},
+        {OPT_SMA_WINDOW, OPT_SMA_TUNE, "--sma-tune-window", "without --sma-tune"},
+        {OPT_CHECK_FRAC, OPT_TARGET, "--check-frac", "without --target-loss (it checks "
+         "evaluations against the target)"},
+        {OPT_CHECK_SIGMAS, OPT_CHECK_FRAC, "--check-sigmas", "without --check-frac"},
+        {OPT_EVAL_ADAPT, OPT_TARGET, "--eval-adapt", "without --target-loss (it spaces "
+         "evaluations by the distance to the target)"},
+        {OPT_NO_BISECT, OPT_TARGET, "--no-bisect", "without --target-loss (there is no crossing "
+         "to bisect)"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (mb_cli_given(s, pairs[i].opt) && !mb_cli_given(s, pairs[i].needs))
+            return mb_cli_no_effect("mbtrain", NULL, pairs[i].flag, pairs[i].why);
+    if (mb_cli_given(s, OPT_DEVICE) && o->backend == MB_BACKEND_CPU)
+        return mb_cli_no_effect("mbtrain", NULL, "--device", "with --backend cpu (it picks the "
+                                "CUDA device)");
+    return -1;
+}
+
 /* Parses the command line into o and a: -1 to go on, else the exit status (--help, --version,
  * a usage error, a bad value). */
 static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
@@ -489,13 +596,15 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
     mb_error err = {0};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    mb_cli_seen seen = {"mbtrain", NULL, NULL, {0}, NULL};
+    while ((c = mb_cli_getopt(argc, argv, ":h", longopts, &seen)) != -1) {
         switch (c) {
         case 'h': help(o); return 0;
         case OPT_VERSION: printf("mbtrain %s\n", mb_version()); return 0;
         case ':':
             return mb_cli_usage("mbtrain", NULL, "option '%s' needs a value", argv[optind - 1]);
         case '?': return mb_cli_usage("mbtrain", NULL, "unknown option '%s'", argv[optind - 1]);
+        case MB_CLI_REPEATED: return MB_EXIT_USAGE;
         }
         if (apply_option(c, o, a, &err) != MB_OK)
             return fail(&err);
@@ -510,6 +619,11 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
         return mb_cli_usage("mbtrain", NULL, "give --seed or --seeds, not both");
     if (o->log_path && a->log_dir)
         return mb_cli_usage("mbtrain", NULL, "give --log or --log-dir, not both");
+    if (mb_cli_given(&seen, OPT_OPTIM) && o->par != MB_PAR_NONE)
+        o->optim.kind = a->optim;
+    int ignored = ignored_flag(o, &seen);
+    if (ignored >= 0)
+        return ignored;
     if (o->checkpoint_path && !o->checkpoint_every)
         return mb_cli_usage("mbtrain", NULL, "--checkpoint needs --checkpoint-every N");
     if (!o->checkpoint_path && o->checkpoint_every)
@@ -577,7 +691,8 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
             if (mb_data_parse_range(a->batch_arg, "--batch", &w->batches, &err) != MB_OK)
                 return fail(&err);
         } else if (mb_data_parse_long(a->batch_arg, 1, 1L << 30, &b) != MB_OK) {
-            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number >= 1", a->batch_arg);
+            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number in [1, "
+                         "1073741824] (2^30)", a->batch_arg);
             return fail(&err);
         } else {
             w->one = (double)b;
@@ -599,7 +714,10 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
     const double *m = w->batches.v;
     for (size_t i = 0; i < w->batches.n; i++) {
         if (m[i] != floor(m[i]) || m[i] > 1 << 30) {
-            mb_error_set(&err, MB_EINVAL, "--batch: %g is not a whole number", m[i]);
+            char v[32];
+            mb_error_set(&err, MB_EINVAL, m[i] != floor(m[i]) ? "--batch: %s is not a whole "
+                         "number" : "--batch: %s is out of range [1, 1073741824] (2^30)",
+                         mb_data_fmt_exact(v, sizeof v, m[i]));
             return fail(&err);
         }
         for (size_t j = 0; j < i; j++)
@@ -692,6 +810,19 @@ static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_commun
     if (mb_data_load(o->data, o->eval_frac, o->data_seed, &data, &err) != MB_OK)
         return fail(&err);
     o->splits = &data;
+    /* every size of the sweep against the data, before any run: not 11 runs, then a refusal */
+    for (size_t i = 0; i < w->batches.n; i++)
+        if (w->batches.v[i] > (double)data.train.n) {
+            if (rank == 0) {
+                mb_error_set(&err, MB_EINVAL, "--batch %.0f is larger than the %zu training "
+                             "samples of %s (nothing trained)", w->batches.v[i], data.train.n,
+                             o->data);
+                fail(&err);
+            }
+            mb_data_splits_free(&data);
+            *together = 1; /* every rank read the same data and stops here */
+            return MB_EXIT_DATA;
+        }
     const double epochs = o->epochs;
     unsigned long seed1 = o->seed;
     bar b = {0};

@@ -144,6 +144,13 @@ c() {
     fi
 }
 
+# drop "--a --b" "$MACRO": the macro without those flags and their values, for a case that
+# gives them itself (a flag that takes a value is given once: a second is refused)
+drop() {
+    local s=" $2" f
+    for f in $1; do s=$(sed -E "s/ $f [^ ]+//" <<< "$s"); done
+    printf '%s' "${s# }"
+}
 NET="$D/tiny.cfg"
 SYN="synthetic:n=64,test=16,c=1,h=8,w=8,classes=4,seed=3"
 STEP="\$T mbprobe step --net $NET --batch 2 --threads 1 --rounds 1 --budget 0.01"
@@ -159,12 +166,12 @@ FITS="--nfit $D/nf.json --tfit $D/tf.json"
 # every numeric flag of step, learners and conv against values that are not what it takes
 for flag in --budget --rel-ci; do
     for v in nan -inf 1e400 -0.5 5e ' 0.1' '0.1 ' 0x1p-3 1,2; do
-        c silent 1 "$flag" "$STEP $flag '$v' -o \$W/o"
+        c silent 1 "$flag" "$(drop "$flag" "$STEP") $flag '$v' -o \$W/o"
     done
 done
 for flag in --warmup --min-reps --max-reps --rounds; do
     for v in 1.5 -1 1e3x '' 0x4 99999999999999999999; do
-        c silent 1 "$flag" "$STEP $flag '$v' -o \$W/o"
+        c silent 1 "$flag" "$(drop "$flag" "$STEP") $flag '$v' -o \$W/o"
     done
 done
 for v in 0 -2 1.5 2,0 2:1 1:0 ''; do c silent 1 "--learners" "$STEP --learners '$v' -o \$W/o"; done
@@ -178,32 +185,32 @@ c silent 1 "--conv-algo" "$STEP --conv-algo fastest -o \$W/o"
 c silent 1 "--backend" "$STEP --backend tpu -o \$W/o"
 c silent 1 "--device" "$STEP --device -1 -o \$W/o"
 c silent 1 "--device" "$STEP --device 1.5 -o \$W/o"
-c silent 1 "--threads" "$STEP --threads 1,1 -o \$W/o"
-c silent 1 "--threads" "$STEP --threads 0 -o \$W/o"
-c silent 1 "--batch" "$STEP --batch 0 -o \$W/o"
-c silent 1 "--batch" "$STEP --batch 4:2 -o \$W/o"
-c silent 1 "--batch" "$STEP --batch 2, -o \$W/o"
-c silent 1 "--batch" "$STEP --batch 2,4:8,8 -o \$W/o"
+c silent 1 "--threads" "$(drop "--threads" "$STEP") --threads 1,1 -o \$W/o"
+c silent 1 "--threads" "$(drop "--threads" "$STEP") --threads 0 -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$STEP") --batch 0 -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$STEP") --batch 4:2 -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$STEP") --batch 2, -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$STEP") --batch 2,4:8,8 -o \$W/o"
 c silent 1 "--min-reps 20 exceeds --max-reps 10" "$STEP --min-reps 20 --max-reps 10 -o \$W/o"
 c silent 1 "do not fit" "$STEP --data synthetic:n=64,c=3,h=8,w=8 -o \$W/o"
 c silent 1 "do not fit" "$STEP --data synthetic:n=1 -o \$W/o"
 c silent 1 "no such data set" "$STEP --data $D/nonexistent -o \$W/o"
 c silent 1 "no such data set" "$STEP --data $D/idx,extra -o \$W/o"
-for v in 0 -1 1.5 nan 1e9; do c silent 1 "--max-learners" "$LRN --max-learners '$v' -o \$W/o"; done
+for v in 0 -1 1.5 nan 1e9; do c silent 1 "--max-learners" "$(drop "--max-learners" "$LRN") --max-learners '$v' -o \$W/o"; done
 for v in -0.1 nan inf 2x; do c silent 1 "--threshold" "$LRN --threshold '$v' -o \$W/o"; done
-c silent 1 "--batch" "$LRN --batch 2,4 -o \$W/o"
-c silent 1 "--batch" "$LRN --batch 0 -o \$W/o"
-c silent 1 "--batch" "$LRN --batch 1e12 -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$LRN") --batch 2,4 -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$LRN") --batch 0 -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$LRN") --batch 1e12 -o \$W/o"
 c silent 1 "would overwrite --net" "cp $NET \$W/n.cfg && \$T mbprobe learners --net \$W/n.cfg --batch 2 -o \$W/n.cfg"
 for v in 0 -1 1.5 nan 1,2; do c silent 1 "--threads" "$CONV --threads '$v' -o \$W/o"; done
-c silent 1 "--algos" "$CONV --algos '' -o \$W/o"
-c silent 1 "--algos" "$CONV --algos gemm, -o \$W/o"
-c silent 1 "--algos" "$CONV --algos ,gemm -o \$W/o"
-c silent 1 "--algos" "$CONV --algos GEMM -o \$W/o"
-c silent 1 "--batch" "$CONV --batch 2,2 -o \$W/o"
-c silent 1 "--batch" "$CONV --batch 2.5 -o \$W/o"
-c silent 1 "--budget" "$CONV --budget -1 -o \$W/o"
-c silent 1 "--budget" "$CONV --budget nan -o \$W/o"
+c silent 1 "--algos" "$(drop "--algos" "$CONV") --algos '' -o \$W/o"
+c silent 1 "--algos" "$(drop "--algos" "$CONV") --algos gemm, -o \$W/o"
+c silent 1 "--algos" "$(drop "--algos" "$CONV") --algos ,gemm -o \$W/o"
+c silent 1 "--algos" "$(drop "--algos" "$CONV") --algos GEMM -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$CONV") --batch 2,2 -o \$W/o"
+c silent 1 "--batch" "$(drop "--batch" "$CONV") --batch 2.5 -o \$W/o"
+c silent 1 "--budget" "$(drop "--budget" "$CONV") --budget -1 -o \$W/o"
+c silent 1 "--budget" "$(drop "--budget" "$CONV") --budget nan -o \$W/o"
 c silent 1 "conv.csv" "printf 'key,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s\nk,5,1,2,1,1,1\n' > \$W/conv.csv && \$T mbprobe conv --net $NET --batch 2 --budget 0.01 --algos gemm --cache \$W/conv.csv -o \$W/o"
 c silent 1 "cache.csv" "printf 'key,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s\nk,5,nan,1,1,1,1\n' > \$W/cache.csv && \$T mbprobe conv --net $NET --batch 2 --budget 0.01 --algos gemm --cache \$W/cache.csv -o \$W/o"
 c silent 1 "cache.csv" "printf 'key,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s\nk,2.5,1,1,1,1,1\n' > \$W/cache.csv && \$T mbprobe conv --net $NET --batch 2 --budget 0.01 --algos gemm --cache \$W/cache.csv -o \$W/o"
@@ -256,14 +263,14 @@ cfg stride_big '[net]\nname=n\nchannels=1\nheight=8\nwidth=8\n[conv]\nfilters=2\
 cfg crlf '[net]\r\nname=n\r\nchannels=1\r\nheight=8\r\nwidth=8\r\n[fc]\r\noutputs=4\r\n[softmax]\r\n'
 for f in nul neg zero big hex plus pad ksize pool drop unknownsec unknownkey noval twonets empty \
          onlynet fc0 fchuge fcwide longname comma softmax2 act algo stride_big classes1; do
-    c silent 1 "$f.cfg" "$STEP --net \$D/$f.cfg -o \$W/o"
+    c silent 1 "$f.cfg" "$(drop "--net" "$STEP") --net \$D/$f.cfg -o \$W/o"
 done
 for f in nul neg hex fc0 fchuge twonets softmax2 stride_big; do
     c silent 1 "$f.cfg" "\$T mbtrain --net \$D/$f.cfg --data $SYN --batch 8 --max-updates 2 --log \$W/o"
     c silent 1 "$f.cfg" "\$T mbopt mem --net \$D/$f.cfg --mem 1G --batch 8 -o \$W/o"
 done
-c silent 0 "" "$STEP --net \$D/crlf.cfg -o \$W/r >/dev/null 2>&1 && grep -q t_median_s \$W/r"
-c fifo 1 "/dev/stdin" "echo '[net]' | $STEP --net /dev/stdin -o \$W/o"
+c silent 0 "" "$(drop "--net" "$STEP") --net \$D/crlf.cfg -o \$W/r >/dev/null 2>&1 && grep -q t_median_s \$W/r"
+c fifo 1 "/dev/stdin" "echo '[net]' | $(drop "--net" "$STEP") --net /dev/stdin -o \$W/o"
 c size 1 "tiny.cfg" "\$T mbprobe step --net $NET/ --batch 2 -o \$W/o"
 c size 1 "random" "\$T mbprobe step --net /dev/urandom --batch 2 -o \$W/o"
 # outputs
@@ -275,7 +282,7 @@ c symlink 1 "cannot write" "ln -s $D \$W/l && $STEP -o \$W/l"
 c symlink 0 "" "echo 'key,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s' > \$W/c && ln -s c \$W/l && \$T mbprobe conv --net $NET --batch 2 --budget 0.01 --algos gemm --cache \$W/l -o \$W/r >/dev/null 2>&1 && test -L \$W/l && grep -q gemm \$W/c"
 c io 1 "cannot write" "$STEP -o /proc/version"
 c fifo 0 "" "mkfifo \$W/f && { \$T cat \$W/f > \$W/got & r=\$!; $LRN -o \$W/f >/dev/null 2>&1; s=\$?; wait \$r; test \$s = 0 && grep -q samples_per_s \$W/got; }"
-c fifo 0 "" "mkfifo \$W/n.cfg && { \$T cat $NET > \$W/n.cfg & $CONV --net \$W/n.cfg -o \$W/r >/dev/null 2>&1; s=\$?; wait; test \$s = 0 && grep -q gemm \$W/r; }"
+c fifo 0 "" "mkfifo \$W/n.cfg && { \$T cat $NET > \$W/n.cfg & $(drop "--net" "$CONV") --net \$W/n.cfg -o \$W/r >/dev/null 2>&1; s=\$?; wait; test \$s = 0 && grep -q gemm \$W/r; }"
 c fifo 0 "" "mkfifo \$W/n.cfg && { \$T cat $NET > \$W/n.cfg & \$T mbopt mem --net \$W/n.cfg --mem 1G --batch 8 -o \$W/r >/dev/null 2>&1; s=\$?; wait; test \$s = 0; }"
 c io 1 "/dev/full: write error" "$CONV -o /dev/full 2>\$W/e; s=\$?; tail -n 1 \$W/e >&2; exit \$s"
 c io 1 "write error" "$STEP -o \$W/r >&-"
@@ -284,10 +291,10 @@ c silent 1 "n.cfg" "cp $NET \$W/n.cfg && \$T mbprobe conv --net \$W/n.cfg --batc
 
 # ==== mbtrain ================================================================================
 for flag in --lr --momentum --weight-decay --lr-gamma --eval-frac --target-loss; do
-    for v in nan -1 inf 1e400 '' 1x; do c silent 1 "$flag" "$TRAIN $flag '$v' --max-updates 2 --log \$W/o"; done
+    for v in nan -1 inf 1e400 '' 1x; do c silent 1 "$flag" "$(drop "$flag" "$TRAIN") $flag '$v' --max-updates 2 --log \$W/o"; done
 done
 for flag in --eval-every --lr-step --max-updates --threads --data-seed; do
-    for v in 0.5 -3 1e30 ''; do c silent 1 "$flag" "$TRAIN $flag '$v' --max-updates 2 --log \$W/o"; done
+    for v in 0.5 -3 1e30 ''; do c silent 1 "$flag" "$(drop "$flag" "$TRAIN") $flag '$v' $([ "$flag" = --max-updates ] || echo --max-updates 2) --log \$W/o"; done
 done
 for v in 1.5 0 -1 1,2; do c silent 1 "--learners" "$TRAIN --learners '$v' --max-updates 2 --log \$W/o"; done
 c silent 1 "--algo" "$TRAIN --algo adamw --max-updates 2 --log \$W/o"
@@ -371,14 +378,14 @@ cifarcase gzbomb 'rm data_batch_1.bin && head -c 300000000 /dev/zero | gzip -1 >
 # checkpoints and resume
 $TRAIN --max-updates 4 --checkpoint "$D/ck" --checkpoint-every 2 > /dev/null 2>&1 || true
 (cd "$SRC" && eval "timeout 10 mbtrain --net $NET --data $SYN --batch 8 --threads 1 --max-updates 4 --checkpoint $D/ck --checkpoint-every 2" > /dev/null 2>&1)
-c silent 1 "ck" "$TRAIN --batch 16 --max-updates 6 --resume \$D/ck --log \$W/o"
+c silent 1 "ck" "$(drop "--batch" "$TRAIN") --batch 16 --max-updates 6 --resume \$D/ck --log \$W/o"
 c silent 0 "" "$TRAIN --lr 0.1 --max-updates 6 --resume \$D/ck --log \$W/r >/dev/null" # lr is not carried (docs)
 c silent 1 "ck" "\$T mbtrain --net \$D/cifar.cfg --data \$D/cifar --batch 8 --max-updates 6 --resume \$D/ck --log \$W/o"
 c silent 1 "x" "cp \$D/ck \$W/x && printf 'X' | dd of=\$W/x bs=1 seek=100 count=1 conv=notrunc 2>/dev/null && $TRAIN --max-updates 6 --resume \$W/x --log \$W/o"
 c silent 1 "x" "head -c 50 \$D/ck > \$W/x && $TRAIN --max-updates 6 --resume \$W/x --log \$W/o"
 c silent 1 "x" "cp \$D/ck \$W/x && cat \$D/ck >> \$W/x && $TRAIN --max-updates 6 --resume \$W/x --log \$W/o"
 c size 1 "/dev/null" "$TRAIN --max-updates 6 --resume /dev/null --log \$W/o"
-c size 1 "cannot" "$TRAIN --max-updates 6 --resume \$D --log \$W/o"
+c size 1 "a directory, not a regular file" "$TRAIN --max-updates 6 --resume \$D --log \$W/o"
 c fifo 0 "" "mkfifo \$W/f && { \$T cat \$D/ck > \$W/f & $TRAIN --max-updates 6 --resume \$W/f --log \$W/r >/dev/null 2>&1; s=\$?; kill \$! 2>/dev/null; wait; test \$s = 0 -o \$s = 1; }"
 c silent 1 "would overwrite" "cp \$D/ck \$W/c && $TRAIN --max-updates 6 --resume \$W/c --log \$W/c"
 c usage 2 "--checkpoint" "$TRAIN --max-updates 2 --checkpoint-every 1 --log \$W/o"
@@ -402,9 +409,9 @@ c runaway 1 "--sma-tune-window" "$TRAIN --algo sma --learners 2 --sma-tune --sma
 c runaway 1 "--wait-timeout" "$TRAIN --algo sgd-sync --learners 2 --wait-timeout 1e300 --max-updates 2 --log \$W/o"
 
 # ==== mbfit ==================================================================================
-for v in nan -0.5 0 inf '' x 1e400; do c silent 1 "--target-loss" "$NU --target-loss '$v' $LOGS -o \$W/o"; done
+for v in nan -0.5 0 inf '' x 1e400; do c silent 1 "--target-loss" "$(drop "--target-loss" "$NU") --target-loss '$v' $LOGS -o \$W/o"; done
 for flag in --bootstrap --smooth --seed; do
-    for v in -1 1e30 nan x; do c silent 1 "$flag" "$NU $flag '$v' $LOGS -o \$W/o"; done
+    for v in -1 1e30 nan x; do c silent 1 "$flag" "$(drop "$flag" "$NU") $flag '$v' $LOGS -o \$W/o"; done
 done
 c runaway 1 "--bootstrap" "$NU --bootstrap 1e9 $LOGS -o \$W/o"
 for v in x 0 -0.1 nan; do c silent 1 "--lr" "$NU --lr '$v' $LOGS -o \$W/o"; done
@@ -501,9 +508,9 @@ c nan 0 "" "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s\nallreduce,2,
 
 # ==== mbopt ==================================================================================
 for flag in --n-inf --alpha --gamma --m-t --delta --t0; do
-    for v in nan -1 inf 1e400 x ''; do c silent 1 "$flag" "$SCALE $flag '$v' -o \$W/o"; done
+    for v in nan -1 inf 1e400 x ''; do c silent 1 "$flag" "$(drop "$flag" "$SCALE") $flag '$v' -o \$W/o"; done
 done
-for v in 0 -1 x 1:0 4:1; do c silent 1 "--procs" "$SCALE --procs '$v' -o \$W/o"; done
+for v in 0 -1 x 1:0 4:1; do c silent 1 "--procs" "$(drop "--procs" "$SCALE") --procs '$v' -o \$W/o"; done
 for v in 0 -5 nan 1:0 x; do c silent 1 "--batch-range" "$SCALE --batch-range '$v' -o \$W/o"; done
 c silent 1 "--law" "\$T mbopt scale $FITS --law quadratic-law --procs 1:4 --comm none -o \$W/o"
 c silent 1 "--comm" "$SCALE --comm ALLREDUCE -o \$W/o"
@@ -515,8 +522,8 @@ c silent 1 "--m-weak" "$SCALE --m-weak 0 -o \$W/o"
 c silent 1 "--m-strong" "$SCALE --m-strong -4 -o \$W/o"
 c silent 1 "is this the right" "\$T mbopt scale $FITS --cfit \$D/nf.json --procs 1:4 --comm alpha-beta --bytes 4M -o \$W/o"
 c silent 1 "is this the right" "\$T mbopt scale --nfit \$D/cf.json --tfit \$D/tf.json --procs 1:4 --comm none -o \$W/o"
-c silent 1 "is this the right" "\$T mbopt scale --nfit \$D/scale.json --tfit \$D/tf.json --procs 1:4 --comm none -o \$W/o"
-c silent 0 "" "\$T mbopt scale $FITS --n-inf 100 --procs 1:4 --comm none -o \$W/r && grep -q '100 +' \$W/r" # the flags override the file (docs)
+c silent 1 "not a fit" "\$T mbopt scale --nfit \$D/scale.json --tfit \$D/tf.json --procs 1:4 --comm none -o \$W/o"
+c silent 2 "not both" "\$T mbopt scale $FITS --n-inf 100 --procs 1:4 --comm none -o \$W/o" # the law is fitted or given (docs)
 jmut() { # name, file, python expression on d
     python3 -c "
 import json; d=json.load(open('$D/$2'))
@@ -576,7 +583,7 @@ c silent 1 "--batch" "\$T mbopt mem --net $NET --mem 1G --batch 0 -o \$W/o"
 c silent 1 "--grad-copies" "\$T mbopt mem --net $NET --mem 1G --batch 8 --grad-copies -1 -o \$W/o"
 c silent 1 "--state-copies" "\$T mbopt mem --net $NET --mem 1G --batch 8 --state-copies 65 -o \$W/o"
 c nan 0 "" "\$T mbopt mem --net $NET --mem 1 --batch 8 -o \$W/r; nan_free \$W/r"
-c silent 1 "no column 'layer'" "\$T mbopt conv --net $NET --probe $E/step.csv --mem 1G --batch 2 -o \$W/o"
+c silent 1 "not a convolution table" "\$T mbopt conv --net $NET --probe $E/step.csv --mem 1G --batch 2 -o \$W/o"
 c silent 1 "--workspace" "\$T mbopt conv --net $NET --probe \$D/conv.csv --mem 1G --batch 2 --workspace both -o \$W/o"
 c silent 1 "--ws-limit" "\$T mbopt conv --net $NET --probe \$D/conv.csv --mem 1G --batch 2 --ws-limit -1 -o \$W/o"
 c silent 1 "no rows for backend" "\$T mbopt conv --net $NET --probe \$D/conv.csv --mem 1G --batch 2 --backend cuda -o \$W/o"
@@ -589,8 +596,8 @@ c silent 1 "cannot buy" "\$T mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-
 c io 1 "/dev/full" "$SCALE -o /dev/full"
 c io 1 "write error" "$SCALE >&-"
 c io 1 "empty file name" "$SCALE -o ''"
-c nan 0 "" "$SCALE --alpha 0 --json -o \$W/r.json && nan_free \$W/r.json"
-c nan 0 "" "$SCALE --delta 0 --json -o \$W/r.json && nan_free \$W/r.json"
+c nan 0 "" "$(drop "--alpha" "$SCALE") --alpha 0 --json -o \$W/r.json && nan_free \$W/r.json"
+c nan 0 "" "$(drop "--delta" "$SCALE") --delta 0 --json -o \$W/r.json && nan_free \$W/r.json"
 c nan 0 "" "\$T mbopt scale --n-inf 1e-300 --alpha 1e300 --gamma 1e-300 --m-t 1 --delta 0 --procs 1:4 -o \$W/r; s=\$?; test \$s = 1 || nan_free \$W/r"
 c nan 0 "" "\$T mbopt amdahl --overhead-ratio 0 --gpus 4 --json -o \$W/r.json && nan_free \$W/r.json"
 
@@ -613,7 +620,7 @@ for v in 0 -1 1e300 13 2.5; do c silent 1 "--curves" "\$T mbplot tc \$D/scale.js
 for v in 1 0 nan 1,2; do c silent 1 "--gpus" "\$T mbplot amdahl --gpus '$v' -o \$W/o.png"; done
 for v in 99x600 900x10001 0x0 900X600 '' 9e2x600; do c silent 1 "--size" "\$T mbplot amdahl --size '$v' -o \$W/o.png"; done
 c silent 1 "--format" "\$T mbplot amdahl --format PNG -o \$W/o"
-c silent 1 "--format" "\$T mbplot amdahl --format svg --format gif -o \$W/o"
+c silent 2 "option '--format' given twice" "\$T mbplot amdahl --format svg --format gif -o \$W/o"
 c silent 1 "the extension says" "\$T mbplot scale \$D/scale.json --format png -o \$W/x.svg"
 c silent 0 "" "\$T mbplot amdahl -o \$W/a.SVG >/dev/null && test -s \$W/a.SVG"
 vmut() { jmut "$1" v.json "$2"; c silent 1 "j_$1.json" "\$T mbplot validate \$D/j_$1.json -o \$W/o.png"; }

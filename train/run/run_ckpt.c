@@ -468,8 +468,11 @@ int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ck
     char *buf;
     size_t len;
     int rc = mb_data_read_file(path, &buf, &len, err);
-    if (rc != MB_OK)
-        return mb_error_set(err, rc, "%s: cannot open the checkpoint", path);
+    if (rc != MB_OK) { /* "PATH: cannot open: REASON", said to be the checkpoint */
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return mb_error_set(err, rc, "%s (the checkpoint to resume)", why);
+    }
     mb_ckpt c;
     if ((rc = mb_ckpt_decode(buf, len, path, &c, err)) != MB_OK) {
         free(buf);
