@@ -193,8 +193,8 @@ static size_t check_b_simple(const mb_table *t, int want)
     return filled;
 }
 
-#define RUN "mbtrain --data " DATA " --algo momentum --lr 0.05 --eval-every 5 --max-updates 60 " \
-            "--seed 7 --threads 1"
+#define RUN "mbtrain --data " DATA " --algo momentum --lr 0.05 --eval-every 5 --seed 7 " \
+            "--threads 1"
 
 /* Runs a shell command and reads the log it wrote to dir/name; NULL (CU-failed) when either
  * failed. *summary (optional) gets the standard output (the caller frees it). */
@@ -226,9 +226,9 @@ static void test_single_learner(void)
     static const char *const cols[] = {"update", "samples", "loss", "eval_loss", "eval_acc"};
     for (size_t n = 0; n < 2; n++) {
         mb_table *a = train(n ? "on1.csv" : "on0.csv", NULL,
-                            RUN " --net %s --batch 16 --noise-every 1", nets[n]);
+                            RUN " --net %s --batch 16 --noise-every 1 --max-updates 60", nets[n]);
         mb_table *b = train(n ? "off1.csv" : "off0.csv", NULL,
-                            RUN " --net %s --batch 16 --noise-every 0", nets[n]);
+                            RUN " --net %s --batch 16 --noise-every 0 --max-updates 60", nets[n]);
         if (a && b) {
             /* 12 windows of 5 measurements: so few make a noisy ratio, empty where |G|^2 or
              * S came out <= 0 (8 and 4 of the 12 are filled) */
