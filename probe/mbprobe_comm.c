@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,12 +49,16 @@ static void comm_help(const mb_probe_options *d)
 }
 
 /* Under mpirun every rank parses the same flags: before MPI_Init, only the first rank (as Open
- * MPI's environment names it) says what is wrong, so a bad flag is one line, not one a rank. */
+ * MPI's environment names it) says what is wrong, so a bad flag is one line, not one a rank.
+ * The others wait a moment before they fail: mpirun ends the whole job at the first rank that
+ * exits non-zero, and one that exited at once could end it before rank 0's line was out. */
 static int comm_fail(const char *sub, const mb_error *err)
 {
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    if (r && strcmp(r, "0") != 0)
+    if (r && strcmp(r, "0") != 0) {
+        nanosleep(&(struct timespec){.tv_sec = 2}, NULL);
         return MB_EXIT_DATA;
+    }
     return mb_cli_fail(prog, sub, err);
 }
 

@@ -517,6 +517,13 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 1e9 "
                "$E/fit_runs -o $W/o",
      1, "--holdout-plan"},
+    /* the modes that print tokens for scripts wrote them to standard output whatever -o said */
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               "$E/fit_runs --missing -o $W/o",
+     2, "do not apply"},
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --more-seeds --json "
+               "$E/fit_runs",
+     2, "do not apply"},
     {"silent", "$T mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
                "--budget 1e5 --price-learner 0 --price-bandwidth 1e-5 --bandwidth-ref 1G -o $W/o",
      1, "--price-learner"},
