@@ -13,9 +13,11 @@
 #include "../data/mb_parse.h"
 
 /* The default grid: LEVELS_N levels from L1 up to LEVELS_SPAN x L1, L1 the highest target the
- * runs were trained to (every run was to reach it). */
-#define LEVELS_N 6
-#define LEVELS_SPAN 1.5
+ * runs were trained to (every run was to reach it). Levels near L1 predict best: the curves
+ * steepen as the loss falls, and levels far above L1 teach a slope that is too shallow
+ * (docs/models.md, "N_update below the calibration's target"). */
+#define LEVELS_N 4
+#define LEVELS_SPAN 1.3
 
 /* Parses "0.8,0.7,0.6" (numbers > 0, each once) into v[0..*n), at most cap. */
 static int parse_levels(const char *flag, const char *s, double *v, size_t cap, size_t *n,
@@ -73,7 +75,7 @@ typedef struct lev_print {
 static void levels_print(FILE *out, const void *arg)
 {
     const mb_fit_levels *f = ((const lev_print *)arg)->f;
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], d[32];
     fprintf(out, "# N_update(M) at target loss %g, extrapolated from %zu levels down to L1 = %g "
             "(the %s law across levels)\n", f->target, f->n_levels, f->l1,
             mb_fit_levels_form_name(f->form));
@@ -90,11 +92,11 @@ static void levels_print(FILE *out, const void *arg)
     fprintf(out, "B_noise = alpha / N_inf: %s at L1 = %g, %s at the target\n",
             num(a, sizeof a, f->joint.p[1] / f->joint.p[0]), f->l1,
             num(b, sizeof b, f->alpha / f->n_inf));
-    fprintf(out, "at target %g: N_inf %s [%s, %s], alpha %s", f->target,
-            num(a, sizeof a, f->n_inf), num(b, sizeof b, f->n_inf_lo),
-            num(c, sizeof c, f->n_inf_hi), num(a, sizeof a, f->alpha));
-    fprintf(out, " [%s, %s] (95%%, %zu of %zu bootstrap resamples of the runs)\n",
-            num(b, sizeof b, f->alpha_lo), num(c, sizeof c, f->alpha_hi), f->boot_ok, f->boot_b);
+    fprintf(out, "at target %g: N_inf %s [%s, %s],", f->target, num(a, sizeof a, f->n_inf),
+            num(b, sizeof b, f->n_inf_lo), num(c, sizeof c, f->n_inf_hi));
+    fprintf(out, " alpha %s [%s, %s] (95%%, %zu of %zu bootstrap resamples of the runs)\n",
+            num(a, sizeof a, f->alpha), num(b, sizeof b, f->alpha_lo),
+            num(c, sizeof c, f->alpha_hi), f->boot_ok, f->boot_b);
     fprintf(out, "%10s %6s %14s %14s %14s %14s\n", "M", "runs", "N_at_L1", "predicted",
             "ci95_lo", "ci95_hi");
     for (size_t g = 0; g < f->n_m; g++) {
@@ -102,7 +104,6 @@ static void levels_print(FILE *out, const void *arg)
         for (size_t l = 0; l < f->n_levels; l++)
             if (f->levels[l] == f->l1)
                 at_l1 = f->mean[g * f->n_levels + l];
-        char d[32];
         fprintf(out, "%10g %6zu %14s %14s %14s %14s\n", f->batch[g], f->runs_at[g],
                 num(a, sizeof a, at_l1), num(b, sizeof b, f->pred[g]),
                 num(c, sizeof c, f->lo[g]), num(d, sizeof d, f->hi[g]));
