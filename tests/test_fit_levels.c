@@ -263,6 +263,11 @@ static void test_command(void)
     CU_ASSERT_EQUAL(nf.n_boot, 200);
     CU_ASSERT(nf.m_lo == 8 && nf.m_hi == 256);
     CU_ASSERT_PTR_NOT_NULL(strstr(nf.why, "extrapolated from 5 levels"));
+    /* and mbopt scale optimises it as it is */
+    CU_ASSERT(mb_test_sh_ok(&r, "mbopt scale --nfit '%s' --tfit data/examples/tfit.json --procs 1 "
+                            "--comm none", out));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "extrapolated from 5 levels down to 0.5"));
+    mb_test_run_free(&r);
     /* the text names the form, the per-level fits and the prediction per M */
     CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --levels "
                             "0.78,0.71,0.64,0.57,0.5 --form noise '%s'/*.csv", dir));
