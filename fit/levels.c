@@ -454,6 +454,9 @@ static int check_law(mb_fit_levels *f, mb_error *err)
     return MB_OK;
 }
 
+/* The relative miss of the inverse law at L1 past which an M is warned about. */
+#define MISFIT 0.25
+
 int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double target,
                       const mb_fit_levels_options *o, mb_fit_levels *f, mb_error *err)
 {
@@ -499,6 +502,21 @@ int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double 
                                     "%.4g: the runs do not support the extrapolation (more "
                                     "seeds, or a target nearer the levels)", f->batch[g],
                                     target, f->lo[g], f->hi[g], f->pred[g]);
+    }
+    /* where the inverse law misses an M at L1 already, N grows faster than 1/M there (on
+     * lenet5 at M = 8, a loss that hovers near the target for thousands of updates): its
+     * prediction below L1 is worse still */
+    for (size_t l = 0; rc == MB_OK && l < nl; l++) {
+        if (f->levels[l] != f->l1 || !f->per_level[l].residuals)
+            continue;
+        for (size_t g = 0; g < nm; g++) {
+            double miss = f->per_level[l].residuals[g] / f->mean[g * nl + l];
+            if (fabs(miss) > MISFIT)
+                mb_fit_warn(&f->warn, "M=%g: the inverse law at L1 = %g misses its mean "
+                            "crossing by %+.0f%%: N_update does not follow N_inf + alpha / M "
+                            "there, and its prediction is not to be trusted (leave it out?)",
+                            f->batch[g], f->l1, 100 * miss);
+        }
     }
     if (rc == MB_OK && nm == 2)
         mb_fit_warn(&f->warn, "two mini-batch sizes: the inverse law in M passes through both");

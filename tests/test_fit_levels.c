@@ -148,6 +148,30 @@ static void test_noisy(void)
     mb_fit_runs_free(&runs);
 }
 
+static void test_misfit_warning(void)
+{
+    /* M = 8 twice what the law says at every level (a loss hovering near its noise floor):
+     * the inverse law at L1 misses it by far more than 25%, and the output says so */
+    const law w = {123.4, 5678.9, 1.73, 1.73, 0};
+    mb_fit_runs runs;
+    make_runs(&runs, &w, 2, 0, 0, 0, 1);
+    for (size_t i = 0; i < runs.n; i++)
+        for (size_t l = 0; runs.batch[i] == 8 && l < NL; l++)
+            runs.n_update[i * NL + l] *= 2;
+    mb_fit_levels_options o;
+    mb_fit_levels_options_init(&o);
+    o.bootstrap = 0;
+    mb_fit_levels f;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_fit_levels_run(&runs, NULL, L2, &o, &f, &err), MB_OK);
+    int warned = 0;
+    for (size_t i = 0; i < f.warn.n; i++)
+        warned |= strstr(f.warn.msg[i], "M=8: the inverse law at L1 = 0.5 misses") != NULL;
+    CU_ASSERT(warned);
+    mb_fit_levels_free(&f);
+    mb_fit_runs_free(&runs);
+}
+
 /* The fit of runs at target refuses with status `want` and a message holding `needle`. */
 static void refused(const mb_fit_runs *runs, double target, mb_fit_levels_form form, int want,
                     const char *needle)
@@ -302,5 +326,6 @@ int mb_test_suite_fit_levels(void)
     return !CU_add_test(s, "each form recovers its law, exactly", test_exact) ||
            !CU_add_test(s, "noisy curves: prediction and interval", test_noisy) ||
            !CU_add_test(s, "refusals", test_refusals) ||
+           !CU_add_test(s, "an M the inverse law misses is named", test_misfit_warning) ||
            !CU_add_test(s, "mbfit nupdate --extrapolate -> mbopt's reader", test_command);
 }
