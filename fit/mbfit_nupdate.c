@@ -219,6 +219,7 @@ typedef struct nupdate_args {
     int boot_given;     /* --bootstrap given (--extrapolate has its own default) */
     const char *levels; /* --levels LIST (--extrapolate) */
     mb_fit_levels_form form; /* --form (--extrapolate) */
+    int form_given;     /* --form given */
 } nupdate_args;
 
 enum { NUPDATE_SMOOTH = 10 }; /* --smooth's default */
@@ -305,6 +306,7 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     a->extrapolate = a->boot_given = 0;
     a->levels = NULL;
     a->form = MB_FIT_LEVELS_SEPARABLE;
+    a->form_given = 0;
     mb_error err = {0};
     int c;
     while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
@@ -330,6 +332,7 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
             if (mb_fit_levels_form_parse(optarg, &a->form) != MB_OK)
                 return mb_cli_usage("mbfit", sub, "--form: '%s' is not separable, noise, "
                                     "per-level or floor", optarg);
+            a->form_given = 1;
             break;
         case 'h': nupdate_help(&a->o, NUPDATE_SMOOTH); return 0;
         default: return mb_cli_bad_option("mbfit", sub, argv, optind, c);
@@ -342,7 +345,7 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     if (a->lt.batch && a->lt.n_batch != 1 && a->lt.n_batch != nfiles)
         return mb_cli_usage("mbfit", sub, "--batch: %zu sizes for %zu input%s (one for all, or "
                             "one per input)", a->lt.n_batch, nfiles, nfiles == 1 ? "" : "s");
-    if ((a->levels || a->form != MB_FIT_LEVELS_SEPARABLE) && !a->extrapolate)
+    if ((a->levels || a->form_given) && !a->extrapolate)
         return mb_cli_usage("mbfit", sub, "--levels and --form go with --extrapolate");
     if (a->extrapolate && a->lightning)
         return mb_cli_usage("mbfit", sub, "--extrapolate reads mbtrain run logs, not --lightning "
