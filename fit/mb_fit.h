@@ -254,6 +254,71 @@ void mb_fit_nupdate_free(mb_fit_nupdate *f);
 cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *opts,
                            const mb_fit_runs *runs, size_t k);
 
+/* ---- N_update below the calibration's target (fit/levels.c) ----------------------------------- */
+
+/* The law across target levels (docs/models.md, "N_update below the calibration's target"),
+ * with x = L / L1 for the lowest calibration level L1:
+ *   SEPARABLE  N(M, L) = (A + B / M) x^-p
+ *   NOISE      N(M, L) = A x^-p + B x^-q / M  (B_noise = alpha / N_inf may change with L)
+ *   PER_LEVEL  the noise form fitted in two stages: the inverse law per level, then ln N_inf and
+ *              ln alpha each linear in ln x
+ *   FLOOR      N(M, L) = (A + B / M) ((L - L_f) / (L1 - L_f))^-p, L1 - L_f = e^u fitted */
+typedef enum mb_fit_levels_form {
+    MB_FIT_LEVELS_SEPARABLE = 0,
+    MB_FIT_LEVELS_NOISE = 1,
+    MB_FIT_LEVELS_PER_LEVEL = 2,
+    MB_FIT_LEVELS_FLOOR = 3
+} mb_fit_levels_form;
+const char *mb_fit_levels_form_name(mb_fit_levels_form f);
+int mb_fit_levels_form_parse(const char *s, mb_fit_levels_form *f); /* MB_EINVAL: unknown */
+
+#define MB_FIT_LEVELS_MIN 3 /* levels the law across levels needs, at the least */
+
+typedef struct mb_fit_levels_options {
+    mb_fit_levels_form form;  /* default MB_FIT_LEVELS_SEPARABLE */
+    size_t bootstrap;         /* resamples of the runs for the 95% interval (default 200; 0 none) */
+    unsigned long seed;       /* the bootstrap's generator seed (default 1) */
+} mb_fit_levels_options;
+void mb_fit_levels_options_init(mb_fit_levels_options *o);
+
+typedef struct mb_fit_levels {
+    double target;            /* L2, the final target loss */
+    double l1;                /* the lowest calibration level */
+    size_t n_levels;
+    double *levels;           /* n_levels calibration levels, in the runs' threshold order */
+    size_t n_m;
+    double *batch;            /* n_m distinct M, ascending */
+    size_t *runs_at;          /* n_m: runs at each M */
+    double *mean;             /* n_m x n_levels: mean first crossing (updates) over the runs */
+    mb_fit_result *per_level; /* n_levels inverse-law fits N_inf + alpha / M, one per level */
+    mb_fit_levels_form form;
+    mb_fit_result joint;      /* the form's parameters: n_inf_l1 (A), alpha_l1 (B), p, and q
+                                 (noise, per-level) or ln_gap (floor: ln(L1 - L_f)) */
+    double floor;             /* L_f of the floor form, NAN otherwise */
+    double n_inf, alpha;      /* the inverse law at the target: what mbopt optimises */
+    double *pred, *lo, *hi;   /* n_m: N_update(M, target) and its 95% bootstrap interval (NAN
+                                 without a bootstrap) */
+    double n_inf_lo, n_inf_hi, alpha_lo, alpha_hi; /* their 95% bootstrap intervals */
+    size_t boot_b, boot_ok;   /* resamples asked and fitted */
+    double *boot;             /* boot_ok x 2: n_inf, alpha at the target per resample */
+    mb_fit_warnings warn;
+} mb_fit_levels;
+
+/* Fits the law across levels to runs read at its levels (runs->thresholds, at least
+ * MB_FIT_LEVELS_MIN, every one above target) and predicts the inverse law at `target`. paths
+ * (may be NULL) name the runs in messages. MB_EINVAL: a target at or above the lowest level, or
+ * runs of several learning rates or (algo, P); MB_ENODATA: a run that does not cross every
+ * level, fewer than two M, a law that does not support the prediction (N not growing as the
+ * loss falls, the target at or under the floor, a 95% interval wider than the estimate);
+ * MB_ENOCONV: the fit did not converge. Free with mb_fit_levels_free, also after an error. */
+int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double target,
+                      const mb_fit_levels_options *o, mb_fit_levels *f, mb_error *err);
+void mb_fit_levels_free(mb_fit_levels *f);
+/* An nfit (docs/design.md, "Fits") of the inverse law at the target, as mbopt reads it:
+ * params, best, laws, converged_range, bootstrap.best_samples, and `extrapolated` (levels, l1,
+ * form, fit, per_level, per_m with predicted and ci95). NULL when out of memory. */
+cJSON *mb_fit_levels_json(const mb_fit_levels *f, const mb_fit_levels_options *o);
+
 /* ---- T_update(M, P) --------------------------------------------------------------------------- */
 
 typedef struct mb_fit_tupdate {

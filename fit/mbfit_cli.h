@@ -14,7 +14,8 @@
 #include "mb_fit.h"
 
 enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR,
-       OPT_ALGO, OPT_PROCS, OPT_CHOOSE, OPT_LIGHTNING, OPT_LOSS_COL, OPT_BATCH, OPT_BATCH_KEY };
+       OPT_ALGO, OPT_PROCS, OPT_CHOOSE, OPT_LIGHTNING, OPT_LOSS_COL, OPT_BATCH, OPT_BATCH_KEY,
+       OPT_EXTRAPOLATE, OPT_LEVELS, OPT_FORM };
 
 /* What every subcommand shares. */
 typedef struct common {
@@ -40,6 +41,21 @@ int output_over_input(const char *sub, const char *output, char *const *in, size
  * on (optind at the table), else the exit status. */
 int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void),
                    const char *what, common *cm, const char **path, int *n_more);
+
+/* What `mbfit nupdate --extrapolate` takes (parsed by fit/mbfit_nupdate.c, run by
+ * fit/mbfit_levels.c). */
+#define MB_FIT_LEVELS_CAP 32 /* --levels: at most this many */
+typedef struct levels_args {
+    mb_fit_levels_options o;  /* --form, --bootstrap, --seed */
+    common cm;                /* --json, -o */
+    const char *target;       /* --target-loss: the one final target */
+    const char *levels;       /* --levels LIST, NULL: the default grid from the runs' targets */
+    size_t smooth;            /* --smooth */
+    double lr, procs;         /* --lr, --procs (NAN: all) */
+    const char *algo;         /* --algo (NULL: all) */
+} levels_args;
+/* Runs the extrapolation on run logs files[0..n): the exit status. */
+int nupdate_extrapolate(const char *const *files, size_t n, const levels_args *la);
 
 /* The subcommands (fit/mbfit_nupdate.c, mbfit_tupdate.c, mbfit_comm.c). */
 int cmd_nupdate(int argc, char **argv);

@@ -64,13 +64,26 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "      --batch M[,M...]    with --lightning: M of every log, or one per log in\n"
            "                          order (default: each folder's hparams.yaml, key\n"
            "                          --batch-key, default batch_size)\n"
+           "      --extrapolate       N_update at a --target-loss below every level the runs\n"
+           "                          reached: fit the law across --levels to each run's\n"
+           "                          crossings and predict the target (docs/models.md, 'N_update\n"
+           "                          below the calibration's target'); the JSON is an nfit\n"
+           "                          mbopt reads, marked 'extrapolated'; --bootstrap defaults\n"
+           "                          to 200 here (the 95%% interval); weights are relative\n"
+           "      --levels LIST       with --extrapolate: the calibration levels, e.g.\n"
+           "                          0.65,0.6,0.55,0.5 (default: 4 levels from the runs'\n"
+           "                          '# target_loss=' L1 up to 1.3 L1); every run must cross\n"
+           "                          every level\n"
+           "      --form F            with --extrapolate: separable (default), noise,\n"
+           "                          per-level or floor\n"
            "      --json              write the fit as JSON (docs/design.md, 'Fits')\n"
            "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
            "  -h, --help              show this help and exit\n\n"
            "Example:\n"
            "  mbfit nupdate --target-loss 0.5 runs/*.csv --json > n.json\n"
            "  mbfit nupdate data/examples/nupdate_points.csv\n"
-           "  mbfit nupdate --lightning --target-loss 0.4 lightning_logs/version_*\n",
+           "  mbfit nupdate --lightning --target-loss 0.4 lightning_logs/version_*\n"
+           "  mbfit nupdate --extrapolate --target-loss 0.4 calib/*.csv --json > n04.json\n",
            mb_fit_weighting_name(d->weights), d->bootstrap, d->seed, smooth);
 }
 
@@ -196,6 +209,11 @@ typedef struct nupdate_args {
     const char *target; /* --target-loss: one or several thresholds */
     double lr, procs;   /* --lr, --procs: keep only those runs (NaN: all) */
     const char *algo;   /* --algo: keep only that algorithm's runs (NULL: all) */
+    int extrapolate;    /* --extrapolate: below the runs' levels (fit/mbfit_levels.c) */
+    int boot_given;     /* --bootstrap given (--extrapolate has its own default) */
+    const char *levels; /* --levels LIST (--extrapolate) */
+    mb_fit_levels_form form; /* --form (--extrapolate) */
+    int form_given;     /* --form given */
 } nupdate_args;
 
 enum { NUPDATE_SMOOTH = 10 }; /* --smooth's default */
@@ -221,6 +239,7 @@ static int nupdate_option(int c, nupdate_args *a, mb_error *err)
             return mb_error_set(err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "
                                                 "0..1000000", optarg);
         a->o.bootstrap = (size_t)v;
+        a->boot_given = 1;
         break;
     case OPT_SEED:
         if (mb_data_parse_long(optarg, 0, 4294967295L, &v) != MB_OK)
@@ -263,6 +282,9 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
                                        {"loss-column", required_argument, 0, OPT_LOSS_COL},
                                        {"batch", required_argument, 0, OPT_BATCH},
                                        {"batch-key", required_argument, 0, OPT_BATCH_KEY},
+                                       {"extrapolate", no_argument, 0, OPT_EXTRAPOLATE},
+                                       {"levels", required_argument, 0, OPT_LEVELS},
+                                       {"form", required_argument, 0, OPT_FORM},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
@@ -275,6 +297,10 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     a->smooth = NUPDATE_SMOOTH;
     a->target = a->algo = NULL;
     a->lr = a->procs = NAN;
+    a->extrapolate = a->boot_given = 0;
+    a->levels = NULL;
+    a->form = MB_FIT_LEVELS_SEPARABLE;
+    a->form_given = 0;
     mb_error err = {0};
     int c;
     mb_cli_seen seen = {"mbfit", sub, NULL, {0}, NULL};
@@ -295,6 +321,14 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
             if (mb_fit_choice_parse(optarg, &a->o.choose) != MB_OK)
                 return mb_cli_usage("mbfit", sub, "--choose: '%s' is not inverse or aic", optarg);
             break;
+        case OPT_EXTRAPOLATE: a->extrapolate = 1; break;
+        case OPT_LEVELS: a->levels = optarg; break;
+        case OPT_FORM:
+            if (mb_fit_levels_form_parse(optarg, &a->form) != MB_OK)
+                return mb_cli_usage("mbfit", sub, "--form: '%s' is not separable, noise, "
+                                    "per-level or floor", optarg);
+            a->form_given = 1;
+            break;
         case 'h': nupdate_help(&a->o, NUPDATE_SMOOTH); return 0;
         default: return mb_cli_bad_option("mbfit", sub, argv, optind, c);
         }
@@ -306,6 +340,11 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     if (a->lt.batch && a->lt.n_batch != 1 && a->lt.n_batch != nfiles)
         return mb_cli_usage("mbfit", sub, "--batch: %zu sizes for %zu input%s (one for all, or "
                             "one per input)", a->lt.n_batch, nfiles, nfiles == 1 ? "" : "s");
+    if ((a->levels || a->form_given) && !a->extrapolate)
+        return mb_cli_usage("mbfit", sub, "--levels and --form go with --extrapolate");
+    if (a->extrapolate && a->lightning)
+        return mb_cli_usage("mbfit", sub, "--extrapolate reads mbtrain run logs, not --lightning "
+                            "logs");
     if (a->lt_flags && !a->lightning)
         return mb_cli_usage("mbfit", sub, "--loss-column, --batch and --batch-key go with "
                             "--lightning");
@@ -398,6 +437,23 @@ static cJSON *nupdate_json(const mb_fit_nupdate *fits, size_t nf, const nupdate_
     return root;
 }
 
+/* --extrapolate: the options it takes, handed to fit/mbfit_levels.c. */
+static int nupdate_levels(const char *const *files, size_t nfiles, const nupdate_args *a)
+{
+    levels_args la;
+    mb_fit_levels_options_init(&la.o);
+    la.o.form = a->form;
+    la.o.seed = a->o.seed;
+    if (a->boot_given)
+        la.o.bootstrap = a->o.bootstrap;
+    la.cm = a->cm;
+    la.target = a->target;
+    la.levels = a->levels;
+    la.smooth = a->smooth;
+    la.lr = a->lr, la.procs = a->procs, la.algo = a->algo;
+    return nupdate_extrapolate(files, nfiles, &la);
+}
+
 int cmd_nupdate(int argc, char **argv)
 {
     const char *sub = "nupdate";
@@ -410,6 +466,8 @@ int cmd_nupdate(int argc, char **argv)
     int clash = output_over_input(sub, a.cm.output, argv + optind, nfiles);
     if (clash >= 0)
         return clash;
+    if (a.extrapolate)
+        return nupdate_levels(files, nfiles, &a);
     mb_fit_runs runs;
     int points = 0;
     if ((status = nupdate_read(files, nfiles, &a, &runs, &points)) >= 0)

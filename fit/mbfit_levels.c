@@ -1,0 +1,161 @@
+/* mbfit_levels.c — `mbfit nupdate --extrapolate`: N_update(M) at a final target loss below every
+ * level the calibration runs reached, from each run's crossings of a grid of levels
+ * (fit/levels.c). Reads the logs, prints the per-level fits and the prediction, or writes the
+ * nfit JSON that mbopt reads. Options are parsed by mbfit_nupdate.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbfit_cli.h"
+#include "../data/mb_cli.h"
+#include "../data/mb_parse.h"
+
+/* The default grid: LEVELS_N levels from L1 up to LEVELS_SPAN x L1, L1 the highest target the
+ * runs were trained to (every run was to reach it). Levels near L1 predict best: the curves
+ * steepen as the loss falls, and levels far above L1 teach a slope that is too shallow
+ * (docs/models.md, "N_update below the calibration's target"). */
+#define LEVELS_N 4
+#define LEVELS_SPAN 1.3
+
+/* Parses "0.8,0.7,0.6" (numbers > 0, each once) into v[0..*n), at most cap. */
+static int parse_levels(const char *flag, const char *s, double *v, size_t cap, size_t *n,
+                        mb_error *err)
+{
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(s, flag, 0, &items, &k, err);
+    if (rc != MB_OK)
+        return rc;
+    *n = 0;
+    if (k > cap)
+        rc = mb_error_set(err, MB_EINVAL, "%s: %zu values, more than %zu", flag, k, cap);
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        double x;
+        if (mb_data_parse_double(items[i], &x) != MB_OK || !(x > 0) || !isfinite(x))
+            rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a number > 0", flag, items[i]);
+        for (size_t j = 0; rc == MB_OK && j < *n; j++)
+            if (v[j] == x)
+                rc = mb_error_set(err, MB_EINVAL, "%s: %g given twice in '%s'", flag, x, s);
+        if (rc == MB_OK)
+            v[(*n)++] = x;
+    }
+    free(items);
+    return rc;
+}
+
+/* The default levels from the runs' `# target_loss=`: MB_ENODATA when a log has none. */
+static int default_levels(const char *const *files, size_t nfiles, const levels_args *la,
+                          double *lev, size_t *n, mb_error *err)
+{
+    mb_fit_runs runs;
+    double probe = 1.0;
+    int rc = mb_fit_runs_read_logs(files, nfiles, &probe, 1, la->smooth, &runs, err);
+    if (rc != MB_OK)
+        return rc;
+    double l1 = -INFINITY;
+    for (size_t i = 0; rc == MB_OK && i < runs.n; i++) {
+        if (isnan(runs.target[i]))
+            rc = mb_error_set(err, MB_ENODATA, "%s: no '# target_loss=' to take the levels "
+                              "from: give them with --levels", files[i]);
+        l1 = fmax(l1, runs.target[i]);
+    }
+    mb_fit_runs_free(&runs);
+    for (size_t k = 0; rc == MB_OK && k < LEVELS_N; k++)
+        lev[k] = l1 * (1.0 + (LEVELS_SPAN - 1.0) * (double)(LEVELS_N - 1 - k) / (LEVELS_N - 1));
+    *n = LEVELS_N;
+    return rc;
+}
+
+typedef struct lev_print {
+    const mb_fit_levels *f;
+} lev_print;
+
+static void levels_print(FILE *out, const void *arg)
+{
+    const mb_fit_levels *f = ((const lev_print *)arg)->f;
+    char a[32], b[32], c[32], d[32];
+    fprintf(out, "# N_update(M) at target loss %g, extrapolated from %zu levels down to L1 = %g "
+            "(the %s law across levels)\n", f->target, f->n_levels, f->l1,
+            mb_fit_levels_form_name(f->form));
+    fprintf(out, "# per level: the inverse law N_inf + alpha / M fitted to the mean first "
+            "crossing at each M\n%10s %14s %14s %10s\n", "level", "N_inf", "alpha", "r2");
+    for (size_t l = 0; l < f->n_levels; l++)
+        fprintf(out, "%10g %14s %14s %10.4f\n", f->levels[l],
+                num(a, sizeof a, f->per_level[l].p[0]), num(b, sizeof b, f->per_level[l].p[1]),
+                f->per_level[l].r2);
+    fprintf(out, "%-12s %-13s %13s %12s  %s\n", "model", "param", "value", "stderr", "ci95");
+    print_fit(out, mb_fit_levels_form_name(f->form), &f->joint);
+    if (!isnan(f->floor))
+        fprintf(out, "loss floor L_f = %.4g\n", f->floor);
+    fprintf(out, "B_noise = alpha / N_inf: %s at L1 = %g, %s at the target\n",
+            num(a, sizeof a, f->joint.p[1] / f->joint.p[0]), f->l1,
+            num(b, sizeof b, f->alpha / f->n_inf));
+    fprintf(out, "at target %g: N_inf %s [%s, %s],", f->target, num(a, sizeof a, f->n_inf),
+            num(b, sizeof b, f->n_inf_lo), num(c, sizeof c, f->n_inf_hi));
+    fprintf(out, " alpha %s [%s, %s] (95%%, %zu of %zu bootstrap resamples of the runs)\n",
+            num(a, sizeof a, f->alpha), num(b, sizeof b, f->alpha_lo),
+            num(c, sizeof c, f->alpha_hi), f->boot_ok, f->boot_b);
+    fprintf(out, "%10s %6s %14s %14s %14s %14s\n", "M", "runs", "N_at_L1", "predicted",
+            "ci95_lo", "ci95_hi");
+    for (size_t g = 0; g < f->n_m; g++) {
+        double at_l1 = NAN;
+        for (size_t l = 0; l < f->n_levels; l++)
+            if (f->levels[l] == f->l1)
+                at_l1 = f->mean[g * f->n_levels + l];
+        fprintf(out, "%10g %6zu %14s %14s %14s %14s\n", f->batch[g], f->runs_at[g],
+                num(a, sizeof a, at_l1), num(b, sizeof b, f->pred[g]),
+                num(c, sizeof c, f->lo[g]), num(d, sizeof d, f->hi[g]));
+    }
+    print_warnings(out, &f->warn);
+}
+
+int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_args *la)
+{
+    const char *sub = "nupdate";
+    mb_error err = {0};
+    double target, lev[MB_FIT_LEVELS_CAP];
+    size_t nt = 0, nl = 0;
+    if (!la->target)
+        return mb_cli_usage("mbfit", sub, "--extrapolate needs --target-loss (the final target)");
+    if (parse_levels("--target-loss", la->target, &target, 1, &nt, &err) != MB_OK)
+        return mb_cli_usage("mbfit", sub, "%s (--extrapolate takes one final target)", err.msg);
+    int rc = la->levels ? parse_levels("--levels", la->levels, lev, MB_FIT_LEVELS_CAP, &nl, &err)
+                        : default_levels(files, nfiles, la, lev, &nl, &err);
+    if (rc != MB_OK)
+        return la->levels && rc == MB_EINVAL ? mb_cli_usage("mbfit", sub, "%s", err.msg)
+                                              : mb_cli_fail("mbfit", sub, &err);
+    mb_fit_runs runs;
+    if ((rc = mb_fit_runs_read_logs(files, nfiles, lev, nl, la->smooth, &runs, &err)) != MB_OK)
+        return mb_cli_fail("mbfit", sub, &err);
+    if (rc == MB_OK && !isnan(la->lr))
+        rc = mb_fit_runs_keep_lr(&runs, la->lr, &err);
+    if (rc == MB_OK && (la->algo || !isnan(la->procs)))
+        rc = mb_fit_runs_keep_group(&runs, la->algo, la->procs, &err);
+    mb_fit_levels f;
+    memset(&f, 0, sizeof f);
+    if (rc == MB_OK)
+        rc = mb_fit_levels_run(&runs, runs.n == nfiles ? files : NULL, target, &la->o, &f, &err);
+    int status;
+    if (rc != MB_OK) {
+        status = mb_cli_fail("mbfit", sub, &err);
+    } else {
+        cJSON *root = la->cm.json ? mb_fit_levels_json(&f, &la->o) : NULL;
+        if (root) {
+            cJSON *in = cJSON_AddObjectToObject(root, "inputs");
+            cJSON *fl = in ? cJSON_AddArrayToObject(in, "files") : NULL;
+            for (size_t i = 0; fl && i < nfiles; i++)
+                cJSON_AddItemToArray(fl, cJSON_CreateString(files[i]));
+            if (in)
+                cJSON_AddStringToObject(in, "source", "logs");
+            for (size_t i = 0; i < f.warn.n; i++)
+                fprintf(stderr, "mbfit nupdate: warning: %s\n", f.warn.msg[i]);
+        }
+        lev_print lp = {&f};
+        status = emit(sub, &la->cm, root, levels_print, &lp);
+    }
+    mb_fit_levels_free(&f);
+    mb_fit_runs_free(&runs);
+    return status;
+}
