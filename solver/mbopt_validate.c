@@ -802,6 +802,12 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     if ((hc->plan_seeds > 0) + hc->more_seeds + hc->beyond + vc->missing + vc->comm_runs > 1)
         return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
                             "--missing and --comm-from-runs each print one thing: give one");
+    const int tokens = hc->plan_seeds > 0 || hc->more_seeds || hc->beyond || vc->missing ||
+                       vc->comm_runs; /* what scripts read from standard output */
+    if (tokens && (strcmp(vc->out.output, "-") != 0 || vc->out.json || vc->csv))
+        return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
+                            "--missing and --comm-from-runs print for scripts on standard "
+                            "output: -o, --json and --csv do not apply");
     if (vc->grid.m.n == 0 && vc->grid.seeds)
         return mb_cli_usage(prog, sub, "--grid-seeds is the seeds of --grid-cost's sweep: give "
                             "--grid-cost LIST");
