@@ -318,6 +318,10 @@ static int check_input(const mb_fit_runs *runs, const char *const *paths, double
                                 "--procs)", runs->algo[0], runs->procs[0], runs->algo[i],
                                 runs->procs[i]);
     }
+    f->lr = runs->lr && runs->n ? runs->lr[0] : NAN;
+    f->procs = runs->procs && runs->n ? runs->procs[0] : NAN;
+    if (runs->algo && runs->n)
+        snprintf(f->algo, sizeof f->algo, "%s", runs->algo[0]);
     for (size_t i = 0; i < runs->n; i++) {
         size_t crossed = 0;
         double lowest = NAN;
@@ -609,6 +613,10 @@ cJSON *mb_fit_levels_json(const mb_fit_levels *f, const mb_fit_levels_options *o
         runs += f->runs_at[g];
     mb_json_add_number(root, "runs", (double)runs);
     mb_json_add_number(root, "unreached", 0);
+    mb_json_add_number(root, "lr", f->lr); /* as a direct fit's: mbopt pairs laws and runs */
+    if (f->algo[0])
+        cJSON_AddStringToObject(root, "algo", f->algo);
+    mb_json_add_number(root, "procs", f->procs);
     cJSON *r = cJSON_AddArrayToObject(root, "converged_range");
     if (r) { /* every run crossed every level: the whole range of M is converged */
         cJSON_AddItemToArray(r, cJSON_CreateNumber(f->batch[0]));

@@ -302,6 +302,8 @@ typedef struct mb_fit_levels {
     size_t boot_b, boot_ok;   /* resamples asked and fitted */
     double *boot;             /* boot_ok x 2: n_inf, alpha at the target per resample */
     mb_fit_warnings warn;
+    double lr, procs;         /* the runs' learning rate and learner count (NAN when unknown) */
+    char algo[32];            /* and algorithm ("" when unknown): mbopt matches fits to runs */
 } mb_fit_levels;
 
 /* Fits the law across levels to runs read at its levels (runs->thresholds, at least

@@ -285,6 +285,7 @@ static void test_command(void)
     CU_ASSERT(mb_test_close(nf.law.a, w.b * pow(x2, -w.q) * jit, 5e-3));
     CU_ASSERT(mb_test_close(nf.inverse.n_inf, nf.law.n_inf, 1e-12));
     CU_ASSERT(mb_test_close(nf.target_loss, 0.4, 1e-12));
+    CU_ASSERT(mb_test_close(nf.lr, 0.02, 1e-12)); /* the runs' rate: mbopt pairs fit and runs */
     CU_ASSERT_EQUAL(nf.n_boot, 200);
     CU_ASSERT(nf.m_lo == 8 && nf.m_hi == 256);
     CU_ASSERT_PTR_NOT_NULL(strstr(nf.why, "extrapolated from 5 levels"));
