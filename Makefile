@@ -505,7 +505,7 @@ P1_DIRS = $$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/seeds/lr* 2>/dev/null
 CHECK_FITS = $(foreach lr,$(LRS),--nfit $(OUT)/check/nfit-lr$(lr).json) --tfit $(OUT)/check/tfit.json
 $(OUT)/seeds/.done: $(OUT)/check/.done
 	@$(call stage,seeds,more seeds where the runs cannot yet decide,SEED_BUDGET=0 skips it; see $(OUT)/logs/seeds.log, \
-	  rm -rf $(OUT)/seeds && mkdir -p $(OUT)/seeds && left=$(SEED_BUDGET) && \
+	  rm -rf $(OUT)/seeds && mkdir -p $(OUT)/seeds && left=$(if $(CAL),0,$(SEED_BUDGET)) && \
 	  while [ $$left -gt 0 ]; do \
 	    todo=$$(mbopt validate $(CHECK_FITS) --more-seeds --max-seeds $(MAX_SEEDS) $(P1_DIRS)) || exit 1; \
 	    [ -n "$$todo" ] || break; \

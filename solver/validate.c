@@ -307,13 +307,30 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                                 WHERE(i), runs->net[i], runs->net[major]);
     snprintf(out->net, sizeof out->net, "%s", runs->net[major]);
     out->target = runs->thresholds[0];
-    /* a run that stopped at another target says nothing about when it would reach this one */
-    for (size_t i = 0; i < runs->n; i++)
-        if (!isnan(runs->target[i]) && fabs(runs->target[i] - out->target) > 1e-9 * out->target)
+    /* a run that stopped below this target says nothing exact about when it crossed it (its
+     * evaluations there were staged checks); one that stopped above it is a calibration run of a
+     * law extrapolated to this target: it counts as not reaching it (mb_solver_calibration_only),
+     * and then every run must be one (a run to the target among them would be graded against
+     * runs that never had the chance) */
+    long above = -1, own = -1;
+    for (size_t i = 0; i < runs->n; i++) {
+        if (!isnan(runs->target[i]) && runs->target[i] < out->target * (1 - 1e-9))
             return mb_error_set(err, MB_EINVAL,
-                                "%s%smetadata 'target_loss': trained to %g, not the fit's %g "
-                                "(validate runs of the fit's own target)",
+                                "%s%smetadata 'target_loss': trained to %g, below the fit's %g "
+                                "(validate runs of the fit's own target, or calibration runs "
+                                "that stopped above it)",
                                 WHERE(i), runs->target[i], out->target);
+        if (!isnan(runs->target[i]) && runs->target[i] > out->target * (1 + 1e-9))
+            above = (long)i;
+        else
+            own = (long)i;
+    }
+    if (above >= 0 && own >= 0)
+        return mb_error_set(err, MB_EINVAL,
+                            "%s%smetadata 'target_loss': trained to %g, not the fit's %g, "
+                            "beside runs trained to it: give runs of the fit's own target, or "
+                            "only calibration runs that stopped above it",
+                            WHERE((size_t)above), runs->target[above], out->target);
 #undef WHERE
 
     size_t *idx = malloc(runs->n * sizeof *idx);

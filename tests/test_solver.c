@@ -642,7 +642,8 @@ static void test_validate(void)
     snprintf(path, sizeof path, "%s/alexnet-b32-s9.csv", dir);
     remove(path);
     mb_test_write_run_log(dir, "lenet5", 0.7, 32, 9, 300, 1e-3, 0);
-    expect_failure(arg, 1, "metadata 'target_loss': trained to 0.7, not the fit's 0.5");
+    expect_failure(arg, 1, "metadata 'target_loss': trained to 0.7, not the fit's 0.5, beside "
+                           "runs trained to it");
     snprintf(path, sizeof path, "%s/lenet5-b32-s9.csv", dir);
     remove(path);
     snprintf(arg, sizeof arg, "validate --nfit %s/n.json --gamma 1e-5 --m-t 1 --batch-range "
