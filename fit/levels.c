@@ -614,6 +614,19 @@ cJSON *mb_fit_levels_json(const mb_fit_levels *f, const mb_fit_levels_options *o
     mb_json_add_number(root, "runs", (double)runs);
     mb_json_add_number(root, "unreached", 0);
     mb_json_add_number(root, "lr", f->lr); /* as a direct fit's: mbopt pairs laws and runs */
+    /* per M as a direct fit has it, for the figure (mbplot nupdate): here the prediction at the
+     * target, its 95% interval's half width over 1.96 as the error bar (0: no bootstrap) */
+    cJSON *pm = cJSON_AddArrayToObject(root, "per_m");
+    for (size_t g = 0; pm && g < f->n_m; g++) {
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        mb_json_add_number(e, "batch", f->batch[g]);
+        mb_json_add_number(e, "mean", f->pred[g]);
+        mb_json_add_number(e, "se", isfinite(f->hi[g] - f->lo[g])
+                                        ? (f->hi[g] - f->lo[g]) / (2 * 1.96) : 0);
+        cJSON_AddItemToArray(pm, e);
+    }
     if (f->algo[0])
         cJSON_AddStringToObject(root, "algo", f->algo);
     mb_json_add_number(root, "procs", f->procs);

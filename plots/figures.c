@@ -305,6 +305,8 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         double m = m_lo / 2 * pow(4 * m_hi / m_lo, i / 200.0), g1 = 1 / m;
         double var = c[0][0] + 2 * g1 * c[0][1] + g1 * g1 * c[1][1];
         double n = n_inf + alpha / m, h = tq * sqrt(fmax(var, 0));
+        if (!isfinite(h)) /* no covariance (an extrapolated fit): the line without a band */
+            h = 0;
         double v[4] = {m, n, n - h, n + h};
         mb_plot_row(p, v, 4);
     }
@@ -312,11 +314,14 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
     mb_plot_cmd(p, "set logscale xy");
     mb_plot_cmd(p, "set xlabel 'mini-batch size M (samples)'");
     mb_plot_cmd(p, "set ylabel 'updates to reach the target loss N_{update}'");
+    /* an extrapolated fit (mbfit nupdate --extrapolate): per M is its prediction, not runs */
+    const int extrapolated = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "extrapolated"));
     mb_plot_cmd(p, "plot $fit u 1:3:4 w filledcurves lc rgb '#cce0ff' t '95%% band', "
                    "$fit u 1:2 w l lw 2 lc rgb '#1f5fbf' t 'N = %.4g + %.4g / M', "
                    "$runs u 1:2 w p pt 6 lc rgb 'gray40' t 'each run', "
-                   "$mean u 1:2:3 w yerrorbars pt 7 lc rgb 'black' t 'mean per M (± s.e.)'",
-                 n_inf, alpha);
+                   "$mean u 1:2:3 w yerrorbars pt 7 lc rgb 'black' t '%s'",
+                 n_inf, alpha, extrapolated ? "extrapolated per M (95% bootstrap / 1.96)"
+                                            : "mean per M (± s.e.)");
     cJSON_Delete(root);
     static const char *const need[] = {"mean", "fit", NULL};
     return mb_plot_finish(p, need, err);

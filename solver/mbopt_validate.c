@@ -658,6 +658,15 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
                  "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
                  "best T_C, its median |error| on these runs, and the runs measured it the "
                  "fastest such", m_rec, round(m_rec), v->rows[pick].batch, 100 * v->band);
+    if (mb_solver_calibration_only(v)) {
+        /* the runs stopped above the target: they calibrated the law, nothing here reached it */
+        snprintf(verdict, size,
+                 "no run given reached the target loss %g: they calibrated a law extrapolated "
+                 "to it (mbfit nupdate --extrapolate), so nothing in-sample grades the "
+                 "recommended M = %.4g (P = %g); the held-out check does",
+                 v->target, m_rec, p_rec);
+        return;
+    }
     if (pick >= 0 && v->best >= 0)
         snprintf(verdict, size,
                  "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the best of the "
