@@ -646,6 +646,24 @@ static void test_validate(void)
                            "runs trained to it");
     snprintf(path, sizeof path, "%s/lenet5-b32-s9.csv", dir);
     remove(path);
+    /* runs that all stopped above the fit's target are calibration runs: none reached it, and
+     * the in-sample line says so (a law extrapolated below them: mbfit nupdate --extrapolate) */
+    char cal[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(cal, sizeof cal), 0);
+    for (int s = 0; s < 2; s++)
+        for (int m = 8; m <= 64; m *= 2)
+            mb_test_write_run_log(cal, "lenet5", 0.7, m, s, 300, 1e-3, 0);
+    /* (the synthetic logs run on to 0.5: cut each where a run to 0.7 would have stopped) */
+    CU_ASSERT(mb_test_sh_ok(&r, "cd %s && for f in *.csv; do awk -F, '/^#/ { sub(/reached=yes/, "
+                            "\"reached=no\") } /^#|^update/ || $5 > 0.7' $f > t && mv t $f; done",
+                            cal));
+    mb_test_run_free(&r);
+    CU_ASSERT(mb_test_sh_ok(&r, "mbopt validate --nfit %s/n.json --gamma 1e-5 --m-t 1 %s", dir,
+                            cal));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "in-sample: no run given reached the target loss 0.5: "
+                                         "they calibrated a law"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "nan"));
+    mb_test_run_free(&r);
     snprintf(arg, sizeof arg, "validate --nfit %s/n.json --gamma 1e-5 --m-t 1 --batch-range "
                               "1000:4000 %s", dir, dir);
     expect_failure(arg, 1, "no run trained near the recommended M");
