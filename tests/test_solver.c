@@ -651,7 +651,7 @@ static void test_validate(void)
     snprintf(arg, sizeof arg, "validate --nfit %s/out/v.csv --gamma 1e-5 --m-t 1 %s", dir, dir);
     expect_failure(arg, 1, "v.csv");
     snprintf(arg, sizeof arg, "validate --gamma 1e-5 --m-t 1 --n-inf 3 --alpha 4 %s", dir);
-    expect_failure(arg, 1, "no target loss");
+    expect_failure(arg, 2, "no target loss");
     expect_failure("validate --nfit n.json", 2, "no run logs given");
 
     /* learning rate as a dimension: runs at a second rate, one fit per rate; each row is
@@ -796,7 +796,7 @@ static void test_validate_settle(void)
     snprintf(arg, sizeof arg, "scale --nfit %s/n.json %s --procs 1 %s", dir, model, dir);
     expect_failure(arg, 1, "alexnet-b32-s9.csv: trains net 'alexnet'");
     snprintf(arg, sizeof arg, "scale --n-inf 130 --alpha 8e4 %s --procs 1 %s", model, dir);
-    expect_failure(arg, 1, "no target loss");
+    expect_failure(arg, 2, "no target loss");
     mb_test_rmdir(dir);
 }
 
