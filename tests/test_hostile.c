@@ -312,6 +312,15 @@ static const hcase train_cases[] = {
      "--elastic-alpha: must be in (0, 1], got 0"},
     {"silent", TRAIN "--algo sma --learners 2 --elastic-alpha 0 --log $W/o", 1,
      "--elastic-alpha: must be in (0, 1]"},
+    /* the bisection's snapshots are sized by the updates a window can hold: --max-updates 5
+     * bounds a window whatever --eval-every says (2299 GiB before: refused) */
+    {"silent", "$T mbtrain --net lenet5 --data synthetic:n=64,test=16,c=1,h=28,w=28,classes=10,"
+               "seed=3 --batch 8 --threads 1 --target-loss 0.01 --eval-every 10000000 "
+               "--max-updates 5 --log $W/l >/dev/null && grep -q 'updates=5 ' $W/l", 0, NULL},
+    {"message", "$T mbtrain --net lenet5 --data synthetic:n=64,test=16,c=1,h=28,w=28,classes=10,"
+                "seed=3 --batch 8 --threads 1 --target-loss 0.01 --eval-every 10000000 "
+                "--max-updates 100000000 --epochs 10000000 --log $W/o", 1,
+     "--eval-every 10000000 with 61706 parameters needs"},
 };
 
 static const hcase fit_cases[] = {
@@ -441,6 +450,49 @@ static const hcase fit_cases[] = {
                   "-o $W/o", 1, "hparams.yaml:2: key 'batch_size' given twice with different"},
     {"silent", LT NU "--lightning --loss-column step $W/v0 -o $W/o", 1,
      "--loss-column step: that is Lightning's step count"},
+    /* '# diverged=' metadata: a whole update at or just past the log's last row, on a run that
+     * did not also reach the target (counted both ways, "never reached" wrapped to 2^64 - 1) */
+    {"nan", "sed 's/^# seed=0/# seed=0\\n# diverged=5/' $E/fit_runs/run_M16_s0.csv > $W/l.csv && "
+            NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "l.csv:10: field 'diverged': 5 is before the log's last row"},
+    {"nan", "sed 's/^# seed=0/# seed=0\\n# diverged=99999/' $E/fit_runs/run_M16_s0.csv > $W/l.csv "
+            "&& " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "field 'diverged': 99999 is past the log's last row"},
+    {"silent", "sed 's/^# seed=0/# seed=0\\n# diverged=abc/' $E/fit_runs/run_M16_s0.csv > $W/l.csv "
+               "&& " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "field 'diverged': abc is not a whole number >= 0"},
+    {"silent", "sed 's/^# seed=0/# seed=0\\n# diverged=-5/' $E/fit_runs/run_M16_s0.csv > $W/l.csv "
+               "&& " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "field 'diverged': -5 is not a whole number >= 0"},
+    {"silent", "sed 's/^# seed=0/# seed=0\\n# diverged=2331/' $E/fit_runs/run_M16_s0.csv > "
+               "$W/l.csv && " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "marked diverged, but its summary says reached=yes"},
+    {"nan", "sed 's/^# seed=0/# seed=0\\n# diverged=2331/' $E/fit_runs/run_M16_s0.csv | grep -v "
+            "'^# updates' > $W/l.csv && " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv "
+            "$E/fit_runs/run_M64_s0.csv > $W/r && grep -q '3 runs: 0 diverged, 0 never' $W/r", 0,
+     NULL},
+    /* counts past 2^53: 2^53 + 1 reads as 2^53 in a double */
+    {"runaway", "printf 'batch,n_update\n8,100\n16,80\n9007199254740993,70\n' > $W/p.csv && "
+                "$T mbfit nupdate $W/p.csv --json -o $W/o", 1,
+     "p.csv:4: field 'batch': 9007199254740993 is past 2^53"},
+    {"runaway", "mkdir $W/v1 && printf 'epoch,step,val_loss\n0,9007199254740993,0.1\n' > "
+                "$W/v1/metrics.csv && " LT NU "--lightning --batch 8,16 $W/v0 $W/v1 -o $W/o", 1,
+     "v1/metrics.csv:2: field 'step': 9007199254740993 is past 2^53"},
+    /* step and collective tables: derived and text columns checked as the probes write them */
+    {"silent", "sed '0,/^cpu,lenet5,8,/s/^\\(cpu,lenet5,8,.*\\),[0-9.e+]*$/\\1,nan/' $E/step.csv "
+               "> $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1,
+     "field 'samples_per_s': 'nan' is not a finite number"},
+    {"silent", "sed '0,/^cpu,lenet5,8,/s/^\\(cpu,lenet5,8,.*\\),[0-9.e+]*$/\\1,1/' $E/step.csv "
+               "> $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1,
+     "field 'samples_per_s': 1 is not batch / t_median_s"},
+    {"silent", "sed 's/^cpu,/tpu,/' $E/step.csv > $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o",
+     1, "field 'backend': 'tpu' is not cpu or cuda"},
+    {"silent", "sed 's/^cpu,lenet5,/cpu,,/' $E/step.csv > $W/s.csv && $T mbfit tupdate $W/s.csv "
+               "-o $W/o", 1, "field 'net': empty"},
+    {"silent", "sed '0,/^cpu,lenet5,8,\\([0-9]*\\),/s//cpu,lenet5,8, \\1,/' $E/step.csv > "
+               "$W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1, "(a space before it)"},
+    {"silent", "sed 's/^allreduce,2,\\([0-9]*\\),/allreduce,2,0,/' $E/comm.csv > $W/c.csv && "
+               "$T mbfit comm $W/c.csv -o $W/o", 1, "field 'bytes': 0 is not a whole number in [1,"},
 };
 
 static const hcase opt_cases[] = {
@@ -540,7 +592,13 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 8:48 -o $W/o && grep -q "
                "'sought in \\[8, 48\\]' $W/o", 0, NULL},
     {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm alpha-beta "
-               "--latency 1e-5 --s-per-byte 1e-9 --procs 1:4 -o $W/o", 1, "needs --bytes"},
+               "--latency 1e-5 --s-per-byte 1e-9 --procs 1:4 -o $W/o", 2, "needs --bytes"},
+    /* a flag missing from the command line is a usage error (exit 2, the --help hint) in every
+     * subcommand, as in mbopt design */
+    {"usage", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --m-t 32 --delta 0.004 --procs 1:4 "
+              "-o $W/o", 2, "gamma unknown: give --gamma or --tfit"},
+    {"usage", "$T mbopt validate --gamma 1e-5 --m-t 1 --n-inf 3 --alpha 4 $E/fit_runs -o $W/o", 2,
+     "no target loss: give --target-loss"},
     {"silent", "$T mbopt ps --compute-time 0.2 --workers 16 --bandwidth 10G --param-bytes 1.5 "
                "-o $W/o", 1, "--param-bytes: must be a whole number"},
     /* counts are whole numbers */
