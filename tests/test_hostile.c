@@ -593,6 +593,11 @@ static const hcase opt_cases[] = {
                "'sought in \\[8, 48\\]' $W/o", 0, NULL},
     {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm alpha-beta "
                "--latency 1e-5 --s-per-byte 1e-9 --procs 1:4 -o $W/o", 2, "needs --bytes"},
+    /* --delta 0: bandwidth buys nothing and the budget buys 50 learners exactly; the search's
+     * 49.9999... once gave a whole answer of 49 */
+    {"message", "$T mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0 "
+                "--budget 100000 --price-learner 2000 --price-bandwidth 1e-5 --bandwidth-ref 1G "
+                "-o $W/r && grep -q '^whole *50 learners and 0 bytes/s' $W/r", 0, NULL},
     /* a flag missing from the command line is a usage error (exit 2, the --help hint) in every
      * subcommand, as in mbopt design */
     {"usage", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --m-t 32 --delta 0.004 --procs 1:4 "
