@@ -450,6 +450,11 @@ static const hcase fit_cases[] = {
                   "-o $W/o", 1, "hparams.yaml:2: key 'batch_size' given twice with different"},
     {"silent", LT NU "--lightning --loss-column step $W/v0 -o $W/o", 1,
      "--loss-column step: that is Lightning's step count"},
+    /* --extrapolate fits the levels with its own weights and forms */
+    {"silent", NU "--extrapolate --weights none " LOGS " -o $W/o", 2,
+     "--weights has no effect with --extrapolate"},
+    {"silent", NU "--extrapolate --choose aic " LOGS " -o $W/o", 2,
+     "--choose has no effect with --extrapolate"},
     /* '# diverged=' metadata: a whole update at or just past the log's last row, on a run that
      * did not also reach the target (counted both ways, "never reached" wrapped to 2^64 - 1) */
     {"nan", "sed 's/^# seed=0/# seed=0\\n# diverged=5/' $E/fit_runs/run_M16_s0.csv > $W/l.csv && "
