@@ -124,6 +124,16 @@ static const hcase probe_cases[] = {
     {"silent", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --cache $D/badcache.csv "
                "-o $W/o",
      1, "badcache.csv"},
+    /* a cache of another kind is not taken, then rewritten; a key twice: which would count? */
+    {"silent", "printf '# format=mbkit-step/1\\nkey,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,"
+               "t_max_s\\n' > $W/c.csv && $T mbprobe conv --net " NET " --batch 2 --budget 0.01 "
+               "--algos gemm --cache $W/c.csv -o $W/o; s=$?; grep -q '^# format=mbkit-step' "
+               "$W/c.csv || exit 99; exit $s", 1,
+     "c.csv:1: field 'format': mbkit-step/1 is a step table, not a convolution table"},
+    {"silent", "printf 'key,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s\\nk,5,1,1,1,1,1\\n"
+               "k,5,1,1,1,1,1\\n' > $W/c.csv && $T mbprobe conv --net " NET " --batch 2 "
+               "--budget 0.01 --algos gemm --cache $W/c.csv -o $W/o", 1,
+     "c.csv:3: key 'k' given twice"},
     {"silent", "$T mbprobe step --net $D/nosoftmax.cfg --batch 2 -o $W/o", 1, "nosoftmax.cfg"},
     {"silent", "$T mbprobe step --net $D/dupkey.cfg --batch 2 -o $W/o", 1, "dupkey.cfg"},
     {"usage", STEP "--frobnicate -o $W/o", 2, "unknown option"},
