@@ -608,6 +608,21 @@ static const hcase opt_cases[] = {
                "'sought in \\[8, 48\\]' $W/o", 0, NULL},
     {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm alpha-beta "
                "--latency 1e-5 --s-per-byte 1e-9 --procs 1:4 -o $W/o", 2, "needs --bytes"},
+    /* a fit whose top-level params were edited and its copy of the same law (best, laws,
+     * by_learners) not: one of the two would be used, silently; learners not whole */
+    {"silent", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+               "sed '0,/\"alpha\":/s/\"alpha\":\t[0-9.e+-]*/\"alpha\":\t1e308/' $W/n.json > "
+               "$W/m.json && $T mbopt scale --nfit $W/m.json --tfit $E/tfit.json --procs 1:4 "
+               "--comm none -o $W/o", 1,
+     "m.json: field 'params.alpha': 1e+308, but best.params.alpha is"},
+    {"silent", "$T mbfit tupdate $E/step.csv --json -o $W/t.json 2>/dev/null && sed "
+               "'0,/\"m_t\":/s/\"m_t\":\t[0-9.e+-]*/\"m_t\":\t1e-300/' $W/t.json > $W/u.json "
+               "&& $T mbopt scale --nfit $E/nfit.json --tfit $W/u.json --procs 1:4 --comm none "
+               "-o $W/o", 1, "field 'params.m_t': 1e-300, but by_learners[P = 1].params.m_t is"},
+    {"silent", "$T mbfit tupdate $E/step.csv --json -o $W/t.json 2>/dev/null && sed "
+               "'0,/\"learners\":/s/\"learners\":\t1,/\"learners\":\t2.5,/' $W/t.json > "
+               "$W/u.json && $T mbopt scale --nfit $E/nfit.json --tfit $W/u.json --procs 1:4 "
+               "--comm none -o $W/o", 1, "u.json: field 'learners': not a whole number >= 1"},
     /* --delta 0: bandwidth buys nothing and the budget buys 50 learners exactly; the search's
      * 49.9999... once gave a whole answer of 49 */
     {"message", "$T mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0 "
