@@ -856,6 +856,24 @@ static const hcase plot_cases[] = {
                 "$W/scale.json && ln -s s.json $W/report.html && $T mbplot report $W; s=$?; "
                 "grep -q '\"rows\"' $W/s.json || exit 99; exit $s",
      1, "report.html would overwrite the input"},
+    /* values no mbkit writer produces are not drawn: r2 above 1, an interval upside down, a
+     * negative target, a count past 2^53, an M of 1e308 */
+#define NJ "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+    {"silent", NJ "sed 's/\"r2\":\t[0-9.e+-]*/\"r2\":\t5/' $W/n.json > $W/m.json && "
+               "$T mbplot nupdate $W/m.json -o $W/o", 1, "m.json: 'r2': 5 is not a number in"},
+    {"silent", NJ "sed 's/\"target_loss\":\t0.5/\"target_loss\":\t-1/' $W/n.json > $W/m.json "
+               "&& $T mbplot nupdate $W/m.json -o $W/o", 1, "'target_loss': -1 is not"},
+    {"silent", NJ "sed '/\"ci95\"/,/\"n_inf\"/s/\"n_inf\":\t\\[.*\\]/\"n_inf\":\t[400, "
+               "300]/' $W/n.json > $W/m.json && $T mbplot nupdate $W/m.json -o $W/o", 1,
+     "field 'ci95.n_inf': not an interval [lo, hi] with lo <= hi"},
+#undef NJ
+    {"runaway", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+                "$E/fit_runs --json -o $W/v.json 2>/dev/null && sed '0,/\"runs\":/s/\"runs\":"
+                "\t3/\"runs\":\t1e30/' $W/v.json > $W/w.json && $T mbplot validate $W/w.json "
+                "-o $W/o", 1, "field 'rows[0].runs': must be a whole number up to 2^53"},
+    {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed "
+                "'0,/\"m_opt\":/s/\"m_opt\":\t32/\"m_opt\":\t1e308/' $W/s.json > $W/t.json "
+                "&& $T mbplot tc $W/t.json -o $W/o", 1, "rows[0]: 'm_opt': 1e+308 is not"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
