@@ -858,6 +858,14 @@ static const hcase plot_cases[] = {
      1, "report.html would overwrite the input"},
     /* values no mbkit writer produces are not drawn: r2 above 1, an interval upside down, a
      * negative target, a count past 2^53, an M of 1e308 */
+    /* a present runs/ is read: a log that is none, or a plain file named runs, is refused */
+    {"silent", "mkdir -p $W/r/runs && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
+               "$W/r/scale.json && echo a,b > $W/r/runs/x.csv && $T mbplot report $W/r 2>$W/e; "
+               "s=$?; grep -v 'note:' $W/e >&2; test -e $W/r/report.html && exit 99; exit $s", 1,
+     "runs/x.csv: no column 'update'"},
+    {"silent", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
+               "$W/r/scale.json && echo x > $W/r/runs && $T mbplot report $W/r 2>$W/e; s=$?; "
+               "grep -v 'note:' $W/e >&2; exit $s", 1, "r/runs: not a folder"},
 #define NJ "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
     {"silent", NJ "sed 's/\"r2\":\t[0-9.e+-]*/\"r2\":\t5/' $W/n.json > $W/m.json && "
                "$T mbplot nupdate $W/m.json -o $W/o", 1, "m.json: 'r2': 5 is not a number in"},
