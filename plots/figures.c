@@ -225,7 +225,8 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
 {
     cJSON *root;
     int rc = mb_json_read(nfit_json, &root, err);
-    if (rc == MB_OK && (rc = mb_format_check_json(root, nfit_json, MB_FORMAT_FIT, err)) != MB_OK)
+    if (rc == MB_OK && ((rc = mb_format_check_json(root, nfit_json, MB_FORMAT_FIT, err)) != MB_OK ||
+                        (rc = mb_solver_fit_agrees(root, nfit_json, err)) != MB_OK))
         cJSON_Delete(root);
     if (rc != MB_OK)
         return rc;
@@ -437,7 +438,8 @@ static int step_fits(mb_plot *p, const char *path, const double *learners, int n
 {
     cJSON *root;
     int rc = mb_json_read(path, &root, err);
-    if (rc == MB_OK && (rc = mb_format_check_json(root, path, MB_FORMAT_FIT, err)) != MB_OK)
+    if (rc == MB_OK && ((rc = mb_format_check_json(root, path, MB_FORMAT_FIT, err)) != MB_OK ||
+                        (rc = mb_solver_fit_agrees(root, path, err)) != MB_OK))
         cJSON_Delete(root);
     if (rc != MB_OK)
         return rc;

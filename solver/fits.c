@@ -171,7 +171,7 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
                           "needs n_inf > 0 and alpha >= 0", path, inv.n_inf, inv.alpha);
         goto done;
     }
-    if ((rc = nfit_params_agree(root, path, err)) != MB_OK)
+    if ((rc = mb_solver_fit_agrees(root, path, err)) != MB_OK)
         goto done;
     f.inverse = mb_model_law_inverse(&inv);
     f.law = f.inverse;
@@ -336,6 +336,34 @@ static int tfit_params_agree(const cJSON *root, const cJSON *params, double lear
     return MB_OK;
 }
 
+/* A tfit's 'learners', when present: a whole count >= 1. */
+static int tfit_learners(const cJSON *learners, const char *path, mb_error *err)
+{
+    if (learners && (!cJSON_IsNumber(learners) || !(learners->valuedouble >= 1) ||
+                     learners->valuedouble != floor(learners->valuedouble) ||
+                     learners->valuedouble > MB_DATA_RANGE_MAX))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'learners': not a whole number >= 1",
+                            path);
+    return MB_OK;
+}
+
+int mb_solver_fit_agrees(const cJSON *root, const char *path, mb_error *err)
+{
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    if (!cJSON_IsString(model))
+        return MB_OK;
+    if (strcmp(model->valuestring, "inverse-law") == 0)
+        return nfit_params_agree(root, path, err);
+    if (strcmp(model->valuestring, "update-time") != 0)
+        return MB_OK;
+    const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");
+    int rc = tfit_learners(learners, path, err);
+    if (rc == MB_OK && learners)
+        rc = tfit_params_agree(root, cJSON_GetObjectItemCaseSensitive(root, "params"),
+                               learners->valuedouble, path, err);
+    return rc;
+}
+
 /* T_update from a tfit's JSON root (mb_solver_read_tfit). */
 static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int *has_delta,
                      mb_error *err)
@@ -360,15 +388,7 @@ static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int
         cJSON_GetObjectItemCaseSensitive(params, "delta") &&
         (rc = mb_json_number(params, "delta", path, &delta, err)) == MB_OK) {
         const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");
-        if (learners && (!cJSON_IsNumber(learners) || !(learners->valuedouble >= 1) ||
-                         learners->valuedouble != floor(learners->valuedouble) ||
-                         learners->valuedouble > MB_DATA_RANGE_MAX)) {
-            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'learners': not a whole number >= 1",
-                              path);
-            goto done;
-        }
-        if (learners && (rc = tfit_params_agree(root, params, learners->valuedouble, path,
-                                                err)) != MB_OK)
+        if ((rc = mb_solver_fit_agrees(root, path, err)) != MB_OK)
             goto done;
         if (!learners) {
             *has_delta = 1; /* a plain parameter file: delta is the communication time */

@@ -874,6 +874,9 @@ static const hcase plot_cases[] = {
     {"silent", NJ "sed '/\"ci95\"/,/\"n_inf\"/s/\"n_inf\":\t\\[.*\\]/\"n_inf\":\t[400, "
                "300]/' $W/n.json > $W/m.json && $T mbplot nupdate $W/m.json -o $W/o", 1,
      "field 'ci95.n_inf': not an interval [lo, hi] with lo <= hi"},
+    {"silent", NJ "sed '0,/\"alpha\":/s/\"alpha\":\t[0-9.e+-]*/\"alpha\":\t1e308/' $W/n.json "
+               "> $W/m.json && $T mbplot nupdate $W/m.json -o $W/o", 1,
+     "m.json: field 'params.alpha': 1e+308, but best.params.alpha is"},
 #undef NJ
     {"runaway", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
                 "$E/fit_runs --json -o $W/v.json 2>/dev/null && sed '0,/\"runs\":/s/\"runs\":"
