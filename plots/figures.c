@@ -225,8 +225,7 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
 {
     cJSON *root;
     int rc = mb_json_read(nfit_json, &root, err);
-    if (rc == MB_OK && ((rc = mb_format_check_json(root, nfit_json, MB_FORMAT_FIT, err)) != MB_OK ||
-                        (rc = mb_solver_fit_agrees(root, nfit_json, err)) != MB_OK))
+    if (rc == MB_OK && (rc = mb_format_check_json(root, nfit_json, MB_FORMAT_FIT, err)) != MB_OK)
         cJSON_Delete(root);
     if (rc != MB_OK)
         return rc;
@@ -269,7 +268,8 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
                                 &n_inf, err)) != MB_OK ||
         (rc = mb_json_number_in(params, "alpha", nfit_json, "params: ", 0, HUGE_VAL, 0, 1,
                                 &alpha, err)) != MB_OK ||
-        (rc = nupdate_shown(root, nfit_json, err)) != MB_OK) {
+        (rc = nupdate_shown(root, nfit_json, err)) != MB_OK ||
+        (rc = mb_solver_fit_agrees(root, nfit_json, err)) != MB_OK) {
         cJSON_Delete(root);
         return rc;
     }
