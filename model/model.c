@@ -403,6 +403,10 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
         }
     }
     double p = exp(0.5 * (lo + hi));
+    /* bandwidth that buys nothing: the optimum is the budget's every learner, p_max itself (the
+     * search stops a hair under it, 49.99999999993 for 50) */
+    if (!needs_bandwidth(t) && p > p_max * (1.0 - 1e-9))
+        p = p_max;
     double b = budget_bandwidth(prob, p);
     double best = design_tc(law, t, prob, p, b);
 
@@ -434,8 +438,9 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
     const double hp = 1e-5 * p, hb = 1e-5 * b;
     d.dt_dcost_learners = (design_tc(law, t, prob, p + hp, b) - design_tc(law, t, prob, p - hp, b)) /
                           (2.0 * hp * prob->price_learner);
-    d.dt_dcost_bandwidth = (design_tc(law, t, prob, p, b + hb) - design_tc(law, t, prob, p, b - hb)) /
-                           (2.0 * hb * prob->price_bandwidth);
+    d.dt_dcost_bandwidth = !needs_bandwidth(t) ? 0.0 /* it buys nothing */
+                           : (design_tc(law, t, prob, p, b + hb) - design_tc(law, t, prob, p, b - hb)) /
+                                 (2.0 * hb * prob->price_bandwidth);
     d.interior = p > 1.0 + 1e-6 && p < p_max * (1.0 - 1e-6);
     /* Learners come whole: the better neighbour on the budget line (one learner needs no
      * bandwidth, so P = 1 is priced without it). */
