@@ -27,6 +27,8 @@ int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
 
 int mb_cli_fail(const char *prog, const char *sub, const mb_error *err)
 {
+    if (err->status == MB_EUSAGE) /* a flag missing or contradicting: a usage error */
+        return mb_cli_usage(prog, sub, "%s", err->msg);
     prefix(prog, sub);
     fprintf(stderr, "%s\n", err->msg);
     return MB_EXIT_DATA;

@@ -29,7 +29,9 @@ int mb_cli_start(void);
  * mb_out_commit said it) and turns a 0 into MB_EXIT_DATA. Every command's main ends with it. */
 int mb_cli_exit(int status);
 
-/* "PROG SUB: err->msg" on stderr; returns MB_EXIT_DATA. */
+/* "PROG SUB: err->msg" on stderr; returns MB_EXIT_DATA, or for MB_EUSAGE (a flag missing
+ * from the command line, or two that contradict) the message with the --help hint and
+ * MB_EXIT_USAGE, as mb_cli_usage. */
 int mb_cli_fail(const char *prog, const char *sub, const struct mb_error *err);
 
 /* getopt_long's ':' (missing value) or '?' (unknown option) for argv[optind - 1], as a usage

@@ -45,6 +45,11 @@ typedef struct mb_range {
  * (counts, bytes and batch sizes are whole). */
 #define MB_DATA_RANGE_MAX 9007199254740992.0
 
+/* Whether the text `s`, parsed to `v` by mb_data_parse_double, is a count past 2^53: v above
+ * MB_DATA_RANGE_MAX, or v equal to it from a text that is not exactly 2^53 (2^53 + 1 rounds to
+ * 2^53 in a double, so a check on v alone lets it through). */
+int mb_data_past_2_53(const char *s, double v);
+
 /* Parses `s` into *r. Every value must be > 0, finite and at most MB_DATA_RANGE_MAX, each
  * "lo:hi" needs 0 < lo <= hi, no item may be empty ("8,,16", "8,"), and no value may come twice
  * ("8,8", "8,4:16").

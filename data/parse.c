@@ -35,6 +35,20 @@ int mb_data_parse_double(const char *s, double *v)
     return MB_OK;
 }
 
+int mb_data_past_2_53(const char *s, double v)
+{
+    if (v != MB_DATA_RANGE_MAX)
+        return v > MB_DATA_RANGE_MAX;
+    /* the text's own value: plain digits compared as digits, other forms (1e16, 9.007e15) in
+     * long double, which holds 2^53 + 1 where long double is wider than double */
+    while (*s == '+' || (*s == '0' && s[1]))
+        s++;
+    size_t n = strspn(s, "0123456789");
+    if (s[n] == '\0' || (s[n] == '.' && strspn(s + n + 1, "0") == strlen(s + n + 1)))
+        return n != 16 || strncmp(s, "9007199254740992", 16) != 0;
+    return strtold(s, NULL) != (long double)MB_DATA_RANGE_MAX;
+}
+
 int mb_data_parse_long(const char *s, long lo, long hi, long *v)
 {
     if (!s || !*s || isspace((unsigned char)*s))

@@ -143,7 +143,9 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
         }
         if ((rc = split(line, &fields, &field_cap, &nf)) != MB_OK)
             break;
-        for (size_t i = 0; i < nf; i++)
+        /* the header's names are trimmed; a row's cells are kept as written, so that a number
+         * with a space before it is refused as the flags refuse ' 0.1' */
+        for (size_t i = 0; !t->header && i < nf; i++)
             fields[i] = trim(fields[i]);
         if (!t->header) {
             for (size_t i = 0; i < nf; i++)
@@ -241,8 +243,10 @@ int mb_table_double(const mb_table *t, size_t row, size_t col, double *v, mb_err
 {
     const char *s = mb_table_cell(t, row, col);
     if (mb_data_parse_double(s, v) != MB_OK)
-        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': '%s' is not a finite number",
-                            t->path, t->lines[row], t->header[col], s);
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': '%s' is not a finite number%s",
+                            t->path, t->lines[row], t->header[col], s,
+                            *s == ' ' || *s == '\t' ? " (a space before it)"
+                            : *s && strchr(" \t", s[strlen(s) - 1]) ? " (a space after it)" : "");
     return MB_OK;
 }
 
@@ -252,6 +256,10 @@ int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, dou
     int rc = mb_table_double(t, row, col, v, err);
     if (rc != MB_OK)
         return rc;
+    if (whole && *v >= lo && mb_data_past_2_53(mb_table_cell(t, row, col), *v))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is past 2^53 (a count a "
+                            "double cannot hold)", t->path, t->lines[row], t->header[col],
+                            mb_table_cell(t, row, col));
     if (*v < lo || *v > hi || (whole && *v != floor(*v)))
         return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is not %s in [%g, %g]",
                             t->path, t->lines[row], t->header[col], mb_table_cell(t, row, col),

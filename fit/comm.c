@@ -63,14 +63,14 @@ int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
     }
     long crp = mb_table_col(t, "reps");
     for (size_t r = 0; r < n; r++) {
-        /* a collective needs 2 processes or more; a process count, a byte count and a
-         * repetition count are whole; a time past 1e9 s (31 years) would overflow the fit's
+        /* a collective needs 2 processes or more; a process count, a byte count (>= 1, as
+         * mbprobe comm --bytes) and a repetition count are whole; a time past 1e9 s (31 years) would overflow the fit's
          * sums of squares */
         double rp;
         if ((rc = mb_table_double_in(t, r, cp, 2, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
             (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, 1,
                                                   &rp, err)) != MB_OK) ||
-            (rc = mb_table_double_in(t, r, cb, 0, MB_DATA_RANGE_MAX, 1, &B[r], err)) != MB_OK ||
+            (rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &B[r], err)) != MB_OK ||
             (rc = mb_table_double_in(t, r, ct, 0, 1e9, 0, &T[r], err)) != MB_OK)
             goto done;
         /* the collectives mbprobe comm times (probe/comm.c's names): another op is no row of

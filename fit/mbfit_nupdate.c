@@ -342,6 +342,11 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
                             "one per input)", a->lt.n_batch, nfiles, nfiles == 1 ? "" : "s");
     if ((a->levels || a->form_given) && !a->extrapolate)
         return mb_cli_usage("mbfit", sub, "--levels and --form go with --extrapolate");
+    /* the levels fit has its own weights (relative) and its own choice of form (--form) */
+    if (a->extrapolate && (mb_cli_given(&seen, OPT_WEIGHTS) || mb_cli_given(&seen, OPT_CHOOSE)))
+        return mb_cli_usage("mbfit", sub, "%s has no effect with --extrapolate (its fit weighs "
+                            "the levels' means relatively; --form chooses the law)",
+                            mb_cli_given(&seen, OPT_WEIGHTS) ? "--weights" : "--choose");
     if (a->extrapolate && a->lightning)
         return mb_cli_usage("mbfit", sub, "--extrapolate reads mbtrain run logs, not --lightning "
                             "logs");

@@ -87,7 +87,7 @@ static int meta_number(const mb_table *t, const char *key, int required, int pos
     if (mb_data_parse_double(s, v) != MB_OK || (positive && *v <= 0))
         return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a %snumber",
                             mb_table_path(t), key, s, positive ? "positive " : "finite ");
-    if (whole && (*v != floor(*v) || *v < 0 || *v > MB_DATA_RANGE_MAX))
+    if (whole && (*v != floor(*v) || *v < 0 || mb_data_past_2_53(s, *v)))
         return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a whole number in "
                             "[%d, 2^53]", mb_table_path(t), key, s, positive);
     return MB_OK;
@@ -124,11 +124,12 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         double u, loss;
         if ((rc = mb_table_double(t, r, cu, &u, err)) != MB_OK)
             break;
-        if (u < 0 || u <= prev_u || u > MB_DATA_RANGE_MAX || u != floor(u)) {
+        const int past = u >= 0 && mb_data_past_2_53(mb_table_cell(t, r, cu), u);
+        if (u < 0 || u <= prev_u || past || u != floor(u)) {
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %s is %s",
                               mb_table_path(t), mb_table_line(t, r), mb_table_cell(t, r, cu),
                               u < 0                 ? "negative"
-                              : u > MB_DATA_RANGE_MAX ? "past 2^53 updates"
+                              : past                ? "past 2^53 updates"
                               : u != floor(u)       ? "not a whole number"
                                                     : "not past the row before's (one row an update)");
             break;
@@ -181,24 +182,57 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
     return rc;
 }
 
-/* Whether the log says the run diverged: `# diverged=...` metadata, or a `diverged=yes` (or
- * `diverged=UPDATE`) token in a trailer line (mbtrain's summary). */
-static int log_diverged(const mb_table *t)
+/* Whether the log says the run diverged: `# diverged=U` metadata (U the update it diverged
+ * at; `no` or `0`: it did not), or a `diverged=yes` (or `diverged=UPDATE`) token in a trailer
+ * line (mbtrain's summary). Metadata U is a whole number, at or after the log's last row and
+ * at most one logging interval past it (mbtrain logs no row for a non-finite loss), and a run
+ * whose summary says reached=yes did not diverge: MB_EFORMAT naming file, line and field
+ * otherwise (a run counted both reached and diverged broke every count). */
+static int log_diverged(const mb_table *t, size_t cu, int *diverged, mb_error *err)
 {
     const char *m = mb_table_meta(t, "diverged");
-    if (m)
-        return strcmp(m, "no") != 0 && strcmp(m, "0") != 0;
+    *diverged = 0;
+    int summary_reached = 0;
     for (size_t i = 0; i < mb_table_trailers(t); i++) {
-        const char *s = mb_table_trailer(t, i), *p = s;
-        while ((p = strstr(p, "diverged=")) != NULL) {
+        const char *s = mb_table_trailer(t, i), *p;
+        if ((p = strstr(s, "reached=yes")) && (p == s || p[-1] == ' '))
+            summary_reached = 1;
+        for (p = s; !m && (p = strstr(p, "diverged=")) != NULL; p++)
             if (p == s || p[-1] == ' ') {
                 p += strlen("diverged=");
-                return strncmp(p, "no", 2) != 0 && !(p[0] == '0' && (p[1] == ' ' || !p[1]));
+                *diverged |= strncmp(p, "no", 2) != 0 && !(p[0] == '0' && (p[1] == ' ' || !p[1]));
+                break;
             }
-            p++;
-        }
     }
-    return 0;
+    if (m) {
+        if (strcmp(m, "no") == 0 || strcmp(m, "0") == 0)
+            return MB_OK;
+        double u, last = 0, prev = 0;
+        size_t rows = mb_table_rows(t);
+        if (rows > 0 && mb_data_parse_double(mb_table_cell(t, rows - 1, cu), &last) != MB_OK)
+            return MB_OK; /* crossing() has refused the row already */
+        if (rows > 1 && mb_data_parse_double(mb_table_cell(t, rows - 2, cu), &prev) != MB_OK)
+            prev = last;
+        double gap = last - prev >= 1 ? last - prev : 1;
+        const char *why = NULL;
+        if (mb_data_parse_double(m, &u) != MB_OK || u < 0 || u != floor(u) ||
+            u > MB_DATA_RANGE_MAX)
+            why = "is not a whole number >= 0 (the update the run diverged at)";
+        else if (u < last)
+            why = "is before the log's last row: the log goes on after the run diverged";
+        else if (u > last + gap)
+            why = "is past the log's last row (one logging interval at most)";
+        if (why)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'diverged': %s %s", mb_table_path(t),
+                                mb_table_meta_line(t, "diverged"), m, why);
+        *diverged = 1;
+    }
+    if (*diverged && summary_reached)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'diverged': the run is marked "
+                            "diverged, but its summary says reached=yes (a run is one or the other)",
+                            mb_table_path(t), m ? mb_table_meta_line(t, "diverged")
+                                                : mb_table_line(t, mb_table_rows(t) - 1) + 1);
+    return MB_OK;
 }
 
 static void meta_string(const mb_table *t, const char *key, char *dst, size_t n)
@@ -225,7 +259,11 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     double bs;
     const char *b = mb_table_meta(t, "b_simple");
     runs->b_simple[i] = b && mb_data_parse_double(b, &bs) == MB_OK ? bs : NAN;
-    runs->diverged[i] = log_diverged(t);
+    int div = 0;
+    size_t cu;
+    if (rc == MB_OK && (rc = mb_table_require_col(t, "update", &cu, err)) == MB_OK)
+        rc = log_diverged(t, cu, &div, err);
+    runs->diverged[i] = div;
     meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
     meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
     runs->used_train_loss += used;
@@ -410,12 +448,15 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g must be > 0", path,
                               mb_table_line(t, r), b <= 0 ? "batch" : "n_update",
                               b <= 0 ? b : v);
-        else if (b > MB_DATA_RANGE_MAX || v > MB_DATA_RANGE_MAX)
+        else if (mb_data_past_2_53(mb_table_cell(t, r, cb), b) ||
+                 mb_data_past_2_53(mb_table_cell(t, r, cn), v))
             /* counts of samples and updates; past 2^53 the fit's sums lose every digit (1e308
-             * "fitted" to zeros) */
-            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g is past 2^53", path,
-                              mb_table_line(t, r), b > MB_DATA_RANGE_MAX ? "batch" : "n_update",
-                              b > MB_DATA_RANGE_MAX ? b : v);
+             * "fitted" to zeros), and 2^53 + 1 is read as 2^53 */
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is past 2^53", path,
+                              mb_table_line(t, r),
+                              mb_data_past_2_53(mb_table_cell(t, r, cb), b) ? "batch" : "n_update",
+                              mb_data_past_2_53(mb_table_cell(t, r, cb), b)
+                                  ? mb_table_cell(t, r, cb) : mb_table_cell(t, r, cn));
         for (size_t q = 0; rc == MB_OK && cs >= 0 && q < r; q++) /* one run, counted twice */
             if (runs->batch[q] == b && runs->seed[q] == s)
                 rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: batch %g, seed %g given twice (line "
@@ -594,7 +635,9 @@ static int group_runs(const mb_fit_runs *runs, size_t k, mb_fit_nupdate *out, mb
         for (; b < runs->n && runs->batch[idx[b]] == g.batch; b++) {
             double v = runs->n_update[idx[b] * runs->n_thr + k];
             g.runs++;
-            g.diverged += runs->diverged && runs->diverged[idx[b]] != 0;
+            /* each run counts once: a run that reached this threshold before it diverged (a
+             * higher level of --extrapolate's) counts as reached */
+            g.diverged += runs->diverged && runs->diverged[idx[b]] != 0 && isnan(v);
             if (!isnan(v))
                 g.reached++, s += v;
         }

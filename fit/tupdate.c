@@ -211,6 +211,34 @@ void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n)
  * squares overflow and "fit" 1e308 s to zeros. */
 #define MAX_SECONDS 1e9
 
+/* Row r's text and derived columns: the backend is one mbprobe writes (train/backend/backend.c's
+ * names: cpu, cuda), the net has a name, and samples_per_s, where given, is batch / t_median_s
+ * to 1% (probe/step.c writes 6 digits; a hand-made table rounds), and so finite and > 0. */
+static int step_row_text(const mb_table *t, size_t r, long cn, long ck, double m, double tm,
+                         mb_error *err)
+{
+    const char *path = mb_table_path(t);
+    long line = mb_table_line(t, r), cs = mb_table_col(t, "samples_per_s");
+    if (ck >= 0 && strcmp(mb_table_cell(t, r, (size_t)ck), "cpu") != 0 &&
+        strcmp(mb_table_cell(t, r, (size_t)ck), "cuda") != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'backend': '%s' is not cpu or cuda",
+                            path, line, mb_table_cell(t, r, (size_t)ck));
+    if (cn >= 0 && *mb_table_cell(t, r, (size_t)cn) == '\0')
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'net': empty (the net's name)", path,
+                            line);
+    double sps;
+    int rc;
+    if (cs < 0 || *mb_table_cell(t, r, (size_t)cs) == '\0')
+        return MB_OK;
+    if ((rc = mb_table_double_in(t, r, (size_t)cs, 0, HUGE_VAL, 0, &sps, err)) != MB_OK)
+        return rc;
+    if (tm > 0 && fabs(sps - m / tm) > 1e-2 * (m / tm))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'samples_per_s': %s is not batch / "
+                            "t_median_s (%.6g)", path, line, mb_table_cell(t, r, (size_t)cs),
+                            m / tm);
+    return MB_OK;
+}
+
 int mb_fit_step_table_check(const mb_table *t, mb_error *err)
 {
     const char *path = mb_table_path(t);
@@ -277,6 +305,8 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err)
                               strcmp(bad, "learners") == 0 ? ">= 1" : "> 0");
             goto done;
         }
+        if ((rc = step_row_text(t, r, cn, ck, M[r], T[r], err)) != MB_OK)
+            goto done;
         const long same[2] = {cn, ck}; /* one net and one backend per table */
         for (int s = 0; s < 2; s++) {
             long c = same[s];

@@ -31,6 +31,8 @@ enum {
     MB_EMPI = -9,     /* MPI reported an error or is not available */
     MB_ESOLVER = -10, /* an external solver (GSL, GLPK) failed */
     MB_ENODATA = -11, /* the input holds too little data for the question asked */
+    MB_EUSAGE = -12,  /* a flag missing from the command line, or two that contradict: the
+                         commands exit 2 with the --help hint (mb_cli_fail) */
 };
 
 /* Returns a static, human-readable name for a status code ("domain error", ...). */

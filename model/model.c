@@ -335,11 +335,22 @@ static mb_update_time at_bandwidth(const mb_update_time *t, const mb_design_prob
 {
     mb_update_time s = *t;
     const double scale = prob->bandwidth_ref / bandwidth;
-    s.delta *= scale;
-    s.s_per_byte *= scale;
+    /* a term that is 0 stays 0 at any bandwidth (0 x inf would be NaN at bandwidth 0) */
+    s.delta = s.delta != 0.0 ? s.delta * scale : 0.0;
+    s.s_per_byte = s.s_per_byte != 0.0 ? s.s_per_byte * scale : 0.0;
     for (size_t k = 0; k < s.n_pdelta; k++)
-        s.pdelta[k] *= scale;
+        s.pdelta[k] = s.pdelta[k] != 0.0 ? s.pdelta[k] * scale : 0.0;
     return s;
+}
+
+/* Whether the update time depends on the bandwidth at all (--delta 0 and no per-byte or per-P
+ * cost: bandwidth buys nothing, and the whole budget may go to learners). */
+static int needs_bandwidth(const mb_update_time *t)
+{
+    int any = t->delta != 0.0 || t->s_per_byte != 0.0;
+    for (size_t k = 0; k < t->n_pdelta; k++)
+        any |= t->pdelta[k] != 0.0;
+    return any;
 }
 
 /* T_C at the optimal M for P learners and the given bandwidth; +inf outside the domain. */
@@ -348,7 +359,8 @@ static double design_tc(const mb_inverse_law *law, const mb_update_time *t,
 {
     mb_update_time s = at_bandwidth(t, prob, bandwidth);
     mb_optimum o;
-    if (!(bandwidth > 0.0) || mb_model_optimum(law, &s, p, &o) != MB_OK)
+    if (!(bandwidth > 0.0 || (bandwidth == 0.0 && !needs_bandwidth(t))) ||
+        mb_model_optimum(law, &s, p, &o) != MB_OK)
         return INFINITY;
     return o.t_c;
 }
@@ -391,6 +403,10 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
         }
     }
     double p = exp(0.5 * (lo + hi));
+    /* bandwidth that buys nothing: the optimum is the budget's every learner, p_max itself (the
+     * search stops a hair under it, 49.99999999993 for 50) */
+    if (!needs_bandwidth(t) && p > p_max * (1.0 - 1e-9))
+        p = p_max;
     double b = budget_bandwidth(prob, p);
     double best = design_tc(law, t, prob, p, b);
 
@@ -422,8 +438,9 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
     const double hp = 1e-5 * p, hb = 1e-5 * b;
     d.dt_dcost_learners = (design_tc(law, t, prob, p + hp, b) - design_tc(law, t, prob, p - hp, b)) /
                           (2.0 * hp * prob->price_learner);
-    d.dt_dcost_bandwidth = (design_tc(law, t, prob, p, b + hb) - design_tc(law, t, prob, p, b - hb)) /
-                           (2.0 * hb * prob->price_bandwidth);
+    d.dt_dcost_bandwidth = !needs_bandwidth(t) ? 0.0 /* it buys nothing */
+                           : (design_tc(law, t, prob, p, b + hb) - design_tc(law, t, prob, p, b - hb)) /
+                                 (2.0 * hb * prob->price_bandwidth);
     d.interior = p > 1.0 + 1e-6 && p < p_max * (1.0 - 1e-6);
     /* Learners come whole: the better neighbour on the budget line (one learner needs no
      * bandwidth, so P = 1 is priced without it). */
@@ -431,7 +448,12 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
     d.whole_bandwidth = 0.0;
     d.whole_t_c = single.t_c;
     for (double w = fmax(2.0, floor(p)); w <= ceil(p); w += 1.0) {
-        const double bw = budget_bandwidth(prob, w);
+        double bw = budget_bandwidth(prob, w);
+        /* the budget's last learner leaves 0 bandwidth, or a rounding error's worth below it
+         * (50 learners at 2000 of 100000): it is 0, not "over budget" (p = 49.99999... once
+         * gave 49 where the budget buys 50) */
+        if (bw < 0.0 && bw > -1e-9 * prob->budget / prob->price_bandwidth)
+            bw = 0.0;
         const double tw = design_tc(law, t, prob, w, bw);
         if (tw < d.whole_t_c) {
             d.whole_learners = w;

@@ -27,6 +27,7 @@ const char *mb_strerror(int status)
     case MB_EMPI: return "MPI error";
     case MB_ESOLVER: return "solver error";
     case MB_ENODATA: return "not enough data";
+    case MB_EUSAGE: return "usage error";
     }
     return "unknown error";
 }

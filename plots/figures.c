@@ -62,7 +62,8 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
         for (int k = 0; rc == MB_OK && keys[k]; k++)
             rc = mb_json_number_in(r, keys[k], path, where, 0, HUGE_VAL, 0, 0, &v, err);
         if (rc == MB_OK)
-            rc = mb_json_number_in(r, "m_opt", path, where, 0, HUGE_VAL, 0, 0, &v, err);
+            /* a batch size: at most 2^53 samples (1e308 is no M to draw) */
+            rc = mb_json_number_in(r, "m_opt", path, where, 0, MB_DATA_RANGE_MAX, 0, 0, &v, err);
         if (rc != MB_OK) {
             cJSON_Delete(*root);
             return rc;
@@ -192,6 +193,33 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
     return mb_plot_finish(p, need, err);
 }
 
+/* The values of an nfit the figure and its caption show, as mbfit writes them: r2 at most 1,
+ * target_loss >= 0, each ci95 interval [lo, hi] with lo <= hi (all optional, null allowed). */
+static int nupdate_shown(const cJSON *root, const char *path, mb_error *err)
+{
+    double v;
+    int rc;
+    if ((rc = mb_json_number_in(root, "r2", path, "", -HUGE_VAL, 1, 0, 0, &v, err)) != MB_OK ||
+        (rc = mb_json_number_in(root, "target_loss", path, "", 0, HUGE_VAL, 0, 0, &v, err)) !=
+            MB_OK)
+        return rc;
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(root, "ci95"), *e;
+    if (!cJSON_IsObject(ci))
+        return MB_OK;
+    cJSON_ArrayForEach(e, ci)
+    {
+        const cJSON *lo = cJSON_GetArrayItem(e, 0), *hi = cJSON_GetArrayItem(e, 1);
+        if (cJSON_IsNull(e))
+            continue;
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsNumber(lo) ||
+            !cJSON_IsNumber(hi) || !isfinite(lo->valuedouble) || !isfinite(hi->valuedouble) ||
+            lo->valuedouble > hi->valuedouble)
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'ci95.%s': not an interval [lo, hi] "
+                                "with lo <= hi", path, e->string ? e->string : "?");
+    }
+    return MB_OK;
+}
+
 int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_options *o,
                     mb_error *err)
 {
@@ -239,7 +267,9 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
     if ((rc = mb_json_number_in(params, "n_inf", nfit_json, "params: ", 0, HUGE_VAL, 0, 1,
                                 &n_inf, err)) != MB_OK ||
         (rc = mb_json_number_in(params, "alpha", nfit_json, "params: ", 0, HUGE_VAL, 0, 1,
-                                &alpha, err)) != MB_OK) {
+                                &alpha, err)) != MB_OK ||
+        (rc = nupdate_shown(root, nfit_json, err)) != MB_OK ||
+        (rc = mb_solver_fit_agrees(root, nfit_json, err)) != MB_OK) {
         cJSON_Delete(root);
         return rc;
     }
@@ -413,7 +443,8 @@ static int step_fits(mb_plot *p, const char *path, const double *learners, int n
 {
     cJSON *root;
     int rc = mb_json_read(path, &root, err);
-    if (rc == MB_OK && (rc = mb_format_check_json(root, path, MB_FORMAT_FIT, err)) != MB_OK)
+    if (rc == MB_OK && ((rc = mb_format_check_json(root, path, MB_FORMAT_FIT, err)) != MB_OK ||
+                        (rc = mb_solver_fit_agrees(root, path, err)) != MB_OK))
         cJSON_Delete(root);
     if (rc != MB_OK)
         return rc;

@@ -14,6 +14,8 @@
 #include "mb_plot.h"
 #include "../data/mb_json.h"
 #include "../data/mb_output.h"
+#include "../data/mb_format.h"
+#include "../data/mb_table.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -60,6 +62,29 @@ static int exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+/* A present runs/ is read as run logs (its metadata go under How to reproduce): a plain file
+ * named runs, or a log that is no run log, is refused naming it rather than left out unsaid,
+ * as a present nfit.json or step.csv that cannot be read is. */
+static int check_runs(const char *out_dir, const glob_t *runs, mb_error *err)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/runs", out_dir);
+    if (lstat(path, &st) == 0 && stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+        return mb_error_set(err, MB_EFORMAT, "%s: not a folder (the run logs go in runs/*.csv or "
+                            "runs/*/*.csv)", path);
+    int rc = MB_OK;
+    for (size_t i = 0; rc == MB_OK && i < runs->gl_pathc; i++) {
+        mb_table *t = NULL;
+        size_t col;
+        if ((rc = mb_table_read(runs->gl_pathv[i], &t, err)) == MB_OK &&
+            (rc = mb_format_check_table(t, MB_FORMAT_RUNLOG, err)) == MB_OK)
+            rc = mb_table_require_col(t, "update", &col, err);
+        mb_table_free(t);
+    }
+    return rc;
 }
 
 /* Writes s with &, <, >, " and ' escaped. */
@@ -1038,6 +1063,8 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     path_join(pattern, sizeof pattern, out_dir, "runs/*/*.csv");
     glob(pattern, runs.gl_pathc ? GLOB_APPEND : 0, NULL, &runs);
     int have_runs = runs.gl_pathc > 0;
+    if (rc == MB_OK)
+        rc = check_runs(out_dir, &runs, err);
     for (size_t i = 0; i < N_INPUTS; i++) {
         path_join(path, sizeof path, in_dir, INPUTS[i].name);
         present[i] = !strcmp(INPUTS[i].name, "runs/") ? have_runs : exists(path);

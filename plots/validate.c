@@ -8,6 +8,7 @@
 #include "mb_plot.h"
 #include "../data/mb_format.h"
 #include "../data/mb_json.h"
+#include "../data/mb_parse.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -50,9 +51,9 @@ static int field(const cJSON *o, const char *where, const char *key, int flags, 
     if ((flags & F_NONNEG) && !(x >= 0))
         return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': must be >= 0, got %g", path,
                             where, key, x);
-    if ((flags & F_INT) && x != floor(x))
-        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': must be a whole number, got %g",
-                            path, where, key, x);
+    if ((flags & F_INT) && (x != floor(x) || fabs(x) > MB_DATA_RANGE_MAX))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': must be a whole number%s, got %g",
+                            path, where, key, fabs(x) > MB_DATA_RANGE_MAX ? " up to 2^53" : "", x);
     *v = x;
     return MB_OK;
 }

@@ -28,6 +28,7 @@
 #include "../data/mb_rng.h"
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
+#include "../data/mb_format.h"
 #include "../data/mb_output.h"
 #include "mb_probe.h"
 
@@ -249,6 +250,10 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
     }
     mb_table *t = NULL;
     int rc = mb_table_read(path, &t, err);
+    /* the conv probe's own store: a table of another kind (a step table's "# format=") is not
+     * taken, and then rewritten, as a cache */
+    if (rc == MB_OK)
+        rc = mb_format_check_table(t, MB_FORMAT_CONV, err);
     size_t col[7];
     for (int i = 0; rc == MB_OK && i < 7; i++)
         rc = mb_table_require_col(t, cache_cols[i], &col[i], err);
@@ -265,6 +270,11 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
             v[2] < 0 || v[3] < 0 || v[4] < 0 || v[5] < 0) {
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: not a timing (reps a whole number >= 1, "
                               "times >= 0)", path, mb_table_line(t, r));
+            break;
+        }
+        if (mb_probe_cache_get(c, mb_table_cell(t, r, col[0]))) { /* which one would count? */
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: key '%s' given twice", path,
+                              mb_table_line(t, r), mb_table_cell(t, r, col[0]));
             break;
         }
         mb_probe_stats st = {.reps = (size_t)v[0], .median = v[1], .min = v[2], .p25 = v[3],

@@ -4,6 +4,7 @@
 #include "mb_solver.h"
 #include "../data/mb_json.h"
 #include "../data/mb_format.h"
+#include "../data/mb_parse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -70,6 +71,46 @@ static int read_law(const cJSON *fit, const char *path, const char *where, mb_la
     return rc;
 }
 
+/* The top-level `params` and the law object `other` (best, laws.inverse-law, by_learners[P])
+ * hold one fit: each of `keys` present in both as numbers must agree (to 1e-12: both written by
+ * mbfit from one double), or MB_EFORMAT names the field, since only one of them is used (a
+ * hand-edited file, changed in one place). */
+static int params_agree(const cJSON *params, const cJSON *other, const char *where,
+                        const char *const *keys, const char *path, mb_error *err)
+{
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(other, "params");
+    for (size_t k = 0; cJSON_IsObject(params) && cJSON_IsObject(op) && keys[k]; k++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(params, keys[k]);
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(op, keys[k]);
+        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y))
+            continue;
+        double a = x->valuedouble, b = y->valuedouble;
+        if (!(fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b))))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'params.%s': %.10g, but %s.params.%s "
+                                "is %.10g: one fit written twice, edited in one place (edit "
+                                "both)", path, keys[k], a, where, keys[k], b);
+    }
+    return MB_OK;
+}
+
+/* An nfit's top-level params (the inverse law) against the copies of that law in 'best' (when
+ * it is the inverse law) and in laws.inverse-law. */
+static int nfit_params_agree(const cJSON *root, const char *path, mb_error *err)
+{
+    static const char *const keys[] = {"n_inf", "alpha", NULL};
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
+    const cJSON *best = cJSON_GetObjectItemCaseSensitive(root, "best");
+    const cJSON *bm = cJSON_GetObjectItemCaseSensitive(best, "model");
+    int rc = MB_OK;
+    if (cJSON_IsString(bm) && strcmp(bm->valuestring, "inverse-law") == 0)
+        rc = params_agree(params, best, "best", keys, path, err);
+    const cJSON *inv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "laws"),
+                                                        "inverse-law");
+    if (rc == MB_OK && inv)
+        rc = params_agree(params, inv, "laws.inverse-law", keys, path, err);
+    return rc;
+}
+
 /* An optional number: NAN when absent or null, an error when present and not a number. */
 static int opt_number(const cJSON *o, const char *key, const char *path, double *v, mb_error *err)
 {
@@ -130,6 +171,8 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
                           "needs n_inf > 0 and alpha >= 0", path, inv.n_inf, inv.alpha);
         goto done;
     }
+    if ((rc = mb_solver_fit_agrees(root, path, err)) != MB_OK)
+        goto done;
     f.inverse = mb_model_law_inverse(&inv);
     f.law = f.inverse;
     snprintf(f.why, sizeof f.why, "the only law in the file");
@@ -274,6 +317,53 @@ static const cJSON *first_multi_learner(const cJSON *root)
     return best ? cJSON_GetObjectItemCaseSensitive(best, "params") : NULL;
 }
 
+/* A tfit's top-level params against by_learners' entry for the same learner count (mbfit
+ * writes the smallest count's fit in both places; the measured points beside it are what is
+ * used, so an edit of one copy would be silently ignored). */
+static int tfit_params_agree(const cJSON *root, const cJSON *params, double learners,
+                             const char *path, mb_error *err)
+{
+    static const char *const keys[] = {"gamma", "m_t", "delta", NULL};
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "by_learners"))
+    {
+        if (mb_json_get(e, "learners") != learners)
+            continue;
+        char where[64];
+        snprintf(where, sizeof where, "by_learners[P = %g]", learners);
+        return params_agree(params, e, where, keys, path, err);
+    }
+    return MB_OK;
+}
+
+/* A tfit's 'learners', when present: a whole count >= 1. */
+static int tfit_learners(const cJSON *learners, const char *path, mb_error *err)
+{
+    if (learners && (!cJSON_IsNumber(learners) || !(learners->valuedouble >= 1) ||
+                     learners->valuedouble != floor(learners->valuedouble) ||
+                     learners->valuedouble > MB_DATA_RANGE_MAX))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'learners': not a whole number >= 1",
+                            path);
+    return MB_OK;
+}
+
+int mb_solver_fit_agrees(const cJSON *root, const char *path, mb_error *err)
+{
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    if (!cJSON_IsString(model))
+        return MB_OK;
+    if (strcmp(model->valuestring, "inverse-law") == 0)
+        return nfit_params_agree(root, path, err);
+    if (strcmp(model->valuestring, "update-time") != 0)
+        return MB_OK;
+    const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");
+    int rc = tfit_learners(learners, path, err);
+    if (rc == MB_OK && learners)
+        rc = tfit_params_agree(root, cJSON_GetObjectItemCaseSensitive(root, "params"),
+                               learners->valuedouble, path, err);
+    return rc;
+}
+
 /* T_update from a tfit's JSON root (mb_solver_read_tfit). */
 static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int *has_delta,
                      mb_error *err)
@@ -298,6 +388,8 @@ static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int
         cJSON_GetObjectItemCaseSensitive(params, "delta") &&
         (rc = mb_json_number(params, "delta", path, &delta, err)) == MB_OK) {
         const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");
+        if ((rc = mb_solver_fit_agrees(root, path, err)) != MB_OK)
+            goto done;
         if (!learners) {
             *has_delta = 1; /* a plain parameter file: delta is the communication time */
         } else if (cJSON_IsNumber(learners) && learners->valuedouble == 1) {

@@ -51,6 +51,12 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
  * when the file has no P > 1. A file without "learners" gives params.delta as the delta. */
 int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_error *err);
 
+/* The checks every reader of a fit JSON (mbopt's, mbplot's) makes of its copies of one law: an
+ * nfit's top-level params against 'best' (when the inverse law) and laws.inverse-law; a tfit's
+ * 'learners' whole >= 1 and its params against by_learners' entry for that count. MB_EFORMAT
+ * naming the field ("params.alpha") when they disagree; MB_OK for other models. */
+int mb_solver_fit_agrees(const cJSON *root, const char *path, mb_error *err);
+
 /* What runs did to a tfit (mbfit tupdate STEP.csv LOG...: its `calibration` and
  * `probe_points`): on = 0 for a fit of the probe alone. */
 typedef struct mb_solver_tcal {

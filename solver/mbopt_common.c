@@ -271,7 +271,7 @@ int model_resolve(model_opts *m, mb_error *err)
         m->nfit = m->nfits[0];
         m->law = m->nf.law;
     } else if (m->law_name) {
-        return mb_error_set(err, MB_EINVAL, "--law needs --nfit");
+        return mb_error_set(err, MB_EUSAGE, "--law needs --nfit");
     }
     int file_delta = 0;
     if (m->tfit &&
@@ -281,7 +281,7 @@ int model_resolve(model_opts *m, mb_error *err)
         return rc;
     /* --n-inf and --alpha are the law without --nfit (mb_cli_getopt refuses both together) */
     if ((flags.have_n_inf || flags.have_alpha) && m->n_nfit)
-        return mb_error_set(err, MB_EINVAL, "give --nfit or --n-inf and --alpha, not both");
+        return mb_error_set(err, MB_EUSAGE, "give --nfit or --n-inf and --alpha, not both");
     if (flags.have_n_inf) m->law.n_inf = flags.law.n_inf;
     if (flags.have_alpha) m->law.a = flags.law.a;
     if (flags.have_t0) m->t.t0 = flags.t.t0;
@@ -304,28 +304,28 @@ int model_resolve(model_opts *m, mb_error *err)
         m->t.comm = m->cfit ? MB_COMM_ALPHA_BETA : MB_COMM_ALLREDUCE;
 
     if (!m->nfit && !flags.have_n_inf)
-        return mb_error_set(err, MB_EINVAL, "N_inf unknown: give --n-inf or --nfit");
+        return mb_error_set(err, MB_EUSAGE, "N_inf unknown: give --n-inf or --nfit");
     if (!m->nfit && !flags.have_alpha)
-        return mb_error_set(err, MB_EINVAL, "alpha unknown: give --alpha or --nfit");
+        return mb_error_set(err, MB_EUSAGE, "alpha unknown: give --alpha or --nfit");
     if (!m->tfit && !flags.have_gamma)
-        return mb_error_set(err, MB_EINVAL, "gamma unknown: give --gamma or --tfit");
+        return mb_error_set(err, MB_EUSAGE, "gamma unknown: give --gamma or --tfit");
     if (!m->tfit && !flags.have_m_t)
-        return mb_error_set(err, MB_EINVAL, "M_T unknown: give --m-t or --tfit");
+        return mb_error_set(err, MB_EUSAGE, "M_T unknown: give --m-t or --tfit");
     if ((m->t.comm == MB_COMM_ALLREDUCE || m->t.comm == MB_COMM_PS) && !flags.have_delta &&
         !file_delta)
-        return mb_error_set(err, MB_EINVAL, m->t.n_by_p
+        return mb_error_set(err, MB_EUSAGE, m->t.n_by_p
                             ? "delta unknown: --tfit's P > 1 rows time the learners' compute "
                               "side by side, not their communication: give --delta, --cfit or "
                               "--comm none"
                             : "delta unknown: give --delta (or a --tfit with delta)");
     if (m->t.comm == MB_COMM_ALPHA_BETA && !m->cfit && !(flags.have_latency && flags.have_spb))
-        return mb_error_set(err, MB_EINVAL,
+        return mb_error_set(err, MB_EUSAGE,
                             "alpha-beta needs --cfit or both --latency and --s-per-byte");
     if (m->t.comm == MB_COMM_ALPHA_BETA && !(m->t.bytes > 0))
-        return mb_error_set(err, MB_EINVAL, "alpha-beta needs --bytes, the bytes exchanged per "
+        return mb_error_set(err, MB_EUSAGE, "alpha-beta needs --bytes, the bytes exchanged per "
                             "update (the parameters' size)");
     if (m->extrapolate && m->have_range)
-        return mb_error_set(err, MB_EINVAL, "--extrapolate and --batch-range: give one");
+        return mb_error_set(err, MB_EUSAGE, "--extrapolate and --batch-range: give one");
     rc = MB_OK;
     for (size_t i = m->n_nfit ? m->n_nfit : 1; i-- > 0 && rc == MB_OK;) { /* ends on the first */
         model_select(m, i);
@@ -503,7 +503,7 @@ int read_runs(int argc, char **argv, double target, glob_t *g, mb_fit_runs *runs
     memset(runs, 0, sizeof *runs);
     int rc = collect_logs(argc, argv, g, err);
     if (rc == MB_OK && isnan(target))
-        rc = mb_error_set(err, MB_EINVAL, "run logs given but no target loss to read them at: "
+        rc = mb_error_set(err, MB_EUSAGE, "run logs given but no target loss to read them at: "
                           "give --nfit (its target_loss)");
     if (rc == MB_OK)
         rc = mb_fit_runs_read_logs((const char *const *)g->gl_pathv, g->gl_pathc, &target, 1, 1,

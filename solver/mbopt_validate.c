@@ -835,7 +835,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     if (isnan(vc->target))
         vc->target = m->nf.target_loss;
     if (isnan(vc->target)) {
-        mb_error_set(&err, MB_EINVAL, "no target loss: give --target-loss (the --nfit has none)");
+        mb_error_set(&err, MB_EUSAGE, "no target loss: give --target-loss (the --nfit has none)");
         return mb_cli_fail(prog, sub, &err);
     }
     return -1;

@@ -124,6 +124,16 @@ static const hcase probe_cases[] = {
     {"silent", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --cache $D/badcache.csv "
                "-o $W/o",
      1, "badcache.csv"},
+    /* a cache of another kind is not taken, then rewritten; a key twice: which would count? */
+    {"silent", "printf '# format=mbkit-step/1\\nkey,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,"
+               "t_max_s\\n' > $W/c.csv && $T mbprobe conv --net " NET " --batch 2 --budget 0.01 "
+               "--algos gemm --cache $W/c.csv -o $W/o; s=$?; grep -q '^# format=mbkit-step' "
+               "$W/c.csv || exit 99; exit $s", 1,
+     "c.csv:1: field 'format': mbkit-step/1 is a step table, not a convolution table"},
+    {"silent", "printf 'key,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s\\nk,5,1,1,1,1,1\\n"
+               "k,5,1,1,1,1,1\\n' > $W/c.csv && $T mbprobe conv --net " NET " --batch 2 "
+               "--budget 0.01 --algos gemm --cache $W/c.csv -o $W/o", 1,
+     "c.csv:3: key 'k' given twice"},
     {"silent", "$T mbprobe step --net $D/nosoftmax.cfg --batch 2 -o $W/o", 1, "nosoftmax.cfg"},
     {"silent", "$T mbprobe step --net $D/dupkey.cfg --batch 2 -o $W/o", 1, "dupkey.cfg"},
     {"usage", STEP "--frobnicate -o $W/o", 2, "unknown option"},
@@ -312,6 +322,15 @@ static const hcase train_cases[] = {
      "--elastic-alpha: must be in (0, 1], got 0"},
     {"silent", TRAIN "--algo sma --learners 2 --elastic-alpha 0 --log $W/o", 1,
      "--elastic-alpha: must be in (0, 1]"},
+    /* the bisection's snapshots are sized by the updates a window can hold: --max-updates 5
+     * bounds a window whatever --eval-every says (2299 GiB before: refused) */
+    {"silent", "$T mbtrain --net lenet5 --data synthetic:n=64,test=16,c=1,h=28,w=28,classes=10,"
+               "seed=3 --batch 8 --threads 1 --target-loss 0.01 --eval-every 10000000 "
+               "--max-updates 5 --log $W/l >/dev/null && grep -q 'updates=5 ' $W/l", 0, NULL},
+    {"message", "$T mbtrain --net lenet5 --data synthetic:n=64,test=16,c=1,h=28,w=28,classes=10,"
+                "seed=3 --batch 8 --threads 1 --target-loss 0.01 --eval-every 10000000 "
+                "--max-updates 100000000 --epochs 10000000 --log $W/o", 1,
+     "--eval-every 10000000 with 61706 parameters needs"},
 };
 
 static const hcase fit_cases[] = {
@@ -441,6 +460,54 @@ static const hcase fit_cases[] = {
                   "-o $W/o", 1, "hparams.yaml:2: key 'batch_size' given twice with different"},
     {"silent", LT NU "--lightning --loss-column step $W/v0 -o $W/o", 1,
      "--loss-column step: that is Lightning's step count"},
+    /* --extrapolate fits the levels with its own weights and forms */
+    {"silent", NU "--extrapolate --weights none " LOGS " -o $W/o", 2,
+     "--weights has no effect with --extrapolate"},
+    {"silent", NU "--extrapolate --choose aic " LOGS " -o $W/o", 2,
+     "--choose has no effect with --extrapolate"},
+    /* '# diverged=' metadata: a whole update at or just past the log's last row, on a run that
+     * did not also reach the target (counted both ways, "never reached" wrapped to 2^64 - 1) */
+    {"nan", "sed 's/^# seed=0/# seed=0\\n# diverged=5/' $E/fit_runs/run_M16_s0.csv > $W/l.csv && "
+            NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "l.csv:10: field 'diverged': 5 is before the log's last row"},
+    {"nan", "sed 's/^# seed=0/# seed=0\\n# diverged=99999/' $E/fit_runs/run_M16_s0.csv > $W/l.csv "
+            "&& " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "field 'diverged': 99999 is past the log's last row"},
+    {"silent", "sed 's/^# seed=0/# seed=0\\n# diverged=abc/' $E/fit_runs/run_M16_s0.csv > $W/l.csv "
+               "&& " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "field 'diverged': abc is not a whole number >= 0"},
+    {"silent", "sed 's/^# seed=0/# seed=0\\n# diverged=-5/' $E/fit_runs/run_M16_s0.csv > $W/l.csv "
+               "&& " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "field 'diverged': -5 is not a whole number >= 0"},
+    {"silent", "sed 's/^# seed=0/# seed=0\\n# diverged=2331/' $E/fit_runs/run_M16_s0.csv > "
+               "$W/l.csv && " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv -o $W/o", 1,
+     "marked diverged, but its summary says reached=yes"},
+    {"nan", "sed 's/^# seed=0/# seed=0\\n# diverged=2331/' $E/fit_runs/run_M16_s0.csv | grep -v "
+            "'^# updates' > $W/l.csv && " NU "$W/l.csv $E/fit_runs/run_M32_s0.csv "
+            "$E/fit_runs/run_M64_s0.csv > $W/r && grep -q '3 runs: 0 diverged, 0 never' $W/r", 0,
+     NULL},
+    /* counts past 2^53: 2^53 + 1 reads as 2^53 in a double */
+    {"runaway", "printf 'batch,n_update\n8,100\n16,80\n9007199254740993,70\n' > $W/p.csv && "
+                "$T mbfit nupdate $W/p.csv --json -o $W/o", 1,
+     "p.csv:4: field 'batch': 9007199254740993 is past 2^53"},
+    {"runaway", "mkdir $W/v1 && printf 'epoch,step,val_loss\n0,9007199254740993,0.1\n' > "
+                "$W/v1/metrics.csv && " LT NU "--lightning --batch 8,16 $W/v0 $W/v1 -o $W/o", 1,
+     "v1/metrics.csv:2: field 'step': 9007199254740993 is past 2^53"},
+    /* step and collective tables: derived and text columns checked as the probes write them */
+    {"silent", "sed '0,/^cpu,lenet5,8,/s/^\\(cpu,lenet5,8,.*\\),[0-9.e+]*$/\\1,nan/' $E/step.csv "
+               "> $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1,
+     "field 'samples_per_s': 'nan' is not a finite number"},
+    {"silent", "sed '0,/^cpu,lenet5,8,/s/^\\(cpu,lenet5,8,.*\\),[0-9.e+]*$/\\1,1/' $E/step.csv "
+               "> $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1,
+     "field 'samples_per_s': 1 is not batch / t_median_s"},
+    {"silent", "sed 's/^cpu,/tpu,/' $E/step.csv > $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o",
+     1, "field 'backend': 'tpu' is not cpu or cuda"},
+    {"silent", "sed 's/^cpu,lenet5,/cpu,,/' $E/step.csv > $W/s.csv && $T mbfit tupdate $W/s.csv "
+               "-o $W/o", 1, "field 'net': empty"},
+    {"silent", "sed '0,/^cpu,lenet5,8,\\([0-9]*\\),/s//cpu,lenet5,8, \\1,/' $E/step.csv > "
+               "$W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1, "(a space before it)"},
+    {"silent", "sed 's/^allreduce,2,\\([0-9]*\\),/allreduce,2,0,/' $E/comm.csv > $W/c.csv && "
+               "$T mbfit comm $W/c.csv -o $W/o", 1, "field 'bytes': 0 is not a whole number in [1,"},
 };
 
 static const hcase opt_cases[] = {
@@ -540,7 +607,33 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 8:48 -o $W/o && grep -q "
                "'sought in \\[8, 48\\]' $W/o", 0, NULL},
     {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm alpha-beta "
-               "--latency 1e-5 --s-per-byte 1e-9 --procs 1:4 -o $W/o", 1, "needs --bytes"},
+               "--latency 1e-5 --s-per-byte 1e-9 --procs 1:4 -o $W/o", 2, "needs --bytes"},
+    /* a fit whose top-level params were edited and its copy of the same law (best, laws,
+     * by_learners) not: one of the two would be used, silently; learners not whole */
+    {"silent", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+               "sed '0,/\"alpha\":/s/\"alpha\":\t[0-9.e+-]*/\"alpha\":\t1e308/' $W/n.json > "
+               "$W/m.json && $T mbopt scale --nfit $W/m.json --tfit $E/tfit.json --procs 1:4 "
+               "--comm none -o $W/o", 1,
+     "m.json: field 'params.alpha': 1e+308, but best.params.alpha is"},
+    {"silent", "$T mbfit tupdate $E/step.csv --json -o $W/t.json 2>/dev/null && sed "
+               "'0,/\"m_t\":/s/\"m_t\":\t[0-9.e+-]*/\"m_t\":\t1e-300/' $W/t.json > $W/u.json "
+               "&& $T mbopt scale --nfit $E/nfit.json --tfit $W/u.json --procs 1:4 --comm none "
+               "-o $W/o", 1, "field 'params.m_t': 1e-300, but by_learners[P = 1].params.m_t is"},
+    {"silent", "$T mbfit tupdate $E/step.csv --json -o $W/t.json 2>/dev/null && sed "
+               "'0,/\"learners\":/s/\"learners\":\t1,/\"learners\":\t2.5,/' $W/t.json > "
+               "$W/u.json && $T mbopt scale --nfit $E/nfit.json --tfit $W/u.json --procs 1:4 "
+               "--comm none -o $W/o", 1, "u.json: field 'learners': not a whole number >= 1"},
+    /* --delta 0: bandwidth buys nothing and the budget buys 50 learners exactly; the search's
+     * 49.9999... once gave a whole answer of 49 */
+    {"message", "$T mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0 "
+                "--budget 100000 --price-learner 2000 --price-bandwidth 1e-5 --bandwidth-ref 1G "
+                "-o $W/r && grep -q '^whole *50 learners and 0 bytes/s' $W/r", 0, NULL},
+    /* a flag missing from the command line is a usage error (exit 2, the --help hint) in every
+     * subcommand, as in mbopt design */
+    {"usage", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --m-t 32 --delta 0.004 --procs 1:4 "
+              "-o $W/o", 2, "gamma unknown: give --gamma or --tfit"},
+    {"usage", "$T mbopt validate --gamma 1e-5 --m-t 1 --n-inf 3 --alpha 4 $E/fit_runs -o $W/o", 2,
+     "no target loss: give --target-loss"},
     {"silent", "$T mbopt ps --compute-time 0.2 --workers 16 --bandwidth 10G --param-bytes 1.5 "
                "-o $W/o", 1, "--param-bytes: must be a whole number"},
     /* counts are whole numbers */
@@ -763,6 +856,35 @@ static const hcase plot_cases[] = {
                 "$W/scale.json && ln -s s.json $W/report.html && $T mbplot report $W; s=$?; "
                 "grep -q '\"rows\"' $W/s.json || exit 99; exit $s",
      1, "report.html would overwrite the input"},
+    /* values no mbkit writer produces are not drawn: r2 above 1, an interval upside down, a
+     * negative target, a count past 2^53, an M of 1e308 */
+    /* a present runs/ is read: a log that is none, or a plain file named runs, is refused */
+    {"silent", "mkdir -p $W/r/runs && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
+               "$W/r/scale.json && echo a,b > $W/r/runs/x.csv && $T mbplot report $W/r 2>$W/e; "
+               "s=$?; grep -v 'note:' $W/e >&2; test -e $W/r/report.html && exit 99; exit $s", 1,
+     "runs/x.csv: no column 'update'"},
+    {"silent", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
+               "$W/r/scale.json && echo x > $W/r/runs && $T mbplot report $W/r 2>$W/e; s=$?; "
+               "grep -v 'note:' $W/e >&2; exit $s", 1, "r/runs: not a folder"},
+#define NJ "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+    {"silent", NJ "sed 's/\"r2\":\t[0-9.e+-]*/\"r2\":\t5/' $W/n.json > $W/m.json && "
+               "$T mbplot nupdate $W/m.json -o $W/o", 1, "m.json: 'r2': 5 is not a number in"},
+    {"silent", NJ "sed 's/\"target_loss\":\t0.5/\"target_loss\":\t-1/' $W/n.json > $W/m.json "
+               "&& $T mbplot nupdate $W/m.json -o $W/o", 1, "'target_loss': -1 is not"},
+    {"silent", NJ "sed '/\"ci95\"/,/\"n_inf\"/s/\"n_inf\":\t\\[.*\\]/\"n_inf\":\t[400, "
+               "300]/' $W/n.json > $W/m.json && $T mbplot nupdate $W/m.json -o $W/o", 1,
+     "field 'ci95.n_inf': not an interval [lo, hi] with lo <= hi"},
+    {"silent", NJ "sed '0,/\"alpha\":/s/\"alpha\":\t[0-9.e+-]*/\"alpha\":\t1e308/' $W/n.json "
+               "> $W/m.json && $T mbplot nupdate $W/m.json -o $W/o", 1,
+     "m.json: field 'params.alpha': 1e+308, but best.params.alpha is"},
+#undef NJ
+    {"runaway", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+                "$E/fit_runs --json -o $W/v.json 2>/dev/null && sed '0,/\"runs\":/s/\"runs\":"
+                "\t3/\"runs\":\t1e30/' $W/v.json > $W/w.json && $T mbplot validate $W/w.json "
+                "-o $W/o", 1, "field 'rows[0].runs': must be a whole number up to 2^53"},
+    {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed "
+                "'0,/\"m_opt\":/s/\"m_opt\":\t32/\"m_opt\":\t1e308/' $W/s.json > $W/t.json "
+                "&& $T mbplot tc $W/t.json -o $W/o", 1, "rows[0]: 'm_opt': 1e+308 is not"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

@@ -660,10 +660,13 @@ static void test_eval_gap_cap(void)
     o.splits = &s;
     o.batch = 20; /* as tiny_options, keeping eval_every and eval_adapt set above */
     o.target_loss = 0.01;
-    o.max_updates = 30;
+    o.max_updates = 50; /* the bound on updates caps a window too: 50 leaves W = 40 */
     mb_run_result r;
     CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
     CU_ASSERT_EQUAL(r.snap_bytes, 40 * r.params * sizeof(float));
+    o.max_updates = 30; /* a run of 30 updates needs 30 snapshots at most (campaign 5, F24) */
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.snap_bytes, 30 * r.params * sizeof(float));
     mb_data_splits_free(&s);
 }
 
@@ -1021,11 +1024,18 @@ static void test_snapshot_buffer(void)
     o.no_bisect = 1;
     CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
     CU_ASSERT_EQUAL(r.snap_bytes, 0);
-    /* a window too large to hold is refused up front, naming the way out */
+    /* a window never outlasts the run: --eval-every 2^40 with 20 updates at most holds 20
+     * snapshots (campaign 5, F24) */
     o.no_bisect = 0;
     o.eval_every = 1L << 40;
+    CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_OK);
+    CU_ASSERT_EQUAL(r.snap_bytes, 20 * r.params * sizeof(float));
+    /* a window too large to hold is refused up front, naming the way out */
+    o.max_updates = 1L << 41;
+    o.epochs = 0;
     CU_ASSERT_EQUAL(mb_train_run(&o, &r, &err), MB_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--no-bisect"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--eval-every 1099511627776"));
     mb_data_splits_free(&s);
 }
 

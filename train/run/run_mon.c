@@ -360,6 +360,10 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
     mb_run_window *win = &m->win;
     win->u0 = updates;
     win->cap = mb_run_eval_cap(o, r->params); /* eval_every, or W with eval_adapt */
+    /* a window never outlasts the run: the bound on updates ends it with an evaluation, so a run
+     * of 5 updates needs 5 snapshots at most whatever --eval-every says */
+    if (m->bound > updates && m->bound - updates < win->cap)
+        win->cap = m->bound - updates;
     win->params = r->params;
     if (m->bisect) {
         /* the whole window at set-up: the hot path copies into it and never allocates (W above
@@ -368,10 +372,11 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
         double need = (double)win->cap * (double)r->params * sizeof(float);
         if (need > cap_bytes)
             return mb_error_set(err, MB_EINVAL,
-                                "eval-every %ld with %zu parameters needs %.1f GiB of snapshots "
-                                "for the bisection (at most 2 GiB): give a smaller eval-every, or "
-                                "turn the bisection off (--no-bisect)",
-                                o->eval_every, r->params, need / (1024.0 * 1024 * 1024));
+                                "--eval-every %ld with %zu parameters needs %.1f GiB of snapshots "
+                                "for the bisection (%ld updates a window, at most 2 GiB): give a "
+                                "smaller --eval-every or --max-updates, or turn the bisection off "
+                                "(--no-bisect)",
+                                o->eval_every, r->params, need / (1024.0 * 1024 * 1024), win->cap);
         win->rows = malloc((size_t)win->cap * sizeof *win->rows);
         win->snap = win->cap > 1 ? mb_train_alloc64((size_t)need) : NULL;
         if (!win->rows || (win->cap > 1 && !win->snap))
