@@ -458,10 +458,23 @@ RUN_CAP = $$(awk -v m=$$m -v k=$(RUN_TIME_CAP) '/^\# net=.* reached=yes/ { w = b
 $(OUT)/runs/.done: | $(CMDS)
 	@$(call stage,train,$(if $(CAL),calibrate: train to loss $(TARGET_LOSS) at M = $(SWEEP_BATCHES),train to loss $(TARGET_LOSS) at M = $(SWEEP_BATCHES)),a run that diverges needs a lower LR (now $(LRS)) and a target no run reaches a higher TARGET_LOSS (now $(TARGET_LOSS)); DATA=PATH for another data set, \
 	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for s in $(SWEEP_SEEDS); do for lr in $(LRS); do for m in $(RUN_ORDER); do \
+	    $(if $(CAL_BUDGET),[ "$$($(CAL_SPENT))" = "0" ] || break 3;) \
 	    run $(SWEEP_TRAIN) --lr $$lr --batch $$m --seed $$s $(SWEEP_RULE) $(RUN_CAP) --log-dir $(OUT)/runs/lr$$lr || exit 1; \
 	  done; done; \
 	  grep -qs 'reached=yes' $(OUT)/runs/lr*/*.csv || { echo "make run: no run of seed $$s reached loss $(TARGET_LOSS) at any M ($(SWEEP_BATCHES)) within $(MAX_UPDATES) updates or 10 epochs: a target no run reaches; raise TARGET_LOSS or MAX_UPDATES"; exit 1; }; \
-	  done && touch $@)
+	  done && $(if $(CAL_BUDGET),$(CAL_TWO_M) &&) touch $@)
+
+# CAL_BUDGET=S (calibrating): the sweep's runs stop once their training and evaluation seconds
+# reach S (seed by seed over M, so the first seed covers every M first); fewer than two M that
+# reached the target is one line and exit 1, since the law across M needs two.
+CAL_BUDGET ?=
+$(if $(and $(CAL_BUDGET),$(if $(CAL),,1)),$(error CAL_BUDGET=$(CAL_BUDGET) budgets a calibration: give FINAL_LOSS too (or leave TARGET_LOSS to the default job)))
+# prints 0 while the runs in runs/ have spent less than CAL_BUDGET seconds, else 1
+CAL_SPENT = cat $(OUT)/runs/lr*/*.csv 2>/dev/null | awk -v b=$(CAL_BUDGET) '/^\# net=.*eval_s=/ { \
+              for (i = 2; i <= NF; i++) { split($$i, kv, "="); if (kv[1] == "wall_s" || kv[1] == "eval_s") t += kv[2] } } \
+              END { print (t >= b ? 1 : 0) }'
+CAL_TWO_M = { n=$$(cat $(OUT)/runs/lr*/*.csv | awk '/^\# net=.* reached=yes/ { for (i = 2; i <= NF; i++) if ($$i ~ /^batch=/) m[$$i] = 1 } \
+              END { print length(m) }'); [ "$$n" -ge 2 ] || { echo "make run: CAL_BUDGET=$(CAL_BUDGET) s trained $$n value(s) of M to loss $(TARGET_LOSS): the law across M needs two; raise CAL_BUDGET"; exit 1; }; }
 
 TRAIN_COMMON = --net $(NET) --data $(DATA) --momentum 0.9 --max-updates $(MAX_UPDATES)
 # the sweep's runs (to TARGET_LOSS; on the calibration's subset), the runs that check the answer
