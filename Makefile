@@ -468,6 +468,7 @@ $(OUT)/runs/.done: | $(CMDS)
 # reach S (seed by seed over M, so the first seed covers every M first); fewer than two M that
 # reached the target is one line and exit 1, since the law across M needs two.
 CAL_BUDGET ?=
+$(if $(CAL),$(if $(shell awk 'BEGIN { exit !($(FINAL_LOSS) + 0 > 0 && $(FINAL_LOSS) < $(TARGET_LOSS)) }' 2>/dev/null && echo ok),,$(error FINAL_LOSS=$(FINAL_LOSS) is not a loss below TARGET_LOSS=$(TARGET_LOSS): nothing to extrapolate (the calibration runs stop at TARGET_LOSS; without FINAL_LOSS the answer is for TARGET_LOSS))))
 $(if $(and $(CAL_BUDGET),$(if $(CAL),,1)),$(error CAL_BUDGET=$(CAL_BUDGET) budgets a calibration: give FINAL_LOSS too (or leave TARGET_LOSS to the default job)))
 # prints 0 while the runs in runs/ have spent less than CAL_BUDGET seconds, else 1
 CAL_SPENT = cat $(OUT)/runs/lr*/*.csv 2>/dev/null | awk -v b=$(CAL_BUDGET) '/^\# net=.*eval_s=/ { \

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -490,6 +491,35 @@ static void test_mbopt_holdout(void)
 
 /* make zoo's bad input: a bad line stops it before anything trains, a network that does not fit
  * its data stops it at the probe with one line naming the zoo line; no table either way. */
+/* make run's calibration, bad input: a final target not below the calibration's stops before
+ * anything runs; a budget that trains one M stops the sweep with one line, no .done. */
+static void test_calibration_bad_input(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s run %s OUT=%s/a FINAL_LOSS=0.6 TARGET_LOSS=0.5",
+                                     MB_TEST_MAKE_ARGS, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "FINAL_LOSS=0.6 is not a loss below TARGET_LOSS=0.5"));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s run %s OUT=%s/a FINAL_LOSS=x", MB_TEST_MAKE_ARGS,
+                                     dir), 0);
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "FINAL_LOSS=x is not a loss"));
+    mb_test_run_free(&r);
+    /* one run spends the budget of 0.01 s: one M, and the law across M needs two */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s %s OUT=%s/b %s/b/runs/.done CAL_BUDGET=0.01 "
+                                         "CAL_BATCHES=64",
+                                     MB_TEST_MAKE_ARGS, dir, dir), 0);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "CAL_BUDGET=0.01 s trained 1 value(s) of M"));
+    char done[512];
+    snprintf(done, sizeof done, "%s/b/runs/.done", dir);
+    CU_ASSERT_EQUAL(access(done, F_OK), -1);
+    mb_test_run_free(&r);
+}
+
 static void test_zoo_bad_input(void)
 {
     char dir[256];
@@ -544,5 +574,6 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
            !CU_add_test(s, "a grid sweep's predicted cost", test_grid_cost) ||
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
-           !CU_add_test(s, "make zoo: bad input", test_zoo_bad_input);
+           !CU_add_test(s, "make zoo: bad input", test_zoo_bad_input) ||
+           !CU_add_test(s, "make run calibration: bad input", test_calibration_bad_input);
 }
