@@ -421,6 +421,25 @@ const char *mb_solver_holdout_verdict_name(mb_holdout_verdict v)
 
 /* ---- sequential sampling --------------------------------------------------------------------- */
 
+size_t mb_solver_fill(const mb_validate *v, long leader, double m_lo, double m_hi, double out[2])
+{
+    if (leader < 0)
+        return 0;
+    const mb_validate_row *l = &v->rows[leader];
+    const double lo = isfinite(m_lo) ? floor(m_lo) : 1, hi = isfinite(m_hi) ? ceil(m_hi) : INFINITY;
+    const double cand[2] = {round(l->batch * 1.5), round(l->batch / 1.5)};
+    size_t n = 0;
+    for (size_t c = 0; c < 2; c++) {
+        int near = !(cand[c] >= lo && cand[c] <= hi && cand[c] >= 1);
+        for (size_t i = 0; i < v->n_rows && !near; i++)
+            near = v->rows[i].runs > 0 && in_play(&v->rows[i], l->procs, l->lr, 0, INFINITY) &&
+                   fabs(log(v->rows[i].batch / cand[c])) < log(1.1);
+        if (!near)
+            out[n++] = cand[c];
+    }
+    return n;
+}
+
 /* The standard deviation of log time about each setting's mean log time, pooled over the
  * settings with two or more runs that reached the target (sum of squares over sum of n - 1);
  * NAN with no such setting. */

@@ -368,6 +368,14 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
 double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, double p, double lr,
                                 double m_lo, double m_hi);
 
+/* The leader's neighbours that no run has trained: round(M * 1.5) and round(M / 1.5) for the
+ * leader row `leader` of v (mb_sequential's), inside [m_lo, m_hi] (NAN: no bound) and with no
+ * row at its P and rate within 10%, into out; how many (0 when leader < 0). A sweep on a grid of
+ * powers of 2 leaves the best M between two trained ones unseen; sampling seeds among trained
+ * settings cannot find it, so these train first (MB_SEQUENTIAL_FILL_SEEDS runs each). */
+#define MB_SEQUENTIAL_FILL_SEEDS 3
+size_t mb_solver_fill(const mb_validate *v, long leader, double m_lo, double m_hi, double out[2]);
+
 /* Sequential sampling while choosing: among v's rows at P p, rate lr and M in [m_lo, m_hi], the
  * leader (least median) and the settings whose median's MB_SEQUENTIAL_LEVEL bootstrap interval
  * reaches the leader's (overlap). Each interval is the wider of the percentile bootstrap's and

@@ -166,10 +166,28 @@ static const char *sampling_line(char *buf, size_t size, const mb_validate *v,
     return buf;
 }
 
-/* --more-seeds: the settings whose intervals still overlap the leader's, one more seed each. */
-static int more_seeds_print(const holdout_cli *hc, const mb_validate *v, const mb_fit_runs *runs)
+/* --more-seeds: first the leader's untrained neighbours (mb_solver_fill), MB_SEQUENTIAL_FILL_SEEDS
+ * seeds each; else the settings whose intervals still overlap the leader's, one more seed each. */
+static int more_seeds_print(const holdout_cli *hc, const model_opts *m, const mb_validate *v,
+                            const mb_fit_runs *runs)
 {
     char line[640];
+    double fill[2];
+    size_t n_fill = mb_solver_fill(v, hc->seq.leader, m->m_lo, m->m_hi, fill);
+    if (n_fill > 0) {
+        const mb_validate_row *l = &v->rows[hc->seq.leader];
+        char also[48] = "";
+        if (n_fill > 1)
+            snprintf(also, sizeof also, " and M = %g", fill[1]);
+        fprintf(stderr, "%s validate: sampling: no run has trained the leader M = %g's neighbour "
+                "M = %g%s: training %s first (%d seeds each)\n", prog, l->batch, fill[0], also,
+                n_fill > 1 ? "them" : "it", MB_SEQUENTIAL_FILL_SEEDS);
+        for (size_t k = 0; k < n_fill; k++)
+            for (unsigned long s = 0; s < MB_SEQUENTIAL_FILL_SEEDS; s++)
+                print_token(fill[k], l->lr, s, k == 0 && s == 0);
+        printf("\n");
+        return MB_OK;
+    }
     fprintf(stderr, "%s validate: sampling %s\n", prog,
             sampling_line(line, sizeof line, v, &hc->seq));
     for (size_t k = 0; k < hc->seq.n_want; k++) {
@@ -1052,7 +1070,7 @@ int mbopt_validate(int argc, char **argv)
     if (rc == MB_OK && hc->plan_seeds)
         rc = holdout_plan_print(&v, &runs, m, hc->plan_seeds, &err);
     else if (rc == MB_OK && hc->more_seeds)
-        rc = more_seeds_print(hc, &v, &runs);
+        rc = more_seeds_print(hc, m, &v, &runs);
     else if (rc == MB_OK && hc->n_dirs && !printed)
         rc = holdout_check(hc, laws, lrs, n_laws, &m->t, &v, &runs, &err);
     if (rc == MB_OK && hc->beyond) {

@@ -321,6 +321,31 @@ static void test_sequential_pooled(void)
     }
 }
 
+/* The leader's untrained neighbours: on a sweep of 16, 32, 64 a leader at 32 has none at 48
+ * or 21; a bound drops 48; trained rows within 10% (or none at all) leave nothing to fill. */
+static void test_sequential_fill(void)
+{
+    const double t[3] = {1, 1, 1};
+    mb_validate v;
+    make_validate(&v, 4);
+    set_row(&v.rows[0], 16, t, 3);
+    set_row(&v.rows[1], 32, t, 3);
+    set_row(&v.rows[2], 64, t, 3);
+    set_row(&v.rows[3], 50, t, 3);
+    v.rows[3].lr = 0.1; /* another rate's run near 48: not a neighbour of this leader's */
+    double fill[2];
+    CU_ASSERT_EQUAL_FATAL(mb_solver_fill(&v, 1, NAN, NAN, fill), 2);
+    CU_ASSERT_DOUBLE_EQUAL(fill[0], 48, 0);
+    CU_ASSERT_DOUBLE_EQUAL(fill[1], 21, 0);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_fill(&v, 1, 16, 40, fill), 1);
+    CU_ASSERT_DOUBLE_EQUAL(fill[0], 21, 0);
+    v.rows[3].lr = 0.02; /* now M = 50 is within 10% of 48 */
+    v.rows[0].batch = 22; /* and M = 22 of 21 */
+    CU_ASSERT_EQUAL(mb_solver_fill(&v, 1, NAN, NAN, fill), 0);
+    CU_ASSERT_EQUAL(mb_solver_fill(&v, -1, NAN, NAN, fill), 0);
+    mb_validate_free(&v);
+}
+
 static void test_sequential(void)
 {
     mb_validate v;
@@ -571,6 +596,8 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "held-out sweep: past a best at its edge", test_holdout_beyond) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
            !CU_add_test(s, "sequential sampling: three lucky runs", test_sequential_pooled) ||
+           !CU_add_test(s, "sequential sampling: the leader's untrained neighbours",
+                        test_sequential_fill) ||
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
            !CU_add_test(s, "a grid sweep's predicted cost", test_grid_cost) ||
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
