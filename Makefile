@@ -328,7 +328,7 @@ RUN_SEEDS    ?= 0 1 2
 # sequential sampling: settings whose median's interval still overlaps the leader's get one more
 # seed a round, up to MAX_SEEDS runs each and SEED_BUDGET extra runs in all
 MAX_SEEDS    ?= 10
-SEED_BUDGET  ?= 18
+SEED_BUDGET  ?= 24
 # the held-out check: the recommendation and its rivals on this many fresh seeds each
 HOLDOUT_SEEDS ?= 10
 TARGET_LOSS  ?= 0.5

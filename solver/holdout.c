@@ -520,11 +520,27 @@ int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo,
         if (out->n_overlap == MB_HOLDOUT_MAX_ROWS)
             break;
     }
-    /* every overlapping setting and the leader get a seed, up to max_seeds runs each */
-    for (size_t j = 0; j <= out->n_overlap && out->n_overlap > 0; j++) {
-        long row = j < out->n_overlap ? out->overlap[j] : out->leader;
-        if (v->rows[row].runs < max_seeds)
-            out->want[out->n_want++] = row;
+    /* the leader and its MB_SEQUENTIAL_WANT nearest rivals (by median) get a seed, up to
+     * max_seeds runs each: a round spent on every overlapping setting leaves too few for the
+     * decision between the leader and its closest rival */
+    if (out->n_overlap > 0 && v->rows[out->leader].runs < max_seeds)
+        out->want[out->n_want++] = out->leader;
+    for (size_t picked = 0; picked < MB_SEQUENTIAL_WANT;) {
+        size_t next = ps.n;
+        for (size_t k = 0; k < ps.n; k++) {
+            int listed = 0, taken = 0;
+            for (size_t j = 0; j < out->n_overlap; j++)
+                listed |= out->overlap[j] == (long)ps.row[k];
+            for (size_t j = 0; j < out->n_want; j++)
+                taken |= out->want[j] == (long)ps.row[k];
+            if (listed && !taken && v->rows[ps.row[k]].runs < max_seeds &&
+                (next == ps.n || med[k] < med[next]))
+                next = k;
+        }
+        if (next == ps.n)
+            break;
+        out->want[out->n_want++] = (long)ps.row[next];
+        picked++;
     }
     out->decided = out->n_overlap == 0;
     out->capped = out->n_overlap > 0 && out->n_want == 0;

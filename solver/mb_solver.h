@@ -374,6 +374,7 @@ double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, doubl
  * powers of 2 leaves the best M between two trained ones unseen; sampling seeds among trained
  * settings cannot find it, so these train first (MB_SEQUENTIAL_FILL_SEEDS runs each). */
 #define MB_SEQUENTIAL_FILL_SEEDS 3
+#define MB_SEQUENTIAL_WANT 2 /* rivals that get a seed a round: the leader's nearest */
 size_t mb_solver_fill(const mb_validate *v, long leader, double m_lo, double m_hi, double out[2]);
 
 /* Sequential sampling while choosing: among v's rows at P p, rate lr and M in [m_lo, m_hi], the
@@ -381,7 +382,8 @@ size_t mb_solver_fill(const mb_validate *v, long leader, double m_lo, double m_h
  * reaches the leader's (overlap). Each interval is the wider of the percentile bootstrap's and
  * the median's normal-theory interval, z sqrt(pi / 2) sd / sqrt(n) in log time, with sd the
  * spread of log time pooled over every setting with two or more runs (pooled_sd): a few runs
- * that happen to agree do not make a narrow interval. Those and the leader want one more seed each, unless they have
+ * that happen to agree do not make a narrow interval. The leader and the MB_SEQUENTIAL_WANT
+ * overlapping settings of least median want one more seed each, unless they have
  * max_seeds runs already. decided: nothing overlaps; capped: something does, but every one of
  * them has max_seeds runs. leader -1 when nothing reached the target. */
 typedef struct mb_sequential {

@@ -321,6 +321,29 @@ static void test_sequential_pooled(void)
     }
 }
 
+/* Five settings whose wide spreads all overlap the leader's: the round's seeds go to the leader
+ * and its two nearest rivals by median (48 and 64), not to all five. */
+static void test_sequential_focus(void)
+{
+    const double ms[5] = {16, 32, 48, 64, 128}, med[5] = {1.2, 1.0, 1.05, 1.1, 1.3};
+    mb_validate v;
+    make_validate(&v, 5);
+    for (size_t k = 0; k < 5; k++) {
+        const double t[3] = {0.6 * med[k], med[k], 1.6 * med[k]};
+        set_row(&v.rows[k], ms[k], t, 3);
+    }
+    mb_sequential q;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_sequential(&v, 1, 0.02, 1, 1000, 10, &q, &e), MB_OK);
+    CU_ASSERT_EQUAL(q.leader, 1);
+    CU_ASSERT_EQUAL(q.n_overlap, 4);
+    CU_ASSERT_EQUAL_FATAL(q.n_want, 3);
+    CU_ASSERT_EQUAL(q.want[0], 1);
+    CU_ASSERT_EQUAL(q.want[1], 2);
+    CU_ASSERT_EQUAL(q.want[2], 3);
+    mb_validate_free(&v);
+}
+
 /* The leader's untrained neighbours: on a sweep of 16, 32, 64 a leader at 32 has none at 48
  * or 21; a bound drops 48; trained rows within 10% (or none at all) leave nothing to fill. */
 static void test_sequential_fill(void)
@@ -596,6 +619,8 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "held-out sweep: past a best at its edge", test_holdout_beyond) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
            !CU_add_test(s, "sequential sampling: three lucky runs", test_sequential_pooled) ||
+           !CU_add_test(s, "sequential sampling: the leader and its nearest rivals",
+                        test_sequential_focus) ||
            !CU_add_test(s, "sequential sampling: the leader's untrained neighbours",
                         test_sequential_fill) ||
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
