@@ -156,6 +156,11 @@ int mb_fit_runs_read_logs_first(const mb_table *first, const char *const *paths,
  * MB_ENODATA naming the rates there are when none was. */
 int mb_fit_runs_keep_lr(mb_fit_runs *runs, double lr, mb_error *err);
 
+/* Keeps the runs whose curves cross every threshold (a calibration run that reached its lowest
+ * level), except that an M where at most half the runs did keeps none of them (its survivors
+ * would be its lucky seeds): the others leave, in their order, as "M=16 seed 0, ..." into left
+ * (cut to size). Returns how many left. */
+size_t mb_fit_runs_keep_crossed(mb_fit_runs *r, char *left, size_t size);
 /* Keeps only the runs of algorithm `algo` (NULL: any) with `procs` learners (NAN: any), in
  * their order. MB_ENODATA naming the (algo, P) there are when none was. */
 int mb_fit_runs_keep_group(mb_fit_runs *runs, const char *algo, double procs, mb_error *err);

@@ -133,10 +133,28 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
         rc = mb_fit_runs_keep_lr(&runs, la->lr, &err);
     if (rc == MB_OK && (la->algo || !isnan(la->procs)))
         rc = mb_fit_runs_keep_group(&runs, la->algo, la->procs, &err);
+    /* a run that never reached the lowest level (an M too small for this rate, cut by the
+     * sweep's time cap) is no calibration: left out, as a direct fit leaves out the M outside
+     * its converged range */
+    char left[512], note[768] = "";
+    size_t n_left = rc == MB_OK ? mb_fit_runs_keep_crossed(&runs, left, sizeof left) : 0;
+    double lowest = lev[0];
+    for (size_t l = 1; l < nl; l++)
+        lowest = fmin(lowest, lev[l]);
+    if (n_left > 0)
+        snprintf(note, sizeof note, "left out %zu run%s that did not reach the lowest level %g "
+                 "(or at an M where most did not): %s", n_left, n_left == 1 ? "" : "s", lowest,
+                 left);
     mb_fit_levels f;
     memset(&f, 0, sizeof f);
     if (rc == MB_OK)
         rc = mb_fit_levels_run(&runs, runs.n == nfiles ? files : NULL, target, &la->o, &f, &err);
+    if (rc != MB_OK && *note) { /* one line: why, and what was left out before it */
+        size_t len = strlen(err.msg);
+        snprintf(err.msg + len, sizeof err.msg - len, " (%s)", note);
+    } else if (*note) {
+        fprintf(stderr, "mbfit %s: %s\n", sub, note);
+    }
     int status;
     if (rc != MB_OK) {
         status = mb_cli_fail("mbfit", sub, &err);

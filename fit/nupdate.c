@@ -378,6 +378,47 @@ int mb_fit_runs_keep_lr(mb_fit_runs *r, double lr, mb_error *err)
     return MB_OK;
 }
 
+size_t mb_fit_runs_keep_crossed(mb_fit_runs *r, char *left, size_t size)
+{
+    if (size)
+        left[0] = '\0';
+    char *keep = calloc(r->n ? r->n : 1, 1);
+    if (!keep)
+        return 0;
+    for (size_t i = 0; i < r->n; i++) {
+        size_t crossed = 0;
+        for (size_t t = 0; t < r->n_thr; t++)
+            crossed += !isnan(r->n_update[i * r->n_thr + t]);
+        keep[i] = crossed == r->n_thr;
+    }
+    for (size_t i = 0; i < r->n; i++) { /* an M where most runs did not cross keeps none */
+        size_t at = 0, ok = 0;
+        for (size_t j = 0; j < r->n; j++)
+            if (r->batch[j] == r->batch[i])
+                at++, ok += keep[j];
+        if (2 * ok <= at && keep[i]) {
+            for (size_t j = 0; j < r->n; j++)
+                if (r->batch[j] == r->batch[i])
+                    keep[j] = 2; /* 2: dropped with its M */
+        }
+    }
+    size_t k = 0, dropped = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (keep[i] == 1) {
+            move_run(r, k++, i);
+            continue;
+        }
+        size_t len = size ? strlen(left) : 0;
+        if (len + 1 < size)
+            snprintf(left + len, size - len, "%sM=%g seed %g", dropped ? ", " : "", r->batch[i],
+                     r->seed[i]);
+        dropped++;
+    }
+    r->n = k;
+    free(keep);
+    return dropped;
+}
+
 int mb_fit_runs_keep_group(mb_fit_runs *r, const char *algo, double procs, mb_error *err)
 {
     size_t k = 0;

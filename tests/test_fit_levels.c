@@ -312,11 +312,26 @@ static void test_command(void)
     mb_test_expect_failure("mbfit", args, 2, "--form: 'cubic'");
     snprintf(args, sizeof args, "nupdate --extrapolate --target-loss 0.4,0.3 '%s'/*.csv", dir);
     mb_test_expect_failure("mbfit", args, 2, "one final target");
+    /* a run whose curve stops before the lowest level is left out, and said so; an M where
+     * most runs stop early leaves with all of its runs; fewer than two M left is refused */
     write_log(dir, &w, 32, 9, 1);
+    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --levels "
+                            "0.78,0.71,0.64,0.57,0.5 '%s'/*.csv -o '%s'", dir, out));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "left out 1 run that did not reach the lowest level "
+                                         "0.5 (or at an M where most did not): M=32 seed 9"));
+    mb_test_run_free(&r);
+    unlink(out);
+    char two[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(two, sizeof two), 0);
+    for (int s = 0; s < 3; s++) {
+        write_log(two, &w, 16, s, 0);
+        write_log(two, &w, 64, s, s < 2); /* 2 of 3 stop early: M = 64 leaves */
+    }
     snprintf(args, sizeof args, "nupdate --extrapolate --target-loss 0.4 --levels "
-             "0.78,0.71,0.64,0.57,0.5 '%s'/*.csv -o '%s'", dir, out);
-    mb_test_expect_failure("mbfit", args, 1, "lenet5-momentum-b32-s9.csv: its curve stops early");
+             "0.78,0.71,0.64,0.57,0.5 '%s'/*.csv -o '%s'", two, out);
+    mb_test_expect_failure("mbfit", args, 1, "needs at least two");
     CU_ASSERT(access(out, F_OK) != 0);
+    mb_test_rmdir(two);
     mb_test_rmdir(dir);
 }
 
