@@ -468,7 +468,23 @@ $(OUT)/runs/.done: | $(CMDS)
 # reach S (seed by seed over M, so the first seed covers every M first); fewer than two M that
 # reached the target is one line and exit 1, since the law across M needs two.
 CAL_BUDGET ?=
-$(if $(CAL),$(if $(shell awk 'BEGIN { exit !($(FINAL_LOSS) + 0 > 0 && $(FINAL_LOSS) < $(TARGET_LOSS)) }' 2>/dev/null && echo ok),,$(error FINAL_LOSS=$(FINAL_LOSS) is not a loss below TARGET_LOSS=$(TARGET_LOSS): nothing to extrapolate (the calibration runs stop at TARGET_LOSS; without FINAL_LOSS the answer is for TARGET_LOSS))))
+# The calibration's knobs, checked before any stage runs: one line naming the knob, exit 2.
+CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='$(CAL_BUDGET)' \
+  -v ms='$(CAL_BATCHES)' -v ss='$(CAL_SEEDS)' -v ef='$(CAL_EVAL_FRAC)' ' \
+  function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
+  function whole(x, lo) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo } \
+  function list(name, v, lo, least, why,   n, a, i, j) { n = split(v, a, " "); \
+    for (i = 1; i <= n; i++) { if (!whole(a[i], lo)) return name "=" v ": " a[i] " is not a whole number >= " lo; \
+      for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
+    return n < least ? name "=" v ": give at least " least " " why : "" } \
+  BEGIN { \
+    if (!num(fl) || !(fl + 0 > 0) || !num(tl) || !(fl + 0 < tl + 0)) { \
+      print "FINAL_LOSS=" fl " is not a loss below TARGET_LOSS=" tl ": nothing to extrapolate (the calibration runs stop at TARGET_LOSS; without FINAL_LOSS the answer is for TARGET_LOSS)"; exit } \
+    if (b != "" && (!num(b) || !(b + 0 > 0) || b + 0 > 1e9)) { print "CAL_BUDGET=" b ": not a number of seconds above 0, at most 1e9"; exit } \
+    if (!num(ef) || !(ef + 0 > 0 && ef + 0 <= 1)) { print "CAL_EVAL_FRAC=" ef ": not a fraction above 0, at most 1"; exit } \
+    m = list("CAL_BATCHES", ms, 1, 2, "M: the law across M needs two"); if (m != "") { print m; exit } \
+    m = list("CAL_SEEDS", ss, 0, 1, "seed"); if (m != "") { print m; exit } }')
+$(if $(CAL),$(if $(strip $(CAL_KNOB_ERROR)),$(error $(CAL_KNOB_ERROR))))
 $(if $(and $(CAL_BUDGET),$(if $(CAL),,1)),$(error CAL_BUDGET=$(CAL_BUDGET) budgets a calibration: give FINAL_LOSS too (or leave TARGET_LOSS to the default job)))
 # prints 0 while the runs in runs/ have spent less than CAL_BUDGET seconds, else 1
 CAL_SPENT = cat $(OUT)/runs/lr*/*.csv 2>/dev/null | awk -v b=$(CAL_BUDGET) '/^\# net=.*eval_s=/ { \
