@@ -215,6 +215,7 @@ typedef struct mb_validate {
     long settled;
     double band;
     double settled_ratio;     /* rows[settled].t_median / rows[best].t_median */
+    int overruled;            /* settled is outside the band: the runs overruled the model */
     double median_abs_err;    /* median |rel_err| over the rows with a measurement at the
                                  recommended P */
     size_t n_err;             /* those rows */
@@ -278,7 +279,10 @@ double mb_solver_steady(const mb_validate_row *r);
  * predicts within v->band of its optimum's T_C (at v->m_rec): band is the model's own median
  * |error| on these runs (v->median_abs_err), at least MB_SOLVER_EQUIV. v->settled gets the
  * candidate measured fastest by its steady time (mb_solver_steady; -1: none), v->settled_ratio
- * its wall time over the measured best's (in-sample). */
+ * its wall time over the measured best's (in-sample). The runs overrule the band (v->overruled)
+ * where a row outside it, of the same P and rate, in range, with MB_SOLVER_OVERRULE_RUNS or more
+ * runs, has a steady time below (1 - band) times the candidates' best: it is then v->settled. */
+#define MB_SOLVER_OVERRULE_RUNS 5
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                       const mb_update_time *t, double m_lo, double m_hi, mb_validate *v);
 

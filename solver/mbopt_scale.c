@@ -104,6 +104,13 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
     char c[256], m[64];
     if (!s) {
         fprintf(f, "settled:        not by runs: %s\n", no_candidate(c, sizeof c, v));
+    } else if (v->overruled) {
+        fprintf(f, "settled:        by the runs, over the model: it predicts M = %s within %.1f%% "
+                   "of its best T_C (its median |error| on the runs), but the runs measured "
+                   "M = %s, outside that band, faster than any of them by more than the band "
+                   "(steady time %.3g s over %zu runs)\n",
+                candidates(c, sizeof c, v), 100 * v->band, setting(m, sizeof m, v, s),
+                mb_solver_steady(s), s->reached);
     } else if (v->settled == v->rec) {
         fprintf(f, "settled:        the runs agree: of the trained M the model predicts within "
                    "%.1f%% of its best T_C (its median |error| on the runs: M = %s), M = %s "

@@ -775,10 +775,26 @@ static void test_validate_settle(void)
     CU_ASSERT_TRUE(mb_test_close(v.settled_ratio, v.rows[1].t_median / v.rows[0].t_median,
                                  1e-12));
     CU_ASSERT_TRUE(v.settled_ratio > v.ratio); /* in-sample wall: the slow phase shows */
+    CU_ASSERT_FALSE(v.overruled); /* M = 8 is faster, but on 3 runs: the band holds */
+    /* 8 is faster than the band's pick, but not by more than the band: it holds even on 5 runs */
+    const double s8 = v.rows[0].s_median;
+    v.rows[0].runs = v.rows[0].reached = MB_SOLVER_OVERRULE_RUNS;
+    mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 8, 128, &v);
+    CU_ASSERT_TRUE(mb_solver_steady(&v.rows[0]) < mb_solver_steady(&v.rows[1]));
+    CU_ASSERT_EQUAL(v.settled, 1);
+    /* five runs (as sequential sampling gives a leader) that beat it by more than the band: the
+     * runs overrule the model */
+    v.rows[0].s_median = 0.5 * mb_solver_steady(&v.rows[1]);
+    mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 8, 128, &v);
+    CU_ASSERT_EQUAL(v.settled, 0);
+    CU_ASSERT_TRUE(v.overruled);
     /* only inside the range the optimum was sought in */
     mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 30, 128, &v);
     CU_ASSERT_FALSE(v.rows[1].candidate);
     CU_ASSERT_EQUAL(v.settled, 2);
+    CU_ASSERT_FALSE(v.overruled);
+    v.rows[0].runs = v.rows[0].reached = 3;
+    v.rows[0].s_median = s8;
     mb_validate_free(&v);
     mb_fit_runs_free(&runs);
 
