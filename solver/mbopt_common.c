@@ -154,7 +154,7 @@ int output_over_inputs(const char *output, const model_opts *m, int argc, char *
 
 const char *fmt(char *buf, size_t n, const char *f, double v)
 {
-    if (isnan(v))
+    if (!isfinite(v)) /* not a result: NaN, or inf from a ratio over nothing */
         snprintf(buf, n, "-");
     else
         snprintf(buf, n, f, v);

@@ -49,6 +49,13 @@ static char dir[256];
 /* a Lightning CSVLogger version folder, $W/v0 */
 #define LT "mkdir $W/v0 && printf 'epoch,step,val_loss\\n0,0,2.3\\n0,9,0.4\\n' > $W/v0/metrics.csv && " \
            "printf 'batch_size: 16\\n' > $W/v0/hparams.yaml && "
+/* the calibration logs of tests/fixtures/fit/levels (trained to 0.5) and the law extrapolated
+ * from them to 0.4, $W/nx.json */
+#define LV "tests/fixtures/fit/levels"
+#define NX "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --json -o $W/nx.json && "
+/* held-out logs, $W/h: the calibration logs of seed 0 on the fresh seed 2000, none reaching 0.4 */
+#define HX "mkdir $W/h && for f in " LV "/*-s0.csv; do sed 's/^# seed=0$/# seed=2000/' $f > " \
+           "$W/h/${f##*/}; done && "
 #define SCALE_FLAGS "--n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
 
 /* ---- the cases ----------------------------------------------------------------------------- */
@@ -742,6 +749,18 @@ static const hcase opt_cases[] = {
     {"fifo", "mkdir $W/runs && cp $E/fit_runs/*.csv $W/runs/ && mkfifo $W/runs/zz.csv && "
              "MBKIT_FIFO_WAIT=0.3 $T mbopt validate --target-loss 0.5 --nfit $E/nfit.json "
              "--tfit $E/tfit.json $W/runs -o $W/o", 1, "zz.csv: a FIFO with no writer"},
+    /* the sixth campaign (issue #25, G2..G18) */
+    /* G17: no held-out run reached the target: the check says so in words, '-' in the table,
+     * never nan or inf; its JSON (verdict "none", ratios null) is one mbplot draws */
+    {"nan", NX HX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --holdout $W/h "
+            "> $W/r && grep -q '^check: held out: no held-out run reached the target loss 0.4 "
+            "(5 runs): nothing to grade' $W/r && ! grep -qi 'nan\\|inf' $W/r", 0, NULL},
+    {"nan", NX HX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --holdout $W/h "
+            "--json -o $W/v.json && grep -q '\"verdict\":[[:space:]]*\"none\"' $W/v.json && "
+            "$T mbplot validate $W/v.json -o $W/v.png && test -s $W/v.png", 0, NULL},
+    {"nan", NX HX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --holdout $W/h "
+            "--holdout-beyond >$W/r 2>$W/e && grep -q 'no held-out best to extend from' $W/e",
+     0, NULL},
 };
 
 static const hcase plot_cases[] = {
