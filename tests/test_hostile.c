@@ -761,6 +761,14 @@ static const hcase opt_cases[] = {
     {"nan", NX HX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --holdout $W/h "
             "--holdout-beyond >$W/r 2>$W/e && grep -q 'no held-out best to extend from' $W/e",
      0, NULL},
+    /* G12: -o through a link onto a run log inside a runs or held-out folder given as input */
+    {"link", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r && ln -s r/run_M16_s0.csv $W/l && $T mbopt "
+             "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r -o $W/l",
+     1, "/w/l would overwrite the input"},
+    {"link", "mkdir $W/h && for f in $E/fit_runs/*.csv; do sed 's/^# seed=\\([0-9]\\)$/# "
+             "seed=100\\1/' $f > $W/h/${f##*/}; done && ln -s h/run_M16_s0.csv $W/l && $T mbopt "
+             "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $E/fit_runs "
+             "--holdout $W/h -o $W/l", 1, "/w/l would overwrite the input"},
 };
 
 static const hcase plot_cases[] = {
