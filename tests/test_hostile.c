@@ -761,6 +761,18 @@ static const hcase opt_cases[] = {
     {"nan", NX HX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --holdout $W/h "
             "--holdout-beyond >$W/r 2>$W/e && grep -q 'no held-out best to extend from' $W/e",
      0, NULL},
+    /* G11: the `extrapolated` object of an nfit, checked by every reader (mb_solver_fit_agrees) */
+    {"silent", NX "sed 's/\"l1\":[[:space:]]*0.5/\"l1\": 0.3/' $W/nx.json > $W/n.json && $T mbopt "
+               "scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o", 1,
+     "field 'extrapolated.l1': 0.3 is not above target_loss 0.4"},
+    {"silent", NX "sed 's/\"form\":[[:space:]]*\"separable\"/\"form\": \"bogus\"/' $W/nx.json > "
+               "$W/n.json && $T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LV " -o $W/o",
+     1, "field 'extrapolated.form'"},
+    {"silent", NX "sed '0,/\"p\":[[:space:]]*[0-9.]*/s//\"p\": -3/' $W/nx.json > $W/n.json && $T "
+               "mbplot nupdate $W/n.json -o $W/o", 1, "field 'extrapolated.fit.params.p': -3"},
+    {"silent", NX "sed 's/\"extrapolated\":[[:space:]]*{/\"extrapolated\": true, \"x\": {/' "
+               "$W/nx.json > $W/n.json && $T mbplot nupdate $W/n.json -o $W/o", 1,
+     "field 'extrapolated': not an object"},
     /* G12: -o through a link onto a run log inside a runs or held-out folder given as input */
     {"link", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r && ln -s r/run_M16_s0.csv $W/l && $T mbopt "
              "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r -o $W/l",
