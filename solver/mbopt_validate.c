@@ -722,6 +722,13 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
                  "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
                  "best T_C, its median |error| on these runs, and the runs measured it the "
                  "fastest such", m_rec, round(m_rec), v->rows[pick].batch, 100 * v->band);
+    if (mb_solver_calibration_only(v) && !m->nf.extrapolated) {
+        /* a fit made at this target, but none of these runs reached it (issue #25, G9) */
+        snprintf(verdict, size, "no run given reached the target loss %g, so nothing in-sample "
+                 "grades the recommended M = %.4g (P = %g); the held-out check does", v->target,
+                 m_rec, p_rec);
+        return;
+    }
     if (mb_solver_calibration_only(v)) {
         /* the runs stopped above the target: they calibrated the law, nothing here reached it */
         snprintf(verdict, size,
@@ -896,6 +903,14 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
         output_over_inputs(vc->out.output, m, argc - optind, argv + optind, &err) != MB_OK ||
         output_over_inputs(vc->out.output, NULL, (int)hc->n_dirs, hc->dirs, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
+    /* the prediction is for the fit's target: grading it with runs timed to another would
+     * report the gap between two targets as the model's error (issue #25, G8) */
+    const double fit_target = m->n_nfit ? m->nfs[0].target_loss : NAN;
+    if (!isnan(vc->target) && isfinite(fit_target) &&
+        !(fabs(vc->target - fit_target) <= 1e-9 * fit_target))
+        return mb_cli_usage(prog, sub, "--target-loss %g is not the target of %s, %g: its "
+                            "prediction is for %g (refit at %g, or leave --target-loss out)",
+                            vc->target, m->nfits[0], fit_target, fit_target, vc->target);
     if (isnan(vc->target))
         vc->target = m->nf.target_loss;
     if (isnan(vc->target)) {

@@ -773,6 +773,14 @@ static const hcase opt_cases[] = {
     {"silent", NX "sed 's/\"extrapolated\":[[:space:]]*{/\"extrapolated\": true, \"x\": {/' "
                "$W/nx.json > $W/n.json && $T mbplot nupdate $W/n.json -o $W/o", 1,
      "field 'extrapolated': not an object"},
+    /* G8: --target-loss other than the fit's target grades one target's prediction with runs
+     * timed to another; G9: a plain fit's runs that miss the target are not "calibration" */
+    {"silent", NX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --target-loss "
+               "0.5 -o $W/o", 2, "--target-loss 0.5 is not the target of"},
+    {"message", NX "sed 's/\"extrapolated\":[[:space:]]*{/\"x\": {/' $W/nx.json > $W/n.json && "
+                "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LV " > $W/r && grep -q "
+                "'no run given reached the target loss 0.4, so nothing in-sample' $W/r && ! grep "
+                "-q 'extrapolated to it' $W/r", 0, NULL},
     /* G12: -o through a link onto a run log inside a runs or held-out folder given as input */
     {"link", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r && ln -s r/run_M16_s0.csv $W/l && $T mbopt "
              "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r -o $W/l",
