@@ -860,7 +860,8 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
         case OPT_MORE_SEEDS: hc->more_seeds = 1; break;
         case OPT_GRID_COST:
             mb_data_range_free(&vc->grid.m);
-            if (mb_data_parse_range(optarg, "--grid-cost", &vc->grid.m, &err) != MB_OK)
+            if (mb_data_parse_batches(optarg, "--grid-cost", 1 << 30, &vc->grid.m, &err) !=
+                MB_OK)
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_GRID_SEEDS:

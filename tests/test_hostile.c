@@ -323,7 +323,7 @@ static const hcase train_cases[] = {
     {"message", TRAIN "--max-updates 2 --log $W/o --resume $W/none", 1,
      "No such file or directory (the checkpoint to resume)"},
     {"message", "$T mbtrain --net " NET " --data " SYN " --batch 4294967296,8 --log-dir $W/d", 1,
-     "4294967296 is out of range"},
+     "4294967296 is past the largest mini-batch"},
     /* the fifth campaign: a moving rate of 0 never moves the centre that is evaluated */
     {"silent", TRAIN "--algo easgd-sync --learners 2 --elastic-alpha 0 --log $W/o", 1,
      "--elastic-alpha: must be in (0, 1], got 0"},
@@ -781,6 +781,14 @@ static const hcase opt_cases[] = {
                 "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LV " > $W/r && grep -q "
                 "'no run given reached the target loss 0.4, so nothing in-sample' $W/r && ! grep "
                 "-q 'extrapolated to it' $W/r", 0, NULL},
+    /* G10: --grid-cost batch sizes are whole numbers in digits, at most 2^30 */
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               LOGS " --grid-cost 8.5 -o $W/o", 1, "--grid-cost: '8.5' is not a whole number"},
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               LOGS " --grid-cost 16,1e3 -o $W/o", 1, "--grid-cost: '1e3' is not a whole number"},
+    {"runaway", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+                LOGS " --grid-cost 1:9007199254740992 -o $W/o", 1,
+     "is past the largest mini-batch, 1073741824"},
     /* G12: -o through a link onto a run log inside a runs or held-out folder given as input */
     {"link", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r && ln -s r/run_M16_s0.csv $W/l && $T mbopt "
              "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r -o $W/l",

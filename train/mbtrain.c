@@ -688,7 +688,8 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
     if (a->batch_arg) {
         long b;
         if (strchr(a->batch_arg, ',') || strchr(a->batch_arg, ':')) {
-            if (mb_data_parse_range(a->batch_arg, "--batch", &w->batches, &err) != MB_OK)
+            if (mb_data_parse_batches(a->batch_arg, "--batch", 1L << 30, &w->batches, &err) !=
+                MB_OK)
                 return fail(&err);
         } else if (mb_data_parse_long(a->batch_arg, 1, 1L << 30, &b) != MB_OK) {
             mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number in [1, "
