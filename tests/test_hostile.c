@@ -338,6 +338,16 @@ static const hcase train_cases[] = {
                 "seed=3 --batch 8 --threads 1 --target-loss 0.01 --eval-every 10000000 "
                 "--max-updates 100000000 --epochs 10000000 --log $W/o", 1,
      "--eval-every 10000000 with 61706 parameters needs"},
+    /* the sixth campaign (issue #25): --max-seconds (G7) and --noise-every (G6) where they do
+     * nothing are usage errors, as every ignored flag */
+    {"usage", TRAIN "--algo easgd-sync --learners 2 --max-seconds 1 --log $W/o", 2,
+     "--max-seconds has no effect with --algo easgd-sync"},
+    {"silent", TRAIN "--algo easgd-sync --learners 2 --noise-every 4 --log $W/o", 2,
+     "--noise-every has no effect with --algo easgd-sync"},
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --noise-every 0 --log $W/o", 2,
+     "--noise-every has no effect with --algo sgd-sync"},
+    {"silent", "$T mbtrain --net " NET " --data " SYN " --batch 1 --threads 1 --noise-every 1 "
+               "--log $W/o", 2, "--noise-every has no effect with --batch 1"},
 };
 
 static const hcase fit_cases[] = {
