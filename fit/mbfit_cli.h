@@ -51,6 +51,7 @@ typedef struct levels_args {
     const char *target;       /* --target-loss: the one final target */
     const char *levels;       /* --levels LIST, NULL: the default grid from the runs' targets */
     size_t smooth;            /* --smooth */
+    int smooth_given;         /* --smooth given (refused where no log uses it) */
     double lr, procs;         /* --lr, --procs (NAN: all) */
     const char *algo;         /* --algo (NULL: all) */
 } levels_args;

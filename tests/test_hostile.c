@@ -525,6 +525,23 @@ static const hcase fit_cases[] = {
                "$W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1, "(a space before it)"},
     {"silent", "sed 's/^allreduce,2,\\([0-9]*\\),/allreduce,2,0,/' $E/comm.csv > $W/c.csv && "
                "$T mbfit comm $W/c.csv -o $W/o", 1, "field 'bytes': 0 is not a whole number in [1,"},
+    /* the sixth campaign (issue #25): --smooth does nothing with --extrapolate (G4) */
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 --smooth 3 " LV "/*.csv -o $W/o",
+     2, "--smooth has no effect with --extrapolate"},
+    /* the sixth campaign (issue #25): --smooth where every log has evaluations (G4); --algo
+     * without --procs named alone, no "nan" (G5); calibration runs trained to different targets
+     * (G3); a FIFO read once for the default levels and the fit (G13) */
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 --smooth 3 " LV "/*.csv -o $W/o",
+     2, "--smooth has no effect with --extrapolate"},
+    {"nan", "$T mbfit nupdate --extrapolate --target-loss 0.4 --algo sgd " LV "/*.csv -o $W/o", 1,
+     "--algo sgd: no run of that algorithm (the logs have momentum P=1)"},
+    {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# target_loss=0.5$/# "
+               "target_loss=0.45/' $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate "
+               "--extrapolate --target-loss 0.4 $W/l/*.csv -o $W/o", 1,
+     "b16-s0.csv: '# target_loss=0.45', but"},
+    {"fifo", "mkfifo $W/f && { $T cat " LV "/lenet5-momentum-b16-s0.csv > $W/f & $T mbfit nupdate "
+             "--extrapolate --target-loss 0.4 $W/f $(ls " LV "/*.csv | grep -v b16-s0) -o $W/r; "
+             "s=$?; kill $! 2>/dev/null; wait; test $s = 0 && grep -q '^ *16 ' $W/r; }", 0, NULL},
 };
 
 static const hcase opt_cases[] = {
