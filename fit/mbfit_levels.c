@@ -122,11 +122,16 @@ static void levels_print(FILE *out, const void *arg)
     fprintf(out, "B_noise = alpha / N_inf: %s at L1 = %g, %s at the target\n",
             num(a, sizeof a, f->joint.p[1] / f->joint.p[0]), f->l1,
             num(b, sizeof b, f->alpha / f->n_inf));
-    fprintf(out, "at target %g: N_inf %s [%s, %s],", f->target, num(a, sizeof a, f->n_inf),
-            num(b, sizeof b, f->n_inf_lo), num(c, sizeof c, f->n_inf_hi));
-    fprintf(out, " alpha %s [%s, %s] (95%%, %zu of %zu bootstrap resamples of the runs)\n",
-            num(a, sizeof a, f->alpha), num(b, sizeof b, f->alpha_lo),
-            num(c, sizeof c, f->alpha_hi), f->boot_ok, f->boot_b);
+    if (f->boot_b == 0) /* --bootstrap 0, or an M of one run (the warning says) */
+        fprintf(out, "at target %g: N_inf %s, alpha %s (no bootstrap interval)\n", f->target,
+                num(a, sizeof a, f->n_inf), num(b, sizeof b, f->alpha));
+    else {
+        fprintf(out, "at target %g: N_inf %s [%s, %s],", f->target, num(a, sizeof a, f->n_inf),
+                num(b, sizeof b, f->n_inf_lo), num(c, sizeof c, f->n_inf_hi));
+        fprintf(out, " alpha %s [%s, %s] (95%%, %zu of %zu bootstrap resamples of the runs)\n",
+                num(a, sizeof a, f->alpha), num(b, sizeof b, f->alpha_lo),
+                num(c, sizeof c, f->alpha_hi), f->boot_ok, f->boot_b);
+    }
     fprintf(out, "%10s %6s %14s %14s %14s %14s\n", "M", "runs", "N_at_L1", "predicted",
             "ci95_lo", "ci95_hi");
     for (size_t g = 0; g < f->n_m; g++) {

@@ -542,6 +542,13 @@ static const hcase fit_cases[] = {
     {"fifo", "mkfifo $W/f && { $T cat " LV "/lenet5-momentum-b16-s0.csv > $W/f & $T mbfit nupdate "
              "--extrapolate --target-loss 0.4 $W/f $(ls " LV "/*.csv | grep -v b16-s0) -o $W/r; "
              "s=$?; kill $! 2>/dev/null; wait; test $s = 0 && grep -q '^ *16 ' $W/r; }", 0, NULL},
+    /* G2: one run per M: no bootstrap interval (not a zero-width one), said in words, and the
+     * nfit without intervals is one mbopt reads */
+    {"message", "mkdir $W/one && cp " LV "/*-s0.csv $W/one && $T mbfit nupdate --extrapolate "
+                "--target-loss 0.4 $W/one/*.csv --json -o $W/n.json 2>$W/e && grep -q 'M=16 has "
+                "1 run: no bootstrap interval' $W/e && ! grep -q '\"bootstrap\"' $W/n.json && $T "
+                "mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none >$W/r",
+     0, NULL},
 };
 
 static const hcase opt_cases[] = {
