@@ -348,6 +348,8 @@ static const hcase train_cases[] = {
      "--noise-every has no effect with --algo sgd-sync"},
     {"silent", "$T mbtrain --net " NET " --data " SYN " --batch 1 --threads 1 --noise-every 1 "
                "--log $W/o", 2, "--noise-every has no effect with --batch 1"},
+    {"message", TRAIN "--max-seconds \"$(printf '1\\nx')\" --log $W/o", 1,
+     "--max-seconds: '1\\nx' is not a number"},
 };
 
 static const hcase fit_cases[] = {
@@ -549,6 +551,12 @@ static const hcase fit_cases[] = {
                 "1 run: no bootstrap interval' $W/e && ! grep -q '\"bootstrap\"' $W/n.json && $T "
                 "mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none >$W/r",
      0, NULL},
+    /* G16: a newline in a file name or a flag's value is escaped: the message stays one line */
+    {"message", "mkdir $W/l && sed 's/^# target_loss=.*/# target_loss=x/' " LV "/lenet5-momentum-"
+                "b16-s0.csv > \"$W/l/a$(printf '\\nb').csv\" && $T mbfit nupdate --extrapolate "
+                "--target-loss 0.4 $W/l/*.csv -o $W/o", 1, "a\\nb.csv: metadata 'target_loss'"},
+    {"message", "$T mbfit nupdate --extrapolate --target-loss 0.4 --levels \"$(printf "
+                "'0.6\\n,0.5')\" " LV "/*.csv -o $W/o", 2, "--levels: '0.6\\n' is not"},
 };
 
 static const hcase opt_cases[] = {
