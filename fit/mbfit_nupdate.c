@@ -349,6 +349,14 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
         return mb_cli_usage("mbfit", sub, "%s has no effect with --extrapolate (its fit weighs "
                             "the levels' means relatively; --form chooses the law)",
                             mb_cli_given(&seen, OPT_WEIGHTS) ? "--weights" : "--choose");
+    /* each resample is a nonlinear fit across levels, not a closed form: 10^6 of them took
+     * a minute where the direct fit's take seconds (issue #25, G15) */
+    if (a->extrapolate && a->boot_given && a->o.bootstrap > MB_FIT_LEVELS_BOOT_MAX) {
+        mb_error_set(&err, MB_EINVAL, "--bootstrap %zu: at most %d with --extrapolate (each "
+                     "resample refits the law across levels)", a->o.bootstrap,
+                     MB_FIT_LEVELS_BOOT_MAX);
+        return mb_cli_fail("mbfit", sub, &err);
+    }
     if (a->extrapolate && a->lightning)
         return mb_cli_usage("mbfit", sub, "--extrapolate reads mbtrain run logs, not --lightning "
                             "logs");

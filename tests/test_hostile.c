@@ -557,6 +557,9 @@ static const hcase fit_cases[] = {
                 "--target-loss 0.4 $W/l/*.csv -o $W/o", 1, "a\\nb.csv: metadata 'target_loss'"},
     {"message", "$T mbfit nupdate --extrapolate --target-loss 0.4 --levels \"$(printf "
                 "'0.6\\n,0.5')\" " LV "/*.csv -o $W/o", 2, "--levels: '0.6\\n' is not"},
+    /* G15: a bootstrap of nonlinear fits across levels is capped lower than the direct fit's */
+    {"runaway", "$T mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 1000000 " LV
+                "/*.csv -o $W/o", 1, "--bootstrap 1000000: at most 10000 with --extrapolate"},
 };
 
 static const hcase opt_cases[] = {
