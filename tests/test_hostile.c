@@ -350,6 +350,10 @@ static const hcase train_cases[] = {
                "--log $W/o", 2, "--noise-every has no effect with --batch 1"},
     {"message", TRAIN "--max-seconds \"$(printf '1\\nx')\" --log $W/o", 1,
      "--max-seconds: '1\\nx' is not a number"},
+    /* G18: a resume at another learning rate than the checkpoint's is refused, naming both */
+    {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
+               ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --lr 0.1 --log $W/o", 1,
+     "checkpoint of lr 0.05, this run has lr 0.1"},
 };
 
 static const hcase fit_cases[] = {
