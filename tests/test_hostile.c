@@ -839,10 +839,10 @@ static const hcase opt_cases[] = {
                 LOGS " --grid-cost 1:9007199254740992 -o $W/o", 1,
      "is past the largest mini-batch, 1073741824"},
     /* G12: -o through a link onto a run log inside a runs or held-out folder given as input */
-    {"link", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r && ln -s r/run_M16_s0.csv $W/l && $T mbopt "
+    {"symlink", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r && ln -s r/run_M16_s0.csv $W/l && $T mbopt "
              "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r -o $W/l",
      1, "/w/l would overwrite the input"},
-    {"link", "mkdir $W/h && for f in $E/fit_runs/*.csv; do sed 's/^# seed=\\([0-9]\\)$/# "
+    {"symlink", "mkdir $W/h && for f in $E/fit_runs/*.csv; do sed 's/^# seed=\\([0-9]\\)$/# "
              "seed=100\\1/' $f > $W/h/${f##*/}; done && ln -s h/run_M16_s0.csv $W/l && $T mbopt "
              "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $E/fit_runs "
              "--holdout $W/h -o $W/l", 1, "/w/l would overwrite the input"},
