@@ -241,6 +241,17 @@ static void meta_string(const mb_table *t, const char *key, char *dst, size_t n)
     snprintf(dst, n, "%s", v ? v : "");
 }
 
+/* `# crossing=` is an enumerated key (docs/formats.md, "Run log"): bisect or evaluated, when
+ * there (issue #25, campaign 6, G3). */
+static int meta_crossing(const mb_table *t, mb_error *err)
+{
+    const char *c = mb_table_meta(t, "crossing");
+    if (c && strcmp(c, "bisect") != 0 && strcmp(c, "evaluated") != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'crossing': '%s' is not bisect or "
+                            "evaluated", mb_table_path(t), c);
+    return MB_OK;
+}
+
 /* Reads log i of `runs` from table t (paths[i]). */
 static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const double *thr,
                         size_t n_thr, size_t smooth, mb_error *err)
@@ -251,7 +262,8 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
         (rc = meta_number(t, "seed", 0, 0, 1, &runs->seed[i], err)) == MB_OK &&
         (rc = meta_number(t, "lr", 0, 1, 0, &runs->lr[i], err)) == MB_OK &&
         (rc = meta_number(t, "learners", 0, 1, 1, &runs->procs[i], err)) == MB_OK &&
-        (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK)
+        (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK &&
+        (rc = meta_crossing(t, err)) == MB_OK)
         rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr, runs->wall + i * n_thr,
                       &runs->t_step[i], &used, err);
     if (isnan(runs->procs[i]))

@@ -564,6 +564,9 @@ static const hcase fit_cases[] = {
     /* G15: a bootstrap of nonlinear fits across levels is capped lower than the direct fit's */
     {"runaway", "$T mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 1000000 " LV
                 "/*.csv -o $W/o", 1, "--bootstrap 1000000: at most 10000 with --extrapolate"},
+    {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# crossing=.*/# crossing=guessed/'"
+               " $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
+               "0.4 $W/l/*.csv -o $W/o", 1, "metadata 'crossing': 'guessed' is not bisect or"},
 };
 
 static const hcase opt_cases[] = {
