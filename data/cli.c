@@ -17,10 +17,13 @@ static void prefix(const char *prog, const char *sub)
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
 {
     va_list ap;
+    char msg[1024];
     prefix(prog, sub);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    mb_error_one_line(msg, sizeof msg); /* a flag value or file name with a newline in it */
+    fputs(msg, stderr);
     fprintf(stderr, "\nTry '%s%s%s --help'.\n", prog, sub ? " " : "", sub ? sub : "");
     return MB_EXIT_USAGE;
 }

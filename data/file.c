@@ -322,6 +322,27 @@ int mb_data_same_file(const char *a, const char *b)
     return strcmp(ca, cb) == 0;
 }
 
+int mb_data_in_folder(const char *path, const char *dir, const char *suffix)
+{
+    struct stat sd, so, sp;
+    if (!path || !dir || stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode) || stat(path, &so) != 0 ||
+        !S_ISREG(so.st_mode))
+        return 0;
+    char *real = realpath(path, NULL); /* every link resolved: the file that would be written */
+    size_t n = real ? strlen(real) : 0, k = suffix ? strlen(suffix) : 0;
+    int in = 0;
+    if (real && n > k && (!suffix || strcmp(real + n - k, suffix) == 0))
+        for (int up = 0; !in && up < 4; up++) { /* runs/, runs/lrX/ ... */
+            char *slash = strrchr(real, '/');
+            if (!slash || slash == real)
+                break;
+            *slash = '\0';
+            in = stat(real, &sp) == 0 && sp.st_dev == sd.st_dev && sp.st_ino == sd.st_ino;
+        }
+    free(real);
+    return in;
+}
+
 int mb_out_mktemp(const char *path, char **tmp, int *fd, mb_error *err)
 {
     *tmp = NULL;

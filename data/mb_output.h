@@ -40,6 +40,13 @@ int mb_data_read_file(const char *path, char **buf, size_t *len, struct mb_error
  * same place. Devices and FIFOs (/dev/null twice) and "-" are never the same file. */
 int mb_data_same_file(const char *a, const char *b);
 
+/* 1 when writing `path` would overwrite a file a command reads from the folder `dir` (or a
+ * folder up to 3 levels under it): `path`, its links resolved, is an existing regular file
+ * under `dir` whose resolved name ends in `suffix` (".csv": the run logs of a folder; NULL: any
+ * file). Checked on the resolved name, so a link named "l" onto dir/run.csv counts. 0 when
+ * `dir` is not a folder or `path` does not exist. */
+int mb_data_in_folder(const char *path, const char *dir, const char *suffix);
+
 /* The one output writer every command uses. A regular file, or a path that does not exist yet,
  * is written to a temporary file beside it ("PATH.tmp.PID.XXXXXX") and appears at `path` only
  * when committed; a symbolic link is written through (the temporary beside its target, renamed

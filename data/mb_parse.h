@@ -57,6 +57,12 @@ int mb_data_past_2_53(const char *s, double v);
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);
 
+/* Mini-batch sizes: mb_data_parse_range, and every item written as whole numbers in plain
+ * digits ("8:512", "8,16"; not "8.5", "1e3", "64k") with every value at most `max`. On error
+ * fills err naming `what` and the item. */
+int mb_data_parse_batches(const char *s, const char *what, double max, mb_range *r,
+                          struct mb_error *err);
+
 /* v as its shortest decimal that reads back as v ("0.1", "2097152", "4294967296"; never
  * "0.10000000000000001" or "2.09715e+06"), into buf (n bytes); returns buf. For messages that
  * quote a value the user wrote or a list produced. */

@@ -234,6 +234,31 @@ int mb_data_parse_range(const char *s, const char *what, mb_range *r, mb_error *
     return rc;
 }
 
+int mb_data_parse_batches(const char *s, const char *what, double max, mb_range *r,
+                          mb_error *err)
+{
+    r->v = NULL;
+    r->n = 0;
+    char **items;
+    size_t n;
+    int rc = mb_data_split_list(s, what, 0, &items, &n, err);
+    for (size_t i = 0; rc == MB_OK && i < n; i++)
+        if (strspn(items[i], "0123456789:") != strlen(items[i]))
+            rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number >= 1 (a "
+                              "mini-batch size, in digits)", what, items[i]);
+    free(items);
+    if (rc == MB_OK)
+        rc = mb_data_parse_range(s, what, r, err);
+    for (size_t i = 0; rc == MB_OK && i < r->n; i++)
+        if (r->v[i] > max) {
+            char v[32];
+            rc = mb_error_set(err, MB_EINVAL, "%s: %s is past the largest mini-batch, %.0f",
+                              what, mb_data_fmt_exact(v, sizeof v, r->v[i]), max);
+            mb_data_range_free(r);
+        }
+    return rc;
+}
+
 const char *mb_data_fmt_exact(char *buf, size_t n, double v)
 {
     for (int prec = 1; prec <= 17; prec++) {

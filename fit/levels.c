@@ -492,8 +492,18 @@ int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double 
         rc = fit_level(nm, f->batch, col, &f->per_level[l], err);
     }
     free(col);
+    /* resampling the runs within each M of one run returns the same data: a zero-width
+     * "interval" by construction, and no test of the extrapolation (issue #25, G2) */
+    size_t single = nm;
+    for (size_t g = 0; g < nm && single == nm; g++)
+        if (f->runs_at[g] < 2)
+            single = g;
+    if (rc == MB_OK && o->bootstrap > 0 && single < nm)
+        mb_fit_warn(&f->warn, "M=%g has %zu run: no bootstrap interval (resampling the runs "
+                    "within each M needs at least 2 at every M; train more seeds)",
+                    f->batch[single], f->runs_at[single]);
     if (rc == MB_OK && (rc = fit_form(f, f->form, f->mean, NULL, &f->joint, err)) == MB_OK &&
-        (rc = check_law(f, err)) == MB_OK && o->bootstrap > 0 &&
+        (rc = check_law(f, err)) == MB_OK && o->bootstrap > 0 && single == nm &&
         (rc = bootstrap(runs, o, f, err)) == MB_OK) {
         if (f->boot_ok < o->bootstrap / 2 + 1)
             return mb_error_set(err, MB_ENODATA, "only %zu of %zu bootstrap resamples could be "

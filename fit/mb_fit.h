@@ -152,6 +152,13 @@ int mb_fit_runs_read_logs_first(const mb_table *first, const char *const *paths,
                                 const double *thresholds, size_t n_thr, size_t smooth,
                                 mb_fit_runs *runs, mb_error *err);
 
+/* The same, with every log already read: tabs[i] is paths[i]'s table (NULL: read it here), so
+ * that a caller that looked into the logs first (mbfit nupdate --extrapolate's default levels)
+ * opens each input once. */
+int mb_fit_runs_read_tables(const mb_table *const *tabs, const char *const *paths,
+                            size_t n_paths, const double *thresholds, size_t n_thr, size_t smooth,
+                            mb_fit_runs *runs, mb_error *err);
+
 /* Keeps only the runs trained with learning rate `lr` (to 1e-9 relative), in their order.
  * MB_ENODATA naming the rates there are when none was. */
 int mb_fit_runs_keep_lr(mb_fit_runs *runs, double lr, mb_error *err);

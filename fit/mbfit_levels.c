@@ -45,27 +45,57 @@ static int parse_levels(const char *flag, const char *s, double *v, size_t cap, 
     return rc;
 }
 
-/* The default levels from the runs' `# target_loss=`: MB_ENODATA when a log has none. */
-static int default_levels(const char *const *files, size_t nfiles, const levels_args *la,
+/* The default levels from the runs' `# target_loss=` (tabs[i]: files[i] read once, issue #25
+ * G13): MB_ENODATA when a log has none, MB_EFORMAT when one is not a number > 0 or two logs
+ * were trained to different targets (which L1 is meant is then undefined: G3). */
+static int default_levels(mb_table *const *tabs, const char *const *files, size_t nfiles,
                           double *lev, size_t *n, mb_error *err)
 {
-    mb_fit_runs runs;
-    double probe = 1.0;
-    int rc = mb_fit_runs_read_logs(files, nfiles, &probe, 1, la->smooth, &runs, err);
-    if (rc != MB_OK)
-        return rc;
-    double l1 = -INFINITY;
-    for (size_t i = 0; rc == MB_OK && i < runs.n; i++) {
-        if (isnan(runs.target[i]))
-            rc = mb_error_set(err, MB_ENODATA, "%s: no '# target_loss=' to take the levels "
-                              "from: give them with --levels", files[i]);
-        l1 = fmax(l1, runs.target[i]);
+    double l1 = NAN;
+    size_t first = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        const char *v = mb_table_meta(tabs[i], "target_loss");
+        double x;
+        if (!v)
+            return mb_error_set(err, MB_ENODATA, "%s: no '# target_loss=' to take the levels "
+                                "from: give them with --levels", files[i]);
+        if (mb_data_parse_double(v, &x) != MB_OK || !(x > 0) || !isfinite(x))
+            return mb_error_set(err, MB_EFORMAT, "%s: metadata 'target_loss': '%s' is not a "
+                                "positive number", files[i], v);
+        if (isnan(l1)) {
+            l1 = x;
+            first = i;
+        } else if (x != l1) {
+            return mb_error_set(err, MB_EFORMAT, "%s: '# target_loss=%g', but %s's is %g: the "
+                                "calibration runs were trained to different targets, so L1 is "
+                                "not defined (give the levels with --levels)", files[i], x,
+                                files[first], l1);
+        }
     }
-    mb_fit_runs_free(&runs);
-    for (size_t k = 0; rc == MB_OK && k < LEVELS_N; k++)
+    for (size_t k = 0; k < LEVELS_N; k++)
         lev[k] = l1 * (1.0 + (LEVELS_SPAN - 1.0) * (double)(LEVELS_N - 1 - k) / (LEVELS_N - 1));
     *n = LEVELS_N;
+    return MB_OK;
+}
+
+/* Reads every input once into (*tabs)[0..n) (freed with free_tables): the logs are looked into
+ * for their targets and then fitted, and a FIFO cannot be opened twice. */
+static int read_tables(const char *const *files, size_t n, mb_table ***tabs, mb_error *err)
+{
+    *tabs = calloc(n ? n : 1, sizeof **tabs);
+    if (!*tabs)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    int rc = MB_OK;
+    for (size_t i = 0; rc == MB_OK && i < n; i++)
+        rc = mb_table_read(files[i], &(*tabs)[i], err);
     return rc;
+}
+
+static void free_tables(mb_table **tabs, size_t n)
+{
+    for (size_t i = 0; tabs && i < n; i++)
+        mb_table_free(tabs[i]);
+    free(tabs);
 }
 
 typedef struct lev_print {
@@ -92,11 +122,16 @@ static void levels_print(FILE *out, const void *arg)
     fprintf(out, "B_noise = alpha / N_inf: %s at L1 = %g, %s at the target\n",
             num(a, sizeof a, f->joint.p[1] / f->joint.p[0]), f->l1,
             num(b, sizeof b, f->alpha / f->n_inf));
-    fprintf(out, "at target %g: N_inf %s [%s, %s],", f->target, num(a, sizeof a, f->n_inf),
-            num(b, sizeof b, f->n_inf_lo), num(c, sizeof c, f->n_inf_hi));
-    fprintf(out, " alpha %s [%s, %s] (95%%, %zu of %zu bootstrap resamples of the runs)\n",
-            num(a, sizeof a, f->alpha), num(b, sizeof b, f->alpha_lo),
-            num(c, sizeof c, f->alpha_hi), f->boot_ok, f->boot_b);
+    if (f->boot_b == 0) /* --bootstrap 0, or an M of one run (the warning says) */
+        fprintf(out, "at target %g: N_inf %s, alpha %s (no bootstrap interval)\n", f->target,
+                num(a, sizeof a, f->n_inf), num(b, sizeof b, f->alpha));
+    else {
+        fprintf(out, "at target %g: N_inf %s [%s, %s],", f->target, num(a, sizeof a, f->n_inf),
+                num(b, sizeof b, f->n_inf_lo), num(c, sizeof c, f->n_inf_hi));
+        fprintf(out, " alpha %s [%s, %s] (95%%, %zu of %zu bootstrap resamples of the runs)\n",
+                num(a, sizeof a, f->alpha), num(b, sizeof b, f->alpha_lo),
+                num(c, sizeof c, f->alpha_hi), f->boot_ok, f->boot_b);
+    }
     fprintf(out, "%10s %6s %14s %14s %14s %14s\n", "M", "runs", "N_at_L1", "predicted",
             "ci95_lo", "ci95_hi");
     for (size_t g = 0; g < f->n_m; g++) {
@@ -121,14 +156,29 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
         return mb_cli_usage("mbfit", sub, "--extrapolate needs --target-loss (the final target)");
     if (parse_levels("--target-loss", la->target, &target, 1, &nt, &err) != MB_OK)
         return mb_cli_usage("mbfit", sub, "%s (--extrapolate takes one final target)", err.msg);
-    int rc = la->levels ? parse_levels("--levels", la->levels, lev, MB_FIT_LEVELS_CAP, &nl, &err)
-                        : default_levels(files, nfiles, la, lev, &nl, &err);
-    if (rc != MB_OK)
-        return la->levels && rc == MB_EINVAL ? mb_cli_usage("mbfit", sub, "%s", err.msg)
-                                              : mb_cli_fail("mbfit", sub, &err);
+    int rc;
+    if (la->levels && (rc = parse_levels("--levels", la->levels, lev, MB_FIT_LEVELS_CAP, &nl,
+                                         &err)) != MB_OK)
+        return rc == MB_EINVAL ? mb_cli_usage("mbfit", sub, "%s", err.msg)
+                               : mb_cli_fail("mbfit", sub, &err);
+    mb_table **tabs = NULL;
     mb_fit_runs runs;
-    if ((rc = mb_fit_runs_read_logs(files, nfiles, lev, nl, la->smooth, &runs, &err)) != MB_OK)
+    rc = read_tables(files, nfiles, &tabs, &err);
+    if (rc == MB_OK && !la->levels)
+        rc = default_levels(tabs, files, nfiles, lev, &nl, &err);
+    if (rc == MB_OK)
+        rc = mb_fit_runs_read_tables((const mb_table *const *)tabs, files, nfiles, lev, nl,
+                                     la->smooth, &runs, &err);
+    free_tables(tabs, nfiles);
+    if (rc != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
+    /* the window smooths the training loss of logs without evaluations only (issue #25, G4) */
+    if (la->smooth_given && !runs.used_train_loss) {
+        mb_fit_runs_free(&runs);
+        return mb_cli_usage("mbfit", sub, "--smooth has no effect with --extrapolate on these "
+                            "logs: every one has evaluations, and the levels are their "
+                            "crossings");
+    }
     if (rc == MB_OK && !isnan(la->lr))
         rc = mb_fit_runs_keep_lr(&runs, la->lr, &err);
     if (rc == MB_OK && (la->algo || !isnan(la->procs)))

@@ -206,6 +206,7 @@ typedef struct nupdate_args {
     int lightning, lt_flags;      /* --lightning given; one of its own flags given */
     double lt_gap;                /* the widest logging gap before a crossing (read) */
     size_t smooth;      /* rows of training loss a log without evaluations is judged by */
+    int smooth_given;   /* --smooth given */
     const char *target; /* --target-loss: one or several thresholds */
     double lr, procs;   /* --lr, --procs: keep only those runs (NaN: all) */
     const char *algo;   /* --algo: keep only that algorithm's runs (NULL: all) */
@@ -251,6 +252,7 @@ static int nupdate_option(int c, nupdate_args *a, mb_error *err)
             return mb_error_set(err, MB_EINVAL, "--smooth: '%s' is not a whole number >= 1",
                                 optarg);
         a->smooth = (size_t)v;
+        a->smooth_given = 1;
         break;
     case OPT_LIGHTNING: a->lightning = 1; break;
     case OPT_LOSS_COL: a->lt.loss_column = optarg, a->lt_flags = 1; break;
@@ -297,7 +299,7 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     a->smooth = NUPDATE_SMOOTH;
     a->target = a->algo = NULL;
     a->lr = a->procs = NAN;
-    a->extrapolate = a->boot_given = 0;
+    a->extrapolate = a->boot_given = a->smooth_given = 0;
     a->levels = NULL;
     a->form = MB_FIT_LEVELS_SEPARABLE;
     a->form_given = 0;
@@ -347,6 +349,14 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
         return mb_cli_usage("mbfit", sub, "%s has no effect with --extrapolate (its fit weighs "
                             "the levels' means relatively; --form chooses the law)",
                             mb_cli_given(&seen, OPT_WEIGHTS) ? "--weights" : "--choose");
+    /* each resample is a nonlinear fit across levels, not a closed form: 10^6 of them took
+     * a minute where the direct fit's take seconds (issue #25, G15) */
+    if (a->extrapolate && a->boot_given && a->o.bootstrap > MB_FIT_LEVELS_BOOT_MAX) {
+        mb_error_set(&err, MB_EINVAL, "--bootstrap %zu: at most %d with --extrapolate (each "
+                     "resample refits the law across levels)", a->o.bootstrap,
+                     MB_FIT_LEVELS_BOOT_MAX);
+        return mb_cli_fail("mbfit", sub, &err);
+    }
     if (a->extrapolate && a->lightning)
         return mb_cli_usage("mbfit", sub, "--extrapolate reads mbtrain run logs, not --lightning "
                             "logs");
@@ -455,6 +465,7 @@ static int nupdate_levels(const char *const *files, size_t nfiles, const nupdate
     la.target = a->target;
     la.levels = a->levels;
     la.smooth = a->smooth;
+    la.smooth_given = a->smooth_given;
     la.lr = a->lr, la.procs = a->procs, la.algo = a->algo;
     return nupdate_extrapolate(files, nfiles, &la);
 }

@@ -241,6 +241,17 @@ static void meta_string(const mb_table *t, const char *key, char *dst, size_t n)
     snprintf(dst, n, "%s", v ? v : "");
 }
 
+/* `# crossing=` is an enumerated key (docs/formats.md, "Run log"): bisect or evaluated, when
+ * there (issue #25, campaign 6, G3). */
+static int meta_crossing(const mb_table *t, mb_error *err)
+{
+    const char *c = mb_table_meta(t, "crossing");
+    if (c && strcmp(c, "bisect") != 0 && strcmp(c, "evaluated") != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'crossing': '%s' is not bisect or "
+                            "evaluated", mb_table_path(t), c);
+    return MB_OK;
+}
+
 /* Reads log i of `runs` from table t (paths[i]). */
 static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const double *thr,
                         size_t n_thr, size_t smooth, mb_error *err)
@@ -251,7 +262,8 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
         (rc = meta_number(t, "seed", 0, 0, 1, &runs->seed[i], err)) == MB_OK &&
         (rc = meta_number(t, "lr", 0, 1, 0, &runs->lr[i], err)) == MB_OK &&
         (rc = meta_number(t, "learners", 0, 1, 1, &runs->procs[i], err)) == MB_OK &&
-        (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK)
+        (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK &&
+        (rc = meta_crossing(t, err)) == MB_OK)
         rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr, runs->wall + i * n_thr,
                       &runs->t_step[i], &used, err);
     if (isnan(runs->procs[i]))
@@ -297,9 +309,28 @@ int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double
     return mb_fit_runs_read_logs_first(NULL, paths, n_paths, thr, n_thr, smooth, runs, err);
 }
 
+static int read_logs(const mb_table *first, const mb_table *const *tabs,
+                     const char *const *paths, size_t n_paths, const double *thr, size_t n_thr,
+                     size_t smooth, mb_fit_runs *runs, mb_error *err);
+
 int mb_fit_runs_read_logs_first(const mb_table *first, const char *const *paths, size_t n_paths,
                                 const double *thr, size_t n_thr, size_t smooth,
                                 mb_fit_runs *runs, mb_error *err)
+{
+    return read_logs(first, NULL, paths, n_paths, thr, n_thr, smooth, runs, err);
+}
+
+int mb_fit_runs_read_tables(const mb_table *const *tabs, const char *const *paths,
+                            size_t n_paths, const double *thr, size_t n_thr, size_t smooth,
+                            mb_fit_runs *runs, mb_error *err)
+{
+    return read_logs(NULL, tabs, paths, n_paths, thr, n_thr, smooth, runs, err);
+}
+
+/* paths[i]'s table: tabs[i], or `first` for i = 0, else read here (and freed). */
+static int read_logs(const mb_table *first, const mb_table *const *tabs,
+                     const char *const *paths, size_t n_paths, const double *thr, size_t n_thr,
+                     size_t smooth, mb_fit_runs *runs, mb_error *err)
 {
     if (n_thr == 0 || smooth == 0)
         return mb_error_set(err, MB_EINVAL, "no threshold, or a zero smoothing window");
@@ -315,12 +346,13 @@ int mb_fit_runs_read_logs_first(const mb_table *first, const char *const *paths,
     int rc = MB_OK;
     for (size_t i = 0; i < n_paths && rc == MB_OK; i++) {
         mb_table *t = NULL;
+        const mb_table *given = tabs ? tabs[i] : i == 0 ? first : NULL;
         if (stat(paths[i], &st[i]) != 0)
             memset(&st[i], 0, sizeof st[i]);
-        if (!(i == 0 && first))
+        if (!given)
             rc = mb_table_read(paths[i], &t, err);
         if (rc == MB_OK)
-            rc = read_one_log(i == 0 && first ? first : t, runs, i, thr, n_thr, smooth, err);
+            rc = read_one_log(given ? given : t, runs, i, thr, n_thr, smooth, err);
         mb_table_free(t);
         if (rc == MB_OK)
             rc = same_run(runs, paths, st, i, err);
@@ -433,10 +465,17 @@ int mb_fit_runs_keep_group(mb_fit_runs *r, const char *algo, double procs, mb_er
         move_run(r, k++, i);
     }
     r->n = k;
+    /* only the flags given are named: an unset --procs is NAN, never printed (issue #25, G5) */
+    char asked[128] = "";
+    if (algo)
+        snprintf(asked, sizeof asked, "--algo %s", algo);
+    if (!isnan(procs))
+        snprintf(asked + strlen(asked), sizeof asked - strlen(asked), "%s--procs %g",
+                 algo ? " " : "", procs);
     if (k == 0)
-        return mb_error_set(err, MB_ENODATA, "--algo %s --procs %g: no run of that algorithm and "
-                            "learner count (the logs have %s)", algo ? algo : "(any)", procs,
-                            *seen ? seen : "none");
+        return mb_error_set(err, MB_ENODATA, "%s: no run of that %s (the logs have %s)", asked,
+                            algo && !isnan(procs) ? "algorithm and learner count"
+                            : algo ? "algorithm" : "learner count", *seen ? seen : "none");
     return MB_OK;
 }
 

@@ -51,6 +51,11 @@ typedef struct mb_error {
 int mb_error_set(mb_error *err, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Makes the message in msg (size bytes) one line: newlines, tabs and other control bytes, from
+ * a file name or a flag's value quoted in it, become \n, \t, \xHH (README, "Hardening": one
+ * line; a terminal gets no raw escape sequence). Bytes from 0x80 (UTF-8) are kept. Cut at size. */
+void mb_error_one_line(char *msg, size_t size);
+
 /* Clears *err to MB_OK (err may be NULL). */
 void mb_error_clear(mb_error *err);
 

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifndef MB_VERSION
 #define MB_VERSION "0.1.0"
@@ -32,6 +33,32 @@ const char *mb_strerror(int status)
     return "unknown error";
 }
 
+void mb_error_one_line(char *msg, size_t size)
+{
+    char in[1024];
+    if (size == 0)
+        return;
+    snprintf(in, sizeof in, "%s", msg);
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && k + 1 < size; p++) {
+        char esc[8] = "";
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            snprintf(esc, sizeof esc, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
+        else if (*p < 0x20 || *p == 0x7f)
+            snprintf(esc, sizeof esc, "\\x%02x", *p);
+        if (!*esc) {
+            msg[k++] = (char)*p;
+            continue;
+        }
+        size_t n = strlen(esc);
+        if (k + n + 1 > size)
+            break;
+        memcpy(msg + k, esc, n);
+        k += n;
+    }
+    msg[k] = '\0';
+}
+
 int mb_error_set(mb_error *err, int status, const char *fmt, ...)
 {
     if (err) {
@@ -40,6 +67,7 @@ int mb_error_set(mb_error *err, int status, const char *fmt, ...)
         err->status = status;
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        mb_error_one_line(err->msg, sizeof err->msg); /* a file name or value with a newline */
     }
     return status;
 }

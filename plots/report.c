@@ -689,9 +689,13 @@ static void write_holdout(FILE *f, const cJSON *val)
         fputs(" No held-out runs were given: the figures above are in-sample.</p>\n", f);
         return;
     }
-    fprintf(f, " On the held-out runs, M = %g to %g measured within %.0f%% of the best.</p>\n",
-            mb_json_get(ho, "flat_lo"), mb_json_get(ho, "flat_hi"),
-            100 * mb_json_get(flat, "within"));
+    if (isfinite(mb_json_get(ho, "ratio")))
+        fprintf(f, " On the held-out runs, M = %g to %g measured within %.0f%% of the best.</p>\n",
+                mb_json_get(ho, "flat_lo"), mb_json_get(ho, "flat_hi"),
+                100 * mb_json_get(flat, "within"));
+    else /* verdict "none" */
+        fputs(" The held-out runs graded nothing: none reached the target where the check "
+              "compares.</p>\n", f);
     fputs("<table id=\"holdout-rows\">\n<tr><th>held out: M</th><th>runs reached</th>"
           "<th>measured T<sub>C</sub>: median</th><th>over the held-out best</th>"
           "<th>predicted T<sub>C</sub></th><th>error</th></tr>\n", f);

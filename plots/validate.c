@@ -128,9 +128,17 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
                                       "ratio_hi", "rival_ratio", "seeds_max"};
     double x;
     int rc = MB_OK;
+    /* verdict "none": no held-out run reached the target where it grades, and the ratios are
+     * null (mbopt validate says so in words) */
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(ho, "verdict");
+    const int none = cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0;
     for (size_t k = 0; rc == MB_OK && k < sizeof pos / sizeof pos[0]; k++) /* trained M whole */
-        rc = field(ho, "holdout.", pos[k], F_REQUIRED | F_POS | (k < 3 ? F_INT : 0), path, &x,
-                   err);
+        rc = field(ho, "holdout.", pos[k],
+                   (none && k >= 3 && k < 7 ? F_NULL : F_REQUIRED) | F_POS | (k < 3 ? F_INT : 0),
+                   path, &x, err);
+    if (rc == MB_OK && !none && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ho, "ratio")))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.ratio': null, but the verdict is "
+                          "not \"none\"", path);
     if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(ho, "rows")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows': missing or not an array",
                           path);
@@ -622,6 +630,7 @@ static void add_holdout(vfig *f)
     }
     if (!cJSON_IsObject(ho))
         return;
+    size_t n = 0;
     mb_plot_block(f->p, "held");
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ho, "rows"))
     {
@@ -633,7 +642,10 @@ static void add_holdout(vfig *f)
         /* beside the in-sample median at the same M */
         double v[4] = {mb_json_get(r, "batch") * 1.03, med, lo, hi};
         mb_plot_row(f->p, v, 4);
+        n++;
     }
+    if (n == 0) /* no held-out run reached the target: nothing to draw (an empty block fails) */
+        return;
     fig_add(f, ", $held u 1:2:3:4 w yerrorbars pt 13 ps 1.5 lw 1.5 lc rgb "
                                 "'#6a3d9a' t 'held out: median of %g fresh seeds'",
                                 mb_json_get(ho, "seeds_max"));

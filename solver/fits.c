@@ -213,6 +213,7 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
         (rc = opt_number(root, "target_loss", path, &f.target_loss, err)) != MB_OK ||
         (rc = opt_number(root, "lr", path, &f.lr, err)) != MB_OK)
         goto done;
+    f.extrapolated = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "extrapolated"));
     *nf = f;
 done:
     cJSON_Delete(root);
@@ -347,13 +348,116 @@ static int tfit_learners(const cJSON *learners, const char *path, mb_error *err)
     return MB_OK;
 }
 
+/* A number of `o` (named `where` `key` in messages) that must be present (need) or may be null
+ * or absent (NAN), finite, and at least `lo` (above it when `strict`). */
+static int x_number(const cJSON *o, const char *where, const char *key, int need, double lo,
+                    int strict, const char *path, double *v, mb_error *err)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = NAN;
+    if (!need && (!j || cJSON_IsNull(j)))
+        return MB_OK;
+    if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': %s", path, where, key,
+                            j ? "not a finite number" : "missing");
+    *v = j->valuedouble;
+    if (strict ? !(*v > lo) : !(*v >= lo))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': %g is not %s %g", path, where,
+                            key, *v, strict ? "above" : "at least", lo);
+    return MB_OK;
+}
+
+/* extrapolated.per_m: each M's prediction >= 0 and its interval [lo, hi] in order. */
+static int x_per_m(const cJSON *x, const char *path, mb_error *err)
+{
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(x, "per_m"), *e;
+    if (pm && !cJSON_IsArray(pm))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.per_m': not an array",
+                            path);
+    int i = 0, rc = MB_OK;
+    cJSON_ArrayForEach(e, pm)
+    {
+        char where[48];
+        double v;
+        snprintf(where, sizeof where, "extrapolated.per_m[%d].", i++);
+        if ((rc = x_number(e, where, "batch", 1, 0, 1, path, &v, err)) != MB_OK ||
+            (rc = x_number(e, where, "predicted", 0, 0, 0, path, &v, err)) != MB_OK)
+            return rc;
+        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(e, "ci95");
+        if (!ci || cJSON_IsNull(ci))
+            continue;
+        const cJSON *lo = cJSON_GetArrayItem(ci, 0), *hi = cJSON_GetArrayItem(ci, 1);
+        if (!cJSON_IsArray(ci) || cJSON_GetArraySize(ci) != 2 ||
+            ((cJSON_IsNumber(lo) && cJSON_IsNumber(hi)) ? lo->valuedouble > hi->valuedouble
+                                                        : !cJSON_IsNull(lo) || !cJSON_IsNull(hi)))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%sci95': not [lo, hi] with lo <= "
+                                "hi", path, where);
+    }
+    return MB_OK;
+}
+
+/* The `extrapolated` object of an nfit (mbfit nupdate --extrapolate, docs/formats.md): a form
+ * mbfit knows, L1 above the target, levels at or above L1, the law's exponent p > 0, B_noise
+ * >= 0, per M predictions; and `bootstrap`, when there, an object with whole counts. Values its
+ * writer cannot produce are MB_EFORMAT naming the field (issue #25, G11). */
+static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap");
+    double v, r, target, l1;
+    int rc = MB_OK;
+    if (b && !cJSON_IsNull(b) &&
+        (!cJSON_IsObject(b) ||
+         (rc = x_number(b, "bootstrap.", "resamples", 1, 0, 0, path, &r, err)) != MB_OK ||
+         (rc = x_number(b, "bootstrap.", "fitted", 0, 0, 0, path, &v, err)) != MB_OK ||
+         r != floor(r) || (isfinite(v) && (v != floor(v) || v > r))))
+        return rc ? rc : mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap': not an object of "
+                                      "whole counts (fitted <= resamples)", path);
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, "extrapolated"), *e;
+    if (!x)
+        return MB_OK;
+    if (!cJSON_IsObject(x))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated': not an object", path);
+    const cJSON *form = cJSON_GetObjectItemCaseSensitive(x, "form");
+    mb_fit_levels_form f;
+    if (!cJSON_IsString(form) || mb_fit_levels_form_parse(form->valuestring, &f) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.form': not separable, "
+                            "noise, per-level or floor", path);
+    if ((rc = x_number(root, "", "target_loss", 1, 0, 1, path, &target, err)) != MB_OK ||
+        (rc = x_number(x, "extrapolated.", "l1", 1, 0, 1, path, &l1, err)) != MB_OK)
+        return rc;
+    if (!(l1 > target))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.l1': %g is not above "
+                            "target_loss %g: nothing was extrapolated", path, l1, target);
+    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(x, "levels");
+    if (!cJSON_IsArray(lv) || cJSON_GetArraySize(lv) == 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.levels': not a non-empty "
+                            "array", path);
+    int i = 0;
+    cJSON_ArrayForEach(e, lv)
+    {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < l1)
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.levels[%d]': not a "
+                                "loss at or above l1 %g", path, i, l1);
+        i++;
+    }
+    const cJSON *fp = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(x, "fit"), "params");
+    if ((rc = x_number(fp, "extrapolated.fit.params.", "p", 0, 0, 1, path, &v, err)) != MB_OK ||
+        (rc = x_number(x, "extrapolated.", "b_noise", 0, 0, 0, path, &v, err)) != MB_OK ||
+        (rc = x_number(x, "extrapolated.", "b_noise_l1", 0, 0, 0, path, &v, err)) != MB_OK)
+        return rc;
+    return x_per_m(x, path, err);
+}
+
 int mb_solver_fit_agrees(const cJSON *root, const char *path, mb_error *err)
 {
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     if (!cJSON_IsString(model))
         return MB_OK;
-    if (strcmp(model->valuestring, "inverse-law") == 0)
-        return nfit_params_agree(root, path, err);
+    if (strcmp(model->valuestring, "inverse-law") == 0) {
+        int rc = nfit_params_agree(root, path, err);
+        return rc == MB_OK ? extrapolated_ok(root, path, err) : rc;
+    }
     if (strcmp(model->valuestring, "update-time") != 0)
         return MB_OK;
     const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");

@@ -29,6 +29,8 @@ typedef struct mb_solver_nfit {
     double m_diverged;    /* the largest M at which a run diverged; NAN when none did */
     double target_loss;   /* the runs' target loss; NAN when not known */
     double lr;            /* the runs' learning rate; NAN when not known or mixed */
+    int extrapolated;     /* the law was extrapolated below its runs' level (an `extrapolated`
+                             object: mbfit nupdate --extrapolate) */
     size_t n_boot;        /* `law` refitted to bootstrap resamples of the runs (mbfit
                              --bootstrap), 0 when the file has none or they are of another law */
     mb_law boot[MB_SOLVER_BOOT_MAX];

@@ -106,7 +106,7 @@ int whole_flag(const char *flag, const char *arg, int size, double lo, double hi
 int output_over_inputs(const char *output, const model_opts *m, int argc, char *const *argv,
                        mb_error *err);
 
-/* Formats a number for a table, "-" for NAN. */
+/* Formats a number for a table, "-" for NaN or inf (not a result). */
 const char *fmt(char *buf, size_t n, const char *f, double v);
 
 /* Handles one model option; returns 1 if `c` was one, -1 on a bad value (err filled), 0 if not

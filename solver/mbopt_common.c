@@ -108,30 +108,6 @@ int model_check_procs(const model_opts *m, const double *p, size_t n, const char
     return MB_OK;
 }
 
-/* 1 when `output` is a .csv that exists under the folder `dir` (or a folder of it): a run log
- * the command reads from there (mbopt validate's folders of logs). */
-static int log_in_folder(const char *output, const char *dir)
-{
-    struct stat sd, so, sp;
-    size_t n = strlen(output);
-    if (stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode) || stat(output, &so) != 0 ||
-        !S_ISREG(so.st_mode) || n < 4 || strcmp(output + n - 4, ".csv") != 0)
-        return 0;
-    char *real = realpath(output, NULL);
-    for (int up = 0; real && up < 4; up++) { /* runs/, runs/lrX/ */
-        char *slash = strrchr(real, '/');
-        if (!slash || slash == real)
-            break;
-        *slash = '\0';
-        if (stat(real, &sp) == 0 && sp.st_dev == sd.st_dev && sp.st_ino == sd.st_ino) {
-            free(real);
-            return 1;
-        }
-    }
-    free(real);
-    return 0;
-}
-
 int output_over_inputs(const char *output, const model_opts *m, int argc, char *const *argv,
                        mb_error *err)
 {
@@ -145,7 +121,8 @@ int output_over_inputs(const char *output, const model_opts *m, int argc, char *
         in[n++] = m->cfit;
     for (int k = -(int)n; k < argc; k++) {
         const char *path = k < 0 ? in[n + (size_t)k] : argv[k];
-        if (output && path && (mb_data_same_file(output, path) || log_in_folder(output, path)))
+        if (output && path && (mb_data_same_file(output, path) ||
+                                mb_data_in_folder(output, path, ".csv")))
             return mb_error_set(err, MB_EINVAL, "-o %s would overwrite the input %s", output,
                                 path);
     }
@@ -154,7 +131,7 @@ int output_over_inputs(const char *output, const model_opts *m, int argc, char *
 
 const char *fmt(char *buf, size_t n, const char *f, double v)
 {
-    if (isnan(v))
+    if (!isfinite(v)) /* not a result: NaN, or inf from a ratio over nothing */
         snprintf(buf, n, "-");
     else
         snprintf(buf, n, f, v);

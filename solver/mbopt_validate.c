@@ -198,13 +198,50 @@ static int more_seeds_print(const holdout_cli *hc, const model_opts *m, const mb
     return MB_OK;
 }
 
+/* Whether the held-out check graded anything: the recommendation's held-out median over the
+ * best's and over its rival's are numbers (no held-out run reaching the target, at the
+ * recommended M or at all, leaves them NaN: issue #25, G17). */
+static int holdout_graded(const holdout_cli *hc)
+{
+    return isfinite(hc->ho.ratio) && isfinite(hc->ho.rival_ratio);
+}
+
+/* The held-out check that graded nothing, in words, into buf. */
+static const char *holdout_ungraded(char *buf, size_t size, const holdout_cli *hc)
+{
+    const mb_validate *h = &hc->h;
+    const mb_validate_row *rec = &h->rows[hc->ho.rec];
+    size_t runs = 0, reached = 0;
+    for (size_t i = 0; i < h->n_rows; i++) {
+        runs += h->rows[i].runs;
+        reached += h->rows[i].reached;
+    }
+    if (reached == 0)
+        snprintf(buf, size, "held out: no held-out run reached the target loss %g (%zu runs): "
+                 "nothing to grade; train the held-out runs to that target", h->target, runs);
+    else if (rec->reached == 0)
+        snprintf(buf, size, "held out: %zu of %zu held-out runs reached the target loss %g, none "
+                 "of the %zu at the recommended M = %g: nothing to grade it by", reached, runs,
+                 h->target, rec->runs, rec->batch);
+    else
+        snprintf(buf, size, "held out: %zu of %zu held-out runs reached the target loss %g, not "
+                 "at every held-out M: no best to grade the recommended M = %g by", reached,
+                 runs, h->target, rec->batch);
+    return buf;
+}
+
 /* --holdout-beyond: where the held-out best is at the sweep's edge, the M past it on the best's
  * held-out seeds (mb_solver_holdout_beyond); nothing when it has neighbours on both sides. */
 static int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, double p, double lr)
 {
     const mb_validate_row *best = &hc->h.rows[hc->ho.best];
-    double next = mb_solver_holdout_beyond(&hc->h, &hc->ho, p, lr, m->m_lo, m->m_hi);
-    if (isnan(next)) {
+    double next = best->reached ? mb_solver_holdout_beyond(&hc->h, &hc->ho, p, lr, m->m_lo,
+                                                           m->m_hi) : NAN;
+    if (!best->reached) {
+        char buf[512];
+        fprintf(stderr, "%s validate: %s: no held-out best to extend from\n", prog,
+                holdout_ungraded(buf, sizeof buf, hc));
+    } else if (isnan(next)) {
         fprintf(stderr, "%s validate: the held-out best, M = %g, has held-out neighbours on both "
                 "sides (or the range ends there): nothing to extend\n", prog, best->batch);
     } else {
@@ -259,9 +296,11 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
 {
     const mb_validate *h = &hc->h;
     const mb_holdout *o = &hc->ho;
+    if (!holdout_graded(hc))
+        return holdout_ungraded(buf, size, hc);
     const mb_validate_row *rec = &h->rows[o->rec], *best = &h->rows[o->best],
                           *rv = &h->rows[o->rival];
-    char seeds[32];
+    char seeds[32], c[7][32];
     if (o->seeds_lo == o->seeds_hi)
         snprintf(seeds, sizeof seeds, "%zu", o->seeds_lo);
     else
@@ -269,17 +308,22 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
     snprintf(buf, size,
              "held out (%s fresh seeds a setting, none used to fit or choose): the recommended "
              "M = %g trained in %.3g s (median), %.2fx the best held-out M (M = %g, %.3g s; "
-             "%.0f%% interval%s %.2f-%.2fx); against its best rival, M = %g (%.3g s): %.2fx "
-             "(%.0f%% interval %.2f-%.2f): %s; median |error| of predicted T_C on the held-out "
-             "runs %.1f%% over %zu settings (of N_update %.1f%%, of T_update %.1f%%); flat (held "
+             "%.0f%% interval%s %s-%sx); against its best rival, M = %g (%.3g s): %.2fx "
+             "(%.0f%% interval %s-%s): %s; median |error| of predicted T_C on the held-out "
+             "runs %s over %zu settings (of N_update %s, of T_update %s); flat (held "
              "out): M = %g..%g within %.0f%% of the best",
              seeds, rec->batch, rec->t_median, o->ratio, best->batch, best->t_median,
-             100 * MB_HOLDOUT_LEVEL, o->paired ? " paired by seed" : "", o->ratio_ci[0],
-             o->ratio_ci[1], rv->batch, rv->t_median,
-             o->rival_ratio, 100 * MB_HOLDOUT_LEVEL, o->rival_ci[0], o->rival_ci[1],
-             mb_solver_holdout_verdict_name(o->verdict), 100 * o->median_abs_err, o->n_err,
-             100 * o->median_abs_n_err, 100 * o->median_abs_tu_err, o->flat_lo, o->flat_hi,
-             100 * MB_SOLVER_FLAT);
+             100 * MB_HOLDOUT_LEVEL, o->paired ? " paired by seed" : "",
+             fmt(c[0], sizeof c[0], "%.2f", o->ratio_ci[0]),
+             fmt(c[1], sizeof c[1], "%.2f", o->ratio_ci[1]), rv->batch, rv->t_median,
+             o->rival_ratio, 100 * MB_HOLDOUT_LEVEL,
+             fmt(c[2], sizeof c[2], "%.2f", o->rival_ci[0]),
+             fmt(c[3], sizeof c[3], "%.2f", o->rival_ci[1]),
+             mb_solver_holdout_verdict_name(o->verdict),
+             fmt(c[4], sizeof c[4], "%.1f%%", 100 * o->median_abs_err), o->n_err,
+             fmt(c[5], sizeof c[5], "%.1f%%", 100 * o->median_abs_n_err),
+             fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err), o->flat_lo,
+             o->flat_hi, 100 * MB_SOLVER_FLAT);
     return buf;
 }
 
@@ -326,7 +370,9 @@ static cJSON *holdout_json(const holdout_cli *hc)
     mb_json_add_number(root, "rival_ratio_lo", o->rival_ci[0]);
     mb_json_add_number(root, "rival_ratio_hi", o->rival_ci[1]);
     mb_json_add_number(root, "level", MB_HOLDOUT_LEVEL);
-    cJSON_AddStringToObject(root, "verdict", mb_solver_holdout_verdict_name(o->verdict));
+    /* "none": no held-out median to grade by, and the ratios above are null (mbplot reads it) */
+    cJSON_AddStringToObject(root, "verdict", holdout_graded(hc) ?
+                            mb_solver_holdout_verdict_name(o->verdict) : "none");
     mb_json_add_number(root, "median_abs_rel_err", o->median_abs_err);
     mb_json_add_number(root, "n_update_median_abs_rel_err", o->median_abs_n_err);
     mb_json_add_number(root, "t_update_median_abs_rel_err", o->median_abs_tu_err);
@@ -676,6 +722,13 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
                  "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
                  "best T_C, its median |error| on these runs, and the runs measured it the "
                  "fastest such", m_rec, round(m_rec), v->rows[pick].batch, 100 * v->band);
+    if (mb_solver_calibration_only(v) && !m->nf.extrapolated) {
+        /* a fit made at this target, but none of these runs reached it (issue #25, G9) */
+        snprintf(verdict, size, "no run given reached the target loss %g, so nothing in-sample "
+                 "grades the recommended M = %.4g (P = %g); the held-out check does", v->target,
+                 m_rec, p_rec);
+        return;
+    }
     if (mb_solver_calibration_only(v)) {
         /* the runs stopped above the target: they calibrated the law, nothing here reached it */
         snprintf(verdict, size,
@@ -807,7 +860,8 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
         case OPT_MORE_SEEDS: hc->more_seeds = 1; break;
         case OPT_GRID_COST:
             mb_data_range_free(&vc->grid.m);
-            if (mb_data_parse_range(optarg, "--grid-cost", &vc->grid.m, &err) != MB_OK)
+            if (mb_data_parse_batches(optarg, "--grid-cost", 1 << 30, &vc->grid.m, &err) !=
+                MB_OK)
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_GRID_SEEDS:
@@ -850,6 +904,14 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
         output_over_inputs(vc->out.output, m, argc - optind, argv + optind, &err) != MB_OK ||
         output_over_inputs(vc->out.output, NULL, (int)hc->n_dirs, hc->dirs, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
+    /* the prediction is for the fit's target: grading it with runs timed to another would
+     * report the gap between two targets as the model's error (issue #25, G8) */
+    const double fit_target = m->n_nfit ? m->nfs[0].target_loss : NAN;
+    if (!isnan(vc->target) && isfinite(fit_target) &&
+        !(fabs(vc->target - fit_target) <= 1e-9 * fit_target))
+        return mb_cli_usage(prog, sub, "--target-loss %g is not the target of %s, %g: its "
+                            "prediction is for %g (refit at %g, or leave --target-loss out)",
+                            vc->target, m->nfits[0], fit_target, fit_target, vc->target);
     if (isnan(vc->target))
         vc->target = m->nf.target_loss;
     if (isnan(vc->target)) {

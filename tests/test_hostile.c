@@ -49,6 +49,13 @@ static char dir[256];
 /* a Lightning CSVLogger version folder, $W/v0 */
 #define LT "mkdir $W/v0 && printf 'epoch,step,val_loss\\n0,0,2.3\\n0,9,0.4\\n' > $W/v0/metrics.csv && " \
            "printf 'batch_size: 16\\n' > $W/v0/hparams.yaml && "
+/* the calibration logs of tests/fixtures/fit/levels (trained to 0.5) and the law extrapolated
+ * from them to 0.4, $W/nx.json */
+#define LV "tests/fixtures/fit/levels"
+#define NX "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --json -o $W/nx.json && "
+/* held-out logs, $W/h: the calibration logs of seed 0 on the fresh seed 2000, none reaching 0.4 */
+#define HX "mkdir $W/h && for f in " LV "/*-s0.csv; do sed 's/^# seed=0$/# seed=2000/' $f > " \
+           "$W/h/${f##*/}; done && "
 #define SCALE_FLAGS "--n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
 
 /* ---- the cases ----------------------------------------------------------------------------- */
@@ -316,7 +323,7 @@ static const hcase train_cases[] = {
     {"message", TRAIN "--max-updates 2 --log $W/o --resume $W/none", 1,
      "No such file or directory (the checkpoint to resume)"},
     {"message", "$T mbtrain --net " NET " --data " SYN " --batch 4294967296,8 --log-dir $W/d", 1,
-     "4294967296 is out of range"},
+     "4294967296 is past the largest mini-batch"},
     /* the fifth campaign: a moving rate of 0 never moves the centre that is evaluated */
     {"silent", TRAIN "--algo easgd-sync --learners 2 --elastic-alpha 0 --log $W/o", 1,
      "--elastic-alpha: must be in (0, 1], got 0"},
@@ -331,6 +338,22 @@ static const hcase train_cases[] = {
                 "seed=3 --batch 8 --threads 1 --target-loss 0.01 --eval-every 10000000 "
                 "--max-updates 100000000 --epochs 10000000 --log $W/o", 1,
      "--eval-every 10000000 with 61706 parameters needs"},
+    /* the sixth campaign (issue #25): --max-seconds (G7) and --noise-every (G6) where they do
+     * nothing are usage errors, as every ignored flag */
+    {"usage", TRAIN "--algo easgd-sync --learners 2 --max-seconds 1 --log $W/o", 2,
+     "--max-seconds has no effect with --algo easgd-sync"},
+    {"silent", TRAIN "--algo easgd-sync --learners 2 --noise-every 4 --log $W/o", 2,
+     "--noise-every has no effect with --algo easgd-sync"},
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --noise-every 0 --log $W/o", 2,
+     "--noise-every has no effect with --algo sgd-sync"},
+    {"silent", "$T mbtrain --net " NET " --data " SYN " --batch 1 --threads 1 --noise-every 1 "
+               "--log $W/o", 2, "--noise-every has no effect with --batch 1"},
+    {"message", TRAIN "--max-seconds \"$(printf '1\\nx')\" --log $W/o", 1,
+     "--max-seconds: '1\\nx' is not a number"},
+    /* G18: a resume at another learning rate than the checkpoint's is refused, naming both */
+    {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
+               ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --lr 0.1 --log $W/o", 1,
+     "checkpoint of lr 0.05, this run has lr 0.1"},
 };
 
 static const hcase fit_cases[] = {
@@ -508,6 +531,42 @@ static const hcase fit_cases[] = {
                "$W/s.csv && $T mbfit tupdate $W/s.csv -o $W/o", 1, "(a space before it)"},
     {"silent", "sed 's/^allreduce,2,\\([0-9]*\\),/allreduce,2,0,/' $E/comm.csv > $W/c.csv && "
                "$T mbfit comm $W/c.csv -o $W/o", 1, "field 'bytes': 0 is not a whole number in [1,"},
+    /* the sixth campaign (issue #25): --smooth does nothing with --extrapolate (G4) */
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 --smooth 3 " LV "/*.csv -o $W/o",
+     2, "--smooth has no effect with --extrapolate"},
+    /* the sixth campaign (issue #25): --smooth where every log has evaluations (G4); --algo
+     * without --procs named alone, no "nan" (G5); calibration runs trained to different targets
+     * (G3); a FIFO read once for the default levels and the fit (G13) */
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 --smooth 3 " LV "/*.csv -o $W/o",
+     2, "--smooth has no effect with --extrapolate"},
+    {"nan", "$T mbfit nupdate --extrapolate --target-loss 0.4 --algo sgd " LV "/*.csv -o $W/o", 1,
+     "--algo sgd: no run of that algorithm (the logs have momentum P=1)"},
+    {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# target_loss=0.5$/# "
+               "target_loss=0.45/' $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate "
+               "--extrapolate --target-loss 0.4 $W/l/*.csv -o $W/o", 1,
+     "b16-s0.csv: '# target_loss=0.45', but"},
+    {"fifo", "mkfifo $W/f && { $T cat " LV "/lenet5-momentum-b16-s0.csv > $W/f & $T mbfit nupdate "
+             "--extrapolate --target-loss 0.4 $W/f $(ls " LV "/*.csv | grep -v b16-s0) -o $W/r; "
+             "s=$?; kill $! 2>/dev/null; wait; test $s = 0 && grep -q '^ *16 ' $W/r; }", 0, NULL},
+    /* G2: one run per M: no bootstrap interval (not a zero-width one), said in words, and the
+     * nfit without intervals is one mbopt reads */
+    {"message", "mkdir $W/one && cp " LV "/*-s0.csv $W/one && $T mbfit nupdate --extrapolate "
+                "--target-loss 0.4 $W/one/*.csv --json -o $W/n.json 2>$W/e && grep -q 'M=16 has "
+                "1 run: no bootstrap interval' $W/e && ! grep -q '\"bootstrap\"' $W/n.json && $T "
+                "mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none >$W/r",
+     0, NULL},
+    /* G16: a newline in a file name or a flag's value is escaped: the message stays one line */
+    {"message", "mkdir $W/l && sed 's/^# target_loss=.*/# target_loss=x/' " LV "/lenet5-momentum-"
+                "b16-s0.csv > \"$W/l/a$(printf '\\nb').csv\" && $T mbfit nupdate --extrapolate "
+                "--target-loss 0.4 $W/l/*.csv -o $W/o", 1, "a\\nb.csv: metadata 'target_loss'"},
+    {"message", "$T mbfit nupdate --extrapolate --target-loss 0.4 --levels \"$(printf "
+                "'0.6\\n,0.5')\" " LV "/*.csv -o $W/o", 2, "--levels: '0.6\\n' is not"},
+    /* G15: a bootstrap of nonlinear fits across levels is capped lower than the direct fit's */
+    {"runaway", "$T mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 1000000 " LV
+                "/*.csv -o $W/o", 1, "--bootstrap 1000000: at most 10000 with --extrapolate"},
+    {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# crossing=.*/# crossing=guessed/'"
+               " $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
+               "0.4 $W/l/*.csv -o $W/o", 1, "metadata 'crossing': 'guessed' is not bisect or"},
 };
 
 static const hcase opt_cases[] = {
@@ -742,6 +801,54 @@ static const hcase opt_cases[] = {
     {"fifo", "mkdir $W/runs && cp $E/fit_runs/*.csv $W/runs/ && mkfifo $W/runs/zz.csv && "
              "MBKIT_FIFO_WAIT=0.3 $T mbopt validate --target-loss 0.5 --nfit $E/nfit.json "
              "--tfit $E/tfit.json $W/runs -o $W/o", 1, "zz.csv: a FIFO with no writer"},
+    /* the sixth campaign (issue #25, G2..G18) */
+    /* G17: no held-out run reached the target: the check says so in words, '-' in the table,
+     * never nan or inf; its JSON (verdict "none", ratios null) is one mbplot draws */
+    {"nan", NX HX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --holdout $W/h "
+            "> $W/r && grep -q '^check: held out: no held-out run reached the target loss 0.4 "
+            "(5 runs): nothing to grade' $W/r && ! grep -qi 'nan\\|inf' $W/r", 0, NULL},
+    {"nan", NX HX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --holdout $W/h "
+            "--json -o $W/v.json && grep -q '\"verdict\":[[:space:]]*\"none\"' $W/v.json && "
+            "$T mbplot validate $W/v.json -o $W/v.png && test -s $W/v.png", 0, NULL},
+    {"nan", NX HX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --holdout $W/h "
+            "--holdout-beyond >$W/r 2>$W/e && grep -q 'no held-out best to extend from' $W/e",
+     0, NULL},
+    /* G11: the `extrapolated` object of an nfit, checked by every reader (mb_solver_fit_agrees) */
+    {"silent", NX "sed 's/\"l1\":[[:space:]]*0.5/\"l1\": 0.3/' $W/nx.json > $W/n.json && $T mbopt "
+               "scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o", 1,
+     "field 'extrapolated.l1': 0.3 is not above target_loss 0.4"},
+    {"silent", NX "sed 's/\"form\":[[:space:]]*\"separable\"/\"form\": \"bogus\"/' $W/nx.json > "
+               "$W/n.json && $T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LV " -o $W/o",
+     1, "field 'extrapolated.form'"},
+    {"silent", NX "sed '0,/\"p\":[[:space:]]*[0-9.]*/s//\"p\": -3/' $W/nx.json > $W/n.json && $T "
+               "mbplot nupdate $W/n.json -o $W/o", 1, "field 'extrapolated.fit.params.p': -3"},
+    {"silent", NX "sed 's/\"extrapolated\":[[:space:]]*{/\"extrapolated\": true, \"x\": {/' "
+               "$W/nx.json > $W/n.json && $T mbplot nupdate $W/n.json -o $W/o", 1,
+     "field 'extrapolated': not an object"},
+    /* G8: --target-loss other than the fit's target grades one target's prediction with runs
+     * timed to another; G9: a plain fit's runs that miss the target are not "calibration" */
+    {"silent", NX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --target-loss "
+               "0.5 -o $W/o", 2, "--target-loss 0.5 is not the target of"},
+    {"message", NX "sed 's/\"extrapolated\":[[:space:]]*{/\"x\": {/' $W/nx.json > $W/n.json && "
+                "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LV " > $W/r && grep -q "
+                "'no run given reached the target loss 0.4, so nothing in-sample' $W/r && ! grep "
+                "-q 'extrapolated to it' $W/r", 0, NULL},
+    /* G10: --grid-cost batch sizes are whole numbers in digits, at most 2^30 */
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               LOGS " --grid-cost 8.5 -o $W/o", 1, "--grid-cost: '8.5' is not a whole number"},
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               LOGS " --grid-cost 16,1e3 -o $W/o", 1, "--grid-cost: '1e3' is not a whole number"},
+    {"runaway", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+                LOGS " --grid-cost 1:9007199254740992 -o $W/o", 1,
+     "is past the largest mini-batch, 1073741824"},
+    /* G12: -o through a link onto a run log inside a runs or held-out folder given as input */
+    {"symlink", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r && ln -s r/run_M16_s0.csv $W/l && $T mbopt "
+             "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r -o $W/l",
+     1, "/w/l would overwrite the input"},
+    {"symlink", "mkdir $W/h && for f in $E/fit_runs/*.csv; do sed 's/^# seed=\\([0-9]\\)$/# "
+             "seed=100\\1/' $f > $W/h/${f##*/}; done && ln -s h/run_M16_s0.csv $W/l && $T mbopt "
+             "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $E/fit_runs "
+             "--holdout $W/h -o $W/l", 1, "/w/l would overwrite the input"},
 };
 
 static const hcase plot_cases[] = {

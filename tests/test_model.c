@@ -310,6 +310,9 @@ static void test_errors_record(void)
                     MB_EFORMAT);
     CU_ASSERT_STRING_EQUAL(e.msg, "a.csv:7: field 'batch'");
     CU_ASSERT_EQUAL(mb_error_set(NULL, MB_EIO, "ignored"), MB_EIO);
+    /* one line whatever the file name or value quoted (issue #25, G16); UTF-8 kept */
+    mb_error_set(&e, MB_EFORMAT, "%s: '%s'", "a\nb.csv", "1\t\033[2J\xc3\xa9");
+    CU_ASSERT_STRING_EQUAL(e.msg, "a\\nb.csv: '1\\t\\x1b[2J\xc3\xa9'");
     mb_error_clear(&e);
     CU_ASSERT_EQUAL(e.status, MB_OK);
     CU_ASSERT_STRING_EQUAL(mb_strerror(MB_EDOM), "value outside the model's domain");

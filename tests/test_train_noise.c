@@ -252,9 +252,10 @@ static void test_single_learner(void)
         CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "noise_every"), "16");
     }
     mb_table_free(t);
-    /* M = 1: no half batch, so no estimate: left out, not "nan" */
+    /* M = 1: no half batch, so no estimate: left out, not "nan"; asked for, refused (issue
+     * #25, G6), as with a parallel algorithm */
     char *out = NULL;
-    t = train("m1.csv", &out, RUN " --net %s --batch 1 --noise-every 1 --max-updates 20", tiny);
+    t = train("m1.csv", &out, RUN " --net %s --batch 1 --max-updates 20", tiny);
     if (t) {
         CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "b_simple=-"));
         CU_ASSERT_EQUAL(check_b_simple(t, 0), 0);
@@ -263,6 +264,11 @@ static void test_single_learner(void)
     mb_table_free(t);
     mb_test_expect_failure("mbtrain", "--net x --data y --batch 4 --noise-every -1", 1,
                            "--noise-every");
+    mb_test_expect_failure("mbtrain", "--net x --data y --batch 1 --noise-every 1", 2,
+                           "--noise-every has no effect with --batch 1");
+    mb_test_expect_failure("mbtrain", "--net x --data y --batch 8 --algo sgd-sync --learners 2 "
+                           "--noise-every 0", 2, "--noise-every has no effect with --algo "
+                           "sgd-sync");
 }
 
 /* sgd-sync measures it every update through the same estimator: the learners' slices of

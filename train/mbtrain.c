@@ -126,7 +126,8 @@ static void help(const mb_run_options *d)
            "      --noise-every K     one learner: every K updates also take the gradient of\n"
            "                          the batch's first half, for the gradient noise scale\n"
            "                          B_simple (# b_simple=, the b_simple column; default %ld,\n"
-           "                          0: never; sgd-sync measures it every update)\n"
+           "                          0: never; M >= 2; refused with a parallel algorithm:\n"
+           "                          sgd-sync measures it every update, the others never)\n"
            "      --no-test-eval      skip the final test-set evaluation (test_loss=-)\n"
            "      --max-updates N     at most N updates in all (default: no bound)\n"
            "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
@@ -543,6 +544,12 @@ static const struct algo_flag {
     {OPT_SMA_MOMENTUM, "--sma-momentum", ALGO(MB_PAR_SMA), "SMA's momentum"},
     {OPT_NO_OVERLAP, "--no-overlap", ALGO(MB_PAR_EASGD_SYNC), "for easgd-sync"},
     {OPT_SMA_TUNE, "--sma-tune", ALGO(MB_PAR_SMA), "for sma"},
+    /* issue #25, G7 and G6: exit 2 as every ignored flag */
+    {OPT_MAX_SECONDS, "--max-seconds", ALGO(MB_PAR_NONE), "one learner's bound on training "
+     "time; the parallel algorithms take --max-updates or --epochs"},
+    {OPT_NOISE_EVERY, "--noise-every", ALGO(MB_PAR_NONE), "one learner's period of the B_simple "
+     "measurement (sgd-sync measures it every update from its learners' gradients, the others "
+     "not at all)"},
 };
 
 /* A flag given that the chosen algorithm or mode would ignore (--momentum with --algo sgd,
@@ -624,6 +631,10 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
     int ignored = ignored_flag(o, &seen);
     if (ignored >= 0)
         return ignored;
+    if (mb_cli_given(&seen, OPT_NOISE_EVERY) && o->noise_every > 0 && a->batch_arg &&
+        strcmp(a->batch_arg, "1") == 0)
+        return mb_cli_no_effect("mbtrain", NULL, "--noise-every", "with --batch 1 (it takes the "
+                                "gradient of the batch's first half as well: M >= 2)");
     if (o->checkpoint_path && !o->checkpoint_every)
         return mb_cli_usage("mbtrain", NULL, "--checkpoint needs --checkpoint-every N");
     if (!o->checkpoint_path && o->checkpoint_every)
@@ -688,7 +699,8 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
     if (a->batch_arg) {
         long b;
         if (strchr(a->batch_arg, ',') || strchr(a->batch_arg, ':')) {
-            if (mb_data_parse_range(a->batch_arg, "--batch", &w->batches, &err) != MB_OK)
+            if (mb_data_parse_batches(a->batch_arg, "--batch", 1L << 30, &w->batches, &err) !=
+                MB_OK)
                 return fail(&err);
         } else if (mb_data_parse_long(a->batch_arg, 1, 1L << 30, &b) != MB_OK) {
             mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number in [1, "

@@ -2,13 +2,13 @@
  * its last checkpoint left it, written through the one output writer (temp file + rename, so a
  * kill during the write leaves the previous checkpoint whole), and believed only after checks.
  *
- * Layout (version 4; native byte order, for the same machine):
- *     "MBKCKPT4"      magic; the last character is the format version. Any other version is
+ * Layout (version 5; native byte order, for the same machine):
+ *     "MBKCKPT5"      magic; the last character is the format version. Any other version is
  *                     refused with a line saying so (versions 1 and 2 had no checksum; version
- *                     3's log rows had no b_simple column).
+ *                     3's log rows had no b_simple column; version 4 had no learning rate).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
  *       "RUN "        ckpt_run: the run's identity (net, parameter count, data fingerprint,
- *                     seed, algorithm, batch, learner count) and its counters (updates,
+ *                     seed, algorithm, batch, learner count, learning rate) and its counters (updates,
  *                     samples, wall seconds, the last mini-batch loss)
  *       "LOG "        the run log's data rows so far (text), so that the log continues
  *       "LRN "        one per learner, in order: ckpt_learner (index, updates, epoch, cursor,
@@ -30,9 +30,9 @@
  *     permutation a permutation; each stored log row well-formed (7 fields, increasing
  *     updates not past the checkpoint's, finite values, accuracy in [0, 1]);
  *   - the identity against the resuming run (net, parameter count, data fingerprint, seed,
- *     algorithm, batch, learners): "checkpoint of seed 1, this run has seed 2".
+ *     algorithm, batch, learners, learning rate): "checkpoint of seed 1, this run has seed 2".
  * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), and
- * options such as lr, which the resuming command line gives again.
+ * options such as the evaluation period, which the resuming command line gives again.
  */
 #include "run_impl.h"
 #include "../../data/mb_dataset.h"
@@ -48,7 +48,7 @@
 
 #include <zlib.h>
 
-#define CKPT_VERSION '4'
+#define CKPT_VERSION '5'
 static const char magic[8] = {'M', 'B', 'K', 'C', 'K', 'P', 'T', CKPT_VERSION};
 enum { SECTION_HEAD = 16, END_BYTES = SECTION_HEAD + 4 };
 
@@ -125,6 +125,7 @@ static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const 
     h->samples = x->samples;
     h->wall_s = x->wall_s;
     h->loss = x->loss;
+    h->lr = o->optim.lr;
 }
 
 static void put_learner(ckw *w, mb_learner *l, uint32_t index, long updates)
@@ -314,6 +315,8 @@ static int check_run(const ckpt_run *h, const char *path, mb_error *err)
         return corrupt(err, path, "wall time is not in [0, 1e9] seconds");
     if (!isfinite(h->loss))
         return corrupt(err, path, "non-finite last loss");
+    if (!(isfinite(h->lr) && h->lr > 0))
+        return corrupt(err, path, "learning rate not a finite number > 0");
     return MB_OK;
 }
 
@@ -454,6 +457,9 @@ static int check_identity(const ckpt_run *h, const ckpt_run *want, const char *p
     if (h->batch != want->batch)
         return mb_error_set(err, MB_EINVAL, "%s: %s batch %d, this run has batch %d", path, pre,
                             (int)h->batch, (int)want->batch);
+    if (h->lr != want->lr)
+        return mb_error_set(err, MB_EINVAL, "%s: %s lr %.9g, this run has lr %.9g (a log states "
+                            "one rate for the whole run)", path, pre, h->lr, want->lr);
     if (h->learners != want->learners)
         return mb_error_set(err, MB_EINVAL, "%s: %s %llu learners, this run has %llu", path, pre,
                             (unsigned long long)h->learners, (unsigned long long)want->learners);

@@ -226,6 +226,8 @@ typedef struct ckpt_run {
     uint64_t samples;      /* training samples processed: updates x batch */
     double wall_s;         /* training seconds so far, in [0, 1e9] */
     double loss;           /* the last mini-batch loss, finite */
+    double lr;             /* --lr the run was trained at (version 5): a resume at another rate
+                              would log one rate for rows of two (issue #25, G18) */
 } ckpt_run;
 
 /* "LRN ": one learner's header; its parameters, velocity and permutation follow. */
