@@ -353,10 +353,11 @@ EVAL_RULE     = --eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --check-frac 0.06
 # predicts N_update at FINAL_LOSS (L2), no in-sample run can settle the answer (none reached
 # L2), and the held-out check trains to L2. Empty FINAL_LOSS: the answer is for TARGET_LOSS and
 # the sweep reaches it.
-# The default job calibrates: plain `make run` answers for 0.4 from runs to 0.5; a TARGET_LOSS
-# given on the command line (make zoo, a workload of one's own) is the target answered for,
-# unless FINAL_LOSS is given too.
-FINAL_LOSS    ?= $(if $(filter command line environment,$(origin TARGET_LOSS)),,0.4)
+# Empty (the default): the answer is for TARGET_LOSS and the sweep reaches it. The default job
+# answered for 0.4 from runs to 0.5 (FINAL_LOSS=0.4) was 1.00x and 1.20x of the held-out best in
+# two fresh-clone runs, the direct job 1.00-1.08x in three (docs/results.md): calibration is
+# asked for, not the default, until its law stops under-counting the updates at small M.
+FINAL_LOSS    ?=
 CAL_BATCHES   ?= 16 32 64 128
 CAL_SEEDS     ?= 0 1 2
 CAL_EVAL_FRAC ?= 0.05
@@ -485,7 +486,7 @@ CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='
     m = list("CAL_BATCHES", ms, 1, 2, "M: the law across M needs two"); if (m != "") { print m; exit } \
     m = list("CAL_SEEDS", ss, 0, 1, "seed"); if (m != "") { print m; exit } }')
 $(if $(CAL),$(if $(strip $(CAL_KNOB_ERROR)),$(error $(CAL_KNOB_ERROR))))
-$(if $(and $(CAL_BUDGET),$(if $(CAL),,1)),$(error CAL_BUDGET=$(CAL_BUDGET) budgets a calibration: give FINAL_LOSS too (or leave TARGET_LOSS to the default job)))
+$(if $(and $(CAL_BUDGET),$(if $(CAL),,1)),$(error CAL_BUDGET=$(CAL_BUDGET) budgets a calibration: give FINAL_LOSS too))
 # prints 0 while the runs in runs/ have spent less than CAL_BUDGET seconds, else 1
 CAL_SPENT = cat $(OUT)/runs/lr*/*.csv 2>/dev/null | awk -v b=$(CAL_BUDGET) '/^\# net=.*eval_s=/ { \
               for (i = 2; i <= NF; i++) { split($$i, kv, "="); if (kv[1] == "wall_s" || kv[1] == "eval_s") t += kv[2] } } \

@@ -557,19 +557,21 @@ static void test_calibration_bad_input(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "FINAL_LOSS=x is not a loss"));
     mb_test_run_free(&r);
     /* the calibration's knobs are checked before any stage runs */
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s run %s OUT=%s/a CAL_BUDGET=abc", MB_TEST_MAKE_ARGS,
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s run %s OUT=%s/a FINAL_LOSS=0.4 CAL_BUDGET=abc",
+                                     MB_TEST_MAKE_ARGS,
                                      dir), 0);
     CU_ASSERT_EQUAL(r.status, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "CAL_BUDGET=abc: not a number of seconds"));
     mb_test_run_free(&r);
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s run %s OUT=%s/a 'CAL_BATCHES=16 16 32'",
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s run %s OUT=%s/a FINAL_LOSS=0.4 "
+                                         "'CAL_BATCHES=16 16 32'",
                                      MB_TEST_MAKE_ARGS, dir), 0);
     CU_ASSERT_EQUAL(r.status, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "CAL_BATCHES=16 16 32: 16 given twice"));
     mb_test_run_free(&r);
     /* one run spends the budget of 0.01 s: one M, and the law across M needs two */
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s %s OUT=%s/b %s/b/runs/.done CAL_BUDGET=0.01 "
-                                         "'CAL_BATCHES=64 128'",
+                                         "FINAL_LOSS=0.4 'CAL_BATCHES=64 128'",
                                      MB_TEST_MAKE_ARGS, dir, dir), 0);
     CU_ASSERT_NOT_EQUAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "CAL_BUDGET=0.01 s trained 1 value(s) of M"));
