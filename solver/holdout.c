@@ -61,6 +61,12 @@ static int in_play(const mb_validate_row *r, double p, double lr, double m_lo, d
 
 /* ---- the plan -------------------------------------------------------------------------------- */
 
+/* Whether two batch sizes are one setting for the plan and the fill: within 10% of each other. */
+static int near_m(double a, double b)
+{
+    return fabs(log(a / b)) < log(1.1);
+}
+
 /* Adds m to the plan unless a planned M lies within 10% of it or it is out of range. */
 static void plan_add(mb_holdout_plan *p, double m, const char *why, double m_lo, double m_hi)
 {
@@ -68,7 +74,7 @@ static void plan_add(mb_holdout_plan *p, double m, const char *why, double m_lo,
     if (!(m >= 1) || m < floor(m_lo) || m > ceil(m_hi) || p->n_batch >= MB_HOLDOUT_MAX_SETTINGS)
         return;
     for (size_t i = 0; i < p->n_batch; i++)
-        if (fabs(log(p->batch[i] / m)) < log(1.1))
+        if (near_m(p->batch[i], m))
             return;
     p->batch[p->n_batch] = m;
     snprintf(p->why[p->n_batch], sizeof p->why[0], "%s", why);
@@ -433,7 +439,7 @@ size_t mb_solver_fill(const mb_validate *v, long leader, double m_lo, double m_h
         int near = !(cand[c] >= lo && cand[c] <= hi && cand[c] >= 1);
         for (size_t i = 0; i < v->n_rows && !near; i++)
             near = v->rows[i].runs > 0 && in_play(&v->rows[i], l->procs, l->lr, 0, INFINITY) &&
-                   fabs(log(v->rows[i].batch / cand[c])) < log(1.1);
+                   near_m(v->rows[i].batch, cand[c]);
         if (!near)
             out[n++] = cand[c];
     }

@@ -250,6 +250,14 @@ double mb_solver_steady(const mb_validate_row *r)
     return r->s_runs && isfinite(r->s_median) ? r->s_median : r->t_median;
 }
 
+/* Whether row r may settle the answer at all: at the answer's P, M in [m_lo, m_hi], most of its
+ * runs reaching the target and none diverging. */
+static int may_settle(const mb_validate_row *r, const mb_validate *v, double m_lo, double m_hi)
+{
+    return r->procs == v->p_rec && 2 * r->reached > r->runs && r->diverged == 0 &&
+           r->batch >= m_lo && r->batch <= m_hi;
+}
+
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                       const mb_update_time *t, double m_lo, double m_hi, mb_validate *v)
 {
@@ -263,9 +271,7 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
         return;
     for (size_t i = 0; i < v->n_rows; i++) {
         mb_validate_row *r = &v->rows[i];
-        r->candidate = r->procs == v->p_rec && 2 * r->reached > r->runs && r->diverged == 0 &&
-                       r->batch >= m_lo && r->batch <= m_hi &&
-                       r->t_pred <= (1 + v->band) * t_opt;
+        r->candidate = may_settle(r, v, m_lo, m_hi) && r->t_pred <= (1 + v->band) * t_opt;
         if (r->candidate && (v->settled < 0 || mb_solver_steady(r) < mb_solver_steady(&v->rows[v->settled])))
             v->settled = (long)i;
     }
@@ -279,9 +285,8 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
     long alt = -1;
     for (size_t i = 0; i < v->n_rows && v->settled >= 0; i++) {
         const mb_validate_row *r = &v->rows[i];
-        if (!r->candidate && r->procs == v->p_rec && mb_solver_same_rate(r->lr, v->lr_rec) &&
-            2 * r->reached > r->runs && r->diverged == 0 && r->batch >= m_lo && r->batch <= m_hi &&
-            r->runs >= MB_SOLVER_OVERRULE_RUNS &&
+        if (!r->candidate && may_settle(r, v, m_lo, m_hi) &&
+            mb_solver_same_rate(r->lr, v->lr_rec) && r->runs >= MB_SOLVER_OVERRULE_RUNS &&
             (alt < 0 || mb_solver_steady(r) < mb_solver_steady(&v->rows[alt])))
             alt = (long)i;
     }
