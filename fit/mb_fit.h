@@ -206,8 +206,11 @@ typedef struct mb_fit_group {
  * McCandlish et al.'s S_min (1 + B_noise / M)) whenever it fits with N_inf > 0, the power law
  * by AIC only when it does not: on held-out runs of five workloads the inverse law predicted
  * N_update as well as or better than the power law AIC chose in every one (docs/results.md,
- * "Which law"). AIC: the power law when its AIC is lower by more than 2. */
-typedef enum { MB_FIT_CHOOSE_INVERSE, MB_FIT_CHOOSE_AIC } mb_fit_choice;
+ * "Which law"). SHIFTED (the default): as INVERSE, then the shifted inverse law N_inf + alpha /
+ * (M - M_0) where its AIC is lower than the inverse law's by more than 2: the inverse law with
+ * a pole, for runs whose small M need more updates than 1 / M says (docs/models.md). AIC: the
+ * law of least AIC, when lower than the inverse law's by more than 2. */
+typedef enum { MB_FIT_CHOOSE_INVERSE, MB_FIT_CHOOSE_AIC, MB_FIT_CHOOSE_SHIFTED } mb_fit_choice;
 int mb_fit_choice_parse(const char *s, mb_fit_choice *out);
 const char *mb_fit_choice_name(mb_fit_choice c);
 
@@ -215,7 +218,7 @@ typedef struct mb_fit_nupdate_options {
     mb_fit_weighting weights; /* default MB_FIT_W_RELATIVE */
     size_t bootstrap;         /* resamples, 0 = none */
     unsigned long seed;       /* bootstrap generator seed */
-    mb_fit_choice choose;     /* which law 'best' names; default MB_FIT_CHOOSE_INVERSE */
+    mb_fit_choice choose;     /* which law 'best' names; default MB_FIT_CHOOSE_SHIFTED */
 } mb_fit_nupdate_options;
 void mb_fit_nupdate_options_init(mb_fit_nupdate_options *o);
 
@@ -226,9 +229,10 @@ typedef struct mb_fit_nupdate {
     size_t runs, unreached;  /* all runs, and those that never reached eps */
     mb_fit_result inverse;   /* params n_inf, alpha */
     mb_fit_result power;     /* n_inf, a, b: N = n_inf + a M^-b (needs >= 4 M) */
+    mb_fit_result shifted;   /* n_inf, alpha, m_0: N = n_inf + alpha / (M - m_0) (>= 4 M) */
     mb_fit_result mccandlish;/* s_min, b_noise: S = s_min (1 + b_noise / M) */
-    int have_power, have_mccandlish;
-    const char *aic_best;    /* "inverse-law" or "power-law": the lower AIC */
+    int have_power, have_shifted, have_mccandlish;
+    const char *aic_best;    /* "inverse-law", "power-law" or "shifted-law": the least AIC */
     const char *best;        /* the law mbopt should optimise, by the options' rule (choose):
                                 with AIC, the power law only when its AIC is lower by more than
                                 2 (Burnham & Anderson's threshold for a real difference); why
@@ -250,8 +254,8 @@ typedef struct mb_fit_nupdate {
     size_t boot_b, boot_ok;  /* resamples asked and fitted */
     double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */
     size_t boot_n_best;      /* resamples the best law was fitted to */
-    double *boot_best;       /* boot_n_best x 3: n_inf, a (alpha), b (1 for the inverse law) of
-                                the best law per resample: the spread of the answer that mbopt
+    double *boot_best;       /* boot_n_best x 3: n_inf, a (alpha), b (1 for the inverse law;
+                                m_0 for the shifted law) of the best law per resample: the spread of the answer that mbopt
                                 turns into a spread of M_opt */
     mb_fit_warnings warn;
 } mb_fit_nupdate;

@@ -28,8 +28,8 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "never reaches the threshold is counted as unreached, never as reaching it at its\n"
            "last update. A points file has columns batch,n_update[,seed], one run per row.\n"
            "Runs are grouped by M (mean, spread and count over seeds); the power law\n"
-           "N_inf + a M^-b and McCandlish's S_min (1 + B_noise / M) are fitted beside it and\n"
-           "compared by AIC. Top-level params stay the inverse law's; 'best' names the law\n"
+           "N_inf + a M^-b, the shifted law N_inf + alpha / (M - M_0) and McCandlish's\n"
+           "S_min (1 + B_noise / M) are fitted beside it and compared by AIC. Top-level params stay the inverse law's; 'best' names the law\n"
            "mbopt optimises (--choose), and\n"
            "'converged_range' the M where most runs reached the threshold and none diverged\n"
            "(above every M where one diverged). The law holds per learning rate: runs of\n"
@@ -45,11 +45,12 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "                          the runs within each M (default %zu: none)\n"
            "      --seed S            bootstrap generator seed (default %lu)\n"
            "      --smooth W          training-loss window in logged rows (default %zu)\n"
-           "      --choose R          the law 'best' names: inverse (default: the inverse law\n"
-           "                          whenever it fits with N_inf > 0; it predicted held-out\n"
-           "                          runs as well or better than AIC's choice on every\n"
-           "                          workload measured) or aic (the power law when its AIC\n"
-           "                          is lower by more than 2)\n"
+           "      --choose R          the law 'best' names: shifted (default: the inverse law\n"
+           "                          whenever it fits with N_inf > 0, the shifted law where\n"
+           "                          its AIC is lower by more than 2: small M that need more\n"
+           "                          updates than 1 / M says), inverse (the inverse law\n"
+           "                          only) or aic (the law of least AIC, when lower than the\n"
+           "                          inverse law's by more than 2)\n"
            "      --lr RATE           fit only the runs trained at this learning rate\n"
            "      --algo A, --procs P fit only the runs of algorithm A (# algo=) with P learners\n"
            "                          (# learners=); logs of several (algo, P) are refused\n"
@@ -123,6 +124,8 @@ static void nupdate_print(FILE *f, const void *arg)
         print_fit(f, "inverse-law", &r->inverse);
         if (r->have_power)
             print_fit(f, "power-law", &r->power);
+        if (r->have_shifted)
+            print_fit(f, "shifted-law", &r->shifted);
         if (r->have_mccandlish)
             print_fit(f, "mccandlish", &r->mccandlish);
         if (r->b_simple_runs)
@@ -321,7 +324,8 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
             break;
         case OPT_CHOOSE:
             if (mb_fit_choice_parse(optarg, &a->o.choose) != MB_OK)
-                return mb_cli_usage("mbfit", sub, "--choose: '%s' is not inverse or aic", optarg);
+                return mb_cli_usage("mbfit", sub, "--choose: '%s' is not shifted, inverse or aic",
+                                    optarg);
             break;
         case OPT_EXTRAPOLATE: a->extrapolate = 1; break;
         case OPT_LEVELS: a->levels = optarg; break;

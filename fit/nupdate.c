@@ -3,9 +3,10 @@
  * Reads mbtrain run logs (threshold crossing, "no patience": the first logged update whose
  * evaluation loss is at or under eps; a run that never gets there is counted as unreached, never
  * as reaching it at its last update) or a points file (batch,n_update[,seed]); groups the runs by
- * M; fits N = N_inf + alpha / M (Perrone et al. 2019, eq. 2), the power law N_inf + a M^-b and
- * McCandlish et al.'s S_min (1 + B_noise / M) (2018, eq. 2.11; the same curve as the inverse law
- * with alpha = S_min B_noise); compares them by AIC; and bootstraps runs within each M.
+ * M; fits N = N_inf + alpha / M (Perrone et al. 2019, eq. 2), the power law N_inf + a M^-b, the
+ * shifted inverse law N_inf + alpha / (M - M_0) and McCandlish et al.'s S_min (1 + B_noise / M)
+ * (2018, eq. 2.11; the same curve as the inverse law with alpha = S_min B_noise); compares them
+ * by AIC; and bootstraps runs within each M.
  * It does not print and does not decide what mbopt uses: top-level params stay the inverse law's.
  */
 #include "mb_fit.h"
@@ -575,13 +576,15 @@ void mb_fit_nupdate_options_init(mb_fit_nupdate_options *o)
     o->weights = MB_FIT_W_RELATIVE;
     o->bootstrap = 0;
     o->seed = 1;
-    o->choose = MB_FIT_CHOOSE_INVERSE;
+    o->choose = MB_FIT_CHOOSE_SHIFTED;
 }
 
 int mb_fit_choice_parse(const char *s, mb_fit_choice *out)
 {
     if (strcmp(s, "inverse") == 0)
         *out = MB_FIT_CHOOSE_INVERSE;
+    else if (strcmp(s, "shifted") == 0)
+        *out = MB_FIT_CHOOSE_SHIFTED;
     else if (strcmp(s, "aic") == 0)
         *out = MB_FIT_CHOOSE_AIC;
     else
@@ -591,7 +594,7 @@ int mb_fit_choice_parse(const char *s, mb_fit_choice *out)
 
 const char *mb_fit_choice_name(mb_fit_choice c)
 {
-    return c == MB_FIT_CHOOSE_AIC ? "aic" : "inverse";
+    return c == MB_FIT_CHOOSE_AIC ? "aic" : c == MB_FIT_CHOOSE_SHIFTED ? "shifted" : "inverse";
 }
 
 /* The inverse law over AIC's power law (MB_FIT_CHOOSE_INVERSE), when it is usable. */
@@ -602,9 +605,45 @@ static void choose_inverse(mb_fit_nupdate *out)
         return;
     out->best = "inverse-law";
     snprintf(out->why, sizeof out->why,
-             "the inverse law (--choose inverse): AIC prefers the power law (%.4g vs %.4g), "
-             "but the inverse law predicts held-out runs as well or better (docs/results.md)",
+             "the inverse law: AIC prefers the power law (%.4g vs %.4g), but the inverse laws "
+             "predict held-out runs as well or better (docs/results.md)",
              out->power.aic, iv->aic);
+}
+
+/* Whether the shifted law fitted, with M_0 > 0, and its AIC is lower than `aic` by more than 2
+ * (Burnham & Anderson's threshold for a real difference). */
+static int shifted_beats(const mb_fit_nupdate *out, double aic)
+{
+    const mb_fit_result *sh = &out->shifted;
+    /* an exact fit (chi2 = 0) has AIC -inf: it beats any law that is not exact */
+    return out->have_shifted && sh->status == MB_OK && !isnan(sh->aic) && sh->aic < INFINITY &&
+           isfinite(aic) && sh->p[2] > 0 && aic - sh->aic > 2;
+}
+
+/* Which law `best` names, by the rule `c` (mb_fit_choice), after fit_other_laws has set the
+ * power law's AIC verdict: INVERSE takes the inverse law over it; SHIFTED too, then the shifted
+ * law where it beats the inverse law; AIC the shifted law where it beats the law chosen so far. */
+static void choose_law(mb_fit_nupdate *out, mb_fit_choice c)
+{
+    if (c != MB_FIT_CHOOSE_AIC)
+        choose_inverse(out);
+    if (c == MB_FIT_CHOOSE_INVERSE)
+        return;
+    const mb_fit_result *cur = strcmp(out->best, "power-law") == 0 ? &out->power : &out->inverse;
+    if (!shifted_beats(out, cur->aic))
+        return;
+    const char *other = cur == &out->power ? "power law" : "inverse law";
+    if (isfinite(out->shifted.aic))
+        snprintf(out->why, sizeof out->why,
+                 "the shifted inverse law (M_0 = %.3g): N_update rises faster than 1 / M toward "
+                 "the small M; AIC %.4g vs the %s's %.4g, lower by %.3g > 2",
+                 out->shifted.p[2], out->shifted.aic, other, cur->aic,
+                 cur->aic - out->shifted.aic);
+    else
+        snprintf(out->why, sizeof out->why,
+                 "the shifted inverse law (M_0 = %.3g): it fits the runs exactly (chi2 = 0), the "
+                 "%s does not (AIC %.4g)", out->shifted.p[2], other, cur->aic);
+    out->best = "shifted-law";
 }
 
 void mb_fit_nupdate_free(mb_fit_nupdate *f)
@@ -616,6 +655,7 @@ void mb_fit_nupdate_free(mb_fit_nupdate *f)
     f->boot_best = NULL;
     mb_fit_result_free(&f->inverse);
     mb_fit_result_free(&f->power);
+    mb_fit_result_free(&f->shifted);
     mb_fit_result_free(&f->mccandlish);
     f->groups = NULL;
 }
@@ -624,6 +664,7 @@ void mb_fit_nupdate_free(mb_fit_nupdate *f)
 
 static const char *const inv_names[] = {"n_inf", "alpha"};
 static const char *const pow_names[] = {"n_inf", "a", "b"};
+static const char *const shf_names[] = {"n_inf", "alpha", "m_0"};
 static const char *const mcc_names[] = {"s_min", "b_noise"};
 
 static int inv_f(const double *p, size_t i, const void *data, double *y, double *g)
@@ -643,6 +684,18 @@ static int pow_f(const double *p, size_t i, const void *data, double *y, double 
     g[2] = -p[1] * mb * log(m);
     *y = p[0] + p[1] * mb;
     return isfinite(*y) ? MB_OK : MB_EDOM;
+}
+
+static int shf_f(const double *p, size_t i, const void *data, double *y, double *g)
+{
+    double m = ((const double *)data)[i], x = m - p[2];
+    if (!(x > 0))
+        return MB_EDOM; /* the pole at or above a batch size that reached the target */
+    g[0] = 1.0;
+    g[1] = 1.0 / x;
+    g[2] = p[1] / (x * x);
+    *y = p[0] + p[1] / x;
+    return MB_OK;
 }
 
 static int mcc_f(const double *p, size_t i, const void *data, double *y, double *g)
@@ -669,6 +722,32 @@ static int fit_inverse(size_t n, const double *m, const double *y, const double 
         return rc;
     mb_fit_model mod = {"inverse-law", 2, inv_names, inv_f, m};
     return mb_fit_nlinear(&mod, n, y, sigma, b, NULL, res, err);
+}
+
+/* Fits the shifted law, starting from the best of the exact weighted linear solutions on a grid
+ * of M_0 in [0, min M) (for a fixed M_0 the law is linear in N_inf and alpha). */
+static int fit_shifted(size_t n, const double *m, const double *y, const double *sigma,
+                       mb_fit_result *res, mb_error *err)
+{
+    enum { GRID = 48 };
+    double *X = malloc(2 * n * sizeof *X), lo = m[0], p0[3] = {0}, best = INFINITY;
+    if (!X)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    for (size_t i = 1; i < n; i++)
+        lo = fmin(lo, m[i]);
+    for (int k = 0; k < GRID; k++) {
+        double m0 = lo * (double)k / GRID, b[2], chi2;
+        mb_error e2 = {0};
+        for (size_t i = 0; i < n; i++)
+            X[2 * i] = 1.0, X[2 * i + 1] = 1.0 / (m[i] - m0);
+        if (mb_fit_linear(n, 2, X, y, sigma, b, &chi2, &e2) == MB_OK && b[1] > 0 && chi2 < best)
+            best = chi2, p0[0] = b[0], p0[1] = b[1], p0[2] = m0;
+    }
+    free(X);
+    if (!isfinite(best))
+        return mb_error_set(err, MB_ESOLVER, "shifted law: no starting point with alpha > 0");
+    mb_fit_model mod = {"shifted-law", 3, shf_names, shf_f, m};
+    return mb_fit_nlinear(&mod, n, y, sigma, p0, NULL, res, err);
 }
 
 /* The per-M points of threshold k: groups with at least one run that reached it. */
@@ -748,7 +827,12 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
            *ba = malloc(o->bootstrap * sizeof *ba);
     size_t *start = malloc((np + 1) * sizeof *start);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    const int power = strcmp(out->best, "power-law") == 0;
+    /* the law mbopt optimises, refitted per resample from the full fit's parameters */
+    const int power = strcmp(out->best, "power-law") == 0,
+              shifted = strcmp(out->best, "shifted-law") == 0;
+    const mb_fit_model other = power ? (mb_fit_model){"power-law", 3, pow_names, pow_f, m}
+                                     : (mb_fit_model){"shifted-law", 3, shf_names, shf_f, m};
+    const double *p_full = power ? out->power.p : out->shifted.p;
     out->boot_best = malloc(3 * o->bootstrap * sizeof *out->boot_best);
     int rc = MB_OK;
     if (!vals || !y || !s || !bn || !ba || !start || !rng || !out->boot_best) {
@@ -783,19 +867,18 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
         if (fit_inverse(np, m, y, sb, &r, &e2) == MB_OK && r.status == MB_OK) {
             bn[out->boot_ok] = r.p[0];
             ba[out->boot_ok++] = r.p[1];
-            if (!power) {
+            if (!power && !shifted) {
                 double *q = out->boot_best + 3 * out->boot_n_best++;
                 q[0] = r.p[0], q[1] = r.p[1], q[2] = 1.0;
             }
         }
         mb_fit_result_free(&r);
-        if (power) { /* the law mbopt optimises, from the full fit's parameters */
-            mb_fit_model mod = {"power-law", 3, pow_names, pow_f, m};
+        if (power || shifted) { /* [n_inf, a, b] or [n_inf, alpha, m_0] */
             mb_fit_options po;
             mb_fit_options_init(&po);
-            po.geodesic = 1;
-            if (mb_fit_nlinear(&mod, np, y, sb, out->power.p, &po, &r, &e2) == MB_OK &&
-                r.status == MB_OK && r.p[2] > 0) {
+            po.geodesic = power;
+            if (mb_fit_nlinear(&other, np, y, sb, p_full, &po, &r, &e2) == MB_OK &&
+                r.status == MB_OK && (power ? r.p[2] > 0 : r.p[2] >= 0 && r.p[1] >= 0)) {
                 double *q = out->boot_best + 3 * out->boot_n_best++;
                 q[0] = r.p[0], q[1] = r.p[1], q[2] = r.p[2];
             }
@@ -989,6 +1072,30 @@ static void fit_other_laws(mb_fit_nupdate *out, size_t np, const double *m, cons
                  out->power.aic);
 }
 
+/* The shifted law beside the others, where there are 4 or more points (a degree of freedom
+ * beyond its three parameters); it takes AIC's verdict (aic_best) where its AIC is the least. */
+static void fit_shifted_law(mb_fit_nupdate *out, size_t np, const double *m, const double *y,
+                            const double *sig)
+{
+    if (np < 4)
+        return;
+    mb_error e2 = {0};
+    out->have_shifted = fit_shifted(np, m, y, sig, &out->shifted, &e2) == MB_OK;
+    if (!out->have_shifted) {
+        mb_fit_warn(&out->warn, "shifted law: %s", e2.msg);
+        return;
+    }
+    if (out->shifted.status != MB_OK) {
+        mb_fit_warn(&out->warn, "shifted law: the solver did not converge (%s)",
+                    out->shifted.gsl_reason);
+        return;
+    }
+    const mb_fit_result *cur = strcmp(out->aic_best, "power-law") == 0 ? &out->power
+                                                                        : &out->inverse;
+    if (isfinite(out->shifted.aic) && isfinite(cur->aic) && out->shifted.aic < cur->aic)
+        out->aic_best = "shifted-law";
+}
+
 int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *o,
                        mb_fit_nupdate *out, mb_error *err)
 {
@@ -1044,8 +1151,8 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
                                 "(Perrone et al. saw this with Adam); mbopt needs N_inf > 0",
                     iv->p[0]);
     fit_other_laws(out, np, m, y, sig);
-    if (o->choose == MB_FIT_CHOOSE_INVERSE)
-        choose_inverse(out);
+    fit_shifted_law(out, np, m, y, sig);
+    choose_law(out, o->choose);
     if (o->bootstrap > 0)
         rc = bootstrap(runs, k, o, m, sig, np, out, err);
 done:
@@ -1086,7 +1193,9 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     mb_json_add_number(root, "diverged_max_batch", f->diverged_max);
     /* the law mbopt optimises (docs/design.md, "Fits": `model` plus its `params`), and every
      * law fitted */
-    const mb_fit_result *bestr = strcmp(f->best, "power-law") == 0 ? &f->power : &f->inverse;
+    const mb_fit_result *bestr = strcmp(f->best, "power-law") == 0     ? &f->power
+                                 : strcmp(f->best, "shifted-law") == 0 ? &f->shifted
+                                                                        : &f->inverse;
     cJSON *best = cJSON_AddObjectToObject(root, "best");
     if (best) {
         cJSON *bj = mb_fit_result_json(bestr);
@@ -1101,6 +1210,8 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
         cJSON_AddItemToObject(laws, "inverse-law", mb_fit_result_json(&f->inverse));
         if (f->have_power && f->power.status == MB_OK)
             cJSON_AddItemToObject(laws, "power-law", mb_fit_result_json(&f->power));
+        if (f->have_shifted && f->shifted.status == MB_OK)
+            cJSON_AddItemToObject(laws, "shifted-law", mb_fit_result_json(&f->shifted));
     }
     cJSON *pm = cJSON_AddArrayToObject(root, "per_m");
     for (size_t g = 0; pm && g < f->n_groups; g++) {
@@ -1133,15 +1244,18 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     if (alt) {
         if (f->have_power)
             cJSON_AddItemToObject(alt, "power-law", mb_fit_result_json(&f->power));
+        if (f->have_shifted)
+            cJSON_AddItemToObject(alt, "shifted-law", mb_fit_result_json(&f->shifted));
         if (f->have_mccandlish)
             cJSON_AddItemToObject(alt, "mccandlish", mb_fit_result_json(&f->mccandlish));
         cJSON_AddStringToObject(alt, "aic_best", f->aic_best);
     }
     cJSON_AddStringToObject(root, "note",
                             "params are the inverse law's N = n_inf + alpha / M; `best` is the "
-                            "law mbopt optimises (the power law only when its AIC is lower by "
-                            "more than 2); alternatives.mccandlish is the same curve as s_min = "
-                            "n_inf, b_noise = alpha / n_inf");
+                            "law mbopt optimises (by `choose`: the shifted law n_inf + alpha / "
+                            "(M - m_0) only when its AIC is lower by more than 2); "
+                            "alternatives.mccandlish is the same curve as s_min = n_inf, "
+                            "b_noise = alpha / n_inf");
     if (f->boot_b) {
         cJSON *b = cJSON_AddObjectToObject(root, "bootstrap");
         if (b) {
@@ -1158,7 +1272,8 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
                 cJSON_AddItemToObject(ci, inv_names[j], iv);
             }
             cJSON_AddStringToObject(b, "best_law", f->best);
-            cJSON *sm = cJSON_AddArrayToObject(b, "best_samples"); /* [n_inf, a, b] each */
+            /* [n_inf, a, b] each; [n_inf, alpha, m_0] for the shifted law */
+            cJSON *sm = cJSON_AddArrayToObject(b, "best_samples");
             for (size_t i = 0; sm && i < f->boot_n_best; i++) {
                 cJSON *q = cJSON_CreateArray();
                 for (int j = 0; q && j < 3; j++)

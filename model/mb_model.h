@@ -76,32 +76,46 @@ int mb_model_nupdate(const mb_inverse_law *law, double m, double *n);
 /* ---- N_update(M): the law the runs support ------------------------------------------------- */
 
 /* The laws mbfit fits: the inverse law (Perrone eq. 2; McCandlish et al.'s S_min (1 + B_noise/B)
- * is the same curve) and the power law N_inf + a M^-b. The inverse law is the power law with
- * b = 1, so one struct carries both; `kind` says which was fitted (and so whether the closed
- * forms of Perrone eq. 7-10 explain the optimum). */
+ * is the same curve), the power law N_inf + a M^-b, and the shifted inverse law
+ * N_inf + alpha / (M - M_0): at a fixed learning rate the noise of a small mini-batch sets a loss
+ * floor, and below some M_0 the target is out of reach (docs/models.md, "Shifted inverse law").
+ * All three are N_inf + a (M - m0)^-b, so one struct carries them; `kind` says which was fitted
+ * (and so whether the closed forms of Perrone eq. 7-10 explain the optimum). */
 typedef enum mb_law_kind {
     MB_LAW_INVERSE = 0, /* n_inf + a / M */
-    MB_LAW_POWER = 1    /* n_inf + a M^-b */
+    MB_LAW_POWER = 1,   /* n_inf + a M^-b */
+    MB_LAW_SHIFTED = 2  /* n_inf + a / (M - m0), defined for M > m0 */
 } mb_law_kind;
+#define MB_LAW_KINDS 3
 
 typedef struct mb_law {
     mb_law_kind kind;
     double n_inf; /* updates with exact gradients; may be <= 0 for a power law, as long as
                      N_update stays > 0 where it is used */
-    double a;     /* alpha of the inverse law; the power law's coefficient (updates x samples^b) */
-    double b;     /* the exponent: 1 for the inverse law, > 0 */
+    double a;     /* alpha of the inverse laws; the power law's coefficient (updates x samples^b) */
+    double b;     /* the exponent: 1 for the inverse laws, > 0 */
+    double m0;    /* the shift M_0 >= 0 of the shifted law (samples); 0 for the others */
 } mb_law;
 
-/* "inverse-law" or "power-law" (the names mbfit's JSON uses); parse returns MB_EINVAL else. */
+/* "inverse-law", "power-law" or "shifted-law" (the names mbfit's JSON uses); parse returns
+ * MB_EINVAL else. MB_MODEL_LAW_NAMES lists them for messages. */
 const char *mb_model_law_name(mb_law_kind kind);
 int mb_model_law_parse(const char *name, mb_law_kind *kind);
+#define MB_MODEL_LAW_NAMES "inverse-law, power-law or shifted-law"
+
+/* A law's parameters as mbfit's JSON names them, in order: n_inf, then alpha (the inverse laws)
+ * or a (the power law), then b (power) or m_0 (shifted). Returns how many (2 or 3). */
+size_t mb_model_law_params(const mb_law *law, const char *names[3], double v[3]);
+/* The law of `kind` from those parameters in that order (v[2] unused for the inverse law). */
+mb_law mb_model_law_from_params(mb_law_kind kind, const double v[3]);
 
 /* The inverse law as an mb_law, and back (MB_EDOM when the law is not the inverse law). */
 mb_law mb_model_law_inverse(const mb_inverse_law *law);
 int mb_model_law_as_inverse(const mb_law *law, mb_inverse_law *inv);
 
-/* *n = N_update(m) and, when dn is not NULL, *dn = dN/dM. MB_EDOM for m <= 0, bad parameters or a
- * result that is not positive and finite. */
+/* *n = N_update(m) and, when dn is not NULL, *dn = dN/dM. MB_EDOM for m <= 0, m <= m0 (the
+ * shifted law: the target is out of reach there), bad parameters or a result that is not
+ * positive and finite. */
 int mb_model_law_nupdate(const mb_law *law, double m, double *n, double *dn);
 
 /* ---- T_update(M,P) = Gamma(M/P) + Delta(P) (Perrone eq. 3-5) -------------------------------- */

@@ -52,21 +52,42 @@ int mb_model_nupdate(const mb_inverse_law *law, double m, double *n)
     return MB_OK;
 }
 
-static const char *const law_names[] = {"inverse-law", "power-law"};
+static const char *const law_names[MB_LAW_KINDS] = {"inverse-law", "power-law", "shifted-law"};
 
 const char *mb_model_law_name(mb_law_kind kind)
 {
-    return (unsigned)kind < 2 ? law_names[kind] : "?";
+    return (unsigned)kind < MB_LAW_KINDS ? law_names[kind] : "?";
 }
 
 int mb_model_law_parse(const char *name, mb_law_kind *kind)
 {
-    for (unsigned i = 0; i < 2; i++)
+    for (unsigned i = 0; i < MB_LAW_KINDS; i++)
         if (name && strcmp(name, law_names[i]) == 0) {
             *kind = (mb_law_kind)i;
             return MB_OK;
         }
     return MB_EINVAL;
+}
+
+size_t mb_model_law_params(const mb_law *law, const char *names[3], double v[3])
+{
+    names[0] = "n_inf", v[0] = law->n_inf;
+    names[1] = law->kind == MB_LAW_POWER ? "a" : "alpha", v[1] = law->a;
+    if (law->kind == MB_LAW_INVERSE)
+        return 2;
+    names[2] = law->kind == MB_LAW_POWER ? "b" : "m_0";
+    v[2] = law->kind == MB_LAW_POWER ? law->b : law->m0;
+    return 3;
+}
+
+mb_law mb_model_law_from_params(mb_law_kind kind, const double v[3])
+{
+    mb_law l = {.kind = kind, .n_inf = v[0], .a = v[1], .b = 1.0};
+    if (kind == MB_LAW_POWER)
+        l.b = v[2];
+    else if (kind == MB_LAW_SHIFTED)
+        l.m0 = v[2];
+    return l;
 }
 
 mb_law mb_model_law_inverse(const mb_inverse_law *law)
@@ -76,7 +97,7 @@ mb_law mb_model_law_inverse(const mb_inverse_law *law)
 
 int mb_model_law_as_inverse(const mb_law *law, mb_inverse_law *inv)
 {
-    if (law->kind != MB_LAW_INVERSE || law->b != 1.0)
+    if (law->kind != MB_LAW_INVERSE || law->b != 1.0 || law->m0 != 0.0)
         return MB_EDOM;
     inv->n_inf = law->n_inf;
     inv->alpha = law->a;
@@ -85,15 +106,16 @@ int mb_model_law_as_inverse(const mb_law *law, mb_inverse_law *inv)
 
 int mb_model_law_nupdate(const mb_law *law, double m, double *n, double *dn)
 {
-    if (!finite_pos(m) || !isfinite(law->n_inf) || !isfinite(law->a) || !finite_pos(law->b))
+    if (!finite_pos(m) || !isfinite(law->n_inf) || !isfinite(law->a) || !finite_pos(law->b) ||
+        !(isfinite(law->m0) && law->m0 >= 0) || !(m > law->m0))
         return MB_EDOM;
-    const double mb = law->b == 1.0 ? 1.0 / m : pow(m, -law->b);
+    const double x = m - law->m0, mb = law->b == 1.0 ? 1.0 / x : pow(x, -law->b);
     const double v = law->n_inf + law->a * mb;
     if (!finite_pos(v))
         return MB_EDOM;
     *n = v;
     if (dn)
-        *dn = -law->b * law->a * mb / m;
+        *dn = -law->b * law->a * mb / x;
     return MB_OK;
 }
 

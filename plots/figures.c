@@ -193,6 +193,36 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
     return mb_plot_finish(p, need, err);
 }
 
+/* The data block "best" and its plot clause (into t), when the nfit's `best` names a law other
+ * than the inverse law drawn with its band: the law mbopt optimises, read as mbopt reads it. */
+static int best_law_block(mb_plot *p, const char *path, const cJSON *root, double lo, double hi,
+                          char *t, size_t tn, mb_error *err)
+{
+    const cJSON *bm = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "best"), "model");
+    if (!cJSON_IsString(bm) || strcmp(bm->valuestring, "inverse-law") == 0)
+        return MB_OK;
+    mb_solver_nfit nf;
+    int rc = mb_solver_read_nfit(path, NULL, &nf, err);
+    if (rc != MB_OK)
+        return rc;
+    mb_plot_block(p, "best");
+    for (int i = 0; i <= 200; i++) {
+        double m = lo * pow(hi / lo, i / 200.0), n;
+        if (mb_model_law_nupdate(&nf.law, m, &n, NULL) == MB_OK) {
+            double v[2] = {m, n};
+            mb_plot_row(p, v, 2);
+        }
+    }
+    if (nf.law.kind == MB_LAW_SHIFTED)
+        snprintf(t, tn, ", $best u 1:2 w l lw 2 dt 2 lc rgb '#bf3f1f' t 'optimised: N = %.4g + "
+                 "%.4g / (M - %.3g)'", nf.law.n_inf, nf.law.a, nf.law.m0);
+    else
+        snprintf(t, tn, ", $best u 1:2 w l lw 2 dt 2 lc rgb '#bf3f1f' t 'optimised: N = %.4g + "
+                 "%.4g M^{-%.3g}'", nf.law.n_inf, nf.law.a, nf.law.b);
+    return MB_OK;
+}
+
 /* The values of an nfit the figure and its caption show, as mbfit writes them: r2 at most 1,
  * target_loss >= 0, each ci95 interval [lo, hi] with lo <= hi (all optional, null allowed). */
 static int nupdate_shown(const cJSON *root, const char *path, mb_error *err)
@@ -340,6 +370,14 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         double v[4] = {m, n, n - h, n + h};
         mb_plot_row(p, v, 4);
     }
+    /* the law mbopt optimises, where mbfit's `best` is another than the inverse law */
+    char best_t[160] = "";
+    if ((rc = best_law_block(p, nfit_json, root, m_lo / 2, 2 * m_hi, best_t, sizeof best_t,
+                             err)) != MB_OK) {
+        cJSON_Delete(root);
+        mb_plot_abort(p);
+        return rc;
+    }
     style(p, "Updates to reach the target loss against mini-batch size");
     mb_plot_cmd(p, "set logscale xy");
     mb_plot_cmd(p, "set xlabel 'mini-batch size M (samples)'");
@@ -349,9 +387,9 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
     mb_plot_cmd(p, "plot $fit u 1:3:4 w filledcurves lc rgb '#cce0ff' t '95%% band', "
                    "$fit u 1:2 w l lw 2 lc rgb '#1f5fbf' t 'N = %.4g + %.4g / M', "
                    "$runs u 1:2 w p pt 6 lc rgb 'gray40' t 'each run', "
-                   "$mean u 1:2:3 w yerrorbars pt 7 lc rgb 'black' t '%s'",
+                   "$mean u 1:2:3 w yerrorbars pt 7 lc rgb 'black' t '%s'%s",
                  n_inf, alpha, extrapolated ? "extrapolated per M (95% bootstrap / 1.96)"
-                                            : "mean per M (± s.e.)");
+                                            : "mean per M (± s.e.)", best_t);
     cJSON_Delete(root);
     static const char *const need[] = {"mean", "fit", NULL};
     return mb_plot_finish(p, need, err);

@@ -49,26 +49,45 @@ static int read_params(const char *path, const char *want, cJSON **root, const c
     return MB_OK;
 }
 
+/* The law of `kind` from an object holding its parameters by mbfit's names (model/). */
+static int read_law_params(const cJSON *o, mb_law_kind kind, const char *path, mb_law *law,
+                           mb_error *err)
+{
+    const char *names[3];
+    double v[3] = {0};
+    mb_law probe = {.kind = kind};
+    size_t n = mb_model_law_params(&probe, names, v);
+    for (size_t i = 0; i < n; i++) {
+        int rc = mb_json_number(o, names[i], path, &v[i], err);
+        if (rc != MB_OK)
+            return rc;
+    }
+    *law = mb_model_law_from_params(kind, v);
+    return MB_OK;
+}
+
+void mb_solver_law_json(cJSON *o, const mb_law *law)
+{
+    const char *names[3];
+    double v[3];
+    size_t n = mb_model_law_params(law, names, v);
+    for (size_t i = 0; i < n; i++)
+        mb_json_add_number(o, names[i], v[i]);
+}
+
 /* A law from a fit object {"model": NAME, "params": {...}}. */
 static int read_law(const cJSON *fit, const char *path, const char *where, mb_law *law,
                     mb_error *err)
 {
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(fit, "model");
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(fit, "params");
-    mb_law l = {.b = 1.0};
-    if (!cJSON_IsString(model) || mb_model_law_parse(model->valuestring, &l.kind) != MB_OK)
-        return mb_error_set(err, MB_EFORMAT, "%s: %s.model is not inverse-law or power-law",
-                            path, where);
+    mb_law_kind kind;
+    if (!cJSON_IsString(model) || mb_model_law_parse(model->valuestring, &kind) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s: %s.model is not " MB_MODEL_LAW_NAMES, path,
+                            where);
     if (!cJSON_IsObject(params))
         return mb_error_set(err, MB_EFORMAT, "%s: %s has no 'params' object", path, where);
-    int rc = mb_json_number(params, "n_inf", path, &l.n_inf, err);
-    if (rc == MB_OK && l.kind == MB_LAW_INVERSE)
-        rc = mb_json_number(params, "alpha", path, &l.a, err);
-    else if (rc == MB_OK && (rc = mb_json_number(params, "a", path, &l.a, err)) == MB_OK)
-        rc = mb_json_number(params, "b", path, &l.b, err);
-    if (rc == MB_OK)
-        *law = l;
-    return rc;
+    return read_law_params(params, kind, path, law, err);
 }
 
 /* The top-level `params` and the law object `other` (best, laws.inverse-law, by_learners[P])
@@ -140,14 +159,18 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
     {
         const cJSON *x[3] = {cJSON_GetArrayItem(e, 0), cJSON_GetArrayItem(e, 1),
                              cJSON_GetArrayItem(e, 2)};
+        /* [n_inf, a, b]; the shifted law's third is m_0 >= 0 */
+        const int shifted = kind == MB_LAW_SHIFTED;
         if (!cJSON_IsNumber(x[0]) || !cJSON_IsNumber(x[1]) || !cJSON_IsNumber(x[2]) ||
             !isfinite(x[0]->valuedouble) || !isfinite(x[1]->valuedouble) ||
-            !(x[2]->valuedouble > 0))
+            !(shifted ? x[2]->valuedouble >= 0 && isfinite(x[2]->valuedouble)
+                      : x[2]->valuedouble > 0))
             return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': not "
-                                "[n_inf, a, b] with b > 0", path, i);
+                                "%s", path, i, shifted ? "[n_inf, alpha, m_0] with m_0 >= 0"
+                                                       : "[n_inf, a, b] with b > 0");
+        const double v[3] = {x[0]->valuedouble, x[1]->valuedouble, x[2]->valuedouble};
         if (f->n_boot < MB_SOLVER_BOOT_MAX)
-            f->boot[f->n_boot++] = (mb_law){.kind = kind, .n_inf = x[0]->valuedouble,
-                                            .a = x[1]->valuedouble, .b = x[2]->valuedouble};
+            f->boot[f->n_boot++] = mb_model_law_from_params(kind, v);
         i++;
     }
     return MB_OK;
@@ -651,16 +674,14 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
     if (!cJSON_IsObject(model))
         return mb_error_set(err, MB_EFORMAT, "%s: no 'model' object (is this mbopt scale --json?)",
                             path);
-    mb_law l = {.kind = MB_LAW_INVERSE, .b = 1.0};
+    mb_law l;
+    mb_law_kind kind = MB_LAW_INVERSE;
     mb_update_time u = {0};
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(model, "law");
-    if (name && (!cJSON_IsString(name) || mb_model_law_parse(name->valuestring, &l.kind) != MB_OK))
-        return mb_error_set(err, MB_EFORMAT, "%s: model.law is not inverse-law or power-law", path);
+    if (name && (!cJSON_IsString(name) || mb_model_law_parse(name->valuestring, &kind) != MB_OK))
+        return mb_error_set(err, MB_EFORMAT, "%s: model.law is not " MB_MODEL_LAW_NAMES, path);
     int rc;
-    if ((rc = mb_json_number(model, "n_inf", path, &l.n_inf, err)) != MB_OK ||
-        (rc = mb_json_number(model, l.kind == MB_LAW_INVERSE ? "alpha" : "a", path, &l.a, err)) !=
-            MB_OK ||
-        (l.kind == MB_LAW_POWER && (rc = mb_json_number(model, "b", path, &l.b, err)) != MB_OK) ||
+    if ((rc = read_law_params(model, kind, path, &l, err)) != MB_OK ||
         (rc = mb_json_number(model, "gamma", path, &u.gamma, err)) != MB_OK ||
         (rc = mb_json_number(model, "m_t", path, &u.m_t, err)) != MB_OK ||
         (rc = opt_number(model, "t0", path, &u.t0, err)) != MB_OK)

@@ -37,8 +37,8 @@ typedef struct mb_solver_nfit {
 } mb_solver_nfit;
 
 /* Reads an mbfit nupdate JSON: the inverse law from params.n_inf and params.alpha (docs/design.md,
- * "Fits"), the law named by `best` ({model, params, why}) or, when `law` is "inverse-law" or
- * "power-law", that one from `laws`; and converged_range, diverged_max_batch, target_loss, lr.
+ * "Fits"), the law named by `best` ({model, params, why}) or, when `law` is "inverse-law",
+ * "power-law" or "shifted-law", that one from `laws`; and converged_range, diverged_max_batch, target_loss, lr.
  * A file from before `best` existed gives the inverse law. MB_EIO / MB_EFORMAT with the file and
  * the missing or bad key in err. */
 int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err);
@@ -128,7 +128,8 @@ size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_ti
 
 typedef struct mb_scale_options {
     double m_strong; /* total mini-batch held fixed under strong scaling; 0: M_opt(1) */
-    double m_weak;   /* mini-batch per learner held fixed under weak scaling; 0: M_T */
+    double m_weak;   /* mini-batch per learner held fixed under weak scaling; 0: M_T, or m_lo
+                        where the law has no value at M_T (below the shifted law's M_0) */
     double m_lo;     /* the range of total M the optimum is sought in (the converged range of */
     double m_hi;     /*   the runs); 0 and INFINITY (or 0, 0) for no bound: extrapolation */
 } mb_scale_options;
@@ -167,8 +168,13 @@ size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack, do
 
 /* Checks that the law and update-time model can be evaluated, naming the first bad parameter
  * (e.g. "n_inf must be > 0, got -3") in err. The inverse law needs n_inf > 0 and alpha >= 0 (its
- * closed forms do); the power law needs b > 0 and a finite n_inf and a. */
+ * closed forms do); the power law needs b > 0 and a finite n_inf and a; the shifted law alpha
+ * >= 0 and m_0 >= 0. */
 int mb_solver_check_models(const mb_law *law, const mb_update_time *t, mb_error *err);
+
+/* Adds the law's parameters to `o` by the names mbfit's JSON uses (n_inf, alpha or a, b or m_0:
+ * model/'s mb_model_law_params), as scale.json's model and validate.json's law carry them. */
+void mb_solver_law_json(cJSON *o, const mb_law *law);
 
 /* ---- validation: predictions against run logs (solver/validate.c) -------------------------- */
 

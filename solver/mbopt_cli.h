@@ -67,9 +67,11 @@ enum {
 #define MODEL_HELP                                                                                \
     "Model (--gamma, --m-t, --t0, --delta, --latency, --s-per-byte override --tfit, --cfit):\n" \
     "      --nfit FILE       N_update fit from 'mbfit nupdate --json': the law it names best\n"   \
-    "                        (inverse or power law) and the converged range of its runs;\n"     \
+    "                        (inverse, power or shifted law) and the converged range of its\n"  \
+    "                        runs;\n"                                                          \
     "                        repeat it, one file per learning rate, to choose (M, lr)\n"        \
-    "      --law NAME        optimise this law of --nfit instead: inverse-law, power-law\n"    \
+    "      --law NAME        optimise this law of --nfit instead: inverse-law, power-law,\n"   \
+    "                        shifted-law\n"                                                   \
     "      --tfit FILE       update-time fit from 'mbfit tupdate --json' (gamma, m_t, delta)\n"   \
     "      --cfit FILE       collective fit from 'mbfit comm --json' (latency_s, s_per_byte)\n"   \
     "      --n-inf N         the inverse law without --nfit (not with it): updates needed\n"   \

@@ -151,7 +151,7 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
     case OPT_LAW: {
         mb_law_kind k;
         if (mb_model_law_parse(arg, &k) != MB_OK)
-            rc = mb_error_set(err, MB_EINVAL, "--law: '%s' is not inverse-law or power-law", arg);
+            rc = mb_error_set(err, MB_EINVAL, "--law: '%s' is not " MB_MODEL_LAW_NAMES, arg);
         m->law_name = arg;
         break;
     }
@@ -327,13 +327,7 @@ cJSON *model_json(const model_opts *m)
         return NULL;
     cJSON_AddStringToObject(j, "law", mb_model_law_name(m->law.kind));
     cJSON_AddStringToObject(j, "law_why", m->nfit ? m->nf.why : "given with --n-inf, --alpha");
-    mb_json_add_number(j, "n_inf", m->law.n_inf);
-    if (m->law.kind == MB_LAW_INVERSE) {
-        mb_json_add_number(j, "alpha", m->law.a);
-    } else {
-        mb_json_add_number(j, "a", m->law.a);
-        mb_json_add_number(j, "b", m->law.b);
-    }
+    mb_solver_law_json(j, &m->law);
     mb_json_add_number(j, "gamma", m->t.gamma);
     mb_json_add_number(j, "m_t", m->t.m_t);
     mb_json_add_number(j, "t0", m->t.t0);
@@ -394,6 +388,9 @@ void model_print(FILE *f, const model_opts *m)
     if (m->law.kind == MB_LAW_INVERSE)
         fprintf(f, "# N_update(M) = %.6g + %.6g / M (inverse law: %s)\n", m->law.n_inf, m->law.a,
                 m->nfit ? m->nf.why : "given");
+    else if (m->law.kind == MB_LAW_SHIFTED)
+        fprintf(f, "# N_update(M) = %.6g + %.6g / (M - %.4g) (shifted inverse law: %s)\n",
+                m->law.n_inf, m->law.a, m->law.m0, m->nf.why);
     else
         fprintf(f, "# N_update(M) = %.6g + %.6g M^-%.4g (power law: %s)\n", m->law.n_inf, m->law.a,
                 m->law.b, m->nf.why);

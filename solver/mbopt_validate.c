@@ -501,12 +501,8 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const hol
         params = cJSON_AddObjectToObject(law, "params");
         cJSON_AddStringToObject(law, "why", m->nfit ? m->nf.why : "given");
     }
-    if (params) {
-        mb_json_add_number(params, "n_inf", m->law.n_inf);
-        mb_json_add_number(params, m->law.kind == MB_LAW_INVERSE ? "alpha" : "a", m->law.a);
-        if (m->law.kind == MB_LAW_POWER)
-            mb_json_add_number(params, "b", m->law.b);
-    }
+    if (params)
+        mb_solver_law_json(params, &m->law);
     cJSON_AddItemToObject(root, "model", model_json(m));
     cJSON *tu = cJSON_AddObjectToObject(root, "t_update");
     if (tu) {

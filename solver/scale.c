@@ -16,6 +16,11 @@ int mb_solver_check_models(const mb_law *law, const mb_update_time *t, mb_error 
         NEED(isfinite(law->n_inf) && law->n_inf > 0, "n_inf", "> 0", law->n_inf);
         NEED(isfinite(law->a) && law->a >= 0, "alpha", ">= 0", law->a);
         NEED(law->b == 1.0, "the inverse law's exponent", "1", law->b);
+    } else if (law->kind == MB_LAW_SHIFTED) {
+        NEED(isfinite(law->n_inf), "n_inf", "finite", law->n_inf);
+        NEED(isfinite(law->a) && law->a >= 0, "alpha", ">= 0", law->a);
+        NEED(isfinite(law->m0) && law->m0 >= 0, "m_0", ">= 0", law->m0);
+        NEED(law->b == 1.0, "the shifted law's exponent", "1", law->b);
     } else {
         NEED(isfinite(law->n_inf), "n_inf", "finite", law->n_inf);
         NEED(isfinite(law->a), "a", "finite", law->a);
@@ -62,8 +67,13 @@ int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options
         return rc;
     if (opts->m_strong == 0.0)
         opts->m_strong = base.opt.m_opt;
+    /* weak scaling holds M/P at the knee, or at the range's low end where the law has no value
+     * at the knee (at or below the shifted law's M_0: the target is out of reach there) */
+    double n_knee;
     if (opts->m_weak == 0.0)
-        opts->m_weak = t->m_t;
+        opts->m_weak = mb_model_law_nupdate(law, t->m_t, &n_knee, NULL) == MB_OK
+                           ? t->m_t
+                           : fmax(t->m_t, opts->m_lo);
     if (!(isfinite(opts->m_strong) && opts->m_strong > 0))
         return mb_error_set(err, MB_EDOM, "strong-scaling mini-batch must be > 0, got %g",
                             opts->m_strong);
@@ -74,7 +84,9 @@ int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options
     double base_strong, base_weak;
     if (mb_model_law_tc(law, t, opts->m_strong, 1.0, &base_strong) != MB_OK ||
         mb_model_law_tc(law, t, opts->m_weak, 1.0, &base_weak) != MB_OK)
-        return mb_error_set(err, MB_EDOM, "the model cannot be evaluated at P = 1");
+        return mb_error_set(err, MB_EDOM, "the model cannot be evaluated at P = 1 at the "
+                            "strong-scaling M = %g or the weak-scaling M = %g (--m-strong, "
+                            "--m-weak)", opts->m_strong, opts->m_weak);
 
     for (size_t i = 0; i < n; i++) {
         const double p = procs[i];

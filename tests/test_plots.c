@@ -115,6 +115,28 @@ static void test_figures_render(void)
     mb_test_run_free(&r);
     snprintf(out, sizeof out, "%s/n.png", dir);
     CU_ASSERT_TRUE(is_png(out));
+    /* a fit whose best law is the shifted law: drawn beside the inverse law; its parameters
+     * are read as mbopt reads them, so a bad m_0 is refused naming the file */
+    static const char *const nfit =
+        "{\"params\":{\"n_inf\":32.5,\"alpha\":5788},\"per_m\":[{\"batch\":16,\"mean\":817,"
+        "\"se\":10},{\"batch\":64,\"mean\":120,\"se\":5},{\"batch\":512,\"mean\":52,\"se\":1}],"
+        "\"best\":{\"model\":\"shifted-law\",\"params\":{\"n_inf\":40.9,\"alpha\":3815,"
+        "\"m_0\":%s}}}";
+    char json[512];
+    snprintf(json, sizeof json, nfit, "11.3");
+    mb_test_write(out, sizeof out, dir, "ns.json", json);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot nupdate %s/ns.json -o %s/ns.png", dir, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    snprintf(out, sizeof out, "%s/ns.png", dir);
+    CU_ASSERT_TRUE(is_png(out));
+    snprintf(json, sizeof json, nfit, "\"x\"");
+    mb_test_write(out, sizeof out, dir, "nb.json", json);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbplot nupdate %s/nb.json -o %s/nb.png", dir, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "nb.json"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "m_0"));
+    mb_test_run_free(&r);
     mb_test_rmdir(dir);
 }
 

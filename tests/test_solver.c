@@ -104,6 +104,26 @@ static void test_read_fits(void)
     CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, "inverse-law", &l, &e), MB_OK);
     CU_ASSERT_EQUAL(l.law.kind, MB_LAW_INVERSE);
     CU_ASSERT_DOUBLE_EQUAL(l.law.n_inf, 91.5, 0);
+    /* the shifted law: alpha and m_0 by name, its bootstrap samples [n_inf, alpha, m_0] */
+    mb_test_write(n_path, sizeof n_path, dir, "ns.json",
+                  "{\"params\":{\"n_inf\":91.5,\"alpha\":9874.8},\"best\":{\"model\":"
+                  "\"shifted-law\",\"params\":{\"n_inf\":105.2,\"alpha\":5530.9,\"m_0\":5.25}},"
+                  "\"bootstrap\":{\"best_law\":\"shifted-law\",\"best_samples\":[[104,5500,5],"
+                  "[106,5600,0]]}}");
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, NULL, &l, &e), MB_OK);
+    CU_ASSERT_EQUAL(l.law.kind, MB_LAW_SHIFTED);
+    CU_ASSERT_DOUBLE_EQUAL(l.law.a, 5530.9, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.law.m0, 5.25, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.law.b, 1, 0);
+    CU_ASSERT_EQUAL(l.n_boot, 2);
+    CU_ASSERT_DOUBLE_EQUAL(l.boot[0].m0, 5, 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.boot[1].b, 1, 0);
+    mb_test_write(n_path, sizeof n_path, dir, "ns2.json",
+                  "{\"params\":{\"n_inf\":91.5,\"alpha\":9874.8},\"best\":{\"model\":"
+                  "\"shifted-law\",\"params\":{\"n_inf\":105.2,\"alpha\":5530.9,\"m_0\":5.25}},"
+                  "\"bootstrap\":{\"best_law\":\"shifted-law\",\"best_samples\":[[104,5500,-1]]}}");
+    CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, NULL, &l, &e), MB_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "m_0 >= 0"));
     CU_ASSERT_EQUAL(mb_solver_read_tfit(t_path, &t, &has_delta, &e), MB_OK);
     CU_ASSERT_TRUE(has_delta);
     CU_ASSERT_DOUBLE_EQUAL(t.m_t, 24.5, 0);
@@ -347,6 +367,43 @@ static void test_mbopt_design(void)
 
 
 /* ---- the numerical optimum and validation ---------------------------------------------------- */
+
+/* The shifted law: N_update(M) and its derivative (against a central difference), out of its
+ * domain at and below M_0, and an optimum that is the least T_C on a dense grid. */
+static void test_optimum_shifted_law(void)
+{
+    const mb_law law = {.kind = MB_LAW_SHIFTED, .n_inf = 105.2, .a = 5530.9, .b = 1, .m0 = 5.25};
+    const mb_update_time t = {.gamma = 1.8e-5, .m_t = 8.0, .t0 = 2.1e-4};
+    double n, dn, lo, hi;
+    CU_ASSERT_EQUAL(mb_model_law_nupdate(&law, 21.0, &n, &dn), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(n, 105.2 + 5530.9 / 15.75, 1e-9);
+    CU_ASSERT_EQUAL(mb_model_law_nupdate(&law, 21.0 + 1e-4, &hi, NULL), MB_OK);
+    CU_ASSERT_EQUAL(mb_model_law_nupdate(&law, 21.0 - 1e-4, &lo, NULL), MB_OK);
+    CU_ASSERT_TRUE(mb_test_close(dn, (hi - lo) / 2e-4, 1e-6));
+    CU_ASSERT_EQUAL(mb_model_law_nupdate(&law, 5.25, &n, NULL), MB_EDOM);
+    CU_ASSERT_EQUAL(mb_model_law_nupdate(&law, 4.0, &n, NULL), MB_EDOM);
+    mb_solver_optimum_result o;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_optimum(&law, &t, 1, 1, 4096, &o, &e), MB_OK);
+    double best = INFINITY, best_m = 0;
+    for (double m = 5.3; m <= 4096; m *= 1.00001) {
+        double tc;
+        if (mb_model_law_tc(&law, &t, m, 1, &tc) == MB_OK && tc < best)
+            best = tc, best_m = m;
+    }
+    CU_ASSERT_TRUE(o.opt.t_c <= best * (1 + 1e-12));
+    CU_ASSERT_TRUE(mb_test_close(o.opt.t_c, best, 1e-9));
+    CU_ASSERT_TRUE(mb_test_close(o.opt.m_opt, best_m, 2e-5));
+    /* the pole moves the optimum above the inverse law's of the same n_inf and alpha */
+    const mb_law inv = {.kind = MB_LAW_INVERSE, .n_inf = 105.2, .a = 5530.9, .b = 1};
+    mb_solver_optimum_result oi;
+    CU_ASSERT_EQUAL(mb_solver_optimum(&inv, &t, 1, 1, 4096, &oi, &e), MB_OK);
+    CU_ASSERT_TRUE(o.opt.m_opt > oi.opt.m_opt);
+    mb_law bad = law;
+    bad.m0 = -1;
+    CU_ASSERT_EQUAL(mb_solver_check_models(&bad, &t, &e), MB_EDOM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "m_0"));
+}
 
 /* The power law's optimum is the least T_C on a dense grid (brute force), inside and at the ends
  * of a range; the grid's step (1e-5 relative) bounds how close the two can be. */
@@ -1192,19 +1249,24 @@ static void test_optimum_spread(void)
     CU_ASSERT_EQUAL(nf.boot[0].kind, MB_LAW_POWER);
     CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(path, "inverse-law", &nf, &e), MB_OK);
     CU_ASSERT_EQUAL(nf.n_boot, 0); /* the resamples are the power law's */
-    /* by default mbfit names the inverse law although AIC prefers the power law here; a rule
-     * that is neither is a usage error */
+    /* the runs rise faster than 1 / M toward small M (b = 1.7): by default mbfit names the
+     * shifted law, never AIC's power law; --choose inverse the inverse law; a rule that is none
+     * of them is a usage error */
     mb_test_sh_ok(&r, "cd %s && mbfit nupdate --target-loss 0.5 lenet5-b*.csv --json -o n2.json "
-                      "&& mbfit nupdate --target-loss 0.5 lenet5-b*.csv", dir);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "AIC prefers: power-law"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--choose inverse"));
+                      "&& mbfit nupdate --target-loss 0.5 lenet5-b*.csv --choose inverse "
+                      "--json -o n3.json && mbfit nupdate --target-loss 0.5 lenet5-b*.csv", dir);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "best law: shifted-law: the shifted inverse law"));
     mb_test_run_free(&r);
     snprintf(path, sizeof path, "%s/n2.json", dir);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(path, NULL, &nf, &e), MB_OK);
+    CU_ASSERT_EQUAL(nf.law.kind, MB_LAW_SHIFTED);
+    CU_ASSERT_TRUE(nf.law.m0 > 0);
+    snprintf(path, sizeof path, "%s/n3.json", dir);
     CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(path, NULL, &nf, &e), MB_OK);
     CU_ASSERT_EQUAL(nf.law.kind, MB_LAW_INVERSE);
     mb_test_sh(&r, "cd %s && mbfit nupdate --choose bic --target-loss 0.5 lenet5-b*.csv", dir);
     CU_ASSERT_EQUAL(r.status, 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--choose: 'bic' is not inverse or aic"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--choose: 'bic' is not shifted, inverse or aic"));
     mb_test_run_free(&r);
     mb_test_rmdir(dir);
 }
@@ -1310,6 +1372,7 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "mbopt amdahl and ps", test_mbopt_amdahl_ps) ||
            !CU_add_test(s, "mbopt design", test_mbopt_design) ||
            !CU_add_test(s, "optimum of the power law", test_optimum_power_law) ||
+           !CU_add_test(s, "the shifted law and its optimum", test_optimum_shifted_law) ||
            !CU_add_test(s, "measured step table", test_step_table) ||
            !CU_add_test(s, "step tables of P learners", test_step_tables_by_p) ||
            !CU_add_test(s, "mbopt validate", test_validate) ||
