@@ -193,6 +193,15 @@ static const hcase probe_cases[] = {
     {"silent", CONV "--device 1 -o $W/o", 2, "--device has no effect with --backend cpu"},
     {"message", "$T mbprobe step --net " NET " --batch 1:1099511627776 -o $W/o", 1,
      "2097152 (in '1:1099511627776') is not a whole number in [1, 1048576]"},
+    /* a line a command prints itself (a summary, a note, a progress line) is escaped as
+     * mb_error_set's are (mb_cli_say): a newline or ESC in a file name keeps it one line */
+    {"message", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --algos gemm --cache "
+                "\"$W/c$(printf '\\nd').csv\" -o $W/r 2>$W/e && test $(grep -c 'points measured' "
+                "$W/e) = 1 && grep 'points measured' $W/e | grep -q 'cache (.*/c\\\\nd.csv)'",
+     0, NULL},
+    {"message", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --algos gemm --cache "
+                "\"$W/c$(printf '\\033[2J').csv\" -o $W/r 2>$W/e && ! grep -q \"$(printf "
+                "'\\033')\" $W/e && grep -q 'cache (.*/c\\\\x1b\\[2J.csv)' $W/e", 0, NULL},
 };
 
 static const hcase train_cases[] = {
@@ -350,6 +359,8 @@ static const hcase train_cases[] = {
                "--log $W/o", 2, "--noise-every has no effect with --batch 1"},
     {"message", TRAIN "--max-seconds \"$(printf '1\\nx')\" --log $W/o", 1,
      "--max-seconds: '1\\nx' is not a number"},
+    {"message", TRAIN "--max-seconds \"$(printf '1\\033x')\" --log $W/o", 1,
+     "--max-seconds: '1\\x1bx' is not a number"},
     /* G18: a resume at another learning rate than the checkpoint's is refused, naming both */
     {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
                ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --lr 0.1 --log $W/o", 1,
@@ -567,6 +578,13 @@ static const hcase fit_cases[] = {
     {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# crossing=.*/# crossing=guessed/'"
                " $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
                "0.4 $W/l/*.csv -o $W/o", 1, "metadata 'crossing': 'guessed' is not bisect or"},
+    /* a note the command prints itself quotes --loss-column escaped (mb_cli_say) */
+    {"message", "mkdir $W/v0 $W/v1 && printf 'epoch,step,v\\033l\\n0,0,2.3\\n0,9,0.4\\n' > "
+                "$W/v0/metrics.csv && printf 'epoch,step,v\\033l\\n0,0,2.3\\n0,19,0.4\\n' > "
+                "$W/v1/metrics.csv && echo 'batch_size: 16' > $W/v0/hparams.yaml && echo "
+                "'batch_size: 32' > $W/v1/hparams.yaml && " NU "--lightning $W/v0 $W/v1 "
+                "--loss-column \"$(printf 'v\\033l')\" -o $W/r 2>$W/e && ! grep -q \"$(printf "
+                "'\\033')\" $W/e && grep -q 'note: .v.x1bl. was logged every 19' $W/e", 0, NULL},
 };
 
 static const hcase opt_cases[] = {
@@ -992,6 +1010,22 @@ static const hcase plot_cases[] = {
     {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed "
                 "'0,/\"m_opt\":/s/\"m_opt\":\t32/\"m_opt\":\t1e308/' $W/s.json > $W/t.json "
                 "&& $T mbplot tc $W/t.json -o $W/o", 1, "rows[0]: 'm_opt': 1e+308 is not"},
+    /* a newline or ESC in a flag's value or a file name, quoted in a line mbplot prints
+     * itself, is escaped as mb_error_set escapes it (mb_cli_say): one line, no raw escape */
+    {"message", "$T mbplot amdahl --format \"$(printf 'g\\nif')\" -o $W/o", 1,
+     "--format: 'g\\nif' is not png or svg"},
+    {"message", "$T mbplot amdahl --size \"$(printf '9\\033[2Jx6')\" -o $W/o", 1,
+     "--size: '9\\x1b[2Jx6' is not WxH pixels"},
+    {"message", "$T mbplot amdahl --curves \"$(printf '1\\n2')\" -o $W/o", 1,
+     "--curves: '1\\n2' is not a whole number"},
+    {"message", "$T mbplot amdahl --overhead-ratio 0.1 -o \"$W/a$(printf '\\nb').jpg\"", 1,
+     "a\\nb.jpg: mbplot writes png or svg, not jpg"},
+    {"message", "f=\"$W/s$(printf '\\033').csv\" && cp $E/step.csv \"$f\" && $T mbplot step "
+                "\"$f\" -o \"$f\"", 1, "s\\x1b.csv would overwrite the input"},
+    {"message", "d=\"$W/r$(printf '\\033')x\" && mkdir \"$d\" && $T mbopt scale " SCALE_FLAGS
+                "--procs 1:4 --json -o \"$d/scale.json\" && $T mbplot report \"$d\" >/dev/null "
+                "2>$W/e && ! grep -q \"$(printf '\\033')\" $W/e && grep -q 'r\\\\x1bx/step.csv "
+                "is missing' $W/e", 0, NULL},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

@@ -744,7 +744,7 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
         o->batch = (int)m[i];
         if (mb_par_check(o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
             if (!world || mb_comm_rank(world) == 0)
-                fprintf(stderr, "mbtrain: %s\nTry 'mbtrain --help'.\n", err.msg);
+                mb_cli_usage("mbtrain", NULL, "%s", err.msg);
             status = MB_EXIT_USAGE;
         }
     }
@@ -789,7 +789,7 @@ static int run_one(mb_run_options *o, int rank, int *together)
         /* ranks that disagree on their settings: a usage error, said once by rank 0 */
         *together = r.failed_together;
         if (err.msg[0] || !*together)
-            fprintf(stderr, "mbtrain: %s\n", err.msg);
+            mb_cli_say("mbtrain", NULL, "%s", err.msg);
         return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || *together)
                    ? MB_EXIT_USAGE
                    : 1;
