@@ -357,6 +357,19 @@ static const hcase train_cases[] = {
      "--noise-every has no effect with --algo sgd-sync"},
     {"silent", "$T mbtrain --net " NET " --data " SYN " --batch 1 --threads 1 --noise-every 1 "
                "--log $W/o", 2, "--noise-every has no effect with --batch 1"},
+    /* --noise-every asked for with a sweep that holds M = 1 (or a 1 written otherwise): B_simple
+     * has no half batch there, and was skipped in silence; by default M = 1 logs b_simple=- */
+#define TRAIN_NB "$T mbtrain --net " NET " --data " SYN " --threads 1 --max-updates 5 "
+    {"silent", TRAIN_NB "--batch 1,8 --noise-every 4 --log-dir $W/L; s=$?; test -e $W/L && "
+               "exit 99; exit $s", 2, "--noise-every has no effect with --batch 1 in the sweep"},
+    {"silent", TRAIN_NB "--batch 1:8 --noise-every 4 --log-dir $W/L", 2,
+     "--noise-every has no effect with --batch 1 in the sweep"},
+    {"silent", TRAIN_NB "--batch 01 --noise-every 2 --log $W/o", 2,
+     "--noise-every has no effect with --batch 1 (it takes"},
+    {"nan", TRAIN_NB "--batch 1,8 --log-dir $W/L >/dev/null && grep -q ' b_simple=-$' "
+            "$W/L/*-b1-s0.csv && ! grep -q '^# b_simple=' $W/L/*-b1-s0.csv && grep -q "
+            "'^# b_simple=[0-9]' $W/L/*-b8-s0.csv", 0, NULL},
+#undef TRAIN_NB
     {"message", TRAIN "--max-seconds \"$(printf '1\\nx')\" --log $W/o", 1,
      "--max-seconds: '1\\nx' is not a number"},
     {"message", TRAIN "--max-seconds \"$(printf '1\\033x')\" --log $W/o", 1,
