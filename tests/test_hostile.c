@@ -53,6 +53,9 @@ static char dir[256];
  * from them to 0.4, $W/nx.json */
 #define LV "tests/fixtures/fit/levels"
 #define NX "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --json -o $W/nx.json && "
+/* the same logs' floor-form law (its floor 0.228), $W/nf.json */
+#define NXF "$T mbfit nupdate --extrapolate --form floor --levels 0.8,0.7,0.6,0.5 --target-loss " \
+            "0.4 " LV "/*.csv --json -o $W/nf.json && "
 /* held-out logs, $W/h: the calibration logs of seed 0 on the fresh seed 2000, none reaching 0.4 */
 #define HX "mkdir $W/h && for f in " LV "/*-s0.csv; do sed 's/^# seed=0$/# seed=2000/' $f > " \
            "$W/h/${f##*/}; done && "
@@ -856,6 +859,50 @@ static const hcase opt_cases[] = {
     {"silent", NX "sed 's/\"extrapolated\":[[:space:]]*{/\"extrapolated\": true, \"x\": {/' "
                "$W/nx.json > $W/n.json && $T mbplot nupdate $W/n.json -o $W/o", 1,
      "field 'extrapolated': not an object"},
+    /* its floor, per-level fits, levels and means at the levels, as mbfit writes them: a floor
+     * at or above the target, or where the form has none, or not a number; per_level not one
+     * fit per level in order; a level twice, L1 not the lowest, too few levels; a lower level
+     * crossed sooner, or a count of means that is not the levels' */
+#define XS "$T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o"
+    {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*/\"floor\":\t0.45/' $W/nf.json > $W/n.json && "
+               XS, 1, "field 'extrapolated.floor': 0.45 is not below target_loss 0.4"},
+    {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*/\"floor\":\t1e999/' $W/nf.json > $W/n.json "
+               "&& " XS, 1, "field 'extrapolated.floor': not a finite number"},
+    {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*/\"floor\":\t\"0.3\"/' $W/nf.json > "
+               "$W/n.json && " XS, 1, "field 'extrapolated.floor': not a finite number"},
+    {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*,//' $W/nf.json > $W/n.json && " XS, 1,
+     "field 'extrapolated.floor': missing (the floor form fits one)"},
+    {"silent", NX "sed 's/\"floor\":\tnull/\"floor\":\t0.1/' $W/nx.json > $W/n.json && " XS,
+     1, "field 'extrapolated.floor': not null, but the form is separable"},
+    {"silent", NX "sed 's/\"per_level\":\t\\[/\"per_level\": [], \"x\": [/' $W/nx.json > "
+               "$W/n.json && " XS, 1, "field 'extrapolated.per_level': not an array of 4 fits"},
+    {"silent", NX "sed 's/\"per_level\":\t\\[/\"per_level\": 3, \"x\": [/' $W/nx.json > "
+               "$W/n.json && $T mbplot nupdate $W/n.json -o $W/o", 1,
+     "field 'extrapolated.per_level': not an array of 4 fits"},
+    {"silent", NX "sed '0,/\"level\":\t0.65/s//\"level\":\t0.7/' $W/nx.json > $W/n.json && "
+               XS, 1, "field 'extrapolated.per_level[0].level': not extrapolated.levels[0], 0.65"},
+    {"silent", NX "sed '/\"per_level\"/,/\"stderr\"/s/\"n_inf\":\t[0-9.e+-]*/\"n_inf\":\t"
+               "\"x\"/' $W/nx.json > $W/n.json && $T mbopt validate --nfit $W/n.json --tfit "
+               "$E/tfit.json " LV " -o $W/o", 1,
+     "field 'extrapolated.per_level[0].params.n_inf': not a finite number"},
+    {"silent", NX "sed 's/\\[0.65, 0.6, 0.55, 0.5\\]/[0.65, 0.6, 0.6, 0.5]/' $W/nx.json > "
+               "$W/n.json && " XS, 1, "field 'extrapolated.levels[2]': 0.6 given twice"},
+    {"silent", NX "sed 's/\"l1\":\t0.5/\"l1\":\t0.45/' $W/nx.json > $W/n.json && " XS, 1,
+     "field 'extrapolated.l1': 0.45 is not the lowest of extrapolated.levels"},
+    {"silent", NX "sed 's/\\[0.65, 0.6, 0.55, 0.5\\]/[0.65, 0.5]/' $W/nx.json > $W/n.json && "
+               XS, 1, "field 'extrapolated.levels': not an array of 3 to 32 levels"},
+    {"silent", NX "sed 's/\\[230, 350, 545, 675\\]/[230, 350, 545, 500]/' $W/nx.json > "
+               "$W/n.json && " XS, 1, "'extrapolated.per_m[0].mean_at_levels': 545 updates to "
+               "level 0.55 but 500 to the lower level 0.5"},
+    {"silent", NX "sed 's/\\[230, 350, 545, 675\\]/[230, 350, 545]/' $W/nx.json > $W/n.json "
+               "&& " XS, 1, "'extrapolated.per_m[0].mean_at_levels': not an array of 4 counts"},
+    {"silent", NX "sed 's/\\[230, 350, 545, 675\\]/[230, 350, 545, -1]/' $W/nx.json > "
+               "$W/n.json && " XS, 1, "'extrapolated.per_m[0].mean_at_levels': not an array of 4"},
+    /* what mbfit writes passes: the floor form's law, and levels in the order given */
+    {"silent", NXF "$T mbopt scale --nfit $W/nf.json --tfit $E/tfit.json --procs 1:4 --comm none "
+               ">/dev/null && $T mbfit nupdate --extrapolate --levels 0.5,0.65,0.55,0.6 "
+               "--target-loss 0.4 " LV "/*.csv --json -o $W/n.json && " XS, 0, NULL},
+#undef XS
     /* G8: --target-loss other than the fit's target grades one target's prediction with runs
      * timed to another; G9: a plain fit's runs that miss the target are not "calibration" */
     {"silent", NX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --target-loss "
