@@ -1,7 +1,8 @@
 /* cli.c — the conventions every mbkit command follows when something is wrong: one line on
  * standard error, "PROG SUB: message", then for usage errors "Try 'PROG SUB --help'." and exit
- * status 2; bad values and files exit 1 (docs/style.md, habit 7). Commands call these; library code
- * never prints. Also the one option reader (getopt_long that refuses a single-valued flag given
+ * status 2; bad values and files exit 1 (docs/style.md, habit 7). Every line a command prints on
+ * standard error, notes and warnings too, goes through mb_cli_say, which escapes control bytes
+ * as mb_error_set does. Commands call these; library code never prints. Also the one option reader (getopt_long that refuses a single-valued flag given
  * twice: the last value winning silently is how "--lr 0.1 ... --lr 0.2" trains at 0.2).
  */
 #include "mb_cli.h"
@@ -9,22 +10,35 @@
 #include <stdio.h>
 #include <stdarg.h>
 
-static void prefix(const char *prog, const char *sub)
+/* "PROG SUB: " (nothing when prog is NULL), then the message made one line by the one
+ * escaping mb_error_set uses (mb_error_one_line): a file name or flag value quoted in it cannot
+ * break the line or send the terminal an escape sequence. */
+static void vsay(const char *prog, const char *sub, const char *fmt, va_list ap)
 {
-    fprintf(stderr, "%s%s%s: ", prog, sub ? " " : "", sub ? sub : "");
+    char msg[MB_CLI_LINE];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    mb_error_one_line(msg, sizeof msg);
+    if (prog)
+        fprintf(stderr, "%s%s%s: ", prog, sub ? " " : "", sub ? sub : "");
+    fprintf(stderr, "%s\n", msg);
+}
+
+int mb_cli_say(const char *prog, const char *sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(prog, sub, fmt, ap);
+    va_end(ap);
+    return MB_EXIT_DATA;
 }
 
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
 {
     va_list ap;
-    char msg[1024];
-    prefix(prog, sub);
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsay(prog, sub, fmt, ap);
     va_end(ap);
-    mb_error_one_line(msg, sizeof msg); /* a flag value or file name with a newline in it */
-    fputs(msg, stderr);
-    fprintf(stderr, "\nTry '%s%s%s --help'.\n", prog, sub ? " " : "", sub ? sub : "");
+    fprintf(stderr, "Try '%s%s%s --help'.\n", prog, sub ? " " : "", sub ? sub : "");
     return MB_EXIT_USAGE;
 }
 
@@ -32,9 +46,8 @@ int mb_cli_fail(const char *prog, const char *sub, const mb_error *err)
 {
     if (err->status == MB_EUSAGE) /* a flag missing or contradicting: a usage error */
         return mb_cli_usage(prog, sub, "%s", err->msg);
-    prefix(prog, sub);
-    fprintf(stderr, "%s\n", err->msg);
-    return MB_EXIT_DATA;
+    /* escaped again: a caller may have added to err->msg after mb_error_set (a note) */
+    return mb_cli_say(prog, sub, "%s", err->msg);
 }
 
 int mb_cli_bad_option(const char *prog, const char *sub, char **argv, int optind, int c)

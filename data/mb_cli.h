@@ -14,6 +14,15 @@
 #define MB_EXIT_USAGE 2 /* unknown flag, missing value, missing argument */
 #define MB_EXIT_DATA 1  /* a bad value or file */
 
+#define MB_CLI_LINE 2048 /* a message's bytes at most, escapes included (longer: cut) */
+
+/* "PROG SUB: message" as one line on stderr (no "PROG SUB: " when prog is NULL): a newline, tab
+ * or other control byte of the message (a file name, a flag's value, a field quoted in it)
+ * becomes \n, \t, \xHH, as in mb_error_set (mb_error_one_line). Every line a command writes on
+ * stderr goes through it: errors, warnings, notes. Returns MB_EXIT_DATA. sub may be NULL. */
+int mb_cli_say(const char *prog, const char *sub, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* "PROG SUB: message" and "Try 'PROG SUB --help'." on stderr; returns MB_EXIT_USAGE. sub may be
  * NULL for errors before a subcommand is known. */
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)

@@ -289,6 +289,7 @@ const char *mb_fit_levels_form_name(mb_fit_levels_form f);
 int mb_fit_levels_form_parse(const char *s, mb_fit_levels_form *f); /* MB_EINVAL: unknown */
 
 #define MB_FIT_LEVELS_MIN 3 /* levels the law across levels needs, at the least */
+#define MB_FIT_LEVELS_CAP 32 /* --levels: at most this many (an nfit with more is refused) */
 
 typedef struct mb_fit_levels_options {
     mb_fit_levels_form form;  /* default MB_FIT_LEVELS_SEPARABLE */

@@ -44,7 +44,6 @@ int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void)
 
 /* What `mbfit nupdate --extrapolate` takes (parsed by fit/mbfit_nupdate.c, run by
  * fit/mbfit_levels.c). */
-#define MB_FIT_LEVELS_CAP 32 /* --levels: at most this many */
 #define MB_FIT_LEVELS_BOOT_MAX 10000 /* --bootstrap with --extrapolate: at most this many */
 typedef struct levels_args {
     mb_fit_levels_options o;  /* --form, --bootstrap, --seed */

@@ -65,7 +65,7 @@ int cmd_comm(int argc, char **argv)
     if (cm.json) {
         root = mb_fit_comm_json(&fc, path, cm.weights);
         for (size_t i = 0; i < fc.warn.n; i++)
-            fprintf(stderr, "mbfit comm: warning: %s\n", fc.warn.msg[i]);
+            mb_cli_say("mbfit", "comm", "warning: %s", fc.warn.msg[i]);
     }
     int status = emit(sub, &cm, root, comm_print, &fc);
     mb_fit_comm_free(&fc);

@@ -203,7 +203,7 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
         size_t len = strlen(err.msg);
         snprintf(err.msg + len, sizeof err.msg - len, " (%s)", note);
     } else if (*note) {
-        fprintf(stderr, "mbfit %s: %s\n", sub, note);
+        mb_cli_say("mbfit", sub, "%s", note);
     }
     int status;
     if (rc != MB_OK) {
@@ -218,7 +218,7 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
             if (in)
                 cJSON_AddStringToObject(in, "source", "logs");
             for (size_t i = 0; i < f.warn.n; i++)
-                fprintf(stderr, "mbfit nupdate: warning: %s\n", f.warn.msg[i]);
+                mb_cli_say("mbfit", "nupdate", "warning: %s", f.warn.msg[i]);
         }
         lev_print lp = {&f};
         status = emit(sub, &la->cm, root, levels_print, &lp);

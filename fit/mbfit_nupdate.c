@@ -452,7 +452,7 @@ static cJSON *nupdate_json(const mb_fit_nupdate *fits, size_t nf, const nupdate_
         cJSON_AddItemToArray(ts, mb_fit_nupdate_json(&fits[k], &a->o, runs, k));
     for (size_t k = 0; k < nf; k++)
         for (size_t i = 0; i < fits[k].warn.n; i++)
-            fprintf(stderr, "mbfit nupdate: warning: %s\n", fits[k].warn.msg[i]);
+            mb_cli_say("mbfit", "nupdate", "warning: %s", fits[k].warn.msg[i]);
     return root;
 }
 
@@ -504,10 +504,10 @@ int cmd_nupdate(int argc, char **argv)
     } else {
         cJSON *root = a.cm.json ? nupdate_json(fits, nf, &a, &runs, files, nfiles, points) : NULL;
         if (a.lt_gap > 1)
-            fprintf(stderr, "mbfit nupdate: note: '%s' was logged every %g updates at most "
-                    "before the crossing: each N_update is the first logged step at or under "
-                    "the target, an upper bound on the first crossing (by up to %g updates)\n",
-                    a.lt.loss_column, a.lt_gap, a.lt_gap - 1);
+            mb_cli_say("mbfit", "nupdate", "note: '%s' was logged every %g updates at most "
+                       "before the crossing: each N_update is the first logged step at or under "
+                       "the target, an upper bound on the first crossing (by up to %g updates)",
+                       a.lt.loss_column, a.lt_gap, a.lt_gap - 1);
         if (runs.used_train_loss && !a.cm.json)
             fprintf(stderr, "mbfit nupdate: %d log(s) have no evaluation loss: used the mean "
                             "training loss of the last %zu rows\n",

@@ -136,7 +136,7 @@ int cmd_tupdate(int argc, char **argv)
             cJSON_AddItemToArray(fl, cJSON_CreateString(logs[i]));
         for (size_t k = 0; k < n; k++)
             for (size_t i = 0; i < fits[k].warn.n; i++)
-                fprintf(stderr, "mbfit tupdate: warning: %s\n", fits[k].warn.msg[i]);
+                mb_cli_say("mbfit", "tupdate", "warning: %s", fits[k].warn.msg[i]);
     }
     tup_print tp = {fits, n};
     int status = emit(sub, &cm, root, tupdate_print, &tp);

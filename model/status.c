@@ -33,30 +33,37 @@ const char *mb_strerror(int status)
     return "unknown error";
 }
 
+/* The bytes that stand for c in a one-line message: c itself, or \n, \r, \t, \xHH. */
+static size_t escape(unsigned char c, char out[5])
+{
+    if (c == '\n' || c == '\r' || c == '\t')
+        return (size_t)snprintf(out, 5, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+    if (c < 0x20 || c == 0x7f)
+        return (size_t)snprintf(out, 5, "\\x%02x", c);
+    out[0] = (char)c;
+    return 1;
+}
+
+/* In place, from the end: the escaped text of msg[0..i) is at least i bytes long, so each byte
+ * is read before anything is written over it. No copy, so no length limit but size. */
 void mb_error_one_line(char *msg, size_t size)
 {
-    char in[1024];
     if (size == 0)
         return;
-    snprintf(in, sizeof in, "%s", msg);
-    size_t k = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && k + 1 < size; p++) {
-        char esc[8] = "";
-        if (*p == '\n' || *p == '\r' || *p == '\t')
-            snprintf(esc, sizeof esc, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
-        else if (*p < 0x20 || *p == 0x7f)
-            snprintf(esc, sizeof esc, "\\x%02x", *p);
-        if (!*esc) {
-            msg[k++] = (char)*p;
-            continue;
-        }
-        size_t n = strlen(esc);
-        if (k + n + 1 > size)
+    char esc[5];
+    size_t len = strnlen(msg, size - 1), n = 0, out = 0;
+    for (; n < len; n++) { /* the bytes that fit escaped, and their escaped length */
+        size_t w = escape((unsigned char)msg[n], esc);
+        if (out + w + 1 > size)
             break;
-        memcpy(msg + k, esc, n);
-        k += n;
+        out += w;
     }
-    msg[k] = '\0';
+    msg[out] = '\0';
+    for (size_t i = n; i-- > 0;) {
+        size_t w = escape((unsigned char)msg[i], esc);
+        out -= w;
+        memcpy(msg + out, esc, w);
+    }
 }
 
 int mb_error_set(mb_error *err, int status, const char *fmt, ...)

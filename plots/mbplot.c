@@ -115,15 +115,14 @@ static int format_from_name(const char *sub, const char *out, int format_given,
                                         "pdf", "eps", "ps"};
     for (size_t i = 0; ext && !strchr(ext, '/') && i < sizeof other / sizeof other[0]; i++)
         if (strcasecmp(ext + 1, other[i]) == 0) {
-            fprintf(stderr, "mbplot %s: -o %s: mbplot writes png or svg, not %s\n", sub, out,
-                    ext + 1);
+            mb_cli_say("mbplot", sub, "-o %s: mbplot writes png or svg, not %s", out, ext + 1);
             return MB_EINVAL;
         }
     if (!ext || strchr(ext, '/') || mb_plot_format_parse(ext + 1, &named) != MB_OK)
         return MB_OK;
     if (format_given && named != *format) {
-        fprintf(stderr, "mbplot %s: -o %s: the extension says %s, --format says %s\n", sub, out,
-                ext + 1, *format == MB_PLOT_SVG ? "svg" : "png");
+        mb_cli_say("mbplot", sub, "-o %s: the extension says %s, --format says %s", out, ext + 1,
+                   *format == MB_PLOT_SVG ? "svg" : "png");
         return MB_EINVAL;
     }
     *format = named;
@@ -214,17 +213,13 @@ static int run_command(int argc, char **argv)
         case 'o': out = optarg; break;
         case OPT_FORMAT:
             format_given = 1;
-            if (mb_plot_format_parse(optarg, &po.format) != MB_OK) {
-                fprintf(stderr, "mbplot %s: --format: '%s' is not png or svg\n", sub, optarg);
-                return 1;
-            }
+            if (mb_plot_format_parse(optarg, &po.format) != MB_OK)
+                return mb_cli_say("mbplot", sub, "--format: '%s' is not png or svg", optarg);
             break;
         case OPT_SIZE:
-            if (parse_size(optarg, &po.width, &po.height) != MB_OK) {
-                fprintf(stderr, "mbplot %s: --size: '%s' is not WxH pixels (100 to 10000)\n", sub,
-                        optarg);
-                return 1;
-            }
+            if (parse_size(optarg, &po.width, &po.height) != MB_OK)
+                return mb_cli_say("mbplot", sub, "--size: '%s' is not WxH pixels (100 to 10000)",
+                                  optarg);
             break;
         case OPT_TFIT: tfit = optarg; break;
         case OPT_CFIT: cfit = optarg; break;
@@ -236,18 +231,14 @@ static int run_command(int argc, char **argv)
                                           optarg)) ||
                 ((gpus != floor(gpus) || gpus > MB_DATA_RANGE_MAX) &&
                  mb_error_set(&err, MB_EINVAL, "--gpus: '%s' is not a whole number of devices",
-                              optarg))) {
-                fprintf(stderr, "mbplot %s: %s\n", sub, err.msg);
-                return 1;
-            }
+                              optarg)))
+                return mb_cli_say("mbplot", sub, "%s", err.msg);
             break;
         case OPT_CURVES:
             curves_given = 1;
-            if (mb_data_parse_long(optarg, 1, 12, &curves) != MB_OK) {
-                fprintf(stderr, "mbplot %s: --curves: '%s' is not a whole number from 1 to 12\n",
-                        sub, optarg);
-                return 1;
-            }
+            if (mb_data_parse_long(optarg, 1, 12, &curves) != MB_OK)
+                return mb_cli_say("mbplot", sub, "--curves: '%s' is not a whole number from 1 to "
+                                  "12", optarg);
             break;
         case 'h': help(); return 0;
         default: return mb_cli_bad_option("mbplot", sub, argv, optind, c);
@@ -273,8 +264,8 @@ static int run_command(int argc, char **argv)
         const char *dir = argv[optind];
         const char *sep = dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/";
         for (int i = 0; i < info.n_missing; i++)
-            fprintf(stderr, "mbplot report: note: %s%s%s is missing (written by %s); the report "
-                            "says so\n", dir, sep, info.missing[i], info.missing_stage[i]);
+            mb_cli_say("mbplot", "report", "note: %s%s%s is missing (written by %s); the report "
+                       "says so", dir, sep, info.missing[i], info.missing_stage[i]);
         printf("%s\n", info.path);
         return 0;
     }
@@ -288,17 +279,12 @@ static int run_command(int argc, char **argv)
     const char *in = wants_file ? argv[optind] : NULL;
     const char *inputs[] = {in, tfit, cfit};
     for (int i = 0; i < 3; i++)
-        if (inputs[i] && mb_data_same_file(out, inputs[i])) {
-            fprintf(stderr, "mbplot %s: -o %s would overwrite the input %s\n", sub, out,
-                    inputs[i]);
-            return 1;
-        }
+        if (inputs[i] && mb_data_same_file(out, inputs[i]))
+            return mb_cli_say("mbplot", sub, "-o %s would overwrite the input %s", out, inputs[i]);
     const figure_args fa = {in, tfit, cfit, ratios, gpus, (int)curves};
     int rc = draw_figure(sub, &fa, out, &po, &err);
-    if (rc != MB_OK) {
-        fprintf(stderr, "mbplot %s: %s\n", sub, err.msg);
-        return 1;
-    }
+    if (rc != MB_OK)
+        return mb_cli_say("mbplot", sub, "%s", err.msg);
     printf("%s\n", out);
     return 0;
 }

@@ -89,19 +89,19 @@ static void conv_row_done(void *arg, const mb_probe_conv_row *r)
     const conv_print *pr = arg;
     if (r->status == MB_PROBE_CONV_UNSUPPORTED) {
         if (r->shape.batch == pr->first_batch)
-            fprintf(stderr, "%s: %s %s: listed as unsupported (%s)\n", r->layer, r->algo_name,
-                    mb_conv_pass_name(r->pass), r->why);
+            mb_cli_say(NULL, NULL, "%s: %s %s: listed as unsupported (%s)", r->layer,
+                       r->algo_name, mb_conv_pass_name(r->pass), r->why);
         return;
     }
     if (r->status == MB_PROBE_CONV_NOMEM || r->status == MB_PROBE_CONV_OVER_BUDGET) {
-        fprintf(stderr, "%-8s %-15s %-9s M=%-5d %s (%s)\n", r->layer,
-                mb_conv_pass_name(r->pass), r->algo_name, r->shape.batch,
-                mb_probe_conv_status_name(r->status), r->why);
+        mb_cli_say(NULL, NULL, "%-8s %-15s %-9s M=%-5d %s (%s)", r->layer,
+                   mb_conv_pass_name(r->pass), r->algo_name, r->shape.batch,
+                   mb_probe_conv_status_name(r->status), r->why);
         return;
     }
-    fprintf(stderr, "%-8s %-15s %-9s M=%-5d %.3g s  workspace %zu B%s\n", r->layer,
-            mb_conv_pass_name(r->pass), r->algo_name, r->shape.batch, r->st.median,
-            r->workspace_bytes, r->status == MB_PROBE_CONV_CACHED ? " (cached)" : "");
+    mb_cli_say(NULL, NULL, "%-8s %-15s %-9s M=%-5d %.3g s  workspace %zu B%s", r->layer,
+               mb_conv_pass_name(r->pass), r->algo_name, r->shape.batch, r->st.median,
+               r->workspace_bytes, r->status == MB_PROBE_CONV_CACHED ? " (cached)" : "");
 }
 
 static void conv_help(const mb_probe_options *o)
@@ -253,11 +253,12 @@ int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
     size_t count[5] = {0, 0, 0, 0, 0};
     for (size_t i = 0; i < nrows; i++)
         count[rows[i].status]++;
-    fprintf(stderr, "%s %s: %zu points measured, %zu read from the cache (%s), %zu unsupported, "
-            "%zu out of memory, %zu over budget\n", mb_backend_name(mb_ctx_backend(ctx)),
-            mb_ctx_device_name(ctx), measured, count[MB_PROBE_CONV_CACHED],
-            cache ? cache_path : "none", count[MB_PROBE_CONV_UNSUPPORTED],
-            count[MB_PROBE_CONV_NOMEM], count[MB_PROBE_CONV_OVER_BUDGET]);
+    mb_cli_say(NULL, NULL, "%s %s: %zu points measured, %zu read from the cache (%s), %zu "
+               "unsupported, %zu out of memory, %zu over budget",
+               mb_backend_name(mb_ctx_backend(ctx)), mb_ctx_device_name(ctx), measured,
+               count[MB_PROBE_CONV_CACHED], cache ? cache_path : "none",
+               count[MB_PROBE_CONV_UNSUPPORTED], count[MB_PROBE_CONV_NOMEM],
+               count[MB_PROBE_CONV_OVER_BUDGET]);
     status = 0;
 done:
     free(rows);

@@ -390,10 +390,37 @@ static int x_number(const cJSON *o, const char *where, const char *key, int need
     return MB_OK;
 }
 
-/* extrapolated.per_m: each M's prediction >= 0 and its interval [lo, hi] in order. */
-static int x_per_m(const cJSON *x, const char *path, mb_error *err)
+/* extrapolated.per_m[].mean_at_levels, when present: the mean first crossing (updates, finite,
+ * >= 0) at each level of `lv`, in its order; a lower level is crossed no sooner (a run under the
+ * lower level is under the higher one), so the means do not fall as the level falls. */
+static int x_means(const cJSON *e, const cJSON *lv, size_t n_levels, const char *where,
+                   const char *path, mb_error *err)
+{
+    const cJSON *ml = cJSON_GetObjectItemCaseSensitive(e, "mean_at_levels"), *a, *b, *la, *lb;
+    if (!ml || cJSON_IsNull(ml))
+        return MB_OK;
+    int ok = cJSON_IsArray(ml) && (size_t)cJSON_GetArraySize(ml) == n_levels;
+    for (a = ok ? ml->child : NULL; a; a = a->next)
+        ok &= cJSON_IsNumber(a) && isfinite(a->valuedouble) && a->valuedouble >= 0;
+    if (!ok)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%smean_at_levels': not an array of %zu "
+                            "counts >= 0, one per level", path, where, n_levels);
+    for (a = ml->child, la = lv->child; a; a = a->next, la = la->next)
+        for (b = ml->child, lb = lv->child; b; b = b->next, lb = lb->next)
+            if (lb->valuedouble < la->valuedouble && b->valuedouble < a->valuedouble)
+                return mb_error_set(err, MB_EFORMAT, "%s: field '%smean_at_levels': %g updates "
+                                    "to level %g but %g to the lower level %g: a lower level is "
+                                    "not crossed sooner", path, where, a->valuedouble,
+                                    la->valuedouble, b->valuedouble, lb->valuedouble);
+    return MB_OK;
+}
+
+/* extrapolated.per_m: each M's prediction >= 0, its interval [lo, hi] in order and its means at
+ * the levels (x_means). */
+static int x_per_m(const cJSON *x, size_t n_levels, const char *path, mb_error *err)
 {
     const cJSON *pm = cJSON_GetObjectItemCaseSensitive(x, "per_m"), *e;
+    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(x, "levels");
     if (pm && !cJSON_IsArray(pm))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.per_m': not an array",
                             path);
@@ -404,7 +431,8 @@ static int x_per_m(const cJSON *x, const char *path, mb_error *err)
         double v;
         snprintf(where, sizeof where, "extrapolated.per_m[%d].", i++);
         if ((rc = x_number(e, where, "batch", 1, 0, 1, path, &v, err)) != MB_OK ||
-            (rc = x_number(e, where, "predicted", 0, 0, 0, path, &v, err)) != MB_OK)
+            (rc = x_number(e, where, "predicted", 0, 0, 0, path, &v, err)) != MB_OK ||
+            (rc = x_means(e, lv, n_levels, where, path, err)) != MB_OK)
             return rc;
         const cJSON *ci = cJSON_GetObjectItemCaseSensitive(e, "ci95");
         if (!ci || cJSON_IsNull(ci))
@@ -419,10 +447,99 @@ static int x_per_m(const cJSON *x, const char *path, mb_error *err)
     return MB_OK;
 }
 
+/* extrapolated.levels: MB_FIT_LEVELS_MIN to MB_FIT_LEVELS_CAP distinct losses, finite, the
+ * lowest of them l1 (mbfit refuses a level given twice and takes L1 as the lowest level);
+ * their count in *n. The order is the user's (--levels), not checked. */
+static int x_levels(const cJSON *x, double l1, const char *path, size_t *n, mb_error *err)
+{
+    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(x, "levels"), *e, *f;
+    int size = cJSON_IsArray(lv) ? cJSON_GetArraySize(lv) : 0;
+    if (size < MB_FIT_LEVELS_MIN || size > MB_FIT_LEVELS_CAP)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.levels': not an array of "
+                            "%d to %d levels", path, MB_FIT_LEVELS_MIN, MB_FIT_LEVELS_CAP);
+    int i = 0, lowest = 0;
+    cJSON_ArrayForEach(e, lv)
+    {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < l1)
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.levels[%d]': not a "
+                                "loss at or above l1 %g", path, i, l1);
+        lowest |= e->valuedouble == l1;
+        for (f = lv->child; f != e; f = f->next)
+            if (f->valuedouble == e->valuedouble)
+                return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.levels[%d]': %g "
+                                    "given twice", path, i, e->valuedouble);
+        i++;
+    }
+    if (!lowest)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.l1': %g is not the lowest "
+                            "of extrapolated.levels", path, l1);
+    *n = (size_t)size;
+    return MB_OK;
+}
+
+/* extrapolated.floor: the floor form's fitted loss floor L_f, a finite number below
+ * target_loss (mbfit refuses a target at or under it; L_f may be fitted below 0); null or
+ * absent for the other forms. */
+static int x_floor(const cJSON *x, mb_fit_levels_form form, double target, const char *path,
+                   mb_error *err)
+{
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(x, "floor");
+    if (form != MB_FIT_LEVELS_FLOOR) {
+        if (fl && !cJSON_IsNull(fl))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.floor': not null, but "
+                                "the form is %s, which has no floor", path,
+                                mb_fit_levels_form_name(form));
+        return MB_OK;
+    }
+    if (!cJSON_IsNumber(fl) || !isfinite(fl->valuedouble))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.floor': %s", path,
+                            fl ? "not a finite number" : "missing (the floor form fits one)");
+    if (!(fl->valuedouble < target))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.floor': %g is not below "
+                            "target_loss %g: a target at or under the floor is never reached",
+                            path, fl->valuedouble, target);
+    return MB_OK;
+}
+
+/* extrapolated.per_level, when present: one inverse-law fit per level, in the levels' order,
+ * each an object whose `level` is that level and whose params n_inf and alpha are finite (they
+ * may be fitted negative). */
+static int x_per_level(const cJSON *x, size_t n_levels, const char *path, mb_error *err)
+{
+    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(x, "per_level"), *e;
+    if (!pl || cJSON_IsNull(pl))
+        return MB_OK;
+    if (!cJSON_IsArray(pl) || (size_t)cJSON_GetArraySize(pl) != n_levels)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.per_level': not an array "
+                            "of %zu fits, one per level", path, n_levels);
+    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(x, "levels")->child;
+    int i = 0, rc;
+    cJSON_ArrayForEach(e, pl)
+    {
+        char where[48];
+        double v;
+        snprintf(where, sizeof where, "extrapolated.per_level[%d].", i);
+        const cJSON *level = cJSON_GetObjectItemCaseSensitive(e, "level");
+        if (!cJSON_IsObject(e) || !cJSON_IsNumber(level) ||
+            level->valuedouble != lv->valuedouble)
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%slevel': not extrapolated.levels"
+                                "[%d], %g", path, where, i, lv->valuedouble);
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "params");
+        strcat(where, "params.");
+        if ((rc = x_number(p, where, "n_inf", 1, -HUGE_VAL, 0, path, &v, err)) != MB_OK ||
+            (rc = x_number(p, where, "alpha", 1, -HUGE_VAL, 0, path, &v, err)) != MB_OK)
+            return rc;
+        lv = lv->next;
+        i++;
+    }
+    return MB_OK;
+}
+
 /* The `extrapolated` object of an nfit (mbfit nupdate --extrapolate, docs/formats.md): a form
- * mbfit knows, L1 above the target, levels at or above L1, the law's exponent p > 0, B_noise
- * >= 0, per M predictions; and `bootstrap`, when there, an object with whole counts. Values its
- * writer cannot produce are MB_EFORMAT naming the field (issue #25, G11). */
+ * mbfit knows, L1 above the target, the levels (x_levels), the law's exponent p > 0, B_noise
+ * >= 0, the floor (x_floor), the per-level fits (x_per_level), per M predictions; and
+ * `bootstrap`, when there, an object with whole counts. Values its writer cannot produce are
+ * MB_EFORMAT naming the field (issue #25, G11). */
 static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
 {
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap");
@@ -435,7 +552,7 @@ static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
          r != floor(r) || (isfinite(v) && (v != floor(v) || v > r))))
         return rc ? rc : mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap': not an object of "
                                       "whole counts (fitted <= resamples)", path);
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, "extrapolated"), *e;
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, "extrapolated");
     if (!x)
         return MB_OK;
     if (!cJSON_IsObject(x))
@@ -451,25 +568,17 @@ static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
     if (!(l1 > target))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.l1': %g is not above "
                             "target_loss %g: nothing was extrapolated", path, l1, target);
-    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(x, "levels");
-    if (!cJSON_IsArray(lv) || cJSON_GetArraySize(lv) == 0)
-        return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.levels': not a non-empty "
-                            "array", path);
-    int i = 0;
-    cJSON_ArrayForEach(e, lv)
-    {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < l1)
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.levels[%d]': not a "
-                                "loss at or above l1 %g", path, i, l1);
-        i++;
-    }
+    size_t n_levels = 0;
     const cJSON *fp = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(x, "fit"), "params");
-    if ((rc = x_number(fp, "extrapolated.fit.params.", "p", 0, 0, 1, path, &v, err)) != MB_OK ||
+    if ((rc = x_levels(x, l1, path, &n_levels, err)) != MB_OK ||
+        (rc = x_number(fp, "extrapolated.fit.params.", "p", 0, 0, 1, path, &v, err)) != MB_OK ||
         (rc = x_number(x, "extrapolated.", "b_noise", 0, 0, 0, path, &v, err)) != MB_OK ||
-        (rc = x_number(x, "extrapolated.", "b_noise_l1", 0, 0, 0, path, &v, err)) != MB_OK)
+        (rc = x_number(x, "extrapolated.", "b_noise_l1", 0, 0, 0, path, &v, err)) != MB_OK ||
+        (rc = x_floor(x, f, target, path, err)) != MB_OK ||
+        (rc = x_per_level(x, n_levels, path, err)) != MB_OK)
         return rc;
-    return x_per_m(x, path, err);
+    return x_per_m(x, n_levels, path, err);
 }
 
 int mb_solver_fit_agrees(const cJSON *root, const char *path, mb_error *err)

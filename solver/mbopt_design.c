@@ -115,9 +115,9 @@ int mbopt_design(int argc, char **argv)
         return mb_cli_fail(prog, sub, &err);
     }
     if (m.law.kind != MB_LAW_INVERSE) {
-        fprintf(stderr, "mbopt design: the budget balance uses the inverse law of %s (Perrone "
-                        "eq. 11-12 need it), not its best law, the %s\n",
-                m.nfit, mb_model_law_name(m.law.kind));
+        mb_cli_say("mbopt", "design", "the budget balance uses the inverse law of %s (Perrone "
+                   "eq. 11-12 need it), not its best law, the %s", m.nfit,
+                   mb_model_law_name(m.law.kind));
         m.law = m.nf.inverse;
     }
     mb_design d;

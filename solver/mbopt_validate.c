@@ -114,9 +114,9 @@ static int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, con
     for (size_t k = 0, len = 0; k < plan.n_batch && len < sizeof what; k++)
         len += (size_t)snprintf(what + len, sizeof what - len, "%s%g (%s)", k ? ", " : "",
                                 plan.batch[k], plan.why[k]);
-    fprintf(stderr, "%s validate: held out at P = %g: M = %s on seeds %lu..%lu, none of them a "
-            "seed of the %zu runs that fitted and chose\n", prog, plan.p, what, plan.seeds[0],
-            plan.seeds[plan.n_seeds - 1], runs->n);
+    mb_cli_say(prog, "validate", "held out at P = %g: M = %s on seeds %lu..%lu, none of them a "
+               "seed of the %zu runs that fitted and chose", plan.p, what, plan.seeds[0],
+               plan.seeds[plan.n_seeds - 1], runs->n);
     for (size_t s = 0; s < plan.n_seeds; s++)
         for (size_t k = 0; k < plan.n_batch; k++)
             print_token(plan.batch[k], plan.lr, plan.seeds[s], s == 0 && k == 0);
@@ -188,8 +188,7 @@ static int more_seeds_print(const holdout_cli *hc, const model_opts *m, const mb
         printf("\n");
         return MB_OK;
     }
-    fprintf(stderr, "%s validate: sampling %s\n", prog,
-            sampling_line(line, sizeof line, v, &hc->seq));
+    mb_cli_say(prog, "validate", "sampling %s", sampling_line(line, sizeof line, v, &hc->seq));
     for (size_t k = 0; k < hc->seq.n_want; k++) {
         const mb_validate_row *r = &v->rows[hc->seq.want[k]];
         print_token(r->batch, r->lr, next_seed(runs, r), k == 0);
@@ -239,8 +238,8 @@ static int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, doub
                                                            m->m_hi) : NAN;
     if (!best->reached) {
         char buf[512];
-        fprintf(stderr, "%s validate: %s: no held-out best to extend from\n", prog,
-                holdout_ungraded(buf, sizeof buf, hc));
+        mb_cli_say(prog, "validate", "%s: no held-out best to extend from",
+                   holdout_ungraded(buf, sizeof buf, hc));
     } else if (isnan(next)) {
         fprintf(stderr, "%s validate: the held-out best, M = %g, has held-out neighbours on both "
                 "sides (or the range ends there): nothing to extend\n", prog, best->batch);

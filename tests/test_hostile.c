@@ -53,6 +53,9 @@ static char dir[256];
  * from them to 0.4, $W/nx.json */
 #define LV "tests/fixtures/fit/levels"
 #define NX "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --json -o $W/nx.json && "
+/* the same logs' floor-form law (its floor 0.228), $W/nf.json */
+#define NXF "$T mbfit nupdate --extrapolate --form floor --levels 0.8,0.7,0.6,0.5 --target-loss " \
+            "0.4 " LV "/*.csv --json -o $W/nf.json && "
 /* held-out logs, $W/h: the calibration logs of seed 0 on the fresh seed 2000, none reaching 0.4 */
 #define HX "mkdir $W/h && for f in " LV "/*-s0.csv; do sed 's/^# seed=0$/# seed=2000/' $f > " \
            "$W/h/${f##*/}; done && "
@@ -193,6 +196,15 @@ static const hcase probe_cases[] = {
     {"silent", CONV "--device 1 -o $W/o", 2, "--device has no effect with --backend cpu"},
     {"message", "$T mbprobe step --net " NET " --batch 1:1099511627776 -o $W/o", 1,
      "2097152 (in '1:1099511627776') is not a whole number in [1, 1048576]"},
+    /* a line a command prints itself (a summary, a note, a progress line) is escaped as
+     * mb_error_set's are (mb_cli_say): a newline or ESC in a file name keeps it one line */
+    {"message", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --algos gemm --cache "
+                "\"$W/c$(printf '\\nd').csv\" -o $W/r 2>$W/e && test $(grep -c 'points measured' "
+                "$W/e) = 1 && grep 'points measured' $W/e | grep -q 'cache (.*/c\\\\nd.csv)'",
+     0, NULL},
+    {"message", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --algos gemm --cache "
+                "\"$W/c$(printf '\\033[2J').csv\" -o $W/r 2>$W/e && ! grep -q \"$(printf "
+                "'\\033')\" $W/e && grep -q 'cache (.*/c\\\\x1b\\[2J.csv)' $W/e", 0, NULL},
 };
 
 static const hcase train_cases[] = {
@@ -348,8 +360,23 @@ static const hcase train_cases[] = {
      "--noise-every has no effect with --algo sgd-sync"},
     {"silent", "$T mbtrain --net " NET " --data " SYN " --batch 1 --threads 1 --noise-every 1 "
                "--log $W/o", 2, "--noise-every has no effect with --batch 1"},
+    /* --noise-every asked for with a sweep that holds M = 1 (or a 1 written otherwise): B_simple
+     * has no half batch there, and was skipped in silence; by default M = 1 logs b_simple=- */
+#define TRAIN_NB "$T mbtrain --net " NET " --data " SYN " --threads 1 --max-updates 5 "
+    {"silent", TRAIN_NB "--batch 1,8 --noise-every 4 --log-dir $W/L; s=$?; test -e $W/L && "
+               "exit 99; exit $s", 2, "--noise-every has no effect with --batch 1 in the sweep"},
+    {"silent", TRAIN_NB "--batch 1:8 --noise-every 4 --log-dir $W/L", 2,
+     "--noise-every has no effect with --batch 1 in the sweep"},
+    {"silent", TRAIN_NB "--batch 01 --noise-every 2 --log $W/o", 2,
+     "--noise-every has no effect with --batch 1 (it takes"},
+    {"nan", TRAIN_NB "--batch 1,8 --log-dir $W/L >/dev/null && grep -q ' b_simple=-$' "
+            "$W/L/*-b1-s0.csv && ! grep -q '^# b_simple=' $W/L/*-b1-s0.csv && grep -q "
+            "'^# b_simple=[0-9]' $W/L/*-b8-s0.csv", 0, NULL},
+#undef TRAIN_NB
     {"message", TRAIN "--max-seconds \"$(printf '1\\nx')\" --log $W/o", 1,
      "--max-seconds: '1\\nx' is not a number"},
+    {"message", TRAIN "--max-seconds \"$(printf '1\\033x')\" --log $W/o", 1,
+     "--max-seconds: '1\\x1bx' is not a number"},
     /* G18: a resume at another learning rate than the checkpoint's is refused, naming both */
     {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
                ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --lr 0.1 --log $W/o", 1,
@@ -567,6 +594,13 @@ static const hcase fit_cases[] = {
     {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# crossing=.*/# crossing=guessed/'"
                " $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
                "0.4 $W/l/*.csv -o $W/o", 1, "metadata 'crossing': 'guessed' is not bisect or"},
+    /* a note the command prints itself quotes --loss-column escaped (mb_cli_say) */
+    {"message", "mkdir $W/v0 $W/v1 && printf 'epoch,step,v\\033l\\n0,0,2.3\\n0,9,0.4\\n' > "
+                "$W/v0/metrics.csv && printf 'epoch,step,v\\033l\\n0,0,2.3\\n0,19,0.4\\n' > "
+                "$W/v1/metrics.csv && echo 'batch_size: 16' > $W/v0/hparams.yaml && echo "
+                "'batch_size: 32' > $W/v1/hparams.yaml && " NU "--lightning $W/v0 $W/v1 "
+                "--loss-column \"$(printf 'v\\033l')\" -o $W/r 2>$W/e && ! grep -q \"$(printf "
+                "'\\033')\" $W/e && grep -q 'note: .v.x1bl. was logged every 19' $W/e", 0, NULL},
 };
 
 static const hcase opt_cases[] = {
@@ -825,6 +859,50 @@ static const hcase opt_cases[] = {
     {"silent", NX "sed 's/\"extrapolated\":[[:space:]]*{/\"extrapolated\": true, \"x\": {/' "
                "$W/nx.json > $W/n.json && $T mbplot nupdate $W/n.json -o $W/o", 1,
      "field 'extrapolated': not an object"},
+    /* its floor, per-level fits, levels and means at the levels, as mbfit writes them: a floor
+     * at or above the target, or where the form has none, or not a number; per_level not one
+     * fit per level in order; a level twice, L1 not the lowest, too few levels; a lower level
+     * crossed sooner, or a count of means that is not the levels' */
+#define XS "$T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o"
+    {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*/\"floor\":\t0.45/' $W/nf.json > $W/n.json && "
+               XS, 1, "field 'extrapolated.floor': 0.45 is not below target_loss 0.4"},
+    {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*/\"floor\":\t1e999/' $W/nf.json > $W/n.json "
+               "&& " XS, 1, "field 'extrapolated.floor': not a finite number"},
+    {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*/\"floor\":\t\"0.3\"/' $W/nf.json > "
+               "$W/n.json && " XS, 1, "field 'extrapolated.floor': not a finite number"},
+    {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*,//' $W/nf.json > $W/n.json && " XS, 1,
+     "field 'extrapolated.floor': missing (the floor form fits one)"},
+    {"silent", NX "sed 's/\"floor\":\tnull/\"floor\":\t0.1/' $W/nx.json > $W/n.json && " XS,
+     1, "field 'extrapolated.floor': not null, but the form is separable"},
+    {"silent", NX "sed 's/\"per_level\":\t\\[/\"per_level\": [], \"x\": [/' $W/nx.json > "
+               "$W/n.json && " XS, 1, "field 'extrapolated.per_level': not an array of 4 fits"},
+    {"silent", NX "sed 's/\"per_level\":\t\\[/\"per_level\": 3, \"x\": [/' $W/nx.json > "
+               "$W/n.json && $T mbplot nupdate $W/n.json -o $W/o", 1,
+     "field 'extrapolated.per_level': not an array of 4 fits"},
+    {"silent", NX "sed '0,/\"level\":\t0.65/s//\"level\":\t0.7/' $W/nx.json > $W/n.json && "
+               XS, 1, "field 'extrapolated.per_level[0].level': not extrapolated.levels[0], 0.65"},
+    {"silent", NX "sed '/\"per_level\"/,/\"stderr\"/s/\"n_inf\":\t[0-9.e+-]*/\"n_inf\":\t"
+               "\"x\"/' $W/nx.json > $W/n.json && $T mbopt validate --nfit $W/n.json --tfit "
+               "$E/tfit.json " LV " -o $W/o", 1,
+     "field 'extrapolated.per_level[0].params.n_inf': not a finite number"},
+    {"silent", NX "sed 's/\\[0.65, 0.6, 0.55, 0.5\\]/[0.65, 0.6, 0.6, 0.5]/' $W/nx.json > "
+               "$W/n.json && " XS, 1, "field 'extrapolated.levels[2]': 0.6 given twice"},
+    {"silent", NX "sed 's/\"l1\":\t0.5/\"l1\":\t0.45/' $W/nx.json > $W/n.json && " XS, 1,
+     "field 'extrapolated.l1': 0.45 is not the lowest of extrapolated.levels"},
+    {"silent", NX "sed 's/\\[0.65, 0.6, 0.55, 0.5\\]/[0.65, 0.5]/' $W/nx.json > $W/n.json && "
+               XS, 1, "field 'extrapolated.levels': not an array of 3 to 32 levels"},
+    {"silent", NX "sed 's/\\[230, 350, 545, 675\\]/[230, 350, 545, 500]/' $W/nx.json > "
+               "$W/n.json && " XS, 1, "'extrapolated.per_m[0].mean_at_levels': 545 updates to "
+               "level 0.55 but 500 to the lower level 0.5"},
+    {"silent", NX "sed 's/\\[230, 350, 545, 675\\]/[230, 350, 545]/' $W/nx.json > $W/n.json "
+               "&& " XS, 1, "'extrapolated.per_m[0].mean_at_levels': not an array of 4 counts"},
+    {"silent", NX "sed 's/\\[230, 350, 545, 675\\]/[230, 350, 545, -1]/' $W/nx.json > "
+               "$W/n.json && " XS, 1, "'extrapolated.per_m[0].mean_at_levels': not an array of 4"},
+    /* what mbfit writes passes: the floor form's law, and levels in the order given */
+    {"silent", NXF "$T mbopt scale --nfit $W/nf.json --tfit $E/tfit.json --procs 1:4 --comm none "
+               ">/dev/null && $T mbfit nupdate --extrapolate --levels 0.5,0.65,0.55,0.6 "
+               "--target-loss 0.4 " LV "/*.csv --json -o $W/n.json && " XS, 0, NULL},
+#undef XS
     /* G8: --target-loss other than the fit's target grades one target's prediction with runs
      * timed to another; G9: a plain fit's runs that miss the target are not "calibration" */
     {"silent", NX "$T mbopt validate --nfit $W/nx.json --tfit $E/tfit.json " LV " --target-loss "
@@ -992,6 +1070,22 @@ static const hcase plot_cases[] = {
     {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed "
                 "'0,/\"m_opt\":/s/\"m_opt\":\t32/\"m_opt\":\t1e308/' $W/s.json > $W/t.json "
                 "&& $T mbplot tc $W/t.json -o $W/o", 1, "rows[0]: 'm_opt': 1e+308 is not"},
+    /* a newline or ESC in a flag's value or a file name, quoted in a line mbplot prints
+     * itself, is escaped as mb_error_set escapes it (mb_cli_say): one line, no raw escape */
+    {"message", "$T mbplot amdahl --format \"$(printf 'g\\nif')\" -o $W/o", 1,
+     "--format: 'g\\nif' is not png or svg"},
+    {"message", "$T mbplot amdahl --size \"$(printf '9\\033[2Jx6')\" -o $W/o", 1,
+     "--size: '9\\x1b[2Jx6' is not WxH pixels"},
+    {"message", "$T mbplot amdahl --curves \"$(printf '1\\n2')\" -o $W/o", 1,
+     "--curves: '1\\n2' is not a whole number"},
+    {"message", "$T mbplot amdahl --overhead-ratio 0.1 -o \"$W/a$(printf '\\nb').jpg\"", 1,
+     "a\\nb.jpg: mbplot writes png or svg, not jpg"},
+    {"message", "f=\"$W/s$(printf '\\033').csv\" && cp $E/step.csv \"$f\" && $T mbplot step "
+                "\"$f\" -o \"$f\"", 1, "s\\x1b.csv would overwrite the input"},
+    {"message", "d=\"$W/r$(printf '\\033')x\" && mkdir \"$d\" && $T mbopt scale " SCALE_FLAGS
+                "--procs 1:4 --json -o \"$d/scale.json\" && $T mbplot report \"$d\" >/dev/null "
+                "2>$W/e && ! grep -q \"$(printf '\\033')\" $W/e && grep -q 'r\\\\x1bx/step.csv "
+                "is missing' $W/e", 0, NULL},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

@@ -7,6 +7,7 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../model/mb_model.h"
 #include "mb_test.h"
@@ -313,6 +314,21 @@ static void test_errors_record(void)
     /* one line whatever the file name or value quoted (issue #25, G16); UTF-8 kept */
     mb_error_set(&e, MB_EFORMAT, "%s: '%s'", "a\nb.csv", "1\t\033[2J\xc3\xa9");
     CU_ASSERT_STRING_EQUAL(e.msg, "a\\nb.csv: '1\\t\\x1b[2J\xc3\xa9'");
+    /* in place and of any length (mb_cli_say escapes lines of up to MB_CLI_LINE bytes): the
+     * tail of a 1500-byte line is kept; an escape that does not fit whole is cut before it */
+    char big[2048];
+    memset(big, 'x', 1500);
+    memcpy(big + 1495, "\033y\n", 3);
+    big[1500] = '\0';
+    mb_error_one_line(big, sizeof big);
+    CU_ASSERT_EQUAL(strlen(big), 1504u);
+    CU_ASSERT_STRING_EQUAL(big + 1495, "\\x1by\\nxx");
+    char small[8] = "ab\ncd";
+    mb_error_one_line(small, 5);
+    CU_ASSERT_STRING_EQUAL(small, "ab\\n");
+    char tight[8] = "ab\ncd";
+    mb_error_one_line(tight, 4);
+    CU_ASSERT_STRING_EQUAL(tight, "ab");
     mb_error_clear(&e);
     CU_ASSERT_EQUAL(e.status, MB_OK);
     CU_ASSERT_STRING_EQUAL(mb_strerror(MB_EDOM), "value outside the model's domain");

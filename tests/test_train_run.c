@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
 #include "../data/mb_dataset.h"
@@ -243,6 +245,47 @@ static void test_checkpoint_resume(void)
     mb_test_run_free(&r1);
     mb_test_run_free(&r2);
     mb_test_run_free(&r3);
+}
+
+/* The fuzz harness's seeds (tests/fuzz/corpus/ckpt) are checkpoints of the current format:
+ * `whole` decodes as it is, and each body does under the magic, end section and checksum that
+ * tests/fuzz/fuzz_ckpt.c puts around it. A seed of an old version is refused at its first bytes
+ * and teaches the fuzzer nothing about the checks behind them. */
+static void test_fuzz_seeds(void)
+{
+    static const char *const seeds[] = {"whole", "body_momentum", "body_sgd"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "tests/fuzz/corpus/ckpt/%s", seeds[i]);
+        FILE *f = fopen(path, "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        unsigned char *b = malloc(1 << 16);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        int body = i > 0;
+        size_t n = fread(b + (body ? 8 : 0), 1, (1 << 16) - 28, f);
+        fclose(f);
+        if (body) { /* as the harness repairs it */
+            memcpy(b, "MBKCKPT", 7);
+            b[7] = MB_CKPT_VERSION;
+            uint64_t four = 4;
+            memcpy(b + 8 + n, "END \0\0\0\0", 8);
+            memcpy(b + 16 + n, &four, 8);
+            uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), b, (uInt)(8 + n));
+            memcpy(b + 24 + n, &crc, 4);
+            n += 28;
+        }
+        mb_ckpt c;
+        mb_error err = {0};
+        int rc = mb_ckpt_decode(b, n, path, &c, &err);
+        CU_ASSERT_EQUAL(rc, MB_OK);
+        if (rc != MB_OK)
+            printf("\n    %s\n", err.msg);
+        else
+            CU_ASSERT(c.run.updates == 10 && c.run.learners == 1 &&
+                      c.lrn[0].meta.has_velocity == (uint32_t)(strcmp(seeds[i], "body_sgd") != 0));
+        mb_ckpt_release(&c);
+        free(b);
+    }
 }
 
 static void test_sweep(void)
@@ -1045,6 +1088,7 @@ int mb_test_suite_train_run(void)
     return !s || !CU_add_test(s, "run log layout and determinism", test_log_and_determinism) ||
            !CU_add_test(s, "stop at the target loss", test_target_loss) ||
            !CU_add_test(s, "checkpoint and resume", test_checkpoint_resume) ||
+           !CU_add_test(s, "fuzz seeds are current checkpoints", test_fuzz_seeds) ||
            !CU_add_test(s, "sweeps over batch and seed", test_sweep) ||
            !CU_add_test(s, "bad input: one line, exit 1 or 2", test_errors) ||
            !CU_add_test(s, "library call", test_library) ||

@@ -126,8 +126,10 @@ static void help(const mb_run_options *d)
            "      --noise-every K     one learner: every K updates also take the gradient of\n"
            "                          the batch's first half, for the gradient noise scale\n"
            "                          B_simple (# b_simple=, the b_simple column; default %ld,\n"
-           "                          0: never; M >= 2; refused with a parallel algorithm:\n"
-           "                          sgd-sync measures it every update, the others never)\n"
+           "                          0: never; M >= 2: a run at M = 1 logs b_simple=-, and\n"
+           "                          K given with an M of 1 is refused; refused with a\n"
+           "                          parallel algorithm: sgd-sync measures it every update,\n"
+           "                          the others never)\n"
            "      --no-test-eval      skip the final test-set evaluation (test_loss=-)\n"
            "      --max-updates N     at most N updates in all (default: no bound)\n"
            "      --epochs E          at most E epochs (default %g; 0 = no bound)\n"
@@ -362,6 +364,7 @@ typedef struct args {
     const char *seeds_arg; /* --seeds: a list */
     const char *log_dir;   /* --log-dir */
     int have_seed;         /* --seed given */
+    int noise_asked;       /* --noise-every K > 0 given: every M of the sweep must be >= 2 */
     mb_optim_kind optim;   /* --optim, for sgd-sync and DOWNPOUR's master */
 } args;
 
@@ -631,10 +634,7 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
     int ignored = ignored_flag(o, &seen);
     if (ignored >= 0)
         return ignored;
-    if (mb_cli_given(&seen, OPT_NOISE_EVERY) && o->noise_every > 0 && a->batch_arg &&
-        strcmp(a->batch_arg, "1") == 0)
-        return mb_cli_no_effect("mbtrain", NULL, "--noise-every", "with --batch 1 (it takes the "
-                                "gradient of the batch's first half as well: M >= 2)");
+    a->noise_asked = mb_cli_given(&seen, OPT_NOISE_EVERY) && o->noise_every > 0;
     if (o->checkpoint_path && !o->checkpoint_every)
         return mb_cli_usage("mbtrain", NULL, "--checkpoint needs --checkpoint-every N");
     if (!o->checkpoint_path && o->checkpoint_every)
@@ -737,6 +737,15 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
                 mb_error_set(&err, MB_EINVAL, "--batch: %g given twice", m[i]);
                 return fail(&err);
             }
+        /* asked for, B_simple at M = 1 would be skipped in silence: no half batch (a sweep's
+         * 1 too: --batch 1,8, 1:64, 01) */
+        if (m[i] == 1 && a->noise_asked)
+            return mb_cli_no_effect("mbtrain", NULL, "--noise-every", w->batches.n > 1
+                ? "with --batch 1 in the sweep (B_simple takes the gradient of the batch's first "
+                  "half as well: M >= 2; leave 1 out, or --noise-every out to log b_simple=- "
+                  "at M = 1)"
+                : "with --batch 1 (it takes the gradient of the batch's first half as well: "
+                  "M >= 2)");
     }
     /* a rank or thread count the algorithm cannot use: one line (from rank 0), exit 2 */
     int status = 0;
@@ -744,7 +753,7 @@ static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, 
         o->batch = (int)m[i];
         if (mb_par_check(o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
             if (!world || mb_comm_rank(world) == 0)
-                fprintf(stderr, "mbtrain: %s\nTry 'mbtrain --help'.\n", err.msg);
+                mb_cli_usage("mbtrain", NULL, "%s", err.msg);
             status = MB_EXIT_USAGE;
         }
     }
@@ -789,7 +798,7 @@ static int run_one(mb_run_options *o, int rank, int *together)
         /* ranks that disagree on their settings: a usage error, said once by rank 0 */
         *together = r.failed_together;
         if (err.msg[0] || !*together)
-            fprintf(stderr, "mbtrain: %s\n", err.msg);
+            mb_cli_say("mbtrain", NULL, "%s", err.msg);
         return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || *together)
                    ? MB_EXIT_USAGE
                    : 1;

@@ -217,9 +217,13 @@ static void *mp_shared(mb_communicator *c, size_t bytes)
     return NULL;
 }
 
+/* One line whatever `why` quotes: escaped as mb_error_set escapes (mb_error_one_line). */
 static void mp_say(mb_communicator *c, const char *why)
 {
-    fprintf(stderr, "%s: %s\n", state(c)->prog, why);
+    char line[2048];
+    snprintf(line, sizeof line, "%s", why);
+    mb_error_one_line(line, sizeof line);
+    fprintf(stderr, "%s: %s\n", state(c)->prog, line);
     fflush(stderr);
 }
 

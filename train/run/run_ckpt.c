@@ -48,7 +48,7 @@
 
 #include <zlib.h>
 
-#define CKPT_VERSION '5'
+#define CKPT_VERSION MB_CKPT_VERSION
 static const char magic[8] = {'M', 'B', 'K', 'C', 'K', 'P', 'T', CKPT_VERSION};
 enum { SECTION_HEAD = 16, END_BYTES = SECTION_HEAD + 4 };
 

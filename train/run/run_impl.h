@@ -250,6 +250,10 @@ typedef struct ckpt_learner_view {
     const unsigned char *params, *velocity, *perm; /* velocity NULL when there is none */
 } ckpt_learner_view;
 
+/* The checkpoint format version, the last byte of the magic "MBKCKPT5" (run_ckpt.c): the
+ * fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the bytes it repairs. */
+#define MB_CKPT_VERSION '5'
+
 /* A decoded checkpoint: views into the caller's buffer, every value checked. */
 typedef struct mb_ckpt {
     ckpt_run run;
