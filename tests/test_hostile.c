@@ -193,6 +193,9 @@ static const hcase probe_cases[] = {
     {"silent", CONV "--device 1 -o $W/o", 2, "--device has no effect with --backend cpu"},
     {"message", "$T mbprobe step --net " NET " --batch 1:1099511627776 -o $W/o", 1,
      "2097152 (in '1:1099511627776') is not a whole number in [1, 1048576]"},
+    /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
+     * MBKIT_FIFO_WAIT, as an input FIFO with no writer is, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " STEP "-o $W/f", 1, "a FIFO with no reader"},
 };
 
 static const hcase train_cases[] = {
@@ -354,6 +357,10 @@ static const hcase train_cases[] = {
     {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
                ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --lr 0.1 --log $W/o", 1,
      "checkpoint of lr 0.05, this run has lr 0.1"},
+    /* the seventh campaign (issue #25). H1: a log FIFO with no reader is refused after
+     * MBKIT_FIFO_WAIT, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " TRAIN "--max-updates 4 --log $W/f", 1,
+     "a FIFO with no reader after 0.3 s"},
 };
 
 static const hcase fit_cases[] = {
@@ -567,6 +574,13 @@ static const hcase fit_cases[] = {
     {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# crossing=.*/# crossing=guessed/'"
                " $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
                "0.4 $W/l/*.csv -o $W/o", 1, "metadata 'crossing': 'guessed' is not bisect or"},
+    /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
+     * MBKIT_FIFO_WAIT, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " NU LOGS " -o $W/f", 1, "a FIFO with no reader"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbfit tupdate $E/step.csv --json -o $W/f "
+             "2>$W/e; s=$?; grep -v 'warning:' $W/e >&2; exit $s", 1, "a FIFO with no reader"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbfit comm $E/comm.csv -o $W/f", 1,
+     "a FIFO with no reader"},
 };
 
 static const hcase opt_cases[] = {
@@ -849,6 +863,12 @@ static const hcase opt_cases[] = {
              "seed=100\\1/' $f > $W/h/${f##*/}; done && ln -s h/run_M16_s0.csv $W/l && $T mbopt "
              "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $E/fit_runs "
              "--holdout $W/h -o $W/l", 1, "/w/l would overwrite the input"},
+    /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
+     * MBKIT_FIFO_WAIT, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbopt scale --nfit $E/nfit.json --tfit "
+             "$E/tfit.json --procs 1:4 --comm none -o $W/f", 1, "a FIFO with no reader"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbopt validate --target-loss 0.5 --nfit "
+             "$E/nfit.json --tfit $E/tfit.json $E/fit_runs -o $W/f", 1, "a FIFO with no reader"},
 };
 
 static const hcase plot_cases[] = {
@@ -992,6 +1012,19 @@ static const hcase plot_cases[] = {
     {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed "
                 "'0,/\"m_opt\":/s/\"m_opt\":\t32/\"m_opt\":\t1e308/' $W/s.json > $W/t.json "
                 "&& $T mbplot tc $W/t.json -o $W/o", 1, "rows[0]: 'm_opt': 1e+308 is not"},
+    /* the seventh campaign (issue #25). H1: an output FIFO with no reader (a figure, the report's
+     * page) is refused after MBKIT_FIFO_WAIT, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbplot amdahl -o $W/f", 1,
+     "a FIFO with no reader"},
+    {"fifo", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+             "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbplot nupdate $W/n.json -o $W/f", 1,
+     "a FIFO with no reader"},
+    {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+             "mkfifo $W/r/scale.png && MBKIT_FIFO_WAIT=0.3 $T mbplot report $W/r", 1,
+     "scale.png: a FIFO with no reader"},
+    {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+             "mkfifo $W/r/report.html && MBKIT_FIFO_WAIT=0.3 $T mbplot report $W/r 2>$W/e; s=$?; "
+             "grep -v 'note:' $W/e >&2; exit $s", 1, "report.html: a FIFO with no reader"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
