@@ -869,6 +869,12 @@ static const hcase opt_cases[] = {
              "$E/tfit.json --procs 1:4 --comm none -o $W/f", 1, "a FIFO with no reader"},
     {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbopt validate --target-loss 0.5 --nfit "
              "$E/nfit.json --tfit $E/tfit.json $E/fit_runs -o $W/f", 1, "a FIFO with no reader"},
+    /* H2: -o onto validate's --recommend file, directly or through a link */
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               "$E/fit_runs --recommend $W/o --json -o $W/o", 1, "/w/o would overwrite the input"},
+    {"symlink", "ln -s o $W/l && $T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit "
+                "$E/tfit.json $E/fit_runs --recommend $W/o --csv -o $W/l", 1,
+     "/w/l would overwrite the input"},
 };
 
 static const hcase plot_cases[] = {
