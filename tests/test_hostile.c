@@ -196,6 +196,10 @@ static const hcase probe_cases[] = {
     /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
      * MBKIT_FIFO_WAIT, as an input FIFO with no writer is, never waited on forever */
     {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " STEP "-o $W/f", 1, "a FIFO with no reader"},
+    /* H3: a cache that cannot be written is refused with the other outputs, before the table is
+     * written */
+    {"io", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --algos gemm --cache '' "
+           "-o $W/o", 1, "'': cannot write: an empty file name"},
 };
 
 static const hcase train_cases[] = {
