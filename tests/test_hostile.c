@@ -200,6 +200,11 @@ static const hcase probe_cases[] = {
      * written */
     {"io", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --algos gemm --cache '' "
            "-o $W/o", 1, "'': cannot write: an empty file name"},
+    /* under mpirun only rank 0 says what is wrong; the others wait until mpirun ends them, so
+     * a rank 0 slow to start (a loaded machine; here 4 s late) still gets its line out */
+    {"message", "$T mpirun -np 2 --oversubscribe sh -c '[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && "
+                "sleep 4; exec mbprobe comm --budget 0.01 --ops ps,ps -o '$W/o 2>$W/e; s=$?; "
+                "grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
 };
 
 static const hcase train_cases[] = {
