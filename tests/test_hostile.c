@@ -370,6 +370,21 @@ static const hcase train_cases[] = {
      * MBKIT_FIFO_WAIT, never waited on forever */
     {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " TRAIN "--max-updates 4 --log $W/f", 1,
      "a FIFO with no reader after 0.3 s"},
+    /* H4: a resume with another momentum, weight decay, rate schedule or target than the
+     * checkpoint's: the log states each once for all its rows */
+    {"silent", TRAIN "--algo momentum --max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+               "--log $W/a.csv >/dev/null && " TRAIN "--algo momentum --max-updates 40 --resume "
+               "$W/c --momentum 0.5 --log $W/o", 1,
+     "checkpoint of --momentum 0.9, this run has --momentum 0.5"},
+    {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
+               ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --weight-decay 0.01 --log "
+               "$W/o", 1, "checkpoint of --weight-decay 0, this run has --weight-decay 0.01"},
+    {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
+               ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --lr-step 5 --lr-gamma 0.5 "
+               "--log $W/o", 1, "checkpoint of --lr-step 0, this run has --lr-step 5"},
+    {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
+               ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --target-loss 0.1 --log "
+               "$W/o", 1, "checkpoint of --target-loss none, this run has --target-loss 0.1"},
 };
 
 static const hcase fit_cases[] = {
