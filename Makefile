@@ -645,7 +645,7 @@ $(OUT)/conv.json: $(OUT)/nfit.json
 NET_CFG  := $(if $(or $(findstring /,$(NET)),$(filter %.cfg,$(NET))),$(NET),data/nets/$(NET).cfg)
 HAS_CONV := $(shell f='$(NET_CFG)'; [ -r "$$f" ] && ! grep -q '^\[conv\]' "$$f" && echo 0 || echo 1)
 
-# make run's other knobs, checked before any stage runs as the calibration's are (issue #25,
+# make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
 # H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
 # the mode chosen ignores is refused too. GIVEN: set on the command line or in the environment.
 GIVEN = $(filter command environment,$(firstword $(origin $(1))))
@@ -688,9 +688,11 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
 RUN_GOALS := $(if $(MAKECMDGOALS),$(filter run run-c run-torch pipeline,$(MAKECMDGOALS)),)
 $(if $(RUN_GOALS),$(if $(strip $(RUN_KNOB_ERROR)),$(error $(RUN_KNOB_ERROR))))
 # knobs that the mode chosen would ignore: the calibration's without FINAL_LOSS, sequential
-# sampling's with it (the calibration sweeps CAL_SEEDS, no seed rounds)
+# sampling's with it (the calibration sweeps CAL_SEEDS, no seed rounds), and the calibration
+# with the torch front end (it trains to TORCH_TARGET and does not calibrate)
 IGNORED_KNOB = $(firstword $(foreach k,$(1),$(if $(call GIVEN,$(k)),$(k))))
 TORCH_RUN := $(or $(filter torch,$(FRONTEND)),$(filter run-torch,$(MAKECMDGOALS)))
+$(if $(and $(RUN_GOALS),$(TORCH_RUN),$(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC)),$(error $(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC): the torch front end does not calibrate (use FRONTEND=c, or TORCH_TARGET)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(if $(CAL),,1),$(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC)),$(error $(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC) is a calibration knob: give FINAL_LOSS too))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS)),$(error $(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS) has no effect with FINAL_LOSS (the calibration sweeps CAL_SEEDS, without seed rounds)))
 

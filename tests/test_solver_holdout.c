@@ -581,7 +581,7 @@ static void test_calibration_bad_input(void)
     mb_test_run_free(&r);
 }
 
-/* make run's other knobs (issue #25, H6): each bad value, and each knob the mode chosen
+/* make run's other knobs (issue #25, H5, H6): each bad value, and each knob the mode chosen
  * ignores, stops make at parse time with one line naming it (exit 2), before any stage; make -n,
  * so that a check that did not fire runs nothing. */
 static void test_run_knobs(void)
@@ -613,6 +613,8 @@ static void test_run_knobs(void)
         {"CAL_EVAL_FRAC=7", "CAL_EVAL_FRAC is a calibration knob"},
         {"FINAL_LOSS=0.4 SEED_BUDGET=50", "SEED_BUDGET has no effect with FINAL_LOSS"},
         {"FINAL_LOSS=0.4 'RUN_SEEDS=0 1 2 3'", "RUN_SEEDS has no effect with FINAL_LOSS"},
+        {"FRONTEND=torch FINAL_LOSS=0.4 CAL_BUDGET=5", "FINAL_LOSS: the torch front end does not"},
+        {"FRONTEND=torch CAL_BATCHES=16", "CAL_BATCHES: the torch front end does not calibrate"},
     };
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
