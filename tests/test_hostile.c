@@ -605,6 +605,18 @@ static const hcase fit_cases[] = {
              "2>$W/e; s=$?; grep -v 'warning:' $W/e >&2; exit $s", 1, "a FIFO with no reader"},
     {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbfit comm $E/comm.csv -o $W/f", 1,
      "a FIFO with no reader"},
+    /* H7: flags that change nothing: --seed without a bootstrap, --smooth on logs that all have
+     * evaluations, run-log flags with a points file */
+    {"silent", NU LOGS " --seed 5 -o $W/o", 2, "--seed has no effect without --bootstrap"},
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --bootstrap 0 "
+               "--seed 5 -o $W/o", 2, "--seed has no effect without --bootstrap"},
+    {"silent", NU LOGS " --smooth 3 -o $W/o", 2, "--smooth has no effect on these logs"},
+    {"silent", "$T mbfit nupdate $E/nupdate_points.csv --lr 0.05 -o $W/o", 2,
+     "--lr applies to run logs"},
+    {"silent", "$T mbfit nupdate $E/nupdate_points.csv --smooth 3 -o $W/o", 2,
+     "--smooth applies to run logs"},
+    {"silent", "$T mbfit nupdate $E/nupdate_points.csv --algo sgd --procs 1 -o $W/o", 2,
+     "--algo applies to run logs"},
 };
 
 static const hcase opt_cases[] = {
