@@ -385,6 +385,9 @@ static const hcase train_cases[] = {
     {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
                ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --target-loss 0.1 --log "
                "$W/o", 1, "checkpoint of --target-loss none, this run has --target-loss 0.1"},
+    /* H10: a target of 0 is never reached, and every reader refuses the log's target_loss=0 */
+    {"silent", TRAIN "--max-updates 20 --target-loss 0 --log $W/o", 1,
+     "--target-loss: must be > 0, got '0'"},
 };
 
 static const hcase fit_cases[] = {
