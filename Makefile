@@ -645,6 +645,57 @@ $(OUT)/conv.json: $(OUT)/nfit.json
 NET_CFG  := $(if $(or $(findstring /,$(NET)),$(filter %.cfg,$(NET))),$(NET),data/nets/$(NET).cfg)
 HAS_CONV := $(shell f='$(NET_CFG)'; [ -r "$$f" ] && ! grep -q '^\[conv\]' "$$f" && echo 0 || echo 1)
 
+# make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
+# H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
+# the mode chosen ignores is refused too. GIVEN: set on the command line or in the environment.
+GIVEN = $(filter command environment,$(firstword $(origin $(1))))
+RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
+  -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
+  -v ef='$(EVAL_FRAC)' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
+  -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \
+  -v procs='$(PROCS)' -v net='$(NET)' -v netf='$(NET_CFG)' -v nets='$(MBKIT_NETS)' \
+  -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' ' \
+  function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
+  function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
+  function w(name, v, lo, hi) { return whole(v, lo, hi) ? "" : sprintf("%s=%s: a whole number from %d to %.0f", name, v, lo, hi) } \
+  function pos(name, v, zero) { return num(v) && (v + 0 > 0 || (zero && v + 0 == 0)) && v + 0 < 1e300 ? "" : \
+    name "=" v ": a number " (zero ? ">= 0" : "above 0") } \
+  function list(name, v, lo, least, why, isnum,   n, a, i, j) { n = split(v, a, " "); \
+    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0) : !whole(a[i], lo, 1e10)) \
+        return name "=" v ": " a[i] " is not " (isnum ? "a number above 0" : "a whole number >= " lo); \
+      for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
+    return n < least ? name "=" v ": give at least " least " " why : "" } \
+  function range(name, v) { return v ~ /^[0-9]+(:[0-9]+)?(,[0-9]+(:[0-9]+)?)*$$/ ? "" : \
+    name "=" v ": whole numbers as lo:hi or a comma list (1:1024, 8,16,32)" } \
+  BEGIN { \
+    m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
+    if (m == "") m = w("MAX_SEEDS", mx, 1, 1000); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
+    if (m == "") m = pos("RUN_TIME_CAP", cap, 1); if (m == "") m = pos("TARGET_LOSS", tl, 0); \
+    if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
+    if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
+    if (m == "") m = w("MAX_UPDATES", mu, 1, 1099511627776); \
+    if (m == "") m = list("RUN_BATCHES", rb, 1, 2, "M: the law across M needs two", 0); \
+    if (m == "") m = list("RUN_SEEDS", rs, 0, 1, "seed", 0); \
+    if (m == "") m = w("THREADS", th, 1, 4096); if (m == "") m = range("PROBE_BATCHES", pb); \
+    if (m == "") m = pos("PROBE_BUDGET", pbu, 0); if (m == "") m = range("PROCS", procs); \
+    if (m == "" && comm != "measured" && comm != "none") m = "COMM=" comm ": measured or none"; \
+    path = net ~ /\// || net ~ /\.cfg$$/; \
+    if (m == "" && !path && system("test -r \"" netf "\"") != 0 && \
+        (nets == "" || system("test -r \"" nets "/" net ".cfg\"") != 0)) \
+      m = "NET=" net ": no " netf " here or in $$MBKIT_NETS (a name from data/nets/, or a .cfg path)"; \
+    if (m == "" && path && system("test -r \"" netf "\"") != 0) m = "NET=" net ": no such file"; \
+    if (m != "") print m }')
+RUN_GOALS := $(if $(MAKECMDGOALS),$(filter run run-c run-torch pipeline,$(MAKECMDGOALS)),)
+$(if $(RUN_GOALS),$(if $(strip $(RUN_KNOB_ERROR)),$(error $(RUN_KNOB_ERROR))))
+# knobs that the mode chosen would ignore: the calibration's without FINAL_LOSS, sequential
+# sampling's with it (the calibration sweeps CAL_SEEDS, no seed rounds), and the calibration
+# with the torch front end (it trains to TORCH_TARGET and does not calibrate)
+IGNORED_KNOB = $(firstword $(foreach k,$(1),$(if $(call GIVEN,$(k)),$(k))))
+TORCH_RUN := $(or $(filter torch,$(FRONTEND)),$(filter run-torch,$(MAKECMDGOALS)))
+$(if $(and $(RUN_GOALS),$(TORCH_RUN),$(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC)),$(error $(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC): the torch front end does not calibrate (use FRONTEND=c, or TORCH_TARGET)))
+$(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(if $(CAL),,1),$(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC)),$(error $(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC) is a calibration knob: give FINAL_LOSS too))
+$(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS)),$(error $(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS) has no effect with FINAL_LOSS (the calibration sweeps CAL_SEEDS, without seed rounds)))
+
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(if $(filter 1,$(HAS_CONV)),$(OUT)/conv.json)
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
 	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null || true; done > $(OUT)/commands.txt && \

@@ -415,6 +415,36 @@ static int out_fail(mb_out *o, const char *path, const char *what, int e, mb_err
     return mb_error_set(err, MB_EIO, "%s: %s%s%s", p, what, e ? ": " : "", e ? strerror(e) : "");
 }
 
+/* Opens an existing device, FIFO or socket for writing (no O_CREAT: it exists; O_TRUNC is
+ * ignored by devices and FIFOs), into *fd, blocking from then on. A FIFO is opened without
+ * blocking, which fails (ENXIO) while it has no reader: retried until fifo_wait_s() has passed,
+ * the inputs' wait, then ETIMEDOUT. 0 or an errno. */
+static int open_special(const char *path, int *fd)
+{
+    struct timespec t0, t, nap = {.tv_sec = 0, .tv_nsec = 20000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double wait = fifo_wait_s();
+    for (;;) {
+        *fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK);
+        if (*fd >= 0 || errno != ENXIO)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) >= wait)
+            return ETIMEDOUT;
+        nanosleep(&nap, NULL);
+    }
+    if (*fd < 0)
+        return errno;
+    int fl = fcntl(*fd, F_GETFL);
+    if (fl == -1 || fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+        int e = errno;
+        close(*fd);
+        *fd = -1;
+        return e;
+    }
+    return 0;
+}
+
 int mb_out_open(mb_out *o, const char *path, mb_error *err)
 {
     memset(o, 0, sizeof *o);
@@ -430,13 +460,19 @@ int mb_out_open(mb_out *o, const char *path, mb_error *err)
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
     memcpy(o->path, path, n + 1);
     if (is_special(path)) {
-        /* no O_CREAT: it exists; O_TRUNC is ignored by devices and FIFOs */
-        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        int fd, e = open_special(path, &fd);
+        o->f = !e ? fdopen(fd, "w") : NULL;
+        if (!o->f && !e) { /* fdopen failed: fd is still open */
+            e = errno;
+            close(fd);
+        }
         if (!o->f) {
-            int e = errno;
-            if (fd >= 0)
-                close(fd);
+            if (e == ETIMEDOUT) {
+                mb_out_abort(o);
+                return mb_error_set(err, MB_EIO, "%s: a FIFO with no reader after %g s: start "
+                                    "its reader first, or give a regular file", path,
+                                    fifo_wait_s());
+            }
             return out_fail(o, path, "cannot write", e, err);
         }
         return MB_OK;

@@ -51,7 +51,9 @@ int mb_data_in_folder(const char *path, const char *dir, const char *suffix);
  * is written to a temporary file beside it ("PATH.tmp.PID.XXXXXX") and appears at `path` only
  * when committed; a symbolic link is written through (the temporary beside its target, renamed
  * onto the target). Anything else that exists at `path` (a device, a FIFO, a socket) and "-"
- * (standard output) is written directly and never renamed over. Temporaries that a killed
+ * (standard output) is written directly and never renamed over; a FIFO waits for a reader at
+ * most as long as an input FIFO waits for a writer (MBKIT_FIFO_WAIT), then is MB_EIO "PATH: a
+ * FIFO with no reader after N s", never a hang. Temporaries that a killed
  * write left at the same path are removed when the next write to it opens. Every program
  * linked with the writer also checks standard output at exit: a write or close error there is
  * one line on stderr and exit status 1 (MB_EXIT_DATA). */

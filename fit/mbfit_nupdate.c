@@ -361,6 +361,10 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
                      MB_FIT_LEVELS_BOOT_MAX);
         return mb_cli_fail("mbfit", sub, &err);
     }
+    /* a flag that changes nothing is a usage error (issue #25, H7) */
+    if (mb_cli_given(&seen, OPT_SEED) && a->o.bootstrap == 0)
+        return mb_cli_usage("mbfit", sub, "--seed has no effect without --bootstrap N (N >= 1): "
+                            "it seeds the resampling only");
     if (a->extrapolate && a->lightning)
         return mb_cli_usage("mbfit", sub, "--extrapolate reads mbtrain run logs, not --lightning "
                             "logs");
@@ -368,6 +372,18 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
         return mb_cli_usage("mbfit", sub, "--loss-column, --batch and --batch-key go with "
                             "--lightning");
     return -1;
+}
+
+/* The first flag given that only run logs have a use for (a points file holds no target,
+ * rate, algorithm, learner count or training loss), or NULL. */
+static const char *points_flag(const nupdate_args *a)
+{
+    return a->target               ? "--target-loss"
+           : !isnan(a->lr)         ? "--lr"
+           : a->algo               ? "--algo"
+           : !isnan(a->procs)      ? "--procs"
+           : a->smooth_given       ? "--smooth"
+                                   : NULL;
 }
 
 /* Reads the inputs into runs: one points file (*points = 1), or run logs at a's thresholds,
@@ -395,8 +411,9 @@ static int nupdate_read(const char *const *files, size_t nfiles, nupdate_args *a
     if (*points) {
         int bad = nfiles > 1 ? mb_cli_usage("mbfit", sub, "give one points file, not a points "
                                             "file and more (first: '%s')", files[0])
-                  : a->target ? mb_cli_usage("mbfit", sub, "--target-loss applies to run logs; "
-                                             "'%s' is a points file", files[0])
+                  : points_flag(a) ? mb_cli_usage("mbfit", sub, "%s applies to run logs; "
+                                                  "'%s' is a points file", points_flag(a),
+                                                  files[0])
                   : mb_fit_runs_points_table(t, runs, &err) != MB_OK
                       ? mb_cli_fail("mbfit", sub, &err)
                       : 0;
@@ -417,6 +434,12 @@ static int nupdate_read(const char *const *files, size_t nfiles, nupdate_args *a
                                                         runs, &err);
     mb_table_free(t);
     free(thr);
+    /* the window smooths the training loss of logs without evaluations only (issue #25, H7) */
+    if (rc == MB_OK && a->smooth_given && !runs->used_train_loss) {
+        mb_fit_runs_free(runs);
+        return mb_cli_usage("mbfit", sub, "--smooth has no effect on these logs: every one has "
+                            "evaluations, and N_update is their crossing");
+    }
     if (rc == MB_OK && !isnan(a->lr) && (rc = mb_fit_runs_keep_lr(runs, a->lr, &err)) != MB_OK)
         mb_fit_runs_free(runs);
     if (rc == MB_OK && (a->algo || !isnan(a->procs)) &&

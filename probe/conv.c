@@ -230,9 +230,41 @@ static int cache_add(mb_probe_cache *c, const char *key, const mb_probe_stats *s
 static const char *const cache_cols[] = {"key", "reps", "t_median_s", "t_min_s", "t_p25_s",
                                          "t_p75_s", "t_max_s"};
 
+/* mkdir -p of the folder holding `path`. */
+static int make_parent(const char *path, mb_error *err)
+{
+    char *d = strdup(path);
+    if (!d)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    char *slash = strrchr(d, '/');
+    int rc = MB_OK;
+    if (slash && slash != d) {
+        *slash = '\0';
+        for (char *p = d + 1; rc == MB_OK; p++) {
+            if (*p != '/' && *p != '\0')
+                continue;
+            char keep = *p;
+            *p = '\0';
+            if (mkdir(d, 0777) != 0 && errno != EEXIST)
+                rc = mb_error_set(err, MB_EIO, "%s: cannot create folder: %s", d,
+                                  strerror(errno));
+            *p = keep;
+            if (keep == '\0')
+                break;
+        }
+    }
+    free(d);
+    return rc;
+}
+
 int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
 {
     *out = NULL;
+    /* an output too: checked with the others before any timing, so a cache that cannot be
+     * written fails before the table is (issue #25, H3) */
+    int rc = *path ? make_parent(path, err) : MB_OK;
+    if (rc != MB_OK || (rc = mb_out_check(path, err)) != MB_OK)
+        return rc;
     mb_probe_cache *c = calloc(1, sizeof *c);
     if (!c || !(c->path = strdup(path))) {
         free(c);
@@ -249,7 +281,7 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
                             "rewritten; give a file, or --no-cache)", path);
     }
     mb_table *t = NULL;
-    int rc = mb_table_read(path, &t, err);
+    rc = mb_table_read(path, &t, err);
     /* the conv probe's own store: a table of another kind (a step table's "# format=") is not
      * taken, and then rewritten, as a cache */
     if (rc == MB_OK)
@@ -314,33 +346,6 @@ int mb_probe_cache_put(mb_probe_cache *c, const char *key, const mb_probe_stats 
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     c->dirty = 1;
     return MB_OK;
-}
-
-/* mkdir -p of the folder holding `path`. */
-static int make_parent(const char *path, mb_error *err)
-{
-    char *d = strdup(path);
-    if (!d)
-        return mb_error_set(err, MB_ENOMEM, "out of memory");
-    char *slash = strrchr(d, '/');
-    int rc = MB_OK;
-    if (slash && slash != d) {
-        *slash = '\0';
-        for (char *p = d + 1; rc == MB_OK; p++) {
-            if (*p != '/' && *p != '\0')
-                continue;
-            char keep = *p;
-            *p = '\0';
-            if (mkdir(d, 0777) != 0 && errno != EEXIST)
-                rc = mb_error_set(err, MB_EIO, "%s: cannot create folder: %s", d,
-                                  strerror(errno));
-            *p = keep;
-            if (keep == '\0')
-                break;
-        }
-    }
-    free(d);
-    return rc;
 }
 
 int mb_probe_cache_save(mb_probe_cache *c, mb_error *err)

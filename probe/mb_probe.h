@@ -525,8 +525,9 @@ int mb_probe_conv_run(const mb_probe_conv_plan *p, mb_probe_conv_row **rows, siz
  * t_p75_s,t_max_s) that is rewritten atomically. */
 typedef struct mb_probe_cache mb_probe_cache;
 
-/* Reads the cache at `path` (a missing file is an empty cache). MB_EFORMAT naming the file when
- * it is malformed, MB_ENOMEM. */
+/* Reads the cache at `path` (a missing file is an empty cache; its folder is made and the path
+ * checked writable first, as every output is before work: MB_EIO naming it, an empty name
+ * too). MB_EFORMAT naming the file when it is malformed, MB_ENOMEM. */
 int mb_probe_cache_open(const char *path, mb_probe_cache **c, mb_error *err);
 void mb_probe_cache_free(mb_probe_cache *c);
 

@@ -50,13 +50,18 @@ static void comm_help(const mb_probe_options *d)
 
 /* Under mpirun every rank parses the same flags: before MPI_Init, only the first rank (as Open
  * MPI's environment names it) says what is wrong, so a bad flag is one line, not one a rank.
- * The others wait a moment before they fail: mpirun ends the whole job at the first rank that
- * exits non-zero, and one that exited at once could end it before rank 0's line was out. */
+ * The others wait before they fail, until mpirun ends them: mpirun ends the whole job at the
+ * first rank that exits non-zero, so one that exited first would end it before rank 0 had
+ * started (a fixed 2 s lost rank 0's line on a loaded machine, where starting an MPI program
+ * can take longer). Rank 0 fails on the same flags at once and mpirun then stops the waiting
+ * ranks; the wait is bounded only for a failure rank 0 does not share (a path writable on one
+ * node only), which then ends the job after COMM_FAIL_WAIT_S. */
+#define COMM_FAIL_WAIT_S 30
 static int comm_fail(const char *sub, const mb_error *err)
 {
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
     if (r && strcmp(r, "0") != 0) {
-        nanosleep(&(struct timespec){.tv_sec = 2}, NULL);
+        nanosleep(&(struct timespec){.tv_sec = COMM_FAIL_WAIT_S}, NULL);
         return MB_EXIT_DATA;
     }
     return mb_cli_fail(prog, sub, err);

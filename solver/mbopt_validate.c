@@ -897,7 +897,9 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
         m->have_comm = 1, m->t.comm = MB_COMM_NONE;
     if (model_resolve(m, &err) != MB_OK ||
         output_over_inputs(vc->out.output, m, argc - optind, argv + optind, &err) != MB_OK ||
-        output_over_inputs(vc->out.output, NULL, (int)hc->n_dirs, hc->dirs, &err) != MB_OK)
+        output_over_inputs(vc->out.output, NULL, (int)hc->n_dirs, hc->dirs, &err) != MB_OK ||
+        output_over_inputs(vc->out.output, NULL, vc->recommend != NULL,
+                           (char *const *)&vc->recommend, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
     /* the prediction is for the fit's target: grading it with runs timed to another would
      * report the gap between two targets as the model's error (issue #25, G8) */

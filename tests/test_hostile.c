@@ -205,6 +205,18 @@ static const hcase probe_cases[] = {
     {"message", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --algos gemm --cache "
                 "\"$W/c$(printf '\\033[2J').csv\" -o $W/r 2>$W/e && ! grep -q \"$(printf "
                 "'\\033')\" $W/e && grep -q 'cache (.*/c\\\\x1b\\[2J.csv)' $W/e", 0, NULL},
+    /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
+     * MBKIT_FIFO_WAIT, as an input FIFO with no writer is, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " STEP "-o $W/f", 1, "a FIFO with no reader"},
+    /* H3: a cache that cannot be written is refused with the other outputs, before the table is
+     * written */
+    {"io", "$T mbprobe conv --net " NET " --batch 2 --budget 0.01 --algos gemm --cache '' "
+           "-o $W/o", 1, "'': cannot write: an empty file name"},
+    /* under mpirun only rank 0 says what is wrong; the others wait until mpirun ends them, so
+     * a rank 0 slow to start (a loaded machine; here 4 s late) still gets its line out */
+    {"message", "$T mpirun -np 2 --oversubscribe sh -c '[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && "
+                "sleep 4; exec mbprobe comm --budget 0.01 --ops ps,ps -o '$W/o 2>$W/e; s=$?; "
+                "grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
 };
 
 static const hcase train_cases[] = {
@@ -381,6 +393,28 @@ static const hcase train_cases[] = {
     {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
                ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --lr 0.1 --log $W/o", 1,
      "checkpoint of lr 0.05, this run has lr 0.1"},
+    /* the seventh campaign (issue #25). H1: a log FIFO with no reader is refused after
+     * MBKIT_FIFO_WAIT, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " TRAIN "--max-updates 4 --log $W/f", 1,
+     "a FIFO with no reader after 0.3 s"},
+    /* H4: a resume with another momentum, weight decay, rate schedule or target than the
+     * checkpoint's: the log states each once for all its rows */
+    {"silent", TRAIN "--algo momentum --max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+               "--log $W/a.csv >/dev/null && " TRAIN "--algo momentum --max-updates 40 --resume "
+               "$W/c --momentum 0.5 --log $W/o", 1,
+     "checkpoint of --momentum 0.9, this run has --momentum 0.5"},
+    {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
+               ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --weight-decay 0.01 --log "
+               "$W/o", 1, "checkpoint of --weight-decay 0, this run has --weight-decay 0.01"},
+    {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
+               ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --lr-step 5 --lr-gamma 0.5 "
+               "--log $W/o", 1, "checkpoint of --lr-step 0, this run has --lr-step 5"},
+    {"silent", TRAIN "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv "
+               ">/dev/null && " TRAIN "--max-updates 40 --resume $W/c --target-loss 0.1 --log "
+               "$W/o", 1, "checkpoint of --target-loss none, this run has --target-loss 0.1"},
+    /* H10: a target of 0 is never reached, and every reader refuses the log's target_loss=0 */
+    {"silent", TRAIN "--max-updates 20 --target-loss 0 --log $W/o", 1,
+     "--target-loss: must be > 0, got '0'"},
 };
 
 static const hcase fit_cases[] = {
@@ -601,6 +635,25 @@ static const hcase fit_cases[] = {
                 "'batch_size: 32' > $W/v1/hparams.yaml && " NU "--lightning $W/v0 $W/v1 "
                 "--loss-column \"$(printf 'v\\033l')\" -o $W/r 2>$W/e && ! grep -q \"$(printf "
                 "'\\033')\" $W/e && grep -q 'note: .v.x1bl. was logged every 19' $W/e", 0, NULL},
+    /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
+     * MBKIT_FIFO_WAIT, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 " NU LOGS " -o $W/f", 1, "a FIFO with no reader"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbfit tupdate $E/step.csv --json -o $W/f "
+             "2>$W/e; s=$?; grep -v 'warning:' $W/e >&2; exit $s", 1, "a FIFO with no reader"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbfit comm $E/comm.csv -o $W/f", 1,
+     "a FIFO with no reader"},
+    /* H7: flags that change nothing: --seed without a bootstrap, --smooth on logs that all have
+     * evaluations, run-log flags with a points file */
+    {"silent", NU LOGS " --seed 5 -o $W/o", 2, "--seed has no effect without --bootstrap"},
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --bootstrap 0 "
+               "--seed 5 -o $W/o", 2, "--seed has no effect without --bootstrap"},
+    {"silent", NU LOGS " --smooth 3 -o $W/o", 2, "--smooth has no effect on these logs"},
+    {"silent", "$T mbfit nupdate $E/nupdate_points.csv --lr 0.05 -o $W/o", 2,
+     "--lr applies to run logs"},
+    {"silent", "$T mbfit nupdate $E/nupdate_points.csv --smooth 3 -o $W/o", 2,
+     "--smooth applies to run logs"},
+    {"silent", "$T mbfit nupdate $E/nupdate_points.csv --algo sgd --procs 1 -o $W/o", 2,
+     "--algo applies to run logs"},
 };
 
 static const hcase opt_cases[] = {
@@ -927,6 +980,18 @@ static const hcase opt_cases[] = {
              "seed=100\\1/' $f > $W/h/${f##*/}; done && ln -s h/run_M16_s0.csv $W/l && $T mbopt "
              "validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $E/fit_runs "
              "--holdout $W/h -o $W/l", 1, "/w/l would overwrite the input"},
+    /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
+     * MBKIT_FIFO_WAIT, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbopt scale --nfit $E/nfit.json --tfit "
+             "$E/tfit.json --procs 1:4 --comm none -o $W/f", 1, "a FIFO with no reader"},
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbopt validate --target-loss 0.5 --nfit "
+             "$E/nfit.json --tfit $E/tfit.json $E/fit_runs -o $W/f", 1, "a FIFO with no reader"},
+    /* H2: -o onto validate's --recommend file, directly or through a link */
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               "$E/fit_runs --recommend $W/o --json -o $W/o", 1, "/w/o would overwrite the input"},
+    {"symlink", "ln -s o $W/l && $T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit "
+                "$E/tfit.json $E/fit_runs --recommend $W/o --csv -o $W/l", 1,
+     "/w/l would overwrite the input"},
 };
 
 static const hcase plot_cases[] = {
@@ -1086,6 +1151,19 @@ static const hcase plot_cases[] = {
                 "--procs 1:4 --json -o \"$d/scale.json\" && $T mbplot report \"$d\" >/dev/null "
                 "2>$W/e && ! grep -q \"$(printf '\\033')\" $W/e && grep -q 'r\\\\x1bx/step.csv "
                 "is missing' $W/e", 0, NULL},
+    /* the seventh campaign (issue #25). H1: an output FIFO with no reader (a figure, the report's
+     * page) is refused after MBKIT_FIFO_WAIT, never waited on forever */
+    {"fifo", "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbplot amdahl -o $W/f", 1,
+     "a FIFO with no reader"},
+    {"fifo", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+             "mkfifo $W/f && MBKIT_FIFO_WAIT=0.3 $T mbplot nupdate $W/n.json -o $W/f", 1,
+     "a FIFO with no reader"},
+    {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+             "mkfifo $W/r/scale.png && MBKIT_FIFO_WAIT=0.3 $T mbplot report $W/r", 1,
+     "scale.png: a FIFO with no reader"},
+    {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+             "mkfifo $W/r/report.html && MBKIT_FIFO_WAIT=0.3 $T mbplot report $W/r 2>$W/e; s=$?; "
+             "grep -v 'note:' $W/e >&2; exit $s", 1, "report.html: a FIFO with no reader"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

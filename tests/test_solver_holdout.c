@@ -581,6 +581,56 @@ static void test_calibration_bad_input(void)
     mb_test_run_free(&r);
 }
 
+/* make run's other knobs (issue #25, H5, H6): each bad value, and each knob the mode chosen
+ * ignores, stops make at parse time with one line naming it (exit 2), before any stage; make -n,
+ * so that a check that did not fire runs nothing. */
+static void test_run_knobs(void)
+{
+    static const struct {
+        const char *knobs, *needle;
+    } bad[] = {
+        {"HOLDOUT_SEEDS=2", "HOLDOUT_SEEDS=2: a whole number from 3 to 64"},
+        {"HOLDOUT_SEEDS=abc", "HOLDOUT_SEEDS=abc: a whole number from 3 to 64"},
+        {"HOLDOUT_BEYOND=1.5", "HOLDOUT_BEYOND=1.5: a whole number"},
+        {"MAX_SEEDS=0", "MAX_SEEDS=0: a whole number"},
+        {"SEED_BUDGET=-3", "SEED_BUDGET=-3: a whole number"},
+        {"RUN_TIME_CAP=abc", "RUN_TIME_CAP=abc: a number >= 0"},
+        {"TARGET_LOSS=0", "TARGET_LOSS=0: a number above 0"},
+        {"LR=abc", "LR=abc: abc is not a number above 0"},
+        {"'LRS=0.02 0.02'", "LRS=0.02 0.02: 0.02 given twice"},
+        {"EVAL_FRAC=2", "EVAL_FRAC=2: a fraction above 0, at most 1"},
+        {"MAX_UPDATES=0", "MAX_UPDATES=0: a whole number"},
+        {"'RUN_BATCHES=8 8 16'", "RUN_BATCHES=8 8 16: 8 given twice"},
+        {"RUN_BATCHES=8", "RUN_BATCHES=8: give at least 2 M"},
+        {"'RUN_SEEDS=0 0'", "RUN_SEEDS=0 0: 0 given twice"},
+        {"THREADS=0", "THREADS=0: a whole number"},
+        {"PROBE_BATCHES=abc", "PROBE_BATCHES=abc: whole numbers"},
+        {"PROBE_BUDGET=-1", "PROBE_BUDGET=-1: a number above 0"},
+        {"COMM=bogus", "COMM=bogus: measured or none"},
+        {"PROCS=abc", "PROCS=abc: whole numbers"},
+        {"NET=no_such_net", "NET=no_such_net: no data/nets/no_such_net.cfg"},
+        {"CAL_SEEDS=abc", "CAL_SEEDS is a calibration knob: give FINAL_LOSS too"},
+        {"CAL_EVAL_FRAC=7", "CAL_EVAL_FRAC is a calibration knob"},
+        {"FINAL_LOSS=0.4 SEED_BUDGET=50", "SEED_BUDGET has no effect with FINAL_LOSS"},
+        {"FINAL_LOSS=0.4 'RUN_SEEDS=0 1 2 3'", "RUN_SEEDS has no effect with FINAL_LOSS"},
+        {"FRONTEND=torch FINAL_LOSS=0.4 CAL_BUDGET=5", "FINAL_LOSS: the torch front end does not"},
+        {"FRONTEND=torch CAL_BATCHES=16", "CAL_BATCHES: the torch front end does not calibrate"},
+    };
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s -n run %s OUT=%s/a %s", MB_TEST_MAKE_ARGS,
+                                         dir, bad[i].knobs), 0);
+        int ok = r.status == 2 && strstr(r.err, bad[i].needle) && mb_test_lines(r.err) == 1;
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  make run %s: status %d: %s", bad[i].knobs, r.status, r.err);
+        mb_test_run_free(&r);
+    }
+    mb_test_rmdir(dir);
+}
+
 static void test_zoo_bad_input(void)
 {
     char dir[256];
@@ -640,5 +690,6 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "a grid sweep's predicted cost", test_grid_cost) ||
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
            !CU_add_test(s, "make zoo: bad input", test_zoo_bad_input) ||
-           !CU_add_test(s, "make run calibration: bad input", test_calibration_bad_input);
+           !CU_add_test(s, "make run calibration: bad input", test_calibration_bad_input) ||
+           !CU_add_test(s, "make run knobs: checked before any stage", test_run_knobs);
 }

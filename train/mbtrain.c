@@ -102,7 +102,7 @@ static void help(const mb_run_options *d)
            "                          --batch M is M/L per learner, an update k of them\n"
            "      --sma-tune-window N updates per tuning step (default %ld)\n"
            "Stopping and evaluation:\n"
-           "      --target-loss EPS   stop when the eval loss is <= EPS\n"
+           "      --target-loss EPS   stop when the eval loss is <= EPS (> 0)\n"
            "      --eval-every K      updates between evaluations (default %ld)\n"
            "                          With --target-loss the parameters after each update since\n"
            "                          the last evaluation are kept (K x params floats); when an\n"
@@ -451,7 +451,7 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
                                  err);
         break;
     case OPT_TARGET:
-        rc = mb_data_flag_double("--target-loss", optarg, 0, MB_NONNEG, &o->target_loss, err);
+        rc = mb_data_flag_double("--target-loss", optarg, 0, MB_POSITIVE, &o->target_loss, err);
         break;
     case OPT_EVAL_EVERY: rc = flag_long("--eval-every", optarg, 1, 1L << 40, &o->eval_every, err); break;
     case OPT_NOISE_EVERY: rc = flag_long("--noise-every", optarg, 0, 1L << 40, &o->noise_every, err); break;

@@ -2,13 +2,15 @@
  * its last checkpoint left it, written through the one output writer (temp file + rename, so a
  * kill during the write leaves the previous checkpoint whole), and believed only after checks.
  *
- * Layout (version 5; native byte order, for the same machine):
- *     "MBKCKPT5"      magic; the last character is the format version. Any other version is
+ * Layout (version 6; native byte order, for the same machine):
+ *     "MBKCKPT6"      magic; the last character is the format version. Any other version is
  *                     refused with a line saying so (versions 1 and 2 had no checksum; version
- *                     3's log rows had no b_simple column; version 4 had no learning rate).
+ *                     3's log rows had no b_simple column; version 4 had no learning rate;
+ *                     version 5 no momentum, weight decay, rate schedule or target).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
  *       "RUN "        ckpt_run: the run's identity (net, parameter count, data fingerprint,
- *                     seed, algorithm, batch, learner count, learning rate) and its counters (updates,
+ *                     seed, algorithm, batch, learner count, learning rate, momentum, weight
+ *                     decay, rate schedule, target loss) and its counters (updates,
  *                     samples, wall seconds, the last mini-batch loss)
  *       "LOG "        the run log's data rows so far (text), so that the log continues
  *       "LRN "        one per learner, in order: ckpt_learner (index, updates, epoch, cursor,
@@ -30,7 +32,9 @@
  *     permutation a permutation; each stored log row well-formed (7 fields, increasing
  *     updates not past the checkpoint's, finite values, accuracy in [0, 1]);
  *   - the identity against the resuming run (net, parameter count, data fingerprint, seed,
- *     algorithm, batch, learners, learning rate): "checkpoint of seed 1, this run has seed 2".
+ *     algorithm, batch, learners, learning rate, momentum, weight decay, rate schedule, target
+ *     loss: the log states each once for all its rows): "checkpoint of seed 1, this run has
+ *     seed 2".
  * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), and
  * options such as the evaluation period, which the resuming command line gives again.
  */
@@ -126,6 +130,11 @@ static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const 
     h->wall_s = x->wall_s;
     h->loss = x->loss;
     h->lr = o->optim.lr;
+    h->momentum = o->optim.momentum;
+    h->weight_decay = o->optim.weight_decay;
+    h->lr_step = o->optim.lr_step_every;
+    h->lr_gamma = o->optim.lr_step_gamma;
+    h->target_loss = o->target_loss;
 }
 
 static void put_learner(ckw *w, mb_learner *l, uint32_t index, long updates)
@@ -317,6 +326,10 @@ static int check_run(const ckpt_run *h, const char *path, mb_error *err)
         return corrupt(err, path, "non-finite last loss");
     if (!(isfinite(h->lr) && h->lr > 0))
         return corrupt(err, path, "learning rate not a finite number > 0");
+    if (!(isfinite(h->momentum) && h->momentum >= 0 && isfinite(h->weight_decay) &&
+          h->weight_decay >= 0 && isfinite(h->lr_gamma) && h->lr_step >= 0 &&
+          (isnan(h->target_loss) || (isfinite(h->target_loss) && h->target_loss >= 0))))
+        return corrupt(err, path, "momentum, weight decay, rate schedule or target out of range");
     return MB_OK;
 }
 
@@ -431,6 +444,32 @@ int mb_ckpt_decode(const void *buf, size_t len, const char *path, mb_ckpt *c, mb
 
 /* ---- reading: the run's identity ----------------------------------------------------------- */
 
+/* One line naming the first optimiser setting or target that differs: the log states each
+ * once for all its rows, those trained before the checkpoint too (issue #25, H4). */
+static int check_settings(const ckpt_run *h, const ckpt_run *want, const char *path,
+                          mb_error *err)
+{
+    const struct {
+        const char *name;
+        double have, want;
+    } s[] = {{"momentum", h->momentum, want->momentum},
+             {"weight-decay", h->weight_decay, want->weight_decay},
+             {"lr-step", (double)h->lr_step, (double)want->lr_step},
+             {"lr-gamma", h->lr_step ? h->lr_gamma : 0, want->lr_step ? want->lr_gamma : 0},
+             {"target-loss", h->target_loss, want->target_loss}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        if (s[i].have == s[i].want || (isnan(s[i].have) && isnan(s[i].want)))
+            continue;
+        char a[32], b[32];
+        snprintf(a, sizeof a, isnan(s[i].have) ? "none" : "%.9g", s[i].have);
+        snprintf(b, sizeof b, isnan(s[i].want) ? "none" : "%.9g", s[i].want);
+        return mb_error_set(err, MB_EINVAL, "%s: checkpoint of --%s %s, this run has --%s %s "
+                            "(a log states one for the whole run)", path, s[i].name, a,
+                            s[i].name, b);
+    }
+    return MB_OK;
+}
+
 /* One line naming the first field of the identity that differs. */
 static int check_identity(const ckpt_run *h, const ckpt_run *want, const char *path,
                           mb_error *err)
@@ -463,7 +502,7 @@ static int check_identity(const ckpt_run *h, const ckpt_run *want, const char *p
     if (h->learners != want->learners)
         return mb_error_set(err, MB_EINVAL, "%s: %s %llu learners, this run has %llu", path, pre,
                             (unsigned long long)h->learners, (unsigned long long)want->learners);
-    return MB_OK;
+    return check_settings(h, want, path, err);
 }
 
 int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ckpt_extra *x,

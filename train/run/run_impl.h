@@ -228,6 +228,12 @@ typedef struct ckpt_run {
     double loss;           /* the last mini-batch loss, finite */
     double lr;             /* --lr the run was trained at (version 5): a resume at another rate
                               would log one rate for rows of two (issue #25, G18) */
+    /* the other settings a log states once for all its rows (version 6, issue #25, H4) */
+    double momentum;       /* --momentum, finite >= 0 */
+    double weight_decay;   /* --weight-decay, finite >= 0 */
+    double lr_gamma;       /* --lr-gamma, finite */
+    double target_loss;    /* --target-loss, NAN for none */
+    int64_t lr_step;       /* --lr-step, >= 0 (0: constant rate) */
 } ckpt_run;
 
 /* "LRN ": one learner's header; its parameters, velocity and permutation follow. */
@@ -250,9 +256,9 @@ typedef struct ckpt_learner_view {
     const unsigned char *params, *velocity, *perm; /* velocity NULL when there is none */
 } ckpt_learner_view;
 
-/* The checkpoint format version, the last byte of the magic "MBKCKPT5" (run_ckpt.c): the
+/* The checkpoint format version, the last byte of the magic "MBKCKPT6" (run_ckpt.c): the
  * fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the bytes it repairs. */
-#define MB_CKPT_VERSION '5'
+#define MB_CKPT_VERSION '6'
 
 /* A decoded checkpoint: views into the caller's buffer, every value checked. */
 typedef struct mb_ckpt {
