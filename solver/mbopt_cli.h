@@ -37,7 +37,8 @@ typedef struct model_opts {
     int extrapolate;          /* --extrapolate: no range */
     int have_range;           /* --batch-range given */
     int have_n_inf, have_alpha, have_gamma, have_m_t, have_delta, have_comm, have_latency,
-        have_spb, have_t0;
+        have_spb, have_t0, have_bytes;
+    int comm_implied;         /* have_comm set by the subcommand, not by --comm (validate: none) */
 } model_opts;
 
 enum {

@@ -185,7 +185,8 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         m->have_latency = 1; break;
     case OPT_SPB: rc = mb_data_flag_double("--s-per-byte", arg, 0, MB_NONNEG, &m->t.s_per_byte, err);
         m->have_spb = 1; break;
-    case OPT_BYTES: rc = whole_flag("--bytes", arg, 1, 0, MB_DATA_RANGE_MAX, &m->t.bytes, err); break;
+    case OPT_BYTES: rc = whole_flag("--bytes", arg, 1, 0, MB_DATA_RANGE_MAX, &m->t.bytes, err);
+        m->have_bytes = 1; break;
     case OPT_COMM:
         if (mb_model_comm_parse(arg, &m->t.comm) != MB_OK)
             rc = mb_error_set(err, MB_EINVAL,
@@ -217,6 +218,23 @@ void model_select(model_opts *m, size_t i)
         m->m_lo = 1.0, m->m_hi = INFINITY;
     else if (!m->have_range)
         m->m_lo = m->nf.m_lo, m->m_hi = m->nf.m_hi;
+}
+
+/* A communication flag the chosen form does not read is refused, not ignored (issue #25, H8):
+ * --delta goes with allreduce and ps, --latency, --s-per-byte and --bytes with alpha-beta. */
+static int comm_flags_used(const model_opts *flags, mb_comm comm, mb_error *err)
+{
+    const char *form = mb_model_comm_name(comm);
+    const char *dflt = flags->have_comm && !flags->comm_implied ? "" : " (the default)";
+    if (flags->have_delta && comm != MB_COMM_ALLREDUCE && comm != MB_COMM_PS)
+        return mb_error_set(err, MB_EUSAGE, "--delta has no effect with --comm %s%s: it goes "
+                            "with allreduce or ps", form, dflt);
+    const char *ab = flags->have_latency ? "--latency" : flags->have_spb ? "--s-per-byte"
+                   : flags->have_bytes ? "--bytes" : NULL;
+    if (ab && comm != MB_COMM_ALPHA_BETA)
+        return mb_error_set(err, MB_EUSAGE, "%s has no effect with --comm %s%s: it goes with "
+                            "alpha-beta", ab, form, dflt);
+    return MB_OK;
 }
 
 int model_resolve(model_opts *m, mb_error *err)
@@ -279,6 +297,8 @@ int model_resolve(model_opts *m, mb_error *err)
     if (flags.have_spb) m->t.s_per_byte = flags.t.s_per_byte;
     if (!flags.have_comm)
         m->t.comm = m->cfit ? MB_COMM_ALPHA_BETA : MB_COMM_ALLREDUCE;
+    if ((rc = comm_flags_used(&flags, m->t.comm, err)) != MB_OK)
+        return rc;
 
     if (!m->nfit && !flags.have_n_inf)
         return mb_error_set(err, MB_EUSAGE, "N_inf unknown: give --n-inf or --nfit");

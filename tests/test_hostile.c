@@ -992,6 +992,17 @@ static const hcase opt_cases[] = {
     {"symlink", "ln -s o $W/l && $T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit "
                 "$E/tfit.json $E/fit_runs --recommend $W/o --csv -o $W/l", 1,
      "/w/l would overwrite the input"},
+    /* H8: a communication flag the --comm form does not read is refused, not ignored */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --comm none -o $W/o", 2,
+     "--delta has no effect with --comm none"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --latency 1 -o $W/o", 2,
+     "--latency has no effect with --comm allreduce (the default)"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --comm alpha-beta --latency 1e-5 "
+               "--s-per-byte 1e-9 --bytes 4M -o $W/o", 2, "--delta has no effect with --comm "
+               "alpha-beta"},
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               "$E/fit_runs --bytes 1G -o $W/o", 2,
+     "--bytes has no effect with --comm none (the default)"},
 };
 
 static const hcase plot_cases[] = {
