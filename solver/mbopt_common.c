@@ -185,7 +185,8 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         m->have_latency = 1; break;
     case OPT_SPB: rc = mb_data_flag_double("--s-per-byte", arg, 0, MB_NONNEG, &m->t.s_per_byte, err);
         m->have_spb = 1; break;
-    case OPT_BYTES: rc = whole_flag("--bytes", arg, 1, 0, MB_DATA_RANGE_MAX, &m->t.bytes, err);
+    case OPT_BYTES: /* 0 bytes exchanged is no alpha-beta model (issue #25, H14) */
+        rc = whole_flag("--bytes", arg, 1, 1, MB_DATA_RANGE_MAX, &m->t.bytes, err);
         m->have_bytes = 1; break;
     case OPT_COMM:
         if (mb_model_comm_parse(arg, &m->t.comm) != MB_OK)

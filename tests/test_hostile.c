@@ -1003,6 +1003,13 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
                "$E/fit_runs --bytes 1G -o $W/o", 2,
      "--bytes has no effect with --comm none (the default)"},
+    /* H14: --bytes 0 is a value out of range, not a missing --bytes */
+    {"message", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --procs 1:4 "
+                "--comm alpha-beta --latency 1e-5 --s-per-byte 1e-9 --bytes 0 -o $W/o", 1,
+     "--bytes: must be a whole number in [1, 9007199254740991], got '0'"},
+    {"message", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+                "$E/fit_runs --comm alpha-beta --latency 1e-5 --s-per-byte 1e-9 --bytes 0 -o "
+                "$W/o", 1, "--bytes: must be a whole number in [1, 9007199254740991], got '0'"},
 };
 
 static const hcase plot_cases[] = {
