@@ -98,11 +98,6 @@ enum {
 /* Writes root (freed here) as JSON to o->output; the exit status, with one line on failure. */
 int emit_json(const char *sub, cJSON *root, const out_opts *o);
 
-/* A flag that counts something (learners, workers, bytes, samples, copies): a whole number in
- * [lo, hi] (K/M/G suffixes when size is set); one line naming the flag otherwise. */
-int whole_flag(const char *flag, const char *arg, int size, double lo, double hi, double *v,
-               mb_error *err);
-
 /* MB_EINVAL when `output` (-o) is one of the model's files (--nfit, --tfit, --cfit; m NULL:
  * none) or of
  * argv[0..argc) (run logs, other inputs): refused before any work, nothing overwritten. */

@@ -32,18 +32,6 @@ int emit_json(const char *sub, cJSON *root, const out_opts *o)
     return rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }
 
-int whole_flag(const char *flag, const char *arg, int size, double lo, double hi, double *v,
-               mb_error *err)
-{
-    if (mb_data_flag_double(flag, arg, size, MB_NONNEG, v, err) != MB_OK)
-        return MB_EINVAL;
-    /* 2^53 + 1 reads as 2^53: a count there is not the number typed */
-    if (*v != floor(*v) || *v < lo || *v > hi || *v >= 0x1p53)
-        return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
-                            "'%s'", flag, lo, fmin(hi, 0x1p53 - 1), arg);
-    return MB_OK;
-}
-
 /* --delta S (one Delta for every P > 1) or --delta P:S,P:S,... (Delta(P) measured at each P,
  * mbopt validate --comm-from-runs with runs at several P): the list into m->t.pdelta, the
  * smallest P's as m->t.delta. */
@@ -65,7 +53,7 @@ static int delta_flag(model_opts *m, const char *arg, mb_error *err)
             return mb_error_set(err, MB_EINVAL, "--delta: '%s' is not P:SECONDS (in '%s')", tok,
                                 arg);
         *colon = '\0';
-        int rc = whole_flag("--delta (its P)", tok, 0, 2, 1 << 20, &p, err);
+        int rc = mb_data_flag_whole("--delta (its P)", tok, 0, 2, 1 << 20, &p, err);
         if (rc == MB_OK)
             rc = mb_data_flag_double("--delta", colon + 1, 0, MB_NONNEG, &d, err);
         if (rc != MB_OK)
@@ -165,8 +153,8 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         }
         snprintf(lo, sizeof lo, "%.*s", (int)(colon - arg), arg);
         snprintf(hi, sizeof hi, "%s", colon + 1);
-        if ((rc = whole_flag("--batch-range", lo, 1, 1, MB_DATA_RANGE_MAX, &a, err)) == MB_OK &&
-            (rc = whole_flag("--batch-range", hi, 1, 1, MB_DATA_RANGE_MAX, &b, err)) == MB_OK &&
+        if ((rc = mb_data_flag_whole("--batch-range", lo, 1, 1, MB_DATA_RANGE_MAX, &a, err)) == MB_OK &&
+            (rc = mb_data_flag_whole("--batch-range", hi, 1, 1, MB_DATA_RANGE_MAX, &b, err)) == MB_OK &&
             !(b >= a))
             rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI with LO <= HI",
                               arg);
@@ -186,7 +174,7 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
     case OPT_SPB: rc = mb_data_flag_double("--s-per-byte", arg, 0, MB_NONNEG, &m->t.s_per_byte, err);
         m->have_spb = 1; break;
     case OPT_BYTES: /* 0 bytes exchanged is no alpha-beta model (issue #25, H14) */
-        rc = whole_flag("--bytes", arg, 1, 1, MB_DATA_RANGE_MAX, &m->t.bytes, err);
+        rc = mb_data_flag_whole("--bytes", arg, 1, 1, MB_DATA_RANGE_MAX, &m->t.bytes, err);
         m->have_bytes = 1; break;
     case OPT_COMM:
         if (mb_model_comm_parse(arg, &m->t.comm) != MB_OK)

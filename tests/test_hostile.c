@@ -1006,10 +1006,15 @@ static const hcase opt_cases[] = {
     /* H14: --bytes 0 is a value out of range, not a missing --bytes */
     {"message", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --procs 1:4 "
                 "--comm alpha-beta --latency 1e-5 --s-per-byte 1e-9 --bytes 0 -o $W/o", 1,
-     "--bytes: must be a whole number in [1, 9007199254740991], got '0'"},
+     "--bytes: must be a whole number in [1, 9007199254740992], got '0'"},
     {"message", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
                 "$E/fit_runs --comm alpha-beta --latency 1e-5 --s-per-byte 1e-9 --bytes 0 -o "
-                "$W/o", 1, "--bytes: must be a whole number in [1, 9007199254740991], got '0'"},
+                "$W/o", 1, "--bytes: must be a whole number in [1, 9007199254740992], got '0'"},
+    /* H13: amdahl's devices past 2^53 are refused from the text, and the message says the range */
+    {"runaway", "$T mbopt amdahl --gpus 9007199254740993 --efficiency 0.8 -o $W/o", 1,
+     "--gpus: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
+    {"message", "$T mbopt amdahl --gpus 1e16 --efficiency 0.8 -o $W/o", 1,
+     "--gpus: must be a whole number in [1, 9007199254740992], got '1e16'"},
 };
 
 static const hcase plot_cases[] = {
@@ -1182,6 +1187,11 @@ static const hcase plot_cases[] = {
     {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
              "mkfifo $W/r/report.html && MBKIT_FIFO_WAIT=0.3 $T mbplot report $W/r 2>$W/e; s=$?; "
              "grep -v 'note:' $W/e >&2; exit $s", 1, "report.html: a FIFO with no reader"},
+    /* H13: amdahl's devices past 2^53 are refused from the text, and the message says the range */
+    {"runaway", "$T mbplot amdahl --gpus 9007199254740993 -o $W/o", 1,
+     "--gpus: must be a whole number in [2, 9007199254740992], got '9007199254740993'"},
+    {"message", "$T mbplot amdahl --gpus 1e16 -o $W/o", 1,
+     "--gpus: must be a whole number in [2, 9007199254740992], got '1e16'"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
