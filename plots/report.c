@@ -16,6 +16,7 @@
 #include "../data/mb_output.h"
 #include "../data/mb_format.h"
 #include "../data/mb_table.h"
+#include "../solver/mb_solver.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -907,6 +908,32 @@ static int read_optional_json(const char *in_dir, const char *name, cJSON **root
     return exists(path) ? mb_json_read(path, root, err) : MB_OK;
 }
 
+/* A fit the page shows under its model's heading (nfit.json, tfit.json, cfit.json), read as
+ * mbopt reads it (solver/fits.c), so one of another model, or without its parameters, is
+ * refused before anything is drawn rather than shown under the wrong heading (issue #25, H11). */
+static int read_fit(const char *in_dir, const char *name, cJSON **root, mb_error *err)
+{
+    int rc = read_optional_json(in_dir, name, root, err);
+    if (rc != MB_OK || !*root)
+        return rc;
+    char path[4096];
+    path_join(path, sizeof path, in_dir, name);
+    static mb_solver_nfit nf; /* 256 bootstrap laws: not on the stack */
+    mb_update_time t = {0};
+    int has_delta;
+    if (strcmp(name, "nfit.json") == 0)
+        rc = mb_solver_read_nfit(path, NULL, &nf, err);
+    else if (strcmp(name, "tfit.json") == 0)
+        rc = mb_solver_read_tfit(path, &t, &has_delta, err);
+    else
+        rc = mb_solver_read_cfit(path, &t, err);
+    if (rc != MB_OK) {
+        cJSON_Delete(*root);
+        *root = NULL;
+    }
+    return rc;
+}
+
 /* The inputs, each read more than once (for its figure and for its table or parameters). */
 static const char *const READ_TWICE[] = {"scale.json", "validate.json", "nfit.json", "tfit.json",
                                          "cfit.json", "step.csv", "comm.csv", "conv.json",
@@ -1047,11 +1074,11 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                           path);
     if (rc == MB_OK)
-        rc = read_optional_json(in_dir, "nfit.json", &nfit, err);
+        rc = read_fit(in_dir, "nfit.json", &nfit, err);
     if (rc == MB_OK)
-        rc = read_optional_json(in_dir, "tfit.json", &tfit, err);
+        rc = read_fit(in_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
-        rc = read_optional_json(in_dir, "cfit.json", &cfit, err);
+        rc = read_fit(in_dir, "cfit.json", &cfit, err);
     char val_path[4096], val_in[4096], val_fig[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
     path_join(val_in, sizeof val_in, in_dir, "validate.json");

@@ -1192,6 +1192,18 @@ static const hcase plot_cases[] = {
      "--gpus: must be a whole number in [2, 9007199254740992], got '9007199254740993'"},
     {"message", "$T mbplot amdahl --gpus 1e16 -o $W/o", 1,
      "--gpus: must be a whole number in [2, 9007199254740992], got '1e16'"},
+    /* H11: a fit of another model as tfit.json or cfit.json (or one without its parameters) is
+     * refused, not listed under the wrong heading */
+#define RS "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+    {"silent", RS "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/r/tfit.json "
+               "2>/dev/null && $T mbplot report $W/r", 1,
+     "r/tfit.json: 'model' is 'inverse-law', not update-time"},
+    {"silent", RS "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/r/cfit.json "
+               "2>/dev/null && $T mbplot report $W/r", 1,
+     "r/cfit.json: 'model' is 'inverse-law', not alpha-beta-ring"},
+    {"silent", RS "printf '{\"format\":\"mbkit-fit/1\"}' > $W/r/tfit.json && $T mbplot report "
+               "$W/r", 1, "r/tfit.json: no 'params' object"},
+#undef RS
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
