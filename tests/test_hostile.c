@@ -217,6 +217,9 @@ static const hcase probe_cases[] = {
     {"message", "$T mpirun -np 2 --oversubscribe sh -c '[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && "
                 "sleep 4; exec mbprobe comm --budget 0.01 --ops ps,ps -o '$W/o 2>$W/e; s=$?; "
                 "grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
+    /* H9: MBKIT_FIFO_WAIT that is not a number of seconds from 0 to 3600 is refused, not 5 s */
+    {"silent", "mkfifo $W/f && MBKIT_FIFO_WAIT=abc " STEP_NB "--net $W/f -o $W/o", 2,
+     "MBKIT_FIFO_WAIT='abc': must be a number of seconds from 0 to 3600"},
 };
 
 static const hcase train_cases[] = {
@@ -654,6 +657,9 @@ static const hcase fit_cases[] = {
      "--smooth applies to run logs"},
     {"silent", "$T mbfit nupdate $E/nupdate_points.csv --algo sgd --procs 1 -o $W/o", 2,
      "--algo applies to run logs"},
+    /* H9: MBKIT_FIFO_WAIT out of range is refused by every command, a FIFO given or not */
+    {"silent", "MBKIT_FIFO_WAIT=3601 " NU LOGS " -o $W/o", 2,
+     "MBKIT_FIFO_WAIT='3601': must be a number of seconds from 0 to 3600"},
 };
 
 static const hcase opt_cases[] = {
@@ -1204,6 +1210,9 @@ static const hcase plot_cases[] = {
     {"silent", RS "printf '{\"format\":\"mbkit-fit/1\"}' > $W/r/tfit.json && $T mbplot report "
                "$W/r", 1, "r/tfit.json: no 'params' object"},
 #undef RS
+    /* H9: MBKIT_FIFO_WAIT that is not a number is refused by every command */
+    {"silent", "MBKIT_FIFO_WAIT=-1 $T mbplot amdahl -o $W/o", 2,
+     "MBKIT_FIFO_WAIT='-1': must be a number of seconds from 0 to 3600"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
