@@ -835,21 +835,30 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
 }
 
 
-/* "How to reproduce": commands.txt, then the metadata lines of every measured input (the probe's
+/* commands.txt into *cmds (NULL when absent), read before anything is drawn: one present but
+ * unreadable (a folder, past the size cap) is an error naming it, not "missing" (issue #25,
+ * H12). */
+static int read_commands(const char *in_dir, char **cmds, mb_error *err)
+{
+    char path[4096];
+    size_t n;
+    *cmds = NULL;
+    path_join(path, sizeof path, in_dir, "commands.txt");
+    return exists(path) ? mb_data_read_file(path, cmds, &n, err) : MB_OK;
+}
+
+/* "How to reproduce": commands.txt (cmds, NULL when absent), then the metadata lines of every measured input (the probe's
  * tables and the run logs `runs`, NULL when there are none). */
 static void write_reproduce(FILE *f, const char *in_dir, const char *out_dir, const glob_t *runs,
-                            mb_error *err)
+                            const char *cmds)
 {
-    char path[4096], *cmds;
+    char path[4096];
     fputs("<section id=\"reproduce\">\n<h2>How to reproduce</h2>\n", f);
-    path_join(path, sizeof path, in_dir, "commands.txt");
-    size_t n;
-    if (exists(path) && mb_data_read_file(path, &cmds, &n, err) == MB_OK) {
+    if (cmds) {
         fputs("<p>The commands the pipeline ran, in order (commands.txt):</p>\n<pre "
               "id=\"commands\">", f);
         esc(f, cmds);
         fputs("</pre>\n", f);
-        free(cmds);
     } else {
         fputs("<p class=\"missing\">missing: commands.txt (the pipeline writes it); the "
               "metadata below still say how each measured input was made.</p>\n", f);
@@ -1079,6 +1088,9 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = read_fit(in_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
         rc = read_fit(in_dir, "cfit.json", &cfit, err);
+    char *cmds = NULL;
+    if (rc == MB_OK)
+        rc = read_commands(in_dir, &cmds, err);
     char val_path[4096], val_in[4096], val_fig[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
     path_join(val_in, sizeof val_in, in_dir, "validate.json");
@@ -1177,7 +1189,7 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     }
     write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0, val != NULL);
 
-    write_reproduce(f, in_dir, out_dir, have_runs ? &runs : NULL, err);
+    write_reproduce(f, in_dir, out_dir, have_runs ? &runs : NULL, cmds);
     fputs("</body>\n</html>\n", f);
     rc = mb_out_commit(&out, err);
 done:
@@ -1187,6 +1199,7 @@ done:
     cJSON_Delete(tfit);
     cJSON_Delete(cfit);
     cJSON_Delete(val);
+    free(cmds);
     if (rc != MB_OK)
         info->path[0] = '\0';
     return rc;

@@ -1213,6 +1213,10 @@ static const hcase plot_cases[] = {
     /* H9: MBKIT_FIFO_WAIT that is not a number is refused by every command */
     {"silent", "MBKIT_FIFO_WAIT=-1 $T mbplot amdahl -o $W/o", 2,
      "MBKIT_FIFO_WAIT='-1': must be a number of seconds from 0 to 3600"},
+    /* H12: a commands.txt that is there but cannot be read is an error naming it, not "missing" */
+    {"message", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
+                "$W/r/scale.json && mkdir $W/r/commands.txt && $T mbplot report $W/r", 1,
+     "r/commands.txt: cannot read: Is a directory"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
