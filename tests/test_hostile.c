@@ -1012,10 +1012,10 @@ static const hcase opt_cases[] = {
     /* H14: --bytes 0 is a value out of range, not a missing --bytes */
     {"message", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --procs 1:4 "
                 "--comm alpha-beta --latency 1e-5 --s-per-byte 1e-9 --bytes 0 -o $W/o", 1,
-     "--bytes: must be a whole number in [1, 9007199254740992], got '0'"},
+     "--bytes: must be a whole number in [1, 9007199254740991], got '0'"},
     {"message", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
                 "$E/fit_runs --comm alpha-beta --latency 1e-5 --s-per-byte 1e-9 --bytes 0 -o "
-                "$W/o", 1, "--bytes: must be a whole number in [1, 9007199254740992], got '0'"},
+                "$W/o", 1, "--bytes: must be a whole number in [1, 9007199254740991], got '0'"},
     /* H13: amdahl's devices past 2^53 are refused from the text, and the message says the range */
     {"runaway", "$T mbopt amdahl --gpus 9007199254740993 --efficiency 0.8 -o $W/o", 1,
      "--gpus: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
