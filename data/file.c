@@ -26,6 +26,7 @@
 #define _GNU_SOURCE /* program_invocation_short_name, for the exit-time message */
 #include "mb_cli.h"
 #include "mb_output.h"
+#include "mb_parse.h"
 
 #include <stdint.h>
 #include <dirent.h>
@@ -39,14 +40,28 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long a FIFO's reader waits for a writer: MBKIT_FIFO_WAIT seconds when set (0 to 3600),
- * else MB_DATA_FIFO_WAIT. */
-static double fifo_wait_s(void)
+int mb_data_fifo_wait(double *s, mb_error *err)
 {
     const char *e = getenv("MBKIT_FIFO_WAIT");
-    char *end;
-    double w = e ? strtod(e, &end) : MB_DATA_FIFO_WAIT;
-    return e && (end == e || *end || !(w >= 0 && w <= 3600)) ? MB_DATA_FIFO_WAIT : w;
+    *s = MB_DATA_FIFO_WAIT;
+    double w;
+    if (!e)
+        return MB_OK;
+    if (mb_data_parse_double(e, &w) != MB_OK || !(w >= 0 && w <= 3600))
+        return mb_error_set(err, MB_EUSAGE, "MBKIT_FIFO_WAIT='%s': must be a number of seconds "
+                            "from 0 to 3600 (unset: %g)", e, MB_DATA_FIFO_WAIT);
+    *s = w;
+    return MB_OK;
+}
+
+/* How long a FIFO's reader waits for a writer (mb_data_fifo_wait). A bad value never gets here
+ * from a command: mb_cli_start refused it before anything was opened. */
+static double fifo_wait_s(void)
+{
+    double w;
+    mb_error err = {0};
+    mb_data_fifo_wait(&w, &err);
+    return w;
 }
 
 /* A FIFO opened without blocking (fd): waits for a writer's first bytes or its end, at most
@@ -176,6 +191,10 @@ static int stdout_reported;
 
 int mb_cli_start(void)
 {
+    double wait;
+    mb_error err = {0};
+    if (mb_data_fifo_wait(&wait, &err) != MB_OK) /* checked once, before any input is opened */
+        return mb_cli_usage(program_invocation_short_name, NULL, "%s", err.msg);
     if (fcntl(STDOUT_FILENO, F_GETFL) != -1 || errno != EBADF)
         return 0;
     /* closed: the next file opened would get descriptor 1, and what the command prints would go

@@ -28,9 +28,11 @@ int mb_cli_say(const char *prog, const char *sub, const char *fmt, ...)
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Called first by every command's main: MB_EXIT_DATA, with one line on stderr, when standard
- * output is closed (whatever the command printed would go nowhere, or into the first file it
- * opened), so that nothing is done; 0 otherwise. */
+/* Called first by every command's main: MB_EXIT_USAGE, with the usage lines on stderr, when
+ * the environment's MBKIT_FIFO_WAIT is not a number of seconds from 0 to 3600
+ * (mb_data_fifo_wait); MB_EXIT_DATA, with one line, when standard output is closed (whatever the
+ * command printed would go nowhere, or into the first file it opened); so that nothing is done.
+ * 0 otherwise. */
 int mb_cli_start(void);
 
 /* What a command's main returns: `status`, unless standard output could not be written or closed

@@ -26,6 +26,12 @@
  * as a pipe is. When a byte had to be read to tell a writer from none, it is *first (*have_first
  * = 1) and comes before the rest of the stream. */
 #define MB_DATA_FIFO_WAIT 5.0
+
+/* The one reader of MBKIT_FIFO_WAIT: *s its seconds, MB_DATA_FIFO_WAIT when unset. A value that
+ * is not a number from 0 to 3600 is MB_EUSAGE "MBKIT_FIFO_WAIT='abc': must be a number of
+ * seconds from 0 to 3600 (unset: 5)" (*s then MB_DATA_FIFO_WAIT), which mb_cli_start says
+ * before any command does anything (exit 2). */
+int mb_data_fifo_wait(double *s, struct mb_error *err);
 int mb_data_open_read(const char *path, int *fd, struct stat *st, unsigned char *first,
                       int *have_first, struct mb_error *err);
 

@@ -33,6 +33,13 @@ typedef enum mb_sign {
 int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sign, double *v,
                         struct mb_error *err);
 
+/* Parses a flag that counts something (devices, learners, bytes, samples, copies): a whole
+ * number in [lo, hi] (K/M/G when `size` is set), hi at most 2^53, and 2^53 + 1 refused from
+ * its text (mb_data_past_2_53). MB_EINVAL with "FLAG: must be a whole number in [LO, HI], got
+ * 'ARG'", or mb_data_flag_double's line when ARG is not a number. */
+int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
+                       double *v, struct mb_error *err);
+
 /* A list of values from "lo:hi" (lo, 2 lo, 4 lo, ... up to hi, inclusive), a comma list
  * ("8,16,32"), or a comma list of either ("1,3,8:64"). Items are sizes (K/M/G allowed).
  * The list is owned by the caller: free it with mb_data_range_free. */

@@ -109,6 +109,21 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
     return MB_OK;
 }
 
+int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
+                       double *v, mb_error *err)
+{
+    /* a size's text is not a count's digits (8388608G is 2^53): stop one short of 2^53 there */
+    hi = fmin(hi, size ? MB_DATA_RANGE_MAX - 1 : MB_DATA_RANGE_MAX);
+    double x;
+    if (mb_data_flag_double(flag, arg, size, MB_NONNEG, &x, err) != MB_OK)
+        return MB_EINVAL;
+    if (x != floor(x) || x < lo || x > hi || (!size && mb_data_past_2_53(arg, x)))
+        return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
+                            "'%s'", flag, lo, hi, arg);
+    *v = x;
+    return MB_OK;
+}
+
 int mb_data_split_list(const char *s, const char *what, int keyed, char ***items, size_t *n,
                        mb_error *err)
 {

@@ -226,12 +226,7 @@ static int run_command(int argc, char **argv)
         case OPT_RATIO: ratios = optarg, ratio_given = 1; break;
         case OPT_GPUS:
             gpus_given = 1;
-            if (mb_data_flag_double("--gpus", optarg, 0, MB_POSITIVE, &gpus, &err) != MB_OK ||
-                (gpus < 2 && mb_error_set(&err, MB_EINVAL, "--gpus: must be >= 2, got '%s'",
-                                          optarg)) ||
-                ((gpus != floor(gpus) || gpus > MB_DATA_RANGE_MAX) &&
-                 mb_error_set(&err, MB_EINVAL, "--gpus: '%s' is not a whole number of devices",
-                              optarg)))
+            if (mb_data_flag_whole("--gpus", optarg, 0, 2, MB_DATA_RANGE_MAX, &gpus, &err))
                 return mb_cli_say("mbplot", sub, "%s", err.msg);
             break;
         case OPT_CURVES:
@@ -291,5 +286,6 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return mb_cli_exit(mb_cli_start() ? MB_EXIT_DATA : run_command(argc, argv));
+    int start = mb_cli_start();
+    return mb_cli_exit(start ? start : run_command(argc, argv));
 }

@@ -16,6 +16,7 @@
 #include "../data/mb_output.h"
 #include "../data/mb_format.h"
 #include "../data/mb_table.h"
+#include "../solver/mb_solver.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -834,21 +835,30 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
 }
 
 
-/* "How to reproduce": commands.txt, then the metadata lines of every measured input (the probe's
+/* commands.txt into *cmds (NULL when absent), read before anything is drawn: one present but
+ * unreadable (a folder, past the size cap) is an error naming it, not "missing" (issue #25,
+ * H12). */
+static int read_commands(const char *in_dir, char **cmds, mb_error *err)
+{
+    char path[4096];
+    size_t n;
+    *cmds = NULL;
+    path_join(path, sizeof path, in_dir, "commands.txt");
+    return exists(path) ? mb_data_read_file(path, cmds, &n, err) : MB_OK;
+}
+
+/* "How to reproduce": commands.txt (cmds, NULL when absent), then the metadata lines of every measured input (the probe's
  * tables and the run logs `runs`, NULL when there are none). */
 static void write_reproduce(FILE *f, const char *in_dir, const char *out_dir, const glob_t *runs,
-                            mb_error *err)
+                            const char *cmds)
 {
-    char path[4096], *cmds;
+    char path[4096];
     fputs("<section id=\"reproduce\">\n<h2>How to reproduce</h2>\n", f);
-    path_join(path, sizeof path, in_dir, "commands.txt");
-    size_t n;
-    if (exists(path) && mb_data_read_file(path, &cmds, &n, err) == MB_OK) {
+    if (cmds) {
         fputs("<p>The commands the pipeline ran, in order (commands.txt):</p>\n<pre "
               "id=\"commands\">", f);
         esc(f, cmds);
         fputs("</pre>\n", f);
-        free(cmds);
     } else {
         fputs("<p class=\"missing\">missing: commands.txt (the pipeline writes it); the "
               "metadata below still say how each measured input was made.</p>\n", f);
@@ -905,6 +915,32 @@ static int read_optional_json(const char *in_dir, const char *name, cJSON **root
     path_join(path, sizeof path, in_dir, name);
     *root = NULL;
     return exists(path) ? mb_json_read(path, root, err) : MB_OK;
+}
+
+/* A fit the page shows under its model's heading (nfit.json, tfit.json, cfit.json), read as
+ * mbopt reads it (solver/fits.c), so one of another model, or without its parameters, is
+ * refused before anything is drawn rather than shown under the wrong heading (issue #25, H11). */
+static int read_fit(const char *in_dir, const char *name, cJSON **root, mb_error *err)
+{
+    int rc = read_optional_json(in_dir, name, root, err);
+    if (rc != MB_OK || !*root)
+        return rc;
+    char path[4096];
+    path_join(path, sizeof path, in_dir, name);
+    static mb_solver_nfit nf; /* 256 bootstrap laws: not on the stack */
+    mb_update_time t = {0};
+    int has_delta;
+    if (strcmp(name, "nfit.json") == 0)
+        rc = mb_solver_read_nfit(path, NULL, &nf, err);
+    else if (strcmp(name, "tfit.json") == 0)
+        rc = mb_solver_read_tfit(path, &t, &has_delta, err);
+    else
+        rc = mb_solver_read_cfit(path, &t, err);
+    if (rc != MB_OK) {
+        cJSON_Delete(*root);
+        *root = NULL;
+    }
+    return rc;
 }
 
 /* The inputs, each read more than once (for its figure and for its table or parameters). */
@@ -1047,11 +1083,14 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                           path);
     if (rc == MB_OK)
-        rc = read_optional_json(in_dir, "nfit.json", &nfit, err);
+        rc = read_fit(in_dir, "nfit.json", &nfit, err);
     if (rc == MB_OK)
-        rc = read_optional_json(in_dir, "tfit.json", &tfit, err);
+        rc = read_fit(in_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
-        rc = read_optional_json(in_dir, "cfit.json", &cfit, err);
+        rc = read_fit(in_dir, "cfit.json", &cfit, err);
+    char *cmds = NULL;
+    if (rc == MB_OK)
+        rc = read_commands(in_dir, &cmds, err);
     char val_path[4096], val_in[4096], val_fig[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
     path_join(val_in, sizeof val_in, in_dir, "validate.json");
@@ -1150,7 +1189,7 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     }
     write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0, val != NULL);
 
-    write_reproduce(f, in_dir, out_dir, have_runs ? &runs : NULL, err);
+    write_reproduce(f, in_dir, out_dir, have_runs ? &runs : NULL, cmds);
     fputs("</body>\n</html>\n", f);
     rc = mb_out_commit(&out, err);
 done:
@@ -1160,6 +1199,7 @@ done:
     cJSON_Delete(tfit);
     cJSON_Delete(cfit);
     cJSON_Delete(val);
+    free(cmds);
     if (rc != MB_OK)
         info->path[0] = '\0';
     return rc;

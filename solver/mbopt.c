@@ -63,5 +63,6 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return mb_cli_exit(mb_cli_start() ? MB_EXIT_DATA : run_command(argc, argv));
+    int start = mb_cli_start();
+    return mb_cli_exit(start ? start : run_command(argc, argv));
 }

@@ -60,11 +60,7 @@ int mbopt_amdahl(int argc, char **argv)
             rc = mb_data_flag_double("--overhead-ratio", optarg, 0, MB_NONNEG, &r, &err);
             break;
         case OPT_GPUS:
-            rc = mb_data_flag_double("--gpus", optarg, 0, MB_POSITIVE, &g, &err);
-            if (rc == MB_OK && (g < 1 || g != floor(g) || g > 0x1p53))
-                rc = mb_error_set(&err, MB_EINVAL,
-                                  "--gpus: must be a whole number of devices >= 1, got '%s'",
-                                  optarg);
+            rc = mb_data_flag_whole("--gpus", optarg, 0, 1, MB_DATA_RANGE_MAX, &g, &err);
             break;
         case OPT_SPEEDUP:
             rc = mb_data_flag_double("--speedup", optarg, 0, MB_POSITIVE, &s, &err);
@@ -212,12 +208,12 @@ int mbopt_ps(int argc, char **argv)
             rc = mb_data_flag_double("--compute-time", optarg, 0, MB_POSITIVE, &tc, &err);
             break;
         case OPT_WORKERS:
-            rc = whole_flag("--workers", optarg, 0, 1, MB_DATA_RANGE_MAX, &nw, &err);
+            rc = mb_data_flag_whole("--workers", optarg, 0, 1, MB_DATA_RANGE_MAX, &nw, &err);
             break;
         case OPT_BW: rc = mb_data_flag_double("--bandwidth", optarg, 1, MB_POSITIVE, &bw, &err);
             break;
         case OPT_PARAM_BYTES:
-            rc = whole_flag("--param-bytes", optarg, 1, 1, MB_DATA_RANGE_MAX, &sp, &err);
+            rc = mb_data_flag_whole("--param-bytes", optarg, 1, 1, MB_DATA_RANGE_MAX, &sp, &err);
             break;
         case OPT_JSON: out.json = 1; break;
         case 'o': out.output = optarg; break;

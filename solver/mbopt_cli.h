@@ -37,7 +37,8 @@ typedef struct model_opts {
     int extrapolate;          /* --extrapolate: no range */
     int have_range;           /* --batch-range given */
     int have_n_inf, have_alpha, have_gamma, have_m_t, have_delta, have_comm, have_latency,
-        have_spb, have_t0;
+        have_spb, have_t0, have_bytes;
+    int comm_implied;         /* have_comm set by the subcommand, not by --comm (validate: none) */
 } model_opts;
 
 enum {
@@ -96,11 +97,6 @@ enum {
 
 /* Writes root (freed here) as JSON to o->output; the exit status, with one line on failure. */
 int emit_json(const char *sub, cJSON *root, const out_opts *o);
-
-/* A flag that counts something (learners, workers, bytes, samples, copies): a whole number in
- * [lo, hi] (K/M/G suffixes when size is set); one line naming the flag otherwise. */
-int whole_flag(const char *flag, const char *arg, int size, double lo, double hi, double *v,
-               mb_error *err);
 
 /* MB_EINVAL when `output` (-o) is one of the model's files (--nfit, --tfit, --cfit; m NULL:
  * none) or of

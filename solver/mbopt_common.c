@@ -32,18 +32,6 @@ int emit_json(const char *sub, cJSON *root, const out_opts *o)
     return rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }
 
-int whole_flag(const char *flag, const char *arg, int size, double lo, double hi, double *v,
-               mb_error *err)
-{
-    if (mb_data_flag_double(flag, arg, size, MB_NONNEG, v, err) != MB_OK)
-        return MB_EINVAL;
-    /* 2^53 + 1 reads as 2^53: a count there is not the number typed */
-    if (*v != floor(*v) || *v < lo || *v > hi || *v >= 0x1p53)
-        return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
-                            "'%s'", flag, lo, fmin(hi, 0x1p53 - 1), arg);
-    return MB_OK;
-}
-
 /* --delta S (one Delta for every P > 1) or --delta P:S,P:S,... (Delta(P) measured at each P,
  * mbopt validate --comm-from-runs with runs at several P): the list into m->t.pdelta, the
  * smallest P's as m->t.delta. */
@@ -65,7 +53,7 @@ static int delta_flag(model_opts *m, const char *arg, mb_error *err)
             return mb_error_set(err, MB_EINVAL, "--delta: '%s' is not P:SECONDS (in '%s')", tok,
                                 arg);
         *colon = '\0';
-        int rc = whole_flag("--delta (its P)", tok, 0, 2, 1 << 20, &p, err);
+        int rc = mb_data_flag_whole("--delta (its P)", tok, 0, 2, 1 << 20, &p, err);
         if (rc == MB_OK)
             rc = mb_data_flag_double("--delta", colon + 1, 0, MB_NONNEG, &d, err);
         if (rc != MB_OK)
@@ -165,8 +153,8 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         }
         snprintf(lo, sizeof lo, "%.*s", (int)(colon - arg), arg);
         snprintf(hi, sizeof hi, "%s", colon + 1);
-        if ((rc = whole_flag("--batch-range", lo, 1, 1, MB_DATA_RANGE_MAX, &a, err)) == MB_OK &&
-            (rc = whole_flag("--batch-range", hi, 1, 1, MB_DATA_RANGE_MAX, &b, err)) == MB_OK &&
+        if ((rc = mb_data_flag_whole("--batch-range", lo, 1, 1, MB_DATA_RANGE_MAX, &a, err)) == MB_OK &&
+            (rc = mb_data_flag_whole("--batch-range", hi, 1, 1, MB_DATA_RANGE_MAX, &b, err)) == MB_OK &&
             !(b >= a))
             rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI with LO <= HI",
                               arg);
@@ -185,7 +173,9 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         m->have_latency = 1; break;
     case OPT_SPB: rc = mb_data_flag_double("--s-per-byte", arg, 0, MB_NONNEG, &m->t.s_per_byte, err);
         m->have_spb = 1; break;
-    case OPT_BYTES: rc = whole_flag("--bytes", arg, 1, 0, MB_DATA_RANGE_MAX, &m->t.bytes, err); break;
+    case OPT_BYTES: /* 0 bytes exchanged is no alpha-beta model (issue #25, H14) */
+        rc = mb_data_flag_whole("--bytes", arg, 1, 1, MB_DATA_RANGE_MAX, &m->t.bytes, err);
+        m->have_bytes = 1; break;
     case OPT_COMM:
         if (mb_model_comm_parse(arg, &m->t.comm) != MB_OK)
             rc = mb_error_set(err, MB_EINVAL,
@@ -217,6 +207,23 @@ void model_select(model_opts *m, size_t i)
         m->m_lo = 1.0, m->m_hi = INFINITY;
     else if (!m->have_range)
         m->m_lo = m->nf.m_lo, m->m_hi = m->nf.m_hi;
+}
+
+/* A communication flag the chosen form does not read is refused, not ignored (issue #25, H8):
+ * --delta goes with allreduce and ps, --latency, --s-per-byte and --bytes with alpha-beta. */
+static int comm_flags_used(const model_opts *flags, mb_comm comm, mb_error *err)
+{
+    const char *form = mb_model_comm_name(comm);
+    const char *dflt = flags->have_comm && !flags->comm_implied ? "" : " (the default)";
+    if (flags->have_delta && comm != MB_COMM_ALLREDUCE && comm != MB_COMM_PS)
+        return mb_error_set(err, MB_EUSAGE, "--delta has no effect with --comm %s%s: it goes "
+                            "with allreduce or ps", form, dflt);
+    const char *ab = flags->have_latency ? "--latency" : flags->have_spb ? "--s-per-byte"
+                   : flags->have_bytes ? "--bytes" : NULL;
+    if (ab && comm != MB_COMM_ALPHA_BETA)
+        return mb_error_set(err, MB_EUSAGE, "%s has no effect with --comm %s%s: it goes with "
+                            "alpha-beta", ab, form, dflt);
+    return MB_OK;
 }
 
 int model_resolve(model_opts *m, mb_error *err)
@@ -279,6 +286,8 @@ int model_resolve(model_opts *m, mb_error *err)
     if (flags.have_spb) m->t.s_per_byte = flags.t.s_per_byte;
     if (!flags.have_comm)
         m->t.comm = m->cfit ? MB_COMM_ALPHA_BETA : MB_COMM_ALLREDUCE;
+    if ((rc = comm_flags_used(&flags, m->t.comm, err)) != MB_OK)
+        return rc;
 
     if (!m->nfit && !flags.have_n_inf)
         return mb_error_set(err, MB_EUSAGE, "N_inf unknown: give --n-inf or --nfit");

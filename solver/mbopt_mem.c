@@ -65,14 +65,14 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
     switch (c) {
     case OPT_NET: m->net = arg; return 1;
     case OPT_MEM:
-        return whole_flag("--mem", arg, 1, 1, MB_DATA_RANGE_MAX, &m->device, err) ? -1 : 1;
+        return mb_data_flag_whole("--mem", arg, 1, 1, MB_DATA_RANGE_MAX, &m->device, err) ? -1 : 1;
     case OPT_BATCH:
         mb_data_range_free(&m->batch);
         return mb_data_parse_range(arg, "--batch", &m->batch, err) ? -1 : 1;
     case OPT_GRAD_COPIES:
-        return whole_flag("--grad-copies", arg, 0, 0, 64, &m->mem.grad_copies, err) ? -1 : 1;
+        return mb_data_flag_whole("--grad-copies", arg, 0, 0, 64, &m->mem.grad_copies, err) ? -1 : 1;
     case OPT_STATE_COPIES:
-        return whole_flag("--state-copies", arg, 0, 0, 64, &m->mem.state_copies, err) ? -1 : 1;
+        return mb_data_flag_whole("--state-copies", arg, 0, 0, 64, &m->mem.state_copies, err) ? -1 : 1;
     default: return 0;
     }
 }

@@ -484,11 +484,11 @@ int mbopt_scale(int argc, char **argv)
         case OPT_PROCS: procs = optarg; break;
         case OPT_PROCS_AVAIL: avail = optarg; break;
         case OPT_M_STRONG:
-            if (whole_flag("--m-strong", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_strong, &err))
+            if (mb_data_flag_whole("--m-strong", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_strong, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_M_WEAK:
-            if (whole_flag("--m-weak", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_weak, &err))
+            if (mb_data_flag_whole("--m-weak", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_weak, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_JSON: out.json = 1; break;
@@ -498,7 +498,7 @@ int mbopt_scale(int argc, char **argv)
         }
     }
     double p_avail = INFINITY;
-    if (avail && whole_flag("--procs-available", avail, 1, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
+    if (avail && mb_data_flag_whole("--procs-available", avail, 1, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
         return mb_cli_fail(prog, sub, &err);
     mb_range pr;
     if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)

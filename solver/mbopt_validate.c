@@ -894,7 +894,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                             "runs with --holdout DIR");
     model_opts *m = &vc->m;
     if (!m->have_comm && !m->cfit && !m->have_delta) /* one learner needs no collective model */
-        m->have_comm = 1, m->t.comm = MB_COMM_NONE;
+        m->have_comm = m->comm_implied = 1, m->t.comm = MB_COMM_NONE;
     if (model_resolve(m, &err) != MB_OK ||
         output_over_inputs(vc->out.output, m, argc - optind, argv + optind, &err) != MB_OK ||
         output_over_inputs(vc->out.output, NULL, (int)hc->n_dirs, hc->dirs, &err) != MB_OK ||

@@ -217,6 +217,9 @@ static const hcase probe_cases[] = {
     {"message", "$T mpirun -np 2 --oversubscribe sh -c '[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && "
                 "sleep 4; exec mbprobe comm --budget 0.01 --ops ps,ps -o '$W/o 2>$W/e; s=$?; "
                 "grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
+    /* H9: MBKIT_FIFO_WAIT that is not a number of seconds from 0 to 3600 is refused, not 5 s */
+    {"silent", "mkfifo $W/f && MBKIT_FIFO_WAIT=abc " STEP_NB "--net $W/f -o $W/o", 2,
+     "MBKIT_FIFO_WAIT='abc': must be a number of seconds from 0 to 3600"},
 };
 
 static const hcase train_cases[] = {
@@ -654,6 +657,9 @@ static const hcase fit_cases[] = {
      "--smooth applies to run logs"},
     {"silent", "$T mbfit nupdate $E/nupdate_points.csv --algo sgd --procs 1 -o $W/o", 2,
      "--algo applies to run logs"},
+    /* H9: MBKIT_FIFO_WAIT out of range is refused by every command, a FIFO given or not */
+    {"silent", "MBKIT_FIFO_WAIT=3601 " NU LOGS " -o $W/o", 2,
+     "MBKIT_FIFO_WAIT='3601': must be a number of seconds from 0 to 3600"},
 };
 
 static const hcase opt_cases[] = {
@@ -992,6 +998,29 @@ static const hcase opt_cases[] = {
     {"symlink", "ln -s o $W/l && $T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit "
                 "$E/tfit.json $E/fit_runs --recommend $W/o --csv -o $W/l", 1,
      "/w/l would overwrite the input"},
+    /* H8: a communication flag the --comm form does not read is refused, not ignored */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --comm none -o $W/o", 2,
+     "--delta has no effect with --comm none"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --latency 1 -o $W/o", 2,
+     "--latency has no effect with --comm allreduce (the default)"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --comm alpha-beta --latency 1e-5 "
+               "--s-per-byte 1e-9 --bytes 4M -o $W/o", 2, "--delta has no effect with --comm "
+               "alpha-beta"},
+    {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+               "$E/fit_runs --bytes 1G -o $W/o", 2,
+     "--bytes has no effect with --comm none (the default)"},
+    /* H14: --bytes 0 is a value out of range, not a missing --bytes */
+    {"message", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --procs 1:4 "
+                "--comm alpha-beta --latency 1e-5 --s-per-byte 1e-9 --bytes 0 -o $W/o", 1,
+     "--bytes: must be a whole number in [1, 9007199254740991], got '0'"},
+    {"message", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
+                "$E/fit_runs --comm alpha-beta --latency 1e-5 --s-per-byte 1e-9 --bytes 0 -o "
+                "$W/o", 1, "--bytes: must be a whole number in [1, 9007199254740991], got '0'"},
+    /* H13: amdahl's devices past 2^53 are refused from the text, and the message says the range */
+    {"runaway", "$T mbopt amdahl --gpus 9007199254740993 --efficiency 0.8 -o $W/o", 1,
+     "--gpus: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
+    {"message", "$T mbopt amdahl --gpus 1e16 --efficiency 0.8 -o $W/o", 1,
+     "--gpus: must be a whole number in [1, 9007199254740992], got '1e16'"},
 };
 
 static const hcase plot_cases[] = {
@@ -1164,6 +1193,30 @@ static const hcase plot_cases[] = {
     {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
              "mkfifo $W/r/report.html && MBKIT_FIFO_WAIT=0.3 $T mbplot report $W/r 2>$W/e; s=$?; "
              "grep -v 'note:' $W/e >&2; exit $s", 1, "report.html: a FIFO with no reader"},
+    /* H13: amdahl's devices past 2^53 are refused from the text, and the message says the range */
+    {"runaway", "$T mbplot amdahl --gpus 9007199254740993 -o $W/o", 1,
+     "--gpus: must be a whole number in [2, 9007199254740992], got '9007199254740993'"},
+    {"message", "$T mbplot amdahl --gpus 1e16 -o $W/o", 1,
+     "--gpus: must be a whole number in [2, 9007199254740992], got '1e16'"},
+    /* H11: a fit of another model as tfit.json or cfit.json (or one without its parameters) is
+     * refused, not listed under the wrong heading */
+#define RS "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+    {"silent", RS "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/r/tfit.json "
+               "2>/dev/null && $T mbplot report $W/r", 1,
+     "r/tfit.json: 'model' is 'inverse-law', not update-time"},
+    {"silent", RS "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/r/cfit.json "
+               "2>/dev/null && $T mbplot report $W/r", 1,
+     "r/cfit.json: 'model' is 'inverse-law', not alpha-beta-ring"},
+    {"silent", RS "printf '{\"format\":\"mbkit-fit/1\"}' > $W/r/tfit.json && $T mbplot report "
+               "$W/r", 1, "r/tfit.json: no 'params' object"},
+#undef RS
+    /* H9: MBKIT_FIFO_WAIT that is not a number is refused by every command */
+    {"silent", "MBKIT_FIFO_WAIT=-1 $T mbplot amdahl -o $W/o", 2,
+     "MBKIT_FIFO_WAIT='-1': must be a number of seconds from 0 to 3600"},
+    /* H12: a commands.txt that is there but cannot be read is an error naming it, not "missing" */
+    {"message", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
+                "$W/r/scale.json && mkdir $W/r/commands.txt && $T mbplot report $W/r", 1,
+     "r/commands.txt: cannot read: Is a directory"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

@@ -198,7 +198,7 @@ static void test_plot_errors(void)
         {"mbplot step /no/such.csv", "/no/such.csv: cannot open", 1},
         {"mbplot amdahl --format jpeg", "--format: 'jpeg' is not png or svg", 1},
         {"mbplot amdahl --overhead-ratio 0", "'0' is not a positive number", 1},
-        {"mbplot amdahl --gpus 1", "--gpus: must be >= 2", 1},
+        {"mbplot amdahl --gpus 1", "--gpus: must be a whole number in [2, 9007199254740992]", 1},
         {"mbplot scale " MB_TEST_SRC "/data/examples/nfit.json", "no 'rows' array", 1},
     };
     check_cli(dir, cli, sizeof cli / sizeof cli[0]);
