@@ -485,6 +485,14 @@ CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='
     if (!num(ef) || !(ef + 0 > 0 && ef + 0 <= 1)) { print "CAL_EVAL_FRAC=" ef ": not a fraction above 0, at most 1"; exit } \
     m = list("CAL_BATCHES", ms, 1, 2, "M: the law across M needs two"); if (m != "") { print m; exit } \
     m = list("CAL_SEEDS", ss, 0, 1, "seed"); if (m != "") { print m; exit } }')
+# The knobs checked above and below go to awk inside '...': a value holding a quote would end the
+# quoting and run the rest as shell code when make reads this file (even under make -n), so such
+# a value is refused first, before any $(shell).
+SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC HOLDOUT_SEEDS \
+  HOLDOUT_BEYOND MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
+  RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS
+QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(findstring ',$($(k))),$(k))))
+$(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character))
 $(if $(CAL),$(if $(strip $(CAL_KNOB_ERROR)),$(error $(CAL_KNOB_ERROR))))
 $(if $(and $(CAL_BUDGET),$(if $(CAL),,1)),$(error CAL_BUDGET=$(CAL_BUDGET) budgets a calibration: give FINAL_LOSS too))
 # prints 0 while the runs in runs/ have spent less than CAL_BUDGET seconds, else 1

@@ -615,6 +615,9 @@ static void test_run_knobs(void)
         {"FINAL_LOSS=0.4 'RUN_SEEDS=0 1 2 3'", "RUN_SEEDS has no effect with FINAL_LOSS"},
         {"FRONTEND=torch FINAL_LOSS=0.4 CAL_BUDGET=5", "FINAL_LOSS: the torch front end does not"},
         {"FRONTEND=torch CAL_BATCHES=16", "CAL_BATCHES: the torch front end does not calibrate"},
+        /* the eighth campaign's K9: a quote would end awk's quoting when make reads the file */
+        {"\"NET=x'; touch k9-ran; echo '\"", "a make run knob holds no quote character"},
+        {"\"LR=0.02'\"", "LR=0.02': a make run knob holds no quote character"},
     };
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -628,6 +631,7 @@ static void test_run_knobs(void)
             fprintf(stderr, "\n  make run %s: status %d: %s", bad[i].knobs, r.status, r.err);
         mb_test_run_free(&r);
     }
+    CU_ASSERT_EQUAL(access("k9-ran", F_OK), -1); /* the quoted knob ran nothing */
     mb_test_rmdir(dir);
 }
 
