@@ -1090,6 +1090,15 @@ static void fit_shifted_law(mb_fit_nupdate *out, size_t np, const double *m, con
                     out->shifted.gsl_reason);
         return;
     }
+    if (!(out->shifted.p[2] >= 0) || !(out->shifted.p[1] >= 0)) {
+        /* no fit of a law that needs M_0 >= 0 and alpha >= 0: the runs fall no faster than
+         * 1 / M, and the inverse law is the shifted law's M_0 = 0 */
+        mb_fit_warn(&out->warn, "shifted law: M_0 fitted at %.4g and alpha at %.4g (it needs "
+                    "both >= 0): the runs fall no faster than 1 / M; not kept",
+                    out->shifted.p[2], out->shifted.p[1]);
+        out->have_shifted = 0;
+        return;
+    }
     const mb_fit_result *cur = strcmp(out->aic_best, "power-law") == 0 ? &out->power
                                                                         : &out->inverse;
     if (isfinite(out->shifted.aic) && isfinite(cur->aic) && out->shifted.aic < cur->aic)

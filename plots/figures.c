@@ -194,7 +194,8 @@ int mb_plot_tc(const char *scale_json, int max_curves, const char *out, const mb
 }
 
 /* The data block "best" and its plot clause (into t), when the nfit's `best` names a law other
- * than the inverse law drawn with its band: the law mbopt optimises, read as mbopt reads it. */
+ * than the inverse law drawn with its band: the law mbopt optimises, read as mbopt reads it
+ * (from the root already read: the file may be a FIFO). */
 static int best_law_block(mb_plot *p, const char *path, const cJSON *root, double lo, double hi,
                           char *t, size_t tn, mb_error *err)
 {
@@ -203,7 +204,7 @@ static int best_law_block(mb_plot *p, const char *path, const cJSON *root, doubl
     if (!cJSON_IsString(bm) || strcmp(bm->valuestring, "inverse-law") == 0)
         return MB_OK;
     mb_solver_nfit nf;
-    int rc = mb_solver_read_nfit(path, NULL, &nf, err);
+    int rc = mb_solver_parse_nfit(root, path, NULL, &nf, err);
     if (rc != MB_OK)
         return rc;
     mb_plot_block(p, "best");

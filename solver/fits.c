@@ -25,28 +25,33 @@ static int check_model(const cJSON *root, const char *path, const char *want, mb
     return MB_OK;
 }
 
-/* Opens `path`, checks its top-level model is `want`, and returns its `params` object (and the
- * root, for cJSON_Delete). */
+/* Checks a fit's root (its format, its top-level model is `want`) and returns its `params`
+ * object. */
+static int root_params(const cJSON *root, const char *path, const char *want,
+                       const cJSON **params, mb_error *err)
+{
+    int rc;
+    if ((rc = mb_format_check_json(root, path, MB_FORMAT_FIT, err)) != MB_OK ||
+        (rc = check_model(root, path, want, err)) != MB_OK)
+        return rc;
+    *params = cJSON_GetObjectItemCaseSensitive(root, "params");
+    if (!cJSON_IsObject(*params))
+        return mb_error_set(err, MB_EFORMAT, "%s: no 'params' object (is this an mbfit --json "
+                            "file?)", path);
+    return MB_OK;
+}
+
+/* Opens `path`, checks it as root_params does, and returns its `params` object (and the root,
+ * for cJSON_Delete). */
 static int read_params(const char *path, const char *want, cJSON **root, const cJSON **params,
                        mb_error *err)
 {
     int rc = mb_json_read(path, root, err);
-    if (rc != MB_OK)
-        return rc;
-    if ((rc = mb_format_check_json(*root, path, MB_FORMAT_FIT, err)) != MB_OK ||
-        (rc = check_model(*root, path, want, err)) != MB_OK) {
+    if (rc == MB_OK && (rc = root_params(*root, path, want, params, err)) != MB_OK) {
         cJSON_Delete(*root);
         *root = NULL;
-        return rc;
     }
-    *params = cJSON_GetObjectItemCaseSensitive(*root, "params");
-    if (!cJSON_IsObject(*params)) {
-        cJSON_Delete(*root);
-        *root = NULL;
-        return mb_error_set(err, MB_EFORMAT, "%s: no 'params' object (is this an mbfit --json file?)",
-                            path);
-    }
-    return MB_OK;
+    return rc;
 }
 
 /* The law of `kind` from an object holding its parameters by mbfit's names (model/). */
@@ -87,15 +92,28 @@ static int read_law(const cJSON *fit, const char *path, const char *where, mb_la
                             where);
     if (!cJSON_IsObject(params))
         return mb_error_set(err, MB_EFORMAT, "%s: %s has no 'params' object", path, where);
-    return read_law_params(params, kind, path, law, err);
+    int rc = read_law_params(params, kind, path, law, err);
+    /* values no fit gives: the shifted law's pole below M = 0 or a negative alpha, a power law's
+     * exponent <= 0 */
+    if (rc == MB_OK && kind == MB_LAW_SHIFTED && !(law->m0 >= 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.m_0': %g: the shifted law "
+                            "needs m_0 >= 0", path, where, law->m0);
+    if (rc == MB_OK && kind != MB_LAW_POWER && !(law->a >= 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.alpha': %g: the law needs "
+                            "alpha >= 0", path, where, law->a);
+    if (rc == MB_OK && kind == MB_LAW_POWER && !(law->b > 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.b': %g: the power law needs "
+                            "b > 0", path, where, law->b);
+    return rc;
 }
 
-/* The top-level `params` and the law object `other` (best, laws.inverse-law, by_learners[P])
- * hold one fit: each of `keys` present in both as numbers must agree (to 1e-12: both written by
+/* The object `params` (named pwhere: the top-level params, or best.params) and the law object
+ * `other` (best, laws.NAME, by_learners[P]) hold one fit: each of `keys` present in both as numbers must agree (to 1e-12: both written by
  * mbfit from one double), or MB_EFORMAT names the field, since only one of them is used (a
  * hand-edited file, changed in one place). */
-static int params_agree(const cJSON *params, const cJSON *other, const char *where,
-                        const char *const *keys, const char *path, mb_error *err)
+static int params_agree(const cJSON *params, const char *pwhere, const cJSON *other,
+                        const char *where, const char *const *keys, const char *path,
+                        mb_error *err)
 {
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(other, "params");
     for (size_t k = 0; cJSON_IsObject(params) && cJSON_IsObject(op) && keys[k]; k++) {
@@ -105,9 +123,9 @@ static int params_agree(const cJSON *params, const cJSON *other, const char *whe
             continue;
         double a = x->valuedouble, b = y->valuedouble;
         if (!(fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b))))
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'params.%s': %.10g, but %s.params.%s "
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%s.%s': %.10g, but %s.params.%s "
                                 "is %.10g: one fit written twice, edited in one place (edit "
-                                "both)", path, keys[k], a, where, keys[k], b);
+                                "both)", path, pwhere, keys[k], a, where, keys[k], b);
     }
     return MB_OK;
 }
@@ -122,11 +140,27 @@ static int nfit_params_agree(const cJSON *root, const char *path, mb_error *err)
     const cJSON *bm = cJSON_GetObjectItemCaseSensitive(best, "model");
     int rc = MB_OK;
     if (cJSON_IsString(bm) && strcmp(bm->valuestring, "inverse-law") == 0)
-        rc = params_agree(params, best, "best", keys, path, err);
+        rc = params_agree(params, "params", best, "best", keys, path, err);
     const cJSON *inv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "laws"),
                                                         "inverse-law");
     if (rc == MB_OK && inv)
-        rc = params_agree(params, inv, "laws.inverse-law", keys, path, err);
+        rc = params_agree(params, "params", inv, "laws.inverse-law", keys, path, err);
+    /* a best of another law against that law's entry in `laws` */
+    mb_law_kind kind;
+    const cJSON *own = cJSON_IsString(bm) ? cJSON_GetObjectItemCaseSensitive(
+                           cJSON_GetObjectItemCaseSensitive(root, "laws"), bm->valuestring)
+                                          : NULL;
+    if (rc == MB_OK && own && mb_model_law_parse(bm->valuestring, &kind) == MB_OK &&
+        kind != MB_LAW_INVERSE) {
+        const char *names[4] = {NULL, NULL, NULL, NULL};
+        double v[3];
+        mb_law probe = {.kind = kind};
+        mb_model_law_params(&probe, names, v);
+        char where[64];
+        snprintf(where, sizeof where, "laws.%s", bm->valuestring);
+        rc = params_agree(cJSON_GetObjectItemCaseSensitive(best, "params"), "best.params", own,
+                          where, names, path, err);
+    }
     return rc;
 }
 
@@ -179,23 +213,53 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
 int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err)
 {
     cJSON *root;
+    int rc = mb_json_read(path, &root, err);
+    if (rc != MB_OK)
+        return rc;
+    rc = mb_solver_parse_nfit(root, path, law, nf, err);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* The shifted law has no value at or below its M_0: a best law (and each of its resamples) whose
+ * pole is not below the least M at which runs reached the target is no fit of those runs. */
+static int pole_below_range(const mb_solver_nfit *f, const char *path, mb_error *err)
+{
+    if (f->law.kind != MB_LAW_SHIFTED || isnan(f->m_lo))
+        return MB_OK;
+    if (!(f->law.m0 < f->m_lo))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'best.params.m_0': %g is not below the "
+                            "converged range's least M %g (the law has no value where runs "
+                            "reached the target)", path, f->law.m0, f->m_lo);
+    for (size_t i = 0; i < f->n_boot; i++)
+        if (!(f->boot[i].m0 < f->m_lo) || !(f->boot[i].a >= 0))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': "
+                                "alpha %g and m_0 %g: a shifted law needs alpha >= 0 and m_0 "
+                                "below the converged range's least M %g", path, i,
+                                f->boot[i].a, f->boot[i].m0, f->m_lo);
+    return MB_OK;
+}
+
+int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, mb_solver_nfit *nf,
+                         mb_error *err)
+{
     const cJSON *params;
-    int rc = read_params(path, "inverse-law", &root, &params, err);
+    int rc = root_params(root, path, "inverse-law", &params, err);
     if (rc != MB_OK)
         return rc;
     mb_solver_nfit f = {.m_lo = NAN, .m_hi = NAN};
     mb_inverse_law inv;
     if ((rc = mb_json_number(params, "n_inf", path, &inv.n_inf, err)) != MB_OK ||
         (rc = mb_json_number(params, "alpha", path, &inv.alpha, err)) != MB_OK)
-        goto done;
+        return rc;
     /* the inverse law is in every nfit, chosen or not: a law no fit gives is a broken file */
     if (!(inv.n_inf > 0) || !(inv.alpha >= 0)) {
         rc = mb_error_set(err, MB_EFORMAT, "%s: params: n_inf %g and alpha %g: the inverse law "
                           "needs n_inf > 0 and alpha >= 0", path, inv.n_inf, inv.alpha);
-        goto done;
+        return rc;
     }
     if ((rc = mb_solver_fit_agrees(root, path, err)) != MB_OK)
-        goto done;
+        return rc;
     f.inverse = mb_model_law_inverse(&inv);
     f.law = f.inverse;
     snprintf(f.why, sizeof f.why, "the only law in the file");
@@ -206,14 +270,16 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
         if (strcmp(law, "inverse-law") != 0 && !one) {
             rc = mb_error_set(err, MB_EFORMAT, "%s: no fit of the %s in 'laws' (too few batch "
                                                "sizes, or an older mbfit)", path, law);
-            goto done;
+            return rc;
         }
-        if (one && (rc = read_law(one, path, law, &f.law, err)) != MB_OK)
-            goto done;
+        char where[64];
+        snprintf(where, sizeof where, "laws.%s", law);
+        if (one && (rc = read_law(one, path, where, &f.law, err)) != MB_OK)
+            return rc;
         snprintf(f.why, sizeof f.why, "asked for with --law %s", law);
     } else if (best) {
         if ((rc = read_law(best, path, "best", &f.law, err)) != MB_OK)
-            goto done;
+            return rc;
         const cJSON *why = cJSON_GetObjectItemCaseSensitive(best, "why");
         if (cJSON_IsString(why))
             snprintf(f.why, sizeof f.why, "%s", why->valuestring);
@@ -225,22 +291,22 @@ int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, m
             !cJSON_IsNumber(hi) || !(lo->valuedouble > 0) || !(hi->valuedouble >= lo->valuedouble)) {
             rc = mb_error_set(err, MB_EFORMAT, "%s: 'converged_range' is not [lo, hi] with "
                                                "0 < lo <= hi", path);
-            goto done;
+            return rc;
         }
         f.m_lo = lo->valuedouble;
         f.m_hi = hi->valuedouble;
     }
     if ((rc = read_boot(root, path, &f, err)) != MB_OK)
-        goto done;
+        return rc;
     if ((rc = opt_number(root, "diverged_max_batch", path, &f.m_diverged, err)) != MB_OK ||
         (rc = opt_number(root, "target_loss", path, &f.target_loss, err)) != MB_OK ||
         (rc = opt_number(root, "lr", path, &f.lr, err)) != MB_OK)
-        goto done;
+        return rc;
     f.extrapolated = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "extrapolated"));
+    if ((rc = pole_below_range(&f, path, err)) != MB_OK)
+        return rc;
     *nf = f;
-done:
-    cJSON_Delete(root);
-    return rc;
+    return MB_OK;
 }
 
 /* A measured step table, field `key`: [[m, t], ...] with m ascending and both > 0, into
@@ -355,7 +421,7 @@ static int tfit_params_agree(const cJSON *root, const cJSON *params, double lear
             continue;
         char where[64];
         snprintf(where, sizeof where, "by_learners[P = %g]", learners);
-        return params_agree(params, e, where, keys, path, err);
+        return params_agree(params, "params", e, where, keys, path, err);
     }
     return MB_OK;
 }

@@ -42,6 +42,10 @@ typedef struct mb_solver_nfit {
  * A file from before `best` existed gives the inverse law. MB_EIO / MB_EFORMAT with the file and
  * the missing or bad key in err. */
 int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err);
+/* The same from a root already read (path names it in messages): for a reader that has the file
+ * open already and must not read it twice (a FIFO). */
+int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, mb_solver_nfit *nf,
+                         mb_error *err);
 
 /* Reads params.gamma and params.m_t, and a communication delta when the file gives one
  * (*has_delta = 1), into *t; from a one-learner fit also t0 (its intercept) and the measured

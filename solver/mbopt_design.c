@@ -114,6 +114,10 @@ int mbopt_design(int argc, char **argv)
         mb_error_set(&err, MB_EINVAL, "design needs the inverse law (Perrone eq. 11-12)");
         return mb_cli_fail(prog, sub, &err);
     }
+    if (m.law_name && m.law.kind != MB_LAW_INVERSE) /* asked for, it would be ignored */
+        return mb_cli_usage(prog, sub, "--law %s: the budget balance uses the inverse law "
+                            "(Perrone eq. 11-12); give --law inverse-law or leave it out",
+                            m.law_name);
     if (m.law.kind != MB_LAW_INVERSE) {
         mb_cli_say("mbopt", "design", "the budget balance uses the inverse law of %s (Perrone "
                    "eq. 11-12 need it), not its best law, the %s", m.nfit,

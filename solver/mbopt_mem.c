@@ -502,10 +502,11 @@ int mbopt_conv(int argc, char **argv)
     }
     const char *missing = !m.net ? "--net" : !probe ? "--probe" : isnan(m.device) ? "--mem"
                           : !m.batch.n ? "--batch" : NULL;
-    if (optind < argc || missing) {
+    if (optind < argc || missing || (law_name && !nfit)) {
         mb_data_range_free(&m.batch);
         return optind < argc ? mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind])
-                             : mb_cli_usage(prog, sub, "missing %s", missing);
+               : missing     ? mb_cli_usage(prog, sub, "missing %s", missing)
+                             : mb_cli_usage(prog, sub, "--law needs --nfit");
     }
     co.mem = m.mem;
     co.device_bytes = m.device;

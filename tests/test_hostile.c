@@ -60,6 +60,13 @@ static char dir[256];
 #define HX "mkdir $W/h && for f in " LV "/*-s0.csv; do sed 's/^# seed=0$/# seed=2000/' $f > " \
            "$W/h/${f##*/}; done && "
 #define SCALE_FLAGS "--n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
+/* an nfit whose best law is the shifted law with m_0 = M0, into $W/ns.json (the eighth campaign:
+ * readers check the law's values and its own copy in `laws`) */
+#define NS(M0, LAWS)                                                                              \
+    "printf '{\"model\":\"inverse-law\",\"params\":{\"n_inf\":91.5,\"alpha\":9874.8},"          \
+    "\"converged_range\":[8,512],"                                                              \
+    "\"best\":{\"model\":\"shifted-law\",\"params\":{\"n_inf\":105.2,\"alpha\":5530.9,"        \
+    "\"m_0\":" M0 "}}" LAWS "}' > $W/ns.json && "
 
 /* ---- the cases ----------------------------------------------------------------------------- */
 
@@ -418,6 +425,12 @@ static const hcase train_cases[] = {
     /* H10: a target of 0 is never reached, and every reader refuses the log's target_loss=0 */
     {"silent", TRAIN "--max-updates 20 --target-loss 0 --log $W/o", 1,
      "--target-loss: must be > 0, got '0'"},
+    /* the eighth campaign's K7: a refused resume quotes each value as the shortest decimal that
+     * reads back as it, so values that differ never print the same */
+    {"message", TRAIN "--algo momentum --max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+                "--log $W/a.csv >/dev/null && " TRAIN "--algo momentum --max-updates 40 --resume "
+                "$W/c --momentum 0.9000000001 --log $W/o", 1,
+     "checkpoint of --momentum 0.9, this run has --momentum 0.9000000001"},
 };
 
 static const hcase fit_cases[] = {
@@ -660,6 +673,10 @@ static const hcase fit_cases[] = {
     /* H9: MBKIT_FIFO_WAIT out of range is refused by every command, a FIFO given or not */
     {"silent", "MBKIT_FIFO_WAIT=3601 " NU LOGS " -o $W/o", 2,
      "MBKIT_FIFO_WAIT='3601': must be a number of seconds from 0 to 3600"},
+    /* the eighth campaign (issue #25). K4: a shifted law fitted with its pole below 0 (runs that
+     * fall no faster than 1 / M) is not written as a law a reader would refuse */
+    {"silent", NU LOGS " --json -o $W/n.json 2>$W/e && grep -q 'shifted law: M_0 fitted at' $W/e "
+               "&& ! grep -q 'shifted-law' $W/n.json", 0, NULL},
 };
 
 static const hcase opt_cases[] = {
@@ -1021,6 +1038,26 @@ static const hcase opt_cases[] = {
      "--gpus: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
     {"message", "$T mbopt amdahl --gpus 1e16 --efficiency 0.8 -o $W/o", 1,
      "--gpus: must be a whole number in [1, 9007199254740992], got '1e16'"},
+    /* the eighth campaign (issue #25). K4, K5: a shifted law no fit gives (its pole below 0, or
+     * at or above the least M whose runs reached the target), or one whose copy in `laws`
+     * disagrees, is refused naming the file and the field */
+    {"silent", NS("-1", "") "$T mbopt scale --nfit $W/ns.json --gamma 2e-5 --m-t 32 --comm none "
+               "-o $W/o", 1, "field 'best.params.m_0': -1: the shifted law needs m_0 >= 0"},
+    {"silent", NS("9", "") "$T mbopt scale --nfit $W/ns.json --gamma 2e-5 --m-t 32 --comm none "
+               "-o $W/o", 1, "'best.params.m_0': 9 is not below the converged range's least M 8"},
+    {"silent", NS("5", ",\"laws\":{\"shifted-law\":{\"model\":\"shifted-law\",\"params\":"
+               "{\"n_inf\":105.2,\"alpha\":5530.9,\"m_0\":3}}}") "$T mbopt scale --nfit "
+               "$W/ns.json --gamma 2e-5 --m-t 32 --comm none -o $W/o", 1,
+     "field 'best.params.m_0': 5, but laws.shifted-law.params.m_0 is 3"},
+    /* K14: design's closed form needs the inverse law: another asked for is refused, not used
+     * as the inverse law; K3: conv's --law needs --nfit, as scale's */
+    {"silent", NS("5", ",\"laws\":{\"shifted-law\":{\"model\":\"shifted-law\",\"params\":"
+               "{\"n_inf\":105.2,\"alpha\":5530.9,\"m_0\":5}}}") "$T mbopt design --nfit "
+               "$W/ns.json --law shifted-law --gamma 2e-5 "
+               "--m-t 32 --delta 0.004 --budget 100 --price-learner 1 --price-bandwidth 1e-5 "
+               "--bandwidth-ref 1G -o $W/o", 2, "the budget balance uses the inverse law"},
+    {"silent", "$T mbopt conv --net " NET " --probe $W/p.csv --mem 1G --batch 4 --law "
+               "shifted-law -o $W/o", 2, "--law needs --nfit"},
 };
 
 static const hcase plot_cases[] = {
@@ -1217,6 +1254,14 @@ static const hcase plot_cases[] = {
     {"message", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
                 "$W/r/scale.json && mkdir $W/r/commands.txt && $T mbplot report $W/r", 1,
      "r/commands.txt: cannot read: Is a directory"},
+    /* the eighth campaign (issue #25). K13: a shifted-law nfit read from a FIFO is read once
+     * (the optimised law comes from the root already read); K5: its values are checked as
+     * mbopt checks them */
+    {"fifo", NS("5", ",\"per_m\":[{\"batch\":16,\"mean\":400,\"se\":9}]") "mkfifo $W/f && "
+             "(cat $W/ns.json > $W/f &) && $T mbplot nupdate $W/f -o $W/p.png && test -s "
+             "$W/p.png", 0, NULL},
+    {"silent", NS("-1", ",\"per_m\":[{\"batch\":16,\"mean\":400,\"se\":9}]") "$T mbplot "
+               "nupdate $W/ns.json -o $W/o", 1, "the shifted law needs m_0 >= 0"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

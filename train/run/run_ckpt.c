@@ -460,9 +460,11 @@ static int check_settings(const ckpt_run *h, const ckpt_run *want, const char *p
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         if (s[i].have == s[i].want || (isnan(s[i].have) && isnan(s[i].want)))
             continue;
-        char a[32], b[32];
-        snprintf(a, sizeof a, isnan(s[i].have) ? "none" : "%.9g", s[i].have);
-        snprintf(b, sizeof b, isnan(s[i].want) ? "none" : "%.9g", s[i].want);
+        char a[32] = "none", b[32] = "none"; /* the shortest decimals that read back as them */
+        if (!isnan(s[i].have))
+            mb_data_fmt_exact(a, sizeof a, s[i].have);
+        if (!isnan(s[i].want))
+            mb_data_fmt_exact(b, sizeof b, s[i].want);
         return mb_error_set(err, MB_EINVAL, "%s: checkpoint of --%s %s, this run has --%s %s "
                             "(a log states one for the whole run)", path, s[i].name, a,
                             s[i].name, b);
