@@ -347,6 +347,9 @@ static const char *meaning(const char *name)
     static const char *const m[][2] = {
         {"n_inf", "N<sub>&infin;</sub>: updates needed even with exact gradients"},
         {"alpha", "&alpha;: noise sensitivity (updates &times; samples)"},
+        {"m_0", "M<sub>0</sub>: the shifted law's pole, below which the target is out of reach"},
+        {"a", "a: the power law's coefficient"},
+        {"b", "b: the power law's exponent"},
         {"gamma", "&gamma;: seconds per sample above the knee"},
         {"m_t", "M<sub>T</sub>: the knee, samples per learner that saturate the device"},
         {"delta", "&delta;: fixed cost of an update (s)"},
@@ -452,6 +455,16 @@ static void write_parameters(FILE *f, const cJSON *scale, const cJSON *nfit, con
     fputs("<section id=\"parameters\">\n<h2>Fitted parameters (95% intervals)</h2>\n", f);
     write_fit(f, "Updates to converge: N<sub>update</sub>(M) = N<sub>&infin;</sub> + &alpha; / M",
               "nfit.json", nfit);
+    /* the law mbopt optimised, where mbfit named another than the inverse law */
+    const char *best = str(cJSON_GetObjectItemCaseSensitive(nfit, "best"), "model");
+    const cJSON *laws = cJSON_GetObjectItemCaseSensitive(nfit, "laws");
+    if (best && strcmp(best, "inverse-law") != 0)
+        write_fit(f, !strcmp(best, "shifted-law")
+                         ? "The law mbopt optimised: N<sub>update</sub>(M) = N<sub>&infin;</sub> "
+                           "+ &alpha; / (M &minus; M<sub>0</sub>)"
+                         : "The law mbopt optimised: N<sub>update</sub>(M) = N<sub>&infin;</sub> "
+                           "+ a M<sup>&minus;b</sup>",
+                  "nfit.json, best", cJSON_GetObjectItemCaseSensitive(laws, best));
     write_fit(f, "Time per update: T<sub>update</sub> = &gamma; max(M/P, M<sub>T</sub>) + &delta;",
               "tfit.json", tfit);
     write_calibration(f, tfit);
@@ -459,10 +472,19 @@ static void write_parameters(FILE *f, const cJSON *scale, const cJSON *nfit, con
               "cfit.json", cfit);
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(scale, "model");
     const char *comm = str(m, "comm");
-    fprintf(f, "<h3>The model mbopt scale solved <small>(scale.json)</small></h3>\n<p>"
-               "N<sub>&infin;</sub> = %.5g, &alpha; = %.5g, &gamma; = %.5g s, M<sub>T</sub> = "
-               "%.5g, communication: ",
-            mb_json_get(m, "n_inf"), mb_json_get(m, "alpha"), mb_json_get(m, "gamma"), mb_json_get(m, "m_t"));
+    fputs("<h3>The model mbopt scale solved <small>(scale.json)</small></h3>\n<p>", f);
+    const char *law = str(m, "law");
+    if (law && !strcmp(law, "power-law"))
+        fprintf(f, "the power law: N<sub>&infin;</sub> = %.5g, a = %.5g, b = %.4g, ",
+                mb_json_get(m, "n_inf"), mb_json_get(m, "a"), mb_json_get(m, "b"));
+    else if (law && !strcmp(law, "shifted-law"))
+        fprintf(f, "the shifted law: N<sub>&infin;</sub> = %.5g, &alpha; = %.5g, M<sub>0</sub> = "
+                   "%.4g, ", mb_json_get(m, "n_inf"), mb_json_get(m, "alpha"), mb_json_get(m, "m_0"));
+    else
+        fprintf(f, "N<sub>&infin;</sub> = %.5g, &alpha; = %.5g, ", mb_json_get(m, "n_inf"),
+                mb_json_get(m, "alpha"));
+    fprintf(f, "&gamma; = %.5g s, M<sub>T</sub> = %.5g, communication: ", mb_json_get(m, "gamma"),
+            mb_json_get(m, "m_t"));
     esc(f, comm ? comm : "not given");
     if (isfinite(mb_json_get(m, "delta")))
         fprintf(f, " with &delta; = %.5g s per update for P &gt; 1", mb_json_get(m, "delta"));

@@ -301,6 +301,35 @@ static char *slurp(const char *dir, const char *name)
     return b;
 }
 
+/* A fit whose best law is the shifted law: the report's parameters show that law (with M_0)
+ * beside the inverse law, and the model mbopt solved names it, not the inverse law's numbers. */
+static void test_report_shifted(void)
+{
+    char dir[256], path[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(path, sizeof path, dir, "nfit.json",
+                  "{\"model\":\"inverse-law\",\"params\":{\"n_inf\":91.5,\"alpha\":9874.8},"
+                  "\"converged_range\":[8,512],\"per_m\":[{\"batch\":16,\"mean\":700,\"se\":9},"
+                  "{\"batch\":64,\"mean\":250,\"se\":5}],\"best\":{\"model\":\"shifted-law\","
+                  "\"params\":{\"n_inf\":105.2,\"alpha\":5530.9,\"m_0\":5.25}},\"laws\":{"
+                  "\"shifted-law\":{\"model\":\"shifted-law\",\"params\":{\"n_inf\":105.2,"
+                  "\"alpha\":5530.9,\"m_0\":5.25}}}}");
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt scale --nfit nfit.json --gamma 2e-5 "
+                                         "--m-t 8 --comm none --procs 1 --json -o scale.json && "
+                                         "mbplot report . 2>/dev/null", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    char *html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "The law mbopt optimised: N<sub>update</sub>(M) = "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "M<sub>0</sub>: the shifted law's pole"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "the shifted law: N<sub>&infin;</sub> = 105.2, &alpha; = "
+                                        "5530.9, M<sub>0</sub> = 5.25"));
+    free(html);
+    mb_test_rmdir(dir);
+}
+
 /* The whole pipeline's folder, made by the real commands on the shipped examples. */
 static void test_report_full(void)
 {
@@ -835,6 +864,7 @@ int mb_test_suite_plots(void)
     return !s || !CU_add_test(s, "figures render", test_figures_render) ||
            !CU_add_test(s, "errors", test_plot_errors) ||
            !CU_add_test(s, "report on the pipeline's folder", test_report_full) ||
+           !CU_add_test(s, "report: the shifted law is the law shown", test_report_shifted) ||
            !CU_add_test(s, "report with missing inputs", test_report_missing) ||
            !CU_add_test(s, "validate figure and its errors", test_validate_figure) ||
            !CU_add_test(s, "report opens with the check against runs", test_report_validate) ||
