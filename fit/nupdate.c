@@ -937,7 +937,7 @@ static int describe_runs(const mb_fit_runs *runs, mb_fit_nupdate *out, mb_error 
     out->b_simple_runs = 0;
     double *bs = runs->b_simple ? malloc((runs->n ? runs->n : 1) * sizeof *bs) : NULL;
     for (size_t i = 0; bs && i < runs->n; i++)
-        if (isfinite(runs->b_simple[i]))
+        if (isfinite(runs->b_simple[i]) && runs->b_simple[i] > 0) /* a points file has none */
             bs[out->b_simple_runs++] = runs->b_simple[i];
     if (out->b_simple_runs) {
         qsort(bs, out->b_simple_runs, sizeof *bs, cmp_double);

@@ -677,6 +677,10 @@ static const hcase fit_cases[] = {
      * fall no faster than 1 / M) is not written as a law a reader would refuse */
     {"silent", NU LOGS " --json -o $W/n.json 2>$W/e && grep -q 'shifted law: M_0 fitted at' $W/e "
                "&& ! grep -q 'shifted-law' $W/n.json", 0, NULL},
+    /* K1: a points file has no gradient noise scale: none is printed, not B_simple 0 */
+    {"nan", "$T mbfit nupdate $E/nupdate_points.csv > $W/t 2>/dev/null && ! grep -q "
+            "'gradient noise scale' $W/t && $T mbfit nupdate $E/nupdate_points.csv --json 2>/dev/null "
+            "| grep -q '\"b_simple_runs\":.0,'", 0, NULL},
 };
 
 static const hcase opt_cases[] = {
