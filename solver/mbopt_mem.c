@@ -393,8 +393,10 @@ static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const c
         }
         fprintf(f, "%-7g %12.6g %12.6g %8.1f MiB %8.1f MiB %8.1f MiB", p->m, p->t_update,
                 p->samples_per_s, mib(p->ws), mib(p->mem_used), mib(p->avail));
-        if (nfit)
-            fprintf(f, " %12.6g %12.6g", isnan(tc[i]) ? NAN : tc[i] / p->t_update, tc[i]);
+        if (nfit && isnan(tc[i])) /* the law has no value here: not a result */
+            fprintf(f, " %12s %12s", "-", "-");
+        else if (nfit)
+            fprintf(f, " %12.6g %12.6g", tc[i] / p->t_update, tc[i]);
         fprintf(f, "\n");
     }
     long first = -1;
@@ -432,6 +434,12 @@ static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const c
         fprintf(f, "\nthe choice is the same at every feasible M\n");
     fprintf(f, "\nfastest per sample: M = %g (%.6g samples/s)\n", res[best_rate].m,
             res[best_rate].samples_per_s);
+    if (nfit && best_tc < 0)
+        fprintf(f, "least time to converge: none: the law has no value at any feasible M\n");
+    if (nfit && law->kind == MB_LAW_SHIFTED && res[0].feasible && isnan(tc[0]))
+        fprintf(f, "no T_C at M <= %g: the shifted law has no value at or below its M_0 = %.4g "
+                   "(the target is out of reach there at this learning rate)\n", law->m0,
+                law->m0);
     if (nfit && best_tc >= 0) {
         fprintf(f, "least time to converge: M = %g, T_C = %.6g s (N_update %.6g x T_update "
                 "%.6g s)\n", res[best_tc].m, tc[best_tc], tc[best_tc] / res[best_tc].t_update,

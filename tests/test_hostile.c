@@ -1062,6 +1062,12 @@ static const hcase opt_cases[] = {
                "--bandwidth-ref 1G -o $W/o", 2, "the budget balance uses the inverse law"},
     {"silent", "$T mbopt conv --net " NET " --probe $W/p.csv --mem 1G --batch 4 --law "
                "shifted-law -o $W/o", 2, "--law needs --nfit"},
+    /* K2: an M at or below the shifted law's M_0 has no T_C: '-' and a line that says why, never
+     * nan */
+    {"nan", "$T mbprobe conv --net " NET " --batch 4,8 --no-cache --budget 0.01 --algos gemm -o "
+            "$W/c.csv 2>/dev/null && " NS("5", "") "$T mbopt conv --net " NET " --probe $W/c.csv "
+            "--mem 1G --batch 4,8 --nfit $W/ns.json > $W/t && grep -q 'no T_C at M <= 5: the "
+            "shifted law has no value' $W/t && ! grep -qi nan $W/t", 0, NULL},
 };
 
 static const hcase plot_cases[] = {
