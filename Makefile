@@ -370,9 +370,13 @@ SWEEP_RULE     = $(if $(CAL),--eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --no
 # "host slots=N" lines); PROCS=1:1024 asks for more, labelled as an extrapolation of the
 # collective model
 HOSTFILE     ?=
+# a hostfile that is not there, or names no slot, is one line naming it (not a PROCS of 1:)
+$(if $(findstring ',$(HOSTFILE)),$(error HOSTFILE=$(HOSTFILE): a make run knob holds no quote character))
+$(if $(HOSTFILE),$(if $(wildcard $(HOSTFILE)),,$(error HOSTFILE=$(HOSTFILE): no such file (Open MPI's hostfile: lines of "host slots=N"))))
 NPROC        := $(if $(HOSTFILE),$(shell awk '!/^[ \t]*(\#|$$)/ { n = 1; for (i = 2; i <= NF; i++) \
                   if ($$i ~ /^slots=/) { sub(/^slots=/, "", $$i); n = $$i } s += n } END { print s + 0 }' \
-                  $(HOSTFILE)),$(shell nproc 2>/dev/null || echo 1))
+                  '$(HOSTFILE)' 2>/dev/null),$(shell nproc 2>/dev/null || echo 1))
+$(if $(HOSTFILE),$(if $(filter-out 0,$(NPROC)),,$(error HOSTFILE=$(HOSTFILE): no slots (Open MPI's hostfile: lines of "host slots=N"))))
 # (COMM=none: no collective model and no P = 2 runs, so nothing to answer P > 1 with)
 PROCS        ?= $(if $(filter none,$(COMM)),1,1:$(NPROC))
 

@@ -618,6 +618,9 @@ static void test_run_knobs(void)
         /* the eighth campaign's K9: a quote would end awk's quoting when make reads the file */
         {"\"NET=x'; touch k9-ran; echo '\"", "a make run knob holds no quote character"},
         {"\"LR=0.02'\"", "LR=0.02': a make run knob holds no quote character"},
+        /* K11: a hostfile that is not there, or names no slot, is named (not PROCS=1:) */
+        {"HOSTFILE=/nonexistent", "HOSTFILE=/nonexistent: no such file"},
+        {"HOSTFILE=/dev/null", "HOSTFILE=/dev/null: no slots"},
     };
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
