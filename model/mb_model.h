@@ -103,8 +103,11 @@ const char *mb_model_law_name(mb_law_kind kind);
 int mb_model_law_parse(const char *name, mb_law_kind *kind);
 #define MB_MODEL_LAW_NAMES "inverse-law, power-law or shifted-law"
 
-/* A law's parameters as mbfit's JSON names them, in order: n_inf, then alpha (the inverse laws)
- * or a (the power law), then b (power) or m_0 (shifted). Returns how many (2 or 3). */
+/* The names mbfit's JSON gives the parameters of a law of `kind`, in order: n_inf, then alpha
+ * (the inverse laws) or a (the power law), then b (power) or m_0 (shifted). Returns how many (2
+ * or 3). */
+size_t mb_model_law_names(mb_law_kind kind, const char *names[3]);
+/* Those names and the law's values of them. */
 size_t mb_model_law_params(const mb_law *law, const char *names[3], double v[3]);
 /* The law of `kind` from those parameters in that order (v[2] unused for the inverse law). */
 mb_law mb_model_law_from_params(mb_law_kind kind, const double v[3]);

@@ -69,15 +69,21 @@ int mb_model_law_parse(const char *name, mb_law_kind *kind)
     return MB_EINVAL;
 }
 
+size_t mb_model_law_names(mb_law_kind kind, const char *names[3])
+{
+    names[0] = "n_inf";
+    names[1] = kind == MB_LAW_POWER ? "a" : "alpha";
+    if (kind == MB_LAW_INVERSE)
+        return 2;
+    names[2] = kind == MB_LAW_POWER ? "b" : "m_0";
+    return 3;
+}
+
 size_t mb_model_law_params(const mb_law *law, const char *names[3], double v[3])
 {
-    names[0] = "n_inf", v[0] = law->n_inf;
-    names[1] = law->kind == MB_LAW_POWER ? "a" : "alpha", v[1] = law->a;
-    if (law->kind == MB_LAW_INVERSE)
-        return 2;
-    names[2] = law->kind == MB_LAW_POWER ? "b" : "m_0";
+    v[0] = law->n_inf, v[1] = law->a;
     v[2] = law->kind == MB_LAW_POWER ? law->b : law->m0;
-    return 3;
+    return mb_model_law_names(law->kind, names);
 }
 
 mb_law mb_model_law_from_params(mb_law_kind kind, const double v[3])

@@ -60,8 +60,7 @@ static int read_law_params(const cJSON *o, mb_law_kind kind, const char *path, m
 {
     const char *names[3];
     double v[3] = {0};
-    mb_law probe = {.kind = kind};
-    size_t n = mb_model_law_params(&probe, names, v);
+    size_t n = mb_model_law_names(kind, names);
     for (size_t i = 0; i < n; i++) {
         int rc = mb_json_number(o, names[i], path, &v[i], err);
         if (rc != MB_OK)
@@ -152,10 +151,8 @@ static int nfit_params_agree(const cJSON *root, const char *path, mb_error *err)
                                           : NULL;
     if (rc == MB_OK && own && mb_model_law_parse(bm->valuestring, &kind) == MB_OK &&
         kind != MB_LAW_INVERSE) {
-        const char *names[4] = {NULL, NULL, NULL, NULL};
-        double v[3];
-        mb_law probe = {.kind = kind};
-        mb_model_law_params(&probe, names, v);
+        const char *names[4] = {NULL, NULL, NULL, NULL}; /* NULL-ended for params_agree */
+        mb_model_law_names(kind, names);
         char where[64];
         snprintf(where, sizeof where, "laws.%s", bm->valuestring);
         rc = params_agree(cJSON_GetObjectItemCaseSensitive(best, "params"), "best.params", own,
