@@ -78,8 +78,8 @@ endif
 
 # Debian packages behind every library and tool mbkit uses.
 DEB_PKGS := build-essential pkg-config libgsl-dev libglpk-dev libopenblas-dev libopenmpi-dev \
-            openmpi-bin libfftw3-dev zlib1g-dev libcjson-dev libcunit1-dev gnuplot-nox \
-            dataset-fashion-mnist
+            openmpi-bin libfftw3-dev libisal-dev zlib1g-dev libcjson-dev libcunit1-dev \
+            gnuplot-nox dataset-fashion-mnist
 # Peers for parity checks and benchmarks (large; not needed by make check or make run).
 PEER_PKGS := python3-torch python3-scipy python3-numpy
 # The fuzz harnesses' compiler (clang with libFuzzer; not needed by make check or make run).
@@ -112,7 +112,7 @@ CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DE
            -MMD -MP $(SANFLAGS)
 CPPFLAGS = -I. $(MPI_CFLAGS) -DMB_HAVE_CUDA=$(CUDA) -DMB_VERSION='"0.1.0"'
 LDFLAGS := $(SANFLAGS)
-LDLIBS   = -lgsl -lglpk -lfftw3f -lopenblas -lcjson -lz -lpthread -lm $(MPI_LIBS)
+LDLIBS   = -lgsl -lglpk -lfftw3f -lopenblas -lcjson -lisal -lz -lpthread -lm $(MPI_LIBS)
 ifeq ($(CUDA),1)
 ifeq ($(CUDA_LIBDIR),)
 $(error CUDA=1 but no libcudart.so next to nvcc ($(or $(NVCC),not found)); use CUDA=0)
@@ -263,7 +263,7 @@ $(FUZZ_DIR)/lib/libmbkit.a: $(FUZZ_OBJS)
 $(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_DIR)/lib/libmbkit.a
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/lib/libmbkit.a \
-	  -lgsl -lglpk -lfftw3f -lopenblas -lcjson -lz -lpthread -lm $(MPI_LIBS)
+	  -lgsl -lglpk -lfftw3f -lopenblas -lcjson -lisal -lz -lpthread -lm $(MPI_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 

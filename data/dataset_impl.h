@@ -1,6 +1,6 @@
 /* dataset_impl.h — private helpers shared by the data-set readers (idx.c, cifar.c, synthetic.c,
- * dataset.c): whole-file reads through zlib (plain or gzip), and allocation of a data set's
- * arrays. (Their random numbers come from mb_rng_* in mb_rng.h.) Not part of the public API.
+ * dataset.c): whole-file reads, plain or gzip through ISA-L's igzip (gzin.c), and allocation of
+ * a data set's arrays. (Their random numbers come from mb_rng_* in mb_rng.h.) Not part of the public API.
  */
 #ifndef MB_DATASET_IMPL_H
 #define MB_DATASET_IMPL_H
@@ -14,9 +14,10 @@
  * refused before it is allocated. */
 #define MB_DATA_SET_FILE_MAX ((size_t)1 << 30)
 
-/* A data-set file opened once for reading through zlib (plain files pass through). */
+/* A data-set file opened once and read as a stream, gzip inflated, plain passed through
+ * (gzin.c). */
 typedef struct mb_data_in {
-    void *gz;          /* zlib's gzFile */
+    struct mb_data_in_state *s; /* the descriptor, read-ahead and inflate state */
     const char *path;  /* for messages (the caller's string) */
     size_t hint;       /* a first buffer size: the file's size or its gzip trailer's claim */
 } mb_data_in;

@@ -317,6 +317,76 @@ static void test_idx_errors(void)
     mb_test_rmdir(dir);
 }
 
+/* The bytes of file `path` into b (at most n); their count, 0 on failure. */
+static size_t file_bytes(const char *path, unsigned char *b, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t k = fread(b, 1, n, f);
+    fclose(f);
+    return k < n ? k : 0;
+}
+
+/* The gzip reader (data/gzin.c, ISA-L): a file of several members reads as their bytes one
+ * after the other; a wrong CRC or length trailer, trailing bytes that start no member, and a
+ * stream cut inside a member are each refused with one line naming the file. */
+static void test_gzip_streams(void)
+{
+    char dir[256], ip[512], lp[512], hp[512], tp[512];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    unsigned char ib[16 + 600], lb[8 + 6], one[4096], two[4096], cat[8192];
+    size_t il = idx_images(ib, 0x803, 6, 10, 10);
+    int y[6] = {1, 2, 3, 4, 5, 6};
+    CU_ASSERT_FATAL(write_bytes(lp, sizeof lp, dir, "l6", lb, idx_labels(lb, 0x801, 6, y, 6)) != NULL);
+    CU_ASSERT_FATAL(write_bytes(ip, sizeof ip, dir, "plain", ib, il) != NULL);
+    CU_ASSERT_FATAL(write_bytes(hp, sizeof hp, dir, "head.gz", ib, 100) != NULL);
+    CU_ASSERT_FATAL(write_bytes(tp, sizeof tp, dir, "tail.gz", ib + 100, il - 100) != NULL);
+    size_t n1 = file_bytes(hp, one, sizeof one), n2 = file_bytes(tp, two, sizeof two);
+    CU_ASSERT_FATAL(n1 > 18 && n2 > 18);
+    memcpy(cat, one, n1);
+    memcpy(cat + n1, two, n2);
+    mb_dataset want, d;
+    mb_error e;
+    CU_ASSERT_EQUAL_FATAL(mb_data_read_idx(ip, lp, &want, &e), MB_OK);
+    CU_ASSERT_FATAL(write_bytes(ip, sizeof ip, dir, "members.bin", cat, n1 + n2) != NULL);
+    CU_ASSERT_EQUAL(mb_data_read_idx(ip, lp, &d, &e), MB_OK);
+    CU_ASSERT(d.n == 6 && memcmp(d.x, want.x, 600 * sizeof *d.x) == 0);
+    mb_dataset_free(&d);
+    mb_dataset_free(&want);
+    static const struct {
+        const char *what;
+        long at;         /* byte changed from the end of the two members (0: none) */
+        size_t extra;    /* bytes of junk appended; or, when cut, bytes cut off the end */
+        int cut;
+        const char *says;
+    } k[] = {
+        {"CRC trailer", 8, 0, 0, "incorrect data check"},
+        {"length trailer", 1, 0, 0, "corrupt gzip data"},
+        {"trailing junk", 0, 5, 0, "trailing data after the last gzip member"},
+        {"cut inside the second member", 0, 12, 1, "unexpected end of file"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        size_t n = n1 + n2;
+        unsigned char b[8192];
+        memcpy(b, cat, n);
+        if (k[i].at)
+            b[n - (size_t)k[i].at] ^= 0x5a;
+        if (!k[i].cut)
+            memset(b + n, 'x', k[i].extra);
+        n = k[i].cut ? n - k[i].extra : n + k[i].extra;
+        CU_ASSERT_FATAL(write_bytes(ip, sizeof ip, dir, "bad.bin", b, n) != NULL);
+        int rc = mb_data_read_idx(ip, lp, &d, &e);
+        int ok = rc == MB_EFORMAT && is_zero(&d) && strstr(e.msg, ip) && strstr(e.msg, k[i].says) &&
+                 !strchr(e.msg, '\n');
+        if (!ok)
+            fprintf(stderr, "\n  case '%s': rc %d, message '%s'\n", k[i].what, rc, e.msg);
+        CU_ASSERT(ok);
+        mb_dataset_free(&d);
+    }
+    mb_test_rmdir(dir);
+}
+
 /* ---- CIFAR-10 ------------------------------------------------------------------------------ */
 
 #define REC 3073
@@ -666,6 +736,7 @@ int mb_test_suite_data_sets(void)
            !CU_add_test(s, "Fashion-MNIST: eval is a subset of train", test_fashion_eval) ||
            !CU_add_test(s, "IDX: small files, plain and gzip", test_idx_small) ||
            !CU_add_test(s, "IDX: every error path", test_idx_errors) ||
+           !CU_add_test(s, "gzip: members, trailers, junk, cut streams", test_gzip_streams) ||
            !CU_add_test(s, "CIFAR-10: layout and errors", test_cifar) ||
            !CU_add_test(s, "mb_data_load: folders, specs, errors", test_load_folders) ||
            !CU_add_test(s, "eval subset: size, determinism, uniformity", test_eval_indices) ||
