@@ -12,7 +12,50 @@
 #include <string.h>
 
 #if MB_HAVE_CUDA
-int mb_cuda_device_count(char *why, size_t n);
+#include <dlfcn.h>
+#include <pthread.h>
+
+/* The CUDA backend is a shared object of its own (libmbkit-cuda.so: train/backend/cuda/ with
+ * cuBLAS and cuDNN), loaded the first time CUDA is asked about: linked into every command, those
+ * libraries cost each mbtrain start 0.06 s and 155 MB, and make run starts about 150 (docs/
+ * results.md, "Data-set loading"). It is looked for by name (the commands' run path: lib/ beside
+ * bin/) and then where this build put it (MB_CUDA_PLUGIN). It takes mb_error_set and the
+ * convolution geometry from the command that loads it (exported by the link, Makefile). */
+#ifndef MB_CUDA_PLUGIN
+#define MB_CUDA_PLUGIN "libmbkit-cuda.so"
+#endif
+static struct {
+    pthread_once_t once;
+    const mb_backend_ops *ops;
+    int (*device_count)(char *why, size_t n);
+    char why[160];
+} cuda = {.once = PTHREAD_ONCE_INIT};
+
+static void cuda_load(void)
+{
+    void *h = dlopen("libmbkit-cuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        h = dlopen(MB_CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    if (h) {
+        cuda.ops = (const mb_backend_ops *)dlsym(h, "mb_backend_cuda");
+        *(void **)&cuda.device_count = dlsym(h, "mb_cuda_device_count");
+    }
+    if (!cuda.ops || !cuda.device_count) {
+        const char *e = dlerror();
+        snprintf(cuda.why, sizeof cuda.why, "the CUDA backend could not be loaded: %s",
+                 e ? e : "libmbkit-cuda.so lacks its symbols");
+        cuda.ops = NULL;
+    }
+}
+
+/* The loaded backend's operations, or NULL with why. */
+static const mb_backend_ops *cuda_ops(char *why, size_t n)
+{
+    pthread_once(&cuda.once, cuda_load);
+    if (!cuda.ops && n)
+        snprintf(why, n, "%s", cuda.why);
+    return cuda.ops;
+}
 #endif
 
 /* ---- registry -------------------------------------------------------------------------------- */
@@ -34,7 +77,7 @@ int mb_train_backend_usable(mb_backend_kind kind, char *why, size_t n)
     case MB_BACKEND_CPU: return 1;
     case MB_BACKEND_CUDA:
 #if MB_HAVE_CUDA
-        return mb_cuda_device_count(why, n) > 0;
+        return cuda_ops(why, n) && cuda.device_count(why, n) > 0;
 #else
         snprintf(why, n, "built without CUDA (nvcc not found, or CUDA=0)");
         return 0;
@@ -71,7 +114,7 @@ static const mb_backend_ops *backend_ops(mb_backend_kind kind)
     case MB_BACKEND_CPU: return &mb_backend_cpu;
     case MB_BACKEND_CUDA:
 #if MB_HAVE_CUDA
-        return &mb_backend_cuda;
+        return cuda_ops(NULL, 0);
 #else
         return NULL;
 #endif

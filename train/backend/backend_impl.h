@@ -145,7 +145,8 @@ static inline uint64_t mb_dropout_stream(uint64_t key, size_t sample)
 /* The backends built into this library (backend.c asks for CUDA only when it was built). */
 extern const mb_backend_ops mb_backend_cpu;
 #if MB_HAVE_CUDA
-extern const mb_backend_ops mb_backend_cuda; /* train/backend/cuda/ops.cu */
+/* train/backend/cuda/ops.cu, in libmbkit-cuda.so (backend.c loads it) */
+extern const mb_backend_ops mb_backend_cuda;
 #endif
 
 #endif /* MB_BACKEND_IMPL_H */
