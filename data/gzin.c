@@ -88,6 +88,20 @@ int mb_data_in_open(mb_data_in *in, const char *path, mb_error *err)
     return MB_OK;
 }
 
+/* One read of up to n bytes into dst (*k of them; 0 and eof set at the end). */
+static int read_fd(mb_data_in *in, unsigned char *dst, size_t n, size_t *k, mb_error *err)
+{
+    ssize_t r;
+    do
+        r = read(in->s->fd, dst, n);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return mb_error_set(err, MB_EIO, "%s: read error: %s", in->path, strerror(errno));
+    in->s->eof |= r == 0;
+    *k = (size_t)r;
+    return MB_OK;
+}
+
 /* Reads more bytes after buf[pos .. len) (moved to the front); sets eof at the end. */
 static int fill(mb_data_in *in, mb_error *err)
 {
@@ -97,19 +111,13 @@ static int fill(mb_data_in *in, mb_error *err)
         s->len -= s->pos;
         s->pos = 0;
     }
-    while (!s->eof && s->len < IN_BUF) {
-        ssize_t k = read(s->fd, s->buf + s->len, IN_BUF - s->len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            return mb_error_set(err, MB_EIO, "%s: read error: %s", in->path, strerror(errno));
-        if (k == 0)
-            s->eof = 1;
-        s->len += (size_t)k;
-        if (k > 0)
-            break;
+    size_t k = 0;
+    int rc = MB_OK;
+    while (rc == MB_OK && !s->eof && s->len < IN_BUF && k == 0) {
+        rc = read_fd(in, s->buf + s->len, IN_BUF - s->len, &k, err);
+        s->len += rc == MB_OK ? k : 0;
     }
-    return MB_OK;
+    return rc;
 }
 
 /* Ensures at least `n` unread bytes unless the stream ends first. */
@@ -226,17 +234,12 @@ static int copy_plain(mb_data_in *in, unsigned char *dst, size_t want, size_t *g
     memcpy(dst, s->buf + s->pos, k);
     s->pos += k;
     *got = k;
-    while (*got < want && !s->eof) {
-        ssize_t r = read(s->fd, dst + *got, want - *got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return mb_error_set(err, MB_EIO, "%s: read error: %s", in->path, strerror(errno));
-        if (r == 0)
-            s->eof = 1;
-        *got += (size_t)r;
+    int rc = MB_OK;
+    while (rc == MB_OK && *got < want && !s->eof) {
+        rc = read_fd(in, dst + *got, want - *got, &k, err);
+        *got += rc == MB_OK ? k : 0;
     }
-    return MB_OK;
+    return rc;
 }
 
 int mb_data_in_read(mb_data_in *in, unsigned char *dst, size_t want, size_t *got, mb_error *err)
