@@ -115,9 +115,10 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = backend_check(plan.base.backend, &err)) != MB_OK ||
         (rc = mb_net_desc_read(plan.base.net, &desc, &err)) != MB_OK ||
+        (rc = mb_net_desc_check_conv_algo(desc, plan.base.conv_algo, &err)) != MB_OK ||
         (output && (rc = check_output(output, plan.base.net, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
-        mb_cli_fail(prog, sub, &err);
+        status = mb_cli_fail(prog, sub, &err);
         goto done;
     }
     plan.base.data = data_spec ? &data.train : NULL;

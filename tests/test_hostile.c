@@ -227,6 +227,12 @@ static const hcase probe_cases[] = {
     /* H9: MBKIT_FIFO_WAIT that is not a number of seconds from 0 to 3600 is refused, not 5 s */
     {"silent", "mkfifo $W/f && MBKIT_FIFO_WAIT=abc " STEP_NB "--net $W/f -o $W/o", 2,
      "MBKIT_FIFO_WAIT='abc': must be a number of seconds from 0 to 3600"},
+    /* H15: --conv-algo on a net without a convolution would be ignored */
+    {"silent", STEP_NB "--net $D/fc.cfg --conv-algo fft -o $W/o", 2,
+     "--conv-algo has no effect: net 'fc' has no convolution layer"},
+    {"silent", "$T mbprobe learners --net $D/fc.cfg --batch 2 --threads 1 --max-learners 1 "
+               "--budget 0.01 --conv-algo gemm -o $W/o", 2,
+     "--conv-algo has no effect: net 'fc' has no convolution layer"},
 };
 
 static const hcase train_cases[] = {
@@ -431,6 +437,14 @@ static const hcase train_cases[] = {
                 "--log $W/a.csv >/dev/null && " TRAIN "--algo momentum --max-updates 40 --resume "
                 "$W/c --momentum 0.9000000001 --log $W/o", 1,
      "checkpoint of --momentum 0.9, this run has --momentum 0.9000000001"},
+    /* H15: --conv-algo on a net without a convolution would be ignored (one learner, and a
+     * parallel algorithm's) */
+    {"silent", "$T mbtrain --net $D/fc.cfg --data " SYN " --batch 8 --threads 1 --max-updates 4 "
+               "--conv-algo fft --log $W/o", 2,
+     "--conv-algo has no effect: net 'fc' has no convolution layer"},
+    {"silent", "$T mbtrain --net $D/fc.cfg --data " SYN " --batch 8 --threads 1 --max-updates 4 "
+               "--algo easgd --learners 2 --conv-algo direct --log $W/o", 2,
+     "mbtrain: --conv-algo has no effect: net 'fc' has no convolution layer"},
 };
 
 static const hcase fit_cases[] = {
@@ -1336,6 +1350,7 @@ static int setup(void)
                     "[conv]\nfilters=512\nsize=31\n[fc]\noutputs=4\n[softmax]\n");
     put("wide.cfg", "[net]\nname=wide\nchannels=1000000\nheight=1000\nwidth=1000\n"
                     "[conv]\nfilters=4\nsize=1000\n[fc]\noutputs=4\n[softmax]\n");
+    put("fc.cfg", "[net]\nname=fc\nchannels=1\nheight=8\nwidth=8\n[fc]\noutputs=4\n[softmax]\n");
     put("nosoftmax.cfg", "[net]\nname=n\nchannels=1\nheight=8\nwidth=8\n[fc]\noutputs=4\n");
     put("dupkey.cfg", "[net]\nname=d\nchannels=1\nheight=8\nheight=8\nwidth=8\n[fc]\noutputs=4\n"
                       "[softmax]\n");
