@@ -115,6 +115,10 @@ static const hcase probe_cases[] = {
     {"runaway", STEP0 "--batch 2 --threads 1 --budget 0.01 --rounds 1e9 -o $W/o", 1, "--rounds"},
     {"runaway", "$T mbprobe learners --net " NET " --batch 2 --max-learners 1e12 -o $W/o", 1,
      "--max-learners"},
+    /* K12: a whole number out of range says the range, not "not a whole number" */
+    {"message", "$T mbprobe learners --net " NET " --batch 2 --max-learners 9007199254740993 -o "
+                "$W/o", 1, "--max-learners: must be a whole number in [1, 4096], got "
+                "'9007199254740993'"},
     {"runaway", "$T mbprobe overhead --budget inf", 1, "--budget"},
     {"runaway", "$T mbprobe overhead --budget 1e-400", 1, "--budget"},
     /* a layer of 5 x 10^14 flops a call: every point over budget, done at once */
@@ -496,6 +500,8 @@ static const hcase fit_cases[] = {
     {"silent", NU "$D/log_upd.csv " LOGS " -o $W/o", 1, "field 'update'"},
     {"silent", NU "$D/log_dup.csv " LOGS " -o $W/o", 1, "given twice"},
     {"silent", NU LOGS " --procs 1.5 -o $W/o", 1, "--procs"},
+    {"runaway", NU LOGS " --procs 9007199254740993 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
     {"silent", NU LOGS " --bootstrap 2.5 -o $W/o", 1, "--bootstrap"},
     {"silent", NU LOGS " --smooth 0 -o $W/o", 1, "--smooth"},
     {"silent", "cp $E/step.csv $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/s.csv && "
@@ -824,7 +830,8 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt ps --compute-time 0.2 --workers 16 --bandwidth 10G --param-bytes 1.5 "
                "-o $W/o", 1, "--param-bytes: must be a whole number"},
     /* counts are whole numbers */
-    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1, "whole numbers"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '1.5'"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --procs-available 2.5 -o $W/o", 1,
      "--procs-available: must be a whole number"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --m-strong 64.5 -o $W/o", 1,
@@ -1082,6 +1089,20 @@ static const hcase opt_cases[] = {
             "$W/c.csv 2>/dev/null && " NS("5", "") "$T mbopt conv --net " NET " --probe $W/c.csv "
             "--mem 1G --batch 4,8 --nfit $W/ns.json > $W/t && grep -q 'no T_C at M <= 5: the "
             "shifted law has no value' $W/t && ! grep -qi nan $W/t", 0, NULL},
+    /* K12: --procs is read as every count flag is (past 2^53 refused from its text, the range
+     * stated), and a learner count is printed whole, in text and JSON */
+    {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 9007199254740993 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
+    {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:9007199254740993 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 0:4 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '0'"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 4:1 -o $W/o", 1,
+     "--procs: range '4:1' has lo > hi"},
+    {"message", "$T mbopt scale " SCALE_FLAGS "--procs 9007199254740991 > $W/r && $T mbopt scale "
+                SCALE_FLAGS "--procs 9007199254740991 --json > $W/j && grep -q '^fastest: *P = "
+                "9007199254740991 learners' $W/r && grep -q '\"procs\":.9007199254740991,' $W/j && "
+                "! grep -q 'e+15' $W/j", 0, NULL},
 };
 
 static const hcase plot_cases[] = {
