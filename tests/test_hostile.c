@@ -1299,6 +1299,26 @@ static const hcase plot_cases[] = {
     {"message", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
                 "$W/r/scale.json && mkdir $W/r/commands.txt && $T mbplot report $W/r", 1,
      "r/commands.txt: cannot read: Is a directory"},
+    /* H12, the rest: a commands.txt past the size cap or holding a NUL byte (the page showed it
+     * cut there), a runs/ or an input that is a link in a loop or to nothing: exit 1 naming it,
+     * and no page; a runs/ folder without logs is there, its logs are what is missing */
+#define RP "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+#define NOPAGE "; s=$?; test -e $W/r/report.html && exit 99; exit $s"
+    {"size", RP "truncate -s 1100M $W/r/commands.txt && $T mbplot report $W/r" NOPAGE, 1,
+     "r/commands.txt: 1153433600 bytes, more than the 1024 MiB an input may hold"},
+    {"message", RP "head -c 64 /dev/zero > $W/r/commands.txt && $T mbplot report $W/r" NOPAGE, 1,
+     "r/commands.txt: not text: a NUL byte at byte 1"},
+    {"message", RP "printf 'mbtrain\\0x' > $W/r/scale.txt && $T mbplot report $W/r" NOPAGE, 1,
+     "r/scale.txt: not text: a NUL byte at byte 8"},
+    {"message", RP "ln -s runs $W/r/runs && $T mbplot report $W/r" NOPAGE, 1,
+     "r/runs: cannot read: Too many levels of symbolic links"},
+    {"message", RP "ln -s nowhere.json $W/r/nfit.json && $T mbplot report $W/r" NOPAGE, 1,
+     "r/nfit.json: cannot read: No such file or directory"},
+    {"message", RP "mkdir $W/r/runs && ln -s ../runs $W/r/runs/loop && $T mbplot report $W/r "
+                "2>$W/e >/dev/null && grep -q 'r/runs/\\*.csv is missing (written by mbtrain)' "
+                "$W/e && ! grep -q 'runs/ is missing' $W/e", 0, NULL},
+#undef NOPAGE
+#undef RP
     /* the eighth campaign (issue #25). K13: a shifted-law nfit read from a FIFO is read once
      * (the optimised law comes from the root already read); K5: its values are checked as
      * mbopt checks them */
