@@ -441,6 +441,32 @@ static const hcase train_cases[] = {
                 "--log $W/a.csv >/dev/null && " TRAIN "--algo momentum --max-updates 40 --resume "
                 "$W/c --momentum 0.9000000001 --log $W/o", 1,
      "checkpoint of --momentum 0.9, this run has --momentum 0.9000000001"},
+    /* K8 (and G18): a resume with other evaluation settings than the checkpoint's: they decide
+     * how the crossing mbfit reads was found, and the log states each once for all its rows */
+#define CK TRAIN "--max-updates 20 --target-loss 0.2 --checkpoint $W/c --checkpoint-every 10 "
+#define RESUME ">/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o "
+    {"silent", CK "--log $W/a.csv" RESUME "--check-frac 0.5", 1,
+     "c: checkpoint of --check-frac none, this run has --check-frac 0.5"},
+    {"silent", CK "--check-frac 0.25 --log $W/a.csv" RESUME "--check-frac 0.25 --check-sigmas 3",
+     1, "checkpoint of --check-sigmas 4, this run has --check-sigmas 3"},
+    {"silent", CK "--log $W/a.csv" RESUME "--no-bisect", 1,
+     "checkpoint of a run without --no-bisect, this run has --no-bisect"},
+    {"silent", CK "--eval-adapt --log $W/a.csv" RESUME, 1,
+     "checkpoint of a run with --eval-adapt, this run has none"},
+    {"silent", CK "--log $W/a.csv" RESUME "--eval-every 3", 1,
+     "checkpoint of --eval-every 100, this run has --eval-every 3"},
+    {"silent", CK "--log $W/a.csv" RESUME "--noise-every 0", 1,
+     "checkpoint of --noise-every 16, this run has --noise-every 0"},
+    /* the same settings resume, and the log goes on */
+    {"silent", CK "--check-frac 0.25 --no-bisect --log $W/a.csv >/dev/null && " TRAIN
+               "--max-updates 40 --target-loss 0.2 --check-frac 0.25 --no-bisect --resume $W/c "
+               "--log $W/r.csv >/dev/null && grep -q '^# check_frac=0.25' $W/r.csv", 0, NULL},
+    /* a checkpoint of format version 6 (no evaluation settings) is refused, saying so */
+    {"silent", CK "--log $W/a.csv >/dev/null && printf 6 | dd of=$W/c bs=1 seek=7 conv=notrunc "
+               "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
+     1, "checkpoint format version 6; this mbtrain reads version 7 only: start the run afresh"},
+#undef RESUME
+#undef CK
     /* H15: --conv-algo on a net without a convolution would be ignored (one learner, and a
      * parallel algorithm's) */
     {"silent", "$T mbtrain --net $D/fc.cfg --data " SYN " --batch 8 --threads 1 --max-updates 4 "
