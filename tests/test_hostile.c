@@ -68,6 +68,12 @@ static char dir[256];
     "\"best\":{\"model\":\"shifted-law\",\"params\":{\"n_inf\":105.2,\"alpha\":5530.9,"        \
     "\"m_0\":" M0 "}}" LAWS "}' > $W/ns.json && "
 
+/* NS's LAWS: a bootstrap of the shifted law (M_0 5) whose best_law is LAW (the key left out when
+ * empty) and whose second sample is S2 */
+#define BOOT(LAW, S2)                                                                             \
+    ",\"bootstrap\":{\"resamples\":2,\"fitted\":2" LAW ",\"best_samples\":"                \
+    "[[104.9,5510.2,4.9]," S2 "]}"
+
 /* ---- the cases ----------------------------------------------------------------------------- */
 
 static const hcase probe_cases[] = {
@@ -1100,6 +1106,30 @@ static const hcase opt_cases[] = {
                "{\"n_inf\":105.2,\"alpha\":5530.9,\"m_0\":3}}}") "$T mbopt scale --nfit "
                "$W/ns.json --gamma 2e-5 --m-t 32 --comm none -o $W/o", 1,
      "field 'best.params.m_0': 5, but laws.shifted-law.params.m_0 is 3"},
+    /* K5, the rest: a bootstrap's best_law names the best law, or its samples would be dropped
+     * (and the spread: line with them) without a word; each sample is 3 numbers of that law */
+#define SC "$T mbopt scale --nfit $W/ns.json --gamma 2e-5 --m-t 32 --comm none "
+    {"silent", NS("5", BOOT(",\"best_law\":\"bogus\"", "[105.3,5551.7,5.1]")) SC "-o $W/o", 1,
+     "ns.json: field 'bootstrap.best_law': 'bogus' is not a law (inverse-law, power-law or "
+     "shifted-law)"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"inverse-law\"", "[105.3,5551.7,5.1]")) SC
+               "-o $W/o", 1, "field 'bootstrap.best_law': 'inverse-law', but the best law is the "
+               "shifted-law (best.model)"},
+    {"silent", NS("5", BOOT("", "[105.3,5551.7,5.1]")) SC "-o $W/o", 1,
+     "field 'bootstrap.best_law': missing beside 'bootstrap.best_samples'"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,5551.7,5.1,1]")) SC
+               "-o $W/o", 1, "field 'bootstrap.best_samples[1]': not 3 numbers [n_inf, alpha, "
+               "m_0] with alpha >= 0 and m_0 >= 0"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,-5,5.1]")) SC "-o $W/o",
+     1, "field 'bootstrap.best_samples[1]': not 3 numbers"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,5551.7,9]")) SC "-o $W/o",
+     1, "field 'bootstrap.best_samples[1]': alpha 5551.7 and m_0 9: a shifted law needs"},
+    /* the file as mbfit writes it: ten samples (the least a spread is drawn from) */
+#define S3 "[105.3,5551.7,5.1],[105.1,5520.4,5],[105.6,5570.2,5.2]"
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", S3 "," S3 "," S3)) SC
+               "> $W/r && grep -q '^spread: .* 10 bootstrap resamples' $W/r", 0, NULL},
+#undef S3
+#undef SC
     /* K14: design's closed form needs the inverse law: another asked for is refused, not used
      * as the inverse law; K3: conv's --law needs --nfit, as scale's */
     {"silent", NS("5", ",\"laws\":{\"shifted-law\":{\"model\":\"shifted-law\",\"params\":"
@@ -1353,6 +1383,20 @@ static const hcase plot_cases[] = {
              "$W/p.png", 0, NULL},
     {"silent", NS("-1", ",\"per_m\":[{\"batch\":16,\"mean\":400,\"se\":9}]") "$T mbplot "
                "nupdate $W/ns.json -o $W/o", 1, "the shifted law needs m_0 >= 0"},
+    /* K5, the rest: mbplot reads a bootstrap as mbopt does (one reader) */
+#define PER_M ",\"per_m\":[{\"batch\":16,\"mean\":400,\"se\":9}]"
+    {"silent", NS("5", BOOT(",\"best_law\":\"bogus\"", "[105.3,5551.7,5.1]") PER_M) "$T mbplot "
+               "nupdate $W/ns.json -o $W/o", 1,
+     "field 'bootstrap.best_law': 'bogus' is not a law (inverse-law, power-law or shifted-law)"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,5551.7,5.1,1]") PER_M)
+               "$T mbplot nupdate $W/ns.json -o $W/o", 1,
+     "field 'bootstrap.best_samples[1]': not 3 numbers [n_inf, alpha, m_0]"},
+    {"silent", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json "
+               "&& " NS("5", BOOT("", "[105.3,5551.7,5.1]")) "cp $W/ns.json $W/r/nfit.json && "
+               "$T mbplot report $W/r 2>$W/e; s=$?; grep -v note: $W/e >&2; "
+               "test -e $W/r/report.html && exit 99; exit $s", 1,
+     "r/nfit.json: field 'bootstrap.best_law': missing beside 'bootstrap.best_samples'"},
+#undef PER_M
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
