@@ -513,7 +513,8 @@ CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='
 # a value is refused first, before any $(shell).
 SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC HOLDOUT_SEEDS \
   HOLDOUT_BEYOND MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
-  RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS
+  RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS DATA PROBE_LEARNERS \
+  COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM
 QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(findstring ',$($(k))),$(k))))
 $(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character))
 $(if $(CAL),$(if $(strip $(CAL_KNOB_ERROR)),$(error $(CAL_KNOB_ERROR))))
@@ -674,7 +675,7 @@ $(OUT)/conv.json: $(OUT)/nfit.json
 # A network without a convolution (data/nets/mlp.cfg) has nothing for the conv stage to choose:
 # it is left out (a description found elsewhere on the search path is assumed to have one).
 NET_CFG  := $(if $(or $(findstring /,$(NET)),$(filter %.cfg,$(NET))),$(NET),data/nets/$(NET).cfg)
-HAS_CONV := $(shell f='$(NET_CFG)'; [ -r "$$f" ] && ! grep -q '^\[conv\]' "$$f" && echo 0 || echo 1)
+HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^\[conv\]' "$$f" && echo 0 || echo 1)
 
 # make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
 # H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
@@ -685,36 +686,60 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
   -v ef='$(EVAL_FRAC)' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
   -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \
   -v procs='$(PROCS)' -v net='$(NET)' -v netf='$(NET_CFG)' -v nets='$(MBKIT_NETS)' \
-  -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' ' \
+  -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' -v data='$(DATA)' -v pl='$(PROBE_LEARNERS)' \
+  -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
+  -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' ' \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
   function w(name, v, lo, hi) { return whole(v, lo, hi) ? "" : sprintf("%s=%s: a whole number from %d to %.0f", name, v, lo, hi) } \
-  function pos(name, v, zero) { return num(v) && (v + 0 > 0 || (zero && v + 0 == 0)) && v + 0 < 1e300 ? "" : \
-    name "=" v ": a number " (zero ? ">= 0" : "above 0") } \
+  function pos(name, v, zero, hi) { return num(v) && (v + 0 > 0 || (zero && v + 0 == 0)) && v + 0 <= hi ? "" : \
+    sprintf("%s=%s: a number %s%s", name, v, zero ? ">= 0" : "above 0", hi < 1e300 ? sprintf(", at most %g", hi) : "") } \
   function list(name, v, lo, least, why, isnum,   n, a, i, j) { n = split(v, a, " "); \
-    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0) : !whole(a[i], lo, 1e10)) \
-        return name "=" v ": " a[i] " is not " (isnum ? "a number above 0" : "a whole number >= " lo); \
+    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0 && a[i] + 0 < 1e300) : !whole(a[i], lo, 1e10)) \
+        return name "=" v ": " a[i] " is not " (isnum ? "a finite number above 0" : "a whole number >= " lo); \
       for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
-  function range(name, v) { return v ~ /^[0-9]+(:[0-9]+)?(,[0-9]+(:[0-9]+)?)*$$/ ? "" : \
-    name "=" v ": whole numbers as lo:hi or a comma list (1:1024, 8,16,32)" } \
+  function bytes(x,   u) { if (x !~ /^[0-9]+[KMG]?$$/ || length(x) > 10) return -1; u = substr(x, length(x)); \
+    return u == "K" ? x * 1024 : u == "M" ? x * 1048576 : u == "G" ? x * 1073741824 : x + 0 } \
+  function range(name, v, hi, sizes,   n, a, i, k, p, b, x) { \
+    x[0] = sizes ? "[0-9]+[KMG]?" : "[0-9]+"; if (v !~ ("^" x[0] "(:" x[0] ")?(," x[0] "(:" x[0] ")?)*$$")) \
+      return name "=" v ": " (sizes ? "byte counts (K, M, G)" : "whole numbers") " as lo:hi or a comma list (" (sizes ? "4:4M" : "1:1024, 8,16,32") ")"; \
+    n = split(v, a, ","); for (i = 1; i <= n; i++) { k = split(a[i], p, ":"); \
+      for (b = 1; b <= k; b++) { x[b] = sizes ? bytes(p[b]) : whole(p[b], 1, hi) ? p[b] + 0 : -1; \
+        if (!(x[b] >= 1 && x[b] <= hi)) return sprintf("%s=%s: %s is not %s from 1 to %.0f", name, v, p[b], sizes ? "a byte count" : "a whole number", hi) } \
+      if (k == 2 && x[1] > x[2]) return name "=" v ": " a[i] " has lo > hi" } \
+    return "" } \
+  function memsize(name, v) { return v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([KMG](i?B)?)?$$/ && v + 0 > 0 && v + 0 < 1e15 ? "" : \
+    name "=" v ": a size above 0 in bytes, with K, M or G (12G)" } \
+  function dataset(v,   kv) { kv = "(n|test|c|h|w|classes|seed|noise)=([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"; \
+    return v == "fashion-mnist" || v == "mnist" || v ~ ("^synthetic(:" kv "(," kv ")*)?$$") || \
+      (v != "" && system("test -d \"" v "\"") == 0) ? "" : \
+      "DATA=" v ": fashion-mnist, mnist, synthetic[:n=N,test=N,c=C,h=H,w=W,classes=K,seed=S,noise=X] or a folder of IDX or CIFAR-10 files" } \
+  function netfile(f) { return system("test -f \"" f "\"") != 0 ? "NET=" net ": " f " is not a regular file" : \
+    system("test -r \"" f "\"") != 0 ? "NET=" net ": " f " cannot be read" : \
+    system("grep -qs \"^[[:space:]]*\\[net\\]\" \"" f "\"") != 0 ? "NET=" net ": " f " is no network description (no [net] section)" : "" } \
   BEGIN { \
     m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
     if (m == "") m = w("MAX_SEEDS", mx, 1, 1000); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
-    if (m == "") m = pos("RUN_TIME_CAP", cap, 1); if (m == "") m = pos("TARGET_LOSS", tl, 0); \
+    if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
     if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
     if (m == "") m = w("MAX_UPDATES", mu, 1, 1099511627776); \
     if (m == "") m = list("RUN_BATCHES", rb, 1, 2, "M: the law across M needs two", 0); \
     if (m == "") m = list("RUN_SEEDS", rs, 0, 1, "seed", 0); \
-    if (m == "") m = w("THREADS", th, 1, 4096); if (m == "") m = range("PROBE_BATCHES", pb); \
-    if (m == "") m = pos("PROBE_BUDGET", pbu, 0); if (m == "") m = range("PROCS", procs); \
+    if (m == "") m = w("THREADS", th, 1, 4096); if (m == "") m = range("PROBE_BATCHES", pb, 1048576); \
+    if (m == "") m = pos("PROBE_BUDGET", pbu, 0, 1e300); if (m == "") m = range("PROCS", procs, 1e9); \
+    if (m == "") m = range("PROBE_LEARNERS", pl, 256); if (m == "") m = range("COMM_BYTES", cby, 1073741824, 1); \
+    if (m == "") m = list("PAR_BATCHES", pab, 1, 1, "M", 0); if (m == "") m = list("PAR_SEEDS", pas, 0, 1, "seed", 0); \
+    if (m == "") m = range("CONV_BATCHES", cvb, 65536); if (m == "") m = pos("CONV_BUDGET", cvu, 0, 3600); \
+    if (m == "") m = memsize("CONV_MEM", cvm); if (m == "") m = dataset(data); \
     if (m == "" && comm != "measured" && comm != "none") m = "COMM=" comm ": measured or none"; \
-    path = net ~ /\// || net ~ /\.cfg$$/; \
-    if (m == "" && !path && system("test -r \"" netf "\"") != 0 && \
-        (nets == "" || system("test -r \"" nets "/" net ".cfg\"") != 0)) \
+    path = net ~ /\// || net ~ /\.cfg$$/; f = netf; \
+    if (!path && system("test -e \"" netf "\"") != 0 && nets != "") f = nets "/" net ".cfg"; \
+    if (m == "" && !path && system("test -e \"" f "\"") != 0) \
       m = "NET=" net ": no " netf " here or in $$MBKIT_NETS (a name from data/nets/, or a .cfg path)"; \
-    if (m == "" && path && system("test -r \"" netf "\"") != 0) m = "NET=" net ": no such file"; \
+    if (m == "" && path && system("test -e \"" f "\"") != 0) m = "NET=" net ": no such file"; \
+    if (m == "") m = netfile(f); \
     if (m != "") print m }')
 RUN_GOALS := $(if $(MAKECMDGOALS),$(filter run run-c run-torch pipeline,$(MAKECMDGOALS)),)
 $(if $(RUN_GOALS),$(if $(strip $(RUN_KNOB_ERROR)),$(error $(RUN_KNOB_ERROR))))
@@ -725,6 +750,8 @@ IGNORED_KNOB = $(firstword $(foreach k,$(1),$(if $(call GIVEN,$(k)),$(k))))
 TORCH_RUN := $(or $(filter torch,$(FRONTEND)),$(filter run-torch,$(MAKECMDGOALS)))
 $(if $(and $(RUN_GOALS),$(TORCH_RUN),$(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC)),$(error $(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC): the torch front end does not calibrate (use FRONTEND=c, or TORCH_TARGET)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(if $(CAL),,1),$(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC)),$(error $(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC) is a calibration knob: give FINAL_LOSS too))
+$(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(call IGNORED_KNOB,TORCH_TARGET TORCH_LR TORCH_MODEL TORCH_BATCHES TORCH_SEEDS)),$(error $(call IGNORED_KNOB,TORCH_TARGET TORCH_LR TORCH_MODEL TORCH_BATCHES TORCH_SEEDS) is a knob of the torch front end (FRONTEND=torch or make run-torch); the C front end trains to TARGET_LOSS at LR))
+$(if $(and $(RUN_GOALS),$(call GIVEN,LR),$(call GIVEN,LRS)),$(error LR=$(LR) and LRS=$(LRS): give one (LRS, a list of rates, replaces LR)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS)),$(error $(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS) has no effect with FINAL_LOSS (the calibration sweeps CAL_SEEDS, without seed rounds)))
 
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(if $(filter 1,$(HAS_CONV)),$(OUT)/conv.json)

@@ -145,6 +145,22 @@ int mb_json_add_number(cJSON *object, const char *key, double v)
     return MB_OK;
 }
 
+int mb_json_add_count(cJSON *object, const char *key, double v)
+{
+    if (!(v == floor(v) && fabs(v) >= 1e15 && fabs(v) <= 9007199254740992.0))
+        return mb_json_add_number(object, key, v);
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", v);
+    cJSON *item = cJSON_CreateRaw(digits);
+    if (!item)
+        return MB_ENOMEM;
+    if (!cJSON_AddItemToObject(object, key, item)) {
+        cJSON_Delete(item);
+        return MB_ENOMEM;
+    }
+    return MB_OK;
+}
+
 double mb_json_get(const cJSON *object, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(object, key);

@@ -35,5 +35,9 @@ double mb_json_get(const cJSON *object, const char *key);
 /* Adds a number to an object, writing null for a non-finite value (JSON has no NaN). Returns
  * MB_ENOMEM when cJSON cannot allocate. */
 int mb_json_add_number(cJSON *object, const char *key, double v);
+/* The same for a count (learners, processes): a whole number is written in full digits up to
+ * 2^53 (cJSON writes 15 significant digits: 9007199254740991 would read back as
+ * 9007199254740990). */
+int mb_json_add_count(cJSON *object, const char *key, double v);
 
 #endif /* MB_JSON_H */

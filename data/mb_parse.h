@@ -64,6 +64,13 @@ int mb_data_past_2_53(const char *s, double v);
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);
 
+/* A flag that lists counts (learners): mb_data_parse_range's forms ("1:1024", "1,3,8:64"), every
+ * number written read as mb_data_flag_whole reads one (whole, in [lo, hi], 2^53 + 1 refused
+ * from its text), into *r (free it with mb_data_range_free). On error the line of
+ * mb_data_flag_whole or mb_data_parse_range, naming `flag`. */
+int mb_data_flag_whole_range(const char *flag, const char *arg, double lo, double hi,
+                             mb_range *r, struct mb_error *err);
+
 /* Mini-batch sizes: mb_data_parse_range, and every item written as whole numbers in plain
  * digits ("8:512", "8,16"; not "8.5", "1e3", "64k") with every value at most `max`. On error
  * fills err naming `what` and the item. */

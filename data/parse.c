@@ -274,6 +274,27 @@ int mb_data_parse_batches(const char *s, const char *what, double max, mb_range 
     return rc;
 }
 
+int mb_data_flag_whole_range(const char *flag, const char *arg, double lo, double hi,
+                             mb_range *r, mb_error *err)
+{
+    r->v = NULL;
+    r->n = 0;
+    char **items;
+    size_t n;
+    double x;
+    int rc = mb_data_split_list(arg, flag, 0, &items, &n, err);
+    for (size_t i = 0; rc == MB_OK && i < n; i++) {
+        char *colon = strchr(items[i], ':'); /* lo:hi: each end is a count */
+        if (colon)
+            *colon = '\0';
+        rc = mb_data_flag_whole(flag, items[i], 0, lo, hi, &x, err);
+        if (rc == MB_OK && colon)
+            rc = mb_data_flag_whole(flag, colon + 1, 0, lo, hi, &x, err);
+    }
+    free(items);
+    return rc == MB_OK ? mb_data_parse_range(arg, flag, r, err) : rc;
+}
+
 const char *mb_data_fmt_exact(char *buf, size_t n, double v)
 {
     for (int prec = 1; prec <= 17; prec++) {

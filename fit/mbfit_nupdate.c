@@ -232,12 +232,7 @@ static int nupdate_option(int c, nupdate_args *a, mb_error *err)
     case OPT_LR: return mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &a->lr, err);
     case OPT_ALGO: a->algo = optarg; break;
     case OPT_PROCS:
-        if (mb_data_flag_double("--procs", optarg, 0, MB_POSITIVE, &a->procs, err) != MB_OK)
-            return MB_EINVAL;
-        if (a->procs != floor(a->procs) || a->procs > MB_DATA_RANGE_MAX)
-            return mb_error_set(err, MB_EINVAL, "--procs: '%s' is not a whole number of "
-                                "learners", optarg);
-        break;
+        return mb_data_flag_whole("--procs", optarg, 0, 1, MB_DATA_RANGE_MAX, &a->procs, err);
     case OPT_BOOT:
         if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK)
             return mb_error_set(err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "

@@ -1,6 +1,7 @@
 /* conv.c — the vocabulary of convolutions that descriptions, the trainer, the probes and the
- * solver share: the names of the CPU's algorithms and of the three passes, and a convolution's
- * output shape. No arithmetic on tensors (train/backend/cpu/ and cuda/ compute).
+ * solver share: the names of the CPU's algorithms and of the three passes, whether a description
+ * has a convolution at all, and a convolution's output shape. No arithmetic on tensors
+ * (train/backend/cpu/ and cuda/ compute).
  */
 #include "mb_net.h"
 
@@ -23,6 +24,22 @@ int mb_conv_algo_parse(const char *name, mb_conv_algo *algo)
             return MB_OK;
         }
     return MB_EINVAL;
+}
+
+int mb_net_desc_need_conv(const mb_net_desc *desc, mb_error *err)
+{
+    for (size_t i = 0; i < desc->n_layers; i++)
+        if (desc->layers[i].type == MB_LAYER_CONV)
+            return MB_OK;
+    return mb_error_set(err, MB_EINVAL, "net '%s' has no convolution layer", desc->name);
+}
+
+int mb_net_desc_check_conv_algo(const mb_net_desc *desc, mb_conv_algo asked, mb_error *err)
+{
+    mb_error none = {0};
+    if (asked == MB_CONV_AUTO || mb_net_desc_need_conv(desc, &none) == MB_OK)
+        return MB_OK;
+    return mb_error_set(err, MB_EUSAGE, "--conv-algo has no effect: %s", none.msg);
 }
 
 const char *mb_conv_pass_name(mb_conv_pass pass)

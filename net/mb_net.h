@@ -124,6 +124,13 @@ typedef enum mb_conv_pass {
 const char *mb_conv_algo_name(mb_conv_algo algo);
 int mb_conv_algo_parse(const char *name, mb_conv_algo *algo);
 const char *mb_conv_pass_name(mb_conv_pass pass);
+/* MB_OK when desc has a convolution layer, else MB_EINVAL with "net 'NAME' has no convolution
+ * layer" in err: what a convolution probe, the convolution ILP and --conv-algo need. */
+int mb_net_desc_need_conv(const mb_net_desc *desc, mb_error *err);
+/* MB_OK when `asked` (mbtrain's and mbprobe's --conv-algo) is MB_CONV_AUTO or desc has a
+ * convolution layer; else MB_EUSAGE "--conv-algo has no effect: net 'NAME' has no convolution
+ * layer" (the flag would be ignored). */
+int mb_net_desc_check_conv_algo(const mb_net_desc *desc, mb_conv_algo asked, mb_error *err);
 
 /* A convolution of a batch: x [batch, in_c, in_h, in_w], w [out_c, in_c, k, k], b [out_c],
  * y [batch, out_c, out_h, out_w] with out = (in + 2 pad - k) / stride + 1. */

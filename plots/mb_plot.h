@@ -132,7 +132,9 @@ typedef struct mb_plot_report_info {
     int n_missing;    /* inputs of the folder contract that were not there */
     const char *missing[MB_PLOT_REPORT_MAX_MISSING];       /* their names relative to OUT
                                                               (static strings, "runs/" for the
-                                                              run logs' folder) */
+                                                              run logs' folder, "runs/ *.csv"
+                                                              when it is there but holds
+                                                              none) */
     const char *missing_stage[MB_PLOT_REPORT_MAX_MISSING]; /* the stage that writes each */
 } mb_plot_report_info;
 
@@ -146,8 +148,9 @@ typedef struct mb_plot_report_info {
  * missing with the stage that writes each, and OUT/commands.txt with the metadata lines of the
  * CSV inputs (step.csv, comm.csv, runs/ *.csv).
  * OUT/scale.json is required (MB_EIO naming it when absent); every other input may be missing and
- * is then listed in the page and in *info. An input that is present but unreadable, or has
- * nothing to draw, is an error naming that file, and no report is written. */
+ * is then listed in the page and in *info. An input that is present but unreadable (a link in
+ * a loop or to nothing included), a text shown on the page that holds a NUL byte, or an input
+ * with nothing to draw, is an error naming that file, and no report is written. */
 int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report_info *info,
                    mb_error *err);
 

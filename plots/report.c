@@ -18,6 +18,7 @@
 #include "../data/mb_table.h"
 #include "../solver/mb_solver.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <math.h>
@@ -65,18 +66,65 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+/* Whether the input at path is here (*here): absent is MB_OK and 0; a name that is there but
+ * leads nowhere (a link in a loop or to nothing) is an error naming it and why, never "missing"
+ * (issue #25, H12). */
+static int present(const char *path, int *here, mb_error *err)
+{
+    struct stat st;
+    *here = 0;
+    if (lstat(path, &st) != 0 && errno == ENOENT)
+        return MB_OK;
+    if (stat(path, &st) != 0)
+        return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(errno));
+    *here = 1;
+    return MB_OK;
+}
+
+/* A text the page shows (commands.txt, scale.txt, conv.txt) into *txt (NULL when absent): one
+ * present but unreadable (a folder, past the size cap, a link loop) or holding a NUL byte
+ * (the page would show it cut there) is an error naming it (issue #25, H12). */
+static int read_text(const char *in_dir, const char *name, char **txt, mb_error *err)
+{
+    char path[4096];
+    size_t n;
+    int here;
+    *txt = NULL;
+    path_join(path, sizeof path, in_dir, name);
+    int rc = present(path, &here, err);
+    if (rc != MB_OK || !here || (rc = mb_data_read_file(path, txt, &n, err)) != MB_OK)
+        return rc;
+    const char *nul = memchr(*txt, '\0', n);
+    if (nul)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: not text: a NUL byte at byte %zu", path,
+                          (size_t)(nul - *txt) + 1);
+    if (rc != MB_OK) {
+        free(*txt);
+        *txt = NULL;
+    }
+    return rc;
+}
+
 /* A present runs/ is read as run logs (its metadata go under How to reproduce): a plain file
- * named runs, or a log that is no run log, is refused naming it rather than left out unsaid,
- * as a present nfit.json or step.csv that cannot be read is. */
+ * named runs, a folder that cannot be read, a link in a loop, or a log that is no run log, is
+ * refused naming it rather than left out unsaid, as a present nfit.json or step.csv that cannot
+ * be read is. */
 static int check_runs(const char *out_dir, const glob_t *runs, mb_error *err)
 {
     char path[4096];
     struct stat st;
+    int here;
     snprintf(path, sizeof path, "%s/runs", out_dir);
-    if (lstat(path, &st) == 0 && stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+    int rc = present(path, &here, err);
+    if (rc != MB_OK || !here)
+        return rc;
+    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
         return mb_error_set(err, MB_EFORMAT, "%s: not a folder (the run logs go in runs/*.csv or "
                             "runs/*/*.csv)", path);
-    int rc = MB_OK;
+    DIR *d = opendir(path);
+    if (!d)
+        return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(errno));
+    closedir(d);
     for (size_t i = 0; rc == MB_OK && i < runs->gl_pathc; i++) {
         mb_table *t = NULL;
         size_t col;
@@ -857,17 +905,6 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
 }
 
 
-/* commands.txt into *cmds (NULL when absent), read before anything is drawn: one present but
- * unreadable (a folder, past the size cap) is an error naming it, not "missing" (issue #25,
- * H12). */
-static int read_commands(const char *in_dir, char **cmds, mb_error *err)
-{
-    char path[4096];
-    size_t n;
-    *cmds = NULL;
-    path_join(path, sizeof path, in_dir, "commands.txt");
-    return exists(path) ? mb_data_read_file(path, cmds, &n, err) : MB_OK;
-}
 
 /* "How to reproduce": commands.txt (cmds, NULL when absent), then the metadata lines of every measured input (the probe's
  * tables and the run logs `runs`, NULL when there are none). */
@@ -970,6 +1007,26 @@ static const char *const READ_TWICE[] = {"scale.json", "validate.json", "nfit.js
                                          "cfit.json", "step.csv", "comm.csv", "conv.json",
                                          "conv.csv", "scale.txt", "conv.txt", "commands.txt"};
 #define N_READ_TWICE (sizeof READ_TWICE / sizeof READ_TWICE[0])
+
+/* Before anything is drawn: every input here can be read (where the user put it: a link loop is
+ * not staged), and the texts the page shows are text; commands.txt into *cmds (NULL when
+ * absent). */
+static int check_inputs(const char *in_dir, const char *out_dir, char **cmds, mb_error *err)
+{
+    char path[4096], *txt;
+    int here, rc = MB_OK;
+    *cmds = NULL;
+    for (size_t i = 0; rc == MB_OK && i < N_READ_TWICE; i++) {
+        path_join(path, sizeof path, out_dir, READ_TWICE[i]);
+        rc = present(path, &here, err);
+    }
+    static const char *const texts[] = {"scale.txt", "conv.txt"};
+    for (size_t i = 0; rc == MB_OK && i < sizeof texts / sizeof texts[0]; i++) {
+        rc = read_text(in_dir, texts[i], &txt, err);
+        free(txt);
+    }
+    return rc == MB_OK ? read_text(in_dir, "commands.txt", cmds, err) : rc;
+}
 
 /* Removes the staging folder and what stage_inputs put in it. */
 static void unstage(const char *stage)
@@ -1094,13 +1151,18 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err)
 {
-    char path[4096];
+    char path[4096], *cmds = NULL;
+    int rc = check_inputs(in_dir, out_dir, &cmds, err);
+    if (rc != MB_OK)
+        return rc;
     path_join(path, sizeof path, in_dir, "scale.json");
-    if (!exists(path))
+    if (!exists(path)) {
+        free(cmds);
         return mb_error_set(err, MB_EIO, "%s: missing; the report needs the recommendation "
                                          "('mbopt scale --json -o %s')", path, path);
+    }
     cJSON *scale = NULL, *nfit = NULL, *tfit = NULL, *cfit = NULL, *val = NULL;
-    int rc = mb_json_read(path, &scale, err);
+    rc = mb_json_read(path, &scale, err);
     if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(scale, "rows")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                           path);
@@ -1110,9 +1172,6 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = read_fit(in_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
         rc = read_fit(in_dir, "cfit.json", &cfit, err);
-    char *cmds = NULL;
-    if (rc == MB_OK)
-        rc = read_commands(in_dir, &cmds, err);
     char val_path[4096], val_in[4096], val_fig[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
     path_join(val_in, sizeof val_in, in_dir, "validate.json");
@@ -1130,11 +1189,14 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     int have_runs = runs.gl_pathc > 0;
     if (rc == MB_OK)
         rc = check_runs(out_dir, &runs, err);
+    path_join(path, sizeof path, out_dir, "runs");
+    const int runs_dir = exists(path); /* a folder without logs: the logs are missing, not it */
     for (size_t i = 0; i < N_INPUTS; i++) {
+        const int is_runs = !strcmp(INPUTS[i].name, "runs/");
         path_join(path, sizeof path, in_dir, INPUTS[i].name);
-        present[i] = !strcmp(INPUTS[i].name, "runs/") ? have_runs : exists(path);
+        present[i] = is_runs ? have_runs : exists(path);
         if (!present[i] && info->n_missing < MB_PLOT_REPORT_MAX_MISSING) {
-            info->missing[info->n_missing] = INPUTS[i].name;
+            info->missing[info->n_missing] = is_runs && runs_dir ? "runs/*.csv" : INPUTS[i].name;
             info->missing_stage[info->n_missing++] = INPUTS[i].stage;
         }
     }

@@ -528,7 +528,7 @@ int mb_probe_conv_run(const mb_probe_conv_plan *p, mb_probe_conv_row **out, size
     for (size_t i = 0; i < p->desc->n_layers; i++)
         nconv += p->desc->layers[i].type == MB_LAYER_CONV;
     if (nconv == 0)
-        return mb_error_set(err, MB_EINVAL, "net '%s' has no convolution layer", p->desc->name);
+        return mb_net_desc_need_conv(p->desc, err);
     sweep w = {.p = p};
     int timed = 0;
     for (int q = 0; q < 3; q++) {

@@ -48,7 +48,6 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         {0, 0, 0, 0}};
     mb_error err = {0};
     int c, rc = MB_OK;
-    long v = 0;
     optind = 1;
     mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
     while ((c = mb_cli_getopt(argc, argv, ":ho:", longopts, &seen)) != -1) {
@@ -84,9 +83,8 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         case OPT_MAX_LEARNERS: {
             const char *flag = c == OPT_BATCH ? "--batch" : c == OPT_THREADS ? "--threads"
                                                                            : "--max-learners";
-            if (mb_data_parse_long(optarg, 1, c == OPT_BATCH ? 1 << 20 : 4096, &v) != MB_OK)
-                rc = mb_error_set(&err, MB_EINVAL, "%s: '%s' is not a whole number >= 1", flag,
-                                  optarg);
+            double v = 0; /* out of range: the range said (K12) */
+            rc = mb_data_flag_whole(flag, optarg, 0, 1, c == OPT_BATCH ? 1 << 20 : 4096, &v, &err);
             *(c == OPT_BATCH ? &plan.batch : c == OPT_THREADS ? &plan.base.threads
                                                               : &tune->max_learners) = (int)v;
             break;
@@ -115,9 +113,10 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     if ((rc = mb_probe_options_check(&o, &err)) != MB_OK ||
         (rc = backend_check(plan.base.backend, &err)) != MB_OK ||
         (rc = mb_net_desc_read(plan.base.net, &desc, &err)) != MB_OK ||
+        (rc = mb_net_desc_check_conv_algo(desc, plan.base.conv_algo, &err)) != MB_OK ||
         (output && (rc = check_output(output, plan.base.net, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
-        mb_cli_fail(prog, sub, &err);
+        status = mb_cli_fail(prog, sub, &err);
         goto done;
     }
     plan.base.data = data_spec ? &data.train : NULL;

@@ -262,14 +262,14 @@ int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
         (rc = check_output(output, cfg.net, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
-        mb_cli_fail(prog, sub, &err);
+        status = mb_cli_fail(prog, sub, &err);
         goto done;
     }
     plan.base.data = data_spec ? &data.train : NULL;
     plan.base.desc = desc; /* read once: --net may be a FIFO */
     plan.net_name = desc->name;
     if ((rc = mb_probe_step_run(&plan, &rows, &nrows, &err)) != MB_OK) {
-        mb_cli_fail(prog, sub, &err);
+        status = mb_cli_fail(prog, sub, &err); /* 2: --conv-algo on a net without conv */
         goto done;
     }
     mb_probe_host host;

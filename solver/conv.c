@@ -608,7 +608,7 @@ static int sweep_init(const mb_net_desc *d, const mb_cilp_table *t, sweep *s, mb
     for (size_t i = 0; i < d->n_layers; i++)
         nconv += d->layers[i].type == MB_LAYER_CONV;
     if (nconv == 0)
-        return mb_error_set(err, MB_EINVAL, "net '%s' has no convolution layer", d->name);
+        return mb_net_desc_need_conv(d, err);
     s->cap = nconv * 8; /* passes per layer, at most (the table's strings; mbprobe writes 3) */
     s->slot = calloc(s->cap, sizeof *s->slot);
     s->off = calloc(s->cap, sizeof *s->off);

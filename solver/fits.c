@@ -174,31 +174,68 @@ static int opt_number(const cJSON *o, const char *key, const char *path, double 
     return MB_OK;
 }
 
-/* The bootstrap resamples of the law mbopt optimises (bootstrap.best_samples, [n_inf, a, b]),
- * when they are of that law (best_law): the spread of the answer. */
-static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_error *err)
+/* bootstrap.best_law, the law of best_samples: absent only with no samples, and the law `best`
+ * names (the inverse law without `best`), since the samples are resamples of it; one that
+ * names no law, or another, would drop the spread without a word (issue #25, K5). *kind gets
+ * the best law's kind. */
+static int boot_law(const cJSON *root, const char *path, mb_law_kind *kind, mb_error *err)
 {
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap");
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "best_law"), *e;
-    mb_law_kind kind;
-    f->n_boot = 0;
-    if (!cJSON_IsString(name) || mb_model_law_parse(name->valuestring, &kind) != MB_OK ||
-        kind != f->law.kind)
+    const cJSON *best = cJSON_GetObjectItemCaseSensitive(root, "best");
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(best, "model");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "best_law");
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(b, "best_samples");
+    mb_law_kind k;
+    *kind = MB_LAW_INVERSE;
+    if (best && (!cJSON_IsString(model) || mb_model_law_parse(model->valuestring, kind) != MB_OK))
+        return mb_error_set(err, MB_EFORMAT, "%s: best.model is not " MB_MODEL_LAW_NAMES, path);
+    if (!name && !samples)
         return MB_OK;
+    if (!name)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_law': missing beside "
+                            "'bootstrap.best_samples' (the law they are resamples of)", path);
+    if (!cJSON_IsString(name) || mb_model_law_parse(name->valuestring, &k) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_law': %s%s%s is not a "
+                            "law (" MB_MODEL_LAW_NAMES ")", path, cJSON_IsString(name) ? "'" : "",
+                            cJSON_IsString(name) ? name->valuestring : "a value that",
+                            cJSON_IsString(name) ? "'" : "");
+    if (k != *kind)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_law': '%s', but the best "
+                            "law is the %s (%s): the samples are resamples of the best law",
+                            path, name->valuestring, mb_model_law_name(*kind),
+                            best ? "best.model" : "no 'best': the inverse law");
+    if (samples && !cJSON_IsArray(samples))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples': not an array",
+                            path);
+    return MB_OK;
+}
+
+/* The bootstrap resamples of the best law (bootstrap.best_samples, [n_inf, a, b] each), when it
+ * is the law mbopt optimises (not with --law naming another): the spread of the answer. */
+static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_error *err)
+{
+    mb_law_kind kind;
+    int rc = boot_law(root, path, &kind, err);
+    f->n_boot = 0;
+    if (rc != MB_OK || kind != f->law.kind)
+        return rc;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap"), *e;
+    const int shifted = kind == MB_LAW_SHIFTED;
     size_t i = 0;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(b, "best_samples"))
     {
         const cJSON *x[3] = {cJSON_GetArrayItem(e, 0), cJSON_GetArrayItem(e, 1),
                              cJSON_GetArrayItem(e, 2)};
-        /* [n_inf, a, b]; the shifted law's third is m_0 >= 0 */
-        const int shifted = kind == MB_LAW_SHIFTED;
-        if (!cJSON_IsNumber(x[0]) || !cJSON_IsNumber(x[1]) || !cJSON_IsNumber(x[2]) ||
-            !isfinite(x[0]->valuedouble) || !isfinite(x[1]->valuedouble) ||
-            !(shifted ? x[2]->valuedouble >= 0 && isfinite(x[2]->valuedouble)
+        /* [n_inf, a, b]; the shifted law's is [n_inf, alpha, m_0] with alpha, m_0 >= 0 */
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 3 || !cJSON_IsNumber(x[0]) ||
+            !cJSON_IsNumber(x[1]) || !cJSON_IsNumber(x[2]) || !isfinite(x[0]->valuedouble) ||
+            !isfinite(x[1]->valuedouble) ||
+            !(shifted ? x[1]->valuedouble >= 0 && x[2]->valuedouble >= 0 &&
+                            isfinite(x[2]->valuedouble)
                       : x[2]->valuedouble > 0))
             return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': not "
-                                "%s", path, i, shifted ? "[n_inf, alpha, m_0] with m_0 >= 0"
-                                                       : "[n_inf, a, b] with b > 0");
+                                "%s", path, i, shifted ? "3 numbers [n_inf, alpha, m_0] with "
+                                "alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] with b > 0");
         const double v[3] = {x[0]->valuedouble, x[1]->valuedouble, x[2]->valuedouble};
         if (f->n_boot < MB_SOLVER_BOOT_MAX)
             f->boot[f->n_boot++] = mb_model_law_from_params(kind, v);

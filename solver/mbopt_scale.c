@@ -85,7 +85,7 @@ static const char *candidates(char *buf, size_t n, const mb_validate *v)
 /* Why no run settled the recommendation although runs came near it, into buf. */
 static const char *no_candidate(char *buf, size_t n, const mb_validate *v)
 {
-    snprintf(buf, n, "no trained setting at P = %g in the range searched is predicted within "
+    snprintf(buf, n, "no trained setting at P = %.0f in the range searched is predicted within "
              "%.1f%% (the model's median |error| on the runs) of its optimum's T_C", v->p_rec,
              100 * v->band);
     return buf;
@@ -166,7 +166,7 @@ static cJSON *scale_settle_json(const scale_check *ck)
         cJSON_AddItemToArray(c, e);
     }
     if (s) {
-        mb_json_add_number(o, "procs", s->procs);
+        mb_json_add_count(o, "procs", s->procs);
         mb_json_add_number(o, "batch", s->batch);
         mb_json_add_number(o, "lr", s->lr);
         mb_json_add_number(o, "t_pred_s", s->t_pred);
@@ -228,7 +228,7 @@ static cJSON *row_summary(const model_opts *m, const mb_scale_row *r, double p_a
 {
     cJSON *b = cJSON_CreateObject();
     if (b) {
-        mb_json_add_number(b, "procs", r->procs);
+        mb_json_add_count(b, "procs", r->procs);
         mb_json_add_number(b, "m_opt", r->opt.m_opt);
         mb_json_add_number(b, "m_run", round(r->opt.m_opt));
         mb_json_add_number(b, "t_c", r->opt.t_c);
@@ -287,13 +287,13 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     mb_json_add_number(root, "m_weak", so->m_weak);
     if (have_pb)
         mb_json_add_number(root, "regime_boundary_procs", p_b);
-    mb_json_add_number(root, "procs_available", isfinite(p_avail) ? p_avail : NAN);
+    mb_json_add_count(root, "procs_available", isfinite(p_avail) ? p_avail : NAN);
     mb_json_add_number(root, "lr", m->nf.lr);
     cJSON *bl = n_lr > 1 ? cJSON_AddArrayToObject(root, "by_lr") : NULL;
     for (size_t i = 0; bl && i < n_lr; i++) {
         cJSON *o = cJSON_CreateObject();
         mb_json_add_number(o, "lr", lrs[i].lr);
-        mb_json_add_number(o, "procs", lrs[i].procs);
+        mb_json_add_count(o, "procs", lrs[i].procs);
         mb_json_add_number(o, "m_opt", lrs[i].m_opt);
         mb_json_add_number(o, "t_c", lrs[i].t_c);
         cJSON_AddItemToArray(bl, o);
@@ -303,7 +303,7 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON *o = cJSON_CreateObject();
         if (!o)
             break;
-        mb_json_add_number(o, "procs", r->procs);
+        mb_json_add_count(o, "procs", r->procs);
         mb_json_add_number(o, "m_opt", r->opt.m_opt);
         mb_json_add_number(o, "t_c_opt", r->opt.t_c);
         mb_json_add_number(o, "n_update", r->opt.n_update);
@@ -338,11 +338,11 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
     cJSON *fo = cJSON_AddObjectToObject(root, "flat");
     mb_json_add_number(fo, "within", MB_SOLVER_FLAT);
-    mb_json_add_number(fo, "procs", fl.procs);
+    mb_json_add_count(fo, "procs", fl.procs);
     mb_json_add_number(fo, "m_lo", fl.m[0]);
     mb_json_add_number(fo, "m_hi", fl.m[1]);
-    mb_json_add_number(fo, "procs_lo", fl.p_lo);
-    mb_json_add_number(fo, "procs_hi", fl.p_hi);
+    mb_json_add_count(fo, "procs_lo", fl.p_lo);
+    mb_json_add_count(fo, "procs_hi", fl.p_hi);
     return root;
 }
 
@@ -353,7 +353,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
     for (size_t i = 0; n_lr > 1 && i < n_lr; i++)
-        fprintf(f, "# lr %-10g fastest: P = %g, M = %.0f, T_C = %.4g s%s\n", lrs[i].lr,
+        fprintf(f, "# lr %-10g fastest: P = %.0f, M = %.0f, T_C = %.4g s%s\n", lrs[i].lr,
                 lrs[i].procs, round(lrs[i].m_opt), lrs[i].t_c,
                 lrs[i].lr == m->nf.lr ? "  <- the table below" : "");
     model_print(f, m);
@@ -364,7 +364,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
         fprintf(f, "# M is sought over every M >= %.6g (%s): an extrapolation beyond the runs\n",
                 m->m_lo, range_source(m));
     if (isfinite(p_avail))
-        fprintf(f, "# P above %.6g is more than mpirun can run here (--procs-available): those "
+        fprintf(f, "# P above %.0f is more than mpirun can run here (--procs-available): those "
                    "rows extrapolate the collective model and are not recommended\n", p_avail);
     if (have_pb && isfinite(p_b)) /* not a result when the parameters under- or overflow */
         fprintf(f, "# eq. 10 changes branch at P = %.6g (balance below, knee above)\n", p_b);
@@ -375,7 +375,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     for (size_t i = 0; i < n; i++) {
         const mb_scale_row *r = &rows[i];
         const char *note = row_label(m, r, p_avail);
-        fprintf(f, "%8.6g %11.5g %11.5g %8s %8.4g %6.3f | %11s %8s %6s | %11s %8s %6s%s%s\n",
+        fprintf(f, "%8.0f %11.5g %11.5g %8s %8.4g %6.3f | %11s %8s %6s | %11s %8s %6s%s%s\n",
                 r->procs, r->opt.m_opt, r->opt.t_c, mb_model_regime_name(r->opt.regime),
                 r->speedup_opt, r->eff_opt, fmt(b1, sizeof b1, "%.5g", r->t_c_strong),
                 fmt(b2, sizeof b2, "%.4g", r->speedup_strong),
@@ -383,11 +383,11 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                 fmt(b5, sizeof b5, "%.4g", r->speedup_weak), fmt(b6, sizeof b6, "%.3f", r->eff_weak),
                 *note ? "  # " : "", note);
     }
-    fprintf(f, "# strong scaling holds M = %.6g; weak scaling holds M/P = %.6g\n", so->m_strong,
+    fprintf(f, "# strong scaling holds M = %.0f; weak scaling holds M/P = %.0f\n", so->m_strong,
             so->m_weak);
     const mb_scale_row *r = &rows[best];
     const char *note = row_label(m, r, p_avail);
-    fprintf(f, "fastest:        P = %.6g learners with mini-batch M = %.0f (%.1f per learner): "
+    fprintf(f, "fastest:        P = %.0f learners with mini-batch M = %.0f (%.1f per learner): "
                "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f (%s regime)%s%s\n",
             r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c, r->speedup_opt,
             r->eff_opt, mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
@@ -407,7 +407,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                  sr->t_median);
     else
         snprintf(tc, sizeof tc, "T_C = %.4g s", r->opt.t_c);
-    fprintf(f, "recommendation: P = %.6g learners with mini-batch M = %.0f (%.1f per learner)%s: "
+    fprintf(f, "recommendation: P = %.0f learners with mini-batch M = %.0f (%.1f per learner)%s: "
                "%s, %.4gx the single learner's best, efficiency %.3f; the fewest learners "
                "within %.0f%% of the fastest%s%s\n",
             r->procs, rec_m, rec_m / r->procs, lr, tc, r->speedup_opt, r->eff_opt,
@@ -421,7 +421,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
         const double mstar = sqrt(inv.alpha * (m->t.t0 + d) * r->procs / (inv.n_inf * m->t.gamma));
         char ms[32]; /* "-" where the parameters' products under- or overflow */
         fprintf(f, "why:            Perrone eq. 9: M* = sqrt(alpha (t0 + Delta(P)) P / (N_inf "
-                   "gamma)) = sqrt(%.4g * %.4g * %.6g / (%.4g * %.4g)) = %s%s",
+                   "gamma)) = sqrt(%.4g * %.4g * %.0f / (%.4g * %.4g)) = %s%s",
                 inv.alpha, m->t.t0 + d, r->procs, inv.n_inf, m->t.gamma,
                 fmt(ms, sizeof ms, "%.4g", isfinite(mstar) ? mstar : NAN),
                 m->t.n_table >= 2 ? "" : "\n");
@@ -438,17 +438,17 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                                          m->m_hi, q);
     if (isfinite(q[0]))
         fprintf(f, "spread:         the %s refitted to %zu bootstrap resamples of the runs puts "
-                   "M_opt at P = %g between %.4g and %.4g 8 times in 10\n",
+                   "M_opt at P = %.0f between %.4g and %.4g 8 times in 10\n",
                 mb_model_law_name(m->law.kind), nq, r->procs, q[0], q[1]);
     const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
     if (isfinite(fl.m[0]))
     {
         char ps[64];
         if (fl.p_lo == fl.p_hi)
-            snprintf(ps, sizeof ps, "only P = %g", fl.p_lo);
+            snprintf(ps, sizeof ps, "only P = %.0f", fl.p_lo);
         else
-            snprintf(ps, sizeof ps, "P = %g..%g", fl.p_lo, fl.p_hi);
-        fprintf(f, "flat:           M = %.0f..%.0f at P = %g is predicted within %.0f%% of its "
+            snprintf(ps, sizeof ps, "P = %.0f..%.0f", fl.p_lo, fl.p_hi);
+        fprintf(f, "flat:           M = %.0f..%.0f at P = %.0f is predicted within %.0f%% of its "
                    "best T_C; %s within %.0f%% of the fastest\n", ceil(fl.m[0]), floor(fl.m[1]),
                 fl.procs, 100 * MB_SOLVER_FLAT, ps, 100 * MB_SOLVER_FLAT);
     }
@@ -501,16 +501,8 @@ int mbopt_scale(int argc, char **argv)
     if (avail && mb_data_flag_whole("--procs-available", avail, 1, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
         return mb_cli_fail(prog, sub, &err);
     mb_range pr;
-    if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
+    if (mb_data_flag_whole_range("--procs", procs, 1, MB_DATA_RANGE_MAX, &pr, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
-    for (size_t i = 0; i < pr.n; i++)
-        if (pr.v[i] < 1.0 || pr.v[i] != floor(pr.v[i])) {
-            char v[32];
-            mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be whole numbers >= 1, "
-                         "got %s", mb_data_fmt_exact(v, sizeof v, pr.v[i]));
-            mb_data_range_free(&pr);
-            return mb_cli_fail(prog, sub, &err);
-        }
     if (model_resolve(&m, &err) != MB_OK ||
         model_check_procs(&m, pr.v, pr.n, "--procs", &err) != MB_OK ||
         output_over_inputs(out.output, &m, argc - optind, argv + optind, &err) != MB_OK) {

@@ -103,6 +103,23 @@ static void test_parse_ranges(void)
     CU_ASSERT_EQUAL(mb_data_parse_range("", "--procs", &r, &e), MB_EINVAL);
     CU_ASSERT_EQUAL(mb_data_parse_range("0:8", "--procs", &r, &e), MB_EINVAL);
     CU_ASSERT_PTR_NULL(r.v); /* nothing left to free after an error */
+
+    /* counts (mbopt scale --procs): each end read as mb_data_flag_whole reads a count, so
+     * 2^53 + 1 (which a double rounds to 2^53) is refused from its text, with the range */
+    CU_ASSERT_EQUAL_FATAL(mb_data_flag_whole_range("--procs", "1,3,8:32", 1, MB_DATA_RANGE_MAX,
+                                                   &r, &e), MB_OK);
+    CU_ASSERT_EQUAL(r.n, 5);
+    mb_data_range_free(&r);
+    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "2:9007199254740993", 1,
+                                             MB_DATA_RANGE_MAX, &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--procs: must be a whole number in [1, 9007199254740992], "
+                                  "got '9007199254740993'");
+    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "1.5", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--procs: must be a whole number in [1, 64], got '1.5'");
+    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "2,2", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "8:2", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "2:", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NULL(r.v);
 }
 
 static void test_table_read(void)

@@ -315,16 +315,17 @@ static void test_checkpoint_checks(void)
              tiny, DATA, dir, dir);
     fails(1, "another data set", cmd);
 
-    /* the unchanged file is still accepted, and a resume at its bound reports its loss */
-    mb_test_sh(&r, TRAIN " --max-updates 20 --resume %s/ck.bin --log %s/b.csv", tiny, DATA, dir,
-               dir);
+    /* the unchanged file is still accepted (with its --eval-every: the log states one for
+     * every row), and a resume at its bound reports its loss */
+    mb_test_sh(&r, TRAIN " --max-updates 20 --eval-every 5 --resume %s/ck.bin --log %s/b.csv",
+               tiny, DATA, dir, dir);
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "updates=20 "));
     CU_ASSERT_PTR_NULL(strstr(r.out, "loss=nan"));
     mb_test_run_free(&r);
     /* and one past it is refused */
-    snprintf(cmd, sizeof cmd, TRAIN " --max-updates 15 --resume %s/ck.bin --log %s/r.csv", tiny,
-             DATA, dir, dir);
+    snprintf(cmd, sizeof cmd, TRAIN " --max-updates 15 --eval-every 5 --resume %s/ck.bin --log "
+             "%s/r.csv", tiny, DATA, dir, dir);
     fails(1, "past this run's bound", cmd);
     free(keep);
     free(c.b);

@@ -68,6 +68,12 @@ static char dir[256];
     "\"best\":{\"model\":\"shifted-law\",\"params\":{\"n_inf\":105.2,\"alpha\":5530.9,"        \
     "\"m_0\":" M0 "}}" LAWS "}' > $W/ns.json && "
 
+/* NS's LAWS: a bootstrap of the shifted law (M_0 5) whose best_law is LAW (the key left out when
+ * empty) and whose second sample is S2 */
+#define BOOT(LAW, S2)                                                                             \
+    ",\"bootstrap\":{\"resamples\":2,\"fitted\":2" LAW ",\"best_samples\":"                \
+    "[[104.9,5510.2,4.9]," S2 "]}"
+
 /* ---- the cases ----------------------------------------------------------------------------- */
 
 static const hcase probe_cases[] = {
@@ -115,6 +121,10 @@ static const hcase probe_cases[] = {
     {"runaway", STEP0 "--batch 2 --threads 1 --budget 0.01 --rounds 1e9 -o $W/o", 1, "--rounds"},
     {"runaway", "$T mbprobe learners --net " NET " --batch 2 --max-learners 1e12 -o $W/o", 1,
      "--max-learners"},
+    /* K12: a whole number out of range says the range, not "not a whole number" */
+    {"message", "$T mbprobe learners --net " NET " --batch 2 --max-learners 9007199254740993 -o "
+                "$W/o", 1, "--max-learners: must be a whole number in [1, 4096], got "
+                "'9007199254740993'"},
     {"runaway", "$T mbprobe overhead --budget inf", 1, "--budget"},
     {"runaway", "$T mbprobe overhead --budget 1e-400", 1, "--budget"},
     /* a layer of 5 x 10^14 flops a call: every point over budget, done at once */
@@ -227,6 +237,12 @@ static const hcase probe_cases[] = {
     /* H9: MBKIT_FIFO_WAIT that is not a number of seconds from 0 to 3600 is refused, not 5 s */
     {"silent", "mkfifo $W/f && MBKIT_FIFO_WAIT=abc " STEP_NB "--net $W/f -o $W/o", 2,
      "MBKIT_FIFO_WAIT='abc': must be a number of seconds from 0 to 3600"},
+    /* H15: --conv-algo on a net without a convolution would be ignored */
+    {"silent", STEP_NB "--net $D/fc.cfg --conv-algo fft -o $W/o", 2,
+     "--conv-algo has no effect: net 'fc' has no convolution layer"},
+    {"silent", "$T mbprobe learners --net $D/fc.cfg --batch 2 --threads 1 --max-learners 1 "
+               "--budget 0.01 --conv-algo gemm -o $W/o", 2,
+     "--conv-algo has no effect: net 'fc' has no convolution layer"},
 };
 
 static const hcase train_cases[] = {
@@ -431,6 +447,40 @@ static const hcase train_cases[] = {
                 "--log $W/a.csv >/dev/null && " TRAIN "--algo momentum --max-updates 40 --resume "
                 "$W/c --momentum 0.9000000001 --log $W/o", 1,
      "checkpoint of --momentum 0.9, this run has --momentum 0.9000000001"},
+    /* K8 (and G18): a resume with other evaluation settings than the checkpoint's: they decide
+     * how the crossing mbfit reads was found, and the log states each once for all its rows */
+#define CK TRAIN "--max-updates 20 --target-loss 0.2 --checkpoint $W/c --checkpoint-every 10 "
+#define RESUME ">/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o "
+    {"silent", CK "--log $W/a.csv" RESUME "--check-frac 0.5", 1,
+     "c: checkpoint of --check-frac none, this run has --check-frac 0.5"},
+    {"silent", CK "--check-frac 0.25 --log $W/a.csv" RESUME "--check-frac 0.25 --check-sigmas 3",
+     1, "checkpoint of --check-sigmas 4, this run has --check-sigmas 3"},
+    {"silent", CK "--log $W/a.csv" RESUME "--no-bisect", 1,
+     "checkpoint of a run without --no-bisect, this run has --no-bisect"},
+    {"silent", CK "--eval-adapt --log $W/a.csv" RESUME, 1,
+     "checkpoint of a run with --eval-adapt, this run has none"},
+    {"silent", CK "--log $W/a.csv" RESUME "--eval-every 3", 1,
+     "checkpoint of --eval-every 100, this run has --eval-every 3"},
+    {"silent", CK "--log $W/a.csv" RESUME "--noise-every 0", 1,
+     "checkpoint of --noise-every 16, this run has --noise-every 0"},
+    /* the same settings resume, and the log goes on */
+    {"silent", CK "--check-frac 0.25 --no-bisect --log $W/a.csv >/dev/null && " TRAIN
+               "--max-updates 40 --target-loss 0.2 --check-frac 0.25 --no-bisect --resume $W/c "
+               "--log $W/r.csv >/dev/null && grep -q '^# check_frac=0.25' $W/r.csv", 0, NULL},
+    /* a checkpoint of format version 6 (no evaluation settings) is refused, saying so */
+    {"silent", CK "--log $W/a.csv >/dev/null && printf 6 | dd of=$W/c bs=1 seek=7 conv=notrunc "
+               "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
+     1, "checkpoint format version 6; this mbtrain reads version 7 only: start the run afresh"},
+#undef RESUME
+#undef CK
+    /* H15: --conv-algo on a net without a convolution would be ignored (one learner, and a
+     * parallel algorithm's) */
+    {"silent", "$T mbtrain --net $D/fc.cfg --data " SYN " --batch 8 --threads 1 --max-updates 4 "
+               "--conv-algo fft --log $W/o", 2,
+     "--conv-algo has no effect: net 'fc' has no convolution layer"},
+    {"silent", "$T mbtrain --net $D/fc.cfg --data " SYN " --batch 8 --threads 1 --max-updates 4 "
+               "--algo easgd --learners 2 --conv-algo direct --log $W/o", 2,
+     "mbtrain: --conv-algo has no effect: net 'fc' has no convolution layer"},
 };
 
 static const hcase fit_cases[] = {
@@ -482,6 +532,8 @@ static const hcase fit_cases[] = {
     {"silent", NU "$D/log_upd.csv " LOGS " -o $W/o", 1, "field 'update'"},
     {"silent", NU "$D/log_dup.csv " LOGS " -o $W/o", 1, "given twice"},
     {"silent", NU LOGS " --procs 1.5 -o $W/o", 1, "--procs"},
+    {"runaway", NU LOGS " --procs 9007199254740993 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
     {"silent", NU LOGS " --bootstrap 2.5 -o $W/o", 1, "--bootstrap"},
     {"silent", NU LOGS " --smooth 0 -o $W/o", 1, "--smooth"},
     {"silent", "cp $E/step.csv $W/s.csv && $T mbfit tupdate $W/s.csv -o $W/s.csv && "
@@ -810,7 +862,8 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt ps --compute-time 0.2 --workers 16 --bandwidth 10G --param-bytes 1.5 "
                "-o $W/o", 1, "--param-bytes: must be a whole number"},
     /* counts are whole numbers */
-    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1, "whole numbers"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '1.5'"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --procs-available 2.5 -o $W/o", 1,
      "--procs-available: must be a whole number"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --m-strong 64.5 -o $W/o", 1,
@@ -1053,6 +1106,30 @@ static const hcase opt_cases[] = {
                "{\"n_inf\":105.2,\"alpha\":5530.9,\"m_0\":3}}}") "$T mbopt scale --nfit "
                "$W/ns.json --gamma 2e-5 --m-t 32 --comm none -o $W/o", 1,
      "field 'best.params.m_0': 5, but laws.shifted-law.params.m_0 is 3"},
+    /* K5, the rest: a bootstrap's best_law names the best law, or its samples would be dropped
+     * (and the spread: line with them) without a word; each sample is 3 numbers of that law */
+#define SC "$T mbopt scale --nfit $W/ns.json --gamma 2e-5 --m-t 32 --comm none "
+    {"silent", NS("5", BOOT(",\"best_law\":\"bogus\"", "[105.3,5551.7,5.1]")) SC "-o $W/o", 1,
+     "ns.json: field 'bootstrap.best_law': 'bogus' is not a law (inverse-law, power-law or "
+     "shifted-law)"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"inverse-law\"", "[105.3,5551.7,5.1]")) SC
+               "-o $W/o", 1, "field 'bootstrap.best_law': 'inverse-law', but the best law is the "
+               "shifted-law (best.model)"},
+    {"silent", NS("5", BOOT("", "[105.3,5551.7,5.1]")) SC "-o $W/o", 1,
+     "field 'bootstrap.best_law': missing beside 'bootstrap.best_samples'"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,5551.7,5.1,1]")) SC
+               "-o $W/o", 1, "field 'bootstrap.best_samples[1]': not 3 numbers [n_inf, alpha, "
+               "m_0] with alpha >= 0 and m_0 >= 0"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,-5,5.1]")) SC "-o $W/o",
+     1, "field 'bootstrap.best_samples[1]': not 3 numbers"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,5551.7,9]")) SC "-o $W/o",
+     1, "field 'bootstrap.best_samples[1]': alpha 5551.7 and m_0 9: a shifted law needs"},
+    /* the file as mbfit writes it: ten samples (the least a spread is drawn from) */
+#define S3 "[105.3,5551.7,5.1],[105.1,5520.4,5],[105.6,5570.2,5.2]"
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", S3 "," S3 "," S3)) SC
+               "> $W/r && grep -q '^spread: .* 10 bootstrap resamples' $W/r", 0, NULL},
+#undef S3
+#undef SC
     /* K14: design's closed form needs the inverse law: another asked for is refused, not used
      * as the inverse law; K3: conv's --law needs --nfit, as scale's */
     {"silent", NS("5", ",\"laws\":{\"shifted-law\":{\"model\":\"shifted-law\",\"params\":"
@@ -1068,6 +1145,20 @@ static const hcase opt_cases[] = {
             "$W/c.csv 2>/dev/null && " NS("5", "") "$T mbopt conv --net " NET " --probe $W/c.csv "
             "--mem 1G --batch 4,8 --nfit $W/ns.json > $W/t && grep -q 'no T_C at M <= 5: the "
             "shifted law has no value' $W/t && ! grep -qi nan $W/t", 0, NULL},
+    /* K12: --procs is read as every count flag is (past 2^53 refused from its text, the range
+     * stated), and a learner count is printed whole, in text and JSON */
+    {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 9007199254740993 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
+    {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:9007199254740993 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 0:4 -o $W/o", 1,
+     "--procs: must be a whole number in [1, 9007199254740992], got '0'"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 4:1 -o $W/o", 1,
+     "--procs: range '4:1' has lo > hi"},
+    {"message", "$T mbopt scale " SCALE_FLAGS "--procs 9007199254740991 > $W/r && $T mbopt scale "
+                SCALE_FLAGS "--procs 9007199254740991 --json > $W/j && grep -q '^fastest: *P = "
+                "9007199254740991 learners' $W/r && grep -q '\"procs\":.9007199254740991,' $W/j && "
+                "! grep -q 'e+15' $W/j", 0, NULL},
 };
 
 static const hcase plot_cases[] = {
@@ -1264,6 +1355,26 @@ static const hcase plot_cases[] = {
     {"message", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o "
                 "$W/r/scale.json && mkdir $W/r/commands.txt && $T mbplot report $W/r", 1,
      "r/commands.txt: cannot read: Is a directory"},
+    /* H12, the rest: a commands.txt past the size cap or holding a NUL byte (the page showed it
+     * cut there), a runs/ or an input that is a link in a loop or to nothing: exit 1 naming it,
+     * and no page; a runs/ folder without logs is there, its logs are what is missing */
+#define RP "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+#define NOPAGE "; s=$?; test -e $W/r/report.html && exit 99; exit $s"
+    {"size", RP "truncate -s 1100M $W/r/commands.txt && $T mbplot report $W/r" NOPAGE, 1,
+     "r/commands.txt: 1153433600 bytes, more than the 1024 MiB an input may hold"},
+    {"message", RP "head -c 64 /dev/zero > $W/r/commands.txt && $T mbplot report $W/r" NOPAGE, 1,
+     "r/commands.txt: not text: a NUL byte at byte 1"},
+    {"message", RP "printf 'mbtrain\\0x' > $W/r/scale.txt && $T mbplot report $W/r" NOPAGE, 1,
+     "r/scale.txt: not text: a NUL byte at byte 8"},
+    {"message", RP "ln -s runs $W/r/runs && $T mbplot report $W/r" NOPAGE, 1,
+     "r/runs: cannot read: Too many levels of symbolic links"},
+    {"message", RP "ln -s nowhere.json $W/r/nfit.json && $T mbplot report $W/r" NOPAGE, 1,
+     "r/nfit.json: cannot read: No such file or directory"},
+    {"message", RP "mkdir $W/r/runs && ln -s ../runs $W/r/runs/loop && $T mbplot report $W/r "
+                "2>$W/e >/dev/null && grep -q 'r/runs/\\*.csv is missing (written by mbtrain)' "
+                "$W/e && ! grep -q 'runs/ is missing' $W/e", 0, NULL},
+#undef NOPAGE
+#undef RP
     /* the eighth campaign (issue #25). K13: a shifted-law nfit read from a FIFO is read once
      * (the optimised law comes from the root already read); K5: its values are checked as
      * mbopt checks them */
@@ -1272,6 +1383,20 @@ static const hcase plot_cases[] = {
              "$W/p.png", 0, NULL},
     {"silent", NS("-1", ",\"per_m\":[{\"batch\":16,\"mean\":400,\"se\":9}]") "$T mbplot "
                "nupdate $W/ns.json -o $W/o", 1, "the shifted law needs m_0 >= 0"},
+    /* K5, the rest: mbplot reads a bootstrap as mbopt does (one reader) */
+#define PER_M ",\"per_m\":[{\"batch\":16,\"mean\":400,\"se\":9}]"
+    {"silent", NS("5", BOOT(",\"best_law\":\"bogus\"", "[105.3,5551.7,5.1]") PER_M) "$T mbplot "
+               "nupdate $W/ns.json -o $W/o", 1,
+     "field 'bootstrap.best_law': 'bogus' is not a law (inverse-law, power-law or shifted-law)"},
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,5551.7,5.1,1]") PER_M)
+               "$T mbplot nupdate $W/ns.json -o $W/o", 1,
+     "field 'bootstrap.best_samples[1]': not 3 numbers [n_inf, alpha, m_0]"},
+    {"silent", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json "
+               "&& " NS("5", BOOT("", "[105.3,5551.7,5.1]")) "cp $W/ns.json $W/r/nfit.json && "
+               "$T mbplot report $W/r 2>$W/e; s=$?; grep -v note: $W/e >&2; "
+               "test -e $W/r/report.html && exit 99; exit $s", 1,
+     "r/nfit.json: field 'bootstrap.best_law': missing beside 'bootstrap.best_samples'"},
+#undef PER_M
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
@@ -1336,6 +1461,7 @@ static int setup(void)
                     "[conv]\nfilters=512\nsize=31\n[fc]\noutputs=4\n[softmax]\n");
     put("wide.cfg", "[net]\nname=wide\nchannels=1000000\nheight=1000\nwidth=1000\n"
                     "[conv]\nfilters=4\nsize=1000\n[fc]\noutputs=4\n[softmax]\n");
+    put("fc.cfg", "[net]\nname=fc\nchannels=1\nheight=8\nwidth=8\n[fc]\noutputs=4\n[softmax]\n");
     put("nosoftmax.cfg", "[net]\nname=n\nchannels=1\nheight=8\nwidth=8\n[fc]\noutputs=4\n");
     put("dupkey.cfg", "[net]\nname=d\nchannels=1\nheight=8\nheight=8\nwidth=8\n[fc]\noutputs=4\n"
                       "[softmax]\n");

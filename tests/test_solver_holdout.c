@@ -596,7 +596,7 @@ static void test_run_knobs(void)
         {"SEED_BUDGET=-3", "SEED_BUDGET=-3: a whole number"},
         {"RUN_TIME_CAP=abc", "RUN_TIME_CAP=abc: a number >= 0"},
         {"TARGET_LOSS=0", "TARGET_LOSS=0: a number above 0"},
-        {"LR=abc", "LR=abc: abc is not a number above 0"},
+        {"LR=abc", "LR=abc: abc is not a finite number above 0"},
         {"'LRS=0.02 0.02'", "LRS=0.02 0.02: 0.02 given twice"},
         {"EVAL_FRAC=2", "EVAL_FRAC=2: a fraction above 0, at most 1"},
         {"MAX_UPDATES=0", "MAX_UPDATES=0: a whole number"},
@@ -621,6 +621,38 @@ static void test_run_knobs(void)
         /* K11: a hostfile that is not there, or names no slot, is named (not PROCS=1:) */
         {"HOSTFILE=/nonexistent", "HOSTFILE=/nonexistent: no such file"},
         {"HOSTFILE=/dev/null", "HOSTFILE=/dev/null: no slots"},
+        /* K10: every knob a stage reads is checked before any stage runs */
+        {"DATA=no_such_data", "DATA=no_such_data: fashion-mnist, mnist, synthetic"},
+        {"DATA=synthetic:n=abc", "DATA=synthetic:n=abc: fashion-mnist, mnist, synthetic"},
+        {"PROBE_LEARNERS=abc", "PROBE_LEARNERS=abc: whole numbers as lo:hi"},
+        {"PROBE_LEARNERS=0", "PROBE_LEARNERS=0: 0 is not a whole number from 1 to 256"},
+        {"COMM_BYTES=abc", "COMM_BYTES=abc: byte counts (K, M, G) as lo:hi"},
+        {"COMM_BYTES=4:-4", "COMM_BYTES=4:-4: byte counts"},
+        {"COMM_BYTES=8M:4", "COMM_BYTES=8M:4: 8M:4 has lo > hi"},
+        {"PAR_BATCHES=abc", "PAR_BATCHES=abc: abc is not a whole number >= 1"},
+        {"'PAR_BATCHES=32 32'", "PAR_BATCHES=32 32: 32 given twice"},
+        {"'PAR_SEEDS=0 0'", "PAR_SEEDS=0 0: 0 given twice"},
+        {"PAR_SEEDS=x", "PAR_SEEDS=x: x is not a whole number >= 0"},
+        {"CONV_BATCHES=abc", "CONV_BATCHES=abc: whole numbers as lo:hi"},
+        {"CONV_BATCHES=0", "CONV_BATCHES=0: 0 is not a whole number from 1 to 65536"},
+        {"CONV_BUDGET=abc", "CONV_BUDGET=abc: a number above 0, at most 3600"},
+        {"CONV_BUDGET=-1", "CONV_BUDGET=-1: a number above 0"},
+        {"CONV_MEM=abc", "CONV_MEM=abc: a size above 0 in bytes, with K, M or G"},
+        {"CONV_MEM=-2M", "CONV_MEM=-2M: a size above 0"},
+        {"PROCS=0", "PROCS=0: 0 is not a whole number from 1 to 1000000000"},
+        {"PROCS=4:1", "PROCS=4:1: 4:1 has lo > hi"},
+        {"PROCS=1:99999999999999999999", "PROCS=1:99999999999999999999: 99999999999999999999 is "
+                                         "not a whole number"},
+        {"PROBE_BATCHES=0", "PROBE_BATCHES=0: 0 is not a whole number from 1 to 1048576"},
+        {"PROBE_BATCHES=16:8", "PROBE_BATCHES=16:8: 16:8 has lo > hi"},
+        {"NET=data/nets", "NET=data/nets: data/nets is not a regular file"},
+        {"NET=/dev/null", "NET=/dev/null: /dev/null is not a regular file"},
+        {"NET=/etc/passwd", "NET=/etc/passwd: /etc/passwd is no network description"},
+        {"LRS=1e400", "LRS=1e400: 1e400 is not a finite number above 0"},
+        {"TORCH_TARGET=0.3", "TORCH_TARGET is a knob of the torch front end"},
+        {"LR=0.02 LRS=0.05", "LR=0.02 and LRS=0.05: give one"},
+        {"\"DATA=x'; touch k9-ran; echo '\"", "DATA=x'; touch k9-ran; echo ': a make run knob holds "
+                                            "no quote character"},
     };
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);

@@ -797,6 +797,11 @@ static int run_one(mb_run_options *o, int rank, int *together)
     if (rc != MB_OK) {
         /* ranks that disagree on their settings: a usage error, said once by rank 0 */
         *together = r.failed_together;
+        if (rc == MB_EUSAGE) { /* a flag that contradicts the net (--conv-algo): exit 2 */
+            if (rank == 0)
+                mb_cli_fail("mbtrain", NULL, &err);
+            return MB_EXIT_USAGE;
+        }
         if (err.msg[0] || !*together)
             mb_cli_say("mbtrain", NULL, "%s", err.msg);
         return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || *together)

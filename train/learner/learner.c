@@ -47,6 +47,9 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
                     size_t n_train, mb_error *err)
 {
     memset(l, 0, sizeof *l);
+    int rc = mb_net_desc_check_conv_algo(desc, o->conv_algo, err); /* H15: not ignored */
+    if (rc != MB_OK)
+        return rc;
     if (n_train < (size_t)o->batch)
         return mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu training samples",
                             o->batch, n_train);
@@ -61,7 +64,7 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
     co.backend = o->backend;
     co.device = o->device;
     co.threads = o->threads;
-    int rc = mb_ctx_create(&co, &l->ctx, err);
+    rc = mb_ctx_create(&co, &l->ctx, err);
     if (rc != MB_OK)
         return rc;
     mb_net_options no = {.max_batch = o->batch > EVAL_CHUNK ? o->batch : EVAL_CHUNK,

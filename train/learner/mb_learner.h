@@ -210,7 +210,8 @@ typedef struct mb_learner {
  * its context (o->backend, o->device, o->threads), the network for desc on it (o->seed,
  * o->conv_algo), the optimiser o->optim, and the
  * first epoch's permutation (shuffled from o->seed, a stream separate from the network's).
- * Uses no other field of o. MB_EINVAL when n_train < o->batch (a batch is never drawn from a
+ * Uses no other field of o. MB_EUSAGE for o->conv_algo on a net without a convolution
+ * (mb_net_desc_check_conv_algo); MB_EINVAL when n_train < o->batch (a batch is never drawn from a
  * smaller set) or above 2^32; the errors of mb_net_create and mb_optim_create; MB_ENOMEM. On
  * error *l is all zeros. */
 int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options *o,

@@ -1079,10 +1079,14 @@ static void job_init(job *j, const mb_run_options *o, mb_run_result *r, int rank
     j->threads = o->learners + (ranks == 1 && mb_par_algo_has_server(o->par) ? 1 : 0);
 }
 
-/* DOWNPOUR's server steps a centre with gradients alone, and BN's running statistics have none:
- * the centre's would never move (docs/algorithms.md, "Batch normalisation"). */
+/* --conv-algo needs a convolution to act on; DOWNPOUR's server steps a centre with gradients
+ * alone, and BN's running statistics have none: the centre's would never move
+ * (docs/algorithms.md, "Batch normalisation"). */
 static int par_check_net(const mb_run_options *o, const mb_net_desc *desc, mb_error *err)
 {
+    int rc = mb_net_desc_check_conv_algo(desc, o->conv_algo, err);
+    if (rc != MB_OK)
+        return rc;
     for (size_t i = 0; o->par == MB_PAR_DOWNPOUR && i < desc->n_layers; i++)
         if (mb_layer_state_count(&desc->layers[i]) > 0)
             return mb_error_set(err, MB_EINVAL, "--par downpour: net '%s' has batch "

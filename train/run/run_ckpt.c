@@ -2,16 +2,18 @@
  * its last checkpoint left it, written through the one output writer (temp file + rename, so a
  * kill during the write leaves the previous checkpoint whole), and believed only after checks.
  *
- * Layout (version 6; native byte order, for the same machine):
- *     "MBKCKPT6"      magic; the last character is the format version. Any other version is
+ * Layout (version 7; native byte order, for the same machine):
+ *     "MBKCKPT7"      magic; the last character is the format version. Any other version is
  *                     refused with a line saying so (versions 1 and 2 had no checksum; version
  *                     3's log rows had no b_simple column; version 4 had no learning rate;
- *                     version 5 no momentum, weight decay, rate schedule or target).
+ *                     version 5 no momentum, weight decay, rate schedule or target; version 6
+ *                     no evaluation settings).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
  *       "RUN "        ckpt_run: the run's identity (net, parameter count, data fingerprint,
  *                     seed, algorithm, batch, learner count, learning rate, momentum, weight
- *                     decay, rate schedule, target loss) and its counters (updates,
- *                     samples, wall seconds, the last mini-batch loss)
+ *                     decay, rate schedule, target loss; the evaluation period, staged checks,
+ *                     bisection, adaptive spacing and B_simple period) and its counters
+ *                     (updates, samples, wall seconds, the last mini-batch loss)
  *       "LOG "        the run log's data rows so far (text), so that the log continues
  *       "LRN "        one per learner, in order: ckpt_learner (index, updates, epoch, cursor,
  *                     shuffling PRNG, sizes), parameters float32 x params, velocity float32 x
@@ -33,10 +35,12 @@
  *     updates not past the checkpoint's, finite values, accuracy in [0, 1]);
  *   - the identity against the resuming run (net, parameter count, data fingerprint, seed,
  *     algorithm, batch, learners, learning rate, momentum, weight decay, rate schedule, target
- *     loss: the log states each once for all its rows): "checkpoint of seed 1, this run has
- *     seed 2".
+ *     loss, --eval-every, --check-frac, --check-sigmas, --no-bisect, --eval-adapt,
+ *     --noise-every: the log states each once for all its rows): "checkpoint of seed 1, this
+ *     run has seed 2".
  * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), and
- * options such as the evaluation period, which the resuming command line gives again.
+ * options the log does not state for its rows (threads, the bound on updates), which the
+ * resuming command line gives again.
  */
 #include "run_impl.h"
 #include "../../data/mb_dataset.h"
@@ -135,6 +139,12 @@ static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const 
     h->lr_step = o->optim.lr_step_every;
     h->lr_gamma = o->optim.lr_step_gamma;
     h->target_loss = o->target_loss;
+    h->check_frac = o->check_frac;
+    h->check_sigmas = o->check_sigmas;
+    h->eval_every = o->eval_every;
+    h->noise_every = o->noise_every;
+    h->no_bisect = o->no_bisect != 0;
+    h->eval_adapt = o->eval_adapt != 0;
 }
 
 static void put_learner(ckw *w, mb_learner *l, uint32_t index, long updates)
@@ -330,6 +340,10 @@ static int check_run(const ckpt_run *h, const char *path, mb_error *err)
           h->weight_decay >= 0 && isfinite(h->lr_gamma) && h->lr_step >= 0 &&
           (isnan(h->target_loss) || (isfinite(h->target_loss) && h->target_loss >= 0))))
         return corrupt(err, path, "momentum, weight decay, rate schedule or target out of range");
+    if (!(h->check_frac >= 0 && h->check_frac < 1 && isfinite(h->check_sigmas) &&
+          h->check_sigmas > 0 && h->eval_every >= 1 && h->noise_every >= 0 &&
+          (h->no_bisect == 0 || h->no_bisect == 1) && (h->eval_adapt == 0 || h->eval_adapt == 1)))
+        return corrupt(err, path, "evaluation settings out of range");
     return MB_OK;
 }
 
@@ -444,26 +458,41 @@ int mb_ckpt_decode(const void *buf, size_t len, const char *path, mb_ckpt *c, mb
 
 /* ---- reading: the run's identity ----------------------------------------------------------- */
 
-/* One line naming the first optimiser setting or target that differs: the log states each
- * once for all its rows, those trained before the checkpoint too (issue #25, H4). */
+/* One line naming the first optimiser setting, target or evaluation setting that differs: the
+ * log states each once for all its rows, those trained before the checkpoint too (issue #25, H4,
+ * K8). A value of NAN (a target) or, for `zero_none`, 0 (--check-frac) reads "none"; a flag
+ * (`flag`) is there or not. */
 static int check_settings(const ckpt_run *h, const ckpt_run *want, const char *path,
                           mb_error *err)
 {
+    const int checks = h->check_frac > 0 && want->check_frac > 0; /* --check-sigmas acts */
     const struct {
         const char *name;
         double have, want;
-    } s[] = {{"momentum", h->momentum, want->momentum},
-             {"weight-decay", h->weight_decay, want->weight_decay},
-             {"lr-step", (double)h->lr_step, (double)want->lr_step},
-             {"lr-gamma", h->lr_step ? h->lr_gamma : 0, want->lr_step ? want->lr_gamma : 0},
-             {"target-loss", h->target_loss, want->target_loss}};
+        int zero_none, flag;
+    } s[] = {{"momentum", h->momentum, want->momentum, 0, 0},
+             {"weight-decay", h->weight_decay, want->weight_decay, 0, 0},
+             {"lr-step", (double)h->lr_step, (double)want->lr_step, 0, 0},
+             {"lr-gamma", h->lr_step ? h->lr_gamma : 0, want->lr_step ? want->lr_gamma : 0, 0, 0},
+             {"target-loss", h->target_loss, want->target_loss, 0, 0},
+             {"eval-every", (double)h->eval_every, (double)want->eval_every, 0, 0},
+             {"check-frac", h->check_frac, want->check_frac, 1, 0},
+             {"check-sigmas", checks ? h->check_sigmas : 0, checks ? want->check_sigmas : 0, 0, 0},
+             {"no-bisect", h->no_bisect, want->no_bisect, 0, 1},
+             {"eval-adapt", h->eval_adapt, want->eval_adapt, 0, 1},
+             {"noise-every", (double)h->noise_every, (double)want->noise_every, 0, 0}};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         if (s[i].have == s[i].want || (isnan(s[i].have) && isnan(s[i].want)))
             continue;
+        if (s[i].flag)
+            return mb_error_set(err, MB_EINVAL, "%s: checkpoint of a run %s --%s, this run has "
+                                "%s%s (a log states one for the whole run)", path,
+                                s[i].have ? "with" : "without", s[i].name,
+                                s[i].have ? "none" : "--", s[i].have ? "" : s[i].name);
         char a[32] = "none", b[32] = "none"; /* the shortest decimals that read back as them */
-        if (!isnan(s[i].have))
+        if (!isnan(s[i].have) && !(s[i].zero_none && s[i].have == 0))
             mb_data_fmt_exact(a, sizeof a, s[i].have);
-        if (!isnan(s[i].want))
+        if (!isnan(s[i].want) && !(s[i].zero_none && s[i].want == 0))
             mb_data_fmt_exact(b, sizeof b, s[i].want);
         return mb_error_set(err, MB_EINVAL, "%s: checkpoint of --%s %s, this run has --%s %s "
                             "(a log states one for the whole run)", path, s[i].name, a,

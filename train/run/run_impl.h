@@ -234,6 +234,14 @@ typedef struct ckpt_run {
     double lr_gamma;       /* --lr-gamma, finite */
     double target_loss;    /* --target-loss, NAN for none */
     int64_t lr_step;       /* --lr-step, >= 0 (0: constant rate) */
+    /* how the log's evaluations and crossing were found, also stated once for all its rows
+     * (version 7, issue #25, K8 and G18) */
+    double check_frac;     /* --check-frac, in [0, 1) (0: every evaluation a full one) */
+    double check_sigmas;   /* --check-sigmas, finite > 0 */
+    int64_t eval_every;    /* --eval-every, >= 1 */
+    int64_t noise_every;   /* --noise-every, >= 0 (0: B_simple not measured) */
+    int32_t no_bisect;     /* --no-bisect: 0 or 1 */
+    int32_t eval_adapt;    /* --eval-adapt: 0 or 1 */
 } ckpt_run;
 
 /* "LRN ": one learner's header; its parameters, velocity and permutation follow. */
@@ -256,9 +264,9 @@ typedef struct ckpt_learner_view {
     const unsigned char *params, *velocity, *perm; /* velocity NULL when there is none */
 } ckpt_learner_view;
 
-/* The checkpoint format version, the last byte of the magic "MBKCKPT6" (run_ckpt.c): the
+/* The checkpoint format version, the last byte of the magic "MBKCKPT7" (run_ckpt.c): the
  * fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the bytes it repairs. */
-#define MB_CKPT_VERSION '6'
+#define MB_CKPT_VERSION '7'
 
 /* A decoded checkpoint: views into the caller's buffer, every value checked. */
 typedef struct mb_ckpt {
