@@ -509,14 +509,17 @@ CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='
     m = list("CAL_BATCHES", ms, 1, 2, "M: the law across M needs two"); if (m != "") { print m; exit } \
     m = list("CAL_SEEDS", ss, 0, 1, "seed"); if (m != "") { print m; exit } }')
 # The knobs checked above and below go to awk inside '...': a value holding a quote would end the
-# quoting and run the rest as shell code when make reads this file (even under make -n), so such
-# a value is refused first, before any $(shell).
+# quoting and run the rest as shell code when make reads this file (even under make -n), and awk
+# -v reads a backslash as an escape (\047 is a quote), so such a value is refused first, before
+# any $(shell). Paths awk hands to system() are quoted there again (sh()): '...' is inert.
 SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC HOLDOUT_SEEDS \
   HOLDOUT_BEYOND MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
   RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS DATA PROBE_LEARNERS \
-  COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM
-QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(findstring ',$($(k))),$(k))))
-$(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character))
+  COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM TORCH_MODEL TORCH_DEVICE \
+  TORCH_THREADS TORCH_PROBE_BATCHES TORCH_PROBE_BUDGET TORCH_BATCHES TORCH_SEEDS TORCH_LR \
+  TORCH_TARGET TORCH_EVAL_FRAC TORCH_MAX_UPDATES TORCH_HOLDOUT_SEEDS
+QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(findstring ',$($(k)))$(findstring \,$($(k))),$(k))))
+$(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character (nor a backslash)))
 $(if $(CAL),$(if $(strip $(CAL_KNOB_ERROR)),$(error $(CAL_KNOB_ERROR))))
 $(if $(and $(CAL_BUDGET),$(if $(CAL),,1)),$(error CAL_BUDGET=$(CAL_BUDGET) budgets a calibration: give FINAL_LOSS too))
 # prints 0 while the runs in runs/ have spent less than CAL_BUDGET seconds, else 1
@@ -677,18 +680,10 @@ $(OUT)/conv.json: $(OUT)/nfit.json
 NET_CFG  := $(if $(or $(findstring /,$(NET)),$(filter %.cfg,$(NET))),$(NET),data/nets/$(NET).cfg)
 HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^\[conv\]' "$$f" && echo 0 || echo 1)
 
-# make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
-# H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
-# the mode chosen ignores is refused too. GIVEN: set on the command line or in the environment.
-GIVEN = $(filter command environment,$(firstword $(origin $(1))))
-RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
-  -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
-  -v ef='$(EVAL_FRAC)' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
-  -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \
-  -v procs='$(PROCS)' -v net='$(NET)' -v netf='$(NET_CFG)' -v nets='$(MBKIT_NETS)' \
-  -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' -v data='$(DATA)' -v pl='$(PROBE_LEARNERS)' \
-  -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
-  -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' ' \
+# The checks every knob test shares: awk functions that return "" or the one line naming the
+# knob (a number, a whole number in a range, a list with no value twice, lo:hi ranges, byte
+# counts, sizes), and sh(), a path quoted again for system() (knobs hold no quote: SHELL_KNOBS).
+KNOB_AWK = \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
   function w(name, v, lo, hi) { return whole(v, lo, hi) ? "" : sprintf("%s=%s: a whole number from %d to %.0f", name, v, lo, hi) } \
@@ -711,13 +706,28 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     return "" } \
   function memsize(name, v) { return v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([KMG](i?B)?)?$$/ && v + 0 > 0 && v + 0 < 1e15 ? "" : \
     name "=" v ": a size above 0 in bytes, with K, M or G (12G)" } \
+  function sh(v) { return "\047" v "\047" }
+
+# make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
+# H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
+# the mode chosen ignores is refused too. GIVEN: set on the command line or in the environment.
+GIVEN = $(filter command environment,$(firstword $(origin $(1))))
+RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
+  -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
+  -v ef='$(EVAL_FRAC)' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
+  -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \
+  -v procs='$(PROCS)' -v net='$(NET)' -v netf='$(NET_CFG)' -v nets='$(MBKIT_NETS)' \
+  -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' -v data='$(DATA)' -v pl='$(PROBE_LEARNERS)' \
+  -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
+  -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' ' \
+  $(KNOB_AWK) \
   function dataset(v,   kv) { kv = "(n|test|c|h|w|classes|seed|noise)=([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"; \
     return v == "fashion-mnist" || v == "mnist" || v ~ ("^synthetic(:" kv "(," kv ")*)?$$") || \
-      (v != "" && system("test -d \"" v "\"") == 0) ? "" : \
+      (v != "" && system("test -d " sh(v)) == 0) ? "" : \
       "DATA=" v ": fashion-mnist, mnist, synthetic[:n=N,test=N,c=C,h=H,w=W,classes=K,seed=S,noise=X] or a folder of IDX or CIFAR-10 files" } \
-  function netfile(f) { return system("test -f \"" f "\"") != 0 ? "NET=" net ": " f " is not a regular file" : \
-    system("test -r \"" f "\"") != 0 ? "NET=" net ": " f " cannot be read" : \
-    system("grep -qs \"^[[:space:]]*\\[net\\]\" \"" f "\"") != 0 ? "NET=" net ": " f " is no network description (no [net] section)" : "" } \
+  function netfile(f) { return system("test -f " sh(f)) != 0 ? "NET=" net ": " f " is not a regular file" : \
+    system("test -r " sh(f)) != 0 ? "NET=" net ": " f " cannot be read" : \
+    system("grep -qs \"^[[:space:]]*\\[net\\]\" " sh(f)) != 0 ? "NET=" net ": " f " is no network description (no [net] section)" : "" } \
   BEGIN { \
     m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
     if (m == "") m = w("MAX_SEEDS", mx, 1, 1000); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
@@ -735,10 +745,10 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     if (m == "") m = memsize("CONV_MEM", cvm); if (m == "") m = dataset(data); \
     if (m == "" && comm != "measured" && comm != "none") m = "COMM=" comm ": measured or none"; \
     path = net ~ /\// || net ~ /\.cfg$$/; f = netf; \
-    if (!path && system("test -e \"" netf "\"") != 0 && nets != "") f = nets "/" net ".cfg"; \
-    if (m == "" && !path && system("test -e \"" f "\"") != 0) \
+    if (!path && system("test -e " sh(netf)) != 0 && nets != "") f = nets "/" net ".cfg"; \
+    if (m == "" && !path && system("test -e " sh(f)) != 0) \
       m = "NET=" net ": no " netf " here or in $$MBKIT_NETS (a name from data/nets/, or a .cfg path)"; \
-    if (m == "" && path && system("test -e \"" f "\"") != 0) m = "NET=" net ": no such file"; \
+    if (m == "" && path && system("test -e " sh(f)) != 0) m = "NET=" net ": no such file"; \
     if (m == "") m = netfile(f); \
     if (m != "") print m }')
 RUN_GOALS := $(if $(MAKECMDGOALS),$(filter run run-c run-torch pipeline,$(MAKECMDGOALS)),)

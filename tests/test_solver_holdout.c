@@ -653,6 +653,24 @@ static void test_run_knobs(void)
         {"LR=0.02 LRS=0.05", "LR=0.02 and LRS=0.05: give one"},
         {"\"DATA=x'; touch k9-ran; echo '\"", "DATA=x'; touch k9-ran; echo ': a make run knob holds "
                                             "no quote character"},
+        /* campaign 9's L1: a double quote, $(...) or a backtick in a path awk tests with system() */
+        {"'NET=x.cfg\"; touch k9-ran; echo \"'", "NET=x.cfg\"; touch k9-ran; echo \": no data/nets/"},
+        {"'NET=x`touch k9-ran`.cfg'", "NET=x`touch k9-ran`.cfg: no such file"},
+        {"'MBKIT_NETS=/tmp\"; touch k9-ran; echo \"' NET=nosuchnet", "NET=nosuchnet: no data/nets"},
+        {"'NET=x\\047; touch k9-ran; \\047.cfg'", "holds no quote character (nor a backslash)"},
+        /* L2: the torch front end's knobs, and make run's that it does not read */
+        {"FRONTEND=torch 'TORCH_SEEDS=0 0'", "TORCH_SEEDS=0 0: 0 given twice"},
+        {"FRONTEND=torch 'TORCH_BATCHES=16 16'", "TORCH_BATCHES=16 16: 16 given twice"},
+        {"FRONTEND=torch TORCH_LR=-1", "TORCH_LR=-1: one finite rate above 0"},
+        {"FRONTEND=torch TORCH_HOLDOUT_SEEDS=1", "TORCH_HOLDOUT_SEEDS=1: a whole number from 3"},
+        {"FRONTEND=torch TORCH_EVAL_FRAC=2", "TORCH_EVAL_FRAC=2: a fraction above 0"},
+        {"FRONTEND=torch TORCH_DEVICE=bogus", "TORCH_DEVICE=bogus: auto, cpu, cuda or cuda:N"},
+        {"FRONTEND=torch TORCH_MAX_UPDATES=0", "TORCH_MAX_UPDATES=0: a whole number"},
+        {"FRONTEND=torch TORCH_PROBE_BUDGET=-1", "TORCH_PROBE_BUDGET=-1: a number above 0"},
+        {"FRONTEND=torch TORCH_MODEL=/nonexistent.py", "TORCH_MODEL=/nonexistent.py: not a readable"},
+        {"FRONTEND=torch 'LRS=0.02 0.05'", "LRS is a knob of make run's C front end"},
+        {"FRONTEND=torch HOLDOUT_SEEDS=20", "HOLDOUT_SEEDS is a knob of make run's C front end"},
+        {"FRONTEND=torch COMM=none", "COMM is a knob of make run's C front end"},
     };
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);

@@ -39,6 +39,36 @@ TORCH_HOLDOUT_SEEDS ?= 5
 # the output folder: OUT when given on the command line, else out/torch (make run's is out/)
 TORCH_OUT      ?= $(if $(filter command line,$(origin OUT)),$(OUT),out/torch)
 
+# The knobs above, checked when make reads the Makefile as make run's are (the main Makefile's
+# KNOB_AWK; a quote in one is refused there first): a bad value is one line naming it, exit 2.
+# make run's own knobs are not read here, and given with this front end they are refused too.
+TORCH_KNOB_ERROR = $(shell awk -v batches='$(TORCH_BATCHES)' -v seeds='$(TORCH_SEEDS)' \
+  -v lr='$(TORCH_LR)' -v tgt='$(TORCH_TARGET)' -v hs='$(TORCH_HOLDOUT_SEEDS)' \
+  -v ef='$(TORCH_EVAL_FRAC)' -v mu='$(TORCH_MAX_UPDATES)' -v pb='$(TORCH_PROBE_BATCHES)' \
+  -v pbu='$(TORCH_PROBE_BUDGET)' -v th='$(TORCH_THREADS)' -v dev='$(TORCH_DEVICE)' \
+  -v model='$(TORCH_MODEL)' ' $(KNOB_AWK) BEGIN { \
+    m = list("TORCH_BATCHES", batches, 1, 2, "M: the law across M needs two", 0); \
+    if (m == "") m = list("TORCH_SEEDS", seeds, 0, 1, "seed", 0); \
+    if (m == "" && !(num(lr) && lr + 0 > 0 && lr + 0 < 1e300)) m = "TORCH_LR=" lr ": one finite rate above 0"; \
+    if (m == "") m = pos("TORCH_TARGET", tgt, 0, 1e300); \
+    if (m == "") m = w("TORCH_HOLDOUT_SEEDS", hs, 3, 64); \
+    if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "TORCH_EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
+    if (m == "") m = w("TORCH_MAX_UPDATES", mu, 1, 1099511627776); \
+    if (m == "") m = range("TORCH_PROBE_BATCHES", pb, 1048576); \
+    if (m == "") m = pos("TORCH_PROBE_BUDGET", pbu, 0, 1e300); \
+    if (m == "") m = w("TORCH_THREADS", th, 1, 4096); \
+    if (m == "" && dev !~ /^(auto|cpu|cuda(:[0-9]+)?)$$/) m = "TORCH_DEVICE=" dev ": auto, cpu, cuda or cuda:N"; \
+    if (m == "" && system("test -f " sh(model) " && test -r " sh(model)) != 0) \
+      m = "TORCH_MODEL=" model ": not a readable file (a Python file defining the model)"; \
+    if (m != "") print m }')
+TORCH_C_KNOBS = LR LRS TARGET_LOSS RUN_BATCHES RUN_SEEDS HOLDOUT_SEEDS HOLDOUT_BEYOND EVAL_FRAC \
+  MAX_UPDATES PROBE_BATCHES PROBE_BUDGET PROBE_LEARNERS NET DATA COMM COMM_BYTES PROCS HOSTFILE \
+  SEED_BUDGET MAX_SEEDS RUN_TIME_CAP PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM
+ifneq ($(and $(RUN_GOALS),$(TORCH_RUN)),)
+$(if $(call IGNORED_KNOB,$(TORCH_C_KNOBS)),$(error $(call IGNORED_KNOB,$(TORCH_C_KNOBS)) is a knob of make run's C front end: the torch front end does not read it (its own are TORCH_*: docs/commands.md, "PyTorch front end")))
+$(if $(strip $(TORCH_KNOB_ERROR)),$(error $(TORCH_KNOB_ERROR)))
+endif
+
 TORCH_FE     = $(TORCH_PYTHON) frontends/torch/mbkit_torch.py
 TORCH_COMMON = --model $(TORCH_MODEL) --device $(TORCH_DEVICE) --threads $(TORCH_THREADS) \
                --algo momentum --momentum 0.9 --lr $(TORCH_LR)
