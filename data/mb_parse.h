@@ -64,6 +64,14 @@ int mb_data_past_2_53(const char *s, double v);
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);
 
+/* Counts (batch sizes, processes, bytes): mb_data_parse_range, with every item (both ends of
+ * "lo:hi") written as a whole number ("2.0000000000000001" is refused, though a double rounds
+ * it to 2) and every value a whole number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is
+ * not a whole number in [LO, HI]" (or the value the list made, in the item). The one reader of
+ * count lists outside mbtrain (mbprobe, mbopt). */
+int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
+                         struct mb_error *err);
+
 /* Mini-batch sizes: mb_data_parse_range, and every item written as whole numbers in plain
  * digits ("8:512", "8,16"; not "8.5", "1e3", "64k") with every value at most `max`. On error
  * fills err naming `what` and the item. */

@@ -501,16 +501,8 @@ int mbopt_scale(int argc, char **argv)
     if (avail && mb_data_flag_whole("--procs-available", avail, 1, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
         return mb_cli_fail(prog, sub, &err);
     mb_range pr;
-    if (mb_data_parse_range(procs, "--procs", &pr, &err) != MB_OK)
+    if (mb_data_parse_counts(procs, "--procs", 1, MB_DATA_RANGE_MAX, &pr, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
-    for (size_t i = 0; i < pr.n; i++)
-        if (pr.v[i] < 1.0 || pr.v[i] != floor(pr.v[i])) {
-            char v[32];
-            mb_error_set(&err, MB_EINVAL, "--procs: learner counts must be whole numbers >= 1, "
-                         "got %s", mb_data_fmt_exact(v, sizeof v, pr.v[i]));
-            mb_data_range_free(&pr);
-            return mb_cli_fail(prog, sub, &err);
-        }
     if (model_resolve(&m, &err) != MB_OK ||
         model_check_procs(&m, pr.v, pr.n, "--procs", &err) != MB_OK ||
         output_over_inputs(out.output, &m, argc - optind, argv + optind, &err) != MB_OK) {

@@ -227,6 +227,13 @@ static const hcase probe_cases[] = {
     /* H9: MBKIT_FIFO_WAIT that is not a number of seconds from 0 to 3600 is refused, not 5 s */
     {"silent", "mkfifo $W/f && MBKIT_FIFO_WAIT=abc " STEP_NB "--net $W/f -o $W/o", 2,
      "MBKIT_FIFO_WAIT='abc': must be a number of seconds from 0 to 3600"},
+    /* the ninth campaign (issue #25). L9: a count list is read from its text, as mbtrain's
+     * --batch: 2.0000000000000001 is not the whole number 2 (mb_data_parse_counts) */
+    {"silent", STEP_NB "--net " NET " --batch 2.0000000000000001 -o $W/o", 1,
+     "--batch: '2.0000000000000001' is not a whole number in [1, 1048576]"},
+    {"silent", "$T mbprobe conv --net " NET " --no-cache --budget 0.01 --batch "
+               "4:8.0000000000000001 -o $W/o", 1,
+     "--batch: '4:8.0000000000000001' is not a whole number in [1, 65536]"},
 };
 
 static const hcase train_cases[] = {
@@ -1068,6 +1075,15 @@ static const hcase opt_cases[] = {
             "$W/c.csv 2>/dev/null && " NS("5", "") "$T mbopt conv --net " NET " --probe $W/c.csv "
             "--mem 1G --batch 4,8 --nfit $W/ns.json > $W/t && grep -q 'no T_C at M <= 5: the "
             "shifted law has no value' $W/t && ! grep -qi nan $W/t", 0, NULL},
+    /* the ninth campaign (issue #25). L9: a count list is read from its text */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--comm none --procs 2.0000000000000001 -o $W/o", 1,
+     "--procs: '2.0000000000000001' is not a whole number in [1, 9007199254740992]"},
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8.0000000000000001 -o $W/o", 1,
+     "--batch: '8.0000000000000001' is not a whole number in [1, 9007199254740992]"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--comm none --procs 1:4 --procs-available "
+               "2.0000000000000001 -o $W/o", 1, "--procs-available: must be a whole number"},
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 -o $W/o > $W/t && "
+               "grep -q '^16 ' $W/t", 0, NULL},
 };
 
 static const hcase plot_cases[] = {

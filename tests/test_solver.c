@@ -190,7 +190,7 @@ static void test_mbopt_bad_input(void)
     expect_failure("optimise", 2, "unknown command 'optimise'");
     expect_failure("scale " MODEL_FLAGS " --procs 0", 1, "--procs: '0' is not a positive number");
     expect_failure("scale " MODEL_FLAGS " --procs 0.5", 1,
-                   "learner counts must be whole numbers >= 1");
+                   "--procs: '0.5' is not a whole number in [1, 9007199254740992]");
     expect_failure("scale " MODEL_FLAGS " --procs 8:2", 1, "lo > hi");
     expect_failure("scale --n-inf 1 --alpha -1 --gamma 1 --m-t 1 --delta 1", 1,
                    "--alpha: must be >= 0, got '-1'");
