@@ -64,6 +64,12 @@ int mb_data_past_2_53(const char *s, double v);
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);
 
+/* Whether the number text `s` is a whole number as written: no nonzero digit after the point
+ * once its exponent has moved it ("8", "8.0", "1.5e3": yes; "2.0000000000000001", which a
+ * double rounds to 2: no). A size with K, M or G is left to its value's check (1.5K is 1536
+ * bytes). What mb_data_flag_whole, mb_data_parse_counts and the table readers' counts use. */
+int mb_data_whole_as_written(const char *s);
+
 /* Counts (batch sizes, processes, bytes): mb_data_parse_range, with every item (both ends of
  * "lo:hi") written as a whole number ("2.0000000000000001" is refused, though a double rounds
  * it to 2) and every value a whole number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is

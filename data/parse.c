@@ -122,9 +122,7 @@ static int text_whole(const char *s, const char **end)
     return 1;
 }
 
-/* text_whole for a flag's or list item's text; a size with K, M or G is left to its value's
- * check (1.5K is 1536 bytes). */
-static int whole_as_written(const char *s)
+int mb_data_whole_as_written(const char *s)
 {
     const char *end;
     int whole = text_whole(s, &end);
@@ -160,7 +158,7 @@ int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, d
     double x;
     if (mb_data_flag_double(flag, arg, size, MB_NONNEG, &x, err) != MB_OK)
         return MB_EINVAL;
-    if (x != floor(x) || !whole_as_written(arg) || x < lo || x > hi ||
+    if (x != floor(x) || !mb_data_whole_as_written(arg) || x < lo || x > hi ||
         (!size && mb_data_past_2_53(arg, x)))
         return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
                             "'%s'", flag, lo, hi, arg);
@@ -303,7 +301,7 @@ static int count_text(const char *s, size_t n, const char *what, const char *ite
         n = sizeof t - 1;
     memcpy(t, s, n);
     t[n] = '\0';
-    if (whole_as_written(t))
+    if (mb_data_whole_as_written(t))
         return MB_OK;
     return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f]", what,
                         item, lo, hi);

@@ -498,7 +498,8 @@ int mbopt_conv(int argc, char **argv)
                                   optarg);
             break;
         case OPT_WS_LIMIT:
-            rc = mb_data_flag_double("--ws-limit", optarg, 1, MB_NONNEG, &co.ws_limit, &err);
+            rc = mb_data_flag_whole("--ws-limit", optarg, 1, 0, MB_DATA_RANGE_MAX, &co.ws_limit,
+                                    &err);
             break;
         case OPT_JSON: out.json = 1; break;
         case 'o': out.output = optarg; break;

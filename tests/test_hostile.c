@@ -1084,6 +1084,25 @@ static const hcase opt_cases[] = {
                "2.0000000000000001 -o $W/o", 1, "--procs-available: must be a whole number"},
     {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 -o $W/o > $W/t && "
                "grep -q '^16 ' $W/t", 0, NULL},
+    /* L13: --delta's P:S list has no empty item (the one list splitter) */
+    {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm allreduce "
+               "--delta 2:0.1, --procs 1:2 -o $W/o", 1, "--delta: empty item in '2:0.1,'"},
+    /* L15: a workspace is whole bytes, as --mem is: the flag and the table's field */
+    {"silent", "$T mbprobe conv --net " NET " --batch 8 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
+               "--batch 8 --ws-limit 1.5 -o $W/o", 1,
+     "--ws-limit: must be a whole number in [0, 9007199254740991], got '1.5'"},
+    {"silent", "$T mbprobe conv --net " NET " --batch 8 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && sed -i 's/^\\(conv1,gemm,forward,8,[^,]*\\),[^,]*,/"
+               "\\1,1.5,/' $W/c.csv && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
+               "--batch 8 -o $W/o", 1,
+     "field 'workspace_bytes': 1.5 is not a whole number in [0, 9007199254740992]"},
+    /* L18: a cfit's value is named as the file's field */
+    {"message", "$T mbfit comm $E/comm.csv --json -o $W/c.json && sed -i '0,/\"latency_s\":"
+                "[^,]*,/s//\"latency_s\": -1,/' $W/c.json && $T mbopt scale --n-inf 1200 "
+                "--alpha 3.5e5 --gamma 2e-5 --m-t 32 --cfit $W/c.json --comm alpha-beta --bytes "
+                "1K --procs 1:2 -o $W/o", 1, "/c.json: field 'params.latency_s': must be >= 0, "
+                "got -1"},
 };
 
 static const hcase plot_cases[] = {
@@ -1288,6 +1307,15 @@ static const hcase plot_cases[] = {
              "$W/p.png", 0, NULL},
     {"silent", NS("-1", ",\"per_m\":[{\"batch\":16,\"mean\":400,\"se\":9}]") "$T mbplot "
                "nupdate $W/ns.json -o $W/o", 1, "the shifted law needs m_0 >= 0"},
+    /* the ninth campaign (issue #25). L18: a count's range is printed whole, not 9.0072e+15 */
+    {"message", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
+                "'0,/\"procs\":\\s*1,/s//\"procs\": 1.5,/' $W/s.json && $T mbplot scale "
+                "$W/s.json -o $W/o", 1,
+     "rows[0]: 'procs': 1.5 is not a whole number in [1, 9007199254740992]"},
+    /* L18: a scale file's model that no fit gives is named as the file's field */
+    {"message", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
+                "'s/\"n_inf\":[^,]*,/\"n_inf\": -1,/' $W/s.json && $T mbplot tc $W/s.json "
+                "-o $W/o", 1, "/s.json: field 'model.n_inf': must be > 0, got -1"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
