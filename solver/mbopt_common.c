@@ -216,7 +216,8 @@ void model_select(model_opts *m, size_t i)
 }
 
 /* A communication flag the chosen form does not read is refused, not ignored (issue #25, H8):
- * --delta goes with allreduce and ps, --latency, --s-per-byte and --bytes with alpha-beta. */
+ * --delta goes with allreduce and ps, --latency, --s-per-byte, --bytes and --cfit with
+ * alpha-beta (campaign 9, L14: --cfit with --comm none was read and not used). */
 static int comm_flags_used(const model_opts *flags, mb_comm comm, mb_error *err)
 {
     const char *form = mb_model_comm_name(comm);
@@ -225,7 +226,7 @@ static int comm_flags_used(const model_opts *flags, mb_comm comm, mb_error *err)
         return mb_error_set(err, MB_EUSAGE, "--delta has no effect with --comm %s%s: it goes "
                             "with allreduce or ps", form, dflt);
     const char *ab = flags->have_latency ? "--latency" : flags->have_spb ? "--s-per-byte"
-                   : flags->have_bytes ? "--bytes" : NULL;
+                   : flags->have_bytes ? "--bytes" : flags->cfit ? "--cfit" : NULL;
     if (ab && comm != MB_COMM_ALPHA_BETA)
         return mb_error_set(err, MB_EUSAGE, "%s has no effect with --comm %s%s: it goes with "
                             "alpha-beta", ab, form, dflt);

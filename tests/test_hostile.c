@@ -229,7 +229,8 @@ static const hcase probe_cases[] = {
      "MBKIT_FIFO_WAIT='abc': must be a number of seconds from 0 to 3600"},
     /* the ninth campaign (issue #25). L9: a count list is read from its text, as mbtrain's
      * --batch: 2.0000000000000001 is not the whole number 2 (mb_data_parse_counts) */
-    {"silent", STEP_NB "--net " NET " --batch 2.0000000000000001 -o $W/o", 1,
+    {"silent", "$T mbprobe step --net " NET " --threads 1 --rounds 1 --budget 0.01 --batch "
+               "2.0000000000000001 -o $W/o", 1,
      "--batch: '2.0000000000000001' is not a whole number in [1, 1048576]"},
     {"silent", "$T mbprobe conv --net " NET " --no-cache --budget 0.01 --batch "
                "4:8.0000000000000001 -o $W/o", 1,
@@ -817,7 +818,7 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt ps --compute-time 0.2 --workers 16 --bandwidth 10G --param-bytes 1.5 "
                "-o $W/o", 1, "--param-bytes: must be a whole number"},
     /* counts are whole numbers */
-    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1, "whole numbers"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1, "is not a whole number"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --procs-available 2.5 -o $W/o", 1,
      "--procs-available: must be a whole number"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --m-strong 64.5 -o $W/o", 1,
@@ -1082,7 +1083,7 @@ static const hcase opt_cases[] = {
      "--batch: '8.0000000000000001' is not a whole number in [1, 9007199254740992]"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--comm none --procs 1:4 --procs-available "
                "2.0000000000000001 -o $W/o", 1, "--procs-available: must be a whole number"},
-    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 -o $W/o > $W/t && "
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 > $W/t && "
                "grep -q '^16 ' $W/t", 0, NULL},
     /* L13: --delta's P:S list has no empty item (the one list splitter) */
     {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm allreduce "
@@ -1097,6 +1098,17 @@ static const hcase opt_cases[] = {
                "\\1,1.5,/' $W/c.csv && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
                "--batch 8 -o $W/o", 1,
      "field 'workspace_bytes': 1.5 is not a whole number in [0, 9007199254740992]"},
+    /* L14: a flag the mode does not read is refused, not ignored: --cfit goes with alpha-beta,
+     * and design balances the unconstrained optimum (no range of M) */
+    {"silent", "$T mbfit comm $E/comm.csv --json -o $W/c.json && $T mbopt scale " SCALE_FLAGS
+               "--cfit $W/c.json --comm allreduce --procs 1:2 -o $W/o", 2,
+     "--cfit has no effect with --comm allreduce: it goes with alpha-beta"},
+    {"silent", "$T mbopt design --n-inf 800 --alpha 2e5 --gamma 1e-5 --m-t 32 --comm ps --delta "
+               "2e-4 --bandwidth-ref 1e9 --budget 1e5 --price-learner 1500 --price-bandwidth "
+               "2e-5 --batch-range 8:64 -o $W/o", 2, "--batch-range has no effect in mbopt design"},
+    {"silent", "$T mbopt design --n-inf 800 --alpha 2e5 --gamma 1e-5 --m-t 32 --comm ps --delta "
+               "2e-4 --bandwidth-ref 1e9 --budget 1e5 --price-learner 1500 --price-bandwidth "
+               "2e-5 --extrapolate -o $W/o", 2, "--extrapolate has no effect in mbopt design"},
     /* L18: a cfit's value is named as the file's field */
     {"message", "$T mbfit comm $E/comm.csv --json -o $W/c.json && sed -i '0,/\"latency_s\":"
                 "[^,]*,/s//\"latency_s\": -1,/' $W/c.json && $T mbopt scale --n-inf 1200 "
