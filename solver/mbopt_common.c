@@ -245,7 +245,8 @@ int model_resolve(model_opts *m, mb_error *err)
             return rc;
         /* several fits are several learning rates of one job: each must say its own */
         for (size_t j = 0; m->n_nfit > 1 && j <= i; j++)
-            if (isnan(m->nfs[i].lr) || (j < i && m->nfs[j].lr == m->nfs[i].lr))
+            if (isnan(m->nfs[i].lr) || (j < i && mb_solver_same_rate(m->nfs[j].lr,
+                                                                     m->nfs[i].lr)))
                 return mb_error_set(err, MB_EINVAL,
                                     "%s: %s; several --nfit must be fits of different learning "
                                     "rates (mbfit nupdate --lr RATE)",

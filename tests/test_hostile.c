@@ -1109,6 +1109,17 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt design --n-inf 800 --alpha 2e5 --gamma 1e-5 --m-t 32 --comm ps --delta "
                "2e-4 --bandwidth-ref 1e9 --budget 1e5 --price-learner 1500 --price-bandwidth "
                "2e-5 --extrapolate -o $W/o", 2, "--extrapolate has no effect in mbopt design"},
+    /* L17: two --nfit whose rates are one to 1e-9 (mb_solver_same_rate) are one rate; others
+     * are printed as their shortest exact decimals, never alike */
+    {"silent", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/a.json 2>/dev/null && "
+               "sed 's/\"lr\":[^,]*,/\"lr\": 0.05000000000000001,/' $W/a.json > $W/b.json && "
+               "$T mbopt scale --nfit $W/a.json --nfit $W/b.json --gamma 2e-5 --m-t 32 --comm "
+               "none --procs 1:2 -o $W/o", 1, "b.json: the same lr as another --nfit"},
+    {"message", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/a.json 2>/dev/null && "
+                "sed 's/\"lr\":[^,]*,/\"lr\": 0.0500001,/' $W/a.json > $W/b.json && $T mbopt "
+                "scale --nfit $W/a.json --nfit $W/b.json --gamma 2e-5 --m-t 32 --comm none "
+                "--procs 1:2 > $W/t && grep -q '^# lr 0.0500001 ' $W/t && grep -q '^# lr 0.05 ' "
+                "$W/t", 0, NULL},
     /* L18: a cfit's value is named as the file's field */
     {"message", "$T mbfit comm $E/comm.csv --json -o $W/c.json && sed -i '0,/\"latency_s\":"
                 "[^,]*,/s//\"latency_s\": -1,/' $W/c.json && $T mbopt scale --n-inf 1200 "
