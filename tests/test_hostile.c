@@ -689,6 +689,26 @@ static const hcase fit_cases[] = {
     {"nan", "$T mbfit nupdate $E/nupdate_points.csv > $W/t 2>/dev/null && ! grep -q "
             "'gradient noise scale' $W/t && $T mbfit nupdate $E/nupdate_points.csv --json 2>/dev/null "
             "| grep -q '\"b_simple_runs\":.0,'", 0, NULL},
+    /* the ninth campaign (issue #25). L10: a log's B_simple is a positive number or '-' (none),
+     * never bad text read as "none" */
+#define BS(V) "mkdir $W/r && cp " LOGS " $W/r && sed -i '/^# seed=/a # b_simple=" V "' " \
+              "$W/r/run_M16_s1.csv && " NU "$W/r/*.csv "
+    {"silent", BS("-5") "-o $W/o", 1, "run_M16_s1.csv: metadata 'b_simple': '-5' is not a "
+                                      "positive number"},
+    {"nan", BS("nan") "-o $W/o", 1, "run_M16_s1.csv: metadata 'b_simple': 'nan' is not a "
+                                    "positive number"},
+    {"silent", BS("abc") "-o $W/o", 1, "metadata 'b_simple': 'abc' is not a positive number"},
+    {"silent", BS("-") "> $W/t 2>/dev/null", 0, NULL},
+#undef BS
+    /* L11: one law is fitted to one network's runs */
+    {"silent", "mkdir $W/r && cp " LOGS " $W/r && sed -i 's/^# net=lenet5$/# net=resnet50/' "
+               "$W/r/run_M16_s*.csv && " NU "$W/r/*.csv -o $W/o", 1,
+     "/r/run_M16_s0.csv: trains net 'resnet50', the other logs 'lenet5': give one network's "
+     "runs"},
+    {"silent", "mkdir $W/r && cp " LV "/*.csv $W/r && sed -i 's/^# net=lenet5$/# net=resnet50/' "
+               "$W/r/lenet5-momentum-b128-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
+               "0.4 $W/r/*.csv -o $W/o", 1, "b128-s0.csv: trains net 'resnet50', the other logs "
+               "'lenet5'"},
 };
 
 static const hcase opt_cases[] = {

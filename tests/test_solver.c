@@ -1060,6 +1060,13 @@ static void test_tupdate_from_runs(void)
                                          "alexnet-b32-s9.csv", dir), 0);
     CU_ASSERT_EQUAL(r.status, 1);
     CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "alexnet-b32-s9.csv: trains net 'alexnet', the other "
+                                         "logs 'lenet5': give one network's runs"));
+    mb_test_run_free(&r);
+    /* one net's logs, but not the step table's */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbfit tupdate step.csv alexnet-b32-s9.csv",
+                                     dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "alexnet-b32-s9.csv: metadata 'net': 'alexnet', but the "
                                          "step table times 'lenet5'"));
     mb_test_run_free(&r);
