@@ -439,6 +439,23 @@ static const hcase train_cases[] = {
                 "--log $W/a.csv >/dev/null && " TRAIN "--algo momentum --max-updates 40 --resume "
                 "$W/c --momentum 0.9000000001 --log $W/o", 1,
      "checkpoint of --momentum 0.9, this run has --momentum 0.9000000001"},
+    /* the ninth campaign (issue #25). L3: --log or --checkpoint naming a checkpoint's companion
+     * file (PATH.learners, PATH.learners.rankR, either's .prev), links resolved, is refused
+     * before any work */
+    {"silent", TRAIN "--algo easgd-hogwild --learners 2 --max-updates 10 --checkpoint $W/c "
+               "--checkpoint-every 5 --log $W/c.learners", 1,
+     "/c.learners is --checkpoint " },
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --max-updates 10 --checkpoint $W/c "
+               "--checkpoint-every 5 --log $W/c.learners.rank1", 1,
+     "/c's part for rank 1: one would overwrite the other"},
+    {"symlink", "ln -s c.learners.prev $W/l && " TRAIN "--algo sgd-sync --learners 2 "
+                "--max-updates 10 --checkpoint $W/c --checkpoint-every 5 --log $W/l", 1,
+     "/c's learners file (its .prev copy): one would overwrite the other"},
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --max-updates 10 --checkpoint $W/c "
+               "--checkpoint-every 5 --log $W/a.csv >/dev/null && cksum $W/c.learners > $W/m && "
+               TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --resume $W/c --checkpoint "
+               "$W/c.learners --checkpoint-every 5 --log $W/o; s=$?; cksum $W/c.learners | "
+               "cmp -s - $W/m && exit $s", 1, "/c.learners is --resume "},
 };
 
 static const hcase fit_cases[] = {

@@ -265,8 +265,27 @@ static int resume_file(const char *path, mb_error *err)
     return MB_OK;
 }
 
+/* A file that would overwrite a checkpoint set's companion (PATH.learners[.rankR][.prev]):
+ * `out` (the flag `oflag`) against the set of `ckpt` (the flag `cflag`), links resolved
+ * (campaign 9, L3: --log c.learners.rank1 destroyed the set). */
+static int over_companion(const char *oflag, const char *out, const char *cflag,
+                          const char *ckpt, mb_error *err)
+{
+    char rest[4096], part[48];
+    int rank, prev;
+    if (!out || !ckpt || !mb_data_path_extends(out, ckpt, rest, sizeof rest) ||
+        !mb_par_ckpt_companion(rest, &rank, &prev))
+        return MB_OK;
+    if (rank >= 0)
+        snprintf(part, sizeof part, "part for rank %d", rank);
+    else
+        snprintf(part, sizeof part, "learners file");
+    return mb_error_set(err, MB_EINVAL, "%s %s is %s %s's %s%s: one would overwrite the other",
+                        oflag, out, cflag, ckpt, part, prev ? " (its .prev copy)" : "");
+}
+
 /* Outputs that would overwrite each other or an input, refused before any work: --log over
- * --checkpoint or the checkpoint being resumed; a checkpoint that is a FIFO or socket (it is
+ * --checkpoint or the checkpoint being resumed, or over either's companion files; a checkpoint that is a FIFO or socket (it is
  * rewritten every N updates and read back by --resume: each rewrite would open it again). */
 static int output_clash(const mb_run_options *o, mb_error *err)
 {
@@ -283,6 +302,11 @@ static int output_clash(const mb_run_options *o, mb_error *err)
     if (o->log_path && mb_data_same_file(o->log_path, o->resume_path))
         return mb_error_set(err, MB_EINVAL, "--log %s would overwrite --resume %s", o->log_path,
                             o->resume_path);
+    if (over_companion("--log", o->log_path, "--checkpoint", o->checkpoint_path, err) ||
+        over_companion("--log", o->log_path, "--resume", o->resume_path, err) ||
+        over_companion("--checkpoint", o->checkpoint_path, "--resume", o->resume_path, err) ||
+        over_companion("--resume", o->resume_path, "--checkpoint", o->checkpoint_path, err))
+        return MB_EINVAL;
     /* the description, when --net is a path (a bare name is data/nets/NAME.cfg) */
     size_t n = strlen(o->net);
     if (strchr(o->net, '/') || (n > 4 && strcmp(o->net + n - 4, ".cfg") == 0)) {
