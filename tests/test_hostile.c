@@ -456,6 +456,36 @@ static const hcase train_cases[] = {
                TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --resume $W/c --checkpoint "
                "$W/c.learners --checkpoint-every 5 --log $W/o; s=$?; cksum $W/c.learners | "
                "cmp -s - $W/m && exit $s", 1, "/c.learners is --resume "},
+    /* L4, L5, L6: ranks that disagree on a setting are refused, rank 0 naming the value it
+     * uses (its default resolved); a bad flag is said once, by rank 0. MPI(A, ALGO, B) runs rank
+     * 0 with A and rank 1 with B; exit 2 reads as 102 (one line: no --help hint there) */
+#define PB(ALGO) "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+                 "--threads 1 --batch 8 --max-updates 20 --algo " ALGO " "
+#define MPI_ERR " 2>$W/e; s=$?; grep '^mbtrain' $W/e >&2; exit $((s == 2 ? 102 : s))"
+#define MPI(ALGO, A, B) \
+    "$T mpirun --oversubscribe -np 1 " PB(ALGO) "--log $W/o " A " : -np 1 " PB(ALGO) "--log $W/o " \
+    B MPI_ERR
+    {"silent", MPI("sgd-sync", "", "--epochs 1"), 102,
+     "ranks disagree on --epochs: rank 0 has 10 (the default), 1 of the other 1 rank has"},
+    {"silent", MPI("sgd-sync", "--target-loss 0.3", ""), 102,
+     "ranks disagree on --target-loss: rank 0 has 0.3,"},
+    {"silent", MPI("sgd-sync", "--target-loss 0.5 --eval-every 5", "--target-loss 0.5 "
+                   "--eval-every 7"), 102, "ranks disagree on --eval-every: rank 0 has 5,"},
+    {"silent", MPI("sgd-sync", "", "--conv-algo fft"), 102,
+     "ranks disagree on --conv-algo: rank 0 has auto (the default),"},
+    {"silent", MPI("sgd-sync", "--checkpoint $W/c --checkpoint-every 10", "--checkpoint $W/c2 "
+                   "--checkpoint-every 10"), 102, "ranks disagree on --checkpoint: rank 0 has '"},
+    {"message", MPI("eamsgd", "", "--delta 0.5"), 102,
+     "ranks disagree on --delta: rank 0 has 0.99 (the default),"},
+    {"message", MPI("easgd", "", "--elastic-alpha 0.3"), 102,
+     "ranks disagree on --elastic-alpha: rank 0 has 0.45 (the default),"},
+    {"message", MPI("sma", "", "--sma-momentum 0.5"), 102,
+     "ranks disagree on --sma-momentum: rank 0 has 0.9 (the default),"},
+    {"message", MPI("downpour", "", "--n-push 3"), 102,
+     "ranks disagree on --n-push: rank 0 has 1 (the default),"},
+#undef MPI
+#undef MPI_ERR
+#undef PB
 };
 
 static const hcase fit_cases[] = {
