@@ -33,6 +33,10 @@ typedef enum mb_sign {
 int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sign, double *v,
                         struct mb_error *err);
 
+/* Parses a momentum-like flag (--momentum, --delta, --sma-momentum): a number in [0, 1), read
+ * where the flag is, so the message names it: "FLAG: must be in [0, 1), got 'ARG'". */
+int mb_data_flag_momentum(const char *flag, const char *arg, double *v, struct mb_error *err);
+
 /* Parses a flag that counts something (devices, learners, bytes, samples, copies): a whole
  * number in [lo, hi] (K/M/G when `size` is set), hi at most 2^53, and 2^53 + 1 refused from
  * its text (mb_data_past_2_53). MB_EINVAL with "FLAG: must be a whole number in [LO, HI], got

@@ -150,6 +150,17 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
     return MB_OK;
 }
 
+int mb_data_flag_momentum(const char *flag, const char *arg, double *v, mb_error *err)
+{
+    double x = NAN;
+    if (mb_data_flag_double(flag, arg, 0, MB_ANY, &x, err) != MB_OK)
+        return MB_EINVAL;
+    if (!(x >= 0 && x < 1)) /* a momentum of 1 or more never decays */
+        return mb_error_set(err, MB_EINVAL, "%s: must be in [0, 1), got '%s'", flag, arg);
+    *v = x;
+    return MB_OK;
+}
+
 int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
                        double *v, mb_error *err)
 {

@@ -245,8 +245,8 @@ int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
         return mb_data_flag_double("--lr", arg, 0, MB_POSITIVE, &cfg->optim.lr, err) == MB_OK ? 1
                                                                                            : -1;
     case OPT_MOMENTUM:
-        return mb_data_flag_double("--momentum", arg, 0, MB_NONNEG, &cfg->optim.momentum, err) ==
-                       MB_OK ? 1 : -1;
+        return mb_data_flag_momentum("--momentum", arg, &cfg->optim.momentum, err) == MB_OK ? 1
+                                                                                           : -1;
     case OPT_SEED:
         if (mb_data_parse_long(arg, 0, 1L << 62, &seed) == MB_OK) {
             cfg->seed = (unsigned long)seed;

@@ -483,6 +483,16 @@ static const hcase train_cases[] = {
      "ranks disagree on --sma-momentum: rank 0 has 0.9 (the default),"},
     {"message", MPI("downpour", "", "--n-push 3"), 102,
      "ranks disagree on --n-push: rank 0 has 1 (the default),"},
+    {"message", "$T mpirun --oversubscribe -np 2 " PB("easgd-async") "--tau 0 --log $W/o" MPI_ERR, 1,
+     "--tau: '0' is not a whole number in [1, 1073741824]"},
+    {"message", "$T mpirun --oversubscribe -np 2 " PB("sma") "--sma-momentum -0.1 --log $W/o"
+                MPI_ERR, 1,
+     "--sma-momentum: must be in [0, 1), got '-0.1'"},
+    {"message", "$T mpirun --oversubscribe -np 2 " PB("sgd-sync") "--optim momentum --momentum "
+                "1.5 --log $W/o" MPI_ERR, 1, "--momentum: must be in [0, 1), got '1.5'"},
+    {"message", "$T mpirun --oversubscribe -np 2 " PB("sgd-sync") "--checkpoint $W/p "
+                "--checkpoint-every 5 --log $W/p.learners.rank1" MPI_ERR, 1,
+     "/p's part for rank 1: one would overwrite the other"},
 #undef MPI
 #undef MPI_ERR
 #undef PB

@@ -441,11 +441,8 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
         break;
     case OPT_DELTA:
     case OPT_SMA_MOMENTUM:
-        rc = mb_data_flag_double(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg, 0,
-                                 MB_NONNEG, &o->par_momentum, err);
-        if (rc == MB_OK && o->par_momentum >= 1) /* a momentum of 1 or more never decays */
-            rc = mb_error_set(err, MB_EINVAL, "%s: must be in [0, 1), got %s",
-                              c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg);
+        rc = mb_data_flag_momentum(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg,
+                                   &o->par_momentum, err);
         break;
     case OPT_NO_OVERLAP: o->no_overlap = 1; break;
     case OPT_SMA_TUNE: o->sma_tune = 1; break;
@@ -461,7 +458,7 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
     case OPT_BATCH: a->batch_arg = optarg; break;
     case OPT_LR: rc = mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &o->optim.lr, err); break;
     case OPT_MOMENTUM:
-        rc = mb_data_flag_double("--momentum", optarg, 0, MB_NONNEG, &o->optim.momentum, err);
+        rc = mb_data_flag_momentum("--momentum", optarg, &o->optim.momentum, err);
         break;
     case OPT_WD:
         rc = mb_data_flag_double("--weight-decay", optarg, 0, MB_NONNEG,
@@ -905,7 +902,10 @@ static int run_command(int argc, char **argv)
     o.argc = argc;
     o.argv = argv;
     args a = {0};
-    int status = parse_args(argc, argv, &o, &a);
+    /* under mpirun, what every rank would say alike is said by rank 0 (campaign 9, L6) */
+    mb_cli_hold hold;
+    mb_cli_hold_begin(&hold);
+    int status = mb_cli_hold_end(&hold, parse_args(argc, argv, &o, &a));
     if (status >= 0)
         return status;
     mb_communicator *world = NULL;
@@ -913,7 +913,8 @@ static int run_command(int argc, char **argv)
         return status;
     sweep w;
     int together = 0, unread; /* together: every rank failed at the same point */
-    status = sweep_plan(&o, &a, world, &w, &unread);
+    mb_cli_hold_begin(&hold);
+    status = mb_cli_hold_end(&hold, sweep_plan(&o, &a, world, &w, &unread));
     if (unread) { /* as every rank reads the same flags: no abort */
         sweep_free(&w);
         return status;
