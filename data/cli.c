@@ -9,6 +9,10 @@
 
 #include <stdio.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* "PROG SUB: " (nothing when prog is NULL), then the message made one line by the one
  * escaping mb_error_set uses (mb_error_one_line): a file name or flag value quoted in it cannot
@@ -30,6 +34,60 @@ int mb_cli_say(const char *prog, const char *sub, const char *fmt, ...)
     vsay(prog, sub, fmt, ap);
     va_end(ap);
     return MB_EXIT_DATA;
+}
+
+/* ---- under mpirun: one line from rank 0 --------------------------------------------------- */
+
+/* This process's rank as its launcher names it before MPI starts (Open MPI, PMIx, PMI), -1
+ * when not launched by one. */
+static int launch_rank(void)
+{
+    static const char *const keys[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *r = getenv(keys[i]);
+        if (r && *r)
+            return atoi(r);
+    }
+    return -1;
+}
+
+void mb_cli_hold_begin(mb_cli_hold *h)
+{
+    memset(h, 0, sizeof *h);
+    h->saved = -1;
+    if (launch_rank() <= 0)
+        return;
+    fflush(stderr);
+    h->held = tmpfile();
+    h->saved = h->held ? dup(STDERR_FILENO) : -1;
+    if (h->saved < 0 || dup2(fileno(h->held), STDERR_FILENO) < 0) {
+        if (h->saved >= 0)
+            close(h->saved);
+        if (h->held)
+            fclose(h->held);
+        h->held = NULL;
+        h->saved = -1;
+    }
+}
+
+int mb_cli_hold_end(mb_cli_hold *h, int status)
+{
+    if (!h->held)
+        return status;
+    fflush(stderr);
+    dup2(h->saved, STDERR_FILENO);
+    close(h->saved);
+    if (status > 0 && ftell(h->held) > 0) /* rank 0 fails alike at once, and mpirun ends us */
+        nanosleep(&(struct timespec){.tv_sec = MB_CLI_RANK_WAIT_S}, NULL);
+    /* still here: what this rank said is its own (a flag only its command line has) */
+    rewind(h->held);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, h->held)) > 0)
+        fwrite(buf, 1, n, stderr);
+    fclose(h->held);
+    h->held = NULL;
+    return status;
 }
 
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)

@@ -306,13 +306,10 @@ static int target_of(const char *path, char **target, mb_error *err)
     return MB_OK;
 }
 
-/* A canonical name for what `path` names, for comparing outputs with inputs: the link chain
- * resolved, then the folder made absolute (realpath) when it exists. */
-static void canonical(const char *path, char *out, size_t n)
+/* `t` with its folder made absolute (realpath) when it exists; the file name as written. */
+static void canonical_folder(const char *t, char *out, size_t n)
 {
-    char t[4096], dir[4096], real[4096];
-    if (resolve_link(path, t, sizeof t) != 0)
-        snprintf(t, sizeof t, "%s", path);
+    char dir[4096], real[4096];
     const char *slash = strrchr(t, '/');
     const char *base = slash ? slash + 1 : t;
     if (!slash)
@@ -323,6 +320,16 @@ static void canonical(const char *path, char *out, size_t n)
         snprintf(out, n, "%s/%s", strcmp(real, "/") ? real : "", base);
     else
         snprintf(out, n, "%s", t);
+}
+
+/* A canonical name for what `path` names, for comparing outputs with inputs: the link chain
+ * resolved, then the folder made absolute (realpath) when it exists. */
+static void canonical(const char *path, char *out, size_t n)
+{
+    char t[4096];
+    if (resolve_link(path, t, sizeof t) != 0)
+        snprintf(t, sizeof t, "%s", path);
+    canonical_folder(t, out, n);
 }
 
 int mb_data_same_file(const char *a, const char *b)
@@ -339,6 +346,20 @@ int mb_data_same_file(const char *a, const char *b)
     canonical(a, ca, sizeof ca);
     canonical(b, cb, sizeof cb);
     return strcmp(ca, cb) == 0;
+}
+
+int mb_data_path_extends(const char *path, const char *stem, char *rest, size_t n)
+{
+    if (!path || !stem || strcmp(path, "-") == 0 || strcmp(stem, "-") == 0)
+        return 0;
+    char cp[8192], cs[8192];
+    canonical(path, cp, sizeof cp);
+    canonical_folder(stem, cs, sizeof cs);
+    size_t k = strlen(cs);
+    if (strncmp(cp, cs, k) != 0 || cp[k] == '\0')
+        return 0;
+    snprintf(rest, n, "%s", cp + k);
+    return 1;
 }
 
 int mb_data_in_folder(const char *path, const char *dir, const char *suffix)

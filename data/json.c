@@ -5,6 +5,7 @@
  */
 #include "mb_output.h"
 #include "mb_json.h"
+#include "mb_parse.h"
 #include "mb_format.h"
 
 #include <math.h>
@@ -126,9 +127,14 @@ int mb_json_number_in(const cJSON *object, const char *key, const char *path, co
     if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
         return mb_error_set(err, MB_EFORMAT, "%s: %s'%s' is not a number", path, where, key);
     double x = item->valuedouble;
-    if (x < lo || x > hi || (whole && x != floor(x)))
-        return mb_error_set(err, MB_EFORMAT, "%s: %s'%s': %g is not %s in [%g, %g]", path, where,
-                            key, x, whole ? "a whole number" : "a number", lo, hi);
+    if (x < lo || x > hi || (whole && x != floor(x))) {
+        char xs[32], ls[32], hs[32]; /* exact: a count's range is [1, 9007199254740992] */
+        return mb_error_set(err, MB_EFORMAT, "%s: %s'%s': %s is not %s in [%s, %s]", path, where,
+                            key, mb_data_fmt_exact(xs, sizeof xs, x),
+                            whole ? "a whole number" : "a number",
+                            mb_data_fmt_exact(ls, sizeof ls, lo),
+                            mb_data_fmt_exact(hs, sizeof hs, hi));
+    }
     *v = x;
     return MB_OK;
 }

@@ -6,6 +6,7 @@
 #define MB_CLI_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 #include "../model/mb_model.h"
 
@@ -79,5 +80,24 @@ int mb_cli_given(const mb_cli_seen *s, int code);
 /* A flag that has no effect in the mode chosen: "FLAG has no effect WHY" as a usage error (exit
  * 2, with the hint); why says which mode it belongs to ("with --algo sgd: ..."). */
 int mb_cli_no_effect(const char *prog, const char *sub, const char *flag, const char *why);
+
+/* ---- under mpirun: one line from rank 0 ------------------------------------------------------ */
+
+/* Every rank of an mpirun job reads the same flags, so a bad one would be said once a rank (or
+ * interleaved into one garbled line). Between mb_cli_hold_begin and mb_cli_hold_end a rank
+ * other than 0 (as its launcher's environment names it: OMPI_COMM_WORLD_RANK, PMIX_RANK,
+ * PMI_RANK) writes its standard error to a temporary file; at the end, when `status` is a
+ * failure (> 0) and it said something, it waits MB_CLI_RANK_WAIT_S seconds first: rank 0,
+ * failing on the same flags, has said it, and mpirun ends the job meanwhile. A rank still
+ * alive then (its command line differed) says its own lines, as does one that goes on
+ * (status <= 0). Rank 0, and a process not under mpirun, write directly. */
+#define MB_CLI_RANK_WAIT_S 20
+typedef struct mb_cli_hold {
+    FILE *held; /* what the rank said meanwhile, NULL when not held */
+    int saved;  /* standard error's descriptor, kept while held */
+} mb_cli_hold;
+void mb_cli_hold_begin(mb_cli_hold *h);
+/* Returns `status`. */
+int mb_cli_hold_end(mb_cli_hold *h, int status);
 
 #endif /* MB_CLI_H */

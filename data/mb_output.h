@@ -46,6 +46,12 @@ int mb_data_read_file(const char *path, char **buf, size_t *len, struct mb_error
  * same place. Devices and FIFOs (/dev/null twice) and "-" are never the same file. */
 int mb_data_same_file(const char *a, const char *b);
 
+/* 1 when writing `path` (its links resolved) would write the file named `stem` followed by more
+ * characters, `stem`'s folder resolved but not the name itself (a file named after another, as
+ * a checkpoint's companions PATH.learners are after PATH); those characters go to rest (n
+ * bytes). 0 otherwise, and for "-". */
+int mb_data_path_extends(const char *path, const char *stem, char *rest, size_t n);
+
 /* 1 when writing `path` would overwrite a file a command reads from the folder `dir` (or a
  * folder up to 3 levels under it): `path`, its links resolved, is an existing regular file
  * under `dir` whose resolved name ends in `suffix` (".csv": the run logs of a folder; NULL: any

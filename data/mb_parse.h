@@ -33,6 +33,10 @@ typedef enum mb_sign {
 int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sign, double *v,
                         struct mb_error *err);
 
+/* Parses a momentum-like flag (--momentum, --delta, --sma-momentum): a number in [0, 1), read
+ * where the flag is, so the message names it: "FLAG: must be in [0, 1), got 'ARG'". */
+int mb_data_flag_momentum(const char *flag, const char *arg, double *v, struct mb_error *err);
+
 /* Parses a flag that counts something (devices, learners, bytes, samples, copies): a whole
  * number in [lo, hi] (K/M/G when `size` is set), hi at most 2^53, and 2^53 + 1 refused from
  * its text (mb_data_past_2_53). MB_EINVAL with "FLAG: must be a whole number in [LO, HI], got
@@ -64,12 +68,19 @@ int mb_data_past_2_53(const char *s, double v);
 int mb_data_parse_range(const char *s, const char *what, mb_range *r, struct mb_error *err);
 void mb_data_range_free(mb_range *r);
 
-/* A flag that lists counts (learners): mb_data_parse_range's forms ("1:1024", "1,3,8:64"), every
- * number written read as mb_data_flag_whole reads one (whole, in [lo, hi], 2^53 + 1 refused
- * from its text), into *r (free it with mb_data_range_free). On error the line of
- * mb_data_flag_whole or mb_data_parse_range, naming `flag`. */
-int mb_data_flag_whole_range(const char *flag, const char *arg, double lo, double hi,
-                             mb_range *r, struct mb_error *err);
+/* Whether the number text `s` is a whole number as written: no nonzero digit after the point
+ * once its exponent has moved it ("8", "8.0", "1.5e3": yes; "2.0000000000000001", which a
+ * double rounds to 2: no). A size with K, M or G is left to its value's check (1.5K is 1536
+ * bytes). What mb_data_flag_whole, mb_data_parse_counts and the table readers' counts use. */
+int mb_data_whole_as_written(const char *s);
+
+/* Counts (batch sizes, processes, bytes): mb_data_parse_range, with every item (both ends of
+ * "lo:hi") written as a whole number ("2.0000000000000001" is refused, though a double rounds
+ * it to 2) and every value a whole number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is
+ * not a whole number in [LO, HI]" (or the value the list made, in the item). The one reader of
+ * count lists outside mbtrain (mbprobe, mbopt). */
+int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
+                         struct mb_error *err);
 
 /* Mini-batch sizes: mb_data_parse_range, and every item written as whole numbers in plain
  * digits ("8:512", "8,16"; not "8.5", "1e3", "64k") with every value at most `max`. On error

@@ -88,6 +88,47 @@ int mb_data_parse_size(const char *s, double *v)
     return MB_OK;
 }
 
+/* Whether the decimal text at s (sign, digits, point, exponent, as strtod reads it) is a whole
+ * number as written: no nonzero digit after the point once the exponent has moved it.
+ * "2.0000000000000001" is not, though a double rounds it to 2; "8.0" and "1.5e3" are. *end
+ * gets the first character past the number. */
+static int text_whole(const char *s, const char **end)
+{
+    s += *s == '+' || *s == '-';
+    const char *in = s, *fr = "";
+    size_t ni = strspn(s, "0123456789"), nf = 0;
+    s += ni;
+    if (*s == '.') {
+        fr = s + 1;
+        nf = strspn(fr, "0123456789");
+        s = fr + nf;
+    }
+    long e = 0;
+    if ((*s == 'e' || *s == 'E') && strchr("+-0123456789", s[1])) {
+        char *ee;
+        e = strtol(s + 1, &ee, 10);
+        s = ee;
+    }
+    *end = s;
+    e = e > 100000 ? 100000 : e < -100000 ? -100000 : e;
+    /* the digits left after the moved point: fractional ones from e on, integer ones too when
+     * the point moves left */
+    for (size_t i = e > 0 ? (size_t)e : 0; i < nf; i++)
+        if (fr[i] != '0')
+            return 0;
+    for (size_t i = e < 0 && (size_t)-e < ni ? ni - (size_t)-e : 0; e < 0 && i < ni; i++)
+        if (in[i] != '0')
+            return 0;
+    return 1;
+}
+
+int mb_data_whole_as_written(const char *s)
+{
+    const char *end;
+    int whole = text_whole(s, &end);
+    return whole || (*end && strchr("kKmMgG", *end));
+}
+
 int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sign, double *v,
                         mb_error *err)
 {
@@ -109,6 +150,17 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
     return MB_OK;
 }
 
+int mb_data_flag_momentum(const char *flag, const char *arg, double *v, mb_error *err)
+{
+    double x = NAN;
+    if (mb_data_flag_double(flag, arg, 0, MB_ANY, &x, err) != MB_OK)
+        return MB_EINVAL;
+    if (!(x >= 0 && x < 1)) /* a momentum of 1 or more never decays */
+        return mb_error_set(err, MB_EINVAL, "%s: must be in [0, 1), got '%s'", flag, arg);
+    *v = x;
+    return MB_OK;
+}
+
 int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
                        double *v, mb_error *err)
 {
@@ -117,7 +169,8 @@ int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, d
     double x;
     if (mb_data_flag_double(flag, arg, size, MB_NONNEG, &x, err) != MB_OK)
         return MB_EINVAL;
-    if (x != floor(x) || x < lo || x > hi || (!size && mb_data_past_2_53(arg, x)))
+    if (x != floor(x) || !mb_data_whole_as_written(arg) || x < lo || x > hi ||
+        (!size && mb_data_past_2_53(arg, x)))
         return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
                             "'%s'", flag, lo, hi, arg);
     *v = x;
@@ -249,6 +302,54 @@ int mb_data_parse_range(const char *s, const char *what, mb_range *r, mb_error *
     return rc;
 }
 
+/* One end of a counts item ("8", or "8" and "64" of "8:64"), n characters at s, written as a
+ * whole number. */
+static int count_text(const char *s, size_t n, const char *what, const char *item, double lo,
+                      double hi, mb_error *err)
+{
+    char t[64];
+    if (n >= sizeof t)
+        n = sizeof t - 1;
+    memcpy(t, s, n);
+    t[n] = '\0';
+    if (mb_data_whole_as_written(t) && !mb_data_past_2_53(t, strtod(t, NULL)))
+        return MB_OK; /* 2^53 + 1 is refused from its text: a double reads it as 2^53 */
+    return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f]", what,
+                        item, lo, hi);
+}
+
+int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
+                         mb_error *err)
+{
+    r->v = NULL;
+    r->n = 0;
+    char **items;
+    size_t n;
+    int rc = mb_data_split_list(s, what, 0, &items, &n, err);
+    for (size_t i = 0; rc == MB_OK && i < n; i++) {
+        const char *colon = strchr(items[i], ':');
+        size_t n0 = colon ? (size_t)(colon - items[i]) : strlen(items[i]);
+        rc = count_text(items[i], n0, what, items[i], lo, hi, err);
+        if (rc == MB_OK && colon)
+            rc = count_text(colon + 1, strlen(colon + 1), what, items[i], lo, hi, err);
+    }
+    free(items);
+    if (rc == MB_OK)
+        rc = mb_data_parse_range(s, what, r, err);
+    for (size_t i = 0; rc == MB_OK && i < r->n; i++)
+        if (r->v[i] != floor(r->v[i]) || r->v[i] < lo || r->v[i] > hi) {
+            char v[32]; /* the value as written, or as the list made it */
+            if (strcmp(mb_data_fmt_exact(v, sizeof v, r->v[i]), s) == 0)
+                rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, "
+                                  "%.0f]", what, s, lo, hi);
+            else
+                rc = mb_error_set(err, MB_EINVAL, "%s: %s (in '%s') is not a whole number in "
+                                  "[%.0f, %.0f]", what, v, s, lo, hi);
+            mb_data_range_free(r);
+        }
+    return rc;
+}
+
 int mb_data_parse_batches(const char *s, const char *what, double max, mb_range *r,
                           mb_error *err)
 {
@@ -272,27 +373,6 @@ int mb_data_parse_batches(const char *s, const char *what, double max, mb_range 
             mb_data_range_free(r);
         }
     return rc;
-}
-
-int mb_data_flag_whole_range(const char *flag, const char *arg, double lo, double hi,
-                             mb_range *r, mb_error *err)
-{
-    r->v = NULL;
-    r->n = 0;
-    char **items;
-    size_t n;
-    double x;
-    int rc = mb_data_split_list(arg, flag, 0, &items, &n, err);
-    for (size_t i = 0; rc == MB_OK && i < n; i++) {
-        char *colon = strchr(items[i], ':'); /* lo:hi: each end is a count */
-        if (colon)
-            *colon = '\0';
-        rc = mb_data_flag_whole(flag, items[i], 0, lo, hi, &x, err);
-        if (rc == MB_OK && colon)
-            rc = mb_data_flag_whole(flag, colon + 1, 0, lo, hi, &x, err);
-    }
-    free(items);
-    return rc == MB_OK ? mb_data_parse_range(arg, flag, r, err) : rc;
 }
 
 const char *mb_data_fmt_exact(char *buf, size_t n, double v)

@@ -260,10 +260,15 @@ int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, dou
         return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is past 2^53 (a count a "
                             "double cannot hold)", t->path, t->lines[row], t->header[col],
                             mb_table_cell(t, row, col));
-    if (*v < lo || *v > hi || (whole && *v != floor(*v)))
-        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is not %s in [%g, %g]",
+    const char *cell = mb_table_cell(t, row, col);
+    if (*v < lo || *v > hi || (whole && (*v != floor(*v) || !mb_data_whole_as_written(cell)))) {
+        char ls[32], hs[32]; /* exact: a count's range is [1, 9007199254740992] */
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is not %s in [%s, %s]",
                             t->path, t->lines[row], t->header[col], mb_table_cell(t, row, col),
-                            whole ? "a whole number" : "a number", lo, hi);
+                            whole ? "a whole number" : "a number",
+                            mb_data_fmt_exact(ls, sizeof ls, lo),
+                            mb_data_fmt_exact(hs, sizeof hs, hi));
+    }
     return MB_OK;
 }
 

@@ -144,6 +144,10 @@ typedef struct mb_fit_runs {
 int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thresholds,
                           size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err);
 
+/* The run whose `# net=` most runs share (its index), and in *odd the first run of another net
+ * (SIZE_MAX: none). The readers above refuse runs of two nets, naming the odd one out. */
+size_t mb_fit_runs_major_net(const mb_fit_runs *runs, size_t *odd);
+
 /* The same, with paths[0] already read as `first` (NULL: read it here), so that a log given as
  * a FIFO or pipe is read once. Batch, learners and seed must be whole numbers, updates whole and
  * rising; the same run given twice (the same file under any name, or a copy: one seed with the

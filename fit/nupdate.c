@@ -17,6 +17,7 @@
 #include "mb_lightning.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,9 +270,12 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
                       &runs->t_step[i], &used, err);
     if (isnan(runs->procs[i]))
         runs->procs[i] = 1.0;
-    double bs;
+    /* B_simple: a positive number, or "-" (none, as the summary line writes it); anything
+     * else is named, not read as "none" (campaign 9, L10) */
     const char *b = mb_table_meta(t, "b_simple");
-    runs->b_simple[i] = b && mb_data_parse_double(b, &bs) == MB_OK ? bs : NAN;
+    runs->b_simple[i] = NAN;
+    if (rc == MB_OK && b && strcmp(b, "-") != 0)
+        rc = meta_number(t, "b_simple", 0, 1, 0, &runs->b_simple[i], err);
     int div = 0;
     size_t cu;
     if (rc == MB_OK && (rc = mb_table_require_col(t, "update", &cu, err)) == MB_OK)
@@ -328,6 +332,23 @@ int mb_fit_runs_read_tables(const mb_table *const *tabs, const char *const *path
     return read_logs(NULL, tabs, paths, n_paths, thr, n_thr, smooth, runs, err);
 }
 
+size_t mb_fit_runs_major_net(const mb_fit_runs *r, size_t *odd)
+{
+    size_t major = 0, most = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < r->n; j++)
+            c += strcmp(r->net[i], r->net[j]) == 0;
+        if (c > most)
+            most = c, major = i;
+    }
+    *odd = SIZE_MAX;
+    for (size_t i = 0; i < r->n && *odd == SIZE_MAX; i++)
+        if (strcmp(r->net[i], r->net[major]) != 0)
+            *odd = i;
+    return major;
+}
+
 /* paths[i]'s table: tabs[i], or `first` for i = 0, else read here (and freed). */
 static int read_logs(const mb_table *first, const mb_table *const *tabs,
                      const char *const *paths, size_t n_paths, const double *thr, size_t n_thr,
@@ -360,6 +381,12 @@ static int read_logs(const mb_table *first, const mb_table *const *tabs,
         if (rc == MB_OK)
             runs->n++;
     }
+    /* every fit and check of runs is of one network (campaign 9, L11: nupdate fitted one law
+     * over two nets' runs) */
+    size_t odd, major = rc == MB_OK ? mb_fit_runs_major_net(runs, &odd) : 0;
+    if (rc == MB_OK && odd != SIZE_MAX)
+        rc = mb_error_set(err, MB_EINVAL, "%s: trains net '%s', the other logs '%s': give one "
+                          "network's runs", paths[odd], runs->net[odd], runs->net[major]);
     free(st);
     if (rc != MB_OK)
         mb_fit_runs_free(runs);

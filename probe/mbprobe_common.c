@@ -111,7 +111,7 @@ static int cmp_int(const void *a, const void *b)
 int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_error *err)
 {
     mb_range r = {0};
-    int rc = mb_data_parse_range(arg, flag, &r, err);
+    int rc = mb_data_parse_counts(arg, flag, 1, hi, &r, err);
     if (rc != MB_OK)
         return rc;
     *v = malloc((r.n ? r.n : 1) * sizeof **v);
@@ -119,32 +119,14 @@ int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_e
         mb_data_range_free(&r);
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < r.n; i++) {
-        if (r.v[i] != floor(r.v[i]) || r.v[i] < 1 || r.v[i] > hi) {
-            char v[32]; /* the value as written, or as the list made it */
-            if (strcmp(mb_data_fmt_exact(v, sizeof v, r.v[i]), arg) == 0)
-                rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [1, %d]",
-                                  flag, arg, hi);
-            else
-                rc = mb_error_set(err, MB_EINVAL, "%s: %s (in '%s') is not a whole number in "
-                                  "[1, %d]", flag, v, arg, hi);
-            break;
-        }
+    for (size_t i = 0; i < r.n; i++)
         (*v)[i] = (int)r.v[i];
-    }
+    qsort(*v, r.n, sizeof **v, cmp_int);
     size_t m = 0;
-    if (rc == MB_OK) {
-        qsort(*v, r.n, sizeof **v, cmp_int);
-        for (size_t i = 0; i < r.n; i++)
-            if (m == 0 || (*v)[i] != (*v)[m - 1])
-                (*v)[m++] = (*v)[i];
-    }
+    for (size_t i = 0; i < r.n; i++)
+        if (m == 0 || (*v)[i] != (*v)[m - 1])
+            (*v)[m++] = (*v)[i];
     mb_data_range_free(&r);
-    if (rc != MB_OK) {
-        free(*v);
-        *v = NULL;
-        return rc;
-    }
     *n = m;
     return MB_OK;
 }
@@ -263,8 +245,8 @@ int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
         return mb_data_flag_double("--lr", arg, 0, MB_POSITIVE, &cfg->optim.lr, err) == MB_OK ? 1
                                                                                            : -1;
     case OPT_MOMENTUM:
-        return mb_data_flag_double("--momentum", arg, 0, MB_NONNEG, &cfg->optim.momentum, err) ==
-                       MB_OK ? 1 : -1;
+        return mb_data_flag_momentum("--momentum", arg, &cfg->optim.momentum, err) == MB_OK ? 1
+                                                                                           : -1;
     case OPT_SEED:
         if (mb_data_parse_long(arg, 0, 1L << 62, &seed) == MB_OK) {
             cfg->seed = (unsigned long)seed;

@@ -23,6 +23,8 @@
  */
 #include "mb_solver.h"
 #include "../data/mb_format.h"
+#include "../data/mb_parse.h"
+#include "../data/mb_table.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -483,15 +485,17 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
             break;
         }
         if (w->usable) {
-            if ((rc = mb_table_double(tb, r, col[4], &w->t, err)) != MB_OK ||
-                (rc = mb_table_double(tb, r, col[5], &w->ws, err)) != MB_OK)
+            /* a workspace is whole bytes (campaign 9, L15) */
+            if ((rc = mb_table_double(tb, r, col[4], &w->t, err)) != MB_OK)
                 break;
-            if (w->t < 0 || w->ws < 0) {
-                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g is negative", path,
-                                  w->line, w->t < 0 ? "t_median_s" : "workspace_bytes",
-                                  w->t < 0 ? w->t : w->ws);
+            if (w->t < 0) {
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 't_median_s': %g is negative",
+                                  path, w->line, w->t);
                 break;
             }
+            if ((rc = mb_table_double_in(tb, r, col[5], 0, MB_DATA_RANGE_MAX, 1, &w->ws, err)) !=
+                MB_OK)
+                break;
         }
         t->n++;
     }

@@ -842,7 +842,11 @@ int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
         return rc;
     double a, b;
     if ((rc = mb_json_number(params, "latency_s", path, &a, err)) == MB_OK &&
-        (rc = mb_json_number(params, "s_per_byte", path, &b, err)) == MB_OK) {
+        (rc = mb_json_number(params, "s_per_byte", path, &b, err)) == MB_OK &&
+        !(a >= 0 && b >= 0)) /* named here: mbopt checks the model it builds from several files */
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'params.%s': must be >= 0, got %g", path,
+                          a >= 0 ? "s_per_byte" : "latency_s", a >= 0 ? b : a);
+    if (rc == MB_OK) {
         t->latency_s = a;
         t->s_per_byte = b;
     }
@@ -925,7 +929,7 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
         rc = mb_json_number(model, "bytes", path, &u.bytes, err);
     if (rc != MB_OK)
         return rc;
-    if ((rc = mb_solver_check_models(&l, &u, err)) != MB_OK)
+    if ((rc = mb_solver_check_models_in(&l, &u, path, "model.", err)) != MB_OK)
         return rc;
     *law = l;
     *t = u;

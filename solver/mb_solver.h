@@ -176,6 +176,11 @@ size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack, do
  * >= 0 and m_0 >= 0. */
 int mb_solver_check_models(const mb_law *law, const mb_update_time *t, mb_error *err);
 
+/* mb_solver_check_models for values read from the file `path`, whose keys sit under `where`
+ * ("model."): MB_EFORMAT with "PATH: field 'model.n_inf': must be > 0, got -1". */
+int mb_solver_check_models_in(const mb_law *law, const mb_update_time *t, const char *path,
+                              const char *where, mb_error *err);
+
 /* Adds the law's parameters to `o` by the names mbfit's JSON uses (n_inf, alpha or a, b or m_0:
  * model/'s mb_model_law_params), as scale.json's model and validate.json's law carry them. */
 void mb_solver_law_json(cJSON *o, const mb_law *law);

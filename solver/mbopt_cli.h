@@ -65,7 +65,10 @@ enum {
 /* The law is fitted (--nfit) or given (--n-inf, --alpha), not both: for mb_cli_seen. */
 #define MODEL_EXCLUSIVE ((const int[][2]){{OPT_NFIT, OPT_N_INF}, {OPT_NFIT, OPT_ALPHA}, {0, 0}})
 
-#define MODEL_HELP                                                                                \
+/* The model's flags in --help; MODEL_HELP adds the range of M, which mbopt design does not
+ * read (it balances the inverse law's unconstrained optimum) */
+#define MODEL_HELP MODEL_HELP_LAW MODEL_HELP_RANGE
+#define MODEL_HELP_LAW                                                                            \
     "Model (--gamma, --m-t, --t0, --delta, --latency, --s-per-byte override --tfit, --cfit):\n" \
     "      --nfit FILE       N_update fit from 'mbfit nupdate --json': the law it names best\n"   \
     "                        (inverse, power or shifted law) and the converged range of its\n"  \
@@ -89,7 +92,8 @@ enum {
     "                        P:S,P:S,... Delta(P) measured at each P (other P refused)\n"         \
     "      --latency S       seconds per message (alpha-beta)\n"                                  \
     "      --s-per-byte S    seconds per byte (alpha-beta)\n"                                     \
-    "      --bytes SIZE      bytes exchanged per update, K/M/G = 2^10/2^20/2^30 (alpha-beta)\n" \
+    "      --bytes SIZE      bytes exchanged per update, K/M/G = 2^10/2^20/2^30 (alpha-beta)\n"
+#define MODEL_HELP_RANGE                                                                          \
     "Range of M (the optimum is sought where runs reached the target):\n"                      \
     "      --batch-range LO:HI  total mini-batch range to search (default: --nfit's converged\n" \
     "                        range; without one, M >= 1)\n"                                     \

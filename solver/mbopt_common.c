@@ -32,6 +32,33 @@ int emit_json(const char *sub, cJSON *root, const out_opts *o)
     return rc == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 }
 
+/* One P:SECONDS item of --delta into m->t's list. */
+static int delta_item(model_opts *m, char *item, const char *arg, double *lo, mb_error *err)
+{
+    char *colon = strchr(item, ':');
+    double p, d;
+    if (!colon)
+        return mb_error_set(err, MB_EINVAL, "--delta: '%s' is not P:SECONDS (in '%s')", item,
+                            arg);
+    *colon = '\0';
+    int rc = mb_data_flag_whole("--delta (its P)", item, 0, 2, 1 << 20, &p, err);
+    if (rc == MB_OK)
+        rc = mb_data_flag_double("--delta", colon + 1, 0, MB_NONNEG, &d, err);
+    if (rc != MB_OK)
+        return MB_EINVAL;
+    for (size_t k = 0; k < m->t.n_pdelta; k++)
+        if (m->t.pdelta_p[k] == p)
+            return mb_error_set(err, MB_EINVAL, "--delta: P = %g given twice", p);
+    if (m->t.n_pdelta == MB_MODEL_PDELTAS)
+        return mb_error_set(err, MB_EINVAL, "--delta: at most %d learner counts",
+                            MB_MODEL_PDELTAS);
+    m->t.pdelta_p[m->t.n_pdelta] = p;
+    m->t.pdelta[m->t.n_pdelta++] = d;
+    if (p < *lo)
+        *lo = p, m->t.delta = d;
+    return MB_OK;
+}
+
 /* --delta S (one Delta for every P > 1) or --delta P:S,P:S,... (Delta(P) measured at each P,
  * mbopt validate --comm-from-runs with runs at several P): the list into m->t.pdelta, the
  * smallest P's as m->t.delta. */
@@ -40,38 +67,17 @@ static int delta_flag(model_opts *m, const char *arg, mb_error *err)
     m->t.n_pdelta = 0;
     if (!strchr(arg, ':'))
         return mb_data_flag_double("--delta", arg, 0, MB_NONNEG, &m->t.delta, err);
-    char buf[512];
-    if (strlen(arg) >= sizeof buf)
-        return mb_error_set(err, MB_EINVAL, "--delta: list too long");
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
+    /* the one list splitter: an empty item ("2:0.1,") is refused there */
+    char **items;
+    size_t n;
+    if (mb_data_split_list(arg, "--delta", 0, &items, &n, err) != MB_OK)
+        return MB_EINVAL;
     double lo = INFINITY;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':');
-        double p, d;
-        if (!colon)
-            return mb_error_set(err, MB_EINVAL, "--delta: '%s' is not P:SECONDS (in '%s')", tok,
-                                arg);
-        *colon = '\0';
-        int rc = mb_data_flag_whole("--delta (its P)", tok, 0, 2, 1 << 20, &p, err);
-        if (rc == MB_OK)
-            rc = mb_data_flag_double("--delta", colon + 1, 0, MB_NONNEG, &d, err);
-        if (rc != MB_OK)
-            return MB_EINVAL;
-        for (size_t k = 0; k < m->t.n_pdelta; k++)
-            if (m->t.pdelta_p[k] == p)
-                return mb_error_set(err, MB_EINVAL, "--delta: P = %g given twice", p);
-        if (m->t.n_pdelta == MB_MODEL_PDELTAS)
-            return mb_error_set(err, MB_EINVAL, "--delta: at most %d learner counts",
-                                MB_MODEL_PDELTAS);
-        m->t.pdelta_p[m->t.n_pdelta] = p;
-        m->t.pdelta[m->t.n_pdelta++] = d;
-        if (p < lo)
-            lo = p, m->t.delta = d;
-    }
-    if (m->t.n_pdelta == 0)
-        return mb_error_set(err, MB_EINVAL, "--delta: '%s' names no P:SECONDS", arg);
-    return MB_OK;
+    int rc = MB_OK;
+    for (size_t i = 0; rc == MB_OK && i < n; i++)
+        rc = delta_item(m, items[i], arg, &lo, err);
+    free(items);
+    return rc;
 }
 
 int model_check_procs(const model_opts *m, const double *p, size_t n, const char *what,
@@ -210,7 +216,8 @@ void model_select(model_opts *m, size_t i)
 }
 
 /* A communication flag the chosen form does not read is refused, not ignored (issue #25, H8):
- * --delta goes with allreduce and ps, --latency, --s-per-byte and --bytes with alpha-beta. */
+ * --delta goes with allreduce and ps, --latency, --s-per-byte, --bytes and --cfit with
+ * alpha-beta (campaign 9, L14: --cfit with --comm none was read and not used). */
 static int comm_flags_used(const model_opts *flags, mb_comm comm, mb_error *err)
 {
     const char *form = mb_model_comm_name(comm);
@@ -219,7 +226,7 @@ static int comm_flags_used(const model_opts *flags, mb_comm comm, mb_error *err)
         return mb_error_set(err, MB_EUSAGE, "--delta has no effect with --comm %s%s: it goes "
                             "with allreduce or ps", form, dflt);
     const char *ab = flags->have_latency ? "--latency" : flags->have_spb ? "--s-per-byte"
-                   : flags->have_bytes ? "--bytes" : NULL;
+                   : flags->have_bytes ? "--bytes" : flags->cfit ? "--cfit" : NULL;
     if (ab && comm != MB_COMM_ALPHA_BETA)
         return mb_error_set(err, MB_EUSAGE, "%s has no effect with --comm %s%s: it goes with "
                             "alpha-beta", ab, form, dflt);
@@ -238,7 +245,8 @@ int model_resolve(model_opts *m, mb_error *err)
             return rc;
         /* several fits are several learning rates of one job: each must say its own */
         for (size_t j = 0; m->n_nfit > 1 && j <= i; j++)
-            if (isnan(m->nfs[i].lr) || (j < i && m->nfs[j].lr == m->nfs[i].lr))
+            if (isnan(m->nfs[i].lr) || (j < i && mb_solver_same_rate(m->nfs[j].lr,
+                                                                     m->nfs[i].lr)))
                 return mb_error_set(err, MB_EINVAL,
                                     "%s: %s; several --nfit must be fits of different learning "
                                     "rates (mbfit nupdate --lr RATE)",

@@ -36,7 +36,7 @@ static void design_help(void)
            "Example:\n"
            "  mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 \\\n"
            "      --budget 100000 --price-learner 2000 --price-bandwidth 1e-5 --bandwidth-ref 1G\n",
-           MODEL_HELP);
+           MODEL_HELP_LAW);
 }
 
 int mbopt_design(int argc, char **argv)
@@ -90,6 +90,17 @@ int mbopt_design(int argc, char **argv)
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
+    /* the model's range flags, read for scale and validate, change nothing here (campaign 9,
+     * L14): the balance is the inverse law's unconstrained optimum */
+    static const struct {
+        int code;
+        const char *flag;
+    } unread[] = {{OPT_RANGE, "--batch-range"}, {OPT_EXTRAPOLATE, "--extrapolate"}};
+    for (size_t i = 0; i < sizeof unread / sizeof unread[0]; i++)
+        if (mb_cli_given(&seen, unread[i].code))
+            return mb_cli_no_effect(prog, sub, unread[i].flag, "in mbopt design: the budget "
+                                    "balance is the inverse law's unconstrained optimum "
+                                    "(Perrone eq. 11-12)");
     if (isnan(prob.budget)) return mb_cli_usage(prog, sub, "missing --budget");
     if (isnan(prob.price_learner)) return mb_cli_usage(prog, sub, "missing --price-learner");
     if (isnan(prob.price_bandwidth)) return mb_cli_usage(prog, sub, "missing --price-bandwidth");

@@ -68,7 +68,9 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
         return mb_data_flag_whole("--mem", arg, 1, 1, MB_DATA_RANGE_MAX, &m->device, err) ? -1 : 1;
     case OPT_BATCH:
         mb_data_range_free(&m->batch);
-        return mb_data_parse_range(arg, "--batch", &m->batch, err) ? -1 : 1;
+        if (mb_data_parse_counts(arg, "--batch", 1, MB_DATA_RANGE_MAX, &m->batch, err))
+            return -1;
+        return 1;
     case OPT_GRAD_COPIES:
         return mb_data_flag_whole("--grad-copies", arg, 0, 0, 64, &m->mem.grad_copies, err) ? -1 : 1;
     case OPT_STATE_COPIES:
@@ -496,7 +498,8 @@ int mbopt_conv(int argc, char **argv)
                                   optarg);
             break;
         case OPT_WS_LIMIT:
-            rc = mb_data_flag_double("--ws-limit", optarg, 1, MB_NONNEG, &co.ws_limit, &err);
+            rc = mb_data_flag_whole("--ws-limit", optarg, 1, 0, MB_DATA_RANGE_MAX, &co.ws_limit,
+                                    &err);
             break;
         case OPT_JSON: out.json = 1; break;
         case 'o': out.output = optarg; break;

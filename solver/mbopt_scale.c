@@ -352,9 +352,11 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                         const scale_check *ck)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    /* rates as their shortest exact decimal: two --nfit are never printed as one rate */
     for (size_t i = 0; n_lr > 1 && i < n_lr; i++)
-        fprintf(f, "# lr %-10g fastest: P = %.0f, M = %.0f, T_C = %.4g s%s\n", lrs[i].lr,
-                lrs[i].procs, round(lrs[i].m_opt), lrs[i].t_c,
+        fprintf(f, "# lr %-10s fastest: P = %.0f, M = %.0f, T_C = %.4g s%s\n",
+                mb_data_fmt_exact(b1, sizeof b1, lrs[i].lr), lrs[i].procs, round(lrs[i].m_opt),
+                lrs[i].t_c,
                 lrs[i].lr == m->nf.lr ? "  <- the table below" : "");
     model_print(f, m);
     if (isfinite(m->m_hi))
@@ -398,9 +400,9 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     const mb_validate_row *sr = settled_row(ck);
     const double rec_lr = sr && !isnan(sr->lr) ? sr->lr : m->nf.lr;
     const double rec_m = sr ? sr->batch : round(r->opt.m_opt);
-    char lr[96] = "", tc[96];
+    char lr[96] = "", tc[96], x[32];
     if (!isnan(rec_lr))
-        snprintf(lr, sizeof lr, ", learning rate %g%s", rec_lr,
+        snprintf(lr, sizeof lr, ", learning rate %s%s", mb_data_fmt_exact(x, sizeof x, rec_lr),
                  n_lr > 1 ? " (the fastest of the rates given)" : "");
     if (sr)
         snprintf(tc, sizeof tc, "T_C = %.4g s predicted, %.3g s measured", sr->t_pred,
@@ -501,7 +503,7 @@ int mbopt_scale(int argc, char **argv)
     if (avail && mb_data_flag_whole("--procs-available", avail, 1, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
         return mb_cli_fail(prog, sub, &err);
     mb_range pr;
-    if (mb_data_flag_whole_range("--procs", procs, 1, MB_DATA_RANGE_MAX, &pr, &err) != MB_OK)
+    if (mb_data_parse_counts(procs, "--procs", 1, MB_DATA_RANGE_MAX, &pr, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
     if (model_resolve(&m, &err) != MB_OK ||
         model_check_procs(&m, pr.v, pr.n, "--procs", &err) != MB_OK ||

@@ -5,12 +5,28 @@
 
 #include <math.h>
 
+/* The first bad parameter, named as a file's field when the values came from one. */
+static int need_fail(mb_error *err, const char *path, const char *where, const char *name,
+                     const char *what, double v)
+{
+    if (path)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': must be %s, got %g", path, where,
+                            name, what, v);
+    return mb_error_set(err, MB_EDOM, "%s must be %s, got %g", name, what, v);
+}
+
 int mb_solver_check_models(const mb_law *law, const mb_update_time *t, mb_error *err)
+{
+    return mb_solver_check_models_in(law, t, NULL, NULL, err);
+}
+
+int mb_solver_check_models_in(const mb_law *law, const mb_update_time *t, const char *path,
+                              const char *where, mb_error *err)
 {
 #define NEED(cond, name, what, v)                                                                 \
     do {                                                                                          \
         if (!(cond))                                                                              \
-            return mb_error_set(err, MB_EDOM, "%s must be %s, got %g", name, what, v);           \
+            return need_fail(err, path, where, name, what, v);                                   \
     } while (0)
     if (law->kind == MB_LAW_INVERSE) {
         NEED(isfinite(law->n_inf) && law->n_inf > 0, "n_inf", "> 0", law->n_inf);

@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,22 +316,14 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
     out->median_abs_err_probe = out->median_abs_tu_err_probe = NAN;
     if (runs->n == 0)
         return mb_error_set(err, MB_ENODATA, "no run logs to validate against");
-    /* one network: a log of another net is not ground truth for this model; the odd one out is
-     * a log whose net differs from the most common one */
-    size_t major = 0, most = 0;
-    for (size_t i = 0; i < runs->n; i++) {
-        size_t c = 0;
-        for (size_t j = 0; j < runs->n; j++)
-            c += strcmp(runs->net[i], runs->net[j]) == 0;
-        if (c > most)
-            most = c, major = i;
-    }
-    for (size_t i = 0; i < runs->n; i++)
-        if (strcmp(runs->net[i], runs->net[major]) != 0)
-            return mb_error_set(err, MB_EINVAL,
-                                "%s%strains net '%s', the other logs '%s': validate one "
-                                "network's runs against its own fits",
-                                WHERE(i), runs->net[i], runs->net[major]);
+    /* one network: a log of another net is not ground truth for this model (the odd one out,
+     * a log whose net differs from the most common one, is refused by the runs' reader too) */
+    size_t odd, major = mb_fit_runs_major_net(runs, &odd);
+    if (odd != SIZE_MAX)
+        return mb_error_set(err, MB_EINVAL,
+                            "%s%strains net '%s', the other logs '%s': validate one "
+                            "network's runs against its own fits",
+                            WHERE(odd), runs->net[odd], runs->net[major]);
     snprintf(out->net, sizeof out->net, "%s", runs->net[major]);
     out->target = runs->thresholds[0];
     /* a run that stopped below this target says nothing exact about when it crossed it (its

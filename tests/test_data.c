@@ -104,22 +104,49 @@ static void test_parse_ranges(void)
     CU_ASSERT_EQUAL(mb_data_parse_range("0:8", "--procs", &r, &e), MB_EINVAL);
     CU_ASSERT_PTR_NULL(r.v); /* nothing left to free after an error */
 
-    /* counts (mbopt scale --procs): each end read as mb_data_flag_whole reads a count, so
-     * 2^53 + 1 (which a double rounds to 2^53) is refused from its text, with the range */
-    CU_ASSERT_EQUAL_FATAL(mb_data_flag_whole_range("--procs", "1,3,8:32", 1, MB_DATA_RANGE_MAX,
-                                                   &r, &e), MB_OK);
+    /* counts (mbopt scale --procs): each end a count as written, so 2^53 + 1 (which a double
+     * rounds to 2^53) is refused from its text, with the range */
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_counts("1,3,8:32", "--procs", 1, MB_DATA_RANGE_MAX, &r,
+                                               &e), MB_OK);
     CU_ASSERT_EQUAL(r.n, 5);
     mb_data_range_free(&r);
-    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "2:9007199254740993", 1,
-                                             MB_DATA_RANGE_MAX, &r, &e), MB_EINVAL);
-    CU_ASSERT_STRING_EQUAL(e.msg, "--procs: must be a whole number in [1, 9007199254740992], "
-                                  "got '9007199254740993'");
-    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "1.5", 1, 64, &r, &e), MB_EINVAL);
-    CU_ASSERT_STRING_EQUAL(e.msg, "--procs: must be a whole number in [1, 64], got '1.5'");
-    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "2,2", 1, 64, &r, &e), MB_EINVAL);
-    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "8:2", 1, 64, &r, &e), MB_EINVAL);
-    CU_ASSERT_EQUAL(mb_data_flag_whole_range("--procs", "2:", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_counts("2:9007199254740993", "--procs", 1, MB_DATA_RANGE_MAX,
+                                         &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--procs: '2:9007199254740993' is not a whole number in [1, "
+                                  "9007199254740992]");
+    CU_ASSERT_EQUAL(mb_data_parse_counts("1.5", "--procs", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--procs: '1.5' is not a whole number in [1, 64]");
+    CU_ASSERT_EQUAL(mb_data_parse_counts("2,2", "--procs", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_counts("8:2", "--procs", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_counts("2:", "--procs", 1, 64, &r, &e), MB_EINVAL);
     CU_ASSERT_PTR_NULL(r.v);
+}
+
+/* Counts are whole as written: a text a double rounds to a whole number is not one (campaign 9,
+ * L9), while exponents and sizes that make whole numbers are. */
+static void test_parse_counts(void)
+{
+    mb_range r;
+    mb_error e = {0};
+    double v;
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_counts("8,1.6e1,3.2e+1:64,1K", "--batch", 1, 4096, &r,
+                                               &e), MB_OK);
+    CU_ASSERT_EQUAL(r.n, 5);
+    CU_ASSERT_DOUBLE_EQUAL(r.v[4], 1024, 0);
+    mb_data_range_free(&r);
+    CU_ASSERT_EQUAL(mb_data_parse_counts("2.0000000000000001", "--batch", 1, 64, &r, &e),
+                    MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--batch: '2.0000000000000001' is not a whole number in [1, 64]");
+    CU_ASSERT_EQUAL(mb_data_parse_counts("2:4.5", "--procs", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--procs: '2:4.5' is not a whole number in [1, 64]");
+    CU_ASSERT_EQUAL(mb_data_parse_counts("8,128", "--batch", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--batch: 128 (in '8,128') is not a whole number in [1, 64]");
+    CU_ASSERT_EQUAL(mb_data_parse_counts("1250e-3", "--batch", 1, 64, &r, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NULL(r.v);
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--n", "1200e-2", 0, 1, 64, &v, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 12, 0);
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--n", "4.0000000000000001", 0, 1, 64, &v, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--mem", "1.5K", 1, 1, 1e9, &v, &e), MB_OK);
 }
 
 static void test_table_read(void)
@@ -390,6 +417,7 @@ int mb_test_suite_data(void)
            !CU_add_test(s, "sizes", test_parse_sizes) ||
            !CU_add_test(s, "flag values", test_flag_double) ||
            !CU_add_test(s, "ranges", test_parse_ranges) ||
+           !CU_add_test(s, "count lists", test_parse_counts) ||
            !CU_add_test(s, "tables", test_table_read) ||
            !CU_add_test(s, "malformed tables", test_table_errors) ||
            !CU_add_test(s, "atomic output", test_atomic_output) ||

@@ -243,6 +243,14 @@ static const hcase probe_cases[] = {
     {"silent", "$T mbprobe learners --net $D/fc.cfg --batch 2 --threads 1 --max-learners 1 "
                "--budget 0.01 --conv-algo gemm -o $W/o", 2,
      "--conv-algo has no effect: net 'fc' has no convolution layer"},
+    /* the ninth campaign (issue #25). L9: a count list is read from its text, as mbtrain's
+     * --batch: 2.0000000000000001 is not the whole number 2 (mb_data_parse_counts) */
+    {"silent", "$T mbprobe step --net " NET " --threads 1 --rounds 1 --budget 0.01 --batch "
+               "2.0000000000000001 -o $W/o", 1,
+     "--batch: '2.0000000000000001' is not a whole number in [1, 1048576]"},
+    {"silent", "$T mbprobe conv --net " NET " --no-cache --budget 0.01 --batch "
+               "4:8.0000000000000001 -o $W/o", 1,
+     "--batch: '4:8.0000000000000001' is not a whole number in [1, 65536]"},
 };
 
 static const hcase train_cases[] = {
@@ -481,6 +489,63 @@ static const hcase train_cases[] = {
     {"silent", "$T mbtrain --net $D/fc.cfg --data " SYN " --batch 8 --threads 1 --max-updates 4 "
                "--algo easgd --learners 2 --conv-algo direct --log $W/o", 2,
      "mbtrain: --conv-algo has no effect: net 'fc' has no convolution layer"},
+    /* the ninth campaign (issue #25). L3: --log or --checkpoint naming a checkpoint's companion
+     * file (PATH.learners, PATH.learners.rankR, either's .prev), links resolved, is refused
+     * before any work */
+    {"silent", TRAIN "--algo easgd-hogwild --learners 2 --max-updates 10 --checkpoint $W/c "
+               "--checkpoint-every 5 --log $W/c.learners", 1,
+     "/c.learners is --checkpoint " },
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --max-updates 10 --checkpoint $W/c "
+               "--checkpoint-every 5 --log $W/c.learners.rank1", 1,
+     "/c's part for rank 1: one would overwrite the other"},
+    {"symlink", "ln -s c.learners.prev $W/l && " TRAIN "--algo sgd-sync --learners 2 "
+                "--max-updates 10 --checkpoint $W/c --checkpoint-every 5 --log $W/l", 1,
+     "/c's learners file (its .prev copy): one would overwrite the other"},
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --max-updates 10 --checkpoint $W/c "
+               "--checkpoint-every 5 --log $W/a.csv >/dev/null && cksum $W/c.learners > $W/m && "
+               TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --resume $W/c --checkpoint "
+               "$W/c.learners --checkpoint-every 5 --log $W/o; s=$?; cksum $W/c.learners | "
+               "cmp -s - $W/m && exit $s", 1, "/c.learners is --resume "},
+    /* L4, L5, L6: ranks that disagree on a setting are refused, rank 0 naming the value it
+     * uses (its default resolved); a bad flag is said once, by rank 0. MPI(A, ALGO, B) runs rank
+     * 0 with A and rank 1 with B; exit 2 reads as 102 (one line: no --help hint there) */
+#define PB(ALGO) "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+                 "--threads 1 --batch 8 --max-updates 20 --algo " ALGO " "
+#define MPI_ERR " 2>$W/e; s=$?; grep '^mbtrain' $W/e >&2; exit $((s == 2 ? 102 : s))"
+#define MPI(ALGO, A, B) \
+    "$T mpirun --oversubscribe -np 1 " PB(ALGO) "--log $W/o " A " : -np 1 " PB(ALGO) "--log $W/o " \
+    B MPI_ERR
+    {"silent", MPI("sgd-sync", "", "--epochs 1"), 102,
+     "ranks disagree on --epochs: rank 0 has 10 (the default), 1 of the other 1 rank has"},
+    {"silent", MPI("sgd-sync", "--target-loss 0.3", ""), 102,
+     "ranks disagree on --target-loss: rank 0 has 0.3,"},
+    {"silent", MPI("sgd-sync", "--target-loss 0.5 --eval-every 5", "--target-loss 0.5 "
+                   "--eval-every 7"), 102, "ranks disagree on --eval-every: rank 0 has 5,"},
+    {"silent", MPI("sgd-sync", "", "--conv-algo fft"), 102,
+     "ranks disagree on --conv-algo: rank 0 has auto (the default),"},
+    {"silent", MPI("sgd-sync", "--checkpoint $W/c --checkpoint-every 10", "--checkpoint $W/c2 "
+                   "--checkpoint-every 10"), 102, "ranks disagree on --checkpoint: rank 0 has '"},
+    {"message", MPI("eamsgd", "", "--delta 0.5"), 102,
+     "ranks disagree on --delta: rank 0 has 0.99 (the default),"},
+    {"message", MPI("easgd", "", "--elastic-alpha 0.3"), 102,
+     "ranks disagree on --elastic-alpha: rank 0 has 0.45 (the default),"},
+    {"message", MPI("sma", "", "--sma-momentum 0.5"), 102,
+     "ranks disagree on --sma-momentum: rank 0 has 0.9 (the default),"},
+    {"message", MPI("downpour", "", "--n-push 3"), 102,
+     "ranks disagree on --n-push: rank 0 has 1 (the default),"},
+    {"message", "$T mpirun --oversubscribe -np 2 " PB("easgd-async") "--tau 0 --log $W/o" MPI_ERR, 1,
+     "--tau: '0' is not a whole number in [1, 1073741824]"},
+    {"message", "$T mpirun --oversubscribe -np 2 " PB("sma") "--sma-momentum -0.1 --log $W/o"
+                MPI_ERR, 1,
+     "--sma-momentum: must be in [0, 1), got '-0.1'"},
+    {"message", "$T mpirun --oversubscribe -np 2 " PB("sgd-sync") "--optim momentum --momentum "
+                "1.5 --log $W/o" MPI_ERR, 1, "--momentum: must be in [0, 1), got '1.5'"},
+    {"message", "$T mpirun --oversubscribe -np 2 " PB("sgd-sync") "--checkpoint $W/p "
+                "--checkpoint-every 5 --log $W/p.learners.rank1" MPI_ERR, 1,
+     "/p's part for rank 1: one would overwrite the other"},
+#undef MPI
+#undef MPI_ERR
+#undef PB
 };
 
 static const hcase fit_cases[] = {
@@ -733,6 +798,26 @@ static const hcase fit_cases[] = {
     {"nan", "$T mbfit nupdate $E/nupdate_points.csv > $W/t 2>/dev/null && ! grep -q "
             "'gradient noise scale' $W/t && $T mbfit nupdate $E/nupdate_points.csv --json 2>/dev/null "
             "| grep -q '\"b_simple_runs\":.0,'", 0, NULL},
+    /* the ninth campaign (issue #25). L10: a log's B_simple is a positive number or '-' (none),
+     * never bad text read as "none" */
+#define BS(V) "mkdir $W/r && cp " LOGS " $W/r && sed -i '/^# seed=/a # b_simple=" V "' " \
+              "$W/r/run_M16_s1.csv && " NU "$W/r/*.csv "
+    {"silent", BS("-5") "-o $W/o", 1, "run_M16_s1.csv: metadata 'b_simple': '-5' is not a "
+                                      "positive number"},
+    {"nan", BS("nan") "-o $W/o", 1, "run_M16_s1.csv: metadata 'b_simple': 'nan' is not a "
+                                    "positive number"},
+    {"silent", BS("abc") "-o $W/o", 1, "metadata 'b_simple': 'abc' is not a positive number"},
+    {"silent", BS("-") "> $W/t 2>/dev/null", 0, NULL},
+#undef BS
+    /* L11: one law is fitted to one network's runs */
+    {"silent", "mkdir $W/r && cp " LOGS " $W/r && sed -i 's/^# net=lenet5$/# net=resnet50/' "
+               "$W/r/run_M16_s*.csv && " NU "$W/r/*.csv -o $W/o", 1,
+     "/r/run_M16_s0.csv: trains net 'resnet50', the other logs 'lenet5': give one network's "
+     "runs"},
+    {"silent", "mkdir $W/r && cp " LV "/*.csv $W/r && sed -i 's/^# net=lenet5$/# net=resnet50/' "
+               "$W/r/lenet5-momentum-b128-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
+               "0.4 $W/r/*.csv -o $W/o", 1, "b128-s0.csv: trains net 'resnet50', the other logs "
+               "'lenet5'"},
 };
 
 static const hcase opt_cases[] = {
@@ -821,7 +906,8 @@ static const hcase opt_cases[] = {
      1, "--price-learner"},
     {"silent", "$T mbopt mem --net " NET " --mem 12G --batch 8 --state-copies nan -o $W/o", 1,
      "--state-copies"},
-    {"runaway", "$T mbopt mem --net " NET " --mem 12G --batch 1:1e300 -o $W/o", 1, "2^53"},
+    {"runaway", "$T mbopt mem --net " NET " --mem 12G --batch 1:1e300 -o $W/o", 1,
+     "'1:1e300' is not a whole number in [1, 9007199254740992]"},
     {"size", "$T mbopt conv --net " NET " --probe /dev/zero --mem 1G --batch 4 -o $W/o", 1,
      "/dev/zero"},
     /* lists name each value once; a batch range is searched to its ends as given */
@@ -862,8 +948,7 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt ps --compute-time 0.2 --workers 16 --bandwidth 10G --param-bytes 1.5 "
                "-o $W/o", 1, "--param-bytes: must be a whole number"},
     /* counts are whole numbers */
-    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1,
-     "--procs: must be a whole number in [1, 9007199254740992], got '1.5'"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1.5 -o $W/o", 1, "is not a whole number"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --procs-available 2.5 -o $W/o", 1,
      "--procs-available: must be a whole number"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --m-strong 64.5 -o $W/o", 1,
@@ -1148,17 +1233,67 @@ static const hcase opt_cases[] = {
     /* K12: --procs is read as every count flag is (past 2^53 refused from its text, the range
      * stated), and a learner count is printed whole, in text and JSON */
     {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 9007199254740993 -o $W/o", 1,
-     "--procs: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
+     "--procs: '9007199254740993' is not a whole number in [1, 9007199254740992]"},
     {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:9007199254740993 -o $W/o", 1,
-     "--procs: must be a whole number in [1, 9007199254740992], got '9007199254740993'"},
+     "--procs: '1:9007199254740993' is not a whole number in [1, 9007199254740992]"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 0:4 -o $W/o", 1,
-     "--procs: must be a whole number in [1, 9007199254740992], got '0'"},
+     "--procs: '0:4' is not a range lo:hi of positive numbers"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 4:1 -o $W/o", 1,
      "--procs: range '4:1' has lo > hi"},
     {"message", "$T mbopt scale " SCALE_FLAGS "--procs 9007199254740991 > $W/r && $T mbopt scale "
                 SCALE_FLAGS "--procs 9007199254740991 --json > $W/j && grep -q '^fastest: *P = "
                 "9007199254740991 learners' $W/r && grep -q '\"procs\":.9007199254740991,' $W/j && "
                 "! grep -q 'e+15' $W/j", 0, NULL},
+    /* the ninth campaign (issue #25). L9: a count list is read from its text */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--comm none --procs 2.0000000000000001 -o $W/o", 1,
+     "--procs: '2.0000000000000001' is not a whole number in [1, 9007199254740992]"},
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8.0000000000000001 -o $W/o", 1,
+     "--batch: '8.0000000000000001' is not a whole number in [1, 9007199254740992]"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--comm none --procs 1:4 --procs-available "
+               "2.0000000000000001 -o $W/o", 1, "--procs-available: must be a whole number"},
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 > $W/t && "
+               "grep -q '^16 ' $W/t", 0, NULL},
+    /* L13: --delta's P:S list has no empty item (the one list splitter) */
+    {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm allreduce "
+               "--delta 2:0.1, --procs 1:2 -o $W/o", 1, "--delta: empty item in '2:0.1,'"},
+    /* L15: a workspace is whole bytes, as --mem is: the flag and the table's field */
+    {"silent", "$T mbprobe conv --net " NET " --batch 8 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
+               "--batch 8 --ws-limit 1.5 -o $W/o", 1,
+     "--ws-limit: must be a whole number in [0, 9007199254740991], got '1.5'"},
+    {"silent", "$T mbprobe conv --net " NET " --batch 8 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && sed -i 's/^\\(conv1,gemm,forward,8,[^,]*\\),[^,]*,/"
+               "\\1,1.5,/' $W/c.csv && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
+               "--batch 8 -o $W/o", 1,
+     "field 'workspace_bytes': 1.5 is not a whole number in [0, 9007199254740992]"},
+    /* L14: a flag the mode does not read is refused, not ignored: --cfit goes with alpha-beta,
+     * and design balances the unconstrained optimum (no range of M) */
+    {"silent", "$T mbfit comm $E/comm.csv --json -o $W/c.json && $T mbopt scale " SCALE_FLAGS
+               "--cfit $W/c.json --comm allreduce --procs 1:2 -o $W/o", 2,
+     "--cfit has no effect with --comm allreduce: it goes with alpha-beta"},
+    {"silent", "$T mbopt design --n-inf 800 --alpha 2e5 --gamma 1e-5 --m-t 32 --comm ps --delta "
+               "2e-4 --bandwidth-ref 1e9 --budget 1e5 --price-learner 1500 --price-bandwidth "
+               "2e-5 --batch-range 8:64 -o $W/o", 2, "--batch-range has no effect in mbopt design"},
+    {"silent", "$T mbopt design --n-inf 800 --alpha 2e5 --gamma 1e-5 --m-t 32 --comm ps --delta "
+               "2e-4 --bandwidth-ref 1e9 --budget 1e5 --price-learner 1500 --price-bandwidth "
+               "2e-5 --extrapolate -o $W/o", 2, "--extrapolate has no effect in mbopt design"},
+    /* L17: two --nfit whose rates are one to 1e-9 (mb_solver_same_rate) are one rate; others
+     * are printed as their shortest exact decimals, never alike */
+    {"silent", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/a.json 2>/dev/null && "
+               "sed 's/\"lr\":[^,]*,/\"lr\": 0.05000000000000001,/' $W/a.json > $W/b.json && "
+               "$T mbopt scale --nfit $W/a.json --nfit $W/b.json --gamma 2e-5 --m-t 32 --comm "
+               "none --procs 1:2 -o $W/o", 1, "b.json: the same lr as another --nfit"},
+    {"message", "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/a.json 2>/dev/null && "
+                "sed 's/\"lr\":[^,]*,/\"lr\": 0.0500001,/' $W/a.json > $W/b.json && $T mbopt "
+                "scale --nfit $W/a.json --nfit $W/b.json --gamma 2e-5 --m-t 32 --comm none "
+                "--procs 1:2 > $W/t && grep -q '^# lr 0.0500001 ' $W/t && grep -q '^# lr 0.05 ' "
+                "$W/t", 0, NULL},
+    /* L18: a cfit's value is named as the file's field */
+    {"message", "$T mbfit comm $E/comm.csv --json -o $W/c.json && sed -i '0,/\"latency_s\":"
+                "[^,]*,/s//\"latency_s\": -1,/' $W/c.json && $T mbopt scale --n-inf 1200 "
+                "--alpha 3.5e5 --gamma 2e-5 --m-t 32 --cfit $W/c.json --comm alpha-beta --bytes "
+                "1K --procs 1:2 -o $W/o", 1, "/c.json: field 'params.latency_s': must be >= 0, "
+                "got -1"},
 };
 
 static const hcase plot_cases[] = {
@@ -1397,6 +1532,15 @@ static const hcase plot_cases[] = {
                "test -e $W/r/report.html && exit 99; exit $s", 1,
      "r/nfit.json: field 'bootstrap.best_law': missing beside 'bootstrap.best_samples'"},
 #undef PER_M
+    /* the ninth campaign (issue #25). L18: a count's range is printed whole, not 9.0072e+15 */
+    {"message", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
+                "'0,/\"procs\":\\s*1,/s//\"procs\": 1.5,/' $W/s.json && $T mbplot scale "
+                "$W/s.json -o $W/o", 1,
+     "rows[0]: 'procs': 1.5 is not a whole number in [1, 9007199254740992]"},
+    /* L18: a scale file's model that no fit gives is named as the file's field */
+    {"message", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
+                "'s/\"n_inf\":[^,]*,/\"n_inf\": -1,/' $W/s.json && $T mbplot tc $W/s.json "
+                "-o $W/o", 1, "/s.json: field 'model.n_inf': must be > 0, got -1"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

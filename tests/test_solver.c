@@ -188,10 +188,9 @@ static void test_mbopt_bad_input(void)
     expect_failure("scale " MODEL_FLAGS " extra", 1, "extra: No such file or directory");
     expect_failure("", 2, "missing command");
     expect_failure("optimise", 2, "unknown command 'optimise'");
-    expect_failure("scale " MODEL_FLAGS " --procs 0", 1,
-                   "--procs: must be a whole number in [1, 9007199254740992], got '0'");
+    expect_failure("scale " MODEL_FLAGS " --procs 0", 1, "--procs: '0' is not a positive number");
     expect_failure("scale " MODEL_FLAGS " --procs 0.5", 1,
-                   "--procs: must be a whole number in [1, 9007199254740992], got '0.5'");
+                   "--procs: '0.5' is not a whole number in [1, 9007199254740992]");
     expect_failure("scale " MODEL_FLAGS " --procs 8:2", 1, "lo > hi");
     expect_failure("scale --n-inf 1 --alpha -1 --gamma 1 --m-t 1 --delta 1", 1,
                    "--alpha: must be >= 0, got '-1'");
@@ -1061,6 +1060,13 @@ static void test_tupdate_from_runs(void)
                                          "alexnet-b32-s9.csv", dir), 0);
     CU_ASSERT_EQUAL(r.status, 1);
     CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "alexnet-b32-s9.csv: trains net 'alexnet', the other "
+                                         "logs 'lenet5': give one network's runs"));
+    mb_test_run_free(&r);
+    /* one net's logs, but not the step table's */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbfit tupdate step.csv alexnet-b32-s9.csv",
+                                     dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "alexnet-b32-s9.csv: metadata 'net': 'alexnet', but the "
                                          "step table times 'lenet5'"));
     mb_test_run_free(&r);

@@ -265,8 +265,27 @@ static int resume_file(const char *path, mb_error *err)
     return MB_OK;
 }
 
+/* A file that would overwrite a checkpoint set's companion (PATH.learners[.rankR][.prev]):
+ * `out` (the flag `oflag`) against the set of `ckpt` (the flag `cflag`), links resolved
+ * (campaign 9, L3: --log c.learners.rank1 destroyed the set). */
+static int over_companion(const char *oflag, const char *out, const char *cflag,
+                          const char *ckpt, mb_error *err)
+{
+    char rest[4096], part[48];
+    int rank, prev;
+    if (!out || !ckpt || !mb_data_path_extends(out, ckpt, rest, sizeof rest) ||
+        !mb_par_ckpt_companion(rest, &rank, &prev))
+        return MB_OK;
+    if (rank >= 0)
+        snprintf(part, sizeof part, "part for rank %d", rank);
+    else
+        snprintf(part, sizeof part, "learners file");
+    return mb_error_set(err, MB_EINVAL, "%s %s is %s %s's %s%s: one would overwrite the other",
+                        oflag, out, cflag, ckpt, part, prev ? " (its .prev copy)" : "");
+}
+
 /* Outputs that would overwrite each other or an input, refused before any work: --log over
- * --checkpoint or the checkpoint being resumed; a checkpoint that is a FIFO or socket (it is
+ * --checkpoint or the checkpoint being resumed, or over either's companion files; a checkpoint that is a FIFO or socket (it is
  * rewritten every N updates and read back by --resume: each rewrite would open it again). */
 static int output_clash(const mb_run_options *o, mb_error *err)
 {
@@ -283,6 +302,11 @@ static int output_clash(const mb_run_options *o, mb_error *err)
     if (o->log_path && mb_data_same_file(o->log_path, o->resume_path))
         return mb_error_set(err, MB_EINVAL, "--log %s would overwrite --resume %s", o->log_path,
                             o->resume_path);
+    if (over_companion("--log", o->log_path, "--checkpoint", o->checkpoint_path, err) ||
+        over_companion("--log", o->log_path, "--resume", o->resume_path, err) ||
+        over_companion("--checkpoint", o->checkpoint_path, "--resume", o->resume_path, err) ||
+        over_companion("--resume", o->resume_path, "--checkpoint", o->checkpoint_path, err))
+        return MB_EINVAL;
     /* the description, when --net is a path (a bare name is data/nets/NAME.cfg) */
     size_t n = strlen(o->net);
     if (strchr(o->net, '/') || (n > 4 && strcmp(o->net + n - 4, ".cfg") == 0)) {
@@ -417,11 +441,8 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
         break;
     case OPT_DELTA:
     case OPT_SMA_MOMENTUM:
-        rc = mb_data_flag_double(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg, 0,
-                                 MB_NONNEG, &o->par_momentum, err);
-        if (rc == MB_OK && o->par_momentum >= 1) /* a momentum of 1 or more never decays */
-            rc = mb_error_set(err, MB_EINVAL, "%s: must be in [0, 1), got %s",
-                              c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg);
+        rc = mb_data_flag_momentum(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg,
+                                   &o->par_momentum, err);
         break;
     case OPT_NO_OVERLAP: o->no_overlap = 1; break;
     case OPT_SMA_TUNE: o->sma_tune = 1; break;
@@ -437,7 +458,7 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
     case OPT_BATCH: a->batch_arg = optarg; break;
     case OPT_LR: rc = mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &o->optim.lr, err); break;
     case OPT_MOMENTUM:
-        rc = mb_data_flag_double("--momentum", optarg, 0, MB_NONNEG, &o->optim.momentum, err);
+        rc = mb_data_flag_momentum("--momentum", optarg, &o->optim.momentum, err);
         break;
     case OPT_WD:
         rc = mb_data_flag_double("--weight-decay", optarg, 0, MB_NONNEG,
@@ -886,7 +907,10 @@ static int run_command(int argc, char **argv)
     o.argc = argc;
     o.argv = argv;
     args a = {0};
-    int status = parse_args(argc, argv, &o, &a);
+    /* under mpirun, what every rank would say alike is said by rank 0 (campaign 9, L6) */
+    mb_cli_hold hold;
+    mb_cli_hold_begin(&hold);
+    int status = mb_cli_hold_end(&hold, parse_args(argc, argv, &o, &a));
     if (status >= 0)
         return status;
     mb_communicator *world = NULL;
@@ -894,7 +918,8 @@ static int run_command(int argc, char **argv)
         return status;
     sweep w;
     int together = 0, unread; /* together: every rank failed at the same point */
-    status = sweep_plan(&o, &a, world, &w, &unread);
+    mb_cli_hold_begin(&hold);
+    status = mb_cli_hold_end(&hold, sweep_plan(&o, &a, world, &w, &unread));
     if (unread) { /* as every rank reads the same flags: no abort */
         sweep_free(&w);
         return status;

@@ -21,8 +21,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)mb_data_parse_size(s, &v);
     (void)mb_data_parse_long(s, 0, 1L << 40, &l);
     (void)mb_data_flag_double("--x", s, 1, MB_POSITIVE, &v, &err);
+    (void)mb_data_flag_whole("--x", s, 0, 1, 1e15, &v, &err);
+    (void)mb_data_flag_whole("--x", s, 1, 0, 1e15, &v, &err);
+    (void)mb_data_flag_momentum("--x", s, &v, &err);
+    (void)mb_data_whole_as_written(s);
     mb_range r;
     if (mb_data_parse_range(s, "--x", &r, &err) == MB_OK)
+        mb_data_range_free(&r);
+    if (mb_data_parse_counts(s, "--x", 1, 9007199254740992.0, &r, &err) == MB_OK)
         mb_data_range_free(&r);
     char **items;
     size_t n;

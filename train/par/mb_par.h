@@ -14,6 +14,12 @@
  * that the batch splits among the learners; MB_EINVAL with one line in err otherwise. */
 int mb_par_check(const mb_run_options *o, int ranks, mb_error *err);
 
+/* Whether `suffix`, what follows a checkpoint's PATH in a file name, names one of its
+ * companion files (docs/commands.md, "Checkpoints"): ".learners", ".learners.rankR", each
+ * optionally with ".prev" (the copy kept while a set is rewritten). *rank gets R (-1 for the
+ * one-file ".learners"), *prev whether it is the .prev copy. */
+int mb_par_ckpt_companion(const char *suffix, int *rank, int *prev);
+
 /* The update rules of docs/algorithms.md on flat arrays of n floats (what the trainers call, so
  * that tests can check them step by step). */
 /* The elastic exchange: e = alpha (x - c); x -= e; c += e. */

@@ -42,6 +42,7 @@
  */
 #include "par_impl.h"
 #include "../../data/mb_output.h"
+#include "../../data/mb_parse.h"
 #include "mb_par.h"
 #include "../run/mb_run.h"
 
@@ -559,8 +560,10 @@ static int ckpt_folder_ok(const char *path, mb_error *err)
 typedef struct setting {
     const char *flag;
     uint64_t v;
-    int kind;              /* 0 a count, 1 a double's bits, 2 an mb_par_algo, 3 a hash,
-                              4 an optimiser kind */
+    int kind;              /* 0 a count, 1 a double's bits (NAN: none given), 2 an mb_par_algo,
+                              3 a hash, 4 an optimiser kind, 5 a convolution algorithm */
+    int dflt;              /* this rank keeps the flag's default */
+    const char *text;      /* a hashed path as given, for the message (NULL: not given) */
 } setting;
 
 static uint64_t dbits(double x)
@@ -584,35 +587,92 @@ static uint64_t str_hash(const char *s)
  * silently (r->failed_together: nobody is left waiting, nothing need be aborted). Rank 0's own
  * set-up verdict (`rc0`, e.g. a checkpoint folder that does not exist) travels along, so that a
  * failure there ends every rank the same way. */
+/* A setting's value as the message quotes it: what the rank uses, its default resolved. */
+static void setting_text(const setting *s, char *v, size_t n)
+{
+    double x;
+    memcpy(&x, &s->v, sizeof x);
+    char e[32];
+    if (s->kind == 1)
+        snprintf(v, n, "%s", isnan(x) ? "none" : mb_data_fmt_exact(e, sizeof e, x));
+    else if (s->kind == 2)
+        snprintf(v, n, "%s", mb_par_algo_name((int)s->v));
+    else if (s->kind == 4)
+        snprintf(v, n, "%s", mb_optim_kind_name((mb_optim_kind)s->v));
+    else if (s->kind == 5)
+        snprintf(v, n, "%s", mb_conv_algo_name((mb_conv_algo)s->v));
+    else if (s->kind == 3 && s->text)
+        snprintf(v, n, "'%s'", s->text);
+    else if (s->kind == 3 && s->dflt)
+        snprintf(v, n, "none");
+    else if (s->kind == 3)
+        snprintf(v, n, "fingerprint %016llx", (unsigned long long)s->v);
+    else
+        snprintf(v, n, "%llu", (unsigned long long)s->v);
+    if (s->dflt && s->kind != 3)
+        snprintf(v + strlen(v), n - strlen(v), " (the default)");
+}
+
+/* Over MPI, before anything else is exchanged: every rank takes rank 0's settings (a broadcast)
+ * and says which of its own differ (an allreduce of one flag per setting), so that every rank
+ * knows, and all refuse together: rank 0 with one line naming the first difference, the others
+ * silently (r->failed_together: nobody is left waiting, nothing need be aborted). Rank 0's own
+ * set-up verdict (`rc0`, e.g. a checkpoint folder that does not exist) travels along, so that a
+ * failure there ends every rank the same way. */
 static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, int rc0,
                      mb_run_result *r, mb_error *err)
 {
     const mb_run_options *o = j->o;
+    mb_run_options d; /* the defaults, to say which value a rank kept */
+    mb_run_options_init(&d);
+    const long n_push = o->n_push ? o->n_push : o->tau;
+    const long n_fetch = o->n_fetch ? o->n_fetch : o->tau;
+    /* what each rank uses, defaults resolved (campaign 9, L5), and every setting that shapes
+     * the job's collectives, its rule, where it stops, where the log's crossing falls, or
+     * where its checkpoint lies (L4) */
     const setting s[] = {
-        {"--algo", (uint64_t)o->par, 2},
-        {"--learners", (uint64_t)o->learners, 0},
-        {"--batch", (uint64_t)o->batch, 0},
-        {"--net (its parameter count)", (uint64_t)j->n, 0},
-        {"--net (its name and layers)", str_hash(desc->name) ^ (uint64_t)desc->n_layers, 3},
-        {"--data (its samples, --eval-frac, --data-seed)", mb_ckpt_fingerprint(j->data), 3},
-        {"--seed", (uint64_t)o->seed, 0},
-        {"--optim", (uint64_t)o->optim.kind, 4},
-        {"--lr", dbits(o->optim.lr), 1},
-        {"--momentum", dbits(o->optim.momentum), 1},
-        {"--weight-decay", dbits(o->optim.weight_decay), 1},
-        {"--lr-step", (uint64_t)o->optim.lr_step_every, 0},
-        {"--lr-gamma", dbits(o->optim.lr_step_gamma), 1},
-        {"--tau", (uint64_t)o->tau, 0},
-        {"--n-push", (uint64_t)o->n_push, 0},
-        {"--n-fetch", (uint64_t)o->n_fetch, 0},
-        {"--elastic-alpha", dbits(o->elastic_alpha), 1},
-        {"--delta / --sma-momentum", dbits(o->par_momentum), 1},
-        {"--no-overlap", (uint64_t)o->no_overlap, 0},
-        {"--grad-after-exchange", (uint64_t)o->grad_after_exchange, 0},
-        {"--sma-tune", (uint64_t)o->sma_tune, 0},
-        {"--checkpoint-every", (uint64_t)(o->checkpoint_path ? o->checkpoint_every : 0), 0},
-        {"--resume (given or not)", (uint64_t)(o->resume_path != NULL), 0},
-        {"--max-updates", (uint64_t)o->max_updates, 0},
+        {"--algo", (uint64_t)o->par, 2, 0, NULL},
+        {"--learners", (uint64_t)o->learners, 0, 0, NULL},
+        {"--batch", (uint64_t)o->batch, 0, 0, NULL},
+        {"--net (its parameter count)", (uint64_t)j->n, 0, 0, NULL},
+        {"--net (its name and layers)", str_hash(desc->name) ^ (uint64_t)desc->n_layers, 3, 0,
+         NULL},
+        {"--data (its samples, --eval-frac, --data-seed)", mb_ckpt_fingerprint(j->data), 3, 0,
+         NULL},
+        {"--seed", (uint64_t)o->seed, 0, 0, NULL},
+        {"--optim", (uint64_t)o->optim.kind, 4, 0, NULL},
+        {"--lr", dbits(o->optim.lr), 1, o->optim.lr == d.optim.lr, NULL},
+        {"--momentum", dbits(o->optim.momentum), 1, o->optim.momentum == d.optim.momentum,
+         NULL},
+        {"--weight-decay", dbits(o->optim.weight_decay), 1, 0, NULL},
+        {"--lr-step", (uint64_t)o->optim.lr_step_every, 0, 0, NULL},
+        {"--lr-gamma", dbits(o->optim.lr_step_gamma), 1, 0, NULL},
+        {"--tau", (uint64_t)o->tau, 0, o->tau == d.tau, NULL},
+        {"--n-push", (uint64_t)n_push, 0, !o->n_push, NULL},
+        {"--n-fetch", (uint64_t)n_fetch, 0, !o->n_fetch, NULL},
+        {"--elastic-alpha", dbits(j->alpha), 1, isnan(o->elastic_alpha), NULL},
+        {o->par == MB_PAR_SMA ? "--sma-momentum" : "--delta", dbits(j->mu), 1,
+         isnan(o->par_momentum), NULL},
+        {"--no-overlap", (uint64_t)o->no_overlap, 0, 0, NULL},
+        {"--grad-after-exchange", (uint64_t)o->grad_after_exchange, 0, 0, NULL},
+        {"--sma-tune", (uint64_t)o->sma_tune, 0, 0, NULL},
+        {"--conv-algo", (uint64_t)o->conv_algo, 5, o->conv_algo == d.conv_algo, NULL},
+        {"--checkpoint", str_hash(o->checkpoint_path), 3, !o->checkpoint_path,
+         o->checkpoint_path},
+        {"--checkpoint-every", (uint64_t)(o->checkpoint_path ? o->checkpoint_every : 0), 0, 0,
+         NULL},
+        {"--resume", str_hash(o->resume_path), 3, !o->resume_path,
+         o->resume_path},
+        {"--max-updates", (uint64_t)o->max_updates, 0, 0, NULL},
+        {"--epochs", dbits(o->epochs), 1, o->epochs == d.epochs, NULL},
+        {"--target-loss", dbits(o->target_loss), 1, 0, NULL},
+        {"--eval-every", (uint64_t)o->eval_every, 0, o->eval_every == d.eval_every, NULL},
+        {"--eval-adapt", (uint64_t)o->eval_adapt, 0, 0, NULL},
+        {"--no-bisect", (uint64_t)o->no_bisect, 0, 0, NULL},
+        {"--check-frac", dbits(o->check_frac), 1, 0, NULL},
+        {"--check-sigmas", dbits(o->check_sigmas), 1, o->check_sigmas == d.check_sigmas, NULL},
+        {"--no-test-eval", (uint64_t)o->no_test_eval, 0, 0, NULL},
+        {"--wait-timeout", dbits(o->wait_timeout), 1, o->wait_timeout == d.wait_timeout, NULL},
     };
     enum { NS = sizeof s / sizeof s[0] };
     float mine[2 * NS + 1], theirs[2 * NS + 1], diff[NS];
@@ -637,19 +697,8 @@ static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, 
                 err->status = MB_EINVAL;
             return MB_EINVAL;
         }
-        char v[64];
-        double x;
-        memcpy(&x, &s[k].v, sizeof x);
-        if (s[k].kind == 1)
-            snprintf(v, sizeof v, "%g", x);
-        else if (s[k].kind == 2)
-            snprintf(v, sizeof v, "%s", mb_par_algo_name((int)s[k].v));
-        else if (s[k].kind == 4)
-            snprintf(v, sizeof v, "%s", mb_optim_kind_name((mb_optim_kind)s[k].v));
-        else if (s[k].kind == 3)
-            snprintf(v, sizeof v, "fingerprint %016llx", (unsigned long long)s[k].v);
-        else
-            snprintf(v, sizeof v, "%llu", (unsigned long long)s[k].v);
+        char v[96];
+        setting_text(&s[k], v, sizeof v);
         return mb_error_set(err, MB_EINVAL, "ranks disagree on %s: rank 0 has %s, %d of the "
                             "other %d rank%s another value: start every rank with the same "
                             "settings", s[k].flag, v, (int)diff[k], P - 1, P > 2 ? "s have" : " has");
@@ -1127,6 +1176,11 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         mb_comm_set_timeout(o->comm, o->wait_timeout); /* the MPI watchdog (comm_mpi.c) */
     job j;
     job_init(&j, o, r, ranks, rank);
+    /* the defaults resolved before the ranks compare them (par_agree) */
+    j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
+              : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune ? 1 : j.p)
+                                       : 0.9 / j.p; /* beta = p alpha = 0.9 */
+    j.mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
     int threads = j.threads;
     mb_net_desc *desc = NULL;
     mb_data_splits own;
@@ -1168,10 +1222,6 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if (rc != MB_OK)
         goto out;
     j.rec = par_rec_floats(&j);
-    j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
-              : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune ? 1 : j.p)
-                                       : 0.9 / j.p; /* beta = p alpha = 0.9 */
-    j.mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
     snprintf(r->net, sizeof r->net, "%s", desc->name);
     snprintf(r->device, sizeof r->device, "%s", mb_ctx_device_name(mb_net_context(j.eval_net)));
     r->params = j.n;

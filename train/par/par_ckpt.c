@@ -34,6 +34,7 @@
 #include "../learner/mb_learner.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,23 @@ static char *companion(const char *path, int part, int prev)
     else if (p)
         snprintf(p, n, "%s.learners.rank%d%s", path, part, prev ? ".prev" : "");
     return p;
+}
+
+int mb_par_ckpt_companion(const char *suffix, int *rank, int *prev)
+{
+    const char *s = suffix;
+    if (strncmp(s, ".learners", 9) != 0)
+        return 0;
+    s += 9;
+    *rank = -1;
+    if (strncmp(s, ".rank", 5) == 0 && s[5] >= '0' && s[5] <= '9') {
+        char *end;
+        long r = strtol(s + 5, &end, 10);
+        *rank = r > INT_MAX ? INT_MAX : (int)r;
+        s = end;
+    }
+    *prev = strcmp(s, ".prev") == 0;
+    return *s == '\0' || *prev;
 }
 
 /* fwrite and the running checksum. */
