@@ -1043,7 +1043,8 @@ static void fit_other_laws(mb_fit_nupdate *out, size_t np, const double *m, cons
         } else if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
             out->aic_best = "power-law";
             double d = iv->aic - out->power.aic;
-            if (d > 2 && out->power.p[2] > 0) {
+            /* b > 0 falls with M; a < 0 would rise with it, a law mbopt refuses (L16) */
+            if (d > 2 && out->power.p[2] > 0 && out->power.p[1] >= 0) {
                 out->best = "power-law";
                 snprintf(out->why, sizeof out->why,
                          "the power law (b = %.3g) fits the %zu batch sizes better than the "

@@ -74,6 +74,17 @@ static char dir[256];
     ",\"bootstrap\":{\"resamples\":2,\"fitted\":2" LAW ",\"best_samples\":"                \
     "[[104.9,5510.2,4.9]," S2 "]}"
 
+/* an inverse-law nfit converged over RANGE, with more top-level fields EXTRA, into $W/np.json
+ * (the ninth campaign: the values no fit gives of the other laws and fields) */
+#define NP(RANGE, EXTRA)                                                                          \
+    "printf '{\"model\":\"inverse-law\",\"params\":{\"n_inf\":91.5,\"alpha\":9874.8},"          \
+    "\"converged_range\":" RANGE EXTRA "}' > $W/np.json && "
+/* NP's EXTRA: the power law of coefficient A as `best` and in `laws` */
+#define NP_POW(A)                                                                                 \
+    ",\"best\":{\"model\":\"power-law\",\"params\":{\"n_inf\":310.3,\"a\":" A ",\"b\":0.94}}" \
+    ",\"laws\":{\"power-law\":{\"model\":\"power-law\",\"params\":{\"n_inf\":310.3,"       \
+    "\"a\":" A ",\"b\":0.94}}}"
+
 /* ---- the cases ----------------------------------------------------------------------------- */
 
 static const hcase probe_cases[] = {
@@ -1159,6 +1170,22 @@ static const hcase opt_cases[] = {
                 SCALE_FLAGS "--procs 9007199254740991 --json > $W/j && grep -q '^fastest: *P = "
                 "9007199254740991 learners' $W/r && grep -q '\"procs\":.9007199254740991,' $W/j && "
                 "! grep -q 'e+15' $W/j", 0, NULL},
+    /* the ninth campaign (issue #25). L16: an nfit's power law rising with M, a converged range
+     * of batch sizes that are not whole, a target or a rate that is not > 0 */
+#define SC "$T mbopt scale --nfit $W/np.json --gamma 2e-5 --m-t 32 --comm none "
+    {"silent", NP("[8,512]", NP_POW("-5")) SC "--law power-law -o $W/o", 1,
+     "np.json: field 'laws.power-law.params.a': -5: the power law needs a >= 0"},
+    {"silent", NP("[8,512]", NP_POW("16324.6")) SC "--law power-law > $W/r && grep -q "
+               "'16324.6 M^-0.94' $W/r", 0, NULL},
+    {"silent", NP("[16.5,512]", "") SC "-o $W/o", 1,
+     "np.json: field 'converged_range[0]': 16.5 is not a whole batch size"},
+    {"silent", NP("[16,512.5]", "") SC "-o $W/o", 1,
+     "np.json: field 'converged_range[1]': 512.5 is not a whole batch size"},
+    {"silent", NP("[8,512]", ",\"target_loss\":0") SC "-o $W/o", 1,
+     "np.json: field 'target_loss': 0 is not above 0"},
+    {"silent", NP("[8,512]", ",\"lr\":-0.05") SC "-o $W/o", 1,
+     "np.json: field 'lr': -0.05 is not above 0"},
+#undef SC
 };
 
 static const hcase plot_cases[] = {
@@ -1396,6 +1423,13 @@ static const hcase plot_cases[] = {
                "$T mbplot report $W/r 2>$W/e; s=$?; grep -v note: $W/e >&2; "
                "test -e $W/r/report.html && exit 99; exit $s", 1,
      "r/nfit.json: field 'bootstrap.best_law': missing beside 'bootstrap.best_samples'"},
+    /* the ninth campaign (issue #25). L16: mbplot reads an nfit's fields as mbopt does */
+    {"silent", NP("[8,512]", NP_POW("-5") PER_M) "$T mbplot nupdate $W/np.json -o $W/o", 1,
+     "np.json: field 'best.params.a': -5: the power law needs a >= 0"},
+    {"silent", NP("[16.5,512]", NP_POW("16324.6") PER_M) "$T mbplot nupdate $W/np.json -o $W/o",
+     1, "np.json: field 'converged_range[0]': 16.5 is not a whole batch size"},
+    {"silent", NP("[8,512]", ",\"lr\":0" NP_POW("16324.6") PER_M) "$T mbplot nupdate "
+               "$W/np.json -o $W/o", 1, "np.json: field 'lr': 0 is not above 0"},
 #undef PER_M
 };
 
