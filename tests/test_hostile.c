@@ -707,11 +707,12 @@ static const hcase fit_cases[] = {
     {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# crossing=.*/# crossing=guessed/'"
                " $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
                "0.4 $W/l/*.csv -o $W/o", 1, "metadata 'crossing': 'guessed' is not bisect or"},
-    /* a note the command prints itself quotes --loss-column escaped (mb_cli_say) */
+    /* a note the command prints itself quotes --loss-column escaped (mb_cli_say); fewer updates
+     * at the larger M (more would be refused: L12) */
     {"message", "mkdir $W/v0 $W/v1 && printf 'epoch,step,v\\033l\\n0,0,2.3\\n0,9,0.4\\n' > "
                 "$W/v0/metrics.csv && printf 'epoch,step,v\\033l\\n0,0,2.3\\n0,19,0.4\\n' > "
-                "$W/v1/metrics.csv && echo 'batch_size: 16' > $W/v0/hparams.yaml && echo "
-                "'batch_size: 32' > $W/v1/hparams.yaml && " NU "--lightning $W/v0 $W/v1 "
+                "$W/v1/metrics.csv && echo 'batch_size: 32' > $W/v0/hparams.yaml && echo "
+                "'batch_size: 16' > $W/v1/hparams.yaml && " NU "--lightning $W/v0 $W/v1 "
                 "--loss-column \"$(printf 'v\\033l')\" -o $W/r 2>$W/e && ! grep -q \"$(printf "
                 "'\\033')\" $W/e && grep -q 'note: .v.x1bl. was logged every 19' $W/e", 0, NULL},
     /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
@@ -744,6 +745,11 @@ static const hcase fit_cases[] = {
     {"nan", "$T mbfit nupdate $E/nupdate_points.csv > $W/t 2>/dev/null && ! grep -q "
             "'gradient noise scale' $W/t && $T mbfit nupdate $E/nupdate_points.csv --json 2>/dev/null "
             "| grep -q '\"b_simple_runs\":.0,'", 0, NULL},
+    /* the ninth campaign (issue #25). L12: points whose N_update grows with M fit an inverse law
+     * of alpha < 0, which no reader takes: refused, not written as `best` */
+    {"silent", "printf 'batch,n_update,seed\\n8,60,0\\n16,80,0\\n32,100,0\\n64,120,0\\n' > "
+               "$W/p.csv && $T mbfit nupdate $W/p.csv --json -o $W/o", 1,
+     "the points file: N_update grows with M (the inverse law's alpha fitted at -463.035 < 0)"},
 };
 
 static const hcase opt_cases[] = {
