@@ -478,10 +478,24 @@ static const hcase train_cases[] = {
     {"silent", CK "--check-frac 0.25 --no-bisect --log $W/a.csv >/dev/null && " TRAIN
                "--max-updates 40 --target-loss 0.2 --check-frac 0.25 --no-bisect --resume $W/c "
                "--log $W/r.csv >/dev/null && grep -q '^# check_frac=0.25' $W/r.csv", 0, NULL},
-    /* a checkpoint of format version 6 (no evaluation settings) is refused, saying so */
-    {"silent", CK "--log $W/a.csv >/dev/null && printf 6 | dd of=$W/c bs=1 seek=7 conv=notrunc "
+    /* a checkpoint of format version 7 (no network structure) is refused, saying so */
+    {"silent", CK "--log $W/a.csv >/dev/null && printf 7 | dd of=$W/c bs=1 seek=7 conv=notrunc "
                "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
-     1, "checkpoint format version 6; this mbtrain reads version 7 only: start the run afresh"},
+     1, "checkpoint format version 7; this mbtrain reads version 8 only: start the run afresh"},
+    /* the ninth campaign (issue #25). L7: a net of the same name and parameter count but other
+     * layers (avgpool for maxpool, tanh for relu, a dropout added) does not continue the run */
+#define RESUME_NET(SED) ">/dev/null && sed '" SED "' " NET " > $W/n.cfg && $T mbtrain --net "    \
+    "$W/n.cfg --data " SYN " --batch 8 --threads 1 --max-updates 40 --target-loss 0.2 --resume " \
+    "$W/c --log $W/o"
+    {"silent", CK "--log $W/a.csv" RESUME_NET("s/\\[maxpool\\]/[avgpool]/"), 1,
+     "c: checkpoint of net 'tiny' with another structure (5 layers, fingerprint"},
+    {"silent", CK "--log $W/a.csv" RESUME_NET("s/activation=relu/activation=tanh/"), 1,
+     "c: checkpoint of net 'tiny' with another structure"},
+    {"silent", CK "--log $W/a.csv" RESUME_NET("s/^\\[fc\\]/[dropout]\\np=0.5\\n[fc]/"), 1,
+     "c: checkpoint of net 'tiny' with another structure (5 layers, fingerprint"},
+    /* the same layers under another file name resume */
+    {"silent", CK "--log $W/a.csv" RESUME_NET("s/^width=8$/width=8/") " >/dev/null", 0, NULL},
+#undef RESUME_NET
 #undef RESUME
 #undef CK
     /* H15: --conv-algo on a net without a convolution would be ignored (one learner, and a
