@@ -495,6 +495,10 @@ static const hcase train_cases[] = {
      "c: checkpoint of net 'tiny' with another structure (5 layers, fingerprint"},
     /* the same layers under another file name resume */
     {"silent", CK "--log $W/a.csv" RESUME_NET("s/^width=8$/width=8/") " >/dev/null", 0, NULL},
+    /* a server algorithm resumes from its companion file alone, which compares the same */
+    {"silent", CK "--algo easgd-async --learners 2 --log $W/a.csv"
+               RESUME_NET("s/\\[maxpool\\]/[avgpool]/") " --algo easgd-async --learners 2", 1,
+     "c: the learners' checkpoint is of net 'tiny' with another structure (fingerprint"},
 #undef RESUME_NET
 #undef RESUME
 #undef CK
