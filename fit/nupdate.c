@@ -1070,7 +1070,8 @@ static void fit_other_laws(mb_fit_nupdate *out, size_t np, const double *m, cons
         } else if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
             out->aic_best = "power-law";
             double d = iv->aic - out->power.aic;
-            if (d > 2 && out->power.p[2] > 0) {
+            /* b > 0 falls with M; a < 0 would rise with it, a law mbopt refuses (L16) */
+            if (d > 2 && out->power.p[2] > 0 && out->power.p[1] >= 0) {
                 out->best = "power-law";
                 snprintf(out->why, sizeof out->why,
                          "the power law (b = %.3g) fits the %zu batch sizes better than the "
@@ -1173,6 +1174,13 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
     if ((rc = fit_inverse(np, m, y, sig, &out->inverse, err)) != MB_OK)
         goto done;
     const mb_fit_result *iv = &out->inverse;
+    if (!(iv->p[1] >= 0)) { /* no law mbopt reads fits: refused, as the shifted law's alpha < 0
+                               is not kept (issue #25, L12) */
+        rc = mb_error_set(err, MB_ENODATA, "%s: N_update grows with M (the inverse law's alpha "
+                          "fitted at %.6g < 0): no law in which larger batches need fewer "
+                          "updates fits these runs", eps, iv->p[1]);
+        goto done;
+    }
     if (iv->p[0] > 0) { /* B_noise = alpha / N_inf beside the runs' B_simple */
         out->b_noise = iv->p[1] / iv->p[0];
         out->b_ratio = out->b_simple / out->b_noise;

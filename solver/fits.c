@@ -103,6 +103,10 @@ static int read_law(const cJSON *fit, const char *path, const char *where, mb_la
     if (rc == MB_OK && kind == MB_LAW_POWER && !(law->b > 0))
         return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.b': %g: the power law needs "
                             "b > 0", path, where, law->b);
+    /* a < 0: fewer updates at smaller M, a law that rises with M (issue #25, L16) */
+    if (rc == MB_OK && kind == MB_LAW_POWER && !(law->a >= 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.a': %g: the power law needs "
+                            "a >= 0", path, where, law->a);
     return rc;
 }
 
@@ -159,6 +163,25 @@ static int nfit_params_agree(const cJSON *root, const char *path, mb_error *err)
                           where, names, path, err);
     }
     return rc;
+}
+
+/* A number of `o` (named `where` `key` in messages) that must be present (need) or may be null
+ * or absent (NAN), finite, and at least `lo` (above it when `strict`). */
+static int x_number(const cJSON *o, const char *where, const char *key, int need, double lo,
+                    int strict, const char *path, double *v, mb_error *err)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = NAN;
+    if (!need && (!j || cJSON_IsNull(j)))
+        return MB_OK;
+    if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': %s", path, where, key,
+                            j ? "not a finite number" : "missing");
+    *v = j->valuedouble;
+    if (strict ? !(*v > lo) : !(*v >= lo))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': %g is not %s %g", path, where,
+                            key, *v, strict ? "above" : "at least", lo);
+    return MB_OK;
 }
 
 /* An optional number: NAN when absent or null, an error when present and not a number. */
@@ -226,16 +249,17 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
     {
         const cJSON *x[3] = {cJSON_GetArrayItem(e, 0), cJSON_GetArrayItem(e, 1),
                              cJSON_GetArrayItem(e, 2)};
-        /* [n_inf, a, b]; the shifted law's is [n_inf, alpha, m_0] with alpha, m_0 >= 0 */
+        /* [n_inf, a, b] with a >= 0, b > 0; the shifted law's is [n_inf, alpha, m_0] with
+         * alpha, m_0 >= 0 */
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 3 || !cJSON_IsNumber(x[0]) ||
             !cJSON_IsNumber(x[1]) || !cJSON_IsNumber(x[2]) || !isfinite(x[0]->valuedouble) ||
-            !isfinite(x[1]->valuedouble) ||
-            !(shifted ? x[1]->valuedouble >= 0 && x[2]->valuedouble >= 0 &&
-                            isfinite(x[2]->valuedouble)
+            !isfinite(x[1]->valuedouble) || !(x[1]->valuedouble >= 0) ||
+            !(shifted ? x[2]->valuedouble >= 0 && isfinite(x[2]->valuedouble)
                       : x[2]->valuedouble > 0))
             return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': not "
                                 "%s", path, i, shifted ? "3 numbers [n_inf, alpha, m_0] with "
-                                "alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] with b > 0");
+                                "alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] with a >= 0 "
+                                "and b > 0");
         const double v[3] = {x[0]->valuedouble, x[1]->valuedouble, x[2]->valuedouble};
         if (f->n_boot < MB_SOLVER_BOOT_MAX)
             f->boot[f->n_boot++] = mb_model_law_from_params(kind, v);
@@ -329,12 +353,19 @@ int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, m
         }
         f.m_lo = lo->valuedouble;
         f.m_hi = hi->valuedouble;
+        /* the least and largest M that reached the target: batch sizes, whole (issue #25, L16) */
+        for (int i = 0; i < 2; i++) {
+            double v = i ? f.m_hi : f.m_lo;
+            if (v != floor(v) || v > MB_DATA_RANGE_MAX)
+                return mb_error_set(err, MB_EFORMAT, "%s: field 'converged_range[%d]': %g is "
+                                    "not a whole batch size", path, i, v);
+        }
     }
     if ((rc = read_boot(root, path, &f, err)) != MB_OK)
         return rc;
     if ((rc = opt_number(root, "diverged_max_batch", path, &f.m_diverged, err)) != MB_OK ||
-        (rc = opt_number(root, "target_loss", path, &f.target_loss, err)) != MB_OK ||
-        (rc = opt_number(root, "lr", path, &f.lr, err)) != MB_OK)
+        (rc = x_number(root, "", "target_loss", 0, 0, 1, path, &f.target_loss, err)) != MB_OK ||
+        (rc = x_number(root, "", "lr", 0, 0, 1, path, &f.lr, err)) != MB_OK)
         return rc;
     f.extrapolated = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "extrapolated"));
     if ((rc = pole_below_range(&f, path, err)) != MB_OK)
@@ -468,25 +499,6 @@ static int tfit_learners(const cJSON *learners, const char *path, mb_error *err)
                      learners->valuedouble > MB_DATA_RANGE_MAX))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'learners': not a whole number >= 1",
                             path);
-    return MB_OK;
-}
-
-/* A number of `o` (named `where` `key` in messages) that must be present (need) or may be null
- * or absent (NAN), finite, and at least `lo` (above it when `strict`). */
-static int x_number(const cJSON *o, const char *where, const char *key, int need, double lo,
-                    int strict, const char *path, double *v, mb_error *err)
-{
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
-    *v = NAN;
-    if (!need && (!j || cJSON_IsNull(j)))
-        return MB_OK;
-    if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
-        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': %s", path, where, key,
-                            j ? "not a finite number" : "missing");
-    *v = j->valuedouble;
-    if (strict ? !(*v > lo) : !(*v >= lo))
-        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': %g is not %s %g", path, where,
-                            key, *v, strict ? "above" : "at least", lo);
     return MB_OK;
 }
 

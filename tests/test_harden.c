@@ -290,6 +290,25 @@ static void test_checkpoint_checks(void)
     ck_save(&c, "epoch.bin", 1);
     resume_fails("epoch.bin", DATA, "", "epoch");
     RESET();
+    /* the version-8 counts (issue #25, L7, L8): a layer count, evaluation counts and noise
+     * sums out of range */
+    for (int i = 0; i < 4; i++) {
+        memcpy(&h, c.b + c.run, sizeof h);
+        if (i == 0)
+            h.net_layers = 0;
+        else if (i == 1)
+            h.evals = -1;
+        else if (i == 2)
+            h.noise_win_n = h.noise_run_n + 1;
+        else
+            h.noise_run[1] = NAN;
+        memcpy(c.b + c.run, &h, sizeof h);
+        ck_save(&c, "cnt.bin", 1);
+        static const char *const why[] = {"layer count", "evaluation counts",
+                                          "gradient noise sums", "gradient noise sums"};
+        resume_fails("cnt.bin", DATA, "", why[i]);
+        RESET();
+    }
     /* garbage in the stored log rows */
     memcpy(c.b + c.log + 2, "x!", 2);
     ck_save(&c, "log.bin", 1);

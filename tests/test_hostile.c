@@ -74,6 +74,17 @@ static char dir[256];
     ",\"bootstrap\":{\"resamples\":2,\"fitted\":2" LAW ",\"best_samples\":"                \
     "[[104.9,5510.2,4.9]," S2 "]}"
 
+/* an inverse-law nfit converged over RANGE, with more top-level fields EXTRA, into $W/np.json
+ * (the ninth campaign: the values no fit gives of the other laws and fields) */
+#define NP(RANGE, EXTRA)                                                                          \
+    "printf '{\"model\":\"inverse-law\",\"params\":{\"n_inf\":91.5,\"alpha\":9874.8},"          \
+    "\"converged_range\":" RANGE EXTRA "}' > $W/np.json && "
+/* NP's EXTRA: the power law of coefficient A as `best` and in `laws` */
+#define NP_POW(A)                                                                                 \
+    ",\"best\":{\"model\":\"power-law\",\"params\":{\"n_inf\":310.3,\"a\":" A ",\"b\":0.94}}" \
+    ",\"laws\":{\"power-law\":{\"model\":\"power-law\",\"params\":{\"n_inf\":310.3,"       \
+    "\"a\":" A ",\"b\":0.94}}}"
+
 /* ---- the cases ----------------------------------------------------------------------------- */
 
 static const hcase probe_cases[] = {
@@ -475,10 +486,28 @@ static const hcase train_cases[] = {
     {"silent", CK "--check-frac 0.25 --no-bisect --log $W/a.csv >/dev/null && " TRAIN
                "--max-updates 40 --target-loss 0.2 --check-frac 0.25 --no-bisect --resume $W/c "
                "--log $W/r.csv >/dev/null && grep -q '^# check_frac=0.25' $W/r.csv", 0, NULL},
-    /* a checkpoint of format version 6 (no evaluation settings) is refused, saying so */
-    {"silent", CK "--log $W/a.csv >/dev/null && printf 6 | dd of=$W/c bs=1 seek=7 conv=notrunc "
+    /* a checkpoint of format version 7 (no network structure) is refused, saying so */
+    {"silent", CK "--log $W/a.csv >/dev/null && printf 7 | dd of=$W/c bs=1 seek=7 conv=notrunc "
                "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
-     1, "checkpoint format version 6; this mbtrain reads version 7 only: start the run afresh"},
+     1, "checkpoint format version 7; this mbtrain reads version 8 only: start the run afresh"},
+    /* the ninth campaign (issue #25). L7: a net of the same name and parameter count but other
+     * layers (avgpool for maxpool, tanh for relu, a dropout added) does not continue the run */
+#define RESUME_NET(SED) ">/dev/null && sed '" SED "' " NET " > $W/n.cfg && $T mbtrain --net "    \
+    "$W/n.cfg --data " SYN " --batch 8 --threads 1 --max-updates 40 --target-loss 0.2 --resume " \
+    "$W/c --log $W/o"
+    {"silent", CK "--log $W/a.csv" RESUME_NET("s/\\[maxpool\\]/[avgpool]/"), 1,
+     "c: checkpoint of net 'tiny' with another structure (5 layers, fingerprint"},
+    {"silent", CK "--log $W/a.csv" RESUME_NET("s/activation=relu/activation=tanh/"), 1,
+     "c: checkpoint of net 'tiny' with another structure"},
+    {"silent", CK "--log $W/a.csv" RESUME_NET("s/^\\[fc\\]/[dropout]\\np=0.5\\n[fc]/"), 1,
+     "c: checkpoint of net 'tiny' with another structure (5 layers, fingerprint"},
+    /* the same layers under another file name resume */
+    {"silent", CK "--log $W/a.csv" RESUME_NET("s/^width=8$/width=8/") " >/dev/null", 0, NULL},
+    /* a server algorithm resumes from its companion file alone, which compares the same */
+    {"silent", CK "--algo easgd-async --learners 2 --log $W/a.csv"
+               RESUME_NET("s/\\[maxpool\\]/[avgpool]/") " --algo easgd-async --learners 2", 1,
+     "c: the learners' checkpoint is of net 'tiny' with another structure (fingerprint"},
+#undef RESUME_NET
 #undef RESUME
 #undef CK
     /* H15: --conv-algo on a net without a convolution would be ignored (one learner, and a
@@ -761,11 +790,12 @@ static const hcase fit_cases[] = {
     {"silent", "mkdir $W/l && cp " LV "/*.csv $W/l && sed -i 's/^# crossing=.*/# crossing=guessed/'"
                " $W/l/lenet5-momentum-b16-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
                "0.4 $W/l/*.csv -o $W/o", 1, "metadata 'crossing': 'guessed' is not bisect or"},
-    /* a note the command prints itself quotes --loss-column escaped (mb_cli_say) */
+    /* a note the command prints itself quotes --loss-column escaped (mb_cli_say); fewer updates
+     * at the larger M (more would be refused: L12) */
     {"message", "mkdir $W/v0 $W/v1 && printf 'epoch,step,v\\033l\\n0,0,2.3\\n0,9,0.4\\n' > "
                 "$W/v0/metrics.csv && printf 'epoch,step,v\\033l\\n0,0,2.3\\n0,19,0.4\\n' > "
-                "$W/v1/metrics.csv && echo 'batch_size: 16' > $W/v0/hparams.yaml && echo "
-                "'batch_size: 32' > $W/v1/hparams.yaml && " NU "--lightning $W/v0 $W/v1 "
+                "$W/v1/metrics.csv && echo 'batch_size: 32' > $W/v0/hparams.yaml && echo "
+                "'batch_size: 16' > $W/v1/hparams.yaml && " NU "--lightning $W/v0 $W/v1 "
                 "--loss-column \"$(printf 'v\\033l')\" -o $W/r 2>$W/e && ! grep -q \"$(printf "
                 "'\\033')\" $W/e && grep -q 'note: .v.x1bl. was logged every 19' $W/e", 0, NULL},
     /* the seventh campaign (issue #25). H1: an output FIFO with no reader is refused after
@@ -818,6 +848,11 @@ static const hcase fit_cases[] = {
                "$W/r/lenet5-momentum-b128-s0.csv && $T mbfit nupdate --extrapolate --target-loss "
                "0.4 $W/r/*.csv -o $W/o", 1, "b128-s0.csv: trains net 'resnet50', the other logs "
                "'lenet5'"},
+    /* the ninth campaign (issue #25). L12: points whose N_update grows with M fit an inverse law
+     * of alpha < 0, which no reader takes: refused, not written as `best` */
+    {"silent", "printf 'batch,n_update,seed\\n8,60,0\\n16,80,0\\n32,100,0\\n64,120,0\\n' > "
+               "$W/p.csv && $T mbfit nupdate $W/p.csv --json -o $W/o", 1,
+     "the points file: N_update grows with M (the inverse law's alpha fitted at -463.035 < 0)"},
 };
 
 static const hcase opt_cases[] = {
@@ -1294,6 +1329,22 @@ static const hcase opt_cases[] = {
                 "--alpha 3.5e5 --gamma 2e-5 --m-t 32 --cfit $W/c.json --comm alpha-beta --bytes "
                 "1K --procs 1:2 -o $W/o", 1, "/c.json: field 'params.latency_s': must be >= 0, "
                 "got -1"},
+    /* the ninth campaign (issue #25). L16: an nfit's power law rising with M, a converged range
+     * of batch sizes that are not whole, a target or a rate that is not > 0 */
+#define SC "$T mbopt scale --nfit $W/np.json --gamma 2e-5 --m-t 32 --comm none "
+    {"silent", NP("[8,512]", NP_POW("-5")) SC "--law power-law -o $W/o", 1,
+     "np.json: field 'laws.power-law.params.a': -5: the power law needs a >= 0"},
+    {"silent", NP("[8,512]", NP_POW("16324.6")) SC "--law power-law > $W/r && grep -q "
+               "'16324.6 M^-0.94' $W/r", 0, NULL},
+    {"silent", NP("[16.5,512]", "") SC "-o $W/o", 1,
+     "np.json: field 'converged_range[0]': 16.5 is not a whole batch size"},
+    {"silent", NP("[16,512.5]", "") SC "-o $W/o", 1,
+     "np.json: field 'converged_range[1]': 512.5 is not a whole batch size"},
+    {"silent", NP("[8,512]", ",\"target_loss\":0") SC "-o $W/o", 1,
+     "np.json: field 'target_loss': 0 is not above 0"},
+    {"silent", NP("[8,512]", ",\"lr\":-0.05") SC "-o $W/o", 1,
+     "np.json: field 'lr': -0.05 is not above 0"},
+#undef SC
 };
 
 static const hcase plot_cases[] = {
@@ -1531,6 +1582,13 @@ static const hcase plot_cases[] = {
                "$T mbplot report $W/r 2>$W/e; s=$?; grep -v note: $W/e >&2; "
                "test -e $W/r/report.html && exit 99; exit $s", 1,
      "r/nfit.json: field 'bootstrap.best_law': missing beside 'bootstrap.best_samples'"},
+    /* the ninth campaign (issue #25). L16: mbplot reads an nfit's fields as mbopt does */
+    {"silent", NP("[8,512]", NP_POW("-5") PER_M) "$T mbplot nupdate $W/np.json -o $W/o", 1,
+     "np.json: field 'best.params.a': -5: the power law needs a >= 0"},
+    {"silent", NP("[16.5,512]", NP_POW("16324.6") PER_M) "$T mbplot nupdate $W/np.json -o $W/o",
+     1, "np.json: field 'converged_range[0]': 16.5 is not a whole batch size"},
+    {"silent", NP("[8,512]", ",\"lr\":0" NP_POW("16324.6") PER_M) "$T mbplot nupdate "
+               "$W/np.json -o $W/o", 1, "np.json: field 'lr': 0 is not above 0"},
 #undef PER_M
     /* the ninth campaign (issue #25). L18: a count's range is printed whole, not 9.0072e+15 */
     {"message", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "

@@ -215,6 +215,20 @@ static void test_checkpoint_resume(void)
      * evaluation at 24 and the last one coincide with the straight run's */
     CU_ASSERT_TRUE(same_rows(s, r, 0, 40));
     CU_ASSERT_PTR_NOT_NULL(mb_table_meta(r, "resumed_from"));
+    /* and its summary counts the whole run, B_simple included (issue #25, L8): the checkpoint
+     * carries the evaluation counts and the gradient noise sums */
+    const char *bs = mb_table_meta(s, "b_simple"), *br = mb_table_meta(r, "b_simple");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(br);
+    CU_ASSERT_STRING_EQUAL(bs, br);
+    static const char *const keys[] = {" evals=", " checks=", " eval_samples=", " b_simple="};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const char *a = strstr(r1.out, keys[k]), *b = strstr(r3.out, keys[k]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        size_t n = 1 + strcspn(a + 1, " \n"); /* " key=value" */
+        CU_ASSERT_TRUE(n == 1 + strcspn(b + 1, " \n") && strncmp(a, b, n) == 0);
+    }
     mb_table_free(s);
     mb_table_free(r);
 

@@ -965,6 +965,12 @@ static int head_identity(const job *j, const mb_par_ckpt_head *h, int part, mb_e
                             (unsigned long long)(h->first + h->learners - 1), part,
                             part * j->threads, part * j->threads + j->threads - 1);
     /* the run's identity, as PATH's is checked (run_ckpt.c) */
+    if (h->net_fp != mb_ckpt_net_fingerprint(j->desc))
+        return mb_error_set(err, MB_EINVAL, "%s: the learners' checkpoint is of net '%s' with "
+                            "another structure (fingerprint %08llx; this run: %08llx): its "
+                            "layers, kinds, shapes, activations, pooling or dropout differ",
+                            o->resume_path, j->desc->name, (unsigned long long)h->net_fp,
+                            (unsigned long long)mb_ckpt_net_fingerprint(j->desc));
     const char *what = h->data_fp != j->data_fp ? "data (--data, --eval-frac, --data-seed)"
                        : h->seed != o->seed    ? "--seed"
                        : h->batch != o->batch  ? "--batch"

@@ -51,6 +51,8 @@ typedef struct mb_par_ckpt_head {
     uint64_t first;
     uint64_t total;
     uint64_t run_id;
+    uint64_t net_fp;       /* mb_ckpt_net_fingerprint of the net's structure (MBKPAR05, issue
+                              #25, L7) */
 } mb_par_ckpt_head;
 
 /* mb_par_ckpt_read's record index for "every record of the file" (buf holds learners x

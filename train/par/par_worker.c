@@ -106,6 +106,7 @@ void par_head(const worker *w, long updates, size_t samples, double wall_s, long
     h->steps = steps;
     snprintf(h->trace, sizeof h->trace, "%s", j->trace);
     h->data_fp = j->data_fp;
+    h->net_fp = mb_ckpt_net_fingerprint(j->desc);
     h->seed = o->seed;
     h->batch = o->batch;
     h->tau = o->tau;

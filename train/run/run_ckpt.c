@@ -2,18 +2,21 @@
  * its last checkpoint left it, written through the one output writer (temp file + rename, so a
  * kill during the write leaves the previous checkpoint whole), and believed only after checks.
  *
- * Layout (version 7; native byte order, for the same machine):
- *     "MBKCKPT7"      magic; the last character is the format version. Any other version is
+ * Layout (version 8; native byte order, for the same machine):
+ *     "MBKCKPT8"      magic; the last character is the format version. Any other version is
  *                     refused with a line saying so (versions 1 and 2 had no checksum; version
  *                     3's log rows had no b_simple column; version 4 had no learning rate;
  *                     version 5 no momentum, weight decay, rate schedule or target; version 6
- *                     no evaluation settings).
+ *                     no evaluation settings; version 7 no network structure, evaluation
+ *                     counts or gradient noise sums).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
- *       "RUN "        ckpt_run: the run's identity (net, parameter count, data fingerprint,
- *                     seed, algorithm, batch, learner count, learning rate, momentum, weight
- *                     decay, rate schedule, target loss; the evaluation period, staged checks,
- *                     bisection, adaptive spacing and B_simple period) and its counters
- *                     (updates, samples, wall seconds, the last mini-batch loss)
+ *       "RUN "        ckpt_run: the run's identity (net, its structure's fingerprint and
+ *                     layer count, parameter count, data fingerprint, seed, algorithm, batch,
+ *                     learner count, learning rate, momentum, weight decay, rate schedule,
+ *                     target loss; the evaluation period, staged checks, bisection, adaptive
+ *                     spacing and B_simple period) and its counters (updates, samples, wall
+ *                     seconds, the last mini-batch loss, full and ruled-out evaluations, eval
+ *                     samples, the gradient noise sums of the run and of the open window)
  *       "LOG "        the run log's data rows so far (text), so that the log continues
  *       "LRN "        one per learner, in order: ckpt_learner (index, updates, epoch, cursor,
  *                     shuffling PRNG, sizes), parameters float32 x params, velocity float32 x
@@ -33,14 +36,16 @@
  *     epoch x full batches per epoch + position / batch, samples = updates x batch); the
  *     permutation a permutation; each stored log row well-formed (7 fields, increasing
  *     updates not past the checkpoint's, finite values, accuracy in [0, 1]);
- *   - the identity against the resuming run (net, parameter count, data fingerprint, seed,
+ *   - the identity against the resuming run (net, parameter count, structure: "checkpoint of
+ *     net 'tiny' with another structure (...)"; data fingerprint, seed,
  *     algorithm, batch, learners, learning rate, momentum, weight decay, rate schedule, target
  *     loss, --eval-every, --check-frac, --check-sigmas, --no-bisect, --eval-adapt,
  *     --noise-every: the log states each once for all its rows): "checkpoint of seed 1, this
  *     run has seed 2".
- * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), and
- * options the log does not state for its rows (threads, the bound on updates), which the
- * resuming command line gives again.
+ * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), the
+ * staged check's reference losses (a resumed run with --check-frac makes a full evaluation
+ * first), the seconds spent evaluating and measuring, and options the log does not state for
+ * its rows (threads, the bound on updates), which the resuming command line gives again.
  */
 #include "run_impl.h"
 #include "../../data/mb_dataset.h"
@@ -116,12 +121,34 @@ uint64_t mb_ckpt_fingerprint(const mb_data_splits *d)
     return ((uint64_t)a << 32) | (uint64_t)b;
 }
 
+uint64_t mb_ckpt_net_fingerprint(const mb_net_desc *d)
+{
+    int64_t head[5] = {d->in_c, d->in_h, d->in_w, d->classes, d->layer_list};
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)head, sizeof head);
+    for (size_t i = 0; i < d->n_layers; i++) {
+        const mb_layer_desc *l = &d->layers[i];
+        uint32_t p;
+        memcpy(&p, &l->p, sizeof p);
+        int64_t v[17 + MB_LAYER_MAX_INPUTS] = {
+            l->type,    l->filters, l->size,    l->stride,  l->pad,     p,
+            l->algo,    l->in_c,    l->in_h,    l->in_w,    l->out_c,   l->out_h,
+            l->out_w,   l->given_c, l->given_h, l->given_w, l->n_inputs};
+        for (int k = 0; k < MB_LAYER_MAX_INPUTS && k < l->n_inputs; k++)
+            v[17 + k] = l->inputs[k];
+        crc = crc32(crc, (const Bytef *)v, sizeof v);
+    }
+    return (uint64_t)crc;
+}
+
 /* The identity and counters of the run a checkpoint belongs to. */
 static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const mb_ckpt_extra *x,
                      uint64_t learners)
 {
     memset(h, 0, sizeof *h);
-    snprintf(h->net, sizeof h->net, "%s", mb_net_description(l->net)->name);
+    const mb_net_desc *d = mb_net_description(l->net);
+    snprintf(h->net, sizeof h->net, "%s", d->name);
+    h->net_fp = mb_ckpt_net_fingerprint(d);
+    h->net_layers = d->n_layers;
     h->params = mb_net_param_count(l->net);
     h->data_fp = x->data_fp;
     h->seed = o->seed;
@@ -145,6 +172,15 @@ static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const 
     h->noise_every = o->noise_every;
     h->no_bisect = o->no_bisect != 0;
     h->eval_adapt = o->eval_adapt != 0;
+    h->evals = x->evals;
+    h->checks = x->checks;
+    h->eval_samples = x->eval_samples;
+    h->noise_run_n = x->noise.run_n;
+    h->noise_win_n = x->noise.win_n;
+    h->noise_run[0] = x->noise.run_small;
+    h->noise_run[1] = x->noise.run_big;
+    h->noise_win[0] = x->noise.win_small;
+    h->noise_win[1] = x->noise.win_big;
 }
 
 static void put_learner(ckw *w, mb_learner *l, uint32_t index, long updates)
@@ -317,6 +353,24 @@ static int check_learner(const ckpt_run *h, const ckpt_learner_view *c, const ch
     return ok ? MB_OK : corrupt(err, path, "the permutation repeats or leaves the training set");
 }
 
+/* The structure's size and the monitor's counts and sums (version 8). */
+static int check_counts(const ckpt_run *h, const char *path, mb_error *err)
+{
+    if (h->net_layers == 0 || h->net_layers > 65536)
+        return corrupt(err, path, "layer count out of range");
+    if (h->evals < 0 || h->checks < 0 || h->evals > ((int64_t)1 << 53) ||
+        h->checks > ((int64_t)1 << 53) || h->eval_samples > ((uint64_t)1 << 62))
+        return corrupt(err, path, "evaluation counts out of range");
+    int sums = 1;
+    for (int i = 0; i < 2; i++)
+        sums &= isfinite(h->noise_run[i]) && h->noise_run[i] >= 0 && isfinite(h->noise_win[i]) &&
+                h->noise_win[i] >= 0;
+    if (!sums || h->noise_win_n < 0 || h->noise_win_n > h->noise_run_n ||
+        h->noise_run_n > h->updates || (h->noise_every == 0 && h->noise_run_n != 0))
+        return corrupt(err, path, "gradient noise sums out of range");
+    return MB_OK;
+}
+
 static int check_run(const ckpt_run *h, const char *path, mb_error *err)
 {
     if (memchr(h->net, '\0', sizeof h->net) == NULL || h->net[0] == '\0')
@@ -344,7 +398,7 @@ static int check_run(const ckpt_run *h, const char *path, mb_error *err)
           h->check_sigmas > 0 && h->eval_every >= 1 && h->noise_every >= 0 &&
           (h->no_bisect == 0 || h->no_bisect == 1) && (h->eval_adapt == 0 || h->eval_adapt == 1)))
         return corrupt(err, path, "evaluation settings out of range");
-    return MB_OK;
+    return check_counts(h, path, err);
 }
 
 void mb_ckpt_release(mb_ckpt *c)
@@ -510,6 +564,13 @@ static int check_identity(const ckpt_run *h, const ckpt_run *want, const char *p
         return mb_error_set(err, MB_EINVAL, "%s: %s net '%s' (%llu parameters), not of '%s' (%llu)",
                             path, pre, h->net, (unsigned long long)h->params, want->net,
                             (unsigned long long)want->params);
+    if (h->net_fp != want->net_fp || h->net_layers != want->net_layers)
+        return mb_error_set(err, MB_EINVAL, "%s: %s net '%s' with another structure (%llu layers, "
+                            "fingerprint %08llx; this run: %llu, %08llx): its layers, kinds, "
+                            "shapes, activations, pooling or dropout differ", path, pre, h->net,
+                            (unsigned long long)h->net_layers, (unsigned long long)h->net_fp,
+                            (unsigned long long)want->net_layers,
+                            (unsigned long long)want->net_fp);
     if (h->n_train != want->n_train || h->data_fp != want->data_fp)
         return mb_error_set(err, MB_EINVAL,
                             "%s: %s another data set (%llu training samples, fingerprint %016llx; "
@@ -585,6 +646,12 @@ int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ck
     x->wall_s = c.run.wall_s;
     x->loss = c.run.loss;
     x->data_fp = data_fp;
+    x->evals = (long)c.run.evals;
+    x->checks = (long)c.run.checks;
+    x->eval_samples = (size_t)c.run.eval_samples;
+    x->noise = (mb_noise){.run_small = c.run.noise_run[0], .run_big = c.run.noise_run[1],
+                          .run_n = (long)c.run.noise_run_n, .win_small = c.run.noise_win[0],
+                          .win_big = c.run.noise_win[1], .win_n = (long)c.run.noise_win_n};
     memcpy(mb_net_params(l->net), v->params, c.run.params * sizeof(float));
     if (vel)
         memcpy(vel, v->velocity, c.run.params * sizeof(float));

@@ -22,11 +22,22 @@ typedef struct mb_ckpt_extra {
                               reading (set it before mb_ckpt_read) */
     char *log_rows;        /* the log's data rows so far (owned; NUL-terminated) */
     size_t log_len;
+    /* the monitor's counts and sums so far, which the summary and the log's # b_simple= state
+     * for the whole run (version 8, issue #25, L8); zero where a trainer keeps none */
+    long evals, checks;    /* full evaluations; evaluations a staged check ruled out */
+    size_t eval_samples;   /* samples of the eval subset evaluated */
+    mb_noise noise;        /* the gradient noise sums (its b and B are the run's, not stored) */
 } mb_ckpt_extra;
 
 /* The fingerprint of a run's data: crc32 of the training set's pixels, labels and shape in the
  * high 32 bits, of the eval subset's in the low 32 (so --eval-frac and --data-seed count). */
 uint64_t mb_ckpt_fingerprint(const struct mb_data_splits *d);
+
+/* The fingerprint of a network's structure: crc32 of the input shape, classes and, per layer,
+ * its kind, sizes, stride, padding, dropout p, fixed convolution algorithm, shapes and inputs
+ * (names and cfg lines left out), so that another net of the same name and parameter count
+ * (maxpool for avgpool, tanh for relu, a dropout added) gives another number. */
+uint64_t mb_ckpt_net_fingerprint(const mb_net_desc *d);
 
 /* Writes a checkpoint through mb_out (temp + rename); the format is in run_ckpt.c. */
 int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
@@ -242,6 +253,14 @@ typedef struct ckpt_run {
     int64_t noise_every;   /* --noise-every, >= 0 (0: B_simple not measured) */
     int32_t no_bisect;     /* --no-bisect: 0 or 1 */
     int32_t eval_adapt;    /* --eval-adapt: 0 or 1 */
+    /* the network's structure, not only its name and size (version 8, issue #25, L7) */
+    uint64_t net_fp;       /* mb_ckpt_net_fingerprint of the parsed description */
+    uint64_t net_layers;   /* its layers */
+    /* the monitor's counts and the gradient noise sums so far (version 8, issue #25, L8) */
+    int64_t evals, checks; /* >= 0 */
+    uint64_t eval_samples;
+    int64_t noise_run_n, noise_win_n;   /* 0 <= win_n <= run_n <= updates */
+    double noise_run[2], noise_win[2];  /* sums of |G_b|^2, |G_B|^2: finite, >= 0 */
 } ckpt_run;
 
 /* "LRN ": one learner's header; its parameters, velocity and permutation follow. */
@@ -264,9 +283,9 @@ typedef struct ckpt_learner_view {
     const unsigned char *params, *velocity, *perm; /* velocity NULL when there is none */
 } ckpt_learner_view;
 
-/* The checkpoint format version, the last byte of the magic "MBKCKPT7" (run_ckpt.c): the
+/* The checkpoint format version, the last byte of the magic "MBKCKPT8" (run_ckpt.c): the
  * fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the bytes it repairs. */
-#define MB_CKPT_VERSION '7'
+#define MB_CKPT_VERSION '8'
 
 /* A decoded checkpoint: views into the caller's buffer, every value checked. */
 typedef struct mb_ckpt {
