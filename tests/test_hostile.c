@@ -541,9 +541,12 @@ static const hcase train_cases[] = {
 #define PB(ALGO) "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
                  "--threads 1 --batch 8 --max-updates 20 --algo " ALGO " "
 #define MPI_ERR " 2>$W/e; s=$?; grep '^mbtrain' $W/e >&2; exit $((s == 2 ? 102 : s))"
+/* under make check SAN=1, LeakSanitizer reports Open MPI's start-up allocations from plugins it
+ * has unloaded by exit (no suppression by library name can match them; tests/test_probe.c): leak
+ * detection is off for mpirun's processes only, and the exit status stays mbtrain's */
+#define MPIRUN_H "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe "
 #define MPI(ALGO, A, B) \
-    "$T mpirun --oversubscribe -np 1 " PB(ALGO) "--log $W/o " A " : -np 1 " PB(ALGO) "--log $W/o " \
-    B MPI_ERR
+    MPIRUN_H "-np 1 " PB(ALGO) "--log $W/o " A " : -np 1 " PB(ALGO) "--log $W/o " B MPI_ERR
     {"silent", MPI("sgd-sync", "", "--epochs 1"), 102,
      "ranks disagree on --epochs: rank 0 has 10 (the default), 1 of the other 1 rank has"},
     {"silent", MPI("sgd-sync", "--target-loss 0.3", ""), 102,
@@ -562,14 +565,14 @@ static const hcase train_cases[] = {
      "ranks disagree on --sma-momentum: rank 0 has 0.9 (the default),"},
     {"message", MPI("downpour", "", "--n-push 3"), 102,
      "ranks disagree on --n-push: rank 0 has 1 (the default),"},
-    {"message", "$T mpirun --oversubscribe -np 2 " PB("easgd-async") "--tau 0 --log $W/o" MPI_ERR, 1,
+    {"message", MPIRUN_H "-np 2 " PB("easgd-async") "--tau 0 --log $W/o" MPI_ERR, 1,
      "--tau: '0' is not a whole number in [1, 1073741824]"},
-    {"message", "$T mpirun --oversubscribe -np 2 " PB("sma") "--sma-momentum -0.1 --log $W/o"
+    {"message", MPIRUN_H "-np 2 " PB("sma") "--sma-momentum -0.1 --log $W/o"
                 MPI_ERR, 1,
      "--sma-momentum: must be in [0, 1), got '-0.1'"},
-    {"message", "$T mpirun --oversubscribe -np 2 " PB("sgd-sync") "--optim momentum --momentum "
+    {"message", MPIRUN_H "-np 2 " PB("sgd-sync") "--optim momentum --momentum "
                 "1.5 --log $W/o" MPI_ERR, 1, "--momentum: must be in [0, 1), got '1.5'"},
-    {"message", "$T mpirun --oversubscribe -np 2 " PB("sgd-sync") "--checkpoint $W/p "
+    {"message", MPIRUN_H "-np 2 " PB("sgd-sync") "--checkpoint $W/p "
                 "--checkpoint-every 5 --log $W/p.learners.rank1" MPI_ERR, 1,
      "/p's part for rank 1: one would overwrite the other"},
 #undef MPI
