@@ -139,9 +139,9 @@ int mb_json_number_in(const cJSON *object, const char *key, const char *path, co
     return MB_OK;
 }
 
-int mb_json_add_number(cJSON *object, const char *key, double v)
+/* Adds a new item (NULL: out of memory) to object under key; the item is freed on failure. */
+static int add_item(cJSON *object, const char *key, cJSON *item)
 {
-    cJSON *item = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
     if (!item)
         return MB_ENOMEM;
     if (!cJSON_AddItemToObject(object, key, item)) {
@@ -151,20 +151,18 @@ int mb_json_add_number(cJSON *object, const char *key, double v)
     return MB_OK;
 }
 
+int mb_json_add_number(cJSON *object, const char *key, double v)
+{
+    return add_item(object, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
 int mb_json_add_count(cJSON *object, const char *key, double v)
 {
     if (!(v == floor(v) && fabs(v) >= 1e15 && fabs(v) <= 9007199254740992.0))
         return mb_json_add_number(object, key, v);
     char digits[32];
     snprintf(digits, sizeof digits, "%.0f", v);
-    cJSON *item = cJSON_CreateRaw(digits);
-    if (!item)
-        return MB_ENOMEM;
-    if (!cJSON_AddItemToObject(object, key, item)) {
-        cJSON_Delete(item);
-        return MB_ENOMEM;
-    }
-    return MB_OK;
+    return add_item(object, key, cJSON_CreateRaw(digits));
 }
 
 double mb_json_get(const cJSON *object, const char *key)
