@@ -35,9 +35,8 @@ int mb_data_in_read(mb_data_in *in, unsigned char *dst, size_t want, size_t *got
 int mb_data_in_read_all(mb_data_in *in, size_t max, unsigned char **buf, size_t *len,
                         mb_error *err);
 
-/* Closes; returns `rc` when it is an error already, else the end-of-stream check (a gzip
- * stream cut short is MB_EFORMAT). */
-int mb_data_in_close(mb_data_in *in, int rc, mb_error *err);
+/* Closes; returns `rc` (a stream cut short was already an error of mb_data_in_read). */
+int mb_data_in_close(mb_data_in *in, int rc);
 
 /* Reads the whole of `path` (plain or gzip) into a new buffer *buf of *len bytes (owned by the
  * caller; free): mb_data_in_open, _read_all and _close; more than `max` bytes is MB_EFORMAT

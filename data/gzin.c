@@ -10,9 +10,8 @@
  *
  * A gzip file is one or more members, each checked against its CRC-32 and length trailer;
  * after the last, only more members may follow (anything else is "trailing data", refused,
- * where zlib's gzread ignored it). A stream cut short is reported by mb_data_in_close as
- * "unexpected end of file", after the bytes it did give (the readers' own length checks speak
- * first when they can say more).
+ * where zlib's gzread ignored it), and a header with a reserved flag bit is refused (RFC 1952). A
+ * stream cut inside a member is "unexpected end of file" at once, whatever the reader asked for.
  */
 #include "dataset_impl.h"
 #include "mb_output.h"
@@ -38,7 +37,6 @@ struct mb_data_in_state {
     int fd;
     int mode;
     int eof;            /* the descriptor has no more bytes */
-    int cut;            /* a gzip member ended early: reported by mb_data_in_close */
     unsigned char *buf; /* IN_BUF bytes read ahead */
     size_t pos, len;    /* buf[pos .. len) not yet consumed */
     struct inflate_state z;
@@ -138,10 +136,21 @@ static int at_gzip(const struct mb_data_in_state *s)
     return s->len - s->pos >= 2 && s->buf[s->pos] == 0x1f && s->buf[s->pos + 1] == 0x8b;
 }
 
-static void start_member(struct mb_data_in_state *s)
+/* Starts inflating the member at buf[pos] (its first bytes are read ahead): refused when its
+ * header sets a reserved flag bit, which RFC 1952 says a decompressor must refuse and ISA-L does
+ * not look at. */
+static int start_member(mb_data_in *in, mb_error *err)
 {
+    struct mb_data_in_state *s = in->s;
+    int rc = ahead(in, 4, err);
+    if (rc != MB_OK)
+        return rc;
+    if (s->len - s->pos >= 4 && (s->buf[s->pos + 3] & 0xe0))
+        return mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: reserved header flags "
+                            "0x%02x set", in->path, (unsigned)(s->buf[s->pos + 3] & 0xe0));
     isal_inflate_init(&s->z);
     s->z.crc_flag = ISAL_GZIP;
+    return MB_OK;
 }
 
 static const char *isal_why(int r)
@@ -172,8 +181,15 @@ static int next_member(mb_data_in *in, int *done, mb_error *err)
     if (!at_gzip(s))
         return mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: trailing data after the "
                             "last gzip member", in->path);
-    start_member(s);
-    return MB_OK;
+    return start_member(in, err);
+}
+
+/* A stream that ends inside a member: said at once, before a reader's own length checks
+ * could call it a short file. */
+static int cut_stream(mb_data_in *in, mb_error *err)
+{
+    return mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: unexpected end of file",
+                        in->path);
 }
 
 /* Inflates into dst until `want` bytes, the end of the stream, or an error. */
@@ -191,10 +207,8 @@ static int inflate_some(mb_data_in *in, unsigned char *dst, size_t want, size_t 
             int rc = fill(in, err);
             if (rc != MB_OK)
                 return rc;
-            if (s->pos == s->len) { /* the stream ended inside a member */
-                s->cut = 1;
-                return MB_OK;
-            }
+            if (s->pos == s->len) /* the stream ended inside a member */
+                return cut_stream(in, err);
         }
         size_t room = want - *got, avail = s->len - s->pos;
         s->z.next_out = dst + *got;
@@ -209,10 +223,8 @@ static int inflate_some(mb_data_in *in, unsigned char *dst, size_t want, size_t 
             return mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: %s", in->path,
                                 isal_why(r));
         if (!used && !made && s->z.block_state != ISAL_BLOCK_FINISH) { /* wants more input */
-            if (s->eof) {
-                s->cut = 1;
-                return MB_OK;
-            }
+            if (s->eof)
+                return cut_stream(in, err);
             size_t before = s->len - s->pos;
             int rc = fill(in, err);
             if (rc == MB_OK && s->len - s->pos == before && !s->eof)
@@ -251,8 +263,8 @@ int mb_data_in_read(mb_data_in *in, unsigned char *dst, size_t want, size_t *got
         if (rc != MB_OK)
             return rc;
         s->mode = at_gzip(s) ? MODE_GZIP : MODE_PLAIN;
-        if (s->mode == MODE_GZIP)
-            start_member(s);
+        if (s->mode == MODE_GZIP && (rc = start_member(in, err)) != MB_OK)
+            return rc;
     }
     return s->mode == MODE_GZIP ? inflate_some(in, dst, want, got, err)
                                 : copy_plain(in, dst, want, got, err);
@@ -295,19 +307,15 @@ int mb_data_in_read_all(mb_data_in *in, size_t max, unsigned char **buf, size_t 
     return MB_OK;
 }
 
-int mb_data_in_close(mb_data_in *in, int rc, mb_error *err)
+int mb_data_in_close(mb_data_in *in, int rc)
 {
     struct mb_data_in_state *s = in->s;
     if (!s)
         return rc;
-    int cut = s->cut;
     close(s->fd);
     free(s->buf);
     free(s);
     in->s = NULL;
-    if (rc == MB_OK && cut)
-        rc = mb_error_set(err, MB_EFORMAT, "%s: corrupt gzip data: unexpected end of file",
-                          in->path);
     return rc;
 }
 
@@ -324,7 +332,7 @@ int mb_data_slurp(const char *path, size_t max, unsigned char **buf, size_t *len
     if (rc == MB_OK && *len > max)
         rc = mb_error_set(err, MB_EFORMAT, "%s: more than %zu MiB (decompressed): refused",
                           path, max >> 20);
-    rc = mb_data_in_close(&in, rc, err);
+    rc = mb_data_in_close(&in, rc);
     if (rc != MB_OK) {
         free(*buf);
         *buf = NULL;

@@ -83,7 +83,7 @@ static int read_idx_file(const char *path, uint32_t want, size_t hdr, const char
     unsigned char *b = NULL;
     if (rc == MB_OK)
         rc = mb_data_in_read_all(&in, need, &b, &got, err);
-    rc = mb_data_in_close(&in, rc, err);
+    rc = mb_data_in_close(&in, rc);
     if (rc != MB_OK) {
         free(b);
         return rc;

@@ -356,25 +356,32 @@ static void test_gzip_streams(void)
     mb_dataset_free(&want);
     static const struct {
         const char *what;
-        long at;         /* byte changed from the end of the two members (0: none) */
+        long at;         /* byte changed from the end of the two members (0: none; < 0: byte
+                            -at from the start set to flags 0xe0) */
         size_t extra;    /* bytes of junk appended; or, when cut, bytes cut off the end */
-        int cut;
+        int cut;         /* 1: cut `extra` bytes off the end; 2: keep only the first 20 */
         const char *says;
     } k[] = {
         {"CRC trailer", 8, 0, 0, "incorrect data check"},
         {"length trailer", 1, 0, 0, "corrupt gzip data"},
         {"trailing junk", 0, 5, 0, "trailing data after the last gzip member"},
         {"cut inside the second member", 0, 12, 1, "unexpected end of file"},
+        /* campaign 10's M14: cut inside the first 16 bytes of data, not "a short IDX file" */
+        {"cut inside the first member", 0, 0, 2, "unexpected end of file"},
+        /* M1: a reserved header flag bit (RFC 1952: a decompressor must refuse it) */
+        {"reserved header flags", -3, 0, 0, "reserved header flags 0xe0 set"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         size_t n = n1 + n2;
         unsigned char b[8192];
         memcpy(b, cat, n);
-        if (k[i].at)
+        if (k[i].at > 0)
             b[n - (size_t)k[i].at] ^= 0x5a;
+        if (k[i].at < 0) /* from the start: byte 3 is the first member's flags */
+            b[-k[i].at] |= 0xe0;
         if (!k[i].cut)
             memset(b + n, 'x', k[i].extra);
-        n = k[i].cut ? n - k[i].extra : n + k[i].extra;
+        n = k[i].cut == 2 ? 20 : k[i].cut ? n - k[i].extra : n + k[i].extra;
         CU_ASSERT_FATAL(write_bytes(ip, sizeof ip, dir, "bad.bin", b, n) != NULL);
         int rc = mb_data_read_idx(ip, lp, &d, &e);
         int ok = rc == MB_EFORMAT && is_zero(&d) && strstr(e.msg, ip) && strstr(e.msg, k[i].says) &&
