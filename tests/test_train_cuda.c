@@ -10,6 +10,7 @@
 #include "../train/backend/mb_backend.h"
 #include "../train/learner/mb_learner.h"
 #include "../net/mb_net.h"
+#include "mb_test.h"
 
 static void test_registry(void)
 {
@@ -44,8 +45,43 @@ static void test_registry(void)
     mb_ctx_free(ctx);
 }
 
+/* The plugin (libmbkit-cuda.so, lib/ beside bin/; train/backend/backend.c): a copy of the
+ * commands whose plugin is a FIFO, text or another program is refused with one line naming it,
+ * never waited on (campaign 10's M2, M3). A build without CUDA has no plugin to break. */
+static void test_plugin_files(void)
+{
+    if (!mb_train_backend_built(MB_BACKEND_CUDA))
+        return;
+    static const struct {
+        const char *make, *says;
+    } bad[] = {
+        {"mkfifo $W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: not a regular file"},
+        {"echo hello > $W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: "},
+        {"cp $W/bin/mbprobe $W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: "},
+        {"mkdir $W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: not a regular file"},
+    };
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "W=%s/c%zu && mkdir -p $W/bin $W/lib && cp \"$(command "
+                                         "-v mbprobe)\" $W/bin/ && %s && timeout 20 $W/bin/mbprobe "
+                                         "step --net lenet5 --backend cuda --batch 2 --budget 0.01 "
+                                         "-o $W/o", dir, i, bad[i].make), 0);
+        int ok = r.status == 1 && strstr(r.err, "the CUDA backend could not be loaded") &&
+                 strstr(r.err, bad[i].says) && mb_test_lines(r.err) == 1;
+        if (!ok)
+            fprintf(stderr, "\n  plugin '%s': status %d: %s", bad[i].make, r.status, r.err);
+        CU_ASSERT_TRUE(ok);
+        mb_test_run_free(&r);
+    }
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_train_cuda(void)
 {
     CU_pSuite s = CU_add_suite("train_cuda", NULL, NULL);
-    return !s || !CU_add_test(s, "backend registry and CUDA build", test_registry);
+    return !s || !CU_add_test(s, "backend registry and CUDA build", test_registry) ||
+           !CU_add_test(s, "the CUDA plugin: a bad file is named, never waited on",
+                        test_plugin_files);
 }

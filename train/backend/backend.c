@@ -13,17 +13,24 @@
 
 #if MB_HAVE_CUDA
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The CUDA backend is a shared object of its own (libmbkit-cuda.so: train/backend/cuda/ with
  * cuBLAS and cuDNN), loaded the first time CUDA is asked about: linked into every command, those
  * libraries cost each mbtrain start 0.06 s and 155 MB, and make run starts about 150 (docs/
- * results.md, "Data-set loading"). It is looked for by name (the commands' run path: lib/ beside
- * bin/) and then where this build put it (MB_CUDA_PLUGIN). It takes mb_error_set and the
- * convolution geometry from the command that loads it (exported by the link, Makefile). */
+ * results.md, "Data-set loading"). It is looked for in lib/ beside the running command's bin/,
+ * then where this build put it (MB_CUDA_PLUGIN); the first that exists is the one, and it must be
+ * a regular file (dlopen would wait on a FIFO forever): a broken plugin is named, never passed
+ * over for another. It takes mb_error_set and the convolution geometry from the command that
+ * loads it (exported by the link, Makefile). */
 #ifndef MB_CUDA_PLUGIN
-#define MB_CUDA_PLUGIN "libmbkit-cuda.so"
+#define MB_CUDA_PLUGIN ""
 #endif
+#define NOT_LOADED "the CUDA backend could not be loaded: "
 static struct {
     pthread_once_t once;
     const mb_backend_ops *ops;
@@ -31,21 +38,49 @@ static struct {
     char why[160];
 } cuda = {.once = PTHREAD_ONCE_INIT};
 
-static void cuda_load(void)
+/* Opens the plugin at `path` (a regular file) and finds its two symbols, or says why not. */
+static void cuda_open(const char *path, const struct stat *st)
 {
-    void *h = dlopen("libmbkit-cuda.so", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        h = dlopen(MB_CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-    if (h) {
-        cuda.ops = (const mb_backend_ops *)dlsym(h, "mb_backend_cuda");
-        *(void **)&cuda.device_count = dlsym(h, "mb_cuda_device_count");
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "%s: not a regular file", path);
+        return;
     }
-    if (!cuda.ops || !cuda.device_count) {
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
         const char *e = dlerror();
-        snprintf(cuda.why, sizeof cuda.why, "the CUDA backend could not be loaded: %s",
-                 e ? e : "libmbkit-cuda.so lacks its symbols");
+        snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "%s", e ? e : path);
+        return;
+    }
+    cuda.ops = (const mb_backend_ops *)dlsym(h, "mb_backend_cuda");
+    *(void **)&cuda.device_count = dlsym(h, "mb_cuda_device_count");
+    if (!cuda.ops || !cuda.device_count) {
+        snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "%s: not mbkit's CUDA backend", path);
         cuda.ops = NULL;
     }
+}
+
+static void cuda_load(void)
+{
+    char exe[PATH_MAX], beside[PATH_MAX + 32] = "";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = k > 0 ? (exe[k] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = '\0';
+        snprintf(beside, sizeof beside, "%s/../lib/libmbkit-cuda.so", exe);
+    }
+    const char *cand[2] = {beside, MB_CUDA_PLUGIN};
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        if (!*cand[i] || (stat(cand[i], &st) != 0 && errno == ENOENT))
+            continue;
+        if (stat(cand[i], &st) != 0)
+            snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "%s: %s", cand[i], strerror(errno));
+        else
+            cuda_open(cand[i], &st);
+        return;
+    }
+    snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "no libmbkit-cuda.so beside the command (%s) "
+             "or in the build (%s)", beside, MB_CUDA_PLUGIN);
 }
 
 /* The loaded backend's operations, or NULL with why. */
