@@ -307,13 +307,13 @@ int mb_data_parse_range(const char *s, const char *what, mb_range *r, mb_error *
 static int count_text(const char *s, size_t n, const char *what, const char *item, double lo,
                       double hi, mb_error *err)
 {
-    char t[64];
-    if (n >= sizeof t)
-        n = sizeof t - 1;
-    memcpy(t, s, n);
-    t[n] = '\0';
-    if (mb_data_whole_as_written(t) && !mb_data_past_2_53(t, strtod(t, NULL)))
-        return MB_OK; /* 2^53 + 1 is refused from its text: a double reads it as 2^53 */
+    char t[64]; /* a count's text is shorter: a longer one is refused, never cut (M6) */
+    if (n < sizeof t) {
+        memcpy(t, s, n);
+        t[n] = '\0';
+        if (mb_data_whole_as_written(t) && !mb_data_past_2_53(t, strtod(t, NULL)))
+            return MB_OK; /* 2^53 + 1 is refused from its text: a double reads it as 2^53 */
+    }
     return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f]", what,
                         item, lo, hi);
 }

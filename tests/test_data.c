@@ -119,6 +119,9 @@ static void test_parse_ranges(void)
     CU_ASSERT_EQUAL(mb_data_parse_counts("2,2", "--procs", 1, 64, &r, &e), MB_EINVAL);
     CU_ASSERT_EQUAL(mb_data_parse_counts("8:2", "--procs", 1, 64, &r, &e), MB_EINVAL);
     CU_ASSERT_EQUAL(mb_data_parse_counts("2:", "--procs", 1, 64, &r, &e), MB_EINVAL);
+    /* campaign 10's M6: a text past 63 characters was checked on its first 63 only */
+    CU_ASSERT_EQUAL(mb_data_parse_counts("2.0000000000000000000000000000000000000000000000000000000000"
+                                         "00000000001", "--procs", 1, 64, &r, &e), MB_EINVAL);
     CU_ASSERT_PTR_NULL(r.v);
 }
 
