@@ -28,6 +28,13 @@ CUDA_LIBDIR := $(patsubst %/libcudart.so,%,$(firstword $(wildcard $(addsuffix /l
                $(CUDA_TOP)/lib64 $(CUDA_TOP)/targets/*/lib $(CUDA_TOP)/lib))))
 CUDA    ?= $(if $(CUDA_LIBDIR),1,0)
 OUT     ?= out
+# A value make pastes into a shell line (a recipe, a $(shell ...)) holds none of ' " ` $ \ ; & |
+# < > ( ): make runs a line holding $(MAKE) even under make -n, and a check's own awk would read
+# the rest as shell code (issue #25, campaigns 8 to 10). UNSAFE_IN(VALUE) is non-empty when it does.
+UNSAFE_CHARS := ' " ` $$ \ ; & | < > ( )
+UNSAFE_IN = $(strip $(foreach c,$(UNSAFE_CHARS),$(findstring $(c),$(1))))
+$(if $(call UNSAFE_IN,$(OUT)),$(error OUT=$(OUT): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
+$(if $(filter-out 1,$(words $(OUT))),$(error OUT=$(OUT): one folder name, without spaces))
 
 # The CUDA backend (train/backend/cuda/) needs cuDNN and cuBLAS as well: their headers and libraries are
 # looked for next to the toolkit, then in Python's bundled NVIDIA packages (site-packages/nvidia/
@@ -390,11 +397,16 @@ SWEEP_RULE     = $(if $(CAL),--eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --no
 # collective model
 HOSTFILE     ?=
 # a hostfile that is not there, or names no slot, is one line naming it (not a PROCS of 1:)
-$(if $(findstring ',$(HOSTFILE)),$(error HOSTFILE=$(HOSTFILE): a make run knob holds no quote character))
+$(if $(call UNSAFE_IN,$(HOSTFILE)),$(error HOSTFILE=$(HOSTFILE): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
 $(if $(HOSTFILE),$(if $(wildcard $(HOSTFILE)),,$(error HOSTFILE=$(HOSTFILE): no such file (Open MPI's hostfile: lines of "host slots=N"))))
+# a FIFO or a device would be read without end when make reads the Makefile
+$(if $(HOSTFILE),$(if $(shell test -f '$(HOSTFILE)' && echo y),,$(error HOSTFILE=$(HOSTFILE): not a regular file (Open MPI's hostfile: lines of "host slots=N"))))
+# the slots of HOSTFILE's lines, or "line N: slots=V" where V is not a whole number from 1
 NPROC        := $(if $(HOSTFILE),$(shell awk '!/^[ \t]*(\#|$$)/ { n = 1; for (i = 2; i <= NF; i++) \
-                  if ($$i ~ /^slots=/) { sub(/^slots=/, "", $$i); n = $$i } s += n } END { print s + 0 }' \
-                  '$(HOSTFILE)' 2>/dev/null),$(shell nproc 2>/dev/null || echo 1))
+                  if ($$i ~ /^slots=/) { sub(/^slots=/, "", $$i); n = $$i; \
+                    if (n !~ /^[1-9][0-9]*$$/ || length(n) > 9) { print "line " NR ": slots=" n; bad = 1; exit } } s += n } \
+                  END { if (!bad) print s + 0 }' '$(HOSTFILE)' 2>/dev/null),$(shell nproc 2>/dev/null || echo 1))
+$(if $(filter line,$(firstword $(NPROC))),$(error HOSTFILE=$(HOSTFILE): $(NPROC) is not a whole number of slots from 1))
 $(if $(HOSTFILE),$(if $(filter-out 0,$(NPROC)),,$(error HOSTFILE=$(HOSTFILE): no slots (Open MPI's hostfile: lines of "host slots=N"))))
 # (COMM=none: no collective model and no P = 2 runs, so nothing to answer P > 1 with)
 PROCS        ?= $(if $(filter none,$(COMM)),1,1:$(NPROC))
@@ -518,8 +530,8 @@ SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_
   COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM TORCH_MODEL TORCH_DEVICE \
   TORCH_THREADS TORCH_PROBE_BATCHES TORCH_PROBE_BUDGET TORCH_BATCHES TORCH_SEEDS TORCH_LR \
   TORCH_TARGET TORCH_EVAL_FRAC TORCH_MAX_UPDATES TORCH_HOLDOUT_SEEDS
-QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(findstring ',$($(k)))$(findstring \,$($(k))),$(k))))
-$(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character (nor a backslash)))
+QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(call UNSAFE_IN,$($(k))),$(k))))
+$(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
 $(if $(CAL),$(if $(strip $(CAL_KNOB_ERROR)),$(error $(CAL_KNOB_ERROR))))
 $(if $(and $(CAL_BUDGET),$(if $(CAL),,1)),$(error CAL_BUDGET=$(CAL_BUDGET) budgets a calibration: give FINAL_LOSS too))
 # prints 0 while the runs in runs/ have spent less than CAL_BUDGET seconds, else 1

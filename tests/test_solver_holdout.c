@@ -620,7 +620,7 @@ static void test_run_knobs(void)
         {"\"LR=0.02'\"", "LR=0.02': a make run knob holds no quote character"},
         /* K11: a hostfile that is not there, or names no slot, is named (not PROCS=1:) */
         {"HOSTFILE=/nonexistent", "HOSTFILE=/nonexistent: no such file"},
-        {"HOSTFILE=/dev/null", "HOSTFILE=/dev/null: no slots"},
+        {"HOSTFILE=/dev/null", "HOSTFILE=/dev/null: not a regular file"},
         /* K10: every knob a stage reads is checked before any stage runs */
         {"DATA=no_such_data", "DATA=no_such_data: fashion-mnist, mnist, synthetic"},
         {"DATA=synthetic:n=abc", "DATA=synthetic:n=abc: fashion-mnist, mnist, synthetic"},
@@ -653,11 +653,17 @@ static void test_run_knobs(void)
         {"LR=0.02 LRS=0.05", "LR=0.02 and LRS=0.05: give one"},
         {"\"DATA=x'; touch k9-ran; echo '\"", "DATA=x'; touch k9-ran; echo ': a make run knob holds "
                                             "no quote character"},
-        /* campaign 9's L1: a double quote, $(...) or a backtick in a path awk tests with system() */
-        {"'NET=x.cfg\"; touch k9-ran; echo \"'", "NET=x.cfg\"; touch k9-ran; echo \": no data/nets/"},
-        {"'NET=x`touch k9-ran`.cfg'", "NET=x`touch k9-ran`.cfg: no such file"},
-        {"'MBKIT_NETS=/tmp\"; touch k9-ran; echo \"' NET=nosuchnet", "NET=nosuchnet: no data/nets"},
-        {"'NET=x\\047; touch k9-ran; \\047.cfg'", "holds no quote character (nor a backslash)"},
+        /* campaign 9's L1, campaign 10's M13: a double quote, $(...), a backtick, a backslash
+         * (awk -v reads \047 as a quote) or a ; in any knob make pastes into a shell line */
+        {"'NET=x.cfg\"; touch k9-ran; echo \"'", "a make run knob holds no quote character"},
+        {"'NET=x`touch k9-ran`.cfg'", "a make run knob holds no quote character (nor any of"},
+        {"'MBKIT_NETS=/tmp\"; touch k9-ran; echo \"' NET=nosuchnet", "MBKIT_NETS=/tmp\"; touch"},
+        {"'NET=x\\047; touch k9-ran; \\047.cfg'", "holds no quote character (nor any of"},
+        {"'OUT=x$$(touch k9-ran)'", "OUT=x$(touch k9-ran): a make run knob holds no quote"},
+        {"'OUT=x;touch k9-ran'", "OUT=x;touch k9-ran: a make run knob holds no quote"},
+        {"'OUT=a b'", "OUT=a b: one folder name, without spaces"},
+        /* M8: a hostfile that is a device or a FIFO would be read without end */
+        {"HOSTFILE=/dev/zero", "HOSTFILE=/dev/zero: not a regular file"},
         /* L2: the torch front end's knobs, and make run's that it does not read */
         {"FRONTEND=torch 'TORCH_SEEDS=0 0'", "TORCH_SEEDS=0 0: 0 given twice"},
         {"FRONTEND=torch 'TORCH_BATCHES=16 16'", "TORCH_BATCHES=16 16: 16 given twice"},
