@@ -490,6 +490,16 @@ static const hcase train_cases[] = {
     {"silent", CK "--log $W/a.csv >/dev/null && printf 7 | dd of=$W/c bs=1 seek=7 conv=notrunc "
                "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
      1, "checkpoint format version 7; this mbtrain reads version 8 only: start the run afresh"},
+    /* the tenth campaign (issue #25). M4: a parallel resume at or past its bound reported a
+     * centre no learner had restored (loss=0, eval_loss ln 4), exit 0 */
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --checkpoint $W/c "
+               "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo sgd-sync "
+               "--learners 2 --max-updates 10 --resume $W/c --log $W/o", 1,
+     "c: the checkpoint is at update 20, at or past this run's bound of 10 updates"},
+    {"silent", TRAIN "--algo downpour --learners 2 --max-updates 20 --checkpoint $W/c "
+               "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo downpour "
+               "--learners 2 --max-updates 20 --resume $W/c --log $W/o", 1,
+     "at or past this run's bound of 20 updates: nothing left to train"},
     /* the ninth campaign (issue #25). L7: a net of the same name and parameter count but other
      * layers (avgpool for maxpool, tanh for relu, a dropout added) does not continue the run */
 #define RESUME_NET(SED) ">/dev/null && sed '" SED "' " NET " > $W/n.cfg && $T mbtrain --net "    \

@@ -984,6 +984,20 @@ static int head_identity(const job *j, const mb_par_ckpt_head *h, int part, mb_e
     return MB_OK;
 }
 
+/* A resumed run must have updates left to train: at or past its bound it would report the
+ * centre before any learner restored it (campaign 10's M4; one learner refuses "past" and
+ * reports its checkpoint at the bound). Every rank knows the bound and the update; they vote,
+ * so the job ends with one line. */
+static int resume_in_bound(const job *j, mb_run_result *r, mb_error *err)
+{
+    int rc = MB_OK;
+    if (j->mon.bound > 0 && j->updates0 >= j->mon.bound)
+        rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, at or past this "
+                          "run's bound of %ld updates: nothing left to train", j->o->resume_path,
+                          j->updates0, j->mon.bound);
+    return j->ranks > 1 ? ranks_vote(j, rc, r, err) : rc;
+}
+
 /* A resumed run: the head of this process's file (rank 0 takes the log rows into *rows0, *len0
  * bytes), checked against this run (records, parameters, algorithm, identity), and where the
  * run was. Over ranks, rank 0 reads first and broadcasts its head; a lockstep rank then reads
@@ -1261,6 +1275,8 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
                                   err)) != MB_OK)
             goto out;
     }
+    if (o->resume_path && (rc = resume_in_bound(&j, r, err)) != MB_OK)
+        goto out;
 
     comms = calloc((size_t)threads, sizeof *comms);
     ws = calloc((size_t)threads, sizeof *ws);
