@@ -490,6 +490,18 @@ static const hcase train_cases[] = {
     {"silent", CK "--log $W/a.csv >/dev/null && printf 7 | dd of=$W/c bs=1 seek=7 conv=notrunc "
                "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
      1, "checkpoint format version 7; this mbtrain reads version 8 only: start the run afresh"},
+    /* the tenth campaign (issue #25). M11: a sweep's log under --log-dir that links onto --net;
+     * M12: a log or checkpoint name whose temporary is past NAME_MAX, refused before the run */
+    {"symlink", "cp " NET " $W/n.cfg && mkdir $W/ld && ln -s ../n.cfg $W/ld/tiny-sgd-b8-s1.csv && "
+                "$T mbtrain --net $W/n.cfg --data " SYN " --batch 8 --threads 1 --max-updates 4 "
+                "--seeds 0,1 --log-dir $W/ld; s=$?; grep -q '^\\[net\\]' $W/n.cfg || exit 99; "
+                "test -e $W/ld/tiny-sgd-b8-s0.csv && exit 98; exit $s", 1,
+     "ld/tiny-sgd-b8-s1.csv would overwrite --net"},
+    {"io", TRAIN "--max-updates 4 --log $W/$(printf 'a%.0s' $(seq 250))", 1,
+     "cannot write: File name too long"},
+    {"io", TRAIN "--max-updates 20 --log $W/o --checkpoint $W/$(printf 'c%.0s' $(seq 250)) "
+           "--checkpoint-every 10", 1,
+     "cannot write: File name too long"},
     /* the tenth campaign (issue #25). M4: a parallel resume at or past its bound reported a
      * centre no learner had restored (loss=0, eval_loss ln 4), exit 0 */
     {"silent", TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --checkpoint $W/c "

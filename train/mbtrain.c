@@ -284,6 +284,13 @@ static int over_companion(const char *oflag, const char *out, const char *cflag,
                         oflag, out, cflag, ckpt, part, prev ? " (its .prev copy)" : "");
 }
 
+/* Whether --net names a file (a bare name is data/nets/NAME.cfg, which no output can be). */
+static int net_is_path(const char *net)
+{
+    size_t n = strlen(net);
+    return strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0);
+}
+
 /* Outputs that would overwrite each other or an input, refused before any work: --log over
  * --checkpoint or the checkpoint being resumed, or over either's companion files; a checkpoint that is a FIFO or socket (it is
  * rewritten every N updates and read back by --resume: each rewrite would open it again). */
@@ -308,8 +315,7 @@ static int output_clash(const mb_run_options *o, mb_error *err)
         over_companion("--resume", o->resume_path, "--checkpoint", o->checkpoint_path, err))
         return MB_EINVAL;
     /* the description, when --net is a path (a bare name is data/nets/NAME.cfg) */
-    size_t n = strlen(o->net);
-    if (strchr(o->net, '/') || (n > 4 && strcmp(o->net + n - 4, ".cfg") == 0)) {
+    if (net_is_path(o->net)) {
         const char *out[] = {o->log_path, o->checkpoint_path};
         for (int i = 0; i < 2; i++)
             if (out[i] && mb_data_same_file(out[i], o->net))
@@ -845,6 +851,42 @@ static int run_one(mb_run_options *o, int rank, int *together)
     return 0;
 }
 
+/* Every output the sweep will write, before any run (campaign 10's M11, M12): a log under
+ * --log-dir that links onto --net is refused, and each log (and one learner's checkpoint) must
+ * take its temporary beside it: a name of 240 characters passes access(2) and failed only when
+ * the run, done, wrote its log. 0, or the exit status (the line said). */
+static int sweep_outputs(mb_run_options *o, const args *a, const sweep *w,
+                         mb_communicator *world)
+{
+    mb_error err = {0};
+    int rc = MB_OK;
+    if (!a->log_dir) {
+        if (o->log_path)
+            rc = mb_out_check(o->log_path, &err);
+        if (rc == MB_OK && o->checkpoint_path && o->par == MB_PAR_NONE)
+            rc = mb_out_check(o->checkpoint_path, &err);
+        return rc == MB_OK ? 0 : fail(&err);
+    }
+    const int b0 = o->batch;
+    const unsigned long s0 = o->seed;
+    for (size_t i = 0; rc == MB_OK && i < w->batches.n; i++)
+        for (size_t j = 0; rc == MB_OK && j < w->nseeds; j++) {
+            char path[4096];
+            o->batch = (int)w->batches.v[i];
+            o->seed = w->seeds ? w->seeds[j] : s0;
+            rc = log_name(o, a->log_dir, world, path, sizeof path, &err);
+            if (rc == MB_OK && net_is_path(o->net) && mb_data_same_file(path, o->net))
+                rc = mb_error_set(&err, MB_EINVAL, "--log-dir %s: %s would overwrite --net %s",
+                                  a->log_dir, path, o->net);
+            if (rc == MB_OK)
+                rc = mb_out_check(path, &err);
+        }
+    o->log_path = NULL;
+    o->batch = b0;
+    o->seed = s0;
+    return rc == MB_OK ? 0 : fail(&err);
+}
+
 /* Loads the data once and trains every (batch, seed) of the sweep in turn, stopping at the
  * first failure. Returns the exit status. */
 static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_communicator *world,
@@ -870,6 +912,10 @@ static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_commun
             *together = 1; /* every rank read the same data and stops here */
             return MB_EXIT_DATA;
         }
+    if (rank == 0 && (status = sweep_outputs(o, a, w, world)) != 0) {
+        mb_data_splits_free(&data);
+        return status;
+    }
     const double epochs = o->epochs;
     unsigned long seed1 = o->seed;
     bar b = {0};
