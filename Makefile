@@ -733,9 +733,18 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
   -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
   -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' ' \
   $(KNOB_AWK) \
-  function dataset(v,   kv) { kv = "(n|test|c|h|w|classes|seed|noise)=([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"; \
-    return v == "fashion-mnist" || v == "mnist" || v ~ ("^synthetic(:" kv "(," kv ")*)?$$") || \
-      (v != "" && system("test -d " sh(v)) == 0) ? "" : \
+  function synth(v,   n, a, i, kv, k, x, seen, lo, hi) { n = split(substr(v, 11), a, ","); \
+    for (i = 1; i <= n; i++) { if (split(a[i], kv, "=") != 2) return "DATA=" v ": " a[i] " is not key=value"; \
+      k = kv[1]; x = kv[2]; if (k in seen) return "DATA=" v ": " k " given twice"; seen[k] = 1; \
+      if (k == "noise") { if (!(num(x) && x + 0 <= 10)) return "DATA=" v ": noise=" x " is not a number from 0 to 10"; continue } \
+      lo = k == "classes" ? 2 : k == "seed" ? 0 : 1; \
+      hi = k == "n" || k == "test" ? 100000000 : k == "c" ? 64 : k == "h" || k == "w" ? 1024 : k == "classes" ? 1000 : k == "seed" ? 9999999999 : -1; \
+      if (hi < 0) return "DATA=" v ": no key " k " (n, test, c, h, w, classes, seed, noise)"; \
+      if (!whole(x, lo, hi)) return sprintf("DATA=%s: %s=%s is not a whole number from %d to %.0f", v, k, x, lo, hi) } \
+    return "" } \
+  function dataset(v) { if (v == "fashion-mnist" || v == "mnist" || v == "synthetic") return ""; \
+    if (substr(v, 1, 10) == "synthetic:") return synth(v); \
+    return v != "" && system("test -d " sh(v)) == 0 ? "" : \
       "DATA=" v ": fashion-mnist, mnist, synthetic[:n=N,test=N,c=C,h=H,w=W,classes=K,seed=S,noise=X] or a folder of IDX or CIFAR-10 files" } \
   function netfile(f) { return system("test -f " sh(f)) != 0 ? "NET=" net ": " f " is not a regular file" : \
     system("test -r " sh(f)) != 0 ? "NET=" net ": " f " cannot be read" : \

@@ -623,7 +623,11 @@ static void test_run_knobs(void)
         {"HOSTFILE=/dev/null", "HOSTFILE=/dev/null: not a regular file"},
         /* K10: every knob a stage reads is checked before any stage runs */
         {"DATA=no_such_data", "DATA=no_such_data: fashion-mnist, mnist, synthetic"},
-        {"DATA=synthetic:n=abc", "DATA=synthetic:n=abc: fashion-mnist, mnist, synthetic"},
+        {"DATA=synthetic:n=abc", "DATA=synthetic:n=abc: n=abc is not a whole number from 1"},
+        /* campaign 10's M9: a synthetic set mbtrain refuses is refused here, by its key */
+        {"DATA=synthetic:h=0", "DATA=synthetic:h=0: h=0 is not a whole number from 1 to 1024"},
+        {"DATA=synthetic:classes=1", "classes=1 is not a whole number from 2 to 1000"},
+        {"DATA=synthetic:n=10,n=20", "DATA=synthetic:n=10,n=20: n given twice"},
         {"PROBE_LEARNERS=abc", "PROBE_LEARNERS=abc: whole numbers as lo:hi"},
         {"PROBE_LEARNERS=0", "PROBE_LEARNERS=0: 0 is not a whole number from 1 to 256"},
         {"COMM_BYTES=abc", "COMM_BYTES=abc: byte counts (K, M, G) as lo:hi"},
