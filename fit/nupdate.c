@@ -89,7 +89,8 @@ static int meta_number(const mb_table *t, const char *key, int required, int pos
     if (mb_data_parse_double(s, v) != MB_OK || (positive && *v <= 0))
         return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a %snumber",
                             mb_table_path(t), key, s, positive ? "positive " : "finite ");
-    if (whole && (*v != floor(*v) || *v < 0 || mb_data_past_2_53(s, *v)))
+    if (whole && (*v != floor(*v) || *v < 0 || !mb_data_whole_as_written(s) ||
+                  mb_data_past_2_53(s, *v)))
         return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a whole number in "
                             "[%d, 2^53]", mb_table_path(t), key, s, positive);
     return MB_OK;
@@ -544,9 +545,11 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
     runs->thresholds[0] = NAN;
     for (size_t r = 0; r < n && rc == MB_OK; r++) {
         double b, v, s = NAN;
-        if ((rc = mb_table_double(t, r, cb, &b, err)) != MB_OK ||
+        /* batch and seed whole as written (campaign 10's M7: 8.0000000000000001 is not 8) */
+        if ((rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &b, err)) != MB_OK ||
             (rc = mb_table_double(t, r, cn, &v, err)) != MB_OK ||
-            (cs >= 0 && (rc = mb_table_double(t, r, (size_t)cs, &s, err)) != MB_OK))
+            (cs >= 0 && (rc = mb_table_double_in(t, r, (size_t)cs, 0, MB_DATA_RANGE_MAX, 1, &s,
+                                                 err)) != MB_OK))
             break;
         if (b != floor(b) || (cs >= 0 && (s != floor(s) || s < 0)))
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is not a whole number",

@@ -468,7 +468,7 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
         if ((rc = copy_cell(w->layer, sizeof w->layer, tb, r, col[0], "layer", err)) != MB_OK ||
             (rc = copy_cell(w->algo, sizeof w->algo, tb, r, col[1], "algo", err)) != MB_OK ||
             (rc = copy_cell(w->pass, sizeof w->pass, tb, r, col[2], "pass", err)) != MB_OK ||
-            (rc = mb_table_double(tb, r, col[3], &b, err)) != MB_OK)
+            (rc = mb_table_double_in(tb, r, col[3], 1, 1 << 30, 1, &b, err)) != MB_OK)
             break;
         if (b < 1 || b > 1 << 30 || b != floor(b)) {
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'batch': %g is not a whole number "

@@ -864,6 +864,14 @@ static const hcase fit_cases[] = {
     {"silent", BS("abc") "-o $W/o", 1, "metadata 'b_simple': 'abc' is not a positive number"},
     {"silent", BS("-") "> $W/t 2>/dev/null", 0, NULL},
 #undef BS
+    /* the tenth campaign (issue #25). M7: a run log's '# batch=' and a points file's batch are
+     * whole as written: 16.0000000000000001 is not 16 */
+    {"silent", "mkdir $W/r && cp " LOGS " $W/r && sed -i 's/^# batch=16$/# batch=16.0000000000000001/' "
+               "$W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o", 1,
+     "metadata 'batch': '16.0000000000000001' is not a whole number"},
+    {"silent", "sed 's/^8,/8.0000000000000001,/' $E/nupdate_points.csv > $W/p.csv && $T mbfit "
+               "nupdate $W/p.csv -o $W/o", 1,
+     "field 'batch': 8.0000000000000001 is not a whole number in [1, 9007199254740992]"},
     /* L11: one law is fitted to one network's runs */
     {"silent", "mkdir $W/r && cp " LOGS " $W/r && sed -i 's/^# net=lenet5$/# net=resnet50/' "
                "$W/r/run_M16_s*.csv && " NU "$W/r/*.csv -o $W/o", 1,
