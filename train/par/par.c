@@ -352,7 +352,9 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
          * companions), so that the reader's samples = updates x batch holds */
         mb_ckpt_extra cx = {.updates = updates, .samples = (size_t)updates * (size_t)w->l.batch,
                             .wall_s = wall_s, .loss = j->mon.r->loss, .data_fp = j->data_fp,
-                            .log_rows = j->mon.rows.s, .log_len = j->mon.rows.len};
+                            .log_rows = j->mon.rows.s, .log_len = j->mon.rows.len,
+                            .evals = j->mon.evals, .checks = j->mon.checks,
+                            .eval_samples = j->mon.eval_samples, .noise = j->mon.noise};
         rc = mb_ckpt_write(o->checkpoint_path, &w->l, o, &cx, &w->err);
     }
     if (is_root(w))
@@ -376,6 +378,7 @@ static int par_resume(worker *w, const mb_run_options *lo)
         if ((rc = mb_ckpt_read(lo->resume_path, &w->l, lo, &x, &w->err)) != MB_OK)
             return rc;
         free(x.log_rows);
+        mb_run_mon_resume(&j->mon, &x); /* the counts and B_simple's sums (campaign 10's M5) */
     }
     float *rec = malloc(j->rec * sizeof *rec), *all = NULL;
     if (!rec)

@@ -93,20 +93,6 @@ static int step(mb_learner *l, const mb_dataset *train, mb_run_mon *mon, long up
     return MB_OK;
 }
 
-/* A resumed run's monitor takes the checkpoint's counts and gradient noise sums, so that its
- * summary and B_simple are the straight run's (issue #25, L8); the noise's b and B stay this
- * run's (mb_noise_init, on or off as --noise-every says, which the checkpoint matched). */
-static void resume_counts(mb_run_mon *mon, const mb_ckpt_extra *x)
-{
-    mon->evals = x->evals;
-    mon->checks = x->checks;
-    mon->eval_samples = x->eval_samples;
-    double b = mon->noise.b, B = mon->noise.B;
-    mon->noise = x->noise;
-    mon->noise.b = b;
-    mon->noise.B = B;
-}
-
 int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -159,7 +145,7 @@ int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
     if (o->noise_every > 0) /* B_simple from |G_b|^2 at b = M/2 and |G_B|^2 at B = M */
         mb_noise_init(&mon.noise, (double)(o->batch / 2), (double)o->batch);
     if (o->resume_path)
-        resume_counts(&mon, &x);
+        mb_run_mon_resume(&mon, &x);
     if (mon.bound > 0 && updates > mon.bound) {
         rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, past this run's "
                           "bound of %ld updates", o->resume_path, updates, mon.bound);

@@ -198,6 +198,11 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *row, 
  * mb_run_mon_ckpt_done(m, saved) drops the window's again. */
 int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err);
 void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved);
+/* A resumed run's monitor takes the checkpoint's counts and gradient noise sums, so that its
+ * summary and B_simple are the straight run's (issue #25, L8; the single learner and sgd-sync
+ * alike, M5); the noise's b and B stay this run's (mb_noise_init, on or off as this run says,
+ * which the checkpoint matched). */
+void mb_run_mon_resume(mb_run_mon *m, const mb_ckpt_extra *x);
 /* The run's data: o->splits when the caller loaded them, else loaded from o->data into *own
  * (zeroed first; the caller frees it with mb_data_splits_free either way). */
 int mb_run_data(const mb_run_options *o, struct mb_data_splits *own,

@@ -482,6 +482,17 @@ int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err)
     return MB_OK;
 }
 
+void mb_run_mon_resume(mb_run_mon *m, const mb_ckpt_extra *x)
+{
+    m->evals = x->evals;
+    m->checks = x->checks;
+    m->eval_samples = x->eval_samples;
+    double b = m->noise.b, B = m->noise.B;
+    m->noise = x->noise;
+    m->noise.b = b;
+    m->noise.B = B;
+}
+
 void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved)
 {
     m->rows.len = saved;
