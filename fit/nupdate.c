@@ -128,12 +128,13 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         if ((rc = mb_table_double(t, r, cu, &u, err)) != MB_OK)
             break;
         const int past = u >= 0 && mb_data_past_2_53(mb_table_cell(t, r, cu), u);
-        if (u < 0 || u <= prev_u || past || u != floor(u)) {
+        const int frac = u != floor(u) || !mb_data_whole_as_written(mb_table_cell(t, r, cu));
+        if (u < 0 || u <= prev_u || past || frac) {
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %s is %s",
                               mb_table_path(t), mb_table_line(t, r), mb_table_cell(t, r, cu),
                               u < 0                 ? "negative"
                               : past                ? "past 2^53 updates"
-                              : u != floor(u)       ? "not a whole number"
+                              : frac                ? "not a whole number"
                                                     : "not past the row before's (one row an update)");
             break;
         }

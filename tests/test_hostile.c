@@ -869,6 +869,9 @@ static const hcase fit_cases[] = {
     {"silent", "mkdir $W/r && cp " LOGS " $W/r && sed -i 's/^# batch=16$/# batch=16.0000000000000001/' "
                "$W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o", 1,
      "metadata 'batch': '16.0000000000000001' is not a whole number"},
+    {"silent", "mkdir $W/r && cp " LOGS " $W/r && sed -i 's/^90,/90.0000000000000001,/' "
+               "$W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o", 1,
+     "field 'update': 90.0000000000000001 is not a whole number"},
     {"silent", "sed 's/^8,/8.0000000000000001,/' $E/nupdate_points.csv > $W/p.csv && $T mbfit "
                "nupdate $W/p.csv -o $W/o", 1,
      "field 'batch': 8.0000000000000001 is not a whole number in [1, 9007199254740992]"},
