@@ -35,6 +35,11 @@ UNSAFE_CHARS := ' " ` $$ \ ; & | < > ( )
 UNSAFE_IN = $(strip $(foreach c,$(UNSAFE_CHARS),$(findstring $(c),$(1))))
 $(if $(call UNSAFE_IN,$(OUT)),$(error OUT=$(OUT): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
 $(if $(filter-out 1,$(words $(OUT))),$(error OUT=$(OUT): one folder name, without spaces))
+# OUT is also a path the recipes remove (rm -rf $(OUT)/runs) and make's targets: no shell
+# pattern (a * would match other folders), no #, and no : (a target's separator)
+HASH := \#
+OUT_CHARS := * ? [ ] { } ~ : $(HASH)
+$(if $(strip $(foreach c,$(OUT_CHARS),$(findstring $(c),$(OUT)))),$(error OUT=$(OUT): a folder name without * ? [ ] { } ~ : or $(HASH)))
 
 # The CUDA backend (train/backend/cuda/) needs cuDNN and cuBLAS as well: their headers and libraries are
 # looked for next to the toolkit, then in Python's bundled NVIDIA packages (site-packages/nvidia/
@@ -734,6 +739,7 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
   -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' ' \
   $(KNOB_AWK) \
   function synth(v,   n, a, i, kv, k, x, seen, lo, hi) { n = split(substr(v, 11), a, ","); \
+    if (n == 0) return "DATA=" v ": no key=value after synthetic: (or give synthetic alone)"; \
     for (i = 1; i <= n; i++) { if (split(a[i], kv, "=") != 2) return "DATA=" v ": " a[i] " is not key=value"; \
       k = kv[1]; x = kv[2]; if (k in seen) return "DATA=" v ": " k " given twice"; seen[k] = 1; \
       if (k == "noise") { if (!(num(x) && x + 0 <= 10)) return "DATA=" v ": noise=" x " is not a number from 0 to 10"; continue } \

@@ -177,7 +177,7 @@ int device_option(mb_backend_kind *backend, int *device, int c, const char *arg,
  * ("backend cuda: CUDA runtime: no device") when not. */
 int backend_check(mb_backend_kind backend, mb_error *err)
 {
-    char why[160];
+    char why[400];
     if (mb_train_backend_usable(backend, why, sizeof why))
         return MB_OK;
     return mb_error_set(err, MB_ENOTSUP, "backend %s: %s", mb_backend_name(backend), why);

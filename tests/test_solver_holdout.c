@@ -666,6 +666,11 @@ static void test_run_knobs(void)
         {"'OUT=x$$(touch k9-ran)'", "OUT=x$(touch k9-ran): a make run knob holds no quote"},
         {"'OUT=x;touch k9-ran'", "OUT=x;touch k9-ran: a make run knob holds no quote"},
         {"'OUT=a b'", "OUT=a b: one folder name, without spaces"},
+        /* campaign 11's N5: a shell pattern, a # or a : in OUT (rm -rf $(OUT)/runs, targets) */
+        {"'OUT=g*'", "OUT=g*: a folder name without * ? [ ] { } ~ : or #"},
+        {"'OUT=a:b'", "OUT=a:b: a folder name without"},
+        /* N6: a synthetic set with no key after the colon */
+        {"DATA=synthetic:", "DATA=synthetic:: no key=value after synthetic:"},
         /* M8: a hostfile that is a device or a FIFO would be read without end */
         {"HOSTFILE=/dev/zero", "HOSTFILE=/dev/zero: not a regular file"},
         /* L2: the torch front end's knobs, and make run's that it does not read */

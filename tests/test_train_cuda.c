@@ -59,6 +59,9 @@ static void test_plugin_files(void)
         {"echo hello > $W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: "},
         {"cp $W/bin/mbprobe $W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: "},
         {"mkdir $W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: not a regular file"},
+        /* campaign 11's N8: a link to nothing is there, and broken, not absent */
+        {"ln -s /nonexistent/x.so $W/lib/libmbkit-cuda.so",
+         "libmbkit-cuda.so: No such file or directory"},
     };
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);

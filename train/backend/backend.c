@@ -35,7 +35,7 @@ static struct {
     pthread_once_t once;
     const mb_backend_ops *ops;
     int (*device_count)(char *why, size_t n);
-    char why[160];
+    char why[400];
 } cuda = {.once = PTHREAD_ONCE_INIT};
 
 /* Opens the plugin at `path` (a regular file) and finds its two symbols, or says why not. */
@@ -70,8 +70,8 @@ static void cuda_load(void)
     }
     const char *cand[2] = {beside, MB_CUDA_PLUGIN};
     for (int i = 0; i < 2; i++) {
-        struct stat st;
-        if (!*cand[i] || (stat(cand[i], &st) != 0 && errno == ENOENT))
+        struct stat st; /* a link to nothing is there, and broken: never passed over (N8) */
+        if (!*cand[i] || (lstat(cand[i], &st) != 0 && errno == ENOENT))
             continue;
         if (stat(cand[i], &st) != 0)
             snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "%s: %s", cand[i], strerror(errno));
@@ -176,7 +176,7 @@ int mb_ctx_create(const mb_ctx_options *o, mb_ctx **out, mb_error *err)
     if (o->blas_threads < 0 || o->blas_threads > MB_CTX_MAX_THREADS || o->device < 0)
         return mb_error_set(err, MB_EINVAL, "BLAS threads %d or device %d: out of range",
                             o->blas_threads, o->device);
-    char why[160];
+    char why[400];
     if (!mb_train_backend_usable(o->backend, why, sizeof why))
         return mb_error_set(err, MB_ENOTSUP, "backend %s: %s", mb_backend_name(o->backend), why);
     mb_ctx *ctx = calloc(1, sizeof *ctx);
