@@ -6,6 +6,7 @@
  * keeps state between calls.
  */
 #include "dataset_impl.h"
+#include "mb_output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,41 @@ static int load_sets(const char *spec, mb_data_splits *s, mb_error *err)
                         "%s: neither train-images-idx3-ubyte[.gz] (IDX) nor data_batch_1.bin[.gz] "
                         "(CIFAR-10) in this folder",
                         spec);
+}
+
+/* The folder a spec reads its files from, or NULL (synthetic, or none found). */
+static const char *spec_dir(const char *spec)
+{
+    char probe[4096];
+    if (!spec || strncmp(spec, "synthetic", 9) == 0)
+        return NULL;
+    if (strcmp(spec, "fashion-mnist") == 0)
+        return FASHION_MNIST_DIR;
+    if (strcmp(spec, "mnist") == 0) {
+        for (size_t i = 0; i < sizeof mnist_dirs / sizeof *mnist_dirs; i++)
+            if (find_file(probe, sizeof probe, mnist_dirs[i], "train-images-idx3-ubyte"))
+                return mnist_dirs[i];
+        return NULL;
+    }
+    return is_dir(spec) ? spec : NULL;
+}
+
+int mb_data_spec_holds(const char *spec, const char *path, char *which, size_t n)
+{
+    static const char *const names[] = {
+        "train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+        "t10k-labels-idx1-ubyte",  "data_batch_1.bin",        "data_batch_2.bin",
+        "data_batch_3.bin",        "data_batch_4.bin",        "data_batch_5.bin",
+        "test_batch.bin"};
+    const char *dir = spec_dir(spec);
+    for (size_t i = 0; dir && path && i < sizeof names / sizeof *names; i++) {
+        char f[4096];
+        if (find_file(f, sizeof f, dir, names[i]) && mb_data_same_file(path, f)) {
+            snprintf(which, n, "%s", f);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int mb_data_load(const char *spec, double eval_frac, unsigned long seed, mb_data_splits *s,

@@ -54,6 +54,10 @@ typedef struct mb_data_splits {
 int mb_data_load(const char *spec, double eval_frac, unsigned long seed, mb_data_splits *s,
                  mb_error *err);
 void mb_data_splits_free(mb_data_splits *s);
+/* Whether writing `path` would overwrite one of the files `spec` reads (its IDX or CIFAR-10
+ * files, links resolved): 1, with that file's path in which (n bytes); 0 when not, or for a
+ * spec without files (synthetic). What every command asks of its outputs before any work. */
+int mb_data_spec_holds(const char *spec, const char *path, char *which, size_t n);
 
 /* Frees what d owns and zeroes it (NULL-safe, safe twice). */
 void mb_dataset_free(mb_dataset *d);

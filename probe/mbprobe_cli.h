@@ -59,8 +59,9 @@ int online_cpus(void);
  * repeats. *v is allocated here. */
 int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_error *err);
 /* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
- * is opened once, when the table is written), and must not be the network description read. */
-int check_output(const char *output, const char *net, mb_error *err);
+ * is opened once, when the table is written), and must not be the network description or a
+ * file of the data set (data: the --data spec, or NULL) read. */
+int check_output(const char *output, const char *net, const char *data, mb_error *err);
 void device_help(void);
 int device_option(mb_backend_kind *backend, int *device, int c, const char *arg,
                   mb_error *err);

@@ -133,12 +133,16 @@ int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_e
 
 /* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
  * is opened once, when the table is written), and must not be the network description read. */
-int check_output(const char *output, const char *net, mb_error *err)
+int check_output(const char *output, const char *net, const char *data, mb_error *err)
 {
     size_t n = net ? strlen(net) : 0;
     int path = net && (strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0));
     if (path && mb_data_same_file(output, net)) /* a bare name is data/nets/NAME.cfg */
         return mb_error_set(err, MB_EINVAL, "-o %s would overwrite --net %s", output, net);
+    char which[4096];
+    if (data && mb_data_spec_holds(data, output, which, sizeof which))
+        return mb_error_set(err, MB_EINVAL, "-o %s would overwrite %s, a file of --data %s",
+                            output, which, data);
     return mb_out_check(output, err);
 }
 

@@ -212,7 +212,7 @@ int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
         (algos_arg && (rc = parse_algos(ctx, algos_arg, &algos_buf, &algos, &nalgos, &err)) !=
                           MB_OK) ||
         (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK ||
-        (rc = check_output(output, net, &err)) != MB_OK ||
+        (rc = check_output(output, net, NULL, &err)) != MB_OK ||
         (use_cache && cache_path && mb_data_same_file(output, cache_path) &&
          (rc = mb_error_set(&err, MB_EINVAL, "-o %s and --cache %s are the same file", output,
                             cache_path)) != MB_OK) ||

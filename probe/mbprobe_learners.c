@@ -114,7 +114,7 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         (rc = backend_check(plan.base.backend, &err)) != MB_OK ||
         (rc = mb_net_desc_read(plan.base.net, &desc, &err)) != MB_OK ||
         (rc = mb_net_desc_check_conv_algo(desc, plan.base.conv_algo, &err)) != MB_OK ||
-        (output && (rc = check_output(output, plan.base.net, &err)) != MB_OK) ||
+        (output && (rc = check_output(output, plan.base.net, data_spec, &err)) != MB_OK) ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
         status = mb_cli_fail(prog, sub, &err);
         goto done;

@@ -260,7 +260,7 @@ int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
     }
     if ((rc = backend_check(cfg.backend, &err)) != MB_OK ||
         (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
-        (rc = check_output(output, cfg.net, &err)) != MB_OK ||
+        (rc = check_output(output, cfg.net, data_spec, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {
         status = mb_cli_fail(prog, sub, &err);
         goto done;

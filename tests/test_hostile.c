@@ -248,6 +248,10 @@ static const hcase probe_cases[] = {
     /* H9: MBKIT_FIFO_WAIT that is not a number of seconds from 0 to 3600 is refused, not 5 s */
     {"silent", "mkfifo $W/f && MBKIT_FIFO_WAIT=abc " STEP_NB "--net $W/f -o $W/o", 2,
      "MBKIT_FIFO_WAIT='abc': must be a number of seconds from 0 to 3600"},
+    /* N1: -o over a file of --data is refused before anything is timed */
+    {"silent", "cp -r $D/bigheader $W/b && $T mbprobe step --net " NET " --data $W/b --batch 2 "
+               "--budget 0.01 -o $W/b/t10k-images-idx3-ubyte.gz", 1,
+     "b/t10k-images-idx3-ubyte.gz, a file of --data"},
     /* H15: --conv-algo on a net without a convolution would be ignored */
     {"silent", STEP_NB "--net $D/fc.cfg --conv-algo fft -o $W/o", 2,
      "--conv-algo has no effect: net 'fc' has no convolution layer"},
@@ -490,6 +494,16 @@ static const hcase train_cases[] = {
     {"silent", CK "--log $W/a.csv >/dev/null && printf 7 | dd of=$W/c bs=1 seek=7 conv=notrunc "
                "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
      1, "checkpoint format version 7; this mbtrain reads version 8 only: start the run afresh"},
+    /* the eleventh campaign (issue #25). N1: an output over a file of --data, directly or
+     * through a link, is refused before any work, as one over --net is */
+    {"silent", "cp -r $D/bigheader $W/b && cksum $W/b/train-labels-idx1-ubyte.gz > $W/k && $T "
+               "mbtrain --net " NET " --data $W/b --batch 8 --threads 1 --max-updates 2 --log "
+               "$W/b/train-labels-idx1-ubyte.gz; s=$?; cksum $W/b/train-labels-idx1-ubyte.gz | "
+               "cmp -s - $W/k || exit 99; exit $s", 1,
+     "b/train-labels-idx1-ubyte.gz, a file of --data"},
+    {"symlink", "cp -r $D/bigheader $W/b && ln -s b/t10k-labels-idx1-ubyte.gz $W/l && $T mbtrain "
+                "--net " NET " --data $W/b --batch 8 --threads 1 --max-updates 2 --log $W/l", 1,
+     "b/t10k-labels-idx1-ubyte.gz, a file of --data"},
     /* the tenth campaign (issue #25). M11: a sweep's log under --log-dir that links onto --net;
      * M12: a log or checkpoint name whose temporary is past NAME_MAX, refused before the run */
     {"symlink", "cp " NET " $W/n.cfg && mkdir $W/ld && ln -s ../n.cfg $W/ld/tiny-sgd-b8-s1.csv && "

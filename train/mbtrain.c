@@ -284,6 +284,17 @@ static int over_companion(const char *oflag, const char *out, const char *cflag,
                         oflag, out, cflag, ckpt, part, prev ? " (its .prev copy)" : "");
 }
 
+/* An output over one of --data's files (campaign 11's N1): 1 with the line in err. */
+static int over_data(const char *flag, const char *out, const char *data, mb_error *err)
+{
+    char which[4096];
+    if (!out || !mb_data_spec_holds(data, out, which, sizeof which))
+        return 0;
+    mb_error_set(err, MB_EINVAL, "%s %s would overwrite %s, a file of --data %s", flag, out,
+                 which, data);
+    return 1;
+}
+
 /* Whether --net names a file (a bare name is data/nets/NAME.cfg, which no output can be). */
 static int net_is_path(const char *net)
 {
@@ -322,7 +333,10 @@ static int output_clash(const mb_run_options *o, mb_error *err)
                 return mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s",
                                     i ? "--checkpoint" : "--log", out[i], o->net);
     }
-    return MB_OK;
+    return over_data("--log", o->log_path, o->data, err) ||
+                   over_data("--checkpoint", o->checkpoint_path, o->data, err)
+               ? MB_EINVAL
+               : MB_OK;
 }
 
 enum {
@@ -878,6 +892,8 @@ static int sweep_outputs(mb_run_options *o, const args *a, const sweep *w,
             if (rc == MB_OK && net_is_path(o->net) && mb_data_same_file(path, o->net))
                 rc = mb_error_set(&err, MB_EINVAL, "--log-dir %s: %s would overwrite --net %s",
                                   a->log_dir, path, o->net);
+            if (rc == MB_OK && over_data("--log-dir", path, o->data, &err))
+                rc = MB_EINVAL;
             if (rc == MB_OK)
                 rc = mb_out_check(path, &err);
         }
