@@ -318,24 +318,51 @@ static int count_text(const char *s, size_t n, const char *what, const char *ite
                         item, lo, hi);
 }
 
-int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
-                         mb_error *err)
+/* Each item of a list as written (lim: the bounds its message states), before the list is
+ * read as ranges. */
+typedef int (*item_check)(const char *item, const char *what, const double *lim, mb_error *err);
+
+/* A count item: each end of "lo:hi" a whole number as written (count_text). */
+static int count_item(const char *item, const char *what, const double *lim, mb_error *err)
+{
+    const char *colon = strchr(item, ':');
+    size_t n0 = colon ? (size_t)(colon - item) : strlen(item);
+    int rc = count_text(item, n0, what, item, lim[0], lim[1], err);
+    if (rc == MB_OK && colon)
+        rc = count_text(colon + 1, strlen(colon + 1), what, item, lim[0], lim[1], err);
+    return rc;
+}
+
+/* A mini-batch item: plain digits and ':' only. */
+static int batch_item(const char *item, const char *what, const double *lim, mb_error *err)
+{
+    (void)lim;
+    if (strspn(item, "0123456789:") == strlen(item))
+        return MB_OK;
+    return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number >= 1 (a mini-batch size, "
+                        "in digits)", what, item);
+}
+
+/* mb_data_parse_range of s once every item passed `ok` (r empty on error). */
+static int checked_range(const char *s, const char *what, item_check ok, const double *lim,
+                         mb_range *r, mb_error *err)
 {
     r->v = NULL;
     r->n = 0;
     char **items;
     size_t n;
     int rc = mb_data_split_list(s, what, 0, &items, &n, err);
-    for (size_t i = 0; rc == MB_OK && i < n; i++) {
-        const char *colon = strchr(items[i], ':');
-        size_t n0 = colon ? (size_t)(colon - items[i]) : strlen(items[i]);
-        rc = count_text(items[i], n0, what, items[i], lo, hi, err);
-        if (rc == MB_OK && colon)
-            rc = count_text(colon + 1, strlen(colon + 1), what, items[i], lo, hi, err);
-    }
+    for (size_t i = 0; rc == MB_OK && i < n; i++)
+        rc = ok(items[i], what, lim, err);
     free(items);
-    if (rc == MB_OK)
-        rc = mb_data_parse_range(s, what, r, err);
+    return rc == MB_OK ? mb_data_parse_range(s, what, r, err) : rc;
+}
+
+int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
+                         mb_error *err)
+{
+    const double lim[2] = {lo, hi};
+    int rc = checked_range(s, what, count_item, lim, r, err);
     for (size_t i = 0; rc == MB_OK && i < r->n; i++)
         if (r->v[i] != floor(r->v[i]) || r->v[i] < lo || r->v[i] > hi) {
             char v[32]; /* the value as written, or as the list made it */
@@ -353,18 +380,7 @@ int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, 
 int mb_data_parse_batches(const char *s, const char *what, double max, mb_range *r,
                           mb_error *err)
 {
-    r->v = NULL;
-    r->n = 0;
-    char **items;
-    size_t n;
-    int rc = mb_data_split_list(s, what, 0, &items, &n, err);
-    for (size_t i = 0; rc == MB_OK && i < n; i++)
-        if (strspn(items[i], "0123456789:") != strlen(items[i]))
-            rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number >= 1 (a "
-                              "mini-batch size, in digits)", what, items[i]);
-    free(items);
-    if (rc == MB_OK)
-        rc = mb_data_parse_range(s, what, r, err);
+    int rc = checked_range(s, what, batch_item, NULL, r, err);
     for (size_t i = 0; rc == MB_OK && i < r->n; i++)
         if (r->v[i] > max) {
             char v[32];
