@@ -204,7 +204,8 @@ static const char CSS[] =
     ".tag{font-size:.85em;color:#555}";
 
 /* How the runs settled the recommendation (scale.json's "settled"): the model's optimum m_opt
- * (T_C t_c), the trained M it cannot tell from it, and which of them the runs measured fastest. */
+ * (T_C t_c), the trained M it cannot tell from it, and which of them is fastest, the runs weighed
+ * against the model (docs/design.md, "Settling near ties"). */
 static void write_settled(FILE *f, const cJSON *settled, double m_opt, double t_c)
 {
     fputs("<p id=\"settled\">", f);
@@ -237,8 +238,8 @@ static void write_settled(FILE *f, const cJSON *settled, double m_opt, double t_
                 mb_json_get(settled, "model_batch_run"),
                 mb_json_get(settled, "model_t_train_median_s"), mb_json_get(settled, "batch"));
     } else {
-        fprintf(f, "the runs agree with it: M = %g measured fastest of them (%.3g s, "
-                   "median).</p>\n",
+        fprintf(f, "the runs agree with it: M = %g is the fastest of them (%.3g s, median; "
+                   "each weighed against the model by their uncertainties).</p>\n",
                 mb_json_get(settled, "batch"), mb_json_get(settled, "t_train_median_s"));
     }
 }

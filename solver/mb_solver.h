@@ -212,6 +212,8 @@ typedef struct mb_validate_row {
     /* the same with the probe's own T_update, when the model's is calibrated by runs (else NAN) */
     double t_update_probe, t_update_probe_rel_err, t_pred_probe, rel_err_probe;
     int candidate;            /* the model cannot tell it from its optimum (mb_validate.settled) */
+    double s_shrunk;          /* the steady time weighed against the model by their uncertainties
+                                 (mb_solver_settle; NAN where not weighed): what settling compares */
 } mb_validate_row;
 
 typedef struct mb_validate {
@@ -233,6 +235,10 @@ typedef struct mb_validate {
     double band;
     double settled_ratio;     /* rows[settled].t_median / rows[best].t_median */
     int overruled;            /* settled is outside the band: the runs overruled the model */
+    double sd_seed;           /* the seed-to-seed sd of ln N_update, pooled over the rows that
+                                 settling weighs (NAN: none with two runs) */
+    double sd_model;          /* the model's own sd of ln N_update beyond that noise (0: the
+                                 runs' medians are within their noise of the law) */
     double median_abs_err;    /* median |rel_err| over the rows with a measurement at the
                                  recommended P */
     size_t n_err;             /* those rows */
@@ -294,12 +300,24 @@ double mb_solver_steady(const mb_validate_row *r);
  * rows at v->p_rec, of any learning rate with a law, with M in [m_lo, m_hi] (the range the
  * optimum was sought in), most runs reaching the target and none diverging, that the model
  * predicts within v->band of its optimum's T_C (at v->m_rec): band is the model's own median
- * |error| on these runs (v->median_abs_err), at least MB_SOLVER_EQUIV. v->settled gets the
- * candidate measured fastest by its steady time (mb_solver_steady; -1: none), v->settled_ratio
- * its wall time over the measured best's (in-sample). The runs overrule the band (v->overruled)
+ * |error| on these runs (v->median_abs_err), at least MB_SOLVER_EQUIV.
+ *
+ * A candidate's measured median is the least of several noisy medians when it wins, so it is
+ * lucky (the winner's curse: held out, the answer's median came out a median 7% slower than
+ * in-sample, its rivals' 2.5%; docs/design.md, "Settling near ties"). Each row's steady time is therefore weighed against the
+ * model by their uncertainties before rows are compared (rows[].s_shrunk, empirical Bayes in
+ * ln N_update): the median's, sd_seed^2 (pi / 2) / runs, from the seed-to-seed spread pooled
+ * over the rows at v->p_rec; the model's, sd_model^2, what its residuals there hold beyond that
+ * noise (method of moments, at least 0). A row then counts for
+ * t_pred exp(w ln(s_median / t_pred)), w = sd_model^2 / (sd_model^2 + that of its median):
+ * a well-fitted law leaves its own ordering, a law that misses by more than the noise leaves
+ * the runs'. v->settled gets the candidate least by s_shrunk (-1: none), v->settled_ratio its
+ * wall time over the measured best's (in-sample). The runs overrule the band (v->overruled)
  * where a row outside it, of the same P and rate, in range, with MB_SOLVER_OVERRULE_RUNS or more
- * runs, has a steady time below (1 - band) times the candidates' best: it is then v->settled. */
+ * runs, has an s_shrunk below (1 - band) times the candidates' best: it is then v->settled. */
 #define MB_SOLVER_OVERRULE_RUNS 5
+/* What settling compares for row r: s_shrunk, else the steady time (mb_solver_steady). */
+double mb_solver_settle_time(const mb_validate_row *r);
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                       const mb_update_time *t, double m_lo, double m_hi, mb_validate *v);
 

@@ -91,6 +91,26 @@ static const char *no_candidate(char *buf, size_t n, const mb_validate *v)
     return buf;
 }
 
+/* "0.412 s: runs 0.398 s over 10, model 0.431 s" for row r, into buf. */
+static const char *weighed(char *buf, size_t n, const mb_validate_row *r)
+{
+    if (isfinite(r->s_shrunk))
+        snprintf(buf, n, "weighed %.3g s: runs %.3g s over %zu, model %.3g s", r->s_shrunk,
+                 mb_solver_steady(r), r->reached, r->t_pred);
+    else
+        snprintf(buf, n, "steady time %.3g s over %zu runs", mb_solver_steady(r), r->reached);
+    return buf;
+}
+
+static const char *fmt_sd(char *buf, size_t n, double sd)
+{
+    if (isfinite(sd))
+        snprintf(buf, n, "%.3f", sd);
+    else
+        snprintf(buf, n, "- (no M with two runs: the runs stand as measured)");
+    return buf;
+}
+
 static void scale_settle_print(FILE *f, const scale_check *ck)
 {
     if (!ck->given)
@@ -101,39 +121,43 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
     }
     const mb_validate *v = &ck->v;
     const mb_validate_row *s = settled_row(ck);
-    char c[256], m[64];
+    char c[256], m[64], w[160];
     if (!s) {
         fprintf(f, "settled:        not by runs: %s\n", no_candidate(c, sizeof c, v));
     } else if (v->overruled) {
         fprintf(f, "settled:        by the runs, over the model: it predicts M = %s within %.1f%% "
                    "of its best T_C (its median |error| on the runs), but the runs measured "
                    "M = %s, outside that band, faster than any of them by more than the band "
-                   "(steady time %.3g s over %zu runs)\n",
+                   "(%s)\n",
                 candidates(c, sizeof c, v), 100 * v->band, setting(m, sizeof m, v, s),
-                mb_solver_steady(s), s->reached);
+                weighed(w, sizeof w, s));
     } else if (v->settled == v->rec) {
         fprintf(f, "settled:        the runs agree: of the trained M the model predicts within "
                    "%.1f%% of its best T_C (its median |error| on the runs: M = %s), M = %s "
-                   "measured fastest (steady time %.3g s: median updates of %zu runs at the "
-                   "model's seconds per update)\n",
+                   "is fastest (%s)\n",
                 100 * v->band, candidates(c, sizeof c, v), setting(m, sizeof m, v, s),
-                mb_solver_steady(s), s->reached);
+                weighed(w, sizeof w, s));
     } else if (v->rec >= 0) {
+        char w2[160];
         fprintf(f, "settled:        by the runs: the model predicts M = %s within %.1f%% of "
                    "its best T_C, its median |error| on the runs, so it cannot tell them "
-                   "apart; the runs trained M = %s in %.3g s and the model's optimum (as M = %g) "
-                   "in %.3g s (steady times: median updates at the model's seconds per "
-                   "update)\n",
+                   "apart; M = %s (%s) is faster than the model's optimum as M = %g (%s)\n",
                 candidates(c, sizeof c, v), 100 * v->band, setting(m, sizeof m, v, s),
-                mb_solver_steady(s), v->rows[v->rec].batch, mb_solver_steady(&v->rows[v->rec]));
+                weighed(w, sizeof w, s), v->rows[v->rec].batch,
+                weighed(w2, sizeof w2, &v->rows[v->rec]));
     } else {
         fprintf(f, "settled:        by the runs: the model's optimum M = %.4g has no runs; of "
                    "the trained M it predicts within %.1f%% of its best T_C (its median |error| "
-                   "on the runs: M = %s), M = %s measured fastest (steady time %.3g s over "
-                   "%zu runs)\n",
+                   "on the runs: M = %s), M = %s is fastest (%s)\n",
                 v->m_rec, 100 * v->band, candidates(c, sizeof c, v),
-                setting(m, sizeof m, v, s), mb_solver_steady(s), s->reached);
+                setting(m, sizeof m, v, s), weighed(w, sizeof w, s));
     }
+    if (s && isfinite(v->sd_model))
+        fprintf(f, "weighed:        each trained M's steady time (median updates at the model's "
+                   "seconds per update) is weighed against the model's T_C by their "
+                   "uncertainties: seed-to-seed sd of ln N_update %s, the model's own sd beyond "
+                   "it %.3f (docs/design.md, \"Settling near ties\")\n",
+                fmt_sd(c, sizeof c, v->sd_seed), v->sd_model);
 }
 
 static cJSON *scale_settle_json(const scale_check *ck)
@@ -172,6 +196,10 @@ static cJSON *scale_settle_json(const scale_check *ck)
         mb_json_add_number(o, "t_pred_s", s->t_pred);
         mb_json_add_number(o, "t_train_median_s", s->t_median);
         mb_json_add_number(o, "runs_reached", (double)s->reached);
+        mb_json_add_number(o, "t_steady_s", mb_solver_steady(s));
+        mb_json_add_number(o, "t_weighed_s", mb_solver_settle_time(s));
+        mb_json_add_number(o, "sd_seed", v->sd_seed);
+        mb_json_add_number(o, "sd_model", v->sd_model);
     }
     return o;
 }

@@ -144,7 +144,7 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_update_
             scratch[m++] = r->t_step[idx[j]];
     row->t_update_run = median(scratch, m);
 
-    row->n_pred = row->t_update_pred = row->t_pred = NAN;
+    row->n_pred = row->t_update_pred = row->t_pred = row->s_shrunk = NAN;
     double nu, tu;
     if (mb_model_tupdate(t, row->batch, row->procs, &tu) == MB_OK) {
         row->t_update_pred = tu;
@@ -259,6 +259,63 @@ static int may_settle(const mb_validate_row *r, const mb_validate *v, double m_l
            r->batch >= m_lo && r->batch <= m_hi;
 }
 
+/* The rows settling weighs: at the answer's P, with steady times and a prediction. */
+static int weighed(const mb_validate_row *r, const mb_validate *v)
+{
+    return r->procs == v->p_rec && r->s_runs && r->reached > 0 && isfinite(r->s_median) &&
+           r->s_median > 0 && r->t_pred > 0 && isfinite(r->t_pred);
+}
+
+/* rows[].s_shrunk, v->sd_seed and v->sd_model (mb_solver_settle's comment). */
+static void shrink(mb_validate *v)
+{
+    double ss = 0, df = 0;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        if (!weighed(r, v) || r->reached < 2)
+            continue;
+        double mean = 0, sq = 0;
+        for (size_t k = 0; k < r->reached; k++)
+            mean += log(r->s_runs[k]) / (double)r->reached;
+        for (size_t k = 0; k < r->reached; k++)
+            sq += (log(r->s_runs[k]) - mean) * (log(r->s_runs[k]) - mean);
+        ss += sq;
+        df += (double)r->reached - 1;
+    }
+    v->sd_seed = df > 0 ? sqrt(ss / df) : NAN;
+    /* the model's variance beyond the medians' noise: mean squared residual less mean noise */
+    double r2 = 0, noise = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        if (!weighed(r, v))
+            continue;
+        double res = log(r->s_median / r->t_pred);
+        r2 += res * res;
+        noise += isfinite(v->sd_seed) ? M_PI_2 * v->sd_seed * v->sd_seed / (double)r->reached : 0;
+        n++;
+    }
+    v->sd_model = n ? sqrt(fmax(0, (r2 - noise) / (double)n)) : NAN;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        mb_validate_row *r = &v->rows[i];
+        r->s_shrunk = NAN;
+        if (!weighed(r, v))
+            continue;
+        const double m2 = v->sd_model * v->sd_model,
+                     e2 = isfinite(v->sd_seed)
+                              ? M_PI_2 * v->sd_seed * v->sd_seed / (double)r->reached
+                              : 0;
+        /* no spread known: the runs' medians stand as measured */
+        const double w = !isfinite(v->sd_seed) ? 1.0 : m2 + e2 > 0 ? m2 / (m2 + e2) : 0.0;
+        r->s_shrunk = r->t_pred * exp(w * log(r->s_median / r->t_pred));
+    }
+}
+
+double mb_solver_settle_time(const mb_validate_row *r)
+{
+    return isfinite(r->s_shrunk) ? r->s_shrunk : mb_solver_steady(r);
+}
+
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                       const mb_update_time *t, double m_lo, double m_hi, mb_validate *v)
 {
@@ -268,18 +325,19 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
     v->settled_ratio = NAN;
     v->band = isfinite(v->median_abs_err) ? fmax(MB_SOLVER_EQUIV, v->median_abs_err)
                                           : MB_SOLVER_EQUIV;
+    shrink(v);
     if (!law || mb_model_law_tc(law, t, v->m_rec, v->p_rec, &t_opt) != MB_OK)
         return;
     for (size_t i = 0; i < v->n_rows; i++) {
         mb_validate_row *r = &v->rows[i];
         r->candidate = may_settle(r, v, m_lo, m_hi) && r->t_pred <= (1 + v->band) * t_opt;
-        if (r->candidate && (v->settled < 0 || mb_solver_steady(r) < mb_solver_steady(&v->rows[v->settled])))
+        if (r->candidate && (v->settled < 0 || mb_solver_settle_time(r) < mb_solver_settle_time(&v->rows[v->settled])))
             v->settled = (long)i;
     }
     /* The runs overrule the band where they measured a setting outside it decisively faster:
-     * MB_SOLVER_OVERRULE_RUNS or more runs (sequential sampling put them there), and a steady
-     * median below (1 - band) times the band's pick. The band keeps a noisy 3-run setting far
-     * from the optimum from winning; it must not keep a well-sampled one from winning when
+     * MB_SOLVER_OVERRULE_RUNS or more runs (sequential sampling put them there), and a weighed
+     * steady time below (1 - band) times the band's pick. The band keeps a noisy 3-run setting
+     * far from the optimum from winning; it must not keep a well-sampled one from winning when
      * the model misplaces its optimum by more than its own error (cnn-deep: the model put it at
      * the range's low end, M = 32; the runs measured M = 48 over 10 seeds 18% faster). */
     v->overruled = 0;
@@ -288,11 +346,10 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
         const mb_validate_row *r = &v->rows[i];
         if (!r->candidate && may_settle(r, v, m_lo, m_hi) &&
             mb_solver_same_rate(r->lr, v->lr_rec) && r->runs >= MB_SOLVER_OVERRULE_RUNS &&
-            (alt < 0 || mb_solver_steady(r) < mb_solver_steady(&v->rows[alt])))
+            (alt < 0 || mb_solver_settle_time(r) < mb_solver_settle_time(&v->rows[alt])))
             alt = (long)i;
     }
-    if (alt >= 0 &&
-        mb_solver_steady(&v->rows[alt]) < (1 - v->band) * mb_solver_steady(&v->rows[v->settled])) {
+    if (alt >= 0 && mb_solver_settle_time(&v->rows[alt]) < (1 - v->band) * mb_solver_settle_time(&v->rows[v->settled])) {
         v->settled = alt;
         v->overruled = 1;
     }
@@ -308,7 +365,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
 #define WHERE(i) (paths ? paths[i] : "a log"), (paths ? ": " : ": ")
     memset(out, 0, sizeof *out);
     out->best = out->rec = out->settled = -1;
-    out->band = NAN;
+    out->band = out->sd_seed = out->sd_model = NAN;
     out->m_rec = m_rec;
     out->p_rec = p_rec;
     out->lr_rec = lr_rec;

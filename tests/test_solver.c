@@ -3,8 +3,10 @@
  * status).
  */
 #include <CUnit/CUnit.h>
+#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -773,6 +775,18 @@ static void test_validate(void)
     mb_test_rmdir(dir);
 }
 
+/* Row r's runs made n, every steady time x (the row's times stay its own). */
+static void set_runs(mb_validate_row *r, size_t n, double x)
+{
+    free(r->s_runs);
+    r->s_runs = malloc(n * sizeof *r->s_runs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->s_runs);
+    for (size_t k = 0; k < n; k++)
+        r->s_runs[k] = x;
+    r->runs = r->reached = n;
+    r->s_median = x;
+}
+
 /* The runs settle what the model cannot tell apart: runs of a known law whose updates are
  * faster or slower than the model's by a known factor per M. The model's optimum is M = 37.3;
  * it predicts M = 24, 32 and 48 within 7.2%, 0.9% and 2.4% of it, and M = 8, 96, 128 far off.
@@ -837,13 +851,13 @@ static void test_validate_settle(void)
     CU_ASSERT_FALSE(v.overruled); /* M = 8 is faster, but on 3 runs: the band holds */
     /* 8 is faster than the band's pick, but not by more than the band: it holds even on 5 runs */
     const double s8 = v.rows[0].s_median;
-    v.rows[0].runs = v.rows[0].reached = MB_SOLVER_OVERRULE_RUNS;
+    set_runs(&v.rows[0], MB_SOLVER_OVERRULE_RUNS, s8);
     mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 8, 128, &v);
     CU_ASSERT_TRUE(mb_solver_steady(&v.rows[0]) < mb_solver_steady(&v.rows[1]));
     CU_ASSERT_EQUAL(v.settled, 1);
     /* five runs (as sequential sampling gives a leader) that beat it by more than the band: the
      * runs overrule the model */
-    v.rows[0].s_median = 0.5 * mb_solver_steady(&v.rows[1]);
+    set_runs(&v.rows[0], MB_SOLVER_OVERRULE_RUNS, 0.5 * mb_solver_steady(&v.rows[1]));
     mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 8, 128, &v);
     CU_ASSERT_EQUAL(v.settled, 0);
     CU_ASSERT_TRUE(v.overruled);
@@ -852,8 +866,7 @@ static void test_validate_settle(void)
     CU_ASSERT_FALSE(v.rows[1].candidate);
     CU_ASSERT_EQUAL(v.settled, 2);
     CU_ASSERT_FALSE(v.overruled);
-    v.rows[0].runs = v.rows[0].reached = 3;
-    v.rows[0].s_median = s8;
+    set_runs(&v.rows[0], 3, s8);
     mb_validate_free(&v);
     mb_fit_runs_free(&runs);
 
@@ -892,6 +905,80 @@ static void test_validate_settle(void)
     snprintf(arg, sizeof arg, "scale --n-inf 130 --alpha 8e4 %s --procs 1 %s", model, dir);
     expect_failure(arg, 2, "no target loss");
     mb_test_rmdir(dir);
+}
+
+/* One settle row at P = 1, lr 0.02, M = m: runs at the model's T_C times f[k] x lucky. */
+static void settle_row(mb_validate_row *r, const mb_law *law, const mb_update_time *t, double m,
+                       const double *f, size_t n, double lucky)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->algo, sizeof r->algo, "momentum");
+    r->procs = 1;
+    r->batch = m;
+    r->lr = 0.02;
+    r->runs = r->reached = n;
+    CU_ASSERT_EQUAL_FATAL(mb_model_law_tc(law, t, m, 1, &r->t_pred), MB_OK);
+    r->t_runs = malloc(n * sizeof *r->t_runs);
+    r->s_runs = malloc(n * sizeof *r->s_runs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->t_runs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->s_runs);
+    for (size_t k = 0; k < n; k++)
+        r->t_runs[k] = r->s_runs[k] = r->t_pred * f[k] * lucky;
+    gsl_sort(r->s_runs, 1, n);
+    gsl_sort(r->t_runs, 1, n);
+    r->s_median = r->t_median = r->s_runs[n / 2];
+    r->s_shrunk = NAN;
+}
+
+/* Settling weighs each candidate's median against the model by their uncertainties (the
+ * winner's curse). The law of test_validate_settle (optimum M = 37.3; 24, 32, 48 within 7.2%,
+ * 0.9%, 2.4%, all candidates in a 10% band). M = 24's five runs came out 8% under the model:
+ * (a) with a seed-to-seed spread of 20% that is within a 5-run median's noise (11%), the law
+ * fits within the noise (sd_model 0), and its own best, M = 32, stands, where the fastest
+ * median (24) used to win; (b) with a spread of 1% the same 8% is far beyond the noise: the
+ * model misses, and the runs' M = 24 wins. */
+static void test_settle_weighs_noise(void)
+{
+    const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
+    const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
+    const double ms[] = {8, 24, 32, 48, 96, 128};
+    const double wide[] = {0.75, 0.9, 1.0, 1.1, 1.3}, narrow[] = {0.99, 0.995, 1.0, 1.005, 1.01};
+    for (int c = 0; c < 2; c++) {
+        const double *f = c == 0 ? wide : narrow;
+        mb_validate v;
+        memset(&v, 0, sizeof v);
+        v.n_rows = 6;
+        v.rows = calloc(v.n_rows, sizeof *v.rows);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v.rows);
+        for (size_t i = 0; i < v.n_rows; i++)
+            settle_row(&v.rows[i], &law, &t, ms[i], f, i == 0 || i > 3 ? 3 : 5,
+                       ms[i] == 24 ? 0.92 : 1.0);
+        v.best = v.rec = v.settled = -1;
+        v.rec = 2; /* M = 32 stands for the optimum */
+        v.m_rec = 37.34;
+        v.p_rec = 1;
+        v.lr_rec = 0.02;
+        v.median_abs_err = 0.10;
+        mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 8, 128, &v);
+        for (size_t i = 0; i < v.n_rows; i++)
+            CU_ASSERT_EQUAL(v.rows[i].candidate, ms[i] == 24 || ms[i] == 32 || ms[i] == 48);
+        /* the fastest median is M = 24's either way */
+        CU_ASSERT_TRUE(mb_solver_steady(&v.rows[1]) < mb_solver_steady(&v.rows[2]));
+        CU_ASSERT_TRUE(v.sd_seed > (c == 0 ? 0.15 : 0.005) && v.sd_seed < (c == 0 ? 0.3 : 0.01));
+        if (c == 0) {
+            CU_ASSERT_DOUBLE_EQUAL(v.sd_model, 0, 0);
+            CU_ASSERT_EQUAL(v.settled, 2); /* M = 32: the model's ordering */
+            CU_ASSERT_TRUE(mb_test_close(v.rows[1].s_shrunk, v.rows[1].t_pred, 1e-12));
+        } else {
+            CU_ASSERT_TRUE(v.sd_model > 0.02);
+            CU_ASSERT_EQUAL(v.settled, 1); /* M = 24: the runs */
+            /* nearly all the way to the runs' median, not past it */
+            CU_ASSERT_TRUE(v.rows[1].s_shrunk >= v.rows[1].s_median &&
+                           v.rows[1].s_shrunk < 1.01 * v.rows[1].s_median);
+        }
+        CU_ASSERT_FALSE(v.overruled);
+        mb_validate_free(&v);
+    }
 }
 
 /* T_update calibrated by runs (mbfit tupdate STEP.csv LOG...): a probe caught in a fast phase
@@ -1384,6 +1471,7 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "step tables of P learners", test_step_tables_by_p) ||
            !CU_add_test(s, "mbopt validate", test_validate) ||
            !CU_add_test(s, "the runs settle the recommendation", test_validate_settle) ||
+           !CU_add_test(s, "settling weighs medians against the model", test_settle_weighs_noise) ||
            !CU_add_test(s, "T_update calibrated by runs", test_tupdate_from_runs) ||
            !CU_add_test(s, "T_update's runs: the lower quartile", test_tupdate_steady_quartile) ||
            !CU_add_test(s, "T_update at P = 2 from runs of two", test_tupdate_from_runs_of_p) ||
