@@ -716,8 +716,8 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
     else if (pick >= 0 && pick != v->rec)
         snprintf(settle, sizeof settle, "; the model's optimum M = %.4g has no runs of its own "
                  "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
-                 "best T_C, its median |error| on these runs, and the runs measured it the "
-                 "fastest such", m_rec, round(m_rec), v->rows[pick].batch, 100 * v->band);
+                 "best T_C, its median |error| on these runs, and it is the fastest such, "
+                 "the runs weighed against the model", m_rec, round(m_rec), v->rows[pick].batch, 100 * v->band);
     if (mb_solver_calibration_only(v) && !m->nf.extrapolated) {
         /* a fit made at this target, but none of these runs reached it (issue #25, G9) */
         snprintf(verdict, size, "no run given reached the target loss %g, so nothing in-sample "
