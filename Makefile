@@ -379,11 +379,15 @@ EVAL_RULE     = --eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --check-frac 0.06
                 --no-test-eval
 # Calibration (FINAL_LOSS below TARGET_LOSS; docs/commands.md, "make run", and docs/models.md,
 # "N_update below the calibration's target"): the sweep trains only to TARGET_LOSS (L1) at
-# CAL_BATCHES x CAL_SEEDS, every evaluation logged on a CAL_EVAL_FRAC subset (no staged checks:
-# the fit reads each run's crossing of every level above L1), mbfit nupdate --extrapolate
-# predicts N_update at FINAL_LOSS (L2), no in-sample run can settle the answer (none reached
-# L2), and the held-out check trains to L2. Empty FINAL_LOSS: the answer is for TARGET_LOSS and
-# the sweep reaches it.
+# CAL_BATCHES x CAL_SEEDS on a CAL_EVAL_FRAC subset, mbfit nupdate --extrapolate predicts
+# N_update at FINAL_LOSS (L2) from each run's first crossing of CAL_LEVELS and L1, no in-sample
+# run can settle the answer (none reached L2), and the held-out check trains to L2. The fit reads
+# the first evaluated crossing of every level, so the runs evaluate on the same grid as the
+# direct sweep, but their staged checks and spacing aim at the highest level not yet reached
+# (mbtrain --levels): an evaluation clearly above it stops after a few hundred samples, and the
+# first crossings are those of full evaluations (all 160 of 40 runs the same, 0.37-0.40 of the
+# samples: docs/results.md, "A target beyond the calibration"). Empty FINAL_LOSS: the answer is
+# for TARGET_LOSS and the sweep reaches it.
 # Empty (the default): the answer is for TARGET_LOSS and the sweep reaches it. The default job
 # answered for 0.4 from runs to 0.5 (FINAL_LOSS=0.4) was 1.00x and 1.20x of the held-out best in
 # two fresh-clone runs, the direct job 1.00-1.08x in three (docs/results.md): calibration is
@@ -396,7 +400,10 @@ CAL           := $(if $(strip $(FINAL_LOSS)),1,)
 ANSWER_LOSS    = $(if $(CAL),$(FINAL_LOSS),$(TARGET_LOSS))
 SWEEP_BATCHES  = $(if $(CAL),$(CAL_BATCHES),$(RUN_BATCHES))
 SWEEP_SEEDS    = $(if $(CAL),$(CAL_SEEDS),$(RUN_SEEDS))
-SWEEP_RULE     = $(if $(CAL),--eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --no-test-eval,$(EVAL_RULE))
+# the levels mbfit's default grid takes (1.3, 1.2, 1.1 x L1; L1 is the target itself)
+CAL_LEVELS     = $(shell awk -v t='$(TARGET_LOSS)' 'BEGIN { printf "%g,%g,%g", 1.3 * t, 1.2 * t, 1.1 * t }')
+SWEEP_RULE     = $(if $(CAL),--eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --levels $(CAL_LEVELS) \
+                 --check-frac 0.0625 --check-sigmas 3 --eval-adapt --no-test-eval,$(EVAL_RULE))
 # P: what mpirun can start: one slot per core here, or the slots of HOSTFILE (Open MPI's format:
 # "host slots=N" lines); PROCS=1:1024 asks for more, labelled as an extrapolation of the
 # collective model

@@ -13,9 +13,9 @@
 #include "../data/mb_parse.h"
 
 /* The default grid: LEVELS_N levels from L1 up to LEVELS_SPAN x L1, L1 the highest target the
- * runs were trained to (every run was to reach it). Levels near L1 predict best: the curves
- * steepen as the loss falls, and levels far above L1 teach a slope that is too shallow
- * (docs/models.md, "N_update below the calibration's target"). */
+ * runs were trained to (every run was to reach it); or the logs' own `# levels=` and L1. Levels
+ * near L1 predict best: the curves steepen as the loss falls, and levels far above L1 teach a
+ * slope that is too shallow (docs/models.md, "N_update below the calibration's target"). */
 #define LEVELS_N 4
 #define LEVELS_SPAN 1.3
 
@@ -45,9 +45,30 @@ static int parse_levels(const char *flag, const char *s, double *v, size_t cap, 
     return rc;
 }
 
+/* A log's `# levels=` (mbtrain --levels: the losses above its target that its staged checks and
+ * spacing aimed at) into v[0..*n), at most cap; *n = 0 when it has none. MB_EFORMAT when it is
+ * not a list of numbers > 0. */
+static int log_levels(const mb_table *t, const char *file, double *v, size_t cap, size_t *n,
+                      mb_error *err)
+{
+    const char *s = mb_table_meta(t, "levels");
+    *n = 0;
+    if (!s)
+        return MB_OK;
+    mb_error e = {0};
+    if (parse_levels("levels", s, v, cap, n, &e) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': '%s' is not a list of "
+                            "losses > 0, each once (%s)", file, s, e.msg);
+    return MB_OK;
+}
+
 /* The default levels from the runs' `# target_loss=` (tabs[i]: files[i] read once, issue #25
  * G13): MB_ENODATA when a log has none, MB_EFORMAT when one is not a number > 0 or two logs
- * were trained to different targets (which L1 is meant is then undefined: G3). */
+ * were trained to different targets (which L1 is meant is then undefined: G3). Logs that state
+ * `# levels=` (mbtrain --levels) give those and L1: their staged checks judged those levels,
+ * so those are the crossings they log exactly (a log without, of full evaluations, logs every
+ * crossing); two logs that state different ones are MB_EFORMAT (give --levels). Else LEVELS_N
+ * levels from L1 up to LEVELS_SPAN x L1. */
 static int default_levels(mb_table *const *tabs, const char *const *files, size_t nfiles,
                           double *lev, size_t *n, mb_error *err)
 {
@@ -72,10 +93,77 @@ static int default_levels(mb_table *const *tabs, const char *const *files, size_
                                 files[first], l1);
         }
     }
-    for (size_t k = 0; k < LEVELS_N; k++)
-        lev[k] = l1 * (1.0 + (LEVELS_SPAN - 1.0) * (double)(LEVELS_N - 1 - k) / (LEVELS_N - 1));
+    double lv[MB_FIT_LEVELS_CAP], lv0[MB_FIT_LEVELS_CAP];
+    size_t k, k0 = 0, with = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        int rc = log_levels(tabs[i], files[i], k0 ? lv : lv0, MB_FIT_LEVELS_CAP - 1,
+                            k0 ? &k : &k0, err);
+        if (rc != MB_OK)
+            return rc;
+        if (k0 == 0 || with == i) { /* none yet, or this log's are the first */
+            with = k0 ? i : i + 1;
+            continue;
+        }
+        int same = k == 0 || k == k0; /* a log without levels does not say */
+        for (size_t j = 0; k > 0 && same && j < k; j++)
+            same = lv[j] == lv0[j];
+        if (!same)
+            return mb_error_set(err, MB_EFORMAT, "%s: '# levels=%s', but %s's is '%s': the runs' "
+                                "checks aimed at different levels, whose crossings they log "
+                                "exactly (give the levels with --levels)", files[i],
+                                mb_table_meta(tabs[i], "levels"), files[with],
+                                mb_table_meta(tabs[with], "levels"));
+    }
+    if (k0 > 0) {
+        memcpy(lev, lv0, k0 * sizeof *lev);
+        lev[k0] = l1;
+        *n = k0 + 1;
+        return MB_OK;
+    }
+    for (size_t j = 0; j < LEVELS_N; j++)
+        lev[j] = l1 * (1.0 + (LEVELS_SPAN - 1.0) * (double)(LEVELS_N - 1 - j) / (LEVELS_N - 1));
     *n = LEVELS_N;
     return MB_OK;
+}
+
+/* A log with staged checks (`# check_frac=`) logs in full only the evaluations its checks could
+ * not rule out against its target or the level it aimed at (`# levels=`): its first logged
+ * crossing of another level above its target can come after the true one. One line naming the
+ * first such log and level, and how many logs are so, when a fitted level is one; nothing
+ * else. */
+static void note_unjudged(mb_table *const *tabs, const char *const *files, size_t nfiles,
+                          const double *lev, size_t nl)
+{
+    size_t bad = 0, first = 0;
+    double level = NAN;
+    for (size_t i = 0; i < nfiles; i++) {
+        const char *cf = mb_table_meta(tabs[i], "check_frac"), *tl = mb_table_meta(tabs[i],
+                                                                                   "target_loss");
+        double frac, target, lv[MB_FIT_LEVELS_CAP];
+        size_t k = 0;
+        mb_error e = {0};
+        if (!cf || !tl || mb_data_parse_double(cf, &frac) != MB_OK || !(frac > 0) ||
+            mb_data_parse_double(tl, &target) != MB_OK ||
+            log_levels(tabs[i], files[i], lv, MB_FIT_LEVELS_CAP, &k, &e) != MB_OK)
+            continue;
+        for (size_t l = 0; l < nl; l++) {
+            int judged = !(lev[l] > target * (1 + 1e-9));
+            for (size_t j = 0; !judged && j < k; j++)
+                judged = fabs(lev[l] - lv[j]) <= 1e-9 * lv[j];
+            if (!judged) {
+                if (bad++ == 0)
+                    first = i, level = lev[l];
+                break;
+            }
+        }
+    }
+    if (bad > 0) {
+        const char *lv = mb_table_meta(tabs[first], "levels");
+        mb_cli_say("mbfit", "nupdate", "warning: %s's staged checks judged %s%s and its target "
+                   "only, so its first logged crossing of level %g may come late (%zu log%s so; "
+                   "fit the levels they judged, or runs with full evaluations)", files[first],
+                   lv ? "levels " : "no level", lv ? lv : "", level, bad, bad == 1 ? "" : "s");
+    }
 }
 
 /* Reads every input once into (*tabs)[0..n) (freed with free_tables): the logs are looked into
@@ -166,6 +254,8 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
     rc = read_tables(files, nfiles, &tabs, &err);
     if (rc == MB_OK && !la->levels)
         rc = default_levels(tabs, files, nfiles, lev, &nl, &err);
+    if (rc == MB_OK)
+        note_unjudged(tabs, files, nfiles, lev, nl);
     if (rc == MB_OK)
         rc = mb_fit_runs_read_tables((const mb_table *const *)tabs, files, nfiles, lev, nl,
                                      la->smooth, &runs, &err);

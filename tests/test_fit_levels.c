@@ -335,6 +335,59 @@ static void test_command(void)
     mb_test_rmdir(dir);
 }
 
+/* Logs of mbtrain --levels (issue #23) state the levels their checks aimed at (# levels=): they
+ * are the default, with L1; logs that state other ones are refused, and a fitted level a
+ * checked log did not aim at is warned of (its first logged crossing may come late). */
+static void test_logged_levels(void)
+{
+    char dir[256], args[1024];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    const law w = {123.4, 5678.9, 1.73, 1.73, 0};
+    for (size_t g = 0; g < NM; g++)
+        for (int s = 0; s < 3; s++)
+            write_log(dir, &w, Ms[g], s, 0);
+    mb_test_run r, d;
+    CU_ASSERT(mb_test_sh_ok(&d, "mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 0 "
+                            "--levels 0.78,0.71,0.64,0.57,0.5 '%s'/*.csv", dir));
+    CU_ASSERT(mb_test_sh_ok(&r, "sed -i 's/^# target_loss=0.5$/&\\n# check_frac=0.0625\\n"
+                            "# levels=0.78,0.71,0.64,0.57/' '%s'/*.csv && grep -c '^# levels=' "
+                            "'%s'/lenet5-momentum-b8-s0.csv", dir, dir));
+    CU_ASSERT_STRING_EQUAL(r.out, "1\n");
+    mb_test_run_free(&r);
+    /* the default: the logs' levels and L1, the same fit as given by hand, and no warning */
+    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 0 "
+                            "'%s'/*.csv", dir));
+    CU_ASSERT_STRING_EQUAL(r.out, d.out);
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "extrapolated from 5 levels"));
+    mb_test_run_free(&r);
+    mb_test_run_free(&d);
+    /* a level the checks did not aim at: the fit goes on, with one line saying so */
+    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 0 "
+                            "--levels 0.78,0.71,0.6,0.5 '%s'/*.csv", dir));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "judged levels 0.78,0.71,0.64,0.57 and its target only, "
+                                         "so its first logged crossing of level 0.6 may come "
+                                         "late (18 logs so;"));
+    mb_test_run_free(&r);
+    /* a log of full evaluations beside them says nothing; one whose checks aimed elsewhere
+     * leaves L1's levels undefined */
+    CU_ASSERT(mb_test_sh_ok(&r, "sed '/^# levels=/d; /^# check_frac=/d; s/^# seed=0$/# seed=7/' "
+                            "'%s'/lenet5-momentum-b8-s0.csv > '%s'/full.csv && mbfit nupdate "
+                            "--extrapolate --target-loss 0.4 --bootstrap 0 '%s'/*.csv", dir, dir,
+                            dir));
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    mb_test_run_free(&r);
+    CU_ASSERT(mb_test_sh_ok(&r, "sed 's/^# levels=.*/# levels=0.7,0.6/' "
+                            "'%s'/lenet5-momentum-b16-s1.csv > '%s'/x && mv '%s'/x "
+                            "'%s'/lenet5-momentum-b16-s1.csv", dir, dir, dir, dir));
+    mb_test_run_free(&r);
+    snprintf(args, sizeof args, "nupdate --extrapolate --target-loss 0.4 '%s'/*.csv", dir);
+    mb_test_expect_failure("mbfit", args, 1, "lenet5-momentum-b16-s1.csv: '# levels=0.7,0.6', "
+                           "but");
+    mb_test_rmdir(dir);
+}
+
 static void test_lenet5(void)
 {
     /* Real runs (tests/fixtures/fit/levels/: LeNet-5 on Fashion-MNIST, momentum 0.9, lr 0.02,
@@ -380,5 +433,6 @@ int mb_test_suite_fit_levels(void)
            !CU_add_test(s, "refusals", test_refusals) ||
            !CU_add_test(s, "an M the inverse law misses is named", test_misfit_warning) ||
            !CU_add_test(s, "mbfit nupdate --extrapolate -> mbopt's reader", test_command) ||
+           !CU_add_test(s, "levels the logs' checks aimed at", test_logged_levels) ||
            !CU_add_test(s, "lenet5 runs to 0.5 predict 0.4", test_lenet5);
 }

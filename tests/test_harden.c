@@ -309,6 +309,24 @@ static void test_checkpoint_checks(void)
         resume_fails("cnt.bin", DATA, "", why[i]);
         RESET();
     }
+    /* the version-9 levels (issue #23): a count out of range, levels without a target (this
+     * run has none), levels out of order, a stray value past the count */
+    for (int i = 0; i < 4; i++) {
+        memcpy(&h, c.b + c.run, sizeof h);
+        h.n_levels = 2;
+        h.levels[0] = 0.9;
+        h.levels[1] = 0.8;
+        if (i == 0)
+            h.n_levels = MB_RUN_LEVELS_MAX + 1;
+        else if (i == 2)
+            h.target_loss = 0.5, h.levels[1] = 0.95;
+        else if (i == 3)
+            h.target_loss = 0.5, h.levels[5] = 0.7;
+        memcpy(c.b + c.run, &h, sizeof h);
+        ck_save(&c, "lev.bin", 1);
+        resume_fails("lev.bin", DATA, "", i < 2 ? "level count" : "levels out of range");
+        RESET();
+    }
     /* garbage in the stored log rows */
     memcpy(c.b + c.log + 2, "x!", 2);
     ck_save(&c, "log.bin", 1);

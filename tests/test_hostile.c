@@ -490,10 +490,15 @@ static const hcase train_cases[] = {
     {"silent", CK "--check-frac 0.25 --no-bisect --log $W/a.csv >/dev/null && " TRAIN
                "--max-updates 40 --target-loss 0.2 --check-frac 0.25 --no-bisect --resume $W/c "
                "--log $W/r.csv >/dev/null && grep -q '^# check_frac=0.25' $W/r.csv", 0, NULL},
-    /* a checkpoint of format version 7 (no network structure) is refused, saying so */
-    {"silent", CK "--log $W/a.csv >/dev/null && printf 7 | dd of=$W/c bs=1 seek=7 conv=notrunc "
+    /* issue #23: the levels the checks aimed at, stated once for all its rows */
+    {"silent", CK "--check-frac 0.25 --levels 0.4,0.3 --log $W/a.csv" RESUME "--check-frac 0.25 "
+               "--levels 0.4", 1, "c: checkpoint of --levels 0.4,0.3, this run has --levels 0.4"},
+    {"silent", CK "--eval-adapt --log $W/a.csv" RESUME "--eval-adapt --levels 0.3", 1,
+     "checkpoint of --levels none, this run has --levels 0.3"},
+    /* a checkpoint of format version 8 (no levels) is refused, saying so */
+    {"silent", CK "--log $W/a.csv >/dev/null && printf 8 | dd of=$W/c bs=1 seek=7 conv=notrunc "
                "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
-     1, "checkpoint format version 7; this mbtrain reads version 8 only: start the run afresh"},
+     1, "checkpoint format version 8; this mbtrain reads version 9 only: start the run afresh"},
     /* the eleventh campaign (issue #25). N1: an output over a file of --data, directly or
      * through a link, is refused before any work, as one over --net is */
     {"silent", "cp -r $D/bigheader $W/b && cksum $W/b/train-labels-idx1-ubyte.gz > $W/k && $T "

@@ -3,7 +3,8 @@
  * determinism for a seed, stopping at the target loss, the log's layout, checkpoint and resume
  * (a resumed run continues exactly where the straight run would have been), sweeps, the exact
  * crossing by bisection against an evaluation at every update (and with --check-frac's staged
- * evaluations), divergence as a logged result,
+ * evaluations, and with --levels' checks aimed at the levels above the target), divergence as
+ * a logged result,
  * and every bad-input path (one line, exit 1; usage errors exit 2; no log or checkpoint left
  * behind).
  */
@@ -347,6 +348,32 @@ static void test_errors(void)
     fails(2, "--seed or --seeds", cmd);
     snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --checkpoint %s/c.bin", tiny, dir);
     fails(2, "--checkpoint-every", cmd);
+    /* --levels (issue #23): losses above the target, from the highest down, each once, with a
+     * target and something that aims at them */
+    static const struct {
+        const char *flags, *what;
+    } lv[] = {
+        {"--levels 0.5", "--levels has no effect without --target-loss"},
+        {"--target-loss 0.2 --levels 0.5", "--levels has no effect without --check-frac or "
+         "--eval-adapt"},
+        {"--target-loss 0.2 --check-frac 0.1 --levels 0.5,0.2", "--levels: 0.2 is not above "
+         "--target-loss 0.2"},
+        {"--target-loss 0.2 --eval-adapt --levels 0.5,0.1", "0.1 is not above --target-loss"},
+        {"--target-loss 0.2 --check-frac 0.1 --levels 0.3,0.5", "--levels: '0.3,0.5' is not "
+         "from the highest down"},
+        {"--target-loss 0.2 --check-frac 0.1 --levels 0.5,0.5", "--levels: 0.5 given twice"},
+        {"--target-loss 0.2 --check-frac 0.1 --levels 0.5,,0.3", "--levels: empty item"},
+        {"--target-loss 0.2 --check-frac 0.1 --levels 0.5,abc", "'abc' is not a loss > 0"},
+        {"--target-loss 0.2 --check-frac 0.1 --levels 0.5,nan", "'nan' is not a loss > 0"},
+        {"--target-loss 0.2 --check-frac 0.1 --levels "
+         "1.7,1.6,1.5,1.4,1.3,1.2,1.1,1.0,0.9,0.8,0.7,0.6,0.5,0.45,0.4,0.35,0.3",
+         "17 levels in"},
+    };
+    for (size_t i = 0; i < sizeof lv / sizeof lv[0]; i++) {
+        snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " %s --log %s", tiny,
+                 lv[i].flags, log);
+        fails(2, lv[i].what, cmd);
+    }
     /* bad values and files: exit 1, and no log written */
     snprintf(cmd, sizeof cmd, "mbtrain --net %s --data " DATA " --batch 0 --log %s", tiny, log);
     fails(1, "--batch: '0'", cmd);
@@ -464,6 +491,22 @@ static void test_library(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "check-frac"));
     bad.check_frac = 0.5;
     bad.check_sigmas = 0;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    /* levels: with a target, above it, from the highest down, at most MB_RUN_LEVELS_MAX */
+    bad = o;
+    bad.n_levels = 1;
+    bad.levels[0] = 0.9;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "without a target"));
+    bad.target_loss = 0.9;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a loss above the target"));
+    bad.target_loss = 0.5;
+    bad.n_levels = 2;
+    bad.levels[1] = 0.95;
+    CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "from the highest down"));
+    bad.n_levels = MB_RUN_LEVELS_MAX + 1;
     CU_ASSERT_EQUAL(mb_train_run(&bad, &r, &err), MB_EINVAL);
     bad = o;
     bad.optim.lr = 1e30; /* diverges: a result (test_diverged), not an error */
@@ -997,6 +1040,161 @@ static void test_check_small_start(void)
     mb_test_run_free(&rc);
 }
 
+/* --levels (issue #23): the checks rule evaluations out against the highest level no full
+ * evaluation has reached yet, and --eval-adapt spaces by the distance to it, so the first
+ * logged crossing of each level is the one full evaluations every 12 updates give (on this run
+ * 0.6, 0.5, 0.4 and the target 0.3 at 132, 156, 216 and 252), for fewer samples. Checks aimed
+ * at the target alone rule out evaluations under the levels above it, and the log shows those
+ * levels late (0.6 at 192). Every full evaluation is the plain run's value, and every scheduled
+ * evaluation ruled out is above the level it was judged against. */
+static void test_levels(void)
+{
+    const char *common = "--data synthetic:n=4000,test=100,c=1,h=8,w=8,classes=4,seed=3 "
+                         "--algo sgd --lr 0.1 --batch 8 --seed 0 --threads 1 --max-updates 400 "
+                         "--target-loss 0.3 --eval-every 12";
+    mb_test_run rp, rl, ra, rt;
+    mb_test_sh(&rp, "mbtrain --net %s %s --log %s/lplain.csv", tiny, common, dir);
+    mb_test_sh(&rl, "mbtrain --net %s %s --levels 0.6,0.5,0.4 --check-frac 0.125 --eval-adapt "
+               "--log %s/llev.csv", tiny, common, dir);
+    mb_test_sh(&ra, "mbtrain --net %s %s --levels 0.6,0.5,0.4 --eval-adapt --log %s/ladapt.csv",
+               tiny, common, dir);
+    mb_test_sh(&rt, "mbtrain --net %s %s --check-frac 0.125 --eval-adapt --log %s/ltarget.csv",
+               tiny, common, dir);
+    CU_ASSERT_EQUAL(rp.status, 0);
+    CU_ASSERT_EQUAL(rl.status, 0);
+    CU_ASSERT_EQUAL(ra.status, 0);
+    CU_ASSERT_EQUAL(rt.status, 0);
+    char pp[512], pl[512], pa[512], pt[512];
+    snprintf(pp, sizeof pp, "%s/lplain.csv", dir);
+    snprintf(pl, sizeof pl, "%s/llev.csv", dir);
+    snprintf(pa, sizeof pa, "%s/ladapt.csv", dir);
+    snprintf(pt, sizeof pt, "%s/ltarget.csv", dir);
+    mb_table *p = read_log(pp), *l = read_log(pl), *a = read_log(pa), *t = read_log(pt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    static const double lev[] = {0.6, 0.5, 0.4, 0.3};
+    static const long want[] = {132, 156, 216, 252};
+    for (int k = 0; k < 4; k++) {
+        CU_ASSERT_EQUAL(first_reaching(p, lev[k]), want[k]);
+        CU_ASSERT_EQUAL(first_reaching(l, lev[k]), want[k]);
+        CU_ASSERT_EQUAL(first_reaching(a, lev[k]), want[k]);
+    }
+    CU_ASSERT_EQUAL(first_reaching(t, 0.3), 252);
+    CU_ASSERT_TRUE(first_reaching(t, 0.6) > 132); /* without the levels: late */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mb_table_meta(l, "levels"));
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(l, "levels"), "0.6,0.5,0.4");
+    CU_ASSERT_PTR_NULL(mb_table_meta(p, "levels"));
+    /* cheaper than full evaluations, dearer than checks aimed at the target alone */
+    long sp = summary_long(rp.out, " eval_samples="), sl = summary_long(rl.out, " eval_samples=");
+    long st = summary_long(rt.out, " eval_samples="), sa = summary_long(ra.out, " eval_samples=");
+    CU_ASSERT_TRUE(sl < sp / 2 && sl > st);
+    CU_ASSERT_TRUE(sa <= sp);
+    CU_ASSERT_TRUE(summary_long(rl.out, " checks=") > 0);
+    CU_ASSERT_TRUE_FATAL(mb_table_rows(l) == 252 && mb_table_rows(p) == 252);
+    double low = INFINITY;
+    for (size_t i = 0; i < 252; i++) {
+        const char *e = cell(l, i, "eval_loss"), *pe = cell(p, i, "eval_loss");
+        long u = (long)i + 1;
+        CU_ASSERT_STRING_EQUAL(cell(l, i, "loss"), cell(p, i, "loss"));
+        if (e[0]) { /* summed by chunks: the plain value up to rounding */
+            CU_ASSERT_TRUE_FATAL(pe[0] != '\0');
+            CU_ASSERT_DOUBLE_EQUAL(atof(e), atof(pe), 1e-6 * atof(pe));
+        }
+        if (u % 12 != 0)
+            continue;
+        double judged = 0.3; /* the highest level above the lowest full loss so far */
+        for (int k = 0; k < 3; k++)
+            if (!(low <= lev[k])) {
+                judged = lev[k];
+                break;
+            }
+        if (!e[0]) /* ruled out or not scheduled: above what it would have been judged against */
+            CU_ASSERT_TRUE(atof(pe) > judged);
+        if (e[0] && atof(e) < low)
+            low = atof(e);
+    }
+    mb_table_free(p);
+    mb_table_free(l);
+    mb_table_free(a);
+    mb_table_free(t);
+    mb_test_run_free(&rp);
+    mb_test_run_free(&rl);
+    mb_test_run_free(&ra);
+    mb_test_run_free(&rt);
+}
+
+/* A resumed run's judge aims where the straight run's did: the lowest full loss of the
+ * checkpoint's rows says which levels are reached (rows without eval cells say nothing). And
+ * the same crossings after a resume with --levels. */
+static void test_levels_resume(void)
+{
+    mb_data_splits s;
+    mb_error err = {0};
+    mb_net_desc *desc;
+    CU_ASSERT_EQUAL_FATAL(mb_data_load(DATA, 0.25, 0, &s, &err), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_net_desc_read(tiny, &desc, &err), MB_OK);
+    mb_run_options o;
+    tiny_options(&o, &s);
+    o.target_loss = 0.3;
+    o.n_levels = 3;
+    o.levels[0] = 0.6, o.levels[1] = 0.5, o.levels[2] = 0.4;
+    o.no_bisect = 1;
+    mb_run_result r = {.params = 100};
+    static const struct {
+        const char *rows;
+        double level;
+    } cases[] = {{NULL, 0.6},
+                 {"1,0,20,0.1,1.2,,,\n2,0,40,0.2,1.1,0.75,0.5,\n", 0.6},
+                 {"1,0,20,0.1,1.2,0.55,0.5,3.5\n2,0,40,0.2,1.1,,,\n3,0,60,0.3,1,0.58,0.5,\n",
+                  0.5},
+                 {"1,0,20,0.1,1.2,0.5,0.5,\n", 0.4},
+                 {"1,0,20,0.1,1.2,0.35,0.5,\n2,0,40,0.2,1.1,,,2\n", 0.3}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mb_run_mon m;
+        char *rows = cases[i].rows ? strdup(cases[i].rows) : NULL;
+        size_t len = rows ? strlen(rows) : 0;
+        CU_ASSERT_EQUAL_FATAL(mb_run_mon_init(&m, &o, desc, &s, NULL, &r, rows ? 3 : 0, rows, len,
+                                              &err), MB_OK);
+        CU_ASSERT_DOUBLE_EQUAL(mb_run_mon_level(&m), cases[i].level, 1e-12);
+        mb_run_mon_free(&m);
+    }
+    o.n_levels = 0; /* without levels: the target */
+    mb_run_mon m;
+    CU_ASSERT_EQUAL_FATAL(mb_run_mon_init(&m, &o, desc, &s, NULL, &r, 0, NULL, 0, &err), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(mb_run_mon_level(&m), 0.3, 1e-12);
+    mb_run_mon_free(&m);
+    mb_net_desc_free(desc);
+    mb_data_splits_free(&s);
+
+    /* straight, and stopped at 150 with a checkpoint at 140 and resumed: the same crossings */
+    const char *common = "--data synthetic:n=4000,test=100,c=1,h=8,w=8,classes=4,seed=3 "
+                         "--algo sgd --lr 0.1 --batch 8 --seed 0 --threads 1 --target-loss 0.3 "
+                         "--eval-every 12 --levels 0.6,0.5,0.4 --check-frac 0.125";
+    mb_test_run ri, rr;
+    mb_test_sh(&ri, "mbtrain --net %s %s --max-updates 150 --checkpoint %s/lck.bin "
+               "--checkpoint-every 140 --log %s/lpart.csv", tiny, common, dir, dir);
+    mb_test_sh(&rr, "mbtrain --net %s %s --max-updates 400 --resume %s/lck.bin "
+               "--log %s/lresumed.csv", tiny, common, dir, dir);
+    CU_ASSERT_EQUAL(ri.status, 0);
+    CU_ASSERT_EQUAL(rr.status, 0);
+    if (rr.status)
+        printf("\n    %s", rr.err);
+    char pr[512];
+    snprintf(pr, sizeof pr, "%s/lresumed.csv", dir);
+    mb_table *t = read_log(pr);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    static const double lev[] = {0.6, 0.5, 0.4, 0.3};
+    static const long want[] = {132, 156, 216, 252};
+    for (int k = 0; k < 4; k++)
+        CU_ASSERT_EQUAL(first_reaching(t, lev[k]), want[k]);
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "levels"), "0.6,0.5,0.4");
+    mb_table_free(t);
+    mb_test_run_free(&ri);
+    mb_test_run_free(&rr);
+}
+
 /* A learning rate of 1e30 makes the loss non-finite within a few updates: the run is a
  * result (log written with diverged=U, MB_OK, reached = 0), and mbtrain says so on stderr and
  * goes on with the next seed, exit 0. */
@@ -1116,5 +1314,7 @@ int mb_test_suite_train_run(void)
            !CU_add_test(s, "check allocation, worked by hand", test_check_alloc) ||
            !CU_add_test(s, "check strata on a real net", test_check_strata) ||
            !CU_add_test(s, "next check's first stage, worked by hand", test_check_start) ||
-           !CU_add_test(s, "checks start small far above the target", test_check_small_start);
+           !CU_add_test(s, "checks start small far above the target", test_check_small_start) ||
+           !CU_add_test(s, "levels: the crossings of full evaluations", test_levels) ||
+           !CU_add_test(s, "levels: the judge's aim after a resume", test_levels_resume);
 }

@@ -123,6 +123,13 @@ static void help(const mb_run_options *d)
            "                          crossing unless a check errs by more than --check-sigmas\n"
            "                          standard errors (default 0: off)\n"
            "      --check-sigmas K    the check's margin in standard errors (default 4)\n"
+           "      --levels L1,L2,...  with --target-loss and --check-frac or --eval-adapt:\n"
+           "                          losses above the target, from the highest down (at most\n"
+           "                          %d), whose first crossings the log is to show as full\n"
+           "                          evaluations would (mbfit nupdate --extrapolate reads\n"
+           "                          them): the checks rule an evaluation out, and the spacing\n"
+           "                          aims, at the highest level no full evaluation has reached\n"
+           "                          yet, then at the target (# levels=)\n"
            "      --noise-every K     one learner: every K updates also take the gradient of\n"
            "                          the batch's first half, for the gradient noise scale\n"
            "                          B_simple (# b_simple=, the b_simple column; default %ld,\n"
@@ -154,7 +161,7 @@ static void help(const mb_run_options *d)
            "          --target-loss 0.5 --eval-every 100 --seed 0 --log run.csv\n",
            d->eval_frac, d->data_seed, mb_optim_kind_name(d->optim.kind), d->batch, d->optim.lr,
            d->optim.momentum, d->optim.lr_step_gamma, d->wait_timeout, d->sma_tune_window,
-           d->eval_every, d->noise_every, d->epochs, d->threads);
+           d->eval_every, MB_RUN_LEVELS_MAX, d->noise_every, d->epochs, d->threads);
 }
 
 /* Seeds: "lo:hi" (every integer from lo to hi) or a comma list of integers >= 0. */
@@ -346,7 +353,8 @@ enum {
     OPT_CKPT_EVERY, OPT_RESUME, OPT_VERSION, OPT_NO_BISECT, OPT_NO_TEST_EVAL,
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
     OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW, OPT_CHECK_FRAC,
-    OPT_CHECK_SIGMAS, OPT_N_PUSH, OPT_N_FETCH, OPT_GRAD_AFTER, OPT_WAIT_TIMEOUT, OPT_NOISE_EVERY
+    OPT_CHECK_SIGMAS, OPT_N_PUSH, OPT_N_FETCH, OPT_GRAD_AFTER, OPT_WAIT_TIMEOUT, OPT_NOISE_EVERY,
+    OPT_LEVELS
 };
 
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
@@ -396,6 +404,7 @@ static const struct option longopts[] = {
     {"sma-tune-window", required_argument, 0, OPT_SMA_WINDOW},
     {"check-frac", required_argument, 0, OPT_CHECK_FRAC},
     {"check-sigmas", required_argument, 0, OPT_CHECK_SIGMAS},
+    {"levels", required_argument, 0, OPT_LEVELS},
     {"n-push", required_argument, 0, OPT_N_PUSH},
     {"n-fetch", required_argument, 0, OPT_N_FETCH},
     {"grad-after-exchange", no_argument, 0, OPT_GRAD_AFTER},
@@ -407,10 +416,49 @@ typedef struct args {
     const char *batch_arg; /* --batch: one M or a list */
     const char *seeds_arg; /* --seeds: a list */
     const char *log_dir;   /* --log-dir */
+    const char *levels;    /* --levels: read once --target-loss is known */
     int have_seed;         /* --seed given */
     int noise_asked;       /* --noise-every K > 0 given: every M of the sweep must be >= 2 */
     mb_optim_kind optim;   /* --optim, for sgd-sync and DOWNPOUR's master */
 } args;
+
+/* --levels L1,L2,...: numbers above --target-loss, from the highest down, each once, at most
+ * MB_RUN_LEVELS_MAX. A usage error (one line, exit 2) otherwise: the list is read against the
+ * target, as a pair of flags that do not go together. */
+static int parse_levels(const char *s, mb_run_options *o)
+{
+    char **items;
+    size_t k;
+    mb_error err = {0};
+    if (mb_data_split_list(s, "--levels", 0, &items, &k, &err) != MB_OK)
+        return mb_cli_usage("mbtrain", NULL, "%s", err.msg);
+    int rc = MB_OK;
+    if (k > MB_RUN_LEVELS_MAX)
+        rc = mb_cli_usage("mbtrain", NULL, "--levels: %zu levels in '%s', at most %d", k, s,
+                          MB_RUN_LEVELS_MAX);
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        double v;
+        if (mb_data_parse_double(items[i], &v) != MB_OK || !isfinite(v) || !(v > 0))
+            rc = mb_cli_usage("mbtrain", NULL, "--levels: '%s' is not a loss > 0", items[i]);
+        else if (!(v > o->target_loss))
+            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s is not above --target-loss %g (the "
+                              "levels are crossed on the way to the target, which is judged "
+                              "anyway)", items[i], o->target_loss);
+        else if (i > 0 && v == o->levels[i - 1])
+            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s given twice in '%s'", items[i], s);
+        else if (i > 0 && v > o->levels[i - 1])
+            rc = mb_cli_usage("mbtrain", NULL, "--levels: '%s' is not from the highest down (%s "
+                              "after %g): give them in the order the loss crosses them", s,
+                              items[i], o->levels[i - 1]);
+        else
+            o->levels[i] = v;
+    }
+    free(items);
+    if (rc != MB_OK)
+        return rc;
+    o->n_levels = (int)k;
+    return MB_OK;
+}
 
 /* Applies option c (its value in optarg) to o and a: MB_OK, or an error (exit 1) in err. */
 static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
@@ -536,6 +584,7 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
         break;
     case OPT_LOG: o->log_path = optarg; break;
     case OPT_LOG_DIR: a->log_dir = optarg; break;
+    case OPT_LEVELS: a->levels = optarg; break;
     case OPT_CKPT: o->checkpoint_path = optarg; break;
     case OPT_CKPT_EVERY:
         rc = flag_long("--checkpoint-every", optarg, 1, 1L << 40, &o->checkpoint_every, err);
@@ -626,6 +675,8 @@ static int ignored_flag(const mb_run_options *o, const mb_cli_seen *s)
         {OPT_CHECK_FRAC, OPT_TARGET, "--check-frac", "without --target-loss (it checks "
          "evaluations against the target)"},
         {OPT_CHECK_SIGMAS, OPT_CHECK_FRAC, "--check-sigmas", "without --check-frac"},
+        {OPT_LEVELS, OPT_TARGET, "--levels", "without --target-loss (they are losses above "
+         "it, on the way to it)"},
         {OPT_EVAL_ADAPT, OPT_TARGET, "--eval-adapt", "without --target-loss (it spaces "
          "evaluations by the distance to the target)"},
         {OPT_NO_BISECT, OPT_TARGET, "--no-bisect", "without --target-loss (there is no crossing "
@@ -634,6 +685,11 @@ static int ignored_flag(const mb_run_options *o, const mb_cli_seen *s)
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         if (mb_cli_given(s, pairs[i].opt) && !mb_cli_given(s, pairs[i].needs))
             return mb_cli_no_effect("mbtrain", NULL, pairs[i].flag, pairs[i].why);
+    if (mb_cli_given(s, OPT_LEVELS) && !mb_cli_given(s, OPT_CHECK_FRAC) &&
+        !mb_cli_given(s, OPT_EVAL_ADAPT))
+        return mb_cli_no_effect("mbtrain", NULL, "--levels", "without --check-frac or "
+                                "--eval-adapt (the levels are what they aim at; full evaluations "
+                                "show every level's crossing as they are)");
     if (mb_cli_given(s, OPT_DEVICE) && o->backend == MB_BACKEND_CPU)
         return mb_cli_no_effect("mbtrain", NULL, "--device", "with --backend cpu (it picks the "
                                 "CUDA device)");
@@ -676,6 +732,8 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
     if (ignored >= 0)
         return ignored;
     a->noise_asked = mb_cli_given(&seen, OPT_NOISE_EVERY) && o->noise_every > 0;
+    if (a->levels && parse_levels(a->levels, o) != MB_OK)
+        return MB_EXIT_USAGE;
     if (o->checkpoint_path && !o->checkpoint_every)
         return mb_cli_usage("mbtrain", NULL, "--checkpoint needs --checkpoint-every N");
     if (!o->checkpoint_path && o->checkpoint_every)

@@ -630,6 +630,14 @@ static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, 
     mb_run_options_init(&d);
     const long n_push = o->n_push ? o->n_push : o->tau;
     const long n_fetch = o->n_fetch ? o->n_fetch : o->tau;
+    char lev[MB_RUN_LEVELS_MAX * 26] = ""; /* --levels as rank 0's message quotes them */
+    for (int k = 0, at = 0; k < o->n_levels && k < MB_RUN_LEVELS_MAX; k++) {
+        int w = snprintf(lev + at, sizeof lev - (size_t)at, "%s%.9g", k ? "," : "",
+                         o->levels[k]);
+        if (w < 0 || (size_t)(at + w) >= sizeof lev)
+            break;
+        at += w;
+    }
     /* what each rank uses, defaults resolved (campaign 9, L5), and every setting that shapes
      * the job's collectives, its rule, where it stops, where the log's crossing falls, or
      * where its checkpoint lies (L4) */
@@ -674,6 +682,7 @@ static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, 
         {"--no-bisect", (uint64_t)o->no_bisect, 0, 0, NULL},
         {"--check-frac", dbits(o->check_frac), 1, 0, NULL},
         {"--check-sigmas", dbits(o->check_sigmas), 1, o->check_sigmas == d.check_sigmas, NULL},
+        {"--levels", str_hash(lev), 3, o->n_levels == 0, o->n_levels ? lev : NULL},
         {"--no-test-eval", (uint64_t)o->no_test_eval, 0, 0, NULL},
         {"--wait-timeout", dbits(o->wait_timeout), 1, o->wait_timeout == d.wait_timeout, NULL},
     };

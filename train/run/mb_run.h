@@ -23,6 +23,9 @@
 
 struct mb_data_splits; /* data/mb_dataset.h */
 
+/* The most levels a run's checks and spacing aim at on the way to its target (--levels). */
+enum { MB_RUN_LEVELS_MAX = 16 };
+
 /* What the progress callback sees after every update. */
 typedef struct mb_run_progress {
     long update;          /* updates done */
@@ -82,6 +85,14 @@ typedef struct mb_run_options {
                                       of the last full evaluation's losses (train/run/run_check.c) */
     double check_sigmas;           /* k: a check rules the target out when its estimate is more
                                       than k standard errors above it (default 4) */
+    double levels[MB_RUN_LEVELS_MAX]; /* with a target: losses above it, from the highest down
+                                      (n_levels of them; --levels), whose first evaluated
+                                      crossings the log is to show as full evaluations would:
+                                      the staged checks and eval_adapt's spacing aim at the
+                                      highest level no full evaluation has reached yet, and at
+                                      the target once every level is reached (the log states
+                                      them, # levels=) */
+    int n_levels;                  /* 0 (default): no levels, they aim at the target */
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
     long max_updates;              /* stop after this many updates in all; 0 = no bound */
     double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
@@ -201,7 +212,8 @@ typedef struct mb_run_pace {
 void mb_run_pace_init(mb_run_pace *p);
 
 /* Records the scheduled evaluation at update u with eval loss `loss` and returns the gap to the
- * next one. The distance left is d = loss - target - rise (the loss can dip by as much as it
+ * next one; `target` is what the next evaluation is judged against (the run's target, or the
+ * highest of its levels not yet reached). The distance left is d = loss - target - rise (the loss can dip by as much as it
  * has been seen to jump); the rate is the mean decline since the first scheduled evaluation,
  * r = (loss_first - loss) / (u - u_first) (a trend over the run, not the noisy last step; the
  * decline slows down, so the mean rate overstates the current one and the gap errs short). The

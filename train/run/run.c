@@ -36,6 +36,17 @@
  * window, so the crossing is the one full evaluations would find unless a check misjudges a
  * loss at or under the target by more than check_sigmas standard errors.
  *
+ * Levels (levels, with a target: losses above it, from the highest down): the checks and the
+ * adaptive spacing aim at the highest level no full evaluation has reached yet instead of the
+ * target, and at the target once every level is reached (mb_run_mon_level). A check rules an
+ * evaluation out only when it is clearly above that level, and so above every level not yet
+ * reached; one it cannot rule out goes full and its eval_loss is logged. So the first logged
+ * row at or under each level is the one full evaluations on the same grid would log (up to the
+ * checks' error rate), which is what mbfit nupdate --extrapolate reads, and an evaluation far
+ * above the highest level still costs a few hundred samples. The bisection's points are judged
+ * against the level aimed at when their window opened. A resumed run takes the levels reached
+ * from the checkpoint's rows (their lowest eval_loss).
+ *
  * Divergence: a non-finite training loss, or an evaluation loss that is non-finite or above
  * 100 ln(classes), stops the run; the log is written with `# diverged=U`, and the call returns
  * MB_OK with r->diverged set.

@@ -2,19 +2,19 @@
  * its last checkpoint left it, written through the one output writer (temp file + rename, so a
  * kill during the write leaves the previous checkpoint whole), and believed only after checks.
  *
- * Layout (version 8; native byte order, for the same machine):
- *     "MBKCKPT8"      magic; the last character is the format version. Any other version is
+ * Layout (version 9; native byte order, for the same machine):
+ *     "MBKCKPT9"      magic; the last character is the format version. Any other version is
  *                     refused with a line saying so (versions 1 and 2 had no checksum; version
  *                     3's log rows had no b_simple column; version 4 had no learning rate;
  *                     version 5 no momentum, weight decay, rate schedule or target; version 6
  *                     no evaluation settings; version 7 no network structure, evaluation
- *                     counts or gradient noise sums).
+ *                     counts or gradient noise sums; version 8 no levels).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
  *       "RUN "        ckpt_run: the run's identity (net, its structure's fingerprint and
  *                     layer count, parameter count, data fingerprint, seed, algorithm, batch,
  *                     learner count, learning rate, momentum, weight decay, rate schedule,
  *                     target loss; the evaluation period, staged checks, bisection, adaptive
- *                     spacing and B_simple period) and its counters (updates, samples, wall
+ *                     spacing, levels and B_simple period) and its counters (updates, samples, wall
  *                     seconds, the last mini-batch loss, full and ruled-out evaluations, eval
  *                     samples, the gradient noise sums of the run and of the open window)
  *       "LOG "        the run log's data rows so far (text), so that the log continues
@@ -39,7 +39,7 @@
  *   - the identity against the resuming run (net, parameter count, structure: "checkpoint of
  *     net 'tiny' with another structure (...)"; data fingerprint, seed,
  *     algorithm, batch, learners, learning rate, momentum, weight decay, rate schedule, target
- *     loss, --eval-every, --check-frac, --check-sigmas, --no-bisect, --eval-adapt,
+ *     loss, --eval-every, --check-frac, --check-sigmas, --no-bisect, --eval-adapt, --levels,
  *     --noise-every: the log states each once for all its rows): "checkpoint of seed 1, this
  *     run has seed 2".
  * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), the
@@ -172,6 +172,9 @@ static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const 
     h->noise_every = o->noise_every;
     h->no_bisect = o->no_bisect != 0;
     h->eval_adapt = o->eval_adapt != 0;
+    h->n_levels = o->n_levels;
+    for (int k = 0; k < o->n_levels && k < MB_RUN_LEVELS_MAX; k++)
+        h->levels[k] = o->levels[k];
     h->evals = x->evals;
     h->checks = x->checks;
     h->eval_samples = x->eval_samples;
@@ -398,6 +401,16 @@ static int check_run(const ckpt_run *h, const char *path, mb_error *err)
           h->check_sigmas > 0 && h->eval_every >= 1 && h->noise_every >= 0 &&
           (h->no_bisect == 0 || h->no_bisect == 1) && (h->eval_adapt == 0 || h->eval_adapt == 1)))
         return corrupt(err, path, "evaluation settings out of range");
+    if (h->n_levels < 0 || h->n_levels > MB_RUN_LEVELS_MAX || h->levels_pad != 0 ||
+        (h->n_levels > 0 && isnan(h->target_loss)))
+        return corrupt(err, path, "level count out of range");
+    for (int k = 0; k < MB_RUN_LEVELS_MAX; k++) {
+        double v = h->levels[k], up = k ? h->levels[k - 1] : INFINITY;
+        if (k < h->n_levels ? !(isfinite(v) && v > 0 && v < up &&
+                                !(v <= h->target_loss)) /* above the target (NAN: none) */
+                            : v != 0)
+            return corrupt(err, path, "levels out of range or out of order");
+    }
     return check_counts(h, path, err);
 }
 
@@ -512,6 +525,20 @@ int mb_ckpt_decode(const void *buf, size_t len, const char *path, mb_ckpt *c, mb
 
 /* ---- reading: the run's identity ----------------------------------------------------------- */
 
+/* "0.65,0.6,0.55", or "none" without levels. */
+static void levels_text(const ckpt_run *h, char *buf, size_t n)
+{
+    snprintf(buf, n, "none");
+    for (int k = 0, at = 0; k < h->n_levels && k < MB_RUN_LEVELS_MAX; k++) {
+        char v[32];
+        int w = snprintf(buf + at, n - (size_t)at, "%s%s", k ? "," : "",
+                         mb_data_fmt_exact(v, sizeof v, h->levels[k]));
+        if (w < 0 || (size_t)(at + w) >= n)
+            break;
+        at += w;
+    }
+}
+
 /* One line naming the first optimiser setting, target or evaluation setting that differs: the
  * log states each once for all its rows, those trained before the checkpoint too (issue #25, H4,
  * K8). A value of NAN (a target) or, for `zero_none`, 0 (--check-frac) reads "none"; a flag
@@ -551,6 +578,16 @@ static int check_settings(const ckpt_run *h, const ckpt_run *want, const char *p
         return mb_error_set(err, MB_EINVAL, "%s: checkpoint of --%s %s, this run has --%s %s "
                             "(a log states one for the whole run)", path, s[i].name, a,
                             s[i].name, b);
+    }
+    int same = h->n_levels == want->n_levels;
+    for (int k = 0; same && k < h->n_levels && k < MB_RUN_LEVELS_MAX; k++)
+        same = h->levels[k] == want->levels[k];
+    if (!same) {
+        char a[MB_RUN_LEVELS_MAX * 26], b[MB_RUN_LEVELS_MAX * 26];
+        levels_text(h, a, sizeof a);
+        levels_text(want, b, sizeof b);
+        return mb_error_set(err, MB_EINVAL, "%s: checkpoint of --levels %s, this run has "
+                            "--levels %s (a log states one for the whole run)", path, a, b);
     }
     return MB_OK;
 }

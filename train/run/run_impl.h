@@ -175,6 +175,9 @@ typedef struct mb_run_mon {
     long evals, checks;    /* full evaluations of the eval subset; evaluations a check ruled out */
     size_t eval_samples;   /* samples of the eval subset evaluated, both kinds */
     int reached, diverged;
+    double low;            /* the lowest loss of a full evaluation of the eval subset so far
+                              (INFINITY before one; a resumed run's from the checkpoint's
+                              rows): the levels at or above it are reached (mb_run_mon_level) */
     const char *extra_meta;/* "# key=value\n" lines the parallel trainers add, or NULL */
     mb_noise noise;        /* the gradient noise scale's sums (off unless the trainer starts
                               it with mb_noise_init and feeds it): each scheduled evaluation's
@@ -183,6 +186,13 @@ typedef struct mb_run_mon {
                               of the training time (run.c) */
     double noise_total_s;  /* all of them: the log's # t_noise_s= */
 } mb_run_mon;
+
+/* The loss the judge aims at next: the highest of o->levels above m->low (the first level no
+ * full evaluation has reached), or the target once every level is reached (or without levels).
+ * The staged checks rule an evaluation out against it, and --eval-adapt spaces by the distance
+ * to it; an evaluation ruled out is above every level not yet reached, so the first logged row
+ * at or under each level is the one a full evaluation of every scheduled update would give. */
+double mb_run_mon_level(const mb_run_mon *m);
 
 /* Starts a monitor for a run that has done `updates` updates (a resume), whose log rows so far
  * are rows0 (taken over, may be NULL). net evaluates; params is the model's size. */
@@ -266,6 +276,12 @@ typedef struct ckpt_run {
     uint64_t eval_samples;
     int64_t noise_run_n, noise_win_n;   /* 0 <= win_n <= run_n <= updates */
     double noise_run[2], noise_win[2];  /* sums of |G_b|^2, |G_B|^2: finite, >= 0 */
+    /* the levels the checks and the spacing aimed at, also stated once for all its rows
+     * (version 9, issue #23) */
+    int32_t n_levels;      /* --levels: 0 .. MB_RUN_LEVELS_MAX */
+    int32_t levels_pad;    /* 0 */
+    double levels[MB_RUN_LEVELS_MAX]; /* n_levels of them, finite, from the highest down;
+                                         the rest 0 */
 } ckpt_run;
 
 /* "LRN ": one learner's header; its parameters, velocity and permutation follow. */
@@ -288,9 +304,9 @@ typedef struct ckpt_learner_view {
     const unsigned char *params, *velocity, *perm; /* velocity NULL when there is none */
 } ckpt_learner_view;
 
-/* The checkpoint format version, the last byte of the magic "MBKCKPT8" (run_ckpt.c): the
+/* The checkpoint format version, the last byte of the magic "MBKCKPT9" (run_ckpt.c): the
  * fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the bytes it repairs. */
-#define MB_CKPT_VERSION '8'
+#define MB_CKPT_VERSION '9'
 
 /* A decoded checkpoint: views into the caller's buffer, every value checked. */
 typedef struct mb_ckpt {

@@ -121,6 +121,12 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
         fprintf(f, "# eval_adapt=1\n");
     if (o->check_frac > 0 && !isnan(o->target_loss))
         fprintf(f, "# check_frac=%.9g\n# check_sigmas=%.9g\n", o->check_frac, o->check_sigmas);
+    if (o->n_levels > 0 && !isnan(o->target_loss)) {
+        fputs("# levels=", f);
+        for (int k = 0; k < o->n_levels; k++)
+            fprintf(f, "%s%.9g", k ? "," : "", o->levels[k]);
+        fputc('\n', f);
+    }
     if (o->max_seconds > 0)
         fprintf(f, "# max_seconds=%.9g\n", o->max_seconds);
     if (!isnan(o->target_loss))
@@ -235,14 +241,14 @@ static int emit_row(mb_strbuf *b, const mb_run_row *w)
 }
 
 /* The judge: what decides whether a model reaches the target, for the schedule and the
- * bisection alike, and for every trainer (the monitor's eval subset, target, check and cost
- * counters). Evaluates `model` on the eval subset (copied into the monitor's net first unless it
- * is its parameters; NULL: the net's parameters as they are, a snapshot the bisection loaded):
- * by stages when checking (and not full_only), *ruled_out = 1 when a stage ruled the target out
- * (*loss, *acc untouched; *est the estimate); else the full evaluation's *loss and *acc
- * (*est = *loss). */
-static int judge_eval(mb_run_mon *m, const float *model, int full_only, int *ruled_out,
-                      double *loss, double *acc, double *est, mb_error *err)
+ * bisection alike, and for every trainer (the monitor's eval subset, check and cost counters).
+ * Evaluates `model` on the eval subset (copied into the monitor's net first unless it is its
+ * parameters; NULL: the net's parameters as they are, a snapshot the bisection loaded): by
+ * stages when checking (and not full_only), *ruled_out = 1 when a stage ruled `level` out (the
+ * target, or the highest level not yet reached: mb_run_mon_level; *loss, *acc untouched; *est
+ * the estimate); else the full evaluation's *loss and *acc (*est = *loss). */
+static int judge_eval(mb_run_mon *m, const float *model, double level, int full_only,
+                      int *ruled_out, double *loss, double *acc, double *est, mb_error *err)
 {
     const mb_dataset *eval = &m->data->eval;
     double t0 = now_s();
@@ -251,8 +257,8 @@ static int judge_eval(mb_run_mon *m, const float *model, int full_only, int *rul
     int rc;
     *ruled_out = 0;
     if (m->ck.n > 0 && !full_only) {
-        rc = mb_run_check_eval(&m->ck, m->net, eval, m->o->target_loss, m->o->check_sigmas,
-                               m->blowup, ruled_out, loss, acc, est, &seen, err);
+        rc = mb_run_check_eval(&m->ck, m->net, eval, level, m->o->check_sigmas, m->blowup,
+                               ruled_out, loss, acc, est, &seen, err);
     } else {
         rc = evaluate(m->net, eval, loss, acc, err);
         *est = *loss;
@@ -284,8 +290,11 @@ static int window_emit(const mb_run_window *w, mb_strbuf *b)
  * u0, loss(u*) <= target), not necessarily the first; a linear scan would find the first at
  * O(window) evaluations instead of O(log2 window). The points go through the judge: with
  * checks, an update whose evaluation a check rules out counts as above the target (its row keeps
- * no eval cells). The net's live parameters are restored. */
-static int bisect_window(mb_run_mon *m, long *u_star, mb_error *err)
+ * no eval cells). Each point is judged against `level`, the judge's aim at the window's start
+ * (mb_run_mon_level before its last evaluation): with --levels, a point the check does not rule
+ * out is evaluated in full and logged, so a level first reached inside the window shows there
+ * as it would with full evaluations. The net's live parameters are restored. */
+static int bisect_window(mb_run_mon *m, double level, long *u_star, mb_error *err)
 {
     mb_run_window *w = &m->win;
     float *live = mb_net_params(m->net);
@@ -304,8 +313,8 @@ static int bisect_window(mb_run_mon *m, long *u_star, mb_error *err)
         m->snap_s += now_s() - t0;
         int out_of_reach;
         double est;
-        rc = judge_eval(m, NULL, 0, &out_of_reach, &w->rows[k].eval_loss, &w->rows[k].eval_acc,
-                        &est, err);
+        rc = judge_eval(m, NULL, level, 0, &out_of_reach, &w->rows[k].eval_loss,
+                        &w->rows[k].eval_acc, &est, err);
         if (rc != MB_OK)
             break;
         if (!out_of_reach && w->rows[k].eval_loss <= m->o->target_loss) /* NaN: not reached */
@@ -324,6 +333,41 @@ static int bisect_window(mb_run_mon *m, long *u_star, mb_error *err)
 
 /* ---- the run monitor (run_impl.h) ---------------------------------------------------------- */
 
+/* The highest level above `low` (the lowest full loss), else the target. */
+static double level_above(const mb_run_options *o, double low)
+{
+    for (int k = 0; k < o->n_levels; k++)
+        if (!(low <= o->levels[k]))
+            return o->levels[k];
+    return o->target_loss;
+}
+
+double mb_run_mon_level(const mb_run_mon *m)
+{
+    return level_above(m->o, m->low);
+}
+
+/* The lowest eval_loss of the log rows s[0..len) (rows of emit_row: the sixth cell, empty where
+ * the row was not evaluated in full), INFINITY when none has one. */
+static double rows_low(const char *s, size_t len)
+{
+    double low = INFINITY;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(s + i, '\n', len - i), *end = nl ? nl : s + len, *p = s + i;
+        for (int c = 0; c < 5 && p < end; c++) {
+            const char *q = memchr(p, ',', (size_t)(end - p));
+            p = q ? q + 1 : end;
+        }
+        if (p < end && *p != ',') {
+            double v = strtod(p, NULL);
+            if (v < low) /* false for NaN */
+                low = v;
+        }
+        i = (size_t)(end - s) + 1;
+    }
+    return low;
+}
+
 int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *desc,
                     const mb_data_splits *data, mb_net *net, mb_run_result *r, long updates,
                     char *rows0, size_t len0, mb_error *err)
@@ -335,10 +379,12 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
     m->net = net;
     m->r = r;
     m->eval_loss = m->eval_acc = NAN;
+    m->low = INFINITY;
     if (rows0) { /* the log continues from the checkpoint's rows */
         m->rows.s = rows0;
         m->rows.len = len0;
         m->rows.cap = len0 + 1;
+        m->low = rows_low(rows0, len0); /* the levels its evaluations reached */
     }
     /* the bound on updates: max_updates, and epochs x full batches per epoch */
     long per_epoch = (long)(data->train.n / (size_t)o->batch);
@@ -419,13 +465,17 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
     int last = (m->bound > 0 && updates == m->bound) ||
                (o->max_seconds > 0 && in->wall_s >= o->max_seconds);
     int eval_now = updates == m->next_eval || last;
+    /* the judge's aim over this window (the bisection's too), and the lowest full loss after it */
+    double level = mb_run_mon_level(m), low = m->low;
     if (eval_now) {
         double est;
-        int out_of_reach; /* a check ruled the target out: eval_loss stays the last full one */
-        if ((rc = judge_eval(m, model, last, &out_of_reach, &m->eval_loss, &m->eval_acc, &est,
-                             err)) != MB_OK)
+        int out_of_reach; /* a check ruled the level out: eval_loss stays the last full one */
+        if ((rc = judge_eval(m, model, level, last, &out_of_reach, &m->eval_loss, &m->eval_acc,
+                             &est, err)) != MB_OK)
             return rc;
         if (!out_of_reach) {
+            if (m->eval_loss < low)
+                low = m->eval_loss;
             row.eval_loss = m->eval_loss;
             row.eval_acc = m->eval_acc;
             if (!isfinite(m->eval_loss) || m->eval_loss > m->blowup) {
@@ -438,13 +488,16 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
             }
         }
         row.b_simple = mb_noise_window(&m->noise).b_simple; /* the window this one closes */
-        long gap = m->adapt ? mb_run_eval_gap(&m->pace, o->eval_every, win->cap, o->target_loss,
-                                              updates, est)
+        /* spaced by the distance to what the next evaluation is judged against */
+        double aim = level_above(o, low);
+        long gap = m->adapt ? mb_run_eval_gap(&m->pace, o->eval_every, win->cap, aim, updates,
+                                              est)
                             : o->eval_every;
         m->next_eval = updates + gap; /* <= u0 + cap of the next window */
     }
     if (!m->bisect) {
         rc = emit_row(&m->rows, &row);
+        m->low = low;
     } else {
         long k = updates - win->u0 - 1; /* < win->cap: a window ends at an evaluation */
         win->rows[k] = row;
@@ -456,7 +509,7 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
         } else {
             if (m->reached) {
                 long u_star;
-                if ((rc = bisect_window(m, &u_star, err)) != MB_OK)
+                if ((rc = bisect_window(m, level, &u_star, err)) != MB_OK)
                     return rc;
                 r->reached_update = u_star;
                 r->reached_wall_s = win->rows[u_star - win->u0 - 1].wall_s;
@@ -464,6 +517,7 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
             rc = window_emit(win, &m->rows);
             win->u0 = updates;
             win->n = 0;
+            m->low = low;
         }
     }
     if (rc != MB_OK)
@@ -536,8 +590,8 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
     if (isnan(m->eval_loss) && !m->diverged) { /* e.g. resumed at the bound */
         double est;
         int out_of_reach;
-        if ((rc = judge_eval(m, model, 1, &out_of_reach, &m->eval_loss, &m->eval_acc, &est,
-                             err)) != MB_OK)
+        if ((rc = judge_eval(m, model, mb_run_mon_level(m), 1, &out_of_reach, &m->eval_loss,
+                             &m->eval_acc, &est, err)) != MB_OK)
             return rc;
     }
     r->loss = loss;

@@ -66,6 +66,21 @@ int mb_run_check_options(const mb_run_options *o, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "check-frac must be in [0, 1), got %g", o->check_frac);
     if (o->check_frac > 0 && (!(o->check_sigmas > 0) || !isfinite(o->check_sigmas)))
         return mb_error_set(err, MB_EINVAL, "check-sigmas must be > 0, got %g", o->check_sigmas);
+    if (o->n_levels < 0 || o->n_levels > MB_RUN_LEVELS_MAX)
+        return mb_error_set(err, MB_EINVAL, "levels: %d of them, at most %d", o->n_levels,
+                            MB_RUN_LEVELS_MAX);
+    if (o->n_levels > 0 && isnan(o->target_loss))
+        return mb_error_set(err, MB_EINVAL, "levels without a target loss (they are losses on "
+                            "the way to it)");
+    for (int k = 0; k < o->n_levels; k++) {
+        double v = o->levels[k];
+        if (!(isfinite(v) && v > o->target_loss))
+            return mb_error_set(err, MB_EINVAL, "levels: %g is not a loss above the target %g",
+                                v, o->target_loss);
+        if (k > 0 && !(v < o->levels[k - 1]))
+            return mb_error_set(err, MB_EINVAL, "levels: %g after %g: give them from the "
+                                "highest down, each once", v, o->levels[k - 1]);
+    }
     if (o->checkpoint_path && o->checkpoint_every <= 0)
         return mb_error_set(err, MB_EINVAL, "checkpoint-every must be > 0 with a checkpoint file");
     return MB_OK;
