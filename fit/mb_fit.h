@@ -218,6 +218,11 @@ typedef enum { MB_FIT_CHOOSE_INVERSE, MB_FIT_CHOOSE_AIC, MB_FIT_CHOOSE_SHIFTED }
 int mb_fit_choice_parse(const char *s, mb_fit_choice *out);
 const char *mb_fit_choice_name(mb_fit_choice c);
 
+/* The fewest bootstrap resamples a percentile 95% interval is drawn from: one in each 2.5%
+ * tail (1 / 0.025). `--bootstrap` is 0 (none) or at least this; a fit of fewer resamples than
+ * this that succeeded has no interval (NAN: `-` in text, null in JSON), never [0, 0]. */
+#define MB_FIT_BOOT_MIN 40
+
 typedef struct mb_fit_nupdate_options {
     mb_fit_weighting weights; /* default MB_FIT_W_RELATIVE */
     size_t bootstrap;         /* resamples, 0 = none */
@@ -256,7 +261,8 @@ typedef struct mb_fit_nupdate {
                                 NAN unless N_inf > 0 */
     double b_ratio;          /* their agreement, b_simple / b_noise (NAN without both) */
     size_t boot_b, boot_ok;  /* resamples asked and fitted */
-    double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */
+    double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha (NAN with fewer
+                                      than MB_FIT_BOOT_MIN fitted) */
     size_t boot_n_best;      /* resamples the best law was fitted to */
     double *boot_best;       /* boot_n_best x 3: n_inf, a (alpha), b (1 for the inverse law;
                                 m_0 for the shifted law) of the best law per resample: the spread of the answer that mbopt

@@ -916,7 +916,8 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
             mb_fit_result_free(&r);
         }
     }
-    if (out->boot_ok >= 2) {
+    out->boot_lo[0] = out->boot_hi[0] = out->boot_lo[1] = out->boot_hi[1] = NAN;
+    if (out->boot_ok >= MB_FIT_BOOT_MIN) { /* fewer: no 95% interval, not [0, 0] */
         gsl_sort(bn, 1, out->boot_ok);
         gsl_sort(ba, 1, out->boot_ok);
         out->boot_lo[0] = gsl_stats_quantile_from_sorted_data(bn, 1, out->boot_ok, 0.025);
@@ -1315,8 +1316,11 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
                 cJSON *iv = cJSON_CreateArray();
                 if (!iv)
                     break;
-                cJSON_AddItemToArray(iv, cJSON_CreateNumber(f->boot_lo[j]));
-                cJSON_AddItemToArray(iv, cJSON_CreateNumber(f->boot_hi[j]));
+                /* [null, null]: too few resamples fitted for an interval */
+                cJSON_AddItemToArray(iv, isfinite(f->boot_lo[j]) ? cJSON_CreateNumber(f->boot_lo[j])
+                                                                : cJSON_CreateNull());
+                cJSON_AddItemToArray(iv, isfinite(f->boot_hi[j]) ? cJSON_CreateNumber(f->boot_hi[j])
+                                                                : cJSON_CreateNull());
                 cJSON_AddItemToObject(ci, inv_names[j], iv);
             }
             cJSON_AddStringToObject(b, "best_law", f->best);

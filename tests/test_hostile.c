@@ -903,6 +903,12 @@ static const hcase fit_cases[] = {
     {"silent", "printf 'batch,n_update,seed\\n8,60,0\\n16,80,0\\n32,100,0\\n64,120,0\\n' > "
                "$W/p.csv && $T mbfit nupdate $W/p.csv --json -o $W/o", 1,
      "the points file: N_update grows with M (the inverse law's alpha fitted at -463.035 < 0)"},
+    /* the twelfth campaign (issue #25). P2: one resample gave the 95% interval as [0, 0]; a
+     * percentile interval needs a resample in each 2.5% tail, 40 */
+    {"silent", NU LOGS " --bootstrap 1 --json -o $W/o", 1,
+     "--bootstrap: '1' is not 0 (none) or a whole number in 40..1000000"},
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --bootstrap 39 "
+               "-o $W/o", 1, "--bootstrap: '39' is not 0 (none) or a whole number in 40..1000000"},
 };
 
 static const hcase opt_cases[] = {
