@@ -137,10 +137,18 @@ typedef struct mb_fit_runs {
     int used_train_loss;  /* runs that had no evaluation column and used smoothed training loss */
 } mb_fit_runs;
 
+/* The longest time a step, collective or run-log time may be, seconds (31 years): past it the
+ * fits' sums of squares overflow and "fit" 1e308 s to zeros. A run log's `wall_s` after update
+ * 0 is at least MB_FIT_MIN_SECONDS (1 ns: no clock times an update faster), so that a training
+ * time or seconds per update is never 0 or a subnormal that a ratio over it overflows. */
+#define MB_FIT_MAX_SECONDS 1e9
+#define MB_FIT_MIN_SECONDS 1e-9
+
 /* Reads mbtrain run logs (docs/design.md, "Run log"): M from the `batch` metadata; for each
  * threshold the first `update` whose eval_loss is <= eps. A log with no eval_loss column, or none
  * filled in, uses the training `loss` averaged over a trailing window of `smooth` rows instead.
- * MB_EIO / MB_EFORMAT naming the file, line and field. */
+ * `wall_s`, where given, is in [0, MB_FIT_MAX_SECONDS], and from MB_FIT_MIN_SECONDS after update
+ * 0. MB_EIO / MB_EFORMAT naming the file, line and field. */
 int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thresholds,
                           size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err);
 

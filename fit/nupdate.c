@@ -150,9 +150,19 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         if (cw >= 0 && *mb_table_cell(t, r, (size_t)cw) != '\0') {
             if ((rc = mb_table_double(t, r, (size_t)cw, &w, err)) != MB_OK)
                 break;
-            if (w < 0) {
-                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'wall_s': %g is negative",
-                                  mb_table_path(t), mb_table_line(t, r), w);
+            /* a time, capped as a step table's (its square overflows the fits past 1e9 s), and
+             * after update 0 some time at all: 0 s or a subnormal is no training time, and a
+             * ratio over it (validate's "x the best", s/update) overflows */
+            const char *why = w < 0                    ? "is negative"
+                              : w > MB_FIT_MAX_SECONDS ? "is past 1e9 s (31 years)"
+                              : u > 0 && w < MB_FIT_MIN_SECONDS
+                                  ? "is no training time: after update 0 a run has trained "
+                                    "1e-9 s or more"
+                                  : NULL;
+            if (why) {
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'wall_s': %s at update %s %s",
+                                  mb_table_path(t), mb_table_line(t, r),
+                                  mb_table_cell(t, r, (size_t)cw), mb_table_cell(t, r, cu), why);
                 break;
             }
             if (u > 0)

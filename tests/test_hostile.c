@@ -909,6 +909,14 @@ static const hcase fit_cases[] = {
      "--bootstrap: '1' is not 0 (none) or a whole number in 40..1000000"},
     {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --bootstrap 39 "
                "-o $W/o", 1, "--bootstrap: '39' is not 0 (none) or a whole number in 40..1000000"},
+    /* P3: run logs' seconds per update past 1e9 s calibrated the step to gamma 0, m_t 1 (a tfit
+     * every reader refuses), exit 0: a wall_s is capped as a step table's times are */
+    {"nan", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^\\([0-9][0-9]*,[^,]*,[^,]*,"
+            "\\)[^,]*/\\11e308/' $W/r/*.csv && $T mbfit tupdate $E/step.csv $W/r/*.csv --json "
+            "-o $W/o", 1, "run_M128_s0.csv:11: field 'wall_s': 1e308 at update 0 is past 1e9 s"},
+    {"nan", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^\\([0-9][0-9]*,[^,]*,[^,]*,"
+            "\\)[^,]*/\\12e9/' $W/r/*.csv && $T mbfit tupdate $E/step.csv $W/r/*.csv -o $W/o", 1,
+     "field 'wall_s': 2e9 at update 0 is past 1e9 s"},
 };
 
 static const hcase opt_cases[] = {
@@ -1401,6 +1409,22 @@ static const hcase opt_cases[] = {
     {"silent", NP("[8,512]", ",\"lr\":-0.05") SC "-o $W/o", 1,
      "np.json: field 'lr': -0.05 is not above 0"},
 #undef SC
+    /* the twelfth campaign (issue #25). P1: a run that reached the target in 0 s (or a
+     * subnormal) gave validate's in-sample line "infx the best" and "nan%": a time after update
+     * 0 is 1e-9 s or more, read as such by every reader of run logs */
+#define Z0(V)                                                                                     \
+    "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^\\([1-9][0-9]*,[^,]*,[^,]*,\\)[^,]*/" \
+    "\\1" V "/' $W/r/run_M16_*.csv && "
+    {"nan", Z0("0") "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit "
+            "$E/tfit.json $W/r -o $W/o", 1, "run_M16_s0.csv:12: field 'wall_s': 0 at update 10 "
+            "is no training time"},
+    {"nan", Z0("1e-320") "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit "
+            "$E/tfit.json $W/r --json -o $W/o", 1, "field 'wall_s': 1e-320 at update 10 is no "
+            "training time"},
+    {"nan", Z0("0") "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null "
+            "&& $T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1 $W/r -o $W/o", 1,
+     "field 'wall_s': 0 at update 10 is no training time"},
+#undef Z0
 };
 
 static const hcase plot_cases[] = {
