@@ -1679,6 +1679,17 @@ static const hcase plot_cases[] = {
     {"message", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
                 "'s/\"n_inf\":[^,]*,/\"n_inf\": -1,/' $W/s.json && $T mbplot tc $W/s.json "
                 "-o $W/o", 1, "/s.json: field 'model.n_inf': must be > 0, got -1"},
+    /* the twelfth campaign (issue #25). P5: a value a log axis cannot draw (M_opt, T_C or a
+     * speed-up of 0) */
+#define SJ "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
+    {"silent", SJ "'0,/\"m_opt\":\\s*[0-9.]*,/s//\"m_opt\": 0,/' $W/s.json && $T mbplot tc "
+               "$W/s.json -o $W/o", 1, "s.json: rows[0]: 'm_opt': 0 is not a number in (0, "},
+    {"silent", SJ "'0,/\"t_c_opt\":\\s*[0-9.]*,/s//\"t_c_opt\": 0,/' $W/s.json && $T mbplot "
+               "scale $W/s.json -o $W/o", 1, "s.json: rows[0]: 't_c_opt': 0 is not a number in "
+               "(0, "},
+    {"silent", SJ "'s/\"speedup_opt\":\\s*0\\.[0-9]*,/\"speedup_opt\": 0,/' $W/s.json && $T mbplot "
+               "scale $W/s.json -o $W/o", 1, "s.json: rows[1]: 'speedup_opt': 0 is not a number"},
+#undef SJ
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
