@@ -1690,6 +1690,27 @@ static const hcase plot_cases[] = {
     {"silent", SJ "'s/\"speedup_opt\":\\s*0\\.[0-9]*,/\"speedup_opt\": 0,/' $W/s.json && $T mbplot "
                "scale $W/s.json -o $W/o", 1, "s.json: rows[1]: 'speedup_opt': 0 is not a number"},
 #undef SJ
+    /* P6: a validation row given twice, and a list of run times whose length disagrees with the
+     * runs that reached the target (or lies outside the row's own min..max) */
+#define VJ(ROWS)                                                                                  \
+    "printf '{\"target_loss\":0.5,\"verdict\":\"v\",\"curve\":[{\"batch\":16,\"t_pred_s\":1.5,"  \
+    "\"lr\":0.05}],\"recommended\":{\"batch\":16},\"rows\":[" ROWS "]}' > $W/v.json && "
+#define VR(TS)                                                                                    \
+    "{\"algo\":\"sgd\",\"batch\":16,\"procs\":1,\"lr\":0.05,\"runs\":3,\"reached\":3,"           \
+    "\"t_train_median_s\":1.55,\"t_train_min_s\":1.5,\"t_train_max_s\":1.6,\"t_runs_s\":" TS "}"
+    {"silent", VJ(VR("[1.5,1.55,1.6]")) "$T mbplot validate $W/v.json -o $W/p.png >/dev/null", 0,
+     NULL},
+    {"silent", VJ(VR("[1.5,1.55,1.6]") "," VR("[1.5,1.55,1.6]")) "$T mbplot validate $W/v.json "
+               "-o $W/o", 1, "v.json: field 'rows[1]': the setting of rows[0] (P 1, M 16, lr "
+               "0.05) given twice"},
+    {"silent", VJ(VR("[]")) "$T mbplot validate $W/v.json -o $W/o", 1,
+     "field 'rows[0].t_runs_s': 0 times, but 3 runs reached the target"},
+    {"silent", VJ(VR("[1.5,1.5,1.5,1.55,1.6,1.6,1.6]")) "$T mbplot validate $W/v.json -o $W/o",
+     1, "field 'rows[0].t_runs_s': 7 times, but 3 runs reached the target"},
+    {"silent", VJ(VR("[1,1.55,1.6]")) "$T mbplot validate $W/v.json -o $W/o", 1,
+     "field 'rows[0].t_runs_s[0]': 1 s is outside the row's t_train_min_s..t_train_max_s"},
+#undef VJ
+#undef VR
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
