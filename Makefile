@@ -616,7 +616,9 @@ $(OUT)/seeds/.done: $(OUT)/check/.done
 # unbound: bound, its second thread would share its core).
 PAR_BATCHES ?= 32 64 128
 PAR_SEEDS   ?= 0 1 2
-PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) --bind-to none -np 2 mbtrain \
+# the par stage's process count: each PAR_BATCHES value splits among them (the knob check)
+PAR_NP      := 2
+PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) --bind-to none -np $(PAR_NP) mbtrain \
                $(TRAIN_COMMON) --target-loss $(TARGET_LOSS) --eval-frac $(EVAL_FRAC) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
 $(OUT)/par/.done: $(OUT)/check/.done
 	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),mpirun must start 2 processes here; COMM=none skips the P = 2 check, \
@@ -705,8 +707,9 @@ NET_CFG  := $(if $(or $(findstring /,$(NET)),$(filter %.cfg,$(NET))),$(NET),data
 HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^\[conv\]' "$$f" && echo 0 || echo 1)
 
 # The checks every knob test shares: awk functions that return "" or the one line naming the
-# knob (a number, a whole number in a range, a list with no value twice, lo:hi ranges, byte
-# counts, sizes), and sh(), a path quoted again for system() (knobs hold no quote: SHELL_KNOBS).
+# knob (a number, a whole number in a range, a list with no value twice, a list whose values a
+# process count splits, lo:hi ranges, byte counts, sizes), and sh(), a path quoted again for
+# system() (knobs hold no quote: SHELL_KNOBS).
 KNOB_AWK = \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
@@ -728,6 +731,9 @@ KNOB_AWK = \
         if (!(x[b] >= 1 && x[b] <= hi)) return sprintf("%s=%s: %s is not %s from 1 to %.0f", name, v, p[b], sizes ? "a byte count" : "a whole number", hi) } \
       if (k == 2 && x[1] > x[2]) return name "=" v ": " a[i] " has lo > hi" } \
     return "" } \
+  function split_among(name, v, k, what,   n, a, i) { n = split(v, a, " "); \
+    for (i = 1; i <= n; i++) if (a[i] % k != 0) return name "=" v ": " a[i] " does not split among " k " " what ": give a multiple of " k; \
+    return "" } \
   function memsize(name, v) { return v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([KMG](i?B)?)?$$/ && v + 0 > 0 && v + 0 < 1e15 ? "" : \
     name "=" v ": a size above 0 in bytes, with K, M or G (12G)" } \
   function sh(v) { return "\047" v "\047" }
@@ -743,7 +749,7 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
   -v procs='$(PROCS)' -v net='$(NET)' -v netf='$(NET_CFG)' -v nets='$(MBKIT_NETS)' \
   -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' -v data='$(DATA)' -v pl='$(PROBE_LEARNERS)' \
   -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
-  -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' ' \
+  -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' -v pnp='$(PAR_NP)' ' \
   $(KNOB_AWK) \
   function synth(v,   n, a, i, kv, k, x, seen, lo, hi) { n = split(substr(v, 11), a, ","); \
     if (n == 0) return "DATA=" v ": no key=value after synthetic: (or give synthetic alone)"; \
@@ -764,7 +770,7 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     system("grep -qs \"^[[:space:]]*\\[net\\]\" " sh(f)) != 0 ? "NET=" net ": " f " is no network description (no [net] section)" : "" } \
   BEGIN { \
     m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
-    if (m == "") m = w("MAX_SEEDS", mx, 1, 1000); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
+    if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
     if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
     if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
@@ -774,7 +780,9 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     if (m == "") m = w("THREADS", th, 1, 4096); if (m == "") m = range("PROBE_BATCHES", pb, 1048576); \
     if (m == "") m = pos("PROBE_BUDGET", pbu, 0, 1e300); if (m == "") m = range("PROCS", procs, 1e9); \
     if (m == "") m = range("PROBE_LEARNERS", pl, 256); if (m == "") m = range("COMM_BYTES", cby, 1073741824, 1); \
-    if (m == "") m = list("PAR_BATCHES", pab, 1, 1, "M", 0); if (m == "") m = list("PAR_SEEDS", pas, 0, 1, "seed", 0); \
+    if (m == "") m = list("PAR_BATCHES", pab, 1, 1, "M", 0); \
+    if (m == "") m = split_among("PAR_BATCHES", pab, pnp, "processes (the par stage runs mpirun -np " pnp ")"); \
+    if (m == "") m = list("PAR_SEEDS", pas, 0, 1, "seed", 0); \
     if (m == "") m = range("CONV_BATCHES", cvb, 65536); if (m == "") m = pos("CONV_BUDGET", cvu, 0, 3600); \
     if (m == "") m = memsize("CONV_MEM", cvm); if (m == "") m = dataset(data); \
     if (m == "" && comm != "measured" && comm != "none") m = "COMM=" comm ": measured or none"; \

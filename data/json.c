@@ -127,11 +127,12 @@ int mb_json_number_in(const cJSON *object, const char *key, const char *path, co
     if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
         return mb_error_set(err, MB_EFORMAT, "%s: %s'%s' is not a number", path, where, key);
     double x = item->valuedouble;
-    if (x < lo || x > hi || (whole && x != floor(x))) {
+    const int is_whole = whole & MB_JSON_WHOLE, open_lo = whole & MB_JSON_ABOVE_LO;
+    if (x < lo || (open_lo && x == lo) || x > hi || (is_whole && x != floor(x))) {
         char xs[32], ls[32], hs[32]; /* exact: a count's range is [1, 9007199254740992] */
-        return mb_error_set(err, MB_EFORMAT, "%s: %s'%s': %s is not %s in [%s, %s]", path, where,
-                            key, mb_data_fmt_exact(xs, sizeof xs, x),
-                            whole ? "a whole number" : "a number",
+        return mb_error_set(err, MB_EFORMAT, "%s: %s'%s': %s is not %s in %c%s, %s]", path,
+                            where, key, mb_data_fmt_exact(xs, sizeof xs, x),
+                            is_whole ? "a whole number" : "a number", open_lo ? '(' : '[',
                             mb_data_fmt_exact(ls, sizeof ls, lo),
                             mb_data_fmt_exact(hs, sizeof hs, hi));
     }

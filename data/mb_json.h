@@ -21,9 +21,13 @@ int mb_json_write(const char *path, const cJSON *root, struct mb_error *err);
 int mb_json_number(const cJSON *object, const char *key, const char *path, double *v,
                    struct mb_error *err);
 
-/* The number at object[key] checked like mb_table_double_in: in [lo, hi], whole when `whole`.
- * Absent or null gives NAN and MB_OK unless `required`; text, or a value out of range, is an
- * MB_EFORMAT error naming `path`, `where` (a prefix such as "rows[3]: ", may be "") and key. */
+/* The number at object[key] checked like mb_table_double_in: in [lo, hi], whole when `whole`
+ * holds MB_JSON_WHOLE (or is 1), in (lo, hi] when it holds MB_JSON_ABOVE_LO (a value a log axis
+ * draws: lo 0 refuses 0). Absent or null gives NAN and MB_OK unless `required`; text, or a value
+ * out of range, is an MB_EFORMAT error naming `path`, `where` (a prefix such as "rows[3]: ", may
+ * be "") and key. */
+#define MB_JSON_WHOLE 1
+#define MB_JSON_ABOVE_LO 2
 int mb_json_number_in(const cJSON *object, const char *key, const char *path, const char *where,
                       double lo, double hi, int whole, int required, double *v,
                       struct mb_error *err);

@@ -137,10 +137,18 @@ typedef struct mb_fit_runs {
     int used_train_loss;  /* runs that had no evaluation column and used smoothed training loss */
 } mb_fit_runs;
 
+/* The longest time a step, collective or run-log time may be, seconds (31 years): past it the
+ * fits' sums of squares overflow and "fit" 1e308 s to zeros. A run log's `wall_s` after update
+ * 0 is at least MB_FIT_MIN_SECONDS (1 ns: no clock times an update faster), so that a training
+ * time or seconds per update is never 0 or a subnormal that a ratio over it overflows. */
+#define MB_FIT_MAX_SECONDS 1e9
+#define MB_FIT_MIN_SECONDS 1e-9
+
 /* Reads mbtrain run logs (docs/design.md, "Run log"): M from the `batch` metadata; for each
  * threshold the first `update` whose eval_loss is <= eps. A log with no eval_loss column, or none
  * filled in, uses the training `loss` averaged over a trailing window of `smooth` rows instead.
- * MB_EIO / MB_EFORMAT naming the file, line and field. */
+ * `wall_s`, where given, is in [0, MB_FIT_MAX_SECONDS], and from MB_FIT_MIN_SECONDS after update
+ * 0. MB_EIO / MB_EFORMAT naming the file, line and field. */
 int mb_fit_runs_read_logs(const char *const *paths, size_t n_paths, const double *thresholds,
                           size_t n_thr, size_t smooth, mb_fit_runs *runs, mb_error *err);
 
@@ -218,6 +226,11 @@ typedef enum { MB_FIT_CHOOSE_INVERSE, MB_FIT_CHOOSE_AIC, MB_FIT_CHOOSE_SHIFTED }
 int mb_fit_choice_parse(const char *s, mb_fit_choice *out);
 const char *mb_fit_choice_name(mb_fit_choice c);
 
+/* The fewest bootstrap resamples a percentile 95% interval is drawn from: one in each 2.5%
+ * tail (1 / 0.025). `--bootstrap` is 0 (none) or at least this; a fit of fewer resamples than
+ * this that succeeded has no interval (NAN: `-` in text, null in JSON), never [0, 0]. */
+#define MB_FIT_BOOT_MIN 40
+
 typedef struct mb_fit_nupdate_options {
     mb_fit_weighting weights; /* default MB_FIT_W_RELATIVE */
     size_t bootstrap;         /* resamples, 0 = none */
@@ -256,7 +269,8 @@ typedef struct mb_fit_nupdate {
                                 NAN unless N_inf > 0 */
     double b_ratio;          /* their agreement, b_simple / b_noise (NAN without both) */
     size_t boot_b, boot_ok;  /* resamples asked and fitted */
-    double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha */
+    double boot_lo[2], boot_hi[2]; /* percentile 95% intervals of n_inf, alpha (NAN with fewer
+                                      than MB_FIT_BOOT_MIN fitted) */
     size_t boot_n_best;      /* resamples the best law was fitted to */
     double *boot_best;       /* boot_n_best x 3: n_inf, a (alpha), b (1 for the inverse law;
                                 m_0 for the shifted law) of the best law per resample: the spread of the answer that mbopt

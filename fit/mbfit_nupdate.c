@@ -42,7 +42,8 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "                          toward that of all M: robust with few seeds, and M with\n"
            "                          more runs count for more)\n"
            "      --bootstrap B       also give percentile 95%% intervals from B resamples of\n"
-           "                          the runs within each M (default %zu: none)\n"
+           "                          the runs within each M (default %zu: none; else at\n"
+           "                          least 40, one resample in each 2.5%% tail)\n"
            "      --seed S            bootstrap generator seed (default %lu)\n"
            "      --smooth W          training-loss window in logged rows (default %zu)\n"
            "      --choose R          the law 'best' names: shifted (default: the inverse law\n"
@@ -141,7 +142,10 @@ static void nupdate_print(FILE *f, const void *arg)
                     r->range_lo, r->range_hi);
         else
             fprintf(f, "converged range: none (no M where most runs reached it)\n");
-        if (r->boot_b)
+        if (r->boot_b && !isfinite(r->boot_lo[0]))
+            fprintf(f, "bootstrap (%zu resamples, %zu fitted): no 95%% interval (fewer than %d "
+                    "resamples fitted)\n", r->boot_b, r->boot_ok, MB_FIT_BOOT_MIN);
+        else if (r->boot_b)
             fprintf(f, "bootstrap (%zu resamples, %zu fitted): n_inf [%s, %s], alpha [%s, %s]\n",
                     r->boot_b, r->boot_ok, num(a, sizeof a, r->boot_lo[0]),
                     num(b, sizeof b, r->boot_hi[0]), num(c, sizeof c, r->boot_lo[1]),
@@ -235,9 +239,12 @@ static int nupdate_option(int c, nupdate_args *a, mb_error *err)
     case OPT_PROCS:
         return mb_data_flag_whole("--procs", optarg, 0, 1, MB_DATA_RANGE_MAX, &a->procs, err);
     case OPT_BOOT:
-        if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK)
-            return mb_error_set(err, MB_EINVAL, "--bootstrap: '%s' is not a whole number in "
-                                                "0..1000000", optarg);
+        /* a percentile 95% interval needs a resample in each 2.5% tail: 1 gave [0, 0] */
+        if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK ||
+            (v > 0 && v < MB_FIT_BOOT_MIN))
+            return mb_error_set(err, MB_EINVAL, "--bootstrap: '%s' is not 0 (none) or a whole "
+                                "number in %d..1000000 (a 95%% percentile interval needs a "
+                                "resample in each 2.5%% tail)", optarg, MB_FIT_BOOT_MIN);
         a->o.bootstrap = (size_t)v;
         a->boot_given = 1;
         break;

@@ -150,9 +150,19 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
         if (cw >= 0 && *mb_table_cell(t, r, (size_t)cw) != '\0') {
             if ((rc = mb_table_double(t, r, (size_t)cw, &w, err)) != MB_OK)
                 break;
-            if (w < 0) {
-                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'wall_s': %g is negative",
-                                  mb_table_path(t), mb_table_line(t, r), w);
+            /* a time, capped as a step table's (its square overflows the fits past 1e9 s), and
+             * after update 0 some time at all: 0 s or a subnormal is no training time, and a
+             * ratio over it (validate's "x the best", s/update) overflows */
+            const char *why = w < 0                    ? "is negative"
+                              : w > MB_FIT_MAX_SECONDS ? "is past 1e9 s (31 years)"
+                              : u > 0 && w < MB_FIT_MIN_SECONDS
+                                  ? "is no training time: after update 0 a run has trained "
+                                    "1e-9 s or more"
+                                  : NULL;
+            if (why) {
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'wall_s': %s at update %s %s",
+                                  mb_table_path(t), mb_table_line(t, r),
+                                  mb_table_cell(t, r, (size_t)cw), mb_table_cell(t, r, cu), why);
                 break;
             }
             if (u > 0)
@@ -916,7 +926,8 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
             mb_fit_result_free(&r);
         }
     }
-    if (out->boot_ok >= 2) {
+    out->boot_lo[0] = out->boot_hi[0] = out->boot_lo[1] = out->boot_hi[1] = NAN;
+    if (out->boot_ok >= MB_FIT_BOOT_MIN) { /* fewer: no 95% interval, not [0, 0] */
         gsl_sort(bn, 1, out->boot_ok);
         gsl_sort(ba, 1, out->boot_ok);
         out->boot_lo[0] = gsl_stats_quantile_from_sorted_data(bn, 1, out->boot_ok, 0.025);
@@ -1315,8 +1326,11 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
                 cJSON *iv = cJSON_CreateArray();
                 if (!iv)
                     break;
-                cJSON_AddItemToArray(iv, cJSON_CreateNumber(f->boot_lo[j]));
-                cJSON_AddItemToArray(iv, cJSON_CreateNumber(f->boot_hi[j]));
+                /* [null, null]: too few resamples fitted for an interval */
+                cJSON_AddItemToArray(iv, isfinite(f->boot_lo[j]) ? cJSON_CreateNumber(f->boot_lo[j])
+                                                                : cJSON_CreateNull());
+                cJSON_AddItemToArray(iv, isfinite(f->boot_hi[j]) ? cJSON_CreateNumber(f->boot_hi[j])
+                                                                : cJSON_CreateNull());
                 cJSON_AddItemToObject(ci, inv_names[j], iv);
             }
             cJSON_AddStringToObject(b, "best_law", f->best);

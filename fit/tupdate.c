@@ -207,9 +207,8 @@ void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n)
     free(f);
 }
 
-/* The longest time a step table may hold, seconds (31 years an update): past it the fit's sums of
- * squares overflow and "fit" 1e308 s to zeros. */
-#define MAX_SECONDS 1e9
+/* The longest time a step table may hold (31 years an update; mb_fit.h) */
+#define MAX_SECONDS MB_FIT_MAX_SECONDS
 
 /* Row r's text and derived columns: the backend is one mbprobe writes (train/backend/backend.c's
  * names: cpu, cuda), the net has a name, and samples_per_s, where given, is batch / t_median_s

@@ -44,8 +44,9 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
         return mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                             path);
     }
-    /* every row's values as mbopt scale writes them: procs a whole count >= 1, times and
-     * speed-ups >= 0 or null (no optimum there), batch sizes > 0 or null */
+    /* every row's values as mbopt scale writes them: procs a whole count >= 1, times,
+     * speed-ups and batch sizes > 0 or null (no optimum there): both figures draw them on log
+     * axes, where 0 has no place (campaign 12, P5) */
     static const char *const keys[] = {"t_c_opt", "speedup_opt", "t_c_strong", "speedup_strong",
                                        "t_c_weak", "speedup_weak", NULL};
     const cJSON *r, *q;
@@ -60,10 +61,12 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
             if (mb_json_get(q, "procs") == v)
                 rc = mb_error_set(err, MB_EFORMAT, "%s: %sprocs %g given twice", path, where, v);
         for (int k = 0; rc == MB_OK && keys[k]; k++)
-            rc = mb_json_number_in(r, keys[k], path, where, 0, HUGE_VAL, 0, 0, &v, err);
+            rc = mb_json_number_in(r, keys[k], path, where, 0, HUGE_VAL, MB_JSON_ABOVE_LO, 0, &v,
+                                   err);
         if (rc == MB_OK)
             /* a batch size: at most 2^53 samples (1e308 is no M to draw) */
-            rc = mb_json_number_in(r, "m_opt", path, where, 0, MB_DATA_RANGE_MAX, 0, 0, &v, err);
+            rc = mb_json_number_in(r, "m_opt", path, where, 0, MB_DATA_RANGE_MAX,
+                                   MB_JSON_ABOVE_LO, 0, &v, err);
         if (rc != MB_OK) {
             cJSON_Delete(*root);
             return rc;

@@ -58,6 +58,39 @@ static int field(const cJSON *o, const char *where, const char *key, int flags, 
     return MB_OK;
 }
 
+/* A row's t_runs_s, when there: an array of the `reached` runs' training times (mbopt validate
+ * writes one a run that reached the target), each >= 0 s (or null) and, where the row gives
+ * them, within [t_train_min_s, t_train_max_s] (lo, hi; NaN: not given). A list of another
+ * length would draw more or fewer runs than the row counts (campaign 12, P6). */
+static int check_runs_list(const cJSON *r, const char *where, double reached, double lo,
+                           double hi, const char *path, mb_error *err)
+{
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"), *t;
+    if (ts && !cJSON_IsNull(ts) && !cJSON_IsArray(ts))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%st_runs_s': not an array", path, where);
+    if (!cJSON_IsArray(ts))
+        return MB_OK;
+    int k = 0;
+    cJSON_ArrayForEach(t, ts)
+    {
+        if (!cJSON_IsNull(t) && (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) ||
+                                 t->valuedouble < 0))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%st_runs_s[%d]': must be a time >= "
+                                                 "0 s or null", path, where, k);
+        if (cJSON_IsNumber(t) && ((isfinite(lo) && t->valuedouble < lo) ||
+                                  (isfinite(hi) && t->valuedouble > hi)))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%st_runs_s[%d]': %g s is outside "
+                                "the row's t_train_min_s..t_train_max_s (%g..%g s)", path, where,
+                                k, t->valuedouble, lo, hi);
+        k++;
+    }
+    if (isfinite(reached) && k != reached)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%st_runs_s': %d times, but %g runs "
+                            "reached the target (one time a run that reached it)", path, where, k,
+                            reached);
+    return MB_OK;
+}
+
 /* One row of the validation table. */
 static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
 {
@@ -101,19 +134,20 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
         (isfinite(hi) && isfinite(med) && hi < med) || (isfinite(lo) && isfinite(hi) && lo > hi))
         return mb_error_set(err, MB_EFORMAT, "%s: field '%st_train_min_s': min %g, median %g and "
                                              "max %g are out of order", path, where, lo, med, hi);
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"), *t;
-    if (ts && !cJSON_IsNull(ts) && !cJSON_IsArray(ts))
-        return mb_error_set(err, MB_EFORMAT, "%s: field '%st_runs_s': not an array", path, where);
-    int k = 0;
-    cJSON_ArrayForEach(t, (cJSON_IsArray(ts) ? ts : NULL))
-    {
-        if (!cJSON_IsNull(t) && (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) ||
-                                 t->valuedouble < 0))
-            return mb_error_set(err, MB_EFORMAT, "%s: field '%st_runs_s[%d]': must be a time >= "
-                                                 "0 s or null", path, where, k);
-        k++;
-    }
-    return MB_OK;
+    return check_runs_list(r, where, reached, lo, hi, path, err);
+}
+
+/* Whether rows[i] and rows[j] are one setting: the same algorithm, P, M and learning rate
+ * (mbopt validate writes a row per setting). */
+static int same_setting(const cJSON *a, const cJSON *b)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, "algo"),
+                *y = cJSON_GetObjectItemCaseSensitive(b, "algo");
+    const char *sa = cJSON_IsString(x) ? x->valuestring : "",
+               *sb = cJSON_IsString(y) ? y->valuestring : "";
+    return strcmp(sa, sb) == 0 && mb_json_get(a, "procs") == mb_json_get(b, "procs") &&
+           mb_json_get(a, "batch") == mb_json_get(b, "batch") &&
+           mb_json_get(a, "lr") == mb_json_get(b, "lr");
 }
 
 /* The held-out check, when there is one (null or absent: none): its figures in range. */
@@ -148,8 +182,12 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
     {
         char where[40];
         snprintf(where, sizeof where, "holdout.rows[%d].", i++);
+        double reached;
         if ((rc = field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &x, err)) != MB_OK ||
-            (rc = field(r, where, "t_train_median_s", F_NULL | F_POS, path, &x, err)) != MB_OK)
+            (rc = field(r, where, "t_train_median_s", F_NULL | F_POS, path, &x, err)) != MB_OK ||
+            (rc = field(r, where, "reached", F_NULL | F_NONNEG | F_INT, path, &reached, err)) !=
+                MB_OK ||
+            (rc = check_runs_list(r, where, reached, NAN, NAN, path, err)) != MB_OK)
             break;
     }
     return rc;
@@ -231,8 +269,22 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
         rc = field(*root, "", "t_update_median_abs_rel_err", F_NULL | F_NONNEG, path, &x, err);
     int i = 0;
     cJSON_ArrayForEach(e, (rc == MB_OK ? rows : NULL))
-        if ((rc = check_row(e, i++, path, err)) != MB_OK)
+    {
+        if ((rc = check_row(e, i, path, err)) != MB_OK)
             break;
+        int j = 0; /* one row a setting, as mbplot scale's one row a P (campaign 12, P6) */
+        for (const cJSON *q = rows->child; q != e; q = q->next, j++)
+            if (same_setting(q, e)) {
+                rc = mb_error_set(err, MB_EFORMAT, "%s: field 'rows[%d]': the setting of rows[%d] "
+                                  "(P %g, M %g, lr %g) given twice", path, i, j,
+                                  mb_json_get(e, "procs"), mb_json_get(e, "batch"),
+                                  mb_json_get(e, "lr"));
+                break;
+            }
+        if (rc != MB_OK)
+            break;
+        i++;
+    }
     i = 0;
     cJSON_ArrayForEach(e, (rc == MB_OK ? curve : NULL))
     {

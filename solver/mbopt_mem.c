@@ -446,9 +446,11 @@ static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const c
         fprintf(f, "least time to converge: M = %g, T_C = %.6g s (N_update %.6g x T_update "
                 "%.6g s)\n", res[best_tc].m, tc[best_tc], tc[best_tc] / res[best_tc].t_update,
                 res[best_tc].t_update);
+        char x[32];
         if (best_tc != best_rate && !isnan(tc[best_rate]))
-            fprintf(f, "the fastest-per-sample M = %g would take T_C = %.6g s, %.2fx as long\n",
-                    res[best_rate].m, tc[best_rate], tc[best_rate] / tc[best_tc]);
+            fprintf(f, "the fastest-per-sample M = %g would take T_C = %.6g s, %s as long\n",
+                    res[best_rate].m, tc[best_rate],
+                    fmt(x, sizeof x, "%.2fx", tc[best_rate] / tc[best_tc]));
         else if (best_tc == best_rate)
             fprintf(f, "the two agree here\n");
     }

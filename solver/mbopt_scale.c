@@ -405,9 +405,11 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     for (size_t i = 0; i < n; i++) {
         const mb_scale_row *r = &rows[i];
         const char *note = row_label(m, r, p_avail);
-        fprintf(f, "%8.0f %11.5g %11.5g %8s %8.4g %6.3f | %11s %8s %6s | %11s %8s %6s%s%s\n",
+        char s1[32], s2[32];
+        fprintf(f, "%8.0f %11.5g %11.5g %8s %8s %6s | %11s %8s %6s | %11s %8s %6s%s%s\n",
                 r->procs, r->opt.m_opt, r->opt.t_c, mb_model_regime_name(r->opt.regime),
-                r->speedup_opt, r->eff_opt, fmt(b1, sizeof b1, "%.5g", r->t_c_strong),
+                fmt(s1, sizeof s1, "%.4g", r->speedup_opt), fmt(s2, sizeof s2, "%.3f", r->eff_opt),
+                fmt(b1, sizeof b1, "%.5g", r->t_c_strong),
                 fmt(b2, sizeof b2, "%.4g", r->speedup_strong),
                 fmt(b3, sizeof b3, "%.3f", r->eff_strong), fmt(b4, sizeof b4, "%.5g", r->t_c_weak),
                 fmt(b5, sizeof b5, "%.4g", r->speedup_weak), fmt(b6, sizeof b6, "%.3f", r->eff_weak),
@@ -418,9 +420,10 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     const mb_scale_row *r = &rows[best];
     const char *note = row_label(m, r, p_avail);
     fprintf(f, "fastest:        P = %.0f learners with mini-batch M = %.0f (%.1f per learner): "
-               "T_C = %.4g s, %.4gx the single learner's best, efficiency %.3f (%s regime)%s%s\n",
-            r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c, r->speedup_opt,
-            r->eff_opt, mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
+               "T_C = %.4g s, %s the single learner's best, efficiency %s (%s regime)%s%s\n",
+            r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c,
+            fmt(b1, sizeof b1, "%.4gx", r->speedup_opt), fmt(b2, sizeof b2, "%.3f", r->eff_opt),
+            mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
     r = &rows[enough];
     note = row_label(m, r, p_avail);
     /* the recommendation: the model's optimum at the fewest learners enough, or what the runs
@@ -438,9 +441,10 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     else
         snprintf(tc, sizeof tc, "T_C = %.4g s", r->opt.t_c);
     fprintf(f, "recommendation: P = %.0f learners with mini-batch M = %.0f (%.1f per learner)%s: "
-               "%s, %.4gx the single learner's best, efficiency %.3f; the fewest learners "
+               "%s, %s the single learner's best, efficiency %s; the fewest learners "
                "within %.0f%% of the fastest%s%s\n",
-            r->procs, rec_m, rec_m / r->procs, lr, tc, r->speedup_opt, r->eff_opt,
+            r->procs, rec_m, rec_m / r->procs, lr, tc,
+            fmt(b1, sizeof b1, "%.4gx", r->speedup_opt), fmt(b2, sizeof b2, "%.3f", r->eff_opt),
             100 * ENOUGH_SLACK, *note ? "; " : "", note);
     scale_settle_print(f, ck);
     mb_inverse_law inv;

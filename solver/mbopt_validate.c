@@ -699,7 +699,7 @@ static void validate_print(FILE *f, const model_opts *m, const mb_validate *v,
 static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
                               const mb_validate *v, double m_rec, double p_rec)
 {
-    char stand[160] = "", settle[320] = "";
+    char stand[160] = "", settle[320] = "", x[4][32];
     const long pick = mb_solver_pick(v);
     if (pick >= 0 && pick == v->rec && v->rows[pick].batch != round(m_rec))
         snprintf(stand, sizeof stand, " (the optimum is M = %.4g; the model puts M = %g within "
@@ -710,14 +710,17 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
         snprintf(as, sizeof as, " as M = %g", v->rows[v->rec].batch);
     if (pick >= 0 && pick != v->rec && v->rec >= 0)
         snprintf(settle, sizeof settle, "; the runs chose it over the model's optimum M = %.4g "
-                 "(trained%s in %.3g s, %.2fx the best), which the model cannot tell from it: "
-                 "it predicts both within %.1f%% of its best T_C, its median |error| on these "
-                 "runs", m_rec, as, v->rows[v->rec].t_median, v->ratio, 100 * v->band);
+                 "(trained%s in %.3g s, %s the best), which the model cannot tell from it: "
+                 "it predicts both within %s of its best T_C, its median |error| on these "
+                 "runs", m_rec, as, v->rows[v->rec].t_median,
+                 fmt(x[0], sizeof x[0], "%.2fx", v->ratio),
+                 fmt(x[1], sizeof x[1], "%.1f%%", 100 * v->band));
     else if (pick >= 0 && pick != v->rec)
         snprintf(settle, sizeof settle, "; the model's optimum M = %.4g has no runs of its own "
-                 "(train M = %.0f to check it); the model predicts M = %g within %.1f%% of its "
+                 "(train M = %.0f to check it); the model predicts M = %g within %s of its "
                  "best T_C, its median |error| on these runs, and it is the fastest such, "
-                 "the runs weighed against the model", m_rec, round(m_rec), v->rows[pick].batch, 100 * v->band);
+                 "the runs weighed against the model", m_rec, round(m_rec), v->rows[pick].batch,
+                 fmt(x[1], sizeof x[1], "%.1f%%", 100 * v->band));
     if (mb_solver_calibration_only(v) && !m->nf.extrapolated) {
         /* a fit made at this target, but none of these runs reached it (issue #25, G9) */
         snprintf(verdict, size, "no run given reached the target loss %g, so nothing in-sample "
@@ -736,26 +739,29 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
     }
     if (pick >= 0 && v->best >= 0)
         snprintf(verdict, size,
-                 "the recommended M = %g (P = %g)%s trained in %.3g s, %.2fx the best of the "
+                 "the recommended M = %g (P = %g)%s trained in %.3g s, %s the best of the "
                  "runs that chose it (P = %g, M = %g, %.3g s)%s; median |error| of predicted "
-                 "T_C %.1f%% over %zu settings at P = %g",
-                 v->rows[pick].batch, p_rec, stand, v->rows[pick].t_median, validate_ratio(v),
-                 v->rows[v->best].procs, v->rows[v->best].batch, v->rows[v->best].t_median, settle,
-                 100 * v->median_abs_err, v->n_err, p_rec);
+                 "T_C %s over %zu settings at P = %g",
+                 v->rows[pick].batch, p_rec, stand, v->rows[pick].t_median,
+                 fmt(x[2], sizeof x[2], "%.2fx", validate_ratio(v)), v->rows[v->best].procs,
+                 v->rows[v->best].batch, v->rows[v->best].t_median, settle,
+                 fmt(x[3], sizeof x[3], "%.1f%%", 100 * v->median_abs_err), v->n_err, p_rec);
     else
         snprintf(verdict, size,
                  "the recommended M = %.4g (P = %g) has no runs of its own yet (train M = %.0f "
-                 "to check it); median |error| of predicted T_C %.1f%% over %zu settings at "
+                 "to check it); median |error| of predicted T_C %s over %zu settings at "
                  "P = %g",
-                 m_rec, p_rec, round(m_rec), 100 * v->median_abs_err, v->n_err, p_rec);
+                 m_rec, p_rec, round(m_rec),
+                 fmt(x[3], sizeof x[3], "%.1f%%", 100 * v->median_abs_err), v->n_err, p_rec);
     /* where the error comes from: a T_update that the runs did not see is the machine's */
     if (m->tcal.on && p_rec == 1) {
         size_t len = strlen(verdict);
         snprintf(verdict + len, size - len,
                  "; T_update is the runs' own seconds per update (%.0f runs), so these errors "
                  "are N_update's; with the probe's T_update alone (its seconds per update off "
-                 "the runs' by a median %.0f%%) the median |error| would be %.1f%%",
-                 m->tcal.runs, 100 * v->median_abs_tu_err_probe, 100 * v->median_abs_err_probe);
+                 "the runs' by a median %s) the median |error| would be %s",
+                 m->tcal.runs, fmt(x[0], sizeof x[0], "%.0f%%", 100 * v->median_abs_tu_err_probe),
+                 fmt(x[1], sizeof x[1], "%.1f%%", 100 * v->median_abs_err_probe));
     } else if (isfinite(v->median_abs_tu_err) && v->median_abs_tu_err > 0.15 && p_rec > 1) {
         size_t len = strlen(verdict);
         snprintf(verdict + len, size - len,

@@ -908,6 +908,20 @@ static const hcase fit_cases[] = {
     {"silent", "printf 'batch,n_update,seed\\n8,60,0\\n16,80,0\\n32,100,0\\n64,120,0\\n' > "
                "$W/p.csv && $T mbfit nupdate $W/p.csv --json -o $W/o", 1,
      "the points file: N_update grows with M (the inverse law's alpha fitted at -463.035 < 0)"},
+    /* the twelfth campaign (issue #25). P2: one resample gave the 95% interval as [0, 0]; a
+     * percentile interval needs a resample in each 2.5% tail, 40 */
+    {"silent", NU LOGS " --bootstrap 1 --json -o $W/o", 1,
+     "--bootstrap: '1' is not 0 (none) or a whole number in 40..1000000"},
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --bootstrap 39 "
+               "-o $W/o", 1, "--bootstrap: '39' is not 0 (none) or a whole number in 40..1000000"},
+    /* P3: run logs' seconds per update past 1e9 s calibrated the step to gamma 0, m_t 1 (a tfit
+     * every reader refuses), exit 0: a wall_s is capped as a step table's times are */
+    {"nan", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^\\([0-9][0-9]*,[^,]*,[^,]*,"
+            "\\)[^,]*/\\11e308/' $W/r/*.csv && $T mbfit tupdate $E/step.csv $W/r/*.csv --json "
+            "-o $W/o", 1, "run_M128_s0.csv:11: field 'wall_s': 1e308 at update 0 is past 1e9 s"},
+    {"nan", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^\\([0-9][0-9]*,[^,]*,[^,]*,"
+            "\\)[^,]*/\\12e9/' $W/r/*.csv && $T mbfit tupdate $E/step.csv $W/r/*.csv -o $W/o", 1,
+     "field 'wall_s': 2e9 at update 0 is past 1e9 s"},
 };
 
 static const hcase opt_cases[] = {
@@ -1400,6 +1414,22 @@ static const hcase opt_cases[] = {
     {"silent", NP("[8,512]", ",\"lr\":-0.05") SC "-o $W/o", 1,
      "np.json: field 'lr': -0.05 is not above 0"},
 #undef SC
+    /* the twelfth campaign (issue #25). P1: a run that reached the target in 0 s (or a
+     * subnormal) gave validate's in-sample line "infx the best" and "nan%": a time after update
+     * 0 is 1e-9 s or more, read as such by every reader of run logs */
+#define Z0(V)                                                                                     \
+    "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^\\([1-9][0-9]*,[^,]*,[^,]*,\\)[^,]*/" \
+    "\\1" V "/' $W/r/run_M16_*.csv && "
+    {"nan", Z0("0") "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit "
+            "$E/tfit.json $W/r -o $W/o", 1, "run_M16_s0.csv:12: field 'wall_s': 0 at update 10 "
+            "is no training time"},
+    {"nan", Z0("1e-320") "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit "
+            "$E/tfit.json $W/r --json -o $W/o", 1, "field 'wall_s': 1e-320 at update 10 is no "
+            "training time"},
+    {"nan", Z0("0") "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null "
+            "&& $T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1 $W/r -o $W/o", 1,
+     "field 'wall_s': 0 at update 10 is no training time"},
+#undef Z0
 };
 
 static const hcase plot_cases[] = {
@@ -1654,6 +1684,38 @@ static const hcase plot_cases[] = {
     {"message", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
                 "'s/\"n_inf\":[^,]*,/\"n_inf\": -1,/' $W/s.json && $T mbplot tc $W/s.json "
                 "-o $W/o", 1, "/s.json: field 'model.n_inf': must be > 0, got -1"},
+    /* the twelfth campaign (issue #25). P5: a value a log axis cannot draw (M_opt, T_C or a
+     * speed-up of 0) */
+#define SJ "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
+    {"silent", SJ "'0,/\"m_opt\":\\s*[0-9.]*,/s//\"m_opt\": 0,/' $W/s.json && $T mbplot tc "
+               "$W/s.json -o $W/o", 1, "s.json: rows[0]: 'm_opt': 0 is not a number in (0, "},
+    {"silent", SJ "'0,/\"t_c_opt\":\\s*[0-9.]*,/s//\"t_c_opt\": 0,/' $W/s.json && $T mbplot "
+               "scale $W/s.json -o $W/o", 1, "s.json: rows[0]: 't_c_opt': 0 is not a number in "
+               "(0, "},
+    {"silent", SJ "'s/\"speedup_opt\":\\s*0\\.[0-9]*,/\"speedup_opt\": 0,/' $W/s.json && $T mbplot "
+               "scale $W/s.json -o $W/o", 1, "s.json: rows[1]: 'speedup_opt': 0 is not a number"},
+#undef SJ
+    /* P6: a validation row given twice, and a list of run times whose length disagrees with the
+     * runs that reached the target (or lies outside the row's own min..max) */
+#define VJ(ROWS)                                                                                  \
+    "printf '{\"target_loss\":0.5,\"verdict\":\"v\",\"curve\":[{\"batch\":16,\"t_pred_s\":1.5,"  \
+    "\"lr\":0.05}],\"recommended\":{\"batch\":16},\"rows\":[" ROWS "]}' > $W/v.json && "
+#define VR(TS)                                                                                    \
+    "{\"algo\":\"sgd\",\"batch\":16,\"procs\":1,\"lr\":0.05,\"runs\":3,\"reached\":3,"           \
+    "\"t_train_median_s\":1.55,\"t_train_min_s\":1.5,\"t_train_max_s\":1.6,\"t_runs_s\":" TS "}"
+    {"silent", VJ(VR("[1.5,1.55,1.6]")) "$T mbplot validate $W/v.json -o $W/p.png >/dev/null", 0,
+     NULL},
+    {"silent", VJ(VR("[1.5,1.55,1.6]") "," VR("[1.5,1.55,1.6]")) "$T mbplot validate $W/v.json "
+               "-o $W/o", 1, "v.json: field 'rows[1]': the setting of rows[0] (P 1, M 16, lr "
+               "0.05) given twice"},
+    {"silent", VJ(VR("[]")) "$T mbplot validate $W/v.json -o $W/o", 1,
+     "field 'rows[0].t_runs_s': 0 times, but 3 runs reached the target"},
+    {"silent", VJ(VR("[1.5,1.5,1.5,1.55,1.6,1.6,1.6]")) "$T mbplot validate $W/v.json -o $W/o",
+     1, "field 'rows[0].t_runs_s': 7 times, but 3 runs reached the target"},
+    {"silent", VJ(VR("[1,1.55,1.6]")) "$T mbplot validate $W/v.json -o $W/o", 1,
+     "field 'rows[0].t_runs_s[0]': 1 s is outside the row's t_train_min_s..t_train_max_s"},
+#undef VJ
+#undef VR
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

@@ -593,6 +593,9 @@ static void test_run_knobs(void)
         {"HOLDOUT_SEEDS=abc", "HOLDOUT_SEEDS=abc: a whole number from 3 to 64"},
         {"HOLDOUT_BEYOND=1.5", "HOLDOUT_BEYOND=1.5: a whole number"},
         {"MAX_SEEDS=0", "MAX_SEEDS=0: a whole number"},
+        /* campaign 12's P7: mbopt validate --max-seeds takes 3 to 64, as HOLDOUT_SEEDS */
+        {"MAX_SEEDS=2", "MAX_SEEDS=2: a whole number from 3 to 64"},
+        {"MAX_SEEDS=100", "MAX_SEEDS=100: a whole number from 3 to 64"},
         {"SEED_BUDGET=-3", "SEED_BUDGET=-3: a whole number"},
         {"RUN_TIME_CAP=abc", "RUN_TIME_CAP=abc: a number >= 0"},
         {"TARGET_LOSS=0", "TARGET_LOSS=0: a number above 0"},
@@ -637,6 +640,8 @@ static void test_run_knobs(void)
         {"'PAR_BATCHES=32 32'", "PAR_BATCHES=32 32: 32 given twice"},
         {"'PAR_SEEDS=0 0'", "PAR_SEEDS=0 0: 0 given twice"},
         {"PAR_SEEDS=x", "PAR_SEEDS=x: x is not a whole number >= 0"},
+        /* P7: each M splits among the par stage's 2 processes (mbtrain --algo sgd-sync) */
+        {"'PAR_BATCHES=32 33'", "PAR_BATCHES=32 33: 33 does not split among 2 processes"},
         {"CONV_BATCHES=abc", "CONV_BATCHES=abc: whole numbers as lo:hi"},
         {"CONV_BATCHES=0", "CONV_BATCHES=0: 0 is not a whole number from 1 to 65536"},
         {"CONV_BUDGET=abc", "CONV_BUDGET=abc: a number above 0, at most 3600"},
