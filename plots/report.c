@@ -1092,28 +1092,57 @@ static int stage_inputs(const char *out_dir, char *stage, size_t n, int *staged,
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err);
 
+/* The run logs the report reads into *runs (globfree it): the CSV files of out_dir/runs, then
+ * those of each folder under it (one folder per rate). */
+static void glob_runs(const char *out_dir, glob_t *runs)
+{
+    char pattern[4096];
+    memset(runs, 0, sizeof *runs);
+    path_join(pattern, sizeof pattern, out_dir, "runs/*.csv"); /* one rate, or make run's */
+    glob(pattern, 0, NULL, runs);                              /* runs/lrX/ per rate */
+    path_join(pattern, sizeof pattern, out_dir, "runs/*/*.csv");
+    glob(pattern, runs->gl_pathc ? GLOB_APPEND : 0, NULL, runs);
+}
+
+/* Whether out is one of the report's inputs (a symbolic or hard link from one to the other):
+ * every top-level input it reads (READ_TWICE) and every run log in runs. MB_EINVAL naming
+ * both when it is. */
+static int over_input(const char *out_dir, const char *out, const glob_t *runs, mb_error *err)
+{
+    char in[4096];
+    for (size_t i = 0; i < N_READ_TWICE + runs->gl_pathc; i++) {
+        if (i < N_READ_TWICE)
+            path_join(in, sizeof in, out_dir, READ_TWICE[i]);
+        else
+            snprintf(in, sizeof in, "%s", runs->gl_pathv[i - N_READ_TWICE]);
+        if (exists(in) && mb_data_same_file(out, in))
+            return mb_error_set(err, MB_EINVAL, "%s would overwrite the input %s", out, in);
+    }
+    return MB_OK;
+}
+
 /* An output of the report (report.html, a figure) that would overwrite one of its inputs (a
- * symbolic link from one to the other): MB_EINVAL naming both, before anything is drawn. */
+ * symbolic or hard link from one to the other, campaign 11 N2: a run log too): MB_EINVAL naming
+ * both, before anything is drawn. */
 static int output_over_input(const char *out_dir, const mb_plot_options *o, mb_error *err)
 {
     const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
-    char out[4096], in[4096], name[64];
-    for (size_t k = 0; k <= N_FIGURES + 1; k++) {
-        if (k == N_FIGURES + 1)
+    char out[4096], name[64];
+    glob_t runs;
+    glob_runs(out_dir, &runs);
+    int rc = MB_OK;
+    for (size_t k = 0; rc == MB_OK && k <= N_FIGURES + 2; k++) {
+        if (k == N_FIGURES + 2)
             snprintf(name, sizeof name, "report.html");
         else
-            snprintf(name, sizeof name, "%s.%s",
-                     k < N_FIGURES ? FIGURES[k].name : VALIDATE_FIGURE.name, ext);
+            snprintf(name, sizeof name, "%s.%s", k < N_FIGURES ? FIGURES[k].name
+                                                 : k == N_FIGURES ? VALIDATE_FIGURE.name
+                                                                  : "conv", ext);
         path_join(out, sizeof out, out_dir, name);
-        for (size_t i = 0; i < N_INPUTS + 2; i++) { /* the optional inputs, then the two read */
-            const char *n = i < N_INPUTS ? INPUTS[i].name : i == N_INPUTS ? "scale.json"
-                                                                          : "validate.json";
-            path_join(in, sizeof in, out_dir, n);
-            if (strcmp(n, "runs/") != 0 && exists(in) && mb_data_same_file(out, in))
-                return mb_error_set(err, MB_EINVAL, "%s would overwrite the input %s", out, in);
-        }
+        rc = over_input(out_dir, out, &runs, err);
     }
-    return MB_OK;
+    globfree(&runs);
+    return rc;
 }
 
 int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report_info *info,
@@ -1180,12 +1209,8 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
 
     /* which inputs are here */
     int present[N_INPUTS];
-    glob_t runs = {0};
-    char pattern[4096];
-    path_join(pattern, sizeof pattern, out_dir, "runs/*.csv"); /* one rate, or make run's */
-    glob(pattern, 0, NULL, &runs);                             /* runs/lrX/ per rate */
-    path_join(pattern, sizeof pattern, out_dir, "runs/*/*.csv");
-    glob(pattern, runs.gl_pathc ? GLOB_APPEND : 0, NULL, &runs);
+    glob_t runs;
+    glob_runs(out_dir, &runs);
     int have_runs = runs.gl_pathc > 0;
     if (rc == MB_OK)
         rc = check_runs(out_dir, &runs, err);

@@ -1609,6 +1609,26 @@ static const hcase plot_cases[] = {
     {"message", RP "mkdir $W/r/runs && ln -s ../runs $W/r/runs/loop && $T mbplot report $W/r "
                 "2>$W/e >/dev/null && grep -q 'r/runs/\\*.csv is missing (written by mbtrain)' "
                 "$W/e && ! grep -q 'runs/ is missing' $W/e", 0, NULL},
+    /* the eleventh campaign (issue #25). N2: a figure or the page linked (symbolically or hard)
+     * onto a run log under runs/ or runs/RATE/, or onto an input the page reads (conv.csv), is
+     * refused before anything is written, the log left as it was */
+#define RL RP "mkdir -p $W/r/runs/lr1 && cp $E/fit_runs/run_M16_s0.csv $W/r/runs/ && " \
+           "cp $E/fit_runs/run_M32_s0.csv $W/r/runs/lr1/ && "
+#define LOGKEPT "; s=$?; cmp -s $W/r/runs/run_M16_s0.csv $E/fit_runs/run_M16_s0.csv && " \
+                "cmp -s $W/r/runs/lr1/run_M32_s0.csv $E/fit_runs/run_M32_s0.csv || exit 99; " \
+                "test -e $W/r/report.html && exit 98; exit $s"
+    {"symlink", RL "ln -s runs/run_M16_s0.csv $W/r/tc.png && $T mbplot report $W/r" LOGKEPT, 1,
+     "r/tc.png would overwrite the input " },
+    {"symlink", RL "ln -s runs/lr1/run_M32_s0.csv $W/r/amdahl.png && $T mbplot report $W/r"
+                LOGKEPT, 1, "amdahl.png would overwrite the input "},
+    {"silent", RL "ln $W/r/runs/run_M16_s0.csv $W/r/report.html && $T mbplot report $W/r; s=$?; "
+               "cmp -s $W/r/report.html $E/fit_runs/run_M16_s0.csv || exit 99; exit $s", 1,
+     "report.html would overwrite the input "},
+    {"symlink", RL "cp $E/step.csv $W/r/conv.csv && ln -s conv.csv $W/r/scale.png && "
+                "$T mbplot report $W/r; s=$?; cmp -s $W/r/conv.csv $E/step.csv || exit 99; "
+                "exit $s", 1, "scale.png would overwrite the input "},
+#undef LOGKEPT
+#undef RL
 #undef NOPAGE
 #undef RP
     /* the eighth campaign (issue #25). K13: a shifted-law nfit read from a FIFO is read once
