@@ -526,6 +526,21 @@ static const hcase train_cases[] = {
                "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo downpour "
                "--learners 2 --max-updates 20 --resume $W/c --log $W/o", 1,
      "at or past this run's bound of 20 updates: nothing left to train"},
+    /* the eleventh campaign (issue #25). N3: a companion PATH.learners that is a FIFO (or a
+     * device) is refused at once, as --resume PATH is, not opened and waited on for ever */
+    {"fifo", TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --checkpoint $W/c "
+             "--checkpoint-every 10 --log $W/a.csv >/dev/null && rm $W/c.learners && mkfifo "
+             "$W/c.learners && " TRAIN "--algo sgd-sync --learners 2 --max-updates 30 --resume "
+             "$W/c --log $W/o", 1,
+     "c.learners: a FIFO, not a regular file: the learners' checkpoint is the file mbtrain"},
+    {"fifo", TRAIN "--algo downpour --learners 2 --max-updates 20 --checkpoint $W/c "
+             "--checkpoint-every 10 --log $W/a.csv >/dev/null && rm $W/c.learners && mkfifo "
+             "$W/c.learners && " TRAIN "--algo downpour --learners 2 --max-updates 30 --resume "
+             "$W/c --log $W/o", 1, "c.learners: a FIFO, not a regular file"},
+    {"size", TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --checkpoint $W/c "
+             "--checkpoint-every 10 --log $W/a.csv >/dev/null && rm $W/c.learners && ln -s "
+             "/dev/zero $W/c.learners && " TRAIN "--algo sgd-sync --learners 2 --max-updates 30 "
+             "--resume $W/c --log $W/o", 1, "c.learners: a device, not a regular file"},
     /* the ninth campaign (issue #25). L7: a net of the same name and parameter count but other
      * layers (avgpool for maxpool, tanh for relu, a dropout added) does not continue the run */
 #define RESUME_NET(SED) ">/dev/null && sed '" SED "' " NET " > $W/n.cfg && $T mbtrain --net "    \
@@ -611,6 +626,12 @@ static const hcase train_cases[] = {
     {"message", MPIRUN_H "-np 2 " PB("sgd-sync") "--checkpoint $W/p "
                 "--checkpoint-every 5 --log $W/p.learners.rank1" MPI_ERR, 1,
      "/p's part for rank 1: one would overwrite the other"},
+    /* N3 over ranks: rank 1's part PATH.learners.rank1 a FIFO, said by that rank at once */
+    {"fifo", MPIRUN_H "-np 2 " PB("sgd-sync") "--checkpoint $W/p --checkpoint-every 10 --log "
+             "$W/a.csv >/dev/null 2>&1 && rm $W/p.learners.rank1 && mkfifo $W/p.learners.rank1 "
+             "&& " MPIRUN_H "-np 2 mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,"
+             "w=8,classes=4,seed=1 --threads 1 --batch 8 --max-updates 30 --algo sgd-sync "
+             "--resume $W/p --log $W/o" MPI_ERR, 1, "p.learners.rank1: a FIFO, not a regular file"},
 #undef MPI
 #undef MPI_ERR
 #undef PB

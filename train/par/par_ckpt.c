@@ -146,7 +146,7 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
  * cannot be read (mb_ckpt_read will say why). */
 static long main_updates(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = mb_data_not_regular(path) ? NULL : fopen(path, "rb");
     long u = -1, len;
     if (!f)
         return -1;
@@ -304,6 +304,11 @@ static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t
 {
     if (rows)
         *rows = NULL;
+    /* a FIFO's open would wait for a writer forever, a device never end (campaign 11's N3) */
+    const char *kind = mb_data_not_regular(p);
+    if (kind)
+        return mb_error_set(err, MB_EIO, "%s: %s, not a regular file: the learners' checkpoint "
+                            "is the file mbtrain --checkpoint wrote", p, kind);
     FILE *f = fopen(p, "rb");
     if (!f)
         return mb_error_set(err, MB_EIO, "%s: cannot open the learners' checkpoint (a parallel "
