@@ -118,6 +118,20 @@ static const hcase probe_cases[] = {
     {"message", STEP "--min-reps 20 --max-reps 10 -o $W/o", 1, "--min-reps 20 exceeds --max-reps"},
     {"silent", "$T mpirun -np 2 --oversubscribe mbprobe comm --budget 0.01 --ops ps,ps -o $W/o "
                "2>$W/e; s=$?; grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
+    /* the eleventh campaign (issue #25). N10: under mpirun every flag error of mbprobe comm is
+     * said once, by rank 0 (a bad --warmup or --budget, a flag given twice, an unexpected
+     * argument), as --bytes was: one line, or two with the --help hint */
+#define COMM2 "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun -np 2 --oversubscribe " \
+              "mbprobe comm "
+#define COMM2_ERR " -o $W/o 2>$W/e; s=$?; grep '^mbprobe\\|^Try' $W/e >&2; exit $s"
+    {"silent", COMM2 "--bytes 4:16 --warmup 1.5" COMM2_ERR, 1,
+     "--warmup: '1.5' is not a whole number in [0, 1e6]"},
+    {"silent", COMM2 "--bytes 4:16 --budget -1" COMM2_ERR, 1, "--budget: must be > 0"},
+    {"usage", COMM2 "--bytes 4:16 --bytes 8" COMM2_ERR, 2,
+     "option '--bytes' given twice: it takes one value"},
+    {"usage", COMM2 "--bytes 4:16 stray" COMM2_ERR, 2, "unexpected argument 'stray'"},
+#undef COMM2_ERR
+#undef COMM2
     {"silent", STEP0 "--batch 2,2 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1, "given twice"},
     {"silent", STEP0 "--batch 2 --threads 1 --rounds 1 --budget 0x10 -o $W/o", 1, "--budget"},
     /* runaway numbers */
