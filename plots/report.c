@@ -14,6 +14,7 @@
 #include "mb_plot.h"
 #include "../data/mb_json.h"
 #include "../data/mb_output.h"
+#include "../data/mb_parse.h"
 #include "../data/mb_format.h"
 #include "../data/mb_table.h"
 #include "../solver/mb_solver.h"
@@ -1092,6 +1093,58 @@ static int stage_inputs(const char *out_dir, char *stage, size_t n, int *staged,
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err);
 
+/* scale.json's recommendation, `enough` or `best` (key): one of its own rows, whose procs it
+ * names and whose m_opt it repeats, with a mini-batch of at least one sample a learner (its
+ * m_run, or m_opt rounded, >= procs). Campaign 11's N11: an edited file recommended P = 99
+ * learners, none of its rows, with M = 7 samples among them. */
+static int check_choice(const cJSON *scale, const char *key, const char *path, mb_error *err)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(scale, key);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(scale, "rows"), *r;
+    char where[32], list[160] = "";
+    double procs, m, m_run;
+    snprintf(where, sizeof where, "%s: ", key);
+    if (!cJSON_IsObject(c))
+        return mb_error_set(err, MB_EFORMAT, "%s: no '%s' object (is this mbopt scale --json?)",
+                            path, key);
+    int rc = mb_json_number_in(c, "procs", path, where, 1, MB_DATA_RANGE_MAX, 1, 1, &procs, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(c, "m_opt", path, where, 0, MB_DATA_RANGE_MAX, 0, 1, &m, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(c, "m_run", path, where, 1, MB_DATA_RANGE_MAX, 1, 0, &m_run, err);
+    if (rc != MB_OK)
+        return rc;
+    int k = 0;
+    size_t used = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        double p = mb_json_get(r, "procs");
+        if (p == procs) {
+            if (mb_json_get(r, "m_opt") != m)
+                return mb_error_set(err, MB_EFORMAT, "%s: %s.m_opt %.17g is not rows[%d].m_opt "
+                                    "%.17g, of the same procs %.0f", path, key, m, k,
+                                    mb_json_get(r, "m_opt"), procs);
+            break;
+        }
+        if (used < sizeof list - 8)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.0f", k ? ", " : "", p);
+        else if (used < sizeof list - 4)
+            used += (size_t)snprintf(list + used, sizeof list - used, ", ...");
+        k++;
+    }
+    if (!r)
+        return mb_error_set(err, MB_EFORMAT, "%s: %s.procs %.0f is not among rows' procs (%s)",
+                            path, key, procs, list);
+    const char *m_key = isnan(m_run) ? "m_opt" : "m_run";
+    if (isnan(m_run))
+        m_run = round(m);
+    if (!(m_run >= procs))
+        return mb_error_set(err, MB_EFORMAT, "%s: %s.%s %.0f is below %s.procs %.0f: a "
+                            "mini-batch has one sample a learner at least", path, key, m_key,
+                            m_run, key, procs);
+    return MB_OK;
+}
+
 /* The run logs the report reads into *runs (globfree it): the CSV files of out_dir/runs, then
  * those of each folder under it (one folder per rate). */
 static void glob_runs(const char *out_dir, glob_t *runs)
@@ -1195,6 +1248,10 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(scale, "rows")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                           path);
+    if (rc == MB_OK)
+        rc = check_choice(scale, "enough", path, err);
+    if (rc == MB_OK)
+        rc = check_choice(scale, "best", path, err);
     if (rc == MB_OK)
         rc = read_fit(in_dir, "nfit.json", &nfit, err);
     if (rc == MB_OK)

@@ -1664,6 +1664,17 @@ static const hcase plot_cases[] = {
                 "exit $s", 1, "scale.png would overwrite the input "},
 #undef LOGKEPT
 #undef RL
+    /* N11: scale.json's recommendation (`enough`, `best`) is one of its rows, with one sample
+     * a learner at least: P = 99 and M = 7 were drawn as advice */
+#define EDIT(KEY, SED) "sed -i '/\"" KEY "\":/,/}/{" SED "}' $W/r/scale.json && $T mbplot report $W/r"
+    {"silent", RP EDIT("enough", "s/\"procs\":\t1,/\"procs\":\t99,/") NOPAGE, 1,
+     "r/scale.json: enough.procs 99 is not among rows' procs (1, 2, 4)"},
+    {"silent", RP EDIT("best", "s/\"procs\":\t1,/\"procs\":\t4,/;s/\"m_opt\":\t32,/\"m_opt\":"
+                  "\t483.045891539648,/;s/\"m_run\":\t32,/\"m_run\":\t2,/") NOPAGE, 1,
+     "r/scale.json: best.m_run 2 is below best.procs 4"},
+    {"silent", RP EDIT("enough", "s/\"m_opt\":\t32,/\"m_opt\":\t7,/") NOPAGE, 1,
+     "r/scale.json: enough.m_opt 7 is not rows[0].m_opt 32"},
+#undef EDIT
 #undef NOPAGE
 #undef RP
     /* the eighth campaign (issue #25). K13: a shifted-law nfit read from a FIFO is read once
