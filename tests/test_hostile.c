@@ -1386,6 +1386,18 @@ static const hcase opt_cases[] = {
                "\\1,1.5,/' $W/c.csv && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
                "--batch 8 -o $W/o", 1,
      "field 'workspace_bytes': 1.5 is not a whole number in [0, 9007199254740992]"},
+    /* campaign 10's M7, the rest: the table's other counts, reps and the layer's shape, are
+     * whole as written too */
+    {"silent", "$T mbprobe conv --net " NET " --batch 8 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && sed -i 's/^\\(conv1,gemm,forward,8,[^,]*,[^,]*\\),"
+               "[^,]*,/\\1,19.0000000000000001,/' $W/c.csv && $T mbopt conv --net " NET " --probe "
+               "$W/c.csv --mem 1G --batch 8 -o $W/o", 1,
+     "field 'reps': 19.0000000000000001 is not a whole number in [1, 9007199254740992]"},
+    {"silent", "$T mbprobe conv --net " NET " --batch 8 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && sed -i 's/,1,8,8,2,3,1,0,measured,/,1,8,"
+               "8.0000000000000001,2,3,1,0,measured,/' $W/c.csv && $T mbopt conv --net " NET
+               " --probe $W/c.csv --mem 1G --batch 8 -o $W/o", 1,
+     "field 'in_w': 8.0000000000000001 is not a whole number in [1, 9007199254740992]"},
     /* L14: a flag the mode does not read is refused, not ignored: --cfit goes with alpha-beta,
      * and design balances the unconstrained optimum (no range of M) */
     {"silent", "$T mbfit comm $E/comm.csv --json -o $W/c.json && $T mbopt scale " SCALE_FLAGS
