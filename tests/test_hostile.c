@@ -555,6 +555,23 @@ static const hcase train_cases[] = {
              "--checkpoint-every 10 --log $W/a.csv >/dev/null && rm $W/c.learners && ln -s "
              "/dev/zero $W/c.learners && " TRAIN "--algo sgd-sync --learners 2 --max-updates 30 "
              "--resume $W/c --log $W/o", 1, "c.learners: a device, not a regular file"},
+    /* N9: a run resumed from a checkpoint written at its bound logs and counts what the
+     * straight run does: the bound's own evaluation (off the --eval-every grid) is not carried
+     * into the log's row 20, evals= or eval_samples=, and row 30's b_simple spans the window
+     * from the last scheduled evaluation (SAME: rows but wall_s, the summary's counts and
+     * b_simple, the log's # b_simple=, of the straight run S and the resumed R) */
+#define SAME(S, R) "K() { grep -v '^#' $W/$1.csv | cut -d, -f1-3,5-; grep -o ' evals=.* "      \
+                   "eval_samples=[^ ]*\\| b_simple=.*' $W/$1; grep '^# b_simple=' $W/$1.csv; } " \
+                   "&& K " S " > $W/k1 && K " R " > $W/k2 && cmp -s $W/k1 $W/k2"
+#define STRAIGHT_RESUMED(FLAGS) \
+    TRAIN FLAGS "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv " \
+    ">/dev/null && " TRAIN FLAGS "--max-updates 30 --log $W/s.csv > $W/s && " TRAIN FLAGS \
+    "--max-updates 30 --resume $W/c --log $W/r.csv > $W/r && " SAME("s", "r")
+    {"silent", STRAIGHT_RESUMED("--algo sgd-sync --learners 2 "), 0, NULL},
+    {"silent", STRAIGHT_RESUMED("--algo sgd-sync --learners 2 --eval-every 7 --target-loss 0.01 "),
+     0, NULL},
+    {"silent", STRAIGHT_RESUMED("--algo momentum --eval-every 7 --noise-every 1 "), 0, NULL},
+#undef STRAIGHT_RESUMED
     /* the ninth campaign (issue #25). L7: a net of the same name and parameter count but other
      * layers (avgpool for maxpool, tanh for relu, a dropout added) does not continue the run */
 #define RESUME_NET(SED) ">/dev/null && sed '" SED "' " NET " > $W/n.cfg && $T mbtrain --net "    \
@@ -646,6 +663,15 @@ static const hcase train_cases[] = {
              "&& " MPIRUN_H "-np 2 mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,"
              "w=8,classes=4,seed=1 --threads 1 --batch 8 --max-updates 30 --algo sgd-sync "
              "--resume $W/p --log $W/o" MPI_ERR, 1, "p.learners.rank1: a FIFO, not a regular file"},
+    /* N9 over ranks */
+#define PR "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+           "--threads 1 --batch 8 --algo sgd-sync "
+    {"silent", MPIRUN_H "-np 2 " PR "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+               "--log $W/a.csv >/dev/null 2>&1 && " MPIRUN_H "-np 2 " PR "--max-updates 30 --log "
+               "$W/s.csv > $W/s 2>/dev/null && " MPIRUN_H "-np 2 " PR "--max-updates 30 --resume "
+               "$W/c --log $W/r.csv > $W/r 2>/dev/null && " SAME("s", "r"), 0, NULL},
+#undef PR
+#undef SAME
 #undef MPI
 #undef MPI_ERR
 #undef PB

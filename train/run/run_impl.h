@@ -182,6 +182,20 @@ typedef struct mb_run_mon {
     double noise_s;        /* one learner: seconds of the noise measurement not yet taken out
                               of the training time (run.c) */
     double noise_total_s;  /* all of them: the log's # t_noise_s= */
+    /* The run's last evaluation when the bound (or --max-seconds) alone asked for it, off the
+     * schedule: a checkpoint of that update holds the run as the schedule left it, without
+     * that evaluation (its row's eval cells and b_simple, its counts, the noise window it
+     * closed), so that a run resumed from it logs and counts what the straight run does
+     * (campaign 11's N9). Set by mb_run_mon_update; swapped in by mb_run_mon_ckpt_rows and
+     * out again by mb_run_mon_ckpt_done. */
+    struct {
+        mb_strbuf plain;       /* the rows it changed as the schedule logs them (empty: none) */
+        size_t at;             /* where those rows start in `rows` */
+        char *logged;          /* while a checkpoint is written: the rows as logged */
+        long evals, checks;    /* the counts and noise sums before it (while a checkpoint is */
+        size_t eval_samples;   /* written: after it) */
+        mb_noise noise;
+    } tail;
 } mb_run_mon;
 
 /* Starts a monitor for a run that has done `updates` updates (a resume), whose log rows so far
@@ -195,7 +209,9 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
 int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *row, int *stop,
                       mb_error *err);
 /* The rows so far, the held window's included, for a checkpoint: *len gets their length and
- * mb_run_mon_ckpt_done(m, saved) drops the window's again. */
+ * mb_run_mon_ckpt_done(m, saved) drops the window's again. In between, the rows, the counts
+ * (evals, checks, eval_samples) and the noise sums are what a resumed run continues from: those
+ * before an evaluation only the bound asked for (m->tail). */
 int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err);
 void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved);
 /* A resumed run's monitor takes the checkpoint's counts and gradient noise sums, so that its

@@ -396,13 +396,28 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
     return MB_OK;
 }
 
+/* m->tail.plain: the n rows the off-schedule evaluation at `last` (this update's row) logged,
+ * as the schedule logs them: no eval cells (the bisection's included), no b_simple. With the
+ * bisection they are the window it emitted (still in win.rows), else the row alone. */
+static int tail_rows(mb_run_mon *m, const mb_run_row *last, long n)
+{
+    m->tail.plain.len = 0;
+    int rc = MB_OK;
+    for (long k = 0; rc == MB_OK && k < n; k++) {
+        mb_run_row w = m->bisect ? m->win.rows[k] : *last;
+        w.eval_loss = w.eval_acc = w.b_simple = NAN;
+        rc = emit_row(&m->tail.plain, &w);
+    }
+    return rc;
+}
+
 int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, int *stop,
                       mb_error *err)
 {
     const mb_run_options *o = m->o;
     mb_run_result *r = m->r;
     mb_run_window *win = &m->win;
-    long updates = in->update;
+    long updates = in->update, u0 = win->u0; /* the window this update is in starts after u0 */
     int rc = MB_OK;
     r->loss = in->loss;
     *stop = 0;
@@ -419,6 +434,14 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
     int last = (m->bound > 0 && updates == m->bound) ||
                (o->max_seconds > 0 && in->wall_s >= o->max_seconds);
     int eval_now = updates == m->next_eval || last;
+    int off_schedule = eval_now && updates != m->next_eval; /* the bound's evaluation alone */
+    if (off_schedule) {
+        m->tail.evals = m->evals;
+        m->tail.checks = m->checks;
+        m->tail.eval_samples = m->eval_samples;
+        m->tail.noise = m->noise;
+        m->tail.at = m->rows.len;
+    }
     if (eval_now) {
         double est;
         int out_of_reach; /* a check ruled the target out: eval_loss stays the last full one */
@@ -466,10 +489,24 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
             win->n = 0;
         }
     }
+    if (rc == MB_OK && off_schedule)
+        rc = tail_rows(m, &row, m->bisect ? updates - u0 : 1);
     if (rc != MB_OK)
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
     *stop = m->reached || m->diverged || last;
     return MB_OK;
+}
+
+/* Swaps the counts and noise sums of the monitor with the tail's (before and after the
+ * off-schedule evaluation). */
+static void tail_swap(mb_run_mon *m)
+{
+    long e = m->evals, c = m->checks;
+    size_t s = m->eval_samples;
+    mb_noise n = m->noise;
+    m->evals = m->tail.evals, m->checks = m->tail.checks, m->eval_samples = m->tail.eval_samples;
+    m->noise = m->tail.noise;
+    m->tail.evals = e, m->tail.checks = c, m->tail.eval_samples = s, m->tail.noise = n;
 }
 
 int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err)
@@ -479,6 +516,21 @@ int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err)
     *saved = m->rows.len;
     if (m->bisect && window_emit(&m->win, &m->rows) != MB_OK)
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    if (m->tail.plain.len == 0) /* the run's last evaluation, if any, was on the schedule */
+        return MB_OK;
+    /* the run ended at an evaluation the bound alone asked for: the rows after tail.at are the
+     * last ones (a run stops there), kept aside while the schedule's are in their place */
+    if (!(m->tail.logged = strdup(m->rows.s + m->tail.at)))
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    m->rows.len = m->tail.at;
+    if (sb_printf(&m->rows, "%s", m->tail.plain.s) != MB_OK) {
+        m->rows.len = m->tail.at;
+        sb_printf(&m->rows, "%s", m->tail.logged); /* fits: it was there */
+        free(m->tail.logged);
+        m->tail.logged = NULL;
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    }
+    tail_swap(m);
     return MB_OK;
 }
 
@@ -495,6 +547,13 @@ void mb_run_mon_resume(mb_run_mon *m, const mb_ckpt_extra *x)
 
 void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved)
 {
+    if (m->tail.logged) { /* the rows and counts as logged, back in their place */
+        m->rows.len = m->tail.at;
+        sb_printf(&m->rows, "%s", m->tail.logged); /* fits: the buffer held them */
+        free(m->tail.logged);
+        m->tail.logged = NULL;
+        tail_swap(m);
+    }
     m->rows.len = saved;
     if (m->rows.s)
         m->rows.s[saved] = '\0';
@@ -581,5 +640,7 @@ void mb_run_mon_free(mb_run_mon *m)
     free(m->win.snap);
     mb_run_check_free(&m->ck);
     free(m->rows.s);
+    free(m->tail.plain.s);
+    free(m->tail.logged);
     memset(m, 0, sizeof *m);
 }
