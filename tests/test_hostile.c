@@ -572,6 +572,16 @@ static const hcase train_cases[] = {
      0, NULL},
     {"silent", STRAIGHT_RESUMED("--algo momentum --eval-every 7 --noise-every 1 "), 0, NULL},
 #undef STRAIGHT_RESUMED
+    /* campaign 11's minors: a server algorithm, which resumes from PATH.learners alone, took
+     * another --lr (or --eval-every) and its log stated it for every row */
+    {"silent", TRAIN "--algo downpour --learners 2 --max-updates 20 --checkpoint $W/c "
+               "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo downpour "
+               "--learners 2 --max-updates 30 --lr 0.2 --resume $W/c --log $W/o", 1,
+     "c: checkpoint of lr 0.05, this run has lr 0.2 (a log states one rate for the whole run)"},
+    {"silent", TRAIN "--algo easgd-hogwild --learners 2 --max-updates 20 --checkpoint $W/c "
+               "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo easgd-hogwild "
+               "--learners 2 --max-updates 30 --eval-every 5 --resume $W/c --log $W/o", 1,
+     "c: checkpoint of --eval-every 100, this run has --eval-every 5"},
     /* the ninth campaign (issue #25). L7: a net of the same name and parameter count but other
      * layers (avgpool for maxpool, tanh for relu, a dropout added) does not continue the run */
 #define RESUME_NET(SED) ">/dev/null && sed '" SED "' " NET " > $W/n.cfg && $T mbtrain --net "    \

@@ -284,6 +284,19 @@ typedef struct ckpt_run {
     double noise_run[2], noise_win[2];  /* sums of |G_b|^2, |G_B|^2: finite, >= 0 */
 } ckpt_run;
 
+/* The settings a log states once for all its rows, shared with the parallel companion's head
+ * (par_impl.h), which a server algorithm resumes from alone: */
+/* o's lr, optimiser kind (algo), momentum, weight decay, rate schedule, target and evaluation
+ * settings into h (its other fields untouched). */
+void mb_ckpt_settings_fill(ckpt_run *h, const mb_run_options *o);
+/* NULL when h's settings are each in range, else which are not (for a "corrupt" line). */
+const char *mb_ckpt_settings_range(const ckpt_run *h);
+/* MB_EINVAL naming the first of the settings but algo (the caller names it as its flag) in
+ * which `have` (a checkpoint's) and `want` (this run's) differ: "PATH: checkpoint of lr 0.05,
+ * this run has lr 0.2 (a log states one rate for the whole run)"; MB_OK when none does. */
+int mb_ckpt_settings_check(const ckpt_run *have, const ckpt_run *want, const char *path,
+                           mb_error *err);
+
 /* "LRN ": one learner's header; its parameters, velocity and permutation follow. */
 typedef struct ckpt_learner {
     uint32_t index;        /* 0, 1, ... in file order */
