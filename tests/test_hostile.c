@@ -1050,6 +1050,9 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 1e9 "
                "$E/fit_runs -o $W/o",
      1, "--holdout-plan"},
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan "
+               "4.0000000000000001 $E/fit_runs -o $W/o", 1,
+     "--holdout-plan: a whole number of seeds from 3 to 64, got '4.0000000000000001'"},
     /* the modes that print tokens for scripts wrote them to standard output whatever -o said */
     {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
                "$E/fit_runs --missing -o $W/o",
