@@ -680,6 +680,17 @@ static const hcase train_cases[] = {
                "--log $W/a.csv >/dev/null 2>&1 && " MPIRUN_H "-np 2 " PR "--max-updates 30 --log "
                "$W/s.csv > $W/s 2>/dev/null && " MPIRUN_H "-np 2 " PR "--max-updates 30 --resume "
                "$W/c --log $W/r.csv > $W/r 2>/dev/null && " SAME("s", "r"), 0, NULL},
+    /* a checkpoint the ranks refuse together is bad data, exit 1 as over threads (campaign
+     * 11's minors: a resume at its bound and swapped rank parts were exit 2, a usage error) */
+    {"silent", MPIRUN_H "-np 2 " PR "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+               "--log $W/a.csv >/dev/null 2>&1 && " MPIRUN_H "-np 2 " PR "--max-updates 20 "
+               "--resume $W/c --log $W/o" MPI_ERR, 1,
+     "c: the checkpoint is at update 20, at or past this run's bound of 20 updates"},
+    {"silent", MPIRUN_H "-np 2 " PR "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+               "--log $W/a.csv >/dev/null 2>&1 && mv $W/c.learners.rank0 $W/t && mv "
+               "$W/c.learners.rank1 $W/c.learners.rank0 && mv $W/t $W/c.learners.rank1 && "
+               MPIRUN_H "-np 2 " PR "--max-updates 30 --resume $W/c --log $W/o" MPI_ERR, 1,
+     "c.learners.rank0: holds learners 1 to 1; rank 0 of this run has 0 to 0"},
 #undef PR
 #undef SAME
 #undef MPI

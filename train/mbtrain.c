@@ -839,7 +839,7 @@ static int run_one(mb_run_options *o, int rank, int *together)
         }
         if (err.msg[0] || !*together)
             mb_cli_say("mbtrain", NULL, "%s", err.msg);
-        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || *together)
+        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || r.disagree)
                    ? MB_EXIT_USAGE
                    : 1;
     }

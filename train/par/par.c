@@ -694,6 +694,7 @@ static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, 
     for (int k = 0; k < NS; k++) {
         if (diff[k] == 0)
             continue;
+        r->disagree = 1;
         if (rank != 0) { /* rank 0 says it */
             mb_error_clear(err);
             if (err)
