@@ -518,6 +518,12 @@ static const hcase train_cases[] = {
     {"symlink", "cp -r $D/bigheader $W/b && ln -s b/t10k-labels-idx1-ubyte.gz $W/l && $T mbtrain "
                 "--net " NET " --data $W/b --batch 8 --threads 1 --max-updates 2 --log $W/l", 1,
      "b/t10k-labels-idx1-ubyte.gz, a file of --data"},
+    /* campaign 11's minor: a data file that is a link to nothing is named, broken, not called
+     * absent ("neither train-images-idx3-ubyte[.gz] nor data_batch_1.bin[.gz]") */
+    {"symlink", "cp -r $D/bigheader $W/b && rm $W/b/train-images-idx3-ubyte.gz && ln -s nowhere "
+                "$W/b/train-images-idx3-ubyte.gz && " "$T mbtrain --net " NET " --data $W/b "
+                "--batch 8 --threads 1 --max-updates 2 --log $W/o", 1,
+     "b/train-images-idx3-ubyte.gz: cannot open: No such file or directory"},
     /* the tenth campaign (issue #25). M11: a sweep's log under --log-dir that links onto --net;
      * M12: a log or checkpoint name whose temporary is past NAME_MAX, refused before the run */
     {"symlink", "cp " NET " $W/n.cfg && mkdir $W/ld && ln -s ../n.cfg $W/ld/tiny-sgd-b8-s1.csv && "
