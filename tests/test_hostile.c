@@ -578,6 +578,15 @@ static const hcase train_cases[] = {
      0, NULL},
     {"silent", STRAIGHT_RESUMED("--algo momentum --eval-every 7 --noise-every 1 "), 0, NULL},
 #undef STRAIGHT_RESUMED
+    /* and one learner resumed at its bound reports the run that ended there: the bound's
+     * evaluation counted once (it was counted twice, evals=5 for the straight run's 4), its row
+     * whole when the checkpoint left it out */
+#define AT_BOUND(FLAGS) \
+    TRAIN FLAGS "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/s.csv > $W/s " \
+    "&& " TRAIN FLAGS "--max-updates 20 --resume $W/c --log $W/r.csv > $W/r && " SAME("s", "r")
+    {"silent", AT_BOUND("--algo momentum --eval-every 5 "), 0, NULL},
+    {"silent", AT_BOUND("--algo momentum --eval-every 7 --noise-every 1 "), 0, NULL},
+#undef AT_BOUND
     /* campaign 11's minors: a server algorithm, which resumes from PATH.learners alone, took
      * another --lr (or --eval-every) and its log stated it for every row */
     {"silent", TRAIN "--algo downpour --learners 2 --max-updates 20 --checkpoint $W/c "

@@ -583,6 +583,49 @@ void mb_run_mon_progress(const mb_run_mon *m, long updates, size_t samples, doub
     m->o->progress(&p, m->o->progress_ctx);
 }
 
+/* A run that made no evaluation (resumed at its bound): the bound's evaluation of `model`,
+ * the one the straight run made at this update. When the log's last row (the checkpoint's, at
+ * `updates`) holds it already (it was on the schedule, and counted), it is repeated for the
+ * summary only, not counted again; when not (the checkpoint left out an evaluation the bound
+ * alone asked for: m->tail), it is counted and the row gets its eval cells and its window's
+ * b_simple, as the straight run's did. */
+static int bound_eval(mb_run_mon *m, const float *model, long updates, mb_error *err)
+{
+    /* the last row's eval cells start after its fifth comma */
+    char *row = NULL, *cell = NULL;
+    if (m->rows.len > 0 && m->rows.s[m->rows.len - 1] == '\n') {
+        row = m->rows.s + m->rows.len - 1;
+        while (row > m->rows.s && row[-1] != '\n')
+            row--;
+        cell = row;
+        for (int k = 0; cell && k < 5; k++)
+            cell = (cell = strchr(cell, ',')) ? cell + 1 : NULL;
+    }
+    const int ours = cell && strtol(row, NULL, 10) == updates;
+    const int logged = ours && *cell != ',';
+    const long evals = m->evals, checks = m->checks;
+    const size_t samples = m->eval_samples;
+    double est;
+    int out_of_reach;
+    int rc = judge_eval(m, model, 1, &out_of_reach, &m->eval_loss, &m->eval_acc, &est, err);
+    if (rc != MB_OK)
+        return rc;
+    if (logged) {
+        m->evals = evals, m->checks = checks, m->eval_samples = samples;
+    } else if (ours) {
+        m->rows.len = (size_t)(cell - m->rows.s);
+        double b = mb_noise_window(&m->noise).b_simple;
+        rc = isfinite(m->eval_loss)
+                 ? sb_printf(&m->rows, "%.7g,%.6g,", m->eval_loss, m->eval_acc)
+                 : sb_printf(&m->rows, ",,");
+        if (rc == MB_OK)
+            rc = isfinite(b) ? sb_printf(&m->rows, "%.6g\n", b) : sb_printf(&m->rows, "\n");
+        if (rc != MB_OK)
+            return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    }
+    return MB_OK;
+}
+
 int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t samples,
                       double wall_s, double loss, mb_error *err)
 {
@@ -592,13 +635,8 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
     int rc;
     if (m->bisect && m->win.n > 0 && window_emit(&m->win, &m->rows) != MB_OK) /* e.g. diverged */
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
-    if (isnan(m->eval_loss) && !m->diverged) { /* e.g. resumed at the bound */
-        double est;
-        int out_of_reach;
-        if ((rc = judge_eval(m, model, 1, &out_of_reach, &m->eval_loss, &m->eval_acc, &est,
-                             err)) != MB_OK)
-            return rc;
-    }
+    if (isnan(m->eval_loss) && !m->diverged && (rc = bound_eval(m, model, updates, err)) != MB_OK)
+        return rc; /* e.g. resumed at the bound */
     r->loss = loss;
     r->updates = updates;
     r->samples = samples;
