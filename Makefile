@@ -789,6 +789,9 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     if (m != "") print m }')
 RUN_GOALS := $(if $(MAKECMDGOALS),$(filter run run-c run-torch pipeline,$(MAKECMDGOALS)),)
 $(if $(RUN_GOALS),$(if $(strip $(RUN_KNOB_ERROR)),$(error $(RUN_KNOB_ERROR))))
+# OUT is the folder make run writes into: an existing file or device is not one (campaign 11's
+# minor: OUT=/dev/null was planned, and would have failed at its first mkdir -p OUT/logs)
+$(if $(RUN_GOALS),$(if $(wildcard $(OUT)),$(if $(shell test -d '$(OUT)' && echo y),,$(error OUT=$(OUT): there and not a folder (make run writes its outputs into OUT/)))))
 # knobs that the mode chosen would ignore: the calibration's without FINAL_LOSS, sequential
 # sampling's with it (the calibration sweeps CAL_SEEDS, no seed rounds), and the calibration
 # with the torch front end (it trains to TORCH_TARGET and does not calibrate)

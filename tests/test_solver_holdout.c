@@ -677,6 +677,9 @@ static void test_run_knobs(void)
          * below): its size is looked at first; 1 MiB and a byte is one byte too many */
         {"HOSTFILE=$D/big", "/big: 3221225472 bytes, more than a hostfile (1 MiB)"},
         {"HOSTFILE=$D/mib1", "/mib1: 1048577 bytes, more than a hostfile (1 MiB)"},
+        /* a minor: OUT there and not a folder (a device, a file) */
+        {"OUT=/dev/null", "OUT=/dev/null: there and not a folder"},
+        {"OUT=$D/mib1", "/mib1: there and not a folder"},
         /* N6, the rest: an empty item, and a set past mbtrain's 2^31 values in all (each key
          * in its range) */
         {"DATA=synthetic:n=5,", "DATA=synthetic:n=5,: an empty item in the list after synthetic:"},
