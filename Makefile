@@ -413,6 +413,10 @@ $(if $(call UNSAFE_IN,$(HOSTFILE)),$(error HOSTFILE=$(HOSTFILE): a make run knob
 $(if $(HOSTFILE),$(if $(wildcard $(HOSTFILE)),,$(error HOSTFILE=$(HOSTFILE): no such file (Open MPI's hostfile: lines of "host slots=N"))))
 # a FIFO or a device would be read without end when make reads the Makefile
 $(if $(HOSTFILE),$(if $(shell test -f '$(HOSTFILE)' && echo y),,$(error HOSTFILE=$(HOSTFILE): not a regular file (Open MPI's hostfile: lines of "host slots=N"))))
+# nor is a regular file of gigabytes read: its size is looked at first (campaign 11's N4)
+HOSTFILE_BYTES := $(if $(HOSTFILE),$(shell wc -c < '$(HOSTFILE)' 2>/dev/null))
+$(if $(HOSTFILE),$(if $(HOSTFILE_BYTES),,$(error HOSTFILE=$(HOSTFILE): cannot be read)))
+$(if $(HOSTFILE),$(if $(shell test '$(HOSTFILE_BYTES)' -le 1048576 2>/dev/null && echo y),,$(error HOSTFILE=$(HOSTFILE): $(HOSTFILE_BYTES) bytes, more than a hostfile (1 MiB))))
 # the slots of HOSTFILE's lines, or "line N: slots=V" where V is not a whole number from 1
 NPROC        := $(if $(HOSTFILE),$(shell awk '!/^[ \t]*(\#|$$)/ { n = 1; for (i = 2; i <= NF; i++) \
                   if ($$i ~ /^slots=/) { sub(/^slots=/, "", $$i); n = $$i; \
@@ -751,16 +755,21 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
   -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
   -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' -v pnp='$(PAR_NP)' ' \
   $(KNOB_AWK) \
-  function synth(v,   n, a, i, kv, k, x, seen, lo, hi) { n = split(substr(v, 11), a, ","); \
+  function synth(v,   n, a, i, kv, k, x, seen, lo, hi, d) { n = split(substr(v, 11), a, ","); \
     if (n == 0) return "DATA=" v ": no key=value after synthetic: (or give synthetic alone)"; \
-    for (i = 1; i <= n; i++) { if (split(a[i], kv, "=") != 2) return "DATA=" v ": " a[i] " is not key=value"; \
+    d["n"] = 2000; d["test"] = 500; d["c"] = 1; d["h"] = 28; d["w"] = 28; \
+    for (i = 1; i <= n; i++) { if (a[i] == "") return "DATA=" v ": an empty item in the list after synthetic:"; \
+      if (split(a[i], kv, "=") != 2) return "DATA=" v ": " a[i] " is not key=value"; \
       k = kv[1]; x = kv[2]; if (k in seen) return "DATA=" v ": " k " given twice"; seen[k] = 1; \
       if (k == "noise") { if (!(num(x) && x + 0 <= 10)) return "DATA=" v ": noise=" x " is not a number from 0 to 10"; continue } \
       lo = k == "classes" ? 2 : k == "seed" ? 0 : 1; \
       hi = k == "n" || k == "test" ? 100000000 : k == "c" ? 64 : k == "h" || k == "w" ? 1024 : k == "classes" ? 1000 : k == "seed" ? 9999999999 : -1; \
       if (hi < 0) return "DATA=" v ": no key " k " (n, test, c, h, w, classes, seed, noise)"; \
-      if (!whole(x, lo, hi)) return sprintf("DATA=%s: %s=%s is not a whole number from %d to %.0f", v, k, x, lo, hi) } \
-    return "" } \
+      if (!whole(x, lo, hi)) return sprintf("DATA=%s: %s=%s is not a whole number from %d to %.0f", v, k, x, lo, hi); \
+      d[k] = x + 0 } \
+    return (d["n"] + d["test"]) * d["c"] * d["h"] * d["w"] <= 2147483648 ? "" : \
+      sprintf("DATA=%s: %d + %d samples of %dx%dx%d exceed 2147483648 values in all", \
+        v, d["n"], d["test"], d["c"], d["h"], d["w"]) } \
   function dataset(v) { if (v == "fashion-mnist" || v == "mnist" || v == "synthetic") return ""; \
     if (substr(v, 1, 10) == "synthetic:") return synth(v); \
     return v != "" && system("test -d " sh(v)) == 0 ? "" : \
@@ -795,6 +804,9 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     if (m != "") print m }')
 RUN_GOALS := $(if $(MAKECMDGOALS),$(filter run run-c run-torch pipeline,$(MAKECMDGOALS)),)
 $(if $(RUN_GOALS),$(if $(strip $(RUN_KNOB_ERROR)),$(error $(RUN_KNOB_ERROR))))
+# OUT is the folder make run writes into: an existing file or device is not one (campaign 11's
+# minor: OUT=/dev/null was planned, and would have failed at its first mkdir -p OUT/logs)
+$(if $(RUN_GOALS),$(if $(wildcard $(OUT)),$(if $(shell test -d '$(OUT)' && echo y),,$(error OUT=$(OUT): there and not a folder (make run writes its outputs into OUT/)))))
 # knobs that the mode chosen would ignore: the calibration's without FINAL_LOSS, sequential
 # sampling's with it (the calibration sweeps CAL_SEEDS, no seed rounds), and the calibration
 # with the torch front end (it trains to TORCH_TARGET and does not calibrate)

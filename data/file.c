@@ -332,6 +332,16 @@ static void canonical(const char *path, char *out, size_t n)
     canonical_folder(t, out, n);
 }
 
+const char *mb_data_not_regular(const char *path)
+{
+    struct stat sb;
+    if (!path || stat(path, &sb) != 0 || S_ISREG(sb.st_mode))
+        return NULL;
+    mode_t m = sb.st_mode;
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
 int mb_data_same_file(const char *a, const char *b)
 {
     if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)

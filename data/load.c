@@ -27,15 +27,17 @@ static int is_dir(const char *p)
 }
 
 /* Sets out to dir/base when that exists, else to dir/base.gz when that exists (returns 1); when
- * neither exists, to dir/base (returns 0), so that the reader's error names the plain file. */
+ * neither exists, to dir/base (returns 0), so that the reader's error names the plain file. An
+ * entry is there when its name is (lstat): a link to nothing is that file, broken, which the
+ * reader names, not passed over for the other name or called absent (campaign 11's minor). */
 static int find_file(char *out, size_t n, const char *dir, const char *base)
 {
     struct stat st;
     snprintf(out, n, "%s/%s", dir, base);
-    if (stat(out, &st) == 0)
+    if (lstat(out, &st) == 0)
         return 1;
     snprintf(out, n, "%s/%s.gz", dir, base);
-    if (stat(out, &st) == 0)
+    if (lstat(out, &st) == 0)
         return 1;
     snprintf(out, n, "%s/%s", dir, base);
     return 0;

@@ -41,6 +41,13 @@ int mb_data_open_read(const char *path, int *fd, struct stat *st, unsigned char 
  * above. */
 int mb_data_read_file(const char *path, char **buf, size_t *len, struct mb_error *err);
 
+/* What `path` is when it is there but not a regular file, links followed: "a directory", "a
+ * FIFO", "a socket", "a device" or "not a regular file", for a message ("PATH: a FIFO, not a
+ * regular file: ..."); NULL for a regular file, and for a path that cannot be looked at (its
+ * opener says why). For the files a command rewrites and reads back (checkpoints), where a FIFO
+ * would block the open and a device would never end. */
+const char *mb_data_not_regular(const char *path);
+
 /* 1 when writing `a` would overwrite `b` (or the reverse): the same regular file (by device and
  * inode, so links and other spellings count), or two paths that do not exist yet and name the
  * same place. Devices and FIFOs (/dev/null twice) and "-" are never the same file. */

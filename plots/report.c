@@ -14,6 +14,7 @@
 #include "mb_plot.h"
 #include "../data/mb_json.h"
 #include "../data/mb_output.h"
+#include "../data/mb_parse.h"
 #include "../data/mb_format.h"
 #include "../data/mb_table.h"
 #include "../solver/mb_solver.h"
@@ -1093,28 +1094,109 @@ static int stage_inputs(const char *out_dir, char *stage, size_t n, int *staged,
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err);
 
+/* scale.json's recommendation, `enough` or `best` (key): one of its own rows, whose procs it
+ * names and whose m_opt it repeats, with a mini-batch of at least one sample a learner (its
+ * m_run, or m_opt rounded, >= procs). Campaign 11's N11: an edited file recommended P = 99
+ * learners, none of its rows, with M = 7 samples among them. */
+static int check_choice(const cJSON *scale, const char *key, const char *path, mb_error *err)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(scale, key);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(scale, "rows"), *r;
+    char where[32], list[160] = "";
+    double procs, m, m_run;
+    snprintf(where, sizeof where, "%s: ", key);
+    if (!cJSON_IsObject(c))
+        return mb_error_set(err, MB_EFORMAT, "%s: no '%s' object (is this mbopt scale --json?)",
+                            path, key);
+    int rc = mb_json_number_in(c, "procs", path, where, 1, MB_DATA_RANGE_MAX, 1, 1, &procs, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(c, "m_opt", path, where, 0, MB_DATA_RANGE_MAX, 0, 1, &m, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(c, "m_run", path, where, 1, MB_DATA_RANGE_MAX, 1, 0, &m_run, err);
+    if (rc != MB_OK)
+        return rc;
+    int k = 0;
+    size_t used = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        double p = mb_json_get(r, "procs");
+        if (p == procs) {
+            if (mb_json_get(r, "m_opt") != m)
+                return mb_error_set(err, MB_EFORMAT, "%s: %s.m_opt %.17g is not rows[%d].m_opt "
+                                    "%.17g, of the same procs %.0f", path, key, m, k,
+                                    mb_json_get(r, "m_opt"), procs);
+            break;
+        }
+        if (used < sizeof list - 8)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.0f", k ? ", " : "", p);
+        else if (used < sizeof list - 4)
+            used += (size_t)snprintf(list + used, sizeof list - used, ", ...");
+        k++;
+    }
+    if (!r)
+        return mb_error_set(err, MB_EFORMAT, "%s: %s.procs %.0f is not among rows' procs (%s)",
+                            path, key, procs, list);
+    const char *m_key = isnan(m_run) ? "m_opt" : "m_run";
+    if (isnan(m_run))
+        m_run = round(m);
+    if (!(m_run >= procs))
+        return mb_error_set(err, MB_EFORMAT, "%s: %s.%s %.0f is below %s.procs %.0f: a "
+                            "mini-batch has one sample a learner at least", path, key, m_key,
+                            m_run, key, procs);
+    return MB_OK;
+}
+
+/* The run logs the report reads into *runs (globfree it): the CSV files of out_dir/runs, then
+ * those of each folder under it (one folder per rate). */
+static void glob_runs(const char *out_dir, glob_t *runs)
+{
+    char pattern[4096];
+    memset(runs, 0, sizeof *runs);
+    path_join(pattern, sizeof pattern, out_dir, "runs/*.csv"); /* one rate, or make run's */
+    glob(pattern, 0, NULL, runs);                              /* runs/lrX/ per rate */
+    path_join(pattern, sizeof pattern, out_dir, "runs/*/*.csv");
+    glob(pattern, runs->gl_pathc ? GLOB_APPEND : 0, NULL, runs);
+}
+
+/* Whether out is one of the report's inputs (a symbolic or hard link from one to the other):
+ * every top-level input it reads (READ_TWICE) and every run log in runs. MB_EINVAL naming
+ * both when it is. */
+static int over_input(const char *out_dir, const char *out, const glob_t *runs, mb_error *err)
+{
+    char in[4096];
+    for (size_t i = 0; i < N_READ_TWICE + runs->gl_pathc; i++) {
+        if (i < N_READ_TWICE)
+            path_join(in, sizeof in, out_dir, READ_TWICE[i]);
+        else
+            snprintf(in, sizeof in, "%s", runs->gl_pathv[i - N_READ_TWICE]);
+        if (exists(in) && mb_data_same_file(out, in))
+            return mb_error_set(err, MB_EINVAL, "%s would overwrite the input %s", out, in);
+    }
+    return MB_OK;
+}
+
 /* An output of the report (report.html, a figure) that would overwrite one of its inputs (a
- * symbolic link from one to the other): MB_EINVAL naming both, before anything is drawn. */
+ * symbolic or hard link from one to the other, campaign 11 N2: a run log too): MB_EINVAL naming
+ * both, before anything is drawn. */
 static int output_over_input(const char *out_dir, const mb_plot_options *o, mb_error *err)
 {
     const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
-    char out[4096], in[4096], name[64];
-    for (size_t k = 0; k <= N_FIGURES + 1; k++) {
-        if (k == N_FIGURES + 1)
+    char out[4096], name[64];
+    glob_t runs;
+    glob_runs(out_dir, &runs);
+    int rc = MB_OK;
+    for (size_t k = 0; rc == MB_OK && k <= N_FIGURES + 2; k++) {
+        if (k == N_FIGURES + 2)
             snprintf(name, sizeof name, "report.html");
         else
-            snprintf(name, sizeof name, "%s.%s",
-                     k < N_FIGURES ? FIGURES[k].name : VALIDATE_FIGURE.name, ext);
+            snprintf(name, sizeof name, "%s.%s", k < N_FIGURES ? FIGURES[k].name
+                                                 : k == N_FIGURES ? VALIDATE_FIGURE.name
+                                                                  : "conv", ext);
         path_join(out, sizeof out, out_dir, name);
-        for (size_t i = 0; i < N_INPUTS + 2; i++) { /* the optional inputs, then the two read */
-            const char *n = i < N_INPUTS ? INPUTS[i].name : i == N_INPUTS ? "scale.json"
-                                                                          : "validate.json";
-            path_join(in, sizeof in, out_dir, n);
-            if (strcmp(n, "runs/") != 0 && exists(in) && mb_data_same_file(out, in))
-                return mb_error_set(err, MB_EINVAL, "%s would overwrite the input %s", out, in);
-        }
+        rc = over_input(out_dir, out, &runs, err);
     }
-    return MB_OK;
+    globfree(&runs);
+    return rc;
 }
 
 int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report_info *info,
@@ -1168,6 +1250,10 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                           path);
     if (rc == MB_OK)
+        rc = check_choice(scale, "enough", path, err);
+    if (rc == MB_OK)
+        rc = check_choice(scale, "best", path, err);
+    if (rc == MB_OK)
         rc = read_fit(in_dir, "nfit.json", &nfit, err);
     if (rc == MB_OK)
         rc = read_fit(in_dir, "tfit.json", &tfit, err);
@@ -1181,12 +1267,8 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
 
     /* which inputs are here */
     int present[N_INPUTS];
-    glob_t runs = {0};
-    char pattern[4096];
-    path_join(pattern, sizeof pattern, out_dir, "runs/*.csv"); /* one rate, or make run's */
-    glob(pattern, 0, NULL, &runs);                             /* runs/lrX/ per rate */
-    path_join(pattern, sizeof pattern, out_dir, "runs/*/*.csv");
-    glob(pattern, runs.gl_pathc ? GLOB_APPEND : 0, NULL, &runs);
+    glob_t runs;
+    glob_runs(out_dir, &runs);
     int have_runs = runs.gl_pathc > 0;
     if (rc == MB_OK)
         rc = check_runs(out_dir, &runs, err);

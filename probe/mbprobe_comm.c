@@ -48,25 +48,6 @@ static void comm_help(const mb_probe_options *d)
            "  mpirun --oversubscribe -np 2 mbprobe comm --bytes 4:16M -o comm.csv\n");
 }
 
-/* Under mpirun every rank parses the same flags: before MPI_Init, only the first rank (as Open
- * MPI's environment names it) says what is wrong, so a bad flag is one line, not one a rank.
- * The others wait before they fail, until mpirun ends them: mpirun ends the whole job at the
- * first rank that exits non-zero, so one that exited first would end it before rank 0 had
- * started (a fixed 2 s lost rank 0's line on a loaded machine, where starting an MPI program
- * can take longer). Rank 0 fails on the same flags at once and mpirun then stops the waiting
- * ranks; the wait is bounded only for a failure rank 0 does not share (a path writable on one
- * node only), which then ends the job after COMM_FAIL_WAIT_S. */
-#define COMM_FAIL_WAIT_S 30
-static int comm_fail(const char *sub, const mb_error *err)
-{
-    const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    if (r && strcmp(r, "0") != 0) {
-        nanosleep(&(struct timespec){.tv_sec = COMM_FAIL_WAIT_S}, NULL);
-        return MB_EXIT_DATA;
-    }
-    return mb_cli_fail(prog, sub, err);
-}
-
 static int parse_ops(const char *s, int *use, mb_error *err)
 {
     char **items;
@@ -104,16 +85,31 @@ static void comm_summary(FILE *f, const mb_probe_comm_row *rows, size_t n)
     }
 }
 
-int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
+/* What mbprobe comm's flags ask for. */
+typedef struct comm_args {
+    mb_probe_options o;
+    const char *output;
+    int use[MB_PROBE_NOPS]; /* 1 for each op to time */
+    size_t *sizes;          /* message sizes in bytes, nsizes of them (allocated) */
+    size_t nsizes;
+} comm_args;
+
+/* The flags into *a, each checked, the output checked writable (on every process, before MPI
+ * starts, so a bad path is one line and exit 1 whether or not mpirun is used): -1 to go on
+ * (a->sizes then allocated), or the exit status, said. */
+static int comm_parse(int argc, char **argv, comm_args *a)
 {
     const char *sub = "comm";
-    mb_probe_options o;
-    mb_probe_options_init(&o);
-    o.warmup = 5;
-    o.max_reps = 1000;
-    o.budget_s = 0.2;
-    const char *bytes_arg = "4:16M", *output = "-";
-    int use[MB_PROBE_NOPS] = {1, 1, 1};
+    mb_probe_options_init(&a->o);
+    a->o.warmup = 5;
+    a->o.max_reps = 1000;
+    a->o.budget_s = 0.2;
+    a->output = "-";
+    a->sizes = NULL;
+    a->nsizes = 0;
+    for (int i = 0; i < MB_PROBE_NOPS; i++)
+        a->use[i] = 1;
+    const char *bytes_arg = "4:16M";
     static const struct option longopts[] = {
         {"bytes", required_argument, 0, OPT_BYTES}, {"ops", required_argument, 0, OPT_OPS},
         HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
@@ -124,15 +120,15 @@ int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     mb_cli_seen seen = {prog, sub, NULL, {0}, NULL};
     while ((c = mb_cli_getopt(argc, argv, ":ho:", longopts, &seen)) != -1) {
         switch (c) {
-        case 'h': comm_help(&o); return 0;
-        case 'o': output = optarg; break;
+        case 'h': comm_help(&a->o); return 0;
+        case 'o': a->output = optarg; break;
         case OPT_BYTES: bytes_arg = optarg; break;
         case OPT_OPS:
-            if (parse_ops(optarg, use, &err) != MB_OK)
-                return comm_fail(sub, &err);
+            if (parse_ops(optarg, a->use, &err) != MB_OK)
+                return mb_cli_fail(prog, sub, &err);
             break;
         default: {
-            int rc = other_option(sub, &o, c, argv);
+            int rc = other_option(sub, &a->o, c, argv);
             if (rc >= 0)
                 return rc;
         }
@@ -140,24 +136,40 @@ int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     }
     if (optind < argc)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
-    if (mb_probe_options_check(&o, &err) != MB_OK)
-        return comm_fail(sub, &err);
+    if (mb_probe_options_check(&a->o, &err) != MB_OK)
+        return mb_cli_fail(prog, sub, &err);
     mb_range range = {0};
-    size_t *sizes = NULL;
     if (mb_data_parse_range(bytes_arg, "--bytes", &range, &err) != MB_OK)
-        return comm_fail(sub, &err);
-    int rc = mb_probe_comm_sizes(range.v, range.n, &sizes, &err);
-    size_t nsizes = range.n;
+        return mb_cli_fail(prog, sub, &err);
+    int rc = mb_probe_comm_sizes(range.v, range.n, &a->sizes, &err);
+    a->nsizes = range.n;
     mb_data_range_free(&range);
-    if (rc != MB_OK)
-        return comm_fail(sub, &err);
-    /* Is the output writable? Checked on every process before MPI starts, so a bad path is one
-     * line and exit 1 whether or not mpirun is used. */
-    mb_out out;
-    if (mb_out_check(output, &err) != MB_OK) {
-        free(sizes);
-        return comm_fail(sub, &err);
+    if (rc == MB_OK && mb_out_check(a->output, &err) != MB_OK) {
+        free(a->sizes);
+        a->sizes = NULL;
+        rc = MB_EIO;
     }
+    return rc != MB_OK ? mb_cli_fail(prog, sub, &err) : -1;
+}
+
+int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
+{
+    const char *sub = "comm";
+    /* Under mpirun every rank parses the same flags: what is wrong with them is said by rank 0
+     * alone, the others holding their lines until mpirun ends them (mb_cli_hold; campaign 11's
+     * N10: a bad --warmup, --budget, a flag given twice was said once a rank). */
+    comm_args a;
+    mb_cli_hold hold;
+    mb_cli_hold_begin(&hold);
+    int rc = mb_cli_hold_end(&hold, comm_parse(argc, argv, &a));
+    if (rc >= 0)
+        return rc;
+    mb_probe_options o = a.o;
+    const char *output = a.output;
+    const int *use = a.use;
+    size_t *sizes = a.sizes, nsizes = a.nsizes;
+    mb_error err = {0};
+    mb_out out;
 
     /* Open MPI initialises a singleton without mpirun, so a plain run gets here with 1 rank. */
     if (MPI_Init(&full_argc, &full_argv) != MPI_SUCCESS) {

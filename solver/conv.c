@@ -451,6 +451,13 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
     for (int i = 0; rc == MB_OK && i < 6; i++)
         rc = mb_table_require_col(tb, need[i], &col[i], err);
     long scol = mb_table_col(tb, "status"), bcol = mb_table_col(tb, "backend");
+    /* the counts mbprobe conv writes beside a measured row, whole as written where present
+     * (campaign 10's M7: reps 19.0000000000000001 and in_w 8.0000000000000001 were taken) */
+    static const char *const counts[] = {"reps", "in_c", "in_h", "in_w", "out_c", "k", "stride",
+                                         "pad"};
+    long ccol[sizeof counts / sizeof counts[0]];
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        ccol[i] = mb_table_col(tb, counts[i]);
     mb_cilp_table *t = calloc(1, sizeof *t);
     if (rc == MB_OK && (!t || !(t->r = calloc(mb_table_rows(tb) + 1, sizeof *t->r))))
         rc = mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
@@ -495,6 +502,13 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
             }
             if ((rc = mb_table_double_in(tb, r, col[5], 0, MB_DATA_RANGE_MAX, 1, &w->ws, err)) !=
                 MB_OK)
+                break;
+            double c; /* pad may be 0, every other count is 1 at least */
+            for (size_t i = 0; rc == MB_OK && i < sizeof counts / sizeof counts[0]; i++)
+                if (ccol[i] >= 0)
+                    rc = mb_table_double_in(tb, r, (size_t)ccol[i], strcmp(counts[i], "pad") != 0,
+                                            MB_DATA_RANGE_MAX, 1, &c, err);
+            if (rc != MB_OK)
                 break;
         }
         t->n++;

@@ -118,6 +118,20 @@ static const hcase probe_cases[] = {
     {"message", STEP "--min-reps 20 --max-reps 10 -o $W/o", 1, "--min-reps 20 exceeds --max-reps"},
     {"silent", "$T mpirun -np 2 --oversubscribe mbprobe comm --budget 0.01 --ops ps,ps -o $W/o "
                "2>$W/e; s=$?; grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
+    /* the eleventh campaign (issue #25). N10: under mpirun every flag error of mbprobe comm is
+     * said once, by rank 0 (a bad --warmup or --budget, a flag given twice, an unexpected
+     * argument), as --bytes was: one line, or two with the --help hint */
+#define COMM2 "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun -np 2 --oversubscribe " \
+              "mbprobe comm "
+#define COMM2_ERR " -o $W/o 2>$W/e; s=$?; grep '^mbprobe\\|^Try' $W/e >&2; exit $s"
+    {"silent", COMM2 "--bytes 4:16 --warmup 1.5" COMM2_ERR, 1,
+     "--warmup: '1.5' is not a whole number in [0, 1e6]"},
+    {"silent", COMM2 "--bytes 4:16 --budget -1" COMM2_ERR, 1, "--budget: must be > 0"},
+    {"usage", COMM2 "--bytes 4:16 --bytes 8" COMM2_ERR, 2,
+     "option '--bytes' given twice: it takes one value"},
+    {"usage", COMM2 "--bytes 4:16 stray" COMM2_ERR, 2, "unexpected argument 'stray'"},
+#undef COMM2_ERR
+#undef COMM2
     {"silent", STEP0 "--batch 2,2 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1, "given twice"},
     {"silent", STEP0 "--batch 2 --threads 1 --rounds 1 --budget 0x10 -o $W/o", 1, "--budget"},
     /* runaway numbers */
@@ -509,6 +523,12 @@ static const hcase train_cases[] = {
     {"symlink", "cp -r $D/bigheader $W/b && ln -s b/t10k-labels-idx1-ubyte.gz $W/l && $T mbtrain "
                 "--net " NET " --data $W/b --batch 8 --threads 1 --max-updates 2 --log $W/l", 1,
      "b/t10k-labels-idx1-ubyte.gz, a file of --data"},
+    /* campaign 11's minor: a data file that is a link to nothing is named, broken, not called
+     * absent ("neither train-images-idx3-ubyte[.gz] nor data_batch_1.bin[.gz]") */
+    {"symlink", "cp -r $D/bigheader $W/b && rm $W/b/train-images-idx3-ubyte.gz && ln -s nowhere "
+                "$W/b/train-images-idx3-ubyte.gz && " "$T mbtrain --net " NET " --data $W/b "
+                "--batch 8 --threads 1 --max-updates 2 --log $W/o", 1,
+     "b/train-images-idx3-ubyte.gz: cannot open: No such file or directory"},
     /* the tenth campaign (issue #25). M11: a sweep's log under --log-dir that links onto --net;
      * M12: a log or checkpoint name whose temporary is past NAME_MAX, refused before the run */
     {"symlink", "cp " NET " $W/n.cfg && mkdir $W/ld && ln -s ../n.cfg $W/ld/tiny-sgd-b8-s1.csv && "
@@ -531,6 +551,57 @@ static const hcase train_cases[] = {
                "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo downpour "
                "--learners 2 --max-updates 20 --resume $W/c --log $W/o", 1,
      "at or past this run's bound of 20 updates: nothing left to train"},
+    /* the eleventh campaign (issue #25). N3: a companion PATH.learners that is a FIFO (or a
+     * device) is refused at once, as --resume PATH is, not opened and waited on for ever */
+    {"fifo", TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --checkpoint $W/c "
+             "--checkpoint-every 10 --log $W/a.csv >/dev/null && rm $W/c.learners && mkfifo "
+             "$W/c.learners && " TRAIN "--algo sgd-sync --learners 2 --max-updates 30 --resume "
+             "$W/c --log $W/o", 1,
+     "c.learners: a FIFO, not a regular file: the learners' checkpoint is the file mbtrain"},
+    {"fifo", TRAIN "--algo downpour --learners 2 --max-updates 20 --checkpoint $W/c "
+             "--checkpoint-every 10 --log $W/a.csv >/dev/null && rm $W/c.learners && mkfifo "
+             "$W/c.learners && " TRAIN "--algo downpour --learners 2 --max-updates 30 --resume "
+             "$W/c --log $W/o", 1, "c.learners: a FIFO, not a regular file"},
+    {"size", TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --checkpoint $W/c "
+             "--checkpoint-every 10 --log $W/a.csv >/dev/null && rm $W/c.learners && ln -s "
+             "/dev/zero $W/c.learners && " TRAIN "--algo sgd-sync --learners 2 --max-updates 30 "
+             "--resume $W/c --log $W/o", 1, "c.learners: a device, not a regular file"},
+    /* N9: a run resumed from a checkpoint written at its bound logs and counts what the
+     * straight run does: the bound's own evaluation (off the --eval-every grid) is not carried
+     * into the log's row 20, evals= or eval_samples=, and row 30's b_simple spans the window
+     * from the last scheduled evaluation (SAME: rows but wall_s, the summary's counts and
+     * b_simple, the log's # b_simple=, of the straight run S and the resumed R) */
+#define SAME(S, R) "K() { grep -v '^#' $W/$1.csv | cut -d, -f1-3,5-; grep -o ' evals=.* "      \
+                   "eval_samples=[^ ]*\\| b_simple=.*' $W/$1; grep '^# b_simple=' $W/$1.csv; } " \
+                   "&& K " S " > $W/k1 && K " R " > $W/k2 && cmp -s $W/k1 $W/k2"
+#define STRAIGHT_RESUMED(FLAGS) \
+    TRAIN FLAGS "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/a.csv " \
+    ">/dev/null && " TRAIN FLAGS "--max-updates 30 --log $W/s.csv > $W/s && " TRAIN FLAGS \
+    "--max-updates 30 --resume $W/c --log $W/r.csv > $W/r && " SAME("s", "r")
+    {"silent", STRAIGHT_RESUMED("--algo sgd-sync --learners 2 "), 0, NULL},
+    {"silent", STRAIGHT_RESUMED("--algo sgd-sync --learners 2 --eval-every 7 --target-loss 0.01 "),
+     0, NULL},
+    {"silent", STRAIGHT_RESUMED("--algo momentum --eval-every 7 --noise-every 1 "), 0, NULL},
+#undef STRAIGHT_RESUMED
+    /* and one learner resumed at its bound reports the run that ended there: the bound's
+     * evaluation counted once (it was counted twice, evals=5 for the straight run's 4), its row
+     * whole when the checkpoint left it out */
+#define AT_BOUND(FLAGS) \
+    TRAIN FLAGS "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 --log $W/s.csv > $W/s " \
+    "&& " TRAIN FLAGS "--max-updates 20 --resume $W/c --log $W/r.csv > $W/r && " SAME("s", "r")
+    {"silent", AT_BOUND("--algo momentum --eval-every 5 "), 0, NULL},
+    {"silent", AT_BOUND("--algo momentum --eval-every 7 --noise-every 1 "), 0, NULL},
+#undef AT_BOUND
+    /* campaign 11's minors: a server algorithm, which resumes from PATH.learners alone, took
+     * another --lr (or --eval-every) and its log stated it for every row */
+    {"silent", TRAIN "--algo downpour --learners 2 --max-updates 20 --checkpoint $W/c "
+               "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo downpour "
+               "--learners 2 --max-updates 30 --lr 0.2 --resume $W/c --log $W/o", 1,
+     "c: checkpoint of lr 0.05, this run has lr 0.2 (a log states one rate for the whole run)"},
+    {"silent", TRAIN "--algo easgd-hogwild --learners 2 --max-updates 20 --checkpoint $W/c "
+               "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo easgd-hogwild "
+               "--learners 2 --max-updates 30 --eval-every 5 --resume $W/c --log $W/o", 1,
+     "c: checkpoint of --eval-every 100, this run has --eval-every 5"},
     /* the ninth campaign (issue #25). L7: a net of the same name and parameter count but other
      * layers (avgpool for maxpool, tanh for relu, a dropout added) does not continue the run */
 #define RESUME_NET(SED) ">/dev/null && sed '" SED "' " NET " > $W/n.cfg && $T mbtrain --net "    \
@@ -616,6 +687,32 @@ static const hcase train_cases[] = {
     {"message", MPIRUN_H "-np 2 " PB("sgd-sync") "--checkpoint $W/p "
                 "--checkpoint-every 5 --log $W/p.learners.rank1" MPI_ERR, 1,
      "/p's part for rank 1: one would overwrite the other"},
+    /* N3 over ranks: rank 1's part PATH.learners.rank1 a FIFO, said by that rank at once */
+    {"fifo", MPIRUN_H "-np 2 " PB("sgd-sync") "--checkpoint $W/p --checkpoint-every 10 --log "
+             "$W/a.csv >/dev/null 2>&1 && rm $W/p.learners.rank1 && mkfifo $W/p.learners.rank1 "
+             "&& " MPIRUN_H "-np 2 mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,"
+             "w=8,classes=4,seed=1 --threads 1 --batch 8 --max-updates 30 --algo sgd-sync "
+             "--resume $W/p --log $W/o" MPI_ERR, 1, "p.learners.rank1: a FIFO, not a regular file"},
+    /* N9 over ranks */
+#define PR "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+           "--threads 1 --batch 8 --algo sgd-sync "
+    {"silent", MPIRUN_H "-np 2 " PR "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+               "--log $W/a.csv >/dev/null 2>&1 && " MPIRUN_H "-np 2 " PR "--max-updates 30 --log "
+               "$W/s.csv > $W/s 2>/dev/null && " MPIRUN_H "-np 2 " PR "--max-updates 30 --resume "
+               "$W/c --log $W/r.csv > $W/r 2>/dev/null && " SAME("s", "r"), 0, NULL},
+    /* a checkpoint the ranks refuse together is bad data, exit 1 as over threads (campaign
+     * 11's minors: a resume at its bound and swapped rank parts were exit 2, a usage error) */
+    {"silent", MPIRUN_H "-np 2 " PR "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+               "--log $W/a.csv >/dev/null 2>&1 && " MPIRUN_H "-np 2 " PR "--max-updates 20 "
+               "--resume $W/c --log $W/o" MPI_ERR, 1,
+     "c: the checkpoint is at update 20, at or past this run's bound of 20 updates"},
+    {"silent", MPIRUN_H "-np 2 " PR "--max-updates 20 --checkpoint $W/c --checkpoint-every 10 "
+               "--log $W/a.csv >/dev/null 2>&1 && mv $W/c.learners.rank0 $W/t && mv "
+               "$W/c.learners.rank1 $W/c.learners.rank0 && mv $W/t $W/c.learners.rank1 && "
+               MPIRUN_H "-np 2 " PR "--max-updates 30 --resume $W/c --log $W/o" MPI_ERR, 1,
+     "c.learners.rank0: holds learners 1 to 1; rank 0 of this run has 0 to 0"},
+#undef PR
+#undef SAME
 #undef MPI
 #undef MPI_ERR
 #undef PB
@@ -998,6 +1095,9 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 1e9 "
                "$E/fit_runs -o $W/o",
      1, "--holdout-plan"},
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan "
+               "4.0000000000000001 $E/fit_runs -o $W/o", 1,
+     "--holdout-plan: a whole number of seeds from 3 to 64, got '4.0000000000000001'"},
     /* the modes that print tokens for scripts wrote them to standard output whatever -o said */
     {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
                "$E/fit_runs --missing -o $W/o",
@@ -1370,6 +1470,18 @@ static const hcase opt_cases[] = {
                "\\1,1.5,/' $W/c.csv && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
                "--batch 8 -o $W/o", 1,
      "field 'workspace_bytes': 1.5 is not a whole number in [0, 9007199254740992]"},
+    /* campaign 10's M7, the rest: the table's other counts, reps and the layer's shape, are
+     * whole as written too */
+    {"silent", "$T mbprobe conv --net " NET " --batch 8 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && sed -i 's/^\\(conv1,gemm,forward,8,[^,]*,[^,]*\\),"
+               "[^,]*,/\\1,19.0000000000000001,/' $W/c.csv && $T mbopt conv --net " NET " --probe "
+               "$W/c.csv --mem 1G --batch 8 -o $W/o", 1,
+     "field 'reps': 19.0000000000000001 is not a whole number in [1, 9007199254740992]"},
+    {"silent", "$T mbprobe conv --net " NET " --batch 8 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && sed -i 's/,1,8,8,2,3,1,0,measured,/,1,8,"
+               "8.0000000000000001,2,3,1,0,measured,/' $W/c.csv && $T mbopt conv --net " NET
+               " --probe $W/c.csv --mem 1G --batch 8 -o $W/o", 1,
+     "field 'in_w': 8.0000000000000001 is not a whole number in [1, 9007199254740992]"},
     /* L14: a flag the mode does not read is refused, not ignored: --cfit goes with alpha-beta,
      * and design balances the unconstrained optimum (no range of M) */
     {"silent", "$T mbfit comm $E/comm.csv --json -o $W/c.json && $T mbopt scale " SCALE_FLAGS
@@ -1644,6 +1756,37 @@ static const hcase plot_cases[] = {
     {"message", RP "mkdir $W/r/runs && ln -s ../runs $W/r/runs/loop && $T mbplot report $W/r "
                 "2>$W/e >/dev/null && grep -q 'r/runs/\\*.csv is missing (written by mbtrain)' "
                 "$W/e && ! grep -q 'runs/ is missing' $W/e", 0, NULL},
+    /* the eleventh campaign (issue #25). N2: a figure or the page linked (symbolically or hard)
+     * onto a run log under runs/ or runs/RATE/, or onto an input the page reads (conv.csv), is
+     * refused before anything is written, the log left as it was */
+#define RL RP "mkdir -p $W/r/runs/lr1 && cp $E/fit_runs/run_M16_s0.csv $W/r/runs/ && " \
+           "cp $E/fit_runs/run_M32_s0.csv $W/r/runs/lr1/ && "
+#define LOGKEPT "; s=$?; cmp -s $W/r/runs/run_M16_s0.csv $E/fit_runs/run_M16_s0.csv && " \
+                "cmp -s $W/r/runs/lr1/run_M32_s0.csv $E/fit_runs/run_M32_s0.csv || exit 99; " \
+                "test -e $W/r/report.html && exit 98; exit $s"
+    {"symlink", RL "ln -s runs/run_M16_s0.csv $W/r/tc.png && $T mbplot report $W/r" LOGKEPT, 1,
+     "r/tc.png would overwrite the input " },
+    {"symlink", RL "ln -s runs/lr1/run_M32_s0.csv $W/r/amdahl.png && $T mbplot report $W/r"
+                LOGKEPT, 1, "amdahl.png would overwrite the input "},
+    {"silent", RL "ln $W/r/runs/run_M16_s0.csv $W/r/report.html && $T mbplot report $W/r; s=$?; "
+               "cmp -s $W/r/report.html $E/fit_runs/run_M16_s0.csv || exit 99; exit $s", 1,
+     "report.html would overwrite the input "},
+    {"symlink", RL "cp $E/step.csv $W/r/conv.csv && ln -s conv.csv $W/r/scale.png && "
+                "$T mbplot report $W/r; s=$?; cmp -s $W/r/conv.csv $E/step.csv || exit 99; "
+                "exit $s", 1, "scale.png would overwrite the input "},
+#undef LOGKEPT
+#undef RL
+    /* N11: scale.json's recommendation (`enough`, `best`) is one of its rows, with one sample
+     * a learner at least: P = 99 and M = 7 were drawn as advice */
+#define EDIT(KEY, SED) "sed -i '/\"" KEY "\":/,/}/{" SED "}' $W/r/scale.json && $T mbplot report $W/r"
+    {"silent", RP EDIT("enough", "s/\"procs\":\t1,/\"procs\":\t99,/") NOPAGE, 1,
+     "r/scale.json: enough.procs 99 is not among rows' procs (1, 2, 4)"},
+    {"silent", RP EDIT("best", "s/\"procs\":\t1,/\"procs\":\t4,/;s/\"m_opt\":\t32,/\"m_opt\":"
+                  "\t483.045891539648,/;s/\"m_run\":\t32,/\"m_run\":\t2,/") NOPAGE, 1,
+     "r/scale.json: best.m_run 2 is below best.procs 4"},
+    {"silent", RP EDIT("enough", "s/\"m_opt\":\t32,/\"m_opt\":\t7,/") NOPAGE, 1,
+     "r/scale.json: enough.m_opt 7 is not rows[0].m_opt 32"},
+#undef EDIT
 #undef NOPAGE
 #undef RP
     /* the eighth campaign (issue #25). K13: a shifted-law nfit read from a FIFO is read once

@@ -678,6 +678,21 @@ static void test_run_knobs(void)
         {"DATA=synthetic:", "DATA=synthetic:: no key=value after synthetic:"},
         /* M8: a hostfile that is a device or a FIFO would be read without end */
         {"HOSTFILE=/dev/zero", "HOSTFILE=/dev/zero: not a regular file"},
+        /* campaign 11's N4: nor is one of gigabytes read (a sparse 3 GiB file, $D/big, made
+         * below): its size is looked at first; 1 MiB and a byte is one byte too many */
+        {"HOSTFILE=$D/big", "/big: 3221225472 bytes, more than a hostfile (1 MiB)"},
+        {"HOSTFILE=$D/mib1", "/mib1: 1048577 bytes, more than a hostfile (1 MiB)"},
+        /* a minor: OUT there and not a folder (a device, a file) */
+        {"OUT=/dev/null", "OUT=/dev/null: there and not a folder"},
+        {"OUT=$D/mib1", "/mib1: there and not a folder"},
+        /* N6, the rest: an empty item, and a set past mbtrain's 2^31 values in all (each key
+         * in its range) */
+        {"DATA=synthetic:n=5,", "DATA=synthetic:n=5,: an empty item in the list after synthetic:"},
+        {"DATA=synthetic:n=100000000,c=64,h=1024,w=1024", "DATA=synthetic:n=100000000,c=64,"
+                                                          "h=1024,w=1024: 100000000 + 500 samples "
+                                                          "of 64x1024x1024 exceed 2147483648 "
+                                                          "values in all"},
+        {"DATA=synthetic:n=2047,test=2,h=1024,w=1024", "2047 + 2 samples of 1x1024x1024 exceed"},
         /* L2: the torch front end's knobs, and make run's that it does not read */
         {"FRONTEND=torch 'TORCH_SEEDS=0 0'", "TORCH_SEEDS=0 0: 0 given twice"},
         {"FRONTEND=torch 'TORCH_BATCHES=16 16'", "TORCH_BATCHES=16 16: 16 given twice"},
@@ -692,12 +707,18 @@ static void test_run_knobs(void)
         {"FRONTEND=torch HOLDOUT_SEEDS=20", "HOLDOUT_SEEDS is a knob of make run's C front end"},
         {"FRONTEND=torch COMM=none", "COMM is a knob of make run's C front end"},
     };
-    char dir[256];
+    char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    /* sparse: no disk used */
+    CU_ASSERT_EQUAL_FATAL(truncate(mb_test_write(path, sizeof path, dir, "big", ""),
+                                   (off_t)3 << 30), 0);
+    CU_ASSERT_EQUAL_FATAL(truncate(mb_test_write(path, sizeof path, dir, "mib1", ""),
+                                   ((off_t)1 << 20) + 1), 0);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mb_test_run r;
-        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s -n run %s OUT=%s/a %s", MB_TEST_MAKE_ARGS,
-                                         dir, bad[i].knobs), 0);
+        /* a knob check that read the 3 GiB hostfile would end at the timeout, status 124 */
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
+                                         dir, MB_TEST_MAKE_ARGS, bad[i].knobs), 0);
         int ok = r.status == 2 && strstr(r.err, bad[i].needle) && mb_test_lines(r.err) == 1;
         CU_ASSERT_TRUE(ok);
         if (!ok)

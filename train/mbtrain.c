@@ -248,13 +248,6 @@ static void draw(const mb_run_progress *p, void *ctx)
     fflush(stderr);
 }
 
-/* What a path that is not a regular file is, for a message. */
-static const char *file_kind(mode_t m)
-{
-    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
-           : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
-}
-
 /* --resume names a checkpoint that mbtrain wrote: a regular file that can be read (a FIFO
  * would be opened more than once and block, a device such as /dev/zero never ends). */
 static int resume_file(const char *path, mb_error *err)
@@ -262,9 +255,10 @@ static int resume_file(const char *path, mb_error *err)
     struct stat sb;
     if (stat(path, &sb) != 0) /* not here: under mpirun, a rank's node may hold only its part */
         return MB_OK;         /* (PATH.learners.rankR), which the trainer reads and names */
-    if (!S_ISREG(sb.st_mode))
+    const char *kind = mb_data_not_regular(path);
+    if (kind)
         return mb_error_set(err, MB_EIO, "--resume %s: %s, not a regular file: a checkpoint is "
-                            "the file mbtrain --checkpoint wrote", path, file_kind(sb.st_mode));
+                            "the file mbtrain --checkpoint wrote", path, kind);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return mb_error_set(err, MB_EIO, "--resume %s: cannot open: %s", path, strerror(errno));
@@ -903,7 +897,7 @@ static int run_one(mb_run_options *o, int rank, int *together)
         }
         if (err.msg[0] || !*together)
             mb_cli_say("mbtrain", NULL, "%s", err.msg);
-        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || *together)
+        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || r.disagree)
                    ? MB_EXIT_USAGE
                    : 1;
     }

@@ -703,6 +703,7 @@ static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, 
     for (int k = 0; k < NS; k++) {
         if (diff[k] == 0)
             continue;
+        r->disagree = 1;
         if (rank != 0) { /* rank 0 says it */
             mb_error_clear(err);
             if (err)
@@ -993,7 +994,17 @@ static int head_identity(const job *j, const mb_par_ckpt_head *h, int part, mb_e
                             "(seed %llu, batch %lld, tau %lld); resume with the run's own "
                             "settings", o->resume_path, what, (unsigned long long)h->seed,
                             (long long)h->batch, (long long)h->tau);
-    return MB_OK;
+    /* the settings its log states once, as PATH's are compared: a server algorithm resumes
+     * from this file alone (campaign 11: downpour took another --lr) */
+    ckpt_run want;
+    memset(&want, 0, sizeof want);
+    mb_ckpt_settings_fill(&want, o);
+    if (h->settings.algo != want.algo)
+        return mb_error_set(err, MB_EINVAL, "%s: the learners' checkpoint is of --optim %s, this "
+                            "run has --optim %s (a log states one for the whole run)",
+                            o->resume_path, mb_optim_kind_name((mb_optim_kind)h->settings.algo),
+                            mb_optim_kind_name(o->optim.kind));
+    return mb_ckpt_settings_check(&h->settings, &want, o->resume_path, err);
 }
 
 /* A resumed run must have updates left to train: at or past its bound it would report the

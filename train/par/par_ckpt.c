@@ -4,7 +4,7 @@
  * by its own rank on its own node).
  *
  * Layout (native byte order, same machine):
- *     "MBKPAR05"  magic
+ *     "MBKPAR06"  magic
  *     head        mb_par_ckpt_head
  *     log rows    head.log_len bytes
  *     records     head.learners x head.rec_floats float32 (par_impl.h: par_pack): the job's
@@ -17,9 +17,10 @@
  * and within +-1e15 (far beyond any trained network's, short of the overflow a 1e30 would
  * bring), every cursor inside the data; the file's update and run (run_id) are chosen here
  * (mb_par_ckpt_read), the run's identity (algorithm, records, parameters, the net's structure,
- * data fingerprint, seed, batch, tau) is compared by the caller (par.c). MBKPAR04 (no net
- * structure), MBKPAR03 (one file, no parts), MBKPAR02 (no checksum) and MBKPAR01 are
- * refused.
+ * data fingerprint, seed, batch, tau, and the settings a log states once: lr, optimiser,
+ * momentum, schedule, target, evaluation) is compared by the caller (par.c). MBKPAR05 (no
+ * settings), MBKPAR04 (no net structure), MBKPAR03 (one file, no parts), MBKPAR02 (no checksum)
+ * and MBKPAR01 are refused.
  *
  * The set is not written in one step: the companions first (every part, then a barrier), then
  * PATH. A job killed between the two (a rank that dies ends the job at any moment) would leave
@@ -42,7 +43,7 @@
 #include <string.h>
 #include <zlib.h>
 
-static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '5'};
+static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '6'};
 static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
 
 /* The largest |value| a stored parameter, velocity or centre may have. */
@@ -146,7 +147,7 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
  * cannot be read (mb_ckpt_read will say why). */
 static long main_updates(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = mb_data_not_regular(path) ? NULL : fopen(path, "rb");
     long u = -1, len;
     if (!f)
         return -1;
@@ -193,7 +194,7 @@ static const char *head_range(const mb_par_ckpt_head *h)
         return "more samples than the updates hold";
     if (h->total < h->learners || h->first > h->total - h->learners)
         return "its records are not inside the job's";
-    return NULL;
+    return mb_ckpt_settings_range(&h->settings);
 }
 
 /* Record r's values: four blocks of finite floats within PAR_VALUE_MAX, and a cursor inside the
@@ -304,6 +305,11 @@ static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t
 {
     if (rows)
         *rows = NULL;
+    /* a FIFO's open would wait for a writer forever, a device never end (campaign 11's N3) */
+    const char *kind = mb_data_not_regular(p);
+    if (kind)
+        return mb_error_set(err, MB_EIO, "%s: %s, not a regular file: the learners' checkpoint "
+                            "is the file mbtrain --checkpoint wrote", p, kind);
     FILE *f = fopen(p, "rb");
     if (!f)
         return mb_error_set(err, MB_EIO, "%s: cannot open the learners' checkpoint (a parallel "

@@ -53,6 +53,11 @@ typedef struct mb_par_ckpt_head {
     uint64_t run_id;
     uint64_t net_fp;       /* mb_ckpt_net_fingerprint of the net's structure (MBKPAR05, issue
                               #25, L7) */
+    ckpt_run settings;     /* the settings a log states once for all its rows, the optimiser's
+                              kind among them (mb_ckpt_settings_fill; its other fields zero),
+                              compared on resume as PATH's are: a server algorithm resumes from
+                              this file alone (MBKPAR06, campaign 11: a resume at another --lr
+                              logged one rate for rows of two) */
 } mb_par_ckpt_head;
 
 /* mb_par_ckpt_read's record index for "every record of the file" (buf holds learners x

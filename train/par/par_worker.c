@@ -112,6 +112,7 @@ void par_head(const worker *w, long updates, size_t samples, double wall_s, long
     h->tau = o->tau;
     h->n_train = j->data->train.n;
     h->run_id = j->run_id;
+    mb_ckpt_settings_fill(&h->settings, o);
 }
 
 int par_write_learners(worker *w, long updates, size_t samples, double wall_s, long steps,

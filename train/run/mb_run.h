@@ -191,6 +191,9 @@ typedef struct mb_run_result {
     int failed_together;   /* parallel runs over MPI: every rank returned this error at the
                               same point (nobody waits): the caller need not abort the job, and
                               only rank 0's message (the others' are empty) is worth printing */
+    int disagree;          /* ... because the ranks were started with different settings: a
+                              usage error (exit 2); a checkpoint they refuse together is bad
+                              data (exit 1), as over threads */
 } mb_run_result;
 
 /* The window cap W of --eval-adapt: the most updates between two scheduled evaluations, for

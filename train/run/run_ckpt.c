@@ -141,25 +141,9 @@ uint64_t mb_ckpt_net_fingerprint(const mb_net_desc *d)
 }
 
 /* The identity and counters of the run a checkpoint belongs to. */
-static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const mb_ckpt_extra *x,
-                     uint64_t learners)
+void mb_ckpt_settings_fill(ckpt_run *h, const mb_run_options *o)
 {
-    memset(h, 0, sizeof *h);
-    const mb_net_desc *d = mb_net_description(l->net);
-    snprintf(h->net, sizeof h->net, "%s", d->name);
-    h->net_fp = mb_ckpt_net_fingerprint(d);
-    h->net_layers = d->n_layers;
-    h->params = mb_net_param_count(l->net);
-    h->data_fp = x->data_fp;
-    h->seed = o->seed;
     h->algo = (int32_t)o->optim.kind;
-    h->batch = l->batch;
-    h->learners = learners;
-    h->n_train = l->cur.n;
-    h->updates = x->updates;
-    h->samples = x->samples;
-    h->wall_s = x->wall_s;
-    h->loss = x->loss;
     h->lr = o->optim.lr;
     h->momentum = o->optim.momentum;
     h->weight_decay = o->optim.weight_decay;
@@ -175,6 +159,27 @@ static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const 
     h->n_levels = o->n_levels;
     for (int k = 0; k < o->n_levels && k < MB_RUN_LEVELS_MAX; k++)
         h->levels[k] = o->levels[k];
+}
+
+static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const mb_ckpt_extra *x,
+                     uint64_t learners)
+{
+    memset(h, 0, sizeof *h);
+    const mb_net_desc *d = mb_net_description(l->net);
+    snprintf(h->net, sizeof h->net, "%s", d->name);
+    h->net_fp = mb_ckpt_net_fingerprint(d);
+    h->net_layers = d->n_layers;
+    h->params = mb_net_param_count(l->net);
+    h->data_fp = x->data_fp;
+    h->seed = o->seed;
+    h->batch = l->batch;
+    h->learners = learners;
+    h->n_train = l->cur.n;
+    h->updates = x->updates;
+    h->samples = x->samples;
+    h->wall_s = x->wall_s;
+    h->loss = x->loss;
+    mb_ckpt_settings_fill(h, o);
     h->evals = x->evals;
     h->checks = x->checks;
     h->eval_samples = x->eval_samples;
@@ -391,27 +396,35 @@ static int check_run(const ckpt_run *h, const char *path, mb_error *err)
         return corrupt(err, path, "wall time is not in [0, 1e9] seconds");
     if (!isfinite(h->loss))
         return corrupt(err, path, "non-finite last loss");
+    const char *bad = mb_ckpt_settings_range(h);
+    return bad ? corrupt(err, path, bad) : check_counts(h, path, err);
+}
+
+const char *mb_ckpt_settings_range(const ckpt_run *h)
+{
+    if (h->algo != MB_OPTIM_SGD && h->algo != MB_OPTIM_MOMENTUM && h->algo != MB_OPTIM_NESTEROV)
+        return "no such optimiser";
     if (!(isfinite(h->lr) && h->lr > 0))
-        return corrupt(err, path, "learning rate not a finite number > 0");
+        return "learning rate not a finite number > 0";
     if (!(isfinite(h->momentum) && h->momentum >= 0 && isfinite(h->weight_decay) &&
           h->weight_decay >= 0 && isfinite(h->lr_gamma) && h->lr_step >= 0 &&
           (isnan(h->target_loss) || (isfinite(h->target_loss) && h->target_loss >= 0))))
-        return corrupt(err, path, "momentum, weight decay, rate schedule or target out of range");
+        return "momentum, weight decay, rate schedule or target out of range";
     if (!(h->check_frac >= 0 && h->check_frac < 1 && isfinite(h->check_sigmas) &&
           h->check_sigmas > 0 && h->eval_every >= 1 && h->noise_every >= 0 &&
           (h->no_bisect == 0 || h->no_bisect == 1) && (h->eval_adapt == 0 || h->eval_adapt == 1)))
-        return corrupt(err, path, "evaluation settings out of range");
+        return "evaluation settings out of range";
     if (h->n_levels < 0 || h->n_levels > MB_RUN_LEVELS_MAX || h->levels_pad != 0 ||
         (h->n_levels > 0 && isnan(h->target_loss)))
-        return corrupt(err, path, "level count out of range");
+        return "level count out of range";
     for (int k = 0; k < MB_RUN_LEVELS_MAX; k++) {
         double v = h->levels[k], up = k ? h->levels[k - 1] : INFINITY;
         if (k < h->n_levels ? !(isfinite(v) && v > 0 && v < up &&
                                 !(v <= h->target_loss)) /* above the target (NAN: none) */
                             : v != 0)
-            return corrupt(err, path, "levels out of range or out of order");
+            return "levels out of range or out of order";
     }
-    return check_counts(h, path, err);
+    return NULL;
 }
 
 void mb_ckpt_release(mb_ckpt *c)
@@ -543,9 +556,12 @@ static void levels_text(const ckpt_run *h, char *buf, size_t n)
  * log states each once for all its rows, those trained before the checkpoint too (issue #25, H4,
  * K8). A value of NAN (a target) or, for `zero_none`, 0 (--check-frac) reads "none"; a flag
  * (`flag`) is there or not. */
-static int check_settings(const ckpt_run *h, const ckpt_run *want, const char *path,
-                          mb_error *err)
+int mb_ckpt_settings_check(const ckpt_run *h, const ckpt_run *want, const char *path,
+                           mb_error *err)
 {
+    if (h->lr != want->lr)
+        return mb_error_set(err, MB_EINVAL, "%s: checkpoint of lr %.9g, this run has lr %.9g (a "
+                            "log states one rate for the whole run)", path, h->lr, want->lr);
     const int checks = h->check_frac > 0 && want->check_frac > 0; /* --check-sigmas acts */
     const struct {
         const char *name;
@@ -625,13 +641,10 @@ static int check_identity(const ckpt_run *h, const ckpt_run *want, const char *p
     if (h->batch != want->batch)
         return mb_error_set(err, MB_EINVAL, "%s: %s batch %d, this run has batch %d", path, pre,
                             (int)h->batch, (int)want->batch);
-    if (h->lr != want->lr)
-        return mb_error_set(err, MB_EINVAL, "%s: %s lr %.9g, this run has lr %.9g (a log states "
-                            "one rate for the whole run)", path, pre, h->lr, want->lr);
     if (h->learners != want->learners)
         return mb_error_set(err, MB_EINVAL, "%s: %s %llu learners, this run has %llu", path, pre,
                             (unsigned long long)h->learners, (unsigned long long)want->learners);
-    return check_settings(h, want, path, err);
+    return mb_ckpt_settings_check(h, want, path, err);
 }
 
 int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ckpt_extra *x,

@@ -185,6 +185,20 @@ typedef struct mb_run_mon {
     double noise_s;        /* one learner: seconds of the noise measurement not yet taken out
                               of the training time (run.c) */
     double noise_total_s;  /* all of them: the log's # t_noise_s= */
+    /* The run's last evaluation when the bound (or --max-seconds) alone asked for it, off the
+     * schedule: a checkpoint of that update holds the run as the schedule left it, without
+     * that evaluation (its row's eval cells and b_simple, its counts, the noise window it
+     * closed), so that a run resumed from it logs and counts what the straight run does
+     * (campaign 11's N9). Set by mb_run_mon_update; swapped in by mb_run_mon_ckpt_rows and
+     * out again by mb_run_mon_ckpt_done. */
+    struct {
+        mb_strbuf plain;       /* the rows it changed as the schedule logs them (empty: none) */
+        size_t at;             /* where those rows start in `rows` */
+        char *logged;          /* while a checkpoint is written: the rows as logged */
+        long evals, checks;    /* the counts and noise sums before it (while a checkpoint is */
+        size_t eval_samples;   /* written: after it) */
+        mb_noise noise;
+    } tail;
 } mb_run_mon;
 
 /* The loss the judge aims at next: the highest of o->levels above m->low (the first level no
@@ -205,7 +219,9 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
 int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *row, int *stop,
                       mb_error *err);
 /* The rows so far, the held window's included, for a checkpoint: *len gets their length and
- * mb_run_mon_ckpt_done(m, saved) drops the window's again. */
+ * mb_run_mon_ckpt_done(m, saved) drops the window's again. In between, the rows, the counts
+ * (evals, checks, eval_samples) and the noise sums are what a resumed run continues from: those
+ * before an evaluation only the bound asked for (m->tail). */
 int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err);
 void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved);
 /* A resumed run's monitor takes the checkpoint's counts and gradient noise sums, so that its
@@ -283,6 +299,19 @@ typedef struct ckpt_run {
     double levels[MB_RUN_LEVELS_MAX]; /* n_levels of them, finite, from the highest down;
                                          the rest 0 */
 } ckpt_run;
+
+/* The settings a log states once for all its rows, shared with the parallel companion's head
+ * (par_impl.h), which a server algorithm resumes from alone: */
+/* o's lr, optimiser kind (algo), momentum, weight decay, rate schedule, target and evaluation
+ * settings into h (its other fields untouched). */
+void mb_ckpt_settings_fill(ckpt_run *h, const mb_run_options *o);
+/* NULL when h's settings are each in range, else which are not (for a "corrupt" line). */
+const char *mb_ckpt_settings_range(const ckpt_run *h);
+/* MB_EINVAL naming the first of the settings but algo (the caller names it as its flag) in
+ * which `have` (a checkpoint's) and `want` (this run's) differ: "PATH: checkpoint of lr 0.05,
+ * this run has lr 0.2 (a log states one rate for the whole run)"; MB_OK when none does. */
+int mb_ckpt_settings_check(const ckpt_run *have, const ckpt_run *want, const char *path,
+                           mb_error *err);
 
 /* "LRN ": one learner's header; its parameters, velocity and permutation follow. */
 typedef struct ckpt_learner {

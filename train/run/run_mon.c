@@ -442,13 +442,28 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
     return MB_OK;
 }
 
+/* m->tail.plain: the n rows the off-schedule evaluation at `last` (this update's row) logged,
+ * as the schedule logs them: no eval cells (the bisection's included), no b_simple. With the
+ * bisection they are the window it emitted (still in win.rows), else the row alone. */
+static int tail_rows(mb_run_mon *m, const mb_run_row *last, long n)
+{
+    m->tail.plain.len = 0;
+    int rc = MB_OK;
+    for (long k = 0; rc == MB_OK && k < n; k++) {
+        mb_run_row w = m->bisect ? m->win.rows[k] : *last;
+        w.eval_loss = w.eval_acc = w.b_simple = NAN;
+        rc = emit_row(&m->tail.plain, &w);
+    }
+    return rc;
+}
+
 int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, int *stop,
                       mb_error *err)
 {
     const mb_run_options *o = m->o;
     mb_run_result *r = m->r;
     mb_run_window *win = &m->win;
-    long updates = in->update;
+    long updates = in->update, u0 = win->u0; /* the window this update is in starts after u0 */
     int rc = MB_OK;
     r->loss = in->loss;
     *stop = 0;
@@ -467,6 +482,14 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
     int eval_now = updates == m->next_eval || last;
     /* the judge's aim over this window (the bisection's too), and the lowest full loss after it */
     double level = mb_run_mon_level(m), low = m->low;
+    int off_schedule = eval_now && updates != m->next_eval; /* the bound's evaluation alone */
+    if (off_schedule) {
+        m->tail.evals = m->evals;
+        m->tail.checks = m->checks;
+        m->tail.eval_samples = m->eval_samples;
+        m->tail.noise = m->noise;
+        m->tail.at = m->rows.len;
+    }
     if (eval_now) {
         double est;
         int out_of_reach; /* a check ruled the level out: eval_loss stays the last full one */
@@ -520,10 +543,24 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
             m->low = low;
         }
     }
+    if (rc == MB_OK && off_schedule)
+        rc = tail_rows(m, &row, m->bisect ? updates - u0 : 1);
     if (rc != MB_OK)
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
     *stop = m->reached || m->diverged || last;
     return MB_OK;
+}
+
+/* Swaps the counts and noise sums of the monitor with the tail's (before and after the
+ * off-schedule evaluation). */
+static void tail_swap(mb_run_mon *m)
+{
+    long e = m->evals, c = m->checks;
+    size_t s = m->eval_samples;
+    mb_noise n = m->noise;
+    m->evals = m->tail.evals, m->checks = m->tail.checks, m->eval_samples = m->tail.eval_samples;
+    m->noise = m->tail.noise;
+    m->tail.evals = e, m->tail.checks = c, m->tail.eval_samples = s, m->tail.noise = n;
 }
 
 int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err)
@@ -533,6 +570,21 @@ int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err)
     *saved = m->rows.len;
     if (m->bisect && window_emit(&m->win, &m->rows) != MB_OK)
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    if (m->tail.plain.len == 0) /* the run's last evaluation, if any, was on the schedule */
+        return MB_OK;
+    /* the run ended at an evaluation the bound alone asked for: the rows after tail.at are the
+     * last ones (a run stops there), kept aside while the schedule's are in their place */
+    if (!(m->tail.logged = strdup(m->rows.s + m->tail.at)))
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    m->rows.len = m->tail.at;
+    if (sb_printf(&m->rows, "%s", m->tail.plain.s) != MB_OK) {
+        m->rows.len = m->tail.at;
+        sb_printf(&m->rows, "%s", m->tail.logged); /* fits: it was there */
+        free(m->tail.logged);
+        m->tail.logged = NULL;
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    }
+    tail_swap(m);
     return MB_OK;
 }
 
@@ -549,6 +601,13 @@ void mb_run_mon_resume(mb_run_mon *m, const mb_ckpt_extra *x)
 
 void mb_run_mon_ckpt_done(mb_run_mon *m, size_t saved)
 {
+    if (m->tail.logged) { /* the rows and counts as logged, back in their place */
+        m->rows.len = m->tail.at;
+        sb_printf(&m->rows, "%s", m->tail.logged); /* fits: the buffer held them */
+        free(m->tail.logged);
+        m->tail.logged = NULL;
+        tail_swap(m);
+    }
     m->rows.len = saved;
     if (m->rows.s)
         m->rows.s[saved] = '\0';
@@ -578,6 +637,50 @@ void mb_run_mon_progress(const mb_run_mon *m, long updates, size_t samples, doub
     m->o->progress(&p, m->o->progress_ctx);
 }
 
+/* A run that made no evaluation (resumed at its bound): the bound's evaluation of `model`,
+ * the one the straight run made at this update. When the log's last row (the checkpoint's, at
+ * `updates`) holds it already (it was on the schedule, and counted), it is repeated for the
+ * summary only, not counted again; when not (the checkpoint left out an evaluation the bound
+ * alone asked for: m->tail), it is counted and the row gets its eval cells and its window's
+ * b_simple, as the straight run's did. */
+static int bound_eval(mb_run_mon *m, const float *model, long updates, mb_error *err)
+{
+    /* the last row's eval cells start after its fifth comma */
+    char *row = NULL, *cell = NULL;
+    if (m->rows.len > 0 && m->rows.s[m->rows.len - 1] == '\n') {
+        row = m->rows.s + m->rows.len - 1;
+        while (row > m->rows.s && row[-1] != '\n')
+            row--;
+        cell = row;
+        for (int k = 0; cell && k < 5; k++)
+            cell = (cell = strchr(cell, ',')) ? cell + 1 : NULL;
+    }
+    const int ours = cell && strtol(row, NULL, 10) == updates;
+    const int logged = ours && *cell != ',';
+    const long evals = m->evals, checks = m->checks;
+    const size_t samples = m->eval_samples;
+    double est;
+    int out_of_reach;
+    int rc = judge_eval(m, model, mb_run_mon_level(m), 1, &out_of_reach, &m->eval_loss,
+                        &m->eval_acc, &est, err);
+    if (rc != MB_OK)
+        return rc;
+    if (logged) {
+        m->evals = evals, m->checks = checks, m->eval_samples = samples;
+    } else if (ours) {
+        m->rows.len = (size_t)(cell - m->rows.s);
+        double b = mb_noise_window(&m->noise).b_simple;
+        rc = isfinite(m->eval_loss)
+                 ? sb_printf(&m->rows, "%.7g,%.6g,", m->eval_loss, m->eval_acc)
+                 : sb_printf(&m->rows, ",,");
+        if (rc == MB_OK)
+            rc = isfinite(b) ? sb_printf(&m->rows, "%.6g\n", b) : sb_printf(&m->rows, "\n");
+        if (rc != MB_OK)
+            return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
+    }
+    return MB_OK;
+}
+
 int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t samples,
                       double wall_s, double loss, mb_error *err)
 {
@@ -587,13 +690,8 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
     int rc;
     if (m->bisect && m->win.n > 0 && window_emit(&m->win, &m->rows) != MB_OK) /* e.g. diverged */
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
-    if (isnan(m->eval_loss) && !m->diverged) { /* e.g. resumed at the bound */
-        double est;
-        int out_of_reach;
-        if ((rc = judge_eval(m, model, mb_run_mon_level(m), 1, &out_of_reach, &m->eval_loss,
-                             &m->eval_acc, &est, err)) != MB_OK)
-            return rc;
-    }
+    if (isnan(m->eval_loss) && !m->diverged && (rc = bound_eval(m, model, updates, err)) != MB_OK)
+        return rc; /* e.g. resumed at the bound */
     r->loss = loss;
     r->updates = updates;
     r->samples = samples;
@@ -635,5 +733,7 @@ void mb_run_mon_free(mb_run_mon *m)
     free(m->win.snap);
     mb_run_check_free(&m->ck);
     free(m->rows.s);
+    free(m->tail.plain.s);
+    free(m->tail.logged);
     memset(m, 0, sizeof *m);
 }
