@@ -513,6 +513,16 @@ static const hcase train_cases[] = {
     {"silent", CK "--log $W/a.csv >/dev/null && printf 8 | dd of=$W/c bs=1 seek=7 conv=notrunc "
                "2>/dev/null && " TRAIN "--max-updates 40 --target-loss 0.2 --resume $W/c --log $W/o",
      1, "checkpoint format version 8; this mbtrain reads version 9 only: start the run afresh"},
+    /* campaign 12's P4: a parallel job's checkpoint is not one learner's, though its PATH is
+     * learner 0's (the batch agreeing or not) */
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --max-updates 20 --checkpoint $W/c "
+               "--checkpoint-every 10 --log $W/a.csv >/dev/null && $T mbtrain --net " NET
+               " --data " SYN " --threads 1 --batch 4 --max-updates 40 --resume $W/c --log $W/o",
+     1, "c: checkpoint of a sgd-sync job of 2 (learner 0's batch 4), this run is one learner "
+        "(batch 4)"},
+    {"silent", TRAIN "--algo sma --learners 2 --max-updates 20 --checkpoint $W/c "
+               "--checkpoint-every 10 --log $W/a.csv" RESUME, 1,
+     "c: checkpoint of a sma job of 2 (learner 0's batch 4), this run is one learner (batch 8)"},
     /* the eleventh campaign (issue #25). N1: an output over a file of --data, directly or
      * through a link, is refused before any work, as one over --net is */
     {"silent", "cp -r $D/bigheader $W/b && cksum $W/b/train-labels-idx1-ubyte.gz > $W/k && $T "

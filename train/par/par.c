@@ -354,7 +354,8 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
                             .wall_s = wall_s, .loss = j->mon.r->loss, .data_fp = j->data_fp,
                             .log_rows = j->mon.rows.s, .log_len = j->mon.rows.len,
                             .evals = j->mon.evals, .checks = j->mon.checks,
-                            .eval_samples = j->mon.eval_samples, .noise = j->mon.noise};
+                            .eval_samples = j->mon.eval_samples, .noise = j->mon.noise,
+                            .par_size = P};
         rc = mb_ckpt_write(o->checkpoint_path, &w->l, o, &cx, &w->err);
     }
     if (is_root(w))
@@ -372,7 +373,7 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
 static int par_resume(worker *w, const mb_run_options *lo)
 {
     job *j = w->j;
-    mb_ckpt_extra x = {.data_fp = j->data_fp, .updates = -1};
+    mb_ckpt_extra x = {.data_fp = j->data_fp, .updates = -1, .par_size = mb_comm_size(w->c)};
     int lockstep = !own_cursors(lo->par), rc;
     if (lockstep && is_root(w)) {
         if ((rc = mb_ckpt_read(lo->resume_path, &w->l, lo, &x, &w->err)) != MB_OK)

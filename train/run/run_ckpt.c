@@ -8,13 +8,14 @@
  *                     3's log rows had no b_simple column; version 4 had no learning rate;
  *                     version 5 no momentum, weight decay, rate schedule or target; version 6
  *                     no evaluation settings; version 7 no network structure, evaluation
- *                     counts or gradient noise sums; version 8 no levels).
+ *                     counts or gradient noise sums; version 8 no levels or job).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
  *       "RUN "        ckpt_run: the run's identity (net, its structure's fingerprint and
  *                     layer count, parameter count, data fingerprint, seed, algorithm, batch,
  *                     learner count, learning rate, momentum, weight decay, rate schedule,
  *                     target loss; the evaluation period, staged checks, bisection, adaptive
- *                     spacing, levels and B_simple period) and its counters (updates, samples, wall
+ *                     spacing, levels and B_simple period; the parallel job, if any, whose
+ *                     learner 0 it is: its algorithm and size) and its counters (updates, samples, wall
  *                     seconds, the last mini-batch loss, full and ruled-out evaluations, eval
  *                     samples, the gradient noise sums of the run and of the open window)
  *       "LOG "        the run log's data rows so far (text), so that the log continues
@@ -180,6 +181,8 @@ static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const 
     h->wall_s = x->wall_s;
     h->loss = x->loss;
     mb_ckpt_settings_fill(h, o);
+    h->par = o->par;
+    h->par_size = x->par_size > 1 ? x->par_size : 1;
     h->evals = x->evals;
     h->checks = x->checks;
     h->eval_samples = x->eval_samples;
@@ -396,6 +399,9 @@ static int check_run(const ckpt_run *h, const char *path, mb_error *err)
         return corrupt(err, path, "wall time is not in [0, 1e9] seconds");
     if (!isfinite(h->loss))
         return corrupt(err, path, "non-finite last loss");
+    if (h->par < MB_PAR_NONE || h->par >= MB_PAR_N || h->par_size < 1 || h->par_size > 4096 ||
+        (h->par == MB_PAR_NONE) != (h->par_size == 1))
+        return corrupt(err, path, "parallel algorithm or its size out of range");
     const char *bad = mb_ckpt_settings_range(h);
     return bad ? corrupt(err, path, bad) : check_counts(h, path, err);
 }
@@ -608,6 +614,17 @@ int mb_ckpt_settings_check(const ckpt_run *h, const ckpt_run *want, const char *
     return MB_OK;
 }
 
+/* "a sgd-sync job of 2 (batch 4 each)" or "one learner (batch 8)", into buf. */
+static const char *job_text(const ckpt_run *h, char *buf, size_t n)
+{
+    if (h->par == MB_PAR_NONE)
+        snprintf(buf, n, "one learner (batch %d)", (int)h->batch);
+    else
+        snprintf(buf, n, "a %s job of %d (learner 0's batch %d)", mb_par_algo_name(h->par),
+                 (int)h->par_size, (int)h->batch);
+    return buf;
+}
+
 /* One line naming the first field of the identity that differs. */
 static int check_identity(const ckpt_run *h, const ckpt_run *want, const char *path,
                           mb_error *err)
@@ -634,6 +651,11 @@ static int check_identity(const ckpt_run *h, const ckpt_run *want, const char *p
     if (h->seed != want->seed)
         return mb_error_set(err, MB_EINVAL, "%s: %s seed %llu, this run has seed %llu", path, pre,
                             (unsigned long long)h->seed, (unsigned long long)want->seed);
+    if (h->par != want->par || h->par_size != want->par_size) {
+        char a[64], b[64];
+        return mb_error_set(err, MB_EINVAL, "%s: %s %s, this run is %s", path, pre,
+                            job_text(h, a, sizeof a), job_text(want, b, sizeof b));
+    }
     if (h->algo != want->algo)
         return mb_error_set(err, MB_EINVAL, "%s: %s algo %s, this run has algo %s", path, pre,
                             mb_optim_kind_name((mb_optim_kind)h->algo),
@@ -651,6 +673,7 @@ int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ck
                  mb_error *err)
 {
     uint64_t data_fp = x->data_fp;
+    int par_size = x->par_size;
     memset(x, 0, sizeof *x);
     char *buf;
     size_t len;
@@ -666,7 +689,7 @@ int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ck
         return rc;
     }
     ckpt_run want;
-    mb_ckpt_extra id = {.data_fp = data_fp};
+    mb_ckpt_extra id = {.data_fp = data_fp, .par_size = par_size};
     fill_run(&want, l, o, &id, 1);
     if ((rc = check_identity(&c.run, &want, path, err)) != MB_OK)
         goto done;

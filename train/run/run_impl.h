@@ -27,6 +27,8 @@ typedef struct mb_ckpt_extra {
     long evals, checks;    /* full evaluations; evaluations a staged check ruled out */
     size_t eval_samples;   /* samples of the eval subset evaluated */
     mb_noise noise;        /* the gradient noise sums (its b and B are the run's, not stored) */
+    int par_size;          /* a parallel job's communicator size, written and compared on
+                              reading as data_fp is (0 or 1: one learner) */
 } mb_ckpt_extra;
 
 /* The fingerprint of a run's data: crc32 of the training set's pixels, labels and shape in the
@@ -298,6 +300,11 @@ typedef struct ckpt_run {
     int32_t levels_pad;    /* 0 */
     double levels[MB_RUN_LEVELS_MAX]; /* n_levels of them, finite, from the highest down;
                                          the rest 0 */
+    /* the job this file is learner 0's checkpoint of (version 9, campaign 12's P4: a parallel
+     * checkpoint resumed as one learner's run logged one learner over rows of two) */
+    int32_t par;           /* its mb_par_algo (MB_PAR_NONE: one learner) */
+    int32_t par_size;      /* its communicator's size: learners, and the server or watcher
+                              where the algorithm keeps one (1 for one learner) */
 } ckpt_run;
 
 /* The settings a log states once for all its rows, shared with the parallel companion's head
