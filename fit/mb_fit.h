@@ -374,6 +374,10 @@ typedef struct mb_fit_tupdate {
     double *run_m, *run_t; /* those M/P, ascending, and the lower quartile of their runs'
                               s/update (MB_FIT_RUN_QUANTILE) */
     size_t *run_n;         /* the runs behind each */
+    double *run_q;         /* the lower quartiles as measured, before run_t weighed each against
+                              its neighbours' (mb_fit_tupdate_calibrate) */
+    double run_sd;         /* the run-to-run sd of ln(seconds per update) at one M, pooled
+                              (NAN: no M with two runs) */
     double *run_probe;     /* the probe's own time at each of those M */
     size_t n_probe;        /* the probe's own points, as measured, which m and t replaced */
     double *probe_m, *probe_t;

@@ -190,11 +190,13 @@ void mb_fit_tupdate_clear(mb_fit_tupdate *f)
     free(f->run_m);
     free(f->run_t);
     free(f->run_n);
+    free(f->run_q);
     free(f->run_probe);
     free(f->probe_m);
     free(f->probe_t);
     f->m = f->t = f->run_m = f->run_t = f->run_probe = f->probe_m = f->probe_t = NULL;
     f->run_n = NULL;
+    f->run_q = NULL;
     f->n_run_points = f->n_probe = 0;
     mb_fit_result_free(&f->knee);
     mb_fit_result_free(&f->overlap);
@@ -462,6 +464,7 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, const c
         goto done;
     }
     gsl_sort(m, 1, n);
+    double ss = 0, df = 0;
     for (size_t a = 0; a < n;) {
         size_t k = 0;
         for (size_t i = 0; i < runs->n; i++)
@@ -469,6 +472,12 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, const c
                 isfinite(runs->t_step[i]))
                 x[k++] = runs->t_step[i];
         gsl_sort(x, 1, k);
+        double mean = 0;
+        for (size_t i = 0; i < k; i++)
+            mean += log(x[i]) / (double)k;
+        for (size_t i = 0; i < k; i++)
+            ss += (log(x[i]) - mean) * (log(x[i]) - mean);
+        df += (double)k - 1;
         g->run_m[g->n_run_points] = m[a];
         g->run_t[g->n_run_points] = gsl_stats_quantile_from_sorted_data(x, 1, k,
                                                                         MB_FIT_RUN_QUANTILE);
@@ -476,10 +485,60 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, const c
         while (a < n && m[a] == g->run_m[g->n_run_points - 1])
             a++;
     }
+    g->run_sd = df > 0 ? sqrt(ss / df) : NAN;
 done:
     free(m), free(x);
     return rc;
 #undef WHERE
+}
+
+/* The variance of a lower quartile of n normal draws, in units of their variance:
+ * q (1 - q) / (n phi(z_q)^2), phi(z_0.25) = 0.3178. */
+#define RUN_Q_VAR(n) (0.25 * 0.75 / (0.3178 * 0.3178 * (double)(n)))
+
+/* The combined table of f's probe points (scaled beyond the runs) and g's run points into m, t
+ * (room for f->n_points + g->n_run_points); returns its length. */
+static size_t table_points(const mb_fit_tupdate *f, const mb_fit_tupdate *g, double *m, double *t)
+{
+    const size_t nr = g->n_run_points;
+    size_t n = 0;
+    for (size_t i = 0; i < f->n_points && f->m[i] < g->run_m[0]; i++)
+        m[n] = f->m[i], t[n++] = f->t[i] * g->scale_below;
+    for (size_t j = 0; j < nr; j++)
+        m[n] = g->run_m[j], t[n++] = g->run_t[j];
+    for (size_t i = 0; i < f->n_points; i++)
+        if (f->m[i] > g->run_m[nr - 1])
+            m[n] = f->m[i], t[n++] = f->t[i] * g->scale_above;
+    return n;
+}
+
+/* The median of three. */
+static double median3(double a, double b, double c)
+{
+    return a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
+}
+
+/* Each run point's lower quartile weighed against its neighbours' (docs/models.md, "Update
+ * time"): the reference is the running median of three of the seconds per sample (t / M) at it
+ * and the trained M on either side, which keeps a real step of the kernels (M = 13 costs 60%
+ * more a sample than 16 on LeNet-5) and passes over one point's luck; a point whose distance
+ * from it, in ln, is within its own noise (run_sd sqrt(RUN_Q_VAR(n))) takes the reference, a
+ * farther one keeps what lies beyond that noise (soft thresholding). The quartile of 3-9 runs at
+ * one M is noisy by 2-5%, and a table that follows each one puts the optimum at whichever M had
+ * the luckiest runs. The ends, and a fit without a pooled sd (one run an M), stand as measured. */
+static void weigh_run_points(mb_fit_tupdate *g)
+{
+    const size_t nr = g->n_run_points;
+    for (size_t j = 0; j < nr; j++)
+        g->run_q[j] = g->run_t[j];
+    for (size_t j = 1; j + 1 < nr && isfinite(g->run_sd); j++) {
+        const double ps = median3(g->run_q[j - 1] / g->run_m[j - 1], g->run_q[j] / g->run_m[j],
+                                  g->run_q[j + 1] / g->run_m[j + 1]),
+                     ref = ps * g->run_m[j];
+        const double r = log(g->run_q[j] / ref),
+                     noise = g->run_sd * sqrt(RUN_Q_VAR(g->run_n[j]));
+        g->run_t[j] = ref * exp(fabs(r) > noise ? copysign(fabs(r) - noise, r) : 0.0);
+    }
 }
 
 int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
@@ -495,7 +554,6 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
     if (rc != MB_OK)
         goto fail;
     const size_t nr = g.n_run_points;
-    const double lo = g.run_m[0], hi = g.run_m[nr - 1];
     if (!(g.run_probe = malloc(nr * sizeof *g.run_probe))) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto fail;
@@ -516,18 +574,17 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto fail;
     }
-    /* the probe where no run went (its shape), the runs where they did: f->m is ascending */
-    size_t n = 0;
-    for (size_t i = 0; i < f->n_points && f->m[i] < lo; i++)
-        m[n] = f->m[i], t[n++] = f->t[i] * g.scale_below;
-    for (size_t j = 0; j < nr; j++)
-        m[n] = g.run_m[j], t[n++] = g.run_t[j];
-    for (size_t i = 0; i < f->n_points; i++)
-        if (f->m[i] > hi)
-            m[n] = f->m[i], t[n++] = f->t[i] * g.scale_above;
+    /* the probe where no run went (its shape), the runs where they did (weighed against their
+     * neighbours): f->m is ascending */
     memcpy(g.probe_m, f->m, f->n_points * sizeof *g.probe_m);
     memcpy(g.probe_t, f->t, f->n_points * sizeof *g.probe_t);
     g.n_probe = f->n_points;
+    if (!(g.run_q = malloc(nr * sizeof *g.run_q))) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto fail;
+    }
+    weigh_run_points(&g);
+    const size_t n = table_points(f, &g, m, t);
     if ((rc = mb_fit_knee(n, m, t, w, &g, err)) != MB_OK)
         goto fail;
     free(m), free(t);
@@ -582,7 +639,9 @@ static cJSON *one_json(const mb_fit_tupdate *f)
         cJSON *c = cJSON_AddObjectToObject(o, "calibration");
         if (c) {
             cJSON_AddStringToObject(c, "source", "points at the runs' M are the lower quartile "
-                                    "of their seconds per update; the probe's beyond, scaled");
+                                    "of their seconds per update weighed against their "
+                                    "neighbours' by its noise (run_quartiles as measured); the "
+                                    "probe's beyond, scaled");
             mb_json_add_number(c, "run_quantile", MB_FIT_RUN_QUANTILE);
             mb_json_add_number(c, "runs", (double)runs);
             mb_json_add_number(c, "m_lo", f->run_m[0]);
@@ -592,6 +651,12 @@ static cJSON *one_json(const mb_fit_tupdate *f)
             cJSON_AddItemToObject(c, "run_points",
                                   pairs_json(f->run_m, f->run_t, f->run_n, f->run_probe,
                                              f->n_run_points));
+            if (f->run_q) {
+                cJSON_AddItemToObject(c, "run_quartiles",
+                                      pairs_json(f->run_m, f->run_q, NULL, NULL,
+                                                 f->n_run_points));
+                mb_json_add_number(c, "run_sd", f->run_sd);
+            }
         }
         cJSON_AddItemToObject(o, "probe_points", pairs_json(f->probe_m, f->probe_t, NULL, NULL,
                                                             f->n_probe));

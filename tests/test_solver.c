@@ -1045,6 +1045,65 @@ static void test_tupdate_steady_quartile(void)
     mb_test_rmdir(dir);
 }
 
+/* The runs' points are weighed against their neighbours: at 8..128 (3 runs each, +-4% seed to
+ * seed) M = 32's runs came out 3% fast, within a 3-run quartile's noise, and the table takes
+ * the running median's seconds per sample there (run_quartiles keeps what was measured); M =
+ * 16's cost 1.6x the model's, a step far beyond that noise, and the table keeps it. */
+static void test_tupdate_weighs_neighbours(void)
+{
+    char dir[256], path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
+    const double spread[3] = {0.96, 1.0, 1.04};
+    char table[2048] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
+                       "t_p75_s,t_max_s,samples_per_s\n";
+    size_t len = strlen(table);
+    for (int m = 8; m <= 128; m *= 2) {
+        double tu;
+        mb_model_tupdate(&t, m, 1, &tu);
+        const double f = m == 16 ? 1.6 : m == 32 ? 0.97 : 1.0;
+        for (int seed = 0; seed < 3; seed++)
+            mb_test_write_run_log(dir, "lenet5", 0.5, m, seed, 300, tu * f * spread[seed], 0);
+        len += (size_t)snprintf(table + len, sizeof table - len,
+                                "cpu,lenet5,%d,1,2,5,%.12g,%.12g,%.12g,%.12g,%.12g,\n", m, tu, tu,
+                                tu, tu, tu);
+    }
+    mb_test_write(path, sizeof path, dir, "step.csv", table);
+    mb_test_run r;
+    mb_test_sh_ok(&r, "cd %s && mbfit tupdate step.csv lenet5-b*.csv --json -o t.json", dir);
+    mb_test_run_free(&r);
+    mb_update_time cal = {0};
+    mb_solver_tcal c;
+    int has_delta;
+    read_calibrated(dir, &cal, &c, &has_delta);
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    cJSON *j = NULL;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &j, &e), MB_OK);
+    const cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "calibration"), "run_quartiles");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(q), 5);
+    CU_ASSERT_TRUE(mb_json_get(cJSON_GetObjectItem(j, "calibration"), "run_sd") > 0.02);
+    for (size_t i = 0; i < cal.n_table; i++) {
+        const double m = cal.table_m[i];
+        double tu;
+        mb_model_tupdate(&t, m, 1, &tu);
+        if (m == 16) /* the step stays */
+            CU_ASSERT_TRUE(cal.table_t[i] > 1.5 * tu);
+        if (m == 32) { /* measured 3% fast; weighed, the seconds a sample of the median of it
+                          and its neighbours, 64's (16's is the step) */
+            const cJSON *p = cJSON_GetArrayItem(q, 2), *p64 = cJSON_GetArrayItem(q, 3);
+            CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(p, 0)->valuedouble, 32, 0);
+            const double q32 = cJSON_GetArrayItem(p, 1)->valuedouble,
+                         q64 = cJSON_GetArrayItem(p64, 1)->valuedouble;
+            CU_ASSERT_TRUE(q32 < 0.97 * tu);
+            CU_ASSERT_TRUE(cal.table_t[i] > q32);
+            CU_ASSERT_TRUE(mb_test_close(cal.table_t[i], 32 * q64 / 64, 1e-6));
+        }
+    }
+    cJSON_Delete(j);
+    mb_test_rmdir(dir);
+}
+
 static void test_tupdate_from_runs(void)
 {
     char dir[256], path[512];
@@ -1472,6 +1531,8 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "mbopt validate", test_validate) ||
            !CU_add_test(s, "the runs settle the recommendation", test_validate_settle) ||
            !CU_add_test(s, "settling weighs medians against the model", test_settle_weighs_noise) ||
+           !CU_add_test(s, "T_update's run points weighed against their neighbours",
+                        test_tupdate_weighs_neighbours) ||
            !CU_add_test(s, "T_update calibrated by runs", test_tupdate_from_runs) ||
            !CU_add_test(s, "T_update's runs: the lower quartile", test_tupdate_steady_quartile) ||
            !CU_add_test(s, "T_update at P = 2 from runs of two", test_tupdate_from_runs_of_p) ||
