@@ -1002,12 +1002,29 @@ static void read_calibrated(const char *dir, mb_update_time *cal, mb_solver_tcal
     CU_ASSERT_EQUAL_FATAL(mb_solver_read_tcal(path, c, &e), MB_OK);
 }
 
+/* DIR/step.csv: a step probe table of one learner at M = 8 .. 128 (powers of 2), every time
+ * t's. */
+static void write_model_step(const char *dir, const mb_update_time *t)
+{
+    char table[2048] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
+                       "t_p75_s,t_max_s,samples_per_s\n", path[512];
+    size_t len = strlen(table);
+    for (double m = 8; m <= 128; m *= 2) {
+        double tu;
+        mb_model_tupdate(t, m, 1, &tu);
+        len += (size_t)snprintf(table + len, sizeof table - len,
+                                "cpu,lenet5,%g,1,2,5,%.12g,%.12g,%.12g,%.12g,%.12g,\n", m, tu, tu,
+                                tu, tu, tu);
+    }
+    mb_test_write(path, sizeof path, dir, "step.csv", table);
+}
+
 /* The runs' point at one M is the lower quartile of their seconds per update: three of M = 32's
  * six runs met a slow phase of the machine (1.8x), which moves the median to 1.4x but not the
  * point; the other M keep their runs' (all equal) time. */
 static void test_tupdate_steady_quartile(void)
 {
-    char dir[256], path[512];
+    char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
     const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
@@ -1017,17 +1034,7 @@ static void test_tupdate_steady_quartile(void)
     mb_model_law_nupdate(&law, 32, &n32, NULL);
     for (int seed = 3; seed < 6; seed++)
         mb_test_write_run_log(dir, "lenet5", 0.5, 32, seed, (long)ceil(n32), 1.8 * tu32, 0);
-    char table[2048] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
-                       "t_p75_s,t_max_s,samples_per_s\n";
-    size_t len = strlen(table);
-    for (double m = 8; m <= 128; m *= 2) {
-        double tu;
-        mb_model_tupdate(&t, m, 1, &tu);
-        len += (size_t)snprintf(table + len, sizeof table - len,
-                                "cpu,lenet5,%g,1,2,5,%.12g,%.12g,%.12g,%.12g,%.12g,\n", m, tu, tu,
-                                tu, tu, tu);
-    }
-    mb_test_write(path, sizeof path, dir, "step.csv", table);
+    write_model_step(dir, &t);
     mb_test_run r;
     mb_test_sh_ok(&r, "cd %s && mbfit tupdate step.csv lenet5-b*.csv --json -o t.json && "
                       "grep -q 'run_quantile.*0.25' t.json", dir);
@@ -1055,20 +1062,14 @@ static void test_tupdate_weighs_neighbours(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
     const double spread[3] = {0.96, 1.0, 1.04};
-    char table[2048] = "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,"
-                       "t_p75_s,t_max_s,samples_per_s\n";
-    size_t len = strlen(table);
     for (int m = 8; m <= 128; m *= 2) {
         double tu;
         mb_model_tupdate(&t, m, 1, &tu);
         const double f = m == 16 ? 1.6 : m == 32 ? 0.97 : 1.0;
         for (int seed = 0; seed < 3; seed++)
             mb_test_write_run_log(dir, "lenet5", 0.5, m, seed, 300, tu * f * spread[seed], 0);
-        len += (size_t)snprintf(table + len, sizeof table - len,
-                                "cpu,lenet5,%d,1,2,5,%.12g,%.12g,%.12g,%.12g,%.12g,\n", m, tu, tu,
-                                tu, tu, tu);
     }
-    mb_test_write(path, sizeof path, dir, "step.csv", table);
+    write_model_step(dir, &t);
     mb_test_run r;
     mb_test_sh_ok(&r, "cd %s && mbfit tupdate step.csv lenet5-b*.csv --json -o t.json", dir);
     mb_test_run_free(&r);
