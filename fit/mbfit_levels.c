@@ -11,6 +11,7 @@
 #include "mbfit_cli.h"
 #include "../data/mb_cli.h"
 #include "../data/mb_parse.h"
+#include "../train/run/mb_run.h"
 
 /* The default grid: LEVELS_N levels from L1 up to LEVELS_SPAN x L1, L1 the highest target the
  * runs were trained to (every run was to reach it); or the logs' own `# levels=` and L1. Levels
@@ -47,9 +48,13 @@ static int parse_levels(const char *flag, const char *s, double *v, size_t cap, 
 
 /* A log's `# levels=` (mbtrain --levels: the losses above its target that its staged checks and
  * spacing aimed at) into v[0..*n), at most cap; *n = 0 when it has none. MB_EFORMAT when it is
- * not a list of numbers > 0. */
-static int log_levels(const mb_table *t, const char *file, double *v, size_t cap, size_t *n,
-                      mb_error *err)
+ * not a list of numbers > 0, or breaks mbtrain's rules for --levels (train/mbtrain.c,
+ * mb_run_check_options): each above the log's target (when target is a number), from the
+ * highest down, at most MB_RUN_LEVELS_MAX, and only beside staged checks (`# check_frac=` or
+ * `# eval_adapt=`) - no writer logs other ones, and a level at the target would be fitted
+ * twice beside L1 (campaign 13, Q1). */
+static int log_levels(const mb_table *t, const char *file, double target, double *v, size_t cap,
+                      size_t *n, mb_error *err)
 {
     const char *s = mb_table_meta(t, "levels");
     *n = 0;
@@ -59,6 +64,21 @@ static int log_levels(const mb_table *t, const char *file, double *v, size_t cap
     if (parse_levels("levels", s, v, cap, n, &e) != MB_OK)
         return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': '%s' is not a list of "
                             "losses > 0, each once (%s)", file, s, e.msg);
+    if (*n > MB_RUN_LEVELS_MAX)
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': %zu levels, more than "
+                            "mbtrain's %d", file, *n, (int)MB_RUN_LEVELS_MAX);
+    for (size_t j = 0; j < *n; j++) {
+        if (!isnan(target) && !(v[j] > target))
+            return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': %g is not above "
+                                "target_loss %g", file, v[j], target);
+        if (j > 0 && !(v[j] < v[j - 1]))
+            return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': '%s' is not from the "
+                                "highest down (%g after %g)", file, s, v[j], v[j - 1]);
+    }
+    if (*n > 0 && !mb_table_meta(t, "check_frac") && !mb_table_meta(t, "eval_adapt"))
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels' without 'check_frac' or "
+                            "'eval_adapt' (mbtrain writes the levels only beside staged checks)",
+                            file);
     return MB_OK;
 }
 
@@ -96,7 +116,7 @@ static int default_levels(mb_table *const *tabs, const char *const *files, size_
     double lv[MB_FIT_LEVELS_CAP], lv0[MB_FIT_LEVELS_CAP];
     size_t k, k0 = 0, with = 0;
     for (size_t i = 0; i < nfiles; i++) {
-        int rc = log_levels(tabs[i], files[i], k0 ? lv : lv0, MB_FIT_LEVELS_CAP - 1,
+        int rc = log_levels(tabs[i], files[i], l1, k0 ? lv : lv0, MB_FIT_LEVELS_CAP - 1,
                             k0 ? &k : &k0, err);
         if (rc != MB_OK)
             return rc;
@@ -144,7 +164,7 @@ static void note_unjudged(mb_table *const *tabs, const char *const *files, size_
         mb_error e = {0};
         if (!cf || !tl || mb_data_parse_double(cf, &frac) != MB_OK || !(frac > 0) ||
             mb_data_parse_double(tl, &target) != MB_OK ||
-            log_levels(tabs[i], files[i], lv, MB_FIT_LEVELS_CAP, &k, &e) != MB_OK)
+            log_levels(tabs[i], files[i], target, lv, MB_FIT_LEVELS_CAP, &k, &e) != MB_OK)
             continue;
         for (size_t l = 0; l < nl; l++) {
             int judged = !(lev[l] > target * (1 + 1e-9));

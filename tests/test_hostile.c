@@ -1029,6 +1029,25 @@ static const hcase fit_cases[] = {
     {"nan", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^\\([0-9][0-9]*,[^,]*,[^,]*,"
             "\\)[^,]*/\\12e9/' $W/r/*.csv && $T mbfit tupdate $E/step.csv $W/r/*.csv -o $W/o", 1,
      "field 'wall_s': 2e9 at update 0 is past 1e9 s"},
+    /* the thirteenth campaign (issue #25). Q1: a log's `# levels=` read with mbtrain's rules
+     * (above its target, from the highest down, at most 16, beside staged checks): a level at
+     * the target was fitted twice beside L1, into an nfit both its readers refuse */
+#define LP(LEV, CHK)                                                                              \
+    "mkdir $W/l && cp " LV "/*.csv $W/l/ && sed -i 's/^# target_loss=0.5$/# levels=" LEV         \
+    "\\n" CHK "&/' $W/l/*.csv && $T mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 0 " \
+    "$W/l/*.csv --json -o $W/o"
+    {"silent", LP("0.65,0.6,0.55,0.5", "# check_frac=0.0625\\n"), 1,
+     "b128-s0.csv: metadata 'levels': 0.5 is not above target_loss 0.5"},
+    {"silent", LP("0.6,0.65,0.55", "# check_frac=0.0625\\n"), 1,
+     "metadata 'levels': '0.6,0.65,0.55' is not from the highest down (0.65 after 0.6)"},
+    {"silent", LP("0.69,0.68,0.67,0.66,0.65,0.64,0.63,0.62,0.61,0.6,0.59,0.58,0.57,0.56,0.55,"
+                  "0.54,0.53", "# eval_adapt=1\\n"), 1,
+     "metadata 'levels': 17 levels, more than mbtrain's 16"},
+    {"silent", LP("0.65,0.6,0.55", ""), 1,
+     "metadata 'levels' without 'check_frac' or 'eval_adapt'"},
+    {"silent", LP("0.65,0.6,0.55", "# eval_adapt=1\\n") " && grep -q '\"levels\":.\\[0.65, 0.6, "
+               "0.55, 0.5\\]' $W/o", 0, NULL},
+#undef LP
 };
 
 static const hcase opt_cases[] = {
