@@ -40,6 +40,8 @@ $(if $(filter-out 1,$(words $(OUT))),$(error OUT=$(OUT): one folder name, withou
 HASH := \#
 OUT_CHARS := * ? [ ] { } ~ : $(HASH)
 $(if $(strip $(foreach c,$(OUT_CHARS),$(findstring $(c),$(OUT)))),$(error OUT=$(OUT): a folder name without * ? [ ] { } ~ : or $(HASH)))
+# nor a leading -: mkdir, rm, grep and ls would read OUT=-rf as options (campaign 13, Q3)
+$(if $(filter -%,$(OUT)),$(error OUT=$(OUT): a folder name that does not start with - (write ./$(OUT))))
 
 # The CUDA backend (train/backend/cuda/) needs cuDNN and cuBLAS as well: their headers and libraries are
 # looked for next to the toolkit, then in Python's bundled NVIDIA packages (site-packages/nvidia/

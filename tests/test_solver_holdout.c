@@ -674,6 +674,9 @@ static void test_run_knobs(void)
         /* campaign 11's N5: a shell pattern, a # or a : in OUT (rm -rf $(OUT)/runs, targets) */
         {"'OUT=g*'", "OUT=g*: a folder name without * ? [ ] { } ~ : or #"},
         {"'OUT=a:b'", "OUT=a:b: a folder name without"},
+        /* campaign 13's Q3: a leading - (mkdir -p -rf/logs, rm -rf -rf/check, grep -rf/...) */
+        {"OUT=-rf", "OUT=-rf: a folder name that does not start with - (write ./-rf)"},
+        {"OUT=-x/y", "OUT=-x/y: a folder name that does not start with -"},
         /* N6: a synthetic set with no key after the colon */
         {"DATA=synthetic:", "DATA=synthetic:: no key=value after synthetic:"},
         /* M8: a hostfile that is a device or a FIFO would be read without end */
