@@ -122,7 +122,8 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
     double *win = NULL;
     if (!have_eval && !(win = calloc(smooth, sizeof *win)))
         return mb_error_set(err, MB_ENOMEM, "out of memory");
-    double sum = 0, prev_u = -INFINITY;
+    double sum = 0, prev_u = -INFINITY, prev_w = -INFINITY;
+    size_t prev_wr = 0; /* the row of prev_w */
     for (size_t r = 0; r < rows; r++) {
         double u, loss;
         if ((rc = mb_table_double(t, r, cu, &u, err)) != MB_OK)
@@ -165,6 +166,18 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
                                   mb_table_cell(t, r, (size_t)cw), mb_table_cell(t, r, cu), why);
                 break;
             }
+            /* a running total: the training time up to and including this update cannot fall
+             * below an earlier row's (campaign 13, Q5) */
+            if (w < prev_w) {
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'wall_s': %s at update %s is "
+                                  "below %s at update %s (training time up to this update)",
+                                  mb_table_path(t), mb_table_line(t, r),
+                                  mb_table_cell(t, r, (size_t)cw), mb_table_cell(t, r, cu),
+                                  mb_table_cell(t, prev_wr, (size_t)cw),
+                                  mb_table_cell(t, prev_wr, cu));
+                break;
+            }
+            prev_w = w, prev_wr = r;
             if (u > 0)
                 *t_step = w / u;
         }

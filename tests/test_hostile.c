@@ -1048,6 +1048,11 @@ static const hcase fit_cases[] = {
     {"silent", LP("0.65,0.6,0.55", "# eval_adapt=1\\n") " && grep -q '\"levels\":.\\[0.65, 0.6, "
                "0.55, 0.5\\]' $W/o", 0, NULL},
 #undef LP
+    /* Q5: wall_s a running total (as mbopt validate reads it) */
+    {"silent", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^50,0.0133,800,0.050,/50,"
+               "0.0133,800,0.001,/' $W/r/run_M16_s0.csv && $T mbfit tupdate $E/step.csv "
+               "$W/r/*.csv -o $W/o", 1,
+     "run_M16_s0.csv:16: field 'wall_s': 0.001 at update 50 is below 0.040"},
 };
 
 static const hcase opt_cases[] = {
@@ -1571,6 +1576,19 @@ static const hcase opt_cases[] = {
             "&& $T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --procs 1 $W/r -o $W/o", 1,
      "field 'wall_s': 0 at update 10 is no training time"},
 #undef Z0
+    /* the thirteenth campaign (issue #25). Q5: wall_s is a running total; a row below an
+     * earlier one's (a hand edit, another writer) contradicts the time at the crossing */
+#define WB(FROM, TO)                                                                              \
+    "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^" FROM "/" TO "/' $W/r/run_M16_s0.csv " \
+    "&& "
+    {"silent", WB("50,0.0133,800,0.050,", "50,0.0133,800,0.001,") "$T mbopt validate "
+               "--target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r -o $W/o", 1,
+     "run_M16_s0.csv:16: field 'wall_s': 0.001 at update 50 is below 0.040 at update 40 "
+     "(training time up to this update)"},
+    {"silent", WB("0,0.0000,0,0.000,", "0,0.0000,0,5.000,") "$T mbopt validate --target-loss "
+               "0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r --json -o $W/o", 1,
+     "run_M16_s0.csv:12: field 'wall_s': 0.010 at update 10 is below 5.000 at update 0"},
+#undef WB
 };
 
 static const hcase plot_cases[] = {
