@@ -1094,6 +1094,74 @@ static int stage_inputs(const char *out_dir, char *stage, size_t n, int *staged,
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err);
 
+/* scale.json's `settled` (mbopt scale with run logs), checked before the page draws it, as its
+ * rows are: absent, or an object; where it settled (a `batch`), the values the page shows are
+ * there and drawable: batch a whole M >= 1, t_pred_s and t_train_median_s in (0, 1e9] s, band
+ * a median error >= 0, candidates an array of {batch, lr}, and where the runs settled it
+ * against the model ("by": "runs") the model's run, model_batch_run and its median. Campaign
+ * 13's Q2: an edited file printed "nan%", "nan s" and a recommended M = -5. */
+static int check_settled(const cJSON *scale, const char *path, mb_error *err)
+{
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(scale, "settled"), *x;
+    if (!st)
+        return MB_OK;
+    if (!cJSON_IsObject(st))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'settled': not an object", path);
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(st, "why");
+    if (why && !cJSON_IsString(why))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'settled.why': not a string", path);
+    double batch, v;
+    int rc = mb_json_number_in(st, "batch", path, "settled: ", 1, MB_DATA_RANGE_MAX,
+                               MB_JSON_WHOLE, 0, &batch, err);
+    if (rc != MB_OK || isnan(batch))
+        return rc;
+    static const char *const secs[] = {"t_pred_s", "t_train_median_s"};
+    for (int i = 0; rc == MB_OK && i < 2; i++)
+        if ((rc = mb_json_number_in(st, secs[i], path, "settled: ", 0, MB_FIT_MAX_SECONDS,
+                                    MB_JSON_ABOVE_LO, 0, &v, err)) == MB_OK && isnan(v))
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.%s': missing beside "
+                              "'settled.batch'", path, secs[i]);
+    if (rc == MB_OK &&
+        (rc = mb_json_number_in(st, "band", path, "settled: ", 0, MB_DATA_RANGE_MAX, 0, 0, &v,
+                                err)) == MB_OK && isnan(v))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.band': missing beside "
+                          "'settled.batch'", path);
+    if (rc == MB_OK &&
+        (rc = mb_json_number_in(st, "lr", path, "settled: ", 0, MB_DATA_RANGE_MAX,
+                                MB_JSON_ABOVE_LO, 0, &v, err)) != MB_OK)
+        return rc;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(st, "candidates");
+    if (rc == MB_OK && !cJSON_IsArray(c))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.candidates': not an array "
+                          "beside 'settled.batch'", path);
+    int k = 0;
+    cJSON_ArrayForEach(x, c)
+    {
+        char where[48];
+        snprintf(where, sizeof where, "settled.candidates[%d]: ", k++);
+        if (rc == MB_OK && !cJSON_IsObject(x))
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field '%.*s': not an object", path,
+                              (int)strlen(where) - 2, where);
+        if (rc == MB_OK)
+            rc = mb_json_number_in(x, "batch", path, where, 1, MB_DATA_RANGE_MAX, MB_JSON_WHOLE,
+                                   1, &v, err);
+        if (rc == MB_OK)
+            rc = mb_json_number_in(x, "lr", path, where, 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO,
+                                   0, &v, err);
+    }
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(st, "by");
+    if (rc == MB_OK && by && !cJSON_IsString(by))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.by': not a string", path);
+    if (rc == MB_OK && cJSON_IsString(by) && strcmp(by->valuestring, "runs") == 0) {
+        rc = mb_json_number_in(st, "model_batch_run", path, "settled: ", 1, MB_DATA_RANGE_MAX,
+                               MB_JSON_WHOLE, 1, &v, err);
+        if (rc == MB_OK)
+            rc = mb_json_number_in(st, "model_t_train_median_s", path, "settled: ", 0,
+                                   MB_FIT_MAX_SECONDS, MB_JSON_ABOVE_LO, 1, &v, err);
+    }
+    return rc;
+}
+
 /* scale.json's recommendation, `enough` or `best` (key): one of its own rows, whose procs it
  * names and whose m_opt it repeats, with a mini-batch of at least one sample a learner (its
  * m_run, or m_opt rounded, >= procs). Campaign 11's N11: an edited file recommended P = 99
@@ -1253,6 +1321,8 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = check_choice(scale, "enough", path, err);
     if (rc == MB_OK)
         rc = check_choice(scale, "best", path, err);
+    if (rc == MB_OK)
+        rc = check_settled(scale, path, err);
     if (rc == MB_OK)
         rc = read_fit(in_dir, "nfit.json", &nfit, err);
     if (rc == MB_OK)

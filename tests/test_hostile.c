@@ -1906,6 +1906,33 @@ static const hcase plot_cases[] = {
      "field 'rows[0].t_runs_s[0]': 1 s is outside the row's t_train_min_s..t_train_max_s"},
 #undef VJ
 #undef VR
+    /* the thirteenth campaign (issue #25). Q2: scale.json's `settled` is checked before the
+     * page draws it: "nan%", "nan s" and a recommended M = -5 were printed from edited ones */
+#define ST(S)                                                                                     \
+    "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "       \
+    "sed -i '1s/^{/{\"settled\":" S ",/' $W/r/scale.json && $T mbplot report $W/r; s=$?; "     \
+    "test -e $W/r/report.html && exit 99; exit $s"
+#define SG(BAND, BATCH, CAND) "{\"by\":\"model and runs\",\"band\":" BAND ",\"candidates\":" CAND \
+                             ",\"batch\":" BATCH ",\"t_pred_s\":1.5,\"t_train_median_s\":1.6}"
+    {"nan", ST("{\"by\":\"model and runs\",\"candidates\":[],\"batch\":64,\"t_pred_s\":1.5,"
+               "\"t_train_median_s\":1.6}"), 1,
+     "r/scale.json: field 'settled.band': missing beside 'settled.batch'"},
+    {"nan", ST("{\"batch\":64}"), 1,
+     "r/scale.json: field 'settled.t_pred_s': missing beside 'settled.batch'"},
+    {"silent", ST(SG("0.1", "-5", "[]")), 1,
+     "r/scale.json: settled: 'batch': -5 is not a whole number in [1, "},
+    {"silent", ST(SG("-3", "64", "[]")), 1, "r/scale.json: settled: 'band': -3 is not a number"},
+    {"silent", ST(SG("0.1", "64", "\"x\"")), 1,
+     "r/scale.json: field 'settled.candidates': not an array beside 'settled.batch'"},
+    {"silent", ST("[]"), 1, "r/scale.json: field 'settled': not an object"},
+    {"silent", ST("{\"by\":\"runs\",\"band\":0.1,\"candidates\":[],\"batch\":64,\"t_pred_s\":1.5,"
+                  "\"t_train_median_s\":1.6}"), 1,
+     "r/scale.json: settled: 'model_batch_run' is missing"},
+    {"nan", ST("{\"by\":\"model and runs\",\"band\":0.1,\"candidates\":[],\"batch\":64,"
+               "\"t_pred_s\":1.5}"), 1,
+     "r/scale.json: field 'settled.t_train_median_s': missing beside 'settled.batch'"},
+#undef SG
+#undef ST
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
