@@ -1904,6 +1904,12 @@ static const hcase plot_cases[] = {
      1, "field 'rows[0].t_runs_s': 7 times, but 3 runs reached the target"},
     {"silent", VJ(VR("[1,1.55,1.6]")) "$T mbplot validate $W/v.json -o $W/o", 1,
      "field 'rows[0].t_runs_s[0]': 1 s is outside the row's t_train_min_s..t_train_max_s"},
+    /* the thirteenth campaign (issue #25). Q4: times inside min..max that are not the row's
+     * runs (their median or max another than the row's own) */
+    {"silent", VJ(VR("[1.5,1.5,1.5]")) "$T mbplot validate $W/v.json -o $W/o", 1,
+     "field 'rows[0].t_runs_s': median 1.5 s is not the row's t_train_median_s 1.55 s"},
+    {"silent", VJ(VR("[1.55,1.55,1.5]")) "$T mbplot validate $W/v.json -o $W/o", 1,
+     "field 'rows[0].t_runs_s': max 1.55 s is not the row's t_train_max_s 1.6 s"},
 #undef VJ
 #undef VR
     /* the thirteenth campaign (issue #25). Q2: scale.json's `settled` is checked before the
