@@ -366,7 +366,7 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     }
     /* a flag that changes nothing is a usage error (issue #25, H7) */
     if (mb_cli_given(&seen, OPT_SEED) && a->o.bootstrap == 0)
-        return mb_cli_usage("mbfit", sub, "--seed has no effect without --bootstrap N (N >= 1): "
+        return mb_cli_usage("mbfit", sub, "--seed has no effect without --bootstrap N (N >= 40): "
                             "it seeds the resampling only");
     if (a->extrapolate && a->lightning)
         return mb_cli_usage("mbfit", sub, "--extrapolate reads mbtrain run logs, not --lightning "
