@@ -37,8 +37,9 @@ static int parse_levels(const char *flag, const char *s, double *v, size_t cap, 
         if (mb_data_parse_double(items[i], &x) != MB_OK || !(x > 0) || !isfinite(x))
             rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a number > 0", flag, items[i]);
         for (size_t j = 0; rc == MB_OK && j < *n; j++)
-            if (v[j] == x)
-                rc = mb_error_set(err, MB_EINVAL, "%s: %g given twice in '%s'", flag, x, s);
+            if (!mb_run_level_above(v[j], x) && !mb_run_level_above(x, v[j]))
+                rc = mb_error_set(err, MB_EINVAL, "%s: %g given twice in '%s' (to the 6 digits "
+                                  "a log writes)", flag, x, s);
         if (rc == MB_OK)
             v[(*n)++] = x;
     }
@@ -68,16 +69,22 @@ static int log_levels(const mb_table *t, const char *file, double target, double
         return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': %zu levels, more than "
                             "mbtrain's %d", file, *n, (int)MB_RUN_LEVELS_MAX);
     for (size_t j = 0; j < *n; j++) {
-        if (!isnan(target) && !(v[j] > target))
-            return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': %g is not above "
-                                "target_loss %g", file, v[j], target);
+        if (!isnan(target) && !mb_run_level_above(v[j], target))
+            return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': %.17g is not above "
+                                "target_loss %g by more than the 6 digits a log writes", file,
+                                v[j], target);
         if (j > 0 && !(v[j] < v[j - 1]))
             return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': '%s' is not from the "
                                 "highest down (%g after %g)", file, s, v[j], v[j - 1]);
     }
-    if (*n > 0 && !mb_table_meta(t, "check_frac") && !mb_table_meta(t, "eval_adapt"))
-        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels' without 'check_frac' or "
-                            "'eval_adapt' (mbtrain writes the levels only beside staged checks)",
+    const char *cf = mb_table_meta(t, "check_frac"), *ea = mb_table_meta(t, "eval_adapt");
+    double frac;
+    const int staged = (cf && mb_data_parse_double(cf, &frac) == MB_OK && frac > 0 && frac < 1) ||
+                       (ea && strcmp(ea, "1") == 0);
+    if (*n > 0 && !staged)
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels' without a 'check_frac' in (0, 1) "
+                            "or 'eval_adapt=1' (mbtrain writes the levels only beside staged "
+                            "checks)",
                             file);
     return MB_OK;
 }

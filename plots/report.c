@@ -1098,8 +1098,10 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
  * rows are: absent, or an object; where it settled (a `batch`), the values the page shows are
  * there and drawable: batch a whole M >= 1, t_pred_s and t_train_median_s in (0, 1e9] s, band
  * a median error >= 0, candidates an array of {batch, lr}, and where the runs settled it
- * against the model ("by": "runs") the model's run, model_batch_run and its median. Campaign
- * 13's Q2: an edited file printed "nan%", "nan s" and a recommended M = -5. */
+ * against the model ("by": "runs") the model's run, model_batch_run and its median; "by" one
+ * of the two mbopt writes beside a batch, and where the runs agreed with the model the batch
+ * one of the candidates (none empty). Campaign 13's Q2: an edited file printed "nan%", "nan s"
+ * and a recommended M = -5; campaign 14's R3: M = 3 among candidates 32, 64, 128. */
 static int check_settled(const cJSON *scale, const char *path, mb_error *err)
 {
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(scale, "settled"), *x;
@@ -1150,8 +1152,6 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
                                    0, &v, err);
     }
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(st, "by");
-    if (rc == MB_OK && by && !cJSON_IsString(by))
-        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.by': not a string", path);
     if (rc == MB_OK && cJSON_IsString(by) && strcmp(by->valuestring, "runs") == 0) {
         rc = mb_json_number_in(st, "model_batch_run", path, "settled: ", 1, MB_DATA_RANGE_MAX,
                                MB_JSON_WHOLE, 1, &v, err);
@@ -1159,6 +1159,19 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
             rc = mb_json_number_in(st, "model_t_train_median_s", path, "settled: ", 0,
                                    MB_FIT_MAX_SECONDS, MB_JSON_ABOVE_LO, 1, &v, err);
     }
+    const int agree = cJSON_IsString(by) && strcmp(by->valuestring, "model and runs") == 0;
+    if (rc == MB_OK && !(cJSON_IsString(by) && (agree || strcmp(by->valuestring, "runs") == 0)))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.by': not \"runs\" or \"model and "
+                          "runs\" beside 'settled.batch'", path);
+    if (rc == MB_OK && k == 0)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.candidates': empty beside "
+                          "'settled.batch' (the settings the runs chose among)", path);
+    int among = 0; /* the runs agreed with the model: the answer is one of its candidates */
+    cJSON_ArrayForEach(x, c) among |= mb_json_get(x, "batch") == batch;
+    if (rc == MB_OK && agree && !among)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.batch': %g is none of "
+                          "'settled.candidates', though the runs agreed with the model", path,
+                          batch);
     return rc;
 }
 

@@ -1044,7 +1044,15 @@ static const hcase fit_cases[] = {
                   "0.54,0.53", "# eval_adapt=1\\n"), 1,
      "metadata 'levels': 17 levels, more than mbtrain's 16"},
     {"silent", LP("0.65,0.6,0.55", ""), 1,
-     "metadata 'levels' without 'check_frac' or 'eval_adapt'"},
+     "metadata 'levels' without a 'check_frac' in (0, 1) or 'eval_adapt=1'"},
+    /* the fourteenth campaign. R1: a level a hair above the target (the same to a log's 6
+     * digits) was fitted twice; R2: levels beside check_frac=0 or eval_adapt=0 were read */
+    {"silent", LP("0.65,0.6,0.50000000000000011", "# check_frac=0.0625\\n"), 1,
+     "metadata 'levels': 0.50000000000000011 is not above target_loss 0.5 by more than"},
+    {"silent", LP("0.65,0.6,0.55", "# check_frac=0\\n"), 1,
+     "metadata 'levels' without a 'check_frac' in (0, 1) or 'eval_adapt=1'"},
+    {"silent", LP("0.65,0.6,0.55", "# eval_adapt=0\\n"), 1,
+     "metadata 'levels' without a 'check_frac' in (0, 1) or 'eval_adapt=1'"},
     {"silent", LP("0.65,0.6,0.55", "# eval_adapt=1\\n") " && grep -q '\"levels\":.\\[0.65, 0.6, "
                "0.55, 0.5\\]' $W/o", 0, NULL},
 #undef LP
@@ -1937,6 +1945,15 @@ static const hcase plot_cases[] = {
     {"nan", ST("{\"by\":\"model and runs\",\"band\":0.1,\"candidates\":[],\"batch\":64,"
                "\"t_pred_s\":1.5}"), 1,
      "r/scale.json: field 'settled.t_train_median_s': missing beside 'settled.batch'"},
+    /* the fourteenth campaign's R3: an answer none of the candidates, no candidates, another
+     * "by" were drawn */
+    {"silent", ST(SG("0.1", "3", "[{\"batch\":32},{\"batch\":64}]")), 1,
+     "r/scale.json: field 'settled.batch': 3 is none of 'settled.candidates'"},
+    {"silent", ST(SG("0.1", "64", "[]")), 1,
+     "r/scale.json: field 'settled.candidates': empty beside 'settled.batch'"},
+    {"silent", ST("{\"by\":\"bogus\",\"band\":0.1,\"candidates\":[{\"batch\":64}],\"batch\":64,"
+                  "\"t_pred_s\":1.5,\"t_train_median_s\":1.6}"), 1,
+     "r/scale.json: field 'settled.by': not \"runs\" or \"model and runs\""},
 #undef SG
 #undef ST
 };

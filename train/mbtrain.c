@@ -434,12 +434,14 @@ static int parse_levels(const char *s, mb_run_options *o)
         double v;
         if (mb_data_parse_double(items[i], &v) != MB_OK || !isfinite(v) || !(v > 0))
             rc = mb_cli_usage("mbtrain", NULL, "--levels: '%s' is not a loss > 0", items[i]);
-        else if (!(v > o->target_loss))
-            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s is not above --target-loss %g (the "
-                              "levels are crossed on the way to the target, which is judged "
-                              "anyway)", items[i], o->target_loss);
-        else if (i > 0 && v == o->levels[i - 1])
-            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s given twice in '%s'", items[i], s);
+        else if (!mb_run_level_above(v, o->target_loss))
+            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s is not above --target-loss %g by "
+                              "more than the 6 digits a log writes (the levels are crossed on "
+                              "the way to the target, which is judged anyway)", items[i],
+                              o->target_loss);
+        else if (i > 0 && v <= o->levels[i - 1] && !mb_run_level_above(o->levels[i - 1], v))
+            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s given twice in '%s' (to the 6 "
+                              "digits a log writes)", items[i], s);
         else if (i > 0 && v > o->levels[i - 1])
             rc = mb_cli_usage("mbtrain", NULL, "--levels: '%s' is not from the highest down (%s "
                               "after %g): give them in the order the loss crosses them", s,

@@ -25,6 +25,10 @@ struct mb_data_splits; /* data/mb_dataset.h */
 
 /* The most levels a run's checks and spacing aim at on the way to its target (--levels). */
 enum { MB_RUN_LEVELS_MAX = 16 };
+/* Whether level hi lies above lo by more than a log's 6 significant digits tell apart (a
+ * relative 1e-6): the levels and the target are written `%g` in `# levels=` and
+ * `# target_loss=`, and two that print alike would be read back as one (campaign 14, R1). */
+int mb_run_level_above(double hi, double lo);
 
 /* What the progress callback sees after every update. */
 typedef struct mb_run_progress {

@@ -74,10 +74,10 @@ int mb_run_check_options(const mb_run_options *o, mb_error *err)
                             "the way to it)");
     for (int k = 0; k < o->n_levels; k++) {
         double v = o->levels[k];
-        if (!(isfinite(v) && v > o->target_loss))
+        if (!(isfinite(v) && mb_run_level_above(v, o->target_loss)))
             return mb_error_set(err, MB_EINVAL, "levels: %g is not a loss above the target %g",
                                 v, o->target_loss);
-        if (k > 0 && !(v < o->levels[k - 1]))
+        if (k > 0 && !mb_run_level_above(o->levels[k - 1], v))
             return mb_error_set(err, MB_EINVAL, "levels: %g after %g: give them from the "
                                 "highest down, each once", v, o->levels[k - 1]);
     }
@@ -128,4 +128,9 @@ int mb_par_algo_has_server(int algo)
 const char *mb_run_algo_name(const mb_run_options *o)
 {
     return o->par != MB_PAR_NONE ? mb_par_algo_name(o->par) : mb_optim_kind_name(o->optim.kind);
+}
+
+int mb_run_level_above(double hi, double lo)
+{
+    return hi > lo && hi - lo > 1e-6 * fabs(lo);
 }
