@@ -90,6 +90,11 @@ int mb_model_ps_count(double param_bytes, double workers, double compute_s, doub
         return MB_EDOM;
     *n_ps_exact = exact;
     /* The ceiling, without letting rounding error in `exact` add a whole server. */
-    *n_ps = fmax(1.0, ceil(exact * (1.0 - 1e-12)));
+    *n_ps = fmax(1.0, ceil(exact - mb_model_whole_slack(exact)));
     return MB_OK;
+}
+
+double mb_model_whole_slack(double x)
+{
+    return fmin(1e-12 * fabs(x), 0.25);
 }

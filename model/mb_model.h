@@ -297,6 +297,11 @@ int mb_model_design(const mb_inverse_law *law, const mb_update_time *t,
 
 /* With overhead ratio R_O = T_O / T_C, efficiency on G devices E = (1 + R_O) / (1 + G R_O) and
  * speed-up S = G E. */
+/* How far a computed count x may sit past a whole number and still be that number when it is
+ * rounded to whole devices or servers: a relative 1e-12 (the arithmetic's error), but never a
+ * quarter of a device (campaign 14's R4: at 1e12 devices a relative slack is a whole device,
+ * and `--speedup 1e12` got 999999999999 devices, short of the target). */
+double mb_model_whole_slack(double x);
 int mb_model_amdahl_efficiency(double overhead_ratio, double gpus, double *efficiency);
 int mb_model_amdahl_speedup(double overhead_ratio, double gpus, double *speedup);
 

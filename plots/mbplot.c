@@ -103,8 +103,9 @@ static int misplaced_option(const char *sub, const int *given)
     return -1;
 }
 
-/* -o's extension names the format when --format does not, and may not contradict it (an SVG
- * in o.png would be opened as a broken image): MB_EINVAL, said on stderr, when it does. */
+/* -o's extension (in any case) names the format when --format does not, and may not contradict
+ * it (an SVG in o.png would be opened as a broken image): MB_EINVAL, said on stderr, when it
+ * does; an image kind mbplot does not write (o.jpg, o.svgz) is refused too. */
 static int format_from_name(const char *sub, const char *out, int format_given,
                             mb_plot_format *format)
 {
@@ -112,13 +113,17 @@ static int format_from_name(const char *sub, const char *out, int format_given,
     mb_plot_format named;
     /* an image kind mbplot does not write: a PNG under o.jpg would be opened as a JPEG */
     static const char *const other[] = {"jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp",
-                                        "pdf", "eps", "ps"};
+                                        "pdf", "eps", "ps", "svgz"};
     for (size_t i = 0; ext && !strchr(ext, '/') && i < sizeof other / sizeof other[0]; i++)
         if (strcasecmp(ext + 1, other[i]) == 0) {
             mb_cli_say("mbplot", sub, "-o %s: mbplot writes png or svg, not %s", out, ext + 1);
             return MB_EINVAL;
         }
-    if (!ext || strchr(ext, '/') || mb_plot_format_parse(ext + 1, &named) != MB_OK)
+    char low[8] = ""; /* o.SVG is an SVG too (campaign 14's R5: it got a PNG) */
+    for (size_t i = 0; ext && ext[i + 1] && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)ext[i + 1]);
+    if (!ext || strchr(ext, '/') || strlen(ext + 1) >= sizeof low ||
+        mb_plot_format_parse(low, &named) != MB_OK)
         return MB_OK;
     if (format_given && named != *format) {
         mb_cli_say("mbplot", sub, "-o %s: the extension says %s, --format says %s", out, ext + 1,

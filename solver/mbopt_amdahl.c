@@ -96,7 +96,7 @@ int mbopt_amdahl(int argc, char **argv)
         rc = mb_model_amdahl_gpus_for_speedup(r, s, &g_exact);
         why = "the speed-up is at or beyond the asymptote (1 + R_O) / R_O";
         if (rc == MB_OK) {
-            g = fmax(1.0, ceil(g_exact * (1.0 - 1e-12)));
+            g = fmax(1.0, ceil(g_exact - mb_model_whole_slack(g_exact)));
             rc = mb_model_amdahl_efficiency(r, g, &e);
         }
     } else if (!isnan(r) && !isnan(e)) {
@@ -108,7 +108,7 @@ int mbopt_amdahl(int argc, char **argv)
             why = "even one device falls short of that efficiency";
         }
         if (rc == MB_OK) {
-            g = floor(g_exact * (1.0 + 1e-12));
+            g = floor(g_exact + mb_model_whole_slack(g_exact));
             rc = mb_model_amdahl_efficiency(r, g, &e);
         }
     } else if (!isnan(g) && !isnan(e)) {
@@ -122,7 +122,7 @@ int mbopt_amdahl(int argc, char **argv)
     } else { /* speed-up and efficiency: G = S / E, rounded up to whole devices (the speed-up
               * target met at that efficiency) */
         g_exact = s / e;
-        g = isfinite(g_exact) ? fmax(1.0, ceil(g_exact * (1.0 - 1e-12))) : g_exact;
+        g = isfinite(g_exact) ? fmax(1.0, ceil(g_exact - mb_model_whole_slack(g_exact))) : g_exact;
         rc = mb_model_amdahl_max_overhead(g, e, &r);
         why = "speed-up / efficiency gives G E <= 1";
     }

@@ -1066,6 +1066,12 @@ static const hcase fit_cases[] = {
 static const hcase opt_cases[] = {
     {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:1e300 -o $W/o", 1, "--procs"},
     {"runaway", "$T mbopt amdahl --gpus 1e300 --efficiency 0.5 -o $W/o", 1, "whole number"},
+    /* campaign 14's R4: a relative slack of 1e-12 is a whole device past 1e12: the speed-up
+     * target was missed by one device, the efficiency floor broken by nine */
+    {"silent", "$T mbopt amdahl --overhead-ratio 0 --speedup 1e12 --json -o $W/o && grep -q "
+               "'\"gpus\":.1000000000000,' $W/o", 0, NULL},
+    {"silent", "$T mbopt amdahl --overhead-ratio 1e-13 --efficiency 0.5 --json -o $W/o && grep -q "
+               "'\"gpus\":.10000000000002,' $W/o", 0, NULL},
     {"runaway", "$T mbopt design --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
                 "--budget 1e300 --price-learner 1 --price-bandwidth 1e-5 --bandwidth-ref 1G "
                 "-o $W/o",
@@ -1707,6 +1713,11 @@ static const hcase plot_cases[] = {
     /* an image kind mbplot does not write; a report output linked onto its own input */
     {"silent", "$T mbplot amdahl --overhead-ratio 0.1 -o $W/o.jpg", 1,
      "mbplot writes png or svg, not jpg"},
+    /* campaign 14's R5: o.SVG is an SVG; o.svgz (compressed) is not written */
+    {"silent", "$T mbplot amdahl --overhead-ratio 0.1 -o $W/o.svgz", 1,
+     "mbplot writes png or svg, not svgz"},
+    {"silent", "$T mbplot amdahl --overhead-ratio 0.1 -o $W/o.SVG && head -c 200 $W/o.SVG | "
+               "grep -q '<svg\\|<?xml'", 0, NULL},
     {"symlink", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && ln -s s.json "
                 "$W/scale.json && ln -s s.json $W/report.html && $T mbplot report $W; s=$?; "
                 "grep -q '\"rows\"' $W/s.json || exit 99; exit $s",
