@@ -430,6 +430,12 @@ void mb_fit_tupdate_clear(mb_fit_tupdate *f);
 cJSON *mb_fit_tupdate_json(const mb_fit_tupdate *f, size_t n, const char *path,
                            mb_fit_weighting w);
 
+/* One group's spread of ln x about its mean, for a spread pooled over groups: the values that are
+ * finite and > 0 (an unreached run's +inf is not one) add their squared deviations to *ss and
+ * their count less one to *dof; a group of fewer than two adds nothing. The pooled sd is
+ * sqrt(ss / dof) (fit/spread.c). */
+void mb_fit_log_spread_add(const double *x, size_t n, double *ss, double *dof);
+
 /* ---- collectives ------------------------------------------------------------------------------ */
 
 typedef struct mb_fit_comm_one {

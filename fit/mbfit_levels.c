@@ -82,10 +82,9 @@ static int log_levels(const mb_table *t, const char *file, double target, double
     const int staged = (cf && mb_data_parse_double(cf, &frac) == MB_OK && frac > 0 && frac < 1) ||
                        (ea && strcmp(ea, "1") == 0);
     if (*n > 0 && !staged)
-        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels' without a 'check_frac' in (0, 1) "
-                            "or 'eval_adapt=1' (mbtrain writes the levels only beside staged "
-                            "checks)",
-                            file);
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels' without a 'check_frac' in "
+                            "(0, 1) or 'eval_adapt=1' (mbtrain writes the levels only beside "
+                            "staged checks)", file);
     return MB_OK;
 }
 

@@ -472,12 +472,7 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, const c
                 isfinite(runs->t_step[i]))
                 x[k++] = runs->t_step[i];
         gsl_sort(x, 1, k);
-        double mean = 0;
-        for (size_t i = 0; i < k; i++)
-            mean += log(x[i]) / (double)k;
-        for (size_t i = 0; i < k; i++)
-            ss += (log(x[i]) - mean) * (log(x[i]) - mean);
-        df += (double)k - 1;
+        mb_fit_log_spread_add(x, k, &ss, &df);
         g->run_m[g->n_run_points] = m[a];
         g->run_t[g->n_run_points] = gsl_stats_quantile_from_sorted_data(x, 1, k,
                                                                         MB_FIT_RUN_QUANTILE);

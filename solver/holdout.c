@@ -451,22 +451,10 @@ size_t mb_solver_fill(const mb_validate *v, long leader, double m_lo, double m_h
  * NAN with no such setting. */
 static double pooled_log_sd(const pools *ps)
 {
-    double ss = 0;
-    size_t dof = 0;
-    for (size_t k = 0; k < ps->n; k++) {
-        double sum = 0;
-        size_t n = 0;
-        for (size_t i = 0; i < ps->len[k]; i++)
-            if (isfinite(ps->at[k][i]) && ps->at[k][i] > 0)
-                sum += log(ps->at[k][i]), n++;
-        if (n < 2)
-            continue;
-        for (size_t i = 0; i < ps->len[k]; i++)
-            if (isfinite(ps->at[k][i]) && ps->at[k][i] > 0)
-                ss += pow(log(ps->at[k][i]) - sum / (double)n, 2);
-        dof += n - 1;
-    }
-    return dof ? sqrt(ss / (double)dof) : NAN;
+    double ss = 0, dof = 0;
+    for (size_t k = 0; k < ps->n; k++)
+        mb_fit_log_spread_add(ps->at[k], ps->len[k], &ss, &dof);
+    return dof > 0 ? sqrt(ss / dof) : NAN;
 }
 
 int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,

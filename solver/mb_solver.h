@@ -213,7 +213,8 @@ typedef struct mb_validate_row {
     double t_update_probe, t_update_probe_rel_err, t_pred_probe, rel_err_probe;
     int candidate;            /* the model cannot tell it from its optimum (mb_validate.settled) */
     double s_shrunk;          /* the steady time weighed against the model by their uncertainties
-                                 (mb_solver_settle; NAN where not weighed): what settling compares */
+                                 (mb_solver_settle; NAN where not weighed): what settling
+                                 compares */
 } mb_validate_row;
 
 typedef struct mb_validate {
@@ -304,8 +305,8 @@ double mb_solver_steady(const mb_validate_row *r);
  *
  * A candidate's measured median is the least of several noisy medians when it wins, so it is
  * lucky (the winner's curse: held out, the answer's median came out a median 7% slower than
- * in-sample, its rivals' 2.5%; docs/design.md, "Settling near ties"). Each row's steady time is therefore weighed against the
- * model by their uncertainties before rows are compared (rows[].s_shrunk, empirical Bayes in
+ * in-sample, its rivals' 2.5%; docs/design.md, "Settling near ties"). Each row's steady time is
+ * therefore weighed against the model by their uncertainties before rows are compared (rows[].s_shrunk, empirical Bayes in
  * ln N_update): the median's, sd_seed^2 (pi / 2) / runs, from the seed-to-seed spread pooled
  * over the rows at v->p_rec; the model's, sd_model^2, what its residuals there hold beyond that
  * noise (method of moments, at least 0). A row then counts for

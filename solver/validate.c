@@ -266,22 +266,20 @@ static int weighed(const mb_validate_row *r, const mb_validate *v)
            r->s_median > 0 && r->t_pred > 0 && isfinite(r->t_pred);
 }
 
+/* The variance of ln of row r's median from the seeds' spread alone: sd_seed^2 (pi / 2) / runs
+ * (0 while no spread is known). */
+static double median_var(const mb_validate *v, const mb_validate_row *r)
+{
+    return isfinite(v->sd_seed) ? M_PI_2 * v->sd_seed * v->sd_seed / (double)r->reached : 0;
+}
+
 /* rows[].s_shrunk, v->sd_seed and v->sd_model (mb_solver_settle's comment). */
 static void shrink(mb_validate *v)
 {
     double ss = 0, df = 0;
-    for (size_t i = 0; i < v->n_rows; i++) {
-        const mb_validate_row *r = &v->rows[i];
-        if (!weighed(r, v) || r->reached < 2)
-            continue;
-        double mean = 0, sq = 0;
-        for (size_t k = 0; k < r->reached; k++)
-            mean += log(r->s_runs[k]) / (double)r->reached;
-        for (size_t k = 0; k < r->reached; k++)
-            sq += (log(r->s_runs[k]) - mean) * (log(r->s_runs[k]) - mean);
-        ss += sq;
-        df += (double)r->reached - 1;
-    }
+    for (size_t i = 0; i < v->n_rows; i++)
+        if (weighed(&v->rows[i], v))
+            mb_fit_log_spread_add(v->rows[i].s_runs, v->rows[i].reached, &ss, &df);
     v->sd_seed = df > 0 ? sqrt(ss / df) : NAN;
     /* the model's variance beyond the medians' noise: mean squared residual less mean noise */
     double r2 = 0, noise = 0;
@@ -292,7 +290,7 @@ static void shrink(mb_validate *v)
             continue;
         double res = log(r->s_median / r->t_pred);
         r2 += res * res;
-        noise += isfinite(v->sd_seed) ? M_PI_2 * v->sd_seed * v->sd_seed / (double)r->reached : 0;
+        noise += median_var(v, r);
         n++;
     }
     v->sd_model = n ? sqrt(fmax(0, (r2 - noise) / (double)n)) : NAN;
@@ -301,10 +299,7 @@ static void shrink(mb_validate *v)
         r->s_shrunk = NAN;
         if (!weighed(r, v))
             continue;
-        const double m2 = v->sd_model * v->sd_model,
-                     e2 = isfinite(v->sd_seed)
-                              ? M_PI_2 * v->sd_seed * v->sd_seed / (double)r->reached
-                              : 0;
+        const double m2 = v->sd_model * v->sd_model, e2 = median_var(v, r);
         /* no spread known: the runs' medians stand as measured */
         const double w = !isfinite(v->sd_seed) ? 1.0 : m2 + e2 > 0 ? m2 / (m2 + e2) : 0.0;
         r->s_shrunk = r->t_pred * exp(w * log(r->s_median / r->t_pred));
@@ -331,7 +326,8 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
     for (size_t i = 0; i < v->n_rows; i++) {
         mb_validate_row *r = &v->rows[i];
         r->candidate = may_settle(r, v, m_lo, m_hi) && r->t_pred <= (1 + v->band) * t_opt;
-        if (r->candidate && (v->settled < 0 || mb_solver_settle_time(r) < mb_solver_settle_time(&v->rows[v->settled])))
+        if (r->candidate && (v->settled < 0 || mb_solver_settle_time(r) <
+                                                   mb_solver_settle_time(&v->rows[v->settled])))
             v->settled = (long)i;
     }
     /* The runs overrule the band where they measured a setting outside it decisively faster:
@@ -349,7 +345,8 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
             (alt < 0 || mb_solver_settle_time(r) < mb_solver_settle_time(&v->rows[alt])))
             alt = (long)i;
     }
-    if (alt >= 0 && mb_solver_settle_time(&v->rows[alt]) < (1 - v->band) * mb_solver_settle_time(&v->rows[v->settled])) {
+    if (alt >= 0 && mb_solver_settle_time(&v->rows[alt]) <
+                        (1 - v->band) * mb_solver_settle_time(&v->rows[v->settled])) {
         v->settled = alt;
         v->overruled = 1;
     }

@@ -347,18 +347,28 @@ double mb_run_mon_level(const mb_run_mon *m)
     return level_above(m->o, m->low);
 }
 
-/* The lowest eval_loss of the log rows s[0..len) (rows of emit_row: the sixth cell, empty where
- * the row was not evaluated in full), INFINITY when none has one. */
+/* Where the eval cells of the log row [row, end) start (rows of emit_row: after the fifth comma,
+ * past update, epoch, samples, wall_s and loss), NULL when it has fewer cells. */
+static const char *eval_cells(const char *row, const char *end)
+{
+    for (int c = 0; c < 5; c++) {
+        const char *q = memchr(row, ',', (size_t)(end - row));
+        if (!q)
+            return NULL;
+        row = q + 1;
+    }
+    return row;
+}
+
+/* The lowest eval_loss of the log rows s[0..len) (the sixth cell, empty where the row was not
+ * evaluated in full), INFINITY when none has one. */
 static double rows_low(const char *s, size_t len)
 {
     double low = INFINITY;
     for (size_t i = 0; i < len;) {
-        const char *nl = memchr(s + i, '\n', len - i), *end = nl ? nl : s + len, *p = s + i;
-        for (int c = 0; c < 5 && p < end; c++) {
-            const char *q = memchr(p, ',', (size_t)(end - p));
-            p = q ? q + 1 : end;
-        }
-        if (p < end && *p != ',') {
+        const char *nl = memchr(s + i, '\n', len - i), *end = nl ? nl : s + len,
+                   *p = eval_cells(s + i, end);
+        if (p && p < end && *p != ',') {
             double v = strtod(p, NULL);
             if (v < low) /* false for NaN */
                 low = v;
@@ -645,15 +655,14 @@ void mb_run_mon_progress(const mb_run_mon *m, long updates, size_t samples, doub
  * b_simple, as the straight run's did. */
 static int bound_eval(mb_run_mon *m, const float *model, long updates, mb_error *err)
 {
-    /* the last row's eval cells start after its fifth comma */
-    char *row = NULL, *cell = NULL;
+    /* the last row and its eval cells */
+    char *row = NULL;
+    const char *cell = NULL;
     if (m->rows.len > 0 && m->rows.s[m->rows.len - 1] == '\n') {
         row = m->rows.s + m->rows.len - 1;
         while (row > m->rows.s && row[-1] != '\n')
             row--;
-        cell = row;
-        for (int k = 0; cell && k < 5; k++)
-            cell = (cell = strchr(cell, ',')) ? cell + 1 : NULL;
+        cell = eval_cells(row, m->rows.s + m->rows.len);
     }
     const int ours = cell && strtol(row, NULL, 10) == updates;
     const int logged = ours && *cell != ',';
