@@ -1038,6 +1038,15 @@ static int fit_points(mb_fit_nupdate *out, const mb_fit_nupdate_options *o, cons
                         G->batch, G->runs, eps);
             continue;
         }
+        if (2 * G->reached <= G->runs) {
+            /* censored: the runs that arrived are the fastest of the M, their mean is biased
+             * low, and the law's shape at small M (M_0 above all) would follow it */
+            mb_fit_warn(&out->warn, "M=%g: only %zu of %zu runs reached %s, so their mean "
+                                    "under-counts the M's updates; M left out of the fit (and "
+                                    "of the converged range)",
+                        G->batch, G->reached, G->runs, eps);
+            continue;
+        }
         if (G->reached + G->diverged < G->runs)
             mb_fit_warn(&out->warn, "M=%g: %zu of %zu runs never reached %s (left out, not "
                                     "counted at their last update)",
@@ -1192,10 +1201,12 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
     if ((rc = fit_points(out, o, eps, m, y, sg, &np, err)) != MB_OK)
         goto done;
     if (np < 2) {
+        char one[64] = "no mini-batch size";
+        if (np == 1)
+            snprintf(one, sizeof one, "a single mini-batch size (M=%g)", m[0]);
         rc = mb_error_set(err, MB_ENODATA,
-                          "%s: a single mini-batch size (M=%g) reached it; the inverse law needs "
-                          "at least two",
-                          eps, m[0]);
+                          "%s: most runs reached it at %s; the inverse law needs at least two",
+                          eps, one);
         goto done;
     }
     const double *sig = o->weights == MB_FIT_W_NONE ? NULL : sg;

@@ -165,6 +165,48 @@ static void test_shifted_choice_noise(void)
     CU_ASSERT(picked[1] >= S / 2);
 }
 
+/* An M where most runs never reached the target is censored: the runs that did are its fastest,
+ * so their mean under-counts it. It is left out of the law (with a warning naming it), and the
+ * law is the one the other M give: here exactly the inverse law they were drawn from. */
+static void test_censored_group(void)
+{
+    const double n_inf = 300, alpha = 20000;
+    double b[3 * 6], nu[3 * 6];
+    size_t n = 0;
+    for (size_t i = 1; i < 7; i++) /* M = 16 .. 512, three runs each */
+        for (int s = 0; s < 3; s++, n++)
+            b[n] = Ms[i], nu[n] = n_inf + alpha / Ms[i];
+    nu[0] = 0.5 * (n_inf + alpha / 16), nu[1] = nu[2] = NAN; /* M = 16: one run of 3 arrived */
+    mb_fit_runs runs;
+    CU_ASSERT_FATAL(make_runs(&runs, n, b, nu) == 0);
+    mb_fit_nupdate_options o;
+    mb_fit_nupdate_options_init(&o);
+    o.weights = MB_FIT_W_RELATIVE;
+    o.bootstrap = 0;
+    mb_fit_nupdate f;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, &err), MB_OK);
+    CU_ASSERT(mb_test_close(f.inverse.p[0], n_inf, 1e-9));
+    CU_ASSERT(mb_test_close(f.inverse.p[1], alpha, 1e-9));
+    CU_ASSERT_EQUAL(f.inverse.n_points, 5);
+    CU_ASSERT_EQUAL(f.range_lo, 32); /* and out of the converged range */
+    int named = 0;
+    for (size_t w = 0; w < f.warn.n; w++)
+        named |= strstr(f.warn.msg[w], "M=16: only 1 of 3 runs reached") != NULL;
+    CU_ASSERT(named);
+    mb_fit_nupdate_free(&f);
+    /* with M = 16 and 32 the only M and each censored, nothing is left to fit: one line */
+    for (size_t i = 0; i < n; i++)
+        if (b[i] > 32)
+            nu[i] = NAN;
+    nu[3] = 300, nu[4] = nu[5] = NAN;
+    runs.n_update = memcpy(runs.n_update, nu, n * sizeof *nu);
+    CU_ASSERT_EQUAL(mb_fit_nupdate_run(&runs, 0, &o, &f, &err), MB_ENODATA);
+    CU_ASSERT(strstr(err.msg, "most runs reached it at no mini-batch size") != NULL);
+    mb_fit_nupdate_free(&f);
+    mb_fit_runs_free(&runs);
+}
+
 static void test_negative_n_inf(void)
 {
     /* N_inf < 0 is reported as found with a warning, never clipped. */
@@ -753,6 +795,7 @@ int mb_test_suite_fit(void)
            !CU_add_test(s, "shifted law: chosen for shifted noisy runs, rarely for inverse ones",
                         test_shifted_choice_noise) ||
            !CU_add_test(s, "negative N_inf reported, not clipped", test_negative_n_inf) ||
+           !CU_add_test(s, "a censored M is left out of the law", test_censored_group) ||
            !CU_add_test(s, "inverse law: 95% coverage over seeds", test_inverse_coverage) ||
            !CU_add_test(s, "bootstrap over runs", test_bootstrap) ||
            !CU_add_test(s, "run logs: threshold crossing", test_logs_crossing) ||

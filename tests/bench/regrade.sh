@@ -27,4 +27,4 @@ cp $(ls runs/lr"$lr"/*.csv check/lr"$lr"/*.csv seeds/lr"$lr"/*.csv 2>/dev/null) 
 "$bin/mbfit" tupdate step.csv "$tmp"/in/*.csv $(ls par/lr*/*.csv 2>/dev/null) --json \
     -o "$tmp/t.json" 2>/dev/null
 "$bin/mbopt" validate --nfit "$tmp/n.json" --tfit "$tmp/t.json" --holdout "holdout/lr$lr" \
-    "$tmp/in" | grep '^check:'
+    "$tmp/in" | grep -A8 "^held-out\|^check:" | grep -v "^#"
