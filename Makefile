@@ -807,6 +807,8 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     if (m == "") m = range("CONV_BATCHES", cvb, 65536); if (m == "") m = pos("CONV_BUDGET", cvu, 0, 3600); \
     if (m == "") m = memsize("CONV_MEM", cvm); if (m == "") m = dataset(data); \
     if (m == "" && comm != "measured" && comm != "none") m = "COMM=" comm ": measured or none"; \
+    if (m == "" && comm == "none" && procs != "1" && procs != "1:1") \
+      m = "PROCS=" procs " with COMM=none: without the collective model and the P = 2 runs nothing answers P > 1 (PROCS=1, or COMM=measured)"; \
     path = net ~ /\// || net ~ /\.cfg$$/; f = netf; \
     if (!path && system("test -e " sh(netf)) != 0 && nets != "") f = nets "/" net ".cfg"; \
     if (m == "" && !path && system("test -e " sh(f)) != 0) \

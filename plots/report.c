@@ -1132,6 +1132,18 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
         (rc = mb_json_number_in(st, "lr", path, "settled: ", 0, MB_DATA_RANGE_MAX,
                                 MB_JSON_ABOVE_LO, 0, &v, err)) != MB_OK)
         return rc;
+    const double lr = v;
+    /* what the weighing wrote beside it (campaign 15): a whole count, times, spreads */
+    if (rc == MB_OK)
+        rc = mb_json_number_in(st, "runs_reached", path, "settled: ", 1, 1e9, MB_JSON_WHOLE, 0,
+                               &v, err);
+    static const char *const steady[] = {"t_steady_s", "t_weighed_s"};
+    for (int i = 0; rc == MB_OK && i < 2; i++)
+        rc = mb_json_number_in(st, steady[i], path, "settled: ", 0, MB_FIT_MAX_SECONDS,
+                               MB_JSON_ABOVE_LO, 0, &v, err);
+    static const char *const sds[] = {"sd_seed", "sd_model"};
+    for (int i = 0; rc == MB_OK && i < 2; i++)
+        rc = mb_json_number_in(st, sds[i], path, "settled: ", 0, 100, 0, 0, &v, err);
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(st, "candidates");
     if (rc == MB_OK && !cJSON_IsArray(c))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.candidates': not an array "
@@ -1166,8 +1178,13 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
     if (rc == MB_OK && k == 0)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.candidates': empty beside "
                           "'settled.batch' (the settings the runs chose among)", path);
-    int among = 0; /* the runs agreed with the model: the answer is one of its candidates */
-    cJSON_ArrayForEach(x, c) among |= mb_json_get(x, "batch") == batch;
+    int among = 0, same_lr = isnan(lr); /* the runs agreed with the model: the answer is one
+                                           of its candidates; and at a rate one was trained at */
+    cJSON_ArrayForEach(x, c) among |= mb_json_get(x, "batch") == batch,
+        same_lr |= mb_json_get(x, "lr") == lr;
+    if (rc == MB_OK && !same_lr)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.lr': %g is the rate of none of "
+                          "'settled.candidates'", path, lr);
     if (rc == MB_OK && agree && !among)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.batch': %g is none of "
                           "'settled.candidates', though the runs agreed with the model", path,

@@ -374,6 +374,21 @@ int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, m
     return MB_OK;
 }
 
+/* The runs that calibrated a table, as a tfit or mbopt's JSON gives them: a whole count of at
+ * least 1 and the whole batch sizes lo <= hi they span (`where` names the object). */
+static int run_span_ok(const char *path, const char *where, const char *lo_key, double runs,
+                       double lo, double hi, mb_error *err)
+{
+    if (!(runs >= 1 && runs <= 1e9 && runs == floor(runs)))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%sruns': %g is not a whole count of "
+                            "runs of at least 1", path, where, runs);
+    if (!(lo >= 1 && lo <= hi && hi <= MB_DATA_RANGE_MAX && lo == floor(lo) && hi == floor(hi)))
+        return mb_error_set(err, MB_EFORMAT, "%s: fields '%s%s_lo' and '%s_hi' (%g, %g): not "
+                            "whole batch sizes with 1 <= lo <= hi", path, where, lo_key, lo_key,
+                            lo, hi);
+    return MB_OK;
+}
+
 /* A measured step table, field `key`: [[m, t], ...] with m ascending and both > 0, into
  * m[0..*n), t[0..*n) (room for MB_MODEL_TABLE_MAX); fewer than 2 points (or none): *n = 0. */
 static int read_points(const cJSON *pts, const char *key, const char *path, double *m,
@@ -433,6 +448,8 @@ static int read_tables_by_p(const cJSON *arr, const char *where, int model, cons
         const char *name = probe && cal ? "probe_points" : "points";
         char key[96];
         snprintf(key, sizeof key, "%s[P = %g].%s", where, p, name);
+        char span[96];
+        snprintf(span, sizeof span, "%s[P = %g].", where, p);
         mb_step_table *s = &tables[*n_tables];
         memset(s, 0, sizeof *s);
         int rc = read_points(cJSON_GetObjectItemCaseSensitive(e, name), key, path, s->m, s->t,
@@ -445,7 +462,9 @@ static int read_tables_by_p(const cJSON *arr, const char *where, int model, cons
                 (rc = mb_json_number(src, model ? "run_lo" : "m_lo", path, &s->run_lo,
                                      err)) != MB_OK ||
                 (rc = mb_json_number(src, model ? "run_hi" : "m_hi", path, &s->run_hi,
-                                     err)) != MB_OK)
+                                     err)) != MB_OK ||
+                (rc = run_span_ok(path, model ? span : "calibration.", model ? "run" : "m",
+                                  s->runs, s->run_lo, s->run_hi, err)) != MB_OK)
                 return rc;
         }
         if (s->n >= 2) {
@@ -794,7 +813,14 @@ static int tcal_from(const cJSON *root, const char *path, mb_solver_tcal *c, mb_
             (rc = mb_json_number(cal, "m_lo", path, &c->m_lo, err)) == MB_OK &&
             (rc = mb_json_number(cal, "m_hi", path, &c->m_hi, err)) == MB_OK &&
             (rc = mb_json_number(cal, "scale_below", path, &c->scale_below, err)) == MB_OK &&
-            (rc = mb_json_number(cal, "scale_above", path, &c->scale_above, err)) == MB_OK)
+            (rc = mb_json_number(cal, "scale_above", path, &c->scale_above, err)) == MB_OK &&
+            (rc = run_span_ok(path, "calibration.", "m", c->runs, c->m_lo, c->m_hi, err)) == MB_OK &&
+            !(c->scale_below > 0 && c->scale_above > 0 && isfinite(c->scale_below) &&
+              isfinite(c->scale_above)))
+            rc = mb_error_set(err, MB_EFORMAT, "%s: fields 'calibration.scale_below' and "
+                              "'scale_above' (%g, %g): not finite factors above 0", path,
+                              c->scale_below, c->scale_above);
+        if (rc == MB_OK && cal)
             rc = read_points(cJSON_GetObjectItemCaseSensitive(root, "probe_points"),
                              "probe_points", path, c->probe_m, c->probe_t, &c->n_probe, err);
         if (rc == MB_OK && c->n_probe < 2)

@@ -399,6 +399,11 @@ static const hcase train_cases[] = {
     {"silent", TRAIN "--algo sgd --learners 2 --log $W/o", 2, "--learners has no effect"},
     {"silent", TRAIN "--check-sigmas 3 --log $W/o", 2, "--check-sigmas has no effect"},
     {"silent", TRAIN "--eval-adapt --log $W/o", 2, "--eval-adapt has no effect"},
+    /* campaign 15's S2: --check-frac 0 is no staged checks, so nothing for these to tune */
+    {"silent", TRAIN "--target-loss 0.5 --check-frac 0 --check-sigmas 3 --log $W/o", 2,
+     "--check-sigmas has no effect with --check-frac 0"},
+    {"silent", TRAIN "--target-loss 0.5 --check-frac 0 --levels 0.8,0.7,0.6 --log $W/o", 2,
+     "--levels has no effect without --check-frac above 0"},
     {"silent", TRAIN "--device 1 --log $W/o", 2, "--device has no effect with --backend cpu"},
     {"silent", "$T mbtrain --net " NET " --data " SYN " --threads 1 --batch 8:128 --max-updates 2 "
                "--log-dir $W/d; s=$?; ls $W/d | grep -q csv && exit 99; exit $s",
@@ -1064,6 +1069,15 @@ static const hcase fit_cases[] = {
 };
 
 static const hcase opt_cases[] = {
+    /* campaign 15's S3: a tfit's calibration names whole runs and batch sizes in order */
+    {"silent", "$T mbfit tupdate $E/step.csv " LV "/*.csv --json -o $W/t.json 2>/dev/null && "
+               "sed -i '0,/\"runs\":\t25/s//\"runs\":\t1.5/' $W/t.json && $T mbopt validate "
+               "--nfit $E/nfit.json --tfit $W/t.json --target-loss 0.5 " LV " -o $W/o", 1,
+     "field 'calibration.runs': 1.5 is not a whole count of runs"},
+    {"silent", "$T mbfit tupdate $E/step.csv " LV "/*.csv --json -o $W/t.json 2>/dev/null && "
+               "sed -i '0,/\"m_lo\":\t16/s//\"m_lo\":\t-5/' $W/t.json && $T mbopt validate "
+               "--nfit $E/nfit.json --tfit $W/t.json --target-loss 0.5 " LV " -o $W/o", 1,
+     "fields 'calibration.m_lo' and 'm_hi' (-5, "},
     {"runaway", "$T mbopt scale " SCALE_FLAGS "--procs 1:1e300 -o $W/o", 1, "--procs"},
     {"runaway", "$T mbopt amdahl --gpus 1e300 --efficiency 0.5 -o $W/o", 1, "whole number"},
     /* campaign 14's R4: a relative slack of 1e-12 is a whole device past 1e12: the speed-up
@@ -1965,6 +1979,18 @@ static const hcase plot_cases[] = {
     {"silent", ST("{\"by\":\"bogus\",\"band\":0.1,\"candidates\":[{\"batch\":64}],\"batch\":64,"
                   "\"t_pred_s\":1.5,\"t_train_median_s\":1.6}"), 1,
      "r/scale.json: field 'settled.by': not \"runs\" or \"model and runs\""},
+    /* the fifteenth campaign: the weighing's fields and a rate none of the candidates had */
+#define SW(F) "{\"by\":\"model and runs\",\"band\":0.1,\"candidates\":[{\"batch\":64,\"lr\":0.02}]," \
+              "\"batch\":64,\"lr\":0.02,\"t_pred_s\":1.5,\"t_train_median_s\":1.6," F "}"
+    {"silent", ST(SW("\"runs_reached\":2.5")), 1,
+     "r/scale.json: settled: 'runs_reached': 2.5 is not a whole number"},
+    {"silent", ST(SW("\"sd_seed\":-0.2")), 1, "r/scale.json: settled: 'sd_seed': -0.2 is not"},
+    {"silent", ST(SW("\"t_weighed_s\":0")), 1, "r/scale.json: settled: 't_weighed_s': 0 is not"},
+    {"silent", ST("{\"by\":\"model and runs\",\"band\":0.1,\"candidates\":[{\"batch\":64,"
+                  "\"lr\":0.02}],\"batch\":64,\"lr\":0.05,\"t_pred_s\":1.5,"
+                  "\"t_train_median_s\":1.6}"), 1,
+     "r/scale.json: field 'settled.lr': 0.05 is the rate of none of 'settled.candidates'"},
+#undef SW
 #undef SG
 #undef ST
 };

@@ -681,9 +681,13 @@ static int ignored_flag(const mb_run_options *o, const mb_cli_seen *s)
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         if (mb_cli_given(s, pairs[i].opt) && !mb_cli_given(s, pairs[i].needs))
             return mb_cli_no_effect("mbtrain", NULL, pairs[i].flag, pairs[i].why);
-    if (mb_cli_given(s, OPT_LEVELS) && !mb_cli_given(s, OPT_CHECK_FRAC) &&
-        !mb_cli_given(s, OPT_EVAL_ADAPT))
-        return mb_cli_no_effect("mbtrain", NULL, "--levels", "without --check-frac or "
+    /* --check-frac 0 asks for no staged checks: what tunes them has nothing to tune */
+    const int checks = mb_cli_given(s, OPT_CHECK_FRAC) && o->check_frac > 0;
+    if (mb_cli_given(s, OPT_CHECK_SIGMAS) && !checks)
+        return mb_cli_no_effect("mbtrain", NULL, "--check-sigmas", "with --check-frac 0 (there "
+                                "are no staged checks to set the margin of)");
+    if (mb_cli_given(s, OPT_LEVELS) && !checks && !mb_cli_given(s, OPT_EVAL_ADAPT))
+        return mb_cli_no_effect("mbtrain", NULL, "--levels", "without --check-frac above 0 or "
                                 "--eval-adapt (the levels are what they aim at; full evaluations "
                                 "show every level's crossing as they are)");
     if (mb_cli_given(s, OPT_DEVICE) && o->backend == MB_BACKEND_CPU)
