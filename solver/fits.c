@@ -563,8 +563,12 @@ static int x_per_m(const cJSON *x, size_t n_levels, const char *path, mb_error *
         snprintf(where, sizeof where, "extrapolated.per_m[%d].", i++);
         if ((rc = x_number(e, where, "batch", 1, 0, 1, path, &v, err)) != MB_OK ||
             (rc = x_number(e, where, "predicted", 0, 0, 0, path, &v, err)) != MB_OK ||
+            (rc = x_number(e, where, "runs", 0, 1, 0, path, &v, err)) != MB_OK ||
             (rc = x_means(e, lv, n_levels, where, path, err)) != MB_OK)
             return rc;
+        if (isfinite(v) && (v != floor(v) || v > 1e9)) /* the runs at that M: a count */
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%sruns': %g is not a whole count",
+                                path, where, v);
         const cJSON *ci = cJSON_GetObjectItemCaseSensitive(e, "ci95");
         if (!ci || cJSON_IsNull(ci))
             continue;

@@ -1620,6 +1620,10 @@ static const hcase opt_cases[] = {
 };
 
 static const hcase plot_cases[] = {
+    /* campaign 15: the runs behind an extrapolated M are a count */
+    {"silent", NX "sed -i '0,/\"runs\":\t5,/s//\"runs\":\t2.5,/' $W/nx.json && $T mbplot "
+                  "nupdate $W/nx.json -o $W/n.png", 1,
+     "field 'extrapolated.per_m[0].runs': 2.5 is not a whole count"},
     /* FIFOs among the report's inputs are read once each (every input is read twice) */
     {"fifo", "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s && "
              "mkfifo $W/r/scale.json $W/r/step.csv && { $T cat $W/s > $W/r/scale.json & "
