@@ -85,7 +85,11 @@ static const char *candidates(char *buf, size_t n, const mb_validate *v)
 /* Why no run settled the recommendation although runs came near it, into buf. */
 static const char *no_candidate(char *buf, size_t n, const mb_validate *v)
 {
-    snprintf(buf, n, "no trained setting at P = %.0f in the range searched is predicted within "
+    if (!isfinite(v->median_abs_err)) /* e.g. calibration runs to a higher loss: none to grade */
+        snprintf(buf, n, "no run given reached the target at P = %.0f, so none measured what "
+                 "the model predicts; the model's answer stands", v->p_rec);
+    else
+        snprintf(buf, n, "no trained setting at P = %.0f in the range searched is predicted within "
              "%.1f%% (the model's median |error| on the runs) of its optimum's T_C", v->p_rec,
              100 * v->band);
     return buf;
