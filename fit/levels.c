@@ -735,8 +735,7 @@ int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double 
     }
     if (rc == MB_OK && nm == 2)
         mb_fit_warn(&f->warn, "two mini-batch sizes: the inverse law in M passes through both");
-    if (rc == MB_OK && (f->form == MB_FIT_LEVELS_NOISE || f->form == MB_FIT_LEVELS_SHIFTED) &&
-        f->joint.p[3] > f->joint.p[2])
+    if (rc == MB_OK && f->form == MB_FIT_LEVELS_NOISE && f->joint.p[3] > f->joint.p[2])
         mb_fit_warn(&f->warn, "B_noise = alpha / N_inf grows as the loss falls (q %.3g > p "
                     "%.3g), as McCandlish et al. found", f->joint.p[3], f->joint.p[2]);
     return rc;
