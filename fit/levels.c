@@ -4,21 +4,27 @@
  * (mb_fit_runs_read_logs with several thresholds). The runs are grouped by M and averaged per
  * level; a law N(M, L) in both M and L is fitted to those means (relative weights, GSL through
  * mb_fit_nlinear), and evaluated at the final target L2 < L1 as an inverse law in M,
- * N(M, L2) = n_inf(L2) + alpha(L2) / M, which is what mbopt optimises. With x = L / L1:
+ * N(M, L2) = n_inf(L2) + alpha(L2) / M (or / (M - M_0)), which is what mbopt optimises. With
+ * x = L / L1:
  *   separable  N = (A + B / M) x^-p                      (B_noise = B / A at every level)
  *   noise      N = A x^-p + B x^-q / M                   (B_noise = B/A x^(p-q) grows as L falls
  *                                                         when q > p: McCandlish et al. 2018)
  *   per-level  the noise form in two stages: an inverse-law fit per level, then ln n_inf and
  *              ln alpha each linear in ln x
  *   floor      N = (A + B / M) ((L - L_f) / (L1 - L_f))^-p, with L1 - L_f = e^u fitted
+ *   shifted    N = A x^-p + B x^-q / (M - M_0)               (the noise form with the pole M_0
+ *                                                         of the shifted inverse law)
+ *   auto       the shifted form where its AIC is lower than the separable form's by more than
+ *              2 and its law is usable (0 < M_0 < least M, alpha >= 0, p > 0); else separable
  * The interval is a bootstrap over runs (whole runs resampled within each M, so a run's
  * crossings of all levels stay together). The choice of the default form and its measured error
  * are in docs/models.md, "N_update below the calibration's target".
  *
  * What it refuses (MB_EINVAL / MB_ENODATA, one line): a target at or above L1 (nothing to
  * extrapolate), fewer than MB_FIT_LEVELS_MIN levels, a run that does not cross every level, fewer
- * than two M, a law in which N does not grow as the loss falls, a target at or under the fitted
- * floor, and a 95% interval wider than the estimate. Nothing here reads files or prints.
+ * than two M (three for the shifted form), a law in which N does not grow as the loss falls, a
+ * target at or under the fitted floor, a pole M_0 outside [0, least M), and a 95% interval wider
+ * than the estimate. Nothing here reads files or prints.
  */
 #include "mb_fit.h"
 #include "../data/mb_json.h"
@@ -32,7 +38,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-static const char *const form_names[] = {"separable", "noise", "per-level", "floor"};
+static const char *const form_names[] = {"separable", "noise", "per-level", "floor", "shifted",
+                                         "auto"};
 
 const char *mb_fit_levels_form_name(mb_fit_levels_form f)
 {
@@ -51,7 +58,7 @@ int mb_fit_levels_form_parse(const char *s, mb_fit_levels_form *f)
 
 void mb_fit_levels_options_init(mb_fit_levels_options *o)
 {
-    o->form = MB_FIT_LEVELS_SEPARABLE;
+    o->form = MB_FIT_LEVELS_AUTO;
     o->bootstrap = 200;
     o->seed = 1;
 }
@@ -74,6 +81,7 @@ void mb_fit_levels_free(mb_fit_levels *f)
 static const char *const sep_names[] = {"n_inf_l1", "alpha_l1", "p"};
 static const char *const noise_names[] = {"n_inf_l1", "alpha_l1", "p", "q"};
 static const char *const floor_names[] = {"n_inf_l1", "alpha_l1", "p", "ln_gap"};
+static const char *const shf_names[] = {"n_inf_l1", "alpha_l1", "p", "q", "m_0"};
 static const char *const inv_names[] = {"n_inf", "alpha"};
 
 /* The points of a joint fit: M and level of each, and L1. */
@@ -96,7 +104,10 @@ static int law_at(mb_fit_levels_form form, const double *p, double l1, double L,
     double x = level_x(form, p, l1, L);
     if (!(x > 0))
         return MB_EDOM;
-    double q = form == MB_FIT_LEVELS_NOISE || form == MB_FIT_LEVELS_PER_LEVEL ? p[3] : p[2];
+    double q = form == MB_FIT_LEVELS_NOISE || form == MB_FIT_LEVELS_PER_LEVEL ||
+                       form == MB_FIT_LEVELS_SHIFTED
+                   ? p[3]
+                   : p[2];
     *n_inf = p[0] * pow(x, -p[2]);
     *alpha = p[1] * pow(x, -q);
     return isfinite(*n_inf) && isfinite(*alpha) ? MB_OK : MB_EDOM;
@@ -122,6 +133,23 @@ static int noise_f(const double *p, size_t i, const void *data, double *y, doubl
     g[1] = xq;
     g[2] = -log(x) * p[0] * xp;
     g[3] = -log(x) * p[1] * xq;
+    return isfinite(*y) ? MB_OK : MB_EDOM;
+}
+
+/* The shifted form: the noise form with 1 / (M - M_0) for 1 / M; no value at or below the pole. */
+static int shf_f(const double *p, size_t i, const void *data, double *y, double *g)
+{
+    const pts *d = data;
+    double x = d->lev[i] / d->l1, dm = d->m[i] - p[4];
+    if (!(dm > 0))
+        return MB_EDOM;
+    double xp = pow(x, -p[2]), xq = pow(x, -p[3]) / dm;
+    *y = p[0] * xp + p[1] * xq;
+    g[0] = xp;
+    g[1] = xq;
+    g[2] = -log(x) * p[0] * xp;
+    g[3] = -log(x) * p[1] * xq;
+    g[4] = p[1] * xq / dm;
     return isfinite(*y) ? MB_OK : MB_EDOM;
 }
 
@@ -188,9 +216,8 @@ static void level_means(const mb_fit_runs *runs, const mb_fit_levels *f, const s
     }
 }
 
-/* Fits the form to the means (n_m x n_levels) from p0 (NULL: from the per-level fits); *res
- * holds its parameters [A, B, p, q or ln_gap]. `per_level` (n_levels fits) are refitted here
- * when non-NULL, else a scratch set is used. */
+/* Fits the form to the means (n_m x n_levels) from p0 (NULL: from the per-level fits; the
+ * shifted form's from shifted_start); *res holds its parameters [A, B, p, q or ln_gap, m_0]. */
 static int fit_form(const mb_fit_levels *f, mb_fit_levels_form form, const double *mean,
                     const double *p0, mb_fit_result *res, mb_error *err)
 {
@@ -216,7 +243,7 @@ static int fit_form(const mb_fit_levels *f, mb_fit_levels_form form, const doubl
         }
         mb_fit_result_free(&r);
     }
-    double st[4] = {0}, bn[2] = {0}, ba[2] = {0};
+    double st[MB_FIT_MAX_PARAMS] = {0}, bn[2] = {0}, ba[2] = {0};
     if (rc == MB_OK && all_pos && (rc = mb_fit_linear(nl, 2, X, ln_n, NULL, bn, NULL, err)) ==
                                       MB_OK)
         rc = mb_fit_linear(nl, 2, X, ln_a, NULL, ba, NULL, err);
@@ -259,6 +286,8 @@ static int fit_form(const mb_fit_levels *f, mb_fit_levels_form form, const doubl
                                                                         sep_f, &d}
                        : form == MB_FIT_LEVELS_NOISE
                            ? (mb_fit_model){"noise", 4, noise_names, noise_f, &d}
+                       : form == MB_FIT_LEVELS_SHIFTED
+                           ? (mb_fit_model){"shifted", 5, shf_names, shf_f, &d}
                            : (mb_fit_model){"floor", 4, floor_names, floor_f, &d};
     /* plain Levenberg-Marquardt, stopped at a relative step of 1e-12: on exact data the
      * residuals vanish and GSL's default 1e-14 is never met within the iteration limit */
@@ -275,6 +304,65 @@ static int fit_form(const mb_fit_levels *f, mb_fit_levels_form form, const doubl
 done:
     free(m), free(lev), free(y), free(col), free(ln_n), free(ln_a), free(X);
     return rc;
+}
+
+/* The shifted form's start: the noise form's fit (its start where it does not converge) for A,
+ * B, p and q, then M_0 on a grid over [0, least M) with A and B refitted linearly (relative
+ * weights) at each, the least chi2 with B > 0 kept, as fit/nupdate.c starts the direct shifted
+ * law. MB_ESOLVER when no point of the grid has B > 0. */
+static int shifted_start(const mb_fit_levels *f, const double *mean, double *st, mb_error *err)
+{
+    enum { GRID = 48 };
+    mb_fit_result r;
+    int rc = fit_form(f, MB_FIT_LEVELS_NOISE, mean, NULL, &r, err);
+    double pq[2] = {r.p[2], r.p[3]}, best = INFINITY;
+    mb_fit_result_free(&r);
+    if (rc != MB_OK)
+        return rc;
+    if (!isfinite(pq[0]) || !isfinite(pq[1]))
+        pq[0] = pq[1] = 1.0;
+    size_t nm = f->n_m, nl = f->n_levels, n = nm * nl;
+    double *X = malloc(2 * n * sizeof *X), *y = malloc(n * sizeof *y);
+    if (!X || !y) {
+        free(X), free(y);
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
+    for (int k = 0; k < GRID; k++) {
+        double m0 = f->batch[0] * (double)k / GRID, b[2], chi2;
+        mb_error e2 = {0};
+        for (size_t g = 0, i = 0; g < nm; g++)
+            for (size_t l = 0; l < nl; l++, i++) {
+                double x = f->levels[l] / f->l1;
+                X[2 * i] = pow(x, -pq[0]);
+                X[2 * i + 1] = pow(x, -pq[1]) / (f->batch[g] - m0);
+                y[i] = mean[g * nl + l];
+            }
+        if (mb_fit_linear(n, 2, X, y, y, b, &chi2, &e2) == MB_OK && b[1] > 0 && chi2 < best)
+            best = chi2, st[0] = b[0], st[1] = b[1], st[2] = pq[0], st[3] = pq[1], st[4] = m0;
+    }
+    free(X), free(y);
+    if (!isfinite(best))
+        return mb_error_set(err, MB_ESOLVER, "shifted form: no start with alpha > 0 for any M_0 "
+                            "in [0, %g)", f->batch[0]);
+    return MB_OK;
+}
+
+/* The shifted form from its start (shifted_start), or from p0. */
+static int fit_shifted(const mb_fit_levels *f, const double *mean, const double *p0,
+                       mb_fit_result *res, mb_error *err)
+{
+    double st[MB_FIT_MAX_PARAMS] = {0};
+    memset(res, 0, sizeof *res);
+    int rc = p0 ? MB_OK : shifted_start(f, mean, st, err);
+    return rc == MB_OK ? fit_form(f, MB_FIT_LEVELS_SHIFTED, mean, p0 ? p0 : st, res, err) : rc;
+}
+
+/* Fits `form`: the shifted form from its own start, the others by fit_form. */
+static int fit_any(const mb_fit_levels *f, mb_fit_levels_form form, const double *mean,
+                   const double *p0, mb_fit_result *res, mb_error *err)
+{
+    return form == MB_FIT_LEVELS_SHIFTED ? fit_shifted(f, mean, p0, res, err)
+                                         : fit_form(f, form, mean, p0, res, err);
 }
 
 /* ---- checks of the input ---------------------------------------------------------------------- */
@@ -365,8 +453,16 @@ static int check_input(const mb_fit_runs *runs, const char *const *paths, double
 
 /* ---- the bootstrap ---------------------------------------------------------------------------- */
 
+/* Whether the law at the target (n_inf, alpha, m_0) is one mbopt can optimise at every M of the
+ * runs: alpha >= 0, and for the shifted form 0 <= m_0 < least M (solver/fits.c refuses others). */
+static int law_usable(const mb_fit_levels *f, double alpha, double m0)
+{
+    return alpha >= 0 && (f->form != MB_FIT_LEVELS_SHIFTED || (m0 >= 0 && m0 < f->batch[0]));
+}
+
 /* Refits the form to B resamples of the runs (whole runs, within each M) and fills the 95%
- * percentile intervals of n_inf, alpha and N(M, target) at every M. */
+ * percentile intervals of n_inf, alpha, m_0 and N(M, target) at every M. A resample whose law
+ * is not usable (law_usable) counts as not fitted. */
 static int bootstrap(const mb_fit_runs *runs, const mb_fit_levels_options *o, mb_fit_levels *f,
                      mb_error *err)
 {
@@ -374,7 +470,7 @@ static int bootstrap(const mb_fit_runs *runs, const mb_fit_levels_options *o, mb
     size_t *pick = malloc((runs->n ? runs->n : 1) * sizeof *pick),
            *idx = malloc((runs->n ? runs->n : 1) * sizeof *idx);
     double *mean = malloc(nm * f->n_levels * sizeof *mean), *col = malloc((B ? B : 1) * sizeof *col);
-    f->boot = malloc(2 * (B ? B : 1) * sizeof *f->boot);
+    f->boot = malloc(3 * (B ? B : 1) * sizeof *f->boot);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     int rc = pick && idx && mean && col && f->boot && rng
                  ? MB_OK : mb_error_set(err, MB_ENOMEM, "out of memory");
@@ -394,22 +490,25 @@ static int bootstrap(const mb_fit_runs *runs, const mb_fit_levels_options *o, mb
         level_means(runs, f, pick, mean);
         mb_fit_result r;
         mb_error e2 = {0};
-        double ni, al;
-        if (fit_form(f, f->form, mean, f->form == MB_FIT_LEVELS_PER_LEVEL ? NULL : f->joint.p,
-                     &r, &e2) == MB_OK && r.status == MB_OK &&
-            law_at(f->form, r.p, f->l1, f->target, &ni, &al) == MB_OK) {
-            f->boot[2 * f->boot_ok] = ni;
-            f->boot[2 * f->boot_ok + 1] = al;
+        double ni, al, m0;
+        if (fit_any(f, f->form, mean, f->form == MB_FIT_LEVELS_PER_LEVEL ? NULL : f->joint.p,
+                    &r, &e2) == MB_OK && r.status == MB_OK &&
+            law_at(f->form, r.p, f->l1, f->target, &ni, &al) == MB_OK &&
+            law_usable(f, al, m0 = f->form == MB_FIT_LEVELS_SHIFTED ? r.p[4] : 0.0)) {
+            f->boot[3 * f->boot_ok] = ni;
+            f->boot[3 * f->boot_ok + 1] = al;
+            f->boot[3 * f->boot_ok + 2] = m0;
             f->boot_ok++;
         }
         mb_fit_result_free(&r);
     }
     if (rc == MB_OK && f->boot_ok >= 2) {
-        for (size_t g = 0; g <= nm + 1; g++) {
-            for (size_t b = 0; b < f->boot_ok; b++)
-                col[b] = g == nm       ? f->boot[2 * b]
-                         : g == nm + 1 ? f->boot[2 * b + 1]
-                                       : f->boot[2 * b] + f->boot[2 * b + 1] / f->batch[g];
+        for (size_t g = 0; g <= nm + 2; g++) {
+            for (size_t b = 0; b < f->boot_ok; b++) {
+                const double *v = &f->boot[3 * b];
+                col[b] = g == nm ? v[0] : g == nm + 1 ? v[1] : g == nm + 2 ? v[2]
+                                                            : v[0] + v[1] / (f->batch[g] - v[2]);
+            }
             gsl_sort(col, 1, f->boot_ok);
             double lo = gsl_stats_quantile_from_sorted_data(col, 1, f->boot_ok, 0.025),
                    hi = gsl_stats_quantile_from_sorted_data(col, 1, f->boot_ok, 0.975);
@@ -417,8 +516,10 @@ static int bootstrap(const mb_fit_runs *runs, const mb_fit_levels_options *o, mb
                 f->lo[g] = lo, f->hi[g] = hi;
             else if (g == nm)
                 f->n_inf_lo = lo, f->n_inf_hi = hi;
-            else
+            else if (g == nm + 1)
                 f->alpha_lo = lo, f->alpha_hi = hi;
+            else
+                f->m_0_lo = lo, f->m_0_hi = hi;
         }
     }
     free(pick), free(idx), free(mean), free(col);
@@ -428,8 +529,38 @@ static int bootstrap(const mb_fit_runs *runs, const mb_fit_levels_options *o, mb
 
 /* ---- the driver ------------------------------------------------------------------------------- */
 
+/* The inverse law at the target: the law itself, or for the shifted form the inverse law fitted
+ * to its predictions at the calibration M (relative weights, as the levels' means are fitted):
+ * what the nfit's top-level params carry for the readers of the inverse law (mbopt design).
+ * Where that fit has n_inf <= 0 (a steep pole: mlp's M_0 = 18 did), n_inf is the shifted law's
+ * and alpha alone is fitted: sum w (N + a / M - pred) / M = 0, w = pred^-2. */
+static void inverse_at_target(mb_fit_levels *f)
+{
+    f->inv_n_inf = f->n_inf, f->inv_alpha = f->alpha;
+    if (f->form != MB_FIT_LEVELS_SHIFTED)
+        return;
+    double *X = malloc(2 * f->n_m * sizeof *X), b[2];
+    mb_error e2 = {0};
+    for (size_t g = 0; X && g < f->n_m; g++)
+        X[2 * g] = 1.0, X[2 * g + 1] = 1.0 / f->batch[g];
+    if (X && mb_fit_linear(f->n_m, 2, X, f->pred, f->pred, b, NULL, &e2) == MB_OK && b[0] > 0 &&
+        b[1] >= 0) {
+        f->inv_n_inf = b[0], f->inv_alpha = b[1];
+    } else {
+        double num = 0, den = 0;
+        for (size_t g = 0; g < f->n_m; g++) {
+            double w = 1.0 / (f->pred[g] * f->pred[g]), m = f->batch[g];
+            num += w * (f->pred[g] - f->n_inf) / m;
+            den += w / (m * m);
+        }
+        f->inv_alpha = fmax(num / den, 0.0);
+    }
+    free(X);
+}
+
 /* What the fitted law says and whether it can be believed: N grows as the loss falls, the
- * target lies above the floor, the law at the target is an inverse law mbopt can optimise. */
+ * target lies above the floor, the law at the target is an inverse law (or for the shifted
+ * form a shifted law with its pole below every M) mbopt can optimise. */
 static int check_law(mb_fit_levels *f, mb_error *err)
 {
     const double *p = f->joint.p;
@@ -453,9 +584,76 @@ static int check_law(mb_fit_levels *f, mb_error *err)
         return mb_error_set(err, MB_ENODATA, "the %s law gives N_inf %.4g and alpha %.4g at "
                             "--target-loss %g: not an inverse law with N_inf > 0 and alpha >= 0",
                             form, f->n_inf, f->alpha, f->target);
+    f->m_0 = f->form == MB_FIT_LEVELS_SHIFTED ? p[4] : 0.0;
+    if (!law_usable(f, f->alpha, f->m_0))
+        return mb_error_set(err, MB_ENODATA, "the shifted law's pole M_0 = %.4g is not in [0, %g),"
+                            " the least M: the law has no value at an M the runs trained (use "
+                            "another --form)", f->m_0, f->batch[0]);
     for (size_t g = 0; g < f->n_m; g++)
-        f->pred[g] = f->n_inf + f->alpha / f->batch[g];
+        f->pred[g] = f->n_inf + f->alpha / (f->batch[g] - f->m_0);
+    inverse_at_target(f);
     return MB_OK;
+}
+
+/* AUTO: the separable form, or the shifted form where it converged with 0 < M_0 < least M,
+ * alpha >= 0 and p > 0, and its AIC is lower by more than 2 (Burnham & Anderson's threshold,
+ * as mbfit nupdate --choose shifted takes the direct shifted law). A separable fit that is
+ * exact (residuals of rounding) leaves a fifth parameter nothing to explain. Sets f->form,
+ * f->joint, f->why and the AICs. */
+static int choose_form(mb_fit_levels *f, mb_error *err)
+{
+    f->form = MB_FIT_LEVELS_SEPARABLE;
+    int rc = fit_form(f, MB_FIT_LEVELS_SEPARABLE, f->mean, NULL, &f->joint, err);
+    if (rc != MB_OK)
+        return rc;
+    const mb_fit_result *sp = &f->joint;
+    f->aic_separable = sp->status == MB_OK ? sp->aic : NAN;
+    if (f->n_m < MB_FIT_LEVELS_SHIFTED_MIN_M) {
+        snprintf(f->why, sizeof f->why, "the separable form: %zu M are too few for the shifted "
+                 "form's pole (it needs %d)", f->n_m, MB_FIT_LEVELS_SHIFTED_MIN_M);
+        return MB_OK;
+    }
+    mb_fit_result sh;
+    mb_error e2 = {0};
+    int ok = fit_shifted(f, f->mean, NULL, &sh, &e2) == MB_OK && sh.status == MB_OK;
+    f->aic_shifted = ok ? sh.aic : NAN;
+    double gain = f->aic_separable - f->aic_shifted;
+    const char *no = !ok                                          ? "did not fit"
+                     : !(sh.p[4] > 0 && sh.p[4] < f->batch[0])    ? "has its pole outside "
+                                                                    "(0, least M)"
+                     : !(sh.p[1] >= 0)                            ? "has alpha < 0"
+                     : !(sh.p[2] > 0)                             ? "has p <= 0"
+                     : sp->status == MB_OK && !(sp->chi2 > 1e-18 * (double)sp->n_points)
+                         ? "adds nothing to an exact fit"
+                     : !(gain > 2) ? "is not better by AIC (lower by more than 2 needed)"
+                                   : NULL;
+    if (no) {
+        snprintf(f->why, sizeof f->why, "the separable form: the shifted form %s (AIC %.4g vs "
+                 "the separable form's %.4g)", no, f->aic_shifted, f->aic_separable);
+        mb_fit_result_free(&sh);
+        return MB_OK;
+    }
+    snprintf(f->why, sizeof f->why, "the shifted form (M_0 = %.3g): N_update rises faster than "
+             "1 / M toward the small M; AIC %.4g vs the separable form's %.4g, lower by %.3g > 2",
+             sh.p[4], f->aic_shifted, f->aic_separable, gain);
+    mb_fit_result_free(&f->joint);
+    f->joint = sh;
+    f->form = MB_FIT_LEVELS_SHIFTED;
+    return MB_OK;
+}
+
+/* The joint fit of the form asked for (AUTO: choose_form). */
+static int fit_joint(mb_fit_levels *f, mb_error *err)
+{
+    if (f->asked == MB_FIT_LEVELS_AUTO)
+        return choose_form(f, err);
+    snprintf(f->why, sizeof f->why, "the %s form: asked for with --form",
+             mb_fit_levels_form_name(f->form));
+    if (f->form == MB_FIT_LEVELS_SHIFTED && f->n_m < MB_FIT_LEVELS_SHIFTED_MIN_M)
+        return mb_error_set(err, MB_ENODATA, "the shifted form needs at least %d mini-batch "
+                            "sizes for its pole M_0; the runs have %zu (use --form separable)",
+                            MB_FIT_LEVELS_SHIFTED_MIN_M, f->n_m);
+    return fit_any(f, f->form, f->mean, NULL, &f->joint, err);
 }
 
 /* The relative miss of the inverse law at L1 past which an M is warned about. */
@@ -466,9 +664,12 @@ int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double 
 {
     memset(f, 0, sizeof *f);
     f->target = target;
-    f->form = o->form;
-    f->floor = f->n_inf = f->alpha = NAN;
-    f->n_inf_lo = f->n_inf_hi = f->alpha_lo = f->alpha_hi = NAN;
+    f->asked = o->form;
+    f->form = o->form == MB_FIT_LEVELS_AUTO ? MB_FIT_LEVELS_SEPARABLE : o->form;
+    f->floor = f->n_inf = f->alpha = f->inv_n_inf = f->inv_alpha = NAN;
+    f->aic_separable = f->aic_shifted = NAN;
+    f->m_0 = 0;
+    f->n_inf_lo = f->n_inf_hi = f->alpha_lo = f->alpha_hi = f->m_0_lo = f->m_0_hi = NAN;
     int rc = check_input(runs, paths, target, f, err);
     if (rc != MB_OK)
         return rc;
@@ -502,7 +703,7 @@ int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double 
         mb_fit_warn(&f->warn, "M=%g has %zu run: no bootstrap interval (resampling the runs "
                     "within each M needs at least 2 at every M; train more seeds)",
                     f->batch[single], f->runs_at[single]);
-    if (rc == MB_OK && (rc = fit_form(f, f->form, f->mean, NULL, &f->joint, err)) == MB_OK &&
+    if (rc == MB_OK && (rc = fit_joint(f, err)) == MB_OK &&
         (rc = check_law(f, err)) == MB_OK && o->bootstrap > 0 && single == nm &&
         (rc = bootstrap(runs, o, f, err)) == MB_OK) {
         if (f->boot_ok < o->bootstrap / 2 + 1)
@@ -552,21 +753,27 @@ static cJSON *pair(double a, double b)
     return v;
 }
 
-/* The inverse law at the target as {"model", "params", "stderr", "ci95"}: what `best`,
- * `laws.inverse-law` and the top level of an nfit carry. */
-static cJSON *law_json(const mb_fit_levels *f)
+/* The law at the target as {"model", "params", "ci95"}: the inverse law (`shifted` 0) that the
+ * top level of an nfit and `laws.inverse-law` carry, and `best` for every form but the shifted
+ * one; or the shifted law (`shifted` 1), `best` and `laws.shifted-law` of the shifted form. The
+ * inverse law fitted to the shifted law's predictions has no interval of its own: ci95 {}. */
+static cJSON *law_json(const mb_fit_levels *f, int shifted)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "model", "inverse-law");
+    cJSON_AddStringToObject(o, "model", shifted ? "shifted-law" : "inverse-law");
     cJSON *p = cJSON_AddObjectToObject(o, "params");
-    mb_json_add_number(p, "n_inf", f->n_inf);
-    mb_json_add_number(p, "alpha", f->alpha);
+    mb_json_add_number(p, "n_inf", shifted ? f->n_inf : f->inv_n_inf);
+    mb_json_add_number(p, "alpha", shifted ? f->alpha : f->inv_alpha);
+    if (shifted)
+        mb_json_add_number(p, "m_0", f->m_0);
     cJSON *ci = cJSON_AddObjectToObject(o, "ci95");
-    if (ci && f->boot_ok >= 2) {
+    if (ci && f->boot_ok >= 2 && (shifted || f->form != MB_FIT_LEVELS_SHIFTED)) {
         cJSON_AddItemToObject(ci, "n_inf", pair(f->n_inf_lo, f->n_inf_hi));
         cJSON_AddItemToObject(ci, "alpha", pair(f->alpha_lo, f->alpha_hi));
+        if (shifted)
+            cJSON_AddItemToObject(ci, "m_0", pair(f->m_0_lo, f->m_0_hi));
     }
     return o;
 }
@@ -583,6 +790,10 @@ static cJSON *extrapolated_json(const mb_fit_levels *f)
         cJSON_AddItemToArray(lv, cJSON_CreateNumber(f->levels[l]));
     mb_json_add_number(x, "l1", f->l1);
     cJSON_AddStringToObject(x, "form", mb_fit_levels_form_name(f->form));
+    cJSON_AddStringToObject(x, "form_asked", mb_fit_levels_form_name(f->asked));
+    cJSON_AddStringToObject(x, "why", f->why);
+    mb_json_add_number(x, "aic_separable", f->aic_separable);
+    mb_json_add_number(x, "aic_shifted", f->aic_shifted);
     cJSON_AddItemToObject(x, "fit", mb_fit_result_json(&f->joint));
     mb_json_add_number(x, "floor", f->floor);
     mb_json_add_number(x, "b_noise_l1", f->joint.p[1] / f->joint.p[0]);
@@ -614,7 +825,8 @@ static cJSON *extrapolated_json(const mb_fit_levels *f)
 
 cJSON *mb_fit_levels_json(const mb_fit_levels *f, const mb_fit_levels_options *o)
 {
-    cJSON *root = law_json(f);
+    const int shifted = f->form == MB_FIT_LEVELS_SHIFTED;
+    cJSON *root = law_json(f, 0);
     if (!root)
         return NULL;
     mb_json_add_number(root, "target_loss", f->target);
@@ -645,30 +857,33 @@ cJSON *mb_fit_levels_json(const mb_fit_levels *f, const mb_fit_levels_options *o
         cJSON_AddItemToArray(r, cJSON_CreateNumber(f->batch[0]));
         cJSON_AddItemToArray(r, cJSON_CreateNumber(f->batch[f->n_m - 1]));
     }
-    cJSON *best = law_json(f);
+    cJSON *best = law_json(f, shifted);
     if (best) {
-        char why[320];
-        snprintf(why, sizeof why, "the inverse law at --target-loss %g, extrapolated from %zu "
-                 "levels down to %g by the %s law across levels", f->target, f->n_levels, f->l1,
-                 mb_fit_levels_form_name(f->form));
+        char why[720];
+        snprintf(why, sizeof why, "the %s law at --target-loss %g, extrapolated from %zu levels "
+                 "down to %g by the %s law across levels (%s)", shifted ? "shifted" : "inverse",
+                 f->target, f->n_levels, f->l1, mb_fit_levels_form_name(f->form), f->why);
         cJSON_AddStringToObject(best, "why", why);
         cJSON_AddItemToObject(root, "best", best);
     }
     cJSON *laws = cJSON_AddObjectToObject(root, "laws");
     if (laws)
-        cJSON_AddItemToObject(laws, "inverse-law", law_json(f));
+        cJSON_AddItemToObject(laws, "inverse-law", law_json(f, 0));
+    if (laws && shifted)
+        cJSON_AddItemToObject(laws, "shifted-law", law_json(f, 1));
     cJSON_AddItemToObject(root, "extrapolated", extrapolated_json(f));
     if (f->boot_b) {
         cJSON *b = cJSON_AddObjectToObject(root, "bootstrap");
         mb_json_add_number(b, "resamples", (double)f->boot_b);
         mb_json_add_number(b, "fitted", (double)f->boot_ok);
         mb_json_add_number(b, "seed", (double)o->seed);
-        cJSON_AddStringToObject(b, "best_law", "inverse-law");
-        cJSON *sm = cJSON_AddArrayToObject(b, "best_samples"); /* [n_inf, a, b] each */
+        cJSON_AddStringToObject(b, "best_law", shifted ? "shifted-law" : "inverse-law");
+        /* [n_inf, a, b] each, b = 1; the shifted law's [n_inf, alpha, m_0] */
+        cJSON *sm = cJSON_AddArrayToObject(b, "best_samples");
         for (size_t i = 0; sm && i < f->boot_ok; i++) {
-            cJSON *q = pair(f->boot[2 * i], f->boot[2 * i + 1]);
+            cJSON *q = pair(f->boot[3 * i], f->boot[3 * i + 1]);
             if (q)
-                cJSON_AddItemToArray(q, cJSON_CreateNumber(1.0));
+                cJSON_AddItemToArray(q, cJSON_CreateNumber(shifted ? f->boot[3 * i + 2] : 1.0));
             cJSON_AddItemToArray(sm, q);
         }
     }

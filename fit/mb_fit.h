@@ -28,7 +28,7 @@
 #include "../data/mb_table.h"
 #include "../model/mb_model.h"
 
-#define MB_FIT_MAX_PARAMS 4
+#define MB_FIT_MAX_PARAMS 5
 
 /* ---- the generic fit -------------------------------------------------------------------------- */
 
@@ -296,21 +296,29 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
  *   NOISE      N(M, L) = A x^-p + B x^-q / M  (B_noise = alpha / N_inf may change with L)
  *   PER_LEVEL  the noise form fitted in two stages: the inverse law per level, then ln N_inf and
  *              ln alpha each linear in ln x
- *   FLOOR      N(M, L) = (A + B / M) ((L - L_f) / (L1 - L_f))^-p, L1 - L_f = e^u fitted */
+ *   FLOOR      N(M, L) = (A + B / M) ((L - L_f) / (L1 - L_f))^-p, L1 - L_f = e^u fitted
+ *   SHIFTED    N(M, L) = A x^-p + B x^-q / (M - M_0), one pole M_0 at every level: the law at
+ *              the target is the shifted inverse law (docs/models.md, "Shifted inverse law")
+ *   AUTO       SEPARABLE or SHIFTED, by AIC (mb_fit_levels_run says which and why); never the
+ *              form of a fit */
 typedef enum mb_fit_levels_form {
     MB_FIT_LEVELS_SEPARABLE = 0,
     MB_FIT_LEVELS_NOISE = 1,
     MB_FIT_LEVELS_PER_LEVEL = 2,
-    MB_FIT_LEVELS_FLOOR = 3
+    MB_FIT_LEVELS_FLOOR = 3,
+    MB_FIT_LEVELS_SHIFTED = 4,
+    MB_FIT_LEVELS_AUTO = 5
 } mb_fit_levels_form;
 const char *mb_fit_levels_form_name(mb_fit_levels_form f);
 int mb_fit_levels_form_parse(const char *s, mb_fit_levels_form *f); /* MB_EINVAL: unknown */
+#define MB_FIT_LEVELS_FORM_NAMES "auto, separable, noise, per-level, floor or shifted"
 
 #define MB_FIT_LEVELS_MIN 3 /* levels the law across levels needs, at the least */
 #define MB_FIT_LEVELS_CAP 32 /* --levels: at most this many (an nfit with more is refused) */
+#define MB_FIT_LEVELS_SHIFTED_MIN_M 3 /* distinct M the shifted form needs, at the least */
 
 typedef struct mb_fit_levels_options {
-    mb_fit_levels_form form;  /* default MB_FIT_LEVELS_SEPARABLE */
+    mb_fit_levels_form form;  /* default MB_FIT_LEVELS_AUTO */
     size_t bootstrap;         /* resamples of the runs for the 95% interval (default 200; 0 none) */
     unsigned long seed;       /* the bootstrap's generator seed (default 1) */
 } mb_fit_levels_options;
@@ -326,34 +334,45 @@ typedef struct mb_fit_levels {
     size_t *runs_at;          /* n_m: runs at each M */
     double *mean;             /* n_m x n_levels: mean first crossing (updates) over the runs */
     mb_fit_result *per_level; /* n_levels inverse-law fits N_inf + alpha / M, one per level */
-    mb_fit_levels_form form;
+    mb_fit_levels_form asked; /* the form asked for (AUTO by default) */
+    mb_fit_levels_form form;  /* the form fitted: never AUTO */
+    char why[320];            /* why that form (AUTO: the two AICs and the rule) */
+    double aic_separable, aic_shifted; /* AUTO: the two forms' AICs (NAN: not fitted) */
     mb_fit_result joint;      /* the form's parameters: n_inf_l1 (A), alpha_l1 (B), p, and q
-                                 (noise, per-level) or ln_gap (floor: ln(L1 - L_f)) */
+                                 (noise, per-level, shifted) or ln_gap (floor: ln(L1 - L_f)),
+                                 and m_0 (shifted: samples) */
     double floor;             /* L_f of the floor form, NAN otherwise */
-    double n_inf, alpha;      /* the inverse law at the target: what mbopt optimises */
+    double n_inf, alpha;      /* the law at the target: inverse, or shifted with m_0 */
+    double m_0;               /* the shifted form's pole M_0 (samples); 0 for the other forms */
+    double inv_n_inf, inv_alpha; /* the inverse law at the target: n_inf and alpha, or for the
+                                 shifted form the inverse law fitted (relative weights) to its
+                                 predictions at the calibration M */
     double *pred, *lo, *hi;   /* n_m: N_update(M, target) and its 95% bootstrap interval (NAN
                                  without a bootstrap) */
-    double n_inf_lo, n_inf_hi, alpha_lo, alpha_hi; /* their 95% bootstrap intervals */
+    double n_inf_lo, n_inf_hi, alpha_lo, alpha_hi, m_0_lo, m_0_hi; /* 95% bootstrap intervals */
     size_t boot_b, boot_ok;   /* resamples asked and fitted */
-    double *boot;             /* boot_ok x 2: n_inf, alpha at the target per resample */
+    double *boot;             /* boot_ok x 3: n_inf, alpha, m_0 at the target per resample */
     mb_fit_warnings warn;
     double lr, procs;         /* the runs' learning rate and learner count (NAN when unknown) */
     char algo[32];            /* and algorithm ("" when unknown): mbopt matches fits to runs */
 } mb_fit_levels;
 
 /* Fits the law across levels to runs read at its levels (runs->thresholds, at least
- * MB_FIT_LEVELS_MIN, every one above target) and predicts the inverse law at `target`. paths
- * (may be NULL) name the runs in messages. MB_EINVAL: a target at or above the lowest level, or
- * runs of several learning rates or (algo, P); MB_ENODATA: a run that does not cross every
- * level, fewer than two M, a law that does not support the prediction (N not growing as the
- * loss falls, the target at or under the floor, a 95% interval wider than the estimate);
+ * MB_FIT_LEVELS_MIN, every one above target) and predicts the law in M at `target` (the
+ * inverse law; the shifted law for the shifted form). paths (may be NULL) name the runs in
+ * messages. MB_EINVAL: a target at or above the lowest level, or runs of several learning rates
+ * or (algo, P); MB_ENODATA: a run that does not cross every level, fewer than two M (three for
+ * the shifted form), a law that does not support the prediction (N not growing as the loss
+ * falls, the target at or under the floor, a pole not in [0, least M), a 95% interval wider
+ * than the estimate);
  * MB_ENOCONV: the fit did not converge. Free with mb_fit_levels_free, also after an error. */
 int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double target,
                       const mb_fit_levels_options *o, mb_fit_levels *f, mb_error *err);
 void mb_fit_levels_free(mb_fit_levels *f);
-/* An nfit (docs/design.md, "Fits") of the inverse law at the target, as mbopt reads it:
- * params, best, laws, converged_range, bootstrap.best_samples, and `extrapolated` (levels, l1,
- * form, fit, per_level, per_m with predicted and ci95). NULL when out of memory. */
+/* An nfit (docs/design.md, "Fits") of the law at the target, as mbopt reads it: params (the
+ * inverse law), best (the inverse law, or the shifted law for the shifted form), laws,
+ * converged_range, bootstrap.best_samples, and `extrapolated` (levels, l1, form, fit,
+ * per_level, per_m with predicted and ci95). NULL when out of memory. */
 cJSON *mb_fit_levels_json(const mb_fit_levels *f, const mb_fit_levels_options *o);
 
 /* ---- T_update(M, P) --------------------------------------------------------------------------- */

@@ -219,10 +219,11 @@ typedef struct lev_print {
 static void levels_print(FILE *out, const void *arg)
 {
     const mb_fit_levels *f = ((const lev_print *)arg)->f;
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32], d[32], e[32];
     fprintf(out, "# N_update(M) at target loss %g, extrapolated from %zu levels down to L1 = %g "
             "(the %s law across levels)\n", f->target, f->n_levels, f->l1,
             mb_fit_levels_form_name(f->form));
+    fprintf(out, "# form: %s\n", f->why);
     fprintf(out, "# per level: the inverse law N_inf + alpha / M fitted to the mean first "
             "crossing at each M\n%10s %14s %14s %10s\n", "level", "N_inf", "alpha", "r2");
     for (size_t l = 0; l < f->n_levels; l++)
@@ -236,6 +237,11 @@ static void levels_print(FILE *out, const void *arg)
     fprintf(out, "B_noise = alpha / N_inf: %s at L1 = %g, %s at the target\n",
             num(a, sizeof a, f->joint.p[1] / f->joint.p[0]), f->l1,
             num(b, sizeof b, f->alpha / f->n_inf));
+    if (f->form == MB_FIT_LEVELS_SHIFTED) /* the law at the target is N_inf + alpha / (M - M_0) */
+        fprintf(out, "at target %g: the shifted law, M_0 = %s [%s, %s]; the inverse law fitted "
+                "to it: N_inf %s, alpha %s\n", f->target, num(a, sizeof a, f->m_0),
+                num(b, sizeof b, f->m_0_lo), num(c, sizeof c, f->m_0_hi),
+                num(d, sizeof d, f->inv_n_inf), num(e, sizeof e, f->inv_alpha));
     if (f->boot_b == 0) /* --bootstrap 0, or an M of one run (the warning says) */
         fprintf(out, "at target %g: N_inf %s, alpha %s (no bootstrap interval)\n", f->target,
                 num(a, sizeof a, f->n_inf), num(b, sizeof b, f->alpha));

@@ -77,8 +77,9 @@ static void nupdate_help(const mb_fit_nupdate_options *d, size_t smooth)
            "                          aimed at, '# levels=' (mbtrain --levels), and L1; else 4\n"
            "                          levels from the runs' '# target_loss=' L1 up to 1.3 L1);\n"
            "                          every run must cross every level\n"
-           "      --form F            with --extrapolate: separable (default), noise,\n"
-           "                          per-level or floor\n"
+           "      --form F            with --extrapolate: auto (default: shifted where its AIC\n"
+           "                          beats separable's by more than 2, else separable),\n"
+           "                          separable, noise, per-level, floor or shifted\n"
            "      --json              write the fit as JSON (docs/design.md, 'Fits')\n"
            "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
            "  -h, --help              show this help and exit\n\n"
@@ -307,7 +308,7 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     a->lr = a->procs = NAN;
     a->extrapolate = a->boot_given = a->smooth_given = 0;
     a->levels = NULL;
-    a->form = MB_FIT_LEVELS_SEPARABLE;
+    a->form = MB_FIT_LEVELS_AUTO;
     a->form_given = 0;
     mb_error err = {0};
     int c;
@@ -334,8 +335,8 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
         case OPT_LEVELS: a->levels = optarg; break;
         case OPT_FORM:
             if (mb_fit_levels_form_parse(optarg, &a->form) != MB_OK)
-                return mb_cli_usage("mbfit", sub, "--form: '%s' is not separable, noise, "
-                                    "per-level or floor", optarg);
+                return mb_cli_usage("mbfit", sub, "--form: '%s' is not "
+                                    MB_FIT_LEVELS_FORM_NAMES, optarg);
             a->form_given = 1;
             break;
         case 'h': nupdate_help(&a->o, NUPDATE_SMOOTH); return 0;

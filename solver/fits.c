@@ -694,9 +694,10 @@ static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated': not an object", path);
     const cJSON *form = cJSON_GetObjectItemCaseSensitive(x, "form");
     mb_fit_levels_form f;
-    if (!cJSON_IsString(form) || mb_fit_levels_form_parse(form->valuestring, &f) != MB_OK)
+    if (!cJSON_IsString(form) || mb_fit_levels_form_parse(form->valuestring, &f) != MB_OK ||
+        f == MB_FIT_LEVELS_AUTO)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated.form': not separable, "
-                            "noise, per-level or floor", path);
+                            "noise, per-level, floor or shifted (the form fitted)", path);
     if ((rc = x_number(root, "", "target_loss", 1, 0, 1, path, &target, err)) != MB_OK ||
         (rc = x_number(x, "extrapolated.", "l1", 1, 0, 1, path, &l1, err)) != MB_OK)
         return rc;

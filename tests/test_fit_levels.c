@@ -3,8 +3,9 @@
  * predicts the target; with noise, the prediction and its bootstrap interval cover the truth;
  * every refusal (target at or above L1, too few levels, a curve that stops early, one M, N not
  * growing as the loss falls, a target under the floor, an interval wider than the estimate);
- * the command's JSON read back by mbopt's reader (mb_solver_read_nfit); and real LeNet-5 runs
- * cut at 0.5 predicting the crossing of 0.4 they went on to measure.
+ * the command's JSON read back by mbopt's reader (mb_solver_read_nfit), a shifted best among
+ * them; the auto choice between the separable and shifted forms on noisy runs of each; and
+ * real LeNet-5 runs cut at 0.5 predicting the crossing of 0.4 they went on to measure.
  *
  * Noise comes from GSL's mt19937 with fixed seeds, so every run sees the same data.
  */
@@ -30,16 +31,16 @@ static const double Lev[] = {0.78, 0.71, 0.64, 0.57, 0.5}; /* L1 = 0.5 */
 #define L1 0.5
 #define L2 0.4
 
-/* A known law: the noise form N = A x^-p + B x^-q / M with x = (L - floor) / (L1 - floor)
- * (floor 0: x = L / L1; q = p: the separable form). */
+/* A known law: the shifted form N = A x^-p + B x^-q / (M - M_0) with x = (L - floor) /
+ * (L1 - floor) (floor 0: x = L / L1; M_0 = 0: the noise form; and q = p: the separable form). */
 typedef struct law {
-    double a, b, p, q, floor;
+    double a, b, p, q, floor, m0;
 } law;
 
 static double law_n(const law *w, double m, double L)
 {
     double x = (L - w->floor) / (L1 - w->floor);
-    return w->a * pow(x, -w->p) + w->b * pow(x, -w->q) / m;
+    return w->a * pow(x, -w->p) + w->b * pow(x, -w->q) / (m - w->m0);
 }
 
 /* `seeds` runs per M of law w: each run's whole curve scaled by e^(run_sd z), each crossing
@@ -93,6 +94,11 @@ static void check_form(const law *w, mb_fit_levels_form form, size_t boot, doubl
     CU_ASSERT(mb_test_close(f.n_inf, w->a * pow(x2, -w->p), tol));
     CU_ASSERT(mb_test_close(f.alpha, w->b * pow(x2, -w->q), tol));
     CU_ASSERT(mb_test_close(f.joint.p[2], w->p, tol));
+    CU_ASSERT(f.form != MB_FIT_LEVELS_AUTO);
+    if (w->m0 > 0) {
+        CU_ASSERT_EQUAL(f.form, MB_FIT_LEVELS_SHIFTED);
+        CU_ASSERT(mb_test_close(f.m_0, w->m0, tol));
+    }
     for (size_t g = 0; g < NM; g++)
         CU_ASSERT(mb_test_close(f.pred[g], law_n(w, Ms[g], L2), tol));
     if (form == MB_FIT_LEVELS_FLOOR)
@@ -110,13 +116,78 @@ static void test_exact(void)
     /* Exact data: each form returns its own law. The joint fits are nonlinear least squares
      * from a two-stage start, stopped by GSL's tests at 1e-14: 1e-6 relative leaves room for
      * the conditioning of p and q over levels that span a factor 1.56 only. */
-    const law sep = {123.4, 5678.9, 1.73, 1.73, 0}, noise = {98.7, 4321.5, 1.37, 2.41, 0},
-              fl = {87.6, 3456.7, 0.83, 0.83, 0.31};
+    const law sep = {123.4, 5678.9, 1.73, 1.73, 0, 0}, noise = {98.7, 4321.5, 1.37, 2.41, 0, 0},
+              fl = {87.6, 3456.7, 0.83, 0.83, 0.31, 0};
     check_form(&sep, MB_FIT_LEVELS_SEPARABLE, 20, 1e-6);
     check_form(&noise, MB_FIT_LEVELS_NOISE, 20, 1e-6);
     check_form(&noise, MB_FIT_LEVELS_PER_LEVEL, 20, 1e-6);
     check_form(&sep, MB_FIT_LEVELS_NOISE, 0, 1e-6);
     check_form(&fl, MB_FIT_LEVELS_FLOOR, 0, 1e-6);
+    /* the shifted form, its pole at 0.41 of the least M as lenet5's was (6.36 of 16), forced
+     * and chosen; and exact separable data keep the separable form under auto */
+    const law shf = {108.4, 6148.0, 2.62, 3.96, 0, 3.27};
+    check_form(&shf, MB_FIT_LEVELS_SHIFTED, 20, 1e-6);
+    check_form(&shf, MB_FIT_LEVELS_AUTO, 0, 1e-6);
+    check_form(&sep, MB_FIT_LEVELS_AUTO, 0, 1e-6);
+}
+
+/* Auto's choice and prediction on `seeds` runs per M of law w with lenet5-like noise (each
+ * run's curve off by 8%, each crossing by 3% more), noise seed `seed`: the form chosen, and
+ * the largest relative error of the prediction at L2 over the M (*err). */
+static mb_fit_levels_form auto_pick(const law *w, size_t seeds, unsigned long seed, double *err)
+{
+    mb_fit_runs runs;
+    make_runs(&runs, w, seeds, 0.08, 0.03, 0, seed);
+    mb_fit_levels_options o;
+    mb_fit_levels_options_init(&o);
+    o.bootstrap = 0;
+    mb_fit_levels f;
+    mb_error e = {0};
+    int rc = mb_fit_levels_run(&runs, NULL, L2, &o, &f, &e);
+    CU_ASSERT_EQUAL(rc, MB_OK);
+    mb_fit_levels_form form = rc == MB_OK ? f.form : MB_FIT_LEVELS_AUTO;
+    *err = rc == MB_OK ? 0 : INFINITY;
+    for (size_t g = 0; rc == MB_OK && g < NM; g++)
+        *err = fmax(*err, fabs(f.pred[g] / law_n(w, Ms[g], L2) - 1));
+    if (getenv("MB_TEST_VERBOSE"))
+        fprintf(stderr, "\nseed %lu: %s, max error %.1f%% (%s)", seed,
+                mb_fit_levels_form_name(form), 100 * *err, f.why);
+    mb_fit_levels_free(&f);
+    mb_fit_runs_free(&runs);
+    return form;
+}
+
+static void test_auto(void)
+{
+    /* Runs of a shifted law (lenet5's fitted p, q and pole fraction), 5 seeds an M: auto takes
+     * the shifted form and predicts L2 within 15% at every M (10% is the noise form's bound on
+     * its own law in test_noisy; the pole adds a fifth parameter, and M = 8 sits 4.7 from it,
+     * where an error in M_0 of 0.3 moves N by 6%) for each of 10 noise seeds. */
+    const law shf = {108.4, 6148.0, 2.62, 3.96, 0, 3.27};
+    size_t picked = 0;
+    double worst = 0, e;
+    for (unsigned long seed = 1; seed <= 10; seed++) {
+        picked += auto_pick(&shf, 5, seed, &e) == MB_FIT_LEVELS_SHIFTED;
+        worst = fmax(worst, e);
+    }
+    CU_ASSERT_EQUAL(picked, 10);
+    CU_ASSERT(worst < 0.15);
+    /* Runs of the separable law, 3 seeds an M as the default job trains. Were the 30 means
+     * independent, the rule (2 parameters more, AIC lower by more than 2) would take the
+     * shifted form by chance about 5% of the time; but a run's noise is shared by its crossings
+     * of every level, so the means at one M move together and the AIC counts that evidence
+     * once per level: measured 36 of 50 kept separable (14 taken shifted, M_0 0.8 to 1.8 of
+     * least M 8, their worst prediction 12.9% off against the separable fits' 10.3%). At least
+     * 32 asserted: a rule that took the shifted form on noise more often would break it. The
+     * rate is a known weakness of the rule (docs/models.md, "N_update below the calibration's
+     * target"). */
+    const law sep = {123.4, 5678.9, 1.73, 1.73, 0, 0};
+    size_t kept = 0;
+    for (unsigned long seed = 1; seed <= 50; seed++)
+        kept += auto_pick(&sep, 3, 100 + seed, &e) == MB_FIT_LEVELS_SEPARABLE;
+    if (getenv("MB_TEST_VERBOSE"))
+        fprintf(stderr, "\nseparable law: %zu of 50 kept separable", kept);
+    CU_ASSERT(kept >= 32);
 }
 
 static void test_noisy(void)
@@ -125,7 +196,7 @@ static void test_noisy(void)
      * first crossings of a noisy evaluation loss are: the prediction at L2 (an extrapolation
      * by 20% in loss) within 10% at every M, and the 95% bootstrap interval covering the truth
      * at most M (at least 5 of 6: a 95% interval may miss one). */
-    const law w = {98.7, 4321.5, 1.37, 2.41, 0};
+    const law w = {98.7, 4321.5, 1.37, 2.41, 0, 0};
     mb_fit_runs runs;
     make_runs(&runs, &w, 5, 0.08, 0.03, 0, 7);
     mb_fit_levels_options o;
@@ -153,7 +224,7 @@ static void test_misfit_warning(void)
 {
     /* M = 8 twice what the law says at every level (a loss hovering near its noise floor):
      * the inverse law at L1 misses it by far more than 25%, and the output says so */
-    const law w = {123.4, 5678.9, 1.73, 1.73, 0};
+    const law w = {123.4, 5678.9, 1.73, 1.73, 0, 0};
     mb_fit_runs runs;
     make_runs(&runs, &w, 2, 0, 0, 0, 1);
     for (size_t i = 0; i < runs.n; i++)
@@ -192,7 +263,7 @@ static void refused(const mb_fit_runs *runs, double target, mb_fit_levels_form f
 
 static void test_refusals(void)
 {
-    const law w = {123.4, 5678.9, 1.73, 1.73, 0};
+    const law w = {123.4, 5678.9, 1.73, 1.73, 0, 0};
     mb_fit_runs runs;
     make_runs(&runs, &w, 2, 0, 0, 0, 1);
     /* a target at or above the lowest level: fit it directly */
@@ -225,12 +296,12 @@ static void test_refusals(void)
     refused(&runs, L2, MB_FIT_LEVELS_SEPARABLE, MB_EINVAL, "different learning rates");
     mb_fit_runs_free(&runs);
     /* N flat in L (p = 0): nothing says how much further the target is */
-    const law flat = {123.4, 5678.9, -0.2, -0.2, 0};
+    const law flat = {123.4, 5678.9, -0.2, -0.2, 0, 0};
     make_runs(&runs, &flat, 2, 0, 0, 0, 1);
     refused(&runs, L2, MB_FIT_LEVELS_SEPARABLE, MB_ENODATA, "p = -0.2 <= 0");
     mb_fit_runs_free(&runs);
     /* a floor above the target */
-    const law fl = {87.6, 3456.7, 0.83, 0.83, 0.43};
+    const law fl = {87.6, 3456.7, 0.83, 0.83, 0.43, 0};
     make_runs(&runs, &fl, 2, 0, 0, 0, 1);
     refused(&runs, L2, MB_FIT_LEVELS_FLOOR, MB_ENODATA, "under the loss floor 0.43");
     mb_fit_runs_free(&runs);
@@ -266,7 +337,7 @@ static void test_command(void)
 {
     char dir[256], out[512], args[1024];
     CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
-    const law w = {123.4, 5678.9, 1.73, 1.73, 0};
+    const law w = {123.4, 5678.9, 1.73, 1.73, 0, 0};
     for (size_t g = 0; g < NM; g++)
         for (int s = 0; s < 3; s++)
             write_log(dir, &w, Ms[g], s, 0);
@@ -335,6 +406,47 @@ static void test_command(void)
     mb_test_rmdir(dir);
 }
 
+/* Logs of a shifted law: auto takes the shifted form, its nfit's best is the shifted law that
+ * mbopt's reader takes (pole, resamples [n_inf, alpha, m_0]) and mbopt scale optimises; the
+ * shifted form with two M is refused. */
+static void test_command_shifted(void)
+{
+    char dir[256], out[512], args[1024];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    const law w = {108.4, 6148.0, 2.62, 3.96, 0, 3.27};
+    for (size_t g = 0; g < NM; g++)
+        for (int s = 0; s < 3; s++)
+            write_log(dir, &w, Ms[g], s, 0);
+    snprintf(out, sizeof out, "%s/n.json", dir);
+    mb_test_run r;
+    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --levels "
+                            "0.78,0.71,0.64,0.57,0.5 --bootstrap 50 '%s'/*.csv --json -o '%s'",
+                            dir, out));
+    mb_test_run_free(&r);
+    mb_solver_nfit nf;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(out, NULL, &nf, &err), MB_OK);
+    CU_ASSERT_EQUAL(nf.law.kind, MB_LAW_SHIFTED);
+    /* whole updates and the seeds' jitter of 1-2% only: the pole within 5% */
+    CU_ASSERT(mb_test_close(nf.law.m0, w.m0, 0.05));
+    CU_ASSERT(nf.n_boot > 25 && nf.boot[0].kind == MB_LAW_SHIFTED);
+    CU_ASSERT(nf.inverse.kind == MB_LAW_INVERSE && nf.inverse.n_inf > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(nf.why, "the shifted form (M_0 = "));
+    CU_ASSERT(mb_test_sh_ok(&r, "mbopt scale --nfit '%s' --tfit data/examples/tfit.json --procs 1 "
+                            "--comm none", out));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "shifted inverse law"));
+    mb_test_run_free(&r);
+    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --levels "
+                            "0.78,0.71,0.64,0.57,0.5 --bootstrap 0 '%s'/*.csv", dir));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "(the shifted law across levels)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# form: the shifted form"));
+    mb_test_run_free(&r);
+    snprintf(args, sizeof args, "nupdate --extrapolate --form shifted --target-loss 0.4 --levels "
+             "0.78,0.71,0.64,0.57,0.5 '%s'/*-b8-*.csv '%s'/*-b16-*.csv", dir, dir);
+    mb_test_expect_failure("mbfit", args, 1, "the shifted form needs at least 3 mini-batch sizes");
+    mb_test_rmdir(dir);
+}
+
 /* Logs of mbtrain --levels (issue #23) state the levels their checks aimed at (# levels=): they
  * are the default, with L1; logs that state other ones are refused, and a fitted level a
  * checked log did not aim at is warned of (its first logged crossing may come late). */
@@ -342,7 +454,7 @@ static void test_logged_levels(void)
 {
     char dir[256], args[1024];
     CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
-    const law w = {123.4, 5678.9, 1.73, 1.73, 0};
+    const law w = {123.4, 5678.9, 1.73, 1.73, 0, 0};
     for (size_t g = 0; g < NM; g++)
         for (int s = 0; s < 3; s++)
             write_log(dir, &w, Ms[g], s, 0);
@@ -393,10 +505,12 @@ static void test_lenet5(void)
     /* Real runs (tests/fixtures/fit/levels/: LeNet-5 on Fashion-MNIST, momentum 0.9, lr 0.02,
      * M = 16..256 x 5 seeds, evaluation rows only), cut where runs to 0.5 would have stopped.
      * The same runs trained on to 0.4 first crossed it at these mean updates (--no-bisect,
-     * docs/models.md, "N_update below the calibration's target"). The extrapolation measured
-     * 3.0% median |error| there (M = 16 alone -29%); 10% keeps room for another bootstrap seed
-     * or a change of GSL version without letting a broken form through. */
-    static const double m[] = {16, 32, 64, 128, 256}, measured[] = {1880, 794.4, 477.6, 375, 316};
+     * docs/models.md, "N_update below the calibration's target"). The default (auto) takes the
+     * shifted form here (AIC -108.6 vs -93.6), M_0 = 5.4: -5.5%, +5.1%, +3.6%, -7.3%, -11.8%,
+     * median |error| 5.5%, the worst 11.8% at M = 256 (the separable form had 3.0% median and
+     * -29% at M = 16); 10% on the median keeps room for another bootstrap seed or a change of
+     * GSL version without letting a broken form through, and 15% bounds the worst M. */
+    static const double m[] = {16, 32, 64, 128, 256, 0}, measured[] = {1880, 794.4, 477.6, 375, 316, 0};
     char dir[256], out[512];
     CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
     snprintf(out, sizeof out, "%s/n.json", dir);
@@ -407,9 +521,12 @@ static void test_lenet5(void)
     mb_solver_nfit nf;
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(out, NULL, &nf, &err), MB_OK);
+    CU_ASSERT_EQUAL(nf.law.kind, MB_LAW_SHIFTED);
     double e[5];
     for (size_t i = 0; i < 5; i++) {
-        e[i] = fabs((nf.law.n_inf + nf.law.a / m[i]) / measured[i] - 1);
+        double n = NAN;
+        CU_ASSERT_EQUAL(mb_model_law_nupdate(&nf.law, m[i], &n, NULL), MB_OK);
+        e[i] = fabs(n / measured[i] - 1);
         if (getenv("MB_TEST_VERBOSE"))
             fprintf(stderr, "\nM=%g measured %g error %.1f%%", m[i], measured[i], 100 * e[i]);
     }
@@ -420,6 +537,7 @@ static void test_lenet5(void)
             e[b] = e[b - 1], e[b - 1] = t;
         }
     CU_ASSERT(e[2] < 0.10);
+    CU_ASSERT(e[4] < 0.15);
     mb_test_rmdir(dir);
 }
 
@@ -430,9 +548,11 @@ int mb_test_suite_fit_levels(void)
         return 1;
     return !CU_add_test(s, "each form recovers its law, exactly", test_exact) ||
            !CU_add_test(s, "noisy curves: prediction and interval", test_noisy) ||
+           !CU_add_test(s, "auto: shifted where the pole is, separable where not", test_auto) ||
            !CU_add_test(s, "refusals", test_refusals) ||
            !CU_add_test(s, "an M the inverse law misses is named", test_misfit_warning) ||
            !CU_add_test(s, "mbfit nupdate --extrapolate -> mbopt's reader", test_command) ||
+           !CU_add_test(s, "a shifted law's nfit -> mbopt", test_command_shifted) ||
            !CU_add_test(s, "levels the logs' checks aimed at", test_logged_levels) ||
            !CU_add_test(s, "lenet5 runs to 0.5 predict 0.4", test_lenet5);
 }

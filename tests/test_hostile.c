@@ -1335,9 +1335,13 @@ static const hcase opt_cases[] = {
     {"silent", NX "sed 's/\"l1\":[[:space:]]*0.5/\"l1\": 0.3/' $W/nx.json > $W/n.json && $T mbopt "
                "scale --nfit $W/n.json --tfit $E/tfit.json --procs 1:4 --comm none -o $W/o", 1,
      "field 'extrapolated.l1': 0.3 is not above target_loss 0.4"},
-    {"silent", NX "sed 's/\"form\":[[:space:]]*\"separable\"/\"form\": \"bogus\"/' $W/nx.json > "
+    /* the fixture's form is the shifted one (--form auto); auto is asked for, never fitted */
+    {"silent", NX "sed 's/\"form\":[[:space:]]*\"shifted\"/\"form\": \"bogus\"/' $W/nx.json > "
                "$W/n.json && $T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LV " -o $W/o",
      1, "field 'extrapolated.form'"},
+    {"silent", NX "sed 's/\"form\":[[:space:]]*\"shifted\"/\"form\": \"auto\"/' $W/nx.json > "
+               "$W/n.json && $T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LV " -o $W/o",
+     1, "field 'extrapolated.form': not separable, noise, per-level, floor or shifted"},
     {"silent", NX "sed '0,/\"p\":[[:space:]]*[0-9.]*/s//\"p\": -3/' $W/nx.json > $W/n.json && $T "
                "mbplot nupdate $W/n.json -o $W/o", 1, "field 'extrapolated.fit.params.p': -3"},
     {"silent", NX "sed 's/\"extrapolated\":[[:space:]]*{/\"extrapolated\": true, \"x\": {/' "
@@ -1357,7 +1361,7 @@ static const hcase opt_cases[] = {
     {"silent", NXF "sed 's/\"floor\":\t[0-9.e+-]*,//' $W/nf.json > $W/n.json && " XS, 1,
      "field 'extrapolated.floor': missing (the floor form fits one)"},
     {"silent", NX "sed 's/\"floor\":\tnull/\"floor\":\t0.1/' $W/nx.json > $W/n.json && " XS,
-     1, "field 'extrapolated.floor': not null, but the form is separable"},
+     1, "field 'extrapolated.floor': not null, but the form is shifted"},
     {"silent", NX "sed 's/\"per_level\":\t\\[/\"per_level\": [], \"x\": [/' $W/nx.json > "
                "$W/n.json && " XS, 1, "field 'extrapolated.per_level': not an array of 4 fits"},
     {"silent", NX "sed 's/\"per_level\":\t\\[/\"per_level\": 3, \"x\": [/' $W/nx.json > "
