@@ -544,6 +544,7 @@ CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='
   BEGIN { \
     if (!num(fl) || !(fl + 0 > 0) || !num(tl) || !(fl + 0 < tl + 0)) { \
       print "FINAL_LOSS=" fl " is not a loss below TARGET_LOSS=" tl ": nothing to extrapolate (the calibration runs stop at TARGET_LOSS; without FINAL_LOSS the answer is for TARGET_LOSS)"; exit } \
+    if (tl - fl <= 1e-6 * tl) { print "FINAL_LOSS=" fl " lies within the 6 digits a log writes of TARGET_LOSS=" tl ": nothing to extrapolate"; exit } \
     if (b != "" && (!num(b) || !(b + 0 > 0) || b + 0 > 1e9)) { print "CAL_BUDGET=" b ": not a number of seconds above 0, at most 1e9"; exit } \
     if (!num(ef) || !(ef + 0 > 0 && ef + 0 <= 1)) { print "CAL_EVAL_FRAC=" ef ": not a fraction above 0, at most 1"; exit } \
     m = list("CAL_BATCHES", ms, 1, 2, "M: the law across M needs two"); if (m != "") { print m; exit } \

@@ -627,9 +627,21 @@ static int choose_form(mb_fit_levels *f, mb_error *err)
                          ? "adds nothing to an exact fit"
                      : !(gain > 2) ? "is not better by AIC (lower by more than 2 needed)"
                                    : NULL;
+    if (no && !ok) {
+        snprintf(f->why, sizeof f->why, "the separable form: the shifted form did not fit "
+                 "(%.200s)", e2.msg[0] ? e2.msg : sh.gsl_reason);
+        mb_fit_result_free(&sh);
+        return MB_OK;
+    }
     if (no) {
-        snprintf(f->why, sizeof f->why, "the separable form: the shifted form %s (AIC %.4g vs "
-                 "the separable form's %.4g)", no, f->aic_shifted, f->aic_separable);
+        /* an exact fit has AIC -inf: the comparison is the sentence, not the numbers */
+        char a[40] = "-", b[40] = "-";
+        if (isfinite(f->aic_shifted))
+            snprintf(a, sizeof a, "%.4g", f->aic_shifted);
+        if (isfinite(f->aic_separable))
+            snprintf(b, sizeof b, "%.4g", f->aic_separable);
+        snprintf(f->why, sizeof f->why, "the separable form: the shifted form %s (AIC %s vs "
+                 "the separable form's %s)", no, a, b);
         mb_fit_result_free(&sh);
         return MB_OK;
     }

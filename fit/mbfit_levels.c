@@ -77,10 +77,20 @@ static int log_levels(const mb_table *t, const char *file, double target, double
             return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': '%s' is not from the "
                                 "highest down (%g after %g)", file, s, v[j], v[j - 1]);
     }
-    const char *cf = mb_table_meta(t, "check_frac"), *ea = mb_table_meta(t, "eval_adapt");
-    double frac;
-    const int staged = (cf && mb_data_parse_double(cf, &frac) == MB_OK && frac > 0 && frac < 1) ||
-                       (ea && strcmp(ea, "1") == 0);
+    const char *cf = mb_table_meta(t, "check_frac"), *ea = mb_table_meta(t, "eval_adapt"),
+               *cs = mb_table_meta(t, "check_sigmas");
+    double frac = 0, sig;
+    /* what mbtrain writes beside them, as it writes it (campaign 15) */
+    if (cf && !(mb_data_parse_double(cf, &frac) == MB_OK && frac >= 0 && frac < 1))
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'check_frac': '%s' is not a fraction "
+                            "in [0, 1)", file, cf);
+    if (ea && strcmp(ea, "0") != 0 && strcmp(ea, "1") != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'eval_adapt': '%s' is not 0 or 1",
+                            file, ea);
+    if (cs && !(mb_data_parse_double(cs, &sig) == MB_OK && sig > 0 && isfinite(sig)))
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'check_sigmas': '%s' is not a number "
+                            "above 0", file, cs);
+    const int staged = frac > 0 || (ea && strcmp(ea, "1") == 0);
     if (*n > 0 && !staged)
         return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels' without a 'check_frac' in "
                             "(0, 1) or 'eval_adapt=1' (mbtrain writes the levels only beside "
@@ -286,6 +296,12 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
     rc = read_tables(files, nfiles, &tabs, &err);
     if (rc == MB_OK && !la->levels)
         rc = default_levels(tabs, files, nfiles, lev, &nl, &err);
+    /* a level a hair above the target: a log's 6 digits cannot tell them apart (campaign 15) */
+    for (size_t l = 0; rc == MB_OK && l < nl; l++)
+        if (lev[l] > target && !mb_run_level_above(lev[l], target))
+            rc = mb_error_set(&err, MB_EINVAL, "--target-loss %.17g lies within the 6 digits a "
+                              "log writes of the level %.17g: nothing to extrapolate (fit it "
+                              "directly, or a target further below)", target, lev[l]);
     if (rc == MB_OK)
         note_unjudged(tabs, files, nfiles, lev, nl);
     if (rc == MB_OK)

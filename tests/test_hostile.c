@@ -1060,6 +1060,15 @@ static const hcase fit_cases[] = {
      "metadata 'levels' without a 'check_frac' in (0, 1) or 'eval_adapt=1'"},
     {"silent", LP("0.65,0.6,0.55", "# eval_adapt=1\\n") " && grep -q '\"levels\":.\\[0.65, 0.6, "
                "0.55, 0.5\\]' $W/o", 0, NULL},
+    /* the fifteenth campaign: what stands beside the levels is as mbtrain writes it */
+    {"silent", LP("0.65,0.6,0.55", "# eval_adapt=1\\n# check_frac=nan\\n"), 1,
+     "metadata 'check_frac': 'nan' is not a fraction in [0, 1)"},
+    {"silent", LP("0.65,0.6,0.55", "# eval_adapt=2\\n"), 1,
+     "metadata 'eval_adapt': '2' is not 0 or 1"},
+    {"silent", LP("0.65,0.6,0.55", "# check_frac=0.0625\\n# check_sigmas=-3\\n"), 1,
+     "metadata 'check_sigmas': '-3' is not a number above 0"},
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.49999999 " LV "/*.csv -o $W/o", 1,
+     "--target-loss 0.49999999000000001 lies within the 6 digits a log writes of the level 0.5"},
 #undef LP
     /* Q5: wall_s a running total (as mbopt validate reads it) */
     {"silent", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^50,0.0133,800,0.050,/50,"

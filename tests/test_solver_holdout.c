@@ -611,6 +611,7 @@ static void test_run_knobs(void)
         {"PROBE_BUDGET=-1", "PROBE_BUDGET=-1: a number above 0"},
         {"COMM=bogus", "COMM=bogus: measured or none"},
         {"COMM=none PROCS=1:2", "PROCS=1:2 with COMM=none: without the collective model"},
+        {"FINAL_LOSS=0.4 TARGET_LOSS=0.4000001", "FINAL_LOSS=0.4 lies within the 6 digits"},
         {"PROCS=abc", "PROCS=abc: whole numbers"},
         {"NET=no_such_net", "NET=no_such_net: no data/nets/no_such_net.cfg"},
         {"CAL_SEEDS=abc", "CAL_SEEDS is a calibration knob: give FINAL_LOSS too"},
