@@ -354,8 +354,8 @@ static void test_errors(void)
         const char *flags, *what;
     } lv[] = {
         {"--levels 0.5", "--levels has no effect without --target-loss"},
-        {"--target-loss 0.2 --levels 0.5", "--levels has no effect without --check-frac or "
-         "--eval-adapt"},
+        {"--target-loss 0.2 --levels 0.5",
+         "--levels has no effect without --check-frac above 0 or --eval-adapt"},
         {"--target-loss 0.2 --check-frac 0.1 --levels 0.5,0.2", "--levels: 0.2 is not above "
          "--target-loss 0.2"},
         {"--target-loss 0.2 --eval-adapt --levels 0.5,0.1", "0.1 is not above --target-loss"},
