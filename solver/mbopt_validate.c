@@ -50,6 +50,8 @@ typedef struct grid_cli {
     mb_range m;
     size_t seeds;
     double *per_m, total; /* filled by grid_compute */
+    size_t never;         /* M at or under the law's pole: never reach the target, left out */
+    double law_m0;        /* that pole, for the grid's line */
     int on;
 } grid_cli;
 
@@ -60,8 +62,9 @@ static int grid_compute(grid_cli *g, const model_opts *m, double p, mb_error *er
     g->per_m = malloc(g->m.n * sizeof *g->per_m);
     if (!g->per_m)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
+    g->law_m0 = m->law.m0;
     int rc = mb_solver_grid_cost(&m->law, &m->t, p, g->m.v, g->m.n, g->seeds, g->per_m,
-                                 &g->total, err);
+                                 &g->total, &g->never, err);
     g->on = rc == MB_OK;
     return rc;
 }
@@ -69,9 +72,14 @@ static int grid_compute(grid_cli *g, const model_opts *m, double p, mb_error *er
 /* The grid's line: "a sweep of M = 8..512 (7 M), 5 seeds each, ... would train X s". */
 static const char *grid_line(char *buf, size_t size, const grid_cli *g, double p)
 {
-    snprintf(buf, size, "a grid sweep of M = %g..%g (%zu M) at P = %g, %zu seeds each, to the "
-             "target would train %.4g s (predicted: %zu x T_C at each M; evaluation not "
-             "counted)", g->m.v[0], g->m.v[g->m.n - 1], g->m.n, p, g->seeds, g->total, g->seeds);
+    int len = snprintf(buf, size, "a grid sweep of M = %g..%g (%zu M) at P = %g, %zu seeds "
+                       "each, to the target would train %.4g s (predicted: %zu x T_C at each M; "
+                       "evaluation not counted)", g->m.v[0], g->m.v[g->m.n - 1], g->m.n, p,
+                       g->seeds, g->total, g->seeds);
+    if (g->never && len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, "; %zu M at or under the law's pole M_0 = %.3g "
+                 "never reach it and are left out (a real sweep would spend its time cap "
+                 "there)", g->never, g->law_m0);
     return buf;
 }
 

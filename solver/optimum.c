@@ -179,10 +179,17 @@ static double edge(const mb_law *law, const mb_update_time *t, double p, double 
 }
 
 int mb_solver_grid_cost(const mb_law *law, const mb_update_time *t, double p, const double *m,
-                        size_t n, size_t seeds, double *per_m, double *total, mb_error *err)
+                        size_t n, size_t seeds, double *per_m, double *total, size_t *never,
+                        mb_error *err)
 {
     *total = 0;
+    *never = 0;
     for (size_t k = 0; k < n; k++) {
+        if (law->kind == MB_LAW_SHIFTED && !(m[k] > law->m0)) {
+            per_m[k] = NAN;
+            (*never)++;
+            continue;
+        }
         if (mb_model_law_tc(law, t, m[k], p, &per_m[k]) != MB_OK || !isfinite(per_m[k]))
             return mb_error_set(err, MB_EDOM, "T_C cannot be evaluated at M = %g, P = %g", m[k],
                                 p);

@@ -8,7 +8,8 @@
 #
 # OUT is a make run output folder (out/, or out/zoo/NAME) holding runs/ check/ seeds/ holdout/
 # and step.csv; LR and TARGET are that run's. Flags after TARGET go to mbfit nupdate (e.g.
-# --choose aic). Prints the held-out check line. The held-out runs cover the M the plan of the
+# --choose aic). A calibrated run (make run FINAL_LOSS=L2): TARGET is L2 and EXTRAPOLATE=1 fits
+# the law across levels (mbfit nupdate --extrapolate) instead of the direct law. Prints the held-out check line. The held-out runs cover the M the plan of the
 # time chose: an answer that is not among them cannot be graded (mbopt says so).
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: regrade.sh OUT LR TARGET [NUPDATE_FLAG...]" >&2; exit 2; }
@@ -22,7 +23,8 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$out"
 mkdir "$tmp/in"
 cp $(ls runs/lr"$lr"/*.csv check/lr"$lr"/*.csv seeds/lr"$lr"/*.csv 2>/dev/null) "$tmp/in/"
-"$bin/mbfit" nupdate --target-loss "$target" --lr "$lr" --weights pooled --bootstrap 50 "$@" \
+if [ -n "${EXTRAPOLATE:-}" ]; then law=(--extrapolate --bootstrap 200); else law=(--weights pooled --bootstrap 50); fi
+"$bin/mbfit" nupdate --target-loss "$target" --lr "$lr" "${law[@]}" "$@" \
     "$tmp"/in/*.csv --json -o "$tmp/n.json"
 "$bin/mbfit" tupdate step.csv "$tmp"/in/*.csv $(ls par/lr*/*.csv 2>/dev/null) --json \
     -o "$tmp/t.json" 2>/dev/null
