@@ -615,24 +615,22 @@ static int choose_form(mb_fit_levels *f, mb_error *err)
     }
     mb_fit_result sh;
     mb_error e2 = {0};
-    int ok = fit_shifted(f, f->mean, NULL, &sh, &e2) == MB_OK && sh.status == MB_OK;
-    f->aic_shifted = ok ? sh.aic : NAN;
-    double gain = f->aic_separable - f->aic_shifted;
-    const char *no = !ok                                          ? "did not fit"
-                     : !(sh.p[4] > 0 && sh.p[4] < f->batch[0])    ? "has its pole outside "
-                                                                    "(0, least M)"
-                     : !(sh.p[1] >= 0)                            ? "has alpha < 0"
-                     : !(sh.p[2] > 0)                             ? "has p <= 0"
-                     : sp->status == MB_OK && !(sp->chi2 > 1e-18 * (double)sp->n_points)
-                         ? "adds nothing to an exact fit"
-                     : !(gain > 2) ? "is not better by AIC (lower by more than 2 needed)"
-                                   : NULL;
-    if (no && !ok) {
+    if (fit_shifted(f, f->mean, NULL, &sh, &e2) != MB_OK || sh.status != MB_OK) {
         snprintf(f->why, sizeof f->why, "the separable form: the shifted form did not fit "
                  "(%.200s)", e2.msg[0] ? e2.msg : sh.gsl_reason);
         mb_fit_result_free(&sh);
         return MB_OK;
     }
+    f->aic_shifted = sh.aic;
+    double gain = f->aic_separable - f->aic_shifted;
+    const char *no = !(sh.p[4] > 0 && sh.p[4] < f->batch[0])    ? "has its pole outside "
+                                                                  "(0, least M)"
+                     : !(sh.p[1] >= 0)                          ? "has alpha < 0"
+                     : !(sh.p[2] > 0)                           ? "has p <= 0"
+                     : sp->status == MB_OK && !(sp->chi2 > 1e-18 * (double)sp->n_points)
+                         ? "adds nothing to an exact fit"
+                     : !(gain > 2) ? "is not better by AIC (lower by more than 2 needed)"
+                                   : NULL;
     if (no) {
         /* an exact fit has AIC -inf: the comparison is the sentence, not the numbers */
         char a[40] = "-", b[40] = "-";

@@ -1178,10 +1178,14 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
     if (rc == MB_OK && k == 0)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.candidates': empty beside "
                           "'settled.batch' (the settings the runs chose among)", path);
-    int among = 0, same_lr = isnan(lr); /* the runs agreed with the model: the answer is one
-                                           of its candidates; and at a rate one was trained at */
-    cJSON_ArrayForEach(x, c) among |= mb_json_get(x, "batch") == batch,
+    /* the answer is at a rate one candidate was trained at; where the runs agreed with the
+     * model, it is one of the candidates */
+    int among = 0, same_lr = isnan(lr);
+    cJSON_ArrayForEach(x, c)
+    {
+        among |= mb_json_get(x, "batch") == batch;
         same_lr |= mb_json_get(x, "lr") == lr;
+    }
     if (rc == MB_OK && !same_lr)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'settled.lr': %g is the rate of none of "
                           "'settled.candidates'", path, lr);

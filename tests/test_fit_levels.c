@@ -333,20 +333,30 @@ static void write_log(const char *dir, const law *w, double m, int seed, int sto
     fclose(f);
 }
 
+/* Logs of law w, 3 seeds at every M, into dir (made here), and mbfit nupdate --extrapolate to
+ * 0.4 of them (with `extra` flags) as JSON into out, dir/n.json. At the logs' own levels: the
+ * default grid, 0.75 .. 0.5, would meet each at the next row. */
+static void fit_law_logs(char *dir, size_t n_dir, const law *w, const char *extra, char *out,
+                         size_t n_out)
+{
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, n_dir) == 0);
+    for (size_t g = 0; g < NM; g++)
+        for (int s = 0; s < 3; s++)
+            write_log(dir, w, Ms[g], s, 0);
+    snprintf(out, n_out, "%s/n.json", dir);
+    mb_test_run r;
+    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --levels "
+                            "0.78,0.71,0.64,0.57,0.5 %s '%s'/*.csv --json -o '%s'", extra, dir,
+                            out));
+    mb_test_run_free(&r);
+}
+
 static void test_command(void)
 {
     char dir[256], out[512], args[1024];
-    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
     const law w = {123.4, 5678.9, 1.73, 1.73, 0, 0};
-    for (size_t g = 0; g < NM; g++)
-        for (int s = 0; s < 3; s++)
-            write_log(dir, &w, Ms[g], s, 0);
-    snprintf(out, sizeof out, "%s/n.json", dir);
+    fit_law_logs(dir, sizeof dir, &w, "", out, sizeof out);
     mb_test_run r;
-    /* the logs' own levels (the default grid, 0.75 .. 0.5, would meet each at the next row) */
-    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --levels "
-                            "0.78,0.71,0.64,0.57,0.5 '%s'/*.csv --json -o '%s'", dir, out));
-    mb_test_run_free(&r);
     mb_solver_nfit nf;
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(out, NULL, &nf, &err), MB_OK);
@@ -412,17 +422,9 @@ static void test_command(void)
 static void test_command_shifted(void)
 {
     char dir[256], out[512], args[1024];
-    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
     const law w = {108.4, 6148.0, 2.62, 3.96, 0, 3.27};
-    for (size_t g = 0; g < NM; g++)
-        for (int s = 0; s < 3; s++)
-            write_log(dir, &w, Ms[g], s, 0);
-    snprintf(out, sizeof out, "%s/n.json", dir);
+    fit_law_logs(dir, sizeof dir, &w, "--bootstrap 50", out, sizeof out);
     mb_test_run r;
-    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --levels "
-                            "0.78,0.71,0.64,0.57,0.5 --bootstrap 50 '%s'/*.csv --json -o '%s'",
-                            dir, out));
-    mb_test_run_free(&r);
     mb_solver_nfit nf;
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_solver_read_nfit(out, NULL, &nf, &err), MB_OK);
