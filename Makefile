@@ -8,6 +8,7 @@
 #   make install PREFIX=  commands, libmbkit.a and headers
 #   make zoo              the whole pipeline on every workload of data/zoo.txt (part of bench)
 #   make nodes            the across-node figures on network namespaces (root; part of bench)
+#   make gpu-verify       the CUDA backend on the GPU at hand, one report (tests/gpu/verify.sh)
 #   make run-torch        the pipeline on a PyTorch model (frontends/torch/torch.mk; = make run FRONTEND=torch)
 #   V=1                   print every build command in full
 #
@@ -143,10 +144,15 @@ CUDA_LIBS := $(foreach d,$(CUDA_DNN_DIRS),-L$(d) -Wl,-rpath,$(d)) -l:$(notdir $(
 CUDA_PLUGIN  := $(BUILD)/lib/libmbkit-cuda.so
 CUDA_IMPORTS := mb_error_set mb_conv_out_h mb_conv_out_w mb_conv_pass_name
 LDLIBS   += -Wl,-rpath,'$$ORIGIN/../lib' $(foreach f,$(CUDA_IMPORTS),-Wl,--undefined=$(f) -Wl,--export-dynamic-symbol=$(f))
-NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra,-Werror,-fPIC -I. $(addprefix -I,$(sort $(CUDNN_INC) $(CUBLAS_INC)))
+# Machine code for Turing (sm_75), Ampere (sm_80) and Hopper (sm_90), plus sm_90's PTX for later
+# chips (the driver compiles it at the first start); CUDA_ARCH=... builds other targets.
+CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+             -gencode arch=compute_90,code=[sm_90,compute_90]
+NVFLAGS  := -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-Werror,-fPIC -I. \
+            $(addprefix -I,$(sort $(CUDNN_INC) $(CUBLAS_INC)))
 endif
 
-.PHONY: all deps deps-peers deps-fuzz build check check-build run run-c pipeline run-example bench zoo install clean help \
+.PHONY: all deps deps-peers deps-fuzz build check check-build run run-c pipeline run-example bench zoo gpu-verify install clean help \
         fuzz fuzz-build nodes
 .DEFAULT_GOAL := all
 
@@ -154,7 +160,7 @@ all: deps
 	@$(MAKE) --no-print-directory build
 
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
 
 # $(call apt_install,PACKAGES,WHO): apt-get the PACKAGES that are not installed yet (sudo unless
 # root); silent when all are there; one line naming them and exit 1 when apt-get fails.
@@ -331,6 +337,13 @@ bench: deps
 nodes: deps
 	@$(MAKE) --no-print-directory build
 	@BIN=$(BUILD)/bin OUT=$(OUT)/nodes bash tests/bench/nodes.sh
+
+# ---- the CUDA backend on the GPU at hand: the CUDA-vs-CPU suites, bad input on the device, the
+# lenet5 step against PyTorch + cuDNN and cuDNN's algorithms, one report (tests/gpu/verify.sh) --
+gpu-verify: deps
+	@$(if $(filter 1,$(CUDA)),,echo "make gpu-verify: the CUDA backend is not built (CUDA=0, or nvcc, cuDNN or cuBLAS not found)" >&2; exit 1)
+	@$(MAKE) --no-print-directory build $(BUILD)/bin/mbtest
+	@BIN=$(BUILD)/bin GPU_VERIFY_DIR=$(OUT)/gpu-verify bash tests/gpu/verify.sh
 
 # ---- the workload zoo: make run on every line of data/zoo.txt, one table (tests/bench/zoo.sh) ----
 zoo: deps

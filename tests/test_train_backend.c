@@ -95,22 +95,25 @@ static int dev_close(mb_ctx *ctx, const char *what, const float *ref, const floa
 /* Tolerances per backend. The CPU interface calls the same kernels as the reference, except
  * convolutions (reference: the direct loops summing in double; the interface's algorithm in
  * float32): 2e-5 of scale, as tests/test_train_conv.c argues (~170 float32 ulps over C k^2 <= 150
- * terms). On CUDA (unrun so far: to be confirmed on a device): float32 sums in another order
- * (cuBLAS, cuDNN's GEMM-like algorithms: k eps ~ 1e-5 of scale for <= 150 terms), and cuDNN's
- * FFT and Winograd variants with larger tiles than the CPU's (Lavin & Gray report F(4x4,3x3)
- * float32 errors near 1e-4 of scale): 2e-4 for convolutions, 1e-5 for the rest. Every bound is
- * far below what a wrong index, a missing term or a swapped operand gives (>= 1e-2). */
+ * terms). On CUDA: float32 sums in another order (cuBLAS, cuDNN's GEMM-like algorithms: k eps
+ * ~ 1e-5 of scale for <= 150 terms) and cuDNN's FFT variants: 2e-4 for convolutions, 1e-5 for
+ * the rest. cuDNN's Winograd algorithms get 5e-3: their transforms of a 5x5 kernel amplify
+ * float32 rounding (Lavin & Gray report F(4x4,3x3) near 1e-4 of scale; larger tiles and kernels
+ * grow it), and on an H200 (cuDNN 9.19, CUDNN_FMA_MATH: no TF32) winograd_nonfused missed the
+ * direct reference by up to 2.4e-3 of scale on lenet5's layers, every other algorithm by less
+ * than 2e-4 (docs/results.md, "The first GPU"). Every bound is below what a wrong index, a
+ * missing term or a swapped operand gives (>= 1e-2). */
 typedef struct tols {
-    double conv, linear, elem;
+    double conv, winograd, linear, elem;
 } tols;
 
 static tols tols_for(const mb_ctx *ctx)
 {
     if (ctx->kind == MB_BACKEND_CPU)
-        return (tols){2e-5, 1e-6, 1e-7};
+        return (tols){2e-5, 2e-5, 1e-6, 1e-7};
     /* elementwise: CUDA's tanhf, expf within 2 ulps of glibc's (CUDA Programming Guide,
      * "Mathematical Functions"): 1e-6 of an O(1) scale. */
-    return (tols){2e-4, 1e-5, 1e-6};
+    return (tols){2e-4, 5e-3, 1e-5, 1e-6};
 }
 
 /* ---- memory ---------------------------------------------------------------------------------- */
@@ -244,9 +247,12 @@ static void check_conv(mb_ctx *ctx, const tols *t)
                     continue;
                 }
                 supported++;
-                conv_one(ctx, s, (mb_conv_pass)p, a, s->batch, &full, t->conv);
+                double tol = strstr(mb_ctx_conv_algo_name(ctx, (mb_conv_pass)p, a), "winograd")
+                                 ? t->winograd
+                                 : t->conv;
+                conv_one(ctx, s, (mb_conv_pass)p, a, s->batch, &full, tol);
                 if (s->batch > 1)
-                    conv_one(ctx, s, (mb_conv_pass)p, a, s->batch - 1, &small, t->conv);
+                    conv_one(ctx, s, (mb_conv_pass)p, a, s->batch - 1, &small, tol);
                 runs++;
             }
             CU_ASSERT_TRUE(supported > 0); /* every pass has an algorithm for every shape */

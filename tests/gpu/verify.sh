@@ -1,0 +1,131 @@
+#!/bin/bash
+# verify.sh — `make gpu-verify`: the CUDA backend checked on the GPU at hand, in one run, with one
+# report (out/gpu-verify/report.md; the tables it quotes lie beside it). It runs
+#   1. the suites that compare every CUDA operation with the CPU's (train_backend, train_cuda,
+#      train_net, train_conv, probe), which skip nothing when a device is there;
+#   2. bad input on the device: an out-of-range --device, a convolution algorithm cuDNN cannot do
+#      for a layer (one line, exit 1 each);
+#   3. mbprobe step --backend cuda on lenet5 (M = 1 .. 1024) against PyTorch + cuDNN's lenet5
+#      step (tests/bench/torch_lenet5.py) on the same GPU, same run: median s/update, ratio;
+#   4. mbprobe conv --backend cuda on lenet5 and AlexNet: every cuDNN algorithm per layer and pass.
+# Exits 1 when there is no usable device (the first line says why) or any check fails; the timing
+# ratio is a figure, reported, never a pass/fail (docs/results.md, "The first GPU").
+#   make gpu-verify                       (builds, then runs this)
+#   BIN=dir PY=python3 DEVICE=0 bash tests/gpu/verify.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BIN=$(cd "${BIN:-build/release/bin}" && pwd) || exit 1
+DIR=${GPU_VERIFY_DIR:-out/gpu-verify}
+PY=${PY:-python3}
+DEVICE=${DEVICE:-0}
+export PATH="$BIN:$PATH" OPENBLAS_NUM_THREADS=1 XDG_CACHE_HOME=${XDG_CACHE_HOME:-$PWD/$DIR/cache}
+mkdir -p "$DIR" || exit 1
+R=$DIR/report.md
+failed=0
+say() { printf '%s\n' "$*" >> "$R"; }
+
+# ---- the device --------------------------------------------------------------------------------
+: > "$R"
+say "# mbkit gpu-verify, $(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null)"
+if ! why=$(mbprobe step --net lenet5 --backend cuda --device "$DEVICE" --batch 1 --budget 0.01 \
+               -o "$DIR/gate.csv" 2>&1 >/dev/null); then
+    echo "gpu-verify: no usable CUDA device $DEVICE: $why" | tee -a "$R" >&2
+    exit 1
+fi
+gpu=$(tail -n 1 "$DIR/gate.csv" | awk -F, '{ print $NF }')
+ndev=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+say "" "device $DEVICE: $gpu; $ndev GPU(s) seen by nvidia-smi;" \
+    "$(nvidia-smi -i "$DEVICE" --query-gpu=driver_version,memory.total --format=csv,noheader 2>/dev/null |
+       sed 's/^/driver /')"
+
+# ---- 1. the suites -----------------------------------------------------------------------------
+say "" "## CUDA against the CPU (mbtest train_backend train_cuda train_net train_conv probe)" ""
+mbtest train_backend train_cuda train_net train_conv probe > "$DIR/tests.txt" 2>&1
+rc=$?
+say '```'
+grep -E '^\s+(cuda|cpu|\[skip\])|failures|CU_ASSERT|^\s+(suites|tests|asserts)' "$DIR/tests.txt" >> "$R"
+say '```'
+if [ $rc -ne 0 ] || grep -q '\[skip\] cuda' "$DIR/tests.txt"; then
+    say "**FAILED** (exit $rc; $DIR/tests.txt)"
+    failed=1
+fi
+
+# ---- 2. bad input on the device ----------------------------------------------------------------
+say "" "## Bad input" ""
+bad() { # want-status want-text command...
+    local want=$1 text=$2 out st
+    shift 2
+    out=$("$@" 2>&1 >/dev/null)
+    st=$?
+    if [ $st -eq "$want" ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+       [[ $out == *"$text"* ]]; then
+        say "- ok: \`${*#"$BIN/"}\`: exit $st: $out"
+    else
+        say "- **FAILED**: \`$*\`: exit $st (want $want, one line with '$text'): $out"
+        failed=1
+    fi
+}
+bad 1 "device" mbprobe step --net lenet5 --backend cuda --device "${ndev:-64}" --batch 2 \
+    --budget 0.01 -o "$DIR/x.csv"
+bad 1 "direct" mbprobe step --net lenet5 --backend cuda --conv-algo direct --batch 2 \
+    --budget 0.01 -o "$DIR/x.csv"
+
+# ---- 3. the lenet5 step against PyTorch + cuDNN ------------------------------------------------
+say "" "## lenet5 step (forward, backward, SGD) against PyTorch + cuDNN, same GPU, same run" ""
+mbprobe step --net lenet5 --backend cuda --device "$DEVICE" --batch 1:1024 --budget 0.4 \
+    --rounds 2 -o "$DIR/step_cuda.csv" > "$DIR/step_cuda.txt" 2>&1 || {
+    say "**FAILED**: mbprobe step: $(tail -n 1 "$DIR/step_cuda.txt")"
+    failed=1
+}
+CUDA_VISIBLE_DEVICES=$DEVICE PYTHONPATH=tests/bench $PY - > "$DIR/torch_cuda.csv" 2> "$DIR/torch.txt" <<'PYEOF'
+import time, torch
+from torch_lenet5 import lenet5_step
+torch.backends.cudnn.benchmark = True  # cuDNN's own timed choice per shape
+print("M,s_per_update")
+step = lenet5_step(1, device="cuda")
+m = 1
+while m <= 1024:
+    x = torch.rand(m, 1, 28, 28, device="cuda")
+    y = torch.randint(0, 10, (m,), device="cuda")
+    for _ in range(20):
+        step(x, y)
+    ts, end = [], time.perf_counter() + 0.4
+    while time.perf_counter() < end or len(ts) < 11:
+        t0 = time.perf_counter(); step(x, y); ts.append(time.perf_counter() - t0)
+    ts.sort()
+    print(f"{m},{ts[len(ts) // 2]:.6e}", flush=True)
+    m *= 2
+PYEOF
+if [ $? -ne 0 ]; then
+    say "PyTorch + CUDA could not run ($PY): $(tail -n 1 "$DIR/torch.txt")"
+else
+    say "| M | mbkit s/update | torch s/update | mbkit / torch |" "|---|---|---|---|"
+    join -t, <(grep -v '^#' "$DIR/step_cuda.csv" | tail -n +2 | cut -d, -f3,7 | sort -t, -k1,1) \
+             <(tail -n +2 "$DIR/torch_cuda.csv" | sort -t, -k1,1) | sort -t, -k1,1n |
+        awk -F, '{ printf "| %d | %.3e | %.3e | %.2f |\n", $1, $2, $3, $2 / $3;
+                   if ($1 <= 64 && $2 / $3 > worst) worst = $2 / $3 }
+                 END { printf "\nworst ratio at M <= 64: %.2f (goal <= 1.0)\n", worst }' >> "$R"
+    say "" "mbkit's step draws each batch from host memory and runs the optimiser on the host" \
+        "(parameters and gradients cross the bus every update); torch's data and optimiser stay" \
+        "on the device."
+fi
+
+# ---- 4. every cuDNN algorithm per layer --------------------------------------------------------
+say "" "## cuDNN's algorithms (mbprobe conv --backend cuda)" ""
+for net in lenet5:1,16,64,256 alexnet:1,16,64; do
+    n=${net%%:*}
+    if mbprobe conv --net "$n" --backend cuda --device "$DEVICE" --batch "${net#*:}" \
+           --budget 0.1 --no-cache -o "$DIR/conv_$n.csv" > "$DIR/conv_$n.txt" 2>&1; then
+        say "- $n: $(tail -n 1 "$DIR/conv_$n.txt")"
+    else
+        say "- **FAILED** $n: $(tail -n 1 "$DIR/conv_$n.txt")"
+        failed=1
+    fi
+done
+
+say "" "## Not verified here" "" \
+    "- training on the device (mbtrain --backend cuda is refused: the optimiser runs on the host)" \
+    "- NCCL (mbkit has no NCCL communicator yet)"
+say "" "$([ $failed -eq 0 ] && echo PASSED || echo FAILED)"
+cat "$R"
+exit $failed
