@@ -385,6 +385,43 @@ static void check_act(mb_ctx *ctx, const tols *t)
 
 /* ---- dropout: the masks are the same bits on every backend ----------------------------------- */
 
+/* ---- the optimiser's update ------------------------------------------------------------------ */
+
+/* The optimiser bound to the context (its velocity in the backend's memory, the update there)
+ * against the host optimiser, three updates of each kind with weight decay: the same arithmetic
+ * (train/backend/optim_rule.h), exact on the CPU; on CUDA nvcc fuses multiply-adds, an ulp or
+ * two per update. Bound, the state stays on the device (mb_optim_state is NULL). */
+static void check_optim(mb_ctx *ctx, double tol)
+{
+    enum { N = 2053 };
+    static const mb_optim_kind kinds[] = {MB_OPTIM_SGD, MB_OPTIM_MOMENTUM, MB_OPTIM_NESTEROV};
+    for (size_t k = 0; k < 3; k++) {
+        mb_optim_params p = {kinds[k], 0.05, 0.9, 1e-3, 2, 0.5}; /* the rate halves at 2 */
+        mb_optim *host = NULL, *dev = NULL;
+        mb_error e = {0};
+        CU_ASSERT_EQUAL_FATAL(mb_optim_create(&p, N, &host, &e), MB_OK);
+        CU_ASSERT_EQUAL_FATAL(mb_optim_create(&p, N, &dev, &e), MB_OK);
+        CU_ASSERT_EQUAL_FATAL(mb_optim_bind(dev, ctx, &e), MB_OK);
+        float x[N], g[N];
+        fill(x, N, 40 + (uint32_t)k), fill(g, N, 50 + (uint32_t)k);
+        float *dx = to_dev(ctx, x, N), *dg = to_dev(ctx, g, N);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(dx);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(dg);
+        for (int u = 0; u < 3; u++) {
+            CU_ASSERT_EQUAL(mb_optim_step(host, x, g), MB_OK);
+            CU_ASSERT_EQUAL(mb_optim_step(dev, dx, dg), MB_OK);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "optimiser %s, 3 updates", mb_optim_kind_name(kinds[k]));
+        CU_ASSERT_TRUE(dev_close(ctx, what, x, dx, N, tol));
+        CU_ASSERT_EQUAL(mb_optim_updates(dev), 3);
+        if (!mb_ctx_host_memory(ctx))
+            CU_ASSERT_PTR_NULL(mb_optim_state(dev));
+        mb_ctx_release(ctx, dx), mb_ctx_release(ctx, dg);
+        mb_optim_free(host), mb_optim_free(dev);
+    }
+}
+
 static void check_dropout(mb_ctx *ctx)
 {
     enum { B = 3, PER = 50, N = B * PER };
@@ -626,6 +663,7 @@ static void test_backends(void)
         check_act(ctx, &t);
         check_dropout(ctx);
         check_softmax(ctx);
+        check_optim(ctx, ctx->kind == MB_BACKEND_CPU ? 0.0 : t.elem);
         check_nets(ctx, &t);
         mb_ctx_free(ctx);
         ran++;

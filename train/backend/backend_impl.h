@@ -8,8 +8,9 @@
  * values (the operations that need labels on the device copy them there). Workspaces come from
  * the caller, sized by conv_workspace.
  *
- * Not here: the thread pool (pool_impl.h; the context owns one), the optimisers (host memory
- * for now: optim.c), or the communicator of the parallel trainers (the context will hold it).
+ * Not here: the thread pool (pool_impl.h; the context owns one), the optimisers' state and
+ * schedule (train/learner/optim.c: optim_step below is their arithmetic on a backend), or the
+ * communicator of the parallel trainers (the context will hold it).
  */
 #ifndef MB_BACKEND_IMPL_H
 #define MB_BACKEND_IMPL_H
@@ -42,6 +43,11 @@ typedef struct mb_backend_ops {
     void (*zero)(mb_ctx *ctx, void *p, size_t bytes);
     /* y += x over n floats (the sum of shards' gradients). */
     void (*add)(mb_ctx *ctx, size_t n, const float *x, float *y);
+    /* One optimiser update of n parameters x with gradient g and velocity v (NULL for SGD), all
+     * in the backend's memory: optim_rule.h's rule `kind` (mb_optim_kind's values), so that the
+     * parameters never leave the device. MB_EDEVICE when the device fails. */
+    int (*optim_step)(mb_ctx *ctx, int kind, size_t n, float lr, float mu, float wd, float *x,
+                      const float *g, float *v);
 
     /* Convolution algorithms: per pass, a list of `conv_algo_count(pass)` algorithms named by
      * conv_algo_name; conv_default picks one for a shape when the description names none.

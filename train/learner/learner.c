@@ -27,7 +27,8 @@ static void shuffle(mb_cursor *c)
     c->pos = 0;
 }
 
-/* Host copies of the parameters and gradients where the backend's memory is not the host's. */
+/* Host copies of the parameters and gradients where the backend's memory is not the host's:
+ * room to read the gradient's norm and to keep BN state, never the update's path. */
 static int host_copies(mb_learner *l, mb_error *err)
 {
     if (mb_ctx_host_memory(l->ctx))
@@ -71,7 +72,7 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
                          .seed = o->seed, .algo = o->conv_algo, .ctx = l->ctx};
     if ((rc = mb_net_create(desc, &no, &l->net, err)) != MB_OK ||
         (rc = mb_optim_create(&o->optim, mb_net_param_count(l->net), &l->opt, err)) != MB_OK ||
-        (rc = host_copies(l, err)) != MB_OK) {
+        (rc = mb_optim_bind(l->opt, l->ctx, err)) != MB_OK || (rc = host_copies(l, err)) != MB_OK) {
         mb_learner_free(l);
         return rc;
     }
@@ -144,17 +145,14 @@ int mb_learner_grad(mb_learner *l, double *loss, mb_error *err)
     return MB_OK;
 }
 
-void mb_learner_apply(mb_learner *l)
+int mb_learner_apply(mb_learner *l, mb_error *err)
 {
-    if (!l->host_params) {
-        mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
-        return;
-    }
-    /* the optimisers work on host memory: the gradient comes down, the parameters go up */
-    size_t bytes = mb_net_param_count(l->net) * sizeof(float);
-    mb_ctx_download(l->ctx, l->host_grads, mb_net_grads(l->net), bytes);
-    mb_optim_step(l->opt, l->host_params, l->host_grads);
-    mb_net_write_params(l->net, l->host_params);
+    /* on a device the optimiser is bound to the learner's context (mb_learner_init): the
+     * parameters are stepped where they live */
+    int rc = mb_optim_step(l->opt, mb_net_params(l->net), mb_net_grads(l->net));
+    return rc == MB_OK ? MB_OK
+                       : mb_error_set(err, rc, "optimiser step on the %s device failed: %s",
+                                      mb_backend_name(mb_ctx_backend(l->ctx)), mb_strerror(rc));
 }
 
 int mb_learner_step(mb_learner *l, const mb_dataset *train, double *loss, long *epoch,
@@ -162,9 +160,7 @@ int mb_learner_step(mb_learner *l, const mb_dataset *train, double *loss, long *
 {
     mb_learner_gather(l, train, epoch);
     int rc = mb_learner_grad(l, loss, err);
-    if (rc == MB_OK)
-        mb_learner_apply(l);
-    return rc;
+    return rc == MB_OK ? mb_learner_apply(l, err) : rc;
 }
 
 double mb_learner_grad_norm2(mb_learner *l)

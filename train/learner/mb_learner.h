@@ -142,8 +142,16 @@ typedef struct mb_optim mb_optim;
 int mb_optim_create(const mb_optim_params *p, size_t n, mb_optim **opt, mb_error *err);
 void mb_optim_free(mb_optim *opt);
 
-/* One update of x (n floats) with gradient g; counts updates for the schedule. */
-void mb_optim_step(mb_optim *opt, float *x, const float *g);
+/* Binds the optimiser to ctx when ctx's memory is not the host's (a no-op otherwise): its
+ * velocity moves there, and from then on mb_optim_step takes x and g in that memory and steps
+ * them with the backend's optim_step, so that a device learner's parameters never leave the
+ * device. MB_ENOMEM, MB_EDEVICE. */
+int mb_optim_bind(mb_optim *opt, mb_ctx *ctx, mb_error *err);
+
+/* One update of x (n floats) with gradient g, in host memory or, once bound, the context's;
+ * counts updates for the schedule. MB_OK, or MB_EDEVICE when the device fails (the update is
+ * then not counted). */
+int mb_optim_step(mb_optim *opt, float *x, const float *g);
 
 /* Steps only x[0 .. n_train) from now on (n_train <= n): the tail is a network's state (BN
  * running statistics), which no update or weight decay may touch. */
@@ -156,7 +164,9 @@ double mb_optim_lr(const mb_optim *opt);
  * What mb_optim_step uses, for the rules that step without an mb_optim (EASGD, SMA). */
 double mb_optim_lr_at(const mb_optim_params *p, long update);
 
-/* The state that a checkpoint must carry: velocity (n floats, NULL for SGD) and update count. */
+/* The state that a checkpoint must carry: velocity (n floats, NULL for SGD) and update count.
+ * A bound optimiser's velocity is on its device: mb_optim_state is NULL there (no device
+ * learner is checkpointed: mbtrain refuses --backend cuda). */
 float *mb_optim_state(mb_optim *opt);
 long mb_optim_updates(const mb_optim *opt);
 void mb_optim_set_updates(mb_optim *opt, long updates);
@@ -198,9 +208,9 @@ typedef struct mb_learner {
     int offset;            /* where this learner's batch starts inside the span */
     mb_ctx *ctx;           /* what its network computes with (owned): o->backend, o->device,
                               o->threads */
-    float *host_params;    /* host copy of the parameters where the backend's memory is not the
-                              host's (the optimiser steps on the host), else NULL */
-    float *host_grads;     /* host copy of the gradients, likewise */
+    float *host_params;    /* host room for the parameters where the backend's memory is not
+                              the host's (the optimiser steps them on the device), else NULL */
+    float *host_grads;     /* host room for the gradients (their norm), likewise */
     float *state_keep;     /* host memory backends, nets with BN: room for the running
                               statistics (mb_net_param_count - mb_net_trainable_count floats)
                               that mb_learner_half_norm2 restores, else NULL */
@@ -231,10 +241,11 @@ int mb_learner_step(mb_learner *l, const struct mb_dataset *train, double *loss,
  * between them: gather takes the next batch into xb/yb (advancing the cursor by `span`,
  * reshuffling at an epoch boundary; *epoch gets the batch's epoch); grad runs forward/backward
  * at the network's parameters (gradients in mb_net_grads, *loss the batch's loss); apply does
- * one optimiser step with those gradients. step = gather + grad + apply. */
+ * one optimiser step with those gradients, where they live (MB_EDEVICE when the device fails).
+ * step = gather + grad + apply. */
 void mb_learner_gather(mb_learner *l, const struct mb_dataset *train, long *epoch);
 int mb_learner_grad(mb_learner *l, double *loss, mb_error *err);
-void mb_learner_apply(mb_learner *l);
+int mb_learner_apply(mb_learner *l, mb_error *err);
 
 /* From the next step on, the cursor advances `span` samples per step and this learner takes
  * its `batch` samples starting `offset` into them: P learners with the same shuffling seed,

@@ -7,10 +7,21 @@
  *     v' = mu v - lr g(y);   y' = y + mu v' - lr g(y)
  * which is algebra on v' = mu v - lr g(x + mu v), x' = x + v' (y' = x' + mu v').
  *
+ * The arithmetic is train/backend/optim_rule.h's, shared with the backends' optim_step: an
+ * optimiser bound to a device context (mb_optim_bind) keeps its velocity there and steps the
+ * parameters where they live, so that a device learner's update never crosses the bus.
+ *
  * Not here: the model-averaging rules (EASGD, SMA) that combine several learners; they take
  * the scheduled rate from mb_optim_lr_at at their own update count (par.c, par_async.c).
  */
+#include "../backend/backend_impl.h"
+#include "../backend/optim_rule.h"
 #include "mb_learner.h"
+
+_Static_assert((int)MB_RULE_SGD == (int)MB_OPTIM_SGD &&
+                   (int)MB_RULE_MOMENTUM == (int)MB_OPTIM_MOMENTUM &&
+                   (int)MB_RULE_NESTEROV == (int)MB_OPTIM_NESTEROV,
+               "optim_rule.h's kinds are mb_optim_kind's values");
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +33,8 @@ struct mb_optim {
     size_t n_train;    /* the first n_train are stepped; the rest is state (BN statistics) */
     float *v;          /* velocity, n floats (NULL for SGD) */
     long updates;      /* steps taken, drives the step schedule */
+    mb_ctx *ctx;       /* bound device context (mb_optim_bind), else NULL */
+    float *dv;         /* the velocity in its memory (NULL for SGD or unbound) */
 };
 
 int mb_optim_create(const mb_optim_params *p, size_t n, mb_optim **opt, mb_error *err)
@@ -66,8 +79,30 @@ void mb_optim_free(mb_optim *opt)
 {
     if (!opt)
         return;
+    if (opt->dv)
+        mb_ctx_release(opt->ctx, opt->dv);
     free(opt->v);
     free(opt);
+}
+
+int mb_optim_bind(mb_optim *opt, mb_ctx *ctx, mb_error *err)
+{
+    if (mb_ctx_host_memory(ctx) || opt->ctx)
+        return MB_OK;
+    if (opt->v) {
+        size_t bytes = opt->n * sizeof *opt->v;
+        if (!(opt->dv = mb_ctx_alloc(ctx, bytes)))
+            return mb_error_set(err, MB_ENOMEM, "optimiser: no %s memory for the velocity of %zu "
+                                "parameters", mb_backend_name(mb_ctx_backend(ctx)), opt->n);
+        if (mb_ctx_upload(ctx, opt->dv, opt->v, bytes) != MB_OK) {
+            mb_ctx_release(ctx, opt->dv);
+            opt->dv = NULL;
+            return mb_error_set(err, MB_EDEVICE, "optimiser: could not copy the velocity to the "
+                                "%s device", mb_backend_name(mb_ctx_backend(ctx)));
+        }
+    }
+    opt->ctx = ctx;
+    return MB_OK;
 }
 
 double mb_optim_lr_at(const mb_optim_params *p, long update)
@@ -80,33 +115,21 @@ double mb_optim_lr_at(const mb_optim_params *p, long update)
 
 double mb_optim_lr(const mb_optim *opt) { return mb_optim_lr_at(&opt->p, opt->updates); }
 
-void mb_optim_step(mb_optim *opt, float *x, const float *g)
+int mb_optim_step(mb_optim *opt, float *x, const float *g)
 {
     const float lr = (float)mb_optim_lr(opt);
     const float wd = (float)opt->p.weight_decay;
     const float mu = (float)opt->p.momentum;
-    float *v = opt->v;
-    const size_t n = opt->n_train;
-    switch (opt->p.kind) {
-    case MB_OPTIM_SGD:
-        for (size_t i = 0; i < n; i++)
-            x[i] -= lr * (g[i] + wd * x[i]);
-        break;
-    case MB_OPTIM_MOMENTUM:
-        for (size_t i = 0; i < n; i++) {
-            v[i] = mu * v[i] - lr * (g[i] + wd * x[i]);
-            x[i] += v[i];
-        }
-        break;
-    case MB_OPTIM_NESTEROV:
-        for (size_t i = 0; i < n; i++) {
-            float step = lr * (g[i] + wd * x[i]);
-            v[i] = mu * v[i] - step;
-            x[i] += mu * v[i] - step;
-        }
-        break;
+    if (opt->ctx) {
+        int rc = opt->ctx->ops->optim_step(opt->ctx, (int)opt->p.kind, opt->n_train, lr, mu, wd, x,
+                                           g, opt->dv);
+        if (rc != MB_OK)
+            return rc;
+    } else {
+        mb_optim_rule_host((int)opt->p.kind, opt->n_train, lr, mu, wd, x, g, opt->v);
     }
     opt->updates++;
+    return MB_OK;
 }
 
 void mb_optim_set_trainable(mb_optim *opt, size_t n_train)
@@ -114,7 +137,7 @@ void mb_optim_set_trainable(mb_optim *opt, size_t n_train)
     opt->n_train = n_train < opt->n ? n_train : opt->n;
 }
 
-float *mb_optim_state(mb_optim *opt) { return opt->v; }
+float *mb_optim_state(mb_optim *opt) { return opt->ctx ? NULL : opt->v; }
 
 long mb_optim_updates(const mb_optim *opt) { return opt->updates; }
 

@@ -140,7 +140,8 @@ static int step_sgd_sync(worker *w, double *loss, double *g2_small, double *g2_b
         return fail(w, rc, "allreduce");
     lap(w, T_COMM, &t0);
     *g2_big = mb_noise_norm2(g, j->n);
-    mb_learner_apply(&w->l);
+    if ((rc = mb_learner_apply(&w->l, &w->err)) != MB_OK)
+        return rc;
     lap(w, T_UPDATE, &t0);
     return MB_OK;
 }

@@ -100,8 +100,7 @@ static int step(mb_learner *l, const mb_dataset *train, mb_run_mon *mon, long up
         mb_noise_add(&mon->noise, g2_half, mb_learner_grad_norm2(l));
         mon->noise_s += now_s() - t0;
     }
-    mb_learner_apply(l);
-    return MB_OK;
+    return mb_learner_apply(l, err);
 }
 
 int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)

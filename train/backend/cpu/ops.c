@@ -8,6 +8,7 @@
  * (an FFT plan's FFTW plans are costly, so passes sharing an algorithm share its plan).
  */
 #include "../backend_impl.h"
+#include "../optim_rule.h"
 #include "conv_impl.h"
 #include "layers_impl.h"
 
@@ -87,6 +88,14 @@ static void cpu_add(mb_ctx *ctx, size_t n, const float *restrict x, float *restr
     (void)ctx;
     for (size_t i = 0; i < n; i++)
         y[i] += x[i];
+}
+
+static int cpu_optim_step(mb_ctx *ctx, int kind, size_t n, float lr, float mu, float wd,
+                          float *x, const float *g, float *v)
+{
+    (void)ctx;
+    mb_optim_rule_host(kind, n, lr, mu, wd, x, g, v);
+    return MB_OK;
 }
 
 /* ---- convolution ----------------------------------------------------------------------------- */
@@ -321,6 +330,7 @@ const mb_backend_ops mb_backend_cpu = {
     .download = cpu_copy,
     .zero = cpu_zero,
     .add = cpu_add,
+    .optim_step = cpu_optim_step,
     .conv_algo_count = cpu_conv_algo_count,
     .conv_algo_name = cpu_conv_algo_name,
     .conv_default = cpu_conv_default,

@@ -7,8 +7,7 @@
  * it, and the context runs one shard at a time (cuda_open sets ctx->threads to 1), because the
  * handles and the scratch buffers below are not safe to use from two threads at once.
  *
- * Status: compiled, not yet run on a device (no GPU was lent to the session that wrote it); the
- * parity test tests/test_train_backend.c is what checks it on one.
+ * The parity test tests/test_train_backend.c checks it on a device (`make gpu-verify`).
  */
 #ifndef MB_CUDA_IMPL_H
 #define MB_CUDA_IMPL_H

@@ -1,11 +1,14 @@
 /* ops.cu — the CUDA backend's device, memory and mbkit's own small kernels (dropout with the CPU's
- * masks, softmax cross-entropy), and the table mb_backend_cuda that gathers every operation
- * (convolutions in conv.cu; fully connected, pooling and activations in layers.cu).
+ * masks, softmax cross-entropy, the optimiser's update), and the table mb_backend_cuda that
+ * gathers every operation (convolutions in conv.cu; fully connected, pooling and activations in
+ * layers.cu).
  *
- * Compiled, not yet run on a device: tests/test_train_backend.c checks each operation against
- * the CPU backend where a GPU is present and skips (saying why) where none is.
+ * tests/test_train_backend.c checks each operation against the CPU backend where a GPU is present
+ * (`make gpu-verify`; first run on an H200, docs/results.md "The first GPU") and skips, saying
+ * why, where none is.
  */
 #include "cuda_impl.h"
+#include "../optim_rule.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +331,31 @@ static void cuda_softmax_xent(mb_ctx *ctx, int batch, int classes, const float *
     free(losses), free(hits);
 }
 
+/* ---- the optimiser: optim_rule.h's lines, one thread a parameter -------------------------------- */
+
+template <int KIND>
+__global__ void optim_kernel(size_t n, float lr, float mu, float wd, float *x, const float *g,
+                             float *v)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        mb_optim_rule(KIND, i, lr, mu, wd, x, g, v);
+}
+
+static int cuda_optim_step(mb_ctx *ctx, int kind, size_t n, float lr, float mu, float wd,
+                           float *x, const float *g, float *v)
+{
+    cudaStream_t s = cuda_state(ctx)->stream;
+    unsigned b = cuda_blocks(n);
+    if (kind == MB_RULE_SGD)
+        optim_kernel<MB_RULE_SGD><<<b, CUDA_THREADS, 0, s>>>(n, lr, mu, wd, x, g, v);
+    else if (kind == MB_RULE_MOMENTUM)
+        optim_kernel<MB_RULE_MOMENTUM><<<b, CUDA_THREADS, 0, s>>>(n, lr, mu, wd, x, g, v);
+    else
+        optim_kernel<MB_RULE_NESTEROV><<<b, CUDA_THREADS, 0, s>>>(n, lr, mu, wd, x, g, v);
+    return cudaGetLastError() == cudaSuccess ? MB_OK : MB_EDEVICE;
+}
+
 /* ---- the table ------------------------------------------------------------------------------- */
 
 static mb_backend_ops cuda_table(void)
@@ -345,6 +373,7 @@ static mb_backend_ops cuda_table(void)
     o.download = cuda_download;
     o.zero = cuda_zero;
     o.add = cuda_add;
+    o.optim_step = cuda_optim_step;
     o.conv_algo_count = cuda_conv_algo_count;
     o.conv_algo_name = cuda_conv_algo_name;
     o.conv_default = cuda_conv_default;
