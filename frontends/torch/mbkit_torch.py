@@ -814,7 +814,7 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes):
     while u < bound:
         t0 = time.perf_counter()
         loss = lrn.step(m)
-        loss_v = float(loss)  # .item() waits for the device: the update is done
+        loss_v = loss.detach().item()  # waits for the device: the update is done
         wall += time.perf_counter() - t0
         u += 1
         if not math.isfinite(loss_v):
