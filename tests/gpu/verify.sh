@@ -7,8 +7,9 @@
 #      for a layer (one line, exit 1 each);
 #   3. mbprobe step --backend cuda on lenet5 (M = 1 .. 1024) against PyTorch + cuDNN's lenet5
 #      step (tests/bench/torch_lenet5.py) on the same GPU, same run: median s/update, ratio;
-#   4. mbprobe conv --backend cuda on lenet5 and AlexNet: every cuDNN algorithm per layer and pass;
-#   5. the PyTorch front end on the GPU (frontends/torch, --device cuda): its step table and two
+#   4. mbtrain --backend cuda against --backend cpu: lenet5 on Fashion-MNIST to the same target;
+#   5. mbprobe conv --backend cuda on lenet5 and AlexNet: every cuDNN algorithm per layer and pass;
+#   6. the PyTorch front end on the GPU (frontends/torch, --device cuda): its step table and two
 #      short runs of the lenet5 example on Fashion-MNIST (FASHION_MNIST_DIR, Debian's by default).
 # Exits 1 when there is no usable device (the first line says why) or any check fails; the timing
 # ratio is a figure, reported, never a pass/fail (docs/results.md, "The first GPU").
@@ -112,7 +113,25 @@ else
         "already on the device."
 fi
 
-# ---- 4. every cuDNN algorithm per layer --------------------------------------------------------
+# ---- 4. one learner trained on the device and on the CPU -------------------------------------
+say "" "## mbtrain --backend cuda against --backend cpu (lenet5, Fashion-MNIST, M = 32, momentum" \
+    "lr 0.05, to eval loss 0.6, seeds 0 and 1)" ""
+DATA=${FASHION_MNIST_DIR:-fashion-mnist}
+for be in cuda cpu; do
+    for seed in 0 1; do
+        if ! mbtrain --net lenet5 --data "$DATA" --backend $be --batch 32 --algo momentum \
+                --lr 0.05 --target-loss 0.6 --eval-every 50 --max-updates 5000 --seed $seed \
+                --log "$DIR/train_${be}_$seed.csv" > "$DIR/train_${be}_$seed.txt" 2>&1; then
+            say "- **FAILED** $be seed $seed: $(tail -n 1 "$DIR/train_${be}_$seed.txt")"
+            failed=1
+            continue
+        fi
+        say "- $be seed $seed: $(tr ' ' '\n' < "$DIR/train_${be}_$seed.txt" |
+            grep -E '^(reached|reached_update|reached_wall_s|eval_loss|device)=' | tr '\n' ' ')"
+    done
+done
+
+# ---- 5. every cuDNN algorithm per layer --------------------------------------------------------
 say "" "## cuDNN's algorithms (mbprobe conv --backend cuda)" ""
 for net in lenet5:1,16,64,256 alexnet:1,16,64; do
     n=${net%%:*}
@@ -125,7 +144,7 @@ for net in lenet5:1,16,64,256 alexnet:1,16,64; do
     fi
 done
 
-# ---- 5. the PyTorch front end on the GPU ------------------------------------------------------
+# ---- 6. the PyTorch front end on the GPU ------------------------------------------------------
 say "" "## The PyTorch front end on the GPU (frontends/torch/mbkit_torch.py --device cuda)" ""
 FE=frontends/torch/mbkit_torch.py
 EX=frontends/torch/examples/lenet5.py
@@ -145,7 +164,7 @@ else
 fi
 
 say "" "## Not verified here" "" \
-    "- mbtrain --backend cuda (refused: its run monitor and checkpoints read host parameters)" \
+    "- mbtrain --backend cuda with several learners or checkpoints (refused)" \
     "- NCCL (mbkit has no NCCL communicator yet)"
 say "" "$([ $failed -eq 0 ] && echo PASSED || echo FAILED)"
 cat "$R"

@@ -2,7 +2,8 @@
  * them (mb_layer_passes_of, layer_impl.h), through the backend operations of the
  * context (backend_impl.h): what net.c's loops call for every layer. A pass takes everything
  * from its mb_layer_run and allocates nothing. Batch normalisation in training stops halfway
- * (returns 1) for net.c to reduce the shards' sums over the whole batch. Not here: the graph's
+ * (returns 1) for net.c to reduce the shards' sums over the whole batch; a pass that fails
+ * returns its (negative) MB_ code, which net.c makes the call's error. Not here: the graph's
  * wiring and gradient routing, the loss (net.c), the kernels (train/backend/cpu, train/backend/cuda).
  */
 #include "../backend/backend_impl.h"
@@ -10,17 +11,16 @@
 
 int mb_kind_conv_forward(const mb_layer_run *r)
 {
-    mb_ctx_conv_forward(r->conv, r->batch, r->in[0], r->w, r->w + r->n_w, r->out, r->ws);
-    return 0;
+    return mb_ctx_conv_forward(r->conv, r->batch, r->in[0], r->w, r->w + r->n_w, r->out, r->ws);
 }
 
 int mb_kind_conv_backward(const mb_layer_run *r)
 {
-    mb_ctx_conv_backward_filter(r->conv, r->batch, r->in[0], r->dy, r->gw, r->gw + r->n_w,
-                                r->ws);
-    if (r->dx[0])
-        mb_ctx_conv_backward_data(r->conv, r->batch, r->dy, r->w, r->dx[0], r->ws);
-    return 0;
+    int rc = mb_ctx_conv_backward_filter(r->conv, r->batch, r->in[0], r->dy, r->gw,
+                                         r->gw + r->n_w, r->ws);
+    if (rc == MB_OK && r->dx[0])
+        rc = mb_ctx_conv_backward_data(r->conv, r->batch, r->dy, r->w, r->dx[0], r->ws);
+    return rc;
 }
 
 int mb_kind_fc_forward(const mb_layer_run *r)

@@ -104,12 +104,12 @@ void mb_learner_free(mb_learner *l)
 {
     if (!l)
         return;
+    mb_optim_free(l->opt); /* a bound optimiser's velocity is the context's memory */
     mb_net_free(l->net);
     mb_ctx_free(l->ctx);
     free(l->host_params);
     free(l->host_grads);
     free(l->state_keep);
-    mb_optim_free(l->opt);
     free(l->cur.perm);
     free(l->xb);
     free(l->yb);

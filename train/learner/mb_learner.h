@@ -145,7 +145,7 @@ void mb_optim_free(mb_optim *opt);
 /* Binds the optimiser to ctx when ctx's memory is not the host's (a no-op otherwise): its
  * velocity moves there, and from then on mb_optim_step takes x and g in that memory and steps
  * them with the backend's optim_step, so that a device learner's parameters never leave the
- * device. MB_ENOMEM, MB_EDEVICE. */
+ * device. Free the optimiser before the context. MB_ENOMEM, MB_EDEVICE. */
 int mb_optim_bind(mb_optim *opt, mb_ctx *ctx, mb_error *err);
 
 /* One update of x (n floats) with gradient g, in host memory or, once bound, the context's;

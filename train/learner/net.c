@@ -71,6 +71,7 @@ typedef struct net_shard {
     int n0, nb;           /* this call: first sample and number of samples */
     double loss_sum;      /* this call: summed per-sample losses */
     size_t correct;       /* this call (evaluation): correct predictions */
+    int err;              /* this call: the (negative) MB_ code of a pass that failed, else 0 */
 } net_shard;
 
 struct mb_net {
@@ -530,7 +531,7 @@ static mb_layer_run layer_run(const mb_net *net, const net_shard *sh, const floa
  * from layer sh->at through every layer but the softmax, each by its kind's forward. In
  * training it stops at a BN layer whose batch statistics are not reduced yet, with this
  * shard's sums of its input and their squares in sh->part, and returns 1 (the caller reduces
- * them and calls again); 0 when done. */
+ * them and calls again); 0 when done; -1 when a pass failed (its code in sh->err). */
 static int forward(const mb_net *net, net_shard *sh, const float *x, int train)
 {
     for (size_t i = (size_t)sh->at; i + 1 < net->desc.n_layers; i++) {
@@ -542,7 +543,12 @@ static int forward(const mb_net *net, net_shard *sh, const float *x, int train)
             r.drop_key = train ? drop_key(net, i) : 0;
             r.first = net->sample_base + (size_t)sh->n0;
         }
-        if (mb_layer_passes_of(net->desc.layers[i].type)->forward(&r)) {
+        int pr = mb_layer_passes_of(net->desc.layers[i].type)->forward(&r);
+        if (pr < 0) {
+            sh->err = pr;
+            return -1;
+        }
+        if (pr) {
             sh->at = (int)i;
             sh->resume = 1;
             return 1;
@@ -563,7 +569,8 @@ static float *grad_of(const mb_net *net, const net_shard *sh, int i)
  * other ping-pong buffer when its input is the previous layer's alone, else is added to the
  * input's own buffer (through dtmp for a layer of one input, whose pass writes, not adds).
  * Stops at a BN layer whose batch sums of dy and dy xhat are not reduced yet (this shard's in
- * sh->part, its gamma and beta gradients written) and returns 1; 0 when done. */
+ * sh->part, its gamma and beta gradients written) and returns 1; 0 when done; -1 when a pass
+ * failed (its code in sh->err). */
 static int backward(const mb_net *net, net_shard *sh, const float *x, float *grads)
 {
     for (int i = sh->at; i >= 0; i--) {
@@ -586,7 +593,12 @@ static int backward(const mb_net *net, net_shard *sh, const float *x, float *gra
             else
                 r.dx[k] = sh->dtmp, via_tmp = 1;
         }
-        if (mb_layer_passes_of(d->type)->backward(&r)) {
+        int pr = mb_layer_passes_of(d->type)->backward(&r);
+        if (pr < 0) {
+            sh->err = pr;
+            return -1;
+        }
+        if (pr) {
             sh->at = i;
             sh->resume = 1;
             return 1;
@@ -628,13 +640,13 @@ static void shard_fb(void *ctx, int w)
     const size_t in_sz = net->L[0].in_sz;
     if (j->first) {
         shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
-        sh->at = 0, sh->dir = 0, sh->resume = 0, sh->side = 0;
+        sh->at = 0, sh->dir = 0, sh->resume = 0, sh->side = 0, sh->err = 0;
     }
     const float *x = j->x + (size_t)sh->n0 * in_sz;
     const size_t nl = net->desc.n_layers;
     if (sh->dir == 0) {
         if (forward(net, sh, x, 1))
-            return; /* at a BN layer: the caller reduces the statistics */
+            return; /* at a BN layer (the caller reduces the statistics), or failed */
         sh->loss_sum = 0.0;
         net->ctx->ops->softmax_xent(net->ctx, sh->nb, net->desc.classes, logits_of(net, sh, x),
                                     j->y + sh->n0, sh->L[nl - 1].out, &sh->loss_sum, NULL,
@@ -707,6 +719,15 @@ static void reduce_grads(mb_net *net, int shards)
         net->ctx->ops->add(net->ctx, net->n_params, net->sh[s].grads, net->grads);
 }
 
+/* The first failure among the call's shards (a pass's negative MB_ code), or MB_OK. */
+static int shards_err(const mb_net *net, int shards)
+{
+    for (int s = 0; s < shards; s++)
+        if (net->sh[s].err)
+            return net->sh[s].err;
+    return MB_OK;
+}
+
 /* The batch's inputs in the context's memory: x itself on the host's, else copied to xin. */
 static const float *inputs(mb_net *net, const float *x, int batch)
 {
@@ -734,11 +755,14 @@ int mb_net_forward_backward(mb_net *net, const float *x, const int *y, int batch
         return MB_EIO;
     job j = {net, x, y, batch, shards_for(net, batch), NULL, 1};
     mb_ctx_run(net->ctx, j.shards, shard_fb, &j);
-    while (net->sh[0].resume) { /* stopped at a BN layer: reduce, resume */
-        bn_reduce(net, j.shards, batch);
+    int rc;
+    while ((rc = shards_err(net, j.shards)) == MB_OK && net->sh[0].resume) {
+        bn_reduce(net, j.shards, batch); /* stopped at a BN layer: reduce, resume */
         j.first = 0;
         mb_ctx_run(net->ctx, j.shards, shard_fb, &j);
     }
+    if (rc != MB_OK)
+        return rc;
     reduce_grads(net, j.shards);
     double sum = 0.0;
     for (int s = 0; s < j.shards; s++)
@@ -756,8 +780,9 @@ static void shard_eval(void *ctx, int w)
     net_shard *sh = &net->sh[w];
     shard_range(j->batch, j->shards, w, &sh->n0, &sh->nb);
     const float *x = j->x + (size_t)sh->n0 * net->L[0].in_sz;
-    sh->at = 0, sh->resume = 0;
-    forward(net, sh, x, 0);
+    sh->at = 0, sh->resume = 0, sh->err = 0;
+    if (forward(net, sh, x, 0) < 0)
+        return;
     const float *logits = logits_of(net, sh, x);
     sh->loss_sum = 0.0;
     sh->correct = 0;
@@ -786,6 +811,9 @@ static int evaluate(mb_net *net, const float *x, const int *y, size_t n, double 
             return MB_EIO;
         job j = {net, xs, y + s, b, shards_for(net, b), losses ? losses + s : NULL, 1};
         mb_ctx_run(net->ctx, j.shards, shard_eval, &j);
+        int rc = shards_err(net, j.shards);
+        if (rc != MB_OK)
+            return rc;
         for (int k = 0; k < j.shards; k++) {
             sum += net->sh[k].loss_sum;
             ok += net->sh[k].correct;

@@ -193,20 +193,33 @@ static int evaluate(mb_net *net, const mb_dataset *s, double *loss, double *acc,
     return MB_OK;
 }
 
-/* Loads `model` into the monitor's net (unless it is the net's parameters, or NULL). */
-static void load_model(mb_run_mon *m, const float *model)
+/* The net's parameters to or from host memory, on any backend (a copy on the CPU; over the bus
+ * from a device learner, whose parameters live there): the snapshots and the models handed in
+ * are host memory, the net's own parameters are its backend's. */
+static int params_io(mb_run_mon *m, float *host, int to_net, mb_error *err)
 {
-    float *p = mb_net_params(m->net);
-    if (model && model != p)
-        memcpy(p, model, m->win.params * sizeof *p);
+    int rc = to_net ? mb_net_write_params(m->net, host) : mb_net_read_params(m->net, host);
+    return rc == MB_OK ? MB_OK
+                       : mb_error_set(err, rc, "could not copy the parameters %s the %s device",
+                                      to_net ? "to" : "from",
+                                      mb_backend_name(mb_ctx_backend(mb_net_context(m->net))));
+}
+
+/* Loads `model` (host memory) into the monitor's net, unless it is the net's parameters or
+ * NULL. */
+static int load_model(mb_run_mon *m, const float *model, mb_error *err)
+{
+    if (!model || model == mb_net_params(m->net))
+        return MB_OK;
+    return params_io(m, (float *)model, 1, err);
 }
 
 /* Evaluates `model` on s (the test set; the eval subset goes through judge_eval). */
 static int evaluate_model(mb_run_mon *m, const float *model, const mb_dataset *s, double *loss,
                           double *acc, mb_error *err)
 {
-    load_model(m, model);
-    return evaluate(m->net, s, loss, acc, err);
+    int rc = load_model(m, model, err);
+    return rc != MB_OK ? rc : evaluate(m->net, s, loss, acc, err);
 }
 
 /* Writes the log: metadata, header, rows, summary trailer. */
@@ -252,9 +265,10 @@ static int judge_eval(mb_run_mon *m, const float *model, double level, int full_
 {
     const mb_dataset *eval = &m->data->eval;
     double t0 = now_s();
-    load_model(m, model);
+    int rc = load_model(m, model, err);
+    if (rc != MB_OK)
+        return rc;
     size_t seen = eval->n;
-    int rc;
     *ruled_out = 0;
     if (m->ck.n > 0 && !full_only) {
         rc = mb_run_check_eval(&m->ck, m->net, eval, level, m->o->check_sigmas, m->blowup,
@@ -297,19 +311,17 @@ static int window_emit(const mb_run_window *w, mb_strbuf *b)
 static int bisect_window(mb_run_mon *m, double level, long *u_star, mb_error *err)
 {
     mb_run_window *w = &m->win;
-    float *live = mb_net_params(m->net);
     float *keep = w->snap + (size_t)(w->cap - 1) * w->params;
-    size_t bytes = w->params * sizeof *live;
     long lo = w->u0, hi = w->u0 + w->n;
     int rc = MB_OK, saved = 0;
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2, k = mid - w->u0 - 1;
         double t0 = now_s();
-        if (!saved) {
-            memcpy(keep, live, bytes);
-            saved = 1;
-        }
-        memcpy(live, w->snap + (size_t)k * w->params, bytes);
+        if (!saved && (rc = params_io(m, keep, 0, err)) != MB_OK)
+            break;
+        saved = 1;
+        if ((rc = params_io(m, w->snap + (size_t)k * w->params, 1, err)) != MB_OK)
+            break;
         m->snap_s += now_s() - t0;
         int out_of_reach;
         double est;
@@ -324,7 +336,8 @@ static int bisect_window(mb_run_mon *m, double level, long *u_star, mb_error *er
     }
     if (saved) {
         double t0 = now_s();
-        memcpy(live, keep, bytes);
+        int back = params_io(m, keep, 1, err);
+        rc = rc != MB_OK ? rc : back;
         m->snap_s += now_s() - t0;
     }
     *u_star = hi;
@@ -537,7 +550,11 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
         win->n = k + 1;
         if (!eval_now) {
             double t1 = now_s();
-            memcpy(win->snap + (size_t)k * win->params, model, win->params * sizeof(float));
+            float *snap = win->snap + (size_t)k * win->params;
+            if (model != mb_net_params(m->net))
+                memcpy(snap, model, win->params * sizeof(float));
+            else if ((rc = params_io(m, snap, 0, err)) != MB_OK) /* its backend's memory */
+                return rc;
             m->snap_s += now_s() - t1;
         } else {
             if (m->reached) {

@@ -42,11 +42,14 @@ int mb_run_check_options(const mb_run_options *o, mb_error *err)
         return mb_error_set(err, MB_EINVAL, "no data given");
     if (o->batch <= 0)
         return mb_error_set(err, MB_EINVAL, "batch must be > 0, got %d", o->batch);
-    if (o->backend != MB_BACKEND_CPU)
-        return mb_error_set(err, MB_ENOTSUP, "training on the %s backend is not built yet: the "
-                            "run monitor, checkpoints and parallel rules read the parameters in "
-                            "host memory (mbprobe step --backend %s times its update)",
-                            mb_backend_name(o->backend), mb_backend_name(o->backend));
+    if (o->backend != MB_BACKEND_CPU && (o->par != MB_PAR_NONE || o->learners > 1))
+        return mb_error_set(err, MB_ENOTSUP, "the %s backend trains one learner: the parallel "
+                            "rules read the parameters in host memory (train P learners with "
+                            "--backend cpu)", mb_backend_name(o->backend));
+    if (o->backend != MB_BACKEND_CPU && (o->checkpoint_path || o->resume_path))
+        return mb_error_set(err, MB_ENOTSUP, "checkpoints of a %s run are not written yet: its "
+                            "velocity stays on the device (checkpoint with --backend cpu)",
+                            mb_backend_name(o->backend));
     if (o->eval_every <= 0)
         return mb_error_set(err, MB_EINVAL, "eval-every must be > 0, got %ld", o->eval_every);
     if (o->noise_every < 0)

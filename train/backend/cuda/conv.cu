@@ -9,7 +9,8 @@
  *
  * Batches below the plan's: the input and output descriptors are set to `batch` on every call
  * (a host-only call, no allocation), and the workspace that batch needs is checked against the
- * plan's (sized for its largest batch). Compiled, not yet run on a device.
+ * plan's. An algorithm is supported for a shape, and its workspace sized, over every batch up to
+ * the shape's (ws_every_batch). Run on an H200 (`make gpu-verify`).
  */
 #include "cuda_impl.h"
 
@@ -122,7 +123,30 @@ static cudnnStatus_t ws_query(cudnnHandle_t h, const conv_desc *c, mb_conv_pass 
     return CUDNN_STATUS_BAD_PARAM;
 }
 
-/* cuDNN's answer for (pass, algo, shape): its status, and the workspace when it succeeds. */
+/* cuDNN's answer for (pass, algo) on every batch a plan of shape s serves, 1 .. s->batch (an
+ * evaluation's last chunk is smaller than the rest): the first status that is not success, and
+ * the largest workspace any batch needs. cuDNN's answer at s->batch alone does not bound them:
+ * on an H200 an algorithm chosen for batch 128 needed more workspace, or could not run, at
+ * batches of 72 and 100, and those evaluation chunks kept stale outputs (docs/results.md, "The
+ * first GPU"). The queries are host calls (about a microsecond each). c's batch is left at
+ * s->batch. */
+static cudnnStatus_t ws_every_batch(cudnnHandle_t h, conv_desc *c, const mb_conv_shape *s,
+                                    mb_conv_pass pass, int algo, size_t *bytes)
+{
+    *bytes = 0;
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    for (int b = 1; b <= s->batch && st == CUDNN_STATUS_SUCCESS; b++) {
+        size_t need = 0;
+        if ((st = desc_batch(c, s, b)) == CUDNN_STATUS_SUCCESS &&
+            (st = ws_query(h, c, pass, algo, &need)) == CUDNN_STATUS_SUCCESS && need > *bytes)
+            *bytes = need;
+    }
+    cudnnStatus_t back = desc_batch(c, s, s->batch);
+    return st != CUDNN_STATUS_SUCCESS ? st : back;
+}
+
+/* cuDNN's answer for (pass, algo, shape) over every batch up to the shape's: its status, and
+ * the workspace when it succeeds. */
 static cudnnStatus_t ask(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_conv_shape *s,
                          size_t *bytes)
 {
@@ -131,7 +155,7 @@ static cudnnStatus_t ask(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_conv
     cudnnStatus_t st = desc_make(&c, s);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
-    st = ws_query(cuda_state(ctx)->dnn, &c, pass, algo, bytes);
+    st = ws_every_batch(cuda_state(ctx)->dnn, &c, s, pass, algo, bytes);
     desc_free(&c);
     return st;
 }
@@ -156,15 +180,15 @@ size_t cuda_conv_workspace(mb_ctx *ctx, mb_conv_pass pass, int algo, const mb_co
 }
 
 /* The first of cuDNN's ranked results (any pass's perf struct) whose status is success and which
- * the workspace query confirms; -1 when none is. */
+ * the workspace query confirms for every batch up to s->batch; -1 when none is. */
 template <typename Perf>
-static int first_usable(cudnnHandle_t h, const conv_desc *c, mb_conv_pass pass, const Perf *r,
-                        int got)
+static int first_usable(cudnnHandle_t h, conv_desc *c, const mb_conv_shape *s,
+                        mb_conv_pass pass, const Perf *r, int got)
 {
     size_t bytes;
     for (int i = 0; i < got; i++)
         if (r[i].status == CUDNN_STATUS_SUCCESS &&
-            ws_query(h, c, pass, (int)r[i].algo, &bytes) == CUDNN_STATUS_SUCCESS)
+            ws_every_batch(h, c, s, pass, (int)r[i].algo, &bytes) == CUDNN_STATUS_SUCCESS)
             return (int)r[i].algo;
     return -1;
 }
@@ -184,21 +208,21 @@ int cuda_conv_default(mb_ctx *ctx, mb_conv_pass pass, const mb_conv_shape *s)
         cudnnConvolutionFwdAlgoPerf_t r[MAXR];
         if (cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv, c.y, MAXR, &got, r) ==
             CUDNN_STATUS_SUCCESS)
-            pick = first_usable(h, &c, pass, r, got);
+            pick = first_usable(h, &c, s, pass, r, got);
         break;
     }
     case MB_PASS_BACKWARD_DATA: {
         cudnnConvolutionBwdDataAlgoPerf_t r[MAXR];
         if (cudnnGetConvolutionBackwardDataAlgorithm_v7(h, c.w, c.y, c.conv, c.x, MAXR, &got,
                                                         r) == CUDNN_STATUS_SUCCESS)
-            pick = first_usable(h, &c, pass, r, got);
+            pick = first_usable(h, &c, s, pass, r, got);
         break;
     }
     case MB_PASS_BACKWARD_FILTER: {
         cudnnConvolutionBwdFilterAlgoPerf_t r[MAXR];
         if (cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, c.x, c.y, c.conv, c.w, MAXR, &got,
                                                           r) == CUDNN_STATUS_SUCCESS)
-            pick = first_usable(h, &c, pass, r, got);
+            pick = first_usable(h, &c, s, pass, r, got);
         break;
     }
     }
@@ -211,7 +235,8 @@ int cuda_conv_default(mb_ctx *ctx, mb_conv_pass pass, const mb_conv_shape *s)
 typedef struct cuda_conv_plan {
     mb_conv_shape s;        /* s.batch: the largest batch */
     int algo[3];
-    size_t ws[3];           /* each pass's workspace at s.batch (what the caller allocated) */
+    size_t ws[3];           /* each pass's largest workspace over batches 1 .. s.batch (what the
+                               caller allocated: mb_ctx_conv_workspace) */
     conv_desc c;            /* x and y are reset to each call's batch */
 } cuda_conv_plan;
 
@@ -241,7 +266,7 @@ int cuda_conv_plan_create(mb_ctx *ctx, const mb_conv_shape *s, const int algo[3]
                             s->batch, s->in_c, s->in_h, s->in_w, cudnnGetErrorString(st));
     }
     for (int i = 0; i < 3; i++) {
-        st = ws_query(cuda_state(ctx)->dnn, &p->c, (mb_conv_pass)i, algo[i], &p->ws[i]);
+        st = ws_every_batch(cuda_state(ctx)->dnn, &p->c, s, (mb_conv_pass)i, algo[i], &p->ws[i]);
         if (st != CUDNN_STATUS_SUCCESS) {
             cuda_conv_plan_free(ctx, p);
             return mb_error_set(err, MB_ENOTSUP, "cuDNN %s %s: %s",
