@@ -25,7 +25,7 @@ export PATH="$BIN:$PATH" OPENBLAS_NUM_THREADS=1 XDG_CACHE_HOME=${XDG_CACHE_HOME:
 mkdir -p "$DIR" || exit 1
 R=$DIR/report.md
 failed=0
-say() { printf '%s\n' "$*" >> "$R"; }
+say() { printf '%s\n' "$@" >> "$R"; }
 
 # ---- the device --------------------------------------------------------------------------------
 : > "$R"
