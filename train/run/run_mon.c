@@ -193,12 +193,12 @@ static int evaluate(mb_net *net, const mb_dataset *s, double *loss, double *acc,
     return MB_OK;
 }
 
-/* The net's parameters to or from host memory, on any backend (a copy on the CPU; over the bus
- * from a device learner, whose parameters live there): the snapshots and the models handed in
- * are host memory, the net's own parameters are its backend's. */
-static int params_io(mb_run_mon *m, float *host, int to_net, mb_error *err)
+/* The net's parameters to (to_net) or from host memory, on any backend (a copy on the CPU; over
+ * the bus from a device learner, whose parameters live there): the snapshots and the models
+ * handed in are host memory, the net's own parameters are its backend's. */
+static int params_io(mb_run_mon *m, float *host, const float *to_net, mb_error *err)
 {
-    int rc = to_net ? mb_net_write_params(m->net, host) : mb_net_read_params(m->net, host);
+    int rc = to_net ? mb_net_write_params(m->net, to_net) : mb_net_read_params(m->net, host);
     return rc == MB_OK ? MB_OK
                        : mb_error_set(err, rc, "could not copy the parameters %s the %s device",
                                       to_net ? "to" : "from",
@@ -211,7 +211,7 @@ static int load_model(mb_run_mon *m, const float *model, mb_error *err)
 {
     if (!model || model == mb_net_params(m->net))
         return MB_OK;
-    return params_io(m, (float *)model, 1, err);
+    return params_io(m, NULL, model, err);
 }
 
 /* Evaluates `model` on s (the test set; the eval subset goes through judge_eval). */
@@ -317,10 +317,10 @@ static int bisect_window(mb_run_mon *m, double level, long *u_star, mb_error *er
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2, k = mid - w->u0 - 1;
         double t0 = now_s();
-        if (!saved && (rc = params_io(m, keep, 0, err)) != MB_OK)
+        if (!saved && (rc = params_io(m, keep, NULL, err)) != MB_OK)
             break;
         saved = 1;
-        if ((rc = params_io(m, w->snap + (size_t)k * w->params, 1, err)) != MB_OK)
+        if ((rc = params_io(m, NULL, w->snap + (size_t)k * w->params, err)) != MB_OK)
             break;
         m->snap_s += now_s() - t0;
         int out_of_reach;
@@ -336,7 +336,7 @@ static int bisect_window(mb_run_mon *m, double level, long *u_star, mb_error *er
     }
     if (saved) {
         double t0 = now_s();
-        int back = params_io(m, keep, 1, err);
+        int back = params_io(m, NULL, keep, err);
         rc = rc != MB_OK ? rc : back;
         m->snap_s += now_s() - t0;
     }
@@ -553,7 +553,7 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
             float *snap = win->snap + (size_t)k * win->params;
             if (model != mb_net_params(m->net))
                 memcpy(snap, model, win->params * sizeof(float));
-            else if ((rc = params_io(m, snap, 0, err)) != MB_OK) /* its backend's memory */
+            else if ((rc = params_io(m, snap, NULL, err)) != MB_OK) /* its backend's memory */
                 return rc;
             m->snap_s += now_s() - t1;
         } else {
