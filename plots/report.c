@@ -434,9 +434,12 @@ static void write_fit(FILE *f, const char *title, const char *file, const cJSON 
         double hi = cJSON_IsNumber(b) ? b->valuedouble : NAN;
         fputs("<tr><td><code>", f);
         esc(f, p->string);
-        fprintf(f, "</code></td><td>%s</td><td class=\"n\">%.5g</td><td class=\"n\">%.3g</td>",
-                meaning(p->string), cJSON_IsNumber(p) ? p->valuedouble : NAN,
-                mb_json_get(se, p->string));
+        /* a value or error the file does not carry (an extrapolated nfit's law has no
+         * standard errors) is said to be missing, never printed as nan */
+        double v = cJSON_IsNumber(p) ? p->valuedouble : NAN, e = mb_json_get(se, p->string);
+        fprintf(f, "</code></td><td>%s</td>", meaning(p->string));
+        fprintf(f, isfinite(v) ? "<td class=\"n\">%.5g</td>" : "<td>not available</td>", v);
+        fprintf(f, isfinite(e) ? "<td class=\"n\">%.3g</td>" : "<td>not available</td>", e);
         if (isfinite(lo) && isfinite(hi))
             fprintf(f, "<td class=\"n\">[%.5g, %.5g]</td></tr>\n", lo, hi);
         else
@@ -449,7 +452,13 @@ static void write_fit(FILE *f, const char *title, const char *file, const cJSON 
         esc(f, model);
         fputs("</code>; ", f);
     }
-    fprintf(f, "R&sup2; = %.4g from %g points", mb_json_get(fit, "r2"), mb_json_get(fit, "n_points"));
+    double r2 = mb_json_get(fit, "r2"), n_points = mb_json_get(fit, "n_points");
+    if (isfinite(r2))
+        fprintf(f, "R&sup2; = %.4g", r2);
+    else
+        fputs("R&sup2; not available", f);
+    if (isfinite(n_points))
+        fprintf(f, " from %g points", n_points);
     const cJSON *conv = cJSON_GetObjectItemCaseSensitive(fit, "converged");
     if (cJSON_IsBool(conv))
         fprintf(f, "; %s", cJSON_IsTrue(conv) ? "converged" : "<b>did not converge</b>");
