@@ -671,7 +671,7 @@ static int shifted_beats(const mb_fit_nupdate *out, double aic)
     const mb_fit_result *sh = &out->shifted;
     /* an exact fit (chi2 = 0) has AIC -inf: it beats any law that is not exact */
     return out->have_shifted && sh->status == MB_OK && !isnan(sh->aic) && sh->aic < INFINITY &&
-           isfinite(aic) && sh->p[2] > 0 && aic - sh->aic > 2;
+           isfinite(aic) && sh->p[2] > 0 && sh->p[0] > 0 && aic - sh->aic > 2;
 }
 
 /* Which law `best` names, by the rule `c` (mb_fit_choice), after fit_other_laws has set the
@@ -921,7 +921,7 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
         if (fit_inverse(np, m, y, sb, &r, &e2) == MB_OK && r.status == MB_OK) {
             bn[out->boot_ok] = r.p[0];
             ba[out->boot_ok++] = r.p[1];
-            if (!power && !shifted) {
+            if (!power && !shifted && r.p[0] > 0) { /* readers refuse n_inf <= 0 */
                 double *q = out->boot_best + 3 * out->boot_n_best++;
                 q[0] = r.p[0], q[1] = r.p[1], q[2] = 1.0;
             }
@@ -932,7 +932,8 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
             mb_fit_options_init(&po);
             po.geodesic = power;
             if (mb_fit_nlinear(&other, np, y, sb, p_full, &po, &r, &e2) == MB_OK &&
-                r.status == MB_OK && (power ? r.p[2] > 0 : r.p[2] >= 0 && r.p[1] >= 0)) {
+                r.status == MB_OK && r.p[0] > 0 &&
+                (power ? r.p[2] > 0 : r.p[2] >= 0 && r.p[1] >= 0)) {
                 double *q = out->boot_best + 3 * out->boot_n_best++;
                 q[0] = r.p[0], q[1] = r.p[1], q[2] = r.p[2];
             }
@@ -1107,13 +1108,20 @@ static void fit_other_laws(mb_fit_nupdate *out, size_t np, const double *m, cons
         } else if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
             out->aic_best = "power-law";
             double d = iv->aic - out->power.aic;
-            /* b > 0 falls with M; a < 0 would rise with it, a law mbopt refuses (L16) */
-            if (d > 2 && out->power.p[2] > 0 && out->power.p[1] >= 0) {
+            /* b > 0 falls with M; a < 0 would rise with it, a law mbopt refuses (L16), as it
+             * does n_inf <= 0 (campaign 16, S2) */
+            if (d > 2 && out->power.p[2] > 0 && out->power.p[1] >= 0 && out->power.p[0] > 0) {
                 out->best = "power-law";
                 snprintf(out->why, sizeof out->why,
                          "the power law (b = %.3g) fits the %zu batch sizes better than the "
                          "inverse law: AIC %.4g vs %.4g, lower by %.3g > 2",
                          out->power.p[2], np, out->power.aic, iv->aic, d);
+            } else if (d > 2) {
+                snprintf(out->why, sizeof out->why,
+                         "the inverse law: the power law's AIC (%.4g) is lower by %.3g, but its "
+                         "fit (n_inf %.3g, a %.3g, b %.3g) is not a law that falls with M to "
+                         "n_inf > 0", out->power.aic, d, out->power.p[0], out->power.p[1],
+                         out->power.p[2]);
             } else {
                 snprintf(out->why, sizeof out->why,
                          "the inverse law: the power law's AIC (%.4g) is lower by only %.3g "

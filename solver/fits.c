@@ -92,8 +92,12 @@ static int read_law(const cJSON *fit, const char *path, const char *where, mb_la
     if (!cJSON_IsObject(params))
         return mb_error_set(err, MB_EFORMAT, "%s: %s has no 'params' object", path, where);
     int rc = read_law_params(params, kind, path, law, err);
-    /* values no fit gives: the shifted law's pole below M = 0 or a negative alpha, a power law's
-     * exponent <= 0 */
+    /* values no fit gives: n_inf <= 0 (N(M) falls to 0 at a finite M, where the time to the
+     * target would be optimised: campaign 16, S2), the shifted law's pole below M = 0 or a
+     * negative alpha, a power law's exponent <= 0 */
+    if (rc == MB_OK && !(law->n_inf > 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.n_inf': %g: the law needs "
+                            "n_inf > 0", path, where, law->n_inf);
     if (rc == MB_OK && kind == MB_LAW_SHIFTED && !(law->m0 >= 0))
         return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.m_0': %g: the shifted law "
                             "needs m_0 >= 0", path, where, law->m0);
@@ -249,17 +253,18 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
     {
         const cJSON *x[3] = {cJSON_GetArrayItem(e, 0), cJSON_GetArrayItem(e, 1),
                              cJSON_GetArrayItem(e, 2)};
-        /* [n_inf, a, b] with a >= 0, b > 0; the shifted law's is [n_inf, alpha, m_0] with
-         * alpha, m_0 >= 0 */
+        /* [n_inf, a, b] with n_inf > 0, a >= 0, b > 0; the shifted law's is [n_inf, alpha,
+         * m_0] with n_inf > 0, alpha, m_0 >= 0 (read_law's bounds) */
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 3 || !cJSON_IsNumber(x[0]) ||
             !cJSON_IsNumber(x[1]) || !cJSON_IsNumber(x[2]) || !isfinite(x[0]->valuedouble) ||
+            !(x[0]->valuedouble > 0) ||
             !isfinite(x[1]->valuedouble) || !(x[1]->valuedouble >= 0) ||
             !(shifted ? x[2]->valuedouble >= 0 && isfinite(x[2]->valuedouble)
                       : x[2]->valuedouble > 0))
             return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': not "
                                 "%s", path, i, shifted ? "3 numbers [n_inf, alpha, m_0] with "
-                                "alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] with a >= 0 "
-                                "and b > 0");
+                                "n_inf > 0, alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] "
+                                "with n_inf > 0, a >= 0 and b > 0");
         const double v[3] = {x[0]->valuedouble, x[1]->valuedouble, x[2]->valuedouble};
         if (f->n_boot < MB_SOLVER_BOOT_MAX)
             f->boot[f->n_boot++] = mb_model_law_from_params(kind, v);
