@@ -935,31 +935,61 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     return -1;
 }
 
+/* --recommend's file (campaign 16, S3): a scale file (its format), whose `enough` is one of its
+ * rows as mbplot report checks it (mb_solver_check_choice: M > 0 at most 2^53, P whole >= 1),
+ * and whose `lr`, when a number, is the rate of one of the --nfit fits, whose index goes to
+ * *which (n_nfit where it names none: absent or null, or a model given by flags); each refusal
+ * names the field. */
+static int recommendation_read(const model_opts *m, const char *path, double *m_rec,
+                               double *p_rec, double *lr_rec, size_t *which, mb_error *err)
+{
+    cJSON *root;
+    if (mb_json_read(path, &root, err) != MB_OK)
+        return MB_EIO;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "enough");
+    double lr = NAN;
+    int rc = mb_format_check_json(root, path, MB_FORMAT_SCALE, err);
+    if (rc == MB_OK)
+        rc = mb_solver_check_choice(root, "enough", path, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(root, "lr", path, "", 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO, 0,
+                               &lr, err);
+    *which = m->n_nfit; /* none: the model as it is */
+    if (rc == MB_OK && !isnan(lr) && m->n_nfit > 0) {
+        char rates[160] = "";
+        size_t used = 0;
+        for (*which = 0; *which < m->n_nfit && m->nfs[*which].lr != lr; (*which)++)
+            if (used < sizeof rates - 24)
+                used += (size_t)snprintf(rates + used, sizeof rates - used,
+                                         isnan(m->nfs[*which].lr) ? "%sno rate" : "%s%g",
+                                         used ? ", " : "", m->nfs[*which].lr);
+        if (*which == m->n_nfit)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'lr': %g is the rate of none of the "
+                              "--nfit fits (%s): the recommendation is of another fit", path, lr,
+                              rates);
+    }
+    if (rc == MB_OK) {
+        *m_rec = mb_json_get(e, "m_opt");
+        *p_rec = mb_json_get(e, "procs");
+        if (!isnan(lr))
+            *lr_rec = lr;
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
 /* The recommendation to check: --recommend's 'enough' row (scale's), or the P = 1 optimum in
  * range, the fastest of the learning rates given; selects that rate's fit in m. */
 static int validate_recommendation(validate_cli *vc, size_t n_laws, double *m_rec,
                                    double *p_rec, double *lr_rec, mb_error *err)
 {
     model_opts *m = &vc->m;
-    const char *path = vc->recommend;
     *m_rec = NAN, *p_rec = 1.0, *lr_rec = m->nf.lr;
-    if (path) {
-        cJSON *root;
-        if (mb_json_read(path, &root, err) != MB_OK)
-            return MB_EIO;
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "enough");
-        int rc = cJSON_IsObject(e) ? MB_OK
-                                   : mb_error_set(err, MB_EFORMAT, "%s: no 'enough' object (is "
-                                                  "this mbopt scale --json?)", path);
-        if (rc == MB_OK && (rc = mb_json_number(e, "m_opt", path, m_rec, err)) == MB_OK)
-            rc = mb_json_number(e, "procs", path, p_rec, err);
-        const cJSON *lr = cJSON_GetObjectItemCaseSensitive(root, "lr");
-        if (rc == MB_OK && cJSON_IsNumber(lr))
-            *lr_rec = lr->valuedouble;
-        cJSON_Delete(root);
-        for (size_t i = 0; i < m->n_nfit; i++)
-            if (m->nfs[i].lr == *lr_rec)
-                model_select(m, i);
+    if (vc->recommend) {
+        size_t which;
+        int rc = recommendation_read(m, vc->recommend, m_rec, p_rec, lr_rec, &which, err);
+        if (rc == MB_OK && which < m->n_nfit)
+            model_select(m, which);
         return rc;
     }
     double best = INFINITY;
