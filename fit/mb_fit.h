@@ -144,6 +144,14 @@ typedef struct mb_fit_runs {
 #define MB_FIT_MAX_SECONDS 1e9
 #define MB_FIT_MIN_SECONDS 1e-9
 
+/* The widest factor a calibration by runs may scale the probe's step by (mbfit tupdate's
+ * calibration.scale_below and scale_above lie in [1 / MAX, MAX]). Both time one step of one net
+ * on one backend and thread count (the logs' metadata are checked against the table's): the runs
+ * add what the probe leaves out (the data, the optimiser, a busy host): factors near 1 on the
+ * examples, tens where the runs shared a host; a thousandfold either way means the two timed
+ * different things (campaign 16, S4: 1e300 and 1e-300 were taken). */
+#define MB_FIT_CAL_SCALE_MAX 1e3
+
 /* Reads mbtrain run logs (docs/design.md, "Run log"): M from the `batch` metadata; for each
  * threshold the first `update` whose eval_loss is <= eps. A log with no eval_loss column, or none
  * filled in, uses the training `loss` averaged over a trailing window of `smooth` rows instead.

@@ -561,6 +561,16 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
         rc = mb_error_set(err, MB_EINVAL, "the step table has fewer than 2 batch sizes to scale");
         goto fail;
     }
+    for (int end = 0; end < 2; end++) {
+        const double s = end ? g.scale_above : g.scale_below;
+        if (!(s >= 1 / MB_FIT_CAL_SCALE_MAX && s <= MB_FIT_CAL_SCALE_MAX)) {
+            rc = mb_error_set(err, MB_EINVAL, "the runs' seconds per update at M/P = %g are %.3g "
+                              "times the step table's: beyond [%g, %g], they did not time the "
+                              "same step", g.run_m[end ? nr - 1 : 0], s,
+                              1 / MB_FIT_CAL_SCALE_MAX, MB_FIT_CAL_SCALE_MAX);
+            goto fail;
+        }
+    }
     m = malloc((f->n_points + nr) * sizeof *m);
     t = malloc((f->n_points + nr) * sizeof *t);
     g.probe_m = malloc((f->n_points + 1) * sizeof *g.probe_m);

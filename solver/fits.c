@@ -394,8 +394,10 @@ static int run_span_ok(const char *path, const char *where, const char *lo_key, 
     return MB_OK;
 }
 
-/* A measured step table, field `key`: [[m, t], ...] with m ascending and both > 0, into
- * m[0..*n), t[0..*n) (room for MB_MODEL_TABLE_MAX); fewer than 2 points (or none): *n = 0. */
+/* A measured step table, field `key`: [[m, t], ...] with m ascending, whole and at most 2^53
+ * (samples a learner) and t in (0, MB_FIT_MAX_SECONDS] (the bound of step tables and run logs:
+ * campaign 16's S4, a probe point of 1e300 s printed a 300-digit percentage), into m[0..*n),
+ * t[0..*n) (room for MB_MODEL_TABLE_MAX); fewer than 2 points (or none): *n = 0. */
 static int read_points(const cJSON *pts, const char *key, const char *path, double *m,
                        double *t, size_t *n, mb_error *err)
 {
@@ -411,10 +413,12 @@ static int read_points(const cJSON *pts, const char *key, const char *path, doub
     {
         const cJSON *x = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1);
         if (!cJSON_IsArray(e) || !cJSON_IsNumber(x) || !cJSON_IsNumber(v) ||
-            !(x->valuedouble > 0) || !(v->valuedouble > 0) || !isfinite(v->valuedouble) ||
-            (k > 0 && !(x->valuedouble > m[k - 1])))
+            !(x->valuedouble >= 1 && x->valuedouble <= MB_DATA_RANGE_MAX) ||
+            x->valuedouble != floor(x->valuedouble) || !(v->valuedouble > 0) ||
+            !(v->valuedouble <= MB_FIT_MAX_SECONDS) || (k > 0 && !(x->valuedouble > m[k - 1])))
             return mb_error_set(err, MB_EFORMAT, "%s: field '%s[%zu]': not [M, seconds] with "
-                                                 "M ascending and both > 0", path, key, k);
+                                "M whole, ascending, in [1, 2^53] and seconds in (0, 1e9]",
+                                path, key, k);
         m[k] = x->valuedouble;
         t[k++] = v->valuedouble;
     }
@@ -825,11 +829,12 @@ static int tcal_from(const cJSON *root, const char *path, mb_solver_tcal *c, mb_
             (rc = mb_json_number(cal, "scale_below", path, &c->scale_below, err)) == MB_OK &&
             (rc = mb_json_number(cal, "scale_above", path, &c->scale_above, err)) == MB_OK &&
             (rc = run_span_ok(path, "calibration.", "m", c->runs, c->m_lo, c->m_hi, err)) == MB_OK &&
-            !(c->scale_below > 0 && c->scale_above > 0 && isfinite(c->scale_below) &&
-              isfinite(c->scale_above)))
+            !(c->scale_below >= 1 / MB_FIT_CAL_SCALE_MAX && c->scale_above >= 1 / MB_FIT_CAL_SCALE_MAX &&
+              c->scale_below <= MB_FIT_CAL_SCALE_MAX && c->scale_above <= MB_FIT_CAL_SCALE_MAX))
             rc = mb_error_set(err, MB_EFORMAT, "%s: fields 'calibration.scale_below' and "
-                              "'scale_above' (%g, %g): not finite factors above 0", path,
-                              c->scale_below, c->scale_above);
+                              "'scale_above' (%g, %g): not factors in [%g, %g], what a "
+                              "calibration by runs gives", path, c->scale_below, c->scale_above,
+                              1 / MB_FIT_CAL_SCALE_MAX, MB_FIT_CAL_SCALE_MAX);
         if (rc == MB_OK && cal)
             rc = read_points(cJSON_GetObjectItemCaseSensitive(root, "probe_points"),
                              "probe_points", path, c->probe_m, c->probe_t, &c->n_probe, err);
