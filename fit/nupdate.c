@@ -43,6 +43,9 @@ void mb_fit_runs_free(mb_fit_runs *r)
     free(r->t_step);
     free(r->net);
     free(r->algo);
+    free(r->optim);
+    free(r->backend);
+    free(r->threads);
     free(r->target);
     free(r->b_simple);
     memset(r, 0, sizeof *r);
@@ -63,10 +66,14 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     r->t_step = calloc(n ? n : 1, sizeof *r->t_step);
     r->net = calloc(n ? n : 1, sizeof *r->net);
     r->algo = calloc(n ? n : 1, sizeof *r->algo);
+    r->optim = calloc(n ? n : 1, sizeof *r->optim);
+    r->backend = calloc(n ? n : 1, sizeof *r->backend);
+    r->threads = calloc(n ? n : 1, sizeof *r->threads);
     r->target = calloc(n ? n : 1, sizeof *r->target);
     r->b_simple = calloc(n ? n : 1, sizeof *r->b_simple);
     if (!r->target || !r->b_simple ||!r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
-        !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo) {
+        !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo || !r->optim || !r->backend ||
+        !r->threads) {
         mb_fit_runs_free(r);
         return MB_ENOMEM;
     }
@@ -279,6 +286,32 @@ static int meta_crossing(const mb_table *t, mb_error *err)
     return MB_OK;
 }
 
+/* The `samples` column, where the log has one, against `# batch=` M and `# learners=` P: the
+ * samples up to update u are u M (mbtrain; u M / P to u M where fewer learners compute, SMA's
+ * tuning or a front end counting one learner's). Campaign 16's S6: a log of batch 4096 over rows
+ * of 4 samples an update calibrated a step table at M = 4096. */
+static int log_samples(const mb_table *t, double batch, double procs, mb_error *err)
+{
+    long cs = mb_table_col(t, "samples"), cu = mb_table_col(t, "update");
+    for (size_t r = 0; cs >= 0 && cu >= 0 && r < mb_table_rows(t); r++) {
+        double u, s;
+        if (*mb_table_cell(t, r, (size_t)cs) == '\0' ||
+            mb_table_double(t, r, (size_t)cu, &u, NULL) != MB_OK)
+            continue;
+        int rc = mb_table_double_in(t, r, (size_t)cs, 0, MB_DATA_RANGE_MAX, 1, &s, err);
+        if (rc != MB_OK)
+            return rc;
+        const double hi = u * batch, lo = hi / procs;
+        if (!(s >= lo * (1 - 1e-12) && s <= hi * (1 + 1e-12)))
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'samples': %s at update %s is "
+                                "not update x batch (metadata 'batch' %g%s): the log contradicts "
+                                "its own mini-batch", mb_table_path(t), mb_table_line(t, r),
+                                mb_table_cell(t, r, (size_t)cs), mb_table_cell(t, r, (size_t)cu),
+                                batch, procs > 1 ? ", or down to 1 / learners of it" : "");
+    }
+    return MB_OK;
+}
+
 /* Reads log i of `runs` from table t (paths[i]). */
 static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const double *thr,
                         size_t n_thr, size_t smooth, mb_error *err)
@@ -290,9 +323,11 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
         (rc = meta_number(t, "lr", 0, 1, 0, &runs->lr[i], err)) == MB_OK &&
         (rc = meta_number(t, "learners", 0, 1, 1, &runs->procs[i], err)) == MB_OK &&
         (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK &&
-        (rc = meta_crossing(t, err)) == MB_OK)
-        rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr, runs->wall + i * n_thr,
-                      &runs->t_step[i], &used, err);
+        (rc = meta_number(t, "threads", 0, 1, 1, &runs->threads[i], err)) == MB_OK &&
+        (rc = meta_crossing(t, err)) == MB_OK &&
+        (rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr,
+                       runs->wall + i * n_thr, &runs->t_step[i], &used, err)) == MB_OK)
+        rc = log_samples(t, runs->batch[i], isnan(runs->procs[i]) ? 1.0 : runs->procs[i], err);
     if (isnan(runs->procs[i]))
         runs->procs[i] = 1.0;
     /* B_simple: a positive number, or "-" (none, as the summary line writes it); anything
@@ -308,6 +343,10 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     runs->diverged[i] = div;
     meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
     meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
+    meta_string(t, "optim", runs->optim[i], sizeof runs->optim[i]);
+    meta_string(t, "backend", runs->backend[i], sizeof runs->backend[i]);
+    if (isnan(runs->threads[i]))
+        runs->threads[i] = 0.0; /* absent */
     runs->used_train_loss += used;
     return rc;
 }
@@ -431,6 +470,9 @@ static void move_run(mb_fit_runs *r, size_t k, size_t i)
     r->b_simple[k] = r->b_simple[i];
     memmove(r->net[k], r->net[i], sizeof r->net[k]);
     memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
+    memmove(r->optim[k], r->optim[i], sizeof r->optim[k]);
+    memmove(r->backend[k], r->backend[i], sizeof r->backend[k]);
+    r->threads[k] = r->threads[i];
 }
 
 /* Adds `item` to the comma list `seen` (for the message naming what the logs hold) once. */

@@ -370,8 +370,17 @@ int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, m
         return rc;
     if ((rc = opt_number(root, "diverged_max_batch", path, &f.m_diverged, err)) != MB_OK ||
         (rc = x_number(root, "", "target_loss", 0, 0, 1, path, &f.target_loss, err)) != MB_OK ||
-        (rc = x_number(root, "", "lr", 0, 0, 1, path, &f.lr, err)) != MB_OK)
+        (rc = x_number(root, "", "lr", 0, 0, 1, path, &f.lr, err)) != MB_OK ||
+        (rc = x_number(root, "", "procs", 0, 1, 0, path, &f.procs, err)) != MB_OK)
         return rc;
+    if (!isnan(f.procs) && (f.procs != floor(f.procs) || f.procs > MB_DATA_RANGE_MAX))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'procs': %g is not a whole learner "
+                            "count", path, f.procs);
+    const cJSON *algo = cJSON_GetObjectItemCaseSensitive(root, "algo");
+    if (algo && !cJSON_IsNull(algo) && !cJSON_IsString(algo))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'algo': not a string", path);
+    if (cJSON_IsString(algo))
+        snprintf(f.algo, sizeof f.algo, "%s", algo->valuestring);
     f.extrapolated = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "extrapolated"));
     if ((rc = pole_below_range(&f, path, err)) != MB_OK)
         return rc;

@@ -29,6 +29,8 @@ typedef struct mb_solver_nfit {
     double m_diverged;    /* the largest M at which a run diverged; NAN when none did */
     double target_loss;   /* the runs' target loss; NAN when not known */
     double lr;            /* the runs' learning rate; NAN when not known or mixed */
+    char algo[32];        /* the runs' algorithm (`algo`), "" when not known */
+    double procs;         /* the runs' learner count (`procs`), NAN when not known */
     int extrapolated;     /* the law was extrapolated below its runs' level (an `extrapolated`
                              object: mbfit nupdate --extrapolate) */
     size_t n_boot;        /* `law` refitted to bootstrap resamples of the runs (mbfit

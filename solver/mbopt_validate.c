@@ -267,8 +267,8 @@ static int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, doub
 
 /* Reads the held-out logs and checks the recommendation (row `pick` of the in-sample v) on them:
  * no held-out run may share a seed with the in-sample runs, or a network or target. */
-static int holdout_check(holdout_cli *hc, const mb_law *laws, const double *lrs, size_t n_laws,
-                         const mb_update_time *t, const mb_validate *v,
+static int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws,
+                         const double *lrs, size_t n_laws, const mb_validate *v,
                          const mb_fit_runs *in, mb_error *err)
 {
     const long pick = mb_solver_pick(v);
@@ -277,7 +277,8 @@ static int holdout_check(holdout_cli *hc, const mb_law *laws, const double *lrs,
     /* calibration only: the runs never reached this target; the answer is the model's */
     const mb_validate_row as_model = {.batch = round(v->m_rec), .procs = v->p_rec, .lr = v->lr_rec};
     const mb_validate_row *r = pick >= 0 ? &v->rows[pick] : &as_model;
-    int rc = read_runs((int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
+    const mb_update_time *t = &m->t;
+    int rc = read_runs(m, (int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
     hc->on = 1;
     for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++)
         for (size_t j = 0; rc == MB_OK && j < in->n; j++)
@@ -1155,7 +1156,7 @@ int mbopt_validate(int argc, char **argv)
     int rc = validate_recommendation(vc, n_laws, &m_rec, &p_rec, &lr_rec, &err);
     mb_solver_tcal_probe(&m->tcal, &m->t, &t_probe);
     if (rc == MB_OK)
-        rc = read_runs(argc - optind, argv + optind, vc->target, &g, &runs, &err);
+        rc = read_runs(m, argc - optind, argv + optind, vc->target, &g, &runs, &err);
     if (rc == MB_OK && !vc->comm_runs)
         rc = model_check_procs(m, runs.procs, runs.n, "the runs", &err);
     int printed = rc == MB_OK && (vc->comm_runs || vc->missing);
@@ -1178,7 +1179,7 @@ int mbopt_validate(int argc, char **argv)
     else if (rc == MB_OK && hc->more_seeds)
         rc = more_seeds_print(hc, m, &v, &runs);
     else if (rc == MB_OK && hc->n_dirs && !printed)
-        rc = holdout_check(hc, laws, lrs, n_laws, &m->t, &v, &runs, &err);
+        rc = holdout_check(hc, m, laws, lrs, n_laws, &v, &runs, &err);
     if (rc == MB_OK && hc->beyond) {
         rc = holdout_beyond_print(hc, m, v.p_rec, v.lr_rec);
         printed = 1;
