@@ -766,6 +766,9 @@ KNOB_AWK = \
     return "" } \
   function memsize(name, v) { return v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([KMG](i?B)?)?$$/ && v + 0 > 0 && v + 0 < 1e15 ? "" : \
     name "=" v ": a size above 0 in bytes, with K, M or G (12G)" } \
+  function only_one(v,   n, a, i) { n = split(v, a, /[,:]/); \
+    for (i = 1; i <= n; i++) if (a[i] + 0 != 1) return 0; \
+    return 1 } \
   function sh(v) { return "\047" v "\047" }
 
 # make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
@@ -821,8 +824,9 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     if (m == "") m = range("CONV_BATCHES", cvb, 65536); if (m == "") m = pos("CONV_BUDGET", cvu, 0, 3600); \
     if (m == "") m = memsize("CONV_MEM", cvm); if (m == "") m = dataset(data); \
     if (m == "" && comm != "measured" && comm != "none") m = "COMM=" comm ": measured or none"; \
-    if (m == "" && comm == "none" && procs != "1" && procs != "1:1") \
+    if (m == "" && comm == "none" && !only_one(procs)) \
       m = "PROCS=" procs " with COMM=none: without the collective model and the P = 2 runs nothing answers P > 1 (PROCS=1, or COMM=measured)"; \
+    if (m == "" && comm == "none" && procs ~ /,/) m = "PROCS=" procs ": P = 1 given twice"; \
     path = net ~ /\// || net ~ /\.cfg$$/; f = netf; \
     if (!path && system("test -e " sh(netf)) != 0 && nets != "") f = nets "/" net ".cfg"; \
     if (m == "" && !path && system("test -e " sh(f)) != 0) \

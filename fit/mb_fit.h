@@ -130,6 +130,9 @@ typedef struct mb_fit_runs {
                              update), NAN without wall_s */
     char (*net)[64];      /* n: `# net=`, "" when absent */
     char (*algo)[32];     /* n: `# algo=`, "" when absent */
+    char (*optim)[32];    /* n: `# optim=`, a parallel run's optimiser, "" when absent */
+    char (*backend)[16];  /* n: `# backend=`, "" when absent */
+    double *threads;      /* n: `# threads=` (whole >= 1), 0 when absent */
     double *target;       /* n: `# target_loss=` the run stopped at, NAN when absent */
     double *b_simple;     /* n: `# b_simple=`, the gradient noise scale a data-parallel run
                              measured (McCandlish et al.), NAN when absent */
@@ -143,6 +146,14 @@ typedef struct mb_fit_runs {
  * time or seconds per update is never 0 or a subnormal that a ratio over it overflows. */
 #define MB_FIT_MAX_SECONDS 1e9
 #define MB_FIT_MIN_SECONDS 1e-9
+
+/* The widest factor a calibration by runs may scale the probe's step by (mbfit tupdate's
+ * calibration.scale_below and scale_above lie in [1 / MAX, MAX]). Both time one step of one net
+ * on one backend and thread count (the logs' metadata are checked against the table's): the runs
+ * add what the probe leaves out (the data, the optimiser, a busy host): factors near 1 on the
+ * examples, tens where the runs shared a host; a thousandfold either way means the two timed
+ * different things (campaign 16, S4: 1e300 and 1e-300 were taken). */
+#define MB_FIT_CAL_SCALE_MAX 1e3
 
 /* Reads mbtrain run logs (docs/design.md, "Run log"): M from the `batch` metadata; for each
  * threshold the first `update` whose eval_loss is <= eps. A log with no eval_loss column, or none
@@ -388,6 +399,9 @@ typedef struct mb_fit_tupdate {
     mb_fit_result overlap; /* g of (t_compute^g + t_comm^g)^(1/g) (columns t_compute_s, t_comm_s) */
     mb_fit_warnings warn;
     char net[64];          /* the table's `net` column, "" when it has none */
+    char backend[16];      /* the table's `backend` column, "" when it has none */
+    double threads[16];    /* the thread counts of the table's rows of these learners */
+    size_t n_threads;      /* 0: no `threads` column (or more than 16 counts) */
     /* After mb_fit_tupdate_calibrate (n_run_points 0: not calibrated): */
     size_t n_run_points;   /* the distinct M/P that training runs of `learners` measured */
     double *run_m, *run_t; /* those M/P, ascending, and the lower quartile of their runs'

@@ -251,7 +251,8 @@ static int nupdate_option(int c, nupdate_args *a, mb_error *err)
         break;
     case OPT_SEED:
         if (mb_data_parse_long(optarg, 0, 4294967295L, &v) != MB_OK)
-            return mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0", optarg);
+            return mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number in [0, "
+                                "4294967295]", optarg);
         a->o.seed = (unsigned long)v;
         break;
     case OPT_SMOOTH:
@@ -365,10 +366,13 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
                      MB_FIT_LEVELS_BOOT_MAX);
         return mb_cli_fail("mbfit", sub, &err);
     }
-    /* a flag that changes nothing is a usage error (issue #25, H7) */
-    if (mb_cli_given(&seen, OPT_SEED) && a->o.bootstrap == 0)
-        return mb_cli_usage("mbfit", sub, "--seed has no effect without --bootstrap N (N >= 40): "
-                            "it seeds the resampling only");
+    /* a flag that changes nothing is a usage error (issue #25, H7); --extrapolate resamples
+     * by default (levels.c: 200), unless --bootstrap 0 (campaign 16, S5) */
+    const int resamples = a->o.bootstrap > 0 || (a->extrapolate && !a->boot_given);
+    if (mb_cli_given(&seen, OPT_SEED) && !resamples)
+        return mb_cli_usage("mbfit", sub, "--seed has no effect without resampling (--bootstrap "
+                            "N >= 40, or --extrapolate's default 200): it seeds the resampling "
+                            "only");
     if (a->extrapolate && a->lightning)
         return mb_cli_usage("mbfit", sub, "--extrapolate reads mbtrain run logs, not --lightning "
                             "logs");

@@ -43,6 +43,9 @@ void mb_fit_runs_free(mb_fit_runs *r)
     free(r->t_step);
     free(r->net);
     free(r->algo);
+    free(r->optim);
+    free(r->backend);
+    free(r->threads);
     free(r->target);
     free(r->b_simple);
     memset(r, 0, sizeof *r);
@@ -63,10 +66,14 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     r->t_step = calloc(n ? n : 1, sizeof *r->t_step);
     r->net = calloc(n ? n : 1, sizeof *r->net);
     r->algo = calloc(n ? n : 1, sizeof *r->algo);
+    r->optim = calloc(n ? n : 1, sizeof *r->optim);
+    r->backend = calloc(n ? n : 1, sizeof *r->backend);
+    r->threads = calloc(n ? n : 1, sizeof *r->threads);
     r->target = calloc(n ? n : 1, sizeof *r->target);
     r->b_simple = calloc(n ? n : 1, sizeof *r->b_simple);
     if (!r->target || !r->b_simple ||!r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
-        !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo) {
+        !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo || !r->optim || !r->backend ||
+        !r->threads) {
         mb_fit_runs_free(r);
         return MB_ENOMEM;
     }
@@ -279,6 +286,32 @@ static int meta_crossing(const mb_table *t, mb_error *err)
     return MB_OK;
 }
 
+/* The `samples` column, where the log has one, against `# batch=` M and `# learners=` P: the
+ * samples up to update u are u M (mbtrain; u M / P to u M where fewer learners compute, SMA's
+ * tuning or a front end counting one learner's). Campaign 16's S6: a log of batch 4096 over rows
+ * of 4 samples an update calibrated a step table at M = 4096. */
+static int log_samples(const mb_table *t, double batch, double procs, mb_error *err)
+{
+    long cs = mb_table_col(t, "samples"), cu = mb_table_col(t, "update");
+    for (size_t r = 0; cs >= 0 && cu >= 0 && r < mb_table_rows(t); r++) {
+        double u, s;
+        if (*mb_table_cell(t, r, (size_t)cs) == '\0' ||
+            mb_table_double(t, r, (size_t)cu, &u, NULL) != MB_OK)
+            continue;
+        int rc = mb_table_double_in(t, r, (size_t)cs, 0, MB_DATA_RANGE_MAX, 1, &s, err);
+        if (rc != MB_OK)
+            return rc;
+        const double hi = u * batch, lo = hi / procs;
+        if (!(s >= lo * (1 - 1e-12) && s <= hi * (1 + 1e-12)))
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'samples': %s at update %s is "
+                                "not update x batch (metadata 'batch' %g%s): the log contradicts "
+                                "its own mini-batch", mb_table_path(t), mb_table_line(t, r),
+                                mb_table_cell(t, r, (size_t)cs), mb_table_cell(t, r, (size_t)cu),
+                                batch, procs > 1 ? ", or down to 1 / learners of it" : "");
+    }
+    return MB_OK;
+}
+
 /* Reads log i of `runs` from table t (paths[i]). */
 static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const double *thr,
                         size_t n_thr, size_t smooth, mb_error *err)
@@ -290,9 +323,11 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
         (rc = meta_number(t, "lr", 0, 1, 0, &runs->lr[i], err)) == MB_OK &&
         (rc = meta_number(t, "learners", 0, 1, 1, &runs->procs[i], err)) == MB_OK &&
         (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK &&
-        (rc = meta_crossing(t, err)) == MB_OK)
-        rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr, runs->wall + i * n_thr,
-                      &runs->t_step[i], &used, err);
+        (rc = meta_number(t, "threads", 0, 1, 1, &runs->threads[i], err)) == MB_OK &&
+        (rc = meta_crossing(t, err)) == MB_OK &&
+        (rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr,
+                       runs->wall + i * n_thr, &runs->t_step[i], &used, err)) == MB_OK)
+        rc = log_samples(t, runs->batch[i], isnan(runs->procs[i]) ? 1.0 : runs->procs[i], err);
     if (isnan(runs->procs[i]))
         runs->procs[i] = 1.0;
     /* B_simple: a positive number, or "-" (none, as the summary line writes it); anything
@@ -308,6 +343,10 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     runs->diverged[i] = div;
     meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
     meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
+    meta_string(t, "optim", runs->optim[i], sizeof runs->optim[i]);
+    meta_string(t, "backend", runs->backend[i], sizeof runs->backend[i]);
+    if (isnan(runs->threads[i]))
+        runs->threads[i] = 0.0; /* absent */
     runs->used_train_loss += used;
     return rc;
 }
@@ -431,6 +470,9 @@ static void move_run(mb_fit_runs *r, size_t k, size_t i)
     r->b_simple[k] = r->b_simple[i];
     memmove(r->net[k], r->net[i], sizeof r->net[k]);
     memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
+    memmove(r->optim[k], r->optim[i], sizeof r->optim[k]);
+    memmove(r->backend[k], r->backend[i], sizeof r->backend[k]);
+    r->threads[k] = r->threads[i];
 }
 
 /* Adds `item` to the comma list `seen` (for the message naming what the logs hold) once. */
@@ -671,7 +713,7 @@ static int shifted_beats(const mb_fit_nupdate *out, double aic)
     const mb_fit_result *sh = &out->shifted;
     /* an exact fit (chi2 = 0) has AIC -inf: it beats any law that is not exact */
     return out->have_shifted && sh->status == MB_OK && !isnan(sh->aic) && sh->aic < INFINITY &&
-           isfinite(aic) && sh->p[2] > 0 && aic - sh->aic > 2;
+           isfinite(aic) && sh->p[2] > 0 && sh->p[0] > 0 && aic - sh->aic > 2;
 }
 
 /* Which law `best` names, by the rule `c` (mb_fit_choice), after fit_other_laws has set the
@@ -921,7 +963,7 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
         if (fit_inverse(np, m, y, sb, &r, &e2) == MB_OK && r.status == MB_OK) {
             bn[out->boot_ok] = r.p[0];
             ba[out->boot_ok++] = r.p[1];
-            if (!power && !shifted) {
+            if (!power && !shifted && r.p[0] > 0) { /* readers refuse n_inf <= 0 */
                 double *q = out->boot_best + 3 * out->boot_n_best++;
                 q[0] = r.p[0], q[1] = r.p[1], q[2] = 1.0;
             }
@@ -932,7 +974,8 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
             mb_fit_options_init(&po);
             po.geodesic = power;
             if (mb_fit_nlinear(&other, np, y, sb, p_full, &po, &r, &e2) == MB_OK &&
-                r.status == MB_OK && (power ? r.p[2] > 0 : r.p[2] >= 0 && r.p[1] >= 0)) {
+                r.status == MB_OK && r.p[0] > 0 &&
+                (power ? r.p[2] > 0 : r.p[2] >= 0 && r.p[1] >= 0)) {
                 double *q = out->boot_best + 3 * out->boot_n_best++;
                 q[0] = r.p[0], q[1] = r.p[1], q[2] = r.p[2];
             }
@@ -1107,13 +1150,20 @@ static void fit_other_laws(mb_fit_nupdate *out, size_t np, const double *m, cons
         } else if (out->have_power && out->power.status == MB_OK && out->power.aic < iv->aic) {
             out->aic_best = "power-law";
             double d = iv->aic - out->power.aic;
-            /* b > 0 falls with M; a < 0 would rise with it, a law mbopt refuses (L16) */
-            if (d > 2 && out->power.p[2] > 0 && out->power.p[1] >= 0) {
+            /* b > 0 falls with M; a < 0 would rise with it, a law mbopt refuses (L16), as it
+             * does n_inf <= 0 (campaign 16, S2) */
+            if (d > 2 && out->power.p[2] > 0 && out->power.p[1] >= 0 && out->power.p[0] > 0) {
                 out->best = "power-law";
                 snprintf(out->why, sizeof out->why,
                          "the power law (b = %.3g) fits the %zu batch sizes better than the "
                          "inverse law: AIC %.4g vs %.4g, lower by %.3g > 2",
                          out->power.p[2], np, out->power.aic, iv->aic, d);
+            } else if (d > 2) {
+                snprintf(out->why, sizeof out->why,
+                         "the inverse law: the power law's AIC (%.4g) is lower by %.3g, but its "
+                         "fit (n_inf %.3g, a %.3g, b %.3g) is not a law that falls with M to "
+                         "n_inf > 0", out->power.aic, d, out->power.p[0], out->power.p[1],
+                         out->power.p[2]);
             } else {
                 snprintf(out->why, sizeof out->why,
                          "the inverse law: the power law's AIC (%.4g) is lower by only %.3g "

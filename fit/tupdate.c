@@ -331,6 +331,63 @@ done:
     return rc;
 }
 
+/* The thread counts of table t's rows of p learners (P: each row's) into f->threads; none where
+ * the table has no `threads` column, or more than f->threads holds (not checked then). */
+static void table_threads(const mb_table *t, const double *P, double p, mb_fit_tupdate *f)
+{
+    const long c = mb_table_col(t, "threads");
+    const size_t cap = sizeof f->threads / sizeof f->threads[0];
+    f->n_threads = 0;
+    for (size_t r = 0; c >= 0 && r < mb_table_rows(t); r++) {
+        double th;
+        if (P[r] != p || mb_table_double(t, r, (size_t)c, &th, NULL) != MB_OK)
+            continue;
+        size_t i = 0;
+        while (i < f->n_threads && f->threads[i] != th)
+            i++;
+        if (i == cap) {
+            f->n_threads = 0;
+            return;
+        }
+        if (i == f->n_threads)
+            f->threads[f->n_threads++] = th;
+    }
+}
+
+/* Run i against the step table f it calibrates: the same net and backend as the table, and at
+ * P = 1 the same thread count (one of the table's, where it has a threads column: one learner's
+ * threads in mbprobe step and mbtrain alike; at P > 1 the probe's learners share its threads
+ * while each mpirun rank logs its own), where the log says. Campaign 16's S6: CUDA runs on 8
+ * threads rescaled a one-thread CPU table without a word. */
+static int run_matches(const mb_fit_runs *runs, size_t i, const char *where,
+                       const mb_fit_tupdate *f, mb_error *err)
+{
+    if (f->net[0] && runs->net[i][0] && strcmp(runs->net[i], f->net) != 0)
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'net': '%s', but the step table "
+                            "times '%s'", where, runs->net[i], f->net);
+    if (f->backend[0] && runs->backend[i][0] && strcmp(runs->backend[i], f->backend) != 0)
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'backend': '%s', but the step table "
+                            "times %s", where, runs->backend[i], f->backend);
+    int among = f->learners != 1 || f->n_threads == 0 || runs->threads[i] == 0;
+    char list[96] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < f->n_threads; k++) {
+        among |= f->threads[k] == runs->threads[i];
+        if (used < sizeof list - 24)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%g", k ? ", " : "",
+                                     f->threads[k]);
+    }
+    if (!among)
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'threads': %g, but the step table "
+                            "times %s thread%s", where, runs->threads[i], list,
+                            f->n_threads == 1 && f->threads[0] == 1 ? "" : "s");
+    double m = runs->batch[i] / f->learners;
+    if (m != floor(m))
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'batch': %g does not split among %g "
+                            "learners", where, runs->batch[i], f->learners);
+    return MB_OK;
+}
+
 int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
                          size_t *n_out, mb_error *err)
 {
@@ -344,7 +401,7 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
         return rc;
     size_t cb, cl, ct, n = mb_table_rows(t);
     long cc = mb_table_col(t, "t_compute_s"), cm = mb_table_col(t, "t_comm_s");
-    long cn = mb_table_col(t, "net");
+    long cn = mb_table_col(t, "net"), ck = mb_table_col(t, "backend");
     double *M = malloc((n + 1) * sizeof *M), *P = malloc((n + 1) * sizeof *P),
            *T = malloc((n + 1) * sizeof *T), *TC = malloc((n + 1) * sizeof *TC),
            *TM = malloc((n + 1) * sizeof *TM), *pl = malloc((n + 1) * sizeof *pl);
@@ -394,6 +451,10 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
         fits[k].learners = pl[k];
         if (cn >= 0)
             snprintf(fits[k].net, sizeof fits[k].net, "%s", mb_table_cell(t, 0, (size_t)cn));
+        if (ck >= 0) /* one backend a table (mb_fit_step_table_check) */
+            snprintf(fits[k].backend, sizeof fits[k].backend, "%s",
+                     mb_table_cell(t, 0, (size_t)ck));
+        table_threads(t, P, pl[k], &fits[k]);
         if ((rc = mb_fit_knee(g, gm, gt, w, &fits[k], err)) != MB_OK) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
@@ -425,8 +486,8 @@ done:
 
 /* The runs' points: for each M/P the runs of g->learners learners trained, the lower quartile
  * of their seconds per update (MB_FIT_RUN_QUANTILE). Fills g's run_m, run_t, run_n. */
-static int run_points(const mb_fit_runs *runs, const char *const *paths, const char *net,
-                      mb_fit_tupdate *g, mb_error *err)
+static int run_points(const mb_fit_runs *runs, const char *const *paths,
+                      const mb_fit_tupdate *f, mb_fit_tupdate *g, mb_error *err)
 {
 #define WHERE(i) (paths ? paths[i] : "a run log")
     size_t n = 0, first = SIZE_MAX;
@@ -443,11 +504,8 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, const c
     for (size_t i = 0; i < runs->n; i++) {
         if (runs->procs[i] != p || !(runs->t_step[i] > 0) || !isfinite(runs->t_step[i]))
             continue;
-        if (net[0] && runs->net[i][0] && strcmp(runs->net[i], net) != 0) {
-            rc = mb_error_set(err, MB_EINVAL, "%s: metadata 'net': '%s', but the step table "
-                              "times '%s'", WHERE(i), runs->net[i], net);
+        if ((rc = run_matches(runs, i, WHERE(i), f, err)) != MB_OK)
             goto done;
-        }
         if (first != SIZE_MAX && strcmp(runs->algo[i], runs->algo[first]) != 0) {
             rc = mb_error_set(err, MB_EINVAL, "%s: metadata 'algo': '%s', but %s is '%s': an "
                               "update's cost depends on the algorithm; give one algorithm's runs",
@@ -545,7 +603,10 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
     mb_fit_tupdate g = {.learners = f->learners};
     snprintf(g.net, sizeof g.net, "%s", f->net);
     double *m = NULL, *t = NULL;
-    int rc = run_points(runs, paths, f->net, &g, err);
+    snprintf(g.backend, sizeof g.backend, "%s", f->backend);
+    memcpy(g.threads, f->threads, sizeof g.threads);
+    g.n_threads = f->n_threads;
+    int rc = run_points(runs, paths, f, &g, err);
     if (rc != MB_OK)
         goto fail;
     const size_t nr = g.n_run_points;
@@ -560,6 +621,16 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
     if (!isfinite(g.scale_below) || !isfinite(g.scale_above)) {
         rc = mb_error_set(err, MB_EINVAL, "the step table has fewer than 2 batch sizes to scale");
         goto fail;
+    }
+    for (int end = 0; end < 2; end++) {
+        const double s = end ? g.scale_above : g.scale_below;
+        if (!(s >= 1 / MB_FIT_CAL_SCALE_MAX && s <= MB_FIT_CAL_SCALE_MAX)) {
+            rc = mb_error_set(err, MB_EINVAL, "the runs' seconds per update at M/P = %g are %.3g "
+                              "times the step table's: beyond [%g, %g], they did not time the "
+                              "same step", g.run_m[end ? nr - 1 : 0], s,
+                              1 / MB_FIT_CAL_SCALE_MAX, MB_FIT_CAL_SCALE_MAX);
+            goto fail;
+        }
     }
     m = malloc((f->n_points + nr) * sizeof *m);
     t = malloc((f->n_points + nr) * sizeof *t);

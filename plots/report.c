@@ -434,9 +434,12 @@ static void write_fit(FILE *f, const char *title, const char *file, const cJSON 
         double hi = cJSON_IsNumber(b) ? b->valuedouble : NAN;
         fputs("<tr><td><code>", f);
         esc(f, p->string);
-        fprintf(f, "</code></td><td>%s</td><td class=\"n\">%.5g</td><td class=\"n\">%.3g</td>",
-                meaning(p->string), cJSON_IsNumber(p) ? p->valuedouble : NAN,
-                mb_json_get(se, p->string));
+        /* a value or error the file does not carry (an extrapolated nfit's law has no
+         * standard errors) is said to be missing, never printed as nan */
+        double v = cJSON_IsNumber(p) ? p->valuedouble : NAN, e = mb_json_get(se, p->string);
+        fprintf(f, "</code></td><td>%s</td>", meaning(p->string));
+        fprintf(f, isfinite(v) ? "<td class=\"n\">%.5g</td>" : "<td>not available</td>", v);
+        fprintf(f, isfinite(e) ? "<td class=\"n\">%.3g</td>" : "<td>not available</td>", e);
         if (isfinite(lo) && isfinite(hi))
             fprintf(f, "<td class=\"n\">[%.5g, %.5g]</td></tr>\n", lo, hi);
         else
@@ -449,7 +452,13 @@ static void write_fit(FILE *f, const char *title, const char *file, const cJSON 
         esc(f, model);
         fputs("</code>; ", f);
     }
-    fprintf(f, "R&sup2; = %.4g from %g points", mb_json_get(fit, "r2"), mb_json_get(fit, "n_points"));
+    double r2 = mb_json_get(fit, "r2"), n_points = mb_json_get(fit, "n_points");
+    if (isfinite(r2))
+        fprintf(f, "R&sup2; = %.4g", r2);
+    else
+        fputs("R&sup2; not available", f);
+    if (isfinite(n_points))
+        fprintf(f, " from %g points", n_points);
     const cJSON *conv = cJSON_GetObjectItemCaseSensitive(fit, "converged");
     if (cJSON_IsBool(conv))
         fprintf(f, "; %s", cJSON_IsTrue(conv) ? "converged" : "<b>did not converge</b>");
@@ -1196,55 +1205,42 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
     return rc;
 }
 
-/* scale.json's recommendation, `enough` or `best` (key): one of its own rows, whose procs it
- * names and whose m_opt it repeats, with a mini-batch of at least one sample a learner (its
- * m_run, or m_opt rounded, >= procs). Campaign 11's N11: an edited file recommended P = 99
- * learners, none of its rows, with M = 7 samples among them. */
-static int check_choice(const cJSON *scale, const char *key, const char *path, mb_error *err)
+/* scale.json's top-level values beside its rows (campaign 16, S8): the learning rate of the fit
+ * (> 0, or null: a fit of points records none), the learners available (whole >= 1, or null),
+ * the slack of `enough` (>= 0) and the flat ranges ([lo, hi] in order: the M at the recommended
+ * P within `within` of its best, and the learner counts within it of the fastest). */
+static int check_scale_top(const cJSON *scale, const char *path, mb_error *err)
 {
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(scale, key);
-    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(scale, "rows"), *r;
-    char where[32], list[160] = "";
-    double procs, m, m_run;
-    snprintf(where, sizeof where, "%s: ", key);
-    if (!cJSON_IsObject(c))
-        return mb_error_set(err, MB_EFORMAT, "%s: no '%s' object (is this mbopt scale --json?)",
-                            path, key);
-    int rc = mb_json_number_in(c, "procs", path, where, 1, MB_DATA_RANGE_MAX, 1, 1, &procs, err);
+    double v, lo, hi;
+    int rc = mb_json_number_in(scale, "lr", path, "", 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO, 0,
+                               &v, err);
     if (rc == MB_OK)
-        rc = mb_json_number_in(c, "m_opt", path, where, 0, MB_DATA_RANGE_MAX, 0, 1, &m, err);
+        rc = mb_json_number_in(scale, "procs_available", path, "", 1, MB_DATA_RANGE_MAX,
+                               MB_JSON_WHOLE, 0, &v, err);
     if (rc == MB_OK)
-        rc = mb_json_number_in(c, "m_run", path, where, 1, MB_DATA_RANGE_MAX, 1, 0, &m_run, err);
-    if (rc != MB_OK)
+        rc = mb_json_number_in(scale, "enough_slack", path, "", 0, 1e9, 0, 0, &v, err);
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(scale, "flat");
+    if (rc != MB_OK || !fl || cJSON_IsNull(fl))
         return rc;
-    int k = 0;
-    size_t used = 0;
-    cJSON_ArrayForEach(r, rows)
-    {
-        double p = mb_json_get(r, "procs");
-        if (p == procs) {
-            if (mb_json_get(r, "m_opt") != m)
-                return mb_error_set(err, MB_EFORMAT, "%s: %s.m_opt %.17g is not rows[%d].m_opt "
-                                    "%.17g, of the same procs %.0f", path, key, m, k,
-                                    mb_json_get(r, "m_opt"), procs);
-            break;
-        }
-        if (used < sizeof list - 8)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.0f", k ? ", " : "", p);
-        else if (used < sizeof list - 4)
-            used += (size_t)snprintf(list + used, sizeof list - used, ", ...");
-        k++;
+    if (!cJSON_IsObject(fl))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'flat': not an object", path);
+    static const char *const ends[][2] = {{"m_lo", "m_hi"}, {"procs_lo", "procs_hi"}};
+    if ((rc = mb_json_number_in(fl, "within", path, "flat: ", 0, 1e9, 0, 0, &v, err)) != MB_OK ||
+        (rc = mb_json_number_in(fl, "procs", path, "flat: ", 1, MB_DATA_RANGE_MAX,
+                                MB_JSON_WHOLE, 0, &v, err)) != MB_OK)
+        return rc;
+    for (int i = 0; i < 2; i++) {
+        if ((rc = mb_json_number_in(fl, ends[i][0], path, "flat: ", i ? 1 : 0,
+                                    MB_DATA_RANGE_MAX, i ? MB_JSON_WHOLE : MB_JSON_ABOVE_LO, 0,
+                                    &lo, err)) != MB_OK ||
+            (rc = mb_json_number_in(fl, ends[i][1], path, "flat: ", i ? 1 : 0,
+                                    MB_DATA_RANGE_MAX, i ? MB_JSON_WHOLE : MB_JSON_ABOVE_LO, 0,
+                                    &hi, err)) != MB_OK)
+            return rc;
+        if (lo > hi)
+            return mb_error_set(err, MB_EFORMAT, "%s: fields 'flat.%s' and 'flat.%s' (%g, %g): "
+                                "not a range lo <= hi", path, ends[i][0], ends[i][1], lo, hi);
     }
-    if (!r)
-        return mb_error_set(err, MB_EFORMAT, "%s: %s.procs %.0f is not among rows' procs (%s)",
-                            path, key, procs, list);
-    const char *m_key = isnan(m_run) ? "m_opt" : "m_run";
-    if (isnan(m_run))
-        m_run = round(m);
-    if (!(m_run >= procs))
-        return mb_error_set(err, MB_EFORMAT, "%s: %s.%s %.0f is below %s.procs %.0f: a "
-                            "mini-batch has one sample a learner at least", path, key, m_key,
-                            m_run, key, procs);
     return MB_OK;
 }
 
@@ -1348,13 +1344,17 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     }
     cJSON *scale = NULL, *nfit = NULL, *tfit = NULL, *cfit = NULL, *val = NULL;
     rc = mb_json_read(path, &scale, err);
+    if (rc == MB_OK)
+        rc = mb_format_check_json(scale, path, MB_FORMAT_SCALE, err);
     if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(scale, "rows")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
                           path);
     if (rc == MB_OK)
-        rc = check_choice(scale, "enough", path, err);
+        rc = check_scale_top(scale, path, err);
     if (rc == MB_OK)
-        rc = check_choice(scale, "best", path, err);
+        rc = mb_solver_check_choice(scale, "enough", path, err);
+    if (rc == MB_OK)
+        rc = mb_solver_check_choice(scale, "best", path, err);
     if (rc == MB_OK)
         rc = check_settled(scale, path, err);
     if (rc == MB_OK)

@@ -92,8 +92,12 @@ static int read_law(const cJSON *fit, const char *path, const char *where, mb_la
     if (!cJSON_IsObject(params))
         return mb_error_set(err, MB_EFORMAT, "%s: %s has no 'params' object", path, where);
     int rc = read_law_params(params, kind, path, law, err);
-    /* values no fit gives: the shifted law's pole below M = 0 or a negative alpha, a power law's
-     * exponent <= 0 */
+    /* values no fit gives: n_inf <= 0 (N(M) falls to 0 at a finite M, where the time to the
+     * target would be optimised: campaign 16, S2), the shifted law's pole below M = 0 or a
+     * negative alpha, a power law's exponent <= 0 */
+    if (rc == MB_OK && !(law->n_inf > 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.n_inf': %g: the law needs "
+                            "n_inf > 0", path, where, law->n_inf);
     if (rc == MB_OK && kind == MB_LAW_SHIFTED && !(law->m0 >= 0))
         return mb_error_set(err, MB_EFORMAT, "%s: field '%s.params.m_0': %g: the shifted law "
                             "needs m_0 >= 0", path, where, law->m0);
@@ -249,17 +253,18 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
     {
         const cJSON *x[3] = {cJSON_GetArrayItem(e, 0), cJSON_GetArrayItem(e, 1),
                              cJSON_GetArrayItem(e, 2)};
-        /* [n_inf, a, b] with a >= 0, b > 0; the shifted law's is [n_inf, alpha, m_0] with
-         * alpha, m_0 >= 0 */
+        /* [n_inf, a, b] with n_inf > 0, a >= 0, b > 0; the shifted law's is [n_inf, alpha,
+         * m_0] with n_inf > 0, alpha, m_0 >= 0 (read_law's bounds) */
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 3 || !cJSON_IsNumber(x[0]) ||
             !cJSON_IsNumber(x[1]) || !cJSON_IsNumber(x[2]) || !isfinite(x[0]->valuedouble) ||
+            !(x[0]->valuedouble > 0) ||
             !isfinite(x[1]->valuedouble) || !(x[1]->valuedouble >= 0) ||
             !(shifted ? x[2]->valuedouble >= 0 && isfinite(x[2]->valuedouble)
                       : x[2]->valuedouble > 0))
             return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': not "
                                 "%s", path, i, shifted ? "3 numbers [n_inf, alpha, m_0] with "
-                                "alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] with a >= 0 "
-                                "and b > 0");
+                                "n_inf > 0, alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] "
+                                "with n_inf > 0, a >= 0 and b > 0");
         const double v[3] = {x[0]->valuedouble, x[1]->valuedouble, x[2]->valuedouble};
         if (f->n_boot < MB_SOLVER_BOOT_MAX)
             f->boot[f->n_boot++] = mb_model_law_from_params(kind, v);
@@ -365,8 +370,17 @@ int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, m
         return rc;
     if ((rc = opt_number(root, "diverged_max_batch", path, &f.m_diverged, err)) != MB_OK ||
         (rc = x_number(root, "", "target_loss", 0, 0, 1, path, &f.target_loss, err)) != MB_OK ||
-        (rc = x_number(root, "", "lr", 0, 0, 1, path, &f.lr, err)) != MB_OK)
+        (rc = x_number(root, "", "lr", 0, 0, 1, path, &f.lr, err)) != MB_OK ||
+        (rc = x_number(root, "", "procs", 0, 1, 0, path, &f.procs, err)) != MB_OK)
         return rc;
+    if (!isnan(f.procs) && (f.procs != floor(f.procs) || f.procs > MB_DATA_RANGE_MAX))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'procs': %g is not a whole learner "
+                            "count", path, f.procs);
+    const cJSON *algo = cJSON_GetObjectItemCaseSensitive(root, "algo");
+    if (algo && !cJSON_IsNull(algo) && !cJSON_IsString(algo))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'algo': not a string", path);
+    if (cJSON_IsString(algo))
+        snprintf(f.algo, sizeof f.algo, "%s", algo->valuestring);
     f.extrapolated = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "extrapolated"));
     if ((rc = pole_below_range(&f, path, err)) != MB_OK)
         return rc;
@@ -389,8 +403,10 @@ static int run_span_ok(const char *path, const char *where, const char *lo_key, 
     return MB_OK;
 }
 
-/* A measured step table, field `key`: [[m, t], ...] with m ascending and both > 0, into
- * m[0..*n), t[0..*n) (room for MB_MODEL_TABLE_MAX); fewer than 2 points (or none): *n = 0. */
+/* A measured step table, field `key`: [[m, t], ...] with m ascending, whole and at most 2^53
+ * (samples a learner) and t in (0, MB_FIT_MAX_SECONDS] (the bound of step tables and run logs:
+ * campaign 16's S4, a probe point of 1e300 s printed a 300-digit percentage), into m[0..*n),
+ * t[0..*n) (room for MB_MODEL_TABLE_MAX); fewer than 2 points (or none): *n = 0. */
 static int read_points(const cJSON *pts, const char *key, const char *path, double *m,
                        double *t, size_t *n, mb_error *err)
 {
@@ -406,10 +422,12 @@ static int read_points(const cJSON *pts, const char *key, const char *path, doub
     {
         const cJSON *x = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1);
         if (!cJSON_IsArray(e) || !cJSON_IsNumber(x) || !cJSON_IsNumber(v) ||
-            !(x->valuedouble > 0) || !(v->valuedouble > 0) || !isfinite(v->valuedouble) ||
-            (k > 0 && !(x->valuedouble > m[k - 1])))
+            !(x->valuedouble >= 1 && x->valuedouble <= MB_DATA_RANGE_MAX) ||
+            x->valuedouble != floor(x->valuedouble) || !(v->valuedouble > 0) ||
+            !(v->valuedouble <= MB_FIT_MAX_SECONDS) || (k > 0 && !(x->valuedouble > m[k - 1])))
             return mb_error_set(err, MB_EFORMAT, "%s: field '%s[%zu]': not [M, seconds] with "
-                                                 "M ascending and both > 0", path, key, k);
+                                "M whole, ascending, in [1, 2^53] and seconds in (0, 1e9]",
+                                path, key, k);
         m[k] = x->valuedouble;
         t[k++] = v->valuedouble;
     }
@@ -820,11 +838,12 @@ static int tcal_from(const cJSON *root, const char *path, mb_solver_tcal *c, mb_
             (rc = mb_json_number(cal, "scale_below", path, &c->scale_below, err)) == MB_OK &&
             (rc = mb_json_number(cal, "scale_above", path, &c->scale_above, err)) == MB_OK &&
             (rc = run_span_ok(path, "calibration.", "m", c->runs, c->m_lo, c->m_hi, err)) == MB_OK &&
-            !(c->scale_below > 0 && c->scale_above > 0 && isfinite(c->scale_below) &&
-              isfinite(c->scale_above)))
+            !(c->scale_below >= 1 / MB_FIT_CAL_SCALE_MAX && c->scale_above >= 1 / MB_FIT_CAL_SCALE_MAX &&
+              c->scale_below <= MB_FIT_CAL_SCALE_MAX && c->scale_above <= MB_FIT_CAL_SCALE_MAX))
             rc = mb_error_set(err, MB_EFORMAT, "%s: fields 'calibration.scale_below' and "
-                              "'scale_above' (%g, %g): not finite factors above 0", path,
-                              c->scale_below, c->scale_above);
+                              "'scale_above' (%g, %g): not factors in [%g, %g], what a "
+                              "calibration by runs gives", path, c->scale_below, c->scale_above,
+                              1 / MB_FIT_CAL_SCALE_MAX, MB_FIT_CAL_SCALE_MAX);
         if (rc == MB_OK && cal)
             rc = read_points(cJSON_GetObjectItemCaseSensitive(root, "probe_points"),
                              "probe_points", path, c->probe_m, c->probe_t, &c->n_probe, err);
@@ -979,4 +998,106 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
     if (range)
         range[0] = lo, range[1] = hi;
     return MB_OK;
+}
+
+/* ---- mbopt scale --json's recommendation ---------------------------------------------------- */
+
+/* What a choice (`enough`, `best`) repeats of its row beside m_opt, {row key, choice key}: mbopt
+ * writes both from one double, so they are equal where the row carries them. */
+static const char *const CHOICE_COPIES[][2] = {
+    {"t_c_opt", "t_c"}, {"speedup_opt", "speedup"}, {"efficiency_opt", "efficiency"}};
+
+/* A choice's values beside procs and m_opt: T_C seconds > 0; a speed-up > 0 and its efficiency,
+ * speed-up / procs (both 1 at P = 1, one learner at its best being the reference; above 1 at
+ * P > 1 is possible, a shifted law falls faster than 1 / M); a regime mbopt names; each where
+ * `row` carries it, equal to the row's. Campaign 16's S8: an edited file showed "T_C = -1 s",
+ * "efficiency 7.000" at P = 1 and a regime 'bogus'. */
+static int choice_values(const cJSON *c, const cJSON *row, int k, const char *key, double procs,
+                         const char *path, mb_error *err)
+{
+    char where[32];
+    double v[3];
+    snprintf(where, sizeof where, "%s: ", key);
+    for (int i = 0; i < 3; i++) {
+        int rc = mb_json_number_in(c, CHOICE_COPIES[i][1], path, where, 0, MB_DATA_RANGE_MAX,
+                                   MB_JSON_ABOVE_LO, 1, &v[i], err);
+        if (rc != MB_OK)
+            return rc;
+        double r = mb_json_get(row, CHOICE_COPIES[i][0]);
+        if (isfinite(r) && r != v[i])
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%s.%s': %.17g is not rows[%d].%s "
+                                "%.17g, of the same procs %.0f", path, key, CHOICE_COPIES[i][1],
+                                v[i], k, CHOICE_COPIES[i][0], r, procs);
+    }
+    const double sp = v[1], eff = v[2];
+    if (procs == 1 ? !(fabs(sp - 1) <= 1e-9 && fabs(eff - 1) <= 1e-9)
+                   : !(fabs(eff * procs - sp) <= 1e-9 * sp))
+        return mb_error_set(err, MB_EFORMAT, "%s: fields '%s.speedup' and '%s.efficiency' (%g, "
+                            "%g): not %s", path, key, key, sp, eff, procs == 1
+                            ? "1 and 1 at P = 1 (one learner at its best is the reference)"
+                            : "a speed-up and speed-up / procs");
+    const cJSON *rg = cJSON_GetObjectItemCaseSensitive(c, "regime");
+    const char *name = cJSON_IsString(rg) ? rg->valuestring : "";
+    int known = 0;
+    for (int r = MB_REGIME_SINGLE; r <= MB_REGIME_KNEE; r++)
+        known |= strcmp(name, mb_model_regime_name((mb_regime)r)) == 0;
+    const cJSON *rr = cJSON_GetObjectItemCaseSensitive(row, "regime");
+    if (!known || (cJSON_IsString(rr) && strcmp(rr->valuestring, name) != 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s.regime': %s%s%s is not %s", path,
+                            key, rg ? "'" : "", rg ? (*name ? name : "not a string") : "missing",
+                            rg ? "'" : "", known ? "the regime of its row"
+                                                 : "single, balance or knee");
+    return MB_OK;
+}
+
+int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path, mb_error *err)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(scale, key);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(scale, "rows"), *r;
+    char where[32], list[160] = "";
+    double procs, m, m_run;
+    snprintf(where, sizeof where, "%s: ", key);
+    if (!cJSON_IsObject(c))
+        return mb_error_set(err, MB_EFORMAT, "%s: no '%s' object (is this mbopt scale --json?)",
+                            path, key);
+    if (!cJSON_IsArray(rows))
+        return mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
+                            path);
+    int rc = mb_json_number_in(c, "procs", path, where, 1, MB_DATA_RANGE_MAX, 1, 1, &procs, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(c, "m_opt", path, where, 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO,
+                               1, &m, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(c, "m_run", path, where, 1, MB_DATA_RANGE_MAX, 1, 0, &m_run, err);
+    if (rc != MB_OK)
+        return rc;
+    int k = 0;
+    size_t used = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        double p = mb_json_get(r, "procs");
+        if (p == procs) {
+            if (mb_json_get(r, "m_opt") != m)
+                return mb_error_set(err, MB_EFORMAT, "%s: %s.m_opt %.17g is not rows[%d].m_opt "
+                                    "%.17g, of the same procs %.0f", path, key, m, k,
+                                    mb_json_get(r, "m_opt"), procs);
+            break;
+        }
+        if (used < sizeof list - 8)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.0f", k ? ", " : "", p);
+        else if (used < sizeof list - 4)
+            used += (size_t)snprintf(list + used, sizeof list - used, ", ...");
+        k++;
+    }
+    if (!r)
+        return mb_error_set(err, MB_EFORMAT, "%s: %s.procs %.0f is not among rows' procs (%s)",
+                            path, key, procs, list);
+    const char *m_key = isnan(m_run) ? "m_opt" : "m_run";
+    if (isnan(m_run))
+        m_run = round(m);
+    if (!(m_run >= procs))
+        return mb_error_set(err, MB_EFORMAT, "%s: %s.%s %.0f is below %s.procs %.0f: a "
+                            "mini-batch has one sample a learner at least", path, key, m_key,
+                            m_run, key, procs);
+    return choice_values(c, r, k, key, procs, path, err);
 }

@@ -29,6 +29,8 @@ typedef struct mb_solver_nfit {
     double m_diverged;    /* the largest M at which a run diverged; NAN when none did */
     double target_loss;   /* the runs' target loss; NAN when not known */
     double lr;            /* the runs' learning rate; NAN when not known or mixed */
+    char algo[32];        /* the runs' algorithm (`algo`), "" when not known */
+    double procs;         /* the runs' learner count (`procs`), NAN when not known */
     int extrapolated;     /* the law was extrapolated below its runs' level (an `extrapolated`
                              object: mbfit nupdate --extrapolate) */
     size_t n_boot;        /* `law` refitted to bootstrap resamples of the runs (mbfit
@@ -92,6 +94,14 @@ void mb_solver_tcal_probe(const mb_solver_tcal *c, const mb_update_time *t,
 
 /* Reads params.latency_s and params.s_per_byte of an alpha-beta collective fit into *t. */
 int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err);
+
+/* scale.json's recommendation, `enough` or `best` (key), as mbplot report and mbopt validate
+ * --recommend read it: one of its own rows (`rows`, an array), whose procs (whole >= 1) it names
+ * and whose m_opt (> 0, at most 2^53), t_c, speedup, efficiency and regime it repeats, with a
+ * mini-batch of at least one sample a learner (its m_run, or m_opt rounded, >= procs), T_C > 0,
+ * efficiency = speedup / procs (1 at P = 1) and a regime mbopt names. MB_EFORMAT naming the
+ * field. Campaign 11's N11: an edited file recommended P = 99 learners, none of its rows. */
+int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path, mb_error *err);
 
 /* Reads the `model` object that `mbopt scale --json` writes (law, n_inf, a, b or alpha, gamma,
  * m_t, t0, comm and its parameters, m_lo, m_hi) back into the model structs; `path` is for

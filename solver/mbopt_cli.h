@@ -143,9 +143,10 @@ int collect_logs(int argc, char **argv, glob_t *g, mb_error *err);
 size_t model_laws(const model_opts *m, mb_law *laws, double *lrs);
 
 /* The run logs LOG|DIR... read at the target loss into runs (paths in g), for checking the
- * model against them; a log that is not there is named before a target that is not known. */
-int read_runs(int argc, char **argv, double target, glob_t *g, mb_fit_runs *runs,
-                     mb_error *err);
+ * model against them; a log that is not there is named before a target that is not known, and
+ * a run of another algorithm than m's fits were made of is refused (naming its metadata). */
+int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t *g,
+              mb_fit_runs *runs, mb_error *err);
 
 /* The subcommands: each parses its options, calls solver/ and model/, prints; returns the exit
  * status (0, 1 for bad data, 2 for a usage error). */

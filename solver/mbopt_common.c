@@ -488,8 +488,46 @@ size_t model_laws(const model_opts *m, mb_law *laws, double *lrs)
     return n;
 }
 
-int read_runs(int argc, char **argv, double target, glob_t *g, mb_fit_runs *runs,
-                     mb_error *err)
+/* Whether run i is of the algorithm fit f was made of (campaign 16, S7: runs of adam graded
+ * and settled a fit of sgd runs). At the fit's learner count, its `# algo=`; at another, where
+ * the fit is of one learner's runs (its algo an optimiser: sgd, momentum, nesterov), a parallel
+ * run's optimiser, `# optim=` (sgd-sync's P learners compute one learner's updates on M; make
+ * run's runs/ holds momentum at P = 1 and sgd-sync with --optim momentum beside it). A fit of
+ * parallel runs against runs at another P, or a log or fit that does not say, is not checked. */
+static int run_of_fit(const mb_solver_nfit *f, const mb_fit_runs *runs, size_t i,
+                      const char **key, const char **val)
+{
+    const double fp = isnan(f->procs) ? 1.0 : f->procs;
+    *key = "algo", *val = runs->algo[i];
+    if (!f->algo[0] || !runs->algo[i][0])
+        return 1;
+    if (runs->procs[i] == fp)
+        return strcmp(runs->algo[i], f->algo) == 0;
+    *key = "optim", *val = runs->optim[i];
+    return fp != 1 || !runs->optim[i][0] || strcmp(runs->optim[i], f->algo) == 0;
+}
+
+/* Every run of `runs` (paths) is of an algorithm one of m's fits was made of (run_of_fit). */
+static int runs_of_fits(const model_opts *m, const mb_fit_runs *runs, const char *const *paths,
+                        mb_error *err)
+{
+    for (size_t i = 0; i < runs->n; i++) {
+        const char *key = "", *val = "";
+        int ok = m->n_nfit == 0;
+        for (size_t k = 0; k < m->n_nfit && !ok; k++)
+            ok = run_of_fit(&m->nfs[k], runs, i, &key, &val);
+        if (!ok)
+            return mb_error_set(err, MB_EINVAL, "%s: metadata '%s': '%s' (P = %g), but %s fits "
+                                "runs of %s at P = %g: another algorithm's N_update cannot "
+                                "grade or settle it", paths[i], key, val, runs->procs[i],
+                                m->nfits[0], m->nfs[0].algo,
+                                isnan(m->nfs[0].procs) ? 1.0 : m->nfs[0].procs);
+    }
+    return MB_OK;
+}
+
+int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t *g,
+              mb_fit_runs *runs, mb_error *err)
 {
     memset(runs, 0, sizeof *runs);
     int rc = collect_logs(argc, argv, g, err);
@@ -499,6 +537,8 @@ int read_runs(int argc, char **argv, double target, glob_t *g, mb_fit_runs *runs
     if (rc == MB_OK)
         rc = mb_fit_runs_read_logs((const char *const *)g->gl_pathv, g->gl_pathc, &target, 1, 1,
                                    runs, err);
+    if (rc == MB_OK)
+        rc = runs_of_fits(m, runs, (const char *const *)g->gl_pathv, err);
     return rc;
 }
 

@@ -42,7 +42,7 @@ static int scale_settle(model_opts *m, const mb_scale_row *r, int argc, char **a
     const size_t n = model_laws(m, laws, lrs);
     glob_t g;
     mb_fit_runs runs;
-    int rc = read_runs(argc, argv, m->nf.target_loss, &g, &runs, err);
+    int rc = read_runs(m, argc, argv, m->nf.target_loss, &g, &runs, err);
     if (rc == MB_OK)
         rc = mb_solver_validate(laws, lrs, n, &m->t, NULL, &runs,
                                 (const char *const *)g.gl_pathv, r->opt.m_opt, r->procs,

@@ -267,8 +267,8 @@ static int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, doub
 
 /* Reads the held-out logs and checks the recommendation (row `pick` of the in-sample v) on them:
  * no held-out run may share a seed with the in-sample runs, or a network or target. */
-static int holdout_check(holdout_cli *hc, const mb_law *laws, const double *lrs, size_t n_laws,
-                         const mb_update_time *t, const mb_validate *v,
+static int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws,
+                         const double *lrs, size_t n_laws, const mb_validate *v,
                          const mb_fit_runs *in, mb_error *err)
 {
     const long pick = mb_solver_pick(v);
@@ -277,7 +277,8 @@ static int holdout_check(holdout_cli *hc, const mb_law *laws, const double *lrs,
     /* calibration only: the runs never reached this target; the answer is the model's */
     const mb_validate_row as_model = {.batch = round(v->m_rec), .procs = v->p_rec, .lr = v->lr_rec};
     const mb_validate_row *r = pick >= 0 ? &v->rows[pick] : &as_model;
-    int rc = read_runs((int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
+    const mb_update_time *t = &m->t;
+    int rc = read_runs(m, (int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
     hc->on = 1;
     for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++)
         for (size_t j = 0; rc == MB_OK && j < in->n; j++)
@@ -935,31 +936,61 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     return -1;
 }
 
+/* --recommend's file (campaign 16, S3): a scale file (its format), whose `enough` is one of its
+ * rows as mbplot report checks it (mb_solver_check_choice: M > 0 at most 2^53, P whole >= 1),
+ * and whose `lr`, when a number, is the rate of one of the --nfit fits, whose index goes to
+ * *which (n_nfit where it names none: absent or null, or a model given by flags); each refusal
+ * names the field. */
+static int recommendation_read(const model_opts *m, const char *path, double *m_rec,
+                               double *p_rec, double *lr_rec, size_t *which, mb_error *err)
+{
+    cJSON *root;
+    if (mb_json_read(path, &root, err) != MB_OK)
+        return MB_EIO;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "enough");
+    double lr = NAN;
+    int rc = mb_format_check_json(root, path, MB_FORMAT_SCALE, err);
+    if (rc == MB_OK)
+        rc = mb_solver_check_choice(root, "enough", path, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(root, "lr", path, "", 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO, 0,
+                               &lr, err);
+    *which = m->n_nfit; /* none: the model as it is */
+    if (rc == MB_OK && !isnan(lr) && m->n_nfit > 0) {
+        char rates[160] = "";
+        size_t used = 0;
+        for (*which = 0; *which < m->n_nfit && m->nfs[*which].lr != lr; (*which)++)
+            if (used < sizeof rates - 24)
+                used += (size_t)snprintf(rates + used, sizeof rates - used,
+                                         isnan(m->nfs[*which].lr) ? "%sno rate" : "%s%g",
+                                         used ? ", " : "", m->nfs[*which].lr);
+        if (*which == m->n_nfit)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'lr': %g is the rate of none of the "
+                              "--nfit fits (%s): the recommendation is of another fit", path, lr,
+                              rates);
+    }
+    if (rc == MB_OK) {
+        *m_rec = mb_json_get(e, "m_opt");
+        *p_rec = mb_json_get(e, "procs");
+        if (!isnan(lr))
+            *lr_rec = lr;
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
 /* The recommendation to check: --recommend's 'enough' row (scale's), or the P = 1 optimum in
  * range, the fastest of the learning rates given; selects that rate's fit in m. */
 static int validate_recommendation(validate_cli *vc, size_t n_laws, double *m_rec,
                                    double *p_rec, double *lr_rec, mb_error *err)
 {
     model_opts *m = &vc->m;
-    const char *path = vc->recommend;
     *m_rec = NAN, *p_rec = 1.0, *lr_rec = m->nf.lr;
-    if (path) {
-        cJSON *root;
-        if (mb_json_read(path, &root, err) != MB_OK)
-            return MB_EIO;
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "enough");
-        int rc = cJSON_IsObject(e) ? MB_OK
-                                   : mb_error_set(err, MB_EFORMAT, "%s: no 'enough' object (is "
-                                                  "this mbopt scale --json?)", path);
-        if (rc == MB_OK && (rc = mb_json_number(e, "m_opt", path, m_rec, err)) == MB_OK)
-            rc = mb_json_number(e, "procs", path, p_rec, err);
-        const cJSON *lr = cJSON_GetObjectItemCaseSensitive(root, "lr");
-        if (rc == MB_OK && cJSON_IsNumber(lr))
-            *lr_rec = lr->valuedouble;
-        cJSON_Delete(root);
-        for (size_t i = 0; i < m->n_nfit; i++)
-            if (m->nfs[i].lr == *lr_rec)
-                model_select(m, i);
+    if (vc->recommend) {
+        size_t which;
+        int rc = recommendation_read(m, vc->recommend, m_rec, p_rec, lr_rec, &which, err);
+        if (rc == MB_OK && which < m->n_nfit)
+            model_select(m, which);
         return rc;
     }
     double best = INFINITY;
@@ -1125,7 +1156,7 @@ int mbopt_validate(int argc, char **argv)
     int rc = validate_recommendation(vc, n_laws, &m_rec, &p_rec, &lr_rec, &err);
     mb_solver_tcal_probe(&m->tcal, &m->t, &t_probe);
     if (rc == MB_OK)
-        rc = read_runs(argc - optind, argv + optind, vc->target, &g, &runs, &err);
+        rc = read_runs(m, argc - optind, argv + optind, vc->target, &g, &runs, &err);
     if (rc == MB_OK && !vc->comm_runs)
         rc = model_check_procs(m, runs.procs, runs.n, "the runs", &err);
     int printed = rc == MB_OK && (vc->comm_runs || vc->missing);
@@ -1148,7 +1179,7 @@ int mbopt_validate(int argc, char **argv)
     else if (rc == MB_OK && hc->more_seeds)
         rc = more_seeds_print(hc, m, &v, &runs);
     else if (rc == MB_OK && hc->n_dirs && !printed)
-        rc = holdout_check(hc, laws, lrs, n_laws, &m->t, &v, &runs, &err);
+        rc = holdout_check(hc, m, laws, lrs, n_laws, &v, &runs, &err);
     if (rc == MB_OK && hc->beyond) {
         rc = holdout_beyond_print(hc, m, v.p_rec, v.lr_rec);
         printed = 1;

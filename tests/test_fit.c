@@ -595,7 +595,7 @@ static void test_cli_errors(void)
               "in.csv: no 'batch' metadata");
     bad_input(dir, "nupdate", "--target-loss 0.5",
               "# batch=32\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n0,0,0,0,2,2,0\n"
-              "10,0,0,0.01,1,0.9,0\n",
+              "10,0,320,0.01,1,0.9,0\n",
               "--target-loss 0.5: none of the 1 runs reached it");
     bad_input(dir, "nupdate", "--target-loss 0.5",
               "# batch=32\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n0,0,0,0,2,2,0\n"

@@ -59,6 +59,8 @@ static char dir[256];
 /* held-out logs, $W/h: the calibration logs of seed 0 on the fresh seed 2000, none reaching 0.4 */
 #define HX "mkdir $W/h && for f in " LV "/*-s0.csv; do sed 's/^# seed=0$/# seed=2000/' $f > " \
            "$W/h/${f##*/}; done && "
+/* the example step table timed at 1 thread, $W/s1.csv (the levels' runs trained on 1) */
+#define S1T "sed 's/^\\(cpu,lenet5,[0-9]*,1,\\)2,/\\11,/' $E/step.csv > $W/s1.csv && "
 #define SCALE_FLAGS "--n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --delta 0.004 "
 /* an nfit whose best law is the shifted law with m_0 = M0, into $W/ns.json (the eighth campaign:
  * readers check the law's values and its own copy in `laws`) */
@@ -963,9 +965,9 @@ static const hcase fit_cases[] = {
      "a FIFO with no reader"},
     /* H7: flags that change nothing: --seed without a bootstrap, --smooth on logs that all have
      * evaluations, run-log flags with a points file */
-    {"silent", NU LOGS " --seed 5 -o $W/o", 2, "--seed has no effect without --bootstrap"},
+    {"silent", NU LOGS " --seed 5 -o $W/o", 2, "--seed has no effect without resampling"},
     {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --bootstrap 0 "
-               "--seed 5 -o $W/o", 2, "--seed has no effect without --bootstrap"},
+               "--seed 5 -o $W/o", 2, "--seed has no effect without resampling"},
     {"silent", NU LOGS " --smooth 3 -o $W/o", 2, "--smooth has no effect on these logs"},
     {"silent", "$T mbfit nupdate $E/nupdate_points.csv --lr 0.05 -o $W/o", 2,
      "--lr applies to run logs"},
@@ -1075,15 +1077,38 @@ static const hcase fit_cases[] = {
                "0.0133,800,0.001,/' $W/r/run_M16_s0.csv && $T mbfit tupdate $E/step.csv "
                "$W/r/*.csv -o $W/o", 1,
      "run_M16_s0.csv:16: field 'wall_s': 0.001 at update 50 is below 0.040"},
+    /* the sixteenth campaign. S5: --extrapolate resamples (200 by default), so --seed seeds it,
+     * as it does --bootstrap 200's */
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv --seed 5 --json -o "
+               "$W/a.json && $T mbfit nupdate --extrapolate --target-loss 0.4 " LV "/*.csv "
+               "--bootstrap 200 --seed 5 --json -o $W/b.json && cmp -s $W/a.json $W/b.json", 0,
+     NULL},
+    /* S6: runs of another backend or (at P = 1) thread count than the step table times, and a
+     * log whose samples contradict its batch, calibrated the table without a word */
+#define RC(SED) "mkdir $W/r && cp " LV "/*.csv $W/r/ && sed -i '" SED "' $W/r/*.csv && "
+    {"silent", RC("s/^# backend=cpu$/# backend=cuda/") S1T "$T mbfit tupdate $W/s1.csv $W/r/*.csv "
+               "-o $W/o", 1, "b128-s0.csv: metadata 'backend': 'cuda', but the step table times cpu"},
+    {"silent", RC("s/^# threads=1$/# threads=8/") S1T "$T mbfit tupdate $W/s1.csv $W/r/*.csv -o "
+               "$W/o", 1, "b128-s0.csv: metadata 'threads': 8, but the step table times 1 thread"},
+    {"silent", RC("s/^# threads=1$/# threads=8/") "$T mbfit tupdate $E/step.csv $W/r/*.csv -o "
+               "$W/o", 1, "metadata 'threads': 8, but the step table times 2 threads"},
+    {"silent", RC("s/^# threads=1$/# threads=2/") "$T mbfit tupdate $E/step.csv $W/r/*.csv "
+               "--json -o $W/t.json 2>/dev/null && grep -q '\"scale_above\"' $W/t.json", 0, NULL},
+#undef RC
+    {"silent", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^# batch=16$/# batch=4096/' "
+               "$W/r/run_M16_s0.csv && $T mbfit nupdate --target-loss 0.5 $W/r/*.csv -o $W/o", 1,
+     "run_M16_s0.csv:12: field 'samples': 160 at update 10 is not update x batch (metadata "
+     "'batch' 4096)"},
 };
 
 static const hcase opt_cases[] = {
-    /* campaign 15's S3: a tfit's calibration names whole runs and batch sizes in order */
-    {"silent", "$T mbfit tupdate $E/step.csv " LV "/*.csv --json -o $W/t.json 2>/dev/null && "
+    /* campaign 15's S3: a tfit's calibration names whole runs and batch sizes in order (the
+     * example step table timed at 1 thread, as the levels' runs trained: campaign 16's S6) */
+    {"silent", S1T "$T mbfit tupdate $W/s1.csv " LV "/*.csv --json -o $W/t.json 2>/dev/null && "
                "sed -i '0,/\"runs\":\t25/s//\"runs\":\t1.5/' $W/t.json && $T mbopt validate "
                "--nfit $E/nfit.json --tfit $W/t.json --target-loss 0.5 " LV " -o $W/o", 1,
      "field 'calibration.runs': 1.5 is not a whole count of runs"},
-    {"silent", "$T mbfit tupdate $E/step.csv " LV "/*.csv --json -o $W/t.json 2>/dev/null && "
+    {"silent", S1T "$T mbfit tupdate $W/s1.csv " LV "/*.csv --json -o $W/t.json 2>/dev/null && "
                "sed -i '0,/\"m_lo\":\t16/s//\"m_lo\":\t-5/' $W/t.json && $T mbopt validate "
                "--nfit $E/nfit.json --tfit $W/t.json --target-loss 0.5 " LV " -o $W/o", 1,
      "fields 'calibration.m_lo' and 'm_hi' (-5, "},
@@ -1483,7 +1508,7 @@ static const hcase opt_cases[] = {
      "field 'bootstrap.best_law': missing beside 'bootstrap.best_samples'"},
     {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,5551.7,5.1,1]")) SC
                "-o $W/o", 1, "field 'bootstrap.best_samples[1]': not 3 numbers [n_inf, alpha, "
-               "m_0] with alpha >= 0 and m_0 >= 0"},
+               "m_0] with n_inf > 0, alpha >= 0 and m_0 >= 0"},
     {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,-5,5.1]")) SC "-o $W/o",
      1, "field 'bootstrap.best_samples[1]': not 3 numbers"},
     {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[105.3,5551.7,9]")) SC "-o $W/o",
@@ -1630,6 +1655,73 @@ static const hcase opt_cases[] = {
                "0.5 --nfit $E/nfit.json --tfit $E/tfit.json $W/r --json -o $W/o", 1,
      "run_M16_s0.csv:12: field 'wall_s': 0.010 at update 10 is below 5.000 at update 0"},
 #undef WB
+    /* the sixteenth campaign. S2: a shifted or power law (or a resample of one) with n_inf <= 0
+     * falls to 0 updates at a finite M, where T_C was "optimised" (M = 8, T_C 1e-5 s) */
+#define SC "$T mbopt scale --nfit $W/np.json --gamma 2e-5 --m-t 32 --comm none -o $W/o"
+    {"silent", NP("[8,512]", ",\"best\":{\"model\":\"shifted-law\",\"params\":{\"n_inf\":-500,"
+                  "\"alpha\":5530.9,\"m_0\":5}}") SC, 1,
+     "np.json: field 'best.params.n_inf': -500: the law needs n_inf > 0"},
+    {"silent", NP("[8,512]", ",\"best\":{\"model\":\"power-law\",\"params\":{\"n_inf\":-50,"
+                  "\"a\":1000,\"b\":1}}") SC, 1,
+     "np.json: field 'best.params.n_inf': -50: the law needs n_inf > 0"},
+#undef SC
+    {"silent", NS("5", BOOT(",\"best_law\":\"shifted-law\"", "[-5,5551.7,5.1]")) "$T mbopt "
+               "scale --nfit $W/ns.json --gamma 2e-5 --m-t 32 --comm none -o $W/o", 1,
+     "field 'bootstrap.best_samples[1]': not 3 numbers [n_inf, alpha, m_0] with n_inf > 0"},
+    /* S3: --recommend's file is a scale file whose recommendation is one of its rows, at a rate
+     * of the fits */
+#define RV "$T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --comm none --procs 1 --json " \
+           "-o $W/s.json && "
+#define VR "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LOGS " --recommend $W/s.json " \
+           "-o $W/o"
+#define NJ "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+    {"silent", NJ "printf '{\"format\":\"mbkit-fit/1\",\"enough\":{\"m_opt\":8,\"procs\":1}}' > "
+               "$W/s.json && " VR, 1, "s.json: key 'format': mbkit-fit/1 is a fit, not a scale "
+               "file"},
+    {"runaway", NJ RV "sed -i '/\"enough\":/,/}/s/\"m_opt\":\t[^,]*,/\"m_opt\":\t1e300,/' "
+                "$W/s.json && " VR, 1, "s.json: enough: 'm_opt': 1e+300 is not a number in (0, "
+                "9007199254740992]"},
+    {"silent", NJ RV "sed -i '/\"enough\":/,/}/s/\"m_opt\":\t[^,]*,/\"m_opt\":\t-4,/' $W/s.json "
+               "&& " VR, 1, "s.json: enough: 'm_opt': -4 is not a number in (0, "},
+    {"silent", NJ RV "sed -i '/\"enough\":/,/}/s/\"procs\":\t1,/\"procs\":\t2.5,/' $W/s.json && "
+               VR, 1, "s.json: enough: 'procs': 2.5 is not a whole number in [1, "},
+    {"silent", NJ RV "sed -i 's/\"lr\":\t0.05,/\"lr\":\t0.7,/' $W/s.json && " VR, 1,
+     "s.json: field 'lr': 0.7 is the rate of none of the --nfit fits (0.05)"},
+    {"silent", NJ RV "sed -i 's/\"lr\":\t0.05,/\"lr\":\t-1,/' $W/s.json && " VR, 1,
+     "s.json: 'lr': -1 is not a number in (0, "},
+    {"silent", NJ RV VR, 0, NULL},
+#undef VR
+#undef RV
+    /* S4: a tfit's step tables hold whole M and seconds a step table or run log may hold, and
+     * a calibration's factors what one can give */
+#define TC(SED) S1T "$T mbfit tupdate $W/s1.csv " LV "/*.csv --json -o $W/t.json 2>/dev/null && " \
+                "sed -i '" SED "' $W/t.json && $T mbopt validate --nfit $E/nfit.json --tfit "     \
+                "$W/t.json --target-loss 0.5 " LV " -o $W/o"
+    {"nan", TC("0,/\"probe_points\":\t\\[\\[1, [^]]*\\]/s//\"probe_points\":\t[[1, 1e300]/"), 1,
+     "t.json: field 'probe_points[0]': not [M, seconds] with M whole, ascending, in [1, 2^53] "
+     "and seconds in (0, 1e9]"},
+    {"silent", TC("0,/\"points\":\t\\[\\[1,/s//\"points\":\t[[1.5,/"), 1,
+     "t.json: field 'points[0]': not [M, seconds] with M whole"},
+    {"runaway", TC("0,/\"scale_above\":\t[^,]*/s//\"scale_above\":\t1e300/"), 1,
+     "fields 'calibration.scale_below' and 'scale_above' ("},
+    {"runaway", TC("0,/\"scale_below\":\t[^,]*/s//\"scale_below\":\t1e-300/"), 1,
+     "not factors in [0.001, 1000], what a calibration by runs gives"},
+#undef TC
+    /* S7: runs of another algorithm than the fit's graded and settled it; a parallel run's
+     * optimiser is the fit's algorithm */
+#define AL(SED) "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i '" SED "' $W/r/run_M16_s0.csv && "
+    {"silent", NJ AL("s/^# algo=sgd$/# algo=momentum/") "$T mbopt validate --nfit $W/n.json "
+               "--tfit $E/tfit.json $W/r -o $W/o", 1, "run_M16_s0.csv: metadata 'algo': "
+               "'momentum' (P = 1), but "},
+    {"silent", NJ AL("s/^# algo=sgd$/# algo=momentum/") "$T mbopt scale --nfit $W/n.json --tfit "
+               "$E/tfit.json --comm none --procs 1 $W/r -o $W/o", 1, "fits runs of sgd at P = 1: "
+               "another algorithm's N_update cannot grade or settle it"},
+    {"silent", NJ AL("s/^# algo=sgd$/# algo=sgd-sync\\n# optim=nesterov/;s/^# learners=1$/# "
+                     "learners=2/") "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json "
+               "--comm allreduce --delta 0.001 $W/r -o $W/o", 1,
+     "run_M16_s0.csv: metadata 'optim': 'nesterov' (P = 2), but "},
+#undef AL
+#undef NJ
 };
 
 static const hcase plot_cases[] = {
@@ -2010,6 +2102,41 @@ static const hcase plot_cases[] = {
 #undef SW
 #undef SG
 #undef ST
+    /* the sixteenth campaign. S1: an extrapolated nfit's law carries no standard errors, R^2 or
+     * point count: the page said nan */
+    {"nan", "mkdir $W/r && " NX "cp $W/nx.json $W/r/nfit.json && $T mbopt scale --nfit $W/nx.json "
+            "--gamma 2e-5 --m-t 32 --comm none --procs 1 --json -o $W/r/scale.json && $T mbplot "
+            "report $W/r >/dev/null 2>&1 && ! grep -q '>nan<\\|= nan\\|nan points' "
+            "$W/r/report.html && grep -q 'R&sup2; not available' $W/r/report.html", 0, NULL},
+    /* S8: the recommendation's values beside m_opt, and scale.json's own, are checked as its
+     * m_opt is: "T_C = -1 s", "efficiency 7.000" at P = 1 and a regime 'bogus' were shown */
+#define RP "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+#define EDIT(SED) "sed -i '" SED "' $W/r/scale.json && $T mbplot report $W/r; s=$?; test -e " \
+                  "$W/r/report.html && exit 99; exit $s"
+#define EN(SED) EDIT("/\"enough\":/,/}/" SED)
+    {"silent", RP EN("s/\"t_c\":\t[^,]*,/\"t_c\":\t-1,/"), 1,
+     "r/scale.json: enough: 't_c': -1 is not a number in (0, "},
+    {"silent", RP EN("s/\"efficiency\":\t1,/\"efficiency\":\t7,/"), 1,
+     "r/scale.json: field 'enough.efficiency': 7 is not rows[0].efficiency_opt 1, of the same "
+     "procs 1"},
+    {"silent", RP EN("s/\"regime\":\t\"single\"/\"regime\":\t\"bogus\"/"), 1,
+     "r/scale.json: field 'enough.regime': 'bogus' is not single, balance or knee"},
+    {"silent", RP EN("s/\"regime\":\t\"single\"/\"regime\":\t\"knee\"/"), 1,
+     "r/scale.json: field 'enough.regime': 'knee' is not the regime of its row"},
+    {"silent", RP EDIT("s/\"lr\":\tnull/\"lr\":\t-1/"), 1, "r/scale.json: 'lr': -1 is not a "
+               "number in (0, "},
+    {"silent", RP EDIT("s/\"lr\":\tnull/\"lr\":\t\"x\"/"), 1, "r/scale.json: 'lr' is not a number"},
+    {"silent", RP EDIT("s/\"procs_available\":\tnull/\"procs_available\":\t1.5/"), 1,
+     "r/scale.json: 'procs_available': 1.5 is not a whole number in [1, "},
+    {"silent", RP EDIT("/\"flat\":/,/}/s/\"m_lo\":\t[^,]*,/\"m_lo\":\t100,/"), 1,
+     "r/scale.json: fields 'flat.m_lo' and 'flat.m_hi' (100, "},
+    {"silent", RP EDIT("s/\"enough_slack\":\t0.1/\"enough_slack\":\t-1/"), 1,
+     "r/scale.json: 'enough_slack': -1 is not a number in [0, "},
+    {"silent", RP EDIT("s/mbkit-scale\\/1/mbkit-validate\\/1/"), 1,
+     "r/scale.json: key 'format': mbkit-validate/1 is a validation file"},
+#undef EN
+#undef EDIT
+#undef RP
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

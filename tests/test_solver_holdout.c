@@ -625,6 +625,8 @@ static void test_run_knobs(void)
         {"PROBE_BUDGET=-1", "PROBE_BUDGET=-1: a number above 0"},
         {"COMM=bogus", "COMM=bogus: measured or none"},
         {"COMM=none PROCS=1:2", "PROCS=1:2 with COMM=none: without the collective model"},
+        /* campaign 16: P = 1 spelled with a comma list is P = 1 twice (mbopt refuses it) */
+        {"COMM=none PROCS=1,1", "PROCS=1,1: P = 1 given twice"},
         {"FINAL_LOSS=0.4 TARGET_LOSS=0.4000001", "FINAL_LOSS=0.4 lies within the 6 digits"},
         {"PROCS=abc", "PROCS=abc: whole numbers"},
         {"NET=no_such_net", "NET=no_such_net: no data/nets/no_such_net.cfg"},
@@ -745,6 +747,17 @@ static void test_run_knobs(void)
         mb_test_run_free(&r);
     }
     CU_ASSERT_EQUAL(access("k9-ran", F_OK), -1); /* the quoted knob ran nothing */
+    /* campaign 16: COMM=none takes every spelling of P = 1 (PROCS=01 was refused as P > 1) */
+    static const char *const good[] = {"COMM=none PROCS=01", "COMM=none PROCS=1:01"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
+                                         dir, MB_TEST_MAKE_ARGS, good[i]), 0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        if (r.status != 0)
+            fprintf(stderr, "\n  make run %s: status %d: %s", good[i], r.status, r.err);
+        mb_test_run_free(&r);
+    }
     mb_test_rmdir(dir);
 }
 
