@@ -484,10 +484,11 @@ done:
 
 /* ---- calibration by training runs ------------------------------------------------------------ */
 
-/* The runs' points: for each M/P the runs of g->learners learners trained, the lower quartile
- * of their seconds per update (MB_FIT_RUN_QUANTILE). Fills g's run_m, run_t, run_n. */
-static int run_points(const mb_fit_runs *runs, const char *const *paths,
-                      const mb_fit_tupdate *f, mb_fit_tupdate *g, mb_error *err)
+/* The runs' points: for each M/P the runs of g->learners learners trained (each matching g's
+ * net, backend and threads: run_matches), the lower quartile of their seconds per update
+ * (MB_FIT_RUN_QUANTILE). Fills g's run_m, run_t, run_n. */
+static int run_points(const mb_fit_runs *runs, const char *const *paths, mb_fit_tupdate *g,
+                      mb_error *err)
 {
 #define WHERE(i) (paths ? paths[i] : "a run log")
     size_t n = 0, first = SIZE_MAX;
@@ -504,7 +505,7 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths,
     for (size_t i = 0; i < runs->n; i++) {
         if (runs->procs[i] != p || !(runs->t_step[i] > 0) || !isfinite(runs->t_step[i]))
             continue;
-        if ((rc = run_matches(runs, i, WHERE(i), f, err)) != MB_OK)
+        if ((rc = run_matches(runs, i, WHERE(i), g, err)) != MB_OK)
             goto done;
         if (first != SIZE_MAX && strcmp(runs->algo[i], runs->algo[first]) != 0) {
             rc = mb_error_set(err, MB_EINVAL, "%s: metadata 'algo': '%s', but %s is '%s': an "
@@ -600,13 +601,12 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
     if (f->n_run_points)
         return mb_error_set(err, MB_EINVAL, "the fit is calibrated already: calibrate the "
                             "probe's own fit");
-    mb_fit_tupdate g = {.learners = f->learners};
+    mb_fit_tupdate g = {.learners = f->learners, .n_threads = f->n_threads};
     snprintf(g.net, sizeof g.net, "%s", f->net);
-    double *m = NULL, *t = NULL;
     snprintf(g.backend, sizeof g.backend, "%s", f->backend);
     memcpy(g.threads, f->threads, sizeof g.threads);
-    g.n_threads = f->n_threads;
-    int rc = run_points(runs, paths, f, &g, err);
+    double *m = NULL, *t = NULL;
+    int rc = run_points(runs, paths, &g, err);
     if (rc != MB_OK)
         goto fail;
     const size_t nr = g.n_run_points;
