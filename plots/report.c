@@ -778,6 +778,19 @@ static void write_holdout(FILE *f, const cJSON *val)
     else /* verdict "none" */
         fputs(" The held-out runs graded nothing: none reached the target where the check "
               "compares.</p>\n", f);
+    if (isfinite(mb_json_get(ho, "median_abs_rel_err"))) {
+        fputs("<p id=\"holdout-err\">Predicted T<sub>C</sub> is off the held-out medians by a "
+              "median of ", f);
+        shown(f, "holdout-err-v", "%.1f", 100 * mb_json_get(ho, "median_abs_rel_err"));
+        fputs("%", f);
+        if (isfinite(mb_json_get(ho, "median_abs_rel_err_lo")) &&
+            isfinite(mb_json_get(ho, "median_abs_rel_err_hi")))
+            fprintf(f, " (%.0f%% interval over their seeds %.1f&ndash;%.1f%%: the held-out "
+                       "medians are a sample too, and their seeds' luck moves them alike)",
+                    100 * mb_json_get(ho, "level"), 100 * mb_json_get(ho, "median_abs_rel_err_lo"),
+                    100 * mb_json_get(ho, "median_abs_rel_err_hi"));
+        fputs(".</p>\n", f);
+    }
     fputs("<table id=\"holdout-rows\">\n<tr><th>held out: M</th><th>runs reached</th>"
           "<th>measured T<sub>C</sub>: median</th><th>over the held-out best</th>"
           "<th>predicted T<sub>C</sub></th><th>error</th></tr>\n", f);

@@ -216,6 +216,16 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
     if (rc == MB_OK && !none && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ho, "ratio")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.ratio': null, but the verdict is "
                           "not \"none\"", path);
+    /* the median |error| on the held-out runs and its interval over their seeds (absent from
+     * files older than the interval) */
+    double e[3];
+    static const char *const errs[] = {"median_abs_rel_err", "median_abs_rel_err_lo",
+                                       "median_abs_rel_err_hi"};
+    for (size_t k = 0; rc == MB_OK && k < 3; k++)
+        rc = field(ho, "holdout.", errs[k], F_NULL | F_NONNEG, path, &e[k], err);
+    if (rc == MB_OK && e[1] > e[2])
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.median_abs_rel_err_lo': %g is "
+                          "above median_abs_rel_err_hi, %g", path, e[1], e[2]);
     if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(ho, "rows")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows': missing or not an array",
                           path);

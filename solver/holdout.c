@@ -6,8 +6,10 @@
  *   neighbours on either side) and fresh seeds that no fitting or choosing run used.
  * - The check: the recommendation's held-out median training time over the best held-out
  *   setting's, and over its best rival's, each with a bootstrap interval over seeds; "tied"
- *   when the rival interval holds 1. Also the model's median |error| on these runs and the flat
- *   range they measure (the M within MB_SOLVER_FLAT of the best).
+ *   when the rival interval holds 1. Also the model's median |error| on these runs, with the
+ *   interval the same resamples of seeds give it (the held-out medians are themselves a sample:
+ *   ten seeds' luck moves every setting's median alike), and the flat range they measure (the M
+ *   within MB_SOLVER_FLAT of the best).
  * - Beyond the edge: where the held-out best is the least or largest M the sweep trained, the
  *   M a step past it, so that the best of the sweep is a best among neighbours on both sides.
  * - Sequential sampling: which settings need another seed because their median's interval
@@ -279,6 +281,7 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     out->ratio = out->rival_ratio = out->median_abs_err = out->flat_lo = out->flat_hi = NAN;
     out->median_abs_n_err = out->median_abs_tu_err = NAN;
     out->ratio_ci[0] = out->ratio_ci[1] = out->rival_ci[0] = out->rival_ci[1] = NAN;
+    out->err_ci[0] = out->err_ci[1] = NAN;
     if (n_boot < 100)
         n_boot = 100;
     pools ps;
@@ -286,9 +289,10 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     if (pools_make(h, p, lr, 0, INFINITY, 0, &ps, err) != MB_OK)
         return MB_ENOMEM;
     double *med = malloc((ps.n + 1) * sizeof *med), *ratio = malloc(n_boot * sizeof *ratio),
-           *rival = malloc(n_boot * sizeof *rival), *errs = malloc(3 * (ps.n + 1) * sizeof *errs);
+           *rival = malloc(n_boot * sizeof *rival), *errs = malloc(4 * (ps.n + 1) * sizeof *errs),
+           *err_b = malloc(n_boot * sizeof *err_b);
     int rc = MB_OK;
-    if (!med || !ratio || !rival || !errs) {
+    if (!med || !ratio || !rival || !errs || !err_b) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
@@ -359,15 +363,20 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     }
     out->paired = sd.n_u > 0;
     gsl_rng_set(g, 20151);
+    double *err_k = errs + 3 * (ps.n + 1); /* one draw's |error| of every setting */
     for (size_t b = 0; b < n_boot; b++) {
         double m_rec = NAN, m_best = INFINITY, m_rival = INFINITY;
+        size_t n_k = 0;
         memset(sd.count, 0, sd.n_u * sizeof *sd.count);
         for (size_t i = 0; i < sd.n_u; i++)
             sd.count[gsl_rng_uniform_int(g, sd.n_u)]++;
         for (size_t k = 0; k < ps.n; k++) {
-            double x = sd.n_u ? paired_median(&h->rows[ps.row[k]], &sd) : NAN;
+            const mb_validate_row *r = &h->rows[ps.row[k]];
+            double x = sd.n_u ? paired_median(r, &sd) : NAN;
             if (isnan(x))
                 x = resampled_median(g, ps.at[k], ps.len[k], ps.scratch);
+            if (isfinite(r->rel_err) && isfinite(x) && x > 0) /* graded rows, as the point's */
+                err_k[n_k++] = fabs(r->t_pred - x) / x;
             if (k == rec)
                 m_rec = x;
             else
@@ -380,10 +389,14 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
             ratio[b] = INFINITY; /* inf / inf: neither reached; the recommendation no better */
         if (isnan(rival[b]))
             rival[b] = 1;
+        /* a draw that left every graded setting unreached grades nothing: as far off as can be */
+        err_b[b] = n_k ? median_of(err_k, n_k) : INFINITY;
     }
     gsl_rng_free(g);
     interval(ratio, n_boot, MB_HOLDOUT_LEVEL, out->ratio_ci);
     interval(rival, n_boot, MB_HOLDOUT_LEVEL, out->rival_ci);
+    if (n_err)
+        interval(err_b, n_boot, MB_HOLDOUT_LEVEL, out->err_ci);
     out->verdict = out->rival_ci[1] < 1   ? MB_HOLDOUT_AHEAD
                    : out->rival_ci[0] > 1 ? MB_HOLDOUT_BEHIND
                                           : MB_HOLDOUT_TIED;
@@ -392,6 +405,7 @@ done:
     free(ratio);
     free(rival);
     free(errs);
+    free(err_b);
     seed_draw_free(&sd);
     pools_free(&ps);
     return rc;

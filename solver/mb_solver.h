@@ -396,6 +396,9 @@ typedef struct mb_holdout {
     double rival_ci[2];
     mb_holdout_verdict verdict; /* from rival_ci */
     double median_abs_err;      /* median |error| of predicted T_C over the held-out rows */
+    double err_ci[2];           /* its MB_HOLDOUT_LEVEL bootstrap interval over the held-out
+                                   seeds: how far the held-out medians' own seed-to-seed spread
+                                   moves it with the prediction fixed (NAN without errors) */
     double median_abs_n_err;    /* ... of predicted N_update against the runs' median updates */
     double median_abs_tu_err;   /* ... of T_update against the runs' seconds per update: where
                                    it is large, the machine ran at another speed than during the

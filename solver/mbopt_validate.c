@@ -308,7 +308,7 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
         return holdout_ungraded(buf, size, hc);
     const mb_validate_row *rec = &h->rows[o->rec], *best = &h->rows[o->best],
                           *rv = &h->rows[o->rival];
-    char seeds[32], c[7][32];
+    char seeds[32], c[9][32];
     if (o->seeds_lo == o->seeds_hi)
         snprintf(seeds, sizeof seeds, "%zu", o->seeds_lo);
     else
@@ -318,8 +318,8 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              "M = %g trained in %.3g s (median), %.2fx the best held-out M (M = %g, %.3g s; "
              "%.0f%% interval%s %s-%sx); against its best rival, M = %g (%.3g s): %.2fx "
              "(%.0f%% interval %s-%s): %s; median |error| of predicted T_C on the held-out "
-             "runs %s over %zu settings (of N_update %s, of T_update %s); flat (held "
-             "out): M = %g..%g within %.0f%% of the best",
+             "runs %s over %zu settings (%.0f%% interval over their seeds %s-%s; of N_update "
+             "%s, of T_update %s); flat (held out): M = %g..%g within %.0f%% of the best",
              seeds, rec->batch, rec->t_median, o->ratio, best->batch, best->t_median,
              100 * MB_HOLDOUT_LEVEL, o->paired ? " paired by seed" : "",
              fmt(c[0], sizeof c[0], "%.2f", o->ratio_ci[0]),
@@ -329,6 +329,8 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              fmt(c[3], sizeof c[3], "%.2f", o->rival_ci[1]),
              mb_solver_holdout_verdict_name(o->verdict),
              fmt(c[4], sizeof c[4], "%.1f%%", 100 * o->median_abs_err), o->n_err,
+             100 * MB_HOLDOUT_LEVEL, fmt(c[7], sizeof c[7], "%.1f", 100 * o->err_ci[0]),
+             fmt(c[8], sizeof c[8], "%.1f%%", 100 * o->err_ci[1]),
              fmt(c[5], sizeof c[5], "%.1f%%", 100 * o->median_abs_n_err),
              fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err), o->flat_lo,
              o->flat_hi, 100 * MB_SOLVER_FLAT);
@@ -382,6 +384,8 @@ static cJSON *holdout_json(const holdout_cli *hc)
     cJSON_AddStringToObject(root, "verdict", holdout_graded(hc) ?
                             mb_solver_holdout_verdict_name(o->verdict) : "none");
     mb_json_add_number(root, "median_abs_rel_err", o->median_abs_err);
+    mb_json_add_number(root, "median_abs_rel_err_lo", o->err_ci[0]);
+    mb_json_add_number(root, "median_abs_rel_err_hi", o->err_ci[1]);
     mb_json_add_number(root, "n_update_median_abs_rel_err", o->median_abs_n_err);
     mb_json_add_number(root, "t_update_median_abs_rel_err", o->median_abs_tu_err);
     mb_json_add_number(root, "flat_lo", o->flat_lo);

@@ -1,6 +1,6 @@
 /* test_solver_holdout.c — solver/holdout.c and the flat range: the held-out plan never reuses a
  * seed that fitted or chose, the held-out check's verdicts on settings with known winners and
- * ties, its bootstrap paired by seed, sequential sampling stopping on a known winner and on a known tie, the flat range of a
+ * ties, its bootstrap paired by seed, the interval of its median |error| over seeds, sequential sampling stopping on a known winner and on a known tie, the flat range of a
  * curve with a closed form, and mbopt validate's held-out modes as a user runs them.
  */
 #include <CUnit/CUnit.h>
@@ -258,6 +258,55 @@ static void test_holdout_paired(void)
         } else {
             CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_TIED);
         }
+        mb_validate_free(&h);
+    }
+}
+
+/* The interval of the median |error| over the held-out seeds: a prediction exact for the
+ * population of seeds, graded on ten seeds paired over three settings. With no seed-to-seed
+ * spread the error and its interval are near 0; with a spread shared by the settings (one
+ * seed's luck moves every setting alike, as the data order does) the ten seeds' median is off
+ * the population's by itself, and the interval says how far it may be. No prediction: none. */
+static void test_holdout_err_interval(void)
+{
+    for (int shared = 0; shared <= 1; shared++) {
+        mb_validate h;
+        make_validate(&h, 3);
+        const double ms[3] = {16, 32, 64}, scale[3] = {1.3, 1.0, 1.2};
+        gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(g, 21);
+        double f[10];
+        for (size_t s = 0; s < 10; s++)
+            f[s] = exp(shared ? gsl_ran_gaussian(g, 0.25) : 0);
+        for (size_t k = 0; k < 3; k++) {
+            double t[10];
+            for (size_t s = 0; s < 10; s++)
+                t[s] = scale[k] * f[s] * (1 + gsl_ran_gaussian(g, 0.005));
+            mb_validate_row *r = &h.rows[k];
+            set_row(r, ms[k], t, 10);
+            r->seed = malloc(20 * sizeof *r->seed);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(r->seed);
+            r->t_seed = r->seed + 10;
+            for (size_t s = 0; s < 10; s++)
+                r->seed[s] = 1000 + (double)s, r->t_seed[s] = t[s];
+            r->t_pred = scale[k];
+            r->rel_err = (r->t_pred - r->t_median) / r->t_median;
+        }
+        gsl_rng_free(g);
+        mb_holdout o;
+        mb_error e = {0};
+        CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 2000, &o, &e), MB_OK);
+        CU_ASSERT_EQUAL(o.n_err, 3);
+        CU_ASSERT_TRUE(o.err_ci[0] <= o.median_abs_err && o.median_abs_err <= o.err_ci[1]);
+        if (shared) {
+            CU_ASSERT_TRUE(o.err_ci[1] > 0.08);
+        } else {
+            CU_ASSERT_TRUE(o.median_abs_err < 0.01 && o.err_ci[1] < 0.02);
+        }
+        for (size_t k = 0; k < 3; k++) /* nothing predicted: nothing graded, no interval */
+            h.rows[k].rel_err = h.rows[k].t_pred = NAN;
+        CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
+        CU_ASSERT_TRUE(isnan(o.median_abs_err) && isnan(o.err_ci[0]) && isnan(o.err_ci[1]));
         mb_validate_free(&h);
     }
 }
@@ -809,6 +858,8 @@ int mb_test_suite_solver_holdout(void)
     return !s || !CU_add_test(s, "held-out plan: fresh seeds only", test_plan_fresh_seeds) ||
            !CU_add_test(s, "held-out check: ahead, tied, behind", test_holdout_verdicts) ||
            !CU_add_test(s, "held-out check: paired by seed", test_holdout_paired) ||
+           !CU_add_test(s, "held-out check: the error's interval over seeds",
+                        test_holdout_err_interval) ||
            !CU_add_test(s, "held-out sweep: past a best at its edge", test_holdout_beyond) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
            !CU_add_test(s, "sequential sampling: three lucky runs", test_sequential_pooled) ||
