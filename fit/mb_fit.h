@@ -286,8 +286,20 @@ typedef struct mb_fit_nupdate {
     double *boot_best;       /* boot_n_best x 3: n_inf, a (alpha), b (1 for the inverse law;
                                 m_0 for the shifted law) of the best law per resample: the spread of the answer that mbopt
                                 turns into a spread of M_opt */
+    size_t boot_n_seed;      /* resamples of whole seeds the best law was fitted to (0 when a
+                                run's seed is unknown or fewer than MB_FIT_BOOT_SEEDS_MIN seeds) */
+    size_t boot_seeds;       /* the distinct seeds they were drawn from */
+    double *boot_seed;       /* boot_n_seed x 3, as boot_best, each a resample of seeds that
+                                takes every run of a drawn seed at every M: the sweep trains its
+                                seeds at every M, and a seed's luck (its data order, its
+                                initialisation) moves all of them alike, which resampling each
+                                M's runs on its own leaves out. The spread of the predicted
+                                T_C's level (docs/models.md, "Seeds shared across M") */
     mb_fit_warnings warn;
 } mb_fit_nupdate;
+
+/* The fewest distinct seeds the seed resamples draw from. */
+#define MB_FIT_BOOT_SEEDS_MIN 3
 
 /* Fits threshold `k` of `runs`. MB_ENODATA (message names eps) when no run reached eps or fewer
  * than two M remain. Free with mb_fit_nupdate_free, also after an error. */

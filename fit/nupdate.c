@@ -6,7 +6,7 @@
  * M; fits N = N_inf + alpha / M (Perrone et al. 2019, eq. 2), the power law N_inf + a M^-b, the
  * shifted inverse law N_inf + alpha / (M - M_0) and McCandlish et al.'s S_min (1 + B_noise / M)
  * (2018, eq. 2.11; the same curve as the inverse law with alpha = S_min B_noise); compares them
- * by AIC; and bootstraps runs within each M.
+ * by AIC; and bootstraps runs within each M, and whole seeds across M.
  * It does not print and does not decide what mbopt uses: top-level params stay the inverse law's.
  */
 #include "mb_fit.h"
@@ -749,6 +749,8 @@ void mb_fit_nupdate_free(mb_fit_nupdate *f)
     free(f->groups);
     free(f->boot_best);
     f->boot_best = NULL;
+    free(f->boot_seed);
+    f->boot_seed = NULL;
     mb_fit_result_free(&f->inverse);
     mb_fit_result_free(&f->power);
     mb_fit_result_free(&f->shifted);
@@ -912,26 +914,135 @@ static int group_runs(const mb_fit_runs *runs, size_t k, mb_fit_nupdate *out, mb
     return MB_OK;
 }
 
+/* What every resample refits: the law mbopt optimises, from the full fit's parameters. */
+typedef struct refit {
+    int power, shifted;       /* the best law; neither: the inverse law */
+    mb_fit_model other;       /* the power or shifted law's model */
+    const double *p_full;     /* its full fit's parameters, the start */
+    const double *m;          /* the np group M */
+    size_t np;
+    mb_fit_weighting weights;
+    const double *sig;        /* the groups' observed standard errors (NULL: none) */
+} refit;
+
+/* Fits the law to one resample's group means y: the inverse law's n_inf and alpha into inv
+ * (returns 1 when it fitted), and the best law's [n_inf, a, b] appended to q (*n_q) when it
+ * fitted with n_inf > 0 (readers refuse n_inf <= 0). s: scratch for np weights. */
+static int refit_one(const refit *rf, const double *y, double *s, double inv[2], double *q,
+                     size_t *n_q)
+{
+    for (size_t g = 0; g < rf->np; g++) /* relative weights follow the resampled mean; seeds
+                                           and pooled keep the observed standard errors */
+        s[g] = rf->weights == MB_FIT_W_RELATIVE ? y[g] : rf->sig ? rf->sig[g] : 1.0;
+    const double *sb = rf->weights == MB_FIT_W_NONE ? NULL : s;
+    mb_fit_result r;
+    mb_error e2 = {0};
+    int ok = fit_inverse(rf->np, rf->m, y, sb, &r, &e2) == MB_OK && r.status == MB_OK;
+    if (ok) {
+        inv[0] = r.p[0], inv[1] = r.p[1];
+        if (!rf->power && !rf->shifted && r.p[0] > 0) {
+            double *x = q + 3 * (*n_q)++;
+            x[0] = r.p[0], x[1] = r.p[1], x[2] = 1.0;
+        }
+    }
+    mb_fit_result_free(&r);
+    if (rf->power || rf->shifted) { /* [n_inf, a, b] or [n_inf, alpha, m_0] */
+        mb_fit_options po;
+        mb_fit_options_init(&po);
+        po.geodesic = rf->power;
+        if (mb_fit_nlinear(&rf->other, rf->np, y, sb, rf->p_full, &po, &r, &e2) == MB_OK &&
+            r.status == MB_OK && r.p[0] > 0 &&
+            (rf->power ? r.p[2] > 0 : r.p[2] >= 0 && r.p[1] >= 0)) {
+            double *x = q + 3 * (*n_q)++;
+            x[0] = r.p[0], x[1] = r.p[1], x[2] = r.p[2];
+        }
+        mb_fit_result_free(&r);
+    }
+    return ok;
+}
+
+/* Resamples of whole seeds: draw the n_u seeds with replacement and take, at every M, the
+ * runs of the drawn seeds as often as each was drawn (a group none of whose seeds was drawn
+ * resamples its own runs). Fills out->boot_seed; none when a seed is unknown or fewer than
+ * MB_FIT_BOOT_SEEDS_MIN are distinct. */
+static int bootstrap_seeds(const refit *rf, const double *vals, const double *vseed,
+                           const size_t *start, gsl_rng *rng, size_t n_boot, double *y,
+                           double *s, mb_fit_nupdate *out, mb_error *err)
+{
+    const size_t nv = start[rf->np];
+    double *u = malloc((nv + 1) * sizeof *u);
+    size_t *count = malloc((nv + 1) * sizeof *count), n_u = 0;
+    int rc = MB_OK;
+    if (!u || !count) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nv; i++) {
+        if (isnan(vseed[i]))
+            goto done; /* a run of unknown seed: no pairing to keep */
+        size_t j = 0;
+        while (j < n_u && u[j] != vseed[i])
+            j++;
+        if (j == n_u)
+            u[n_u++] = vseed[i];
+    }
+    if (n_u < MB_FIT_BOOT_SEEDS_MIN)
+        goto done;
+    out->boot_seed = malloc(3 * n_boot * sizeof *out->boot_seed);
+    if (!out->boot_seed) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
+    out->boot_seeds = n_u;
+    for (size_t b = 0; b < n_boot; b++) {
+        memset(count, 0, n_u * sizeof *count);
+        for (size_t i = 0; i < n_u; i++)
+            count[gsl_rng_uniform_int(rng, n_u)]++;
+        for (size_t g = 0; g < rf->np; g++) {
+            double sum = 0, w = 0;
+            for (size_t i = start[g]; i < start[g + 1]; i++) {
+                size_t j = 0;
+                while (u[j] != vseed[i])
+                    j++;
+                sum += (double)count[j] * vals[i];
+                w += (double)count[j];
+            }
+            const size_t cnt = start[g + 1] - start[g];
+            if (w == 0) /* none of this M's seeds drawn */
+                for (size_t j = 0; j < cnt; j++, w++)
+                    sum += vals[start[g] + gsl_rng_uniform_int(rng, cnt)];
+            y[g] = sum / w;
+        }
+        double inv[2];
+        refit_one(rf, y, s, inv, out->boot_seed, &out->boot_n_seed);
+    }
+done:
+    free(u);
+    free(count);
+    return rc;
+}
+
 static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *o,
                      const double *m, const double *sig, size_t np, mb_fit_nupdate *out,
                      mb_error *err)
 {
-    /* Values of each fitted group, contiguous, in group order. */
+    /* Values of each fitted group, contiguous, in group order, and their runs' seeds. */
     size_t nv = 0;
     double *vals = malloc((runs->n + 1) * sizeof *vals), *y = malloc(np * sizeof *y),
-           *s = malloc(np * sizeof *s), *bn = malloc(o->bootstrap * sizeof *bn),
-           *ba = malloc(o->bootstrap * sizeof *ba);
+           *vseed = malloc((runs->n + 1) * sizeof *vseed), *s = malloc(np * sizeof *s),
+           *bn = malloc(o->bootstrap * sizeof *bn), *ba = malloc(o->bootstrap * sizeof *ba);
     size_t *start = malloc((np + 1) * sizeof *start);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     /* the law mbopt optimises, refitted per resample from the full fit's parameters */
     const int power = strcmp(out->best, "power-law") == 0,
               shifted = strcmp(out->best, "shifted-law") == 0;
-    const mb_fit_model other = power ? (mb_fit_model){"power-law", 3, pow_names, pow_f, m}
-                                     : (mb_fit_model){"shifted-law", 3, shf_names, shf_f, m};
-    const double *p_full = power ? out->power.p : out->shifted.p;
+    const refit rf = {power, shifted,
+                      power ? (mb_fit_model){"power-law", 3, pow_names, pow_f, m}
+                            : (mb_fit_model){"shifted-law", 3, shf_names, shf_f, m},
+                      power ? out->power.p : out->shifted.p, m, np, o->weights, sig};
     out->boot_best = malloc(3 * o->bootstrap * sizeof *out->boot_best);
     int rc = MB_OK;
-    if (!vals || !y || !s || !bn || !ba || !start || !rng || !out->boot_best) {
+    if (!vals || !y || !vseed || !s || !bn || !ba || !start || !rng || !out->boot_best) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
@@ -940,8 +1051,10 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
         start[g] = nv;
         for (size_t r = 0; r < runs->n; r++) {
             double v = runs->n_update[r * runs->n_thr + k];
-            if (runs->batch[r] == m[g] && !isnan(v))
+            if (runs->batch[r] == m[g] && !isnan(v)) {
+                vseed[nv] = runs->seed ? runs->seed[r] : NAN;
                 vals[nv++] = v;
+            }
         }
     }
     start[np] = nv;
@@ -953,33 +1066,11 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
             for (size_t j = 0; j < cnt; j++)
                 sum += vals[start[g] + gsl_rng_uniform_int(rng, cnt)];
             y[g] = sum / (double)cnt;
-            /* relative weights follow the resampled mean; seeds and pooled keep the
-             * observed standard errors */
-            s[g] = o->weights == MB_FIT_W_RELATIVE ? y[g] : sig ? sig[g] : 1.0;
         }
-        mb_fit_result r;
-        mb_error e2 = {0};
-        const double *sb = o->weights == MB_FIT_W_NONE ? NULL : s;
-        if (fit_inverse(np, m, y, sb, &r, &e2) == MB_OK && r.status == MB_OK) {
-            bn[out->boot_ok] = r.p[0];
-            ba[out->boot_ok++] = r.p[1];
-            if (!power && !shifted && r.p[0] > 0) { /* readers refuse n_inf <= 0 */
-                double *q = out->boot_best + 3 * out->boot_n_best++;
-                q[0] = r.p[0], q[1] = r.p[1], q[2] = 1.0;
-            }
-        }
-        mb_fit_result_free(&r);
-        if (power || shifted) { /* [n_inf, a, b] or [n_inf, alpha, m_0] */
-            mb_fit_options po;
-            mb_fit_options_init(&po);
-            po.geodesic = power;
-            if (mb_fit_nlinear(&other, np, y, sb, p_full, &po, &r, &e2) == MB_OK &&
-                r.status == MB_OK && r.p[0] > 0 &&
-                (power ? r.p[2] > 0 : r.p[2] >= 0 && r.p[1] >= 0)) {
-                double *q = out->boot_best + 3 * out->boot_n_best++;
-                q[0] = r.p[0], q[1] = r.p[1], q[2] = r.p[2];
-            }
-            mb_fit_result_free(&r);
+        double inv[2];
+        if (refit_one(&rf, y, s, inv, out->boot_best, &out->boot_n_best)) {
+            bn[out->boot_ok] = inv[0];
+            ba[out->boot_ok++] = inv[1];
         }
     }
     out->boot_lo[0] = out->boot_hi[0] = out->boot_lo[1] = out->boot_hi[1] = NAN;
@@ -994,8 +1085,10 @@ static int bootstrap(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_opt
     if (start[np] <= np)
         mb_fit_warn(&out->warn, "bootstrap: one run per M, so resampling runs cannot show any "
                                 "spread; the bootstrap interval is not informative");
+    else /* after the runs' resamples, so that those stay as they were */
+        rc = bootstrap_seeds(&rf, vals, vseed, start, rng, o->bootstrap, y, s, out, err);
 done:
-    free(vals), free(y), free(s), free(bn), free(ba), free(start);
+    free(vals), free(y), free(vseed), free(s), free(bn), free(ba), free(start);
     gsl_rng_free(rng);
     return rc;
 }
@@ -1293,6 +1386,18 @@ done:
     return rc;
 }
 
+/* object[key]: n laws' [n_inf, a, b] from q (n x 3). */
+static void add_samples(cJSON *object, const char *key, const double *q, size_t n)
+{
+    cJSON *sm = cJSON_AddArrayToObject(object, key);
+    for (size_t i = 0; sm && i < n; i++) {
+        cJSON *x = cJSON_CreateArray();
+        for (int j = 0; x && j < 3; j++)
+            cJSON_AddItemToArray(x, cJSON_CreateNumber(q[3 * i + j]));
+        cJSON_AddItemToArray(sm, x);
+    }
+}
+
 /* ---- JSON ------------------------------------------------------------------------------------- */
 
 cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *o,
@@ -1409,12 +1514,10 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
             }
             cJSON_AddStringToObject(b, "best_law", f->best);
             /* [n_inf, a, b] each; [n_inf, alpha, m_0] for the shifted law */
-            cJSON *sm = cJSON_AddArrayToObject(b, "best_samples");
-            for (size_t i = 0; sm && i < f->boot_n_best; i++) {
-                cJSON *q = cJSON_CreateArray();
-                for (int j = 0; q && j < 3; j++)
-                    cJSON_AddItemToArray(q, cJSON_CreateNumber(f->boot_best[3 * i + j]));
-                cJSON_AddItemToArray(sm, q);
+            add_samples(b, "best_samples", f->boot_best, f->boot_n_best);
+            if (f->boot_seed) { /* the same law, refitted to resamples of whole seeds */
+                mb_json_add_number(b, "seeds", (double)f->boot_seeds);
+                add_samples(b, "best_samples_by_seed", f->boot_seed, f->boot_n_seed);
             }
         }
     }

@@ -789,11 +789,18 @@ static void write_holdout(FILE *f, const cJSON *val)
                        "medians are a sample too, and their seeds' luck moves them alike)",
                     100 * mb_json_get(ho, "level"), 100 * mb_json_get(ho, "median_abs_rel_err_lo"),
                     100 * mb_json_get(ho, "median_abs_rel_err_hi"));
+        if (mb_json_get(ho, "pred_interval_graded") > 0)
+            fprintf(f, " The prediction's %.0f%% interval over resamples of the in-sample seeds "
+                       "(a seed's luck moves every M alike) holds the held-out median at %g of "
+                       "%g settings", 100 * mb_json_get(ho, "pred_interval_level"),
+                    mb_json_get(ho, "pred_interval_holds"),
+                    mb_json_get(ho, "pred_interval_graded"));
         fputs(".</p>\n", f);
     }
     fputs("<table id=\"holdout-rows\">\n<tr><th>held out: M</th><th>runs reached</th>"
           "<th>measured T<sub>C</sub>: median</th><th>over the held-out best</th>"
-          "<th>predicted T<sub>C</sub></th><th>error</th></tr>\n", f);
+          "<th>predicted T<sub>C</sub></th><th>its interval over seeds</th><th>error</th></tr>\n",
+          f);
     const double best = mb_json_get(ho, "best_t_train_median_s");
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ho, "rows"))
     {
@@ -809,6 +816,11 @@ static void write_holdout(FILE *f, const cJSON *val)
         else
             fputs("<td class=\"missing\">&ndash;</td>", f);
         cell_time(f, mb_json_get(r, "t_pred_s"), 1, "s");
+        if (isfinite(mb_json_get(r, "t_pred_lo_s")) && isfinite(mb_json_get(r, "t_pred_hi_s")))
+            fprintf(f, "<td class=\"n\">%.3g&ndash;%.3g s</td>", mb_json_get(r, "t_pred_lo_s"),
+                    mb_json_get(r, "t_pred_hi_s"));
+        else
+            fputs("<td class=\"missing\">&ndash;</td>", f);
         cell_err(f, mb_json_get(r, "rel_err"));
         fputs("</tr>\n", f);
     }

@@ -193,6 +193,19 @@ static int same_setting(const cJSON *a, const cJSON *b)
            mb_json_get(a, "lr") == mb_json_get(b, "lr");
 }
 
+/* A held-out row's t_pred_lo_s and t_pred_hi_s, when there: > 0 (or null), lo <= hi. */
+static int pred_interval(const cJSON *r, const char *where, const char *path, mb_error *err)
+{
+    double lo, hi;
+    int rc = field(r, where, "t_pred_lo_s", F_NULL | F_POS, path, &lo, err);
+    if (rc == MB_OK)
+        rc = field(r, where, "t_pred_hi_s", F_NULL | F_POS, path, &hi, err);
+    if (rc == MB_OK && lo > hi)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field '%st_pred_lo_s': %g is above "
+                          "t_pred_hi_s, %g", path, where, lo, hi);
+    return rc;
+}
+
 /* The held-out check, when there is one (null or absent: none): its figures in range. */
 static int check_holdout(const cJSON *root, const char *path, mb_error *err)
 {
@@ -226,6 +239,17 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
     if (rc == MB_OK && e[1] > e[2])
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.median_abs_rel_err_lo': %g is "
                           "above median_abs_rel_err_hi, %g", path, e[1], e[2]);
+    /* held-out medians inside the prediction's interval, of those graded (absent from older
+     * files) */
+    if (rc == MB_OK)
+        rc = field(ho, "holdout.", "pred_interval_holds", F_NULL | F_NONNEG | F_INT, path, &e[0],
+                   err);
+    if (rc == MB_OK)
+        rc = field(ho, "holdout.", "pred_interval_graded", F_NULL | F_NONNEG | F_INT, path, &e[1],
+                   err);
+    if (rc == MB_OK && e[0] > e[1])
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.pred_interval_holds': %g of %g "
+                          "graded", path, e[0], e[1]);
     if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(ho, "rows")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows': missing or not an array",
                           path);
@@ -238,6 +262,7 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
         double reached;
         if ((rc = field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &x, err)) != MB_OK ||
             (rc = field(r, where, "t_train_median_s", F_NULL | F_POS, path, &x, err)) != MB_OK ||
+            (rc = pred_interval(r, where, path, err)) != MB_OK ||
             (rc = field(r, where, "reached", F_NULL | F_NONNEG | F_INT, path, &reached, err)) !=
                 MB_OK ||
             (rc = check_runs_list(r, where, reached, NAN, NAN, NAN, path, err)) != MB_OK)

@@ -211,16 +211,18 @@ static int boot_law(const cJSON *root, const char *path, mb_law_kind *kind, mb_e
     const cJSON *best = cJSON_GetObjectItemCaseSensitive(root, "best");
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(best, "model");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "best_law");
-    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(b, "best_samples");
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(b, "best_samples"),
+                *by_seed = cJSON_GetObjectItemCaseSensitive(b, "best_samples_by_seed");
     mb_law_kind k;
     *kind = MB_LAW_INVERSE;
     if (best && (!cJSON_IsString(model) || mb_model_law_parse(model->valuestring, kind) != MB_OK))
         return mb_error_set(err, MB_EFORMAT, "%s: best.model is not " MB_MODEL_LAW_NAMES, path);
-    if (!name && !samples)
+    if (!name && !samples && !by_seed)
         return MB_OK;
     if (!name)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_law': missing beside "
-                            "'bootstrap.best_samples' (the law they are resamples of)", path);
+                            "'bootstrap.%s' (the law they are resamples of)", path,
+                            samples ? "best_samples" : "best_samples_by_seed");
     if (!cJSON_IsString(name) || mb_model_law_parse(name->valuestring, &k) != MB_OK)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_law': %s%s%s is not a "
                             "law (" MB_MODEL_LAW_NAMES ")", path, cJSON_IsString(name) ? "'" : "",
@@ -234,22 +236,21 @@ static int boot_law(const cJSON *root, const char *path, mb_law_kind *kind, mb_e
     if (samples && !cJSON_IsArray(samples))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples': not an array",
                             path);
+    if (by_seed && !cJSON_IsArray(by_seed))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples_by_seed': not "
+                            "an array", path);
     return MB_OK;
 }
 
-/* The bootstrap resamples of the best law (bootstrap.best_samples, [n_inf, a, b] each), when it
- * is the law mbopt optimises (not with --law naming another): the spread of the answer. */
-static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_error *err)
+/* bootstrap[key] ([n_inf, a, b] each, laws of `kind`) into boot (*n, at most
+ * MB_SOLVER_BOOT_MAX kept; every one checked). */
+static int read_samples(const cJSON *b, const char *key, mb_law_kind kind, const char *path,
+                        mb_law *boot, size_t *n, mb_error *err)
 {
-    mb_law_kind kind;
-    int rc = boot_law(root, path, &kind, err);
-    f->n_boot = 0;
-    if (rc != MB_OK || kind != f->law.kind)
-        return rc;
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap"), *e;
     const int shifted = kind == MB_LAW_SHIFTED;
+    const cJSON *e;
     size_t i = 0;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(b, "best_samples"))
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(b, key))
     {
         const cJSON *x[3] = {cJSON_GetArrayItem(e, 0), cJSON_GetArrayItem(e, 1),
                              cJSON_GetArrayItem(e, 2)};
@@ -261,16 +262,33 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
             !isfinite(x[1]->valuedouble) || !(x[1]->valuedouble >= 0) ||
             !(shifted ? x[2]->valuedouble >= 0 && isfinite(x[2]->valuedouble)
                       : x[2]->valuedouble > 0))
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': not "
-                                "%s", path, i, shifted ? "3 numbers [n_inf, alpha, m_0] with "
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.%s[%zu]': not %s", path,
+                                key, i, shifted ? "3 numbers [n_inf, alpha, m_0] with "
                                 "n_inf > 0, alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] "
                                 "with n_inf > 0, a >= 0 and b > 0");
         const double v[3] = {x[0]->valuedouble, x[1]->valuedouble, x[2]->valuedouble};
-        if (f->n_boot < MB_SOLVER_BOOT_MAX)
-            f->boot[f->n_boot++] = mb_model_law_from_params(kind, v);
+        if (*n < MB_SOLVER_BOOT_MAX)
+            boot[(*n)++] = mb_model_law_from_params(kind, v);
         i++;
     }
     return MB_OK;
+}
+
+/* The bootstrap resamples of the best law (bootstrap.best_samples: of the runs, the spread of
+ * the answer; bootstrap.best_samples_by_seed: of whole seeds, the spread of T_C's level), when
+ * it is the law mbopt optimises (not with --law naming another). */
+static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_error *err)
+{
+    mb_law_kind kind;
+    int rc = boot_law(root, path, &kind, err);
+    f->n_boot = f->n_boot_seed = 0;
+    if (rc != MB_OK || kind != f->law.kind)
+        return rc;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap");
+    if ((rc = read_samples(b, "best_samples", kind, path, f->boot, &f->n_boot, err)) != MB_OK)
+        return rc;
+    return read_samples(b, "best_samples_by_seed", kind, path, f->boot_seed, &f->n_boot_seed,
+                        err);
 }
 
 int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err)
@@ -294,12 +312,16 @@ static int pole_below_range(const mb_solver_nfit *f, const char *path, mb_error 
         return mb_error_set(err, MB_EFORMAT, "%s: field 'best.params.m_0': %g is not below the "
                             "converged range's least M %g (the law has no value where runs "
                             "reached the target)", path, f->law.m0, f->m_lo);
-    for (size_t i = 0; i < f->n_boot; i++)
-        if (!(f->boot[i].m0 < f->m_lo) || !(f->boot[i].a >= 0))
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.best_samples[%zu]': "
-                                "alpha %g and m_0 %g: a shifted law needs alpha >= 0 and m_0 "
-                                "below the converged range's least M %g", path, i,
-                                f->boot[i].a, f->boot[i].m0, f->m_lo);
+    for (int by_seed = 0; by_seed <= 1; by_seed++) {
+        const mb_law *boot = by_seed ? f->boot_seed : f->boot;
+        for (size_t i = 0; i < (by_seed ? f->n_boot_seed : f->n_boot); i++)
+            if (!(boot[i].m0 < f->m_lo) || !(boot[i].a >= 0))
+                return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.%s[%zu]': alpha %g "
+                                    "and m_0 %g: a shifted law needs alpha >= 0 and m_0 below "
+                                    "the converged range's least M %g", path,
+                                    by_seed ? "best_samples_by_seed" : "best_samples", i,
+                                    boot[i].a, boot[i].m0, f->m_lo);
+    }
     return MB_OK;
 }
 

@@ -36,6 +36,9 @@ typedef struct mb_solver_nfit {
     size_t n_boot;        /* `law` refitted to bootstrap resamples of the runs (mbfit
                              --bootstrap), 0 when the file has none or they are of another law */
     mb_law boot[MB_SOLVER_BOOT_MAX];
+    size_t n_boot_seed;   /* `law` refitted to resamples of whole seeds (bootstrap.
+                             best_samples_by_seed), 0 when none: the spread of T_C's level */
+    mb_law boot_seed[MB_SOLVER_BOOT_MAX];
 } mb_solver_nfit;
 
 /* Reads an mbfit nupdate JSON: the inverse law from params.n_inf and params.alpha (docs/design.md,
@@ -137,6 +140,14 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
  * many solved. */
 size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_time *t, double p,
                                 double m_lo, double m_hi, double q[2]);
+
+/* How far T_C's level may be off: T_C(m, p) under each of the n laws refitted to resamples of
+ * whole seeds (mb_solver_nfit.boot_seed), and its MB_SOLVER_TC_LEVEL percentile interval in ci
+ * (NAN, NAN with fewer than MB_SOLVER_TC_MIN that give a T_C). Returns how many did. */
+#define MB_SOLVER_TC_LEVEL 0.95
+#define MB_SOLVER_TC_MIN 40 /* one in each 2.5% tail of 40 */
+size_t mb_solver_tc_interval(const mb_law *boot, size_t n, const mb_update_time *t, double m,
+                             double p, double ci[2]);
 
 /* ---- scaling tables ------------------------------------------------------------------------- */
 

@@ -367,6 +367,15 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[0]));
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
     }
+    /* T_C at the recommendation over resamples of whole seeds (its level's uncertainty) */
+    const mb_validate_row *sr = settled_row(ck);
+    const double rec_m = sr ? sr->batch : round(rows[enough].opt.m_opt);
+    if (mb_solver_tc_interval(m->nf.boot_seed, m->nf.n_boot_seed, &m->t, rec_m,
+                              rows[enough].procs, q) && isfinite(q[0])) {
+        cJSON *s = cJSON_AddArrayToObject(root, "recommended_t_c_seed_interval");
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(q[0]));
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
+    }
     const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
     cJSON *fo = cJSON_AddObjectToObject(root, "flat");
     mb_json_add_number(fo, "within", MB_SOLVER_FLAT);
@@ -478,6 +487,15 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
         fprintf(f, "spread:         the %s refitted to %zu bootstrap resamples of the runs puts "
                    "M_opt at P = %.0f between %.4g and %.4g 8 times in 10\n",
                 mb_model_law_name(m->law.kind), nq, r->procs, q[0], q[1]);
+    double ci[2];
+    size_t nl = mb_solver_tc_interval(m->nf.boot_seed, m->nf.n_boot_seed, &m->t, rec_m, r->procs,
+                                      ci);
+    if (isfinite(ci[0]))
+        fprintf(f, "level:          the %s refitted to %zu resamples of whole seeds puts T_C at "
+                   "M = %.0f, P = %.0f between %.4g and %.4g s (%.0f%%): a seed's luck moves "
+                   "every M alike, so the runs' few seeds leave the level this uncertain\n",
+                mb_model_law_name(m->law.kind), nl, rec_m, r->procs, ci[0], ci[1],
+                100 * MB_SOLVER_TC_LEVEL);
     const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
     if (isfinite(fl.m[0]))
     {

@@ -42,6 +42,9 @@ typedef struct holdout_cli {
     mb_validate h;
     mb_holdout ho;
     mb_sequential seq;            /* in-sample sampling state */
+    double (*pred_ci)[2];         /* h.n_rows: T_C's interval over resamples of the in-sample
+                                     seeds (mb_solver_tc_interval), NAN where none */
+    size_t pred_in, pred_graded;  /* held-out medians inside it, of those it graded */
 } holdout_cli;
 
 /* --grid-cost LIST: what a grid sweep of LIST's M, grid_seeds runs each, to the target would
@@ -90,6 +93,8 @@ static void holdout_free(holdout_cli *hc)
         mb_fit_runs_free(&hc->runs);
         globfree(&hc->g);
     }
+    free(hc->pred_ci);
+    hc->pred_ci = NULL;
     hc->on = 0;
 }
 
@@ -265,6 +270,34 @@ static int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, doub
     return MB_OK;
 }
 
+/* Every held-out row's T_C interval over resamples of the in-sample seeds (the fit of its
+ * learning rate), and how many held-out medians it holds: whether the prediction's stated
+ * uncertainty is honest, measured on runs that took no part in it. */
+static int holdout_level(holdout_cli *hc, const model_opts *m, mb_error *err)
+{
+    const mb_validate *h = &hc->h;
+    hc->pred_in = hc->pred_graded = 0;
+    hc->pred_ci = malloc((h->n_rows + 1) * sizeof *hc->pred_ci);
+    if (!hc->pred_ci)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < h->n_rows; i++) {
+        const mb_validate_row *r = &h->rows[i];
+        const mb_solver_nfit *f = m->n_nfit ? NULL : &m->nf;
+        for (size_t k = 0; k < m->n_nfit && !f; k++)
+            if (mb_solver_same_rate(m->nfs[k].lr, r->lr))
+                f = &m->nfs[k];
+        double *ci = hc->pred_ci[i];
+        ci[0] = ci[1] = NAN;
+        if (f)
+            mb_solver_tc_interval(f->boot_seed, f->n_boot_seed, &m->t, r->batch, r->procs, ci);
+        if (isfinite(ci[0]) && isfinite(r->rel_err)) {
+            hc->pred_graded++;
+            hc->pred_in += r->t_median >= ci[0] && r->t_median <= ci[1];
+        }
+    }
+    return MB_OK;
+}
+
 /* Reads the held-out logs and checks the recommendation (row `pick` of the in-sample v) on them:
  * no held-out run may share a seed with the in-sample runs, or a network or target. */
 static int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws,
@@ -296,7 +329,7 @@ static int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *law
                           "'%s'", hc->h.net, v->net);
     if (rc == MB_OK)
         rc = mb_solver_holdout(&hc->h, r->batch, r->procs, r->lr, 2000, &hc->ho, err);
-    return rc;
+    return rc == MB_OK ? holdout_level(hc, m, err) : rc;
 }
 
 /* The held-out check as one sentence, into buf. */
@@ -308,7 +341,11 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
         return holdout_ungraded(buf, size, hc);
     const mb_validate_row *rec = &h->rows[o->rec], *best = &h->rows[o->best],
                           *rv = &h->rows[o->rival];
-    char seeds[32], c[9][32];
+    char seeds[32], c[9][32], level[160] = "";
+    if (hc->pred_graded)
+        snprintf(level, sizeof level, "; the prediction's %.0f%% interval over resamples of the "
+                 "in-sample seeds holds the held-out median at %zu of %zu settings",
+                 100 * MB_SOLVER_TC_LEVEL, hc->pred_in, hc->pred_graded);
     if (o->seeds_lo == o->seeds_hi)
         snprintf(seeds, sizeof seeds, "%zu", o->seeds_lo);
     else
@@ -319,7 +356,7 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              "%.0f%% interval%s %s-%sx); against its best rival, M = %g (%.3g s): %.2fx "
              "(%.0f%% interval %s-%s): %s; median |error| of predicted T_C on the held-out "
              "runs %s over %zu settings (%.0f%% interval over their seeds %s-%s; of N_update "
-             "%s, of T_update %s); flat (held out): M = %g..%g within %.0f%% of the best",
+             "%s, of T_update %s)%s; flat (held out): M = %g..%g within %.0f%% of the best",
              seeds, rec->batch, rec->t_median, o->ratio, best->batch, best->t_median,
              100 * MB_HOLDOUT_LEVEL, o->paired ? " paired by seed" : "",
              fmt(c[0], sizeof c[0], "%.2f", o->ratio_ci[0]),
@@ -332,7 +369,7 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              100 * MB_HOLDOUT_LEVEL, fmt(c[7], sizeof c[7], "%.1f", 100 * o->err_ci[0]),
              fmt(c[8], sizeof c[8], "%.1f%%", 100 * o->err_ci[1]),
              fmt(c[5], sizeof c[5], "%.1f%%", 100 * o->median_abs_n_err),
-             fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err), o->flat_lo,
+             fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err), level, o->flat_lo,
              o->flat_hi, 100 * MB_SOLVER_FLAT);
     return buf;
 }
@@ -343,19 +380,24 @@ static void holdout_print(FILE *f, const holdout_cli *hc, const char *verdict)
     const mb_validate *h = &hc->h;
     char a[32], b[32], c[32], d[32], e[32], g[32];
     fprintf(f, "# held out: the runs below took no part in fitting or choosing\n");
-    fprintf(f, "%-9s %4s %6s %8s %9s %10s %10s %10s %8s %8s\n", "held-out", "P", "M", "lr",
-            "reached", "T_C_meas_s", "T_C_min_s", "T_C_pred_s", "error", "vs_best");
+    fprintf(f, "%-9s %4s %6s %8s %9s %10s %10s %10s %8s %8s %17s\n", "held-out", "P", "M",
+            "lr", "reached", "T_C_meas_s", "T_C_min_s", "T_C_pred_s", "error", "vs_best",
+            "T_C_pred_95%_s");
     for (size_t i = 0; i < h->n_rows; i++) {
         const mb_validate_row *r = &h->rows[i];
         char reached[32];
         snprintf(reached, sizeof reached, "%zu/%zu", r->reached, r->runs);
-        fprintf(f, "%-9s %4g %6g %8s %9s %10s %10s %10s %8s %8s%s\n", r->algo, r->procs,
+        const double *ci = hc->pred_ci ? hc->pred_ci[i] : (const double[]){NAN, NAN};
+        char iv[64], lo[32], hi[32];
+        snprintf(iv, sizeof iv, "%s-%s", fmt(lo, sizeof lo, "%.4g", ci[0]),
+                 fmt(hi, sizeof hi, "%.4g", ci[1]));
+        fprintf(f, "%-9s %4g %6g %8s %9s %10s %10s %10s %8s %8s %17s%s\n", r->algo, r->procs,
                 r->batch, fmt(a, sizeof a, "%g", r->lr), reached,
                 fmt(b, sizeof b, "%.4g", r->t_median), fmt(c, sizeof c, "%.4g", r->t_min),
                 fmt(d, sizeof d, "%.4g", r->t_pred),
                 fmt(e, sizeof e, "%+.1f%%", 100 * r->rel_err),
                 fmt(g, sizeof g, "%.2fx", r->t_median / h->rows[hc->ho.best].t_median),
-                (long)i == hc->ho.rec ? "  # recommended" : "");
+                isfinite(ci[0]) ? iv : "-", (long)i == hc->ho.rec ? "  # recommended" : "");
     }
     fprintf(f, "check: %s\n", verdict);
 }
@@ -386,6 +428,10 @@ static cJSON *holdout_json(const holdout_cli *hc)
     mb_json_add_number(root, "median_abs_rel_err", o->median_abs_err);
     mb_json_add_number(root, "median_abs_rel_err_lo", o->err_ci[0]);
     mb_json_add_number(root, "median_abs_rel_err_hi", o->err_ci[1]);
+    /* the prediction's interval over resamples of the in-sample seeds, held-out medians inside */
+    mb_json_add_number(root, "pred_interval_level", MB_SOLVER_TC_LEVEL);
+    mb_json_add_number(root, "pred_interval_holds", (double)hc->pred_in);
+    mb_json_add_number(root, "pred_interval_graded", (double)hc->pred_graded);
     mb_json_add_number(root, "n_update_median_abs_rel_err", o->median_abs_n_err);
     mb_json_add_number(root, "t_update_median_abs_rel_err", o->median_abs_tu_err);
     mb_json_add_number(root, "flat_lo", o->flat_lo);
@@ -405,6 +451,8 @@ static cJSON *holdout_json(const holdout_cli *hc)
         mb_json_add_number(x, "reached", (double)r->reached);
         mb_json_add_number(x, "t_train_median_s", r->t_median);
         mb_json_add_number(x, "t_pred_s", r->t_pred);
+        mb_json_add_number(x, "t_pred_lo_s", hc->pred_ci ? hc->pred_ci[i][0] : NAN);
+        mb_json_add_number(x, "t_pred_hi_s", hc->pred_ci ? hc->pred_ci[i][1] : NAN);
         mb_json_add_number(x, "rel_err", r->rel_err);
         cJSON *ts = cJSON_AddArrayToObject(x, "t_runs_s");
         for (size_t k = 0; ts && k < r->reached; k++)

@@ -157,6 +157,24 @@ size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_ti
     return k;
 }
 
+size_t mb_solver_tc_interval(const mb_law *boot, size_t n, const mb_update_time *t, double m,
+                             double p, double ci[2])
+{
+    double *tc = malloc((n + 1) * sizeof *tc);
+    size_t k = 0;
+    ci[0] = ci[1] = NAN;
+    for (size_t i = 0; tc && i < n; i++)
+        if (mb_model_law_tc(&boot[i], t, m, p, &tc[k]) == MB_OK && isfinite(tc[k]))
+            k++;
+    if (tc && k >= MB_SOLVER_TC_MIN) {
+        gsl_sort(tc, 1, k);
+        ci[0] = gsl_stats_quantile_from_sorted_data(tc, 1, k, (1 - MB_SOLVER_TC_LEVEL) / 2);
+        ci[1] = gsl_stats_quantile_from_sorted_data(tc, 1, k, (1 + MB_SOLVER_TC_LEVEL) / 2);
+    }
+    free(tc);
+    return k;
+}
+
 /* T_C(m) - limit, or +inf where T_C cannot be evaluated. */
 static double over(const mb_law *law, const mb_update_time *t, double p, double m, double limit)
 {

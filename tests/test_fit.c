@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <gsl/gsl_rng.h>
 
 #include "../fit/mb_fit.h"
@@ -318,6 +320,72 @@ static void test_bootstrap(void)
     }
     mb_fit_nupdate_free(&f);
     mb_fit_nupdate_free(&g);
+    mb_fit_runs_free(&runs);
+}
+
+/* Resamples of whole seeds: 4 seeds at every M, each seed's luck a factor on all its runs
+ * (as a data order is) and little else. Resampling each M's runs on its own lets the M's
+ * means move independently, so the law's level in the middle of the sweep (N at M = 64, where
+ * every M weighs in) averages over 8 M and hardly moves; resampling seeds moves every M
+ * together, as a fresh set of seeds would: its spread is about sqrt(8) times wider. Unknown
+ * seeds, or fewer than 3: no seed resamples. */
+static void test_bootstrap_seeds(void)
+{
+    const double luck[4] = {0.85, 1.0, 1.05, 1.2};
+    double b[4 * NM], nu[4 * NM];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 9);
+    for (size_t i = 0; i < 4 * NM; i++) {
+        b[i] = Ms[i / 4];
+        nu[i] = (700.0 + 9.1e4 / b[i]) * luck[i % 4] * exp(0.01 * gsl_ran_gaussian(rng, 1.0));
+    }
+    gsl_rng_free(rng);
+    mb_fit_runs runs;
+    CU_ASSERT_FATAL(make_runs(&runs, 4 * NM, b, nu) == 0);
+    for (size_t i = 0; i < 4 * NM; i++)
+        runs.seed[i] = (double)(i % 4);
+    mb_fit_nupdate_options o;
+    mb_fit_nupdate_options_init(&o);
+    o.bootstrap = 400;
+    mb_fit_nupdate f;
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, NULL), MB_OK);
+    CU_ASSERT_EQUAL(f.boot_seeds, 4);
+    CU_ASSERT_FATAL(f.boot_n_seed >= 380 && f.boot_n_best >= 380);
+    double *x = malloc(f.boot_n_seed * sizeof *x), *y = malloc(f.boot_n_best * sizeof *y);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    CU_ASSERT_STRING_EQUAL_FATAL(f.best, "inverse-law"); /* [n_inf, alpha, 1] */
+    for (size_t i = 0; i < f.boot_n_seed; i++)
+        x[i] = f.boot_seed[3 * i] + f.boot_seed[3 * i + 1] / 64;
+    for (size_t i = 0; i < f.boot_n_best; i++)
+        y[i] = f.boot_best[3 * i] + f.boot_best[3 * i + 1] / 64;
+    gsl_sort(x, 1, f.boot_n_seed);
+    gsl_sort(y, 1, f.boot_n_best);
+    const double ws = gsl_stats_quantile_from_sorted_data(x, 1, f.boot_n_seed, 0.975) -
+                      gsl_stats_quantile_from_sorted_data(x, 1, f.boot_n_seed, 0.025),
+                 wr = gsl_stats_quantile_from_sorted_data(y, 1, f.boot_n_best, 0.975) -
+                      gsl_stats_quantile_from_sorted_data(y, 1, f.boot_n_best, 0.025);
+    if (getenv("MB_TEST_VERBOSE"))
+        fprintf(stderr, "\nN(64) 95%% widths: seeds %.1f, runs %.1f (%s)\n", ws, wr, f.best);
+    CU_ASSERT(ws > 2 * wr);
+    /* within the seeds' own spread, 0.85-1.2 of N(64) = 2121.9 */
+    CU_ASSERT(x[0] > 0.8 * 2121.9 && x[f.boot_n_seed - 1] < 1.25 * 2121.9);
+    free(x);
+    free(y);
+    mb_fit_nupdate_free(&f);
+    for (size_t i = 0; i < 4 * NM; i++) /* two seeds only */
+        runs.seed[i] = (double)(i % 2);
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, NULL), MB_OK);
+    CU_ASSERT_EQUAL(f.boot_n_seed, 0);
+    CU_ASSERT_PTR_NULL(f.boot_seed);
+    CU_ASSERT(f.boot_n_best >= 380);
+    mb_fit_nupdate_free(&f);
+    runs.seed[5] = NAN; /* a run of unknown seed */
+    for (size_t i = 0; i < 4 * NM; i++)
+        runs.seed[i] = i == 5 ? NAN : (double)(i % 4);
+    CU_ASSERT_EQUAL_FATAL(mb_fit_nupdate_run(&runs, 0, &o, &f, NULL), MB_OK);
+    CU_ASSERT_EQUAL(f.boot_n_seed, 0);
+    mb_fit_nupdate_free(&f);
     mb_fit_runs_free(&runs);
 }
 
@@ -798,6 +866,7 @@ int mb_test_suite_fit(void)
            !CU_add_test(s, "a censored M is left out of the law", test_censored_group) ||
            !CU_add_test(s, "inverse law: 95% coverage over seeds", test_inverse_coverage) ||
            !CU_add_test(s, "bootstrap over runs", test_bootstrap) ||
+           !CU_add_test(s, "bootstrap over whole seeds", test_bootstrap_seeds) ||
            !CU_add_test(s, "run logs: threshold crossing", test_logs_crossing) ||
            !CU_add_test(s, "knee: exact data, right interval", test_knee_exact) ||
            !CU_add_test(s, "knee: 95% coverage over seeds", test_knee_coverage) ||

@@ -311,6 +311,24 @@ static void test_holdout_err_interval(void)
     }
 }
 
+/* T_C's interval over laws with a known spread: N = n_inf + 64 / M with n_inf 100 .. 199, at
+ * M = 32 and 1.36 ms an update (3e-5 s a sample and 4e-4 s): the 2.5% and 97.5% points are
+ * (102.475 + 2) and (196.525 + 2) updates. Fewer than MB_SOLVER_TC_MIN laws: no interval. */
+static void test_tc_interval(void)
+{
+    mb_law boot[100];
+    for (size_t i = 0; i < 100; i++)
+        boot[i] = (mb_law){.kind = MB_LAW_INVERSE, .n_inf = 100 + (double)i, .a = 64, .b = 1};
+    const mb_update_time t = {.gamma = 3e-5, .m_t = 1, .t0 = 4e-4, .comm = MB_COMM_NONE};
+    double ci[2];
+    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, 100, &t, 32, 1, ci), 100);
+    CU_ASSERT_DOUBLE_EQUAL(ci[0], 104.475 * 1.36e-3, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(ci[1], 198.525 * 1.36e-3, 1e-9);
+    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, MB_SOLVER_TC_MIN - 1, &t, 32, 1, ci),
+                    MB_SOLVER_TC_MIN - 1);
+    CU_ASSERT_TRUE(isnan(ci[0]) && isnan(ci[1]));
+}
+
 /* Sequential sampling with settings whose true medians are `scale`: each round adds one draw
  * to every setting that wants one, until nothing does; returns the state at the end. */
 static void sample_until(const double scale[3], double noise, size_t max_seeds, mb_validate *v,
@@ -572,6 +590,29 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"holdout\":"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"rival_ratio_lo\":"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"in_sample_ratio\":"));
+    mb_test_run_free(&r);
+    /* fitted with resamples of seeds: every held-out row has T_C's interval over them, and the
+     * check counts the held-out medians inside (the in-sample seeds' luck is +-8% here, the
+     * held-out seeds' +-3%: some are inside) */
+    char cmdb[2048];
+    snprintf(cmdb, sizeof cmdb, "cd %s && mbfit nupdate --target-loss 0.5 --bootstrap 100 "
+             "in/*.csv --json -o nb.json 2>/dev/null && mbopt validate --nfit nb.json --gamma "
+             "3e-5 --m-t 1 --t0 4e-4 --comm none --holdout held in", dir);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s", cmdb));
+    const char *lv = strstr(r.out, "the prediction's 95% interval over resamples of the "
+                                   "in-sample seeds holds the held-out median at ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lv);
+    size_t in_iv, graded;
+    CU_ASSERT_EQUAL(sscanf(lv + strlen("the prediction's 95% interval over resamples of the "
+                                       "in-sample seeds holds the held-out median at "),
+                           "%zu of %zu", &in_iv, &graded), 2);
+    CU_ASSERT_EQUAL(graded, n_tok / 4);
+    CU_ASSERT(in_iv >= 1 && in_iv <= graded);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "T_C_pred_95%_s"));
+    mb_test_run_free(&r);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --json", cmdb));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"pred_interval_graded\":"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"t_pred_lo_s\":"));
     mb_test_run_free(&r);
     /* without held-out runs the check says it is none */
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s in", cmd));
@@ -860,6 +901,7 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "held-out check: paired by seed", test_holdout_paired) ||
            !CU_add_test(s, "held-out check: the error's interval over seeds",
                         test_holdout_err_interval) ||
+           !CU_add_test(s, "T_C's interval over resamples of seeds", test_tc_interval) ||
            !CU_add_test(s, "held-out sweep: past a best at its edge", test_holdout_beyond) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
            !CU_add_test(s, "sequential sampling: three lucky runs", test_sequential_pooled) ||
