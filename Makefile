@@ -467,7 +467,7 @@ run-c: deps
 	@t0=$$(date +%s); \
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
-	echo; grep -E '^(fastest|recommendation|settled|flat):' $(OUT)/scale.txt; \
+	echo; grep -E '^(fastest|recommendation|settled|level|flat):' $(OUT)/scale.txt; \
 	sed -n 's/^mbopt validate: the /Delta(2): the /p' $(OUT)/logs/commruns.log 2>/dev/null; \
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \

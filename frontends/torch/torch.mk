@@ -91,7 +91,7 @@ run-torch: deps deps-peers
 	echo "mbkit run-torch: $(TORCH_MODEL) with the PyTorch front end (device $(TORCH_DEVICE), $(TORCH_THREADS) threads), into $(TORCH_OUT)/"; \
 	$(MAKE) --no-print-directory torch-pipeline OUT=$(TORCH_OUT) || exit 1; \
 	echo; sed -n 's/^# source=/measured by the /p' $(TORCH_OUT)/step.csv; \
-	grep -E '^(fastest|recommendation|settled|flat):' $(TORCH_OUT)/scale.txt; \
+	grep -E '^(fastest|recommendation|settled|level|flat):' $(TORCH_OUT)/scale.txt; \
 	echo; grep -v '^#' $(TORCH_OUT)/validate.txt; \
 	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
