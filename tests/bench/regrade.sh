@@ -23,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$out"
 mkdir "$tmp/in"
 cp $(ls runs/lr"$lr"/*.csv check/lr"$lr"/*.csv seeds/lr"$lr"/*.csv 2>/dev/null) "$tmp/in/"
-if [ -n "${EXTRAPOLATE:-}" ]; then law=(--extrapolate --bootstrap 200); else law=(--weights pooled --bootstrap 50); fi
+if [ -n "${EXTRAPOLATE:-}" ]; then law=(--extrapolate --bootstrap 200); else law=(--weights pooled --bootstrap 200); fi
 "$bin/mbfit" nupdate --target-loss "$target" --lr "$lr" "${law[@]}" "$@" \
     "$tmp"/in/*.csv --json -o "$tmp/n.json"
 "$bin/mbfit" tupdate step.csv "$tmp"/in/*.csv $(ls par/lr*/*.csv 2>/dev/null) --json \
