@@ -835,6 +835,13 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     if (m == "") m = netfile(f); \
     if (m != "") print m }')
 RUN_GOALS := $(if $(MAKECMDGOALS),$(filter run run-c run-torch pipeline,$(MAKECMDGOALS)),)
+# A variable on make run's command line that is none of its knobs (their ?= lines, here and in
+# frontends/torch/torch.mk, and BUILD, MBKIT_NETS) would be ignored without a word, and the run
+# would answer another question than the one asked: TARGET_LOS=0.4 trains to 0.5, BACKEND=cuda
+# on the CPU (campaign 16's minor). One line naming it, exit 2, before anything runs.
+RUN_KNOB_NAMES := $(shell sed -n 's/^\([A-Z_][A-Z0-9_]*\) *?=.*/\1/p' Makefile frontends/torch/torch.mk 2>/dev/null) BUILD MBKIT_NETS
+UNKNOWN_KNOB := $(firstword $(filter-out $(RUN_KNOB_NAMES),$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))))
+$(if $(and $(RUN_GOALS),$(UNKNOWN_KNOB)),$(error $(UNKNOWN_KNOB)=$($(UNKNOWN_KNOB)): not a knob of make run (docs/commands.md, "make run", lists them; mbtrain --backend cuda trains on a GPU)))
 $(if $(RUN_GOALS),$(if $(strip $(RUN_KNOB_ERROR)),$(error $(RUN_KNOB_ERROR))))
 # OUT is the folder make run writes into: an existing file or device is not one (campaign 11's
 # minor: OUT=/dev/null was planned, and would have failed at its first mkdir -p OUT/logs)

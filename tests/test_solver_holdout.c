@@ -817,6 +817,9 @@ static void test_run_knobs(void)
         {"FRONTEND=torch 'LRS=0.02 0.05'", "LRS is a knob of make run's C front end"},
         {"FRONTEND=torch HOLDOUT_SEEDS=20", "HOLDOUT_SEEDS is a knob of make run's C front end"},
         {"FRONTEND=torch COMM=none", "COMM is a knob of make run's C front end"},
+        /* campaign 16's minor: a variable make run does not know is not ignored */
+        {"TARGET_LOS=0.4", "TARGET_LOS=0.4: not a knob of make run"},
+        {"BACKEND=cuda", "BACKEND=cuda: not a knob of make run"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
