@@ -133,6 +133,25 @@ static const hcase probe_cases[] = {
      "option '--bytes' given twice: it takes one value"},
     {"usage", COMM2 "--bytes 4:16 stray" COMM2_ERR, 2, "unexpected argument 'stray'"},
 #undef COMM2_ERR
+    /* campaign 17's F1 (issue #25): ranks started with other sweeps compare their settings
+     * before the first collective (mb_comm_agree) instead of pairing collectives that do not
+     * match (a hang, or MPI's "message truncated"); rank 0 says the first difference in one
+     * line, exit 2 (102 here: a usage error without the --help hint, as mbtrain's) */
+#define MPMD(A, B) "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe "      \
+                   "-np 1 mbprobe comm --budget 0.01 -o $W/o " A " : -np 1 mbprobe comm "       \
+                   "--budget 0.01 -o $W/o " B " 2>$W/e; s=$?; grep '^mbprobe' $W/e >&2; "       \
+                   "exit $((s == 2 ? 102 : s))"
+    {"hang", MPMD("--bytes 4 --ops allreduce", "--bytes 4 --ops ps"), 102,
+     "ranks disagree on --ops: rank 0 has allreduce, 1 of the other 1 rank has another value"},
+    {"hang", MPMD("--bytes 4,8", "--bytes 4"), 102,
+     "ranks disagree on --bytes (the message sizes): rank 0 has '4,8',"},
+    {"hang", MPMD("--bytes 4", "--bytes 4 --warmup 50"), 102,
+     "ranks disagree on --warmup: rank 0 has 5,"},
+    {"message", MPMD("--bytes 4", "--bytes 8"), 102,
+     "ranks disagree on --bytes (the message sizes): rank 0 has '4',"},
+    {"silent", MPMD("--bytes 4 --max-reps 50", "--bytes 4 --max-reps 40"), 102,
+     "ranks disagree on --max-reps: rank 0 has 50,"},
+#undef MPMD
 #undef COMM2
     {"silent", STEP0 "--batch 2,2 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1, "given twice"},
     {"silent", STEP0 "--batch 2 --threads 1 --rounds 1 --budget 0x10 -o $W/o", 1, "--budget"},

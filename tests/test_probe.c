@@ -769,6 +769,35 @@ static void test_comm_mpirun(void)
     }
     mb_table_free(t);
 
+    /* Ranks started with other sweeps (campaign 17's F1: they hung in MPI) refuse together
+     * before the first collective, one line from rank 0, exit 2; the same sweep spelled two
+     * ways is the same sweep. timeout bounds a regression to a failure, not a hang. */
+    static const struct {
+        const char *a, *b, *needle;
+    } mpmd[] = {
+        {"--bytes 4 --ops allreduce", "--bytes 4 --ops ps",
+         "ranks disagree on --ops: rank 0 has allreduce,"},
+        {"--bytes 4,8", "--bytes 4", "ranks disagree on --bytes (the message sizes)"},
+        {"--bytes 4 --warmup 2", "--bytes 4 --warmup 3", "ranks disagree on --warmup: rank 0 has 2,"},
+        {"--bytes 4 --budget 0.01", "--bytes 4 --budget 0.02",
+         "ranks disagree on --budget: rank 0 has 0.01,"},
+    };
+    for (size_t k = 0; k < sizeof mpmd / sizeof mpmd[0]; k++) {
+        CU_ASSERT_FATAL(mb_test_sh(&r, MPI_ENV "timeout -k 1 60 mpirun --allow-run-as-root "
+                                   "--oversubscribe -np 1 mbprobe comm %s -o %s : "
+                                   "-np 1 mbprobe comm %s -o %s", mpmd[k].a, path,
+                                   mpmd[k].b, path) == 0);
+        CU_ASSERT_EQUAL(r.status, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, mpmd[k].needle));
+        const char *first = strstr(r.err, "ranks disagree"); /* said once, by rank 0 */
+        CU_ASSERT(first && !strstr(first + 1, "ranks disagree"));
+        mb_test_run_free(&r);
+    }
+    mb_test_sh_ok(&r, MPI_ENV "timeout -k 1 60 mpirun --allow-run-as-root --oversubscribe -np 1 "
+                      "mbprobe comm --bytes 4:8 --budget 0.01 -o %s : -np 1 mbprobe comm "
+                      "--bytes 4,8 --budget 0.01 -o %s", path, path);
+    mb_test_run_free(&r);
+
     /* Under mpirun, an unwritable output is still one clear failure. */
     CU_ASSERT_FATAL(mb_test_sh(&r, MPI_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm "
                                    "--bytes 4 -o %s/no/such/dir.csv", dir) == 0);
