@@ -752,6 +752,15 @@ static const hcase train_cases[] = {
 #undef MPI
 #undef MPI_ERR
 #undef PB
+    /* campaign 17's F3: a CUDA plugin cut short (an interrupted copy or install) beside a copy
+     * of mbtrain was a SIGBUS in dlopen; it is refused in one line before dlopen (a build
+     * without CUDA never loads it: "built without CUDA", the plugin cut is then libc's) */
+    {"crash", "mkdir $W/bin $W/lib && B=$(command -v mbtrain) && P=${B%/bin/mbtrain}/lib/"
+              "libmbkit-cuda.so && { [ -f $P ] || P=$(ldd $B | awk '/libc.so/ {print $3}'); } && "
+              "cp $B $W/bin/ && head -c 100000 $P > $W/lib/libmbkit-cuda.so && $T $W/bin/mbtrain "
+              "--net " NET " --data " SYN " --batch 8 --threads 1 --max-updates 2 --backend cuda "
+              "--log $W/o 2>$W/e; s=$?; cat $W/e >&2; grep -q 'truncated or not a shared "
+              "library\\|built without CUDA' $W/e || s=99; exit $s", 1, "cuda"},
 };
 
 static const hcase fit_cases[] = {
