@@ -1114,6 +1114,9 @@ static const hcase fit_cases[] = {
     /* S6: runs of another backend or (at P = 1) thread count than the step table times, and a
      * log whose samples contradict its batch, calibrated the table without a word */
 #define RC(SED) "mkdir $W/r && cp " LV "/*.csv $W/r/ && sed -i '" SED "' $W/r/*.csv && "
+    /* campaign 17's F4: an empty `# algo=` is refused by the run-log reader (mbfit, mbopt) */
+    {"silent", RC("s/^# algo=momentum$/# algo=/") NU "$W/r/*.csv -o $W/o", 1,
+     "metadata 'algo': empty (mbtrain writes the algorithm's name)"},
     {"silent", RC("s/^# backend=cpu$/# backend=cuda/") S1T "$T mbfit tupdate $W/s1.csv $W/r/*.csv "
                "-o $W/o", 1, "b128-s0.csv: metadata 'backend': 'cuda', but the step table times cpu"},
     {"silent", RC("s/^# threads=1$/# threads=8/") S1T "$T mbfit tupdate $W/s1.csv $W/r/*.csv -o "
@@ -1748,6 +1751,20 @@ static const hcase opt_cases[] = {
                      "learners=2/") "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json "
                "--comm allreduce --delta 0.001 $W/r -o $W/o", 1,
      "run_M16_s0.csv: metadata 'optim': 'nesterov' (P = 2), but "},
+    /* campaign 17's F4: a log whose `# algo=` is empty or missing passed S7's check; an empty
+     * value is refused by the run-log reader, a missing one against a fit that names its
+     * algorithm (a hand-made log and a fit of such logs, neither saying, still go together) */
+    {"silent", NJ AL("s/^# algo=sgd$/# algo=/") "$T mbopt validate --nfit $W/n.json --tfit "
+               "$E/tfit.json $W/r -o $W/o", 1, "run_M16_s0.csv: metadata 'algo': empty"},
+    {"silent", NJ AL("/^# algo=/d") "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json $W/r "
+               "-o $W/o", 1, "run_M16_s0.csv: metadata 'algo': missing, but "},
+    {"silent", NJ "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i '/^# algo=/d' $W/r/*.csv && "
+               "$T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --comm none --procs 1 $W/r "
+               "-o $W/o", 1, "n.json fits runs of sgd: a log that does not say its algorithm cannot "
+               "grade or settle it"},
+    {"silent", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i '/^# algo=/d' $W/r/*.csv && "
+               "$T mbfit nupdate --target-loss 0.5 $W/r/*.csv --json -o $W/n.json 2>/dev/null && "
+               "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json $W/r > $W/v", 0, NULL},
 #undef AL
 #undef NJ
 };
