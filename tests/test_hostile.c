@@ -1114,6 +1114,15 @@ static const hcase fit_cases[] = {
     /* S6: runs of another backend or (at P = 1) thread count than the step table times, and a
      * log whose samples contradict its batch, calibrated the table without a word */
 #define RC(SED) "mkdir $W/r && cp " LV "/*.csv $W/r/ && sed -i '" SED "' $W/r/*.csv && "
+    /* campaign 17's F2: a learner count timed at two thread counts was pooled into one knee */
+    {"silent", S1T "printf 'cpu,lenet5,8,1,2,5,0.01,0.01,0.01,0.01,0.01,800\\n' >> $W/s1.csv && "
+               "$T mbfit tupdate $W/s1.csv -o $W/o", 1,
+     "field 'threads': 2 differs from 1 (line "},
+    {"silent", "$T mbfit tupdate --threads 1 $E/step.csv -o $W/o", 1,
+     "step.csv: no rows of --threads 1 (the table times 2)"},
+    {"silent", "$T mbfit tupdate --threads 2 $E/step.csv > $W/t && grep -q '^# P = 4' $W/t", 0,
+     NULL},
+    {"usage", "$T mbfit comm --threads 2 $E/comm.csv -o $W/o", 2, "unknown option '--threads'"},
     /* campaign 17's F4: an empty `# algo=` is refused by the run-log reader (mbfit, mbopt) */
     {"silent", RC("s/^# algo=momentum$/# algo=/") NU "$W/r/*.csv -o $W/o", 1,
      "metadata 'algo': empty (mbtrain writes the algorithm's name)"},
