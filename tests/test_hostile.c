@@ -301,6 +301,14 @@ static const hcase probe_cases[] = {
     {"silent", "$T mbprobe conv --net " NET " --no-cache --budget 0.01 --batch "
                "4:8.0000000000000001 -o $W/o", 1,
      "--batch: '4:8.0000000000000001' is not a whole number in [1, 65536]"},
+    /* campaign 17's M1: a count is written in digits, as mbtrain reads its counts (1e1 ran
+     * M = 10), and a fraction of a byte is no message size (4.5 was rounded down to 4) */
+    {"silent", STEP0 "--batch 1e1 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1,
+     "--batch: '1e1' is not a whole number in [1, 1048576]"},
+    {"silent", STEP0 "--batch +2 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1,
+     "--batch: '+2' is not a whole number in [1, 1048576]"},
+    {"silent", "$T mbprobe comm --bytes 4,4.5 -o $W/o", 1,
+     "--bytes: 4.5 is not a whole number of bytes"},
 };
 
 static const hcase train_cases[] = {
@@ -1139,6 +1147,7 @@ static const hcase fit_cases[] = {
                "$W/r/run_M16_s0.csv && $T mbfit nupdate --target-loss 0.5 $W/r/*.csv -o $W/o", 1,
      "run_M16_s0.csv:12: field 'samples': 160 at update 10 is not update x batch (metadata "
      "'batch' 4096)"},
+
 };
 
 static const hcase opt_cases[] = {
@@ -1595,8 +1604,11 @@ static const hcase opt_cases[] = {
      "--batch: '8.0000000000000001' is not a whole number in [1, 9007199254740992]"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--comm none --procs 1:4 --procs-available "
                "2.0000000000000001 -o $W/o", 1, "--procs-available: must be a whole number"},
-    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 > $W/t && "
+    /* (1.6e1 was taken as 16 here; campaign 17's M1: counts are digits, as mbtrain's) */
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,16 > $W/t && "
                "grep -q '^16 ' $W/t", 0, NULL},
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 -o $W/o", 1,
+     "--batch: '1.6e1' is not a whole number in [1, 9007199254740992]"},
     /* L13: --delta's P:S list has no empty item (the one list splitter) */
     {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm allreduce "
                "--delta 2:0.1, --procs 1:2 -o $W/o", 1, "--delta: empty item in '2:0.1,'"},
@@ -1776,6 +1788,9 @@ static const hcase opt_cases[] = {
                "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json $W/r > $W/v", 0, NULL},
 #undef AL
 #undef NJ
+    /* campaign 17's M1: --procs is a count in digits, as mbtrain reads its counts */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1e1 -o $W/o", 1,
+     "--procs: '1e1' is not a whole number in [1, 9007199254740992]"},
 };
 
 static const hcase plot_cases[] = {
@@ -2191,6 +2206,10 @@ static const hcase plot_cases[] = {
 #undef EN
 #undef EDIT
 #undef RP
+    /* campaign 17's M1: --gpus in digits */
+    {"silent", "$T mbplot amdahl --gpus 1e9 -o $W/o", 1,
+     "--gpus: must be a whole number in [2, 9007199254740992], got '1e9'"},
+
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

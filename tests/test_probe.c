@@ -620,7 +620,7 @@ static void test_meta(void)
 
 static void test_comm_helpers(void)
 {
-    const double v[] = {4, 6, 1024.5, 1e6, 16777216};
+    const double v[] = {4, 6, 1026, 1e6, 16777216};
     size_t *s = NULL;
     mb_error err;
     CU_ASSERT_EQUAL_FATAL(mb_probe_comm_sizes(v, 5, &s, &err), MB_OK);
@@ -634,6 +634,11 @@ static void test_comm_helpers(void)
     CU_ASSERT_EQUAL(mb_probe_comm_sizes(small, 2, &s, &err), MB_EINVAL);
     CU_ASSERT(s == NULL);
     CU_ASSERT(strstr(err.msg, "below one float") != NULL);
+    /* campaign 17's M1: a fraction of a byte was rounded down without a word */
+    const double frac[] = {8, 4.5};
+    CU_ASSERT_EQUAL(mb_probe_comm_sizes(frac, 2, &s, &err), MB_EINVAL);
+    CU_ASSERT(s == NULL);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--bytes: 4.5 is not a whole number of bytes");
 
     CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_ALLREDUCE, 2), 1.0, 1e-15));
     CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_ALLREDUCE, 8), 1.75, 1e-15));
