@@ -40,8 +40,8 @@ int mb_data_flag_momentum(const char *flag, const char *arg, double *v, struct m
 /* Parses a flag that counts something (devices, learners, bytes, samples, copies): a whole
  * number in [lo, hi] written in digits as mbtrain reads its counts (not 1e1 or +2; a size, when
  * `size` is set, with K/M/G), hi at most 2^53, and 2^53 + 1 refused from its text
- * (mb_data_past_2_53). MB_EINVAL with "FLAG: must be a whole number in [LO, HI], got 'ARG'",
- * or mb_data_flag_double's line when ARG is not a number. */
+ * (mb_data_past_2_53). MB_EINVAL with "FLAG: must be a whole number in [LO, HI], got 'ARG'"
+ * (a negative value too), or mb_data_flag_double's line when ARG is not a number. */
 int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
                        double *v, struct mb_error *err);
 

@@ -173,10 +173,12 @@ int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, d
 {
     /* a size's text is not a count's digits (8388608G is 2^53): stop one short of 2^53 there */
     hi = fmin(hi, size ? MB_DATA_RANGE_MAX - 1 : MB_DATA_RANGE_MAX);
-    double x;
-    if (mb_data_flag_double(flag, arg, size, MB_NONNEG, &x, err) != MB_OK)
+    double x = NAN;
+    /* a negative value is out of the range the message states (campaign 17's M3: "must be >=
+     * 0" where 0 is refused too) */
+    if (arg[0] != '-' && mb_data_flag_double(flag, arg, size, MB_NONNEG, &x, err) != MB_OK)
         return MB_EINVAL;
-    if (x != floor(x) || !mb_data_whole_as_written(arg) || x < lo || x > hi ||
+    if (arg[0] == '-' || x != floor(x) || !mb_data_whole_as_written(arg) || x < lo || x > hi ||
         (!size && (!digits_only(arg) || mb_data_past_2_53(arg, x))))
         return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
                             "'%s'", flag, lo, hi, arg);

@@ -148,6 +148,11 @@ static void test_parse_counts(void)
     }
     CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "1e1", 0, 2, 64, &v, &e), MB_EINVAL);
     CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '1e1'");
+    /* campaign 17's M3: a negative value is out of the range stated, not "must be >= 0" */
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "-1", 0, 2, 64, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '-1'");
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--mem", "-1K", 1, 1, 1e9, &v, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "must be a whole number in [1, "));
     CU_ASSERT_EQUAL(mb_data_parse_counts("2.0000000000000001", "--batch", 1, 64, &r, &e),
                     MB_EINVAL);
     CU_ASSERT_STRING_EQUAL(e.msg, "--batch: '2.0000000000000001' is not a whole number in [1, 64]");

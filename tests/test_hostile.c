@@ -2206,10 +2206,12 @@ static const hcase plot_cases[] = {
 #undef EN
 #undef EDIT
 #undef RP
-    /* campaign 17's M1: --gpus in digits */
+    /* campaign 17's M1 and M3: --gpus in digits; a negative count's message states the range
+     * (it said ">= 0", though 0 is refused too) */
     {"silent", "$T mbplot amdahl --gpus 1e9 -o $W/o", 1,
      "--gpus: must be a whole number in [2, 9007199254740992], got '1e9'"},
-
+    {"message", "$T mbplot amdahl --gpus -1 -o $W/o", 1,
+     "--gpus: must be a whole number in [2, 9007199254740992], got '-1'"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
