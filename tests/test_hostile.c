@@ -1147,7 +1147,12 @@ static const hcase fit_cases[] = {
                "$W/r/run_M16_s0.csv && $T mbfit nupdate --target-loss 0.5 $W/r/*.csv -o $W/o", 1,
      "run_M16_s0.csv:12: field 'samples': 160 at update 10 is not update x batch (metadata "
      "'batch' 4096)"},
-
+    /* campaign 17's M4: a value of 100,000 digits is echoed cut short, so that the line still
+     * says what is wrong with it (it carried the digits to the end of the message) */
+    {"message", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && d=$(head -c 100000 /dev/zero | tr "
+                "'\\0' 1) && sed -i \"s/^20,/$d,/\" $W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o",
+     1, "run_M16_s0.csv:13: field 'update': '111111111111111111111111111111111111111...' is not "
+        "a finite number"},
 };
 
 static const hcase opt_cases[] = {
