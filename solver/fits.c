@@ -476,6 +476,11 @@ static int read_tables_by_p(const cJSON *arr, const char *where, int model, cons
     cJSON_ArrayForEach(e, arr)
     {
         double p = mb_json_get(e, "learners");
+        /* one entry a learner count: which of two would the model take? (campaign 16's minor) */
+        for (const cJSON *q = arr->child; q != e; q = q->next)
+            if (mb_json_get(q, "learners") == p)
+                return mb_error_set(err, MB_EFORMAT, "%s: %s: learners %g given twice", path,
+                                    where, p);
         int bad = !(p > 1) || *n_tables == MB_MODEL_PTABLES;
         if (bad && model)
             return mb_error_set(err, MB_EFORMAT, "%s: %s: 'learners' must be > 1, at most %d "

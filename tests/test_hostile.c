@@ -1796,6 +1796,11 @@ static const hcase opt_cases[] = {
     /* campaign 17's M1: --procs is a count in digits, as mbtrain reads its counts */
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1e1 -o $W/o", 1,
      "--procs: '1e1' is not a whole number in [1, 9007199254740992]"},
+    /* campaign 16's minor (issue #25): a tfit's by_learners holding a learner count twice */
+    {"silent", "$T mbfit tupdate $E/step.csv --json -o $W/t.json 2>/dev/null && sed -i "
+               "'0,/^\t\t\t\"learners\":\t4,/s//\t\t\t\"learners\":\t1,/' $W/t.json && $T mbopt "
+               "scale --nfit $E/nfit.json --tfit $W/t.json --comm none --procs 1:4 -o $W/o", 1,
+     "t.json: by_learners: learners 1 given twice"},
 };
 
 static const hcase plot_cases[] = {
