@@ -2222,6 +2222,20 @@ static const hcase plot_cases[] = {
      "--gpus: must be a whole number in [2, 9007199254740992], got '1e9'"},
     {"message", "$T mbplot amdahl --gpus -1 -o $W/o", 1,
      "--gpus: must be a whole number in [2, 9007199254740992], got '-1'"},
+    /* campaign 16's minors (issue #25): an extrapolated nfit's bootstrap.fitted against its
+     * samples, the best law's intervals in order, and its per-M batches whole */
+#define NB "$T mbfit nupdate --extrapolate --bootstrap 40 --target-loss 0.4 " LV "/*.csv --json " \
+           "-o $W/nb.json > /dev/null && "
+    {"silent", NB "sed -i 's/\"fitted\":\t40/\"fitted\":\t39/' $W/nb.json && $T mbplot nupdate "
+               "$W/nb.json -o $W/n.png", 1, "field 'bootstrap.fitted': 39, but "
+               "'bootstrap.best_samples' holds 40 resamples"},
+    {"silent", NB "sed -i '0,/\"m_0\":\t\\[\\([0-9.]*\\), \\([0-9.]*\\)\\]/s//\"m_0\":\t[\\2, "
+               "\\1]/' $W/nb.json && $T mbplot nupdate $W/nb.json -o $W/n.png", 1,
+     "field 'best.ci95.m_0': not an interval [lo, hi] with lo <= hi"},
+    {"silent", NB "sed -i '/^\t\t\"per_m\"/,/\"batch\"/ s/\"batch\":\t\\([0-9]*\\),/\"batch\":\t"
+               "\\1.5,/' $W/nb.json && $T mbplot nupdate $W/nb.json -o $W/n.png", 1,
+     "field 'extrapolated.per_m[0].batch': 16.5 is not a whole batch size"},
+#undef NB
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
