@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 /* "PROG SUB: " (nothing when prog is NULL), then the message made one line by the one
- * escaping mb_error_set uses (mb_error_one_line): a file name or flag value quoted in it cannot
- * break the line or send the terminal an escape sequence. */
+ * formatting mb_error_set uses (mb_error_vformat): a file name or flag value quoted in it cannot
+ * break the line or send the terminal an escape sequence, and a value of 100,000 digits is cut
+ * short. */
 static void vsay(const char *prog, const char *sub, const char *fmt, va_list ap)
 {
     char msg[MB_CLI_LINE];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    mb_error_one_line(msg, sizeof msg);
+    mb_error_vformat(msg, sizeof msg, fmt, ap);
     if (prog)
         fprintf(stderr, "%s%s%s: ", prog, sub ? " " : "", sub ? sub : "");
     fprintf(stderr, "%s\n", msg);

@@ -38,9 +38,10 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
 int mb_data_flag_momentum(const char *flag, const char *arg, double *v, struct mb_error *err);
 
 /* Parses a flag that counts something (devices, learners, bytes, samples, copies): a whole
- * number in [lo, hi] (K/M/G when `size` is set), hi at most 2^53, and 2^53 + 1 refused from
- * its text (mb_data_past_2_53). MB_EINVAL with "FLAG: must be a whole number in [LO, HI], got
- * 'ARG'", or mb_data_flag_double's line when ARG is not a number. */
+ * number in [lo, hi] written in digits as mbtrain reads its counts (not 1e1 or +2; a size, when
+ * `size` is set, with K/M/G), hi at most 2^53, and 2^53 + 1 refused from its text
+ * (mb_data_past_2_53). MB_EINVAL with "FLAG: must be a whole number in [LO, HI], got 'ARG'"
+ * (a negative value too), or mb_data_flag_double's line when ARG is not a number. */
 int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
                        double *v, struct mb_error *err);
 
@@ -75,8 +76,8 @@ void mb_data_range_free(mb_range *r);
 int mb_data_whole_as_written(const char *s);
 
 /* Counts (batch sizes, processes, bytes): mb_data_parse_range, with every item (both ends of
- * "lo:hi") written as a whole number ("2.0000000000000001" is refused, though a double rounds
- * it to 2) and every value a whole number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is
+ * "lo:hi") written in digits ("2.0000000000000001", which a double rounds to 2, "1e1" and "+2"
+ * are refused, as mbtrain refuses them) and every value a whole number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is
  * not a whole number in [LO, HI]" (or the value the list made, in the item). The one reader of
  * count lists outside mbtrain (mbprobe, mbopt). */
 int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,

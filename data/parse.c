@@ -161,16 +161,25 @@ int mb_data_flag_momentum(const char *flag, const char *arg, double *v, mb_error
     return MB_OK;
 }
 
+/* A count as a flag gives it: digits only, as mbtrain reads every count (campaign 17's M1:
+ * 1e1 and +2 were whole numbers to some flags and not to others). */
+static int digits_only(const char *s)
+{
+    return *s && strspn(s, "0123456789") == strlen(s);
+}
+
 int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
                        double *v, mb_error *err)
 {
     /* a size's text is not a count's digits (8388608G is 2^53): stop one short of 2^53 there */
     hi = fmin(hi, size ? MB_DATA_RANGE_MAX - 1 : MB_DATA_RANGE_MAX);
-    double x;
-    if (mb_data_flag_double(flag, arg, size, MB_NONNEG, &x, err) != MB_OK)
+    double x = NAN;
+    /* a negative value is out of the range the message states (campaign 17's M3: "must be >=
+     * 0" where 0 is refused too) */
+    if (arg[0] != '-' && mb_data_flag_double(flag, arg, size, MB_NONNEG, &x, err) != MB_OK)
         return MB_EINVAL;
-    if (x != floor(x) || !mb_data_whole_as_written(arg) || x < lo || x > hi ||
-        (!size && mb_data_past_2_53(arg, x)))
+    if (arg[0] == '-' || x != floor(x) || !mb_data_whole_as_written(arg) || x < lo || x > hi ||
+        (!size && (!digits_only(arg) || mb_data_past_2_53(arg, x))))
         return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
                             "'%s'", flag, lo, hi, arg);
     *v = x;
@@ -311,7 +320,9 @@ static int count_text(const char *s, size_t n, const char *what, const char *ite
     if (n < sizeof t) {
         memcpy(t, s, n);
         t[n] = '\0';
-        if (mb_data_whole_as_written(t) && !mb_data_past_2_53(t, strtod(t, NULL)))
+        size_t d = strspn(t, "0123456789"); /* digits, and K, M or G after them */
+        int text = d > 0 && (t[d] == '\0' || (strchr("kKmMgG", t[d]) && t[d + 1] == '\0'));
+        if (text && !mb_data_past_2_53(t, strtod(t, NULL)))
             return MB_OK; /* 2^53 + 1 is refused from its text: a double reads it as 2^53 */
     }
     return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f]", what,

@@ -442,10 +442,12 @@ int mb_fit_knee(size_t n, const double *m, const double *t, mb_fit_weighting w,
  * one backend. MB_EFORMAT naming path:line and field otherwise. */
 int mb_fit_step_table_check(const mb_table *t, mb_error *err);
 
-/* Reads a step probe table and fits each learner count (ascending P). *out is an owned array of
- * *n_out fits: free with mb_fit_tupdate_free_all. */
-int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
-                         size_t *n_out, mb_error *err);
+/* Reads a step probe table and fits each learner count (ascending P). threads > 0: only the
+ * rows of that many threads (MB_EINVAL when there are none); 0: every row, and a learner count
+ * timed at several thread counts is MB_EINVAL naming the line (one knee is one machine setting).
+ * *out is an owned array of *n_out fits: free with mb_fit_tupdate_free_all. */
+int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, double threads,
+                         mb_fit_tupdate **out, size_t *n_out, mb_error *err);
 void mb_fit_tupdate_free_all(mb_fit_tupdate *f, size_t n);
 
 /* Which quantile of the runs' seconds per update at one M calibrates T_update there. Not the

@@ -15,13 +15,14 @@
 
 enum { OPT_JSON = 256, OPT_TARGET, OPT_WEIGHTS, OPT_BOOT, OPT_SEED, OPT_SMOOTH, OPT_LR,
        OPT_ALGO, OPT_PROCS, OPT_CHOOSE, OPT_LIGHTNING, OPT_LOSS_COL, OPT_BATCH, OPT_BATCH_KEY,
-       OPT_EXTRAPOLATE, OPT_LEVELS, OPT_FORM };
+       OPT_EXTRAPOLATE, OPT_LEVELS, OPT_FORM, OPT_THREADS };
 
 /* What every subcommand shares. */
 typedef struct common {
     int json;
     const char *output;
     mb_fit_weighting weights;
+    double threads; /* tupdate's --threads N (0: not given); NAN where the flag is not taken */
 } common;
 
 /* Handles -o, --json, --weights (seeds and pooled only where allow_seeds); 1 when taken, -1 on
@@ -37,8 +38,9 @@ int emit(const char *sub, const common *c, cJSON *root, void (*print)(FILE *, co
          const void *arg);
 /* The exit status when -o names one of the inputs (one line), else -1. */
 int output_over_input(const char *sub, const char *output, char *const *in, size_t n);
-/* The options of a one-table subcommand (--weights none|relative, --json, -o, --help): -1 to go
- * on (optind at the table), else the exit status. */
+/* The options of a one-table subcommand (--weights none|relative, --json, -o, --help, and
+ * --threads N where cm->threads is not NAN): -1 to go on (optind at the table), else the exit
+ * status. */
 int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void),
                    const char *what, common *cm, const char **path, int *n_more);
 

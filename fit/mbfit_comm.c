@@ -51,7 +51,7 @@ static void comm_print(FILE *f, const void *arg)
 int cmd_comm(int argc, char **argv)
 {
     const char *sub = "comm";
-    common cm = {0, "-", MB_FIT_W_RELATIVE};
+    common cm = {0, "-", MB_FIT_W_RELATIVE, NAN};
     mb_error err = {0};
     const char *path = NULL;
     int st = one_table_args(sub, argc, argv, comm_help,

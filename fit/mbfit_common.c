@@ -120,6 +120,7 @@ int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void)
 {
     static const struct option lo[] = {{"weights", required_argument, 0, OPT_WEIGHTS},
                                        {"json", no_argument, 0, OPT_JSON},
+                                       {"threads", required_argument, 0, OPT_THREADS},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
@@ -136,6 +137,14 @@ int one_table_args(const char *sub, int argc, char **argv, void (*help_fn)(void)
             help_fn();
             return 0;
         }
+        if (c == OPT_THREADS && !isnan(cm->threads)) {
+            if (mb_data_flag_whole("--threads", optarg, 0, 1, MB_DATA_RANGE_MAX, &cm->threads,
+                                   &err) != MB_OK)
+                return mb_cli_fail("mbfit", sub, &err);
+            continue;
+        }
+        if (c == OPT_THREADS) /* tupdate's only */
+            return mb_cli_usage("mbfit", sub, "unknown option '--threads'");
         return mb_cli_bad_option("mbfit", sub, argv, optind, c);
     }
     if (n_more ? optind >= argc : optind + 1 != argc)

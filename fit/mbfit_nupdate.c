@@ -303,7 +303,7 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
     mb_lightning_options_init(&a->lt);
     a->lightning = a->lt_flags = 0;
     a->lt_gap = 0;
-    a->cm = (common){0, "-", a->o.weights};
+    a->cm = (common){0, "-", a->o.weights, NAN};
     a->smooth = NUPDATE_SMOOTH;
     a->target = a->algo = NULL;
     a->lr = a->procs = NAN;

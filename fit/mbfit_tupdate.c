@@ -35,6 +35,9 @@ static void tupdate_help(void)
            "too), the probe's points beyond\n"
            "the runs' are scaled to meet them, and the knee is refitted. The probe's own points\n"
            "stay in the JSON ('probe_points') for mbopt validate to report against the runs.\n\n"
+           "A learner count is fitted at one thread count: a table of several (mbprobe step\n"
+           "--threads 1,2) is refused unless --threads picks one.\n\n"
+           "      --threads N      fit the rows of N threads only\n"
            "      --weights W      none or relative (sigma_i = t_median_s; default relative)\n"
            "      --json           write the fit as JSON\n"
            "  -o, --output FILE    write to FILE (atomically) instead of standard output\n"
@@ -101,7 +104,7 @@ static int calibrate_by_runs(mb_fit_tupdate *fits, size_t n, const mb_fit_runs *
 int cmd_tupdate(int argc, char **argv)
 {
     const char *sub = "tupdate";
-    common cm = {0, "-", MB_FIT_W_RELATIVE};
+    common cm = {0, "-", MB_FIT_W_RELATIVE, 0};
     mb_error err = {0};
     const char *path = NULL;
     int n_logs = 0;
@@ -112,7 +115,7 @@ int cmd_tupdate(int argc, char **argv)
     const char *const *logs = (const char *const *)argv + argc - n_logs;
     mb_fit_tupdate *fits;
     size_t n;
-    if (mb_fit_tupdate_table(path, cm.weights, &fits, &n, &err) != MB_OK)
+    if (mb_fit_tupdate_table(path, cm.weights, cm.threads, &fits, &n, &err) != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
     if (n_logs > 0) { /* the runs' seconds per update calibrate the fit of their P */
         mb_fit_runs runs;

@@ -343,6 +343,11 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     runs->diverged[i] = div;
     meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
     meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
+    /* an empty `# algo=` says nothing, which readers that compare algorithms would pass over:
+     * no writer leaves it empty (a log that does not say leaves the line out; campaign 17, F4) */
+    if (rc == MB_OK && !runs->algo[i][0] && mb_table_meta(t, "algo"))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: metadata 'algo': empty (mbtrain writes the "
+                          "algorithm's name)", mb_table_path(t));
     meta_string(t, "optim", runs->optim[i], sizeof runs->optim[i]);
     meta_string(t, "backend", runs->backend[i], sizeof runs->backend[i]);
     if (isnan(runs->threads[i]))

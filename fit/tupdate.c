@@ -388,8 +388,55 @@ static int run_matches(const mb_fit_runs *runs, size_t i, const char *where,
     return MB_OK;
 }
 
-int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **out,
-                         size_t *n_out, mb_error *err)
+/* The rows fitted: with `threads` > 0 those of that many threads (none: refused); with 0 every
+ * row, each learner count timed at one thread count (campaign 17's F2: mbprobe step --threads
+ * 1,2 rows were pooled into one knee, two points an M however far apart). A row left out gets
+ * P[r] = NAN. */
+static int pick_threads(const mb_table *t, double threads, double *P, mb_error *err)
+{
+    const char *path = mb_table_path(t);
+    const long c = mb_table_col(t, "threads");
+    const size_t n = mb_table_rows(t);
+    if (threads > 0 && c < 0)
+        return mb_error_set(err, MB_EINVAL, "%s: no 'threads' column to pick --threads %g from",
+                            path, threads);
+    size_t kept = 0, ns = 0;
+    double seen[8]; /* the table's thread counts, for the message */
+    for (size_t r = 0; c >= 0 && r < n; r++) {
+        double th, q;
+        (void)mb_table_double(t, r, (size_t)c, &th, NULL); /* checked: a whole count */
+        if (threads > 0) {
+            size_t i = 0;
+            while (i < ns && seen[i] != th)
+                i++;
+            if (i == ns && ns < sizeof seen / sizeof seen[0])
+                seen[ns++] = th;
+            if (th != threads)
+                P[r] = NAN;
+            else
+                kept++;
+            continue;
+        }
+        for (size_t u = 0; u < r; u++)
+            if (P[u] == P[r] && mb_table_double(t, u, (size_t)c, &q, NULL) == MB_OK && q != th)
+                return mb_error_set(err, MB_EINVAL, "%s:%ld: field 'threads': %g differs from %g "
+                                    "(line %ld) at learners %g; fit one thread count at a time "
+                                    "(mbfit tupdate --threads N)", path, mb_table_line(t, r), th,
+                                    q, mb_table_line(t, u), P[r]);
+    }
+    if (threads > 0 && kept == 0) {
+        char list[160] = "";
+        for (size_t i = 0; i < ns; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%g", i ? ", " : "",
+                     seen[i]);
+        return mb_error_set(err, MB_EINVAL, "%s: no rows of --threads %g (the table times %s)",
+                            path, threads, list);
+    }
+    return MB_OK;
+}
+
+int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, double threads,
+                         mb_fit_tupdate **out, size_t *n_out, mb_error *err)
 {
     *out = NULL;
     *n_out = 0;
@@ -432,11 +479,16 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, mb_fit_tupdate **
             (void)mb_table_double(t, r, (size_t)cc, &TC[r], err);
             (void)mb_table_double(t, r, (size_t)cm, &TM[r], err);
         }
-        pl[r] = P[r];
     }
-    gsl_sort(pl, 1, n);
-    size_t np = 0;
+    if ((rc = pick_threads(t, threads, P, err)) != MB_OK)
+        goto done;
+    size_t nk = 0; /* the learner counts of the rows fitted */
     for (size_t r = 0; r < n; r++)
+        if (!isnan(P[r]))
+            pl[nk++] = P[r];
+    gsl_sort(pl, 1, nk);
+    size_t np = 0;
+    for (size_t r = 0; r < nk; r++)
         if (np == 0 || pl[r] != pl[np - 1])
             pl[np++] = pl[r];
     if (!(fits = calloc(np, sizeof *fits))) {

@@ -15,6 +15,7 @@
 #define MB_MODEL_H
 
 #include <stddef.h>
+#include <stdarg.h>
 
 /* ---- status codes, shared by every module of mbkit ---------------------------------------- */
 
@@ -50,6 +51,11 @@ typedef struct mb_error {
  * so that `return mb_error_set(err, MB_EFORMAT, "%s:%d: ...", ...);` reads naturally. */
 int mb_error_set(mb_error *err, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* What mb_error_set writes: fmt's message into dst (size bytes), every word longer than 120
+ * bytes that is no path cut to its first 40 and "..." (a value echoed whole would push out the
+ * rest of the line), then made one line (mb_error_one_line). The commands' lines use it too. */
+void mb_error_vformat(char *dst, size_t size, const char *fmt, va_list ap);
 
 /* Makes the message in msg (size bytes) one line: newlines, tabs and other control bytes, from
  * a file name or a flag's value quoted in it, become \n, \t, \xHH (README, "Hardening": one

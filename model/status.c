@@ -1,12 +1,14 @@
 /* status.c — mbkit's status codes and the caller-owned error record (mb_error).
  *
- * Formatting a message into the caller's buffer is the only work done here: no I/O, no
- * allocation, no global state.
+ * Formatting a message into the caller's buffer is the only work done here: no I/O, no global
+ * state (a message longer than a page is formatted in a temporary block first, so that a value
+ * it echoes can be cut short and what follows it kept).
  */
 #include "mb_model.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef MB_VERSION
@@ -66,15 +68,57 @@ void mb_error_one_line(char *msg, size_t size)
     }
 }
 
+/* src into dst (size bytes) with every word (a run without spaces) longer than MB_WORD_MAX
+ * cut to its first MB_WORD_KEEP bytes, "...", and its closing quote or punctuation: a value a
+ * message echoes (a field of 100,000 digits) would fill the line and push out what it says
+ * (campaign 17's M4). Paths (a word with a '/') and values of ordinary length are whole. */
+enum { MB_WORD_MAX = 120, MB_WORD_KEEP = 40 };
+static void cut_words(const char *src, char *dst, size_t size)
+{
+    size_t out = 0;
+    while (*src && out + 1 < size) {
+        size_t w = strcspn(src, " ");
+        int path = memchr(src, '/', w) != NULL; /* a file is named whole */
+        size_t keep = w > MB_WORD_MAX && !path ? MB_WORD_KEEP : w;
+        for (size_t i = 0; i < keep && out + 1 < size; i++)
+            dst[out++] = src[i];
+        if (keep < w) {
+            char tail[8];
+            int t = snprintf(tail, sizeof tail, "...%s",
+                             strchr("'\",:;)]", src[w - 1]) ? (char[]){src[w - 1], 0} : "");
+            for (int i = 0; i < t && out + 1 < size; i++)
+                dst[out++] = tail[i];
+        }
+        src += w;
+        while (*src == ' ' && out + 1 < size)
+            dst[out++] = *src++;
+    }
+    dst[out] = '\0';
+}
+
+void mb_error_vformat(char *dst, size_t size, const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    char page[4096];
+    int need = vsnprintf(page, sizeof page, fmt, ap);
+    char *full = need >= (int)sizeof page ? malloc((size_t)need + 1) : NULL;
+    if (full)
+        vsnprintf(full, (size_t)need + 1, fmt, aq);
+    va_end(aq);
+    cut_words(full ? full : page, dst, size);
+    free(full);
+    mb_error_one_line(dst, size); /* a file name or value with a newline */
+}
+
 int mb_error_set(mb_error *err, int status, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
         err->status = status;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        mb_error_vformat(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
-        mb_error_one_line(err->msg, sizeof err->msg); /* a file name or value with a newline */
     }
     return status;
 }

@@ -227,17 +227,11 @@ static int best_law_block(mb_plot *p, const char *path, const cJSON *root, doubl
     return MB_OK;
 }
 
-/* The values of an nfit the figure and its caption show, as mbfit writes them: r2 at most 1,
- * target_loss >= 0, each ci95 interval [lo, hi] with lo <= hi (all optional, null allowed). */
-static int nupdate_shown(const cJSON *root, const char *path, mb_error *err)
+/* fit.ci95 (fit named `where`, "" at the top), when there: each interval [lo, hi] with lo <=
+ * hi, or null. */
+static int ci95_ok(const cJSON *fit, const char *where, const char *path, mb_error *err)
 {
-    double v;
-    int rc;
-    if ((rc = mb_json_number_in(root, "r2", path, "", -HUGE_VAL, 1, 0, 0, &v, err)) != MB_OK ||
-        (rc = mb_json_number_in(root, "target_loss", path, "", 0, HUGE_VAL, 0, 0, &v, err)) !=
-            MB_OK)
-        return rc;
-    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(root, "ci95"), *e;
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(fit, "ci95"), *e;
     if (!cJSON_IsObject(ci))
         return MB_OK;
     cJSON_ArrayForEach(e, ci)
@@ -248,10 +242,25 @@ static int nupdate_shown(const cJSON *root, const char *path, mb_error *err)
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsNumber(lo) ||
             !cJSON_IsNumber(hi) || !isfinite(lo->valuedouble) || !isfinite(hi->valuedouble) ||
             lo->valuedouble > hi->valuedouble)
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'ci95.%s': not an interval [lo, hi] "
-                                "with lo <= hi", path, e->string ? e->string : "?");
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%sci95.%s': not an interval [lo, "
+                                "hi] with lo <= hi", path, where, e->string ? e->string : "?");
     }
     return MB_OK;
+}
+
+/* The values of an nfit the figure and its caption show, as mbfit writes them: r2 at most 1,
+ * target_loss >= 0, each ci95 interval [lo, hi] with lo <= hi, the top level's and the best
+ * law's (campaign 16's minor: best.ci95.m_0 [5, 1] was drawn) (all optional, null allowed). */
+static int nupdate_shown(const cJSON *root, const char *path, mb_error *err)
+{
+    double v;
+    int rc;
+    if ((rc = mb_json_number_in(root, "r2", path, "", -HUGE_VAL, 1, 0, 0, &v, err)) != MB_OK ||
+        (rc = mb_json_number_in(root, "target_loss", path, "", 0, HUGE_VAL, 0, 0, &v, err)) !=
+            MB_OK ||
+        (rc = ci95_ok(root, "", path, err)) != MB_OK)
+        return rc;
+    return ci95_ok(cJSON_GetObjectItemCaseSensitive(root, "best"), "best.", path, err);
 }
 
 int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_options *o,

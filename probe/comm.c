@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mb_probe.h"
+#include "../data/mb_parse.h"
 
 static const char *const op_names[MB_PROBE_NOPS] = {"allreduce", "reduce_bcast", "ps"};
 
@@ -58,6 +59,12 @@ int mb_probe_comm_sizes(const double *v, size_t n, size_t **sizes, mb_error *err
             return mb_error_set(err, MB_EINVAL,
                                 "--bytes: %g is %s (sizes are bytes of float32 data, 4 to 1e15)",
                                 v[i], v[i] < 4 ? "below one float (4 bytes)" : "too large");
+        }
+        if (v[i] != floor(v[i])) { /* a fraction of a byte is no size (campaign 17's M1) */
+            char e[32];
+            free(s);
+            return mb_error_set(err, MB_EINVAL, "--bytes: %s is not a whole number of bytes",
+                                mb_data_fmt_exact(e, sizeof e, v[i]));
         }
         s[i] = (size_t)(v[i] / 4) * 4;
     }

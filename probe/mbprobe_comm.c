@@ -17,6 +17,7 @@
 #include "mbprobe_cli.h"
 #include "../train/backend/mb_backend.h"
 #include "../train/run/mb_run.h"
+#include "../train/comm/mb_comm.h"
 
 /* ---- mbprobe comm ------------------------------------------------------------------------------ */
 
@@ -92,6 +93,7 @@ typedef struct comm_args {
     int use[MB_PROBE_NOPS]; /* 1 for each op to time */
     size_t *sizes;          /* message sizes in bytes, nsizes of them (allocated) */
     size_t nsizes;
+    const char *bytes_arg;  /* --bytes as given, for the ranks' agreement message */
 } comm_args;
 
 /* The flags into *a, each checked, the output checked writable (on every process, before MPI
@@ -110,6 +112,7 @@ static int comm_parse(int argc, char **argv, comm_args *a)
     for (int i = 0; i < MB_PROBE_NOPS; i++)
         a->use[i] = 1;
     const char *bytes_arg = "4:16M";
+    a->bytes_arg = bytes_arg;
     static const struct option longopts[] = {
         {"bytes", required_argument, 0, OPT_BYTES}, {"ops", required_argument, 0, OPT_OPS},
         HARNESS_LONGOPTS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
@@ -122,7 +125,7 @@ static int comm_parse(int argc, char **argv, comm_args *a)
         switch (c) {
         case 'h': comm_help(&a->o); return 0;
         case 'o': a->output = optarg; break;
-        case OPT_BYTES: bytes_arg = optarg; break;
+        case OPT_BYTES: bytes_arg = a->bytes_arg = optarg; break;
         case OPT_OPS:
             if (parse_ops(optarg, a->use, &err) != MB_OK)
                 return mb_cli_fail(prog, sub, &err);
@@ -152,6 +155,45 @@ static int comm_parse(int argc, char **argv, comm_args *a)
     return rc != MB_OK ? mb_cli_fail(prog, sub, &err) : -1;
 }
 
+/* Before the first collective, the ranks compare every setting that shapes the sweep (what is
+ * timed, how many warm-up calls and samples, rank 0's stop rule) with rank 0's: ranks started
+ * with other flags (an MPMD launch, per-node scripts) would pair collectives that do not match
+ * and wait forever (campaign 17's F1). A difference is one line from rank 0 and exit 2 on every
+ * rank (mb_comm_agree, the check mbtrain's ranks make). */
+static int comm_agree(mb_communicator *c, const comm_args *a, int *status)
+{
+    char ops[64] = "";
+    uint64_t mask = 0, h = mb_comm_hash(NULL);
+    for (int i = 0; i < MB_PROBE_NOPS; i++)
+        if (a->use[i]) {
+            mask |= 1ull << i;
+            snprintf(ops + strlen(ops), sizeof ops - strlen(ops), "%s%s", ops[0] ? "," : "",
+                     mb_probe_op_name((mb_probe_op)i));
+        }
+    for (size_t i = 0; i < a->nsizes; i++) /* the sizes as read, whatever their spelling */
+        h = (h ^ (uint64_t)a->sizes[i]) * 1099511628211ull;
+    h ^= (uint64_t)a->nsizes;
+    enum { CNT = MB_COMM_SET_COUNT, DBL = MB_COMM_SET_DOUBLE, HSH = MB_COMM_SET_HASH };
+    const mb_comm_setting s[] = {
+        {"--ops", mask, CNT, 0, ops},
+        {"--bytes (the message sizes)", h, HSH, 0, a->bytes_arg},
+        {"--warmup", (uint64_t)a->o.warmup, CNT, 0, NULL},
+        {"--min-reps", (uint64_t)a->o.min_reps, CNT, 0, NULL},
+        {"--max-reps", (uint64_t)a->o.max_reps, CNT, 0, NULL},
+        {"--rel-ci", mb_comm_dbits(a->o.rel_ci), DBL, 0, NULL},
+        {"--budget", mb_comm_dbits(a->o.budget_s), DBL, 0, NULL},
+    };
+    mb_error err = {0};
+    int disagree = 0;
+    int rc = mb_comm_agree(c, s, (int)(sizeof s / sizeof s[0]), MB_OK, NULL, &disagree, &err);
+    if (rc == MB_OK)
+        return MB_OK;
+    if (mb_comm_rank(c) == 0)
+        mb_cli_say(prog, "comm", "%s", err.msg);
+    *status = disagree ? MB_EXIT_USAGE : 1;
+    return rc;
+}
+
 int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *sub = "comm";
@@ -170,9 +212,11 @@ int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     size_t *sizes = a.sizes, nsizes = a.nsizes;
     mb_error err = {0};
     mb_out out;
+    int status = 0;
 
     /* Open MPI initialises a singleton without mpirun, so a plain run gets here with 1 rank. */
-    if (MPI_Init(&full_argc, &full_argv) != MPI_SUCCESS) {
+    mb_communicator *world = NULL;
+    if (mb_comm_mpi_create(&full_argc, &full_argv, &world, &err) != MB_OK) {
         free(sizes);
         fprintf(stderr, "%s %s: MPI could not start: run it as 'mpirun -np N mbprobe comm ...' "
                 "with N >= 2\n", prog, sub);
@@ -186,13 +230,17 @@ int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
         fprintf(stderr, "%s %s: needs at least 2 MPI processes, got %d: run it as "
                 "'mpirun -np N mbprobe comm ...' with N >= 2\n", prog, sub, procs);
         free(sizes);
-        MPI_Finalize();
+        mb_comm_free(world);
         return 1;
+    }
+    if (comm_agree(world, &a, &status) != MB_OK) {
+        free(sizes);
+        mb_comm_free(world);
+        return status;
     }
 
     mb_probe_comm_row *rows = calloc(nsizes * MB_PROBE_NOPS, sizeof *rows);
     size_t nrows = 0;
-    int status = 0;
     if (!rows) {
         fprintf(stderr, "%s %s: out of memory\n", prog, sub);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -250,6 +298,6 @@ int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
     free(sizes);
     /* Rank 0's write status decides every rank's exit status. */
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Finalize();
+    mb_comm_free(world);
     return status;
 }

@@ -476,6 +476,11 @@ static int read_tables_by_p(const cJSON *arr, const char *where, int model, cons
     cJSON_ArrayForEach(e, arr)
     {
         double p = mb_json_get(e, "learners");
+        /* one entry a learner count: which of two would the model take? (campaign 16's minor) */
+        for (const cJSON *q = arr->child; q != e; q = q->next)
+            if (mb_json_get(q, "learners") == p)
+                return mb_error_set(err, MB_EFORMAT, "%s: %s: learners %g given twice", path,
+                                    where, p);
         int bad = !(p > 1) || *n_tables == MB_MODEL_PTABLES;
         if (bad && model)
             return mb_error_set(err, MB_EFORMAT, "%s: %s: 'learners' must be > 1, at most %d "
@@ -599,10 +604,14 @@ static int x_per_m(const cJSON *x, size_t n_levels, const char *path, mb_error *
     cJSON_ArrayForEach(e, pm)
     {
         char where[48];
-        double v;
+        double v, m;
         snprintf(where, sizeof where, "extrapolated.per_m[%d].", i++);
-        if ((rc = x_number(e, where, "batch", 1, 0, 1, path, &v, err)) != MB_OK ||
-            (rc = x_number(e, where, "predicted", 0, 0, 0, path, &v, err)) != MB_OK ||
+        if ((rc = x_number(e, where, "batch", 1, 0, 1, path, &m, err)) != MB_OK)
+            return rc;
+        if (m != floor(m) || m > MB_DATA_RANGE_MAX) /* a mini-batch size (campaign 16's minor) */
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%sbatch': %g is not a whole batch "
+                                "size", path, where, m);
+        if ((rc = x_number(e, where, "predicted", 0, 0, 0, path, &v, err)) != MB_OK ||
             (rc = x_number(e, where, "runs", 0, 1, 0, path, &v, err)) != MB_OK ||
             (rc = x_means(e, lv, n_levels, where, path, err)) != MB_OK)
             return rc;
@@ -718,13 +727,13 @@ static int x_per_level(const cJSON *x, size_t n_levels, const char *path, mb_err
 static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
 {
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap");
-    double v, r, target, l1;
+    double v, r, target, l1, fitted = NAN;
     int rc = MB_OK;
     if (b && !cJSON_IsNull(b) &&
         (!cJSON_IsObject(b) ||
          (rc = x_number(b, "bootstrap.", "resamples", 1, 0, 0, path, &r, err)) != MB_OK ||
-         (rc = x_number(b, "bootstrap.", "fitted", 0, 0, 0, path, &v, err)) != MB_OK ||
-         r != floor(r) || (isfinite(v) && (v != floor(v) || v > r))))
+         (rc = x_number(b, "bootstrap.", "fitted", 0, 0, 0, path, &fitted, err)) != MB_OK ||
+         r != floor(r) || (isfinite(fitted) && (fitted != floor(fitted) || fitted > r))))
         return rc ? rc : mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap': not an object of "
                                       "whole counts (fitted <= resamples)", path);
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, "extrapolated");
@@ -732,6 +741,13 @@ static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
         return MB_OK;
     if (!cJSON_IsObject(x))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'extrapolated': not an object", path);
+    /* an extrapolated fit keeps the law of every resample it fitted (fit/levels.c): as many
+     * best_samples as `fitted` says (campaign 16's minor: 0 beside 169 samples was taken) */
+    const cJSON *bs = cJSON_GetObjectItemCaseSensitive(b, "best_samples");
+    if (isfinite(fitted) && cJSON_IsArray(bs) && (double)cJSON_GetArraySize(bs) != fitted)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.fitted': %g, but "
+                            "'bootstrap.best_samples' holds %d resamples (an extrapolated fit "
+                            "keeps every one it fitted)", path, fitted, cJSON_GetArraySize(bs));
     const cJSON *form = cJSON_GetObjectItemCaseSensitive(x, "form");
     mb_fit_levels_form f;
     if (!cJSON_IsString(form) || mb_fit_levels_form_parse(form->valuestring, &f) != MB_OK ||

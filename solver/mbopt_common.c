@@ -493,14 +493,18 @@ size_t model_laws(const model_opts *m, mb_law *laws, double *lrs)
  * the fit is of one learner's runs (its algo an optimiser: sgd, momentum, nesterov), a parallel
  * run's optimiser, `# optim=` (sgd-sync's P learners compute one learner's updates on M; make
  * run's runs/ holds momentum at P = 1 and sgd-sync with --optim momentum beside it). A fit of
- * parallel runs against runs at another P, or a log or fit that does not say, is not checked. */
+ * parallel runs against runs at another P, or a fit that does not say, is not checked; a log
+ * without `# algo=` (hand-made) only goes with a fit that does not say either (campaign 17, F4:
+ * such logs graded and settled a fit of sgd runs). */
 static int run_of_fit(const mb_solver_nfit *f, const mb_fit_runs *runs, size_t i,
                       const char **key, const char **val)
 {
     const double fp = isnan(f->procs) ? 1.0 : f->procs;
     *key = "algo", *val = runs->algo[i];
-    if (!f->algo[0] || !runs->algo[i][0])
+    if (!f->algo[0])
         return 1;
+    if (!runs->algo[i][0])
+        return 0;
     if (runs->procs[i] == fp)
         return strcmp(runs->algo[i], f->algo) == 0;
     *key = "optim", *val = runs->optim[i];
@@ -516,6 +520,10 @@ static int runs_of_fits(const model_opts *m, const mb_fit_runs *runs, const char
         int ok = m->n_nfit == 0;
         for (size_t k = 0; k < m->n_nfit && !ok; k++)
             ok = run_of_fit(&m->nfs[k], runs, i, &key, &val);
+        if (!ok && !runs->algo[i][0])
+            return mb_error_set(err, MB_EINVAL, "%s: metadata 'algo': missing, but %s fits runs "
+                                "of %s: a log that does not say its algorithm cannot grade or "
+                                "settle it", paths[i], m->nfits[0], m->nfs[0].algo);
         if (!ok)
             return mb_error_set(err, MB_EINVAL, "%s: metadata '%s': '%s' (P = %g), but %s fits "
                                 "runs of %s at P = %g: another algorithm's N_update cannot "

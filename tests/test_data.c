@@ -125,18 +125,34 @@ static void test_parse_ranges(void)
     CU_ASSERT_PTR_NULL(r.v);
 }
 
-/* Counts are whole as written: a text a double rounds to a whole number is not one (campaign 9,
- * L9), while exponents and sizes that make whole numbers are. */
+/* Counts are written in digits (K, M, G after them in a list): a text a double rounds to a
+ * whole number is not one (campaign 9, L9), nor an exponent or a sign, as mbtrain reads its
+ * counts (campaign 17's M1: mbprobe step --batch 1e1 ran M = 10 where mbtrain refused it). */
 static void test_parse_counts(void)
 {
     mb_range r;
     mb_error e = {0};
     double v;
-    CU_ASSERT_EQUAL_FATAL(mb_data_parse_counts("8,1.6e1,3.2e+1:64,1K", "--batch", 1, 4096, &r,
-                                               &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_counts("8,16,32:64,1K", "--batch", 1, 4096, &r, &e),
+                          MB_OK);
     CU_ASSERT_EQUAL(r.n, 5);
     CU_ASSERT_DOUBLE_EQUAL(r.v[4], 1024, 0);
     mb_data_range_free(&r);
+    static const char *const not_digits[] = {"1e1", "1.6e1", "8,3.2e+1:64", "+2", "8.0", "2:4e0"};
+    for (size_t i = 0; i < sizeof not_digits / sizeof *not_digits; i++) {
+        CU_ASSERT_EQUAL(mb_data_parse_counts(not_digits[i], "--batch", 1, 4096, &r, &e),
+                        MB_EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "is not a whole number in [1, 4096]"));
+        CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", not_digits[i], 0, 1, 64, &v, &e),
+                        MB_EINVAL);
+    }
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "1e1", 0, 2, 64, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '1e1'");
+    /* campaign 17's M3: a negative value is out of the range stated, not "must be >= 0" */
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "-1", 0, 2, 64, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '-1'");
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--mem", "-1K", 1, 1, 1e9, &v, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "must be a whole number in [1, "));
     CU_ASSERT_EQUAL(mb_data_parse_counts("2.0000000000000001", "--batch", 1, 64, &r, &e),
                     MB_EINVAL);
     CU_ASSERT_STRING_EQUAL(e.msg, "--batch: '2.0000000000000001' is not a whole number in [1, 64]");
@@ -146,7 +162,8 @@ static void test_parse_counts(void)
     CU_ASSERT_STRING_EQUAL(e.msg, "--batch: 128 (in '8,128') is not a whole number in [1, 64]");
     CU_ASSERT_EQUAL(mb_data_parse_counts("1250e-3", "--batch", 1, 64, &r, &e), MB_EINVAL);
     CU_ASSERT_PTR_NULL(r.v);
-    CU_ASSERT_EQUAL(mb_data_flag_whole("--n", "1200e-2", 0, 1, 64, &v, &e), MB_OK);
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--n", "1200e-2", 0, 1, 64, &v, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--n", "12", 0, 1, 64, &v, &e), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(v, 12, 0);
     CU_ASSERT_EQUAL(mb_data_flag_whole("--n", "4.0000000000000001", 0, 1, 64, &v, &e), MB_EINVAL);
     CU_ASSERT_EQUAL(mb_data_flag_whole("--mem", "1.5K", 1, 1, 1e9, &v, &e), MB_OK);

@@ -535,7 +535,7 @@ static void test_overlap(void)
     mb_fit_tupdate *f;
     size_t nf;
     mb_error err = {0};
-    CU_ASSERT_EQUAL_FATAL(mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, &f, &nf, &err), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, 0, &f, &nf, &err), MB_OK);
     CU_ASSERT_EQUAL(nf, 2);
     for (size_t k = 0; k < nf; k++) {
         CU_ASSERT(f[k].have_overlap && f[k].overlap.status == MB_OK);
@@ -544,6 +544,43 @@ static void test_overlap(void)
     CU_ASSERT_EQUAL(f[0].learners, 2);
     CU_ASSERT_EQUAL(f[1].learners, 4);
     mb_fit_tupdate_free_all(f, nf);
+    mb_test_rmdir(dir);
+}
+
+/* Campaign 17's F2: a table timing one learner count at two thread counts (mbprobe step
+ * --threads 1,2) was pooled into one knee, two points an M; it is refused naming the line, and
+ * --threads picks one count, whose points are exactly its rows (the knee of exact data). */
+static void test_tupdate_threads(void)
+{
+    char dir[256], path[300], text[4096];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    size_t n = (size_t)snprintf(text, sizeof text, "backend,net,batch,learners,threads,reps,"
+                                "t_median_s,t_min_s,t_p25_s,t_p75_s,t_max_s\n");
+    for (int th = 1; th <= 2; th++)
+        for (double m = 1; m <= 256; m *= 2) { /* 2 threads: twice as fast past the knee */
+            double t = 1e-4 * fmax(m, 16) / th + 1e-3;
+            n += (size_t)snprintf(text + n, sizeof text - n, "cpu,t,%g,1,%d,5,%.17g,%.17g,%.17g,"
+                                  "%.17g,%.17g\n", m, th, t, t, t, t, t);
+        }
+    mb_test_write(path, sizeof path, dir, "step.csv", text);
+    mb_fit_tupdate *f = NULL;
+    size_t nf = 0;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL(mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, 0, &f, &nf, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "step.csv:11: field 'threads': 2 differs from 1 "
+                                           "(line 2) at learners 1"));
+    CU_ASSERT_EQUAL(mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, 3, &f, &nf, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no rows of --threads 3 (the table times 1, 2)"));
+    for (int th = 1; th <= 2; th++) {
+        CU_ASSERT_EQUAL_FATAL(mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, th, &f, &nf, &err),
+                              MB_OK);
+        CU_ASSERT_EQUAL(nf, 1);
+        CU_ASSERT_EQUAL(f[0].n_points, 9); /* its own rows only, not 18 */
+        CU_ASSERT(f[0].n_threads == 1 && f[0].threads[0] == th);
+        CU_ASSERT(mb_test_close(f[0].knee.p[0], 1e-4 / th, 1e-6)); /* gamma */
+        CU_ASSERT(mb_test_close(f[0].knee.p[1], 16, 1e-6));        /* M_T */
+        mb_fit_tupdate_free_all(f, nf);
+    }
     mb_test_rmdir(dir);
 }
 
@@ -872,6 +909,8 @@ int mb_test_suite_fit(void)
            !CU_add_test(s, "knee: 95% coverage over seeds", test_knee_coverage) ||
            !CU_add_test(s, "knee: too few sizes", test_knee_too_few) ||
            !CU_add_test(s, "overlap form (Pollux)", test_overlap) ||
+           !CU_add_test(s, "tupdate: one thread count a learner count (--threads)",
+                        test_tupdate_threads) ||
            !CU_add_test(s, "collectives: exact, coverage, bounds", test_comm) ||
            !CU_add_test(s, "mbfit: bad input, usage", test_cli_errors) ||
            !CU_add_test(s, "mbfit -> mbopt end to end", test_end_to_end) ||

@@ -133,6 +133,25 @@ static const hcase probe_cases[] = {
      "option '--bytes' given twice: it takes one value"},
     {"usage", COMM2 "--bytes 4:16 stray" COMM2_ERR, 2, "unexpected argument 'stray'"},
 #undef COMM2_ERR
+    /* campaign 17's F1 (issue #25): ranks started with other sweeps compare their settings
+     * before the first collective (mb_comm_agree) instead of pairing collectives that do not
+     * match (a hang, or MPI's "message truncated"); rank 0 says the first difference in one
+     * line, exit 2 (102 here: a usage error without the --help hint, as mbtrain's) */
+#define MPMD(A, B) "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe "      \
+                   "-np 1 mbprobe comm --budget 0.01 -o $W/o " A " : -np 1 mbprobe comm "       \
+                   "--budget 0.01 -o $W/o " B " 2>$W/e; s=$?; grep '^mbprobe' $W/e >&2; "       \
+                   "exit $((s == 2 ? 102 : s))"
+    {"hang", MPMD("--bytes 4 --ops allreduce", "--bytes 4 --ops ps"), 102,
+     "ranks disagree on --ops: rank 0 has allreduce, 1 of the other 1 rank has another value"},
+    {"hang", MPMD("--bytes 4,8", "--bytes 4"), 102,
+     "ranks disagree on --bytes (the message sizes): rank 0 has '4,8',"},
+    {"hang", MPMD("--bytes 4", "--bytes 4 --warmup 50"), 102,
+     "ranks disagree on --warmup: rank 0 has 5,"},
+    {"message", MPMD("--bytes 4", "--bytes 8"), 102,
+     "ranks disagree on --bytes (the message sizes): rank 0 has '4',"},
+    {"silent", MPMD("--bytes 4 --max-reps 50", "--bytes 4 --max-reps 40"), 102,
+     "ranks disagree on --max-reps: rank 0 has 50,"},
+#undef MPMD
 #undef COMM2
     {"silent", STEP0 "--batch 2,2 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1, "given twice"},
     {"silent", STEP0 "--batch 2 --threads 1 --rounds 1 --budget 0x10 -o $W/o", 1, "--budget"},
@@ -282,6 +301,14 @@ static const hcase probe_cases[] = {
     {"silent", "$T mbprobe conv --net " NET " --no-cache --budget 0.01 --batch "
                "4:8.0000000000000001 -o $W/o", 1,
      "--batch: '4:8.0000000000000001' is not a whole number in [1, 65536]"},
+    /* campaign 17's M1: a count is written in digits, as mbtrain reads its counts (1e1 ran
+     * M = 10), and a fraction of a byte is no message size (4.5 was rounded down to 4) */
+    {"silent", STEP0 "--batch 1e1 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1,
+     "--batch: '1e1' is not a whole number in [1, 1048576]"},
+    {"silent", STEP0 "--batch +2 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1,
+     "--batch: '+2' is not a whole number in [1, 1048576]"},
+    {"silent", "$T mbprobe comm --bytes 4,4.5 -o $W/o", 1,
+     "--bytes: 4.5 is not a whole number of bytes"},
 };
 
 static const hcase train_cases[] = {
@@ -733,6 +760,15 @@ static const hcase train_cases[] = {
 #undef MPI
 #undef MPI_ERR
 #undef PB
+    /* campaign 17's F3: a CUDA plugin cut short (an interrupted copy or install) beside a copy
+     * of mbtrain was a SIGBUS in dlopen; it is refused in one line before dlopen (a build
+     * without CUDA never loads it: "built without CUDA", the plugin cut is then libc's) */
+    {"crash", "mkdir $W/bin $W/lib && B=$(command -v mbtrain) && P=${B%/bin/mbtrain}/lib/"
+              "libmbkit-cuda.so && { [ -f $P ] || P=$(ldd $B | awk '/libc.so/ {print $3}'); } && "
+              "cp $B $W/bin/ && head -c 100000 $P > $W/lib/libmbkit-cuda.so && $T $W/bin/mbtrain "
+              "--net " NET " --data " SYN " --batch 8 --threads 1 --max-updates 2 --backend cuda "
+              "--log $W/o 2>$W/e; s=$?; cat $W/e >&2; grep -q 'truncated or not a shared "
+              "library\\|built without CUDA' $W/e || s=99; exit $s", 1, "cuda"},
 };
 
 static const hcase fit_cases[] = {
@@ -1086,6 +1122,18 @@ static const hcase fit_cases[] = {
     /* S6: runs of another backend or (at P = 1) thread count than the step table times, and a
      * log whose samples contradict its batch, calibrated the table without a word */
 #define RC(SED) "mkdir $W/r && cp " LV "/*.csv $W/r/ && sed -i '" SED "' $W/r/*.csv && "
+    /* campaign 17's F2: a learner count timed at two thread counts was pooled into one knee */
+    {"silent", S1T "printf 'cpu,lenet5,8,1,2,5,0.01,0.01,0.01,0.01,0.01,800\\n' >> $W/s1.csv && "
+               "$T mbfit tupdate $W/s1.csv -o $W/o", 1,
+     "field 'threads': 2 differs from 1 (line "},
+    {"silent", "$T mbfit tupdate --threads 1 $E/step.csv -o $W/o", 1,
+     "step.csv: no rows of --threads 1 (the table times 2)"},
+    {"silent", "$T mbfit tupdate --threads 2 $E/step.csv > $W/t && grep -q '^# P = 4' $W/t", 0,
+     NULL},
+    {"usage", "$T mbfit comm --threads 2 $E/comm.csv -o $W/o", 2, "unknown option '--threads'"},
+    /* campaign 17's F4: an empty `# algo=` is refused by the run-log reader (mbfit, mbopt) */
+    {"silent", RC("s/^# algo=momentum$/# algo=/") NU "$W/r/*.csv -o $W/o", 1,
+     "metadata 'algo': empty (mbtrain writes the algorithm's name)"},
     {"silent", RC("s/^# backend=cpu$/# backend=cuda/") S1T "$T mbfit tupdate $W/s1.csv $W/r/*.csv "
                "-o $W/o", 1, "b128-s0.csv: metadata 'backend': 'cuda', but the step table times cpu"},
     {"silent", RC("s/^# threads=1$/# threads=8/") S1T "$T mbfit tupdate $W/s1.csv $W/r/*.csv -o "
@@ -1099,6 +1147,12 @@ static const hcase fit_cases[] = {
                "$W/r/run_M16_s0.csv && $T mbfit nupdate --target-loss 0.5 $W/r/*.csv -o $W/o", 1,
      "run_M16_s0.csv:12: field 'samples': 160 at update 10 is not update x batch (metadata "
      "'batch' 4096)"},
+    /* campaign 17's M4: a value of 100,000 digits is echoed cut short, so that the line still
+     * says what is wrong with it (it carried the digits to the end of the message) */
+    {"message", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && d=$(head -c 100000 /dev/zero | tr "
+                "'\\0' 1) && sed -i \"s/^20,/$d,/\" $W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o",
+     1, "run_M16_s0.csv:13: field 'update': '111111111111111111111111111111111111111...' is not "
+        "a finite number"},
 };
 
 static const hcase opt_cases[] = {
@@ -1555,8 +1609,11 @@ static const hcase opt_cases[] = {
      "--batch: '8.0000000000000001' is not a whole number in [1, 9007199254740992]"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--comm none --procs 1:4 --procs-available "
                "2.0000000000000001 -o $W/o", 1, "--procs-available: must be a whole number"},
-    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 > $W/t && "
+    /* (1.6e1 was taken as 16 here; campaign 17's M1: counts are digits, as mbtrain's) */
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,16 > $W/t && "
                "grep -q '^16 ' $W/t", 0, NULL},
+    {"silent", "$T mbopt mem --net " NET " --mem 1G --batch 8,1.6e1 -o $W/o", 1,
+     "--batch: '1.6e1' is not a whole number in [1, 9007199254740992]"},
     /* L13: --delta's P:S list has no empty item (the one list splitter) */
     {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --comm allreduce "
                "--delta 2:0.1, --procs 1:2 -o $W/o", 1, "--delta: empty item in '2:0.1,'"},
@@ -1720,8 +1777,30 @@ static const hcase opt_cases[] = {
                      "learners=2/") "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json "
                "--comm allreduce --delta 0.001 $W/r -o $W/o", 1,
      "run_M16_s0.csv: metadata 'optim': 'nesterov' (P = 2), but "},
+    /* campaign 17's F4: a log whose `# algo=` is empty or missing passed S7's check; an empty
+     * value is refused by the run-log reader, a missing one against a fit that names its
+     * algorithm (a hand-made log and a fit of such logs, neither saying, still go together) */
+    {"silent", NJ AL("s/^# algo=sgd$/# algo=/") "$T mbopt validate --nfit $W/n.json --tfit "
+               "$E/tfit.json $W/r -o $W/o", 1, "run_M16_s0.csv: metadata 'algo': empty"},
+    {"silent", NJ AL("/^# algo=/d") "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json $W/r "
+               "-o $W/o", 1, "run_M16_s0.csv: metadata 'algo': missing, but "},
+    {"silent", NJ "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i '/^# algo=/d' $W/r/*.csv && "
+               "$T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --comm none --procs 1 $W/r "
+               "-o $W/o", 1, "n.json fits runs of sgd: a log that does not say its algorithm cannot "
+               "grade or settle it"},
+    {"silent", "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i '/^# algo=/d' $W/r/*.csv && "
+               "$T mbfit nupdate --target-loss 0.5 $W/r/*.csv --json -o $W/n.json 2>/dev/null && "
+               "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json $W/r > $W/v", 0, NULL},
 #undef AL
 #undef NJ
+    /* campaign 17's M1: --procs is a count in digits, as mbtrain reads its counts */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1e1 -o $W/o", 1,
+     "--procs: '1e1' is not a whole number in [1, 9007199254740992]"},
+    /* campaign 16's minor (issue #25): a tfit's by_learners holding a learner count twice */
+    {"silent", "$T mbfit tupdate $E/step.csv --json -o $W/t.json 2>/dev/null && sed -i "
+               "'0,/^\t\t\t\"learners\":\t4,/s//\t\t\t\"learners\":\t1,/' $W/t.json && $T mbopt "
+               "scale --nfit $E/nfit.json --tfit $W/t.json --comm none --procs 1:4 -o $W/o", 1,
+     "t.json: by_learners: learners 1 given twice"},
 };
 
 static const hcase plot_cases[] = {
@@ -2137,6 +2216,26 @@ static const hcase plot_cases[] = {
 #undef EN
 #undef EDIT
 #undef RP
+    /* campaign 17's M1 and M3: --gpus in digits; a negative count's message states the range
+     * (it said ">= 0", though 0 is refused too) */
+    {"silent", "$T mbplot amdahl --gpus 1e9 -o $W/o", 1,
+     "--gpus: must be a whole number in [2, 9007199254740992], got '1e9'"},
+    {"message", "$T mbplot amdahl --gpus -1 -o $W/o", 1,
+     "--gpus: must be a whole number in [2, 9007199254740992], got '-1'"},
+    /* campaign 16's minors (issue #25): an extrapolated nfit's bootstrap.fitted against its
+     * samples, the best law's intervals in order, and its per-M batches whole */
+#define NB "$T mbfit nupdate --extrapolate --bootstrap 40 --target-loss 0.4 " LV "/*.csv --json " \
+           "-o $W/nb.json > /dev/null && "
+    {"silent", NB "sed -i 's/\"fitted\":\t40/\"fitted\":\t39/' $W/nb.json && $T mbplot nupdate "
+               "$W/nb.json -o $W/n.png", 1, "field 'bootstrap.fitted': 39, but "
+               "'bootstrap.best_samples' holds 40 resamples"},
+    {"silent", NB "sed -i '0,/\"m_0\":\t\\[\\([0-9.]*\\), \\([0-9.]*\\)\\]/s//\"m_0\":\t[\\2, "
+               "\\1]/' $W/nb.json && $T mbplot nupdate $W/nb.json -o $W/n.png", 1,
+     "field 'best.ci95.m_0': not an interval [lo, hi] with lo <= hi"},
+    {"silent", NB "sed -i '/^\t\t\"per_m\"/,/\"batch\"/ s/\"batch\":\t\\([0-9]*\\),/\"batch\":\t"
+               "\\1.5,/' $W/nb.json && $T mbplot nupdate $W/nb.json -o $W/n.png", 1,
+     "field 'extrapolated.per_m[0].batch': 16.5 is not a whole batch size"},
+#undef NB
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

@@ -620,7 +620,7 @@ static void test_meta(void)
 
 static void test_comm_helpers(void)
 {
-    const double v[] = {4, 6, 1024.5, 1e6, 16777216};
+    const double v[] = {4, 6, 1026, 1e6, 16777216};
     size_t *s = NULL;
     mb_error err;
     CU_ASSERT_EQUAL_FATAL(mb_probe_comm_sizes(v, 5, &s, &err), MB_OK);
@@ -634,6 +634,11 @@ static void test_comm_helpers(void)
     CU_ASSERT_EQUAL(mb_probe_comm_sizes(small, 2, &s, &err), MB_EINVAL);
     CU_ASSERT(s == NULL);
     CU_ASSERT(strstr(err.msg, "below one float") != NULL);
+    /* campaign 17's M1: a fraction of a byte was rounded down without a word */
+    const double frac[] = {8, 4.5};
+    CU_ASSERT_EQUAL(mb_probe_comm_sizes(frac, 2, &s, &err), MB_EINVAL);
+    CU_ASSERT(s == NULL);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--bytes: 4.5 is not a whole number of bytes");
 
     CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_ALLREDUCE, 2), 1.0, 1e-15));
     CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_ALLREDUCE, 8), 1.75, 1e-15));
@@ -768,6 +773,35 @@ static void test_comm_mpirun(void)
         CU_ASSERT(mb_test_close(bus, alg * mb_probe_bus_factor(op, 2), 1e-6));
     }
     mb_table_free(t);
+
+    /* Ranks started with other sweeps (campaign 17's F1: they hung in MPI) refuse together
+     * before the first collective, one line from rank 0, exit 2; the same sweep spelled two
+     * ways is the same sweep. timeout bounds a regression to a failure, not a hang. */
+    static const struct {
+        const char *a, *b, *needle;
+    } mpmd[] = {
+        {"--bytes 4 --ops allreduce", "--bytes 4 --ops ps",
+         "ranks disagree on --ops: rank 0 has allreduce,"},
+        {"--bytes 4,8", "--bytes 4", "ranks disagree on --bytes (the message sizes)"},
+        {"--bytes 4 --warmup 2", "--bytes 4 --warmup 3", "ranks disagree on --warmup: rank 0 has 2,"},
+        {"--bytes 4 --budget 0.01", "--bytes 4 --budget 0.02",
+         "ranks disagree on --budget: rank 0 has 0.01,"},
+    };
+    for (size_t k = 0; k < sizeof mpmd / sizeof mpmd[0]; k++) {
+        CU_ASSERT_FATAL(mb_test_sh(&r, MPI_ENV "timeout -k 1 60 mpirun --allow-run-as-root "
+                                   "--oversubscribe -np 1 mbprobe comm %s -o %s : "
+                                   "-np 1 mbprobe comm %s -o %s", mpmd[k].a, path,
+                                   mpmd[k].b, path) == 0);
+        CU_ASSERT_EQUAL(r.status, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, mpmd[k].needle));
+        const char *first = strstr(r.err, "ranks disagree"); /* said once, by rank 0 */
+        CU_ASSERT(first && !strstr(first + 1, "ranks disagree"));
+        mb_test_run_free(&r);
+    }
+    mb_test_sh_ok(&r, MPI_ENV "timeout -k 1 60 mpirun --allow-run-as-root --oversubscribe -np 1 "
+                      "mbprobe comm --bytes 4:8 --budget 0.01 -o %s : -np 1 mbprobe comm "
+                      "--bytes 4,8 --budget 0.01 -o %s", path, path);
+    mb_test_run_free(&r);
 
     /* Under mpirun, an unwritable output is still one clear failure. */
     CU_ASSERT_FATAL(mb_test_sh(&r, MPI_ENV "mpirun --allow-run-as-root --oversubscribe -np 2 mbprobe comm "

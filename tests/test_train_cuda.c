@@ -67,6 +67,15 @@ static void test_plugin_files(void)
         /* campaign 11's N8: a link to nothing is there, and broken, not absent */
         {"ln -s /nonexistent/x.so $W/lib/libmbkit-cuda.so",
          "libmbkit-cuda.so: No such file or directory"},
+        /* campaign 17's F3: a copy cut short (an interrupted copy or install) was a SIGBUS in
+         * dlopen, which maps segments past the end of the file */
+        {"head -c 100000 \"$(dirname \"$(command -v mbprobe)\")/../lib/libmbkit-cuda.so\" > "
+         "$W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: truncated or not a shared library "
+         "(100000 bytes; its headers and segments need "},
+        {"head -c 1000 \"$(dirname \"$(command -v mbprobe)\")/../lib/libmbkit-cuda.so\" > "
+         "$W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: truncated or not a shared library "},
+        {"head -c 10 \"$(dirname \"$(command -v mbprobe)\")/../lib/libmbkit-cuda.so\" > "
+         "$W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: truncated or not a shared library "},
     };
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -83,6 +92,21 @@ static void test_plugin_files(void)
         CU_ASSERT_TRUE(ok);
         mb_test_run_free(&r);
     }
+    /* mbtrain too: exit 1, one line naming the size its headers need (the whole plugin's),
+     * no signal (99: the size is not the plugin's) */
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "W=%s/t && mkdir -p $W/bin $W/lib && P=\"$(dirname "
+                                     "\"$(command -v mbtrain)\")/../lib/libmbkit-cuda.so\" && cp "
+                                     "\"$(command -v mbtrain)\" $W/bin/ && head -c 50000 \"$P\" > "
+                                     "$W/lib/libmbkit-cuda.so && timeout 20 $W/bin/mbtrain --net "
+                                     "lenet5 --data synthetic --batch 8 --max-updates 2 --backend "
+                                     "cuda 2>$W/e; s=$?; cat $W/e >&2; grep -q \"need $(stat -c "
+                                     "%%s \"$P\"))\" $W/e || s=99; exit $s", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "libmbkit-cuda.so: truncated or not a shared library "
+                                         "(50000 bytes; its headers and segments need "));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+    mb_test_run_free(&r);
     mb_test_rmdir(dir);
 }
 

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mb_error err = {0};
     mb_fit_tupdate *tf = NULL;
     size_t nt = 0;
-    if (mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, &tf, &nt, &err) == MB_OK)
+    if (mb_fit_tupdate_table(path, MB_FIT_W_RELATIVE, 0, &tf, &nt, &err) == MB_OK)
         mb_fit_tupdate_free_all(tf, nt);
     mb_fit_comm c = {0};
     (void)mb_fit_comm_table(path, MB_FIT_W_NONE, &c, &err);

@@ -13,6 +13,7 @@
 
 #if MB_HAVE_CUDA
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -38,11 +39,70 @@ static struct {
     char why[400];
 } cuda = {.once = PTHREAD_ONCE_INIT};
 
+#if defined(__x86_64__)
+#define MB_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define MB_ELF_MACHINE EM_AARCH64
+#elif defined(__powerpc64__)
+#define MB_ELF_MACHINE EM_PPC64
+#endif
+
+/* 1 when `path` (size bytes) is a whole 64-bit ELF shared object of this machine: its header,
+ * every program header's file range and the section header table lie within the file. Else 0
+ * with why. dlopen does not check this: it maps each segment by its headers, past the end of a
+ * cut-short file (an interrupted copy or install), and the first touch of those pages (glibc
+ * zeroing the tail of .bss) is SIGBUS, not an error (campaign 17's F3). */
+static int elf_whole(const char *path, off_t size, char *why, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, n, "%s: %s", path, strerror(errno));
+        return 0;
+    }
+    Elf64_Ehdr h;
+    uint64_t fsz = (uint64_t)size, need = 0; /* need: where the last range ends (past fsz: cut) */
+    int ok = fread(&h, sizeof h, 1, f) == 1 && memcmp(h.e_ident, ELFMAG, SELFMAG) == 0 &&
+             h.e_ident[EI_CLASS] == ELFCLASS64 && h.e_type == ET_DYN &&
+#ifdef MB_ELF_MACHINE
+             h.e_machine == MB_ELF_MACHINE &&
+#endif
+             h.e_phentsize == sizeof(Elf64_Phdr) && h.e_phnum > 0 &&
+             (h.e_shnum == 0 || h.e_shentsize == sizeof(Elf64_Shdr)) &&
+             h.e_phoff < UINT64_C(1) << 62 && h.e_shoff < UINT64_C(1) << 62;
+    if (ok) { /* the two tables, then every segment's bytes */
+        uint64_t ph_end = h.e_phoff + (uint64_t)h.e_phnum * sizeof(Elf64_Phdr);
+        uint64_t sh_end = h.e_shoff + (uint64_t)h.e_shnum * sizeof(Elf64_Shdr);
+        need = ph_end > sh_end ? ph_end : sh_end;
+        ok = need <= fsz && fseeko(f, (off_t)h.e_phoff, SEEK_SET) == 0;
+        for (unsigned i = 0; ok && i < h.e_phnum; i++) {
+            Elf64_Phdr p;
+            ok = fread(&p, sizeof p, 1, f) == 1 && p.p_offset < UINT64_C(1) << 62 &&
+                 p.p_filesz < UINT64_C(1) << 62;
+            if (ok && p.p_offset + p.p_filesz > need)
+                need = p.p_offset + p.p_filesz;
+        }
+        ok = ok && need <= fsz;
+    }
+    fclose(f);
+    if (!ok && need > fsz)
+        snprintf(why, n, "%s: truncated or not a shared library (%llu bytes; its headers and "
+                 "segments need %llu)", path, (unsigned long long)fsz, (unsigned long long)need);
+    else if (!ok)
+        snprintf(why, n, "%s: truncated or not a shared library (no 64-bit ELF shared object "
+                 "header for this machine)", path);
+    return ok;
+}
+
 /* Opens the plugin at `path` (a regular file) and finds its two symbols, or says why not. */
 static void cuda_open(const char *path, const struct stat *st)
 {
     if (!S_ISREG(st->st_mode)) {
         snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "%s: not a regular file", path);
+        return;
+    }
+    char why[sizeof cuda.why - sizeof NOT_LOADED];
+    if (!elf_whole(path, st->st_size, why, sizeof why)) {
+        snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "%s", why);
         return;
     }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

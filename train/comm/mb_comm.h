@@ -105,6 +105,27 @@ void mb_comm_set_timeout(mb_communicator *c, double seconds);
 /* 1 when a wait of this member ran past the timeout. */
 int mb_comm_timed_out(const mb_communicator *c);
 
+/* ---- the ranks agree on their settings (train/comm/agree.c) ----------------------------------- */
+
+/* One setting every rank must share, as 64 bits. */
+enum { MB_COMM_SET_COUNT, MB_COMM_SET_DOUBLE, MB_COMM_SET_HASH };
+typedef struct mb_comm_setting {
+    const char *flag;  /* as the message names it ("--batch") */
+    uint64_t v;        /* a count, a double's bits (mb_comm_dbits; NAN: none given), a hash */
+    int kind;          /* MB_COMM_SET_COUNT, _DOUBLE or _HASH */
+    int dflt;          /* this rank keeps the flag's default */
+    const char *text;  /* the value as the message quotes it (a name, a path), NULL: from v */
+} mb_comm_setting;
+uint64_t mb_comm_dbits(double x);
+uint64_t mb_comm_hash(const char *s); /* FNV-1a; NULL hashes as "" */
+/* Before any other collective: every rank compares its n settings with rank 0's. A difference:
+ * MB_EINVAL on every rank, *disagree = 1, rank 0's err "ranks disagree on FLAG: rank 0 has
+ * VALUE, ..." naming the first, the others' err empty (rank 0 speaks for the job). Else rank
+ * 0's set-up status rc0 (sent along) is every rank's return, its message rank 0's only.
+ * *together = 1 when every rank returns the same failure (none need abort the job). */
+int mb_comm_agree(mb_communicator *c, const mb_comm_setting *s, int n, int rc0, int *together,
+                  int *disagree, mb_error *err);
+
 void mb_comm_free(mb_communicator *c);
 
 #endif /* MB_COMM_H */

@@ -561,68 +561,11 @@ static int ckpt_folder_ok(const char *path, mb_error *err)
     return rc;
 }
 
-/* One setting every rank must share, as 64 bits. */
-typedef struct setting {
-    const char *flag;
-    uint64_t v;
-    int kind;              /* 0 a count, 1 a double's bits (NAN: none given), 2 an mb_par_algo,
-                              3 a hash, 4 an optimiser kind, 5 a convolution algorithm */
-    int dflt;              /* this rank keeps the flag's default */
-    const char *text;      /* a hashed path as given, for the message (NULL: not given) */
-} setting;
-
-static uint64_t dbits(double x)
-{
-    uint64_t v;
-    memcpy(&v, &x, sizeof v);
-    return v;
-}
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-/* Over MPI, before anything else is exchanged: every rank takes rank 0's settings (a broadcast)
- * and says which of its own differ (an allreduce of one flag per setting), so that every rank
- * knows, and all refuse together: rank 0 with one line naming the first difference, the others
- * silently (r->failed_together: nobody is left waiting, nothing need be aborted). Rank 0's own
- * set-up verdict (`rc0`, e.g. a checkpoint folder that does not exist) travels along, so that a
- * failure there ends every rank the same way. */
-/* A setting's value as the message quotes it: what the rank uses, its default resolved. */
-static void setting_text(const setting *s, char *v, size_t n)
-{
-    double x;
-    memcpy(&x, &s->v, sizeof x);
-    char e[32];
-    if (s->kind == 1)
-        snprintf(v, n, "%s", isnan(x) ? "none" : mb_data_fmt_exact(e, sizeof e, x));
-    else if (s->kind == 2)
-        snprintf(v, n, "%s", mb_par_algo_name((int)s->v));
-    else if (s->kind == 4)
-        snprintf(v, n, "%s", mb_optim_kind_name((mb_optim_kind)s->v));
-    else if (s->kind == 5)
-        snprintf(v, n, "%s", mb_conv_algo_name((mb_conv_algo)s->v));
-    else if (s->kind == 3 && s->text)
-        snprintf(v, n, "'%s'", s->text);
-    else if (s->kind == 3 && s->dflt)
-        snprintf(v, n, "none");
-    else if (s->kind == 3)
-        snprintf(v, n, "fingerprint %016llx", (unsigned long long)s->v);
-    else
-        snprintf(v, n, "%llu", (unsigned long long)s->v);
-    if (s->dflt && s->kind != 3)
-        snprintf(v + strlen(v), n - strlen(v), " (the default)");
-}
-
-/* Over MPI, before anything else is exchanged: every rank takes rank 0's settings (a broadcast)
- * and says which of its own differ (an allreduce of one flag per setting), so that every rank
- * knows, and all refuse together: rank 0 with one line naming the first difference, the others
- * silently (r->failed_together: nobody is left waiting, nothing need be aborted). Rank 0's own
- * set-up verdict (`rc0`, e.g. a checkpoint folder that does not exist) travels along, so that a
+/* Over MPI, before anything else is exchanged (mb_comm_agree, train/comm/agree.c): every
+ * setting that shapes the job's collectives, its rule, where it stops, where the log's crossing
+ * falls, or where its checkpoint lies, compared with rank 0's; all refuse together
+ * (r->failed_together: nobody is left waiting, nothing need be aborted). Rank 0's own set-up
+ * verdict (`rc0`, e.g. a checkpoint folder that does not exist) travels along, so that a
  * failure there ends every rank the same way. */
 static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, int rc0,
                      mb_run_result *r, mb_error *err)
@@ -643,91 +586,62 @@ static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, 
     /* what each rank uses, defaults resolved (campaign 9, L5), and every setting that shapes
      * the job's collectives, its rule, where it stops, where the log's crossing falls, or
      * where its checkpoint lies (L4) */
-    const setting s[] = {
-        {"--algo", (uint64_t)o->par, 2, 0, NULL},
-        {"--learners", (uint64_t)o->learners, 0, 0, NULL},
-        {"--batch", (uint64_t)o->batch, 0, 0, NULL},
-        {"--net (its parameter count)", (uint64_t)j->n, 0, 0, NULL},
-        {"--net (its name and layers)", str_hash(desc->name) ^ (uint64_t)desc->n_layers, 3, 0,
+    enum { CNT = MB_COMM_SET_COUNT, DBL = MB_COMM_SET_DOUBLE, HSH = MB_COMM_SET_HASH };
+    const mb_comm_setting s[] = {
+        {"--algo", (uint64_t)o->par, CNT, 0, mb_par_algo_name(o->par)},
+        {"--learners", (uint64_t)o->learners, CNT, 0, NULL},
+        {"--batch", (uint64_t)o->batch, CNT, 0, NULL},
+        {"--net (its parameter count)", (uint64_t)j->n, CNT, 0, NULL},
+        {"--net (its name and layers)", mb_comm_hash(desc->name) ^ (uint64_t)desc->n_layers,
+         HSH, 0, NULL},
+        {"--data (its samples, --eval-frac, --data-seed)", mb_ckpt_fingerprint(j->data), HSH, 0,
          NULL},
-        {"--data (its samples, --eval-frac, --data-seed)", mb_ckpt_fingerprint(j->data), 3, 0,
-         NULL},
-        {"--seed", (uint64_t)o->seed, 0, 0, NULL},
-        {"--optim", (uint64_t)o->optim.kind, 4, 0, NULL},
-        {"--lr", dbits(o->optim.lr), 1, o->optim.lr == d.optim.lr, NULL},
-        {"--momentum", dbits(o->optim.momentum), 1, o->optim.momentum == d.optim.momentum,
-         NULL},
-        {"--weight-decay", dbits(o->optim.weight_decay), 1, 0, NULL},
-        {"--lr-step", (uint64_t)o->optim.lr_step_every, 0, 0, NULL},
-        {"--lr-gamma", dbits(o->optim.lr_step_gamma), 1, 0, NULL},
-        {"--tau", (uint64_t)o->tau, 0, o->tau == d.tau, NULL},
-        {"--n-push", (uint64_t)n_push, 0, !o->n_push, NULL},
-        {"--n-fetch", (uint64_t)n_fetch, 0, !o->n_fetch, NULL},
-        {"--elastic-alpha", dbits(j->alpha), 1, isnan(o->elastic_alpha), NULL},
-        {o->par == MB_PAR_SMA ? "--sma-momentum" : "--delta", dbits(j->mu), 1,
+        {"--seed", (uint64_t)o->seed, CNT, 0, NULL},
+        {"--optim", (uint64_t)o->optim.kind, CNT, 0, mb_optim_kind_name(o->optim.kind)},
+        {"--lr", mb_comm_dbits(o->optim.lr), DBL, o->optim.lr == d.optim.lr, NULL},
+        {"--momentum", mb_comm_dbits(o->optim.momentum), DBL,
+         o->optim.momentum == d.optim.momentum, NULL},
+        {"--weight-decay", mb_comm_dbits(o->optim.weight_decay), DBL, 0, NULL},
+        {"--lr-step", (uint64_t)o->optim.lr_step_every, CNT, 0, NULL},
+        {"--lr-gamma", mb_comm_dbits(o->optim.lr_step_gamma), DBL, 0, NULL},
+        {"--tau", (uint64_t)o->tau, CNT, o->tau == d.tau, NULL},
+        {"--n-push", (uint64_t)n_push, CNT, !o->n_push, NULL},
+        {"--n-fetch", (uint64_t)n_fetch, CNT, !o->n_fetch, NULL},
+        {"--elastic-alpha", mb_comm_dbits(j->alpha), DBL, isnan(o->elastic_alpha), NULL},
+        {o->par == MB_PAR_SMA ? "--sma-momentum" : "--delta", mb_comm_dbits(j->mu), DBL,
          isnan(o->par_momentum), NULL},
-        {"--no-overlap", (uint64_t)o->no_overlap, 0, 0, NULL},
-        {"--grad-after-exchange", (uint64_t)o->grad_after_exchange, 0, 0, NULL},
-        {"--sma-tune", (uint64_t)o->sma_tune, 0, 0, NULL},
-        {"--conv-algo", (uint64_t)o->conv_algo, 5, o->conv_algo == d.conv_algo, NULL},
-        {"--checkpoint", str_hash(o->checkpoint_path), 3, !o->checkpoint_path,
+        {"--no-overlap", (uint64_t)o->no_overlap, CNT, 0, NULL},
+        {"--grad-after-exchange", (uint64_t)o->grad_after_exchange, CNT, 0, NULL},
+        {"--sma-tune", (uint64_t)o->sma_tune, CNT, 0, NULL},
+        {"--conv-algo", (uint64_t)o->conv_algo, CNT, o->conv_algo == d.conv_algo,
+         mb_conv_algo_name(o->conv_algo)},
+        {"--checkpoint", mb_comm_hash(o->checkpoint_path), HSH, !o->checkpoint_path,
          o->checkpoint_path},
-        {"--checkpoint-every", (uint64_t)(o->checkpoint_path ? o->checkpoint_every : 0), 0, 0,
+        {"--checkpoint-every", (uint64_t)(o->checkpoint_path ? o->checkpoint_every : 0), CNT, 0,
          NULL},
-        {"--resume", str_hash(o->resume_path), 3, !o->resume_path,
+        {"--resume", mb_comm_hash(o->resume_path), HSH, !o->resume_path,
          o->resume_path},
-        {"--max-updates", (uint64_t)o->max_updates, 0, 0, NULL},
-        {"--epochs", dbits(o->epochs), 1, o->epochs == d.epochs, NULL},
-        {"--target-loss", dbits(o->target_loss), 1, 0, NULL},
-        {"--eval-every", (uint64_t)o->eval_every, 0, o->eval_every == d.eval_every, NULL},
-        {"--eval-adapt", (uint64_t)o->eval_adapt, 0, 0, NULL},
-        {"--no-bisect", (uint64_t)o->no_bisect, 0, 0, NULL},
-        {"--check-frac", dbits(o->check_frac), 1, 0, NULL},
-        {"--check-sigmas", dbits(o->check_sigmas), 1, o->check_sigmas == d.check_sigmas, NULL},
-        {"--levels", str_hash(lev), 3, o->n_levels == 0, o->n_levels ? lev : NULL},
-        {"--no-test-eval", (uint64_t)o->no_test_eval, 0, 0, NULL},
-        {"--wait-timeout", dbits(o->wait_timeout), 1, o->wait_timeout == d.wait_timeout, NULL},
+        {"--max-updates", (uint64_t)o->max_updates, CNT, 0, NULL},
+        {"--epochs", mb_comm_dbits(o->epochs), DBL, o->epochs == d.epochs, NULL},
+        {"--target-loss", mb_comm_dbits(o->target_loss), DBL, 0, NULL},
+        {"--eval-every", (uint64_t)o->eval_every, CNT, o->eval_every == d.eval_every, NULL},
+        {"--eval-adapt", (uint64_t)o->eval_adapt, CNT, 0, NULL},
+        {"--no-bisect", (uint64_t)o->no_bisect, CNT, 0, NULL},
+        {"--check-frac", mb_comm_dbits(o->check_frac), DBL, 0, NULL},
+        {"--check-sigmas", mb_comm_dbits(o->check_sigmas), DBL,
+         o->check_sigmas == d.check_sigmas, NULL},
+        {"--levels", mb_comm_hash(lev), HSH, o->n_levels == 0, o->n_levels ? lev : NULL},
+        {"--no-test-eval", (uint64_t)o->no_test_eval, CNT, 0, NULL},
+        {"--wait-timeout", mb_comm_dbits(o->wait_timeout), DBL,
+         o->wait_timeout == d.wait_timeout, NULL},
     };
-    enum { NS = sizeof s / sizeof s[0] };
-    float mine[2 * NS + 1], theirs[2 * NS + 1], diff[NS];
-    for (int k = 0; k < NS; k++)
-        memcpy(&mine[2 * k], &s[k].v, sizeof s[k].v);
-    mine[2 * NS] = (float)rc0;
-    memcpy(theirs, mine, sizeof mine);
-    int rank = mb_comm_rank(c), P = mb_comm_size(c), rc;
-    if ((rc = mb_comm_bcast(c, theirs, 2 * NS + 1, 0)) != MB_OK)
-        return mb_error_set(err, rc, "the ranks could not exchange their settings");
-    for (int k = 0; k < NS; k++)
-        diff[k] = memcmp(&mine[2 * k], &theirs[2 * k], sizeof s[k].v) != 0;
-    if ((rc = mb_comm_allreduce_sum(c, diff, NS)) != MB_OK)
-        return mb_error_set(err, rc, "the ranks could not compare their settings");
-    r->failed_together = 1;
-    for (int k = 0; k < NS; k++) {
-        if (diff[k] == 0)
-            continue;
+    int together = 0, disagree = 0;
+    int rc = mb_comm_agree(c, s, (int)(sizeof s / sizeof s[0]), rc0, &together, &disagree, err);
+    if (rc == MB_OK || together)
+        r->failed_together = together;
+    if (disagree)
         r->disagree = 1;
-        if (rank != 0) { /* rank 0 says it */
-            mb_error_clear(err);
-            if (err)
-                err->status = MB_EINVAL;
-            return MB_EINVAL;
-        }
-        char v[96];
-        setting_text(&s[k], v, sizeof v);
-        return mb_error_set(err, MB_EINVAL, "ranks disagree on %s: rank 0 has %s, %d of the "
-                            "other %d rank%s another value: start every rank with the same "
-                            "settings", s[k].flag, v, (int)diff[k], P - 1, P > 2 ? "s have" : " has");
-    }
-    if (theirs[2 * NS] != 0) { /* rank 0 failed its set-up: its message is the one */
-        if (rank != 0) {
-            mb_error_clear(err);
-            if (err)
-                err->status = (int)theirs[2 * NS];
-        }
-        return (int)theirs[2 * NS];
-    }
-    r->failed_together = 0;
-    return MB_OK;
+    return rc;
 }
 
 /* The job's identity in its checkpoints: rank 0's random draw, broadcast (a resumed run
