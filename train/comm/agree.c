@@ -59,7 +59,7 @@ int mb_comm_agree(mb_communicator *c, const mb_comm_setting *s, int n, int rc0, 
         *together = 0;
     if (disagree)
         *disagree = 0;
-    float *mine = malloc((size_t)(5 * n + 1) * sizeof *mine);
+    float *mine = malloc((size_t)(5 * n + 2) * sizeof *mine); /* mine, theirs, diff */
     if (!mine)
         return mb_error_set(err, MB_ENOMEM, "out of memory to compare the ranks' settings");
     float *theirs = mine + 2 * n + 1, *diff = theirs + 2 * n + 1;
