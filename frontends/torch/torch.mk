@@ -90,6 +90,7 @@ run-torch: deps deps-peers
 	@t0=$$(date +%s); \
 	echo "mbkit run-torch: $(TORCH_MODEL) with the PyTorch front end (device $(TORCH_DEVICE), $(TORCH_THREADS) threads), into $(TORCH_OUT)/"; \
 	$(MAKE) --no-print-directory torch-pipeline OUT=$(TORCH_OUT) || exit 1; \
+	$(MB_DRY_RUN_STOP) \
 	echo; sed -n 's/^# source=/measured by the /p' $(TORCH_OUT)/step.csv; \
 	grep -E '^(fastest|recommendation|settled|level|flat):' $(TORCH_OUT)/scale.txt; \
 	echo; grep -v '^#' $(TORCH_OUT)/validate.txt; \
