@@ -462,15 +462,16 @@ FRONTEND ?= c
 $(if $(filter c torch,$(FRONTEND)),,$(error FRONTEND=$(FRONTEND): c (mbkit's trainer) or torch (the PyTorch front end)))
 run: run-$(FRONTEND)
 
-# make -n: the recipe lines that hold $(MAKE) still run (the stages print what they would do);
-# the summary after them reads outputs a dry run never wrote, so it stops there (campaign 17, M5)
-DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
-
+# make -n runs a recipe line that holds $(MAKE) (the pipeline, itself dry): the summary after it
+# reads files a dry run never wrote, so under -n it stops there (campaign 17's M5: grep's
+# "No such file" lines from a valid make -n run)
+MB_DRY_RUN_STOP = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),exit 0;)
 run-c: deps
 	@$(MAKE) --no-print-directory build
 	@t0=$$(date +%s); \
 	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
-	$(MAKE) --no-print-directory pipeline || exit 1; $(if $(DRY_RUN),exit 0;) \
+	$(MAKE) --no-print-directory pipeline || exit 1; \
+	$(MB_DRY_RUN_STOP) \
 	echo; grep -E '^(fastest|recommendation|settled|level|flat):' $(OUT)/scale.txt; \
 	sed -n 's/^mbopt validate: the /Delta(2): the /p' $(OUT)/logs/commruns.log 2>/dev/null; \
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \

@@ -89,7 +89,8 @@ run-torch: deps deps-peers
 	@$(TORCH_PYTHON) -c 'import torch' 2>/dev/null || { echo "make run-torch: $(TORCH_PYTHON) cannot import torch (make deps-peers installs python3-torch; TORCH_PYTHON=... names another Python)" >&2; exit 1; }
 	@t0=$$(date +%s); \
 	echo "mbkit run-torch: $(TORCH_MODEL) with the PyTorch front end (device $(TORCH_DEVICE), $(TORCH_THREADS) threads), into $(TORCH_OUT)/"; \
-	$(MAKE) --no-print-directory torch-pipeline OUT=$(TORCH_OUT) || exit 1; $(if $(DRY_RUN),exit 0;) \
+	$(MAKE) --no-print-directory torch-pipeline OUT=$(TORCH_OUT) || exit 1; \
+	$(MB_DRY_RUN_STOP) \
 	echo; sed -n 's/^# source=/measured by the /p' $(TORCH_OUT)/step.csv; \
 	grep -E '^(fastest|recommendation|settled|level|flat):' $(TORCH_OUT)/scale.txt; \
 	echo; grep -v '^#' $(TORCH_OUT)/validate.txt; \
