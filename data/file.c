@@ -193,8 +193,13 @@ int mb_cli_start(void)
 {
     double wait;
     mb_error err = {0};
-    if (mb_data_fifo_wait(&wait, &err) != MB_OK) /* checked once, before any input is opened */
-        return mb_cli_usage(program_invocation_short_name, NULL, "%s", err.msg);
+    if (mb_data_fifo_wait(&wait, &err) != MB_OK) { /* checked once, before any input opens */
+        /* said once under mpirun, by rank 0, as a bad flag is (campaign 17's M2: once a rank) */
+        mb_cli_hold hold;
+        mb_cli_hold_begin(&hold);
+        return mb_cli_hold_end(&hold, mb_cli_usage(program_invocation_short_name, NULL, "%s",
+                                                   err.msg));
+    }
     if (fcntl(STDOUT_FILENO, F_GETFL) != -1 || errno != EBADF)
         return 0;
     /* closed: the next file opened would get descriptor 1, and what the command prints would go

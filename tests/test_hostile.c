@@ -280,6 +280,11 @@ static const hcase probe_cases[] = {
     {"message", "$T mpirun -np 2 --oversubscribe sh -c '[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && "
                 "sleep 4; exec mbprobe comm --budget 0.01 --ops ps,ps -o '$W/o 2>$W/e; s=$?; "
                 "grep '^mbprobe' $W/e >&2; exit $s", 1, "'ps' given twice"},
+    /* campaign 17's M2: under mpirun a bad MBKIT_FIFO_WAIT is said once, by rank 0 */
+    {"message", "MBKIT_FIFO_WAIT=x ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun -np 2 "
+                "--oversubscribe mbprobe comm --bytes 4 -o $W/o 2>$W/e; s=$?; "
+                "grep '^mbprobe\\|^Try' $W/e >&2; exit $s", 2,
+     "MBKIT_FIFO_WAIT='x': must be a number of seconds from 0 to 3600"},
     /* H9: MBKIT_FIFO_WAIT that is not a number of seconds from 0 to 3600 is refused, not 5 s */
     {"silent", "mkfifo $W/f && MBKIT_FIFO_WAIT=abc " STEP_NB "--net $W/f -o $W/o", 2,
      "MBKIT_FIFO_WAIT='abc': must be a number of seconds from 0 to 3600"},
@@ -769,6 +774,12 @@ static const hcase train_cases[] = {
               "--net " NET " --data " SYN " --batch 8 --threads 1 --max-updates 2 --backend cuda "
               "--log $W/o 2>$W/e; s=$?; cat $W/e >&2; grep -q 'truncated or not a shared "
               "library\\|built without CUDA' $W/e || s=99; exit $s", 1, "cuda"},
+    /* campaign 17's M2: under mpirun a bad MBKIT_FIFO_WAIT is said once, by rank 0 */
+    {"message", "MBKIT_FIFO_WAIT=x ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun -np 2 "
+                "--oversubscribe mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
+                "--algo sgd-sync --max-updates 2 --log $W/o 2>$W/e; s=$?; "
+                "grep '^mbtrain\\|^Try' $W/e >&2; exit $s", 2,
+     "MBKIT_FIFO_WAIT='x': must be a number of seconds from 0 to 3600"},
 };
 
 static const hcase fit_cases[] = {
