@@ -269,6 +269,66 @@ static int log_diverged(const mb_table *t, size_t cu, int *diverged, mb_error *e
     return MB_OK;
 }
 
+/* Whether a and b (a summary's value and the metadata's) say the same: equal as written, or as
+ * numbers ("128" and "128.0"). */
+static int same_value(const char *a, const char *b)
+{
+    double x, y;
+    return strcmp(a, b) == 0 || (mb_data_parse_double(a, &x) == MB_OK &&
+                                 mb_data_parse_double(b, &y) == MB_OK && x == y);
+}
+
+/* mbtrain's summary (the trailer line "net=... algo=... batch=... seed=... reached=..."), when
+ * the log has one: one such line, each key in it once, and its net, algo, batch and seed those
+ * of the log's own metadata. The fit reads the rows, make run's time cap the summary: a log
+ * whose two halves disagree would be one run to one and another to the other (campaigns 16
+ * and 17). MB_EFORMAT naming the file and the field. */
+static int log_summary(const mb_table *t, mb_error *err)
+{
+    static const char *const same[] = {"net", "algo", "batch", "seed"};
+    const char *sum = NULL;
+    for (size_t i = 0; i < mb_table_trailers(t); i++) {
+        const char *s = mb_table_trailer(t, i);
+        if (strncmp(s, "net=", 4) != 0)
+            continue;
+        if (sum)
+            return mb_error_set(err, MB_EFORMAT, "%s: two summary lines (net=... after the rows): "
+                                "a run ends once", mb_table_path(t));
+        sum = s;
+    }
+    if (!sum)
+        return MB_OK;
+    char *line = strdup(sum), *save = NULL;
+    if (!line)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    int rc = MB_OK;
+    const char *keys[64];
+    size_t n = 0;
+    for (char *tok = strtok_r(line, " ", &save); tok && rc == MB_OK;
+         tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        for (size_t j = 0; j < n && rc == MB_OK; j++)
+            if (strcmp(keys[j], tok) == 0)
+                rc = mb_error_set(err, MB_EFORMAT, "%s: summary line: key '%s' given twice",
+                                  mb_table_path(t), tok);
+        if (n < sizeof keys / sizeof keys[0])
+            keys[n++] = tok;
+        for (size_t k = 0; rc == MB_OK && k < sizeof same / sizeof same[0]; k++) {
+            const char *m = mb_table_meta(t, same[k]);
+            if (strcmp(tok, same[k]) == 0 && m && !same_value(eq + 1, m))
+                rc = mb_error_set(err, MB_EFORMAT, "%s: summary line: field '%s' is %s, but "
+                                  "metadata '%s' is %s (line %ld): the log contradicts itself",
+                                  mb_table_path(t), tok, eq + 1, same[k], m,
+                                  mb_table_meta_line(t, same[k]));
+        }
+    }
+    free(line);
+    return rc;
+}
+
 static void meta_string(const mb_table *t, const char *key, char *dst, size_t n)
 {
     const char *v = mb_table_meta(t, key);
@@ -324,7 +384,7 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
         (rc = meta_number(t, "learners", 0, 1, 1, &runs->procs[i], err)) == MB_OK &&
         (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK &&
         (rc = meta_number(t, "threads", 0, 1, 1, &runs->threads[i], err)) == MB_OK &&
-        (rc = meta_crossing(t, err)) == MB_OK &&
+        (rc = meta_crossing(t, err)) == MB_OK && (rc = log_summary(t, err)) == MB_OK &&
         (rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr,
                        runs->wall + i * n_thr, &runs->t_step[i], &used, err)) == MB_OK)
         rc = log_samples(t, runs->batch[i], isnan(runs->procs[i]) ? 1.0 : runs->procs[i], err);

@@ -1142,6 +1142,19 @@ static const hcase fit_cases[] = {
     {"silent", "$T mbfit tupdate --threads 2 $E/step.csv > $W/t && grep -q '^# P = 4' $W/t", 0,
      NULL},
     {"usage", "$T mbfit comm --threads 2 $E/comm.csv -o $W/o", 2, "unknown option '--threads'"},
+    /* campaign 17's minor: a summary line that contradicts the log's metadata, or itself */
+#define SUM(LINE) RC("s/^#x$/#x/") "printf '# " LINE "\\n' >> $W/r/lenet5-momentum-b128-s0.csv && "
+    {"silent", SUM("net=lenet5 algo=momentum batch=64 seed=0 reached=yes") NU "$W/r/*.csv -o $W/o",
+     1, "summary line: field 'batch' is 64, but metadata 'batch' is 128"},
+    {"silent", SUM("net=lenet5 algo=sgd batch=128 seed=0 reached=yes") NU "$W/r/*.csv -o $W/o", 1,
+     "summary line: field 'algo' is sgd, but metadata 'algo' is momentum"},
+    {"silent", SUM("net=lenet5 algo=momentum batch=128 seed=0 seed=1 reached=yes") NU
+     "$W/r/*.csv -o $W/o", 1, "summary line: key 'seed' given twice"},
+    {"silent", SUM("net=lenet5 batch=128 reached=yes\\n# net=lenet5 batch=128 reached=no") NU
+     "$W/r/*.csv -o $W/o", 1, "two summary lines (net=... after the rows)"},
+    {"silent", SUM("net=lenet5 algo=momentum batch=128.0 seed=0 reached=yes") NU
+     "$W/r/*.csv -o $W/o", 0, NULL},
+#undef SUM
     /* campaign 17's F4: an empty `# algo=` is refused by the run-log reader (mbfit, mbopt) */
     {"silent", RC("s/^# algo=momentum$/# algo=/") NU "$W/r/*.csv -o $W/o", 1,
      "metadata 'algo': empty (mbtrain writes the algorithm's name)"},
