@@ -253,7 +253,10 @@ $(BUILD)/bin/mbtest: $(TEST_OBJS) $(LIB) $(CUDA_PLUGIN)
 check-build: $(LIB) $(CMDS) $(BUILD)/bin/mbtest
 
 # Sanitizer runs: leaks inside Open MPI's own start-up are not ours (tests/lsan.supp).
-CHECK_ENV := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 \
+# (MAKEFLAGS and MFLAGS emptied: the suites run make themselves, and under make -j2 check a nested
+# make would inherit a jobserver it cannot reach and warn on stderr, which the tests read)
+CHECK_ENV := MAKEFLAGS= MFLAGS= \
+             OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 \
              ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
              LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
              UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -433,11 +436,19 @@ HOSTFILE_BYTES := $(if $(HOSTFILE),$(shell wc -c < '$(HOSTFILE)' 2>/dev/null))
 $(if $(HOSTFILE),$(if $(HOSTFILE_BYTES),,$(error HOSTFILE=$(HOSTFILE): cannot be read)))
 $(if $(HOSTFILE),$(if $(shell test '$(HOSTFILE_BYTES)' -le 1048576 2>/dev/null && echo y),,$(error HOSTFILE=$(HOSTFILE): $(HOSTFILE_BYTES) bytes, more than a hostfile (1 MiB))))
 # the slots of HOSTFILE's lines, or "line N: slots=V" where V is not a whole number from 1
-NPROC        := $(if $(HOSTFILE),$(shell awk '!/^[ \t]*(\#|$$)/ { n = 1; for (i = 2; i <= NF; i++) \
-                  if ($$i ~ /^slots=/) { sub(/^slots=/, "", $$i); n = $$i; \
-                    if (n !~ /^[1-9][0-9]*$$/ || length(n) > 9) { print "line " NR ": slots=" n; bad = 1; exit } } s += n } \
+# A line is "host [slots=N] [max_slots=M]" (N, M whole from 1, each once, M >= N); a host listed
+# twice, another word, or "slots = 2" (which Open MPI would not read as 2) is "line N: why", not
+# a count taken from a file that is no hostfile (campaigns 15-17's minor).
+NPROC        := $(if $(HOSTFILE),$(shell awk 'function no(why) { print "line " NR ": " why; bad = 1; exit } \
+                  !/^[ \t]*(\#|$$)/ { if ($$1 !~ /^[A-Za-z0-9][A-Za-z0-9._:-]*$$/ || length($$1) > 253) no("\"" $$1 "\" is no host name"); \
+                    if ($$1 in seen) no("host " $$1 " listed twice (line " seen[$$1] ")"); seen[$$1] = NR; \
+                    n = 1; ns = mx = 0; for (i = 2; i <= NF; i++) { \
+                      if ($$i ~ /^slots=[1-9][0-9]*$$/ && length($$i) <= 15 && !ns) { n = substr($$i, 7) + 0; ns = 1 } \
+                      else if ($$i ~ /^max_slots=[1-9][0-9]*$$/ && length($$i) <= 19 && !mx) mx = substr($$i, 11) + 0; \
+                      else no($$i " is not slots=N or max_slots=N (N a whole number from 1, each once)") } \
+                    if (mx && mx < n) no("max_slots=" mx " is below slots=" n); s += n } \
                   END { if (!bad) print s + 0 }' '$(HOSTFILE)' 2>/dev/null),$(shell nproc 2>/dev/null || echo 1))
-$(if $(filter line,$(firstword $(NPROC))),$(error HOSTFILE=$(HOSTFILE): $(NPROC) is not a whole number of slots from 1))
+$(if $(filter line,$(firstword $(NPROC))),$(error HOSTFILE=$(HOSTFILE): $(NPROC) (Open MPI's hostfile: lines of "host slots=N")))
 $(if $(HOSTFILE),$(if $(filter-out 0,$(NPROC)),,$(error HOSTFILE=$(HOSTFILE): no slots (Open MPI's hostfile: lines of "host slots=N"))))
 # (COMM=none: no collective model and no P = 2 runs, so nothing to answer P > 1 with)
 PROCS        ?= $(if $(filter none,$(COMM)),1,1:$(NPROC))

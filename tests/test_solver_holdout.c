@@ -793,6 +793,11 @@ static void test_run_knobs(void)
          * below): its size is looked at first; 1 MiB and a byte is one byte too many */
         {"HOSTFILE=$D/big", "/big: 3221225472 bytes, more than a hostfile (1 MiB)"},
         {"HOSTFILE=$D/mib1", "/mib1: 1048577 bytes, more than a hostfile (1 MiB)"},
+        {"HOSTFILE=$D/hf_twice", "/hf_twice: line 1: slots=3 is not slots=N or max_slots=N"},
+        {"HOSTFILE=$D/hf_spaced", "/hf_spaced: line 1: slots is not slots=N"},
+        {"HOSTFILE=$D/hf_host2", "/hf_host2: line 3: host n1 listed twice (line 1)"},
+        {"HOSTFILE=$D/hf_max", "/hf_max: line 1: max_slots=1 is below slots=2"},
+        {"HOSTFILE=$D/hf_net", "/hf_net: line 1: \"[net]\" is no host name"},
         /* a minor: OUT there and not a folder (a device, a file) */
         {"OUT=/dev/null", "OUT=/dev/null: there and not a folder"},
         {"OUT=$D/mib1", "/mib1: there and not a folder"},
@@ -828,6 +833,12 @@ static void test_run_knobs(void)
                                    (off_t)3 << 30), 0);
     CU_ASSERT_EQUAL_FATAL(truncate(mb_test_write(path, sizeof path, dir, "mib1", ""),
                                    ((off_t)1 << 20) + 1), 0);
+    /* hostfiles Open MPI would read otherwise than make run counted them (campaigns 15-17) */
+    mb_test_write(path, sizeof path, dir, "hf_twice", "localhost slots=2 slots=3\n");
+    mb_test_write(path, sizeof path, dir, "hf_spaced", "localhost slots = 2\n");
+    mb_test_write(path, sizeof path, dir, "hf_host2", "n1 slots=1\nn2\nn1 slots=1\n");
+    mb_test_write(path, sizeof path, dir, "hf_max", "n1 slots=2 max_slots=1\n");
+    mb_test_write(path, sizeof path, dir, "hf_net", "[net]\nname=x\n");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mb_test_run r;
         /* a knob check that read the 3 GiB hostfile would end at the timeout, status 124 */
