@@ -232,12 +232,18 @@ static void write_settled(FILE *f, const cJSON *settled, double m_opt, double t_
     fputs(" within ", f);
     shown(f, "settle-band", "%.1f", 100 * mb_json_get(settled, "band"));
     fputs("% of that, its median error on the runs, so it cannot tell them apart; ", f);
-    if (strcmp(str(settled, "by") ? str(settled, "by") : "", "runs") == 0) {
+    if (strcmp(str(settled, "by") ? str(settled, "by") : "", "runs") == 0 &&
+        isfinite(mb_json_get(settled, "model_batch_run"))) {
         fprintf(f, "the runs can: M = %g trained in %.3g s, the model's optimum (as M = %g) in "
                    "%.3g s (medians), so M = %g is recommended.</p>\n",
                 mb_json_get(settled, "batch"), mb_json_get(settled, "t_train_median_s"),
                 mb_json_get(settled, "model_batch_run"),
                 mb_json_get(settled, "model_t_train_median_s"), mb_json_get(settled, "batch"));
+    } else if (strcmp(str(settled, "by") ? str(settled, "by") : "", "runs") == 0) {
+        fprintf(f, "the runs can: M = %g trained in %.3g s (median), the fastest of them, and no "
+                   "run trained the model's optimum itself, so M = %g is recommended.</p>\n",
+                mb_json_get(settled, "batch"), mb_json_get(settled, "t_train_median_s"),
+                mb_json_get(settled, "batch"));
     } else {
         fprintf(f, "the runs agree with it: M = %g is the fastest of them (%.3g s, median; "
                    "each weighed against the model by their uncertainties).</p>\n",
@@ -1198,12 +1204,16 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
                                    0, &v, err);
     }
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(st, "by");
+    /* the model's own run, where a trained M stands for its optimum (mbopt writes both or
+     * neither: with no run near the optimum the runs chose among the candidates alone) */
     if (rc == MB_OK && cJSON_IsString(by) && strcmp(by->valuestring, "runs") == 0) {
+        const int has = cJSON_GetObjectItemCaseSensitive(st, "model_batch_run") != NULL ||
+                        cJSON_GetObjectItemCaseSensitive(st, "model_t_train_median_s") != NULL;
         rc = mb_json_number_in(st, "model_batch_run", path, "settled: ", 1, MB_DATA_RANGE_MAX,
-                               MB_JSON_WHOLE, 1, &v, err);
+                               MB_JSON_WHOLE, has, &v, err);
         if (rc == MB_OK)
             rc = mb_json_number_in(st, "model_t_train_median_s", path, "settled: ", 0,
-                                   MB_FIT_MAX_SECONDS, MB_JSON_ABOVE_LO, 1, &v, err);
+                                   MB_FIT_MAX_SECONDS, MB_JSON_ABOVE_LO, has, &v, err);
     }
     const int agree = cJSON_IsString(by) && strcmp(by->valuestring, "model and runs") == 0;
     if (rc == MB_OK && !(cJSON_IsString(by) && (agree || strcmp(by->valuestring, "runs") == 0)))

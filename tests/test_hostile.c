@@ -2176,8 +2176,9 @@ static const hcase plot_cases[] = {
     {"silent", ST(SG("0.1", "64", "\"x\"")), 1,
      "r/scale.json: field 'settled.candidates': not an array beside 'settled.batch'"},
     {"silent", ST("[]"), 1, "r/scale.json: field 'settled': not an object"},
+    /* the model's run: both or neither (neither where no trained M stood for the optimum) */
     {"silent", ST("{\"by\":\"runs\",\"band\":0.1,\"candidates\":[],\"batch\":64,\"t_pred_s\":1.5,"
-                  "\"t_train_median_s\":1.6}"), 1,
+                  "\"t_train_median_s\":1.6,\"model_t_train_median_s\":1.7}"), 1,
      "r/scale.json: settled: 'model_batch_run' is missing"},
     {"nan", ST("{\"by\":\"model and runs\",\"band\":0.1,\"candidates\":[],\"batch\":64,"
                "\"t_pred_s\":1.5}"), 1,
