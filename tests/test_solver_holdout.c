@@ -609,6 +609,22 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_EQUAL(graded, n_tok / 4);
     CU_ASSERT(in_iv >= 1 && in_iv <= graded);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "T_C_pred_95%_s"));
+    /* make zoo's table reads this check line (ZOO_TABLE_ONLY: from outputs already there) */
+    char zp[600];
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s/zoo/w", dir));
+    mb_test_run_free(&r);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s > %s/zoo/w/validate.txt", cmdb, dir));
+    mb_test_run_free(&r);
+    mb_test_write(zp, sizeof zp, dir, "zoo/w/scale.txt",
+                  "flat:           M = 20..34 at P = 1 is predicted within 5% of its best T_C\n");
+    mb_test_write(zp, sizeof zp, dir, "zoo/w.log", "total: 5 s\n");
+    mb_test_write(zp, sizeof zp, dir, "zoo.txt", "w lenet5 fashion-mnist 0.02 0.5\n");
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "ZOO=%s/zoo.txt ZOO_OUT=%s/zoo ZOO_TABLE_ONLY=1 bash "
+                                           "%s/tests/bench/zoo.sh && cat %s/zoo/zoo.md", dir, dir,
+                                       MB_TEST_SRC, dir));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "| w | lenet5 | 0.02 | 0.5 | "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " over the held-out seeds; N_update "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " 5 s |"));
     mb_test_run_free(&r);
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --json", cmdb));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"pred_interval_graded\":"));
