@@ -219,6 +219,18 @@ static void test_holdout_beyond(void)
     mb_validate_free(&h);
 }
 
+/* A row of ten runs on seeds 1000..1009, t[s] the time of seed 1000 + s (paired with every
+ * other row made so). */
+static void set_paired_row(mb_validate_row *r, double m, const double *t)
+{
+    set_row(r, m, t, 10);
+    r->seed = malloc(20 * sizeof *r->seed);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->seed);
+    r->t_seed = r->seed + 10;
+    for (size_t s = 0; s < 10; s++)
+        r->seed[s] = 1000 + (double)s, r->t_seed[s] = t[s];
+}
+
 /* Pairing by seed: every setting trained seeds 1000..1009 interleaved, and four of the seeds met
  * a slow phase of the machine (2x every setting's time). M = 32 is 6% slower than M = 16 on
  * every seed: drawn seed by seed the check sees it (behind); drawn setting by setting the phase
@@ -235,15 +247,10 @@ static void test_holdout_paired(void)
             double t[10];
             for (size_t s = 0; s < 10; s++)
                 t[s] = scale[k] * (s % 3 == 0 ? 2.0 : 1.0) * (1 + gsl_ran_gaussian(g, 0.01));
-            mb_validate_row *r = &h.rows[k];
-            set_row(r, ms[k], t, 10);
-            if (paired) {
-                r->seed = malloc(20 * sizeof *r->seed);
-                CU_ASSERT_PTR_NOT_NULL_FATAL(r->seed);
-                r->t_seed = r->seed + 10;
-                for (size_t s = 0; s < 10; s++)
-                    r->seed[s] = 1000 + (double)s, r->t_seed[s] = t[s];
-            }
+            if (paired)
+                set_paired_row(&h.rows[k], ms[k], t);
+            else
+                set_row(&h.rows[k], ms[k], t, 10);
         }
         gsl_rng_free(g);
         mb_holdout o;
@@ -283,12 +290,7 @@ static void test_holdout_err_interval(void)
             for (size_t s = 0; s < 10; s++)
                 t[s] = scale[k] * f[s] * (1 + gsl_ran_gaussian(g, 0.005));
             mb_validate_row *r = &h.rows[k];
-            set_row(r, ms[k], t, 10);
-            r->seed = malloc(20 * sizeof *r->seed);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(r->seed);
-            r->t_seed = r->seed + 10;
-            for (size_t s = 0; s < 10; s++)
-                r->seed[s] = 1000 + (double)s, r->t_seed[s] = t[s];
+            set_paired_row(r, ms[k], t);
             r->t_pred = scale[k];
             r->rel_err = (r->t_pred - r->t_median) / r->t_median;
         }
