@@ -611,6 +611,7 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_EQUAL(graded, n_tok / 4);
     CU_ASSERT(in_iv >= 1 && in_iv <= graded);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "T_C_pred_95%_s"));
+    mb_test_run_free(&r);
     /* make zoo's table reads this check line (ZOO_TABLE_ONLY: from outputs already there) */
     char zp[600];
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s/zoo/w", dir));
