@@ -1036,13 +1036,14 @@ static int bootstrap_seeds(const refit *rf, const double *vals, const double *vs
 {
     const size_t nv = start[rf->np];
     double *u = malloc((nv + 1) * sizeof *u);
-    size_t *count = malloc((nv + 1) * sizeof *count), n_u = 0;
+    size_t *count = malloc((nv + 1) * sizeof *count), *of = malloc((nv + 1) * sizeof *of),
+           n_u = 0;
     int rc = MB_OK;
-    if (!u || !count) {
+    if (!u || !count || !of) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < nv; i++) {
+    for (size_t i = 0; i < nv; i++) { /* the distinct seeds u, and each value's, of[i] */
         if (isnan(vseed[i]))
             goto done; /* a run of unknown seed: no pairing to keep */
         size_t j = 0;
@@ -1050,6 +1051,7 @@ static int bootstrap_seeds(const refit *rf, const double *vals, const double *vs
             j++;
         if (j == n_u)
             u[n_u++] = vseed[i];
+        of[i] = j;
     }
     if (n_u < MB_FIT_BOOT_SEEDS_MIN)
         goto done;
@@ -1066,11 +1068,8 @@ static int bootstrap_seeds(const refit *rf, const double *vals, const double *vs
         for (size_t g = 0; g < rf->np; g++) {
             double sum = 0, w = 0;
             for (size_t i = start[g]; i < start[g + 1]; i++) {
-                size_t j = 0;
-                while (u[j] != vseed[i])
-                    j++;
-                sum += (double)count[j] * vals[i];
-                w += (double)count[j];
+                sum += (double)count[of[i]] * vals[i];
+                w += (double)count[of[i]];
             }
             const size_t cnt = start[g + 1] - start[g];
             if (w == 0) /* none of this M's seeds drawn */
@@ -1084,6 +1083,7 @@ static int bootstrap_seeds(const refit *rf, const double *vals, const double *vs
 done:
     free(u);
     free(count);
+    free(of);
     return rc;
 }
 

@@ -31,6 +31,14 @@ static const mb_validate_row *settled_row(const scale_check *ck)
     return ck->ok && ck->v.settled >= 0 ? &ck->v.rows[ck->v.settled] : NULL;
 }
 
+/* The recommended M at row r (the enough row): what the runs settled on, or the model's
+ * optimum rounded to a whole M. */
+static double recommended_m(const scale_check *ck, const mb_scale_row *r)
+{
+    const mb_validate_row *sr = settled_row(ck);
+    return sr ? sr->batch : round(r->opt.m_opt);
+}
+
 /* Reads the logs and checks the recommendation r against them. A recommendation no run trained
  * near is not settled (ck->why says so); logs of another net or target are bad input. */
 static int scale_settle(model_opts *m, const mb_scale_row *r, int argc, char **argv,
@@ -368,10 +376,9 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
     }
     /* T_C at the recommendation over resamples of whole seeds (its level's uncertainty) */
-    const mb_validate_row *sr = settled_row(ck);
-    const double rec_m = sr ? sr->batch : round(rows[enough].opt.m_opt);
-    if (mb_solver_tc_interval(m->nf.boot_seed, m->nf.n_boot_seed, &m->t, rec_m,
-                              rows[enough].procs, q) && isfinite(q[0])) {
+    if (mb_solver_tc_interval(m->nf.boot_seed, m->nf.n_boot_seed, &m->t,
+                              recommended_m(ck, &rows[enough]), rows[enough].procs, q) &&
+        isfinite(q[0])) {
         cJSON *s = cJSON_AddArrayToObject(root, "recommended_t_c_seed_interval");
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[0]));
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
@@ -443,7 +450,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
      * settled on there */
     const mb_validate_row *sr = settled_row(ck);
     const double rec_lr = sr && !isnan(sr->lr) ? sr->lr : m->nf.lr;
-    const double rec_m = sr ? sr->batch : round(r->opt.m_opt);
+    const double rec_m = recommended_m(ck, r);
     char lr[96] = "", tc[96], x[32];
     if (!isnan(rec_lr))
         snprintf(lr, sizeof lr, ", learning rate %s%s", mb_data_fmt_exact(x, sizeof x, rec_lr),
