@@ -163,6 +163,25 @@ static void interval(double *x, size_t n, double level, double ci[2])
     ci[1] = x[j];
 }
 
+/* The median |error|'s interval from its draws err_b[0..n) (sorted here): their percentile
+ * interval moved by their bias, the draws' median less the point's, and kept at or above 0. A
+ * draw's medians scatter about the held-out medians as those scatter about the population's,
+ * so a draw's |error| lies above a prediction that is close to the held-out medians: the bare
+ * percentile interval can miss its own point (1.9-11.8% about 1.3% on an H200's held-out runs).
+ * Moved by the bias, it holds the point always. A draw median of +inf (most draws graded
+ * nothing) leaves the percentile interval, stretched down to the point. */
+static void err_interval(double *err_b, size_t n, double level, double point, double ci[2])
+{
+    interval(err_b, n, level, ci);
+    const double mid = err_b[(n - 1) / 2], bias = mid - point;
+    if (!isfinite(bias)) {
+        ci[0] = fmin(ci[0], point);
+        return;
+    }
+    ci[0] = fmax(0, ci[0] - bias);
+    ci[1] -= bias; /* +inf stays +inf */
+}
+
 /* Row indexes in play, their pools (runs each, ragged, +inf for the unreached) and sizes. */
 typedef struct pools {
     size_t n, *row, *len, total;
@@ -396,7 +415,7 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     interval(ratio, n_boot, MB_HOLDOUT_LEVEL, out->ratio_ci);
     interval(rival, n_boot, MB_HOLDOUT_LEVEL, out->rival_ci);
     if (n_err)
-        interval(err_b, n_boot, MB_HOLDOUT_LEVEL, out->err_ci);
+        err_interval(err_b, n_boot, MB_HOLDOUT_LEVEL, out->median_abs_err, out->err_ci);
     out->verdict = out->rival_ci[1] < 1   ? MB_HOLDOUT_AHEAD
                    : out->rival_ci[0] > 1 ? MB_HOLDOUT_BEHIND
                                           : MB_HOLDOUT_TIED;

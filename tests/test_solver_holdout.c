@@ -305,6 +305,16 @@ static void test_holdout_err_interval(void)
         } else {
             CU_ASSERT_TRUE(o.median_abs_err < 0.01 && o.err_ci[1] < 0.02);
         }
+        /* predicted at the held-out medians themselves: the draws' |errors| all lie above 0,
+         * yet the interval holds the point (it missed it before the bias was taken out) */
+        for (size_t k = 0; k < 3; k++) {
+            h.rows[k].t_pred = h.rows[k].t_median;
+            h.rows[k].rel_err = 0;
+        }
+        CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 2000, &o, &e), MB_OK);
+        CU_ASSERT_TRUE(o.median_abs_err == 0 && o.err_ci[0] == 0 && o.err_ci[1] >= 0);
+        if (shared)
+            CU_ASSERT_TRUE(o.err_ci[1] > 0.02);
         for (size_t k = 0; k < 3; k++) /* nothing predicted: nothing graded, no interval */
             h.rows[k].rel_err = h.rows[k].t_pred = NAN;
         CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
