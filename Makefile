@@ -359,13 +359,19 @@ zoo: deps
 # The knobs below are what a longer, more precise run would change (docs/commands.md, "make run").
 NET          ?= lenet5
 DATA         ?= fashion-mnist
+# BACKEND=cuda: the probe, the runs and the convolution stage on CUDA device DEVICE (mbtrain and
+# mbprobe --backend cuda --device DEVICE). mbtrain trains one learner a GPU and mbkit has no
+# NCCL communicator yet, so on a GPU make run answers M at P = 1 (COMM=none; docs/commands.md).
+BACKEND      ?= cpu
+DEVICE       ?= 0
+CUDA_RUN     := $(filter cuda,$(BACKEND))
 THREADS      ?= $(shell nproc 2>/dev/null || echo 1)
 PROBE_BATCHES ?= 1:1024
 PROBE_BUDGET ?= 1
 # learner counts the probe times side by side on this host (P copies of THREADS/P threads each):
 # T_update's compute at P is that measured step, not one learner's with the whole host
-PROBE_LEARNERS ?= 1:$(shell nproc 2>/dev/null || echo 1)
-COMM         ?= measured
+PROBE_LEARNERS ?= $(if $(CUDA_RUN),1,1:$(shell nproc 2>/dev/null || echo 1))
+COMM         ?= $(if $(CUDA_RUN),none,measured)
 COMM_BYTES   ?= 4:4M
 RUN_BATCHES  ?= 8 16 32 64 128 256 512
 RUN_SEEDS    ?= 0 1 2
@@ -480,7 +486,7 @@ MB_DRY_RUN_STOP = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),exit 0;)
 run-c: deps
 	@$(MAKE) --no-print-directory build
 	@t0=$$(date +%s); \
-	echo "mbkit run: $(NET) on $(DATA), $(THREADS) threads, into $(OUT)/"; \
+	echo "mbkit run: $(NET) on $(DATA), $(if $(CUDA_RUN),CUDA device $(DEVICE) ($(THREADS) host threads),$(THREADS) threads), into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
 	$(MB_DRY_RUN_STOP) \
 	echo; grep -E '^(fastest|recommendation|settled|level|flat):' $(OUT)/scale.txt; \
@@ -517,7 +523,7 @@ pipeline: $(OUT)/report.html
 
 $(OUT)/step.csv: | $(CMDS)
 	@$(call stage,probe,time the update step (mbprobe step),check NET=$(NET); a shorter sweep: PROBE_BATCHES=1:256 or PROBE_BUDGET=0.2, \
-	  run mbprobe step --net $(NET) --data $(DATA) --algo momentum --momentum 0.9 --lr $(LR) --batch $(PROBE_BATCHES) --learners $(PROBE_LEARNERS) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
+	  run mbprobe step --net $(NET) --data $(DATA) $(BACKEND_FLAGS) --algo momentum --momentum 0.9 --lr $(LR) --batch $(PROBE_BATCHES) --learners $(PROBE_LEARNERS) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
 
 $(OUT)/comm.csv: | $(CMDS)
 	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),mpirun must start 2 processes here; COMM=none skips the collective model, \
@@ -587,7 +593,7 @@ SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_
   RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS DATA PROBE_LEARNERS \
   COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM TORCH_MODEL TORCH_DEVICE \
   TORCH_THREADS TORCH_PROBE_BATCHES TORCH_PROBE_BUDGET TORCH_BATCHES TORCH_SEEDS TORCH_LR \
-  TORCH_TARGET TORCH_EVAL_FRAC TORCH_MAX_UPDATES TORCH_HOLDOUT_SEEDS
+  TORCH_TARGET TORCH_EVAL_FRAC TORCH_MAX_UPDATES TORCH_HOLDOUT_SEEDS BACKEND DEVICE
 QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(call UNSAFE_IN,$($(k))),$(k))))
 $(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
 $(if $(CAL),$(if $(strip $(CAL_KNOB_ERROR)),$(error $(CAL_KNOB_ERROR))))
@@ -599,7 +605,9 @@ CAL_SPENT = cat $(OUT)/runs/lr*/*.csv 2>/dev/null | awk -v b=$(CAL_BUDGET) '/^\#
 CAL_TWO_M = { n=$$(cat $(OUT)/runs/lr*/*.csv | awk '/^\# net=.* reached=yes/ { for (i = 2; i <= NF; i++) if ($$i ~ /^batch=/) m[$$i] = 1 } \
               END { print length(m) }'); [ "$$n" -ge 2 ] || { echo "make run: CAL_BUDGET=$(CAL_BUDGET) s trained $$n value(s) of M to loss $(TARGET_LOSS): the law across M needs two; raise CAL_BUDGET"; exit 1; }; }
 
-TRAIN_COMMON = --net $(NET) --data $(DATA) --momentum 0.9 --max-updates $(MAX_UPDATES)
+# where the probe, the runs and the conv stage compute: the CPU, or CUDA device DEVICE
+BACKEND_FLAGS = --backend $(BACKEND)$(if $(CUDA_RUN), --device $(DEVICE))
+TRAIN_COMMON = --net $(NET) --data $(DATA) $(BACKEND_FLAGS) --momentum 0.9 --max-updates $(MAX_UPDATES)
 # the sweep's runs (to TARGET_LOSS; on the calibration's subset), the runs that check the answer
 # (to the target it is for: FINAL_LOSS when calibrating)
 SWEEP_TRAIN = mbtrain $(TRAIN_COMMON) --target-loss $(TARGET_LOSS) \
@@ -740,10 +748,10 @@ $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)
 # 2M (a cache-sized budget, not a GPU) makes memory bind inside the sweep; 12G for a real device.
 CONV_BATCHES ?= 4:64
 CONV_BUDGET  ?= 0.05
-CONV_MEM     ?= 2M
+CONV_MEM     ?= $(if $(CUDA_RUN),12G,2M)
 $(OUT)/conv.json: $(OUT)/nfit.json
 	@$(call stage,conv,convolution algorithms per M (mbopt conv),a shorter sweep: CONV_BATCHES=4:16 or CONV_BUDGET=0.02, \
-	  run mbprobe conv --net $(NET) --batch $(CONV_BATCHES) --budget $(CONV_BUDGET) --warmup 1 --min-reps 3 -o $(OUT)/conv.csv && \
+	  run mbprobe conv --net $(NET) $(BACKEND_FLAGS) --batch $(CONV_BATCHES) --budget $(CONV_BUDGET) --warmup 1 --min-reps 3 -o $(OUT)/conv.csv && \
 	  run mbopt conv --net $(NET) --probe $(OUT)/conv.csv --mem $(CONV_MEM) --batch $(CONV_BATCHES) --nfit $< -o $(OUT)/conv.txt && \
 	  run mbopt conv --net $(NET) --probe $(OUT)/conv.csv --mem $(CONV_MEM) --batch $(CONV_BATCHES) --nfit $< --json -o $@)
 
@@ -798,7 +806,8 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
   -v procs='$(PROCS)' -v net='$(NET)' -v netf='$(NET_CFG)' -v nets='$(MBKIT_NETS)' \
   -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' -v data='$(DATA)' -v pl='$(PROBE_LEARNERS)' \
   -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
-  -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' -v pnp='$(PAR_NP)' ' \
+  -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' -v pnp='$(PAR_NP)' -v be='$(BACKEND)' \
+  -v dev='$(DEVICE)' -v devgiven='$(call GIVEN,DEVICE)' ' \
   $(KNOB_AWK) \
   function synth(v,   n, a, i, kv, k, x, seen, lo, hi, d) { n = split(substr(v, 11), a, ","); \
     if (n == 0) return "DATA=" v ": no key=value after synthetic: (or give synthetic alone)"; \
@@ -840,6 +849,12 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     if (m == "") m = range("CONV_BATCHES", cvb, 65536); if (m == "") m = pos("CONV_BUDGET", cvu, 0, 3600); \
     if (m == "") m = memsize("CONV_MEM", cvm); if (m == "") m = dataset(data); \
     if (m == "" && comm != "measured" && comm != "none") m = "COMM=" comm ": measured or none"; \
+    if (m == "" && be != "cpu" && be != "cuda") m = "BACKEND=" be ": cpu or cuda"; \
+    if (m == "") m = w("DEVICE", dev, 0, 1023); \
+    if (m == "" && be == "cpu" && devgiven != "") m = "DEVICE=" dev " picks the CUDA device: give BACKEND=cuda too"; \
+    if (m == "" && be == "cuda" && comm != "none") \
+      m = "COMM=" comm " with BACKEND=cuda: mbtrain trains one learner a GPU and mbkit has no NCCL communicator yet, so a GPU run answers P = 1 (COMM=none, the default with BACKEND=cuda)"; \
+    if (m == "" && be == "cuda" && !only_one(pl)) m = "PROBE_LEARNERS=" pl " with BACKEND=cuda: mbtrain trains one learner a GPU (PROBE_LEARNERS=1)"; \
     if (m == "" && comm == "none" && !only_one(procs)) \
       m = "PROCS=" procs " with COMM=none: without the collective model and the P = 2 runs nothing answers P > 1 (PROCS=1, or COMM=measured)"; \
     if (m == "" && comm == "none" && procs ~ /,/) m = "PROCS=" procs ": P = 1 given twice"; \
@@ -867,6 +882,9 @@ $(if $(RUN_GOALS),$(if $(wildcard $(OUT)),$(if $(shell test -d '$(OUT)' && echo 
 # with the torch front end (it trains to TORCH_TARGET and does not calibrate)
 IGNORED_KNOB = $(firstword $(foreach k,$(1),$(if $(call GIVEN,$(k)),$(k))))
 TORCH_RUN := $(or $(filter torch,$(FRONTEND)),$(filter run-torch,$(MAKECMDGOALS)))
+# BACKEND=cuda needs the CUDA plugin: built when nvcc, cuDNN and cuBLAS are found (CUDA=1), or
+# one already built in BUILD; mbprobe's first stage then says whether a device answers
+$(if $(and $(RUN_GOALS),$(CUDA_RUN),$(if $(TORCH_RUN),,1),$(if $(filter 1,$(CUDA)),,$(if $(wildcard $(BUILD)/lib/libmbkit-cuda.so),,1))),$(error BACKEND=cuda: the CUDA backend is not built here (it needs nvcc, cuDNN and cuBLAS; CUDA=$(CUDA))))
 $(if $(and $(RUN_GOALS),$(TORCH_RUN),$(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC)),$(error $(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC): the torch front end does not calibrate (use FRONTEND=c, or TORCH_TARGET)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(if $(CAL),,1),$(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC)),$(error $(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC) is a calibration knob: give FINAL_LOSS too))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(call IGNORED_KNOB,TORCH_TARGET TORCH_LR TORCH_MODEL TORCH_BATCHES TORCH_SEEDS)),$(error $(call IGNORED_KNOB,TORCH_TARGET TORCH_LR TORCH_MODEL TORCH_BATCHES TORCH_SEEDS) is a knob of the torch front end (FRONTEND=torch or make run-torch); the C front end trains to TARGET_LOSS at LR))

@@ -853,7 +853,13 @@ static void test_run_knobs(void)
         {"FRONTEND=torch COMM=none", "COMM is a knob of make run's C front end"},
         /* campaign 16's minor: a variable make run does not know is not ignored */
         {"TARGET_LOS=0.4", "TARGET_LOS=0.4: not a knob of make run"},
-        {"BACKEND=cuda", "BACKEND=cuda: not a knob of make run"},
+        /* BACKEND=cuda: one learner a GPU, P = 1 (no NCCL communicator yet) */
+        {"BACKEND=gpu", "BACKEND=gpu: cpu or cuda"},
+        {"DEVICE=1", "DEVICE=1 picks the CUDA device: give BACKEND=cuda too"},
+        {"BACKEND=cuda DEVICE=x", "DEVICE=x: a whole number from 0 to 1023"},
+        {"BACKEND=cuda COMM=measured", "COMM=measured with BACKEND=cuda: mbtrain trains one"},
+        {"BACKEND=cuda PROBE_LEARNERS=1:2", "PROBE_LEARNERS=1:2 with BACKEND=cuda"},
+        {"FRONTEND=torch BACKEND=cuda", "BACKEND is a knob of make run's C front end"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -894,6 +900,25 @@ static void test_run_knobs(void)
             fprintf(stderr, "\n  make run %s: status %d: %s", good[i], r.status, r.err);
         mb_test_run_free(&r);
     }
+    /* BACKEND=cuda where the CUDA backend is built: every stage that computes asks for the
+     * device (probe, runs, conv); where it is not: one line before any stage */
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a "
+                                     "BACKEND=cuda DEVICE=3", dir, MB_TEST_MAKE_ARGS), 0);
+#if MB_HAVE_CUDA
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "mbprobe step --net lenet5 --data fashion-mnist "
+                                         "--backend cuda --device 3 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--backend cuda --device 3 --momentum 0.9"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "mbprobe conv --net lenet5 --backend cuda --device 3"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "mpirun")); /* P = 1: no collective, no P = 2 runs */
+    CU_ASSERT_PTR_NULL(strstr(r.out, "--backend cpu"));
+#else
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "BACKEND=cuda: the CUDA backend is not built here"));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+#endif
+    mb_test_run_free(&r);
     mb_test_rmdir(dir);
 }
 

@@ -41,6 +41,11 @@
 
 /* Samples per evaluation call: two shards of 8 on two threads. */
 enum { CHUNK = 16 };
+/* Samples per evaluation call on a device: each call uploads, launches and waits (about 0.3
+ * ms on an H200 whatever its size up to a few hundred lenet5 samples), so a stage's positions go
+ * in calls of this many instead of CHUNK (docs/results.md, "The first GPU"). On the CPU a call
+ * stays a chunk: its results are those of the runs measured so far, bit for bit. */
+enum { DEVICE_CALL = 256 };
 /* The fewest chunks a first stage has when check_frac allows as many. */
 enum { CHECK_MIN_CHUNKS = 8 };
 /* The fewest chunks a stratum gets at any stage: its spread needs a few samples. */
@@ -68,8 +73,9 @@ int mb_run_check_init(mb_run_check *c, const mb_run_options *o, const mb_dataset
     c->cur = malloc(2 * n * sizeof *c->cur);
     c->order = malloc(n * sizeof *c->order);
     c->rank = malloc(n * sizeof *c->rank);
-    c->xb = malloc((size_t)c->chunk * per * sizeof *c->xb);
-    c->yb = malloc((size_t)c->chunk * sizeof *c->yb);
+    c->call = o->backend == MB_BACKEND_CPU ? c->chunk : DEVICE_CALL;
+    c->xb = malloc((size_t)c->call * per * sizeof *c->xb);
+    c->yb = malloc((size_t)c->call * sizeof *c->yb);
     if (!c->cur || !c->order || !c->rank || !c->xb || !c->yb) {
         mb_run_check_free(c);
         return mb_error_set(err, MB_ENOMEM, "out of memory for the check's %zu samples", n);
@@ -194,15 +200,15 @@ long mb_run_check_start(long done, double est, double se, double target, double 
     return need < (double)lo ? lo : need > (double)first ? first : (long)need;
 }
 
-/* Evaluates positions [from, to) of the order at the net's parameters, a chunk per call: their
+/* Evaluates positions [from, to) of the order at the net's parameters, c->call a call: their
  * losses into cur, added to *sum, and the samples classified correctly to *correct. Before the
  * first reference the order is the subset's own, so the chunks are read where they lie. */
 static int check_positions(mb_run_check *c, mb_net *net, const mb_dataset *eval, size_t from,
                            size_t to, double *sum, size_t *correct, mb_error *err)
 {
     size_t per = (size_t)eval->c * eval->h * eval->w;
-    for (size_t p = from; p < to; p += (size_t)c->chunk) {
-        size_t k = to - p < (size_t)c->chunk ? to - p : (size_t)c->chunk, ok = 0;
+    for (size_t p = from; p < to; p += (size_t)c->call) {
+        size_t k = to - p < (size_t)c->call ? to - p : (size_t)c->call, ok = 0;
         const float *x = eval->x + p * per;
         const int *y = eval->y + p;
         if (c->reference) {

@@ -111,7 +111,9 @@ typedef struct mb_run_check {
                               stratum that it saw), at the reference (one block, owned) */
     int reference;         /* 1 after the first full evaluation: strata, ref and ref_mean hold */
     struct mb_run_ranked *rank; /* [n] scratch of the re-ranking */
-    float *xb;             /* one chunk's inputs gathered by the order */
+    int call;              /* samples per evaluation call: a chunk on the CPU, more on a
+                              device (the same positions evaluated, fewer calls) */
+    float *xb;             /* one call's inputs gathered by the order */
     int *yb;               /* and its labels */
 } mb_run_check;
 
