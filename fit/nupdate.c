@@ -278,6 +278,31 @@ static int same_value(const char *a, const char *b)
                                  mb_data_parse_double(b, &y) == MB_OK && x == y);
 }
 
+/* A summary that says reached=no over rows that crossed the log's own `# target_loss=`: a row's
+ * eval_loss clearly under it (by more than the 7 digits a log writes). mbtrain stops at the
+ * first evaluation at or under its target, so such a log is two runs: the fit would count it
+ * reached from the rows, make run's time cap unreached from the summary (campaign 17's minor).
+ * MB_EFORMAT naming the file, the row's line and the target. */
+static int summary_reached_rows(const mb_table *t, const char *sum, mb_error *err)
+{
+    const char *p = strstr(sum, "reached=no"), *tl = mb_table_meta(t, "target_loss");
+    long ce = mb_table_col(t, "eval_loss");
+    double target, v;
+    if (!p || (p != sum && p[-1] != ' ') || (p[10] != ' ' && p[10] != '\0') || !tl || ce < 0 ||
+        mb_data_parse_double(tl, &target) != MB_OK || !(target > 0))
+        return MB_OK;
+    for (size_t r = 0; r < mb_table_rows(t); r++) {
+        const char *c = mb_table_cell(t, r, (size_t)ce);
+        if (*c && mb_data_parse_double(c, &v) == MB_OK && v < target * (1 - 1e-6))
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'eval_loss': %s is under the "
+                                "log's target_loss %s, but its summary says reached=no (mbtrain "
+                                "stops at the first evaluation under its target: the log "
+                                "contradicts itself)", mb_table_path(t), mb_table_line(t, r),
+                                c, tl);
+    }
+    return MB_OK;
+}
+
 /* mbtrain's summary (the trailer line "net=... algo=... batch=... seed=... reached=..."), when
  * the log has one: one such line, each key in it once, and its net, algo, batch and seed those
  * of the log's own metadata. The fit reads the rows, make run's time cap the summary: a log
@@ -326,7 +351,7 @@ static int log_summary(const mb_table *t, mb_error *err)
         }
     }
     free(line);
-    return rc;
+    return rc == MB_OK ? summary_reached_rows(t, sum, err) : rc;
 }
 
 static void meta_string(const mb_table *t, const char *key, char *dst, size_t n)

@@ -1154,6 +1154,10 @@ static const hcase fit_cases[] = {
      "$W/r/*.csv -o $W/o", 1, "two summary lines (net=... after the rows)"},
     {"silent", SUM("net=lenet5 algo=momentum batch=128.0 seed=0 reached=yes") NU
      "$W/r/*.csv -o $W/o", 0, NULL},
+    /* campaign 17's minor: reached=no over a row under the log's own target_loss */
+    {"silent", SUM("net=lenet5 algo=momentum batch=128 seed=0 reached=no") NU "$W/r/*.csv -o $W/o",
+     1, "lenet5-momentum-b128-s0.csv:62: field 'eval_loss': 0.4986165 is under the log's "
+        "target_loss 0.5, but its summary says reached=no"},
 #undef SUM
     /* campaign 17's F4: an empty `# algo=` is refused by the run-log reader (mbfit, mbopt) */
     {"silent", RC("s/^# algo=momentum$/# algo=/") NU "$W/r/*.csv -o $W/o", 1,
