@@ -82,7 +82,8 @@ static void tupdate_print(FILE *f, const void *arg)
 }
 
 /* Calibrates each learner count's fit that has runs of as many learners; the one-learner fit
- * must have some (it is what T_update rests on). */
+ * must have some (it is what T_update rests on). A run of a learner count the table does not
+ * time is refused: it would calibrate nothing, and was dropped without a word (campaign 15). */
 static int calibrate_by_runs(mb_fit_tupdate *fits, size_t n, const mb_fit_runs *runs,
                              const char *const *logs, mb_fit_weighting w, const char *path,
                              mb_error *err)
@@ -90,6 +91,16 @@ static int calibrate_by_runs(mb_fit_tupdate *fits, size_t n, const mb_fit_runs *
     if (fits[0].learners != 1)
         return mb_error_set(err, MB_EINVAL, "%s: no one-learner rows for the runs to calibrate",
                             path);
+    for (size_t i = 0; i < runs->n; i++) {
+        size_t k = 0;
+        while (k < n && fits[k].learners != runs->procs[i])
+            k++;
+        if (k == n)
+            return mb_error_set(err, MB_EINVAL, "%s: metadata 'learners': %g, but %s times no "
+                                "step of %g learners (mbprobe step --learners): nothing for its "
+                                "seconds per update to calibrate", logs[i], runs->procs[i],
+                                path, runs->procs[i]);
+    }
     for (size_t k = 0; k < n; k++) {
         int any = k == 0; /* P = 1 says when it has none */
         for (size_t i = 0; i < runs->n && !any; i++)

@@ -817,6 +817,11 @@ static const hcase fit_cases[] = {
     {"silent", "$T mbfit tupdate $D/step_half.csv -o $W/o", 1, "step_half.csv:4: field 'batch'"},
     {"silent", "$T mbfit tupdate $D/step_huge.csv -o $W/o", 1, "step_huge.csv:4: field 'batch'"},
     {"silent", "$T mbfit tupdate $D/step_p.csv -o $W/o", 1, "field 'learners'"},
+    /* campaign 15's minor: a run of a learner count the table does not time calibrated nothing
+     * and was dropped without a word */
+    {"silent", "sed 's/^# learners=1$/# learners=3/' tests/fixtures/fit/run_M32_s0.csv > $W/r3.csv "
+               "&& $T mbfit tupdate $E/step.csv $W/r3.csv -o $W/o", 1,
+     "r3.csv: metadata 'learners': 3, but "},
     {"silent", "$T mbfit comm $D/comm_p.csv -o $W/o", 1, "field 'procs'"},
     {"silent", "$T mbfit comm $D/comm_b.csv -o $W/o", 1, "field 'bytes'"},
     {"silent", "$T mbfit nupdate $D/points_half.csv -o $W/o", 1, "field 'batch'"},
