@@ -141,6 +141,10 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
 size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_time *t, double p,
                                 double m_lo, double m_hi, double q[2]);
 
+/* M rounded to what P learners can train: a whole number of samples each, P round(M / P), at
+ * least P (an optimum of M = 19 at P = 2 is run as 20: 9.5 samples a learner cannot be). */
+double mb_solver_m_whole(double m, double p);
+
 /* How far T_C's level may be off: T_C(m, p) under each of the n laws refitted to resamples of
  * whole seeds (mb_solver_nfit.boot_seed), and its MB_SOLVER_TC_LEVEL percentile interval in ci
  * (NAN, NAN with fewer than MB_SOLVER_TC_MIN that give a T_C). Returns how many did. */

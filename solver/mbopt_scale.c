@@ -32,11 +32,11 @@ static const mb_validate_row *settled_row(const scale_check *ck)
 }
 
 /* The recommended M at row r (the enough row): what the runs settled on, or the model's
- * optimum rounded to a whole M. */
+ * optimum rounded to a whole M a learner. */
 static double recommended_m(const scale_check *ck, const mb_scale_row *r)
 {
     const mb_validate_row *sr = settled_row(ck);
-    return sr ? sr->batch : round(r->opt.m_opt);
+    return sr ? sr->batch : mb_solver_m_whole(r->opt.m_opt, r->procs);
 }
 
 /* Reads the logs and checks the recommendation r against them. A recommendation no run trained
@@ -270,7 +270,7 @@ static cJSON *row_summary(const model_opts *m, const mb_scale_row *r, double p_a
     if (b) {
         mb_json_add_count(b, "procs", r->procs);
         mb_json_add_number(b, "m_opt", r->opt.m_opt);
-        mb_json_add_number(b, "m_run", round(r->opt.m_opt));
+        mb_json_add_number(b, "m_run", mb_solver_m_whole(r->opt.m_opt, r->procs));
         mb_json_add_number(b, "t_c", r->opt.t_c);
         cJSON_AddStringToObject(b, "bound", mb_solver_bound_name(r->bound));
         cJSON_AddBoolToObject(b, "extrapolated", *row_label(m, r, p_avail) != '\0' &&
@@ -439,9 +439,10 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
             so->m_weak);
     const mb_scale_row *r = &rows[best];
     const char *note = row_label(m, r, p_avail);
-    fprintf(f, "fastest:        P = %.0f learners with mini-batch M = %.0f (%.1f per learner): "
+    const double fast_m = mb_solver_m_whole(r->opt.m_opt, r->procs);
+    fprintf(f, "fastest:        P = %.0f learners with mini-batch M = %.0f (%.0f per learner): "
                "T_C = %.4g s, %s the single learner's best, efficiency %s (%s regime)%s%s\n",
-            r->procs, round(r->opt.m_opt), r->opt.m_opt / r->procs, r->opt.t_c,
+            r->procs, fast_m, fast_m / r->procs, r->opt.t_c,
             fmt(b1, sizeof b1, "%.4gx", r->speedup_opt), fmt(b2, sizeof b2, "%.3f", r->eff_opt),
             mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
     r = &rows[enough];
@@ -460,7 +461,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                  sr->t_median);
     else
         snprintf(tc, sizeof tc, "T_C = %.4g s", r->opt.t_c);
-    fprintf(f, "recommendation: P = %.0f learners with mini-batch M = %.0f (%.1f per learner)%s: "
+    fprintf(f, "recommendation: P = %.0f learners with mini-batch M = %.0f (%.0f per learner)%s: "
                "%s, %s the single learner's best, efficiency %s; the fewest learners "
                "within %.0f%% of the fastest%s%s\n",
             r->procs, rec_m, rec_m / r->procs, lr, tc,

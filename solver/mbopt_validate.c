@@ -812,7 +812,7 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
                  "the recommended M = %.4g (P = %g) has no runs of its own yet (train M = %.0f "
                  "to check it); median |error| of predicted T_C %s over %zu settings at "
                  "P = %g",
-                 m_rec, p_rec, round(m_rec),
+                 m_rec, p_rec, mb_solver_m_whole(m_rec, p_rec),
                  fmt(x[3], sizeof x[3], "%.1f%%", 100 * v->median_abs_err), v->n_err, p_rec);
     /* where the error comes from: a T_update that the runs did not see is the machine's */
     if (m->tcal.on && p_rec == 1) {

@@ -157,6 +157,12 @@ size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_ti
     return k;
 }
 
+double mb_solver_m_whole(double m, double p)
+{
+    const double k = round(m / p);
+    return p * (k >= 1 ? k : 1);
+}
+
 size_t mb_solver_tc_interval(const mb_law *boot, size_t n, const mb_update_time *t, double m,
                              double p, double ci[2])
 {
