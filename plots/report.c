@@ -275,6 +275,8 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
     }
     double p = mb_json_get(rec, "procs"), m = mb_json_get(rec, "m_opt"), eps = mb_json_get(nfit, "target_loss");
     double slack = mb_json_get(scale, "enough_slack"), tc = mb_json_get(rec, "t_c");
+    if (isfinite(mb_json_get(rec, "m_run"))) /* what P learners run: a whole number each */
+        m = mb_json_get(rec, "m_run");
     /* with run logs, scale let the runs settle M among what the model cannot tell apart */
     const cJSON *settled = cJSON_GetObjectItemCaseSensitive(scale, "settled");
     const int by_runs = isfinite(mb_json_get(settled, "batch"));
@@ -313,7 +315,8 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
         fputs("The fastest setting searched is P = ", f);
         shown(f, "best-procs", "%.0f", mb_json_get(best, "procs"));
         fputs(", M = ", f);
-        shown(f, "best-m", "%.0f", mb_json_get(best, "m_opt"));
+        shown(f, "best-m", "%.0f", isfinite(mb_json_get(best, "m_run")) ? mb_json_get(best, "m_run")
+                                                                       : mb_json_get(best, "m_opt"));
         fputs(" (T<sub>C</sub> = ", f);
         shown(f, "best-tc", "%.4g", mb_json_get(best, "t_c"));
         fprintf(f, " s); it saves less than %g%% of the time, so fewer learners are recommended.",
