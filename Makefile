@@ -493,8 +493,9 @@ run-c: deps
 	sed -n 's/^mbopt validate: the /Delta(2): the /p' $(OUT)/logs/commruns.log 2>/dev/null; \
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \
-	grep -Eq '^recommendation: P = 1 ' $(OUT)/scale.txt || grep -h '^in-sample:' $(OUT)/validate-rec.txt | sed 's/^in-sample:/the recommendation at P > 1, in-sample (the held-out check covers P = 1):/'; \
-	awk 'FNR == 1 { st = FILENAME ~ /\/par\// ? 3 : FILENAME ~ /\/holdout\// ? 4 : FILENAME ~ /\/(check|seeds)\// ? 2 : 1 } \
+	grep -Eq '^recommendation: P = 1 ' $(OUT)/scale.txt || { grep -h '^in-sample:' $(OUT)/validate-rec.txt | sed 's/^in-sample:/the recommendation at P > 1, in-sample:/'; \
+	  grep -h '^check:' $(OUT)/validate-rec.txt | sed 's/^check:/the recommendation at P > 1, held out against one learner:/'; }; \
+	awk 'FNR == 1 { st = FILENAME ~ /\/par\// ? 3 : FILENAME ~ /\/holdout(-par)?\// ? 4 : FILENAME ~ /\/(check|seeds)\// ? 2 : 1 } \
 	  /^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w[st] += kv[2]; if (kv[1] == "eval_s") e[st] += kv[2] } } \
 	  function pc(a, b) { return a + b > 0 ? 100 * b / (a + b) : 0 } \
@@ -504,7 +505,7 @@ run-c: deps
 	    if (w[2] + e[2] > 0) printf ", the check %.0f%%", pc(w[2], e[2]); \
 	    if (w[3] + e[3] > 0) printf ", the P = 2 runs %.0f%%", pc(w[3], e[3]); \
 	    if (w[4] + e[4] > 0) printf ", the held-out runs %.0f%%", pc(w[4], e[4]); print ")" }' \
-	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv $(OUT)/par/lr*/*.csv $(OUT)/holdout/lr*/*.csv 2>/dev/null); \
+	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv $(OUT)/par/lr*/*.csv $(OUT)/holdout/lr*/*.csv $(OUT)/holdout-par/lr*/*.csv 2>/dev/null); \
 	$(if $(CAL),$(CAL_COST)) \
 	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
@@ -672,8 +673,9 @@ PAR_BATCHES ?= 32 64 128
 PAR_SEEDS   ?= 0 1 2
 # the par stage's process count: each PAR_BATCHES value splits among them (the knob check)
 PAR_NP      := 2
-PAR_TRAIN    = mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) --bind-to none -np $(PAR_NP) mbtrain \
-               $(TRAIN_COMMON) --target-loss $(TARGET_LOSS) --eval-frac $(EVAL_FRAC) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
+PAR_RUN      = mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) --bind-to none -np $(PAR_NP) mbtrain \
+               $(TRAIN_COMMON) --eval-frac $(EVAL_FRAC) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
+PAR_TRAIN    = $(PAR_RUN) --target-loss $(TARGET_LOSS)
 $(OUT)/par/.done: $(OUT)/check/.done
 	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),mpirun must start 2 processes here; COMM=none skips the P = 2 check, \
 	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for s in $(PAR_SEEDS); do for m in $(PAR_BATCHES); do \
@@ -732,14 +734,32 @@ $(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COM
 	    plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $(HOLDOUT_DIRS) --holdout-beyond $(P1_DIRS)) || exit 1; \
 	  done && touch $@)
 
+# A P > 1 answer held out: the recommended M at P = PAR_NP (sgd-sync under mpirun, to the
+# answer's target) on the held-out sweep's seeds, graded in validate-rec.txt against one
+# learner's held-out settings, paired by seed (mbopt validate --recommend with --holdout: do P
+# learners beat the best one learner can do?). Nothing to train when scale recommends one
+# learner; a P other than PAR_NP is not trained, and validate-rec.txt says so.
+$(OUT)/holdout-par/.done: $(OUT)/scale.json $(OUT)/holdout/.done $(OUT)/cfit.json
+	@$(call stage,holdpar,train a P > 1 answer on the held-out seeds,see $(OUT)/logs/holdpar.log, \
+	  rm -rf $(OUT)/holdout-par && mkdir -p $(OUT)/holdout-par && \
+	  p=$$(sed -n 's/^recommendation: P = \([0-9]*\) .*/\1/p' $(OUT)/scale.txt) && \
+	  if [ "$$p" = 1 ]; then echo "one learner recommended: the held-out check covers it"; \
+	  elif [ "$$p" != $(PAR_NP) ]; then echo "P = $$p recommended: this stage trains P = $(PAR_NP) only (PAR_NP)"; \
+	  else plan=$$(mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json --holdout-plan $(HOLDOUT_SEEDS) $(RUN_DIRS)) || exit 1; \
+	    for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
+	      run $(PAR_RUN) --target-loss $(ANSWER_LOSS) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout-par/lr$$lr || exit 1; \
+	    done; \
+	  fi && touch $@)
+
 HOLDOUT_DIRS = $$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done)
-$(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)/holdout/.done $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done)
+HOLDPAR_DIRS = $$(for d in $(OUT)/holdout-par/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done)
+$(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)/holdout/.done $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done $(OUT)/holdout-par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
-	  dirs=$(RUN_DIRS) && held=$(HOLDOUT_DIRS) && \
+	  dirs=$(RUN_DIRS) && held=$(HOLDOUT_DIRS) && heldpar=$(HOLDPAR_DIRS) && \
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs -o $(OUT)/validate.txt && \
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --csv -o $(OUT)/validate.csv && \
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --json -o $@ && \
-	  { run mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json $$dirs -o $(OUT)/validate-rec.txt 2> $(OUT)/logs/validate-rec.err || \
+	  { run mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json $$([ -n "$$heldpar" ] && echo "$$held $$heldpar") $$dirs -o $(OUT)/validate-rec.txt 2> $(OUT)/logs/validate-rec.err || \
 	    sed 's/^mbopt validate: /check: /' $(OUT)/logs/validate-rec.err > $(OUT)/validate-rec.txt; })
 
 # The convolution layers: every algorithm timed per pass and M (a short sweep: the CPU's
@@ -893,7 +913,7 @@ $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BU
 
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(if $(filter 1,$(HAS_CONV)),$(OUT)/conv.json)
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null || true; done > $(OUT)/commands.txt && \
+	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout holdpar validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null || true; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised

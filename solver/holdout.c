@@ -91,26 +91,31 @@ int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double
         return mb_error_set(err, MB_EINVAL, "a held-out check needs %d to %d fresh seeds, got "
                             "%zu", MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, n_seeds);
     const long pick = mb_solver_pick(v);
-    if (pick < 0 && !mb_solver_calibration_only(v))
+    const int across = v->p_rec > 1; /* its rivals: one learner's held-out sweep */
+    if (pick < 0 && !across && !mb_solver_calibration_only(v))
         return mb_error_set(err, MB_ENODATA, "no recommendation to hold out: no run trained "
                             "the recommended M = %.4g (train it first)", v->m_rec);
     /* the recommendation: the row that trained it, or, where no run reached this target (runs
-     * that calibrated a law extrapolated to it), the model's optimum itself */
-    const double m_pick = pick >= 0 ? v->rows[pick].batch : round(v->m_rec);
+     * that calibrated a law extrapolated to it) or at P > 1, the model's optimum itself (a
+     * whole number a learner) */
+    const double m_pick = pick >= 0 ? v->rows[pick].batch : mb_solver_m_whole(v->m_rec, v->p_rec);
     plan->p = pick >= 0 ? v->rows[pick].procs : v->p_rec;
     plan->lr = pick >= 0 ? v->rows[pick].lr : v->lr_rec;
     if (!isfinite(m_lo))
         m_lo = 1;
     if (!isfinite(m_hi))
         m_hi = INFINITY;
-    /* the recommendation first, then its rivals, then the sweep around it */
-    plan_add(plan, m_pick, "recommended", m_lo, m_hi);
-    if (v->best >= 0 && in_play(&v->rows[v->best], plan->p, plan->lr, 0, INFINITY))
-        plan_add(plan, v->rows[v->best].batch, "in-sample best", m_lo, m_hi);
-    plan_add(plan, v->m_rec, "model's optimum", m_lo, m_hi);
-    static const double around[] = {1 / 1.5, 1.5, 1 / 1.22, 1.22};
-    for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
-        plan_add(plan, m_pick * around[k], "neighbour", m_lo, m_hi);
+    /* the recommendation first, then its rivals, then the sweep around it; at P > 1 the
+     * recommendation alone, its rivals being one learner's held-out sweep (the same seeds) */
+    plan_add(plan, m_pick, "recommended", across ? 1 : m_lo, across ? INFINITY : m_hi);
+    if (!across) {
+        if (v->best >= 0 && in_play(&v->rows[v->best], plan->p, plan->lr, 0, INFINITY))
+            plan_add(plan, v->rows[v->best].batch, "in-sample best", m_lo, m_hi);
+        plan_add(plan, v->m_rec, "model's optimum", m_lo, m_hi);
+        static const double around[] = {1 / 1.5, 1.5, 1 / 1.22, 1.22};
+        for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
+            plan_add(plan, m_pick * around[k], "neighbour", m_lo, m_hi);
+    }
     /* fresh seeds: from MB_HOLDOUT_SEED0 up, skipping every seed any given run used */
     unsigned long s = MB_HOLDOUT_SEED0;
     while (plan->n_seeds < n_seeds) {
@@ -197,13 +202,23 @@ static void pools_free(pools *p)
     free(p->scratch);
 }
 
+/* Whether a row is one of the pools: in play at (p, lr) inside [m_lo, m_hi], or the setting
+ * (p_also, m_also) at rate lr (the recommendation at another P; NAN: none). */
+static int pooled(const mb_validate_row *r, double p, double lr, double m_lo, double m_hi,
+                  double p_also, double m_also)
+{
+    return r->runs > 0 && (in_play(r, p, lr, m_lo, m_hi) ||
+                           (r->procs == p_also && r->batch == m_also &&
+                            mb_solver_same_rate(r->lr, lr)));
+}
+
 static int pools_make(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
-                      int steady, pools *ps, mb_error *err)
+                      double p_also, double m_also, int steady, pools *ps, mb_error *err)
 {
     memset(ps, 0, sizeof *ps);
     size_t most = 1;
     for (size_t i = 0; i < v->n_rows; i++)
-        if (in_play(&v->rows[i], p, lr, m_lo, m_hi) && v->rows[i].runs > 0) {
+        if (pooled(&v->rows[i], p, lr, m_lo, m_hi, p_also, m_also)) {
             ps->n++;
             ps->total += v->rows[i].runs;
             most = v->rows[i].runs > most ? v->rows[i].runs : most;
@@ -219,7 +234,7 @@ static int pools_make(const mb_validate *v, double p, double lr, double m_lo, do
     }
     size_t k = 0, off = 0;
     for (size_t i = 0; i < v->n_rows; i++)
-        if (in_play(&v->rows[i], p, lr, m_lo, m_hi) && v->rows[i].runs > 0) {
+        if (pooled(&v->rows[i], p, lr, m_lo, m_hi, p_also, m_also)) {
             ps->row[k] = i;
             ps->at[k] = ps->x + off;
             ps->len[k] = row_pool(&v->rows[i], steady, ps->at[k]);
@@ -292,8 +307,10 @@ static double paired_median(const mb_validate_row *r, const seed_draw *d)
     return n ? median_of(d->buf, n) : NAN;
 }
 
-int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, size_t n_boot,
-                      mb_holdout *out, mb_error *err)
+/* The check of the recommendation (m_pick, p) against the settings at P p_rivals: p itself
+ * (mb_solver_holdout), or one learner's (mb_solver_holdout_across). */
+static int holdout_check(const mb_validate *h, double m_pick, double p, double p_rivals,
+                         double lr, size_t n_boot, mb_holdout *out, mb_error *err)
 {
     memset(out, 0, sizeof *out);
     out->rec = out->best = out->rival = -1;
@@ -305,7 +322,8 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
         n_boot = 100;
     pools ps;
     seed_draw sd = {0};
-    if (pools_make(h, p, lr, 0, INFINITY, 0, &ps, err) != MB_OK)
+    if (pools_make(h, p_rivals, lr, 0, INFINITY, p == p_rivals ? NAN : p, round(m_pick), 0, &ps,
+                   err) != MB_OK)
         return MB_ENOMEM;
     double *med = malloc((ps.n + 1) * sizeof *med), *ratio = malloc(n_boot * sizeof *ratio),
            *rival = malloc(n_boot * sizeof *rival), *errs = malloc(4 * (ps.n + 1) * sizeof *errs),
@@ -317,7 +335,7 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     }
     size_t rec = ps.n;
     for (size_t k = 0; k < ps.n; k++)
-        if (h->rows[ps.row[k]].batch == round(m_pick))
+        if (h->rows[ps.row[k]].batch == round(m_pick) && h->rows[ps.row[k]].procs == p)
             rec = k;
     if (rec == ps.n) {
         rc = mb_error_set(err, MB_ENODATA, "no held-out run trained the recommended M = %g at "
@@ -326,9 +344,14 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
         goto done;
     }
     if (ps.n < 2) {
-        rc = mb_error_set(err, MB_ENODATA, "the held-out runs trained only M = %g: a check "
-                          "needs a rival to compare with (the plan trains several M)",
-                          round(m_pick));
+        rc = mb_error_set(err, MB_ENODATA, p == p_rivals
+                                               ? "the held-out runs trained only M = %g: a check "
+                                                 "needs a rival to compare with (the plan "
+                                                 "trains several M)"
+                                               : "the held-out runs trained M = %g at P = %g and "
+                                                 "nothing at P = %g: a check across learner "
+                                                 "counts needs the one-learner held-out sweep",
+                          round(m_pick), p, p_rivals);
         goto done;
     }
     /* the point figures: medians of every setting's held-out runs */
@@ -364,8 +387,9 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
     if (isfinite(med[best])) {
         out->flat_lo = INFINITY;
         out->flat_hi = 0;
-        for (size_t k = 0; k < ps.n; k++)
-            if (med[k] <= (1 + MB_SOLVER_FLAT) * med[best]) {
+        for (size_t k = 0; k < ps.n; k++) /* over the rivals' learner count */
+            if (h->rows[ps.row[k]].procs == p_rivals &&
+                med[k] <= (1 + MB_SOLVER_FLAT) * med[best]) {
                 out->flat_lo = fmin(out->flat_lo, h->rows[ps.row[k]].batch);
                 out->flat_hi = fmax(out->flat_hi, h->rows[ps.row[k]].batch);
             }
@@ -428,6 +452,18 @@ done:
     seed_draw_free(&sd);
     pools_free(&ps);
     return rc;
+}
+
+int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, size_t n_boot,
+                      mb_holdout *out, mb_error *err)
+{
+    return holdout_check(h, m_pick, p, p, lr, n_boot, out, err);
+}
+
+int mb_solver_holdout_across(const mb_validate *h, double m_pick, double p, double lr,
+                             size_t n_boot, mb_holdout *out, mb_error *err)
+{
+    return holdout_check(h, m_pick, p, 1, lr, n_boot, out, err);
 }
 
 double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, double p, double lr,
@@ -496,8 +532,8 @@ int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo,
     memset(out, 0, sizeof *out);
     out->leader = -1;
     pools ps;
-    if (pools_make(v, p, lr, isfinite(m_lo) ? m_lo : 0, isfinite(m_hi) ? m_hi : INFINITY, 1,
-                   &ps, err) != MB_OK)
+    if (pools_make(v, p, lr, isfinite(m_lo) ? m_lo : 0, isfinite(m_hi) ? m_hi : INFINITY, NAN,
+                   NAN, 1, &ps, err) != MB_OK)
         return MB_ENOMEM;
     enum { BOOT = 1000 };
     double *lo = malloc((ps.n + 1) * sizeof *lo), *hi = malloc((ps.n + 1) * sizeof *hi),

@@ -429,6 +429,14 @@ typedef struct mb_holdout {
 int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, size_t n_boot,
                       mb_holdout *out, mb_error *err);
 
+/* The same for a recommendation at P p > 1 (M m_pick, a whole number a learner): its held-out
+ * runs against one learner's held-out settings at rate lr, paired by seed (the question a P > 1
+ * answer makes: do p learners beat the best one learner can do?). best and rival are
+ * one-learner rows unless the recommendation is itself the best; the flat range is one
+ * learner's (flat_lo > flat_hi when no one-learner setting is within MB_SOLVER_FLAT). */
+int mb_solver_holdout_across(const mb_validate *h, double m_pick, double p, double lr,
+                             size_t n_boot, mb_holdout *out, mb_error *err);
+
 /* The held-out sweep's edge: when o's best (h's row, at P p and rate lr) is the least M the
  * held-out runs trained, round(M / 1.5); when it is the largest, round(M * 1.5); inside
  * [m_lo, m_hi] (NAN bounds: none). NAN when the best is inside the sweep, reached nothing, or

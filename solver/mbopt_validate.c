@@ -305,10 +305,12 @@ static int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *law
                          const mb_fit_runs *in, mb_error *err)
 {
     const long pick = mb_solver_pick(v);
-    if (pick < 0 && !mb_solver_calibration_only(v))
+    if (pick < 0 && !(v->p_rec > 1) && !mb_solver_calibration_only(v))
         return mb_error_set(err, MB_ENODATA, "--holdout: no recommendation with runs to check");
-    /* calibration only: the runs never reached this target; the answer is the model's */
-    const mb_validate_row as_model = {.batch = round(v->m_rec), .procs = v->p_rec, .lr = v->lr_rec};
+    /* calibration only (the runs never reached this target), or P > 1 with no run of the
+     * recommended M: the answer is the model's, at a whole number a learner */
+    const mb_validate_row as_model = {.batch = mb_solver_m_whole(v->m_rec, v->p_rec),
+                                      .procs = v->p_rec, .lr = v->lr_rec};
     const mb_validate_row *r = pick >= 0 ? &v->rows[pick] : &as_model;
     const mb_update_time *t = &m->t;
     int rc = read_runs(m, (int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
@@ -327,9 +329,20 @@ static int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *law
     if (rc == MB_OK && strcmp(hc->h.net, v->net) != 0)
         rc = mb_error_set(err, MB_EINVAL, "--holdout: the held-out runs train '%s', the others "
                           "'%s'", hc->h.net, v->net);
-    if (rc == MB_OK)
-        rc = mb_solver_holdout(&hc->h, r->batch, r->procs, r->lr, 2000, &hc->ho, err);
+    if (rc == MB_OK) /* P > 1: do P learners beat one learner's held-out sweep? */
+        rc = (r->procs > 1 ? mb_solver_holdout_across : mb_solver_holdout)(
+            &hc->h, r->batch, r->procs, r->lr, 2000, &hc->ho, err);
     return rc == MB_OK ? holdout_level(hc, m, err) : rc;
+}
+
+/* A held-out setting: "M = 26", or "P = 1, M = 26" in a check across learner counts. */
+static const char *setting_name(char *buf, size_t n, const mb_validate_row *r, int across)
+{
+    if (across)
+        snprintf(buf, n, "P = %g, M = %g", r->procs, r->batch);
+    else
+        snprintf(buf, n, "M = %g", r->batch);
+    return buf;
 }
 
 /* The held-out check as one sentence, into buf. */
@@ -341,7 +354,14 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
         return holdout_ungraded(buf, size, hc);
     const mb_validate_row *rec = &h->rows[o->rec], *best = &h->rows[o->best],
                           *rv = &h->rows[o->rival];
-    char seeds[32], c[9][32], level[160] = "";
+    const int across = rec->procs > 1;
+    char seeds[32], c[9][32], level[160] = "", sr[48], sb[48], sv[48], flat[96];
+    if (o->flat_lo <= o->flat_hi)
+        snprintf(flat, sizeof flat, "M = %g..%g%s within %.0f%% of the best", o->flat_lo,
+                 o->flat_hi, across ? " at P = 1" : "", 100 * MB_SOLVER_FLAT);
+    else
+        snprintf(flat, sizeof flat, "no one-learner M within %.0f%% of the best",
+                 100 * MB_SOLVER_FLAT);
     if (hc->pred_graded)
         snprintf(level, sizeof level, "; the prediction's %.0f%% interval over resamples of the "
                  "in-sample seeds holds the held-out median at %zu of %zu settings",
@@ -352,15 +372,17 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
         snprintf(seeds, sizeof seeds, "%zu-%zu", o->seeds_lo, o->seeds_hi);
     snprintf(buf, size,
              "held out (%s fresh seeds a setting, none used to fit or choose): the recommended "
-             "M = %g trained in %.3g s (median), %.2fx the best held-out M (M = %g, %.3g s; "
-             "%.0f%% interval%s %s-%sx); against its best rival, M = %g (%.3g s): %.2fx "
+             "%s trained in %.3g s (median), %.2fx the best held-out %s (%s, %.3g s; "
+             "%.0f%% interval%s %s-%sx); against its best rival, %s (%.3g s): %.2fx "
              "(%.0f%% interval %s-%s): %s; median |error| of predicted T_C on the held-out "
              "runs %s over %zu settings (%.0f%% interval over their seeds %s-%s; of N_update "
-             "%s, of T_update %s)%s; flat (held out): M = %g..%g within %.0f%% of the best",
-             seeds, rec->batch, rec->t_median, o->ratio, best->batch, best->t_median,
-             100 * MB_HOLDOUT_LEVEL, o->paired ? " paired by seed" : "",
+             "%s, of T_update %s)%s; flat (held out): %s",
+             seeds, setting_name(sr, sizeof sr, rec, across), rec->t_median, o->ratio,
+             across ? "setting" : "M", setting_name(sb, sizeof sb, best, across),
+             best->t_median, 100 * MB_HOLDOUT_LEVEL, o->paired ? " paired by seed" : "",
              fmt(c[0], sizeof c[0], "%.2f", o->ratio_ci[0]),
-             fmt(c[1], sizeof c[1], "%.2f", o->ratio_ci[1]), rv->batch, rv->t_median,
+             fmt(c[1], sizeof c[1], "%.2f", o->ratio_ci[1]),
+             setting_name(sv, sizeof sv, rv, across), rv->t_median,
              o->rival_ratio, 100 * MB_HOLDOUT_LEVEL,
              fmt(c[2], sizeof c[2], "%.2f", o->rival_ci[0]),
              fmt(c[3], sizeof c[3], "%.2f", o->rival_ci[1]),
@@ -369,8 +391,7 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              100 * MB_HOLDOUT_LEVEL, fmt(c[7], sizeof c[7], "%.1f", 100 * o->err_ci[0]),
              fmt(c[8], sizeof c[8], "%.1f%%", 100 * o->err_ci[1]),
              fmt(c[5], sizeof c[5], "%.1f%%", 100 * o->median_abs_n_err),
-             fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err), level, o->flat_lo,
-             o->flat_hi, 100 * MB_SOLVER_FLAT);
+             fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err), level, flat);
     return buf;
 }
 
@@ -410,6 +431,8 @@ static cJSON *holdout_json(const holdout_cli *hc)
     if (!root)
         return NULL;
     mb_json_add_number(root, "batch", h->rows[o->rec].batch);
+    mb_json_add_number(root, "procs", h->rows[o->rec].procs);
+    mb_json_add_number(root, "best_procs", h->rows[o->best].procs);
     mb_json_add_number(root, "t_train_median_s", h->rows[o->rec].t_median);
     mb_json_add_number(root, "best_batch", h->rows[o->best].batch);
     mb_json_add_number(root, "best_t_train_median_s", h->rows[o->best].t_median);

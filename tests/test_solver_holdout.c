@@ -269,6 +269,72 @@ static void test_holdout_paired(void)
     }
 }
 
+/* A P = 2 answer held out against one learner's held-out settings, paired by seed: two
+ * learners at M = 20 take 0.7 of one learner's best time on every seed (ahead), or 1.2 of it
+ * (behind); the flat range is one learner's. Its plan trains the recommended M alone, a whole
+ * number a learner, on fresh seeds. */
+static void test_holdout_across(void)
+{
+    for (int faster = 0; faster <= 1; faster++) {
+        mb_validate h;
+        make_validate(&h, 4);
+        const double ms[4] = {16, 32, 64, 20}, scale[4] = {1.0, 0.9, 1.1, faster ? 0.63 : 1.08};
+        for (size_t k = 0; k < 4; k++) {
+            double t[10];
+            for (size_t s = 0; s < 10; s++) /* a slow phase over seeds 1000, 1003, ... */
+                t[s] = scale[k] * (s % 3 == 0 ? 2.0 : 1.0) * (1 + 0.002 * (double)((s * 7 + k) % 5));
+            set_paired_row(&h.rows[k], ms[k], t);
+        }
+        h.rows[3].procs = 2;
+        mb_holdout o;
+        mb_error e = {0};
+        CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_across(&h, 20, 2, 0.02, 2000, &o, &e), MB_OK);
+        CU_ASSERT_EQUAL(o.rec, 3);
+        CU_ASSERT_TRUE(o.paired);
+        CU_ASSERT_EQUAL(o.rival, 1); /* one learner's best, M = 32 */
+        if (faster) {
+            CU_ASSERT_EQUAL(o.best, 3);
+            CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_AHEAD);
+            CU_ASSERT_TRUE(o.rival_ratio > 0.65 && o.rival_ratio < 0.75);
+            CU_ASSERT_TRUE(o.flat_lo > o.flat_hi); /* no one-learner M within 5% */
+        } else {
+            CU_ASSERT_EQUAL(o.best, 1);
+            CU_ASSERT_EQUAL(o.verdict, MB_HOLDOUT_BEHIND);
+            CU_ASSERT_TRUE(o.ratio > 1.15 && o.ratio < 1.25 && o.ratio_ci[0] > 1.1);
+            CU_ASSERT_TRUE(o.flat_lo == 32 && o.flat_hi == 32);
+        }
+        /* within P = 2 there is nothing to compare with; without one learner's sweep, across
+         * neither */
+        CU_ASSERT_EQUAL(mb_solver_holdout(&h, 20, 2, 0.02, 500, &o, &e), MB_ENODATA);
+        for (size_t k = 0; k < 3; k++)
+            h.rows[k].procs = 4;
+        CU_ASSERT_EQUAL(mb_solver_holdout_across(&h, 20, 2, 0.02, 500, &o, &e), MB_ENODATA);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "nothing at P = 1"));
+        mb_validate_free(&h);
+    }
+    /* the plan of a P = 2 recommendation the runs did not settle (its optimum 19.3): M = 20
+     * alone, at P = 2, on seeds no run used */
+    mb_validate v;
+    make_validate(&v, 2);
+    const double t[3] = {1, 1, 1};
+    set_row(&v.rows[0], 32, t, 3);
+    set_row(&v.rows[1], 64, t, 3);
+    v.rows[0].procs = v.rows[1].procs = 2;
+    v.p_rec = 2;
+    v.m_rec = 19.3;
+    const double seeds[] = {0, 1, 2};
+    mb_fit_runs runs = {.n = 3, .seed = (double *)seeds};
+    mb_holdout_plan plan;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL(plan.p, 2);
+    CU_ASSERT_EQUAL(plan.n_batch, 1);
+    CU_ASSERT_EQUAL(plan.batch[0], 20);
+    CU_ASSERT_EQUAL(plan.n_seeds, 10);
+    CU_ASSERT_EQUAL(plan.seeds[0], MB_HOLDOUT_SEED0);
+    mb_validate_free(&v);
+}
+
 /* The interval of the median |error| over the held-out seeds: a prediction exact for the
  * population of seeds, graded on ten seeds paired over three settings. With no seed-to-seed
  * spread the error and its interval are near 0; with a spread shared by the settings (one
@@ -970,6 +1036,7 @@ int mb_test_suite_solver_holdout(void)
     return !s || !CU_add_test(s, "held-out plan: fresh seeds only", test_plan_fresh_seeds) ||
            !CU_add_test(s, "held-out check: ahead, tied, behind", test_holdout_verdicts) ||
            !CU_add_test(s, "held-out check: paired by seed", test_holdout_paired) ||
+           !CU_add_test(s, "held-out check: P = 2 against one learner", test_holdout_across) ||
            !CU_add_test(s, "held-out check: the error's interval over seeds",
                         test_holdout_err_interval) ||
            !CU_add_test(s, "T_C's interval over resamples of seeds", test_tc_interval) ||
