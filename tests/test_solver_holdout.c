@@ -817,6 +817,8 @@ static void test_run_knobs(void)
         {"NET=no_such_net", "NET=no_such_net: no data/nets/no_such_net.cfg"},
         {"CAL_SEEDS=abc", "CAL_SEEDS is a calibration knob: give FINAL_LOSS too"},
         {"CAL_EVAL_FRAC=7", "CAL_EVAL_FRAC is a calibration knob"},
+        {"CAL_CHECK=1", "CAL_CHECK is a calibration knob: give FINAL_LOSS too"},
+        {"FINAL_LOSS=0.4 CAL_CHECK=2", "CAL_CHECK=2: 0 (fit the calibration as trained) or 1"},
         {"FINAL_LOSS=0.4 SEED_BUDGET=50", "SEED_BUDGET has no effect with FINAL_LOSS"},
         {"FINAL_LOSS=0.4 'RUN_SEEDS=0 1 2 3'", "RUN_SEEDS has no effect with FINAL_LOSS"},
         {"FRONTEND=torch FINAL_LOSS=0.4 CAL_BUDGET=5", "FINAL_LOSS: the torch front end does not"},
