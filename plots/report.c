@@ -315,8 +315,8 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
         fputs("The fastest setting searched is P = ", f);
         shown(f, "best-procs", "%.0f", mb_json_get(best, "procs"));
         fputs(", M = ", f);
-        shown(f, "best-m", "%.0f", isfinite(mb_json_get(best, "m_run")) ? mb_json_get(best, "m_run")
-                                                                       : mb_json_get(best, "m_opt"));
+        const double best_m = mb_json_get(best, "m_run");
+        shown(f, "best-m", "%.0f", isfinite(best_m) ? best_m : mb_json_get(best, "m_opt"));
         fputs(" (T<sub>C</sub> = ", f);
         shown(f, "best-tc", "%.4g", mb_json_get(best, "t_c"));
         fprintf(f, " s); it saves less than %g%% of the time, so fewer learners are recommended.",

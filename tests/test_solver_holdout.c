@@ -282,7 +282,8 @@ static void test_holdout_across(void)
         for (size_t k = 0; k < 4; k++) {
             double t[10];
             for (size_t s = 0; s < 10; s++) /* a slow phase over seeds 1000, 1003, ... */
-                t[s] = scale[k] * (s % 3 == 0 ? 2.0 : 1.0) * (1 + 0.002 * (double)((s * 7 + k) % 5));
+                t[s] = scale[k] * (s % 3 == 0 ? 2.0 : 1.0) *
+                       (1 + 0.002 * (double)((s * 7 + k) % 5));
             set_paired_row(&h.rows[k], ms[k], t);
         }
         h.rows[3].procs = 2;
