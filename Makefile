@@ -205,10 +205,13 @@ $(LIB): $(LIB_OBJS)
 	@$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# Beside it, PLUGIN.crc: its size and CRC-32 (zlib's, the gzip trailer's first word), which
+# backend.c checks before dlopen (a damaged plugin crashed the dynamic loader: campaign 18)
 $(CUDA_PLUGIN): $(CU_OBJS)
 	@mkdir -p $(@D)
 	@$(call say,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,$(notdir $@) -o $@ $^ $(CUDA_LIBS)
+	$(Q)printf '%s %s\n' "$$(wc -c < $@)" "$$(gzip -c -n $@ | tail -c 8 | od -An -tu4 -N4 | tr -d ' ')" > $@.crc
 
 # Each command's object lives under its folder; tell make where.
 define CMD_RULE
@@ -946,6 +949,7 @@ install: all
 	install -m 755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	$(if $(CUDA_PLUGIN),install -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
+	$(if $(CUDA_PLUGIN),install -m 644 $(CUDA_PLUGIN).crc $(DESTDIR)$(PREFIX)/lib/)
 	for h in $(HEADERS); do install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/mbkit/$$h; done
 	cp -r data/nets data/examples $(DESTDIR)$(PREFIX)/share/mbkit/ 2>/dev/null || true
 

@@ -76,6 +76,16 @@ static void test_plugin_files(void)
          "$W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: truncated or not a shared library "},
         {"head -c 10 \"$(dirname \"$(command -v mbprobe)\")/../lib/libmbkit-cuda.so\" > "
          "$W/lib/libmbkit-cuda.so", "libmbkit-cuda.so: truncated or not a shared library "},
+        /* campaign 18: a whole file damaged inside (its dynamic section, a program header)
+         * crashed the dynamic loader; the build's size and CRC-32 beside it are checked first */
+        {"P=\"$(dirname \"$(command -v mbprobe)\")/../lib/libmbkit-cuda.so\" && cp \"$P\" "
+         "\"$P.crc\" $W/lib/ && printf 'Z' | dd of=$W/lib/libmbkit-cuda.so bs=1 seek=700 "
+         "conv=notrunc 2>/dev/null", "libmbkit-cuda.so: damaged or not this build's plugin ("},
+        {"cp \"$(dirname \"$(command -v mbprobe)\")/../lib/libmbkit-cuda.so\" $W/lib/",
+         "libmbkit-cuda.so: no checksum beside it (.crc: No such file or directory"},
+        {"P=\"$(dirname \"$(command -v mbprobe)\")/../lib/libmbkit-cuda.so\" && cp \"$P\" "
+         "$W/lib/ && echo '1 2 3' > $W/lib/libmbkit-cuda.so.crc",
+         "libmbkit-cuda.so: no checksum beside it (.crc: not 'SIZE CRC'"},
     };
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);

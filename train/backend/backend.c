@@ -17,8 +17,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* The CUDA backend is a shared object of its own (libmbkit-cuda.so: train/backend/cuda/ with
  * cuBLAS and cuDNN), loaded the first time CUDA is asked about: linked into every command, those
@@ -93,6 +95,63 @@ static int elf_whole(const char *path, off_t size, char *why, size_t n)
     return ok;
 }
 
+/* 1 when `path` (size bytes) is the plugin this build wrote: its size and CRC-32 (zlib's) are
+ * those the build put beside it in PATH.crc ("SIZE CRC"). Else 0 with why. A whole ELF file
+ * with damage inside (a flipped byte in its dynamic section, a program header that lies) passes
+ * elf_whole, and dlopen then dies of SIGSEGV inside the dynamic loader, not with an error
+ * (campaign 18): no reading of ELF's tables short of the loader's own can rule that out, and a
+ * checksum of the whole file can. */
+/* why (n bytes) from fmt; returns 0, plugin_sum's "no" (a message cut at n still names the file
+ * first). */
+static int refuse(char *why, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static int plugin_sum(const char *path, off_t size, char *why, size_t n)
+{
+    char sum[PATH_MAX + 8];
+    snprintf(sum, sizeof sum, "%s.crc", path);
+    struct stat st;
+    FILE *f = NULL;
+    unsigned long long want_size = 0;
+    unsigned long want_crc = 0;
+    char extra;
+    const char *bad = stat(sum, &st) != 0              ? strerror(errno)
+                      : !S_ISREG(st.st_mode)           ? "not a regular file"
+                      : st.st_size > 64                ? "not 'SIZE CRC'"
+                      : !(f = fopen(sum, "r"))         ? strerror(errno)
+                      : fscanf(f, "%llu %lu %c", &want_size, &want_crc, &extra) != 2
+                          ? "not 'SIZE CRC'"
+                          : NULL;
+    if (f)
+        fclose(f);
+    if (bad) {
+        return refuse(why, n, "%s: no checksum beside it (.crc: %s; the build writes the "
+                      "plugin's size and CRC-32 there, and a plugin without them is not known "
+                      "to be whole)", path, bad);
+    }
+    uLong crc = crc32(0L, Z_NULL, 0);
+    unsigned char buf[65536];
+    size_t k;
+    int ok = (f = fopen(path, "rb")) != NULL;
+    while (ok && (k = fread(buf, 1, sizeof buf, f)) > 0)
+        crc = crc32(crc, buf, (uInt)k);
+    ok = ok && !ferror(f);
+    if (f)
+        fclose(f);
+    if (!ok || want_size != (unsigned long long)size || want_crc != crc) {
+        return refuse(why, n, "%s: damaged or not this build's plugin (%lld bytes, CRC-32 %lu; "
+                      "its .crc says %llu bytes, %lu)", path, (long long)size,
+                      (unsigned long)crc, want_size, want_crc);
+    }
+    return 1;
+}
+
 /* Opens the plugin at `path` (a regular file) and finds its two symbols, or says why not. */
 static void cuda_open(const char *path, const struct stat *st)
 {
@@ -101,7 +160,8 @@ static void cuda_open(const char *path, const struct stat *st)
         return;
     }
     char why[sizeof cuda.why - sizeof NOT_LOADED];
-    if (!elf_whole(path, st->st_size, why, sizeof why)) {
+    if (!elf_whole(path, st->st_size, why, sizeof why) ||
+        !plugin_sum(path, st->st_size, why, sizeof why)) {
         snprintf(cuda.why, sizeof cuda.why, NOT_LOADED "%s", why);
         return;
     }
