@@ -1030,7 +1030,10 @@ static int refit_one(const refit *rf, const double *y, double *s, double inv[2],
     int ok = fit_inverse(rf->np, rf->m, y, sb, &r, &e2) == MB_OK && r.status == MB_OK;
     if (ok) {
         inv[0] = r.p[0], inv[1] = r.p[1];
-        if (!rf->power && !rf->shifted && r.p[0] > 0) {
+        /* a resample's law outside the law's domain (N_inf <= 0, alpha < 0: N_update falling
+         * as M falls) is no law: left out, as mbopt's reader would refuse it (campaign 18's M1:
+         * 16 of 100 noisy resamples had alpha < 0, and make run's check stage stopped) */
+        if (!rf->power && !rf->shifted && r.p[0] > 0 && r.p[1] >= 0) {
             double *x = q + 3 * (*n_q)++;
             x[0] = r.p[0], x[1] = r.p[1], x[2] = 1.0;
         }
@@ -1041,8 +1044,7 @@ static int refit_one(const refit *rf, const double *y, double *s, double inv[2],
         mb_fit_options_init(&po);
         po.geodesic = rf->power;
         if (mb_fit_nlinear(&rf->other, rf->np, y, sb, rf->p_full, &po, &r, &e2) == MB_OK &&
-            r.status == MB_OK && r.p[0] > 0 &&
-            (rf->power ? r.p[2] > 0 : r.p[2] >= 0 && r.p[1] >= 0)) {
+            r.status == MB_OK && r.p[0] > 0 && r.p[1] >= 0 && (rf->power ? r.p[2] > 0 : r.p[2] >= 0)) {
             double *x = q + 3 * (*n_q)++;
             x[0] = r.p[0], x[1] = r.p[1], x[2] = r.p[2];
         }

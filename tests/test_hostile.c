@@ -1159,6 +1159,15 @@ static const hcase fit_cases[] = {
      "$W/r/*.csv -o $W/o", 1, "two summary lines (net=... after the rows)"},
     {"silent", SUM("net=lenet5 algo=momentum batch=128.0 seed=0 reached=yes") NU
      "$W/r/*.csv -o $W/o", 0, NULL},
+    /* campaign 18's M1: resamples whose inverse law had alpha < 0 went into the nfit's
+     * bootstrap samples, which mbopt refuses: make run's check stage stopped on noisy runs */
+    {"message", "$T mbtrain --net " NET " --data synthetic:n=256,test=16,c=1,h=8,w=8,classes=4,"
+                "seed=3 --batch 4,8,16,32 --seeds 0:2 --threads 1 --lr 0.1 --target-loss 0.5 "
+                "--levels 0.8,0.7,0.6 --check-frac 0.25 --eval-adapt --max-updates 3000 --epochs "
+                "500 --eval-every 5 --log-dir $W/lv > /dev/null && " NU "--weights pooled "
+                "--bootstrap 200 $W/lv/*.csv --json -o $W/nb.json && $T mbopt scale --nfit "
+                "$W/nb.json --gamma 2e-5 --m-t 32 --comm none --procs 1 $W/lv > $W/t && grep -q "
+                "'^spread: .* to 181 bootstrap' $W/t", 0, NULL},
     /* campaign 17's minor: reached=no over a row under the log's own target_loss */
     {"silent", SUM("net=lenet5 algo=momentum batch=128 seed=0 reached=no") NU "$W/r/*.csv -o $W/o",
      1, "lenet5-momentum-b128-s0.csv:62: field 'eval_loss': 0.4986165 is under the log's "
