@@ -486,7 +486,7 @@ stage = mkdir -p $(OUT)/logs && rm -f $(OUT)/logs/$(1).cmd && export $(RUN_PATH)
 # FRONTEND=c (default): mbkit's own trainer and probe; FRONTEND=torch: the PyTorch front end's
 # (make run-torch, frontends/torch/torch.mk); the same fit, solve, held-out check and report.
 FRONTEND ?= c
-$(if $(filter c torch,$(FRONTEND)),,$(error FRONTEND=$(FRONTEND): c (mbkit's trainer) or torch (the PyTorch front end)))
+$(if $(and $(filter 1,$(words $(FRONTEND))),$(filter c torch,$(FRONTEND))),,$(error FRONTEND=$(FRONTEND): c (mbkit's trainer) or torch (the PyTorch front end), one word))
 run: run-$(FRONTEND)
 
 # make -n runs a recipe line that holds $(MAKE) (the pipeline, itself dry): the summary after it
@@ -808,13 +808,16 @@ KNOB_AWK = \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
   function bytes(x,   u) { if (x !~ /^[0-9]+[KMG]?$$/ || length(x) > 10) return -1; u = substr(x, length(x)); \
     return u == "K" ? x * 1024 : u == "M" ? x * 1048576 : u == "G" ? x * 1073741824 : x + 0 } \
-  function range(name, v, hi, sizes,   n, a, i, k, p, b, x) { \
+  function range(name, v, hi, sizes,   n, a, i, k, p, b, x, y, seen) { \
     x[0] = sizes ? "[0-9]+[KMG]?" : "[0-9]+"; if (v !~ ("^" x[0] "(:" x[0] ")?(," x[0] "(:" x[0] ")?)*$$")) \
       return name "=" v ": " (sizes ? "byte counts (K, M, G)" : "whole numbers") " as lo:hi or a comma list (" (sizes ? "4:4M" : "1:1024, 8,16,32") ")"; \
     n = split(v, a, ","); for (i = 1; i <= n; i++) { k = split(a[i], p, ":"); \
       for (b = 1; b <= k; b++) { x[b] = sizes ? bytes(p[b]) : whole(p[b], 1, hi) ? p[b] + 0 : -1; \
         if (!(x[b] >= 1 && x[b] <= hi)) return sprintf("%s=%s: %s is not %s from 1 to %.0f", name, v, p[b], sizes ? "a byte count" : "a whole number", hi) } \
-      if (k == 2 && x[1] > x[2]) return name "=" v ": " a[i] " has lo > hi" } \
+      if (k == 2 && x[1] > x[2]) return name "=" v ": " a[i] " has lo > hi"; \
+      for (y = x[1]; y <= x[k] * (1 + 1e-12); y *= 2) { \
+        if ((y "") in seen) return sprintf("%s=%s: %.0f given twice (lo:hi is lo, 2 lo, 4 lo, ... up to hi)", name, v, y); \
+        seen[y ""] = 1 } } \
     return "" } \
   function split_among(name, v, k, what,   n, a, i) { n = split(v, a, " "); \
     for (i = 1; i <= n; i++) if (a[i] % k != 0) return name "=" v ": " a[i] " does not split among " k " " what ": give a multiple of " k; \
@@ -918,7 +921,11 @@ TORCH_RUN := $(or $(filter torch,$(FRONTEND)),$(filter run-torch,$(MAKECMDGOALS)
 $(if $(and $(RUN_GOALS),$(CUDA_RUN),$(if $(TORCH_RUN),,1),$(if $(filter 1,$(CUDA)),,$(if $(wildcard $(BUILD)/lib/libmbkit-cuda.so),,1))),$(error BACKEND=cuda: the CUDA backend is not built here (it needs nvcc, cuDNN and cuBLAS; CUDA=$(CUDA))))
 $(if $(and $(RUN_GOALS),$(TORCH_RUN),$(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK)),$(error $(call IGNORED_KNOB,FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK): the torch front end does not calibrate (use FRONTEND=c, or TORCH_TARGET)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(if $(CAL),,1),$(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK)),$(error $(call IGNORED_KNOB,CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK) is a calibration knob: give FINAL_LOSS too))
-$(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(call IGNORED_KNOB,TORCH_TARGET TORCH_LR TORCH_MODEL TORCH_BATCHES TORCH_SEEDS)),$(error $(call IGNORED_KNOB,TORCH_TARGET TORCH_LR TORCH_MODEL TORCH_BATCHES TORCH_SEEDS) is a knob of the torch front end (FRONTEND=torch or make run-torch); the C front end trains to TARGET_LOSS at LR))
+TORCH_KNOBS = $(shell sed -n 's/^\(TORCH_[A-Z_]*\) *?=.*/\1/p' frontends/torch/torch.mk 2>/dev/null)
+$(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(call IGNORED_KNOB,$(TORCH_KNOBS))),$(error $(call IGNORED_KNOB,$(TORCH_KNOBS)) is a knob of the torch front end (FRONTEND=torch or make run-torch); the C front end trains to TARGET_LOSS at LR))
+# without the collective model (COMM=none, the default with BACKEND=cuda) nothing runs on two
+# processes, so what only those stages read is refused (campaign 18's M5)
+$(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(filter none,$(COMM)),$(call IGNORED_KNOB,PAR_BATCHES PAR_SEEDS COMM_BYTES HOSTFILE)),$(error $(call IGNORED_KNOB,PAR_BATCHES PAR_SEEDS COMM_BYTES HOSTFILE) has no effect with COMM=none$(if $(CUDA_RUN), (BACKEND=cuda's default: one learner a GPU)) (no collective is timed and no run uses two processes)))
 $(if $(and $(RUN_GOALS),$(call GIVEN,LR),$(call GIVEN,LRS)),$(error LR=$(LR) and LRS=$(LRS): give one (LRS, a list of rates, replaces LR)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS)),$(error $(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS) has no effect with FINAL_LOSS (the calibration sweeps CAL_SEEDS, without seed rounds)))
 

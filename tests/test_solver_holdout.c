@@ -812,7 +812,19 @@ static void test_run_knobs(void)
         {"COMM=bogus", "COMM=bogus: measured or none"},
         {"COMM=none PROCS=1:2", "PROCS=1:2 with COMM=none: without the collective model"},
         /* campaign 16: P = 1 spelled with a comma list is P = 1 twice (mbopt refuses it) */
-        {"COMM=none PROCS=1,1", "PROCS=1,1: P = 1 given twice"},
+        {"COMM=none PROCS=1,1", "PROCS=1,1: 1 given twice"},
+        /* campaign 18's F5: a list knob with a value twice, refused by the commands only at
+         * their stage (CONV_BATCHES: after all the training) */
+        {"CONV_BATCHES=8,8", "CONV_BATCHES=8,8: 8 given twice"},
+        {"PROBE_BATCHES=1:4,4", "PROBE_BATCHES=1:4,4: 4 given twice"},
+        {"PROBE_LEARNERS=1,1", "PROBE_LEARNERS=1,1: 1 given twice"},
+        {"COMM_BYTES=4K,4096", "COMM_BYTES=4K,4096: 4096 given twice"},
+        /* M5: knobs the mode chosen ignores */
+        {"TORCH_PYTHON=python3", "TORCH_PYTHON is a knob of the torch front end"},
+        {"COMM=none PAR_SEEDS=1", "PAR_SEEDS has no effect with COMM=none"},
+        {"COMM=none COMM_BYTES=4:64", "COMM_BYTES has no effect with COMM=none"},
+        /* F4: FRONTEND='c clean' passed the check and made clean a prerequisite of run */
+        {"'FRONTEND=c clean'", "FRONTEND=c clean: c (mbkit's trainer) or torch"},
         {"FINAL_LOSS=0.4 TARGET_LOSS=0.4000001", "FINAL_LOSS=0.4 lies within the 6 digits"},
         {"PROCS=abc", "PROCS=abc: whole numbers"},
         {"NET=no_such_net", "NET=no_such_net: no data/nets/no_such_net.cfg"},
