@@ -562,7 +562,7 @@ int mbopt_scale(int argc, char **argv)
         }
     }
     double p_avail = INFINITY;
-    if (avail && mb_data_flag_whole("--procs-available", avail, 1, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
+    if (avail && mb_data_flag_whole("--procs-available", avail, 0, 1, MB_DATA_RANGE_MAX, &p_avail, &err))
         return mb_cli_fail(prog, sub, &err);
     mb_range pr;
     if (mb_data_parse_counts(procs, "--procs", 1, MB_DATA_RANGE_MAX, &pr, &err) != MB_OK)

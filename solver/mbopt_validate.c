@@ -883,7 +883,9 @@ static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *er
     double x;
     if (mb_data_flag_double(flag, arg, 0, MB_POSITIVE, &x, err))
         return MB_EINVAL;
-    if (x != floor(x) || !mb_data_whole_as_written(arg) || x > MB_HOLDOUT_MAX_SEEDS ||
+    /* a count of seeds is written in digits: 3.0 or 3e0 is a number, not a count (campaign
+     * 18's M2; --procs refuses them too) */
+    if (x != floor(x) || strspn(arg, "0123456789") != strlen(arg) || x > MB_HOLDOUT_MAX_SEEDS ||
         x < MB_HOLDOUT_MIN_SEEDS)
         return mb_error_set(err, MB_EINVAL, "%s: a whole number of seeds from %d to %d, got "
                             "'%s'", flag, MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, arg);

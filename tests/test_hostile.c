@@ -1290,6 +1290,11 @@ static const hcase opt_cases[] = {
     {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan "
                "4.0000000000000001 $E/fit_runs -o $W/o", 1,
      "--holdout-plan: a whole number of seeds from 3 to 64, got '4.0000000000000001'"},
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 3.0 "
+               "$E/fit_runs", 1, "--holdout-plan: a whole number of seeds from 3 to 64, got '3.0'"},
+    {"silent", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 32 --procs 1 "
+               "--comm none --procs-available 1.0 -o $W/o", 1,
+     "--procs-available: must be a whole number in [1, 9007199254740992], got '1.0'"},
     /* the modes that print tokens for scripts wrote them to standard output whatever -o said */
     {"silent", "$T mbopt validate --target-loss 0.5 --nfit $E/nfit.json --tfit $E/tfit.json "
                "$E/fit_runs --missing -o $W/o",
