@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <gsl/gsl_errno.h>
@@ -303,6 +304,31 @@ static int summary_reached_rows(const mb_table *t, const char *sum, mb_error *er
     return MB_OK;
 }
 
+/* One field of the summary line as mbtrain writes it: reached yes or no; updates a whole number
+ * and wall_s seconds >= 0 (make run's time cap reads both); no field nan or inf (a log holds
+ * finite numbers, '-' where there is none). Campaign 18's known minors: reached=maybe,
+ * updates=x and wall_s=nan went through every reader. */
+static int summary_value(const mb_table *t, const char *key, const char *v, mb_error *err)
+{
+    double x;
+    const int number = mb_data_parse_double(v, &x) == MB_OK;
+    const char *u = v + (*v == '+' || *v == '-');
+    const char *why = NULL;
+    if (strcmp(key, "reached") == 0 && strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+        why = "is not yes or no";
+    else if ((number && !isfinite(x)) || strcasecmp(u, "nan") == 0 ||
+             strncasecmp(u, "nan(", 4) == 0 || strcasecmp(u, "inf") == 0 ||
+             strcasecmp(u, "infinity") == 0) /* (a net may be called nanonet) */
+        why = "is not a finite number (a log holds finite numbers, '-' where there is none)";
+    else if (strcmp(key, "updates") == 0 && !(number && x >= 0 && x == floor(x)))
+        why = "is not a whole number of updates";
+    else if (strcmp(key, "wall_s") == 0 && !(number && x >= 0))
+        why = "is not a number of seconds >= 0";
+    return why ? mb_error_set(err, MB_EFORMAT, "%s: summary line: field '%s' '%s' %s",
+                              mb_table_path(t), key, v, why)
+               : MB_OK;
+}
+
 /* mbtrain's summary (the trailer line "net=... algo=... batch=... seed=... reached=..."), when
  * the log has one: one such line, each key in it once, and its net, algo, batch and seed those
  * of the log's own metadata. The fit reads the rows, make run's time cap the summary: a log
@@ -341,6 +367,8 @@ static int log_summary(const mb_table *t, mb_error *err)
                                   mb_table_path(t), tok);
         if (n < sizeof keys / sizeof keys[0])
             keys[n++] = tok;
+        if (rc == MB_OK)
+            rc = summary_value(t, tok, eq + 1, err);
         for (size_t k = 0; rc == MB_OK && k < sizeof same / sizeof same[0]; k++) {
             const char *m = mb_table_meta(t, same[k]);
             if (strcmp(tok, same[k]) == 0 && m && !same_value(eq + 1, m))

@@ -1168,6 +1168,15 @@ static const hcase fit_cases[] = {
                 "--bootstrap 200 $W/lv/*.csv --json -o $W/nb.json && $T mbopt scale --nfit "
                 "$W/nb.json --gamma 2e-5 --m-t 32 --comm none --procs 1 $W/lv > $W/t && grep -q "
                 "'^spread: .* to 181 bootstrap' $W/t", 0, NULL},
+    /* campaign 18's known minors: summary fields that mbtrain never writes */
+    {"silent", SUM("net=lenet5 algo=momentum batch=128 seed=0 reached=maybe") NU
+     "$W/r/*.csv -o $W/o", 1, "summary line: field 'reached' 'maybe' is not yes or no"},
+    {"silent", SUM("net=lenet5 batch=128 updates=x reached=no") NU "$W/r/*.csv -o $W/o", 1,
+     "summary line: field 'updates' 'x' is not a whole number of updates"},
+    {"nan", SUM("net=lenet5 batch=128 wall_s=nan reached=no") NU "$W/r/*.csv -o $W/o", 1,
+     "summary line: field 'wall_s' 'nan' is not a finite number"},
+    {"nan", SUM("net=lenet5 batch=128 loss=-inf reached=no") NU "$W/r/*.csv -o $W/o", 1,
+     "summary line: field 'loss' '-inf' is not a finite number"},
     /* campaign 17's minor: reached=no over a row under the log's own target_loss */
     {"silent", SUM("net=lenet5 algo=momentum batch=128 seed=0 reached=no") NU "$W/r/*.csv -o $W/o",
      1, "lenet5-momentum-b128-s0.csv:62: field 'eval_loss': 0.4986165 is under the log's "
