@@ -261,10 +261,13 @@ static int read_samples(const cJSON *b, const char *key, mb_law_kind kind, const
             !(x[0]->valuedouble > 0) ||
             !isfinite(x[1]->valuedouble) || !(x[1]->valuedouble >= 0) ||
             !(shifted ? x[2]->valuedouble >= 0 && isfinite(x[2]->valuedouble)
-                      : x[2]->valuedouble > 0))
+                      : x[2]->valuedouble > 0 && isfinite(x[2]->valuedouble)) ||
+            (kind == MB_LAW_INVERSE && x[2]->valuedouble != 1)) /* its b is 1 (campaign 18's M3) */
             return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.%s[%zu]': not %s", path,
                                 key, i, shifted ? "3 numbers [n_inf, alpha, m_0] with "
-                                "n_inf > 0, alpha >= 0 and m_0 >= 0" : "3 numbers [n_inf, a, b] "
+                                "n_inf > 0, alpha >= 0 and m_0 >= 0" :
+                                kind == MB_LAW_INVERSE ? "3 numbers [n_inf, a, 1] (the inverse law) "
+                                "with n_inf > 0 and a >= 0" : "3 numbers [n_inf, a, b] "
                                 "with n_inf > 0, a >= 0 and b > 0");
         const double v[3] = {x[0]->valuedouble, x[1]->valuedouble, x[2]->valuedouble};
         if (*n < MB_SOLVER_BOOT_MAX)

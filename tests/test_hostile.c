@@ -1730,6 +1730,11 @@ static const hcase opt_cases[] = {
      "np.json: field 'laws.power-law.params.a': -5: the power law needs a >= 0"},
     {"silent", NP("[8,512]", NP_POW("16324.6")) SC "--law power-law > $W/r && grep -q "
                "'16324.6 M^-0.94' $W/r", 0, NULL},
+    /* campaign 18's M3: an inverse-law sample's b is 1; another was taken and ignored */
+    {"silent", NP("[8,512]", ",\"bootstrap\":{\"resamples\":2,\"fitted\":2,\"best_law\":"
+                  "\"inverse-law\",\"best_samples\":[[91,9870,1],[92,9880,2]]}")
+               "$T mbopt scale --nfit $W/np.json --gamma 2e-5 --m-t 32 --comm none -o $W/o", 1,
+     "field 'bootstrap.best_samples[1]': not 3 numbers [n_inf, a, 1] (the inverse law)"},
     {"silent", NP("[16.5,512]", "") SC "-o $W/o", 1,
      "np.json: field 'converged_range[0]': 16.5 is not a whole batch size"},
     {"silent", NP("[16,512.5]", "") SC "-o $W/o", 1,
