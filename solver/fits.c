@@ -730,7 +730,7 @@ static int x_per_level(const cJSON *x, size_t n_levels, const char *path, mb_err
 static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
 {
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap");
-    double v, r, target, l1, fitted = NAN;
+    double v, r = NAN, target, l1, fitted = NAN;
     int rc = MB_OK;
     if (b && !cJSON_IsNull(b) &&
         (!cJSON_IsObject(b) ||
@@ -739,6 +739,16 @@ static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
          r != floor(r) || (isfinite(fitted) && (fitted != floor(fitted) || fitted > r))))
         return rc ? rc : mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap': not an object of "
                                       "whole counts (fitted <= resamples)", path);
+    /* a law a resample at most (campaign 18's M4: a non-extrapolated fit's lists went
+     * unchecked against its counts) */
+    static const char *const lists[] = {"best_samples", "best_samples_by_seed"};
+    for (int i = 0; b && cJSON_IsObject(b) && isfinite(r) && i < 2; i++) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(b, lists[i]);
+        if (cJSON_IsArray(l) && (double)cJSON_GetArraySize(l) > r)
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.%s': %d laws, more than "
+                                "the %g resamples (bootstrap.resamples)", path, lists[i],
+                                cJSON_GetArraySize(l), r);
+    }
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, "extrapolated");
     if (!x)
         return MB_OK;

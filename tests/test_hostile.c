@@ -73,7 +73,7 @@ static char dir[256];
 /* NS's LAWS: a bootstrap of the shifted law (M_0 5) whose best_law is LAW (the key left out when
  * empty) and whose second sample is S2 */
 #define BOOT(LAW, S2)                                                                             \
-    ",\"bootstrap\":{\"resamples\":2,\"fitted\":2" LAW ",\"best_samples\":"                \
+    ",\"bootstrap\":{\"resamples\":200,\"fitted\":200" LAW ",\"best_samples\":"            \
     "[[104.9,5510.2,4.9]," S2 "]}"
 
 /* an inverse-law nfit converged over RANGE, with more top-level fields EXTRA, into $W/np.json
@@ -1735,6 +1735,11 @@ static const hcase opt_cases[] = {
                   "\"inverse-law\",\"best_samples\":[[91,9870,1],[92,9880,2]]}")
                "$T mbopt scale --nfit $W/np.json --gamma 2e-5 --m-t 32 --comm none -o $W/o", 1,
      "field 'bootstrap.best_samples[1]': not 3 numbers [n_inf, a, 1] (the inverse law)"},
+    /* M4: more laws than resamples */
+    {"silent", NP("[8,512]", ",\"bootstrap\":{\"resamples\":1,\"fitted\":1,\"best_law\":"
+                  "\"inverse-law\",\"best_samples\":[[91,9870,1],[92,9880,1]]}")
+               "$T mbopt scale --nfit $W/np.json --gamma 2e-5 --m-t 32 --comm none -o $W/o", 1,
+     "field 'bootstrap.best_samples': 2 laws, more than the 1 resamples"},
     {"silent", NP("[16.5,512]", "") SC "-o $W/o", 1,
      "np.json: field 'converged_range[0]': 16.5 is not a whole batch size"},
     {"silent", NP("[16,512.5]", "") SC "-o $W/o", 1,
