@@ -726,6 +726,26 @@ static const hcase train_cases[] = {
      "ranks disagree on --sma-momentum: rank 0 has 0.9 (the default),"},
     {"message", MPI("downpour", "", "--n-push 3"), 102,
      "ranks disagree on --n-push: rank 0 has 1 (the default),"},
+    /* campaign 18's F2: ranks given nets of one name, layer count and parameter count but
+     * other layers (tanh for relu, avgpool for maxpool, another dropout p) trained together;
+     * the parsed structure is compared, not the file's text (a comment, spaces: one net).
+     * MPI_NET(A, B): rank 0 with --net A, rank 1 with --net B */
+#define PN(N) "mbtrain --net " N " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+              "--threads 1 --batch 8 --max-updates 20 --algo sgd-sync --log $W/o"
+#define MPI_NET(A, B) MPIRUN_H "-np 1 " PN(A) " : -np 1 " PN(B) MPI_ERR
+#define NET_DIS "ranks disagree on --net (its layers): rank 0 has fingerprint "
+    {"silent", "sed s/relu/tanh/ " NET " > $W/t.cfg && " MPI_NET(NET, "$W/t.cfg"), 102, NET_DIS},
+    {"silent", "sed s/relu/sigmoid/ " NET " > $W/t.cfg && " MPI_NET(NET, "$W/t.cfg"), 102,
+     NET_DIS},
+    {"silent", "sed s/maxpool/avgpool/ " NET " > $W/t.cfg && " MPI_NET(NET, "$W/t.cfg"), 102,
+     NET_DIS},
+    {"silent", "sed 's/^\\[fc\\]/[dropout]\\np=0.1\\n[fc]/' " NET " > $W/a.cfg && sed s/0.1/0.5/ "
+               "$W/a.cfg > $W/b.cfg && " MPI_NET("$W/a.cfg", "$W/b.cfg"), 102, NET_DIS},
+    {"silent", "{ sed 's/=/ = /' " NET "; echo '# a comment'; } > $W/t.cfg && " MPIRUN_H "-np 1 "
+               PN(NET) " : -np 1 " PN("$W/t.cfg") " >/dev/null 2>&1", 0, NULL},
+#undef NET_DIS
+#undef MPI_NET
+#undef PN
     {"message", MPIRUN_H "-np 2 " PB("easgd-async") "--tau 0 --log $W/o" MPI_ERR, 1,
      "--tau: '0' is not a whole number in [1, 1073741824]"},
     {"message", MPIRUN_H "-np 2 " PB("sma") "--sma-momentum -0.1 --log $W/o"
