@@ -746,6 +746,34 @@ static const hcase train_cases[] = {
 #undef NET_DIS
 #undef MPI_NET
 #undef PN
+    /* campaign 18's F3: ranks given other sweeps (--batch 8 and 8,16, --seed 0 and --seeds 0:1)
+     * agreed on the first run and waited in the second until --wait-timeout (600 s); lists
+     * that differ past their first item trained the first run, then refused. The whole sweep
+     * is compared before the first run, and nothing is trained. MPI_SWEEP(A, B): rank 0 with
+     * A, rank 1 with B, under --log-dir $W/ld (left empty) */
+#define PS "mbtrain --net " NET " --threads 1 --max-updates 20 --algo sgd-sync --log-dir $W/ld "
+#define SY(N) "--data synthetic:n=" N ",test=64,c=1,h=8,w=8,classes=4,seed=1 "
+#define MPI_SWEEP(A, B) MPIRUN_H "-np 1 " PS A " : -np 1 " PS B " 2>$W/e; s=$?; grep '^mbtrain' " \
+                        "$W/e >&2; [ -z \"$(ls $W/ld)\" ] || s=99; exit $((s == 2 ? 102 : s))"
+    {"hang", MPI_SWEEP(SY("256") "--batch 8", SY("256") "--batch 8,16"), 102,
+     "ranks disagree on --batch: rank 0 has 8, 1 of the other 1 rank has another value"},
+    {"hang", MPI_SWEEP(SY("256") "--batch 8,16", SY("256") "--batch 8,32"), 102,
+     "ranks disagree on --batch: rank 0 has 8,16,"},
+    {"hang", MPI_SWEEP(SY("256") "--batch 8 --seed 0", SY("256") "--batch 8 --seeds 0:1"), 102,
+     "ranks disagree on --seed: rank 0 has 0, 1 of the other 1 rank has another value"},
+    {"hang", MPI_SWEEP(SY("256") "--batch 8 --seeds 0:1", SY("256") "--batch 8 --seeds 0,2"),
+     102, "ranks disagree on --seeds: rank 0 has 0,1,"},
+    /* the sizes are checked against each rank's own training set: one rank refused alone and
+     * the other waited in its first collective until --wait-timeout */
+    {"hang", MPI_SWEEP(SY("256") "--batch 8", SY("6") "--batch 8"), 102,
+     "ranks disagree on --data (its training samples): rank 0 has 256,"},
+    /* one run either way: --seed 5 and --seeds 5 agree */
+    {"silent", MPIRUN_H "-np 1 " PS SY("256") "--batch 8 --seed 5 : -np 1 " PS SY("256")
+               "--batch 8 --seeds 5 >/dev/null 2>&1 && test -f $W/ld/tiny-sgd-sync-p2-b8-s5.csv",
+     0, NULL},
+#undef MPI_SWEEP
+#undef SY
+#undef PS
     {"message", MPIRUN_H "-np 2 " PB("easgd-async") "--tau 0 --log $W/o" MPI_ERR, 1,
      "--tau: '0' is not a whole number in [1, 1073741824]"},
     {"message", MPIRUN_H "-np 2 " PB("sma") "--sma-momentum -0.1 --log $W/o"
