@@ -726,6 +726,54 @@ static const hcase train_cases[] = {
      "ranks disagree on --sma-momentum: rank 0 has 0.9 (the default),"},
     {"message", MPI("downpour", "", "--n-push 3"), 102,
      "ranks disagree on --n-push: rank 0 has 1 (the default),"},
+    /* campaign 18's F2: ranks given nets of one name, layer count and parameter count but
+     * other layers (tanh for relu, avgpool for maxpool, another dropout p) trained together;
+     * the parsed structure is compared, not the file's text (a comment, spaces: one net).
+     * MPI_NET(A, B): rank 0 with --net A, rank 1 with --net B */
+#define PN(N) "mbtrain --net " N " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+              "--threads 1 --batch 8 --max-updates 20 --algo sgd-sync --log $W/o"
+#define MPI_NET(A, B) MPIRUN_H "-np 1 " PN(A) " : -np 1 " PN(B) MPI_ERR
+#define NET_DIS "ranks disagree on --net (its layers): rank 0 has fingerprint "
+    {"silent", "sed s/relu/tanh/ " NET " > $W/t.cfg && " MPI_NET(NET, "$W/t.cfg"), 102, NET_DIS},
+    {"silent", "sed s/relu/sigmoid/ " NET " > $W/t.cfg && " MPI_NET(NET, "$W/t.cfg"), 102,
+     NET_DIS},
+    {"silent", "sed s/maxpool/avgpool/ " NET " > $W/t.cfg && " MPI_NET(NET, "$W/t.cfg"), 102,
+     NET_DIS},
+    {"silent", "sed 's/^\\[fc\\]/[dropout]\\np=0.1\\n[fc]/' " NET " > $W/a.cfg && sed s/0.1/0.5/ "
+               "$W/a.cfg > $W/b.cfg && " MPI_NET("$W/a.cfg", "$W/b.cfg"), 102, NET_DIS},
+    {"silent", "{ sed 's/=/ = /' " NET "; echo '# a comment'; } > $W/t.cfg && " MPIRUN_H "-np 1 "
+               PN(NET) " : -np 1 " PN("$W/t.cfg") " >/dev/null 2>&1", 0, NULL},
+#undef NET_DIS
+#undef MPI_NET
+#undef PN
+    /* campaign 18's F3: ranks given other sweeps (--batch 8 and 8,16, --seed 0 and --seeds 0:1)
+     * agreed on the first run and waited in the second until --wait-timeout (600 s); lists
+     * that differ past their first item trained the first run, then refused. The whole sweep
+     * is compared before the first run, and nothing is trained. MPI_SWEEP(A, B): rank 0 with
+     * A, rank 1 with B, under --log-dir $W/ld (left empty) */
+#define PS "mbtrain --net " NET " --threads 1 --max-updates 20 --algo sgd-sync --log-dir $W/ld "
+#define SY(N) "--data synthetic:n=" N ",test=64,c=1,h=8,w=8,classes=4,seed=1 "
+#define MPI_SWEEP(A, B) MPIRUN_H "-np 1 " PS A " : -np 1 " PS B " 2>$W/e; s=$?; grep '^mbtrain' " \
+                        "$W/e >&2; [ -z \"$(ls $W/ld)\" ] || s=99; exit $((s == 2 ? 102 : s))"
+    {"hang", MPI_SWEEP(SY("256") "--batch 8", SY("256") "--batch 8,16"), 102,
+     "ranks disagree on --batch: rank 0 has 8, 1 of the other 1 rank has another value"},
+    {"hang", MPI_SWEEP(SY("256") "--batch 8,16", SY("256") "--batch 8,32"), 102,
+     "ranks disagree on --batch: rank 0 has 8,16,"},
+    {"hang", MPI_SWEEP(SY("256") "--batch 8 --seed 0", SY("256") "--batch 8 --seeds 0:1"), 102,
+     "ranks disagree on --seed: rank 0 has 0, 1 of the other 1 rank has another value"},
+    {"hang", MPI_SWEEP(SY("256") "--batch 8 --seeds 0:1", SY("256") "--batch 8 --seeds 0,2"),
+     102, "ranks disagree on --seeds: rank 0 has 0,1,"},
+    /* the sizes are checked against each rank's own training set: one rank refused alone and
+     * the other waited in its first collective until --wait-timeout */
+    {"hang", MPI_SWEEP(SY("256") "--batch 8", SY("6") "--batch 8"), 102,
+     "ranks disagree on --data (its training samples): rank 0 has 256,"},
+    /* one run either way: --seed 5 and --seeds 5 agree */
+    {"silent", MPIRUN_H "-np 1 " PS SY("256") "--batch 8 --seed 5 : -np 1 " PS SY("256")
+               "--batch 8 --seeds 5 >/dev/null 2>&1 && test -f $W/ld/tiny-sgd-sync-p2-b8-s5.csv",
+     0, NULL},
+#undef MPI_SWEEP
+#undef SY
+#undef PS
     {"message", MPIRUN_H "-np 2 " PB("easgd-async") "--tau 0 --log $W/o" MPI_ERR, 1,
      "--tau: '0' is not a whole number in [1, 1073741824]"},
     {"message", MPIRUN_H "-np 2 " PB("sma") "--sma-momentum -0.1 --log $W/o"

@@ -961,6 +961,63 @@ static int sweep_outputs(mb_run_options *o, const args *a, const sweep *w,
     return rc == MB_OK ? 0 : fail(&err);
 }
 
+/* A list of numbers as a message quotes it ("8,16"), cut short with "..." past n bytes. */
+static void list_text(char *t, size_t n, const double *v, const unsigned long *u, size_t k)
+{
+    size_t at = 0;
+    t[0] = '\0';
+    for (size_t i = 0; i < k; i++) {
+        char e[32];
+        int w = u ? snprintf(e, sizeof e, "%s%lu", i ? "," : "", u[i])
+                  : snprintf(e, sizeof e, "%s%.0f", i ? "," : "", v[i]);
+        if (at + (size_t)w + 4 >= n) {
+            snprintf(t + at, n - at, ",...");
+            return;
+        }
+        memcpy(t + at, e, (size_t)w + 1);
+        at += (size_t)w;
+    }
+}
+
+/* Under mpirun, before the first run: the whole sweep (its batch sizes and seeds, in order, and
+ * the training samples the sizes are checked against) compared with rank 0's (mb_comm_agree).
+ * Each run's own check (par_agree, train/par/par.c) sees one batch and one seed: ranks given
+ * --batch 8 and --batch 8,16, or --seed 0 and --seeds 0:1, agreed on the first run and waited
+ * in the second until --wait-timeout (campaign 18's F3, #25). 0, or the exit status, with
+ * *together set when every rank stops here (none need abort the job). */
+static int sweep_agree(const mb_run_options *o, const args *a, const sweep *w,
+                       const mb_data_splits *data, mb_communicator *world, int *together)
+{
+    /* the lists as read, whatever their spelling (--seed 5 and --seeds 5 are one run) */
+    const unsigned long *seeds = w->seeds ? w->seeds : &o->seed;
+    uint64_t hb = mb_comm_hash(NULL), hs = mb_comm_hash(NULL);
+    for (size_t i = 0; i < w->batches.n; i++)
+        hb = (hb ^ (uint64_t)w->batches.v[i]) * 1099511628211ull;
+    for (size_t j = 0; j < w->nseeds; j++)
+        hs = (hs ^ (uint64_t)seeds[j]) * 1099511628211ull;
+    hb ^= (uint64_t)w->batches.n;
+    hs ^= (uint64_t)w->nseeds;
+    char bt[80], st[80];
+    list_text(bt, sizeof bt, w->batches.v, NULL, w->batches.n);
+    list_text(st, sizeof st, NULL, seeds, w->nseeds);
+    /* hashes quoted from their text as counts are: "rank 0 has 8,16", "(the default)" */
+    enum { CNT = MB_COMM_SET_COUNT };
+    const mb_comm_setting s[] = {
+        {"--batch", hb, CNT, !a->batch_arg, bt},
+        {a->seeds_arg ? "--seeds" : "--seed", hs, CNT, !a->seeds_arg && !a->have_seed, st},
+        {"--data (its training samples)", (uint64_t)data->train.n, CNT, 0, NULL},
+    };
+    mb_error err = {0};
+    int disagree = 0;
+    int rc = mb_comm_agree(world, s, (int)(sizeof s / sizeof s[0]), MB_OK, together, &disagree,
+                           &err);
+    if (rc == MB_OK)
+        return 0;
+    if (mb_comm_rank(world) == 0)
+        mb_cli_say("mbtrain", NULL, "%s", err.msg);
+    return disagree ? MB_EXIT_USAGE : 1;
+}
+
 /* Loads the data once and trains every (batch, seed) of the sweep in turn, stopping at the
  * first failure. Returns the exit status. */
 static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_communicator *world,
@@ -973,7 +1030,13 @@ static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_commun
     if (mb_data_load(o->data, o->eval_frac, o->data_seed, &data, &err) != MB_OK)
         return fail(&err);
     o->splits = &data;
-    /* every size of the sweep against the data, before any run: not 11 runs, then a refusal */
+    if (world && mb_comm_size(world) > 1 &&
+        (status = sweep_agree(o, a, w, &data, world, together)) != 0) {
+        mb_data_splits_free(&data);
+        return status;
+    }
+    /* every size of the sweep against the data, before any run: not 11 runs, then a refusal
+     * (the ranks agree on both: they stop together) */
     for (size_t i = 0; i < w->batches.n; i++)
         if (w->batches.v[i] > (double)data.train.n) {
             if (rank == 0) {

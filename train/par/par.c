@@ -592,7 +592,11 @@ static int par_agree(const job *j, mb_communicator *c, const mb_net_desc *desc, 
         {"--learners", (uint64_t)o->learners, CNT, 0, NULL},
         {"--batch", (uint64_t)o->batch, CNT, 0, NULL},
         {"--net (its parameter count)", (uint64_t)j->n, CNT, 0, NULL},
-        {"--net (its name and layers)", mb_comm_hash(desc->name) ^ (uint64_t)desc->n_layers,
+        {"--net (its name)", mb_comm_hash(desc->name), HSH, 0, desc->name},
+        /* the whole parsed structure, not the file's text: every layer's kind, sizes, stride,
+         * padding, dropout p, convolution algorithm, shapes and inputs (relu for tanh, maxpool
+         * for avgpool, another dropout p: campaign 18's F2, #25) */
+        {"--net (its layers)", mb_ckpt_net_fingerprint(desc) | (uint64_t)desc->n_layers << 32,
          HSH, 0, NULL},
         {"--data (its samples, --eval-frac, --data-seed)", mb_ckpt_fingerprint(j->data), HSH, 0,
          NULL},

@@ -38,7 +38,8 @@ uint64_t mb_ckpt_fingerprint(const struct mb_data_splits *d);
 /* The fingerprint of a network's structure: crc32 of the input shape, classes and, per layer,
  * its kind, sizes, stride, padding, dropout p, fixed convolution algorithm, shapes and inputs
  * (names and cfg lines left out), so that another net of the same name and parameter count
- * (maxpool for avgpool, tanh for relu, a dropout added) gives another number. */
+ * (maxpool for avgpool, tanh for relu, a dropout added) gives another number. MPI ranks compare
+ * it too before they train (par_agree, train/par/par.c). */
 uint64_t mb_ckpt_net_fingerprint(const mb_net_desc *d);
 
 /* Writes a checkpoint through mb_out (temp + rename); the format is in run_ckpt.c. */
