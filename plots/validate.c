@@ -256,14 +256,15 @@ static int holdout_figures(const cJSON *ho, const char *path, mb_error *err)
     if (rc == MB_OK && !none && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ho, "ratio")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.ratio': null, but the verdict is "
                           "not \"none\"", path);
-    /* the learner counts (a check across them), the medians behind the ratio, the rival's
-     * interval and the fewest seeds a setting */
+    /* the learner counts (a check across them), the medians behind the ratio, the fewest
+     * seeds a setting, and the rival's interval (>= 0: a draw where no rival reached the
+     * target and the recommendation did gives 0) */
     static const char *const more[] = {"procs", "best_procs", "seeds_min", "t_train_median_s",
                                        "best_t_train_median_s", "rival_ratio_lo",
                                        "rival_ratio_hi"};
     for (size_t k = 0; rc == MB_OK && k < sizeof more / sizeof more[0]; k++)
-        rc = field(ho, "holdout.", more[k], (k == 2 ? F_REQUIRED : F_NULL) | F_POS |
-                   (k < 3 ? F_INT : 0), path, &x, err);
+        rc = field(ho, "holdout.", more[k], (k == 2 ? F_REQUIRED : F_NULL) |
+                   (k < 5 ? F_POS : F_NONNEG) | (k < 3 ? F_INT : 0), path, &x, err);
     /* the recommendation over the best of settings that include it is >= 1, in every draw */
     const double ratio = mb_json_get(ho, "ratio"), lo = mb_json_get(ho, "ratio_lo");
     if (rc == MB_OK && (ratio < 1 || lo < 1))
