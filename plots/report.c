@@ -780,10 +780,14 @@ static void write_holdout(FILE *f, const cJSON *val)
         fputs(" No held-out runs were given: the figures above are in-sample.</p>\n", f);
         return;
     }
-    if (isfinite(mb_json_get(ho, "ratio")))
-        fprintf(f, " On the held-out runs, M = %g to %g measured within %.0f%% of the best.</p>\n",
-                mb_json_get(ho, "flat_lo"), mb_json_get(ho, "flat_hi"),
+    if (isfinite(mb_json_get(ho, "flat_lo"))) /* checked: flat_lo <= flat_hi, both rows' M */
+        fprintf(f, " On the held-out runs, M = %g to %g%s measured within %.0f%% of the "
+                   "best.</p>\n", mb_json_get(ho, "flat_lo"), mb_json_get(ho, "flat_hi"),
+                mb_json_get(ho, "procs") > 1 ? " at one learner" : "",
                 100 * mb_json_get(flat, "within"));
+    else if (isfinite(mb_json_get(ho, "ratio"))) /* a check across learner counts */
+        fprintf(f, " On the held-out runs, no one-learner M measured within %.0f%% of the "
+                   "best.</p>\n", 100 * mb_json_get(flat, "within"));
     else /* verdict "none" */
         fputs(" The held-out runs graded nothing: none reached the target where the check "
               "compares.</p>\n", f);

@@ -9,6 +9,7 @@
 #include "../data/mb_format.h"
 #include "../data/mb_json.h"
 #include "../data/mb_parse.h"
+#include "../solver/mb_solver.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -206,14 +207,34 @@ static int pred_interval(const cJSON *r, const char *where, const char *path, mb
     return rc;
 }
 
-/* The held-out check, when there is one (null or absent: none): its figures in range. */
-static int check_holdout(const cJSON *root, const char *path, mb_error *err)
+/* A level of an interval (holdout.level, pred_interval_level): in (0, 1); null or absent only
+ * where the page does not print it (`need` 0). Campaign 18's F6: "200% interval" was printed. */
+static int level_field(const cJSON *o, const char *key, int need, const char *path,
+                       mb_error *err)
 {
-    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout"), *r;
-    if (!ho || cJSON_IsNull(ho))
-        return MB_OK;
-    if (!cJSON_IsObject(ho))
-        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout': not an object", path);
+    double x;
+    int rc = field(o, "holdout.", key, need ? F_REQUIRED : F_NULL, path, &x, err);
+    if (rc == MB_OK && isfinite(x) && !(x > 0 && x < 1))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.%s': %g is not a level in (0, 1)",
+                          path, key, x);
+    return rc;
+}
+
+/* lo <= hi of two fields of the held-out object read already (NaN: not given). */
+static int in_order(const char *lo_key, double lo, const char *hi_key, double hi,
+                    const char *path, mb_error *err)
+{
+    if (lo > hi)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.%s': %g is above %s, %g", path,
+                            lo_key, lo, hi_key, hi);
+    return MB_OK;
+}
+
+/* The held-out object's own figures: the settings (whole M and P), the ratios and their
+ * intervals, the verdict, the error and its interval, the levels, the prediction's interval
+ * count and the seeds a setting. */
+static int holdout_figures(const cJSON *ho, const char *path, mb_error *err)
+{
     static const char *const pos[] = {"batch", "best_batch", "rival_batch", "ratio", "ratio_lo",
                                       "ratio_hi", "rival_ratio", "seeds_max"};
     double x;
@@ -222,6 +243,12 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
      * null (mbopt validate says so in words) */
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(ho, "verdict");
     const int none = cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0;
+    if (v && !none &&
+        !(cJSON_IsString(v) && (!strcmp(v->valuestring, "ahead") ||
+                                !strcmp(v->valuestring, "behind") ||
+                                !strcmp(v->valuestring, "tied"))))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.verdict': not \"ahead\", "
+                            "\"behind\", \"tied\" or \"none\"", path);
     for (size_t k = 0; rc == MB_OK && k < sizeof pos / sizeof pos[0]; k++) /* trained M whole */
         rc = field(ho, "holdout.", pos[k],
                    (none && k >= 3 && k < 7 ? F_NULL : F_REQUIRED) | F_POS | (k < 3 ? F_INT : 0),
@@ -229,6 +256,29 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
     if (rc == MB_OK && !none && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ho, "ratio")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.ratio': null, but the verdict is "
                           "not \"none\"", path);
+    /* the learner counts (a check across them), the medians behind the ratio, the fewest
+     * seeds a setting, and the rival's interval (>= 0: a draw where no rival reached the
+     * target and the recommendation did gives 0) */
+    static const char *const more[] = {"procs", "best_procs", "seeds_min", "t_train_median_s",
+                                       "best_t_train_median_s", "rival_ratio_lo",
+                                       "rival_ratio_hi"};
+    for (size_t k = 0; rc == MB_OK && k < sizeof more / sizeof more[0]; k++)
+        rc = field(ho, "holdout.", more[k], (k == 2 ? F_REQUIRED : F_NULL) |
+                   (k < 5 ? F_POS : F_NONNEG) | (k < 3 ? F_INT : 0), path, &x, err);
+    /* the recommendation over the best of settings that include it is >= 1, in every draw */
+    const double ratio = mb_json_get(ho, "ratio"), lo = mb_json_get(ho, "ratio_lo");
+    if (rc == MB_OK && (ratio < 1 || lo < 1))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.%s': %g is below 1, but the "
+                          "held-out best is at most the recommendation's median", path,
+                          ratio < 1 ? "ratio" : "ratio_lo", ratio < 1 ? ratio : lo);
+    if (rc == MB_OK)
+        rc = in_order("ratio_lo", lo, "ratio_hi", mb_json_get(ho, "ratio_hi"), path, err);
+    if (rc == MB_OK)
+        rc = in_order("rival_ratio_lo", mb_json_get(ho, "rival_ratio_lo"), "rival_ratio_hi",
+                      mb_json_get(ho, "rival_ratio_hi"), path, err);
+    if (rc == MB_OK)
+        rc = in_order("seeds_min", mb_json_get(ho, "seeds_min"), "seeds_max",
+                      mb_json_get(ho, "seeds_max"), path, err);
     /* the median |error| on the held-out runs and its interval over their seeds (absent from
      * files older than the interval) */
     double e[3];
@@ -236,11 +286,13 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
                                        "median_abs_rel_err_hi"};
     for (size_t k = 0; rc == MB_OK && k < 3; k++)
         rc = field(ho, "holdout.", errs[k], F_NULL | F_NONNEG, path, &e[k], err);
-    if (rc == MB_OK && e[1] > e[2])
-        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.median_abs_rel_err_lo': %g is "
-                          "above median_abs_rel_err_hi, %g", path, e[1], e[2]);
+    if (rc == MB_OK)
+        rc = in_order("median_abs_rel_err_lo", e[1], "median_abs_rel_err_hi", e[2], path, err);
+    /* the page prints the interval's level beside it */
+    if (rc == MB_OK)
+        rc = level_field(ho, "level", isfinite(e[1]) && isfinite(e[2]), path, err);
     /* held-out medians inside the prediction's interval, of those graded (absent from older
-     * files) */
+     * files), and that interval's level where some were graded */
     if (rc == MB_OK)
         rc = field(ho, "holdout.", "pred_interval_holds", F_NULL | F_NONNEG | F_INT, path, &e[0],
                    err);
@@ -250,24 +302,206 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
     if (rc == MB_OK && e[0] > e[1])
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.pred_interval_holds': %g of %g "
                           "graded", path, e[0], e[1]);
-    if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(ho, "rows")))
-        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows': missing or not an array",
-                          path);
-    int i = 0;
-    const cJSON *rows = rc == MB_OK ? cJSON_GetObjectItemCaseSensitive(ho, "rows") : NULL;
+    if (rc == MB_OK)
+        rc = level_field(ho, "pred_interval_level", e[1] > 0, path, err);
+    return rc;
+}
+
+/* Whether two numbers are the same field value (NaN: both absent or null). */
+static int same_value(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+/* One held-out row: a whole P and M, a count of runs, reached of them, the median of its run
+ * times, the prediction and its interval. */
+static int holdout_row(const cJSON *r, const char *where, const char *path, mb_error *err)
+{
+    if (!cJSON_IsObject(r))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%.*s': not an object", path,
+                            (int)strlen(where) - 1, where);
+    double x, runs, reached, med;
+    int rc;
+    if ((rc = field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &x, err)) ||
+        (rc = field(r, where, "procs", F_NULL | F_POS | F_INT, path, &x, err)) ||
+        (rc = field(r, where, "lr", F_NULL | F_POS, path, &x, err)) ||
+        (rc = field(r, where, "runs", F_REQUIRED | F_POS | F_INT, path, &runs, err)) ||
+        (rc = field(r, where, "reached", F_REQUIRED | F_NONNEG | F_INT, path, &reached, err)) ||
+        (rc = field(r, where, "t_pred_s", F_NULL | F_POS, path, &x, err)) ||
+        (rc = field(r, where, "rel_err", F_NULL, path, &x, err)) ||
+        (rc = pred_interval(r, where, path, err)))
+        return rc;
+    if (reached > runs)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%sreached': %g of %g runs", path, where,
+                            reached, runs);
+    /* the median exists exactly when some run reached the target, and is its runs' median */
+    rc = field(r, where, "t_train_median_s", (reached > 0 ? F_REQUIRED : F_NULL) | F_POS, path,
+               &med, err);
+    if (rc == MB_OK && reached == 0 && isfinite(med))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field '%st_train_median_s': %g, but no run "
+                          "reached the target (reached = 0)", path, where, med);
+    if (rc == MB_OK)
+        rc = check_runs_list(r, where, reached, NAN, med, NAN, path, err);
+    return rc;
+}
+
+/* The held-out rows: each as holdout_row, one a setting (P, M, lr), and at least as many as the
+ * prediction's interval graded. */
+static int holdout_rows(const cJSON *ho, const char *path, mb_error *err)
+{
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(ho, "rows"), *r;
+    if (!cJSON_IsArray(rows))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows': missing or not an array",
+                            path);
+    int i = 0, rc = MB_OK;
     cJSON_ArrayForEach(r, rows)
     {
         char where[40];
-        snprintf(where, sizeof where, "holdout.rows[%d].", i++);
-        double reached;
-        if ((rc = field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &x, err)) != MB_OK ||
-            (rc = field(r, where, "t_train_median_s", F_NULL | F_POS, path, &x, err)) != MB_OK ||
-            (rc = pred_interval(r, where, path, err)) != MB_OK ||
-            (rc = field(r, where, "reached", F_NULL | F_NONNEG | F_INT, path, &reached, err)) !=
-                MB_OK ||
-            (rc = check_runs_list(r, where, reached, NAN, NAN, NAN, path, err)) != MB_OK)
-            break;
+        snprintf(where, sizeof where, "holdout.rows[%d].", i);
+        if ((rc = holdout_row(r, where, path, err)) != MB_OK)
+            return rc;
+        int j = 0; /* one row a setting (campaign 18, F6: a row listed twice was drawn) */
+        for (const cJSON *q = rows->child; q != r; q = q->next, j++)
+            if (same_value(mb_json_get(q, "procs"), mb_json_get(r, "procs")) &&
+                mb_json_get(q, "batch") == mb_json_get(r, "batch") &&
+                same_value(mb_json_get(q, "lr"), mb_json_get(r, "lr")))
+                return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows[%d]': the setting "
+                                    "of holdout.rows[%d] (P %g, M %g, lr %g) given twice", path,
+                                    i, j, mb_json_get(r, "procs"), mb_json_get(r, "batch"),
+                                    mb_json_get(r, "lr"));
+        i++;
     }
+    const double graded = mb_json_get(ho, "pred_interval_graded");
+    if (graded > i)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.pred_interval_graded': %g, but "
+                            "there are %d held-out rows", path, graded, i);
+    return rc;
+}
+
+/* Whether a held-out row trained M `batch` (at P `procs` where that is given). */
+static int held_out_at(const cJSON *ho, double batch, double procs)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ho, "rows"))
+        if (mb_json_get(r, "batch") == batch &&
+            (isnan(procs) || isnan(mb_json_get(r, "procs")) || mb_json_get(r, "procs") == procs))
+            return 1;
+    return 0;
+}
+
+/* The runs of every setting the check graded are within seeds_min..seeds_max (the fewest and
+ * most of them): the recommendation's row and one learner's rows at its rate (mbopt validate
+ * grades those; other rows are listed, not graded). Campaign 18, F6: a row of "2 / 7" runs
+ * beside seeds_max 2 was drawn. Where rows of the recommendation's P and M differ in rate,
+ * which were graded is not known, and nothing is checked. */
+static int holdout_seeds(const cJSON *ho, const char *path, mb_error *err)
+{
+    const double m = mb_json_get(ho, "batch"), p = mb_json_get(ho, "procs");
+    const double lo = mb_json_get(ho, "seeds_min"), hi = mb_json_get(ho, "seeds_max");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(ho, "rows"), *r, *rec = NULL;
+    cJSON_ArrayForEach(r, rows)
+        if (mb_json_get(r, "batch") == m && (isnan(p) || mb_json_get(r, "procs") == p)) {
+            if (rec && !same_value(mb_json_get(rec, "lr"), mb_json_get(r, "lr")))
+                return MB_OK;
+            rec = r;
+        }
+    const double lr = mb_json_get(rec, "lr");
+    int i = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        const double rp = mb_json_get(r, "procs"), runs = mb_json_get(r, "runs");
+        const int graded = r == rec || ((isnan(rp) || rp == 1) &&
+                                        mb_solver_same_rate(mb_json_get(r, "lr"), lr));
+        if (graded && (runs < lo || runs > hi))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows[%d].runs': %g, outside "
+                                "holdout.seeds_min..seeds_max (%g..%g)", path, i, runs, lo, hi);
+        i++;
+    }
+    return MB_OK;
+}
+
+/* The settings the held-out object names are held-out rows' (the recommendation, the best, the
+ * rival, the flat range's ends), and the flat range is whole M in order, or null at both ends
+ * (nothing within the flat margin). */
+static int holdout_settings(const cJSON *root, const cJSON *ho, const char *path, mb_error *err)
+{
+    static const char *const keys[] = {"batch", "best_batch", "rival_batch"};
+    static const char *const at[] = {"procs", "best_procs", NULL};
+    for (size_t k = 0; k < 3; k++) {
+        const double m = mb_json_get(ho, keys[k]), p = at[k] ? mb_json_get(ho, at[k]) : NAN;
+        if (!held_out_at(ho, m, p))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.%s': M %g%s is no held-out "
+                                "row's", path, keys[k], m, isfinite(p) ? " at that P" : "");
+    }
+    /* the rival is the best of the other settings: at one learner count (the recommendation's
+     * P = 1, or none given) another M */
+    const double m = mb_json_get(ho, "batch");
+    if (!(mb_json_get(ho, "procs") > 1) && mb_json_get(ho, "rival_batch") == m)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rival_batch': M %g is the "
+                            "recommendation's own, but the rival is another setting", path, m);
+    double lo, hi;
+    int rc = field(ho, "holdout.", "flat_lo", F_REQUIRED | F_NULL | F_POS | F_INT, path, &lo, err);
+    if (rc == MB_OK)
+        rc = field(ho, "holdout.", "flat_hi", F_REQUIRED | F_NULL | F_POS | F_INT, path, &hi,
+                   err);
+    if (rc == MB_OK && isnan(lo) != isnan(hi))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.%s': null, but %s is %g (both "
+                            "or neither)", path, isnan(lo) ? "flat_lo" : "flat_hi",
+                            isnan(lo) ? "flat_hi" : "flat_lo", isnan(lo) ? hi : lo);
+    if (rc == MB_OK)
+        rc = in_order("flat_lo", lo, "flat_hi", hi, path, err);
+    for (int k = 0; rc == MB_OK && k < 2 && isfinite(lo); k++)
+        if (!held_out_at(ho, k ? hi : lo, 1)) /* one learner's (the rivals') */
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.%s': M %g is no held-out "
+                              "row's", path, k ? "flat_hi" : "flat_lo", k ? hi : lo);
+    /* the page gives the range's margin, flat_pred.within, where the held-out runs graded */
+    const cJSON *flat = cJSON_GetObjectItemCaseSensitive(root, "flat_pred");
+    const int graded = isfinite(mb_json_get(ho, "ratio"));
+    if (rc == MB_OK && (isfinite(lo) || graded) && !isfinite(mb_json_get(flat, "within")))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'flat_pred.within': missing beside "
+                          "'holdout.%s'", path, isfinite(lo) ? "flat_lo" : "ratio");
+    return rc;
+}
+
+/* The model's flat range (flat_pred), when there: its margin a fraction in (0, 1), its ends
+ * M > 0 in order. */
+static int check_flat_pred(const cJSON *root, const char *path, mb_error *err)
+{
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(root, "flat_pred");
+    if (!fl || cJSON_IsNull(fl))
+        return MB_OK;
+    if (!cJSON_IsObject(fl))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'flat_pred': not an object", path);
+    double w, lo, hi;
+    int rc = field(fl, "flat_pred.", "within", F_NULL | F_POS, path, &w, err);
+    if (rc == MB_OK && w >= 1)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'flat_pred.within': %g is not a fraction "
+                          "in (0, 1)", path, w);
+    if (rc == MB_OK)
+        rc = field(fl, "flat_pred.", "m_lo", F_NULL | F_POS, path, &lo, err);
+    if (rc == MB_OK)
+        rc = field(fl, "flat_pred.", "m_hi", F_NULL | F_POS, path, &hi, err);
+    if (rc == MB_OK && lo > hi)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'flat_pred.m_lo': %g is above m_hi, %g",
+                          path, lo, hi);
+    return rc;
+}
+
+/* The held-out check, when there is one (null or absent: none): every figure the page and the
+ * figure show from it in range and consistent (campaign 18, F6: an edited file printed a "200%
+ * interval", "M = 64 to 4", a row twice and "2 / 7" runs). */
+static int check_holdout(const cJSON *root, const char *path, mb_error *err)
+{
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout");
+    int rc = check_flat_pred(root, path, err);
+    if (rc != MB_OK || !ho || cJSON_IsNull(ho))
+        return rc;
+    if (!cJSON_IsObject(ho))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout': not an object", path);
+    if ((rc = holdout_figures(ho, path, err)) == MB_OK &&
+        (rc = holdout_rows(ho, path, err)) == MB_OK &&
+        (rc = holdout_settings(root, ho, path, err)) == MB_OK)
+        rc = holdout_seeds(ho, path, err);
     return rc;
 }
 

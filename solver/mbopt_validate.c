@@ -457,8 +457,10 @@ static cJSON *holdout_json(const holdout_cli *hc)
     mb_json_add_number(root, "pred_interval_graded", (double)hc->pred_graded);
     mb_json_add_number(root, "n_update_median_abs_rel_err", o->median_abs_n_err);
     mb_json_add_number(root, "t_update_median_abs_rel_err", o->median_abs_tu_err);
-    mb_json_add_number(root, "flat_lo", o->flat_lo);
-    mb_json_add_number(root, "flat_hi", o->flat_hi);
+    /* an empty range (across learner counts, no one-learner M within the margin): null both */
+    const int flat = o->flat_lo <= o->flat_hi;
+    mb_json_add_number(root, "flat_lo", flat ? o->flat_lo : NAN);
+    mb_json_add_number(root, "flat_hi", flat ? o->flat_hi : NAN);
     mb_json_add_number(root, "seeds_min", (double)o->seeds_lo);
     mb_json_add_number(root, "seeds_max", (double)o->seeds_hi);
     cJSON *rows = cJSON_AddArrayToObject(root, "rows");

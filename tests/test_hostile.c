@@ -2331,6 +2331,121 @@ static const hcase plot_cases[] = {
 #undef EN
 #undef EDIT
 #undef RP
+    /* campaign 18's F6 (issue #25): validate.json's held-out object is checked before the page
+     * draws it ("200% interval", "(0% interval", "M = 64 to 4", a row twice and "2 / 7" runs
+     * were printed from edited ones): levels in (0, 1), the flat range whole M in order (or
+     * null at both ends), one row a setting, runs within the seeds a setting, intervals in
+     * order, the named settings held-out rows'; exit 1 naming the field, and no page */
+#define HP "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json && "
+#define HV(SED) HP "sed '/\"holdout\":/,$ {" SED "}' tests/fixtures/plots/validate.json > "       \
+                   "$W/r/validate.json && $T mbplot report $W/r; s=$?; test -e "                  \
+                   "$W/r/report.html && exit 99; exit $s"
+#define HI(KV) "s/\"holdout\": {/\"holdout\": {" KV ",/"
+#define ERRS "\"median_abs_rel_err_lo\": 0.05, \"median_abs_rel_err_hi\": 0.09"
+#define PI(L, H, G) "\"pred_interval_level\": " L ", \"pred_interval_holds\": " H ", "           \
+                    "\"pred_interval_graded\": " G
+    {"silent", HP "sed '" HI("\"procs\": 1, \"best_procs\": 1, " ERRS ", " PI("0.95", "2", "3"))
+               "' tests/fixtures/plots/validate.json > $W/r/validate.json && $T mbplot report "
+               "$W/r >/dev/null 2>&1 && grep -q 'M = 24 to 32 measured within 5%' "
+               "$W/r/report.html && grep -q '95% interval over resamples' $W/r/report.html", 0,
+     NULL},
+    {"silent", HV(HI(PI("2", "2", "3"))), 1,
+     "r/validate.json: field 'holdout.pred_interval_level': 2 is not a level in (0, 1)"},
+    {"silent", HV(HI("\"pred_interval_holds\": 2, \"pred_interval_graded\": 3")), 1,
+     "r/validate.json: field 'holdout.pred_interval_level': missing"},
+    {"silent", HV(HI(ERRS) ";s/\"level\": 0.95/\"level\": 0/"), 1,
+     "r/validate.json: field 'holdout.level': 0 is not a level in (0, 1)"},
+    {"silent", HV("s/\"level\": 0.95/\"level\": 1/"), 1,
+     "r/validate.json: field 'holdout.level': 1 is not a level in (0, 1)"},
+    {"silent", HV(HI(ERRS) ";s/\"level\": 0.95/\"level\": null/"), 1,
+     "r/validate.json: field 'holdout.level': null, a number is needed here"},
+    {"silent", HV("s/\"flat_lo\": 24/\"flat_lo\": 64/"), 1,
+     "r/validate.json: field 'holdout.flat_lo': 64 is above flat_hi, 32"},
+    {"silent", HV("s/\"flat_lo\": 24/\"flat_lo\": null/"), 1,
+     "r/validate.json: field 'holdout.flat_lo': null, but flat_hi is 32 (both or neither)"},
+    {"silent", HV("s/\"flat_hi\": 32/\"flat_hi\": 32.5/"), 1,
+     "r/validate.json: field 'holdout.flat_hi': must be a whole number, got 32.5"},
+    {"silent", HV("s/\"flat_lo\": 24/\"flat_lo\": 0/"), 1,
+     "r/validate.json: field 'holdout.flat_lo': must be > 0, got 0"},
+    {"silent", HV("/\"flat_lo\"/d"), 1, "r/validate.json: field 'holdout.flat_lo': missing"},
+    {"silent", HV("s/\"flat_hi\": 32/\"flat_hi\": 40/"), 1,
+     "r/validate.json: field 'holdout.flat_hi': M 40 is no held-out row's"},
+    {"silent", HV("s/^    \"batch\": 24,/    \"batch\": 21,/"), 1,
+     "r/validate.json: field 'holdout.rows[1]': the setting of holdout.rows[0] (P 1, M 21, lr "
+     "0.0173) given twice"},
+    {"silent", HV("s/\"runs\": 10,/\"runs\": 7,/"), 1,
+     "r/validate.json: field 'holdout.rows[0].reached': 10 of 7 runs"},
+    {"silent", HV("s/\"runs\": 10,/\"runs\": 12,/"), 1,
+     "r/validate.json: field 'holdout.rows[0].runs': 12, outside holdout.seeds_min..seeds_max "
+     "(10..10)"},
+    {"silent", HV("s/\"runs\": 10,/\"runs\": 10.5,/"), 1,
+     "r/validate.json: field 'holdout.rows[0].runs': must be a whole number, got 10.5"},
+    {"silent", HV("s/\"reached\": 10,/\"reached\": null,/"), 1,
+     "r/validate.json: field 'holdout.rows[0].reached': null, a number is needed here"},
+    {"silent", HV("s/\"procs\": 1,/\"procs\": 0,/"), 1,
+     "r/validate.json: field 'holdout.rows[0].procs': must be > 0, got 0"},
+    {"silent", HV("s/\"t_pred_s\": 2.12,/\"t_pred_s\": -2.12,/"), 1,
+     "r/validate.json: field 'holdout.rows[0].t_pred_s': must be > 0, got -2.12"},
+    {"silent", HV("s/\"t_train_median_s\": 2.66,/\"t_train_median_s\": 1.66,/"), 1,
+     "r/validate.json: field 'holdout.rows[0].t_runs_s': median 2.66 s is not the row's "
+     "t_train_median_s 1.66 s"},
+    {"silent", HV(HI(PI("0.95", "4", "3"))), 1,
+     "r/validate.json: field 'holdout.pred_interval_holds': 4 of 3 graded"},
+    {"silent", HV(HI(PI("0.95", "1", "5"))), 1,
+     "r/validate.json: field 'holdout.pred_interval_graded': 5, but there are 4 held-out rows"},
+    {"silent", HV("s/\"ratio_lo\": 1.0,/\"ratio_lo\": 5,/"), 1,
+     "r/validate.json: field 'holdout.ratio_lo': 5 is above ratio_hi, 1.15"},
+    {"silent", HV("s/\"ratio\": 1.0415,/\"ratio\": 0.5,/"), 1,
+     "r/validate.json: field 'holdout.ratio': 0.5 is below 1"},
+    {"silent", HV("s/\"rival_ratio_lo\": 0.93,/\"rival_ratio_lo\": 2,/"), 1,
+     "r/validate.json: field 'holdout.rival_ratio_lo': 2 is above rival_ratio_hi, 1.15"},
+    {"silent", HV(HI("\"median_abs_rel_err_lo\": 0.2, \"median_abs_rel_err_hi\": 0.1")), 1,
+     "r/validate.json: field 'holdout.median_abs_rel_err_lo': 0.2 is above "
+     "median_abs_rel_err_hi, 0.1"},
+    {"silent", HV("s/\"verdict\": \"tied\"/\"verdict\": \"maybe\"/"), 1,
+     "r/validate.json: field 'holdout.verdict': not \"ahead\", \"behind\", \"tied\" or \"none\""},
+    {"silent", HV("s/\"seeds_min\": 10/\"seeds_min\": 12/"), 1,
+     "r/validate.json: field 'holdout.seeds_min': 12 is above seeds_max, 10"},
+    {"silent", HV("s/^  \"batch\": 32,/  \"batch\": 64,/"), 1,
+     "r/validate.json: field 'holdout.batch': M 64 is no held-out row's"},
+    {"silent", HV("s/\"best_batch\": 24,/\"best_batch\": 40,/"), 1,
+     "r/validate.json: field 'holdout.best_batch': M 40 is no held-out row's"},
+    {"silent", HV("s/\"rival_batch\": 24,/\"rival_batch\": 32,/"), 1,
+     "r/validate.json: field 'holdout.rival_batch': M 32 is the recommendation's own"},
+    {"silent", HV("s/\"best_t_train_median_s\": 2.41,/\"best_t_train_median_s\": -2.41,/"), 1,
+     "r/validate.json: field 'holdout.best_t_train_median_s': must be > 0, got -2.41"},
+    /* the learner counts of a check across them: whole, >= 1, a held-out row's */
+    {"silent", HV(HI("\"procs\": 0")), 1,
+     "r/validate.json: field 'holdout.procs': must be > 0, got 0"},
+    {"silent", HV(HI("\"best_procs\": 1.5")), 1,
+     "r/validate.json: field 'holdout.best_procs': must be a whole number, got 1.5"},
+    {"silent", HV(HI("\"procs\": 2")), 1,
+     "r/validate.json: field 'holdout.batch': M 32 at that P is no held-out row's"},
+    /* an empty flat range (null at both ends) beside a graded check is said in words */
+    {"silent", HP "sed '/\"flat_lo\"/s/24/null/;/\"flat_hi\"/s/32/null/' "
+               "tests/fixtures/plots/validate.json > $W/r/validate.json && $T mbplot report "
+               "$W/r >/dev/null 2>&1 && grep -q 'no one-learner M measured within 5% of the best' "
+               "$W/r/report.html && ! grep -q 'M = nan' $W/r/report.html", 0, NULL},
+    /* a check across learner counts: the recommendation a P = 2 row, the flat range one
+     * learner's */
+    {"silent", HP "sed '" HI("\"procs\": 2, \"best_procs\": 1") ";/\"flat_hi\"/s/32/24/;"
+               "/^    \"procs\": 1,/{N;s/1,\\n    \"batch\": 32,/2,\\n    \"batch\": 32,/}' "
+               "tests/fixtures/plots/validate.json > $W/r/validate.json && $T mbplot report "
+               "$W/r >/dev/null 2>&1 && grep -q 'M = 24 to 24 at one learner measured' "
+               "$W/r/report.html", 0, NULL},
+    {"silent", HP "sed 's/\"within\": 0.05/\"within\": 2/' tests/fixtures/plots/validate.json > "
+               "$W/r/validate.json && $T mbplot report $W/r; s=$?; test -e $W/r/report.html "
+               "&& exit 99; exit $s", 1,
+     "r/validate.json: field 'flat_pred.within': 2 is not a fraction in (0, 1)"},
+    /* the figure reads it with the same reader */
+    {"silent", "sed '/\"holdout\":/,$ s/\"level\": 0.95/\"level\": 2/' "
+               "tests/fixtures/plots/validate.json > $W/v.json && $T mbplot validate $W/v.json "
+               "-o $W/o", 1, "v.json: field 'holdout.level': 2 is not a level in (0, 1)"},
+#undef PI
+#undef ERRS
+#undef HI
+#undef HV
+#undef HP
     /* campaign 17's M1 and M3: --gpus in digits; a negative count's message states the range
      * (it said ">= 0", though 0 is refused too) */
     {"silent", "$T mbplot amdahl --gpus 1e9 -o $W/o", 1,
