@@ -762,8 +762,10 @@ $(OUT)/holdout-par/.done: $(OUT)/scale.json $(OUT)/holdout/.done $(OUT)/cfit.jso
 	    done; \
 	  fi && touch $@)
 
-HOLDOUT_DIRS = $$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done)
-HOLDPAR_DIRS = $$(for d in $(OUT)/holdout-par/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done)
+# (each ends in ':' so that no folder, the usual case of holdout-par, is an empty list, not a
+# failed command ending the recipe's && chain)
+HOLDOUT_DIRS = $$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done; :)
+HOLDPAR_DIRS = $$(for d in $(OUT)/holdout-par/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done; :)
 $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)/holdout/.done $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done $(OUT)/holdout-par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
 	  dirs=$(RUN_DIRS) && held=$(HOLDOUT_DIRS) && heldpar=$(HOLDPAR_DIRS) && \
