@@ -57,6 +57,11 @@ typedef struct mb_range {
  * (counts, bytes and batch sizes are whole). */
 #define MB_DATA_RANGE_MAX 9007199254740992.0
 
+/* Whether the text `s` spells a value that is no finite number, as printf writes one: nan or
+ * inf (any case, any sign, and what follows: -nan(0x8), infinity). mb_data_parse_double refuses
+ * these as it refuses any word; this tells them apart, for readers that name the case. */
+int mb_data_non_finite(const char *s);
+
 /* Whether the text `s`, parsed to `v` by mb_data_parse_double, is a count past 2^53: v above
  * MB_DATA_RANGE_MAX, or v equal to it from a text that is not exactly 2^53 (2^53 + 1 rounds to
  * 2^53 in a double, so a check on v alone lets it through). */

@@ -20,6 +20,12 @@ static int not_decimal(const char *s)
     return strpbrk(s, "xX") != NULL;
 }
 
+int mb_data_non_finite(const char *s)
+{
+    const char *p = *s == '-' || *s == '+' ? s + 1 : s;
+    return strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0;
+}
+
 int mb_data_parse_double(const char *s, double *v)
 {
     if (!s || !*s || isspace((unsigned char)*s) || not_decimal(s))

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 void mb_lightning_options_init(mb_lightning_options *o)
@@ -127,12 +126,6 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
     return rc;
 }
 
-static int non_finite(const char *s)
-{
-    const char *p = *s == '-' || *s == '+' ? s + 1 : s;
-    return strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0;
-}
-
 /* The crossings of run i from its metrics table. */
 static int run_metrics(const mb_table *t, const mb_lightning_options *o, const double *thr,
                        mb_fit_runs *r, size_t i, double *max_gap, mb_error *err)
@@ -170,7 +163,7 @@ static int run_metrics(const mb_table *t, const mb_lightning_options *o, const d
         const char *cell = mb_table_cell(t, row, cl);
         if (!*cell)
             continue; /* not logged at this step */
-        if (non_finite(cell)) {
+        if (mb_data_non_finite(cell)) {
             r->diverged[i] = 1;
             break;
         }

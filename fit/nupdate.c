@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include <gsl/gsl_errno.h>
@@ -312,13 +311,11 @@ static int summary_value(const mb_table *t, const char *key, const char *v, mb_e
 {
     double x;
     const int number = mb_data_parse_double(v, &x) == MB_OK;
-    const char *u = v + (*v == '+' || *v == '-');
+    const int name = strcmp(key, "net") == 0 || strcmp(key, "algo") == 0; /* (nanonet) */
     const char *why = NULL;
     if (strcmp(key, "reached") == 0 && strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
         why = "is not yes or no";
-    else if ((number && !isfinite(x)) || strcasecmp(u, "nan") == 0 ||
-             strncasecmp(u, "nan(", 4) == 0 || strcasecmp(u, "inf") == 0 ||
-             strcasecmp(u, "infinity") == 0) /* (a net may be called nanonet) */
+    else if (!name && mb_data_non_finite(v))
         why = "is not a finite number (a log holds finite numbers, '-' where there is none)";
     else if (strcmp(key, "updates") == 0 && !(number && x >= 0 && x == floor(x)))
         why = "is not a whole number of updates";
