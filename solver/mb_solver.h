@@ -161,6 +161,9 @@ typedef struct mb_scale_options {
                         where the law has no value at M_T (below the shifted law's M_0) */
     double m_lo;     /* the range of total M the optimum is sought in (the converged range of */
     double m_hi;     /*   the runs); 0 and INFINITY (or 0, 0) for no bound: extrapolation */
+    int beyond_runs; /* 1: at a P > 1 whose step table is its own runs' (mb_step_table.runs > 0),
+                        search [m_lo, m_hi] whole; 0: only the M those runs trained, where their
+                        step was measured (outside it the step is the probe's, scaled) */
 } mb_scale_options;
 
 /* One learner count of a scaling table. Times in seconds; a value that does not apply (strong
@@ -170,6 +173,8 @@ typedef struct mb_scale_row {
     mb_optimum opt;        /* optimal scaling: M re-optimised for this P inside [m_lo, m_hi]
                               (Perrone eq. 9-10 for the inverse law, numerical for any law) */
     mb_bound bound;        /* whether the range held that M back */
+    double m_lo, m_hi;     /* the range of total M searched at this P */
+    int runs_held;         /* 1: bound is an end of the M that P learners' own runs trained */
     double t_c_strong;     /* T_C(m_strong, P) */
     double t_c_weak;       /* T_C(m_weak P, P) */
     double speedup_opt;    /* T_C of the scheme at P = 1 over T_C at this P */

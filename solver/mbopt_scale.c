@@ -56,7 +56,7 @@ static int scale_settle(model_opts *m, const mb_scale_row *r, int argc, char **a
                                 (const char *const *)g.gl_pathv, r->opt.m_opt, r->procs,
                                 m->nf.lr, &ck->v, err);
     if (rc == MB_OK)
-        mb_solver_settle(laws, lrs, n, &m->t, m->m_lo, m->m_hi, &ck->v);
+        mb_solver_settle(laws, lrs, n, &m->t, r->m_lo, r->m_hi, &ck->v);
     globfree(&g);
     mb_fit_runs_free(&runs);
     ck->ok = rc == MB_OK;
@@ -249,33 +249,40 @@ static void scale_help(void)
 /* "Enough" learners: the fewest within this fraction of the best time. */
 #define ENOUGH_SLACK 0.10
 
-/* What a row's answer rests on: "" when on the runs' own ground, else why not. */
-static const char *row_label(const model_opts *m, const mb_scale_row *r, double p_avail)
+/* What a row's answer rests on, into buf: "" when on the runs' own ground, else why not. */
+static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_scale_row *r,
+                             double p_avail)
 {
     int held = r->bound != MB_BOUND_NONE, beyond_p = r->procs > p_avail;
     int beyond_m = !isfinite(m->m_hi) && m->extrapolate;
+    const char *end = r->bound == MB_BOUND_LOW ? "low" : "high";
     if (beyond_p && held)
-        return "P extrapolated (collective model); M held at the converged range's end";
-    if (beyond_p)
-        return "P extrapolated (collective model)";
-    if (held)
-        return r->bound == MB_BOUND_LOW ? "M held at the converged range's low end"
-                                        : "M held at the converged range's high end";
-    return beyond_m ? "M extrapolated beyond the runs" : "";
+        snprintf(buf, n, "P extrapolated (collective model); M held at the converged range's end");
+    else if (beyond_p)
+        snprintf(buf, n, "P extrapolated (collective model)");
+    else if (held && r->runs_held)
+        snprintf(buf, n, "M held at the %s end of the M its %.0f-learner runs trained (%.6g..%.6g): "
+                 "the step is measured there only", end, r->procs, r->m_lo, r->m_hi);
+    else if (held)
+        snprintf(buf, n, "M held at the converged range's %s end", end);
+    else
+        snprintf(buf, n, "%s", beyond_m ? "M extrapolated beyond the runs" : "");
+    return buf;
 }
 
 static cJSON *row_summary(const model_opts *m, const mb_scale_row *r, double p_avail)
 {
     cJSON *b = cJSON_CreateObject();
+    char note[192];
     if (b) {
         mb_json_add_count(b, "procs", r->procs);
         mb_json_add_number(b, "m_opt", r->opt.m_opt);
         mb_json_add_number(b, "m_run", mb_solver_m_whole(r->opt.m_opt, r->procs));
         mb_json_add_number(b, "t_c", r->opt.t_c);
         cJSON_AddStringToObject(b, "bound", mb_solver_bound_name(r->bound));
-        cJSON_AddBoolToObject(b, "extrapolated", *row_label(m, r, p_avail) != '\0' &&
-                                                     r->bound == MB_BOUND_NONE);
-        cJSON_AddStringToObject(b, "note", row_label(m, r, p_avail));
+        row_label(note, sizeof note, m, r, p_avail);
+        cJSON_AddBoolToObject(b, "extrapolated", *note != '\0' && r->bound == MB_BOUND_NONE);
+        cJSON_AddStringToObject(b, "note", note);
         mb_json_add_number(b, "speedup", r->speedup_opt);
         mb_json_add_number(b, "efficiency", r->eff_opt);
         cJSON_AddStringToObject(b, "regime", mb_model_regime_name(r->opt.regime));
@@ -300,8 +307,8 @@ static scale_flat flat_of(const model_opts *m, const mb_scale_row *rows, size_t 
 {
     scale_flat f = {.m = {NAN, NAN}, .p_lo = INFINITY, .p_hi = 0, .procs = rows[enough].procs};
     mb_error e = {0};
-    mb_solver_flat_range(&m->law, &m->t, f.procs, m->m_lo, m->m_hi, rows[enough].opt.t_c,
-                         MB_SOLVER_FLAT, f.m, &e);
+    mb_solver_flat_range(&m->law, &m->t, f.procs, rows[enough].m_lo, rows[enough].m_hi,
+                         rows[enough].opt.t_c, MB_SOLVER_FLAT, f.m, &e);
     for (size_t i = 0; i < n; i++)
         if (rows[i].procs <= p_avail &&
             rows[i].opt.t_c <= (1 + MB_SOLVER_FLAT) * rows[best].opt.t_c) {
@@ -350,7 +357,10 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         mb_json_add_number(o, "t_update", r->opt.t_update);
         cJSON_AddStringToObject(o, "regime", mb_model_regime_name(r->opt.regime));
         cJSON_AddStringToObject(o, "bound", mb_solver_bound_name(r->bound));
-        cJSON_AddStringToObject(o, "note", row_label(m, r, p_avail));
+        char note[192];
+        cJSON_AddStringToObject(o, "note", row_label(note, sizeof note, m, r, p_avail));
+        mb_json_add_number(o, "m_lo", r->m_lo);
+        mb_json_add_number(o, "m_hi", r->m_hi);
         mb_json_add_number(o, "speedup_opt", r->speedup_opt);
         mb_json_add_number(o, "efficiency_opt", r->eff_opt);
         mb_json_add_number(o, "t_c_strong", r->t_c_strong);
@@ -368,8 +378,8 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     if (ck->given)
         cJSON_AddItemToObject(root, "settled", scale_settle_json(ck));
     double q[2];
-    mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, rows[enough].procs, m->m_lo,
-                             m->m_hi, q);
+    mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, rows[enough].procs,
+                             rows[enough].m_lo, rows[enough].m_hi, q);
     if (isfinite(q[0])) { /* the 10th and 90th percentiles of M_opt over the bootstrap */
         cJSON *s = cJSON_AddArrayToObject(root, "enough_m_opt_spread");
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[0]));
@@ -413,6 +423,12 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     else
         fprintf(f, "# M is sought over every M >= %.6g (%s): an extrapolation beyond the runs\n",
                 m->m_lo, range_source(m));
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].procs > 1 && (rows[i].m_lo > m->m_lo || rows[i].m_hi < m->m_hi)) {
+            fprintf(f, "# at P = %.0f, only M = %.6g..%.6g, which its own runs trained: outside "
+                       "them its step is the probe's, scaled (--extrapolate searches beyond)\n",
+                    rows[i].procs, rows[i].m_lo, rows[i].m_hi);
+        }
     if (isfinite(p_avail))
         fprintf(f, "# P above %.0f is more than mpirun can run here (--procs-available): those "
                    "rows extrapolate the collective model and are not recommended\n", p_avail);
@@ -424,8 +440,8 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
             "regime", "speedup", "eff", "T_C_s", "speedup", "eff", "T_C_s", "speedup", "eff");
     for (size_t i = 0; i < n; i++) {
         const mb_scale_row *r = &rows[i];
-        const char *note = row_label(m, r, p_avail);
-        char s1[32], s2[32];
+        char s1[32], s2[32], note[192];
+        row_label(note, sizeof note, m, r, p_avail);
         fprintf(f, "%8.0f %11.5g %11.5g %8s %8s %6s | %11s %8s %6s | %11s %8s %6s%s%s\n",
                 r->procs, r->opt.m_opt, r->opt.t_c, mb_model_regime_name(r->opt.regime),
                 fmt(s1, sizeof s1, "%.4g", r->speedup_opt), fmt(s2, sizeof s2, "%.3f", r->eff_opt),
@@ -438,7 +454,8 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
     fprintf(f, "# strong scaling holds M = %.0f; weak scaling holds M/P = %.0f\n", so->m_strong,
             so->m_weak);
     const mb_scale_row *r = &rows[best];
-    const char *note = row_label(m, r, p_avail);
+    char note[192];
+    row_label(note, sizeof note, m, r, p_avail);
     const double fast_m = mb_solver_m_whole(r->opt.m_opt, r->procs);
     fprintf(f, "fastest:        P = %.0f learners with mini-batch M = %.0f (%.0f per learner): "
                "T_C = %.4g s, %s the single learner's best, efficiency %s (%s regime)%s%s\n",
@@ -446,7 +463,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
             fmt(b1, sizeof b1, "%.4gx", r->speedup_opt), fmt(b2, sizeof b2, "%.3f", r->eff_opt),
             mb_model_regime_name(r->opt.regime), *note ? "; " : "", note);
     r = &rows[enough];
-    note = row_label(m, r, p_avail);
+    row_label(note, sizeof note, m, r, p_avail);
     /* the recommendation: the model's optimum at the fewest learners enough, or what the runs
      * settled on there */
     const mb_validate_row *sr = settled_row(ck);
@@ -489,8 +506,8 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                 r->opt.m_opt, mb_model_law_name(m->law.kind));
     }
     double q[2];
-    size_t nq = mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, r->procs, m->m_lo,
-                                         m->m_hi, q);
+    size_t nq = mb_solver_optimum_spread(m->nf.boot, m->nf.n_boot, &m->t, r->procs, r->m_lo,
+                                         r->m_hi, q);
     if (isfinite(q[0]))
         fprintf(f, "spread:         the %s refitted to %zu bootstrap resamples of the runs puts "
                    "M_opt at P = %.0f between %.4g and %.4g 8 times in 10\n",
@@ -582,6 +599,7 @@ int mbopt_scale(int argc, char **argv)
         model_select(&m, i);
         s1.m_lo = m.m_lo;
         s1.m_hi = m.m_hi;
+        s1.beyond_runs = m.extrapolate;
         if (mb_solver_scale(&m.law, &m.t, &s1, pr.v, pr.n, rows, &err) != MB_OK) {
             free(rows);
             mb_data_range_free(&pr);
@@ -595,6 +613,7 @@ int mbopt_scale(int argc, char **argv)
     model_select(&m, pick);
     so.m_lo = m.m_lo;
     so.m_hi = m.m_hi;
+    so.beyond_runs = m.extrapolate;
     if (!rows || mb_solver_scale(&m.law, &m.t, &so, pr.v, pr.n, rows, &err) != MB_OK) {
         if (!rows)
             mb_error_set(&err, MB_ENOMEM, "out of memory");

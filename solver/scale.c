@@ -65,6 +65,37 @@ static double tc_or_nan(const mb_law *law, const mb_update_time *t, double m, do
     return tc;
 }
 
+/* The total M at which P learners' own runs measured their step (t's table for P, runs > 0):
+ * 1 and r[0..1], or 0 when P has no such table. */
+static int runs_range(const mb_update_time *t, double p, double r[2])
+{
+    for (size_t i = 0; i < t->n_by_p; i++)
+        if (t->by_p[i].p == p && t->by_p[i].runs > 0) {
+            r[0] = t->by_p[i].run_lo * p;
+            r[1] = t->by_p[i].run_hi * p;
+            return 1;
+        }
+    return 0;
+}
+
+/* The range of total M searched at P into row r: [m_lo, m_hi], narrowed at P > 1 to the M that
+ * P learners' own runs trained (unless opts->beyond_runs), where the two overlap. */
+static void row_range(const mb_update_time *t, const mb_scale_options *opts, double p,
+                      mb_scale_row *r, int from_runs[2])
+{
+    double rr[2];
+    r->m_lo = opts->m_lo;
+    r->m_hi = opts->m_hi;
+    from_runs[0] = from_runs[1] = 0;
+    if (p <= 1 || opts->beyond_runs || !runs_range(t, p, rr) ||
+        fmax(r->m_lo, rr[0]) > fmin(r->m_hi, rr[1]))
+        return;
+    from_runs[0] = rr[0] > r->m_lo;
+    from_runs[1] = rr[1] < r->m_hi;
+    r->m_lo = fmax(r->m_lo, rr[0]);
+    r->m_hi = fmin(r->m_hi, rr[1]);
+}
+
 int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options *opts,
                     const double *procs, size_t n, mb_scale_row *rows, mb_error *err)
 {
@@ -110,11 +141,15 @@ int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options
         if (!(isfinite(p) && p >= 1.0))
             return mb_error_set(err, MB_EDOM, "learner count must be >= 1, got %g", p);
         r->procs = p;
+        int from_runs[2];
+        row_range(t, opts, p, r, from_runs);
         mb_solver_optimum_result o;
-        if ((rc = mb_solver_optimum(law, t, p, opts->m_lo, opts->m_hi, &o, err)) != MB_OK)
+        if ((rc = mb_solver_optimum(law, t, p, r->m_lo, r->m_hi, &o, err)) != MB_OK)
             return rc;
         r->opt = o.opt;
         r->bound = o.bound;
+        r->runs_held = (o.bound == MB_BOUND_LOW && from_runs[0]) ||
+                       (o.bound == MB_BOUND_HIGH && from_runs[1]);
         r->t_c_strong = tc_or_nan(law, t, opts->m_strong, p);
         r->t_c_weak = tc_or_nan(law, t, opts->m_weak * p, p);
         r->speedup_opt = base.opt.t_c / r->opt.t_c;

@@ -81,6 +81,46 @@ static void test_scale_rows(void)
     CU_ASSERT_STRING_EQUAL(e.msg, "n_inf must be > 0, got -1");
 }
 
+/* At P = 2 the model's optimum (M = 74) lies below the M that two learners' runs trained (M/P =
+ * 48..64, M = 96..128; the table's point at 16 is the probe's): the search there stays inside
+ * those M and says the runs held it; P = 1 is not narrowed; beyond_runs (--extrapolate) searches
+ * the whole range. */
+static void test_scale_runs_range(void)
+{
+    mb_update_time t = TU;
+    t.n_by_p = 1;
+    t.by_p[0] = (mb_step_table){.p = 2, .n = 2, .m = {16, 64}, .t = {1e-3, 3e-3}, .runs = 9,
+                                .run_lo = 48, .run_hi = 64};
+    const double procs[] = {1, 2};
+    mb_scale_row rows[2];
+    mb_scale_options so = {.m_lo = 1, .m_hi = 1024};
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_scale(&LAW, &t, &so, procs, 2, rows, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(rows[0].m_lo, 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(rows[0].m_hi, 1024, 0);
+    CU_ASSERT_EQUAL(rows[0].runs_held, 0);
+    CU_ASSERT_DOUBLE_EQUAL(rows[1].m_lo, 96, 0);
+    CU_ASSERT_DOUBLE_EQUAL(rows[1].m_hi, 128, 0);
+    mb_scale_options wide = {.m_lo = 1, .m_hi = 1024, .beyond_runs = 1};
+    mb_scale_row free_rows[2];
+    CU_ASSERT_EQUAL_FATAL(mb_solver_scale(&LAW, &t, &wide, procs, 2, free_rows, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(free_rows[1].m_hi, 1024, 0);
+    CU_ASSERT_EQUAL(free_rows[1].runs_held, 0);
+    /* the unbounded optimum at P = 2 is below 96, so the narrowed row is held at the runs' low
+     * end, slower than the free one */
+    CU_ASSERT_TRUE_FATAL(free_rows[1].opt.m_opt < 96);
+    CU_ASSERT_EQUAL(rows[1].bound, MB_BOUND_LOW);
+    CU_ASSERT_EQUAL(rows[1].runs_held, 1);
+    CU_ASSERT_DOUBLE_EQUAL(rows[1].opt.m_opt, 96, 1e-9);
+    CU_ASSERT_TRUE(rows[1].opt.t_c > free_rows[1].opt.t_c);
+    /* a converged range inside the runs' narrows further, and its end is not the runs' */
+    mb_scale_options narrow = {.m_lo = 100, .m_hi = 120};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_scale(&LAW, &t, &narrow, procs, 2, rows, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(rows[1].m_lo, 100, 0);
+    CU_ASSERT_EQUAL(rows[1].bound, MB_BOUND_LOW);
+    CU_ASSERT_EQUAL(rows[1].runs_held, 0);
+}
+
 static void test_read_fits(void)
 {
     char dir[256], n_path[512], t_path[512], c_path[512], bad[512];
@@ -1533,6 +1573,7 @@ int mb_test_suite_solver(void)
     CU_pSuite s = CU_add_suite("solver", NULL, NULL);
     return !s || !CU_add_test(s, "scaling rows", test_scale_rows) ||
            !CU_add_test(s, "M whole a learner", test_m_whole) ||
+           !CU_add_test(s, "P > 1 searched where its runs trained", test_scale_runs_range) ||
            !CU_add_test(s, "fit files", test_read_fits) ||
            !CU_add_test(s, "mbopt: bad input", test_mbopt_bad_input) ||
            !CU_add_test(s, "mbopt: malformed JSON", test_mbopt_malformed_json) ||
