@@ -728,7 +728,8 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 
 # P = 1 rows from the sweep and the check; P = 2 rows from the sgd-sync runs, predicted with the
 # collective fit (without COMM there are none). validate.* check the P = 1 optimum;
-# validate-rec.txt checks scale's recommendation (P = 2 when it recommends two learners).
+# validate-rec.txt checks scale's recommendation (P = 2 when it recommends two learners), and
+# validate-rec.json, for the report, its held-out check against one learner when P = 2 trained.
 VALIDATE_MODEL = $(NFITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(strip $(RUN_BATCHES))) --grid-seeds 5) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 # The held-out check: once the answer is fixed, it and its rivals (the in-sample best, the
 # model's optimum, neighbours at M / 1.5 .. M * 1.5) train on HOLDOUT_SEEDS fresh seeds that no
@@ -776,7 +777,9 @@ $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --csv -o $(OUT)/validate.csv && \
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --json -o $@ && \
 	  { run mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json $$([ -n "$$heldpar" ] && echo "$$held $$heldpar") $$dirs -o $(OUT)/validate-rec.txt 2> $(OUT)/logs/validate-rec.err || \
-	    sed 's/^mbopt validate: /check: /' $(OUT)/logs/validate-rec.err > $(OUT)/validate-rec.txt; })
+	    sed 's/^mbopt validate: /check: /' $(OUT)/logs/validate-rec.err > $(OUT)/validate-rec.txt; } && \
+	  rm -f $(OUT)/validate-rec.json && \
+	  if [ -n "$$heldpar" ]; then run mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json $$held $$heldpar $$dirs --json -o $(OUT)/validate-rec.json; fi)
 
 # The convolution layers: every algorithm timed per pass and M (a short sweep: the CPU's
 # algorithms on lenet5), then one algorithm per layer and pass for each M under a device of

@@ -1,6 +1,7 @@
 /* report.c — `mbplot report OUT/`: one self-contained HTML page from the folder the pipeline
  * fills (make run): the check of the recommendation against real training runs first when
- * validate.json is there (mbopt validate --json: its verdict, figure and table), then the
+ * validate.json is there (mbopt validate --json: its verdict, figure and table; beside it a P > 1
+ * answer's check against one learner when validate-rec.json is there), then the
  * recommendation (from scale.json), the fitted parameters with their
  * 95% intervals (nfit/tfit/cfit JSON), every figure there are inputs for (drawn into OUT by the
  * mb_plot_* functions and embedded as base64 data: URIs), and the command lines that produced
@@ -954,6 +955,42 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
 }
 
 
+/* A P > 1 recommendation held out against one learner (validate-rec.json, mbopt validate
+ * --recommend with the held-out runs of both; read and checked by mb_plot_read_validate): its
+ * verdict and each held-out setting, P beside M. Nothing when the check is not across P. */
+static void write_validation_across(FILE *f, const cJSON *vr)
+{
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(vr, "holdout"), *r;
+    if (!(mb_json_get(ho, "procs") > 1))
+        return;
+    fprintf(f, "<section id=\"validation-procs\">\n<h2>Check: P = %g learners against one, "
+               "held out</h2>\n<p class=\"verdict\" id=\"verdict-procs\">",
+            mb_json_get(ho, "procs"));
+    esc(f, str(vr, "verdict"));
+    fputs("</p>\n<table id=\"holdout-procs-rows\">\n<tr><th>held out: P</th><th>M</th>"
+          "<th>runs reached</th><th>measured T<sub>C</sub>: median</th><th>over the held-out "
+          "best</th><th>predicted T<sub>C</sub></th><th>error</th></tr>\n", f);
+    const double best = mb_json_get(ho, "best_t_train_median_s");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ho, "rows"))
+    {
+        int is_rec = mb_json_get(r, "batch") == mb_json_get(ho, "batch") &&
+                     mb_json_get(r, "procs") == mb_json_get(ho, "procs");
+        fprintf(f, "<tr%s><td class=\"n\">%g</td><td class=\"n\">%g%s</td><td class=\"n\">%g / "
+                   "%g</td>", is_rec ? " class=\"row-rec\"" : "", mb_json_get(r, "procs"),
+                mb_json_get(r, "batch"), is_rec ? " <span class=\"tag\">recommended</span>" : "",
+                mb_json_get(r, "reached"), mb_json_get(r, "runs"));
+        cell_time(f, mb_json_get(r, "t_train_median_s"), 1, "s");
+        double ratio = mb_json_get(r, "t_train_median_s") / best;
+        if (isfinite(ratio))
+            fprintf(f, "<td class=\"n\">%.2f&times;</td>", ratio);
+        else
+            fputs("<td class=\"missing\">&ndash;</td>", f);
+        cell_time(f, mb_json_get(r, "t_pred_s"), 1, "s");
+        cell_err(f, mb_json_get(r, "rel_err"));
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n</section>\n", f);
+}
 
 /* "How to reproduce": commands.txt (cmds, NULL when absent), then the metadata lines of every measured input (the probe's
  * tables and the run logs `runs`, NULL when there are none). */
@@ -1052,7 +1089,8 @@ static int read_fit(const char *in_dir, const char *name, cJSON **root, mb_error
 }
 
 /* The inputs, each read more than once (for its figure and for its table or parameters). */
-static const char *const READ_TWICE[] = {"scale.json", "validate.json", "nfit.json", "tfit.json",
+static const char *const READ_TWICE[] = {"scale.json", "validate.json", "validate-rec.json",
+                                         "nfit.json", "tfit.json",
                                          "cfit.json", "step.csv", "comm.csv", "conv.json",
                                          "conv.csv", "scale.txt", "conv.txt", "commands.txt"};
 #define N_READ_TWICE (sizeof READ_TWICE / sizeof READ_TWICE[0])
@@ -1384,7 +1422,7 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         return mb_error_set(err, MB_EIO, "%s: missing; the report needs the recommendation "
                                          "('mbopt scale --json -o %s')", path, path);
     }
-    cJSON *scale = NULL, *nfit = NULL, *tfit = NULL, *cfit = NULL, *val = NULL;
+    cJSON *scale = NULL, *nfit = NULL, *tfit = NULL, *cfit = NULL, *val = NULL, *val_rec = NULL;
     rc = mb_json_read(path, &scale, err);
     if (rc == MB_OK)
         rc = mb_format_check_json(scale, path, MB_FORMAT_SCALE, err);
@@ -1410,6 +1448,9 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     path_join(val_in, sizeof val_in, in_dir, "validate.json");
     if (rc == MB_OK && exists(val_in))
         rc = mb_plot_read_validate(val_in, &val, err);
+    path_join(path, sizeof path, in_dir, "validate-rec.json"); /* a P > 1 answer held out */
+    if (rc == MB_OK && exists(path))
+        rc = mb_plot_read_validate(path, &val_rec, err);
 
     /* which inputs are here */
     int present[N_INPUTS];
@@ -1479,6 +1520,8 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
             goto done;
         }
         info->figures++;
+        if (val_rec)
+            write_validation_across(f, val_rec);
     } else {
         fputs("<p class=\"missing\" id=\"no-validation\">Not yet checked against real training "
               "runs: there is no validate.json here. <code>mbopt validate --json -o ", f);
@@ -1512,6 +1555,7 @@ done:
     cJSON_Delete(tfit);
     cJSON_Delete(cfit);
     cJSON_Delete(val);
+    cJSON_Delete(val_rec);
     free(cmds);
     if (rc != MB_OK)
         info->path[0] = '\0';

@@ -656,6 +656,7 @@ static void test_report_missing(void)
 /* ---- mbplot validate and the report's check ------------------------------------------------ */
 
 #define VALIDATE_FIXTURE MB_TEST_SRC "/tests/fixtures/plots/validate.json"
+#define VALIDATE_REC_FIXTURE MB_TEST_SRC "/tests/fixtures/plots/validate-rec.json"
 
 /* The fixture with one change: the field at `where` (an object path of one or two keys, and an
  * optional row index >= 0 into 'rows' first) replaced by `value` (NULL deletes it); written to
@@ -797,6 +798,63 @@ static void test_validate_figure(void)
     mb_test_rmdir(dir);
 }
 
+/* A P = 2 answer held out against one learner (validate-rec.json, written by mbopt validate
+ * --recommend from the stored runs of a make run that recommended P = 2, M = 20): the report
+ * shows its verdict and every held-out setting with its P, after the P = 1 check; a file whose
+ * check is not across learner counts adds nothing, and a damaged one is refused by name. */
+static void test_report_validate_across(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --n-inf 950 --alpha 2.2e5 --gamma 3e-5 "
+                                         "--m-t 24 --delta 3e-3 --procs 1:2 --json -o "
+                                         "%s/scale.json && cp %s %s/ && cp %s "
+                                         "%s/validate-rec.json && mbplot report %s",
+                                     dir, VALIDATE_FIXTURE, dir, VALIDATE_REC_FIXTURE, dir, dir),
+                          0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    char *html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    const char *check = strstr(html, "<section id=\"validation\">");
+    const char *across = strstr(html, "<section id=\"validation-procs\">");
+    const char *rec = strstr(html, "<section id=\"recommendation\">");
+    CU_ASSERT_TRUE(check && across && rec && check < across && across < rec);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<h2>Check: P = 2 learners against one, held out</h2>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"verdict-procs\">held out (10 fresh seeds a setting"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "1.08x the best held-out setting (P = 1, M = 29"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(
+        html, "<tr class=\"row-rec\"><td class=\"n\">2</td><td class=\"n\">20 <span "
+              "class=\"tag\">recommended</span></td><td class=\"n\">10 / 10</td><td "
+              "class=\"n\">0.501 s</td><td class=\"n\">1.08&times;</td>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td class=\"n\">1</td><td class=\"n\">29</td><td "
+                                        "class=\"n\">10 / 10</td><td class=\"n\">0.466 s</td><td "
+                                        "class=\"n\">1.00&times;</td>"));
+    free(html);
+    /* the P = 1 check given as validate-rec.json: not across learner counts, no section */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cp %s %s/validate-rec.json && mbplot report %s",
+                                     VALIDATE_FIXTURE, dir, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    mb_test_run_free(&r);
+    html = slurp(dir, "report.html");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NULL(strstr(html, "validation-procs"));
+    free(html);
+    /* a damaged one: refused by name, the page before it untouched */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && cp report.html before.html && sed "
+                                         "'s/\"verdict\":\\t\"tied\"/\"verdict\":\\t\"maybe\"/' "
+                                         "%s > validate-rec.json && ! grep -q '\"tied\"' "
+                                         "validate-rec.json && mbplot report . ; s=$?; "
+                                         "cmp -s report.html before.html || s=99; exit $s",
+                                     dir, VALIDATE_REC_FIXTURE), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "validate-rec.json: field 'holdout.verdict'"));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
 /* A folder with scale.json and validate.json: the report opens with the check. */
 static void test_report_validate(void)
 {
@@ -888,6 +946,7 @@ int mb_test_suite_plots(void)
            !CU_add_test(s, "report with missing inputs", test_report_missing) ||
            !CU_add_test(s, "validate figure and its errors", test_validate_figure) ||
            !CU_add_test(s, "report opens with the check against runs", test_report_validate) ||
+           !CU_add_test(s, "report: a P > 1 answer held out", test_report_validate_across) ||
            !CU_add_test(s, "report recommends what the runs settled", test_report_settled) ||
            !CU_add_test(s, "conv figure and the report's convolution section", test_report_conv);
 }
