@@ -249,12 +249,30 @@ static void scale_help(void)
 /* "Enough" learners: the fewest within this fraction of the best time. */
 #define ENOUGH_SLACK 0.10
 
+/* Whether the step of P learners is only the probe's while runs of another P > 1 calibrated
+ * theirs (tfit from runs of 2 learners, a row at 4): P untrained by runs. */
+static int p_untrained(const mb_update_time *t, double p)
+{
+    int others = 0;
+    for (size_t i = 0; i < t->n_by_p; i++) {
+        if (t->by_p[i].runs > 0 && t->by_p[i].p == p)
+            return 0;
+        others |= t->by_p[i].runs > 0;
+    }
+    return p > 1 && others;
+}
+
 /* What a row's answer rests on, into buf: "" when on the runs' own ground, else why not. */
 static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_scale_row *r,
                              double p_avail)
 {
     int held = r->bound != MB_BOUND_NONE, beyond_p = r->procs > p_avail;
     int beyond_m = !isfinite(m->m_hi) && m->extrapolate;
+    if (!beyond_p && p_untrained(&m->t, r->procs)) {
+        snprintf(buf, n, "no runs of %.0f learners: their step is the probe's, unchecked",
+                 r->procs);
+        return buf;
+    }
     const char *end = r->bound == MB_BOUND_LOW ? "low" : "high";
     if (beyond_p && held)
         snprintf(buf, n, "P extrapolated (collective model); M held at the converged range's end");

@@ -114,12 +114,15 @@ int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options
         return rc;
     if (opts->m_strong == 0.0)
         opts->m_strong = base.opt.m_opt;
-    /* weak scaling holds M/P at the knee, or at the range's low end where the law has no value
-     * at the knee (at or below the shifted law's M_0: the target is out of reach there) */
+    /* weak scaling holds M/P at the knee, or where the law has no value at the knee (at or
+     * below the shifted law's M_0: the target is out of reach there) at the range's low end,
+     * and above M_0 when that is too (a range from 1, --extrapolate) */
     double n_knee;
-    if (opts->m_weak == 0.0)
-        opts->m_weak = mb_model_law_nupdate(law, t->m_t, &n_knee, NULL) == MB_OK
-                           ? t->m_t
+    if (opts->m_weak == 0.0 && mb_model_law_nupdate(law, t->m_t, &n_knee, NULL) == MB_OK)
+        opts->m_weak = t->m_t;
+    else if (opts->m_weak == 0.0)
+        opts->m_weak = law->kind == MB_LAW_SHIFTED && fmax(t->m_t, opts->m_lo) <= law->m0
+                           ? floor(law->m0) + 1
                            : fmax(t->m_t, opts->m_lo);
     if (!(isfinite(opts->m_strong) && opts->m_strong > 0))
         return mb_error_set(err, MB_EDOM, "strong-scaling mini-batch must be > 0, got %g",

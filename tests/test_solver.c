@@ -1397,6 +1397,35 @@ static void test_tupdate_from_runs_of_p(void)
     }
     CU_ASSERT_EQUAL(p2_rows, 3);
     cJSON_Delete(root);
+
+    /* scale: P = 2 sought only at the M its runs trained (32..128), in the header and the JSON
+     * rows; P = 4, which no run trained, labelled; --extrapolate lifts the narrowing */
+    mb_test_sh_ok(&r, "cd %s && mbopt scale --nfit n.json --tfit t.json --comm allreduce "
+                      "--delta 1e-3 --procs 1:4 && mbopt scale --nfit n.json --tfit t.json "
+                      "--comm allreduce --delta 1e-3 --procs 1:4 --json -o s.json && mbopt "
+                      "scale --nfit n.json --tfit t.json --comm allreduce --delta 1e-3 --procs "
+                      "1:4 --extrapolate --json -o x.json", dir);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# at P = 2, only M = 32..128, which its own runs "
+                                         "trained"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# no runs of 4 learners: their step is the probe's"));
+    mb_test_run_free(&r);
+    const char *const files[] = {"s.json", "x.json"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(root, "rows"))
+        {
+            double p = mb_json_get(row, "procs"), m = mb_json_get(row, "m_opt");
+            if (p == 2 && k == 0) {
+                CU_ASSERT_DOUBLE_EQUAL(mb_json_get(row, "m_lo"), 32, 0);
+                CU_ASSERT_DOUBLE_EQUAL(mb_json_get(row, "m_hi"), 128, 0);
+                CU_ASSERT_TRUE(m >= 32 && m <= 128);
+            }
+            if (p == 2 && k == 1) /* every M >= 1: no upper end */
+                CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(row, "m_hi")));
+        }
+        cJSON_Delete(root);
+    }
     mb_test_rmdir(dir);
 }
 
