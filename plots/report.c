@@ -1409,6 +1409,17 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
 }
 
 /* The report of the inputs in in_dir (out_dir, or the staging folder) into out_dir. */
+/* The optional checks, each read and checked by mb_plot_read_validate: validate.json (the
+ * P = 1 answer) and validate-rec.json (a P > 1 answer against one learner); NULL when absent. */
+static int read_validations(const char *in_dir, cJSON **val, cJSON **val_rec, mb_error *err)
+{
+    char path[4096];
+    path_join(path, sizeof path, in_dir, "validate.json");
+    int rc = exists(path) ? mb_plot_read_validate(path, val, err) : MB_OK;
+    path_join(path, sizeof path, in_dir, "validate-rec.json");
+    return rc == MB_OK && exists(path) ? mb_plot_read_validate(path, val_rec, err) : rc;
+}
+
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err)
 {
@@ -1443,14 +1454,10 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = read_fit(in_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
         rc = read_fit(in_dir, "cfit.json", &cfit, err);
-    char val_path[4096], val_in[4096], val_fig[4096];
+    char val_path[4096], val_fig[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
-    path_join(val_in, sizeof val_in, in_dir, "validate.json");
-    if (rc == MB_OK && exists(val_in))
-        rc = mb_plot_read_validate(val_in, &val, err);
-    path_join(path, sizeof path, in_dir, "validate-rec.json"); /* a P > 1 answer held out */
-    if (rc == MB_OK && exists(path))
-        rc = mb_plot_read_validate(path, &val_rec, err);
+    if (rc == MB_OK)
+        rc = read_validations(in_dir, &val, &val_rec, err);
 
     /* which inputs are here */
     int present[N_INPUTS];
