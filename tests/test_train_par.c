@@ -1247,6 +1247,17 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sync", &a), MB_OK);
     CU_ASSERT_EQUAL(a, MB_PAR_EASGD_SYNC);
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sink", &a), MB_EINVAL);
+    /* the names a log may hold (fit/nupdate.c checks them): the optimisers' then these, each
+     * read back by its own table's parser, and nothing past them */
+    int k = 0;
+    for (mb_optim_kind kind; k < MB_OPTIM_N; k++)
+        CU_ASSERT(mb_optim_kind_parse(mb_run_algo_nth(k), &kind) == MB_OK && (int)kind == k);
+    for (; mb_run_algo_nth(k); k++)
+        CU_ASSERT(mb_par_algo_parse(mb_run_algo_nth(k), &a) == MB_OK &&
+                  a == k - MB_OPTIM_N + 1);
+    CU_ASSERT_EQUAL(k, MB_OPTIM_N + MB_PAR_N - 1);
+    CU_ASSERT_PTR_NULL(mb_run_algo_nth(-1));
+    CU_ASSERT_STRING_EQUAL(mb_run_algo_nth(MB_OPTIM_N), "sgd-sync");
 }
 
 /* ---- under mpirun ----------------------------------------------------------------------------- */
