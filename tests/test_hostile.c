@@ -1252,6 +1252,17 @@ static const hcase fit_cases[] = {
                 "'\\0' 1) && sed -i \"s/^20,/$d,/\" $W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o",
      1, "run_M16_s0.csv:13: field 'update': '111111111111111111111111111111111111111...' is not "
         "a finite number"},
+    /* campaign 19's G6: one Lightning run given twice (the same folder twice, a folder and its
+     * own metrics.csv, a link to the folder) was fitted as two seeds; by device and inode of
+     * the metrics file, as run logs given twice are */
+#define LT1 LT "mkdir $W/v1 && printf 'epoch,step,val_loss\\n0,0,2.3\\n0,19,0.4\\n' > " \
+           "$W/v1/metrics.csv && printf 'batch_size: 32\\n' > $W/v1/hparams.yaml && "
+    {"silent", LT1 NU "--lightning $W/v0 $W/v0 $W/v1 -o $W/o", 1, "/v0: given twice (also as "},
+    {"silent", LT1 NU "--lightning $W/v0 $W/v1 $W/v0/metrics.csv -o $W/o", 1,
+     "/v0/metrics.csv: given twice (also as "},
+    {"silent", LT1 "ln -s v0 $W/l && " NU "--lightning $W/v0 $W/v1 $W/l -o $W/o", 1,
+     "/l: given twice (also as "},
+#undef LT1
 };
 
 static const hcase opt_cases[] = {
