@@ -527,16 +527,25 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     return rc;
 }
 
-/* The same run given twice would count twice in every median and fit: the same file (by
- * device and inode, whatever its name), or two logs of one seed with the same net, algorithm,
- * batch, learners and learning rate (a copy). MB_EINVAL naming both. */
-static int same_run(const mb_fit_runs *r, const char *const *paths, const struct stat *st,
-                    size_t i, mb_error *err)
+int mb_fit_given_twice(const char *const *paths, const struct stat *st, size_t i,
+                        mb_error *err)
 {
-    for (size_t j = 0; j < i; j++) {
+    for (size_t j = 0; j < i; j++)
         if (st[i].st_ino && st[j].st_dev == st[i].st_dev && st[j].st_ino == st[i].st_ino)
             return mb_error_set(err, MB_EINVAL, "%s: given twice (also as %s)", paths[i],
                                 paths[j]);
+    return MB_OK;
+}
+
+/* The same run given twice would count twice in every median and fit: the same file (by
+ * device and inode, whatever its name: mb_fit_given_twice), or two logs of one seed with the
+ * same net, algorithm, batch, learners and learning rate (a copy). MB_EINVAL naming both. */
+static int same_run(const mb_fit_runs *r, const char *const *paths, const struct stat *st,
+                    size_t i, mb_error *err)
+{
+    if (mb_fit_given_twice(paths, st, i, err) != MB_OK)
+        return MB_EINVAL;
+    for (size_t j = 0; j < i; j++) {
         if (!isnan(r->seed[i]) && r->seed[i] == r->seed[j] && r->batch[i] == r->batch[j] &&
             r->procs[i] == r->procs[j] && strcmp(r->net[i], r->net[j]) == 0 &&
             strcmp(r->algo[i], r->algo[j]) == 0 &&

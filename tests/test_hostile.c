@@ -1325,6 +1325,17 @@ static const hcase fit_cases[] = {
      "a.csv: no summary line"},
     {"silent", NU LOGS " > /dev/null", 0, NULL},
 #undef ML
+    /* campaign 19's G6: one Lightning run given twice (the same folder twice, a folder and its
+     * own metrics.csv, a link to the folder) was fitted as two seeds; by device and inode of
+     * the metrics file, as run logs given twice are */
+#define LT1 LT "mkdir $W/v1 && printf 'epoch,step,val_loss\\n0,0,2.3\\n0,19,0.4\\n' > " \
+           "$W/v1/metrics.csv && printf 'batch_size: 32\\n' > $W/v1/hparams.yaml && "
+    {"silent", LT1 NU "--lightning $W/v0 $W/v0 $W/v1 -o $W/o", 1, "/v0: given twice (also as "},
+    {"silent", LT1 NU "--lightning $W/v0 $W/v1 $W/v0/metrics.csv -o $W/o", 1,
+     "/v0/metrics.csv: given twice (also as "},
+    {"silent", LT1 "ln -s v0 $W/l && " NU "--lightning $W/v0 $W/v1 $W/l -o $W/o", 1,
+     "/l: given twice (also as "},
+#undef LT1
 };
 
 static const hcase opt_cases[] = {
