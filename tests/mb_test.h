@@ -32,6 +32,16 @@ int mb_test_sh(mb_test_run *r, const char *fmt, ...) __attribute__((format(print
 int mb_test_sh_ok(mb_test_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mb_test_run_free(mb_test_run *r);
 
+/* Runs the n commands cmds[0..n-1] as mb_test_sh does, up to `jobs` at a time, starting them in
+ * the order `order` lists (a permutation of 0..n-1; NULL: 0, 1, ...), and fills r[i] with what
+ * command i did, whatever the order they ran in. Many commands wait more than they compute (a
+ * process starting, mpirun ending its ranks), so a few at once finish sooner even on 2 cores.
+ * Returns 0 when every command could be started (r[i].status -1 for one that could not). */
+int mb_test_sh_pool(mb_test_run *r, const char *const *cmds, size_t n, int jobs,
+                    const size_t *order);
+/* How many commands a suite runs at once: $MB_TEST_JOBS (1 to 64), else 4. */
+int mb_test_jobs(void);
+
 /* Runs `PROG ARGS` and CU-asserts that it fails with `status`, nothing on standard output and
  * one line on standard error containing `needle` (two for a usage error, status 2: the message
  * and the --help hint); prints the command and what it said when not. */
