@@ -127,8 +127,8 @@ static int run_sh(mb_test_run *r, const char *cmd)
     return pid > 0 ? 0 : -1;
 }
 
-int mb_test_sh_pool(mb_test_run *r, const char *const *cmds, size_t n, int jobs,
-                    const size_t *order)
+int mb_test_sh_pool(mb_test_run *r, const char *const *cmds, size_t n, const int *waits,
+                    int jobs)
 {
     char dir[256], out[300], err[300];
     memset(r, 0, n * sizeof *r);
@@ -140,29 +140,33 @@ int mb_test_sh_pool(mb_test_run *r, const char *const *cmds, size_t n, int jobs,
         return -1;
     }
     int rc = 0;
-    size_t started = 0, running = 0;
-    while (started < n || running > 0) {
-        while (started < n && running < (size_t)(jobs > 0 ? jobs : 1)) {
-            size_t i = order ? order[started] : started;
-            started++;
-            snprintf(out, sizeof out, "%s/%zu.out", dir, i);
-            snprintf(err, sizeof err, "%s/%zu.err", dir, i);
-            pid[i] = spawn_sh(cmds[i], out, err);
-            if (pid[i] <= 0) {
-                r[i].status = -1;
-                r[i].out = strdup("");
-                r[i].err = strdup("");
-                rc = -1;
-            } else {
-                running++;
+    /* two lanes: 0 the commands that compute, up to jobs at once; 1 those that mostly wait,
+     * up to 2 x jobs */
+    size_t next[2] = {0, 0}, running[2] = {0, 0};
+    if (jobs < 1)
+        jobs = 1;
+    for (;;) {
+        for (int l = 0; l < 2; l++)
+            for (; next[l] < n && running[l] < (size_t)jobs * (l + 1); next[l]++) {
+                size_t i = next[l];
+                if ((waits && waits[i]) != l)
+                    continue;
+                snprintf(out, sizeof out, "%s/%zu.out", dir, i);
+                snprintf(err, sizeof err, "%s/%zu.err", dir, i);
+                pid[i] = spawn_sh(cmds[i], out, err);
+                if (pid[i] > 0)
+                    running[l]++;
+                else
+                    rc = -1; /* r[i] is filled below */
             }
-        }
+        if (running[0] + running[1] == 0)
+            break;
         int st;
         pid_t got = waitpid(-1, &st, 0);
         if (got < 0) {
             if (errno == EINTR)
                 continue;
-            break; /* no child left: cannot happen while running > 0 */
+            break; /* no child left: cannot happen while one runs */
         }
         for (size_t i = 0; i < n; i++)
             if (pid[i] == got) {
@@ -170,15 +174,15 @@ int mb_test_sh_pool(mb_test_run *r, const char *const *cmds, size_t n, int jobs,
                 snprintf(name, sizeof name, "%zu", i);
                 collect(&r[i], st, dir, name);
                 pid[i] = 0;
-                running--;
+                running[waits && waits[i]]--;
                 break;
             }
     }
     for (size_t i = 0; i < n; i++)
-        if (!r[i].out) { /* lost (waitpid failed): fails as a crash would */
+        if (!r[i].out) { /* not started, or lost: fails as a crash would */
             r[i].status = -1;
             r[i].out = strdup("");
-            r[i].err = strdup("mbtest: lost this command\n");
+            r[i].err = strdup("mbtest: this command could not be run\n");
             rc = -1;
         }
     free(pid);

@@ -2623,21 +2623,18 @@ static int untouched(size_t i)
 }
 
 /* Runs a table's cases mb_test_jobs() at a time, each in its own W, then asserts each in table
- * order. The cases under mpirun start first: most of their time is mpirun ending the ranks
- * (Open MPI waits a second before each signal when a rank failed), which the rest overlaps. */
+ * order. The cases under mpirun run beside as many others: most of their time is mpirun ending
+ * the ranks (Open MPI waits a second before each signal when a rank failed), not computing. */
 static void run_cases(const char *prog, const hcase *c, size_t n)
 {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     char **cmds = calloc(n, sizeof *cmds);
-    size_t *order = calloc(n, sizeof *order);
+    int *waits = calloc(n, sizeof *waits);
     mb_test_run *r = calloc(n, sizeof *r);
-    CU_ASSERT_FATAL(cmds && order && r);
-    size_t k = 0;
-    for (int late = 0; late < 2; late++)
-        for (size_t i = 0; i < n; i++)
-            if ((strstr(c[i].cmd, "mpirun") == NULL) == late)
-                order[k++] = i;
+    CU_ASSERT_FATAL(cmds && waits && r);
+    for (size_t i = 0; i < n; i++)
+        waits[i] = strstr(c[i].cmd, "mpirun") != NULL;
     for (size_t i = 0; i < n; i++) {
         static const char fmt[] =
             "D='%s'; W=\"$D/c%zu/w\"; E=data/examples; T='timeout -k 1 10'; "
@@ -2648,7 +2645,7 @@ static void run_cases(const char *prog, const hcase *c, size_t n)
         snprintf(cmds[i], len, fmt, dir, i, c[i].cmd);
     }
     CU_ASSERT_FATAL(cmds[n - 1] != NULL);
-    CU_ASSERT_EQUAL(mb_test_sh_pool(r, (const char *const *)cmds, n, mb_test_jobs(), order), 0);
+    CU_ASSERT_EQUAL(mb_test_sh_pool(r, (const char *const *)cmds, n, waits, mb_test_jobs()), 0);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         int ok = r[i].status == c[i].status;
@@ -2672,7 +2669,7 @@ static void run_cases(const char *prog, const hcase *c, size_t n)
         free(cmds[i]);
     }
     free(cmds);
-    free(order);
+    free(waits);
     free(r);
     clock_gettime(CLOCK_MONOTONIC, &b);
     printf("\n    %s: %zu hostile cases, %zu failed, %.1f s", prog, n, bad,
