@@ -8,7 +8,8 @@
  * symbolic links, silent acceptances (non-integers, duplicates, outputs over inputs), values
  * that are not results (NaN, inf, overflow), sizes (bombs, /dev/zero, huge headers) and
  * misleading messages (subnormals, byte-order marks). A case expected to succeed (status 0)
- * checks what it wrote in its own shell, and only its status is asserted.
+ * checks what it wrote in its own shell, and only its status is asserted. A table's cases run a
+ * few at once (mb_test_sh_pool, MB_TEST_JOBS), each in its own W, and are asserted in order.
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
