@@ -32,6 +32,16 @@ int mb_test_sh(mb_test_run *r, const char *fmt, ...) __attribute__((format(print
 int mb_test_sh_ok(mb_test_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mb_test_run_free(mb_test_run *r);
 
+/* Runs the n commands cmds[0..n-1] as mb_test_sh does, up to `jobs` at a time, and fills r[i]
+ * with what command i did, whatever the order they ended in. The commands that waits[i] marks
+ * (NULL: none) mostly wait rather than compute (mpirun ending its ranks): up to 2 x `jobs` of
+ * them run beside the others, each kind started in table order. Returns 0 when every command
+ * could be run (r[i].status -1 and a line on r[i].err for one that could not). */
+int mb_test_sh_pool(mb_test_run *r, const char *const *cmds, size_t n, const int *waits,
+                    int jobs);
+/* How many commands a suite runs at once: $MB_TEST_JOBS (1 to 64), else 4. */
+int mb_test_jobs(void);
+
 /* Runs `PROG ARGS` and CU-asserts that it fails with `status`, nothing on standard output and
  * one line on standard error containing `needle` (two for a usage error, status 2: the message
  * and the --help hint); prints the command and what it said when not. */

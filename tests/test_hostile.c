@@ -8,7 +8,8 @@
  * symbolic links, silent acceptances (non-integers, duplicates, outputs over inputs), values
  * that are not results (NaN, inf, overflow), sizes (bombs, /dev/zero, huge headers) and
  * misleading messages (subnormals, byte-order marks). A case expected to succeed (status 0)
- * checks what it wrote in its own shell, and only its status is asserted.
+ * checks what it wrote in its own shell, and only its status is asserted. A table's cases run a
+ * few at once (mb_test_sh_pool, MB_TEST_JOBS), each in its own W, and are asserted in order.
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -2694,11 +2695,12 @@ static int teardown(void)
 
 /* ---- the runner ---------------------------------------------------------------------------- */
 
-/* Whether dir/w/o still holds "sentinel" and nothing named o.tmp.* lies beside it. */
-static int untouched(void)
+/* Whether W (case i's dir/cI/w) still holds o = "sentinel" and nothing named o.tmp.* lies
+ * beside it. */
+static int untouched(size_t i)
 {
     char path[512], got[16] = "";
-    snprintf(path, sizeof path, "%s/w/o", dir);
+    snprintf(path, sizeof path, "%s/c%zu/w/o", dir, i);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
@@ -2707,7 +2709,7 @@ static int untouched(void)
     got[n] = '\0';
     if (strcmp(got, "sentinel") != 0)
         return 0;
-    snprintf(path, sizeof path, "%s/w", dir);
+    snprintf(path, sizeof path, "%s/c%zu/w", dir, i);
     DIR *d = opendir(path);
     int clean = d != NULL;
     struct dirent *e;
@@ -2719,35 +2721,55 @@ static int untouched(void)
     return clean;
 }
 
+/* Runs a table's cases mb_test_jobs() at a time, each in its own W, then asserts each in table
+ * order. The cases under mpirun run beside as many others: most of their time is mpirun ending
+ * the ranks (Open MPI waits a second before each signal when a rank failed), not computing. */
 static void run_cases(const char *prog, const hcase *c, size_t n)
 {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
+    char **cmds = calloc(n, sizeof *cmds);
+    int *waits = calloc(n, sizeof *waits);
+    mb_test_run *r = calloc(n, sizeof *r);
+    CU_ASSERT_FATAL(cmds && waits && r);
+    for (size_t i = 0; i < n; i++)
+        waits[i] = strstr(c[i].cmd, "mpirun") != NULL;
+    for (size_t i = 0; i < n; i++) {
+        static const char fmt[] =
+            "D='%s'; W=\"$D/c%zu/w\"; E=data/examples; T='timeout -k 1 10'; "
+            "mkdir -p \"$W\" && printf sentinel > \"$W/o\" || exit 99; %s";
+        size_t len = (size_t)snprintf(NULL, 0, fmt, dir, i, c[i].cmd) + 1;
+        if ((cmds[i] = malloc(len)) == NULL)
+            break;
+        snprintf(cmds[i], len, fmt, dir, i, c[i].cmd);
+    }
+    CU_ASSERT_FATAL(cmds[n - 1] != NULL);
+    CU_ASSERT_EQUAL(mb_test_sh_pool(r, (const char *const *)cmds, n, waits, mb_test_jobs()), 0);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        mb_test_run r;
-        CU_ASSERT_EQUAL_FATAL(
-            mb_test_sh(&r,
-                       "D='%s'; W=\"$D/w\"; E=data/examples; T='timeout -k 1 10'; "
-                       "rm -rf \"$W\" && mkdir \"$W\" && printf sentinel > \"$W/o\" || exit 99; "
-                       "%s",
-                       dir, c[i].cmd),
-            0);
-        int ok = r.status == c[i].status;
+        int ok = r[i].status == c[i].status;
         if (ok && c[i].status != 0) {
-            ok = r.out[0] == '\0' &&
-                 mb_test_lines(r.err) == (c[i].status == 2 ? 2u : 1u) &&
-                 strstr(r.err, c[i].needle) != NULL && untouched();
+            ok = r[i].out[0] == '\0' &&
+                 mb_test_lines(r[i].err) == (c[i].status == 2 ? 2u : 1u) &&
+                 strstr(r[i].err, c[i].needle) != NULL && untouched(i);
         }
         CU_ASSERT_TRUE(ok);
         if (!ok) {
             bad++;
             printf("\n    [%s %s] %s\n    -> %d (want %d%s%s): %s%s", prog, c[i].cat, c[i].cmd,
-                   r.status, c[i].status, c[i].needle ? ", " : "",
-                   c[i].needle ? c[i].needle : "", r.err, untouched() ? "" : " (output touched)");
+                   r[i].status, c[i].status, c[i].needle ? ", " : "",
+                   c[i].needle ? c[i].needle : "", r[i].err,
+                   untouched(i) ? "" : " (output touched)");
         }
-        mb_test_run_free(&r);
+        char w[300];
+        snprintf(w, sizeof w, "%s/c%zu", dir, i);
+        mb_test_rmdir(w);
+        mb_test_run_free(&r[i]);
+        free(cmds[i]);
     }
+    free(cmds);
+    free(waits);
+    free(r);
     clock_gettime(CLOCK_MONOTONIC, &b);
     printf("\n    %s: %zu hostile cases, %zu failed, %.1f s", prog, n, bad,
            (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec));
