@@ -564,6 +564,80 @@ static void test_report_conv(void)
     mb_test_rmdir(dir);
 }
 
+/* mbplot conv checks every value it draws, as mbplot validate does (issue #25, campaign 19's
+ * G2): an edit of mbopt conv's own JSON is refused with one line naming the file and the field,
+ * and no image is left. */
+static void test_conv_checked(void)
+{
+    char dir[256], path[600], out[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(path, sizeof path, dir, "conv.csv", CONV_TABLE);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt conv --net lenet5 --probe conv.csv "
+                                         "--mem 2M --batch 4,16 --json -o conv.json", dir), 0);
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    mb_test_run_free(&r);
+    static const struct {
+        int row;          /* -1: the top level */
+        const char *key;  /* NULL: the row given twice */
+        const char *json; /* the value (NULL: deleted) */
+        const char *needle;
+    } bad[] = {
+        {0, "t_update", "-1", "field 'batches[0].t_update': must be > 0, got -1"},
+        {1, "batch", "2.5", "field 'batches[1].batch': must be a whole number, got 2.5"},
+        {0, "batch", "0", "field 'batches[0].batch': must be > 0, got 0"},
+        {0, "mem_used", "\"x\"", "field 'batches[0].mem_used': not a finite number"},
+        {1, "mem_used", "-5", "field 'batches[1].mem_used': must be >= 0, got -5"},
+        {0, "model_bytes", NULL, "field 'batches[0].model_bytes': missing"},
+        {0, "feasible", "\"yes\"", "field 'batches[0].feasible': not true or false"},
+        {1, "t_c", "-0.5", "field 'batches[1].t_c': must be > 0, got -0.5"},
+        {-1, "device_bytes", "-1", "field 'device_bytes': must be > 0, got -1"},
+        {-1, "net", "\"a\\\"b\"", "field 'net': not a string, or one with a quote"},
+        {1, NULL, NULL, "field 'batches[2].batch': M = 16 is also batches[1]'s"},
+    };
+    mb_plot_options o;
+    mb_plot_options_init(&o);
+    snprintf(out, sizeof out, "%s/bad.png", dir);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *root;
+        mb_error e = {0};
+        snprintf(path, sizeof path, "%s/conv.json", dir);
+        CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+        cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "batches");
+        cJSON *obj = bad[i].row < 0 ? root : cJSON_GetArrayItem(rows, bad[i].row);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(obj);
+        if (!bad[i].key)
+            cJSON_AddItemToArray(rows, cJSON_Duplicate(obj, 1));
+        else if (!bad[i].json)
+            cJSON_DeleteItemFromObjectCaseSensitive(obj, bad[i].key);
+        else if (cJSON_GetObjectItemCaseSensitive(obj, bad[i].key))
+            cJSON_ReplaceItemInObjectCaseSensitive(obj, bad[i].key, cJSON_Parse(bad[i].json));
+        else /* t_c: written with --nfit */
+            cJSON_AddItemToObject(obj, bad[i].key, cJSON_Parse(bad[i].json));
+        snprintf(path, sizeof path, "%s/bad.json", dir);
+        CU_ASSERT_EQUAL_FATAL(mb_json_write(path, root, &e), MB_OK);
+        cJSON_Delete(root);
+        CU_ASSERT_EQUAL(mb_plot_conv(path, out, &o, &e), MB_EFORMAT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "bad.json: "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, bad[i].needle));
+        if (!strstr(e.msg, bad[i].needle))
+            fprintf(stderr, "\n  case %zu: got: %s\n", i, e.msg);
+        struct stat st;
+        CU_ASSERT_NOT_EQUAL(stat(out, &st), 0);
+    }
+    /* the command: exit 1, one line */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbplot conv bad.json -o bad.png", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+    mb_test_run_free(&r);
+    /* the file as written draws */
+    snprintf(path, sizeof path, "%s/conv.json", dir);
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_plot_conv(path, out, &o, &e), MB_OK);
+    CU_ASSERT_TRUE(is_png(out));
+    mb_test_rmdir(dir);
+}
+
 /* A folder with scale.json alone, then with broken inputs, then without scale.json. */
 static void test_report_missing(void)
 {
@@ -948,5 +1022,6 @@ int mb_test_suite_plots(void)
            !CU_add_test(s, "report opens with the check against runs", test_report_validate) ||
            !CU_add_test(s, "report: a P > 1 answer held out", test_report_validate_across) ||
            !CU_add_test(s, "report recommends what the runs settled", test_report_settled) ||
-           !CU_add_test(s, "conv figure and the report's convolution section", test_report_conv);
+           !CU_add_test(s, "conv figure and the report's convolution section", test_report_conv) ||
+           !CU_add_test(s, "conv figure: every value drawn is checked", test_conv_checked);
 }
