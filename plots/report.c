@@ -13,6 +13,7 @@
  * A present input that cannot be read or has nothing to draw is an error naming that file.
  */
 #include "mb_plot.h"
+#include "plot_impl.h"
 #include "../data/mb_json.h"
 #include "../data/mb_output.h"
 #include "../data/mb_parse.h"
@@ -1451,6 +1452,14 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     path_join(path, sizeof path, in_dir, "validate-rec.json"); /* a P > 1 answer held out */
     if (rc == MB_OK && exists(path))
         rc = mb_plot_read_validate(path, &val_rec, err);
+    /* each the check of this scale.json's recommendation, not of another run's (campaign 19's
+     * G3: "Use M = 16" above "the recommended M = 4 trained in ...") */
+    char scale_in[4096];
+    path_join(scale_in, sizeof scale_in, in_dir, "scale.json");
+    if (rc == MB_OK && val)
+        rc = mb_plot_validate_matches(val, val_in, scale, scale_in, err);
+    if (rc == MB_OK && val_rec)
+        rc = mb_plot_validate_matches(val_rec, path, scale, scale_in, err);
 
     /* which inputs are here */
     int present[N_INPUTS];
