@@ -198,6 +198,11 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
     case OPT_GAMMA: rc = mb_data_flag_double("--gamma", arg, 0, MB_POSITIVE, &m->t.gamma, err);
         m->have_gamma = 1; break;
     case OPT_M_T: rc = mb_data_flag_double("--m-t", arg, 1, MB_POSITIVE, &m->t.m_t, err);
+        /* a mini-batch size (the knee): past 2^53 samples the search's range overflowed and
+         * the refusal blamed P = 2 (campaign 19's M4) */
+        if (rc == MB_OK && m->t.m_t > MB_DATA_RANGE_MAX)
+            rc = mb_error_set(err, MB_EINVAL, "--m-t: %g samples is past 2^53: no mini-batch "
+                              "size (M_T is where the step stops being flat)", m->t.m_t);
         m->have_m_t = 1; break;
     case OPT_DELTA: rc = delta_flag(m, arg, err); m->have_delta = 1; break;
     case OPT_LATENCY:
