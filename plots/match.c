@@ -126,6 +126,8 @@ int mb_plot_validate_matches(const cJSON *val, const char *vpath, const cJSON *s
     /* the point the validation file checked: the model's answer it was given or found
      * (model_optimum), else its recommendation */
     const cJSON *opt = cJSON_GetObjectItemCaseSensitive(val, "model_optimum");
+    if (opt && !cJSON_IsNull(opt) && !cJSON_IsObject(opt))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'model_optimum': not an object", vpath);
     const char *key = cJSON_IsObject(opt) ? "model_optimum" : "recommended";
     opt = cJSON_GetObjectItemCaseSensitive(val, key);
     char where[32];
