@@ -1409,6 +1409,29 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     return rc;
 }
 
+/* validate.json and validate-rec.json (a P > 1 answer held out) of in_dir, where there: each
+ * read and checked (mb_plot_read_validate) and the check of scale.json's recommendation, not of
+ * another run's (mb_plot_validate_matches; campaign 19's G3: "Use M = 16" above "the recommended
+ * M = 4 trained in ..."). *val and *val_rec NULL where absent. */
+static int read_validations(const char *in_dir, const cJSON *scale, cJSON **val, cJSON **val_rec,
+                            mb_error *err)
+{
+    char scale_in[4096], in[2][4096];
+    static const char *const names[2] = {"validate.json", "validate-rec.json"};
+    cJSON **out[2] = {val, val_rec};
+    path_join(scale_in, sizeof scale_in, in_dir, "scale.json");
+    int rc = MB_OK;
+    for (int k = 0; rc == MB_OK && k < 2; k++) {
+        path_join(in[k], sizeof in[k], in_dir, names[k]);
+        if (exists(in[k]))
+            rc = mb_plot_read_validate(in[k], out[k], err);
+    }
+    for (int k = 0; rc == MB_OK && k < 2; k++)
+        if (*out[k])
+            rc = mb_plot_validate_matches(*out[k], in[k], scale, scale_in, err);
+    return rc;
+}
+
 /* The report of the inputs in in_dir (out_dir, or the staging folder) into out_dir. */
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err)
@@ -1444,22 +1467,10 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = read_fit(in_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
         rc = read_fit(in_dir, "cfit.json", &cfit, err);
-    char val_path[4096], val_in[4096], val_fig[4096];
+    char val_path[4096], val_fig[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
-    path_join(val_in, sizeof val_in, in_dir, "validate.json");
-    if (rc == MB_OK && exists(val_in))
-        rc = mb_plot_read_validate(val_in, &val, err);
-    path_join(path, sizeof path, in_dir, "validate-rec.json"); /* a P > 1 answer held out */
-    if (rc == MB_OK && exists(path))
-        rc = mb_plot_read_validate(path, &val_rec, err);
-    /* each the check of this scale.json's recommendation, not of another run's (campaign 19's
-     * G3: "Use M = 16" above "the recommended M = 4 trained in ...") */
-    char scale_in[4096];
-    path_join(scale_in, sizeof scale_in, in_dir, "scale.json");
-    if (rc == MB_OK && val)
-        rc = mb_plot_validate_matches(val, val_in, scale, scale_in, err);
-    if (rc == MB_OK && val_rec)
-        rc = mb_plot_validate_matches(val_rec, path, scale, scale_in, err);
+    if (rc == MB_OK)
+        rc = read_validations(in_dir, scale, &val, &val_rec, err);
 
     /* which inputs are here */
     int present[N_INPUTS];
