@@ -83,6 +83,16 @@ Q := @
 say = printf '  %-5s %s\n' '$(1)' '$(2)'
 endif
 
+# BUILD (build/release; build/san with SAN=1) given on the command line is a relative path inside
+# the tree (build/x, not /tmp nor ../x): make reads every *.d file under it, and make run's PATH
+# and the CUDA plugin's path are $(CURDIR)/$(BUILD) (campaign 19's M5: BUILD=/tmp read the .d
+# files of every other build there, and put /work/..//tmp/bin on PATH). One line, exit 2.
+$(if $(filter command,$(firstword $(origin BUILD))),$(if $(call UNSAFE_IN,$(BUILD)),$(error BUILD=$(BUILD): a make knob holds no quote character (nor any of " ` $$ \ ; & | < > ( )))))
+BUILD_ERROR = $(shell awk -v b='$(BUILD)' 'BEGIN { n = split(b, c, "/"); ok = b ~ /^[A-Za-z0-9_.+\/-]+$$/ && b !~ /^[\/-]/; \
+  for (i = 1; i <= n; i++) { if (c[i] == "..") ok = 0; if (c[i] != "" && c[i] != ".") real = 1 } \
+  if (!(ok && real)) print "BUILD=" b ": a relative path inside the tree (build/x: no leading / or -, no .., letters, digits and _ . + - only)" }')
+$(if $(filter command,$(firstword $(origin BUILD))),$(if $(BUILD_ERROR),$(error $(BUILD_ERROR))))
+
 ifeq ($(SAN),1)
 BUILD   := build/san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -368,12 +378,15 @@ DATA         ?= fashion-mnist
 BACKEND      ?= cpu
 DEVICE       ?= 0
 CUDA_RUN     := $(filter cuda,$(BACKEND))
-THREADS      ?= $(shell nproc 2>/dev/null || echo 1)
+# this machine's cores, at most the 256 threads mbtrain and mbprobe take (MB_CTX_MAX_THREADS): the
+# defaults of THREADS and PROBE_LEARNERS below pass the knob check on a machine of more cores
+CORES_256    := $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -le 256 ] 2>/dev/null || n=256; echo $$n)
+THREADS      ?= $(CORES_256)
 PROBE_BATCHES ?= 1:1024
 PROBE_BUDGET ?= 1
 # learner counts the probe times side by side on this host (P copies of THREADS/P threads each):
 # T_update's compute at P is that measured step, not one learner's with the whole host
-PROBE_LEARNERS ?= $(if $(CUDA_RUN),1,1:$(shell nproc 2>/dev/null || echo 1))
+PROBE_LEARNERS ?= $(if $(CUDA_RUN),1,1:$(CORES_256))
 COMM         ?= $(if $(CUDA_RUN),none,measured)
 COMM_BYTES   ?= 4:4M
 RUN_BATCHES  ?= 8 16 32 64 128 256 512
@@ -454,10 +467,13 @@ $(if $(HOSTFILE),$(if $(shell test '$(HOSTFILE_BYTES)' -le 1048576 2>/dev/null &
 # the slots of HOSTFILE's lines, or "line N: slots=V" where V is not a whole number from 1
 # A line is "host [slots=N] [max_slots=M]" (N, M whole from 1, each once, M >= N); a host listed
 # twice, another word, or "slots = 2" (which Open MPI would not read as 2) is "line N: why", not
-# a count taken from a file that is no hostfile (campaigns 15-17's minor).
+# a count taken from a file that is no hostfile (campaigns 15-17's minor). Host names compare
+# without case and without a trailing dot (localhost, LOCALHOST and localhost. are one host), and
+# hold letters, digits, - . and : only (campaign 19's M6: local_host was taken).
 NPROC        := $(if $(HOSTFILE),$(shell awk 'function no(why) { print "line " NR ": " why; bad = 1; exit } \
-                  !/^[ \t]*(\#|$$)/ { if ($$1 !~ /^[A-Za-z0-9][A-Za-z0-9._:-]*$$/ || length($$1) > 253) no("\"" $$1 "\" is no host name"); \
-                    if ($$1 in seen) no("host " $$1 " listed twice (line " seen[$$1] ")"); seen[$$1] = NR; \
+                  !/^[ \t]*(\#|$$)/ { if ($$1 !~ /^[A-Za-z0-9][-A-Za-z0-9.:]*$$/ || length($$1) > 253) no("\"" $$1 "\" is no host name"); \
+                    h = tolower($$1); sub(/\.$$/, "", h); \
+                    if (h in seen) no("host " $$1 " listed twice (line " seen[h] ")"); seen[h] = NR; \
                     n = 1; ns = mx = 0; for (i = 2; i <= NF; i++) { \
                       if ($$i ~ /^slots=[1-9][0-9]*$$/ && length($$i) <= 15 && !ns) { n = substr($$i, 7) + 0; ns = 1 } \
                       else if ($$i ~ /^max_slots=[1-9][0-9]*$$/ && length($$i) <= 19 && !mx) mx = substr($$i, 11) + 0; \
@@ -553,11 +569,13 @@ $(OUT)/comm.csv: | $(CMDS)
 RUN_TIME_CAP ?= 5
 RUN_ORDER = $$(echo $(SWEEP_BATCHES) | awk '{ c = int((NF + 1) / 2); printf "%s", $$c; \
               for (d = 1; d < NF; d++) { if (c - d >= 1) printf " %s", $$(c - d); if (c + d <= NF) printf " %s", $$(c + d) } }')
-# "--max-seconds S" for a run at M $$m, from the fastest reached run in $$1 (nothing: no cap)
+# "--max-seconds S" for a run at M $$m, from the fastest reached run in $$1 (nothing: no cap), S
+# within what mbtrain takes (0.001 to 1e9 s: a RUN_TIME_CAP of 1e-9 or 1e300 is no failed run)
 RUN_CAP = $$(awk -v m=$$m -v k=$(RUN_TIME_CAP) '/^\# net=.* reached=yes/ { w = b = ""; \
               for (i = 2; i <= NF; i++) { split($$i, kv, "="); if (kv[1] == "wall_s") w = kv[2]; if (kv[1] == "batch") b = kv[2] } \
               if (w != "" && (t == "" || w + 0 < t)) { t = w + 0; mb = b + 0 } } \
-              END { if (k > 0 && t != "" && m < mb) printf "--max-seconds %.3f", k * (t > 0.05 ? t : 0.05) }' $$(ls $(OUT)/runs/lr$$lr/*.csv 2>/dev/null) /dev/null)
+              END { if (k > 0 && t != "" && m < mb) { c = k * (t > 0.05 ? t : 0.05); \
+                printf "--max-seconds %.3f", c < 0.001 ? 0.001 : c > 1e9 ? 1e9 : c } }' $$(ls $(OUT)/runs/lr$$lr/*.csv 2>/dev/null) /dev/null)
 # prints 1 when a run at M $$m (rate $$lr) was stopped by its --max-seconds before it reached
 RUN_CAPPED = $$(awk -v m=$$m 'FNR == 1 { c = 0 } /^\# max_seconds=/ { c = substr($$0, 15) + 0 } \
               /^\# net=.* reached=no/ { w = b = ""; for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
@@ -582,9 +600,9 @@ CAL_BUDGET ?=
 CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='$(CAL_BUDGET)' \
   -v ms='$(CAL_BATCHES)' -v ss='$(CAL_SEEDS)' -v ef='$(CAL_EVAL_FRAC)' -v ck='$(CAL_CHECK)' ' \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
-  function whole(x, lo) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo } \
-  function list(name, v, lo, least, why,   n, a, i, j) { n = split(v, a, " "); \
-    for (i = 1; i <= n; i++) { if (!whole(a[i], lo)) return name "=" v ": " a[i] " is not a whole number >= " lo; \
+  function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
+  function list(name, v, lo, least, why, hi,   n, a, i, j) { n = split(v, a, " "); \
+    for (i = 1; i <= n; i++) { if (!whole(a[i], lo, hi)) return sprintf("%s=%s: %s is not a whole number >= %d, at most %.0f", name, v, a[i], lo, hi); \
       for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
   BEGIN { \
@@ -594,8 +612,8 @@ CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='
     if (b != "" && (!num(b) || !(b + 0 > 0) || b + 0 > 1e9)) { print "CAL_BUDGET=" b ": not a number of seconds above 0, at most 1e9"; exit } \
     if (!num(ef) || !(ef + 0 > 0 && ef + 0 <= 1)) { print "CAL_EVAL_FRAC=" ef ": not a fraction above 0, at most 1"; exit } \
     if (ck != "0" && ck != "1") { print "CAL_CHECK=" ck ": 0 (fit the calibration as trained) or 1 (also train the neighbours of its optimum)"; exit } \
-    m = list("CAL_BATCHES", ms, 1, 2, "M: the law across M needs two"); if (m != "") { print m; exit } \
-    m = list("CAL_SEEDS", ss, 0, 1, "seed"); if (m != "") { print m; exit } }')
+    m = list("CAL_BATCHES", ms, 1, 2, "M: the law across M needs two", 1073741824); if (m != "") { print m; exit } \
+    m = list("CAL_SEEDS", ss, 0, 1, "seed", 9999999999); if (m != "") { print m; exit } }')
 # The knobs checked above and below go to awk inside '...': a value holding a quote would end the
 # quoting and run the rest as shell code when make reads this file (even under make -n), and awk
 # -v reads a backslash as an escape (\047 is a quote), so such a value is refused first, before
@@ -801,17 +819,20 @@ HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^
 
 # The checks every knob test shares: awk functions that return "" or the one line naming the
 # knob (a number, a whole number in a range, a list with no value twice, a list whose values a
-# process count splits, lo:hi ranges, byte counts, sizes), and sh(), a path quoted again for
-# system() (knobs hold no quote: SHELL_KNOBS).
+# process count splits, lo:hi ranges, byte counts of a float or more, sizes in whole bytes, one
+# word, learner counts that each divide some M, an M no larger than the training set), and sh(),
+# a path quoted again for system() (knobs hold no quote: SHELL_KNOBS). Each takes what the
+# command the knob feeds takes (campaign 19's G4, G7: a value the check took and the command
+# refused failed its stage, the comm stage after all the training).
 KNOB_AWK = \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
   function w(name, v, lo, hi) { return whole(v, lo, hi) ? "" : sprintf("%s=%s: a whole number from %d to %.0f", name, v, lo, hi) } \
   function pos(name, v, zero, hi) { return num(v) && (v + 0 > 0 || (zero && v + 0 == 0)) && v + 0 <= hi ? "" : \
     sprintf("%s=%s: a number %s%s", name, v, zero ? ">= 0" : "above 0", hi < 1e300 ? sprintf(", at most %g", hi) : "") } \
-  function list(name, v, lo, least, why, isnum,   n, a, i, j) { n = split(v, a, " "); \
-    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0 && a[i] + 0 < 1e300) : !whole(a[i], lo, 1e10)) \
-        return name "=" v ": " a[i] " is not " (isnum ? "a finite number above 0" : "a whole number >= " lo); \
+  function list(name, v, lo, least, why, isnum, hi,   n, a, i, j) { n = split(v, a, " "); \
+    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0 && a[i] + 0 < 1e300) : !whole(a[i], lo, hi ? hi : 1e10)) \
+        return name "=" v ": " a[i] " is not " (isnum ? "a finite number above 0" : "a whole number >= " lo (hi ? sprintf(", at most %.0f", hi) : "")); \
       for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
   function bytes(x,   u) { if (x !~ /^[0-9]+[KMG]?$$/ || length(x) > 10) return -1; u = substr(x, length(x)); \
@@ -821,17 +842,31 @@ KNOB_AWK = \
       return name "=" v ": " (sizes ? "byte counts (K, M, G)" : "whole numbers") " as lo:hi or a comma list (" (sizes ? "4:4M" : "1:1024, 8,16,32") ")"; \
     n = split(v, a, ","); for (i = 1; i <= n; i++) { k = split(a[i], p, ":"); \
       for (b = 1; b <= k; b++) { x[b] = sizes ? bytes(p[b]) : whole(p[b], 1, hi) ? p[b] + 0 : -1; \
+        if (sizes && x[b] >= 0 && x[b] < 4) return sprintf("%s=%s: %s is below one float (4 bytes; sizes are bytes of float32 data, 4 to %.0f)", name, v, p[b], hi); \
         if (!(x[b] >= 1 && x[b] <= hi)) return sprintf("%s=%s: %s is not %s from 1 to %.0f", name, v, p[b], sizes ? "a byte count" : "a whole number", hi) } \
       if (k == 2 && x[1] > x[2]) return name "=" v ": " a[i] " has lo > hi"; \
       for (y = x[1]; y <= x[k] * (1 + 1e-12); y *= 2) { \
         if ((y "") in seen) return sprintf("%s=%s: %.0f given twice (lo:hi is lo, 2 lo, 4 lo, ... up to hi)", name, v, y); \
         seen[y ""] = 1 } } \
     return "" } \
+  function expand(v, out,   n, a, i, k, p, y, c) { n = split(v, a, ","); \
+    for (i = 1; i <= n; i++) { k = split(a[i], p, ":"); \
+      for (y = p[1] + 0; y <= p[k] * (1 + 1e-12); y *= 2) out[++c] = y } \
+    return c } \
+  function divides(name, v, bname, bv, why,   nl, l, nb, b, i, j, any) { nl = expand(v, l); nb = expand(bv, b); \
+    for (i = 1; i <= nl; i++) { any = 0; for (j = 1; j <= nb; j++) if (b[j] % l[i] == 0) any = 1; \
+      if (!any) return sprintf("%s=%s: %d divides no M of %s=%s (%s M/%d samples)", name, v, l[i], bname, bv, why, l[i]) } \
+    return "" } \
+  function one(name, v, what,   a) { return split(v, a, " ") > 1 ? name "=" v ": one " what : "" } \
   function split_among(name, v, k, what,   n, a, i) { n = split(v, a, " "); \
     for (i = 1; i <= n; i++) if (a[i] % k != 0) return name "=" v ": " a[i] " does not split among " k " " what ": give a multiple of " k; \
     return "" } \
-  function memsize(name, v) { return v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([KMG](i?B)?)?$$/ && v + 0 > 0 && v + 0 < 1e15 ? "" : \
-    name "=" v ": a size above 0 in bytes, with K, M or G (12G)" } \
+  function memsize(name, v,   u, b) { u = v ~ /K/ ? 1024 : v ~ /M/ ? 1048576 : v ~ /G/ ? 1073741824 : 1; b = (v + 0) * u; \
+    return v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([KMG](i?B)?)?$$/ && b >= 1 && b == int(b) && b <= 9007199254740991 ? "" : \
+    name "=" v ": a size above 0 in bytes, with K, M or G (12G): a whole number of bytes, at most 2^53 - 1" } \
+  function most(v,   a, n, i, b) { gsub(/ +/, ",", v); n = expand(v, a); for (i = 1; i <= n; i++) if (a[i] > b) b = a[i]; return b } \
+  function fits(name, v, n, data,   b) { b = most(v); return b > n ? \
+    sprintf("%s=%s: M = %d is larger than the %d training samples of DATA=%s", name, v, b, n, data) : "" } \
   function only_one(v,   n, a, i) { n = split(v, a, /[,:]/); \
     for (i = 1; i <= n; i++) if (a[i] + 0 != 1) return 0; \
     return 1 } \
@@ -849,7 +884,8 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
   -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' -v data='$(DATA)' -v pl='$(PROBE_LEARNERS)' \
   -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
   -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' -v pnp='$(PAR_NP)' -v be='$(BACKEND)' \
-  -v dev='$(DEVICE)' -v devgiven='$(call GIVEN,DEVICE)' ' \
+  -v dev='$(DEVICE)' -v devgiven='$(call GIVEN,DEVICE)' -v lr='$(LR)' \
+  -v swb='$(SWEEP_BATCHES)' -v swname='$(if $(CAL),CAL_BATCHES,RUN_BATCHES)' ' \
   $(KNOB_AWK) \
   function synth(v,   n, a, i, kv, k, x, seen, lo, hi, d) { n = split(substr(v, 11), a, ","); \
     if (n == 0) return "DATA=" v ": no key=value after synthetic: (or give synthetic alone)"; \
@@ -863,10 +899,12 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
       if (hi < 0) return "DATA=" v ": no key " k " (n, test, c, h, w, classes, seed, noise)"; \
       if (!whole(x, lo, hi)) return sprintf("DATA=%s: %s=%s is not a whole number from %d to %.0f", v, k, x, lo, hi); \
       d[k] = x + 0 } \
+    ntrain = d["n"]; \
     return (d["n"] + d["test"]) * d["c"] * d["h"] * d["w"] <= 2147483648 ? "" : \
       sprintf("DATA=%s: %d + %d samples of %dx%dx%d exceed 2147483648 values in all", \
         v, d["n"], d["test"], d["c"], d["h"], d["w"]) } \
-  function dataset(v) { if (v == "fashion-mnist" || v == "mnist" || v == "synthetic") return ""; \
+  function dataset(v) { if (v == "fashion-mnist" || v == "mnist") ntrain = 60000; if (v == "synthetic") ntrain = 2000; \
+    if (v == "fashion-mnist" || v == "mnist" || v == "synthetic") return ""; \
     if (substr(v, 1, 10) == "synthetic:") return synth(v); \
     return v != "" && system("test -d " sh(v)) == 0 ? "" : \
       "DATA=" v ": fashion-mnist, mnist, synthetic[:n=N,test=N,c=C,h=H,w=W,classes=K,seed=S,noise=X] or a folder of IDX or CIFAR-10 files" } \
@@ -877,19 +915,25 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
     if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
+    if (m == "") m = one("LR", lr, "learning rate (LRS holds several: the sweep trains each)"); \
     if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
     if (m == "") m = w("MAX_UPDATES", mu, 1, 1099511627776); \
-    if (m == "") m = list("RUN_BATCHES", rb, 1, 2, "M: the law across M needs two", 0); \
+    if (m == "") m = list("RUN_BATCHES", rb, 1, 2, "M: the law across M needs two", 0, 1073741824); \
     if (m == "") m = list("RUN_SEEDS", rs, 0, 1, "seed", 0); \
-    if (m == "") m = w("THREADS", th, 1, 4096); if (m == "") m = range("PROBE_BATCHES", pb, 1048576); \
+    if (m == "") m = w("THREADS", th, 1, 256); if (m == "") m = range("PROBE_BATCHES", pb, 1048576); \
     if (m == "") m = pos("PROBE_BUDGET", pbu, 0, 1e300); if (m == "") m = range("PROCS", procs, 1e9); \
-    if (m == "") m = range("PROBE_LEARNERS", pl, 256); if (m == "") m = range("COMM_BYTES", cby, 1073741824, 1); \
-    if (m == "") m = list("PAR_BATCHES", pab, 1, 1, "M", 0); \
+    if (m == "") m = range("PROBE_LEARNERS", pl, 256); \
+    if (m == "") m = divides("PROBE_LEARNERS", pl, "PROBE_BATCHES", pb, "mbprobe step: each learner computes"); \
+    if (m == "") m = range("COMM_BYTES", cby, 1073741824, 1); \
+    if (m == "") m = list("PAR_BATCHES", pab, 1, 1, "M", 0, 1073741824); \
     if (m == "") m = split_among("PAR_BATCHES", pab, pnp, "processes (the par stage runs mpirun -np " pnp ")"); \
     if (m == "") m = list("PAR_SEEDS", pas, 0, 1, "seed", 0); \
     if (m == "") m = range("CONV_BATCHES", cvb, 65536); if (m == "") m = pos("CONV_BUDGET", cvu, 0, 3600); \
     if (m == "") m = memsize("CONV_MEM", cvm); if (m == "") m = dataset(data); \
+    if (m == "" && ntrain) m = fits("PROBE_BATCHES", pb, ntrain, data); \
+    if (m == "" && ntrain) m = fits(swname, swb, ntrain, data); \
+    if (m == "" && ntrain && comm != "none") m = fits("PAR_BATCHES", pab, ntrain, data); \
     if (m == "" && comm != "measured" && comm != "none") m = "COMM=" comm ": measured or none"; \
     if (m == "" && be != "cpu" && be != "cuda") m = "BACKEND=" be ": cpu or cuda"; \
     if (m == "") m = w("DEVICE", dev, 0, 1023); \

@@ -22,6 +22,8 @@ static const struct {
     {"mbtrain", MB_FORMAT_RUNLOG},      {"mbprobe step", MB_FORMAT_STEP},
     {"mbprobe learners", MB_FORMAT_STEP}, {"mbprobe comm", MB_FORMAT_COMM},
     {"mbprobe conv", MB_FORMAT_CONV},
+    /* the PyTorch front end's (frontends/torch/mbkit_torch.py, which writes its own lines) */
+    {"mbkit_torch runs", MB_FORMAT_RUNLOG}, {"mbkit_torch probe", MB_FORMAT_STEP},
 };
 
 static const struct {

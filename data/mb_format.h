@@ -26,8 +26,9 @@
 #define MB_FORMAT_SCALE "scale"            /* mbopt scale --json */
 #define MB_FORMAT_VALIDATE "validate"      /* mbopt validate --json */
 
-/* The kind of CSV table a tool writes through mb_data_write_common_meta ("mbtrain": runlog,
- * "mbprobe step": step, ...), or NULL for a tool whose output is none of them. */
+/* The kind of CSV table a tool writes as its `# tool=` ("mbtrain": runlog, "mbprobe step":
+ * step, ..., through mb_data_write_common_meta; "mbkit_torch runs": runlog, "mbkit_torch
+ * probe": step, the PyTorch front end's), or NULL for a tool whose output is none of them. */
 const char *mb_format_kind_of_tool(const char *tool);
 
 /* Writes "# format=mbkit-KIND/1\n". */

@@ -64,8 +64,10 @@ int mb_table_double(const mb_table *t, size_t row, size_t col, double *v, struct
  * MB_EFORMAT error of mb_table_read, naming the line.) */
 const char *mb_table_meta(const mb_table *t, const char *key);
 
-/* The "#" lines that follow the header, without the leading "# ", in file order. */
+/* The "#" lines that follow the header, without the leading "# ", in file order, and the 1-based
+ * line number of each (a row after mbtrain's summary is named by its line). */
 size_t mb_table_trailers(const mb_table *t);
 const char *mb_table_trailer(const mb_table *t, size_t i);
+long mb_table_trailer_line(const mb_table *t, size_t i);
 
 #endif /* MB_TABLE_H */

@@ -27,6 +27,7 @@ struct mb_table {
     } *meta;
     size_t nmeta;
     char **trailers;   /* ntrail "#" lines after the header, "# " stripped */
+    long *trail_lines; /* their 1-based line numbers */
     size_t ntrail;
 };
 
@@ -94,7 +95,8 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
         return mb_error_set(err, MB_EFORMAT, "%s: binary data, not a CSV table", path);
     }
 
-    size_t meta_cap = 0, trail_cap = 0, cell_cap = 0, line_cap = 0, field_cap = 0, nf = 0;
+    size_t meta_cap = 0, trail_cap = 0, tline_cap = 0, cell_cap = 0, line_cap = 0, field_cap = 0,
+           nf = 0;
     char **fields = NULL;
     long lineno = 0;
     char *p = t->buf;
@@ -114,7 +116,11 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
             if (t->header) {
                 rc = grow((void **)&t->trailers, &trail_cap, t->ntrail + 1, sizeof(char *));
                 if (rc == MB_OK)
+                    rc = grow((void **)&t->trail_lines, &tline_cap, t->ntrail + 1, sizeof(long));
+                if (rc == MB_OK) {
+                    t->trail_lines[t->ntrail] = lineno;
                     t->trailers[t->ntrail++] = body;
+                }
                 continue;
             }
             char *eq = strchr(body, '=');
@@ -207,6 +213,7 @@ void mb_table_free(mb_table *t)
     free(t->lines);
     free(t->meta);
     free(t->trailers);
+    free(t->trail_lines);
     free(t);
 }
 
@@ -221,6 +228,7 @@ const char *mb_table_cell(const mb_table *t, size_t row, size_t col)
 long mb_table_line(const mb_table *t, size_t row) { return t->lines[row]; }
 size_t mb_table_trailers(const mb_table *t) { return t->ntrail; }
 const char *mb_table_trailer(const mb_table *t, size_t i) { return t->trailers[i]; }
+long mb_table_trailer_line(const mb_table *t, size_t i) { return t->trail_lines[i]; }
 
 long mb_table_col(const mb_table *t, const char *name)
 {

@@ -200,8 +200,13 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
     if (o->batch && o->n_batch != 1 && o->n_batch != n)
         return mb_error_set(err, MB_EINVAL, "--batch: %zu sizes for %zu inputs (one for all, "
                             "or one per input)", o->n_batch, n);
-    if (mb_fit_runs_alloc(runs, n, n_thr) != MB_OK)
+    /* each input's metrics.csv, by device and inode: a folder given twice, or a folder and its
+     * own metrics.csv, is one run given twice (campaign 19's G6: it was fitted as two seeds) */
+    struct stat *st = calloc(n ? n : 1, sizeof *st);
+    if (!st || mb_fit_runs_alloc(runs, n, n_thr) != MB_OK) {
+        free(st);
         return mb_error_set(err, MB_ENOMEM, "out of memory");
+    }
     memcpy(runs->thresholds, thr, n_thr * sizeof *thr);
     runs->from_logs = 1;
     int rc = MB_OK;
@@ -209,6 +214,11 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
         char csv[4096], yaml[4096];
         mb_table *t = NULL;
         if ((rc = paths_of(paths[i], csv, yaml, sizeof csv, err)) == MB_OK &&
+            stat(csv, &st[i]) != 0)
+            memset(&st[i], 0, sizeof st[i]);
+        if (rc == MB_OK)
+            rc = mb_fit_given_twice(paths, st, i, err);
+        if (rc == MB_OK &&
             (rc = mb_table_read(csv, &t, err)) == MB_OK &&
             (rc = run_metrics(t, o, thr, runs, i, max_gap, err)) == MB_OK)
             rc = run_hparams(yaml, o, runs, i, err);
@@ -219,6 +229,7 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
         if (rc == MB_OK)
             runs->n++;
     }
+    free(st);
     if (rc != MB_OK)
         mb_fit_runs_free(runs);
     return rc;

@@ -14,6 +14,7 @@
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
 #include "../data/mb_format.h"
+#include "../train/run/mb_run.h"
 #include "mb_lightning.h"
 
 #include <math.h>
@@ -303,11 +304,32 @@ static int summary_reached_rows(const mb_table *t, const char *sum, mb_error *er
     return MB_OK;
 }
 
+/* An algorithm's name in a log, `# algo=` (what "metadata 'algo'") or the summary's algo=
+ * (what "summary line: field 'algo'"), on line `line`: one that mbtrain writes, the names of
+ * its own tables (mb_run_algo_nth: the optimisers, which the PyTorch front end writes too, and
+ * the parallel algorithms). Campaign 18's M8: `# algo=bogus` went into the fit as "algo":
+ * "bogus" and on to mbopt. MB_EFORMAT naming the file, line and field, and the names. */
+static int known_algo(const mb_table *t, long line, const char *what, const char *v,
+                      mb_error *err)
+{
+    char names[256] = "";
+    for (int k = 0; mb_run_algo_nth(k); k++) {
+        if (strcmp(v, mb_run_algo_nth(k)) == 0)
+            return MB_OK;
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                 mb_run_algo_nth(k));
+    }
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: %s 'algo': '%s' is not an algorithm mbtrain "
+                        "writes (%s)", mb_table_path(t), line, what, v, names);
+}
+
 /* One field of the summary line as mbtrain writes it: reached yes or no; updates a whole number
  * and wall_s seconds >= 0 (make run's time cap reads both); no field nan or inf (a log holds
- * finite numbers, '-' where there is none). Campaign 18's known minors: reached=maybe,
- * updates=x and wall_s=nan went through every reader. */
-static int summary_value(const mb_table *t, const char *key, const char *v, mb_error *err)
+ * finite numbers, '-' where there is none); algo a name mbtrain writes (known_algo; `line` is
+ * the summary's). Campaign 18's known minors: reached=maybe, updates=x and wall_s=nan went
+ * through every reader. */
+static int summary_value(const mb_table *t, long line, const char *key, const char *v,
+                         mb_error *err)
 {
     double x;
     const int number = mb_data_parse_double(v, &x) == MB_OK;
@@ -321,31 +343,62 @@ static int summary_value(const mb_table *t, const char *key, const char *v, mb_e
         why = "is not a whole number of updates";
     else if (strcmp(key, "wall_s") == 0 && !(number && x >= 0))
         why = "is not a number of seconds >= 0";
+    else if (strcmp(key, "algo") == 0)
+        return known_algo(t, line, "summary line: field", v, err);
     return why ? mb_error_set(err, MB_EFORMAT, "%s: summary line: field '%s' '%s' %s",
                               mb_table_path(t), key, v, why)
                : MB_OK;
 }
 
-/* mbtrain's summary (the trailer line "net=... algo=... batch=... seed=... reached=..."), when
- * the log has one: one such line, each key in it once, and its net, algo, batch and seed those
- * of the log's own metadata. The fit reads the rows, make run's time cap the summary: a log
- * whose two halves disagree would be one run to one and another to the other (campaigns 16
- * and 17). MB_EFORMAT naming the file and the field. */
+/* Where mbtrain's summary (the trailer "net=... algo=... batch=... seed=... reached=...") lies:
+ * *at its trailer index, or SIZE_MAX when the log has none. mbtrain and the PyTorch front end
+ * write it once, as the last line, when the run has ended (a log is written whole at the end,
+ * and a killed run leaves none): a second summary, or a row after it, is a log added to after
+ * its run ended (campaign 18's known minors); a log whose `# tool=` is one of them
+ * (mb_format_kind_of_tool gives a run log) without one is cut short. A log of another writer
+ * (hand-made, data/examples/) may leave it out: the fit reads the rows. MB_EFORMAT naming the
+ * file and line. */
+static int summary_at(const mb_table *t, size_t *at, mb_error *err)
+{
+    *at = SIZE_MAX;
+    for (size_t i = 0; i < mb_table_trailers(t); i++) {
+        if (strncmp(mb_table_trailer(t, i), "net=", 4) != 0)
+            continue;
+        if (*at != SIZE_MAX)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: two summary lines (net=... after the "
+                                "rows), the first at line %ld: a run ends once", mb_table_path(t),
+                                mb_table_trailer_line(t, i), mb_table_trailer_line(t, *at));
+        *at = i;
+    }
+    const char *tool = mb_table_meta(t, "tool"), *kind = mb_format_kind_of_tool(tool);
+    if (*at == SIZE_MAX)
+        return kind && strcmp(kind, MB_FORMAT_RUNLOG) == 0
+                   ? mb_error_set(err, MB_EFORMAT, "%s: no summary line (net=... after the "
+                                  "rows), but metadata 'tool' is %s, which ends every log with "
+                                  "one: the log is cut short", mb_table_path(t), tool)
+                   : MB_OK;
+    const long line = mb_table_trailer_line(t, *at);
+    for (size_t r = mb_table_rows(t); r-- > 0 && mb_table_line(t, r) > line;)
+        if (r == 0 || mb_table_line(t, r - 1) < line)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: a row after the summary line (line "
+                                "%ld): the summary is written last, when the run has ended",
+                                mb_table_path(t), mb_table_line(t, r), line);
+    return MB_OK;
+}
+
+/* mbtrain's summary, when the log has one (summary_at): each key in it once, and its net,
+ * algo, batch and seed those of the log's own metadata. The fit reads the rows, make run's
+ * time cap the summary: a log whose two halves disagree would be one run to one and another to
+ * the other (campaigns 16 and 17). MB_EFORMAT naming the file and the field. */
 static int log_summary(const mb_table *t, mb_error *err)
 {
     static const char *const same[] = {"net", "algo", "batch", "seed"};
-    const char *sum = NULL;
-    for (size_t i = 0; i < mb_table_trailers(t); i++) {
-        const char *s = mb_table_trailer(t, i);
-        if (strncmp(s, "net=", 4) != 0)
-            continue;
-        if (sum)
-            return mb_error_set(err, MB_EFORMAT, "%s: two summary lines (net=... after the rows): "
-                                "a run ends once", mb_table_path(t));
-        sum = s;
-    }
-    if (!sum)
-        return MB_OK;
+    size_t at;
+    int rc0 = summary_at(t, &at, err);
+    if (rc0 != MB_OK || at == SIZE_MAX)
+        return rc0;
+    const char *sum = mb_table_trailer(t, at);
+    const long sum_line = mb_table_trailer_line(t, at);
     char *line = strdup(sum), *save = NULL;
     if (!line)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
@@ -365,7 +418,7 @@ static int log_summary(const mb_table *t, mb_error *err)
         if (n < sizeof keys / sizeof keys[0])
             keys[n++] = tok;
         if (rc == MB_OK)
-            rc = summary_value(t, tok, eq + 1, err);
+            rc = summary_value(t, sum_line, tok, eq + 1, err);
         for (size_t k = 0; rc == MB_OK && k < sizeof same / sizeof same[0]; k++) {
             const char *m = mb_table_meta(t, same[k]);
             if (strcmp(tok, same[k]) == 0 && m && !same_value(eq + 1, m))
@@ -383,6 +436,18 @@ static void meta_string(const mb_table *t, const char *key, char *dst, size_t n)
 {
     const char *v = mb_table_meta(t, key);
     snprintf(dst, n, "%s", v ? v : "");
+}
+
+/* `# algo=`, when there: not empty (a log that does not say leaves the line out, and readers
+ * that compare algorithms would pass an empty one over; campaign 17, F4) and a name mbtrain
+ * writes (known_algo). */
+static int meta_algo(const mb_table *t, mb_error *err)
+{
+    const char *a = mb_table_meta(t, "algo");
+    if (a && !*a)
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata 'algo': empty (mbtrain writes the "
+                            "algorithm's name)", mb_table_path(t));
+    return a ? known_algo(t, mb_table_meta_line(t, "algo"), "metadata", a, err) : MB_OK;
 }
 
 /* `# crossing=` is an enumerated key (docs/formats.md, "Run log"): bisect or evaluated, when
@@ -434,7 +499,8 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
         (rc = meta_number(t, "learners", 0, 1, 1, &runs->procs[i], err)) == MB_OK &&
         (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK &&
         (rc = meta_number(t, "threads", 0, 1, 1, &runs->threads[i], err)) == MB_OK &&
-        (rc = meta_crossing(t, err)) == MB_OK && (rc = log_summary(t, err)) == MB_OK &&
+        (rc = meta_crossing(t, err)) == MB_OK && (rc = meta_algo(t, err)) == MB_OK &&
+        (rc = log_summary(t, err)) == MB_OK &&
         (rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr,
                        runs->wall + i * n_thr, &runs->t_step[i], &used, err)) == MB_OK)
         rc = log_samples(t, runs->batch[i], isnan(runs->procs[i]) ? 1.0 : runs->procs[i], err);
@@ -453,11 +519,6 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     runs->diverged[i] = div;
     meta_string(t, "net", runs->net[i], sizeof runs->net[i]);
     meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
-    /* an empty `# algo=` says nothing, which readers that compare algorithms would pass over:
-     * no writer leaves it empty (a log that does not say leaves the line out; campaign 17, F4) */
-    if (rc == MB_OK && !runs->algo[i][0] && mb_table_meta(t, "algo"))
-        rc = mb_error_set(err, MB_EFORMAT, "%s: metadata 'algo': empty (mbtrain writes the "
-                          "algorithm's name)", mb_table_path(t));
     meta_string(t, "optim", runs->optim[i], sizeof runs->optim[i]);
     meta_string(t, "backend", runs->backend[i], sizeof runs->backend[i]);
     if (isnan(runs->threads[i]))
@@ -466,16 +527,25 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     return rc;
 }
 
-/* The same run given twice would count twice in every median and fit: the same file (by
- * device and inode, whatever its name), or two logs of one seed with the same net, algorithm,
- * batch, learners and learning rate (a copy). MB_EINVAL naming both. */
-static int same_run(const mb_fit_runs *r, const char *const *paths, const struct stat *st,
-                    size_t i, mb_error *err)
+int mb_fit_given_twice(const char *const *paths, const struct stat *st, size_t i,
+                        mb_error *err)
 {
-    for (size_t j = 0; j < i; j++) {
+    for (size_t j = 0; j < i; j++)
         if (st[i].st_ino && st[j].st_dev == st[i].st_dev && st[j].st_ino == st[i].st_ino)
             return mb_error_set(err, MB_EINVAL, "%s: given twice (also as %s)", paths[i],
                                 paths[j]);
+    return MB_OK;
+}
+
+/* The same run given twice would count twice in every median and fit: the same file (by
+ * device and inode, whatever its name: mb_fit_given_twice), or two logs of one seed with the
+ * same net, algorithm, batch, learners and learning rate (a copy). MB_EINVAL naming both. */
+static int same_run(const mb_fit_runs *r, const char *const *paths, const struct stat *st,
+                    size_t i, mb_error *err)
+{
+    if (mb_fit_given_twice(paths, st, i, err) != MB_OK)
+        return MB_EINVAL;
+    for (size_t j = 0; j < i; j++) {
         if (!isnan(r->seed[i]) && r->seed[i] == r->seed[j] && r->batch[i] == r->batch[j] &&
             r->procs[i] == r->procs[j] && strcmp(r->net[i], r->net[j]) == 0 &&
             strcmp(r->algo[i], r->algo[j]) == 0 &&

@@ -758,6 +758,18 @@ static void cell_err(FILE *f, double v)
         fputs("<td class=\"n\">&ndash;</td>", f);
 }
 
+/* A held-out row's measured median, its ratio to the held-out best and the predicted T_C. */
+static void holdout_cells(FILE *f, const cJSON *r, double best)
+{
+    cell_time(f, mb_json_get(r, "t_train_median_s"), 1, "s");
+    double ratio = mb_json_get(r, "t_train_median_s") / best;
+    if (isfinite(ratio))
+        fprintf(f, "<td class=\"n\">%.2f&times;</td>", ratio);
+    else
+        fputs("<td class=\"missing\">&ndash;</td>", f);
+    cell_time(f, mb_json_get(r, "t_pred_s"), 1, "s");
+}
+
 /* Whether row r is the setting of point o (measured_best or recommended, whose M is `batch_key`):
  * same M, and the same lr and P where o gives them. */
 static int same_setting(const cJSON *r, const cJSON *o, const char *batch_key)
@@ -824,13 +836,7 @@ static void write_holdout(FILE *f, const cJSON *val)
                 is_rec ? " class=\"row-rec\"" : "", mb_json_get(r, "batch"),
                 is_rec ? " <span class=\"tag\">recommended</span>" : "",
                 mb_json_get(r, "reached"), mb_json_get(r, "runs"));
-        cell_time(f, mb_json_get(r, "t_train_median_s"), 1, "s");
-        double ratio = mb_json_get(r, "t_train_median_s") / best;
-        if (isfinite(ratio))
-            fprintf(f, "<td class=\"n\">%.2f&times;</td>", ratio);
-        else
-            fputs("<td class=\"missing\">&ndash;</td>", f);
-        cell_time(f, mb_json_get(r, "t_pred_s"), 1, "s");
+        holdout_cells(f, r, best);
         if (isfinite(mb_json_get(r, "t_pred_lo_s")) && isfinite(mb_json_get(r, "t_pred_hi_s")))
             fprintf(f, "<td class=\"n\">%.3g&ndash;%.3g s</td>", mb_json_get(r, "t_pred_lo_s"),
                     mb_json_get(r, "t_pred_hi_s"));
@@ -980,13 +986,7 @@ static void write_validation_across(FILE *f, const cJSON *vr)
                    "%g</td>", is_rec ? " class=\"row-rec\"" : "", mb_json_get(r, "procs"),
                 mb_json_get(r, "batch"), is_rec ? " <span class=\"tag\">recommended</span>" : "",
                 mb_json_get(r, "reached"), mb_json_get(r, "runs"));
-        cell_time(f, mb_json_get(r, "t_train_median_s"), 1, "s");
-        double ratio = mb_json_get(r, "t_train_median_s") / best;
-        if (isfinite(ratio))
-            fprintf(f, "<td class=\"n\">%.2f&times;</td>", ratio);
-        else
-            fputs("<td class=\"missing\">&ndash;</td>", f);
-        cell_time(f, mb_json_get(r, "t_pred_s"), 1, "s");
+        holdout_cells(f, r, best);
         cell_err(f, mb_json_get(r, "rel_err"));
         fputs("</tr>\n", f);
     }

@@ -15,6 +15,7 @@
 
 #include "mbprobe_cli.h"
 #include "../data/mb_cli.h"
+#include "../train/comm/mb_comm.h"
 
 static void help(void)
 {
@@ -35,6 +36,26 @@ static void help(void)
            "'mbprobe COMMAND --help' describes each command.\n");
 }
 
+/* Under mpirun, a command that does not use MPI starts it all the same, for the ranks' first
+ * exchange (mb_comm_mpi_create: which program each runs), and ends it again: beside another
+ * program (`mpirun -np 1 mbtrain ... : -np 1 mbprobe step ...`) every rank then ends with one
+ * line from rank 0, where this one used to leave without MPI and Open MPI's lines were all
+ * (campaign 18's M6). Beside copies of itself it goes on. -1 to go on, else the exit status. */
+static int join_mpi(int *argc, char ***argv, const char *cmd)
+{
+    if (!mb_comm_mpi_launched())
+        return -1;
+    char name[MB_COMM_PROGRAM_MAX];
+    snprintf(name, sizeof name, "%s %s", prog, cmd);
+    mb_communicator *world = NULL;
+    mb_error err = {0};
+    int status = -1;
+    if (mb_comm_mpi_create(argc, argv, name, &world, &err) != MB_OK)
+        status = !world || err.msg[0] ? mb_cli_fail(prog, NULL, &err) : 1; /* rank 0 says it */
+    mb_comm_free(world); /* after the line: every rank waits here for the others */
+    return status;
+}
+
 static int run_command(int argc, char **argv)
 {
     if (argc < 2)
@@ -50,6 +71,9 @@ static int run_command(int argc, char **argv)
     }
     opterr = 0;
     if (strcmp(cmd, "comm") == 0) return cmd_comm(argc - 1, argv + 1, argc, argv);
+    int joined = join_mpi(&argc, &argv, cmd);
+    if (joined >= 0)
+        return joined;
     if (strcmp(cmd, "overhead") == 0) return cmd_overhead(argc - 1, argv + 1);
     if (strcmp(cmd, "step") == 0) return cmd_step(argc - 1, argv + 1, argc, argv);
     if (strcmp(cmd, "conv") == 0) return cmd_conv(argc - 1, argv + 1, argc, argv);

@@ -216,8 +216,13 @@ int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
 
     /* Open MPI initialises a singleton without mpirun, so a plain run gets here with 1 rank. */
     mb_communicator *world = NULL;
-    if (mb_comm_mpi_create(&full_argc, &full_argv, &world, &err) != MB_OK) {
+    if (mb_comm_mpi_create(&full_argc, &full_argv, "mbprobe comm", &world, &err) != MB_OK) {
         free(sizes);
+        if (world) { /* the ranks run other programs: rank 0 says which, then all end MPI */
+            status = err.msg[0] ? mb_cli_fail(prog, sub, &err) : 1;
+            mb_comm_free(world);
+            return status;
+        }
         fprintf(stderr, "%s %s: MPI could not start: run it as 'mpirun -np N mbprobe comm ...' "
                 "with N >= 2\n", prog, sub);
         return 1;

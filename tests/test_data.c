@@ -208,6 +208,7 @@ static void test_table_read(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no column 'wall_s'"));
     CU_ASSERT_EQUAL(mb_table_trailers(t), 1);
     CU_ASSERT_STRING_EQUAL(mb_table_trailer(t, 0), "updates=2 reached=no");
+    CU_ASSERT_EQUAL(mb_table_trailer_line(t, 0), 8); /* the blank line counts */
     mb_table_free(t);
     mb_test_rmdir(dir);
 }

@@ -25,15 +25,16 @@ static int suite_clean(void)
 }
 
 /* A run log of M = m whose eval loss first reaches 0.5 at update n, with `format` as its first
- * metadata line (none when NULL). */
+ * metadata line (none when NULL), ending as mbtrain's do with a summary line. */
 static const char *log_with(char *path, size_t n, const char *name, const char *format, int m,
                             int upd)
 {
     char text[1024];
     snprintf(text, sizeof text, "%s%s%s# tool=mbtrain\n# batch=%d\n# seed=0\n"
-             "update,wall_s,eval_loss\n1,0.1,\n%d,0.5,0.9\n%d,0.9,0.45\n",
+             "update,wall_s,eval_loss\n1,0.1,\n%d,0.5,0.9\n%d,0.9,0.45\n"
+             "# net=t batch=%d seed=0 updates=%d reached=yes\n",
              format ? "# format=" : "", format ? format : "", format ? "\n" : "", m, upd / 2,
-             upd);
+             upd, m, upd);
     return mb_test_write(path, n, dir, name, text);
 }
 

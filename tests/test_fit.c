@@ -19,6 +19,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "../fit/mb_fit.h"
+#include "../train/run/mb_run.h"
 #include "mb_test.h"
 #include "../data/mb_json.h"
 
@@ -436,6 +437,88 @@ static void test_logs_crossing(void)
     CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(tp, 1, &t5, 1, 10, &runs, &err), MB_OK);
     CU_ASSERT(isnan(runs.n_update[0])); /* fewer rows than the window: never reached */
     mb_fit_runs_free(&runs);
+}
+
+/* Issue #25, campaign 18's M8 and known minors: what the run-log reader takes from what mbtrain
+ * writes. `# algo=` and the summary's algo= name an algorithm of mbtrain's own tables (every
+ * one reads; 'bogus' went into the fit); the summary is one line after the last row; a log
+ * whose `# tool=` is mbtrain or the PyTorch front end ends with one (they write it whole at
+ * the end), while a hand-made log may leave it out. Each refusal names file and line. */
+static void test_logs_written(void)
+{
+    char dir[256], path[512], text[1024];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    const double thr = 0.5;
+    mb_fit_runs runs;
+    mb_error err = {0};
+    const char *p[] = {path};
+    /* every name mbtrain writes reads (both places), with both tools */
+    int names = 0;
+    for (int k = 0; mb_run_algo_nth(k); k++, names++) {
+        const char *a = mb_run_algo_nth(k);
+        snprintf(text, sizeof text, "# tool=%s\n# net=t\n# algo=%s\n# batch=8\n# seed=0\n"
+                 "update,wall_s,eval_loss\n1,0.1,0.9\n2,0.2,0.4\n# net=t algo=%s batch=8 "
+                 "seed=0 updates=2 reached=yes\n", k % 2 ? "mbtrain" : "mbkit_torch runs", a, a);
+        mb_test_write(path, sizeof path, dir, "a.csv", text);
+        int rc = mb_fit_runs_read_logs(p, 1, &thr, 1, 1, &runs, &err);
+        CU_ASSERT_EQUAL(rc, MB_OK);
+        if (rc != MB_OK)
+            fprintf(stderr, "\n  algo %s: %s\n", a, err.msg);
+        else
+            mb_fit_runs_free(&runs);
+    }
+    CU_ASSERT_EQUAL(names, 11); /* sgd, momentum, nesterov and the 8 parallel algorithms */
+#define HEAD(TOOL, ALGO) "# tool=" TOOL "\n# net=t\n" ALGO "# batch=8\n# seed=0\n" \
+                         "update,wall_s,eval_loss\n1,0.1,0.9\n2,0.2,0.4\n"
+#define SUMMARY(ALGO) "# net=t algo=" ALGO " batch=8 seed=0 updates=2 reached=yes\n"
+    static const struct {
+        const char *text;
+        const char *needle; /* NULL: read */
+    } cases[] = {
+        {HEAD("mbtrain", "# algo=bogus\n") SUMMARY("bogus"),
+         "a.csv:3: metadata 'algo': 'bogus' is not an algorithm mbtrain writes (sgd, momentum, "
+         "nesterov, sgd-sync, downpour, easgd, easgd-async, eamsgd, easgd-hogwild, easgd-sync, "
+         "sma)"},
+        {HEAD("mbtrain", "# algo=SGD\n") SUMMARY("SGD"), "metadata 'algo': 'SGD' is not"},
+        {HEAD("mbtrain", "") SUMMARY("adam"),
+         "a.csv:8: summary line: field 'algo': 'adam' is not an algorithm mbtrain writes"},
+        /* a hand-made log without `# algo=` still reads */
+        {"# net=t\n# batch=8\nupdate,wall_s,eval_loss\n1,0.1,0.9\n2,0.2,0.4\n", NULL},
+        /* no summary: a hand-made log, data/examples' too, reads; mbtrain's is cut short */
+        {HEAD("mbfit", "# algo=sgd\n"), NULL},
+        {HEAD("mbtrain", "# algo=sgd\n"),
+         "a.csv: no summary line (net=... after the rows), but metadata 'tool' is mbtrain, "
+         "which ends every log with one: the log is cut short"},
+        {HEAD("mbkit_torch runs", "# algo=momentum\n"),
+         "metadata 'tool' is mbkit_torch runs, which ends every log with one"},
+        /* a summary without net= is not one */
+        {HEAD("mbtrain", "# algo=sgd\n") "# algo=sgd batch=8 seed=0 updates=2 reached=yes\n",
+         "a.csv: no summary line"},
+        /* rows after it, or a second one */
+        {HEAD("mbtrain", "# algo=sgd\n") SUMMARY("sgd") "3,0.3,0.3\n4,0.4,0.2\n",
+         "a.csv:10: a row after the summary line (line 9): the summary is written last"},
+        {HEAD("mbtrain", "# algo=sgd\n") "# net=t updates=1\n3,0.3,0.3\n" SUMMARY("sgd"),
+         "a.csv:11: two summary lines (net=... after the rows), the first at line 9"},
+        {"# batch=8\nupdate,wall_s,eval_loss\n1,0.1,0.9\n# net=t batch=8 reached=no\n2,0.2,0.4\n",
+         "a.csv:5: a row after the summary line (line 4)"},
+        /* a comment after the summary is a comment */
+        {HEAD("mbtrain", "# algo=sgd\n") SUMMARY("sgd") "# copied from node 3\n", NULL},
+    };
+#undef HEAD
+#undef SUMMARY
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mb_test_write(path, sizeof path, dir, "a.csv", cases[i].text);
+        mb_error_clear(&err);
+        int rc = mb_fit_runs_read_logs(p, 1, &thr, 1, 1, &runs, &err);
+        int ok = cases[i].needle ? rc == MB_EFORMAT && strstr(err.msg, cases[i].needle) != NULL
+                                 : rc == MB_OK;
+        if (!ok)
+            fprintf(stderr, "\n  case %zu: rc %d, '%s'\n", i, rc, err.msg);
+        CU_ASSERT(ok);
+        if (rc == MB_OK)
+            mb_fit_runs_free(&runs);
+    }
+    mb_test_rmdir(dir);
 }
 
 /* ---- the knee --------------------------------------------------------------------------------- */
@@ -905,6 +988,7 @@ int mb_test_suite_fit(void)
            !CU_add_test(s, "bootstrap over runs", test_bootstrap) ||
            !CU_add_test(s, "bootstrap over whole seeds", test_bootstrap_seeds) ||
            !CU_add_test(s, "run logs: threshold crossing", test_logs_crossing) ||
+           !CU_add_test(s, "run logs: algorithm names, the summary line", test_logs_written) ||
            !CU_add_test(s, "knee: exact data, right interval", test_knee_exact) ||
            !CU_add_test(s, "knee: 95% coverage over seeds", test_knee_coverage) ||
            !CU_add_test(s, "knee: too few sizes", test_knee_too_few) ||

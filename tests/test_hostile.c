@@ -314,6 +314,29 @@ static const hcase probe_cases[] = {
      "--batch: '+2' is not a whole number in [1, 1048576]"},
     {"silent", "$T mbprobe comm --bytes 4,4.5 -o $W/o", 1,
      "--bytes: 4.5 is not a whole number of bytes"},
+    /* campaign 18's M6: ranks of one mpirun running different programs ended on Open MPI's
+     * lines alone (MPI_ERR_TRUNCATE, or a rank leaving without MPI); their first exchange says
+     * which program each runs (mb_comm_mpi_create): one line from rank 0, exit 1 on every rank.
+     * A subcommand that does not use MPI takes part too, and beside copies of itself goes on */
+#define MIX(A, B) "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe -np 1 " \
+                  A " : -np 1 " B " 2>$W/e; s=$?; grep '^mbtrain\\|^mbprobe' $W/e >&2; exit $s"
+#define MIX_T "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+              "--threads 1 --batch 8 --max-updates 20 --algo sgd-sync --log $W/o"
+#define MIX_C "mbprobe comm --budget 0.01 --max-reps 20 --bytes 4 --ops ps -o $W/o"
+#define MIX_S "mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o"
+    {"message", MIX(MIX_C, MIX_T), 1, "mbprobe comm: ranks disagree on the program: rank 0 runs "
+                                      "mbprobe comm, rank 1 runs mbtrain (1 of the other 1 rank "
+                                      "runs another)"},
+    {"message", MIX(MIX_S, MIX_T), 1, "mbprobe: ranks disagree on the program: rank 0 runs "
+                                      "mbprobe step, rank 1 runs mbtrain"},
+    {"message", MIX(MIX_C, MIX_S), 1, "rank 0 runs mbprobe comm, rank 1 runs mbprobe step"},
+    {"message", "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe -np 2 "
+                "mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 -o "
+                "$W/a >/dev/null 2>&1 && grep -q '^cpu,tiny,2,' $W/a", 0, NULL},
+#undef MIX_S
+#undef MIX_C
+#undef MIX_T
+#undef MIX
 };
 
 static const hcase train_cases[] = {
@@ -828,6 +851,24 @@ static const hcase train_cases[] = {
                 "--algo sgd-sync --max-updates 2 --log $W/o 2>$W/e; s=$?; "
                 "grep '^mbtrain\\|^Try' $W/e >&2; exit $s", 2,
      "MBKIT_FIFO_WAIT='x': must be a number of seconds from 0 to 3600"},
+    /* campaign 18's M6: mbtrain beside another program in one mpirun ended with rc 15 or 1 and
+     * Open MPI's lines alone; the ranks' first exchange says which program each runs */
+#define MIX(A, B) "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe -np 1 " \
+                  A " : -np 1 " B " 2>$W/e; s=$?; grep '^mbtrain\\|^mbprobe' $W/e >&2; exit $s"
+#define MIX_T "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+              "--threads 1 --batch 8 --max-updates 20 --algo sgd-sync --log $W/o"
+#define MIX_C "mbprobe comm --budget 0.01 --max-reps 20 --bytes 4 --ops ps -o $W/o"
+#define MIX_S "mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o"
+    {"message", MIX(MIX_T, MIX_C), 1, "mbtrain: ranks disagree on the program: rank 0 runs "
+                                      "mbtrain, rank 1 runs mbprobe comm (1 of the other 1 rank "
+                                      "runs another): start every rank of the mpirun with the "
+                                      "same program"},
+    {"message", MIX(MIX_T, MIX_S), 1, "mbtrain: ranks disagree on the program: rank 0 runs "
+                                      "mbtrain, rank 1 runs mbprobe step"},
+#undef MIX_S
+#undef MIX_C
+#undef MIX_T
+#undef MIX
 };
 
 static const hcase fit_cases[] = {
@@ -1252,6 +1293,49 @@ static const hcase fit_cases[] = {
                 "'\\0' 1) && sed -i \"s/^20,/$d,/\" $W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o",
      1, "run_M16_s0.csv:13: field 'update': '111111111111111111111111111111111111111...' is not "
         "a finite number"},
+    /* campaign 18's M8: an algorithm mbtrain never writes, in `# algo=` or the summary's algo=,
+     * went into the fit ("algo": "bogus") and on to tupdate and mbopt; the names listed are
+     * mbtrain's own tables' */
+#define AB(SED) "mkdir $W/r && cp " LV "/*.csv $W/r/ && sed -i '" SED "' $W/r/*.csv && "
+#define BOGUS "'bogus' is not an algorithm mbtrain writes (sgd, momentum, nesterov, sgd-sync, " \
+              "downpour, easgd, easgd-async, eamsgd, easgd-hogwild, easgd-sync, sma)"
+    {"silent", AB("s/^# algo=momentum$/# algo=bogus/") NU "$W/r/*.csv -o $W/o", 1,
+     "b128-s0.csv:5: metadata 'algo': " BOGUS},
+    {"silent", AB("s/^# algo=momentum$/# algo=bogus/") "$T mbfit nupdate --extrapolate "
+               "--target-loss 0.4 $W/r/*.csv -o $W/o", 1, "b128-s0.csv:5: metadata 'algo': " BOGUS},
+    {"silent", AB("s/^# algo=momentum$/# algo=bogus/") S1T "$T mbfit tupdate $W/s1.csv "
+               "$W/r/*.csv -o $W/o", 1, "b128-s0.csv:5: metadata 'algo': " BOGUS},
+    {"silent", AB("/^# algo=/d") "printf '# net=lenet5 algo=bogus batch=128 seed=0 reached=yes\\n' "
+               ">> $W/r/lenet5-momentum-b128-s0.csv && " NU "$W/r/*.csv -o $W/o", 1,
+     "b128-s0.csv:62: summary line: field 'algo': " BOGUS},
+    {"silent", AB("s/^# algo=momentum$/# algo=Momentum/") NU "$W/r/*.csv -o $W/o", 1,
+     "metadata 'algo': 'Momentum' is not an algorithm mbtrain writes"},
+#undef BOGUS
+#undef AB
+    /* campaign 18's known minors: mbtrain writes one summary, last, when its run has ended (a
+     * killed run leaves no log): a row after it, or an mbtrain log without it (cut short), is
+     * refused; a hand-made log without one still reads (data/examples', the fixtures') */
+#define ML TRAIN "--max-updates 20 --log $W/a.csv > /dev/null && "
+    {"silent", ML "sed -i '$d' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     "a.csv: no summary line (net=... after the rows), but metadata 'tool' is mbtrain, which "
+     "ends every log with one: the log is cut short"},
+    {"silent", ML "tail -n 2 $W/a.csv | head -n 1 >> $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     "a row after the summary line (line "},
+    {"silent", ML "sed -i '$s/^# net=/# /' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     "a.csv: no summary line"},
+    {"silent", NU LOGS " > /dev/null", 0, NULL},
+#undef ML
+    /* campaign 19's G6: one Lightning run given twice (the same folder twice, a folder and its
+     * own metrics.csv, a link to the folder) was fitted as two seeds; by device and inode of
+     * the metrics file, as run logs given twice are */
+#define LT1 LT "mkdir $W/v1 && printf 'epoch,step,val_loss\\n0,0,2.3\\n0,19,0.4\\n' > " \
+           "$W/v1/metrics.csv && printf 'batch_size: 32\\n' > $W/v1/hparams.yaml && "
+    {"silent", LT1 NU "--lightning $W/v0 $W/v0 $W/v1 -o $W/o", 1, "/v0: given twice (also as "},
+    {"silent", LT1 NU "--lightning $W/v0 $W/v1 $W/v0/metrics.csv -o $W/o", 1,
+     "/v0/metrics.csv: given twice (also as "},
+    {"silent", LT1 "ln -s v0 $W/l && " NU "--lightning $W/v0 $W/v1 $W/l -o $W/o", 1,
+     "/l: given twice (also as "},
+#undef LT1
 };
 
 static const hcase opt_cases[] = {
@@ -1915,6 +1999,20 @@ static const hcase opt_cases[] = {
                "'0,/^\t\t\t\"learners\":\t4,/s//\t\t\t\"learners\":\t1,/' $W/t.json && $T mbopt "
                "scale --nfit $E/nfit.json --tfit $W/t.json --comm none --procs 1:4 -o $W/o", 1,
      "t.json: by_learners: learners 1 given twice"},
+    /* campaign 18's M8: mbopt read logs of an algorithm mbtrain never writes */
+#define NJ "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+#define AB "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^# algo=sgd$/# algo=bogus/' " \
+           "$W/r/run_M16_s0.csv && "
+    {"silent", NJ AB "$T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --comm none --procs 1 "
+                     "$W/r -o $W/o", 1,
+     "run_M16_s0.csv:5: metadata 'algo': 'bogus' is not an algorithm mbtrain writes"},
+    {"silent", NJ AB "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json $W/r -o $W/o", 1,
+     "run_M16_s0.csv:5: metadata 'algo': 'bogus' is not an algorithm mbtrain writes"},
+    {"silent", NJ AB "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json " LOGS " --holdout "
+                     "$W/r -o $W/o", 1,
+     "run_M16_s0.csv:5: metadata 'algo': 'bogus' is not an algorithm mbtrain writes"},
+#undef AB
+#undef NJ
     /* campaign 19 (issue #25). G1: a conv table timed on another layer shape than the net's
      * layer of that name (a cfg edited after probing) is refused naming the line and both
      * shapes; a table with some shape columns but not all is refused */

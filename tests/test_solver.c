@@ -1270,10 +1270,10 @@ static void test_tupdate_from_runs(void)
                                          "step table times 'lenet5'"));
     mb_test_run_free(&r);
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && rm alexnet-b32-s9.csv && sed -i "
-                                         "'s/^# algo=momentum$/# algo=adam/' lenet5-b64-s1.csv && "
-                                         "mbfit tupdate step.csv lenet5-b*.csv", dir), 0);
+                                         "'s/^# algo=momentum$/# algo=nesterov/' lenet5-b64-s1.csv "
+                                         "&& mbfit tupdate step.csv lenet5-b*.csv", dir), 0);
     CU_ASSERT_EQUAL(r.status, 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "lenet5-b64-s1.csv: metadata 'algo': 'adam'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "lenet5-b64-s1.csv: metadata 'algo': 'nesterov'"));
     mb_test_run_free(&r);
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && sed -i 's/^# learners=1$/# learners=2/' "
                                          "lenet5-b*.csv && mbfit tupdate step.csv lenet5-b*.csv",

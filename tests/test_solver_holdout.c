@@ -941,6 +941,47 @@ static void test_run_knobs(void)
         {"BACKEND=cuda COMM=measured", "COMM=measured with BACKEND=cuda: mbtrain trains one"},
         {"BACKEND=cuda PROBE_LEARNERS=1:2", "PROBE_LEARNERS=1:2 with BACKEND=cuda"},
         {"FRONTEND=torch BACKEND=cuda", "BACKEND is a knob of make run's C front end"},
+        /* campaign 19 (issue #25): knobs the check took and their command refused. G4: LR is
+         * the probe's one --lr (LRS holds several) */
+        {"'LR=0.02 0.01'", "LR=0.02 0.01: one learning rate (LRS holds several"},
+        /* G7: mbprobe comm --bytes takes a float (4 bytes) at least; mbprobe step refuses a
+         * learner count that divides no size of --batch */
+        {"COMM_BYTES=3", "COMM_BYTES=3: 3 is below one float (4 bytes"},
+        {"COMM_BYTES=1", "COMM_BYTES=1: 1 is below one float (4 bytes"},
+        {"COMM_BYTES=2:8", "COMM_BYTES=2:8: 2 is below one float (4 bytes"},
+        {"PROBE_LEARNERS=3", "PROBE_LEARNERS=3: 3 divides no M of PROBE_BATCHES=1:1024"},
+        {"PROBE_LEARNERS=5", "PROBE_LEARNERS=5: 5 divides no M of PROBE_BATCHES=1:1024"},
+        {"PROBE_LEARNERS=1:4 PROBE_BATCHES=3,9", "PROBE_LEARNERS=1:4: 2 divides no M of "
+                                                 "PROBE_BATCHES=3,9"},
+        /* the same class, swept: mbtrain and mbprobe take 256 threads at most, mbtrain an M of
+         * 2^30 at most and no larger than the training set, mbprobe step no M past the data,
+         * mbopt conv --mem a whole number of bytes */
+        {"THREADS=257", "THREADS=257: a whole number from 1 to 256"},
+        {"'RUN_BATCHES=8 2000000000'", "RUN_BATCHES=8 2000000000: 2000000000 is not a whole "
+                                       "number >= 1, at most 1073741824"},
+        {"'PAR_BATCHES=32 2147483648'", "PAR_BATCHES=32 2147483648: 2147483648 is not a whole"},
+        {"FINAL_LOSS=0.4 'CAL_BATCHES=16 2000000000'",
+         "CAL_BATCHES=16 2000000000: 2000000000 is not a whole number >= 1, at most 1073741824"},
+        {"'RUN_BATCHES=8 70000'", "RUN_BATCHES=8 70000: M = 70000 is larger than the 60000 "
+                                  "training samples of DATA=fashion-mnist"},
+        {"DATA=synthetic:n=500", "PROBE_BATCHES=1:1024: M = 1024 is larger than the 500 training "
+                                 "samples of DATA=synthetic:n=500"},
+        {"DATA=synthetic:n=500 PROBE_BATCHES=1:256 'RUN_BATCHES=8 16' 'PAR_BATCHES=32 1000'",
+         "PAR_BATCHES=32 1000: M = 1000 is larger than the 500 training samples"},
+        {"DATA=synthetic PROBE_BATCHES=1:256 'RUN_BATCHES=8 16' FINAL_LOSS=0.4 'CAL_BATCHES=16 "
+         "4096'", "CAL_BATCHES=16 4096: M = 4096 is larger than the 2000 training samples"},
+        {"CONV_MEM=1.5", "CONV_MEM=1.5: a size above 0 in bytes, with K, M or G (12G): a whole "
+                         "number of bytes"},
+        {"CONV_MEM=0.1K", "CONV_MEM=0.1K: a size above 0 in bytes, with K, M or G (12G): a whole"},
+        /* M5: BUILD is a relative path inside the tree (BUILD=/tmp read every .d file there) */
+        {"BUILD=/tmp", "BUILD=/tmp: a relative path inside the tree"},
+        {"BUILD=../build", "BUILD=../build: a relative path inside the tree"},
+        {"BUILD=.", "BUILD=.: a relative path inside the tree"},
+        {"'BUILD=a b'", "BUILD=a b: a relative path inside the tree"},
+        /* M6: host names compare without case and trailing dot; _ is no host-name character */
+        {"HOSTFILE=$D/hf_case", "/hf_case: line 2: host LOCALHOST listed twice (line 1)"},
+        {"HOSTFILE=$D/hf_dot", "/hf_dot: line 2: host localhost. listed twice (line 1)"},
+        {"HOSTFILE=$D/hf_under", "/hf_under: line 1: \"local_host\" is no host name"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -955,6 +996,10 @@ static void test_run_knobs(void)
     mb_test_write(path, sizeof path, dir, "hf_host2", "n1 slots=1\nn2\nn1 slots=1\n");
     mb_test_write(path, sizeof path, dir, "hf_max", "n1 slots=2 max_slots=1\n");
     mb_test_write(path, sizeof path, dir, "hf_net", "[net]\nname=x\n");
+    mb_test_write(path, sizeof path, dir, "hf_case", "localhost slots=1\nLOCALHOST slots=1\n");
+    mb_test_write(path, sizeof path, dir, "hf_dot", "localhost\nlocalhost.\n");
+    mb_test_write(path, sizeof path, dir, "hf_under", "local_host slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_ok", "n1 slots=1\nn-2.example.com. slots=2\n");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mb_test_run r;
         /* a knob check that read the 3 GiB hostfile would end at the timeout, status 124 */
@@ -968,7 +1013,12 @@ static void test_run_knobs(void)
     }
     CU_ASSERT_EQUAL(access("k9-ran", F_OK), -1); /* the quoted knob ran nothing */
     /* campaign 16: COMM=none takes every spelling of P = 1 (PROCS=01 was refused as P > 1) */
-    static const char *const good[] = {"COMM=none PROCS=01", "COMM=none PROCS=1:01"};
+    /* campaign 19: what the commands take is taken (a learner count that divides some M, a
+     * float's 4 bytes, a fraction of a K that is whole bytes, 256 threads, a hostfile of
+     * distinct hosts with a fully qualified name; every case passes the build's own BUILD) */
+    static const char *const good[] = {"COMM=none PROCS=01", "COMM=none PROCS=1:01",
+                                       "PROBE_LEARNERS=3 PROBE_BATCHES=3:96 COMM_BYTES=4:8",
+                                       "CONV_MEM=2.5M THREADS=256", "HOSTFILE=$D/hf_ok"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",

@@ -216,6 +216,71 @@ static void test_comm_abort_timeout(void)
         mb_comm_free(c[r]);
 }
 
+/* Campaign 18's M6: the ranks' first exchange, which program each runs (mb_comm_agree_program,
+ * made by mb_comm_mpi_create; over threads here, the same collective): one name apart fails
+ * every rank alike, rank 0 alone naming its program and the first other; names alike pass,
+ * and so does one rank without an exchange. */
+typedef struct prog_arg {
+    mb_communicator *c;
+    const char *name;
+    int rc;
+    mb_error err;
+} prog_arg;
+
+static void *prog_worker(void *p)
+{
+    prog_arg *a = p;
+    a->rc = mb_comm_agree_program(a->c, a->name, &a->err);
+    return NULL;
+}
+
+/* Runs mb_comm_agree_program on n threads, rank r with names[r], into a[]. */
+static void agree_programs(int n, const char *const *names, prog_arg *a)
+{
+    mb_communicator *c[4];
+    pthread_t t[4];
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_comm_threads_create(n, c, &err), MB_OK);
+    for (int r = 0; r < n; r++) {
+        a[r] = (prog_arg){.c = c[r], .name = names[r]};
+        pthread_create(&t[r], NULL, prog_worker, &a[r]);
+    }
+    for (int r = 0; r < n; r++)
+        pthread_join(t[r], NULL);
+    for (int r = 0; r < n; r++)
+        mb_comm_free(c[r]);
+}
+
+static void test_agree_program(void)
+{
+    prog_arg a[4];
+    const char *mixed[] = {"mbtrain", "mbtrain", "mbprobe step", "mbprobe comm"};
+    agree_programs(4, mixed, a);
+    for (int r = 0; r < 4; r++) {
+        CU_ASSERT_EQUAL(a[r].rc, MB_EINVAL);
+        CU_ASSERT_EQUAL(a[r].err.msg[0] == '\0', r != 0); /* rank 0 speaks for the job */
+    }
+    CU_ASSERT_STRING_EQUAL(a[0].err.msg, "ranks disagree on the program: rank 0 runs mbtrain, "
+                           "rank 2 runs mbprobe step (2 of the other 3 ranks run another): start "
+                           "every rank of the mpirun with the same program");
+    const char *pair[] = {"mbprobe comm", "mbtrain"};
+    agree_programs(2, pair, a);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a[0].err.msg, "rank 0 runs mbprobe comm, rank 1 runs mbtrain "
+                                                "(1 of the other 1 rank runs another)"));
+    CU_ASSERT_EQUAL(a[1].rc, MB_EINVAL);
+    /* a prefix is another program */
+    const char *prefix[] = {"mbprobe", "mbprobe step"};
+    agree_programs(2, prefix, a);
+    CU_ASSERT_EQUAL(a[0].rc, MB_EINVAL);
+    CU_ASSERT_EQUAL(a[1].rc, MB_EINVAL);
+    const char *same[] = {"mbtrain", "mbtrain", "mbtrain"};
+    agree_programs(3, same, a);
+    for (int r = 0; r < 3; r++)
+        CU_ASSERT_EQUAL(a[r].rc, MB_OK);
+    agree_programs(1, mixed + 2, a);
+    CU_ASSERT_EQUAL(a[0].rc, MB_OK);
+}
+
 /* ---- the rules, one step by hand ------------------------------------------------------------ */
 
 /* The numbers below were worked on paper from docs/algorithms.md; they are exact in binary to about
@@ -1247,6 +1312,17 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sync", &a), MB_OK);
     CU_ASSERT_EQUAL(a, MB_PAR_EASGD_SYNC);
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sink", &a), MB_EINVAL);
+    /* the names a log may hold (fit/nupdate.c checks them): the optimisers' then these, each
+     * read back by its own table's parser, and nothing past them */
+    int k = 0;
+    for (mb_optim_kind kind; k < MB_OPTIM_N; k++)
+        CU_ASSERT(mb_optim_kind_parse(mb_run_algo_nth(k), &kind) == MB_OK && (int)kind == k);
+    for (; mb_run_algo_nth(k); k++)
+        CU_ASSERT(mb_par_algo_parse(mb_run_algo_nth(k), &a) == MB_OK &&
+                  a == k - MB_OPTIM_N + 1);
+    CU_ASSERT_EQUAL(k, MB_OPTIM_N + MB_PAR_N - 1);
+    CU_ASSERT_PTR_NULL(mb_run_algo_nth(-1));
+    CU_ASSERT_STRING_EQUAL(mb_run_algo_nth(MB_OPTIM_N), "sgd-sync");
 }
 
 /* ---- under mpirun ----------------------------------------------------------------------------- */
@@ -1619,6 +1695,7 @@ int mb_test_suite_train_par(void)
     CU_pSuite s = CU_add_suite("train_par", setup, teardown);
     if (!s || !CU_add_test(s, "threads communicator", test_comm_threads) ||
         !CU_add_test(s, "threads communicator: abort and timeout", test_comm_abort_timeout) ||
+        !CU_add_test(s, "the ranks' programs agree first", test_agree_program) ||
         !CU_add_test(s, "update rules by hand", test_rules_by_hand) ||
         !CU_add_test(s, "round-robin EASGD stability region", test_easgd_stability) ||
         !CU_add_test(s, "sgd-sync over threads = SGD at M", test_sgd_sync_threads) ||

@@ -751,8 +751,12 @@ static int start_mpi(int *argc, char ***argv, mb_run_options *o, mb_communicator
     *world = NULL;
     if (!mb_comm_mpi_launched())
         return -1;
-    if (mb_comm_mpi_create(argc, argv, world, &err) != MB_OK)
-        return fail(&err);
+    if (mb_comm_mpi_create(argc, argv, "mbtrain", world, &err) != MB_OK) {
+        int status = *world && !err.msg[0] ? 1 : fail(&err); /* rank 0 names the programs */
+        mb_comm_free(*world); /* after the line: every rank waits here for the others */
+        *world = NULL;
+        return status;
+    }
     o->argv = *argv;
     if (mb_comm_size(*world) > 1 && o->par == MB_PAR_NONE) {
         if (mb_comm_rank(*world) == 0)

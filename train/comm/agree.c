@@ -2,7 +2,10 @@
  * one broadcast and one allreduce before any other collective, shared by mbtrain's parallel
  * algorithms (train/par/par.c) and mbprobe comm (probe/mbprobe_comm.c), so that ranks started
  * with other flags refuse together with one line from rank 0 instead of pairing collectives
- * that do not match (a hang, or a truncated message; campaign 17's F1).
+ * that do not match (a hang, or a truncated message; campaign 17's F1). Before it, at the
+ * start of MPI (mb_comm_mpi_create), the ranks' check that they run one program
+ * (mb_comm_agree_program): the settings two programs compare differ in number, so their first
+ * collectives would not pair either (campaign 18's M6).
  */
 #include "mb_comm.h"
 #include "../../data/mb_parse.h"
@@ -112,4 +115,58 @@ int mb_comm_agree(mb_communicator *c, const mb_comm_setting *s, int n, int rc0, 
     if (together)
         *together = 0;
     return MB_OK;
+}
+
+/* Rank r's program name out of the exchange's slots (at most MB_COMM_PROGRAM_MAX bytes). */
+static void slot_name(const float *all, int r, char *out)
+{
+    for (size_t k = 0; k < MB_COMM_PROGRAM_MAX; k++)
+        out[k] = (char)(unsigned char)all[(size_t)r * MB_COMM_PROGRAM_MAX + k];
+    out[MB_COMM_PROGRAM_MAX - 1] = '\0';
+}
+
+/* Every rank's program name in its own slot of one allreduce (a name's bytes as floats, exact:
+ * 0..255; the other ranks add zeros), so that the exchange has the same size in every program
+ * (P x MB_COMM_PROGRAM_MAX floats) and pairs whichever programs the ranks run. Each rank then
+ * holds every name, compares them with rank 0's alike, and all refuse together: rank 0 with one
+ * line naming its program and the first other, the others silently (as mb_comm_agree). */
+int mb_comm_agree_program(mb_communicator *c, const char *program, mb_error *err)
+{
+    const int rank = mb_comm_rank(c), P = mb_comm_size(c);
+    const size_t w = MB_COMM_PROGRAM_MAX;
+    if (P < 2)
+        return MB_OK;
+    float *all = calloc((size_t)P * w, sizeof *all);
+    if (!all)
+        return mb_error_set(err, MB_ENOMEM, "out of memory to compare the ranks' programs");
+    for (size_t k = 0; program && program[k] && k < w - 1; k++)
+        all[(size_t)rank * w + k] = (float)(unsigned char)program[k];
+    int rc = mb_comm_allreduce_sum(c, all, (size_t)P * w);
+    if (rc != MB_OK) {
+        free(all);
+        return mb_error_set(err, rc, "the ranks could not exchange their programs");
+    }
+    char first[MB_COMM_PROGRAM_MAX], one[MB_COMM_PROGRAM_MAX], other[MB_COMM_PROGRAM_MAX] = "";
+    int at = -1, others = 0;
+    slot_name(all, 0, first);
+    for (int r = 1; r < P; r++) {
+        slot_name(all, r, one);
+        if (strcmp(one, first) != 0 && others++ == 0) {
+            at = r;
+            memcpy(other, one, sizeof one);
+        }
+    }
+    free(all);
+    if (!others)
+        return MB_OK;
+    if (rank != 0) { /* rank 0 says it */
+        mb_error_clear(err);
+        if (err)
+            err->status = MB_EINVAL;
+        return MB_EINVAL;
+    }
+    return mb_error_set(err, MB_EINVAL, "ranks disagree on the program: rank 0 runs %s, rank %d "
+                        "runs %s (%d of the other %d rank%s another): start every rank of the "
+                        "mpirun with the same program", first, at, other[0] ? other : "none named",
+                        others, P - 1, P > 2 ? "s run" : " runs");
 }

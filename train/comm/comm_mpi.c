@@ -14,7 +14,8 @@
  * left from inside a call), and mpirun then ends the others. This and mp_abort are the only
  * places the library ends a process: there is no other way out of a wait inside MPI.
  *
- * Not here: threads (comm.c), the interface's argument checks (comm.c).
+ * Not here: threads (comm.c), the interface's argument checks (comm.c), what the ranks compare
+ * (agree.c; the program each runs is the first exchange of mb_comm_mpi_create).
  */
 #include "comm_impl.h"
 
@@ -330,7 +331,8 @@ int mb_comm_mpi_launched(void)
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
 }
 
-int mb_comm_mpi_create(int *argc, char ***argv, mb_communicator **c, mb_error *err)
+int mb_comm_mpi_create(int *argc, char ***argv, const char *program, mb_communicator **c,
+                       mb_error *err)
 {
     *c = NULL;
     int init = 0;
@@ -381,6 +383,10 @@ int mb_comm_mpi_create(int *argc, char ***argv, mb_communicator **c, mb_error *e
     h->impl = s;
     MPI_Comm_rank(s->comm, &h->rank);
     MPI_Comm_size(s->comm, &h->size);
+    /* the first exchange, whatever the program: are the ranks all running this one? (agree.c)
+     * When not, the world is handed back all the same: rank 0 says so, then frees it, and the
+     * free's MPI_Finalize holds every rank until all get there, so that none leaves (and
+     * mpirun ends the job) before rank 0's line is out */
     *c = h;
-    return MB_OK;
+    return mb_comm_agree_program(h, program, err);
 }

@@ -82,8 +82,14 @@ int mb_comm_hybrid_create(mb_communicator *world, int threads, mb_communicator *
  * starts MPI. */
 int mb_comm_mpi_launched(void);
 /* The world of MPI ranks: initialises MPI when it is not yet (MPI_Init(argc, argv)); the free
- * finalises it then. MB_EMPI when MPI cannot start. */
-int mb_comm_mpi_create(int *argc, char ***argv, mb_communicator **c, mb_error *err);
+ * finalises it then. MB_EMPI when MPI cannot start (*c NULL). `program` names what this rank
+ * runs ("mbtrain", "mbprobe comm"): with more than one rank, the first exchange checks that
+ * every rank runs the same (mb_comm_agree_program). When not: MB_EINVAL on every rank, rank 0's
+ * err naming the programs, the others' err empty, and *c the world all the same: rank 0 says
+ * err, then every rank frees *c, whose MPI_Finalize holds each rank until all get there (so
+ * that none leaves, and mpirun ends the job, before rank 0's line is out). */
+int mb_comm_mpi_create(int *argc, char ***argv, const char *program, mb_communicator **c,
+                       mb_error *err);
 /* Ends the job for a member that cannot go on, so that the others never wait for it. Over MPI:
  * `why` (when not NULL) goes to stderr as one line, "PROGRAM: why", then MPI_Abort ends every
  * rank. Over threads: every wait of every member (collectives, receives) returns MB_EMPI from
@@ -125,6 +131,14 @@ uint64_t mb_comm_hash(const char *s); /* FNV-1a; NULL hashes as "" */
  * *together = 1 when every rank returns the same failure (none need abort the job). */
 int mb_comm_agree(mb_communicator *c, const mb_comm_setting *s, int n, int rc0, int *together,
                   int *disagree, mb_error *err);
+
+/* At most this many bytes of a program's name are compared, its NUL included. */
+#define MB_COMM_PROGRAM_MAX 32
+/* The first exchange of the ranks (mb_comm_mpi_create makes it; any collective before it would
+ * pair with another program's): every rank runs `program` ("mbtrain", "mbprobe comm"). OK with
+ * one rank. A difference: MB_EINVAL on every rank, rank 0's err "ranks disagree on the program:
+ * rank 0 runs mbtrain, rank 1 runs mbprobe comm (...)", the others' err empty. */
+int mb_comm_agree_program(mb_communicator *c, const char *program, mb_error *err);
 
 void mb_comm_free(mb_communicator *c);
 

@@ -122,8 +122,9 @@ int mb_net_write_params(mb_net *net, const float *host);
 typedef enum mb_optim_kind {
     MB_OPTIM_SGD = 0,       /* x <- x - lr g */
     MB_OPTIM_MOMENTUM = 1,  /* heavy ball: v <- mu v - lr g; x <- x + v */
-    MB_OPTIM_NESTEROV = 2   /* v <- mu v - lr g(x + mu v); x <- x + v, in the look-ahead form
+    MB_OPTIM_NESTEROV = 2,  /* v <- mu v - lr g(x + mu v); x <- x + v, in the look-ahead form
                                that needs only g at the stored parameters (Sutskever et al.) */
+    MB_OPTIM_N              /* how many there are */
 } mb_optim_kind;
 
 typedef struct mb_optim_params {

@@ -143,16 +143,16 @@ long mb_optim_updates(const mb_optim *opt) { return opt->updates; }
 
 void mb_optim_set_updates(mb_optim *opt, long updates) { opt->updates = updates; }
 
-static const char *const kind_names[] = {"sgd", "momentum", "nesterov"};
+static const char *const kind_names[MB_OPTIM_N] = {"sgd", "momentum", "nesterov"};
 
 const char *mb_optim_kind_name(mb_optim_kind kind)
 {
-    return (unsigned)kind < 3 ? kind_names[kind] : "?";
+    return (unsigned)kind < MB_OPTIM_N ? kind_names[kind] : "?";
 }
 
 int mb_optim_kind_parse(const char *name, mb_optim_kind *kind)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < MB_OPTIM_N; i++)
         if (strcmp(name, kind_names[i]) == 0) {
             *kind = (mb_optim_kind)i;
             return MB_OK;

@@ -133,6 +133,14 @@ const char *mb_run_algo_name(const mb_run_options *o)
     return o->par != MB_PAR_NONE ? mb_par_algo_name(o->par) : mb_optim_kind_name(o->optim.kind);
 }
 
+const char *mb_run_algo_nth(int k)
+{
+    if (k >= 0 && k < MB_OPTIM_N) /* MB_PAR_NONE: the optimiser's name */
+        return mb_optim_kind_name((mb_optim_kind)k);
+    k -= MB_OPTIM_N - 1; /* then the parallel algorithms, from MB_PAR_NONE + 1 */
+    return k > MB_PAR_NONE && k < MB_PAR_N ? mb_par_algo_name(k) : NULL;
+}
+
 int mb_run_level_above(double hi, double lo)
 {
     return hi > lo && hi - lo > 1e-6 * fabs(lo);
