@@ -1,13 +1,17 @@
 /* conv.c — the convolution ILP's figure, from the JSON of `mbopt conv --json`: time per update
  * (and T_C when the file has it) and the memory used against M, with the M where the chosen
  * algorithms change marked by a dashed line and the number of (layer, pass) choices that
- * changed. Not here: solving anything (solver/conv.c) or the report's page (report.c).
+ * changed. Every value it draws is checked first, as the validation figure checks its file
+ * (plot_impl.h's mb_plot_field). Not here: solving anything (solver/conv.c) or the report's page
+ * (report.c).
  */
 #include "mb_plot.h"
+#include "plot_impl.h"
 #include "../data/mb_json.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double mib(double b) { return b / (1024.0 * 1024.0); }
@@ -31,6 +35,126 @@ static int changed(const cJSON *a, const cJSON *b)
     return n;
 }
 
+/* One row's `choice` (the changes drawn are counted from it): an array (absent or null: none)
+ * of objects, each with its algorithm's name and a whole micro-batch >= 1. */
+static int check_choice(const cJSON *r, const char *where, const char *path, mb_error *err)
+{
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(r, "choice"), *c;
+    if (!ch || cJSON_IsNull(ch))
+        return MB_OK;
+    if (!cJSON_IsArray(ch))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%schoice': not an array", path, where);
+    int k = 0, rc = MB_OK;
+    cJSON_ArrayForEach(c, ch)
+    {
+        char at[64];
+        snprintf(at, sizeof at, "%schoice[%d].", where, k++);
+        double x;
+        if (!cJSON_IsObject(c))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%.*s': not an object", path,
+                                (int)strlen(at) - 1, at);
+        if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "algo")))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%salgo': not a string", path, at);
+        if ((rc = mb_plot_field(c, at, "micro_batch", F_REQUIRED | F_POS | F_INT, path, &x, err)))
+            return rc;
+    }
+    return MB_OK;
+}
+
+/* One row of `batches` (i): a whole M >= 1 not given before, `feasible` true or false; where
+ * feasible, the time per update (> 0: a log axis), the memory used and the model's bytes
+ * (>= 0) and T_C (> 0 or null); where not, those may be null; the choice. */
+static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
+{
+    char where[32];
+    snprintf(where, sizeof where, "batches[%d].", i);
+    if (!cJSON_IsObject(r))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'batches[%d]': not an object", path, i);
+    double m, x;
+    int rc = mb_plot_field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &m, err);
+    if (rc != MB_OK)
+        return rc;
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(r, "feasible");
+    if (!cJSON_IsBool(f))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%sfeasible': %s", path, where,
+                            f ? "not true or false" : "missing");
+    const int need = cJSON_IsTrue(f) ? F_REQUIRED : F_NULL;
+    if ((rc = mb_plot_field(r, where, "t_update", need | F_POS, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "mem_used", need | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "model_bytes", need | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "t_c", F_NULL | F_POS, path, &x, err)))
+        return rc;
+    return check_choice(r, where, path, err);
+}
+
+/* A row's M and its index, to find an M given twice by sorting (a file of many rows). */
+typedef struct row_m {
+    double m;
+    int i;
+} row_m;
+
+static int row_m_cmp(const void *a, const void *b)
+{
+    const row_m *x = a, *y = b;
+    return x->m != y->m ? (x->m > y->m) - (x->m < y->m) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* One row an M (which of two would be drawn?): the first row whose M an earlier one has. */
+static int check_unique(const cJSON *rows, const char *path, mb_error *err)
+{
+    const int n = cJSON_GetArraySize(rows);
+    row_m *v = malloc((size_t)n * sizeof *v);
+    if (!v)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory for %d rows", path, n);
+    const cJSON *r;
+    int k = 0, rc = MB_OK;
+    cJSON_ArrayForEach(r, rows)
+    {
+        v[k].m = mb_json_get(r, "batch");
+        v[k].i = k;
+        k++;
+    }
+    qsort(v, (size_t)n, sizeof *v, row_m_cmp);
+    /* each M's rows are a run, by index: its second repeats its first; the earliest such */
+    int at = -1, first = -1;
+    for (int j = 1; j < n; j++)
+        if (v[j].m == v[j - 1].m && (j < 2 || v[j - 2].m != v[j].m) && (at < 0 || v[j].i < at))
+            at = v[j].i, first = v[j - 1].i;
+    if (at >= 0)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'batches[%d].batch': M = %g is also "
+                          "batches[%d]'s", path, at, mb_json_get(cJSON_GetArrayItem(rows, at),
+                                                                 "batch"), first);
+    free(v);
+    return rc;
+}
+
+/* The file's drawn values (campaign 19's G2: a negative time, M = 2.5, text for the memory,
+ * "feasible": "yes" and every row twice were drawn; device_bytes -1 failed in gnuplot): the
+ * device's bytes (> 0), the title's net and workspace (text that cannot end gnuplot's quoted
+ * string), and every row. */
+static int check_conv(const cJSON *root, const cJSON *rows, const char *path, mb_error *err)
+{
+    double x;
+    int rc = mb_plot_field(root, "", "device_bytes", F_REQUIRED | F_POS, path, &x, err);
+    static const char *const text[] = {"net", "workspace"};
+    for (int k = 0; rc == MB_OK && k < 2; k++) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, text[k]);
+        if (t && !cJSON_IsNull(t) &&
+            (!cJSON_IsString(t) || strpbrk(t->valuestring, "\"\\\n\r")))
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field '%s': not a string, or one with a "
+                              "quote, backslash or line break", path, text[k]);
+    }
+    const cJSON *r;
+    int i = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        if (rc != MB_OK)
+            break;
+        rc = check_row(r, i++, path, err);
+    }
+    return rc == MB_OK ? check_unique(rows, path, err) : rc;
+}
+
 int mb_plot_conv(const char *conv_json, const char *out, const mb_plot_options *o,
                  mb_error *err)
 {
@@ -43,6 +167,10 @@ int mb_plot_conv(const char *conv_json, const char *out, const mb_plot_options *
         cJSON_Delete(root);
         return mb_error_set(err, MB_EFORMAT, "%s: no 'batches' array (is this 'mbopt conv "
                             "--json'?)", conv_json);
+    }
+    if ((rc = check_conv(root, rows, conv_json, err)) != MB_OK) {
+        cJSON_Delete(root);
+        return rc;
     }
     mb_plot *p;
     if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {

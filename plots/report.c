@@ -13,6 +13,7 @@
  * A present input that cannot be read or has nothing to draw is an error naming that file.
  */
 #include "mb_plot.h"
+#include "plot_impl.h"
 #include "../data/mb_json.h"
 #include "../data/mb_output.h"
 #include "../data/mb_parse.h"
@@ -1408,18 +1409,30 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     return rc;
 }
 
-/* The report of the inputs in in_dir (out_dir, or the staging folder) into out_dir. */
-/* The optional checks, each read and checked by mb_plot_read_validate: validate.json (the
- * P = 1 answer) and validate-rec.json (a P > 1 answer against one learner); NULL when absent. */
-static int read_validations(const char *in_dir, cJSON **val, cJSON **val_rec, mb_error *err)
+/* validate.json and validate-rec.json (a P > 1 answer held out) of in_dir, where there: each
+ * read and checked (mb_plot_read_validate) and the check of scale.json's recommendation, not of
+ * another run's (mb_plot_validate_matches; campaign 19's G3: "Use M = 16" above "the recommended
+ * M = 4 trained in ..."). *val and *val_rec NULL where absent. */
+static int read_validations(const char *in_dir, const cJSON *scale, cJSON **val, cJSON **val_rec,
+                            mb_error *err)
 {
-    char path[4096];
-    path_join(path, sizeof path, in_dir, "validate.json");
-    int rc = exists(path) ? mb_plot_read_validate(path, val, err) : MB_OK;
-    path_join(path, sizeof path, in_dir, "validate-rec.json");
-    return rc == MB_OK && exists(path) ? mb_plot_read_validate(path, val_rec, err) : rc;
+    char scale_in[4096], in[2][4096];
+    static const char *const names[2] = {"validate.json", "validate-rec.json"};
+    cJSON **out[2] = {val, val_rec};
+    path_join(scale_in, sizeof scale_in, in_dir, "scale.json");
+    int rc = MB_OK;
+    for (int k = 0; rc == MB_OK && k < 2; k++) {
+        path_join(in[k], sizeof in[k], in_dir, names[k]);
+        if (exists(in[k]))
+            rc = mb_plot_read_validate(in[k], out[k], err);
+    }
+    for (int k = 0; rc == MB_OK && k < 2; k++)
+        if (*out[k])
+            rc = mb_plot_validate_matches(*out[k], in[k], scale, scale_in, err);
+    return rc;
 }
 
+/* The report of the inputs in in_dir (out_dir, or the staging folder) into out_dir. */
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err)
 {
@@ -1457,7 +1470,7 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     char val_path[4096], val_fig[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
     if (rc == MB_OK)
-        rc = read_validations(in_dir, &val, &val_rec, err);
+        rc = read_validations(in_dir, scale, &val, &val_rec, err);
 
     /* which inputs are here */
     int present[N_INPUTS];

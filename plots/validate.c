@@ -6,6 +6,7 @@
  * read the CSV twin of the file (validate.csv), which lacks the curve and the spread of runs.
  */
 #include "mb_plot.h"
+#include "plot_impl.h"
 #include "../data/mb_format.h"
 #include "../data/mb_json.h"
 #include "../data/mb_parse.h"
@@ -18,19 +19,9 @@
 
 /* ---- the reader ---------------------------------------------------------------------------- */
 
-/* What a field may hold. */
-enum {
-    F_REQUIRED = 1, /* absent is an error */
-    F_NULL = 2,     /* null is allowed (read as NaN) */
-    F_POS = 4,      /* must be > 0 */
-    F_NONNEG = 8,   /* must be >= 0 */
-    F_INT = 16      /* must be a whole number */
-};
-
-/* Reads object[key] into *v as the flags allow (NaN when absent or null and allowed); an error
- * names the file and the field as a path into the file, `where` + key ("rows[2].batch"). */
-static int field(const cJSON *o, const char *where, const char *key, int flags, const char *path,
-                 double *v, mb_error *err)
+/* The shared check of one number (plot_impl.h): the validation figure's, reused by conv.c. */
+int mb_plot_field(const cJSON *o, const char *where, const char *key, int flags, const char *path,
+                  double *v, mb_error *err)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, key);
     *v = NAN;
@@ -144,21 +135,23 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'rows[%d]': not an object", path, i);
     double batch, procs, lr, runs, reached, diverged, med, lo, hi, x;
     int rc;
-    if ((rc = field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &batch, err)) ||
-        (rc = field(r, where, "procs", F_REQUIRED | F_POS | F_INT, path, &procs, err)) ||
-        (rc = field(r, where, "lr", F_REQUIRED | F_POS, path, &lr, err)) ||
-        (rc = field(r, where, "runs", F_REQUIRED | F_NONNEG | F_INT, path, &runs, err)) ||
-        (rc = field(r, where, "reached", F_REQUIRED | F_NONNEG | F_INT, path, &reached, err)) ||
-        (rc = field(r, where, "diverged", F_NULL | F_NONNEG | F_INT, path, &diverged, err)) ||
-        (rc = field(r, where, "t_pred_s", F_NULL | F_NONNEG, path, &x, err)) ||
-        (rc = field(r, where, "n_pred", F_NULL | F_NONNEG, path, &x, err)) ||
-        (rc = field(r, where, "n_median", F_NULL | F_NONNEG, path, &x, err)) ||
-        (rc = field(r, where, "rel_err", F_NULL, path, &x, err)) ||
-        (rc = field(r, where, "t_update_run_s", F_NULL | F_NONNEG, path, &x, err)) ||
-        (rc = field(r, where, "t_update_pred_s", F_NULL | F_NONNEG, path, &x, err)) ||
-        (rc = field(r, where, "t_update_rel_err", F_NULL, path, &x, err)) ||
-        (rc = field(r, where, "t_train_min_s", F_NULL | F_NONNEG, path, &lo, err)) ||
-        (rc = field(r, where, "t_train_max_s", F_NULL | F_NONNEG, path, &hi, err)))
+    if ((rc = mb_plot_field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &batch, err)) ||
+        (rc = mb_plot_field(r, where, "procs", F_REQUIRED | F_POS | F_INT, path, &procs, err)) ||
+        (rc = mb_plot_field(r, where, "lr", F_REQUIRED | F_POS, path, &lr, err)) ||
+        (rc = mb_plot_field(r, where, "runs", F_REQUIRED | F_NONNEG | F_INT, path, &runs, err)) ||
+        (rc = mb_plot_field(r, where, "reached", F_REQUIRED | F_NONNEG | F_INT, path, &reached,
+                            err)) ||
+        (rc = mb_plot_field(r, where, "diverged", F_NULL | F_NONNEG | F_INT, path, &diverged,
+                            err)) ||
+        (rc = mb_plot_field(r, where, "t_pred_s", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "n_pred", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "n_median", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "rel_err", F_NULL, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "t_update_run_s", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "t_update_pred_s", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "t_update_rel_err", F_NULL, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "t_train_min_s", F_NULL | F_NONNEG, path, &lo, err)) ||
+        (rc = mb_plot_field(r, where, "t_train_max_s", F_NULL | F_NONNEG, path, &hi, err)))
         return rc;
     if (reached > runs)
         return mb_error_set(err, MB_EFORMAT, "%s: field '%sreached': %g of %g runs", path, where,
@@ -167,8 +160,8 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
         return mb_error_set(err, MB_EFORMAT, "%s: field '%sdiverged': %g diverged and %g reached "
                                              "of %g runs", path, where, diverged, reached, runs);
     /* the measured time exists exactly when some run reached the target */
-    rc = field(r, where, "t_train_median_s", (reached > 0 ? F_REQUIRED : F_NULL) | F_NONNEG, path,
-               &med, err);
+    rc = mb_plot_field(r, where, "t_train_median_s", (reached > 0 ? F_REQUIRED : F_NULL) | F_NONNEG,
+                       path, &med, err);
     if (rc != MB_OK)
         return rc;
     if (reached == 0 && isfinite(med))
@@ -198,9 +191,9 @@ static int same_setting(const cJSON *a, const cJSON *b)
 static int pred_interval(const cJSON *r, const char *where, const char *path, mb_error *err)
 {
     double lo, hi;
-    int rc = field(r, where, "t_pred_lo_s", F_NULL | F_POS, path, &lo, err);
+    int rc = mb_plot_field(r, where, "t_pred_lo_s", F_NULL | F_POS, path, &lo, err);
     if (rc == MB_OK)
-        rc = field(r, where, "t_pred_hi_s", F_NULL | F_POS, path, &hi, err);
+        rc = mb_plot_field(r, where, "t_pred_hi_s", F_NULL | F_POS, path, &hi, err);
     if (rc == MB_OK && lo > hi)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field '%st_pred_lo_s': %g is above "
                           "t_pred_hi_s, %g", path, where, lo, hi);
@@ -213,7 +206,7 @@ static int level_field(const cJSON *o, const char *key, int need, const char *pa
                        mb_error *err)
 {
     double x;
-    int rc = field(o, "holdout.", key, need ? F_REQUIRED : F_NULL, path, &x, err);
+    int rc = mb_plot_field(o, "holdout.", key, need ? F_REQUIRED : F_NULL, path, &x, err);
     if (rc == MB_OK && isfinite(x) && !(x > 0 && x < 1))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.%s': %g is not a level in (0, 1)",
                           path, key, x);
@@ -250,9 +243,10 @@ static int holdout_figures(const cJSON *ho, const char *path, mb_error *err)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.verdict': not \"ahead\", "
                             "\"behind\", \"tied\" or \"none\"", path);
     for (size_t k = 0; rc == MB_OK && k < sizeof pos / sizeof pos[0]; k++) /* trained M whole */
-        rc = field(ho, "holdout.", pos[k],
-                   (none && k >= 3 && k < 7 ? F_NULL : F_REQUIRED) | F_POS | (k < 3 ? F_INT : 0),
-                   path, &x, err);
+        rc = mb_plot_field(ho, "holdout.", pos[k],
+                           (none && k >= 3 && k < 7 ? F_NULL : F_REQUIRED) | F_POS |
+                               (k < 3 ? F_INT : 0),
+                           path, &x, err);
     if (rc == MB_OK && !none && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ho, "ratio")))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.ratio': null, but the verdict is "
                           "not \"none\"", path);
@@ -263,8 +257,10 @@ static int holdout_figures(const cJSON *ho, const char *path, mb_error *err)
                                        "best_t_train_median_s", "rival_ratio_lo",
                                        "rival_ratio_hi"};
     for (size_t k = 0; rc == MB_OK && k < sizeof more / sizeof more[0]; k++)
-        rc = field(ho, "holdout.", more[k], (k == 2 ? F_REQUIRED : F_NULL) |
-                   (k < 5 ? F_POS : F_NONNEG) | (k < 3 ? F_INT : 0), path, &x, err);
+        rc = mb_plot_field(ho, "holdout.", more[k],
+                           (k == 2 ? F_REQUIRED : F_NULL) | (k < 5 ? F_POS : F_NONNEG) |
+                               (k < 3 ? F_INT : 0),
+                           path, &x, err);
     /* the recommendation over the best of settings that include it is >= 1, in every draw */
     const double ratio = mb_json_get(ho, "ratio"), lo = mb_json_get(ho, "ratio_lo");
     if (rc == MB_OK && (ratio < 1 || lo < 1))
@@ -285,7 +281,7 @@ static int holdout_figures(const cJSON *ho, const char *path, mb_error *err)
     static const char *const errs[] = {"median_abs_rel_err", "median_abs_rel_err_lo",
                                        "median_abs_rel_err_hi"};
     for (size_t k = 0; rc == MB_OK && k < 3; k++)
-        rc = field(ho, "holdout.", errs[k], F_NULL | F_NONNEG, path, &e[k], err);
+        rc = mb_plot_field(ho, "holdout.", errs[k], F_NULL | F_NONNEG, path, &e[k], err);
     if (rc == MB_OK)
         rc = in_order("median_abs_rel_err_lo", e[1], "median_abs_rel_err_hi", e[2], path, err);
     /* the page prints the interval's level beside it */
@@ -294,11 +290,11 @@ static int holdout_figures(const cJSON *ho, const char *path, mb_error *err)
     /* held-out medians inside the prediction's interval, of those graded (absent from older
      * files), and that interval's level where some were graded */
     if (rc == MB_OK)
-        rc = field(ho, "holdout.", "pred_interval_holds", F_NULL | F_NONNEG | F_INT, path, &e[0],
-                   err);
+        rc = mb_plot_field(ho, "holdout.", "pred_interval_holds", F_NULL | F_NONNEG | F_INT, path,
+                           &e[0], err);
     if (rc == MB_OK)
-        rc = field(ho, "holdout.", "pred_interval_graded", F_NULL | F_NONNEG | F_INT, path, &e[1],
-                   err);
+        rc = mb_plot_field(ho, "holdout.", "pred_interval_graded", F_NULL | F_NONNEG | F_INT, path,
+                           &e[1], err);
     if (rc == MB_OK && e[0] > e[1])
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.pred_interval_holds': %g of %g "
                           "graded", path, e[0], e[1]);
@@ -322,21 +318,22 @@ static int holdout_row(const cJSON *r, const char *where, const char *path, mb_e
                             (int)strlen(where) - 1, where);
     double x, runs, reached, med;
     int rc;
-    if ((rc = field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &x, err)) ||
-        (rc = field(r, where, "procs", F_NULL | F_POS | F_INT, path, &x, err)) ||
-        (rc = field(r, where, "lr", F_NULL | F_POS, path, &x, err)) ||
-        (rc = field(r, where, "runs", F_REQUIRED | F_POS | F_INT, path, &runs, err)) ||
-        (rc = field(r, where, "reached", F_REQUIRED | F_NONNEG | F_INT, path, &reached, err)) ||
-        (rc = field(r, where, "t_pred_s", F_NULL | F_POS, path, &x, err)) ||
-        (rc = field(r, where, "rel_err", F_NULL, path, &x, err)) ||
+    if ((rc = mb_plot_field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "procs", F_NULL | F_POS | F_INT, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "lr", F_NULL | F_POS, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "runs", F_REQUIRED | F_POS | F_INT, path, &runs, err)) ||
+        (rc = mb_plot_field(r, where, "reached", F_REQUIRED | F_NONNEG | F_INT, path, &reached,
+                            err)) ||
+        (rc = mb_plot_field(r, where, "t_pred_s", F_NULL | F_POS, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "rel_err", F_NULL, path, &x, err)) ||
         (rc = pred_interval(r, where, path, err)))
         return rc;
     if (reached > runs)
         return mb_error_set(err, MB_EFORMAT, "%s: field '%sreached': %g of %g runs", path, where,
                             reached, runs);
     /* the median exists exactly when some run reached the target, and is its runs' median */
-    rc = field(r, where, "t_train_median_s", (reached > 0 ? F_REQUIRED : F_NULL) | F_POS, path,
-               &med, err);
+    rc = mb_plot_field(r, where, "t_train_median_s", (reached > 0 ? F_REQUIRED : F_NULL) | F_POS,
+                       path, &med, err);
     if (rc == MB_OK && reached == 0 && isfinite(med))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field '%st_train_median_s': %g, but no run "
                           "reached the target (reached = 0)", path, where, med);
@@ -440,10 +437,11 @@ static int holdout_settings(const cJSON *root, const cJSON *ho, const char *path
         return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rival_batch': M %g is the "
                             "recommendation's own, but the rival is another setting", path, m);
     double lo, hi;
-    int rc = field(ho, "holdout.", "flat_lo", F_REQUIRED | F_NULL | F_POS | F_INT, path, &lo, err);
+    int rc = mb_plot_field(ho, "holdout.", "flat_lo", F_REQUIRED | F_NULL | F_POS | F_INT, path,
+                           &lo, err);
     if (rc == MB_OK)
-        rc = field(ho, "holdout.", "flat_hi", F_REQUIRED | F_NULL | F_POS | F_INT, path, &hi,
-                   err);
+        rc = mb_plot_field(ho, "holdout.", "flat_hi", F_REQUIRED | F_NULL | F_POS | F_INT, path,
+                           &hi, err);
     if (rc == MB_OK && isnan(lo) != isnan(hi))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.%s': null, but %s is %g (both "
                             "or neither)", path, isnan(lo) ? "flat_lo" : "flat_hi",
@@ -473,14 +471,14 @@ static int check_flat_pred(const cJSON *root, const char *path, mb_error *err)
     if (!cJSON_IsObject(fl))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'flat_pred': not an object", path);
     double w, lo, hi;
-    int rc = field(fl, "flat_pred.", "within", F_NULL | F_POS, path, &w, err);
+    int rc = mb_plot_field(fl, "flat_pred.", "within", F_NULL | F_POS, path, &w, err);
     if (rc == MB_OK && w >= 1)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'flat_pred.within': %g is not a fraction "
                           "in (0, 1)", path, w);
     if (rc == MB_OK)
-        rc = field(fl, "flat_pred.", "m_lo", F_NULL | F_POS, path, &lo, err);
+        rc = mb_plot_field(fl, "flat_pred.", "m_lo", F_NULL | F_POS, path, &lo, err);
     if (rc == MB_OK)
-        rc = field(fl, "flat_pred.", "m_hi", F_NULL | F_POS, path, &hi, err);
+        rc = mb_plot_field(fl, "flat_pred.", "m_hi", F_NULL | F_POS, path, &hi, err);
     if (rc == MB_OK && lo > hi)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'flat_pred.m_lo': %g is above m_hi, %g",
                           path, lo, hi);
@@ -523,11 +521,11 @@ static int check_point(const cJSON *root, const char *key, int required, const c
     int rc;
     /* a trained M is whole (measured_best's, recommended's batch_run); the M the model asked
      * for need not be */
-    if ((rc = field(o, where, "batch", F_REQUIRED | F_POS | (required ? 0 : F_INT), path, &x,
-                    err)) ||
-        (rc = field(o, where, "lr", F_NULL | F_POS, path, &x, err)) ||
-        (rc = field(o, where, "procs", F_NULL | F_POS | F_INT, path, &x, err)) ||
-        (rc = field(o, where, "t_pred_s", F_NULL | F_NONNEG, path, &x, err)))
+    if ((rc = mb_plot_field(o, where, "batch", F_REQUIRED | F_POS | (required ? 0 : F_INT), path,
+                            &x, err)) ||
+        (rc = mb_plot_field(o, where, "lr", F_NULL | F_POS, path, &x, err)) ||
+        (rc = mb_plot_field(o, where, "procs", F_NULL | F_POS | F_INT, path, &x, err)) ||
+        (rc = mb_plot_field(o, where, "t_pred_s", F_NULL | F_NONNEG, path, &x, err)))
         return rc;
     /* measured_best is a measurement; recommended carries one when "measured" is true */
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "measured");
@@ -536,9 +534,9 @@ static int check_point(const cJSON *root, const char *key, int required, const c
                             where);
     int measured = !required || cJSON_IsTrue(m);
     int need = measured ? F_REQUIRED : F_NULL;
-    if ((rc = field(o, where, "t_train_median_s", need | F_NONNEG, path, &x, err)) ||
-        (rc = field(o, where, "batch_run", (required ? need : F_NULL) | F_POS | F_INT, path, &x,
-                    err)))
+    if ((rc = mb_plot_field(o, where, "t_train_median_s", need | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(o, where, "batch_run", (required ? need : F_NULL) | F_POS | F_INT, path,
+                            &x, err)))
         return rc;
     return MB_OK;
 }
@@ -570,15 +568,16 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
     else if (law && !cJSON_IsNull(law) && !cJSON_IsObject(law))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'law': not an object", path);
     if (rc == MB_OK)
-        rc = field(*root, "", "target_loss", F_REQUIRED | F_POS, path, &x, err);
+        rc = mb_plot_field(*root, "", "target_loss", F_REQUIRED | F_POS, path, &x, err);
     if (rc == MB_OK)
-        rc = field(*root, "", "in_sample_ratio", F_NULL | F_POS, path, &x, err);
+        rc = mb_plot_field(*root, "", "in_sample_ratio", F_NULL | F_POS, path, &x, err);
     if (rc == MB_OK)
         rc = check_holdout(*root, path, err);
     if (rc == MB_OK)
-        rc = field(*root, "", "median_abs_rel_err", F_NULL | F_NONNEG, path, &x, err);
+        rc = mb_plot_field(*root, "", "median_abs_rel_err", F_NULL | F_NONNEG, path, &x, err);
     if (rc == MB_OK)
-        rc = field(*root, "", "t_update_median_abs_rel_err", F_NULL | F_NONNEG, path, &x, err);
+        rc = mb_plot_field(*root, "", "t_update_median_abs_rel_err", F_NULL | F_NONNEG, path, &x,
+                           err);
     int i = 0;
     cJSON_ArrayForEach(e, (rc == MB_OK ? rows : NULL))
     {
@@ -606,13 +605,13 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
             rc = mb_error_set(err, MB_EFORMAT, "%s: field 'curve[%d]': not an object", path,
                               i - 1);
         if (rc == MB_OK)
-            rc = field(e, where, "batch", F_REQUIRED | F_POS, path, &x, err);
+            rc = mb_plot_field(e, where, "batch", F_REQUIRED | F_POS, path, &x, err);
         if (rc == MB_OK)
-            rc = field(e, where, "t_pred_s", F_REQUIRED | F_NULL | F_NONNEG, path, &x, err);
+            rc = mb_plot_field(e, where, "t_pred_s", F_REQUIRED | F_NULL | F_NONNEG, path, &x, err);
         if (rc == MB_OK)
-            rc = field(e, where, "lr", F_NULL | F_POS, path, &x, err);
+            rc = mb_plot_field(e, where, "lr", F_NULL | F_POS, path, &x, err);
         if (rc == MB_OK)
-            rc = field(e, where, "procs", F_NULL | F_POS | F_INT, path, &x, err);
+            rc = mb_plot_field(e, where, "procs", F_NULL | F_POS | F_INT, path, &x, err);
         if (rc != MB_OK)
             break;
     }

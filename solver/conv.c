@@ -324,6 +324,8 @@ typedef struct conv_row {
     double t, ws;
     int usable;  /* the status says it ran (else: unsupported, out of memory, ...) */
     long line;
+    double shape[7]; /* in_c, in_h, in_w, out_c, k, stride, pad as timed (a usable row of a
+                        table with the shape columns); shape[0] = 0: not recorded */
 } conv_row;
 
 struct mb_cilp_table {
@@ -435,6 +437,26 @@ static int check_duplicates(const mb_cilp_table *t, mb_error *err)
     return rc;
 }
 
+/* The layer's shape columns (counts[1..n-1]: in_c .. pad), which mbprobe conv writes on every
+ * row: all of them, so that mbopt conv can hold each layer's rows against the net's layer, or
+ * none (a table made by hand: layers are then matched by name alone). Some but not all: which
+ * shape was timed? (issue #25, campaign 19's G1) */
+static int shape_columns(const mb_table *tb, const char *const *counts, const long *ccol,
+                         size_t n, mb_error *err)
+{
+    size_t have = 0, missing = 0;
+    for (size_t i = 1; i < n; i++)
+        if (ccol[i] >= 0)
+            have++;
+        else if (!missing)
+            missing = i;
+    if (have == 0 || !missing)
+        return MB_OK;
+    return mb_error_set(err, MB_EFORMAT, "%s: column '%s' missing beside the other shape columns "
+                        "(in_c, in_h, in_w, out_c, k, stride, pad: all of them, or none)",
+                        mb_table_path(tb), counts[missing]);
+}
+
 int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **out,
                         mb_error *err)
 {
@@ -458,6 +480,8 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
     long ccol[sizeof counts / sizeof counts[0]];
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         ccol[i] = mb_table_col(tb, counts[i]);
+    if (rc == MB_OK)
+        rc = shape_columns(tb, counts, ccol, sizeof counts / sizeof counts[0], err);
     mb_cilp_table *t = calloc(1, sizeof *t);
     if (rc == MB_OK && (!t || !(t->r = calloc(mb_table_rows(tb) + 1, sizeof *t->r))))
         rc = mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
@@ -505,9 +529,14 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
                 break;
             double c; /* pad may be 0, every other count is 1 at least */
             for (size_t i = 0; rc == MB_OK && i < sizeof counts / sizeof counts[0]; i++)
-                if (ccol[i] >= 0)
+                if (ccol[i] >= 0) {
+                    /* the shape (counts[1..7]) as timed, for sweep_init to hold against the
+                     * net's layer */
                     rc = mb_table_double_in(tb, r, (size_t)ccol[i], strcmp(counts[i], "pad") != 0,
                                             MB_DATA_RANGE_MAX, 1, &c, err);
+                    if (i > 0)
+                        w->shape[i - 1] = c;
+                }
             if (rc != MB_OK)
                 break;
         }
@@ -617,6 +646,33 @@ static int layer_slots(const mb_cilp_table *t, const char *name, int input, cons
     return MB_OK;
 }
 
+/* The layer's rows v[lo, hi) timed another shape than the net's layer l (a cfg edited after
+ * probing, a table of another net with a layer of the same name): which times would be meant?
+ * Rows of a table without the shape columns are matched by name alone. (issue #25, campaign
+ * 19's G1: a 3x3 conv of 2 filters stood for one of 64 filters 5x5) */
+static int layer_shape(const mb_cilp_table *t, const mb_net_desc *d, const mb_layer_desc *l,
+                       const conv_row **v, size_t lo, size_t hi, mb_error *err)
+{
+    const double want[7] = {l->in_c, l->in_h, l->in_w, l->out_c, l->size, l->stride, l->pad};
+    const conv_row *bad = NULL; /* the first such row in the file */
+    for (size_t i = lo; i < hi; i++) {
+        const double *g = v[i]->shape;
+        int same = 1;
+        for (int k = 0; k < 7; k++)
+            same &= g[k] == want[k];
+        if (v[i]->usable && g[0] != 0 && !same && (!bad || v[i]->line < bad->line))
+            bad = v[i];
+    }
+    if (!bad)
+        return MB_OK;
+    const double *g = bad->shape;
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: layer '%s' was timed as %gx%gx%g -> %g, k %g "
+                        "(stride %g, pad %g); net '%s' has it as %dx%dx%d -> %d, k %d (stride "
+                        "%d, pad %d): probe this net again (mbprobe conv)", t->path, bad->line,
+                        l->name, g[0], g[1], g[2], g[3], g[4], g[5], g[6], d->name, l->in_c,
+                        l->in_h, l->in_w, l->out_c, l->size, l->stride, l->pad);
+}
+
 /* Finds the slots; error when a conv layer has no rows or a (layer, pass) no usable row. Sorts
  * the rows once, so a ResNet-50 table of 80,000 rows takes milliseconds. */
 static int sweep_init(const mb_net_desc *d, const mb_cilp_table *t, sweep *s, mb_error *err)
@@ -661,7 +717,7 @@ static int sweep_init(const mb_net_desc *d, const mb_cilp_table *t, sweep *s, mb
         if (hi == lo)
             rc = mb_error_set(err, MB_EFORMAT, "%s: no rows for layer '%s' of net '%s' (is this "
                               "the table of another network?)", t->path, l->name, d->name);
-        else
+        else if ((rc = layer_shape(t, d, l, v, lo, hi, err)) == MB_OK)
             rc = layer_slots(t, l->name, i == 0, v, lo, hi, s, &used, err);
     }
     free(v);

@@ -822,10 +822,10 @@ static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int
     *has_delta = 0;
     if ((rc = mb_json_number(params, "gamma", path, &gamma, err)) == MB_OK &&
         (rc = mb_json_number(params, "m_t", path, &m_t, err)) == MB_OK &&
-        (gamma > 0 && m_t > 0 ? MB_OK /* the knee model's: a time per sample, a knee */
-                              : (rc = mb_error_set(err, MB_EFORMAT, "%s: params: gamma %g and "
-                                                   "m_t %g: both must be > 0", path, gamma,
-                                                   m_t))) == MB_OK &&
+        (gamma > 0 && m_t > 0 && m_t <= MB_DATA_RANGE_MAX
+             ? MB_OK /* the knee model's: a time per sample, a knee (a mini-batch size) */
+             : (rc = mb_error_set(err, MB_EFORMAT, "%s: params: gamma %g and m_t %g: both must "
+                                  "be > 0, m_t at most 2^53", path, gamma, m_t))) == MB_OK &&
         cJSON_GetObjectItemCaseSensitive(params, "delta") &&
         (rc = mb_json_number(params, "delta", path, &delta, err)) == MB_OK) {
         const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");

@@ -84,7 +84,7 @@ enum {
     "      --gamma S         seconds per sample above the knee, > 0\n"                            \
     "      --t0 S            seconds every update costs whatever M (the one-learner intercept\n" \
     "                        of --tfit), >= 0\n"                                                \
-    "      --m-t M           the knee M_T in samples, > 0\n"                                      \
+    "      --m-t M           the knee M_T in samples, > 0, at most 2^53\n"                      \
     "      --comm FORM       Delta(P): none, allreduce (delta), ps (delta*P), alpha-beta\n"       \
     "                        (ring allreduce of --bytes with --latency and --s-per-byte);\n"      \
     "                        default allreduce, or alpha-beta when --cfit is given\n"             \

@@ -102,6 +102,28 @@ int model_check_procs(const model_opts *m, const double *p, size_t n, const char
     return MB_OK;
 }
 
+/* The run log of folder `dir` (its *.csv, as collect_logs reads it) that writing `output` would
+ * overwrite, compared by device and inode as mbfit compares its inputs (mb_data_same_file: a
+ * hard link outside the folder counts, campaign 19's M1), into hit; 0 when none. */
+static int over_folder_log(const char *output, const char *dir, char *hit, size_t n)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    char pat[4096];
+    snprintf(pat, sizeof pat, "%s/*.csv", dir);
+    glob_t g;
+    int found = 0;
+    if (glob(pat, 0, NULL, &g) == 0)
+        for (size_t i = 0; !found && i < g.gl_pathc; i++)
+            if (mb_data_same_file(output, g.gl_pathv[i])) {
+                snprintf(hit, n, "%s", g.gl_pathv[i]);
+                found = 1;
+            }
+    globfree(&g);
+    return found;
+}
+
 int output_over_inputs(const char *output, const model_opts *m, int argc, char *const *argv,
                        mb_error *err)
 {
@@ -115,10 +137,14 @@ int output_over_inputs(const char *output, const model_opts *m, int argc, char *
         in[n++] = m->cfit;
     for (int k = -(int)n; k < argc; k++) {
         const char *path = k < 0 ? in[n + (size_t)k] : argv[k];
+        char log[4096];
         if (output && path && (mb_data_same_file(output, path) ||
                                 mb_data_in_folder(output, path, ".csv")))
             return mb_error_set(err, MB_EINVAL, "-o %s would overwrite the input %s", output,
                                 path);
+        if (output && path && over_folder_log(output, path, log, sizeof log))
+            return mb_error_set(err, MB_EINVAL, "-o %s would overwrite the input %s (a link to "
+                                "it)", output, log);
     }
     return MB_OK;
 }
@@ -172,6 +198,11 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
     case OPT_GAMMA: rc = mb_data_flag_double("--gamma", arg, 0, MB_POSITIVE, &m->t.gamma, err);
         m->have_gamma = 1; break;
     case OPT_M_T: rc = mb_data_flag_double("--m-t", arg, 1, MB_POSITIVE, &m->t.m_t, err);
+        /* a mini-batch size (the knee): past 2^53 samples the search's range overflowed and
+         * the refusal blamed P = 2 (campaign 19's M4) */
+        if (rc == MB_OK && m->t.m_t > MB_DATA_RANGE_MAX)
+            rc = mb_error_set(err, MB_EINVAL, "--m-t: %g samples is past 2^53: no mini-batch "
+                              "size (M_T is where the step stops being flat)", m->t.m_t);
         m->have_m_t = 1; break;
     case OPT_DELTA: rc = delta_flag(m, arg, err); m->have_delta = 1; break;
     case OPT_LATENCY:

@@ -39,6 +39,34 @@ static void design_help(void)
            MODEL_HELP_LAW);
 }
 
+/* Every number the design prints, finite: parameters far outside any fit (--alpha 1e300,
+ * --n-inf 1e-300) overflow M_opt = sqrt(alpha (t0 + Delta) P / (n_inf gamma)) (Perrone eq. 9)
+ * at the bandwidth the search reaches, and a table of such results is no answer (campaign 19's
+ * G5: "m_opt inf" printed beside "learners 66.6667", exit 0). MB_EDOM naming the value and the
+ * law's parameters. */
+static int design_finite(const mb_design *d, const mb_inverse_law *inv, mb_error *err)
+{
+    const struct {
+        const char *name;
+        double v;
+    } f[] = {{"the learners", d->learners},
+             {"the bandwidth", d->bandwidth},
+             {"M_opt", d->opt.m_opt},
+             {"T_C", d->opt.t_c},
+             {"the whole learners' bandwidth", d->whole_bandwidth},
+             {"the whole learners' T_C", d->whole_t_c},
+             {"dT_C/dC of learners", d->interior ? d->dt_dcost_learners : 0},
+             {"dT_C/dC of bandwidth", d->interior ? d->dt_dcost_bandwidth : 0}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!isfinite(f[i].v))
+            return mb_error_set(err, MB_EDOM, "%s overflows (%g) at P = %.6g learners and %.6g "
+                                "bytes/s: n_inf %g and alpha %g give no finite optimum (M_opt = "
+                                "sqrt(alpha (t0 + Delta) P / (n_inf gamma)), Perrone eq. 9)",
+                                f[i].name, f[i].v, d->learners, d->bandwidth, inv->n_inf,
+                                inv->alpha);
+    return MB_OK;
+}
+
 int mbopt_design(int argc, char **argv)
 {
     const char *sub = "design";
@@ -140,6 +168,8 @@ int mbopt_design(int argc, char **argv)
         mb_error_set(&err, MB_EDOM, "the budget cannot buy more than one learner");
         return mb_cli_fail(prog, sub, &err);
     }
+    if (design_finite(&d, &inv, &err) != MB_OK)
+        return mb_cli_fail(prog, sub, &err);
     if (out.json) {
         cJSON *j = cJSON_CreateObject();
         if (j) {

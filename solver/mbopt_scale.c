@@ -216,6 +216,21 @@ static cJSON *scale_settle_json(const scale_check *ck)
     return o;
 }
 
+/* Whether --extrapolate changes the search (campaign 19's M3: taken without --nfit, where it
+ * changed nothing): a fit with a converged range (searched beyond), or a P > 1 of procs whose
+ * own runs' range the step table holds (solver/scale.c narrows that P's M to it otherwise). */
+static int extrapolate_acts(const model_opts *m, const double *procs, size_t n)
+{
+    for (size_t i = 0; i < m->n_nfit; i++)
+        if (isfinite(m->nfs[i].m_lo))
+            return 1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; procs[i] > 1 && k < m->t.n_by_p; k++)
+            if (m->t.by_p[k].p == procs[i] && m->t.by_p[k].runs > 0)
+                return 1;
+    return 0;
+}
+
 static void scale_help(void)
 {
     printf("Usage: mbopt scale [OPTION]... [LOG|DIR...]\n"
@@ -607,6 +622,13 @@ int mbopt_scale(int argc, char **argv)
         output_over_inputs(out.output, &m, argc - optind, argv + optind, &err) != MB_OK) {
         mb_data_range_free(&pr);
         return mb_cli_fail(prog, sub, &err);
+    }
+    if (mb_cli_given(&seen, OPT_EXTRAPOLATE) && !extrapolate_acts(&m, pr.v, pr.n)) {
+        mb_data_range_free(&pr);
+        return mb_cli_no_effect(prog, sub, "--extrapolate", "here: no --nfit with a converged "
+                                "range to search beyond (the search is every M >= 1 already), "
+                                "and no P > 1 of --procs with runs of its own in --tfit to hold "
+                                "its M to; leave it out");
     }
     mb_scale_row *rows = calloc(pr.n, sizeof *rows);
     /* several learning rates: each one's best, then the table of the fastest */

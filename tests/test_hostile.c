@@ -2014,6 +2014,62 @@ static const hcase opt_cases[] = {
      "run_M16_s0.csv:5: metadata 'algo': 'bogus' is not an algorithm mbtrain writes"},
 #undef AB
 #undef NJ
+    /* campaign 19 (issue #25). G1: a conv table timed on another layer shape than the net's
+     * layer of that name (a cfg edited after probing) is refused naming the line and both
+     * shapes; a table with some shape columns but not all is refused */
+#define C19_CONV "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm " \
+                 "-o $W/c.csv 2>/dev/null && "
+#define C19_NET(SED) "sed '" SED "' " NET " > $W/n.cfg && "
+    {"silent", C19_CONV C19_NET("s/size=3/size=5/; s/filters=2/filters=64/") "$T mbopt conv "
+               "--net $W/n.cfg --probe $W/c.csv --mem 1G --batch 2 -o $W/o", 1,
+     "layer 'conv1' was timed as 1x8x8 -> 2, k 3 (stride 1, pad 0); net 'tiny' has it as "
+     "1x8x8 -> 64, k 5 (stride 1, pad 0): probe this net again (mbprobe conv)"},
+    {"silent", C19_CONV C19_NET("s/filters=2/filters=3/") "$T mbopt conv --net $W/n.cfg --probe "
+               "$W/c.csv --mem 1G --batch 2 -o $W/o", 1,
+     "was timed as 1x8x8 -> 2, k 3 (stride 1, pad 0); net 'tiny' has it as 1x8x8 -> 3, k 3"},
+    {"silent", C19_CONV C19_NET("s/height=8/height=16/; s/width=8/width=16/") "$T mbopt conv "
+               "--net $W/n.cfg --probe $W/c.csv --mem 1G --batch 2 -o $W/o", 1,
+     "was timed as 1x8x8 -> 2, k 3 (stride 1, pad 0); net 'tiny' has it as 1x16x16 -> 2, k 3"},
+    {"silent", C19_CONV "awk -F, '/^#/ {print; next} {s = $1; for (i = 2; i <= NF; i++) if (i "
+               "!= 17) s = s \",\" $i; print s}' $W/c.csv > $W/p.csv && $T mbopt conv --net " NET
+               " --probe $W/p.csv --mem 1G --batch 2 -o $W/o", 1,
+     "p.csv: column 'stride' missing beside the other shape columns"},
+    /* a table without the shape columns (by hand) is matched by name, as before */
+    {"silent", C19_CONV "awk -F, '/^#/ {print; next} {s = $1; for (i = 2; i <= 6; i++) s = s "
+               "\",\" $i; print s}' $W/c.csv > $W/p.csv && $T mbopt conv --net " NET " --probe "
+               "$W/p.csv --mem 1G --batch 2 > $W/r && grep -q '^2 ' $W/r", 0, NULL},
+#undef C19_NET
+#undef C19_CONV
+    /* G5: a design whose M_opt overflows is an error, not "m_opt inf" (text and JSON alike) */
+#define C19_DESIGN "--gamma 1e-5 --m-t 32 --comm ps --delta 2e-4 --budget 1e5 --price-learner " \
+                   "1500 --price-bandwidth 2e-5 --bandwidth-ref 1e9B "
+    {"nan", "$T mbopt design --n-inf 800 --alpha 1e300 " C19_DESIGN "-o $W/o", 1,
+     "M_opt overflows (inf) at P = 66.6667 learners and 0.0079388 bytes/s: n_inf 800 and alpha "
+     "1e+300 give no finite optimum"},
+    {"nan", "$T mbopt design --n-inf 1e-300 --alpha 2e5 " C19_DESIGN "--json -o $W/o", 1,
+     "M_opt overflows (inf) at P = 66.6667 learners"},
+#undef C19_DESIGN
+    /* M1: -o onto a hard link of a run log read from a folder (compared by device and inode,
+     * as mbfit does); the log keeps its content */
+#define C19_HL "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && " \
+               "mkdir $W/h && cp $E/fit_runs/*.csv $W/h/ && ln $W/h/run_M32_s0.csv $W/hl && "
+    {"silent", C19_HL "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json $W/h -o $W/hl; "
+               "s=$?; cmp -s $W/hl $E/fit_runs/run_M32_s0.csv || exit 99; exit $s", 1,
+     "hl would overwrite the input "},
+    {"silent", C19_HL "$T mbopt scale --nfit $W/n.json --tfit $E/tfit.json --comm none --procs 1 "
+               "$W/h -o $W/hl; s=$?; cmp -s $W/hl $E/fit_runs/run_M32_s0.csv || exit 99; exit $s",
+     1, "h/run_M32_s0.csv (a link to it)"},
+    {"silent", C19_HL "$T mbopt validate --nfit $W/n.json --tfit $E/tfit.json $E/fit_runs "
+               "--holdout $W/h -o $W/hl; s=$?; cmp -s $W/hl $E/fit_runs/run_M32_s0.csv || exit 99; "
+               "exit $s", 1, "h/run_M32_s0.csv (a link to it)"},
+#undef C19_HL
+    /* M3: --extrapolate where it changes nothing (a model given by flags searches every M >= 1)
+     * is a flag with no effect */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --extrapolate -o $W/o", 2,
+     "--extrapolate has no effect here: no --nfit with a converged range"},
+    /* M4: an --m-t past 2^53 is named (the overflowed range was blamed on P = 2) */
+    {"message", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 1e308 --delta 0.004 "
+                "--procs 1:4 -o $W/o", 1, "--m-t: 1e+308 samples is past 2^53"},
 };
 
 static const hcase plot_cases[] = {
@@ -2565,6 +2621,49 @@ static const hcase plot_cases[] = {
                "\\1.5,/' $W/nb.json && $T mbplot nupdate $W/nb.json -o $W/n.png", 1,
      "field 'extrapolated.per_m[0].batch': 16.5 is not a whole batch size"},
 #undef NB
+    /* campaign 19 (issue #25). G2: mbplot conv checks every value it draws, as mbplot validate
+     * does: one line naming the file and the field, exit 1, nothing drawn */
+#define C19_CJ(SED) "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 --algos " \
+                    "gemm -o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv " \
+                    "--mem 1G --batch 2,4 --json -o $W/cj.json && sed '" SED "' $W/cj.json > "      \
+                    "$W/c2.json && ! cmp -s $W/cj.json $W/c2.json && $T mbplot conv $W/c2.json "    \
+                    "-o $W/o"
+    {"silent", C19_CJ("0,/\"t_update\":\t[^,]*,/s//\"t_update\":\t-1,/"), 1,
+     "c2.json: field 'batches[0].t_update': must be > 0, got -1"},
+    {"silent", C19_CJ("s/\"batch\":\t4,/\"batch\":\t2.5,/"), 1,
+     "c2.json: field 'batches[1].batch': must be a whole number, got 2.5"},
+    {"silent", C19_CJ("0,/\"batch\":\t2,/s//\"batch\":\t0,/"), 1,
+     "c2.json: field 'batches[0].batch': must be > 0, got 0"},
+    {"silent", C19_CJ("0,/\"mem_used\":\t[0-9]*/s//\"mem_used\":\t\"x\"/"), 1,
+     "c2.json: field 'batches[0].mem_used': not a finite number"},
+    {"silent", C19_CJ("0,/\"mem_used\":\t[0-9]*/s//\"mem_used\":\t-5/"), 1,
+     "c2.json: field 'batches[0].mem_used': must be >= 0, got -5"},
+    {"silent", C19_CJ("0,/\"feasible\":\ttrue/s//\"feasible\":\t\"yes\"/"), 1,
+     "c2.json: field 'batches[0].feasible': not true or false"},
+    {"silent", C19_CJ("s/\"batch\":\t4,/\"batch\":\t2,/"), 1,
+     "c2.json: field 'batches[1].batch': M = 2 is also batches[0]'s"},
+    {"silent", C19_CJ("s/\"device_bytes\":\t[0-9]*/\"device_bytes\":\t-1/"), 1,
+     "c2.json: field 'device_bytes': must be > 0, got -1"},
+    {"silent", C19_CJ("0,/\"t_update\":/{/\"t_update\":/d}"), 1,
+     "c2.json: field 'batches[0].t_update': missing"},
+#undef C19_CJ
+    /* G3: a validation file of another run than scale.json's is refused naming both: the P = 2
+     * check beside a scale that recommends one learner; a P = 1 optimum that is not scale's
+     * P = 1 row (SCALE_FLAGS: M_opt 32), which one of M_T 24.6 is */
+#define C19_R "mkdir $W/r && $T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --delta 0.004 "
+#define C19_OPT "sed 's/^ \"recommended\": {/ \"model_optimum\": {\"batch\": 24.6, \"lr\": 0.0173, " \
+                "\"procs\": 1},\\n&/' tests/fixtures/plots/validate.json > $W/r/validate.json && "
+#define C19_NOPAGE "$T mbplot report $W/r; s=$?; test -e $W/r/report.html && exit 99; exit $s"
+    {"silent", C19_R "--m-t 32 --procs 1:4 --json -o $W/r/scale.json && cp "
+               "tests/fixtures/plots/validate-rec.json $W/r/ && " C19_NOPAGE, 1,
+     "r/validate-rec.json: field 'model_optimum.procs': the check is of P = 2, M = 19.28, but "},
+    {"silent", C19_R "--m-t 32 --procs 1:4 --json -o $W/r/scale.json && " C19_OPT C19_NOPAGE, 1,
+     "r/validate.json: field 'model_optimum.batch': the P = 1 optimum checked is M = 24.6, but "},
+    {"silent", C19_R "--m-t 24.6 --procs 1:4 --json -o $W/r/scale.json && " C19_OPT "$T mbplot "
+               "report $W/r > /dev/null 2>&1 && test -s $W/r/report.html", 0, NULL},
+#undef C19_NOPAGE
+#undef C19_OPT
+#undef C19_R
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

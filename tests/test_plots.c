@@ -564,6 +564,80 @@ static void test_report_conv(void)
     mb_test_rmdir(dir);
 }
 
+/* mbplot conv checks every value it draws, as mbplot validate does (issue #25, campaign 19's
+ * G2): an edit of mbopt conv's own JSON is refused with one line naming the file and the field,
+ * and no image is left. */
+static void test_conv_checked(void)
+{
+    char dir[256], path[600], out[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(path, sizeof path, dir, "conv.csv", CONV_TABLE);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbopt conv --net lenet5 --probe conv.csv "
+                                         "--mem 2M --batch 4,16 --json -o conv.json", dir), 0);
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    mb_test_run_free(&r);
+    static const struct {
+        int row;          /* -1: the top level */
+        const char *key;  /* NULL: the row given twice */
+        const char *json; /* the value (NULL: deleted) */
+        const char *needle;
+    } bad[] = {
+        {0, "t_update", "-1", "field 'batches[0].t_update': must be > 0, got -1"},
+        {1, "batch", "2.5", "field 'batches[1].batch': must be a whole number, got 2.5"},
+        {0, "batch", "0", "field 'batches[0].batch': must be > 0, got 0"},
+        {0, "mem_used", "\"x\"", "field 'batches[0].mem_used': not a finite number"},
+        {1, "mem_used", "-5", "field 'batches[1].mem_used': must be >= 0, got -5"},
+        {0, "model_bytes", NULL, "field 'batches[0].model_bytes': missing"},
+        {0, "feasible", "\"yes\"", "field 'batches[0].feasible': not true or false"},
+        {1, "t_c", "-0.5", "field 'batches[1].t_c': must be > 0, got -0.5"},
+        {-1, "device_bytes", "-1", "field 'device_bytes': must be > 0, got -1"},
+        {-1, "net", "\"a\\\"b\"", "field 'net': not a string, or one with a quote"},
+        {1, NULL, NULL, "field 'batches[2].batch': M = 16 is also batches[1]'s"},
+    };
+    mb_plot_options o;
+    mb_plot_options_init(&o);
+    snprintf(out, sizeof out, "%s/bad.png", dir);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *root;
+        mb_error e = {0};
+        snprintf(path, sizeof path, "%s/conv.json", dir);
+        CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &root, &e), MB_OK);
+        cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "batches");
+        cJSON *obj = bad[i].row < 0 ? root : cJSON_GetArrayItem(rows, bad[i].row);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(obj);
+        if (!bad[i].key)
+            cJSON_AddItemToArray(rows, cJSON_Duplicate(obj, 1));
+        else if (!bad[i].json)
+            cJSON_DeleteItemFromObjectCaseSensitive(obj, bad[i].key);
+        else if (cJSON_GetObjectItemCaseSensitive(obj, bad[i].key))
+            cJSON_ReplaceItemInObjectCaseSensitive(obj, bad[i].key, cJSON_Parse(bad[i].json));
+        else /* t_c: written with --nfit */
+            cJSON_AddItemToObject(obj, bad[i].key, cJSON_Parse(bad[i].json));
+        snprintf(path, sizeof path, "%s/bad.json", dir);
+        CU_ASSERT_EQUAL_FATAL(mb_json_write(path, root, &e), MB_OK);
+        cJSON_Delete(root);
+        CU_ASSERT_EQUAL(mb_plot_conv(path, out, &o, &e), MB_EFORMAT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "bad.json: "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, bad[i].needle));
+        if (!strstr(e.msg, bad[i].needle))
+            fprintf(stderr, "\n  case %zu: got: %s\n", i, e.msg);
+        struct stat st;
+        CU_ASSERT_NOT_EQUAL(stat(out, &st), 0);
+    }
+    /* the command: exit 1, one line */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mbplot conv bad.json -o bad.png", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+    mb_test_run_free(&r);
+    /* the file as written draws */
+    snprintf(path, sizeof path, "%s/conv.json", dir);
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_plot_conv(path, out, &o, &e), MB_OK);
+    CU_ASSERT_TRUE(is_png(out));
+    mb_test_rmdir(dir);
+}
+
 /* A folder with scale.json alone, then with broken inputs, then without scale.json. */
 static void test_report_missing(void)
 {
@@ -798,6 +872,54 @@ static void test_validate_figure(void)
     mb_test_rmdir(dir);
 }
 
+/* dir/scale.json as the stored P = 2 run's scale would be where the report reads it (that run
+ * kept no scale.json): flag-made rows for P = 1 and 2 (a small Delta: P = 2 recommended), with
+ * validate-rec.json's model, its rate 0.02 and its M = 19.28 put in, and the P = 1 fixture's
+ * rate 0.0173 among the rates weighed (by_lr), so that both fixtures are checks of this scale's
+ * recommendation. */
+static void scale_of_rec(const char *dir)
+{
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --n-inf 950 --alpha 2.2e5 --gamma 3e-5 "
+                                         "--m-t 24 --delta 1e-5 --procs 1:2 --json -o "
+                                         "%s/scale.json", dir), 0);
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    mb_test_run_free(&r);
+    char path[600];
+    cJSON *scale, *rec;
+    mb_error e = {0};
+    snprintf(path, sizeof path, "%s/scale.json", dir);
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(path, &scale, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_json_read(VALIDATE_REC_FIXTURE, &rec, &e), MB_OK);
+    const cJSON *opt = cJSON_GetObjectItemCaseSensitive(rec, "model_optimum");
+    const double m = mb_json_get(opt, "batch");
+    cJSON_ReplaceItemInObjectCaseSensitive(
+        scale, "model", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rec, "model"), 1));
+    cJSON_ReplaceItemInObjectCaseSensitive(scale, "lr", cJSON_CreateNumber(0.02));
+    cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(scale, "rows"), 1);
+    CU_ASSERT_EQUAL_FATAL(mb_json_get(row, "procs"), 2);
+    cJSON_ReplaceItemInObjectCaseSensitive(row, "m_opt", cJSON_CreateNumber(m));
+    static const char *const picks[] = {"best", "enough"};
+    for (int k = 0; k < 2; k++) {
+        cJSON *c = cJSON_GetObjectItemCaseSensitive(scale, picks[k]);
+        CU_ASSERT_EQUAL(mb_json_get(c, "procs"), 2);
+        cJSON_ReplaceItemInObjectCaseSensitive(c, "m_opt", cJSON_CreateNumber(m));
+        cJSON_ReplaceItemInObjectCaseSensitive(c, "m_run", cJSON_CreateNumber(round(m)));
+    }
+    cJSON *by = cJSON_AddArrayToObject(scale, "by_lr");
+    static const double rates[][3] = {{0.02, 2, 19.284054102633128}, {0.0173, 1, 24.6}};
+    for (int k = 0; k < 2; k++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "lr", rates[k][0]);
+        cJSON_AddNumberToObject(o, "procs", rates[k][1]);
+        cJSON_AddNumberToObject(o, "m_opt", rates[k][2]);
+        cJSON_AddItemToArray(by, o);
+    }
+    CU_ASSERT_EQUAL(mb_json_write(path, scale, &e), MB_OK);
+    cJSON_Delete(scale);
+    cJSON_Delete(rec);
+}
+
 /* A P = 2 answer held out against one learner (validate-rec.json, written by mbopt validate
  * --recommend from the stored runs of a make run that recommended P = 2, M = 20): the report
  * shows its verdict and every held-out setting with its P, after the P = 1 check; a file whose
@@ -807,12 +929,10 @@ static void test_report_validate_across(void)
     char dir[256];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     mb_test_run r;
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --n-inf 950 --alpha 2.2e5 --gamma 3e-5 "
-                                         "--m-t 24 --delta 3e-3 --procs 1:2 --json -o "
-                                         "%s/scale.json && cp %s %s/ && cp %s "
-                                         "%s/validate-rec.json && mbplot report %s",
-                                     dir, VALIDATE_FIXTURE, dir, VALIDATE_REC_FIXTURE, dir, dir),
-                          0);
+    scale_of_rec(dir);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cp %s %s/ && cp %s %s/validate-rec.json && mbplot "
+                                         "report %s", VALIDATE_FIXTURE, dir,
+                                     VALIDATE_REC_FIXTURE, dir, dir), 0);
     CU_ASSERT_EQUAL(r.status, 0);
     mb_test_run_free(&r);
     char *html = slurp(dir, "report.html");
@@ -852,6 +972,106 @@ static void test_report_validate_across(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "validate-rec.json: field 'holdout.verdict'"));
     CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
     mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
+/* A validation file of another run than scale.json's is refused before anything is drawn, one
+ * line naming both files (issue #25, campaign 19's G3): a P > 1 check of another answer, of
+ * another rate, of another model; a P = 1 optimum that is not scale's P = 1 row; a settled M
+ * that is not scale's. */
+static void test_report_validate_mixed(void)
+{
+    char dir[256], path[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    scale_of_rec(dir);
+    snprintf(path, sizeof path, "%s/scale.json", dir);
+    static const struct {
+        const char *edit; /* a sed script on scale.json ("" none) */
+        const char *file; /* the fixture given as validate-rec.json */
+        const char *needle;
+    } bad[] = {
+        /* the P = 2 check beside a scale that recommends one learner */
+        {"", NULL, "validate-rec.json: field 'model_optimum.procs': the check is of P = 2, "
+                   "M = 19.28, but "},
+        {"s/\"lr\":\t0.02,/\"lr\":\t0.03,/", VALIDATE_REC_FIXTURE,
+         "validate-rec.json: field 'model_optimum.lr': 0.02, but "},
+        {"/\"model\":/,/}/ s/\"alpha\":\t[0-9.]*,/\"alpha\":\t4000,/", VALIDATE_REC_FIXTURE,
+         "validate-rec.json: field 'model.alpha': 4743.28, but "},
+        {"/\"model\":/,/range_source/ s/\"m_lo\":\t[0-9.]*,/\"m_lo\":\t32,/", VALIDATE_REC_FIXTURE,
+         "validate-rec.json: field 'model.m_lo': 16, but "},
+        /* the P = 1 fixture's rate is none scale weighed */
+        {"/\"by_lr\":/,$ s/0.0173/0.0175/", VALIDATE_FIXTURE,
+         "validate-rec.json: field 'recommended.lr': 0.0173, but "},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc;
+        if (!bad[i].file) /* the flag-made scale as it was: P = 1 recommended */
+            rc = mb_test_sh(&r, "mbopt scale --n-inf 950 --alpha 2.2e5 --gamma 3e-5 --m-t 24 "
+                                "--delta 3e-3 --procs 1:2 --json -o %s/s.json && cp %s "
+                                "%s/validate-rec.json", dir, VALIDATE_REC_FIXTURE, dir);
+        else
+            rc = mb_test_sh(&r, "sed '%s' %s > %s/s.json && ! cmp -s %s %s/s.json && cp %s "
+                                "%s/validate-rec.json", bad[i].edit, path, dir, path, dir,
+                            bad[i].file, dir);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_EQUAL_FATAL(r.status, 0);
+        mb_test_run_free(&r);
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && mkdir -p m && cp s.json m/scale.json && "
+                                             "cp validate-rec.json m/ && rm -f m/report.html && "
+                                             "mbplot report m; s=$?; test -e m/report.html && "
+                                             "exit 99; exit $s", dir), 0);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, bad[i].needle));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "m/scale.json"));
+        if (!strstr(r.err, bad[i].needle))
+            fprintf(stderr, "\n  case %zu: got: %s\n", i, r.err);
+        CU_ASSERT_EQUAL(mb_test_lines(r.err), 1u);
+        mb_test_run_free(&r);
+    }
+    /* P = 1: the optimum validate checked (model_optimum) is scale's P = 1 row's M; the M the
+     * runs settled on is scale's settled M. Flag-made scales (no rate), M_T 24.6 giving 24.6. */
+    cJSON *opt = cJSON_CreateObject();
+    cJSON_AddNumberToObject(opt, "batch", 24.6);
+    cJSON_AddNumberToObject(opt, "lr", 0.0173);
+    cJSON_AddNumberToObject(opt, "procs", 1);
+    fixture_with(path, sizeof path, dir, "validate.json", -1, "model_optimum", NULL, opt);
+    static const struct {
+        const char *m_t, *settled; /* settled's batch ("" no settled) */
+        int status;
+        const char *needle;
+    } p1[] = {
+        {"24.6", "", 0, NULL},
+        {"24", "", 1, "validate.json: field 'model_optimum.batch': the P = 1 optimum checked is "
+                      "M = 24.6, but "},
+        {"24.6", "32", 0, NULL},
+        {"24.6", "16", 1, "validate.json: field 'recommended.batch_run': M = 32 (lr 0.0173), but "},
+    };
+    for (size_t i = 0; i < sizeof p1 / sizeof p1[0]; i++) {
+        char settled[512] = "";
+        if (*p1[i].settled)
+            snprintf(settled, sizeof settled,
+                     " && sed -i 's/^\t\"enough_slack\":/\t\"settled\": {\"by\": \"runs\", "
+                     "\"band\": 0.1, \"candidates\": [{\"batch\": 16, \"lr\": 0.0173}, "
+                     "{\"batch\": 32, \"lr\": 0.0173}], \"procs\": 1, \"batch\": %s, "
+                     "\"lr\": 0.0173, \"t_pred_s\": 2.1, \"t_train_median_s\": 2.2, "
+                     "\"model_m_opt\": 24.6, \"model_batch_run\": 32, "
+                     "\"model_t_train_median_s\": 2.4633},\\n&/' p1/scale.json",
+                     p1[i].settled);
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s && rm -rf p1 && mkdir p1 && cp validate.json "
+                                             "p1/ && mbopt scale --n-inf 950 --alpha 2.2e5 "
+                                             "--gamma 3e-5 --m-t %s --delta 3e-3 --procs 1:2 "
+                                             "--json -o p1/scale.json%s && grep -q '\"by\": "
+                                             "\"runs\"' p1/scale.json%s && mbplot report p1 "
+                                             ">/dev/null", dir, p1[i].m_t, settled,
+                                         *p1[i].settled ? "" : " || true"), 0);
+        CU_ASSERT_EQUAL(r.status, p1[i].status);
+        if (p1[i].needle)
+            CU_ASSERT_PTR_NOT_NULL(strstr(r.err, p1[i].needle));
+        if (p1[i].needle && !strstr(r.err, p1[i].needle))
+            fprintf(stderr, "\n  P = 1 case %zu: got: %s\n", i, r.err);
+        mb_test_run_free(&r);
+    }
     mb_test_rmdir(dir);
 }
 
@@ -947,6 +1167,9 @@ int mb_test_suite_plots(void)
            !CU_add_test(s, "validate figure and its errors", test_validate_figure) ||
            !CU_add_test(s, "report opens with the check against runs", test_report_validate) ||
            !CU_add_test(s, "report: a P > 1 answer held out", test_report_validate_across) ||
+           !CU_add_test(s, "report: a validation of another run refused",
+                        test_report_validate_mixed) ||
            !CU_add_test(s, "report recommends what the runs settled", test_report_settled) ||
-           !CU_add_test(s, "conv figure and the report's convolution section", test_report_conv);
+           !CU_add_test(s, "conv figure and the report's convolution section", test_report_conv) ||
+           !CU_add_test(s, "conv figure: every value drawn is checked", test_conv_checked);
 }

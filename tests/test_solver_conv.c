@@ -428,6 +428,68 @@ static void test_table_errors(void)
     mb_net_desc_free(d);
 }
 
+/* The shape each row was timed on (mbprobe conv's in_c .. pad columns) is held against the
+ * net's layer of that name: another shape is refused naming the line and both shapes; some of
+ * the columns without the others are refused; a table without them is matched by name (issue
+ * #25, campaign 19's G1). */
+static void test_table_shape(void)
+{
+    mb_net_desc *d = NULL;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_net_desc_read("lenet5", &d, NULL), MB_OK);
+    mb_cilp_options o;
+    mb_solver_conv_defaults(&o);
+    o.device_bytes = 1e9;
+    const double m4 = 4;
+    mb_cilp_point res[1];
+    static const char *const head =
+        "layer,algo,pass,batch,t_median_s,workspace_bytes,in_c,in_h,in_w,out_c,k,stride,pad,"
+        "status\n";
+    /* conv2 as lenet5 has it (6x14x14 -> 16, k 5, pad 0) or as another net's (-> 12 filters);
+     * an unsupported row's shape is not read */
+    static const struct {
+        const char *conv2;
+        int rc;
+        const char *needle;
+    } cases[] = {
+        {"6,14,14,16,5,1,0", MB_OK, NULL},
+        {"6,14,14,12,5,1,0", MB_EFORMAT, "shape.csv:5: layer 'conv2' was timed as 6x14x14 -> 12, "
+                                         "k 5 (stride 1, pad 0); net 'lenet5' has it as 6x14x14 "
+                                         "-> 16, k 5 (stride 1, pad 0): probe this net again"},
+        {"6,14,14,16,3,1,1", MB_EFORMAT, "was timed as 6x14x14 -> 16, k 3 (stride 1, pad 1)"},
+        {"6,28,28,16,5,1,0", MB_EFORMAT, "was timed as 6x28x28 -> 16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024], path[512];
+        snprintf(text, sizeof text,
+                 "%sconv1,gemm,forward,4,0.0123,4567,1,28,28,6,5,1,2,measured\n"
+                 "conv2,fft,forward,4,,,1,1,1,1,1,1,1,unsupported\n"
+                 "conv2,gemm,forward,4,0.0223,4567,6,14,14,16,5,1,0,measured\n"
+                 "conv2,gemm,backward_data,4,0.0411,99,%s,measured\n", head, cases[i].conv2);
+        mb_test_write(path, sizeof path, dir, "shape.csv", text);
+        mb_cilp_table *t = NULL;
+        CU_ASSERT_EQUAL_FATAL(mb_solver_conv_read(path, NULL, &t, &err), MB_OK);
+        CU_ASSERT_EQUAL(mb_solver_conv_sweep(d, t, &m4, 1, &o, res, &err), cases[i].rc);
+        if (cases[i].needle)
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].needle));
+        if (cases[i].needle && !strstr(err.msg, cases[i].needle))
+            printf("\n    case %zu: %s\n", i, err.msg);
+        mb_solver_conv_results_free(res, 1);
+        mb_solver_conv_free(t);
+    }
+    /* some shape columns without the others: refused by the reader, naming the one missing */
+    mb_cilp_table *t = NULL;
+    const char *p = mb_test_write((char[512]){0}, 512, dir, "part.csv",
+                                  "layer,algo,pass,batch,t_median_s,workspace_bytes,in_c,in_h,"
+                                  "in_w,out_c,k,pad\nconv1,gemm,forward,4,0.0123,4567,1,28,28,6,"
+                                  "5,2\n");
+    CU_ASSERT_EQUAL(mb_solver_conv_read(p, NULL, &t, &err), MB_EFORMAT);
+    CU_ASSERT_PTR_NULL(t);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "part.csv: column 'stride' missing beside the other "
+                                           "shape columns"));
+    mb_net_desc_free(d);
+}
+
 /* ---- the commands -------------------------------------------------------------------------- */
 
 static void expect_failure(const char *args, int status, const char *needle)
@@ -487,5 +549,6 @@ int mb_test_suite_solver_conv(void)
            !CU_add_test(s, "infeasible: the layer and the bytes short", test_infeasible_names) ||
            !CU_add_test(s, "sweep over M on lenet5", test_sweep_lenet) ||
            !CU_add_test(s, "table errors, status and backend", test_table_errors) ||
+           !CU_add_test(s, "each layer's rows timed its shape", test_table_shape) ||
            !CU_add_test(s, "mbopt conv and mem", test_commands);
 }

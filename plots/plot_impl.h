@@ -1,0 +1,36 @@
+/* plot_impl.h — what the figures' readers in plots/ share and users of mb_plot.h do not see: the
+ * check of one number in a JSON object that the validation figure introduced (validate.c) and
+ * the convolution figure and the report's cross-check reuse (conv.c, match.c), so that every
+ * refusal reads alike: "FILE: field 'rows[2].batch': must be > 0, got -32"; and the report's
+ * check that a validation file is of its scale file's run (match.c).
+ */
+#ifndef MB_PLOT_IMPL_H
+#define MB_PLOT_IMPL_H
+
+#include <cjson/cJSON.h>
+
+#include "../model/mb_model.h"
+
+/* What a field may hold (flags of mb_plot_field, or'ed). */
+enum {
+    F_REQUIRED = 1, /* absent is an error */
+    F_NULL = 2,     /* null is allowed (read as NaN) */
+    F_POS = 4,      /* must be > 0 */
+    F_NONNEG = 8,   /* must be >= 0 */
+    F_INT = 16      /* must be a whole number (at most 2^53) */
+};
+
+/* Reads object[key] into *v as the flags allow (NaN when absent or null and allowed); text, a
+ * non-finite number or a value the flags exclude is MB_EFORMAT naming the file `path` and the
+ * field as a path into the file, `where` + key ("rows[2]." + "batch"). */
+int mb_plot_field(const cJSON *o, const char *where, const char *key, int flags, const char *path,
+                  double *v, mb_error *err);
+
+/* Whether `val` (a validation file, read and checked by mb_plot_read_validate, at vpath) is the
+ * check of the recommendation in `scale` (a scale file the report has checked, at spath): at
+ * P > 1 of scale's answer, at P = 1 of its P = 1 row, with the same model and settled M where
+ * both record them (match.c). MB_EFORMAT naming both files and the field that differs. */
+int mb_plot_validate_matches(const cJSON *val, const char *vpath, const cJSON *scale,
+                             const char *spath, mb_error *err);
+
+#endif /* MB_PLOT_IMPL_H */
