@@ -454,10 +454,12 @@ static int check_input(const mb_fit_runs *runs, const char *const *paths, double
 /* ---- the bootstrap ---------------------------------------------------------------------------- */
 
 /* Whether the law at the target (n_inf, alpha, m_0) is one mbopt can optimise at every M of the
- * runs: alpha >= 0, and for the shifted form 0 <= m_0 < least M (solver/fits.c refuses others). */
-static int law_usable(const mb_fit_levels *f, double alpha, double m0)
+ * runs: n_inf > 0 (check_law's rule, and mbopt's for the inverse law's samples), alpha >= 0, and
+ * for the shifted form 0 <= m_0 < least M (solver/fits.c refuses others). */
+static int law_usable(const mb_fit_levels *f, double n_inf, double alpha, double m0)
 {
-    return alpha >= 0 && (f->form != MB_FIT_LEVELS_SHIFTED || (m0 >= 0 && m0 < f->batch[0]));
+    return n_inf > 0 && alpha >= 0 &&
+           (f->form != MB_FIT_LEVELS_SHIFTED || (m0 >= 0 && m0 < f->batch[0]));
 }
 
 /* Refits the form to B resamples of the runs (whole runs, within each M) and fills the 95%
@@ -494,7 +496,7 @@ static int bootstrap(const mb_fit_runs *runs, const mb_fit_levels_options *o, mb
         if (fit_any(f, f->form, mean, f->form == MB_FIT_LEVELS_PER_LEVEL ? NULL : f->joint.p,
                     &r, &e2) == MB_OK && r.status == MB_OK &&
             law_at(f->form, r.p, f->l1, f->target, &ni, &al) == MB_OK &&
-            law_usable(f, al, m0 = f->form == MB_FIT_LEVELS_SHIFTED ? r.p[4] : 0.0)) {
+            law_usable(f, ni, al, m0 = f->form == MB_FIT_LEVELS_SHIFTED ? r.p[4] : 0.0)) {
             f->boot[3 * f->boot_ok] = ni;
             f->boot[3 * f->boot_ok + 1] = al;
             f->boot[3 * f->boot_ok + 2] = m0;
@@ -585,7 +587,7 @@ static int check_law(mb_fit_levels *f, mb_error *err)
                             "--target-loss %g: not an inverse law with N_inf > 0 and alpha >= 0",
                             form, f->n_inf, f->alpha, f->target);
     f->m_0 = f->form == MB_FIT_LEVELS_SHIFTED ? p[4] : 0.0;
-    if (!law_usable(f, f->alpha, f->m_0))
+    if (!law_usable(f, f->n_inf, f->alpha, f->m_0))
         return mb_error_set(err, MB_ENODATA, "the shifted law's pole M_0 = %.4g is not in [0, %g),"
                             " the least M: the law has no value at an M the runs trained (use "
                             "another --form)", f->m_0, f->batch[0]);

@@ -220,6 +220,33 @@ static void test_noisy(void)
     mb_fit_runs_free(&runs);
 }
 
+/* A law whose N_inf is small beside alpha / M (cnn-deep calibrated 0.5 -> 0.4: N_inf 47, alpha
+ * 18,000): resamples of noisy runs put N_inf(L2) below 0 (22 of 200 did there). Such a resample
+ * is not an inverse law mbopt can read ("not 3 numbers [n_inf, a, 1] ... with n_inf > 0"), so it
+ * counts as not fitted: every sample kept has N_inf > 0, and the nfit mbfit writes is one mbopt
+ * reads. */
+static void test_bootstrap_n_inf(void)
+{
+    const law w = {6.0, 9000.0, 2.1, 2.1, 0, 0};
+    mb_fit_runs runs;
+    make_runs(&runs, &w, 3, 0.15, 0.04, 0, 11);
+    mb_fit_levels_options o;
+    mb_fit_levels_options_init(&o);
+    o.form = MB_FIT_LEVELS_SEPARABLE;
+    mb_fit_levels f;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_fit_levels_run(&runs, NULL, L2, &o, &f, &err), MB_OK);
+    /* the case is the one it is meant to be: some resamples were left out */
+    CU_ASSERT(f.boot_ok < o.bootstrap);
+    CU_ASSERT(f.boot_ok > o.bootstrap / 2);
+    for (size_t b = 0; b < f.boot_ok; b++) {
+        CU_ASSERT(f.boot[3 * b] > 0);
+        CU_ASSERT(f.boot[3 * b + 1] >= 0);
+    }
+    mb_fit_levels_free(&f);
+    mb_fit_runs_free(&runs);
+}
+
 static void test_misfit_warning(void)
 {
     /* M = 8 twice what the law says at every level (a loss hovering near its noise floor):
@@ -549,6 +576,7 @@ int mb_test_suite_fit_levels(void)
     if (!s)
         return 1;
     return !CU_add_test(s, "each form recovers its law, exactly", test_exact) ||
+           !CU_add_test(s, "bootstrap keeps inverse laws mbopt reads", test_bootstrap_n_inf) ||
            !CU_add_test(s, "noisy curves: prediction and interval", test_noisy) ||
            !CU_add_test(s, "auto: shifted where the pole is, separable where not", test_auto) ||
            !CU_add_test(s, "refusals", test_refusals) ||
