@@ -570,12 +570,13 @@ RUN_TIME_CAP ?= 5
 RUN_ORDER = $$(echo $(SWEEP_BATCHES) | awk '{ c = int((NF + 1) / 2); printf "%s", $$c; \
               for (d = 1; d < NF; d++) { if (c - d >= 1) printf " %s", $$(c - d); if (c + d <= NF) printf " %s", $$(c + d) } }')
 # "--max-seconds S" for a run at M $$m, from the fastest reached run in $$1 (nothing: no cap), S
-# within what mbtrain takes (0.001 to 1e9 s: a RUN_TIME_CAP of 1e-9 or 1e300 is no failed run)
+# within what mbtrain takes (0.001 to 1e9 s: a RUN_TIME_CAP of 1e-9 or 1e300 is no failed run;
+# the ternary in parentheses: a bare '>' in awk's printf is a redirection to a file)
 RUN_CAP = $$(awk -v m=$$m -v k=$(RUN_TIME_CAP) '/^\# net=.* reached=yes/ { w = b = ""; \
               for (i = 2; i <= NF; i++) { split($$i, kv, "="); if (kv[1] == "wall_s") w = kv[2]; if (kv[1] == "batch") b = kv[2] } \
               if (w != "" && (t == "" || w + 0 < t)) { t = w + 0; mb = b + 0 } } \
               END { if (k > 0 && t != "" && m < mb) { c = k * (t > 0.05 ? t : 0.05); \
-                printf "--max-seconds %.3f", c < 0.001 ? 0.001 : c > 1e9 ? 1e9 : c } }' $$(ls $(OUT)/runs/lr$$lr/*.csv 2>/dev/null) /dev/null)
+                printf "--max-seconds %.3f", (c < 0.001 ? 0.001 : (c > 1e9 ? 1e9 : c)) } }' $$(ls $(OUT)/runs/lr$$lr/*.csv 2>/dev/null) /dev/null)
 # prints 1 when a run at M $$m (rate $$lr) was stopped by its --max-seconds before it reached
 RUN_CAPPED = $$(awk -v m=$$m 'FNR == 1 { c = 0 } /^\# max_seconds=/ { c = substr($$0, 15) + 0 } \
               /^\# net=.* reached=no/ { w = b = ""; for (i = 2; i <= NF; i++) { split($$i, kv, "="); \

@@ -781,6 +781,37 @@ static void test_calibration_bad_input(void)
     mb_test_run_free(&r);
 }
 
+/* make run's time cap (RUN_TIME_CAP): once M = 64 reached the target, a run at M = 8 stops
+ * after half that run's seconds (mbtrain --max-seconds; lenet5 at M = 8 needs several times
+ * M = 64's seconds to loss 0.5) and M = 8's next seed is not trained. A change that sent the
+ * cap's printf to a file (awk's '>' in a printf argument is a redirection) left every run
+ * uncapped: mlp's make run trained M = 8 and 16 for 20,000 updates on every seed (135 s). */
+static void test_run_time_cap(void)
+{
+    char dir[256], path[600];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s %s OUT=%s/c %s/c/runs/.done 'RUN_BATCHES=64 8' "
+                                         "'RUN_SEEDS=0 1' RUN_TIME_CAP=0.5 > /dev/null && cat "
+                                         "%s/c/logs/train.log",
+                                     MB_TEST_MAKE_ARGS, dir, dir, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "M = 8: a run was stopped by the time cap; seed 1 not "
+                                         "trained"));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "cd %s/c/runs/lr0.02 && grep -h '^# max_seconds=' "
+                                         "lenet5-momentum-b8-s0.csv && grep -c 'reached=no' "
+                                         "lenet5-momentum-b8-s0.csv && ls", dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "# max_seconds="));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "b8-s1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "b64-s1"));
+    mb_test_run_free(&r);
+    snprintf(path, sizeof path, "%s/1000000000", MB_TEST_SRC); /* no file of the printf */
+    CU_ASSERT_EQUAL(access(path, F_OK), -1);
+    mb_test_rmdir(dir);
+}
+
 /* make run's other knobs (issue #25, H5, H6): each bad value, and each knob the mode chosen
  * ignores, stops make at parse time with one line naming it (exit 2), before any stage; make -n,
  * so that a check that did not fire runs nothing. */
@@ -1117,5 +1148,6 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
            !CU_add_test(s, "make zoo: bad input", test_zoo_bad_input) ||
            !CU_add_test(s, "make run calibration: bad input", test_calibration_bad_input) ||
+           !CU_add_test(s, "make run's time cap", test_run_time_cap) ||
            !CU_add_test(s, "make run knobs: checked before any stage", test_run_knobs);
 }
