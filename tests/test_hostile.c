@@ -90,6 +90,14 @@ static char dir[256];
 
 /* ---- the cases ----------------------------------------------------------------------------- */
 
+/* ranks of one mpirun running two programs (campaign 18's M6; the probe and train tables) */
+#define MIX(A, B) "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe -np 1 " \
+                  A " : -np 1 " B " 2>$W/e; s=$?; grep '^mbtrain\\|^mbprobe' $W/e >&2; exit $s"
+#define MIX_T "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
+              "--threads 1 --batch 8 --max-updates 20 --algo sgd-sync --log $W/o"
+#define MIX_C "mbprobe comm --budget 0.01 --max-reps 20 --bytes 4 --ops ps -o $W/o"
+#define MIX_S "mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o"
+
 static const hcase probe_cases[] = {
     /* a FIFO as --net is read once, for every configuration timed (two thread counts here) */
     {"fifo", "mkfifo $W/n.cfg && { $T cat " NET " > $W/n.cfg & $T mbprobe step --net $W/n.cfg "
@@ -319,12 +327,6 @@ static const hcase probe_cases[] = {
      * lines alone (MPI_ERR_TRUNCATE, or a rank leaving without MPI); their first exchange says
      * which program each runs (mb_comm_mpi_create): one line from rank 0, exit 1 on every rank.
      * A subcommand that does not use MPI takes part too, and beside copies of itself goes on */
-#define MIX(A, B) "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe -np 1 " \
-                  A " : -np 1 " B " 2>$W/e; s=$?; grep '^mbtrain\\|^mbprobe' $W/e >&2; exit $s"
-#define MIX_T "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
-              "--threads 1 --batch 8 --max-updates 20 --algo sgd-sync --log $W/o"
-#define MIX_C "mbprobe comm --budget 0.01 --max-reps 20 --bytes 4 --ops ps -o $W/o"
-#define MIX_S "mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o"
     {"message", MIX(MIX_C, MIX_T), 1, "mbprobe comm: ranks disagree on the program: rank 0 runs "
                                       "mbprobe comm, rank 1 runs mbtrain (1 of the other 1 rank "
                                       "runs another)"},
@@ -334,10 +336,6 @@ static const hcase probe_cases[] = {
     {"message", "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe -np 2 "
                 "mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 -o "
                 "$W/a >/dev/null 2>&1 && grep -q '^cpu,tiny,2,' $W/a", 0, NULL},
-#undef MIX_S
-#undef MIX_C
-#undef MIX_T
-#undef MIX
 };
 
 static const hcase train_cases[] = {
@@ -854,23 +852,18 @@ static const hcase train_cases[] = {
      "MBKIT_FIFO_WAIT='x': must be a number of seconds from 0 to 3600"},
     /* campaign 18's M6: mbtrain beside another program in one mpirun ended with rc 15 or 1 and
      * Open MPI's lines alone; the ranks' first exchange says which program each runs */
-#define MIX(A, B) "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe -np 1 " \
-                  A " : -np 1 " B " 2>$W/e; s=$?; grep '^mbtrain\\|^mbprobe' $W/e >&2; exit $s"
-#define MIX_T "mbtrain --net " NET " --data synthetic:n=256,test=64,c=1,h=8,w=8,classes=4,seed=1 " \
-              "--threads 1 --batch 8 --max-updates 20 --algo sgd-sync --log $W/o"
-#define MIX_C "mbprobe comm --budget 0.01 --max-reps 20 --bytes 4 --ops ps -o $W/o"
-#define MIX_S "mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 -o $W/o"
     {"message", MIX(MIX_T, MIX_C), 1, "mbtrain: ranks disagree on the program: rank 0 runs "
                                       "mbtrain, rank 1 runs mbprobe comm (1 of the other 1 rank "
                                       "runs another): start every rank of the mpirun with the "
                                       "same program"},
     {"message", MIX(MIX_T, MIX_S), 1, "mbtrain: ranks disagree on the program: rank 0 runs "
                                       "mbtrain, rank 1 runs mbprobe step"},
+};
+
 #undef MIX_S
 #undef MIX_C
 #undef MIX_T
 #undef MIX
-};
 
 static const hcase fit_cases[] = {
     /* values a log cannot hold, a header naming a column twice, a step row given twice */
