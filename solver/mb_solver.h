@@ -175,6 +175,8 @@ typedef struct mb_scale_row {
     mb_bound bound;        /* whether the range held that M back */
     double m_lo, m_hi;     /* the range of total M searched at this P */
     int runs_held;         /* 1: bound is an end of the M that P learners' own runs trained */
+    int runs_outside;      /* 1: P > 1 learners' own runs trained no M in the range searched:
+                              the step there is extrapolated; never the best or enough row */
     double t_c_strong;     /* T_C(m_strong, P) */
     double t_c_weak;       /* T_C(m_weak P, P) */
     double speedup_opt;    /* T_C of the scheme at P = 1 over T_C at this P */
@@ -192,12 +194,12 @@ int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options
                     const double *procs, size_t n, mb_scale_row *rows, mb_error *err);
 
 /* The index of the row with the least optimal-scaling T_C (the first of equals) among the rows
- * with at most p_max learners (INFINITY: all); the first row when none has so few. */
+ * with at most p_max learners (INFINITY: all) and not runs_outside; the first row when none. */
 size_t mb_solver_best_row(const mb_scale_row *rows, size_t n, double p_max);
 
 /* The index of the row with the fewest learners whose optimal-scaling T_C is within `slack`
- * (0.1 = 10%) of the least, among rows with at most p_max learners: most of the gain for the
- * least hardware. */
+ * (0.1 = 10%) of the least, among the rows mb_solver_best_row may pick: most of the gain for
+ * the least hardware. */
 size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack, double p_max);
 
 /* Checks that the law and update-time model can be evaluated, naming the first bad parameter

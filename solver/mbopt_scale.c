@@ -293,6 +293,9 @@ static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_
         snprintf(buf, n, "P extrapolated (collective model); M held at the converged range's end");
     else if (beyond_p)
         snprintf(buf, n, "P extrapolated (collective model)");
+    else if (r->runs_outside)
+        snprintf(buf, n, "its %.0f-learner runs trained no M in [%.6g, %.6g]: the step there is "
+                 "extrapolated, not recommended", r->procs, r->m_lo, r->m_hi);
     else if (held && r->runs_held)
         snprintf(buf, n, "M held at the %s end of the M its %.0f-learner runs trained (%.6g..%.6g): "
                  "the step is measured there only", end, r->procs, r->m_lo, r->m_hi);
@@ -314,7 +317,8 @@ static cJSON *row_summary(const model_opts *m, const mb_scale_row *r, double p_a
         mb_json_add_number(b, "t_c", r->opt.t_c);
         cJSON_AddStringToObject(b, "bound", mb_solver_bound_name(r->bound));
         row_label(note, sizeof note, m, r, p_avail);
-        cJSON_AddBoolToObject(b, "extrapolated", *note != '\0' && r->bound == MB_BOUND_NONE);
+        cJSON_AddBoolToObject(b, "extrapolated",
+                              *note != '\0' && (r->bound == MB_BOUND_NONE || r->runs_outside));
         cJSON_AddStringToObject(b, "note", note);
         mb_json_add_number(b, "speedup", r->speedup_opt);
         mb_json_add_number(b, "efficiency", r->eff_opt);

@@ -86,10 +86,14 @@ static void row_range(const mb_update_time *t, const mb_scale_options *opts, dou
     double rr[2];
     r->m_lo = opts->m_lo;
     r->m_hi = opts->m_hi;
+    r->runs_outside = 0;
     from_runs[0] = from_runs[1] = 0;
-    if (p <= 1 || opts->beyond_runs || !runs_range(t, p, rr) ||
-        fmax(r->m_lo, rr[0]) > fmin(r->m_hi, rr[1]))
+    if (p <= 1 || opts->beyond_runs || !runs_range(t, p, rr))
         return;
+    if (fmax(r->m_lo, rr[0]) > fmin(r->m_hi, rr[1])) { /* no M both: searched, labelled */
+        r->runs_outside = 1;
+        return;
+    }
     from_runs[0] = rr[0] > r->m_lo;
     from_runs[1] = rr[1] < r->m_hi;
     r->m_lo = fmax(r->m_lo, rr[0]);
@@ -165,11 +169,19 @@ int mb_solver_scale(const mb_law *law, const mb_update_time *t, mb_scale_options
     return MB_OK;
 }
 
+/* Whether row r may be recommended: P within what can run here, and not a P > 1 whose runs
+ * trained no M in the range searched. */
+static int recommendable(const mb_scale_row *r, double p_max)
+{
+    return r->procs <= p_max && !r->runs_outside;
+}
+
 size_t mb_solver_best_row(const mb_scale_row *rows, size_t n, double p_max)
 {
     size_t best = n;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].procs <= p_max && (best == n || rows[i].opt.t_c < rows[best].opt.t_c))
+        if (recommendable(&rows[i], p_max) &&
+            (best == n || rows[i].opt.t_c < rows[best].opt.t_c))
             best = i;
     return best < n ? best : 0;
 }
@@ -180,7 +192,8 @@ size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack, do
     const double limit = rows[best].opt.t_c * (1.0 + slack);
     size_t pick = best;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].procs <= p_max && rows[i].opt.t_c <= limit && rows[i].procs < rows[pick].procs)
+        if (recommendable(&rows[i], p_max) && rows[i].opt.t_c <= limit &&
+            rows[i].procs < rows[pick].procs)
             pick = i;
     return pick;
 }

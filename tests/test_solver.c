@@ -113,6 +113,17 @@ static void test_scale_runs_range(void)
     CU_ASSERT_EQUAL(rows[1].runs_held, 1);
     CU_ASSERT_DOUBLE_EQUAL(rows[1].opt.m_opt, 96, 1e-9);
     CU_ASSERT_TRUE(rows[1].opt.t_c > free_rows[1].opt.t_c);
+    /* campaign 20's F2: a range searched that holds no M the P = 2 runs trained (200..400
+     * against 96..128) is searched whole but labelled, and P = 2 is never the best or enough
+     * row however fast the model makes it */
+    mb_scale_options apart = {.m_lo = 200, .m_hi = 400};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_scale(&LAW, &t, &apart, procs, 2, rows, &e), MB_OK);
+    CU_ASSERT_EQUAL(rows[1].runs_outside, 1);
+    CU_ASSERT_EQUAL(rows[0].runs_outside, 0);
+    CU_ASSERT_DOUBLE_EQUAL(rows[1].m_lo, 200, 0);
+    rows[1].opt.t_c = rows[0].opt.t_c / 2;
+    CU_ASSERT_EQUAL(mb_solver_best_row(rows, 2, INFINITY), 0u);
+    CU_ASSERT_EQUAL(mb_solver_enough_row(rows, 2, 0.1, INFINITY), 0u);
     /* a converged range inside the runs' narrows further, and its end is not the runs' */
     mb_scale_options narrow = {.m_lo = 100, .m_hi = 120};
     CU_ASSERT_EQUAL_FATAL(mb_solver_scale(&LAW, &t, &narrow, procs, 2, rows, &e), MB_OK);
