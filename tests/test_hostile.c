@@ -858,6 +858,10 @@ static const hcase train_cases[] = {
                                       "same program"},
     {"message", MIX(MIX_T, MIX_S), 1, "mbtrain: ranks disagree on the program: rank 0 runs "
                                       "mbtrain, rank 1 runs mbprobe step"},
+    /* campaign 20's F1: beside a rank that exits without starting MPI (a --help, another
+     * program), mbtrain waited in MPI_Init forever; now MBKIT_MPI_START_WAIT seconds (60) */
+    {"hang", "MBKIT_MPI_START_WAIT=2 " MIX(MIX_T, "true"), 1,
+     "mbtrain: MPI did not start within 2 s: another rank of this mpirun exited or stalled"},
 };
 
 #undef MIX_S

@@ -14,11 +14,16 @@
  * left from inside a call), and mpirun then ends the others. This and mp_abort are the only
  * places the library ends a process: there is no other way out of a wait inside MPI.
  *
+ * MPI_Init itself waits for every rank of the mpirun to start MPI; a rank that exits without it
+ * would leave the others there forever, so start-up has a watchdog of its own (init_bounded).
+ *
  * Not here: threads (comm.c), the interface's argument checks (comm.c), what the ranks compare
  * (agree.c; the program each runs is the first exchange of mb_comm_mpi_create).
  */
 #include "comm_impl.h"
+#include "../../data/mb_parse.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -331,6 +336,73 @@ int mb_comm_mpi_launched(void)
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
 }
 
+/* ---- start-up: MPI_Init bounded ------------------------------------------------------------ */
+
+/* MPI_Init waits for every rank of the mpirun to start MPI; a rank that exits without it (a
+ * `--help`, a program that never uses MPI) leaves the others there forever. A thread started
+ * before it ends this process with one line (from the mpirun's rank 0, or every rank when the
+ * rank is unknown) when MPI has not started within MBKIT_MPI_START_WAIT seconds. */
+#define MPI_START_WAIT 60.0
+
+typedef struct start_dog {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done;
+    double limit;
+    const char *prog;
+} start_dog;
+
+static void *start_watch(void *p)
+{
+    start_dog *d = p;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)d->limit;
+    until.tv_nsec += (long)((d->limit - floor(d->limit)) * 1e9);
+    if (until.tv_nsec >= 1000000000L)
+        until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&d->mu);
+    while (!d->done && pthread_cond_timedwait(&d->cv, &d->mu, &until) == 0)
+        ;
+    int done = d->done;
+    pthread_mutex_unlock(&d->mu);
+    if (!done) {
+        const char *r = getenv("OMPI_COMM_WORLD_RANK");
+        if (!r || strcmp(r, "0") == 0)
+            fprintf(stderr, "%s: MPI did not start within %g s: another rank of this mpirun "
+                    "exited or stalled before starting MPI (every rank must run the same mbkit "
+                    "command; MBKIT_MPI_START_WAIT sets the wait)\n", d->prog, d->limit);
+        _exit(1);
+    }
+    return NULL;
+}
+
+/* MPI_Init_thread under the start-up watchdog; MB_EUSAGE for a bad MBKIT_MPI_START_WAIT. */
+static int init_bounded(int *argc, char ***argv, const char *prog, int *provided, mb_error *err)
+{
+    const char *e = getenv("MBKIT_MPI_START_WAIT");
+    start_dog d = {.limit = MPI_START_WAIT, .prog = prog};
+    if (e && (mb_data_parse_double(e, &d.limit) != MB_OK || !(d.limit > 0 && d.limit <= 3600)))
+        return mb_error_set(err, MB_EUSAGE, "MBKIT_MPI_START_WAIT='%s': must be a number of "
+                            "seconds above 0, at most 3600 (unset: %g)", e, MPI_START_WAIT);
+    pthread_mutex_init(&d.mu, NULL);
+    pthread_cond_init(&d.cv, NULL);
+    pthread_t t;
+    int dog = pthread_create(&t, NULL, start_watch, &d) == 0;
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, provided);
+    if (dog) {
+        pthread_mutex_lock(&d.mu);
+        d.done = 1;
+        pthread_cond_signal(&d.cv);
+        pthread_mutex_unlock(&d.mu);
+        pthread_join(t, NULL);
+    }
+    pthread_cond_destroy(&d.cv);
+    pthread_mutex_destroy(&d.mu);
+    return rc == MPI_SUCCESS ? MB_OK
+                             : mb_error_set(err, MB_EMPI, "MPI could not start (MPI_Init failed)");
+}
+
 int mb_comm_mpi_create(int *argc, char ***argv, const char *program, mb_communicator **c,
                        mb_error *err)
 {
@@ -353,10 +425,11 @@ int mb_comm_mpi_create(int *argc, char ***argv, const char *program, mb_communic
      * from the thread that started it; a library that provides less is refused */
     int provided = 0;
     if (!init) {
-        if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        int rc = init_bounded(argc, argv, s->prog, &provided, err);
+        if (rc != MB_OK) {
             free(s);
             free(h);
-            return mb_error_set(err, MB_EMPI, "MPI could not start (MPI_Init failed)");
+            return rc;
         }
         s->own_init = 1;
     } else {
