@@ -766,6 +766,19 @@ static int sweep_candidates(const mb_cilp_table *t, sweep *s, int m, int micro, 
 
 static double mib(double b) { return b / (1024.0 * 1024.0); }
 
+/* A size for a message: MiB from 1 MiB up, else KiB or bytes (a budget of 100 bytes is not
+ * "0.0 MiB"). */
+static const char *size_str(char buf[32], double b)
+{
+    if (fabs(b) >= 1024.0 * 1024.0)
+        snprintf(buf, 32, "%.1f MiB", mib(b));
+    else if (fabs(b) >= 1024.0)
+        snprintf(buf, 32, "%.1f KiB", b / 1024.0);
+    else
+        snprintf(buf, 32, "%.0f bytes", b);
+    return buf;
+}
+
 /* The memory model's layers of `d`, its bytes without workspace at M, and the layer with the
  * largest feature map (for messages). */
 static int model_bytes(const mb_mem_layer *ml, size_t n, double m, const mb_cilp_options *o,
@@ -826,10 +839,12 @@ static int solve_one(const mb_net_desc *d, const mb_mem_layer *ml, const mb_cilp
     if (!r.feasible) {
         if (r.short_slot < 0) {
             size_t f = largest_fmap(ml, d->n_layers);
-            snprintf(p->why, sizeof p->why, "the model needs %.1f MiB (feature maps %.1f MiB, the "
-                     "largest layer '%s's output), %.1f MiB more than the device's %.1f MiB",
-                     mib(tot.model), mib(tot.fmaps), ml[f].name ? ml[f].name : "?",
-                     mib(-p->avail), mib(o->device_bytes));
+            char b[4][32];
+            snprintf(p->why, sizeof p->why, "the model needs %s (feature maps %s, the largest "
+                     "layer '%s's output), %s more than the device's %s",
+                     size_str(b[0], tot.model), size_str(b[1], tot.fmaps),
+                     ml[f].name ? ml[f].name : "?", size_str(b[2], -p->avail),
+                     size_str(b[3], o->device_bytes));
         } else {
             const mb_cilp_slot *sl = &s->slot[r.short_slot];
             double least;
@@ -876,11 +891,15 @@ int mb_solver_conv_sweep(const mb_net_desc *d, const mb_cilp_table *t, const dou
     if (rc != MB_OK)
         rc = mb_error_set(err, MB_EDOM, "net '%s': the memory model cannot be evaluated", d->name);
     else if (one.model > o->device_bytes)
-        rc = mb_error_set(err, MB_EINVAL, "device memory %.1f MiB: net '%s' needs %.1f MiB even "
-                          "at M = 1 (parameters, gradients and optimiser state %.1f MiB, feature "
-                          "maps and input %.1f MiB)", mib(o->device_bytes), d->name,
-                          mib(one.model), mib(one.params + one.grads + one.state),
-                          mib(one.fmaps + one.input));
+    {
+        char b[4][32];
+        rc = mb_error_set(err, MB_EINVAL, "device memory %s: net '%s' needs %s even at M = 1 "
+                          "(parameters, gradients and optimiser state %s, feature maps and input "
+                          "%s)", size_str(b[0], o->device_bytes), d->name,
+                          size_str(b[1], one.model),
+                          size_str(b[2], one.params + one.grads + one.state),
+                          size_str(b[3], one.fmaps + one.input));
+    }
     sweep s;
     memset(&s, 0, sizeof s);
     if (rc == MB_OK)

@@ -2067,6 +2067,10 @@ static const hcase opt_cases[] = {
     /* M4: an --m-t past 2^53 is named (the overflowed range was blamed on P = 2) */
     {"message", "$T mbopt scale --n-inf 1200 --alpha 3.5e5 --gamma 2e-5 --m-t 1e308 --delta 0.004 "
                 "--procs 1:4 -o $W/o", 1, "--m-t: 1e+308 samples is past 2^53"},
+    /* campaign 20's F3: a device of 100 bytes was "device memory 0.0 MiB: ... needs 0.0 MiB" */
+    {"message", "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm "
+                "-o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv --mem 100 "
+                "--batch 2 -o $W/o", 1, "device memory 100 bytes: net 'tiny' needs "},
 };
 
 static const hcase plot_cases[] = {
