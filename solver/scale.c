@@ -79,7 +79,8 @@ static int runs_range(const mb_update_time *t, double p, double r[2])
 }
 
 /* The range of total M searched at P into row r: [m_lo, m_hi], narrowed at P > 1 to the M that
- * P learners' own runs trained (unless opts->beyond_runs), where the two overlap. */
+ * P learners' own runs trained (unless opts->beyond_runs) where the two overlap; where they do
+ * not, searched whole and marked runs_outside (labelled, never recommended). */
 static void row_range(const mb_update_time *t, const mb_scale_options *opts, double p,
                       mb_scale_row *r, int from_runs[2])
 {
