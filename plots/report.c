@@ -963,8 +963,8 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
 
 
 /* A P > 1 recommendation held out against one learner (validate-rec.json, mbopt validate
- * --recommend with the held-out runs of both; read and checked by mb_plot_read_validate): its
- * verdict and each held-out setting, P beside M. Nothing when the check is not across P. */
+ * --recommend with the held-out runs of both; read and checked by read_validations): its
+ * verdict and each held-out setting, P beside M. */
 static void write_validation_across(FILE *f, const cJSON *vr)
 {
     const cJSON *ho = cJSON_GetObjectItemCaseSensitive(vr, "holdout"), *r;
@@ -1429,6 +1429,13 @@ static int read_validations(const char *in_dir, const cJSON *scale, cJSON **val,
     for (int k = 0; rc == MB_OK && k < 2; k++)
         if (*out[k])
             rc = mb_plot_validate_matches(*out[k], in[k], scale, scale_in, err);
+    /* validate-rec.json is a P > 1 answer's check against one learner, or nothing to show */
+    const cJSON *ho = *val_rec ? cJSON_GetObjectItemCaseSensitive(*val_rec, "holdout") : NULL;
+    if (rc == MB_OK && *val_rec && !(mb_json_get(ho, "procs") > 1))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.procs': not a check across "
+                          "learner counts (> 1: mbopt validate --recommend of a P > 1 answer "
+                          "with its held-out runs writes one); the P = 1 check is validate.json",
+                          in[1]);
     return rc;
 }
 

@@ -484,6 +484,9 @@ static int read_tables_by_p(const cJSON *arr, const char *where, int model, cons
             if (mb_json_get(q, "learners") == p)
                 return mb_error_set(err, MB_EFORMAT, "%s: %s: learners %g given twice", path,
                                     where, p);
+        if (isfinite(p) && (p != floor(p) || p > MB_DATA_RANGE_MAX)) /* campaign 20's M4 */
+            return mb_error_set(err, MB_EFORMAT, "%s: %s: learners %g: not a whole number of "
+                                "learners", path, where, p);
         int bad = !(p > 1) || *n_tables == MB_MODEL_PTABLES;
         if (bad && model)
             return mb_error_set(err, MB_EFORMAT, "%s: %s: 'learners' must be > 1, at most %d "

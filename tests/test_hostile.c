@@ -1997,6 +1997,11 @@ static const hcase opt_cases[] = {
                "'0,/^\t\t\t\"learners\":\t4,/s//\t\t\t\"learners\":\t1,/' $W/t.json && $T mbopt "
                "scale --nfit $E/nfit.json --tfit $W/t.json --comm none --procs 1:4 -o $W/o", 1,
      "t.json: by_learners: learners 1 given twice"},
+    /* campaign 20's M4: a learner count of 2.5 was taken */
+    {"silent", "$T mbfit tupdate $E/step.csv --json -o $W/t.json 2>/dev/null && sed -i "
+               "'0,/^\t\t\t\"learners\":\t4,/s//\t\t\t\"learners\":\t2.5,/' $W/t.json && $T mbopt "
+               "scale --nfit $E/nfit.json --tfit $W/t.json --comm none --procs 1:4 -o $W/o", 1,
+     "t.json: by_learners: learners 2.5: not a whole number of learners"},
     /* campaign 18's M8: mbopt read logs of an algorithm mbtrain never writes */
 #define NJ "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
 #define AB "mkdir $W/r && cp $E/fit_runs/*.csv $W/r/ && sed -i 's/^# algo=sgd$/# algo=bogus/' " \
