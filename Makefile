@@ -395,8 +395,11 @@ RUN_SEEDS    ?= 0 1 2
 # seed a round, up to MAX_SEEDS runs each and SEED_BUDGET extra runs in all
 MAX_SEEDS    ?= 10
 SEED_BUDGET  ?= 24
-# the held-out check: the recommendation and its rivals on this many fresh seeds each
+# the held-out check: the recommendation and its rivals on this many fresh seeds each, the first
+# HOLDOUT_SEED0 (1000 to 1e9; training on the CPU repeats bit for bit, so a second check of the
+# same job is a new sample only from another HOLDOUT_SEED0)
 HOLDOUT_SEEDS ?= 10
+HOLDOUT_SEED0 ?= 1000
 TARGET_LOSS  ?= 0.5
 LR           ?= 0.02
 # learning rates: one sweep each; with several, mbopt recommends (M, lr) together
@@ -620,7 +623,7 @@ CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='
 # -v reads a backslash as an escape (\047 is a quote), so such a value is refused first, before
 # any $(shell). Paths awk hands to system() are quoted there again (sh()): '...' is inert.
 SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK HOLDOUT_SEEDS \
-  HOLDOUT_BEYOND MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
+  HOLDOUT_SEED0 HOLDOUT_BEYOND MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
   RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS DATA PROBE_LEARNERS \
   COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM TORCH_MODEL TORCH_DEVICE \
   TORCH_THREADS TORCH_PROBE_BATCHES TORCH_PROBE_BUDGET TORCH_BATCHES TORCH_SEEDS TORCH_LR \
@@ -759,7 +762,7 @@ HOLDOUT_BEYOND ?= 2
 $(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/par/.done)
 	@$(call stage,holdout,train the answer and its rivals on $(HOLDOUT_SEEDS) fresh seeds,HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
 	  rm -rf $(OUT)/holdout && mkdir -p $(OUT)/holdout && \
-	  plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --holdout-plan $(HOLDOUT_SEEDS) $(P1_DIRS)) || exit 1; \
+	  plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(P1_DIRS)) || exit 1; \
 	  n=0; while [ -n "$$plan" ]; do \
 	    for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
 	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout/lr$$lr || exit 1; \
@@ -779,7 +782,7 @@ $(OUT)/holdout-par/.done: $(OUT)/scale.json $(OUT)/holdout/.done $(OUT)/cfit.jso
 	  p=$$(sed -n 's/^recommendation: P = \([0-9]*\) .*/\1/p' $(OUT)/scale.txt) && \
 	  if [ "$$p" = 1 ]; then echo "one learner recommended: the held-out check covers it"; \
 	  elif [ "$$p" != $(PAR_NP) ]; then echo "P = $$p recommended: this stage trains P = $(PAR_NP) only (PAR_NP)"; \
-	  else plan=$$(mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json --holdout-plan $(HOLDOUT_SEEDS) $(RUN_DIRS)) || exit 1; \
+	  else plan=$$(mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(RUN_DIRS)) || exit 1; \
 	    for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
 	      run $(PAR_RUN) --target-loss $(ANSWER_LOSS) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout-par/lr$$lr || exit 1; \
 	    done; \
@@ -877,7 +880,7 @@ KNOB_AWK = \
 # H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
 # the mode chosen ignores is refused too. GIVEN: set on the command line or in the environment.
 GIVEN = $(filter command environment,$(firstword $(origin $(1))))
-RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
+RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
   -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
   -v ef='$(EVAL_FRAC)' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
   -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \
@@ -913,7 +916,8 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hb='$(HOLDOUT_BEYOND)' 
     system("test -r " sh(f)) != 0 ? "NET=" net ": " f " cannot be read" : \
     system("grep -qs \"^[[:space:]]*\\[net\\]\" " sh(f)) != 0 ? "NET=" net ": " f " is no network description (no [net] section)" : "" } \
   BEGIN { \
-    m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
+    m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_SEED0", hs0, 1000, 1000000000); \
+    if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
     if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
     if (m == "") m = one("LR", lr, "learning rate (LRS holds several: the sweep trains each)"); \

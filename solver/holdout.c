@@ -84,12 +84,17 @@ static void plan_add(mb_holdout_plan *p, double m, const char *why, double m_lo,
 }
 
 int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double m_lo,
-                           double m_hi, size_t n_seeds, mb_holdout_plan *plan, mb_error *err)
+                           double m_hi, size_t n_seeds, unsigned long seed0,
+                           mb_holdout_plan *plan, mb_error *err)
 {
     memset(plan, 0, sizeof *plan);
     if (n_seeds < MB_HOLDOUT_MIN_SEEDS || n_seeds > MB_HOLDOUT_MAX_SEEDS)
         return mb_error_set(err, MB_EINVAL, "a held-out check needs %d to %d fresh seeds, got "
                             "%zu", MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, n_seeds);
+    if (seed0 < MB_HOLDOUT_SEED0 || seed0 > MB_HOLDOUT_SEED0_MAX)
+        return mb_error_set(err, MB_EINVAL, "the first held-out seed is from %d (below it the "
+                            "choosing runs draw theirs) to %lu, got %lu", MB_HOLDOUT_SEED0,
+                            MB_HOLDOUT_SEED0_MAX, seed0);
     const long pick = mb_solver_pick(v);
     const int across = v->p_rec > 1; /* its rivals: one learner's held-out sweep */
     if (pick < 0 && !across && !mb_solver_calibration_only(v))
@@ -116,8 +121,8 @@ int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double
         for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
             plan_add(plan, m_pick * around[k], "neighbour", m_lo, m_hi);
     }
-    /* fresh seeds: from MB_HOLDOUT_SEED0 up, skipping every seed any given run used */
-    unsigned long s = MB_HOLDOUT_SEED0;
+    /* fresh seeds: from seed0 up, skipping every seed any given run used */
+    unsigned long s = seed0;
     while (plan->n_seeds < n_seeds) {
         int used = 0;
         for (size_t i = 0; i < runs->n && !used; i++)

@@ -370,6 +370,7 @@ int mb_solver_calibration_only(const mb_validate *v);
 
 #define MB_SOLVER_FLAT 0.05       /* the flat range: M within 5% of the best T_C */
 #define MB_HOLDOUT_SEED0 1000     /* held-out seeds are drawn from here up, skipping used ones */
+#define MB_HOLDOUT_SEED0_MAX 1000000000UL /* the largest first held-out seed (mbtrain: 2^40) */
 #define MB_HOLDOUT_MIN_SEEDS 3
 #define MB_HOLDOUT_MAX_SEEDS 64
 #define MB_HOLDOUT_MAX_SETTINGS 7
@@ -393,11 +394,14 @@ typedef struct mb_holdout_plan {
  * round(v->m_rec) where mb_solver_calibration_only), the
  * in-sample best at its P and rate, the model's optimum v->m_rec, and M / 1.5, M * 1.5,
  * M / 1.22, M * 1.22 around the recommendation, each rounded, inside [m_lo, m_hi], none within
- * 10% of one before it; seeds from MB_HOLDOUT_SEED0 up that no run of `runs` (the logs that
- * fitted and chose) used. MB_EINVAL for n_seeds outside [MB_HOLDOUT_MIN_SEEDS,
- * MB_HOLDOUT_MAX_SEEDS], MB_ENODATA when v has no recommendation with runs. */
+ * 10% of one before it; seeds from seed0 (MB_HOLDOUT_SEED0 or above: a second check of the
+ * same runs from another seed0 is an independent sample of the held-out side) up that no run of
+ * `runs` (the logs that fitted and chose) used. MB_EINVAL for n_seeds outside
+ * [MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS] or seed0 outside [MB_HOLDOUT_SEED0,
+ * MB_HOLDOUT_SEED0_MAX], MB_ENODATA when v has no recommendation with runs. */
 int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double m_lo,
-                           double m_hi, size_t n_seeds, mb_holdout_plan *plan, mb_error *err);
+                           double m_hi, size_t n_seeds, unsigned long seed0,
+                           mb_holdout_plan *plan, mb_error *err);
 
 typedef enum mb_holdout_verdict {
     MB_HOLDOUT_TIED = 0, /* the rival interval holds 1 */

@@ -33,6 +33,7 @@ typedef struct holdout_cli {
     char *dirs[MAX_HOLDOUT_DIRS]; /* --holdout DIR... */
     size_t n_dirs;
     size_t plan_seeds;            /* --holdout-plan N (0: not asked) */
+    unsigned long seed0;          /* --holdout-seed0 S (0: not given, MB_HOLDOUT_SEED0) */
     int beyond;                   /* --holdout-beyond */
     int more_seeds;               /* --more-seeds */
     size_t max_seeds;             /* --max-seeds */
@@ -117,10 +118,11 @@ static void print_token(double m, double lr, unsigned long seed, int first)
 /* --holdout-plan N: the held-out sweep, seed by seed over M, on one line; what it holds out on
  * standard error. */
 static int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, const model_opts *m,
-                              size_t n_seeds, mb_error *err)
+                              size_t n_seeds, unsigned long seed0, mb_error *err)
 {
     mb_holdout_plan plan;
-    int rc = mb_solver_holdout_plan(v, runs, m->m_lo, m->m_hi, n_seeds, &plan, err);
+    int rc = mb_solver_holdout_plan(v, runs, m->m_lo, m->m_hi, n_seeds,
+                                    seed0 ? seed0 : MB_HOLDOUT_SEED0, &plan, err);
     if (rc != MB_OK)
         return rc;
     char what[512] = "";
@@ -524,6 +526,8 @@ static void validate_help(void)
            "                        M / 1.5, M / 1.22, M * 1.22, M * 1.5, on N fresh seeds\n"
            "                        (3..64, from 1000 up, none a seed of LOG|DIR), seed by seed,\n"
            "                        as M,LR,SEED tokens on one line\n"
+           "      --holdout-seed0 S with --holdout-plan: the held-out seeds from S up (1000 to\n"
+           "                        1e9; default 1000): another S is an independent check\n"
            "      --holdout-beyond  with --holdout: print only what extends the held-out sweep\n"
            "                        when its best M is the least or largest it trained: M / 1.5\n"
            "                        or M * 1.5 on the best's held-out seeds, as M,LR,SEED tokens\n"
@@ -895,6 +899,22 @@ static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *er
     return MB_OK;
 }
 
+/* --holdout-seed0 S: a whole number, written in digits, from MB_HOLDOUT_SEED0 to
+ * MB_HOLDOUT_SEED0_MAX. */
+static int seed0_flag(const char *arg, unsigned long *seed0, mb_error *err)
+{
+    double x;
+    if (mb_data_flag_double("--holdout-seed0", arg, 0, MB_POSITIVE, &x, err))
+        return MB_EINVAL;
+    if (strspn(arg, "0123456789") != strlen(arg) || x < MB_HOLDOUT_SEED0 ||
+        x > (double)MB_HOLDOUT_SEED0_MAX)
+        return mb_error_set(err, MB_EINVAL, "--holdout-seed0: a whole number from %d (below it "
+                            "the choosing runs draw their seeds) to %lu, got '%s'",
+                            MB_HOLDOUT_SEED0, MB_HOLDOUT_SEED0_MAX, arg);
+    *seed0 = (unsigned long)x;
+    return MB_OK;
+}
+
 /* Parses the options into vc; returns -1 to go on, else the exit status (help, a usage error,
  * a bad value). */
 static int validate_parse(int argc, char **argv, validate_cli *vc)
@@ -907,6 +927,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                                        {"comm-from-runs", no_argument, 0, OPT_COMM_RUNS},
                                        {"holdout", required_argument, 0, OPT_HOLDOUT},
                                        {"holdout-plan", required_argument, 0, OPT_HOLDOUT_PLAN},
+                                       {"holdout-seed0", required_argument, 0, OPT_HOLDOUT_SEED0},
                                        {"holdout-beyond", no_argument, 0, OPT_HOLDOUT_BEYOND},
                                        {"more-seeds", no_argument, 0, OPT_MORE_SEEDS},
                                        {"max-seeds", required_argument, 0, OPT_MAX_SEEDS},
@@ -943,6 +964,10 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
             break;
         case OPT_HOLDOUT_PLAN:
             if (seeds_flag("--holdout-plan", optarg, &hc->plan_seeds, &err) != MB_OK)
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_HOLDOUT_SEED0:
+            if (seed0_flag(optarg, &hc->seed0, &err) != MB_OK)
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_MAX_SEEDS:
@@ -986,6 +1011,9 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                             "--grid-cost LIST");
     if (!vc->grid.seeds)
         vc->grid.seeds = 5;
+    if (hc->seed0 && !hc->plan_seeds)
+        return mb_cli_usage(prog, sub, "--holdout-seed0 sets where --holdout-plan's seeds start: "
+                            "give --holdout-plan N");
     if (hc->beyond && hc->n_dirs == 0)
         return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
                             "runs with --holdout DIR");
@@ -1254,7 +1282,7 @@ int mbopt_validate(int argc, char **argv)
     }
     printed |= hc->plan_seeds || hc->more_seeds;
     if (rc == MB_OK && hc->plan_seeds)
-        rc = holdout_plan_print(&v, &runs, m, hc->plan_seeds, &err);
+        rc = holdout_plan_print(&v, &runs, m, hc->plan_seeds, hc->seed0, &err);
     else if (rc == MB_OK && hc->more_seeds)
         rc = more_seeds_print(hc, m, &v, &runs);
     else if (rc == MB_OK && hc->n_dirs && !printed)

@@ -2076,6 +2076,14 @@ static const hcase opt_cases[] = {
     {"message", "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm "
                 "-o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv --mem 100 "
                 "--batch 2 -o $W/o", 1, "device memory 100 bytes: net 'tiny' needs "},
+    /* --holdout-seed0 (eighth session): from 1000, in digits, and only with --holdout-plan */
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 3 "
+               "--holdout-seed0 999 $E/fit_runs", 1,
+     "--holdout-seed0: a whole number from 1000 (below it the choosing runs draw"},
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 3 "
+               "--holdout-seed0 2e3 $E/fit_runs", 1, "--holdout-seed0: a whole number from 1000"},
+    {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-seed0 2000 "
+               "$E/fit_runs -o $W/o", 2, "--holdout-seed0 sets where --holdout-plan's seeds start"},
 };
 
 static const hcase plot_cases[] = {

@@ -59,6 +59,13 @@ static void add_run(mb_validate_row *r, double t)
     gsl_sort(r->t_runs, 1, r->reached);
 }
 
+/* The plan over M in [8, 128], its held-out seeds from MB_HOLDOUT_SEED0. */
+static int plan_of(const mb_validate *v, const mb_fit_runs *runs, size_t n_seeds,
+                   mb_holdout_plan *plan, mb_error *e)
+{
+    return mb_solver_holdout_plan(v, runs, 8, 128, n_seeds, MB_HOLDOUT_SEED0, plan, e);
+}
+
 static void test_plan_fresh_seeds(void)
 {
     mb_validate v;
@@ -77,7 +84,7 @@ static void test_plan_fresh_seeds(void)
     mb_fit_runs runs = {.n = n, .seed = (double *)seeds};
     mb_holdout_plan plan;
     mb_error e = {0};
-    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(plan_of(&v, &runs, 10, &plan, &e), MB_OK);
     CU_ASSERT_EQUAL(plan.n_seeds, 10);
     for (size_t s = 0; s < plan.n_seeds; s++) {
         CU_ASSERT_TRUE(plan.seeds[s] >= MB_HOLDOUT_SEED0);
@@ -101,12 +108,25 @@ static void test_plan_fresh_seeds(void)
         for (size_t j = 0; j < k; j++)
             CU_ASSERT_TRUE(fabs(log(plan.batch[k] / plan.batch[j])) >= log(1.1));
     }
+    /* from another first seed: an independent sample, still skipping the seeds the runs used
+     * (1001 and 1003) */
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, 1001, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL(plan.seeds[0], 1002);
+    CU_ASSERT_EQUAL(plan.seeds[1], 1004);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, 2000, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL(plan.seeds[0], 2000);
+    CU_ASSERT_EQUAL(plan.seeds[9], 2009);
+    /* below 1000 the choosing runs draw their seeds; past MB_HOLDOUT_SEED0_MAX is refused */
+    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, 999, &plan, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "first held-out seed"));
+    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, MB_HOLDOUT_SEED0_MAX + 1,
+                                           &plan, &e), MB_EINVAL);
     /* a budget of 0 seeds (or 2: no interval) is refused; so is a plan with no recommendation */
-    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 0, &plan, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(plan_of(&v, &runs, 0, &plan, &e), MB_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "fresh seeds"));
-    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 2, &plan, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(plan_of(&v, &runs, 2, &plan, &e), MB_EINVAL);
     v.settled = v.rec = -1;
-    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_ENODATA);
+    CU_ASSERT_EQUAL(plan_of(&v, &runs, 10, &plan, &e), MB_ENODATA);
     mb_validate_free(&v);
     /* calibration only: no run reached this target (the law was extrapolated to it), so the
      * plan centres on the model's optimum, 40, and its neighbours */
@@ -116,7 +136,7 @@ static void test_plan_fresh_seeds(void)
     set_row(&v.rows[1], 64, never, 3);
     v.m_rec = 40.2;
     CU_ASSERT_TRUE(mb_solver_calibration_only(&v));
-    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(plan_of(&v, &runs, 10, &plan, &e), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(plan.batch[0], 40, 0);
     CU_ASSERT_STRING_EQUAL(plan.why[0], "recommended");
     CU_ASSERT_EQUAL(plan.n_batch, 5); /* 40; 27, 60, 33, 49 */
@@ -124,7 +144,7 @@ static void test_plan_fresh_seeds(void)
     CU_ASSERT_DOUBLE_EQUAL(plan.batch[2], 60, 0);
     v.rows[1].reached = 1; /* one run reached it: the usual rule, and no row stands for 40 */
     CU_ASSERT_FALSE(mb_solver_calibration_only(&v));
-    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_ENODATA);
+    CU_ASSERT_EQUAL(plan_of(&v, &runs, 10, &plan, &e), MB_ENODATA);
     mb_validate_free(&v);
 }
 
@@ -327,7 +347,7 @@ static void test_holdout_across(void)
     mb_fit_runs runs = {.n = 3, .seed = (double *)seeds};
     mb_holdout_plan plan;
     mb_error e = {0};
-    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(plan_of(&v, &runs, 10, &plan, &e), MB_OK);
     CU_ASSERT_EQUAL(plan.p, 2);
     CU_ASSERT_EQUAL(plan.n_batch, 1);
     CU_ASSERT_EQUAL(plan.batch[0], 20);
@@ -822,6 +842,8 @@ static void test_run_knobs(void)
     } bad[] = {
         {"HOLDOUT_SEEDS=2", "HOLDOUT_SEEDS=2: a whole number from 3 to 64"},
         {"HOLDOUT_SEEDS=abc", "HOLDOUT_SEEDS=abc: a whole number from 3 to 64"},
+        {"HOLDOUT_SEED0=999", "HOLDOUT_SEED0=999: a whole number from 1000 to 1000000000"},
+        {"HOLDOUT_SEED0=2e3", "HOLDOUT_SEED0=2e3: a whole number from 1000"},
         {"HOLDOUT_BEYOND=1.5", "HOLDOUT_BEYOND=1.5: a whole number"},
         {"MAX_SEEDS=0", "MAX_SEEDS=0: a whole number"},
         /* campaign 12's P7: mbopt validate --max-seeds takes 3 to 64, as HOLDOUT_SEEDS */

@@ -147,7 +147,7 @@ $(TS)/scale.done: $(TS)/nfit.done $(TS)/tfit.done
 $(TS)/holdout.done: $(TS)/scale.done
 	@$(call stage,holdout,train the answer and its rivals on $(TORCH_HOLDOUT_SEEDS) fresh seeds,TORCH_HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
 	  rm -rf $(OUT)/holdout && \
-	  plan=$$(mbopt validate $(TORCH_FITS) --holdout-plan $(TORCH_HOLDOUT_SEEDS) $(TORCH_DIRS)) && \
+	  plan=$$(mbopt validate $(TORCH_FITS) --holdout-plan $(TORCH_HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(TORCH_DIRS)) && \
 	  run $(TORCH_RUNS) --plan "$$plan" --log-dir '$(OUT)/holdout/lr{lr}' && touch $@)
 
 $(TS)/validate.done: $(TS)/holdout.done
