@@ -1334,6 +1334,19 @@ static const hcase fit_cases[] = {
     {"silent", LT1 "ln -s v0 $W/l && " NU "--lightning $W/v0 $W/v1 $W/l -o $W/o", 1,
      "/l: given twice (also as "},
 #undef LT1
+    /* campaign 20's minor: a log cut inside its summary line was read (the cut drops diverged=
+     * and the rest): the file ending inside the line, or a key mbtrain always writes missing */
+#define ML TRAIN "--max-updates 20 --log $W/a.csv > /dev/null && "
+    {"silent", ML "head -c -30 $W/a.csv > $W/b.csv && " NU "$W/b.csv -o $W/o", 1,
+     ": the summary line has no newline at its end: the log was cut inside it"},
+    {"silent", ML "sed -i '$s/ diverged=.*//' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     ": summary line: no field 'diverged', which mbtrain writes in every summary: the line is "
+     "cut short"},
+    {"silent", ML "sed -i '$s/ wall_s=[^ ]*//' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     ": summary line: no field 'wall_s', which mbtrain writes"},
+    {"silent", ML "sed -i '$s/diverged=no/diverged=/' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     ": summary line: field 'diverged' '' is empty"},
+#undef ML
 };
 
 static const hcase opt_cases[] = {
