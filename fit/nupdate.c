@@ -395,8 +395,8 @@ static int summary_at(const mb_table *t, size_t *at, mb_error *err)
 
 /* The keys every summary of a run-log writer holds (`tool`: mbtrain or mbkit_torch runs, whose
  * kind mb_format_kind_of_tool says is a run log), given the `n` keys the line has: all of
- * run_mon.c's mb_run_result_format before its per-algorithm tail, less test_loss and test_acc,
- * which only mbtrain writes (the front end's summary has none). A summary cut short loses its
+ * run_mon.c's mb_run_result_format before its per-algorithm tail (test_loss and test_acc only
+ * where the tool is mbtrain: the front end's summary has none). A summary cut short loses its
  * last keys, diverged= first, and readers take diverged= from it (campaign 20's minor).
  * MB_EFORMAT naming the file, the line and the first key missing. */
 static int summary_keys(const mb_table *t, long line, const char *const *keys, size_t n,
