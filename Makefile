@@ -471,10 +471,28 @@ $(if $(HOSTFILE),$(if $(shell test '$(HOSTFILE_BYTES)' -le 1048576 2>/dev/null &
 # A line is "host [slots=N] [max_slots=M]" (N, M whole from 1, each once, M >= N); a host listed
 # twice, another word, or "slots = 2" (which Open MPI would not read as 2) is "line N: why", not
 # a count taken from a file that is no hostfile (campaigns 15-17's minor). Host names compare
-# without case and without a trailing dot (localhost, LOCALHOST and localhost. are one host), and
-# hold letters, digits, - . and : only (campaign 19's M6: local_host was taken).
+# without case and without a trailing dot (localhost, LOCALHOST and localhost. are one host). A
+# host is a name as RFC 1123 has it (labels of letters, digits and -, 1 to 63 characters, not
+# starting or ending with -, joined by single dots, one trailing dot at most, 253 characters at
+# most) or an IPv4 or IPv6 address (campaign 19's M6: local_host was taken; campaign 20's minor:
+# localhost.., localhost: and a- were).
 NPROC        := $(if $(HOSTFILE),$(shell awk 'function no(why) { print "line " NR ": " why; bad = 1; exit } \
-                  !/^[ \t]*(\#|$$)/ { if ($$1 !~ /^[A-Za-z0-9][-A-Za-z0-9.:]*$$/ || length($$1) > 253) no("\"" $$1 "\" is no host name"); \
+                  function name(h,   a, n, i) { if (h !~ /^[-A-Za-z0-9.]+$$/ || length(h) > 253) return 0; sub(/\.$$/, "", h); \
+                    n = split(h, a, "."); for (i = 1; i <= n; i++) \
+                      if (a[i] !~ /^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$$/ || length(a[i]) > 63) return 0; \
+                    return n > 0 } \
+                  function v4(s,   a, i) { if (split(s, a, ".") != 4) return 0; \
+                    for (i = 1; i <= 4; i++) if (a[i] !~ /^[0-9]+$$/ || length(a[i]) > 3 || a[i] + 0 > 255) return 0; \
+                    return 1 } \
+                  function groups(s, tail,   a, n, i, c) { if (s == "") return 0; n = split(s, a, ":"); \
+                    for (i = 1; i <= n; i++) if (a[i] ~ /^[0-9A-Fa-f]+$$/ && length(a[i]) <= 4) c++; \
+                      else if (tail && i == n && v4(a[i])) c += 2; else return -1; \
+                    return c } \
+                  function v6(h,   z, l, r) { z = index(h, "::"); if (!z) return groups(h, 1) == 8; \
+                    r = substr(h, z + 2); if (index(r, "::")) return 0; \
+                    l = groups(substr(h, 1, z - 1), 0); r = groups(r, 1); return l >= 0 && r >= 0 && l + r <= 7 } \
+                  !/^[ \t]*(\#|$$)/ { if (!name($$1) && !(v6($$1))) \
+                    no("\"" $$1 "\" is no host name (labels of letters, digits and - joined by dots, or an IPv4 or IPv6 address)"); \
                     h = tolower($$1); sub(/\.$$/, "", h); \
                     if (h in seen) no("host " $$1 " listed twice (line " seen[h] ")"); seen[h] = NR; \
                     n = 1; ns = mx = 0; for (i = 2; i <= NF; i++) { \
@@ -807,6 +825,9 @@ $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)
 # algorithms on lenet5), then one algorithm per layer and pass for each M under a device of
 # CONV_MEM (the GLPK ILP), with T_C from the N_update fit. lenet5 holds 1 to 3 MiB at these M:
 # 2M (a cache-sized budget, not a GPU) makes memory bind inside the sweep; 12G for a real device.
+# The knob check refuses CONV_MEM below 1M: the least a net needs (its model, feature maps and
+# each layer's least workspace) is known only from the conv stage's probe table, too late for a
+# check before anything runs (campaign 20's minor: CONV_MEM=100 failed at the conv stage).
 CONV_BATCHES ?= 4:64
 CONV_BUDGET  ?= 0.05
 CONV_MEM     ?= $(if $(CUDA_RUN),12G,2M)
@@ -865,9 +886,10 @@ KNOB_AWK = \
   function split_among(name, v, k, what,   n, a, i) { n = split(v, a, " "); \
     for (i = 1; i <= n; i++) if (a[i] % k != 0) return name "=" v ": " a[i] " does not split among " k " " what ": give a multiple of " k; \
     return "" } \
-  function memsize(name, v,   u, b) { u = v ~ /K/ ? 1024 : v ~ /M/ ? 1048576 : v ~ /G/ ? 1073741824 : 1; b = (v + 0) * u; \
-    return v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([KMG](i?B)?)?$$/ && b >= 1 && b == int(b) && b <= 9007199254740991 ? "" : \
-    name "=" v ": a size above 0 in bytes, with K, M or G (12G): a whole number of bytes, at most 2^53 - 1" } \
+  function memsize(name, v, lo, why,   u, b) { u = v ~ /K/ ? 1024 : v ~ /M/ ? 1048576 : v ~ /G/ ? 1073741824 : 1; b = (v + 0) * u; \
+    if (!(v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([KMG](i?B)?)?$$/ && b >= 1 && b == int(b) && b <= 9007199254740991)) \
+      return name "=" v ": a size above 0 in bytes, with K, M or G (12G): a whole number of bytes, at most 2^53 - 1"; \
+    return b < lo ? name "=" v ": " why : "" } \
   function most(v,   a, n, i, b) { gsub(/ +/, ",", v); n = expand(v, a); for (i = 1; i <= n; i++) if (a[i] > b) b = a[i]; return b } \
   function fits(name, v, n, data,   b) { b = most(v); return b > n ? \
     sprintf("%s=%s: M = %d is larger than the %d training samples of DATA=%s", name, v, b, n, data) : "" } \
@@ -935,7 +957,8 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' 
     if (m == "") m = split_among("PAR_BATCHES", pab, pnp, "processes (the par stage runs mpirun -np " pnp ")"); \
     if (m == "") m = list("PAR_SEEDS", pas, 0, 1, "seed", 0); \
     if (m == "") m = range("CONV_BATCHES", cvb, 65536); if (m == "") m = pos("CONV_BUDGET", cvu, 0, 3600); \
-    if (m == "") m = memsize("CONV_MEM", cvm); if (m == "") m = dataset(data); \
+    if (m == "") m = memsize("CONV_MEM", cvm, 1048576, "below 1M, the least device memory make run takes: what a net and the least workspace of its layers need is known only at the conv stage, from the table of mbprobe conv (lenet5 needs 0.8 MiB at M = 1)"); \
+    if (m == "") m = dataset(data); \
     if (m == "" && ntrain) m = fits("PROBE_BATCHES", pb, ntrain, data); \
     if (m == "" && ntrain) m = fits(swname, swb, ntrain, data); \
     if (m == "" && ntrain && comm != "none") m = fits("PAR_BATCHES", pab, ntrain, data); \

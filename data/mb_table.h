@@ -70,4 +70,8 @@ size_t mb_table_trailers(const mb_table *t);
 const char *mb_table_trailer(const mb_table *t, size_t i);
 long mb_table_trailer_line(const mb_table *t, size_t i);
 
+/* The 1-based number of the file's last line when no newline ends it (every writer of mbkit
+ * ends each line with one, so the file may have been cut inside that line), 0 when one does. */
+long mb_table_unended(const mb_table *t);
+
 #endif /* MB_TABLE_H */

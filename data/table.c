@@ -29,6 +29,7 @@ struct mb_table {
     char **trailers;   /* ntrail "#" lines after the header, "# " stripped */
     long *trail_lines; /* their 1-based line numbers */
     size_t ntrail;
+    long unended;      /* the last line's number when no newline ends it (a file cut short), 0 */
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -111,6 +112,8 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
         p = nl ? nl + 1 : p + strlen(p);
         if (!*line)
             continue;
+        if (!nl)
+            t->unended = lineno;
         if (*line == '#') {
             char *body = trim(line + 1);
             if (t->header) {
@@ -229,6 +232,7 @@ long mb_table_line(const mb_table *t, size_t row) { return t->lines[row]; }
 size_t mb_table_trailers(const mb_table *t) { return t->ntrail; }
 const char *mb_table_trailer(const mb_table *t, size_t i) { return t->trailers[i]; }
 long mb_table_trailer_line(const mb_table *t, size_t i) { return t->trail_lines[i]; }
+long mb_table_unended(const mb_table *t) { return t->unended; }
 
 long mb_table_col(const mb_table *t, const char *name)
 {

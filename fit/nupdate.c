@@ -335,7 +335,9 @@ static int summary_value(const mb_table *t, long line, const char *key, const ch
     const int number = mb_data_parse_double(v, &x) == MB_OK;
     const int name = strcmp(key, "net") == 0 || strcmp(key, "algo") == 0; /* (nanonet) */
     const char *why = NULL;
-    if (strcmp(key, "reached") == 0 && strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+    if (!*v)
+        why = "is empty (a log writes a value, '-' where there is none)";
+    else if (strcmp(key, "reached") == 0 && strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
         why = "is not yes or no";
     else if (!name && mb_data_non_finite(v))
         why = "is not a finite number (a log holds finite numbers, '-' where there is none)";
@@ -356,8 +358,9 @@ static int summary_value(const mb_table *t, long line, const char *key, const ch
  * and a killed run leaves none): a second summary, or a row after it, is a log added to after
  * its run ended (campaign 18's known minors); a log whose `# tool=` is one of them
  * (mb_format_kind_of_tool gives a run log) without one is cut short. A log of another writer
- * (hand-made, data/examples/) may leave it out: the fit reads the rows. MB_EFORMAT naming the
- * file and line. */
+ * (hand-made, data/examples/) may leave it out: the fit reads the rows. A summary that is the
+ * file's last line without a newline at its end is cut inside (campaign 20's minor: the cut
+ * dropped diverged=). MB_EFORMAT naming the file and line. */
 static int summary_at(const mb_table *t, size_t *at, mb_error *err)
 {
     *at = SIZE_MAX;
@@ -378,6 +381,10 @@ static int summary_at(const mb_table *t, size_t *at, mb_error *err)
                                   "one: the log is cut short", mb_table_path(t), tool)
                    : MB_OK;
     const long line = mb_table_trailer_line(t, *at);
+    if (mb_table_unended(t) == line)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: the summary line has no newline at its end: "
+                            "the log was cut inside it (mbtrain ends every line with one)",
+                            mb_table_path(t), line);
     for (size_t r = mb_table_rows(t); r-- > 0 && mb_table_line(t, r) > line;)
         if (r == 0 || mb_table_line(t, r - 1) < line)
             return mb_error_set(err, MB_EFORMAT, "%s:%ld: a row after the summary line (line "
@@ -386,8 +393,41 @@ static int summary_at(const mb_table *t, size_t *at, mb_error *err)
     return MB_OK;
 }
 
-/* mbtrain's summary, when the log has one (summary_at): each key in it once, and its net,
- * algo, batch and seed those of the log's own metadata. The fit reads the rows, make run's
+/* The keys every summary of a run-log writer holds (`tool`: mbtrain or mbkit_torch runs, whose
+ * kind mb_format_kind_of_tool says is a run log), given the `n` keys the line has: all of
+ * run_mon.c's mb_run_result_format before its per-algorithm tail (test_loss and test_acc only
+ * where the tool is mbtrain: the front end's summary has none). A summary cut short loses its
+ * last keys, diverged= first, and readers take diverged= from it (campaign 20's minor).
+ * MB_EFORMAT naming the file, the line and the first key missing. */
+static int summary_keys(const mb_table *t, long line, const char *const *keys, size_t n,
+                        mb_error *err)
+{
+    static const char *const always[] = {
+        "net", "algo", "batch", "seed", "updates", "epochs", "samples", "wall_s", "eval_s",
+        "loss", "eval_loss", "eval_acc", "test_loss", "test_acc", "reached", "reached_update",
+        "reached_wall_s", "evals", "checks", "eval_samples", "snap_s", "diverged",
+        "diverged_update"};
+    const char *tool = mb_table_meta(t, "tool"), *kind = mb_format_kind_of_tool(tool);
+    if (!kind || strcmp(kind, MB_FORMAT_RUNLOG) != 0)
+        return MB_OK; /* another writer's (hand-made) summary: the readers take diverged= only */
+    const int front_end = strcmp(tool, "mbtrain") != 0;
+    for (size_t k = 0; k < sizeof always / sizeof always[0]; k++) {
+        if (front_end && strncmp(always[k], "test_", 5) == 0)
+            continue;
+        size_t j = 0;
+        while (j < n && strcmp(keys[j], always[k]) != 0)
+            j++;
+        if (j == n)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: no field '%s', which "
+                                "%s writes in every summary: the line is cut short",
+                                mb_table_path(t), line, always[k], tool);
+    }
+    return MB_OK;
+}
+
+/* mbtrain's summary, when the log has one (summary_at): each key in it once, every key its
+ * writer always writes (summary_keys), and its net, algo, batch and seed those of the log's own
+ * metadata. The fit reads the rows, make run's
  * time cap the summary: a log whose two halves disagree would be one run to one and another to
  * the other (campaigns 16 and 17). MB_EFORMAT naming the file and the field. */
 static int log_summary(const mb_table *t, mb_error *err)
@@ -428,6 +468,8 @@ static int log_summary(const mb_table *t, mb_error *err)
                                   mb_table_meta_line(t, same[k]));
         }
     }
+    if (rc == MB_OK)
+        rc = summary_keys(t, sum_line, keys, n, err);
     free(line);
     return rc == MB_OK ? summary_reached_rows(t, sum, err) : rc;
 }

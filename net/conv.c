@@ -16,6 +16,11 @@ const char *mb_conv_algo_name(mb_conv_algo algo)
     return (algo >= 0 && algo < MB_CONV_N_ALGOS) ? algo_names[algo] : "unknown";
 }
 
+const char *mb_conv_algo_nth(int k)
+{
+    return k >= 0 && k < MB_CONV_N_ALGOS ? algo_names[k] : NULL;
+}
+
 int mb_conv_algo_parse(const char *name, mb_conv_algo *algo)
 {
     for (int a = 0; a < MB_CONV_N_ALGOS && name; a++)

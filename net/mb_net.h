@@ -123,6 +123,8 @@ typedef enum mb_conv_pass {
 /* "gemm", "direct", "fft", "winograd"; parse returns MB_EINVAL for other names. */
 const char *mb_conv_algo_name(mb_conv_algo algo);
 int mb_conv_algo_parse(const char *name, mb_conv_algo *algo);
+/* The k-th of those names (k from 0), NULL past the last: for checks that list them all. */
+const char *mb_conv_algo_nth(int k);
 const char *mb_conv_pass_name(mb_conv_pass pass);
 /* MB_OK when desc has a convolution layer, else MB_EINVAL with "net 'NAME' has no convolution
  * layer" in err: what a convolution probe, the convolution ILP and --conv-algo need. */

@@ -8,6 +8,7 @@
 #include "mb_plot.h"
 #include "plot_impl.h"
 #include "../data/mb_json.h"
+#include "../net/mb_net.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,9 +36,21 @@ static int changed(const cJSON *a, const cJSON *b)
     return n;
 }
 
+/* The names a file's `choice.algo` may hold: those net/conv.c knows, the CPU's, when its
+ * `backend` (mbopt conv writes the probe table's) is cpu, or absent (a file written before
+ * mbopt conv wrote one: the CPU is the default backend); another backend's names live with it
+ * (train/backend/cuda/, not built everywhere), and a table without a backend column (null)
+ * names none, as mbopt conv reads it: there any name but an empty one. */
+typedef struct algo_names {
+    const char *(*nth)(int);
+    const char *what;
+} algo_names;
+
 /* One row's `choice` (the changes drawn are counted from it): an array (absent or null: none)
- * of objects, each with its algorithm's name and a whole micro-batch >= 1. */
-static int check_choice(const cJSON *r, const char *where, const char *path, mb_error *err)
+ * of objects, each with an algorithm's name of `an` (campaign 20's minor: an empty or unknown
+ * one was drawn as a change) and a whole micro-batch >= 1. */
+static int check_choice(const cJSON *r, const char *where, const algo_names *an,
+                        const char *path, mb_error *err)
 {
     const cJSON *ch = cJSON_GetObjectItemCaseSensitive(r, "choice"), *c;
     if (!ch || cJSON_IsNull(ch))
@@ -50,12 +63,12 @@ static int check_choice(const cJSON *r, const char *where, const char *path, mb_
         char at[64];
         snprintf(at, sizeof at, "%schoice[%d].", where, k++);
         double x;
+        const char *name;
         if (!cJSON_IsObject(c))
             return mb_error_set(err, MB_EFORMAT, "%s: field '%.*s': not an object", path,
                                 (int)strlen(at) - 1, at);
-        if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "algo")))
-            return mb_error_set(err, MB_EFORMAT, "%s: field '%salgo': not a string", path, at);
-        if ((rc = mb_plot_field(c, at, "micro_batch", F_REQUIRED | F_POS | F_INT, path, &x, err)))
+        if ((rc = mb_plot_name(c, at, "algo", an->nth, an->what, path, &name, err)) ||
+            (rc = mb_plot_field(c, at, "micro_batch", F_REQUIRED | F_POS | F_INT, path, &x, err)))
             return rc;
     }
     return MB_OK;
@@ -64,7 +77,8 @@ static int check_choice(const cJSON *r, const char *where, const char *path, mb_
 /* One row of `batches` (i): a whole M >= 1 not given before, `feasible` true or false; where
  * feasible, the time per update (> 0: a log axis), the memory used and the model's bytes
  * (>= 0) and T_C (> 0 or null); where not, those may be null; the choice. */
-static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
+static int check_row(const cJSON *r, int i, const algo_names *an, const char *path,
+                     mb_error *err)
 {
     char where[32];
     snprintf(where, sizeof where, "batches[%d].", i);
@@ -84,7 +98,7 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
         (rc = mb_plot_field(r, where, "model_bytes", need | F_NONNEG, path, &x, err)) ||
         (rc = mb_plot_field(r, where, "t_c", F_NULL | F_POS, path, &x, err)))
         return rc;
-    return check_choice(r, where, path, err);
+    return check_choice(r, where, an, path, err);
 }
 
 /* A row's M and its index, to find an M given twice by sorting (a file of many rows). */
@@ -131,7 +145,7 @@ static int check_unique(const cJSON *rows, const char *path, mb_error *err)
 /* The file's drawn values (campaign 19's G2: a negative time, M = 2.5, text for the memory,
  * "feasible": "yes" and every row twice were drawn; device_bytes -1 failed in gnuplot): the
  * device's bytes (> 0), the title's net and workspace (text that cannot end gnuplot's quoted
- * string), and every row. */
+ * string), the backend (a string, when there: the algorithms' names are its), and every row. */
 static int check_conv(const cJSON *root, const cJSON *rows, const char *path, mb_error *err)
 {
     double x;
@@ -144,13 +158,21 @@ static int check_conv(const cJSON *root, const cJSON *rows, const char *path, mb
             rc = mb_error_set(err, MB_EFORMAT, "%s: field '%s': not a string, or one with a "
                               "quote, backslash or line break", path, text[k]);
     }
+    const cJSON *be = cJSON_GetObjectItemCaseSensitive(root, "backend");
+    if (rc == MB_OK && be && !cJSON_IsString(be) && !cJSON_IsNull(be))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'backend': not a string or null", path);
+    algo_names an = {NULL, NULL};
+    if (!be || (cJSON_IsString(be) && strcmp(be->valuestring, "cpu") == 0))
+        an = (algo_names){mb_conv_algo_nth, be ? "a CPU convolution algorithm"
+                                               : "a convolution algorithm of the CPU, the backend "
+                                                 "of a file that names none"};
     const cJSON *r;
     int i = 0;
     cJSON_ArrayForEach(r, rows)
     {
         if (rc != MB_OK)
             break;
-        rc = check_row(r, i++, path, err);
+        rc = check_row(r, i++, &an, path, err);
     }
     return rc == MB_OK ? check_unique(rows, path, err) : rc;
 }

@@ -1,7 +1,8 @@
 /* plot_impl.h — what the figures' readers in plots/ share and users of mb_plot.h do not see: the
  * check of one number in a JSON object that the validation figure introduced (validate.c) and
- * the convolution figure and the report's cross-check reuse (conv.c, match.c), so that every
- * refusal reads alike: "FILE: field 'rows[2].batch': must be > 0, got -32"; and the report's
+ * the convolution figure and the report's cross-check reuse (conv.c, match.c), and of one name
+ * (mb_plot_name), so that every refusal reads alike: "FILE: field 'rows[2].batch': must be > 0,
+ * got -32"; and the report's
  * check that a validation file is of its scale file's run (match.c).
  */
 #ifndef MB_PLOT_IMPL_H
@@ -25,6 +26,15 @@ enum {
  * field as a path into the file, `where` + key ("rows[2]." + "batch"). */
 int mb_plot_field(const cJSON *o, const char *where, const char *key, int flags, const char *path,
                   double *v, mb_error *err);
+
+/* Reads object[key] (`where` + key, as mb_plot_field names it) into *v: a string that is not
+ * empty and, with `nth` (the k-th known name from k = 0, NULL past the last: a names table the
+ * code already has, such as net/conv.c's mb_conv_algo_nth), one of nth's names, which `what`
+ * ("a CPU convolution algorithm") says. MB_EFORMAT naming the file and field otherwise:
+ * "FILE: field 'batches[0].choice[1].algo': 'bogus' is not a CPU convolution algorithm (gemm,
+ * direct, fft, winograd)". */
+int mb_plot_name(const cJSON *o, const char *where, const char *key, const char *(*nth)(int),
+                 const char *what, const char *path, const char **v, mb_error *err);
 
 /* Whether `val` (a validation file, read and checked by mb_plot_read_validate, at vpath) is the
  * check of the recommendation in `scale` (a scale file the report has checked, at spath): at

@@ -50,6 +50,33 @@ int mb_plot_field(const cJSON *o, const char *where, const char *key, int flags,
     return MB_OK;
 }
 
+/* The shared check of one name (plot_impl.h), beside mb_plot_field's of one number. */
+int mb_plot_name(const cJSON *o, const char *where, const char *key, const char *(*nth)(int),
+                 const char *what, const char *path, const char **v, mb_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = NULL;
+    if (!cJSON_IsString(item))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': %s", path, where, key,
+                            item ? "not a string" : "missing");
+    const char *s = item->valuestring;
+    if (!*s)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': empty, a name is needed here",
+                            path, where, key);
+    char names[256] = "";
+    for (int k = 0; nth && nth(k); k++) {
+        if (strcmp(s, nth(k)) == 0)
+            break;
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                 nth(k));
+        if (!nth(k + 1))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': '%.64s%s' is not %s (%s)", path,
+                                where, key, s, strlen(s) > 64 ? "..." : "", what, names);
+    }
+    *v = s;
+    return MB_OK;
+}
+
 /* A row's t_runs_s, when there: an array of the `reached` runs' training times (mbopt validate
  * writes one a run that reached the target), each >= 0 s (or null) and, where the row gives
  * them, within [t_train_min_s, t_train_max_s] (lo, hi; NaN: not given). A list of another

@@ -315,13 +315,18 @@ static int pick_same(const mb_cilp_pick *a, const mb_cilp_pick *b, double ma, do
            (a->micro >= ma || a->micro == b->micro);
 }
 
-static cJSON *conv_json(const mb_net_desc *d, const char *probe, const mb_cilp_options *o,
-                        const mb_cilp_point *res, size_t nm, const double *tc, long best_tc,
+static cJSON *conv_json(const mb_net_desc *d, const char *probe, const char *backend,
+                        const mb_cilp_options *o, const mb_cilp_point *res, size_t nm, const double *tc, long best_tc,
                         long best_rate, const char *nfit, const mb_law *law)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "net", d->name);
     cJSON_AddStringToObject(j, "probe", probe);
+    /* the table's (null: it has no backend column): choice.algo names its algorithms */
+    if (*backend)
+        cJSON_AddStringToObject(j, "backend", backend);
+    else
+        cJSON_AddNullToObject(j, "backend");
     mb_json_add_number(j, "device_bytes", o->device_bytes);
     cJSON_AddStringToObject(j, "workspace", mb_solver_ws_mode_name(o->mode));
     mb_json_add_number(j, "ws_limit", o->ws_limit);
@@ -557,7 +562,7 @@ int mbopt_conv(int argc, char **argv)
         goto done;
     }
     if (out.json) {
-        status = emit_json(sub, conv_json(d, probe, &co, res, nm, tc, best_tc, best_rate, nfit,
+        status = emit_json(sub, conv_json(d, probe, mb_solver_conv_backend(t), &co, res, nm, tc, best_tc, best_rate, nfit,
                                           nfit ? &nf.law : NULL), &out);
         goto done;
     }

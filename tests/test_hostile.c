@@ -1334,6 +1334,19 @@ static const hcase fit_cases[] = {
     {"silent", LT1 "ln -s v0 $W/l && " NU "--lightning $W/v0 $W/v1 $W/l -o $W/o", 1,
      "/l: given twice (also as "},
 #undef LT1
+    /* campaign 20's minor: a log cut inside its summary line was read (the cut drops diverged=
+     * and the rest): the file ending inside the line, or a key mbtrain always writes missing */
+#define ML TRAIN "--max-updates 20 --log $W/a.csv > /dev/null && "
+    {"silent", ML "head -c -30 $W/a.csv > $W/b.csv && " NU "$W/b.csv -o $W/o", 1,
+     ": the summary line has no newline at its end: the log was cut inside it"},
+    {"silent", ML "sed -i '$s/ diverged=.*//' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     ": summary line: no field 'diverged', which mbtrain writes in every summary: the line is "
+     "cut short"},
+    {"silent", ML "sed -i '$s/ wall_s=[^ ]*//' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     ": summary line: no field 'wall_s', which mbtrain writes"},
+    {"silent", ML "sed -i '$s/diverged=no/diverged=/' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
+     ": summary line: field 'diverged' '' is empty"},
+#undef ML
 };
 
 static const hcase opt_cases[] = {
@@ -2678,6 +2691,30 @@ static const hcase plot_cases[] = {
 #undef C19_NOPAGE
 #undef C19_OPT
 #undef C19_R
+    /* campaign 20's minor: an empty or unknown choice.algo was drawn (as a change of choice);
+     * the names are net/conv.c's, the CPU's, where the file's backend is cpu (mbopt conv
+     * writes the table's) or not given; another backend's names live with it */
+#define C20_CJ(SED) "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 --algos " \
+                    "gemm -o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv " \
+                    "--mem 1G --batch 2,4 --json -o $W/cj.json && sed '" SED "' $W/cj.json > "      \
+                    "$W/c2.json && ! cmp -s $W/cj.json $W/c2.json && $T mbplot conv $W/c2.json "    \
+                    "-o $W/o"
+    {"silent", C20_CJ("0,/\"algo\":\t\"gemm\"/s//\"algo\":\t\"\"/"), 1,
+     "c2.json: field 'batches[0].choice[0].algo': empty, a name is needed here"},
+    {"silent", C20_CJ("s/\"algo\":\t\"gemm\"/\"algo\":\t\"bogus\"/"), 1,
+     "c2.json: field 'batches[0].choice[0].algo': 'bogus' is not a CPU convolution algorithm "
+     "(gemm, direct, fft, winograd)"},
+    {"silent", C20_CJ("/\"backend\":/d; s/\"algo\":\t\"gemm\"/\"algo\":\t\"GEMM\"/"), 1,
+     "c2.json: field 'batches[0].choice[0].algo': 'GEMM' is not a convolution algorithm of the "
+     "CPU, the backend of a file that names none (gemm, direct, fft, winograd)"},
+    {"silent", C20_CJ("s/\"backend\":\t\"cpu\"/\"backend\":\t7/"), 1,
+     "c2.json: field 'backend': not a string or null"},
+    {"silent", C20_CJ("s/\"algo\":\t\"gemm\"/\"algo\":\t\"direct\"/") " && test -s $W/o",
+     0, NULL},
+    {"silent", C20_CJ("s/\"backend\":\t\"cpu\"/\"backend\":\t\"cuda\"/; "
+                      "s/\"algo\":\t\"gemm\"/\"algo\":\t\"implicit_gemm\"/") " && test -s $W/o",
+     0, NULL},
+#undef C20_CJ
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

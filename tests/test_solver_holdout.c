@@ -1035,6 +1035,19 @@ static void test_run_knobs(void)
         {"HOSTFILE=$D/hf_case", "/hf_case: line 2: host LOCALHOST listed twice (line 1)"},
         {"HOSTFILE=$D/hf_dot", "/hf_dot: line 2: host localhost. listed twice (line 1)"},
         {"HOSTFILE=$D/hf_under", "/hf_under: line 1: \"local_host\" is no host name"},
+        /* campaign 20's minors: host names as RFC 1123 has them (or IP addresses), and a
+         * CONV_MEM below the 1M floor (the least need is known only at the conv stage) */
+        {"HOSTFILE=$D/hf_dots", "/hf_dots: line 1: \"localhost..\" is no host name (labels of"},
+        {"HOSTFILE=$D/hf_colon", "/hf_colon: line 1: \"localhost:\" is no host name"},
+        {"HOSTFILE=$D/hf_hyph", "/hf_hyph: line 2: \"a-\" is no host name"},
+        {"HOSTFILE=$D/hf_lead", "/hf_lead: line 1: \"-a\" is no host name"},
+        {"HOSTFILE=$D/hf_empty", "/hf_empty: line 1: \"a..b\" is no host name"},
+        {"HOSTFILE=$D/hf_v6", "/hf_v6: line 1: \"1::2::3\" is no host name"},
+        {"HOSTFILE=$D/hf_label", "is no host name (labels of letters, digits and - joined by dots"},
+        {"CONV_MEM=100", "CONV_MEM=100: below 1M, the least device memory make run takes: what a "
+                         "net and the least workspace of its layers need is known only at the "
+                         "conv stage"},
+        {"CONV_MEM=1023K", "CONV_MEM=1023K: below 1M, the least device memory make run takes"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1053,6 +1066,20 @@ static void test_run_knobs(void)
     mb_test_write(path, sizeof path, dir, "hf_dot", "localhost\nlocalhost.\n");
     mb_test_write(path, sizeof path, dir, "hf_under", "local_host slots=2\n");
     mb_test_write(path, sizeof path, dir, "hf_ok", "n1 slots=1\nn-2.example.com. slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_dots", "localhost.. slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_colon", "localhost: slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_hyph", "n1\na- slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_lead", "-a slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_empty", "a..b slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_v6", "1::2::3 slots=2\n");
+    {
+        char label[80]; /* a label of 64 characters: 63 at most */
+        memset(label, 'a', 64);
+        snprintf(label + 64, sizeof label - 64, " slots=1\n");
+        mb_test_write(path, sizeof path, dir, "hf_label", label);
+    }
+    mb_test_write(path, sizeof path, dir, "hf_ip", "10.0.0.1 slots=1\n::1\nfe80::1:2 slots=2\n"
+                                                  "::ffff:192.168.1.1\nLocalHost.\n");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mb_test_run r;
         /* a knob check that read the 3 GiB hostfile would end at the timeout, status 124 */
@@ -1071,7 +1098,8 @@ static void test_run_knobs(void)
      * distinct hosts with a fully qualified name; every case passes the build's own BUILD) */
     static const char *const good[] = {"COMM=none PROCS=01", "COMM=none PROCS=1:01",
                                        "PROBE_LEARNERS=3 PROBE_BATCHES=3:96 COMM_BYTES=4:8",
-                                       "CONV_MEM=2.5M THREADS=256", "HOSTFILE=$D/hf_ok"};
+                                       "CONV_MEM=2.5M THREADS=256", "HOSTFILE=$D/hf_ok",
+                                       "HOSTFILE=$D/hf_ip CONV_MEM=1M"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
