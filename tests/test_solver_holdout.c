@@ -812,7 +812,7 @@ static void test_run_time_cap(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     mb_test_run r;
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s %s OUT=%s/c %s/c/runs/.done 'RUN_BATCHES=64 8' "
-                                         "'RUN_SEEDS=0 1' RUN_TIME_CAP=0.5 > /dev/null && cat "
+                                         "'RUN_SEEDS=0 1' RUN_TIME_CAP=0.5 FINAL_LOSS= > /dev/null && cat "
                                          "%s/c/logs/train.log",
                                      MB_TEST_MAKE_ARGS, dir, dir, dir), 0);
     CU_ASSERT_EQUAL(r.status, 0);
@@ -881,9 +881,16 @@ static void test_run_knobs(void)
         {"FINAL_LOSS=0.4 TARGET_LOSS=0.4000001", "FINAL_LOSS=0.4 lies within the 6 digits"},
         {"PROCS=abc", "PROCS=abc: whole numbers"},
         {"NET=no_such_net", "NET=no_such_net: no data/nets/no_such_net.cfg"},
-        {"CAL_SEEDS=abc", "CAL_SEEDS is a calibration knob: give FINAL_LOSS too"},
-        {"CAL_EVAL_FRAC=7", "CAL_EVAL_FRAC is a calibration knob"},
-        {"CAL_CHECK=1", "CAL_CHECK is a calibration knob: give FINAL_LOSS too"},
+        /* a TARGET_LOSS given alone is answered directly: the calibration's knobs are refused */
+        {"TARGET_LOSS=0.5 CAL_SEEDS=abc", "CAL_SEEDS is a calibration knob: give FINAL_LOSS too"},
+        {"TARGET_LOSS=0.5 CAL_EVAL_FRAC=7", "CAL_EVAL_FRAC is a calibration knob"},
+        {"FINAL_LOSS= CAL_CHECK=1", "CAL_CHECK is a calibration knob: give FINAL_LOSS too"},
+        /* the default job calibrates (0.5 -> 0.4): its knobs are checked, the direct sweep's
+         * seed rounds refused with how to ask for them */
+        {"CAL_SEEDS=abc", "CAL_SEEDS=abc: abc is not a whole number"},
+        {"SEED_BUDGET=50", "SEED_BUDGET has no effect with FINAL_LOSS=0.4, the default job's "
+                           "calibration (the calibration sweeps CAL_SEEDS, without seed rounds; "
+                           "FINAL_LOSS= sweeps to TARGET_LOSS directly)"},
         {"FINAL_LOSS=0.4 CAL_CHECK=2", "CAL_CHECK=2: 0 (fit the calibration as trained) or 1"},
         {"FINAL_LOSS=0.4 SEED_BUDGET=50", "SEED_BUDGET has no effect with FINAL_LOSS"},
         {"FINAL_LOSS=0.4 'RUN_SEEDS=0 1 2 3'", "RUN_SEEDS has no effect with FINAL_LOSS"},
@@ -1099,7 +1106,8 @@ static void test_run_knobs(void)
     static const char *const good[] = {"COMM=none PROCS=01", "COMM=none PROCS=1:01",
                                        "PROBE_LEARNERS=3 PROBE_BATCHES=3:96 COMM_BYTES=4:8",
                                        "CONV_MEM=2.5M THREADS=256", "HOSTFILE=$D/hf_ok",
-                                       "HOSTFILE=$D/hf_ip CONV_MEM=1M"};
+                                       "HOSTFILE=$D/hf_ip CONV_MEM=1M",
+                                       "TARGET_LOSS=0.5 SEED_BUDGET=50", "FINAL_LOSS= MAX_SEEDS=5"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
@@ -1112,9 +1120,23 @@ static void test_run_knobs(void)
             fprintf(stderr, "\n  make run %s: status %d: %s", good[i], r.status, r.err);
         mb_test_run_free(&r);
     }
+    /* the default job calibrates: its fit extrapolates to 0.4 from runs that stop at 0.5; a
+     * TARGET_LOSS given alone is answered by a sweep to it */
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a", dir,
+                                     MB_TEST_MAKE_ARGS), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--extrapolate --target-loss 0.4"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--target-loss 0.5"));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a "
+                                     "TARGET_LOSS=0.45", dir, MB_TEST_MAKE_ARGS), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NULL(strstr(r.out, "--extrapolate"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--target-loss 0.45"));
+    mb_test_run_free(&r);
     /* BACKEND=cuda where the CUDA backend is built: every stage that computes asks for the
      * device (probe, runs, conv); where it is not: one line before any stage */
-    mb_test_run r;
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a "
                                      "BACKEND=cuda DEVICE=3", dir, MB_TEST_MAKE_ARGS), 0);
 #if MB_HAVE_CUDA
