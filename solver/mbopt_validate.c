@@ -823,8 +823,8 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
         snprintf(verdict, size,
                  "no run given reached the target loss %g: they calibrated a law extrapolated "
                  "to it (mbfit nupdate --extrapolate), so nothing in-sample grades the "
-                 "recommended M = %.4g (P = %g); the held-out check does",
-                 v->target, m_rec, p_rec);
+                 "recommended M = %g (P = %g; the optimum M = %.4g); the held-out check does",
+                 v->target, mb_solver_m_whole(m_rec, p_rec), p_rec, m_rec);
         return;
     }
     if (pick >= 0 && v->best >= 0)
