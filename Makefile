@@ -1,7 +1,8 @@
 # mbkit — one Makefile for the library, the commands, the tests and the benchmarks.
 #
 #   make run              the main job on defaults (installs what it needs first)
-#   make check            build with -Werror and run the CUnit suites      (SAN=1: ASan + UBSan)
+#   make check            build with -Werror and run the CUnit suites      (SAN=1: ASan + UBSan;
+#                         installs python3-torch too: the PyTorch tests run in every check)
 #   make bench            benchmarks (tests/bench/), never part of check
 #   make fuzz             libFuzzer harnesses under ASan + UBSan (FUZZ_TIME=s, FUZZ_RUNS=n)
 #   make deps             apt-get the Debian packages mbkit needs; silent when all are there
@@ -105,6 +106,9 @@ endif
 DEB_PKGS := build-essential pkg-config libgsl-dev libglpk-dev libopenblas-dev libopenmpi-dev \
             openmpi-bin libfftw3-dev libisal-dev zlib1g-dev libcjson-dev libcunit1-dev \
             gnuplot-nox dataset-fashion-mnist
+# The PyTorch side's tests (the front end, gradients against PyTorch) run on Debian's PyTorch:
+# make check installs it (about 30 s here), and those suites fail, not skip, without it.
+TEST_PKGS := python3-torch
 # Peers for parity checks and benchmarks (large; not needed by make check or make run).
 PEER_PKGS := python3-torch python3-scipy python3-numpy
 # The fuzz harnesses' compiler (clang with libFuzzer; not needed by make check or make run).
@@ -162,7 +166,7 @@ NVFLAGS  := -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-Werror,-fPIC -
             $(addprefix -I,$(sort $(CUDNN_INC) $(CUBLAS_INC)))
 endif
 
-.PHONY: all deps deps-peers deps-fuzz build check check-build run run-c pipeline run-example bench zoo gpu-verify install clean help \
+.PHONY: all deps deps-test deps-peers deps-fuzz build check check-build run run-c pipeline run-example bench zoo gpu-verify install clean help \
         fuzz fuzz-build nodes
 .DEFAULT_GOAL := all
 
@@ -187,6 +191,9 @@ apt_install = missing=$$(for p in $(1); do \
 
 deps:
 	@$(call apt_install,$(DEB_PKGS),deps)
+
+deps-test:
+	@$(call apt_install,$(TEST_PKGS),deps-test)
 
 deps-peers:
 	@$(call apt_install,$(PEER_PKGS),deps-peers)
@@ -274,7 +281,7 @@ CHECK_ENV := MAKEFLAGS= MFLAGS= \
              LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
              UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-check: deps
+check: deps deps-test
 	@$(MAKE) --no-print-directory check-build
 	$(CHECK_ENV) $(BUILD)/bin/mbtest
 

@@ -330,3 +330,29 @@ void mb_test_write_run_log(const char *dir, const char *net, double target, int 
             diverged ? "yes" : "no");
     fclose(f);
 }
+
+const char *mb_test_python(void)
+{
+    const char *p = getenv("PYTHON");
+    return p && *p ? p : "/usr/bin/python3";
+}
+
+static const char *torch_missing_what; /* the suite whose PyTorch is missing */
+
+static void torch_missing(void)
+{
+    CU_FAIL("python3-torch is not installed");
+    fprintf(stderr, "\n    %s: %s cannot import torch; make check installs Debian's "
+            "python3-torch (make deps-test) ", torch_missing_what, mb_test_python());
+}
+
+int mb_test_need_torch(CU_pSuite s, const char *what, int (*add)(CU_pSuite s))
+{
+    mb_test_run r;
+    int ok = mb_test_sh(&r, "%s -c 'import torch' ", mb_test_python()) == 0 && r.status == 0;
+    mb_test_run_free(&r);
+    if (ok)
+        return add(s);
+    torch_missing_what = what;
+    return !CU_add_test(s, "python3-torch is installed", torch_missing);
+}

@@ -5,6 +5,7 @@
 #ifndef MB_TEST_H
 #define MB_TEST_H
 
+#include <CUnit/CUnit.h>
 #include <stddef.h>
 
 #ifndef MB_TEST_BIN
@@ -74,5 +75,14 @@ double mb_test_rel_err(const float *a, const float *ref, size_t n);
  * and says so. */
 void mb_test_write_run_log(const char *dir, const char *net, double target, int m, int seed,
                            long n_cross, double step_s, int diverged);
+
+/* The Python with PyTorch the peer tests run: $PYTHON, else /usr/bin/python3 (Debian's
+ * python3-torch installs there; make check apt-gets it, make deps-test). */
+const char *mb_test_python(void);
+
+/* Adds to suite s, when mb_test_python() imports torch, the tests the caller adds through
+ * add(s) (returns its status); else one test that fails, naming what is missing: the PyTorch
+ * side is part of what make check tests, not skipped (`what` names the suite in the line). */
+int mb_test_need_torch(CU_pSuite s, const char *what, int (*add)(CU_pSuite s));
 
 #endif /* MB_TEST_H */

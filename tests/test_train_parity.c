@@ -6,10 +6,8 @@
  * statistics and the evaluation loss (float64 and float32 torch; < 1e-4 of each tensor's scale).
  * On one thread and on two (the batch split in shards, BN's statistics reduced across them).
  *
- * The Python is $PYTHON, else /usr/bin/python3 (Debian's python3-torch, `make deps-peers`).
- * Without torch the suite holds one test, named as skipped, that prints
- * "[skip] resnet parity: python3-torch is not installed" and checks nothing (the rule of
- * test_frontend_torch.c).
+ * The Python is mb_test_mb_test_python() (Debian's python3-torch, which make check installs): without
+ * torch the suite holds one test, which fails naming it.
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
@@ -22,20 +20,6 @@
 #include "mb_test.h"
 
 static char dir[256];
-
-static const char *python(void)
-{
-    const char *p = getenv("PYTHON");
-    return p && *p ? p : "/usr/bin/python3";
-}
-
-static int have_torch(void)
-{
-    mb_test_run r;
-    int ok = mb_test_sh(&r, "%s -c 'import torch' ", python()) == 0 && r.status == 0;
-    mb_test_run_free(&r);
-    return ok;
-}
 
 static int suite_init(void) { return mb_test_tmpdir(dir, sizeof dir); }
 
@@ -110,7 +94,7 @@ static void parity(int threads)
     snprintf(text, sizeof text, "%.12g\n", ev);
     put("eval.txt", text, strlen(text));
     mb_test_run r;
-    mb_test_sh_ok(&r, "%s tests/parity_resnet.py %s", python(), dir);
+    mb_test_sh_ok(&r, "%s tests/parity_resnet.py %s", mb_test_python(), dir);
     const char *last = r.out ? strstr(r.out, "max abs difference") : NULL;
     CU_ASSERT_PTR_NOT_NULL(last);
     if (last)
@@ -124,18 +108,14 @@ static void parity(int threads)
 static void test_parity_one(void) { parity(1); }
 static void test_parity_two(void) { parity(2); }
 
-static void test_skipped(void)
+static int add_tests(CU_pSuite s)
 {
-    printf("\n    [skip] resnet parity: python3-torch is not installed ");
+    return !CU_add_test(s, "resnet-mini against PyTorch, one thread", test_parity_one) ||
+           !CU_add_test(s, "resnet-mini against PyTorch, two threads", test_parity_two);
 }
 
 int mb_test_suite_train_parity(void)
 {
     CU_pSuite s = CU_add_suite("train_parity", suite_init, suite_clean);
-    if (!s)
-        return 1;
-    if (!have_torch())
-        return !CU_add_test(s, "skipped: python3-torch is not installed", test_skipped);
-    return !CU_add_test(s, "resnet-mini against PyTorch, one thread", test_parity_one) ||
-           !CU_add_test(s, "resnet-mini against PyTorch, two threads", test_parity_two);
+    return !s || mb_test_need_torch(s, "resnet parity", add_tests);
 }
