@@ -407,6 +407,10 @@ SEED_BUDGET  ?= 24
 # same job is a new sample only from another HOLDOUT_SEED0)
 HOLDOUT_SEEDS ?= 10
 HOLDOUT_SEED0 ?= 1000
+# BUDGET=S: the training seconds the job may take at the answer's target: scale's budget: line
+# names the fewest learners within it (mbopt scale --budget), or how far the fastest is over it
+BUDGET ?=
+SCALE_BUDGET = $(if $(strip $(BUDGET)),--budget $(BUDGET))
 TARGET_LOSS  ?= 0.5
 LR           ?= 0.02
 # learning rates: one sweep each; with several, mbopt recommends (M, lr) together
@@ -547,7 +551,7 @@ run-c: deps
 	echo "mbkit run: $(NET) on $(DATA), $(if $(CUDA_RUN),CUDA device $(DEVICE) ($(THREADS) host threads),$(THREADS) threads), into $(OUT)/"; \
 	$(MAKE) --no-print-directory pipeline || exit 1; \
 	$(MB_DRY_RUN_STOP) \
-	echo; grep -E '^(fastest|recommendation|settled|level|flat):' $(OUT)/scale.txt; \
+	echo; grep -E '^(fastest|recommendation|settled|level|flat|budget):' $(OUT)/scale.txt; \
 	sed -n 's/^mbopt validate: the /Delta(2): the /p' $(OUT)/logs/commruns.log 2>/dev/null; \
 	grep -Eq "^recommendation: P = [12] " $(OUT)/scale.txt || echo "note: P > 2 is predicted from the collective model (mbprobe comm); the parallel runs checked P = 2 only"; \
 	echo; grep -v '^#' $(OUT)/validate.txt; \
@@ -652,7 +656,7 @@ CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='
 # -v reads a backslash as an escape (\047 is a quote), so such a value is refused first, before
 # any $(shell). Paths awk hands to system() are quoted there again (sh()): '...' is inert.
 SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK HOLDOUT_SEEDS \
-  HOLDOUT_SEED0 HOLDOUT_BEYOND MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
+  HOLDOUT_SEED0 BUDGET HOLDOUT_BEYOND MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
   RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS DATA PROBE_LEARNERS \
   COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM TORCH_MODEL TORCH_DEVICE \
   TORCH_THREADS TORCH_PROBE_BATCHES TORCH_PROBE_BUDGET TORCH_BATCHES TORCH_SEEDS TORCH_LR \
@@ -774,8 +778,8 @@ SCALE_COMM = $(if $(filter none,$(COMM)),--comm none,--comm allreduce --delta $$
 RUN_DIRS   = $$(ls -d $(OUT)/runs/lr* $(OUT)/check/lr* $(OUT)/seeds/lr* $(OUT)/par/lr* 2>/dev/null || true)
 $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-runs.txt) $(OUT)/nfit.json
 	@$(call stage,scale,optimal M and P for P = $(PROCS) (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
-	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) $(RUN_DIRS) -o $(OUT)/scale.txt && \
-	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) $(RUN_DIRS) --json -o $@)
+	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) $(SCALE_BUDGET) $(RUN_DIRS) -o $(OUT)/scale.txt && \
+	  run mbopt scale $(NFITS) --tfit $(OUT)/tfit.json $(SCALE_COMM) --procs $(PROCS) $(SCALE_BUDGET) $(RUN_DIRS) --json -o $@)
 
 # P = 1 rows from the sweep and the check; P = 2 rows from the sgd-sync runs, predicted with the
 # collective fit (without COMM there are none). validate.* check the P = 1 optimum;
@@ -912,7 +916,7 @@ KNOB_AWK = \
 # make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
 # H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
 # the mode chosen ignores is refused too (GIVEN: above, at FINAL_LOSS).
-RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
+RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v bud='$(BUDGET)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
   -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
   -v ef='$(EVAL_FRAC)' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
   -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \
@@ -950,6 +954,7 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' 
   BEGIN { \
     m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_SEED0", hs0, 1000, 1000000000); \
     if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
+    if (m == "" && bud != "") m = pos("BUDGET", bud, 0, 1e300); \
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
     if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
     if (m == "") m = one("LR", lr, "learning rate (LRS holds several: the sweep trains each)"); \

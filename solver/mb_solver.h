@@ -164,6 +164,8 @@ typedef struct mb_scale_options {
     int beyond_runs; /* 1: at a P > 1 whose step table is its own runs' (mb_step_table.runs > 0),
                         search [m_lo, m_hi] whole; 0: only the M those runs trained, where their
                         step was measured (outside it the step is the probe's, scaled) */
+    double budget;   /* the training seconds the job may take (0: none): which fewest P meets
+                        it, mb_solver_budget_row; the table itself does not depend on it */
 } mb_scale_options;
 
 /* One learner count of a scaling table. Times in seconds; a value that does not apply (strong
@@ -201,6 +203,11 @@ size_t mb_solver_best_row(const mb_scale_row *rows, size_t n, double p_max);
  * (0.1 = 10%) of the least, among the rows mb_solver_best_row may pick: most of the gain for
  * the least hardware. */
 size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack, double p_max);
+
+/* A budget of training seconds (mbopt scale --budget): the index of the row with the fewest
+ * learners whose optimal-scaling T_C is at most `seconds`, among the rows mb_solver_best_row may
+ * pick; n when none is. */
+size_t mb_solver_budget_row(const mb_scale_row *rows, size_t n, double seconds, double p_max);
 
 /* Checks that the law and update-time model can be evaluated, naming the first bad parameter
  * (e.g. "n_inf must be > 0, got -3") in err. The inverse law needs n_inf > 0 and alpha >= 0 (its

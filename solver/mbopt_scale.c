@@ -250,6 +250,9 @@ static void scale_help(void)
            "                        labelled extrapolations and never recommended (default: all)\n"
            "      --m-strong M      total mini-batch for strong scaling (default M_opt at P = 1)\n"
            "      --m-weak M        mini-batch per learner for weak scaling (default M_T)\n"
+           "      --budget S        the training seconds the job may take: the fewest learners\n"
+           "                        whose optimal T_C is within S (the budget: line), or how far\n"
+           "                        the fastest is over it\n"
            "Output:\n"
            "      --json            write JSON instead of a table\n"
            "  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
@@ -430,6 +433,15 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[0]));
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
     }
+    if (so->budget > 0) { /* the fewest learners within --budget: null where none is */
+        const size_t k = mb_solver_budget_row(rows, n, so->budget, p_avail);
+        cJSON *bo = cJSON_AddObjectToObject(root, "budget");
+        mb_json_add_number(bo, "seconds", so->budget);
+        mb_json_add_count(bo, "procs", k < n ? rows[k].procs : NAN);
+        mb_json_add_number(bo, "m", k < n ? mb_solver_m_whole(rows[k].opt.m_opt, rows[k].procs)
+                                          : NAN);
+        mb_json_add_number(bo, "t_c", k < n ? rows[k].opt.t_c : NAN);
+    }
     const scale_flat fl = flat_of(m, rows, n, best, enough, p_avail);
     cJSON *fo = cJSON_AddObjectToObject(root, "flat");
     mb_json_add_number(fo, "within", MB_SOLVER_FLAT);
@@ -439,6 +451,33 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     mb_json_add_count(fo, "procs_lo", fl.p_lo);
     mb_json_add_count(fo, "procs_hi", fl.p_hi);
     return root;
+}
+
+/* The budget: line (--budget S): the fewest learners whose optimal T_C fits S, beside the
+ * recommendation; or, where none does, how far the fastest is over it. */
+static void budget_print(FILE *f, double budget, const mb_scale_row *rows, size_t n, size_t best,
+                         size_t enough, double p_avail)
+{
+    const size_t k = mb_solver_budget_row(rows, n, budget, p_avail);
+    if (k == n) {
+        const mb_scale_row *r = &rows[best];
+        fprintf(f, "budget:         no P given reaches the target within %.4g s: the fastest, "
+                   "P = %.0f with M = %.0f, takes %.4g s, %.3gx the budget\n", budget, r->procs,
+                mb_solver_m_whole(r->opt.m_opt, r->procs), r->opt.t_c, r->opt.t_c / budget);
+        return;
+    }
+    const mb_scale_row *r = &rows[k];
+    char more[160] = "";
+    if (rows[enough].procs > r->procs)
+        snprintf(more, sizeof more, "; the recommendation, P = %.0f, takes %.4g s",
+                 rows[enough].procs, rows[enough].opt.t_c);
+    else if (rows[enough].procs < r->procs)
+        snprintf(more, sizeof more, "; the recommendation, P = %.0f, takes %.4g s, over it",
+                 rows[enough].procs, rows[enough].opt.t_c);
+    fprintf(f, "budget:         P = %.0f learners with M = %.0f reach the target in T_C = %.4g "
+               "s, %.0f%% of the budget of %.4g s: the fewest learners within it%s\n", r->procs,
+            mb_solver_m_whole(r->opt.m_opt, r->procs), r->opt.t_c, 100 * r->opt.t_c / budget,
+            budget, more);
 }
 
 static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so,
@@ -570,6 +609,8 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                    "best T_C; %s within %.0f%% of the fastest\n", ceil(fl.m[0]), floor(fl.m[1]),
                 fl.procs, 100 * MB_SOLVER_FLAT, ps, 100 * MB_SOLVER_FLAT);
     }
+    if (so->budget > 0)
+        budget_print(f, so->budget, rows, n, best, enough, p_avail);
 }
 
 int mbopt_scale(int argc, char **argv)
@@ -580,6 +621,7 @@ int mbopt_scale(int argc, char **argv)
                                        {"m-strong", required_argument, 0, OPT_M_STRONG},
                                        {"m-weak", required_argument, 0, OPT_M_WEAK},
                                        {"procs-available", required_argument, 0, OPT_PROCS_AVAIL},
+                                       {"budget", required_argument, 0, OPT_BUDGET},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
@@ -607,6 +649,10 @@ int mbopt_scale(int argc, char **argv)
             break;
         case OPT_M_WEAK:
             if (mb_data_flag_whole("--m-weak", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_weak, &err))
+                return mb_cli_fail(prog, sub, &err);
+            break;
+        case OPT_BUDGET:
+            if (mb_data_flag_double("--budget", optarg, 0, MB_POSITIVE, &so.budget, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_JSON: out.json = 1; break;

@@ -198,3 +198,13 @@ size_t mb_solver_enough_row(const mb_scale_row *rows, size_t n, double slack, do
             pick = i;
     return pick;
 }
+
+size_t mb_solver_budget_row(const mb_scale_row *rows, size_t n, double seconds, double p_max)
+{
+    size_t pick = n;
+    for (size_t i = 0; i < n; i++)
+        if (recommendable(&rows[i], p_max) && rows[i].opt.t_c <= seconds &&
+            (pick == n || rows[i].procs < rows[pick].procs))
+            pick = i;
+    return pick;
+}

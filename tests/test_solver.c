@@ -72,6 +72,15 @@ static void test_scale_rows(void)
     for (size_t i = 0; i < n; i++)
         if (rows[i].procs < rows[enough].procs)
             CU_ASSERT_TRUE(rows[i].opt.t_c > 1.5 * rows[best].opt.t_c);
+    /* a budget of training seconds: the fewest learners within it; none below the fastest */
+    CU_ASSERT_EQUAL(mb_solver_budget_row(rows, n, rows[0].opt.t_c, INFINITY), 0);
+    /* P = 1 9.9 s, P = 2 and 3 slower, P = 16 8.9 s: between, 16 is the fewest within */
+    const double mid = 0.5 * (rows[0].opt.t_c + rows[3].opt.t_c);
+    CU_ASSERT_FATAL(rows[3].opt.t_c < rows[0].opt.t_c && rows[1].opt.t_c > mid &&
+                    rows[2].opt.t_c > mid);
+    CU_ASSERT_EQUAL(mb_solver_budget_row(rows, n, mid, INFINITY), 3);
+    CU_ASSERT_EQUAL(mb_solver_budget_row(rows, n, mid, 3), n); /* P = 16 is not available */
+    CU_ASSERT_EQUAL(mb_solver_budget_row(rows, n, 0.99 * rows[best].opt.t_c, INFINITY), n);
 
     const double bad[] = {0.5};
     CU_ASSERT_EQUAL(mb_solver_scale(&LAW, &TU, &so, bad, 1, rows, &e), MB_EDOM);
@@ -310,6 +319,56 @@ static void test_mbopt_help(void)
 }
 
 /* The JSON rows carry the library's numbers, and files given with --nfit/--tfit are used. */
+/* mbopt scale --budget: the budget: line and JSON name the fewest learners within it, or how
+ * far the fastest is over it; a budget that is not a positive number is one line, exit 1. */
+static void test_mbopt_scale_budget(void)
+{
+    char dir[256], n_path[512], t_path[512];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_write(n_path, sizeof n_path, dir, "n.json",
+                  "{\"params\":{\"n_inf\":1234.5,\"alpha\":3.21e5}}");
+    mb_test_write(t_path, sizeof t_path, dir, "t.json",
+                  "{\"params\":{\"gamma\":2.7e-5,\"m_t\":37,\"delta\":4.1e-3}}");
+    mb_scale_row rows[3];
+    const double procs[] = {1, 2, 16}; /* 9.9 s, 18.8 s, 8.9 s */
+    mb_scale_options so = {0};
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_scale(&LAW, &TU, &so, procs, 3, rows, &e), MB_OK);
+    CU_ASSERT_FATAL(rows[2].opt.t_c < rows[0].opt.t_c);
+    const double mid = 0.5 * (rows[0].opt.t_c + rows[2].opt.t_c);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --procs 1,2,16 "
+                                         "--budget %.9g", n_path, t_path, mid), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    char want[128];
+    snprintf(want, sizeof want, "budget:         P = 16 learners with M = %.0f reach the target",
+             mb_solver_m_whole(rows[2].opt.m_opt, 16));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --procs 1,2,16 "
+                                         "--budget 1e-3 --json", n_path, t_path), 0);
+    cJSON *j = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *b = cJSON_GetObjectItem(j, "budget");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(b, "procs")));
+    CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(b, "seconds")->valuedouble, 1e-3, 0);
+    cJSON_Delete(j);
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --procs 1,2,16 "
+                                         "--budget 1e-3", n_path, t_path), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "budget:         no P given reaches the target within "
+                                         "0.001 s: the fastest, P = "));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --budget -5", n_path,
+                                     t_path), 0);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--budget: must be > 0, got '-5'"));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
 static void test_mbopt_scale_json(void)
 {
     char dir[256], n_path[512], t_path[512];
@@ -1619,6 +1678,7 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "mbopt: malformed JSON", test_mbopt_malformed_json) ||
            !CU_add_test(s, "mbopt: help and version", test_mbopt_help) ||
            !CU_add_test(s, "mbopt scale --json", test_mbopt_scale_json) ||
+           !CU_add_test(s, "mbopt scale --budget", test_mbopt_scale_budget) ||
            !CU_add_test(s, "mbopt amdahl and ps", test_mbopt_amdahl_ps) ||
            !CU_add_test(s, "mbopt design", test_mbopt_design) ||
            !CU_add_test(s, "optimum of the power law", test_optimum_power_law) ||

@@ -844,6 +844,8 @@ static void test_run_knobs(void)
         {"HOLDOUT_SEEDS=abc", "HOLDOUT_SEEDS=abc: a whole number from 3 to 64"},
         {"HOLDOUT_SEED0=999", "HOLDOUT_SEED0=999: a whole number from 1000 to 1000000000"},
         {"HOLDOUT_SEED0=2e3", "HOLDOUT_SEED0=2e3: a whole number from 1000"},
+        {"BUDGET=0", "BUDGET=0: a number above 0"},
+        {"BUDGET=60s", "BUDGET=60s: a number above 0"},
         {"HOLDOUT_BEYOND=1.5", "HOLDOUT_BEYOND=1.5: a whole number"},
         {"MAX_SEEDS=0", "MAX_SEEDS=0: a whole number"},
         /* campaign 12's P7: mbopt validate --max-seeds takes 3 to 64, as HOLDOUT_SEEDS */
@@ -1107,7 +1109,8 @@ static void test_run_knobs(void)
                                        "PROBE_LEARNERS=3 PROBE_BATCHES=3:96 COMM_BYTES=4:8",
                                        "CONV_MEM=2.5M THREADS=256", "HOSTFILE=$D/hf_ok",
                                        "HOSTFILE=$D/hf_ip CONV_MEM=1M",
-                                       "TARGET_LOSS=0.5 SEED_BUDGET=50", "FINAL_LOSS= MAX_SEEDS=5"};
+                                       "TARGET_LOSS=0.5 SEED_BUDGET=50", "FINAL_LOSS= MAX_SEEDS=5",
+                                       "BUDGET=3600"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",

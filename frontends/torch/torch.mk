@@ -93,7 +93,7 @@ run-torch: deps deps-peers
 	$(MAKE) --no-print-directory torch-pipeline OUT=$(TORCH_OUT) || exit 1; \
 	$(MB_DRY_RUN_STOP) \
 	echo; sed -n 's/^# source=/measured by the /p' $(TORCH_OUT)/step.csv; \
-	grep -E '^(fastest|recommendation|settled|level|flat):' $(TORCH_OUT)/scale.txt; \
+	grep -E '^(fastest|recommendation|settled|level|flat|budget):' $(TORCH_OUT)/scale.txt; \
 	echo; grep -v '^#' $(TORCH_OUT)/validate.txt; \
 	awk '/^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
@@ -141,8 +141,8 @@ $(TS)/tfit.done: $(TS)/probe.done $(TS)/check.done
 
 $(TS)/scale.done: $(TS)/nfit.done $(TS)/tfit.done
 	@$(call stage,scale,optimal M for one learner (mbopt scale),see the fits in $(OUT)/nfit.json and $(OUT)/tfit.json, \
-	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(TORCH_DIRS) -o $(OUT)/scale.txt && \
-	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(TORCH_DIRS) --json -o $(OUT)/scale.json && touch $@)
+	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(SCALE_BUDGET) $(TORCH_DIRS) -o $(OUT)/scale.txt && \
+	  run mbopt scale $(TORCH_FITS) --comm none --procs 1 --procs-available 1 $(SCALE_BUDGET) $(TORCH_DIRS) --json -o $(OUT)/scale.json && touch $@)
 
 $(TS)/holdout.done: $(TS)/scale.done
 	@$(call stage,holdout,train the answer and its rivals on $(TORCH_HOLDOUT_SEEDS) fresh seeds,TORCH_HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
