@@ -5,7 +5,7 @@
  * bisection) equals the crossing found by evaluating after every update of the same run; bad
  * input is one line and a non-zero exit, with nothing written.
  *
- * The Python is mb_test_mb_test_python() (Debian's python3-torch, which make check installs): without
+ * The Python is mb_test_python() (Debian's python3-torch, which make check installs): without
  * torch the suite holds one test, which fails naming it.
  *
  * The model is a tiny MLP on a generated, learnable set (written into a scratch folder), so a

@@ -318,17 +318,21 @@ static void test_mbopt_help(void)
     mb_test_run_free(&r);
 }
 
-/* The JSON rows carry the library's numbers, and files given with --nfit/--tfit are used. */
+/* dir/n.json and dir/t.json: LAW and TU as mbfit's JSON (paths of 512 bytes). */
+static void write_scale_fits(const char *dir, char *n_path, char *t_path)
+{
+    mb_test_write(n_path, 512, dir, "n.json", "{\"params\":{\"n_inf\":1234.5,\"alpha\":3.21e5}}");
+    mb_test_write(t_path, 512, dir, "t.json",
+                  "{\"params\":{\"gamma\":2.7e-5,\"m_t\":37,\"delta\":4.1e-3}}");
+}
+
 /* mbopt scale --budget: the budget: line and JSON name the fewest learners within it, or how
  * far the fastest is over it; a budget that is not a positive number is one line, exit 1. */
 static void test_mbopt_scale_budget(void)
 {
     char dir[256], n_path[512], t_path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
-    mb_test_write(n_path, sizeof n_path, dir, "n.json",
-                  "{\"params\":{\"n_inf\":1234.5,\"alpha\":3.21e5}}");
-    mb_test_write(t_path, sizeof t_path, dir, "t.json",
-                  "{\"params\":{\"gamma\":2.7e-5,\"m_t\":37,\"delta\":4.1e-3}}");
+    write_scale_fits(dir, n_path, t_path);
     mb_scale_row rows[3];
     const double procs[] = {1, 2, 16}; /* 9.9 s, 18.8 s, 8.9 s */
     mb_scale_options so = {0};
@@ -369,14 +373,12 @@ static void test_mbopt_scale_budget(void)
     mb_test_rmdir(dir);
 }
 
+/* The JSON rows carry the library's numbers, and files given with --nfit/--tfit are used. */
 static void test_mbopt_scale_json(void)
 {
     char dir[256], n_path[512], t_path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
-    mb_test_write(n_path, sizeof n_path, dir, "n.json",
-                  "{\"params\":{\"n_inf\":1234.5,\"alpha\":3.21e5}}");
-    mb_test_write(t_path, sizeof t_path, dir, "t.json",
-                  "{\"params\":{\"gamma\":2.7e-5,\"m_t\":37,\"delta\":4.1e-3}}");
+    write_scale_fits(dir, n_path, t_path);
     mb_test_run r;
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --procs 1,2,3:96 "
                                          "--m-strong 300 --json",

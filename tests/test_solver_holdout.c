@@ -812,7 +812,8 @@ static void test_run_time_cap(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     mb_test_run r;
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s %s OUT=%s/c %s/c/runs/.done 'RUN_BATCHES=64 8' "
-                                         "'RUN_SEEDS=0 1' RUN_TIME_CAP=0.5 FINAL_LOSS= > /dev/null && cat "
+                                         "'RUN_SEEDS=0 1' RUN_TIME_CAP=0.5 FINAL_LOSS= > /dev/null "
+                                         "&& cat "
                                          "%s/c/logs/train.log",
                                      MB_TEST_MAKE_ARGS, dir, dir, dir), 0);
     CU_ASSERT_EQUAL(r.status, 0);
@@ -1125,19 +1126,19 @@ static void test_run_knobs(void)
     }
     /* the default job calibrates: its fit extrapolates to 0.4 from runs that stop at 0.5; a
      * TARGET_LOSS given alone is answered by a sweep to it */
+    static const struct {
+        const char *knobs, *has, *lacks;
+    } modes[] = {{"", "--extrapolate --target-loss 0.4", NULL},
+                 {"TARGET_LOSS=0.45", "--target-loss 0.45", "--extrapolate"}};
     mb_test_run r;
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a", dir,
-                                     MB_TEST_MAKE_ARGS), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--extrapolate --target-loss 0.4"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--target-loss 0.5"));
-    mb_test_run_free(&r);
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a "
-                                     "TARGET_LOSS=0.45", dir, MB_TEST_MAKE_ARGS), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_PTR_NULL(strstr(r.out, "--extrapolate"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--target-loss 0.45"));
-    mb_test_run_free(&r);
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
+                                         dir, MB_TEST_MAKE_ARGS, modes[i].knobs), 0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, modes[i].has));
+        CU_ASSERT_TRUE(!modes[i].lacks || !strstr(r.out, modes[i].lacks));
+        mb_test_run_free(&r);
+    }
     /* BACKEND=cuda where the CUDA backend is built: every stage that computes asks for the
      * device (probe, runs, conv); where it is not: one line before any stage */
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a "

@@ -6,7 +6,7 @@
  * statistics and the evaluation loss (float64 and float32 torch; < 1e-4 of each tensor's scale).
  * On one thread and on two (the batch split in shards, BN's statistics reduced across them).
  *
- * The Python is mb_test_mb_test_python() (Debian's python3-torch, which make check installs): without
+ * The Python is mb_test_python() (Debian's python3-torch, which make check installs): without
  * torch the suite holds one test, which fails naming it.
  */
 #include <CUnit/CUnit.h>
