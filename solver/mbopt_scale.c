@@ -454,30 +454,40 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
 }
 
 /* The budget: line (--budget S): the fewest learners whose optimal T_C fits S, beside the
- * recommendation; or, where none does, how far the fastest is over it. */
-static void budget_print(FILE *f, double budget, const mb_scale_row *rows, size_t n, size_t best,
-                         size_t enough, double p_avail)
+ * recommendation; or, where none does, how far the fastest is over it. Rows above
+ * --procs-available are never the answer, and the line says when one of them would fit. */
+static void budget_print(FILE *f, const model_opts *m, double budget, const mb_scale_row *rows,
+                         size_t n, size_t best, size_t enough, double p_avail)
 {
+    char note[192], times[64] = "", beyond[160] = "";
     const size_t k = mb_solver_budget_row(rows, n, budget, p_avail);
+    const size_t any = mb_solver_budget_row(rows, n, budget, INFINITY);
+    if (k == n && any < n)
+        snprintf(beyond, sizeof beyond, " (P = %.0f would, above the %.0f learners that "
+                 "--procs-available says can run here)", rows[any].procs, p_avail);
     if (k == n) {
         const mb_scale_row *r = &rows[best];
-        fprintf(f, "budget:         no P given reaches the target within %.4g s: the fastest, "
-                   "P = %.0f with M = %.0f, takes %.4g s, %.3gx the budget\n", budget, r->procs,
-                mb_solver_m_whole(r->opt.m_opt, r->procs), r->opt.t_c, r->opt.t_c / budget);
+        row_label(note, sizeof note, m, r, p_avail);
+        const double x = r->opt.t_c / budget;
+        if (isfinite(x)) /* a budget of 1e-320 s is no multiple a number holds */
+            snprintf(times, sizeof times, ", %.3gx the budget", x);
+        fprintf(f, "budget:         no P that may be recommended reaches the target within %.4g "
+                   "s%s: the fastest, P = %.0f with M = %.0f, takes %.4g s%s%s%s\n", budget,
+                beyond, r->procs, mb_solver_m_whole(r->opt.m_opt, r->procs), r->opt.t_c, times,
+                *note ? "; " : "", note);
         return;
     }
     const mb_scale_row *r = &rows[k];
+    row_label(note, sizeof note, m, r, p_avail);
     char more[160] = "";
-    if (rows[enough].procs > r->procs)
-        snprintf(more, sizeof more, "; the recommendation, P = %.0f, takes %.4g s",
-                 rows[enough].procs, rows[enough].opt.t_c);
-    else if (rows[enough].procs < r->procs)
-        snprintf(more, sizeof more, "; the recommendation, P = %.0f, takes %.4g s, over it",
-                 rows[enough].procs, rows[enough].opt.t_c);
+    if (rows[enough].procs != r->procs)
+        snprintf(more, sizeof more, "; the recommendation, P = %.0f, takes %.4g s%s",
+                 rows[enough].procs, rows[enough].opt.t_c,
+                 rows[enough].opt.t_c > budget ? ", over it" : "");
     fprintf(f, "budget:         P = %.0f learners with M = %.0f reach the target in T_C = %.4g "
-               "s, %.0f%% of the budget of %.4g s: the fewest learners within it%s\n", r->procs,
-            mb_solver_m_whole(r->opt.m_opt, r->procs), r->opt.t_c, 100 * r->opt.t_c / budget,
-            budget, more);
+               "s, %.0f%% of the budget of %.4g s: the fewest learners within it%s%s%s\n",
+            r->procs, mb_solver_m_whole(r->opt.m_opt, r->procs), r->opt.t_c,
+            100 * r->opt.t_c / budget, budget, more, *note ? "; " : "", note);
 }
 
 static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so,
@@ -610,7 +620,7 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                 fl.procs, 100 * MB_SOLVER_FLAT, ps, 100 * MB_SOLVER_FLAT);
     }
     if (so->budget > 0)
-        budget_print(f, so->budget, rows, n, best, enough, p_avail);
+        budget_print(f, m, so->budget, rows, n, best, enough, p_avail);
 }
 
 int mbopt_scale(int argc, char **argv)

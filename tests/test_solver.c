@@ -361,8 +361,21 @@ static void test_mbopt_scale_budget(void)
     mb_test_run_free(&r);
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --procs 1,2,16 "
                                          "--budget 1e-3", n_path, t_path), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "budget:         no P given reaches the target within "
-                                         "0.001 s: the fastest, P = "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "budget:         no P that may be recommended reaches the "
+                                         "target within 0.001 s: the fastest, P = "));
+    mb_test_run_free(&r);
+    /* campaign 22's Q1: a budget so small that T_C / budget overflows prints no inf; Q10: a P
+     * that would fit but is above --procs-available is named as such */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --procs 1,2,16 "
+                                         "--budget 1e-320", n_path, t_path), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NULL(strstr(r.out, "infx")); /* not "N_inf" */
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --procs 1,2,16 "
+                                         "--procs-available 4 --budget %.9g", n_path, t_path,
+                                     mid), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "(P = 16 would, above the 4 learners that "
+                                         "--procs-available says can run here)"));
     mb_test_run_free(&r);
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "mbopt scale --nfit %s --tfit %s --budget -5", n_path,
                                      t_path), 0);
