@@ -971,7 +971,7 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' 
     if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
     if (m == "") m = w("MAX_UPDATES", mu, 1, 1099511627776); \
-    if (m == "") m = list("RUN_BATCHES", rb, 1, 2, "M: the law across M needs two", 0, 1073741824); \
+    if (m == "") m = list("RUN_BATCHES", rb, 1, 2, swname == "RUN_BATCHES" ? "M: the law across M needs two" : "M: the grid sweep the calibration is set against", 0, 1073741824); \
     if (m == "") m = list("RUN_SEEDS", rs, 0, 1, "seed", 0); \
     if (m == "") m = w("THREADS", th, 1, 256); if (m == "") m = range("PROBE_BATCHES", pb, 1048576); \
     if (m == "") m = pos("PROBE_BUDGET", pbu, 0, 1e300); if (m == "") m = range("PROCS", procs, 1e9); \
@@ -1031,6 +1031,8 @@ $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(call IGNORED_KNOB,$(TORCH_KNOBS)
 # without the collective model (COMM=none, the default with BACKEND=cuda) nothing runs on two
 # processes, so what only those stages read is refused (campaign 18's M5)
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(filter none,$(COMM)),$(call IGNORED_KNOB,PAR_BATCHES PAR_SEEDS COMM_BYTES HOSTFILE)),$(error $(call IGNORED_KNOB,PAR_BATCHES PAR_SEEDS COMM_BYTES HOSTFILE) has no effect with COMM=none$(if $(CUDA_RUN), (BACKEND=cuda's default: one learner a GPU)) (no collective is timed and no run uses two processes)))
+# a network without convolutions skips the conv stage: its knobs would change nothing (Q5)
+$(if $(and $(RUN_GOALS),$(filter 0,$(HAS_CONV)),$(call IGNORED_KNOB,CONV_MEM CONV_BATCHES CONV_BUDGET)),$(error $(call IGNORED_KNOB,CONV_MEM CONV_BATCHES CONV_BUDGET) has no effect: NET=$(NET) has no convolution, so make run has no conv stage))
 $(if $(and $(RUN_GOALS),$(call GIVEN,LR),$(call GIVEN,LRS)),$(error LR=$(LR) and LRS=$(LRS): give one (LRS, a list of rates, replaces LR)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS)),$(error $(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS) has no effect with FINAL_LOSS$(if $(call GIVEN,FINAL_LOSS),,=$(FINAL_LOSS), the default job's calibration) (the calibration sweeps CAL_SEEDS, without seed rounds$(if $(call GIVEN,FINAL_LOSS),,; FINAL_LOSS= sweeps to TARGET_LOSS directly))))
 

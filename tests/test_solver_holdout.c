@@ -846,6 +846,10 @@ static void test_run_knobs(void)
         {"HOLDOUT_SEED0=999", "HOLDOUT_SEED0=999: a whole number from 1000 to 1000000000"},
         {"HOLDOUT_SEED0=2e3", "HOLDOUT_SEED0=2e3: a whole number from 1000"},
         {"BUDGET=0", "BUDGET=0: a number above 0"},
+        /* campaign 22's Q5, Q13: knobs a network without convolutions ignores; RUN_BATCHES
+         * while calibrating is the grid the calibration is set against */
+        {"NET=mlp CONV_MEM=4M", "CONV_MEM has no effect: NET=mlp has no convolution"},
+        {"RUN_BATCHES=8", "RUN_BATCHES=8: give at least 2 M: the grid sweep the calibration"},
         {"BUDGET=60s", "BUDGET=60s: a number above 0"},
         {"HOLDOUT_BEYOND=1.5", "HOLDOUT_BEYOND=1.5: a whole number"},
         {"MAX_SEEDS=0", "MAX_SEEDS=0: a whole number"},
