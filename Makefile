@@ -577,11 +577,13 @@ run-c: deps
 
 # make run's calibration line: the calibration runs' seconds (training and evaluation) against
 # the grid sweep's predicted training seconds (validate.txt's grid: line)
-CAL_COST = awk -v g="$$(sed -n 's/^grid: .* would train \([0-9.e+]*\) s .*/\1/p' $(OUT)/validate.txt)" \
+CAL_COST = awk -v g="$$(sed -n 's/^grid: .* to the target would train \([0-9.e+]*\) s .*/\1/p' $(OUT)/validate.txt)" \
+	  -v gc="$$(sed -n 's/^grid: .*time cap .* the sweep would train \([0-9.e+]*\) s$$/\1/p' $(OUT)/validate.txt)" \
 	  '/^\# .*eval_s=/ { n++; for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w += kv[2]; if (kv[1] == "eval_s") e += kv[2] } } \
 	  END { printf "calibration: %d runs to loss $(TARGET_LOSS), %.1f s training + %.1f s evaluating", n, w, e; \
-	    if (g > 0) printf " = %.0f%% of the training seconds of a grid sweep to loss $(FINAL_LOSS) (%.1f s predicted: M = $(RUN_BATCHES), 5 seeds each)", 100 * (w + e) / g, g; print "" }' \
+	    if (g > 0) printf " = %.0f%% of the training seconds of a grid sweep to loss $(FINAL_LOSS) (%.1f s predicted: M = $(RUN_BATCHES), 5 seeds each)", 100 * (w + e) / g, g; \
+	    if (gc > 0) printf ", %.0f%% of the same sweep under the time cap of make run (%.1f s)", 100 * (w + e) / gc, gc; print "" }' \
 	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv 2>/dev/null);
 
 pipeline: $(OUT)/report.html
@@ -795,7 +797,7 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 # collective fit (without COMM there are none). validate.* check the P = 1 optimum;
 # validate-rec.txt checks scale's recommendation (P = 2 when it recommends two learners), and
 # validate-rec.json, for the report, its held-out check against one learner when P = 2 trained.
-VALIDATE_MODEL = $(NFITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(strip $(RUN_BATCHES))) --grid-seeds 5) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
+VALIDATE_MODEL = $(NFITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(strip $(RUN_BATCHES))) --grid-seeds 5 --grid-cap $(RUN_TIME_CAP)) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 # The held-out check: once the answer is fixed, it and its rivals (the in-sample best, the
 # model's optimum, neighbours at M / 1.5 .. M * 1.5) train on HOLDOUT_SEEDS fresh seeds that no
 # run above used, seed by seed over M; validate grades the answer on these runs alone. Where the

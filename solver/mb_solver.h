@@ -490,15 +490,17 @@ typedef struct mb_sequential {
 int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
                          size_t max_seeds, mb_sequential *out, mb_error *err);
 
-/* What a grid sweep would cost: T_C(m[k], p) under law and t into per_m[k] (n of them), and
- * seeds x their sum into *total, the training seconds of `seeds` runs at every M of the grid
- * (evaluation not counted). An M at or under a shifted law's pole never reaches the target:
- * per_m NAN, left out of the total and counted in *never (the total then understates a real
- * sweep, which would spend its time cap there). MB_EDOM when T_C cannot be evaluated at an M
- * above the pole. */
+/* What a grid sweep would cost: T_C(m[k], p) under law and t into per_m[k] (n of them), and into
+ * *total the training seconds of `seeds` runs at every M of the grid (evaluation not counted).
+ * An M at or under a shifted law's pole never reaches the target: per_m NAN, counted in *never
+ * and left out of *total (which then understates a real sweep). cap > 0 is make run's time cap
+ * (RUN_TIME_CAP): a run at an M below the fastest M stops after cap x the least T_C and that
+ * M's later seeds are not trained, so such an M (one that never reaches too) costs one capped
+ * run in *capped_total, counted in *capped; cap 0: *capped_total = *total. MB_EDOM when T_C
+ * cannot be evaluated at an M above the pole. */
 int mb_solver_grid_cost(const mb_law *law, const mb_update_time *t, double p, const double *m,
-                        size_t n, size_t seeds, double *per_m, double *total, size_t *never,
-                        mb_error *err);
+                        size_t n, size_t seeds, double cap, double *per_m, double *total,
+                        double *capped_total, size_t *never, size_t *capped, mb_error *err);
 
 /* The flat range: the least and largest M in [m_lo, m_hi] whose T_C(M, p) under law and t is
  * within `frac` of the optimum t_best (a scan on a log grid, 64 points per factor of 2, refined

@@ -54,7 +54,10 @@ typedef struct grid_cli {
     mb_range m;
     size_t seeds;
     double *per_m, total; /* filled by grid_compute */
-    size_t never;         /* M at or under the law's pole: never reach the target, left out */
+    double capped_total;  /* the same sweep under the time cap (--grid-cap) */
+    size_t never;         /* M at or under the law's pole: never reach the target */
+    size_t capped;        /* M below the fastest stopped by the time cap after one run */
+    double cap;           /* --grid-cap F: make run's time cap, x the least T_C (0: none) */
     double law_m0;        /* that pole, for the grid's line */
     int on;
 } grid_cli;
@@ -67,8 +70,9 @@ static int grid_compute(grid_cli *g, const model_opts *m, double p, mb_error *er
     if (!g->per_m)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     g->law_m0 = m->law.m0;
-    int rc = mb_solver_grid_cost(&m->law, &m->t, p, g->m.v, g->m.n, g->seeds, g->per_m,
-                                 &g->total, &g->never, err);
+    int rc = mb_solver_grid_cost(&m->law, &m->t, p, g->m.v, g->m.n, g->seeds, g->cap, g->per_m,
+                                 &g->total, &g->capped_total, &g->never,
+                                 &g->capped, err);
     g->on = rc == MB_OK;
     return rc;
 }
@@ -81,9 +85,12 @@ static const char *grid_line(char *buf, size_t size, const grid_cli *g, double p
                        "evaluation not counted)", g->m.v[0], g->m.v[g->m.n - 1], g->m.n, p,
                        g->seeds, g->total, g->seeds);
     if (g->never && len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, "; %zu M at or under the law's pole M_0 = %.3g "
-                 "never reach it and are left out (a real sweep would spend its time cap "
-                 "there)", g->never, g->law_m0);
+        len += snprintf(buf + len, size - (size_t)len, "; %zu M at or under the law's pole M_0 = "
+                        "%.3g never reach it and are left out", g->never, g->law_m0);
+    if (g->cap > 0 && len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, "; under make run's time cap (a run at an M below "
+                 "the fastest stops at %g x its T_C, and that M's later seeds are skipped: %zu M) "
+                 "the sweep would train %.4g s", g->cap, g->capped, g->capped_total);
     return buf;
 }
 
@@ -542,6 +549,9 @@ static void validate_help(void)
            "                        recommended P, --grid-seeds runs each, to the target would\n"
            "                        train, predicted (grid: line; JSON grid_cost)\n"
            "      --grid-seeds N    runs at each M of that sweep (default 5)\n"
+           "      --grid-cap F      that sweep's time cap, as make run's RUN_TIME_CAP: a run at\n"
+           "                        an M below the fastest stops at F x the least T_C and that\n"
+           "                        M's later seeds are skipped (default 0: no cap)\n"
            "Output:\n"
            "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
            "      --csv             write the validation table as CSV (docs/design.md columns)\n"
@@ -716,6 +726,10 @@ static cJSON *validate_json(const model_opts *m, const mb_validate *v, const hol
         mb_json_add_number(gc, "procs", v->p_rec);
         mb_json_add_number(gc, "seeds", (double)grid->seeds);
         mb_json_add_number(gc, "total_s", grid->total);
+        mb_json_add_number(gc, "capped_total_s", grid->capped_total);
+        mb_json_add_number(gc, "cap", grid->cap);
+        mb_json_add_count(gc, "capped", (double)grid->capped);
+        mb_json_add_count(gc, "never", (double)grid->never);
     }
     return root;
 }
@@ -933,6 +947,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                                        {"max-seeds", required_argument, 0, OPT_MAX_SEEDS},
                                        {"grid-cost", required_argument, 0, OPT_GRID_COST},
                                        {"grid-seeds", required_argument, 0, OPT_GRID_SEEDS},
+                                       {"grid-cap", required_argument, 0, OPT_GRID_CAP},
                                        {"json", no_argument, 0, OPT_JSON},
                                        {"csv", no_argument, 0, OPT_CSV},
                                        {"output", required_argument, 0, 'o'},
@@ -985,6 +1000,10 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
             if (seeds_flag("--grid-seeds", optarg, &vc->grid.seeds, &err) != MB_OK)
                 return mb_cli_fail(prog, sub, &err);
             break;
+        case OPT_GRID_CAP: /* as make run's RUN_TIME_CAP: a multiple, 0 for none */
+            if (mb_data_flag_double("--grid-cap", optarg, 0, MB_NONNEG, &vc->grid.cap, &err))
+                return mb_cli_fail(prog, sub, &err);
+            break;
         case OPT_HOLDOUT_BEYOND: hc->beyond = 1; break;
         case OPT_JSON: vc->out.json = 1; break;
         case OPT_CSV: vc->csv = 1; break;
@@ -1006,6 +1025,9 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
         return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
                             "--missing and --comm-from-runs print for scripts on standard "
                             "output: -o, --json and --csv do not apply");
+    if (vc->grid.m.n == 0 && mb_cli_given(&seen, OPT_GRID_CAP))
+        return mb_cli_usage(prog, sub, "--grid-cap is the time cap of --grid-cost's sweep: give "
+                            "--grid-cost LIST");
     if (vc->grid.m.n == 0 && vc->grid.seeds)
         return mb_cli_usage(prog, sub, "--grid-seeds is the seeds of --grid-cost's sweep: give "
                             "--grid-cost LIST");

@@ -203,11 +203,12 @@ static double edge(const mb_law *law, const mb_update_time *t, double p, double 
 }
 
 int mb_solver_grid_cost(const mb_law *law, const mb_update_time *t, double p, const double *m,
-                        size_t n, size_t seeds, double *per_m, double *total, size_t *never,
-                        mb_error *err)
+                        size_t n, size_t seeds, double cap, double *per_m, double *total,
+                        double *capped_total, size_t *never, size_t *capped, mb_error *err)
 {
-    *total = 0;
-    *never = 0;
+    *total = *capped_total = 0;
+    *never = *capped = 0;
+    size_t fast = n; /* the M of the least T_C */
     for (size_t k = 0; k < n; k++) {
         if (law->kind == MB_LAW_SHIFTED && !(m[k] > law->m0)) {
             per_m[k] = NAN;
@@ -217,7 +218,22 @@ int mb_solver_grid_cost(const mb_law *law, const mb_update_time *t, double p, co
         if (mb_model_law_tc(law, t, m[k], p, &per_m[k]) != MB_OK || !isfinite(per_m[k]))
             return mb_error_set(err, MB_EDOM, "T_C cannot be evaluated at M = %g, P = %g", m[k],
                                 p);
-        *total += (double)seeds * per_m[k];
+        if (fast == n || per_m[k] < per_m[fast])
+            fast = k;
+    }
+    const double stop = fast < n && cap > 0 ? cap * per_m[fast] : INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        if (!isnan(per_m[k]))
+            *total += (double)seeds * per_m[k];
+        const int below = fast < n && m[k] < m[fast];
+        if (below && !(per_m[k] <= stop)) { /* NAN (never) or slower than the cap */
+            if (isfinite(stop)) {
+                *capped_total += stop;
+                (*capped)++;
+            }
+        } else if (!isnan(per_m[k])) {
+            *capped_total += (double)seeds * per_m[k];
+        }
     }
     return MB_OK;
 }

@@ -578,8 +578,10 @@ static void test_grid_cost(void)
     double per[3], total;
     mb_error e = {0};
     size_t never;
-    CU_ASSERT_EQUAL_FATAL(mb_solver_grid_cost(&law, &t, 1, m, 3, 5, per, &total, &never, &e),
-                          MB_OK);
+    size_t capped;
+    double ctot;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_grid_cost(&law, &t, 1, m, 3, 5, 0, per, &total, &ctot,
+                                              &never, &capped, &e), MB_OK);
     double want = 0;
     for (size_t k = 0; k < 3; k++) {
         double tc = (800 + 6000 / m[k]) * (2e-5 * m[k] + 4e-4);
@@ -591,14 +593,32 @@ static void test_grid_cost(void)
     /* a shifted law's pole at 18: M = 8 never reaches the target, left out and counted (the
      * calibrated mlp's make run failed on it) */
     const mb_law sh = {.kind = MB_LAW_SHIFTED, .n_inf = 800, .a = 6000, .b = 1, .m0 = 18};
-    CU_ASSERT_EQUAL_FATAL(mb_solver_grid_cost(&sh, &t, 1, m, 3, 5, per, &total, &never, &e),
-                          MB_OK);
+    CU_ASSERT_EQUAL_FATAL(mb_solver_grid_cost(&sh, &t, 1, m, 3, 5, 0, per, &total, &ctot,
+                                              &never, &capped, &e), MB_OK);
     CU_ASSERT_EQUAL(never, 1);
+    CU_ASSERT_EQUAL(capped, 0);
     CU_ASSERT_TRUE(isnan(per[0]));
     want = 0;
     for (size_t k = 1; k < 3; k++)
         want += 5 * (800 + 6000 / (m[k] - 18)) * (2e-5 * m[k] + 4e-4);
     CU_ASSERT_TRUE(mb_test_close(total, want, 1e-9));
+    /* make run's time cap (5 x the least T_C, at M = 64): M = 8 never reaches, so it costs one
+     * run stopped at the cap; 512 is above the fastest M, never capped */
+    CU_ASSERT_EQUAL_FATAL(mb_solver_grid_cost(&sh, &t, 1, m, 3, 5, 5, per, &total, &ctot,
+                                              &never, &capped, &e), MB_OK);
+    CU_ASSERT_FATAL(per[1] < per[2]);
+    CU_ASSERT_EQUAL(capped, 1);
+    CU_ASSERT_TRUE(mb_test_close(total, want, 1e-9)); /* the uncapped sweep: as before */
+    CU_ASSERT_TRUE(mb_test_close(ctot, want + 5 * per[1], 1e-9));
+    /* a cap so tight that the slowest M below the fastest is stopped too */
+    const double m4[4] = {19, 20, 64, 512};
+    double per4[4];
+    CU_ASSERT_EQUAL_FATAL(mb_solver_grid_cost(&sh, &t, 1, m4, 4, 5, 1.5, per4, &total, &ctot,
+                                              &never, &capped, &e), MB_OK);
+    CU_ASSERT_TRUE(per4[0] > 1.5 * per4[2] && per4[1] > 1.5 * per4[2]);
+    CU_ASSERT_EQUAL(never, 0);
+    CU_ASSERT_EQUAL(capped, 2);
+    CU_ASSERT_TRUE(mb_test_close(ctot, 2 * 1.5 * per4[2] + 5 * (per4[2] + per4[3]), 1e-9));
 }
 
 /* The flat range of T_C = (N_inf + a / M) (gamma M + t0): N_inf gamma M + a t0 / M stays
