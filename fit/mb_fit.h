@@ -140,6 +140,10 @@ typedef struct mb_fit_runs {
     int used_train_loss;  /* runs that had no evaluation column and used smoothed training loss */
 } mb_fit_runs;
 
+/* The median B_simple (McCandlish et al.'s gradient noise scale) over the runs that logged one
+ * (`# b_simple=`), NAN when none did; *n_used: how many. */
+double mb_fit_runs_b_simple(const mb_fit_runs *runs, size_t *n_used);
+
 /* The longest time a step, collective or run-log time may be, seconds (31 years): past it the
  * fits' sums of squares overflow and "fit" 1e308 s to zeros. A run log's `wall_s` after update
  * 0 is at least MB_FIT_MIN_SECONDS (1 ns: no clock times an update faster), so that a training

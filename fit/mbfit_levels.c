@@ -224,11 +224,14 @@ static void free_tables(mb_table **tabs, size_t n)
 
 typedef struct lev_print {
     const mb_fit_levels *f;
+    double b_simple; /* the runs' median B_simple (NAN: none logged one) */
+    size_t b_simple_runs;
 } lev_print;
 
 static void levels_print(FILE *out, const void *arg)
 {
-    const mb_fit_levels *f = ((const lev_print *)arg)->f;
+    const lev_print *lp = arg;
+    const mb_fit_levels *f = lp->f;
     char a[32], b[32], c[32], d[32], e[32];
     fprintf(out, "# N_update(M) at target loss %g, extrapolated from %zu levels down to L1 = %g "
             "(the %s law across levels)\n", f->target, f->n_levels, f->l1,
@@ -244,9 +247,13 @@ static void levels_print(FILE *out, const void *arg)
     print_fit(out, mb_fit_levels_form_name(f->form), &f->joint);
     if (!isnan(f->floor))
         fprintf(out, "loss floor L_f = %.4g\n", f->floor);
+    const double b_l1 = f->joint.p[1] / f->joint.p[0];
     fprintf(out, "B_noise = alpha / N_inf: %s at L1 = %g, %s at the target\n",
-            num(a, sizeof a, f->joint.p[1] / f->joint.p[0]), f->l1,
-            num(b, sizeof b, f->alpha / f->n_inf));
+            num(a, sizeof a, b_l1), f->l1, num(b, sizeof b, f->alpha / f->n_inf));
+    if (lp->b_simple_runs) /* the runs' own estimate, over their whole curves (to L1) */
+        fprintf(out, "gradient noise scale: B_simple %s (median of %zu runs) beside B_noise at "
+                "L1 = %s: ratio %s\n", num(a, sizeof a, lp->b_simple), lp->b_simple_runs,
+                num(b, sizeof b, b_l1), num(c, sizeof c, lp->b_simple / b_l1));
     if (f->form == MB_FIT_LEVELS_SHIFTED) /* the law at the target is N_inf + alpha / (M - M_0) */
         fprintf(out, "at target %g: the shifted law, M_0 = %s [%s, %s]; the inverse law fitted "
                 "to it: N_inf %s, alpha %s\n", f->target, num(a, sizeof a, f->m_0),
@@ -358,7 +365,8 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
             for (size_t i = 0; i < f.warn.n; i++)
                 mb_cli_say("mbfit", "nupdate", "warning: %s", f.warn.msg[i]);
         }
-        lev_print lp = {&f};
+        lev_print lp = {&f, NAN, 0};
+        lp.b_simple = mb_fit_runs_b_simple(&runs, &lp.b_simple_runs);
         status = emit(sub, &la->cm, root, levels_print, &lp);
     }
     mb_fit_levels_free(&f);

@@ -1353,19 +1353,25 @@ static int describe_runs(const mb_fit_runs *runs, mb_fit_nupdate *out, mb_error 
         out->procs = runs->procs[i];
     }
     /* McCandlish et al.'s B_simple, as the runs measured it: the median over runs */
-    out->b_simple = out->b_noise = out->b_ratio = NAN;
-    out->b_simple_runs = 0;
-    double *bs = runs->b_simple ? malloc((runs->n ? runs->n : 1) * sizeof *bs) : NULL;
+    out->b_noise = out->b_ratio = NAN;
+    out->b_simple = mb_fit_runs_b_simple(runs, &out->b_simple_runs);
+    return MB_OK;
+}
+
+double mb_fit_runs_b_simple(const mb_fit_runs *runs, size_t *n_used)
+{
+    *n_used = 0;
+    double m = NAN, *bs = runs->b_simple ? malloc((runs->n ? runs->n : 1) * sizeof *bs) : NULL;
     for (size_t i = 0; bs && i < runs->n; i++)
         if (isfinite(runs->b_simple[i]) && runs->b_simple[i] > 0) /* a points file has none */
-            bs[out->b_simple_runs++] = runs->b_simple[i];
-    if (out->b_simple_runs) {
-        qsort(bs, out->b_simple_runs, sizeof *bs, cmp_double);
-        size_t h = out->b_simple_runs / 2;
-        out->b_simple = out->b_simple_runs % 2 ? bs[h] : 0.5 * (bs[h - 1] + bs[h]);
+            bs[(*n_used)++] = runs->b_simple[i];
+    if (*n_used) {
+        qsort(bs, *n_used, sizeof *bs, cmp_double);
+        size_t h = *n_used / 2;
+        m = *n_used % 2 ? bs[h] : 0.5 * (bs[h - 1] + bs[h]);
     }
     free(bs);
-    return MB_OK;
+    return m;
 }
 
 /* The converged range: M where most runs reached eps and none diverged, above every M where a

@@ -350,8 +350,8 @@ static void write_log(const char *dir, const law *w, double m, int seed, int sto
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fprintf(f, "# net=lenet5\n# algo=momentum\n# batch=%g\n# learners=1\n# lr=0.02\n# seed=%d\n"
-               "# target_loss=0.5\nupdate,epoch,samples,wall_s,loss,eval_loss,eval_acc\n"
-               "0,0,0,0,2.3,2.3,0.1\n", m, seed);
+               "# target_loss=0.5\n# b_simple=%d\nupdate,epoch,samples,wall_s,loss,eval_loss,"
+               "eval_acc\n0,0,0,0,2.3,2.3,0.1\n", m, seed, 40 + seed);
     double jitter = 1 + 0.01 * seed;
     for (size_t l = 0; l < NL - (stop ? 2 : 0); l++) {
         long u = lround(law_n(w, m, Lev[l]) * jitter);
@@ -407,6 +407,9 @@ static void test_command(void)
                             "0.78,0.71,0.64,0.57,0.5 --form noise '%s'/*.csv", dir));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "(the noise law across levels)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "ci95_hi"));
+    /* the runs' own gradient noise scale beside the law's (seeds' 40, 41, 42 at every M) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "gradient noise scale: B_simple 41 (median of 18 runs) "
+                                         "beside B_noise at L1 = "));
     mb_test_run_free(&r);
     /* refusals: one line, exit 1 (bad data) or 2 (usage), no output file */
     unlink(out);
