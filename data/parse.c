@@ -429,3 +429,24 @@ void mb_data_range_free(mb_range *r)
         r->n = 0;
     }
 }
+
+int mb_data_env_seconds(const char *name, double unset, double lo, int lo_open, double hi,
+                        double *s, mb_error *err)
+{
+    const char *e = getenv(name);
+    double w;
+    *s = unset;
+    if (!e)
+        return MB_OK;
+    if (mb_data_parse_double(e, &w) != MB_OK || !(lo_open ? w > lo : w >= lo) || !(w <= hi))
+        return mb_error_set(err, MB_EUSAGE, lo_open ? "%s='%s': must be a number of seconds "
+                            "above %g, at most %g (unset: %g)" : "%s='%s': must be a number of "
+                            "seconds from %g to %g (unset: %g)", name, e, lo, hi, unset);
+    *s = w;
+    return MB_OK;
+}
+
+int mb_data_mpi_start_wait(double *s, mb_error *err)
+{
+    return mb_data_env_seconds("MBKIT_MPI_START_WAIT", MB_DATA_MPI_START_WAIT, 0, 1, 3600, s, err);
+}
