@@ -1,6 +1,6 @@
 /* mb_cli.h — the error conventions every command shares: one line, exit 2 for a usage error with
  * the --help hint, 1 for bad input; and the one option reader every command's parser calls,
- * which refuses a single-valued flag given twice (cli.c).
+ * which refuses a flag given twice (cli.c).
  */
 #ifndef MB_CLI_H
 #define MB_CLI_H
@@ -67,8 +67,9 @@ typedef struct mb_cli_seen {
     const int (*exclusive)[2]; /* alternatives: --nfit or --n-inf, not both */
 } mb_cli_seen;
 
-/* getopt_long, plus: a flag that takes a value and was given before (under any spelling: -o and
- * --output, an abbreviation) is a usage error, "option '--lr' given twice: it takes one value",
+/* getopt_long, plus: a flag that was given before (under any spelling: -o and --output, an
+ * abbreviation) is a usage error, "option '--lr' given twice: it takes one value" (a switch
+ * without a value: "option '--json' given twice"), unless `repeatable` lists it,
  * and so is a flag whose exclusive partner was given ("give '--nfit' or '--n-inf', not both"),
  * said here; MB_CLI_REPEATED is returned then (mb_cli_bad_option turns it into exit 2 without
  * a second line). Every flag given is recorded for mb_cli_given. */
