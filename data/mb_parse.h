@@ -17,6 +17,10 @@ int mb_data_parse_double(const char *s, double *v);
 /* Parses a whole decimal integer in [lo, hi]. MB_EINVAL otherwise. */
 int mb_data_parse_long(const char *s, long lo, long hi, long *v);
 
+/* mb_data_parse_long for a count written as one: digits only ("+4", "-0", " 4" and "0x4" are
+ * MB_EINVAL), as mbtrain reads its counts. lo >= 0. */
+int mb_data_parse_digits(const char *s, long lo, long hi, long *v);
+
 /* Parses a size: a finite non-negative number with an optional suffix K, M or G (powers of 1024,
  * case-insensitive, an optional trailing 'B' or 'iB' accepted: "256M", "1.5GiB", "4096"). */
 int mb_data_parse_size(const char *s, double *v);

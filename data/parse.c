@@ -68,6 +68,13 @@ int mb_data_parse_long(const char *s, long lo, long hi, long *v)
     return MB_OK;
 }
 
+int mb_data_parse_digits(const char *s, long lo, long hi, long *v)
+{
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s))
+        return MB_EINVAL;
+    return mb_data_parse_long(s, lo, hi, v);
+}
+
 int mb_data_parse_size(const char *s, double *v)
 {
     if (!s || !*s || isspace((unsigned char)*s) || not_decimal(s))
