@@ -2,8 +2,9 @@
  * standard error, "PROG SUB: message", then for usage errors "Try 'PROG SUB --help'." and exit
  * status 2; bad values and files exit 1 (docs/style.md, habit 7). Every line a command prints on
  * standard error, notes and warnings too, goes through mb_cli_say, which escapes control bytes
- * as mb_error_set does. Commands call these; library code never prints. Also the one option reader (getopt_long that refuses a single-valued flag given
- * twice: the last value winning silently is how "--lr 0.1 ... --lr 0.2" trains at 0.2).
+ * as mb_error_set does. Commands call these; library code never prints. Also the one option
+ * reader (getopt_long that refuses a flag given twice: the last value winning silently is how
+ * "--lr 0.1 ... --lr 0.2" trains at 0.2; a switch given twice is a slip).
  */
 #include "mb_cli.h"
 
@@ -147,8 +148,10 @@ int mb_cli_getopt(int argc, char **argv, const char *shortopts, const struct opt
     int c = getopt_long(argc, argv, shortopts, longopts, &li);
     if (c < 0 || c == '?' || c == ':' || c >= MB_CLI_MAX_OPT)
         return c;
+    /* a flag without a value given twice is refused too (campaign 21's N19: `--json --json`,
+     * `--no-cache --no-cache` passed): a doubled switch is a slip, as a doubled value is */
     int takes = li >= 0 ? longopts[li].has_arg != no_argument : short_takes_value(shortopts, c);
-    int again = takes && mb_cli_given(s, c);
+    int again = mb_cli_given(s, c);
     for (const int *r = s->repeatable; again && r && *r; r++)
         again = *r != c;
     s->bit[c / 8] |= (unsigned char)(1u << (c % 8));
@@ -164,11 +167,11 @@ int mb_cli_getopt(int argc, char **argv, const char *shortopts, const struct opt
     }
     if (!again)
         return c;
+    const char *why = takes ? ": it takes one value" : "";
     if (li >= 0)
-        mb_cli_usage(s->prog, s->sub, "option '--%s' given twice: it takes one value",
-                     longopts[li].name);
+        mb_cli_usage(s->prog, s->sub, "option '--%s' given twice%s", longopts[li].name, why);
     else
-        mb_cli_usage(s->prog, s->sub, "option '-%c' given twice: it takes one value", c);
+        mb_cli_usage(s->prog, s->sub, "option '-%c' given twice%s", c, why);
     return MB_CLI_REPEATED;
 }
 

@@ -42,16 +42,7 @@
 
 int mb_data_fifo_wait(double *s, mb_error *err)
 {
-    const char *e = getenv("MBKIT_FIFO_WAIT");
-    *s = MB_DATA_FIFO_WAIT;
-    double w;
-    if (!e)
-        return MB_OK;
-    if (mb_data_parse_double(e, &w) != MB_OK || !(w >= 0 && w <= 3600))
-        return mb_error_set(err, MB_EUSAGE, "MBKIT_FIFO_WAIT='%s': must be a number of seconds "
-                            "from 0 to 3600 (unset: %g)", e, MB_DATA_FIFO_WAIT);
-    *s = w;
-    return MB_OK;
+    return mb_data_env_seconds("MBKIT_FIFO_WAIT", MB_DATA_FIFO_WAIT, 0, 0, 3600, s, err);
 }
 
 /* How long a FIFO's reader waits for a writer (mb_data_fifo_wait). A bad value never gets here
@@ -193,7 +184,9 @@ int mb_cli_start(void)
 {
     double wait;
     mb_error err = {0};
-    if (mb_data_fifo_wait(&wait, &err) != MB_OK) { /* checked once, before any input opens */
+    /* checked once, before any input opens or MPI starts, under mpirun or not (campaign 21's
+     * N2: a bad MBKIT_MPI_START_WAIT was said by every rank, and without mpirun not at all) */
+    if (mb_data_fifo_wait(&wait, &err) != MB_OK || mb_data_mpi_start_wait(&wait, &err) != MB_OK) {
         /* said once under mpirun, by rank 0, as a bad flag is (campaign 17's M2: once a rank) */
         mb_cli_hold hold;
         mb_cli_hold_begin(&hold);

@@ -1,6 +1,6 @@
 /* mb_cli.h — the error conventions every command shares: one line, exit 2 for a usage error with
  * the --help hint, 1 for bad input; and the one option reader every command's parser calls,
- * which refuses a single-valued flag given twice (cli.c).
+ * which refuses a flag given twice (cli.c).
  */
 #ifndef MB_CLI_H
 #define MB_CLI_H
@@ -29,11 +29,12 @@ int mb_cli_say(const char *prog, const char *sub, const char *fmt, ...)
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Called first by every command's main: MB_EXIT_USAGE, with the usage lines on stderr, when
- * the environment's MBKIT_FIFO_WAIT is not a number of seconds from 0 to 3600
- * (mb_data_fifo_wait); MB_EXIT_DATA, with one line, when standard output is closed (whatever the
- * command printed would go nowhere, or into the first file it opened); so that nothing is done.
- * 0 otherwise. */
+/* Called first by every command's main: MB_EXIT_USAGE, with the usage lines on stderr (under
+ * mpirun from rank 0 only, mb_cli_hold_begin), when the environment's MBKIT_FIFO_WAIT is not a
+ * number of seconds from 0 to 3600 (mb_data_fifo_wait) or MBKIT_MPI_START_WAIT not one above 0, at
+ * most 3600 (mb_data_mpi_start_wait), whether the command would start MPI or not; MB_EXIT_DATA,
+ * with one line, when standard output is closed (whatever the command printed would go nowhere, or
+ * into the first file it opened); so that nothing is done. 0 otherwise. */
 int mb_cli_start(void);
 
 /* What a command's main returns: `status`, unless standard output could not be written or closed
@@ -66,8 +67,9 @@ typedef struct mb_cli_seen {
     const int (*exclusive)[2]; /* alternatives: --nfit or --n-inf, not both */
 } mb_cli_seen;
 
-/* getopt_long, plus: a flag that takes a value and was given before (under any spelling: -o and
- * --output, an abbreviation) is a usage error, "option '--lr' given twice: it takes one value",
+/* getopt_long, plus: a flag that was given before (under any spelling: -o and --output, an
+ * abbreviation) is a usage error, "option '--lr' given twice: it takes one value" (a switch
+ * without a value: "option '--json' given twice"), unless `repeatable` lists it,
  * and so is a flag whose exclusive partner was given ("give '--nfit' or '--n-inf', not both"),
  * said here; MB_CLI_REPEATED is returned then (mb_cli_bad_option turns it into exit 2 without
  * a second line). Every flag given is recorded for mb_cli_given. */

@@ -17,6 +17,10 @@ int mb_data_parse_double(const char *s, double *v);
 /* Parses a whole decimal integer in [lo, hi]. MB_EINVAL otherwise. */
 int mb_data_parse_long(const char *s, long lo, long hi, long *v);
 
+/* mb_data_parse_long for a count written as one: digits only ("+4", "-0", " 4" and "0x4" are
+ * MB_EINVAL), as mbtrain reads its counts. lo >= 0. */
+int mb_data_parse_digits(const char *s, long lo, long hi, long *v);
+
 /* Parses a size: a finite non-negative number with an optional suffix K, M or G (powers of 1024,
  * case-insensitive, an optional trailing 'B' or 'iB' accepted: "256M", "1.5GiB", "4096"). */
 int mb_data_parse_size(const char *s, double *v);
@@ -104,5 +108,25 @@ const char *mb_data_fmt_exact(char *buf, size_t n, double v);
  * `what`; with `keyed`, so is an item that is not key=value and a key given twice. */
 int mb_data_split_list(const char *s, const char *what, int keyed, char ***items, size_t *n,
                        struct mb_error *err);
+
+/* ---- the environment's waits -------------------------------------------------------------- */
+
+/* The seconds environment variable `name` sets: *s its value, `unset` when it is not set. A value
+ * that is not a finite number in [lo, hi] (above lo when lo_open) - empty, "abc", nan - is
+ * MB_EUSAGE "NAME='abc': must be a number of seconds from LO to HI (unset: U)" ("above LO, at
+ * most HI" when lo_open), *s then `unset`. The one reader of MBKIT_FIFO_WAIT
+ * (mb_data_fifo_wait) and MBKIT_MPI_START_WAIT (mb_data_mpi_start_wait). */
+int mb_data_env_seconds(const char *name, double unset, double lo, int lo_open, double hi,
+                        double *s, struct mb_error *err);
+
+/* How long a rank under mpirun waits for the others to start MPI (train/comm/comm_mpi.c), when
+ * MBKIT_MPI_START_WAIT is not set. */
+#define MB_DATA_MPI_START_WAIT 60.0
+
+/* MBKIT_MPI_START_WAIT: seconds above 0, at most 3600 (mb_data_env_seconds); MB_EUSAGE
+ * "MBKIT_MPI_START_WAIT='x': must be a number of seconds above 0, at most 3600 (unset: 60)"
+ * otherwise. Every command's mb_cli_start says a bad value before it does anything (exit 2),
+ * under mpirun or not, so that MPI's start-up (which reads it) never meets one. */
+int mb_data_mpi_start_wait(double *s, struct mb_error *err);
 
 #endif /* MB_PARSE_H */

@@ -68,6 +68,13 @@ int mb_data_parse_long(const char *s, long lo, long hi, long *v)
     return MB_OK;
 }
 
+int mb_data_parse_digits(const char *s, long lo, long hi, long *v)
+{
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s))
+        return MB_EINVAL;
+    return mb_data_parse_long(s, lo, hi, v);
+}
+
 int mb_data_parse_size(const char *s, double *v)
 {
     if (!s || !*s || isspace((unsigned char)*s) || not_decimal(s))
@@ -428,4 +435,25 @@ void mb_data_range_free(mb_range *r)
         r->v = NULL;
         r->n = 0;
     }
+}
+
+int mb_data_env_seconds(const char *name, double unset, double lo, int lo_open, double hi,
+                        double *s, mb_error *err)
+{
+    const char *e = getenv(name);
+    double w;
+    *s = unset;
+    if (!e)
+        return MB_OK;
+    if (mb_data_parse_double(e, &w) != MB_OK || !(lo_open ? w > lo : w >= lo) || !(w <= hi))
+        return mb_error_set(err, MB_EUSAGE, lo_open ? "%s='%s': must be a number of seconds "
+                            "above %g, at most %g (unset: %g)" : "%s='%s': must be a number of "
+                            "seconds from %g to %g (unset: %g)", name, e, lo, hi, unset);
+    *s = w;
+    return MB_OK;
+}
+
+int mb_data_mpi_start_wait(double *s, mb_error *err)
+{
+    return mb_data_env_seconds("MBKIT_MPI_START_WAIT", MB_DATA_MPI_START_WAIT, 0, 1, 3600, s, err);
 }

@@ -529,12 +529,67 @@ static int log_samples(const mb_table *t, double batch, double procs, mb_error *
     return MB_OK;
 }
 
+/* The columns of a run log (train/run/run_mon.c's header; the front end's and hand-made logs
+ * hold some of them). A column this reader does not know is passed over (docs/formats.md, "The
+ * format version": a newer writer may add one beside the others), unless one of the columns
+ * every writer writes is missing too: then it is a misspelt or renamed one (campaign 21's N19:
+ * with `lossx` for `loss` the log was read on its evaluations alone, without a word). */
+static int log_columns(const mb_table *t, mb_error *err)
+{
+    static const char *const known[] = {"update", "epoch", "samples", "wall_s", "loss",
+                                        "eval_loss", "eval_acc", "b_simple"};
+    const size_t n = sizeof known / sizeof known[0], written = n - 1; /* b_simple: mbtrain's */
+    const char *odd = NULL, *missing = NULL;
+    if (mb_table_col(t, "update") < 0)
+        return MB_OK; /* not a run log at all: crossing says so ("no column 'update'") */
+    for (size_t c = 0; !odd && c < mb_table_cols(t); c++) {
+        size_t k = 0;
+        while (k < n && strcmp(mb_table_col_name(t, c), known[k]) != 0)
+            k++;
+        odd = k == n ? mb_table_col_name(t, c) : NULL;
+    }
+    for (size_t k = 0; odd && !missing && k < written; k++)
+        missing = mb_table_col(t, known[k]) < 0 ? known[k] : NULL;
+    if (missing)
+        return mb_error_set(err, MB_EFORMAT, "%s: header: column '%s' is not a run log's, and "
+                            "'%s' is missing: a misspelt or renamed column? (a run log's: update, "
+                            "epoch, samples, wall_s, loss, eval_loss, eval_acc, b_simple)",
+                            mb_table_path(t), odd, missing);
+    return MB_OK;
+}
+
+/* The `epoch` column, where the log has one: a number of passes, >= 0 and never below the row
+ * before's (campaign 21's N19: an epoch of -1 passed). */
+static int log_epochs(const mb_table *t, mb_error *err)
+{
+    long ce = mb_table_col(t, "epoch");
+    double prev = 0;
+    size_t prev_r = 0;
+    int have = 0;
+    for (size_t r = 0; ce >= 0 && r < mb_table_rows(t); r++) {
+        double e;
+        if (*mb_table_cell(t, r, (size_t)ce) == '\0')
+            continue;
+        int rc = mb_table_double_in(t, r, (size_t)ce, 0, MB_DATA_RANGE_MAX, 0, &e, err);
+        if (rc != MB_OK)
+            return rc;
+        if (have && e < prev)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'epoch': %s is below %s (line "
+                                "%ld): the passes over the data only grow", mb_table_path(t),
+                                mb_table_line(t, r), mb_table_cell(t, r, (size_t)ce),
+                                mb_table_cell(t, prev_r, (size_t)ce), mb_table_line(t, prev_r));
+        prev = e, prev_r = r, have = 1;
+    }
+    return MB_OK;
+}
+
 /* Reads log i of `runs` from table t (paths[i]). */
 static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const double *thr,
                         size_t n_thr, size_t smooth, mb_error *err)
 {
     int used = 0, rc;
     if ((rc = mb_format_check_table(t, MB_FORMAT_RUNLOG, err)) == MB_OK &&
+        (rc = log_columns(t, err)) == MB_OK && (rc = log_epochs(t, err)) == MB_OK &&
         (rc = meta_number(t, "batch", 1, 1, 1, &runs->batch[i], err)) == MB_OK &&
         (rc = meta_number(t, "seed", 0, 0, 1, &runs->seed[i], err)) == MB_OK &&
         (rc = meta_number(t, "lr", 0, 1, 0, &runs->lr[i], err)) == MB_OK &&

@@ -399,7 +399,8 @@ typedef struct mb_mem_total {
     double total;     /* model + workspace */
 } mb_mem_total;
 
-/* One layer's bytes at M (> 0). MB_EDOM for m <= 0, a shape < 1 or a convolution with k < 1. */
+/* One layer's bytes at M (> 0). MB_EDOM for m <= 0, a shape < 1, a convolution with k < 1, or
+ * options out of range (value_bytes <= 0, grad_copies < 1, state_copies < 0). */
 int mb_model_mem_layer(const mb_mem_layer *l, double m, const mb_mem_options *o,
                        mb_mem_bytes *b);
 

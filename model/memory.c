@@ -38,7 +38,7 @@ static int shape_ok(const mb_mem_layer *l)
 static int options_ok(const mb_mem_options *o)
 {
     return isfinite(o->value_bytes) && o->value_bytes > 0 && isfinite(o->grad_copies) &&
-           o->grad_copies >= 0 && isfinite(o->state_copies) && o->state_copies >= 0;
+           o->grad_copies >= 1 && isfinite(o->state_copies) && o->state_copies >= 0;
 }
 
 /* Values per sample of the layer's output, and of its GEMM lowering (0 when not a conv). */

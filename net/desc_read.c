@@ -131,7 +131,8 @@ static int int_value(parser *p, int line, const char *key, const char *v, long l
                      mb_error *err)
 {
     long x;
-    if (mb_data_parse_long(v, lo, MAX_SIDE, &x) != MB_OK)
+    /* in digits, as the command line's counts (campaign 21's N19: outputs=+4 was 4) */
+    if (mb_data_parse_digits(v, lo, MAX_SIDE, &x) != MB_OK)
         return mb_error_set(err, MB_EFORMAT, "%s:%d: '%s': '%s' is not a whole number in [%ld, %ld]",
                             p->path, line, key, v, lo, MAX_SIDE);
     *out = (int)x;
@@ -151,7 +152,7 @@ static int input_shape(parser *p, int line, const char *val, mb_layer_desc *l, m
     char *save = NULL, *tok = strtok_r(buf, "x", &save);
     int n = 0;
     for (; tok && n < 3; tok = strtok_r(NULL, "x", &save))
-        if (mb_data_parse_long(tok, 1, MAX_SIDE, &v[n++]) != MB_OK)
+        if (mb_data_parse_digits(tok, 1, MAX_SIDE, &v[n++]) != MB_OK)
             break;
     if (n != 3 || tok || strlen(val) >= sizeof buf)
         return mb_error_set(err, MB_EFORMAT,

@@ -358,7 +358,7 @@ typedef struct mb_probe_step_row {
     const char *net;      /* the description's name (the caller's: it must outlive the row) */
     int batch;            /* total mini-batch M of one update */
     int learners;         /* model copies sharing it */
-    int threads;          /* threads on the device */
+    int threads;          /* threads the learners ran on the device (mb_probe_step_threads_run) */
     mb_probe_stats st;    /* seconds per update */
     char device[128];     /* the device's name (mb_ctx_device_name) */
 } mb_probe_step_row;
@@ -391,8 +391,16 @@ typedef struct mb_probe_step_plan {
     void *arg;
 } mb_probe_step_plan;
 
+/* The threads that `learners` copies run on a device given `threads`: threads/learners each
+ * (rounded down), at least one each, so learners x that, which is what a row's `threads` says
+ * (campaign 21's N17: --threads 1 --learners 4 ran 4 threads and said 1; --threads 3 --learners
+ * 2 ran 2 and said 3). */
+int mb_probe_step_threads_run(int threads, int learners);
+
 /* MB_EINVAL naming --learners and --batch when a learner count divides none of the batch sizes
- * (its group would have no row), or when a list is empty. */
+ * (its group would have no row), naming --threads when two thread counts run the same threads
+ * with a learner count (mb_probe_step_threads_run: two groups of the same rows), or when a list
+ * is empty. */
 int mb_probe_step_plan_check(const mb_probe_step_plan *p, mb_error *err);
 
 /* Runs the plan: *rows (allocated here, free() it) gets *n rows in the order threads, learners,

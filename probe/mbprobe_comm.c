@@ -223,6 +223,15 @@ int cmd_comm(int argc, char **argv, int full_argc, char **full_argv)
             mb_comm_free(world);
             return status;
         }
+        /* why MPI did not start, where it is known: a bad MBKIT_MPI_START_WAIT (a usage
+         * error, said once: rank 0's), or MPI_Init failing under mpirun; only without mpirun
+         * is mpirun the advice (campaign 21's N1: its line blamed mpirun for both) */
+        if (err.status == MB_EUSAGE) {
+            mb_cli_hold_begin(&hold);
+            return mb_cli_hold_end(&hold, mb_cli_fail(prog, sub, &err));
+        }
+        if (mb_comm_mpi_launched())
+            return mb_cli_fail(prog, sub, &err);
         fprintf(stderr, "%s %s: MPI could not start: run it as 'mpirun -np N mbprobe comm ...' "
                 "with N >= 2\n", prog, sub);
         return 1;

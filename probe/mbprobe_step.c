@@ -33,14 +33,16 @@ static void step_help(const mb_probe_options *d, const mb_probe_step_config *w, 
            "  t_max_s,samples_per_s,wide,stop,drift,device\n"
            "With L learners the device holds L model copies (You et al.: the chip split into\n"
            "groups); each computes M/L samples, side by side, and an update ends when the slowest\n"
-           "is done (each copy computes on its own context of threads/L threads; the copies run\n"
-           "side by side on one pool of L threads). Batches that L does not divide are skipped\n"
-           "(and said so); a learner count that divides none is refused. For each (learners,\n"
-           "threads) the knee M_T of t = gamma max(M, M_T) is printed. drift is how far the\n"
-           "medians of a point's passes (--rounds; empty with --rounds 1) lie apart; the summary\n"
-           "ends with a steadiness line that says whether the machine kept its speed through\n"
-           "the sweep (every drift under %.0f%%) or changed it, in which case a repeat sweep may\n"
-           "differ by as much. device is the device's name (the CPU's model on the CPU).\n\n"
+           "is done (each copy computes on its own context of threads/L threads, at least one;\n"
+           "the copies run side by side on one pool of L threads; the threads column says how\n"
+           "many ran in all, with a note where that is not --threads). Batches that L does not\n"
+           "divide are skipped (and said so); a learner count that divides none is refused. For\n"
+           "each (learners, threads) the knee M_T of t = gamma max(M, M_T) is printed. drift is\n"
+           "how far the medians of a point's passes (--rounds; empty with --rounds 1) lie apart;\n"
+           "the summary ends with a steadiness line that says whether the machine kept its speed\n"
+           "through the sweep (every drift under %.0f%%) or changed it, in which case a repeat\n"
+           "sweep may differ by as much. device is the device's name (the CPU's model on the\n"
+           "CPU).\n\n"
            "What is stepped:\n"
            "      --net NAME|FILE   network description (default lenet5)\n"
            "      --batch LIST      total mini-batch sizes: lo:hi (doubling) or a comma list\n"
@@ -151,6 +153,20 @@ static void step_group_done(void *arg, const mb_probe_step_row *rows, size_t n,
     step_knee(pr->sum, rows, n);
 }
 
+/* The rows say the threads that ran (mb_probe_step_threads_run): a note for each (threads,
+ * learners) where that is not --threads (campaign 21's N17). */
+static void threads_notes(FILE *f, const int *threads, size_t nt, const int *learners, size_t nl)
+{
+    for (size_t ti = 0; ti < nt; ti++)
+        for (size_t li = 0; li < nl; li++) {
+            int ran = mb_probe_step_threads_run(threads[ti], learners[li]);
+            if (ran != threads[ti])
+                fprintf(f, "(--threads %d with %d learners: %d thread%s each, at least one; the "
+                        "rows say threads=%d)\n", threads[ti], learners[li], ran / learners[li],
+                        ran == learners[li] ? "" : "s", ran);
+        }
+}
+
 /* The step table's own metadata lines: the workload, the harness, the rounds, the overhead. */
 static void step_meta(FILE *f, const char *net, const char *data_spec,
                       const mb_probe_step_config *cfg, const mb_probe_options *o, long rounds,
@@ -251,13 +267,13 @@ int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         mb_cli_fail(prog, sub, &err);
         goto done;
     }
-    plan.batch = batch, plan.n_batch = nb;
-    plan.threads = threads, plan.n_threads = nt;
+    plan.batch = batch, plan.n_batch = nb, plan.threads = threads, plan.n_threads = nt;
     plan.learners = learners, plan.n_learners = nl;
     if ((rc = mb_probe_step_plan_check(&plan, &err)) != MB_OK) { /* a usage error: exit 2 */
         status = mb_cli_usage(prog, sub, "%s", err.msg);
         goto done;
     }
+    threads_notes(pr.sum, threads, nt, learners, nl);
     if ((rc = backend_check(cfg.backend, &err)) != MB_OK ||
         (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
         (rc = check_output(output, cfg.net, data_spec, &err)) != MB_OK ||

@@ -177,7 +177,7 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
     mb_run_options_init(&ro);
     ro.optim = c->optim;
     ro.batch = c->max_batch / c->learners;
-    ro.threads = c->threads / c->learners > 0 ? c->threads / c->learners : 1;
+    ro.threads = mb_probe_step_threads_run(c->threads, c->learners) / c->learners;
     ro.backend = c->backend;
     ro.device = c->device;
     ro.conv_algo = c->conv_algo;
@@ -191,6 +191,11 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
 fail:
     mb_probe_step_free(s);
     return rc;
+}
+
+int mb_probe_step_threads_run(int threads, int learners)
+{
+    return learners * (threads / learners > 0 ? threads / learners : 1);
 }
 
 const mb_net_desc *mb_probe_step_description(const mb_probe_step *s)
@@ -336,6 +341,17 @@ int mb_probe_step_plan_check(const mb_probe_step_plan *p, mb_error *err)
                                 L);
         }
     }
+    /* two thread counts that run the same threads with L learners would give two groups of
+     * the same rows (the rows say the threads that ran: mb_probe_step_threads_run) */
+    for (size_t li = 0; li < p->n_learners; li++)
+        for (size_t a = 0; a < p->n_threads; a++)
+            for (size_t b = 0; b < a; b++) {
+                int L = p->learners[li], ta = mb_probe_step_threads_run(p->threads[a], L);
+                if (ta == mb_probe_step_threads_run(p->threads[b], L))
+                    return mb_error_set(err, MB_EINVAL, "--threads %d and %d both run %d threads "
+                                        "with %d learners (%d each, at least one): give one of "
+                                        "them", p->threads[b], p->threads[a], ta, L, ta / L);
+            }
     return MB_OK;
 }
 
@@ -360,7 +376,8 @@ static int run_group(const mb_probe_step_plan *p, int T, int L, mb_probe_step_ro
         rc = mb_probe_step_sweep(s, mine, nm, p->o, p->rounds, st, err);
     for (size_t i = 0; rc == MB_OK && i < nm; i++) {
         mb_probe_step_row *r = &rows[*nrows + i];
-        *r = (mb_probe_step_row){mb_probe_step_backend(s), p->net_name, mine[i], L, T, st[i], ""};
+        *r = (mb_probe_step_row){mb_probe_step_backend(s), p->net_name, mine[i], L,
+                                 mb_probe_step_threads_run(T, L), st[i], ""};
         snprintf(r->device, sizeof r->device, "%s", mb_probe_step_device(s));
     }
     mb_probe_step_free(s);

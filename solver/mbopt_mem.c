@@ -35,7 +35,8 @@ static void mem_help(void)
            "      --net NAME|FILE     network description (data/nets/NAME.cfg)\n"
            "      --mem SIZE          device memory, K/M/G = 2^10/2^20/2^30 (e.g. 12G)\n"
            "      --batch LIST        mini-batch sizes: lo:hi (doubling) or a list (default 1:256)\n"
-           "      --grad-copies N     gradient blocks per parameter (default %g; Zou et al. 2)\n"
+           "      --grad-copies N     gradient blocks per parameter, 1 to 64 (default %g; Zou\n"
+           "                          et al. 2)\n"
            "      --state-copies N    optimiser state per parameter: 0 SGD, 1 momentum, 2 Adam\n"
            "                          (default %g)\n"
            "      --json              write JSON\n"
@@ -72,7 +73,9 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
             return -1;
         return 1;
     case OPT_GRAD_COPIES:
-        return mb_data_flag_whole("--grad-copies", arg, 0, 0, 64, &m->mem.grad_copies, err) ? -1 : 1;
+        /* a trained parameter has a gradient: 0 copies left them out of memory unsaid
+         * (campaign 21's N19) */
+        return mb_data_flag_whole("--grad-copies", arg, 0, 1, 64, &m->mem.grad_copies, err) ? -1 : 1;
     case OPT_STATE_COPIES:
         return mb_data_flag_whole("--state-copies", arg, 0, 0, 64, &m->mem.state_copies, err) ? -1 : 1;
     default: return 0;
@@ -286,7 +289,7 @@ static void conv_help(void)
            "                          sizes that divide it (mu-cuDNN): time M/m x t(m),\n"
            "                          workspace of m\n"
            "      --backend NAME      the table's rows for this backend (when it has several)\n"
-           "      --grad-copies N     gradient blocks per parameter (default 1)\n"
+           "      --grad-copies N     gradient blocks per parameter, 1 to 64 (default 1)\n"
            "      --state-copies N    optimiser state per parameter (default 1: momentum)\n"
            "      --json              write JSON (every M's choice)\n"
            "  -o, --output FILE       write to FILE instead of standard output\n"

@@ -336,6 +336,32 @@ static const hcase probe_cases[] = {
     {"message", "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun --oversubscribe -np 2 "
                 "mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 --budget 0.01 -o "
                 "$W/a >/dev/null 2>&1 && grep -q '^cpu,tiny,2,' $W/a", 0, NULL},
+    /* campaign 21 (issue #25). N1: under mpirun, mbprobe comm blamed mpirun for a bad
+     * MBKIT_MPI_START_WAIT ("MPI could not start: run it as 'mpirun -np N ...'", once a rank,
+     * exit 1); N2: mbprobe step said it once a rank, and without mpirun took it. Every command
+     * refuses it before anything, under mpirun or not, once (rank 0), exit 2 */
+    {"message", "MBKIT_MPI_START_WAIT=abc ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun "
+                "-np 2 --oversubscribe mbprobe comm --bytes 4 --budget 0.01 -o $W/o 2>$W/e; "
+                "s=$?; grep '^mbprobe\\|^Try' $W/e >&2; exit $s", 2,
+     "mbprobe: MBKIT_MPI_START_WAIT='abc': must be a number of seconds above 0, at most 3600 "
+     "(unset: 60)"},
+    {"message", "MBKIT_MPI_START_WAIT=0 ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun "
+                "-np 2 --oversubscribe mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 "
+                "--budget 0.01 -o $W/o 2>$W/e; s=$?; grep '^mbprobe\\|^Try' $W/e >&2; exit $s", 2,
+     "mbprobe: MBKIT_MPI_START_WAIT='0': must be a number of seconds above 0"},
+    {"silent", "MBKIT_MPI_START_WAIT=3601 " STEP "-o $W/o", 2,
+     "MBKIT_MPI_START_WAIT='3601': must be a number of seconds above 0, at most 3600"},
+    /* N17: 4 learners on --threads 1 ran 4 threads (one each) and the rows said 1; 2 on
+     * --threads 3 ran 2 and said 3. The rows say the threads that ran; two thread counts that
+     * run the same are refused */
+    {"silent", STEP0 "--batch 4 --threads 1 --learners 4 --rounds 1 --budget 0.01 -o $W/r "
+                     ">/dev/null && grep -q '^cpu,tiny,4,4,4,' $W/r", 0, NULL},
+    {"silent", STEP0 "--batch 4 --threads 3 --learners 2 --rounds 1 --budget 0.01 -o $W/r "
+                     ">/dev/null && grep -q '^cpu,tiny,4,2,2,' $W/r", 0, NULL},
+    {"silent", STEP0 "--batch 4 --threads 1,2 --learners 2 --rounds 1 --budget 0.01 -o $W/o", 2,
+     "--threads 1 and 2 both run 2 threads with 2 learners"},
+    /* N19: a switch given twice was taken (a flag with a value is refused so) */
+    {"usage", CONV "--no-cache -o $W/o", 2, "option '--no-cache' given twice"},
 };
 
 static const hcase train_cases[] = {
@@ -862,6 +888,46 @@ static const hcase train_cases[] = {
      * program), mbtrain waited in MPI_Init forever; now MBKIT_MPI_START_WAIT seconds (60) */
     {"hang", "MBKIT_MPI_START_WAIT=2 " MIX(MIX_T, "true"), 1,
      "mbtrain: MPI did not start within 2 s: another rank of this mpirun exited or stalled"},
+    /* campaign 21 (issue #25). N2: a bad MBKIT_MPI_START_WAIT was said by every rank (the line
+     * and the hint each), and without mpirun taken without a word */
+    {"message", "MBKIT_MPI_START_WAIT=x ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun "
+                "-np 2 --oversubscribe mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
+                "--algo sgd-sync --max-updates 2 --log $W/o 2>$W/e; s=$?; "
+                "grep '^mbtrain\\|^Try' $W/e >&2; exit $s", 2,
+     "mbtrain: MBKIT_MPI_START_WAIT='x': must be a number of seconds above 0, at most 3600 "
+     "(unset: 60)"},
+    {"silent", "MBKIT_MPI_START_WAIT= " TRAIN "--algo sgd-sync --learners 2 --max-updates 2 "
+               "--log $W/o", 2, "MBKIT_MPI_START_WAIT='': must be a number of seconds above 0"},
+    {"silent", "MBKIT_MPI_START_WAIT=nan " TRAIN "--max-updates 2 --log $W/o", 2,
+     "MBKIT_MPI_START_WAIT='nan'"},
+    /* N19: a switch given twice was taken */
+    {"usage", TRAIN "--max-updates 2 --no-test-eval --no-test-eval --log $W/o", 2,
+     "option '--no-test-eval' given twice"},
+    /* N19: --eval-frac 1e-9 evaluated (and judged the target on) 1 sample without a word; the
+     * subset holds 10 at least (0.15 of 64 draws 10, 0.14 draws 9) */
+    {"silent", TRAIN "--eval-frac 1e-9 --target-loss 0.5 --max-updates 2 --log $W/o", 1,
+     "--eval-frac 1e-09 draws 1 of the 64 training samples of " SYN ": the evaluation subset "
+     "needs 10 at least"},
+    {"silent", TRAIN "--eval-frac 0.14 --max-updates 2 --log $W/o", 1, "draws 9 of the 64"},
+    {"silent", TRAIN "--eval-frac 0.15 --max-updates 2 --log $W/a > /dev/null", 0, NULL},
+    /* N19: a one-learner checkpoint resumed by a parallel job: "CK.learners: cannot open" */
+    {"message", TRAIN "--max-updates 4 --checkpoint $W/ck --checkpoint-every 2 --log $W/a "
+                ">/dev/null && " TRAIN "--max-updates 6 --algo sgd-sync --learners 2 --resume "
+                "$W/ck --log $W/o", 1, "ck: checkpoint of one learner (--algo sgd, batch 8), not "
+                "of a parallel job"},
+    {"message", TRAIN "--max-updates 4 --checkpoint $W/ck --checkpoint-every 2 --log $W/a "
+                ">/dev/null && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun -np 2 "
+                "--oversubscribe mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
+                "--max-updates 6 --algo sgd-sync --resume $W/ck --log $W/o 2>$W/e; s=$?; "
+                "grep '^mbtrain' $W/e >&2; exit $s", 1,
+     "ck: checkpoint of one learner (--algo sgd, batch 8), not of a parallel job"},
+    /* N19: a cfg's count written +4 was read as 4 (the command line refuses +2) */
+    {"silent", "sed 's/outputs=4/outputs=+4/' " NET " > $W/n.cfg && $T mbtrain --net $W/n.cfg "
+               "--data " SYN " --batch 8 --threads 1 --max-updates 2 --log $W/o", 1,
+     "'outputs': '+4' is not a whole number in [1,"},
+    {"silent", "sed 's/size=3/size= 3/; s/height=8/height=08/' " NET " > $W/n.cfg && $T mbtrain "
+               "--net $W/n.cfg --data " SYN " --batch 8 --threads 1 --max-updates 2 --log $W/a "
+               ">/dev/null", 0, NULL},
 };
 
 #undef MIX_S
@@ -1347,6 +1413,21 @@ static const hcase fit_cases[] = {
     {"silent", ML "sed -i '$s/diverged=no/diverged=/' $W/a.csv && " NU "$W/a.csv -o $W/o", 1,
      ": summary line: field 'diverged' '' is empty"},
 #undef ML
+    /* campaign 21 (issue #25). N19: a log whose epoch is -1, and one whose header says lossx
+     * for loss (read on its evaluations alone), were taken without a word */
+    {"silent", "mkdir $W/r && cp " LOGS " $W/r/ && sed -i '0,/^50,/s/^50,[^,]*,/50,-1,/' "
+               "$W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o", 1,
+     "run_M16_s0.csv:16: field 'epoch': -1 is not a number in [0,"},
+    {"silent", "mkdir $W/r && cp " LOGS " $W/r/ && sed -i '0,/^50,/s/^50,[^,]*,/50,0.0001,/' "
+               "$W/r/run_M16_s0.csv && " NU "$W/r/*.csv -o $W/o", 1,
+     "run_M16_s0.csv:16: field 'epoch': 0.0001 is below 0.0107 (line 15)"},
+    {"silent", "mkdir $W/r && cp " LOGS " $W/r/ && sed -i 's/^update,epoch,samples,wall_s,loss,"
+               "/update,epoch,samples,wall_s,lossx,/' $W/r/run_M16_s0.csv && " NU "$W/r/*.csv "
+               "-o $W/o", 1, "run_M16_s0.csv: header: column 'lossx' is not a run log's, and 'loss' "
+               "is missing"},
+    /* N2: every command refuses a bad MBKIT_MPI_START_WAIT, MPI or not */
+    {"silent", "MBKIT_MPI_START_WAIT=-5 $T mbfit tupdate $E/step.csv -o $W/o", 2,
+     "MBKIT_MPI_START_WAIT='-5': must be a number of seconds above 0"},
 };
 
 static const hcase opt_cases[] = {
@@ -2097,6 +2178,16 @@ static const hcase opt_cases[] = {
                "--holdout-seed0 2e3 $E/fit_runs", 1, "--holdout-seed0: a whole number from 1000"},
     {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-seed0 2000 "
                "$E/fit_runs -o $W/o", 2, "--holdout-seed0 sets where --holdout-plan's seeds start"},
+    /* campaign 21 (issue #25). N19: --grad-copies 0 (no gradient of a trained parameter) was
+     * taken; a switch given twice too */
+    {"silent", "$T mbopt mem --net " NET " --mem 12G --batch 8 --grad-copies 0 -o $W/o", 1,
+     "--grad-copies: must be a whole number in [1, 64], got '0'"},
+    {"silent", "$T mbopt conv --net " NET " --probe $W/none.csv --mem 1G --batch 2 "
+               "--grad-copies 0 -o $W/o", 1, "--grad-copies: must be a whole number in [1, 64]"},
+    {"usage", "$T mbopt scale --nfit $E/nfit.json --tfit $E/tfit.json --json --json -o $W/o", 2,
+     "option '--json' given twice"},
+    {"usage", "$T mbopt conv --net " NET " --probe $W/none.csv --mem 1G --batch 2 --micro-batch "
+              "--micro-batch -o $W/o", 2, "option '--micro-batch' given twice"},
 };
 
 static const hcase plot_cases[] = {
@@ -2715,6 +2806,9 @@ static const hcase plot_cases[] = {
                       "s/\"algo\":\t\"gemm\"/\"algo\":\t\"implicit_gemm\"/") " && test -s $W/o",
      0, NULL},
 #undef C20_CJ
+    /* campaign 21 (issue #25). N2: every command refuses a bad MBKIT_MPI_START_WAIT */
+    {"silent", "MBKIT_MPI_START_WAIT=abc $T mbplot amdahl -o $W/o", 2,
+     "MBKIT_MPI_START_WAIT='abc': must be a number of seconds above 0, at most 3600"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

@@ -50,7 +50,8 @@ static void help(const mb_run_options *d)
            "                          resnet-mini) or a .cfg path\n"
            "      --data SPEC         fashion-mnist, mnist, an IDX or CIFAR-10 folder, or\n"
            "                          synthetic[:n=,test=,c=,h=,w=,classes=,seed=,noise=]\n"
-           "      --eval-frac F       training fraction in the eval subset (default %g)\n"
+           "      --eval-frac F       training fraction in the eval subset (default %g; it\n"
+           "                          must draw 10 samples at least, or all of fewer)\n"
            "      --data-seed S       picks the eval subset (default %lu)\n"
            "      --conv-algo A       gemm, direct, fft or winograd for conv layers whose cfg\n"
            "                          names none (default: the network's choice)\n"
@@ -1022,6 +1023,11 @@ static int sweep_agree(const mb_run_options *o, const args *a, const sweep *w,
     return disagree ? MB_EXIT_USAGE : 1;
 }
 
+/* The fewest samples an evaluation subset holds (--eval-frac x the training samples, rounded;
+ * a training set smaller than this is evaluated whole): a target judged on fewer is judged on
+ * noise. docs/commands.md, "mbtrain". */
+#define EVAL_MIN 10
+
 /* Loads the data once and trains every (batch, seed) of the sweep in turn, stopping at the
  * first failure. Returns the exit status. */
 static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_communicator *world,
@@ -1053,6 +1059,22 @@ static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_commun
             *together = 1; /* every rank read the same data and stops here */
             return MB_EXIT_DATA;
         }
+    /* the subset every target is judged on: --eval-frac 1e-9 drew 0 samples, raised to 1
+     * without a word (campaign 21's N19) */
+    const size_t least = data.train.n < (size_t)EVAL_MIN ? data.train.n : (size_t)EVAL_MIN;
+    if (data.eval.n < least) {
+        if (rank == 0) {
+            char f[32];
+            mb_error_set(&err, MB_EINVAL, "--eval-frac %s draws %zu of the %zu training samples "
+                         "of %s: the evaluation subset needs %d at least (all of a smaller set)",
+                         mb_data_fmt_exact(f, sizeof f, o->eval_frac), data.eval.n, data.train.n,
+                         o->data, EVAL_MIN);
+            fail(&err);
+        }
+        mb_data_splits_free(&data);
+        *together = 1;
+        return MB_EXIT_DATA;
+    }
     if (rank == 0 && (status = sweep_outputs(o, a, w, world)) != 0) {
         mb_data_splits_free(&data);
         return status;

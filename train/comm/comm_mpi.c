@@ -341,8 +341,8 @@ int mb_comm_mpi_launched(void)
 /* MPI_Init waits for every rank of the mpirun to start MPI; a rank that exits without it (a
  * `--help`, a program that never uses MPI) leaves the others there forever. A thread started
  * before it ends this process with one line (from the mpirun's rank 0, or every rank when the
- * rank is unknown) when MPI has not started within MBKIT_MPI_START_WAIT seconds. */
-#define MPI_START_WAIT 60.0
+ * rank is unknown) when MPI has not started within MBKIT_MPI_START_WAIT seconds
+ * (mb_data_mpi_start_wait; a command's mb_cli_start refused a bad value before, once). */
 
 typedef struct start_dog {
     pthread_mutex_t mu;
@@ -380,11 +380,10 @@ static void *start_watch(void *p)
 /* MPI_Init_thread under the start-up watchdog; MB_EUSAGE for a bad MBKIT_MPI_START_WAIT. */
 static int init_bounded(int *argc, char ***argv, const char *prog, int *provided, mb_error *err)
 {
-    const char *e = getenv("MBKIT_MPI_START_WAIT");
-    start_dog d = {.limit = MPI_START_WAIT, .prog = prog};
-    if (e && (mb_data_parse_double(e, &d.limit) != MB_OK || !(d.limit > 0 && d.limit <= 3600)))
-        return mb_error_set(err, MB_EUSAGE, "MBKIT_MPI_START_WAIT='%s': must be a number of "
-                            "seconds above 0, at most 3600 (unset: %g)", e, MPI_START_WAIT);
+    start_dog d = {.prog = prog};
+    int bad = mb_data_mpi_start_wait(&d.limit, err);
+    if (bad != MB_OK)
+        return bad;
     pthread_mutex_init(&d.mu, NULL);
     pthread_cond_init(&d.cv, NULL);
     pthread_t t;

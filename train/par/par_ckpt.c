@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <unistd.h>
 
 static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '6'};
 static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
@@ -143,27 +144,51 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
     return rc;
 }
 
-/* The update of the single-learner checkpoint at PATH, decoded and checked whole; -1 when it
- * cannot be read (mb_ckpt_read will say why). */
-static long main_updates(const char *path)
+/* The run record of the single-learner checkpoint at PATH, decoded and checked whole into *run;
+ * 0 when it cannot be read (mb_ckpt_read will say why). */
+static int main_run(const char *path, ckpt_run *run)
 {
     FILE *f = mb_data_not_regular(path) ? NULL : fopen(path, "rb");
-    long u = -1, len;
+    long len;
+    int got = 0;
     if (!f)
-        return -1;
+        return 0;
     char *b = NULL;
     if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
         (b = malloc((size_t)len)) && fread(b, 1, (size_t)len, f) == (size_t)len) {
         mb_ckpt c;
         mb_error e = {0};
         if (mb_ckpt_decode(b, (size_t)len, path, &c, &e) == MB_OK) {
-            u = (long)c.run.updates;
+            *run = c.run;
+            got = 1;
             mb_ckpt_release(&c);
         }
     }
     free(b);
     fclose(f);
-    return u;
+    return got;
+}
+
+/* The update of the single-learner checkpoint at PATH; -1 when it cannot be read. */
+static long main_updates(const char *path)
+{
+    ckpt_run run;
+    return main_run(path, &run) ? (long)run.updates : -1;
+}
+
+/* A companion that cannot be opened, where PATH is a checkpoint of one learner: it never had
+ * one, and that is what is wrong (campaign 21's N19: "PATH.learners.rank0: cannot open", not
+ * "a checkpoint of one learner"). */
+static int one_learner(const char *path, int rc, mb_error *err)
+{
+    ckpt_run run;
+    if (!main_run(path, &run) || run.par != MB_PAR_NONE)
+        return rc;
+    return mb_error_set(err, MB_EINVAL, "%s: checkpoint of one learner (--algo %s, batch %d), "
+                        "not of a parallel job: it has no learners' checkpoint to resume them "
+                        "from; resume it as it was trained (one learner, no mpirun or "
+                        "--learners)", path, mb_optim_kind_name((mb_optim_kind)run.algo),
+                        (int)run.batch);
 }
 
 static int corrupt(mb_error *err, const char *name, const char *what)
@@ -345,6 +370,8 @@ int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
     mb_par_ckpt_head hq;
     mb_error eq = {0};
     rc = read_one(p, head, rows, i, buf, err);
+    if (rc == MB_EIO && access(p, F_OK) != 0)
+        rc = one_learner(path, rc, err);
     int fits = rc == MB_OK && (u < 0 || head->updates == u) &&
                (run_id == 0 || head->run_id == run_id);
     if (u >= 0 && !fits) {
