@@ -484,6 +484,9 @@ $(if $(HOSTFILE),$(if $(shell test -f '$(HOSTFILE)' && echo y),,$(error HOSTFILE
 HOSTFILE_BYTES := $(if $(HOSTFILE),$(shell wc -c < '$(HOSTFILE)' 2>/dev/null))
 $(if $(HOSTFILE),$(if $(HOSTFILE_BYTES),,$(error HOSTFILE=$(HOSTFILE): cannot be read)))
 $(if $(HOSTFILE),$(if $(shell test '$(HOSTFILE_BYTES)' -le 1048576 2>/dev/null && echo y),,$(error HOSTFILE=$(HOSTFILE): $(HOSTFILE_BYTES) bytes, more than a hostfile (1 MiB))))
+# a NUL byte: no text, and awk's message would end at it (campaign 21's N14: `line 2: "`)
+HOSTFILE_NUL := $(if $(HOSTFILE),$(shell tr -c '\000\n' x < '$(HOSTFILE)' 2>/dev/null | tr '\000' N | grep -n -m 1 N | cut -d: -f1))
+$(if $(HOSTFILE_NUL),$(error HOSTFILE=$(HOSTFILE): line $(HOSTFILE_NUL): not text (a NUL byte) (Open MPI's hostfile: lines of "host slots=N")))
 # the slots of HOSTFILE's lines, or "line N: slots=V" where V is not a whole number from 1
 # A line is "host [slots=N] [max_slots=M]" (N, M whole from 1, each once, M >= N); a host listed
 # twice, another word, or "slots = 2" (which Open MPI would not read as 2) is "line N: why", not

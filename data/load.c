@@ -43,10 +43,50 @@ static int find_file(char *out, size_t n, const char *dir, const char *base)
     return 0;
 }
 
+/* Whether the regular files a and b hold the same data (each read as a stream, gzip inflated,
+ * up to the first difference); anything else (a FIFO, read once) is not known to be. */
+static int same_data(const char *a, const char *b)
+{
+    static unsigned char x[1 << 16], y[1 << 16];
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || !S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode))
+        return 0;
+    mb_data_in fa = {0}, fb = {0};
+    mb_error e = {0};
+    int same = mb_data_in_open(&fa, a, &e) == MB_OK && mb_data_in_open(&fb, b, &e) == MB_OK;
+    for (size_t ga = 1, gb = 1; same && ga > 0;)
+        same = mb_data_in_read(&fa, x, sizeof x, &ga, &e) == MB_OK &&
+               mb_data_in_read(&fb, y, sizeof y, &gb, &e) == MB_OK && ga == gb &&
+               memcmp(x, y, ga) == 0;
+    mb_data_in_close(&fb, MB_OK);
+    mb_data_in_close(&fa, MB_OK);
+    return same;
+}
+
+/* dir/base and dir/base.gz both here with different data (campaign 21's N12: the plain file was
+ * read, unsaid): which one is meant? MB_EINVAL naming both. The same data twice (gunzip -k) is
+ * no question. */
+static int one_of(const char *dir, const char *base, mb_error *err)
+{
+    char plain[4096], gz[4096];
+    struct stat st;
+    snprintf(plain, sizeof plain, "%s/%s", dir, base);
+    snprintf(gz, sizeof gz, "%s/%s.gz", dir, base);
+    if (lstat(plain, &st) != 0 || lstat(gz, &st) != 0 || same_data(plain, gz))
+        return MB_OK;
+    return mb_error_set(err, MB_EINVAL, "%s and %s: both here, with different data: which one "
+                        "is meant? (remove the other)", plain, gz);
+}
+
 /* The four IDX files of an MNIST-format folder. */
 static int load_idx_dir(const char *dir, mb_data_splits *s, mb_error *err)
 {
     char im[4096], lb[4096];
+    static const char *const names[] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                        "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+    for (int i = 0; i < 4; i++)
+        if (one_of(dir, names[i], err) != MB_OK)
+            return MB_EINVAL;
     find_file(im, sizeof im, dir, "train-images-idx3-ubyte");
     find_file(lb, sizeof lb, dir, "train-labels-idx1-ubyte");
     int rc = mb_data_read_idx(im, lb, &s->train, err);
@@ -69,9 +109,13 @@ static int load_cifar_dir(const char *dir, mb_data_splits *s, mb_error *err)
     for (int i = 0; i < 5; i++) {
         char base[32];
         snprintf(base, sizeof base, "data_batch_%d.bin", i + 1);
+        if (one_of(dir, base, err) != MB_OK)
+            return MB_EINVAL;
         find_file(paths[i], sizeof paths[i], dir, base);
         p[i] = paths[i];
     }
+    if (one_of(dir, "test_batch.bin", err) != MB_OK)
+        return MB_EINVAL;
     int rc = mb_data_read_cifar10(p, 5, &s->train, err);
     if (rc != MB_OK)
         return rc;
@@ -111,7 +155,12 @@ static int load_sets(const char *spec, mb_data_splits *s, mb_error *err)
                             "%s: no such data set (expected fashion-mnist, mnist, "
                             "synthetic[:key=value,...], or a folder of IDX or CIFAR-10 files)",
                             spec);
-    if (find_file(probe, sizeof probe, spec, "train-images-idx3-ubyte"))
+    char cifar[4096];
+    const int idx = find_file(probe, sizeof probe, spec, "train-images-idx3-ubyte");
+    if (idx && find_file(cifar, sizeof cifar, spec, "data_batch_1.bin")) /* N12 */
+        return mb_error_set(err, MB_EINVAL, "%s and %s: an IDX and a CIFAR-10 data set in one "
+                            "folder: which one is meant? (give a folder of one)", probe, cifar);
+    if (idx)
         return load_idx_dir(spec, s, err);
     if (find_file(probe, sizeof probe, spec, "data_batch_1.bin"))
         return load_cifar_dir(spec, s, err);

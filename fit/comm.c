@@ -44,6 +44,29 @@ static size_t distinct(const double *v, size_t n)
     return d;
 }
 
+/* Row r's columns beside the fitted ones (campaign 21's N11: bytes 6, alg_bw_Bps 5, wide 2 and
+ * stop 'frob' were taken): bytes a multiple of 4 (mbprobe comm sends float32 data), alg_bw_Bps,
+ * where given, bytes / t_median_s to 1% (the probe writes 7 digits), and the probe's columns. */
+static int comm_row_more(const mb_table *t, size_t r, double bytes, double tm, mb_error *err)
+{
+    const char *path = mb_table_path(t);
+    const long line = mb_table_line(t, r), cb = mb_table_col(t, "alg_bw_Bps");
+    if (fmod(bytes, 4) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'bytes': %g is not a multiple of 4 "
+                            "(mbprobe comm sends float32 data)", path, line, bytes);
+    double bw;
+    if (cb >= 0 && *mb_table_cell(t, r, (size_t)cb)) {
+        int rc = mb_table_double_in(t, r, (size_t)cb, 0, HUGE_VAL, 0, &bw, err);
+        if (rc != MB_OK)
+            return rc;
+        if (tm > 0 && fabs(bw - bytes / tm) > 1e-2 * (bytes / tm))
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'alg_bw_Bps': %s is not bytes / "
+                                "t_median_s (%.6g)", path, line, mb_table_cell(t, r, (size_t)cb),
+                                bytes / tm);
+    }
+    return mb_fit_probe_row_check(t, r, err);
+}
+
 int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
 {
     const char *path = mb_table_path(t);
@@ -83,7 +106,10 @@ int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
             goto done;
         }
         static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
-        if ((rc = mb_table_check_order(t, r, spread, err)) != MB_OK)
+        static const char *const ranks[] = {"t_rank_min_s", "t_rank_max_s", NULL};
+        if ((rc = mb_table_check_order(t, r, spread, err)) != MB_OK ||
+            (rc = mb_table_check_order(t, r, ranks, err)) != MB_OK ||
+            (rc = comm_row_more(t, r, B[r], T[r], err)) != MB_OK)
             goto done;
         const char *bad = P[r] < 1 ? "procs" : B[r] < 0 ? "bytes" : T[r] <= 0 ? "t_median_s" : 0;
         if (bad) {
@@ -113,10 +139,19 @@ int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb
     memset(out, 0, sizeof *out);
     mb_table *t;
     int rc = mb_table_read(path, &t, err);
-    if (rc == MB_OK && (rc = mb_format_check_table(t, MB_FORMAT_COMM, err)) != MB_OK)
-        mb_table_free(t);
     if (rc != MB_OK)
         return rc;
+    if ((rc = mb_format_check_table(t, MB_FORMAT_COMM, err)) == MB_OK)
+        rc = mb_fit_comm_of_table(t, w, out, err);
+    mb_table_free(t);
+    return rc;
+}
+
+int mb_fit_comm_of_table(const mb_table *t, mb_fit_weighting w, mb_fit_comm *out, mb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *path = mb_table_path(t);
+    int rc = MB_OK;
     size_t co, cp, cb, ct, n = mb_table_rows(t);
     double *P = malloc((n + 1) * sizeof *P), *B = malloc((n + 1) * sizeof *B),
            *T = malloc((n + 1) * sizeof *T), *X = malloc(2 * (n + 1) * sizeof *X),
@@ -200,7 +235,6 @@ int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb
                                 "these timings poorly (check the per-procs lines)",
                     out->ring.r2);
 out:
-    mb_table_free(t);
     free(P), free(B), free(T), free(X), free(y), free(bv), free(done);
     if (rc != MB_OK)
         mb_fit_comm_free(out);

@@ -442,9 +442,14 @@ int mb_fit_knee(size_t n, const double *m, const double *t, mb_fit_weighting w,
 
 /* The rows of a step probe table as mb_fit_tupdate_table takes them (mbplot step refuses what
  * mbfit refuses): batch and learners whole counts, times in (0, 1e9] s and in order (t_min_s
- * <= ... <= t_max_s), threads and reps whole, each (batch, learners, threads) once, one net and
- * one backend. MB_EFORMAT naming path:line and field otherwise. */
+ * <= ... <= t_max_s), threads and reps whole, each (batch, learners, threads) once, one net,
+ * one backend and one device, the probe's columns as mb_fit_probe_row_check has them. MB_EFORMAT naming path:line and field otherwise. */
 int mb_fit_step_table_check(const mb_table *t, mb_error *err);
+
+/* The columns every probe table (step, comm) writes beside its times, where the table has them
+ * and the cell is not empty: wide 0 or 1, stop one of the probe's stop rules (ci, budget,
+ * max-reps), drift a number >= 0 (tupdate.c). MB_EFORMAT naming path:line and field. */
+int mb_fit_probe_row_check(const mb_table *t, size_t r, mb_error *err);
 
 /* Reads a step probe table and fits each learner count (ascending P). threads > 0: only the
  * rows of that many threads (MB_EINVAL when there are none); 0: every row, and a learner count
@@ -505,12 +510,17 @@ typedef struct mb_fit_comm {
 } mb_fit_comm;
 
 /* The rows of a collective table as mb_fit_comm_table takes them (mbplot comm refuses what
- * mbfit refuses): an op mbprobe comm times, procs >= 2 and bytes whole, reps whole >= 1, times
- * in (0, 1e9] s and in order, each (op, procs, bytes) once. MB_EFORMAT naming path:line and
+ * mbfit refuses): an op mbprobe comm times, procs >= 2 and bytes whole (a multiple of 4: float32
+ * data), reps whole >= 1, times in (0, 1e9] s and in order (t_rank_min_s <= t_rank_max_s too),
+ * alg_bw_Bps bytes / t_median_s to 1%, the probe's columns as mb_fit_probe_row_check has them,
+ * each (op, procs, bytes) once. MB_EFORMAT naming path:line and
  * field otherwise. */
 int mb_fit_comm_table_check(const mb_table *t, mb_error *err);
 
 int mb_fit_comm_table(const char *path, mb_fit_weighting w, mb_fit_comm *out, mb_error *err);
+/* The same of a table already read (mbplot comm --cfit refits the table it draws). */
+int mb_fit_comm_of_table(const mb_table *t, mb_fit_weighting w, mb_fit_comm *out,
+                         mb_error *err);
 void mb_fit_comm_free(mb_fit_comm *c);
 cJSON *mb_fit_comm_json(const mb_fit_comm *c, const char *path, mb_fit_weighting w);
 

@@ -240,6 +240,25 @@ static int step_row_text(const mb_table *t, size_t r, long cn, long ck, double m
     return MB_OK;
 }
 
+int mb_fit_probe_row_check(const mb_table *t, size_t r, mb_error *err)
+{
+    const char *path = mb_table_path(t);
+    const long line = mb_table_line(t, r), cw = mb_table_col(t, "wide"),
+               cs = mb_table_col(t, "stop"), cd = mb_table_col(t, "drift");
+    const char *w = cw >= 0 ? mb_table_cell(t, r, (size_t)cw) : "";
+    const char *st = cs >= 0 ? mb_table_cell(t, r, (size_t)cs) : "";
+    if (*w && strcmp(w, "0") != 0 && strcmp(w, "1") != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'wide': '%.32s' is not 0 or 1", path,
+                            line, w);
+    if (*st && strcmp(st, "ci") != 0 && strcmp(st, "budget") != 0 && strcmp(st, "max-reps") != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'stop': '%.32s' is not ci, budget or "
+                            "max-reps (the probe's stop rules)", path, line, st);
+    double v;
+    if (cd >= 0 && *mb_table_cell(t, r, (size_t)cd)) /* empty: measured in one pass */
+        return mb_table_double_in(t, r, (size_t)cd, 0, MB_DATA_RANGE_MAX, 0, &v, err);
+    return MB_OK;
+}
+
 int mb_fit_step_table_check(const mb_table *t, mb_error *err)
 {
     const char *path = mb_table_path(t);
@@ -247,6 +266,7 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err)
     long cc = mb_table_col(t, "t_compute_s"), cm = mb_table_col(t, "t_comm_s");
     long cn = mb_table_col(t, "net"), ck = mb_table_col(t, "backend");
     long cth = mb_table_col(t, "threads"), crp = mb_table_col(t, "reps");
+    const long cdv = mb_table_col(t, "device");
     int rc;
     if ((rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
         (rc = mb_table_require_col(t, "learners", &cl, err)) != MB_OK ||
@@ -306,10 +326,12 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err)
                               strcmp(bad, "learners") == 0 ? ">= 1" : "> 0");
             goto done;
         }
-        if ((rc = step_row_text(t, r, cn, ck, M[r], T[r], err)) != MB_OK)
+        if ((rc = step_row_text(t, r, cn, ck, M[r], T[r], err)) != MB_OK ||
+            (rc = mb_fit_probe_row_check(t, r, err)) != MB_OK)
             goto done;
-        const long same[2] = {cn, ck}; /* one net and one backend per table */
-        for (int s = 0; s < 2; s++) {
+        /* one net, one backend and one device per table (campaign 21's N11: two devices) */
+        const long same[3] = {cn, ck, cdv};
+        for (int s = 0; s < 3; s++) {
             long c = same[s];
             if (c >= 0 && strcmp(mb_table_cell(t, r, (size_t)c), mb_table_cell(t, 0, (size_t)c)) != 0) {
                 rc = mb_error_set(err, MB_EFORMAT,

@@ -167,14 +167,28 @@ static int check_conv(const cJSON *root, const cJSON *rows, const char *path, mb
                                                : "a convolution algorithm of the CPU, the backend "
                                                  "of a file that names none"};
     const cJSON *r;
-    int i = 0;
+    int i = 0, among = 0;
     cJSON_ArrayForEach(r, rows)
     {
         if (rc != MB_OK)
             break;
         rc = check_row(r, i++, &an, path, err);
     }
-    return rc == MB_OK ? check_unique(rows, path, err) : rc;
+    if (rc == MB_OK)
+        rc = check_unique(rows, path, err);
+    /* the fastest M is one of the rows (campaign 21's N10: 999 among 2, 4, 8) */
+    if (rc == MB_OK &&
+        (rc = mb_plot_field(root, "", "m_fastest", F_NULL | F_POS | F_INT, path, &x, err)) ==
+            MB_OK && !isnan(x)) {
+        cJSON_ArrayForEach(r, rows)
+        {
+            among |= mb_json_get(r, "batch") == x;
+        }
+        if (!among)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'm_fastest': M = %g is none of "
+                              "'batches'", path, x);
+    }
+    return rc;
 }
 
 int mb_plot_conv(const char *conv_json, const char *out, const mb_plot_options *o,

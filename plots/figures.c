@@ -5,6 +5,7 @@
  * Axes carry units; quantities spanning decades are drawn on log scales.
  */
 #include "mb_plot.h"
+#include "plot_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +18,29 @@
 #include "../data/mb_json.h"
 #include "../data/mb_parse.h"
 #include "../data/mb_format.h"
+
+/* A scale row's efficiencies (campaign 21's N10: efficiency_opt 5 was drawn): each, where
+ * given, its speed-up / procs, as mbopt scale writes it, and the optimal one in (0, 1] (M
+ * re-optimised for P learners never beats P times one learner's best at that M). */
+static int row_efficiency(const cJSON *r, const char *path, const char *where, mb_error *err)
+{
+    static const char *const kinds[] = {"opt", "strong", "weak"};
+    const double procs = mb_json_get(r, "procs");
+    int rc = MB_OK;
+    for (int k = 0; rc == MB_OK && k < 3; k++) {
+        char ek[32], sk[32];
+        double e;
+        snprintf(ek, sizeof ek, "efficiency_%s", kinds[k]);
+        snprintf(sk, sizeof sk, "speedup_%s", kinds[k]);
+        rc = mb_json_number_in(r, ek, path, where, 0, k ? HUGE_VAL : 1, MB_JSON_ABOVE_LO, 0, &e,
+                               err);
+        const double s = mb_json_get(r, sk);
+        if (rc == MB_OK && !isnan(e) && !isnan(s) && fabs(e - s / procs) > 1e-9 * e)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: %s'%s': %g is not %s / procs (%g / %g)",
+                              path, where, ek, e, sk, s, procs);
+    }
+    return rc;
+}
 
 /* Shared look: grid, key placement, a readable point size. */
 static void style(mb_plot *p, const char *title)
@@ -67,6 +91,8 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
             /* a batch size: at most 2^53 samples (1e308 is no M to draw) */
             rc = mb_json_number_in(r, "m_opt", path, where, 0, MB_DATA_RANGE_MAX,
                                    MB_JSON_ABOVE_LO, 0, &v, err);
+        if (rc == MB_OK)
+            rc = row_efficiency(r, path, where, err);
         if (rc != MB_OK) {
             cJSON_Delete(*root);
             return rc;
@@ -323,8 +349,8 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         char where[32];
         double v;
         snprintf(where, sizeof where, "points[%d]: ", i++);
-        if ((rc = mb_json_number_in(e, "batch", nfit_json, where, 1, MB_DATA_RANGE_MAX, 0, 1, &v,
-                                    err)) != MB_OK ||
+        if ((rc = mb_json_number_in(e, "batch", nfit_json, where, 1, MB_DATA_RANGE_MAX,
+                                    MB_JSON_WHOLE, 1, &v, err)) != MB_OK ||
             (rc = mb_json_number_in(e, "n_update", nfit_json, where, 0, MB_DATA_RANGE_MAX, 0, 0,
                                     &v, err)) != MB_OK)
             break;
@@ -336,8 +362,8 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         double v;
         snprintf(where, sizeof where, "per_m[%d]: ", i++);
         if (rc != MB_OK ||
-            (rc = mb_json_number_in(e, "batch", nfit_json, where, 1, MB_DATA_RANGE_MAX, 0, 1, &v,
-                                    err)) != MB_OK ||
+            (rc = mb_json_number_in(e, "batch", nfit_json, where, 1, MB_DATA_RANGE_MAX,
+                                    MB_JSON_WHOLE, 1, &v, err)) != MB_OK || /* N10: 16.5 */
             (rc = mb_json_number_in(e, "mean", nfit_json, where, 0, MB_DATA_RANGE_MAX, 0, 0, &v,
                                     err)) != MB_OK ||
             (rc = mb_json_number_in(e, "se", nfit_json, where, 0, HUGE_VAL, 0, 0, &v, err)) !=
@@ -488,14 +514,15 @@ static int read_table(const char *path, const char *kind, const char *const *nam
  * (so the P = 1 line carries the fixed cost of a step and P > 1 lines the communication too),
  * else the top-level params for the count in its "learners" (the table's first count when absent).
  * Each line takes the colour of the first series with its learner count (nt series per count). */
-static int step_fits(mb_plot *p, const char *path, const double *learners, int nl, int nt,
-                     double m_min, double m_max, char *plot, size_t *used, size_t size,
-                     mb_error *err)
+static int step_fits(mb_plot *p, const char *path, const mb_table *tab, const double *learners,
+                     int nl, int nt, double m_min, double m_max, char *plot, size_t *used,
+                     size_t size, mb_error *err)
 {
     cJSON *root;
     int rc = mb_json_read(path, &root, err);
     if (rc == MB_OK && ((rc = mb_format_check_json(root, path, MB_FORMAT_FIT, err)) != MB_OK ||
-                        (rc = mb_solver_fit_agrees(root, path, err)) != MB_OK))
+                        (rc = mb_solver_fit_agrees(root, path, err)) != MB_OK ||
+                        (rc = mb_plot_tfit_of_table(root, path, tab, err)) != MB_OK))
         cJSON_Delete(root);
     if (rc != MB_OK)
         return rc;
@@ -618,8 +645,8 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
                                      threads[b], threads[b] == 1 ? "" : "s");
             series++;
         }
-    if (tfit_json && (rc = step_fits(p, tfit_json, learners, nl, nt, m_min, m_max, plot, &used,
-                                     sizeof plot, err)) != MB_OK)
+    if (tfit_json && (rc = step_fits(p, tfit_json, tab, learners, nl, nt, m_min, m_max, plot,
+                                     &used, sizeof plot, err)) != MB_OK)
         goto done;
     style(p, "Time per update against mini-batch size (median, bars: quartiles)");
     mb_plot_cmd(p, "set key top left box opaque");
@@ -698,8 +725,14 @@ int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
     }
     if (cfit_json) {
         mb_update_time t = {.gamma = 1, .m_t = 1, .comm = MB_COMM_ALPHA_BETA};
-        if ((rc = mb_solver_read_cfit(cfit_json, &t, err)) != MB_OK)
+        cJSON *root = NULL; /* read once: --cfit may be a pipe */
+        if ((rc = mb_json_read(cfit_json, &root, err)) != MB_OK ||
+            (rc = mb_solver_parse_cfit(root, cfit_json, &t, err)) != MB_OK ||
+            (rc = mb_plot_cfit_of_table(root, cfit_json, tab, err)) != MB_OK) {
+            cJSON_Delete(root);
             goto done;
+        }
+        cJSON_Delete(root);
         for (int s = 0; s < ns; s++) {
             if (strcmp(ops[s], "allreduce") != 0)
                 continue;

@@ -43,4 +43,41 @@ int mb_plot_name(const cJSON *o, const char *where, const char *key, const char 
 int mb_plot_validate_matches(const cJSON *val, const char *vpath, const cJSON *scale,
                              const char *spath, mb_error *err);
 
+/* Whether the fits the report shows beside `scale` (each NULL when absent; read and checked as
+ * mbopt reads them) are those scale's model was computed from (campaign 21's N7: the page said
+ * "target loss 0.4" of a T_C computed for 0.5): nfit's target, rate (scale's, or one it
+ * weighed) and, at scale's rate, the law scale optimised with its parameters; tfit's gamma, M_T
+ * and one learner's delta (scale's t0); cfit's latency and bandwidth where scale solved the
+ * alpha-beta collective, and no cfit where it solved none. MB_EFORMAT naming both files and the
+ * field that differs (match.c). */
+int mb_plot_fits_match(const cJSON *scale, const char *spath, const cJSON *nfit,
+                       const char *npath, const cJSON *tfit, const char *tpath,
+                       const cJSON *cfit, const char *cpath, mb_error *err);
+
+/* Whether a run log the report lists (read, `log`) is of scale's job: its `# lr=` scale's rate
+ * or one it weighed, its `# algo=` the nfit's (nfit NULL: not compared). MB_EFORMAT naming the
+ * log's line and the other file. */
+struct mb_table;
+int mb_plot_run_matches(const struct mb_table *log, const cJSON *scale, const char *spath,
+                        const cJSON *nfit, const char *npath, mb_error *err);
+
+/* The report's inputs are of one net: the first name given (`net`, of `path`; NULL or empty:
+ * none) goes to first/first_path, each later one must be it. MB_EFORMAT naming both files. */
+int mb_plot_same_net(const char *net, const char *path, char *first, size_t n_first,
+                     char *first_path, size_t n_path, mb_error *err);
+
+/* Whether a tfit (mbfit tupdate --json, read: `tfit` at tpath) is a fit of the step table `tab`
+ * (mbplot step --tfit, the report's step.csv and tfit.json): each of its points (`probe_points`
+ * where runs calibrated it), [M/P, t_median_s] per learner count, is a row of the table.
+ * MB_EFORMAT naming both files and the point (campaign 21's N9). */
+int mb_plot_tfit_of_table(const cJSON *tfit, const char *tpath, const struct mb_table *tab,
+                          mb_error *err);
+
+/* Whether a cfit (mbfit comm --json at cpath, read) is the fit of the collective table `tab`
+ * (read and checked): the table fitted again as mbfit comm does (its `inputs.weights`) gives the same
+ * latency and bandwidth. A file without `inputs` (parameters by hand) is a model of no table,
+ * drawn as given. MB_EFORMAT naming both files (campaign 21's N9). */
+int mb_plot_cfit_of_table(const cJSON *cfit, const char *cpath, const struct mb_table *tab,
+                          mb_error *err);
+
 #endif /* MB_PLOT_IMPL_H */

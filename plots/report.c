@@ -254,7 +254,7 @@ static void write_settled(FILE *f, const cJSON *settled, double m_opt, double t_
 }
 
 /* The recommendation, from scale.json's "enough" row (the fewest learners within the slack of
- * the fastest) and "best" row, and the target loss from nfit.json when present. */
+ * the fastest) and "best" row, and the target loss (scale's, or nfit.json's in older files). */
 static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_path,
                                 const cJSON *nfit, const char *in_dir, int n_missing,
                                 mb_error *err)
@@ -275,7 +275,9 @@ static int write_recommendation(FILE *f, const cJSON *scale, const char *scale_p
         p_lo = fmin(p_lo, mb_json_get(r, "procs"));
         p_hi = fmax(p_hi, mb_json_get(r, "procs"));
     }
-    double p = mb_json_get(rec, "procs"), m = mb_json_get(rec, "m_opt"), eps = mb_json_get(nfit, "target_loss");
+    double p = mb_json_get(rec, "procs"), m = mb_json_get(rec, "m_opt");
+    double eps = mb_json_get(scale, "target_loss"); /* scale's own; older files: the nfit's */
+    eps = isnan(eps) ? mb_json_get(nfit, "target_loss") : eps;
     double slack = mb_json_get(scale, "enough_slack"), tc = mb_json_get(rec, "t_c");
     if (isfinite(mb_json_get(rec, "m_run"))) /* what P learners run: a whole number each */
         m = mb_json_get(rec, "m_run");
@@ -1287,7 +1289,8 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
 }
 
 /* scale.json's top-level values beside its rows (campaign 16, S8): the learning rate of the fit
- * (> 0, or null: a fit of points records none), the learners available (whole >= 1, or null),
+ * (> 0, or null: a fit of points records none), its target loss (a number, or null), the
+ * learners available (whole >= 1, or null),
  * the slack of `enough` (>= 0) and the flat ranges ([lo, hi] in order: the M at the recommended
  * P within `within` of its best, and the learner counts within it of the fastest). */
 static int check_scale_top(const cJSON *scale, const char *path, mb_error *err)
@@ -1295,6 +1298,9 @@ static int check_scale_top(const cJSON *scale, const char *path, mb_error *err)
     double v, lo, hi;
     int rc = mb_json_number_in(scale, "lr", path, "", 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO, 0,
                                &v, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(scale, "target_loss", path, "", -MB_DATA_RANGE_MAX,
+                               MB_DATA_RANGE_MAX, 0, 0, &v, err);
     if (rc == MB_OK)
         rc = mb_json_number_in(scale, "procs_available", path, "", 1, MB_DATA_RANGE_MAX,
                                MB_JSON_WHOLE, 0, &v, err);
@@ -1439,6 +1445,71 @@ static int read_validations(const char *in_dir, const cJSON *scale, cJSON **val,
     return rc;
 }
 
+/* The net a table is of: its `net` column's first cell, else its `# net=` (NULL: neither). */
+static const char *table_net(const mb_table *t)
+{
+    const long c = mb_table_col(t, "net");
+    return c >= 0 && mb_table_rows(t) > 0 ? mb_table_cell(t, 0, (size_t)c)
+                                          : mb_table_meta(t, "net");
+}
+
+/* The inputs beside scale.json are of its job (campaign 21's N7: the page drew a step table, run
+ * logs and a convolution choice of other nets, runs of another rate, fits of another target):
+ * the fits against scale's model (mb_plot_fits_match), no comm.csv where scale solved no
+ * collective, every run log against scale's rates and
+ * nfit's algorithm (mb_plot_run_matches), and one net across step.csv, the run logs,
+ * validate.json, conv.csv and conv.json. One line naming both files, before anything is drawn. */
+static int check_job(const char *in_dir, const glob_t *runs, const cJSON *scale,
+                     const cJSON *nfit, const cJSON *tfit, const cJSON *cfit, const cJSON *val,
+                     mb_error *err)
+{
+    char sp[4096], np[4096], tp[4096], cp[4096], first[128] = "", first_path[4096] = "";
+    path_join(sp, sizeof sp, in_dir, "scale.json");
+    path_join(np, sizeof np, in_dir, "nfit.json");
+    path_join(tp, sizeof tp, in_dir, "tfit.json");
+    path_join(cp, sizeof cp, in_dir, "cfit.json");
+    int rc = mb_plot_fits_match(scale, sp, nfit, np, tfit, tp, cfit, cp, err);
+    /* a collective table beside a scale that solved none is another run's, as a cfit is */
+    const cJSON *comm = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(scale, "model"), "comm");
+    path_join(cp, sizeof cp, in_dir, "comm.csv");
+    if (rc == MB_OK && exists(cp) && cJSON_IsString(comm) && !strcmp(comm->valuestring, "none"))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: a collective table, but %s's field 'model.comm' "
+                          "is none (no collective): the two files are of different runs (remove "
+                          "%s, or rerun mbopt scale with --cfit)", cp, sp, cp);
+    static const char *const tables[] = {"step.csv", "conv.csv"};
+    for (size_t i = 0; rc == MB_OK && i < 2 + runs->gl_pathc; i++) {
+        char path[4096];
+        if (i < 2)
+            path_join(path, sizeof path, in_dir, tables[i]);
+        else
+            snprintf(path, sizeof path, "%s", runs->gl_pathv[i - 2]);
+        mb_table *t = NULL;
+        if (!exists(path) || mb_table_read(path, &t, NULL) != MB_OK)
+            continue; /* its own reader names what is wrong with it */
+        rc = mb_plot_same_net(table_net(t), path, first, sizeof first, first_path,
+                              sizeof first_path, err);
+        if (rc == MB_OK && i >= 2)
+            rc = mb_plot_run_matches(t, scale, sp, nfit, np, err);
+        mb_table_free(t);
+    }
+    const cJSON *vn = cJSON_GetObjectItemCaseSensitive(val, "net");
+    path_join(tp, sizeof tp, in_dir, "validate.json");
+    if (rc == MB_OK && cJSON_IsString(vn))
+        rc = mb_plot_same_net(vn->valuestring, tp, first, sizeof first, first_path,
+                              sizeof first_path, err);
+    cJSON *conv = NULL;
+    path_join(cp, sizeof cp, in_dir, "conv.json");
+    if (rc == MB_OK && exists(cp) && mb_json_read(cp, &conv, NULL) == MB_OK) {
+        const cJSON *cn = cJSON_GetObjectItemCaseSensitive(conv, "net");
+        if (cJSON_IsString(cn))
+            rc = mb_plot_same_net(cn->valuestring, cp, first, sizeof first, first_path,
+                                  sizeof first_path, err);
+    }
+    cJSON_Delete(conv);
+    return rc;
+}
+
 /* The report of the inputs in in_dir (out_dir, or the staging folder) into out_dir. */
 static int report(const char *in_dir, const char *out_dir, const mb_plot_options *o,
                   mb_plot_report_info *info, mb_error *err)
@@ -1486,6 +1557,8 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     int have_runs = runs.gl_pathc > 0;
     if (rc == MB_OK)
         rc = check_runs(out_dir, &runs, err);
+    if (rc == MB_OK)
+        rc = check_job(in_dir, &runs, scale, nfit, tfit, cfit, val, err);
     path_join(path, sizeof path, out_dir, "runs");
     const int runs_dir = exists(path); /* a folder without logs: the logs are missing, not it */
     for (size_t i = 0; i < N_INPUTS; i++) {

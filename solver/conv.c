@@ -362,6 +362,38 @@ static int copy_cell(char *dst, size_t n, const mb_table *tb, size_t r, size_t c
     return MB_OK;
 }
 
+/* Row r's names (campaign 21's N6: a pass 'sideways' was solved as a slot, rows of a 'tpu'
+ * and of two devices were taken): the pass one of the three an update runs (net/conv.c's
+ * names), the backend one mbprobe conv writes (cpu, cuda), and the device the first row's
+ * (*dev_row: that row, -1 before it) where the table has a device column. */
+static int row_names(const mb_table *tb, size_t r, size_t pcol, long dcol, long *dev_row,
+                     mb_error *err)
+{
+    const char *path = mb_table_path(tb), *pass = mb_table_cell(tb, r, pcol);
+    const long line = mb_table_line(tb, r), bcol = mb_table_col(tb, "backend");
+    int known = 0;
+    for (int k = MB_PASS_FORWARD; k <= MB_PASS_BACKWARD_FILTER; k++)
+        known |= strcmp(pass, mb_conv_pass_name((mb_conv_pass)k)) == 0;
+    if (!known)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'pass': '%.64s' is not forward, "
+                            "backward_data or backward_filter", path, line, pass);
+    const char *b = bcol >= 0 ? mb_table_cell(tb, r, (size_t)bcol) : "cpu";
+    if (strcmp(b, "cpu") != 0 && strcmp(b, "cuda") != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'backend': '%.64s' is not cpu or "
+                            "cuda", path, line, b);
+    if (dcol < 0)
+        return MB_OK;
+    if (*dev_row < 0)
+        *dev_row = (long)r;
+    const char *dv = mb_table_cell(tb, r, (size_t)dcol),
+               *d0 = mb_table_cell(tb, (size_t)*dev_row, (size_t)dcol);
+    if (strcmp(dv, d0) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'device': '%.64s' differs from "
+                            "'%.64s' on line %ld: one device a table", path, line, dv, d0,
+                            mb_table_line(tb, (size_t)*dev_row));
+    return MB_OK;
+}
+
 /* The backend to keep: `want`, or the table's only one. */
 static int pick_backend(const mb_table *tb, long bcol, const char *want, char *out, size_t n,
                         mb_error *err)
@@ -489,9 +521,13 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
         snprintf(t->path, sizeof t->path, "%s", path);
         rc = pick_backend(tb, bcol, backend, t->backend, sizeof t->backend, err);
     }
+    const long dcol = mb_table_col(tb, "device");
+    long dev_row = -1; /* the first row of the backend kept: its device is the table's */
     for (size_t r = 0; rc == MB_OK && r < mb_table_rows(tb); r++) {
         if (bcol >= 0 && strcmp(mb_table_cell(tb, r, (size_t)bcol), t->backend) != 0)
             continue;
+        if ((rc = row_names(tb, r, col[2], dcol, &dev_row, err)) != MB_OK)
+            break;
         conv_row *w = &t->r[t->n];
         w->line = mb_table_line(tb, r);
         w->usable = scol < 0 || status_usable(mb_table_cell(tb, r, (size_t)scol));
@@ -516,8 +552,10 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
             break;
         }
         if (w->usable) {
-            /* a workspace is whole bytes (campaign 9, L15) */
-            if ((rc = mb_table_double(tb, r, col[4], &w->t, err)) != MB_OK)
+            /* a workspace is whole bytes (campaign 9, L15); the spread of times in order */
+            static const char *const spread[] = MB_TABLE_TIMES;
+            if ((rc = mb_table_double(tb, r, col[4], &w->t, err)) != MB_OK ||
+                (rc = mb_table_check_order(tb, r, spread, err)) != MB_OK)
                 break;
             if (w->t < 0) {
                 rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 't_median_s': %g is negative",
@@ -673,6 +711,38 @@ static int layer_shape(const mb_cilp_table *t, const mb_net_desc *d, const mb_la
                         l->in_h, l->in_w, l->out_c, l->size, l->stride, l->pad);
 }
 
+/* Every conv layer has its passes among the slots (campaign 21's N6: a table without its
+ * forward rows was solved as if an update ran backward_filter alone): forward always, and each
+ * backward pass the table times for some layer (backward_data not for the net's first layer,
+ * whose input takes no gradient). A table by hand may leave the backward passes out for every
+ * layer: T_update is then the forward passes'. */
+static int passes_complete(const mb_net_desc *d, const mb_cilp_table *t, const sweep *s,
+                           mb_error *err)
+{
+    int timed[3] = {1, 0, 0};
+    for (size_t r = 0; r < t->n; r++)
+        for (int k = 1; k < 3; k++)
+            timed[k] |= strcmp(t->r[r].pass, mb_conv_pass_name((mb_conv_pass)k)) == 0;
+    for (size_t i = 0; i < d->n_layers; i++) {
+        const mb_layer_desc *l = &d->layers[i];
+        for (int k = 0; l->type == MB_LAYER_CONV && k < 3; k++) {
+            const char *pass = mb_conv_pass_name((mb_conv_pass)k);
+            if (!timed[k] || (i == 0 && k == MB_PASS_BACKWARD_DATA))
+                continue;
+            int has = 0;
+            for (size_t q = 0; q < s->n; q++)
+                has |= !strcmp(s->slot[q].layer, l->name) && !strcmp(s->slot[q].pass, pass);
+            if (!has)
+                return mb_error_set(err, MB_EFORMAT, "%s: layer '%s': no rows for pass '%s' "
+                                    "(%s): probe the net again (mbprobe conv)", t->path,
+                                    l->name, pass, k == 0 ? "every update runs it"
+                                                          : "the table times it for other "
+                                                            "layers");
+        }
+    }
+    return MB_OK;
+}
+
 /* Finds the slots; error when a conv layer has no rows or a (layer, pass) no usable row. Sorts
  * the rows once, so a ResNet-50 table of 80,000 rows takes milliseconds. */
 static int sweep_init(const mb_net_desc *d, const mb_cilp_table *t, sweep *s, mb_error *err)
@@ -721,6 +791,8 @@ static int sweep_init(const mb_net_desc *d, const mb_cilp_table *t, sweep *s, mb
             rc = layer_slots(t, l->name, i == 0, v, lo, hi, s, &used, err);
     }
     free(v);
+    if (rc == MB_OK)
+        rc = passes_complete(d, t, s, err);
     for (size_t k = 0; rc == MB_OK && k < s->n; k++)
         s->slot[k].c = &s->cand[s->off[k]];
     return rc;

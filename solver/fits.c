@@ -41,19 +41,6 @@ static int root_params(const cJSON *root, const char *path, const char *want,
     return MB_OK;
 }
 
-/* Opens `path`, checks it as root_params does, and returns its `params` object (and the root,
- * for cJSON_Delete). */
-static int read_params(const char *path, const char *want, cJSON **root, const cJSON **params,
-                       mb_error *err)
-{
-    int rc = mb_json_read(path, root, err);
-    if (rc == MB_OK && (rc = root_params(*root, path, want, params, err)) != MB_OK) {
-        cJSON_Delete(*root);
-        *root = NULL;
-    }
-    return rc;
-}
-
 /* The law of `kind` from an object holding its parameters by mbfit's names (model/). */
 static int read_law_params(const cJSON *o, mb_law_kind kind, const char *path, mb_law *law,
                            mb_error *err)
@@ -952,8 +939,18 @@ void mb_solver_tcal_probe(const mb_solver_tcal *c, const mb_update_time *t,
 int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
 {
     cJSON *root;
+    int rc = mb_json_read(path, &root, err);
+    if (rc != MB_OK)
+        return rc;
+    rc = mb_solver_parse_cfit(root, path, t, err);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int mb_solver_parse_cfit(const cJSON *root, const char *path, mb_update_time *t, mb_error *err)
+{
     const cJSON *params;
-    int rc = read_params(path, "alpha-beta-ring", &root, &params, err);
+    int rc = root_params(root, path, "alpha-beta-ring", &params, err);
     if (rc != MB_OK)
         return rc;
     double a, b;
@@ -966,7 +963,6 @@ int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err)
         t->latency_s = a;
         t->s_per_byte = b;
     }
-    cJSON_Delete(root);
     return rc;
 }
 
@@ -1028,6 +1024,9 @@ int mb_solver_read_model(const cJSON *model, const char *path, mb_law *law, mb_u
     if ((rc = opt_number(model, "m_lo", path, &lo, err)) != MB_OK ||
         (rc = opt_number(model, "m_hi", path, &hi, err)) != MB_OK)
         return rc;
+    if (!(isnan(lo) || lo > 0) || !(isnan(hi) || hi > 0) || lo > hi) /* campaign 21's N10 */
+        return mb_error_set(err, MB_EFORMAT, "%s: fields 'model.m_lo' and 'model.m_hi' (%g, %g): "
+                            "not a range of M, 0 < lo <= hi", path, lo, hi);
     const cJSON *comm = cJSON_GetObjectItemCaseSensitive(model, "comm");
     if (!cJSON_IsString(comm) || mb_model_comm_parse(comm->valuestring, &u.comm) != MB_OK)
         return mb_error_set(err, MB_EFORMAT, "%s: 'comm' is not one of none, allreduce, ps, "

@@ -97,6 +97,9 @@ void mb_solver_tcal_probe(const mb_solver_tcal *c, const mb_update_time *t,
 
 /* Reads params.latency_s and params.s_per_byte of an alpha-beta collective fit into *t. */
 int mb_solver_read_cfit(const char *path, mb_update_time *t, mb_error *err);
+/* The same of a fit already read (its root; path for messages): a file read once (a pipe). */
+int mb_solver_parse_cfit(const cJSON *root, const char *path, mb_update_time *t,
+                         mb_error *err);
 
 /* scale.json's recommendation, `enough` or `best` (key), as mbplot report and mbopt validate
  * --recommend read it: one of its own rows (`rows`, an array), whose procs (whole >= 1) it names

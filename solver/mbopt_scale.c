@@ -376,6 +376,7 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         mb_json_add_number(root, "regime_boundary_procs", p_b);
     mb_json_add_count(root, "procs_available", isfinite(p_avail) ? p_avail : NAN);
     mb_json_add_number(root, "lr", m->nf.lr);
+    mb_json_add_number(root, "target_loss", m->nf.target_loss); /* the nfit's: the report's */
     cJSON *bl = n_lr > 1 ? cJSON_AddArrayToObject(root, "by_lr") : NULL;
     for (size_t i = 0; bl && i < n_lr; i++) {
         cJSON *o = cJSON_CreateObject();

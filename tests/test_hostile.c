@@ -928,6 +928,21 @@ static const hcase train_cases[] = {
     {"silent", "sed 's/size=3/size= 3/; s/height=8/height=08/' " NET " > $W/n.cfg && $T mbtrain "
                "--net $W/n.cfg --data " SYN " --batch 8 --threads 1 --max-updates 2 --log $W/a "
                ">/dev/null", 0, NULL},
+    /* campaign 21's N12: a data folder holding a file and its .gz with other data, or an IDX and
+     * a CIFAR-10 set, was read (the plain file, the IDX set) without a word; the same data
+     * twice (gunzip -k) is no question */
+#define C21_D "cp -r $D/small $W/i && gunzip -c $W/i/train-images-idx3-ubyte.gz > " \
+              "$W/i/train-images-idx3-ubyte && "
+#define C21_T "$T mbtrain --net $D/tiny10.cfg --data $W/i --batch 8 --threads 1 --max-updates 2 " \
+              "--eval-frac 1 --log $W/o" /* 16 samples: a 0.2 subset is under 10 (c21a) */
+    {"silent", C21_D "printf '\\377' | dd of=$W/i/train-images-idx3-ubyte bs=1 seek=100 "
+               "conv=notrunc 2>/dev/null && " C21_T, 1,
+     "/train-images-idx3-ubyte.gz: both here, with different data: which one is meant?"},
+    {"silent", C21_D C21_T " && test -s $W/o", 0, NULL},
+    {"silent", "cp -r $D/small $W/i && : > $W/i/data_batch_1.bin && " C21_T, 1,
+     "i/data_batch_1.bin: an IDX and a CIFAR-10 data set in one folder: which one is meant?"},
+#undef C21_T
+#undef C21_D
 };
 
 #undef MIX_S
@@ -1428,6 +1443,39 @@ static const hcase fit_cases[] = {
     /* N2: every command refuses a bad MBKIT_MPI_START_WAIT, MPI or not */
     {"silent", "MBKIT_MPI_START_WAIT=-5 $T mbfit tupdate $E/step.csv -o $W/o", 2,
      "MBKIT_MPI_START_WAIT='-5': must be a number of seconds above 0"},
+    /* campaign 21's N11: the probe's other columns were taken as anything: bytes not a
+     * multiple of 4 (float32 data), t_rank_min_s above t_rank_max_s, alg_bw_Bps not bytes / time,
+     * wide 2, stop 'frob'; in a step table wide 7, stop 'bogus', drift -0.5 and two devices */
+#define C21_C(SED) "printf 'op,procs,bytes,reps,t_median_s,t_min_s,t_max_s,t_rank_min_s,"      \
+                   "t_rank_max_s,alg_bw_Bps,bus_bw_Bps,wide,stop\\nallreduce,2,4,5,1e-5,1e-5,"  \
+                   "1e-5,1e-5,1e-5,4e5,4e5,0,ci\\nallreduce,2,8,5,2e-5,2e-5,2e-5,2e-5,2e-5,4e5," \
+                   "4e5,0,ci\\nallreduce,2,16,5,3e-5,3e-5,3e-5,3e-5,3e-5,533333,533333,0,ci\\n' " \
+                   "> $W/c.csv && sed -i '" SED "' $W/c.csv && $T mbfit comm $W/c.csv -o $W/o"
+    {"silent", "sed '0,/^allreduce,2,4,/s//allreduce,2,6,/' $E/comm.csv > $W/c.csv && $T mbfit "
+               "comm $W/c.csv -o $W/o", 1, "field 'bytes': 6 is not a multiple of 4"},
+    {"silent", C21_C("s/^allreduce,2,4,5,1e-5,1e-5,1e-5,1e-5,/allreduce,2,4,5,1e-5,1e-5,1e-5,"
+                     "3e-5,/"), 1, "c.csv:2: field 't_rank_max_s': 1e-5 is below 't_rank_min_s'"},
+    {"silent", C21_C("s/,4e5,4e5,0,ci$/,5,4e5,0,ci/"), 1,
+     "c.csv:2: field 'alg_bw_Bps': 5 is not bytes / t_median_s (400000)"},
+    {"silent", C21_C("2s/,0,ci$/,2,ci/"), 1, "c.csv:2: field 'wide': '2' is not 0 or 1"},
+    {"silent", C21_C("2s/,0,ci$/,0,frob/"), 1,
+     "c.csv:2: field 'stop': 'frob' is not ci, budget or max-reps"},
+    {"silent", C21_C("s/^x//") " > /dev/null", 0, NULL},
+#define C21_S(SED) "printf 'backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s," \
+                   "t_p75_s,t_max_s,samples_per_s,wide,stop,drift,device\\ncpu,t,1,1,1,5,0.001," \
+                   "0.001,0.001,0.001,0.001,1000,0,ci,,D1\\ncpu,t,2,1,1,5,0.001,0.001,0.001,"      \
+                   "0.001,0.001,2000,0,ci,,D1\\ncpu,t,8,1,1,5,0.002,0.002,0.002,0.002,0.002,4000,"  \
+                   "0,ci,,D1\\n' > $W/s.csv && sed -i '" SED "' $W/s.csv && $T mbfit tupdate "      \
+                   "$W/s.csv -o $W/o"
+    {"silent", C21_S("3s/,0,ci,,D1$/,7,ci,,D1/"), 1, "s.csv:3: field 'wide': '7' is not 0 or 1"},
+    {"silent", C21_S("3s/,0,ci,,D1$/,0,bogus,,D1/"), 1,
+     "s.csv:3: field 'stop': 'bogus' is not ci, budget or max-reps"},
+    {"silent", C21_S("3s/,0,ci,,D1$/,0,ci,-0.5,D1/"), 1, "s.csv:3: field 'drift': -0.5 is not "},
+    {"silent", C21_S("4s/,D1$/,D2/"), 1,
+     "s.csv:4: field 'device': 'D2' differs from 'D1' above; fit one device at a time"},
+    {"silent", C21_S("s/^x//") " > /dev/null", 0, NULL},
+#undef C21_S
+#undef C21_C
 };
 
 static const hcase opt_cases[] = {
@@ -2188,6 +2236,25 @@ static const hcase opt_cases[] = {
      "option '--json' given twice"},
     {"usage", "$T mbopt conv --net " NET " --probe $W/none.csv --mem 1G --batch 2 --micro-batch "
               "--micro-batch -o $W/o", 2, "option '--micro-batch' given twice"},
+    /* campaign 21's N6: mbopt conv took a table without its forward rows (T_update of
+     * backward_filter alone), an unknown pass ('sideways', 'FORWARD'), backend 'tpu', t_min_s
+     * above the median and rows of two devices */
+#define C21_CV(SED) "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 --algos " \
+                    "gemm,direct -o $W/c.csv 2>/dev/null && sed '" SED "' $W/c.csv > $W/c2.csv && " \
+                    "! cmp -s $W/c.csv $W/c2.csv && $T mbopt conv --net " NET " --probe $W/c2.csv " \
+                    "--mem 1G --batch 2 -o $W/o"
+    {"silent", C21_CV("/,forward,/d"), 1,
+     "c2.csv: layer 'conv1': no rows for pass 'forward' (every update runs it)"},
+    {"silent", C21_CV("s/,forward,/,sideways,/"), 1,
+     "field 'pass': 'sideways' is not forward, backward_data or backward_filter"},
+    {"silent", C21_CV("s/,forward,/,FORWARD,/"), 1, "field 'pass': 'FORWARD' is not forward"},
+    {"silent", C21_CV("s/,cpu,/,tpu,/"), 1, "field 'backend': 'tpu' is not cpu or cuda"},
+    {"silent", C21_CV("0,/^conv1,gemm,forward,2,\\([^,]*\\),\\([^,]*\\),\\([^,]*\\),[^,]*,/"
+                      "s//conv1,gemm,forward,2,\\1,\\2,\\3,9,/"), 1,
+     "is below 't_min_s' (9): not a spread of times"},
+    {"silent", C21_CV("$ s/,[^,]*$/,Other Device/"), 1,
+     "field 'device': 'Other Device' differs from "},
+#undef C21_CV
 };
 
 static const hcase plot_cases[] = {
@@ -2809,6 +2876,91 @@ static const hcase plot_cases[] = {
     /* campaign 21 (issue #25). N2: every command refuses a bad MBKIT_MPI_START_WAIT */
     {"silent", "MBKIT_MPI_START_WAIT=abc $T mbplot amdahl -o $W/o", 2,
      "MBKIT_MPI_START_WAIT='abc': must be a number of seconds above 0, at most 3600"},
+    /* campaign 21's N7: the report drew inputs of another run than scale.json's (an nfit of
+     * another target or law, a tfit of another table, a cfit beside `comm none`, a step table,
+     * runs or conv.json of another net, runs of another rate or algorithm): one line naming
+     * both files and the field, no page */
+#define C21_R "mkdir -p $W/r/runs && cp $E/fit_runs/*.csv $W/r/runs/ && cp $E/step.csv $W/r/ && " \
+              "$T mbfit nupdate --target-loss 0.5 $E/fit_runs/*.csv --json -o $W/r/nfit.json "     \
+              "2>/dev/null && $T mbfit tupdate $E/step.csv --json -o $W/r/tfit.json 2>/dev/null " \
+              "&& $T mbopt scale --nfit $W/r/nfit.json --tfit $W/r/tfit.json --comm none --procs " \
+              "1 --json -o $W/r/scale.json && "
+#define C21_NOPAGE " && $T mbplot report $W/r; s=$?; test -e $W/r/report.html && exit 99; exit $s"
+    {"silent", C21_R "$T mbplot report $W/r >/dev/null 2>&1 && test -s $W/r/report.html", 0,
+     NULL},
+    {"silent", C21_R NX "cp $W/nx.json $W/r/nfit.json" C21_NOPAGE, 1,
+     "r/nfit.json: field 'target_loss': 0.4, but "},
+    {"silent", C21_R "$T mbfit nupdate --target-loss 0.5 --weights none $E/fit_runs/*.csv "
+               "--json -o $W/r/nfit.json 2>/dev/null" C21_NOPAGE, 1, "r/nfit.json: field '"},
+    {"silent", C21_R "$T mbfit tupdate --weights none $E/step.csv --json -o $W/r/tfit.json "
+               "2>/dev/null" C21_NOPAGE, 1, "r/tfit.json: field 'params.gamma': "},
+    {"silent", C21_R "$T mbfit comm $E/comm.csv --json -o $W/r/cfit.json 2>/dev/null" C21_NOPAGE,
+     1, "r/cfit.json: a collective fit, but "},
+    {"silent", C21_R "cp $E/comm.csv $W/r/" C21_NOPAGE, 1, "r/comm.csv: a collective table, but "},
+    {"silent", C21_R "sed -i 's/^cpu,lenet5,/cpu,alexnet,/' $W/r/step.csv" C21_NOPAGE, 1,
+     "r/step.csv's is 'alexnet': the report's inputs are of different nets"},
+    {"silent", C21_R "sed -i 's/^# lr=0.05$/# lr=0.1/' $W/r/runs/run_M16_s0.csv" C21_NOPAGE, 1,
+     "r/runs/run_M16_s0.csv:8: field 'lr': 0.1, but "},
+    {"silent", C21_R "sed -i 's/^# algo=sgd$/# algo=momentum/' $W/r/runs/run_M16_s0.csv"
+               C21_NOPAGE, 1, "r/runs/run_M16_s0.csv:5: field 'algo': momentum, but "},
+    {"silent", C21_R "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos "
+               "gemm -o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv "
+               "--mem 1G --batch 2 --json -o $W/r/conv.json" C21_NOPAGE, 1,
+     "r/conv.json: net 'tiny', but "},
+    /* N8: a validate.json model value that is not a number, or a model that is no object,
+     * skipped the check of scale's run */
+#define C21_V(SED) C21_R "$T mbopt validate --nfit $W/r/nfit.json --tfit $W/r/tfit.json "       \
+                   "$E/fit_runs --json -o $W/v.json && sed '" SED "' $W/v.json > "               \
+                   "$W/r/validate.json && ! cmp -s $W/v.json $W/r/validate.json" C21_NOPAGE
+    {"silent", C21_V("/\"model\":\t{/,/}/ s/\"alpha\":\t\\([^,]*\\),/\"alpha\":\t\"\\1\",/"), 1,
+     "r/validate.json: field 'model.alpha': not a number (or null)"},
+    {"silent", C21_V("/\"model\":\t{/,/}/ s/\"m_t\":\t\\([^,]*\\),/\"m_t\":\ttrue,/"), 1,
+     "r/validate.json: field 'model.m_t': not a number (or null)"},
+    {"silent", C21_V("s/\"model\":\t{/\"model\":\t\"x\", \"model_was\":\t{/"), 1,
+     "r/validate.json: field 'model': not an object"},
+    {"silent", C21_V("s/\"target_loss\":\t0.5,/\"target_loss\":\t0.45,/"), 1,
+     "r/validate.json: field 'target_loss': 0.45, but "},
+#undef C21_V
+#undef C21_NOPAGE
+#undef C21_R
+    /* N9: mbplot step --tfit and comm --cfit drew a fit of another table over the one given */
+    {"silent", "$T mbprobe step --net " NET " --batch 2:32 --threads 1 --rounds 1 --budget 0.02 "
+               "-o $W/s.csv >/dev/null && $T mbfit tupdate $E/step.csv --json -o $W/t.json "
+               "2>/dev/null && $T mbplot step $W/s.csv --tfit $W/t.json -o $W/o", 1,
+     "t.json: field 'by_learners[0].points[0]': M/P = 1 timed 0.00162839 s at 1 learner is no "
+     "row of "},
+    {"silent", "$T mbfit tupdate $E/step.csv --json -o $W/t.json 2>/dev/null && $T mbplot step "
+               "$E/step.csv --tfit $W/t.json -o $W/p.png && test -s $W/p.png", 0, NULL},
+    {"silent", "sed 's/^allreduce,2,4,20,9.71104e-06,/allreduce,2,4,20,1e-05,/' $E/comm.csv > "
+               "$W/c.csv && $T mbfit comm $E/comm.csv --json -o $W/cf.json 2>/dev/null && "
+               "$T mbplot comm $W/c.csv --cfit $W/cf.json -o $W/o", 1,
+     "cf.json: field 'params.latency_s': "},
+    {"silent", "$T mbfit comm $E/comm.csv --json -o $W/cf.json 2>/dev/null && $T mbplot comm "
+               "$E/comm.csv --cfit $W/cf.json -o $W/p.png && test -s $W/p.png", 0, NULL},
+    /* N10: values drawn unchecked: efficiency_opt 5 (and one that is not speedup / procs),
+     * model.m_lo above m_hi, a per_m batch of 16.5, conv.json's m_fastest among no batches */
+#define C21_SJ "$T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/s.json && sed -i "
+    {"silent", C21_SJ "'0,/\"efficiency_opt\":\\s*[0-9.]*,/s//\"efficiency_opt\": 5,/' $W/s.json "
+               "&& $T mbplot scale $W/s.json -o $W/o", 1,
+     "s.json: rows[0]: 'efficiency_opt': 5 is not a number in (0, 1]"},
+    {"silent", C21_SJ "'/\"procs\":\\s*2,/,/}/ s/\"efficiency_opt\":\\s*[0-9.e-]*,/"
+               "\"efficiency_opt\": 0.3,/' $W/s.json && $T mbplot scale $W/s.json -o $W/o", 1,
+     "s.json: rows[1]: 'efficiency_opt': 0.3 is not speedup_opt / procs"},
+#undef C21_SJ
+#define C21_NJ "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/n.json 2>/dev/null && "
+    {"silent", C21_NJ "$T mbopt scale --nfit $W/n.json --gamma 2e-5 --m-t 32 --comm none "
+               "--procs 1:2 --json -o $W/s.json && sed -i '0,/\"m_lo\":\\s*16,/s//\"m_lo\": "
+               "1024,/' $W/s.json && $T mbplot tc $W/s.json -o $W/o", 1,
+     "s.json: fields 'model.m_lo' and 'model.m_hi' (1024, 512): not a range of M"},
+    {"silent", C21_NJ "sed -i '/\"per_m\":/,/]/ s/\"batch\":\t16,/\"batch\":\t16.5,/' "
+               "$W/n.json && $T mbplot nupdate $W/n.json -o $W/o", 1,
+     "n.json: per_m[0]: 'batch': 16.5 is not a whole number in [1, "},
+#undef C21_NJ
+    {"silent", "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
+               "--batch 2,4 --json -o $W/cj.json && sed 's/\"m_fastest\":\t[0-9]*/\"m_fastest\":"
+               "\t999/' $W/cj.json > $W/c2.json && $T mbplot conv $W/c2.json -o $W/o", 1,
+     "c2.json: field 'm_fastest': M = 999 is none of 'batches'"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
@@ -2869,6 +3021,9 @@ static int setup(void)
                     "[conv]\nfilters=2\nsize=3\nactivation=relu\n[maxpool]\nsize=2\n"
                     "[fc]\noutputs=4\n[softmax]\n");
     /* a layer of 5 x 10^14 flops a call (and a 0.5 TB column buffer at M = 1) */
+    put("tiny10.cfg", "[net]\nname=tiny\nchannels=1\nheight=8\nwidth=8\n"
+                      "[conv]\nfilters=2\nsize=3\nactivation=relu\n[maxpool]\nsize=2\n"
+                      "[fc]\noutputs=10\n[softmax]\n"); /* an IDX set's 10 classes */
     put("huge.cfg", "[net]\nname=huge\nchannels=512\nheight=1024\nwidth=1024\n"
                     "[conv]\nfilters=512\nsize=31\n[fc]\noutputs=4\n[softmax]\n");
     put("wide.cfg", "[net]\nname=wide\nchannels=1000000\nheight=1000\nwidth=1000\n"
@@ -2926,7 +3081,7 @@ static int setup(void)
     put("notjson.json", "{\"model\": \n");
     /* a gzip bomb under a small header: 4 images of 8x8 promised, 64 MiB of zeros given */
     if (idx_set("bomb", 4, 8, (size_t)64 << 20, 0) != 0 ||
-        idx_set("bigheader", 4, 8, 0, 0x7fffffffu) != 0)
+        idx_set("bigheader", 4, 8, 0, 0x7fffffffu) != 0 || idx_set("small", 16, 8, 0, 0) != 0)
         return 1;
     return 0;
 }

@@ -1082,6 +1082,8 @@ static void test_run_knobs(void)
                          "net and the least workspace of its layers need is known only at the "
                          "conv stage"},
         {"CONV_MEM=1023K", "CONV_MEM=1023K: below 1M, the least device memory make run takes"},
+        /* campaign 21's N14: a NUL byte in HOSTFILE (awk's message ended at it: `line 2: "`) */
+        {"HOSTFILE=$D/hf_nul", "/hf_nul: line 2: not text (a NUL byte)"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1111,6 +1113,12 @@ static void test_run_knobs(void)
         memset(label, 'a', 64);
         snprintf(label + 64, sizeof label - 64, " slots=1\n");
         mb_test_write(path, sizeof path, dir, "hf_label", label);
+    }
+    {
+        FILE *nul = fopen(mb_test_write(path, sizeof path, dir, "hf_nul", ""), "wb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(nul);
+        CU_ASSERT_EQUAL(fwrite("localhost slots=2\n\0\n", 1, 20, nul), 20);
+        fclose(nul);
     }
     mb_test_write(path, sizeof path, dir, "hf_ip", "10.0.0.1 slots=1\n::1\nfe80::1:2 slots=2\n"
                                                   "::ffff:192.168.1.1\nLocalHost.\n");
