@@ -410,6 +410,12 @@ static int check_input(const mb_fit_runs *runs, const char *const *paths, double
     f->procs = runs->procs && runs->n ? runs->procs[0] : NAN;
     if (runs->algo && runs->n)
         snprintf(f->algo, sizeof f->algo, "%s", runs->algo[0]);
+    for (size_t i = 0; i < runs->n; i++) { /* the workload, where the logs say (mbopt) */
+        if (!f->net[0] && runs->net)
+            snprintf(f->net, sizeof f->net, "%s", runs->net[i]);
+        if (!f->data[0])
+            snprintf(f->data, sizeof f->data, "%s", mb_fit_runs_setting(runs, i, "data"));
+    }
     for (size_t i = 0; i < runs->n; i++) {
         size_t crossed = 0;
         double lowest = NAN;
@@ -864,6 +870,10 @@ cJSON *mb_fit_levels_json(const mb_fit_levels *f, const mb_fit_levels_options *o
     if (f->algo[0])
         cJSON_AddStringToObject(root, "algo", f->algo);
     mb_json_add_number(root, "procs", f->procs);
+    if (f->net[0]) /* the workload: mbopt refuses a tfit or runs of another (campaign 21, N4) */
+        cJSON_AddStringToObject(root, "net", f->net);
+    if (f->data[0])
+        cJSON_AddStringToObject(root, "data", f->data);
     cJSON *r = cJSON_AddArrayToObject(root, "converged_range");
     if (r) { /* every run crossed every level: the whole range of M is converged */
         cJSON_AddItemToArray(r, cJSON_CreateNumber(f->batch[0]));

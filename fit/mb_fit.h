@@ -111,6 +111,16 @@ cJSON *mb_fit_warnings_json(const mb_fit_warnings *w);
 
 /* ---- N_update(M) ------------------------------------------------------------------------------ */
 
+/* The training settings a run log's header records that runs fitted together must share
+ * (mb_fit_runs_same_settings; docs/formats.md, "Run log"): how the run was made, apart from what
+ * a fit groups or filters by (batch, seed, lr, learners, algo), what varies with M by design
+ * (eval_every, learner_batch), what is measured (b_simple, the t_*), what does not change the
+ * curve (threads, backend, device, checks, levels) and elastic_alpha (SMA tunes it per run).
+ * Each value as written, at most MB_FIT_SETTING_LEN - 1 characters. */
+#define MB_FIT_SETTINGS 16
+#define MB_FIT_SETTING_LEN 256
+extern const char *const mb_fit_setting_keys[MB_FIT_SETTINGS];
+
 /* Runs reduced to what the inverse law needs. Owned: mb_fit_runs_free. */
 typedef struct mb_fit_runs {
     size_t n;             /* runs */
@@ -136,6 +146,13 @@ typedef struct mb_fit_runs {
     double *target;       /* n: `# target_loss=` the run stopped at, NAN when absent */
     double *b_simple;     /* n: `# b_simple=`, the gradient noise scale a data-parallel run
                              measured (McCandlish et al.), NAN when absent */
+    size_t *file;         /* n: the run's index among the paths it was read from (kept
+                             through the keep filters, to name its file) */
+    double *first_loss;   /* n: the first loss the run was judged by (its first evaluation, or
+                             the first full window of training loss), NAN when none */
+    double *first_update; /* n: the update of that row, NAN when none */
+    char (*setting)[MB_FIT_SETTINGS][MB_FIT_SETTING_LEN]; /* n: each of mb_fit_setting_keys'
+                             metadata as written, "" when the log does not say */
     int from_logs;        /* 1: read from run logs, 0: from a points file */
     int used_train_loss;  /* runs that had no evaluation column and used smoothed training loss */
 } mb_fit_runs;
@@ -198,6 +215,23 @@ size_t mb_fit_runs_keep_crossed(mb_fit_runs *r, char *left, size_t size);
 /* Keeps only the runs of algorithm `algo` (NULL: any) with `procs` learners (NAN: any), in
  * their order. MB_ENODATA naming the (algo, P) there are when none was. */
 int mb_fit_runs_keep_group(mb_fit_runs *runs, const char *algo, double procs, mb_error *err);
+
+/* Run i's value of the setting `key` (one of mb_fit_setting_keys) as its log wrote it, "" when
+ * it does not say (or the runs are of a points file). */
+const char *mb_fit_runs_setting(const mb_fit_runs *runs, size_t i, const char *key);
+
+/* Runs fitted together were trained alike: every setting of mb_fit_setting_keys (only `only`'s
+ * when not NULL) that two runs' logs both state is the same (equal as written, or as numbers).
+ * MB_EINVAL naming both files (paths[runs->file[i]]), the field and both values (campaign 21,
+ * N3: one law was fitted over runs of two data sets, momenta, ...). */
+int mb_fit_runs_same_settings(const mb_fit_runs *runs, const char *const *paths,
+                              const char *only, mb_error *err);
+
+/* Every threshold lies below each run's first judged loss: a run already at or under a level at
+ * its first evaluation crossed it at some unknown update before, and its "crossing" there is
+ * only where it was first evaluated (campaign 21, N15). MB_EINVAL naming the level, the file
+ * (paths[runs->file[i]]) and its first evaluation. */
+int mb_fit_runs_start_above(const mb_fit_runs *runs, const char *const *paths, mb_error *err);
 
 /* Reads a points file: columns batch,n_update and an optional seed; each row is one run. */
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err);
@@ -382,6 +416,8 @@ typedef struct mb_fit_levels {
     mb_fit_warnings warn;
     double lr, procs;         /* the runs' learning rate and learner count (NAN when unknown) */
     char algo[32];            /* and algorithm ("" when unknown): mbopt matches fits to runs */
+    char net[64];             /* the runs' `# net=` and `# data=` ("" when unknown): mbopt */
+    char data[MB_FIT_SETTING_LEN]; /* refuses fits and runs of two workloads */
 } mb_fit_levels;
 
 /* Fits the law across levels to runs read at its levels (runs->thresholds, at least

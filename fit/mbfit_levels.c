@@ -328,6 +328,12 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
         rc = mb_fit_runs_keep_lr(&runs, la->lr, &err);
     if (rc == MB_OK && (la->algo || !isnan(la->procs)))
         rc = mb_fit_runs_keep_group(&runs, la->algo, la->procs, &err);
+    /* trained alike but for M and seed, and every level below where each run was first judged
+     * (campaign 21, N3 and N15) */
+    if (rc == MB_OK)
+        rc = mb_fit_runs_same_settings(&runs, files, NULL, &err);
+    if (rc == MB_OK)
+        rc = mb_fit_runs_start_above(&runs, files, &err);
     /* a run that never reached the lowest level (an M too small for this rate, cut by the
      * sweep's time cap) is no calibration: left out, as a direct fit leaves out the M outside
      * its converged range */

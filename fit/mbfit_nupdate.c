@@ -453,6 +453,9 @@ static int nupdate_read(const char *const *files, size_t nfiles, nupdate_args *a
     if (rc == MB_OK && (a->algo || !isnan(a->procs)) &&
         (rc = mb_fit_runs_keep_group(runs, a->algo, a->procs, &err)) != MB_OK)
         mb_fit_runs_free(runs);
+    /* the runs left are fitted together: trained alike but for M and seed (campaign 21, N3) */
+    if (rc == MB_OK && (rc = mb_fit_runs_same_settings(runs, files, NULL, &err)) != MB_OK)
+        mb_fit_runs_free(runs);
     return rc != MB_OK ? mb_cli_fail("mbfit", sub, &err) : -1;
 }
 

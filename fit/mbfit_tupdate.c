@@ -128,12 +128,18 @@ int cmd_tupdate(int argc, char **argv)
     size_t n;
     if (mb_fit_tupdate_table(path, cm.weights, cm.threads, &fits, &n, &err) != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
+    char data[MB_FIT_SETTING_LEN] = ""; /* the runs' data set, where they say */
     if (n_logs > 0) { /* the runs' seconds per update calibrate the fit of their P */
         mb_fit_runs runs;
         const double never = 0.0; /* thresholds do not matter here: no loss reaches 0 */
         int rc = mb_fit_runs_read_logs(logs, (size_t)n_logs, &never, 1, 1, &runs, &err);
         if (rc == MB_OK) {
-            rc = calibrate_by_runs(fits, n, &runs, logs, cm.weights, path, &err);
+            /* one data set, recorded for mbopt (campaign 21, N4) */
+            rc = mb_fit_runs_same_settings(&runs, logs, "data", &err);
+            for (size_t i = 0; rc == MB_OK && i < runs.n && !data[0]; i++)
+                snprintf(data, sizeof data, "%s", mb_fit_runs_setting(&runs, i, "data"));
+            if (rc == MB_OK)
+                rc = calibrate_by_runs(fits, n, &runs, logs, cm.weights, path, &err);
             mb_fit_runs_free(&runs);
         }
         if (rc != MB_OK) {
@@ -144,6 +150,8 @@ int cmd_tupdate(int argc, char **argv)
     cJSON *root = NULL;
     if (cm.json) {
         root = mb_fit_tupdate_json(fits, n, path, cm.weights);
+        if (root && data[0])
+            cJSON_AddStringToObject(root, "data", data);
         cJSON *in = root ? cJSON_GetObjectItemCaseSensitive(root, "inputs") : NULL;
         cJSON *fl = in && n_logs ? cJSON_AddArrayToObject(in, "runs") : NULL;
         for (int i = 0; fl && i < n_logs; i++)

@@ -49,6 +49,10 @@ void mb_fit_runs_free(mb_fit_runs *r)
     free(r->threads);
     free(r->target);
     free(r->b_simple);
+    free(r->file);
+    free(r->first_loss);
+    free(r->first_update);
+    free(r->setting);
     memset(r, 0, sizeof *r);
 }
 
@@ -72,6 +76,16 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     r->threads = calloc(n ? n : 1, sizeof *r->threads);
     r->target = calloc(n ? n : 1, sizeof *r->target);
     r->b_simple = calloc(n ? n : 1, sizeof *r->b_simple);
+    r->file = calloc(n ? n : 1, sizeof *r->file);
+    r->first_loss = calloc(n ? n : 1, sizeof *r->first_loss);
+    r->first_update = calloc(n ? n : 1, sizeof *r->first_update);
+    r->setting = calloc(n ? n : 1, sizeof *r->setting);
+    if (!r->file || !r->first_loss || !r->first_update || !r->setting) {
+        mb_fit_runs_free(r);
+        return MB_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) /* none judged yet; run i is input i until filtered */
+        r->file[i] = i, r->first_loss[i] = r->first_update[i] = NAN;
     if (!r->target || !r->b_simple ||!r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
         !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo || !r->optim || !r->backend ||
         !r->threads) {
@@ -107,7 +121,7 @@ static int meta_number(const mb_table *t, const char *key, int required, int pos
 /* Fills n_update[0..n_thr) and wall[0..n_thr) of one log, and *t_step. */
 static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t smooth,
                     double *n_update, double *wall, double *t_step, int *used_train,
-                    mb_error *err)
+                    double first[2], mb_error *err)
 {
     size_t cu, cl = 0;
     long cw = mb_table_col(t, "wall_s");
@@ -209,6 +223,8 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
                 continue;
             loss = sum / (double)smooth;
         }
+        if (isnan(first[0])) /* the first loss the run is judged by, and its update */
+            first[0] = loss, first[1] = u;
         for (size_t k = 0; k < n_thr; k++)
             if (isnan(n_update[k]) && loss <= thr[k])
                 n_update[k] = u, wall[k] = w;
@@ -588,6 +604,7 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
                         size_t n_thr, size_t smooth, mb_error *err)
 {
     int used = 0, rc;
+    double first[2] = {NAN, NAN};
     if ((rc = mb_format_check_table(t, MB_FORMAT_RUNLOG, err)) == MB_OK &&
         (rc = log_columns(t, err)) == MB_OK && (rc = log_epochs(t, err)) == MB_OK &&
         (rc = meta_number(t, "batch", 1, 1, 1, &runs->batch[i], err)) == MB_OK &&
@@ -599,7 +616,7 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
         (rc = meta_crossing(t, err)) == MB_OK && (rc = meta_algo(t, err)) == MB_OK &&
         (rc = log_summary(t, err)) == MB_OK &&
         (rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr,
-                       runs->wall + i * n_thr, &runs->t_step[i], &used, err)) == MB_OK)
+                       runs->wall + i * n_thr, &runs->t_step[i], &used, first, err)) == MB_OK)
         rc = log_samples(t, runs->batch[i], isnan(runs->procs[i]) ? 1.0 : runs->procs[i], err);
     if (isnan(runs->procs[i]))
         runs->procs[i] = 1.0;
@@ -618,6 +635,9 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
     meta_string(t, "optim", runs->optim[i], sizeof runs->optim[i]);
     meta_string(t, "backend", runs->backend[i], sizeof runs->backend[i]);
+    for (size_t k = 0; k < MB_FIT_SETTINGS; k++)
+        meta_string(t, mb_fit_setting_keys[k], runs->setting[i][k], sizeof runs->setting[i][k]);
+    runs->first_loss[i] = first[0], runs->first_update[i] = first[1];
     if (isnan(runs->threads[i]))
         runs->threads[i] = 0.0; /* absent */
     runs->used_train_loss += used;
@@ -755,6 +775,11 @@ static void move_run(mb_fit_runs *r, size_t k, size_t i)
     memmove(r->optim[k], r->optim[i], sizeof r->optim[k]);
     memmove(r->backend[k], r->backend[i], sizeof r->backend[k]);
     r->threads[k] = r->threads[i];
+    if (r->file && r->first_loss && r->first_update && r->setting) { /* runs_alloc's */
+        r->file[k] = r->file[i];
+        r->first_loss[k] = r->first_loss[i], r->first_update[k] = r->first_update[i];
+        memmove(r->setting[k], r->setting[i], sizeof r->setting[k]);
+    }
 }
 
 /* Adds `item` to the comma list `seen` (for the message naming what the logs hold) once. */
@@ -853,6 +878,67 @@ int mb_fit_runs_keep_group(mb_fit_runs *r, const char *algo, double procs, mb_er
         return mb_error_set(err, MB_ENODATA, "%s: no run of that %s (the logs have %s)", asked,
                             algo && !isnan(procs) ? "algorithm and learner count"
                             : algo ? "algorithm" : "learner count", *seen ? seen : "none");
+    return MB_OK;
+}
+
+const char *const mb_fit_setting_keys[MB_FIT_SETTINGS] = {
+    "data", "params", "momentum", "weight_decay", "lr_step", "lr_gamma", "eval_frac",
+    "data_seed", "optim", "tau", "eamsgd_delta", "sma_momentum", "overlap", "gradient",
+    "n_push", "n_fetch"};
+
+static long setting_index(const char *key)
+{
+    for (size_t k = 0; k < MB_FIT_SETTINGS; k++)
+        if (strcmp(mb_fit_setting_keys[k], key) == 0)
+            return (long)k;
+    return -1;
+}
+
+const char *mb_fit_runs_setting(const mb_fit_runs *r, size_t i, const char *key)
+{
+    long k = setting_index(key);
+    return k >= 0 && r->setting && i < r->n ? r->setting[i][k] : "";
+}
+
+int mb_fit_runs_same_settings(const mb_fit_runs *r, const char *const *paths, const char *only,
+                              mb_error *err)
+{
+    for (size_t k = 0; r->setting && k < MB_FIT_SETTINGS; k++) {
+        if (only && strcmp(only, mb_fit_setting_keys[k]) != 0)
+            continue;
+        size_t first = SIZE_MAX; /* the first run that states it */
+        for (size_t i = 0; i < r->n; i++) {
+            const char *v = r->setting[i][k];
+            if (!*v)
+                continue;
+            if (first == SIZE_MAX) {
+                first = i;
+                continue;
+            }
+            if (!same_value(v, r->setting[first][k]))
+                return mb_error_set(err, MB_EINVAL, "%s: metadata '%s': '%s', but %s's is '%s': "
+                                    "%s", paths[r->file ? r->file[i] : i],
+                                    mb_fit_setting_keys[k], v,
+                                    paths[r->file ? r->file[first] : first],
+                                    r->setting[first][k],
+                                    only ? "the runs must agree on it"
+                                         : "runs fitted together must be trained alike (only "
+                                           "batch and seed may differ)");
+        }
+    }
+    return MB_OK;
+}
+
+int mb_fit_runs_start_above(const mb_fit_runs *r, const char *const *paths, mb_error *err)
+{
+    for (size_t l = 0; l < r->n_thr; l++)
+        for (size_t i = 0; i < r->n; i++)
+            if (r->first_loss && r->file && r->first_loss[i] <= r->thresholds[l])
+                return mb_error_set(err, MB_EINVAL, "level %g: %s was already under it at its "
+                                    "first evaluation (loss %g at update %g): it crossed the "
+                                    "level at no known update before; give levels below every "
+                                    "run's first evaluation (--levels)", r->thresholds[l],
+                                    paths[r->file[i]], r->first_loss[i], r->first_update[i]);
     return MB_OK;
 }
 
@@ -1603,6 +1689,18 @@ static void fit_shifted_law(mb_fit_nupdate *out, size_t np, const double *m, con
         out->aic_best = "shifted-law";
 }
 
+/* Whether the inverse law's alpha is below 0 by rounding only: its part of N at the least M,
+ * |alpha| / M, under 1e-9 of the largest mean N (a fit of equal counts gave -7e-14 and was said
+ * to grow). Such a fit is flat, not growing; one a rounding above 0 stays a fit (alpha ~ 0: two
+ * M that took as many updates, as sgd-sync's runs in tests/test_train_par.c). */
+static int flat_in_m(size_t np, const double *m, const double *y, double alpha)
+{
+    double m_min = INFINITY, y_max = 0;
+    for (size_t i = 0; i < np; i++)
+        m_min = fmin(m_min, m[i]), y_max = fmax(y_max, fabs(y[i]));
+    return alpha < 0 && fabs(alpha) / m_min <= 1e-9 * y_max;
+}
+
 int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *o,
                        mb_fit_nupdate *out, mb_error *err)
 {
@@ -1646,6 +1744,13 @@ int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_o
     if ((rc = fit_inverse(np, m, y, sig, &out->inverse, err)) != MB_OK)
         goto done;
     const mb_fit_result *iv = &out->inverse;
+    if (flat_in_m(np, m, y, iv->p[1])) { /* alpha 0 to rounding (campaign 21, N16) */
+        rc = mb_error_set(err, MB_ENODATA, "%s: N_update is flat in M, not growing (the "
+                          "inverse law's alpha fitted at %.6g, below 0 by rounding only): no law "
+                          "in which larger batches need fewer updates fits these runs", eps,
+                          iv->p[1]);
+        goto done;
+    }
     if (!(iv->p[1] >= 0)) { /* no law mbopt reads fits: refused, as the shifted law's alpha < 0
                                is not kept (issue #25, L12) */
         rc = mb_error_set(err, MB_ENODATA, "%s: N_update grows with M (the inverse law's alpha "
@@ -1706,6 +1811,17 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     if (f->algo[0])
         cJSON_AddStringToObject(root, "algo", f->algo);
     mb_json_add_number(root, "procs", f->procs);
+    /* the workload the runs trained, where their logs say: mbopt refuses a tfit or run logs of
+     * another (campaign 21, N4) */
+    const char *net = "", *data = "";
+    for (size_t i = 0; runs && i < runs->n; i++) {
+        net = *net || !runs->net ? net : runs->net[i];
+        data = *data ? data : mb_fit_runs_setting(runs, i, "data");
+    }
+    if (*net)
+        cJSON_AddStringToObject(root, "net", net);
+    if (*data)
+        cJSON_AddStringToObject(root, "data", data);
     /* the gradient noise scale the runs measured, beside the fit's alpha / N_inf */
     mb_json_add_number(root, "b_simple", f->b_simple);
     mb_json_add_number(root, "b_simple_runs", (double)f->b_simple_runs);

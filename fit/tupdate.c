@@ -813,6 +813,8 @@ cJSON *mb_fit_tupdate_json(const mb_fit_tupdate *f, size_t n, const char *path,
     cJSON *root = one_json(&f[0]);
     if (!root)
         return NULL;
+    if (f[0].net[0]) /* the net timed: mbopt refuses an nfit or runs of another (campaign 21) */
+        cJSON_AddStringToObject(root, "net", f[0].net);
     cJSON *in = cJSON_AddObjectToObject(root, "inputs");
     if (in) {
         cJSON_AddStringToObject(in, "file", path);

@@ -315,6 +315,25 @@ static int pole_below_range(const mb_solver_nfit *f, const char *path, mb_error 
     return MB_OK;
 }
 
+/* A fit's optional `net` and `data` (the workload: campaign 21, N4): strings, or absent or
+ * null ("" then); another type is MB_EFORMAT naming the field. */
+static int workload_from(const cJSON *root, const char *path, char *net, size_t n_net,
+                         char *data, size_t n_data, mb_error *err)
+{
+    const char *const keys[2] = {"net", "data"};
+    char *const dst[2] = {net, data};
+    const size_t n[2] = {n_net, n_data};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, keys[k]);
+        dst[k][0] = '\0';
+        if (v && !cJSON_IsNull(v) && !cJSON_IsString(v))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%s': not a string", path, keys[k]);
+        if (cJSON_IsString(v))
+            snprintf(dst[k], n[k], "%s", v->valuestring);
+    }
+    return MB_OK;
+}
+
 int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, mb_solver_nfit *nf,
                          mb_error *err)
 {
@@ -393,6 +412,9 @@ int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, m
         return mb_error_set(err, MB_EFORMAT, "%s: field 'algo': not a string", path);
     if (cJSON_IsString(algo))
         snprintf(f.algo, sizeof f.algo, "%s", algo->valuestring);
+    if ((rc = workload_from(root, path, f.net, sizeof f.net, f.data, sizeof f.data, err)) !=
+        MB_OK)
+        return rc;
     f.extrapolated = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "extrapolated"));
     if ((rc = pole_below_range(&f, path, err)) != MB_OK)
         return rc;
@@ -868,7 +890,9 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
 static int tcal_from(const cJSON *root, const char *path, mb_solver_tcal *c, mb_error *err)
 {
     memset(c, 0, sizeof *c);
-    int rc = MB_OK;
+    int rc = workload_from(root, path, c->net, sizeof c->net, c->data, sizeof c->data, err);
+    if (rc != MB_OK)
+        return rc;
     const cJSON *cal = cJSON_GetObjectItemCaseSensitive(root, "calibration");
     if (cal) {
         if (!cJSON_IsObject(cal))

@@ -31,6 +31,8 @@ typedef struct mb_solver_nfit {
     double lr;            /* the runs' learning rate; NAN when not known or mixed */
     char algo[32];        /* the runs' algorithm (`algo`), "" when not known */
     double procs;         /* the runs' learner count (`procs`), NAN when not known */
+    char net[64];         /* the runs' network (`net`), "" when the file does not say */
+    char data[MB_FIT_SETTING_LEN]; /* and their data set (`data`), "" when it does not say */
     int extrapolated;     /* the law was extrapolated below its runs' level (an `extrapolated`
                              object: mbfit nupdate --extrapolate) */
     size_t n_boot;        /* `law` refitted to bootstrap resamples of the runs (mbfit
@@ -81,9 +83,13 @@ typedef struct mb_solver_tcal {
      * order), where runs of P learners calibrated that table */
     size_t n_probe_by_p;
     mb_step_table probe_by_p[MB_MODEL_PTABLES];
+    char net[64];                    /* the tfit's `net` (the step table's) and `data` (its */
+    char data[MB_FIT_SETTING_LEN];   /* calibration runs'), "" where it does not say: read with
+                                        or without a calibration */
 } mb_solver_tcal;
 
-/* Reads a tfit's calibration (absent: c->on = 0). MB_EFORMAT naming the bad field. */
+/* Reads a tfit's calibration (absent: c->on = 0), and its `net` and `data`. MB_EFORMAT naming
+ * the bad field. */
 int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err);
 
 /* Both from one read of the file (a FIFO or pipe can be read only once). */

@@ -39,6 +39,10 @@ typedef struct model_opts {
     int have_n_inf, have_alpha, have_gamma, have_m_t, have_delta, have_comm, have_latency,
         have_spb, have_t0, have_bytes;
     int comm_implied;         /* have_comm set by the subcommand, not by --comm (validate: none) */
+    /* the workload of the fits (model_resolve): the first --nfit or --tfit's `net` and `data`
+     * that says, and that file; "" and NULL when none does (read_runs compares the logs) */
+    char net[64], data[MB_FIT_SETTING_LEN];
+    const char *net_from, *data_from;
 } model_opts;
 
 enum {

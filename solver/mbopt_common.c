@@ -264,6 +264,45 @@ static int comm_flags_used(const model_opts *flags, mb_comm comm, mb_error *err)
     return MB_OK;
 }
 
+/* The fits' workload, one of net or data (what): `v` of file `path` against the first file's
+ * that said one (*ref of *ref_from, set here when none did yet). Campaign 21, N4: an nfit of
+ * lenet5 was multiplied by a tfit of another net. */
+static int same_workload(const char *what, const char *path, const char *v, char *ref,
+                         size_t n, const char **ref_from, mb_error *err)
+{
+    if (!*v)
+        return MB_OK;
+    if (!*ref_from) {
+        snprintf(ref, n, "%s", v);
+        *ref_from = path;
+        return MB_OK;
+    }
+    if (strcmp(v, ref) == 0)
+        return MB_OK;
+    return mb_error_set(err, MB_EINVAL, "%s: %s '%s', but %s's is '%s': give the fits of one "
+                        "workload", path, what, v, *ref_from, ref);
+}
+
+/* Every --nfit and the --tfit of one network and data set, where they say (model_opts.net). */
+static int fits_workload(model_opts *m, mb_error *err)
+{
+    int rc = MB_OK;
+    m->net[0] = m->data[0] = '\0';
+    m->net_from = m->data_from = NULL;
+    for (size_t i = 0; i <= m->n_nfit && rc == MB_OK; i++) {
+        const char *path = i < m->n_nfit ? m->nfits[i] : m->tfit;
+        if (!path)
+            break;
+        const char *net = i < m->n_nfit ? m->nfs[i].net : m->tcal.net;
+        const char *data = i < m->n_nfit ? m->nfs[i].data : m->tcal.data;
+        if ((rc = same_workload("net", path, net, m->net, sizeof m->net, &m->net_from, err)) ==
+            MB_OK)
+            rc = same_workload("data", path, data, m->data, sizeof m->data, &m->data_from,
+                               err);
+    }
+    return rc;
+}
+
 int model_resolve(model_opts *m, mb_error *err)
 {
     model_opts flags = *m;
@@ -301,6 +340,8 @@ int model_resolve(model_opts *m, mb_error *err)
         (rc = mb_solver_read_tfit_cal(m->tfit, &m->t, &file_delta, &m->tcal, err)) != MB_OK)
         return rc;
     if (m->cfit && (rc = mb_solver_read_cfit(m->cfit, &m->t, err)) != MB_OK)
+        return rc;
+    if ((rc = fits_workload(m, err)) != MB_OK)
         return rc;
     /* --n-inf and --alpha are the law without --nfit (mb_cli_getopt refuses both together) */
     if ((flags.have_n_inf || flags.have_alpha) && m->n_nfit)
@@ -565,6 +606,25 @@ static int runs_of_fits(const model_opts *m, const mb_fit_runs *runs, const char
     return MB_OK;
 }
 
+/* Every run of `runs` (paths) trained the fits' network and data set, where both say
+ * (campaign 21, N4: runs of alexnet graded a fit of lenet5). */
+static int runs_of_workload(const model_opts *m, const mb_fit_runs *runs,
+                            const char *const *paths, mb_error *err)
+{
+    for (size_t i = 0; i < runs->n; i++) {
+        const char *data = mb_fit_runs_setting(runs, i, "data");
+        if (m->net_from && runs->net[i][0] && strcmp(runs->net[i], m->net) != 0)
+            return mb_error_set(err, MB_EINVAL, "%s: metadata 'net': '%s', but %s fits net "
+                                "'%s': runs of another network cannot grade or settle it",
+                                paths[i], runs->net[i], m->net_from, m->net);
+        if (m->data_from && *data && strcmp(data, m->data) != 0)
+            return mb_error_set(err, MB_EINVAL, "%s: metadata 'data': '%s', but %s fits data "
+                                "'%s': runs of another data set cannot grade or settle it",
+                                paths[i], data, m->data_from, m->data);
+    }
+    return MB_OK;
+}
+
 int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t *g,
               mb_fit_runs *runs, mb_error *err)
 {
@@ -578,6 +638,8 @@ int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t 
                                    runs, err);
     if (rc == MB_OK)
         rc = runs_of_fits(m, runs, (const char *const *)g->gl_pathv, err);
+    if (rc == MB_OK)
+        rc = runs_of_workload(m, runs, (const char *const *)g->gl_pathv, err);
     return rc;
 }
 

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -354,6 +355,29 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
         v->settled_ratio = v->rows[v->settled].t_median / v->rows[v->best].t_median;
 }
 
+/* Whether some row was trained at the rate lr_rec (any, when it is not known); if not, the
+ * rates the rows have, as "0.1, 0.2", into buf (cut to n). Campaign 21's N5: runs all at lr
+ * 0.1 against a fit at 0.05 were said to be at the wrong M (validate), or dropped (scale). */
+static int of_rate(const mb_validate *v, double lr_rec, char *buf, size_t n)
+{
+    for (size_t i = 0; i < v->n_rows; i++)
+        if (mb_solver_same_rate(v->rows[i].lr, lr_rec))
+            return 1;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < v->n_rows; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= v->rows[j].lr == v->rows[i].lr;
+        int k = seen ? 0 : snprintf(buf + used, n - used, "%s%g", used ? ", " : "",
+                                    v->rows[i].lr);
+        if (k < 0 || used + (size_t)k >= n)
+            break;
+        used += (size_t)k;
+    }
+    return 0;
+}
+
 int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                        const mb_update_time *t, const mb_update_time *t_probe,
                        const mb_fit_runs *runs, const char *const *paths,
@@ -462,7 +486,13 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
         near |= out->rows[i].procs == p_rec && out->rows[i].batch >= m_rec / 2 &&
                 out->rows[i].batch <= m_rec * 2 &&
                 mb_solver_same_rate(out->rows[i].lr, lr_rec);
-    if (!near)
+    char rates[96];
+    if (!near && !of_rate(out, lr_rec, rates, sizeof rates))
+        rc = mb_error_set(err, MB_ENODATA, "no run was trained at the fit's learning rate %g "
+                          "(the runs have lr %s): runs of another rate neither grade nor settle "
+                          "it; train at lr %g, or give the fit of their rate (mbfit nupdate "
+                          "--lr RATE)", lr_rec, rates, lr_rec);
+    else if (!near)
         rc = mb_error_set(err, MB_ENODATA,
                           "no run trained near the recommended M = %.4g at P = %g (nothing "
                           "within a factor of 2): train it (mbtrain --batch %.0f) and validate "

@@ -1006,6 +1006,52 @@ static void test_runs_once(void)
     mb_test_rmdir(dir);
 }
 
+/* Campaign 21's N3 and N15: the runs fitted together share their training settings (as
+ * numbers: 0.9 and 0.90 are one momentum; the threads may differ), and every level lies below
+ * each run's first evaluation. */
+static void test_runs_alike(void)
+{
+    char dir[256], a[512], b[512];
+    CU_ASSERT_FATAL(mb_test_tmpdir(dir, sizeof dir) == 0);
+    const char *head = "# format=mbkit-runlog/1\n# seed=1\n# data=mnist\n";
+    char text[512];
+    snprintf(text, sizeof text, "%s# batch=16\n# momentum=0.9\nupdate,eval_loss\n5,2.1\n"
+                                "10,0.4\n", head);
+    mb_test_write(a, sizeof a, dir, "a.csv", text);
+    snprintf(text, sizeof text, "%s# batch=32\n# momentum=0.90\n# threads=4\nupdate,eval_loss\n"
+                                "5,1.9\n10,0.45\n", head);
+    mb_test_write(b, sizeof b, dir, "b.csv", text);
+    const char *paths[] = {a, b};
+    const double thr[2] = {1.0, 0.5}, high[2] = {2.0, 0.5};
+    mb_fit_runs runs;
+    mb_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(paths, 2, thr, 2, 1, &runs, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_fit_runs_same_settings(&runs, paths, NULL, &err), MB_OK);
+    CU_ASSERT_STRING_EQUAL(mb_fit_runs_setting(&runs, 1, "data"), "mnist");
+    CU_ASSERT_STRING_EQUAL(mb_fit_runs_setting(&runs, 1, "weight_decay"), "");
+    CU_ASSERT_DOUBLE_EQUAL(runs.first_loss[1], 1.9, 0);
+    CU_ASSERT_DOUBLE_EQUAL(runs.first_update[0], 5, 0);
+    CU_ASSERT_EQUAL(mb_fit_runs_start_above(&runs, paths, &err), MB_OK);
+    mb_fit_runs_free(&runs);
+    /* a level that b was under at its first evaluation (2.1 > 2 > 1.9) */
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(paths, 2, high, 2, 1, &runs, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_fit_runs_start_above(&runs, paths, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "level 2: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "b.csv was already under it at its first evaluation "
+                                           "(loss 1.9 at update 5)"));
+    mb_fit_runs_free(&runs);
+    /* another data set: both files and the field named */
+    snprintf(text, sizeof text, "# format=mbkit-runlog/1\n# seed=1\n# data=cifar10\n# batch=32\n"
+                                "update,eval_loss\n5,1.9\n10,0.45\n");
+    mb_test_write(b, sizeof b, dir, "b.csv", text);
+    CU_ASSERT_EQUAL_FATAL(mb_fit_runs_read_logs(paths, 2, thr, 2, 1, &runs, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_fit_runs_same_settings(&runs, paths, NULL, &err), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "b.csv: metadata 'data': 'cifar10', but "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a.csv's is 'mnist'"));
+    mb_fit_runs_free(&runs);
+    mb_test_rmdir(dir);
+}
+
 int mb_test_suite_fit(void)
 {
     CU_pSuite s = CU_add_suite("fit", NULL, NULL);
@@ -1032,5 +1078,7 @@ int mb_test_suite_fit(void)
            !CU_add_test(s, "collectives: exact, coverage, bounds", test_comm) ||
            !CU_add_test(s, "mbfit: bad input, usage", test_cli_errors) ||
            !CU_add_test(s, "mbfit -> mbopt end to end", test_end_to_end) ||
-           !CU_add_test(s, "runs count once, counts are whole", test_runs_once);
+           !CU_add_test(s, "runs count once, counts are whole", test_runs_once) ||
+           !CU_add_test(s, "runs fitted together: trained alike, levels below their start",
+                        test_runs_alike);
 }

@@ -1476,6 +1476,61 @@ static const hcase fit_cases[] = {
     {"silent", C21_S("s/^x//") " > /dev/null", 0, NULL},
 #undef C21_S
 #undef C21_C
+    /* campaign 21's N3: runs of another data set, momentum, weight decay, lr schedule, eval
+     * fraction, data seed or parameter count were fitted into one law (plain and --extrapolate);
+     * only the net was compared. Settings that do not change the curve may differ. */
+#define C21(SED) "mkdir $W/r && cp " LV "/*.csv $W/r/ && sed -i '" SED "' " \
+                 "$W/r/lenet5-momentum-b16-s0.csv && "
+#define C21X "$T mbfit nupdate --extrapolate --target-loss 0.4 $W/r/*.csv -o $W/o"
+    {"silent", C21("s/^# momentum=0.9$/# momentum=0.5/") NU "$W/r/*.csv -o $W/o", 1,
+     "lenet5-momentum-b16-s0.csv: metadata 'momentum': '0.5', but "},
+    {"silent", C21("s/^# data=fashion-mnist$/# data=mnist/") NU "$W/r/*.csv -o $W/o", 1,
+     "b16-s0.csv: metadata 'data': 'mnist', but "},
+    {"silent", C21("s/^# data=fashion-mnist$/# data=mnist/") C21X, 1,
+     "b16-s0.csv: metadata 'data': 'mnist', but "},
+    {"silent", C21("s/^# weight_decay=0$/# weight_decay=0.01/") C21X, 1,
+     "b16-s0.csv: metadata 'weight_decay': '0.01', but "},
+    {"silent", C21("s/^# lr_step=0$/# lr_step=100/") NU "$W/r/*.csv -o $W/o", 1,
+     "b16-s0.csv: metadata 'lr_step': '100', but "},
+    {"silent", C21("s/^# lr_gamma=0.1$/# lr_gamma=0.5/") C21X, 1,
+     "b16-s0.csv: metadata 'lr_gamma': '0.5', but "},
+    {"silent", C21("s/^# eval_frac=0.2$/# eval_frac=0.05/") NU "$W/r/*.csv -o $W/o", 1,
+     "b16-s0.csv: metadata 'eval_frac': '0.05', but "},
+    {"silent", C21("s/^# data_seed=0$/# data_seed=7/") C21X, 1,
+     "b16-s0.csv: metadata 'data_seed': '7', but "},
+    {"silent", C21("s/^# params=61706$/# params=7/") NU "$W/r/*.csv -o $W/o", 1,
+     "b16-s0.csv: metadata 'params': '7', but "},
+    /* the same number written otherwise, and the threads, may differ */
+    {"silent", C21("s/^# momentum=0.9$/# momentum=0.90/; s/^# threads=1$/# threads=2/") NU
+               "$W/r/*.csv > /dev/null 2>&1", 0, NULL},
+    /* a run --lr leaves out is not compared */
+    {"silent", C21("s/^# lr=0.02$/# lr=0.05/; s/^# momentum=0.9$/# momentum=0.5/") NU
+               "--lr 0.02 $W/r/*.csv > /dev/null 2>&1", 0, NULL},
+    /* mbfit tupdate's calibration logs: one data set, recorded in the tfit */
+    {"silent", C21("s/^# data=fashion-mnist$/# data=mnist/") S1T "$T mbfit tupdate $W/s1.csv "
+               "$W/r/*.csv -o $W/o", 1, "b16-s0.csv: metadata 'data': 'mnist', but "},
+#undef C21X
+#undef C21
+    /* campaign 21's N4: the fits record the workload, net and data, where the inputs say */
+    {"silent", NU LOGS " --json -o $W/n.json 2>/dev/null && "
+               "grep -q '\"net\":[[:space:]]*\"lenet5\"' $W/n.json && "
+               "grep -q '\"data\":[[:space:]]*\"fashion-mnist\"' $W/n.json", 0, NULL},
+    {"silent", NX "grep -q '\"net\":[[:space:]]*\"lenet5\"' $W/nx.json && "
+               "grep -q '\"data\":[[:space:]]*\"fashion-mnist\"' $W/nx.json", 0, NULL},
+    {"silent", S1T "$T mbfit tupdate $W/s1.csv " LV "/*.csv --json -o $W/t.json 2>/dev/null && "
+               "grep -q '\"net\":[[:space:]]*\"lenet5\"' $W/t.json && "
+               "grep -q '\"data\":[[:space:]]*\"fashion-mnist\"' $W/t.json", 0, NULL},
+    /* campaign 21's N15: a level above every run's start was "crossed" at the first evaluation */
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 --levels 5,0.7,0.6,0.5 " LV
+               "/*.csv -o $W/o", 1,
+     "level 5: " },
+    {"silent", "$T mbfit nupdate --extrapolate --target-loss 0.4 --levels 1.5,0.7,0.6,0.5 " LV
+               "/*.csv -o $W/o", 1,
+     " was already under it at its first evaluation (loss "},
+    /* campaign 21's N16: flat N_update was said to grow with M (alpha fitted at -7e-14) */
+    {"message", "printf 'batch,n_update\\n8,100\\n8,100\\n16,100\\n16,100\\n32,100\\n' > $W/p.csv && "
+                "$T mbfit nupdate $W/p.csv -o $W/o", 1,
+     "the points file: N_update is flat in M, not growing (the inverse law's alpha fitted at "},
 };
 
 static const hcase opt_cases[] = {
@@ -2255,6 +2310,42 @@ static const hcase opt_cases[] = {
     {"silent", C21_CV("$ s/,[^,]*$/,Other Device/"), 1,
      "field 'device': 'Other Device' differs from "},
 #undef C21_CV
+    /* campaign 21's N4: an nfit, a tfit and run logs of different nets or data sets were
+     * combined (the fits said neither); old fits without them still read */
+#define NF21 "$T mbfit nupdate --target-loss 0.5 " LOGS " --json -o $W/nf.json 2>/dev/null && "
+#define TF21 "$T mbfit tupdate $W/st.csv --json -o $W/tf.json 2>/dev/null && "
+#define Q21(SED) "mkdir $W/q && cp $E/fit_runs/*.csv $W/q/ && sed -i '" SED "' $W/q/*.csv && "
+    {"silent", NF21 "sed 's/,lenet5,/,tiny,/' $E/step.csv > $W/st.csv && " TF21
+               "$T mbopt scale --nfit $W/nf.json --tfit $W/tf.json --comm none --procs 1 -o $W/o",
+     1, "tf.json: net 'tiny', but "},
+    {"silent", NF21 "cp $E/step.csv $W/st.csv && " TF21 Q21("s/^# net=lenet5$/# net=alexnet/")
+               "$T mbopt validate --nfit $W/nf.json --tfit $W/tf.json $W/q -o $W/o", 1,
+     "metadata 'net': 'alexnet', but "},
+    {"silent", NF21 "cp $E/step.csv $W/st.csv && " TF21
+               Q21("s/^# data=fashion-mnist$/# data=mnist/")
+               "$T mbopt validate --nfit $W/nf.json --tfit $W/tf.json $W/q -o $W/o", 1,
+     "metadata 'data': 'mnist', but "},
+    {"silent", NF21 "cp $E/step.csv $W/st.csv && " TF21
+               Q21("s/^# data=fashion-mnist$/# data=mnist/")
+               "$T mbopt scale --nfit $W/nf.json --tfit $W/tf.json --comm none --procs 1 $W/q "
+               "-o $W/o", 1, "metadata 'data': 'mnist', but "},
+    {"silent", NF21 "sed -i 's/\"net\":[[:space:]]*\"lenet5\"/\"net\": 7/' $W/nf.json && "
+               "$T mbopt scale --nfit $W/nf.json --tfit $E/tfit.json --comm none --procs 1 "
+               "-o $W/o", 1, "nf.json: field 'net': not a string"},
+    {"silent", Q21("s/^# net=lenet5$/# net=alexnet/") "$T mbopt validate --target-loss 0.5 "
+               "--nfit $E/nfit.json --tfit $E/tfit.json $W/q > /dev/null 2>&1", 0, NULL},
+    /* campaign 21's N5: runs of another learning rate were said to be at the wrong M (validate)
+     * or dropped without a word (scale) */
+    {"message", NF21 Q21("s/^# lr=0.05$/# lr=0.1/") "$T mbopt validate --nfit $W/nf.json "
+                "--tfit $E/tfit.json $W/q -o $W/o", 1,
+     "no run was trained at the fit's learning rate 0.05 (the runs have lr 0.1)"},
+    {"message", NF21 Q21("s/^# lr=0.05$/# lr=0.1/") "$T mbopt scale --nfit $W/nf.json "
+                "--tfit $E/tfit.json --comm none --procs 1 $W/q > $W/s.txt && grep -q "
+                "'not by runs: no run was trained at the fit.s learning rate 0.05 (the runs "
+                "have lr 0.1)' $W/s.txt", 0, NULL},
+#undef Q21
+#undef TF21
+#undef NF21
 };
 
 static const hcase plot_cases[] = {
