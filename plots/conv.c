@@ -161,6 +161,12 @@ static int check_conv(const cJSON *root, const cJSON *rows, const char *path, mb
     const cJSON *be = cJSON_GetObjectItemCaseSensitive(root, "backend");
     if (rc == MB_OK && be && !cJSON_IsString(be) && !cJSON_IsNull(be))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'backend': not a string or null", path);
+    /* the backends mbopt conv reads (its table's cpu or cuda): "CPU", "" or "tpu" would draw
+     * any name unchecked (campaign 22's Q7) */
+    if (rc == MB_OK && cJSON_IsString(be) && strcmp(be->valuestring, "cpu") != 0 &&
+        strcmp(be->valuestring, "cuda") != 0)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'backend': '%s' is not cpu or cuda", path,
+                          be->valuestring);
     algo_names an = {NULL, NULL};
     if (!be || (cJSON_IsString(be) && strcmp(be->valuestring, "cpu") == 0))
         an = (algo_names){mb_conv_algo_nth, be ? "a CPU convolution algorithm"

@@ -3052,6 +3052,13 @@ static const hcase plot_cases[] = {
                "--batch 2,4 --json -o $W/cj.json && sed 's/\"m_fastest\":\t[0-9]*/\"m_fastest\":"
                "\t999/' $W/cj.json > $W/c2.json && $T mbplot conv $W/c2.json -o $W/o", 1,
      "c2.json: field 'm_fastest': M = 999 is none of 'batches'"},
+    /* campaign 22's Q7: a backend mbopt conv never writes had its names drawn unchecked */
+    {"silent", "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
+               "--batch 2,4 --json -o $W/cj.json && sed 's/\"backend\":\t\"cpu\"/\"backend\":"
+               "\t\"CPU\"/' $W/cj.json > $W/c2.json && ! cmp -s $W/cj.json $W/c2.json && $T "
+               "mbplot conv $W/c2.json -o $W/o", 1, "c2.json: field 'backend': 'CPU' is not cpu or "
+                                                  "cuda"},
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
