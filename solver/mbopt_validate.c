@@ -793,7 +793,7 @@ static void validate_print(FILE *f, const model_opts *m, const mb_validate *v,
     else
         fprintf(f, "check: %s\n", held);
     if (grid->on) {
-        char line[320];
+        char line[640]; /* the grid, the pole and the capped sweep: up to ~480 */
         fprintf(f, "grid: %s\n", grid_line(line, sizeof line, grid, v->p_rec));
     }
 }
