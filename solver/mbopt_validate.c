@@ -913,18 +913,14 @@ static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *er
     return MB_OK;
 }
 
-/* --holdout-seed0 S: a whole number, written in digits, from MB_HOLDOUT_SEED0 to
- * MB_HOLDOUT_SEED0_MAX. */
+/* --holdout-seed0 S: a whole number, written in digits, from MB_HOLDOUT_SEED0 (below it the
+ * choosing runs draw their seeds) to MB_HOLDOUT_SEED0_MAX. */
 static int seed0_flag(const char *arg, unsigned long *seed0, mb_error *err)
 {
     double x;
-    if (mb_data_flag_double("--holdout-seed0", arg, 0, MB_POSITIVE, &x, err))
+    if (mb_data_flag_whole("--holdout-seed0", arg, 0, MB_HOLDOUT_SEED0,
+                           (double)MB_HOLDOUT_SEED0_MAX, &x, err))
         return MB_EINVAL;
-    if (strspn(arg, "0123456789") != strlen(arg) || x < MB_HOLDOUT_SEED0 ||
-        x > (double)MB_HOLDOUT_SEED0_MAX)
-        return mb_error_set(err, MB_EINVAL, "--holdout-seed0: a whole number from %d (below it "
-                            "the choosing runs draw their seeds) to %lu, got '%s'",
-                            MB_HOLDOUT_SEED0, MB_HOLDOUT_SEED0_MAX, arg);
     *seed0 = (unsigned long)x;
     return MB_OK;
 }

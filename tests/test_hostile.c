@@ -2276,9 +2276,10 @@ static const hcase opt_cases[] = {
     /* --holdout-seed0 (eighth session): from 1000, in digits, and only with --holdout-plan */
     {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 3 "
                "--holdout-seed0 999 $E/fit_runs", 1,
-     "--holdout-seed0: a whole number from 1000 (below it the choosing runs draw"},
+     "--holdout-seed0: must be a whole number in [1000, 1000000000], got '999'"},
     {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-plan 3 "
-               "--holdout-seed0 2e3 $E/fit_runs", 1, "--holdout-seed0: a whole number from 1000"},
+               "--holdout-seed0 2e3 $E/fit_runs", 1,
+     "--holdout-seed0: must be a whole number in [1000, 1000000000], got '2e3'"},
     {"silent", "$T mbopt validate --nfit $E/nfit.json --tfit $E/tfit.json --holdout-seed0 2000 "
                "$E/fit_runs -o $W/o", 2, "--holdout-seed0 sets where --holdout-plan's seeds start"},
     /* campaign 21 (issue #25). N19: --grad-copies 0 (no gradient of a trained parameter) was
