@@ -2345,7 +2345,20 @@ static const hcase opt_cases[] = {
                 "have lr 0.1)' $W/s.txt", 0, NULL},
 #undef Q21
 #undef TF21
-#undef NF21
+#undef NF21    /* campaign 22's Q8: rows with an empty backend cell were dropped without a word (conv1's
+     * forward pass went from gemm to direct), a table of them all read as one without the
+     * column; a row of a backend spelt otherwise was dropped beside --backend cpu */
+#define C22_CV(SED, MORE) "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 " \
+                          "--algos gemm,direct -o $W/c.csv 2>/dev/null && sed '" SED "' $W/c.csv " \
+                          "> $W/c2.csv && ! cmp -s $W/c.csv $W/c2.csv && $T mbopt conv --net " \
+                          NET " --probe $W/c2.csv --mem 1G --batch 2,4 " MORE "-o $W/o"
+    {"silent", C22_CV("0,/,measured,cpu,/s//,measured,,/", ""), 1,
+     "field 'backend': empty (mbprobe conv writes cpu or cuda on every row)"},
+    {"silent", C22_CV("s/,measured,cpu,/,measured,,/", "--json "), 1,
+     "field 'backend': empty (mbprobe conv writes cpu or cuda on every row)"},
+    {"silent", C22_CV("$ s/,measured,cpu,/,measured,CPU,/", "--backend cpu "), 1,
+     "field 'backend': 'CPU' is not cpu or cuda"},
+#undef C22_CV
 };
 
 static const hcase plot_cases[] = {
