@@ -494,31 +494,57 @@ $(if $(HOSTFILE_NUL),$(error HOSTFILE=$(HOSTFILE): line $(HOSTFILE_NUL): not tex
 # without case and without a trailing dot (localhost, LOCALHOST and localhost. are one host). A
 # host is a name as RFC 1123 has it (labels of letters, digits and -, 1 to 63 characters, not
 # starting or ending with -, joined by single dots, one trailing dot at most, 253 characters at
-# most) or an IPv4 or IPv6 address (campaign 19's M6: local_host was taken; campaign 20's minor:
-# localhost.., localhost: and a- were).
+# most, without the dot) or an IPv4 or IPv6 address (campaign 19's M6: local_host was taken;
+# campaign 20's minor: localhost.., localhost: and a- were). A name whose labels are all numbers
+# is an IPv4 address to a resolver, so it must be one: 4 numbers from 0 to 255, without leading
+# zeros (010 reads as octal); the unspecified 0.0.0.0 and :: are no host. IPv6 addresses compare
+# as one spelling (:: and leading zeros expanded: ::1 is 0:0:0:0:0:0:0:1). A carriage return is
+# named: a DOS file's "slots=2" would read as "slots=2\r" (campaign 22's Q6, Q13).
 NPROC        := $(if $(HOSTFILE),$(shell awk 'function no(why) { print "line " NR ": " why; bad = 1; exit } \
-                  function name(h,   a, n, i) { if (h !~ /^[-A-Za-z0-9.]+$$/ || length(h) > 253) return 0; sub(/\.$$/, "", h); \
+                  function name(h,   a, n, i) { if (h !~ /^[-A-Za-z0-9.]+$$/) return 0; sub(/\.$$/, "", h); \
+                    if (length(h) > 253) return 0; \
                     n = split(h, a, "."); for (i = 1; i <= n; i++) \
-                      if (a[i] !~ /^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$$/ || length(a[i]) > 63) return 0; \
+                    if (a[i] !~ /^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$$/ || length(a[i]) > 63) return 0; \
+                    return n > 0 } \
+                  function numeric(h,   a, n, i) { sub(/\.$$/, "", h); n = split(h, a, "."); \
+                    for (i = 1; i <= n; i++) if (a[i] !~ /^([0-9]+|0[xX][0-9A-Fa-f]*)$$/) return 0; \
                     return n > 0 } \
                   function v4(s,   a, i) { if (split(s, a, ".") != 4) return 0; \
-                    for (i = 1; i <= 4; i++) if (a[i] !~ /^[0-9]+$$/ || length(a[i]) > 3 || a[i] + 0 > 255) return 0; \
+                    for (i = 1; i <= 4; i++) if (a[i] !~ /^(0|[1-9][0-9]?[0-9]?)$$/ || a[i] + 0 > 255) return 0; \
                     return 1 } \
                   function groups(s, tail,   a, n, i, c) { if (s == "") return 0; n = split(s, a, ":"); \
                     for (i = 1; i <= n; i++) if (a[i] ~ /^[0-9A-Fa-f]+$$/ && length(a[i]) <= 4) c++; \
-                      else if (tail && i == n && v4(a[i])) c += 2; else return -1; \
+                    else if (tail && i == n && v4(a[i])) c += 2; else return -1; \
                     return c } \
                   function v6(h,   z, l, r) { z = index(h, "::"); if (!z) return groups(h, 1) == 8; \
                     r = substr(h, z + 2); if (index(r, "::")) return 0; \
                     l = groups(substr(h, 1, z - 1), 0); r = groups(r, 1); return l >= 0 && r >= 0 && l + r <= 7 } \
-                  !/^[ \t]*(\#|$$)/ { if (!name($$1) && !(v6($$1))) \
-                    no("\"" $$1 "\" is no host name (labels of letters, digits and - joined by dots, or an IPv4 or IPv6 address)"); \
-                    h = tolower($$1); sub(/\.$$/, "", h); \
-                    if (h in seen) no("host " $$1 " listed twice (line " seen[h] ")"); seen[h] = NR; \
+                  function canon6(h,   a, n, i, z, r, g) { n = split(h, a, ":"); \
+                    if (index(a[n], ".")) { split(a[n], g, "."); \
+                      sub(/[^:]*$$/, sprintf("%x:%x", g[1] * 256 + g[2], g[3] * 256 + g[4]), h) } \
+                    z = index(h, "::"); if (z) { r = substr(h, z + 2); h = substr(h, 1, z - 1); \
+                    n = (h == "" ? 0 : split(h, a, ":")) + (r == "" ? 0 : split(r, g, ":")); \
+                    for (i = n; i < 8; i++) h = h (h == "" ? "" : ":") "0"; if (r != "") h = h ":" r } \
+                    n = split(h, a, ":"); h = ""; \
+                    for (i = 1; i <= n; i++) { sub(/^0+/, "", a[i]); h = h (i > 1 ? ":" : "") (a[i] == "" ? "0" : a[i]) } \
+                    return h } \
+                  /\r/ { no("holds a carriage return (a DOS file: write its line ends as a line feed alone)") } \
+                  !/^[ \t]*(\#|$$)/ { h = tolower($$1); \
+                    if (v6(h)) { h = canon6(h); \
+                      if (h == "0:0:0:0:0:0:0:0") no("\"" $$1 "\" is the unspecified address, no host") } \
+                    else if (!name(h)) \
+                      no("\"" $$1 "\" is no host name (labels of letters, digits and - joined by dots, or an IPv4 or IPv6 address)"); \
+                    else if (numeric(h) && !v4(h)) \
+                      no("\"" $$1 "\" is no IPv4 address (its labels are numbers: 4 whole numbers from 0 to 255 joined by dots, without leading zeros)"); \
+                    else if (h == "0.0.0.0") no("\"" $$1 "\" is the unspecified address, no host"); \
+                    sub(/\.$$/, "", h); \
+                    k = tolower($$1); sub(/\.$$/, "", k); \
+                    if (h in seen) no("host " $$1 " listed twice (line " seen[h] (ks[h] == k ? "" : ", as " as[h]) ")"); \
+                    seen[h] = NR; as[h] = $$1; ks[h] = k; \
                     n = 1; ns = mx = 0; for (i = 2; i <= NF; i++) { \
-                      if ($$i ~ /^slots=[1-9][0-9]*$$/ && length($$i) <= 15 && !ns) { n = substr($$i, 7) + 0; ns = 1 } \
-                      else if ($$i ~ /^max_slots=[1-9][0-9]*$$/ && length($$i) <= 19 && !mx) mx = substr($$i, 11) + 0; \
-                      else no($$i " is not slots=N or max_slots=N (N a whole number from 1, each once)") } \
+                    if ($$i ~ /^slots=[1-9][0-9]*$$/ && length($$i) <= 15 && !ns) { n = substr($$i, 7) + 0; ns = 1 } \
+                    else if ($$i ~ /^max_slots=[1-9][0-9]*$$/ && length($$i) <= 19 && !mx) mx = substr($$i, 11) + 0; \
+                    else no($$i " is not slots=N or max_slots=N (N a whole number from 1, each once)") } \
                     if (mx && mx < n) no("max_slots=" mx " is below slots=" n); s += n } \
                   END { if (!bad) print s + 0 }' '$(HOSTFILE)' 2>/dev/null),$(shell nproc 2>/dev/null || echo 1))
 $(if $(filter line,$(firstword $(NPROC))),$(error HOSTFILE=$(HOSTFILE): $(NPROC) (Open MPI's hostfile: lines of "host slots=N")))

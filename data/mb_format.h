@@ -38,7 +38,9 @@ void mb_format_write(FILE *f, const char *kind);
  * as the PyTorch front end wrote before the kinds): version 1 of any kind. Otherwise it must be
  * "mbkit-KIND/N" with this kind and 1 <= N <= MB_FORMAT_VERSION: MB_EFORMAT naming the file, the
  * line and the field ("run.csv:1: field 'format': mbkit-step/1 is a step table, not a run log
- * (mbkit-runlog)"; "... mbkit-runlog/2 is newer than this mbkit reads (mbkit-runlog/1)"). */
+ * (mbkit-runlog)"; "... mbkit-runlog/2 is newer than this mbkit reads (mbkit-runlog/1)"). A
+ * "# tool=" that is a writer's name in other letters (MBTRAIN) is refused too: the readers know
+ * a writer by its name as written. */
 int mb_format_check_table(const mb_table *t, const char *kind, mb_error *err);
 
 /* The same for a JSON document's top-level "format" (absent: version 1, accepted). kind NULL

@@ -339,32 +339,78 @@ static int known_algo(const mb_table *t, long line, const char *what, const char
                         "writes (%s)", mb_table_path(t), line, what, v, names);
 }
 
-/* One field of the summary line as mbtrain writes it: reached yes or no; updates a whole number
- * and wall_s seconds >= 0 (make run's time cap reads both); no field nan or inf (a log holds
- * finite numbers, '-' where there is none); algo a name mbtrain writes (known_algo; `line` is
- * the summary's). Campaign 18's known minors: reached=maybe, updates=x and wall_s=nan went
- * through every reader. */
+/* The numbers of the summary line (run_mon.c's mb_run_result_format; the PyTorch front end
+ * writes the same keys): counts whole, from `lo`; seconds >= 0; `dash`: '-' (none, as a log
+ * writes a non-finite value) taken. Campaign 22's Q9: evals=abc, eval_s=abc (make run sums
+ * eval_s), diverged_update=abc and reached_update=-5 were taken. */
+static const struct summary_number {
+    const char *key;
+    double lo;
+    int whole, dash;
+    const char *why;
+} summary_numbers[] = {
+    {"batch", 1, 1, 0, "is not a whole number >= 1"},
+    {"seed", 0, 1, 0, "is not a whole number >= 0"},
+    {"updates", 0, 1, 0, "is not a whole number of updates"},
+    {"samples", 0, 1, 0, "is not a whole number of samples"},
+    {"evals", 0, 1, 0, "is not a whole number of evaluations"},
+    {"checks", 0, 1, 0, "is not a whole number of checks"},
+    {"eval_samples", 0, 1, 0, "is not a whole number of samples"},
+    {"learners", 1, 1, 0, "is not a whole number >= 1"},
+    {"ranks", 1, 1, 0, "is not a whole number >= 1"},
+    /* none: 0 (mbtrain), -1 (the front end); lo is raised to 0 for mbtrain's logs */
+    {"reached_update", -1, 1, 0, "is not an update: a whole number >= 0, or -1 where there is "
+                                 "none (the PyTorch front end's)"},
+    {"diverged_update", -1, 1, 0, "is not an update: a whole number >= 0, or -1 where there is "
+                                  "none (the PyTorch front end's)"},
+    {"wall_s", 0, 0, 0, "is not a number of seconds >= 0"},
+    {"eval_s", 0, 0, 0, "is not a number of seconds >= 0"},
+    {"reached_wall_s", 0, 0, 1, "is not a number of seconds >= 0"},
+    {"snap_s", 0, 0, 1, "is not a number of seconds >= 0"},
+    {"t_compute_s", 0, 0, 1, "is not a number of seconds >= 0"},
+    {"t_comm_s", 0, 0, 1, "is not a number of seconds >= 0"},
+    {"t_data_s", 0, 0, 1, "is not a number of seconds >= 0"},
+    {"t_update_s", 0, 0, 1, "is not a number of seconds >= 0"},
+    {"epochs", 0, 0, 1, "is not a number >= 0"},
+    {"loss", -HUGE_VAL, 0, 1, "is not a number"},
+    {"eval_loss", -HUGE_VAL, 0, 1, "is not a number"},
+    {"eval_acc", -HUGE_VAL, 0, 1, "is not a number"},
+    {"test_loss", -HUGE_VAL, 0, 1, "is not a number"},
+    {"test_acc", -HUGE_VAL, 0, 1, "is not a number"},
+    {"b_simple", -HUGE_VAL, 0, 1, "is not a number"},
+};
+
+/* One field of the summary line as mbtrain writes it: reached yes or no; the numbers
+ * (summary_numbers) numbers, in their range; no field nan or inf (a log holds finite numbers,
+ * '-' where there is none); algo a name mbtrain writes (known_algo). `line` is the summary's.
+ * Campaign 18's known minors: reached=maybe, updates=x and wall_s=nan went through every
+ * reader. MB_EFORMAT naming the file, line and field. */
 static int summary_value(const mb_table *t, long line, const char *key, const char *v,
                          mb_error *err)
 {
     double x;
     const int number = mb_data_parse_double(v, &x) == MB_OK;
     const int name = strcmp(key, "net") == 0 || strcmp(key, "algo") == 0; /* (nanonet) */
-    const char *why = NULL;
+    const char *why = NULL, *tool = mb_table_meta(t, "tool");
     if (!*v)
         why = "is empty (a log writes a value, '-' where there is none)";
     else if (strcmp(key, "reached") == 0 && strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
         why = "is not yes or no";
     else if (!name && mb_data_non_finite(v))
         why = "is not a finite number (a log holds finite numbers, '-' where there is none)";
-    else if (strcmp(key, "updates") == 0 && !(number && x >= 0 && x == floor(x)))
-        why = "is not a whole number of updates";
-    else if (strcmp(key, "wall_s") == 0 && !(number && x >= 0))
-        why = "is not a number of seconds >= 0";
     else if (strcmp(key, "algo") == 0)
         return known_algo(t, line, "summary line: field", v, err);
-    return why ? mb_error_set(err, MB_EFORMAT, "%s: summary line: field '%s' '%s' %s",
-                              mb_table_path(t), key, v, why)
+    for (size_t k = 0; !why && k < sizeof summary_numbers / sizeof *summary_numbers; k++) {
+        const struct summary_number *f = &summary_numbers[k];
+        const int own = f->lo < 0 && f->whole && tool && strcmp(tool, "mbtrain") == 0;
+        if (strcmp(key, f->key) == 0 && !(f->dash && strcmp(v, "-") == 0) &&
+            !(number && x >= (own ? 0 : f->lo) && (!f->whole || x == floor(x))))
+            why = own ? "is not an update: a whole number >= 0 (mbtrain writes 0 where there is "
+                        "none)"
+                      : f->why;
+    }
+    return why ? mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field '%s' '%.64s' %s",
+                              mb_table_path(t), line, key, v, why)
                : MB_OK;
 }
 
@@ -441,9 +487,39 @@ static int summary_keys(const mb_table *t, long line, const char *const *keys, s
     return MB_OK;
 }
 
-/* mbtrain's summary, when the log has one (summary_at): each key in it once, every key its
- * writer always writes (summary_keys), and its net, algo, batch and seed those of the log's own
- * metadata. The fit reads the rows, make run's
+/* The summary's samples against its updates and batch M (the metadata's where the line has
+ * none) and learners P (likewise, 1 without either): u M for one learner, u M / P to u M where
+ * fewer learners compute (SMA's tuning), as the rows' samples are held (log_samples). Checked
+ * where the line has samples and updates (campaign 22's Q9: samples=1 at updates=4000 batch=8
+ * was taken). The values were checked as numbers before (summary_value). */
+static int summary_samples(const mb_table *t, long line, const char *const *keys,
+                           const char *const *vals, size_t n, mb_error *err)
+{
+    static const char *const want[] = {"samples", "updates", "batch", "learners"};
+    const char *v[4] = {NULL, NULL, mb_table_meta(t, "batch"), mb_table_meta(t, "learners")};
+    double x[4] = {0, 0, 0, 1};
+    for (size_t k = 0; k < 4; k++)
+        for (size_t j = 0; j < n; j++)
+            if (strcmp(keys[j], want[k]) == 0)
+                v[k] = vals[j];
+    for (size_t k = 0; k < 4; k++)
+        if (v[k] && mb_data_parse_double(v[k], &x[k]) != MB_OK)
+            return MB_OK; /* a metadata value the reader refuses by itself (meta_number) */
+    if (!v[0] || !v[1] || !v[2])
+        return MB_OK;
+    const double hi = x[1] * x[2], lo = hi / (x[3] >= 1 ? x[3] : 1);
+    if (x[0] >= lo * (1 - 1e-12) && x[0] <= hi * (1 + 1e-12))
+        return MB_OK;
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'samples' '%.64s' is not "
+                        "updates x batch (%s x %s%s): the log contradicts itself",
+                        mb_table_path(t), line, v[0], v[1], v[2],
+                        x[3] > 1 ? ", or down to 1 / learners of it" : "");
+}
+
+/* mbtrain's summary, when the log has one (summary_at): key=value fields (campaign 22's Q9: a
+ * word without '=' and an empty key were passed over), each key in it once, every key its
+ * writer always writes (summary_keys), its samples its updates x batch (summary_samples), and
+ * its net, algo, batch and seed those of the log's own metadata. The fit reads the rows, make run's
  * time cap the summary: a log whose two halves disagree would be one run to one and another to
  * the other (campaigns 16 and 17). MB_EFORMAT naming the file and the field. */
 static int log_summary(const mb_table *t, mb_error *err)
@@ -459,20 +535,24 @@ static int log_summary(const mb_table *t, mb_error *err)
     if (!line)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     int rc = MB_OK;
-    const char *keys[64];
+    const char *keys[64], *vals[64];
     size_t n = 0;
     for (char *tok = strtok_r(line, " ", &save); tok && rc == MB_OK;
          tok = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(tok, '=');
-        if (!eq)
-            continue;
+        if (!eq || eq == tok) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: '%.64s' %s (mbtrain writes "
+                              "key=value fields, split by spaces)", mb_table_path(t), sum_line,
+                              tok, eq ? "has no key" : "is not key=value");
+            break;
+        }
         *eq = '\0';
         for (size_t j = 0; j < n && rc == MB_OK; j++)
             if (strcmp(keys[j], tok) == 0)
-                rc = mb_error_set(err, MB_EFORMAT, "%s: summary line: key '%s' given twice",
-                                  mb_table_path(t), tok);
+                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: key '%s' given twice",
+                                  mb_table_path(t), sum_line, tok);
         if (n < sizeof keys / sizeof keys[0])
-            keys[n++] = tok;
+            keys[n] = tok, vals[n++] = eq + 1;
         if (rc == MB_OK)
             rc = summary_value(t, sum_line, tok, eq + 1, err);
         for (size_t k = 0; rc == MB_OK && k < sizeof same / sizeof same[0]; k++) {
@@ -486,6 +566,8 @@ static int log_summary(const mb_table *t, mb_error *err)
     }
     if (rc == MB_OK)
         rc = summary_keys(t, sum_line, keys, n, err);
+    if (rc == MB_OK)
+        rc = summary_samples(t, sum_line, keys, vals, n, err);
     free(line);
     return rc == MB_OK ? summary_reached_rows(t, sum, err) : rc;
 }

@@ -362,25 +362,21 @@ static int copy_cell(char *dst, size_t n, const mb_table *tb, size_t r, size_t c
     return MB_OK;
 }
 
-/* Row r's names (campaign 21's N6: a pass 'sideways' was solved as a slot, rows of a 'tpu'
- * and of two devices were taken): the pass one of the three an update runs (net/conv.c's
- * names), the backend one mbprobe conv writes (cpu, cuda), and the device the first row's
- * (*dev_row: that row, -1 before it) where the table has a device column. */
+/* Row r's names (campaign 21's N6: a pass 'sideways' was solved as a slot, rows of two
+ * devices were taken): the pass one of the three an update runs (net/conv.c's names), and the
+ * device the first row's (*dev_row: that row, -1 before it) where the table has a device
+ * column. The backend is every row's, checked before (pick_backend). */
 static int row_names(const mb_table *tb, size_t r, size_t pcol, long dcol, long *dev_row,
                      mb_error *err)
 {
     const char *path = mb_table_path(tb), *pass = mb_table_cell(tb, r, pcol);
-    const long line = mb_table_line(tb, r), bcol = mb_table_col(tb, "backend");
+    const long line = mb_table_line(tb, r);
     int known = 0;
     for (int k = MB_PASS_FORWARD; k <= MB_PASS_BACKWARD_FILTER; k++)
         known |= strcmp(pass, mb_conv_pass_name((mb_conv_pass)k)) == 0;
     if (!known)
         return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'pass': '%.64s' is not forward, "
                             "backward_data or backward_filter", path, line, pass);
-    const char *b = bcol >= 0 ? mb_table_cell(tb, r, (size_t)bcol) : "cpu";
-    if (strcmp(b, "cpu") != 0 && strcmp(b, "cuda") != 0)
-        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'backend': '%.64s' is not cpu or "
-                            "cuda", path, line, b);
     if (dcol < 0)
         return MB_OK;
     if (*dev_row < 0)
@@ -394,7 +390,10 @@ static int row_names(const mb_table *tb, size_t r, size_t pcol, long dcol, long 
     return MB_OK;
 }
 
-/* The backend to keep: `want`, or the table's only one. */
+/* The backend to keep: `want`, or the table's only one. Every row's backend is one mbprobe
+ * conv writes (cpu, cuda), the rows of the backend not kept too (campaign 21's N6: rows of a
+ * 'tpu' were taken; campaign 22's Q8: rows with an empty cell were dropped without a word, and
+ * a table of them all read as one without the column). */
 static int pick_backend(const mb_table *tb, long bcol, const char *want, char *out, size_t n,
                         mb_error *err)
 {
@@ -409,6 +408,13 @@ static int pick_backend(const mb_table *tb, long bcol, const char *want, char *o
     int found = 0, several = 0;
     for (size_t r = 0; r < mb_table_rows(tb); r++) {
         const char *b = mb_table_cell(tb, r, (size_t)bcol);
+        if (!*b)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'backend': empty (mbprobe conv "
+                                "writes cpu or cuda on every row)", mb_table_path(tb),
+                                mb_table_line(tb, r));
+        if (strcmp(b, "cpu") != 0 && strcmp(b, "cuda") != 0)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'backend': '%.64s' is not cpu or "
+                                "cuda", mb_table_path(tb), mb_table_line(tb, r), b);
         if (want && strcmp(b, want) == 0)
             found = 1;
         if (!*out)

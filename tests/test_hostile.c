@@ -1531,6 +1531,37 @@ static const hcase fit_cases[] = {
     {"message", "printf 'batch,n_update\\n8,100\\n8,100\\n16,100\\n16,100\\n32,100\\n' > $W/p.csv && "
                 "$T mbfit nupdate $W/p.csv -o $W/o", 1,
      "the points file: N_update is flat in M, not growing (the inverse law's alpha fitted at "},
+    /* campaign 22's Q9: summary fields the reader passed over (a word without '=', an empty
+     * key, counts and seconds that are no numbers, a negative update, samples that are not
+     * updates x batch) and a `# tool=` in other letters, whose summary went unchecked */
+#define ML TRAIN "--max-updates 20 --log $W/a.csv > /dev/null && "
+#define MLS(SED) ML "sed -i '" SED "' $W/a.csv && " NU "$W/a.csv -o $W/o"
+    {"silent", MLS("$s/ reached=/ garbage reached=/"), 1,
+     ": summary line: 'garbage' is not key=value (mbtrain writes key=value fields"},
+    {"silent", MLS("$s/ reached=/ =5 reached=/"), 1, ": summary line: '=5' has no key"},
+    {"silent", MLS("$s/ evals=[0-9]*/ evals=abc/"), 1,
+     ": summary line: field 'evals' 'abc' is not a whole number of evaluations"},
+    {"silent", MLS("$s/ eval_s=[^ ]*/ eval_s=abc/"), 1,
+     ": summary line: field 'eval_s' 'abc' is not a number of seconds >= 0"},
+    {"silent", MLS("$s/ diverged_update=0/ diverged_update=abc/"), 1,
+     "summary line: field 'diverged_update' 'abc' is not an update: a whole number >= 0 "
+     "(mbtrain writes 0 where there is none)"},
+    {"silent", MLS("$s/ reached_update=0/ reached_update=-5/"), 1,
+     "summary line: field 'reached_update' '-5' is not an update"},
+    {"silent", MLS("$s/ reached_update=0/ reached_update=-1/"), 1,
+     "summary line: field 'reached_update' '-1' is not an update"},
+    {"silent", MLS("$s/ samples=160 / samples=1 /"), 1,
+     ": summary line: field 'samples' '1' is not updates x batch (20 x 8): the log "
+     "contradicts itself"},
+    {"silent", MLS("s/^# tool=mbtrain$/# tool=MBTRAIN/; $s/ diverged=.*//"), 1,
+     "a.csv:2: metadata 'tool': 'MBTRAIN' is not mbtrain (a writer's name is matched as it "
+     "writes it)"},
+    /* what the PyTorch front end writes where there is none (-1) is read in its logs */
+    {"silent", MLS("s/^# tool=mbtrain$/# tool=mbkit_torch runs/; $s/ test_[^ ]*//g; "
+                   "$s/_update=0/_update=-1/g") " 2> $W/e; grep -q 'target-loss 0.5: none of the 1 "
+     "runs reached it' $W/e", 0, NULL},
+#undef MLS
+#undef ML
 };
 
 static const hcase opt_cases[] = {
@@ -2346,7 +2377,20 @@ static const hcase opt_cases[] = {
                 "have lr 0.1)' $W/s.txt", 0, NULL},
 #undef Q21
 #undef TF21
-#undef NF21
+#undef NF21    /* campaign 22's Q8: rows with an empty backend cell were dropped without a word (conv1's
+     * forward pass went from gemm to direct), a table of them all read as one without the
+     * column; a row of a backend spelt otherwise was dropped beside --backend cpu */
+#define C22_CV(SED, MORE) "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 " \
+                          "--algos gemm,direct -o $W/c.csv 2>/dev/null && sed '" SED "' $W/c.csv " \
+                          "> $W/c2.csv && ! cmp -s $W/c.csv $W/c2.csv && $T mbopt conv --net " \
+                          NET " --probe $W/c2.csv --mem 1G --batch 2,4 " MORE "-o $W/o"
+    {"silent", C22_CV("0,/,measured,cpu,/s//,measured,,/", ""), 1,
+     "field 'backend': empty (mbprobe conv writes cpu or cuda on every row)"},
+    {"silent", C22_CV("s/,measured,cpu,/,measured,,/", "--json "), 1,
+     "field 'backend': empty (mbprobe conv writes cpu or cuda on every row)"},
+    {"silent", C22_CV("$ s/,measured,cpu,/,measured,CPU,/", "--backend cpu "), 1,
+     "field 'backend': 'CPU' is not cpu or cuda"},
+#undef C22_CV
 };
 
 static const hcase plot_cases[] = {

@@ -425,6 +425,21 @@ static void test_table_errors(void)
     CU_ASSERT_TRUE(mb_test_close(res[0].t_update, 0.00041 + 0.00052, 1e-12));
     mb_solver_conv_results_free(res, 1);
     mb_solver_conv_free(t);
+    /* campaign 22's Q8: a row of an empty backend, or of one spelt otherwise, is named, not
+     * dropped beside the backend kept */
+    static const char *const odd[] = {"", "CPU"};
+    for (int k = 0; k < 2; k++) {
+        char text[512];
+        snprintf(text, sizeof text, "backend,layer,algo,pass,batch,t_median_s,workspace_bytes\n"
+                 "cpu,conv1,gemm,forward,4,0.0123,4567\n%s,conv1,direct,forward,4,0.001,0\n"
+                 "cpu,conv2,gemm,forward,4,0.0223,4567\n", odd[k]);
+        p = mb_test_write((char[512]){0}, 512, dir, "odd.csv", text);
+        CU_ASSERT_EQUAL(mb_solver_conv_read(p, k ? "cpu" : NULL, &t, &err), MB_EFORMAT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, k ? "odd.csv:3: field 'backend': 'CPU' is not cpu "
+                                                   "or cuda"
+                                                 : "odd.csv:3: field 'backend': empty (mbprobe "
+                                                   "conv writes cpu or cuda on every row)"));
+    }
     mb_net_desc_free(d);
 }
 

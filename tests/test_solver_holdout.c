@@ -1084,6 +1084,28 @@ static void test_run_knobs(void)
         {"CONV_MEM=1023K", "CONV_MEM=1023K: below 1M, the least device memory make run takes"},
         /* campaign 21's N14: a NUL byte in HOSTFILE (awk's message ended at it: `line 2: "`) */
         {"HOSTFILE=$D/hf_nul", "/hf_nul: line 2: not text (a NUL byte)"},
+        /* campaign 22's Q6: a name of numbers is an IPv4 address to a resolver (256.1.1.1, 1.2.3
+         * and 0 were taken as names; 010 reads as octal, 0x7f as hex), the unspecified address
+         * is no host, and one IPv6 address in two spellings was two hosts (PROCS doubled) */
+        {"HOSTFILE=$D/hf_v4big", "/hf_v4big: line 1: \"256.1.1.1\" is no IPv4 address (its labels "
+                                 "are numbers: 4 whole numbers from 0 to 255 joined by dots, "
+                                 "without leading zeros)"},
+        {"HOSTFILE=$D/hf_v4short", "/hf_v4short: line 1: \"1.2.3\" is no IPv4 address"},
+        {"HOSTFILE=$D/hf_zero", "/hf_zero: line 1: \"0\" is no IPv4 address"},
+        {"HOSTFILE=$D/hf_v4lead", "/hf_v4lead: line 2: \"010.000.000.001\" is no IPv4 address"},
+        {"HOSTFILE=$D/hf_hex", "/hf_hex: line 1: \"0x7f.0.0.1\" is no IPv4 address"},
+        {"HOSTFILE=$D/hf_any4", "/hf_any4: line 1: \"0.0.0.0\" is the unspecified address, no "
+                                "host"},
+        {"HOSTFILE=$D/hf_any6", "/hf_any6: line 2: \"::\" is the unspecified address, no host"},
+        {"HOSTFILE=$D/hf_v6twice", "/hf_v6twice: line 2: host 0:0:0:0:0:0:0:1 listed twice (line "
+                                   "1, as ::1)"},
+        {"HOSTFILE=$D/hf_v6zeros", "/hf_v6zeros: line 3: host ::0001 listed twice (line 1, as "
+                                   "::1)"},
+        {"HOSTFILE=$D/hf_v6map", "/hf_v6map: line 2: host ::FFFF:a00:1 listed twice (line 1, as "
+                                 "::ffff:10.0.0.1)"},
+        /* Q13: a DOS file's line ends ("slots=2 is not slots=N": the carriage return is not seen) */
+        {"HOSTFILE=$D/hf_crlf", "/hf_crlf: line 1: holds a carriage return (a DOS file: write its "
+                                "line ends as a line feed alone)"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1122,6 +1144,27 @@ static void test_run_knobs(void)
     }
     mb_test_write(path, sizeof path, dir, "hf_ip", "10.0.0.1 slots=1\n::1\nfe80::1:2 slots=2\n"
                                                   "::ffff:192.168.1.1\nLocalHost.\n");
+    mb_test_write(path, sizeof path, dir, "hf_v4big", "256.1.1.1 slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_v4short", "1.2.3 slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_zero", "0 slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_v4lead", "10.0.0.1 slots=1\n010.000.000.001\n");
+    mb_test_write(path, sizeof path, dir, "hf_hex", "0x7f.0.0.1 slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_any4", "0.0.0.0 slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_any6", "n1\n::\n");
+    mb_test_write(path, sizeof path, dir, "hf_v6twice", "::1 slots=2\n0:0:0:0:0:0:0:1 slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_v6zeros", "::1 slots=1\nn1\n::0001 slots=1\n");
+    mb_test_write(path, sizeof path, dir, "hf_v6map", "::ffff:10.0.0.1\n::FFFF:a00:1\n");
+    mb_test_write(path, sizeof path, dir, "hf_crlf", "localhost slots=2\r\n");
+    {
+        /* Q13: 253 characters and the one trailing dot a fully qualified name may end with (the
+         * length was held against the name with its dot); with 255.255.255.255 and 1.2.3.4 */
+        char fqdn[300];
+        memset(fqdn, 'a', 253);
+        for (int i = 63; i < 253; i += 64)
+            fqdn[i] = '.';
+        snprintf(fqdn + 253, sizeof fqdn - 253, ". slots=1\n255.255.255.255\n1.2.3.4 slots=2\n");
+        mb_test_write(path, sizeof path, dir, "hf_fqdn", fqdn);
+    }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mb_test_run r;
         /* a knob check that read the 3 GiB hostfile would end at the timeout, status 124 */
@@ -1143,7 +1186,7 @@ static void test_run_knobs(void)
                                        "CONV_MEM=2.5M THREADS=256", "HOSTFILE=$D/hf_ok",
                                        "HOSTFILE=$D/hf_ip CONV_MEM=1M",
                                        "TARGET_LOSS=0.5 SEED_BUDGET=50", "FINAL_LOSS= MAX_SEEDS=5",
-                                       "BUDGET=3600"};
+                                       "BUDGET=3600", "HOSTFILE=$D/hf_fqdn"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
