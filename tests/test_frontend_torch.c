@@ -228,6 +228,15 @@ static void test_bad_input(void)
     mb_test_sh(&r, "grep -c 'reached=no' %s/never/tiny-momentum-b32-s0.csv", dir);
     CU_ASSERT_STRING_EQUAL(r.out, "1\n");
     mb_test_run_free(&r);
+    /* its summary says "-" where a value is none (reached_wall_s=nan was refused by the
+     * readers): mbfit reads the log and counts the run as one that did not reach */
+    mb_test_sh(&r, "grep -c '=nan\\|=inf' %s/never/tiny-momentum-b32-s0.csv", dir);
+    CU_ASSERT_STRING_EQUAL(r.out, "0\n");
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "mbfit nupdate --target-loss 0.001 %s/never/tiny-momentum-b32-s0.csv", dir);
+    CU_ASSERT_PTR_NULL(strstr(r.err, "reached_wall_s"));
+    CU_ASSERT_PTR_NULL(strstr(r.err, "summary line"));
+    mb_test_run_free(&r);
 }
 
 static int add_tests(CU_pSuite s)

@@ -882,6 +882,9 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes):
                f"evals={judge.evals} checks={judge.checks} eval_samples={judge.samples} "
                f"snap_s={snap_s:.3f} diverged={'yes' if diverged_u > 0 else 'no'} "
                f"diverged_update={diverged_u}")
+    # a value that is none (reached_wall_s of a run that did not reach) is "-", as mbtrain's
+    summary = " ".join(k + "=-" if v in ("nan", "-nan", "inf", "-inf") else k + "=" + v
+                       for k, v in (t.split("=", 1) for t in summary.split()))
     meta = common_meta(f"{PROG} runs", "runlog", argv) + [
         f"source={source(torch, dev, dname, a.threads)}", f"torch={torch.__version__}", f"net={mod.mb_name}", f"params={params}",
         f"data={mod.mb_data}", f"algo={algo}", f"batch={m}", "learners=1", f"lr={a.lr:.9g}",
