@@ -1238,9 +1238,10 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     for (int i = 0; i < threads; i++)
         mb_comm_set_timeout(comms[i], o->wait_timeout);
     j.ws = ws;
-    /* Hogwild's clocks: a resumed run's steps so far, all of logged updates */
+    /* Hogwild's clocks: a resumed run's steps so far, all of logged updates but the last,
+     * which the watcher marks logged once its clock has started (par_run_hogwild_watch) */
     j.steps = j.claimed = j.steps0;
-    j.logged = j.updates0;
+    j.logged = j.updates0 - 1;
     rc = job_run_workers(&j, threads, comms, ws, args, tids, err);
     job_results(&j, &ws[0], r);
     if (rc == MB_OK && rank == 0)

@@ -504,7 +504,10 @@ void par_run_hogwild_watch(worker *w)
     const mb_run_options *o = j->o;
     long updates = j->updates0;
     int stop = j->mon.bound > 0 && updates >= j->mon.bound, learners = mb_comm_size(w->c) - 1;
+    /* the learners' first steps wait for this clock (j->logged starts one short): a step
+     * taken before it would be training time the log never counts (update 1 logged at 0 s) */
     double start = now_s();
+    __atomic_store_n(&j->logged, updates, __ATOMIC_RELEASE);
     while (!stop) {
         long s = __atomic_load_n(&j->steps, __ATOMIC_ACQUIRE);
         if (s * (long)j->m < (updates + 1) * (long)o->batch) {
