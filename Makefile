@@ -498,7 +498,8 @@ $(if $(HOSTFILE_NUL),$(error HOSTFILE=$(HOSTFILE): line $(HOSTFILE_NUL): not tex
 # campaign 20's minor: localhost.., localhost: and a- were). A name whose labels are all numbers
 # is an IPv4 address to a resolver, so it must be one: 4 numbers from 0 to 255, without leading
 # zeros (010 reads as octal); the unspecified 0.0.0.0 and :: are no host. IPv6 addresses compare
-# as one spelling (:: and leading zeros expanded: ::1 is 0:0:0:0:0:0:0:1). A carriage return is
+# as one spelling (:: and leading zeros expanded: ::1 is 0:0:0:0:0:0:0:1; an IPv4-mapped
+# ::ffff:10.0.0.1 is 10.0.0.1, the host Open MPI reaches). A carriage return is
 # named: a DOS file's "slots=2" would read as "slots=2\r" (campaign 22's Q6, Q13).
 NPROC        := $(if $(HOSTFILE),$(shell awk 'function no(why) { print "line " NR ": " why; bad = 1; exit } \
                   function name(h,   a, n, i) { if (h !~ /^[-A-Za-z0-9.]+$$/) return 0; sub(/\.$$/, "", h); \
@@ -528,10 +529,14 @@ NPROC        := $(if $(HOSTFILE),$(shell awk 'function no(why) { print "line " N
                     n = split(h, a, ":"); h = ""; \
                     for (i = 1; i <= n; i++) { sub(/^0+/, "", a[i]); h = h (i > 1 ? ":" : "") (a[i] == "" ? "0" : a[i]) } \
                     return h } \
+                  function hex(s,   i, v) { for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; \
+                    return v } \
                   /\r/ { no("holds a carriage return (a DOS file: write its line ends as a line feed alone)") } \
                   !/^[ \t]*(\#|$$)/ { h = tolower($$1); \
                     if (v6(h)) { h = canon6(h); \
-                      if (h == "0:0:0:0:0:0:0:0") no("\"" $$1 "\" is the unspecified address, no host") } \
+                      if (h ~ /^0:0:0:0:0:ffff:[0-9a-f]+:[0-9a-f]+$$/) { split(h, a, ":"); x = hex(a[7]); y = hex(a[8]); \
+                        h = int(x / 256) "." x % 256 "." int(y / 256) "." y % 256 } \
+                      if (h == "0:0:0:0:0:0:0:0" || h == "0.0.0.0") no("\"" $$1 "\" is the unspecified address, no host") } \
                     else if (!name(h)) \
                       no("\"" $$1 "\" is no host name (labels of letters, digits and - joined by dots, or an IPv4 or IPv6 address)"); \
                     else if (numeric(h) && !v4(h)) \

@@ -1103,6 +1103,10 @@ static void test_run_knobs(void)
                                    "::1)"},
         {"HOSTFILE=$D/hf_v6map", "/hf_v6map: line 2: host ::FFFF:a00:1 listed twice (line 1, as "
                                  "::ffff:10.0.0.1)"},
+        /* an IPv4-mapped IPv6 address is the IPv4 host (two hosts, slots summed, were counted) */
+        {"HOSTFILE=$D/hf_v4map", "/hf_v4map: line 2: host ::ffff:10.0.0.1 listed twice (line 1, "
+                                 "as 10.0.0.1)"},
+        {"HOSTFILE=$D/hf_v4map0", "/hf_v4map0: line 1: \"::ffff:0:0\" is the unspecified address"},
         /* Q13: a DOS file's line ends ("slots=2 is not slots=N": the carriage return is not seen) */
         {"HOSTFILE=$D/hf_crlf", "/hf_crlf: line 1: holds a carriage return (a DOS file: write its "
                                 "line ends as a line feed alone)"},
@@ -1155,6 +1159,8 @@ static void test_run_knobs(void)
     mb_test_write(path, sizeof path, dir, "hf_v6zeros", "::1 slots=1\nn1\n::0001 slots=1\n");
     mb_test_write(path, sizeof path, dir, "hf_v6map", "::ffff:10.0.0.1\n::FFFF:a00:1\n");
     mb_test_write(path, sizeof path, dir, "hf_crlf", "localhost slots=2\r\n");
+    mb_test_write(path, sizeof path, dir, "hf_v4map", "10.0.0.1 slots=2\n::ffff:10.0.0.1 slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_v4map0", "::ffff:0:0 slots=2\n");
     {
         /* Q13: 253 characters and the one trailing dot a fully qualified name may end with (the
          * length was held against the name with its dot); with 255.255.255.255 and 1.2.3.4 */
