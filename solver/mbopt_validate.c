@@ -385,7 +385,7 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              "%.0f%% interval%s %s-%sx); against its best rival, %s (%.3g s): %.2fx "
              "(%.0f%% interval %s-%s): %s; median |error| of predicted T_C on the held-out "
              "runs %s over %zu settings (%.0f%% interval over their seeds %s-%s; of N_update "
-             "%s, of T_update %s)%s; flat (held out): %s",
+             "%s, of T_update %s%s)%s; flat (held out): %s",
              seeds, setting_name(sr, sizeof sr, rec, across), rec->t_median, o->ratio,
              across ? "setting" : "M", setting_name(sb, sizeof sb, best, across),
              best->t_median, 100 * MB_HOLDOUT_LEVEL, o->paired ? " paired by seed" : "",
@@ -400,7 +400,13 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              100 * MB_HOLDOUT_LEVEL, fmt(c[7], sizeof c[7], "%.1f", 100 * o->err_ci[0]),
              fmt(c[8], sizeof c[8], "%.1f%%", 100 * o->err_ci[1]),
              fmt(c[5], sizeof c[5], "%.1f%%", 100 * o->median_abs_n_err),
-             fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err), level, flat);
+             fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err),
+             o->tu_side < 0   ? ", every M's runs slower an update than the model: the machine's "
+                                "speed then, alike at every M"
+             : o->tu_side > 0 ? ", every M's runs faster an update than the model: the machine's "
+                                "speed then, alike at every M"
+                              : "",
+             level, flat);
     return buf;
 }
 
@@ -466,6 +472,10 @@ static cJSON *holdout_json(const holdout_cli *hc)
     mb_json_add_number(root, "pred_interval_graded", (double)hc->pred_graded);
     mb_json_add_number(root, "n_update_median_abs_rel_err", o->median_abs_n_err);
     mb_json_add_number(root, "t_update_median_abs_rel_err", o->median_abs_tu_err);
+    /* "slower" / "faster": every graded setting's runs on one side of the model's T_update */
+    cJSON_AddStringToObject(root, "t_update_side", o->tu_side < 0   ? "slower"
+                                                   : o->tu_side > 0 ? "faster"
+                                                                    : "mixed");
     /* an empty range (across learner counts, no one-learner M within the margin): null both */
     const int flat = o->flat_lo <= o->flat_hi;
     mb_json_add_number(root, "flat_lo", flat ? o->flat_lo : NAN);
@@ -1225,7 +1235,7 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
                            double p_rec)
 {
     const holdout_cli *hc = &vc->hc;
-    char in_sample[1536], held[1024], sampling[640];
+    char in_sample[1536], held[2048], sampling[640];
     in_sample_verdict(in_sample, sizeof in_sample, &vc->m, v, m_rec, p_rec);
     sampling_line(sampling, sizeof sampling, v, &hc->seq);
     if (hc->on)

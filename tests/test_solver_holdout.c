@@ -410,6 +410,29 @@ static void test_holdout_err_interval(void)
     }
 }
 
+/* The side of T_update's held-out error: every setting's runs slower an update than the model
+ * (the machine slower during the check) is -1, every one faster +1, mixed 0, and fewer than 3
+ * graded settings say nothing. */
+static void test_holdout_tu_side(void)
+{
+    mb_validate h;
+    mb_holdout o;
+    mb_error e = {0};
+    const double errs[4][3] = {{-0.09, -0.12, -0.02}, {0.05, 0.01, 0.2}, {-0.1, 0.02, -0.1},
+                               {-0.1, NAN, NAN}};
+    const int side[4] = {-1, 1, 0, 0};
+    for (int c = 0; c < 4; c++) {
+        held_rows(&h, (const double[]){1.3, 1.0, 1.2}, 0.03, 7);
+        for (size_t k = 0; k < 3; k++)
+            h.rows[k].t_update_rel_err = errs[c][k];
+        CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
+        CU_ASSERT_EQUAL(o.tu_side, side[c]);
+        CU_ASSERT_TRUE(mb_test_close(o.median_abs_tu_err, (const double[]){0.09, 0.05, 0.1, 0.1}[c],
+                                     1e-12));
+        mb_validate_free(&h);
+    }
+}
+
 /* T_C's interval over laws with a known spread: N = n_inf + 64 / M with n_inf 100 .. 199, at
  * M = 32 and 1.36 ms an update (3e-5 s a sample and 4e-4 s): the 2.5% and 97.5% points are
  * (102.475 + 2) and (196.525 + 2) updates. Fewer than MB_SOLVER_TC_MIN laws: no interval. */
@@ -1292,6 +1315,7 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "held-out check: P = 2 against one learner", test_holdout_across) ||
            !CU_add_test(s, "held-out check: the error's interval over seeds",
                         test_holdout_err_interval) ||
+        !CU_add_test(s, "held-out T_update error's side", test_holdout_tu_side) ||
            !CU_add_test(s, "T_C's interval over resamples of seeds", test_tc_interval) ||
            !CU_add_test(s, "held-out sweep: past a best at its edge", test_holdout_beyond) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
