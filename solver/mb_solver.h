@@ -447,8 +447,9 @@ typedef struct mb_holdout {
                                    runs that calibrated T_update */
     int tu_side;                /* -1: at every graded setting (3 or more) the held-out runs took
                                    longer an update than T_update, +1: less, 0: mixed or fewer:
-                                   a side shared by every M is the machine's speed then, a level
-                                   that moves T_C and not the choice (docs/results.md) */
+                                   a side shared by every M is a level (the machine's speed
+                                   during the check, or T_update's calibration) that moves T_C
+                                   and not the choice (docs/results.md) */
     size_t n_err;
     double flat_lo, flat_hi;    /* least and largest held-out M within MB_SOLVER_FLAT of the best
                                    median (NAN when nothing reached the target) */

@@ -401,10 +401,12 @@ static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc
              fmt(c[8], sizeof c[8], "%.1f%%", 100 * o->err_ci[1]),
              fmt(c[5], sizeof c[5], "%.1f%%", 100 * o->median_abs_n_err),
              fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err),
-             o->tu_side < 0   ? ", every M's runs slower an update than the model: the machine's "
-                                "speed then, alike at every M"
-             : o->tu_side > 0 ? ", every M's runs faster an update than the model: the machine's "
-                                "speed then, alike at every M"
+             o->tu_side < 0   ? ", every M's runs slower an update than the model: a level "
+                                "(the machine's speed during the check, or T_update's), not "
+                                "the model's shape"
+             : o->tu_side > 0 ? ", every M's runs faster an update than the model: a level "
+                                "(the machine's speed during the check, or T_update's), not "
+                                "the model's shape"
                               : "",
              level, flat);
     return buf;
