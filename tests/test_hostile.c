@@ -2391,6 +2391,17 @@ static const hcase opt_cases[] = {
     {"silent", C22_CV("$ s/,measured,cpu,/,measured,CPU,/", "--backend cpu "), 1,
      "field 'backend': 'CPU' is not cpu or cuda"},
 #undef C22_CV
+    /* campaign 23 (issue #25). R9: mbopt conv priced net tiny's T_update with lenet5's
+     * N_update (an --nfit of another net), which mbopt scale refuses beside a tfit */
+    {"silent", NX "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
+               "--batch 2 --nfit $W/nx.json -o $W/o", 1,
+     "/nx.json: net 'lenet5', but "},
+    /* R14: --batch-range took '1e1' as 10 (a mini-batch size in digits, as --batch) */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 1e1:64 -o $W/o", 1,
+     "--batch-range: must be a whole number in [1, 9007199254740992], got '1e1'"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 8:6e1 -o $W/o", 1,
+     "--batch-range: must be a whole number in [1, 9007199254740992], got '6e1'"},
 };
 
 static const hcase plot_cases[] = {
@@ -3104,6 +3115,34 @@ static const hcase plot_cases[] = {
                "\t\"CPU\"/' $W/cj.json > $W/c2.json && ! cmp -s $W/cj.json $W/c2.json && $T "
                "mbplot conv $W/c2.json -o $W/o", 1, "c2.json: field 'backend': 'CPU' is not cpu or "
                                                   "cuda"},
+    /* campaign 23 (issue #25). R9: a folder whose conv.csv or conv.json is of net tiny beside
+     * nfit.json and tfit.json of lenet5 was drawn as one page: the fits' nets are compared too.
+     * R13: a folder refused for a step table its tfit is not of kept the nupdate.png drawn
+     * before the refusal: every figure is a draft until the page is whole */
+#define C23_R "mkdir $W/r && $T mbfit nupdate --target-loss 0.5 $E/fit_runs/*.csv --json -o "    \
+              "$W/r/nfit.json 2>/dev/null && $T mbfit tupdate $E/step.csv --json -o "              \
+              "$W/r/tfit.json 2>/dev/null && $T mbopt scale --nfit $W/r/nfit.json --tfit "          \
+              "$W/r/tfit.json --comm none --procs 1 --json -o $W/r/scale.json && "
+#define C23_CONV "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm " \
+                 "-o $W/c.csv 2>/dev/null && "
+#define C23_NOTHING "; s=$?; ls -A $W/r | grep -q 'report.html\\|png$\\|\\.tmp\\.' && exit 99; exit $s"
+    {"silent", C23_R C23_CONV "cp $W/c.csv $W/r/conv.csv && $T mbplot report $W/r" C23_NOTHING, 1,
+     "r/nfit.json: net 'lenet5', but "},
+    {"silent", C23_R C23_CONV "$T mbopt conv --net " NET " --probe $W/c.csv --mem 1G --batch 2 "
+               "--json -o $W/r/conv.json && $T mbplot report $W/r" C23_NOTHING, 1,
+     "r/nfit.json: net 'lenet5', but "},
+    {"silent", C23_R "awk -F, -v OFS=, '$3 == 8 && $4 == 1 { for (i = 7; i <= 11; i++) $i *= 1.01; "
+             "$12 = 8 / $7 } 1' $E/step.csv > $W/r/step.csv && $T mbplot report $W/r" C23_NOTHING,
+     1, "r/tfit.json: field 'by_learners[0].points[3]': M/P = 8 timed 0.00164871 s at 1 learner "
+        "is no row of "},
+    /* the drafts are put in place, links written through, when the page is whole */
+    {"symlink", C23_R "cp $E/step.csv $W/r/ && ln -s real.png $W/r/nupdate.png && $T mbplot "
+                "report $W/r >/dev/null 2>&1 && test -L $W/r/nupdate.png && test -s $W/r/real.png "
+                "&& test -s $W/r/step.png && test -s $W/r/report.html && ! ls -A $W/r | grep -q "
+                "'\\.tmp\\.'", 0, NULL},
+#undef C23_NOTHING
+#undef C23_CONV
+#undef C23_R
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
