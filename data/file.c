@@ -304,6 +304,11 @@ static int target_of(const char *path, char **target, mb_error *err)
     return MB_OK;
 }
 
+int mb_out_target(const char *path, char **target, mb_error *err)
+{
+    return target_of(path, target, err);
+}
+
 /* `t` with its folder made absolute (realpath) when it exists; the file name as written. */
 static void canonical_folder(const char *t, char *out, size_t n)
 {

@@ -31,8 +31,8 @@ int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
 
 /* Called first by every command's main: MB_EXIT_USAGE, with the usage lines on stderr (under
  * mpirun from rank 0 only, mb_cli_hold_begin), when the environment's MBKIT_FIFO_WAIT is not a
- * number of seconds from 0 to 3600 (mb_data_fifo_wait) or MBKIT_MPI_START_WAIT not one above 0, at
- * most 3600 (mb_data_mpi_start_wait), whether the command would start MPI or not; MB_EXIT_DATA,
+ * number of seconds from 0 to 3600 (mb_data_fifo_wait) or MBKIT_MPI_START_WAIT not one from 1 to
+ * 3600 (mb_data_mpi_start_wait), whether the command would start MPI or not; MB_EXIT_DATA,
  * with one line, when standard output is closed (whatever the command printed would go nowhere, or
  * into the first file it opened); so that nothing is done. 0 otherwise. */
 int mb_cli_start(void);

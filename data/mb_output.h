@@ -101,6 +101,13 @@ int mb_out_commit(mb_out *o, struct mb_error *err);
 /* Closes and removes the temporary file (safe to call after a failed commit, or twice). */
 void mb_out_abort(mb_out *o);
 
+/* The file a write to `path` reaches (mb_out_open's target), into *target (owned by the
+ * caller, free): `path` itself, or for a symbolic link (a dangling one too) the end of its
+ * chain. For a writer that moves the file it replaces aside first (a checkpoint's companion
+ * kept as .prev), so that a link stays a link. MB_EIO naming `path` when the chain cannot be
+ * followed (a loop, a name too long). */
+int mb_out_target(const char *path, char **target, struct mb_error *err);
+
 /* A new temporary file beside `path` for another program to fill (gnuplot's image): *tmp
  * (owned by the caller, free) and an open *fd, mode 0666 less the umask. Removes stale
  * temporaries of `path` first. MB_EIO naming `path` when it cannot be made. */

@@ -123,8 +123,12 @@ int mb_data_env_seconds(const char *name, double unset, double lo, int lo_open, 
  * MBKIT_MPI_START_WAIT is not set. */
 #define MB_DATA_MPI_START_WAIT 60.0
 
-/* MBKIT_MPI_START_WAIT: seconds above 0, at most 3600 (mb_data_env_seconds); MB_EUSAGE
- * "MBKIT_MPI_START_WAIT='x': must be a number of seconds above 0, at most 3600 (unset: 60)"
+/* The shortest MBKIT_MPI_START_WAIT: MPI's own start takes a good part of a second, so a
+ * shorter wait ended every job blaming another rank (campaign 23's R11: 1e-320 was taken). */
+#define MB_DATA_MPI_START_WAIT_MIN 1.0
+
+/* MBKIT_MPI_START_WAIT: seconds from 1 to 3600 (mb_data_env_seconds); MB_EUSAGE
+ * "MBKIT_MPI_START_WAIT='x': must be a number of seconds from 1 to 3600 (unset: 60)"
  * otherwise. Every command's mb_cli_start says a bad value before it does anything (exit 2),
  * under mpirun or not, so that MPI's start-up (which reads it) never meets one. */
 int mb_data_mpi_start_wait(double *s, struct mb_error *err);

@@ -35,7 +35,12 @@ int mb_table_require_col(const mb_table *t, const char *name, size_t *col, struc
 
 /* mb_table_double, and the value must lie in [lo, hi] (and be whole when `whole` is set):
  * "path:line: field 'procs': 0 is not a whole number in [1, ...]" otherwise (MB_EFORMAT). The
- * readers' range check, so that every command refuses what mbfit refuses. */
+ * readers' range check, so that every command refuses what mbfit refuses. `whole`
+ * MB_TABLE_DIGITS also wants the count written in digits ("16", "16.0"; not "1e1"), as a count
+ * on a command line is: the hand-made tables' counts (campaign 23's R14: a points file's batch
+ * '1e1' was read as 10 where --batch refuses it). */
+#define MB_TABLE_WHOLE 1  /* a whole value, however written ("1.5e3" is 1500) */
+#define MB_TABLE_DIGITS 2 /* a whole number in digits, with at most a ".0" after them */
 int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
                        int whole, double *v, struct mb_error *err);
 

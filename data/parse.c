@@ -455,5 +455,6 @@ int mb_data_env_seconds(const char *name, double unset, double lo, int lo_open, 
 
 int mb_data_mpi_start_wait(double *s, mb_error *err)
 {
-    return mb_data_env_seconds("MBKIT_MPI_START_WAIT", MB_DATA_MPI_START_WAIT, 0, 1, 3600, s, err);
+    return mb_data_env_seconds("MBKIT_MPI_START_WAIT", MB_DATA_MPI_START_WAIT,
+                               MB_DATA_MPI_START_WAIT_MIN, 0, 3600, s, err);
 }

@@ -262,6 +262,13 @@ int mb_table_double(const mb_table *t, size_t row, size_t col, double *v, mb_err
     return MB_OK;
 }
 
+/* Whether `s` is digits, with at most a point and zeros after them ("16", "16.0"). */
+static int in_digits(const char *s)
+{
+    size_t n = strspn(s, "0123456789");
+    return n > 0 && (s[n] == '\0' || (s[n] == '.' && strspn(s + n + 1, "0") == strlen(s + n + 1)));
+}
+
 int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
                        int whole, double *v, mb_error *err)
 {
@@ -281,6 +288,10 @@ int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, dou
                             mb_data_fmt_exact(ls, sizeof ls, lo),
                             mb_data_fmt_exact(hs, sizeof hs, hi));
     }
+    if (whole == MB_TABLE_DIGITS && !in_digits(mb_table_cell(t, row, col)))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': '%s' is not a whole number "
+                            "written in digits (a count, as on a command line)", t->path,
+                            t->lines[row], t->header[col], mb_table_cell(t, row, col));
     return MB_OK;
 }
 

@@ -327,17 +327,23 @@ static int nupdate_parse(int argc, char **argv, nupdate_args *a)
             if (nupdate_option(c, a, &err) != MB_OK)
                 return mb_cli_fail("mbfit", sub, &err);
             break;
+        /* a bad value of a known flag exits 1 as --weights' does (docs/style.md, habit 7;
+         * campaign 23's R14: --choose and --form exited 2) */
         case OPT_CHOOSE:
-            if (mb_fit_choice_parse(optarg, &a->o.choose) != MB_OK)
-                return mb_cli_usage("mbfit", sub, "--choose: '%s' is not shifted, inverse or aic",
-                                    optarg);
+            if (mb_fit_choice_parse(optarg, &a->o.choose) != MB_OK) {
+                mb_error_set(&err, MB_EINVAL, "--choose: '%s' is not shifted, inverse or aic",
+                             optarg);
+                return mb_cli_fail("mbfit", sub, &err);
+            }
             break;
         case OPT_EXTRAPOLATE: a->extrapolate = 1; break;
         case OPT_LEVELS: a->levels = optarg; break;
         case OPT_FORM:
-            if (mb_fit_levels_form_parse(optarg, &a->form) != MB_OK)
-                return mb_cli_usage("mbfit", sub, "--form: '%s' is not "
-                                    MB_FIT_LEVELS_FORM_NAMES, optarg);
+            if (mb_fit_levels_form_parse(optarg, &a->form) != MB_OK) {
+                mb_error_set(&err, MB_EINVAL, "--form: '%s' is not " MB_FIT_LEVELS_FORM_NAMES,
+                             optarg);
+                return mb_cli_fail("mbfit", sub, &err);
+            }
             a->form_given = 1;
             break;
         case 'h': nupdate_help(&a->o, NUPDATE_SMOOTH); return 0;

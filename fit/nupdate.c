@@ -1061,11 +1061,13 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
     runs->thresholds[0] = NAN;
     for (size_t r = 0; r < n && rc == MB_OK; r++) {
         double b, v, s = NAN;
-        /* batch and seed whole as written (campaign 10's M7: 8.0000000000000001 is not 8) */
-        if ((rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &b, err)) != MB_OK ||
+        /* batch and seed whole as written (campaign 10's M7: 8.0000000000000001 is not 8), in
+         * digits as on a command line (campaign 23's R14: '1e1' was read as 10) */
+        if ((rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, MB_TABLE_DIGITS, &b,
+                                     err)) != MB_OK ||
             (rc = mb_table_double(t, r, cn, &v, err)) != MB_OK ||
-            (cs >= 0 && (rc = mb_table_double_in(t, r, (size_t)cs, 0, MB_DATA_RANGE_MAX, 1, &s,
-                                                 err)) != MB_OK))
+            (cs >= 0 && (rc = mb_table_double_in(t, r, (size_t)cs, 0, MB_DATA_RANGE_MAX,
+                                                 MB_TABLE_DIGITS, &s, err)) != MB_OK))
             break;
         if (b != floor(b) || (cs >= 0 && (s != floor(s) || s < 0)))
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is not a whole number",
@@ -1075,6 +1077,10 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g must be > 0", path,
                               mb_table_line(t, r), b <= 0 ? "batch" : "n_update",
                               b <= 0 ? b : v);
+        else if (v < 1) /* campaign 23's R14: 0.25 and 4.9e-324 updates were fitted */
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'n_update': %s is below 1: a run "
+                              "takes at least one update to reach its target", path,
+                              mb_table_line(t, r), mb_table_cell(t, r, cn));
         else if (mb_data_past_2_53(mb_table_cell(t, r, cb), b) ||
                  mb_data_past_2_53(mb_table_cell(t, r, cn), v))
             /* counts of samples and updates; past 2^53 the fit's sums lose every digit (1e308

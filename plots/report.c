@@ -612,55 +612,6 @@ static int write_meta(FILE *f, const char *path, const char *label)
 }
 
 
-/* The convolution section, when the folder has a convolution table (conv.csv, mbprobe conv):
- * the ILP's figure and summary from conv.json and conv.txt (mbopt conv), or a note naming the
- * command when only the table is there. Nothing when neither is. */
-static int write_conv(FILE *f, const char *in_dir, const char *out_dir, const mb_plot_options *o,
-                      const char *ext, int *figures, mb_error *err)
-{
-    char table[4096], json[4096], txt[4096], img[4096], name[32];
-    path_join(table, sizeof table, in_dir, "conv.csv");
-    path_join(json, sizeof json, in_dir, "conv.json");
-    path_join(txt, sizeof txt, in_dir, "conv.txt");
-    if (!exists(table) && !exists(json))
-        return MB_OK;
-    fputs("<section id=\"conv\">\n<h2>Convolution algorithms and memory</h2>\n", f);
-    if (!exists(json)) {
-        fputs("<p class=\"missing\">conv.csv is here but conv.json is not: <code>mbopt conv "
-              "--net NET --probe conv.csv --mem SIZE --batch LIST --json -o conv.json</code> "
-              "chooses the algorithms.</p>\n</section>\n", f);
-        return MB_OK;
-    }
-    snprintf(name, sizeof name, "conv.%s", ext);
-    path_join(img, sizeof img, out_dir, name);
-    mb_error e = {0};
-    if (mb_plot_conv(json, img, o, &e) == MB_OK) {
-        int rc = write_figure(f, img, "conv", o->format,
-                              "The convolution-algorithm ILP (Zou et al. 2017, eq. 6, solved with "
-                              "GLPK) at each M: the convolutions' time per update and the "
-                              "memory used (the model's bytes, eq. 1-4, plus the chosen "
-                              "workspace) against the device's; dashed lines mark the M where "
-                              "the chosen algorithms change.", err);
-        if (rc != MB_OK)
-            return rc;
-        (*figures)++;
-    } else {
-        fputs("<p class=\"missing\">No convolution figure: ", f);
-        esc(f, e.msg);
-        fputs("</p>\n", f);
-    }
-    char *text;
-    size_t n;
-    if (exists(txt) && mb_data_read_file(txt, &text, &n, &e) == MB_OK) {
-        fputs("<pre id=\"conv-table\">", f);
-        esc(f, text);
-        fputs("</pre>\n", f);
-        free(text);
-    }
-    fputs("</section>\n", f);
-    return MB_OK;
-}
-
 /* ---- the report ---------------------------------------------------------------------------- */
 
 /* A figure to draw when its input is present. */
@@ -706,6 +657,126 @@ static const figure VALIDATE_FIGURE = {
     "prediction at each measured M (open squares), the measured best (ringed) and the "
     "recommended M (dashed; the model's own optimum dotted beside it when the runs settled on "
     "another). Crosses along the floor mark the M where no run reached the target."};
+
+/* ---- figures drawn as drafts ---------------------------------------------------------------- */
+
+/* The figures of one page, each drawn into a temporary beside its place in OUT (mb_out_mktemp)
+ * and put there (mb_out_place: a link written through, a device or FIFO written into) only once
+ * the whole page is written: a folder refused at any point keeps no figure of this run
+ * (campaign 23's R13: nupdate.png was left in a folder refused for its step.csv). */
+#define MAX_DRAFTS (N_FIGURES + 2) /* FIGURES, the validation's and the convolutions' */
+typedef struct drafts {
+    char *dest[MAX_DRAFTS]; /* the figure's path in OUT */
+    char *tmp[MAX_DRAFTS];  /* its draft: drawn, then embedded in the page */
+    size_t n;
+} drafts;
+
+/* A new draft of the figure at dest: *tmp, its temporary's path (owned by d). */
+static int draft_new(drafts *d, const char *dest, const char **tmp, mb_error *err)
+{
+    char *t;
+    int fd;
+    if (d->n == MAX_DRAFTS)
+        return mb_error_set(err, MB_EINVAL, "%s: more figures than the page has", dest);
+    int rc = mb_out_mktemp(dest, &t, &fd, err);
+    if (rc != MB_OK)
+        return rc;
+    close(fd);
+    if (!(d->dest[d->n] = strdup(dest))) {
+        remove(t);
+        free(t);
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", dest);
+    }
+    d->tmp[d->n++] = t;
+    *tmp = t;
+    return MB_OK;
+}
+
+/* Removes the newest draft (a figure that could not be drawn). */
+static void draft_drop_last(drafts *d)
+{
+    d->n--;
+    remove(d->tmp[d->n]);
+    free(d->tmp[d->n]);
+    free(d->dest[d->n]);
+}
+
+/* Removes every draft left (the page was refused). */
+static void drafts_drop(drafts *d)
+{
+    while (d->n)
+        draft_drop_last(d);
+}
+
+/* Puts every draft at its place in OUT; after a failure the rest are removed. */
+static int drafts_place(drafts *d, mb_error *err)
+{
+    int rc = MB_OK;
+    for (size_t i = 0; i < d->n; i++) {
+        if (rc == MB_OK)
+            rc = mb_out_place(d->tmp[i], d->dest[i], err); /* the draft is gone either way */
+        else
+            remove(d->tmp[i]);
+        free(d->tmp[i]);
+        free(d->dest[i]);
+    }
+    d->n = 0;
+    return rc;
+}
+
+/* The convolution section, when the folder has a convolution table (conv.csv, mbprobe conv):
+ * the ILP's figure and summary from conv.json and conv.txt (mbopt conv), or a note naming the
+ * command when only the table is there. Nothing when neither is. */
+static int write_conv(FILE *f, const char *in_dir, const char *out_dir, const mb_plot_options *o,
+                      const char *ext, drafts *dr, int *figures, mb_error *err)
+{
+    char table[4096], json[4096], txt[4096], img[4096], name[32];
+    path_join(table, sizeof table, in_dir, "conv.csv");
+    path_join(json, sizeof json, in_dir, "conv.json");
+    path_join(txt, sizeof txt, in_dir, "conv.txt");
+    if (!exists(table) && !exists(json))
+        return MB_OK;
+    fputs("<section id=\"conv\">\n<h2>Convolution algorithms and memory</h2>\n", f);
+    if (!exists(json)) {
+        fputs("<p class=\"missing\">conv.csv is here but conv.json is not: <code>mbopt conv "
+              "--net NET --probe conv.csv --mem SIZE --batch LIST --json -o conv.json</code> "
+              "chooses the algorithms.</p>\n</section>\n", f);
+        return MB_OK;
+    }
+    snprintf(name, sizeof name, "conv.%s", ext);
+    path_join(img, sizeof img, out_dir, name);
+    const char *draft;
+    int rd = draft_new(dr, img, &draft, err);
+    if (rd != MB_OK)
+        return rd;
+    mb_error e = {0};
+    if (mb_plot_conv(json, draft, o, &e) == MB_OK) {
+        int rc = write_figure(f, draft, "conv", o->format,
+                              "The convolution-algorithm ILP (Zou et al. 2017, eq. 6, solved with "
+                              "GLPK) at each M: the convolutions' time per update and the "
+                              "memory used (the model's bytes, eq. 1-4, plus the chosen "
+                              "workspace) against the device's; dashed lines mark the M where "
+                              "the chosen algorithms change.", err);
+        if (rc != MB_OK)
+            return rc;
+        (*figures)++;
+    } else {
+        draft_drop_last(dr);
+        fputs("<p class=\"missing\">No convolution figure: ", f);
+        esc(f, e.msg);
+        fputs("</p>\n", f);
+    }
+    char *text;
+    size_t n;
+    if (exists(txt) && mb_data_read_file(txt, &text, &n, &e) == MB_OK) {
+        fputs("<pre id=\"conv-table\">", f);
+        esc(f, text);
+        fputs("</pre>\n", f);
+        free(text);
+    }
+    fputs("</section>\n", f);
+    return MB_OK;
+}
 
 /* Draws figure fig into path; errors name the input file. */
 static int draw(const figure *fig, const char *in_dir, const char *path,
@@ -1032,22 +1103,18 @@ static void write_reproduce(FILE *f, const char *in_dir, const char *out_dir, co
 }
 
 /* The figures section: every figure drawn (drawn[k]), or a line naming the missing input. */
-static int write_figures(FILE *f, const char *out_dir, mb_plot_format format, const int *drawn,
-                         int *figures, mb_error *err)
+static int write_figures(FILE *f, mb_plot_format format, const char *const *drawn, int *figures,
+                         mb_error *err)
 {
-    const char *ext = format == MB_PLOT_SVG ? "svg" : "png";
     int rc = MB_OK;
     fputs("<section id=\"figures\">\n<h2>Figures</h2>\n", f);
     for (size_t k = 0; k < N_FIGURES; k++) {
-        char name[64], path[4096];
         if (!drawn[k]) {
             fprintf(f, "<p class=\"missing\">No %s figure: %s is missing.</p>\n",
                     FIGURES[k].name, FIGURES[k].input);
             continue;
         }
-        snprintf(name, sizeof name, "%s.%s", FIGURES[k].name, ext);
-        path_join(path, sizeof path, out_dir, name);
-        if ((rc = write_figure(f, path, FIGURES[k].name, format, FIGURES[k].caption, err)) !=
+        if ((rc = write_figure(f, drawn[k], FIGURES[k].name, format, FIGURES[k].caption, err)) !=
             MB_OK)
             return rc;
         ++*figures;
@@ -1458,7 +1525,8 @@ static const char *table_net(const mb_table *t)
  * the fits against scale's model (mb_plot_fits_match), no comm.csv where scale solved no
  * collective, every run log against scale's rates and
  * nfit's algorithm (mb_plot_run_matches), and one net across step.csv, the run logs,
- * validate.json, conv.csv and conv.json. One line naming both files, before anything is drawn. */
+ * validate.json, conv.csv, conv.json, nfit.json and tfit.json. One line naming both files,
+ * before anything is drawn. */
 static int check_job(const char *in_dir, const glob_t *runs, const cJSON *scale,
                      const cJSON *nfit, const cJSON *tfit, const cJSON *cfit, const cJSON *val,
                      mb_error *err)
@@ -1507,6 +1575,56 @@ static int check_job(const char *in_dir, const glob_t *runs, const cJSON *scale,
                                   sizeof first_path, err);
     }
     cJSON_Delete(conv);
+    /* and the fits' nets, where they say (campaign 23's R9: conv.json of one net beside nfit.json
+     * of another) */
+    static const char *const fit_names[] = {"nfit.json", "tfit.json"};
+    const cJSON *const fits[] = {nfit, tfit};
+    for (size_t k = 0; rc == MB_OK && k < 2; k++) {
+        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(fits[k], "net");
+        path_join(tp, sizeof tp, in_dir, fit_names[k]);
+        if (cJSON_IsString(fn))
+            rc = mb_plot_same_net(fn->valuestring, tp, first, sizeof first, first_path,
+                                  sizeof first_path, err);
+    }
+    return rc;
+}
+
+/* The page's figures, each drawn as a draft (drafts) before the page is opened, so that a
+ * failing one leaves neither a page nor a figure behind: the validation's when val is there
+ * (*val_draft, NULL otherwise), and each of FIGURES whose input is here (drawn[k], NULL when
+ * its input is missing). */
+static int draw_figures(const char *in_dir, const char *out_dir, const mb_plot_options *o,
+                        const cJSON *scale, const cJSON *val, drafts *dr, const char **val_draft,
+                        const char **drawn, mb_error *err)
+{
+    double max_procs = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(scale, "rows"))
+        max_procs = fmax(max_procs, mb_json_get(r, "procs"));
+    const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
+    int rc = MB_OK;
+    *val_draft = NULL;
+    for (size_t k = 0; k < N_FIGURES; k++)
+        drawn[k] = NULL;
+    for (size_t i = 0; rc == MB_OK && i <= N_FIGURES; i++) { /* the validation's first */
+        const size_t k = i - 1;
+        const figure *fig = i ? &FIGURES[k] : &VALIDATE_FIGURE;
+        char in[4096], name[64], path[4096];
+        const char *tmp;
+        path_join(in, sizeof in, in_dir, fig->input);
+        if (i ? !exists(in) : !val)
+            continue;
+        snprintf(name, sizeof name, "%s.%s", fig->name, ext);
+        path_join(path, sizeof path, out_dir, name);
+        if ((rc = draft_new(dr, path, &tmp, err)) != MB_OK)
+            break;
+        if ((rc = draw(fig, in_dir, tmp, o, max_procs, err)) != MB_OK)
+            draft_drop_last(dr);
+        else if (i)
+            drawn[k] = tmp;
+        else
+            *val_draft = tmp;
+    }
     return rc;
 }
 
@@ -1545,7 +1663,7 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = read_fit(in_dir, "tfit.json", &tfit, err);
     if (rc == MB_OK)
         rc = read_fit(in_dir, "cfit.json", &cfit, err);
-    char val_path[4096], val_fig[4096];
+    char val_path[4096];
     path_join(val_path, sizeof val_path, out_dir, "validate.json");
     if (rc == MB_OK)
         rc = read_validations(in_dir, scale, &val, &val_rec, err);
@@ -1571,30 +1689,13 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         }
     }
 
-    /* the figures first, so a failing one leaves no report behind */
-    double max_procs = 0;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(scale, "rows"))
-        max_procs = fmax(max_procs, mb_json_get(r, "procs"));
+    /* the figures first, as drafts: a failing one leaves no report behind, and a refused page
+     * no figure */
     const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
-    int drawn[N_FIGURES] = {0};
-    {
-        char name[64];
-        snprintf(name, sizeof name, "%s.%s", VALIDATE_FIGURE.name, ext);
-        path_join(val_fig, sizeof val_fig, out_dir, name);
-        if (rc == MB_OK && val)
-            rc = draw(&VALIDATE_FIGURE, in_dir, val_fig, o, max_procs, err);
-    }
-    for (size_t k = 0; rc == MB_OK && k < N_FIGURES; k++) {
-        char in[4096], name[64];
-        path_join(in, sizeof in, in_dir, FIGURES[k].input);
-        if (!exists(in))
-            continue;
-        snprintf(name, sizeof name, "%s.%s", FIGURES[k].name, ext);
-        path_join(path, sizeof path, out_dir, name);
-        rc = draw(&FIGURES[k], in_dir, path, o, max_procs, err);
-        drawn[k] = rc == MB_OK;
-    }
+    const char *drawn[N_FIGURES] = {0}, *val_fig = NULL;
+    drafts dr = {0};
+    if (rc == MB_OK)
+        rc = draw_figures(in_dir, out_dir, o, scale, val, &dr, &val_fig, drawn, err);
 
     path_join(info->path, sizeof info->path, out_dir, "report.html");
     mb_out out = {0};
@@ -1635,11 +1736,11 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         goto done;
     }
     write_parameters(f, scale, nfit, tfit, cfit);
-    if ((rc = write_figures(f, out_dir, o->format, drawn, &info->figures, err)) != MB_OK) {
+    if ((rc = write_figures(f, o->format, drawn, &info->figures, err)) != MB_OK) {
         mb_out_abort(&out);
         goto done;
     }
-    if ((rc = write_conv(f, in_dir, out_dir, o, ext, &info->figures, err)) != MB_OK) {
+    if ((rc = write_conv(f, in_dir, out_dir, o, ext, &dr, &info->figures, err)) != MB_OK) {
         mb_out_abort(&out);
         goto done;
     }
@@ -1647,8 +1748,12 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
 
     write_reproduce(f, in_dir, out_dir, have_runs ? &runs : NULL, cmds);
     fputs("</body>\n</html>\n", f);
-    rc = mb_out_commit(&out, err);
+    if ((rc = drafts_place(&dr, err)) == MB_OK)
+        rc = mb_out_commit(&out, err);
+    else
+        mb_out_abort(&out);
 done:
+    drafts_drop(&dr);
     globfree(&runs);
     cJSON_Delete(scale);
     cJSON_Delete(nfit);

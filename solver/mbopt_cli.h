@@ -127,6 +127,13 @@ void model_select(model_opts *m, size_t i);
  * checks that every parameter the model needs is known. */
 int model_resolve(model_opts *m, mb_error *err);
 
+/* The fits' workload, one of net or data (what): `v` of file `path` against the first file's
+ * that said one (*ref of *ref_from, set here when none did yet; "" says none). MB_EINVAL
+ * naming both files and values otherwise. Campaign 21, N4: an nfit of lenet5 was multiplied by
+ * a tfit of another net; campaign 23, R9: mbopt conv took it beside --net of another. */
+int model_same_workload(const char *what, const char *path, const char *v, char *ref, size_t n,
+                        const char **ref_from, mb_error *err);
+
 /* Where --delta measured Delta(P) per P: MB_EINVAL, one line naming `what` (the flag or the
  * runs), for a P > 1 among p[0..n) that has none. */
 int model_check_procs(const model_opts *m, const double *p, size_t n, const char *what,

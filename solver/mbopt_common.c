@@ -185,8 +185,9 @@ int model_option(model_opts *m, int c, const char *arg, mb_error *err)
         }
         snprintf(lo, sizeof lo, "%.*s", (int)(colon - arg), arg);
         snprintf(hi, sizeof hi, "%s", colon + 1);
-        if ((rc = mb_data_flag_whole("--batch-range", lo, 1, 1, MB_DATA_RANGE_MAX, &a, err)) == MB_OK &&
-            (rc = mb_data_flag_whole("--batch-range", hi, 1, 1, MB_DATA_RANGE_MAX, &b, err)) == MB_OK &&
+        /* mini-batch sizes in digits, as --batch (campaign 23's R14: 1e1 was read as 10) */
+        if ((rc = mb_data_flag_whole("--batch-range", lo, 0, 1, MB_DATA_RANGE_MAX, &a, err)) == MB_OK &&
+            (rc = mb_data_flag_whole("--batch-range", hi, 0, 1, MB_DATA_RANGE_MAX, &b, err)) == MB_OK &&
             !(b >= a))
             rc = mb_error_set(err, MB_EINVAL, "--batch-range: '%s' is not LO:HI with LO <= HI",
                               arg);
@@ -264,10 +265,7 @@ static int comm_flags_used(const model_opts *flags, mb_comm comm, mb_error *err)
     return MB_OK;
 }
 
-/* The fits' workload, one of net or data (what): `v` of file `path` against the first file's
- * that said one (*ref of *ref_from, set here when none did yet). Campaign 21, N4: an nfit of
- * lenet5 was multiplied by a tfit of another net. */
-static int same_workload(const char *what, const char *path, const char *v, char *ref,
+int model_same_workload(const char *what, const char *path, const char *v, char *ref,
                          size_t n, const char **ref_from, mb_error *err)
 {
     if (!*v)
@@ -295,9 +293,9 @@ static int fits_workload(model_opts *m, mb_error *err)
             break;
         const char *net = i < m->n_nfit ? m->nfs[i].net : m->tcal.net;
         const char *data = i < m->n_nfit ? m->nfs[i].data : m->tcal.data;
-        if ((rc = same_workload("net", path, net, m->net, sizeof m->net, &m->net_from, err)) ==
+        if ((rc = model_same_workload("net", path, net, m->net, sizeof m->net, &m->net_from, err)) ==
             MB_OK)
-            rc = same_workload("data", path, data, m->data, sizeof m->data, &m->data_from,
+            rc = model_same_workload("data", path, data, m->data, sizeof m->data, &m->data_from,
                                err);
     }
     return rc;

@@ -464,6 +464,19 @@ static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const c
     }
 }
 
+/* The --nfit of --net's network, where the fit says (model_same_workload, as mbopt scale checks
+ * an nfit against its tfit): campaign 23, R9 priced lenet5's N_update with another net's
+ * T_update. */
+static int conv_nfit_of_net(const char *net, const mb_net_desc *d, const char *nfit,
+                            const mb_solver_nfit *nf, mb_error *err)
+{
+    char ref[64];
+    const char *from = NULL;
+    int rc = model_same_workload("net", net, d->name, ref, sizeof ref, &from, err);
+    return rc == MB_OK ? model_same_workload("net", nfit, nf->net, ref, sizeof ref, &from, err)
+                       : rc;
+}
+
 int mbopt_conv(int argc, char **argv)
 {
     const char *sub = "conv";
@@ -543,7 +556,8 @@ int mbopt_conv(int argc, char **argv)
         output_over_inputs(out.output, NULL, 3, ins, &err) != MB_OK ||
         mb_net_desc_read(m.net, &d, &err) != MB_OK ||
         mb_solver_conv_read(probe, backend, &t, &err) != MB_OK ||
-        (nfit && mb_solver_read_nfit(nfit, law_name, &nf, &err) != MB_OK)) {
+        (nfit && (mb_solver_read_nfit(nfit, law_name, &nf, &err) != MB_OK ||
+                  conv_nfit_of_net(m.net, d, nfit, &nf, &err) != MB_OK))) {
         mb_cli_fail(prog, sub, &err);
         goto done;
     }

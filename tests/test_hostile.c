@@ -343,14 +343,14 @@ static const hcase probe_cases[] = {
     {"message", "MBKIT_MPI_START_WAIT=abc ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun "
                 "-np 2 --oversubscribe mbprobe comm --bytes 4 --budget 0.01 -o $W/o 2>$W/e; "
                 "s=$?; grep '^mbprobe\\|^Try' $W/e >&2; exit $s", 2,
-     "mbprobe: MBKIT_MPI_START_WAIT='abc': must be a number of seconds above 0, at most 3600 "
+     "mbprobe: MBKIT_MPI_START_WAIT='abc': must be a number of seconds from 1 to 3600 "
      "(unset: 60)"},
     {"message", "MBKIT_MPI_START_WAIT=0 ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 $T mpirun "
                 "-np 2 --oversubscribe mbprobe step --net " NET " --batch 2 --threads 1 --rounds 1 "
                 "--budget 0.01 -o $W/o 2>$W/e; s=$?; grep '^mbprobe\\|^Try' $W/e >&2; exit $s", 2,
-     "mbprobe: MBKIT_MPI_START_WAIT='0': must be a number of seconds above 0"},
+     "mbprobe: MBKIT_MPI_START_WAIT='0': must be a number of seconds from 1"},
     {"silent", "MBKIT_MPI_START_WAIT=3601 " STEP "-o $W/o", 2,
-     "MBKIT_MPI_START_WAIT='3601': must be a number of seconds above 0, at most 3600"},
+     "MBKIT_MPI_START_WAIT='3601': must be a number of seconds from 1 to 3600"},
     /* N17: 4 learners on --threads 1 ran 4 threads (one each) and the rows said 1; 2 on
      * --threads 3 ran 2 and said 3. The rows say the threads that ran; two thread counts that
      * run the same are refused */
@@ -894,10 +894,10 @@ static const hcase train_cases[] = {
                 "-np 2 --oversubscribe mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
                 "--algo sgd-sync --max-updates 2 --log $W/o 2>$W/e; s=$?; "
                 "grep '^mbtrain\\|^Try' $W/e >&2; exit $s", 2,
-     "mbtrain: MBKIT_MPI_START_WAIT='x': must be a number of seconds above 0, at most 3600 "
+     "mbtrain: MBKIT_MPI_START_WAIT='x': must be a number of seconds from 1 to 3600 "
      "(unset: 60)"},
     {"silent", "MBKIT_MPI_START_WAIT= " TRAIN "--algo sgd-sync --learners 2 --max-updates 2 "
-               "--log $W/o", 2, "MBKIT_MPI_START_WAIT='': must be a number of seconds above 0"},
+               "--log $W/o", 2, "MBKIT_MPI_START_WAIT='': must be a number of seconds from 1"},
     {"silent", "MBKIT_MPI_START_WAIT=nan " TRAIN "--max-updates 2 --log $W/o", 2,
      "MBKIT_MPI_START_WAIT='nan'"},
     /* N19: a switch given twice was taken */
@@ -943,6 +943,44 @@ static const hcase train_cases[] = {
      "i/data_batch_1.bin: an IDX and a CIFAR-10 data set in one folder: which one is meant?"},
 #undef C21_T
 #undef C21_D
+    /* campaign 23 (issue #25). R2: a parallel checkpoint's companion that is a symbolic link
+     * was moved to .prev by the rotation and a regular file written in its place: the link is
+     * kept, its target rewritten and the previous one kept as TARGET.prev */
+    {"symlink", "touch $W/rl && ln -s rl $W/l.learners && " TRAIN "--algo sgd-sync --learners 2 "
+                "--max-updates 30 --checkpoint $W/l --checkpoint-every 10 --log $W/r >/dev/null "
+                "&& test -L $W/l.learners && test -s $W/rl && test -s $W/rl.prev && "
+                "! test -e $W/l.learners.prev", 0, NULL},
+    {"symlink", "touch $W/r0 && ln -s r0 $W/l.learners.rank0 && " MPIRUN_H "-np 2 mbtrain --net "
+                NET " --data " SYN " --batch 8 --threads 1 --algo sgd-sync --max-updates 30 "
+                "--checkpoint $W/l --checkpoint-every 10 --log $W/r >/dev/null 2>&1 && test -L "
+                "$W/l.learners.rank0 && test -s $W/r0 && test -s $W/r0.prev", 0, NULL},
+    /* R11: a --wait-timeout too short for the learners to start ended the job "broadcast of the
+     * initial parameters failed" without naming it; a tiny MBKIT_MPI_START_WAIT (1e-320) blamed
+     * another rank: both refused below a floor, and the start-up's line names the variable */
+    {"message", TRAIN "--algo sgd-sync --learners 2 --wait-timeout 0.0001 --max-updates 20 "
+                "--log $W/o", 1, "--wait-timeout: 0.0001 s is too short for the learners to "
+                                 "start: 0 (no limit) or at least 1 s"},
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --wait-timeout 4.9e-324 --max-updates 20 "
+               "--log $W/o", 1, "--wait-timeout: 4.9e-324 s is too short"},
+    {"silent", TRAIN "--algo sgd-sync --learners 2 --wait-timeout 1 --max-updates 2 --log $W/r "
+               ">/dev/null", 0, NULL},
+    {"silent", "MBKIT_MPI_START_WAIT=1e-320 " TRAIN "--algo sgd-sync --learners 2 --max-updates "
+               "2 --log $W/o", 2, "MBKIT_MPI_START_WAIT='1e-320': must be a number of seconds "
+                                  "from 1 to 3600 (unset: 60)"},
+    {"silent", "MBKIT_MPI_START_WAIT=0.5 " TRAIN "--max-updates 2 --log $W/o", 2,
+     "MBKIT_MPI_START_WAIT='0.5': must be a number of seconds from 1"},
+    {"hang", "MBKIT_MPI_START_WAIT=1.5 " MIX(MIX_T, "true"), 1,
+     "mbtrain: MPI did not start within 1.5 s: another rank of this mpirun exited or stalled "
+     "before starting MPI (every rank must run the same mbkit command; MBKIT_MPI_START_WAIT=1.5 "
+     "set the wait)"},
+    /* R14: MPMD ranks given other --log paths ran, rank 1's ignored unsaid (rank 0 writes the
+     * log); refused as other settings are, before anything trains */
+#define C23_P "mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 --algo sgd-sync " \
+              "--max-updates 20 "
+    {"silent", MPIRUN_H "-np 1 " C23_P "--log $W/o : -np 1 " C23_P "--log $W/o2 2>$W/e; s=$?; "
+               "grep '^mbtrain' $W/e >&2; test -e $W/o2 && s=99; exit $((s == 2 ? 102 : s))", 102,
+     "ranks disagree on --log: rank 0 has '"},
+#undef C23_P
 };
 
 #undef MIX_S
@@ -1442,7 +1480,7 @@ static const hcase fit_cases[] = {
                "is missing"},
     /* N2: every command refuses a bad MBKIT_MPI_START_WAIT, MPI or not */
     {"silent", "MBKIT_MPI_START_WAIT=-5 $T mbfit tupdate $E/step.csv -o $W/o", 2,
-     "MBKIT_MPI_START_WAIT='-5': must be a number of seconds above 0"},
+     "MBKIT_MPI_START_WAIT='-5': must be a number of seconds from 1"},
     /* campaign 21's N11: the probe's other columns were taken as anything: bytes not a
      * multiple of 4 (float32 data), t_rank_min_s above t_rank_max_s, alg_bw_Bps not bytes / time,
      * wide 2, stop 'frob'; in a step table wide 7, stop 'bogus', drift -0.5 and two devices */
@@ -1562,6 +1600,29 @@ static const hcase fit_cases[] = {
      "runs reached it' $W/e", 0, NULL},
 #undef MLS
 #undef ML
+    /* campaign 23 (issue #25). R14: a points file's batch or seed '1e1' was read as 10 where
+     * --batch refuses it (counts in digits, "16.0" as pandas writes them still read); an
+     * n_update below one update was fitted */
+    {"silent", "sed 's/^16,/1e1,/' $E/nupdate_points.csv > $W/p.csv && $T mbfit nupdate $W/p.csv "
+               "-o $W/o", 1, "p.csv:8: field 'batch': '1e1' is not a whole number written in "
+                             "digits (a count, as on a command line)"},
+    {"silent", "sed '5s/,0$/,1e0/' $E/nupdate_points.csv > $W/p.csv && $T mbfit nupdate $W/p.csv "
+               "-o $W/o", 1, "p.csv:5: field 'seed': '1e0' is not a whole number written in "
+                             "digits"},
+    {"silent", "sed 's/^16,/16.0,/; 5s/,0$/,0.0/' $E/nupdate_points.csv > $W/p.csv && $T mbfit "
+               "nupdate $W/p.csv -o $W/r 2>/dev/null && test -s $W/r", 0, NULL},
+    {"silent", "sed '5s/^8,[^,]*,/8,0.25,/' $E/nupdate_points.csv > $W/p.csv && $T mbfit nupdate "
+               "$W/p.csv -o $W/o", 1, "p.csv:5: field 'n_update': 0.25 is below 1: a run takes "
+                                      "at least one update to reach its target"},
+    {"silent", "sed '5s/^8,[^,]*,/8,4.9e-324,/' $E/nupdate_points.csv > $W/p.csv && $T mbfit "
+               "nupdate $W/p.csv -o $W/o", 1, "field 'n_update': 4.9e-324 is below 1"},
+    /* --choose and --form exited 2 (usage) for a bad value, where --weights, --algo and every
+     * other command's named values exit 1 */
+    {"message", NU "--choose AIC " LOGS " -o $W/o", 1,
+     "--choose: 'AIC' is not shifted, inverse or aic"},
+    {"message", "$T mbfit nupdate --extrapolate --target-loss 0.4 --form SHIFTED " LV "/*.csv "
+               "-o $W/o", 1, "--form: 'SHIFTED' is not auto, separable, noise, per-level, floor "
+                             "or shifted"},
 };
 
 static const hcase opt_cases[] = {
@@ -2391,6 +2452,17 @@ static const hcase opt_cases[] = {
     {"silent", C22_CV("$ s/,measured,cpu,/,measured,CPU,/", "--backend cpu "), 1,
      "field 'backend': 'CPU' is not cpu or cuda"},
 #undef C22_CV
+    /* campaign 23 (issue #25). R9: mbopt conv priced net tiny's T_update with lenet5's
+     * N_update (an --nfit of another net), which mbopt scale refuses beside a tfit */
+    {"silent", NX "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm "
+               "-o $W/c.csv 2>/dev/null && $T mbopt conv --net " NET " --probe $W/c.csv --mem 1G "
+               "--batch 2 --nfit $W/nx.json -o $W/o", 1,
+     "/nx.json: net 'lenet5', but "},
+    /* R14: --batch-range took '1e1' as 10 (a mini-batch size in digits, as --batch) */
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 1e1:64 -o $W/o", 1,
+     "--batch-range: must be a whole number in [1, 9007199254740992], got '1e1'"},
+    {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 8:6e1 -o $W/o", 1,
+     "--batch-range: must be a whole number in [1, 9007199254740992], got '6e1'"},
 };
 
 static const hcase plot_cases[] = {
@@ -3011,7 +3083,7 @@ static const hcase plot_cases[] = {
 #undef C20_CJ
     /* campaign 21 (issue #25). N2: every command refuses a bad MBKIT_MPI_START_WAIT */
     {"silent", "MBKIT_MPI_START_WAIT=abc $T mbplot amdahl -o $W/o", 2,
-     "MBKIT_MPI_START_WAIT='abc': must be a number of seconds above 0, at most 3600"},
+     "MBKIT_MPI_START_WAIT='abc': must be a number of seconds from 1 to 3600"},
     /* campaign 21's N7: the report drew inputs of another run than scale.json's (an nfit of
      * another target or law, a tfit of another table, a cfit beside `comm none`, a step table,
      * runs or conv.json of another net, runs of another rate or algorithm): one line naming
@@ -3104,6 +3176,34 @@ static const hcase plot_cases[] = {
                "\t\"CPU\"/' $W/cj.json > $W/c2.json && ! cmp -s $W/cj.json $W/c2.json && $T "
                "mbplot conv $W/c2.json -o $W/o", 1, "c2.json: field 'backend': 'CPU' is not cpu or "
                                                   "cuda"},
+    /* campaign 23 (issue #25). R9: a folder whose conv.csv or conv.json is of net tiny beside
+     * nfit.json and tfit.json of lenet5 was drawn as one page: the fits' nets are compared too.
+     * R13: a folder refused for a step table its tfit is not of kept the nupdate.png drawn
+     * before the refusal: every figure is a draft until the page is whole */
+#define C23_R "mkdir $W/r && $T mbfit nupdate --target-loss 0.5 $E/fit_runs/*.csv --json -o "    \
+              "$W/r/nfit.json 2>/dev/null && $T mbfit tupdate $E/step.csv --json -o "              \
+              "$W/r/tfit.json 2>/dev/null && $T mbopt scale --nfit $W/r/nfit.json --tfit "          \
+              "$W/r/tfit.json --comm none --procs 1 --json -o $W/r/scale.json && "
+#define C23_CONV "$T mbprobe conv --net " NET " --batch 2 --no-cache --budget 0.01 --algos gemm " \
+                 "-o $W/c.csv 2>/dev/null && "
+#define C23_NOTHING "; s=$?; ls -A $W/r | grep -q 'report.html\\|png$\\|\\.tmp\\.' && exit 99; exit $s"
+    {"silent", C23_R C23_CONV "cp $W/c.csv $W/r/conv.csv && $T mbplot report $W/r" C23_NOTHING, 1,
+     "r/nfit.json: net 'lenet5', but "},
+    {"silent", C23_R C23_CONV "$T mbopt conv --net " NET " --probe $W/c.csv --mem 1G --batch 2 "
+               "--json -o $W/r/conv.json && $T mbplot report $W/r" C23_NOTHING, 1,
+     "r/nfit.json: net 'lenet5', but "},
+    {"silent", C23_R "awk -F, -v OFS=, '$3 == 8 && $4 == 1 { for (i = 7; i <= 11; i++) $i *= 1.01; "
+             "$12 = 8 / $7 } 1' $E/step.csv > $W/r/step.csv && $T mbplot report $W/r" C23_NOTHING,
+     1, "r/tfit.json: field 'by_learners[0].points[3]': M/P = 8 timed 0.00164871 s at 1 learner "
+        "is no row of "},
+    /* the drafts are put in place, links written through, when the page is whole */
+    {"symlink", C23_R "cp $E/step.csv $W/r/ && ln -s real.png $W/r/nupdate.png && $T mbplot "
+                "report $W/r >/dev/null 2>&1 && test -L $W/r/nupdate.png && test -s $W/r/real.png "
+                "&& test -s $W/r/step.png && test -s $W/r/report.html && ! ls -A $W/r | grep -q "
+                "'\\.tmp\\.'", 0, NULL},
+#undef C23_NOTHING
+#undef C23_CONV
+#undef C23_R
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

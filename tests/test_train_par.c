@@ -843,6 +843,29 @@ static void test_resume_threads(void)
         mb_table_free(a);
         mb_table_free(b);
     }
+    /* the same with PATH.learners a symbolic link into another folder (campaign 23's R2: the
+     * link itself was moved to .prev and a regular file written in its place): written
+     * through, the link kept, the previous file kept beside its target as TARGET.prev, and the
+     * resume takes that .prev as it takes NAME.prev */
+    mb_test_sh_ok(&r, "cd %s && rm -rf lk lk-t && mkdir lk lk-t && cd lk && ln -s ../lk-t/t "
+                  "k.ck.learners && mbtrain --net %s %s --max-updates 10 --checkpoint k.ck "
+                  "--checkpoint-every 10 && cp k.ck k10.ck && mbtrain --net %s %s --max-updates "
+                  "20 --resume k.ck --checkpoint k.ck --checkpoint-every 10 && "
+                  "test -L k.ck.learners && test -s ../lk-t/t && test -s ../lk-t/t.prev && "
+                  "! test -e k.ck.learners.prev && cp k10.ck k.ck && mbtrain --net %s %s "
+                  "--max-updates 40 --resume k.ck --log ../t-sma-lk.csv && test -L k.ck.learners",
+                  dir, mlp, c, mlp, c, mlp, c);
+    mb_test_run_free(&r);
+    {
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/t-sma-s.csv", dir);
+        snprintf(pb, sizeof pb, "%s/t-sma-lk.csv", dir);
+        mb_table *a = read_log(pa), *b = read_log(pb);
+        CU_ASSERT_FATAL(a && b);
+        CU_ASSERT(same_losses(a, b, 1e-6));
+        mb_table_free(a);
+        mb_table_free(b);
+    }
 }
 
 /* ---- learning-rate schedules: every rule at its update's rate ------------------------------- */

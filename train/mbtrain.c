@@ -94,7 +94,8 @@ static void help(const mb_run_options *d)
            "                          after the elastic exchange (mbkit's old rule), not at the\n"
            "                          copy from before it (Zhang et al. Algorithms 1 and 2)\n"
            "      --wait-timeout S    a learner that waits S seconds for the others ends the\n"
-           "                          job with one line (default %g; 0: wait forever)\n"
+           "                          job with one line (default %g; 0: wait forever; else\n"
+           "                          at least %g)\n"
            "      --delta D           EAMSGD's Nesterov momentum (default 0.99)\n"
            "      --sma-momentum MU   SMA's momentum on the centre (default 0.9)\n"
            "      --no-overlap        easgd-sync: reduce after the gradient, not during it\n"
@@ -161,7 +162,7 @@ static void help(const mb_run_options *d)
            "  mbtrain --net lenet5 --data fashion-mnist --algo momentum --batch 64 --lr 0.02 \\\n"
            "          --target-loss 0.5 --eval-every 100 --seed 0 --log run.csv\n",
            d->eval_frac, d->data_seed, mb_optim_kind_name(d->optim.kind), d->batch, d->optim.lr,
-           d->optim.momentum, d->optim.lr_step_gamma, d->wait_timeout, d->sma_tune_window,
+           d->optim.momentum, d->optim.lr_step_gamma, d->wait_timeout, MB_RUN_WAIT_MIN, d->sma_tune_window,
            d->eval_every, MB_RUN_LEVELS_MAX, d->noise_every, d->epochs, d->threads);
 }
 
@@ -503,6 +504,12 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
                                  err);
         if (rc == MB_OK && o->wait_timeout > 1e9) /* a deadline past it overflowed: a hang */
             rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: at most 1e9 s, got %s", optarg);
+        /* a learner's first wait spans the others' start: 0.0001 ended every job "broadcast of
+         * the initial parameters failed" (campaign 23's R11) */
+        if (rc == MB_OK && o->wait_timeout > 0 && o->wait_timeout < MB_RUN_WAIT_MIN)
+            rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: %s s is too short for the "
+                              "learners to start: 0 (no limit) or at least %g s", optarg,
+                              MB_RUN_WAIT_MIN);
         break;
     case OPT_DELTA:
     case OPT_SMA_MOMENTUM:
@@ -984,8 +991,9 @@ static void list_text(char *t, size_t n, const double *v, const unsigned long *u
     }
 }
 
-/* Under mpirun, before the first run: the whole sweep (its batch sizes and seeds, in order, and
- * the training samples the sizes are checked against) compared with rank 0's (mb_comm_agree).
+/* Under mpirun, before the first run: the whole sweep (its batch sizes and seeds, in order, the
+ * training samples the sizes are checked against, and where its logs go) compared with rank
+ * 0's (mb_comm_agree).
  * Each run's own check (par_agree, train/par/par.c) sees one batch and one seed: ranks given
  * --batch 8 and --batch 8,16, or --seed 0 and --seeds 0:1, agreed on the first run and waited
  * in the second until --wait-timeout (campaign 18's F3, #25). 0, or the exit status, with
@@ -1011,6 +1019,9 @@ static int sweep_agree(const mb_run_options *o, const args *a, const sweep *w,
         {"--batch", hb, CNT, !a->batch_arg, bt},
         {a->seeds_arg ? "--seeds" : "--seed", hs, CNT, !a->seeds_arg && !a->have_seed, st},
         {"--data (its training samples)", (uint64_t)data->train.n, CNT, 0, NULL},
+        /* rank 0 writes the logs: another rank's --log was ignored unsaid (campaign 23's R14) */
+        {"--log", mb_comm_hash(o->log_path), MB_COMM_SET_HASH, !o->log_path, o->log_path},
+        {"--log-dir", mb_comm_hash(a->log_dir), MB_COMM_SET_HASH, !a->log_dir, a->log_dir},
     };
     mb_error err = {0};
     int disagree = 0;

@@ -368,10 +368,12 @@ static void *start_watch(void *p)
     pthread_mutex_unlock(&d->mu);
     if (!done) {
         const char *r = getenv("OMPI_COMM_WORLD_RANK");
+        const char *set = getenv("MBKIT_MPI_START_WAIT"); /* checked: a number */
         if (!r || strcmp(r, "0") == 0)
             fprintf(stderr, "%s: MPI did not start within %g s: another rank of this mpirun "
                     "exited or stalled before starting MPI (every rank must run the same mbkit "
-                    "command; MBKIT_MPI_START_WAIT sets the wait)\n", d->prog, d->limit);
+                    "command; MBKIT_MPI_START_WAIT%s%s%s the wait)\n", d->prog, d->limit,
+                    set ? "=" : "", set ? set : " sets", set ? " set" : "");
         _exit(1);
     }
     return NULL;

@@ -95,9 +95,12 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
         o->par != MB_PAR_EASGD_HOGWILD)
         return mb_error_set(err, MB_EINVAL, "--grad-after-exchange is for easgd-async, eamsgd "
                             "and easgd-hogwild, not --algo %s", a);
-    if (!(o->wait_timeout >= 0) || o->wait_timeout > 1e9) /* past 1e9 s the deadline overflows */
-        return mb_error_set(err, MB_EINVAL, "--wait-timeout must be in [0, 1e9] seconds, got %g",
-                            o->wait_timeout);
+    /* past 1e9 s the deadline overflows; under MB_RUN_WAIT_MIN the learners' first wait, for
+     * the others' start, ends the job (campaign 23's R11) */
+    if (!(o->wait_timeout == 0 ||
+          (o->wait_timeout >= MB_RUN_WAIT_MIN && o->wait_timeout <= 1e9)))
+        return mb_error_set(err, MB_EINVAL, "--wait-timeout must be 0 (no limit) or from %g to "
+                            "1e9 seconds, got %g", MB_RUN_WAIT_MIN, o->wait_timeout);
     if (mb_par_algo_has_server(o->par) && ranks == 1 && o->learners < 1)
         return mb_error_set(err, MB_EINVAL, "--algo %s needs at least one learner", a);
     if (o->sma_tune && (o->par != MB_PAR_SMA || ranks > 1))
@@ -705,8 +708,8 @@ static int worker_init(worker *w, job *j, mb_communicator *c)
     float *p = learner ? mb_net_params(w->l.net) : w->centre;
     if (!learner)
         memcpy(p, mb_net_params(j->eval_net), n * sizeof *p);
-    if ((rc = mb_comm_bcast(c, p, n, 0)) != MB_OK)
-        return mb_error_set(&w->err, rc, "broadcast of the initial parameters failed");
+    if ((rc = mb_comm_bcast(c, p, n, 0)) != MB_OK) /* a timeout names --wait-timeout (fail) */
+        return fail(w, rc, "broadcast of the initial parameters");
     if (learner) {
         memcpy(w->centre, p, n * sizeof *p);
         if (o->par == MB_PAR_SMA)

@@ -25,7 +25,8 @@
  * The set is not written in one step: the companions first (every part, then a barrier), then
  * PATH. A job killed between the two (a rank that dies ends the job at any moment) would leave
  * a new companion beside the old PATH; so each writer first moves the file it replaces to
- * NAME.prev, and the reader takes whichever of the two is of PATH's update (a part on a node
+ * NAME.prev (a companion that is a symbolic link: its target to TARGET.prev, the link kept, as
+ * every output writes through links), and the reader takes whichever of the two is of PATH's update (a part on a node
  * that cannot see PATH: of the update rank 0 read there, broadcast). At every moment one of
  * them is: kill inside the write (the old set stands), after the move (.prev is PATH's), after
  * the new companion (.prev still is), after PATH (the new set).
@@ -50,16 +51,33 @@ static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
 /* The largest |value| a stored parameter, velocity or centre may have. */
 #define PAR_VALUE_MAX 1e15
 
-/* PATH.learners or PATH.learners.rank<part> (part >= 0), with prev NAME.prev (malloc'd). */
-static char *companion(const char *path, int part, int prev)
+/* PATH.learners or PATH.learners.rank<part> (part >= 0) (malloc'd). */
+static char *companion(const char *path, int part)
 {
-    size_t n = strlen(path) + sizeof ".learners.rank.prev" + 12;
+    size_t n = strlen(path) + sizeof ".learners.rank" + 12;
     char *p = malloc(n);
     if (p && part < 0)
-        snprintf(p, n, "%s.learners%s", path, prev ? ".prev" : "");
+        snprintf(p, n, "%s.learners", path);
     else if (p)
-        snprintf(p, n, "%s.learners.rank%d%s", path, part, prev ? ".prev" : "");
+        snprintf(p, n, "%s.learners.rank%d", path, part);
     return p;
+}
+
+/* The .prev of the companion `name` (malloc'd): beside the file a write to `name` reaches
+ * (mb_out_target), so that a companion that is a symbolic link is rotated at its target and
+ * stays a link (campaign 23's R2: the link itself was moved to NAME.prev and replaced);
+ * NAME.prev when the link cannot be followed (the write names why). */
+static char *prev_of(const char *name)
+{
+    char *t = NULL;
+    mb_error e = {0};
+    const char *base = mb_out_target(name, &t, &e) == MB_OK ? t : name;
+    size_t n = strlen(base) + sizeof ".prev";
+    char *q = malloc(n);
+    if (q)
+        snprintf(q, n, "%s.prev", base);
+    free(t);
+    return q;
 }
 
 int mb_par_ckpt_companion(const char *suffix, int *rank, int *prev)
@@ -98,7 +116,7 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
                       const char *rows, int (*record)(uint64_t i, float *buf, void *ctx),
                       void *ctx, float *buf, mb_error *err)
 {
-    char *p = companion(path, part, 0);
+    char *p = companion(path, part);
     if (!p)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     mb_out out;
@@ -125,14 +143,15 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
         free(p);
         return rc;
     }
-    /* the file this one replaces stays as .prev, PATH's partner until PATH is rewritten */
-    char *q = companion(path, part, 1);
-    if (!q) {
+    /* the file this one replaces stays as .prev, PATH's partner until PATH is rewritten (at
+     * a link's target; a device or FIFO, written in place, is never moved) */
+    char *q = out.tmp ? prev_of(p) : NULL;
+    if (out.tmp && !q) {
         mb_out_abort(&out);
         free(p);
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
-    if (rename(p, q) != 0 && errno != ENOENT) {
+    if (q && rename(out.target, q) != 0 && errno != ENOENT) {
         rc = mb_error_set(err, MB_EIO, "%s: cannot keep the previous checkpoint as %s: %s", p, q,
                           strerror(errno));
         mb_out_abort(&out);
@@ -359,7 +378,7 @@ static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t
 int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
                      mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, mb_error *err)
 {
-    char *p = companion(path, part, 0), *q = companion(path, part, 1);
+    char *p = companion(path, part), *q = p ? prev_of(p) : NULL;
     int rc;
     if (!p || !q) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");

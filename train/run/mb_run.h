@@ -41,6 +41,10 @@ typedef struct mb_run_progress {
     size_t samples;       /* training samples processed (all learners) */
 } mb_run_progress;
 
+/* The shortest wait_timeout other than 0 (no limit), in seconds: a learner's first wait spans
+ * the others' start (campaign 23's R11: 0.0001 s ended every job at the first broadcast). */
+#define MB_RUN_WAIT_MIN 1.0
+
 typedef struct mb_run_options {
     const char *net;               /* cfg name or path (mb_net_desc_read) */
     const char *data;              /* dataset spec (mb_data_load); recorded in the log */
@@ -127,7 +131,8 @@ typedef struct mb_run_options {
                                       0 (default) at the copy from before it, as Zhang et al.'s
                                       Algorithms 1 and 2 */
     double wait_timeout;           /* seconds a learner waits for the others (a collective, a
-                                      message) before the job ends (default 600; 0: forever) */
+                                      message) before the job ends (default 600; 0: forever;
+                                      else at least MB_RUN_WAIT_MIN) */
     double par_momentum;           /* EAMSGD's Nesterov delta (NAN: 0.99), SMA's centre momentum
                                       mu (NAN: 0.9) */
     int no_overlap;                /* easgd-sync: 1 = blocking reduce after the gradient (You et
