@@ -369,6 +369,9 @@ gpu-verify: deps
 	@BIN=$(BUILD)/bin GPU_VERIFY_DIR=$(OUT)/gpu-verify bash tests/gpu/verify.sh
 
 # ---- the workload zoo: make run on every line of data/zoo.txt, one table (tests/bench/zoo.sh) ----
+# (ZOO=FILE, ZOO_TABLE_ONLY=1 given to make zoo are zoo.sh's, from the environment: not passed on
+# to its make runs, which refuse a variable that is none of their knobs)
+zoo: MAKEOVERRIDES := $(filter-out ZOO%,$(MAKEOVERRIDES))
 zoo: deps
 	@$(MAKE) --no-print-directory build
 	@ZOO_OUT=$(OUT)/zoo bash tests/bench/zoo.sh

@@ -1288,6 +1288,24 @@ static void test_zoo_bad_input(void)
         /* cifar7 takes 3x28x28 images, Fashion-MNIST is 1x28x28: the probe refuses it */
         {"lenet5 lenet5 fashion-mnist 0.02 0.5\n", NULL},
         {"misfit cifar7 fashion-mnist 0.02 0.5\n", "zoo.txt:1: misfit: make run: stage 'probe' failed"},
+        /* campaign 23's R8: every line's knobs as make run checks them, before line 1 trains */
+        {"a lenet5 fashion-mnist 0.02 0.5\nb bad_net fashion-mnist 0.02 0.5\n",
+         "zoo.txt:2: b: NET=bad_net: no data/nets/bad_net.cfg here"},
+        {"a lenet5 fashion-mnist 0.02 0.5\n\nb lenet5 synthetic:n=1e3 0.02 0.5\n",
+         "zoo.txt:3: b: DATA=synthetic:n=1e3: n=1e3 is not a whole number from 1 to 100000000"},
+        {"a lenet5 fashion-mnist 0.02 0.5\nb lenet5 fashion-mnist 1e308 0.5\n",
+         "zoo.txt:2: b: LR=1e308: 1e308 is not a number above 0, at most 1e+300"},
+        /* a name is a plain word: '..' ran make run OUT=out/zoo/.. (the user's out/), zoo.md
+         * collided with the table, a.log with workload a's log */
+        {"a lenet5 fashion-mnist 0.02 0.5\n.. lenet5 fashion-mnist 0.02 0.5\n",
+         "zoo.txt:2: name '..': a letter or digit, then letters, digits, _ or -"},
+        {". lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name '.': a letter or digit"},
+        {"zoo.md lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name 'zoo.md': a letter or digit"},
+        {"a.log lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name 'a.log': a letter or digit"},
+        {".a lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name '.a': a letter or digit"},
+        {"-x lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name '-x': a letter or digit"},
+        /* R12: a DOS line end was "'0.5' is not a positive number" */
+        {"a lenet5 fashion-mnist 0.02 0.5\r\n", "zoo.txt:1: holds a carriage return (a DOS file"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (!bad[i].needle) /* a good line before the bad one would train: not in a unit test */
@@ -1309,6 +1327,32 @@ static void test_zoo_bad_input(void)
         CU_ASSERT_PTR_NULL(f); /* nothing half-written */
         if (f)
             fclose(f);
+        snprintf(path, sizeof path, "%s/out/a.log", dir);
+        CU_ASSERT_EQUAL(access(path, F_OK), -1); /* line a did not train */
+    }
+    /* R12: ZOO a folder (bash's read error, "line: unbound variable"), ZOO_OUT a file (mkdir's
+     * error, then "no .../validate.txt"): one line each */
+    static const struct {
+        const char *env, *needle;
+    } where[] = {
+        {"ZOO=$D ZOO_OUT=$D/out", ": not a regular file (ZOO names the workload list"},
+        {"ZOO=/dev/null ZOO_OUT=$D/out", "/dev/null: not a regular file"},
+        {"ZOO=$D/none ZOO_OUT=$D/out", "/none: no such file"},
+        {"ZOO=$D/zoo.txt ZOO_OUT=$D/zoo.txt", "/zoo.txt: there and not a folder (make zoo writes"},
+        {"ZOO=$D/zoo.txt ZOO_OUT=$D/zoo.txt ZOO_TABLE_ONLY=1", "/zoo.txt: there and not a folder"},
+    };
+    char path[512];
+    mb_test_write(path, sizeof path, dir, "zoo.txt", "a lenet5 fashion-mnist 0.02 0.5\n");
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D=%s; %s ZOO_MAKE_ARGS='%s' timeout 120 bash "
+                                             "tests/bench/zoo.sh", dir, where[i].env,
+                                         MB_TEST_MAKE_ARGS), 0);
+        int ok = r.status == 1 && strstr(r.err, where[i].needle) && mb_test_lines(r.err) == 1;
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  zoo %s: status %d: %s", where[i].env, r.status, r.err);
+        mb_test_run_free(&r);
     }
     mb_test_rmdir(dir);
 }
