@@ -369,6 +369,9 @@ gpu-verify: deps
 	@BIN=$(BUILD)/bin GPU_VERIFY_DIR=$(OUT)/gpu-verify bash tests/gpu/verify.sh
 
 # ---- the workload zoo: make run on every line of data/zoo.txt, one table (tests/bench/zoo.sh) ----
+# (ZOO=FILE, ZOO_TABLE_ONLY=1 given to make zoo are zoo.sh's, from the environment: not passed on
+# to its make runs, which refuse a variable that is none of their knobs)
+zoo: MAKEOVERRIDES := $(filter-out ZOO%,$(MAKEOVERRIDES))
 zoo: deps
 	@$(MAKE) --no-print-directory build
 	@ZOO_OUT=$(OUT)/zoo bash tests/bench/zoo.sh
@@ -698,7 +701,7 @@ SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_
   RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS DATA PROBE_LEARNERS \
   COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM TORCH_MODEL TORCH_DEVICE \
   TORCH_THREADS TORCH_PROBE_BATCHES TORCH_PROBE_BUDGET TORCH_BATCHES TORCH_SEEDS TORCH_LR \
-  TORCH_TARGET TORCH_EVAL_FRAC TORCH_MAX_UPDATES TORCH_HOLDOUT_SEEDS BACKEND DEVICE
+  TORCH_TARGET TORCH_EVAL_FRAC TORCH_MAX_UPDATES TORCH_HOLDOUT_SEEDS TORCH_PYTHON BACKEND DEVICE
 QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(call UNSAFE_IN,$($(k))),$(k))))
 $(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
 # checked where the pipeline runs, or FINAL_LOSS is given (the default's calibration is no
@@ -906,7 +909,8 @@ HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^
 # The checks every knob test shares: awk functions that return "" or the one line naming the
 # knob (a number, a whole number in a range, a list with no value twice, a list whose values a
 # process count splits, lo:hi ranges, byte counts of a float or more, sizes in whole bytes, one
-# word, learner counts that each divide some M, an M no larger than the training set), and sh(),
+# word, learner counts that each divide some M, an M no larger than the training set, a fraction
+# that draws the 10 evaluation samples mbtrain's --eval-frac needs at least), and sh(),
 # a path quoted again for system() (knobs hold no quote: SHELL_KNOBS). Each takes what the
 # command the knob feeds takes (campaign 19's G4, G7: a value the check took and the command
 # refused failed its stage, the comm stage after all the training).
@@ -915,10 +919,10 @@ KNOB_AWK = \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
   function w(name, v, lo, hi) { return whole(v, lo, hi) ? "" : sprintf("%s=%s: a whole number from %d to %.0f", name, v, lo, hi) } \
   function pos(name, v, zero, hi) { return num(v) && (v + 0 > 0 || (zero && v + 0 == 0)) && v + 0 <= hi ? "" : \
-    sprintf("%s=%s: a number %s%s", name, v, zero ? ">= 0" : "above 0", hi < 1e300 ? sprintf(", at most %g", hi) : "") } \
+    sprintf("%s=%s: a number %s, at most %g", name, v, zero ? ">= 0" : "above 0", hi) } \
   function list(name, v, lo, least, why, isnum, hi,   n, a, i, j) { n = split(v, a, " "); \
-    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0 && a[i] + 0 < 1e300) : !whole(a[i], lo, hi ? hi : 1e10)) \
-        return name "=" v ": " a[i] " is not " (isnum ? "a finite number above 0" : "a whole number >= " lo (hi ? sprintf(", at most %.0f", hi) : "")); \
+    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0 && a[i] + 0 <= 1e300) : !whole(a[i], lo, hi ? hi : 1e10)) \
+        return name "=" v ": " a[i] " is not " (isnum ? "a number above 0, at most 1e+300" : "a whole number >= " lo (hi ? sprintf(", at most %.0f", hi) : "")); \
       for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
   function bytes(x,   u) { if (x !~ /^[0-9]+[KMG]?$$/ || length(x) > 10) return -1; u = substr(x, length(x)); \
@@ -944,6 +948,10 @@ KNOB_AWK = \
       if (!any) return sprintf("%s=%s: %d divides no M of %s=%s (%s M/%d samples)", name, v, l[i], bname, bv, why, l[i]) } \
     return "" } \
   function one(name, v, what,   a) { return split(v, a, " ") > 1 ? name "=" v ": one " what : "" } \
+  function evalfrac(name, v, n, data,   k, least) { if (!(num(v) && v + 0 > 0 && v + 0 <= 1)) return name "=" v ": a fraction above 0, at most 1"; \
+    if (!n) return v + 0 >= 1e-7 ? "" : name "=" v ": draws fewer than 10 of 100000000 training samples (the evaluation subset needs 10 at least; where the data says no size here, 1e-07 is the least fraction)"; \
+    k = int(v * n + 0.5); k = k < 1 ? 1 : k > n ? n : k; least = n < 10 ? n : 10; \
+    return k >= least ? "" : sprintf("%s=%s draws %d of the %d training samples of DATA=%s: the evaluation subset needs %d at least (all of a smaller set; mbtrain --eval-frac)", name, v, k, n, data, least) } \
   function split_among(name, v, k, what,   n, a, i) { n = split(v, a, " "); \
     for (i = 1; i <= n; i++) if (a[i] % k != 0) return name "=" v ": " a[i] " does not split among " k " " what ": give a multiple of " k; \
     return "" } \
@@ -964,7 +972,7 @@ KNOB_AWK = \
 # the mode chosen ignores is refused too (GIVEN: above, at FINAL_LOSS).
 RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v bud='$(BUDGET)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
   -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
-  -v ef='$(EVAL_FRAC)' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
+  -v ef='$(EVAL_FRAC)' -v cef='$(if $(CAL),$(CAL_EVAL_FRAC))' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
   -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \
   -v procs='$(PROCS)' -v net='$(NET)' -v netf='$(NET_CFG)' -v nets='$(MBKIT_NETS)' \
   -v lrsname='$(if $(call GIVEN,LRS),LRS,LR)' -v data='$(DATA)' -v pl='$(PROBE_LEARNERS)' \
@@ -1020,6 +1028,8 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' 
     if (m == "") m = range("CONV_BATCHES", cvb, 65536); if (m == "") m = pos("CONV_BUDGET", cvu, 0, 3600); \
     if (m == "") m = memsize("CONV_MEM", cvm, 1048576, "below 1M, the least device memory make run takes: what a net and the least workspace of its layers need is known only at the conv stage, from the table of mbprobe conv (lenet5 needs 0.8 MiB at M = 1)"); \
     if (m == "") m = dataset(data); \
+    if (m == "") m = evalfrac("EVAL_FRAC", ef, ntrain, data); \
+    if (m == "" && cef != "") m = evalfrac("CAL_EVAL_FRAC", cef, ntrain, data); \
     if (m == "" && ntrain) m = fits("PROBE_BATCHES", pb, ntrain, data); \
     if (m == "" && ntrain) m = fits(swname, swb, ntrain, data); \
     if (m == "" && ntrain && swname != "RUN_BATCHES") m = fits("RUN_BATCHES", rb, ntrain, data); \
@@ -1107,4 +1117,20 @@ clean:
 	rm -rf build
 
 -include frontends/torch/torch.mk
+# Two of the torch front end's knobs, checked after torch.mk's own checks as those are (one line,
+# exit 2, before any stage; campaign 23's R10: both failed a stage). TORCH_EVAL_FRAC: the model's
+# data size is known only once its dataset() runs, so the fraction is held to the floor make run
+# holds a DATA of no stated size to. TORCH_PYTHON, when given: a program that finds torch
+# (importlib, not import torch's seconds; run-torch imports it before any stage). The default's
+# torch is what deps-peers installs, so it is not asked for here.
+TORCH_MORE_ERROR = $(shell awk -v ef='$(TORCH_EVAL_FRAC)' '$(KNOB_AWK) BEGIN { m = evalfrac("TORCH_EVAL_FRAC", ef, 0, ""); if (m != "") print m }')
+TORCH_PYTHON_ERROR = $(shell set -f; set -- $(TORCH_PYTHON); p="$$1"; \
+  case "$$p" in (*/*) [ -f "$$p" ] && [ -x "$$p" ] ;; (*) [ -n "$$p" ] && command -v "$$p" >/dev/null 2>&1 ;; esac || \
+  { echo "TORCH_PYTHON=$(TORCH_PYTHON): not a program here (an executable file, or a name on PATH: the Python 3 with torch that runs the front end)"; exit; }; \
+  [ "$$(timeout 20 $(TORCH_PYTHON) -c 'import importlib.util as u; print(u.find_spec("torch") is not None)' </dev/null 2>/dev/null | head -n 1)" = True ] || \
+  echo "TORCH_PYTHON=$(TORCH_PYTHON): finds no torch package (the front end imports torch; make deps-peers installs Debian's python3-torch for /usr/bin/python3)")
+ifneq ($(and $(RUN_GOALS),$(TORCH_RUN)),)
+$(if $(strip $(TORCH_MORE_ERROR)),$(error $(TORCH_MORE_ERROR)))
+$(if $(and $(call GIVEN,TORCH_PYTHON),$(strip $(TORCH_PYTHON_ERROR))),$(error $(TORCH_PYTHON_ERROR)))
+endif
 -include $(shell find $(BUILD) $(if $(filter fuzz%,$(MAKECMDGOALS)),$(FUZZ_DIR)) -name '*.d' 2>/dev/null)

@@ -902,7 +902,7 @@ static void test_run_knobs(void)
         {"SEED_BUDGET=-3", "SEED_BUDGET=-3: a whole number"},
         {"RUN_TIME_CAP=abc", "RUN_TIME_CAP=abc: a number >= 0"},
         {"TARGET_LOSS=0", "TARGET_LOSS=0: a number above 0"},
-        {"LR=abc", "LR=abc: abc is not a finite number above 0"},
+        {"LR=abc", "LR=abc: abc is not a number above 0"},
         {"'LRS=0.02 0.02'", "LRS=0.02 0.02: 0.02 given twice"},
         {"EVAL_FRAC=2", "EVAL_FRAC=2: a fraction above 0, at most 1"},
         {"MAX_UPDATES=0", "MAX_UPDATES=0: a whole number"},
@@ -985,7 +985,7 @@ static void test_run_knobs(void)
         {"NET=data/nets", "NET=data/nets: data/nets is not a regular file"},
         {"NET=/dev/null", "NET=/dev/null: /dev/null is not a regular file"},
         {"NET=/etc/passwd", "NET=/etc/passwd: /etc/passwd is no network description"},
-        {"LRS=1e400", "LRS=1e400: 1e400 is not a finite number above 0"},
+        {"LRS=1e400", "LRS=1e400: 1e400 is not a number above 0, at most 1e+300"},
         {"TORCH_TARGET=0.3", "TORCH_TARGET is a knob of the torch front end"},
         {"LR=0.02 LRS=0.05", "LR=0.02 and LRS=0.05: give one"},
         {"\"DATA=x'; touch k9-ran; echo '\"", "DATA=x'; touch k9-ran; echo ': a make run knob holds "
@@ -1133,6 +1133,33 @@ static void test_run_knobs(void)
         /* Q13: a DOS file's line ends ("slots=2 is not slots=N": the carriage return is not seen) */
         {"HOSTFILE=$D/hf_crlf", "/hf_crlf: line 1: holds a carriage return (a DOS file: write its "
                                 "line ends as a line feed alone)"},
+        /* campaign 23's R10: an evaluation fraction that draws fewer than the 10 samples mbtrain's
+         * --eval-frac needs was taken, and refused at the train stage; against the data's size
+         * where DATA says it, else the floor 1e-07 (10 of 1e8 samples) */
+        {"EVAL_FRAC=1e-9", "EVAL_FRAC=1e-9 draws 1 of the 60000 training samples of "
+                           "DATA=fashion-mnist: the evaluation subset needs 10 at least"},
+        {"EVAL_FRAC=0.00015", "EVAL_FRAC=0.00015 draws 9 of the 60000 training samples"},
+        {"DATA=synthetic FINAL_LOSS=0.4 CAL_EVAL_FRAC=0.001", "CAL_EVAL_FRAC=0.001 draws 2 of the "
+                                                             "2000 training samples of DATA=synthetic"},
+        {"CAL_EVAL_FRAC=4.9e-324", "CAL_EVAL_FRAC=4.9e-324 draws 1 of the 60000 training samples"},
+        {"DATA=$D EVAL_FRAC=1e-8", "EVAL_FRAC=1e-8: draws fewer than 10 of 100000000 training "
+                                   "samples (the evaluation subset needs 10 at least; where the "
+                                   "data says no size here, 1e-07 is the least fraction)"},
+        {"FRONTEND=torch TORCH_EVAL_FRAC=1e-9", "TORCH_EVAL_FRAC=1e-9: draws fewer than 10 of "
+                                                "100000000 training samples"},
+        /* TORCH_PYTHON: a program that finds torch (the probe stage failed) */
+        {"FRONTEND=torch TORCH_PYTHON=/nonexistent", "TORCH_PYTHON=/nonexistent: not a program here"},
+        {"FRONTEND=torch TORCH_PYTHON=$D", ": not a program here (an executable file, or a name"},
+        {"FRONTEND=torch TORCH_PYTHON=nosuchpython3", "TORCH_PYTHON=nosuchpython3: not a program"},
+        {"FRONTEND=torch TORCH_PYTHON=/bin/false", "TORCH_PYTHON=/bin/false: finds no torch package"},
+        {"FRONTEND=torch TORCH_PYTHON=/bin/true", "TORCH_PYTHON=/bin/true: finds no torch package"},
+        {"FRONTEND=torch \"TORCH_PYTHON=py'\"", "a make run knob holds no quote character"},
+        /* R12: a value above the bound was refused without the bound */
+        {"TARGET_LOSS=1e308", "TARGET_LOSS=1e308: a number above 0, at most 1e+300"},
+        {"RUN_TIME_CAP=1e308", "RUN_TIME_CAP=1e308: a number >= 0, at most 1e+300"},
+        {"LR=1e308", "LR=1e308: 1e308 is not a number above 0, at most 1e+300"},
+        {"FRONTEND=torch TORCH_PROBE_BUDGET=1e308", "TORCH_PROBE_BUDGET=1e308: a number above 0, "
+                                                    "at most 1e+300"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1215,7 +1242,10 @@ static void test_run_knobs(void)
                                        "CONV_MEM=2.5M THREADS=256", "HOSTFILE=$D/hf_ok",
                                        "HOSTFILE=$D/hf_ip CONV_MEM=1M",
                                        "TARGET_LOSS=0.5 SEED_BUDGET=50", "FINAL_LOSS= MAX_SEEDS=5",
-                                       "BUDGET=3600", "HOSTFILE=$D/hf_fqdn"};
+                                       "BUDGET=3600", "HOSTFILE=$D/hf_fqdn",
+                                       /* campaign 23: 10 evaluation samples exactly */
+                                       "EVAL_FRAC=0.00016", "DATA=$D EVAL_FRAC=1e-7",
+                                       "DATA=synthetic FINAL_LOSS=0.4 CAL_EVAL_FRAC=0.00475"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
@@ -1281,6 +1311,24 @@ static void test_zoo_bad_input(void)
         /* cifar7 takes 3x28x28 images, Fashion-MNIST is 1x28x28: the probe refuses it */
         {"lenet5 lenet5 fashion-mnist 0.02 0.5\n", NULL},
         {"misfit cifar7 fashion-mnist 0.02 0.5\n", "zoo.txt:1: misfit: make run: stage 'probe' failed"},
+        /* campaign 23's R8: every line's knobs as make run checks them, before line 1 trains */
+        {"a lenet5 fashion-mnist 0.02 0.5\nb bad_net fashion-mnist 0.02 0.5\n",
+         "zoo.txt:2: b: NET=bad_net: no data/nets/bad_net.cfg here"},
+        {"a lenet5 fashion-mnist 0.02 0.5\n\nb lenet5 synthetic:n=1e3 0.02 0.5\n",
+         "zoo.txt:3: b: DATA=synthetic:n=1e3: n=1e3 is not a whole number from 1 to 100000000"},
+        {"a lenet5 fashion-mnist 0.02 0.5\nb lenet5 fashion-mnist 1e308 0.5\n",
+         "zoo.txt:2: b: LR=1e308: 1e308 is not a number above 0, at most 1e+300"},
+        /* a name is a plain word: '..' ran make run OUT=out/zoo/.. (the user's out/), zoo.md
+         * collided with the table, a.log with workload a's log */
+        {"a lenet5 fashion-mnist 0.02 0.5\n.. lenet5 fashion-mnist 0.02 0.5\n",
+         "zoo.txt:2: name '..': a letter or digit, then letters, digits, _ or -"},
+        {". lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name '.': a letter or digit"},
+        {"zoo.md lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name 'zoo.md': a letter or digit"},
+        {"a.log lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name 'a.log': a letter or digit"},
+        {".a lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name '.a': a letter or digit"},
+        {"-x lenet5 fashion-mnist 0.02 0.5\n", "zoo.txt:1: name '-x': a letter or digit"},
+        /* R12: a DOS line end was "'0.5' is not a positive number" */
+        {"a lenet5 fashion-mnist 0.02 0.5\r\n", "zoo.txt:1: holds a carriage return (a DOS file"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (!bad[i].needle) /* a good line before the bad one would train: not in a unit test */
@@ -1302,6 +1350,32 @@ static void test_zoo_bad_input(void)
         CU_ASSERT_PTR_NULL(f); /* nothing half-written */
         if (f)
             fclose(f);
+        snprintf(path, sizeof path, "%s/out/a.log", dir);
+        CU_ASSERT_EQUAL(access(path, F_OK), -1); /* line a did not train */
+    }
+    /* R12: ZOO a folder (bash's read error, "line: unbound variable"), ZOO_OUT a file (mkdir's
+     * error, then "no .../validate.txt"): one line each */
+    static const struct {
+        const char *env, *needle;
+    } where[] = {
+        {"ZOO=$D ZOO_OUT=$D/out", ": not a regular file (ZOO names the workload list"},
+        {"ZOO=/dev/null ZOO_OUT=$D/out", "/dev/null: not a regular file"},
+        {"ZOO=$D/none ZOO_OUT=$D/out", "/none: no such file"},
+        {"ZOO=$D/zoo.txt ZOO_OUT=$D/zoo.txt", "/zoo.txt: there and not a folder (make zoo writes"},
+        {"ZOO=$D/zoo.txt ZOO_OUT=$D/zoo.txt ZOO_TABLE_ONLY=1", "/zoo.txt: there and not a folder"},
+    };
+    char path[512];
+    mb_test_write(path, sizeof path, dir, "zoo.txt", "a lenet5 fashion-mnist 0.02 0.5\n");
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D=%s; %s ZOO_MAKE_ARGS='%s' timeout 120 bash "
+                                             "tests/bench/zoo.sh", dir, where[i].env,
+                                         MB_TEST_MAKE_ARGS), 0);
+        int ok = r.status == 1 && strstr(r.err, where[i].needle) && mb_test_lines(r.err) == 1;
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  zoo %s: status %d: %s", where[i].env, r.status, r.err);
+        mb_test_run_free(&r);
     }
     mb_test_rmdir(dir);
 }

@@ -6,27 +6,36 @@
 # ZOO_TABLE_ONLY=1 trains nothing: it writes the table from the workloads' outputs already in
 # $ZOO_OUT (a zoo whose table step failed, or one run by hand workload by workload).
 #
-# A bad line (not NAME NET DATA LR TARGET, a repeated NAME) stops it before anything trains; a
-# workload whose pipeline fails (a network that does not fit its data, a target no run reaches)
-# stops it with one line naming the zoo line and the stage's log. Exit 1 either way.
+# A bad line (not NAME NET DATA LR TARGET, a repeated NAME, a NAME that is no plain word, knobs
+# make run refuses: `make -n run` with each line's, before anything trains) stops it before
+# anything trains; a workload whose pipeline fails (a network that does not fit its data, a
+# target no run reaches) stops it with one line naming the zoo line and the stage's log. Exit 1
+# either way.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 zoo=${ZOO:-data/zoo.txt}
 out=${ZOO_OUT:-out/zoo}
 fail() { echo "make zoo: $*" >&2; exit 1; }
+[ -e "$zoo" ] || fail "$zoo: no such file (ZOO names the workload list)"
+[ -f "$zoo" ] || fail "$zoo: not a regular file (ZOO names the workload list: NAME NET DATA LR TARGET_LOSS a line)"
 [ -r "$zoo" ] || fail "$zoo: cannot read the workload list"
+# each workload writes $out/NAME and $out/NAME.log beside the table $out/zoo.md
+[ ! -e "$out" ] || [ -d "$out" ] || fail "$out: there and not a folder (make zoo writes each workload into $out/NAME)"
 
 # every line checked before any training
 names=() nets=() datas=() lrs=() targets=() lines=()
 n=0
 while IFS= read -r line || [ -n "$line" ]; do
     n=$((n + 1))
+    [[ $line != *$'\r'* ]] || fail "$zoo:$n: holds a carriage return (a DOS file: write its line ends as a line feed alone)"
     line=${line%%#*}
     [ -n "${line//[[:space:]]/}" ] || continue
     read -r name net data lr target extra <<< "$line"
     [ -n "$target" ] && [ -z "${extra:-}" ] ||
         fail "$zoo:$n: expected 'NAME NET DATA LR TARGET_LOSS', got '$line'"
-    [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || fail "$zoo:$n: name '$name': letters, digits, . _ - only"
+    # a plain word: no '.', '..', hidden name, zoo.md or NAME.log of another workload, no option
+    [[ $name =~ ^[A-Za-z0-9][A-Za-z0-9_-]*$ ]] ||
+        fail "$zoo:$n: name '$name': a letter or digit, then letters, digits, _ or - (a plain word: NAME and NAME.log are written in $out beside zoo.md)"
     for x in "$lr" "$target"; do
         [[ $x =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] && awk -v v="$x" 'BEGIN { exit !(v > 0) }' ||
             fail "$zoo:$n: '$x' is not a positive number (LR and TARGET_LOSS)"
@@ -36,7 +45,20 @@ while IFS= read -r line || [ -n "$line" ]; do
 done < "$zoo"
 [ ${#names[@]} -gt 0 ] || fail "$zoo: no workload in it"
 
-mkdir -p "$out"
+# every line's knobs as make run checks them (make -n: nothing runs), before any line trains:
+# a bad NET or DATA on the last line is not found after the first lines' whole pipelines
+if [ -z "${ZOO_TABLE_ONLY:-}" ]; then
+    for i in "${!names[@]}"; do
+        # shellcheck disable=SC2086 # ZOO_MAKE_ARGS: make variables, e.g. the test suite's BUILD
+        why=$(make -s -n --no-print-directory run ${ZOO_MAKE_ARGS:-} OUT="$out/${names[$i]}" NET="${nets[$i]}" \
+                DATA="${datas[$i]}" LR="${lrs[$i]}" TARGET_LOSS="${targets[$i]}" 2>&1 >/dev/null) && continue
+        # make's "Makefile:N: *** KNOB=V: why.  Stop." as "KNOB=V: why"
+        why=$(printf '%s\n' "$why" | sed -n 's/^.*\*\*\* \(.*\)\.  Stop\.$/\1/p; t; $p' | head -n 1)
+        fail "$zoo:${lines[$i]}: ${names[$i]}: ${why:-make -n run refused its knobs}"
+    done
+fi
+
+mkdir -p "$out" 2>/dev/null || fail "$out: cannot create the folder"
 for i in "${!names[@]}"; do
     name=${names[$i]} dir=$out/${names[$i]}
     if [ -n "${ZOO_TABLE_ONLY:-}" ]; then
