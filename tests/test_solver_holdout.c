@@ -767,6 +767,7 @@ static void test_mbopt_holdout(void)
                                        MB_TEST_SRC, dir));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "| w | lenet5 | 0.02 | 0.5 | "));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " over the held-out seeds; N_update "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " | 20..34 (P = 1) | ")); /* the columns in place */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " 5 s |"));
     mb_test_run_free(&r);
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --json", cmdb));

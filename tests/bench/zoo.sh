@@ -86,10 +86,10 @@ tmp=$(mktemp "$out/.zoo.md.XXXXXX")
         ins=$(grep -h '^in-sample:' "$d/validate.txt" | sed -n 's/.*median |error| of predicted T_C \([0-9.]*\)%.*/\1%/p')
         flat=$(sed -n 's/^flat: *M = \([0-9.]*\.\.[0-9.]*\) at P = \([0-9]*\) .*/\1 (P = \2)/p' "$d/scale.txt")
         total=$(sed -n 's/^total: //p' "$out/${names[$i]}.log")
-        re='the recommended M = ([^ ]+) trained in [^ ]+ s \(median\), ([^ ]+)x the best held-out M \(M = ([^,]+), [^;]+; 95% interval ([^)]+)x\); against its best rival, M = ([^ ]+) [^:]+: ([^ ]+)x \(95% interval ([^)]+)\): ([a-z]+); median \|error\| of predicted T_C on the held-out runs ([^%]+)% over [0-9]+ settings \(95% interval over their seeds ([^;]+); of N_update ([^%]+)%, of T_update ([^%]+)%[^)]*\)(; the prediction.s [^;]* at ([0-9]+ of [0-9]+) settings)?; flat \(held out\): M = ([^ ]+) '
+        re='the recommended M = ([^ ]+) trained in [^ ]+ s \(median\), ([^ ]+)x the best held-out M \(M = ([^,]+), [^;]+; 95% interval ([^)]+)x\); against its best rival, M = ([^ ]+) [^:]+: ([^ ]+)x \(95% interval ([^)]+)\): ([a-z]+); median \|error\| of predicted T_C on the held-out runs ([^%]+)% over [0-9]+ settings \(95% interval over their seeds ([^;]+); of N_update ([^%]+)%, of T_update ([^%]+)%(, every M.s runs [^;]*)?\)(; the prediction.s [^;]* at ([0-9]+ of [0-9]+) settings)?; flat \(held out\): M = ([^ ]+) '
         [[ $check =~ $re ]] || fail "$d/validate.txt: no held-out check line to read"
         m=("${BASH_REMATCH[@]}")
-        echo "| ${names[$i]} | ${nets[$i]} | ${lrs[$i]} | ${targets[$i]} | ${m[1]} | **${m[2]}x** of M = ${m[3]} (${m[4]}) | ${m[6]}x of M = ${m[5]} (${m[7]}): ${m[8]} | ${m[9]}% (${m[10]} over the held-out seeds; N_update ${m[11]}%, T_update ${m[12]}%; in-sample $ins) | ${m[14]:--} | $flat | ${m[15]} | $total |"
+        echo "| ${names[$i]} | ${nets[$i]} | ${lrs[$i]} | ${targets[$i]} | ${m[1]} | **${m[2]}x** of M = ${m[3]} (${m[4]}) | ${m[6]}x of M = ${m[5]} (${m[7]}): ${m[8]} | ${m[9]}% (${m[10]} over the held-out seeds; N_update ${m[11]}%, T_update ${m[12]}%${m[13]:+, a level alike at every M}; in-sample $ins) | ${m[15]:--} | $flat | ${m[16]} | $total |"
     done
 } > "$tmp" && mv "$tmp" "$out/zoo.md" || { rm -f "$tmp"; fail "could not write $out/zoo.md"; }
 echo
