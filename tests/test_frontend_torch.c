@@ -239,6 +239,164 @@ static void test_bad_input(void)
     mb_test_run_free(&r);
 }
 
+/* ---- hostile input (campaign 23): one line, the right exit status, outputs untouched ---- */
+
+/* Model files beside tiny.py, each wrong in one way (or failing on rank 1 only). */
+#define HEAD "import os, sys, torch\nsys.path.insert(0, os.path.dirname(__file__))\n" \
+             "import tiny\nfrom tiny import dataset, model\n"
+static const char *const VARIANTS[][2] = {
+    {"lab.py", HEAD "def dataset():\n    x, y = tiny.dataset()\n    y[5] = 11\n    return x, y\n"},
+    {"neglab.py", HEAD "def dataset():\n    x, y = tiny.dataset()\n    y[3] = -1\n"
+                  "    return x, y\n"},
+    {"fraclab.py", HEAD "def dataset():\n    x, y = tiny.dataset()\n"
+                   "    return x, y.float() + 0.5\n"},
+    {"nanx.py", HEAD "def dataset():\n    x, y = tiny.dataset()\n    x[4, 2] = float('nan')\n"
+                "    return x, y\n"},
+    {"lossvec.py", HEAD "def loss(out, y):\n    return torch.nn.functional.cross_entropy(out, y, "
+                   "reduction='none')\n"},
+    {"shape.py", HEAD "def model():\n    return torch.nn.Linear(21, 10)\n"},
+    {"nameup.py", HEAD "NAME = '../esc'\n"},
+    {"datanl.py", HEAD "DATA = 'gen\\n# lr=9'\n"},
+    {"classx.py", HEAD "CLASSES = 'x'\n"},
+    {"r1loss.py", HEAD "def loss(out, y):\n    import torch.distributed as dist\n"
+                  "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                  "        raise RuntimeError('rank 1 fails')\n"
+                  "    return torch.nn.functional.cross_entropy(out, y)\n"},
+};
+
+#define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
+#define RN "runs --threads 1 --target-loss 0.6 --log-dir d --model "
+
+/* A refusal: what the folder holds first (sh), the front end's arguments, the status, a piece
+ * of its one line (two for status 2: the hint), and a check after (sh; prints to stderr what is
+ * wrong). Every case runs in its own folder holding o = "sentinel", which must stay so, and
+ * must leave no run log behind; each has 60 s (--threads 100000 hung, --seeds 0:100000000
+ * filled the memory). */
+static const struct bad {
+    const char *setup, *args;
+    int status;
+    const char *needle, *post;
+} BAD[] = {
+    /* outputs: the model file, a folder, a FIFO without a reader */
+    {"cp ../tiny.py m.py", "probe --model m.py --batch 8 --threads 1 -o m.py", 1,
+     "-o m.py would overwrite --model m.py", "cmp -s m.py ../tiny.py || echo 'm.py CHANGED' >&2"},
+    {"mkdir od", PB "-o od", 1, "od: cannot write: Is a directory", ":"},
+    {"mkfifo f && export MBKIT_FIFO_WAIT=0.2", PB "-o f", 1, "f: a FIFO with no reader after 0.2 s",
+     "test -p f || echo 'f REPLACED' >&2"},
+    {"export MBKIT_FIFO_WAIT=x", PB "-o o", 2, "MBKIT_FIFO_WAIT=x: seconds from 0 to 3600", ":"},
+    {"mkdir -p d/tiny-momentum-b8-s0.csv", RN "../tiny.py --batch 8", 1,
+     "d/tiny-momentum-b8-s0.csv: cannot write: Is a directory", ":"},
+    {":", PB "-o - >&-", 1, "standard output: write error: Bad file descriptor (closed)", ":"},
+    {":", "runs --threads 1 --target-loss 0.6 --model ../tiny.py --batch 32 --log-dir d "
+     ">/dev/full", 1, "standard output: write error: No space left on device",
+     "rm -r d" /* its log is written: the summary printed after it is what failed */},
+    /* flags: once each, values once each, in range, none the mode would ignore */
+    {":", PB "--lr 0.1 --lr 0.2 -o o", 2, "option '--lr' given twice", ":"},
+    {":", "probe --model ../tiny.py --batch 8,8 -o o", 1, "--batch: 8 given twice", ":"},
+    {":", PB "--procs 2,2 -o o", 1, "--procs: 2 given twice", ":"},
+    {":", RN "../tiny.py --batch 8 --seeds 0,0", 1, "--seeds: 0 given twice", ":"},
+    {":", RN "../tiny.py --plan '8,0.05,0 8,5e-2,0'", 1, "--plan: '8,5e-2,0' given twice", ":"},
+    {":", RN "../tiny.py --plan '8,0.05,0 8,0.1,0'", 1, "would both write", ":"},
+    {":", RN "../tiny.py --batch 8 --plan '8,0.05,0'", 2, "--batch with --plan", ":"},
+    {":", RN "../tiny.py --batch 8 --algo sgd --momentum 0.5", 2, "--momentum with --algo sgd",
+     ":"},
+    {":", RN "../tiny.py --batch 8 --momentum 1.5", 1, "--momentum: must be in [0, 1), got '1.5'",
+     ":"},
+    {":", RN "../tiny.py --batch 8 --weight-decay inf", 1,
+     "--weight-decay: 'inf' is not a finite number", ":"},
+    {":", PB "--rel-ci 1 -o o", 1, "--rel-ci: must be in (0, 1), got '1'", ":"},
+    {":", RN "../tiny.py --batch 8 --data-seed 99999999999999999999999", 1,
+     "--data-seed: 99999999999999999999999 is not in [0, 1099511627776]", ":"},
+    {":", RN "../tiny.py --batch 8 --eval-frac 0.001", 1,
+     "--eval-frac 0.001 draws 2 of the 2000 training samples", ":"},
+    {":", RN "../tiny.py --batch 8 --seeds 0:100000000", 1, "at most 100000 seeds", ":"},
+    {":", RN "../tiny.py --batch 8 --seeds 0:1500", 1, "--seeds: 1501 seeds, more than 1000", ":"},
+    {":", PB "--threads 100000 -o o", 1, "--threads: 100000 is not in [1, 256]", ":"},
+    /* the model file: what it is, its NAME and DATA, its data, model and loss */
+    {":", RN "/dev/null --batch 8", 1, "/dev/null: not a model file: a device", ":"},
+    {"mkdir m.py", RN "m.py --batch 8", 1, "m.py: not a model file: a directory", ":"},
+    {":", RN "../nameup.py --batch 8", 1, "NAME '../esc' is not a plain name",
+     "! ls esc-* >/dev/null 2>&1 || echo 'a log ESCAPED --log-dir' >&2"},
+    {":", RN "../datanl.py --batch 8", 1, "DATA 'gen\\n# lr=9' is not a data set's name", ":"},
+    {":", RN "../classx.py --batch 8", 1, "CLASSES 'x' is not a whole number", ":"},
+    {":", RN "../lab.py --batch 8", 1, "dataset(): label 11 but model() gives 10 outputs", ":"},
+    {":", RN "../neglab.py --batch 8", 1, "dataset(): label -1 at sample 3 is negative", ":"},
+    {":", RN "../fraclab.py --batch 8", 1, "is not a whole number (y holds integer class labels)",
+     ":"},
+    {":", RN "../nanx.py --batch 8", 1, "dataset(): x holds nan at sample 4", ":"},
+    {":", RN "../lossvec.py --batch 8", 1, "loss() returned shape (8,), not a scalar tensor", ":"},
+    {":", RN "../shape.py --batch 8", 1, "model() does not take dataset()'s x (20,)", ":"},
+    /* rank 1's loss() raising: its cause, not rank 0's "Connection closed by peer" */
+    {":", "probe --model ../r1loss.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
+     "--procs 1,2 -o o", 1, "rank 1: ", "grep -q 'RuntimeError: rank 1 fails' .err || "
+     "echo 'the cause is not said' >&2"},
+};
+
+/* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */
+static const struct good {
+    const char *setup, *args, *verify;
+} GOOD[] = {
+    /* outputs that are links, FIFOs and devices are written through, never replaced */
+    {"ln -s real.csv l", PB "-o l", "test -L l && grep -q '^cpu,tiny,8,' real.csv"},
+    {"mkfifo f && { timeout 30 cat f > got & }", PB "-o f",
+     "wait; test -p f && grep -q '^cpu,tiny,8,' got"},
+    {"mknod n c 1 3 2>/dev/null || exit 0", PB "-o n", "test -c n"},
+    {"mkdir d && ln -s ../real.csv d/tiny-momentum-b32-s0.csv", RN "../tiny.py --batch 32 "
+     "--eval-frac 0.25", "test -L d/tiny-momentum-b32-s0.csv && grep -q '^# target_loss=0.6' "
+     "real.csv && grep -q '^# command=mbkit_torch runs --threads 1 ' real.csv"},
+    /* a diverged run: mbtrain's summary, '-' for what is none, never nan */
+    {":", RN "../tiny.py --batch 32 --lr 1e30",
+     "grep -q ' loss=- eval_loss=- eval_acc=- reached=no reached_update=0 reached_wall_s=0.000 ' "
+     "out && grep -q ' diverged=yes diverged_update=[1-9]' out && "
+     "! grep -qi '[=,]-*\\(nan\\|inf\\)' out d/*.csv"},
+};
+
+static void test_hostile(void)
+{
+    enum { NB = sizeof BAD / sizeof *BAD, NG = sizeof GOOD / sizeof *GOOD };
+    char path[512];
+    for (size_t i = 0; i < sizeof VARIANTS / sizeof *VARIANTS; i++)
+        mb_test_write(path, sizeof path, dir, VARIANTS[i][0], VARIANTS[i][1]);
+    static char buf[NB + NG][2048];
+    const char *cmds[NB + NG];
+    for (size_t i = 0; i < NB + NG; i++) {
+        const struct bad *b = i < NB ? &BAD[i] : NULL;
+        const struct good *g = i < NB ? NULL : &GOOD[i - NB];
+        char *c = buf[i];
+        if (b)
+            snprintf(c, sizeof buf[i],
+                     "S=$PWD; mkdir %s/h%zu && cd %s/h%zu && printf sentinel > o && { %s; } && "
+                     "{ timeout -k 5 60 %s $S/" FE " %s; } 2> .err; s=$?; cat .err >&2; %s; "
+                     "[ \"$(cat o)\" = sentinel ] || echo 'o TOUCHED' >&2; "
+                     "[ -z \"$(find . -name '*.csv' -type f)\" ] || echo 'a log WRITTEN' >&2; "
+                     "exit $s", dir, i, dir, i, b->setup, py, b->args, b->post);
+        else
+            snprintf(c, sizeof buf[i],
+                     "S=$PWD; mkdir %s/h%zu && cd %s/h%zu && { %s; } && "
+                     "timeout -k 5 60 %s $S/" FE " %s > out 2> err; s=$?; cat out err; "
+                     "[ $s = 0 ] || exit $s; %s", dir, i, dir, i, g->setup, py, g->args,
+                     g->verify);
+        cmds[i] = c;
+    }
+    mb_test_run r[NB + NG];
+    CU_ASSERT_EQUAL(mb_test_sh_pool(r, cmds, NB + NG, NULL, mb_test_jobs()), 0);
+    for (size_t i = 0; i < NB + NG; i++) {
+        int ok;
+        if (i < NB) {
+            const struct bad *b = &BAD[i];
+            ok = r[i].status == b->status && strstr(r[i].err, b->needle) &&
+                 mb_test_lines(r[i].err) == (b->status == 2 ? 2u : 1u) && !*r[i].out;
+        } else {
+            ok = r[i].status == 0;
+        }
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  case %zu: %s\n  -> %d\n  out: %s\n  err: %s", i, cmds[i],
+                    r[i].status, r[i].out, r[i].err);
+        mb_test_run_free(&r[i]);
+    }
+}
+
 static int add_tests(CU_pSuite s)
 {
     return !CU_add_test(s, "probe: step table read by mbfit tupdate", test_probe_table) ||
@@ -246,7 +404,8 @@ static int add_tests(CU_pSuite s)
            !CU_add_test(s, "runs: logs read by mbfit nupdate, tupdate, mbopt validate",
                         test_runs_logs) ||
            !CU_add_test(s, "exact crossing equals evaluating every update", test_exact_crossing) ||
-           !CU_add_test(s, "bad input: one line, non-zero exit, nothing written", test_bad_input);
+           !CU_add_test(s, "bad input: one line, non-zero exit, nothing written", test_bad_input) ||
+           !CU_add_test(s, "hostile input: one line, its status, outputs untouched", test_hostile);
 }
 
 int mb_test_suite_frontend_torch(void)

@@ -64,10 +64,13 @@ def _worker(rank, a, procs, dev_type, init, result):
                 json.dump([{"m": p.m, "x": p.x, "starts": p.starts, "why": p.why} for p in pts],
                           f)
             os.replace(result + ".tmp", result)
-    except fe.Fail as e:  # its one line for the parent (any rank's: they fail alike)
-        with open(f"{result}.fail{rank}", "w") as f:
-            f.write(str(e))
-        os.replace(f"{result}.fail{rank}", result + ".fail")
+    except Exception as e:  # its one line for the parent, with the time it failed: the rank
+        # that failed first holds the cause (rank 1's loss() raising); the others then see
+        # only their peer gone ("Connection closed by peer")
+        msg = str(e) if isinstance(e, fe.Fail) else f"{type(e).__name__}: {fe.one_line(e)}"
+        with open(f"{result}.tmp{rank}", "w") as f:
+            f.write(f"{time.monotonic_ns()}\nrank {rank}: {msg}")
+        os.replace(f"{result}.tmp{rank}", f"{result}.fail{rank}")
         raise SystemExit(1)
     # no destroy_process_group(): with a file rendezvous it could wait on a rank already gone
     # (seen once on this host); the process's exit closes the group
@@ -82,6 +85,19 @@ class _CpuGroup:
 
     def all_reduce(self, t, op):
         self.dist.all_reduce(t, op=op, group=self.group)
+
+
+def first_failure(result, procs):
+    """The line of the rank that failed first (each wrote 'TIME\\nrank R: LINE'), or None."""
+    got = []
+    for r in range(procs):
+        try:
+            with open(f"{result}.fail{r}") as f:
+                t, _, msg = f.read().partition("\n")
+            got.append((int(t), msg.strip()))
+        except (OSError, ValueError):
+            pass
+    return min(got)[1] if got else None
 
 
 def probe(a, procs, dev):
@@ -104,13 +120,14 @@ def probe(a, procs, dev):
                         if pr.is_alive():
                             pr.terminate()
                     break
-        except Exception as e:  # a rank failed: its one line, when rank 0 wrote it
-            msg = None
-            if os.path.exists(result + ".fail"):
-                with open(result + ".fail") as f:
-                    msg = f.read().strip() or None
-            raise fe.Fail(msg or f"--procs {procs}: a learner process failed "
-                                 f"({fe.one_line(e)})")
+        except Exception as e:  # a rank failed: the one line of the rank that failed first,
+            # unless the rank seen dead left none (os._exit, a signal): then its exit is the cause
+            idx = getattr(e, "error_index", None)
+            said = first_failure(result, procs)
+            if idx is not None and not os.path.exists(f"{result}.fail{idx}"):
+                said = None
+            raise fe.Fail(said or f"--procs {procs}: a learner process failed "
+                                  f"({fe.one_line(e)})")
         with open(result) as f:
             got = json.load(f)
     finally:

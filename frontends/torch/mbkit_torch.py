@@ -36,15 +36,18 @@ gloo on CPU, NCCL on CUDA; the step table's `learners` column is P).
 
 Not here: training several learners (runs trains one), learning-rate schedules, the C
 pipeline's stages (frontends/torch/torch.mk runs mbfit, mbopt and mbplot on what this writes).
-Exit status: 0 done; 1 bad input (a model file that does not import, a factory that raises,
-a run that never reached the target, a write error); 2 usage.
+Exit status: 0 done; 1 bad input (a bad flag value, a model file that does not import, a
+factory that raises, bad data, a run that never reached the target, a write error), one line,
+never a traceback; 2 usage (an unknown flag, a flag given twice or one the mode ignores).
 """
 import argparse
+import errno
 import importlib
 import importlib.util
 import math
 import os
 import platform
+import stat
 import socket
 import sys
 import tempfile
@@ -62,56 +65,102 @@ class Fail(Exception):
 # ---- command line ------------------------------------------------------------------------------
 
 class Parser(argparse.ArgumentParser):
-    """argparse with mbkit's usage errors: one line, then "Try '... --help'", exit 2."""
+    """argparse with mbkit's usage errors: one line, then "Try '... --help'", exit 2; a flag
+    given twice is one of them (the last value winning silently is how "--lr 0.1 ... --lr 0.2"
+    trains at 0.2: data/cli.c)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.register("action", None, _Once)
+        self.register("action", "store", _Once)
+        self.register("action", "store_true", _OnceTrue)
 
     def error(self, message):
         sys.stderr.write(f"{self.prog}: {message}\nTry '{self.prog} --help'\n")
         sys.exit(2)
 
 
+def _given_once(parser, namespace, action, option_string):
+    """Records that action's flag was given; a second time is a usage error."""
+    seen = getattr(namespace, "given", None)
+    if seen is None:
+        seen = set()
+        setattr(namespace, "given", seen)
+    if action.dest in seen:
+        parser.error(f"option '{option_string}' given twice"
+                     + (": it takes one value" if action.nargs != 0 else ""))
+    seen.add(action.dest)
+
+
+class _Once(argparse._StoreAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        _given_once(parser, namespace, self, option_string)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class _OnceTrue(argparse._StoreTrueAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        _given_once(parser, namespace, self, option_string)
+        super().__call__(parser, namespace, values, option_string)
+
+
+THREADS_MAX = 256        # mbtrain's --threads (MB_CTX_MAX_THREADS, train/backend/mb_backend.h)
+SEEDS_MAX = 1000         # seeds in one --seeds list (mbtrain's MAX_SWEEP_SEEDS)
+SEED_MAX = 1 << 40       # a seed or --data-seed, as mbtrain takes them
+SEED_SPAN = 100000       # a seed range lo:hi spans at most this (mbtrain's parse_seeds)
+REPS_MAX = 10 ** 6       # --warmup, --min-reps, --max-reps (docs/commands.md, "Numbers")
+BUDGET_MAX = 3600.0      # --budget, seconds a point (mbprobe's)
+UPDATES_MAX = 1 << 40    # --max-updates (mbtrain's bound on a run)
+EVAL_MIN = 10            # the fewest samples an evaluation subset holds (mbtrain's EVAL_MIN)
+FIFO_WAIT = 5.0          # an output FIFO waits this long for its reader (MBKIT_FIFO_WAIT)
+
+
+def whole(text, name, lo=0, hi=1 << 53):
+    """A whole number as mbtrain reads counts: digits only (no '+', '_', '1e1', spaces), in
+    [lo, hi]; Fail naming the flag otherwise. A bad value is exit 1, as the C tools': the
+    converters raise Fail, which argparse does not catch (its own errors are usage, exit 2)."""
+    if not (text.isascii() and text.isdigit()):
+        raise Fail(f"{name}: '{text}' is not a whole number")
+    v = int(text)
+    if not lo <= v <= hi:
+        raise Fail(f"{name}: {v} is not in [{lo}, {hi}]")
+    return v
+
+
 def parse_list(text, name, lo=1, hi=1 << 20):
     """mbkit's lists: '8,16,32', 'lo:hi' (doubling from lo to hi) or both: '1,3,8:64'."""
     out = []
     for item in text.split(","):
-        item = item.strip()
         if not item:
-            raise argparse.ArgumentTypeError(f"{name}: empty item in '{text}'")
-        try:
-            if ":" in item:
-                a, b = (int(v) for v in item.split(":", 1))
-                if a < lo or b < a:
-                    raise ValueError
-                v = a
-                while v <= b:
-                    out.append(v)
-                    v *= 2
-            else:
-                out.append(int(item))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name}: '{item}' is not a whole number or lo:hi")
-    for v in out:
-        if v < lo or v > hi:
-            raise argparse.ArgumentTypeError(f"{name}: {v} is not in [{lo}, {hi}]")
+            raise Fail(f"{name}: empty item in '{text}'")
+        if ":" in item:
+            a, b = item.split(":", 1)
+            a, b = whole(a, name, lo, hi), whole(b, name, lo, hi)
+            if b < a:
+                raise Fail(f"{name}: '{item}' is not lo:hi with lo <= hi")
+            v = a
+            while v <= b:
+                out.append(v)
+                v *= 2
+        else:
+            out.append(whole(item, name, lo, hi))
     return out
 
 
 def seed_list(text):
-    """Seeds: '0:4' is 0, 1, 2, 3, 4 (a range, not doubling, as mbtrain --seeds), or a list."""
+    """Seeds: '0:4' is 0, 1, 2, 3, 4 (a range, not doubling, as mbtrain --seeds), or a list;
+    ranges (range objects), counted and expanded by check_args (at most SEEDS_MAX seeds)."""
     out = []
     for item in text.split(","):
-        try:
-            if ":" in item:
-                a, b = (int(v) for v in item.split(":", 1))
-                if a < 0 or b < a:
-                    raise ValueError
-                out.extend(range(a, b + 1))
-            else:
-                v = int(item)
-                if v < 0:
-                    raise ValueError
-                out.append(v)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"--seeds: '{item}' is not a seed >= 0 or lo:hi")
+        if not item:
+            raise Fail(f"--seeds: empty item in '{text}'")
+        a, _, b = item.partition(":")
+        lo = whole(a, "--seeds", 0, SEED_MAX)
+        hi = whole(b, "--seeds", 0, SEED_MAX) if b else lo
+        if hi < lo or hi - lo >= SEED_SPAN:
+            raise Fail(f"--seeds: '{item}' is not a range lo:hi of lo <= hi and at most "
+                       f"{SEED_SPAN} seeds")
+        out.append(range(lo, hi + 1))
     return out
 
 
@@ -121,34 +170,38 @@ def plan_list(text):
     for tok in text.split():
         try:
             m, lr, seed = tok.split(",")
-            mv, lv, sv = int(m), float(lr), int(seed)
-            if mv < 1 or not (lv > 0) or not math.isfinite(lv) or sv < 0:
+            mv, lv = whole(m, "M", 1, 1 << 20), float(lr)
+            sv = whole(seed, "SEED", 0, SEED_MAX)
+            if not (lv > 0) or not math.isfinite(lv) or "_" in lr:
                 raise ValueError
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"--plan: '{tok}' is not an M,LR,SEED token")
+        except (ValueError, Fail):
+            raise Fail(f"--plan: '{tok}' is not an M,LR,SEED token (M >= 1, a finite LR > 0, "
+                       f"SEED >= 0)")
         out.append((mv, lr, lv, sv))
     if not out:
-        raise argparse.ArgumentTypeError("--plan: no M,LR,SEED token")
+        raise Fail("--plan: no M,LR,SEED token")
     return out
 
 
-def positive(kind):
+def count(name, lo=1, hi=1 << 53):
+    return lambda text: whole(text, name, lo, hi)
+
+
+def real(name, lo, hi=math.inf, lo_open=True, hi_open=False):
+    """A finite number in the interval lo..hi (open or closed at each end), as the C tools'
+    mb_data_flag_double: 'nan', 'inf', '1_0' and hex are not; Fail naming the flag otherwise."""
     def conv(text):
         try:
-            v = kind(text)
+            v = float(text) if "_" not in text and text.strip() == text else math.nan
         except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a number")
-        if not (v > 0) or (isinstance(v, float) and not math.isfinite(v)):
-            raise argparse.ArgumentTypeError(f"'{text}' must be > 0")
+            v = math.nan
+        if not math.isfinite(v):
+            raise Fail(f"{name}: '{text}' is not a finite number")
+        if v < lo or (lo_open and v == lo) or v > hi or (hi_open and v == hi):
+            rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+            raise Fail(f"{name}: must be in {rng}, got '{text}'")
         return v
     return conv
-
-
-def fraction(text):
-    v = positive(float)(text)
-    if v > 1:
-        raise argparse.ArgumentTypeError(f"'{text}' must be in (0, 1]")
-    return v
 
 
 def common_args(p):
@@ -159,14 +212,17 @@ def common_args(p):
                    metavar="LIST", help="mini-batch sizes M: 16,32,64 or 16:128 (doubling)")
     p.add_argument("--algo", choices=["sgd", "momentum", "nesterov"], default="momentum",
                    help="optimiser, as mbtrain names it (default momentum)")
-    p.add_argument("--lr", type=positive(float), default=0.02, help="learning rate (0.02)")
-    p.add_argument("--momentum", type=float, default=0.9, help="momentum (0.9)")
-    p.add_argument("--weight-decay", type=float, default=0.0, help="weight decay (0)")
-    p.add_argument("--threads", type=positive(int), default=os.cpu_count() or 1,
+    p.add_argument("--lr", type=real("--lr", 0), default=0.02, help="learning rate (0.02)")
+    p.add_argument("--momentum", type=real("--momentum", 0, 1, False, True), default=0.9,
+                   help="momentum, in [0, 1) (0.9)")
+    p.add_argument("--weight-decay", type=real("--weight-decay", 0, lo_open=False), default=0.0,
+                   help="weight decay (0)")
+    p.add_argument("--threads", type=count("--threads", 1, THREADS_MAX),
+                   default=min(os.cpu_count() or 1, THREADS_MAX),
                    help="torch intra-op threads (default: the CPUs)")
     p.add_argument("--device", default="auto",
                    help="cpu, cuda, cuda:N, or auto (cuda when available, default)")
-    p.add_argument("--data-seed", type=int, default=0,
+    p.add_argument("--data-seed", type=count("--data-seed", 0, SEED_MAX), default=0,
                    help="seed of the evaluation subset and of the probe's shuffle (0)")
 
 
@@ -184,13 +240,17 @@ def build_parser():
                        "backward, optimiser step) per M, the batch sizes interleaved in "
                        "--rounds passes; writes the step table mbfit tupdate reads.")
     common_args(p)
-    p.add_argument("--rounds", type=positive(int), default=3, help="interleaved passes (3)")
-    p.add_argument("--budget", type=positive(float), default=1.0,
+    p.add_argument("--rounds", type=count("--rounds", 1, 1000), default=3,
+                   help="interleaved passes (3)")
+    p.add_argument("--budget", type=real("--budget", 0, BUDGET_MAX), default=1.0,
                    help="seconds per M, warm-up included (1)")
-    p.add_argument("--warmup", type=int, default=3, help="untimed calls first (3)")
-    p.add_argument("--min-reps", type=positive(int), default=10, help="samples at least (10)")
-    p.add_argument("--max-reps", type=positive(int), default=10000, help="samples at most")
-    p.add_argument("--rel-ci", type=float, default=0.02,
+    p.add_argument("--warmup", type=count("--warmup", 0, REPS_MAX), default=3,
+                   help="untimed calls first (3)")
+    p.add_argument("--min-reps", type=count("--min-reps", 1, REPS_MAX), default=10,
+                   help="samples at least (10)")
+    p.add_argument("--max-reps", type=count("--max-reps", 1, REPS_MAX), default=10000,
+                   help="samples at most")
+    p.add_argument("--rel-ci", type=real("--rel-ci", 0, 1, True, True), default=0.02,
                    help="stop when the median's 95%% interval is within this of it (0.02)")
     p.add_argument("--procs", type=lambda s: parse_list(s, "--procs", 1, 64), default=[1],
                    metavar="LIST", help="learner counts P: 1,2 (default 1); P > 1 runs P "
@@ -205,92 +265,219 @@ def build_parser():
                        "the exact first update that got there (snapshots and bisection), and "
                        "writes one run log per run (NET-ALGO-bM-sS.csv in --log-dir).")
     common_args(r)
-    r.add_argument("--seeds", type=seed_list, default=[0], help="seeds: 0:2 or 0,5 (0)")
+    r.add_argument("--seeds", type=seed_list, default=[range(0, 1)], help="seeds: 0:2 or 0,5 (0)")
     r.add_argument("--plan", type=plan_list, default=None, metavar="TOKENS",
                    help="train exactly these M,LR,SEED tokens, in order (what 'mbopt validate "
                         "--holdout-plan' prints), instead of --batch x --seeds at --lr; "
                         "'{lr}' in --log-dir becomes each token's LR")
-    r.add_argument("--target-loss", type=positive(float), required=True,
+    r.add_argument("--target-loss", type=real("--target-loss", 0), required=True,
                    help="the evaluation loss to reach")
-    r.add_argument("--eval-every", type=positive(int), default=None,
+    r.add_argument("--eval-every", type=count("--eval-every", 1, UPDATES_MAX), default=None,
                    help="evaluate every E updates (default max(5, 400/M)); 1 evaluates every "
                         "update (no bisection needed)")
-    r.add_argument("--eval-frac", type=fraction, default=0.2,
+    r.add_argument("--eval-frac", type=real("--eval-frac", 0, 1), default=0.2,
                    help="the evaluation subset, a fraction of the training set (0.2)")
-    r.add_argument("--check-sigmas", type=positive(float), default=4.0,
+    r.add_argument("--check-sigmas", type=real("--check-sigmas", 0), default=4.0,
                    help="a staged check rules the target out when the estimate is this many "
                         "standard errors above it (4)")
     r.add_argument("--no-check", action="store_true",
                    help="every evaluation sees the whole subset")
     r.add_argument("--no-bisect", action="store_true",
                    help="keep the first evaluated update at or under the target")
-    r.add_argument("--max-updates", type=positive(int), default=20000,
+    r.add_argument("--max-updates", type=count("--max-updates", 1, UPDATES_MAX), default=20000,
                    help="stop a run after this many updates (20000)")
-    r.add_argument("--epochs", type=positive(float), default=10.0, help="or epochs (10)")
+    r.add_argument("--epochs", type=real("--epochs", 0), default=10.0, help="or epochs (10)")
     r.add_argument("--log-dir", required=True, help="one run log per run")
     r.add_argument("--allow-unreached", action="store_true",
                    help="exit 0 even when a run did not reach the target")
     return top
 
 
-# ---- outputs, written atomically ---------------------------------------------------------------
+# ---- outputs: written atomically, through links, devices and FIFOs in place --------------------
 
-class AtomicOut:
-    """A regular file (or a new path) is written to PATH.tmp.PID.XXXXXX beside it and renamed
-    into place when complete (docs/style.md, habit 11); '-' is standard output."""
+def not_regular(path):
+    """What path is when it exists and is not a regular file (links followed): 'a directory',
+    'a FIFO', 'a device', ...; None for a regular file or nothing (data/file.c's
+    mb_data_not_regular)."""
+    try:
+        m = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(m):
+        return None
+    return "a directory" if stat.S_ISDIR(m) else "a FIFO" if stat.S_ISFIFO(m) else \
+        "a socket" if stat.S_ISSOCK(m) else "a device" if stat.S_ISCHR(m) or stat.S_ISBLK(m) \
+        else "not a regular file"
 
-    def __init__(self, path):
-        self.path = path
-        self.tmp = None
+
+def same_file(a, b):
+    """1 when paths a and b name one file (links resolved), as data/file.c's mb_data_same_file:
+    an output that is an input is refused before any work."""
+    if not a or not b or "-" in (a, b):
+        return False
+    try:
+        return os.path.samefile(a, b) and os.path.isfile(a)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def fifo_wait():
+    """MBKIT_FIFO_WAIT: seconds an output FIFO waits for its reader (0..3600, default 5), as
+    the C tools read it; None for a bad value (check_args refuses it before any work)."""
+    text = os.environ.get("MBKIT_FIFO_WAIT")
+    if text is None:
+        return FIFO_WAIT
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if 0 <= v <= 3600 else None
+
+
+class Output:
+    """One output, checked when made (before any work) and written whole by write() (data/
+    file.c's mb_out, docs/commands.md "Conventions"): a regular file or a new path goes to
+    PATH.tmp.PID.XXXXXX beside the file a link chain ends at and is renamed onto it when every
+    byte is on disk, so a link stays a link; a device, FIFO or socket is opened once, at
+    write(), and written in place, never replaced (a FIFO waits MBKIT_FIFO_WAIT s for its
+    reader); '-' is standard output. Temporaries of writers that are gone are removed."""
+
+    def __init__(self, path, flag):
+        self.path, self.flag = path, flag
+        self.special = False
         if path == "-":
-            self.f = sys.stdout
             return
-        d = os.path.dirname(os.path.abspath(path))
+        if not path:
+            raise Fail(f"{flag} '': cannot write: an empty file name")
+        kind = not_regular(path)
+        if kind == "a directory":
+            raise Fail(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
+        if kind is not None:  # asked, not opened: a FIFO's reader would see an end of file
+            self.special = True
+            if not os.access(path, os.W_OK):
+                raise Fail(f"{path}: cannot write: {os.strerror(errno.EACCES)}")
+            return
+        self.target = os.path.realpath(path)
+        if os.path.islink(self.target):
+            raise Fail(f"{path}: cannot write: {os.strerror(errno.ELOOP)}")
+        d = os.path.dirname(self.target)
         if not os.path.isdir(d):
-            raise Fail(f"{path}: no such folder '{d}'")
-        try:
-            fd, self.tmp = tempfile.mkstemp(prefix=os.path.basename(path) + f".tmp.{os.getpid()}.",
-                                            dir=d)
-        except OSError as e:
-            raise Fail(f"{path}: {e.strerror}")
-        self.f = os.fdopen(fd, "w", encoding="utf-8")
+            raise Fail(f"{path}: cannot write: no such folder '{d}'")
+        os.close(self._mktemp())  # the folder takes a new file: checked now, not after work
+        os.unlink(self.tmp)
+        self.tmp = None
 
-    def commit(self):
-        if self.tmp is None:
-            try:
-                self.f.flush()
-            except OSError as e:
-                raise Fail(f"standard output: write error: {e.strerror}")
-            return
+    def _mktemp(self):
         try:
-            self.f.flush()
-            os.fsync(self.f.fileno())
-            self.f.close()
-            os.replace(self.tmp, self.path)
+            fd, self.tmp = tempfile.mkstemp(
+                prefix=os.path.basename(self.target) + f".tmp.{os.getpid()}.",
+                dir=os.path.dirname(self.target))
+        except OSError as e:
+            raise Fail(f"{self.path}: cannot write: {e.strerror}")
+        return fd
+
+    def _remove_stale(self):
+        """Temporaries PATH.tmp.PID.* whose process is gone (a write killed half-way)."""
+        d, base = os.path.split(self.target)
+        pre = base + ".tmp."
+        try:
+            names = [n for n in os.listdir(d) if n.startswith(pre)]
+        except OSError:
+            return
+        for n in names:
+            pid = n[len(pre):].split(".", 1)[0]
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                try:
+                    os.unlink(os.path.join(d, n))
+                except OSError:
+                    pass
+            except OSError:
+                pass
+
+    def write(self, text):
+        data = text.encode("utf-8")
+        if self.path == "-":
+            say_out(text, sys.stdout)
+            return
+        if self.special:
+            self._write_special(data)
+            return
+        self._remove_stale()
+        fd = self._mktemp()
+        try:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(fd, 0o666 & ~mask)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            os.close(fd)
+            fd = -1
+            os.replace(self.tmp, self.target)
             self.tmp = None
         except OSError as e:
-            self.abort()
+            if fd >= 0:
+                os.close(fd)
+            os.unlink(self.tmp)
+            self.tmp = None
             raise Fail(f"{self.path}: write error: {e.strerror}")
 
-    def abort(self):
-        if self.tmp is not None:
+    def _write_special(self, data):
+        wait = fifo_wait() or 0.0
+        t0 = time.monotonic()
+        while True:
             try:
-                self.f.close()
-            except OSError:
-                pass
-            try:
-                os.unlink(self.tmp)
-            except OSError:
-                pass
-            self.tmp = None
+                fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+                break
+            except OSError as e:
+                if e.errno != errno.ENXIO:  # ENXIO: a FIFO that no reader has open yet
+                    raise Fail(f"{self.path}: cannot write: {e.strerror}")
+                if time.monotonic() - t0 >= wait:
+                    raise Fail(f"{self.path}: a FIFO with no reader after {wait:g} s: start "
+                               f"its reader first, or give a regular file")
+                time.sleep(0.05)
+        try:
+            os.set_blocking(fd, True)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.close(fd)
+        except OSError as e:
+            os.close(fd)
+            raise Fail(f"{self.path}: write error: {e.strerror}")
+
+
+def say_out(text, stream):
+    """Text to standard output (or error), flushed: a write error is Fail, one line."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except OSError as e:
+        raise Fail(f"standard output: write error: {e.strerror}")
+
+
+def stdout_closed():
+    """1 when standard output is closed (`>&-`): refused before any work, as the C tools do
+    (data/file.c), so that nothing is written that the command could not report."""
+    try:
+        os.fstat(1)
+        return sys.stdout is None
+    except OSError:
+        return True
 
 
 def common_meta(tool, kind, argv):
     """The lines every mbkit output opens with (data/file.c): the format version of this kind
     of file first (data/format.c), then the tool, and the front end."""
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    cmd = " ".join([tool] + argv).replace("\n", " ")
-    return [f"format=mbkit-{kind}/{FORMAT}", f"tool={tool}", f"version={VERSION}", f"host={socket.gethostname()}",
+    cmd = " ".join([PROG] + argv).replace("\n", " ")  # argv names the command: probe, runs
+    return [f"format=mbkit-{kind}/{FORMAT}", f"tool={tool}", f"version={VERSION}",
+            f"host={socket.gethostname()}",
             f"date={date}", f"command={cmd}", "frontend=torch"]
 
 
@@ -317,8 +504,10 @@ def load_user(spec):
     naming what is wrong."""
     try:
         if spec.endswith(".py") or os.sep in spec:
-            if not os.path.isfile(spec):
+            if not os.path.exists(spec):
                 raise Fail(f"{spec}: no such model file")
+            if not_regular(spec):
+                raise Fail(f"{spec}: not a model file: {not_regular(spec)}")
             name = "mbkit_user_" + os.path.splitext(os.path.basename(spec))[0].replace("-", "_")
             s = importlib.util.spec_from_file_location(name, spec)
             if s is None or s.loader is None:
@@ -340,12 +529,25 @@ def load_user(spec):
     for fn in ("model", "dataset"):
         if not callable(getattr(mod, fn, None)):
             raise Fail(f"{spec}: no function {fn}() (a model file defines model() and dataset())")
-    name = str(getattr(mod, "NAME", stem))
-    if not name or any(c in name for c in ",\n\r=") or name.strip() != name:
-        raise Fail(f"{spec}: NAME '{name}' is not a plain name")
-    mod.mb_name = name
-    mod.mb_data = str(getattr(mod, "DATA", "user"))
+    mod.mb_name = plain_name(spec, getattr(mod, "NAME", stem))
+    data = getattr(mod, "DATA", "user")
+    if not isinstance(data, str) or not data or any(ord(c) < 32 or ord(c) == 127 for c in data) \
+            or data.strip() != data:
+        raise Fail(f"{spec}: DATA {data!r} is not a data set's name (one line of text, no "
+                   f"control characters)")
+    mod.mb_data = data
     return mod
+
+
+def plain_name(spec, name):
+    """The net's NAME: it names every run log (NAME-ALGO-bM-sS.csv in --log-dir) and fills
+    metadata, so one file-name word: no '/', not '.' or '..', no ',', '=', white space or
+    control characters."""
+    if not isinstance(name, str) or not name or name in (".", "..") or \
+            any(c in name for c in "/\\,=") or any(ord(c) <= 32 or ord(c) == 127 for c in name):
+        raise Fail(f"{spec}: NAME {name!r} is not a plain name (one file-name word: no '/', "
+                   f"',', '=', spaces or control characters; not '.' or '..')")
+    return name
 
 
 def one_line(e):
@@ -375,7 +577,55 @@ def user_data(mod, spec, torch):
                    f"and {tuple(y.shape)}")
     if not x.is_floating_point():
         raise Fail(f"{spec}: dataset(): x must be a floating-point tensor, got {x.dtype}")
-    return x, y.long()
+    bad = (~torch.isfinite(x)).reshape(x.shape[0], -1).any(1).nonzero()
+    if bad.numel():
+        i = int(bad[0])
+        v = x[i].reshape(-1)[~torch.isfinite(x[i].reshape(-1))][0].item()
+        raise Fail(f"{spec}: dataset(): x holds {v} at sample {i} (inputs must be finite)")
+    if y.is_complex() or y.dtype == torch.bool:
+        raise Fail(f"{spec}: dataset(): y must hold integer class labels, got {y.dtype}")
+    if y.is_floating_point():  # whole numbers in a float tensor are labels; 2.7 is not
+        frac = (~torch.isfinite(y) | (y != torch.floor(y))).nonzero()
+        if frac.numel():
+            i = int(frac[0])
+            raise Fail(f"{spec}: dataset(): label {y[i].item():g} at sample {i} is not a whole "
+                       f"number (y holds integer class labels)")
+    y = y.long()
+    neg = (y < 0).nonzero()
+    if neg.numel():
+        i = int(neg[0])
+        raise Fail(f"{spec}: dataset(): label {int(y[i])} at sample {i} is negative (classes "
+                   f"are 0, 1, ...)")
+    return x, y
+
+
+def user_classes(mod, spec, y):
+    """The number of classes: CLASSES (a whole number above every label) or the labels' largest
+    plus one."""
+    top = int(y.max()) + 1
+    c = getattr(mod, "CLASSES", top)
+    if isinstance(c, bool) or not isinstance(c, int) or c < 1:
+        raise Fail(f"{spec}: CLASSES {c!r} is not a whole number of classes >= 1")
+    if top > c:
+        raise Fail(f"{spec}: dataset(): label {top - 1} is past CLASSES = {c} (labels are 0 .. "
+                   f"{c - 1})")
+    return c
+
+
+def check_outputs(torch, net, x, y, spec, dev):
+    """One forward pass of two samples before any training: a model whose input does not fit
+    the data, or that gives fewer outputs than there are classes, fails here in one line."""
+    try:
+        net.eval()
+        with torch.no_grad():
+            out = net(x[:2].to(dev))
+        net.train()
+    except Exception as e:
+        raise Fail(f"{spec}: model() does not take dataset()'s x {tuple(x.shape[1:])}: "
+                   f"{type(e).__name__}: {one_line(e)}")
+    if torch.is_tensor(out) and out.dim() == 2 and int(y.max()) >= out.shape[1]:
+        raise Fail(f"{spec}: dataset(): label {int(y.max())} but model() gives "
+                   f"{out.shape[1]} outputs (classes 0 .. {out.shape[1] - 1})")
 
 
 def user_model(mod, spec, torch, seed, dev):
@@ -440,8 +690,8 @@ class Learner:
     mini-batch is the next consecutive slice of the epoch's permutation, the incomplete tail of
     an epoch dropped (as mbtrain's learner)."""
 
-    def __init__(self, torch, net, opt, lossf, x, y, seed, dev):
-        self.torch, self.net, self.opt, self.lossf = torch, net, opt, lossf
+    def __init__(self, torch, net, opt, lossf, x, y, seed, dev, spec):
+        self.torch, self.net, self.opt, self.lossf, self.spec = torch, net, opt, lossf, spec
         self.x, self.y, self.dev = x, y, dev
         self.gen = torch.Generator().manual_seed(int(seed) + 0x6d626b)
         self.perm = None
@@ -463,6 +713,10 @@ class Learner:
         self.net.train()
         self.opt.zero_grad(set_to_none=True)
         loss = self.lossf(self.net(xb), yb)
+        if not torch.is_tensor(loss) or loss.dim() != 0:
+            what = f"shape {tuple(loss.shape)}" if torch.is_tensor(loss) else type(loss).__name__
+            raise Fail(f"{self.spec}: loss() returned {what}, not a scalar tensor (the mean "
+                       f"over the batch)")
         loss.backward()
         self.opt.step()
         self.samples += m
@@ -577,13 +831,15 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
     x, y = user_data(mod, a.model, torch)
     if max(a.batch) > x.shape[0]:
         raise Fail(f"--batch {max(a.batch)}: more than the {x.shape[0]} training samples")
+    user_classes(mod, a.model, y)
     net = user_model(mod, a.model, torch, a.data_seed, dev)
+    check_outputs(torch, net, x, y, a.model, dev)
     if procs > 1:  # torch.distributed data parallel: gradients averaged over the ranks
         net = torch.nn.parallel.DistributedDataParallel(
             net, device_ids=[dev.index] if dev.type == "cuda" else None)
     lossf = user_loss(mod, torch)
     opt = make_optim(torch, net.parameters(), a)
-    lr_ = Learner(torch, net, opt, lossf, x, y, a.data_seed + 1000003 * rank, dev)
+    lr_ = Learner(torch, net, opt, lossf, x, y, a.data_seed + 1000003 * rank, dev, a.model)
 
     def call_for(m):
         def call():
@@ -654,29 +910,25 @@ def cmd_probe(a, argv):
         raise Fail(f"--procs {max(a.procs)}: only {torch.cuda.device_count()} CUDA devices "
                    f"(one learner a GPU)")
     mod, call_for = probe_setup(torch, a, dev, a.threads)
-    out = AtomicOut(a.output) if a.output != "-" else None  # the folder is checked before timing
+    if same_file(a.output, getattr(mod, "__file__", None)):  # --model given as a module name
+        raise Fail(f"-o {a.output} would overwrite --model {a.model}")
     say = sys.stderr if a.output == "-" else sys.stdout
     dname = device_name(torch, dev)
     backend = "cuda" if dev.type == "cuda" else "cpu"
     rows, worst, shown = [], None, []
-    try:
-        for p in a.procs:
-            if p == 1:
-                pts, threads = probe_points(a, call_for), a.threads
-            else:
-                import mbkit_dist
-                try:
-                    pts, threads = mbkit_dist.probe(a, p, dev), mbkit_dist.threads(a, p, dev)
-                except mbkit_dist.fe.Fail as e:  # that module's copy of this one's Fail
-                    raise Fail(str(e))
-            r, w = point_rows(a, pts, backend, mod.mb_name, p, threads, dname, shown)
-            rows += r
-            if w is not None and (worst is None or w[0] > worst[0]):
-                worst = w
-    except BaseException:  # a learner process failed, or ^C: no half-written table
-        if out is not None:
-            out.abort()
-        raise
+    for p in a.procs:
+        if p == 1:
+            pts, threads = probe_points(a, call_for), a.threads
+        else:
+            import mbkit_dist
+            try:
+                pts, threads = mbkit_dist.probe(a, p, dev), mbkit_dist.threads(a, p, dev)
+            except mbkit_dist.fe.Fail as e:  # that module's copy of this one's Fail
+                raise Fail(str(e))
+        r, w = point_rows(a, pts, backend, mod.mb_name, p, threads, dname, shown)
+        rows += r
+        if w is not None and (worst is None or w[0] > worst[0]):
+            worst = w
     dist = [f"# dist_backend={'nccl' if dev.type == 'cuda' else 'gloo'}",
             "# dist=torch.distributed data parallel (DistributedDataParallel), one process a "
             "learner, M / P samples each; t_median_s is the slowest rank's"] \
@@ -685,9 +937,11 @@ def cmd_probe(a, argv):
     lines += [f"# source={source(torch, dev, dname, a.threads)}",
               f"# torch={torch.__version__}", f"# device={dev.type}", f"# device_name={dname}",
               f"# cpu_model={clean(cpu_model())}", f"# threads={a.threads}",
-              f"# clock=time.perf_counter" + ("+torch.cuda.synchronize" if dev.type == "cuda" else ""),
+              "# clock=time.perf_counter" + ("+torch.cuda.synchronize" if dev.type == "cuda"
+                                             else ""),
               "# probe=step", f"# net={mod.mb_name}", f"# data={mod.mb_data}",
-              f"# algo={a.algo}", f"# lr={a.lr:g}", f"# momentum={a.momentum if a.algo != 'sgd' else 0:g}",
+              f"# algo={a.algo}", f"# lr={a.lr:g}",
+              f"# momentum={a.momentum if a.algo != 'sgd' else 0:g}",
               f"# model_file={clean(a.model)}", f"# seed={a.data_seed}",
               "# timing=one update = next shuffled batch gathered, forward, loss, backward, "
               "optimiser step" + (", torch.cuda.synchronize()" if dev.type == "cuda" else ""),
@@ -696,23 +950,17 @@ def cmd_probe(a, argv):
               f"# procs={','.join(str(p) for p in a.procs)}"] + dist + [
               "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,"
               "t_max_s,samples_per_s,wide,stop,drift,device"] + rows
-    if out is None:
-        out = AtomicOut("-")
-    try:
-        out.f.write("\n".join(lines) + "\n")
-    except OSError as e:
-        out.abort()
-        raise Fail(f"{a.output}: write error: {e.strerror}")
-    out.commit()
-    print("\n".join(shown), file=say)
+    a.out.write("\n".join(lines) + "\n")
     if worst is None:
-        print("steadiness: not measured (it needs --rounds 2 or more)", file=say)
+        shown.append("steadiness: not measured (it needs --rounds 2 or more)")
     elif worst[0] <= 0.05:
-        print(f"steadiness: the {a.rounds} passes agree within {100 * worst[0]:.1f}% at every "
-              f"point", file=say)
+        shown.append(f"steadiness: the {a.rounds} passes agree within {100 * worst[0]:.1f}% at "
+                     f"every point")
     else:
-        print(f"steadiness: the {a.rounds} passes disagree by up to {100 * worst[0]:.0f}% "
-              f"(batch {worst[1]}): the machine changed speed during the sweep", file=say)
+        shown.append(f"steadiness: the {a.rounds} passes disagree by up to "
+                     f"{100 * worst[0]:.0f}% (batch {worst[1]}): the machine changed speed "
+                     f"during the sweep")
+    say_out("\n".join(shown) + "\n", say)
     return 0
 
 
@@ -778,27 +1026,29 @@ def fmt_row(u, epoch, samples, wall, loss, el, ea):
     return f"{u},{epoch},{samples},{wall:.6f},{loss:.7g},{el:.7g},{ea:.6g}"
 
 
-def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes):
-    """One run at M = m and `seed`; writes its log; returns (reached, summary dict)."""
+def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, out):
+    """One run at M = m and `seed`; writes its log to `out` (an Output); returns (reached,
+    diverged)."""
     net = user_model(mod, a.model, torch, seed, dev)
+    check_outputs(torch, net, x, y, a.model, dev)
     lossf = user_loss(mod, torch)
     opt = make_optim(torch, net.parameters(), a)
-    lrn = Learner(torch, net, opt, lossf, x, y, seed, dev)
+    lrn = Learner(torch, net, opt, lossf, x, y, seed, dev, a.model)
     E = a.eval_every or max(5, 400 // m)
     bisect = not a.no_bisect
     judge = Judge(torch, net, lossf, ex, ey, dev, a.target_loss, a.check_sigmas, not a.no_check)
     blowup = 100.0 * math.log(max(classes, 2))
     per_epoch = x.shape[0] // m
     bound = a.max_updates
-    if a.epochs > 0:
-        bound = min(bound, int(math.ceil(a.epochs * per_epoch)))
+    if a.epochs * per_epoch < bound:  # in floating point first: --epochs 1e308 is no overflow
+        bound = max(1, int(math.ceil(a.epochs * per_epoch)))
     params = sum(p.numel() for p in net.parameters())
     rows = []          # the log's rows, as text
     win = []           # the window: (row fields, snapshot) since the last evaluation
     wall = snap_s = 0.0
     u = 0
-    reached_u = diverged_u = -1
-    reached_wall = float("nan")
+    reached_u = diverged_u = 0  # none, as mbtrain writes it (train/run/run_mon.c)
+    reached_wall = 0.0
     eval_loss = eval_acc = float("nan")
     loss_v = float("nan")
     next_eval = E
@@ -886,7 +1136,8 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes):
     summary = " ".join(k + "=-" if v in ("nan", "-nan", "inf", "-inf") else k + "=" + v
                        for k, v in (t.split("=", 1) for t in summary.split()))
     meta = common_meta(f"{PROG} runs", "runlog", argv) + [
-        f"source={source(torch, dev, dname, a.threads)}", f"torch={torch.__version__}", f"net={mod.mb_name}", f"params={params}",
+        f"source={source(torch, dev, dname, a.threads)}", f"torch={torch.__version__}",
+        f"net={mod.mb_name}", f"params={params}",
         f"data={mod.mb_data}", f"algo={algo}", f"batch={m}", "learners=1", f"lr={a.lr:.9g}",
         f"momentum={0.0 if algo == 'sgd' else a.momentum:.9g}",
         f"weight_decay={a.weight_decay:.9g}", "lr_step=0", "lr_gamma=0.1", f"seed={seed}",
@@ -899,27 +1150,47 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes):
              f"crossing={'evaluated' if a.no_bisect else 'bisect'}"]
     if diverged_u > 0:
         meta.append(f"diverged={diverged_u}")
-    name = f"{mod.mb_name}-{algo}-b{m}-s{seed}.csv"
-    path = os.path.join(a.log_dir, name)
-    out = AtomicOut(path)
-    try:
-        out.f.write("".join(f"# {kv}\n" for kv in meta))
-        out.f.write("update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n")
-        out.f.write("".join(r + "\n" for r in rows))
-        out.f.write(f"# {summary}\n")
-    except OSError as e:
-        out.abort()
-        raise Fail(f"{path}: write error: {e.strerror}")
-    out.commit()
-    print(summary, flush=True)
+    out.write("".join(f"# {kv}\n" for kv in meta) +
+              "update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n" +
+              "".join(r + "\n" for r in rows) + f"# {summary}\n")
+    say_out(summary + "\n", sys.stdout)
     if diverged_u > 0:
         print(f"{PROG} runs: M = {m}, seed {seed}: diverged at update {diverged_u} (lower "
               f"--lr); the log says so", file=sys.stderr)
     elif not reached:
+        last = f"{eval_loss:.4g}" if math.isfinite(eval_loss) else "-"
         print(f"{PROG} runs: M = {m}, seed {seed}: did not reach target loss "
-              f"{a.target_loss:g} in {u} updates (last eval loss {eval_loss:.4g}); the log "
-              f"says so ({path})", file=sys.stderr)
-    return reached, diverged_u > 0, path
+              f"{a.target_loss:g} in {u} updates (last eval loss {last}); the log "
+              f"says so ({out.path})", file=sys.stderr)
+    return reached, diverged_u > 0
+
+
+def log_outputs(a, mod):
+    """Every run's (M, LR text, LR, seed, log folder, Output), checked before any training: the
+    folders made, no two runs writing one log, none the model file, each log writable (a
+    folder or a FIFO without a reader found before hours of training, not after)."""
+    todo = a.plan or [(m, f"{a.lr:g}", a.lr, seed) for seed in a.seeds for m in a.batch]
+    seen, out = {}, []
+    model_file = getattr(mod, "__file__", None) or a.model
+    for m, lr_text, lr, seed in todo:  # seed by seed over M, as make run's sweep
+        folder = a.log_dir.replace("{lr}", lr_text)
+        path = os.path.join(folder, f"{mod.mb_name}-{a.algo}-b{m}-s{seed}.csv")
+        key = os.path.realpath(path)
+        if key in seen:
+            raise Fail(f"--plan: '{seen[key]}' and '{m},{lr_text},{seed}' would both write "
+                       f"{path} (put {{lr}} in --log-dir, or give each M,SEED once)")
+        seen[key] = f"{m},{lr_text},{seed}"
+        if same_file(path, model_file):
+            raise Fail(f"--log-dir: {path} would overwrite --model {a.model}")
+        if not os.path.isdir(folder):
+            if os.path.exists(folder):
+                raise Fail(f"--log-dir {folder}: not a folder: {not_regular(folder) or 'a file'}")
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError as e:
+                raise Fail(f"--log-dir {folder}: {e.strerror}")
+        out.append((m, lr_text, lr, seed, folder, Output(path, "--log-dir")))
+    return out
 
 
 def cmd_runs(a, argv):
@@ -932,27 +1203,28 @@ def cmd_runs(a, argv):
     biggest = max(t[0] for t in a.plan) if a.plan else max(a.batch)
     if biggest > n:
         raise Fail(f"--batch {biggest}: more than the {n} training samples")
-    classes = int(getattr(mod, "CLASSES", int(y.max()) + 1))
-    ne = max(1, int(round(a.eval_frac * n)))
+    classes = user_classes(mod, a.model, y)
+    ne = int(round(a.eval_frac * n))
+    if ne < min(n, EVAL_MIN):  # a target judged on fewer is judged on noise (mbtrain's rule)
+        raise Fail(f"--eval-frac {a.eval_frac!r} draws {ne} of the {n} training samples of "
+                   f"{a.model}: the evaluation subset needs {EVAL_MIN} at least (all of a "
+                   f"smaller set)")
+    todo = log_outputs(a, mod)
     g = torch.Generator().manual_seed(int(a.data_seed))
     eidx = torch.randperm(n, generator=g)[:ne]
     ex, ey = x.index_select(0, eidx).to(dev), y.index_select(0, eidx).to(dev)
     dname = device_name(torch, dev)
     unreached = []
-    if a.plan:
-        todo = a.plan
-    else:  # seed by seed over M, as make run's sweep
-        todo = [(m, f"{a.lr:g}", a.lr, seed) for seed in a.seeds for m in a.batch]
-    base_dir = a.log_dir
-    for m, lr_text, lr, seed in todo:
-        a.lr = lr
-        a.log_dir = base_dir.replace("{lr}", lr_text)
+    for m, lr_text, lr, seed, folder, out in todo:
+        a.lr, a.log_dir = lr, folder
         try:
-            os.makedirs(a.log_dir, exist_ok=True)
-        except OSError as e:
-            raise Fail(f"--log-dir {a.log_dir}: {e.strerror}")
-        ok, div, path = train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname,
-                                  classes)
+            ok, div = train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname,
+                                classes, out)
+        except Fail:
+            raise
+        except Exception as e:  # the user's model, loss or data in an update or evaluation
+            raise Fail(f"{a.model}: M = {m}, seed {seed}: training failed: "
+                       f"{type(e).__name__}: {one_line(e)}")
         if not ok and not div:
             unreached.append(f"M = {m} seed {seed}")
     if unreached and not a.allow_unreached:
@@ -963,24 +1235,90 @@ def cmd_runs(a, argv):
     return 0
 
 
+def once_each(values, flag):
+    """A list names each value once (--batch 8,8 would train, and write, one run twice)."""
+    seen = set()
+    for v in values:
+        if v in seen:
+            raise Fail(f"{flag}: {v} given twice")
+        seen.add(v)
+
+
+def check_args(a):
+    """What argparse does not: flags the mode would ignore (usage, exit 2), values repeated in
+    a list, too many seeds, and the output checked and compared with the model file before any
+    work (Fail, exit 1)."""
+    usage = Parser(prog=f"{PROG} {a.cmd}").error
+    given = getattr(a, "given", set())
+    if fifo_wait() is None:  # read now: a bad value is refused before any work
+        usage(f"MBKIT_FIFO_WAIT={os.environ['MBKIT_FIFO_WAIT']}: seconds from 0 to 3600")
+    plan = a.cmd == "runs" and a.plan
+    if plan:
+        for flag in ("batch", "seeds", "lr"):
+            if flag in given:
+                usage(f"--{flag} with --plan: the plan's M,LR,SEED tokens give every run's "
+                      f"batch, rate and seed")
+    elif a.batch is None:
+        usage("the following arguments are required: --batch")
+    if a.algo == "sgd" and "momentum" in given:
+        usage("--momentum with --algo sgd: sgd has no momentum")
+    if a.cmd == "probe" and a.min_reps > a.max_reps:
+        usage(f"--min-reps {a.min_reps} above --max-reps {a.max_reps}")
+    if a.batch:
+        once_each(a.batch, "--batch")
+    if a.cmd == "probe":
+        once_each(a.procs, "--procs")
+        if same_file(a.output, a.model):
+            raise Fail(f"-o {a.output} would overwrite --model {a.model}")
+        a.out = Output(a.output, "-o")
+        return
+    k = sum(len(r) for r in a.seeds)
+    if k > SEEDS_MAX:  # a bound no typo removes: every seed is a run (mbtrain's)
+        raise Fail(f"--seeds: {k} seeds, more than {SEEDS_MAX} in one sweep")
+    a.seeds = [v for r in a.seeds for v in r]
+    once_each(a.seeds, "--seeds")
+    if plan:
+        seen = {}
+        for m, lr_text, lv, sd in a.plan:  # '8,0.05,0' and '8,5e-2,0' are one run
+            if (m, lv, sd) in seen:
+                raise Fail(f"--plan: '{m},{lr_text},{sd}' given twice (as "
+                           f"'{seen[m, lv, sd]}')")
+            seen[m, lv, sd] = f"{m},{lr_text},{sd}"
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    a = build_parser().parse_args(argv)
-    if a.batch is None and not (a.cmd == "runs" and a.plan):
-        Parser(prog=f"{PROG} {a.cmd}").error("the following arguments are required: --batch")
-    if a.cmd == "probe" and (a.min_reps > a.max_reps or a.rel_ci < 0 or a.warmup < 0):
-        Parser(prog=f"{PROG} probe").error("--min-reps above --max-reps, or a negative "
-                                           "--rel-ci or --warmup")
-    if a.momentum < 0 or a.weight_decay < 0:
-        Parser(prog=f"{PROG} {a.cmd}").error("--momentum and --weight-decay must be >= 0")
+    prog = f"{PROG} {argv[0]}" if argv and argv[0] in ("probe", "runs") else PROG
+    if stdout_closed():
+        sys.stderr.write(f"{prog}: standard output: write error: "
+                         f"{os.strerror(errno.EBADF)} (closed): nothing done\n")
+        return 1
     try:
-        return cmd_probe(a, argv) if a.cmd == "probe" else cmd_runs(a, argv)
+        a = build_parser().parse_args(argv)
+        check_args(a)
+        rc = cmd_probe(a, argv) if a.cmd == "probe" else cmd_runs(a, argv)
+        say_out("", sys.stdout)  # flushed here: a write error is reported, not lost at exit
+        return rc
     except Fail as e:
-        sys.stderr.write(f"{PROG} {a.cmd}: {e}\n")
+        sys.stderr.write(f"{prog}: {e}\n")
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG} {a.cmd}: interrupted; nothing half-written\n")
+        sys.stderr.write(f"{prog}: interrupted; nothing half-written\n")
         return 130
+    finally:
+        quiet_stdout()
+
+
+def quiet_stdout():
+    """After a write error on standard output (reported once), what is still buffered goes to
+    /dev/null: Python's flush at exit would print a second, raw message."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
 
 
 if __name__ == "__main__":

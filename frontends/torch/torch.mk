@@ -72,7 +72,9 @@ endif
 
 TORCH_FE     = $(TORCH_PYTHON) frontends/torch/mbkit_torch.py
 TORCH_COMMON = --model $(TORCH_MODEL) --device $(TORCH_DEVICE) --threads $(TORCH_THREADS) \
-               --algo momentum --momentum 0.9 --lr $(TORCH_LR)
+               --algo momentum --momentum 0.9
+# TORCH_RUNS trains a plan (--plan "M,LR,SEED ...", whose tokens give the rates) or, with
+# --lr $(TORCH_LR), the sweep: mbkit_torch refuses --lr beside --plan, as a flag it would ignore
 TORCH_RUNS   = $(TORCH_FE) runs $(TORCH_COMMON) --target-loss $(TORCH_TARGET) \
                --eval-frac $(TORCH_EVAL_FRAC) --max-updates $(TORCH_MAX_UPDATES)
 TORCH_LOGS   = $(OUT)/runs/lr$(TORCH_LR)
@@ -107,12 +109,12 @@ torch-pipeline: $(TS)/report.done
 $(TS)/probe.done: | $(CMDS)
 	@mkdir -p $(TS)
 	@$(call stage,probe,time the update step (mbkit_torch probe),check TORCH_MODEL=$(TORCH_MODEL); a shorter sweep: TORCH_PROBE_BATCHES=8:64, \
-	  run $(TORCH_FE) probe $(TORCH_COMMON) --batch $(TORCH_PROBE_BATCHES) --budget $(TORCH_PROBE_BUDGET) -o $(OUT)/step.csv && touch $@)
+	  run $(TORCH_FE) probe $(TORCH_COMMON) --lr $(TORCH_LR) --batch $(TORCH_PROBE_BATCHES) --budget $(TORCH_PROBE_BUDGET) -o $(OUT)/step.csv && touch $@)
 
 $(TS)/train.done: | $(CMDS) $(TS)/probe.done
 	@mkdir -p $(TS)
 	@$(call stage,train,train to loss $(TORCH_TARGET) at M = $(TORCH_BATCHES) (mbkit_torch runs),a run that does not reach the target wants a higher TORCH_TARGET (now $(TORCH_TARGET)) or a lower TORCH_LR (now $(TORCH_LR)), \
-	  rm -rf $(OUT)/runs && run $(TORCH_RUNS) --batch $(subst $() ,$(comma),$(strip $(TORCH_BATCHES))) \
+	  rm -rf $(OUT)/runs && run $(TORCH_RUNS) --lr $(TORCH_LR) --batch $(subst $() ,$(comma),$(strip $(TORCH_BATCHES))) \
 	    --seeds $(subst $() ,$(comma),$(strip $(TORCH_SEEDS))) --log-dir $(TORCH_LOGS) && touch $@)
 
 # Closing the loop as make run's check stage does: fit the sweep, train the M that would check
