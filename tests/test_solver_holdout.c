@@ -1033,7 +1033,8 @@ static void test_run_knobs(void)
         /* L2: the torch front end's knobs, and make run's that it does not read */
         {"FRONTEND=torch 'TORCH_SEEDS=0 0'", "TORCH_SEEDS=0 0: 0 given twice"},
         {"FRONTEND=torch 'TORCH_BATCHES=16 16'", "TORCH_BATCHES=16 16: 16 given twice"},
-        {"FRONTEND=torch TORCH_LR=-1", "TORCH_LR=-1: one finite rate above 0"},
+        {"FRONTEND=torch TORCH_LR=-1", "TORCH_LR=-1: one rate above 0, at most 1e+300"},
+        {"FRONTEND=torch TORCH_LR=1e308", "TORCH_LR=1e308: one rate above 0, at most 1e+300"},
         {"FRONTEND=torch TORCH_HOLDOUT_SEEDS=1", "TORCH_HOLDOUT_SEEDS=1: a whole number from 3"},
         {"FRONTEND=torch TORCH_EVAL_FRAC=2", "TORCH_EVAL_FRAC=2: a fraction above 0"},
         {"FRONTEND=torch TORCH_DEVICE=bogus", "TORCH_DEVICE=bogus: auto, cpu, cuda or cuda:N"},
