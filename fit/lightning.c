@@ -26,9 +26,10 @@ void mb_lightning_options_init(mb_lightning_options *o)
 
 /* The value of top-level key `key` in hparams.yaml text ("key: value", quotes stripped), as a
  * number: MB_OK and *v, or MB_ENODATA when the key is absent, MB_EFORMAT when it is not a
- * number (*line gets its line), MB_EINVAL when it is given again with another value (*line
- * gets the second). */
-static int yaml_number(char *text, const char *key, double *v, long *line)
+ * number, or with `digits` set not written in digits alone (a count: '1e1' is no batch size;
+ * *line gets its line), MB_EINVAL when it is given again with another value (*line gets the
+ * second). */
+static int yaml_number(char *text, const char *key, int digits, double *v, long *line)
 {
     size_t kl = strlen(key);
     long ln = 0;
@@ -50,7 +51,8 @@ static int yaml_number(char *text, const char *key, double *v, long *line)
             while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '\'' || e[-1] == '"'))
                 *--e = '\0';
             *line = ln;
-            if (mb_data_parse_double(s, v) != MB_OK)
+            if (mb_data_parse_double(s, v) != MB_OK ||
+                (digits && strspn(s, "0123456789") != strlen(s)))
                 return MB_EFORMAT;
             if (found && *v != first)
                 return MB_EINVAL;
@@ -98,12 +100,12 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
     /* a key given twice with two values is a contradiction, not a choice (batch, seed, lr) */
     const char *keys[] = {o->batch_key, "seed", "lr", "learning_rate"};
     for (size_t k = 0; text && rc == MB_OK && k < 4; k++)
-        if (yaml_number(text, keys[k], &v, &line) == MB_EINVAL)
+        if (yaml_number(text, keys[k], 0, &v, &line) == MB_EINVAL)
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: key '%s' given twice with different "
                               "values", yaml, line, keys[k]);
     r->batch[i] = o->batch ? o->batch[o->n_batch > 1 ? i : 0] : NAN;
     if (rc == MB_OK && !o->batch) {
-        int k = text ? yaml_number(text, o->batch_key, &v, &line) : MB_ENODATA;
+        int k = text ? yaml_number(text, o->batch_key, 1, &v, &line) : MB_ENODATA;
         if (k == MB_ENODATA)
             rc = mb_error_set(err, MB_EFORMAT, "%s: no batch size: %s (give --batch M, or log "
                               "it: self.save_hyperparameters() with a '%s' argument)", yaml,
@@ -115,12 +117,12 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
             r->batch[i] = v;
     }
     r->seed[i] = r->lr[i] = NAN;
-    if (rc == MB_OK && text && yaml_number(text, "seed", &v, &line) == MB_OK && v >= 0 &&
+    if (rc == MB_OK && text && yaml_number(text, "seed", 1, &v, &line) == MB_OK && v >= 0 &&
         v == floor(v) && v <= MB_DATA_RANGE_MAX)
         r->seed[i] = v;
     if (rc == MB_OK && text &&
-        (yaml_number(text, "lr", &v, &line) == MB_OK ||
-         yaml_number(text, "learning_rate", &v, &line) == MB_OK) && v > 0)
+        (yaml_number(text, "lr", 0, &v, &line) == MB_OK ||
+         yaml_number(text, "learning_rate", 0, &v, &line) == MB_OK) && v > 0)
         r->lr[i] = v;
     free(text);
     return rc;

@@ -149,6 +149,14 @@ static void test_bad_inputs(void)
     mb_test_expect_failure("mbfit", args, 2, "--batch: 2 sizes for 1 input");
     snprintf(args, sizeof args, "nupdate --lightning --target-loss 0.5 %s/nohp", dir);
     mb_test_expect_failure("mbfit", args, 1, "hparams.yaml: no batch size");
+    /* a batch size is a count written in digits (campaign 23's R14: '1e1' was read as 10) */
+    mb_test_sh(&r, "mkdir -p %s/hp1e1 && cp %s/every/version_0/metrics.csv %s/hp1e1/ && "
+               "printf 'lr: 0.05\\nbatch_size: 1e1\\n' > %s/hp1e1/hparams.yaml", dir, dir, dir,
+               dir);
+    mb_test_run_free(&r);
+    snprintf(args, sizeof args, "nupdate --lightning --target-loss 0.5 %s/hp1e1", dir);
+    mb_test_expect_failure("mbfit", args, 1, "hparams.yaml:2: field 'batch_size': not a whole "
+                                             "batch size >= 1");
     /* the Lightning flags without --lightning: a usage error */
     snprintf(args, sizeof args, "nupdate --loss-column val_loss --target-loss 0.5 %s", p);
     mb_test_expect_failure("mbfit", args, 2, "go with --lightning");
