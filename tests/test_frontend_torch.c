@@ -262,6 +262,21 @@ static const char *const VARIANTS[][2] = {
                   "    if dist.is_initialized() and dist.get_rank() == 1:\n"
                   "        raise RuntimeError('rank 1 fails')\n"
                   "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    /* campaign 24 */
+    {"noparam.py", HEAD "def model():\n"
+                   "    return torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Identity())\n"},
+    {"notcall.py", HEAD "loss = 5\n"},
+    {"dotname.py", HEAD "NAME = '.hidden'\n"},
+    {"dashname.py", HEAD "NAME = '-rf'\n"},
+    {"r1sleep.py", HEAD "def loss(out, y):\n    import time, torch.distributed as dist\n"
+                   "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                   "        time.sleep(60)\n"
+                   "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    {"printer.py", HEAD "print('hello from the model file')\n"},
+    {"r1print.py", HEAD "def loss(out, y):\n    import torch.distributed as dist\n"
+                   "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                   "        print('rank 1 chatter')\n"
+                   "    return torch.nn.functional.cross_entropy(out, y)\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -330,6 +345,26 @@ static const struct bad {
     {":", "probe --model ../r1loss.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
      "--procs 1,2 -o o", 1, "rank 1: ", "grep -q 'RuntimeError: rank 1 fails' .err || "
      "echo 'the cause is not said' >&2"},
+    /* campaign 24: a model with nothing to train, a loss that is not a function, NAMEs a glob
+     * skips or a reader takes for an option, a --log-dir that is a dangling link, --lr's range,
+     * a rank that stalls (ended by --wait-timeout within seconds, not gloo's 30 min) */
+    {":", "probe --model ../noparam.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "noparam.py: model() has no parameters to train", ":"},
+    {":", RN "../noparam.py --batch 8", 1, "noparam.py: model() has no parameters to train", ":"},
+    {":", RN "../notcall.py --batch 8", 1, "notcall.py: loss is not a function (loss = 5, int)",
+     ":"},
+    {":", RN "../dotname.py --batch 8", 1, "NAME '.hidden' is not a plain name (one file-name "
+     "word that starts with a letter or digit", ":"},
+    {":", RN "../dashname.py --batch 8", 1, "NAME '-rf' is not a plain name", ":"},
+    {"ln -s nowhere d", RN "../tiny.py --batch 8", 1,
+     "--log-dir d: a link to a missing folder (nowhere)", "test -L d || echo 'd REPLACED' >&2"},
+    {":", RN "../tiny.py --batch 8 --lr 0", 1, "--lr: must be > 0, got '0'", ":"},
+    {"date +%s > .t0", "probe --model ../r1sleep.py --threads 2 --budget 0.05 --rounds 1 "
+     "--batch 8 --procs 2 --wait-timeout 2 -o o", 1,
+     "rank 0: waited 2 s for the other ranks (--wait-timeout 2): a rank has stalled",
+     "[ $(($(date +%s) - $(cat .t0))) -lt 30 ] || echo 'the stall was not ended in time' >&2"},
+    {":", PB "--procs 2 --wait-timeout 0.5 -o o", 1, "--wait-timeout: 0.5 s is too short", ":"},
+    {":", PB "--wait-timeout 5 -o o", 2, "--wait-timeout without --procs above 1", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */
@@ -349,6 +384,14 @@ static const struct good {
      "grep -q ' loss=- eval_loss=- eval_acc=- reached=no reached_update=0 reached_wall_s=0.000 ' "
      "out && grep -q ' diverged=yes diverged_update=[1-9]' out && "
      "! grep -qi '[=,]-*\\(nan\\|inf\\)' out d/*.csv"},
+    /* campaign 24: the user's prints (at import; rank 1's loss()) go to stderr, never into the
+     * step table written to standard output */
+    {":", "probe --model ../printer.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -",
+     "grep -q hello err && ! grep -q hello out && head -1 out | grep -qx '# format=mbkit-step/1' "
+     "&& [ $(grep -vc '^#' out) = 2 ]"},
+    {":", "probe --model ../r1print.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
+     "-o -", "grep -q 'rank 1 chatter' err && ! grep -q chatter out && "
+     "[ $(grep -vc '^#' out) = 2 ]"},
 };
 
 static void test_hostile(void)

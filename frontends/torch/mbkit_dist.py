@@ -6,8 +6,13 @@ M / P samples of each update. The update is timed as mbkit_torch's probe times o
 (the same harness: warm-up, interleaved passes, the stop rule), with a clock every rank reads
 alike: each block of calls is timed on every rank and the slowest rank's time is the sample
 (an allreduce MAX), so all ranks take the same decisions and stop together. Rank 0 hands its
-samples back to the parent through a file. The CUDA path (NCCL) has not run on a GPU.
+samples back to the parent through a file. Every wait on the other ranks (the rendezvous, an
+allreduce, the barrier) ends after --wait-timeout seconds (torch.distributed's timeout; 0: no
+limit), and the rank that waited ends the job with one line naming itself and the limit. A
+rank's standard output is its standard error: the user's prints never reach the step table.
+The CUDA path (NCCL) has not run on a GPU.
 """
+import datetime
 import json
 import os
 import sys
@@ -43,20 +48,30 @@ class SyncClock(fe.Clock):
         return dt
 
 
+WAIT_NONE = 1e9  # --wait-timeout 0: no limit (about 31 years; torch takes no infinite timeout)
+
+
+def stalled(e):
+    """1 when e is torch.distributed's end of a wait (gloo: 'Timed out waiting 2000ms ...')."""
+    return "timed out" in str(e).lower() or "timeout" in type(e).__name__.lower()
+
+
 def _worker(rank, a, procs, dev_type, init, result):
+    os.dup2(2, 1)  # the user's prints (import, loss(), ...) go to stderr, whatever the rank
     import torch
     import torch.distributed as dist
     dev = torch.device(f"cuda:{rank}" if dev_type == "cuda" else "cpu")
-    if dev_type == "cuda":
-        torch.cuda.set_device(dev)
-    dist.init_process_group("nccl" if dev_type == "cuda" else "gloo", init_method=init,
-                            rank=rank, world_size=procs)
+    limit = datetime.timedelta(seconds=a.wait_timeout or WAIT_NONE)
     try:
+        if dev_type == "cuda":
+            torch.cuda.set_device(dev)
+        dist.init_process_group("nccl" if dev_type == "cuda" else "gloo", init_method=init,
+                                rank=rank, world_size=procs, timeout=limit)
         _, call_for = fe.probe_setup(torch, a, dev, max(1, a.threads // procs), rank, procs)
         # the clock's allreduce is on CPU tensors: gloo serves them; with NCCL a CPU group
         clock = SyncClock(torch, dist)
         if dev_type == "cuda":
-            clock.dist = _CpuGroup(dist)
+            clock.dist = _CpuGroup(dist, limit)
         pts = fe.probe_points(a, call_for, clock)
         dist.barrier()  # every rank has measured
         if rank == 0:  # written whole, then renamed: the parent reads a complete file
@@ -68,6 +83,9 @@ def _worker(rank, a, procs, dev_type, init, result):
         # that failed first holds the cause (rank 1's loss() raising); the others then see
         # only their peer gone ("Connection closed by peer")
         msg = str(e) if isinstance(e, fe.Fail) else f"{type(e).__name__}: {fe.one_line(e)}"
+        if a.wait_timeout and stalled(e):  # as mbtrain's watchdog says it (comm_mpi.c)
+            msg = (f"waited {a.wait_timeout:g} s for the other ranks (--wait-timeout "
+                   f"{a.wait_timeout:g}): a rank has stalled or is lost; ending the job")
         with open(f"{result}.tmp{rank}", "w") as f:
             f.write(f"{time.monotonic_ns()}\nrank {rank}: {msg}")
         os.replace(f"{result}.tmp{rank}", f"{result}.fail{rank}")
@@ -79,9 +97,9 @@ def _worker(rank, a, procs, dev_type, init, result):
 class _CpuGroup:
     """all_reduce on a gloo group beside the NCCL one, for the CPU tensors of the clock."""
 
-    def __init__(self, dist):
+    def __init__(self, dist, limit):
         self.dist, self.ReduceOp = dist, dist.ReduceOp
-        self.group = dist.new_group(backend="gloo")
+        self.group = dist.new_group(backend="gloo", timeout=limit)
 
     def all_reduce(self, t, op):
         self.dist.all_reduce(t, op=op, group=self.group)

@@ -41,6 +41,7 @@ factory that raises, bad data, a run that never reached the target, a write erro
 never a traceback; 2 usage (an unknown flag, a flag given twice or one the mode ignores).
 """
 import argparse
+import contextlib
 import errno
 import importlib
 import importlib.util
@@ -55,6 +56,10 @@ import time
 
 PROG = "mbkit_torch"
 VERSION = "0.1.0"
+# standard output, kept for the front end's own table and summaries: while a command runs,
+# sys.stdout is stderr, so the user's print() (at import, in dataset(), model(), loss(), a
+# forward pass) never lands in a step table written to '-'
+STDOUT = None
 FORMAT = 1  # the format version: '# format=mbkit-runlog/1', 'mbkit-step/1' (docs/formats.md)
 
 
@@ -112,6 +117,9 @@ REPS_MAX = 10 ** 6       # --warmup, --min-reps, --max-reps (docs/commands.md, "
 BUDGET_MAX = 3600.0      # --budget, seconds a point (mbprobe's)
 UPDATES_MAX = 1 << 40    # --max-updates (mbtrain's bound on a run)
 EVAL_MIN = 10            # the fewest samples an evaluation subset holds (mbtrain's EVAL_MIN)
+WAIT_MAX = 1e9           # --wait-timeout, as mbtrain's
+WAIT_MIN = 1.0           # ... and its floor when not 0 (MB_RUN_WAIT_MIN: the first wait spans
+                         # the others' start)
 FIFO_WAIT = 5.0          # an output FIFO waits this long for its reader (MBKIT_FIFO_WAIT)
 
 
@@ -198,6 +206,8 @@ def real(name, lo, hi=math.inf, lo_open=True, hi_open=False):
         if not math.isfinite(v):
             raise Fail(f"{name}: '{text}' is not a finite number")
         if v < lo or (lo_open and v == lo) or v > hi or (hi_open and v == hi):
+            if math.isinf(hi):  # no upper bound but finiteness: '(0, inf]' would invite 'inf'
+                raise Fail(f"{name}: must be {'>' if lo_open else '>='} {lo:g}, got '{text}'")
             rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
             raise Fail(f"{name}: must be in {rng}, got '{text}'")
         return v
@@ -256,6 +266,11 @@ def build_parser():
                    metavar="LIST", help="learner counts P: 1,2 (default 1); P > 1 runs P "
                    "processes data-parallel through torch.distributed (gloo on CPU, NCCL on "
                    "CUDA), M / P samples each")
+    p.add_argument("--wait-timeout", type=real("--wait-timeout", 0, WAIT_MAX, False),
+                   default=600.0, metavar="S",
+                   help="with --procs above 1, a rank that waits S seconds for the others "
+                        "(a stalled rank) ends the job (600; 0: no limit; else at least 1, "
+                        "as mbtrain's)")
     p.add_argument("-o", "--output", default="-", help="the step table (default stdout)")
 
     r = sub.add_parser("runs", prog=f"{PROG} runs",
@@ -401,7 +416,7 @@ class Output:
     def write(self, text):
         data = text.encode("utf-8")
         if self.path == "-":
-            say_out(text, sys.stdout)
+            say_out(text, STDOUT or sys.stdout)
             return
         if self.special:
             self._write_special(data)
@@ -526,9 +541,15 @@ def load_user(spec):
             raise
         raise Fail(f"{spec}: the model file does not import: {type(e).__name__}: "
                    f"{one_line(e)}")
-    for fn in ("model", "dataset"):
-        if not callable(getattr(mod, fn, None)):
+    for fn in ("model", "dataset", "loss"):  # loss is optional, but not ignored when wrong
+        if not hasattr(mod, fn):
+            if fn == "loss":
+                continue
             raise Fail(f"{spec}: no function {fn}() (a model file defines model() and dataset())")
+        if not callable(getattr(mod, fn)):
+            v = getattr(mod, fn)
+            raise Fail(f"{spec}: {fn} is not a function ({fn} = {clean(repr(v))[:40]}, "
+                       f"{type(v).__name__})")
     mod.mb_name = plain_name(spec, getattr(mod, "NAME", stem))
     data = getattr(mod, "DATA", "user")
     if not isinstance(data, str) or not data or any(ord(c) < 32 or ord(c) == 127 for c in data) \
@@ -541,12 +562,14 @@ def load_user(spec):
 
 def plain_name(spec, name):
     """The net's NAME: it names every run log (NAME-ALGO-bM-sS.csv in --log-dir) and fills
-    metadata, so one file-name word: no '/', not '.' or '..', no ',', '=', white space or
-    control characters."""
-    if not isinstance(name, str) or not name or name in (".", "..") or \
+    metadata, so one file-name word that starts with a letter or digit (not a dot-file that
+    '*.csv' skips, nor '-rf', a log name a reader takes for an option): no '/', ',', '=',
+    white space or control characters."""
+    if not isinstance(name, str) or not name or not ("0" <= name[0] <= "9" or
+                                                     "a" <= name[0].lower() <= "z") or \
             any(c in name for c in "/\\,=") or any(ord(c) <= 32 or ord(c) == 127 for c in name):
-        raise Fail(f"{spec}: NAME {name!r} is not a plain name (one file-name word: no '/', "
-                   f"',', '=', spaces or control characters; not '.' or '..')")
+        raise Fail(f"{spec}: NAME {name!r} is not a plain name (one file-name word that starts "
+                   f"with a letter or digit: no '/', ',', '=', spaces or control characters)")
     return name
 
 
@@ -633,12 +656,14 @@ def user_model(mod, spec, torch, seed, dev):
     m = call_user(mod, spec, "model")
     if not isinstance(m, torch.nn.Module):
         raise Fail(f"{spec}: model() must return a torch.nn.Module, got {type(m).__name__}")
+    if not any(p.requires_grad for p in m.parameters()):  # probe and runs alike, before timing
+        raise Fail(f"{spec}: model() has no parameters to train (none that requires grad)")
     return m.to(dev)
 
 
 def user_loss(mod, torch):
-    f = getattr(mod, "loss", None)
-    return f if callable(f) else torch.nn.functional.cross_entropy
+    """The model file's loss() (load_user refused one that is not a function), or the default."""
+    return getattr(mod, "loss", torch.nn.functional.cross_entropy)
 
 
 def make_optim(torch, params, a):
@@ -912,7 +937,7 @@ def cmd_probe(a, argv):
     mod, call_for = probe_setup(torch, a, dev, a.threads)
     if same_file(a.output, getattr(mod, "__file__", None)):  # --model given as a module name
         raise Fail(f"-o {a.output} would overwrite --model {a.model}")
-    say = sys.stderr if a.output == "-" else sys.stdout
+    say = sys.stderr if a.output == "-" else STDOUT or sys.stdout
     dname = device_name(torch, dev)
     backend = "cuda" if dev.type == "cuda" else "cpu"
     rows, worst, shown = [], None, []
@@ -1153,7 +1178,7 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, o
     out.write("".join(f"# {kv}\n" for kv in meta) +
               "update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n" +
               "".join(r + "\n" for r in rows) + f"# {summary}\n")
-    say_out(summary + "\n", sys.stdout)
+    say_out(summary + "\n", STDOUT or sys.stdout)
     if diverged_u > 0:
         print(f"{PROG} runs: M = {m}, seed {seed}: diverged at update {diverged_u} (lower "
               f"--lr); the log says so", file=sys.stderr)
@@ -1185,12 +1210,29 @@ def log_outputs(a, mod):
         if not os.path.isdir(folder):
             if os.path.exists(folder):
                 raise Fail(f"--log-dir {folder}: not a folder: {not_regular(folder) or 'a file'}")
+            dangling = missing_link(folder)
+            if dangling:  # makedirs would say only 'File exists'
+                what = "" if dangling == os.path.normpath(folder) else f"{dangling} is "
+                raise Fail(f"--log-dir {folder}: {what}a link to a missing folder "
+                           f"({os.readlink(dangling)})")
             try:
                 os.makedirs(folder, exist_ok=True)
             except OSError as e:
                 raise Fail(f"--log-dir {folder}: {e.strerror}")
         out.append((m, lr_text, lr, seed, folder, Output(path, "--log-dir")))
     return out
+
+
+def missing_link(folder):
+    """The first part of folder's path that is a symbolic link to nothing, or None."""
+    parts, p = [], os.path.normpath(folder)
+    while p and p not in (os.sep, ".", ".."):
+        parts.append(p)
+        p = os.path.dirname(p)
+    for q in reversed(parts):
+        if os.path.islink(q) and not os.path.exists(q):
+            return q
+    return None
 
 
 def cmd_runs(a, argv):
@@ -1268,6 +1310,11 @@ def check_args(a):
         once_each(a.batch, "--batch")
     if a.cmd == "probe":
         once_each(a.procs, "--procs")
+        if "wait_timeout" in given and max(a.procs) == 1:
+            usage("--wait-timeout without --procs above 1: one learner waits on no other")
+        if 0 < a.wait_timeout < WAIT_MIN:
+            raise Fail(f"--wait-timeout: {a.wait_timeout:g} s is too short for the learners "
+                       f"to start: 0 (no limit) or at least {WAIT_MIN:g} s")
         if same_file(a.output, a.model):
             raise Fail(f"-o {a.output} would overwrite --model {a.model}")
         a.out = Output(a.output, "-o")
@@ -1296,7 +1343,10 @@ def main(argv=None):
     try:
         a = build_parser().parse_args(argv)
         check_args(a)
-        rc = cmd_probe(a, argv) if a.cmd == "probe" else cmd_runs(a, argv)
+        global STDOUT
+        STDOUT = sys.stdout
+        with contextlib.redirect_stdout(sys.stderr):  # the user's prints: not in the table
+            rc = cmd_probe(a, argv) if a.cmd == "probe" else cmd_runs(a, argv)
         say_out("", sys.stdout)  # flushed here: a write error is reported, not lost at exit
         return rc
     except Fail as e:
