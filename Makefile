@@ -1057,7 +1057,10 @@ RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' 
 # on the CPU (campaign 16's minor). One line naming it, exit 2, before anything runs.
 RUN_KNOB_NAMES := $(shell sed -n 's/^\([A-Z_][A-Z0-9_]*\) *?=.*/\1/p' Makefile frontends/torch/torch.mk 2>/dev/null) BUILD MBKIT_NETS
 UNKNOWN_KNOB := $(firstword $(filter-out $(RUN_KNOB_NAMES),$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))))
-$(if $(and $(RUN_GOALS),$(UNKNOWN_KNOB)),$(error $(UNKNOWN_KNOB)=$($(UNKNOWN_KNOB)): not a knob of make run (docs/commands.md, "make run", lists them; mbtrain --backend cuda trains on a GPU)))
+# The hint fits the name (campaign 24's K042: MBKIT_MPI_START_WAIT got the GPU one): a GPU's
+# for a name of a GPU, the environment's for the commands' MBKIT_ variables.
+UNKNOWN_KNOB_HINT = $(if $(filter MBKIT_%,$(UNKNOWN_KNOB)),; $(UNKNOWN_KNOB) is read by the commands from the environment: give it before make ($(UNKNOWN_KNOB)=... make run),$(if $(or $(findstring GPU,$(UNKNOWN_KNOB)),$(findstring CUDA,$(UNKNOWN_KNOB))),; BACKEND=cuda trains on a GPU (mbtrain --backend cuda)))
+$(if $(and $(RUN_GOALS),$(UNKNOWN_KNOB)),$(error $(UNKNOWN_KNOB)=$($(UNKNOWN_KNOB)): not a knob of make run (docs/commands.md, "make run", lists them$(UNKNOWN_KNOB_HINT))))
 $(if $(RUN_GOALS),$(if $(strip $(RUN_KNOB_ERROR)),$(error $(RUN_KNOB_ERROR))))
 # OUT is the folder make run writes into: an existing file or device is not one (campaign 11's
 # minor: OUT=/dev/null was planned, and would have failed at its first mkdir -p OUT/logs)

@@ -9,6 +9,7 @@
 #include "mb_parse.h"
 #include "mb_output.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -112,13 +113,37 @@ static int check(const char *v, const char *kind, const char *where, mb_error *e
     return MB_OK;
 }
 
+/* Whether `a` is `b` in other letters or spacing: case aside, and a run of spaces or tabs
+ * read as one space. */
+static int same_name(const char *a, const char *b)
+{
+    for (;;) {
+        if ((*a == ' ' || *a == '\t') && *b == ' ') {
+            a += strspn(a, " \t");
+            b++;
+            continue;
+        }
+        if (!*a || !*b || tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return !*a && !*b;
+        a++, b++;
+    }
+}
+
 /* `# tool=` a writer's name as it writes it, or another: one of them in other letters (MBTRAIN)
- * would be a log of no known writer, whose summary goes unchecked (campaign 22's Q9). */
+ * or spacing ("mbkit_torch  runs") would be a log of no known writer, whose summary goes
+ * unchecked (campaign 22's Q9, campaign 24's U7: a cut log passed); a name with a control or
+ * non-ASCII byte (a no-break space after mbtrain) is no writer's. */
 static int check_tool(const mb_table *t, mb_error *err)
 {
     const char *tool = mb_table_meta(t, "tool");
+    for (const char *c = tool; c && *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: metadata 'tool': a control or "
+                                "non-ASCII byte (0x%02x) in the name: a writer's name is plain "
+                                "ASCII", mb_table_path(t), mb_table_meta_line(t, "tool"),
+                                (unsigned char)*c);
     for (size_t i = 0; tool && i < sizeof tool_kinds / sizeof *tool_kinds; i++)
-        if (strcmp(tool, tool_kinds[i].tool) != 0 && strcasecmp(tool, tool_kinds[i].tool) == 0)
+        if (strcmp(tool, tool_kinds[i].tool) != 0 && same_name(tool, tool_kinds[i].tool))
             return mb_error_set(err, MB_EFORMAT, "%s:%ld: metadata 'tool': '%.64s' is not %s (a "
                                 "writer's name is matched as it writes it)", mb_table_path(t),
                                 mb_table_meta_line(t, "tool"), tool, tool_kinds[i].tool);

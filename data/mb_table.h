@@ -44,6 +44,11 @@ int mb_table_require_col(const mb_table *t, const char *name, size_t *col, struc
 int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
                        int whole, double *v, struct mb_error *err);
 
+/* MB_TABLE_DIGITS's rule: whether `s` is digits only ("16"; no sign, point or exponent), with
+ * `point` also digits and a point with only zeros after it ("16.0", as a hand-made table may
+ * write a count). A count that a program writes (a run log's summary) is digits only. */
+int mb_table_in_digits(const char *s, int point);
+
 /* The columns among `names` (NULL-terminated; absent ones skipped) must not decrease in the
  * order given: a spread such as t_min_s <= t_median_s <= t_max_s. "path:line: field 't_max_s': X is
  * below 't_min_s' (Y)" (MB_EFORMAT) otherwise, or mb_table_double's error. */

@@ -108,8 +108,14 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
         if (nl)
             *nl = '\0';
         lineno++;
-        char *line = trim(p);
-        p = nl ? nl + 1 : p + strlen(p);
+        /* a row is split as written, less a '\r' at its end (campaign 24's U9: ' 8' at a line's
+         * start and '0 ' at its end were taken where '8 ,' was refused); the rest trimmed */
+        char *raw = p;
+        size_t rawlen = strlen(raw);
+        if (rawlen && raw[rawlen - 1] == '\r')
+            raw[--rawlen] = '\0';
+        char *line = raw + strspn(raw, " \t");
+        p = nl ? nl + 1 : raw + rawlen;
         if (!*line)
             continue;
         if (!nl)
@@ -150,10 +156,11 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
                               lineno);
             break;
         }
-        if ((rc = split(line, &fields, &field_cap, &nf)) != MB_OK)
+        if ((rc = split(t->header ? raw : line, &fields, &field_cap, &nf)) != MB_OK)
             break;
-        /* the header's names are trimmed; a row's cells are kept as written, so that a number
-         * with a space before it is refused as the flags refuse ' 0.1' */
+        /* the header's names are trimmed; a row's cells are kept as written, the first and last
+         * too, so that a number with a space before or after it is refused as the flags refuse
+         * ' 0.1' */
         for (size_t i = 0; !t->header && i < nf; i++)
             fields[i] = trim(fields[i]);
         if (!t->header) {
@@ -262,11 +269,11 @@ int mb_table_double(const mb_table *t, size_t row, size_t col, double *v, mb_err
     return MB_OK;
 }
 
-/* Whether `s` is digits, with at most a point and zeros after them ("16", "16.0"). */
-static int in_digits(const char *s)
+int mb_table_in_digits(const char *s, int point)
 {
     size_t n = strspn(s, "0123456789");
-    return n > 0 && (s[n] == '\0' || (s[n] == '.' && strspn(s + n + 1, "0") == strlen(s + n + 1)));
+    return n > 0 && (s[n] == '\0' ||
+                     (point && s[n] == '.' && strspn(s + n + 1, "0") == strlen(s + n + 1)));
 }
 
 int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
@@ -288,7 +295,7 @@ int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, dou
                             mb_data_fmt_exact(ls, sizeof ls, lo),
                             mb_data_fmt_exact(hs, sizeof hs, hi));
     }
-    if (whole == MB_TABLE_DIGITS && !in_digits(mb_table_cell(t, row, col)))
+    if (whole == MB_TABLE_DIGITS && !mb_table_in_digits(mb_table_cell(t, row, col), 1))
         return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': '%s' is not a whole number "
                             "written in digits (a count, as on a command line)", t->path,
                             t->lines[row], t->header[col], mb_table_cell(t, row, col));

@@ -28,7 +28,9 @@ void mb_lightning_options_init(mb_lightning_options *o)
  * number: MB_OK and *v, or MB_ENODATA when the key is absent, MB_EFORMAT when it is not a
  * number, or with `digits` set not written in digits alone (a count: '1e1' is no batch size;
  * *line gets its line), MB_EINVAL when it is given again with another value (*line gets the
- * second). */
+ * second). A key is `key:` followed by a space or the line's end, as YAML reads it
+ * ('batch_size:16' is a string, no key); a comment (' #' and what follows) is no part of the
+ * value (campaign 24's U8). */
 static int yaml_number(char *text, const char *key, int digits, double *v, long *line)
 {
     size_t kl = strlen(key);
@@ -38,20 +40,25 @@ static int yaml_number(char *text, const char *key, int digits, double *v, long 
     for (char *p = text; p && *p;) {
         char *nl = strchr(p, '\n');
         ln++;
-        if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
+        if (strncmp(p, key, kl) == 0 && p[kl] == ':' && strchr(" \t\r\n", p[kl + 1])) {
             char val[64];
             size_t n = nl ? (size_t)(nl - p) : strlen(p);
             n = n - kl - 1 < sizeof val - 1 ? n - kl - 1 : sizeof val - 1;
             memcpy(val, p + kl + 1, n);
             val[n] = '\0';
             char *s = val, *e;
+            for (e = val; (e = strchr(e, '#')) != NULL; e++)
+                if (e == val || e[-1] == ' ' || e[-1] == '\t') {
+                    *e = '\0';
+                    break;
+                }
             while (isspace((unsigned char)*s) || *s == '\'' || *s == '"')
                 s++;
             e = s + strlen(s);
             while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '\'' || e[-1] == '"'))
                 *--e = '\0';
             *line = ln;
-            if (mb_data_parse_double(s, v) != MB_OK ||
+            if (mb_data_parse_double(s, v) != MB_OK || !isfinite(*v) ||
                 (digits && strspn(s, "0123456789") != strlen(s)))
                 return MB_EFORMAT;
             if (found && *v != first)
@@ -84,6 +91,25 @@ static int paths_of(const char *in, char *csv, char *yaml, size_t n, mb_error *e
     return MB_OK;
 }
 
+/* The optional hparams.yaml key `key` (yaml_number): *v, NAN when absent; refused in one line
+ * naming the file, line and key when it is not `what` (a count in digits with `digits`; > lo,
+ * or >= lo for a count). */
+static int hparam(const char *yaml, char *text, const char *key, int digits, double lo,
+                  const char *what, double *v, mb_error *err)
+{
+    long line = 0;
+    double x;
+    *v = NAN;
+    int k = yaml_number(text, key, digits, &x, &line);
+    if (k == MB_ENODATA)
+        return MB_OK;
+    if (k == MB_OK && (digits ? x >= lo && x <= MB_DATA_RANGE_MAX : x > lo)) {
+        *v = x;
+        return MB_OK;
+    }
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': not %s", yaml, line, key, what);
+}
+
 /* M, seed and lr of run i from the options and hparams.yaml. */
 static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_runs *r,
                        size_t i, mb_error *err)
@@ -95,8 +121,13 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
     if (stat(yaml, &st) == 0 && mb_data_read_file(yaml, &text, &len, &quiet) != MB_OK)
         return mb_error_set(err, MB_EIO, "%s", quiet.msg);
     double v;
-    long line = 0;
+    long line = 1;
     int rc = MB_OK;
+    const char *nul = text ? memchr(text, '\0', len) : NULL;
+    for (const char *c = text; nul && c < nul; c++)
+        line += *c == '\n';
+    if (nul) /* the rest of the line would be read away ('16\0' as 16) */
+        rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: not text (a NUL byte)", yaml, line);
     /* a key given twice with two values is a contradiction, not a choice (batch, seed, lr) */
     const char *keys[] = {o->batch_key, "seed", "lr", "learning_rate"};
     for (size_t k = 0; text && rc == MB_OK && k < 4; k++)
@@ -117,13 +148,24 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
             r->batch[i] = v;
     }
     r->seed[i] = r->lr[i] = NAN;
-    if (rc == MB_OK && text && yaml_number(text, "seed", 1, &v, &line) == MB_OK && v >= 0 &&
-        v == floor(v) && v <= MB_DATA_RANGE_MAX)
-        r->seed[i] = v;
-    if (rc == MB_OK && text &&
-        (yaml_number(text, "lr", 0, &v, &line) == MB_OK ||
-         yaml_number(text, "learning_rate", 0, &v, &line) == MB_OK) && v > 0)
-        r->lr[i] = v;
+    /* a seed a count in digits, lr a positive finite number, or refused (campaign 24's U8: a
+     * seed of 1e1, -1 or 2^64 and lr: nan were dropped unsaid); lr and learning_rate both
+     * given say the same */
+    double lr2 = NAN;
+    if (rc == MB_OK && text)
+        rc = hparam(yaml, text, "seed", 1, 0, "a whole number >= 0 written in digits",
+                    &r->seed[i], err);
+    if (rc == MB_OK && text)
+        rc = hparam(yaml, text, "lr", 0, 0, "a finite number > 0", &r->lr[i], err);
+    if (rc == MB_OK && text)
+        rc = hparam(yaml, text, "learning_rate", 0, 0, "a finite number > 0", &lr2, err);
+    if (rc == MB_OK && !isnan(lr2) && !isnan(r->lr[i]) && lr2 != r->lr[i] &&
+        yaml_number(text, "learning_rate", 0, &v, &line) == MB_OK)
+        rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'learning_rate': %g, but key 'lr' "
+                          "says %g: which one the run used cannot be told", yaml, line, lr2,
+                          r->lr[i]);
+    else if (rc == MB_OK && isnan(r->lr[i]))
+        r->lr[i] = lr2;
     free(text);
     return rc;
 }

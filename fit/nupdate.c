@@ -342,7 +342,8 @@ static int known_algo(const mb_table *t, long line, const char *what, const char
 /* The numbers of the summary line (run_mon.c's mb_run_result_format; the PyTorch front end
  * writes the same keys): counts whole, from `lo`; seconds >= 0; `dash`: '-' (none, as a log
  * writes a non-finite value) taken. Campaign 22's Q9: evals=abc, eval_s=abc (make run sums
- * eval_s), diverged_update=abc and reached_update=-5 were taken. */
+ * eval_s), diverged_update=abc and reached_update=-5 were taken. A count (`whole`) is written in
+ * digits. */
 static const struct summary_number {
     const char *key;
     double lo;
@@ -391,7 +392,8 @@ static int summary_value(const mb_table *t, long line, const char *key, const ch
     double x;
     const int number = mb_data_parse_double(v, &x) == MB_OK;
     const int name = strcmp(key, "net") == 0 || strcmp(key, "algo") == 0; /* (nanonet) */
-    const char *why = NULL, *tool = mb_table_meta(t, "tool");
+    const char *why = NULL, *tool = mb_table_meta(t, "tool"), *kind = mb_format_kind_of_tool(tool);
+    const int writer = kind && strcmp(kind, MB_FORMAT_RUNLOG) == 0;
     if (!*v)
         why = "is empty (a log writes a value, '-' where there is none)";
     else if (strcmp(key, "reached") == 0 && strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
@@ -403,11 +405,21 @@ static int summary_value(const mb_table *t, long line, const char *key, const ch
     for (size_t k = 0; !why && k < sizeof summary_numbers / sizeof *summary_numbers; k++) {
         const struct summary_number *f = &summary_numbers[k];
         const int own = f->lo < 0 && f->whole && tool && strcmp(tool, "mbtrain") == 0;
-        if (strcmp(key, f->key) == 0 && !(f->dash && strcmp(v, "-") == 0) &&
-            !(number && x >= (own ? 0 : f->lo) && (!f->whole || x == floor(x))))
+        if (strcmp(key, f->key) != 0 || (f->dash && strcmp(v, "-") == 0))
+            continue;
+        if (!(number && x >= (own ? 0 : f->lo) && (!f->whole || x == floor(x))))
             why = own ? "is not an update: a whole number >= 0 (mbtrain writes 0 where there is "
                         "none)"
                       : f->why;
+        /* a count in digits (MB_TABLE_DIGITS's rule; campaign 24's U7: 6.8e2, +680, 82.0 and
+         * -0 were taken), -1 only as the front end's none; digits alone in a log of the two
+         * writers, which write them so, and a ".0" after them taken from another writer's, as
+         * in a points file */
+        else if (f->whole && !mb_table_in_digits(v, !writer) &&
+                 !(f->lo < 0 && strcmp(v, "-1") == 0))
+            why = writer ? "is not a count written in digits (as mbtrain and the PyTorch front "
+                           "end write it)"
+                         : "is not a count written in digits";
     }
     return why ? mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field '%s' '%.64s' %s",
                               mb_table_path(t), line, key, v, why)

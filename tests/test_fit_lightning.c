@@ -163,6 +163,49 @@ static void test_bad_inputs(void)
     CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0); /* nothing written */
 }
 
+/* hparams.yaml's keys (campaign 24's U8): a seed that is no count in digits and an lr that is
+ * no positive finite number were dropped without a word, lr beside another learning_rate won
+ * unsaid, 'batch_size:16' (a YAML string, no key) was read as 16 and a NUL byte read the rest
+ * of its line away; one line naming the file, line and key now. F136: a comment after the
+ * value is no part of it. */
+static void test_bad_hparams(void)
+{
+    static const struct {
+        const char *yaml, *needle;
+    } bad[] = {
+        {"batch_size: 16\nseed: 1e1\n", "hparams.yaml:2: field 'seed': not a whole number >= 0 "
+                                          "written in digits"},
+        {"batch_size: 16\nseed: -1\n", "hparams.yaml:2: field 'seed': not a whole number"},
+        {"batch_size: 16\nseed: 0x10\n", "hparams.yaml:2: field 'seed': not a whole number"},
+        {"batch_size: 16\nseed: 18446744073709551616\n", "hparams.yaml:2: field 'seed': not"},
+        {"batch_size: 16\nlr: nan\n", "hparams.yaml:2: field 'lr': not a finite number > 0"},
+        {"batch_size: 16\nlr: -0.1\n", "hparams.yaml:2: field 'lr': not a finite number > 0"},
+        {"batch_size: 16\nlearning_rate: 0.1\nlr: 0.2\n",
+         "hparams.yaml:2: field 'learning_rate': 0.1, but key 'lr' says 0.2"},
+        {"batch_size:16\n", "hparams.yaml: no batch size: no key"},
+        {"batch_size: 16\\000\n", "hparams.yaml:1: not text (a NUL byte)"},
+    };
+    char args[1024];
+    mb_test_run r;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        mb_test_sh(&r, "rm -rf %s/hpb && mkdir -p %s/hpb && cp %s/every/version_0/metrics.csv "
+                   "%s/hpb/ && printf '%s' > %s/hpb/hparams.yaml", dir, dir, dir, dir,
+                   bad[i].yaml, dir);
+        mb_test_run_free(&r);
+        snprintf(args, sizeof args, "nupdate --lightning --target-loss 0.5 %s/hpb "
+                 "%s/every/version_3", dir, dir);
+        mb_test_expect_failure("mbfit", args, 1, bad[i].needle);
+    }
+    /* a comment, and lr and learning_rate that agree: read */
+    if (mb_test_sh_ok(&r, "mkdir -p %s/hpc && cp %s/every/version_0/metrics.csv %s/hpc/ && "
+                      "printf 'batch_size: 16 # the batch\nseed: 0 #\nlr: 0.05\n"
+                      "learning_rate: 0.05\n' > %s/hpc/hparams.yaml && mbfit nupdate "
+                      "--lightning --target-loss 0.5 --weights none %s/hpc %s/every/version_3 "
+                      "--json", dir, dir, dir, dir, dir, dir))
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"lr\":\t0.05"));
+    mb_test_run_free(&r);
+}
+
 int mb_test_suite_fit_lightning(void)
 {
     CU_pSuite s = CU_add_suite("fit_lightning", suite_init, suite_clean);
@@ -170,5 +213,6 @@ int mb_test_suite_fit_lightning(void)
         return -1;
     return !CU_add_test(s, "Lightning logs with a known law fitted to it", test_known_law) ||
            !CU_add_test(s, "sparse validation: an upper bound, said", test_sparse_upper_bound) ||
-           !CU_add_test(s, "bad Lightning inputs: one line, exit 1", test_bad_inputs);
+           !CU_add_test(s, "bad Lightning inputs: one line, exit 1", test_bad_inputs) ||
+           !CU_add_test(s, "bad hparams.yaml keys: one line, exit 1", test_bad_hparams);
 }

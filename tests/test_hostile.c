@@ -1623,6 +1623,37 @@ static const hcase fit_cases[] = {
     {"message", "$T mbfit nupdate --extrapolate --target-loss 0.4 --form SHIFTED " LV "/*.csv "
                "-o $W/o", 1, "--form: 'SHIFTED' is not auto, separable, noise, per-level, floor "
                              "or shifted"},
+    /* campaign 24's U7: the summary's counts in any spelling (6.8e2, +680, -0, the front end's
+     * -1.0) were taken, and a `# tool=` with two spaces or a no-break space was another writer,
+     * so a log without its summary passed; U9: a points file's ' 8' at a line's start and '0 '
+     * at its end were taken where '8 ,' was refused (cells as written, the first and last too) */
+#define ML TRAIN "--max-updates 20 --log $W/a.csv > /dev/null && "
+#define MLS(SED) ML "sed -i '" SED "' $W/a.csv && " NU "$W/a.csv -o $W/o"
+    {"silent", MLS("$s/ samples=160 / samples=1.6e2 /"), 1,
+     "summary line: field 'samples' '1.6e2' is not a count written in digits (as mbtrain and "
+     "the PyTorch front end write it)"},
+    {"silent", MLS("$s/ samples=160 / samples=+160 /"), 1,
+     "summary line: field 'samples' '+160' is not a count written in digits"},
+    {"silent", MLS("$s/ diverged_update=0/ diverged_update=-0/"), 1,
+     "summary line: field 'diverged_update' '-0' is not a count written in digits"},
+    {"silent", MLS("s/^# tool=mbtrain$/# tool=mbkit_torch runs/; $s/ test_[^ ]*//g; "
+                   "$s/_update=0/_update=-1.0/g"), 1,
+     "summary line: field 'reached_update' '-1.0' is not a count written in digits"},
+    {"silent", MLS("s/^# tool=mbtrain$/# tool=mbkit_torch  runs/; $d"), 1,
+     "a.csv:2: metadata 'tool': 'mbkit_torch  runs' is not mbkit_torch runs (a writer's name "
+     "is matched as it writes it)"},
+    {"silent", MLS("s/^# tool=mbtrain$/# tool=mbtrain\\xc2\\xa0/; $d"), 1,
+     "a.csv:2: metadata 'tool': a control or non-ASCII byte (0xc2) in the name"},
+#undef MLS
+#undef ML
+    {"silent", "sed '5s/^8,/ 8,/' $E/nupdate_points.csv > $W/p.csv && $T mbfit nupdate $W/p.csv "
+               "-o $W/o", 1, "p.csv:5: field 'batch': ' 8' is not a finite number (a space "
+                             "before it)"},
+    {"silent", "sed '5s/,0$/,0 /' $E/nupdate_points.csv > $W/p.csv && $T mbfit nupdate $W/p.csv "
+               "-o $W/o", 1, "p.csv:5: field 'seed': '0 ' is not a finite number (a space after "
+                             "it)"},
+    {"silent", "sed 's/$/\\r/' $E/nupdate_points.csv > $W/p.csv && $T mbfit nupdate $W/p.csv -o "
+               "$W/r 2>/dev/null && test -s $W/r", 0, NULL},
 };
 
 static const hcase opt_cases[] = {

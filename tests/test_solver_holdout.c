@@ -1162,6 +1162,15 @@ static void test_run_knobs(void)
         {"LR=1e308", "LR=1e308: 1e308 is not a number above 0, at most 1e+300"},
         {"FRONTEND=torch TORCH_PROBE_BUDGET=1e308", "TORCH_PROBE_BUDGET=1e308: a number above 0, "
                                                     "at most 1e+300"},
+        /* campaign 24's K042: the hint fits the name (MBKIT_MPI_START_WAIT got a GPU's) */
+        {"MBKIT_MPI_START_WAIT=0.5", "MBKIT_MPI_START_WAIT=0.5: not a knob of make run "
+                                     "(docs/commands.md, \"make run\", lists them; "
+                                     "MBKIT_MPI_START_WAIT is read by the commands from the "
+                                     "environment: give it before make"},
+        {"GPU=1", "GPU=1: not a knob of make run (docs/commands.md, \"make run\", lists them; "
+                  "BACKEND=cuda trains on a GPU"},
+        {"TARGET_LOS=0.4", "TARGET_LOS=0.4: not a knob of make run (docs/commands.md, \"make "
+                           "run\", lists them)."},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1365,6 +1374,10 @@ static void test_zoo_bad_input(void)
         {"ZOO=$D/none ZOO_OUT=$D/out", "/none: no such file"},
         {"ZOO=$D/zoo.txt ZOO_OUT=$D/zoo.txt", "/zoo.txt: there and not a folder (make zoo writes"},
         {"ZOO=$D/zoo.txt ZOO_OUT=$D/zoo.txt ZOO_TABLE_ONLY=1", "/zoo.txt: there and not a folder"},
+        /* campaign 24's U12: bash's read dropped a NUL byte ('fash\\0ion-mnist' trained as
+         * fashion-mnist) */
+        {"printf 'a lenet5 mnist 0.02 0.5\\nb lenet5 fash\\000ion-mnist 0.02 0.5\\n' > $D/nul.txt "
+         "&& ZOO=$D/nul.txt ZOO_OUT=$D/out", "/nul.txt:2: not text (a NUL byte)"},
     };
     char path[512];
     mb_test_write(path, sizeof path, dir, "zoo.txt", "a lenet5 fashion-mnist 0.02 0.5\n");

@@ -22,6 +22,11 @@ fail() { echo "make zoo: $*" >&2; exit 1; }
 # each workload writes $out/NAME and $out/NAME.log beside the table $out/zoo.md
 [ ! -e "$out" ] || [ -d "$out" ] || fail "$out: there and not a folder (make zoo writes each workload into $out/NAME)"
 
+# a NUL byte: bash's read drops it ('fash\0ion-mnist' would train as fashion-mnist; campaign
+# 24's U12), so it is refused first, as make run's HOSTFILE check refuses one
+nul=$(tr -c '\000\n' x < "$zoo" | tr '\000' N | grep -n -m 1 N | cut -d: -f1)
+[ -z "$nul" ] || fail "$zoo:$nul: not text (a NUL byte)"
+
 # every line checked before any training
 names=() nets=() datas=() lrs=() targets=() lines=()
 n=0
