@@ -981,6 +981,32 @@ static const hcase train_cases[] = {
                "grep '^mbtrain' $W/e >&2; test -e $W/o2 && s=99; exit $((s == 2 ? 102 : s))", 102,
      "ranks disagree on --log: rank 0 has '"},
 #undef C23_P
+    /* campaign 24 (issue #25). U1: a parallel checkpoint's companion that is a symbolic link was
+     * written through it whatever its target: --net became the companion, --log or the
+     * checkpoint itself a file no resume could read, one rank's part another's. A companion
+     * link onto an input or another output is refused before training; one onto a file of its
+     * own is written through (campaign 23's R2, above) */
+#define C24_CK "--algo sgd-sync --max-updates 30 --checkpoint $W/c --checkpoint-every 10 --log $W/r"
+    {"silent", "cp " NET " $W/n.cfg && ln -s n.cfg $W/c.learners && $T mbtrain --net $W/n.cfg "
+               "--data " SYN " --batch 8 --threads 1 --learners 2 " C24_CK "; s=$?; cmp -s "
+               "$W/n.cfg " NET " || s=99; exit $s", 1,
+     "c.learners is a link onto " /* n.cfg */},
+    {"silent", "ln -s r $W/c.learners && " TRAIN "--learners 2 " C24_CK "; s=$?; test -e $W/r && "
+               "s=99; exit $s", 1, "/r, --log "},
+    {"silent", "ln -s c $W/c.learners && " TRAIN "--learners 2 " C24_CK, 1,
+     "c.learners is a link onto "},
+    {"silent", "cp " NET " $W/n.prev && touch $W/n && ln -s n $W/c.learners && $T mbtrain --net "
+               "$W/n.prev --data " SYN " --batch 8 --threads 1 --learners 2 " C24_CK "; s=$?; "
+               "cmp -s $W/n.prev " NET " || s=99; exit $s", 1, "c.learners is a link onto "},
+    {"silent", "ln -s c.learners.rank1 $W/c.learners.rank0 && " MPIRUN_H "-np 2 mbtrain --net "
+               NET " --data " SYN " --batch 8 --threads 1 " C24_CK " 2>$W/e; s=$?; grep "
+               "'^mbtrain' $W/e >&2; exit $s", 1,
+     "c.learners.rank0 is a link onto "},
+    {"silent", "touch $W/x && ln -s x $W/c.learners.rank0 && ln -s x $W/c.learners.rank1 && "
+               MPIRUN_H "-np 2 mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
+               C24_CK " 2>$W/e; s=$?; grep '^mbtrain' $W/e >&2; exit $s", 1,
+     "are links onto one file"},
+#undef C24_CK
 };
 
 #undef MIX_S
