@@ -3230,6 +3230,36 @@ static const hcase plot_cases[] = {
 #undef C23_NOTHING
 #undef C23_CONV
 #undef C23_R
+    /* campaign 24 (issue #25). U2: a figure's place that could not be written (a folder, a link
+     * to /dev/full) was refused after the figures before it were put in place, /dev/full's as a
+     * bare "write error": every place is checked first, devices are written before the files are
+     * renamed in, and the reason is named. U3: a conv.json that could not be drawn (garbage,
+     * empty, {}, another command's JSON, a folder) was a note in a page that exited 0, and a
+     * conv.csv without conv.json was never read: both refused in one line naming the file */
+#define C24_R "mkdir $W/r && $T mbfit nupdate --target-loss 0.5 $E/fit_runs/*.csv --json -o "    \
+              "$W/r/nfit.json 2>/dev/null && $T mbfit tupdate $E/step.csv --json -o "              \
+              "$W/r/tfit.json 2>/dev/null && $T mbopt scale --nfit $W/r/nfit.json --tfit "          \
+              "$W/r/tfit.json --comm none --procs 1 --json -o $W/r/scale.json && "
+#define C24_NOTHING "; s=$?; find $W/r -maxdepth 1 -type f \\( -name '*.png' -o -name "         \
+                    "report.html -o -name '*.tmp.*' \\) | grep -q . && exit 99; exit $s"
+    {"io", C24_R "cp $E/step.csv $W/r/ && mkdir $W/r/amdahl.png && $T mbplot report $W/r"
+             C24_NOTHING, 1, "r/amdahl.png: cannot write: Is a directory"},
+    {"io", C24_R "cp $E/step.csv $W/r/ && ln -s /dev/full $W/r/amdahl.png && $T mbplot report "
+             "$W/r" C24_NOTHING, 1, "r/amdahl.png: write error: No space left on device"},
+    {"silent", C24_R "printf garbage > $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.json: not valid JSON (at byte 0)"},
+    {"silent", C24_R ": > $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.json: not valid JSON"},
+    {"silent", C24_R "printf '{}' > $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.json: no 'batches' array"},
+    {"silent", C24_R "cp $W/r/scale.json $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING,
+     1, "r/conv.json: no 'batches' array"},
+    {"silent", C24_R "mkdir $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.json: cannot read: Is a directory"},
+    {"silent", C24_R "printf garbage > $W/r/conv.csv && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.csv: no column 'layer' in the header"},
+#undef C24_NOTHING
+#undef C24_R
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
