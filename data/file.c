@@ -616,10 +616,13 @@ int mb_out_place(const char *src, const char *path, mb_error *err)
     int rc = mb_out_open(&o, path, err);
     char buf[1 << 15];
     size_t k;
-    while (rc == MB_OK && (k = fread(buf, 1, sizeof buf, in)) > 0)
+    int we = 0; /* a write's reason, kept: the commit's flush finds nothing left to say it */
+    while (rc == MB_OK && !we && (k = fread(buf, 1, sizeof buf, in)) > 0)
         if (fwrite(buf, 1, k, o.f) != k)
-            break;
-    if (rc == MB_OK)
+            we = errno ? errno : EIO;
+    if (rc == MB_OK && we)
+        rc = out_fail(&o, path, "write error", we, err);
+    else if (rc == MB_OK)
         rc = ferror(in) ? (mb_out_abort(&o),
                            mb_error_set(err, MB_EIO, "%s: read error", src))
                         : mb_out_commit(&o, err);

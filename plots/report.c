@@ -708,25 +708,56 @@ static void drafts_drop(drafts *d)
         draft_drop_last(d);
 }
 
-/* Puts every draft at its place in OUT; after a failure the rest are removed. */
+/* Puts every draft at its place in OUT, once every place is known to take it (mb_out_check: a
+ * folder, a dangling link into no folder, a device that refuses writes; campaign 24's U2: six
+ * figures were placed before comm.png, a folder, was refused): devices and FIFOs first, whose
+ * writes may still fail (a full device), then the files, renamed into place. After a failure
+ * the rest are removed. */
 static int drafts_place(drafts *d, mb_error *err)
 {
     int rc = MB_OK;
-    for (size_t i = 0; i < d->n; i++) {
-        if (rc == MB_OK)
-            rc = mb_out_place(d->tmp[i], d->dest[i], err); /* the draft is gone either way */
-        else
-            remove(d->tmp[i]);
-        free(d->tmp[i]);
-        free(d->dest[i]);
-    }
+    for (size_t i = 0; rc == MB_OK && i < d->n; i++)
+        rc = mb_out_check(d->dest[i], err);
+    for (int files = 0; files < 2; files++)
+        for (size_t i = 0; i < d->n; i++) {
+            struct stat sb;
+            int special = stat(d->dest[i], &sb) == 0 && !S_ISREG(sb.st_mode);
+            if (!d->tmp[i] || special == files)
+                continue;
+            if (rc == MB_OK)
+                rc = mb_out_place(d->tmp[i], d->dest[i], err); /* the draft is gone either way */
+            else
+                remove(d->tmp[i]);
+            free(d->tmp[i]);
+            free(d->dest[i]);
+            d->tmp[i] = d->dest[i] = NULL;
+        }
     d->n = 0;
+    return rc;
+}
+
+/* The convolution table conv.csv, when it is here, read as mbopt conv reads it (for the
+ * backend conv.json chose, when it is here and says): one the report cannot read is refused,
+ * as every other present input is (campaign 24's G128: garbage was never read). */
+static int check_conv_table(const char *table, const char *json, mb_error *err)
+{
+    if (!exists(table))
+        return MB_OK;
+    cJSON *conv = NULL;
+    const cJSON *b = NULL;
+    if (exists(json) && mb_json_read(json, &conv, NULL) == MB_OK)
+        b = cJSON_GetObjectItemCaseSensitive(conv, "backend");
+    mb_cilp_table *t = NULL;
+    int rc = mb_solver_conv_read(table, cJSON_IsString(b) ? b->valuestring : NULL, &t, err);
+    mb_solver_conv_free(t);
+    cJSON_Delete(conv);
     return rc;
 }
 
 /* The convolution section, when the folder has a convolution table (conv.csv, mbprobe conv):
  * the ILP's figure and summary from conv.json and conv.txt (mbopt conv), or a note naming the
- * command when only the table is there. Nothing when neither is. */
+ * command when only the table is there. Nothing when neither is. A conv.json that is here but
+ * cannot be drawn is an error (campaign 24's U3: it was a note in a page that exited 0). */
 static int write_conv(FILE *f, const char *in_dir, const char *out_dir, const mb_plot_options *o,
                       const char *ext, drafts *dr, int *figures, mb_error *err)
 {
@@ -736,6 +767,9 @@ static int write_conv(FILE *f, const char *in_dir, const char *out_dir, const mb
     path_join(txt, sizeof txt, in_dir, "conv.txt");
     if (!exists(table) && !exists(json))
         return MB_OK;
+    int rc = check_conv_table(table, json, err);
+    if (rc != MB_OK)
+        return rc;
     fputs("<section id=\"conv\">\n<h2>Convolution algorithms and memory</h2>\n", f);
     if (!exists(json)) {
         fputs("<p class=\"missing\">conv.csv is here but conv.json is not: <code>mbopt conv "
@@ -746,26 +780,24 @@ static int write_conv(FILE *f, const char *in_dir, const char *out_dir, const mb
     snprintf(name, sizeof name, "conv.%s", ext);
     path_join(img, sizeof img, out_dir, name);
     const char *draft;
-    int rd = draft_new(dr, img, &draft, err);
-    if (rd != MB_OK)
-        return rd;
+    if ((rc = draft_new(dr, img, &draft, err)) != MB_OK)
+        return rc;
     mb_error e = {0};
-    if (mb_plot_conv(json, draft, o, &e) == MB_OK) {
-        int rc = write_figure(f, draft, "conv", o->format,
-                              "The convolution-algorithm ILP (Zou et al. 2017, eq. 6, solved with "
-                              "GLPK) at each M: the convolutions' time per update and the "
-                              "memory used (the model's bytes, eq. 1-4, plus the chosen "
-                              "workspace) against the device's; dashed lines mark the M where "
-                              "the chosen algorithms change.", err);
-        if (rc != MB_OK)
-            return rc;
-        (*figures)++;
-    } else {
+    if ((rc = mb_plot_conv(json, draft, o, &e)) != MB_OK) {
         draft_drop_last(dr);
-        fputs("<p class=\"missing\">No convolution figure: ", f);
-        esc(f, e.msg);
-        fputs("</p>\n", f);
+        if (strncmp(e.msg, json, strlen(json)) != 0) /* the line names conv.json */
+            return mb_error_set(err, rc, "%s: %s", json, e.msg);
+        return mb_error_set(err, rc, "%s", e.msg);
     }
+    rc = write_figure(f, draft, "conv", o->format,
+                      "The convolution-algorithm ILP (Zou et al. 2017, eq. 6, solved with "
+                      "GLPK) at each M: the convolutions' time per update and the "
+                      "memory used (the model's bytes, eq. 1-4, plus the chosen "
+                      "workspace) against the device's; dashed lines mark the M where "
+                      "the chosen algorithms change.", err);
+    if (rc != MB_OK)
+        return rc;
+    (*figures)++;
     char *text;
     size_t n;
     if (exists(txt) && mb_data_read_file(txt, &text, &n, &e) == MB_OK) {

@@ -981,6 +981,32 @@ static const hcase train_cases[] = {
                "grep '^mbtrain' $W/e >&2; test -e $W/o2 && s=99; exit $((s == 2 ? 102 : s))", 102,
      "ranks disagree on --log: rank 0 has '"},
 #undef C23_P
+    /* campaign 24 (issue #25). U1: a parallel checkpoint's companion that is a symbolic link was
+     * written through it whatever its target: --net became the companion, --log or the
+     * checkpoint itself a file no resume could read, one rank's part another's. A companion
+     * link onto an input or another output is refused before training; one onto a file of its
+     * own is written through (campaign 23's R2, above) */
+#define C24_CK "--algo sgd-sync --max-updates 30 --checkpoint $W/c --checkpoint-every 10 --log $W/r"
+    {"silent", "cp " NET " $W/n.cfg && ln -s n.cfg $W/c.learners && $T mbtrain --net $W/n.cfg "
+               "--data " SYN " --batch 8 --threads 1 --learners 2 " C24_CK "; s=$?; cmp -s "
+               "$W/n.cfg " NET " || s=99; exit $s", 1,
+     "c.learners is a link onto " /* n.cfg */},
+    {"silent", "ln -s r $W/c.learners && " TRAIN "--learners 2 " C24_CK "; s=$?; test -e $W/r && "
+               "s=99; exit $s", 1, "/r, --log "},
+    {"silent", "ln -s c $W/c.learners && " TRAIN "--learners 2 " C24_CK, 1,
+     "c.learners is a link onto "},
+    {"silent", "cp " NET " $W/n.prev && touch $W/n && ln -s n $W/c.learners && $T mbtrain --net "
+               "$W/n.prev --data " SYN " --batch 8 --threads 1 --learners 2 " C24_CK "; s=$?; "
+               "cmp -s $W/n.prev " NET " || s=99; exit $s", 1, "c.learners is a link onto "},
+    {"silent", "ln -s c.learners.rank1 $W/c.learners.rank0 && " MPIRUN_H "-np 2 mbtrain --net "
+               NET " --data " SYN " --batch 8 --threads 1 " C24_CK " 2>$W/e; s=$?; grep "
+               "'^mbtrain' $W/e >&2; exit $s", 1,
+     "c.learners.rank0 is a link onto "},
+    {"silent", "touch $W/x && ln -s x $W/c.learners.rank0 && ln -s x $W/c.learners.rank1 && "
+               MPIRUN_H "-np 2 mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
+               C24_CK " 2>$W/e; s=$?; grep '^mbtrain' $W/e >&2; exit $s", 1,
+     "are links onto one file"},
+#undef C24_CK
 };
 
 #undef MIX_S
@@ -3235,6 +3261,36 @@ static const hcase plot_cases[] = {
 #undef C23_NOTHING
 #undef C23_CONV
 #undef C23_R
+    /* campaign 24 (issue #25). U2: a figure's place that could not be written (a folder, a link
+     * to /dev/full) was refused after the figures before it were put in place, /dev/full's as a
+     * bare "write error": every place is checked first, devices are written before the files are
+     * renamed in, and the reason is named. U3: a conv.json that could not be drawn (garbage,
+     * empty, {}, another command's JSON, a folder) was a note in a page that exited 0, and a
+     * conv.csv without conv.json was never read: both refused in one line naming the file */
+#define C24_R "mkdir $W/r && $T mbfit nupdate --target-loss 0.5 $E/fit_runs/*.csv --json -o "    \
+              "$W/r/nfit.json 2>/dev/null && $T mbfit tupdate $E/step.csv --json -o "              \
+              "$W/r/tfit.json 2>/dev/null && $T mbopt scale --nfit $W/r/nfit.json --tfit "          \
+              "$W/r/tfit.json --comm none --procs 1 --json -o $W/r/scale.json && "
+#define C24_NOTHING "; s=$?; find $W/r -maxdepth 1 -type f \\( -name '*.png' -o -name "         \
+                    "report.html -o -name '*.tmp.*' \\) | grep -q . && exit 99; exit $s"
+    {"io", C24_R "cp $E/step.csv $W/r/ && mkdir $W/r/amdahl.png && $T mbplot report $W/r"
+             C24_NOTHING, 1, "r/amdahl.png: cannot write: Is a directory"},
+    {"io", C24_R "cp $E/step.csv $W/r/ && ln -s /dev/full $W/r/amdahl.png && $T mbplot report "
+             "$W/r" C24_NOTHING, 1, "r/amdahl.png: write error: No space left on device"},
+    {"silent", C24_R "printf garbage > $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.json: not valid JSON (at byte 0)"},
+    {"silent", C24_R ": > $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.json: not valid JSON"},
+    {"silent", C24_R "printf '{}' > $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.json: no 'batches' array"},
+    {"silent", C24_R "cp $W/r/scale.json $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING,
+     1, "r/conv.json: no 'batches' array"},
+    {"silent", C24_R "mkdir $W/r/conv.json && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.json: cannot read: Is a directory"},
+    {"silent", C24_R "printf garbage > $W/r/conv.csv && $T mbplot report $W/r" C24_NOTHING, 1,
+     "r/conv.csv: no column 'layer' in the header"},
+#undef C24_NOTHING
+#undef C24_R
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

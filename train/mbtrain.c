@@ -6,6 +6,7 @@
  * hint; bad values, files and failed runs exit 1 with one line. A run that diverges is a
  * measured outcome, not a failure: one line on stderr, its log and summary, then the next run.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -305,6 +306,88 @@ static int net_is_path(const char *net)
     return strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0);
 }
 
+/* A companion link `l` of --checkpoint (written through: its target is rewritten, and the
+ * target kept as TARGET.prev) over an input or another output: 1 with the line in err. */
+static int link_clash(const mb_run_options *o, char **links, int n, int i, mb_error *err)
+{
+    const char *l = links[i], *cp = o->checkpoint_path;
+    char *t = NULL, rest[4096];
+    int rank, prev, hit = 0;
+    if (!cp || !o->net)
+        return 0;
+    if (mb_out_target(l, &t, err) != MB_OK || !t) {
+        err->msg[0] = '\0'; /* a loop: the write names it */
+        return 0;
+    }
+    size_t tn = strlen(t) + sizeof ".prev";
+    char *tp = malloc(tn);
+    if (tp)
+        snprintf(tp, tn, "%s.prev", t);
+    const char *file[] = {net_is_path(o->net) ? o->net : NULL, o->log_path, cp, o->resume_path};
+    const char *flag[] = {"--net", "--log", "--checkpoint", "--resume"};
+    for (int k = 0; !hit && k < 4; k++)
+        if (file[k] && (mb_data_same_file(l, file[k]) || (tp && mb_data_same_file(tp, file[k]))))
+            hit = mb_error_set(err, MB_EINVAL, "--checkpoint %s: its companion %s is a link onto "
+                               "%s, %s %s: one would overwrite the other", cp, l, t, flag[k],
+                               file[k]) != MB_OK;
+    for (int k = 0; !hit && k < 2; k++) {
+        const char *c = k ? o->resume_path : cp;
+        if (c && mb_data_path_extends(l, c, rest, sizeof rest) &&
+            mb_par_ckpt_companion(rest, &rank, &prev))
+            hit = mb_error_set(err, MB_EINVAL, "--checkpoint %s: its companion %s is a link onto "
+                               "%s, a companion of %s %s: one would overwrite the other", cp, l,
+                               t, k ? "--resume" : "--checkpoint", c) != MB_OK;
+    }
+    for (int j = 0; !hit && j < n; j++)
+        if (j != i && mb_data_same_file(l, links[j]))
+            hit = mb_error_set(err, MB_EINVAL, "--checkpoint %s: its companions %s and %s are "
+                               "links onto one file, %s: one would overwrite the other", cp, l,
+                               links[j], t) != MB_OK;
+    if (!hit && over_data("--checkpoint's companion", l, o->data, err))
+        hit = 1;
+    free(tp);
+    free(t);
+    return hit;
+}
+
+/* The companions of a parallel run's --checkpoint PATH that are symbolic links
+ * (PATH.learners, PATH.learners.rankR, found in PATH's folder; campaign 24's U1: one onto
+ * --net overwrote it): each is written through, so its target must be no input and no other
+ * output of the run. */
+static int companion_links(const mb_run_options *o, mb_error *err)
+{
+    const char *cp = o->checkpoint_path, *slash = cp ? strrchr(cp, '/') : NULL;
+    if (!cp || o->par == MB_PAR_NONE)
+        return MB_OK;
+    char dir[4096], path[8192];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == cp ? 1 : slash - cp) : 1,
+             slash ? cp : ".");
+    const char *base = slash ? slash + 1 : cp;
+    size_t k = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d || !k)
+        return d ? (closedir(d), MB_OK) : MB_OK;
+    char *links[64];
+    int n = 0, rank, prev;
+    struct dirent *e;
+    struct stat sb;
+    while (n < 64 && (e = readdir(d))) {
+        if (strncmp(e->d_name, base, k) != 0 || !mb_par_ckpt_companion(e->d_name + k, &rank,
+                                                                         &prev) || prev)
+            continue;
+        snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - cp + 1) : 0, cp, e->d_name);
+        if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && (links[n] = strdup(path)))
+            n++;
+    }
+    closedir(d);
+    int hit = 0;
+    for (int i = 0; !hit && i < n; i++)
+        hit = link_clash(o, links, n, i, err);
+    for (int i = 0; i < n; i++)
+        free(links[i]);
+    return hit ? MB_EINVAL : MB_OK;
+}
+
 /* Outputs that would overwrite each other or an input, refused before any work: --log over
  * --checkpoint or the checkpoint being resumed, or over either's companion files; a checkpoint that is a FIFO or socket (it is
  * rewritten every N updates and read back by --resume: each rewrite would open it again). */
@@ -339,7 +422,7 @@ static int output_clash(const mb_run_options *o, mb_error *err)
     return over_data("--log", o->log_path, o->data, err) ||
                    over_data("--checkpoint", o->checkpoint_path, o->data, err)
                ? MB_EINVAL
-               : MB_OK;
+               : companion_links(o, err);
 }
 
 enum {
