@@ -720,9 +720,11 @@ static int drafts_place(drafts *d, mb_error *err)
         rc = mb_out_check(d->dest[i], err);
     for (int files = 0; files < 2; files++)
         for (size_t i = 0; i < d->n; i++) {
+            if (!d->tmp[i]) /* placed (or dropped) in the first pass */
+                continue;
             struct stat sb;
             int special = stat(d->dest[i], &sb) == 0 && !S_ISREG(sb.st_mode);
-            if (!d->tmp[i] || special == files)
+            if (special == files)
                 continue;
             if (rc == MB_OK)
                 rc = mb_out_place(d->tmp[i], d->dest[i], err); /* the draft is gone either way */
