@@ -528,6 +528,24 @@ static int summary_samples(const mb_table *t, long line, const char *const *keys
                         x[3] > 1 ? ", or down to 1 / learners of it" : "");
 }
 
+/* The summary's reached_update and diverged_update at most its updates (campaign 25's V10: a
+ * run that reached at update 9000 of 4000 was read on). Checked where the line has them. */
+static int summary_updates(const mb_table *t, long line, const char *const *keys,
+                           const char *const *vals, size_t n, mb_error *err)
+{
+    double u = -1, x;
+    for (size_t j = 0; j < n; j++)
+        if (strcmp(keys[j], "updates") == 0 && mb_data_parse_double(vals[j], &x) == MB_OK)
+            u = x;
+    for (size_t j = 0; u >= 0 && j < n; j++)
+        if ((strcmp(keys[j], "reached_update") == 0 || strcmp(keys[j], "diverged_update") == 0) &&
+            mb_data_parse_double(vals[j], &x) == MB_OK && x > u)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field '%s' %.64s is past "
+                                "updates=%.0f: the log contradicts itself", mb_table_path(t),
+                                line, keys[j], vals[j], u);
+    return MB_OK;
+}
+
 /* mbtrain's summary, when the log has one (summary_at): key=value fields (campaign 22's Q9: a
  * word without '=' and an empty key were passed over), each key in it once, every key its
  * writer always writes (summary_keys), its samples its updates x batch (summary_samples), and
@@ -580,6 +598,8 @@ static int log_summary(const mb_table *t, mb_error *err)
         rc = summary_keys(t, sum_line, keys, n, err);
     if (rc == MB_OK)
         rc = summary_samples(t, sum_line, keys, vals, n, err);
+    if (rc == MB_OK)
+        rc = summary_updates(t, sum_line, keys, vals, n, err);
     free(line);
     return rc == MB_OK ? summary_reached_rows(t, sum, err) : rc;
 }

@@ -1006,6 +1006,13 @@ static const hcase train_cases[] = {
                MPIRUN_H "-np 2 mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
                C24_CK " 2>$W/e; s=$?; grep '^mbtrain' $W/e >&2; exit $s", 1,
      "are links onto one file"},
+    /* campaign 25's V1: a companion link onto a log --log-dir writes (the log overwrote the
+     * checkpoint's part): each --log-dir log is held as --log is */
+    {"silent", "mkdir $W/ld && ln -s ld/tiny-sgd-sync-p2-b8-s0.csv $W/c.learners && " TRAIN
+               "--learners 2 --algo sgd-sync --max-updates 30 --checkpoint $W/c "
+               "--checkpoint-every 10 --log-dir $W/ld; s=$?; test -e "
+               "$W/ld/tiny-sgd-sync-p2-b8-s0.csv && s=99; exit $s", 1,
+     "c.learners is a link onto "},
 #undef C24_CK
 };
 
@@ -1670,6 +1677,9 @@ static const hcase fit_cases[] = {
      "is matched as it writes it)"},
     {"silent", MLS("s/^# tool=mbtrain$/# tool=mbtrain\\xc2\\xa0/; $d"), 1,
      "a.csv:2: metadata 'tool': a control or non-ASCII byte (0xc2) in the name"},
+    /* campaign 25's V10: an update past the run's last was read on */
+    {"silent", MLS("$s/ reached_update=0/ reached_update=25/"), 1,
+     "summary line: field 'reached_update' 25 is past updates=20: the log contradicts itself"},
 #undef MLS
 #undef ML
     {"silent", "sed '5s/^8,/ 8,/' $E/nupdate_points.csv > $W/p.csv && $T mbfit nupdate $W/p.csv "

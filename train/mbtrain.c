@@ -1047,6 +1047,12 @@ static int sweep_outputs(mb_run_options *o, const args *a, const sweep *w,
                                   a->log_dir, path, o->net);
             if (rc == MB_OK && over_data("--log-dir", path, o->data, &err))
                 rc = MB_EINVAL;
+            if (rc == MB_OK) { /* each log as --log: against the checkpoint, --resume and the
+                                  companions' link targets (campaign 25's V1) */
+                o->log_path = path;
+                rc = output_clash(o, &err);
+                o->log_path = NULL;
+            }
             if (rc == MB_OK)
                 rc = mb_out_check(path, &err);
         }
