@@ -365,6 +365,10 @@ static const struct bad {
      "[ $(($(date +%s) - $(cat .t0))) -lt 30 ] || echo 'the stall was not ended in time' >&2"},
     {":", PB "--procs 2 --wait-timeout 0.5 -o o", 1, "--wait-timeout: 0.5 s is too short", ":"},
     {":", PB "--wait-timeout 5 -o o", 2, "--wait-timeout without --procs above 1", ":"},
+    /* campaign 25's V8: a number that only reads as 0 (no limit), full-width digits */
+    {":", PB "--procs 2 --wait-timeout 1e-400 -o o", 1,
+     "--wait-timeout: '1e-400' is too small a number: it reads as 0", ":"},
+    {":", PB "--lr \xef\xbc\x90.05 -o o", 1, "--lr: '\xef\xbc\x90.05' is not a finite number", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */

@@ -1006,6 +1006,9 @@ static const hcase train_cases[] = {
                MPIRUN_H "-np 2 mbtrain --net " NET " --data " SYN " --batch 8 --threads 1 "
                C24_CK " 2>$W/e; s=$?; grep '^mbtrain' $W/e >&2; exit $s", 1,
      "are links onto one file"},
+    /* campaign 25's V8: a --wait-timeout that only reads as 0 was no limit at all */
+    {"silent", TRAIN "--learners 2 --algo sgd-sync --max-updates 3 --wait-timeout 1e-400 "
+               "--log $W/o", 1, "--wait-timeout: 1e-400 s reads as 0, which is no limit"},
     /* campaign 25's V1: a companion link onto a log --log-dir writes (the log overwrote the
      * checkpoint's part): each --log-dir log is held as --log is */
     {"silent", "mkdir $W/ld && ln -s ld/tiny-sgd-sync-p2-b8-s0.csv $W/c.learners && " TRAIN

@@ -436,6 +436,14 @@ enum {
     OPT_LEVELS
 };
 
+/* Whether a number's text is a zero as written (no digit 1-9 before its exponent): '1e-400'
+ * reads as 0 but is not one. */
+static int zero_written(const char *s)
+{
+    size_t mantissa = strcspn(s, "eE");
+    return strcspn(s, "123456789") >= mantissa;
+}
+
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
 static int flag_long(const char *flag, const char *arg, long lo, long hi, long *v, mb_error *err)
 {
@@ -589,6 +597,10 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
             rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: at most 1e9 s, got %s", optarg);
         /* a learner's first wait spans the others' start: 0.0001 ended every job "broadcast of
          * the initial parameters failed" (campaign 23's R11) */
+        /* 0 is no limit: a number that only reads as 0 ('1e-400') is not (campaign 25's V8) */
+        if (rc == MB_OK && o->wait_timeout == 0 && !zero_written(optarg))
+            rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: %s s reads as 0, which is no "
+                              "limit: 0 (no limit) or at least %g s", optarg, MB_RUN_WAIT_MIN);
         if (rc == MB_OK && o->wait_timeout > 0 && o->wait_timeout < MB_RUN_WAIT_MIN)
             rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: %s s is too short for the "
                               "learners to start: 0 (no limit) or at least %g s", optarg,

@@ -199,12 +199,16 @@ def real(name, lo, hi=math.inf, lo_open=True, hi_open=False):
     """A finite number in the interval lo..hi (open or closed at each end), as the C tools'
     mb_data_flag_double: 'nan', 'inf', '1_0' and hex are not; Fail naming the flag otherwise."""
     def conv(text):
-        try:
-            v = float(text) if "_" not in text and text.strip() == text else math.nan
+        try:  # ASCII only: float() reads full-width digits ('５') too (campaign 25's V8)
+            ok = "_" not in text and text.strip() == text and text.isascii()
+            v = float(text) if ok else math.nan
         except ValueError:
             v = math.nan
         if not math.isfinite(v):
             raise Fail(f"{name}: '{text}' is not a finite number")
+        if v == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+            # '1e-400' reads as 0, which for --wait-timeout is no limit at all
+            raise Fail(f"{name}: '{text}' is too small a number: it reads as 0")
         if v < lo or (lo_open and v == lo) or v > hi or (hi_open and v == hi):
             if math.isinf(hi):  # no upper bound but finiteness: '(0, inf]' would invite 'inf'
                 raise Fail(f"{name}: must be {'>' if lo_open else '>='} {lo:g}, got '{text}'")
