@@ -444,6 +444,24 @@ static int zero_written(const char *s)
     return strcspn(s, "123456789") >= mantissa;
 }
 
+/* --wait-timeout S: 0 (no limit) or from MB_RUN_WAIT_MIN to 1e9 s. A learner's first wait
+ * spans the others' start: 0.0001 ended every job "broadcast of the initial parameters failed"
+ * (campaign 23's R11); a deadline past 1e9 s overflowed (a hang); a number that only reads as
+ * 0 ('1e-400') is not the 0 of no limit (campaign 25's V8). */
+static int wait_timeout_flag(const char *arg, double *v, mb_error *err)
+{
+    int rc = mb_data_flag_double("--wait-timeout", arg, 0, MB_NONNEG, v, err);
+    if (rc == MB_OK && *v > 1e9)
+        rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: at most 1e9 s, got %s", arg);
+    if (rc == MB_OK && *v == 0 && !zero_written(arg))
+        rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: %s s reads as 0, which is no limit: "
+                          "0 (no limit) or at least %g s", arg, MB_RUN_WAIT_MIN);
+    if (rc == MB_OK && *v > 0 && *v < MB_RUN_WAIT_MIN)
+        rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: %s s is too short for the learners "
+                          "to start: 0 (no limit) or at least %g s", arg, MB_RUN_WAIT_MIN);
+    return rc;
+}
+
 /* Parses a whole-number flag in [lo, hi] into *v (exit-1 error on failure). */
 static int flag_long(const char *flag, const char *arg, long lo, long hi, long *v, mb_error *err)
 {
@@ -590,22 +608,7 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
         rc = flag_long("--n-fetch", optarg, 1, 1L << 30, &o->n_fetch, err);
         break;
     case OPT_GRAD_AFTER: o->grad_after_exchange = 1; break;
-    case OPT_WAIT_TIMEOUT:
-        rc = mb_data_flag_double("--wait-timeout", optarg, 0, MB_NONNEG, &o->wait_timeout,
-                                 err);
-        if (rc == MB_OK && o->wait_timeout > 1e9) /* a deadline past it overflowed: a hang */
-            rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: at most 1e9 s, got %s", optarg);
-        /* a learner's first wait spans the others' start: 0.0001 ended every job "broadcast of
-         * the initial parameters failed" (campaign 23's R11) */
-        /* 0 is no limit: a number that only reads as 0 ('1e-400') is not (campaign 25's V8) */
-        if (rc == MB_OK && o->wait_timeout == 0 && !zero_written(optarg))
-            rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: %s s reads as 0, which is no "
-                              "limit: 0 (no limit) or at least %g s", optarg, MB_RUN_WAIT_MIN);
-        if (rc == MB_OK && o->wait_timeout > 0 && o->wait_timeout < MB_RUN_WAIT_MIN)
-            rc = mb_error_set(err, MB_EINVAL, "--wait-timeout: %s s is too short for the "
-                              "learners to start: 0 (no limit) or at least %g s", optarg,
-                              MB_RUN_WAIT_MIN);
-        break;
+    case OPT_WAIT_TIMEOUT: rc = wait_timeout_flag(optarg, &o->wait_timeout, err); break;
     case OPT_DELTA:
     case OPT_SMA_MOMENTUM:
         rc = mb_data_flag_momentum(c == OPT_DELTA ? "--delta" : "--sma-momentum", optarg,
