@@ -122,13 +122,26 @@ static void print_token(double m, double lr, unsigned long seed, int first)
         printf("%s%g,%.9g,%lu", first ? "" : " ", m, lr, seed);
 }
 
+/* The M a held-out check may train: a --batch-range the user gave (a bound they set, memory
+ * say), else any. The runs' converged range bounds where the model answers, not where fresh
+ * runs may look: an answer held at its edge is checked a step past it, or the check could only
+ * ever find it the best (on a GPU, the calibration's largest M held the answer at 128 and the
+ * check tried nothing above it; docs/results.md, "The third lending"). */
+static void holdout_range(const model_opts *m, double range[2])
+{
+    range[0] = m->have_range ? m->m_lo : 1;
+    range[1] = m->have_range ? m->m_hi : INFINITY;
+}
+
 /* --holdout-plan N: the held-out sweep, seed by seed over M, on one line; what it holds out on
  * standard error. */
 static int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, const model_opts *m,
                               size_t n_seeds, unsigned long seed0, mb_error *err)
 {
     mb_holdout_plan plan;
-    int rc = mb_solver_holdout_plan(v, runs, m->m_lo, m->m_hi, n_seeds,
+    double range[2];
+    holdout_range(m, range);
+    int rc = mb_solver_holdout_plan(v, runs, range[0], range[1], n_seeds,
                                     seed0 ? seed0 : MB_HOLDOUT_SEED0, &plan, err);
     if (rc != MB_OK)
         return rc;
@@ -256,8 +269,10 @@ static const char *holdout_ungraded(char *buf, size_t size, const holdout_cli *h
 static int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, double p, double lr)
 {
     const mb_validate_row *best = &hc->h.rows[hc->ho.best];
-    double next = best->reached ? mb_solver_holdout_beyond(&hc->h, &hc->ho, p, lr, m->m_lo,
-                                                           m->m_hi) : NAN;
+    double range[2];
+    holdout_range(m, range);
+    double next = best->reached ? mb_solver_holdout_beyond(&hc->h, &hc->ho, p, lr, range[0],
+                                                           range[1]) : NAN;
     if (!best->reached) {
         char buf[512];
         mb_cli_say(prog, "validate", "%s: no held-out best to extend from",

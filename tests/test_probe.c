@@ -677,9 +677,10 @@ static void expect_fail(int status, const char *want, const char *cmd)
     mb_test_run r;
     CU_ASSERT_FATAL(mb_test_sh(&r, "%s", cmd) == 0);
     CU_ASSERT_EQUAL(r.status, status);
-    CU_ASSERT_EQUAL(mb_test_lines(r.err), status == 2 ? 2 : 1);
+    const size_t lines = status == 2 ? 2 : 1;
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), lines);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, want));
-    if (r.status != status || !strstr(r.err, want))
+    if (r.status != status || !strstr(r.err, want) || mb_test_lines(r.err) != lines)
         fprintf(stderr, "\n  %s -> %d: %s", cmd, r.status, r.err);
     mb_test_run_free(&r);
 }

@@ -669,6 +669,52 @@ static void test_flat_range(void)
     CU_ASSERT_EQUAL(mb_solver_flat_range(&law, &t, 1, 1, 1e4, best / 2, 0.05, r, &e), MB_EDOM);
 }
 
+/* The largest M of `plan` (tokens M,lr,seed), 0 when it holds none. */
+static double plan_max_m(const char *plan)
+{
+    double hi = 0, m;
+    for (const char *p = plan; p && sscanf(p, "%lf,", &m) == 1; p = strchr(p + 1, ' '))
+        hi = fmax(hi, m);
+    return hi;
+}
+
+/* An answer held at the runs' largest M (their converged range ends at 32, the law's optimum is
+ * near 63): the held-out sweep looks past it, or it could only ever find the answer the best
+ * (the GPU's calibration at 16..128 did, "The third lending"); a --batch-range the user gives
+ * still bounds it. */
+static void test_mbopt_holdout_edge(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    const mb_law law = {.kind = MB_LAW_INVERSE, .n_inf = 300, .a = 9000, .b = 1};
+    const mb_update_time t = {.gamma = 3e-5, .m_t = 1, .t0 = 4e-3, .comm = MB_COMM_NONE};
+    char in[300], cmd[1024];
+    snprintf(in, sizeof in, "%s/in", dir);
+    mb_test_run r;
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s", in));
+    mb_test_run_free(&r);
+    const int ms[] = {8, 16, 24, 32};
+    for (size_t i = 0; i < 4; i++)
+        for (int seed = 0; seed < 3; seed++) {
+            double nu, tu;
+            mb_model_law_nupdate(&law, ms[i], &nu, NULL);
+            mb_model_tupdate(&t, ms[i], 1, &tu);
+            mb_test_write_run_log(in, "lenet5", 0.5, ms[i], seed,
+                                  (long)(nu * (1 + 0.03 * (seed - 1))), tu, 0);
+        }
+    snprintf(cmd, sizeof cmd, "cd %s && mbfit nupdate --target-loss 0.5 in/*.csv --json -o "
+             "n.json 2>/dev/null && mbopt validate --nfit n.json --gamma 3e-5 --m-t 1 --t0 4e-3 "
+             "--comm none --holdout-plan 3 in", dir);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s", cmd));
+    CU_ASSERT_TRUE(strncmp(r.out, "32,", 3) == 0); /* the answer: the range's end */
+    CU_ASSERT_DOUBLE_EQUAL(plan_max_m(r.out), 48, 0); /* 32 x 1.5 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " 39,")); /* 32 x 1.22 */
+    mb_test_run_free(&r);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --batch-range 8:32", cmd));
+    CU_ASSERT_DOUBLE_EQUAL(plan_max_m(r.out), 32, 0);
+    mb_test_run_free(&r);
+}
+
 /* mbopt validate's held-out modes on synthetic logs: a plan of fresh seeds, a check on runs of
  * those seeds, and a held-out log that reuses an in-sample seed refused. */
 static void test_mbopt_holdout(void)
@@ -1416,6 +1462,8 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
            !CU_add_test(s, "a grid sweep's predicted cost", test_grid_cost) ||
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
+           !CU_add_test(s, "mbopt validate --holdout-plan past the runs' edge",
+                        test_mbopt_holdout_edge) ||
            !CU_add_test(s, "make zoo: bad input", test_zoo_bad_input) ||
            !CU_add_test(s, "make run calibration: bad input", test_calibration_bad_input) ||
            !CU_add_test(s, "make run's time cap", test_run_time_cap) ||
