@@ -275,10 +275,21 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
     if (rc != MB_OK || kind != f->law.kind)
         return rc;
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bootstrap");
-    if ((rc = read_samples(b, "best_samples", kind, path, f->boot, &f->n_boot, err)) != MB_OK)
+    if ((rc = read_samples(b, "best_samples", kind, path, f->boot, &f->n_boot, err)) != MB_OK ||
+        (rc = read_samples(b, "best_samples_by_seed", kind, path, f->boot_seed, &f->n_boot_seed,
+                           err)) != MB_OK)
         return rc;
-    return read_samples(b, "best_samples_by_seed", kind, path, f->boot_seed, &f->n_boot_seed,
-                        err);
+    /* how many seeds the seed resamples drew from: widens T_C's level interval for few */
+    const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(b, "seeds");
+    f->boot_seeds = 0;
+    if (seeds) {
+        const double v = cJSON_IsNumber(seeds) ? seeds->valuedouble : NAN;
+        if (!(v >= MB_FIT_BOOT_SEEDS_MIN && v <= 1e9 && v == floor(v)))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'bootstrap.seeds': not a whole "
+                                "number of seeds from %d", path, MB_FIT_BOOT_SEEDS_MIN);
+        f->boot_seeds = (size_t)v;
+    }
+    return MB_OK;
 }
 
 int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err)

@@ -41,6 +41,8 @@ typedef struct mb_solver_nfit {
     size_t n_boot_seed;   /* `law` refitted to resamples of whole seeds (bootstrap.
                              best_samples_by_seed), 0 when none: the spread of T_C's level */
     mb_law boot_seed[MB_SOLVER_BOOT_MAX];
+    size_t boot_seeds;    /* the distinct seeds those were drawn from (bootstrap.seeds), 0 when
+                             the file does not say */
 } mb_solver_nfit;
 
 /* Reads an mbfit nupdate JSON: the inverse law from params.n_inf and params.alpha (docs/design.md,
@@ -156,11 +158,18 @@ double mb_solver_m_whole(double m, double p);
 
 /* How far T_C's level may be off: T_C(m, p) under each of the n laws refitted to resamples of
  * whole seeds (mb_solver_nfit.boot_seed), and its MB_SOLVER_TC_LEVEL percentile interval in ci
- * (NAN, NAN with fewer than MB_SOLVER_TC_MIN that give a T_C). Returns how many did. */
+ * (NAN, NAN with fewer than MB_SOLVER_TC_MIN that give a T_C). Returns how many did. Drawn from
+ * `seeds` distinct seeds (0: not known), the percentile interval is too narrow for few seeds (a
+ * resample of n seeds spreads by sqrt((n-1)/n) of the seeds' own spread, and the tails of a
+ * mean of n are Student's t's with n-1 degrees, not the normal's): it is widened about its
+ * median, in log T_C, by mb_solver_tc_widening(seeds). */
 #define MB_SOLVER_TC_LEVEL 0.95
 #define MB_SOLVER_TC_MIN 40 /* one in each 2.5% tail of 40 */
-size_t mb_solver_tc_interval(const mb_law *boot, size_t n, const mb_update_time *t, double m,
-                             double p, double ci[2]);
+size_t mb_solver_tc_interval(const mb_law *boot, size_t n, size_t seeds,
+                             const mb_update_time *t, double m, double p, double ci[2]);
+/* sqrt(n / (n - 1)) t_{n-1} / z at MB_SOLVER_TC_LEVEL: 2.69 for 3 seeds, 1.58 for 5, 1.22 for
+ * 10, toward 1; 1 for n < 2 (not known). */
+double mb_solver_tc_widening(size_t seeds);
 
 /* ---- scaling tables ------------------------------------------------------------------------- */
 

@@ -427,7 +427,7 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON_AddItemToArray(s, cJSON_CreateNumber(q[1]));
     }
     /* T_C at the recommendation over resamples of whole seeds (its level's uncertainty) */
-    if (mb_solver_tc_interval(m->nf.boot_seed, m->nf.n_boot_seed, &m->t,
+    if (mb_solver_tc_interval(m->nf.boot_seed, m->nf.n_boot_seed, m->nf.boot_seeds, &m->t,
                               recommended_m(ck, &rows[enough]), rows[enough].procs, q) &&
         isfinite(q[0])) {
         cJSON *s = cJSON_AddArrayToObject(root, "recommended_t_c_seed_interval");
@@ -600,8 +600,8 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
                    "M_opt at P = %.0f between %.4g and %.4g 8 times in 10\n",
                 mb_model_law_name(m->law.kind), nq, r->procs, q[0], q[1]);
     double ci[2];
-    size_t nl = mb_solver_tc_interval(m->nf.boot_seed, m->nf.n_boot_seed, &m->t, rec_m, r->procs,
-                                      ci);
+    size_t nl = mb_solver_tc_interval(m->nf.boot_seed, m->nf.n_boot_seed, m->nf.boot_seeds,
+                                      &m->t, rec_m, r->procs, ci);
     if (isfinite(ci[0]))
         fprintf(f, "level:          the %s refitted to %zu resamples of whole seeds puts T_C at "
                    "M = %.0f, P = %.0f between %.4g and %.4g s (%.0f%%): a seed's luck moves "

@@ -313,7 +313,8 @@ static int holdout_level(holdout_cli *hc, const model_opts *m, mb_error *err)
         double *ci = hc->pred_ci[i];
         ci[0] = ci[1] = NAN;
         if (f)
-            mb_solver_tc_interval(f->boot_seed, f->n_boot_seed, &m->t, r->batch, r->procs, ci);
+            mb_solver_tc_interval(f->boot_seed, f->n_boot_seed, f->boot_seeds, &m->t, r->batch,
+                                  r->procs, ci);
         if (isfinite(ci[0]) && isfinite(r->rel_err)) {
             hc->pred_graded++;
             hc->pred_in += r->t_median >= ci[0] && r->t_median <= ci[1];

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include <gsl/gsl_sort.h>
@@ -163,8 +164,16 @@ double mb_solver_m_whole(double m, double p)
     return p * (k >= 1 ? k : 1);
 }
 
-size_t mb_solver_tc_interval(const mb_law *boot, size_t n, const mb_update_time *t, double m,
-                             double p, double ci[2])
+double mb_solver_tc_widening(size_t seeds)
+{
+    if (seeds < 2)
+        return 1;
+    const double n = (double)seeds, q = (1 + MB_SOLVER_TC_LEVEL) / 2;
+    return sqrt(n / (n - 1)) * gsl_cdf_tdist_Pinv(q, n - 1) / gsl_cdf_ugaussian_Pinv(q);
+}
+
+size_t mb_solver_tc_interval(const mb_law *boot, size_t n, size_t seeds,
+                             const mb_update_time *t, double m, double p, double ci[2])
 {
     double *tc = malloc((n + 1) * sizeof *tc);
     size_t k = 0;
@@ -174,8 +183,13 @@ size_t mb_solver_tc_interval(const mb_law *boot, size_t n, const mb_update_time 
             k++;
     if (tc && k >= MB_SOLVER_TC_MIN) {
         gsl_sort(tc, 1, k);
-        ci[0] = gsl_stats_quantile_from_sorted_data(tc, 1, k, (1 - MB_SOLVER_TC_LEVEL) / 2);
-        ci[1] = gsl_stats_quantile_from_sorted_data(tc, 1, k, (1 + MB_SOLVER_TC_LEVEL) / 2);
+        const double mid = gsl_stats_median_from_sorted_data(tc, 1, k);
+        const double w = mb_solver_tc_widening(seeds);
+        for (int j = 0; j < 2; j++) {
+            const double q = gsl_stats_quantile_from_sorted_data(tc, 1, k, (1 + (j ? 1 : -1) *
+                                                                          MB_SOLVER_TC_LEVEL) / 2);
+            ci[j] = mid * exp(w * log(q / mid));
+        }
     }
     free(tc);
     return k;

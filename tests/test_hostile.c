@@ -2533,6 +2533,16 @@ static const hcase opt_cases[] = {
      "--batch-range: must be a whole number in [1, 9007199254740992], got '1e1'"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 8:6e1 -o $W/o", 1,
      "--batch-range: must be a whole number in [1, 9007199254740992], got '6e1'"},
+    /* tenth session: bootstrap.seeds widens the level interval; a count of seeds from 3 */
+#define SEEDS_BOOT(N) NS("5", ",\"bootstrap\":{\"resamples\":200,\"fitted\":200,\"best_law\":"    \
+                      "\"shifted-law\",\"best_samples\":[[104.9,5510.2,4.9]],\"seeds\":" N       \
+                      ",\"best_samples_by_seed\":[[104.9,5510.2,4.9]]}")                          \
+                      "$T mbopt scale --nfit $W/ns.json --gamma 2e-5 --m-t 32 --comm none -o $W/o"
+    {"silent", SEEDS_BOOT("2.5"), 1, "ns.json: field 'bootstrap.seeds': not a whole number of "
+                                     "seeds from 3"},
+    {"silent", SEEDS_BOOT("2"), 1, "field 'bootstrap.seeds': not a whole number of seeds from 3"},
+    {"silent", SEEDS_BOOT("\"3\""), 1, "field 'bootstrap.seeds': not a whole number"},
+#undef SEEDS_BOOT
 };
 
 static const hcase plot_cases[] = {

@@ -443,12 +443,22 @@ static void test_tc_interval(void)
         boot[i] = (mb_law){.kind = MB_LAW_INVERSE, .n_inf = 100 + (double)i, .a = 64, .b = 1};
     const mb_update_time t = {.gamma = 3e-5, .m_t = 1, .t0 = 4e-4, .comm = MB_COMM_NONE};
     double ci[2];
-    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, 100, &t, 32, 1, ci), 100);
+    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, 100, 0, &t, 32, 1, ci), 100);
     CU_ASSERT_DOUBLE_EQUAL(ci[0], 104.475 * 1.36e-3, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(ci[1], 198.525 * 1.36e-3, 1e-9);
-    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, MB_SOLVER_TC_MIN - 1, &t, 32, 1, ci),
+    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, MB_SOLVER_TC_MIN - 1, 0, &t, 32, 1, ci),
                     MB_SOLVER_TC_MIN - 1);
     CU_ASSERT_TRUE(isnan(ci[0]) && isnan(ci[1]));
+    /* drawn from 3 seeds: widened about the median (149.5 + 2 updates) in log T_C by
+     * sqrt(3/2) t_2 / z = 1.2247 x 4.3027 / 1.9600 = 2.689; from 10 seeds, by 1.216 */
+    CU_ASSERT_TRUE(mb_test_close(mb_solver_tc_widening(3), 2.6885, 1e-4));
+    CU_ASSERT_TRUE(mb_test_close(mb_solver_tc_widening(10), 1.2162, 1e-3));
+    CU_ASSERT_DOUBLE_EQUAL(mb_solver_tc_widening(1), 1, 0);
+    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, 100, 3, &t, 32, 1, ci), 100);
+    const double mid = 151.5 * 1.36e-3, w = mb_solver_tc_widening(3);
+    CU_ASSERT_TRUE(mb_test_close(ci[0], mid * pow(104.475 / 151.5, w), 1e-9));
+    CU_ASSERT_TRUE(mb_test_close(ci[1], mid * pow(198.525 / 151.5, w), 1e-9));
+    CU_ASSERT_TRUE(ci[0] < 104.475 * 1.36e-3 && ci[1] > 198.525 * 1.36e-3);
 }
 
 /* Sequential sampling with settings whose true medians are `scale`: each round adds one draw
