@@ -499,6 +499,17 @@ static int summary_keys(const mb_table *t, long line, const char *const *keys, s
     return MB_OK;
 }
 
+/* The value of `key` among the summary's n fields, NULL when it has none (each key is there
+ * once: summary_keys). */
+static const char *summary_field(const char *const *keys, const char *const *vals, size_t n,
+                                 const char *key)
+{
+    for (size_t j = 0; j < n; j++)
+        if (strcmp(keys[j], key) == 0)
+            return vals[j];
+    return NULL;
+}
+
 /* The summary's samples against its updates and batch M (the metadata's where the line has
  * none) and learners P (likewise, 1 without either): u M for one learner, u M / P to u M where
  * fewer learners compute (SMA's tuning), as the rows' samples are held (log_samples). Checked
@@ -510,10 +521,10 @@ static int summary_samples(const mb_table *t, long line, const char *const *keys
     static const char *const want[] = {"samples", "updates", "batch", "learners"};
     const char *v[4] = {NULL, NULL, mb_table_meta(t, "batch"), mb_table_meta(t, "learners")};
     double x[4] = {0, 0, 0, 1};
-    for (size_t k = 0; k < 4; k++)
-        for (size_t j = 0; j < n; j++)
-            if (strcmp(keys[j], want[k]) == 0)
-                v[k] = vals[j];
+    for (size_t k = 0; k < 4; k++) {
+        const char *f = summary_field(keys, vals, n, want[k]);
+        v[k] = f ? f : v[k];
+    }
     for (size_t k = 0; k < 4; k++)
         if (v[k] && mb_data_parse_double(v[k], &x[k]) != MB_OK)
             return MB_OK; /* a metadata value the reader refuses by itself (meta_number) */
@@ -533,16 +544,18 @@ static int summary_samples(const mb_table *t, long line, const char *const *keys
 static int summary_updates(const mb_table *t, long line, const char *const *keys,
                            const char *const *vals, size_t n, mb_error *err)
 {
-    double u = -1, x;
-    for (size_t j = 0; j < n; j++)
-        if (strcmp(keys[j], "updates") == 0 && mb_data_parse_double(vals[j], &x) == MB_OK)
-            u = x;
-    for (size_t j = 0; u >= 0 && j < n; j++)
-        if ((strcmp(keys[j], "reached_update") == 0 || strcmp(keys[j], "diverged_update") == 0) &&
-            mb_data_parse_double(vals[j], &x) == MB_OK && x > u)
+    static const char *const after[] = {"reached_update", "diverged_update"};
+    const char *us = summary_field(keys, vals, n, "updates");
+    double u, x;
+    if (!us || mb_data_parse_double(us, &u) != MB_OK)
+        return MB_OK;
+    for (size_t k = 0; k < 2; k++) {
+        const char *v = summary_field(keys, vals, n, after[k]);
+        if (v && mb_data_parse_double(v, &x) == MB_OK && x > u)
             return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field '%s' %.64s is past "
                                 "updates=%.0f: the log contradicts itself", mb_table_path(t),
-                                line, keys[j], vals[j], u);
+                                line, after[k], v, u);
+    }
     return MB_OK;
 }
 

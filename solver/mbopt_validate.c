@@ -370,7 +370,8 @@ static const char *setting_name(char *buf, size_t n, const mb_validate_row *r, i
     return buf;
 }
 
-/* The held-out check as one sentence, into buf. */
+/* The held-out check as one sentence, into buf (2048 bytes hold it whole: the fixed text is
+ * under 700 bytes and every part is bounded: level 160, flat 96, the settings 48 each). */
 static const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc)
 {
     const mb_validate *h = &hc->h;
