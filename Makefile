@@ -432,7 +432,7 @@ MAX_UPDATES  ?= 20000
 # 3: none of the 778 estimates measured erred by more than 2.5; docs/results.md): the same
 # crossings, far cheaper. No stage reads the test-set loss, so its pass at the end of each run
 # (a tenth of the runs' evaluation) is skipped (--no-test-eval).
-EVAL_RULE     = --eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --check-frac 0.0625 --check-sigmas 3 \
+EVAL_RULE     = --eval-every 5 --eval-samples 400 --check-frac 0.0625 --check-sigmas 3 \
                 --no-test-eval
 # Calibration (FINAL_LOSS below TARGET_LOSS; docs/commands.md, "make run", and docs/models.md,
 # "N_update below the calibration's target"): the sweep trains only to TARGET_LOSS (L1) at
@@ -844,12 +844,17 @@ VALIDATE_MODEL = $(NFITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(st
 # held-out best is the least or largest M trained, the sweep goes a step (x1.5) past it on the
 # same seeds, up to HOLDOUT_BEYOND times, so the best it reports has neighbours on both sides.
 HOLDOUT_BEYOND ?= 2
+# The plan's tokens M,LR,SEED (seed by seed over M) as LR:SEED:M1,M2,... in the same order: one
+# mbtrain sweep a seed, its M in turn (each mbtrain start loads the data set, 0.3-0.7 s on the
+# CPU, and on a GPU starts CUDA, cuBLAS and cuDNN, 1-2 s; EVAL_RULE's spacing is per M)
+HOLDOUT_GROUPS = $$(printf '%s\n' $$plan | awk -F, '{ k = $$2 ":" $$3; if (k != p) { printf "%s%s:%s", (NR > 1 ? " " : ""), k, $$1; p = k } else printf ",%s", $$1 } END { print "" }')
 $(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/par/.done) $(OUT)/knobs/HOLDOUT_SEED0 $(OUT)/knobs/HOLDOUT_SEEDS $(OUT)/knobs/HOLDOUT_BEYOND
 	@$(call stage,holdout,train the answer and its rivals on $(HOLDOUT_SEEDS) fresh seeds,HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
 	  rm -rf $(OUT)/holdout && mkdir -p $(OUT)/holdout && \
 	  plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(P1_DIRS)) || exit 1; \
 	  n=0; while [ -n "$$plan" ]; do \
-	    for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
+	    groups=$(HOLDOUT_GROUPS) || exit 1; \
+	    for g in $$groups; do lr=$${g%%:*}; r=$${g#*:}; s=$${r%%:*}; m=$${r#*:}; \
 	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout/lr$$lr || exit 1; \
 	    done; \
 	    n=$$((n + 1)); [ $$n -le $(HOLDOUT_BEYOND) ] || break; \

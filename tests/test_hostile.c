@@ -1017,6 +1017,10 @@ static const hcase train_cases[] = {
                "$W/ld/tiny-sgd-sync-p2-b8-s0.csv && s=99; exit $s", 1,
      "c.learners is a link onto "},
 #undef C24_CK
+    /* tenth session: --eval-samples S (a sweep's per-M spacing), a count of samples */
+    {"runaway", TRAIN "--eval-samples 0 --max-updates 2 --log $W/o", 1, "--eval-samples"},
+    {"silent", TRAIN "--eval-samples 6.4e1 --max-updates 2 --log $W/o", 1, "--eval-samples"},
+    {"runaway", TRAIN "--eval-samples 1e300 --max-updates 2 --log $W/o", 1, "--eval-samples"},
 };
 
 #undef MIX_S

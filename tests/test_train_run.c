@@ -320,6 +320,30 @@ static void test_sweep(void)
     mb_test_run_free(&r);
 }
 
+/* --eval-samples S: each run of a sweep evaluates every max(K, S / M) updates, and trains as
+ * the one run at M with --eval-every max(K, S / M) does (make run's held-out stage: one sweep a
+ * seed instead of one process a run). */
+static void test_sweep_eval_samples(void)
+{
+    mb_test_run r;
+    mb_test_sh(&r, "cd %s && mbtrain --net %s --data " DATA " --batch 8,16 --seed 2 "
+               "--max-updates 20 --eval-every 2 --eval-samples 64 --log-dir es >/dev/null && "
+               "mbtrain --net %s --data " DATA " --batch 8 --seed 2 --max-updates 20 "
+               "--eval-every 8 --log s8.csv >/dev/null && mbtrain --net %s --data " DATA
+               " --batch 16 --seed 2 --max-updates 20 --eval-every 4 --log s16.csv >/dev/null && "
+               "rows() { grep -v '^#' $1 | cut -d, -f1-3,5-7; } && "
+               "grep -qx '# eval_every=8' es/tiny-sgd-b8-s2.csv && "
+               "grep -qx '# eval_every=4' es/tiny-sgd-b16-s2.csv && "
+               "[ \"$(rows es/tiny-sgd-b8-s2.csv)\" = \"$(rows s8.csv)\" ] && "
+               "[ \"$(rows es/tiny-sgd-b16-s2.csv)\" = \"$(rows s16.csv)\" ] && "
+               "[ $(grep -v '^#' s8.csv | cut -d, -f6 | grep -c .) -ge 3 ]",
+               dir, tiny, tiny, tiny);
+    CU_ASSERT_EQUAL(r.status, 0);
+    if (r.status != 0)
+        printf("\n    %s", r.err);
+    mb_test_run_free(&r);
+}
+
 /* A command that must fail with `status`, one line on stderr containing `what`, nothing on
  * stdout. */
 static void fails(int status, const char *what, const char *cmd)
@@ -1302,6 +1326,8 @@ int mb_test_suite_train_run(void)
            !CU_add_test(s, "checkpoint and resume", test_checkpoint_resume) ||
            !CU_add_test(s, "fuzz seeds are current checkpoints", test_fuzz_seeds) ||
            !CU_add_test(s, "sweeps over batch and seed", test_sweep) ||
+           !CU_add_test(s, "a sweep's --eval-samples: each M as its own run",
+                        test_sweep_eval_samples) ||
            !CU_add_test(s, "bad input: one line, exit 1 or 2", test_errors) ||
            !CU_add_test(s, "library call", test_library) ||
            !CU_add_test(s, "exact crossing by bisection", test_bisect_crossing) ||

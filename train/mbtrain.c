@@ -113,6 +113,9 @@ static void help(const mb_run_options *d)
            "                          the first update that does (reached_update, exact), so K\n"
            "                          can be large. Snapshot copies are timed in snap_s, apart\n"
            "                          from wall_s (training) and eval_s (evaluations)\n"
+           "      --eval-samples S    evaluate every max(K, S / M) updates (M the run's batch;\n"
+           "                          S / M rounded down): about S samples apart at every M\n"
+           "                          of a sweep, K the least spacing\n"
            "      --no-bisect         report the first evaluated update instead (a multiple of K)\n"
            "      --eval-adapt        with --target-loss, space evaluations far above the target\n"
            "                          by the loss's mean decline: at most halfway to the crossing\n"
@@ -433,7 +436,7 @@ enum {
     OPT_EVAL_ADAPT, OPT_LEARNERS, OPT_OPTIM, OPT_ELASTIC_ALPHA, OPT_TAU, OPT_DELTA,
     OPT_SMA_MOMENTUM, OPT_NO_OVERLAP, OPT_SMA_TUNE, OPT_SMA_WINDOW, OPT_CHECK_FRAC,
     OPT_CHECK_SIGMAS, OPT_N_PUSH, OPT_N_FETCH, OPT_GRAD_AFTER, OPT_WAIT_TIMEOUT, OPT_NOISE_EVERY,
-    OPT_LEVELS
+    OPT_LEVELS, OPT_EVAL_SAMPLES
 };
 
 /* Whether a number's text is a zero as written (no digit 1-9 before its exponent): '1e-400'
@@ -480,6 +483,7 @@ static const struct option longopts[] = {
     {"lr-gamma", required_argument, 0, OPT_LR_GAMMA},
     {"target-loss", required_argument, 0, OPT_TARGET},
     {"eval-every", required_argument, 0, OPT_EVAL_EVERY},
+    {"eval-samples", required_argument, 0, OPT_EVAL_SAMPLES},
     {"noise-every", required_argument, 0, OPT_NOISE_EVERY},
     {"eval-frac", required_argument, 0, OPT_EVAL_FRAC},
     {"data-seed", required_argument, 0, OPT_DATA_SEED},
@@ -524,6 +528,8 @@ typedef struct args {
     const char *levels;    /* --levels: read once --target-loss is known */
     int have_seed;         /* --seed given */
     int noise_asked;       /* --noise-every K > 0 given: every M of the sweep must be >= 2 */
+    long eval_samples;     /* --eval-samples S: a run at M evaluates every max(K, S / M)
+                              updates (0: every --eval-every K) */
     mb_optim_kind optim;   /* --optim, for sgd-sync and DOWNPOUR's master */
 } args;
 
@@ -645,6 +651,9 @@ static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
         rc = mb_data_flag_double("--target-loss", optarg, 0, MB_POSITIVE, &o->target_loss, err);
         break;
     case OPT_EVAL_EVERY: rc = flag_long("--eval-every", optarg, 1, 1L << 40, &o->eval_every, err); break;
+    case OPT_EVAL_SAMPLES:
+        rc = flag_long("--eval-samples", optarg, 1, 1L << 40, &a->eval_samples, err);
+        break;
     case OPT_NOISE_EVERY: rc = flag_long("--noise-every", optarg, 0, 1L << 40, &o->noise_every, err); break;
     case OPT_EVAL_FRAC:
         rc = mb_data_flag_double("--eval-frac", optarg, 0, MB_POSITIVE, &o->eval_frac, err);
@@ -1195,6 +1204,7 @@ static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_commun
         return status;
     }
     const double epochs = o->epochs;
+    const long every = o->eval_every;
     unsigned long seed1 = o->seed;
     bar b = {0};
     if (isatty(STDERR_FILENO) && rank == 0) {
@@ -1205,6 +1215,10 @@ static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_commun
         for (size_t j = 0; status == 0 && j < w->nseeds; j++) {
             o->batch = (int)w->batches.v[i];
             o->seed = w->seeds ? w->seeds[j] : seed1;
+            if (a->eval_samples > 0 && a->eval_samples / o->batch > every)
+                o->eval_every = a->eval_samples / o->batch;
+            else
+                o->eval_every = every;
             /* epochs x batches per epoch is an update count: past 2^40 (the cap of
              * --max-updates) it would overflow the bound, so --max-updates alone bounds the
              * run then, or 2^40 updates without one */
