@@ -3304,6 +3304,35 @@ static const hcase plot_cases[] = {
      "r/conv.csv: no column 'layer' in the header"},
 #undef C24_NOTHING
 #undef C24_R
+    /* campaign 25 (issue #25). V3: a figure linked onto another figure (one image for two), two
+     * links onto one file through different spellings, the page linked onto a figure (the
+     * figure then held the page), a figure hard-linked to another: refused before any work,
+     * naming both. V4: the page a link onto /dev/full failed after the figures were put in
+     * place: the page is written before any figure is placed, a device's page whole */
+#define C25_R "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json " \
+              "&& cp $E/step.csv $W/r/ && "
+#define C25_NOTHING "; s=$?; find $W $W/r -maxdepth 1 \\( -name '*.png' -o -name report.html -o " \
+                    "-name '*.tmp.*' \\) -type f | grep -q . && exit 99; exit $s"
+    {"symlink", C25_R "ln -s step.png $W/r/tc.png && $T mbplot report $W/r" C25_NOTHING, 1,
+     "r/tc.png would overwrite the output "},
+    {"symlink", C25_R "ln -s tc.png $W/r/step.png && $T mbplot report $W/r" C25_NOTHING, 1,
+     "r/tc.png would overwrite the output "},
+    {"symlink", C25_R "mkdir $W/s && ln -s ../s/a.png $W/r/tc.png && ln -s ../s/./a.png "
+                "$W/r/scale.png && $T mbplot report $W/r; s=$?; test -e $W/s/a.png && exit 98; "
+                "exit $s", 1, "r/scale.png would overwrite the output "},
+    {"symlink", C25_R "echo x > $W/r/scale.png && ln -s scale.png $W/r/report.html && $T mbplot "
+                "report $W/r; s=$?; test \"$(cat $W/r/scale.png)\" = x || exit 99; exit $s", 1,
+     "r/report.html would overwrite the output "},
+    {"silent", C25_R "echo x > $W/r/amdahl.png && ln $W/r/amdahl.png $W/r/tc.png && $T mbplot "
+               "report $W/r; s=$?; test \"$(cat $W/r/tc.png)\" = x || exit 99; exit $s", 1,
+     "r/amdahl.png would overwrite the output "},
+    {"io", C25_R "ln -s /dev/full $W/r/report.html && $T mbplot report $W/r" C25_NOTHING, 1,
+     "r/report.html: write error: No space left on device"},
+    {"io", C25_R "ln -s /dev/null $W/r/report.html && $T mbplot report $W/r >/dev/null 2>&1 && "
+           "test -L $W/r/report.html && test -s $W/r/step.png && test -s $W/r/amdahl.png", 0,
+     NULL},
+#undef C25_NOTHING
+#undef C25_R
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */
