@@ -2533,6 +2533,25 @@ static const hcase opt_cases[] = {
      "--batch-range: must be a whole number in [1, 9007199254740992], got '1e1'"},
     {"silent", "$T mbopt scale " SCALE_FLAGS "--procs 1 --batch-range 8:6e1 -o $W/o", 1,
      "--batch-range: must be a whole number in [1, 9007199254740992], got '6e1'"},
+    /* campaign 25 (issue #25). V9: a conv table's layer or status cell with a space beside the
+     * name dropped the row without a word (conv1's M = 2 choice went from gemm to direct):
+     * cells as written, a layer of the net and a status mbprobe conv writes */
+#define C25_CV(SED) "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 " \
+                    "--algos gemm,direct -o $W/c.csv 2>/dev/null && sed '" SED "' $W/c.csv " \
+                    "> $W/c2.csv && ! cmp -s $W/c.csv $W/c2.csv && $T mbopt conv --net " NET \
+                    " --probe $W/c2.csv --mem 1G --batch 2,4 -o $W/o"
+    {"silent", C25_CV("s/^conv1,gemm,forward,2,/conv1 ,gemm,forward,2,/"), 1,
+     "field 'layer': 'conv1 ' is not a convolution layer of net 'tiny'"},
+    {"silent", C25_CV("s/^conv1,gemm,forward,2,/ conv1,gemm,forward,2,/"), 1,
+     "field 'layer': ' conv1' is not a convolution layer of net 'tiny'"},
+    {"silent", C25_CV("/^conv1,gemm,forward,2,/s/,measured,/, measured,/"), 1,
+     "field 'status': ' measured' is not measured, cached, unsupported, out of memory or over "
+     "budget"},
+    {"silent", C25_CV("/^conv1,gemm,forward,2,/s/,measured,/,Measured,/"), 1,
+     "field 'status': 'Measured' is not measured, "},
+    {"silent", C25_CV("/^conv1,direct,forward,2,/s/,measured,/,unsupported,/") " 2>/dev/null "
+               "&& grep -q gemm $W/o", 0, NULL},
+#undef C25_CV
 };
 
 static const hcase plot_cases[] = {
