@@ -1017,6 +1017,30 @@ static const hcase train_cases[] = {
                "$W/ld/tiny-sgd-sync-p2-b8-s0.csv && s=99; exit $s", 1,
      "c.learners is a link onto "},
 #undef C24_CK
+    /* campaign 25's V6: a companion's .prev that is a symbolic link was replaced by a file at
+     * the rotation: it is written through as the companion is (its target kept a link's, a
+     * device written into, never renamed over), and refused before training onto an input or
+     * another output */
+#define C25_CK "--algo sgd-sync --max-updates 30 --checkpoint $W/c --checkpoint-every 10 --log $W/r"
+    {"symlink", "ln -s pr $W/c.learners.prev && " TRAIN "--learners 2 " C25_CK " >/dev/null && "
+                "test -L $W/c.learners.prev && test -s $W/pr && test -s $W/c.learners && ! test "
+                "-L $W/c.learners", 0, NULL},
+    {"symlink", "ln -s /dev/null $W/c.learners.prev && " TRAIN "--learners 2 " C25_CK
+                " >/dev/null && test -L $W/c.learners.prev && test -c /dev/null", 0, NULL},
+    {"symlink", "ln -s p1 $W/c.learners.rank1.prev && " MPIRUN_H "-np 2 mbtrain --net " NET
+                " --data " SYN " --batch 8 --threads 1 " C25_CK " >/dev/null 2>&1 && test -L "
+                "$W/c.learners.rank1.prev && test -s $W/p1", 0, NULL},
+    {"silent", "cp " NET " $W/n.cfg && ln -s n.cfg $W/c.learners.prev && $T mbtrain --net "
+               "$W/n.cfg --data " SYN " --batch 8 --threads 1 --learners 2 " C25_CK "; s=$?; "
+               "cmp -s $W/n.cfg " NET " || s=99; exit $s", 1,
+     "c.learners.prev is a link onto "},
+    {"silent", "ln -s r $W/c.learners.prev && " TRAIN "--learners 2 " C25_CK "; s=$?; test -e "
+               "$W/r && s=99; exit $s", 1, "c.learners.prev is a link onto "},
+    {"silent", "cp " NET " $W/n.cfg && ln -s n.cfg $W/c.learners.rank1.prev && " MPIRUN_H "-np 2 "
+               "mbtrain --net $W/n.cfg --data " SYN " --batch 8 --threads 1 " C25_CK " 2>$W/e; "
+               "s=$?; grep '^mbtrain' $W/e | sort -u >&2; cmp -s $W/n.cfg " NET " || s=99; exit $s",
+     1, "c.learners.rank1.prev is a link onto "},
+#undef C25_CK
 };
 
 #undef MIX_S
