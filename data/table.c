@@ -99,7 +99,7 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
     size_t meta_cap = 0, trail_cap = 0, tline_cap = 0, cell_cap = 0, line_cap = 0, field_cap = 0,
            nf = 0;
     char **fields = NULL;
-    long lineno = 0;
+    long lineno = 0, header_line = 0;
     char *p = t->buf;
     if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
         p += 3; /* a UTF-8 byte-order mark (spreadsheets write one): not part of the header */
@@ -185,11 +185,13 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
             }
             memcpy(t->header, fields, nf * sizeof *fields);
             t->ncols = nf;
+            header_line = lineno;
             continue;
         }
         if (nf != t->ncols) {
-            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: %zu fields, but the header has %zu", path,
-                              lineno, nf, t->ncols);
+            /* the header's line named: a stray line above it is seen as what was taken */
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: %zu fields, but the header (line %ld) "
+                              "has %zu", path, lineno, nf, header_line, t->ncols);
             break;
         }
         if ((rc = grow((void **)&t->cells, &cell_cap, (t->nrows + 1) * t->ncols,

@@ -159,11 +159,14 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
         rc = hparam(yaml, text, "lr", 0, 0, "a finite number > 0", &r->lr[i], err);
     if (rc == MB_OK && text)
         rc = hparam(yaml, text, "learning_rate", 0, 0, "a finite number > 0", &lr2, err);
+    char a[32], b[32]; /* each as its shortest exact decimal (campaign 25's F207: 0.1000001
+                          and 0.1 were both printed 0.1) */
     if (rc == MB_OK && !isnan(lr2) && !isnan(r->lr[i]) && lr2 != r->lr[i] &&
         yaml_number(text, "learning_rate", 0, &v, &line) == MB_OK)
-        rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'learning_rate': %g, but key 'lr' "
-                          "says %g: which one the run used cannot be told", yaml, line, lr2,
-                          r->lr[i]);
+        rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'learning_rate': %s, but key 'lr' "
+                          "says %s: which one the run used cannot be told", yaml, line,
+                          mb_data_fmt_exact(a, sizeof a, lr2),
+                          mb_data_fmt_exact(b, sizeof b, r->lr[i]));
     else if (rc == MB_OK && isnan(r->lr[i]))
         r->lr[i] = lr2;
     free(text);

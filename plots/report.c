@@ -708,16 +708,23 @@ static void drafts_drop(drafts *d)
         draft_drop_last(d);
 }
 
-/* Puts every draft at its place in OUT, once every place is known to take it (mb_out_check: a
- * folder, a dangling link into no folder, a device that refuses writes; campaign 24's U2: six
- * figures were placed before comm.png, a folder, was refused): devices and FIFOs first, whose
- * writes may still fail (a full device), then the files, renamed into place. After a failure
- * the rest are removed. */
-static int drafts_place(drafts *d, mb_error *err)
+/* Whether every draft's place in OUT takes it (mb_out_check: a folder, a dangling link into no
+ * folder, a device that refuses writes; campaign 24's U2: six figures were placed before
+ * comm.png, a folder, was refused), asked before anything is put in place. */
+static int drafts_check(const drafts *d, mb_error *err)
 {
     int rc = MB_OK;
     for (size_t i = 0; rc == MB_OK && i < d->n; i++)
         rc = mb_out_check(d->dest[i], err);
+    return rc;
+}
+
+/* Puts every draft at its place in OUT, the places checked (drafts_check): devices and FIFOs
+ * first, whose writes may still fail (a full device), then the files, renamed into place.
+ * After a failure the rest are removed. */
+static int drafts_place(drafts *d, mb_error *err)
+{
+    int rc = MB_OK;
     for (int files = 0; files < 2; files++)
         for (size_t i = 0; i < d->n; i++) {
             if (!d->tmp[i]) /* placed (or dropped) in the first pass */
@@ -736,6 +743,38 @@ static int drafts_place(drafts *d, mb_error *err)
         }
     d->n = 0;
     return rc;
+}
+
+/* The page, rendered whole in memory (n bytes), and the figures' drafts put in place: every
+ * figure's place checked and the page's opened (a FIFO's reader waited for) first; a page that
+ * is a device or FIFO is then written whole before any figure is placed (campaign 25's V4:
+ * report.html a link onto /dev/full failed after eight figures were put in place), a page that
+ * is a file written to its temporary, the figures placed, and the page renamed in last. */
+static int place_page(const char *path, const char *page, size_t n, drafts *dr, mb_error *err)
+{
+    mb_out out;
+    int rc = drafts_check(dr, err);
+    if (rc == MB_OK)
+        rc = mb_out_open(&out, path, err);
+    if (rc != MB_OK)
+        return rc;
+    const int direct = out.tmp == NULL;
+    errno = 0;
+    if (fwrite(page, 1, n, out.f) != n || fflush(out.f) != 0) {
+        int e = errno ? errno : EIO;
+        mb_out_abort(&out);
+        return mb_error_set(err, MB_EIO, "%s: write error: %s", path, strerror(e));
+    }
+    if (direct && (rc = mb_out_commit(&out, err)) != MB_OK)
+        return rc;
+    rc = drafts_place(dr, err);
+    if (direct)
+        return rc;
+    if (rc != MB_OK) {
+        mb_out_abort(&out);
+        return rc;
+    }
+    return mb_out_commit(&out, err);
 }
 
 /* The convolution table conv.csv, when it is here, read as mbopt conv reads it (for the
@@ -1462,12 +1501,15 @@ static int over_input(const char *out_dir, const char *out, const glob_t *runs, 
 }
 
 /* An output of the report (report.html, a figure) that would overwrite one of its inputs (a
- * symbolic or hard link from one to the other, campaign 11 N2: a run log too): MB_EINVAL naming
- * both, before anything is drawn. */
+ * symbolic or hard link from one to the other, campaign 11 N2: a run log too), or another of
+ * its outputs (campaign 25's V3: step.png a link onto tc.png drew one image for two figures,
+ * report.html a link onto scale.png put the page in the figure; two links onto one file
+ * through different spellings count, mb_data_same_file): MB_EINVAL naming both, before
+ * anything is drawn. */
 static int output_over_input(const char *out_dir, const mb_plot_options *o, mb_error *err)
 {
     const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
-    char out[4096], name[64];
+    char out[N_FIGURES + 3][4096], name[64];
     glob_t runs;
     glob_runs(out_dir, &runs);
     int rc = MB_OK;
@@ -1478,8 +1520,12 @@ static int output_over_input(const char *out_dir, const mb_plot_options *o, mb_e
             snprintf(name, sizeof name, "%s.%s", k < N_FIGURES ? FIGURES[k].name
                                                  : k == N_FIGURES ? VALIDATE_FIGURE.name
                                                                   : "conv", ext);
-        path_join(out, sizeof out, out_dir, name);
-        rc = over_input(out_dir, out, &runs, err);
+        path_join(out[k], sizeof out[k], out_dir, name);
+        rc = over_input(out_dir, out[k], &runs, err);
+        for (size_t j = 0; rc == MB_OK && j < k; j++)
+            if (mb_data_same_file(out[k], out[j]))
+                rc = mb_error_set(err, MB_EINVAL, "%s would overwrite the output %s (links onto "
+                                  "one file)", out[k], out[j]);
     }
     globfree(&runs);
     return rc;
@@ -1732,12 +1778,13 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         rc = draw_figures(in_dir, out_dir, o, scale, val, &dr, &val_fig, drawn, err);
 
     path_join(info->path, sizeof info->path, out_dir, "report.html");
-    mb_out out = {0};
-    if (rc == MB_OK)
-        rc = mb_out_open(&out, info->path, err);
+    char *page = NULL;
+    size_t page_n = 0;
+    FILE *f = rc == MB_OK ? open_memstream(&page, &page_n) : NULL;
+    if (rc == MB_OK && !f)
+        rc = mb_error_set(err, MB_ENOMEM, "%s: out of memory", info->path);
     if (rc != MB_OK)
         goto done;
-    FILE *f = out.f;
     char date[32];
     time_t now = time(NULL);
     struct tm tm;
@@ -1750,10 +1797,8 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
     esc(f, out_dir);
     fprintf(f, " &middot; written %s by mbplot report (mbkit %s)</p>\n", date, mb_version());
     if (val) {
-        if ((rc = write_validation(f, val, val_fig, o->format, err)) != MB_OK) {
-            mb_out_abort(&out);
+        if ((rc = write_validation(f, val, val_fig, o->format, err)) != MB_OK)
             goto done;
-        }
         info->figures++;
         if (val_rec)
             write_validation_across(f, val_rec);
@@ -1765,28 +1810,27 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
               "then opens with the check.</p>\n", f);
     }
     path_join(path, sizeof path, out_dir, "scale.json");
-    if ((rc = write_recommendation(f, scale, path, nfit, in_dir, info->n_missing, err)) != MB_OK) {
-        mb_out_abort(&out);
+    if ((rc = write_recommendation(f, scale, path, nfit, in_dir, info->n_missing, err)) != MB_OK)
         goto done;
-    }
     write_parameters(f, scale, nfit, tfit, cfit);
-    if ((rc = write_figures(f, o->format, drawn, &info->figures, err)) != MB_OK) {
-        mb_out_abort(&out);
+    if ((rc = write_figures(f, o->format, drawn, &info->figures, err)) != MB_OK ||
+        (rc = write_conv(f, in_dir, out_dir, o, ext, &dr, &info->figures, err)) != MB_OK)
         goto done;
-    }
-    if ((rc = write_conv(f, in_dir, out_dir, o, ext, &dr, &info->figures, err)) != MB_OK) {
-        mb_out_abort(&out);
-        goto done;
-    }
     write_inputs(f, out_dir, present, have_runs ? runs.gl_pathc : 0, val != NULL);
 
     write_reproduce(f, in_dir, out_dir, have_runs ? &runs : NULL, cmds);
     fputs("</body>\n</html>\n", f);
-    if ((rc = drafts_place(&dr, err)) == MB_OK)
-        rc = mb_out_commit(&out, err);
-    else
-        mb_out_abort(&out);
+    if (fclose(f) != 0) {
+        f = NULL;
+        rc = mb_error_set(err, MB_ENOMEM, "%s: out of memory", info->path);
+        goto done;
+    }
+    f = NULL;
+    rc = place_page(info->path, page, page_n, &dr, err);
 done:
+    if (f)
+        fclose(f);
+    free(page);
     drafts_drop(&dr);
     globfree(&runs);
     cJSON_Delete(scale);

@@ -345,10 +345,25 @@ void mb_solver_conv_free(mb_cilp_table *t)
 
 const char *mb_solver_conv_backend(const mb_cilp_table *t) { return t->backend; }
 
-static int status_usable(const char *s)
+/* Whether a row's status is one whose time counts (*usable): measured, cached, ok or empty (a
+ * table by hand); unsupported, out of memory and over budget are rows that did not run. Any
+ * other, a space beside a name included (campaign 25's V9: ' measured' dropped the row without
+ * a word), is MB_EFORMAT naming the cell. */
+static int row_status(const mb_table *tb, size_t r, size_t col, int *usable, mb_error *err)
 {
-    return *s == '\0' || strcmp(s, "measured") == 0 || strcmp(s, "cached") == 0 ||
-           strcmp(s, "ok") == 0;
+    static const char *const ran[] = {"", "measured", "cached", "ok"},
+                             *const not_run[] = {"unsupported", "out of memory", "over budget"};
+    const char *s = mb_table_cell(tb, r, col);
+    *usable = 0;
+    for (size_t k = 0; k < sizeof ran / sizeof ran[0]; k++)
+        if (strcmp(s, ran[k]) == 0)
+            return *usable = 1, MB_OK;
+    for (size_t k = 0; k < sizeof not_run / sizeof not_run[0]; k++)
+        if (strcmp(s, not_run[k]) == 0)
+            return MB_OK;
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'status': '%.64s' is not measured, cached, "
+                        "unsupported, out of memory or over budget", mb_table_path(tb),
+                        mb_table_line(tb, r), s);
 }
 
 static int copy_cell(char *dst, size_t n, const mb_table *tb, size_t r, size_t col,
@@ -536,7 +551,9 @@ int mb_solver_conv_read(const char *path, const char *backend, mb_cilp_table **o
             break;
         conv_row *w = &t->r[t->n];
         w->line = mb_table_line(tb, r);
-        w->usable = scol < 0 || status_usable(mb_table_cell(tb, r, (size_t)scol));
+        w->usable = 1;
+        if (scol >= 0 && (rc = row_status(tb, r, (size_t)scol, &w->usable, err)) != MB_OK)
+            break;
         double b;
         if ((rc = copy_cell(w->layer, sizeof w->layer, tb, r, col[0], "layer", err)) != MB_OK ||
             (rc = copy_cell(w->algo, sizeof w->algo, tb, r, col[1], "algo", err)) != MB_OK ||
@@ -749,6 +766,29 @@ static int passes_complete(const mb_net_desc *d, const mb_cilp_table *t, const s
     return MB_OK;
 }
 
+/* Every row is of a convolution layer of the net, its name as written (campaign 25's V9: a
+ * row of 'conv1 ' was dropped without a word and the choice changed): the rows v, sorted by
+ * layer, one name at a time; the first such row in the file is named. */
+static int rows_of_net(const mb_net_desc *d, const mb_cilp_table *t, const conv_row *const *v,
+                       mb_error *err)
+{
+    const conv_row *bad = NULL;
+    for (size_t i = 0, j; i < t->n; i = j) {
+        int conv = 0;
+        for (j = i; j < t->n && strcmp(v[j]->layer, v[i]->layer) == 0; j++)
+            ;
+        for (size_t k = 0; !conv && k < d->n_layers; k++)
+            conv = d->layers[k].type == MB_LAYER_CONV && !strcmp(d->layers[k].name, v[i]->layer);
+        for (size_t k = i; !conv && k < j; k++)
+            if (!bad || v[k]->line < bad->line)
+                bad = v[k];
+    }
+    if (!bad)
+        return MB_OK;
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'layer': '%s' is not a convolution layer "
+                        "of net '%s'", t->path, bad->line, bad->layer, d->name);
+}
+
 /* Finds the slots; error when a conv layer has no rows or a (layer, pass) no usable row. Sorts
  * the rows once, so a ResNet-50 table of 80,000 rows takes milliseconds. */
 static int sweep_init(const mb_net_desc *d, const mb_cilp_table *t, sweep *s, mb_error *err)
@@ -774,7 +814,7 @@ static int sweep_init(const mb_net_desc *d, const mb_cilp_table *t, sweep *s, mb
         v[r] = &t->r[r];
     qsort(v, t->n, sizeof *v, layer_pass_cmp);
     size_t used = 0;
-    int rc = MB_OK;
+    int rc = rows_of_net(d, t, v, err);
     for (size_t i = 0; i < d->n_layers && rc == MB_OK; i++) {
         const mb_layer_desc *l = &d->layers[i];
         if (l->type != MB_LAYER_CONV)

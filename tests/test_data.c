@@ -225,7 +225,12 @@ static void test_table_errors(void)
     } cases[] = {
         {"empty.csv", "", "empty file", MB_EFORMAT},
         {"meta-only.csv", "# batch=4\n\n", "empty file", MB_EFORMAT},
-        {"ragged.csv", "a,b\n1,2\n3\n", ":3: 1 fields, but the header has 2", MB_EFORMAT},
+        {"ragged.csv", "a,b\n1,2\n3\n", ":3: 1 fields, but the header (line 1) has 2",
+         MB_EFORMAT},
+        /* a line that only looks blank above the header is the header (campaign 25's B012:
+         * '\\t' as two characters): the message names the line it took */
+        {"stray.csv", "# a=1\n\\t\na,b\n1,2\n", ":3: 2 fields, but the header (line 2) has 1",
+         MB_EFORMAT},
         {"quoted.csv", "a,b\n\"1\",2\n", ":2: quoted fields", MB_EFORMAT},
         {"noname.csv", "a,,c\n", ":1: header column 2 has no name", MB_EFORMAT},
         {"binary.csv", "a,b\n1,\0012\n", NULL, MB_OK}, /* control bytes other than NUL pass */
@@ -249,6 +254,13 @@ static void test_table_errors(void)
     mb_error e = {0};
     CU_ASSERT_EQUAL(mb_table_read(path, &t, &e), MB_OK);
     CU_ASSERT_EQUAL(mb_table_rows(t), 0);
+    mb_table_free(t);
+    /* lines of tabs and spaces (a '\r' at the end too) are blank wherever they are, above the
+     * header as between rows (campaign 25's B012) */
+    mb_test_write(path, sizeof path, dir, "blank.csv", "# a=1\n\t\n \t \r\nbatch,n\n\t\n1,2\n");
+    CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &e), MB_OK);
+    CU_ASSERT_EQUAL(mb_table_cols(t), 2);
+    CU_ASSERT_EQUAL(mb_table_rows(t), 1);
     mb_table_free(t);
     /* a NUL byte means this is not text */
     snprintf(path, sizeof path, "%s/nul.csv", dir);

@@ -182,6 +182,9 @@ static void test_bad_hparams(void)
         {"batch_size: 16\nlr: -0.1\n", "hparams.yaml:2: field 'lr': not a finite number > 0"},
         {"batch_size: 16\nlearning_rate: 0.1\nlr: 0.2\n",
          "hparams.yaml:2: field 'learning_rate': 0.1, but key 'lr' says 0.2"},
+        /* campaign 25's F207: both values printed as written, not as %g rounds them */
+        {"batch_size: 16\nlr: 0.1\nlearning_rate: 0.1000001\n",
+         "hparams.yaml:3: field 'learning_rate': 0.1000001, but key 'lr' says 0.1:"},
         {"batch_size:16\n", "hparams.yaml: no batch size: no key"},
         {"batch_size: 16\\000\n", "hparams.yaml:1: not text (a NUL byte)"},
     };

@@ -1021,6 +1021,30 @@ static const hcase train_cases[] = {
     {"runaway", TRAIN "--eval-samples 0 --max-updates 2 --log $W/o", 1, "--eval-samples"},
     {"silent", TRAIN "--eval-samples 6.4e1 --max-updates 2 --log $W/o", 1, "--eval-samples"},
     {"runaway", TRAIN "--eval-samples 1e300 --max-updates 2 --log $W/o", 1, "--eval-samples"},
+    /* campaign 25's V6: a companion's .prev that is a symbolic link was replaced by a file at
+     * the rotation: it is written through as the companion is (its target kept a link's, a
+     * device written into, never renamed over), and refused before training onto an input or
+     * another output */
+#define C25_CK "--algo sgd-sync --max-updates 30 --checkpoint $W/c --checkpoint-every 10 --log $W/r"
+    {"symlink", "ln -s pr $W/c.learners.prev && " TRAIN "--learners 2 " C25_CK " >/dev/null && "
+                "test -L $W/c.learners.prev && test -s $W/pr && test -s $W/c.learners && ! test "
+                "-L $W/c.learners", 0, NULL},
+    {"symlink", "ln -s /dev/null $W/c.learners.prev && " TRAIN "--learners 2 " C25_CK
+                " >/dev/null && test -L $W/c.learners.prev && test -c /dev/null", 0, NULL},
+    {"symlink", "ln -s p1 $W/c.learners.rank1.prev && " MPIRUN_H "-np 2 mbtrain --net " NET
+                " --data " SYN " --batch 8 --threads 1 " C25_CK " >/dev/null 2>&1 && test -L "
+                "$W/c.learners.rank1.prev && test -s $W/p1", 0, NULL},
+    {"silent", "cp " NET " $W/n.cfg && ln -s n.cfg $W/c.learners.prev && $T mbtrain --net "
+               "$W/n.cfg --data " SYN " --batch 8 --threads 1 --learners 2 " C25_CK "; s=$?; "
+               "cmp -s $W/n.cfg " NET " || s=99; exit $s", 1,
+     "c.learners.prev is a link onto "},
+    {"silent", "ln -s r $W/c.learners.prev && " TRAIN "--learners 2 " C25_CK "; s=$?; test -e "
+               "$W/r && s=99; exit $s", 1, "c.learners.prev is a link onto "},
+    {"silent", "cp " NET " $W/n.cfg && ln -s n.cfg $W/c.learners.rank1.prev && " MPIRUN_H "-np 2 "
+               "mbtrain --net $W/n.cfg --data " SYN " --batch 8 --threads 1 " C25_CK " 2>$W/e; "
+               "s=$?; grep '^mbtrain' $W/e | sort -u >&2; cmp -s $W/n.cfg " NET " || s=99; exit $s",
+     1, "c.learners.rank1.prev is a link onto "},
+#undef C25_CK
 };
 
 #undef MIX_S
@@ -2547,6 +2571,25 @@ static const hcase opt_cases[] = {
     {"silent", SEEDS_BOOT("2"), 1, "field 'bootstrap.seeds': not a whole number of seeds from 3"},
     {"silent", SEEDS_BOOT("\"3\""), 1, "field 'bootstrap.seeds': not a whole number"},
 #undef SEEDS_BOOT
+    /* campaign 25 (issue #25). V9: a conv table's layer or status cell with a space beside the
+     * name dropped the row without a word (conv1's M = 2 choice went from gemm to direct):
+     * cells as written, a layer of the net and a status mbprobe conv writes */
+#define C25_CV(SED) "$T mbprobe conv --net " NET " --batch 2,4 --no-cache --budget 0.01 " \
+                    "--algos gemm,direct -o $W/c.csv 2>/dev/null && sed '" SED "' $W/c.csv " \
+                    "> $W/c2.csv && ! cmp -s $W/c.csv $W/c2.csv && $T mbopt conv --net " NET \
+                    " --probe $W/c2.csv --mem 1G --batch 2,4 -o $W/o"
+    {"silent", C25_CV("s/^conv1,gemm,forward,2,/conv1 ,gemm,forward,2,/"), 1,
+     "field 'layer': 'conv1 ' is not a convolution layer of net 'tiny'"},
+    {"silent", C25_CV("s/^conv1,gemm,forward,2,/ conv1,gemm,forward,2,/"), 1,
+     "field 'layer': ' conv1' is not a convolution layer of net 'tiny'"},
+    {"silent", C25_CV("/^conv1,gemm,forward,2,/s/,measured,/, measured,/"), 1,
+     "field 'status': ' measured' is not measured, cached, unsupported, out of memory or over "
+     "budget"},
+    {"silent", C25_CV("/^conv1,gemm,forward,2,/s/,measured,/,Measured,/"), 1,
+     "field 'status': 'Measured' is not measured, "},
+    {"silent", C25_CV("/^conv1,direct,forward,2,/s/,measured,/,unsupported,/") " 2>/dev/null "
+               "&& grep -q gemm $W/o", 0, NULL},
+#undef C25_CV
 };
 
 static const hcase plot_cases[] = {
@@ -3318,6 +3361,35 @@ static const hcase plot_cases[] = {
      "r/conv.csv: no column 'layer' in the header"},
 #undef C24_NOTHING
 #undef C24_R
+    /* campaign 25 (issue #25). V3: a figure linked onto another figure (one image for two), two
+     * links onto one file through different spellings, the page linked onto a figure (the
+     * figure then held the page), a figure hard-linked to another: refused before any work,
+     * naming both. V4: the page a link onto /dev/full failed after the figures were put in
+     * place: the page is written before any figure is placed, a device's page whole */
+#define C25_R "mkdir $W/r && $T mbopt scale " SCALE_FLAGS "--procs 1:4 --json -o $W/r/scale.json " \
+              "&& cp $E/step.csv $W/r/ && "
+#define C25_NOTHING "; s=$?; find $W $W/r -maxdepth 1 \\( -name '*.png' -o -name report.html -o " \
+                    "-name '*.tmp.*' \\) -type f | grep -q . && exit 99; exit $s"
+    {"symlink", C25_R "ln -s step.png $W/r/tc.png && $T mbplot report $W/r" C25_NOTHING, 1,
+     "r/tc.png would overwrite the output "},
+    {"symlink", C25_R "ln -s tc.png $W/r/step.png && $T mbplot report $W/r" C25_NOTHING, 1,
+     "r/tc.png would overwrite the output "},
+    {"symlink", C25_R "mkdir $W/s && ln -s ../s/a.png $W/r/tc.png && ln -s ../s/./a.png "
+                "$W/r/scale.png && $T mbplot report $W/r; s=$?; test -e $W/s/a.png && exit 98; "
+                "exit $s", 1, "r/scale.png would overwrite the output "},
+    {"symlink", C25_R "echo x > $W/r/scale.png && ln -s scale.png $W/r/report.html && $T mbplot "
+                "report $W/r; s=$?; test \"$(cat $W/r/scale.png)\" = x || exit 99; exit $s", 1,
+     "r/report.html would overwrite the output "},
+    {"silent", C25_R "echo x > $W/r/amdahl.png && ln $W/r/amdahl.png $W/r/tc.png && $T mbplot "
+               "report $W/r; s=$?; test \"$(cat $W/r/tc.png)\" = x || exit 99; exit $s", 1,
+     "r/amdahl.png would overwrite the output "},
+    {"io", C25_R "ln -s /dev/full $W/r/report.html && $T mbplot report $W/r" C25_NOTHING, 1,
+     "r/report.html: write error: No space left on device"},
+    {"io", C25_R "ln -s /dev/null $W/r/report.html && $T mbplot report $W/r >/dev/null 2>&1 && "
+           "test -L $W/r/report.html && test -s $W/r/step.png && test -s $W/r/amdahl.png", 0,
+     NULL},
+#undef C25_NOTHING
+#undef C25_R
 };
 
 /* ---- fixtures ------------------------------------------------------------------------------ */

@@ -402,7 +402,7 @@ static void test_table_errors(void)
                       "conv1,fft,backward_data,4,,,unsupported\n"
                       "conv2,gemm,forward,4,0.0223,4567,cached\n"
                       "conv2,fft,backward_data,4,,,unsupported\n"
-                      "conv2,gemm,backward_data,4,0.0411,99,oom\n");
+                      "conv2,gemm,backward_data,4,0.0411,99,out of memory\n");
     CU_ASSERT_EQUAL_FATAL(mb_solver_conv_read(p, NULL, &t, &err), MB_OK);
     CU_ASSERT_EQUAL(mb_solver_conv_sweep(d, t, &m4, 1, &o, res, &err), MB_EFORMAT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "layer 'conv2' pass 'backward_data': no supported"));

@@ -322,8 +322,10 @@ static int link_clash(const mb_run_options *o, char **links, int n, int i, mb_er
         err->msg[0] = '\0'; /* a loop: the write names it */
         return 0;
     }
-    size_t tn = strlen(t) + sizeof ".prev";
-    char *tp = malloc(tn);
+    /* a companion's target is kept as TARGET.prev; a .prev link's target is all it writes */
+    size_t tn = strlen(t) + sizeof ".prev", ln = strlen(l);
+    int is_prev = ln > 5 && strcmp(l + ln - 5, ".prev") == 0;
+    char *tp = is_prev ? NULL : malloc(tn);
     if (tp)
         snprintf(tp, tn, "%s.prev", t);
     const char *file[] = {net_is_path(o->net) ? o->net : NULL, o->log_path, cp, o->resume_path};
@@ -355,8 +357,9 @@ static int link_clash(const mb_run_options *o, char **links, int n, int i, mb_er
 
 /* The companions of a parallel run's --checkpoint PATH that are symbolic links
  * (PATH.learners, PATH.learners.rankR, found in PATH's folder; campaign 24's U1: one onto
- * --net overwrote it): each is written through, so its target must be no input and no other
- * output of the run. */
+ * --net overwrote it), and their NAME.prev where that is a link (campaign 25's V6: the
+ * rotation replaced it by a file): each is written through, so its target must be no input
+ * and no other output of the run. */
 static int companion_links(const mb_run_options *o, mb_error *err)
 {
     const char *cp = o->checkpoint_path, *slash = cp ? strrchr(cp, '/') : NULL;
@@ -376,10 +379,20 @@ static int companion_links(const mb_run_options *o, mb_error *err)
     struct stat sb;
     while (n < 64 && (e = readdir(d))) {
         if (strncmp(e->d_name, base, k) != 0 || !mb_par_ckpt_companion(e->d_name + k, &rank,
-                                                                         &prev) || prev)
+                                                                         &prev))
             continue;
         snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - cp + 1) : 0, cp, e->d_name);
-        if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && (links[n] = strdup(path)))
+        if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode))
+            continue;
+        /* NAME.prev is written through when NAME is no link (a link's is TARGET.prev) */
+        if (prev) {
+            path[strlen(path) - strlen(".prev")] = '\0';
+            int named = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
+            strcat(path, ".prev");
+            if (named)
+                continue;
+        }
+        if ((links[n] = strdup(path)))
             n++;
     }
     closedir(d);

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 #include <unistd.h>
 
@@ -78,6 +79,52 @@ static char *prev_of(const char *name)
         snprintf(q, n, "%s.prev", base);
     free(t);
     return q;
+}
+
+/* Copies the file `from` to `q` through the one writer (a link written through, a device or
+ * FIFO written into): errno's reason, or 0. */
+static int copy_to(const char *from, const char *q)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in)
+        return errno;
+    mb_out o;
+    mb_error e = {0};
+    int rc = mb_out_open(&o, q, &e), we = rc == MB_OK ? 0 : EIO;
+    char buf[1 << 15];
+    size_t k;
+    while (!we && (k = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, k, o.f) != k)
+            we = errno ? errno : EIO;
+    if (!we && ferror(in))
+        we = EIO;
+    fclose(in);
+    if (rc == MB_OK && we)
+        mb_out_abort(&o);
+    else if (rc == MB_OK && mb_out_commit(&o, &e) != MB_OK)
+        we = EIO;
+    return we;
+}
+
+/* Moves the companion file `from` (the file a write of it reaches) aside to its .prev `q`,
+ * which stays a symbolic link when it is one (campaign 25's V6: the link was replaced by the
+ * file): renamed onto the end of q's chain, or copied there (through mb_out) where it is not a
+ * regular file (a device: never renamed over) or on another filesystem. 0, or an errno; ENOENT
+ * when there is no `from` (a first write). */
+static int keep_prev(const char *from, const char *q)
+{
+    struct stat sb;
+    char *t = NULL;
+    mb_error e = {0};
+    if (lstat(q, &sb) != 0 || !S_ISLNK(sb.st_mode) || mb_out_target(q, &t, &e) != MB_OK)
+        return rename(from, q) == 0 ? 0 : errno;
+    int special = stat(t, &sb) == 0 && !S_ISREG(sb.st_mode), r = 0;
+    if (access(from, F_OK) != 0)
+        r = errno;
+    else if (special || rename(from, t) != 0)
+        r = !special && errno != EXDEV ? errno : copy_to(from, q);
+    free(t);
+    return r;
 }
 
 int mb_par_ckpt_companion(const char *suffix, int *rank, int *prev)
@@ -151,9 +198,10 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
         free(p);
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
-    if (q && rename(out.target, q) != 0 && errno != ENOENT) {
+    int e = q ? keep_prev(out.target, q) : 0;
+    if (e && e != ENOENT) {
         rc = mb_error_set(err, MB_EIO, "%s: cannot keep the previous checkpoint as %s: %s", p, q,
-                          strerror(errno));
+                          strerror(e));
         mb_out_abort(&out);
     } else {
         rc = mb_out_commit(&out, err);
