@@ -99,7 +99,8 @@ int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double
     const int across = v->p_rec > 1; /* its rivals: one learner's held-out sweep */
     if (pick < 0 && !across && !mb_solver_calibration_only(v))
         return mb_error_set(err, MB_ENODATA, "no recommendation to hold out: no run trained "
-                            "the recommended M = %.4g (train it first)", v->m_rec);
+                            "the recommended M = %.0f (train it first)",
+                            mb_solver_m_whole(v->m_rec, v->p_rec));
     /* the recommendation: the row that trained it, or, where no run reached this target (runs
      * that calibrated a law extrapolated to it) or at P > 1, the model's optimum itself (a
      * whole number a learner) */

@@ -399,6 +399,7 @@ int mb_solver_calibration_only(const mb_validate *v);
 #define MB_HOLDOUT_MIN_SEEDS 3
 #define MB_HOLDOUT_MAX_SEEDS 64
 #define MB_HOLDOUT_MAX_SETTINGS 7
+#define MB_HOLDOUT_M_MAX 1073741824.0 /* the largest M a plan holds: mbtrain --batch takes 2^30 */
 #define MB_HOLDOUT_MAX_ROWS 64
 #define MB_HOLDOUT_LEVEL 0.95     /* the held-out ratio's interval */
 #define MB_SEQUENTIAL_LEVEL 0.90  /* a setting's median interval while choosing */

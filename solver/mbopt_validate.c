@@ -117,20 +117,20 @@ static int run_of(const mb_fit_runs *runs, size_t i, const mb_validate_row *r)
 static void print_token(double m, double lr, unsigned long seed, int first)
 {
     if (isnan(lr))
-        printf("%s%g,,%lu", first ? "" : " ", m, seed);
+        printf("%s%.0f,,%lu", first ? "" : " ", m, seed);
     else
-        printf("%s%g,%.9g,%lu", first ? "" : " ", m, lr, seed);
+        printf("%s%.0f,%.9g,%lu", first ? "" : " ", m, lr, seed);
 }
 
 /* The M a held-out check may train: a --batch-range the user gave (a bound they set, memory
- * say), else any. The runs' converged range bounds where the model answers, not where fresh
+ * say), else any that mbtrain takes (MB_HOLDOUT_M_MAX). The runs' converged range bounds where the model answers, not where fresh
  * runs may look: an answer held at its edge is checked a step past it, or the check could only
  * ever find it the best (on a GPU, the calibration's largest M held the answer at 128 and the
  * check tried nothing above it; docs/results.md, "The third lending"). */
 static void holdout_range(const model_opts *m, double range[2])
 {
     range[0] = m->have_range ? m->m_lo : 1;
-    range[1] = m->have_range ? m->m_hi : INFINITY;
+    range[1] = fmin(m->have_range ? m->m_hi : INFINITY, MB_HOLDOUT_M_MAX);
 }
 
 /* --holdout-plan N: the held-out sweep, seed by seed over M, on one line; what it holds out on
@@ -147,7 +147,7 @@ static int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, con
         return rc;
     char what[512] = "";
     for (size_t k = 0, len = 0; k < plan.n_batch && len < sizeof what; k++)
-        len += (size_t)snprintf(what + len, sizeof what - len, "%s%g (%s)", k ? ", " : "",
+        len += (size_t)snprintf(what + len, sizeof what - len, "%s%.0f (%s)", k ? ", " : "",
                                 plan.batch[k], plan.why[k]);
     mb_cli_say(prog, "validate", "held out at P = %g: M = %s on seeds %lu..%lu, none of them a "
                "seed of the %zu runs that fitted and chose", plan.p, what, plan.seeds[0],
@@ -208,14 +208,15 @@ static int more_seeds_print(const holdout_cli *hc, const model_opts *m, const mb
 {
     char line[640];
     double fill[2];
-    size_t n_fill = mb_solver_fill(v, hc->seq.leader, m->m_lo, m->m_hi, fill);
+    size_t n_fill = mb_solver_fill(v, hc->seq.leader, m->m_lo, fmin(m->m_hi, MB_HOLDOUT_M_MAX),
+                                   fill);
     if (n_fill > 0) {
         const mb_validate_row *l = &v->rows[hc->seq.leader];
         char also[48] = "";
         if (n_fill > 1)
-            snprintf(also, sizeof also, " and M = %g", fill[1]);
-        fprintf(stderr, "%s validate: sampling: no run has trained the leader M = %g's neighbour "
-                "M = %g%s: training %s first (%d seeds each)\n", prog, l->batch, fill[0], also,
+            snprintf(also, sizeof also, " and M = %.0f", fill[1]);
+        fprintf(stderr, "%s validate: sampling: no run has trained the leader M = %.0f's neighbour "
+                "M = %.0f%s: training %s first (%d seeds each)\n", prog, l->batch, fill[0], also,
                 n_fill > 1 ? "them" : "it", MB_SEQUENTIAL_FILL_SEEDS);
         for (size_t k = 0; k < n_fill; k++)
             for (unsigned long s = 0; s < MB_SEQUENTIAL_FILL_SEEDS; s++)
@@ -278,11 +279,11 @@ static int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, doub
         mb_cli_say(prog, "validate", "%s: no held-out best to extend from",
                    holdout_ungraded(buf, sizeof buf, hc));
     } else if (isnan(next)) {
-        fprintf(stderr, "%s validate: the held-out best, M = %g, has held-out neighbours on both "
+        fprintf(stderr, "%s validate: the held-out best, M = %.0f, has held-out neighbours on both "
                 "sides (or the range ends there): nothing to extend\n", prog, best->batch);
     } else {
-        fprintf(stderr, "%s validate: the held-out best, M = %g, is at the edge of the held-out "
-                "sweep: M = %g trains on its %zu seeds\n", prog, best->batch, next, best->runs);
+        fprintf(stderr, "%s validate: the held-out best, M = %.0f, is at the edge of the held-out "
+                "sweep: M = %.0f trains on its %zu seeds\n", prog, best->batch, next, best->runs);
         int first = 1;
         for (size_t i = 0; i < hc->runs.n; i++)
             if (run_of(&hc->runs, i, best) && !isnan(hc->runs.seed[i])) {

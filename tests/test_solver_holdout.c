@@ -723,6 +723,30 @@ static void test_mbopt_holdout_edge(void)
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --batch-range 8:32", cmd));
     CU_ASSERT_DOUBLE_EQUAL(plan_max_m(r.out), 32, 0);
     mb_test_run_free(&r);
+    /* the same job at M x 2^25 (its answer held at 2^30): the plan holds no M mbtrain refuses
+     * (--batch: at most 2^30), each written whole (campaign 26's W2: 1.61061e+09) */
+    const double k = 33554432;
+    const mb_law big = {.kind = MB_LAW_INVERSE, .n_inf = 300, .a = 9000 * k, .b = 1};
+    const mb_update_time tb = {.gamma = 3e-5 / k, .m_t = 1, .t0 = 4e-3, .comm = MB_COMM_NONE};
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s/big", dir));
+    mb_test_run_free(&r);
+    snprintf(in, sizeof in, "%s/big", dir);
+    for (size_t i = 0; i < 4; i++)
+        for (int seed = 0; seed < 3; seed++) {
+            double nu, tu;
+            mb_model_law_nupdate(&big, ms[i] * k, &nu, NULL);
+            mb_model_tupdate(&tb, ms[i] * k, 1, &tu);
+            mb_test_write_run_log(in, "lenet5", 0.5, (int)(ms[i] * k), seed,
+                                  (long)(nu * (1 + 0.03 * (seed - 1))), tu, 0);
+        }
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "cd %s && mbfit nupdate --target-loss 0.5 big/*.csv "
+                                       "--json -o nb.json 2>/dev/null && mbopt validate --nfit "
+                                       "nb.json --gamma 8.94069672e-13 --m-t 1 --t0 4e-3 --comm "
+                                       "none --holdout-plan 3 big", dir));
+    CU_ASSERT_TRUE(strncmp(r.out, "1073741824,", 11) == 0);
+    CU_ASSERT_DOUBLE_EQUAL(plan_max_m(r.out), 1073741824, 0);
+    CU_ASSERT_PTR_NULL(strchr(r.out, 'e'));
+    mb_test_run_free(&r);
 }
 
 /* mbopt validate's held-out modes on synthetic logs: a plan of fresh seeds, a check on runs of
