@@ -374,6 +374,9 @@ static void *start_watch(void *p)
                     "exited or stalled before starting MPI (every rank must run the same mbkit "
                     "command; MBKIT_MPI_START_WAIT%s%s%s the wait)\n", d->prog, d->limit,
                     set ? "=" : "", set ? set : " sets", set ? " set" : "");
+        /* mpirun forwards a rank's stderr through a pipe and may tear the job down on this
+         * exit before it has read the line (seen under load: exit 1, no line): a moment first */
+        nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 300000000L}, NULL);
         _exit(1);
     }
     return NULL;
