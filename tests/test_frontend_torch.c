@@ -277,7 +277,8 @@ static const char *const VARIANTS[][2] = {
                    "    if dist.is_initialized() and dist.get_rank() == 1:\n"
                    "        print('rank 1 chatter')\n"
                    "    return torch.nn.functional.cross_entropy(out, y)\n"},
-    /* campaign 25: a rank stopped (SIGSTOP; every rank) */
+    /* campaign 25: a rank stopped (SIGSTOP; every rank), sys.stdout closed, writes below
+     * Python (fd 1, a child process, C's printf) */
     {"r1stop.py", HEAD "def loss(out, y):\n    import signal, torch.distributed as dist\n"
                   "    if dist.is_initialized() and dist.get_rank() == 1:\n"
                   "        open('r1.pid', 'w').write(str(os.getpid()))\n"
@@ -288,6 +289,15 @@ static const char *const VARIANTS[][2] = {
                    "        open(f'r{dist.get_rank()}.pid', 'w').write(str(os.getpid()))\n"
                    "        os.kill(os.getpid(), signal.SIGSTOP)\n"
                    "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    {"closeout.py", HEAD "sys.stdout.close()\n"},
+    {"fdchat.py", HEAD "import ctypes, subprocess\nos.write(1, b'fd chatter\\n')\n"
+                  "subprocess.run(['echo', 'echo chatter'])\n"
+                  "ctypes.CDLL(None).printf(b'printf chatter\\n')\n"},
+    {"r1fdchat.py", HEAD "os.write(1, b'import fd chatter\\n')\n"
+                    "def loss(out, y):\n    import torch.distributed as dist\n"
+                    "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                    "        os.write(1, b'rank 1 fd chatter\\n')\n"
+                    "    return torch.nn.functional.cross_entropy(out, y)\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -420,6 +430,20 @@ static const struct good {
     {":", "probe --model ../r1print.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
      "-o -", "grep -q 'rank 1 chatter' err && ! grep -q chatter out && "
      "[ $(grep -vc '^#' out) = 2 ]"},
+    /* campaign 25's V5: the model file closes sys.stdout: stderr and the table unharmed */
+    {":", "probe --model ../closeout.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -",
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ] && "
+     "grep -q '^steadiness: ' err && ! grep -qi 'fatal\\|lost sys' err"},
+    /* V7: fd 1 is stderr while the user's code runs (C's stdio buffered: no PYTHONUNBUFFERED),
+     * every rank's too */
+    {"unset PYTHONUNBUFFERED", "probe --model ../fdchat.py --threads 1 --budget 0.05 --rounds 1 "
+     "--batch 8 -o -", "grep -q 'fd chatter' err && grep -q 'echo chatter' err && "
+     "grep -q 'printf chatter' err && ! grep -q chatter out && "
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},
+    {":", "probe --model ../r1fdchat.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
+     "--procs 2 -o -", "grep -q 'rank 1 fd chatter' err && grep -q 'import fd chatter' err && "
+     "! grep -q chatter out && "
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},
 };
 
 static void test_hostile(void)
