@@ -277,6 +277,27 @@ static const char *const VARIANTS[][2] = {
                    "    if dist.is_initialized() and dist.get_rank() == 1:\n"
                    "        print('rank 1 chatter')\n"
                    "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    /* campaign 25: a rank stopped (SIGSTOP; every rank), sys.stdout closed, writes below
+     * Python (fd 1, a child process, C's printf) */
+    {"r1stop.py", HEAD "def loss(out, y):\n    import signal, torch.distributed as dist\n"
+                  "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                  "        open('r1.pid', 'w').write(str(os.getpid()))\n"
+                  "        os.kill(os.getpid(), signal.SIGSTOP)\n"
+                  "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    {"allstop.py", HEAD "def loss(out, y):\n    import signal, torch.distributed as dist\n"
+                   "    if dist.is_initialized():\n"
+                   "        open(f'r{dist.get_rank()}.pid', 'w').write(str(os.getpid()))\n"
+                   "        os.kill(os.getpid(), signal.SIGSTOP)\n"
+                   "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    {"closeout.py", HEAD "sys.stdout.close()\n"},
+    {"fdchat.py", HEAD "import ctypes, subprocess\nos.write(1, b'fd chatter\\n')\n"
+                  "subprocess.run(['echo', 'echo chatter'])\n"
+                  "ctypes.CDLL(None).printf(b'printf chatter\\n')\n"},
+    {"r1fdchat.py", HEAD "os.write(1, b'import fd chatter\\n')\n"
+                    "def loss(out, y):\n    import torch.distributed as dist\n"
+                    "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                    "        os.write(1, b'rank 1 fd chatter\\n')\n"
+                    "    return torch.nn.functional.cross_entropy(out, y)\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -369,6 +390,19 @@ static const struct bad {
     {":", PB "--procs 2 --wait-timeout 1e-400 -o o", 1,
      "--wait-timeout: '1e-400' is too small a number: it reads as 0", ":"},
     {":", PB "--lr \xef\xbc\x90.05 -o o", 1, "--lr: '\xef\xbc\x90.05' is not a finite number", ":"},
+    /* campaign 25's V2: a rank stopped by SIGSTOP (SIGTERM stays pending on it): rank 0's
+     * --wait-timeout line, the rank killed; every rank stopped: the parent's own line */
+    {"date +%s > .t0", "probe --model ../r1stop.py --threads 2 --budget 0.05 --rounds 1 "
+     "--batch 8 --procs 2 --wait-timeout 2 -o o", 1,
+     "rank 0: waited 2 s for the other ranks (--wait-timeout 2): a rank has stalled",
+     "[ $(($(date +%s) - $(cat .t0))) -lt 30 ] || echo 'the stop was not ended in time' >&2; "
+     "test -s r1.pid && ! kill -0 $(cat r1.pid) 2>/dev/null || echo 'rank 1 LEFT' >&2"},
+    {"date +%s > .t0", "probe --model ../allstop.py --threads 2 --budget 0.05 --rounds 1 "
+     "--batch 8 --procs 2 --wait-timeout 2 -o o", 1,
+     " stopped (a signal) for 12 s, beyond --wait-timeout 2: a rank has stalled; ending the job",
+     "[ $(($(date +%s) - $(cat .t0))) -lt 45 ] || echo 'the stop was not ended in time' >&2; "
+     "for f in r0.pid r1.pid; do test -s $f && ! kill -0 $(cat $f) 2>/dev/null || "
+     "echo \"$f LEFT\" >&2; done"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */
@@ -396,6 +430,20 @@ static const struct good {
     {":", "probe --model ../r1print.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
      "-o -", "grep -q 'rank 1 chatter' err && ! grep -q chatter out && "
      "[ $(grep -vc '^#' out) = 2 ]"},
+    /* campaign 25's V5: the model file closes sys.stdout: stderr and the table unharmed */
+    {":", "probe --model ../closeout.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -",
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ] && "
+     "grep -q '^steadiness: ' err && ! grep -qi 'fatal\\|lost sys' err"},
+    /* V7: fd 1 is stderr while the user's code runs (C's stdio buffered: no PYTHONUNBUFFERED),
+     * every rank's too */
+    {"unset PYTHONUNBUFFERED", "probe --model ../fdchat.py --threads 1 --budget 0.05 --rounds 1 "
+     "--batch 8 -o -", "grep -q 'fd chatter' err && grep -q 'echo chatter' err && "
+     "grep -q 'printf chatter' err && ! grep -q chatter out && "
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},
+    {":", "probe --model ../r1fdchat.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
+     "--procs 2 -o -", "grep -q 'rank 1 fd chatter' err && grep -q 'import fd chatter' err && "
+     "! grep -q chatter out && "
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},
 };
 
 static void test_hostile(void)

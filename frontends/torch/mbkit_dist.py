@@ -8,13 +8,17 @@ alike: each block of calls is timed on every rank and the slowest rank's time is
 (an allreduce MAX), so all ranks take the same decisions and stop together. Rank 0 hands its
 samples back to the parent through a file. Every wait on the other ranks (the rendezvous, an
 allreduce, the barrier) ends after --wait-timeout seconds (torch.distributed's timeout; 0: no
-limit), and the rank that waited ends the job with one line naming itself and the limit. A
-rank's standard output is its standard error: the user's prints never reach the step table.
+limit), and the rank that waited ends the job with one line naming itself and the limit; the
+parent then kills the ranks left (SIGKILL: a stopped rank takes no other), and itself ends a
+job whose ranks are all stopped. A rank's standard output (fd 1) is its standard error: what
+the user's code writes never reaches the step table.
 The CUDA path (NCCL) has not run on a GPU.
 """
 import datetime
 import json
+import multiprocessing.connection as mpc
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -48,6 +52,7 @@ class SyncClock(fe.Clock):
         return dt
 
 
+WAIT_GRACE = 10  # s past --wait-timeout before the parent ends a job whose ranks are all stopped
 WAIT_NONE = 1e9  # --wait-timeout 0: no limit (about 31 years; torch takes no infinite timeout)
 
 
@@ -105,6 +110,64 @@ class _CpuGroup:
         self.dist.all_reduce(t, op=op, group=self.group)
 
 
+def _kill(ps):
+    """SIGKILL to the ranks still alive, and their ends waited for: SIGTERM (what
+    torch.multiprocessing's join sends) stays pending on a stopped rank (SIGSTOP), and the
+    join after it waited for ever."""
+    for pr in ps:
+        if pr.exitcode is None:
+            try:
+                os.kill(pr.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    for pr in ps:
+        pr.join()
+
+
+def _stopped(pid):
+    """1 when the process is stopped (SIGSTOP, SIGTSTP: state T in /proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return False
+
+
+def _join(ps, result, wait):
+    """Waits for the ranks, the parent's own watch over them: None when all end well, else
+    (rank, why) of the first seen to fail; the others get a second to end on their own (the
+    rank that failed first writes its cause) and are then killed. A rank stopped for longer
+    than the --wait-timeout (and a grace) ends the job too: its peers' waits end it sooner
+    unless all are stopped. Once rank 0 has handed its samples back the others get 30 s."""
+    live = {pr.sentinel: r for r, pr in enumerate(ps)}
+    done_at, since = None, {}
+    while live:
+        for s in mpc.wait(list(live), timeout=1.0):
+            r = live.pop(s)
+            ps[r].join()
+            code = ps[r].exitcode
+            if code != 0:
+                end = time.monotonic() + 1.0
+                while live and time.monotonic() < end:
+                    for s2 in mpc.wait(list(live), timeout=end - time.monotonic()):
+                        live.pop(s2)
+                why = (f"process {r} terminated with signal {signal.Signals(-code).name}"
+                       if code < 0 else f"process {r} terminated with exit code {code}")
+                return r, why
+        now = time.monotonic()
+        if done_at is None and os.path.exists(result):
+            done_at = now
+        if done_at is not None and now - done_at > 30:
+            return None
+        for s, r in live.items():
+            if not wait or not _stopped(ps[r].pid):
+                since.pop(r, None)
+            elif now - since.setdefault(r, now) > wait + WAIT_GRACE:
+                return None, (f"rank {r} stopped (a signal) for {wait + WAIT_GRACE:g} s, beyond "
+                              f"--wait-timeout {wait:g}: a rank has stalled; ending the job")
+    return None
+
+
 def first_failure(result, procs):
     """The line of the rank that failed first (each wrote 'TIME\\nrank R: LINE'), or None."""
     got = []
@@ -128,24 +191,22 @@ def probe(a, procs, dev):
         try:
             ctx = mp.spawn(_worker, args=(a, procs, dev.type, init, result), nprocs=procs,
                            join=False)
-            done_at = None
-            while not ctx.join(1.0):
-                # rank 0 has handed its samples back: the others get 30 s to end, then stop
-                if done_at is None and os.path.exists(result):
-                    done_at = time.monotonic()
-                if done_at is not None and time.monotonic() - done_at > 30:
-                    for pr in ctx.processes:
-                        if pr.is_alive():
-                            pr.terminate()
-                    break
-        except Exception as e:  # a rank failed: the one line of the rank that failed first,
+        except Exception as e:  # no process to start (EAGAIN, ENOMEM)
+            raise fe.Fail(f"--procs {procs}: the learner processes did not start "
+                          f"({type(e).__name__}: {fe.one_line(e)})")
+        try:
+            bad = _join(ctx.processes, result, a.wait_timeout)
+        finally:  # Ctrl-C, or anything raised here: no rank outlives the parent
+            _kill(ctx.processes)
+        if bad is not None:  # a rank failed: the one line of the rank that failed first,
             # unless the rank seen dead left none (os._exit, a signal): then its exit is the cause
-            idx = getattr(e, "error_index", None)
+            idx, why = bad
+            if idx is None:  # the parent's own line: every rank stopped
+                raise fe.Fail(why)
             said = first_failure(result, procs)
             if idx is not None and not os.path.exists(f"{result}.fail{idx}"):
                 said = None
-            raise fe.Fail(said or f"--procs {procs}: a learner process failed "
-                                  f"({fe.one_line(e)})")
+            raise fe.Fail(said or f"--procs {procs}: a learner process failed ({why})")
         with open(result) as f:
             got = json.load(f)
     finally:

@@ -56,9 +56,10 @@ import time
 
 PROG = "mbkit_torch"
 VERSION = "0.1.0"
-# standard output, kept for the front end's own table and summaries: while a command runs,
-# sys.stdout is stderr, so the user's print() (at import, in dataset(), model(), loss(), a
-# forward pass) never lands in a step table written to '-'
+# standard output, kept for the front end's own table and summaries (a FdOut over a dup of
+# fd 1): while a command runs, fd 1 is stderr (user_stdout), so what the user's code writes
+# (print() at import, in dataset(), model(), loss(), a forward pass; os.write(1, ...), a C
+# extension's printf, a child process) never lands in a step table written to '-'
 STDOUT = None
 FORMAT = 1  # the format version: '# format=mbkit-runlog/1', 'mbkit-step/1' (docs/formats.md)
 
@@ -1347,9 +1348,7 @@ def main(argv=None):
     try:
         a = build_parser().parse_args(argv)
         check_args(a)
-        global STDOUT
-        STDOUT = sys.stdout
-        with contextlib.redirect_stdout(sys.stderr):  # the user's prints: not in the table
+        with user_stdout():  # what the user's code writes: not in the table
             rc = cmd_probe(a, argv) if a.cmd == "probe" else cmd_runs(a, argv)
         say_out("", sys.stdout)  # flushed here: a write error is reported, not lost at exit
         return rc
@@ -1361,6 +1360,60 @@ def main(argv=None):
         return 130
     finally:
         quiet_stdout()
+
+
+class FdOut:
+    """Text written straight to a file descriptor, unbuffered: a write error is OSError at
+    the write (say_out's one line), and nothing is left for Python to flush at exit."""
+
+    def __init__(self, fd, encoding, errors):
+        self.fd, self.encoding, self.errors = fd, encoding, errors
+
+    def write(self, text):
+        view = memoryview(text.encode(self.encoding, self.errors))
+        while view:
+            view = view[os.write(self.fd, view):]
+
+    def flush(self):
+        pass
+
+
+def c_flush():
+    """C's stdio buffers flushed (fflush(NULL)): what a C extension printf()ed while fd 1 was
+    stderr goes there, not into the table when fd 1 is put back (or at exit)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None).fflush(None)
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
+@contextlib.contextmanager
+def user_stdout():
+    """While a command runs, fd 1 is a copy of fd 2 (os.dup2) and sys.stdout a wrapper of its
+    own over it (closing it harms neither stderr nor the table); the table goes to STDOUT, a
+    copy of the first fd 1, which is put back after. Spawned ranks inherit the fd 1 made so."""
+    global STDOUT
+    mine = sys.stdout
+    mine.flush()
+    saved = os.dup(1)  # not inherited by a child process (Python's default)
+    STDOUT = FdOut(saved, mine.encoding or "utf-8", mine.errors or "strict")
+    os.dup2(2, 1)
+    sys.stdout = open(1, "w", encoding=mine.encoding, errors=mine.errors, closefd=False,
+                      buffering=1)
+    try:
+        yield
+    finally:
+        for f in (sys.stdout, sys.__stdout__, mine):  # the user's writes, still to stderr
+            try:
+                f.flush()
+            except (OSError, ValueError, AttributeError):  # closed, replaced by None
+                pass
+        c_flush()  # a C extension's printf, buffered in C's stdio
+        sys.stdout = mine
+        os.dup2(saved, 1)
+        os.close(saved)
+        STDOUT = None
 
 
 def quiet_stdout():
