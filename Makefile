@@ -38,10 +38,11 @@ UNSAFE_IN = $(strip $(foreach c,$(UNSAFE_CHARS),$(findstring $(c),$(1))))
 $(if $(call UNSAFE_IN,$(OUT)),$(error OUT=$(OUT): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
 $(if $(filter-out 1,$(words $(OUT))),$(error OUT=$(OUT): one folder name, without spaces))
 # OUT is also a path the recipes remove (rm -rf $(OUT)/runs) and make's targets: no shell
-# pattern (a * would match other folders), no #, and no : (a target's separator)
+# pattern (a * would match other folders), no #, no : (a target's separator) and no % (a
+# pattern rule's stem: "No rule to make target", campaign 26's W8)
 HASH := \#
-OUT_CHARS := * ? [ ] { } ~ : $(HASH)
-$(if $(strip $(foreach c,$(OUT_CHARS),$(findstring $(c),$(OUT)))),$(error OUT=$(OUT): a folder name without * ? [ ] { } ~ : or $(HASH)))
+OUT_CHARS := * ? [ ] { } ~ : % $(HASH)
+$(if $(strip $(foreach c,$(OUT_CHARS),$(findstring $(c),$(OUT)))),$(error OUT=$(OUT): a folder name without * ? [ ] { } ~ : % or $(HASH)))
 # nor a leading -: mkdir, rm, grep and ls would read OUT=-rf as options (campaign 13, Q3)
 $(if $(filter -%,$(OUT)),$(error OUT=$(OUT): a folder name that does not start with - (write ./$(OUT))))
 
@@ -628,8 +629,13 @@ CAL_COST = awk -v g="$$(sed -n 's/^grid: .* to the target would train \([0-9.e+]
 
 pipeline: $(OUT)/report.html
 
+# The probe is the first stage to start the backend: with BACKEND=cuda, a failure to start it
+# ("mbprobe step: backend cuda: CUDA runtime: ...", no driver or device; "cuda: device 3: invalid
+# device ordinal") is the device's, and its hint says so, not the sweep's (campaign 26's W7).
+PROBE_HINT = check NET=$(NET); a shorter sweep: PROBE_BATCHES=1:256 or PROBE_BUDGET=0.2
+PROBE_FAILED = $(if $(CUDA_RUN),$$(grep -qs -e 'backend cuda: ' -e 'cuda: device [0-9]' $(OUT)/logs/probe.log && echo 'no usable CUDA device DEVICE=$(DEVICE): see the line above; BACKEND=cpu runs on the CPU' || echo '$(PROBE_HINT)'),$(PROBE_HINT))
 $(OUT)/step.csv: | $(CMDS)
-	@$(call stage,probe,time the update step (mbprobe step),check NET=$(NET); a shorter sweep: PROBE_BATCHES=1:256 or PROBE_BUDGET=0.2, \
+	@$(call stage,probe,time the update step (mbprobe step),$(PROBE_FAILED), \
 	  run mbprobe step --net $(NET) --data $(DATA) $(BACKEND_FLAGS) --algo momentum --momentum 0.9 --lr $(LR) --batch $(PROBE_BATCHES) --learners $(PROBE_LEARNERS) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
 
 $(OUT)/comm.csv: | $(CMDS)
@@ -921,7 +927,10 @@ HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^
 # that draws the 10 evaluation samples mbtrain's --eval-frac needs at least), and sh(),
 # a path quoted again for system() (knobs hold no quote: SHELL_KNOBS). Each takes what the
 # command the knob feeds takes (campaign 19's G4, G7: a value the check took and the command
-# refused failed its stage, the comm stage after all the training).
+# refused failed its stage, the comm stage after all the training). Every loop is bounded: a
+# lo:hi doubles from a value of 1 or more, 64 times at most, and expand() skips an empty item
+# (campaign 26's W1: RUN_BATCHES='8 16 ' made most() read "8,16,", whose empty item doubled 0
+# without end, growing until memory ran out, even under make -n).
 KNOB_AWK = \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
@@ -935,7 +944,7 @@ KNOB_AWK = \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
   function bytes(x,   u) { if (x !~ /^[0-9]+[KMG]?$$/ || length(x) > 10) return -1; u = substr(x, length(x)); \
     return u == "K" ? x * 1024 : u == "M" ? x * 1048576 : u == "G" ? x * 1073741824 : x + 0 } \
-  function range(name, v, hi, sizes,   n, a, i, k, p, b, x, y, seen) { \
+  function range(name, v, hi, sizes,   n, a, i, k, p, b, x, y, seen, t) { \
     x[0] = sizes ? "[0-9]+[KMG]?" : "[0-9]+"; if (v !~ ("^" x[0] "(:" x[0] ")?(," x[0] "(:" x[0] ")?)*$$")) \
       return name "=" v ": " (sizes ? "byte counts (K, M, G)" : "whole numbers") " as lo:hi or a comma list (" (sizes ? "4:4M" : "1:1024, 8,16,32") ")"; \
     n = split(v, a, ","); for (i = 1; i <= n; i++) { k = split(a[i], p, ":"); \
@@ -943,13 +952,13 @@ KNOB_AWK = \
         if (sizes && x[b] >= 0 && x[b] < 4) return sprintf("%s=%s: %s is below one float (4 bytes; sizes are bytes of float32 data, 4 to %.0f)", name, v, p[b], hi); \
         if (!(x[b] >= 1 && x[b] <= hi)) return sprintf("%s=%s: %s is not %s from 1 to %.0f", name, v, p[b], sizes ? "a byte count" : "a whole number", hi) } \
       if (k == 2 && x[1] > x[2]) return name "=" v ": " a[i] " has lo > hi"; \
-      for (y = x[1]; y <= x[k] * (1 + 1e-12); y *= 2) { \
+      t = 0; for (y = x[1]; y >= 1 && y <= x[k] * (1 + 1e-12) && t++ < 64; y *= 2) { \
         if ((y "") in seen) return sprintf("%s=%s: %.0f given twice (lo:hi is lo, 2 lo, 4 lo, ... up to hi)", name, v, y); \
         seen[y ""] = 1 } } \
     return "" } \
-  function expand(v, out,   n, a, i, k, p, y, c) { n = split(v, a, ","); \
-    for (i = 1; i <= n; i++) { k = split(a[i], p, ":"); \
-      for (y = p[1] + 0; y <= p[k] * (1 + 1e-12); y *= 2) out[++c] = y } \
+  function expand(v, out,   n, a, i, k, p, y, c, t) { n = split(v, a, ","); \
+    for (i = 1; i <= n; i++) { if ((k = split(a[i], p, ":")) == 0) continue; \
+      t = 0; for (y = p[1] + 0; y >= 1 && y <= p[k] * (1 + 1e-12) && t++ < 64; y *= 2) out[++c] = y } \
     return c } \
   function divides(name, v, bname, bv, why,   nl, l, nb, b, i, j, any) { nl = expand(v, l); nb = expand(bv, b); \
     for (i = 1; i <= nl; i++) { any = 0; for (j = 1; j <= nb; j++) if (b[j] % l[i] == 0) any = 1; \
@@ -1073,6 +1082,14 @@ $(if $(RUN_GOALS),$(if $(strip $(RUN_KNOB_ERROR)),$(error $(RUN_KNOB_ERROR))))
 # OUT is the folder make run writes into: an existing file or device is not one (campaign 11's
 # minor: OUT=/dev/null was planned, and would have failed at its first mkdir -p OUT/logs)
 $(if $(RUN_GOALS),$(if $(wildcard $(OUT)),$(if $(shell test -d '$(OUT)' && echo y),,$(error OUT=$(OUT): there and not a folder (make run writes its outputs into OUT/)))))
+# nor a folder of the source tree's: make run writes step.csv, nfit.json ... into OUT and removes
+# OUT/runs, OUT/check ..., so OUT=data/examples wrote over the tracked examples and OUT=/ would
+# remove /runs (campaign 26's W6). OUT, its links and .. resolved (realpath -m), is not /, not
+# the tree's root, and neither one of TREE_DIRS nor inside one (build/ too: make clean removes it).
+TREE_DIRS := $(MODULES) tests docs frontends build .ci .git
+TREE_ROOT := $(realpath $(CURDIR))
+OUT_IN_TREE = $(filter / $(TREE_ROOT) $(foreach d,$(TREE_DIRS),$(TREE_ROOT)/$(d) $(TREE_ROOT)/$(d)/%),$(1))
+$(if $(RUN_GOALS),$(if $(call OUT_IN_TREE,$(shell realpath -m -- '$(OUT)' 2>/dev/null)),$(error OUT=$(OUT): /, the source tree or one of its own folders ($(TREE_DIRS)) or inside one: make run writes and removes files in OUT; give a folder of its own (out, the default, or one outside these))))
 # knobs that the mode chosen would ignore: the calibration's without FINAL_LOSS, sequential
 # sampling's with it (the calibration sweeps CAL_SEEDS, no seed rounds), and the calibration
 # with the torch front end (it trains to TORCH_TARGET and does not calibrate)

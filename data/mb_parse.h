@@ -86,15 +86,18 @@ int mb_data_whole_as_written(const char *s);
 
 /* Counts (batch sizes, processes, bytes): mb_data_parse_range, with every item (both ends of
  * "lo:hi") written in digits ("2.0000000000000001", which a double rounds to 2, "1e1" and "+2"
- * are refused, as mbtrain refuses them) and every value a whole number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is
- * not a whole number in [LO, HI]" (or the value the list made, in the item). The one reader of
+ * are refused, as mbtrain refuses them) and every value, and the hi of each "lo:hi" as written,
+ * a whole number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is not a whole number in
+ * [LO, HI]" (or the value as written or as the list made it, in the item: "4000000000 (in
+ * '1:4000000000')"). The one reader of
  * count lists outside mbtrain (mbprobe, mbopt). */
 int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
                          struct mb_error *err);
 
 /* Mini-batch sizes: mb_data_parse_range, and every item written as whole numbers in plain
- * digits ("8:512", "8,16"; not "8.5", "1e3", "64k") with every value at most `max`. On error
- * fills err naming `what` and the item. */
+ * digits ("8:512", "8,16"; not "8.5", "1e3", "64k") with every value, and the hi of each
+ * "lo:hi" as written, at most `max` (8:2000000000 is refused, not cut at the last doubling below
+ * max). On error fills err naming `what` and the item. */
 int mb_data_parse_batches(const char *s, const char *what, double max, mb_range *r,
                           struct mb_error *err);
 

@@ -335,6 +335,12 @@ static int count_text(const char *s, size_t n, const char *what, const char *ite
         t[n] = '\0';
         size_t d = strspn(t, "0123456789"); /* digits, and K, M or G after them */
         int text = d > 0 && (t[d] == '\0' || (strchr("kKmMgG", t[d]) && t[d + 1] == '\0'));
+        double v;
+        /* the end as written, against hi: lo:hi doubles up to hi and may stop below it, so the
+         * list's values alone let 8:2000000000 through as 8..2^30 (campaign 26's W3) */
+        if (text && mb_data_parse_size(t, &v) == MB_OK && v > hi && strcmp(t, item) != 0)
+            return mb_error_set(err, MB_EINVAL, "%s: %s (in '%s') is not a whole number in "
+                                "[%.0f, %.0f]", what, t, item, lo, hi);
         if (text && !mb_data_past_2_53(t, strtod(t, NULL)))
             return MB_OK; /* 2^53 + 1 is refused from its text: a double reads it as 2^53 */
     }
@@ -357,14 +363,18 @@ static int count_item(const char *item, const char *what, const double *lim, mb_
     return rc;
 }
 
-/* A mini-batch item: plain digits and ':' only. */
+/* A mini-batch item: plain digits and ':' only, and the end of "lo:hi" as written at most
+ * lim[0] (the doubling from lo may stop below hi: 8:2000000000 made 8..2^30, campaign 26's W3). */
 static int batch_item(const char *item, const char *what, const double *lim, mb_error *err)
 {
-    (void)lim;
-    if (strspn(item, "0123456789:") == strlen(item))
-        return MB_OK;
-    return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number >= 1 (a mini-batch size, "
-                        "in digits)", what, item);
+    if (strspn(item, "0123456789:") != strlen(item))
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number >= 1 (a mini-batch "
+                            "size, in digits)", what, item);
+    const char *hi = strrchr(item, ':');
+    if (hi && strtod(hi + 1, NULL) > lim[0])
+        return mb_error_set(err, MB_EINVAL, "%s: %s: %s is past the largest mini-batch, %.0f",
+                            what, item, hi + 1, lim[0]);
+    return MB_OK;
 }
 
 /* mb_data_parse_range of s once every item passed `ok` (r empty on error). */
@@ -404,7 +414,7 @@ int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, 
 int mb_data_parse_batches(const char *s, const char *what, double max, mb_range *r,
                           mb_error *err)
 {
-    int rc = checked_range(s, what, batch_item, NULL, r, err);
+    int rc = checked_range(s, what, batch_item, &max, r, err);
     for (size_t i = 0; rc == MB_OK && i < r->n; i++)
         if (r->v[i] > max) {
             char v[32];

@@ -69,7 +69,9 @@ static int mem_option(mem_cli *m, int c, const char *arg, mb_error *err)
         return mb_data_flag_whole("--mem", arg, 1, 1, MB_DATA_RANGE_MAX, &m->device, err) ? -1 : 1;
     case OPT_BATCH:
         mb_data_range_free(&m->batch);
-        if (mb_data_parse_counts(arg, "--batch", 1, MB_DATA_RANGE_MAX, &m->batch, err))
+        /* at most 2^30, the largest mini-batch, each end of lo:hi as written (campaign 26's
+         * H070: 1:4000000000 named 2147483648, the first doubling past 2^30) */
+        if (mb_data_parse_counts(arg, "--batch", 1, 1 << 30, &m->batch, err))
             return -1;
         return 1;
     case OPT_GRAD_COPIES:

@@ -960,6 +960,32 @@ static void test_run_time_cap(void)
 /* make run's other knobs (issue #25, H5, H6): each bad value, and each knob the mode chosen
  * ignores, stops make at parse time with one line naming it (exit 2), before any stage; make -n,
  * so that a check that did not fire runs nothing. */
+/* campaign 26's W7: with BACKEND=cuda, a probe that cannot start the device (no driver here;
+ * on a GPU machine, no device 1023) stops with a hint naming the device, not the sweep's
+ * ("check NET=lenet5; a shorter sweep: PROBE_BATCHES=..."). Where the CUDA backend is not
+ * built make run refuses BACKEND=cuda before any stage (test_run_knobs). */
+static void test_cuda_probe_hint(void)
+{
+#if MB_HAVE_CUDA
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "timeout 120 make -s %s OUT=%s/a %s/a/step.csv "
+                                         "BACKEND=cuda DEVICE=1023", MB_TEST_MAKE_ARGS, dir, dir),
+                          0);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "make run: stage 'probe' failed: no usable CUDA device "
+                                         "DEVICE=1023: see the line above; BACKEND=cpu runs on "
+                                         "the CPU"));
+    CU_ASSERT_PTR_NULL(strstr(r.err, "a shorter sweep"));
+    if (!strstr(r.err, "no usable CUDA device"))
+        fprintf(stderr, "\n  make %s/a/step.csv BACKEND=cuda DEVICE=1023: status %d: %s%s", dir,
+                r.status, r.out, r.err);
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+#endif
+}
+
 static void test_run_knobs(void)
 {
     static const struct {
@@ -1081,7 +1107,7 @@ static void test_run_knobs(void)
         {"'OUT=x;touch k9-ran'", "OUT=x;touch k9-ran: a make run knob holds no quote"},
         {"'OUT=a b'", "OUT=a b: one folder name, without spaces"},
         /* campaign 11's N5: a shell pattern, a # or a : in OUT (rm -rf $(OUT)/runs, targets) */
-        {"'OUT=g*'", "OUT=g*: a folder name without * ? [ ] { } ~ : or #"},
+        {"'OUT=g*'", "OUT=g*: a folder name without * ? [ ] { } ~ : % or #"},
         {"'OUT=a:b'", "OUT=a:b: a folder name without"},
         /* campaign 13's Q3: a leading - (mkdir -p -rf/logs, rm -rf -rf/check, grep -rf/...) */
         {"OUT=-rf", "OUT=-rf: a folder name that does not start with - (write ./-rf)"},
@@ -1251,6 +1277,19 @@ static void test_run_knobs(void)
                   "BACKEND=cuda trains on a GPU"},
         {"TARGET_LOS=0.4", "TARGET_LOS=0.4: not a knob of make run (docs/commands.md, \"make "
                            "run\", lists them)."},
+        /* campaign 26's W6: OUT the tree, /, or one of the tree's own folders (data/examples:
+         * make run wrote step.csv, nfit.json ... over the tracked examples; /: rm -rf /runs),
+         * also through .. and a link ($D/tree: MB_TEST_SRC/data); W8: a % (make's own "No rule
+         * to make target") */
+        {"OUT=data/examples", "OUT=data/examples: /, the source tree or one of its own folders"},
+        {"OUT=.", "OUT=.: /, the source tree or one of its own folders"},
+        {"OUT=/", "OUT=/: /, the source tree or one of its own folders"},
+        {"OUT=build", "OUT=build: /, the source tree or one of its own folders"},
+        {"OUT=frontends", "OUT=frontends: /, the source tree or one of its own folders"},
+        {"OUT=data/../solver/x", "OUT=data/../solver/x: /, the source tree or one of its own"},
+        {"OUT=$D/tree/examples", "/tree/examples: /, the source tree or one of its own folders"},
+        {"OUT=$D/tree/..", "/tree/..: /, the source tree or one of its own folders"},
+        {"OUT=$D/a%b", "/a%b: a folder name without * ? [ ] { } ~ : % or #"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1302,6 +1341,8 @@ static void test_run_knobs(void)
     mb_test_write(path, sizeof path, dir, "hf_crlf", "localhost slots=2\r\n");
     mb_test_write(path, sizeof path, dir, "hf_v4map", "10.0.0.1 slots=2\n::ffff:10.0.0.1 slots=2\n");
     mb_test_write(path, sizeof path, dir, "hf_v4map0", "::ffff:0:0 slots=2\n");
+    snprintf(path, sizeof path, "%s/tree", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink(MB_TEST_SRC "/data", path), 0);
     {
         /* Q13: 253 characters and the one trailing dot a fully qualified name may end with (the
          * length was held against the name with its dot); with 255.255.255.255 and 1.2.3.4 */
@@ -1347,6 +1388,21 @@ static void test_run_knobs(void)
         CU_ASSERT_PTR_NULL(strstr(r.err, "No such file"));
         if (r.status != 0 || strstr(r.err, "No such file"))
             fprintf(stderr, "\n  make run %s: status %d: %s", good[i], r.status, r.err);
+        mb_test_run_free(&r);
+    }
+    /* campaign 26's W1: a list knob ending in a space ("16 32 ") is the list make reads ("16
+     * 32"); the knob check's awk read an empty last item and doubled 0 without end, growing
+     * until memory ran out (under a memory cap here, so a relapse ends at the timeout) */
+    static const char *const spaced[] = {"FINAL_LOSS=0.4 'CAL_BATCHES=16 32 '",
+                                         "FINAL_LOSS= 'RUN_BATCHES=8 16 '", "'RUN_BATCHES=8 16 32 '",
+                                         "'PAR_BATCHES=32 64 '", "'CAL_BATCHES=16  32 64 '"};
+    for (size_t i = 0; i < sizeof spaced / sizeof spaced[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; ulimit -v 4000000; timeout 20 make -s -n run %s "
+                                         "OUT=$D/a %s", dir, MB_TEST_MAKE_ARGS, spaced[i]), 0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        if (r.status != 0)
+            fprintf(stderr, "\n  make run %s: status %d: %s", spaced[i], r.status, r.err);
         mb_test_run_free(&r);
     }
     /* the default job calibrates: its fit extrapolates to 0.4 from runs that stop at 0.5; a
@@ -1501,5 +1557,7 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "make zoo: bad input", test_zoo_bad_input) ||
            !CU_add_test(s, "make run calibration: bad input", test_calibration_bad_input) ||
            !CU_add_test(s, "make run's time cap", test_run_time_cap) ||
-           !CU_add_test(s, "make run knobs: checked before any stage", test_run_knobs);
+           !CU_add_test(s, "make run knobs: checked before any stage", test_run_knobs) ||
+           !CU_add_test(s, "make run BACKEND=cuda: the probe's hint names the device",
+                        test_cuda_probe_hint);
 }
