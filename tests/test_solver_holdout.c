@@ -459,6 +459,12 @@ static void test_tc_interval(void)
     CU_ASSERT_TRUE(mb_test_close(ci[0], mid * pow(104.475 / 151.5, w), 1e-9));
     CU_ASSERT_TRUE(mb_test_close(ci[1], mid * pow(198.525 / 151.5, w), 1e-9));
     CU_ASSERT_TRUE(ci[0] < 104.475 * 1.36e-3 && ci[1] > 198.525 * 1.36e-3);
+    /* resamples 1 .. 1e291 updates apart: widened, an end leaves the doubles: no interval, not
+     * 0 to inf (campaign 27's X9) */
+    for (size_t i = 0; i < 100; i++)
+        boot[i].n_inf = pow(10, 2.94 * (double)i);
+    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, 100, 3, &t, 32, 1, ci), 100);
+    CU_ASSERT_TRUE(isnan(ci[0]) && isnan(ci[1]));
 }
 
 /* Sequential sampling with settings whose true medians are `scale`: each round adds one draw
