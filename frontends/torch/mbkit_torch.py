@@ -283,7 +283,13 @@ def build_parser():
                        description="Trains at every M x seed until the evaluation loss on a "
                        "fixed subset of the training data is at or under --target-loss, finds "
                        "the exact first update that got there (snapshots and bisection), and "
-                       "writes one run log per run (NET-ALGO-bM-sS.csv in --log-dir).")
+                       "writes one run log per run (NET-ALGO-bM-sS.csv in --log-dir). A run "
+                       "that stops short of the target (--max-updates, --epochs) makes the exit "
+                       "status 1 once all are trained (--allow-unreached: 0). A run whose loss "
+                       "becomes non-finite, or whose eval loss is above 100 ln(classes), has "
+                       "diverged, as mbtrain's: its log is written with '# diverged=U' "
+                       "(diverged=yes), one line on stderr says so, the sweep goes on, and the "
+                       "exit status stays 0.")
     common_args(r)
     r.add_argument("--seeds", type=seed_list, default=[range(0, 1)], help="seeds: 0:2 or 0,5 (0)")
     r.add_argument("--plan", type=plan_list, default=None, metavar="TOKENS",
@@ -309,7 +315,8 @@ def build_parser():
     r.add_argument("--epochs", type=real("--epochs", 0), default=10.0, help="or epochs (10)")
     r.add_argument("--log-dir", required=True, help="one run log per run")
     r.add_argument("--allow-unreached", action="store_true",
-                   help="exit 0 even when a run did not reach the target")
+                   help="exit 0 even when a run stopped short of the target (a diverged run "
+                        "leaves the exit status 0 without it)")
     return top
 
 
@@ -1282,7 +1289,7 @@ def cmd_runs(a, argv):
         except USER_RAISES as e:  # the user's model, loss or data in an update or evaluation
             raise Fail(f"{a.model}: M = {m}, seed {seed}: training failed: "
                        f"{type(e).__name__}: {one_line(e)}")
-        if not ok and not div:
+        if not ok and not div:  # a diverged run is a result, as mbtrain's: said, logged, exit 0
             unreached.append(f"M = {m} seed {seed}")
     if unreached and not a.allow_unreached:
         raise Fail(f"{len(unreached)} of {len(todo)} runs did not reach "
