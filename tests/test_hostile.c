@@ -1064,6 +1064,7 @@ static const hcase train_cases[] = {
 #undef MIX_C
 #undef MIX_T
 #undef MIX
+#undef NOSTART
 
 static const hcase fit_cases[] = {
     /* values a log cannot hold, a header naming a column twice, a step row given twice */
