@@ -184,6 +184,10 @@ int mb_cli_start(void)
 {
     double wait;
     mb_error err = {0};
+    /* a write to a pipe or FIFO whose reader has gone returns EPIPE, said as any write error
+     * (exit 1, the temporaries removed), rather than killing the command unsaid (campaign 27's
+     * X1: exit 141, *.tmp.* left); a child spawned (gnuplot) gets the default back */
+    signal(SIGPIPE, SIG_IGN);
     /* checked once, before any input opens or MPI starts, under mpirun or not (campaign 21's
      * N2: a bad MBKIT_MPI_START_WAIT was said by every rank, and without mpirun not at all) */
     if (mb_data_fifo_wait(&wait, &err) != MB_OK || mb_data_mpi_start_wait(&wait, &err) != MB_OK) {
@@ -463,7 +467,9 @@ int mb_out_check(const char *path, mb_error *err)
 static int out_fail(mb_out *o, const char *path, const char *what, int e, mb_error *err)
 {
     char p[512];
-    snprintf(p, sizeof p, "%s", path);
+    snprintf(p, sizeof p, "%s", o->f == stdout ? "standard output" : path);
+    if (o->f == stdout) /* said here: the exit check does not say it again */
+        stdout_reported = 1;
     mb_out_abort(o);
     return mb_error_set(err, MB_EIO, "%s: %s%s%s", p, what, e ? ": " : "", e ? strerror(e) : "");
 }
@@ -477,9 +483,12 @@ static int open_special(const char *path, int *fd)
     struct timespec t0, t, nap = {.tv_sec = 0, .tv_nsec = 20000000};
     clock_gettime(CLOCK_MONOTONIC, &t0);
     const double wait = fifo_wait_s();
+    struct stat sb; /* ENXIO from a device (a /dev/tty with no terminal) is its own reason,
+                     * said at once (campaign 27's X14: read as a FIFO's, after 5 s) */
+    const int fifo = stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode);
     for (;;) {
         *fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK);
-        if (*fd >= 0 || errno != ENXIO)
+        if (*fd >= 0 || errno != ENXIO || !fifo)
             break;
         clock_gettime(CLOCK_MONOTONIC, &t);
         if ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) >= wait)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -150,7 +151,15 @@ static int run_gnuplot(const char *prog, const char *script, const char *errpath
     char *argv[] = {(char *)prog, (char *)script, NULL};
     extern char **environ;
     pid_t pid;
-    int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+    posix_spawnattr_t at; /* SIGPIPE as by default: the command ignores it (mb_cli_start) */
+    sigset_t pipe;
+    posix_spawnattr_init(&at);
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    posix_spawnattr_setsigdefault(&at, &pipe);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+    int rc = posix_spawnp(&pid, prog, &fa, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         return -1;

@@ -595,7 +595,7 @@ static const hcase train_cases[] = {
     {"silent", CK "--eval-adapt --log $W/a.csv" RESUME, 1,
      "checkpoint of a run with --eval-adapt, this run has none"},
     {"silent", CK "--log $W/a.csv" RESUME "--eval-every 3", 1,
-     "checkpoint of --eval-every 100, this run has --eval-every 3"},
+     "checkpoint evaluated every 100 updates, this run every 3"},
     {"silent", CK "--log $W/a.csv" RESUME "--noise-every 0", 1,
      "checkpoint of --noise-every 16, this run has --noise-every 0"},
     /* the same settings resume, and the log goes on */
@@ -709,7 +709,7 @@ static const hcase train_cases[] = {
     {"silent", TRAIN "--algo easgd-hogwild --learners 2 --max-updates 20 --checkpoint $W/c "
                "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--algo easgd-hogwild "
                "--learners 2 --max-updates 30 --eval-every 5 --resume $W/c --log $W/o", 1,
-     "c: checkpoint of --eval-every 100, this run has --eval-every 5"},
+     "c: checkpoint evaluated every 100 updates, this run every 5"},
     /* the ninth campaign (issue #25). L7: a net of the same name and parameter count but other
      * layers (avgpool for maxpool, tanh for relu, a dropout added) does not continue the run */
 #define RESUME_NET(SED) ">/dev/null && sed '" SED "' " NET " > $W/n.cfg && $T mbtrain --net "    \
@@ -1058,6 +1058,42 @@ static const hcase train_cases[] = {
     {"silent", "$T mbtrain --net " NET " --data " SYN " --threads 1 --batch 8:2000000000 "
                "--max-updates 2 --log-dir $W/d", 1,
      "--batch: 8:2000000000: 2000000000 is past the largest mini-batch, 1073741824"},
+    /* campaign 27. X7, X8, X10: a companion's .prev link into no folder (the set was never
+     * kept, exit 0), in a loop (replaced by a file), onto a folder or a FIFO ("Input/output
+     * error" after training started): refused before training, naming the link; X10: a
+     * rotation that fails says the writer's reason (/dev/full under mpirun). X12: a --resume
+     * refusal named an --eval-every the user never gave (set by --eval-samples) */
+#define C27_CK "--algo sgd-sync --max-updates 30 --checkpoint $W/c --checkpoint-every 10 --log $W/r"
+#define C27_NONE "; s=$?; test -e $W/r && s=99; test -e $W/c && s=98; exit $s"
+    {"silent", "ln -s nodir/t $W/c.learners.prev && " TRAIN "--learners 2 " C27_CK C27_NONE, 1,
+     "c.learners.prev: a link into no folder, "},
+    {"silent", "ln -s nodir/t $W/c.learners.rank1.prev && " MPIRUN_H "-np 2 mbtrain --net " NET
+               " --data " SYN " --batch 8 --threads 1 " C27_CK " 2>$W/e; s=$?; grep '^mbtrain' "
+               "$W/e | sort -u >&2; test -e $W/c && s=98; exit $s", 1,
+     "c.learners.rank1.prev: a link into no folder, "},
+    {"symlink", "ln -s c.learners.prev $W/c.learners.prev && " TRAIN "--learners 2 " C27_CK
+                "; s=$?; test -L $W/c.learners.prev || s=97; test -e $W/c && s=98; exit $s", 1,
+     "c.learners.prev: cannot write: Too many levels of symbolic links"},
+    {"symlink", "ln -s l2 $W/c.learners.prev && ln -s c.learners.prev $W/l2 && " TRAIN
+                "--learners 2 " C27_CK "; s=$?; test -L $W/c.learners.prev || s=97; exit $s", 1,
+     "c.learners.prev: cannot write: Too many levels of symbolic links"},
+    {"io", "mkdir $W/d && ln -s d $W/c.learners.prev && " TRAIN "--learners 2 " C27_CK C27_NONE,
+     1, "c.learners.prev: cannot write: Is a directory"},
+    {"io", "mkfifo $W/f && ln -s f $W/c.learners.prev && " TRAIN "--learners 2 " C27_CK C27_NONE,
+     1, "c.learners.prev: a link onto "},
+    {"io", "ln -s /dev/full $W/c.learners.rank1.prev && " MPIRUN_H "-np 2 mbtrain --net " NET
+           " --data " SYN " --batch 8 --threads 1 " C27_CK " 2>$W/e; s=$?; grep '^mbtrain' $W/e "
+           "| sort -u >&2; test -L $W/c.learners.rank1.prev || s=97; exit $s", 1,
+     "c.learners.rank1: cannot keep the previous checkpoint: "},
+    {"message", TRAIN "--max-updates 20 --eval-every 2 --eval-samples 80 --checkpoint $W/c "
+                "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--max-updates 40 "
+                "--eval-every 2 --resume $W/c --log $W/o", 1,
+     "c: checkpoint evaluated every 10 updates, this run every 2 "},
+    {"message", TRAIN "--max-updates 20 --eval-every 2 --eval-samples 80 --checkpoint $W/c "
+                "--checkpoint-every 10 --log $W/a.csv >/dev/null && " TRAIN "--max-updates 40 "
+                "--eval-every 2 --eval-samples 80 --resume $W/c --log $W/r >/dev/null", 0, NULL},
+#undef C27_NONE
+#undef C27_CK
 };
 
 #undef MIX_S
@@ -3417,6 +3453,22 @@ static const hcase plot_cases[] = {
     {"io", C25_R "ln -s /dev/null $W/r/report.html && $T mbplot report $W/r >/dev/null 2>&1 && "
            "test -L $W/r/report.html && test -s $W/r/step.png && test -s $W/r/amdahl.png", 0,
      NULL},
+    /* campaign 27. X1: an output FIFO whose reader leaves early killed the command (SIGPIPE,
+     * exit 141) and left its temporaries: a write error, exit 1, nothing left. X13: a link from
+     * a figure the report does not draw (no input for it) was refused as an output. X14: a
+     * /dev/tty without a terminal was read as a FIFO without reader, after 5 s */
+    {"crash", C25_R "mkfifo $W/r/report.html && (head -c 100 $W/r/report.html >/dev/null &) && "
+              "$T mbplot report $W/r" C25_NOTHING, 1, "r/report.html: write error: Broken pipe"},
+    {"crash", C25_R "mkfifo $W/f && (head -c 100 $W/f >/dev/null &) && $T mbplot scale "
+              "$W/r/scale.json --size 3000x3000 -o $W/f; s=$?; ls $W | grep -q tmp && exit 99; "
+              "exit $s", 1, "f: write error: Broken pipe"},
+    {"symlink", C25_R "ln -s scale.png $W/r/nupdate.png && $T mbplot report $W/r >/dev/null "
+                "2>&1 && test -L $W/r/nupdate.png && test -s $W/r/scale.png", 0, NULL},
+    {"symlink", C25_R "ln -s step.png $W/r/conv.png && $T mbplot report $W/r >/dev/null 2>&1 "
+                "&& test -L $W/r/conv.png && test -s $W/r/step.png", 0, NULL},
+    {"message", C25_R "ln -s /dev/tty $W/r/report.html && MBKIT_FIFO_WAIT=30 setsid -w $T mbplot "
+                "report $W/r" C25_NOTHING, 1, "r/report.html: cannot write: No such device or "
+     "address"},
 #undef C25_NOTHING
 #undef C25_R
 };

@@ -355,6 +355,33 @@ static int link_clash(const mb_run_options *o, char **links, int n, int i, mb_er
     return hit;
 }
 
+/* A companion's NAME.prev that is a symbolic link: its target is written at every checkpoint
+ * after the first and read back by --resume, so one that cannot be written (a loop, a link
+ * into no folder, a folder) or cannot be read back (a FIFO, a socket) is refused before any
+ * training (campaign 27's X7, X8, X10: the set was never kept, the loop replaced by a file, a
+ * late "Input/output error"). MB_OK, or the line naming the link. */
+static int prev_link_check(const char *l, mb_error *err)
+{
+    char *t = NULL;
+    struct stat sb;
+    if (mb_out_target(l, &t, err) != MB_OK)
+        return MB_EINVAL;
+    int rc = MB_OK;
+    const char *slash = strrchr(t, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == t ? 1 : slash - t) : 1,
+             slash ? t : ".");
+    if (stat(t, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
+        rc = mb_error_set(err, MB_EINVAL, "%s: a link onto %s, a FIFO or socket; the previous "
+                          "checkpoint is kept there and read back: give a regular file", l, t);
+    else if (stat(t, &sb) != 0 && stat(dir, &sb) != 0)
+        rc = mb_error_set(err, MB_EINVAL, "%s: a link into no folder, %s", l, dir);
+    else if (mb_out_check(l, err) != MB_OK)
+        rc = MB_EINVAL;
+    free(t);
+    return rc;
+}
+
 /* The companions of a parallel run's --checkpoint PATH that are symbolic links
  * (PATH.learners, PATH.learners.rankR, found in PATH's folder; campaign 24's U1: one onto
  * --net overwrote it), and their NAME.prev where that is a link (campaign 25's V6: the
@@ -397,8 +424,12 @@ static int companion_links(const mb_run_options *o, mb_error *err)
     }
     closedir(d);
     int hit = 0;
-    for (int i = 0; !hit && i < n; i++)
-        hit = link_clash(o, links, n, i, err);
+    for (int i = 0; !hit && i < n; i++) {
+        size_t ln = strlen(links[i]);
+        hit = (ln > 5 && strcmp(links[i] + ln - 5, ".prev") == 0 &&
+               prev_link_check(links[i], err) != MB_OK) ||
+              link_clash(o, links, n, i, err);
+    }
     for (int i = 0; i < n; i++)
         free(links[i]);
     return hit ? MB_EINVAL : MB_OK;

@@ -82,15 +82,16 @@ static char *prev_of(const char *name)
 }
 
 /* Copies the file `from` to `q` through the one writer (a link written through, a device or
- * FIFO written into): errno's reason, or 0. */
-static int copy_to(const char *from, const char *q)
+ * FIFO written into): errno's reason, or 0; the writer's own line in *why when it refused
+ * (campaign 27's X10: a FIFO without reader, a folder, a full device all read "Input/output
+ * error"). */
+static int copy_to(const char *from, const char *q, mb_error *why)
 {
     FILE *in = fopen(from, "rb");
     if (!in)
         return errno;
     mb_out o;
-    mb_error e = {0};
-    int rc = mb_out_open(&o, q, &e), we = rc == MB_OK ? 0 : EIO;
+    int rc = mb_out_open(&o, q, why), we = rc == MB_OK ? 0 : EIO;
     char buf[1 << 15];
     size_t k;
     while (!we && (k = fread(buf, 1, sizeof buf, in)) > 0)
@@ -101,7 +102,7 @@ static int copy_to(const char *from, const char *q)
     fclose(in);
     if (rc == MB_OK && we)
         mb_out_abort(&o);
-    else if (rc == MB_OK && mb_out_commit(&o, &e) != MB_OK)
+    else if (rc == MB_OK && mb_out_commit(&o, why) != MB_OK)
         we = EIO;
     return we;
 }
@@ -109,20 +110,27 @@ static int copy_to(const char *from, const char *q)
 /* Moves the companion file `from` (the file a write of it reaches) aside to its .prev `q`,
  * which stays a symbolic link when it is one (campaign 25's V6: the link was replaced by the
  * file): renamed onto the end of q's chain, or copied there (through mb_out) where it is not a
- * regular file (a device: never renamed over) or on another filesystem. 0, or an errno; ENOENT
- * when there is no `from` (a first write). */
-static int keep_prev(const char *from, const char *q)
+ * regular file (a device: never renamed over) or on another filesystem. 0, or an errno (the
+ * writer's line in *why where it gave one); ENOENT when there is no `from` (a first write). A
+ * .prev link that cannot be followed or leads into no folder is refused before training
+ * (mbtrain's companion_links). */
+static int keep_prev(const char *from, const char *q, mb_error *why)
 {
     struct stat sb;
     char *t = NULL;
-    mb_error e = {0};
-    if (lstat(q, &sb) != 0 || !S_ISLNK(sb.st_mode) || mb_out_target(q, &t, &e) != MB_OK)
-        return rename(from, q) == 0 ? 0 : errno;
-    int special = stat(t, &sb) == 0 && !S_ISREG(sb.st_mode), r = 0;
     if (access(from, F_OK) != 0)
-        r = errno;
-    else if (special || rename(from, t) != 0)
-        r = !special && errno != EXDEV ? errno : copy_to(from, q);
+        return errno;
+    if (lstat(q, &sb) != 0 || !S_ISLNK(sb.st_mode))
+        return rename(from, q) == 0 ? 0 : errno;
+    if (mb_out_target(q, &t, why) != MB_OK)
+        return EIO;
+    int special = stat(t, &sb) == 0 && !S_ISREG(sb.st_mode), r = 0;
+    if (special || rename(from, t) != 0)
+        r = !special && errno != EXDEV ? errno : copy_to(from, q, why);
+    if (r == ENOENT) { /* `from` is there: the folder the link leads into is not */
+        mb_error_set(why, MB_EIO, "%s: a link into no folder (%s)", q, t);
+        r = EIO;
+    }
     free(t);
     return r;
 }
@@ -198,10 +206,15 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
         free(p);
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
-    int e = q ? keep_prev(out.target, q) : 0;
+    mb_error why = {0};
+    int e = q ? keep_prev(out.target, q, &why) : 0;
     if (e && e != ENOENT) {
-        rc = mb_error_set(err, MB_EIO, "%s: cannot keep the previous checkpoint as %s: %s", p, q,
-                          strerror(e));
+        if (why.msg[0]) /* the line names q */
+            rc = mb_error_set(err, MB_EIO, "%s: cannot keep the previous checkpoint: %s", p,
+                              why.msg);
+        else
+            rc = mb_error_set(err, MB_EIO, "%s: cannot keep the previous checkpoint as %s: %s",
+                              p, q, strerror(e));
         mb_out_abort(&out);
     } else {
         rc = mb_out_commit(&out, err);

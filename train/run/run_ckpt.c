@@ -587,6 +587,13 @@ int mb_ckpt_settings_check(const ckpt_run *h, const ckpt_run *want, const char *
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         if (s[i].have == s[i].want || (isnan(s[i].have) && isnan(s[i].want)))
             continue;
+        if (strcmp(s[i].name, "eval-every") == 0) /* a spacing --eval-samples may have set: no
+                                                     flag value the user never gave (campaign
+                                                     27's X12) */
+            return mb_error_set(err, MB_EINVAL, "%s: checkpoint evaluated every %.0f updates, "
+                                "this run every %.0f (max(--eval-every K, --eval-samples S / M)):"
+                                " give the flags it was trained with (a log states one spacing "
+                                "for the whole run)", path, s[i].have, s[i].want);
         if (s[i].flag)
             return mb_error_set(err, MB_EINVAL, "%s: checkpoint of a run %s --%s, this run has "
                                 "%s%s (a log states one for the whole run)", path,
