@@ -188,8 +188,12 @@ size_t mb_solver_tc_interval(const mb_law *boot, size_t n, size_t seeds,
         for (int j = 0; j < 2; j++) {
             const double q = gsl_stats_quantile_from_sorted_data(tc, 1, k, (1 + (j ? 1 : -1) *
                                                                           MB_SOLVER_TC_LEVEL) / 2);
-            ci[j] = mid * exp(w * log(q / mid));
+            ci[j] = exp(log(mid) + w * (log(q) - log(mid))); /* in logs: no overflow between */
         }
+        /* resamples so far apart that an end leaves the doubles (0 or inf): no interval, not
+         * one from 0 to inf s (campaign 27's X9) */
+        if (!(ci[0] > 0 && isfinite(ci[0]) && ci[1] > 0 && isfinite(ci[1])))
+            ci[0] = ci[1] = NAN;
     }
     free(tc);
     return k;

@@ -297,7 +297,19 @@ static const char *const VARIANTS[][2] = {
                     "def loss(out, y):\n    import torch.distributed as dist\n"
                     "    if dist.is_initialized() and dist.get_rank() == 1:\n"
                     "        os.write(1, b'rank 1 fd chatter\\n')\n"
-                    "    return torch.nn.functional.cross_entropy(out, y)\n"},
+                    "    return torch.nn.functional.cross_entropy(out, y)\n"},    /* campaign 26: sys.exit() in the model file (main process, rank 1), a KeyboardInterrupt
+     * raised on rank 1, a loss that is always nan (every run diverges) */
+    {"dsexit0.py", HEAD "def dataset():\n    sys.exit(0)\n"},
+    {"lossexit3.py", HEAD "def loss(out, y):\n    sys.exit(3)\n"},
+    {"r1dsexit.py", HEAD "def dataset():\n    import torch.distributed as dist\n"
+                    "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                    "        sys.exit(0)\n"
+                    "    return tiny.dataset()\n"},
+    {"r1kbd.py", HEAD "def loss(out, y):\n    import torch.distributed as dist\n"
+                 "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                 "        raise KeyboardInterrupt\n"
+                 "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    {"nanloss.py", HEAD "def loss(out, y):\n    return out.sum() * float('nan')\n"},
     /* campaign 27: sys.stderr or sys.__stdout__ closed; fds 3 and up closed, or all made one
      * user file; a rank killed by a real-time signal, gone with exit 0, forking a daemon */
     {"errclose.py", HEAD "sys.stderr.close()\n"},
@@ -428,7 +440,15 @@ static const struct bad {
      " stopped (a signal) for 12 s, beyond --wait-timeout 2: a rank has stalled; ending the job",
      "[ $(($(date +%s) - $(cat .t0))) -lt 45 ] || echo 'the stop was not ended in time' >&2; "
      "for f in r0.pid r1.pid; do test -s $f && ! kill -0 $(cat $f) 2>/dev/null || "
-     "echo \"$f LEFT\" >&2; done"},
+     "echo \"$f LEFT\" >&2; done"},    /* campaign 26's W5: sys.exit() in the model file is one line naming it and the function,
+     * exit 1, not the command's status (0: quiet, no log); a rank's KeyboardInterrupt is an
+     * interrupt of the command (130), not a rank gone quietly */
+    {":", RN "../dsexit0.py --batch 8", 1, "dsexit0.py: dataset() raised SystemExit: 0", ":"},
+    {":", RN "../lossexit3.py --batch 8", 1, "lossexit3.py: loss() raised SystemExit: 3", ":"},
+    {":", "probe --model ../r1dsexit.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
+     "--procs 2 -o o", 1, "rank 1: ../r1dsexit.py: dataset() raised SystemExit: 0", ":"},
+    {":", "probe --model ../r1kbd.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
+     "-o o", 130, "mbkit_torch probe: interrupted; nothing half-written", ":"},
     /* campaign 27's X4: the user's code closes fds 3 and up (the saved standard output), or
      * makes each a copy of its own file: one line naming the model file, nothing written into
      * the user's file; X5, X11: a rank killed by a signal Python does not name, a rank that
@@ -484,7 +504,13 @@ static const struct good {
     {":", "probe --model ../r1fdchat.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
      "--procs 2 -o -", "grep -q 'rank 1 fd chatter' err && grep -q 'import fd chatter' err && "
      "! grep -q chatter out && "
-     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},    /* campaign 26's W4: every run diverges: as mbtrain's, each log written (# diverged=U,
+     * diverged=yes), one line each on stderr, the sweep goes on, exit 0 (not "did not reach") */
+    {":", RN "../nanloss.py --batch 8,16",
+     "[ $(grep -c ': diverged at update 1 (lower --lr); the log says so$' err) = 2 ] && "
+     "[ $(grep -lx '# diverged=1' d/nanloss-momentum-b8-s0.csv d/nanloss-momentum-b16-s0.csv | "
+     "wc -l) = 2 ] && [ $(grep -c ' reached=no .* diverged=yes diverged_update=1$' out) = 2 ] && "
+     "! grep -q 'did not reach' err && [ $(wc -l < err) = 2 ]"},
     /* campaign 27's X2, X3: the model file closes sys.stderr, or sys.__stdout__: the table
      * and the front end's lines unharmed, no fatal dump; X6: a rank forks a daemon that holds
      * the rank's pipe: the job ends when the rank does, not 30 s later */

@@ -459,6 +459,12 @@ static void test_tc_interval(void)
     CU_ASSERT_TRUE(mb_test_close(ci[0], mid * pow(104.475 / 151.5, w), 1e-9));
     CU_ASSERT_TRUE(mb_test_close(ci[1], mid * pow(198.525 / 151.5, w), 1e-9));
     CU_ASSERT_TRUE(ci[0] < 104.475 * 1.36e-3 && ci[1] > 198.525 * 1.36e-3);
+    /* resamples 1 .. 1e291 updates apart: widened, an end leaves the doubles: no interval, not
+     * 0 to inf (campaign 27's X9) */
+    for (size_t i = 0; i < 100; i++)
+        boot[i].n_inf = pow(10, 2.94 * (double)i);
+    CU_ASSERT_EQUAL(mb_solver_tc_interval(boot, 100, 3, &t, 32, 1, ci), 100);
+    CU_ASSERT_TRUE(isnan(ci[0]) && isnan(ci[1]));
 }
 
 /* Sequential sampling with settings whose true medians are `scale`: each round adds one draw
@@ -688,6 +694,21 @@ static double plan_max_m(const char *plan)
     return hi;
 }
 
+/* Run logs in dir of `law` and `t` at the n M of ms, seeds 0 .. n_seeds-1, each seed's count
+ * of updates off the law's by `luck` x (seed - mid): the law's crossings, as mbtrain logs them. */
+static void law_logs(const char *dir, const mb_law *law, const mb_update_time *t,
+                     const double *ms, size_t n, int n_seeds, double luck)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int seed = 0; seed < n_seeds; seed++) {
+            double nu, tu;
+            mb_model_law_nupdate(law, ms[i], &nu, NULL);
+            mb_model_tupdate(t, ms[i], 1, &tu);
+            mb_test_write_run_log(dir, "lenet5", 0.5, (int)ms[i], seed,
+                                  (long)(nu * (1 + luck * (seed - (n_seeds - 1) / 2))), tu, 0);
+        }
+}
+
 /* An answer held at the runs' largest M (their converged range ends at 32, the law's optimum is
  * near 63): the held-out sweep looks past it, or it could only ever find the answer the best
  * (the GPU's calibration at 16..128 did, "The third lending"); a --batch-range the user gives
@@ -703,15 +724,8 @@ static void test_mbopt_holdout_edge(void)
     mb_test_run r;
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s", in));
     mb_test_run_free(&r);
-    const int ms[] = {8, 16, 24, 32};
-    for (size_t i = 0; i < 4; i++)
-        for (int seed = 0; seed < 3; seed++) {
-            double nu, tu;
-            mb_model_law_nupdate(&law, ms[i], &nu, NULL);
-            mb_model_tupdate(&t, ms[i], 1, &tu);
-            mb_test_write_run_log(in, "lenet5", 0.5, ms[i], seed,
-                                  (long)(nu * (1 + 0.03 * (seed - 1))), tu, 0);
-        }
+    const double ms[] = {8, 16, 24, 32}, k = 33554432;
+    law_logs(in, &law, &t, ms, 4, 3, 0.03);
     snprintf(cmd, sizeof cmd, "cd %s && mbfit nupdate --target-loss 0.5 in/*.csv --json -o "
              "n.json 2>/dev/null && mbopt validate --nfit n.json --gamma 3e-5 --m-t 1 --t0 4e-3 "
              "--comm none --holdout-plan 3 in", dir);
@@ -725,20 +739,13 @@ static void test_mbopt_holdout_edge(void)
     mb_test_run_free(&r);
     /* the same job at M x 2^25 (its answer held at 2^30): the plan holds no M mbtrain refuses
      * (--batch: at most 2^30), each written whole (campaign 26's W2: 1.61061e+09) */
-    const double k = 33554432;
     const mb_law big = {.kind = MB_LAW_INVERSE, .n_inf = 300, .a = 9000 * k, .b = 1};
     const mb_update_time tb = {.gamma = 3e-5 / k, .m_t = 1, .t0 = 4e-3, .comm = MB_COMM_NONE};
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s/big", dir));
     mb_test_run_free(&r);
     snprintf(in, sizeof in, "%s/big", dir);
-    for (size_t i = 0; i < 4; i++)
-        for (int seed = 0; seed < 3; seed++) {
-            double nu, tu;
-            mb_model_law_nupdate(&big, ms[i] * k, &nu, NULL);
-            mb_model_tupdate(&tb, ms[i] * k, 1, &tu);
-            mb_test_write_run_log(in, "lenet5", 0.5, (int)(ms[i] * k), seed,
-                                  (long)(nu * (1 + 0.03 * (seed - 1))), tu, 0);
-        }
+    const double mk[] = {8 * k, 16 * k, 24 * k, 32 * k};
+    law_logs(in, &big, &tb, mk, 4, 3, 0.03);
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "cd %s && mbfit nupdate --target-loss 0.5 big/*.csv "
                                        "--json -o nb.json 2>/dev/null && mbopt validate --nfit "
                                        "nb.json --gamma 8.94069672e-13 --m-t 1 --t0 4e-3 --comm "
@@ -763,15 +770,8 @@ static void test_mbopt_holdout(void)
     mb_test_run r;
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s %s", in, out));
     mb_test_run_free(&r);
-    const int ms[] = {8, 16, 24, 32, 48, 64, 96, 128};
-    for (size_t i = 0; i < 8; i++)
-        for (int seed = 0; seed < 5; seed++) {
-            double nu, tu;
-            mb_model_law_nupdate(&law, ms[i], &nu, NULL);
-            mb_model_tupdate(&t, ms[i], 1, &tu);
-            mb_test_write_run_log(in, "lenet5", 0.5, ms[i], seed,
-                                  (long)(nu * (1 + 0.04 * (seed - 2))), tu, 0);
-        }
+    const double ms[] = {8, 16, 24, 32, 48, 64, 96, 128};
+    law_logs(in, &law, &t, ms, 8, 5, 0.04);
     snprintf(cmd, sizeof cmd, "cd %s && mbfit nupdate --target-loss 0.5 in/*.csv --json -o "
              "n.json 2>/dev/null && mbopt validate --nfit n.json --gamma 3e-5 --m-t 1 --t0 4e-4 "
              "--comm none", dir);

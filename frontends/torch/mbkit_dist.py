@@ -52,6 +52,7 @@ class SyncClock(fe.Clock):
         return dt
 
 
+INTERRUPTED = 130  # a rank's exit status after KeyboardInterrupt: the parent's is an interrupt too
 WAIT_GRACE = 10  # s past --wait-timeout before the parent ends a job whose ranks are all stopped
 WAIT_NONE = 1e9  # --wait-timeout 0: no limit (about 31 years; torch takes no infinite timeout)
 
@@ -84,9 +85,11 @@ def _worker(rank, a, procs, dev_type, init, result):
                 json.dump([{"m": p.m, "x": p.x, "starts": p.starts, "why": p.why} for p in pts],
                           f)
             os.replace(result + ".tmp", result)
-    except Exception as e:  # its one line for the parent, with the time it failed: the rank
-        # that failed first holds the cause (rank 1's loss() raising); the others then see
-        # only their peer gone ("Connection closed by peer")
+    except KeyboardInterrupt:  # Ctrl-C, or the user's code raising it: the parent's too
+        raise SystemExit(INTERRUPTED)
+    except fe.USER_RAISES as e:  # its one line for the parent, with the time it failed: the
+        # rank that failed first holds the cause (rank 1's loss() raising); the others then
+        # see only their peer gone ("Connection closed by peer")
         msg = str(e) if isinstance(e, fe.Fail) else f"{type(e).__name__}: {fe.one_line(e)}"
         if a.wait_timeout and stalled(e):  # as mbtrain's watchdog says it (comm_mpi.c)
             msg = (f"waited {a.wait_timeout:g} s for the other ranks (--wait-timeout "
@@ -236,6 +239,8 @@ def probe(a, procs, dev):
         if bad is not None:  # a rank failed: the one line of the rank that failed first,
             # unless the rank seen dead left none (os._exit, a signal): then its exit is the cause
             idx, why = bad
+            if any(pr.exitcode == INTERRUPTED for pr in ctx.processes):
+                raise KeyboardInterrupt  # main's line, exit 130, as an interrupt of one learner
             if idx is None:  # the parent's own line: every rank stopped
                 raise fe.Fail(why)
             said = first_failure(result, procs)

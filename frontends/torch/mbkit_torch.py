@@ -286,7 +286,13 @@ def build_parser():
                        description="Trains at every M x seed until the evaluation loss on a "
                        "fixed subset of the training data is at or under --target-loss, finds "
                        "the exact first update that got there (snapshots and bisection), and "
-                       "writes one run log per run (NET-ALGO-bM-sS.csv in --log-dir).")
+                       "writes one run log per run (NET-ALGO-bM-sS.csv in --log-dir). A run "
+                       "that stops short of the target (--max-updates, --epochs) makes the exit "
+                       "status 1 once all are trained (--allow-unreached: 0). A run whose loss "
+                       "becomes non-finite, or whose eval loss is above 100 ln(classes), has "
+                       "diverged, as mbtrain's: its log is written with '# diverged=U' "
+                       "(diverged=yes), one line on stderr says so, the sweep goes on, and the "
+                       "exit status stays 0.")
     common_args(r)
     r.add_argument("--seeds", type=seed_list, default=[range(0, 1)], help="seeds: 0:2 or 0,5 (0)")
     r.add_argument("--plan", type=plan_list, default=None, metavar="TOKENS",
@@ -312,7 +318,8 @@ def build_parser():
     r.add_argument("--epochs", type=real("--epochs", 0), default=10.0, help="or epochs (10)")
     r.add_argument("--log-dir", required=True, help="one run log per run")
     r.add_argument("--allow-unreached", action="store_true",
-                   help="exit 0 even when a run did not reach the target")
+                   help="exit 0 even when a run stopped short of the target (a diverged run "
+                        "leaves the exit status 0 without it)")
     return top
 
 
@@ -581,6 +588,13 @@ def plain_name(spec, name):
     return name
 
 
+# What the user's code (model(), dataset(), loss(), a forward pass, an update) may raise that ends
+# the command with one line naming the model file, exit 1: any Exception, and SystemExit too
+# (sys.exit() in a model file is not the command's exit status, nor a quiet end without a log).
+# KeyboardInterrupt stays an interrupt (main: exit 130). load_user catches more.
+USER_RAISES = (Exception, SystemExit)
+
+
 def one_line(e):
     s = str(e).strip().splitlines()
     return s[0] if s else "(no message)"
@@ -592,7 +606,7 @@ def call_user(mod, spec, fn, *args):
         return getattr(mod, fn)(*args)
     except Fail:
         raise
-    except Exception as e:
+    except USER_RAISES as e:
         raise Fail(f"{spec}: {fn}() raised {type(e).__name__}: {one_line(e)}")
 
 
@@ -651,7 +665,7 @@ def check_outputs(torch, net, x, y, spec, dev):
         with torch.no_grad():
             out = net(x[:2].to(dev))
         net.train()
-    except Exception as e:
+    except USER_RAISES as e:
         raise Fail(f"{spec}: model() does not take dataset()'s x {tuple(x.shape[1:])}: "
                    f"{type(e).__name__}: {one_line(e)}")
     if torch.is_tensor(out) and out.dim() == 2 and int(y.max()) >= out.shape[1]:
@@ -669,9 +683,12 @@ def user_model(mod, spec, torch, seed, dev):
     return m.to(dev)
 
 
-def user_loss(mod, torch):
-    """The model file's loss() (load_user refused one that is not a function), or the default."""
-    return getattr(mod, "loss", torch.nn.functional.cross_entropy)
+def user_loss(mod, spec, torch):
+    """The model file's loss() (load_user refused one that is not a function), called through
+    call_user (what it raises is one line naming it), or the default."""
+    if not hasattr(mod, "loss"):
+        return torch.nn.functional.cross_entropy
+    return lambda out, y: call_user(mod, spec, "loss", out, y)
 
 
 def make_optim(torch, params, a):
@@ -870,27 +887,27 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
     if procs > 1:  # torch.distributed data parallel: gradients averaged over the ranks
         net = torch.nn.parallel.DistributedDataParallel(
             net, device_ids=[dev.index] if dev.type == "cuda" else None)
-    lossf = user_loss(mod, torch)
+    lossf = user_loss(mod, a.model, torch)
     opt = make_optim(torch, net.parameters(), a)
     lr_ = Learner(torch, net, opt, lossf, x, y, a.data_seed + 1000003 * rank, dev, a.model)
 
     def call_for(m):
-        def call():
-            loss = lr_.step(m // procs)
-            sync(torch, dev)
+        def call():  # the user's forward and loss(): what they raise, in one line (the timing too)
+            try:
+                loss = lr_.step(m // procs)
+                sync(torch, dev)
+            except Fail:
+                raise
+            except USER_RAISES as e:
+                raise Fail(f"{a.model}: the update step failed at M = {m}: "
+                           f"{type(e).__name__}: {one_line(e)}")
             return loss
         return call
 
-    try:
-        for m in a.batch:
-            l0 = call_for(m)()
-            if not torch.isfinite(l0).all():
-                raise Fail(f"{a.model}: the loss at M = {m} is not finite")
-    except Fail:
-        raise
-    except Exception as e:
-        raise Fail(f"{a.model}: the update step failed at M = {m}: {type(e).__name__}: "
-                   f"{one_line(e)}")
+    for m in a.batch:
+        l0 = call_for(m)()
+        if not torch.isfinite(l0).all():
+            raise Fail(f"{a.model}: the loss at M = {m} is not finite")
     return mod, call_for
 
 
@@ -1064,7 +1081,7 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, o
     diverged)."""
     net = user_model(mod, a.model, torch, seed, dev)
     check_outputs(torch, net, x, y, a.model, dev)
-    lossf = user_loss(mod, torch)
+    lossf = user_loss(mod, a.model, torch)
     opt = make_optim(torch, net.parameters(), a)
     lrn = Learner(torch, net, opt, lossf, x, y, seed, dev, a.model)
     E = a.eval_every or max(5, 400 // m)
@@ -1272,10 +1289,10 @@ def cmd_runs(a, argv):
                                 classes, out)
         except Fail:
             raise
-        except Exception as e:  # the user's model, loss or data in an update or evaluation
+        except USER_RAISES as e:  # the user's model, loss or data in an update or evaluation
             raise Fail(f"{a.model}: M = {m}, seed {seed}: training failed: "
                        f"{type(e).__name__}: {one_line(e)}")
-        if not ok and not div:
+        if not ok and not div:  # a diverged run is a result, as mbtrain's: said, logged, exit 0
             unreached.append(f"M = {m} seed {seed}")
     if unreached and not a.allow_unreached:
         raise Fail(f"{len(unreached)} of {len(todo)} runs did not reach "
