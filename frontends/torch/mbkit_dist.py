@@ -10,7 +10,10 @@ samples back to the parent through a file. Every wait on the other ranks (the re
 allreduce, the barrier) ends after --wait-timeout seconds (torch.distributed's timeout; 0: no
 limit), and the rank that waited ends the job with one line naming itself and the limit; the
 parent then kills the ranks left (SIGKILL: a stopped rank takes no other), and itself ends a
-job whose ranks are all stopped. A rank's standard output (fd 1) is its standard error: what
+job whose ranks are all stopped. A rank's end is seen by its exit (waitpid), not only its pipe
+(which a child it forked may hold); one that exits 0 before the job ended is named first
+("rank 1 exited (status 0) before the job ended"), a signal without a name by its number.
+A rank's standard output (fd 1) is its standard error: what
 the user's code writes never reaches the step table.
 The CUDA path (NCCL) has not run on a GPU.
 """
@@ -241,7 +244,7 @@ def probe(a, procs, dev):
             idx, why = bad
             if any(pr.exitcode == INTERRUPTED for pr in ctx.processes):
                 raise KeyboardInterrupt  # main's line, exit 130, as an interrupt of one learner
-            if idx is None:  # the parent's own line: every rank stopped
+            if idx is None:  # the parent's own line: every rank stopped, a rank gone early
                 raise fe.Fail(why)
             said = first_failure(result, procs)
             if idx is not None and not os.path.exists(f"{result}.fail{idx}"):
