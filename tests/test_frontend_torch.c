@@ -310,6 +310,32 @@ static const char *const VARIANTS[][2] = {
                  "        raise KeyboardInterrupt\n"
                  "    return torch.nn.functional.cross_entropy(out, y)\n"},
     {"nanloss.py", HEAD "def loss(out, y):\n    return out.sum() * float('nan')\n"},
+    /* campaign 27: sys.stderr or sys.__stdout__ closed; fds 3 and up closed, or all made one
+     * user file; a rank killed by a real-time signal, gone with exit 0, forking a daemon */
+    {"errclose.py", HEAD "sys.stderr.close()\n"},
+    {"dunderclose.py", HEAD "def dataset():\n    sys.__stdout__.close()\n"
+                       "    return tiny.dataset()\n"},
+    {"closeall.py", HEAD "def dataset():\n    os.closerange(3, 1 << 16)\n"
+                    "    return tiny.dataset()\n"},
+    {"reopen.py", HEAD "def dataset():\n    fd = os.open('userfile', os.O_WRONLY | os.O_CREAT)\n"
+                  "    for n in range(3, 1 << 16):\n        try:\n"
+                  "            n != fd and os.dup2(fd, n)\n        except OSError:\n"
+                  "            break\n    return tiny.dataset()\n"},
+    {"r1rt.py", HEAD "def loss(out, y):\n    import signal, torch.distributed as dist\n"
+                "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                "        os.kill(os.getpid(), signal.SIGRTMIN + 6)\n"
+                "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    {"r1exit0.py", HEAD "def loss(out, y):\n    import torch.distributed as dist\n"
+                   "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                   "        os._exit(0)\n"
+                   "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    {"r1daemon.py", HEAD "def model():\n    import time, torch.distributed as dist\n"
+                    "    if dist.is_initialized() and dist.get_rank() == 1 and os.fork() == 0:\n"
+                    "        open('child.pid', 'w').write(str(os.getpid()))\n"
+                    "        fd = os.open(os.devnull, os.O_RDWR)\n"
+                    "        for k in (0, 1, 2):\n            os.dup2(fd, k)\n"
+                    "        time.sleep(40)\n        os._exit(0)\n"
+                    "    return tiny.model()\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -423,6 +449,21 @@ static const struct bad {
      "--procs 2 -o o", 1, "rank 1: ../r1dsexit.py: dataset() raised SystemExit: 0", ":"},
     {":", "probe --model ../r1kbd.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
      "-o o", 130, "mbkit_torch probe: interrupted; nothing half-written", ":"},
+    /* campaign 27's X4: the user's code closes fds 3 and up (the saved standard output), or
+     * makes each a copy of its own file: one line naming the model file, nothing written into
+     * the user's file; X5, X11: a rank killed by a signal Python does not name, a rank that
+     * exits 0 early (not rank 0's "Connection reset by peer") */
+    {":", "probe --model ../closeall.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -", 1,
+     "closeall.py: the model closed or replaced the front end's output (standard output)", ":"},
+    {":", "probe --model ../reopen.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -", 1,
+     "reopen.py: the model closed or replaced the front end's output (standard output)",
+     "test -f userfile && ! test -s userfile || echo 'userfile WRITTEN' >&2"},
+    {":", "probe --model ../r1rt.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
+     "--wait-timeout 2 -o o", 1,
+     "--procs 2: a learner process failed (process 1 terminated with signal 40)", ":"},
+    {":", "probe --model ../r1exit0.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
+     "--procs 2 --wait-timeout 2 -o o", 1,
+     "--procs 2: rank 1 exited (status 0) before the job ended", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */
@@ -470,6 +511,20 @@ static const struct good {
      "[ $(grep -lx '# diverged=1' d/nanloss-momentum-b8-s0.csv d/nanloss-momentum-b16-s0.csv | "
      "wc -l) = 2 ] && [ $(grep -c ' reached=no .* diverged=yes diverged_update=1$' out) = 2 ] && "
      "! grep -q 'did not reach' err && [ $(wc -l < err) = 2 ]"},
+    /* campaign 27's X2, X3: the model file closes sys.stderr, or sys.__stdout__: the table
+     * and the front end's lines unharmed, no fatal dump; X6: a rank forks a daemon that holds
+     * the rank's pipe: the job ends when the rank does, not 30 s later */
+    {":", "probe --model ../errclose.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -",
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ] && "
+     "grep -q '^steadiness: ' err && ! grep -qi 'fatal\\|lost sys' err"},
+    {":", "probe --model ../dunderclose.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -",
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ] && "
+     "grep -q '^steadiness: ' err && ! grep -qi 'error\\|traceback' err"},
+    {":", RN "../dunderclose.py --batch 8 --allow-unreached",
+     "grep -q ' reached=' out && ! grep -qi 'error\\|traceback' err"},
+    {"date +%s > .t0", "probe --model ../r1daemon.py --threads 2 --budget 0.05 --rounds 1 "
+     "--batch 8 --procs 2 --wait-timeout 5 -o o", "s=$(($(date +%s) - $(cat .t0))); "
+     "kill $(cat child.pid) 2>/dev/null; [ $s -lt 20 ] && grep -q '^cpu,' o"},
 };
 
 static void test_hostile(void)

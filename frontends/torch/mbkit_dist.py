@@ -10,7 +10,10 @@ samples back to the parent through a file. Every wait on the other ranks (the re
 allreduce, the barrier) ends after --wait-timeout seconds (torch.distributed's timeout; 0: no
 limit), and the rank that waited ends the job with one line naming itself and the limit; the
 parent then kills the ranks left (SIGKILL: a stopped rank takes no other), and itself ends a
-job whose ranks are all stopped. A rank's standard output (fd 1) is its standard error: what
+job whose ranks are all stopped. A rank's end is seen by its exit (waitpid), not only its pipe
+(which a child it forked may hold); one that exits 0 before the job ended is named first
+("rank 1 exited (status 0) before the job ended"), a signal without a name by its number.
+A rank's standard output (fd 1) is its standard error: what
 the user's code writes never reaches the step table.
 The CUDA path (NCCL) has not run on a GPU.
 """
@@ -113,6 +116,37 @@ class _CpuGroup:
         self.dist.all_reduce(t, op=op, group=self.group)
 
 
+def _rank(rank, a, procs, dev_type, init, result):
+    """One rank: _worker, then its mark that it ended the job's way (result.okR): a rank that
+    exits 0 without it (os._exit(0) in the user's code) ended before the job did."""
+    _worker(rank, a, procs, dev_type, init, result)
+    open(f"{result}.ok{rank}", "w").close()
+
+
+def signame(n):
+    """SIGKILL, or the number of a signal that signal.Signals does not name (SIGRTMIN + 6)."""
+    try:
+        return signal.Signals(n).name
+    except ValueError:
+        return str(n)
+
+
+def _early(ps, result):
+    """The parent's line for a rank that exited 0 without its mark (ended before the job did),
+    or None."""
+    for r, pr in enumerate(ps):
+        if pr.exitcode == 0 and not os.path.exists(f"{result}.ok{r}"):
+            return (f"--procs {len(ps)}: rank {r} exited (status 0) before the job ended")
+    return None
+
+
+def _ended(ps, live, timeout):
+    """The sentinels of live ranks that ended within timeout s: the sentinel pipe's end, or the
+    process's exit (waitpid) once a second: a child the rank forked holds the pipe open."""
+    got = set(mpc.wait(list(live), timeout=timeout))
+    return got | {s for s, r in live.items() if ps[r].exitcode is not None}
+
+
 def _kill(ps):
     """SIGKILL to the ranks still alive, and their ends waited for: SIGTERM (what
     torch.multiprocessing's join sends) stays pending on a stopped rank (SIGSTOP), and the
@@ -145,16 +179,20 @@ def _join(ps, result, wait):
     live = {pr.sentinel: r for r, pr in enumerate(ps)}
     done_at, since = None, {}
     while live:
-        for s in mpc.wait(list(live), timeout=1.0):
+        for s in _ended(ps, live, 1.0):
             r = live.pop(s)
             ps[r].join()
             code = ps[r].exitcode
+            if code == 0 and _early(ps, result):
+                return None, _early(ps, result)
             if code != 0:
                 end = time.monotonic() + 1.0
                 while live and time.monotonic() < end:
-                    for s2 in mpc.wait(list(live), timeout=end - time.monotonic()):
+                    for s2 in _ended(ps, live, min(0.2, max(0.0, end - time.monotonic()))):
                         live.pop(s2)
-                why = (f"process {r} terminated with signal {signal.Signals(-code).name}"
+                if _early(ps, result):  # a rank gone early: the others' errors follow from it
+                    return None, _early(ps, result)
+                why = (f"process {r} terminated with signal {signame(-code)}"
                        if code < 0 else f"process {r} terminated with exit code {code}")
                 return r, why
         now = time.monotonic()
@@ -192,7 +230,7 @@ def probe(a, procs, dev):
     result = os.path.join(d, "rank0.json")
     try:
         try:
-            ctx = mp.spawn(_worker, args=(a, procs, dev.type, init, result), nprocs=procs,
+            ctx = mp.spawn(_rank, args=(a, procs, dev.type, init, result), nprocs=procs,
                            join=False)
         except Exception as e:  # no process to start (EAGAIN, ENOMEM)
             raise fe.Fail(f"--procs {procs}: the learner processes did not start "
@@ -206,7 +244,7 @@ def probe(a, procs, dev):
             idx, why = bad
             if any(pr.exitcode == INTERRUPTED for pr in ctx.processes):
                 raise KeyboardInterrupt  # main's line, exit 130, as an interrupt of one learner
-            if idx is None:  # the parent's own line: every rank stopped
+            if idx is None:  # the parent's own line: every rank stopped, a rank gone early
                 raise fe.Fail(why)
             said = first_failure(result, procs)
             if idx is not None and not os.path.exists(f"{result}.fail{idx}"):

@@ -61,6 +61,9 @@ VERSION = "0.1.0"
 # (print() at import, in dataset(), model(), loss(), a forward pass; os.write(1, ...), a C
 # extension's printf, a child process) never lands in a step table written to '-'
 STDOUT = None
+# the front end's own lines on stderr go to ERR (a FdOut over fd 2, set at the end of this file):
+# the user's code gets a sys.stderr of its own (user_stdout), which it may close or replace
+ERR = None
 FORMAT = 1  # the format version: '# format=mbkit-runlog/1', 'mbkit-step/1' (docs/formats.md)
 
 
@@ -959,7 +962,7 @@ def cmd_probe(a, argv):
     mod, call_for = probe_setup(torch, a, dev, a.threads)
     if same_file(a.output, getattr(mod, "__file__", None)):  # --model given as a module name
         raise Fail(f"-o {a.output} would overwrite --model {a.model}")
-    say = sys.stderr if a.output == "-" else STDOUT or sys.stdout
+    say = ERR if a.output == "-" else STDOUT or sys.stdout
     dname = device_name(torch, dev)
     backend = "cuda" if dev.type == "cuda" else "cpu"
     rows, worst, shown = [], None, []
@@ -1203,12 +1206,12 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, o
     say_out(summary + "\n", STDOUT or sys.stdout)
     if diverged_u > 0:
         print(f"{PROG} runs: M = {m}, seed {seed}: diverged at update {diverged_u} (lower "
-              f"--lr); the log says so", file=sys.stderr)
+              f"--lr); the log says so", file=ERR)
     elif not reached:
         last = f"{eval_loss:.4g}" if math.isfinite(eval_loss) else "-"
         print(f"{PROG} runs: M = {m}, seed {seed}: did not reach target loss "
               f"{a.target_loss:g} in {u} updates (last eval loss {last}); the log "
-              f"says so ({out.path})", file=sys.stderr)
+              f"says so ({out.path})", file=ERR)
     return reached, diverged_u > 0
 
 
@@ -1359,21 +1362,21 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     prog = f"{PROG} {argv[0]}" if argv and argv[0] in ("probe", "runs") else PROG
     if stdout_closed():
-        sys.stderr.write(f"{prog}: standard output: write error: "
-                         f"{os.strerror(errno.EBADF)} (closed): nothing done\n")
+        say_err(f"{prog}: standard output: write error: "
+                f"{os.strerror(errno.EBADF)} (closed): nothing done\n")
         return 1
     try:
         a = build_parser().parse_args(argv)
         check_args(a)
-        with user_stdout():  # what the user's code writes: not in the table
+        with user_stdout(a.model):  # what the user's code writes: not in the table
             rc = cmd_probe(a, argv) if a.cmd == "probe" else cmd_runs(a, argv)
         say_out("", sys.stdout)  # flushed here: a write error is reported, not lost at exit
         return rc
     except Fail as e:
-        sys.stderr.write(f"{prog}: {e}\n")
+        say_err(f"{prog}: {e}\n")
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted; nothing half-written\n")
+        say_err(f"{prog}: interrupted; nothing half-written\n")
         return 130
     finally:
         quiet_stdout()
@@ -1381,17 +1384,38 @@ def main(argv=None):
 
 class FdOut:
     """Text written straight to a file descriptor, unbuffered: a write error is OSError at
-    the write (say_out's one line), and nothing is left for Python to flush at exit."""
+    the write (say_out's one line), and nothing is left for Python to flush at exit. With
+    `ident` (st_dev, st_ino of the file it was made for) each write first checks that the fd
+    still refers to that file (the user's code may close it and open another that gets its
+    number): if not, Fail(`lost`), nothing written."""
 
-    def __init__(self, fd, encoding, errors):
+    def __init__(self, fd, encoding, errors, ident=None, lost=None):
         self.fd, self.encoding, self.errors = fd, encoding, errors
+        self.ident, self.lost = ident, lost
+
+    def intact(self):
+        try:
+            st = os.fstat(self.fd)
+        except OSError:
+            return False
+        return self.ident is None or (st.st_dev, st.st_ino) == self.ident
 
     def write(self, text):
+        if self.ident is not None and not self.intact():
+            raise Fail(self.lost)
         view = memoryview(text.encode(self.encoding, self.errors))
         while view:
             view = view[os.write(self.fd, view):]
 
     def flush(self):
+        pass
+
+
+def say_err(text):
+    """The front end's own line on stderr (ERR); a closed stderr loses it, nothing more."""
+    try:
+        ERR.write(text)
+    except OSError:
         pass
 
 
@@ -1405,44 +1429,90 @@ def c_flush():
         pass
 
 
+def high_dup(fd):
+    """A copy of fd at a high number (1000, or half the fd limit), not inherited: user code that
+    closes fds 3 and up over a range, then opens a file, does not get it."""
+    import fcntl
+    import resource
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    lo = 1000 if soft == resource.RLIM_INFINITY else max(3, min(1000, soft // 2))
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, lo)
+    except OSError:  # EMFILE, EINVAL: anywhere then
+        return os.dup(fd)
+
+
+def own_stream(stream, fd, like):
+    """stream while it is open, else a new text stream over fd (the user's code closed
+    sys.__stdout__ or sys.__stderr__, or left None): the front end never writes to a closed one."""
+    if stream is not None and not getattr(stream, "closed", True):
+        return stream
+    try:
+        return open(fd, "w", encoding=getattr(like, "encoding", None) or "utf-8",
+                    errors=getattr(like, "errors", None) or "strict", closefd=False, buffering=1)
+    except OSError:  # the fd is closed too
+        return stream
+
+
 @contextlib.contextmanager
-def user_stdout():
+def user_stdout(model):
     """While a command runs, fd 1 is a copy of fd 2 (os.dup2) and sys.stdout a wrapper of its
-    own over it (closing it harms neither stderr nor the table); the table goes to STDOUT, a
-    copy of the first fd 1, which is put back after. Spawned ranks inherit the fd 1 made so."""
+    own over it (closing it harms neither stderr nor the table); sys.stderr is the user's own
+    wrapper over fd 2 too (the front end's lines go to ERR). The table goes to STDOUT, a copy
+    of the first fd 1 at a high number, checked before each write (FdOut's ident), which is put
+    back after; if the user's code closed or replaced it, Fail naming the model file. Spawned
+    ranks inherit the fd 1 made so."""
     global STDOUT
-    mine = sys.stdout
+    mine, mine_err = sys.stdout, sys.stderr
     mine.flush()
-    saved = os.dup(1)  # not inherited by a child process (Python's default)
-    STDOUT = FdOut(saved, mine.encoding or "utf-8", mine.errors or "strict")
-    os.dup2(2, 1)
+    saved = high_dup(1)
+    st = os.fstat(saved)
+    lost = (f"{model}: the model closed or replaced the front end's output (standard output); "
+            f"nothing more written there")
+    STDOUT = FdOut(saved, mine.encoding or "utf-8", mine.errors or "strict",
+                   (st.st_dev, st.st_ino), lost)
+    try:
+        os.dup2(2, 1)
+    except OSError:  # stderr closed (2>&-): the user's writes to fd 1 go nowhere
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
     sys.stdout = open(1, "w", encoding=mine.encoding, errors=mine.errors, closefd=False,
                       buffering=1)
+    sys.stderr = own_stream(None, 2, mine_err) or mine_err
     try:
         yield
     finally:
-        for f in (sys.stdout, sys.__stdout__, mine):  # the user's writes, still to stderr
-            try:
+        for f in (sys.stdout, sys.__stdout__, mine, sys.stderr, sys.__stderr__, mine_err):
+            try:  # the user's writes, still to stderr
                 f.flush()
             except (OSError, ValueError, AttributeError):  # closed, replaced by None
                 pass
         c_flush()  # a C extension's printf, buffered in C's stdio
-        sys.stdout = mine
-        os.dup2(saved, 1)
-        os.close(saved)
+        sys.stdout = own_stream(mine, 1, mine)
+        sys.stderr = own_stream(mine_err, 2, mine_err)
+        intact = STDOUT.intact()
+        if intact:
+            os.dup2(saved, 1)
+            os.close(saved)
         STDOUT = None
+    if not intact:  # fd 1 stays a copy of stderr
+        raise Fail(lost)
 
 
 def quiet_stdout():
     """After a write error on standard output (reported once), what is still buffered goes to
     /dev/null: Python's flush at exit would print a second, raw message."""
     try:
-        if sys.stdout is not None:
+        if sys.stdout is not None and not getattr(sys.stdout, "closed", False):
             sys.stdout.flush()
-    except OSError:
+    except (OSError, ValueError):
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, 1)
         os.close(fd)
+
+
+ERR = FdOut(2, getattr(sys.stderr, "encoding", None) or "utf-8", "backslashreplace")
 
 
 if __name__ == "__main__":
