@@ -336,6 +336,10 @@ static const char *const VARIANTS[][2] = {
                     "        for k in (0, 1, 2):\n            os.dup2(fd, k)\n"
                     "        time.sleep(40)\n        os._exit(0)\n"
                     "    return tiny.model()\n"},
+    /* campaign 28: a BaseException of the user's own, GeneratorExit */
+    {"bstop.py", HEAD "class Stop(BaseException):\n    pass\n"
+                 "def dataset():\n    raise Stop('user stop')\n"},
+    {"genexit.py", HEAD "def loss(out, y):\n    raise GeneratorExit('gen exit')\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -464,6 +468,14 @@ static const struct bad {
     {":", "probe --model ../r1exit0.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
      "--procs 2 --wait-timeout 2 -o o", 1,
      "--procs 2: rank 1 exited (status 0) before the job ended", ":"},
+    /* campaign 28's Z1: a BaseException that is not SystemExit (a traceback), Z3: --model '' */
+    {":", "probe --model ../bstop.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "bstop.py: dataset() raised Stop: user stop", ":"},
+    {":", RN "../genexit.py --batch 8", 1, "genexit.py: loss() raised GeneratorExit: gen exit",
+     ":"},
+    {":", "probe --model ../bstop.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
+     "--wait-timeout 2 -o o", 1, "bstop.py: dataset() raised Stop: user stop", ":"},
+    {":", "probe --model '' --threads 1 --batch 8 -o o", 1, "--model: empty", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */

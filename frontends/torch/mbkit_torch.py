@@ -532,6 +532,8 @@ def clean(s):
 def load_user(spec):
     """Imports the model file (a path to a .py file, or a module name); Fail with one line
     naming what is wrong."""
+    if not spec.strip():  # campaign 28's Z3: "mbkit_torch probe: : ... Empty module name"
+        raise Fail("--model: empty (a model file, FILE.py, or a module name)")
     try:
         if spec.endswith(".py") or os.sep in spec:
             if not os.path.exists(spec):
@@ -589,10 +591,11 @@ def plain_name(spec, name):
 
 
 # What the user's code (model(), dataset(), loss(), a forward pass, an update) may raise that ends
-# the command with one line naming the model file, exit 1: any Exception, and SystemExit too
-# (sys.exit() in a model file is not the command's exit status, nor a quiet end without a log).
-# KeyboardInterrupt stays an interrupt (main: exit 130). load_user catches more.
-USER_RAISES = (Exception, SystemExit)
+# the command with one line naming the model file, exit 1: anything, SystemExit too (sys.exit()
+# in a model file is not the command's exit status, nor a quiet end without a log) and a
+# BaseException of the user's own or GeneratorExit (campaign 28's Z1: a traceback). Each site
+# lets KeyboardInterrupt through first (an interrupt: main's exit 130), as load_user does.
+USER_RAISES = BaseException
 
 
 def one_line(e):
@@ -604,7 +607,7 @@ def call_user(mod, spec, fn, *args):
     """Calls the model file's fn; Fail naming the file and the function when it raises."""
     try:
         return getattr(mod, fn)(*args)
-    except Fail:
+    except (Fail, KeyboardInterrupt):
         raise
     except USER_RAISES as e:
         raise Fail(f"{spec}: {fn}() raised {type(e).__name__}: {one_line(e)}")
@@ -665,6 +668,8 @@ def check_outputs(torch, net, x, y, spec, dev):
         with torch.no_grad():
             out = net(x[:2].to(dev))
         net.train()
+    except KeyboardInterrupt:
+        raise
     except USER_RAISES as e:
         raise Fail(f"{spec}: model() does not take dataset()'s x {tuple(x.shape[1:])}: "
                    f"{type(e).__name__}: {one_line(e)}")
@@ -896,7 +901,7 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
             try:
                 loss = lr_.step(m // procs)
                 sync(torch, dev)
-            except Fail:
+            except (Fail, KeyboardInterrupt):
                 raise
             except USER_RAISES as e:
                 raise Fail(f"{a.model}: the update step failed at M = {m}: "
@@ -1287,7 +1292,7 @@ def cmd_runs(a, argv):
         try:
             ok, div = train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname,
                                 classes, out)
-        except Fail:
+        except (Fail, KeyboardInterrupt):
             raise
         except USER_RAISES as e:  # the user's model, loss or data in an update or evaluation
             raise Fail(f"{a.model}: M = {m}, seed {seed}: training failed: "
