@@ -1054,7 +1054,8 @@ static const hcase train_cases[] = {
                "mbtrain --net $W/n.cfg --data " SYN " --batch 8 --threads 1 " C25_CK " 2>$W/e; "
                "s=$?; grep '^mbtrain' $W/e | sort -u >&2; cmp -s $W/n.cfg " NET " || s=99; exit $s",
      1, "c.learners.rank1.prev is a link onto "},
-#undef C25_CK    /* campaign 26's W3: --batch lo:hi past 2^30 was cut at the last doubling below it */
+#undef C25_CK
+    /* campaign 26's W3: --batch lo:hi past 2^30 was cut at the last doubling below it */
     {"silent", "$T mbtrain --net " NET " --data " SYN " --threads 1 --batch 8:2000000000 "
                "--max-updates 2 --log-dir $W/d", 1,
      "--batch: 8:2000000000: 2000000000 is past the largest mini-batch, 1073741824"},
@@ -1094,6 +1095,12 @@ static const hcase train_cases[] = {
                 "--eval-every 2 --eval-samples 80 --resume $W/c --log $W/r >/dev/null", 0, NULL},
 #undef C27_NONE
 #undef C27_CK
+    /* campaign 28's Z2: a companion's .prev linked onto the file standard output goes to
+     * (/proc/self/fd/1): the previous checkpoint was written into it, the summary lost */
+    {"symlink", "ln -s /proc/self/fd/1 $W/c.learners.prev && " TRAIN "--learners 2 --algo "
+                "sgd-sync --max-updates 30 --checkpoint $W/c --checkpoint-every 10 --log $W/r "
+                "> $W/so; s=$?; test -L $W/c.learners.prev && ! test -s $W/so || s=99; exit $s",
+     1, "c.learners.prev: a link onto the file this command's standard output goes to"},
 };
 
 #undef MIX_S

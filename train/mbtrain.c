@@ -382,6 +382,23 @@ static int prev_link_check(const char *l, mb_error *err)
     return rc;
 }
 
+/* A companion link whose target is the regular file this command's standard output or error
+ * goes to (a link onto /proc/self/fd/1, campaign 28's Z2: the previous checkpoint was written
+ * into it, the summary line lost): refused, naming the stream. */
+static int std_clash(const char *l, mb_error *err)
+{
+    struct stat t, f;
+    if (stat(l, &t) != 0 || !S_ISREG(t.st_mode))
+        return 0;
+    for (int fd = 1; fd <= 2; fd++)
+        if (fstat(fd, &f) == 0 && S_ISREG(f.st_mode) && f.st_dev == t.st_dev &&
+            f.st_ino == t.st_ino)
+            return mb_error_set(err, MB_EINVAL, "%s: a link onto the file this command's "
+                                "standard %s goes to: the checkpoint would be written into it",
+                                l, fd == 1 ? "output" : "error") != MB_OK;
+    return 0;
+}
+
 /* The companions of a parallel run's --checkpoint PATH that are symbolic links
  * (PATH.learners, PATH.learners.rankR, found in PATH's folder; campaign 24's U1: one onto
  * --net overwrote it), and their NAME.prev where that is a link (campaign 25's V6: the
@@ -428,7 +445,7 @@ static int companion_links(const mb_run_options *o, mb_error *err)
         size_t ln = strlen(links[i]);
         hit = (ln > 5 && strcmp(links[i] + ln - 5, ".prev") == 0 &&
                prev_link_check(links[i], err) != MB_OK) ||
-              link_clash(o, links, n, i, err);
+              std_clash(links[i], err) || link_clash(o, links, n, i, err);
     }
     for (int i = 0; i < n; i++)
         free(links[i]);
