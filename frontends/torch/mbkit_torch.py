@@ -41,7 +41,6 @@ factory that raises, bad data, a run that never reached the target, a write erro
 never a traceback; 2 usage (an unknown flag, a flag given twice or one the mode ignores).
 """
 import argparse
-import contextlib
 import errno
 import importlib
 import importlib.util
@@ -54,21 +53,12 @@ import sys
 import tempfile
 import time
 
+import mbkit_streams as streams
+from mbkit_streams import ERR, Fail, quiet_stdout, say_err, user_stdout
+
 PROG = "mbkit_torch"
 VERSION = "0.1.0"
-# standard output, kept for the front end's own table and summaries (a FdOut over a dup of
-# fd 1): while a command runs, fd 1 is stderr (user_stdout), so what the user's code writes
-# (print() at import, in dataset(), model(), loss(), a forward pass; os.write(1, ...), a C
-# extension's printf, a child process) never lands in a step table written to '-'
-STDOUT = None
-# the front end's own lines on stderr go to ERR (a FdOut over fd 2, set at the end of this file):
-# the user's code gets a sys.stderr of its own (user_stdout), which it may close or replace
-ERR = None
 FORMAT = 1  # the format version: '# format=mbkit-runlog/1', 'mbkit-step/1' (docs/formats.md)
-
-
-class Fail(Exception):
-    """A one-line error for the user: bad input, exit 1."""
 
 
 # ---- command line ------------------------------------------------------------------------------
@@ -431,7 +421,7 @@ class Output:
     def write(self, text):
         data = text.encode("utf-8")
         if self.path == "-":
-            say_out(text, STDOUT or sys.stdout)
+            say_out(text, streams.STDOUT or sys.stdout)
             return
         if self.special:
             self._write_special(data)
@@ -967,7 +957,7 @@ def cmd_probe(a, argv):
     mod, call_for = probe_setup(torch, a, dev, a.threads)
     if same_file(a.output, getattr(mod, "__file__", None)):  # --model given as a module name
         raise Fail(f"-o {a.output} would overwrite --model {a.model}")
-    say = ERR if a.output == "-" else STDOUT or sys.stdout
+    say = ERR if a.output == "-" else streams.STDOUT or sys.stdout
     dname = device_name(torch, dev)
     backend = "cuda" if dev.type == "cuda" else "cpu"
     rows, worst, shown = [], None, []
@@ -1208,7 +1198,7 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, o
     out.write("".join(f"# {kv}\n" for kv in meta) +
               "update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n" +
               "".join(r + "\n" for r in rows) + f"# {summary}\n")
-    say_out(summary + "\n", STDOUT or sys.stdout)
+    say_out(summary + "\n", streams.STDOUT or sys.stdout)
     if diverged_u > 0:
         print(f"{PROG} runs: M = {m}, seed {seed}: diverged at update {diverged_u} (lower "
               f"--lr); the log says so", file=ERR)
@@ -1385,139 +1375,6 @@ def main(argv=None):
         return 130
     finally:
         quiet_stdout()
-
-
-class FdOut:
-    """Text written straight to a file descriptor, unbuffered: a write error is OSError at
-    the write (say_out's one line), and nothing is left for Python to flush at exit. With
-    `ident` (st_dev, st_ino of the file it was made for) each write first checks that the fd
-    still refers to that file (the user's code may close it and open another that gets its
-    number): if not, Fail(`lost`), nothing written."""
-
-    def __init__(self, fd, encoding, errors, ident=None, lost=None):
-        self.fd, self.encoding, self.errors = fd, encoding, errors
-        self.ident, self.lost = ident, lost
-
-    def intact(self):
-        try:
-            st = os.fstat(self.fd)
-        except OSError:
-            return False
-        return self.ident is None or (st.st_dev, st.st_ino) == self.ident
-
-    def write(self, text):
-        if self.ident is not None and not self.intact():
-            raise Fail(self.lost)
-        view = memoryview(text.encode(self.encoding, self.errors))
-        while view:
-            view = view[os.write(self.fd, view):]
-
-    def flush(self):
-        pass
-
-
-def say_err(text):
-    """The front end's own line on stderr (ERR); a closed stderr loses it, nothing more."""
-    try:
-        ERR.write(text)
-    except OSError:
-        pass
-
-
-def c_flush():
-    """C's stdio buffers flushed (fflush(NULL)): what a C extension printf()ed while fd 1 was
-    stderr goes there, not into the table when fd 1 is put back (or at exit)."""
-    try:
-        import ctypes
-        ctypes.CDLL(None).fflush(None)
-    except (ImportError, OSError, AttributeError):
-        pass
-
-
-def high_dup(fd):
-    """A copy of fd at a high number (1000, or half the fd limit), not inherited: user code that
-    closes fds 3 and up over a range, then opens a file, does not get it."""
-    import fcntl
-    import resource
-    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    lo = 1000 if soft == resource.RLIM_INFINITY else max(3, min(1000, soft // 2))
-    try:
-        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, lo)
-    except OSError:  # EMFILE, EINVAL: anywhere then
-        return os.dup(fd)
-
-
-def own_stream(stream, fd, like):
-    """stream while it is open, else a new text stream over fd (the user's code closed
-    sys.__stdout__ or sys.__stderr__, or left None): the front end never writes to a closed one."""
-    if stream is not None and not getattr(stream, "closed", True):
-        return stream
-    try:
-        return open(fd, "w", encoding=getattr(like, "encoding", None) or "utf-8",
-                    errors=getattr(like, "errors", None) or "strict", closefd=False, buffering=1)
-    except OSError:  # the fd is closed too
-        return stream
-
-
-@contextlib.contextmanager
-def user_stdout(model):
-    """While a command runs, fd 1 is a copy of fd 2 (os.dup2) and sys.stdout a wrapper of its
-    own over it (closing it harms neither stderr nor the table); sys.stderr is the user's own
-    wrapper over fd 2 too (the front end's lines go to ERR). The table goes to STDOUT, a copy
-    of the first fd 1 at a high number, checked before each write (FdOut's ident), which is put
-    back after; if the user's code closed or replaced it, Fail naming the model file. Spawned
-    ranks inherit the fd 1 made so."""
-    global STDOUT
-    mine, mine_err = sys.stdout, sys.stderr
-    mine.flush()
-    saved = high_dup(1)
-    st = os.fstat(saved)
-    lost = (f"{model}: the model closed or replaced the front end's output (standard output); "
-            f"nothing more written there")
-    STDOUT = FdOut(saved, mine.encoding or "utf-8", mine.errors or "strict",
-                   (st.st_dev, st.st_ino), lost)
-    try:
-        os.dup2(2, 1)
-    except OSError:  # stderr closed (2>&-): the user's writes to fd 1 go nowhere
-        fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, 1)
-        os.close(fd)
-    sys.stdout = open(1, "w", encoding=mine.encoding, errors=mine.errors, closefd=False,
-                      buffering=1)
-    sys.stderr = own_stream(None, 2, mine_err) or mine_err
-    try:
-        yield
-    finally:
-        for f in (sys.stdout, sys.__stdout__, mine, sys.stderr, sys.__stderr__, mine_err):
-            try:  # the user's writes, still to stderr
-                f.flush()
-            except (OSError, ValueError, AttributeError):  # closed, replaced by None
-                pass
-        c_flush()  # a C extension's printf, buffered in C's stdio
-        sys.stdout = own_stream(mine, 1, mine)
-        sys.stderr = own_stream(mine_err, 2, mine_err)
-        intact = STDOUT.intact()
-        if intact:
-            os.dup2(saved, 1)
-            os.close(saved)
-        STDOUT = None
-    if not intact:  # fd 1 stays a copy of stderr
-        raise Fail(lost)
-
-
-def quiet_stdout():
-    """After a write error on standard output (reported once), what is still buffered goes to
-    /dev/null: Python's flush at exit would print a second, raw message."""
-    try:
-        if sys.stdout is not None and not getattr(sys.stdout, "closed", False):
-            sys.stdout.flush()
-    except (OSError, ValueError):
-        fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, 1)
-        os.close(fd)
-
-
-ERR = FdOut(2, getattr(sys.stderr, "encoding", None) or "utf-8", "backslashreplace")
 
 
 if __name__ == "__main__":
