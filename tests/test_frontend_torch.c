@@ -297,7 +297,8 @@ static const char *const VARIANTS[][2] = {
                     "def loss(out, y):\n    import torch.distributed as dist\n"
                     "    if dist.is_initialized() and dist.get_rank() == 1:\n"
                     "        os.write(1, b'rank 1 fd chatter\\n')\n"
-                    "    return torch.nn.functional.cross_entropy(out, y)\n"},    /* campaign 26: sys.exit() in the model file (main process, rank 1), a KeyboardInterrupt
+                    "    return torch.nn.functional.cross_entropy(out, y)\n"},
+    /* campaign 26: sys.exit() in the model file (main process, rank 1), a KeyboardInterrupt
      * raised on rank 1, a loss that is always nan (every run diverges) */
     {"dsexit0.py", HEAD "def dataset():\n    sys.exit(0)\n"},
     {"lossexit3.py", HEAD "def loss(out, y):\n    sys.exit(3)\n"},
@@ -344,6 +345,8 @@ static const char *const VARIANTS[][2] = {
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
 #define RN "runs --threads 1 --target-loss 0.6 --log-dir d --model "
+/* probe on 2 ranks of 2 threads, the model file M of the folder above */
+#define P2(M) "probe --model ../" M " --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
 
 /* A refusal: what the folder holds first (sh), the front end's arguments, the status, a piece
  * of its one line (two for status 2: the hint), and a check after (sh; prints to stderr what is
@@ -422,8 +425,7 @@ static const struct bad {
     {"ln -s nowhere d", RN "../tiny.py --batch 8", 1,
      "--log-dir d: a link to a missing folder (nowhere)", "test -L d || echo 'd REPLACED' >&2"},
     {":", RN "../tiny.py --batch 8 --lr 0", 1, "--lr: must be > 0, got '0'", ":"},
-    {"date +%s > .t0", "probe --model ../r1sleep.py --threads 2 --budget 0.05 --rounds 1 "
-     "--batch 8 --procs 2 --wait-timeout 2 -o o", 1,
+    {"date +%s > .t0", P2("r1sleep.py") "--wait-timeout 2 -o o", 1,
      "rank 0: waited 2 s for the other ranks (--wait-timeout 2): a rank has stalled",
      "[ $(($(date +%s) - $(cat .t0))) -lt 30 ] || echo 'the stall was not ended in time' >&2"},
     {":", PB "--procs 2 --wait-timeout 0.5 -o o", 1, "--wait-timeout: 0.5 s is too short", ":"},
@@ -434,25 +436,23 @@ static const struct bad {
     {":", PB "--lr \xef\xbc\x90.05 -o o", 1, "--lr: '\xef\xbc\x90.05' is not a finite number", ":"},
     /* campaign 25's V2: a rank stopped by SIGSTOP (SIGTERM stays pending on it): rank 0's
      * --wait-timeout line, the rank killed; every rank stopped: the parent's own line */
-    {"date +%s > .t0", "probe --model ../r1stop.py --threads 2 --budget 0.05 --rounds 1 "
-     "--batch 8 --procs 2 --wait-timeout 2 -o o", 1,
+    {"date +%s > .t0", P2("r1stop.py") "--wait-timeout 2 -o o", 1,
      "rank 0: waited 2 s for the other ranks (--wait-timeout 2): a rank has stalled",
      "[ $(($(date +%s) - $(cat .t0))) -lt 30 ] || echo 'the stop was not ended in time' >&2; "
      "test -s r1.pid && ! kill -0 $(cat r1.pid) 2>/dev/null || echo 'rank 1 LEFT' >&2"},
-    {"date +%s > .t0", "probe --model ../allstop.py --threads 2 --budget 0.05 --rounds 1 "
-     "--batch 8 --procs 2 --wait-timeout 2 -o o", 1,
+    {"date +%s > .t0", P2("allstop.py") "--wait-timeout 2 -o o", 1,
      " stopped (a signal) for 12 s, beyond --wait-timeout 2: a rank has stalled; ending the job",
      "[ $(($(date +%s) - $(cat .t0))) -lt 45 ] || echo 'the stop was not ended in time' >&2; "
      "for f in r0.pid r1.pid; do test -s $f && ! kill -0 $(cat $f) 2>/dev/null || "
-     "echo \"$f LEFT\" >&2; done"},    /* campaign 26's W5: sys.exit() in the model file is one line naming it and the function,
+     "echo \"$f LEFT\" >&2; done"},
+    /* campaign 26's W5: sys.exit() in the model file is one line naming it and the function,
      * exit 1, not the command's status (0: quiet, no log); a rank's KeyboardInterrupt is an
      * interrupt of the command (130), not a rank gone quietly */
     {":", RN "../dsexit0.py --batch 8", 1, "dsexit0.py: dataset() raised SystemExit: 0", ":"},
     {":", RN "../lossexit3.py --batch 8", 1, "lossexit3.py: loss() raised SystemExit: 3", ":"},
-    {":", "probe --model ../r1dsexit.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
-     "--procs 2 -o o", 1, "rank 1: ../r1dsexit.py: dataset() raised SystemExit: 0", ":"},
-    {":", "probe --model ../r1kbd.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
-     "-o o", 130, "mbkit_torch probe: interrupted; nothing half-written", ":"},
+    {":", P2("r1dsexit.py")
+     "-o o", 1, "rank 1: ../r1dsexit.py: dataset() raised SystemExit: 0", ":"},
+    {":", P2("r1kbd.py") "-o o", 130, "mbkit_torch probe: interrupted; nothing half-written", ":"},
     /* campaign 27's X4: the user's code closes fds 3 and up (the saved standard output), or
      * makes each a copy of its own file: one line naming the model file, nothing written into
      * the user's file; X5, X11: a rank killed by a signal Python does not name, a rank that
@@ -462,18 +462,16 @@ static const struct bad {
     {":", "probe --model ../reopen.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -", 1,
      "reopen.py: the model closed or replaced the front end's output (standard output)",
      "test -f userfile && ! test -s userfile || echo 'userfile WRITTEN' >&2"},
-    {":", "probe --model ../r1rt.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
-     "--wait-timeout 2 -o o", 1,
+    {":", P2("r1rt.py") "--wait-timeout 2 -o o", 1,
      "--procs 2: a learner process failed (process 1 terminated with signal 40)", ":"},
-    {":", "probe --model ../r1exit0.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
-     "--procs 2 --wait-timeout 2 -o o", 1,
+    {":", P2("r1exit0.py") "--wait-timeout 2 -o o", 1,
      "--procs 2: rank 1 exited (status 0) before the job ended", ":"},
     /* campaign 28's Z1: a BaseException that is not SystemExit (a traceback), Z3: --model '' */
     {":", "probe --model ../bstop.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
      "bstop.py: dataset() raised Stop: user stop", ":"},
     {":", RN "../genexit.py --batch 8", 1, "genexit.py: loss() raised GeneratorExit: gen exit",
      ":"},
-    {":", "probe --model ../bstop.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
+    {":", P2("bstop.py")
      "--wait-timeout 2 -o o", 1, "bstop.py: dataset() raised Stop: user stop", ":"},
     {":", "probe --model '' --threads 1 --batch 8 -o o", 1, "--model: empty", ":"},
 };
@@ -500,8 +498,7 @@ static const struct good {
     {":", "probe --model ../printer.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -",
      "grep -q hello err && ! grep -q hello out && head -1 out | grep -qx '# format=mbkit-step/1' "
      "&& [ $(grep -vc '^#' out) = 2 ]"},
-    {":", "probe --model ../r1print.py --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
-     "-o -", "grep -q 'rank 1 chatter' err && ! grep -q chatter out && "
+    {":", P2("r1print.py") "-o -", "grep -q 'rank 1 chatter' err && ! grep -q chatter out && "
      "[ $(grep -vc '^#' out) = 2 ]"},
     /* campaign 25's V5: the model file closes sys.stdout: stderr and the table unharmed */
     {":", "probe --model ../closeout.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -",
@@ -513,10 +510,11 @@ static const struct good {
      "--batch 8 -o -", "grep -q 'fd chatter' err && grep -q 'echo chatter' err && "
      "grep -q 'printf chatter' err && ! grep -q chatter out && "
      "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},
-    {":", "probe --model ../r1fdchat.py --threads 2 --budget 0.05 --rounds 1 --batch 8 "
-     "--procs 2 -o -", "grep -q 'rank 1 fd chatter' err && grep -q 'import fd chatter' err && "
+    {":", P2("r1fdchat.py")
+     "-o -", "grep -q 'rank 1 fd chatter' err && grep -q 'import fd chatter' err && "
      "! grep -q chatter out && "
-     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},    /* campaign 26's W4: every run diverges: as mbtrain's, each log written (# diverged=U,
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ]"},
+    /* campaign 26's W4: every run diverges: as mbtrain's, each log written (# diverged=U,
      * diverged=yes), one line each on stderr, the sweep goes on, exit 0 (not "did not reach") */
     {":", RN "../nanloss.py --batch 8,16",
      "[ $(grep -c ': diverged at update 1 (lower --lr); the log says so$' err) = 2 ] && "
@@ -534,8 +532,8 @@ static const struct good {
      "grep -q '^steadiness: ' err && ! grep -qi 'error\\|traceback' err"},
     {":", RN "../dunderclose.py --batch 8 --allow-unreached",
      "grep -q ' reached=' out && ! grep -qi 'error\\|traceback' err"},
-    {"date +%s > .t0", "probe --model ../r1daemon.py --threads 2 --budget 0.05 --rounds 1 "
-     "--batch 8 --procs 2 --wait-timeout 5 -o o", "s=$(($(date +%s) - $(cat .t0))); "
+    {"date +%s > .t0", P2("r1daemon.py")
+     "--wait-timeout 5 -o o", "s=$(($(date +%s) - $(cat .t0))); "
      "kill $(cat child.pid) 2>/dev/null; [ $s -lt 20 ] && grep -q '^cpu,' o"},
 };
 

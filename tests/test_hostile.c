@@ -370,7 +370,8 @@ static const hcase probe_cases[] = {
     {"silent", STEP0 "--batch 4 --threads 1,2 --learners 2 --rounds 1 --budget 0.01 -o $W/o", 2,
      "--threads 1 and 2 both run 2 threads with 2 learners"},
     /* N19: a switch given twice was taken (a flag with a value is refused so) */
-    {"usage", CONV "--no-cache -o $W/o", 2, "option '--no-cache' given twice"},    /* campaign 26's W3: a lo:hi past the flag's bound was cut at the last doubling below it */
+    {"usage", CONV "--no-cache -o $W/o", 2, "option '--no-cache' given twice"},
+    /* campaign 26's W3: a lo:hi past the flag's bound was cut at the last doubling below it */
     {"silent", STEP0 "--batch 2:2000000 --threads 1 --rounds 1 --budget 0.01 -o $W/o", 1,
      "--batch: 2000000 (in '2:2000000') is not a whole number in [1, 1048576]"},
 };
