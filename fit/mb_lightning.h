@@ -30,12 +30,12 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
                                const mb_lightning_options *o, const double *thr, size_t n_thr,
                                mb_fit_runs *runs, double *max_gap, mb_error *err);
 
-/* mb_fit_runs' arrays for n runs and n_thr thresholds, zeroed (defined in nupdate.c). */
+/* mb_fit_runs' arrays for n runs and n_thr thresholds, zeroed (defined in runs.c). */
 int mb_fit_runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr);
 
 /* Input i names the same file as an earlier one (st: each input's stat, by device and inode,
  * st_ino 0 where it could not be read): MB_EINVAL "PATH: given twice (also as PATH)", else
- * MB_OK (defined in nupdate.c: the run logs' check, reused for Lightning's metrics.csv). */
+ * MB_OK (defined in runs.c: the run logs' check, reused for Lightning's metrics.csv). */
 struct stat;
 int mb_fit_given_twice(const char *const *paths, const struct stat *st, size_t i,
                        mb_error *err);

@@ -1363,7 +1363,7 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sync", &a), MB_OK);
     CU_ASSERT_EQUAL(a, MB_PAR_EASGD_SYNC);
     CU_ASSERT_EQUAL(mb_par_algo_parse("easgd-sink", &a), MB_EINVAL);
-    /* the names a log may hold (fit/nupdate.c checks them): the optimisers' then these, each
+    /* the names a log may hold (fit/runs.c checks them): the optimisers' then these, each
      * read back by its own table's parser, and nothing past them */
     int k = 0;
     for (mb_optim_kind kind; k < MB_OPTIM_N; k++)

@@ -1,4 +1,4 @@
-/* fuzz_runlog.c — mbtrain run logs as mbfit nupdate reads them (fit/nupdate.c): metadata,
+/* fuzz_runlog.c — mbtrain run logs as mbfit nupdate reads them (fit/runs.c): metadata,
  * the update/loss/eval columns, the crossing of two thresholds, divergence markers. */
 #include "fuzz_common.h"
 

@@ -1,5 +1,5 @@
 /* fuzz_table.c — CSV tables (data/table.c): mb_table_read and every accessor on what it read,
- * and the points-file reader of mbfit nupdate (fit/nupdate.c). */
+ * and the points-file reader of mbfit nupdate (fit/runs.c). */
 #include "fuzz_common.h"
 
 #include "../../data/mb_table.h"

@@ -264,7 +264,7 @@ int mb_par_algo_has_server(int algo);
 const char *mb_run_algo_name(const mb_run_options *o);
 /* Every name mb_run_algo_name can give, from the same two tables (the optimisers', then the
  * parallel algorithms'): name k for 0 <= k < the count, NULL from there on. What a run log's
- * `# algo=` may say (fit/nupdate.c refuses another name). */
+ * `# algo=` may say (fit/runs.c refuses another name). */
 const char *mb_run_algo_nth(int k);
 
 #endif /* MB_RUN_H */
