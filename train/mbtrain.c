@@ -1,39 +1,27 @@
 /* mbtrain.c — the `mbtrain` command: train a network on a data set with SGD, momentum or
  * Nesterov, log the run, stop at a target loss; sweeps over batch sizes and seeds.
  *
- * Thin: parse options, set OpenBLAS's thread count, load the data once, call mb_train_run for
- * each (batch, seed), print one summary line per run. Usage errors exit 2 with one line and a
+ * Thin: parse options (here), check the outputs before any run (mbtrain_outputs.c), then load
+ * the data once, call mb_train_run for each (batch, seed) and print one summary line per run
+ * (mbtrain_sweep.c; mbtrain_cli.h is what the three share). Usage errors exit 2 with one line and a
  * hint; bad values, files and failed runs exit 1 with one line. A run that diverges is a
  * measured outcome, not a failure: one line on stderr, its log and summary, then the next run.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../data/mb_parse.h"
 #include "../data/mb_cli.h"
-#include "../data/mb_output.h"
-#include "../data/mb_dataset.h"
-#include "../net/mb_net.h"
 #include "backend/mb_backend.h"
 #include "learner/mb_learner.h"
 #include "comm/mb_comm.h"
 #include "run/mb_run.h"
 #include "par/mb_par.h"
 #include "mb_train.h"
-
-static int fail(const mb_error *err)
-{
-    return mb_cli_fail("mbtrain", NULL, err);
-}
+#include "mbtrain_cli.h"
 
 static void help(const mb_run_options *d)
 {
@@ -170,324 +158,7 @@ static void help(const mb_run_options *d)
            d->eval_every, MB_RUN_LEVELS_MAX, d->noise_every, d->epochs, d->threads);
 }
 
-/* Seeds: "lo:hi" (every integer from lo to hi) or a comma list of integers >= 0. */
-enum { MAX_SWEEP_SEEDS = 1000 }; /* the most seeds one --seeds list may name */
 
-static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *err)
-{
-    *out = NULL;
-    *n = 0;
-    char **items;
-    size_t k;
-    int rc = mb_data_split_list(s, "--seeds", 0, &items, &k, err);
-    for (size_t i = 0; rc == MB_OK && i < k; i++) {
-        char *item = items[i];
-        long lo, hi;
-        char *colon = strchr(item, ':');
-        if (colon)
-            *colon = '\0';
-        if (mb_data_parse_long(item, 0, 1L << 40, &lo) != MB_OK ||
-            (colon && mb_data_parse_long(colon + 1, lo, lo + 100000, &hi) != MB_OK)) {
-            rc = mb_error_set(err, MB_EINVAL,
-                              "--seeds: '%s' is not a seed list (0:4 or 1,5,9, seeds >= 0)", s);
-            break;
-        }
-        if (!colon)
-            hi = lo;
-        unsigned long *v = realloc(*out, (*n + (size_t)(hi - lo + 1)) * sizeof *v);
-        if (!v) {
-            rc = mb_error_set(err, MB_ENOMEM, "out of memory");
-            break;
-        }
-        *out = v;
-        for (long k = lo; k <= hi; k++)
-            v[(*n)++] = (unsigned long)k;
-    }
-    if (rc == MB_OK && *n == 0)
-        rc = mb_error_set(err, MB_EINVAL, "--seeds: empty list");
-    if (rc == MB_OK && *n > MAX_SWEEP_SEEDS) /* a bound no typo removes: every seed is a run */
-        rc = mb_error_set(err, MB_EINVAL, "--seeds: %zu seeds in '%s', more than %d in one sweep",
-                          *n, s, MAX_SWEEP_SEEDS);
-    /* a seed twice would write its log twice, the second over the first */
-    for (size_t i = 0; rc == MB_OK && i < *n; i++)
-        for (size_t j = 0; rc == MB_OK && j < i; j++)
-            if ((*out)[i] == (*out)[j])
-                rc = mb_error_set(err, MB_EINVAL, "--seeds: seed %lu given twice in '%s'",
-                                  (*out)[i], s);
-    if (rc != MB_OK) {
-        free(*out);
-        *out = NULL;
-    }
-    free(items);
-    return rc;
-}
-
-/* A progress bar on stderr, redrawn at most ten times a second. */
-typedef struct bar {
-    double last;
-} bar;
-
-static void draw(const mb_run_progress *p, void *ctx)
-{
-    bar *b = ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    if (t - b->last < 0.1 && !(p->max_updates > 0 && p->update == p->max_updates))
-        return;
-    b->last = t;
-    char line[40] = "";
-    if (p->max_updates > 0) {
-        int fill = (int)(30.0 * (double)p->update / (double)p->max_updates);
-        for (int i = 0; i < 30; i++)
-            line[i] = i < fill ? '#' : '.';
-        line[30] = '\0';
-    }
-    /* samples per training second, and the training time left to the bound at that pace */
-    double sps = p->wall_s > 0 ? (double)p->samples / p->wall_s : 0;
-    char left[32] = "";
-    if (p->max_updates > 0 && p->update > 0)
-        snprintf(left, sizeof left, " %.0fs left",
-                 p->wall_s / (double)p->update * (double)(p->max_updates - p->update));
-    fprintf(stderr, "\r[%s] update %ld epoch %.2f loss %.4f eval %.4f %.0f samples/s %.1fs%s ",
-            line, p->update, p->epoch, p->loss, p->eval_loss, sps, p->wall_s, left);
-    fflush(stderr);
-}
-
-/* --resume names a checkpoint that mbtrain wrote: a regular file that can be read (a FIFO
- * would be opened more than once and block, a device such as /dev/zero never ends). */
-static int resume_file(const char *path, mb_error *err)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0) /* not here: under mpirun, a rank's node may hold only its part */
-        return MB_OK;         /* (PATH.learners.rankR), which the trainer reads and names */
-    const char *kind = mb_data_not_regular(path);
-    if (kind)
-        return mb_error_set(err, MB_EIO, "--resume %s: %s, not a regular file: a checkpoint is "
-                            "the file mbtrain --checkpoint wrote", path, kind);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return mb_error_set(err, MB_EIO, "--resume %s: cannot open: %s", path, strerror(errno));
-    close(fd);
-    return MB_OK;
-}
-
-/* A file that would overwrite a checkpoint set's companion (PATH.learners[.rankR][.prev]):
- * `out` (the flag `oflag`) against the set of `ckpt` (the flag `cflag`), links resolved
- * (campaign 9, L3: --log c.learners.rank1 destroyed the set). */
-static int over_companion(const char *oflag, const char *out, const char *cflag,
-                          const char *ckpt, mb_error *err)
-{
-    char rest[4096], part[48];
-    int rank, prev;
-    if (!out || !ckpt || !mb_data_path_extends(out, ckpt, rest, sizeof rest) ||
-        !mb_par_ckpt_companion(rest, &rank, &prev))
-        return MB_OK;
-    if (rank >= 0)
-        snprintf(part, sizeof part, "part for rank %d", rank);
-    else
-        snprintf(part, sizeof part, "learners file");
-    return mb_error_set(err, MB_EINVAL, "%s %s is %s %s's %s%s: one would overwrite the other",
-                        oflag, out, cflag, ckpt, part, prev ? " (its .prev copy)" : "");
-}
-
-/* An output over one of --data's files (campaign 11's N1): 1 with the line in err. */
-static int over_data(const char *flag, const char *out, const char *data, mb_error *err)
-{
-    char which[4096];
-    if (!out || !mb_data_spec_holds(data, out, which, sizeof which))
-        return 0;
-    mb_error_set(err, MB_EINVAL, "%s %s would overwrite %s, a file of --data %s", flag, out,
-                 which, data);
-    return 1;
-}
-
-/* Whether --net names a file (a bare name is data/nets/NAME.cfg, which no output can be). */
-static int net_is_path(const char *net)
-{
-    size_t n = strlen(net);
-    return strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0);
-}
-
-/* A companion link `l` of --checkpoint (written through: its target is rewritten, and the
- * target kept as TARGET.prev) over an input or another output: 1 with the line in err. */
-static int link_clash(const mb_run_options *o, char **links, int n, int i, mb_error *err)
-{
-    const char *l = links[i], *cp = o->checkpoint_path;
-    char *t = NULL, rest[4096];
-    int rank, prev, hit = 0;
-    if (!cp || !o->net)
-        return 0;
-    if (mb_out_target(l, &t, err) != MB_OK || !t) {
-        err->msg[0] = '\0'; /* a loop: the write names it */
-        return 0;
-    }
-    /* a companion's target is kept as TARGET.prev; a .prev link's target is all it writes */
-    size_t tn = strlen(t) + sizeof ".prev", ln = strlen(l);
-    int is_prev = ln > 5 && strcmp(l + ln - 5, ".prev") == 0;
-    char *tp = is_prev ? NULL : malloc(tn);
-    if (tp)
-        snprintf(tp, tn, "%s.prev", t);
-    const char *file[] = {net_is_path(o->net) ? o->net : NULL, o->log_path, cp, o->resume_path};
-    const char *flag[] = {"--net", "--log", "--checkpoint", "--resume"};
-    for (int k = 0; !hit && k < 4; k++)
-        if (file[k] && (mb_data_same_file(l, file[k]) || (tp && mb_data_same_file(tp, file[k]))))
-            hit = mb_error_set(err, MB_EINVAL, "--checkpoint %s: its companion %s is a link onto "
-                               "%s, %s %s: one would overwrite the other", cp, l, t, flag[k],
-                               file[k]) != MB_OK;
-    for (int k = 0; !hit && k < 2; k++) {
-        const char *c = k ? o->resume_path : cp;
-        if (c && mb_data_path_extends(l, c, rest, sizeof rest) &&
-            mb_par_ckpt_companion(rest, &rank, &prev))
-            hit = mb_error_set(err, MB_EINVAL, "--checkpoint %s: its companion %s is a link onto "
-                               "%s, a companion of %s %s: one would overwrite the other", cp, l,
-                               t, k ? "--resume" : "--checkpoint", c) != MB_OK;
-    }
-    for (int j = 0; !hit && j < n; j++)
-        if (j != i && mb_data_same_file(l, links[j]))
-            hit = mb_error_set(err, MB_EINVAL, "--checkpoint %s: its companions %s and %s are "
-                               "links onto one file, %s: one would overwrite the other", cp, l,
-                               links[j], t) != MB_OK;
-    if (!hit && over_data("--checkpoint's companion", l, o->data, err))
-        hit = 1;
-    free(tp);
-    free(t);
-    return hit;
-}
-
-/* A companion's NAME.prev that is a symbolic link: its target is written at every checkpoint
- * after the first and read back by --resume, so one that cannot be written (a loop, a link
- * into no folder, a folder) or cannot be read back (a FIFO, a socket) is refused before any
- * training (campaign 27's X7, X8, X10: the set was never kept, the loop replaced by a file, a
- * late "Input/output error"). MB_OK, or the line naming the link. */
-static int prev_link_check(const char *l, mb_error *err)
-{
-    char *t = NULL;
-    struct stat sb;
-    if (mb_out_target(l, &t, err) != MB_OK)
-        return MB_EINVAL;
-    int rc = MB_OK;
-    const char *slash = strrchr(t, '/');
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == t ? 1 : slash - t) : 1,
-             slash ? t : ".");
-    if (stat(t, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
-        rc = mb_error_set(err, MB_EINVAL, "%s: a link onto %s, a FIFO or socket; the previous "
-                          "checkpoint is kept there and read back: give a regular file", l, t);
-    else if (stat(t, &sb) != 0 && stat(dir, &sb) != 0)
-        rc = mb_error_set(err, MB_EINVAL, "%s: a link into no folder, %s", l, dir);
-    else if (mb_out_check(l, err) != MB_OK)
-        rc = MB_EINVAL;
-    free(t);
-    return rc;
-}
-
-/* A companion link whose target is the regular file this command's standard output or error
- * goes to (a link onto /proc/self/fd/1, campaign 28's Z2: the previous checkpoint was written
- * into it, the summary line lost): refused, naming the stream. */
-static int std_clash(const char *l, mb_error *err)
-{
-    struct stat t, f;
-    if (stat(l, &t) != 0 || !S_ISREG(t.st_mode))
-        return 0;
-    for (int fd = 1; fd <= 2; fd++)
-        if (fstat(fd, &f) == 0 && S_ISREG(f.st_mode) && f.st_dev == t.st_dev &&
-            f.st_ino == t.st_ino)
-            return mb_error_set(err, MB_EINVAL, "%s: a link onto the file this command's "
-                                "standard %s goes to: the checkpoint would be written into it",
-                                l, fd == 1 ? "output" : "error") != MB_OK;
-    return 0;
-}
-
-/* The companions of a parallel run's --checkpoint PATH that are symbolic links
- * (PATH.learners, PATH.learners.rankR, found in PATH's folder; campaign 24's U1: one onto
- * --net overwrote it), and their NAME.prev where that is a link (campaign 25's V6: the
- * rotation replaced it by a file): each is written through, so its target must be no input
- * and no other output of the run. */
-static int companion_links(const mb_run_options *o, mb_error *err)
-{
-    const char *cp = o->checkpoint_path, *slash = cp ? strrchr(cp, '/') : NULL;
-    if (!cp || o->par == MB_PAR_NONE)
-        return MB_OK;
-    char dir[4096], path[8192];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == cp ? 1 : slash - cp) : 1,
-             slash ? cp : ".");
-    const char *base = slash ? slash + 1 : cp;
-    size_t k = strlen(base);
-    DIR *d = opendir(dir);
-    if (!d || !k)
-        return d ? (closedir(d), MB_OK) : MB_OK;
-    char *links[64];
-    int n = 0, rank, prev;
-    struct dirent *e;
-    struct stat sb;
-    while (n < 64 && (e = readdir(d))) {
-        if (strncmp(e->d_name, base, k) != 0 || !mb_par_ckpt_companion(e->d_name + k, &rank,
-                                                                         &prev))
-            continue;
-        snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - cp + 1) : 0, cp, e->d_name);
-        if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode))
-            continue;
-        /* NAME.prev is written through when NAME is no link (a link's is TARGET.prev) */
-        if (prev) {
-            path[strlen(path) - strlen(".prev")] = '\0';
-            int named = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
-            strcat(path, ".prev");
-            if (named)
-                continue;
-        }
-        if ((links[n] = strdup(path)))
-            n++;
-    }
-    closedir(d);
-    int hit = 0;
-    for (int i = 0; !hit && i < n; i++) {
-        size_t ln = strlen(links[i]);
-        hit = (ln > 5 && strcmp(links[i] + ln - 5, ".prev") == 0 &&
-               prev_link_check(links[i], err) != MB_OK) ||
-              std_clash(links[i], err) || link_clash(o, links, n, i, err);
-    }
-    for (int i = 0; i < n; i++)
-        free(links[i]);
-    return hit ? MB_EINVAL : MB_OK;
-}
-
-/* Outputs that would overwrite each other or an input, refused before any work: --log over
- * --checkpoint or the checkpoint being resumed, or over either's companion files; a checkpoint that is a FIFO or socket (it is
- * rewritten every N updates and read back by --resume: each rewrite would open it again). */
-static int output_clash(const mb_run_options *o, mb_error *err)
-{
-    struct stat sb;
-    if (o->resume_path && resume_file(o->resume_path, err) != MB_OK)
-        return MB_EIO;
-    if (o->checkpoint_path && stat(o->checkpoint_path, &sb) == 0 &&
-        (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
-        return mb_error_set(err, MB_EINVAL, "--checkpoint %s: a FIFO or socket; a checkpoint "
-                            "is rewritten and read back: give a regular file", o->checkpoint_path);
-    if (o->log_path && mb_data_same_file(o->log_path, o->checkpoint_path))
-        return mb_error_set(err, MB_EINVAL, "--log %s and --checkpoint %s are the same file",
-                            o->log_path, o->checkpoint_path);
-    if (o->log_path && mb_data_same_file(o->log_path, o->resume_path))
-        return mb_error_set(err, MB_EINVAL, "--log %s would overwrite --resume %s", o->log_path,
-                            o->resume_path);
-    if (over_companion("--log", o->log_path, "--checkpoint", o->checkpoint_path, err) ||
-        over_companion("--log", o->log_path, "--resume", o->resume_path, err) ||
-        over_companion("--checkpoint", o->checkpoint_path, "--resume", o->resume_path, err) ||
-        over_companion("--resume", o->resume_path, "--checkpoint", o->checkpoint_path, err))
-        return MB_EINVAL;
-    /* the description, when --net is a path (a bare name is data/nets/NAME.cfg) */
-    if (net_is_path(o->net)) {
-        const char *out[] = {o->log_path, o->checkpoint_path};
-        for (int i = 0; i < 2; i++)
-            if (out[i] && mb_data_same_file(out[i], o->net))
-                return mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s",
-                                    i ? "--checkpoint" : "--log", out[i], o->net);
-    }
-    return over_data("--log", o->log_path, o->data, err) ||
-                   over_data("--checkpoint", o->checkpoint_path, o->data, err)
-               ? MB_EINVAL
-               : companion_links(o, err);
-}
 
 enum {
     OPT_NET = 256, OPT_DATA, OPT_ALGO, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_LR_STEP,
@@ -581,18 +252,6 @@ static const struct option longopts[] = {
     {"wait-timeout", required_argument, 0, OPT_WAIT_TIMEOUT},
     {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
 
-/* What the command line says beyond mb_run_options: the sweep's lists and the log folder. */
-typedef struct args {
-    const char *batch_arg; /* --batch: one M or a list */
-    const char *seeds_arg; /* --seeds: a list */
-    const char *log_dir;   /* --log-dir */
-    const char *levels;    /* --levels: read once --target-loss is known */
-    int have_seed;         /* --seed given */
-    int noise_asked;       /* --noise-every K > 0 given: every M of the sweep must be >= 2 */
-    long eval_samples;     /* --eval-samples S: a run at M evaluates every max(K, S / M)
-                              updates (0: every --eval-every K) */
-    mb_optim_kind optim;   /* --optim, for sgd-sync and DOWNPOUR's master */
-} args;
 
 /* --levels L1,L2,...: numbers above --target-loss, from the highest down, each once, at most
  * MB_RUN_LEVELS_MAX. A usage error (one line, exit 2) otherwise: the list is read against the
@@ -635,7 +294,7 @@ static int parse_levels(const char *s, mb_run_options *o)
 }
 
 /* Applies option c (its value in optarg) to o and a: MB_OK, or an error (exit 1) in err. */
-static int apply_option(int c, mb_run_options *o, args *a, mb_error *err)
+static int apply_option(int c, mb_run_options *o, mbtrain_args *a, mb_error *err)
 {
     long v;
     int rc = MB_OK;
@@ -874,7 +533,7 @@ static int ignored_flag(const mb_run_options *o, const mb_cli_seen *s)
 
 /* Parses the command line into o and a: -1 to go on, else the exit status (--help, --version,
  * a usage error, a bad value). */
-static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
+static int parse_args(int argc, char **argv, mb_run_options *o, mbtrain_args *a)
 {
     mb_error err = {0};
     int c;
@@ -890,7 +549,7 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
         case MB_CLI_REPEATED: return MB_EXIT_USAGE;
         }
         if (apply_option(c, o, a, &err) != MB_OK)
-            return fail(&err);
+            return mbtrain_fail(&err);
     }
     if (optind < argc)
         return mb_cli_usage("mbtrain", NULL, "unexpected argument '%s'", argv[optind]);
@@ -914,8 +573,8 @@ static int parse_args(int argc, char **argv, mb_run_options *o, args *a)
         return mb_cli_usage("mbtrain", NULL, "--checkpoint needs --checkpoint-every N");
     if (!o->checkpoint_path && o->checkpoint_every)
         return mb_cli_usage("mbtrain", NULL, "--checkpoint-every needs --checkpoint FILE");
-    if (output_clash(o, &err) != MB_OK)
-        return fail(&err);
+    if (mbtrain_output_clash(o, &err) != MB_OK)
+        return mbtrain_fail(&err);
     return -1;
 }
 
@@ -928,7 +587,7 @@ static int start_mpi(int *argc, char ***argv, mb_run_options *o, mb_communicator
     if (!mb_comm_mpi_launched())
         return -1;
     if (mb_comm_mpi_create(argc, argv, "mbtrain", world, &err) != MB_OK) {
-        int status = *world && !err.msg[0] ? 1 : fail(&err); /* rank 0 names the programs */
+        int status = *world && !err.msg[0] ? 1 : mbtrain_fail(&err); /* rank 0 names the programs */
         mb_comm_free(*world); /* after the line: every rank waits here for the others */
         *world = NULL;
         return status;
@@ -948,356 +607,6 @@ static int start_mpi(int *argc, char ***argv, mb_run_options *o, mb_communicator
     return -1;
 }
 
-/* The sweep: batch sizes by seeds (one run when neither is a list). */
-typedef struct sweep {
-    mb_range batches;       /* the batch sizes (v points at one when there is one) */
-    double one;             /* the one batch size */
-    unsigned long *seeds;   /* the --seeds list, or NULL: o->seed alone */
-    size_t nseeds;
-} sweep;
-
-static void sweep_free(sweep *w)
-{
-    if (w->batches.v != &w->one)
-        mb_data_range_free(&w->batches);
-    free(w->seeds);
-}
-
-/* Reads --batch and --seeds into w and checks the sweep against the other flags (a log folder
- * for several runs, whole and distinct batch sizes, what the parallel algorithm can use).
- * 0 to go on, else the exit status, with *unread set when --batch or --seeds could not be read
- * (every rank fails alike then: no abort); w is to be freed either way. */
-static int sweep_plan(mb_run_options *o, const args *a, mb_communicator *world, sweep *w,
-                      int *unread)
-{
-    mb_error err = {0};
-    memset(w, 0, sizeof *w);
-    *unread = 1;
-    w->one = o->batch;
-    w->nseeds = 1;
-    if (a->batch_arg) {
-        long b;
-        if (strchr(a->batch_arg, ',') || strchr(a->batch_arg, ':')) {
-            if (mb_data_parse_batches(a->batch_arg, "--batch", 1L << 30, &w->batches, &err) !=
-                MB_OK)
-                return fail(&err);
-        } else if (mb_data_parse_long(a->batch_arg, 1, 1L << 30, &b) != MB_OK) {
-            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number in [1, "
-                         "1073741824] (2^30)", a->batch_arg);
-            return fail(&err);
-        } else {
-            w->one = (double)b;
-        }
-    }
-    if (!w->batches.n) {
-        w->batches.v = &w->one;
-        w->batches.n = 1;
-    }
-    if (a->seeds_arg && parse_seeds(a->seeds_arg, &w->seeds, &w->nseeds, &err) != MB_OK)
-        return fail(&err);
-    *unread = 0;
-    size_t runs = w->batches.n * w->nseeds;
-    if (runs > 1 && !a->log_dir)
-        return mb_cli_usage("mbtrain", NULL,
-                            "a sweep (several batches or seeds) needs --log-dir DIR");
-    if (runs > 1 && (o->checkpoint_path || o->resume_path))
-        return mb_cli_usage("mbtrain", NULL, "--checkpoint and --resume take one run, not a sweep");
-    const double *m = w->batches.v;
-    for (size_t i = 0; i < w->batches.n; i++) {
-        if (m[i] != floor(m[i]) || m[i] > 1 << 30) {
-            char v[32];
-            mb_error_set(&err, MB_EINVAL, m[i] != floor(m[i]) ? "--batch: %s is not a whole "
-                         "number" : "--batch: %s is out of range [1, 1073741824] (2^30)",
-                         mb_data_fmt_exact(v, sizeof v, m[i]));
-            return fail(&err);
-        }
-        for (size_t j = 0; j < i; j++)
-            if (m[j] == m[i]) { /* its log would be written twice */
-                mb_error_set(&err, MB_EINVAL, "--batch: %g given twice", m[i]);
-                return fail(&err);
-            }
-        /* asked for, B_simple at M = 1 would be skipped in silence: no half batch (a sweep's
-         * 1 too: --batch 1,8, 1:64, 01) */
-        if (m[i] == 1 && a->noise_asked)
-            return mb_cli_no_effect("mbtrain", NULL, "--noise-every", w->batches.n > 1
-                ? "with --batch 1 in the sweep (B_simple takes the gradient of the batch's first "
-                  "half as well: M >= 2; leave 1 out, or --noise-every out to log b_simple=- "
-                  "at M = 1)"
-                : "with --batch 1 (it takes the gradient of the batch's first half as well: "
-                  "M >= 2)");
-    }
-    /* a rank or thread count the algorithm cannot use: one line (from rank 0), exit 2 */
-    int status = 0;
-    for (size_t i = 0; status == 0 && o->par != MB_PAR_NONE && i < w->batches.n; i++) {
-        o->batch = (int)m[i];
-        if (mb_par_check(o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
-            if (!world || mb_comm_rank(world) == 0)
-                mb_cli_usage("mbtrain", NULL, "%s", err.msg);
-            status = MB_EXIT_USAGE;
-        }
-    }
-    if (status == 0 && a->log_dir && mkdir(a->log_dir, 0777) != 0 && errno != EEXIST) {
-        mb_error_set(&err, MB_EIO, "--log-dir %s: cannot create: %s", a->log_dir, strerror(errno));
-        status = fail(&err);
-    }
-    return status;
-}
-
-/* Sets o->log_path to path (n bytes), DIR/NET-ALGO-bM-sSEED.csv (-pP before -bM for a parallel
- * algorithm) under --log-dir. */
-static int log_name(mb_run_options *o, const char *log_dir, mb_communicator *world, char *path,
-                    size_t n, mb_error *err)
-{
-    mb_net_desc *desc = NULL;
-    int rc = mb_net_desc_read(o->net, &desc, err);
-    if (rc != MB_OK)
-        return rc;
-    if (o->par == MB_PAR_NONE)
-        snprintf(path, n, "%s/%s-%s-b%d-s%lu.csv", log_dir, desc->name,
-                 mb_optim_kind_name(o->optim.kind), o->batch, o->seed);
-    else
-        snprintf(path, n, "%s/%s-%s-p%d-b%d-s%lu.csv", log_dir, desc->name,
-                 mb_par_algo_name(o->par), (world ? mb_comm_size(world) : 1) * o->learners,
-                 o->batch, o->seed);
-    mb_net_desc_free(desc);
-    o->log_path = path;
-    return MB_OK;
-}
-
-/* One run of the sweep, at o's batch and seed: trains, prints its summary (rank 0) and says
- * when it diverged. 0, or the exit status; *together: every rank failed at the same point. */
-static int run_one(mb_run_options *o, int rank, int *together)
-{
-    mb_error err = {0};
-    mb_run_result r;
-    int rc = mb_train_run(o, &r, &err);
-    if (o->progress)
-        fputc('\n', stderr);
-    if (rc != MB_OK) {
-        /* ranks that disagree on their settings: a usage error, said once by rank 0 */
-        *together = r.failed_together;
-        if (rc == MB_EUSAGE) { /* a flag that contradicts the net (--conv-algo): exit 2 */
-            if (rank == 0)
-                mb_cli_fail("mbtrain", NULL, &err);
-            return MB_EXIT_USAGE;
-        }
-        if (err.msg[0] || !*together)
-            mb_cli_say("mbtrain", NULL, "%s", err.msg);
-        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || r.disagree)
-                   ? MB_EXIT_USAGE
-                   : 1;
-    }
-    if (rank != 0)
-        return 0; /* rank 0 speaks for the job */
-    char line[1536];
-    mb_run_result_format(&r, o, line, sizeof line);
-    printf("%s\n", line);
-    fflush(stdout);
-    if (r.diverged)
-        fprintf(stderr,
-                "mbtrain: seed %lu: diverged at update %ld (its loss %s): a smaller "
-                "--lr than %g may converge at batch %d; logged with diverged=%ld\n",
-                o->seed, r.diverged_update,
-                isfinite(r.loss) ? "past 100 ln(classes)" : "not a number", o->optim.lr,
-                o->batch, r.diverged_update);
-    return 0;
-}
-
-/* Every output the sweep will write, before any run (campaign 10's M11, M12): a log under
- * --log-dir that links onto --net is refused, and each log (and one learner's checkpoint) must
- * take its temporary beside it: a name of 240 characters passes access(2) and failed only when
- * the run, done, wrote its log. 0, or the exit status (the line said). */
-static int sweep_outputs(mb_run_options *o, const args *a, const sweep *w,
-                         mb_communicator *world)
-{
-    mb_error err = {0};
-    int rc = MB_OK;
-    if (!a->log_dir) {
-        if (o->log_path)
-            rc = mb_out_check(o->log_path, &err);
-        if (rc == MB_OK && o->checkpoint_path && o->par == MB_PAR_NONE)
-            rc = mb_out_check(o->checkpoint_path, &err);
-        return rc == MB_OK ? 0 : fail(&err);
-    }
-    const int b0 = o->batch;
-    const unsigned long s0 = o->seed;
-    for (size_t i = 0; rc == MB_OK && i < w->batches.n; i++)
-        for (size_t j = 0; rc == MB_OK && j < w->nseeds; j++) {
-            char path[4096];
-            o->batch = (int)w->batches.v[i];
-            o->seed = w->seeds ? w->seeds[j] : s0;
-            rc = log_name(o, a->log_dir, world, path, sizeof path, &err);
-            if (rc == MB_OK && net_is_path(o->net) && mb_data_same_file(path, o->net))
-                rc = mb_error_set(&err, MB_EINVAL, "--log-dir %s: %s would overwrite --net %s",
-                                  a->log_dir, path, o->net);
-            if (rc == MB_OK && over_data("--log-dir", path, o->data, &err))
-                rc = MB_EINVAL;
-            if (rc == MB_OK) { /* each log as --log: against the checkpoint, --resume and the
-                                  companions' link targets (campaign 25's V1) */
-                o->log_path = path;
-                rc = output_clash(o, &err);
-                o->log_path = NULL;
-            }
-            if (rc == MB_OK)
-                rc = mb_out_check(path, &err);
-        }
-    o->log_path = NULL;
-    o->batch = b0;
-    o->seed = s0;
-    return rc == MB_OK ? 0 : fail(&err);
-}
-
-/* A list of numbers as a message quotes it ("8,16"), cut short with "..." past n bytes. */
-static void list_text(char *t, size_t n, const double *v, const unsigned long *u, size_t k)
-{
-    size_t at = 0;
-    t[0] = '\0';
-    for (size_t i = 0; i < k; i++) {
-        char e[32];
-        int w = u ? snprintf(e, sizeof e, "%s%lu", i ? "," : "", u[i])
-                  : snprintf(e, sizeof e, "%s%.0f", i ? "," : "", v[i]);
-        if (at + (size_t)w + 4 >= n) {
-            snprintf(t + at, n - at, ",...");
-            return;
-        }
-        memcpy(t + at, e, (size_t)w + 1);
-        at += (size_t)w;
-    }
-}
-
-/* Under mpirun, before the first run: the whole sweep (its batch sizes and seeds, in order, the
- * training samples the sizes are checked against, and where its logs go) compared with rank
- * 0's (mb_comm_agree).
- * Each run's own check (par_agree, train/par/par.c) sees one batch and one seed: ranks given
- * --batch 8 and --batch 8,16, or --seed 0 and --seeds 0:1, agreed on the first run and waited
- * in the second until --wait-timeout (campaign 18's F3, #25). 0, or the exit status, with
- * *together set when every rank stops here (none need abort the job). */
-static int sweep_agree(const mb_run_options *o, const args *a, const sweep *w,
-                       const mb_data_splits *data, mb_communicator *world, int *together)
-{
-    /* the lists as read, whatever their spelling (--seed 5 and --seeds 5 are one run) */
-    const unsigned long *seeds = w->seeds ? w->seeds : &o->seed;
-    uint64_t hb = mb_comm_hash(NULL), hs = mb_comm_hash(NULL);
-    for (size_t i = 0; i < w->batches.n; i++)
-        hb = (hb ^ (uint64_t)w->batches.v[i]) * 1099511628211ull;
-    for (size_t j = 0; j < w->nseeds; j++)
-        hs = (hs ^ (uint64_t)seeds[j]) * 1099511628211ull;
-    hb ^= (uint64_t)w->batches.n;
-    hs ^= (uint64_t)w->nseeds;
-    char bt[80], st[80];
-    list_text(bt, sizeof bt, w->batches.v, NULL, w->batches.n);
-    list_text(st, sizeof st, NULL, seeds, w->nseeds);
-    /* hashes quoted from their text as counts are: "rank 0 has 8,16", "(the default)" */
-    enum { CNT = MB_COMM_SET_COUNT };
-    const mb_comm_setting s[] = {
-        {"--batch", hb, CNT, !a->batch_arg, bt},
-        {a->seeds_arg ? "--seeds" : "--seed", hs, CNT, !a->seeds_arg && !a->have_seed, st},
-        {"--data (its training samples)", (uint64_t)data->train.n, CNT, 0, NULL},
-        /* rank 0 writes the logs: another rank's --log was ignored unsaid (campaign 23's R14) */
-        {"--log", mb_comm_hash(o->log_path), MB_COMM_SET_HASH, !o->log_path, o->log_path},
-        {"--log-dir", mb_comm_hash(a->log_dir), MB_COMM_SET_HASH, !a->log_dir, a->log_dir},
-    };
-    mb_error err = {0};
-    int disagree = 0;
-    int rc = mb_comm_agree(world, s, (int)(sizeof s / sizeof s[0]), MB_OK, together, &disagree,
-                           &err);
-    if (rc == MB_OK)
-        return 0;
-    if (mb_comm_rank(world) == 0)
-        mb_cli_say("mbtrain", NULL, "%s", err.msg);
-    return disagree ? MB_EXIT_USAGE : 1;
-}
-
-/* The fewest samples an evaluation subset holds (--eval-frac x the training samples, rounded;
- * a training set smaller than this is evaluated whole): a target judged on fewer is judged on
- * noise. docs/commands.md, "mbtrain". */
-#define EVAL_MIN 10
-
-/* Loads the data once and trains every (batch, seed) of the sweep in turn, stopping at the
- * first failure. Returns the exit status. */
-static int run_sweep(mb_run_options *o, const args *a, const sweep *w, mb_communicator *world,
-                     int *together)
-{
-    mb_error err = {0};
-    int rank = world ? mb_comm_rank(world) : 0, status = 0;
-    mb_data_splits data;
-    memset(&data, 0, sizeof data);
-    if (mb_data_load(o->data, o->eval_frac, o->data_seed, &data, &err) != MB_OK)
-        return fail(&err);
-    o->splits = &data;
-    if (world && mb_comm_size(world) > 1 &&
-        (status = sweep_agree(o, a, w, &data, world, together)) != 0) {
-        mb_data_splits_free(&data);
-        return status;
-    }
-    /* every size of the sweep against the data, before any run: not 11 runs, then a refusal
-     * (the ranks agree on both: they stop together) */
-    for (size_t i = 0; i < w->batches.n; i++)
-        if (w->batches.v[i] > (double)data.train.n) {
-            if (rank == 0) {
-                mb_error_set(&err, MB_EINVAL, "--batch %.0f is larger than the %zu training "
-                             "samples of %s (nothing trained)", w->batches.v[i], data.train.n,
-                             o->data);
-                fail(&err);
-            }
-            mb_data_splits_free(&data);
-            *together = 1; /* every rank read the same data and stops here */
-            return MB_EXIT_DATA;
-        }
-    /* the subset every target is judged on: --eval-frac 1e-9 drew 0 samples, raised to 1
-     * without a word (campaign 21's N19) */
-    const size_t least = data.train.n < (size_t)EVAL_MIN ? data.train.n : (size_t)EVAL_MIN;
-    if (data.eval.n < least) {
-        if (rank == 0) {
-            char f[32];
-            mb_error_set(&err, MB_EINVAL, "--eval-frac %s draws %zu of the %zu training samples "
-                         "of %s: the evaluation subset needs %d at least (all of a smaller set)",
-                         mb_data_fmt_exact(f, sizeof f, o->eval_frac), data.eval.n, data.train.n,
-                         o->data, EVAL_MIN);
-            fail(&err);
-        }
-        mb_data_splits_free(&data);
-        *together = 1;
-        return MB_EXIT_DATA;
-    }
-    if (rank == 0 && (status = sweep_outputs(o, a, w, world)) != 0) {
-        mb_data_splits_free(&data);
-        return status;
-    }
-    const double epochs = o->epochs;
-    const long every = o->eval_every;
-    unsigned long seed1 = o->seed;
-    bar b = {0};
-    if (isatty(STDERR_FILENO) && rank == 0) {
-        o->progress = draw;
-        o->progress_ctx = &b;
-    }
-    for (size_t i = 0; status == 0 && i < w->batches.n; i++) {
-        for (size_t j = 0; status == 0 && j < w->nseeds; j++) {
-            o->batch = (int)w->batches.v[i];
-            o->seed = w->seeds ? w->seeds[j] : seed1;
-            if (a->eval_samples > 0 && a->eval_samples / o->batch > every)
-                o->eval_every = a->eval_samples / o->batch;
-            else
-                o->eval_every = every;
-            /* epochs x batches per epoch is an update count: past 2^40 (the cap of
-             * --max-updates) it would overflow the bound, so --max-updates alone bounds the
-             * run then, or 2^40 updates without one */
-            double per_epoch = (double)(data.train.n / (size_t)o->batch);
-            o->epochs = epochs;
-            if (epochs * per_epoch > (double)(1L << 40))
-                o->epochs = o->max_updates > 0 ? 0 : (double)(1L << 40) / per_epoch;
-            char path[4096];
-            if (a->log_dir && log_name(o, a->log_dir, world, path, sizeof path, &err) != MB_OK) {
-                status = fail(&err);
-                break;
-            }
-            status = run_one(o, rank, together);
-        }
-    }
-    mb_data_splits_free(&data);
-    return status;
-}
 
 static int run_command(int argc, char **argv)
 {
@@ -1305,7 +614,7 @@ static int run_command(int argc, char **argv)
     mb_run_options_init(&o);
     o.argc = argc;
     o.argv = argv;
-    args a = {0};
+    mbtrain_args a = {0};
     /* under mpirun, what every rank would say alike is said by rank 0 (campaign 9, L6) */
     mb_cli_hold hold;
     mb_cli_hold_begin(&hold);
@@ -1315,20 +624,20 @@ static int run_command(int argc, char **argv)
     mb_communicator *world = NULL;
     if ((status = start_mpi(&argc, &argv, &o, &world)) >= 0)
         return status;
-    sweep w;
+    mbtrain_sweep w;
     int together = 0, unread; /* together: every rank failed at the same point */
     mb_cli_hold_begin(&hold);
-    status = mb_cli_hold_end(&hold, sweep_plan(&o, &a, world, &w, &unread));
+    status = mb_cli_hold_end(&hold, mbtrain_sweep_plan(&o, &a, world, &w, &unread));
     if (unread) { /* as every rank reads the same flags: no abort */
-        sweep_free(&w);
+        mbtrain_sweep_free(&w);
         return status;
     }
     if (status == 0)
-        status = run_sweep(&o, &a, &w, world, &together);
+        status = mbtrain_run_sweep(&o, &a, &w, world, &together);
     if (world && status != 0 && mb_comm_size(world) > 1 && !together)
         mb_comm_abort(world, status); /* the others may wait in a collective */
     mb_comm_free(world);
-    sweep_free(&w);
+    mbtrain_sweep_free(&w);
     return status;
 }
 

@@ -1,0 +1,448 @@
+/* mbtrain_sweep.c — mbtrain's sweep: --batch and --seeds read into the runs to make, their
+ * logs named under --log-dir and checked before the first trains, every rank agreeing on them
+ * under mpirun, then each run trained in turn (mb_train_run) with its summary line and a
+ * progress bar on a terminal. A diverged run is an outcome: its line, and the next run.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../data/mb_cli.h"
+#include "../data/mb_dataset.h"
+#include "../data/mb_output.h"
+#include "../net/mb_net.h"
+#include "par/mb_par.h"
+#include "mb_train.h"
+#include "mbtrain_cli.h"
+
+/* Seeds: "lo:hi" (every integer from lo to hi) or a comma list of integers >= 0. */
+enum { MAX_SWEEP_SEEDS = 1000 }; /* the most seeds one --seeds list may name */
+
+static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    char **items;
+    size_t k;
+    int rc = mb_data_split_list(s, "--seeds", 0, &items, &k, err);
+    for (size_t i = 0; rc == MB_OK && i < k; i++) {
+        char *item = items[i];
+        long lo, hi;
+        char *colon = strchr(item, ':');
+        if (colon)
+            *colon = '\0';
+        if (mb_data_parse_long(item, 0, 1L << 40, &lo) != MB_OK ||
+            (colon && mb_data_parse_long(colon + 1, lo, lo + 100000, &hi) != MB_OK)) {
+            rc = mb_error_set(err, MB_EINVAL,
+                              "--seeds: '%s' is not a seed list (0:4 or 1,5,9, seeds >= 0)", s);
+            break;
+        }
+        if (!colon)
+            hi = lo;
+        unsigned long *v = realloc(*out, (*n + (size_t)(hi - lo + 1)) * sizeof *v);
+        if (!v) {
+            rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+            break;
+        }
+        *out = v;
+        for (long k = lo; k <= hi; k++)
+            v[(*n)++] = (unsigned long)k;
+    }
+    if (rc == MB_OK && *n == 0)
+        rc = mb_error_set(err, MB_EINVAL, "--seeds: empty list");
+    if (rc == MB_OK && *n > MAX_SWEEP_SEEDS) /* a bound no typo removes: every seed is a run */
+        rc = mb_error_set(err, MB_EINVAL, "--seeds: %zu seeds in '%s', more than %d in one sweep",
+                          *n, s, MAX_SWEEP_SEEDS);
+    /* a seed twice would write its log twice, the second over the first */
+    for (size_t i = 0; rc == MB_OK && i < *n; i++)
+        for (size_t j = 0; rc == MB_OK && j < i; j++)
+            if ((*out)[i] == (*out)[j])
+                rc = mb_error_set(err, MB_EINVAL, "--seeds: seed %lu given twice in '%s'",
+                                  (*out)[i], s);
+    if (rc != MB_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    free(items);
+    return rc;
+}
+
+/* A progress bar on stderr, redrawn at most ten times a second. */
+typedef struct bar {
+    double last;
+} bar;
+
+static void draw(const mb_run_progress *p, void *ctx)
+{
+    bar *b = ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (t - b->last < 0.1 && !(p->max_updates > 0 && p->update == p->max_updates))
+        return;
+    b->last = t;
+    char line[40] = "";
+    if (p->max_updates > 0) {
+        int fill = (int)(30.0 * (double)p->update / (double)p->max_updates);
+        for (int i = 0; i < 30; i++)
+            line[i] = i < fill ? '#' : '.';
+        line[30] = '\0';
+    }
+    /* samples per training second, and the training time left to the bound at that pace */
+    double sps = p->wall_s > 0 ? (double)p->samples / p->wall_s : 0;
+    char left[32] = "";
+    if (p->max_updates > 0 && p->update > 0)
+        snprintf(left, sizeof left, " %.0fs left",
+                 p->wall_s / (double)p->update * (double)(p->max_updates - p->update));
+    fprintf(stderr, "\r[%s] update %ld epoch %.2f loss %.4f eval %.4f %.0f samples/s %.1fs%s ",
+            line, p->update, p->epoch, p->loss, p->eval_loss, sps, p->wall_s, left);
+    fflush(stderr);
+}
+
+void mbtrain_sweep_free(mbtrain_sweep *w)
+{
+    if (w->batches.v != &w->one)
+        mb_data_range_free(&w->batches);
+    free(w->seeds);
+}
+
+/* Reads --batch and --seeds into w and checks the sweep against the other flags (a log folder
+ * for several runs, whole and distinct batch sizes, what the parallel algorithm can use).
+ * 0 to go on, else the exit status, with *unread set when --batch or --seeds could not be read
+ * (every rank fails alike then: no abort); w is to be freed either way. */
+int mbtrain_sweep_plan(mb_run_options *o, const mbtrain_args *a, mb_communicator *world, mbtrain_sweep *w,
+                      int *unread)
+{
+    mb_error err = {0};
+    memset(w, 0, sizeof *w);
+    *unread = 1;
+    w->one = o->batch;
+    w->nseeds = 1;
+    if (a->batch_arg) {
+        long b;
+        if (strchr(a->batch_arg, ',') || strchr(a->batch_arg, ':')) {
+            if (mb_data_parse_batches(a->batch_arg, "--batch", 1L << 30, &w->batches, &err) !=
+                MB_OK)
+                return mbtrain_fail(&err);
+        } else if (mb_data_parse_long(a->batch_arg, 1, 1L << 30, &b) != MB_OK) {
+            mb_error_set(&err, MB_EINVAL, "--batch: '%s' is not a whole number in [1, "
+                         "1073741824] (2^30)", a->batch_arg);
+            return mbtrain_fail(&err);
+        } else {
+            w->one = (double)b;
+        }
+    }
+    if (!w->batches.n) {
+        w->batches.v = &w->one;
+        w->batches.n = 1;
+    }
+    if (a->seeds_arg && parse_seeds(a->seeds_arg, &w->seeds, &w->nseeds, &err) != MB_OK)
+        return mbtrain_fail(&err);
+    *unread = 0;
+    size_t runs = w->batches.n * w->nseeds;
+    if (runs > 1 && !a->log_dir)
+        return mb_cli_usage("mbtrain", NULL,
+                            "a sweep (several batches or seeds) needs --log-dir DIR");
+    if (runs > 1 && (o->checkpoint_path || o->resume_path))
+        return mb_cli_usage("mbtrain", NULL, "--checkpoint and --resume take one run, not a sweep");
+    const double *m = w->batches.v;
+    for (size_t i = 0; i < w->batches.n; i++) {
+        if (m[i] != floor(m[i]) || m[i] > 1 << 30) {
+            char v[32];
+            mb_error_set(&err, MB_EINVAL, m[i] != floor(m[i]) ? "--batch: %s is not a whole "
+                         "number" : "--batch: %s is out of range [1, 1073741824] (2^30)",
+                         mb_data_fmt_exact(v, sizeof v, m[i]));
+            return mbtrain_fail(&err);
+        }
+        for (size_t j = 0; j < i; j++)
+            if (m[j] == m[i]) { /* its log would be written twice */
+                mb_error_set(&err, MB_EINVAL, "--batch: %g given twice", m[i]);
+                return mbtrain_fail(&err);
+            }
+        /* asked for, B_simple at M = 1 would be skipped in silence: no half batch (a sweep's
+         * 1 too: --batch 1,8, 1:64, 01) */
+        if (m[i] == 1 && a->noise_asked)
+            return mb_cli_no_effect("mbtrain", NULL, "--noise-every", w->batches.n > 1
+                ? "with --batch 1 in the sweep (B_simple takes the gradient of the batch's first "
+                  "half as well: M >= 2; leave 1 out, or --noise-every out to log b_simple=- "
+                  "at M = 1)"
+                : "with --batch 1 (it takes the gradient of the batch's first half as well: "
+                  "M >= 2)");
+    }
+    /* a rank or thread count the algorithm cannot use: one line (from rank 0), exit 2 */
+    int status = 0;
+    for (size_t i = 0; status == 0 && o->par != MB_PAR_NONE && i < w->batches.n; i++) {
+        o->batch = (int)m[i];
+        if (mb_par_check(o, world ? mb_comm_size(world) : 1, &err) != MB_OK) {
+            if (!world || mb_comm_rank(world) == 0)
+                mb_cli_usage("mbtrain", NULL, "%s", err.msg);
+            status = MB_EXIT_USAGE;
+        }
+    }
+    if (status == 0 && a->log_dir && mkdir(a->log_dir, 0777) != 0 && errno != EEXIST) {
+        mb_error_set(&err, MB_EIO, "--log-dir %s: cannot create: %s", a->log_dir, strerror(errno));
+        status = mbtrain_fail(&err);
+    }
+    return status;
+}
+
+/* Sets o->log_path to path (n bytes), DIR/NET-ALGO-bM-sSEED.csv (-pP before -bM for a parallel
+ * algorithm) under --log-dir. */
+static int log_name(mb_run_options *o, const char *log_dir, mb_communicator *world, char *path,
+                    size_t n, mb_error *err)
+{
+    mb_net_desc *desc = NULL;
+    int rc = mb_net_desc_read(o->net, &desc, err);
+    if (rc != MB_OK)
+        return rc;
+    if (o->par == MB_PAR_NONE)
+        snprintf(path, n, "%s/%s-%s-b%d-s%lu.csv", log_dir, desc->name,
+                 mb_optim_kind_name(o->optim.kind), o->batch, o->seed);
+    else
+        snprintf(path, n, "%s/%s-%s-p%d-b%d-s%lu.csv", log_dir, desc->name,
+                 mb_par_algo_name(o->par), (world ? mb_comm_size(world) : 1) * o->learners,
+                 o->batch, o->seed);
+    mb_net_desc_free(desc);
+    o->log_path = path;
+    return MB_OK;
+}
+
+/* One run of the sweep, at o's batch and seed: trains, prints its summary (rank 0) and says
+ * when it diverged. 0, or the exit status; *together: every rank failed at the same point. */
+static int run_one(mb_run_options *o, int rank, int *together)
+{
+    mb_error err = {0};
+    mb_run_result r;
+    int rc = mb_train_run(o, &r, &err);
+    if (o->progress)
+        fputc('\n', stderr);
+    if (rc != MB_OK) {
+        /* ranks that disagree on their settings: a usage error, said once by rank 0 */
+        *together = r.failed_together;
+        if (rc == MB_EUSAGE) { /* a flag that contradicts the net (--conv-algo): exit 2 */
+            if (rank == 0)
+                mb_cli_fail("mbtrain", NULL, &err);
+            return MB_EXIT_USAGE;
+        }
+        if (err.msg[0] || !*together)
+            mb_cli_say("mbtrain", NULL, "%s", err.msg);
+        return rc == MB_EINVAL && (strstr(err.msg, "no stopping rule") || r.disagree)
+                   ? MB_EXIT_USAGE
+                   : 1;
+    }
+    if (rank != 0)
+        return 0; /* rank 0 speaks for the job */
+    char line[1536];
+    mb_run_result_format(&r, o, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+    if (r.diverged)
+        fprintf(stderr,
+                "mbtrain: seed %lu: diverged at update %ld (its loss %s): a smaller "
+                "--lr than %g may converge at batch %d; logged with diverged=%ld\n",
+                o->seed, r.diverged_update,
+                isfinite(r.loss) ? "past 100 ln(classes)" : "not a number", o->optim.lr,
+                o->batch, r.diverged_update);
+    return 0;
+}
+
+/* Every output the sweep will write, before any run (campaign 10's M11, M12): a log under
+ * --log-dir that links onto --net is refused, and each log (and one learner's checkpoint) must
+ * take its temporary beside it: a name of 240 characters passes access(2) and failed only when
+ * the run, done, wrote its log. 0, or the exit status (the line said). */
+static int sweep_outputs(mb_run_options *o, const mbtrain_args *a, const mbtrain_sweep *w,
+                         mb_communicator *world)
+{
+    mb_error err = {0};
+    int rc = MB_OK;
+    if (!a->log_dir) {
+        if (o->log_path)
+            rc = mb_out_check(o->log_path, &err);
+        if (rc == MB_OK && o->checkpoint_path && o->par == MB_PAR_NONE)
+            rc = mb_out_check(o->checkpoint_path, &err);
+        return rc == MB_OK ? 0 : mbtrain_fail(&err);
+    }
+    const int b0 = o->batch;
+    const unsigned long s0 = o->seed;
+    for (size_t i = 0; rc == MB_OK && i < w->batches.n; i++)
+        for (size_t j = 0; rc == MB_OK && j < w->nseeds; j++) {
+            char path[4096];
+            o->batch = (int)w->batches.v[i];
+            o->seed = w->seeds ? w->seeds[j] : s0;
+            rc = log_name(o, a->log_dir, world, path, sizeof path, &err);
+            if (rc == MB_OK && mbtrain_net_is_path(o->net) && mb_data_same_file(path, o->net))
+                rc = mb_error_set(&err, MB_EINVAL, "--log-dir %s: %s would overwrite --net %s",
+                                  a->log_dir, path, o->net);
+            if (rc == MB_OK && mbtrain_over_data("--log-dir", path, o->data, &err))
+                rc = MB_EINVAL;
+            if (rc == MB_OK) { /* each log as --log: against the checkpoint, --resume and the
+                                  companions' link targets (campaign 25's V1) */
+                o->log_path = path;
+                rc = mbtrain_output_clash(o, &err);
+                o->log_path = NULL;
+            }
+            if (rc == MB_OK)
+                rc = mb_out_check(path, &err);
+        }
+    o->log_path = NULL;
+    o->batch = b0;
+    o->seed = s0;
+    return rc == MB_OK ? 0 : mbtrain_fail(&err);
+}
+
+/* A list of numbers as a message quotes it ("8,16"), cut short with "..." past n bytes. */
+static void list_text(char *t, size_t n, const double *v, const unsigned long *u, size_t k)
+{
+    size_t at = 0;
+    t[0] = '\0';
+    for (size_t i = 0; i < k; i++) {
+        char e[32];
+        int w = u ? snprintf(e, sizeof e, "%s%lu", i ? "," : "", u[i])
+                  : snprintf(e, sizeof e, "%s%.0f", i ? "," : "", v[i]);
+        if (at + (size_t)w + 4 >= n) {
+            snprintf(t + at, n - at, ",...");
+            return;
+        }
+        memcpy(t + at, e, (size_t)w + 1);
+        at += (size_t)w;
+    }
+}
+
+/* Under mpirun, before the first run: the whole sweep (its batch sizes and seeds, in order, the
+ * training samples the sizes are checked against, and where its logs go) compared with rank
+ * 0's (mb_comm_agree).
+ * Each run's own check (par_agree, train/par/par.c) sees one batch and one seed: ranks given
+ * --batch 8 and --batch 8,16, or --seed 0 and --seeds 0:1, agreed on the first run and waited
+ * in the second until --wait-timeout (campaign 18's F3, #25). 0, or the exit status, with
+ * *together set when every rank stops here (none need abort the job). */
+static int sweep_agree(const mb_run_options *o, const mbtrain_args *a, const mbtrain_sweep *w,
+                       const mb_data_splits *data, mb_communicator *world, int *together)
+{
+    /* the lists as read, whatever their spelling (--seed 5 and --seeds 5 are one run) */
+    const unsigned long *seeds = w->seeds ? w->seeds : &o->seed;
+    uint64_t hb = mb_comm_hash(NULL), hs = mb_comm_hash(NULL);
+    for (size_t i = 0; i < w->batches.n; i++)
+        hb = (hb ^ (uint64_t)w->batches.v[i]) * 1099511628211ull;
+    for (size_t j = 0; j < w->nseeds; j++)
+        hs = (hs ^ (uint64_t)seeds[j]) * 1099511628211ull;
+    hb ^= (uint64_t)w->batches.n;
+    hs ^= (uint64_t)w->nseeds;
+    char bt[80], st[80];
+    list_text(bt, sizeof bt, w->batches.v, NULL, w->batches.n);
+    list_text(st, sizeof st, NULL, seeds, w->nseeds);
+    /* hashes quoted from their text as counts are: "rank 0 has 8,16", "(the default)" */
+    enum { CNT = MB_COMM_SET_COUNT };
+    const mb_comm_setting s[] = {
+        {"--batch", hb, CNT, !a->batch_arg, bt},
+        {a->seeds_arg ? "--seeds" : "--seed", hs, CNT, !a->seeds_arg && !a->have_seed, st},
+        {"--data (its training samples)", (uint64_t)data->train.n, CNT, 0, NULL},
+        /* rank 0 writes the logs: another rank's --log was ignored unsaid (campaign 23's R14) */
+        {"--log", mb_comm_hash(o->log_path), MB_COMM_SET_HASH, !o->log_path, o->log_path},
+        {"--log-dir", mb_comm_hash(a->log_dir), MB_COMM_SET_HASH, !a->log_dir, a->log_dir},
+    };
+    mb_error err = {0};
+    int disagree = 0;
+    int rc = mb_comm_agree(world, s, (int)(sizeof s / sizeof s[0]), MB_OK, together, &disagree,
+                           &err);
+    if (rc == MB_OK)
+        return 0;
+    if (mb_comm_rank(world) == 0)
+        mb_cli_say("mbtrain", NULL, "%s", err.msg);
+    return disagree ? MB_EXIT_USAGE : 1;
+}
+
+/* The fewest samples an evaluation subset holds (--eval-frac x the training samples, rounded;
+ * a training set smaller than this is evaluated whole): a target judged on fewer is judged on
+ * noise. docs/commands.md, "mbtrain". */
+#define EVAL_MIN 10
+
+/* Loads the data once and trains every (batch, seed) of the sweep in turn, stopping at the
+ * first failure. Returns the exit status. */
+int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sweep *w, mb_communicator *world,
+                     int *together)
+{
+    mb_error err = {0};
+    int rank = world ? mb_comm_rank(world) : 0, status = 0;
+    mb_data_splits data;
+    memset(&data, 0, sizeof data);
+    if (mb_data_load(o->data, o->eval_frac, o->data_seed, &data, &err) != MB_OK)
+        return mbtrain_fail(&err);
+    o->splits = &data;
+    if (world && mb_comm_size(world) > 1 &&
+        (status = sweep_agree(o, a, w, &data, world, together)) != 0) {
+        mb_data_splits_free(&data);
+        return status;
+    }
+    /* every size of the sweep against the data, before any run: not 11 runs, then a refusal
+     * (the ranks agree on both: they stop together) */
+    for (size_t i = 0; i < w->batches.n; i++)
+        if (w->batches.v[i] > (double)data.train.n) {
+            if (rank == 0) {
+                mb_error_set(&err, MB_EINVAL, "--batch %.0f is larger than the %zu training "
+                             "samples of %s (nothing trained)", w->batches.v[i], data.train.n,
+                             o->data);
+                mbtrain_fail(&err);
+            }
+            mb_data_splits_free(&data);
+            *together = 1; /* every rank read the same data and stops here */
+            return MB_EXIT_DATA;
+        }
+    /* the subset every target is judged on: --eval-frac 1e-9 drew 0 samples, raised to 1
+     * without a word (campaign 21's N19) */
+    const size_t least = data.train.n < (size_t)EVAL_MIN ? data.train.n : (size_t)EVAL_MIN;
+    if (data.eval.n < least) {
+        if (rank == 0) {
+            char f[32];
+            mb_error_set(&err, MB_EINVAL, "--eval-frac %s draws %zu of the %zu training samples "
+                         "of %s: the evaluation subset needs %d at least (all of a smaller set)",
+                         mb_data_fmt_exact(f, sizeof f, o->eval_frac), data.eval.n, data.train.n,
+                         o->data, EVAL_MIN);
+            mbtrain_fail(&err);
+        }
+        mb_data_splits_free(&data);
+        *together = 1;
+        return MB_EXIT_DATA;
+    }
+    if (rank == 0 && (status = sweep_outputs(o, a, w, world)) != 0) {
+        mb_data_splits_free(&data);
+        return status;
+    }
+    const double epochs = o->epochs;
+    const long every = o->eval_every;
+    unsigned long seed1 = o->seed;
+    bar b = {0};
+    if (isatty(STDERR_FILENO) && rank == 0) {
+        o->progress = draw;
+        o->progress_ctx = &b;
+    }
+    for (size_t i = 0; status == 0 && i < w->batches.n; i++) {
+        for (size_t j = 0; status == 0 && j < w->nseeds; j++) {
+            o->batch = (int)w->batches.v[i];
+            o->seed = w->seeds ? w->seeds[j] : seed1;
+            if (a->eval_samples > 0 && a->eval_samples / o->batch > every)
+                o->eval_every = a->eval_samples / o->batch;
+            else
+                o->eval_every = every;
+            /* epochs x batches per epoch is an update count: past 2^40 (the cap of
+             * --max-updates) it would overflow the bound, so --max-updates alone bounds the
+             * run then, or 2^40 updates without one */
+            double per_epoch = (double)(data.train.n / (size_t)o->batch);
+            o->epochs = epochs;
+            if (epochs * per_epoch > (double)(1L << 40))
+                o->epochs = o->max_updates > 0 ? 0 : (double)(1L << 40) / per_epoch;
+            char path[4096];
+            if (a->log_dir && log_name(o, a->log_dir, world, path, sizeof path, &err) != MB_OK) {
+                status = mbtrain_fail(&err);
+                break;
+            }
+            status = run_one(o, rank, together);
+        }
+    }
+    mb_data_splits_free(&data);
+    return status;
+}
