@@ -159,6 +159,60 @@ size_t model_laws(const model_opts *m, mb_law *laws, double *lrs);
 int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t *g,
               mb_fit_runs *runs, mb_error *err);
 
+/* ---- mbopt validate: the held-out check and sequential sampling (mbopt_holdout.c) ---------- */
+
+#define MAX_HOLDOUT_DIRS 16
+#define DEFAULT_MAX_SEEDS 10
+
+typedef struct holdout_cli {
+    char *dirs[MAX_HOLDOUT_DIRS]; /* --holdout DIR... */
+    size_t n_dirs;
+    size_t plan_seeds;            /* --holdout-plan N (0: not asked) */
+    unsigned long seed0;          /* --holdout-seed0 S (0: not given, MB_HOLDOUT_SEED0) */
+    int beyond;                   /* --holdout-beyond */
+    int more_seeds;               /* --more-seeds */
+    size_t max_seeds;             /* --max-seeds */
+    int on;                       /* h and ho hold a check */
+    glob_t g;
+    mb_fit_runs runs;
+    mb_validate h;
+    mb_holdout ho;
+    mb_sequential seq;            /* in-sample sampling state */
+    double (*pred_ci)[2];         /* h.n_rows: T_C's interval over resamples of the in-sample
+                                     seeds (mb_solver_tc_interval), NAN where none */
+    size_t pred_in, pred_graded;  /* held-out medians inside it, of those it graded */
+} holdout_cli;
+
+void holdout_free(holdout_cli *hc);
+
+/* --holdout-plan N: the held-out sweep, seed by seed over M, on one line (stdout). */
+int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, const model_opts *m,
+                       size_t n_seeds, unsigned long seed0, mb_error *err);
+
+/* The sequential sampling's state as a sentence (validate.txt's sampling: line), into buf. */
+const char *holdout_sampling_line(char *buf, size_t size, const mb_validate *v,
+                                  const mb_sequential *q);
+
+/* --more-seeds: the next round of in-sample runs (the leader's untrained neighbours first, else
+ * one more seed for each setting still overlapping the leader), on stdout. */
+int holdout_more_seeds_print(const holdout_cli *hc, const model_opts *m, const mb_validate *v,
+                             const mb_fit_runs *runs);
+
+/* --holdout-beyond: the M past the held-out best where it is at the sweep's edge, on stdout. */
+int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, double p, double lr);
+
+/* The --holdout logs read and the recommendation checked on them (into hc->h, hc->ho): no
+ * held-out run may share a seed with the in-sample runs, or a network or target. */
+int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws, const double *lrs,
+                  size_t n_laws, const mb_validate *v, const mb_fit_runs *in, mb_error *err);
+
+/* The check: line (without "check: "), and the held-out table followed by it. */
+const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc);
+void holdout_print(FILE *f, const holdout_cli *hc, const char *verdict);
+
+/* The held-out check as validate.json's "holdout" object. */
+cJSON *holdout_json(const holdout_cli *hc);
+
 /* The subcommands: each parses its options, calls solver/ and model/, prints; returns the exit
  * status (0, 1 for bad data, 2 for a usage error). */
 int mbopt_scale(int argc, char **argv);
