@@ -1,7 +1,8 @@
 /* json.c — reading and writing the JSON files of mbkit (fits, recommendations) with cJSON.
  *
  * Reading names the file and, for a syntax error, the byte offset, and refuses an object holding
- * a key twice (cJSON would answer with the first); writing is atomic.
+ * a key twice (cJSON would answer with the first) and a NUL, raw or escaped (it would end a
+ * string); writing is atomic.
  */
 #include "mb_output.h"
 #include "mb_json.h"
@@ -49,6 +50,26 @@ static const char *duplicate_key(const cJSON *j)
     return d;
 }
 
+/* The byte offset of the first `\u0000` escape in a string of the valid JSON text `s`, or -1:
+ * cJSON decodes it into a NUL that ends the string where it stands ("lenet5\u0000other" read as
+ * "lenet5", campaign 29's B4), so it is refused as a raw NUL byte is. Outside strings valid JSON
+ * holds no backslash; inside, an escape is a backslash and the character after it. */
+static long nul_escape(const char *s)
+{
+    int in = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c == '"')
+            in = !in;
+        else if (in && *c == '\\') {
+            if (c[1] == 'u' && strncmp(c + 2, "0000", 4) == 0)
+                return (long)(c - s);
+            if (c[1])
+                c++; /* the escaped character: \" does not end the string */
+        }
+    }
+    return -1;
+}
+
 int mb_json_read(const char *path, cJSON **root, mb_error *err)
 {
     *root = NULL;
@@ -70,7 +91,13 @@ int mb_json_read(const char *path, cJSON **root, mb_error *err)
         free(buf);
         return mb_error_set(err, MB_EFORMAT, "%s: not valid JSON (at byte %ld)", path, at);
     }
+    long nul = nul_escape(buf);
     free(buf);
+    if (nul >= 0) {
+        cJSON_Delete(j);
+        return mb_error_set(err, MB_EFORMAT, "%s: not valid JSON for mbkit (a \\u0000, a NUL "
+                            "character, in a string at byte %ld)", path, nul);
+    }
     const char *dup = duplicate_key(j);
     if (dup) {
         int rc = mb_error_set(err, MB_EFORMAT, "%s: key '%s' given twice in one object", path,

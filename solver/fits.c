@@ -488,9 +488,10 @@ static int read_table(const cJSON *pts, const char *key, const char *path, mb_up
 }
 
 /* The measured step of each learner count P > 1 among `arr`'s objects ({learners, points}) into
- * t->by_p. A tfit's by_learners holds every count the probe timed, P = 1 among them: the others
- * are skipped, and those beyond MB_MODEL_PTABLES. mbopt's own t_tables_by_p (`model` 1) holds
- * only what it wrote: anything else there is an error. `where` names the array in messages. */
+ * t->by_p. A tfit's by_learners holds every count the probe timed, P = 1 among them: P = 1 is
+ * skipped (counts below 1 or none mb_solver_fit_agrees refused), and those beyond
+ * MB_MODEL_PTABLES. mbopt's own t_tables_by_p (`model` 1) holds only what it wrote: anything
+ * else there is an error. `where` names the array in messages. */
 static int read_tables_by_p(const cJSON *arr, const char *where, int model, const char *path,
                             mb_step_table *tables, size_t *n_tables, int probe, mb_error *err)
 {
@@ -809,6 +810,47 @@ static int extrapolated_ok(const cJSON *root, const char *path, mb_error *err)
     return x_per_m(x, n_levels, path, err);
 }
 
+/* A tfit's `delta` where mbfit tupdate writes one (a fit with `learners`: its own params and
+ * each by_learners entry's): t0 or a P > 1 intercept, required (campaign 29's B2: without it the
+ * whole step-table fit was read as a parameter file, t0 = 0 and its tables dropped); and
+ * by_learners, when there, an array of objects each with a learner count >= 1 (B3: a count of
+ * 0, -2 or none, or a by_learners of another type, was skipped). That the counts are whole and
+ * each given once, read_tables_by_p checks as it reads them. */
+static int tfit_shape(const cJSON *root, const cJSON *learners, const char *path, mb_error *err)
+{
+    double v;
+    int rc = learners ? x_number(cJSON_GetObjectItemCaseSensitive(root, "params"), "params.",
+                                 "delta", 1, -HUGE_VAL, 0, path, &v, err)
+                      : MB_OK;
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "by_learners"), *e;
+    if (rc != MB_OK || !by)
+        return rc;
+    if (!cJSON_IsArray(by))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'by_learners': not an array (one fit "
+                            "object per learner count)", path);
+    int i = 0;
+    cJSON_ArrayForEach(e, by)
+    {
+        char where[48];
+        snprintf(where, sizeof where, "by_learners[%d].", i++);
+        if (!cJSON_IsObject(e))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'by_learners[%d]': not an object (a "
+                                "fit of one learner count)", path, i - 1);
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(e, "learners");
+        if (!cJSON_IsNumber(l))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%slearners': %s", path, where,
+                                l ? "not a number" : "missing");
+        if (!(l->valuedouble >= 1))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%slearners': %g is not a whole "
+                                "number >= 1", path, where, l->valuedouble);
+        strcat(where, "params.");
+        if ((rc = x_number(cJSON_GetObjectItemCaseSensitive(e, "params"), where, "delta", 1,
+                           -HUGE_VAL, 0, path, &v, err)) != MB_OK)
+            return rc;
+    }
+    return MB_OK;
+}
+
 int mb_solver_fit_agrees(const cJSON *root, const char *path, mb_error *err)
 {
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
@@ -822,6 +864,8 @@ int mb_solver_fit_agrees(const cJSON *root, const char *path, mb_error *err)
         return MB_OK;
     const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");
     int rc = tfit_learners(learners, path, err);
+    if (rc == MB_OK)
+        rc = tfit_shape(root, learners, path, err);
     if (rc == MB_OK && learners)
         rc = tfit_params_agree(root, cJSON_GetObjectItemCaseSensitive(root, "params"),
                                learners->valuedouble, path, err);
@@ -849,11 +893,12 @@ static int tfit_from(const cJSON *root, const char *path, mb_update_time *t, int
              ? MB_OK /* the knee model's: a time per sample, a knee (a mini-batch size) */
              : (rc = mb_error_set(err, MB_EFORMAT, "%s: params: gamma %g and m_t %g: both must "
                                   "be > 0, m_t at most 2^53", path, gamma, m_t))) == MB_OK &&
+        (rc = mb_solver_fit_agrees(root, path, err)) == MB_OK &&
+        /* an mbfit tupdate file holds its delta (fit_agrees: t0 beside `learners`); a
+         * parameter file without `learners` may leave it out (no communication given) */
         cJSON_GetObjectItemCaseSensitive(params, "delta") &&
         (rc = mb_json_number(params, "delta", path, &delta, err)) == MB_OK) {
         const cJSON *learners = cJSON_GetObjectItemCaseSensitive(root, "learners");
-        if ((rc = mb_solver_fit_agrees(root, path, err)) != MB_OK)
-            goto done;
         if (!learners) {
             *has_delta = 1; /* a plain parameter file: delta is the communication time */
         } else if (cJSON_IsNumber(learners) && learners->valuedouble == 1) {
@@ -940,6 +985,8 @@ int mb_solver_read_tcal(const char *path, mb_solver_tcal *c, mb_error *err)
     memset(c, 0, sizeof *c);
     cJSON *root;
     int rc = mb_json_read(path, &root, err);
+    if (rc == MB_OK)
+        rc = mb_solver_fit_agrees(root, path, err); /* as mb_solver_read_tfit_cal's tfit_from */
     if (rc == MB_OK)
         rc = tcal_from(root, path, c, err);
     cJSON_Delete(root);

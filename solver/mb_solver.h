@@ -68,7 +68,9 @@ int mb_solver_read_tfit(const char *path, mb_update_time *t, int *has_delta, mb_
 
 /* The checks every reader of a fit JSON (mbopt's, mbplot's) makes of its copies of one law: an
  * nfit's top-level params against 'best' (when the inverse law) and laws.inverse-law; a tfit's
- * 'learners' whole >= 1 and its params against by_learners' entry for that count. MB_EFORMAT
+ * 'learners' whole >= 1, its params.delta (required beside 'learners', as in each by_learners
+ * entry), by_learners an array of objects with learners >= 1, and its params against
+ * by_learners' entry for that count. MB_EFORMAT
  * naming the field ("params.alpha") when they disagree; MB_OK for other models. */
 int mb_solver_fit_agrees(const cJSON *root, const char *path, mb_error *err);
 

@@ -637,13 +637,62 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     return -1;
 }
 
+/* A number of the recommendation (`field`, a) against the fits' (b), the same to 1e-9 as mbplot
+ * report holds them (either unknown: not compared); `fit` names the file it comes from. */
+static int rec_same(const char *path, const char *field, double a, double b, const char *fit,
+                    mb_error *err)
+{
+    if (isnan(a) || isnan(b) || a == b || fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)))
+        return MB_OK;
+    return mb_error_set(err, MB_EFORMAT, "%s: field '%s': %.10g, but %s's is %.10g: the "
+                        "recommendation is of another fit", path, field, a, fit, b);
+}
+
+/* The recommendation's target and model against the fit selected for it (campaign 29's B5: an
+ * edited target_loss or model.n_inf was graded as if it were the fits'): the target, the law
+ * and its parameters, the step's gamma, M_T and t0, as mbplot report compares scale.json with
+ * the fits (plots/match.c); the collective and the range of M are not the fits'. */
+static int recommendation_model(const model_opts *m, const cJSON *root, const char *path,
+                                mb_error *err)
+{
+    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(root, "model");
+    const char *nfit = m->nfit ? m->nfit : "the --nfit";
+    int rc = rec_same(path, "target_loss", mb_json_get(root, "target_loss"), m->nf.target_loss,
+                      nfit, err);
+    if (rc != MB_OK || !cJSON_IsObject(sm))
+        return rc;
+    const cJSON *law = cJSON_GetObjectItemCaseSensitive(sm, "law");
+    const char *mine = mb_model_law_name(m->law.kind);
+    if (law && (!cJSON_IsString(law) || strcmp(law->valuestring, mine) != 0))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'model.law': %s, but %s's is the %s: the "
+                            "recommendation is of another fit", path, cJSON_IsString(law) ?
+                            law->valuestring : "not a string", nfit, mine);
+    const char *names[3];
+    double v[3];
+    size_t n = mb_model_law_params(&m->law, names, v);
+    for (size_t i = 0; rc == MB_OK && i < n; i++) {
+        char field[32];
+        snprintf(field, sizeof field, "model.%s", names[i]);
+        rc = rec_same(path, field, mb_json_get(sm, names[i]), v[i], nfit, err);
+    }
+    const char *tfit = m->tfit ? m->tfit : "the --tfit";
+    if (rc == MB_OK)
+        rc = rec_same(path, "model.gamma", mb_json_get(sm, "gamma"), m->t.gamma, tfit, err);
+    if (rc == MB_OK)
+        rc = rec_same(path, "model.m_t", mb_json_get(sm, "m_t"), m->t.m_t, tfit, err);
+    if (rc == MB_OK)
+        rc = rec_same(path, "model.t0", mb_json_get(sm, "t0"), m->t.t0, tfit, err);
+    return rc;
+}
+
 /* --recommend's file (campaign 16, S3): a scale file (its format), whose `enough` is one of its
  * rows as mbplot report checks it (mb_solver_check_choice: M > 0 at most 2^53, P whole >= 1),
  * and whose `lr`, when a number, is the rate of one of the --nfit fits, whose index goes to
- * *which (n_nfit where it names none: absent or null, or a model given by flags); each refusal
- * names the field. */
-static int recommendation_read(const model_opts *m, const char *path, double *m_rec,
-                               double *p_rec, double *lr_rec, size_t *which, mb_error *err)
+ * *which (n_nfit where it names none: absent or null, or a model given by flags) and is selected
+ * in m; its target and model are that fit's (recommendation_model); each refusal names the
+ * field. */
+static int recommendation_read(model_opts *m, const char *path, double *m_rec, double *p_rec,
+                               double *lr_rec, size_t *which, mb_error *err)
 {
     cJSON *root;
     if (mb_json_read(path, &root, err) != MB_OK)
@@ -670,6 +719,10 @@ static int recommendation_read(const model_opts *m, const char *path, double *m_
                               "--nfit fits (%s): the recommendation is of another fit", path, lr,
                               rates);
     }
+    if (rc == MB_OK && *which < m->n_nfit)
+        model_select(m, *which);
+    if (rc == MB_OK)
+        rc = recommendation_model(m, root, path, err);
     if (rc == MB_OK) {
         *m_rec = mb_json_get(e, "m_opt");
         *p_rec = mb_json_get(e, "procs");
@@ -689,10 +742,7 @@ static int validate_recommendation(validate_cli *vc, size_t n_laws, double *m_re
     *m_rec = NAN, *p_rec = 1.0, *lr_rec = m->nf.lr;
     if (vc->recommend) {
         size_t which;
-        int rc = recommendation_read(m, vc->recommend, m_rec, p_rec, lr_rec, &which, err);
-        if (rc == MB_OK && which < m->n_nfit)
-            model_select(m, which);
-        return rc;
+        return recommendation_read(m, vc->recommend, m_rec, p_rec, lr_rec, &which, err);
     }
     double best = INFINITY;
     size_t pick = 0;
