@@ -466,7 +466,7 @@ int mb_out_check(const char *path, mb_error *err)
 
 static int out_fail(mb_out *o, const char *path, const char *what, int e, mb_error *err)
 {
-    char p[512];
+    char p[sizeof err->msg]; /* a long path whole (campaign 29's A5) */
     snprintf(p, sizeof p, "%s", o->f == stdout ? "standard output" : path);
     if (o->f == stdout) /* said here: the exit check does not say it again */
         stdout_reported = 1;
