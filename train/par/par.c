@@ -63,6 +63,15 @@ static int learner_count(const mb_run_options *o, int ranks)
     return ranks > 1 ? ranks - 1 : o->learners;
 }
 
+void mb_par_resolved(const mb_run_options *o, double *alpha, double *mu)
+{
+    const int p = learner_count(o, o->comm ? mb_comm_size(o->comm) : 1);
+    *alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
+             : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune || p < 1 ? 1 : p)
+                                      : 0.9 / (p < 1 ? 1 : p); /* beta = p alpha = 0.9 */
+    *mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
+}
+
 int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
 {
     const char *a = mb_par_algo_name(o->par);
@@ -1143,10 +1152,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     job j;
     job_init(&j, o, r, ranks, rank);
     /* the defaults resolved before the ranks compare them (par_agree) */
-    j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
-              : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune ? 1 : j.p)
-                                       : 0.9 / j.p; /* beta = p alpha = 0.9 */
-    j.mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
+    mb_par_resolved(o, &j.alpha, &j.mu);
     int threads = j.threads;
     mb_net_desc *desc = NULL;
     mb_data_splits own;
