@@ -21,7 +21,8 @@
  * the same path removes every temporary of it whose process is gone. SIGTERM, SIGINT and SIGHUP
  * can be caught: from mb_cli_start on, a handler removes the temporaries open (a fixed record,
  * written by mb_out_open and cleared at the commit or abort), says one line ("mbtrain:
- * interrupted (SIGTERM): nothing half-written"; under mpirun rank 0 only) and ends the process
+ * interrupted (SIGTERM): nothing half-written"; none under mpirun, which ends the other ranks
+ * by SIGTERM when one fails and says itself how a signal ended the job) and ends the process
  * by the signal (exit 128 + N), as before (campaign 29's A4: a checkpoint's temporary was left
  * and nothing said).
  *
@@ -190,7 +191,8 @@ enum { OUT_SLOTS = 32, OUT_NAME = PATH_MAX + 64 };
 static char out_names[OUT_SLOTS][OUT_NAME];
 static int out_state[OUT_SLOTS];
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
-static int out_say = 1; /* 0 on an MPI rank other than 0: one line for the job */
+static int out_say = 1; /* 0 under mpirun: it ends the other ranks with SIGTERM when one
+                           fails, whose line is the job's (and says how a signal ended it) */
 /* Set by the handler before it unlinks; `out_busy` counts the threads between making a
  * temporary and recording it. The handler waits for them to finish, and a thread that starts
  * after it began makes none, so no temporary appears after the unlinks while another thread
@@ -284,11 +286,9 @@ static void out_on_signal(int sig)
 static void out_signals_install(void)
 {
     const char *rk[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-    for (int k = 0; k < 3; k++) {
-        const char *v = getenv(rk[k]);
-        if (v && strcmp(v, "0") != 0)
+    for (int k = 0; k < 3; k++)
+        if (getenv(rk[k]))
             out_say = 0;
-    }
     for (int k = 0; k < 3; k++) {
         struct sigaction old, sa;
         if (sigaction(out_sigs[k], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
@@ -581,14 +581,16 @@ int mb_out_check(const char *path, mb_error *err)
                    ? MB_OK
                    : mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(errno));
     char *tmp;
-    sigset_t old; /* made and removed with the signals held: none lands between */
+    sigset_t old; /* made and removed with the signals held, and the handler waiting */
     out_block(&old);
+    __atomic_add_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
     int fd, rc = mb_out_mktemp(path, &tmp, &fd, err);
     if (rc == MB_OK) {
         close(fd);
         remove(tmp);
         free(tmp);
     }
+    __atomic_sub_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
     out_unblock(&old);
     return rc;
 }
