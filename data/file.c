@@ -18,7 +18,13 @@
  *
  * Temporary names carry the writing process's id ("PATH.tmp.PID.XXXXXX"): a write killed
  * half-way (kill -9, a crash, a power cut) leaves its temporary behind, and the next write to
- * the same path removes every temporary of it whose process is gone.
+ * the same path removes every temporary of it whose process is gone. SIGTERM, SIGINT and SIGHUP
+ * can be caught: from mb_cli_start on, a handler removes the temporaries open (a fixed record,
+ * written by mb_out_open and cleared at the commit or abort), says one line ("mbtrain:
+ * interrupted (SIGTERM): nothing half-written"; none under mpirun, which ends the other ranks
+ * by SIGTERM when one fails and says itself how a signal ended the job) and ends the process
+ * by the signal (exit 128 + N), as before (campaign 29's A4: a checkpoint's temporary was left
+ * and nothing said).
  *
  * Standard output is checked at exit as well (GNU's close_stdout): text a command printf'd
  * and never flushed fails only when the process exits, and a command must not exit 0 then.
@@ -32,7 +38,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +181,125 @@ int mb_data_read_file(const char *path, char **buf, size_t *len, mb_error *err)
     return MB_OK;
 }
 
+/* ---- temporaries a caught signal removes ----------------------------------------------------- */
+
+/* The record of the temporaries open in this process: a slot is free (0), being filled (1) or
+ * names one (2); filled under the mutex, read by the handler without it (atomic loads, then
+ * unlink: both async-signal-safe). A path too long for a slot, or a 33rd temporary, is not
+ * recorded (a kill -9 leaves it, as it would any). */
+enum { OUT_SLOTS = 32, OUT_NAME = PATH_MAX + 64 };
+static char out_names[OUT_SLOTS][OUT_NAME];
+static int out_state[OUT_SLOTS];
+static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
+static int out_say = 1; /* 0 under mpirun: it ends the other ranks with SIGTERM when one
+                           fails, whose line is the job's (and says how a signal ended it) */
+/* Set by the handler before it unlinks; `out_busy` counts the threads between making a
+ * temporary and recording it. The handler waits for them to finish, and a thread that starts
+ * after it began makes none, so no temporary appears after the unlinks while another thread
+ * runs on for the moment the process takes to end (seen under mpirun: a rank's checkpoint
+ * thread made one as its main thread took the signal). */
+static int out_dying, out_busy;
+static const int out_sigs[3] = {SIGTERM, SIGINT, SIGHUP};
+
+/* Blocks the three signals in this thread (restored by out_unblock), so that one cannot land
+ * between making a temporary and recording it, or renaming it and clearing it. */
+static void out_block(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    for (int k = 0; k < 3; k++)
+        sigaddset(&s, out_sigs[k]);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static void out_unblock(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
+/* Records `tmp`: its slot + 1, or 0 when it could not be. */
+static int out_track(const char *tmp)
+{
+    size_t n = strlen(tmp);
+    int slot = 0;
+    if (n >= OUT_NAME)
+        return 0;
+    pthread_mutex_lock(&out_mu);
+    for (int i = 0; i < OUT_SLOTS && !slot; i++)
+        if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 0) {
+            __atomic_store_n(&out_state[i], 1, __ATOMIC_RELEASE);
+            memcpy(out_names[i], tmp, n + 1);
+            __atomic_store_n(&out_state[i], 2, __ATOMIC_RELEASE);
+            slot = i + 1;
+        }
+    pthread_mutex_unlock(&out_mu);
+    return slot;
+}
+
+static void out_untrack(int slot)
+{
+    if (slot < 1 || slot > OUT_SLOTS)
+        return;
+    pthread_mutex_lock(&out_mu);
+    __atomic_store_n(&out_state[slot - 1], 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&out_mu);
+}
+
+/* n bytes of s to standard error (async-signal-safe). */
+static void say_raw(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+/* The handler: every recorded temporary unlinked, one line, then the signal again with its
+ * default action, so that the process ends by it (128 + N) as it would have. */
+static void out_on_signal(int sig)
+{
+    int e = errno;
+    if (__atomic_exchange_n(&out_dying, 1, __ATOMIC_SEQ_CST))
+        for (;;) /* a second delivery, in another thread (timeout signals the child and then
+                    its group): the first says the line and ends the process */
+            pause();
+    struct timespec nap = {0, 1000000}; /* at most 2 s: a thread that holds the slot forever */
+    for (int t = 0; t < 2000 && __atomic_load_n(&out_busy, __ATOMIC_SEQ_CST) > 0; t++)
+        nanosleep(&nap, NULL);
+    for (int i = 0; i < OUT_SLOTS; i++)
+        if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 2)
+            unlink(out_names[i]);
+    if (out_say) {
+        say_raw(program_invocation_short_name);
+        say_raw(sig == SIGTERM ? ": interrupted (SIGTERM)" : sig == SIGINT ? ": interrupted "
+                "(SIGINT)" : ": interrupted (SIGHUP)");
+        say_raw(": nothing half-written\n");
+    }
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered once this handler returns: it is blocked inside it */
+    errno = e;
+}
+
+/* Installs out_on_signal for SIGTERM, SIGINT and SIGHUP, except where one is ignored (nohup,
+ * a shell's background job: they stay ignored). */
+static void out_signals_install(void)
+{
+    const char *rk[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (int k = 0; k < 3; k++)
+        if (getenv(rk[k]))
+            out_say = 0;
+    for (int k = 0; k < 3; k++) {
+        struct sigaction old, sa;
+        if (sigaction(out_sigs[k], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = out_on_signal;
+        sigfillset(&sa.sa_mask); /* the three, and the rest, wait while it runs */
+        sigaction(out_sigs[k], &sa, NULL);
+    }
+}
+
 /* ---- standard output, checked at exit ------------------------------------------------------ */
 
 /* Set once an error on standard output has been reported (by mb_out_commit), so that the exit
@@ -188,6 +315,7 @@ int mb_cli_start(void)
      * (exit 1, the temporaries removed), rather than killing the command unsaid (campaign 27's
      * X1: exit 141, *.tmp.* left); a child spawned (gnuplot) gets the default back */
     signal(SIGPIPE, SIG_IGN);
+    out_signals_install(); /* a caught signal removes the temporaries open (campaign 29's A4) */
     /* checked once, before any input opens or MPI starts, under mpirun or not (campaign 21's
      * N2: a bad MBKIT_MPI_START_WAIT was said by every rank, and without mpirun not at all) */
     if (mb_data_fifo_wait(&wait, &err) != MB_OK || mb_data_mpi_start_wait(&wait, &err) != MB_OK) {
@@ -453,12 +581,17 @@ int mb_out_check(const char *path, mb_error *err)
                    ? MB_OK
                    : mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(errno));
     char *tmp;
+    sigset_t old; /* made and removed with the signals held, and the handler waiting */
+    out_block(&old);
+    __atomic_add_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
     int fd, rc = mb_out_mktemp(path, &tmp, &fd, err);
     if (rc == MB_OK) {
         close(fd);
         remove(tmp);
         free(tmp);
     }
+    __atomic_sub_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
+    out_unblock(&old);
     return rc;
 }
 
@@ -466,7 +599,7 @@ int mb_out_check(const char *path, mb_error *err)
 
 static int out_fail(mb_out *o, const char *path, const char *what, int e, mb_error *err)
 {
-    char p[512];
+    char p[sizeof err->msg]; /* a long path whole (campaign 29's A5) */
     snprintf(p, sizeof p, "%s", o->f == stdout ? "standard output" : path);
     if (o->f == stdout) /* said here: the exit check does not say it again */
         stdout_reported = 1;
@@ -540,8 +673,17 @@ int mb_out_open(mb_out *o, const char *path, mb_error *err)
         return MB_OK;
     }
     int fd = -1, rc = target_of(path, &o->target, err);
+    sigset_t old; /* no signal between making the temporary and recording it (out_busy) */
+    out_block(&old);
+    __atomic_add_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
+    if (rc == MB_OK && __atomic_load_n(&out_dying, __ATOMIC_SEQ_CST))
+        rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(EINTR));
     if (rc == MB_OK)
         rc = mb_out_mktemp(path, &o->tmp, &fd, err);
+    if (rc == MB_OK)
+        o->slot = out_track(o->tmp);
+    __atomic_sub_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
+    out_unblock(&old);
     if (rc != MB_OK) {
         mb_out_abort(o);
         return rc;
@@ -581,8 +723,16 @@ int mb_out_commit(mb_out *o, mb_error *err)
     if (bad)
         return out_fail(o, o->path, "write error", e, err);
     /* onto the link's target: a symbolic link stays a link */
-    if (o->tmp && rename(o->tmp, o->target) != 0)
-        return out_fail(o, o->path, "cannot write", errno, err);
+    sigset_t old;
+    out_block(&old);
+    int moved = !o->tmp || rename(o->tmp, o->target) == 0, e2 = errno;
+    if (moved) {
+        out_untrack(o->slot);
+        o->slot = 0;
+    }
+    out_unblock(&old);
+    if (!moved)
+        return out_fail(o, o->path, "cannot write", e2, err);
     free(o->tmp);
     free(o->path);
     free(o->target);
@@ -595,8 +745,13 @@ void mb_out_abort(mb_out *o)
     if (o->f && o->f != stdout)
         fclose(o->f);
     o->f = NULL;
+    sigset_t old;
+    out_block(&old);
     if (o->tmp)
         remove(o->tmp);
+    out_untrack(o->slot);
+    o->slot = 0;
+    out_unblock(&old);
     free(o->tmp);
     free(o->path);
     free(o->target);

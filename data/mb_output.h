@@ -82,6 +82,8 @@ typedef struct mb_out {
     char *target;     /* what the temporary is renamed onto: `path`, or the end of its chain of
                          symbolic links (a link is written through, never replaced) */
     char *tmp;        /* temporary path beside target (NULL for stdout and direct writes) */
+    int slot;         /* its place + 1 in the record a SIGTERM, SIGINT or SIGHUP removes
+                         temporaries by (file.c), 0 for none */
 } mb_out;
 
 /* Opens `path` as above. MB_EIO with a message naming `path` on failure. */

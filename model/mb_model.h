@@ -44,7 +44,9 @@ const char *mb_strerror(int status);
  * value. The struct lives with the caller, so there is no global error state. */
 typedef struct mb_error {
     int status;     /* MB_OK or a negative MB_E* code */
-    char msg[512];  /* one line, no trailing newline; empty when status == MB_OK */
+    char msg[8192]; /* one line, no trailing newline; empty when status == MB_OK. Room for two
+                       paths of PATH_MAX (4096) and the reason: a line cut inside a long path
+                       lost what was wrong (campaign 29's A5) */
 } mb_error;
 
 /* Records `status` and a printf-style message in *err (when err is not NULL) and returns status,

@@ -258,6 +258,11 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
             if (!name_ok(val, ""))
                 return mb_error_set(err, MB_EFORMAT, "%s:%d: [net] name '%s': only letters, "
                                     "digits and . _ + -", p->path, line, val);
+            if (!isalnum((unsigned char)val[0])) /* `.hid-...csv` is skipped by *.csv, `-rf-...`
+                                                    read as an option (campaign 29's A8) */
+                return mb_error_set(err, MB_EFORMAT, "%s:%d: [net] name '%s': must start with a "
+                                    "letter or digit (it begins the run logs' names)", p->path,
+                                    line, val);
             strcpy(d->name, val);
             p->have_name = 1;
             return MB_OK;

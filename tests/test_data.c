@@ -2,13 +2,17 @@
  * every malformed-file error; atomic output; JSON files.
  */
 #include <CUnit/CUnit.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "../data/mb_cli.h"
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
 #include "../data/mb_output.h"
@@ -295,6 +299,58 @@ static size_t files_in(const char *dir)
     return n;
 }
 
+/* Campaign 29's A4: SIGTERM, SIGINT or SIGHUP while an output's temporary is open (a child that
+ * started as a command does, mb_cli_start, then signals itself mid-write): the temporary
+ * removed, one line naming the signal, and the process ended by that signal (128 + N). */
+static void test_atomic_output_signal(void)
+{
+    const int sigs[3] = {SIGTERM, SIGINT, SIGHUP};
+    const char *names[3] = {"(SIGTERM)", "(SIGINT)", "(SIGHUP)"};
+    for (int k = 0; k < 3; k++) {
+        char dir[256], path[512], errf[512];
+        CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+        snprintf(path, sizeof path, "%s/c", dir);
+        snprintf(errf, sizeof errf, "%s/err", dir);
+        fflush(NULL);
+        pid_t pid = fork();
+        CU_ASSERT_FATAL(pid >= 0);
+        if (pid == 0) {
+            int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+                _exit(90);
+            signal(sigs[k], SIG_DFL); /* as a command started from a terminal has it */
+            sigset_t none;
+            sigemptyset(&none);
+            sigprocmask(SIG_SETMASK, &none, NULL);
+            if (mb_cli_start() != 0)
+                _exit(91);
+            mb_out o;
+            mb_error e = {0};
+            if (mb_out_open(&o, path, &e) != MB_OK)
+                _exit(92);
+            fprintf(o.f, "half a checkpoint");
+            fflush(o.f);
+            kill(getpid(), sigs[k]);
+            _exit(93); /* not reached: the signal ends the process */
+        }
+        int st = 0;
+        CU_ASSERT_EQUAL_FATAL(waitpid(pid, &st, 0), pid);
+        CU_ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == sigs[k]);
+        CU_ASSERT_EQUAL(files_in(dir), 1); /* err only: no c, no c.tmp.PID.* */
+        char *said = NULL;
+        size_t n = 0;
+        mb_error e = {0};
+        CU_ASSERT_EQUAL_FATAL(mb_data_read_file(errf, &said, &n, &e), MB_OK);
+        CU_ASSERT_EQUAL(mb_test_lines(said), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(said, names[k]));
+        CU_ASSERT_PTR_NOT_NULL(strstr(said, ": interrupted "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(said, ": nothing half-written"));
+        if (!WIFSIGNALED(st) || files_in(dir) != 1)
+            fprintf(stderr, "\n  %s: status %#x, said: %s", names[k], st, said ? said : "");
+        free(said);
+    }
+}
+
 static void test_atomic_output(void)
 {
     char dir[256], path[512];
@@ -454,6 +510,7 @@ int mb_test_suite_data(void)
            !CU_add_test(s, "tables", test_table_read) ||
            !CU_add_test(s, "malformed tables", test_table_errors) ||
            !CU_add_test(s, "atomic output", test_atomic_output) ||
+           !CU_add_test(s, "atomic output: a signal mid-write", test_atomic_output_signal) ||
            !CU_add_test(s, "JSON files", test_json_files) ||
            !CU_add_test(s, "hostile inputs: links, caps, numbers", test_hostile_data);
 }

@@ -56,13 +56,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int learner_count(const mb_run_options *o, int ranks)
-{
-    if (!mb_par_algo_has_server(o->par))
-        return ranks * o->learners;
-    return ranks > 1 ? ranks - 1 : o->learners;
-}
-
 int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
 {
     const char *a = mb_par_algo_name(o->par);
@@ -108,7 +101,7 @@ int mb_par_check(const mb_run_options *o, int ranks, mb_error *err)
                             "process (not under mpirun)");
     if (o->tau < 1)
         return mb_error_set(err, MB_EINVAL, "--tau must be >= 1, got %ld", o->tau);
-    int p = learner_count(o, ranks);
+    int p = mb_par_learners(o, ranks);
     if (p < 1)
         return mb_error_set(err, MB_EINVAL, "--algo %s keeps rank 0 as its server: it needs "
                             "mpirun -np 2 or more (one server and at least one learner), got %d",
@@ -1086,7 +1079,7 @@ static void job_init(job *j, const mb_run_options *o, mb_run_result *r, int rank
     j->o = o;
     j->r = r;
     j->ranks = ranks;
-    j->p = learner_count(o, ranks);
+    j->p = mb_par_learners(o, ranks);
     j->proc = rank;
     j->m = o->batch / j->p;
     j->k_active = j->k_was = o->sma_tune ? 1 : 1 << 30;
@@ -1143,10 +1136,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
     job j;
     job_init(&j, o, r, ranks, rank);
     /* the defaults resolved before the ranks compare them (par_agree) */
-    j.alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
-              : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune ? 1 : j.p)
-                                       : 0.9 / j.p; /* beta = p alpha = 0.9 */
-    j.mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
+    mb_par_resolved(o, &j.alpha, &j.mu);
     int threads = j.threads;
     mb_net_desc *desc = NULL;
     mb_data_splits own;

@@ -4,7 +4,7 @@
  * by its own rank on its own node).
  *
  * Layout (native byte order, same machine):
- *     "MBKPAR06"  magic
+ *     "MBKPAR07"  magic
  *     head        mb_par_ckpt_head
  *     log rows    head.log_len bytes
  *     records     head.learners x head.rec_floats float32 (par_impl.h: par_pack): the job's
@@ -18,7 +18,9 @@
  * bring), every cursor inside the data; the file's update and run (run_id) are chosen here
  * (mb_par_ckpt_read), the run's identity (algorithm, records, parameters, the net's structure,
  * data fingerprint, seed, batch, tau, and the settings a log states once: lr, optimiser,
- * momentum, schedule, target, evaluation) is compared by the caller (par.c). MBKPAR05 (no
+ * momentum, schedule, target, evaluation, and the parallel algorithm's own: --elastic-alpha,
+ * --sma-momentum or --delta, --n-push, --n-fetch, --grad-after-exchange, --no-overlap) is
+ * compared by the caller (par.c). MBKPAR06 (not the algorithm's own settings), MBKPAR05 (no
  * settings), MBKPAR04 (no net structure), MBKPAR03 (one file, no parts), MBKPAR02 (no checksum)
  * and MBKPAR01 are refused.
  *
@@ -46,7 +48,7 @@
 #include <zlib.h>
 #include <unistd.h>
 
-static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '6'};
+static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '7'};
 static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
 
 /* The largest |value| a stored parameter, velocity or centre may have. */

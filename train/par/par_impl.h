@@ -57,7 +57,8 @@ typedef struct mb_par_ckpt_head {
                               kind among them (mb_ckpt_settings_fill; its other fields zero),
                               compared on resume as PATH's are: a server algorithm resumes from
                               this file alone (MBKPAR06, campaign 11: a resume at another --lr
-                              logged one rate for rows of two) */
+                              logged one rate for rows of two; MBKPAR07 with the parallel
+                              algorithm's own, campaign 29's A1) */
 } mb_par_ckpt_head;
 
 /* mb_par_ckpt_read's record index for "every record of the file" (buf holds learners x

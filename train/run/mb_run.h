@@ -258,6 +258,14 @@ const char *mb_par_algo_name(int algo);
 int mb_par_algo_parse(const char *name, int *algo);
 /* 1 when the algorithm keeps a parameter server (rank 0 serves, the others learn). */
 int mb_par_algo_has_server(int algo);
+/* The learners of a parallel run of o over `ranks` processes: ranks x learners, or for a
+ * server algorithm the ranks but the server (one process: --learners). */
+int mb_par_learners(const mb_run_options *o, int ranks);
+/* The moving rate alpha (--elastic-alpha, else the algorithm's default: 0.9 / p, SMA's 1 / p,
+ * 1 with --sma-tune) and the momentum (--sma-momentum or --delta, else 0.9 for SMA, 0.99) a
+ * parallel run of o starts with, p its learners over o->comm's ranks; what the log states and
+ * a checkpoint carries (run_opts.c). */
+void mb_par_resolved(const mb_run_options *o, double *alpha, double *mu);
 
 /* The name a log and a summary give the run's algorithm: the optimiser's, or the parallel
  * algorithm's. */

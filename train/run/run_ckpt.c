@@ -3,19 +3,22 @@
  * kill during the write leaves the previous checkpoint whole), and believed only after checks.
  *
  * Layout (version 9; native byte order, for the same machine):
- *     "MBKCKPT9"      magic; the last character is the format version. Any other version is
- *                     refused with a line saying so (versions 1 and 2 had no checksum; version
+ *     "MBKCKPTA"      magic; the last character is the format version ('A': 10). Any other
+ *                     version is refused with a line saying so (versions 1 and 2 had no
+ *                     checksum; version
  *                     3's log rows had no b_simple column; version 4 had no learning rate;
  *                     version 5 no momentum, weight decay, rate schedule or target; version 6
  *                     no evaluation settings; version 7 no network structure, evaluation
- *                     counts or gradient noise sums; version 8 no levels or job).
+ *                     counts or gradient noise sums; version 8 no levels or job; version 9
+ *                     not the parallel algorithm's own settings).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
  *       "RUN "        ckpt_run: the run's identity (net, its structure's fingerprint and
  *                     layer count, parameter count, data fingerprint, seed, algorithm, batch,
  *                     learner count, learning rate, momentum, weight decay, rate schedule,
  *                     target loss; the evaluation period, staged checks, bisection, adaptive
  *                     spacing, levels and B_simple period; the parallel job, if any, whose
- *                     learner 0 it is: its algorithm and size) and its counters (updates, samples, wall
+ *                     learner 0 it is: its algorithm and size, its moving rate, momentum,
+ *                     DOWNPOUR periods, gradient point and overlap) and its counters (updates, samples, wall
  *                     seconds, the last mini-batch loss, full and ruled-out evaluations, eval
  *                     samples, the gradient noise sums of the run and of the open window)
  *       "LOG "        the run log's data rows so far (text), so that the log continues
@@ -41,8 +44,9 @@
  *     net 'tiny' with another structure (...)"; data fingerprint, seed,
  *     algorithm, batch, learners, learning rate, momentum, weight decay, rate schedule, target
  *     loss, --eval-every, --check-frac, --check-sigmas, --no-bisect, --eval-adapt, --levels,
- *     --noise-every: the log states each once for all its rows): "checkpoint of seed 1, this
- *     run has seed 2".
+ *     --noise-every, --elastic-alpha, --sma-momentum, --delta, --n-push, --n-fetch,
+ *     --grad-after-exchange, --no-overlap: the log states each once for all its rows):
+ *     "checkpoint of seed 1, this run has seed 2".
  * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), the
  * staged check's reference losses (a resumed run with --check-frac makes a full evaluation
  * first), the seconds spent evaluating and measuring, and options the log does not state for
@@ -160,6 +164,19 @@ void mb_ckpt_settings_fill(ckpt_run *h, const mb_run_options *o)
     h->n_levels = o->n_levels;
     for (int k = 0; k < o->n_levels && k < MB_RUN_LEVELS_MAX; k++)
         h->levels[k] = o->levels[k];
+    /* the parallel algorithm's own settings, where it has them (as its log states them) */
+    const int a = o->par;
+    h->par = a;
+    double alpha, mu;
+    mb_par_resolved(o, &alpha, &mu);
+    h->par_alpha = a != MB_PAR_NONE && a != MB_PAR_SGD_SYNC ? alpha : 0;
+    h->par_mu = a == MB_PAR_SMA || a == MB_PAR_EAMSGD ? mu : 0;
+    h->n_push = a == MB_PAR_DOWNPOUR ? (o->n_push ? o->n_push : o->tau) : 0;
+    h->n_fetch = a == MB_PAR_DOWNPOUR ? (o->n_fetch ? o->n_fetch : o->tau) : 0;
+    h->grad_after =
+        (a == MB_PAR_EASGD_ASYNC || a == MB_PAR_EAMSGD || a == MB_PAR_EASGD_HOGWILD) &&
+        o->grad_after_exchange;
+    h->no_overlap = a == MB_PAR_EASGD_SYNC && o->no_overlap;
 }
 
 static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const mb_ckpt_extra *x,
@@ -430,6 +447,10 @@ const char *mb_ckpt_settings_range(const ckpt_run *h)
                             : v != 0)
             return "levels out of range or out of order";
     }
+    if (!(h->par_alpha >= 0 && h->par_alpha <= 1 && isfinite(h->par_mu) && h->par_mu >= 0 &&
+          h->n_push >= 0 && h->n_fetch >= 0 && (h->grad_after == 0 || h->grad_after == 1) &&
+          (h->no_overlap == 0 || h->no_overlap == 1)))
+        return "parallel algorithm settings out of range";
     return NULL;
 }
 
@@ -437,6 +458,18 @@ void mb_ckpt_release(mb_ckpt *c)
 {
     free(c->lrn);
     memset(c, 0, sizeof *c);
+}
+
+/* A format version's number, from the magic's last character: '1' .. '9', then 'A' (10) ..
+ * 'Z'; "?" for any other byte. Into buf (4 bytes). */
+static const char *version_text(unsigned char v, char *buf)
+{
+    int n = v >= '1' && v <= '9' ? v - '0' : v >= 'A' && v <= 'Z' ? v - 'A' + 10 : -1;
+    if (n < 0)
+        snprintf(buf, 4, "?");
+    else
+        snprintf(buf, 4, "%d", n);
+    return buf;
 }
 
 int mb_ckpt_decode(const void *buf, size_t len, const char *path, mb_ckpt *c, mb_error *err)
@@ -447,9 +480,10 @@ int mb_ckpt_decode(const void *buf, size_t len, const char *path, mb_ckpt *c, mb
         return mb_error_set(err, MB_EFORMAT, "%s: not an mbtrain checkpoint", path);
     if (b[7] != CKPT_VERSION)
         return mb_error_set(err, MB_EFORMAT,
-                            "%s: checkpoint format version %c; this mbtrain reads version %c "
+                            "%s: checkpoint format version %s; this mbtrain reads version %s "
                             "only: start the run afresh",
-                            path, b[7] >= 0x20 && b[7] < 0x7f ? b[7] : '?', CKPT_VERSION);
+                            path, version_text(b[7], (char[4]){0}), version_text(CKPT_VERSION,
+                                                                                 (char[4]){0}));
     if (len < sizeof magic + END_BYTES || memcmp(b + len - END_BYTES, "END \0\0\0\0", 8) != 0)
         return mb_error_set(err, MB_EFORMAT, "%s: truncated checkpoint (no end section)", path);
     uint64_t elen;
@@ -583,7 +617,14 @@ int mb_ckpt_settings_check(const ckpt_run *h, const ckpt_run *want, const char *
              {"check-sigmas", checks ? h->check_sigmas : 0, checks ? want->check_sigmas : 0, 0, 0},
              {"no-bisect", h->no_bisect, want->no_bisect, 0, 1},
              {"eval-adapt", h->eval_adapt, want->eval_adapt, 0, 1},
-             {"noise-every", (double)h->noise_every, (double)want->noise_every, 0, 0}};
+             {"noise-every", (double)h->noise_every, (double)want->noise_every, 0, 0},
+             /* the parallel algorithm's (0 where it has none) */
+             {"elastic-alpha", h->par_alpha, want->par_alpha, 0, 0},
+             {want->par == MB_PAR_SMA ? "sma-momentum" : "delta", h->par_mu, want->par_mu, 0, 0},
+             {"n-push", (double)h->n_push, (double)want->n_push, 0, 0},
+             {"n-fetch", (double)h->n_fetch, (double)want->n_fetch, 0, 0},
+             {"grad-after-exchange", h->grad_after, want->grad_after, 0, 1},
+             {"no-overlap", h->no_overlap, want->no_overlap, 0, 1}};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         if (s[i].have == s[i].want || (isnan(s[i].have) && isnan(s[i].want)))
             continue;

@@ -308,12 +308,23 @@ typedef struct ckpt_run {
     int32_t par;           /* its mb_par_algo (MB_PAR_NONE: one learner) */
     int32_t par_size;      /* its communicator's size: learners, and the server or watcher
                               where the algorithm keeps one (1 for one learner) */
+    /* the parallel algorithm's own settings, defaults resolved (mb_par_resolved), which change
+     * its updates and which the log also states once for all its rows (version A, campaign
+     * 29's A1: a resume at another --elastic-alpha logged the new one over rows of the old);
+     * 0 where the algorithm has none (one learner: all) */
+    double par_alpha;      /* --elastic-alpha: easgd*, eamsgd, sma (downpour's unused_alpha) */
+    double par_mu;         /* --sma-momentum (sma) or --delta (eamsgd) */
+    int64_t n_push;        /* downpour's --n-push and --n-fetch (--tau where not given) */
+    int64_t n_fetch;
+    int32_t grad_after;    /* --grad-after-exchange (easgd-async, eamsgd, easgd-hogwild): 0, 1 */
+    int32_t no_overlap;    /* --no-overlap (easgd-sync): 0 or 1 */
 } ckpt_run;
 
 /* The settings a log states once for all its rows, shared with the parallel companion's head
  * (par_impl.h), which a server algorithm resumes from alone: */
 /* o's lr, optimiser kind (algo), momentum, weight decay, rate schedule, target and evaluation
- * settings into h (its other fields untouched). */
+ * settings, and its parallel algorithm (par) with that algorithm's own settings (par_alpha ...
+ * no_overlap), into h (its other fields untouched). */
 void mb_ckpt_settings_fill(ckpt_run *h, const mb_run_options *o);
 /* NULL when h's settings are each in range, else which are not (for a "corrupt" line). */
 const char *mb_ckpt_settings_range(const ckpt_run *h);
@@ -343,9 +354,10 @@ typedef struct ckpt_learner_view {
     const unsigned char *params, *velocity, *perm; /* velocity NULL when there is none */
 } ckpt_learner_view;
 
-/* The checkpoint format version, the last byte of the magic "MBKCKPT9" (run_ckpt.c): the
- * fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the bytes it repairs. */
-#define MB_CKPT_VERSION '9'
+/* The checkpoint format version, the last byte of the magic "MBKCKPTA" (run_ckpt.c; 'A' is
+ * version 10): the fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the
+ * bytes it repairs. */
+#define MB_CKPT_VERSION 'A'
 
 /* A decoded checkpoint: views into the caller's buffer, every value checked. */
 typedef struct mb_ckpt {

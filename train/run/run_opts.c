@@ -1,11 +1,13 @@
 /* run_opts.c — a training run's options: their defaults, the checks every run makes of them
  * before it starts (single or parallel), and the names of the algorithms (the single learner's
- * optimiser or a parallel algorithm) that logs and messages print.
+ * optimiser or a parallel algorithm) that logs and messages print, and the settings of a
+ * parallel algorithm with its defaults resolved (its learners, alpha and momentum).
  *
  * Below both drivers: run.c (one learner), par.c (several) and the monitor (run_mon.c) read
  * these; nothing here trains.
  */
 #include "run_impl.h"
+#include "../comm/mb_comm.h"
 
 #include <math.h>
 #include <string.h>
@@ -126,6 +128,22 @@ int mb_par_algo_has_server(int algo)
 {
     return algo == MB_PAR_DOWNPOUR || algo == MB_PAR_EASGD_ASYNC || algo == MB_PAR_EAMSGD ||
            algo == MB_PAR_EASGD_HOGWILD;
+}
+
+int mb_par_learners(const mb_run_options *o, int ranks)
+{
+    if (!mb_par_algo_has_server(o->par))
+        return ranks * o->learners;
+    return ranks > 1 ? ranks - 1 : o->learners;
+}
+
+void mb_par_resolved(const mb_run_options *o, double *alpha, double *mu)
+{
+    const int p = mb_par_learners(o, o->comm ? mb_comm_size(o->comm) : 1);
+    *alpha = !isnan(o->elastic_alpha) ? o->elastic_alpha
+             : o->par == MB_PAR_SMA   ? 1.0 / (o->sma_tune || p < 1 ? 1 : p)
+                                      : 0.9 / (p < 1 ? 1 : p); /* beta = p alpha = 0.9 */
+    *mu = !isnan(o->par_momentum) ? o->par_momentum : o->par == MB_PAR_SMA ? 0.9 : 0.99;
 }
 
 const char *mb_run_algo_name(const mb_run_options *o)
