@@ -101,6 +101,11 @@ int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, 
 int mb_data_parse_batches(const char *s, const char *what, double max, mb_range *r,
                           struct mb_error *err);
 
+/* Whether a row of n rows (keys: k values a row, row after row) has the same k values as an
+ * earlier row (NaN, a field not given, equal to NaN): 1 with *at the earliest such row and
+ * *first the earliest row it repeats, 0 if none, -1 out of memory. By sorting a copy: n log n. */
+int mb_data_first_repeat(const double *keys, size_t n, size_t k, size_t *at, size_t *first);
+
 /* v as its shortest decimal that reads back as v ("0.1", "2097152", "4294967296"; never
  * "0.10000000000000001" or "2.09715e+06"), into buf (n bytes); returns buf. For messages that
  * quote a value the user wrote or a list produced. */

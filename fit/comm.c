@@ -31,17 +31,54 @@ void mb_fit_comm_free(mb_fit_comm *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Rows of one (op, procs) in table order. */
-static size_t distinct(const double *v, size_t n)
+/* Whether v (n values) holds two different ones: a line needs two message sizes. */
+static int two_sizes(const double *v, size_t n)
 {
-    size_t d = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (j < i && v[j] != v[i])
-            j++;
-        d += j == i;
+    for (size_t i = 1; i < n; i++)
+        if (v[i] != v[0])
+            return 1;
+    return 0;
+}
+
+/* A row's (op, procs) and its index: the rows sorted by them are each pair's rows in a block,
+ * in table order (comparing each row with every later one took 31 s on 200,000 rows:
+ * campaign 29's B1). */
+typedef struct op_row {
+    const char *op;
+    double p;
+    size_t r;
+} op_row;
+
+static int op_row_cmp(const void *a, const void *b)
+{
+    const op_row *x = a, *y = b;
+    int c = strcmp(x->op, y->op);
+    if (c)
+        return c;
+    if (x->p != y->p)
+        return (x->p > y->p) - (x->p < y->p);
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+/* The rows grouped by (op, procs): g[0..n) the rows block by block, at[r] where row r's block
+ * starts in g; the blocks in order of first appearance are those whose first row is r for
+ * r = 0, 1, ... */
+static int group_rows(const mb_table *t, size_t co, const double *P, size_t n, size_t *g,
+                      size_t *at)
+{
+    op_row *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return MB_ENOMEM;
+    for (size_t r = 0; r < n; r++)
+        v[r] = (op_row){mb_table_cell(t, r, co), P[r], r};
+    qsort(v, n, sizeof *v, op_row_cmp);
+    for (size_t j = 0, s = 0; j < n; j++) {
+        if (j > 0 && (strcmp(v[j].op, v[j - 1].op) != 0 || v[j].p != v[j - 1].p))
+            s = j;
+        g[j] = v[j].r, at[v[j].r] = s;
     }
-    return d;
+    free(v);
+    return MB_OK;
 }
 
 /* Row r's columns beside the fitted ones (campaign 21's N11: bytes 6, alg_bw_Bps 5, wide 2 and
@@ -80,7 +117,8 @@ int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
     if (n == 0)
         return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
     double *P = malloc(n * sizeof *P), *B = malloc(n * sizeof *B), *T = malloc(n * sizeof *T);
-    if (!P || !B || !T) {
+    double *key = malloc(3 * n * sizeof *key);
+    if (!P || !B || !T || !key) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
@@ -118,19 +156,23 @@ int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
                               bad[0] == 'p' ? ">= 1" : bad[0] == 'b' ? ">= 0" : "> 0");
             goto done;
         }
-        for (size_t q = 0; q < r; q++) /* one row a point: a copied row would count twice */
-            if (P[q] == P[r] && B[q] == B[r] &&
-                strcmp(mb_table_cell(t, q, co), mb_table_cell(t, r, co)) == 0) {
-                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: %s, procs %g, bytes %g given twice "
-                                  "(line %ld too)", path, mb_table_line(t, r),
-                                  mb_table_cell(t, r, co), P[r], B[r], mb_table_line(t, q));
-                goto done;
-            }
+        key[3 * r] = strcmp(op, ops[0]) == 0 ? 0 : strcmp(op, ops[1]) == 0 ? 1 : 2;
+        key[3 * r + 1] = P[r], key[3 * r + 2] = B[r];
     }
+    /* one row a point: a copied row would count twice (by sorting: campaign 29's B1) */
+    size_t at, q;
+    int found = mb_data_first_repeat(key, n, 3, &at, &q);
+    if (found < 0)
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+    else if (found)
+        rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: %s, procs %g, bytes %g given twice (line %ld "
+                          "too)", path, mb_table_line(t, at), mb_table_cell(t, at, co), P[at],
+                          B[at], mb_table_line(t, q));
 done:
     free(P);
     free(B);
     free(T);
+    free(key);
     return rc;
 }
 
@@ -156,8 +198,8 @@ int mb_fit_comm_of_table(const mb_table *t, mb_fit_weighting w, mb_fit_comm *out
     double *P = malloc((n + 1) * sizeof *P), *B = malloc((n + 1) * sizeof *B),
            *T = malloc((n + 1) * sizeof *T), *X = malloc(2 * (n + 1) * sizeof *X),
            *y = malloc((n + 1) * sizeof *y), *bv = malloc((n + 1) * sizeof *bv);
-    char *done = calloc(n + 1, 1);
-    if (!P || !B || !T || !X || !y || !bv || !done) {
+    size_t *g = malloc((n + 1) * sizeof *g), *at = malloc((n + 1) * sizeof *at);
+    if (!P || !B || !T || !X || !y || !bv || !g || !at) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto out;
     }
@@ -181,21 +223,24 @@ int mb_fit_comm_of_table(const mb_table *t, mb_fit_weighting w, mb_fit_comm *out
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto out;
     }
+    if (group_rows(t, co, P, n, g, at) != MB_OK) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto out;
+    }
     /* Per (op, procs), in order of first appearance. */
     for (size_t r0 = 0; r0 < n; r0++) {
-        if (done[r0])
+        if (g[at[r0]] != r0) /* not its block's first row */
             continue;
         const char *op = mb_table_cell(t, r0, co);
         size_t k = 0;
-        for (size_t r = r0; r < n; r++)
-            if (!done[r] && P[r] == P[r0] && strcmp(mb_table_cell(t, r, co), op) == 0) {
-                done[r] = 1;
-                X[2 * k] = 1.0, X[2 * k + 1] = B[r], y[k] = T[r], bv[k] = B[r];
-                k++;
-            }
+        for (size_t j = at[r0]; j < n && at[g[j]] == at[r0]; j++) {
+            size_t r = g[j];
+            X[2 * k] = 1.0, X[2 * k + 1] = B[r], y[k] = T[r], bv[k] = B[r];
+            k++;
+        }
         char what[96];
         snprintf(what, sizeof what, "%s procs=%g", op, P[r0]);
-        if (distinct(bv, k) < 2) {
+        if (!two_sizes(bv, k)) {
             mb_fit_warn(&out->warn, "%s: one message size only, no line fitted", what);
             continue;
         }
@@ -220,7 +265,7 @@ int mb_fit_comm_of_table(const mb_table *t, mb_fit_weighting w, mb_fit_comm *out
             y[k] = T[r], bv[k] = B[r];
             k++;
         }
-    if (k == 0 || distinct(bv, k) < 2) {
+    if (k == 0 || !two_sizes(bv, k)) {
         rc = mb_error_set(err, MB_ENODATA,
                           "%s: the ring model needs allreduce rows with procs >= 2 at two or "
                           "more message sizes (found %zu rows)",
@@ -235,7 +280,7 @@ int mb_fit_comm_of_table(const mb_table *t, mb_fit_weighting w, mb_fit_comm *out
                                 "these timings poorly (check the per-procs lines)",
                     out->ring.r2);
 out:
-    free(P), free(B), free(T), free(X), free(y), free(bv), free(done);
+    free(P), free(B), free(T), free(X), free(y), free(bv), free(g), free(at);
     if (rc != MB_OK)
         mb_fit_comm_free(out);
     return rc;

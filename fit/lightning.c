@@ -28,10 +28,12 @@ void mb_lightning_options_init(mb_lightning_options *o)
  * number: MB_OK and *v, or MB_ENODATA when the key is absent, MB_EFORMAT when it is not a
  * number, or with `digits` set not written in digits alone (a count: '1e1' is no batch size;
  * *line gets its line), MB_EINVAL when it is given again with another value (*line gets the
- * second). A key is `key:` followed by a space or the line's end, as YAML reads it
- * ('batch_size:16' is a string, no key); a comment (' #' and what follows) is no part of the
- * value (campaign 24's U8). */
-static int yaml_number(char *text, const char *key, int digits, double *v, long *line)
+ * second), MB_EDOM for a count past 2^53 (2^53 + 1 would be read as 2^53, as the points reader
+ * refuses it: campaign 29's B7), its text in raw (YAML_RAW bytes) when raw is not NULL. A key is
+ * `key:` followed by a space or the line's end, as YAML reads it ('batch_size:16' is a string,
+ * no key); a comment (' #' and what follows) is no part of the value (campaign 24's U8). */
+enum { YAML_RAW = 64 };
+static int yaml_number(char *text, const char *key, int digits, double *v, long *line, char *raw)
 {
     size_t kl = strlen(key);
     long ln = 0;
@@ -58,9 +60,13 @@ static int yaml_number(char *text, const char *key, int digits, double *v, long 
             while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '\'' || e[-1] == '"'))
                 *--e = '\0';
             *line = ln;
+            if (raw)
+                snprintf(raw, YAML_RAW, "%s", s);
             if (mb_data_parse_double(s, v) != MB_OK || !isfinite(*v) ||
                 (digits && strspn(s, "0123456789") != strlen(s)))
                 return MB_EFORMAT;
+            if (digits && mb_data_past_2_53(s, *v))
+                return MB_EDOM;
             if (found && *v != first)
                 return MB_EINVAL;
             found = 1;
@@ -91,6 +97,14 @@ static int paths_of(const char *in, char *csv, char *yaml, size_t n, mb_error *e
     return MB_OK;
 }
 
+/* A count past 2^53 (yaml_number's MB_EDOM), refused as the points reader refuses it. */
+static int past_2_53(const char *yaml, long line, const char *key, const char *raw,
+                     mb_error *err)
+{
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is past 2^53 (a count a double "
+                        "cannot hold)", yaml, line, key, raw);
+}
+
 /* The optional hparams.yaml key `key` (yaml_number): *v, NAN when absent; refused in one line
  * naming the file, line and key when it is not `what` (a count in digits with `digits`; > lo,
  * or >= lo for a count). */
@@ -99,10 +113,13 @@ static int hparam(const char *yaml, char *text, const char *key, int digits, dou
 {
     long line = 0;
     double x;
+    char raw[YAML_RAW];
     *v = NAN;
-    int k = yaml_number(text, key, digits, &x, &line);
+    int k = yaml_number(text, key, digits, &x, &line, raw);
     if (k == MB_ENODATA)
         return MB_OK;
+    if (k == MB_EDOM)
+        return past_2_53(yaml, line, key, raw, err);
     if (k == MB_OK && (digits ? x >= lo && x <= MB_DATA_RANGE_MAX : x > lo)) {
         *v = x;
         return MB_OK;
@@ -131,13 +148,16 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
     /* a key given twice with two values is a contradiction, not a choice (batch, seed, lr) */
     const char *keys[] = {o->batch_key, "seed", "lr", "learning_rate"};
     for (size_t k = 0; text && rc == MB_OK && k < 4; k++)
-        if (yaml_number(text, keys[k], 0, &v, &line) == MB_EINVAL)
+        if (yaml_number(text, keys[k], 0, &v, &line, NULL) == MB_EINVAL)
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: key '%s' given twice with different "
                               "values", yaml, line, keys[k]);
     r->batch[i] = o->batch ? o->batch[o->n_batch > 1 ? i : 0] : NAN;
     if (rc == MB_OK && !o->batch) {
-        int k = text ? yaml_number(text, o->batch_key, 1, &v, &line) : MB_ENODATA;
-        if (k == MB_ENODATA)
+        char raw[YAML_RAW];
+        int k = text ? yaml_number(text, o->batch_key, 1, &v, &line, raw) : MB_ENODATA;
+        if (k == MB_EDOM)
+            rc = past_2_53(yaml, line, o->batch_key, raw, err);
+        else if (k == MB_ENODATA)
             rc = mb_error_set(err, MB_EFORMAT, "%s: no batch size: %s (give --batch M, or log "
                               "it: self.save_hyperparameters() with a '%s' argument)", yaml,
                               text ? "no key" : "no such file", o->batch_key);
@@ -162,7 +182,7 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
     char a[32], b[32]; /* each as its shortest exact decimal (campaign 25's F207: 0.1000001
                           and 0.1 were both printed 0.1) */
     if (rc == MB_OK && !isnan(lr2) && !isnan(r->lr[i]) && lr2 != r->lr[i] &&
-        yaml_number(text, "learning_rate", 0, &v, &line) == MB_OK)
+        yaml_number(text, "learning_rate", 0, &v, &line, NULL) == MB_OK)
         rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'learning_rate': %s, but key 'lr' "
                           "says %s: which one the run used cannot be told", yaml, line,
                           mb_data_fmt_exact(a, sizeof a, lr2),
@@ -273,6 +293,8 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
         runs->algo[i][0] = runs->net[i][0] = '\0';
         runs->target[i] = runs->b_simple[i] = NAN;
         mb_table_free(t);
+        if (rc == MB_OK) /* two version folders of one batch and seed (campaign 29's B6) */
+            rc = mb_fit_same_run(runs, paths, st, i, err);
         if (rc == MB_OK)
             runs->n++;
     }

@@ -223,7 +223,9 @@ const char *mb_fit_runs_setting(const mb_fit_runs *runs, size_t i, const char *k
 /* Runs fitted together were trained alike: every setting of mb_fit_setting_keys (only `only`'s
  * when not NULL) that two runs' logs both state is the same (equal as written, or as numbers).
  * MB_EINVAL naming both files (paths[runs->file[i]]), the field and both values (campaign 21,
- * N3: one law was fitted over runs of two data sets, momenta, ...). */
+ * N3: one law was fitted over runs of two data sets, momenta, ...). Without `only`, their
+ * learning rates too (where stated), each in its shortest exact decimal (campaign 29's B9:
+ * "different learning rates (0.05 and 0.05)" named no file). */
 int mb_fit_runs_same_settings(const mb_fit_runs *runs, const char *const *paths,
                               const char *only, mb_error *err);
 
@@ -479,8 +481,14 @@ int mb_fit_knee(size_t n, const double *m, const double *t, mb_fit_weighting w,
 /* The rows of a step probe table as mb_fit_tupdate_table takes them (mbplot step refuses what
  * mbfit refuses): batch and learners whole counts, times in (0, 1e9] s and in order (t_min_s
  * <= ... <= t_max_s), threads and reps whole, each (batch, learners, threads) once, one net,
- * one backend and one device, the probe's columns as mb_fit_probe_row_check has them. MB_EFORMAT naming path:line and field otherwise. */
+ * one backend and one device, the probe's columns as mb_fit_probe_row_check has them, at most
+ * MB_FIT_STEP_ROWS_MAX rows. MB_EFORMAT naming path:line and field otherwise. */
 int mb_fit_step_table_check(const mb_table *t, mb_error *err);
+
+/* The most rows a step table holds: the knee search fits a line per measured size, so its time
+ * grows with the square of the rows (25,000 rows took minutes: campaign 29's B1). A probe's
+ * table has tens to a few hundred; more is refused before any work. */
+#define MB_FIT_STEP_ROWS_MAX 2000
 
 /* The columns every probe table (step, comm) writes beside its times, where the table has them
  * and the cell is not empty: wide 0 or 1, stop one of the probe's stop rules (ci, budget,

@@ -40,4 +40,11 @@ struct stat;
 int mb_fit_given_twice(const char *const *paths, const struct stat *st, size_t i,
                        mb_error *err);
 
+/* Run i is an earlier run again: the same file (mb_fit_given_twice), or the same seed (given)
+ * with the same net, algorithm, batch, learners and learning rate (a copy): MB_EINVAL "PATH:
+ * the same run as PATH (net 'N', batch M, seed S): a run counts once" (no net where the runs
+ * name none, as Lightning's), else MB_OK (defined in runs.c; reused for Lightning's runs). */
+int mb_fit_same_run(const mb_fit_runs *r, const char *const *paths, const struct stat *st,
+                    size_t i, mb_error *err);
+
 #endif

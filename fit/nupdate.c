@@ -9,6 +9,7 @@
  */
 #include "mb_fit.h"
 #include "../data/mb_json.h"
+#include "../data/mb_parse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -474,12 +475,14 @@ static int describe_runs(const mb_fit_runs *runs, mb_fit_nupdate *out, mb_error 
     for (size_t i = 0; runs->lr && i < runs->n; i++) {
         if (isnan(runs->lr[i]))
             continue;
+        char a[32], b[32]; /* mbfit names the files first (mb_fit_runs_same_settings) */
         if (!isnan(out->lr) && runs->lr[i] != out->lr)
             return mb_error_set(err, MB_EINVAL,
-                                "the runs were trained with different learning rates (%g and "
-                                "%g): the law holds per rate, so fit each rate's runs on their "
+                                "the runs were trained with different learning rates (%s and "
+                                "%s): the law holds per rate, so fit each rate's runs on their "
                                 "own (mbfit nupdate --lr RATE)",
-                                out->lr, runs->lr[i]);
+                                mb_data_fmt_exact(a, sizeof a, out->lr),
+                                mb_data_fmt_exact(b, sizeof b, runs->lr[i]));
         out->lr = runs->lr[i];
     }
     /* N_update(M) is a property of the algorithm and of P as well: one (algo, P) at a time */

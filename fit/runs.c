@@ -777,7 +777,7 @@ int mb_fit_given_twice(const char *const *paths, const struct stat *st, size_t i
 /* The same run given twice would count twice in every median and fit: the same file (by
  * device and inode, whatever its name: mb_fit_given_twice), or two logs of one seed with the
  * same net, algorithm, batch, learners and learning rate (a copy). MB_EINVAL naming both. */
-static int same_run(const mb_fit_runs *r, const char *const *paths, const struct stat *st,
+int mb_fit_same_run(const mb_fit_runs *r, const char *const *paths, const struct stat *st,
                     size_t i, mb_error *err)
 {
     if (mb_fit_given_twice(paths, st, i, err) != MB_OK)
@@ -787,9 +787,10 @@ static int same_run(const mb_fit_runs *r, const char *const *paths, const struct
             r->procs[i] == r->procs[j] && strcmp(r->net[i], r->net[j]) == 0 &&
             strcmp(r->algo[i], r->algo[j]) == 0 &&
             (r->lr[i] == r->lr[j] || (isnan(r->lr[i]) && isnan(r->lr[j]))))
-            return mb_error_set(err, MB_EINVAL, "%s: the same run as %s (net '%s', batch %g, "
-                                "seed %g): a run counts once", paths[i], paths[j], r->net[i],
-                                r->batch[i], r->seed[i]);
+            return mb_error_set(err, MB_EINVAL, "%s: the same run as %s (%s%s%sbatch %g, "
+                                "seed %g): a run counts once", paths[i], paths[j],
+                                r->net[i][0] ? "net '" : "", r->net[i],
+                                r->net[i][0] ? "', " : "", r->batch[i], r->seed[i]);
     }
     return MB_OK;
 }
@@ -863,7 +864,7 @@ static int read_logs(const mb_table *first, const mb_table *const *tabs,
             rc = read_one_log(given ? given : t, runs, i, thr, n_thr, smooth, err);
         mb_table_free(t);
         if (rc == MB_OK)
-            rc = same_run(runs, paths, st, i, err);
+            rc = mb_fit_same_run(runs, paths, st, i, err);
         if (rc == MB_OK)
             runs->n++;
     }
@@ -1020,9 +1021,62 @@ const char *mb_fit_runs_setting(const mb_fit_runs *r, size_t i, const char *key)
     return k >= 0 && r->setting && i < r->n ? r->setting[i][k] : "";
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The learning rate most of the runs that state one share (the least of equals), NAN if none. */
+static double common_lr(const mb_fit_runs *r)
+{
+    double *v = malloc((r->n ? r->n : 1) * sizeof *v), best = NAN;
+    size_t n = 0, run = 0, most = 0;
+    for (size_t i = 0; v && r->lr && i < r->n; i++)
+        if (!isnan(r->lr[i]))
+            v[n++] = r->lr[i];
+    if (v)
+        qsort(v, n, sizeof *v, cmp_double);
+    for (size_t i = 0; v && i < n; i++) {
+        run = i > 0 && v[i] == v[i - 1] ? run + 1 : 1;
+        if (run > most)
+            most = run, best = v[i];
+    }
+    free(v);
+    return best;
+}
+
+/* One learning rate among the runs that state one: N_update(M) holds per rate. The first run
+ * off the rate most runs share is named beside one of those (campaign 29's B9). */
+static int same_lr(const mb_fit_runs *r, const char *const *paths, mb_error *err)
+{
+    const double lr = common_lr(r);
+    size_t odd = SIZE_MAX, ref = SIZE_MAX;
+    for (size_t i = 0; r->lr && i < r->n; i++) {
+        if (isnan(r->lr[i]))
+            continue;
+        if (r->lr[i] != lr && odd == SIZE_MAX)
+            odd = i;
+        if (r->lr[i] == lr && ref == SIZE_MAX)
+            ref = i;
+    }
+    if (odd == SIZE_MAX || ref == SIZE_MAX)
+        return MB_OK;
+    char a[32], b[32];
+    return mb_error_set(err, MB_EINVAL, "%s: lr %s, but %s's is %s: the runs were trained with "
+                        "different learning rates, and the law holds per rate, so fit each "
+                        "rate's runs on their own (mbfit nupdate --lr RATE)",
+                        paths[r->file ? r->file[odd] : odd],
+                        mb_data_fmt_exact(a, sizeof a, r->lr[odd]),
+                        paths[r->file ? r->file[ref] : ref],
+                        mb_data_fmt_exact(b, sizeof b, r->lr[ref]));
+}
+
 int mb_fit_runs_same_settings(const mb_fit_runs *r, const char *const *paths, const char *only,
                               mb_error *err)
 {
+    if (!only && same_lr(r, paths, err) != MB_OK)
+        return MB_EINVAL;
     for (size_t k = 0; r->setting && k < MB_FIT_SETTINGS; k++) {
         if (only && strcmp(only, mb_fit_setting_keys[k]) != 0)
             continue;
@@ -1062,12 +1116,6 @@ int mb_fit_runs_start_above(const mb_fit_runs *r, const char *const *paths, mb_e
     return MB_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
 {
     mb_table *t;
@@ -1077,6 +1125,27 @@ int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err)
         return rc;
     rc = mb_fit_runs_points_table(t, runs, err);
     mb_table_free(t);
+    return rc;
+}
+
+/* One run a (batch, seed): a row copied would count twice. By sorting (mb_data_first_repeat):
+ * comparing each row with every earlier one took minutes on 320,000 rows (campaign 29's B1). */
+static int points_once(const mb_table *t, const mb_fit_runs *runs, mb_error *err)
+{
+    double *key = malloc(2 * runs->n * sizeof *key);
+    if (!key)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    for (size_t r = 0; r < runs->n; r++)
+        key[2 * r] = runs->batch[r], key[2 * r + 1] = runs->seed[r];
+    size_t at, q;
+    int found = mb_data_first_repeat(key, runs->n, 2, &at, &q), rc = MB_OK;
+    free(key);
+    if (found < 0)
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+    else if (found)
+        rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: batch %g, seed %g given twice (line %ld too)",
+                          mb_table_path(t), mb_table_line(t, at), runs->batch[at],
+                          runs->seed[at], mb_table_line(t, q));
     return rc;
 }
 
@@ -1128,16 +1197,13 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
                               mb_data_past_2_53(mb_table_cell(t, r, cb), b) ? "batch" : "n_update",
                               mb_data_past_2_53(mb_table_cell(t, r, cb), b)
                                   ? mb_table_cell(t, r, cb) : mb_table_cell(t, r, cn));
-        for (size_t q = 0; rc == MB_OK && cs >= 0 && q < r; q++) /* one run, counted twice */
-            if (runs->batch[q] == b && runs->seed[q] == s)
-                rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: batch %g, seed %g given twice (line "
-                                  "%ld too)", path, mb_table_line(t, r), b, s,
-                                  mb_table_line(t, q));
         runs->batch[r] = b, runs->n_update[r] = v, runs->seed[r] = s;
         runs->wall[r] = runs->lr[r] = runs->t_step[r] = runs->target[r] = NAN;
         runs->procs[r] = 1.0;
         runs->n = r + 1;
     }
+    if (rc == MB_OK && cs >= 0)
+        rc = points_once(t, runs, err);
     if (rc != MB_OK)
         mb_fit_runs_free(runs);
     return rc;

@@ -274,6 +274,9 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err)
         return rc;
     if (n == 0)
         return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
+    if (n > MB_FIT_STEP_ROWS_MAX)
+        return mb_error_set(err, MB_EFORMAT, "%s: %zu rows, more than a step table holds (at "
+                            "most %d)", path, n, MB_FIT_STEP_ROWS_MAX);
     double *M = malloc(n * sizeof *M), *P = malloc(n * sizeof *P), *T = malloc(n * sizeof *T),
            *TC = malloc(n * sizeof *TC), *TM = malloc(n * sizeof *TM);
     if (!M || !P || !T || !TC || !TM) {

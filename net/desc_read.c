@@ -75,6 +75,11 @@ static char *trim(char *s)
 static mb_layer_desc *push_layer(parser *p, mb_layer_type type, int line, mb_error *err)
 {
     mb_net_desc *d = p->d;
+    if (d->n_layers == MB_NET_LAYERS_MAX) { /* each 'from' name is looked up among the earlier */
+        mb_error_set(err, MB_EFORMAT, "%s:%d: layer %d, more than a network description holds "
+                     "(at most %d)", p->path, line, MB_NET_LAYERS_MAX + 1, MB_NET_LAYERS_MAX);
+        return NULL;
+    }
     if (d->n_layers == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 16;
         mb_layer_desc *l = realloc(d->layers, cap * sizeof *l);
@@ -118,7 +123,7 @@ static int end_section(parser *p, mb_error *err)
             return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] needs '%s'", p->path, l->line,
                                 type_name(l->type), missing);
         if (p->act_pending >= 0 && !push_layer(p, (mb_layer_type)p->act_pending, p->act_line, err))
-            return MB_ENOMEM;
+            return err ? err->status : MB_ENOMEM; /* out of memory, or past MB_NET_LAYERS_MAX */
     }
     p->in_net = 0;
     p->have_size = p->have_filters = p->have_stride = p->have_p = p->have_from = 0;
@@ -399,7 +404,7 @@ static int parse(parser *p, char *text, mb_error *err)
                                     "%s:%d: [%s] after [softmax] (softmax must be the last layer)",
                                     p->path, line, name);
             if (!push_layer(p, (mb_layer_type)k, line, err))
-                return MB_ENOMEM;
+                return err ? err->status : MB_ENOMEM;
             continue;
         }
         char *eq = strchr(t, '=');

@@ -33,6 +33,10 @@ typedef enum mb_layer_type {
 } mb_layer_type;
 
 enum { MB_LAYER_MAX_INPUTS = 4 }; /* the most inputs an add or concat takes */
+/* The most layers a .cfg describes (activations written as a key count as layers): real nets
+ * have tens to a few thousand; a `from` name is looked up among the earlier layers, so reading
+ * grows with the square of the layers (campaign 29's B1: 200,000 layers). Refused past it. */
+enum { MB_NET_LAYERS_MAX = 10000 };
 
 /* One layer of a description. Shapes are per sample (no batch dimension). */
 typedef struct mb_layer_desc {

@@ -12,6 +12,12 @@
 
 #include "../model/mb_model.h"
 
+/* The most rows a scale or validation file holds (mbopt scale writes one a P, mbopt validate
+ * one a setting run: tens); more is refused before any work, as the drawing grows with them
+ * (gnuplot places each label by a walk of the earlier ones: 100,000 rows took minutes,
+ * campaign 29's B1). */
+#define MB_PLOT_ROWS_MAX 5000
+
 /* What a field may hold (flags of mb_plot_field, or'ed). */
 enum {
     F_REQUIRED = 1, /* absent is an error */

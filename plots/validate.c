@@ -201,17 +201,67 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
     return check_runs_list(r, where, reached, lo, med, hi, path, err);
 }
 
-/* Whether rows[i] and rows[j] are one setting: the same algorithm, P, M and learning rate
- * (mbopt validate writes a row per setting). */
-static int same_setting(const cJSON *a, const cJSON *b)
+/* A row's algorithm name and its index, to number the names by sorting. */
+typedef struct algo_row {
+    const char *s;
+    int i;
+} algo_row;
+
+static int algo_row_cmp(const void *a, const void *b)
 {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, "algo"),
-                *y = cJSON_GetObjectItemCaseSensitive(b, "algo");
-    const char *sa = cJSON_IsString(x) ? x->valuestring : "",
-               *sb = cJSON_IsString(y) ? y->valuestring : "";
-    return strcmp(sa, sb) == 0 && mb_json_get(a, "procs") == mb_json_get(b, "procs") &&
-           mb_json_get(a, "batch") == mb_json_get(b, "batch") &&
-           mb_json_get(a, "lr") == mb_json_get(b, "lr");
+    const algo_row *x = a, *y = b;
+    int c = strcmp(x->s, y->s);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* One row a setting (mbopt validate writes a row per setting): the first row with the same P, M,
+ * learning rate and, with `algo`, algorithm as an earlier one (*at, and that one *first): 1 if
+ * any, 0 if none, -1 out of memory. By sorting (mb_data_first_repeat): comparing each row with
+ * every earlier one took minutes on 100,000 rows (campaign 29's B1). */
+static int first_same_setting(const cJSON *rows, int algo, int *at, int *first)
+{
+    const int n = cJSON_GetArraySize(rows);
+    double *key = malloc(4 * ((size_t)n + 1) * sizeof *key);
+    algo_row *v = malloc(((size_t)n + 1) * sizeof *v);
+    int found = -1;
+    if (!key || !v)
+        goto done;
+    const cJSON *r;
+    int i = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, "algo");
+        v[i] = (algo_row){algo && cJSON_IsString(a) ? a->valuestring : "", i};
+        key[4 * i] = mb_json_get(r, "procs"), key[4 * i + 1] = mb_json_get(r, "batch");
+        key[4 * i + 2] = mb_json_get(r, "lr");
+        i++;
+    }
+    qsort(v, (size_t)n, sizeof *v, algo_row_cmp);
+    for (int j = 0, rank = 0; j < n; j++) {
+        rank += j > 0 && strcmp(v[j].s, v[j - 1].s) != 0;
+        key[4 * v[j].i + 3] = rank;
+    }
+    size_t a = 0, f = 0;
+    found = mb_data_first_repeat(key, (size_t)n, 4, &a, &f);
+    *at = (int)a, *first = (int)f;
+done:
+    free(key);
+    free(v);
+    return found;
+}
+
+/* rows[at] given twice (first_same_setting's answer `found`): MB_EFORMAT naming both. */
+static int setting_twice(const cJSON *rows, int found, int at, int first, const char *field,
+                         const char *path, mb_error *err)
+{
+    if (found < 0)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
+    if (found == 0)
+        return MB_OK;
+    const cJSON *r = cJSON_GetArrayItem(rows, at);
+    return mb_error_set(err, MB_EFORMAT, "%s: field '%s[%d]': the setting of %s[%d] (P %g, M %g, "
+                        "lr %g) given twice", path, field, at, field, first,
+                        mb_json_get(r, "procs"), mb_json_get(r, "batch"), mb_json_get(r, "lr"));
 }
 
 /* A held-out row's t_pred_lo_s and t_pred_hi_s, when there: > 0 (or null), lo <= hi. */
@@ -384,17 +434,12 @@ static int holdout_rows(const cJSON *ho, const char *path, mb_error *err)
         snprintf(where, sizeof where, "holdout.rows[%d].", i);
         if ((rc = holdout_row(r, where, path, err)) != MB_OK)
             return rc;
-        int j = 0; /* one row a setting (campaign 18, F6: a row listed twice was drawn) */
-        for (const cJSON *q = rows->child; q != r; q = q->next, j++)
-            if (same_value(mb_json_get(q, "procs"), mb_json_get(r, "procs")) &&
-                mb_json_get(q, "batch") == mb_json_get(r, "batch") &&
-                same_value(mb_json_get(q, "lr"), mb_json_get(r, "lr")))
-                return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows[%d]': the setting "
-                                    "of holdout.rows[%d] (P %g, M %g, lr %g) given twice", path,
-                                    i, j, mb_json_get(r, "procs"), mb_json_get(r, "batch"),
-                                    mb_json_get(r, "lr"));
         i++;
     }
+    int at = 0, first = 0; /* one row a setting (campaign 18, F6: a row listed twice was drawn) */
+    int found = first_same_setting(rows, 0, &at, &first);
+    if ((rc = setting_twice(rows, found, at, first, "holdout.rows", path, err)) != MB_OK)
+        return rc;
     const double graded = mb_json_get(ho, "pred_interval_graded");
     if (graded > i)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.pred_interval_graded': %g, but "
@@ -588,6 +633,10 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
     else if (cJSON_GetArraySize(rows) == 0)
         rc = mb_error_set(err, MB_ENODATA, "%s: field 'rows': empty, no batch size was run",
                           path);
+    else if (cJSON_GetArraySize(rows) > MB_PLOT_ROWS_MAX)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'rows': %d rows, more than a validation "
+                          "file holds (at most %d)", path, cJSON_GetArraySize(rows),
+                          MB_PLOT_ROWS_MAX);
     else if (!cJSON_IsArray(curve))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'curve': missing or not an array", path);
     else if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(*root, "verdict")))
@@ -610,18 +659,11 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
     {
         if ((rc = check_row(e, i, path, err)) != MB_OK)
             break;
-        int j = 0; /* one row a setting, as mbplot scale's one row a P (campaign 12, P6) */
-        for (const cJSON *q = rows->child; q != e; q = q->next, j++)
-            if (same_setting(q, e)) {
-                rc = mb_error_set(err, MB_EFORMAT, "%s: field 'rows[%d]': the setting of rows[%d] "
-                                  "(P %g, M %g, lr %g) given twice", path, i, j,
-                                  mb_json_get(e, "procs"), mb_json_get(e, "batch"),
-                                  mb_json_get(e, "lr"));
-                break;
-            }
-        if (rc != MB_OK)
-            break;
         i++;
+    }
+    if (rc == MB_OK) { /* one row a setting, as mbplot scale's one row a P (campaign 12, P6) */
+        int at = 0, first = 0, found = first_same_setting(rows, 1, &at, &first);
+        rc = setting_twice(rows, found, at, first, "rows", path, err);
     }
     i = 0;
     cJSON_ArrayForEach(e, (rc == MB_OK ? curve : NULL))
@@ -873,29 +915,59 @@ static void fig_runs(vfig *f)
     }
 }
 
+/* A cross's M and its row, to place the crosses by sorting. */
+typedef struct cross {
+    double m;
+    int i;
+} cross;
+
+static int cross_cmp(const void *a, const void *b)
+{
+    const cross *x = a, *y = b;
+    return x->m != y->m ? (x->m > y->m) - (x->m < y->m) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The rows no run of which reached the target (reached 0), sorted by M (comparing each with
+ * every other took minutes on 100,000 rows: campaign 29's B1): same[i] the earlier crosses at
+ * row i's M; returns whether two crosses are less than 1.2 octaves apart. */
+static int unreached_crosses(const cJSON *rows, int *same)
+{
+    cross *c = malloc(((size_t)cJSON_GetArraySize(rows) + 1) * sizeof *c);
+    if (!c)
+        return 1;
+    const cJSON *r;
+    int n = 0, i = 0, crowded = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        if (mb_json_get(r, "reached") == 0)
+            c[n++] = (cross){mb_json_get(r, "batch"), i};
+        i++;
+    }
+    qsort(c, (size_t)n, sizeof *c, cross_cmp);
+    for (int j = 1; j < n; j++) {
+        crowded |= fabs(log2(c[j].m / c[j - 1].m)) < 1.2; /* the nearest pairs are neighbours */
+        if (c[j].m == c[j - 1].m)
+            same[c[j].i] = same[c[j - 1].i] + 1;
+    }
+    free(c);
+    return crowded;
+}
+
 /* The rows where no run reached the target: crosses on the floor of the plot, each labelled
  * (with its series when there are several), so they need no entry in the key. Labels are
  * written across when the crosses are at least 1.2 octaves apart, else upright, and crosses at
  * the same M are set side by side. */
 static void fig_unreached(vfig *f)
 {
-    const cJSON *r, *e, *rows = f->rows;
+    const cJSON *r, *rows = f->rows;
     char label[64];
-    int crowded = 0, i = 0;
+    int i = 0, n = cJSON_GetArraySize(rows);
+    int *same = calloc((size_t)n + 1, sizeof *same); /* earlier crosses at each row's M */
+    if (!same)
+        return;
+    int crowded = unreached_crosses(rows, same);
     cJSON_ArrayForEach(r, rows)
     {
-        int j = 0;
-        cJSON_ArrayForEach(e, rows)
-            crowded |= j++ > i && mb_json_get(r, "reached") == 0 && mb_json_get(e, "reached") == 0 &&
-                       fabs(log2(mb_json_get(r, "batch") / mb_json_get(e, "batch"))) < 1.2;
-        i++;
-    }
-    i = 0;
-    cJSON_ArrayForEach(r, rows)
-    {
-        int same = 0, j = 0; /* earlier crosses at this M */
-        cJSON_ArrayForEach(e, rows)
-            same += j++ < i && mb_json_get(e, "reached") == 0 && mb_json_get(e, "batch") == mb_json_get(r, "batch");
         i++;
         if (mb_json_get(r, "reached") > 0)
             continue;
@@ -912,7 +984,7 @@ static void fig_unreached(vfig *f)
             if (crowded)
                 strncat(label, ")", sizeof label - strlen(label) - 1);
         }
-        double dx = 1.6 * same;
+        double dx = 1.6 * same[i - 1];
         if (crowded)
             mb_plot_cmd(f->p, "set label \"%s%s\" at %.17g,%.17g left rotate by 90 offset %g,1.1 "
                            "font ',9' tc rgb '#%s' noenhanced",
@@ -926,6 +998,7 @@ static void fig_unreached(vfig *f)
         mb_plot_cmd(f->p, "set label at %.17g,%.17g point pt 2 ps 2 lw 2.5 lc rgb '#%s' offset %g,0 "
                        "front", x, f->y_mark, colour, dx);
     }
+    free(same);
 }
 
 /* The in-sample best, ringed; the recommended M, a vertical line; the model's own optimum,

@@ -499,6 +499,27 @@ static void test_hostile_data(void)
     mb_test_rmdir(dir);
 }
 
+/* mb_data_first_repeat: the earliest row that repeats an earlier one, and the earliest it
+ * repeats; NaN equal to NaN (campaign 29's B1: the sort that replaced every pair compared). */
+static void test_first_repeat(void)
+{
+    size_t at = 99, first = 99;
+    const double none[] = {1, 2, 2, 1, 3, 3};
+    CU_ASSERT_EQUAL(mb_data_first_repeat(none, 3, 2, &at, &first), 0);
+    CU_ASSERT_EQUAL(mb_data_first_repeat(none, 1, 2, &at, &first), 0);
+    const double two[] = {5, 1, 4, 1, 5, 4, 4};
+    CU_ASSERT_EQUAL(mb_data_first_repeat(two, 7, 1, &at, &first), 1);
+    CU_ASSERT_EQUAL(at, 3); /* 1 again before 5 or 4 again */
+    CU_ASSERT_EQUAL(first, 1);
+    const double pairs[] = {8, 0, 8, 1, 16, 0, 8, NAN, 8, 1, 8, NAN};
+    CU_ASSERT_EQUAL(mb_data_first_repeat(pairs, 6, 2, &at, &first), 1);
+    CU_ASSERT_EQUAL(at, 4);
+    CU_ASSERT_EQUAL(first, 1);
+    CU_ASSERT_EQUAL(mb_data_first_repeat(pairs + 4, 4, 2, &at, &first), 1);
+    CU_ASSERT_EQUAL(at, 3); /* (8, NaN) twice */
+    CU_ASSERT_EQUAL(first, 1);
+}
+
 int mb_test_suite_data(void)
 {
     CU_pSuite s = CU_add_suite("data", NULL, NULL);
@@ -512,5 +533,6 @@ int mb_test_suite_data(void)
            !CU_add_test(s, "atomic output", test_atomic_output) ||
            !CU_add_test(s, "atomic output: a signal mid-write", test_atomic_output_signal) ||
            !CU_add_test(s, "JSON files", test_json_files) ||
-           !CU_add_test(s, "hostile inputs: links, caps, numbers", test_hostile_data);
+           !CU_add_test(s, "hostile inputs: links, caps, numbers", test_hostile_data) ||
+           !CU_add_test(s, "the first row repeated", test_first_repeat);
 }

@@ -177,7 +177,11 @@ static void test_bad_hparams(void)
                                           "written in digits"},
         {"batch_size: 16\nseed: -1\n", "hparams.yaml:2: field 'seed': not a whole number"},
         {"batch_size: 16\nseed: 0x10\n", "hparams.yaml:2: field 'seed': not a whole number"},
-        {"batch_size: 16\nseed: 18446744073709551616\n", "hparams.yaml:2: field 'seed': not"},
+        /* past 2^53 as the points reader says it (campaign 29's B7: 2^53 + 1 was read as 2^53) */
+        {"batch_size: 16\nseed: 18446744073709551616\n",
+         "hparams.yaml:2: field 'seed': 18446744073709551616 is past 2^53"},
+        {"batch_size: 9007199254740993\n",
+         "hparams.yaml:1: field 'batch_size': 9007199254740993 is past 2^53"},
         {"batch_size: 16\nlr: nan\n", "hparams.yaml:2: field 'lr': not a finite number > 0"},
         {"batch_size: 16\nlr: -0.1\n", "hparams.yaml:2: field 'lr': not a finite number > 0"},
         {"batch_size: 16\nlearning_rate: 0.1\nlr: 0.2\n",
