@@ -676,14 +676,18 @@ int mb_out_open(mb_out *o, const char *path, mb_error *err)
     sigset_t old; /* no signal between making the temporary and recording it (out_busy) */
     out_block(&old);
     __atomic_add_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
-    if (rc == MB_OK && __atomic_load_n(&out_dying, __ATOMIC_SEQ_CST))
-        rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(EINTR));
-    if (rc == MB_OK)
+    const int dying = __atomic_load_n(&out_dying, __ATOMIC_SEQ_CST);
+    if (rc == MB_OK && !dying)
         rc = mb_out_mktemp(path, &o->tmp, &fd, err);
-    if (rc == MB_OK)
+    if (rc == MB_OK && !dying)
         o->slot = out_track(o->tmp);
     __atomic_sub_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
     out_unblock(&old);
+    if (dying)
+        for (;;) /* the handler, in another thread, is ending the process and says so: no
+                    second line from here (a checkpoint begun as SIGTERM came printed "cannot
+                    write: Interrupted system call" before the handler's line) */
+            pause();
     if (rc != MB_OK) {
         mb_out_abort(o);
         return rc;
