@@ -192,7 +192,26 @@ void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv)
         mb_format_write(f, kind);
     fprintf(f, "# tool=%s\n# version=%s\n# host=%s\n# date=%s\n# command=", tool, mb_version(),
             host, date);
-    for (int i = 0; i < argc; i++)
-        fprintf(f, "%s%s", i ? " " : "", argv[i]);
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            fputc(' ', f);
+        mb_format_meta_text(f, argv[i]);
+    }
     fputc('\n', f);
+}
+
+void mb_format_meta_text(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p >= 0x20 && *p != 0x7f)
+            fputc(*p, f);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\r')
+            fputs("\\r", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else
+            fprintf(f, "\\x%02x", *p);
+    }
 }

@@ -55,7 +55,13 @@ const char *mb_format_kind_name(const char *kind);
 
 /* Writes the metadata lines every output file starts with: the format line of the tool's kind
  * (mb_format_kind_of_tool; none for a tool without one), then "# tool=...", "# version=...",
- * "# host=...", "# date=..." (UTC, ISO 8601) and "# command=..." (argv joined by spaces). */
+ * "# host=...", "# date=..." (UTC, ISO 8601) and "# command=..." (argv joined by spaces, each
+ * through mb_format_meta_text: a newline in a path writes no line of its own). */
 void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv);
+
+/* Writes text taken from the user (a path, argv) into a metadata value, on one line: each
+ * control character escaped as \n, \r, \t or \xHH (0x01-0x1f, 0x7f), the rest as given; the
+ * PyTorch front end's meta_text writes the same. */
+void mb_format_meta_text(FILE *f, const char *s);
 
 #endif

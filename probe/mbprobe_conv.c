@@ -12,6 +12,7 @@
 #include "../data/mb_parse.h"
 #include "../data/mb_cli.h"
 #include "../data/mb_output.h"
+#include "../data/mb_format.h"
 #include "../data/mb_dataset.h"
 #include "mbprobe_cli.h"
 #include "../train/backend/mb_backend.h"
@@ -239,9 +240,10 @@ int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     mb_probe_write_meta(out.f, "mbprobe conv", full_argc, full_argv, &host);
-    fprintf(out.f, "# probe=conv\n# net=%s\n# openblas_threads=%ld\n# cache=%s\n"
-                   "# timing=one call = the pass, then the device synchronised\n", desc->name,
-            threads, cache ? cache_path : "none");
+    fprintf(out.f, "# probe=conv\n# net=%s\n# openblas_threads=%ld\n# cache=", desc->name,
+            threads);
+    mb_format_meta_text(out.f, cache ? cache_path : "none"); /* a path: one line */
+    fputs("\n# timing=one call = the pass, then the device synchronised\n", out.f);
     harness_meta(out.f, &o);
     mb_probe_conv_write_header(out.f);
     for (size_t i = 0; i < nrows; i++)

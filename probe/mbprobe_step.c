@@ -12,6 +12,7 @@
 #include "../data/mb_parse.h"
 #include "../data/mb_cli.h"
 #include "../data/mb_output.h"
+#include "../data/mb_format.h"
 #include "../data/mb_dataset.h"
 #include "mbprobe_cli.h"
 #include "../train/backend/mb_backend.h"
@@ -172,11 +173,13 @@ static void step_meta(FILE *f, const char *net, const char *data_spec,
                       const mb_probe_step_config *cfg, const mb_probe_options *o, long rounds,
                       const mb_probe_stats *oh)
 {
-    fprintf(f, "# probe=step\n# net=%s\n# data=%s\n# algo=%s\n# lr=%g\n# momentum=%g\n"
+    fprintf(f, "# probe=step\n# net=%s\n# data=", net);
+    mb_format_meta_text(f, data_spec ? data_spec : "random"); /* a path: one line */
+    fprintf(f, "\n# algo=%s\n# lr=%g\n# momentum=%g\n"
                "# conv_algo=%s\n# seed=%lu\n"
                "# timing=one update = mb_learner_step of every learner: next shuffled batch "
-               "gathered, forward, backward, optimiser step\n", net,
-            data_spec ? data_spec : "random", mb_optim_kind_name(cfg->optim.kind), cfg->optim.lr,
+               "gathered, forward, backward, optimiser step\n",
+            mb_optim_kind_name(cfg->optim.kind), cfg->optim.lr,
             cfg->optim.momentum,
             cfg->conv_algo == MB_CONV_AUTO ? "auto" : mb_conv_algo_name(cfg->conv_algo),
             cfg->seed);

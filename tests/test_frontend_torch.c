@@ -341,6 +341,22 @@ static const char *const VARIANTS[][2] = {
     {"bstop.py", HEAD "class Stop(BaseException):\n    pass\n"
                  "def dataset():\n    raise Stop('user stop')\n"},
     {"genexit.py", HEAD "def loss(out, y):\n    raise GeneratorExit('gen exit')\n"},
+    /* campaign 29: x on the meta device; a module-level __getattr__ that raises; a loss that
+     * turns nan at its 3rd call (the first is all probe checked); a chdir at import; a slow
+     * loss (each rank's pid written once, and rank 1's "started") */
+    {"xmeta.py", HEAD "def dataset():\n    x, y = tiny.dataset()\n    return x.to('meta'), y\n"},
+    {"modgetattr.py", HEAD "def __getattr__(n):\n    raise RuntimeError('no attribute ' + n)\n"},
+    {"nanlate.py", HEAD "_n = [0]\ndef loss(out, y):\n    _n[0] += 1\n"
+                   "    l = torch.nn.functional.cross_entropy(out, y)\n"
+                   "    return l * float('nan') if _n[0] > 2 else l\n"},
+    {"chdirup.py", HEAD "os.chdir('..')\n"},
+    {"slowloss.py", HEAD "def loss(out, y):\n    import time, torch.distributed as dist\n"
+                    "    r = dist.get_rank() if dist.is_initialized() else -1\n"
+                    "    if r >= 0 and not os.path.exists(f'r{r}.pid'):\n"
+                    "        with open(f'r{r}.pid', 'w') as f:\n"
+                    "            f.write(str(os.getpid()))\n"
+                    "        if r == 1:\n            open('started', 'w').close()\n"
+                    "    time.sleep(0.02)\n    return torch.nn.functional.cross_entropy(out, y)\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -474,6 +490,24 @@ static const struct bad {
     {":", P2("bstop.py")
      "--wait-timeout 2 -o o", 1, "bstop.py: dataset() raised Stop: user stop", ":"},
     {":", "probe --model '' --threads 1 --batch 8 -o o", 1, "--model: empty", ":"},
+    /* campaign 29's A3: x on the meta device, a module __getattr__ that raises (tracebacks);
+     * A6: a loss that turns nan after the first call at each M was timed, exit 0; A9: SIGTERM
+     * to probe --procs 2 left Python's "leaked semaphore" warning and no line of its own */
+    {":", "probe --model ../xmeta.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "xmeta.py: dataset(): x is on device meta (cpu or the --device)", ":"},
+    {":", P2("xmeta.py") "-o o", 1, "xmeta.py: dataset(): x is on device meta", ":"},
+    {":", "probe --model ../modgetattr.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o",
+     1, "modgetattr.py: reading loss raised RuntimeError: no attribute loss", ":"},
+    {":", P2("modgetattr.py") "-o o", 1, "modgetattr.py: reading loss raised RuntimeError", ":"},
+    {":", "probe --model ../nanlate.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "nanlate.py: the loss at M = 8 is not finite: the timed training diverged", ":"},
+    {":", P2("nanlate.py") "-o o", 1, "nanlate.py: the loss at M = 8 is not finite", ":"},
+    {":", "probe --model ../slowloss.py --threads 2 --budget 60 --rounds 1 --batch 8 --procs 2 "
+     "-o o & for i in $(seq 300); do [ -e started ] && "
+     "break; sleep 0.1; done; kill -TERM $!; wait $!; s=$?; sleep 1; (exit $s)", 143,
+     "mbkit_torch probe: terminated (SIGTERM); nothing half-written",
+     "for f in r0.pid r1.pid; do test -s $f && ! kill -0 $(cat $f) 2>/dev/null || "
+     "echo \"$f LEFT\" >&2; done"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */
@@ -535,6 +569,15 @@ static const struct good {
     {"date +%s > .t0", P2("r1daemon.py")
      "--wait-timeout 5 -o o", "s=$(($(date +%s) - $(cat .t0))); "
      "kill $(cat child.pid) 2>/dev/null; [ $s -lt 20 ] && grep -q '^cpu,' o"},
+    /* campaign 29's A7: a chdir at import moved --log-dir d with it; A2: a newline in
+     * --log-dir wrote a "# lr=" line of its own: # command= escapes it as mbtrain's does */
+    {":", RN "../chdirup.py --batch 8 --allow-unreached --max-updates 20",
+     "test -s d/chdirup-momentum-b8-s0.csv && ! test -e ../d"},
+    {":", "runs --threads 1 --target-loss 0.6 --model ../tiny.py --batch 8 --allow-unreached "
+     "--max-updates 20 --log-dir 'e\t\n# lr=9'",
+     "[ $(grep -c '^# lr=' e*/tiny-momentum-b8-s0.csv) = 1 ] && "
+     "grep -q '^# command=mbkit_torch runs .* --log-dir e\\\\t\\\\n# lr=9$' "
+     "e*/tiny-momentum-b8-s0.csv"},
 };
 
 static void test_hostile(void)

@@ -47,6 +47,7 @@ import importlib.util
 import math
 import os
 import platform
+import signal
 import socket
 import sys
 import time
@@ -315,10 +316,21 @@ def common_meta(tool, kind, argv):
     """The lines every mbkit output opens with (data/file.c): the format version of this kind
     of file first (data/format.c), then the tool, and the front end."""
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    cmd = " ".join([PROG] + argv).replace("\n", " ")  # argv names the command: probe, runs
+    cmd = " ".join(meta_text(w) for w in [PROG] + argv)  # argv names the command: probe, runs
     return [f"format=mbkit-{kind}/{FORMAT}", f"tool={tool}", f"version={VERSION}",
             f"host={socket.gethostname()}",
             f"date={date}", f"command={cmd}", "frontend=torch"]
+
+
+META_ESC = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def meta_text(s):
+    """Text of the user's (argv, a path) as a metadata value, on one line: each control
+    character escaped as \\n, \\r, \\t or \\xHH, as data/format.c's mb_format_meta_text
+    writes it (a newline in --log-dir writes no metadata line of its own)."""
+    return "".join(c if ord(c) >= 32 and ord(c) != 127 else META_ESC.get(c, f"\\x{ord(c):02x}")
+                   for c in s)
 
 
 def cpu_model():
@@ -369,16 +381,16 @@ def load_user(spec):
         raise Fail(f"{spec}: the model file does not import: {type(e).__name__}: "
                    f"{one_line(e)}")
     for fn in ("model", "dataset", "loss"):  # loss is optional, but not ignored when wrong
-        if not hasattr(mod, fn):
+        v = user_attr(mod, spec, fn)
+        if v is MISSING:
             if fn == "loss":
                 continue
             raise Fail(f"{spec}: no function {fn}() (a model file defines model() and dataset())")
-        if not callable(getattr(mod, fn)):
-            v = getattr(mod, fn)
+        if not callable(v):
             raise Fail(f"{spec}: {fn} is not a function ({fn} = {clean(repr(v))[:40]}, "
                        f"{type(v).__name__})")
-    mod.mb_name = plain_name(spec, getattr(mod, "NAME", stem))
-    data = getattr(mod, "DATA", "user")
+    mod.mb_name = plain_name(spec, user_attr(mod, spec, "NAME", stem))
+    data = user_attr(mod, spec, "DATA", "user")
     if not isinstance(data, str) or not data or any(ord(c) < 32 or ord(c) == 127 for c in data) \
             or data.strip() != data:
         raise Fail(f"{spec}: DATA {data!r} is not a data set's name (one line of text, no "
@@ -413,6 +425,20 @@ def one_line(e):
     return s[0] if s else "(no message)"
 
 
+MISSING = object()  # user_attr's default: the model file has no such name
+
+
+def user_attr(mod, spec, name, default=MISSING):
+    """The model file's `name`, or default when it has none; what reading it raises (a
+    module-level __getattr__ of the file's own) is one line naming the file and the name."""
+    try:
+        return getattr(mod, name, default)
+    except (Fail, KeyboardInterrupt):
+        raise
+    except USER_RAISES as e:
+        raise Fail(f"{spec}: reading {name} raised {type(e).__name__}: {one_line(e)}")
+
+
 def call_user(mod, spec, fn, *args):
     """Calls the model file's fn; Fail naming the file and the function when it raises."""
     try:
@@ -435,6 +461,20 @@ def user_data(mod, spec, torch):
                    f"and {tuple(y.shape)}")
     if not x.is_floating_point():
         raise Fail(f"{spec}: dataset(): x must be a floating-point tensor, got {x.dtype}")
+    for t, what in ((x, "x"), (y, "y")):
+        if t.device.type == "meta":  # shapes without values: nothing to check or train on
+            raise Fail(f"{spec}: dataset(): {what} is on device meta (cpu or the --device)")
+    try:
+        return data_values(spec, torch, x, y)
+    except (Fail, KeyboardInterrupt):
+        raise
+    except USER_RAISES as e:  # a tensor whose values torch cannot read (a layout of its own)
+        raise Fail(f"{spec}: dataset(): x and y cannot be read: {type(e).__name__}: "
+                   f"{one_line(e)}")
+
+
+def data_values(spec, torch, x, y):
+    """dataset()'s x finite and y whole class labels >= 0 (y as int64), or Fail."""
     bad = (~torch.isfinite(x)).reshape(x.shape[0], -1).any(1).nonzero()
     if bad.numel():
         i = int(bad[0])
@@ -461,7 +501,7 @@ def user_classes(mod, spec, y):
     """The number of classes: CLASSES (a whole number above every label) or the labels' largest
     plus one."""
     top = int(y.max()) + 1
-    c = getattr(mod, "CLASSES", top)
+    c = user_attr(mod, spec, "CLASSES", top)
     if isinstance(c, bool) or not isinstance(c, int) or c < 1:
         raise Fail(f"{spec}: CLASSES {c!r} is not a whole number of classes >= 1")
     if top > c:
@@ -501,7 +541,7 @@ def user_model(mod, spec, torch, seed, dev):
 def user_loss(mod, spec, torch):
     """The model file's loss() (load_user refused one that is not a function), called through
     call_user (what it raises is one line naming it), or the default."""
-    if not hasattr(mod, "loss"):
+    if user_attr(mod, spec, "loss") is MISSING:
         return torch.nn.functional.cross_entropy
     return lambda out, y: call_user(mod, spec, "loss", out, y)
 
@@ -653,7 +693,9 @@ def measure_share(pt, call, a, budget, min_reps, clock=None):
     t0 = clock.now()
 
     def block(k):
-        return clock.block(call, k)
+        dt = clock.block(call, k)
+        getattr(call, "check", lambda: None)()  # the timed losses finite (probe_setup's call)
+        return dt
 
     if pt.block == 0:
         for i in range(a.warmup):
@@ -707,9 +749,11 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
     lr_ = Learner(torch, net, opt, lossf, x, y, a.data_seed + 1000003 * rank, dev, a.model)
 
     def call_for(m):
+        last = [None]
+
         def call():  # the user's forward and loss(): what they raise, in one line (the timing too)
             try:
-                loss = lr_.step(m // procs)
+                last[0] = loss = lr_.step(m // procs)
                 sync(torch, dev)
             except (Fail, KeyboardInterrupt):
                 raise
@@ -717,6 +761,12 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
                 raise Fail(f"{a.model}: the update step failed at M = {m}: "
                            f"{type(e).__name__}: {one_line(e)}")
             return loss
+
+        def check():  # after each timed block, its last loss (a NaN stays: the weights hold it)
+            if last[0] is not None and not bool(torch.isfinite(last[0].detach()).all()):
+                raise Fail(f"{a.model}: the loss at M = {m} is not finite: the timed training "
+                           f"diverged")
+        call.check = check
         return call
 
     for m in a.batch:
@@ -775,7 +825,8 @@ def cmd_probe(a, argv):
         raise Fail(f"--procs {max(a.procs)}: only {torch.cuda.device_count()} CUDA devices "
                    f"(one learner a GPU)")
     mod, call_for = probe_setup(torch, a, dev, a.threads)
-    if same_file(a.output, getattr(mod, "__file__", None)):  # --model given as a module name
+    # --model given as a module name: its file is known once imported
+    if same_file(a.output, user_attr(mod, a.model, "__file__", None)):
         raise Fail(f"-o {a.output} would overwrite --model {a.model}")
     say = ERR if a.output == "-" else streams.STDOUT or sys.stdout
     dname = device_name(torch, dev)
@@ -1036,7 +1087,7 @@ def log_outputs(a, mod):
     folder or a FIFO without a reader found before hours of training, not after)."""
     todo = a.plan or [(m, f"{a.lr:g}", a.lr, seed) for seed in a.seeds for m in a.batch]
     seen, out = {}, []
-    model_file = getattr(mod, "__file__", None) or a.model
+    model_file = user_attr(mod, a.model, "__file__", None) or a.model
     for m, lr_text, lr, seed in todo:  # seed by seed over M, as make run's sweep
         folder = a.log_dir.replace("{lr}", lr_text)
         path = os.path.join(folder, f"{mod.mb_name}-{a.algo}-b{m}-s{seed}.csv")
@@ -1079,8 +1130,11 @@ def cmd_runs(a, argv):
     import torch
     torch.set_num_threads(a.threads)
     dev = pick_device(torch, a.device)
+    here = cwd()  # --log-dir is relative to it, as -o (check_args): the model file may chdir
     mod = load_user(a.model)
     x, y = user_data(mod, a.model, torch)
+    if here is not None and cwd() != here:
+        a.log_dir = os.path.join(here, a.log_dir)
     n = x.shape[0]
     biggest = max(t[0] for t in a.plan) if a.plan else max(a.batch)
     if biggest > n:
@@ -1115,6 +1169,14 @@ def cmd_runs(a, argv):
                    f"{', ...' if len(unreached) > 6 else ''}): raise --target-loss or "
                    f"--max-updates; their logs are written")
     return 0
+
+
+def cwd():
+    """The working folder, or None when it is gone."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def once_each(values, flag):
@@ -1173,8 +1235,20 @@ def check_args(a):
             seen[m, lv, sd] = f"{m},{lr_text},{sd}"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is: an interrupt as Ctrl-C's, which every site lets
+    through (the ranks of --procs killed, the output not written), with its own line and exit
+    status (143) in main."""
+
+
+def on_sigterm(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one end: a second SIGTERM cuts no cleanup
+    raise Terminated()
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, on_sigterm)
     prog = f"{PROG} {argv[0]}" if argv and argv[0] in ("probe", "runs") else PROG
     if stdout_closed():
         say_err(f"{prog}: standard output: write error: "
@@ -1190,7 +1264,10 @@ def main(argv=None):
     except Fail as e:
         say_err(f"{prog}: {e}\n")
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        if isinstance(e, Terminated):
+            say_err(f"{prog}: terminated (SIGTERM); nothing half-written\n")
+            return 143
         say_err(f"{prog}: interrupted; nothing half-written\n")
         return 130
     finally:
