@@ -95,8 +95,9 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
 {
     size_t params = r->params;
     mb_data_write_common_meta(f, o->tool ? o->tool : "mbtrain", o->argc, o->argv);
-    fprintf(f, "# net=%s\n# params=%zu\n# data=%s\n# algo=%s\n# batch=%d\n# learners=%d\n",
-            d->name, params, o->data ? o->data : "", mb_run_algo_name(o), o->batch,
+    fprintf(f, "# net=%s\n# params=%zu\n# data=", d->name, params);
+    mb_format_meta_text(f, o->data ? o->data : ""); /* a path: one line whatever it holds */
+    fprintf(f, "\n# algo=%s\n# batch=%d\n# learners=%d\n", mb_run_algo_name(o), o->batch,
             r->learners > 0 ? r->learners : 1);
     fprintf(f, "# lr=%.9g\n# momentum=%.9g\n# weight_decay=%.9g\n# lr_step=%ld\n# lr_gamma=%.9g\n",
             o->optim.lr, o->optim.kind == MB_OPTIM_SGD ? 0.0 : o->optim.momentum,
@@ -134,8 +135,11 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
                 o->no_bisect ? "evaluated" : "bisect");
     if (r->diverged)
         fprintf(f, "# diverged=%ld\n", r->diverged_update);
-    if (o->resume_path)
-        fprintf(f, "# resumed_from=%s\n", o->resume_path);
+    if (o->resume_path) {
+        fputs("# resumed_from=", f);
+        mb_format_meta_text(f, o->resume_path);
+        fputc('\n', f);
+    }
 }
 
 /* A summary line with "-" for every value that is not a number ("test_loss=nan" of a run that
