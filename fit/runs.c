@@ -920,7 +920,11 @@ int mb_fit_runs_keep_lr(mb_fit_runs *r, double lr, mb_error *err)
     for (size_t i = 0; i < r->n; i++) {
         if (!(fabs(r->lr[i] - lr) <= 1e-9 * lr)) {
             char one[32];
-            snprintf(one, sizeof one, "%g", r->lr[i]);
+            if (isnan(r->lr[i])) /* a log or a Lightning version that names no rate (campaign
+                                    30's C5: "the logs have lr nan") */
+                snprintf(one, sizeof one, "none");
+            else
+                mb_data_fmt_exact(one, sizeof one, r->lr[i]);
             note_seen(seen, sizeof seen, one);
             continue;
         }

@@ -524,8 +524,14 @@ static int read_tables_by_p(const cJSON *arr, const char *where, int model, cons
         snprintf(span, sizeof span, "%s[P = %g].", where, p);
         mb_step_table *s = &tables[*n_tables];
         memset(s, 0, sizeof *s);
-        int rc = read_points(cJSON_GetObjectItemCaseSensitive(e, name), key, path, s->m, s->t,
-                             &s->n, err);
+        const cJSON *pts = cJSON_GetObjectItemCaseSensitive(e, name);
+        if (!pts || cJSON_IsNull(pts) || (cJSON_IsArray(pts) && !cJSON_GetArraySize(pts)))
+            /* a learner count with no step of its own was read as none, and P's T_update
+             * became the model's (campaign 30's C2: M_opt at P = 2 36.7 -> 45.1) */
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%s': %s (each learner count "
+                                "holds the step measured at it)", path, key,
+                                !pts ? "missing" : cJSON_IsNull(pts) ? "null" : "empty");
+        int rc = read_points(pts, key, path, s->m, s->t, &s->n, err);
         if (rc != MB_OK)
             return rc;
         const cJSON *src = model ? e : probe ? NULL : cal;

@@ -642,8 +642,12 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
 static int rec_same(const char *path, const char *field, double a, double b, const char *fit,
                     mb_error *err)
 {
-    if (isnan(a) || isnan(b) || a == b || fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)))
+    if (isnan(b) || a == b || fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)))
         return MB_OK;
+    if (isnan(a)) /* absent, null or not a number: nothing to hold to the fit (campaign 30's C3) */
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s': missing or not a number, where %s's "
+                            "is %.10g: the recommendation says not of which fit it is", path,
+                            field, fit, b);
     return mb_error_set(err, MB_EFORMAT, "%s: field '%s': %.10g, but %s's is %.10g: the "
                         "recommendation is of another fit", path, field, a, fit, b);
 }
@@ -659,6 +663,9 @@ static int recommendation_model(const model_opts *m, const cJSON *root, const ch
     const char *nfit = m->nfit ? m->nfit : "the --nfit";
     int rc = rec_same(path, "target_loss", mb_json_get(root, "target_loss"), m->nf.target_loss,
                       nfit, err);
+    if (rc == MB_OK && !cJSON_IsObject(sm) && m->nfit)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'model': %s, where the recommendation's "
+                          "model is held to %s's", path, sm ? "not an object" : "missing", nfit);
     if (rc != MB_OK || !cJSON_IsObject(sm))
         return rc;
     const cJSON *law = cJSON_GetObjectItemCaseSensitive(sm, "law");
@@ -709,15 +716,16 @@ static int recommendation_read(model_opts *m, const char *path, double *m_rec, d
     if (rc == MB_OK && !isnan(lr) && m->n_nfit > 0) {
         char rates[160] = "";
         size_t used = 0;
+        char x[32]; /* rates as exactly as they differ (campaign 30's C6: "0.02 ... (0.02)") */
         for (*which = 0; *which < m->n_nfit && m->nfs[*which].lr != lr; (*which)++)
-            if (used < sizeof rates - 24)
-                used += (size_t)snprintf(rates + used, sizeof rates - used,
-                                         isnan(m->nfs[*which].lr) ? "%sno rate" : "%s%g",
-                                         used ? ", " : "", m->nfs[*which].lr);
+            if (used < sizeof rates - 40)
+                used += (size_t)snprintf(rates + used, sizeof rates - used, "%s%s",
+                                         used ? ", " : "", isnan(m->nfs[*which].lr) ? "no rate"
+                                         : mb_data_fmt_exact(x, sizeof x, m->nfs[*which].lr));
         if (*which == m->n_nfit)
-            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'lr': %g is the rate of none of the "
-                              "--nfit fits (%s): the recommendation is of another fit", path, lr,
-                              rates);
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'lr': %s is the rate of none of the "
+                              "--nfit fits (%s): the recommendation is of another fit", path,
+                              mb_data_fmt_exact(x, sizeof x, lr), rates);
     }
     if (rc == MB_OK && *which < m->n_nfit)
         model_select(m, *which);
