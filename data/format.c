@@ -190,8 +190,10 @@ void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv)
     const char *kind = mb_format_kind_of_tool(tool);
     if (kind) /* the format version first (docs/formats.md) */
         mb_format_write(f, kind);
-    fprintf(f, "# tool=%s\n# version=%s\n# host=%s\n# date=%s\n# command=", tool, mb_version(),
-            host, date);
+    fprintf(f, "# tool=%s\n# version=%s\n# host=", tool, mb_version());
+    mb_format_meta_text(f, host); /* a host name is text too (campaign 30's C1: a newline in it
+                                     wrote a metadata line of its own) */
+    fprintf(f, "\n# date=%s\n# command=", date);
     for (int i = 0; i < argc; i++) {
         if (i)
             fputc(' ', f);

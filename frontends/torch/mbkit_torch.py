@@ -318,7 +318,7 @@ def common_meta(tool, kind, argv):
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     cmd = " ".join(meta_text(w) for w in [PROG] + argv)  # argv names the command: probe, runs
     return [f"format=mbkit-{kind}/{FORMAT}", f"tool={tool}", f"version={VERSION}",
-            f"host={socket.gethostname()}",
+            f"host={meta_text(socket.gethostname())}",
             f"date={date}", f"command={cmd}", "frontend=torch"]
 
 
