@@ -205,12 +205,15 @@ static void test_read_fits(void)
     CU_ASSERT_DOUBLE_EQUAL(t.s_per_byte, 1.25e-10, 0);
 
     /* an mbfit tupdate file: the intercept at P = 1 is not communication; the delta is the
-     * intercept at the smallest P > 1 less that */
+     * intercept at the smallest P > 1 less that, where the P > 1 step was timed at one M only
+     * (one point: no table of its own; campaign 30's C2 refuses an entry without points) */
     mb_test_write(bad, sizeof bad, dir, "tup.json",
                   "{\"learners\":1,\"params\":{\"gamma\":2e-5,\"m_t\":31,\"delta\":0.001},"
                   "\"by_learners\":[{\"learners\":1,\"params\":{\"delta\":0.001}},"
-                  "{\"learners\":8,\"params\":{\"delta\":0.0075}},"
-                  "{\"learners\":4,\"params\":{\"delta\":0.00425}}]}");
+                  "{\"learners\":8,\"params\":{\"delta\":0.0075},"
+                  "\"points\":[[8,0.008]]},"
+                  "{\"learners\":4,\"params\":{\"delta\":0.00425},"
+                  "\"points\":[[8,0.005]]}]}");
     t.delta = -1;
     CU_ASSERT_EQUAL(mb_solver_read_tfit(bad, &t, &has_delta, &e), MB_OK);
     CU_ASSERT_TRUE(has_delta);
