@@ -357,6 +357,8 @@ static const char *const VARIANTS[][2] = {
                     "            f.write(str(os.getpid()))\n"
                     "        if r == 1:\n            open('started', 'w').close()\n"
                     "    time.sleep(0.02)\n    return torch.nn.functional.cross_entropy(out, y)\n"},
+    /* campaign 30: a NAME of Unicode white space (an ideographic space) */
+    {"wsname.py", HEAD "NAME = 'tm\\u3000x'\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -508,6 +510,11 @@ static const struct bad {
      "mbkit_torch probe: terminated (SIGTERM); nothing half-written",
      "for f in r0.pid r1.pid; do test -s $f && ! kill -0 $(cat $f) 2>/dev/null || "
      "echo \"$f LEFT\" >&2; done"},
+    /* campaign 30: Unicode white space in NAME trained, then failed at the summary (A-C5); a
+     * newline in --model's path split the error line in two (A-C4) */
+    {":", RN "../wsname.py --batch 8", 1, "is not a plain name", ":"},
+    {":", "probe --model \"$(printf 'a\\nb.py')\" --threads 1 --batch 8 -o o", 1,
+     "a\\nb.py", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */

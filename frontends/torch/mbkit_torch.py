@@ -75,7 +75,7 @@ class Parser(argparse.ArgumentParser):
         self.register("action", "store_true", _OnceTrue)
 
     def error(self, message):
-        sys.stderr.write(f"{self.prog}: {message}\nTry '{self.prog} --help'\n")
+        sys.stderr.write(f"{self.prog}: {meta_text(message)}\nTry '{self.prog} --help'\n")
         sys.exit(2)
 
 
@@ -406,9 +406,11 @@ def plain_name(spec, name):
     white space or control characters."""
     if not isinstance(name, str) or not name or not ("0" <= name[0] <= "9" or
                                                      "a" <= name[0].lower() <= "z") or \
-            any(c in name for c in "/\\,=") or any(ord(c) <= 32 or ord(c) == 127 for c in name):
+            any(c in name for c in "/\\,=") or \
+            any(ord(c) <= 32 or c.isspace() or not c.isprintable() for c in name):
         raise Fail(f"{spec}: NAME {name!r} is not a plain name (one file-name word that starts "
-                   f"with a letter or digit: no '/', ',', '=', spaces or control characters)")
+                   f"with a letter or digit: no '/', ',', '=', white space or control "
+                   f"characters)")
     return name
 
 
@@ -1262,7 +1264,7 @@ def main(argv=None):
         say_out("", sys.stdout)  # flushed here: a write error is reported, not lost at exit
         return rc
     except Fail as e:
-        say_err(f"{prog}: {e}\n")
+        say_err(f"{prog}: {meta_text(str(e))}\n")  # one line whatever a path held (A-C4)
         return 1
     except KeyboardInterrupt as e:
         if isinstance(e, Terminated):
