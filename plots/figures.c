@@ -72,33 +72,21 @@ static int repeat_in(const cJSON *arr, const char *key, size_t *at, size_t *firs
     return found;
 }
 
-/* One mean an M in an nfit's per_m (campaign 29's B8: an M listed twice was drawn twice, where
- * mbplot conv and validate refuse a row twice). */
-static int per_m_once(const cJSON *per_m, const char *path, mb_error *err)
+/* Each value of `key` once in the array `arr`, or `why` (its arguments: the path, the repeat's
+ * index, the value, the first's index) as the error: an nfit's per_m, one mean an M (campaign
+ * 29's B8: an M listed twice was drawn twice, where mbplot conv and validate refuse a row
+ * twice); a scale file's rows, one a P (by sorting: comparing each row with every earlier one
+ * took minutes on 200,000 rows, campaign 29's B1). */
+static int given_once(const cJSON *arr, const char *key, const char *path, const char *why,
+                      mb_error *err)
 {
     size_t at, first;
-    double m;
-    int found = repeat_in(per_m, "batch", &at, &first, &m);
+    double v;
+    int found = repeat_in(arr, key, &at, &first, &v);
     if (found < 0)
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
     if (found)
-        return mb_error_set(err, MB_EFORMAT, "%s: field 'per_m[%zu].batch': M = %g given twice "
-                            "(per_m[%zu])", path, at, m, first);
-    return MB_OK;
-}
-
-/* One row a P (by sorting: comparing each row with every earlier one took minutes on 200,000
- * rows, campaign 29's B1). */
-static int procs_once(const cJSON *rows, const char *path, mb_error *err)
-{
-    size_t at, first;
-    double p;
-    int found = repeat_in(rows, "procs", &at, &first, &p);
-    if (found < 0)
-        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
-    if (found)
-        return mb_error_set(err, MB_EFORMAT, "%s: rows[%zu]: procs %g given twice (rows[%zu] "
-                            "too)", path, at, p, first);
+        return mb_error_set(err, MB_EFORMAT, why, path, at, v, first);
     return MB_OK;
 }
 
@@ -141,7 +129,8 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
             rc = mb_json_number_in(r, "procs", path, where, 1, MB_DATA_RANGE_MAX, 1, 1, &v, err);
     }
     if (rc == MB_OK)
-        rc = procs_once(*rows, path, err);
+        rc = given_once(*rows, "procs", path, "%s: rows[%zu]: procs %g given twice (rows[%zu] "
+                        "too)", err);
     i = 0;
     cJSON_ArrayForEach(r, *rows)
     {
@@ -435,7 +424,8 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
             break;
     }
     if (rc == MB_OK)
-        rc = per_m_once(per_m, nfit_json, err);
+        rc = given_once(per_m, "batch", nfit_json, "%s: field 'per_m[%zu].batch': M = %g given "
+                        "twice (per_m[%zu])", err);
     mb_plot *p;
     if (rc != MB_OK || (rc = mb_plot_begin(&p, o, out, err)) != MB_OK) {
         cJSON_Delete(root);
