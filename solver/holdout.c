@@ -315,6 +315,35 @@ static double paired_median(const mb_validate_row *r, const seed_draw *d)
 
 /* The check of the recommendation (m_pick, p) against the settings at P p_rivals: p itself
  * (mb_solver_holdout), or one learner's (mb_solver_holdout_across). */
+/* Where every graded setting's runs took longer (or less) an update than the model, the level
+ * that shares: the median of their seconds per update over the model's, and T_C's median |error|
+ * with the model's T_update scaled by it, so a check on a machine that ran slower than during
+ * the runs that calibrated T_update says how far the model is off apart from that (scratch holds
+ * ps->n doubles). */
+static void speed_level(const mb_validate *h, const pools *ps, double *scratch, mb_holdout *out)
+{
+    out->tu_level = out->median_abs_err_level = NAN;
+    if (out->tu_side == 0)
+        return;
+    size_t n = 0;
+    for (size_t k = 0; k < ps->n; k++) {
+        const mb_validate_row *r = &h->rows[ps->row[k]];
+        if (isfinite(r->t_update_rel_err) && r->t_update_rel_err > -1)
+            scratch[n++] = 1 / (1 + r->t_update_rel_err); /* runs / model */
+    }
+    if (n == 0)
+        return;
+    out->tu_level = median_of(scratch, n);
+    n = 0;
+    for (size_t k = 0; k < ps->n; k++) {
+        const mb_validate_row *r = &h->rows[ps->row[k]];
+        if (isfinite(r->rel_err) && r->t_median > 0)
+            scratch[n++] = fabs(r->t_pred * out->tu_level - r->t_median) / r->t_median;
+    }
+    if (n)
+        out->median_abs_err_level = median_of(scratch, n);
+}
+
 static int holdout_check(const mb_validate *h, double m_pick, double p, double p_rivals,
                          double lr, size_t n_boot, mb_holdout *out, mb_error *err)
 {
@@ -393,6 +422,7 @@ static int holdout_check(const mb_validate *h, double m_pick, double p, double p
     out->median_abs_n_err = n_n ? median_of(n_errs, n_n) : NAN;
     out->median_abs_tu_err = n_tu ? median_of(tu_errs, n_tu) : NAN;
     out->tu_side = n_tu < 3 ? 0 : n_slow == n_tu ? -1 : n_slow == 0 ? 1 : 0;
+    speed_level(h, &ps, errs + 3 * (ps.n + 1), out);
     if (isfinite(med[best])) {
         out->flat_lo = INFINITY;
         out->flat_hi = 0;

@@ -462,6 +462,12 @@ typedef struct mb_holdout {
                                    a side shared by every M is a level (the machine's speed
                                    during the check, or T_update's calibration) that moves T_C
                                    and not the choice (docs/results.md) */
+    double tu_level;            /* where tu_side is not 0: the median over the graded settings of
+                                   the runs' seconds per update over the model's (> 1: the
+                                   machine slower during the check); NAN otherwise */
+    double median_abs_err_level; /* median |error| of T_C with the model's T_update times
+                                   tu_level: the error left once the level is divided out (the
+                                   model's N_update and shape); NAN where tu_level is */
     size_t n_err;
     double flat_lo, flat_hi;    /* least and largest held-out M within MB_SOLVER_FLAT of the best
                                    median (NAN when nothing reached the target) */

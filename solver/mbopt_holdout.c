@@ -300,7 +300,8 @@ static const char *setting_name(char *buf, size_t n, const mb_validate_row *r, i
 }
 
 /* The held-out check as one sentence, into buf (2048 bytes hold it whole: the fixed text is
- * under 700 bytes and every part is bounded: level 160, flat 96, the settings 48 each). */
+ * under 700 bytes and every part is bounded: side 256, level 160, flat 96, the settings 48
+ * each). */
 const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc)
 {
     const mb_validate *h = &hc->h;
@@ -310,7 +311,8 @@ const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc)
     const mb_validate_row *rec = &h->rows[o->rec], *best = &h->rows[o->best],
                           *rv = &h->rows[o->rival];
     const int across = rec->procs > 1;
-    char seeds[32], c[9][32], level[160] = "", sr[48], sb[48], sv[48], flat[96];
+    char seeds[32], c[9][32], level[160] = "", side[256] = "", sr[48], sb[48], sv[48],
+         flat[96];
     if (o->flat_lo <= o->flat_hi)
         snprintf(flat, sizeof flat, "M = %g..%g%s within %.0f%% of the best", o->flat_lo,
                  o->flat_hi, across ? " at P = 1" : "", 100 * MB_SOLVER_FLAT);
@@ -321,6 +323,15 @@ const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc)
         snprintf(level, sizeof level, "; the prediction's %.0f%% interval over resamples of the "
                  "in-sample seeds holds the held-out median at %zu of %zu settings",
                  100 * MB_SOLVER_TC_LEVEL, hc->pred_in, hc->pred_graded);
+    if (o->tu_side != 0) { /* a level every M shares, and the error apart from it */
+        char lv[32], at[32];
+        snprintf(side, sizeof side,
+                 ", every M's runs %s an update than the model, a median %sx: a level (the "
+                 "machine's speed during the check, or T_update's), not the model's shape, and "
+                 "T_C's median |error| with it divided out is %s",
+                 o->tu_side < 0 ? "slower" : "faster", fmt(lv, sizeof lv, "%.2f", o->tu_level),
+                 fmt(at, sizeof at, "%.1f%%", 100 * o->median_abs_err_level));
+    }
     if (o->seeds_lo == o->seeds_hi)
         snprintf(seeds, sizeof seeds, "%zu", o->seeds_lo);
     else
@@ -347,14 +358,7 @@ const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc)
              fmt(c[8], sizeof c[8], "%.1f%%", 100 * o->err_ci[1]),
              fmt(c[5], sizeof c[5], "%.1f%%", 100 * o->median_abs_n_err),
              fmt(c[6], sizeof c[6], "%.1f%%", 100 * o->median_abs_tu_err),
-             o->tu_side < 0   ? ", every M's runs slower an update than the model: a level "
-                                "(the machine's speed during the check, or T_update's), not "
-                                "the model's shape"
-             : o->tu_side > 0 ? ", every M's runs faster an update than the model: a level "
-                                "(the machine's speed during the check, or T_update's), not "
-                                "the model's shape"
-                              : "",
-             level, flat);
+             side, level, flat);
     return buf;
 }
 
@@ -424,6 +428,8 @@ cJSON *holdout_json(const holdout_cli *hc)
     cJSON_AddStringToObject(root, "t_update_side", o->tu_side < 0   ? "slower"
                                                    : o->tu_side > 0 ? "faster"
                                                                     : "mixed");
+    mb_json_add_number(root, "t_update_level", o->tu_level);
+    mb_json_add_number(root, "median_abs_err_at_level", o->median_abs_err_level);
     /* an empty range (across learner counts, no one-learner M within the margin): null both */
     const int flat = o->flat_lo <= o->flat_hi;
     mb_json_add_number(root, "flat_lo", flat ? o->flat_lo : NAN);

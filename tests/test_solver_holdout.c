@@ -433,6 +433,35 @@ static void test_holdout_tu_side(void)
     }
 }
 
+/* The level every setting shares: the model's T_update 1.25x, 1.2x and 1.3x too fast (the
+ * machine slower during the check) gives a level of 1.25 and, with T_C predicted 1/1.25 of the
+ * medians at 32 and 5% off apart from the level at 16 and 64, 5% once it is divided out; a
+ * mixed side gives no level. */
+static void test_holdout_tu_level(void)
+{
+    mb_validate h;
+    mb_holdout o;
+    mb_error e = {0};
+    const double runs_over_model[3] = {1.2, 1.25, 1.3}, off[3] = {1.05, 1, 0.95};
+    held_rows(&h, (const double[]){1.3, 1.0, 1.2}, 0.03, 7);
+    for (size_t k = 0; k < 3; k++) {
+        mb_validate_row *r = &h.rows[k];
+        r->t_update_rel_err = 1 / runs_over_model[k] - 1;
+        r->t_pred = r->t_median * off[k] / 1.25;
+        r->rel_err = (r->t_pred - r->t_median) / r->t_median;
+    }
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
+    CU_ASSERT_EQUAL(o.tu_side, -1);
+    CU_ASSERT_TRUE(mb_test_close(o.tu_level, 1.25, 1e-12));
+    CU_ASSERT_TRUE(mb_test_close(o.median_abs_err_level, 0.05, 1e-12));
+    CU_ASSERT_TRUE(mb_test_close(o.median_abs_err, 0.2, 1e-12)); /* the raw error is kept */
+    h.rows[1].t_update_rel_err = 0.1; /* one setting faster: mixed, no level */
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
+    CU_ASSERT_EQUAL(o.tu_side, 0);
+    CU_ASSERT_TRUE(isnan(o.tu_level) && isnan(o.median_abs_err_level));
+    mb_validate_free(&h);
+}
+
 /* T_C's interval over laws with a known spread: N = n_inf + 64 / M with n_inf 100 .. 199, at
  * M = 32 and 1.36 ms an update (3e-5 s a sample and 4e-4 s): the 2.5% and 97.5% points are
  * (102.475 + 2) and (196.525 + 2) updates. Fewer than MB_SOLVER_TC_MIN laws: no interval. */
@@ -1541,6 +1570,7 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "held-out check: the error's interval over seeds",
                         test_holdout_err_interval) ||
         !CU_add_test(s, "held-out T_update error's side", test_holdout_tu_side) ||
+        !CU_add_test(s, "held-out T_update's shared level", test_holdout_tu_level) ||
            !CU_add_test(s, "T_C's interval over resamples of seeds", test_tc_interval) ||
            !CU_add_test(s, "held-out sweep: past a best at its edge", test_holdout_beyond) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
