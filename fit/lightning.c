@@ -291,7 +291,7 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
             rc = run_hparams(yaml, o, runs, i, err);
         runs->procs[i] = 1;
         runs->algo[i][0] = runs->net[i][0] = '\0';
-        runs->target[i] = runs->b_simple[i] = NAN;
+        runs->target[i] = runs->b_simple[i] = runs->load[2 * i] = runs->load[2 * i + 1] = NAN;
         mb_table_free(t);
         if (rc == MB_OK) /* two version folders of one batch and seed (campaign 29's B6) */
             rc = mb_fit_same_run(runs, paths, st, i, err);

@@ -146,6 +146,9 @@ typedef struct mb_fit_runs {
     double *target;       /* n: `# target_loss=` the run stopped at, NAN when absent */
     double *b_simple;     /* n: `# b_simple=`, the gradient noise scale a data-parallel run
                              measured (McCandlish et al.), NAN when absent */
+    double *load;         /* n * 2: `# others_cores=` and `# steal_cores=`, the cores other
+                             processes and the hypervisor took on average during the run
+                             (mbtrain's logs since 0.1.0's twelfth round), NAN when absent */
     size_t *file;         /* n: the run's index among the paths it was read from (kept
                              through the keep filters, to name its file) */
     double *first_loss;   /* n: the first loss the run was judged by (its first evaluation, or
@@ -160,6 +163,10 @@ typedef struct mb_fit_runs {
 /* The median B_simple (McCandlish et al.'s gradient noise scale) over the runs that logged one
  * (`# b_simple=`), NAN when none did; *n_used: how many. */
 double mb_fit_runs_b_simple(const mb_fit_runs *runs, size_t *n_used);
+
+/* The median over the runs whose logs say it of the cores other processes (which 0) or the
+ * hypervisor (which 1) took during the run (`load`), NAN when none did; *n_used: how many. */
+double mb_fit_runs_load(const mb_fit_runs *runs, int which, size_t *n_used);
 
 /* The longest time a step, collective or run-log time may be, seconds (31 years): past it the
  * fits' sums of squares overflow and "fit" 1e308 s to zeros. A run log's `wall_s` after update

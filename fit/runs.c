@@ -42,6 +42,7 @@ void mb_fit_runs_free(mb_fit_runs *r)
     free(r->threads);
     free(r->target);
     free(r->b_simple);
+    free(r->load);
     free(r->file);
     free(r->first_loss);
     free(r->first_update);
@@ -69,6 +70,7 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     r->threads = calloc(n ? n : 1, sizeof *r->threads);
     r->target = calloc(n ? n : 1, sizeof *r->target);
     r->b_simple = calloc(n ? n : 1, sizeof *r->b_simple);
+    r->load = calloc(2 * (n ? n : 1), sizeof *r->load);
     r->file = calloc(n ? n : 1, sizeof *r->file);
     r->first_loss = calloc(n ? n : 1, sizeof *r->first_loss);
     r->first_update = calloc(n ? n : 1, sizeof *r->first_update);
@@ -79,12 +81,14 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     }
     for (size_t i = 0; i < n; i++) /* none judged yet; run i is input i until filtered */
         r->file[i] = i, r->first_loss[i] = r->first_update[i] = NAN;
-    if (!r->target || !r->b_simple ||!r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
+    if (!r->target || !r->b_simple || !r->load || !r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
         !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo || !r->optim || !r->backend ||
         !r->threads) {
         mb_fit_runs_free(r);
         return MB_ENOMEM;
     }
+    for (size_t i = 0; i < 2 * n; i++) /* the machine's load: unknown until a log says */
+        r->load[i] = NAN;
     return MB_OK;
 }
 
@@ -109,6 +113,17 @@ static int meta_number(const mb_table *t, const char *key, int required, int pos
         return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a whole number in "
                             "[%d, 2^53]", mb_table_path(t), key, s, positive);
     return MB_OK;
+}
+
+/* An optional count of cores (`# others_cores=`, `# steal_cores=`): a number from 0 to 2^20,
+ * NAN when the log has none. */
+static int meta_cores(const mb_table *t, const char *key, double *v, mb_error *err)
+{
+    int rc = meta_number(t, key, 0, 0, 0, v, err);
+    if (rc == MB_OK && !isnan(*v) && !(*v >= 0 && *v <= 1048576))
+        return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a number of cores "
+                            "from 0 to 2^20", mb_table_path(t), key, mb_table_meta(t, key));
+    return rc;
 }
 
 /* Fills n_update[0..n_thr) and wall[0..n_thr) of one log, and *t_step. */
@@ -746,6 +761,8 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     runs->b_simple[i] = NAN;
     if (rc == MB_OK && b && strcmp(b, "-") != 0)
         rc = meta_number(t, "b_simple", 0, 1, 0, &runs->b_simple[i], err);
+    for (int k = 0; k < 2 && rc == MB_OK; k++) /* the machine's load: cores, >= 0, optional */
+        rc = meta_cores(t, k ? "steal_cores" : "others_cores", &runs->load[2 * i + k], err);
     int div = 0;
     size_t cu;
     if (rc == MB_OK && (rc = mb_table_require_col(t, "update", &cu, err)) == MB_OK)
@@ -891,6 +908,7 @@ static void move_run(mb_fit_runs *r, size_t k, size_t i)
     r->procs[k] = r->procs[i], r->diverged[k] = r->diverged[i], r->t_step[k] = r->t_step[i];
     r->target[k] = r->target[i];
     r->b_simple[k] = r->b_simple[i];
+    r->load[2 * k] = r->load[2 * i], r->load[2 * k + 1] = r->load[2 * i + 1];
     memmove(r->net[k], r->net[i], sizeof r->net[k]);
     memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
     memmove(r->optim[k], r->optim[i], sizeof r->optim[k]);
@@ -1226,6 +1244,22 @@ double mb_fit_runs_b_simple(const mb_fit_runs *runs, size_t *n_used)
         m = *n_used % 2 ? bs[h] : 0.5 * (bs[h - 1] + bs[h]);
     }
     free(bs);
+    return m;
+}
+
+double mb_fit_runs_load(const mb_fit_runs *runs, int which, size_t *n_used)
+{
+    *n_used = 0;
+    double m = NAN, *x = runs->load ? malloc((runs->n ? runs->n : 1) * sizeof *x) : NULL;
+    for (size_t i = 0; x && i < runs->n; i++)
+        if (isfinite(runs->load[2 * i + which]))
+            x[(*n_used)++] = runs->load[2 * i + which];
+    if (*n_used) {
+        qsort(x, *n_used, sizeof *x, cmp_double);
+        size_t h = *n_used / 2;
+        m = *n_used % 2 ? x[h] : 0.5 * (x[h - 1] + x[h]);
+    }
+    free(x);
     return m;
 }
 

@@ -329,7 +329,7 @@ static void validate_csv(FILE *f, const mb_validate *v)
 
 static void validate_print(FILE *f, const model_opts *m, const mb_validate *v,
                            const holdout_cli *hc, const char *in_sample, const char *held,
-                           const char *sampling, const grid_cli *grid)
+                           const char *sampling, const char *machine, const grid_cli *grid)
 {
     char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
     model_print(f, m);
@@ -372,6 +372,8 @@ static void validate_print(FILE *f, const model_opts *m, const mb_validate *v,
         char line[640]; /* the grid, the pole and the capped sweep: up to ~480 */
         fprintf(f, "grid: %s\n", grid_line(line, sizeof line, grid, v->p_rec));
     }
+    if (machine)
+        fprintf(f, "machine: %s\n", machine);
 }
 
 /* The in-sample line: the recommendation's time over the best of the very runs that chose it
@@ -461,6 +463,17 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
 }
 
 /* Everything mbopt validate was asked on its command line. */
+/* What else the machine did while the runs trained (their logs' `# others_cores=` and
+ * `# steal_cores=`): [0] the runs that fitted and chose, [1] the held-out runs; of each the
+ * median cores of other processes and of the hypervisor, and how many runs said. */
+typedef struct machine_load {
+    double cores[2][2];
+    size_t n[2];
+} machine_load;
+
+/* A quarter of a core busy with other work: the timings are of a loaded machine. */
+#define MACHINE_LOADED 0.25
+
 typedef struct validate_cli {
     model_opts m;
     out_opts out;
@@ -469,7 +482,54 @@ typedef struct validate_cli {
     int csv, missing, comm_runs;
     holdout_cli hc;
     grid_cli grid;
+    machine_load load;
 } validate_cli;
+
+static void machine_load_of(const mb_fit_runs *r, machine_load *ml, int k)
+{
+    size_t n_steal;
+    ml->cores[k][0] = mb_fit_runs_load(r, 0, &ml->n[k]);
+    ml->cores[k][1] = mb_fit_runs_load(r, 1, &n_steal);
+}
+
+/* The machine: line, or NULL when no run's log says. */
+static const char *machine_line(char *buf, size_t size, const machine_load *ml)
+{
+    if (!ml->n[0] && !ml->n[1])
+        return NULL;
+    static const char *const who[2] = {"that fitted and chose", "held out"};
+    char part[2][192] = {"", ""}, a[32], b[32];
+    double most = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!ml->n[k])
+            continue;
+        snprintf(part[k], sizeof part[k], "%swhile the %zu runs %s trained, other processes "
+                 "kept a median %s cores busy and the hypervisor took %s", k && ml->n[0] ? "; " : "",
+                 ml->n[k], who[k], fmt(a, sizeof a, "%.2f", ml->cores[k][0]),
+                 fmt(b, sizeof b, "%.2f", ml->cores[k][1]));
+        most = fmax(most, ml->cores[k][0] + ml->cores[k][1]);
+    }
+    snprintf(buf, size, "%s%s%s", part[0], part[1],
+             most >= MACHINE_LOADED ? ": a quarter core or more, so these timings are of a loaded "
+                                      "machine and the answer holds for that load only"
+                                    : "");
+    return buf;
+}
+
+static void machine_json(cJSON *root, const machine_load *ml)
+{
+    cJSON *o = root ? cJSON_AddObjectToObject(root, "machine") : NULL;
+    static const char *const key[2] = {"fit", "held_out"};
+    char name[64];
+    for (int k = 0; o && k < 2; k++) {
+        snprintf(name, sizeof name, "%s_runs", key[k]);
+        mb_json_add_number(o, name, (double)ml->n[k]);
+        snprintf(name, sizeof name, "%s_others_cores", key[k]);
+        mb_json_add_number(o, name, ml->cores[k][0]);
+        snprintf(name, sizeof name, "%s_steal_cores", key[k]);
+        mb_json_add_number(o, name, ml->cores[k][1]);
+    }
+}
 
 
 /* A count of seeds (--holdout-plan, --max-seeds): a whole number in range, as written
@@ -868,10 +928,13 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
         snprintf(held, sizeof held, "not held out: no held-out runs were given (--holdout DIR; "
                  "plan them with --holdout-plan N); the in-sample line above grades the answer "
                  "on the runs that chose it, which is no check");
-    if (vc->out.json)
-        return emit_json("validate",
-                         validate_json(&vc->m, v, hc, in_sample, held, sampling, &vc->grid),
-                         &vc->out);
+    char machine[512];
+    const char *ml = machine_line(machine, sizeof machine, &vc->load);
+    if (vc->out.json) {
+        cJSON *root = validate_json(&vc->m, v, hc, in_sample, held, sampling, &vc->grid);
+        machine_json(root, &vc->load);
+        return emit_json("validate", root, &vc->out);
+    }
     mb_error err = {0};
     mb_out o;
     int rc = mb_out_open(&o, vc->out.output, &err);
@@ -879,7 +942,7 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
         if (vc->csv)
             validate_csv(o.f, v);
         else
-            validate_print(o.f, &vc->m, v, hc, in_sample, held, sampling, &vc->grid);
+            validate_print(o.f, &vc->m, v, hc, in_sample, held, sampling, ml, &vc->grid);
         rc = mb_out_commit(&o, &err);
     }
     return rc == MB_OK ? 0 : mb_cli_fail(prog, "validate", &err);
@@ -943,8 +1006,12 @@ int mbopt_validate(int argc, char **argv)
         rc = holdout_beyond_print(hc, m, v.p_rec, v.lr_rec);
         printed = 1;
     }
-    if (rc == MB_OK && !printed)
+    if (rc == MB_OK && !printed) {
         rc = grid_compute(&vc->grid, m, p_rec, &err);
+        machine_load_of(&runs, &vc->load, 0);
+        if (hc->on)
+            machine_load_of(&hc->runs, &vc->load, 1);
+    }
     if (rc != MB_OK)
         status = mb_cli_fail(prog, "validate", &err);
     else if (printed)

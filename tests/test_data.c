@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../data/mb_cli.h"
@@ -18,6 +19,7 @@
 #include "../data/mb_output.h"
 #include "../data/mb_format.h"
 #include "../data/mb_json.h"
+#include "../data/mb_hostload.h"
 #include "mb_test.h"
 
 static void test_parse_numbers(void)
@@ -520,6 +522,49 @@ static void test_first_repeat(void)
     CU_ASSERT_EQUAL(first, 1);
 }
 
+/* Spin until this process has used s seconds of CPU (however loaded the machine is). */
+static void spin(double s)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    volatile double x = 0;
+    do {
+        for (int i = 0; i < 100000; i++)
+            x += 1e-9 * i;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    } while ((double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec) < s);
+}
+
+/* The machine's load between two marks: this process's own work is not "others" (its CPU
+ * seconds are counted), a child's busy loop is; a mark that could not read /proc says nothing. */
+static void test_hostload(void)
+{
+    mb_hostload_mark a, b;
+    double others, steal;
+    mb_hostload_mark_now(&a);
+    CU_ASSERT_TRUE_FATAL(a.ok); /* Linux: /proc is there */
+    spin(0.3);
+    mb_hostload_mark_now(&b);
+    CU_ASSERT_TRUE(b.own_s - a.own_s >= 0.2); /* the spin counted as this process's */
+    mb_hostload_between(&a, &b, &others, &steal);
+    CU_ASSERT_TRUE(others >= 0 && isfinite(others) && steal >= 0 && isfinite(steal));
+    pid_t pid = fork();
+    CU_ASSERT_TRUE_FATAL(pid >= 0);
+    if (pid == 0) {
+        spin(0.6);
+        _exit(0);
+    }
+    mb_hostload_mark_now(&a);
+    usleep(500000); /* the child spins meanwhile: another process's work */
+    mb_hostload_mark_now(&b);
+    waitpid(pid, NULL, 0);
+    mb_hostload_between(&a, &b, &others, &steal);
+    CU_ASSERT_TRUE(others >= 0.3);
+    b.ok = 0;
+    mb_hostload_between(&a, &b, &others, &steal);
+    CU_ASSERT_TRUE(isnan(others) && isnan(steal));
+}
+
 int mb_test_suite_data(void)
 {
     CU_pSuite s = CU_add_suite("data", NULL, NULL);
@@ -534,5 +579,6 @@ int mb_test_suite_data(void)
            !CU_add_test(s, "atomic output: a signal mid-write", test_atomic_output_signal) ||
            !CU_add_test(s, "JSON files", test_json_files) ||
            !CU_add_test(s, "hostile inputs: links, caps, numbers", test_hostile_data) ||
-           !CU_add_test(s, "the first row repeated", test_first_repeat);
+           !CU_add_test(s, "the first row repeated", test_first_repeat) ||
+           !CU_add_test(s, "the machine's load between two marks", test_hostload);
 }

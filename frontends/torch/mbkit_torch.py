@@ -944,9 +944,38 @@ def fmt_row(u, epoch, samples, wall, loss, el, ea):
     return f"{u},{epoch},{samples},{wall:.6f},{loss:.7g},{el:.7g},{ea:.6g}"
 
 
+def host_mark():
+    """The machine's CPU counters now, as data/hostload.c reads them: (monotonic s, every CPU's
+    busy s, stolen s, this process's CPU s), or None where /proc/stat cannot be read."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            v = f.readline().split()
+        hz = os.sysconf("SC_CLK_TCK")
+        n = [int(k) for k in v[1:9]]
+        if v[0] != "cpu" or len(n) < 7 or hz <= 0:
+            return None
+        t = os.times()
+        return (time.monotonic(), (n[0] + n[1] + n[2] + n[5] + n[6]) / hz,
+                (n[7] if len(n) > 7 else 0) / hz, t.user + t.system)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def host_load(a0, a1):
+    """The log's others_cores and steal_cores lines between two host_mark()s (none when either
+    is None): the cores other processes kept busy and the hypervisor took, on average."""
+    if a0 is None or a1 is None or a1[0] <= a0[0]:
+        return []
+    wall = a1[0] - a0[0]
+    others = max(0.0, (a1[1] - a0[1]) - (a1[3] - a0[3])) / wall
+    steal = max(0.0, a1[2] - a0[2]) / wall
+    return [f"others_cores={others:.3f}", f"steal_cores={steal:.3f}"]
+
+
 def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, out):
     """One run at M = m and `seed`; writes its log to `out` (an Output); returns (reached,
     diverged)."""
+    mark0 = host_mark()
     net = user_model(mod, a.model, torch, seed, dev)
     check_outputs(torch, net, x, y, a.model, dev)
     lossf = user_loss(mod, a.model, torch)
@@ -1068,6 +1097,7 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, o
              f"crossing={'evaluated' if a.no_bisect else 'bisect'}"]
     if diverged_u > 0:
         meta.append(f"diverged={diverged_u}")
+    meta += host_load(mark0, host_mark())
     out.write("".join(f"# {kv}\n" for kv in meta) +
               "update,epoch,samples,wall_s,loss,eval_loss,eval_acc\n" +
               "".join(r + "\n" for r in rows) + f"# {summary}\n")

@@ -197,6 +197,10 @@ typedef struct mb_run_result {
                               updates, sgd-sync from the learners' and the averaged gradients;
                               NAN if none (M = 1, other algorithms, noise_every 0) */
     double noise_s;        /* one learner: seconds spent measuring it, out of wall_s */
+    double others_cores;   /* cores other processes kept busy, on average over this process's
+                              part of the run (mb_hostload_between), NAN unknown; with one rank
+                              only (under mpirun the other ranks would count as others) */
+    double steal_cores;    /* the same of the hypervisor's steal */
     int failed_together;   /* parallel runs over MPI: every rank returned this error at the
                               same point (nobody waits): the caller need not abort the job, and
                               only rank 0's message (the others' are empty) is worth printing */

@@ -107,6 +107,7 @@ int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
     memset(r, 0, sizeof *r);
     r->eval_loss = r->eval_acc = r->test_loss = r->test_acc = r->loss = r->b_simple = NAN;
+    r->others_cores = r->steal_cores = NAN;
     r->learners = r->ranks = 1;
     int rc = mb_run_check_options(o, err);
     if (rc != MB_OK)

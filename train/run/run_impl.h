@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../../data/mb_dataset.h"
+#include "../../data/mb_hostload.h"
 #include "../../net/mb_net.h"
 #include "../learner/mb_learner.h"
 #include "mb_run.h"
@@ -190,6 +191,7 @@ typedef struct mb_run_mon {
     double noise_s;        /* one learner: seconds of the noise measurement not yet taken out
                               of the training time (run.c) */
     double noise_total_s;  /* all of them: the log's # t_noise_s= */
+    mb_hostload_mark load0;/* the machine's counters as the run (this process's part) began */
     /* The run's last evaluation when the bound (or --max-seconds) alone asked for it, off the
      * schedule: a checkpoint of that update holds the run as the schedule left it, without
      * that evaluation (its row's eval cells and b_simple, its counts, the noise window it

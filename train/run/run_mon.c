@@ -116,6 +116,8 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
         fprintf(f, "# b_simple=%.6g\n", r->b_simple);
     if (o->par == MB_PAR_NONE && o->noise_every > 0 && o->batch > 1)
         fprintf(f, "# noise_every=%ld\n# t_noise_s=%.6f\n", o->noise_every, r->noise_s);
+    if (isfinite(r->others_cores) && isfinite(r->steal_cores)) /* what else the machine did */
+        fprintf(f, "# others_cores=%.3f\n# steal_cores=%.3f\n", r->others_cores, r->steal_cores);
     if (extra)
         fputs(extra, f);
     if (o->eval_adapt)
@@ -407,6 +409,7 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
     m->r = r;
     m->eval_loss = m->eval_acc = NAN;
     m->low = INFINITY;
+    mb_hostload_mark_now(&m->load0);
     if (rows0) { /* the log continues from the checkpoint's rows */
         m->rows.s = rows0;
         m->rows.len = len0;
@@ -749,6 +752,11 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
         m->eval_s += now_s() - t1;
     }
     r->eval_s = m->eval_s;
+    if (r->ranks <= 1) { /* under mpirun the other ranks would count as others */
+        mb_hostload_mark load;
+        mb_hostload_mark_now(&load);
+        mb_hostload_between(&m->load0, &load, &r->others_cores, &r->steal_cores);
+    }
     if (o->log_path) {
         char summary[1536];
         mb_run_result_format(r, o, summary, sizeof summary);
