@@ -232,6 +232,7 @@ static void test_checkpoint_checks(void)
     CU_ASSERT_EQUAL_FATAL(ck_load(path, &c), 0);
     const ckpt_run *h0 = (const ckpt_run *)(c.b + c.run);
     CU_ASSERT_EQUAL(h0->updates, 20);
+    CU_ASSERT(h0->ckpt_s > 0); /* the write at update 10, carried (campaign 30's C7) */
     unsigned char *keep = malloc(c.n);
     CU_ASSERT_PTR_NOT_NULL_FATAL(keep);
     memcpy(keep, c.b, c.n);
@@ -325,6 +326,23 @@ static void test_checkpoint_checks(void)
         memcpy(c.b + c.run, &h, sizeof h);
         ck_save(&c, "lev.bin", 1);
         resume_fails("lev.bin", DATA, "", i < 2 ? "level count" : "levels out of range");
+        RESET();
+    }
+    /* the version-11 fields (campaign 30's C6, C7): SMA's tuning flag and window out of range,
+     * the checkpoints' seconds not finite or negative */
+    for (int i = 0; i < 5; i++) {
+        memcpy(&h, c.b + c.run, sizeof h);
+        if (i == 0)
+            h.sma_tune = 2, h.sma_window = 20;
+        else if (i == 1)
+            h.sma_window = 20; /* a window without the tuning */
+        else if (i == 2)
+            h.sma_tune = 1; /* the tuning without its window */
+        else
+            h.ckpt_s = i == 3 ? NAN : -1.0;
+        memcpy(c.b + c.run, &h, sizeof h);
+        ck_save(&c, "v11.bin", 1);
+        resume_fails("v11.bin", DATA, "", i < 3 ? "SMA tuning settings" : "checkpoint writing time");
         RESET();
     }
     /* garbage in the stored log rows */

@@ -3,7 +3,7 @@
  * repaired, so that the section and value checks behind the checksum are reached too: the input
  * as the sections of a checkpoint of the current format version (MB_CKPT_VERSION).
  *
- * Seeds (tests/fuzz/corpus/ckpt): `whole`, a version-10 checkpoint mbtrain wrote (the tiny net of
+ * Seeds (tests/fuzz/corpus/ckpt): `whole`, a version-11 checkpoint mbtrain wrote (the tiny net of
  * tests/test_hostile.c, synthetic:n=64,test=16,c=1,h=8,w=8,classes=4,seed=3, --batch 8
  * --threads 1 --algo momentum --max-updates 10 --eval-every 5 --checkpoint-every 10), and
  * `body_momentum`, `body_sgd`: such files (sgd for the second) without their magic and end

@@ -1,6 +1,6 @@
 /* fuzz_parckpt.c — the companion checkpoint of parallel runs (PATH.learners, train/par/par_ckpt.c):
  * mb_par_ckpt_decode on the input as it is (almost always refused by the magic, the length or
- * the checksum) and, under the MBKPAR07 magic with its end marker and checksum repaired, so that
+ * the checksum) and, under the MBKPAR08 magic with its end marker and checksum repaired, so that
  * the head's ranges, the values' checks and the cursor checks behind the checksum are reached.
  * Record 0 and the log rows are asked for, as a resume does. */
 #include "fuzz_common.h"
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *b = malloc(n);
     if (!b)
         return 0;
-    memcpy(b, "MBKPAR07", 8);
+    memcpy(b, "MBKPAR08", 8);
     memcpy(b + 8, data, size);
     memcpy(b + 8 + size, "MBKPEND\n", 8);
     uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), b, (uInt)(8 + size + 8));

@@ -1019,8 +1019,8 @@ static void job_results(job *j, const worker *ws0, mb_run_result *r)
     r->t_update_s = ws0->t[T_UPDATE] / j->p;
     if (o->sma_tune) {
         size_t len = strlen(j->extra);
-        snprintf(j->extra + len, sizeof j->extra - len, "# sma_tune=%s\n# sma_learners=%d\n",
-                 j->trace, j->k_active);
+        snprintf(j->extra + len, sizeof j->extra - len, "# sma_tune=%s\n# sma_tune_window=%ld\n"
+                 "# sma_learners=%d\n", j->trace, o->sma_tune_window, j->k_active);
         r->learners = j->k_active;
     }
     if (mb_par_algo_has_server(o->par) && o->par != MB_PAR_EASGD_HOGWILD) {

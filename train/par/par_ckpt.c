@@ -4,7 +4,7 @@
  * by its own rank on its own node).
  *
  * Layout (native byte order, same machine):
- *     "MBKPAR07"  magic
+ *     "MBKPAR08"  magic
  *     head        mb_par_ckpt_head
  *     log rows    head.log_len bytes
  *     records     head.learners x head.rec_floats float32 (par_impl.h: par_pack): the job's
@@ -19,8 +19,9 @@
  * (mb_par_ckpt_read), the run's identity (algorithm, records, parameters, the net's structure,
  * data fingerprint, seed, batch, tau, and the settings a log states once: lr, optimiser,
  * momentum, schedule, target, evaluation, and the parallel algorithm's own: --elastic-alpha,
- * --sma-momentum or --delta, --n-push, --n-fetch, --grad-after-exchange, --no-overlap) is
- * compared by the caller (par.c). MBKPAR06 (not the algorithm's own settings), MBKPAR05 (no
+ * --sma-momentum or --delta, --n-push, --n-fetch, --grad-after-exchange, --no-overlap,
+ * --sma-tune and --sma-tune-window) is compared by the caller (par.c). MBKPAR07 (not SMA's
+ * tuning), MBKPAR06 (not the algorithm's own settings), MBKPAR05 (no
  * settings), MBKPAR04 (no net structure), MBKPAR03 (one file, no parts), MBKPAR02 (no checksum)
  * and MBKPAR01 are refused.
  *
@@ -48,7 +49,7 @@
 #include <zlib.h>
 #include <unistd.h>
 
-static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '7'};
+static const char magic[8] = {'M', 'B', 'K', 'P', 'A', 'R', '0', '8'};
 static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
 
 /* The largest |value| a stored parameter, velocity or centre may have. */

@@ -58,7 +58,8 @@ typedef struct mb_par_ckpt_head {
                               compared on resume as PATH's are: a server algorithm resumes from
                               this file alone (MBKPAR06, campaign 11: a resume at another --lr
                               logged one rate for rows of two; MBKPAR07 with the parallel
-                              algorithm's own, campaign 29's A1) */
+                              algorithm's own, campaign 29's A1; MBKPAR08 with SMA's tuning,
+                              campaign 30's C6) */
 } mb_par_ckpt_head;
 
 /* mb_par_ckpt_read's record index for "every record of the file" (buf holds learners x

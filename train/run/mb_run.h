@@ -104,8 +104,9 @@ typedef struct mb_run_options {
     int no_test_eval;              /* 1: skip the final test-set evaluation (test_* stay NAN) */
     long max_updates;              /* stop after this many updates in all; 0 = no bound */
     double epochs;                 /* stop after this many epochs (fractional allowed); 0 = none */
-    double max_seconds;            /* stop after this many training seconds (wall_s: evaluation
-                                      excluded), not reached; 0 = none; one learner only */
+    double max_seconds;            /* stop after this many seconds of training (wall_s) and
+                                      checkpoint writing (evaluation excluded), not reached;
+                                      0 = none; one learner only */
     const char *log_path;          /* run log (CSV of docs/design.md, "Run log";
                                       atomic), NULL for none */
     const char *checkpoint_path;   /* checkpoint file (atomic), NULL for none */
@@ -201,6 +202,9 @@ typedef struct mb_run_result {
                               part of the run (mb_hostload_between), NAN unknown; with one rank
                               only (under mpirun the other ranks would count as others) */
     double steal_cores;    /* the same of the hypervisor's steal */
+    double ckpt_s;         /* one learner: seconds spent writing checkpoints (a resumed run's
+                              earlier ones included), out of wall_s; --max-seconds counts them
+                              (the log's # t_ckpt_s= beside # max_seconds=) */
     int failed_together;   /* parallel runs over MPI: every rank returned this error at the
                               same point (nobody waits): the caller need not abort the job, and
                               only rank 0's message (the others' are empty) is worth printing */

@@ -6,7 +6,10 @@
  * loss is <= target_loss, at max_updates, or after `epochs` epochs. The log rows are kept in
  * memory and the log is written once, atomically, at the end (a killed run leaves no log; its
  * last checkpoint carries the rows, and --resume continues them). wall_s counts training only:
- * evaluations are timed apart (eval_s), and so are the bisection's snapshot copies (snap_s).
+ * evaluations are timed apart (eval_s), and so are the bisection's snapshot copies (snap_s) and
+ * the checkpoint writes (mon.ckpt_s). --max-seconds bounds training and checkpoint writing
+ * together: a checkpoint holds the log's rows so far, so with a short --checkpoint-every its
+ * writes outgrow the training (campaign 30's C7: --max-seconds 2 ran for minutes).
  *
  * Exact crossing: with a target loss (and no_bisect = 0) the parameters after every update of
  * the current window (the updates since the last evaluation) are copied into one block
@@ -189,8 +192,10 @@ int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
                                 .loss = loss, .data_fp = x.data_fp, .log_rows = mon.rows.s,
                                 .log_len = mon.rows.len, .evals = mon.evals,
                                 .checks = mon.checks, .eval_samples = mon.eval_samples,
-                                .noise = mon.noise};
+                                .noise = mon.noise, .ckpt_s = mon.ckpt_s};
+            double tc = now_s();
             rc = mb_ckpt_write(o->checkpoint_path, &l, o, &cx, err);
+            mon.ckpt_s += now_s() - tc; /* --max-seconds counts it (the file grows with the log) */
             mb_run_mon_ckpt_done(&mon, saved);
             if (rc != MB_OK)
                 goto out;

@@ -2,15 +2,16 @@
  * its last checkpoint left it, written through the one output writer (temp file + rename, so a
  * kill during the write leaves the previous checkpoint whole), and believed only after checks.
  *
- * Layout (version 9; native byte order, for the same machine):
- *     "MBKCKPTA"      magic; the last character is the format version ('A': 10). Any other
+ * Layout (version 11; native byte order, for the same machine):
+ *     "MBKCKPTB"      magic; the last character is the format version ('B': 11). Any other
  *                     version is refused with a line saying so (versions 1 and 2 had no
  *                     checksum; version
  *                     3's log rows had no b_simple column; version 4 had no learning rate;
  *                     version 5 no momentum, weight decay, rate schedule or target; version 6
  *                     no evaluation settings; version 7 no network structure, evaluation
  *                     counts or gradient noise sums; version 8 no levels or job; version 9
- *                     not the parallel algorithm's own settings).
+ *                     not the parallel algorithm's own settings; version 10 not SMA's tuning
+ *                     or the seconds spent writing checkpoints).
  *     sections        each: tag (4 bytes) | 4 zero bytes | payload length (uint64) | payload
  *       "RUN "        ckpt_run: the run's identity (net, its structure's fingerprint and
  *                     layer count, parameter count, data fingerprint, seed, algorithm, batch,
@@ -18,10 +19,14 @@
  *                     target loss; the evaluation period, staged checks, bisection, adaptive
  *                     spacing, levels and B_simple period; the parallel job, if any, whose
  *                     learner 0 it is: its algorithm and size, its moving rate, momentum,
- *                     DOWNPOUR periods, gradient point and overlap) and its counters (updates, samples, wall
- *                     seconds, the last mini-batch loss, full and ruled-out evaluations, eval
- *                     samples, the gradient noise sums of the run and of the open window)
- *       "LOG "        the run log's data rows so far (text), so that the log continues
+ *                     DOWNPOUR periods, gradient point and overlap, SMA's tuning and its
+ *                     window) and its counters (updates, samples, wall seconds, the last
+ *                     mini-batch loss, full and ruled-out evaluations, eval samples, the
+ *                     gradient noise sums of the run and of the open window, the seconds
+ *                     spent writing the checkpoints before this one)
+ *       "LOG "        the run log's data rows so far (text), so that the log continues (the
+ *                     log is written once, at the end: a killed run's rows are here only, so
+ *                     the file grows with the run, and its writing counts in --max-seconds)
  *       "LRN "        one per learner, in order: ckpt_learner (index, updates, epoch, cursor,
  *                     shuffling PRNG, sizes), parameters float32 x params, velocity float32 x
  *                     params (momentum and Nesterov only), permutation uint32 x training samples;
@@ -44,8 +49,9 @@
  *     net 'tiny' with another structure (...)"; data fingerprint, seed,
  *     algorithm, batch, learners, learning rate, momentum, weight decay, rate schedule, target
  *     loss, --eval-every, --check-frac, --check-sigmas, --no-bisect, --eval-adapt, --levels,
- *     --noise-every, --elastic-alpha, --sma-momentum, --delta, --n-push, --n-fetch,
- *     --grad-after-exchange, --no-overlap: the log states each once for all its rows):
+ *     --noise-every, --sma-tune, --elastic-alpha, --sma-tune-window, --sma-momentum, --delta,
+ *     --n-push, --n-fetch, --grad-after-exchange, --no-overlap: the log states each once for
+ *     all its rows):
  *     "checkpoint of seed 1, this run has seed 2".
  * Not carried: the network's dropout PRNG (a resumed run with dropout draws fresh masks), the
  * staged check's reference losses (a resumed run with --check-frac makes a full evaluation
@@ -177,6 +183,8 @@ void mb_ckpt_settings_fill(ckpt_run *h, const mb_run_options *o)
         (a == MB_PAR_EASGD_ASYNC || a == MB_PAR_EAMSGD || a == MB_PAR_EASGD_HOGWILD) &&
         o->grad_after_exchange;
     h->no_overlap = a == MB_PAR_EASGD_SYNC && o->no_overlap;
+    h->sma_tune = a == MB_PAR_SMA && o->sma_tune;
+    h->sma_window = h->sma_tune ? o->sma_tune_window : 0;
 }
 
 static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const mb_ckpt_extra *x,
@@ -209,6 +217,7 @@ static void fill_run(ckpt_run *h, mb_learner *l, const mb_run_options *o, const 
     h->noise_run[1] = x->noise.run_big;
     h->noise_win[0] = x->noise.win_small;
     h->noise_win[1] = x->noise.win_big;
+    h->ckpt_s = x->ckpt_s;
 }
 
 static void put_learner(ckw *w, mb_learner *l, uint32_t index, long updates)
@@ -414,6 +423,8 @@ static int check_run(const ckpt_run *h, const char *path, mb_error *err)
         return corrupt(err, path, "sample count is not updates x batch");
     if (!(isfinite(h->wall_s) && h->wall_s >= 0 && h->wall_s <= 1e9))
         return corrupt(err, path, "wall time is not in [0, 1e9] seconds");
+    if (!(isfinite(h->ckpt_s) && h->ckpt_s >= 0 && h->ckpt_s <= 1e9))
+        return corrupt(err, path, "checkpoint writing time is not in [0, 1e9] seconds");
     if (!isfinite(h->loss))
         return corrupt(err, path, "non-finite last loss");
     if (h->par < MB_PAR_NONE || h->par >= MB_PAR_N || h->par_size < 1 || h->par_size > 4096 ||
@@ -451,6 +462,10 @@ const char *mb_ckpt_settings_range(const ckpt_run *h)
           h->n_push >= 0 && h->n_fetch >= 0 && (h->grad_after == 0 || h->grad_after == 1) &&
           (h->no_overlap == 0 || h->no_overlap == 1)))
         return "parallel algorithm settings out of range";
+    if (!(h->sma_pad == 0 && (h->sma_tune == 0 ? h->sma_window == 0
+                              : h->sma_tune == 1 && h->sma_window >= 1 &&
+                                    h->sma_window <= ((int64_t)1 << 30))))
+        return "SMA tuning settings out of range";
     return NULL;
 }
 
@@ -618,7 +633,10 @@ int mb_ckpt_settings_check(const ckpt_run *h, const ckpt_run *want, const char *
              {"no-bisect", h->no_bisect, want->no_bisect, 0, 1},
              {"eval-adapt", h->eval_adapt, want->eval_adapt, 0, 1},
              {"noise-every", (double)h->noise_every, (double)want->noise_every, 0, 0},
-             /* the parallel algorithm's (0 where it has none) */
+             /* the parallel algorithm's (0 where it has none); SMA's tuning before the alpha
+              * it resolves (campaign 30's C6) */
+             {"sma-tune", h->sma_tune, want->sma_tune, 0, 1},
+             {"sma-tune-window", (double)h->sma_window, (double)want->sma_window, 0, 0},
              {"elastic-alpha", h->par_alpha, want->par_alpha, 0, 0},
              {want->par == MB_PAR_SMA ? "sma-momentum" : "delta", h->par_mu, want->par_mu, 0, 0},
              {"n-push", (double)h->n_push, (double)want->n_push, 0, 0},
@@ -770,6 +788,7 @@ int mb_ckpt_read(const char *path, mb_learner *l, const mb_run_options *o, mb_ck
     x->evals = (long)c.run.evals;
     x->checks = (long)c.run.checks;
     x->eval_samples = (size_t)c.run.eval_samples;
+    x->ckpt_s = c.run.ckpt_s;
     x->noise = (mb_noise){.run_small = c.run.noise_run[0], .run_big = c.run.noise_run[1],
                           .run_n = (long)c.run.noise_run_n, .win_small = c.run.noise_win[0],
                           .win_big = c.run.noise_win[1], .win_n = (long)c.run.noise_win_n};

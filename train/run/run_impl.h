@@ -30,6 +30,8 @@ typedef struct mb_ckpt_extra {
     mb_noise noise;        /* the gradient noise sums (its b and B are the run's, not stored) */
     int par_size;          /* a parallel job's communicator size, written and compared on
                               reading as data_fp is (0 or 1: one learner) */
+    double ckpt_s;         /* seconds spent writing the run's checkpoints before this one
+                              (version 11): with wall_s, what --max-seconds bounds */
 } mb_ckpt_extra;
 
 /* The fingerprint of a run's data: crc32 of the training set's pixels, labels and shape in the
@@ -192,6 +194,10 @@ typedef struct mb_run_mon {
                               of the training time (run.c) */
     double noise_total_s;  /* all of them: the log's # t_noise_s= */
     mb_hostload_mark load0;/* the machine's counters as the run (this process's part) began */
+    double ckpt_s;         /* one learner: seconds spent writing checkpoints, a resumed run's
+                              earlier ones included; --max-seconds bounds wall_s + ckpt_s (the
+                              checkpoint carries the log's rows, so each write grows with the
+                              run: campaign 30's C7, --checkpoint-every 1 ran for minutes) */
     /* The run's last evaluation when the bound (or --max-seconds) alone asked for it, off the
      * schedule: a checkpoint of that update holds the run as the schedule left it, without
      * that evaluation (its row's eval cells and b_simple, its counts, the noise window it
@@ -320,6 +326,16 @@ typedef struct ckpt_run {
     int64_t n_fetch;
     int32_t grad_after;    /* --grad-after-exchange (easgd-async, eamsgd, easgd-hogwild): 0, 1 */
     int32_t no_overlap;    /* --no-overlap (easgd-sync): 0 or 1 */
+    /* SMA's tuning, which the log states once (# sma_tune=, # sma_tune_window=) and which
+     * decides its learners and alpha (version B, campaign 30's C6: a tuned checkpoint resumed
+     * without --sma-tune was refused naming an --elastic-alpha no one gave; an untuned one
+     * resumed with it was taken, its log stating 2^30 learners) */
+    int32_t sma_tune;      /* --sma-tune (sma): 0 or 1 */
+    int32_t sma_pad;       /* 0 */
+    int64_t sma_window;    /* --sma-tune-window where tuned, else 0 */
+    /* seconds spent writing the run's checkpoints before this one (version B, campaign 30's
+     * C7): with wall_s, the clock --max-seconds bounds; 0 in a companion's settings */
+    double ckpt_s;
 } ckpt_run;
 
 /* The settings a log states once for all its rows, shared with the parallel companion's head
@@ -356,10 +372,10 @@ typedef struct ckpt_learner_view {
     const unsigned char *params, *velocity, *perm; /* velocity NULL when there is none */
 } ckpt_learner_view;
 
-/* The checkpoint format version, the last byte of the magic "MBKCKPTA" (run_ckpt.c; 'A' is
- * version 10): the fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the
+/* The checkpoint format version, the last byte of the magic "MBKCKPTB" (run_ckpt.c; 'B' is
+ * version 11): the fuzz harness (tests/fuzz/fuzz_ckpt.c) writes the same magic before the
  * bytes it repairs. */
-#define MB_CKPT_VERSION 'A'
+#define MB_CKPT_VERSION 'B'
 
 /* A decoded checkpoint: views into the caller's buffer, every value checked. */
 typedef struct mb_ckpt {

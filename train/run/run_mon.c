@@ -130,8 +130,10 @@ static void write_meta(FILE *f, const mb_run_options *o, const mb_net_desc *d,
             fprintf(f, "%s%.9g", k ? "," : "", o->levels[k]);
         fputc('\n', f);
     }
-    if (o->max_seconds > 0)
+    if (o->max_seconds > 0) /* with the checkpoints' seconds it counts beside wall_s */
         fprintf(f, "# max_seconds=%.9g\n", o->max_seconds);
+    if (o->max_seconds > 0 && o->checkpoint_path)
+        fprintf(f, "# t_ckpt_s=%.6f\n", r->ckpt_s);
     if (!isnan(o->target_loss))
         fprintf(f, "# target_loss=%.9g\n# crossing=%s\n", o->target_loss,
                 o->no_bisect ? "evaluated" : "bisect");
@@ -506,9 +508,10 @@ int mb_run_mon_update(mb_run_mon *m, const float *model, const mb_run_row *in, i
     }
     mb_run_row row = *in;
     row.eval_loss = row.eval_acc = row.b_simple = NAN;
-    /* the last update: the bound on updates, or out of training seconds (--max-seconds) */
+    /* the last update: the bound on updates, or out of seconds (--max-seconds: training and
+     * writing checkpoints) */
     int last = (m->bound > 0 && updates == m->bound) ||
-               (o->max_seconds > 0 && in->wall_s >= o->max_seconds);
+               (o->max_seconds > 0 && in->wall_s + m->ckpt_s >= o->max_seconds);
     int eval_now = updates == m->next_eval || last;
     /* the judge's aim over this window (the bisection's too), and the lowest full loss after it */
     double level = mb_run_mon_level(m), low = m->low;
@@ -627,6 +630,7 @@ void mb_run_mon_resume(mb_run_mon *m, const mb_ckpt_extra *x)
     m->evals = x->evals;
     m->checks = x->checks;
     m->eval_samples = x->eval_samples;
+    m->ckpt_s = x->ckpt_s;
     double b = m->noise.b, B = m->noise.B;
     m->noise = x->noise;
     m->noise.b = b;
@@ -739,6 +743,7 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
     r->eval_samples = m->eval_samples;
     r->snap_s = m->snap_s;
     r->noise_s = m->noise_total_s;
+    r->ckpt_s = m->ckpt_s;
     if (m->noise.b > 0)
         r->b_simple = mb_noise_run(&m->noise).b_simple;
     if (data->test.n > 0 && !m->diverged && !o->no_test_eval) {
