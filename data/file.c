@@ -48,6 +48,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -207,7 +208,7 @@ static int out_dying, out_busy;
 static const int out_sigs[3] = {SIGTERM, SIGINT, SIGHUP};
 /* The children writing drafts (gnuplot): a pid, or 0 for a free slot; set with the signals
  * held, read by the handler (kill, waitpid: async-signal-safe). */
-enum { OUT_KIDS = 8 };
+enum { OUT_KIDS = 8, OUT_LINGER_MS = 300 };
 static pid_t out_kids[OUT_KIDS];
 
 /* Blocks the three signals in this thread (restored by out_unblock), so that one cannot land
@@ -279,6 +280,13 @@ static void out_leave(const sigset_t *old, int dying)
         for (;;) /* the handler, in another thread, is ending the process and says so: no
                     second line from here (a checkpoint begun as SIGTERM came printed "cannot
                     write: Interrupted system call" before the handler's line) */
+            pause();
+}
+
+void mb_out_hold(void)
+{
+    if (__atomic_load_n(&out_dying, __ATOMIC_SEQ_CST))
+        for (;;)
             pause();
 }
 
@@ -354,6 +362,14 @@ static void out_on_signal(int sig)
         say_raw(sig == SIGTERM ? ": interrupted (SIGTERM)" : sig == SIGINT ? ": interrupted "
                 "(SIGINT)" : ": interrupted (SIGHUP)");
         say_raw(": nothing half-written\n");
+    } else { /* a rank: Open MPI's mpirun sends SIGKILL to every rank as soon as the first one
+              * it signalled has ended (its wait between SIGTERM and SIGKILL is cut short by
+              * SIGCHLD), so a rank that ended at once left the others no time to clean up
+              * (campaign 30's A-C2: 5 runs of 20 left a checkpoint's temporary). Each rank
+              * stays OUT_LINGER_MS, the writers held (mb_out_hold), before it ends. */
+        struct timespec linger = {0, OUT_LINGER_MS * 1000000L};
+        while (nanosleep(&linger, &linger) != 0 && errno == EINTR)
+            ;
     }
     signal(sig, SIG_DFL);
     raise(sig); /* delivered once this handler returns: it is blocked inside it */
@@ -368,6 +384,12 @@ static void out_signals_install(void)
     for (int k = 0; k < 3; k++)
         if (getenv(rk[k]))
             out_say = 0;
+    /* a rank ends by SIGTERM, and its handler runs, when its launcher ends: Open MPI's mpirun,
+     * given a second SIGTERM while it ends the job (timeout signals it and then its group),
+     * exits at once without signalling the ranks, which then end by _exit a second later when
+     * they find it gone, the handler never run (campaign 30's A-C2) */
+    if (!out_say)
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
     for (int k = 0; k < 3; k++) {
         struct sigaction old, sa;
         if (sigaction(out_sigs[k], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
@@ -881,6 +903,7 @@ int mb_out_commit(mb_out *o, mb_error *err)
     /* onto the link's target: a symbolic link stays a link */
     sigset_t old;
     out_block(&old);
+    mb_out_hold(); /* the handler unlinked the temporary: no rename, no "cannot write" line */
     int moved = !o->tmp || rename(o->tmp, o->target) == 0, e2 = errno;
     if (moved) {
         out_untrack(o->slot);
