@@ -226,6 +226,11 @@ double mb_run_mon_level(const mb_run_mon *m);
 int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *desc,
                     const struct mb_data_splits *data, mb_net *net, mb_run_result *r,
                     long updates, char *rows0, size_t len0, mb_error *err);
+/* 1 when a run at `updates` has nothing left to train: at or past its bound, or resumed from a
+ * checkpoint whose rows reached the target (written at the evaluation that found it; the
+ * monitor took the crossing from them). One learner reports that run; a parallel job refuses
+ * it, as it refuses a resume at its bound (par.c's resume_in_bound). */
+int mb_run_mon_ended(const mb_run_mon *m, long updates);
 /* After update row->update, with `model` the parameters after it: logs the row, evaluates when
  * due, bisects when the target is reached. A non-finite row->loss diverges the run (the row is
  * not logged). *stop becomes 1 when the run must end (reached, diverged, bound). */
