@@ -202,7 +202,9 @@ typedef struct mb_run_mon {
      * schedule: a checkpoint of that update holds the run as the schedule left it, without
      * that evaluation (its row's eval cells and b_simple, its counts, the noise window it
      * closed), so that a run resumed from it logs and counts what the straight run does
-     * (campaign 11's N9). Set by mb_run_mon_update; swapped in by mb_run_mon_ckpt_rows and
+     * (campaign 11's N9), unless that evaluation reached the target: then the run is over and
+     * the checkpoint holds it as logged, the crossing in its rows (campaign 31's A1). Set by
+     * mb_run_mon_update; swapped in by mb_run_mon_ckpt_rows and
      * out again by mb_run_mon_ckpt_done. */
     struct {
         mb_strbuf plain;       /* the rows it changed as the schedule logs them (empty: none) */

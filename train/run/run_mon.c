@@ -638,7 +638,10 @@ int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err)
     *saved = m->rows.len;
     if (m->bisect && window_emit(&m->win, &m->rows) != MB_OK)
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
-    if (m->tail.plain.len == 0) /* the run's last evaluation, if any, was on the schedule */
+    /* the run's last evaluation, if any, was on the schedule; or it reached the target, and the
+     * rows as logged hold the crossing its bisection found, which a resumed run takes from them
+     * and ends there (campaign 31's A1: from the schedule's rows it reported reached=no) */
+    if (m->tail.plain.len == 0 || m->reached)
         return MB_OK;
     /* the run ended at an evaluation the bound alone asked for: the rows after tail.at are the
      * last ones (a run stops there), kept aside while the schedule's are in their place */
