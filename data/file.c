@@ -48,6 +48,8 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h> /* FS_IOC_GETFLAGS: immutable and append-only files */
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -629,8 +631,45 @@ int mb_data_in_folder(const char *path, const char *dir, const char *suffix)
     return in;
 }
 
+/* Why renaming a temporary made beside `target` onto it would be refused although the
+ * temporary can be made (0 when it would not): the folder append-only (chattr +a: nothing in
+ * it can be renamed or removed, the temporary neither), or an existing `target` immutable or
+ * append-only (access(W_OK) says EPERM for the first, the inode flags say both), or another
+ * user's in a sticky folder (/tmp; to all but root). EPERM then, as the rename would say;
+ * asked before anything is written, so that a command or a batch (the report's figures)
+ * replaces nothing when one place refuses (campaign 31's N8: nupdate.png and step.png were
+ * replaced, then tc.png, an immutable file, refused). */
+static int replace_refused(const char *target)
+{
+    struct stat sb, sd;
+    const int is_file = stat(target, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (is_file && access(target, W_OK) != 0 && errno == EPERM)
+        return EPERM;
+    char dir[4096];
+    const char *slash = strrchr(target, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == target ? 1 : (int)(slash - target), target);
+    int e = 0;
+    for (int k = !is_file; k < 2 && !e; k++) { /* the file's flags, then its folder's */
+        int fd = open(k ? dir : target, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+                      (k ? O_DIRECTORY : O_NOFOLLOW)), fl = 0;
+        if (fd < 0)
+            continue; /* unreadable: the rename says */
+        if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0 && (fl & (FS_APPEND_FL | FS_IMMUTABLE_FL)))
+            e = EPERM;
+        close(fd);
+    }
+    const uid_t me = geteuid();
+    if (!e && is_file && me != 0 && stat(dir, &sd) == 0 && (sd.st_mode & S_ISVTX) &&
+        sb.st_uid != me && sd.st_uid != me)
+        e = EPERM;
+    return e;
+}
+
 /* mb_out_mktemp's temporary, not recorded: mb_out_open records it with its slot, mb_out_check
- * removes it at once. */
+ * removes it at once. A target that could not be replaced (replace_refused) gets none. */
 static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
 {
     *tmp = NULL;
@@ -641,6 +680,11 @@ static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
     int rc = target_of(path, &target, err);
     if (rc != MB_OK)
         return rc;
+    int e = replace_refused(target);
+    if (e) {
+        free(target);
+        return mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
     remove_stale(target);
     size_t n = strlen(target) + 48;
     char *t = malloc(n);
@@ -975,6 +1019,135 @@ int mb_out_place(const char *src, const char *path, mb_error *err)
                         : mb_out_commit(&o, err);
     fclose(in);
     mb_out_drop(src);
+    return rc;
+}
+
+/* ---- batches: drafts put in place together ------------------------------------------------ */
+
+int mb_out_batch_add(mb_out_batch *b, const char *dest, const char **tmp, mb_error *err)
+{
+    if (b->n == MB_OUT_BATCH_MAX)
+        return mb_error_set(err, MB_EINVAL, "%s: more than %d files in one batch", dest,
+                            MB_OUT_BATCH_MAX);
+    char *t;
+    int fd, rc = mb_out_mktemp(dest, &t, &fd, err);
+    if (rc != MB_OK)
+        return rc;
+    close(fd);
+    if (!(b->dest[b->n] = strdup(dest))) {
+        mb_out_drop(t);
+        free(t);
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", dest);
+    }
+    b->tmp[b->n++] = t;
+    *tmp = t;
+    return MB_OK;
+}
+
+void mb_out_batch_drop_last(mb_out_batch *b)
+{
+    if (b->n == 0)
+        return;
+    b->n--;
+    if (b->tmp[b->n])
+        mb_out_drop(b->tmp[b->n]);
+    free(b->tmp[b->n]);
+    free(b->dest[b->n]);
+    b->tmp[b->n] = b->dest[b->n] = NULL;
+}
+
+void mb_out_batch_drop(mb_out_batch *b)
+{
+    while (b->n)
+        mb_out_batch_drop_last(b);
+}
+
+int mb_out_batch_check(const mb_out_batch *b, mb_error *err)
+{
+    int rc = MB_OK;
+    for (size_t i = 0; rc == MB_OK && i < b->n; i++)
+        if (b->tmp[i])
+            rc = mb_out_check(b->dest[i], err);
+    return rc;
+}
+
+void mb_out_batch_unname(const mb_out_batch *b, mb_error *err)
+{
+    if (!err)
+        return;
+    for (size_t i = 0; i < b->n; i++) {
+        const char *t = b->tmp[i], *at;
+        if (!t || !*t)
+            continue;
+        while ((at = strstr(err->msg, t)) != NULL) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->msg), err->msg, b->dest[i],
+                     at + strlen(t));
+            snprintf(err->msg, sizeof err->msg, "%s", msg);
+        }
+    }
+}
+
+/* `name`'s last component added to a list of names ("a.png, b.png"), for a batch's message. */
+static void name_list_add(char *list, size_t n, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    const char *base = slash && slash[1] ? slash + 1 : name;
+    size_t k = strlen(list);
+    if (k + 1 < n)
+        snprintf(list + k, n - k, "%s%s", k ? ", " : "", base);
+}
+
+/* Puts the drafts of one kind in place (specials: those whose place is a device, FIFO or "-";
+ * else the files), or, after a failure (rc), removes them; names each in done or left. */
+static int batch_place(mb_out_batch *b, int specials, int rc, char *done, char *left, size_t n,
+                       mb_error *err)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        if (!b->tmp[i])
+            continue;
+        if ((strcmp(b->dest[i], "-") == 0 || is_special(b->dest[i])) != specials)
+            continue;
+        if (rc != MB_OK) {
+            name_list_add(left, n, b->dest[i]);
+            mb_out_drop(b->tmp[i]);
+        } else if ((rc = mb_out_place(b->tmp[i], b->dest[i], err)) == MB_OK)
+            name_list_add(done, n, b->dest[i]); /* the draft is gone either way */
+        free(b->tmp[i]);
+        b->tmp[i] = NULL;
+    }
+    return rc;
+}
+
+int mb_out_batch_commit(mb_out_batch *b, mb_out *last, mb_error *err)
+{
+    char done[2048] = "", left[2048] = "", lname[4096];
+    snprintf(lname, sizeof lname, "%s", last && last->path ? last->path : "standard output");
+    const int direct = last && !last->tmp; /* a device, a FIFO, standard output: written whole
+                                              before any draft is placed */
+    int rc = direct ? mb_out_commit(last, err) : MB_OK;
+    if (direct && rc != MB_OK) {
+        mb_out_batch_drop(b);
+        return rc;
+    }
+    if (direct)
+        name_list_add(done, sizeof done, lname);
+    rc = batch_place(b, 1, rc, done, left, sizeof done, err);
+    rc = batch_place(b, 0, rc, done, left, sizeof done, err);
+    if (last && !direct) {
+        if (rc == MB_OK)
+            rc = mb_out_commit(last, err);
+        else {
+            name_list_add(left, sizeof left, lname);
+            mb_out_abort(last);
+        }
+    }
+    mb_out_batch_drop(b);
+    if (rc != MB_OK && done[0] && err) { /* refused only now, after the check: said as it is */
+        size_t k = strlen(err->msg);
+        snprintf(err->msg + k, sizeof err->msg - k, " (only part was put in place: %s new%s%s%s)",
+                 done, left[0] ? "; " : "", left, left[0] ? " left as they were" : "");
+    }
     return rc;
 }
 

@@ -94,7 +94,10 @@ int mb_out_open(mb_out *o, const char *path, struct mb_error *err);
 /* Whether `path` could be written, asked before long work without opening it: "-" is; an
  * existing device or FIFO when access(W_OK) says so (opening and closing a FIFO would hand its
  * reader an end of file); a folder never; a regular file or new path when a temporary can be
- * made beside its target (made and removed). MB_EIO naming `path` otherwise. */
+ * made beside its target (made and removed) and renamed onto it: an immutable or append-only
+ * file, another user's file in a sticky folder and an append-only folder are refused (EPERM,
+ * as the rename would be; mb_out_open and mb_out_mktemp refuse them too). MB_EIO naming
+ * `path` otherwise. */
 int mb_out_check(const char *path, struct mb_error *err);
 
 /* Flushes and closes, then renames into place (atomic outputs). On any write or close error
@@ -151,6 +154,48 @@ int mb_out_wait(pid_t pid, int *st);
  * would: renamed when `path` is a regular file or new, copied into a device, FIFO or "-".
  * `src` is gone afterwards either way, and no longer a draft. */
 int mb_out_place(const char *src, const char *path, struct mb_error *err);
+
+/* A batch of drafts put in place together, all or none (the report's figures beside its page):
+ * each draft made by mb_out_batch_add (a temporary beside its place, as mb_out_mktemp), filled
+ * by the caller (or gnuplot), then every place checked (mb_out_batch_check) and only then all
+ * put in place (mb_out_batch_commit). A place that refuses is found before anything is
+ * replaced: a folder, a FIFO without a reader, a file that cannot be replaced (immutable,
+ * append-only, another user's in a sticky folder), an append-only folder; mb_out_open,
+ * mb_out_check and mb_out_mktemp refuse the same, with no temporary made. */
+#define MB_OUT_BATCH_MAX 16
+typedef struct mb_out_batch {
+    char *dest[MB_OUT_BATCH_MAX]; /* where each goes */
+    char *tmp[MB_OUT_BATCH_MAX];  /* its draft, NULL once placed or dropped */
+    size_t n;
+} mb_out_batch;
+
+/* A new draft of the file at `dest`: *tmp, the draft's path (owned by the batch, a draft of
+ * mb_out_mktemp's until placed or dropped). MB_EIO naming `dest` when its place refuses. */
+int mb_out_batch_add(mb_out_batch *b, const char *dest, const char **tmp, struct mb_error *err);
+
+/* Removes the newest draft (one that could not be filled). */
+void mb_out_batch_drop_last(mb_out_batch *b);
+
+/* Removes every draft left (safe on an empty or committed batch). */
+void mb_out_batch_drop(mb_out_batch *b);
+
+/* Whether every draft's place still takes it (mb_out_check), asked before anything is placed:
+ * MB_EIO naming the first that does not. */
+int mb_out_batch_check(const mb_out_batch *b, struct mb_error *err);
+
+/* A message that names a draft of the batch (a figure gnuplot could not write) names the file
+ * it was for instead: the temporary is no name the user gave (campaign 31's N9). */
+void mb_out_batch_unname(const mb_out_batch *b, struct mb_error *err);
+
+/* Puts every draft in place, the places checked (mb_out_batch_check), with `last` (an mb_out
+ * opened and written, or NULL): a `last` written directly (a device, a FIFO) committed first,
+ * then the drafts whose places are devices or FIFOs (written into, which may still fail), then
+ * the files (renamed), then a `last` that is a file (renamed). After a failure the rest are
+ * removed, not placed; the batch is empty afterwards. A place that refuses only now (changed
+ * after the check) is said as it is, naming what was already put in place and what was left
+ * as it was: "DIR/tc.png: cannot write: Operation not permitted (only part was put in place:
+ * nupdate.png, step.png new; scale.png, report.html left as they were)". */
+int mb_out_batch_commit(mb_out_batch *b, mb_out *last, struct mb_error *err);
 
 /* Gives a file made by mkstemp (mode 0600) the mode an ordinary new file would get: 0666 less
  * the process umask. */

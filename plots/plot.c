@@ -1,5 +1,6 @@
 /* plot.c — the figure builder of mb_plot.h: a gnuplot script with inline data blocks, run by
- * gnuplot into a temporary image that is renamed into place only when gnuplot succeeded.
+ * gnuplot, whose image (its standard output) this process writes into a temporary that is
+ * renamed into place only when gnuplot succeeded and every byte was written.
  *
  * It does not decide what a figure shows: figures.c does.
  */
@@ -141,14 +142,55 @@ void mb_plot_abort(mb_plot *p)
     free(p);
 }
 
-/* Runs `gnuplot script` with its output in errpath; returns the exit status or -1. The child is
- * the writer's (mb_out_spawn): a caught signal ends it before the drafts it writes are removed
- * (campaign 30's C1: gnuplot wrote the image's temporary again after mbplot had ended). */
-static int run_gnuplot(const char *prog, const char *script, const char *errpath)
+/* gnuplot's image, read from the pipe `in` until its end, into img (a draft); *werr the errno
+ * of the first write that failed (0: none), after which the pipe is closed (gnuplot then ends
+ * by SIGPIPE); *bytes what was written. */
+static void copy_image(int in, int img, int *werr, size_t *bytes)
 {
+    char buf[1 << 16];
+    *werr = 0;
+    *bytes = 0;
+    for (;;) {
+        ssize_t k = read(in, buf, sizeof buf);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        for (ssize_t off = 0; off < k && !*werr;) {
+            ssize_t w = write(img, buf + off, (size_t)(k - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                *werr = w < 0 ? errno : EIO;
+            else
+                off += w;
+        }
+        if (*werr)
+            break;
+        *bytes += (size_t)k;
+    }
+    close(in);
+}
+
+/* Runs `gnuplot script` with its messages in errpath and its image on its standard output, a
+ * pipe this process copies into img (copy_image): gnuplot ignores a failed write of its own
+ * (campaign 31's N9: on a full disk it exited 0 with a truncated image, or failed with no
+ * reason), this process sees and says it (*werr). Returns gnuplot's exit status, or -1 when it
+ * could not run or was ended by a signal. The child is the writer's (mb_out_spawn): a caught
+ * signal ends it before the drafts are removed (campaign 30's C1). */
+static int run_gnuplot(const char *prog, const char *script, const char *errpath, int img,
+                       int *werr, size_t *bytes)
+{
+    int pfd[2];
+    *werr = 0;
+    *bytes = 0;
+    if (pipe(pfd) != 0)
+        return -1;
+    fcntl(pfd[0], F_SETFD, FD_CLOEXEC); /* the child's end is dup'ed onto its descriptor 1 */
+    fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
     posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     char *argv[] = {(char *)prog, (char *)script, NULL};
     pid_t pid;
@@ -162,8 +204,12 @@ static int run_gnuplot(const char *prog, const char *script, const char *errpath
     int rc = mb_out_spawn(&pid, prog, &fa, &at, argv);
     posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
+    close(pfd[1]);
+    if (rc != 0) {
+        close(pfd[0]);
         return -1;
+    }
+    copy_image(pfd[0], img, werr, bytes);
     int st;
     if (mb_out_wait(pid, &st) != 0)
         return -1;
@@ -188,6 +234,37 @@ static void first_line(const char *path, char *buf, size_t n)
     fclose(f);
 }
 
+/* The script into fd (closed here): the terminal, gnuplot's output on its standard output (a
+ * pipe, run_gnuplot), the figure's commands and data. MB_EIO with the reason otherwise. */
+static int write_script(const mb_plot *p, int fd, mb_error *err)
+{
+    FILE *sf = fdopen(fd, "w");
+    if (!sf) {
+        int e = errno;
+        close(fd);
+        return mb_error_set(err, MB_EIO, "%s: cannot write the gnuplot script: %s", p->out,
+                            strerror(e));
+    }
+    if (p->opts.format == MB_PLOT_SVG)
+        fprintf(sf, "set terminal svg size %d,%d dynamic enhanced background rgb 'white'\n",
+                p->opts.width, p->opts.height);
+    else
+        fprintf(sf, "set terminal pngcairo size %d,%d enhanced\n", p->opts.width, p->opts.height);
+    fprintf(sf, "set output\n"); /* standard output */
+    fwrite(p->script, 1, p->script_len, sf);
+    fprintf(sf, "unset output\n");
+    errno = 0;
+    int bad = fflush(sf) != 0 || ferror(sf), e = errno;
+    if (fclose(sf) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad)
+        return mb_error_set(err, MB_EIO, "%s: cannot write the gnuplot script: %s", p->out,
+                            strerror(e ? e : EIO));
+    return MB_OK;
+}
+
 int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
 {
     end_block(p);
@@ -202,17 +279,18 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
     p->f = NULL;
 
     /* The image goes to a temporary name beside its final path, or straight into the path when
-     * that is a draft already (the report's: one temporary, not a temporary's temporary); the
-     * script and gnuplot's messages go to the temporary folder. All are drafts (mb_out_mktemp,
+     * that is a draft already (the report's: one temporary, not a temporary's temporary),
+     * written by this process from gnuplot's standard output (run_gnuplot); the script and
+     * gnuplot's messages go to the temporary folder. All are drafts (mb_out_mktemp,
      * mb_out_mkstemp) that a caught signal removes. */
-    char *img = NULL;
+    char *img = NULL; /* the temporary, NULL when drawn into the draft directly */
     char script[] = "/tmp/mbplot.XXXXXX", errpath[] = "/tmp/mbplot-err.XXXXXX";
     int fd_img = -1, fd_s = -1, fd_e = -1, rc = MB_OK;
-    const int direct = mb_out_is_draft(p->out);
-    if (direct && !(img = strdup(p->out)))
-        rc = mb_error_set(err, MB_ENOMEM, "%s: out of memory", p->out);
-    else if (!direct)
-        rc = mb_out_mktemp(p->out, &img, &fd_img, err);
+    if (mb_out_is_draft(p->out)) {
+        if ((fd_img = open(p->out, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
+            rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out, strerror(errno));
+    } else if ((rc = mb_out_mktemp(p->out, &img, &fd_img, err)) == MB_OK)
+        fcntl(fd_img, F_SETFD, FD_CLOEXEC); /* not gnuplot's */
     if (rc != MB_OK) {
         mb_plot_abort(p);
         return rc;
@@ -225,43 +303,38 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
                           strerror(fd_s < 0 ? e_s : errno));
         goto done;
     }
-    FILE *sf = fdopen(fd_s, "w");
-    if (!sf) {
-        rc = mb_error_set(err, MB_EIO, "%s: cannot write the gnuplot script", p->out);
-        goto done;
-    }
+    rc = write_script(p, fd_s, err);
     fd_s = -1;
-    if (p->opts.format == MB_PLOT_SVG)
-        fprintf(sf, "set terminal svg size %d,%d dynamic enhanced background rgb 'white'\n",
-                p->opts.width, p->opts.height);
-    else
-        fprintf(sf, "set terminal pngcairo size %d,%d enhanced\n", p->opts.width, p->opts.height);
-    fprintf(sf, "set output '%s'\n", img);
-    fwrite(p->script, 1, p->script_len, sf);
-    fprintf(sf, "unset output\n");
-    if (fclose(sf) != 0) {
-        rc = mb_error_set(err, MB_EIO, "%s: cannot write the gnuplot script", p->out);
+    if (rc != MB_OK)
+        goto done;
+    int werr;
+    size_t bytes;
+    int st = run_gnuplot(p->opts.gnuplot, script, errpath, fd_img, &werr, &bytes);
+    if (close(fd_img) != 0 && !werr) /* a file system that says a full disk only now */
+        werr = errno;
+    fd_img = -1;
+    if (werr) { /* the figure named, not its temporary */
+        rc = mb_error_set(err, MB_EIO, "%s: write error: %s", p->out, strerror(werr));
         goto done;
     }
-    int st = run_gnuplot(p->opts.gnuplot, script, errpath);
-    struct stat sb;
-    if (st != 0 || stat(img, &sb) != 0 || sb.st_size == 0) {
+    if (st != 0 || bytes == 0) {
         char line[400];
         first_line(errpath, line, sizeof line);
         rc = mb_error_set(err, MB_EIO, "%s: gnuplot %s%s%s", p->out,
                           st < 0 ? "could not run" : "failed", line[0] ? ": " : "", line);
         goto done;
     }
-    if (!direct) {
-        close(fd_img);
-        fd_img = -1;
+    if (img) {
         rc = mb_out_place(img, p->out, err); /* renamed, or copied into a device or FIFO */
+        free(img);
+        img = NULL; /* gone either way */
     }
 done:
-    if (fd_img >= 0) {
+    if (fd_img >= 0)
         close(fd_img);
+    if (img) /* a draft drawn into directly stays its owner's, who drops it when the figure
+                failed */
         mb_out_drop(img);
-    } /* a draft drawn into directly stays its owner's, who drops it when the figure failed */
     if (fd_s >= 0)
         close(fd_s);
     if (fd_e >= 0)

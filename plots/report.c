@@ -575,121 +575,38 @@ static const figure VALIDATE_FIGURE = {
 
 /* ---- figures drawn as drafts ---------------------------------------------------------------- */
 
-/* The figures of one page, each drawn into a temporary beside its place in OUT (mb_out_mktemp)
- * and put there (mb_out_place: a link written through, a device or FIFO written into) only once
- * the whole page is written: a folder refused at any point keeps no figure of this run
- * (campaign 23's R13: nupdate.png was left in a folder refused for its step.csv). */
-#define MAX_DRAFTS (N_FIGURES + 2) /* FIGURES, the validation's and the convolutions' */
-typedef struct drafts {
-    char *dest[MAX_DRAFTS]; /* the figure's path in OUT */
-    char *tmp[MAX_DRAFTS];  /* its draft: drawn, then embedded in the page */
-    size_t n;
-} drafts;
-
-/* A new draft of the figure at dest: *tmp, its temporary's path (owned by d). */
-static int draft_new(drafts *d, const char *dest, const char **tmp, mb_error *err)
-{
-    char *t;
-    int fd;
-    if (d->n == MAX_DRAFTS)
-        return mb_error_set(err, MB_EINVAL, "%s: more figures than the page has", dest);
-    int rc = mb_out_mktemp(dest, &t, &fd, err);
-    if (rc != MB_OK)
-        return rc;
-    close(fd);
-    if (!(d->dest[d->n] = strdup(dest))) {
-        mb_out_drop(t);
-        free(t);
-        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", dest);
-    }
-    d->tmp[d->n++] = t;
-    *tmp = t;
-    return MB_OK;
-}
-
-/* Removes the newest draft (a figure that could not be drawn). */
-static void draft_drop_last(drafts *d)
-{
-    d->n--;
-    mb_out_drop(d->tmp[d->n]);
-    free(d->tmp[d->n]);
-    free(d->dest[d->n]);
-}
-
-/* Removes every draft left (the page was refused). */
-static void drafts_drop(drafts *d)
-{
-    while (d->n)
-        draft_drop_last(d);
-}
-
-/* Whether every draft's place in OUT takes it (mb_out_check: a folder, a dangling link into no
- * folder, a device that refuses writes; campaign 24's U2: six figures were placed before
- * comm.png, a folder, was refused), asked before anything is put in place. */
-static int drafts_check(const drafts *d, mb_error *err)
-{
-    int rc = MB_OK;
-    for (size_t i = 0; rc == MB_OK && i < d->n; i++)
-        rc = mb_out_check(d->dest[i], err);
-    return rc;
-}
-
-/* Puts every draft at its place in OUT, the places checked (drafts_check): devices and FIFOs
- * first, whose writes may still fail (a full device), then the files, renamed into place.
- * After a failure the rest are removed. */
-static int drafts_place(drafts *d, mb_error *err)
-{
-    int rc = MB_OK;
-    for (int files = 0; files < 2; files++)
-        for (size_t i = 0; i < d->n; i++) {
-            if (!d->tmp[i]) /* placed (or dropped) in the first pass */
-                continue;
-            struct stat sb;
-            int special = stat(d->dest[i], &sb) == 0 && !S_ISREG(sb.st_mode);
-            if (special == files)
-                continue;
-            if (rc == MB_OK)
-                rc = mb_out_place(d->tmp[i], d->dest[i], err); /* the draft is gone either way */
-            else
-                mb_out_drop(d->tmp[i]);
-            free(d->tmp[i]);
-            free(d->dest[i]);
-            d->tmp[i] = d->dest[i] = NULL;
-        }
-    d->n = 0;
-    return rc;
-}
+/* The figures of one page are a batch of the writer's (mb_out_batch): each drawn into a draft
+ * beside its place in OUT and put there (a link written through, a device or FIFO written
+ * into) only once the whole page is written and every place, the page's too, is known to take
+ * it: a folder refused at any point keeps no figure of this run (campaign 23's R13: nupdate.png
+ * was left in a folder refused for its step.csv; campaign 24's U2: six figures were placed
+ * before comm.png, a folder, was refused; campaign 31's N8: nupdate.png and step.png were
+ * placed before an immutable tc.png, or five figures before an immutable report.html). */
+_Static_assert(N_FIGURES + 2 <= MB_OUT_BATCH_MAX, "FIGURES, the validation's and the "
+               "convolutions' fit in one batch");
 
 /* The page, rendered whole in memory (n bytes), and the figures' drafts put in place: every
- * figure's place checked and the page's opened (a FIFO's reader waited for) first; a page that
- * is a device or FIFO is then written whole before any figure is placed (campaign 25's V4:
- * report.html a link onto /dev/full failed after eight figures were put in place), a page that
- * is a file written to its temporary, the figures placed, and the page renamed in last. */
-static int place_page(const char *path, const char *page, size_t n, drafts *dr, mb_error *err)
+ * figure's place checked and the page's opened (its place checked, a FIFO's reader waited
+ * for) first; a page that is a device or FIFO is then written whole before any figure is
+ * placed (campaign 25's V4: report.html a link onto /dev/full failed after eight figures were
+ * put in place), a page that is a file written to its temporary, the figures placed, and the
+ * page renamed in last (mb_out_batch_commit). */
+static int place_page(const char *path, const char *page, size_t n, mb_out_batch *dr,
+                      mb_error *err)
 {
     mb_out out;
-    int rc = drafts_check(dr, err);
+    int rc = mb_out_batch_check(dr, err);
     if (rc == MB_OK)
         rc = mb_out_open(&out, path, err);
     if (rc != MB_OK)
         return rc;
-    const int direct = out.tmp == NULL;
     errno = 0;
     if (fwrite(page, 1, n, out.f) != n || fflush(out.f) != 0) {
         int e = errno ? errno : EIO;
         mb_out_abort(&out);
         return mb_error_set(err, MB_EIO, "%s: write error: %s", path, strerror(e));
     }
-    if (direct && (rc = mb_out_commit(&out, err)) != MB_OK)
-        return rc;
-    rc = drafts_place(dr, err);
-    if (direct)
-        return rc;
-    if (rc != MB_OK) {
-        mb_out_abort(&out);
-        return rc;
-    }
-    return mb_out_commit(&out, err);
+    return mb_out_batch_commit(dr, &out, err);
 }
 
 /* The convolution table conv.csv, when it is here, read as mbopt conv reads it (for the
@@ -715,7 +632,7 @@ static int check_conv_table(const char *table, const char *json, mb_error *err)
  * command when only the table is there. Nothing when neither is. A conv.json that is here but
  * cannot be drawn is an error (campaign 24's U3: it was a note in a page that exited 0). */
 static int write_conv(FILE *f, const char *in_dir, const char *out_dir, const mb_plot_options *o,
-                      const char *ext, drafts *dr, int *figures, mb_error *err)
+                      const char *ext, mb_out_batch *dr, int *figures, mb_error *err)
 {
     char table[4096], json[4096], txt[4096], img[4096], name[32];
     path_join(table, sizeof table, in_dir, "conv.csv");
@@ -736,11 +653,12 @@ static int write_conv(FILE *f, const char *in_dir, const char *out_dir, const mb
     snprintf(name, sizeof name, "conv.%s", ext);
     path_join(img, sizeof img, out_dir, name);
     const char *draft;
-    if ((rc = draft_new(dr, img, &draft, err)) != MB_OK)
+    if ((rc = mb_out_batch_add(dr, img, &draft, err)) != MB_OK)
         return rc;
     mb_error e = {0};
     if ((rc = mb_plot_conv(json, draft, o, &e)) != MB_OK) {
-        draft_drop_last(dr);
+        mb_out_batch_unname(dr, &e); /* the figure named, not its draft */
+        mb_out_batch_drop_last(dr);
         if (strncmp(e.msg, json, strlen(json)) != 0) /* the line names conv.json */
             return mb_error_set(err, rc, "%s: %s", json, e.msg);
         return mb_error_set(err, rc, "%s", e.msg);
@@ -1184,12 +1102,13 @@ int mb_plot_report(const char *out_dir, const mb_plot_options *o, mb_plot_report
     return rc;
 }
 
-/* The page's figures, each drawn as a draft (drafts) before the page is opened, so that a
+/* The page's figures, each drawn as a draft (mb_out_batch) before the page is opened, so that a
  * failing one leaves neither a page nor a figure behind: the validation's when val is there
  * (*val_draft, NULL otherwise), and each of FIGURES whose input is here (drawn[k], NULL when
  * its input is missing). */
 static int draw_figures(const char *in_dir, const char *out_dir, const mb_plot_options *o,
-                        const cJSON *scale, const cJSON *val, drafts *dr, const char **val_draft,
+                        const cJSON *scale, const cJSON *val, mb_out_batch *dr,
+                        const char **val_draft,
                         const char **drawn, mb_error *err)
 {
     double max_procs = 0;
@@ -1211,10 +1130,12 @@ static int draw_figures(const char *in_dir, const char *out_dir, const mb_plot_o
             continue;
         snprintf(name, sizeof name, "%s.%s", fig->name, ext);
         path_join(path, sizeof path, out_dir, name);
-        if ((rc = draft_new(dr, path, &tmp, err)) != MB_OK)
+        if ((rc = mb_out_batch_add(dr, path, &tmp, err)) != MB_OK)
             break;
-        if ((rc = draw(fig, in_dir, tmp, o, max_procs, err)) != MB_OK)
-            draft_drop_last(dr);
+        if ((rc = draw(fig, in_dir, tmp, o, max_procs, err)) != MB_OK) {
+            mb_out_batch_unname(dr, err); /* the figure named, not its draft */
+            mb_out_batch_drop_last(dr);
+        }
         else if (i)
             drawn[k] = tmp;
         else
@@ -1257,7 +1178,7 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
      * no figure */
     const char *ext = o->format == MB_PLOT_SVG ? "svg" : "png";
     const char *drawn[N_FIGURES] = {0}, *val_fig = NULL;
-    drafts dr = {0};
+    mb_out_batch dr = {0};
     if (rc == MB_OK)
         rc = draw_figures(in_dir, out_dir, o, scale, val, &dr, &val_fig, drawn, err);
 
@@ -1315,7 +1236,7 @@ done:
     if (f)
         fclose(f);
     free(page);
-    drafts_drop(&dr);
+    mb_out_batch_drop(&dr);
     mb_report_inputs_free(&in);
     if (rc != MB_OK)
         info->path[0] = '\0';
