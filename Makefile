@@ -30,21 +30,24 @@ CUDA_LIBDIR := $(patsubst %/libcudart.so,%,$(firstword $(wildcard $(addsuffix /l
                $(CUDA_TOP)/lib64 $(CUDA_TOP)/targets/*/lib $(CUDA_TOP)/lib))))
 CUDA    ?= $(if $(CUDA_LIBDIR),1,0)
 OUT     ?= out
+# Numbers are written with a decimal point whatever the user's locale: every recipe runs in the C
+# locale, and every $(shell awk ...) says LC_ALL=C itself (make 4.3 does not pass exported
+# variables to $(shell)); Debian's mawk reads "0.02" as 0 under de_DE (campaign 31's A3)
+export LC_ALL := C
 # A value make pastes into a shell line (a recipe, a $(shell ...)) holds none of ' " ` $ \ ; & |
 # < > ( ): make runs a line holding $(MAKE) even under make -n, and a check's own awk would read
 # the rest as shell code (issue #25, campaigns 8 to 10). UNSAFE_IN(VALUE) is non-empty when it does.
 UNSAFE_CHARS := ' " ` $$ \ ; & | < > ( )
 UNSAFE_IN = $(strip $(foreach c,$(UNSAFE_CHARS),$(findstring $(c),$(1))))
-$(if $(call UNSAFE_IN,$(OUT)),$(error OUT=$(OUT): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
-$(if $(filter-out 1,$(words $(OUT))),$(error OUT=$(OUT): one folder name, without spaces))
-# OUT is also a path the recipes remove (rm -rf $(OUT)/runs) and make's targets: no shell
-# pattern (a * would match other folders), no #, no : (a target's separator) and no % (a
-# pattern rule's stem: "No rule to make target", campaign 26's W8)
+# A folder knob (OUT, the front end's TORCH_OUT) is pasted into recipes and make's targets:
+# $(call folder_knob,NAME) refuses, naming NAME, a value with a shell character, a space, no
+# name at all, a shell pattern (a * would match other folders), a # or : (a target's
+# separator), a % (a pattern rule's stem: "No rule to make target", campaign 26's W8), or a
+# leading - (mkdir, rm, grep and ls would read OUT=-rf as options: campaign 13, Q3)
 HASH := \#
 OUT_CHARS := * ? [ ] { } ~ : % $(HASH)
-$(if $(strip $(foreach c,$(OUT_CHARS),$(findstring $(c),$(OUT)))),$(error OUT=$(OUT): a folder name without * ? [ ] { } ~ : % or $(HASH)))
-# nor a leading -: mkdir, rm, grep and ls would read OUT=-rf as options (campaign 13, Q3)
-$(if $(filter -%,$(OUT)),$(error OUT=$(OUT): a folder name that does not start with - (write ./$(OUT))))
+folder_knob = $(if $(call UNSAFE_IN,$($(1))),$(error $(1)=$($(1)): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))$(if $(filter-out 1,$(words $($(1)))),$(error $(1)=$($(1)): one folder name, without spaces))$(if $(strip $(foreach c,$(OUT_CHARS),$(findstring $(c),$($(1))))),$(error $(1)=$($(1)): a folder name without * ? [ ] { } ~ : % or $(HASH)))$(if $(filter -%,$($(1))),$(error $(1)=$($(1)): a folder name that does not start with - (write ./$($(1)))))
+$(call folder_knob,OUT)
 
 # The CUDA backend (train/backend/cuda/) needs cuDNN and cuBLAS as well: their headers and libraries are
 # looked for next to the toolkit, then in Python's bundled NVIDIA packages (site-packages/nvidia/
@@ -90,7 +93,7 @@ endif
 # and the CUDA plugin's path are $(CURDIR)/$(BUILD) (campaign 19's M5: BUILD=/tmp read the .d
 # files of every other build there, and put /work/..//tmp/bin on PATH). One line, exit 2.
 $(if $(filter command,$(firstword $(origin BUILD))),$(if $(call UNSAFE_IN,$(BUILD)),$(error BUILD=$(BUILD): a make knob holds no quote character (nor any of " ` $$ \ ; & | < > ( )))))
-BUILD_ERROR = $(shell awk -v b='$(BUILD)' 'BEGIN { n = split(b, c, "/"); ok = b ~ /^[A-Za-z0-9_.+\/-]+$$/ && b !~ /^[\/-]/; \
+BUILD_ERROR = $(shell LC_ALL=C awk -v b='$(BUILD)' 'BEGIN { n = split(b, c, "/"); ok = b ~ /^[A-Za-z0-9_.+\/-]+$$/ && b !~ /^[\/-]/; \
   for (i = 1; i <= n; i++) { if (c[i] == "..") ok = 0; if (c[i] != "" && c[i] != ".") real = 1 } \
   if (!(ok && real)) print "BUILD=" b ": a relative path inside the tree (build/x: no leading / or -, no .., letters, digits and _ . + - only)" }')
 $(if $(filter command,$(firstword $(origin BUILD))),$(if $(BUILD_ERROR),$(error $(BUILD_ERROR))))
@@ -108,8 +111,9 @@ DEB_PKGS := build-essential pkg-config libgsl-dev libglpk-dev libopenblas-dev li
             openmpi-bin libfftw3-dev libisal-dev zlib1g-dev libcjson-dev libcunit1-dev \
             gnuplot-nox dataset-fashion-mnist
 # The PyTorch side's tests (the front end, gradients against PyTorch) run on Debian's PyTorch:
-# make check installs it (about 30 s here), and those suites fail, not skip, without it.
-TEST_PKGS := python3-torch
+# make check installs it (about 30 s here), and those suites fail, not skip, without it; and
+# the locales package's sources (a test compiles de_DE to check make run under a decimal comma).
+TEST_PKGS := python3-torch locales
 # Peers for parity checks and benchmarks (large; not needed by make check or make run).
 PEER_PKGS := python3-torch python3-scipy python3-numpy
 # The fuzz harnesses' compiler (clang with libFuzzer; not needed by make check or make run).
@@ -399,7 +403,7 @@ clean:
 # holds a DATA of no stated size to. TORCH_PYTHON, when given: a program that finds torch
 # (importlib, not import torch's seconds; run-torch imports it before any stage). The default's
 # torch is what deps-peers installs, so it is not asked for here.
-TORCH_MORE_ERROR = $(shell awk -v ef='$(TORCH_EVAL_FRAC)' '$(KNOB_AWK) BEGIN { m = evalfrac("TORCH_EVAL_FRAC", ef, 0, ""); if (m != "") print m }')
+TORCH_MORE_ERROR = $(shell LC_ALL=C awk -v ef='$(TORCH_EVAL_FRAC)' '$(KNOB_AWK) BEGIN { m = evalfrac("TORCH_EVAL_FRAC", ef, 0, ""); if (m != "") print m }')
 TORCH_PYTHON_ERROR = $(shell set -f; set -- $(TORCH_PYTHON); p="$$1"; \
   case "$$p" in (*/*) [ -f "$$p" ] && [ -x "$$p" ] ;; (*) [ -n "$$p" ] && command -v "$$p" >/dev/null 2>&1 ;; esac || \
   { echo "TORCH_PYTHON=$(TORCH_PYTHON): not a program here (an executable file, or a name on PATH: the Python 3 with torch that runs the front end)"; exit; }; \

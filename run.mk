@@ -101,7 +101,7 @@ ANSWER_LOSS    = $(if $(CAL),$(FINAL_LOSS),$(TARGET_LOSS))
 SWEEP_BATCHES  = $(if $(CAL),$(CAL_BATCHES),$(RUN_BATCHES))
 SWEEP_SEEDS    = $(if $(CAL),$(CAL_SEEDS),$(RUN_SEEDS))
 # the levels mbfit's default grid takes (1.3, 1.2, 1.1 x L1; L1 is the target itself)
-CAL_LEVELS     = $(shell awk -v t='$(TARGET_LOSS)' 'BEGIN { printf "%g,%g,%g", 1.3 * t, 1.2 * t, 1.1 * t }')
+CAL_LEVELS     = $(shell LC_ALL=C awk -v t='$(TARGET_LOSS)' 'BEGIN { printf "%g,%g,%g", 1.3 * t, 1.2 * t, 1.1 * t }')
 SWEEP_RULE     = $(if $(CAL),--eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --levels $(CAL_LEVELS) \
                  --check-frac 0.0625 --check-sigmas 3 --eval-adapt --no-test-eval,$(EVAL_RULE))
 # P: what mpirun can start: one slot per core here, or the slots of HOSTFILE (Open MPI's format:
@@ -134,7 +134,7 @@ $(if $(HOSTFILE_NUL),$(error HOSTFILE=$(HOSTFILE): line $(HOSTFILE_NUL): not tex
 # as one spelling (:: and leading zeros expanded: ::1 is 0:0:0:0:0:0:0:1; an IPv4-mapped
 # ::ffff:10.0.0.1 is 10.0.0.1, the host Open MPI reaches). A carriage return is
 # named: a DOS file's "slots=2" would read as "slots=2\r" (campaign 22's Q6, Q13).
-NPROC        := $(if $(HOSTFILE),$(shell awk 'function no(why) { print "line " NR ": " why; bad = 1; exit } \
+NPROC        := $(if $(HOSTFILE),$(shell LC_ALL=C awk 'function no(why) { print "line " NR ": " why; bad = 1; exit } \
                   function name(h,   a, n, i) { if (h !~ /^[-A-Za-z0-9.]+$$/) return 0; sub(/\.$$/, "", h); \
                     if (length(h) > 253) return 0; \
                     n = split(h, a, "."); for (i = 1; i <= n; i++) \
@@ -310,7 +310,7 @@ $(OUT)/runs/.done: | $(CMDS)
 # reached the target is one line and exit 1, since the law across M needs two.
 CAL_BUDGET ?=
 # The calibration's knobs, checked before any stage runs: one line naming the knob, exit 2.
-CAL_KNOB_ERROR = $(shell awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='$(CAL_BUDGET)' \
+CAL_KNOB_ERROR = $(shell LC_ALL=C awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='$(CAL_BUDGET)' \
   -v ms='$(CAL_BATCHES)' -v ss='$(CAL_SEEDS)' -v ef='$(CAL_EVAL_FRAC)' -v ck='$(CAL_CHECK)' ' \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
@@ -613,7 +613,7 @@ KNOB_AWK = \
 # make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
 # H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
 # the mode chosen ignores is refused too (GIVEN: above, at FINAL_LOSS).
-RUN_KNOB_ERROR = $(shell awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v bud='$(BUDGET)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
+RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v bud='$(BUDGET)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
   -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
   -v ef='$(EVAL_FRAC)' -v cef='$(if $(CAL),$(CAL_EVAL_FRAC))' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
   -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \

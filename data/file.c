@@ -24,7 +24,10 @@
  * interrupted (SIGTERM): nothing half-written"; none under mpirun, which ends the other ranks
  * by SIGTERM when one fails and says itself how a signal ended the job) and ends the process
  * by the signal (exit 128 + N), as before (campaign 29's A4: a checkpoint's temporary was left
- * and nothing said).
+ * and nothing said). The record also holds the drafts a command fills through another program
+ * (mb_out_mktemp, mb_out_mkstemp: gnuplot's image and script) and the children writing them
+ * (mb_out_spawn, mb_out_wait): the handler ends those children (SIGTERM, then SIGKILL) before
+ * it removes the names, so none writes a file again after it (campaign 30's C1).
  *
  * Standard output is checked at exit as well (GNU's close_stdout): text a command printf'd
  * and never flushed fails only when the process exits, and a command must not exit 0 then.
@@ -42,9 +45,12 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,12 +200,16 @@ static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
 static int out_say = 1; /* 0 under mpirun: it ends the other ranks with SIGTERM when one
                            fails, whose line is the job's (and says how a signal ended it) */
 /* Set by the handler before it unlinks; `out_busy` counts the threads between making a
- * temporary and recording it. The handler waits for them to finish, and a thread that starts
- * after it began makes none, so no temporary appears after the unlinks while another thread
- * runs on for the moment the process takes to end (seen under mpirun: a rank's checkpoint
+ * temporary (or a child) and recording it. The handler waits for them to finish, and a thread
+ * that starts after it began makes none, so no temporary appears after the unlinks while another
+ * thread runs on for the moment the process takes to end (seen under mpirun: a rank's checkpoint
  * thread made one as its main thread took the signal). */
 static int out_dying, out_busy;
 static const int out_sigs[3] = {SIGTERM, SIGINT, SIGHUP};
+/* The children writing drafts (gnuplot): a pid, or 0 for a free slot; set with the signals
+ * held, read by the handler (kill, waitpid: async-signal-safe). */
+enum { OUT_KIDS = 8, OUT_LINGER_MS = 300 };
+static pid_t out_kids[OUT_KIDS];
 
 /* Blocks the three signals in this thread (restored by out_unblock), so that one cannot land
  * between making a temporary and recording it, or renaming it and clearing it. */
@@ -242,6 +252,44 @@ static void out_untrack(int slot)
     pthread_mutex_unlock(&out_mu);
 }
 
+/* Forgets the record of `tmp` (a draft renamed or removed), wherever it is. */
+static void out_untrack_name(const char *tmp)
+{
+    pthread_mutex_lock(&out_mu);
+    for (int i = 0; i < OUT_SLOTS; i++)
+        if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 2 && !strcmp(out_names[i], tmp))
+            __atomic_store_n(&out_state[i], 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&out_mu);
+}
+
+/* Begins a section that makes a temporary or a child and records it: the three signals held in
+ * this thread and the handler, in another, waiting (out_busy). Whether the process is already
+ * ending (then make nothing; out_leave waits for the end). */
+static int out_enter(sigset_t *old)
+{
+    out_block(old);
+    __atomic_add_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&out_dying, __ATOMIC_SEQ_CST);
+}
+
+static void out_leave(const sigset_t *old, int dying)
+{
+    __atomic_sub_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
+    out_unblock(old);
+    if (dying)
+        for (;;) /* the handler, in another thread, is ending the process and says so: no
+                    second line from here (a checkpoint begun as SIGTERM came printed "cannot
+                    write: Interrupted system call" before the handler's line) */
+            pause();
+}
+
+void mb_out_hold(void)
+{
+    if (__atomic_load_n(&out_dying, __ATOMIC_SEQ_CST))
+        for (;;)
+            pause();
+}
+
 /* n bytes of s to standard error (async-signal-safe). */
 static void say_raw(const char *s)
 {
@@ -255,8 +303,42 @@ static void say_raw(const char *s)
     }
 }
 
-/* The handler: every recorded temporary unlinked, one line, then the signal again with its
- * default action, so that the process ends by it (128 + N) as it would have. */
+/* Every recorded temporary unlinked (async-signal-safe). */
+static void out_unlink_all(void)
+{
+    for (int i = 0; i < OUT_SLOTS; i++)
+        if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 2)
+            unlink(out_names[i]);
+}
+
+/* Every recorded child ended: SIGTERM, reaped within about a second, else SIGKILL and reaped
+ * (async-signal-safe: kill, waitpid, nanosleep). */
+static void out_end_kids(void)
+{
+    struct timespec nap = {0, 1000000};
+    for (int k = 0; k < OUT_KIDS; k++) {
+        pid_t p = __atomic_load_n(&out_kids[k], __ATOMIC_ACQUIRE);
+        if (p <= 0)
+            continue;
+        int gone = 0, st;
+        for (int t = 0; !gone && t < 1000; t++) {
+            pid_t w = waitpid(p, &st, WNOHANG);
+            gone = w == p || (w < 0 && errno == ECHILD);
+            if (!gone)
+                nanosleep(&nap, NULL);
+        }
+        if (!gone) {
+            kill(p, SIGKILL);
+            while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+                ;
+        }
+    }
+}
+
+/* The handler: the children writing drafts ended, every recorded temporary unlinked, one line,
+ * then the signal again with its default action, so that the process ends by it (128 + N) as it
+ * would have. The names are unlinked first, before any wait: under mpirun a rank's SIGKILL may
+ * follow its SIGTERM within milliseconds (campaign 30's A-C2). */
 static void out_on_signal(int sig)
 {
     int e = errno;
@@ -264,17 +346,30 @@ static void out_on_signal(int sig)
         for (;;) /* a second delivery, in another thread (timeout signals the child and then
                     its group): the first says the line and ends the process */
             pause();
+    for (int k = 0; k < OUT_KIDS; k++) { /* told first: they end while the rest is done */
+        pid_t p = __atomic_load_n(&out_kids[k], __ATOMIC_ACQUIRE);
+        if (p > 0)
+            kill(p, SIGTERM);
+    }
+    out_unlink_all();
     struct timespec nap = {0, 1000000}; /* at most 2 s: a thread that holds the slot forever */
     for (int t = 0; t < 2000 && __atomic_load_n(&out_busy, __ATOMIC_SEQ_CST) > 0; t++)
         nanosleep(&nap, NULL);
-    for (int i = 0; i < OUT_SLOTS; i++)
-        if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 2)
-            unlink(out_names[i]);
+    out_end_kids();
+    out_unlink_all(); /* what a writer recorded meanwhile, or a child wrote again */
     if (out_say) {
         say_raw(program_invocation_short_name);
         say_raw(sig == SIGTERM ? ": interrupted (SIGTERM)" : sig == SIGINT ? ": interrupted "
                 "(SIGINT)" : ": interrupted (SIGHUP)");
         say_raw(": nothing half-written\n");
+    } else { /* a rank: Open MPI's mpirun sends SIGKILL to every rank as soon as the first one
+              * it signalled has ended (its wait between SIGTERM and SIGKILL is cut short by
+              * SIGCHLD), so a rank that ended at once left the others no time to clean up
+              * (campaign 30's A-C2: 5 runs of 20 left a checkpoint's temporary). Each rank
+              * stays OUT_LINGER_MS, the writers held (mb_out_hold), before it ends. */
+        struct timespec linger = {0, OUT_LINGER_MS * 1000000L};
+        while (nanosleep(&linger, &linger) != 0 && errno == EINTR)
+            ;
     }
     signal(sig, SIG_DFL);
     raise(sig); /* delivered once this handler returns: it is blocked inside it */
@@ -289,6 +384,12 @@ static void out_signals_install(void)
     for (int k = 0; k < 3; k++)
         if (getenv(rk[k]))
             out_say = 0;
+    /* a rank ends by SIGTERM, and its handler runs, when its launcher ends: Open MPI's mpirun,
+     * given a second SIGTERM while it ends the job (timeout signals it and then its group),
+     * exits at once without signalling the ranks, which then end by _exit a second later when
+     * they find it gone, the handler never run (campaign 30's A-C2) */
+    if (!out_say)
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
     for (int k = 0; k < 3; k++) {
         struct sigaction old, sa;
         if (sigaction(out_sigs[k], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
@@ -528,7 +629,9 @@ int mb_data_in_folder(const char *path, const char *dir, const char *suffix)
     return in;
 }
 
-int mb_out_mktemp(const char *path, char **tmp, int *fd, mb_error *err)
+/* mb_out_mktemp's temporary, not recorded: mb_out_open records it with its slot, mb_out_check
+ * removes it at once. */
+static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
 {
     *tmp = NULL;
     *fd = -1;
@@ -559,6 +662,87 @@ int mb_out_mktemp(const char *path, char **tmp, int *fd, mb_error *err)
     return MB_OK;
 }
 
+int mb_out_mktemp(const char *path, char **tmp, int *fd, mb_error *err)
+{
+    sigset_t old; /* no signal between making the draft and recording it */
+    const int dying = out_enter(&old);
+    int rc = dying ? MB_EIO : make_temp(path, tmp, fd, err);
+    if (rc == MB_OK)
+        out_track(*tmp); /* 0 when the record is full: a kill -9 would leave it as well */
+    out_leave(&old, dying);
+    return rc;
+}
+
+int mb_out_mkstemp(char *templ)
+{
+    sigset_t old;
+    const int dying = out_enter(&old);
+    int fd = dying ? -1 : mkstemp(templ), e = errno;
+    if (fd >= 0)
+        out_track(templ);
+    out_leave(&old, dying);
+    errno = e;
+    return fd;
+}
+
+void mb_out_drop(const char *path)
+{
+    sigset_t old;
+    out_block(&old);
+    remove(path);
+    out_untrack_name(path);
+    out_unblock(&old);
+}
+
+int mb_out_is_draft(const char *path)
+{
+    int is = 0;
+    pthread_mutex_lock(&out_mu);
+    for (int i = 0; i < OUT_SLOTS && !is; i++)
+        is = __atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 2 && !strcmp(out_names[i], path);
+    pthread_mutex_unlock(&out_mu);
+    return is;
+}
+
+int mb_out_spawn(pid_t *pid, const char *prog, const posix_spawn_file_actions_t *fa,
+                 posix_spawnattr_t *at, char *const argv[])
+{
+    extern char **environ;
+    sigset_t old;
+    short fl = 0;
+    const int dying = out_enter(&old); /* the child starts with the caller's mask, not these */
+    posix_spawnattr_getflags(at, &fl);
+    posix_spawnattr_setflags(at, fl | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setsigmask(at, &old);
+    int rc = dying ? EINTR : posix_spawnp(pid, prog, fa, at, argv, environ), slot = 0;
+    for (int k = 0; rc == 0 && k < OUT_KIDS && !slot; k++)
+        if (__atomic_load_n(&out_kids[k], __ATOMIC_ACQUIRE) == 0) {
+            __atomic_store_n(&out_kids[k], *pid, __ATOMIC_RELEASE);
+            slot = 1;
+        } /* the table full: the child is not ended by a signal, as before */
+    out_leave(&old, dying);
+    return rc;
+}
+
+int mb_out_wait(pid_t pid, int *st)
+{
+    siginfo_t si; /* waited for without reaping: the pid stays this child's while it is recorded */
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) != 0)
+        if (errno != EINTR)
+            break;
+    sigset_t old;
+    const int dying = out_enter(&old);
+    for (int k = 0; k < OUT_KIDS; k++)
+        if (__atomic_load_n(&out_kids[k], __ATOMIC_ACQUIRE) == pid)
+            __atomic_store_n(&out_kids[k], 0, __ATOMIC_RELEASE);
+    pid_t w;
+    while ((w = waitpid(pid, st, 0)) < 0 && errno == EINTR)
+        ;
+    int e = w == pid ? 0 : errno;
+    out_leave(&old, dying); /* the handler reaped it, and ends the process */
+    return e;
+}
+
 /* 1 when `path` names something that exists and is not a regular file (a device, a FIFO, a
  * socket; a symbolic link counts as what it points to): written in place, never replaced. */
 static int is_special(const char *path)
@@ -582,16 +766,14 @@ int mb_out_check(const char *path, mb_error *err)
                    : mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(errno));
     char *tmp;
     sigset_t old; /* made and removed with the signals held, and the handler waiting */
-    out_block(&old);
-    __atomic_add_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
-    int fd, rc = mb_out_mktemp(path, &tmp, &fd, err);
+    const int dying = out_enter(&old);
+    int fd, rc = dying ? MB_EIO : make_temp(path, &tmp, &fd, err);
     if (rc == MB_OK) {
         close(fd);
         remove(tmp);
         free(tmp);
     }
-    __atomic_sub_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
-    out_unblock(&old);
+    out_leave(&old, dying);
     return rc;
 }
 
@@ -674,20 +856,12 @@ int mb_out_open(mb_out *o, const char *path, mb_error *err)
     }
     int fd = -1, rc = target_of(path, &o->target, err);
     sigset_t old; /* no signal between making the temporary and recording it (out_busy) */
-    out_block(&old);
-    __atomic_add_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
-    const int dying = __atomic_load_n(&out_dying, __ATOMIC_SEQ_CST);
+    const int dying = out_enter(&old);
     if (rc == MB_OK && !dying)
-        rc = mb_out_mktemp(path, &o->tmp, &fd, err);
+        rc = make_temp(path, &o->tmp, &fd, err);
     if (rc == MB_OK && !dying)
         o->slot = out_track(o->tmp);
-    __atomic_sub_fetch(&out_busy, 1, __ATOMIC_SEQ_CST);
-    out_unblock(&old);
-    if (dying)
-        for (;;) /* the handler, in another thread, is ending the process and says so: no
-                    second line from here (a checkpoint begun as SIGTERM came printed "cannot
-                    write: Interrupted system call" before the handler's line) */
-            pause();
+    out_leave(&old, dying);
     if (rc != MB_OK) {
         mb_out_abort(o);
         return rc;
@@ -729,6 +903,7 @@ int mb_out_commit(mb_out *o, mb_error *err)
     /* onto the link's target: a symbolic link stays a link */
     sigset_t old;
     out_block(&old);
+    mb_out_hold(); /* the handler unlinked the temporary: no rename, no "cannot write" line */
     int moved = !o->tmp || rename(o->tmp, o->target) == 0, e2 = errno;
     if (moved) {
         out_untrack(o->slot);
@@ -767,17 +942,21 @@ int mb_out_place(const char *src, const char *path, mb_error *err)
     if (strcmp(path, "-") != 0 && !is_special(path)) {
         char *target = NULL;
         int rc = target_of(path, &target, err);
+        sigset_t old; /* renamed and forgotten with the signals held, as mb_out_commit does */
+        out_block(&old);
         if (rc == MB_OK && rename(src, target) != 0)
             rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(errno));
-        free(target);
         if (rc != MB_OK)
             remove(src);
+        out_untrack_name(src);
+        out_unblock(&old);
+        free(target);
         return rc;
     }
     FILE *in = fopen(src, "rb");
     if (!in) {
         int e = errno;
-        remove(src);
+        mb_out_drop(src);
         return mb_error_set(err, MB_EIO, "%s: cannot read: %s", src, strerror(e));
     }
     mb_out o;
@@ -795,7 +974,7 @@ int mb_out_place(const char *src, const char *path, mb_error *err)
                            mb_error_set(err, MB_EIO, "%s: read error", src))
                         : mb_out_commit(&o, err);
     fclose(in);
-    remove(src);
+    mb_out_drop(src);
     return rc;
 }
 

@@ -5,9 +5,11 @@
 #ifndef MB_OUTPUT_H
 #define MB_OUTPUT_H
 
+#include <spawn.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "../model/mb_model.h"
 
@@ -100,6 +102,13 @@ int mb_out_check(const char *path, struct mb_error *err);
  * path is never left half-written (a direct write may be, and says so the same way). */
 int mb_out_commit(mb_out *o, struct mb_error *err);
 
+/* Waits for the end of the process when a caught SIGTERM, SIGINT or SIGHUP is ending it (its
+ * handler has removed the temporaries; under mpirun it waits a moment before the process
+ * ends); returns at once otherwise. For a writer about to change files outside mb_out (a
+ * checkpoint's previous file moved aside to .prev), so that nothing is moved once the
+ * temporaries are gone. */
+void mb_out_hold(void);
+
 /* Closes and removes the temporary file (safe to call after a failed commit, or twice). */
 void mb_out_abort(mb_out *o);
 
@@ -112,12 +121,35 @@ int mb_out_target(const char *path, char **target, struct mb_error *err);
 
 /* A new temporary file beside `path` for another program to fill (gnuplot's image): *tmp
  * (owned by the caller, free) and an open *fd, mode 0666 less the umask. Removes stale
- * temporaries of `path` first. MB_EIO naming `path` when it cannot be made. */
+ * temporaries of `path` first. MB_EIO naming `path` when it cannot be made. A draft: recorded,
+ * so that a caught SIGTERM, SIGINT or SIGHUP removes it, until mb_out_place puts it in place or
+ * mb_out_drop removes it. */
 int mb_out_mktemp(const char *path, char **tmp, int *fd, struct mb_error *err);
+
+/* mkstemp(templ), a draft as mb_out_mktemp's (gnuplot's script, its messages): the descriptor,
+ * or -1 and errno. */
+int mb_out_mkstemp(char *templ);
+
+/* Removes a draft (mb_out_mktemp, mb_out_mkstemp) and its record. */
+void mb_out_drop(const char *path);
+
+/* Whether `path` is a draft of this process not yet placed or dropped (a figure drawn into the
+ * report's draft is drawn there directly, not into a draft of the draft). */
+int mb_out_is_draft(const char *path);
+
+/* posix_spawnp(pid, prog, fa, at, argv, environ) for a child that writes drafts (gnuplot): the
+ * child recorded until mb_out_wait, so that a caught signal ends it (SIGTERM, SIGKILL after
+ * about a second) before the drafts are removed, and it starts with the caller's signal mask
+ * (`at` gets POSIX_SPAWN_SETSIGMASK). 0, or posix_spawnp's error. */
+int mb_out_spawn(pid_t *pid, const char *prog, const posix_spawn_file_actions_t *fa,
+                 posix_spawnattr_t *at, char *const argv[]);
+
+/* Waits for mb_out_spawn's child and forgets it: its status in *st; 0, or an errno. */
+int mb_out_wait(pid_t pid, int *st);
 
 /* Puts the finished file `src` (made by mb_out_mktemp for `path`) at `path` as mb_out_commit
  * would: renamed when `path` is a regular file or new, copied into a device, FIFO or "-".
- * `src` is gone afterwards either way. */
+ * `src` is gone afterwards either way, and no longer a draft. */
 int mb_out_place(const char *src, const char *path, struct mb_error *err);
 
 /* Gives a file made by mkstemp (mode 0600) the mode an ordinary new file would get: 0666 less

@@ -75,10 +75,11 @@ static int check_choice(const cJSON *r, const char *where, const algo_names *an,
 }
 
 /* One row of `batches` (i): a whole M >= 1 not given before, `feasible` true or false; where
- * feasible, the time per update (> 0: a log axis), the memory used and the model's bytes
- * (>= 0) and T_C (> 0 or null); where not, those may be null; the choice. */
-static int check_row(const cJSON *r, int i, const algo_names *an, const char *path,
-                     mb_error *err)
+ * feasible, the time per update (> 0: a log axis), the memory used (>= 0 and at most the
+ * device's bytes: campaign 31's N6 drew a feasible M at 10 times the device) and the model's
+ * bytes (>= 0) and T_C (> 0 or null); where not, those may be null; the choice. */
+static int check_row(const cJSON *r, int i, double device, const algo_names *an,
+                     const char *path, mb_error *err)
 {
     char where[32];
     snprintf(where, sizeof where, "batches[%d].", i);
@@ -94,8 +95,13 @@ static int check_row(const cJSON *r, int i, const algo_names *an, const char *pa
                             f ? "not true or false" : "missing");
     const int need = cJSON_IsTrue(f) ? F_REQUIRED : F_NULL;
     if ((rc = mb_plot_field(r, where, "t_update", need | F_POS, path, &x, err)) ||
-        (rc = mb_plot_field(r, where, "mem_used", need | F_NONNEG, path, &x, err)) ||
-        (rc = mb_plot_field(r, where, "model_bytes", need | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "mem_used", need | F_NONNEG, path, &x, err)))
+        return rc;
+    if (cJSON_IsTrue(f) && x > device)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%smem_used': %.6g MiB is above "
+                            "device_bytes %.6g MiB, but feasible is true", path, where, mib(x),
+                            mib(device));
+    if ((rc = mb_plot_field(r, where, "model_bytes", need | F_NONNEG, path, &x, err)) ||
         (rc = mb_plot_field(r, where, "t_c", F_NULL | F_POS, path, &x, err)))
         return rc;
     return check_choice(r, where, an, path, err);
@@ -148,8 +154,8 @@ static int check_unique(const cJSON *rows, const char *path, mb_error *err)
  * string), the backend (a string, when there: the algorithms' names are its), and every row. */
 static int check_conv(const cJSON *root, const cJSON *rows, const char *path, mb_error *err)
 {
-    double x;
-    int rc = mb_plot_field(root, "", "device_bytes", F_REQUIRED | F_POS, path, &x, err);
+    double x, device;
+    int rc = mb_plot_field(root, "", "device_bytes", F_REQUIRED | F_POS, path, &device, err);
     static const char *const text[] = {"net", "workspace"};
     for (int k = 0; rc == MB_OK && k < 2; k++) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, text[k]);
@@ -178,21 +184,28 @@ static int check_conv(const cJSON *root, const cJSON *rows, const char *path, mb
     {
         if (rc != MB_OK)
             break;
-        rc = check_row(r, i++, &an, path, err);
+        rc = check_row(r, i++, device, &an, path, err);
     }
     if (rc == MB_OK)
         rc = check_unique(rows, path, err);
-    /* the fastest M is one of the rows (campaign 21's N10: 999 among 2, 4, 8) */
+    /* the fastest M is one of the rows (campaign 21's N10: 999 among 2, 4, 8), a feasible one
+     * (campaign 31's N6: an M that does not fit was drawn as the fastest) */
+    int at = 0, feasible = 0;
     if (rc == MB_OK &&
         (rc = mb_plot_field(root, "", "m_fastest", F_NULL | F_POS | F_INT, path, &x, err)) ==
             MB_OK && !isnan(x)) {
         cJSON_ArrayForEach(r, rows)
         {
-            among |= mb_json_get(r, "batch") == x;
+            if (!among && mb_json_get(r, "batch") == x)
+                among = 1, feasible = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "feasible"));
+            at += !among;
         }
         if (!among)
             rc = mb_error_set(err, MB_EFORMAT, "%s: field 'm_fastest': M = %g is none of "
                               "'batches'", path, x);
+        else if (!feasible)
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field 'm_fastest': M = %g is not feasible "
+                              "(batches[%d].feasible is false)", path, x, at);
     }
     return rc;
 }

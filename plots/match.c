@@ -387,6 +387,51 @@ static int step_row(const mb_table *tab, double learners, double x, double t)
     return 0;
 }
 
+/* Whether one fit of a tfit (e: the file or a by_learners entry, `where` its field prefix) has
+ * the parameters its own `points` fit to, fitted again as mbfit tupdate fits them (its weights
+ * `w`; calibrated fits are refitted on these points too), to 1e-6 as mbplot comm holds a cfit
+ * (campaign 31's N7: a gamma doubled by hand was drawn as the knee). A fit without points, or
+ * too few to fit (by hand), is drawn as given. */
+static int tfit_refits(const cJSON *e, const char *where, mb_fit_weighting w, const char *tpath,
+                       mb_error *err)
+{
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(e, "points"), *pt;
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(e, "params");
+    const int n = cJSON_GetArraySize(pts);
+    if (!cJSON_IsArray(pts) || n < 3)
+        return MB_OK;
+    double *m = malloc((size_t)n * sizeof *m), *t = malloc((size_t)n * sizeof *t);
+    if (!m || !t) {
+        free(m);
+        free(t);
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory for %d points", tpath, n);
+    }
+    int i = 0;
+    cJSON_ArrayForEach(pt, pts)
+    {
+        m[i] = item_num(pt, 0), t[i] = item_num(pt, 1);
+        i++;
+    }
+    mb_fit_tupdate f = {0};
+    mb_error e2 = {0};
+    int rc = mb_fit_knee((size_t)n, m, t, w, &f, &e2);
+    free(m);
+    free(t);
+    static const char *const keys[] = {"gamma", "m_t", "delta"};
+    if (rc != MB_OK)
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field '%spoints': they give no knee fit (%.200s): "
+                          "the parameters are not theirs", tpath, where, e2.msg);
+    for (int k = 0; rc == MB_OK && k < 3; k++) {
+        const double v = mb_json_get(params, keys[k]);
+        if (!isnan(v) && !same(v, f.knee.p[k], 1e-6))
+            rc = mb_error_set(err, MB_EFORMAT, "%s: field '%sparams.%s': %.6g, but its points "
+                              "fit to %.6g: the parameters are not the fit of its points", tpath,
+                              where, keys[k], v, f.knee.p[k]);
+    }
+    mb_fit_tupdate_clear(&f);
+    return rc;
+}
+
 int mb_plot_tfit_of_table(const cJSON *tfit, const char *tpath, const mb_table *tab,
                           mb_error *err)
 {
@@ -395,6 +440,11 @@ int mb_plot_tfit_of_table(const cJSON *tfit, const char *tpath, const mb_table *
     const int n = use_by ? cJSON_GetArraySize(by) : 1;
     const cJSON *in = cJSON_GetObjectItemCaseSensitive(tfit, "inputs");
     const cJSON *file = cJSON_GetObjectItemCaseSensitive(in, "file");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(in, "weights");
+    mb_fit_weighting wt = MB_FIT_W_RELATIVE;
+    if (cJSON_IsString(w) && mb_fit_weighting_parse(w->valuestring, &wt) != MB_OK)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'inputs.weights': '%.64s' is not none or "
+                            "relative", tpath, w->valuestring);
     double least = INFINITY; /* a fit that names no learner count: the table's least */
     const long cl = mb_table_col(tab, "learners");
     for (size_t r = 0; cl >= 0 && r < mb_table_rows(tab); r++) {
@@ -428,6 +478,12 @@ int mb_plot_tfit_of_table(const cJSON *tfit, const char *tpath, const mb_table *
             }
             i++;
         }
+        char where[64] = "";
+        if (use_by)
+            snprintf(where, sizeof where, "by_learners[%d].", k);
+        int rc = tfit_refits(e, where, wt, tpath, err);
+        if (rc != MB_OK)
+            return rc;
     }
     return MB_OK;
 }

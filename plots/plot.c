@@ -141,7 +141,9 @@ void mb_plot_abort(mb_plot *p)
     free(p);
 }
 
-/* Runs `gnuplot script` with its output in errpath; returns the exit status or -1. */
+/* Runs `gnuplot script` with its output in errpath; returns the exit status or -1. The child is
+ * the writer's (mb_out_spawn): a caught signal ends it before the drafts it writes are removed
+ * (campaign 30's C1: gnuplot wrote the image's temporary again after mbplot had ended). */
 static int run_gnuplot(const char *prog, const char *script, const char *errpath)
 {
     posix_spawn_file_actions_t fa;
@@ -149,7 +151,6 @@ static int run_gnuplot(const char *prog, const char *script, const char *errpath
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     char *argv[] = {(char *)prog, (char *)script, NULL};
-    extern char **environ;
     pid_t pid;
     posix_spawnattr_t at; /* SIGPIPE as by default: the command ignores it (mb_cli_start) */
     sigset_t pipe;
@@ -158,13 +159,13 @@ static int run_gnuplot(const char *prog, const char *script, const char *errpath
     sigaddset(&pipe, SIGPIPE);
     posix_spawnattr_setsigdefault(&at, &pipe);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-    int rc = posix_spawnp(&pid, prog, &fa, &at, argv, environ);
+    int rc = mb_out_spawn(&pid, prog, &fa, &at, argv);
     posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         return -1;
     int st;
-    if (waitpid(pid, &st, 0) < 0)
+    if (mb_out_wait(pid, &st) != 0)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -200,20 +201,28 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
     fclose(p->f);
     p->f = NULL;
 
-    /* The image goes to a temporary name beside its final path; the script and gnuplot's
-     * messages go to the temporary folder. */
+    /* The image goes to a temporary name beside its final path, or straight into the path when
+     * that is a draft already (the report's: one temporary, not a temporary's temporary); the
+     * script and gnuplot's messages go to the temporary folder. All are drafts (mb_out_mktemp,
+     * mb_out_mkstemp) that a caught signal removes. */
     char *img = NULL;
     char script[] = "/tmp/mbplot.XXXXXX", errpath[] = "/tmp/mbplot-err.XXXXXX";
-    int fd_img = -1, fd_s = -1, fd_e = -1;
-    int rc = mb_out_mktemp(p->out, &img, &fd_img, err);
+    int fd_img = -1, fd_s = -1, fd_e = -1, rc = MB_OK;
+    const int direct = mb_out_is_draft(p->out);
+    if (direct && !(img = strdup(p->out)))
+        rc = mb_error_set(err, MB_ENOMEM, "%s: out of memory", p->out);
+    else if (!direct)
+        rc = mb_out_mktemp(p->out, &img, &fd_img, err);
     if (rc != MB_OK) {
         mb_plot_abort(p);
         return rc;
     }
-    fd_s = mkstemp(script);
-    fd_e = mkstemp(errpath);
+    fd_s = mb_out_mkstemp(script);
+    int e_s = errno;
+    fd_e = mb_out_mkstemp(errpath);
     if (fd_s < 0 || fd_e < 0) {
-        rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out, strerror(errno));
+        rc = mb_error_set(err, MB_EIO, "%s: cannot write: %s", p->out,
+                          strerror(fd_s < 0 ? e_s : errno));
         goto done;
     }
     FILE *sf = fdopen(fd_s, "w");
@@ -243,20 +252,22 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
                           st < 0 ? "could not run" : "failed", line[0] ? ": " : "", line);
         goto done;
     }
-    close(fd_img);
-    fd_img = -1;
-    rc = mb_out_place(img, p->out, err); /* renamed, or copied into a device or FIFO */
+    if (!direct) {
+        close(fd_img);
+        fd_img = -1;
+        rc = mb_out_place(img, p->out, err); /* renamed, or copied into a device or FIFO */
+    }
 done:
     if (fd_img >= 0) {
         close(fd_img);
-        remove(img);
-    }
+        mb_out_drop(img);
+    } /* a draft drawn into directly stays its owner's, who drops it when the figure failed */
     if (fd_s >= 0)
         close(fd_s);
     if (fd_e >= 0)
         close(fd_e);
-    remove(script);
-    remove(errpath);
+    mb_out_drop(script);
+    mb_out_drop(errpath);
     free(img);
     mb_plot_abort(p);
     return rc;

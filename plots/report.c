@@ -598,7 +598,7 @@ static int draft_new(drafts *d, const char *dest, const char **tmp, mb_error *er
         return rc;
     close(fd);
     if (!(d->dest[d->n] = strdup(dest))) {
-        remove(t);
+        mb_out_drop(t);
         free(t);
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", dest);
     }
@@ -611,7 +611,7 @@ static int draft_new(drafts *d, const char *dest, const char **tmp, mb_error *er
 static void draft_drop_last(drafts *d)
 {
     d->n--;
-    remove(d->tmp[d->n]);
+    mb_out_drop(d->tmp[d->n]);
     free(d->tmp[d->n]);
     free(d->dest[d->n]);
 }
@@ -651,7 +651,7 @@ static int drafts_place(drafts *d, mb_error *err)
             if (rc == MB_OK)
                 rc = mb_out_place(d->tmp[i], d->dest[i], err); /* the draft is gone either way */
             else
-                remove(d->tmp[i]);
+                mb_out_drop(d->tmp[i]);
             free(d->tmp[i]);
             free(d->dest[i]);
             d->tmp[i] = d->dest[i] = NULL;

@@ -1265,5 +1265,6 @@ int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path
         return mb_error_set(err, MB_EFORMAT, "%s: %s.%s %.0f is below %s.procs %.0f: a "
                             "mini-batch has one sample a learner at least", path, key, m_key,
                             m_run, key, procs);
-    return choice_values(c, r, k, key, procs, path, err);
+    rc = choice_values(c, r, k, key, procs, path, err);
+    return rc == MB_OK ? mb_solver_check_scale_choice(scale, key, path, err) : rc;
 }

@@ -122,6 +122,19 @@ int mb_solver_parse_cfit(const cJSON *root, const char *path, mb_update_time *t,
  * field. Campaign 11's N11: an edited file recommended P = 99 learners, none of its rows. */
 int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path, mb_error *err);
 
+/* The end of the note mbopt scale writes on a row it may not recommend (a P > 1 whose runs
+ * trained no M in its range): scale.json's readers tell such rows by it. */
+#define MB_SOLVER_NOT_RECOMMENDED "not recommended"
+
+/* Whether scale.json's `key` (enough or best; its own fields checked by mb_solver_check_choice,
+ * which calls this) is the recommendation its rows give: every row's m_opt in its m_lo..m_hi,
+ * the choice's m_run mb_solver_m_whole(m_opt, procs), its procs at most procs_available, and
+ * the row mb_solver_best_row (best) or mb_solver_enough_row (enough, with the file's
+ * enough_slack) picks among the rows it may recommend (scale_check.c). MB_EFORMAT naming the
+ * field (campaign 31's N5). */
+int mb_solver_check_scale_choice(const cJSON *scale, const char *key, const char *path,
+                                 mb_error *err);
+
 /* Reads the `model` object that `mbopt scale --json` writes (law, n_inf, a, b or alpha, gamma,
  * m_t, t0, comm and its parameters, m_lo, m_hi) back into the model structs; `path` is for
  * messages. range (may be NULL) gets [m_lo, m_hi], [NAN, NAN] when absent. */

@@ -298,7 +298,7 @@ static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_
         snprintf(buf, n, "P extrapolated (collective model)");
     else if (r->runs_outside)
         snprintf(buf, n, "its %.0f-learner runs trained no M in [%.6g, %.6g]: the step there is "
-                 "extrapolated, not recommended", r->procs, r->m_lo, r->m_hi);
+                 "extrapolated, " MB_SOLVER_NOT_RECOMMENDED, r->procs, r->m_lo, r->m_hi);
     else if (held && r->runs_held)
         snprintf(buf, n, "M held at the %s end of the M its %.0f-learner runs trained (%.6g..%.6g): "
                  "the step is measured there only", end, r->procs, r->m_lo, r->m_hi);

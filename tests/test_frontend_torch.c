@@ -359,6 +359,28 @@ static const char *const VARIANTS[][2] = {
                     "    time.sleep(0.02)\n    return torch.nn.functional.cross_entropy(out, y)\n"},
     /* campaign 30: a NAME of Unicode white space (an ideographic space) */
     {"wsname.py", HEAD "NAME = 'tm\\u3000x'\n"},
+    /* campaign 31: parameters or a buffer on the meta device (shapes without data); the
+     * user's to(), parameters() or state_dict() raising, parameters() giving non-leaf tensors
+     * (the optimiser refuses them), a model of another shape on rank 1 (DDP refuses it) */
+    {"metaw.py", HEAD "def model():\n    return torch.nn.Linear(20, 10, device='meta')\n"},
+    {"metabuf.py", HEAD "def model():\n    m = tiny.model()\n"
+                   "    m.register_buffer('b', torch.zeros(3, device='meta'))\n    return m\n"},
+    {"toraise.py", HEAD "class M(torch.nn.Sequential):\n    def to(self, *a, **k):\n"
+                   "        raise RuntimeError('no move')\n"
+                   "def model():\n    return M(torch.nn.Linear(20, 10))\n"},
+    {"paramraise.py", HEAD "class M(torch.nn.Sequential):\n"
+                      "    def parameters(self, recurse=True):\n"
+                      "        raise RuntimeError('no parameters')\n"
+                      "def model():\n    return M(torch.nn.Linear(20, 10))\n"},
+    {"nonleaf.py", HEAD "class M(torch.nn.Sequential):\n    def parameters(self, recurse=True):\n"
+                   "        return iter([p * 1 for p in super().parameters()])\n"
+                   "def model():\n    return M(torch.nn.Linear(20, 10))\n"},
+    {"sdraise.py", HEAD "class M(torch.nn.Sequential):\n    def state_dict(self, *a, **k):\n"
+                   "        raise RuntimeError('no state')\n"
+                   "def model():\n    return M(torch.nn.Linear(20, 10))\n"},
+    {"ddpdiff.py", HEAD "def model():\n    import torch.distributed as dist\n    m = tiny.model()\n"
+                   "    if dist.is_initialized() and dist.get_rank() == 1:\n"
+                   "        m.append(torch.nn.Linear(10, 10))\n    return m\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -515,6 +537,30 @@ static const struct bad {
     {":", RN "../wsname.py --batch 8", 1, "is not a plain name", ":"},
     {":", "probe --model \"$(printf 'a\\nb.py')\" --threads 1 --batch 8 -o o", 1,
      "a\\nb.py", ":"},
+    /* campaign 31's A4: a model with parameters or buffers on the meta device ended in a
+     * traceback (probe, --procs 2) or "training failed" (runs); the user's to(), parameters(),
+     * state_dict() raising, or the optimiser or DDP refusing the model: one line naming it */
+    {":", "probe --model ../metaw.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "metaw.py: model() returned parameters or buffers on the meta device (no data): "
+     "parameter weight", ":"},
+    {":", RN "../metaw.py --batch 8", 1,
+     "metaw.py: model() returned parameters or buffers on the meta device", ":"},
+    {":", P2("metaw.py") "-o o", 1,
+     "metaw.py: model() returned parameters or buffers on the meta device", ":"},
+    {":", "probe --model ../metabuf.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "metabuf.py: model() returned parameters or buffers on the meta device (no data): "
+     "buffer b", ":"},
+    {":", "probe --model ../toraise.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "toraise.py: moving model() to cpu raised RuntimeError: no move", ":"},
+    {":", "probe --model ../paramraise.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o",
+     1, "paramraise.py: reading model()'s parameters and buffers raised RuntimeError: no "
+     "parameters", ":"},
+    {":", "probe --model ../nonleaf.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "nonleaf.py: making the optimiser over model()'s parameters raised ValueError", ":"},
+    {":", RN "../sdraise.py --batch 8", 1,
+     "sdraise.py: model()'s state_dict() (a snapshot) raised RuntimeError: no state", ":"},
+    {":", P2("ddpdiff.py") "--wait-timeout 10 -o o", 1,
+     "ddpdiff.py: wrapping model() in DistributedDataParallel raised RuntimeError", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */

@@ -1024,6 +1024,32 @@ static void test_cuda_probe_hint(void)
 #endif
 }
 
+/* Campaign 31's A3: make run reads its numbers with a decimal point under a decimal-comma
+ * locale (Debian's mawk follows LC_NUMERIC: its default LR=0.02 was "not a number above 0" under
+ * de_DE). The locale is compiled here from the locales package's source (make deps installs it). */
+static void test_run_knobs_locale(void)
+{
+    char dir[256];
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir %s/loc && localedef -i de_DE -f UTF-8 "
+                                           "%s/loc/de_DE.UTF-8 2>&1", dir, dir));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; LOCPATH=$D/loc LC_ALL=de_DE.UTF-8 timeout 60 make "
+                                         "-s -n run %s OUT=$D/a FINAL_LOSS=0.4", dir,
+                                     MB_TEST_MAKE_ARGS), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--levels 0.65,0.6,0.55")); /* awk's printf too */
+    if (r.status != 0)
+        fprintf(stderr, "\n  make run under de_DE: status %d: %s", r.status, r.err);
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; LOCPATH=$D/loc LC_ALL=de_DE.UTF-8 timeout 60 make "
+                                         "-s -n run %s OUT=$D/a LRS=0,05", dir,
+                                     MB_TEST_MAKE_ARGS), 0);
+    CU_ASSERT_TRUE(r.status == 2 && strstr(r.err, "LRS=0,05: 0,05 is not a number above 0"));
+    mb_test_run_free(&r);
+}
+
 static void test_run_knobs(void)
 {
     static const struct {
@@ -1328,6 +1354,11 @@ static void test_run_knobs(void)
         {"OUT=$D/tree/examples", "/tree/examples: /, the source tree or one of its own folders"},
         {"OUT=$D/tree/..", "/tree/..: /, the source tree or one of its own folders"},
         {"OUT=$D/a%b", "/a%b: a folder name without * ? [ ] { } ~ : % or #"},
+        /* campaign 31's A6: TORCH_OUT is checked as OUT is (its shell text ran under make -n) */
+        {"FRONTEND=torch 'TORCH_OUT=$D/t;touch $D/pwned'", "/t;touch "},
+        {"FRONTEND=torch 'TORCH_OUT=a b'", "TORCH_OUT=a b: one folder name, without spaces"},
+        {"FRONTEND=torch TORCH_OUT=", "TORCH_OUT=: one folder name, without spaces"},
+        {"FRONTEND=torch TORCH_OUT=-x", "TORCH_OUT=-x: a folder name that does not start with -"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1597,6 +1628,7 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "make run calibration: bad input", test_calibration_bad_input) ||
            !CU_add_test(s, "make run's time cap", test_run_time_cap) ||
            !CU_add_test(s, "make run knobs: checked before any stage", test_run_knobs) ||
+           !CU_add_test(s, "make run knobs under a decimal-comma locale", test_run_knobs_locale) ||
            !CU_add_test(s, "make run BACKEND=cuda: the probe's hint names the device",
                         test_cuda_probe_hint);
 }

@@ -251,6 +251,29 @@ static int run_one(mb_run_options *o, int rank, int *together)
     return 0;
 }
 
+/* Two logs of one sweep that are one file (a name that is a link onto a sibling's, or a hard
+ * link; campaign 31's A2: the later run's log was written through the link and the earlier
+ * one's lost): MB_EINVAL naming both, else MB_OK. Only a name that exists (a link, dangling
+ * or not, or a file) can be another's, so pairs of fresh names are not compared. */
+static int sibling_logs(char *const *path, size_t n, const char *dir, mb_error *err)
+{
+    struct stat sb;
+    char *seen = calloc(n ? n : 1, 1);
+    if (!seen)
+        return mb_error_set(err, MB_ENOMEM, "out of memory for the sweep's logs");
+    for (size_t i = 0; i < n; i++)
+        seen[i] = lstat(path[i], &sb) == 0;
+    int rc = MB_OK;
+    for (size_t i = 0; rc == MB_OK && i < n; i++)
+        for (size_t j = 0; rc == MB_OK && j < i; j++)
+            if ((seen[i] || seen[j]) && mb_data_same_file(path[j], path[i]))
+                rc = mb_error_set(err, MB_EINVAL, "--log-dir %s: %s and %s are the same file (a "
+                                  "link): one run's log would overwrite the other's", dir,
+                                  path[j], path[i]);
+    free(seen);
+    return rc;
+}
+
 /* Every output the sweep will write, before any run (campaign 10's M11, M12): a log under
  * --log-dir that links onto --net is refused, and each log (and one learner's checkpoint) must
  * take its temporary beside it: a name of 240 characters passes access(2) and failed only when
@@ -269,12 +292,18 @@ static int sweep_outputs(mb_run_options *o, const mbtrain_args *a, const mbtrain
     }
     const int b0 = o->batch;
     const unsigned long s0 = o->seed;
+    size_t runs = w->batches.n * w->nseeds, made = 0;
+    char **logs = calloc(runs, sizeof *logs);
+    if (!logs)
+        rc = mb_error_set(&err, MB_ENOMEM, "out of memory for the sweep's logs");
     for (size_t i = 0; rc == MB_OK && i < w->batches.n; i++)
         for (size_t j = 0; rc == MB_OK && j < w->nseeds; j++) {
             char path[4096];
             o->batch = (int)w->batches.v[i];
             o->seed = w->seeds ? w->seeds[j] : s0;
             rc = log_name(o, a->log_dir, world, path, sizeof path, &err);
+            if (rc == MB_OK && !(logs[made++] = strdup(path)))
+                rc = mb_error_set(&err, MB_ENOMEM, "out of memory for the sweep's logs");
             if (rc == MB_OK && mbtrain_net_is_path(o->net) && mb_data_same_file(path, o->net))
                 rc = mb_error_set(&err, MB_EINVAL, "--log-dir %s: %s would overwrite --net %s",
                                   a->log_dir, path, o->net);
@@ -289,6 +318,11 @@ static int sweep_outputs(mb_run_options *o, const mbtrain_args *a, const mbtrain
             if (rc == MB_OK)
                 rc = mb_out_check(path, &err);
         }
+    if (rc == MB_OK)
+        rc = sibling_logs(logs, made, a->log_dir, &err);
+    for (size_t i = 0; logs && i < made; i++)
+        free(logs[i]);
+    free(logs);
     o->log_path = NULL;
     o->batch = b0;
     o->seed = s0;

@@ -441,14 +441,21 @@ def user_attr(mod, spec, name, default=MISSING):
         raise Fail(f"{spec}: reading {name} raised {type(e).__name__}: {one_line(e)}")
 
 
-def call_user(mod, spec, fn, *args):
-    """Calls the model file's fn; Fail naming the file and the function when it raises."""
+def guarded(spec, what, call):
+    """call(): a call into the user's code or what it built (model()'s parameters(), buffers(),
+    state_dict(), a move to the device); what it raises is Fail, one line naming the model file
+    and `what` ("model() raised": "m.py: model() raised ValueError: ...")."""
     try:
-        return getattr(mod, fn)(*args)
+        return call()
     except (Fail, KeyboardInterrupt):
         raise
     except USER_RAISES as e:
-        raise Fail(f"{spec}: {fn}() raised {type(e).__name__}: {one_line(e)}")
+        raise Fail(f"{spec}: {what} {type(e).__name__}: {one_line(e)}")
+
+
+def call_user(mod, spec, fn, *args):
+    """Calls the model file's fn; Fail naming the file and the function when it raises."""
+    return guarded(spec, f"{fn}() raised", lambda: getattr(mod, fn)(*args))
 
 
 def user_data(mod, spec, torch):
@@ -530,14 +537,34 @@ def check_outputs(torch, net, x, y, spec, dev):
                    f"{out.shape[1]} outputs (classes 0 .. {out.shape[1] - 1})")
 
 
+def model_tensors(m):
+    """(the first of m's parameters and buffers on the meta device, as 'parameter NAME' or
+    'buffer NAME', or None; whether a parameter requires grad)."""
+    meta = None
+    for kind, named in (("parameter", m.named_parameters()), ("buffer", m.named_buffers())):
+        for name, t in named:
+            if meta is None and t.device.type == "meta":
+                meta = f"{kind} {name}"
+    return meta, any(p.requires_grad for p in m.parameters())
+
+
 def user_model(mod, spec, torch, seed, dev):
+    """model()'s module, checked (a parameter to train; none on the meta device, shapes without
+    values that no move can copy) and moved to dev, probe and runs alike, before any work: what
+    reading its parameters or the move raises is one line naming the model file."""
     torch.manual_seed(seed)
     m = call_user(mod, spec, "model")
     if not isinstance(m, torch.nn.Module):
         raise Fail(f"{spec}: model() must return a torch.nn.Module, got {type(m).__name__}")
-    if not any(p.requires_grad for p in m.parameters()):  # probe and runs alike, before timing
+    meta, trainable = guarded(spec, "reading model()'s parameters and buffers raised",
+                              lambda: model_tensors(m))
+    if meta is not None:
+        raise Fail(f"{spec}: model() returned parameters or buffers on the meta device (no "
+                   f"data): {meta} (build the model on cpu; the front end moves it to the "
+                   f"--device)")
+    if not trainable:
         raise Fail(f"{spec}: model() has no parameters to train (none that requires grad)")
-    return m.to(dev)
+    return guarded(spec, f"moving model() to {dev.type} raised", lambda: m.to(dev))
 
 
 def user_loss(mod, spec, torch):
@@ -548,10 +575,14 @@ def user_loss(mod, spec, torch):
     return lambda out, y: call_user(mod, spec, "loss", out, y)
 
 
-def make_optim(torch, params, a):
+def make_optim(torch, net, a):
+    """The optimiser over net's parameters (the user's parameters() run): one line naming the
+    model file when it fails."""
     mom = 0.0 if a.algo == "sgd" else a.momentum
-    return torch.optim.SGD(params, lr=a.lr, momentum=mom, nesterov=a.algo == "nesterov",
-                           weight_decay=a.weight_decay)
+    return guarded(a.model, "making the optimiser over model()'s parameters raised",
+                   lambda: torch.optim.SGD(net.parameters(), lr=a.lr, momentum=mom,
+                                           nesterov=a.algo == "nesterov",
+                                           weight_decay=a.weight_decay))
 
 
 def pick_device(torch, want):
@@ -744,10 +775,11 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
     net = user_model(mod, a.model, torch, a.data_seed, dev)
     check_outputs(torch, net, x, y, a.model, dev)
     if procs > 1:  # torch.distributed data parallel: gradients averaged over the ranks
-        net = torch.nn.parallel.DistributedDataParallel(
-            net, device_ids=[dev.index] if dev.type == "cuda" else None)
+        net = guarded(a.model, "wrapping model() in DistributedDataParallel raised",
+                      lambda: torch.nn.parallel.DistributedDataParallel(
+                          net, device_ids=[dev.index] if dev.type == "cuda" else None))
     lossf = user_loss(mod, a.model, torch)
-    opt = make_optim(torch, net.parameters(), a)
+    opt = make_optim(torch, net, a)
     lr_ = Learner(torch, net, opt, lossf, x, y, a.data_seed + 1000003 * rank, dev, a.model)
 
     def call_for(m):
@@ -979,7 +1011,7 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, o
     net = user_model(mod, a.model, torch, seed, dev)
     check_outputs(torch, net, x, y, a.model, dev)
     lossf = user_loss(mod, a.model, torch)
-    opt = make_optim(torch, net.parameters(), a)
+    opt = make_optim(torch, net, a)
     lrn = Learner(torch, net, opt, lossf, x, y, seed, dev, a.model)
     E = a.eval_every or max(5, 400 // m)
     bisect = not a.no_bisect
@@ -989,7 +1021,8 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, o
     bound = a.max_updates
     if a.epochs * per_epoch < bound:  # in floating point first: --epochs 1e308 is no overflow
         bound = max(1, int(math.ceil(a.epochs * per_epoch)))
-    params = sum(p.numel() for p in net.parameters())
+    params = guarded(a.model, "counting model()'s parameters raised",
+                     lambda: sum(p.numel() for p in net.parameters()))
     rows = []          # the log's rows, as text
     win = []           # the window: (row fields, snapshot) since the last evaluation
     wall = snap_s = 0.0
@@ -1000,13 +1033,16 @@ def train_one(torch, mod, a, x, y, ex, ey, m, seed, dev, argv, dname, classes, o
     loss_v = float("nan")
     next_eval = E
 
-    def snapshot():
-        return [t.detach().clone() for t in net.state_dict().values()]
+    def snapshot():  # the user's state_dict() (an override, its hooks) named when it fails
+        return guarded(a.model, "model()'s state_dict() (a snapshot) raised",
+                       lambda: [t.detach().clone() for t in net.state_dict().values()])
 
     def restore(snap):
-        with torch.no_grad():
-            for t, s in zip(net.state_dict().values(), snap):
-                t.copy_(s)
+        def put():
+            with torch.no_grad():
+                for t, s in zip(net.state_dict().values(), snap):
+                    t.copy_(s)
+        guarded(a.model, "model()'s state_dict() (restoring a snapshot) raised", put)
 
     while u < bound:
         t0 = time.perf_counter()

@@ -38,11 +38,14 @@ TORCH_MAX_UPDATES ?= 20000
 TORCH_HOLDOUT_SEEDS ?= 5
 # the output folder: OUT when given on the command line, else out/torch (make run's is out/)
 TORCH_OUT      ?= $(if $(filter command line,$(origin OUT)),$(OUT),out/torch)
+# checked as OUT is (the main Makefile's folder_knob): it is pasted into recipes too, one of them
+# a $(MAKE) line that runs even under make -n (campaign 31's A6)
+$(call folder_knob,TORCH_OUT)
 
 # The knobs above, checked when make reads the Makefile as make run's are (the main Makefile's
 # KNOB_AWK; a quote in one is refused there first): a bad value is one line naming it, exit 2.
 # make run's own knobs are not read here, and given with this front end they are refused too.
-TORCH_KNOB_ERROR = $(shell awk -v batches='$(TORCH_BATCHES)' -v seeds='$(TORCH_SEEDS)' \
+TORCH_KNOB_ERROR = $(shell LC_ALL=C awk -v batches='$(TORCH_BATCHES)' -v seeds='$(TORCH_SEEDS)' \
   -v lr='$(TORCH_LR)' -v tgt='$(TORCH_TARGET)' -v hs='$(TORCH_HOLDOUT_SEEDS)' \
   -v ef='$(TORCH_EVAL_FRAC)' -v mu='$(TORCH_MAX_UPDATES)' -v pb='$(TORCH_PROBE_BATCHES)' \
   -v pbu='$(TORCH_PROBE_BUDGET)' -v th='$(TORCH_THREADS)' -v dev='$(TORCH_DEVICE)' \

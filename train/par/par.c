@@ -923,10 +923,12 @@ static int head_identity(const job *j, const mb_par_ckpt_head *h, int part, mb_e
     return mb_ckpt_settings_check(&h->settings, &want, o->resume_path, err);
 }
 
-/* A resumed run must have updates left to train: at or past its bound it would report the
- * centre before any learner restored it (campaign 10's M4; one learner refuses "past" and
- * reports its checkpoint at the bound). Every rank knows the bound and the update; they vote,
- * so the job ends with one line. */
+/* A resumed run must have updates left to train: at or past its bound, or at the evaluation
+ * that reached the target (rank 0's monitor read it from the checkpoint's rows), it would
+ * report the centre before any learner restored it (campaign 10's M4, campaign 31's A1: it
+ * trained on to a later crossing; one learner refuses "past" and reports its checkpoint at the
+ * bound or the target). Every rank knows the bound and the update, rank 0 the target; they
+ * vote, so the job ends with one line. */
 static int resume_in_bound(const job *j, mb_run_result *r, mb_error *err)
 {
     int rc = MB_OK;
@@ -934,6 +936,11 @@ static int resume_in_bound(const job *j, mb_run_result *r, mb_error *err)
         rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, at or past this "
                           "run's bound of %ld updates: nothing left to train", j->o->resume_path,
                           j->updates0, j->mon.bound);
+    else if (mb_run_mon_ended(&j->mon, j->updates0))
+        rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, after the run "
+                          "reached --target-loss %g at update %ld: nothing left to train",
+                          j->o->resume_path, j->updates0, j->o->target_loss,
+                          j->mon.r->reached_update);
     return j->ranks > 1 ? ranks_vote(j, rc, r, err) : rc;
 }
 

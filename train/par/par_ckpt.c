@@ -210,6 +210,7 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
     mb_error why = {0};
+    mb_out_hold(); /* a signal's handler has removed the temporary: the checkpoint stays */
     int e = q ? keep_prev(out.target, q, &why) : 0;
     if (e && e != ENOENT) {
         if (why.msg[0]) /* the line names q */

@@ -167,7 +167,7 @@ int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
     }
     /* the last mini-batch loss: the checkpoint's, which a run resumed at its bound reports */
     double train_s = 0, loss = o->resume_path ? x.loss : NAN;
-    int stop = mon.bound > 0 && updates >= mon.bound;
+    int stop = mb_run_mon_ended(&mon, updates); /* at the bound, or the target reached */
     while (!stop) {
         double t0 = now_s();
         long epoch;

@@ -202,7 +202,9 @@ typedef struct mb_run_mon {
      * schedule: a checkpoint of that update holds the run as the schedule left it, without
      * that evaluation (its row's eval cells and b_simple, its counts, the noise window it
      * closed), so that a run resumed from it logs and counts what the straight run does
-     * (campaign 11's N9). Set by mb_run_mon_update; swapped in by mb_run_mon_ckpt_rows and
+     * (campaign 11's N9), unless that evaluation reached the target: then the run is over and
+     * the checkpoint holds it as logged, the crossing in its rows (campaign 31's A1). Set by
+     * mb_run_mon_update; swapped in by mb_run_mon_ckpt_rows and
      * out again by mb_run_mon_ckpt_done. */
     struct {
         mb_strbuf plain;       /* the rows it changed as the schedule logs them (empty: none) */
@@ -226,6 +228,11 @@ double mb_run_mon_level(const mb_run_mon *m);
 int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *desc,
                     const struct mb_data_splits *data, mb_net *net, mb_run_result *r,
                     long updates, char *rows0, size_t len0, mb_error *err);
+/* 1 when a run at `updates` has nothing left to train: at or past its bound, or resumed from a
+ * checkpoint whose rows reached the target (written at the evaluation that found it; the
+ * monitor took the crossing from them). One learner reports that run; a parallel job refuses
+ * it, as it refuses a resume at its bound (par.c's resume_in_bound). */
+int mb_run_mon_ended(const mb_run_mon *m, long updates);
 /* After update row->update, with `model` the parameters after it: logs the row, evaluates when
  * due, bisects when the target is reached. A non-finite row->loss diverges the run (the row is
  * not logged). *stop becomes 1 when the run must end (reached, diverged, bound). */

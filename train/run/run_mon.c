@@ -399,6 +399,33 @@ static double rows_low(const char *s, size_t len)
     return low;
 }
 
+/* A resumed run's crossing: the first of the log rows s[0..len) whose eval_loss is at or under
+ * the target (the straight run's reached_update: the bisection and the schedule both log it as
+ * the first such row, and the run stops at the evaluation that found it), with its wall_s.
+ * 0 when none is (the checkpoint was written before the run reached it). */
+static int rows_reached(const char *s, size_t len, double target, long *update, double *wall_s)
+{
+    for (size_t i = 0; i < len && !isnan(target);) {
+        const char *nl = memchr(s + i, '\n', len - i), *end = nl ? nl : s + len,
+                   *p = eval_cells(s + i, end);
+        if (p && p < end && *p != ',' && strtod(p, NULL) <= target) {
+            const char *w = s + i;
+            for (int c = 0; c < 3; c++) /* past update, epoch, samples: wall_s */
+                w = strchr(w, ',') + 1;
+            *update = strtol(s + i, NULL, 10);
+            *wall_s = strtod(w, NULL);
+            return 1;
+        }
+        i = (size_t)(end - s) + 1;
+    }
+    return 0;
+}
+
+int mb_run_mon_ended(const mb_run_mon *m, long updates)
+{
+    return (m->bound > 0 && updates >= m->bound) || m->reached;
+}
+
 int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *desc,
                     const mb_data_splits *data, mb_net *net, mb_run_result *r, long updates,
                     char *rows0, size_t len0, mb_error *err)
@@ -417,6 +444,10 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
         m->rows.len = len0;
         m->rows.cap = len0 + 1;
         m->low = rows_low(rows0, len0); /* the levels its evaluations reached */
+        /* and the target, when the checkpoint was written at the evaluation that reached it
+         * (campaign 31's A1: the run trained on and reported a later crossing) */
+        m->reached = rows_reached(rows0, len0, o->target_loss, &r->reached_update,
+                                  &r->reached_wall_s);
     }
     /* the bound on updates: max_updates, and epochs x full batches per epoch */
     long per_epoch = (long)(data->train.n / (size_t)o->batch);
@@ -607,7 +638,10 @@ int mb_run_mon_ckpt_rows(mb_run_mon *m, size_t *saved, mb_error *err)
     *saved = m->rows.len;
     if (m->bisect && window_emit(&m->win, &m->rows) != MB_OK)
         return mb_error_set(err, MB_ENOMEM, "out of memory for the log");
-    if (m->tail.plain.len == 0) /* the run's last evaluation, if any, was on the schedule */
+    /* the run's last evaluation, if any, was on the schedule; or it reached the target, and the
+     * rows as logged hold the crossing its bisection found, which a resumed run takes from them
+     * and ends there (campaign 31's A1: from the schedule's rows it reported reached=no) */
+    if (m->tail.plain.len == 0 || m->reached)
         return MB_OK;
     /* the run ended at an evaluation the bound alone asked for: the rows after tail.at are the
      * last ones (a run stops there), kept aside while the schedule's are in their place */
