@@ -119,6 +119,7 @@ cJSON *mb_fit_warnings_json(const mb_fit_warnings *w);
  * Each value as written, at most MB_FIT_SETTING_LEN - 1 characters. */
 #define MB_FIT_SETTINGS 16
 #define MB_FIT_SETTING_LEN 256
+#define MB_FIT_DEVICE_LEN 128 /* a run log's `# device=` and a step table's `device`, kept */
 extern const char *const mb_fit_setting_keys[MB_FIT_SETTINGS];
 
 /* Runs reduced to what the inverse law needs. Owned: mb_fit_runs_free. */
@@ -142,6 +143,8 @@ typedef struct mb_fit_runs {
     char (*algo)[32];     /* n: `# algo=`, "" when absent */
     char (*optim)[32];    /* n: `# optim=`, a parallel run's optimiser, "" when absent */
     char (*backend)[16];  /* n: `# backend=`, "" when absent */
+    char (*device)[MB_FIT_DEVICE_LEN]; /* n: the device's name, `# device_name=` (the PyTorch
+                             front end's) or else `# device=` (mbtrain's), "" when absent */
     double *threads;      /* n: `# threads=` (whole >= 1), 0 when absent */
     double *target;       /* n: `# target_loss=` the run stopped at, NAN when absent */
     double *b_simple;     /* n: `# b_simple=`, the gradient noise scale a data-parallel run
@@ -235,6 +238,16 @@ const char *mb_fit_runs_setting(const mb_fit_runs *runs, size_t i, const char *k
  * "different learning rates (0.05 and 0.05)" named no file). */
 int mb_fit_runs_same_settings(const mb_fit_runs *runs, const char *const *paths,
                               const char *only, mb_error *err);
+
+/* The same check between two sets of runs: every run of `runs` (paths) states each setting
+ * (only `only`'s when not NULL; never `skip`'s) as the first run of `ref` (ref_paths) that states
+ * it; ref == runs checks the runs among themselves. MB_EINVAL naming both files, the field and
+ * both values, then `why`. mbopt applies it to the runs it grades and settles a fit with and to
+ * the held-out runs against those (campaign 31's N2), skipping eval_frac (make run's held-out and
+ * P = 2 runs evaluate on another fraction than its calibration runs). */
+int mb_fit_runs_trained_as(const mb_fit_runs *runs, const char *const *paths,
+                           const mb_fit_runs *ref, const char *const *ref_paths,
+                           const char *only, const char *skip, const char *why, mb_error *err);
 
 /* Every threshold lies below each run's first judged loss: a run already at or under a level at
  * its first evaluation crossed it at some unknown update before, and its "crossing" there is
@@ -353,6 +366,13 @@ typedef struct mb_fit_nupdate {
 int mb_fit_nupdate_run(const mb_fit_runs *runs, size_t k, const mb_fit_nupdate_options *opts,
                        mb_fit_nupdate *out, mb_error *err);
 void mb_fit_nupdate_free(mb_fit_nupdate *f);
+/* The most seeds an nfit's `inputs.seeds` lists (mbopt reads at most these). */
+#define MB_FIT_SEEDS_MAX 1024
+/* Adds `seeds` to an nfit's `inputs` object: the distinct seeds of the runs fitted, rising, so
+ * that mbopt validate refuses a held-out run on any of them even when that seed's logs are not
+ * given to it (campaign 31's N3). Left out when a run's seed is not known or more than
+ * MB_FIT_SEEDS_MAX differ. */
+void mb_fit_runs_seeds_json(cJSON *inputs, const mb_fit_runs *runs);
 /* The JSON object of a fit; with `runs` (may be NULL) it also lists every run's own N_update at
  * threshold k as `points` (null where the run never reached it). */
 cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options *opts,
@@ -461,6 +481,7 @@ typedef struct mb_fit_tupdate {
     mb_fit_warnings warn;
     char net[64];          /* the table's `net` column, "" when it has none */
     char backend[16];      /* the table's `backend` column, "" when it has none */
+    char device[MB_FIT_DEVICE_LEN]; /* the table's `device` column, "" when it has none */
     double threads[16];    /* the thread counts of the table's rows of these learners */
     size_t n_threads;      /* 0: no `threads` column (or more than 16 counts) */
     /* After mb_fit_tupdate_calibrate (n_run_points 0: not calibrated): */

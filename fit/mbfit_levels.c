@@ -368,6 +368,7 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
                 cJSON_AddItemToArray(fl, cJSON_CreateString(files[i]));
             if (in)
                 cJSON_AddStringToObject(in, "source", "logs");
+            mb_fit_runs_seeds_json(in, &runs);
             for (size_t i = 0; i < f.warn.n; i++)
                 mb_cli_say("mbfit", "nupdate", "warning: %s", f.warn.msg[i]);
         }

@@ -483,6 +483,7 @@ static cJSON *nupdate_json(const mb_fit_nupdate *fits, size_t nf, const nupdate_
         if (a->lightning) /* 1: exact crossings; more: upper bounds, by up to gap - 1 */
             mb_json_add_number(in, "lightning_max_gap", a->lt_gap);
         if (!points) {
+            mb_fit_runs_seeds_json(in, runs);
             mb_json_add_number(in, "smooth", (double)a->smooth);
             mb_json_add_number(in, "logs_using_training_loss", (double)runs->used_train_loss);
         }

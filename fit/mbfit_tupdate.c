@@ -136,6 +136,9 @@ int cmd_tupdate(int argc, char **argv)
         if (rc == MB_OK) {
             /* one data set, recorded for mbopt (campaign 21, N4) */
             rc = mb_fit_runs_same_settings(&runs, logs, "data", &err);
+            /* and one network's size: runs of another time another step (campaign 31's N4) */
+            if (rc == MB_OK)
+                rc = mb_fit_runs_same_settings(&runs, logs, "params", &err);
             for (size_t i = 0; rc == MB_OK && i < runs.n && !data[0]; i++)
                 snprintf(data, sizeof data, "%s", mb_fit_runs_setting(&runs, i, "data"));
             if (rc == MB_OK)

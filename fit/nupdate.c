@@ -920,3 +920,33 @@ cJSON *mb_fit_nupdate_json(const mb_fit_nupdate *f, const mb_fit_nupdate_options
     return root;
 }
 
+static int cmp_seed(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void mb_fit_runs_seeds_json(cJSON *inputs, const mb_fit_runs *runs)
+{
+    if (!inputs || !runs->from_logs || runs->n == 0)
+        return;
+    double *v = malloc(runs->n * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; v && i < runs->n; i++) {
+        if (isnan(runs->seed[i])) {
+            free(v);
+            return;
+        }
+        v[i] = runs->seed[i];
+    }
+    if (!v)
+        return;
+    qsort(v, runs->n, sizeof *v, cmp_seed);
+    for (size_t i = 0; i < runs->n; i++)
+        if (i == 0 || v[i] != v[n - 1])
+            v[n++] = v[i];
+    cJSON *a = n <= MB_FIT_SEEDS_MAX ? cJSON_AddArrayToObject(inputs, "seeds") : NULL;
+    for (size_t i = 0; a && i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    free(v);
+}

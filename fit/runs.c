@@ -39,6 +39,7 @@ void mb_fit_runs_free(mb_fit_runs *r)
     free(r->algo);
     free(r->optim);
     free(r->backend);
+    free(r->device);
     free(r->threads);
     free(r->target);
     free(r->b_simple);
@@ -67,6 +68,7 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
     r->algo = calloc(n ? n : 1, sizeof *r->algo);
     r->optim = calloc(n ? n : 1, sizeof *r->optim);
     r->backend = calloc(n ? n : 1, sizeof *r->backend);
+    r->device = calloc(n ? n : 1, sizeof *r->device);
     r->threads = calloc(n ? n : 1, sizeof *r->threads);
     r->target = calloc(n ? n : 1, sizeof *r->target);
     r->b_simple = calloc(n ? n : 1, sizeof *r->b_simple);
@@ -83,7 +85,7 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
         r->file[i] = i, r->first_loss[i] = r->first_update[i] = NAN;
     if (!r->target || !r->b_simple || !r->load || !r->thresholds || !r->batch || !r->seed || !r->n_update || !r->wall || !r->lr ||
         !r->procs || !r->diverged || !r->t_step || !r->net || !r->algo || !r->optim || !r->backend ||
-        !r->threads) {
+        !r->device || !r->threads) {
         mb_fit_runs_free(r);
         return MB_ENOMEM;
     }
@@ -772,6 +774,11 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
     meta_string(t, "algo", runs->algo[i], sizeof runs->algo[i]);
     meta_string(t, "optim", runs->optim[i], sizeof runs->optim[i]);
     meta_string(t, "backend", runs->backend[i], sizeof runs->backend[i]);
+    /* the device's name: mbtrain's `# device=`; the PyTorch front end's `# device=` is cpu or
+     * cuda, its name `# device_name=` (a step table's `device` column is the name) */
+    meta_string(t, "device_name", runs->device[i], sizeof runs->device[i]);
+    if (!runs->device[i][0])
+        meta_string(t, "device", runs->device[i], sizeof runs->device[i]);
     for (size_t k = 0; k < MB_FIT_SETTINGS; k++)
         meta_string(t, mb_fit_setting_keys[k], runs->setting[i][k], sizeof runs->setting[i][k]);
     runs->first_loss[i] = first[0], runs->first_update[i] = first[1];
@@ -913,6 +920,7 @@ static void move_run(mb_fit_runs *r, size_t k, size_t i)
     memmove(r->algo[k], r->algo[i], sizeof r->algo[k]);
     memmove(r->optim[k], r->optim[i], sizeof r->optim[k]);
     memmove(r->backend[k], r->backend[i], sizeof r->backend[k]);
+    memmove(r->device[k], r->device[i], sizeof r->device[k]);
     r->threads[k] = r->threads[i];
     if (r->file && r->first_loss && r->first_update && r->setting) { /* runs_alloc's */
         r->file[k] = r->file[i];
@@ -1094,35 +1102,41 @@ static int same_lr(const mb_fit_runs *r, const char *const *paths, mb_error *err
                         mb_data_fmt_exact(b, sizeof b, r->lr[ref]));
 }
 
+int mb_fit_runs_trained_as(const mb_fit_runs *r, const char *const *paths,
+                           const mb_fit_runs *ref, const char *const *ref_paths,
+                           const char *only, const char *skip, const char *why, mb_error *err)
+{
+    for (size_t k = 0; r->setting && ref->setting && k < MB_FIT_SETTINGS; k++) {
+        if ((only && strcmp(only, mb_fit_setting_keys[k]) != 0) ||
+            (skip && strcmp(skip, mb_fit_setting_keys[k]) == 0))
+            continue;
+        size_t first = SIZE_MAX; /* the first run of ref that states it */
+        for (size_t j = 0; j < ref->n && first == SIZE_MAX; j++)
+            if (ref->setting[j][k][0])
+                first = j;
+        for (size_t i = 0; first != SIZE_MAX && i < r->n; i++) {
+            const char *v = r->setting[i][k];
+            if (*v && !same_value(v, ref->setting[first][k]))
+                return mb_error_set(err, MB_EINVAL, "%s: metadata '%s': '%s', but %s's is '%s': "
+                                    "%s", paths[r->file ? r->file[i] : i],
+                                    mb_fit_setting_keys[k], v,
+                                    ref_paths[ref->file ? ref->file[first] : first],
+                                    ref->setting[first][k], why);
+        }
+    }
+    return MB_OK;
+}
+
 int mb_fit_runs_same_settings(const mb_fit_runs *r, const char *const *paths, const char *only,
                               mb_error *err)
 {
     if (!only && same_lr(r, paths, err) != MB_OK)
         return MB_EINVAL;
-    for (size_t k = 0; r->setting && k < MB_FIT_SETTINGS; k++) {
-        if (only && strcmp(only, mb_fit_setting_keys[k]) != 0)
-            continue;
-        size_t first = SIZE_MAX; /* the first run that states it */
-        for (size_t i = 0; i < r->n; i++) {
-            const char *v = r->setting[i][k];
-            if (!*v)
-                continue;
-            if (first == SIZE_MAX) {
-                first = i;
-                continue;
-            }
-            if (!same_value(v, r->setting[first][k]))
-                return mb_error_set(err, MB_EINVAL, "%s: metadata '%s': '%s', but %s's is '%s': "
-                                    "%s", paths[r->file ? r->file[i] : i],
-                                    mb_fit_setting_keys[k], v,
-                                    paths[r->file ? r->file[first] : first],
-                                    r->setting[first][k],
-                                    only ? "the runs must agree on it"
-                                         : "runs fitted together must be trained alike (only "
-                                           "batch and seed may differ)");
-        }
-    }
-    return MB_OK;
+    return mb_fit_runs_trained_as(r, paths, r, paths, only, NULL,
+                                  only ? "the runs must agree on it"
+                                       : "runs fitted together must be trained alike (only "
+                                         "batch and seed may differ)",
+                                  err);
 }
 
 int mb_fit_runs_start_above(const mb_fit_runs *r, const char *const *paths, mb_error *err)

@@ -379,6 +379,16 @@ static void table_threads(const mb_table *t, const double *P, double p, mb_fit_t
     }
 }
 
+/* Two device names alike, a ';' for a ',' (writers replace commas in free text, and a log's
+ * metadata may keep them). */
+static int same_device(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (*a != *b && !((*a == ',' || *a == ';') && (*b == ',' || *b == ';')))
+            return 0;
+    return *a == *b;
+}
+
 /* Run i against the step table f it calibrates: the same net and backend as the table, and at
  * P = 1 the same thread count (one of the table's, where it has a threads column: one learner's
  * threads in mbprobe step and mbtrain alike; at P > 1 the probe's learners share its threads
@@ -393,6 +403,9 @@ static int run_matches(const mb_fit_runs *runs, size_t i, const char *where,
     if (f->backend[0] && runs->backend[i][0] && strcmp(runs->backend[i], f->backend) != 0)
         return mb_error_set(err, MB_EINVAL, "%s: metadata 'backend': '%s', but the step table "
                             "times %s", where, runs->backend[i], f->backend);
+    if (f->device[0] && runs->device[i][0] && !same_device(runs->device[i], f->device))
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'device': '%s', but the step table "
+                            "times '%s'", where, runs->device[i], f->device);
     int among = f->learners != 1 || f->n_threads == 0 || runs->threads[i] == 0;
     char list[96] = "";
     size_t used = 0;
@@ -474,6 +487,7 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, double threads,
     size_t cb, cl, ct, n = mb_table_rows(t);
     long cc = mb_table_col(t, "t_compute_s"), cm = mb_table_col(t, "t_comm_s");
     long cn = mb_table_col(t, "net"), ck = mb_table_col(t, "backend");
+    const long cdv = mb_table_col(t, "device");
     double *M = malloc((n + 1) * sizeof *M), *P = malloc((n + 1) * sizeof *P),
            *T = malloc((n + 1) * sizeof *T), *TC = malloc((n + 1) * sizeof *TC),
            *TM = malloc((n + 1) * sizeof *TM), *pl = malloc((n + 1) * sizeof *pl);
@@ -531,6 +545,9 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, double threads,
         if (ck >= 0) /* one backend a table (mb_fit_step_table_check) */
             snprintf(fits[k].backend, sizeof fits[k].backend, "%s",
                      mb_table_cell(t, 0, (size_t)ck));
+        if (cdv >= 0) /* one device a table (mb_fit_step_table_check) */
+            snprintf(fits[k].device, sizeof fits[k].device, "%s",
+                     mb_table_cell(t, 0, (size_t)cdv));
         table_threads(t, P, pl[k], &fits[k]);
         if ((rc = mb_fit_knee(g, gm, gt, w, &fits[k], err)) != MB_OK) {
             char msg[sizeof err->msg];
@@ -561,8 +578,34 @@ done:
 
 /* ---- calibration by training runs ------------------------------------------------------------ */
 
+/* Run i times the step of the first run of its learner count (`first`): the same optimiser,
+ * thread count and device, where both logs say (campaign 31's N4: a par run of sgd beside
+ * momentum, at 2 threads beside 1, or of another machine calibrated one table). At P = 1
+ * run_matches holds the threads and device to the table's already. */
+static int run_like_first(const mb_fit_runs *runs, size_t i, size_t first,
+                          const char *const *paths, mb_error *err)
+{
+    const char *a = paths ? paths[i] : "a run log", *b = paths ? paths[first] : "another";
+    if (runs->optim[i][0] && runs->optim[first][0] && strcmp(runs->optim[i], runs->optim[first]))
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'optim': '%s', but %s's is '%s': an "
+                            "update's cost depends on the optimiser; give one optimiser's runs",
+                            a, runs->optim[i], b, runs->optim[first]);
+    if (runs->threads[i] > 0 && runs->threads[first] > 0 &&
+        runs->threads[i] != runs->threads[first])
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'threads': %g, but %s's is %g: give "
+                            "the runs of one thread count at P = %g", a, runs->threads[i], b,
+                            runs->threads[first], runs->procs[i]);
+    if (runs->device[i][0] && runs->device[first][0] &&
+        !same_device(runs->device[i], runs->device[first]))
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'device': '%s', but %s's is '%s': "
+                            "calibrate one device at a time", a, runs->device[i], b,
+                            runs->device[first]);
+    return MB_OK;
+}
+
 /* The runs' points: for each M/P the runs of g->learners learners trained (each matching g's
- * net, backend and threads: run_matches), the lower quartile of their seconds per update
+ * net, backend, device and threads: run_matches; one optimiser, thread count and
+ * device among them: run_like_first), the lower quartile of their seconds per update
  * (MB_FIT_RUN_QUANTILE). Fills g's run_m, run_t, run_n. */
 static int run_points(const mb_fit_runs *runs, const char *const *paths, mb_fit_tupdate *g,
                       mb_error *err)
@@ -590,6 +633,8 @@ static int run_points(const mb_fit_runs *runs, const char *const *paths, mb_fit_
                               WHERE(i), runs->algo[i], WHERE(first), runs->algo[first]);
             goto done;
         }
+        if (first != SIZE_MAX && (rc = run_like_first(runs, i, first, paths, err)) != MB_OK)
+            goto done;
         if (first == SIZE_MAX)
             first = i;
         m[n++] = runs->batch[i] / p;
@@ -681,6 +726,7 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
     mb_fit_tupdate g = {.learners = f->learners, .n_threads = f->n_threads};
     snprintf(g.net, sizeof g.net, "%s", f->net);
     snprintf(g.backend, sizeof g.backend, "%s", f->backend);
+    snprintf(g.device, sizeof g.device, "%s", f->device);
     memcpy(g.threads, f->threads, sizeof g.threads);
     double *m = NULL, *t = NULL;
     int rc = run_points(runs, paths, &g, err);

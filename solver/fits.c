@@ -292,6 +292,30 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
     return MB_OK;
 }
 
+/* inputs.seeds, the seeds of the runs fitted (campaign 31's N3): whole numbers, at most
+ * MB_FIT_SEEDS_MAX; absent in files from before it (none then). */
+static int read_fit_seeds(const cJSON *root, const char *path, mb_solver_nfit *f, mb_error *err)
+{
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inputs");
+    const cJSON *a = cJSON_IsObject(in) ? cJSON_GetObjectItemCaseSensitive(in, "seeds") : NULL;
+    f->n_fit_seeds = 0;
+    if (!a)
+        return MB_OK;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > MB_FIT_SEEDS_MAX)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'inputs.seeds': not an array of at most "
+                            "%d seeds", path, MB_FIT_SEEDS_MAX);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a)
+    {
+        const double v = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+        if (!(v >= 0 && v <= MB_DATA_RANGE_MAX && v == floor(v)))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'inputs.seeds[%zu]': not a whole "
+                                "seed from 0", path, f->n_fit_seeds);
+        f->fit_seeds[f->n_fit_seeds++] = v;
+    }
+    return MB_OK;
+}
+
 int mb_solver_read_nfit(const char *path, const char *law, mb_solver_nfit *nf, mb_error *err)
 {
     cJSON *root;
@@ -408,7 +432,8 @@ int mb_solver_parse_nfit(const cJSON *root, const char *path, const char *law, m
                                     "not a whole batch size", path, i, v);
         }
     }
-    if ((rc = read_boot(root, path, &f, err)) != MB_OK)
+    if ((rc = read_boot(root, path, &f, err)) != MB_OK ||
+        (rc = read_fit_seeds(root, path, &f, err)) != MB_OK)
         return rc;
     if ((rc = opt_number(root, "diverged_max_batch", path, &f.m_diverged, err)) != MB_OK ||
         (rc = x_number(root, "", "target_loss", 0, 0, 1, path, &f.target_loss, err)) != MB_OK ||

@@ -83,9 +83,9 @@ static void plan_add(mb_holdout_plan *p, double m, const char *why, double m_lo,
     p->n_batch++;
 }
 
-int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double m_lo,
-                           double m_hi, size_t n_seeds, unsigned long seed0,
-                           mb_holdout_plan *plan, mb_error *err)
+int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, const double *skip,
+                           size_t n_skip, double m_lo, double m_hi, size_t n_seeds,
+                           unsigned long seed0, mb_holdout_plan *plan, mb_error *err)
 {
     memset(plan, 0, sizeof *plan);
     if (n_seeds < MB_HOLDOUT_MIN_SEEDS || n_seeds > MB_HOLDOUT_MAX_SEEDS)
@@ -122,12 +122,14 @@ int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double
         for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
             plan_add(plan, m_pick * around[k], "neighbour", m_lo, m_hi);
     }
-    /* fresh seeds: from seed0 up, skipping every seed any given run used */
+    /* fresh seeds: from seed0 up, skipping every seed any given run used, and `skip` */
     unsigned long s = seed0;
     while (plan->n_seeds < n_seeds) {
         int used = 0;
         for (size_t i = 0; i < runs->n && !used; i++)
             used = runs->seed[i] == (double)s;
+        for (size_t i = 0; i < n_skip && !used; i++)
+            used = skip[i] == (double)s;
         if (!used)
             plan->seeds[plan->n_seeds++] = s;
         s++;

@@ -43,6 +43,9 @@ typedef struct mb_solver_nfit {
     mb_law boot_seed[MB_SOLVER_BOOT_MAX];
     size_t boot_seeds;    /* the distinct seeds those were drawn from (bootstrap.seeds), 0 when
                              the file does not say */
+    size_t n_fit_seeds;   /* the seeds of the runs it was fitted on (inputs.seeds), 0 in files
+                             from before that list */
+    double fit_seeds[MB_FIT_SEEDS_MAX];
 } mb_solver_nfit;
 
 /* Reads an mbfit nupdate JSON: the inverse law from params.n_inf and params.alpha (docs/design.md,
@@ -437,12 +440,13 @@ typedef struct mb_holdout_plan {
  * M / 1.22, M * 1.22 around the recommendation, each rounded, inside [m_lo, m_hi], none within
  * 10% of one before it; seeds from seed0 (MB_HOLDOUT_SEED0 or above: a second check of the
  * same runs from another seed0 is an independent sample of the held-out side) up that no run of
- * `runs` (the logs that fitted and chose) used. MB_EINVAL for n_seeds outside
+ * `runs` (the logs that fitted and chose) used and that `skip` (n_skip: the seeds the fits
+ * record, inputs.seeds) does not hold. MB_EINVAL for n_seeds outside
  * [MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS] or seed0 outside [MB_HOLDOUT_SEED0,
  * MB_HOLDOUT_SEED0_MAX], MB_ENODATA when v has no recommendation with runs. */
-int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, double m_lo,
-                           double m_hi, size_t n_seeds, unsigned long seed0,
-                           mb_holdout_plan *plan, mb_error *err);
+int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, const double *skip,
+                           size_t n_skip, double m_lo, double m_hi, size_t n_seeds,
+                           unsigned long seed0, mb_holdout_plan *plan, mb_error *err);
 
 typedef enum mb_holdout_verdict {
     MB_HOLDOUT_TIED = 0, /* the rival interval holds 1 */

@@ -155,7 +155,8 @@ size_t model_laws(const model_opts *m, mb_law *laws, double *lrs);
 
 /* The run logs LOG|DIR... read at the target loss into runs (paths in g), for checking the
  * model against them; a log that is not there is named before a target that is not known, and
- * a run of another algorithm than m's fits were made of is refused (naming its metadata). */
+ * a run of another algorithm than m's fits were made of is refused (naming its metadata), and
+ * so are runs not trained alike (mb_fit_runs_trained_as, eval_frac aside). */
 int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t *g,
               mb_fit_runs *runs, mb_error *err);
 
@@ -202,9 +203,12 @@ int holdout_more_seeds_print(const holdout_cli *hc, const model_opts *m, const m
 int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, double p, double lr);
 
 /* The --holdout logs read and the recommendation checked on them (into hc->h, hc->ho): no
- * held-out run may share a seed with the in-sample runs, or a network or target. */
+ * held-out run may share a seed with the in-sample runs (`in`, read from in_paths) or with the
+ * runs an --nfit records it was fitted on (inputs.seeds), or a network or target, and each is
+ * trained as the in-sample runs but for batch, seed and eval_frac. */
 int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws, const double *lrs,
-                  size_t n_laws, const mb_validate *v, const mb_fit_runs *in, mb_error *err);
+                  size_t n_laws, const mb_validate *v, const mb_fit_runs *in,
+                  const char *const *in_paths, mb_error *err);
 
 /* The check: line (without "check: "), and the held-out table followed by it. */
 const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc);

@@ -638,6 +638,14 @@ int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t 
         rc = runs_of_fits(m, runs, (const char *const *)g->gl_pathv, err);
     if (rc == MB_OK)
         rc = runs_of_workload(m, runs, (const char *const *)g->gl_pathv, err);
+    /* trained alike, as mbfit's runs are (campaign 31's N2: another momentum, weight decay,
+     * network size or data seed graded and settled a fit); eval_frac may differ (make run's
+     * P = 2 and held-out runs evaluate on another fraction than its calibration runs) */
+    if (rc == MB_OK)
+        rc = mb_fit_runs_trained_as(runs, (const char *const *)g->gl_pathv, runs,
+                                    (const char *const *)g->gl_pathv, NULL, "eval_frac",
+                                    "runs that grade or settle a fit must be trained alike (only "
+                                    "batch, seed, learners, lr and eval_frac may differ)", err);
     return rc;
 }
 

@@ -56,10 +56,16 @@ int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, const mode
                               size_t n_seeds, unsigned long seed0, mb_error *err)
 {
     mb_holdout_plan plan;
-    double range[2];
+    double range[2], *skip = malloc((MAX_NFIT * MB_FIT_SEEDS_MAX) * sizeof *skip);
+    size_t n_skip = 0;
     holdout_range(m, range);
-    int rc = mb_solver_holdout_plan(v, runs, range[0], range[1], n_seeds,
-                                    seed0 ? seed0 : MB_HOLDOUT_SEED0, &plan, err);
+    for (size_t k = 0; skip && k < m->n_nfit; k++) /* the fits' own seeds (campaign 31's N3) */
+        for (size_t j = 0; j < m->nfs[k].n_fit_seeds; j++)
+            skip[n_skip++] = m->nfs[k].fit_seeds[j];
+    int rc = skip ? mb_solver_holdout_plan(v, runs, skip, n_skip, range[0], range[1], n_seeds,
+                                           seed0 ? seed0 : MB_HOLDOUT_SEED0, &plan, err)
+                  : mb_error_set(err, MB_ENOMEM, "out of memory");
+    free(skip);
     if (rc != MB_OK)
         return rc;
     char what[512] = "";
@@ -242,10 +248,11 @@ static int holdout_level(holdout_cli *hc, const model_opts *m, mb_error *err)
 }
 
 /* Reads the held-out logs and checks the recommendation (row `pick` of the in-sample v) on them:
- * no held-out run may share a seed with the in-sample runs, or a network or target. */
+ * no held-out run may share a seed with the in-sample runs or the nfits' inputs.seeds, or a
+ * network or target, and each is trained as the in-sample runs but for batch, seed, eval_frac. */
 int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws,
                          const double *lrs, size_t n_laws, const mb_validate *v,
-                         const mb_fit_runs *in, mb_error *err)
+                         const mb_fit_runs *in, const char *const *in_paths, mb_error *err)
 {
     const long pick = mb_solver_pick(v);
     if (pick < 0 && !(v->p_rec > 1) && !mb_solver_calibration_only(v))
@@ -269,6 +276,11 @@ int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws,
         return rc;
     rc = read_runs(m, (int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);
     hc->on = 1;
+    if (rc == MB_OK) /* campaign 31's N2 */
+        rc = mb_fit_runs_trained_as(&hc->runs, (const char *const *)hc->g.gl_pathv, in, in_paths,
+                                    NULL, "eval_frac", "held-out runs must be trained as the "
+                                    "runs that fitted and chose the answer (only batch, seed and "
+                                    "eval_frac may differ)", err);
     for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++)
         for (size_t j = 0; rc == MB_OK && j < in->n; j++)
             if (!isnan(hc->runs.seed[i]) && hc->runs.seed[i] == in->seed[j])
@@ -276,6 +288,14 @@ int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws,
                                   "or chose the answer: a held-out run needs a fresh seed "
                                   "(mbopt validate --holdout-plan)", hc->g.gl_pathv[i],
                                   hc->runs.seed[i]);
+    for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++) /* campaign 31's N3 */
+        for (size_t k = 0; rc == MB_OK && k < m->n_nfit; k++)
+            for (size_t j = 0; rc == MB_OK && j < m->nfs[k].n_fit_seeds; j++)
+                if (hc->runs.seed[i] == m->nfs[k].fit_seeds[j])
+                    rc = mb_error_set(err, MB_EINVAL, "%s: seed %g trained runs that fitted %s "
+                                      "(its inputs.seeds): a held-out run needs a fresh seed "
+                                      "(mbopt validate --holdout-plan)", hc->g.gl_pathv[i],
+                                      hc->runs.seed[i], m->nfits[k]);
     if (rc == MB_OK)
         rc = mb_solver_validate(laws, lrs, n_laws, t, NULL, &hc->runs,
                                 (const char *const *)hc->g.gl_pathv, r->batch, r->procs, r->lr,

@@ -668,6 +668,18 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     if (hc->seed0 && !hc->plan_seeds)
         return mb_cli_usage(prog, sub, "--holdout-seed0 sets where --holdout-plan's seeds start: "
                             "give --holdout-plan N");
+    /* --holdout is read by the check and by --holdout-beyond; the modes that print one thing
+     * for a script never open it (campaign 31's N1: --holdout-plan planned the very seeds of the
+     * held-out runs it was given) */
+    const char *mode = hc->plan_seeds ? "--holdout-plan" : hc->more_seeds ? "--more-seeds"
+                       : vc->missing ? "--missing" : vc->comm_runs ? "--comm-from-runs" : NULL;
+    if (hc->n_dirs && mode) {
+        char why[160];
+        snprintf(why, sizeof why, "with %s: it reads only the runs given as LOG or DIR%s", mode,
+                 hc->plan_seeds ? " (give a previous check's runs there to skip their seeds)"
+                                : "");
+        return mb_cli_no_effect(prog, sub, "--holdout", why);
+    }
     if (hc->beyond && hc->n_dirs == 0)
         return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
                             "runs with --holdout DIR");
@@ -1001,7 +1013,8 @@ int mbopt_validate(int argc, char **argv)
     else if (rc == MB_OK && hc->more_seeds)
         rc = holdout_more_seeds_print(hc, m, &v, &runs);
     else if (rc == MB_OK && hc->n_dirs && !printed)
-        rc = holdout_check(hc, m, laws, lrs, n_laws, &v, &runs, &err);
+        rc = holdout_check(hc, m, laws, lrs, n_laws, &v, &runs,
+                          (const char *const *)g.gl_pathv, &err);
     if (rc == MB_OK && hc->beyond) {
         rc = holdout_beyond_print(hc, m, v.p_rec, v.lr_rec);
         printed = 1;

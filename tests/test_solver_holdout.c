@@ -63,7 +63,7 @@ static void add_run(mb_validate_row *r, double t)
 static int plan_of(const mb_validate *v, const mb_fit_runs *runs, size_t n_seeds,
                    mb_holdout_plan *plan, mb_error *e)
 {
-    return mb_solver_holdout_plan(v, runs, 8, 128, n_seeds, MB_HOLDOUT_SEED0, plan, e);
+    return mb_solver_holdout_plan(v, runs, NULL, 0, 8, 128, n_seeds, MB_HOLDOUT_SEED0, plan, e);
 }
 
 static void test_plan_fresh_seeds(void)
@@ -110,17 +110,26 @@ static void test_plan_fresh_seeds(void)
     }
     /* from another first seed: an independent sample, still skipping the seeds the runs used
      * (1001 and 1003) */
-    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, 1001, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(
+        mb_solver_holdout_plan(&v, &runs, NULL, 0, 8, 128, 10, 1001, &plan, &e), MB_OK);
     CU_ASSERT_EQUAL(plan.seeds[0], 1002);
     CU_ASSERT_EQUAL(plan.seeds[1], 1004);
-    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, 2000, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL_FATAL(
+        mb_solver_holdout_plan(&v, &runs, NULL, 0, 8, 128, 10, 2000, &plan, &e), MB_OK);
     CU_ASSERT_EQUAL(plan.seeds[0], 2000);
     CU_ASSERT_EQUAL(plan.seeds[9], 2009);
+    /* and the seeds a fit records (its inputs.seeds) though no log given trained them */
+    const double fitted[] = {2000, 2002};
+    CU_ASSERT_EQUAL_FATAL(
+        mb_solver_holdout_plan(&v, &runs, fitted, 2, 8, 128, 10, 2000, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL(plan.seeds[0], 2001);
+    CU_ASSERT_EQUAL(plan.seeds[1], 2003);
     /* below 1000 the choosing runs draw their seeds; past MB_HOLDOUT_SEED0_MAX is refused */
-    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, 999, &plan, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, NULL, 0, 8, 128, 10, 999, &plan, &e),
+                    MB_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "first held-out seed"));
-    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, 8, 128, 10, MB_HOLDOUT_SEED0_MAX + 1,
-                                           &plan, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_solver_holdout_plan(&v, &runs, NULL, 0, 8, 128, 10,
+                                           MB_HOLDOUT_SEED0_MAX + 1, &plan, &e), MB_EINVAL);
     /* a budget of 0 seeds (or 2: no interval) is refused; so is a plan with no recommendation */
     CU_ASSERT_EQUAL(plan_of(&v, &runs, 0, &plan, &e), MB_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "fresh seeds"));
