@@ -1245,29 +1245,16 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
     return rc;
 }
 
-double mb_fit_runs_b_simple(const mb_fit_runs *runs, size_t *n_used)
+/* The median of the finite values v[0], v[stride], ... (n of them; with `positive`, of those
+ * above 0 only), NAN when there are none; *n_used: how many. */
+static double median_of_runs(const double *v, size_t n, size_t stride, int positive,
+                             size_t *n_used)
 {
     *n_used = 0;
-    double m = NAN, *bs = runs->b_simple ? malloc((runs->n ? runs->n : 1) * sizeof *bs) : NULL;
-    for (size_t i = 0; bs && i < runs->n; i++)
-        if (isfinite(runs->b_simple[i]) && runs->b_simple[i] > 0) /* a points file has none */
-            bs[(*n_used)++] = runs->b_simple[i];
-    if (*n_used) {
-        qsort(bs, *n_used, sizeof *bs, cmp_double);
-        size_t h = *n_used / 2;
-        m = *n_used % 2 ? bs[h] : 0.5 * (bs[h - 1] + bs[h]);
-    }
-    free(bs);
-    return m;
-}
-
-double mb_fit_runs_load(const mb_fit_runs *runs, int which, size_t *n_used)
-{
-    *n_used = 0;
-    double m = NAN, *x = runs->load ? malloc((runs->n ? runs->n : 1) * sizeof *x) : NULL;
-    for (size_t i = 0; x && i < runs->n; i++)
-        if (isfinite(runs->load[2 * i + which]))
-            x[(*n_used)++] = runs->load[2 * i + which];
+    double m = NAN, *x = v ? malloc((n ? n : 1) * sizeof *x) : NULL;
+    for (size_t i = 0; x && i < n; i++)
+        if (isfinite(v[i * stride]) && (!positive || v[i * stride] > 0))
+            x[(*n_used)++] = v[i * stride];
     if (*n_used) {
         qsort(x, *n_used, sizeof *x, cmp_double);
         size_t h = *n_used / 2;
@@ -1275,6 +1262,17 @@ double mb_fit_runs_load(const mb_fit_runs *runs, int which, size_t *n_used)
     }
     free(x);
     return m;
+}
+
+double mb_fit_runs_b_simple(const mb_fit_runs *runs, size_t *n_used)
+{
+    /* a points file has none (0): only values above 0 count */
+    return median_of_runs(runs->b_simple, runs->n, 1, 1, n_used);
+}
+
+double mb_fit_runs_load(const mb_fit_runs *runs, int which, size_t *n_used)
+{
+    return median_of_runs(runs->load ? runs->load + which : NULL, runs->n, 2, 0, n_used);
 }
 
 int mb_fit_runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
