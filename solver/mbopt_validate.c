@@ -497,13 +497,13 @@ static const char *machine_line(char *buf, size_t size, const machine_load *ml)
 {
     if (!ml->n[0] && !ml->n[1])
         return NULL;
-    static const char *const who[2] = {"that fitted and chose", "held out"};
+    static const char *const who[2] = {"runs that fitted and chose", "held-out runs"};
     char part[2][192] = {"", ""}, a[32], b[32];
     double most = 0;
     for (int k = 0; k < 2; k++) {
         if (!ml->n[k])
             continue;
-        snprintf(part[k], sizeof part[k], "%swhile the %zu runs %s trained, other processes "
+        snprintf(part[k], sizeof part[k], "%swhile the %zu %s trained, other processes "
                  "kept a median %s cores busy and the hypervisor took %s", k && ml->n[0] ? "; " : "",
                  ml->n[k], who[k], fmt(a, sizeof a, "%.2f", ml->cores[k][0]),
                  fmt(b, sizeof b, "%.2f", ml->cores[k][1]));
