@@ -349,7 +349,7 @@ const char *holdout_verdict(char *buf, size_t size, const holdout_cli *hc)
                  ", every M's runs %s an update than the model, a median %sx: a level (the "
                  "machine's speed during the check, or T_update's), not the model's shape, and "
                  "T_C's median |error| with it divided out is %s",
-                 o->tu_side < 0 ? "slower" : "faster", fmt(lv, sizeof lv, "%.2f", o->tu_level),
+                 o->tu_side < 0 ? "slower" : "faster", fmt(lv, sizeof lv, "%.3g", o->tu_level),
                  fmt(at, sizeof at, "%.1f%%", 100 * o->median_abs_err_level));
     }
     if (o->seeds_lo == o->seeds_hi)

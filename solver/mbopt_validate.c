@@ -467,8 +467,9 @@ static void in_sample_verdict(char *verdict, size_t size, const model_opts *m,
  * `# steal_cores=`): [0] the runs that fitted and chose, [1] the held-out runs; of each the
  * median cores of other processes and of the hypervisor, and how many runs said. */
 typedef struct machine_load {
-    double cores[2][2];
-    size_t n[2];
+    double cores[2][2]; /* NAN where no run said */
+    size_t n[2];        /* runs that stated either */
+    size_t runs[2];     /* runs read */
 } machine_load;
 
 /* A quarter of a core busy with other work: the timings are of a loaded machine. */
@@ -487,9 +488,11 @@ typedef struct validate_cli {
 
 static void machine_load_of(const mb_fit_runs *r, machine_load *ml, int k)
 {
-    size_t n_steal;
-    ml->cores[k][0] = mb_fit_runs_load(r, 0, &ml->n[k]);
-    ml->cores[k][1] = mb_fit_runs_load(r, 1, &n_steal);
+    size_t n_others, n_steal;
+    ml->cores[k][0] = mb_fit_runs_load(r, 0, &n_others) + 0.0; /* -0 is 0 */
+    ml->cores[k][1] = mb_fit_runs_load(r, 1, &n_steal) + 0.0;
+    ml->n[k] = n_others > n_steal ? n_others : n_steal;
+    ml->runs[k] = r->n;
 }
 
 /* The machine: line, or NULL when no run's log says. */
@@ -497,17 +500,24 @@ static const char *machine_line(char *buf, size_t size, const machine_load *ml)
 {
     if (!ml->n[0] && !ml->n[1])
         return NULL;
-    static const char *const who[2] = {"runs that fitted and chose", "held-out runs"};
-    char part[2][192] = {"", ""}, a[32], b[32];
+    static const char *const who[2][2] = {{"run that fitted and chose", "runs that fitted and chose"},
+                                          {"held-out run", "held-out runs"}};
+    char part[2][320] = {"", ""}, a[32], b[32], of[64];
     double most = 0;
     for (int k = 0; k < 2; k++) {
         if (!ml->n[k])
             continue;
-        snprintf(part[k], sizeof part[k], "%swhile the %zu %s trained, other processes "
-                 "kept a median %s cores busy and the hypervisor took %s", k && ml->n[0] ? "; " : "",
-                 ml->n[k], who[k], fmt(a, sizeof a, "%.2f", ml->cores[k][0]),
+        /* the runs whose logs said it, of those read (older logs and other writers say none) */
+        if (ml->n[k] < ml->runs[k])
+            snprintf(of, sizeof of, "%zu of the %zu", ml->n[k], ml->runs[k]);
+        else
+            snprintf(of, sizeof of, "the %zu", ml->n[k]);
+        snprintf(part[k], sizeof part[k], "%swhile %s %s trained, other processes kept a "
+                 "median %s cores busy and the hypervisor took %s", k && ml->n[0] ? "; " : "", of,
+                 who[k][ml->runs[k] != 1], fmt(a, sizeof a, "%.2f", ml->cores[k][0]),
                  fmt(b, sizeof b, "%.2f", ml->cores[k][1]));
-        most = fmax(most, ml->cores[k][0] + ml->cores[k][1]);
+        most = fmax(most, (isnan(ml->cores[k][0]) ? 0 : ml->cores[k][0]) +
+                              (isnan(ml->cores[k][1]) ? 0 : ml->cores[k][1]));
     }
     snprintf(buf, size, "%s%s%s", part[0], part[1],
              most >= MACHINE_LOADED ? ": a quarter core or more, so these timings are of a loaded "
@@ -940,7 +950,7 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
         snprintf(held, sizeof held, "not held out: no held-out runs were given (--holdout DIR; "
                  "plan them with --holdout-plan N); the in-sample line above grades the answer "
                  "on the runs that chose it, which is no check");
-    char machine[512];
+    char machine[768];
     const char *ml = machine_line(machine, sizeof machine, &vc->load);
     if (vc->out.json) {
         cJSON *root = validate_json(&vc->m, v, hc, in_sample, held, sampling, &vc->grid);
@@ -970,6 +980,8 @@ int mbopt_validate(int argc, char **argv)
     vc->out = (out_opts){0, "-"};
     vc->target = NAN;
     vc->hc.max_seeds = DEFAULT_MAX_SEEDS;
+    for (int k = 0; k < 2; k++) /* no runs read: nothing said */
+        vc->load.cores[k][0] = vc->load.cores[k][1] = NAN;
     int status = validate_parse(argc, argv, vc);
     if (status >= 0) {
         mb_data_range_free(&vc->grid.m);
