@@ -30,6 +30,15 @@ CUDA_LIBDIR := $(patsubst %/libcudart.so,%,$(firstword $(wildcard $(addsuffix /l
                $(CUDA_TOP)/lib64 $(CUDA_TOP)/targets/*/lib $(CUDA_TOP)/lib))))
 CUDA    ?= $(if $(CUDA_LIBDIR),1,0)
 OUT     ?= out
+# A knob's own text is checked before make expands it: a $ in a value given on the command line
+# (or a knob's from the environment) would run its $(shell ...) when the value is first read,
+# even under make -n, before any check of the value (campaign 32's B3). The knobs: every
+# `NAME ?=` of the makefiles, and the few set without a default.
+KNOB_NAMES := $(shell sed -n 's/^\([A-Z_][A-Z0-9_]*\) *?=.*/\1/p' Makefile run.mk frontends/torch/torch.mk 2>/dev/null) \
+              BUILD HOSTFILE FRONTEND
+DOLLAR := $$
+DOLLAR_KNOB := $(firstword $(foreach v,$(.VARIABLES),$(if $(or $(filter command line,$(origin $(v))),$(and $(filter environment,$(origin $(v))),$(filter $(v),$(KNOB_NAMES)))),$(if $(findstring $(DOLLAR),$(value $(v))),$(v)))))
+$(if $(DOLLAR_KNOB),$(error $(DOLLAR_KNOB): a make run knob holds no $$ (make would expand it, even under make -n)))
 # Numbers are written with a decimal point whatever the user's locale: every recipe runs in the C
 # locale, and every $(shell awk ...) says LC_ALL=C itself (make 4.3 does not pass exported
 # variables to $(shell)); Debian's mawk reads "0.02" as 0 under de_DE (campaign 31's A3)

@@ -71,10 +71,12 @@ void mb_hostload_between(const mb_hostload_mark *a, const mb_hostload_mark *b, d
 {
     *others = *steal = NAN;
     const double wall = b->t - a->t;
-    if (!a->ok || !b->ok || !(wall > 0))
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    /* under MB_HOSTLOAD_MIN_S one tick of the counters is more than a core: nothing said */
+    if (!a->ok || !b->ok || !(wall >= MB_HOSTLOAD_MIN_S) || cpus < 1)
         return;
     const double o = (b->busy_s - a->busy_s) - (b->own_s - a->own_s);
-    *others = o > 0 ? o / wall : 0;
+    *others = fmin(o > 0 ? o / wall : 0, (double)cpus); /* the ticks' rounding: never more */
     const double s = b->steal_s - a->steal_s;
-    *steal = s > 0 ? s / wall : 0;
+    *steal = fmin(s > 0 ? s / wall : 0, (double)cpus);
 }

@@ -18,11 +18,15 @@ typedef struct mb_hostload_mark {
 /* The machine's counters now. */
 void mb_hostload_mark_now(mb_hostload_mark *m);
 
+/* The shortest interval that says anything: the counters tick at the kernel's clock (USER_HZ,
+ * 100 a second), so over a few milliseconds one tick read as 3-30 cores (campaign 32). */
+#define MB_HOSTLOAD_MIN_S 0.1
+
 /* Between a and b: *others the average number of cores busy with other processes' work (the
- * machine's busy seconds less this process's, over the wall seconds; at least 0), *steal the
- * average number the hypervisor took. Both NAN when either mark is not ok or no time passed.
- * The counters tick at the kernel's clock (USER_HZ, 100 a second), so an interval of a tenth of
- * a second reads to about 0.1 cores; medians over runs are the figure to read. */
+ * machine's busy seconds less this process's, over the wall seconds; from 0 to the online
+ * CPUs), *steal the average number the hypervisor took. Both NAN when either mark is not ok or
+ * less than MB_HOSTLOAD_MIN_S passed. An interval of a tenth of a second reads to about 0.1
+ * cores; medians over runs are the figure to read. */
 void mb_hostload_between(const mb_hostload_mark *a, const mb_hostload_mark *b, double *others,
                          double *steal);
 

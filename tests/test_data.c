@@ -560,7 +560,12 @@ static void test_hostload(void)
     waitpid(pid, NULL, 0);
     mb_hostload_between(&a, &b, &others, &steal);
     CU_ASSERT_TRUE(others >= 0.3);
+    CU_ASSERT_TRUE(others <= (double)sysconf(_SC_NPROCESSORS_ONLN));
     b.ok = 0;
+    mb_hostload_between(&a, &b, &others, &steal);
+    CU_ASSERT_TRUE(isnan(others) && isnan(steal));
+    mb_hostload_mark_now(&a); /* under a tenth of a second: a tick would read as cores */
+    mb_hostload_mark_now(&b);
     mb_hostload_between(&a, &b, &others, &steal);
     CU_ASSERT_TRUE(isnan(others) && isnan(steal));
 }

@@ -1167,7 +1167,7 @@ static void test_run_knobs(void)
         {"'NET=x`touch k9-ran`.cfg'", "a make run knob holds no quote character (nor any of"},
         {"'MBKIT_NETS=/tmp\"; touch k9-ran; echo \"' NET=nosuchnet", "MBKIT_NETS=/tmp\"; touch"},
         {"'NET=x\\047; touch k9-ran; \\047.cfg'", "holds no quote character (nor any of"},
-        {"'OUT=x$$(touch k9-ran)'", "OUT=x$(touch k9-ran): a make run knob holds no quote"},
+        {"'OUT=x$$(touch k9-ran)'", "OUT: a make run knob holds no $ (make would expand it"},
         {"'OUT=x;touch k9-ran'", "OUT=x;touch k9-ran: a make run knob holds no quote"},
         {"'OUT=a b'", "OUT=a b: one folder name, without spaces"},
         /* campaign 11's N5: a shell pattern, a # or a : in OUT (rm -rf $(OUT)/runs, targets) */
@@ -1355,10 +1355,15 @@ static void test_run_knobs(void)
         {"OUT=$D/tree/..", "/tree/..: /, the source tree or one of its own folders"},
         {"OUT=$D/a%b", "/a%b: a folder name without * ? [ ] { } ~ : % or #"},
         /* campaign 31's A6: TORCH_OUT is checked as OUT is (its shell text ran under make -n) */
-        {"FRONTEND=torch 'TORCH_OUT=$D/t;touch $D/pwned'", "/t;touch "},
+        {"FRONTEND=torch 'TORCH_OUT=t;touch pwned'", "TORCH_OUT=t;touch pwned: a make run knob holds no quote"},
         {"FRONTEND=torch 'TORCH_OUT=a b'", "TORCH_OUT=a b: one folder name, without spaces"},
         {"FRONTEND=torch TORCH_OUT=", "TORCH_OUT=: one folder name, without spaces"},
         {"FRONTEND=torch TORCH_OUT=-x", "TORCH_OUT=-x: a folder name that does not start with -"},
+        /* campaign 32's B3: a $ in a knob's own text ran its $(shell ...) when make first read
+         * the value, even under make -n, before any check (the file k9-ran is looked for below) */
+        {"'OUT=$(shell touch k9-ran)'", "OUT: a make run knob holds no $ (make would expand it"},
+        {"FRONTEND=torch 'TORCH_OUT=$(shell touch k9-ran)'", "TORCH_OUT: a make run knob holds no $"},
+        {"'LR=$(shell echo 0.02)'", "LR: a make run knob holds no $"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);

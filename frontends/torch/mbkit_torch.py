@@ -996,11 +996,12 @@ def host_mark():
 def host_load(a0, a1):
     """The log's others_cores and steal_cores lines between two host_mark()s (none when either
     is None): the cores other processes kept busy and the hypervisor took, on average."""
-    if a0 is None or a1 is None or a1[0] <= a0[0]:
+    if a0 is None or a1 is None or a1[0] - a0[0] < 0.1:  # a tick is more than a core below
         return []
     wall = a1[0] - a0[0]
-    others = max(0.0, (a1[1] - a0[1]) - (a1[3] - a0[3])) / wall
-    steal = max(0.0, a1[2] - a0[2]) / wall
+    cpus = os.cpu_count() or 1
+    others = min(max(0.0, (a1[1] - a0[1]) - (a1[3] - a0[3])) / wall, cpus)
+    steal = min(max(0.0, a1[2] - a0[2]) / wall, cpus)
     return [f"others_cores={others:.3f}", f"steal_cores={steal:.3f}"]
 
 
