@@ -378,6 +378,17 @@ static const char *const VARIANTS[][2] = {
     {"sdraise.py", HEAD "class M(torch.nn.Sequential):\n    def state_dict(self, *a, **k):\n"
                    "        raise RuntimeError('no state')\n"
                    "def model():\n    return M(torch.nn.Linear(20, 10))\n"},
+    /* campaign 32: a to() that returns a meta copy, or None; parameters() giving a meta tensor
+     * that named_parameters() does not show */
+    {"tometa.py", HEAD "class M(torch.nn.Linear):\n    def to(self, *a, **k):\n"
+                  "        return super().to('meta')\n"
+                  "def model():\n    return M(20, 10)\n"},
+    {"tonone.py", HEAD "class M(torch.nn.Linear):\n    def to(self, *a, **k):\n"
+                  "        return None\n"
+                  "def model():\n    return M(20, 10)\n"},
+    {"parammeta.py", HEAD "class M(torch.nn.Linear):\n    def parameters(self, recurse=True):\n"
+                     "        return iter([torch.nn.Parameter(torch.zeros(3, device='meta'))])\n"
+                     "def model():\n    return M(20, 10)\n"},
     {"ddpdiff.py", HEAD "def model():\n    import torch.distributed as dist\n    m = tiny.model()\n"
                    "    if dist.is_initialized() and dist.get_rank() == 1:\n"
                    "        m.append(torch.nn.Linear(10, 10))\n    return m\n"},
@@ -561,6 +572,14 @@ static const struct bad {
      "sdraise.py: model()'s state_dict() (a snapshot) raised RuntimeError: no state", ":"},
     {":", P2("ddpdiff.py") "--wait-timeout 10 -o o", 1,
      "ddpdiff.py: wrapping model() in DistributedDataParallel raised RuntimeError", ":"},
+    /* campaign 32's B1, B5, B4: a traceback, a shape error, and a probe that timed nothing */
+    {":", "probe --model ../tometa.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "tometa.py: moving model() to cpu left parameters or buffers on the meta device", ":"},
+    {":", "probe --model ../tonone.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+     "tonone.py: moving model() to cpu returned NoneType, not a torch.nn.Module", ":"},
+    {":", "probe --model ../parammeta.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o",
+     1, "parammeta.py: model() returned parameters or buffers on the meta device (no data): "
+     "parameter 0 of parameters()", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */

@@ -545,7 +545,11 @@ def model_tensors(m):
         for name, t in named:
             if meta is None and t.device.type == "meta":
                 meta = f"{kind} {name}"
-    return meta, any(p.requires_grad for p in m.parameters())
+    params = list(m.parameters())  # what the optimiser gets, which a model may give otherwise
+    for i, p in enumerate(params):
+        if meta is None and p.device.type == "meta":
+            meta = f"parameter {i} of parameters()"
+    return meta, any(p.requires_grad for p in params)
 
 
 def user_model(mod, spec, torch, seed, dev):
@@ -564,7 +568,16 @@ def user_model(mod, spec, torch, seed, dev):
                    f"--device)")
     if not trainable:
         raise Fail(f"{spec}: model() has no parameters to train (none that requires grad)")
-    return guarded(spec, f"moving model() to {dev.type} raised", lambda: m.to(dev))
+    moved = guarded(spec, f"moving model() to {dev.type} raised", lambda: m.to(dev))
+    if not isinstance(moved, torch.nn.Module):  # a to() of the user's own (campaign 32's B5)
+        raise Fail(f"{spec}: moving model() to {dev.type} returned {type(moved).__name__}, not "
+                   f"a torch.nn.Module")
+    meta, _ = guarded(spec, f"reading model()'s parameters and buffers after the move to "
+                      f"{dev.type} raised", lambda: model_tensors(moved))
+    if meta is not None:  # a to() that gives a copy without data (campaign 32's B1)
+        raise Fail(f"{spec}: moving model() to {dev.type} left parameters or buffers on the meta "
+                   f"device (no data): {meta}")
+    return moved
 
 
 def user_loss(mod, spec, torch):
