@@ -397,6 +397,7 @@ static const char *const VARIANTS[][2] = {
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
 #define RN "runs --threads 1 --target-loss 0.6 --log-dir d --model "
 /* probe on 2 ranks of 2 threads, the model file M of the folder above */
+#define P1(M) "probe --model ../" M " --threads 1 --budget 0.05 --rounds 1 --batch 8 "
 #define P2(M) "probe --model ../" M " --threads 2 --budget 0.05 --rounds 1 --batch 8 --procs 2 "
 
 /* A refusal: what the folder holds first (sh), the front end's arguments, the status, a piece
@@ -465,7 +466,7 @@ static const struct bad {
     /* campaign 24: a model with nothing to train, a loss that is not a function, NAMEs a glob
      * skips or a reader takes for an option, a --log-dir that is a dangling link, --lr's range,
      * a rank that stalls (ended by --wait-timeout within seconds, not gloo's 30 min) */
-    {":", "probe --model ../noparam.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("noparam.py") "-o o", 1,
      "noparam.py: model() has no parameters to train", ":"},
     {":", RN "../noparam.py --batch 8", 1, "noparam.py: model() has no parameters to train", ":"},
     {":", RN "../notcall.py --batch 8", 1, "notcall.py: loss is not a function (loss = 5, int)",
@@ -518,7 +519,7 @@ static const struct bad {
     {":", P2("r1exit0.py") "--wait-timeout 2 -o o", 1,
      "--procs 2: rank 1 exited (status 0) before the job ended", ":"},
     /* campaign 28's Z1: a BaseException that is not SystemExit (a traceback), Z3: --model '' */
-    {":", "probe --model ../bstop.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("bstop.py") "-o o", 1,
      "bstop.py: dataset() raised Stop: user stop", ":"},
     {":", RN "../genexit.py --batch 8", 1, "genexit.py: loss() raised GeneratorExit: gen exit",
      ":"},
@@ -528,13 +529,13 @@ static const struct bad {
     /* campaign 29's A3: x on the meta device, a module __getattr__ that raises (tracebacks);
      * A6: a loss that turns nan after the first call at each M was timed, exit 0; A9: SIGTERM
      * to probe --procs 2 left Python's "leaked semaphore" warning and no line of its own */
-    {":", "probe --model ../xmeta.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("xmeta.py") "-o o", 1,
      "xmeta.py: dataset(): x is on device meta (cpu or the --device)", ":"},
     {":", P2("xmeta.py") "-o o", 1, "xmeta.py: dataset(): x is on device meta", ":"},
-    {":", "probe --model ../modgetattr.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o",
+    {":", P1("modgetattr.py") "-o o",
      1, "modgetattr.py: reading loss raised RuntimeError: no attribute loss", ":"},
     {":", P2("modgetattr.py") "-o o", 1, "modgetattr.py: reading loss raised RuntimeError", ":"},
-    {":", "probe --model ../nanlate.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("nanlate.py") "-o o", 1,
      "nanlate.py: the loss at M = 8 is not finite: the timed training diverged", ":"},
     {":", P2("nanlate.py") "-o o", 1, "nanlate.py: the loss at M = 8 is not finite", ":"},
     {":", "probe --model ../slowloss.py --threads 2 --budget 60 --rounds 1 --batch 8 --procs 2 "
@@ -551,33 +552,33 @@ static const struct bad {
     /* campaign 31's A4: a model with parameters or buffers on the meta device ended in a
      * traceback (probe, --procs 2) or "training failed" (runs); the user's to(), parameters(),
      * state_dict() raising, or the optimiser or DDP refusing the model: one line naming it */
-    {":", "probe --model ../metaw.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("metaw.py") "-o o", 1,
      "metaw.py: model() returned parameters or buffers on the meta device (no data): "
      "parameter weight", ":"},
     {":", RN "../metaw.py --batch 8", 1,
      "metaw.py: model() returned parameters or buffers on the meta device", ":"},
     {":", P2("metaw.py") "-o o", 1,
      "metaw.py: model() returned parameters or buffers on the meta device", ":"},
-    {":", "probe --model ../metabuf.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("metabuf.py") "-o o", 1,
      "metabuf.py: model() returned parameters or buffers on the meta device (no data): "
      "buffer b", ":"},
-    {":", "probe --model ../toraise.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("toraise.py") "-o o", 1,
      "toraise.py: moving model() to cpu raised RuntimeError: no move", ":"},
-    {":", "probe --model ../paramraise.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o",
+    {":", P1("paramraise.py") "-o o",
      1, "paramraise.py: reading model()'s parameters and buffers raised RuntimeError: no "
      "parameters", ":"},
-    {":", "probe --model ../nonleaf.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("nonleaf.py") "-o o", 1,
      "nonleaf.py: making the optimiser over model()'s parameters raised ValueError", ":"},
     {":", RN "../sdraise.py --batch 8", 1,
      "sdraise.py: model()'s state_dict() (a snapshot) raised RuntimeError: no state", ":"},
     {":", P2("ddpdiff.py") "--wait-timeout 10 -o o", 1,
      "ddpdiff.py: wrapping model() in DistributedDataParallel raised RuntimeError", ":"},
     /* campaign 32's B1, B5, B4: a traceback, a shape error, and a probe that timed nothing */
-    {":", "probe --model ../tometa.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("tometa.py") "-o o", 1,
      "tometa.py: moving model() to cpu left parameters or buffers on the meta device", ":"},
-    {":", "probe --model ../tonone.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o", 1,
+    {":", P1("tonone.py") "-o o", 1,
      "tonone.py: moving model() to cpu returned NoneType, not a torch.nn.Module", ":"},
-    {":", "probe --model ../parammeta.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o o",
+    {":", P1("parammeta.py") "-o o",
      1, "parammeta.py: model() returned parameters or buffers on the meta device (no data): "
      "parameter 0 of parameters()", ":"},
 };
