@@ -27,7 +27,8 @@
  * and nothing said). The record also holds the drafts a command fills through another program
  * (mb_out_mktemp, mb_out_mkstemp: gnuplot's image and script) and the children writing them
  * (mb_out_spawn, mb_out_wait): the handler ends those children (SIGTERM, then SIGKILL) before
- * it removes the names, so none writes a file again after it (campaign 30's C1).
+ * it removes the names, so none writes a file again after it (campaign 30's C1), and draft
+ * folders (mb_out_mkdtemp: the report's copies of its FIFO inputs), emptied and removed.
  *
  * Standard output is checked at exit as well (GNU's close_stdout): text a command printf'd
  * and never flushed fails only when the process exits, and a command must not exit 0 then.
@@ -52,6 +53,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -226,8 +228,8 @@ static void out_block(sigset_t *old)
 
 static void out_unblock(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
 
-/* Records `tmp`: its slot + 1, or 0 when it could not be. */
-static int out_track(const char *tmp)
+/* Records `tmp`, a file (kind 2) or a folder (3): its slot + 1, or 0 when it could not be. */
+static int out_track_as(const char *tmp, int kind)
 {
     size_t n = strlen(tmp);
     int slot = 0;
@@ -238,12 +240,14 @@ static int out_track(const char *tmp)
         if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 0) {
             __atomic_store_n(&out_state[i], 1, __ATOMIC_RELEASE);
             memcpy(out_names[i], tmp, n + 1);
-            __atomic_store_n(&out_state[i], 2, __ATOMIC_RELEASE);
+            __atomic_store_n(&out_state[i], kind, __ATOMIC_RELEASE);
             slot = i + 1;
         }
     pthread_mutex_unlock(&out_mu);
     return slot;
 }
+
+static int out_track(const char *tmp) { return out_track_as(tmp, 2); }
 
 static void out_untrack(int slot)
 {
@@ -259,7 +263,7 @@ static void out_untrack_name(const char *tmp)
 {
     pthread_mutex_lock(&out_mu);
     for (int i = 0; i < OUT_SLOTS; i++)
-        if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 2 && !strcmp(out_names[i], tmp))
+        if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) >= 2 && !strcmp(out_names[i], tmp))
             __atomic_store_n(&out_state[i], 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&out_mu);
 }
@@ -305,12 +309,37 @@ static void say_raw(const char *s)
     }
 }
 
-/* Every recorded temporary unlinked (async-signal-safe). */
+/* The entries of the folder `dir` unlinked, then the folder (async-signal-safe: open, the
+ * getdents64 system call, unlinkat, rmdir). One level: a draft folder holds files and links. */
+static void out_remove_folder(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[4096];
+        long n;
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+            for (long at = 0; at < n;) {
+                const struct { uint64_t ino; int64_t off; unsigned short len; unsigned char type;
+                               char name[]; } *e = (const void *)(buf + at);
+                if (strcmp(e->name, ".") && strcmp(e->name, ".."))
+                    unlinkat(fd, e->name, 0);
+                at += e->len;
+            }
+        close(fd);
+    }
+    rmdir(dir);
+}
+
+/* Every recorded temporary unlinked, every draft folder emptied and removed (async-signal-safe). */
 static void out_unlink_all(void)
 {
-    for (int i = 0; i < OUT_SLOTS; i++)
-        if (__atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE) == 2)
+    for (int i = 0; i < OUT_SLOTS; i++) {
+        int st = __atomic_load_n(&out_state[i], __ATOMIC_ACQUIRE);
+        if (st == 2)
             unlink(out_names[i]);
+        else if (st == 3)
+            out_remove_folder(out_names[i]);
+    }
 }
 
 /* Every recorded child ended: SIGTERM, reaped within about a second, else SIGKILL and reaped
@@ -727,6 +756,19 @@ int mb_out_mkstemp(char *templ)
     out_leave(&old, dying);
     errno = e;
     return fd;
+}
+
+int mb_out_mkdtemp(char *templ)
+{
+    sigset_t old;
+    const int dying = out_enter(&old);
+    char *d = dying ? NULL : mkdtemp(templ);
+    int e = errno;
+    if (d)
+        out_track_as(templ, 3);
+    out_leave(&old, dying);
+    errno = e;
+    return d ? 0 : -1;
 }
 
 void mb_out_drop(const char *path)

@@ -133,7 +133,12 @@ int mb_out_mktemp(const char *path, char **tmp, int *fd, struct mb_error *err);
  * or -1 and errno. */
 int mb_out_mkstemp(char *templ);
 
-/* Removes a draft (mb_out_mktemp, mb_out_mkstemp) and its record. */
+/* mkdtemp(templ), a draft folder (the report's copies of its FIFO inputs): a caught signal
+ * removes it and the files in it. 0, or -1 and errno. */
+int mb_out_mkdtemp(char *templ);
+
+/* Removes a draft (mb_out_mktemp, mb_out_mkstemp; a folder of mb_out_mkdtemp once emptied) and
+ * its record. */
 void mb_out_drop(const char *path);
 
 /* Whether `path` is a draft of this process not yet placed or dropped (a figure drawn into the

@@ -163,13 +163,13 @@ void mb_report_unstage(const char *stage)
         path_join(path, sizeof path, stage, READ_TWICE[i]);
         unlink(path);
     }
-    rmdir(stage);
+    mb_out_drop(stage);
 }
 
 /* When an input is a FIFO or another file without a size (read once, it is gone): a private
  * folder `stage` (made under $TMPDIR) where each such input is a copy read once from its stream,
- * and each regular one a link to it; *staged 1. Otherwise *staged 0 and the inputs are read
- * where they are. */
+ * and each regular one a link to it; *staged 1 (a draft folder: a caught signal removes it).
+ * Otherwise *staged 0 and the inputs are read where they are. */
 int mb_report_stage_inputs(const char *out_dir, char *stage, size_t n, int *staged, mb_error *err)
 {
     char path[4096], to[4096];
@@ -184,7 +184,7 @@ int mb_report_stage_inputs(const char *out_dir, char *stage, size_t n, int *stag
     const char *tmp = getenv("TMPDIR");
     if ((size_t)snprintf(stage, n, "%s/mbplot-report.XXXXXX", tmp && *tmp ? tmp : "/tmp") >= n)
         return mb_error_set(err, MB_EINVAL, "TMPDIR: too long a folder name");
-    if (!mkdtemp(stage))
+    if (mb_out_mkdtemp(stage) != 0)
         return mb_error_set(err, MB_EIO, "%s: cannot make a folder to read the FIFOs of %s "
                             "into: %s", stage, out_dir, strerror(errno));
     int rc = MB_OK;
