@@ -127,6 +127,17 @@ int mb_data_open_read(const char *path, int *fd, struct stat *st, unsigned char 
     return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(e));
 }
 
+int mb_data_cr_inside(const char *path, long lineno, const char *line, size_t len, mb_error *err)
+{
+    if (len && line[len - 1] == '\r')
+        len--;
+    if (!memchr(line, '\r', len))
+        return MB_OK;
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: a carriage return inside the line: line ends "
+                        "of CR alone (old Mac text) are not read; convert them to LF", path,
+                        lineno);
+}
+
 int mb_data_read_file(const char *path, char **buf, size_t *len, mb_error *err)
 {
     *buf = NULL;
@@ -660,15 +671,33 @@ int mb_data_in_folder(const char *path, const char *dir, const char *suffix)
     return in;
 }
 
+/* 1 when the regular file `target` (sb its stat, dir its folder) is the root of a mount (a
+ * file bind-mounted onto it), which rename(2) will not replace (EBUSY): asked of the kernel
+ * (statx's STATX_ATTR_MOUNT_ROOT, Linux 5.8 on: a bind mount from the same file system has the
+ * folder's st_dev), else a file on another device than its folder. */
+static int mount_point(const char *target, const struct stat *sb, const char *dir)
+{
+#ifdef STATX_ATTR_MOUNT_ROOT
+    struct statx sx;
+    if (statx(AT_FDCWD, target, AT_NO_AUTOMOUNT, STATX_TYPE, &sx) == 0 &&
+        (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+        return (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+#endif
+    struct stat sd;
+    return stat(dir, &sd) == 0 && sd.st_dev != sb->st_dev;
+}
+
 /* Why renaming a temporary made beside `target` onto it would be refused although the
  * temporary can be made (0 when it would not): the folder append-only (chattr +a: nothing in
  * it can be renamed or removed, the temporary neither), or an existing `target` immutable or
  * append-only (access(W_OK) says EPERM for the first, the inode flags say both), or another
  * user's in a sticky folder (/tmp; to all but root). EPERM then, as the rename would say;
- * asked before anything is written, so that a command or a batch (the report's figures)
- * replaces nothing when one place refuses (campaign 31's N8: nupdate.png and step.png were
- * replaced, then tc.png, an immutable file, refused). */
-static int replace_refused(const char *target)
+ * EBUSY for an existing `target` that is a mount point (a file bind-mounted there: rename(2)
+ * refuses to replace it), *what then "a mount point". Asked before anything is written, so
+ * that a command or a batch (the report's figures) replaces nothing when one place refuses
+ * (campaign 31's N8: nupdate.png and step.png were replaced, then tc.png, an immutable file,
+ * refused; campaign 32's P6: the same with a bind-mounted tc.png). */
+static int replace_refused(const char *target, const char **what)
 {
     struct stat sb, sd;
     const int is_file = stat(target, &sb) == 0 && S_ISREG(sb.st_mode);
@@ -694,6 +723,10 @@ static int replace_refused(const char *target)
     if (!e && is_file && me != 0 && stat(dir, &sd) == 0 && (sd.st_mode & S_ISVTX) &&
         sb.st_uid != me && sd.st_uid != me)
         e = EPERM;
+    if (!e && is_file && mount_point(target, &sb, dir)) {
+        e = EBUSY;
+        *what = "a mount point";
+    }
     return e;
 }
 
@@ -709,10 +742,13 @@ static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
     int rc = target_of(path, &target, err);
     if (rc != MB_OK)
         return rc;
-    int e = replace_refused(target);
+    const char *what = NULL;
+    int e = replace_refused(target, &what);
     if (e) {
         free(target);
-        return mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(e));
+        return what ? mb_error_set(err, MB_EIO, "%s: cannot write: %s (%s)", path, what,
+                                   strerror(e))
+                    : mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(e));
     }
     remove_stale(target);
     size_t n = strlen(target) + 48;

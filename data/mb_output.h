@@ -43,6 +43,14 @@ int mb_data_open_read(const char *path, int *fd, struct stat *st, unsigned char 
  * above. */
 int mb_data_read_file(const char *path, char **buf, size_t *len, struct mb_error *err);
 
+/* The one check of text read line by line (the CSV tables, network .cfg files, hparams.yaml)
+ * for line ends of CR alone (old Mac text), which would be read as one long line: MB_EFORMAT
+ * "PATH:LINE: a carriage return inside the line: line ends of CR alone (old Mac text) are not
+ * read; convert them to LF" when the `len` bytes of `line` hold a CR before their last byte (a
+ * CR LF line end is read), MB_OK otherwise. */
+int mb_data_cr_inside(const char *path, long lineno, const char *line, size_t len,
+                      struct mb_error *err);
+
 /* What `path` is when it is there but not a regular file, links followed: "a directory", "a
  * FIFO", "a socket", "a device" or "not a regular file", for a message ("PATH: a FIFO, not a
  * regular file: ..."); NULL for a regular file, and for a path that cannot be looked at (its

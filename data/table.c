@@ -112,16 +112,12 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
          * start and '0 ' at its end were taken where '8 ,' was refused); the rest trimmed */
         char *raw = p;
         size_t rawlen = strlen(raw);
+        /* a CR inside: lines ended by CR alone (old Mac text) read as one line, a comment when
+         * the file begins with '#' (campaign 31's N10: "empty file: no header line") */
+        if ((rc = mb_data_cr_inside(path, lineno, raw, rawlen, err)) != MB_OK)
+            break;
         if (rawlen && raw[rawlen - 1] == '\r')
             raw[--rawlen] = '\0';
-        /* a CR left inside: lines ended by CR alone (old Mac text) read as one line, a comment
-         * when the file begins with '#' (campaign 31's N10: "empty file: no header line") */
-        if (memchr(raw, '\r', rawlen)) {
-            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: a carriage return inside the line: line "
-                              "ends of CR alone (old Mac text) are not read; convert them to LF",
-                              path, lineno);
-            break;
-        }
         char *line = raw + strspn(raw, " \t");
         p = nl ? nl + 1 : raw + rawlen;
         if (!*line)

@@ -127,6 +127,25 @@ static int hparam(const char *yaml, char *text, const char *key, int digits, dou
     return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': not %s", yaml, line, key, what);
 }
 
+/* hparams.yaml's `len` bytes `text` read as lines of text: a NUL byte (the rest of its line
+ * would be read away: '16\0' as 16) and a CR inside a line (old Mac line ends: the file read
+ * as one line, its first key's value running on) refused, naming the line. */
+static int yaml_text(const char *yaml, const char *text, size_t len, mb_error *err)
+{
+    long line = 0;
+    int rc = MB_OK;
+    for (const char *c = text, *end = text + len; rc == MB_OK && c < end;) {
+        const char *nl = memchr(c, '\n', (size_t)(end - c)), *e = nl ? nl : end;
+        const char *nul = memchr(c, '\0', (size_t)(e - c));
+        line++;
+        if (nul)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: not text (a NUL byte)", yaml, line);
+        rc = mb_data_cr_inside(yaml, line, c, (size_t)(e - c), err);
+        c = e + 1;
+    }
+    return rc;
+}
+
 /* M, seed and lr of run i from the options and hparams.yaml. */
 static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_runs *r,
                        size_t i, mb_error *err)
@@ -138,13 +157,8 @@ static int run_hparams(const char *yaml, const mb_lightning_options *o, mb_fit_r
     if (stat(yaml, &st) == 0 && mb_data_read_file(yaml, &text, &len, &quiet) != MB_OK)
         return mb_error_set(err, MB_EIO, "%s", quiet.msg);
     double v;
-    long line = 1;
-    int rc = MB_OK;
-    const char *nul = text ? memchr(text, '\0', len) : NULL;
-    for (const char *c = text; nul && c < nul; c++)
-        line += *c == '\n';
-    if (nul) /* the rest of the line would be read away ('16\0' as 16) */
-        rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: not text (a NUL byte)", yaml, line);
+    long line = 0;
+    int rc = text ? yaml_text(yaml, text, len, err) : MB_OK;
     /* a key given twice with two values is a contradiction, not a choice (batch, seed, lr) */
     const char *keys[] = {o->batch_key, "seed", "lr", "learning_rate"};
     for (size_t k = 0; text && rc == MB_OK && k < 4; k++)

@@ -369,6 +369,8 @@ static int parse(parser *p, char *text, mb_error *err)
         if (nl)
             *nl = '\0';
         line++;
+        if ((rc = mb_data_cr_inside(p->path, line, s, strlen(s), err)) != MB_OK)
+            return rc; /* a CR alone read as a line end would end a comment: asked first */
         char *c = strpbrk(s, "#;");
         if (c)
             *c = '\0';

@@ -199,6 +199,11 @@ static void test_errors(void)
     bad("[net]\nchannels=1\nheight=8\nwidth=8\ngraph=tree\n[softmax]\n", 5, "graph 'tree'");
     /* softmax over a single value */
     bad(NET "[fc]\noutputs=1\n[softmax]\n", 7, "softmax");
+    /* line ends of CR alone (old Mac text) named as the CSV reader names them (campaign 32's
+     * P8: "malformed section header '[net]\rchannels=1...'"); CR LF line ends are read */
+    bad("[net]\rchannels=1\rheight=8\r", 1, "a carriage return inside the line: line ends of CR "
+        "alone (old Mac text) are not read; convert them to LF");
+    bad(NET "[fc]\noutputs=3\r[softmax]\n", 6, "a carriage return inside the line");
 
     mb_net_desc *d = NULL;
     mb_error err = {0};
@@ -206,6 +211,10 @@ static void test_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-net"));
     CU_ASSERT_EQUAL(mb_net_desc_read("/nonexistent/x.cfg", &d, &err), MB_EIO);
     CU_ASSERT_PTR_NULL(d);
+    CU_ASSERT_EQUAL(read_text("crlf.cfg", "[net]\r\nchannels=1\r\nheight=8\r\nwidth=8\r\n[fc]\r\n"
+                              "outputs=3 # three\r\n[softmax]\r\n", &d, &err), MB_OK);
+    CU_ASSERT_TRUE(d && d->n_layers == 2);
+    mb_net_desc_free(d);
 }
 
 /* Layer lists ([net] graph=none): ResNet-50's 53 convolutions with shapes from He et al. 2016

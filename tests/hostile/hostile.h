@@ -84,4 +84,16 @@ typedef struct hcase {
                 "$W/e || grep -m1 -o 'exiting improperly' $W/e | sed 's/^/mpirun: a rank /'; } >&2; " \
                 "exit $s"
 
+/* CMD run with the file PLACE (under $W, there before) a mount point: $W/b (holding "old")
+ * bind-mounted onto it, in a private mount namespace that ends with CMD (no mount is left
+ * behind; skipped with one line where none can be made: root with CAP_SYS_ADMIN). CMD is
+ * read by the inner sh in single quotes (D, W, E and T exported to it). Leaves CMD's status in
+ * s: 95 when PLACE changed, 96 when the mounted file was written (campaign 32's P6). */
+#define BIND_SKIP "{ echo 'skip: no bind mount here (unshare -m and mount --bind need "           \
+                  "CAP_SYS_ADMIN)' >&2; exit 77; }"
+#define BIND(PLACE, CMD) "printf old > $W/b && cp " PLACE " $W/was && { unshare -m true "          \
+    "2>/dev/null || " BIND_SKIP "; } && D=$D W=$W E=$E T=\"$T\" unshare -m sh -c 'mount "         \
+    "--bind $W/b " PLACE " 2>/dev/null || exit 77; " CMD "'; s=$?; [ $s = 77 ] && " BIND_SKIP "; " \
+    "cmp -s $W/was " PLACE " || s=95; [ \"$(cat $W/b)\" = old ] || s=96; "
+
 #endif /* MB_TEST_HOSTILE_H */
