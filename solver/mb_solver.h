@@ -135,6 +135,14 @@ int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path
 int mb_solver_check_scale_choice(const cJSON *scale, const char *key, const char *path,
                                  mb_error *err);
 
+/* scale.json as every reader of it checks it (mbplot report, mbopt validate --recommend, the
+ * figures mbplot tc, scale and amdahl draw from it; campaign 32's P3, P4: one reader took what
+ * another refused): its format, a rows array, the top-level values (lr > 0, target_loss,
+ * procs_available whole in [1, 2^53], enough_slack >= 0, each or null; flat's ranges in order)
+ * and `enough` and `best` (mb_solver_check_choice). MB_EFORMAT naming the field
+ * (scale_check.c). */
+int mb_solver_check_scale(const cJSON *scale, const char *path, mb_error *err);
+
 /* Reads the `model` object that `mbopt scale --json` writes (law, n_inf, a, b or alpha, gamma,
  * m_t, t0, comm and its parameters, m_lo, m_hi) back into the model structs; `path` is for
  * messages. range (may be NULL) gets [m_lo, m_hi], [NAN, NAN] when absent. */

@@ -1,4 +1,6 @@
-/* scale_check.c — whether scale.json's recommendation is the one its own rows give (campaign 31's
+/* scale_check.c — scale.json checked as every reader of it checks it (mbplot report, mbopt
+ * validate --recommend, mbplot tc/scale/amdahl: campaign 32's P3, P4), and whether its
+ * recommendation is the one its own rows give (campaign 31's
  * N5: m_opt 200 outside its row's searched range 16..128, m_run 36 beside m_opt 34.76 at P = 1,
  * `enough` at P = 2 where procs_available is 1 and P = 1 was faster, each drawn by mbplot report
  * and graded by mbopt validate --recommend as given). Every row's m_opt lies in its m_lo..m_hi;
@@ -8,11 +10,14 @@
  * the file's enough_slack.
  *
  * Not here: whether the rows are the model's optimum (mbplot report holds the model to the fits,
- * plots/match.c), the choice's own fields (mb_solver_check_choice, fits.c), reading the file.
+ * plots/match.c), the choice's own fields (mb_solver_check_choice, fits.c), reading the file,
+ * what a figure checks of the rows it draws (plots/figures.c).
  */
 #include "mb_solver.h"
 
+#include "../data/mb_format.h"
 #include "../data/mb_json.h"
+#include "../data/mb_parse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -121,4 +126,62 @@ int mb_solver_check_scale_choice(const cJSON *scale, const char *key, const char
                         "learners within enough_slack %g of the fastest, rows[%d] (P = %.0f, "
                         "T_C %.6g s)%s", path, procs, slack, best, mb_json_get(b, "procs"),
                         mb_json_get(b, "t_c_opt"), also);
+}
+
+/* scale.json's top-level values beside its rows (campaign 16, S8): the learning rate of the fit
+ * (> 0, or null: a fit of points records none), its target loss (a number, or null), the
+ * learners available (whole >= 1, or null),
+ * the slack of `enough` (>= 0) and the flat ranges ([lo, hi] in order: the M at the recommended
+ * P within `within` of its best, and the learner counts within it of the fastest). */
+static int scale_top(const cJSON *scale, const char *path, mb_error *err)
+{
+    double v, lo, hi;
+    int rc = mb_json_number_in(scale, "lr", path, "", 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO, 0,
+                               &v, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(scale, "target_loss", path, "", -MB_DATA_RANGE_MAX,
+                               MB_DATA_RANGE_MAX, 0, 0, &v, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(scale, "procs_available", path, "", 1, MB_DATA_RANGE_MAX,
+                               MB_JSON_WHOLE, 0, &v, err);
+    if (rc == MB_OK)
+        rc = mb_json_number_in(scale, "enough_slack", path, "", 0, 1e9, 0, 0, &v, err);
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(scale, "flat");
+    if (rc != MB_OK || !fl || cJSON_IsNull(fl))
+        return rc;
+    if (!cJSON_IsObject(fl))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'flat': not an object", path);
+    static const char *const ends[][2] = {{"m_lo", "m_hi"}, {"procs_lo", "procs_hi"}};
+    if ((rc = mb_json_number_in(fl, "within", path, "flat: ", 0, 1e9, 0, 0, &v, err)) != MB_OK ||
+        (rc = mb_json_number_in(fl, "procs", path, "flat: ", 1, MB_DATA_RANGE_MAX,
+                                MB_JSON_WHOLE, 0, &v, err)) != MB_OK)
+        return rc;
+    for (int i = 0; i < 2; i++) {
+        if ((rc = mb_json_number_in(fl, ends[i][0], path, "flat: ", i ? 1 : 0,
+                                    MB_DATA_RANGE_MAX, i ? MB_JSON_WHOLE : MB_JSON_ABOVE_LO, 0,
+                                    &lo, err)) != MB_OK ||
+            (rc = mb_json_number_in(fl, ends[i][1], path, "flat: ", i ? 1 : 0,
+                                    MB_DATA_RANGE_MAX, i ? MB_JSON_WHOLE : MB_JSON_ABOVE_LO, 0,
+                                    &hi, err)) != MB_OK)
+            return rc;
+        if (lo > hi)
+            return mb_error_set(err, MB_EFORMAT, "%s: fields 'flat.%s' and 'flat.%s' (%g, %g): "
+                                "not a range lo <= hi", path, ends[i][0], ends[i][1], lo, hi);
+    }
+    return MB_OK;
+}
+
+int mb_solver_check_scale(const cJSON *scale, const char *path, mb_error *err)
+{
+    int rc = mb_format_check_json(scale, path, MB_FORMAT_SCALE, err);
+    if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(scale, "rows")))
+        rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
+                          path);
+    if (rc == MB_OK)
+        rc = scale_top(scale, path, err);
+    if (rc == MB_OK)
+        rc = mb_solver_check_choice(scale, "enough", path, err);
+    if (rc == MB_OK)
+        rc = mb_solver_check_choice(scale, "best", path, err);
+    return rc;
 }
