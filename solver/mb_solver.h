@@ -119,7 +119,8 @@ int mb_solver_parse_cfit(const cJSON *root, const char *path, mb_update_time *t,
  * and whose m_opt (> 0, at most 2^53), t_c, speedup, efficiency and regime it repeats, with a
  * mini-batch of at least one sample a learner (its m_run, or m_opt rounded, >= procs), T_C > 0,
  * efficiency = speedup / procs (1 at P = 1) and a regime mbopt names. MB_EFORMAT naming the
- * field. Campaign 11's N11: an edited file recommended P = 99 learners, none of its rows. */
+ * field (scale_check.c). Campaign 11's N11: an edited file recommended P = 99 learners, none
+ * of its rows. */
 int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path, mb_error *err);
 
 /* The end of the note mbopt scale writes on a row it may not recommend (a P > 1 whose runs
