@@ -77,7 +77,9 @@ static int check_choice(const cJSON *r, const char *where, const algo_names *an,
 /* One row of `batches` (i): a whole M >= 1 not given before, `feasible` true or false; where
  * feasible, the time per update (> 0: a log axis), the memory used (>= 0 and at most the
  * device's bytes: campaign 31's N6 drew a feasible M at 10 times the device) and the model's
- * bytes (>= 0) and T_C (> 0 or null); where not, those may be null; the choice. */
+ * bytes (>= 0, at most the memory used, which is model plus workspace: campaign 32's P5 drew
+ * 0.85 MiB used beside a model of 0.98) and T_C (> 0 or null); where not, those may be null;
+ * the choice. */
 static int check_row(const cJSON *r, int i, double device, const algo_names *an,
                      const char *path, mb_error *err)
 {
@@ -85,7 +87,7 @@ static int check_row(const cJSON *r, int i, double device, const algo_names *an,
     snprintf(where, sizeof where, "batches[%d].", i);
     if (!cJSON_IsObject(r))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'batches[%d]': not an object", path, i);
-    double m, x;
+    double m, x, used;
     int rc = mb_plot_field(r, where, "batch", F_REQUIRED | F_POS | F_INT, path, &m, err);
     if (rc != MB_OK)
         return rc;
@@ -95,14 +97,19 @@ static int check_row(const cJSON *r, int i, double device, const algo_names *an,
                             f ? "not true or false" : "missing");
     const int need = cJSON_IsTrue(f) ? F_REQUIRED : F_NULL;
     if ((rc = mb_plot_field(r, where, "t_update", need | F_POS, path, &x, err)) ||
-        (rc = mb_plot_field(r, where, "mem_used", need | F_NONNEG, path, &x, err)))
+        (rc = mb_plot_field(r, where, "mem_used", need | F_NONNEG, path, &used, err)))
         return rc;
-    if (cJSON_IsTrue(f) && x > device)
+    if (cJSON_IsTrue(f) && used > device)
         return mb_error_set(err, MB_EFORMAT, "%s: field '%smem_used': %.6g MiB is above "
-                            "device_bytes %.6g MiB, but feasible is true", path, where, mib(x),
-                            mib(device));
-    if ((rc = mb_plot_field(r, where, "model_bytes", need | F_NONNEG, path, &x, err)) ||
-        (rc = mb_plot_field(r, where, "t_c", F_NULL | F_POS, path, &x, err)))
+                            "device_bytes %.6g MiB, but feasible is true", path, where,
+                            mib(used), mib(device));
+    if ((rc = mb_plot_field(r, where, "model_bytes", need | F_NONNEG, path, &x, err)))
+        return rc;
+    if (used < x) /* both numbers: mbopt conv writes model_bytes + workspace_bytes */
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%smem_used': %.6g MiB is below its "
+                            "model_bytes %.6g MiB (mem_used is model plus workspace)", path,
+                            where, mib(used), mib(x));
+    if ((rc = mb_plot_field(r, where, "t_c", F_NULL | F_POS, path, &x, err)))
         return rc;
     return check_choice(r, where, an, path, err);
 }

@@ -90,7 +90,8 @@ static int given_once(const cJSON *arr, const char *key, const char *path, const
     return MB_OK;
 }
 
-/* Reads a scale JSON: its rows array and model. */
+/* Reads a scale JSON: its rows array and model, the file checked as its every reader checks it
+ * (mb_solver_check_scale) beside what the figures draw of its rows. */
 static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law *law,
                       mb_update_time *t, mb_error *err)
 {
@@ -151,8 +152,13 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
             return rc;
         }
     }
-    rc = mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(*root, "model"), path, law, t, NULL,
-                              err);
+    /* the file as mbplot report and mbopt validate --recommend read it: its top-level values and
+     * recommendation, each row's m_opt in the range it was sought in (campaign 32's P4: tc drew
+     * an optimum at M = 200 of a row searched over 16..128) */
+    rc = mb_solver_check_scale(*root, path, err);
+    if (rc == MB_OK)
+        rc = mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(*root, "model"), path, law,
+                                  t, NULL, err);
     if (rc != MB_OK)
         cJSON_Delete(*root);
     return rc;

@@ -322,49 +322,6 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
     return rc;
 }
 
-/* scale.json's top-level values beside its rows (campaign 16, S8): the learning rate of the fit
- * (> 0, or null: a fit of points records none), its target loss (a number, or null), the
- * learners available (whole >= 1, or null),
- * the slack of `enough` (>= 0) and the flat ranges ([lo, hi] in order: the M at the recommended
- * P within `within` of its best, and the learner counts within it of the fastest). */
-static int check_scale_top(const cJSON *scale, const char *path, mb_error *err)
-{
-    double v, lo, hi;
-    int rc = mb_json_number_in(scale, "lr", path, "", 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO, 0,
-                               &v, err);
-    if (rc == MB_OK)
-        rc = mb_json_number_in(scale, "target_loss", path, "", -MB_DATA_RANGE_MAX,
-                               MB_DATA_RANGE_MAX, 0, 0, &v, err);
-    if (rc == MB_OK)
-        rc = mb_json_number_in(scale, "procs_available", path, "", 1, MB_DATA_RANGE_MAX,
-                               MB_JSON_WHOLE, 0, &v, err);
-    if (rc == MB_OK)
-        rc = mb_json_number_in(scale, "enough_slack", path, "", 0, 1e9, 0, 0, &v, err);
-    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(scale, "flat");
-    if (rc != MB_OK || !fl || cJSON_IsNull(fl))
-        return rc;
-    if (!cJSON_IsObject(fl))
-        return mb_error_set(err, MB_EFORMAT, "%s: field 'flat': not an object", path);
-    static const char *const ends[][2] = {{"m_lo", "m_hi"}, {"procs_lo", "procs_hi"}};
-    if ((rc = mb_json_number_in(fl, "within", path, "flat: ", 0, 1e9, 0, 0, &v, err)) != MB_OK ||
-        (rc = mb_json_number_in(fl, "procs", path, "flat: ", 1, MB_DATA_RANGE_MAX,
-                                MB_JSON_WHOLE, 0, &v, err)) != MB_OK)
-        return rc;
-    for (int i = 0; i < 2; i++) {
-        if ((rc = mb_json_number_in(fl, ends[i][0], path, "flat: ", i ? 1 : 0,
-                                    MB_DATA_RANGE_MAX, i ? MB_JSON_WHOLE : MB_JSON_ABOVE_LO, 0,
-                                    &lo, err)) != MB_OK ||
-            (rc = mb_json_number_in(fl, ends[i][1], path, "flat: ", i ? 1 : 0,
-                                    MB_DATA_RANGE_MAX, i ? MB_JSON_WHOLE : MB_JSON_ABOVE_LO, 0,
-                                    &hi, err)) != MB_OK)
-            return rc;
-        if (lo > hi)
-            return mb_error_set(err, MB_EFORMAT, "%s: fields 'flat.%s' and 'flat.%s' (%g, %g): "
-                                "not a range lo <= hi", path, ends[i][0], ends[i][1], lo, hi);
-    }
-    return MB_OK;
-}
-
 /* The run logs the report reads into *runs (globfree it): the CSV files of out_dir/runs, then
  * those of each folder under it (one folder per rate). */
 void mb_report_glob_runs(const char *out_dir, glob_t *runs)
@@ -533,16 +490,7 @@ int mb_report_inputs_read(const char *in_dir, const char *out_dir, mb_report_inp
     }
     rc = mb_json_read(path, &in->scale, err);
     if (rc == MB_OK)
-        rc = mb_format_check_json(in->scale, path, MB_FORMAT_SCALE, err);
-    if (rc == MB_OK && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(in->scale, "rows")))
-        rc = mb_error_set(err, MB_EFORMAT, "%s: no 'rows' array (is this mbopt scale --json?)",
-                          path);
-    if (rc == MB_OK)
-        rc = check_scale_top(in->scale, path, err);
-    if (rc == MB_OK)
-        rc = mb_solver_check_choice(in->scale, "enough", path, err);
-    if (rc == MB_OK)
-        rc = mb_solver_check_choice(in->scale, "best", path, err);
+        rc = mb_solver_check_scale(in->scale, path, err);
     if (rc == MB_OK)
         rc = check_settled(in->scale, path, err);
     if (rc == MB_OK)

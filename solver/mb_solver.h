@@ -119,7 +119,8 @@ int mb_solver_parse_cfit(const cJSON *root, const char *path, mb_update_time *t,
  * and whose m_opt (> 0, at most 2^53), t_c, speedup, efficiency and regime it repeats, with a
  * mini-batch of at least one sample a learner (its m_run, or m_opt rounded, >= procs), T_C > 0,
  * efficiency = speedup / procs (1 at P = 1) and a regime mbopt names. MB_EFORMAT naming the
- * field. Campaign 11's N11: an edited file recommended P = 99 learners, none of its rows. */
+ * field (scale_check.c). Campaign 11's N11: an edited file recommended P = 99 learners, none
+ * of its rows. */
 int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path, mb_error *err);
 
 /* The end of the note mbopt scale writes on a row it may not recommend (a P > 1 whose runs
@@ -134,6 +135,14 @@ int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path
  * field (campaign 31's N5). */
 int mb_solver_check_scale_choice(const cJSON *scale, const char *key, const char *path,
                                  mb_error *err);
+
+/* scale.json as every reader of it checks it (mbplot report, mbopt validate --recommend, the
+ * figures mbplot tc, scale and amdahl draw from it; campaign 32's P3, P4: one reader took what
+ * another refused): its format, a rows array, the top-level values (lr > 0, target_loss,
+ * procs_available whole in [1, 2^53], enough_slack >= 0, each or null; flat's ranges in order)
+ * and `enough` and `best` (mb_solver_check_choice). MB_EFORMAT naming the field
+ * (scale_check.c). */
+int mb_solver_check_scale(const cJSON *scale, const char *path, mb_error *err);
 
 /* Reads the `model` object that `mbopt scale --json` writes (law, n_inf, a, b or alpha, gamma,
  * m_t, t0, comm and its parameters, m_lo, m_hi) back into the model structs; `path` is for

@@ -774,12 +774,12 @@ static int recommendation_model(const model_opts *m, const cJSON *root, const ch
     return rc;
 }
 
-/* --recommend's file (campaign 16, S3): a scale file (its format), whose `enough` is one of its
- * rows as mbplot report checks it (mb_solver_check_choice: M > 0 at most 2^53, P whole >= 1),
- * and whose `lr`, when a number, is the rate of one of the --nfit fits, whose index goes to
- * *which (n_nfit where it names none: absent or null, or a model given by flags) and is selected
- * in m; its target and model are that fit's (recommendation_model); each refusal names the
- * field. */
+/* --recommend's file (campaign 16, S3): a scale file checked as mbplot report checks it
+ * (mb_solver_check_scale: its top-level values, procs_available among them, campaign 32's P3;
+ * `enough` and `best` rows of it, M > 0 at most 2^53, P whole >= 1), and whose `lr`, when a
+ * number, is the rate of one of the --nfit fits, whose index goes to *which (n_nfit where it
+ * names none: absent or null, or a model given by flags) and is selected in m; its target and
+ * model are that fit's (recommendation_model); each refusal names the field. */
 static int recommendation_read(model_opts *m, const char *path, double *m_rec, double *p_rec,
                                double *lr_rec, size_t *which, mb_error *err)
 {
@@ -788,12 +788,9 @@ static int recommendation_read(model_opts *m, const char *path, double *m_rec, d
         return MB_EIO;
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "enough");
     double lr = NAN;
-    int rc = mb_format_check_json(root, path, MB_FORMAT_SCALE, err);
+    int rc = mb_solver_check_scale(root, path, err); /* as mbplot report reads it */
     if (rc == MB_OK)
-        rc = mb_solver_check_choice(root, "enough", path, err);
-    if (rc == MB_OK)
-        rc = mb_json_number_in(root, "lr", path, "", 0, MB_DATA_RANGE_MAX, MB_JSON_ABOVE_LO, 0,
-                               &lr, err);
+        lr = mb_json_get(root, "lr"); /* > 0, or absent or null */
     *which = m->n_nfit; /* none: the model as it is */
     if (rc == MB_OK && !isnan(lr) && m->n_nfit > 0) {
         char rates[160] = "";
