@@ -116,7 +116,7 @@ int mb_out_commit(mb_out *o, struct mb_error *err);
 /* Waits for the end of the process when a caught SIGTERM, SIGINT or SIGHUP is ending it (its
  * handler has removed the temporaries; under mpirun it waits a moment before the process
  * ends); returns at once otherwise. For a writer about to change files outside mb_out (a
- * checkpoint's previous file moved aside to .prev), so that nothing is moved once the
+ * checkpoint's previous file kept as .prev), so that nothing is moved once the
  * temporaries are gone. */
 void mb_out_hold(void);
 

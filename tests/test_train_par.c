@@ -823,8 +823,9 @@ static void test_resume_threads(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "PATH.learners"));
     mb_test_run_free(&r);
     /* a job killed between its two writes: PATH still of update 10 beside PATH.learners of 20
-     * (then with no PATH.learners at all: killed after the old one was moved aside); the resume
-     * takes PATH.learners.prev, of PATH's update, and logs the straight run's rows */
+     * (then with no PATH.learners at all: killed after an older mbtrain, or one on a filesystem
+     * without hard links, moved the old one aside); the resume takes PATH.learners.prev, of
+     * PATH's update, and logs the straight run's rows */
     const char *c = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10 --algo sma --learners 2";
     for (int gone = 0; gone < 2; gone++) {
         mb_test_sh_ok(&r, "cd %s && mbtrain --net %s %s --max-updates 10 --checkpoint k.ck "
@@ -863,6 +864,29 @@ static void test_resume_threads(void)
         mb_table *a = read_log(pa), *b = read_log(pb);
         CU_ASSERT_FATAL(a && b);
         CU_ASSERT(same_losses(a, b, 1e-6));
+        mb_table_free(a);
+        mb_table_free(b);
+    }
+    /* an asynchronous job killed as it replaced PATH.learners, by an mbtrain that moved it to
+     * .prev first (campaign 32's A-B2: the resume could not open PATH.learners): its set is
+     * PATH.learners alone (no PATH), so .prev alone is its last whole set, of update 10; the
+     * resume takes it and logs the straight run's rows (one learner: deterministic) */
+    const char *ca = "--data " DATA " --batch 32 --lr 0.1 --eval-every 10 --algo downpour "
+                     "--learners 1 --optim momentum";
+    mb_test_sh_ok(&r, "cd %s && rm -f ka.ck* && mbtrain --net %s %s --max-updates 20 "
+                  "--checkpoint ka.ck --checkpoint-every 10 && ! test -e ka.ck && "
+                  "test -e ka.ck.learners.prev && rm ka.ck.learners && mbtrain --net %s %s "
+                  "--max-updates 40 --resume ka.ck --log t-downpour-ka.csv", dir, mlp, ca, mlp, ca);
+    mb_test_run_free(&r);
+    {
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/t-downpour-s.csv", dir);
+        snprintf(pb, sizeof pb, "%s/t-downpour-ka.csv", dir);
+        mb_table *a = read_log(pa), *b = read_log(pb);
+        CU_ASSERT_FATAL(a && b);
+        CU_ASSERT_EQUAL(mb_table_rows(b), 40);
+        CU_ASSERT(same_losses(a, b, 1e-6));
+        CU_ASSERT_PTR_NOT_NULL(mb_table_meta(b, "resumed_from"));
         mb_table_free(a);
         mb_table_free(b);
     }

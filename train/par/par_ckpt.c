@@ -27,12 +27,18 @@
  *
  * The set is not written in one step: the companions first (every part, then a barrier), then
  * PATH. A job killed between the two (a rank that dies ends the job at any moment) would leave
- * a new companion beside the old PATH; so each writer first moves the file it replaces to
- * NAME.prev (a companion that is a symbolic link: its target to TARGET.prev, the link kept, as
- * every output writes through links), and the reader takes whichever of the two is of PATH's update (a part on a node
- * that cannot see PATH: of the update rank 0 read there, broadcast). At every moment one of
- * them is: kill inside the write (the old set stands), after the move (.prev is PATH's), after
- * the new companion (.prev still is), after PATH (the new set).
+ * a new companion beside the old PATH; so each writer first keeps the file it replaces as
+ * NAME.prev (a hard link, the name keeping the file until the draft is renamed over it; a
+ * companion that is a symbolic link: its target as TARGET.prev, the link kept, as every output
+ * writes through links), and the reader takes whichever of the two is of PATH's update and
+ * wall time (a part on a node that cannot see PATH: of the update rank 0 read there,
+ * broadcast). At every moment one of them is: kill inside the write (the old set stands),
+ * after the link (both are PATH's), after the new companion (.prev still is), after PATH (the
+ * new set). A server algorithm writes no PATH: its set is PATH.learners alone, which the link
+ * keeps in place throughout; where the filesystem has no hard links the file is renamed to
+ * .prev (as before campaign 32's A-B2), a kill then leaves .prev alone, and the reader takes it
+ * as the last whole set. A .prev beside a missing companion that is of no whole set is refused
+ * in one line naming both.
  */
 #include "par_impl.h"
 #include "../../data/mb_output.h"
@@ -110,13 +116,31 @@ static int copy_to(const char *from, const char *q, mb_error *why)
     return we;
 }
 
-/* Moves the companion file `from` (the file a write of it reaches) aside to its .prev `q`,
- * which stays a symbolic link when it is one (campaign 25's V6: the link was replaced by the
- * file): renamed onto the end of q's chain, or copied there (through mb_out) where it is not a
- * regular file (a device: never renamed over) or on another filesystem. 0, or an errno (the
- * writer's line in *why where it gave one); ENOENT when there is no `from` (a first write). A
- * .prev link that cannot be followed or leads into no folder is refused before training
- * (mbtrain's companion_links). */
+/* Keeps the file `from` as `to` as well, `from` staying at its name until the draft is renamed
+ * over it: a hard link, onto `to` removed first (campaign 32's A-B2: `from` renamed to `to`
+ * left the name empty until the draft's rename, and a job killed there kept `to` alone, which
+ * an asynchronous job, whose set is PATH.learners alone, did not resume from); renamed where
+ * the filesystem has no hard links. 0, or an errno. */
+static int keep_as(const char *from, const char *to)
+{
+    if (unlink(to) != 0 && errno != ENOENT)
+        return errno;
+    if (link(from, to) == 0)
+        return 0;
+    int e = errno;
+    if (e != EPERM && e != ENOTSUP && e != EOPNOTSUPP && e != EMLINK && e != ENOSYS &&
+        e != EXDEV)
+        return e;
+    return rename(from, to) == 0 ? 0 : errno;
+}
+
+/* Keeps the companion file `from` (the file a write of it reaches) as its .prev `q`, which
+ * stays a symbolic link when it is one (campaign 25's V6: the link was replaced by the file):
+ * linked (keep_as) at the end of q's chain, or copied there (through mb_out) where it is not a
+ * regular file (a device: never renamed over) or on another filesystem; `from` stays until the
+ * draft replaces it. 0, or an errno (the writer's line in *why where it gave one); ENOENT when
+ * there is no `from` (a first write). A .prev link that cannot be followed or leads into no
+ * folder is refused before training (mbtrain's companion_links). */
 static int keep_prev(const char *from, const char *q, mb_error *why)
 {
     struct stat sb;
@@ -124,12 +148,12 @@ static int keep_prev(const char *from, const char *q, mb_error *why)
     if (access(from, F_OK) != 0)
         return errno;
     if (lstat(q, &sb) != 0 || !S_ISLNK(sb.st_mode))
-        return rename(from, q) == 0 ? 0 : errno;
+        return keep_as(from, q);
     if (mb_out_target(q, &t, why) != MB_OK)
         return EIO;
     int special = stat(t, &sb) == 0 && !S_ISREG(sb.st_mode), r = 0;
-    if (special || rename(from, t) != 0)
-        r = !special && errno != EXDEV ? errno : copy_to(from, q, why);
+    if (special || (r = keep_as(from, t)) != 0)
+        r = !special && r != EXDEV ? r : copy_to(from, q, why);
     if (r == ENOENT) { /* `from` is there: the folder the link leads into is not */
         mb_error_set(why, MB_EIO, "%s: a link into no folder (%s)", q, t);
         r = EIO;
@@ -251,13 +275,6 @@ static int main_run(const char *path, ckpt_run *run)
     free(b);
     fclose(f);
     return got;
-}
-
-/* The update of the single-learner checkpoint at PATH; -1 when it cannot be read. */
-static long main_updates(const char *path)
-{
-    ckpt_run run;
-    return main_run(path, &run) ? (long)run.updates : -1;
 }
 
 /* A companion that cannot be opened, where PATH is a checkpoint of one learner: it never had
@@ -440,6 +457,46 @@ static int read_one(const char *p, mb_par_ckpt_head *head, char **rows, uint64_t
     return rc;
 }
 
+/* 1 when the companion head `h` is of the set wanted: of update u and wall time wall (PATH's,
+ * where it was read: the two files of one checkpoint hold the same clock, so a .prev of another
+ * set at the same update is not taken; wall < 0: any) and of run run_id (0: any). */
+static int of_set(const mb_par_ckpt_head *h, long u, double wall, uint64_t run_id)
+{
+    return (u < 0 || h->updates == u) && (wall < 0 || h->wall_s == wall) &&
+           (run_id == 0 || h->run_id == run_id);
+}
+
+/* The line where neither the companion p (not there) nor its .prev q (read into *hq, rq, *eq)
+ * is of the set wanted: what is missing and what q is instead (u: PATH's update, or -1 where
+ * PATH gave none). */
+static int no_whole_set(mb_error *err, const char *path, const char *p, const char *q, int rq,
+                        const mb_error *eq, const mb_par_ckpt_head *hq, long u)
+{
+    char what[sizeof eq->msg + 96];
+    if (rq != MB_OK)
+        snprintf(what, sizeof what, "is not whole either (%s)", eq->msg);
+    else if (mb_par_algo_has_server(hq->algo))
+        snprintf(what, sizeof what, "is of run %016llx, not this job's",
+                 (unsigned long long)hq->run_id);
+    else if (u < 0)
+        snprintf(what, sizeof what, "is of a %s job, whose set is PATH and PATH.learners, and "
+                 "%s is not there or not whole", mb_par_algo_name(hq->algo), path);
+    else if (hq->updates == u)
+        snprintf(what, sizeof what, "is of update %lld of another checkpoint (another wall "
+                 "time) where %s is of update %ld", (long long)hq->updates, path, u);
+    else
+        snprintf(what, sizeof what, "is of update %lld where %s is of update %ld",
+                 (long long)hq->updates, path, u);
+    return mb_error_set(err, MB_EIO, "%s: not there, and %s %s: no whole checkpoint to resume "
+                        "(a parallel run's is PATH and PATH.learners of one update, a server "
+                        "algorithm's PATH.learners alone)", p, q, what);
+}
+
+/* The set is PATH and its companions (a lockstep algorithm's) or the companion alone (a server
+ * algorithm's: no PATH is written, and PATH.learners.prev is the set before): the companion p,
+ * unless it is not of PATH's update and wall time and its .prev q is, or unless p is not there
+ * (a job killed as it rotated them, where the filesystem has no hard links, or by an mbtrain
+ * before 32's A-B2) and q is a server algorithm's (or of PATH's update and wall time). */
 int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
                      mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, mb_error *err)
 {
@@ -449,18 +506,23 @@ int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto out;
     }
-    /* the file, unless it is not of the update wanted (PATH's) and its .prev is */
-    long u = want >= 0 ? (long)want : main_updates(path);
+    ckpt_run mr;
+    int has_main = want < 0 && main_run(path, &mr);
+    long u = want >= 0 ? (long)want : has_main ? (long)mr.updates : -1;
+    double wall = has_main ? mr.wall_s : -1;
     mb_par_ckpt_head hq;
     mb_error eq = {0};
     rc = read_one(p, head, rows, i, buf, err);
-    if (rc == MB_EIO && access(p, F_OK) != 0)
+    int gone = rc == MB_EIO && access(p, F_OK) != 0;
+    if (gone)
         rc = one_learner(path, rc, err);
-    int fits = rc == MB_OK && (u < 0 || head->updates == u) &&
-               (run_id == 0 || head->run_id == run_id);
-    if (u >= 0 && !fits) {
-        int rq = read_one(q, &hq, NULL, 0, NULL, &eq);
-        if (rq == MB_OK && hq.updates == u && (run_id == 0 || hq.run_id == run_id)) {
+    int fits = rc == MB_OK && of_set(head, u, wall, run_id);
+    if ((u >= 0 && !fits) || gone) {
+        int rq = read_one(q, &hq, NULL, 0, NULL, &eq), rq_gone = rq == MB_EIO &&
+                 access(q, F_OK) != 0;
+        int alone = rq == MB_OK && gone && mb_par_algo_has_server(hq.algo);
+        if (rq == MB_OK && (alone ? of_set(&hq, want >= 0 ? u : -1, -1, run_id)
+                                  : u >= 0 && of_set(&hq, u, wall, run_id))) {
             if (rows) {
                 free(*rows);
                 *rows = NULL;
@@ -478,6 +540,8 @@ int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
                               (unsigned long long)head->run_id, q,
                               rq == MB_OK ? "of another" : "is not there or not whole", u,
                               (unsigned long long)run_id);
+        } else if (gone && !rq_gone && rc == MB_EIO) {
+            rc = no_whole_set(err, path, p, q, rq, &eq, &hq, u);
         }
     }
 out:

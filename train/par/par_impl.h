@@ -76,8 +76,9 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
  * NUL-terminated; NULL to skip) and, when buf is not NULL, record i (of the job's numbering:
  * first .. first + learners - 1; MB_PAR_CKPT_ALL: every record of the file) into buf. Of the
  * file and its NAME.prev (a job killed between the writes), the one of update `want` and run
- * `run_id` is taken (want < 0: of PATH's update, read from PATH; run_id 0: any run); where
- * neither is, the message says which update and run each holds. MB_EFORMAT for a truncated,
+ * `run_id` is taken (want < 0: of PATH's update and wall time, read from PATH; run_id 0: any
+ * run), or NAME.prev where NAME is not there and it is a server algorithm's (whose set is the
+ * file alone); where neither is, the message says which update and run each holds. MB_EFORMAT for a truncated,
  * damaged (checksum) or foreign file, or values out of range (par_ckpt.c). */
 int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
                      mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, mb_error *err);
