@@ -20,6 +20,26 @@
 # train/backend/cuda/*.cu is built with nvcc when nvcc, cuDNN and cuBLAS are found (CUDA=0 turns
 # that off). tests/test_*.c are CUnit suites gathered into one runner.
 
+# A knob's own text is checked before make expands it: a $ in a value given on the command line
+# (or a knob's from the environment) would run its $(shell ...) when the value is first read,
+# even under make -n, before any check of the value (campaign 32's B3); so this comes first, before
+# NVCC's value is read below (campaign 33's D8). The knobs, one list (make run's check of unknown
+# names reads it too, so a new knob is in both or neither): every `NAME ?=` of the makefiles, and
+# those read without a default: BUILD (set by SAN below) and MBKIT_NETS (the NET check reads it
+# from the environment, as the commands do); make install's DESTDIR is checked for a $ as well.
+KNOB_NAMES := $(shell sed -n 's/^\([A-Z_][A-Z0-9_]*\) *?=.*/\1/p' Makefile run.mk frontends/torch/torch.mk 2>/dev/null) \
+              BUILD MBKIT_NETS
+DOLLAR := $$
+# MAKEFLAGS (or GNUMAKEFLAGS) from the environment is expanded by make itself before it reads
+# any makefile, so a $(shell ...) there has run by now and the knob it set holds what that printed
+# (MAKEFLAGS='LR=$(shell ...)' left LR empty): what make was handed ($(shell) sees make's own
+# environment) is refused with a $ in it, rather than run on (campaign 33's D8). A make that make
+# run starts hands on no $: its command line's were refused here first.
+ENV_MAKEFLAGS := $(shell printenv MAKEFLAGS; printenv GNUMAKEFLAGS)
+$(if $(findstring $(DOLLAR),$(ENV_MAKEFLAGS)),$(error MAKEFLAGS from the environment holds a $$: make expanded it before reading the Makefile, even under make -n (give make run's knobs on the command line)))
+DOLLAR_KNOB := $(firstword $(foreach v,$(.VARIABLES),$(if $(or $(filter command line,$(origin $(v))),$(and $(filter environment,$(origin $(v))),$(filter $(v),$(KNOB_NAMES) DESTDIR))),$(if $(findstring $(DOLLAR),$(value $(v))),$(v)))))
+$(if $(DOLLAR_KNOB),$(error $(DOLLAR_KNOB): a make run knob holds no $$ (make would expand it, even under make -n)))
+
 PREFIX  ?= /usr/local
 SAN     ?= 0
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
@@ -30,15 +50,6 @@ CUDA_LIBDIR := $(patsubst %/libcudart.so,%,$(firstword $(wildcard $(addsuffix /l
                $(CUDA_TOP)/lib64 $(CUDA_TOP)/targets/*/lib $(CUDA_TOP)/lib))))
 CUDA    ?= $(if $(CUDA_LIBDIR),1,0)
 OUT     ?= out
-# A knob's own text is checked before make expands it: a $ in a value given on the command line
-# (or a knob's from the environment) would run its $(shell ...) when the value is first read,
-# even under make -n, before any check of the value (campaign 32's B3). The knobs: every
-# `NAME ?=` of the makefiles, and the few set without a default.
-KNOB_NAMES := $(shell sed -n 's/^\([A-Z_][A-Z0-9_]*\) *?=.*/\1/p' Makefile run.mk frontends/torch/torch.mk 2>/dev/null) \
-              BUILD HOSTFILE FRONTEND
-DOLLAR := $$
-DOLLAR_KNOB := $(firstword $(foreach v,$(.VARIABLES),$(if $(or $(filter command line,$(origin $(v))),$(and $(filter environment,$(origin $(v))),$(filter $(v),$(KNOB_NAMES)))),$(if $(findstring $(DOLLAR),$(value $(v))),$(v)))))
-$(if $(DOLLAR_KNOB),$(error $(DOLLAR_KNOB): a make run knob holds no $$ (make would expand it, even under make -n)))
 # Numbers are written with a decimal point whatever the user's locale: every recipe runs in the C
 # locale, and every $(shell awk ...) says LC_ALL=C itself (make 4.3 does not pass exported
 # variables to $(shell)); Debian's mawk reads "0.02" as 0 under de_DE (campaign 31's A3)
@@ -57,6 +68,14 @@ HASH := \#
 OUT_CHARS := * ? [ ] { } ~ : % $(HASH)
 folder_knob = $(if $(call UNSAFE_IN,$($(1))),$(error $(1)=$($(1)): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))$(if $(filter-out 1,$(words $($(1)))),$(error $(1)=$($(1)): one folder name, without spaces))$(if $(strip $(foreach c,$(OUT_CHARS),$(findstring $(c),$($(1))))),$(error $(1)=$($(1)): a folder name without * ? [ ] { } ~ : % or $(HASH)))$(if $(filter -%,$($(1))),$(error $(1)=$($(1)): a folder name that does not start with - (write ./$($(1)))))
 $(call folder_knob,OUT)
+# A path knob (NET, DATA, HOSTFILE, the front end's TORCH_MODEL) is pasted into recipes as one
+# shell word: $(call path_knob,NAME,WHAT) refuses, naming NAME, a value of more than one word
+# (NET="a b.cfg": the commands read b.cfg as another argument; make's own functions split it too,
+# so HOSTFILE="h f" was "no such file" beside the file; campaign 33's D10), a shell pattern
+# character (* ? [ ]: the shell would put the names it matches in its place) or a leading # (the
+# shell would read the rest of the command as a comment). An empty value is left to the knob's
+# own check. The knob's quote characters are refused before it (UNSAFE_IN).
+path_knob = $(if $(filter-out 0 1,$(words $($(1)))),$(error $(1)=$($(1)): one $(2), without spaces))$(if $(strip $(foreach c,* ? [ ],$(findstring $(c),$($(1))))),$(error $(1)=$($(1)): a $(2) without * ? [ or ] (the shell would expand them in make run's commands)))$(if $(filter $(HASH)%,$($(1))),$(error $(1)=$($(1)): a $(2) that does not start with $(HASH) (write ./$($(1)))))
 
 # The CUDA backend (train/backend/cuda/) needs cuDNN and cuBLAS as well: their headers and libraries are
 # looked for next to the toolkit, then in Python's bundled NVIDIA packages (site-packages/nvidia/

@@ -110,6 +110,7 @@ SWEEP_RULE     = $(if $(CAL),--eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --le
 HOSTFILE     ?=
 # a hostfile that is not there, or names no slot, is one line naming it (not a PROCS of 1:)
 $(if $(call UNSAFE_IN,$(HOSTFILE)),$(error HOSTFILE=$(HOSTFILE): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
+$(call path_knob,HOSTFILE,file name)
 $(if $(HOSTFILE),$(if $(wildcard $(HOSTFILE)),,$(error HOSTFILE=$(HOSTFILE): no such file (Open MPI's hostfile: lines of "host slots=N"))))
 # a FIFO or a device would be read without end when make reads the Makefile
 $(if $(HOSTFILE),$(if $(shell test -f '$(HOSTFILE)' && echo y),,$(error HOSTFILE=$(HOSTFILE): not a regular file (Open MPI's hostfile: lines of "host slots=N"))))
@@ -165,7 +166,8 @@ NPROC        := $(if $(HOSTFILE),$(shell LC_ALL=C awk 'function no(why) { print 
                   function hex(s,   i, v) { for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; \
                     return v } \
                   /\r/ { no("holds a carriage return (a DOS file: write its line ends as a line feed alone)") } \
-                  !/^[ \t]*(\#|$$)/ { h = tolower($$1); \
+                  { sub(/\#.*/, "") } \
+                  NF { h = tolower($$1); \
                     if (v6(h)) { h = canon6(h); \
                       if (h ~ /^0:0:0:0:0:ffff:[0-9a-f]+:[0-9a-f]+$$/) { split(h, a, ":"); x = hex(a[7]); y = hex(a[8]); \
                         h = int(x / 256) "." x % 256 "." int(y / 256) "." y % 256 } \
@@ -209,6 +211,10 @@ stage = mkdir -p $(OUT)/logs && rm -f $(OUT)/logs/$(1).cmd && export $(RUN_PATH)
 FRONTEND ?= c
 $(if $(and $(filter 1,$(words $(FRONTEND))),$(filter c torch,$(FRONTEND))),,$(error FRONTEND=$(FRONTEND): c (mbkit's trainer) or torch (the PyTorch front end), one word))
 run: run-$(FRONTEND)
+# make run-c and make run-torch name their front end: a FRONTEND given for the other would be
+# ignored without a word (make run-torch FRONTEND=c ran the torch pipeline; campaign 33's D9)
+GOAL_FRONTEND := $(firstword $(filter-out $(FRONTEND),$(patsubst run-%,%,$(filter run-c run-torch,$(MAKECMDGOALS)))))
+$(if $(and $(call GIVEN,FRONTEND),$(GOAL_FRONTEND)),$(error FRONTEND=$(FRONTEND): make run-$(GOAL_FRONTEND) is the $(if $(filter c,$(GOAL_FRONTEND)),C,torch) front end (make run FRONTEND=$(FRONTEND), or leave FRONTEND out)))
 
 # make -n runs a recipe line that holds $(MAKE) (the pipeline, itself dry): the summary after it
 # reads files a dry run never wrote, so under -n it stops there (campaign 17's M5: grep's
@@ -339,6 +345,11 @@ SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_
   TORCH_TARGET TORCH_EVAL_FRAC TORCH_MAX_UPDATES TORCH_HOLDOUT_SEEDS TORCH_PYTHON BACKEND DEVICE
 QUOTED_KNOB := $(firstword $(foreach k,$(SHELL_KNOBS),$(if $(call UNSAFE_IN,$($(k))),$(k))))
 $(if $(QUOTED_KNOB),$(error $(QUOTED_KNOB)=$($(QUOTED_KNOB)): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
+# NET and DATA are pasted into the stages' commands as one word each (the Makefile's path_knob)
+$(call path_knob,NET,file name)$(call path_knob,DATA,name or folder)
+# every knob checked here for quotes is checked for a $ first (the Makefile's KNOB_NAMES): one
+# outside that list was refused a quote but not a $ from the environment (campaign 33's D8)
+$(if $(filter-out $(KNOB_NAMES),$(SHELL_KNOBS)),$(error run.mk: $(filter-out $(KNOB_NAMES),$(SHELL_KNOBS)) in SHELL_KNOBS but not in the Makefile's KNOB_NAMES (give it a ?= line, or add it there)))
 # checked where the pipeline runs, or FINAL_LOSS is given (the default's calibration is no
 # reason to refuse `make clean CAL_SEEDS=x`: campaign 22's Q12)
 $(if $(and $(CAL),$(or $(RUN_GOALS),$(call GIVEN,FINAL_LOSS))),$(if $(strip $(CAL_KNOB_ERROR)),$(error $(CAL_KNOB_ERROR))))
@@ -694,11 +705,11 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
     if (m == "" && path && system("test -e " sh(f)) != 0) m = "NET=" net ": no such file"; \
     if (m == "") m = netfile(f); \
     if (m != "") print m }')
-# A variable on make run's command line that is none of its knobs (their ?= lines, here, in the
-# Makefile and in frontends/torch/torch.mk, and BUILD, MBKIT_NETS) would be ignored without a word, and the run
+# A variable on make run's command line that is none of its knobs (the Makefile's KNOB_NAMES: their
+# ?= lines, here, in the Makefile and in frontends/torch/torch.mk, and BUILD, MBKIT_NETS) would be ignored without a word, and the run
 # would answer another question than the one asked: TARGET_LOS=0.4 trains to 0.5, BACKEND=cuda
 # on the CPU (campaign 16's minor). One line naming it, exit 2, before anything runs.
-RUN_KNOB_NAMES := $(shell sed -n 's/^\([A-Z_][A-Z0-9_]*\) *?=.*/\1/p' Makefile run.mk frontends/torch/torch.mk 2>/dev/null) BUILD MBKIT_NETS
+RUN_KNOB_NAMES := $(KNOB_NAMES)
 UNKNOWN_KNOB := $(firstword $(filter-out $(RUN_KNOB_NAMES),$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))))
 # The hint fits the name (campaign 24's K042: MBKIT_MPI_START_WAIT got the GPU one): a GPU's
 # for a name of a GPU, the environment's for the commands' MBKIT_ variables.

@@ -1512,6 +1512,62 @@ static void test_run_knobs(void)
     CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
 #endif
     mb_test_run_free(&r);
+    /* campaign 33's D8: a $ in a knob from the environment that only make run reads
+     * (MBKIT_NETS), in NVCC (read before the check), in make install's DESTDIR; MAKEFLAGS from
+     * the environment, which make expands before it reads the Makefile (its $(shell ...) cannot
+     * be kept from running: what it set is refused, not run on). D9: a FRONTEND given against
+     * the goal's own front end. D10: a path knob of more than one word, a shell pattern or a
+     * leading # (the recipes paste it as one word: NET="a b.cfg" passed, HOSTFILE="h f" was "no
+     * such file" beside the file); the files are there, so only the name is refused */
+    static const struct {
+        const char *env, *goal, *knobs, *needle;
+    } c33[] = {
+        {"MBKIT_NETS='$(shell touch k9-ran)'", "run", "", "MBKIT_NETS: a make run knob holds no $"},
+        {"", "run", "'NVCC=$(shell touch k9-ran)'", "NVCC: a make run knob holds no $"},
+        {"DESTDIR='$(shell touch k9-ran)'", "install", "", "DESTDIR: a make run knob holds no $"},
+        {"MAKEFLAGS='LR=$(shell echo 0.02)'", "run", "", "MAKEFLAGS from the environment holds a "
+                                                        "$: make expanded it before reading"},
+        {"GNUMAKEFLAGS='LR=$(shell echo 0.02)'", "run", "", "MAKEFLAGS from the environment holds"},
+        {"", "run-torch", "FRONTEND=c", "FRONTEND=c: make run-torch is the torch front end (make "
+                                        "run FRONTEND=c, or leave FRONTEND out)"},
+        {"FRONTEND=torch", "run-c", "", "FRONTEND=torch: make run-c is the C front end"},
+        {"", "run", "\"NET=$D/a b.cfg\"", "/a b.cfg: one file name, without spaces"},
+        {"", "run", "FRONTEND=torch \"TORCH_MODEL=$D/m b.py\"", "/m b.py: one file name, without "
+                                                               "spaces"},
+        {"", "run", "\"HOSTFILE=$D/h f\"", "/h f: one file name, without spaces"},
+        {"", "run", "\"DATA=$D/d x\"", "/d x: one name or folder, without spaces"},
+        {"", "run", "\"NET=$D/a*.cfg\"", "/a*.cfg: a file name without * ? [ or ] (the shell would"},
+        {"", "run", "'NET=#x.cfg'", "NET=#x.cfg: a file name that does not start with #"},
+    };
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "D='%s'; cp %s/data/nets/lenet5.cfg \"$D/a b.cfg\" && "
+                                           "cp %s/frontends/torch/examples/fashion_cnn.py \"$D/m "
+                                           "b.py\" && printf 'localhost slots=2\\n' > \"$D/h f\" "
+                                           "&& mkdir \"$D/d x\"",
+                                       dir, MB_TEST_SRC, MB_TEST_SRC));
+    mb_test_run_free(&r);
+    for (size_t i = 0; i < sizeof c33 / sizeof c33[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; %s timeout 60 make -s -n %s %s OUT=$D/a %s",
+                                         dir, c33[i].env, c33[i].goal, MB_TEST_MAKE_ARGS,
+                                         c33[i].knobs), 0);
+        int ok = r.status == 2 && strstr(r.err, c33[i].needle) && mb_test_lines(r.err) == 1;
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  %s make %s %s: status %d: %s", c33[i].env, c33[i].goal,
+                        c33[i].knobs, r.status, r.err);
+        mb_test_run_free(&r);
+    }
+    CU_ASSERT_EQUAL(access("k9-ran", F_OK), -1);
+    /* D10: a # after a hostfile line's fields is a comment, as Open MPI reads it (mpirun ran
+     * with "localhost slots=2 # the box", make run refused it) */
+    mb_test_write(path, sizeof path, dir, "hf_note", "localhost slots=2 # the box\n# end\n"
+                                                     "n1 slots=3# a third\n");
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a "
+                                         "HOSTFILE=$D/hf_note", dir, MB_TEST_MAKE_ARGS), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--procs 1:5"));
+    if (r.status != 0)
+        fprintf(stderr, "\n  make run HOSTFILE=hf_note: status %d: %s", r.status, r.err);
+    mb_test_run_free(&r);
     mb_test_rmdir(dir);
 }
 

@@ -41,6 +41,9 @@ TORCH_OUT      ?= $(if $(filter command line,$(origin OUT)),$(OUT),out/torch)
 # checked as OUT is (the main Makefile's folder_knob): it is pasted into recipes too, one of them
 # a $(MAKE) line that runs even under make -n (campaign 31's A6)
 $(call folder_knob,TORCH_OUT)
+# TORCH_MODEL is pasted into the stages' commands as one word (the Makefile's path_knob: a space
+# passed the check and split the path there; campaign 33's D10)
+$(call path_knob,TORCH_MODEL,file name)
 
 # The knobs above, checked when make reads the Makefile as make run's are (the main Makefile's
 # KNOB_AWK; a quote in one is refused there first): a bad value is one line naming it, exit 2.
