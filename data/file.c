@@ -16,11 +16,13 @@
  * file may hold MB_DATA_FILE_MAX bytes, a device or pipe, which has no size, is read up to
  * MB_DATA_STREAM_MAX (/dev/zero is refused, not read until memory runs out).
  *
- * Temporary names carry the writing process's id ("PATH.tmp.PID.XXXXXX"): a write killed
- * half-way (kill -9, a crash, a power cut) leaves its temporary behind, and the next write to
- * the same path removes every temporary of it whose process is gone. SIGTERM, SIGINT and SIGHUP
- * can be caught: from mb_cli_start on, a handler removes the temporaries open (a fixed record,
- * written by mb_out_open and cleared at the commit or abort), says one line ("mbtrain:
+ * Temporary names carry the writing process's id ("PATH.tmp.PID.XXXXXX"; a name whose
+ * temporary's would pass the folder's limit on names, 255 bytes, is cut short before the
+ * suffix): a write killed half-way (kill -9, a crash, a power cut) leaves its temporary behind,
+ * and the next write to the same path removes every temporary of it whose process is gone.
+ * SIGTERM, SIGINT and SIGHUP can be caught: from mb_cli_start on, a handler removes the
+ * temporaries open (a fixed record, written by mb_out_open and cleared at the commit or
+ * abort), says one line ("mbtrain:
  * interrupted (SIGTERM): nothing half-written"; none under mpirun, which ends the other ranks
  * by SIGTERM when one fails and says itself how a signal ended the job) and ends the process
  * by the signal (exit 128 + N), as before (campaign 29's A4: a checkpoint's temporary was left
@@ -456,8 +458,11 @@ int mb_cli_start(void)
     mb_error err = {0};
     /* a write to a pipe or FIFO whose reader has gone returns EPIPE, said as any write error
      * (exit 1, the temporaries removed), rather than killing the command unsaid (campaign 27's
-     * X1: exit 141, *.tmp.* left); a child spawned (gnuplot) gets the default back */
+     * X1: exit 141, *.tmp.* left); a write past the file size limit (ulimit -f) likewise
+     * returns EFBIG, "PATH: write error: File too large" (campaign 33's D1: exit 153 by
+     * SIGXFSZ, no line, the temporary left); a child spawned (gnuplot) gets both defaults back */
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
     out_signals_install(); /* a caught signal removes the temporaries open (campaign 29's A4) */
     /* checked once, before any input opens or MPI starts, under mpirun or not (campaign 21's
      * N2: a bad MBKIT_MPI_START_WAIT was said by every rank, and without mpirun not at all) */
@@ -498,9 +503,50 @@ int mb_cli_exit(int status)
 
 /* ---- temporary names and their clean-up ---------------------------------------------------- */
 
+/* The most bytes one name in the folder of `path` may hold: pathconf's _PC_NAME_MAX of the
+ * folder, NAME_MAX (255) where it cannot be asked (a folder not there). */
+static long name_max_of(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    errno = 0;
+    long m = pathconf(dir, _PC_NAME_MAX);
+    return m > 0 ? m : NAME_MAX;
+}
+
+/* The most bytes a temporary's name beside `path` may have: what a name in its folder may
+ * hold, less where the whole path would pass PATH_MAX (a folder of 4,000 bytes). */
+static long temp_cap(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const long dlen = slash ? (long)(slash - path) + 1 : 0, max = name_max_of(path);
+    return PATH_MAX - 1 - dlen < max ? PATH_MAX - 1 - dlen : max;
+}
+
+/* How many bytes of the name `base` (blen bytes) a temporary of it keeps before its suffix of
+ * slen bytes (".tmp.PID.XXXXXX") where its name may hold `max` (temp_cap): all of it when the
+ * two fit (the usual case), else as many as fit, cut back to the start of a UTF-8 character
+ * (campaign 33's D7: a legal name of 240 bytes was refused, its temporary's 259 too long). */
+static size_t temp_keep(const char *base, size_t blen, size_t slen, long max)
+{
+    if ((long)(blen + slen) <= max)
+        return blen;
+    size_t keep = max > (long)slen + 1 ? (size_t)max - slen : 1;
+    while (keep > 1 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+        keep--;
+    return keep;
+}
+
 /* Removes "PATH.tmp.PID.XXXXXX" files whose process PID no longer runs (and the pid-less
- * "PATH.tmp.XXXXXX" of earlier versions): what a killed write left. Best effort: a folder that
- * cannot be listed is left as it is. */
+ * "PATH.tmp.XXXXXX" of earlier versions): what a killed write left. A name too long for its
+ * temporary's is cut (temp_keep): a cut temporary is one whose stem is the start of PATH's name
+ * just where temp_keep cuts it for that PID's suffix (two names alike in their first 230 bytes
+ * share their cut temporaries: a dead process's are removed by a write to either). Best
+ * effort: a folder that cannot be listed is left as it is. */
 static void remove_stale(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -511,23 +557,40 @@ static void remove_stale(const char *path)
         return;
     memcpy(dir, path, dlen);
     dir[dlen] = '\0';
+    const long max = temp_cap(path);
     DIR *d = opendir(dlen ? dir : ".");
     if (!d)
         return;
     struct dirent *e;
     while ((e = readdir(d))) {
         const char *s = e->d_name;
-        if (strncmp(s, base, blen) != 0 || strncmp(s + blen, ".tmp.", 5) != 0)
+        size_t n = strlen(s), k = n;
+        /* from the end: ".tmp." PID "." and six characters, or the old ".tmp." and six */
+        if (n < 12 || strchr(s + n - 6, '.'))
             continue;
-        s += blen + 5;
-        char *end;
-        long pid = strtol(s, &end, 10);
-        int stale;
-        if (end != s && *end == '.' && strlen(end + 1) == 6 && pid > 0)
-            stale = kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-        else
-            stale = strlen(s) == 6; /* the old name, without a process id */
-        if (!stale)
+        k = n - 6;
+        int old = k >= 5 && strncmp(s + k - 5, ".tmp.", 5) == 0;
+        size_t stem = 0;
+        long pid = 0;
+        if (s[k - 1] == '.') {
+            size_t q = k - 1;
+            while (q > 0 && s[q - 1] >= '0' && s[q - 1] <= '9')
+                q--;
+            if (q < k - 1 && k - 1 - q <= 9 && q >= 5 && strncmp(s + q - 5, ".tmp.", 5) == 0 &&
+                s[q] != '0') {
+                stem = q - 5;
+                pid = strtol(s + q, NULL, 10);
+                old = 0;
+            }
+        }
+        if (old)
+            stem = k - 5;
+        if (!old && pid <= 0)
+            continue;
+        int ours = stem == blen && strncmp(s, base, blen) == 0;
+        if (!ours && !old && stem < blen && strncmp(s, base, stem) == 0)
+            ours = temp_keep(base, blen, n - stem, max) == stem;
+        if (!ours || (!old && !(kill((pid_t)pid, 0) != 0 && errno == ESRCH)))
             continue;
         char full[4096 + 256];
         snprintf(full, sizeof full, "%s%s", dir, e->d_name);
@@ -730,6 +793,32 @@ static int replace_refused(const char *target, const char **what)
     return e;
 }
 
+/* Whether `target`, what a write to `path` reaches, has a name its folder can hold: MB_OK, or
+ * MB_EIO naming `path` (its temporary always fits then: temp_keep). */
+static int name_fits(const char *path, const char *target, mb_error *err)
+{
+    const char *slash = strrchr(target, '/');
+    const size_t len = strlen(slash ? slash + 1 : target);
+    const long max = name_max_of(target);
+    if ((long)len <= max)
+        return MB_OK;
+    return mb_error_set(err, MB_EIO, "%s: cannot write: %s (a name of %zu bytes, more than the "
+                        "%ld its folder holds)", path, strerror(ENAMETOOLONG), len, max);
+}
+
+int mb_out_name_check(const char *path, mb_error *err)
+{
+    if (strcmp(path, "-") == 0)
+        return MB_OK;
+    char *target;
+    int rc = target_of(path, &target, err);
+    if (rc != MB_OK)
+        return rc;
+    rc = name_fits(path, target, err);
+    free(target);
+    return rc;
+}
+
 /* mb_out_mktemp's temporary, not recorded: mb_out_open records it with its slot, mb_out_check
  * removes it at once. A target that could not be replaced (replace_refused) gets none. */
 static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
@@ -750,14 +839,23 @@ static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
                                    strerror(e))
                     : mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(e));
     }
+    if ((rc = name_fits(path, target, err)) != MB_OK) {
+        free(target);
+        return rc;
+    }
     remove_stale(target);
-    size_t n = strlen(target) + 48;
+    char suffix[48];
+    const int slen = snprintf(suffix, sizeof suffix, ".tmp.%ld.XXXXXX", (long)getpid());
+    const char *slash = strrchr(target, '/');
+    const size_t dlen = slash ? (size_t)(slash - target) + 1 : 0, blen = strlen(target) - dlen;
+    const size_t keep = temp_keep(target + dlen, blen, (size_t)slen, temp_cap(target));
+    size_t n = dlen + keep + (size_t)slen + 1;
     char *t = malloc(n);
     if (!t) {
         free(target);
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
     }
-    snprintf(t, n, "%s.tmp.%ld.XXXXXX", target, (long)getpid());
+    snprintf(t, n, "%.*s%s", (int)(dlen + keep), target, suffix);
     free(target);
     int f = mkstemp(t);
     if (f < 0) {
@@ -909,6 +1007,11 @@ static int out_fail(mb_out *o, const char *path, const char *what, int e, mb_err
         stdout_reported = 1;
     mb_out_abort(o);
     return mb_error_set(err, MB_EIO, "%s: %s%s%s", p, what, e ? ": " : "", e ? strerror(e) : "");
+}
+
+int mb_out_write_failed(mb_out *o, int e, mb_error *err)
+{
+    return out_fail(o, o->path, "write error", e ? e : EIO, err);
 }
 
 /* Opens an existing device, FIFO or socket for writing (no O_CREAT: it exists; O_TRUNC is

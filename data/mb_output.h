@@ -77,9 +77,10 @@ int mb_data_path_extends(const char *path, const char *stem, char *rest, size_t 
 int mb_data_in_folder(const char *path, const char *dir, const char *suffix);
 
 /* The one output writer every command uses. A regular file, or a path that does not exist yet,
- * is written to a temporary file beside it ("PATH.tmp.PID.XXXXXX") and appears at `path` only
- * when committed; a symbolic link is written through (the temporary beside its target, renamed
- * onto the target). Anything else that exists at `path` (a device, a FIFO, a socket) and "-"
+ * is written to a temporary file beside it ("PATH.tmp.PID.XXXXXX", PATH's name cut short where
+ * the whole would be longer than a name in its folder may be: whenever the name fits, its
+ * temporary does) and appears at `path` only when committed; a symbolic link is written
+ * through (the temporary beside its target, renamed onto the target). Anything else that exists at `path` (a device, a FIFO, a socket) and "-"
  * (standard output) is written directly and never renamed over; a FIFO waits for a reader at
  * most as long as an input FIFO waits for a writer (MBKIT_FIFO_WAIT), then is MB_EIO "PATH: a
  * FIFO with no reader after N s", never a hang. Temporaries that a killed
@@ -108,10 +109,22 @@ int mb_out_open(mb_out *o, const char *path, struct mb_error *err);
  * `path` otherwise. */
 int mb_out_check(const char *path, struct mb_error *err);
 
+/* Whether the name a write to `path` reaches (its link chain followed) fits its folder
+ * (pathconf's _PC_NAME_MAX, else 255): MB_OK, or MB_EIO "PATH: cannot write: File name too long
+ * (a name of 258 bytes, more than the 255 its folder holds)". mb_out_open and mb_out_check ask
+ * it; a writer asks it before any work of the names it will write only later (a checkpoint's
+ * companions and their .prev). */
+int mb_out_name_check(const char *path, struct mb_error *err);
+
 /* Flushes and closes, then renames into place (atomic outputs). On any write or close error
  * the temporary file is removed and MB_EIO returned ("PATH: write error: REASON"): the final
  * path is never left half-written (a direct write may be, and says so the same way). */
 int mb_out_commit(mb_out *o, struct mb_error *err);
+
+/* A write into o->f that failed with errno `e` (0: not known, said as EIO), seen by its writer
+ * before the commit: the temporary removed (mb_out_abort) and MB_EIO "PATH: write error:
+ * REASON", the line mb_out_commit gives ("c: write error: File too large" past ulimit -f). */
+int mb_out_write_failed(mb_out *o, int e, struct mb_error *err);
 
 /* Waits for the end of the process when a caught SIGTERM, SIGINT or SIGHUP is ending it (its
  * handler has removed the temporaries; under mpirun it waits a moment before the process

@@ -194,11 +194,13 @@ static int run_gnuplot(const char *prog, const char *script, const char *errpath
     posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     char *argv[] = {(char *)prog, (char *)script, NULL};
     pid_t pid;
-    posix_spawnattr_t at; /* SIGPIPE as by default: the command ignores it (mb_cli_start) */
+    posix_spawnattr_t at; /* SIGPIPE and SIGXFSZ as by default: the command ignores them
+                             (mb_cli_start) */
     sigset_t pipe;
     posix_spawnattr_init(&at);
     sigemptyset(&pipe);
     sigaddset(&pipe, SIGPIPE);
+    sigaddset(&pipe, SIGXFSZ);
     posix_spawnattr_setsigdefault(&at, &pipe);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
     int rc = mb_out_spawn(&pid, prog, &fa, &at, argv);

@@ -20,11 +20,13 @@
 
 /* ---- mbprobe conv ------------------------------------------------------------------------------ */
 
-/* The default cache file: $XDG_CACHE_HOME/mbkit/conv.csv, else ~/.cache/mbkit/conv.csv. */
+/* The default cache file: $XDG_CACHE_HOME/mbkit/conv.csv, else ~/.cache/mbkit/conv.csv. A
+ * relative XDG_CACHE_HOME is ignored, as the XDG base directory specification says (campaign
+ * 33's D16: `XDG_CACHE_HOME=rel` wrote rel/mbkit/conv.csv under whatever folder it ran in). */
 static int default_cache(char *buf, size_t n)
 {
     const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (x && *x)
+    if (x && *x == '/')
         return snprintf(buf, n, "%s/mbkit/conv.csv", x) < (int)n;
     if (home && *home)
         return snprintf(buf, n, "%s/.cache/mbkit/conv.csv", home) < (int)n;

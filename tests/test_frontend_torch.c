@@ -651,6 +651,10 @@ static const struct good {
      "[ $(grep -c '^# lr=' e*/tiny-momentum-b8-s0.csv) = 1 ] && "
      "grep -q '^# command=mbkit_torch runs .* --log-dir e\\\\t\\\\n# lr=9$' "
      "e*/tiny-momentum-b8-s0.csv"},
+    /* campaign 33's D7: a legal name of 240 bytes was refused "File name too long" (its
+     * temporary's PATH.tmp.PID.XXXXXXXX was past 255: cut to fit now, as mbkit's C writer's) */
+    {":", PB "-o $(printf 'a%.0s' $(seq 240))",
+     "grep -q '^cpu,tiny,8,' $(printf 'a%.0s' $(seq 240)) && [ $(ls | grep -c tmp) = 0 ]"},
 };
 
 static void test_hostile(void)

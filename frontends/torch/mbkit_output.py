@@ -8,6 +8,7 @@ standard output. Used by mbkit_torch.py.
 
 import errno
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -58,6 +59,29 @@ def fifo_wait():
     return v if 0 <= v <= 3600 else None
 
 
+TEMP_RANDOM = 8          # tempfile.mkstemp's random characters after the prefix
+
+
+def name_max(folder):
+    """The most bytes one name in folder may hold (pathconf's PC_NAME_MAX, else 255)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+def temp_keep(b, slen, cap):
+    """How many bytes of the name b (bytes) a temporary keeps before its suffix of slen bytes
+    where names hold cap (data/file.c's temp_keep): all, or as many as fit, cut back to the
+    start of a UTF-8 character (campaign 33's D7: a 240-byte name was refused)."""
+    if len(b) + slen <= cap:
+        return len(b)
+    keep = cap - slen if cap > slen + 1 else 1
+    while keep > 1 and (b[keep] & 0xC0) == 0x80:
+        keep -= 1
+    return keep
+
+
 class Output:
     """One output, checked when made (before any work) and written whole by write() (data/
     file.c's mb_out, docs/commands.md "Conventions"): a regular file or a new path goes to
@@ -87,30 +111,40 @@ class Output:
         d = os.path.dirname(self.target)
         if not os.path.isdir(d):
             raise Fail(f"{path}: cannot write: no such folder '{d}'")
+        n, cap = len(os.fsencode(os.path.basename(self.target))), name_max(d)
+        if n > cap:  # the temporary's name is cut to fit (temp_keep), this one cannot be
+            raise Fail(f"{path}: cannot write: {os.strerror(errno.ENAMETOOLONG)} (a name of "
+                       f"{n} bytes, more than the {cap} its folder holds)")
         os.close(self._mktemp())  # the folder takes a new file: checked now, not after work
         os.unlink(self.tmp)
         self.tmp = None
 
     def _mktemp(self):
+        d, base = os.path.split(self.target)
+        b, pre = os.fsencode(base), f".tmp.{os.getpid()}."
+        keep = temp_keep(b, len(pre) + TEMP_RANDOM, name_max(d))
         try:
-            fd, self.tmp = tempfile.mkstemp(
-                prefix=os.path.basename(self.target) + f".tmp.{os.getpid()}.",
-                dir=os.path.dirname(self.target))
+            fd, self.tmp = tempfile.mkstemp(prefix=os.fsdecode(b[:keep]) + pre, dir=d)
         except OSError as e:
             raise Fail(f"{self.path}: cannot write: {e.strerror}")
         return fd
 
     def _remove_stale(self):
-        """Temporaries PATH.tmp.PID.* whose process is gone (a write killed half-way)."""
+        """Temporaries PATH.tmp.PID.* whose process is gone (a write killed half-way); PATH's
+        name cut where a temporary of that process would cut it (temp_keep) counts too."""
         d, base = os.path.split(self.target)
-        pre = base + ".tmp."
+        b, cap = os.fsencode(base), name_max(d)
         try:
-            names = [n for n in os.listdir(d) if n.startswith(pre)]
+            names = os.listdir(d)
         except OSError:
             return
         for n in names:
-            pid = n[len(pre):].split(".", 1)[0]
-            if not pid.isdigit() or int(pid) == os.getpid():
+            m = re.fullmatch(r"(.*)\.tmp\.([1-9][0-9]{0,8})\.[^.]+", n, re.S)
+            if not m or int(m.group(2)) == os.getpid():
+                continue
+            stem, pid = os.fsencode(m.group(1)), m.group(2)
+            if stem != b and not (len(stem) < len(b) and b.startswith(stem) and temp_keep(
+                    b, len(os.fsencode(n)) - len(stem), cap) == len(stem)):
                 continue
             try:
                 os.kill(int(pid), 0)

@@ -96,4 +96,13 @@ typedef struct hcase {
     "--bind $W/b " PLACE " 2>/dev/null || exit 77; " CMD "'; s=$?; [ $s = 77 ] && " BIND_SKIP "; " \
     "cmp -s $W/was " PLACE " || s=95; [ \"$(cat $W/b)\" = old ] || s=96; "
 
+/* CMD run under `ulimit -f N` (RLIMIT_FSIZE, in KiB): a write past it fails with EFBIG, said as
+ * any write error, where SIGXFSZ would end the command unsaid (campaign 33's D1); the command's
+ * standard error goes through a pipe (no limit there), and a temporary left under $W is exit 99.
+ * FSIZE_LAST keeps the command's last line only (one that prints its progress first). */
+#define FSIZE_(N, CMD, KEEP) "{ (ulimit -f " N "; exec " CMD "); echo $? > $W/s; } 2>&1 | " KEEP \
+                             " >&2; s=$(cat $W/s); ls -A $W | grep -q '[.]tmp[.]' && s=99; exit $s"
+#define FSIZE(N, CMD) FSIZE_(N, CMD, "cat")
+#define FSIZE_LAST(N, CMD) FSIZE_(N, CMD, "tail -n 1")
+
 #endif /* MB_TEST_HOSTILE_H */

@@ -524,9 +524,11 @@ static void run_lockstep(worker *w)
 
 /* ---- failing loudly ------------------------------------------------------------------------- */
 
-/* Rank 0, before anyone trains: the checkpoint's folder exists and takes files, so that a bad
- * --checkpoint is one line at the start rather than a failure at the first write. */
-static int ckpt_folder_ok(const char *path, mb_error *err)
+/* Rank 0, before anyone trains: the checkpoint's folder exists and takes files, and the names
+ * of its companion `part` (-1: PATH.learners, else PATH.learners.rank<part>) and the .prev fit,
+ * so that a bad --checkpoint is one line at the start rather than a failure at the first
+ * write. */
+static int ckpt_folder_ok(const char *path, int part, mb_error *err)
 {
     size_t len = strlen(path);
     char *d = malloc(len + 2);
@@ -551,8 +553,8 @@ static int ckpt_folder_ok(const char *path, mb_error *err)
                           strerror(errno));
     else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         rc = mb_error_set(err, MB_EIO, "--checkpoint %s: is a folder, not a file", path);
-    else
-        rc = mb_out_check(path, err); /* a temporary can be made beside it */
+    else if ((rc = mb_out_check(path, err)) == MB_OK) /* a temporary can be made beside it */
+        rc = mb_par_ckpt_names_check(path, part, err);
     free(d);
     return rc;
 }
@@ -1175,12 +1177,14 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
         goto out;
     j.n = mb_net_param_count(j.eval_net);
     /* rank 0 writes the checkpoints: it checks their folder; then every rank agrees */
-    rc = rank == 0 && o->checkpoint_path ? ckpt_folder_ok(o->checkpoint_path, err) : MB_OK;
+    const int parts = ranks > 1 && !mb_par_algo_has_server(o->par); /* mb_par_ckpt_write's */
+    rc = rank == 0 && o->checkpoint_path ? ckpt_folder_ok(o->checkpoint_path, parts ? 0 : -1, err)
+                                         : MB_OK;
     if (o->comm && ranks > 1)
         rc = par_agree(&j, o->comm, desc, rc, r, err);
     /* a lockstep job over ranks writes a part on every node: every rank checks its folder */
-    if (rc == MB_OK && o->checkpoint_path && ranks > 1 && !mb_par_algo_has_server(o->par)) {
-        int mine = rank == 0 ? MB_OK : ckpt_folder_ok(o->checkpoint_path, err);
+    if (rc == MB_OK && o->checkpoint_path && parts) {
+        int mine = rank == 0 ? MB_OK : ckpt_folder_ok(o->checkpoint_path, rank, err);
         rc = ranks_vote(&j, rank_says(rank, mine, err), r, err);
     }
     if (rc == MB_OK && o->checkpoint_path)

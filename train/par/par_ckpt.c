@@ -194,6 +194,21 @@ static int put(FILE *f, uLong *crc, const void *p, size_t len)
     return fwrite(p, len, 1, f) == 1;
 }
 
+int mb_par_ckpt_names_check(const char *path, int part, mb_error *err)
+{
+    char *p = companion(path, part), *q = p ? prev_of(p) : NULL;
+    int rc = !q ? mb_error_set(err, MB_ENOMEM, "out of memory") : MB_OK;
+    for (int k = 0; k < 2 && rc == MB_OK; k++)
+        if ((rc = mb_out_name_check(k ? q : p, err)) != MB_OK) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            mb_error_set(err, rc, "--checkpoint's companion %s", msg);
+        }
+    free(p);
+    free(q);
+    return rc;
+}
+
 int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
                       const char *rows, int (*record)(uint64_t i, float *buf, void *ctx),
                       void *ctx, float *buf, mb_error *err)
@@ -219,9 +234,13 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
     ok = ok && rc == MB_OK && put(out.f, &crc, trailer, sizeof trailer);
     uint32_t c32 = (uint32_t)crc;
     ok = ok && fwrite(&c32, sizeof c32, 1, out.f) == 1;
-    if (!ok) {
-        mb_out_abort(&out);
-        rc = mb_error_set(err, rc != MB_OK ? rc : MB_EIO, "%s: cannot write the checkpoint", p);
+    if (!ok) { /* a write's reason said as the commit would ("write error: File too large") */
+        if (rc == MB_OK)
+            rc = mb_out_write_failed(&out, errno, err);
+        else {
+            mb_out_abort(&out);
+            rc = mb_error_set(err, rc, "%s: cannot write the checkpoint", p);
+        }
         free(p);
         return rc;
     }

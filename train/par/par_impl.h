@@ -72,6 +72,11 @@ typedef struct mb_par_ckpt_head {
 int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
                       const char *rows, int (*record)(uint64_t i, float *buf, void *ctx),
                       void *ctx, float *buf, mb_error *err);
+/* Before any training: the names mb_par_ckpt_write(path, part) will write, the companion and
+ * its .prev, fit their folder (mb_out_name_check): MB_OK, or MB_EIO naming the first that does
+ * not ("--checkpoint's companion PATH.learners.prev: cannot write: File name too long (...)";
+ * campaign 33's D7: a companion's name was found too long at the first checkpoint). */
+int mb_par_ckpt_names_check(const char *path, int part, mb_error *err);
 /* Reads PATH.learners' (part < 0) or the part's head and log rows (*rows allocated,
  * NUL-terminated; NULL to skip) and, when buf is not NULL, record i (of the job's numbering:
  * first .. first + learners - 1; MB_PAR_CKPT_ALL: every record of the file) into buf. Of the

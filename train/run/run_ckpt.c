@@ -65,6 +65,7 @@
 #include "../comm/mb_comm.h"
 #include "../learner/mb_learner.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,7 @@ typedef struct ckw {
     FILE *f;
     uLong crc;
     int ok;
+    int e; /* errno of the write that failed */
 } ckw;
 
 static void put(ckw *w, const void *p, size_t n)
@@ -90,6 +92,8 @@ static void put(ckw *w, const void *p, size_t n)
     if (!w->ok || n == 0)
         return;
     w->ok = fwrite(p, 1, n, w->f) == n;
+    if (!w->ok)
+        w->e = errno; /* the reason, for the writer's line */
     /* crc32 takes uInt lengths: feed large blocks in pieces */
     for (const unsigned char *b = p; n > 0;) {
         uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
@@ -252,7 +256,7 @@ int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
     int rc = mb_out_open(&out, path, err);
     if (rc != MB_OK)
         return rc;
-    ckw w = {out.f, crc32(0L, Z_NULL, 0), 1};
+    ckw w = {out.f, crc32(0L, Z_NULL, 0), 1, 0};
     ckpt_run h;
     fill_run(&h, l, o, x, 1);
     put(&w, magic, sizeof magic);
@@ -263,12 +267,10 @@ int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
     put_learner(&w, l, 0, x->updates);
     uint32_t crc = (uint32_t)w.crc;
     put_head(&w, "END ", sizeof crc);
-    if (w.ok)
-        w.ok = fwrite(&crc, sizeof crc, 1, out.f) == 1;
-    if (!w.ok) {
-        mb_out_abort(&out);
-        return mb_error_set(err, MB_EIO, "%s: cannot write the checkpoint", path);
-    }
+    if (w.ok && !(w.ok = fwrite(&crc, sizeof crc, 1, out.f) == 1))
+        w.e = errno;
+    if (!w.ok) /* "c: write error: File too large", as the commit would say */
+        return mb_out_write_failed(&out, w.e, err);
     return mb_out_commit(&out, err);
 }
 
