@@ -1256,15 +1256,26 @@ void mb_out_batch_unname(const mb_out_batch *b, mb_error *err)
 {
     if (!err)
         return;
+    /* both as the message holds them: escaped one line (a folder with a newline: campaign
+     * 33's Q9, where the draft's raw name was not found and stayed) */
+    char t[sizeof err->msg], dest[sizeof err->msg], msg[sizeof err->msg];
     for (size_t i = 0; i < b->n; i++) {
-        const char *t = b->tmp[i], *at;
-        if (!t || !*t)
+        const char *at;
+        if (!b->tmp[i] || !*b->tmp[i])
             continue;
+        snprintf(t, sizeof t, "%s", b->tmp[i]);
+        snprintf(dest, sizeof dest, "%s", b->dest[i]);
+        mb_error_one_line(t, sizeof t);
+        mb_error_one_line(dest, sizeof dest);
+        size_t tl = strlen(t), dl = strlen(dest);
         while ((at = strstr(err->msg, t)) != NULL) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->msg), err->msg, b->dest[i],
-                     at + strlen(t));
-            snprintf(err->msg, sizeof err->msg, "%s", msg);
+            size_t pre = (size_t)(at - err->msg), rest = strlen(at + tl);
+            if (pre + dl + rest >= sizeof msg) /* no shorter: left as it is */
+                break;
+            memcpy(msg, err->msg, pre);
+            memcpy(msg + pre, dest, dl);
+            memcpy(msg + pre + dl, at + tl, rest + 1);
+            memcpy(err->msg, msg, pre + dl + rest + 1);
         }
     }
 }

@@ -35,7 +35,7 @@ int mb_plot_format_parse(const char *name, mb_plot_format *format);
 
 typedef struct mb_plot mb_plot;
 
-/* Starts a figure that will be written to out_path. */
+/* Starts a figure that will be written to out_path (any name: it is no part of the script). */
 int mb_plot_begin(mb_plot **p, const mb_plot_options *o, const char *out_path, mb_error *err);
 
 /* Names the input file the figure's data came from (not copied: it must outlive p), so that
@@ -58,7 +58,9 @@ void mb_plot_cmd(mb_plot *p, const char *fmt, ...) __attribute__((format(printf,
 /* Runs gnuplot on the script and renames the image into place. MB_ENODATA when `required`
  * (a NULL-terminated list of block names, or NULL) has a block without a finite point (the
  * message names the input of mb_plot_input, else the figure),
- * MB_EIO when gnuplot cannot run or fails (its first error line in err). Frees p. */
+ * MB_EIO when gnuplot cannot run (the errno's reason in err) or fails (its first error line),
+ * or its output does not begin as the format's image does. gnuplot runs with
+ * --default-settings (no init file). Frees p. */
 int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err);
 
 /* Frees an unfinished figure. */

@@ -62,10 +62,8 @@ void mb_plot_input(mb_plot *p, const char *path)
 
 int mb_plot_begin(mb_plot **pp, const mb_plot_options *o, const char *out_path, mb_error *err)
 {
-    *pp = NULL;
-    if (strchr(out_path, '\'') || strchr(out_path, '\n'))
-        return mb_error_set(err, MB_EINVAL, "%s: quotes and newlines are not allowed in a figure path",
-                            out_path);
+    *pp = NULL; /* any name: the path is no part of the script (the image comes through
+                   gnuplot's standard output), so a quote or newline in it is drawn */
     mb_plot *p = calloc(1, sizeof *p);
     if (!p || !(p->out = strdup(out_path)) ||
         !(p->f = open_memstream(&p->script, &p->script_len))) {
@@ -142,14 +140,21 @@ void mb_plot_abort(mb_plot *p)
     free(p);
 }
 
-/* gnuplot's image, read from the pipe `in` until its end, into img (a draft); *werr the errno
- * of the first write that failed (0: none), after which the pipe is closed (gnuplot then ends
- * by SIGPIPE); *bytes what was written. */
-static void copy_image(int in, int img, int *werr, size_t *bytes)
+/* What run_gnuplot saw: the errno of the first write into the image that failed (0: none),
+ * the bytes written, and the first of them (to check that they begin an image). */
+typedef struct image_copy {
+    int werr;
+    size_t bytes;
+    unsigned char head[32];
+} image_copy;
+
+/* gnuplot's image, read from the pipe `in` until its end, into img (a draft); after a failed
+ * write the pipe is closed (gnuplot then ends by SIGPIPE). */
+static void copy_image(int in, int img, image_copy *c)
 {
     char buf[1 << 16];
-    *werr = 0;
-    *bytes = 0;
+    int *werr = &c->werr;
+    size_t *bytes = &c->bytes;
     for (;;) {
         ssize_t k = read(in, buf, sizeof buf);
         if (k < 0 && errno == EINTR)
@@ -167,32 +172,37 @@ static void copy_image(int in, int img, int *werr, size_t *bytes)
         }
         if (*werr)
             break;
+        if (*bytes < sizeof c->head)
+            memcpy(c->head + *bytes, buf,
+                   (size_t)k < sizeof c->head - *bytes ? (size_t)k : sizeof c->head - *bytes);
         *bytes += (size_t)k;
     }
     close(in);
 }
 
-/* Runs `gnuplot script` with its messages in errpath and its image on its standard output, a
- * pipe this process copies into img (copy_image): gnuplot ignores a failed write of its own
- * (campaign 31's N9: on a full disk it exited 0 with a truncated image, or failed with no
- * reason), this process sees and says it (*werr). Returns gnuplot's exit status, or -1 when it
- * could not run or was ended by a signal. The child is the writer's (mb_out_spawn): a caught
- * signal ends it before the drafts are removed (campaign 30's C1). */
+/* Runs `gnuplot --default-settings script` (no ~/.gnuplot or system init file: a user's `set
+ * print "-"` wrote text into every image, a `set logscale y` changed every figure, campaign
+ * 33's Q3) with its messages in errpath and its image on its standard output, a pipe this
+ * process copies into img (copy_image): gnuplot ignores a failed write of its own (campaign
+ * 31's N9: on a full disk it exited 0 with a truncated image, or failed with no reason), this
+ * process sees and says it (c->werr). Returns 0 with gnuplot's wait status in *st, or the
+ * errno that kept it from running (posix_spawn's, the pipe's: ENOENT, EMFILE, EAGAIN; campaign
+ * 33's Q10). The child is the writer's (mb_out_spawn): a caught signal ends it before the
+ * drafts are removed (campaign 30's C1). */
 static int run_gnuplot(const char *prog, const char *script, const char *errpath, int img,
-                       int *werr, size_t *bytes)
+                       image_copy *c, int *st)
 {
     int pfd[2];
-    *werr = 0;
-    *bytes = 0;
+    memset(c, 0, sizeof *c);
     if (pipe(pfd) != 0)
-        return -1;
+        return errno;
     fcntl(pfd[0], F_SETFD, FD_CLOEXEC); /* the child's end is dup'ed onto its descriptor 1 */
     fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
     posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    char *argv[] = {(char *)prog, (char *)script, NULL};
+    char *argv[] = {(char *)prog, (char *)"--default-settings", (char *)script, NULL};
     pid_t pid;
     posix_spawnattr_t at; /* SIGPIPE and SIGXFSZ as by default: the command ignores them
                              (mb_cli_start) */
@@ -209,13 +219,10 @@ static int run_gnuplot(const char *prog, const char *script, const char *errpath
     close(pfd[1]);
     if (rc != 0) {
         close(pfd[0]);
-        return -1;
+        return rc;
     }
-    copy_image(pfd[0], img, werr, bytes);
-    int st;
-    if (mb_out_wait(pid, &st) != 0)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    copy_image(pfd[0], img, c);
+    return mb_out_wait(pid, st);
 }
 
 /* The first non-empty line of a file, for error messages. */
@@ -234,6 +241,62 @@ static void first_line(const char *path, char *buf, size_t n)
         }
     }
     fclose(f);
+}
+
+/* The first bytes of an image, for a message: up to the first line's end, at most 24, a byte
+ * that is no printable ASCII as '?'. */
+static void head_text(const image_copy *c, char *buf, size_t n)
+{
+    size_t k = 0, have = c->bytes < sizeof c->head ? c->bytes : sizeof c->head;
+    for (size_t i = 0; i < have && i < 24 && k + 1 < n && c->head[i] != '\n'; i++)
+        buf[k++] = c->head[i] >= 0x20 && c->head[i] < 0x7f ? (char)c->head[i] : '?';
+    buf[k] = '\0';
+}
+
+/* Whether the image c begins as the format's files do: PNG's signature, or an SVG's XML
+ * declaration or <svg> element (gnuplot's own output; anything before it, a wrapper's or an
+ * init file's text, makes a file no viewer opens). */
+static int image_ok(const image_copy *c, mb_plot_format format)
+{
+    static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    size_t have = c->bytes < sizeof c->head ? c->bytes : sizeof c->head;
+    if (format == MB_PLOT_PNG)
+        return have >= sizeof png && memcmp(c->head, png, sizeof png) == 0;
+    return (have >= 5 && memcmp(c->head, "<?xml", 5) == 0) ||
+           (have >= 4 && memcmp(c->head, "<svg", 4) == 0);
+}
+
+/* How gnuplot's run went, as one line naming the figure (p->out: a report's draft is renamed
+ * to its figure by the report, mb_out_batch_unname), MB_EIO; MB_OK when it drew an image. why:
+ * run_gnuplot's errno, st: gnuplot's wait status, c: what it wrote. */
+static int gnuplot_result(const mb_plot *p, int why, int st, const image_copy *c,
+                          const char *errpath, mb_error *err)
+{
+    if (why)
+        return mb_error_set(err, MB_EIO, "%s: gnuplot could not run: %s%s", p->out, strerror(why),
+                            why == ENOENT ? " (is gnuplot installed and on PATH? make deps "
+                                            "installs it)" : "");
+    if (c->werr) /* the figure named, not its temporary */
+        return mb_error_set(err, MB_EIO, "%s: write error: %s", p->out, strerror(c->werr));
+    const char *kind = p->opts.format == MB_PLOT_SVG ? "an SVG" : "a PNG";
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || c->bytes == 0) {
+        char line[400];
+        first_line(errpath, line, sizeof line);
+        if (!line[0] && WIFSIGNALED(st))
+            snprintf(line, sizeof line, "ended by signal %d (%s)", WTERMSIG(st),
+                     strsignal(WTERMSIG(st)));
+        else if (!line[0] && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            snprintf(line, sizeof line, "it wrote no image");
+        return mb_error_set(err, MB_EIO, "%s: gnuplot failed%s%s", p->out, line[0] ? ": " : "",
+                            line);
+    }
+    if (!image_ok(c, p->opts.format)) {
+        char head[32];
+        head_text(c, head, sizeof head);
+        return mb_error_set(err, MB_EIO, "%s: gnuplot's output is not %s image (it begins "
+                            "\"%s\")", p->out, kind, head);
+    }
+    return MB_OK;
 }
 
 /* The script into fd (closed here): the terminal, gnuplot's output on its standard output (a
@@ -309,23 +372,13 @@ int mb_plot_finish(mb_plot *p, const char *const *required, mb_error *err)
     fd_s = -1;
     if (rc != MB_OK)
         goto done;
-    int werr;
-    size_t bytes;
-    int st = run_gnuplot(p->opts.gnuplot, script, errpath, fd_img, &werr, &bytes);
-    if (close(fd_img) != 0 && !werr) /* a file system that says a full disk only now */
-        werr = errno;
+    image_copy c;
+    int st = 0, why = run_gnuplot(p->opts.gnuplot, script, errpath, fd_img, &c, &st);
+    if (close(fd_img) != 0 && !c.werr) /* a file system that says a full disk only now */
+        c.werr = errno;
     fd_img = -1;
-    if (werr) { /* the figure named, not its temporary */
-        rc = mb_error_set(err, MB_EIO, "%s: write error: %s", p->out, strerror(werr));
+    if ((rc = gnuplot_result(p, why, st, &c, errpath, err)) != MB_OK)
         goto done;
-    }
-    if (st != 0 || bytes == 0) {
-        char line[400];
-        first_line(errpath, line, sizeof line);
-        rc = mb_error_set(err, MB_EIO, "%s: gnuplot %s%s%s", p->out,
-                          st < 0 ? "could not run" : "failed", line[0] ? ": " : "", line);
-        goto done;
-    }
     if (img) {
         rc = mb_out_place(img, p->out, err); /* renamed, or copied into a device or FIFO */
         free(img);
