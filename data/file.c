@@ -819,6 +819,19 @@ int mb_out_name_check(const char *path, mb_error *err)
     return rc;
 }
 
+/* The file a temporary replaces keeps its permission bits and, where this process may give
+ * them (root, or a group it is in), its owner and group, as `sed -i` keeps them (campaign 33's
+ * Q11: a 664 file came back 644, a file of nobody came back root's). The owner first: a chown
+ * clears the set-id bits, which outputs never keep anyway. */
+static void keep_attributes(int fd, const struct stat *was)
+{
+    if (fchown(fd, was->st_uid, was->st_gid) != 0 && fchown(fd, (uid_t)-1, was->st_gid) != 0) {
+        /* not allowed: the new file is this process's, as any new output is */
+    }
+    if (fchmod(fd, was->st_mode & 0777) != 0)
+        mb_data_default_mode(fd);
+}
+
 /* mb_out_mktemp's temporary, not recorded: mb_out_open records it with its slot, mb_out_check
  * removes it at once. A target that could not be replaced (replace_refused) gets none. */
 static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
@@ -856,6 +869,8 @@ static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
     }
     snprintf(t, n, "%.*s%s", (int)(dlen + keep), target, suffix);
+    struct stat was;
+    const int replaces = stat(target, &was) == 0 && S_ISREG(was.st_mode);
     free(target);
     int f = mkstemp(t);
     if (f < 0) {
@@ -863,7 +878,10 @@ static int make_temp(const char *path, char **tmp, int *fd, mb_error *err)
         free(t);
         return mb_error_set(err, MB_EIO, "%s: cannot write: %s", path, strerror(e));
     }
-    mb_data_default_mode(f);
+    if (replaces)
+        keep_attributes(f, &was);
+    else
+        mb_data_default_mode(f);
     *tmp = t;
     *fd = f;
     return MB_OK;
