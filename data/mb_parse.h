@@ -106,6 +106,15 @@ int mb_data_parse_batches(const char *s, const char *what, double max, mb_range 
  * *first the earliest row it repeats, 0 if none, -1 out of memory. By sorting a copy: n log n. */
 int mb_data_first_repeat(const double *keys, size_t n, size_t k, size_t *at, size_t *first);
 
+/* The indices 0..n-1 of names[] into order[] (n of them), sorted by name (strcmp), the places
+ * of one name in index order: 0, or -1 out of memory. n log n; what a check of names given
+ * twice works from (a table's metadata keys). */
+int mb_data_sort_names(const char *const *names, size_t n, size_t *order);
+
+/* mb_data_first_repeat for names: 1 with *at the earliest of names[0..n) equal to an earlier
+ * one and *first the earliest it repeats, 0 if none, -1 out of memory. By sorting: n log n. */
+int mb_data_first_repeat_name(const char *const *names, size_t n, size_t *at, size_t *first);
+
 /* v as its shortest decimal that reads back as v ("0.1", "2097152", "4294967296"; never
  * "0.10000000000000001" or "2.09715e+06"), into buf (n bytes); returns buf. For messages that
  * quote a value the user wrote or a list produced. */

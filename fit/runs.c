@@ -95,7 +95,11 @@ static int runs_alloc(mb_fit_runs *r, size_t n, size_t n_thr)
 }
 
 /* A metadata value that must be a finite number > 0 (or any number when positive is 0), and a
- * whole one in [0, 2^53] when `whole` is set (batch, learners, seed). */
+ * whole one in [0, 2^53] when `whole` is set (batch, learners, seed, threads), written in
+ * digits as the summary's counts are (summary_value): digits alone in a log of mbtrain or the
+ * PyTorch front end, which write them so, a ".0" after them taken from another writer's
+ * (campaign 33's Q7: '# batch=3.2e1', '# batch=32.0' and '# seed=1.0' were taken in mbtrain's
+ * logs). */
 static int meta_number(const mb_table *t, const char *key, int required, int positive,
                        int whole, double *v, mb_error *err)
 {
@@ -114,6 +118,12 @@ static int meta_number(const mb_table *t, const char *key, int required, int pos
                   mb_data_past_2_53(s, *v)))
         return mb_error_set(err, MB_EFORMAT, "%s: metadata '%s': '%s' is not a whole number in "
                             "[%d, 2^53]", mb_table_path(t), key, s, positive);
+    const char *kind = mb_format_kind_of_tool(mb_table_meta(t, "tool"));
+    const int writer = kind && strcmp(kind, MB_FORMAT_RUNLOG) == 0;
+    if (whole && !mb_table_in_digits(s, !writer))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: metadata '%s': '%s' is not a count written "
+                            "in digits%s", mb_table_path(t), mb_table_meta_line(t, key), key, s,
+                            writer ? " (as mbtrain and the PyTorch front end write it)" : "");
     return MB_OK;
 }
 
@@ -549,24 +559,107 @@ static int summary_samples(const mb_table *t, long line, const char *const *keys
                         x[3] > 1 ? ", or down to 1 / learners of it" : "");
 }
 
+/* Half a unit in the last place of the number text `s` as written ("0.276": 0.0005, "3e2":
+ * 50, "0.276421": 5e-7): how far it may be from the value it was printed from. */
+static double half_unit(const char *s)
+{
+    const char *p = s + strspn(s, "+-");
+    size_t d = 0;
+    p += strspn(p, "0123456789");
+    if (*p == '.')
+        d = strspn(p + 1, "0123456789"), p += 1 + d;
+    double e = *p == 'e' || *p == 'E' ? strtod(p + 1, NULL) : 0;
+    return 0.5 * pow(10.0, e - (double)d);
+}
+
+/* A summary that says reached=yes against the rows: its reached_update R is the first row whose
+ * eval_loss is at or under the log's own `# target_loss=` T, as the fit counts it. mbtrain and
+ * the front end stop at the evaluation that reached T, and their exact crossing (crossing=bisect)
+ * logs the eval_loss of the update it found and of every point it evaluated, those above T
+ * before it: so a row before R clearly under T (by more than the 7 digits a log writes), or no
+ * row at R at or under T, is a log that contradicts itself. Checked where the log has T and an
+ * eval_loss column; rows that do not read are passed over (crossing() names them). */
+static int summary_reached_update(const mb_table *t, long line, const char *re, const char *ru,
+                                  mb_error *err)
+{
+    const char *tl = mb_table_meta(t, "target_loss"), *first = NULL;
+    long cu = mb_table_col(t, "update"), ce = mb_table_col(t, "eval_loss");
+    double target, r, u, v;
+    if (!re || strcmp(re, "yes") != 0 || !ru || mb_data_parse_double(ru, &r) != MB_OK || !tl ||
+        mb_data_parse_double(tl, &target) != MB_OK || !(target > 0) || cu < 0 || ce < 0)
+        return MB_OK;
+    int early = 0, at = 0;
+    for (size_t k = 0; k < mb_table_rows(t); k++) {
+        const char *c = mb_table_cell(t, k, (size_t)ce), *cku = mb_table_cell(t, k, (size_t)cu);
+        if (!*c || mb_data_parse_double(c, &v) != MB_OK || mb_data_parse_double(cku, &u) != MB_OK)
+            continue;
+        first = !first && v <= target ? cku : first;
+        early |= u < r && v < target * (1 - 1e-6);
+        at |= u == r && v <= target * (1 + 1e-6);
+    }
+    if (!early && at)
+        return MB_OK;
+    if (first)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'reached_update' "
+                            "%.64s, but the rows first reach the target at update %.64s: the log "
+                            "contradicts itself", mb_table_path(t), line, ru, first);
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'reached_update' %.64s, "
+                        "but no row's eval_loss is at or under the log's target_loss %.64s: the "
+                        "log contradicts itself", mb_table_path(t), line, ru, tl);
+}
+
+/* The summary's wall_s at least the last row's (the training time up to the last update; the
+ * summary's is the run's), and its reached_wall_s at most its wall_s: each within the digits
+ * it is written to (mbtrain writes the summary's to the millisecond, the rows' to the
+ * microsecond). Rows that do not read are passed over (crossing() names them). */
+static int summary_walls(const mb_table *t, long line, const char *ws, const char *rws,
+                         mb_error *err)
+{
+    double w, x;
+    if (!ws || mb_data_parse_double(ws, &w) != MB_OK)
+        return MB_OK;
+    long cw = mb_table_col(t, "wall_s");
+    for (size_t k = mb_table_rows(t); cw >= 0 && k-- > 0;) {
+        const char *c = mb_table_cell(t, k, (size_t)cw);
+        if (!*c || mb_data_parse_double(c, &x) != MB_OK)
+            continue;
+        if (x - half_unit(c) > w + half_unit(ws))
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'wall_s' %.64s is "
+                                "below the last row's %.64s (line %ld): the log contradicts "
+                                "itself", mb_table_path(t), line, ws, c, mb_table_line(t, k));
+        break;
+    }
+    if (rws && mb_data_parse_double(rws, &x) == MB_OK && x - half_unit(rws) > w + half_unit(ws))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'reached_wall_s' "
+                            "%.64s is past wall_s=%.64s: the log contradicts itself",
+                            mb_table_path(t), line, rws, ws);
+    return MB_OK;
+}
+
 /* The summary's reached_update and diverged_update at most its updates (campaign 25's V10: a
- * run that reached at update 9000 of 4000 was read on). Checked where the line has them. */
+ * run that reached at update 9000 of 4000 was read on), and its crossing and times those of
+ * the rows (summary_reached_update, summary_walls; campaign 33's Q6: reached_update=200 over
+ * rows first at the target at 288, wall_s=0.1 over rows to 0.276 s and reached_wall_s=5.0 past
+ * wall_s=0.276 were taken, and make run's time cap reads the summary). Checked where the line
+ * has them. */
 static int summary_updates(const mb_table *t, long line, const char *const *keys,
                            const char *const *vals, size_t n, mb_error *err)
 {
     static const char *const after[] = {"reached_update", "diverged_update"};
     const char *us = summary_field(keys, vals, n, "updates");
     double u, x;
-    if (!us || mb_data_parse_double(us, &u) != MB_OK)
-        return MB_OK;
-    for (size_t k = 0; k < 2; k++) {
+    for (size_t k = 0; us && mb_data_parse_double(us, &u) == MB_OK && k < 2; k++) {
         const char *v = summary_field(keys, vals, n, after[k]);
         if (v && mb_data_parse_double(v, &x) == MB_OK && x > u)
             return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field '%s' %.64s is past "
                                 "updates=%.0f: the log contradicts itself", mb_table_path(t),
                                 line, after[k], v, u);
     }
-    return MB_OK;
+    int rc = summary_reached_update(t, line, summary_field(keys, vals, n, "reached"),
+                                    summary_field(keys, vals, n, "reached_update"), err);
+    return rc != MB_OK ? rc
+                       : summary_walls(t, line, summary_field(keys, vals, n, "wall_s"),
+                                       summary_field(keys, vals, n, "reached_wall_s"), err);
 }
 
 /* mbtrain's summary, when the log has one (summary_at): key=value fields (campaign 22's Q9: a
@@ -1233,6 +1326,12 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
                               mb_data_past_2_53(mb_table_cell(t, r, cb), b) ? "batch" : "n_update",
                               mb_data_past_2_53(mb_table_cell(t, r, cb), b)
                                   ? mb_table_cell(t, r, cb) : mb_table_cell(t, r, cn));
+        /* with a seed column a row is one run, whose updates are counted: campaign 33's Q7,
+         * 100.5 was fitted (without one a row may be a mean over runs) */
+        else if (cs >= 0 && (v != floor(v) || !mb_data_whole_as_written(mb_table_cell(t, r, cn))))
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'n_update': %s is not a whole "
+                              "number of updates (a row with a seed is one run)", path,
+                              mb_table_line(t, r), mb_table_cell(t, r, cn));
         runs->batch[r] = b, runs->n_update[r] = v, runs->seed[r] = s;
         runs->wall[r] = runs->lr[r] = runs->t_step[r] = runs->target[r] = NAN;
         runs->procs[r] = 1.0;

@@ -240,6 +240,19 @@ static void test_table_errors(void)
         {"quoted.csv", "a,b\n\"1\",2\n", ":2: quoted fields", MB_EFORMAT},
         {"noname.csv", "a,,c\n", ":1: header column 2 has no name", MB_EFORMAT},
         {"binary.csv", "a,b\n1,\0012\n", NULL, MB_OK}, /* control bytes other than NUL pass */
+        /* keys and names given twice, found by sorting (campaign 33's Q4): the first line that
+         * contradicts an earlier one, against the first of those; the first column that repeats
+         * an earlier one, against the earliest; a conflict above a bad row is met first */
+        {"meta-twice.csv", "# a=1\n# b=2\n# a=1\n# b=3\n# a=4\nx\n",
+         ":4: metadata 'b' given twice with different values ('2', then '3')", MB_EFORMAT},
+        {"meta-first.csv", "# k=1\n# k=1\n# k=2\n# k=3\nx\n",
+         ":3: metadata 'k' given twice with different values ('1', then '2')", MB_EFORMAT},
+        {"meta-above.csv", "# a=1\n# a=2\na,b\n1\n", ":2: metadata 'a' given twice", MB_EFORMAT},
+        {"meta-same.csv", "# a=1\n# b=2\n# a=1\nx\n", NULL, MB_OK},
+        {"cols-twice.csv", "a,b,c,b,a\n", ":1: header column 'b' given twice (columns 2 and 4)",
+         MB_EFORMAT},
+        {"cols-three.csv", "x,a,a,a\n", ":1: header column 'a' given twice (columns 2 and 3)",
+         MB_EFORMAT},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mb_test_write(path, sizeof path, dir, cases[i].name, cases[i].text);
@@ -520,6 +533,17 @@ static void test_first_repeat(void)
     CU_ASSERT_EQUAL(mb_data_first_repeat(pairs + 4, 4, 2, &at, &first), 1);
     CU_ASSERT_EQUAL(at, 3); /* (8, NaN) twice */
     CU_ASSERT_EQUAL(first, 1);
+    /* names (campaign 33's Q4): the same rule, and their sorted order, equal names in place */
+    const char *const names[] = {"b", "a", "c", "a", "b", "a"};
+    CU_ASSERT_EQUAL(mb_data_first_repeat_name(names, 3, &at, &first), 0);
+    CU_ASSERT_EQUAL(mb_data_first_repeat_name(names, 6, &at, &first), 1);
+    CU_ASSERT_EQUAL(at, 3);
+    CU_ASSERT_EQUAL(first, 1);
+    size_t o[6];
+    CU_ASSERT_EQUAL_FATAL(mb_data_sort_names(names, 6, o), 0);
+    const size_t want[] = {1, 3, 5, 0, 4, 2};
+    for (size_t i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(o[i], want[i]);
 }
 
 /* Spin until this process has used s seconds of CPU (however loaded the machine is). */

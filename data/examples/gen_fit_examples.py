@@ -12,7 +12,8 @@ Files written:
         loss falls as 0.3 + 2 exp(-u ln(10) / N_s), so eval_loss reaches 0.5 at u = N_s, where
         N_s = (N_inf + alpha / M) exp(0.05 z) with N_inf = 300, alpha = 20000. One run (M = 512,
         seed 2) stops before reaching 0.5, to show unreached runs being counted.
-  nupdate_points.csv  batch,n_update,seed: the same law, 3 seeds per M, 5% lognormal noise.
+  nupdate_points.csv  batch,n_update,seed: the same law, 3 seeds per M, 5% lognormal noise, each
+        run's N_update rounded to a whole number of updates (a row with a seed is one run).
   step.csv   mbprobe-format step table, P = 1 and 4: gamma = 2e-5 s, M_T = 32, delta = 1e-3 s
         (P = 1) and 4e-3 s (P = 4), 2% lognormal noise on t_median_s.
   comm.csv   mbprobe-format collective table: ring allreduce with latency 5e-6 s and 1e-9 s/byte,
@@ -65,7 +66,7 @@ def points(rng):
     for m in (8, 16, 32, 64, 128, 256, 512, 1024):
         for seed in range(3):
             n = (300.0 + 20000.0 / m) * math.exp(0.05 * rng.gauss(0, 1))
-            out.append(f"{m},{n:.1f},{seed}\n")
+            out.append(f"{m},{n:.0f},{seed}\n")  # one run: a whole number of updates
     write("nupdate_points.csv", "".join(out))
 
 
