@@ -225,7 +225,13 @@ def first_failure(result, procs):
 def probe(a, procs, dev):
     """The points (mbkit_torch.Point) of P = procs learners, measured by rank 0."""
     import torch.multiprocessing as mp
-    d = tempfile.mkdtemp(prefix="mbkit_dist.")
+    try:
+        d = tempfile.mkdtemp(prefix="mbkit_dist.")
+    except OSError as e:  # no folder Python finds writable (ulimit -f 0, /tmp read-only)
+        raise fe.Fail(f"--procs {procs}: no folder for the learners' rendezvous (TMPDIR="
+                      f"{os.environ.get('TMPDIR', '(unset)')}: {e.strerror or e}"
+                      f"{': ' + str(e.filename) if e.filename else ''}): set TMPDIR to a "
+                      f"writable folder")
     init = "file://" + os.path.join(d, "rendezvous")
     result = os.path.join(d, "rank0.json")
     try:
