@@ -392,6 +392,23 @@ static const char *const VARIANTS[][2] = {
     {"ddpdiff.py", HEAD "def model():\n    import torch.distributed as dist\n    m = tiny.model()\n"
                    "    if dist.is_initialized() and dist.get_rank() == 1:\n"
                    "        m.append(torch.nn.Linear(10, 10))\n    return m\n"},
+    /* campaign 33's D12: parameters() giving copies of the model's, another module's, or a
+     * named parameter that is sparse (nothing trained); D13: a train() or eval() that raises */
+    {"parcopy.py", HEAD "class M(torch.nn.Sequential):\n    def parameters(self, recurse=True):\n"
+                   "        return iter([torch.nn.Parameter(p.detach().clone())\n"
+                   "                     for p in super().parameters(recurse)])\n"
+                   "def model():\n    return M(*tiny.model())\n"},
+    {"parother.py", HEAD "class M(torch.nn.Sequential):\n    def parameters(self, recurse=True):\n"
+                    "        return torch.nn.Linear(20, 10).parameters()\n"
+                    "def model():\n    return M(*tiny.model())\n"},
+    {"parsparse.py", HEAD "def model():\n    m = tiny.model()\n    m.register_parameter('s', "
+                     "torch.nn.Parameter(torch.zeros(3, 3).to_sparse()))\n    return m\n"},
+    {"trainraise.py", HEAD "class M(torch.nn.Sequential):\n    def train(self, mode=True):\n"
+                      "        raise RuntimeError('no train mode')\n"
+                      "def model():\n    return M(*tiny.model())\n"},
+    {"evalraise.py", HEAD "class M(torch.nn.Sequential):\n    def eval(self):\n"
+                     "        raise RuntimeError('no eval mode')\n"
+                     "def model():\n    return M(*tiny.model())\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -567,8 +584,8 @@ static const struct bad {
     {":", P1("paramraise.py") "-o o",
      1, "paramraise.py: reading model()'s parameters and buffers raised RuntimeError: no "
      "parameters", ":"},
-    {":", P1("nonleaf.py") "-o o", 1,
-     "nonleaf.py: making the optimiser over model()'s parameters raised ValueError", ":"},
+    {":", P1("nonleaf.py") "-o o", 1, /* campaign 33's D12 check sees them first */
+     "nonleaf.py: model()'s parameters() gives 2 tensors (of 2) that are not among", ":"},
     {":", RN "../sdraise.py --batch 8", 1,
      "sdraise.py: model()'s state_dict() (a snapshot) raised RuntimeError: no state", ":"},
     {":", P2("ddpdiff.py") "--wait-timeout 10 -o o", 1,
@@ -581,6 +598,45 @@ static const struct bad {
     {":", P1("parammeta.py") "-o o",
      1, "parammeta.py: model() returned parameters or buffers on the meta device (no data): "
      "parameter 0 of parameters()", ":"},
+    /* campaign 33's D12, D13: parameters() that are not the model's own dense ones (a probe
+     * and runs that trained nothing), a train() or eval() that raises (blamed on the input) */
+    {":", P1("parcopy.py") "-o o", 1, "parcopy.py: model()'s parameters() gives 4 tensors "
+     "(of 4) that are not among model()'s named parameters", ":"},
+    {":", P2("parcopy.py") "--wait-timeout 10 -o o", 1,
+     "parcopy.py: model()'s parameters() gives 4 tensors (of 4) that are not among", ":"},
+    {":", RN "../parother.py --batch 8 --max-updates 40", 1,
+     "parother.py: model()'s parameters() gives 2 tensors (of 2) that are not among", ":"},
+    {":", P1("parsparse.py") "-o o", 1, "parsparse.py: model()'s parameters() gives parameter "
+     "s, a sparse tensor (torch.sparse_coo): the optimiser's tensors must be dense", ":"},
+    {":", P1("trainraise.py") "-o o", 1,
+     "trainraise.py: model().train() raised RuntimeError: no train mode", ":"},
+    {":", RN "../evalraise.py --batch 8", 1,
+     "evalraise.py: model().eval() raised RuntimeError: no eval mode", ":"},
+    /* D4: a Python that cannot import torch (a torch.py that fails first on its path) */
+    {"mkdir t && echo 'raise ModuleNotFoundError(\"no torch here\")' > t/torch.py && "
+     "export PYTHONPATH=$PWD/t", PB "-o o", 1,
+     "mbkit_torch probe: cannot import torch with ", ":"},
+    /* D5: --procs 2 where no temporary folder can be written (ulimit -f 0 for the front end
+     * alone; its line comes through a FIFO, which the limit does not bound) */
+    {"mkfifo p && ulimit -S -f 0", PB "--procs 2 -o o 2>p & c=$!; ulimit -S -f unlimited; "
+     "cat p >&2; wait $c", 1,
+     "--procs 2: no folder for the learners' rendezvous (TMPDIR=", ":"},
+    /* D3: SIGTERM or SIGHUP to the front end while torch imports (libtorch mapped; the signal
+     * is acted on once the import is done, which a loaded machine makes seconds): a traceback;
+     * D6: SIGHUP as SIGTERM (no line, and --procs 2 left its ranks and its folder) */
+    {":", RN "../tiny.py --batch 8 & for i in $(seq 3000); do c=$(pgrep -P $! | head -1); "
+     "[ -n \"$c\" ] && grep -q libtorch /proc/$c/maps 2>/dev/null && break; sleep 0.01; "
+     "done; kill -TERM $c; wait $!", 143,
+     "mbkit_torch runs: terminated (SIGTERM); nothing half-written", ":"},
+    {":", PB "-o o & for i in $(seq 3000); do c=$(pgrep -P $! | head -1); [ -n \"$c\" ] && "
+     "grep -q libtorch /proc/$c/maps 2>/dev/null && break; sleep 0.01; done; kill -HUP $c; "
+     "wait $!", 129, "mbkit_torch probe: hung up (SIGHUP); nothing half-written", ":"},
+    {"export TMPDIR=$PWD", "probe --model ../slowloss.py --threads 2 --budget 60 --rounds 1 "
+     "--batch 8 --procs 2 -o o & for i in $(seq 300); do [ -e started ] && break; sleep 0.1; "
+     "done; kill -HUP $!; wait $!; s=$?; sleep 1; (exit $s)", 129,
+     "mbkit_torch probe: hung up (SIGHUP); nothing half-written",
+     "for f in r0.pid r1.pid; do test -s $f && ! kill -0 $(cat $f) 2>/dev/null || "
+     "echo \"$f LEFT\" >&2; done; ! ls -d mbkit_dist.* >/dev/null 2>&1 || echo 'folder LEFT' >&2"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */

@@ -222,13 +222,33 @@ def first_failure(result, procs):
     return min(got)[1] if got else None
 
 
+def tracker():
+    """multiprocessing's resource tracker (the spawned ranks' semaphores) started with SIGHUP
+    blocked, as it ignores SIGINT and SIGTERM: a hangup of the whole process group (a closed
+    terminal, timeout -s HUP) killed it, and the parent's exit then warned and printed its
+    traceback after the front end's one line."""
+    from multiprocessing import resource_tracker
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def probe(a, procs, dev):
     """The points (mbkit_torch.Point) of P = procs learners, measured by rank 0."""
     import torch.multiprocessing as mp
-    d = tempfile.mkdtemp(prefix="mbkit_dist.")
+    try:
+        d = tempfile.mkdtemp(prefix="mbkit_dist.")
+    except OSError as e:  # no folder Python finds writable (ulimit -f 0, /tmp read-only)
+        raise fe.Fail(f"--procs {procs}: no folder for the learners' rendezvous (TMPDIR="
+                      f"{os.environ.get('TMPDIR', '(unset)')}: {e.strerror or e}"
+                      f"{': ' + str(e.filename) if e.filename else ''}): set TMPDIR to a "
+                      f"writable folder")
     init = "file://" + os.path.join(d, "rendezvous")
     result = os.path.join(d, "rank0.json")
     try:
+        tracker()
         try:
             ctx = mp.spawn(_rank, args=(a, procs, dev.type, init, result), nprocs=procs,
                            join=False)

@@ -521,35 +521,52 @@ def user_classes(mod, spec, y):
 
 def check_outputs(torch, net, x, y, spec, dev):
     """One forward pass of two samples before any training: a model whose input does not fit
-    the data, or that gives fewer outputs than there are classes, fails here in one line."""
+    the data, or that gives fewer outputs than there are classes, fails here in one line; so
+    does a train() or eval() that raises, named as such (campaign 33's D13), not the input."""
+    for mode in ("train", "eval"):  # train() first: Module.eval() calls train(False)
+        guarded(spec, f"model().{mode}() raised", lambda: getattr(net, mode)())
     try:
-        net.eval()
         with torch.no_grad():
             out = net(x[:2].to(dev))
-        net.train()
     except KeyboardInterrupt:
         raise
     except USER_RAISES as e:
         raise Fail(f"{spec}: model() does not take dataset()'s x {tuple(x.shape[1:])}: "
                    f"{type(e).__name__}: {one_line(e)}")
+    guarded(spec, "model().train() raised", net.train)
     if torch.is_tensor(out) and out.dim() == 2 and int(y.max()) >= out.shape[1]:
         raise Fail(f"{spec}: dataset(): label {int(y.max())} but model() gives "
                    f"{out.shape[1]} outputs (classes 0 .. {out.shape[1] - 1})")
 
 
-def model_tensors(m):
+def model_tensors(torch, m):
     """(the first of m's parameters and buffers on the meta device, as 'parameter NAME' or
-    'buffer NAME', or None; whether a parameter requires grad)."""
-    meta = None
+    'buffer NAME', or None; whether a parameter requires grad; what of parameters() is not one
+    of m's own dense parameters, as text, or None)."""
+    meta, own = None, {}
     for kind, named in (("parameter", m.named_parameters()), ("buffer", m.named_buffers())):
         for name, t in named:
             if meta is None and t.device.type == "meta":
                 meta = f"{kind} {name}"
+            if kind == "parameter":
+                own[id(t)] = (name, t)  # the tensor kept: its id stays its own
     params = list(m.parameters())  # what the optimiser gets, which a model may give otherwise
     for i, p in enumerate(params):
         if meta is None and p.device.type == "meta":
             meta = f"parameter {i} of parameters()"
-    return meta, any(p.requires_grad for p in params)
+    # campaign 33's D12: copies, tensors computed from the parameters, another module's, which
+    # the optimiser would update and the model never use; a sparse one takes no dense update
+    strays = sum(id(p) not in own for p in params)
+    sparse = [(own[id(p)][0], p.layout) for p in params
+              if id(p) in own and p.layout != torch.strided]
+    stray = None
+    if strays:
+        stray = (f"{strays} tensors (of {len(params)}) that are not among model()'s named "
+                 f"parameters (the optimiser would update them, not the model's own)")
+    elif sparse:
+        stray = (f"parameter {sparse[0][0]}, a sparse tensor ({sparse[0][1]}): the optimiser's "
+                 f"tensors must be dense")
+    return meta, any(p.requires_grad for p in params), stray
 
 
 def user_model(mod, spec, torch, seed, dev):
@@ -560,8 +577,8 @@ def user_model(mod, spec, torch, seed, dev):
     m = call_user(mod, spec, "model")
     if not isinstance(m, torch.nn.Module):
         raise Fail(f"{spec}: model() must return a torch.nn.Module, got {type(m).__name__}")
-    meta, trainable = guarded(spec, "reading model()'s parameters and buffers raised",
-                              lambda: model_tensors(m))
+    meta, trainable, _ = guarded(spec, "reading model()'s parameters and buffers raised",
+                                 lambda: model_tensors(torch, m))
     if meta is not None:
         raise Fail(f"{spec}: model() returned parameters or buffers on the meta device (no "
                    f"data): {meta} (build the model on cpu; the front end moves it to the "
@@ -572,11 +589,13 @@ def user_model(mod, spec, torch, seed, dev):
     if not isinstance(moved, torch.nn.Module):  # a to() of the user's own (campaign 32's B5)
         raise Fail(f"{spec}: moving model() to {dev.type} returned {type(moved).__name__}, not "
                    f"a torch.nn.Module")
-    meta, _ = guarded(spec, f"reading model()'s parameters and buffers after the move to "
-                      f"{dev.type} raised", lambda: model_tensors(moved))
+    meta, _, stray = guarded(spec, f"reading model()'s parameters and buffers after the move "
+                             f"to {dev.type} raised", lambda: model_tensors(torch, moved))
     if meta is not None:  # a to() that gives a copy without data (campaign 32's B1)
         raise Fail(f"{spec}: moving model() to {dev.type} left parameters or buffers on the meta "
                    f"device (no data): {meta}")
+    if stray is not None:  # the optimiser's tensors (make_optim) are the moved module's own
+        raise Fail(f"{spec}: model()'s parameters() gives {stray}")
     return moved
 
 
@@ -861,7 +880,7 @@ def point_rows(a, pts, backend, name, procs, threads, dname, say):
 
 
 def cmd_probe(a, argv):
-    import torch
+    torch = import_torch()
     dev = pick_device(torch, a.device)
     for p in a.procs:
         bad = [m for m in a.batch if m % p]
@@ -1209,7 +1228,7 @@ def missing_link(folder):
 
 
 def cmd_runs(a, argv):
-    import torch
+    torch = import_torch()
     torch.set_num_threads(a.threads)
     dev = pick_device(torch, a.device)
     here = cwd()  # --log-dir is relative to it, as -o (check_args): the model file may chdir
@@ -1318,19 +1337,71 @@ def check_args(a):
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the command is: an interrupt as Ctrl-C's, which every site lets
-    through (the ranks of --procs killed, the output not written), with its own line and exit
-    status (143) in main."""
+    """SIGTERM or SIGHUP, raised where the command is: an interrupt as Ctrl-C's, which every
+    site lets through (the ranks of --procs killed, the output not written), with its own line
+    and exit status (128 + N) in main."""
+
+    def __init__(self, signum):
+        super().__init__()
+        self.signum = signum
 
 
-def on_sigterm(signum, frame):
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one end: a second SIGTERM cuts no cleanup
-    raise Terminated()
+ENDS = {signal.SIGTERM: "terminated (SIGTERM)", signal.SIGHUP: "hung up (SIGHUP)"}
+HELD = None  # while torch imports (import_torch): the signals that came, acted on after it
+
+
+def on_signal(signum, frame):
+    if HELD is not None:
+        HELD.append(signum)
+        return
+    end_by(signum)
+
+
+def end_by(signum):
+    """The interrupt a signal makes: KeyboardInterrupt for SIGINT, else Terminated (SIGTERM and
+    SIGHUP ignored from now: a second one cuts no cleanup)."""
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    for s in ENDS:
+        signal.signal(s, signal.SIG_IGN)
+    raise Terminated(signum)
+
+
+def catch_signals():
+    """on_signal for SIGTERM, SIGHUP and SIGINT; one ignored when the command started (nohup's
+    SIGHUP, a background job's SIGINT) stays ignored."""
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        if signal.getsignal(s) != signal.SIG_IGN:
+            signal.signal(s, on_signal)
+
+
+def import_torch():
+    """torch, imported with the signals held: a handler's exception raised inside torch's C
+    initialisation came out as "RuntimeError: Terminated" (campaign 33's D3), so a signal that
+    comes during the import ends the command after it. A Python that cannot import torch is one
+    line naming it (D4)."""
+    global HELD
+    HELD, err = [], None
+    try:
+        import torch
+    except Exception as e:  # ModuleNotFoundError; ImportError of a library that does not map
+        err = e
+    finally:
+        got, HELD = HELD, None
+    if got:
+        end_by(got[0])
+    if err is not None:
+        raise Fail(f"cannot import torch with {sys.executable}"
+                   f"{' -S (no site packages)' if sys.flags.no_site else ''} "
+                   f"({type(err).__name__}: {one_line(err)}): 'make deps-peers' installs "
+                   f"Debian's python3-torch for /usr/bin/python3; or run the front end with a "
+                   f"Python that has torch")
+    return torch
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    signal.signal(signal.SIGTERM, on_sigterm)
+    catch_signals()
     prog = f"{PROG} {argv[0]}" if argv and argv[0] in ("probe", "runs") else PROG
     if stdout_closed():
         say_err(f"{prog}: standard output: write error: "
@@ -1348,8 +1419,8 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt as e:
         if isinstance(e, Terminated):
-            say_err(f"{prog}: terminated (SIGTERM); nothing half-written\n")
-            return 143
+            say_err(f"{prog}: {ENDS[e.signum]}; nothing half-written\n")
+            return 128 + e.signum
         say_err(f"{prog}: interrupted; nothing half-written\n")
         return 130
     finally:
