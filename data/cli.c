@@ -4,7 +4,8 @@
  * standard error, notes and warnings too, goes through mb_cli_say, which escapes control bytes
  * as mb_error_set does. Commands call these; library code never prints. Also the one option
  * reader (getopt_long that refuses a flag given twice: the last value winning silently is how
- * "--lr 0.1 ... --lr 0.2" trains at 0.2; a switch given twice is a slip).
+ * "--lr 0.1 ... --lr 0.2" trains at 0.2; a switch given twice is a slip). And the start of the
+ * commands that need no BLAS threads under a memory limit (mb_cli_one_blas_thread).
  */
 #define _GNU_SOURCE /* program_invocation_short_name, for the memory limit's line */
 #include "mb_cli.h"
