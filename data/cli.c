@@ -120,6 +120,11 @@ int mb_cli_bad_option(const char *prog, const char *sub, char **argv, int optind
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
     if (c == ':')
         return mb_cli_usage(prog, sub, "option '%s' needs a value", arg);
+    /* a short one (getopt's optopt; 0 for a long one): inside a group ("-xy") or with its
+     * text ("-c.csv") optind has not moved past the word yet, and argv[optind - 1] is the
+     * word before it (campaign 33's Q12: "unknown option 'comm'") */
+    if (optopt > ' ' && optopt < 127)
+        return mb_cli_usage(prog, sub, "unknown option '-%c'", optopt);
     return mb_cli_usage(prog, sub, "unknown option '%s'", arg);
 }
 

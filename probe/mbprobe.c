@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mbprobe_cli.h"
 #include "../data/mb_cli.h"
@@ -40,7 +41,9 @@ static void help(void)
  * exchange (mb_comm_mpi_create: which program each runs), and ends it again: beside another
  * program (`mpirun -np 1 mbtrain ... : -np 1 mbprobe step ...`) every rank then ends with one
  * line from rank 0, where this one used to leave without MPI and Open MPI's lines were all
- * (campaign 18's M6). Beside copies of itself it goes on. -1 to go on, else the exit status. */
+ * (campaign 18's M6). Beside copies of itself it is refused as mbtrain refuses a one-learner
+ * algorithm (start_mpi): every rank would time on the same cores and write the same -o
+ * (campaign 33's D11); one rank goes on. -1 to go on, else the exit status. */
 static int join_mpi(int *argc, char ***argv, const char *cmd)
 {
     if (!mb_comm_mpi_launched())
@@ -50,8 +53,15 @@ static int join_mpi(int *argc, char ***argv, const char *cmd)
     mb_communicator *world = NULL;
     mb_error err = {0};
     int status = -1;
-    if (mb_comm_mpi_create(argc, argv, name, &world, &err) != MB_OK)
+    if (mb_comm_mpi_create(argc, argv, name, &world, &err) != MB_OK) {
         status = !world || err.msg[0] ? mb_cli_fail(prog, NULL, &err) : 1; /* rank 0 says it */
+    } else if (mb_comm_size(world) > 1) {
+        if (mb_comm_rank(world) == 0)
+            fprintf(stderr, "%s: runs in one process, but mpirun started %d ranks: run it "
+                    "without mpirun (only mbprobe comm uses the ranks)\n", name,
+                    mb_comm_size(world));
+        status = MB_EXIT_USAGE;
+    }
     mb_comm_free(world); /* after the line: every rank waits here for the others */
     return status;
 }
@@ -81,8 +91,26 @@ static int run_command(int argc, char **argv)
     return mb_cli_usage(prog, NULL, "unknown command '%s'", cmd);
 }
 
+/* OpenBLAS's room under an address-space limit (mb_backend_blas_room), once at the start, as
+ * mbtrain's; said once under mpirun, by rank 0. 0 to go on; else the process ends with exit 1. */
+static int blas_room(void)
+{
+    mb_error err = {0};
+    if (mb_backend_blas_room(&err) == MB_OK)
+        return 0;
+    mb_cli_hold hold;
+    mb_cli_hold_begin(&hold);
+    int status = mb_cli_hold_end(&hold, mb_cli_fail(prog, NULL, &err));
+    /* ended here: under a very low limit OpenBLAS's own threads, started as it loaded, spin on
+     * their buffers already, and exit() would wait for them in OpenBLAS's destructor */
+    fflush(NULL);
+    _exit(status);
+}
+
 int main(int argc, char **argv)
 {
     int start = mb_cli_start();
+    if (!start)
+        start = blas_room();
     return mb_cli_exit(start ? start : run_command(argc, argv));
 }

@@ -668,9 +668,31 @@ static void test_sma_tune_trace(void)
     CU_ASSERT(k >= 1 && k <= 3);
     CU_ASSERT(k == last || k == last - 1); /* kept the last, or removed it */
     CU_ASSERT(steps >= 1 && steps <= 3);
-    /* every update's samples: k learners x 10 */
-    CU_ASSERT_EQUAL(r.learners, k);
+    /* the job's learners stay P (the rows' samples lie between u M / P and u M), k apart */
+    CU_ASSERT_EQUAL(r.learners, 3);
+    CU_ASSERT_STRING_EQUAL(mb_table_meta(t, "learners"), "3");
     mb_table_free(t);
+}
+
+/* Campaign 33's D15: tuned runs that reached the target before their first window closed (an
+ * empty trace, one learner of two computing every update) are read back and fitted by mbfit
+ * nupdate; the count kept, 1, as the log's learners made their samples (u M / 2) contradict
+ * updates x batch. */
+static void test_sma_tune_unwindowed_fit(void)
+{
+    mb_test_run r;
+    mb_test_sh(&r, "mkdir -p %s/tune && for b in 16 32; do mbtrain --net %s --data " DATA
+               " --algo sma --learners 2 --sma-tune --sma-tune-window 1000 --batch $b --lr 0.1 "
+               "--target-loss 0.9 --max-updates 200 --eval-every 5 --log %s/tune/t$b.csv "
+               ">/dev/null || exit; done && grep -qx '# sma_tune=' %s/tune/t16.csv && "
+               "grep -qx '# sma_learners=1' %s/tune/t16.csv && grep -q ' samples=120 .* "
+               "learners=2 ' %s/tune/t16.csv && mbfit nupdate --target-loss 0.9 %s/tune/t16.csv "
+               "%s/tune/t32.csv", dir, linear, dir, dir, dir, dir, dir, dir);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "inverse-law"));
+    if (r.status != 0)
+        printf("\n    %s\n", r.err);
+    mb_test_run_free(&r);
 }
 
 /* mbfit nupdate takes one (algo, P) at a time and shows the runs' B_simple beside alpha/N_inf. */
@@ -1778,6 +1800,8 @@ int mb_test_suite_train_par(void)
         !CU_add_test(s, "hogwild: update 1 is training time", test_hogwild_first_update) ||
         !CU_add_test(s, "staged checks, same crossing", test_checks) ||
         !CU_add_test(s, "SMA's learners-per-process tuning trace", test_sma_tune_trace) ||
+        !CU_add_test(s, "SMA's tuning ended before its first window: the log is fitted",
+                     test_sma_tune_unwindowed_fit) ||
         !CU_add_test(s, "checkpoint and resume over threads", test_resume_threads) ||
         !CU_add_test(s, "learning-rate schedules in every rule", test_lr_schedules) ||
            !CU_add_test(s, "weight decay in every rule", test_weight_decay) ||

@@ -31,6 +31,15 @@ int mb_train_backend_built(mb_backend_kind kind);
  * device"). */
 int mb_train_backend_usable(mb_backend_kind kind, char *why, size_t n);
 
+/* OpenBLAS's room in the address space, checked once at the start of mbtrain and mbprobe: each
+ * thread that calls it, its own pool's included, maps a 128 MiB buffer on its first call, and
+ * under an address-space limit (ulimit -v, RLIMIT_AS) too low for that OpenBLAS retries the map
+ * forever (campaign 33's D2: a hang). MB_OK without a limit or with one of at least
+ * MB_BLAS_ROOM_MIB(pool) MiB (pool: OpenBLAS's threads at start, OPENBLAS_NUM_THREADS or the
+ * cores), else MB_ENOMEM naming the limit and that minimum. */
+#define MB_BLAS_ROOM_MIB(pool) (64 + 136 * ((pool) + 1))
+int mb_backend_blas_room(mb_error *err);
+
 /* "cpu", "cuda"; parse returns MB_EINVAL for other names. */
 const char *mb_backend_name(mb_backend_kind kind);
 int mb_backend_parse(const char *name, mb_backend_kind *kind);

@@ -1028,7 +1028,9 @@ static void job_results(job *j, const worker *ws0, mb_run_result *r)
         size_t len = strlen(j->extra);
         snprintf(j->extra + len, sizeof j->extra - len, "# sma_tune=%s\n# sma_tune_window=%ld\n"
                  "# sma_learners=%d\n", j->trace, o->sma_tune_window, j->k_active);
-        r->learners = j->k_active;
+        /* r->learners stays P: the rows' samples lie between u M / P and u M however the
+         * count moved (campaign 33's D15: the count kept, 1, refused a log whose first window
+         * never closed, or whose tuning removed a learner, as samples below u M) */
     }
     if (mb_par_algo_has_server(o->par) && o->par != MB_PAR_EASGD_HOGWILD) {
         /* the server's side of the time: idle (waiting for pushes), every learner held
@@ -1131,6 +1133,7 @@ int mb_par_run(const mb_run_options *o, mb_run_result *r, mb_error *err)
 {
     memset(r, 0, sizeof *r);
     r->eval_loss = r->eval_acc = r->test_loss = r->test_acc = r->loss = r->b_simple = NAN;
+    r->others_cores = r->steal_cores = NAN; /* not measured unless run_mon.c does */
     int rc = mb_run_check_options(o, err);
     if (rc != MB_OK)
         return rc;

@@ -795,6 +795,8 @@ int mb_run_mon_finish(mb_run_mon *m, const float *model, long updates, size_t sa
         mb_hostload_mark load;
         mb_hostload_mark_now(&load);
         mb_hostload_between(&m->load0, &load, &r->others_cores, &r->steal_cores);
+    } else {
+        r->others_cores = r->steal_cores = NAN; /* not measured: no load lines */
     }
     if (o->log_path) {
         char summary[1536];

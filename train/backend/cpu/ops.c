@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* ---- device and memory ----------------------------------------------------------------------- */
@@ -52,6 +53,28 @@ static int cpu_open(mb_ctx *ctx, mb_error *err)
      * This is OpenBLAS's process-wide setting; contexts agree on it (blas_threads). */
     openblas_set_num_threads(ctx->blas_threads);
     return MB_OK;
+}
+
+/* The minimum (mb_backend.h), from mbtrain and mbprobe step at --threads 1 (2 cores, OpenBLAS
+ * 0.3.21): about 54 MiB besides the buffers, and 136 MiB a thread (its 128 MiB buffer, mapped
+ * as the thread starts even when idle, and its 8 MiB stack). Measured: mbtrain ran from about
+ * 185 MiB (pool 1) and 310 MiB (pool 2), mbprobe step from 254 MiB and 390 MiB; the minimum,
+ * the pool and one more caller with 64 MiB besides, is 336 and 472 MiB, some 80 MiB to spare.
+ * More threads (--threads, --learners) need about 136 MiB each on top (docs/commands.md). */
+int mb_backend_blas_room(mb_error *err)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+        return MB_OK;
+    int pool = openblas_get_num_threads(); /* before any context sets it */
+    unsigned long long need = MB_BLAS_ROOM_MIB(pool > 0 ? pool : 1);
+    if ((unsigned long long)lim.rlim_cur >= need << 20)
+        return MB_OK;
+    return mb_error_set(err, MB_ENOMEM, "the address-space limit (ulimit -v) is %llu MiB, below "
+                        "the %llu MiB OpenBLAS needs with %d thread%s of its own (a 128 MiB buffer "
+                        "each thread): raise the limit%s", (unsigned long long)lim.rlim_cur >> 20,
+                        need, pool, pool == 1 ? "" : "s",
+                        pool > 1 ? ", or set OPENBLAS_NUM_THREADS=1" : "");
 }
 
 static void cpu_close(mb_ctx *ctx) { (void)ctx; }
