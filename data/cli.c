@@ -4,14 +4,18 @@
  * standard error, notes and warnings too, goes through mb_cli_say, which escapes control bytes
  * as mb_error_set does. Commands call these; library code never prints. Also the one option
  * reader (getopt_long that refuses a flag given twice: the last value winning silently is how
- * "--lr 0.1 ... --lr 0.2" trains at 0.2; a switch given twice is a slip).
+ * "--lr 0.1 ... --lr 0.2" trains at 0.2; a switch given twice is a slip). And the start of the
+ * commands that need no BLAS threads under a memory limit (mb_cli_one_blas_thread).
  */
+#define _GNU_SOURCE /* program_invocation_short_name, for the memory limit's line */
 #include "mb_cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,4 +192,43 @@ int mb_cli_given(const mb_cli_seen *s, int code)
 int mb_cli_no_effect(const char *prog, const char *sub, const char *flag, const char *why)
 {
     return mb_cli_usage(prog, sub, "%s has no effect %s", flag, why);
+}
+
+/* ---- OpenBLAS's threads under a memory limit (campaign 33's Q2) ---------------------------- */
+
+int openblas_get_num_threads(void);
+
+/* The soft limit that bounds the heap, RLIMIT_AS (ulimit -v) first, else RLIMIT_DATA (ulimit
+ * -d): its flag in *flag, its value in bytes; 0 when neither is set. */
+static int memory_limit(const char **flag, rlim_t *bytes)
+{
+    static const struct { int res; const char *flag; } lims[] = {{RLIMIT_AS, "-v"},
+                                                                  {RLIMIT_DATA, "-d"}};
+    for (size_t k = 0; k < sizeof lims / sizeof lims[0]; k++) {
+        struct rlimit r;
+        if (getrlimit(lims[k].res, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
+            *flag = lims[k].flag;
+            *bytes = r.rlim_cur;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void mb_cli_one_blas_thread(char **argv)
+{
+    const char *flag = NULL, *v = getenv("OPENBLAS_NUM_THREADS");
+    rlim_t bytes = 0;
+    if (!memory_limit(&flag, &bytes) || openblas_get_num_threads() <= 1 ||
+        (v && strcmp(v, "1") == 0))
+        return;
+    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
+        execv("/proc/self/exe", argv); /* returns only when it failed */
+    /* still here: the threads stay; exit would wait for them, _exit does not */
+    fprintf(stderr, "%s: a memory limit (ulimit %s %llu) is set, and OpenBLAS's %d threads may "
+            "not get the memory they reserve: run it with OPENBLAS_NUM_THREADS=1\n",
+            program_invocation_short_name, flag, (unsigned long long)(bytes / 1024),
+            openblas_get_num_threads());
+    fflush(stderr);
+    _exit(MB_EXIT_DATA);
 }

@@ -217,3 +217,9 @@ void mb_format_meta_text(FILE *f, const char *s)
             fprintf(f, "\\x%02x", *p);
     }
 }
+
+const char *mb_format_data_set(const mb_table *t)
+{
+    const char *d = mb_table_meta(t, "data");
+    return d && *d && strcmp(d, "random") != 0 ? d : NULL;
+}

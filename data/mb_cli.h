@@ -104,4 +104,16 @@ void mb_cli_hold_begin(mb_cli_hold *h);
 /* Returns `status`. */
 int mb_cli_hold_end(mb_cli_hold *h, int status);
 
+/* ---- OpenBLAS's threads under a memory limit ------------------------------------------------ */
+
+/* Called first by the main of a command that needs no BLAS threads (mbfit, mbopt, mbplot), with
+ * its argv. OpenBLAS starts a thread per core when it loads, before main, and each reserves a
+ * buffer (128 MiB); under a memory limit (ulimit -v or -d) one that cannot get it retries for
+ * ever, and exit waits for it (campaign 33's Q2: --help never ended under ulimit -v 120000).
+ * So under a limit, with more than one BLAS thread and OPENBLAS_NUM_THREADS not 1, the command
+ * runs itself again (/proc/self/exe, the same arguments) with OPENBLAS_NUM_THREADS=1, which
+ * its children (gnuplot) then inherit; where that cannot be done, one line naming the limit
+ * and _exit(MB_EXIT_DATA). Otherwise it returns, having changed nothing. */
+void mb_cli_one_blas_thread(char **argv);
+
 #endif /* MB_CLI_H */

@@ -64,4 +64,9 @@ void mb_data_write_common_meta(FILE *f, const char *tool, int argc, char **argv)
  * PyTorch front end's meta_text writes the same. */
 void mb_format_meta_text(FILE *f, const char *s);
 
+/* The data set a table's `# data=` names (a run log's, a step table's): NULL where it names none
+ * (no such line, an empty one, or `random`: the generated inputs mbprobe step times without
+ * --data, which are of no data set). */
+const char *mb_format_data_set(const mb_table *t);
+
 #endif

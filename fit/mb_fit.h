@@ -480,6 +480,7 @@ typedef struct mb_fit_tupdate {
     mb_fit_result overlap; /* g of (t_compute^g + t_comm^g)^(1/g) (columns t_compute_s, t_comm_s) */
     mb_fit_warnings warn;
     char net[64];          /* the table's `net` column, "" when it has none */
+    char data[MB_FIT_SETTING_LEN]; /* the table's data set (mb_format_data_set), "" when none */
     char backend[16];      /* the table's `backend` column, "" when it has none */
     char device[MB_FIT_DEVICE_LEN]; /* the table's `device` column, "" when it has none */
     double threads[16];    /* the thread counts of the table's rows of these learners */

@@ -56,6 +56,7 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    mb_cli_one_blas_thread(argv); /* under a memory limit, one BLAS thread */
     int start = mb_cli_start();
     return mb_cli_exit(start ? start : run_command(argc, argv));
 }

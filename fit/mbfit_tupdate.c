@@ -153,7 +153,8 @@ int cmd_tupdate(int argc, char **argv)
     cJSON *root = NULL;
     if (cm.json) {
         root = mb_fit_tupdate_json(fits, n, path, cm.weights);
-        if (root && data[0])
+        /* the runs' data set where the table named none (the same where both do: run_matches) */
+        if (root && data[0] && !cJSON_HasObjectItem(root, "data"))
             cJSON_AddStringToObject(root, "data", data);
         cJSON *in = root ? cJSON_GetObjectItemCaseSensitive(root, "inputs") : NULL;
         cJSON *fl = in && n_logs ? cJSON_AddArrayToObject(in, "runs") : NULL;

@@ -389,17 +389,22 @@ static int same_device(const char *a, const char *b)
     return *a == *b;
 }
 
-/* Run i against the step table f it calibrates: the same net and backend as the table, and at
- * P = 1 the same thread count (one of the table's, where it has a threads column: one learner's
- * threads in mbprobe step and mbtrain alike; at P > 1 the probe's learners share its threads
- * while each mpirun rank logs its own), where the log says. Campaign 16's S6: CUDA runs on 8
- * threads rescaled a one-thread CPU table without a word. */
+/* Run i against the step table f it calibrates: the same net, data set and backend as the
+ * table, and at P = 1 the same thread count (one of the table's, where it has a threads column:
+ * one learner's threads in mbprobe step and mbtrain alike; at P > 1 the probe's learners share
+ * its threads while each mpirun rank logs its own), where the log says. Campaign 16's S6: CUDA
+ * runs on 8 threads rescaled a one-thread CPU table without a word; campaign 33's Q5: a table of
+ * mnist calibrated by fashion-mnist runs made a tfit that said fashion-mnist. */
 static int run_matches(const mb_fit_runs *runs, size_t i, const char *where,
                        const mb_fit_tupdate *f, mb_error *err)
 {
     if (f->net[0] && runs->net[i][0] && strcmp(runs->net[i], f->net) != 0)
         return mb_error_set(err, MB_EINVAL, "%s: metadata 'net': '%s', but the step table "
                             "times '%s'", where, runs->net[i], f->net);
+    const char *data = mb_fit_runs_setting(runs, i, "data");
+    if (f->data[0] && data[0] && strcmp(data, f->data) != 0)
+        return mb_error_set(err, MB_EINVAL, "%s: metadata 'data': '%s', but the step table "
+                            "times '%s'", where, data, f->data);
     if (f->backend[0] && runs->backend[i][0] && strcmp(runs->backend[i], f->backend) != 0)
         return mb_error_set(err, MB_EINVAL, "%s: metadata 'backend': '%s', but the step table "
                             "times %s", where, runs->backend[i], f->backend);
@@ -542,6 +547,8 @@ int mb_fit_tupdate_table(const char *path, mb_fit_weighting w, double threads,
         fits[k].learners = pl[k];
         if (cn >= 0)
             snprintf(fits[k].net, sizeof fits[k].net, "%s", mb_table_cell(t, 0, (size_t)cn));
+        if (mb_format_data_set(t))
+            snprintf(fits[k].data, sizeof fits[k].data, "%s", mb_format_data_set(t));
         if (ck >= 0) /* one backend a table (mb_fit_step_table_check) */
             snprintf(fits[k].backend, sizeof fits[k].backend, "%s",
                      mb_table_cell(t, 0, (size_t)ck));
@@ -725,6 +732,7 @@ int mb_fit_tupdate_calibrate(mb_fit_tupdate *f, const mb_fit_runs *runs,
                             "probe's own fit");
     mb_fit_tupdate g = {.learners = f->learners, .n_threads = f->n_threads};
     snprintf(g.net, sizeof g.net, "%s", f->net);
+    snprintf(g.data, sizeof g.data, "%s", f->data);
     snprintf(g.backend, sizeof g.backend, "%s", f->backend);
     snprintf(g.device, sizeof g.device, "%s", f->device);
     memcpy(g.threads, f->threads, sizeof g.threads);
@@ -864,6 +872,8 @@ cJSON *mb_fit_tupdate_json(const mb_fit_tupdate *f, size_t n, const char *path,
         return NULL;
     if (f[0].net[0]) /* the net timed: mbopt refuses an nfit or runs of another (campaign 21) */
         cJSON_AddStringToObject(root, "net", f[0].net);
+    if (f[0].data[0]) /* and the data set, where the table says (campaign 33's Q5) */
+        cJSON_AddStringToObject(root, "data", f[0].data);
     cJSON *in = cJSON_AddObjectToObject(root, "inputs");
     if (in) {
         cJSON_AddStringToObject(in, "file", path);

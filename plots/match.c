@@ -346,20 +346,33 @@ int mb_plot_run_matches(const mb_table *log, const cJSON *scale, const char *spa
     return MB_OK;
 }
 
-int mb_plot_same_net(const char *net, const char *path, char *first, size_t n_first,
-                     char *first_path, size_t n_path, mb_error *err)
+/* One name of the workload (`what`: net or data) against the first file's (held in first,
+ * first_path); `kind` names the mismatch ("nets", "data sets"). */
+static int same_name(const char *what, const char *kind, const char *v, const char *path,
+                     char *first, size_t n_first, char *first_path, size_t n_path, mb_error *err)
 {
-    if (!net || !*net)
+    if (!v || !*v)
         return MB_OK;
     if (!*first) {
-        snprintf(first, n_first, "%s", net);
+        snprintf(first, n_first, "%s", v);
         snprintf(first_path, n_path, "%s", path);
         return MB_OK;
     }
-    if (strcmp(first, net) == 0)
+    if (strcmp(first, v) == 0)
         return MB_OK;
-    return mb_error_set(err, MB_EFORMAT, "%s: net '%.64s', but %s's is '%.64s': the report's "
-                        "inputs are of different nets", path, net, first_path, first);
+    return mb_error_set(err, MB_EFORMAT, "%s: %s '%.64s', but %s's is '%.64s': the report's "
+                        "inputs are of different %s", path, what, v, first_path, first, kind);
+}
+
+int mb_plot_same_workload(mb_plot_workload *w, const char *path, const char *net,
+                          const char *data, mb_error *err)
+{
+    int rc = same_name("net", "nets", net, path, w->net, sizeof w->net, w->net_path,
+                       sizeof w->net_path, err);
+    if (rc == MB_OK)
+        rc = same_name("data", "data sets", data, path, w->data, sizeof w->data, w->data_path,
+                       sizeof w->data_path, err);
+    return rc;
 }
 
 /* ---- a fit drawn over a table: of that table (campaign 21's N9) ----------------------------- */

@@ -67,10 +67,16 @@ struct mb_table;
 int mb_plot_run_matches(const struct mb_table *log, const cJSON *scale, const char *spath,
                         const cJSON *nfit, const char *npath, mb_error *err);
 
-/* The report's inputs are of one net: the first name given (`net`, of `path`; NULL or empty:
- * none) goes to first/first_path, each later one must be it. MB_EFORMAT naming both files. */
-int mb_plot_same_net(const char *net, const char *path, char *first, size_t n_first,
-                     char *first_path, size_t n_path, mb_error *err);
+/* The report's inputs are of one workload: one net and one data set across the files that say
+ * (campaign 21's N7; 33's Q5: fits and runs of mnist drawn beside fashion-mnist ones). Zeroed
+ * first; the first net and the first data set given (of `path`; NULL or empty: not said) are
+ * kept in it, each later one must be the same. MB_EFORMAT naming both files. */
+typedef struct mb_plot_workload {
+    char net[128], net_path[4096];
+    char data[128], data_path[4096];
+} mb_plot_workload;
+int mb_plot_same_workload(mb_plot_workload *w, const char *path, const char *net,
+                          const char *data, mb_error *err);
 
 /* Whether a tfit (mbfit tupdate --json, read: `tfit` at tpath) is a fit of the step table `tab`
  * (mbplot step --tfit, the report's step.csv and tfit.json): each of its points (`probe_points`

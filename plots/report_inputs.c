@@ -389,18 +389,28 @@ static const char *table_net(const mb_table *t)
                                           : mb_table_meta(t, "net");
 }
 
+/* A JSON file's string field `key` (NULL: none). */
+static const char *json_name(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 /* The inputs beside scale.json are of its job (campaign 21's N7: the page drew a step table, run
  * logs and a convolution choice of other nets, runs of another rate, fits of another target):
  * the fits against scale's model (mb_plot_fits_match), no comm.csv where scale solved no
  * collective, every run log against scale's rates and
- * nfit's algorithm (mb_plot_run_matches), and one net across step.csv, the run logs,
- * validate.json, conv.csv, conv.json, nfit.json and tfit.json. One line naming both files,
- * before anything is drawn. */
+ * nfit's algorithm (mb_plot_run_matches), and one net and one data set (campaign 33's Q5)
+ * across step.csv, conv.csv, the run logs, validate.json, conv.json, nfit.json and tfit.json,
+ * where each says (mb_plot_same_workload). One line naming both files, before anything is
+ * drawn. */
 static int check_job(const char *in_dir, const glob_t *runs, const cJSON *scale,
                      const cJSON *nfit, const cJSON *tfit, const cJSON *cfit, const cJSON *val,
                      mb_error *err)
 {
-    char sp[4096], np[4096], tp[4096], cp[4096], first[128] = "", first_path[4096] = "";
+    char sp[4096], np[4096], tp[4096], cp[4096];
+    mb_plot_workload w;
+    memset(&w, 0, sizeof w);
     path_join(sp, sizeof sp, in_dir, "scale.json");
     path_join(np, sizeof np, in_dir, "nfit.json");
     path_join(tp, sizeof tp, in_dir, "tfit.json");
@@ -424,36 +434,27 @@ static int check_job(const char *in_dir, const glob_t *runs, const cJSON *scale,
         mb_table *t = NULL;
         if (!exists(path) || mb_table_read(path, &t, NULL) != MB_OK)
             continue; /* its own reader names what is wrong with it */
-        rc = mb_plot_same_net(table_net(t), path, first, sizeof first, first_path,
-                              sizeof first_path, err);
+        rc = mb_plot_same_workload(&w, path, table_net(t), mb_format_data_set(t), err);
         if (rc == MB_OK && i >= 2)
             rc = mb_plot_run_matches(t, scale, sp, nfit, np, err);
         mb_table_free(t);
     }
-    const cJSON *vn = cJSON_GetObjectItemCaseSensitive(val, "net");
     path_join(tp, sizeof tp, in_dir, "validate.json");
-    if (rc == MB_OK && cJSON_IsString(vn))
-        rc = mb_plot_same_net(vn->valuestring, tp, first, sizeof first, first_path,
-                              sizeof first_path, err);
+    if (rc == MB_OK)
+        rc = mb_plot_same_workload(&w, tp, json_name(val, "net"), json_name(val, "data"), err);
     cJSON *conv = NULL;
     path_join(cp, sizeof cp, in_dir, "conv.json");
-    if (rc == MB_OK && exists(cp) && mb_json_read(cp, &conv, NULL) == MB_OK) {
-        const cJSON *cn = cJSON_GetObjectItemCaseSensitive(conv, "net");
-        if (cJSON_IsString(cn))
-            rc = mb_plot_same_net(cn->valuestring, cp, first, sizeof first, first_path,
-                                  sizeof first_path, err);
-    }
+    if (rc == MB_OK && exists(cp) && mb_json_read(cp, &conv, NULL) == MB_OK)
+        rc = mb_plot_same_workload(&w, cp, json_name(conv, "net"), json_name(conv, "data"), err);
     cJSON_Delete(conv);
-    /* and the fits' nets, where they say (campaign 23's R9: conv.json of one net beside nfit.json
-     * of another) */
+    /* and the fits' nets and data sets, where they say (campaign 23's R9: conv.json of one net
+     * beside nfit.json of another) */
     static const char *const fit_names[] = {"nfit.json", "tfit.json"};
     const cJSON *const fits[] = {nfit, tfit};
     for (size_t k = 0; rc == MB_OK && k < 2; k++) {
-        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(fits[k], "net");
         path_join(tp, sizeof tp, in_dir, fit_names[k]);
-        if (cJSON_IsString(fn))
-            rc = mb_plot_same_net(fn->valuestring, tp, first, sizeof first, first_path,
-                                  sizeof first_path, err);
+        rc = mb_plot_same_workload(&w, tp, json_name(fits[k], "net"),
+                                   json_name(fits[k], "data"), err);
     }
     return rc;
 }

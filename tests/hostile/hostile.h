@@ -105,4 +105,13 @@ typedef struct hcase {
 #define FSIZE(N, CMD) FSIZE_(N, CMD, "cat")
 #define FSIZE_LAST(N, CMD) FSIZE_(N, CMD, "tail -n 1")
 
+/* CMD (a command of the suite, its arguments after it) run under the soft memory limit KB KiB
+ * (ulimit -S -v) with OpenBLAS left its thread per core (make check sets OPENBLAS_NUM_THREADS=1),
+ * under the case's timeout, its output in $W/h; skipped in a sanitizer build, whose shadow
+ * memory no such limit leaves room for (campaign 33's Q2: the threads' buffers, not to be had,
+ * hung the command at exit) */
+#define ULIMIT_V(KB, CMD) "grep -q __asan_init \"$(command -v mbopt)\" && { echo 'skip: a "      \
+    "sanitizer build cannot run under ulimit -v' >&2; exit 77; }; (ulimit -S -v " KB " && exec " \
+    "env -u OPENBLAS_NUM_THREADS $T " CMD ") > $W/h"
+
 #endif /* MB_TEST_HOSTILE_H */
