@@ -95,6 +95,15 @@ int mb_cli_hold_end(mb_cli_hold *h, int status)
     return status;
 }
 
+void mb_cli_fail_now(const char *prog, const mb_error *err)
+{
+    mb_cli_hold hold;
+    mb_cli_hold_begin(&hold);
+    int status = mb_cli_hold_end(&hold, mb_cli_fail(prog, NULL, err));
+    fflush(NULL);
+    _exit(status);
+}
+
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)
 {
     va_list ap;

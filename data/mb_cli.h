@@ -104,6 +104,12 @@ void mb_cli_hold_begin(mb_cli_hold *h);
 /* Returns `status`. */
 int mb_cli_hold_end(mb_cli_hold *h, int status);
 
+/* A refusal at start, said as mb_cli_fail says it (held as above: rank 0's line under mpirun),
+ * then the process ended at once (_exit, 1 or 2) after flushing: where exit() would wait on
+ * threads a library started as it loaded (OpenBLAS's, spinning under a low ulimit -v, in
+ * mbtrain and mbprobe). */
+_Noreturn void mb_cli_fail_now(const char *prog, const struct mb_error *err);
+
 /* ---- OpenBLAS's threads under a memory limit ------------------------------------------------ */
 
 /* Called first by the main of a command that needs no BLAS threads (mbfit, mbopt, mbplot), with

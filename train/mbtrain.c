@@ -643,26 +643,11 @@ static int run_command(int argc, char **argv)
     return status;
 }
 
-/* OpenBLAS's room under an address-space limit (mb_backend_blas_room), once at the start; said
- * once under mpirun, by rank 0. 0 to go on; else the process ends with exit 1. */
-static int blas_room(void)
-{
-    mb_error err = {0};
-    if (mb_backend_blas_room(&err) == MB_OK)
-        return 0;
-    mb_cli_hold hold;
-    mb_cli_hold_begin(&hold);
-    int status = mb_cli_hold_end(&hold, mb_cli_fail("mbtrain", NULL, &err));
-    /* ended here: under a very low limit OpenBLAS's own threads, started as it loaded, spin on
-     * their buffers already, and exit() would wait for them in OpenBLAS's destructor */
-    fflush(NULL);
-    _exit(status);
-}
-
 int main(int argc, char **argv)
 {
     int start = mb_cli_start();
-    if (!start)
-        start = blas_room();
+    mb_error err = {0}; /* OpenBLAS's room under an address-space limit, before any work */
+    if (!start && mb_backend_blas_room(&err) != MB_OK)
+        mb_cli_fail_now("mbtrain", &err);
     return mb_cli_exit(start ? start : run_command(argc, argv));
 }
