@@ -503,16 +503,22 @@ int mb_cli_exit(int status)
 
 /* ---- temporary names and their clean-up ---------------------------------------------------- */
 
+/* The folder `path` names a file in, into dir (n bytes): "." for a bare name, "/" at the root. */
+static void folder_of(const char *path, char *dir, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, n, ".");
+    else
+        snprintf(dir, n, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
 /* The most bytes one name in the folder of `path` may hold: pathconf's _PC_NAME_MAX of the
  * folder, NAME_MAX (255) where it cannot be asked (a folder not there). */
 static long name_max_of(const char *path)
 {
     char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    folder_of(path, dir, sizeof dir);
     errno = 0;
     long m = pathconf(dir, _PC_NAME_MAX);
     return m > 0 ? m : NAME_MAX;
@@ -767,11 +773,7 @@ static int replace_refused(const char *target, const char **what)
     if (is_file && access(target, W_OK) != 0 && errno == EPERM)
         return EPERM;
     char dir[4096];
-    const char *slash = strrchr(target, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == target ? 1 : (int)(slash - target), target);
+    folder_of(target, dir, sizeof dir);
     int e = 0;
     for (int k = !is_file; k < 2 && !e; k++) { /* the file's flags, then its folder's */
         int fd = open(k ? dir : target, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
