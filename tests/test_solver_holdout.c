@@ -1515,7 +1515,9 @@ static void test_run_knobs(void)
     /* campaign 33's D8: a $ in a knob from the environment that only make run reads
      * (MBKIT_NETS), in NVCC (read before the check), in make install's DESTDIR; MAKEFLAGS from
      * the environment, which make expands before it reads the Makefile (its $(shell ...) cannot
-     * be kept from running: what it set is refused, not run on). D9: a FRONTEND given against
+     * be kept from running: what it set is refused, not run on; SHELL is given, as without it
+     * in the environment make's early $(shell ...) has no shell and prints a line of its own,
+     * before any Makefile is read). D9: a FRONTEND given against
      * the goal's own front end. D10: a path knob of more than one word, a shell pattern or a
      * leading # (the recipes paste it as one word: NET="a b.cfg" passed, HOSTFILE="h f" was "no
      * such file" beside the file); the files are there, so only the name is refused */
@@ -1525,9 +1527,10 @@ static void test_run_knobs(void)
         {"MBKIT_NETS='$(shell touch k9-ran)'", "run", "", "MBKIT_NETS: a make run knob holds no $"},
         {"", "run", "'NVCC=$(shell touch k9-ran)'", "NVCC: a make run knob holds no $"},
         {"DESTDIR='$(shell touch k9-ran)'", "install", "", "DESTDIR: a make run knob holds no $"},
-        {"MAKEFLAGS='LR=$(shell echo 0.02)'", "run", "", "MAKEFLAGS from the environment holds a "
-                                                        "$: make expanded it before reading"},
-        {"GNUMAKEFLAGS='LR=$(shell echo 0.02)'", "run", "", "MAKEFLAGS from the environment holds"},
+        {"SHELL=/bin/sh MAKEFLAGS='LR=$(shell echo 0.02)'", "run", "",
+         "MAKEFLAGS from the environment holds a $: make expanded it before reading"},
+        {"SHELL=/bin/sh GNUMAKEFLAGS='LR=$(shell echo 0.02)'", "run", "",
+         "MAKEFLAGS from the environment holds"},
         {"", "run-torch", "FRONTEND=c", "FRONTEND=c: make run-torch is the torch front end (make "
                                         "run FRONTEND=c, or leave FRONTEND out)"},
         {"FRONTEND=torch", "run-c", "", "FRONTEND=torch: make run-c is the C front end"},
