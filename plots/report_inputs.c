@@ -263,8 +263,8 @@ static int check_settled(const cJSON *scale, const char *path, mb_error *err)
     for (int i = 0; rc == MB_OK && i < 2; i++)
         rc = mb_json_number_in(st, steady[i], path, "settled: ", 0, MB_FIT_MAX_SECONDS,
                                MB_JSON_ABOVE_LO, 0, &v, err);
-    static const char *const sds[] = {"sd_seed", "sd_model"};
-    for (int i = 0; rc == MB_OK && i < 2; i++)
+    static const char *const sds[] = {"sd_seed", "sd_shared", "sd_model"};
+    for (int i = 0; rc == MB_OK && i < 3; i++)
         rc = mb_json_number_in(st, sds[i], path, "settled: ", 0, 100, 0, 0, &v, err);
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(st, "candidates");
     if (rc == MB_OK && !cJSON_IsArray(c))

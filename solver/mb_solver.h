@@ -287,6 +287,8 @@ typedef struct mb_validate_row {
     double s_median;          /* their median: n_median * t_update_pred */
     double *seed, *t_seed;    /* every run's seed and training time (+inf unreached), in log
                                  order (`runs` each, owned): the held-out check pairs by seed */
+    double *n_seed;           /* and its updates to the target (NAN unreached), beside them in
+                                 seed's allocation: settling pairs by seed (NULL: not known) */
     double t_update_run;      /* median seconds per update of the runs (wall_s / updates) */
     double n_pred;            /* N_update(M) of the law */
     double t_update_pred;     /* T_update(M, P) of the model */
@@ -320,8 +322,15 @@ typedef struct mb_validate {
     double band;
     double settled_ratio;     /* rows[settled].t_median / rows[best].t_median */
     int overruled;            /* settled is outside the band: the runs overruled the model */
-    double sd_seed;           /* the seed-to-seed sd of ln N_update, pooled over the rows that
-                                 settling weighs (NAN: none with two runs) */
+    long paired;              /* the weighing's pick that settled beat seed by seed (-1: none) */
+    double paired_ratio;      /* settled's steady time over it, a mean over shared seeds */
+    double paired_hi;         /* that ratio's one-sided upper bound (MB_SOLVER_PAIRED_Z) */
+    size_t paired_seeds;      /* the seeds both trained */
+    double sd_seed;           /* the seed-to-seed sd of ln N_update at one M, pooled over the
+                                 rows that settling weighs, net of the part a seed keeps across
+                                 M (NAN: none with two runs) */
+    double sd_shared;         /* that part: the sd of a seed's own effect on ln N_update, the
+                                 same at every M it trained (0: none beyond the noise) */
     double sd_model;          /* the model's own sd of ln N_update beyond that noise (0: the
                                  runs' medians are within their noise of the law) */
     double median_abs_err;    /* median |rel_err| over the rows with a measurement at the
@@ -389,18 +398,25 @@ double mb_solver_steady(const mb_validate_row *r);
  *
  * A candidate's measured median is the least of several noisy medians when it wins, so it is
  * lucky (the winner's curse: held out, the answer's median came out a median 7% slower than
- * in-sample, its rivals' 2.5%; docs/design.md, "Settling near ties"). Each row's steady time is
- * therefore weighed against the model by their uncertainties before rows are compared (rows[].s_shrunk, empirical Bayes in
- * ln N_update): the median's, sd_seed^2 (pi / 2) / runs, from the seed-to-seed spread pooled
- * over the rows at v->p_rec; the model's, sd_model^2, what its residuals there hold beyond that
- * noise (method of moments, at least 0). A row then counts for
- * t_pred exp(w ln(s_median / t_pred)), w = sd_model^2 / (sd_model^2 + that of its median):
- * a well-fitted law leaves its own ordering, a law that misses by more than the noise leaves
- * the runs'. v->settled gets the candidate least by s_shrunk (-1: none), v->settled_ratio its
- * wall time over the measured best's (in-sample). The runs overrule the band (v->overruled)
- * where a row outside it, of the same P and rate, in range, with MB_SOLVER_OVERRULE_RUNS or more
- * runs, has an s_shrunk below (1 - band) times the candidates' best: it is then v->settled. */
+ * in-sample, its rivals' 2.5%; docs/design.md, "Settling near ties"). Each row's runs are
+ * therefore weighed against the model by their uncertainties before rows are compared
+ * (rows[].s_shrunk, empirical Bayes in ln N_update, solver/settle.c). A run's residual
+ * ln(N_run / n_pred) is its M's effect, plus its seed's (a seed that is slow at one M is slow at
+ * the others: the same initial weights and sample order), plus noise; the seed effects are
+ * random (sd v->sd_shared), the noise's sd is v->sd_seed, both estimated from the runs, so M
+ * that trained the same seeds are compared paired. The model's own error beyond that noise,
+ * sd_model^2, is what the M effects hold beyond their uncertainty (method of moments, at least
+ * 0). A row then counts for t_pred exp(w b), b its M effect, w = sd_model^2 / (sd_model^2 +
+ * b's variance): a well-fitted law leaves its own ordering, a law that misses by more than the
+ * noise leaves the runs'. v->settled gets the candidate least by s_shrunk (-1: none),
+ * v->settled_ratio its wall time over the measured best's (in-sample). The runs overrule the
+ * band (v->overruled) where a row outside it, of the same P and rate, in range, with
+ * MB_SOLVER_OVERRULE_RUNS or more runs, has an s_shrunk below (1 - band) times the candidates'
+ * best: it is then v->settled. */
 #define MB_SOLVER_OVERRULE_RUNS 5
+#define MB_SOLVER_PAIRED_MIN 5    /* seeds two candidates share before their pairing decides */
+#define MB_SOLVER_PAIRED_Z 1.645  /* one-sided 95%: the pairing's ratio below 1 by this many
+                                     standard errors */
 /* What settling compares for row r: s_shrunk, else the steady time (mb_solver_steady). */
 double mb_solver_settle_time(const mb_validate_row *r);
 void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
@@ -408,6 +424,10 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
 
 /* Whether two learning rates are one (to 1e-9 relative); a rate not known (NAN) matches any. */
 int mb_solver_same_rate(double a, double b);
+
+/* The law of a learning rate: the one fit whose lr it is (any, for one fit of unknown lr or runs
+ * of unknown lr), NULL when no fit was made at that rate. */
+const mb_law *mb_solver_law_for(const mb_law *laws, const double *lrs, size_t n, double lr);
 
 /* The row that trained the recommendation: the one the runs settled on, else the one that
  * stands for the model's optimum (-1: none). */

@@ -153,10 +153,11 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
         char w2[160];
         fprintf(f, "settled:        by the runs: the model predicts M = %s within %.1f%% of "
                    "its best T_C, its median |error| on the runs, so it cannot tell them "
-                   "apart; M = %s (%s) is faster than the model's optimum as M = %g (%s)\n",
+                   "apart; M = %s (%s) is faster than the model's optimum as M = %g (%s)%s\n",
                 candidates(c, sizeof c, v), 100 * v->band, setting(m, sizeof m, v, s),
                 weighed(w, sizeof w, s), v->rows[v->rec].batch,
-                weighed(w2, sizeof w2, &v->rows[v->rec]));
+                weighed(w2, sizeof w2, &v->rows[v->rec]),
+                v->paired >= 0 ? ", seed by seed (paired: below)" : "");
     } else {
         fprintf(f, "settled:        by the runs: the model's optimum M = %.4g has no runs; of "
                    "the trained M it predicts within %.1f%% of its best T_C (its median |error| "
@@ -164,12 +165,20 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
                 v->m_rec, 100 * v->band, candidates(c, sizeof c, v),
                 setting(m, sizeof m, v, s), weighed(w, sizeof w, s));
     }
+    if (s && v->paired >= 0)
+        fprintf(f, "paired:         seed by seed the runs overrule the weighing: M = %g trained "
+                   "faster than its pick, M = %g, on the %zu seeds both trained, a mean ratio of "
+                   "steady times %.3f (one-sided 95%% bound %.3f)\n",
+                s->batch, v->rows[v->paired].batch, v->paired_seeds, v->paired_ratio,
+                v->paired_hi);
     if (s && isfinite(v->sd_model))
-        fprintf(f, "weighed:        each trained M's steady time (median updates at the model's "
-                   "seconds per update) is weighed against the model's T_C by their "
-                   "uncertainties: seed-to-seed sd of ln N_update %s, the model's own sd beyond "
-                   "it %.3f (docs/design.md, \"Settling near ties\")\n",
-                fmt_sd(c, sizeof c, v->sd_seed), v->sd_model);
+        fprintf(f, "weighed:        each trained M's runs are weighed against the model's T_C by "
+                   "their uncertainties, M that trained the same seeds compared seed by seed: "
+                   "sd of ln N_update from seed to seed %.3f, of it %.3f a seed's own at every M "
+                   "and %s noise; the model's own sd beyond the runs' %.3f (docs/design.md, "
+                   "\"Settling near ties\")\n",
+                hypot(v->sd_seed, v->sd_shared), v->sd_shared, fmt_sd(c, sizeof c, v->sd_seed),
+                v->sd_model);
 }
 
 static cJSON *scale_settle_json(const scale_check *ck)
@@ -211,7 +220,17 @@ static cJSON *scale_settle_json(const scale_check *ck)
         mb_json_add_number(o, "t_steady_s", mb_solver_steady(s));
         mb_json_add_number(o, "t_weighed_s", mb_solver_settle_time(s));
         mb_json_add_number(o, "sd_seed", v->sd_seed);
+        mb_json_add_number(o, "sd_shared", v->sd_shared);
         mb_json_add_number(o, "sd_model", v->sd_model);
+        if (v->paired >= 0) {
+            cJSON *p = cJSON_AddObjectToObject(o, "paired");
+            if (p) {
+                mb_json_add_number(p, "batch", v->rows[v->paired].batch);
+                mb_json_add_count(p, "seeds", (double)v->paired_seeds);
+                mb_json_add_number(p, "ratio", v->paired_ratio);
+                mb_json_add_number(p, "ratio_hi", v->paired_hi);
+            }
+        }
     }
     return o;
 }

@@ -10,11 +10,9 @@
  * groups where most runs reached the target; the recommendation is checked when a group trained
  * its M (rounded).
  *
- * The model's optimum is known to within the model's own error on these runs; among the trained
- * settings it cannot tell apart from it, the runs choose (`settled`).
- *
- * Does not: print (mbopt does), read the fits (the caller passes the models), find the model's
- * optimum (the caller passes it).
+ * Does not: settle among the settings the model cannot tell apart (solver/settle.c), print
+ * (mbopt does), read the fits (the caller passes the models), find the model's optimum (the
+ * caller passes it).
  */
 #include "mb_solver.h"
 
@@ -91,9 +89,7 @@ int mb_solver_same_rate(double a, double b)
     return isnan(a) || isnan(b) || fabs(a - b) <= 1e-9 * b;
 }
 
-/* The law of a row's learning rate: the one fit whose lr it is (any, for one fit of unknown lr
- * or runs of unknown lr), NULL when no fit was made at that rate. */
-static const mb_law *law_for(const mb_law *laws, const double *lrs, size_t n, double lr)
+const mb_law *mb_solver_law_for(const mb_law *laws, const double *lrs, size_t n, double lr)
 {
     for (size_t i = 0; i < n; i++)
         if (n == 1 ? mb_solver_same_rate(lrs[i], lr)
@@ -117,18 +113,21 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_update_
     row->runs = n;
     row->t_runs = malloc(n * sizeof *row->t_runs);
     row->s_runs = malloc(n * sizeof *row->s_runs);
-    row->seed = malloc(2 * n * sizeof *row->seed);
+    row->seed = malloc(3 * n * sizeof *row->seed);
     if (!row->t_runs || !row->s_runs || !row->seed)
         return MB_ENOMEM;
     row->t_seed = row->seed + n;
+    row->n_seed = row->seed + 2 * n;
     size_t k = 0;
     for (size_t j = 0; j < n; j++) {
         size_t i = idx[j];
         row->diverged += r->diverged[i] != 0;
         row->seed[j] = r->seed[i];
         row->t_seed[j] = INFINITY;
+        row->n_seed[j] = NAN;
         if (!isnan(r->n_update[i * r->n_thr]) && !isnan(r->wall[i * r->n_thr])) {
             row->t_runs[k] = row->t_seed[j] = r->wall[i * r->n_thr];
+            row->n_seed[j] = r->n_update[i * r->n_thr];
             scratch[k++] = r->n_update[i * r->n_thr];
         }
     }
@@ -243,118 +242,6 @@ size_t mb_solver_missing(const mb_law *law, const mb_update_time *t, const mb_fi
     return n;
 }
 
-/* The model's optimum T_C at (m_rec, p_rec, lr_rec) is known only to within the model's error
- * on these very runs, so every trained setting in the range it searched that it predicts within
- * that band of the optimum is as good a candidate by its lights; the runs, which measured each,
- * choose among them. */
-double mb_solver_steady(const mb_validate_row *r)
-{
-    return r->s_runs && isfinite(r->s_median) ? r->s_median : r->t_median;
-}
-
-/* Whether row r may settle the answer at all: at the answer's P, M in [m_lo, m_hi], most of its
- * runs reaching the target and none diverging. */
-static int may_settle(const mb_validate_row *r, const mb_validate *v, double m_lo, double m_hi)
-{
-    return r->procs == v->p_rec && 2 * r->reached > r->runs && r->diverged == 0 &&
-           r->batch >= m_lo && r->batch <= m_hi;
-}
-
-/* The rows settling weighs: at the answer's P, with steady times and a prediction. */
-static int weighed(const mb_validate_row *r, const mb_validate *v)
-{
-    return r->procs == v->p_rec && r->s_runs && r->reached > 0 && isfinite(r->s_median) &&
-           r->s_median > 0 && r->t_pred > 0 && isfinite(r->t_pred);
-}
-
-/* The variance of ln of row r's median from the seeds' spread alone: sd_seed^2 (pi / 2) / runs
- * (0 while no spread is known). */
-static double median_var(const mb_validate *v, const mb_validate_row *r)
-{
-    return isfinite(v->sd_seed) ? M_PI_2 * v->sd_seed * v->sd_seed / (double)r->reached : 0;
-}
-
-/* rows[].s_shrunk, v->sd_seed and v->sd_model (mb_solver_settle's comment). */
-static void shrink(mb_validate *v)
-{
-    double ss = 0, df = 0;
-    for (size_t i = 0; i < v->n_rows; i++)
-        if (weighed(&v->rows[i], v))
-            mb_fit_log_spread_add(v->rows[i].s_runs, v->rows[i].reached, &ss, &df);
-    v->sd_seed = df > 0 ? sqrt(ss / df) : NAN;
-    /* the model's variance beyond the medians' noise: mean squared residual less mean noise */
-    double r2 = 0, noise = 0;
-    size_t n = 0;
-    for (size_t i = 0; i < v->n_rows; i++) {
-        const mb_validate_row *r = &v->rows[i];
-        if (!weighed(r, v))
-            continue;
-        double res = log(r->s_median / r->t_pred);
-        r2 += res * res;
-        noise += median_var(v, r);
-        n++;
-    }
-    v->sd_model = n ? sqrt(fmax(0, (r2 - noise) / (double)n)) : NAN;
-    for (size_t i = 0; i < v->n_rows; i++) {
-        mb_validate_row *r = &v->rows[i];
-        r->s_shrunk = NAN;
-        if (!weighed(r, v))
-            continue;
-        const double m2 = v->sd_model * v->sd_model, e2 = median_var(v, r);
-        /* no spread known: the runs' medians stand as measured */
-        const double w = !isfinite(v->sd_seed) ? 1.0 : m2 + e2 > 0 ? m2 / (m2 + e2) : 0.0;
-        r->s_shrunk = r->t_pred * exp(w * log(r->s_median / r->t_pred));
-    }
-}
-
-double mb_solver_settle_time(const mb_validate_row *r)
-{
-    return isfinite(r->s_shrunk) ? r->s_shrunk : mb_solver_steady(r);
-}
-
-void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
-                      const mb_update_time *t, double m_lo, double m_hi, mb_validate *v)
-{
-    const mb_law *law = law_for(laws, lrs, n_laws, v->lr_rec);
-    double t_opt;
-    v->settled = -1;
-    v->settled_ratio = NAN;
-    v->band = isfinite(v->median_abs_err) ? fmax(MB_SOLVER_EQUIV, v->median_abs_err)
-                                          : MB_SOLVER_EQUIV;
-    shrink(v);
-    if (!law || mb_model_law_tc(law, t, v->m_rec, v->p_rec, &t_opt) != MB_OK)
-        return;
-    for (size_t i = 0; i < v->n_rows; i++) {
-        mb_validate_row *r = &v->rows[i];
-        r->candidate = may_settle(r, v, m_lo, m_hi) && r->t_pred <= (1 + v->band) * t_opt;
-        if (r->candidate && (v->settled < 0 || mb_solver_settle_time(r) <
-                                                   mb_solver_settle_time(&v->rows[v->settled])))
-            v->settled = (long)i;
-    }
-    /* The runs overrule the band where they measured a setting outside it decisively faster:
-     * MB_SOLVER_OVERRULE_RUNS or more runs (sequential sampling put them there), and a weighed
-     * steady time below (1 - band) times the band's pick. The band keeps a noisy 3-run setting
-     * far from the optimum from winning; it must not keep a well-sampled one from winning when
-     * the model misplaces its optimum by more than its own error (cnn-deep: the model put it at
-     * the range's low end, M = 32; the runs measured M = 48 over 10 seeds 18% faster). */
-    v->overruled = 0;
-    long alt = -1;
-    for (size_t i = 0; i < v->n_rows && v->settled >= 0; i++) {
-        const mb_validate_row *r = &v->rows[i];
-        if (!r->candidate && may_settle(r, v, m_lo, m_hi) &&
-            mb_solver_same_rate(r->lr, v->lr_rec) && r->runs >= MB_SOLVER_OVERRULE_RUNS &&
-            (alt < 0 || mb_solver_settle_time(r) < mb_solver_settle_time(&v->rows[alt])))
-            alt = (long)i;
-    }
-    if (alt >= 0 && mb_solver_settle_time(&v->rows[alt]) <
-                        (1 - v->band) * mb_solver_settle_time(&v->rows[v->settled])) {
-        v->settled = alt;
-        v->overruled = 1;
-    }
-    if (v->settled >= 0 && v->best >= 0)
-        v->settled_ratio = v->rows[v->settled].t_median / v->rows[v->best].t_median;
-}
-
 /* Whether some row was trained at the rate lr_rec (any, when it is not known); if not, the
  * rates the rows have, as "0.1, 0.2", into buf (cut to n). Campaign 21's N5: runs all at lr
  * 0.1 against a fit at 0.05 were said to be at the wrong M (validate), or dropped (scale). */
@@ -386,7 +273,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
 #define WHERE(i) (paths ? paths[i] : "a log"), (paths ? ": " : ": ")
     memset(out, 0, sizeof *out);
     out->best = out->rec = out->settled = -1;
-    out->band = out->sd_seed = out->sd_model = NAN;
+    out->band = out->sd_seed = out->sd_shared = out->sd_model = NAN;
     out->m_rec = m_rec;
     out->p_rec = p_rec;
     out->lr_rec = lr_rec;
@@ -446,7 +333,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
         for (size_t j = i; j < runs->n; j++)
             if (!used[j] && same(runs, i, j))
                 used[j] = 1, idx[n++] = j;
-        const mb_law *law = law_for(laws, lrs, n_laws, runs->lr[i]);
+        const mb_law *law = mb_solver_law_for(laws, lrs, n_laws, runs->lr[i]);
         if (fill_row(law, t, t_probe, runs, idx, n, &out->rows[out->n_rows++], scratch) !=
             MB_OK) {
             rc = mb_error_set(err, MB_ENOMEM, "out of memory");
@@ -462,7 +349,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
             (out->best < 0 || r->t_median < out->rows[out->best].t_median))
             out->best = (long)i;
         int lr_ok = mb_solver_same_rate(r->lr, lr_rec);
-        const mb_law *law = law_for(laws, lrs, n_laws, r->lr);
+        const mb_law *law = mb_solver_law_for(laws, lrs, n_laws, r->lr);
         if (r->procs == p_rec && lr_ok && law && r->reached > 0 &&
             (r->batch == round(m_rec) || mb_solver_stands_for(law, t, r->batch, m_rec, p_rec)) &&
             (out->rec < 0 || fabs(log(r->batch / m_rec)) <
