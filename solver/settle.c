@@ -45,6 +45,14 @@ typedef struct {
     double y;
 } settle_run;
 
+/* The weighed rows' reached runs, row by row and within a row by seed: row i's are
+ * run[start[i] .. start[i + 1]). Seeds are numbered from 0: runs of one seed share a number, a
+ * run whose seed is not known (a row without n_seed, or a NAN seed) has one of its own. */
+typedef struct {
+    settle_run *run;
+    size_t n, n_seeds, *start;
+} settle_set;
+
 /* How many runs row r lists for residual(): every run by seed, else its reached ones. */
 static size_t runs_of(const mb_validate_row *r)
 {
@@ -60,94 +68,121 @@ static int residual(const mb_validate_row *r, size_t j, double *y)
     return isfinite(*y);
 }
 
-/* The weighed rows' reached runs into *out (malloc'd; NULL and 0 when none or out of memory),
- * their seeds numbered from 0 in *n_seeds: runs of one seed share a number, a run whose seed
- * is not known (a row without n_seed, or a NAN seed) has one of its own. */
-static size_t settle_runs(const mb_validate *v, settle_run **out, size_t *n_seeds)
+static int by_seed(const void *a, const void *b)
 {
-    size_t n = 0, k = 0;
-    *out = NULL;
-    *n_seeds = 0;
+    const settle_run *x = a, *y = b;
+    return (x->seed > y->seed) - (x->seed < y->seed);
+}
+
+/* The index of value x in the sorted, distinct seeds[0..n) (x is there). */
+static size_t seed_index(const double *seeds, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1)
+        if (seeds[(lo + hi) / 2] <= x)
+            lo = (lo + hi) / 2;
+        else
+            hi = (lo + hi) / 2;
+    return lo;
+}
+
+static void settle_set_free(settle_set *set)
+{
+    free(set->run);
+    free(set->start);
+    memset(set, 0, sizeof *set);
+}
+
+/* *set from v's weighed rows; 0 when out of memory (set empty). */
+static int settle_set_make(const mb_validate *v, settle_set *set)
+{
+    size_t cap = 0;
+    memset(set, 0, sizeof *set);
     for (size_t i = 0; i < v->n_rows; i++)
         if (weighed(&v->rows[i], v))
-            n += v->rows[i].runs;
-    double *seeds = n ? malloc(n * sizeof *seeds) : NULL;
-    settle_run *run = n ? malloc(n * sizeof *run) : NULL;
-    if (!seeds || !run) {
-        free(seeds), free(run);
+            cap += runs_of(&v->rows[i]);
+    double *seeds = malloc((cap ? cap : 1) * sizeof *seeds);
+    set->run = malloc((cap ? cap : 1) * sizeof *set->run);
+    set->start = malloc((v->n_rows + 1) * sizeof *set->start);
+    if (!seeds || !set->run || !set->start) {
+        free(seeds);
+        settle_set_free(set);
         return 0;
     }
-    size_t n_known = 0, next = 0;
+    size_t known = 0, u = 0;
     for (size_t i = 0; i < v->n_rows; i++) {
         const mb_validate_row *r = &v->rows[i];
+        for (size_t j = 0; r->n_seed && weighed(r, v) && j < r->runs; j++)
+            if (!isnan(r->seed[j]))
+                seeds[known++] = r->seed[j];
+    }
+    gsl_sort(seeds, 1, known);
+    for (size_t k = 0; k < known; k++)
+        if (u == 0 || seeds[k] != seeds[u - 1])
+            seeds[u++] = seeds[k];
+    set->n_seeds = u;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const mb_validate_row *r = &v->rows[i];
+        set->start[i] = set->n;
         double y;
-        if (!weighed(r, v))
-            continue;
-        for (size_t j = 0; j < runs_of(r); j++) {
+        for (size_t j = 0; weighed(r, v) && j < runs_of(r); j++) {
             if (!residual(r, j, &y))
                 continue;
-            run[k] = (settle_run){.row = i, .seed = SIZE_MAX, .y = y};
-            if (r->n_seed && !isnan(r->seed[j]))
-                seeds[n_known++] = r->seed[j], run[k].seed = SIZE_MAX - 1; /* numbered below */
-            k++;
+            const int known_seed = r->n_seed && !isnan(r->seed[j]);
+            set->run[set->n++] = (settle_run){
+                .row = i, .y = y,
+                .seed = known_seed ? seed_index(seeds, u, r->seed[j]) : set->n_seeds++};
         }
+        qsort(set->run + set->start[i], set->n - set->start[i], sizeof *set->run, by_seed);
     }
-    gsl_sort(seeds, 1, n_known);
-    size_t u = 0;
-    for (size_t s = 0; s < n_known; s++)
-        if (u == 0 || seeds[s] != seeds[u - 1])
-            seeds[u++] = seeds[s];
-    next = u;
-    for (size_t i = 0, j = 0; i < v->n_rows; i++) {
-        const mb_validate_row *r = &v->rows[i];
-        double y;
-        if (!weighed(r, v))
-            continue;
-        for (size_t q = 0; q < runs_of(r); q++) {
-            if (!residual(r, q, &y))
-                continue;
-            if (run[j].seed == SIZE_MAX) {
-                run[j].seed = next++;
-            } else {
-                size_t lo = 0, hi = u;
-                while (hi - lo > 1)
-                    if (seeds[(lo + hi) / 2] <= r->seed[q])
-                        lo = (lo + hi) / 2;
-                    else
-                        hi = (lo + hi) / 2;
-                run[j].seed = lo;
-            }
-            j++;
-        }
-    }
+    set->start[v->n_rows] = set->n;
     free(seeds);
-    *n_seeds = next;
-    *out = run;
-    return k;
+    return 1;
+}
+
+/* Rows i and k's runs of one seed, in pairs: calls f(ctx, y_i, y_k) for each seed both
+ * trained (their runs are sorted by seed: a merge); returns how many. */
+static size_t each_pair(const settle_set *set, size_t i, size_t k,
+                        void (*f)(void *, double, double), void *ctx)
+{
+    size_t p = set->start[i], q = set->start[k], n = 0;
+    while (p < set->start[i + 1] && q < set->start[k + 1]) {
+        if (set->run[p].seed < set->run[q].seed) {
+            p++;
+        } else if (set->run[p].seed > set->run[q].seed) {
+            q++;
+        } else {
+            f(ctx, set->run[p].y, set->run[q].y);
+            p++, q++, n++;
+        }
+    }
+    return n;
+}
+
+/* The sum and sum of squares of the pairs' differences. */
+typedef struct {
+    double sum, sum2;
+} diff_sums;
+
+static void add_diff(void *ctx, double a, double b)
+{
+    diff_sums *d = ctx;
+    d->sum += a - b;
+    d->sum2 += (a - b) * (a - b);
 }
 
 /* The noise's variance, sd_seed^2: half the spread of the differences between two rows' runs of
  * one seed (the seed's effect cancels in them), pooled over every pair of rows with two seeds or
  * more in common; NAN when no pair has. */
-static double paired_noise(const settle_run *run, size_t n, size_t n_rows)
+static double paired_noise(const settle_set *set, size_t n_rows)
 {
     double ss = 0, df = 0;
     for (size_t i = 0; i < n_rows; i++)
         for (size_t k = i + 1; k < n_rows; k++) {
-            double sum = 0, sum2 = 0;
-            size_t m = 0;
-            for (size_t p = 0; p < n; p++) {
-                if (run[p].row != i)
-                    continue;
-                for (size_t q = 0; q < n; q++)
-                    if (run[q].row == k && run[q].seed == run[p].seed) {
-                        double d = run[p].y - run[q].y;
-                        sum += d, sum2 += d * d, m++;
-                        break;
-                    }
-            }
+            diff_sums d = {0, 0};
+            size_t m = each_pair(set, i, k, add_diff, &d);
             if (m >= 2) {
-                ss += sum2 - sum * sum / (double)m;
+                ss += d.sum2 - d.sum * d.sum / (double)m;
                 df += (double)m - 1;
             }
         }
@@ -156,60 +191,57 @@ static double paired_noise(const settle_run *run, size_t n, size_t n_rows)
 
 /* The rows' M effects (b, NAN where a row has no run) and their variances (var) under seed
  * effects of variance sa2 and noise of variance se2: backfitting to the best linear unbiased
- * predictor of each seed's effect, a seed's effect shrunk toward 0 by se2 / sa2 runs. */
-static void m_effects(const settle_run *run, size_t n, size_t n_rows, size_t n_seeds,
-                      double sa2, double se2, double *a, double *b, double *var, size_t *count)
+ * predictor of each seed's effect (a, summed into sum), a seed's effect shrunk toward 0 by
+ * se2 / sa2 runs. count: the runs of each seed. */
+static void m_effects(const settle_set *set, size_t n_rows, double sa2, double se2, double *a,
+                      double *sum, double *b, double *var, size_t *count)
 {
-    memset(a, 0, n_seeds * sizeof *a);
-    memset(count, 0, n_seeds * sizeof *count);
-    for (size_t p = 0; p < n; p++)
+    const settle_run *run = set->run;
+    memset(a, 0, set->n_seeds * sizeof *a);
+    memset(count, 0, set->n_seeds * sizeof *count);
+    for (size_t p = 0; p < set->n; p++)
         count[run[p].seed]++;
     for (int it = 0; it < 200; it++) {
         double moved = 0;
         for (size_t i = 0; i < n_rows; i++) {
-            double sum = 0, m = 0;
-            for (size_t p = 0; p < n; p++)
-                if (run[p].row == i)
-                    sum += run[p].y - a[run[p].seed], m++;
-            double nb = m > 0 ? sum / m : NAN;
+            double s = 0, m = (double)(set->start[i + 1] - set->start[i]);
+            for (size_t p = set->start[i]; p < set->start[i + 1]; p++)
+                s += run[p].y - a[run[p].seed];
+            double nb = m > 0 ? s / m : NAN;
             if (it > 0 && isfinite(nb))
                 moved = fmax(moved, fabs(nb - b[i]));
             b[i] = nb;
         }
         if (!(sa2 > 0) || (it > 0 && moved < 1e-12))
             break;
-        double level = 0;
-        for (size_t s = 0; s < n_seeds; s++) {
-            double sum = 0;
-            for (size_t p = 0; p < n; p++)
-                if (run[p].seed == s)
-                    sum += run[p].y - b[run[p].row];
-            a[s] = sum / ((double)count[s] + se2 / sa2);
-            level += a[s] * (double)count[s];
-        }
+        memset(sum, 0, set->n_seeds * sizeof *sum);
+        for (size_t p = 0; p < set->n; p++)
+            sum[run[p].seed] += run[p].y - b[run[p].row];
         /* the seeds' effects average 0 over the runs: a level is the rows' (without noise the
          * split would be free) */
-        for (size_t s = 0; s < n_seeds; s++)
-            a[s] -= level / (double)n;
+        double level = 0;
+        for (size_t s = 0; s < set->n_seeds; s++) {
+            a[s] = sum[s] / ((double)count[s] + se2 / sa2);
+            level += a[s] * (double)count[s];
+        }
+        for (size_t s = 0; s < set->n_seeds; s++)
+            a[s] -= level / (double)set->n;
     }
     /* a run's share of its row's variance: the noise, and what its seed's effect keeps unknown
      * after the seed's runs at the other M (all of it for a seed no other row trained) */
     for (size_t i = 0; i < n_rows; i++) {
-        double sum = 0, m = 0;
-        for (size_t p = 0; p < n; p++) {
-            if (run[p].row != i)
-                continue;
+        double s = 0, m = (double)(set->start[i + 1] - set->start[i]);
+        for (size_t p = set->start[i]; p < set->start[i + 1]; p++) {
             double others = (double)count[run[p].seed] - 1;
-            sum += se2 + (sa2 > 0 ? sa2 * se2 / (others * sa2 + se2) : 0);
-            m++;
+            s += se2 + (sa2 > 0 ? sa2 * se2 / (others * sa2 + se2) : 0);
         }
-        var[i] = m > 0 ? sum / (m * m) : NAN;
+        var[i] = m > 0 ? s / (m * m) : NAN;
     }
 }
 
 /* rows[].s_shrunk, v->sd_seed, v->sd_shared and v->sd_model (mb_solver_settle's comment). Out
  * of memory, nothing is weighed: the rows' steady times stand as measured. */
-static void shrink(mb_validate *v)
+static void shrink(mb_validate *v, const settle_set *set)
 {
     double ss = 0, df = 0;
     for (size_t i = 0; i < v->n_rows; i++) {
@@ -218,20 +250,19 @@ static void shrink(mb_validate *v)
             mb_fit_log_spread_add(v->rows[i].s_runs, v->rows[i].reached, &ss, &df);
     }
     v->sd_seed = v->sd_shared = v->sd_model = NAN;
-    settle_run *run;
-    size_t n_seeds, n = settle_runs(v, &run, &n_seeds);
-    double *a = n ? malloc((n_seeds + 2 * v->n_rows) * sizeof *a) : NULL;
-    size_t *count = a ? malloc(n_seeds * sizeof *count) : NULL;
+    const size_t ns = set->n_seeds;
+    double *a = set->n ? malloc((2 * ns + 2 * v->n_rows) * sizeof *a) : NULL;
+    size_t *count = a ? malloc(ns * sizeof *count) : NULL;
     if (!count || !(df > 0)) {
-        free(run), free(a), free(count);
+        free(a), free(count);
         return;
     }
     /* within a row the runs differ by seed effect and noise; between two rows' runs of one seed
      * by noise alone: the seed effect's variance is the difference */
-    const double total = ss / df, paired = paired_noise(run, n, v->n_rows);
+    const double total = ss / df, paired = paired_noise(set, v->n_rows);
     const double se2 = isfinite(paired) ? fmin(paired, total) : total, sa2 = total - se2;
-    double *b = a + n_seeds, *var = b + v->n_rows;
-    m_effects(run, n, v->n_rows, n_seeds, sa2, se2, a, b, var, count);
+    double *b = a + 2 * ns, *var = b + v->n_rows;
+    m_effects(set, v->n_rows, sa2, se2, a, a + ns, b, var, count);
     /* the model's variance beyond the M effects' own: their mean square less their mean
      * variance */
     double b2 = 0, noise = 0;
@@ -250,28 +281,21 @@ static void shrink(mb_validate *v)
         const double w = m2 + var[i] > 0 ? m2 / (m2 + var[i]) : 0.0;
         r->s_shrunk = r->t_pred * exp(w * b[i]);
     }
-    free(run), free(a), free(count);
+    free(a), free(count);
 }
 
-/* Row c's steady time over row s's, seed by seed: the mean of ln(N_c T_c / (N_s T_s)) over the
- * seeds both reached the target with (T the model's seconds per update) into *d, its standard
- * error into *se; returns how many seeds (0 when either row lists no seeds). */
-static size_t paired_ratio(const mb_validate_row *c, const mb_validate_row *s, double *d,
-                           double *se)
+/* Row c's steady time over row s's, seed by seed: the mean over the seeds both reached the
+ * target with of ln(N_c T_c / (N_s T_s)) (T the model's seconds per update; the residuals'
+ * difference plus ln(t_pred_c / t_pred_s)) into *d, its standard error into *se; returns how
+ * many seeds. */
+static size_t paired_ratio(const mb_validate *v, const settle_set *set, size_t c, size_t s,
+                           double *d, double *se)
 {
-    double sum = 0, sum2 = 0;
-    size_t n = 0;
-    for (size_t i = 0; c->n_seed && s->n_seed && i < c->runs; i++)
-        for (size_t j = 0; !isnan(c->seed[i]) && j < s->runs; j++)
-            if (s->seed[j] == c->seed[i]) {
-                double x = log(c->n_seed[i] * c->t_update_pred /
-                               (s->n_seed[j] * s->t_update_pred));
-                if (isfinite(x))
-                    sum += x, sum2 += x * x, n++;
-                break;
-            }
-    *d = n ? sum / (double)n : NAN;
-    *se = n > 1 ? sqrt(fmax(0, sum2 - sum * sum / (double)n) / ((double)n - 1) / (double)n) : NAN;
+    diff_sums x = {0, 0};
+    size_t n = each_pair(set, c, s, add_diff, &x);
+    const double m = (double)n, level = log(v->rows[c].t_pred / v->rows[s].t_pred);
+    *d = n ? x.sum / m + level : NAN;
+    *se = n > 1 ? sqrt(fmax(0, x.sum2 - x.sum * x.sum / m) / (m - 1) / m) : NAN;
     return n;
 }
 
@@ -289,9 +313,16 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
     v->settled_ratio = NAN;
     v->band = isfinite(v->median_abs_err) ? fmax(MB_SOLVER_EQUIV, v->median_abs_err)
                                           : MB_SOLVER_EQUIV;
-    shrink(v);
-    if (!law || mb_model_law_tc(law, t, v->m_rec, v->p_rec, &t_opt) != MB_OK)
+    v->paired = -1;
+    v->paired_ratio = v->paired_hi = NAN;
+    v->paired_seeds = 0;
+    settle_set set;
+    if (settle_set_make(v, &set))
+        shrink(v, &set);
+    if (!law || mb_model_law_tc(law, t, v->m_rec, v->p_rec, &t_opt) != MB_OK) {
+        settle_set_free(&set);
         return;
+    }
     for (size_t i = 0; i < v->n_rows; i++) {
         mb_validate_row *r = &v->rows[i];
         r->candidate = may_settle(r, v, m_lo, m_hi) && r->t_pred <= (1 + v->band) * t_opt;
@@ -306,14 +337,10 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
      * it by more than their paired noise while every other row agrees (cnnap13: M = 18 faster
      * than the model's 27 on 8 of 8 seeds, a mean 12%, standard error 4%; held out 1.04x where
      * 27 was 1.17x). */
-    v->paired = -1;
-    v->paired_ratio = v->paired_hi = NAN;
-    v->paired_seeds = 0;
     for (size_t i = 0; i < v->n_rows && v->settled >= 0; i++) {
         double d, se;
-        const mb_validate_row *r = &v->rows[i];
-        size_t n = r->candidate && (long)i != v->settled
-                       ? paired_ratio(r, &v->rows[v->settled], &d, &se)
+        size_t n = v->rows[i].candidate && (long)i != v->settled
+                       ? paired_ratio(v, &set, i, (size_t)v->settled, &d, &se)
                        : 0;
         if (n >= MB_SOLVER_PAIRED_MIN && d + MB_SOLVER_PAIRED_Z * se < 0 &&
             !(exp(d) >= v->paired_ratio)) {
@@ -347,8 +374,10 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
                         (1 - v->band) * mb_solver_settle_time(&v->rows[v->settled])) {
         v->settled = alt;
         v->overruled = 1;
+        v->paired = -1;
     }
     if (v->settled >= 0 && v->best >= 0)
         v->settled_ratio = v->rows[v->settled].t_median / v->rows[v->best].t_median;
+    settle_set_free(&set);
 }
 

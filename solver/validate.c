@@ -272,7 +272,7 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
 {
 #define WHERE(i) (paths ? paths[i] : "a log"), (paths ? ": " : ": ")
     memset(out, 0, sizeof *out);
-    out->best = out->rec = out->settled = -1;
+    out->best = out->rec = out->settled = out->paired = -1;
     out->band = out->sd_seed = out->sd_shared = out->sd_model = NAN;
     out->m_rec = m_rec;
     out->p_rec = p_rec;
