@@ -409,6 +409,10 @@ static const char *const VARIANTS[][2] = {
     {"evalraise.py", HEAD "class M(torch.nn.Sequential):\n    def eval(self):\n"
                      "        raise RuntimeError('no eval mode')\n"
                      "def model():\n    return M(*tiny.model())\n"},
+    /* campaign 33: a signal between the front end's summary and its exit (here from an atexit
+     * handler of the model file's) ended it with no line of its own */
+    {"lateterm.py", HEAD "import atexit, signal\n"
+                    "atexit.register(lambda: os.kill(os.getpid(), signal.SIGTERM))\n"},
 };
 
 #define PB "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 8 "
@@ -711,6 +715,11 @@ static const struct good {
      * temporary's PATH.tmp.PID.XXXXXXXX was past 255: cut to fit now, as mbkit's C writer's) */
     {":", PB "-o $(printf 'a%.0s' $(seq 240))",
      "grep -q '^cpu,tiny,8,' $(printf 'a%.0s' $(seq 240)) && [ $(ls | grep -c tmp) = 0 ]"},
+    /* a SIGTERM once the command is over (the model file's atexit handler sends it): the table
+     * whole, exit 0, no traceback (it cuts nothing: the command ignores it from then on) */
+    {":", "probe --model ../lateterm.py --threads 1 --budget 0.05 --rounds 1 --batch 8 -o -",
+     "head -1 out | grep -qx '# format=mbkit-step/1' && [ $(grep -vc '^#' out) = 2 ] && "
+     "! grep -qi 'traceback\\|exception\\|terminated' err"},
 };
 
 static void test_hostile(void)
