@@ -620,6 +620,10 @@ static const struct bad {
     {"mkdir t && echo 'raise ModuleNotFoundError(\"no torch here\")' > t/torch.py && "
      "export PYTHONPATH=$PWD/t", PB "-o o", 1,
      "mbkit_torch probe: cannot import torch with ", ":"},
+    /* campaign 33: under a memory limit torch cannot load: libtorch's std::bad_alloc (no line of
+     * ours) at 600 MB, "cannot import torch ... installs" at 400 MB; now one line naming it */
+    {"ulimit -S -v 500000", PB "-o o", 1, "mbkit_torch probe: the memory limit (ulimit -v) is "
+     "488 MiB: torch needs about 1024 MiB of address space", ":"},
     /* D5: --procs 2 where no temporary folder can be written (ulimit -f 0 for the front end
      * alone; its line comes through a FIFO, which the limit does not bound) */
     {"mkfifo p && ulimit -S -f 0", PB "--procs 2 -o o 2>p & c=$!; ulimit -S -f unlimited; "

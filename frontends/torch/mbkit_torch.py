@@ -47,6 +47,7 @@ import importlib.util
 import math
 import os
 import platform
+import resource
 import signal
 import socket
 import sys
@@ -1375,12 +1376,20 @@ def catch_signals():
             signal.signal(s, on_signal)
 
 
+TORCH_AS_MIN = 1 << 30  # Debian's torch maps about 900 MiB to import (measured: 800 MB fails)
+
+
 def import_torch():
     """torch, imported with the signals held: a handler's exception raised inside torch's C
     initialisation came out as "RuntimeError: Terminated" (campaign 33's D3), so a signal that
     comes during the import ends the command after it. A Python that cannot import torch is one
     line naming it (D4)."""
     global HELD
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit != resource.RLIM_INFINITY and limit < TORCH_AS_MIN:
+        raise Fail(f"the memory limit (ulimit -v) is {limit >> 20} MiB: torch needs about "
+                   f"{TORCH_AS_MIN >> 20} MiB of address space to load and train (under less "
+                   f"its libraries fail to map, or libtorch ends in std::bad_alloc); raise it")
     HELD, err = [], None
     try:
         import torch
@@ -1391,11 +1400,14 @@ def import_torch():
     if got:
         end_by(got[0])
     if err is not None:
+        spec = importlib.util.find_spec("torch")
+        where = spec.origin if spec is not None and spec.origin else None
         raise Fail(f"cannot import torch with {sys.executable}"
                    f"{' -S (no site packages)' if sys.flags.no_site else ''} "
-                   f"({type(err).__name__}: {one_line(err)}): 'make deps-peers' installs "
-                   f"Debian's python3-torch for /usr/bin/python3; or run the front end with a "
-                   f"Python that has torch")
+                   f"({type(err).__name__}: {one_line(err)}): "
+                   + (f"it is installed ({where}) but did not load" if where else
+                      "'make deps-peers' installs Debian's python3-torch for /usr/bin/python3; "
+                      "or run the front end with a Python that has torch"))
     return torch
 
 
