@@ -489,6 +489,21 @@ static int same_losses(const mb_table *a, const mb_table *b, double rel)
     return 1;
 }
 
+/* Logs pa and pb agree row by row (same_losses to 1e-6); pb has `rows` rows (0: any) and, when
+ * `resumed`, names what it resumed from. */
+static void logs_agree(const char *pa, const char *pb, size_t rows, int resumed)
+{
+    mb_table *a = read_log(pa), *b = read_log(pb);
+    CU_ASSERT_FATAL(a && b);
+    if (rows)
+        CU_ASSERT_EQUAL(mb_table_rows(b), rows);
+    CU_ASSERT(same_losses(a, b, 1e-6));
+    if (resumed)
+        CU_ASSERT_PTR_NOT_NULL(mb_table_meta(b, "resumed_from"));
+    mb_table_free(a);
+    mb_table_free(b);
+}
+
 /* sgd-sync: P learners of M/P samples are single-learner SGD at M. The gradients differ only in
  * the order of float sums (shards, then learners), about 1e-7 relative per update; over 60
  * updates of a contracting problem the losses stay within 1e-4. */
@@ -752,16 +767,9 @@ static void resume_case_of(const char *prefix, const char *net, const char *algo
                   launch, net, common, algo, dir, prefix, launch, net, common, algo, dir, prefix,
                   dir, prefix);
     mb_test_run_free(&r);
-    char pa[512], pb[512];
-    snprintf(pa, sizeof pa, "%s", straight);
+    char pb[512];
     snprintf(pb, sizeof pb, "%s/%s-r.csv", dir, prefix);
-    mb_table *a = read_log(pa), *b = read_log(pb);
-    CU_ASSERT_FATAL(a && b);
-    CU_ASSERT_EQUAL(mb_table_rows(b), 40);
-    CU_ASSERT(same_losses(a, b, 1e-6));
-    CU_ASSERT_PTR_NOT_NULL(mb_table_meta(b, "resumed_from"));
-    mb_table_free(a);
-    mb_table_free(b);
+    logs_agree(straight, pb, 40, 1);
 }
 
 static void resume_case(const char *prefix, const char *algo, const char *launch)
@@ -860,11 +868,7 @@ static void test_resume_threads(void)
         char pa[512], pb[512];
         snprintf(pa, sizeof pa, "%s/t-sma-s.csv", dir);
         snprintf(pb, sizeof pb, "%s/t-sma-k%d.csv", dir, gone);
-        mb_table *a = read_log(pa), *b = read_log(pb);
-        CU_ASSERT_FATAL(a && b);
-        CU_ASSERT(same_losses(a, b, 1e-6));
-        mb_table_free(a);
-        mb_table_free(b);
+        logs_agree(pa, pb, 0, 0);
     }
     /* the same with PATH.learners a symbolic link into another folder (campaign 23's R2: the
      * link itself was moved to .prev and a regular file written in its place): written
@@ -879,16 +883,10 @@ static void test_resume_threads(void)
                   "--max-updates 40 --resume k.ck --log ../t-sma-lk.csv && test -L k.ck.learners",
                   dir, mlp, c, mlp, c, mlp, c);
     mb_test_run_free(&r);
-    {
-        char pa[512], pb[512];
-        snprintf(pa, sizeof pa, "%s/t-sma-s.csv", dir);
-        snprintf(pb, sizeof pb, "%s/t-sma-lk.csv", dir);
-        mb_table *a = read_log(pa), *b = read_log(pb);
-        CU_ASSERT_FATAL(a && b);
-        CU_ASSERT(same_losses(a, b, 1e-6));
-        mb_table_free(a);
-        mb_table_free(b);
-    }
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/t-sma-s.csv", dir);
+    snprintf(pb, sizeof pb, "%s/t-sma-lk.csv", dir);
+    logs_agree(pa, pb, 0, 0);
     /* an asynchronous job killed as it replaced PATH.learners, by an mbtrain that moved it to
      * .prev first (campaign 32's A-B2: the resume could not open PATH.learners): its set is
      * PATH.learners alone (no PATH), so .prev alone is its last whole set, of update 10; the
@@ -900,18 +898,9 @@ static void test_resume_threads(void)
                   "test -e ka.ck.learners.prev && rm ka.ck.learners && mbtrain --net %s %s "
                   "--max-updates 40 --resume ka.ck --log t-downpour-ka.csv", dir, mlp, ca, mlp, ca);
     mb_test_run_free(&r);
-    {
-        char pa[512], pb[512];
-        snprintf(pa, sizeof pa, "%s/t-downpour-s.csv", dir);
-        snprintf(pb, sizeof pb, "%s/t-downpour-ka.csv", dir);
-        mb_table *a = read_log(pa), *b = read_log(pb);
-        CU_ASSERT_FATAL(a && b);
-        CU_ASSERT_EQUAL(mb_table_rows(b), 40);
-        CU_ASSERT(same_losses(a, b, 1e-6));
-        CU_ASSERT_PTR_NOT_NULL(mb_table_meta(b, "resumed_from"));
-        mb_table_free(a);
-        mb_table_free(b);
-    }
+    snprintf(pa, sizeof pa, "%s/t-downpour-s.csv", dir);
+    snprintf(pb, sizeof pb, "%s/t-downpour-ka.csv", dir);
+    logs_agree(pa, pb, 40, 1);
 }
 
 /* ---- learning-rate schedules: every rule at its update's rate ------------------------------- */
