@@ -1091,6 +1091,19 @@ static void settle_row(mb_validate_row *r, const mb_law *law, const mb_update_ti
     r->s_shrunk = NAN;
 }
 
+/* Settles the six rows of v (M = 8, 24, 32, 48, 96, 128) under law and t, as validate would
+ * leave them: M = 32 stands for the optimum (M = 37.34), the model's median error 10%. */
+static void settle_six(mb_validate *v, const mb_law *law, const mb_update_time *t)
+{
+    v->best = v->settled = -1;
+    v->rec = 2;
+    v->m_rec = 37.34;
+    v->p_rec = 1;
+    v->lr_rec = 0.02;
+    v->median_abs_err = 0.10;
+    mb_solver_settle(law, (const double[]){0.02}, 1, t, 8, 128, v);
+}
+
 /* Settling weighs each candidate's runs against the model by their uncertainties (the winner's
  * curse), comparing M that trained the same seeds seed by seed. The law of
  * test_validate_settle (optimum M = 37.3; 24, 32, 48 within 7.2%, 0.9%, 2.4%, all candidates in
@@ -1119,13 +1132,7 @@ static void test_settle_weighs_noise(void)
         for (size_t i = 0; i < v.n_rows; i++)
             settle_row(&v.rows[i], &law, &t, ms[i], f, i == 0 || i > 3 ? 3 : 5,
                        ms[i] == 24 ? 0.92 : 1.0, c == 1 ? 0 : 100 * (double)i);
-        v.best = v.rec = v.settled = -1;
-        v.rec = 2; /* M = 32 stands for the optimum */
-        v.m_rec = 37.34;
-        v.p_rec = 1;
-        v.lr_rec = 0.02;
-        v.median_abs_err = 0.10;
-        mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 8, 128, &v);
+        settle_six(&v, &law, &t);
         for (size_t i = 0; i < v.n_rows; i++)
             CU_ASSERT_EQUAL(v.rows[i].candidate, ms[i] == 24 || ms[i] == 32 || ms[i] == 48);
         /* the fastest median is M = 24's either way */
@@ -1183,13 +1190,7 @@ static void test_settle_pairs_seeds(void)
             settle_row(&v.rows[i], &law, &t, ms[i], f, cand ? n : 3, ms[i] == 24 ? 0.92 : 1.0,
                        cand ? 0 : 100 * (double)i);
         }
-        v.best = v.settled = -1;
-        v.rec = 2; /* M = 32 stands for the optimum */
-        v.m_rec = 37.34;
-        v.p_rec = 1;
-        v.lr_rec = 0.02;
-        v.median_abs_err = 0.10;
-        mb_solver_settle(&law, (const double[]){0.02}, 1, &t, 8, 128, &v);
+        settle_six(&v, &law, &t);
         CU_ASSERT_DOUBLE_EQUAL(v.sd_model, 0, 0);
         CU_ASSERT_TRUE(v.sd_shared > 0.1);
         if (c == 0) {
