@@ -335,8 +335,8 @@ void mb_solver_settle(const mb_law *laws, const double *lrs, size_t n_laws,
      * trained, its mean log ratio below 0 by MB_SOLVER_PAIRED_Z standard errors. The weighing
      * judges the law's shape by all the rows; two neighbours near the optimum can disagree with
      * it by more than their paired noise while every other row agrees (cnnap13: M = 18 faster
-     * than the model's 27 on 8 of 8 seeds, a mean 12%, standard error 4%; held out 1.04x where
-     * 27 was 1.17x). */
+     * than the model's 27 on 7 of the 8 seeds both trained, a mean 12%, standard error 4%; held
+     * out 1.04x where 27 was 1.17x). */
     for (size_t i = 0; i < v->n_rows && v->settled >= 0; i++) {
         double d, se;
         size_t n = v->rows[i].candidate && (long)i != v->settled
