@@ -870,6 +870,25 @@ static void test_resume_threads(void)
         snprintf(pb, sizeof pb, "%s/t-sma-k%d.csv", dir, gone);
         logs_agree(pa, pb, 0, 0);
     }
+    /* killed twice: after the resume above took .prev (update 10), its first checkpoint to the
+     * same PATH is killed in turn between its two writes (PATH back to update 10). Had that
+     * checkpoint kept the first kill's PATH.learners (of no set) as .prev, no set was whole and
+     * the resume was refused (campaign 33's open item); .prev stays PATH's partner until a set
+     * is whole again, so the resume takes it and logs the straight run's rows */
+    mb_test_sh_ok(&r, "cd %s && rm -f k2.ck* && mbtrain --net %s %s --max-updates 10 "
+                  "--checkpoint k2.ck --checkpoint-every 10 && cp k2.ck k2-10.ck && "
+                  "mbtrain --net %s %s --max-updates 20 --resume k2.ck --checkpoint k2.ck "
+                  "--checkpoint-every 10 && cp k2-10.ck k2.ck && mbtrain --net %s %s "
+                  "--max-updates 20 --resume k2.ck --checkpoint k2.ck --checkpoint-every 10 && "
+                  "cp k2-10.ck k2.ck && mbtrain --net %s %s --max-updates 40 --resume k2.ck "
+                  "--log t-sma-k2.csv", dir, mlp, c, mlp, c, mlp, c, mlp, c);
+    mb_test_run_free(&r);
+    {
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/t-sma-s.csv", dir);
+        snprintf(pb, sizeof pb, "%s/t-sma-k2.csv", dir);
+        logs_agree(pa, pb, 40, 1);
+    }
     /* the same with PATH.learners a symbolic link into another folder (campaign 23's R2: the
      * link itself was moved to .prev and a regular file written in its place): written
      * through, the link kept, the previous file kept beside its target as TARGET.prev, and the

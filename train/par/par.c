@@ -322,7 +322,7 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
         rc = !buf ? mb_error_set(&w->err, MB_ENOMEM, "out of memory for a checkpoint")
                   : mb_par_ckpt_write(o->checkpoint_path, j->ranks > 1 ? j->proc : -1, &h,
                                       is_root(w) ? j->mon.rows.s : "", pack_local, (void *)ctx,
-                                      buf, &w->err);
+                                      buf, j->prev_partner, &w->err);
         free(buf);
     }
     /* every part written before PATH names their update; where some failed (a folder gone
@@ -357,6 +357,8 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
     }
     if (is_root(w))
         mb_run_mon_ckpt_done(&j->mon, saved);
+    if (rc == MB_OK && w == &j->ws[0])
+        j->prev_partner = 0; /* a whole set again: .prev rotates from now */
     if (rc != MB_OK && w->rc == MB_OK)
         w->rc = rc;
     return rc;
@@ -393,15 +395,20 @@ static int par_resume(worker *w, const mb_run_options *lo)
             rc = mb_error_set(&w->err, MB_ENOMEM, "out of memory for the learners' records");
         else
             rc = mb_par_ckpt_read(lo->resume_path, -1, j->updates0, j->run_id, &h, NULL,
-                                  MB_PAR_CKPT_ALL, all, &w->err);
+                                  MB_PAR_CKPT_ALL, all, NULL, &w->err);
         for (int k = 1; k < P && rc == MB_OK; k++)
             rc = mb_comm_send(w->c, all + (size_t)k * j->rec, j->rec, k, TAG_CKPT);
         if (rc == MB_OK)
             memcpy(rec, all, j->rec * sizeof *rec);
     } else {
         int part = lockstep && j->ranks > 1 ? j->proc : -1;
+        int took_prev;
         rc = mb_par_ckpt_read(lo->resume_path, part, j->ranks > 1 ? j->updates0 : -1, j->run_id,
-                              &h, NULL, (uint64_t)w->rank, rec, &w->err);
+                              &h, NULL, (uint64_t)w->rank, rec, &took_prev, &w->err);
+        /* the first checkpoint to the same PATH leaves .prev, PATH's partner, in place */
+        if (rc == MB_OK && took_prev && w == &j->ws[0] && j->o->checkpoint_path &&
+            strcmp(j->o->checkpoint_path, lo->resume_path) == 0)
+            j->prev_partner = 1;
     }
     free(all);
     if (rc == MB_OK && x.updates >= 0 && h.updates != x.updates)
@@ -961,7 +968,7 @@ static int job_resume(job *j, int rank, char **rows0, size_t *len0, mb_run_resul
     memset(&h, 0, sizeof h);
     int rc = MB_OK;
     if (rank == 0) {
-        rc = mb_par_ckpt_read(o->resume_path, parts ? 0 : -1, -1, 0, &h, rows0, 0, NULL, err);
+        rc = mb_par_ckpt_read(o->resume_path, parts ? 0 : -1, -1, 0, &h, rows0, 0, NULL, NULL, err);
         if (rc == MB_OK)
             rc = head_identity(j, &h, parts ? 0 : -1, err);
     }
@@ -981,7 +988,7 @@ static int job_resume(job *j, int rank, char **rows0, size_t *len0, mb_run_resul
         if (rank != 0 && parts) {
             mb_par_ckpt_head mine;
             rc = mb_par_ckpt_read(o->resume_path, rank, h.updates, h.run_id, &mine, NULL, 0,
-                                  NULL, err);
+                                  NULL, NULL, err);
             if (rc == MB_OK)
                 rc = head_identity(j, &mine, rank, err);
             rc = rank_says(rank, rc, err);

@@ -38,7 +38,9 @@
  * keeps in place throughout; where the filesystem has no hard links the file is renamed to
  * .prev (as before campaign 32's A-B2), a kill then leaves .prev alone, and the reader takes it
  * as the last whole set. A .prev beside a missing companion that is of no whole set is refused
- * in one line naming both.
+ * in one line naming both. A resume that took .prev (the companion of no set) leaves it in place
+ * at its first checkpoint to the same PATH (prev_stays): rotating the orphan companion into it
+ * left no whole set where that checkpoint was killed in turn between its writes.
  */
 #include "par_impl.h"
 #include "../../data/mb_output.h"
@@ -211,7 +213,7 @@ int mb_par_ckpt_names_check(const char *path, int part, mb_error *err)
 
 int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
                       const char *rows, int (*record)(uint64_t i, float *buf, void *ctx),
-                      void *ctx, float *buf, mb_error *err)
+                      void *ctx, float *buf, int prev_stays, mb_error *err)
 {
     char *p = companion(path, part);
     if (!p)
@@ -245,9 +247,10 @@ int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
         return rc;
     }
     /* the file this one replaces stays as .prev, PATH's partner until PATH is rewritten (at
-     * a link's target; a device or FIFO, written in place, is never moved) */
-    char *q = out.tmp ? prev_of(p) : NULL;
-    if (out.tmp && !q) {
+     * a link's target; a device or FIFO, written in place, is never moved); where .prev is
+     * already PATH's partner and the file of no set, .prev stays */
+    char *q = out.tmp && !prev_stays ? prev_of(p) : NULL;
+    if (out.tmp && !prev_stays && !q) {
         mb_out_abort(&out);
         free(p);
         return mb_error_set(err, MB_ENOMEM, "out of memory");
@@ -517,10 +520,13 @@ static int no_whole_set(mb_error *err, const char *path, const char *p, const ch
  * (a job killed as it rotated them, where the filesystem has no hard links, or by an mbtrain
  * before 32's A-B2) and q is a server algorithm's (or of PATH's update and wall time). */
 int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
-                     mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, mb_error *err)
+                     mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, int *took_prev,
+                     mb_error *err)
 {
     char *p = companion(path, part), *q = p ? prev_of(p) : NULL;
     int rc;
+    if (took_prev)
+        *took_prev = 0;
     if (!p || !q) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto out;
@@ -547,6 +553,8 @@ int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
                 *rows = NULL;
             }
             rc = read_one(q, head, rows, i, buf, err);
+            if (took_prev)
+                *took_prev = rc == MB_OK && !gone;
         } else if (rc == MB_OK && want >= 0) {
             /* a part on a node of its own, none of the checkpoint rank 0 resumes */
             if (rows) {

@@ -68,10 +68,12 @@ typedef struct mb_par_ckpt_head {
 
 /* Writes PATH.learners (part < 0) or the part PATH.learners.rank<part> atomically: the head,
  * the log rows, then head->learners records, each fetched by `record(i, buf, ctx)` into buf
- * (head->rec_floats floats; i counts from head->first). */
+ * (head->rec_floats floats; i counts from head->first). The file replaced is kept as NAME.prev
+ * (PATH's partner until PATH is rewritten), unless prev_stays: then NAME.prev stays as it is
+ * (the set a resume took it for, NAME being of none; mb_par_ckpt_read's took_prev). */
 int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
                       const char *rows, int (*record)(uint64_t i, float *buf, void *ctx),
-                      void *ctx, float *buf, mb_error *err);
+                      void *ctx, float *buf, int prev_stays, mb_error *err);
 /* Before any training: the names mb_par_ckpt_write(path, part) will write, the companion and
  * its .prev, fit their folder (mb_out_name_check): MB_OK, or MB_EIO naming the first that does
  * not ("--checkpoint's companion PATH.learners.prev: cannot write: File name too long (...)";
@@ -84,9 +86,12 @@ int mb_par_ckpt_names_check(const char *path, int part, mb_error *err);
  * `run_id` is taken (want < 0: of PATH's update and wall time, read from PATH; run_id 0: any
  * run), or NAME.prev where NAME is not there and it is a server algorithm's (whose set is the
  * file alone); where neither is, the message says which update and run each holds. MB_EFORMAT for a truncated,
- * damaged (checksum) or foreign file, or values out of range (par_ckpt.c). */
+ * damaged (checksum) or foreign file, or values out of range (par_ckpt.c). *took_prev (NULL:
+ * not wanted): 1 when NAME.prev was taken because NAME, there, is of no whole set (a job
+ * killed after its companions, before PATH): the next write keeps .prev (mb_par_ckpt_write). */
 int mb_par_ckpt_read(const char *path, int part, int64_t want, uint64_t run_id,
-                     mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, mb_error *err);
+                     mb_par_ckpt_head *head, char **rows, uint64_t i, float *buf, int *took_prev,
+                     mb_error *err);
 /* The same checks on a file's bytes in memory (`name` for messages): what mb_par_ckpt_read
  * applies, and what the fuzz harness drives (tests/fuzz/fuzz_parckpt.c). */
 int mb_par_ckpt_decode(const unsigned char *b, size_t len, const char *name,
@@ -157,6 +162,10 @@ struct job {
     long updates0;
     size_t samples0;
     double wall0;
+    int prev_partner;      /* the resume took PATH.learners.prev (its companion of no whole
+                              set) and checkpoints to the same PATH: until one set is whole
+                              again, .prev stays PATH's partner (a second kill inside that
+                              first checkpoint left no whole set) */
     double ckpt_s;         /* Hogwild: seconds writing checkpoints (rank 0), taken out of wall_s
                               as the lockstep loop leaves them out */
     double paused_s;       /* server algorithms: seconds every learner was held (evaluations,

@@ -129,7 +129,7 @@ int par_write_learners(worker *w, long updates, size_t samples, double wall_s, l
     if (!buf)
         return mb_error_set(&w->err, MB_ENOMEM, "out of memory for a checkpoint");
     int rc = mb_par_ckpt_write(j->o->checkpoint_path, -1, &h, j->mon.rows.s, fetch_record,
-                               (void *)ctx, buf, &w->err);
+                               (void *)ctx, buf, 0, &w->err);
     free(buf);
     return rc;
 }
