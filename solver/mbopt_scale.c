@@ -114,15 +114,6 @@ static const char *weighed(char *buf, size_t n, const mb_validate_row *r)
     return buf;
 }
 
-static const char *fmt_sd(char *buf, size_t n, double sd)
-{
-    if (isfinite(sd))
-        snprintf(buf, n, "%.3f", sd);
-    else
-        snprintf(buf, n, "- (no M with two runs: the runs stand as measured)");
-    return buf;
-}
-
 static void scale_settle_print(FILE *f, const scale_check *ck)
 {
     if (!ck->given)
@@ -171,14 +162,13 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
                    "steady times %.3f (one-sided 95%% bound %.3f)\n",
                 s->batch, v->rows[v->paired].batch, v->paired_seeds, v->paired_ratio,
                 v->paired_hi);
-    if (s && isfinite(v->sd_model))
+    if (s && isfinite(v->sd_model) && isfinite(v->sd_seed) && isfinite(v->sd_shared))
         fprintf(f, "weighed:        each trained M's runs are weighed against the model's T_C by "
                    "their uncertainties, M that trained the same seeds compared seed by seed: "
                    "sd of ln N_update from seed to seed %.3f, of it %.3f a seed's own at every M "
-                   "and %s noise; the model's own sd beyond the runs' %.3f (docs/design.md, "
+                   "and %.3f noise; the model's own sd beyond the runs' %.3f (docs/design.md, "
                    "\"Settling near ties\")\n",
-                hypot(v->sd_seed, v->sd_shared), v->sd_shared, fmt_sd(c, sizeof c, v->sd_seed),
-                v->sd_model);
+                hypot(v->sd_seed, v->sd_shared), v->sd_shared, v->sd_seed, v->sd_model);
 }
 
 static cJSON *scale_settle_json(const scale_check *ck)

@@ -159,16 +159,34 @@ static size_t each_pair(const settle_set *set, size_t i, size_t k,
     return n;
 }
 
-/* The sum and sum of squares of the pairs' differences. */
+/* The pairs' differences: their sum, then (a second pass, about their mean) their sum of
+ * squared deviations, never below 0 (the one-pass form's rounding was, for equal differences,
+ * and its square root NaN: campaign 34's R1). */
 typedef struct {
-    double sum, sum2;
+    double sum, mean, ss;
 } diff_sums;
 
 static void add_diff(void *ctx, double a, double b)
 {
+    ((diff_sums *)ctx)->sum += a - b;
+}
+
+static void add_dev(void *ctx, double a, double b)
+{
     diff_sums *d = ctx;
-    d->sum += a - b;
-    d->sum2 += (a - b) * (a - b);
+    d->ss += (a - b - d->mean) * (a - b - d->mean);
+}
+
+/* Rows i and k's differences seed by seed into *d; returns how many seeds. */
+static size_t pair_diffs(const settle_set *set, size_t i, size_t k, diff_sums *d)
+{
+    *d = (diff_sums){0, 0, 0};
+    size_t m = each_pair(set, i, k, add_diff, d);
+    if (m == 0)
+        return 0;
+    d->mean = d->sum / (double)m;
+    each_pair(set, i, k, add_dev, d);
+    return m;
 }
 
 /* The noise's variance, sd_seed^2: half the spread of the differences between two rows' runs of
@@ -179,10 +197,10 @@ static double paired_noise(const settle_set *set, size_t n_rows)
     double ss = 0, df = 0;
     for (size_t i = 0; i < n_rows; i++)
         for (size_t k = i + 1; k < n_rows; k++) {
-            diff_sums d = {0, 0};
-            size_t m = each_pair(set, i, k, add_diff, &d);
+            diff_sums d;
+            size_t m = pair_diffs(set, i, k, &d);
             if (m >= 2) {
-                ss += d.sum2 - d.sum * d.sum / (double)m;
+                ss += d.ss;
                 df += (double)m - 1;
             }
         }
@@ -233,7 +251,7 @@ static void m_effects(const settle_set *set, size_t n_rows, double sa2, double s
         double s = 0, m = (double)(set->start[i + 1] - set->start[i]);
         for (size_t p = set->start[i]; p < set->start[i + 1]; p++) {
             double others = (double)count[run[p].seed] - 1;
-            s += se2 + (sa2 > 0 ? sa2 * se2 / (others * sa2 + se2) : 0);
+            s += se2 + (!(sa2 > 0) ? 0 : others == 0 ? sa2 : sa2 * se2 / (others * sa2 + se2));
         }
         var[i] = m > 0 ? s / (m * m) : NAN;
     }
@@ -291,11 +309,11 @@ static void shrink(mb_validate *v, const settle_set *set)
 static size_t paired_ratio(const mb_validate *v, const settle_set *set, size_t c, size_t s,
                            double *d, double *se)
 {
-    diff_sums x = {0, 0};
-    size_t n = each_pair(set, c, s, add_diff, &x);
+    diff_sums x;
+    size_t n = pair_diffs(set, c, s, &x);
     const double m = (double)n, level = log(v->rows[c].t_pred / v->rows[s].t_pred);
-    *d = n ? x.sum / m + level : NAN;
-    *se = n > 1 ? sqrt(fmax(0, x.sum2 - x.sum * x.sum / m) / (m - 1) / m) : NAN;
+    *d = n ? x.mean + level : NAN;
+    *se = n > 1 ? sqrt(x.ss / (m - 1) / m) : NAN;
     return n;
 }
 

@@ -1209,6 +1209,39 @@ static void test_settle_pairs_seeds(void)
     }
 }
 
+/* Campaign 34's R1: runs of no spread (every seed at one M crossing at the same update, as
+ * coarse evaluations give). M = 24 and 32 share seeds 0-4, at 151 and 200 updates on each (the
+ * one-pass sum of squares of their 5 equal differences comes out -5.6e-17), the other M on
+ * seeds of their own: the noise's and the seeds' sds are 0, not NaN, and the weighing runs
+ * (the negative variance made sd_seed NaN, and a seed of one run divided by 0: every M effect
+ * NaN, the weighing dropped without a word). */
+static void test_settle_zero_spread(void)
+{
+    const mb_law law = {.kind = MB_LAW_POWER, .n_inf = 130, .a = 80000, .b = 1.7};
+    const mb_update_time t = {.gamma = 3.5e-5, .m_t = 1.0, .t0 = 5e-5, .comm = MB_COMM_NONE};
+    const double ms[] = {8, 24, 32, 48, 96, 128}, one[] = {1, 1, 1, 1, 1};
+    const double updates[] = {400, 151, 200, 210, 300, 350};
+    mb_validate v;
+    memset(&v, 0, sizeof v);
+    v.n_rows = 6;
+    v.rows = calloc(v.n_rows, sizeof *v.rows);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v.rows);
+    for (size_t i = 0; i < v.n_rows; i++) {
+        settle_row(&v.rows[i], &law, &t, ms[i], one, 5, 1.0,
+                   i == 1 || i == 2 ? 0 : 100 * (double)i);
+        v.rows[i].n_pred = 1; /* residuals ln N: the differences exactly as computed above */
+        for (size_t k = 0; k < 5; k++)
+            v.rows[i].n_seed[k] = updates[i];
+    }
+    settle_six(&v, &law, &t);
+    CU_ASSERT_TRUE(v.sd_seed >= 0 && v.sd_seed < 1e-6);
+    CU_ASSERT_TRUE(v.sd_shared >= 0 && v.sd_shared < 1e-6);
+    CU_ASSERT_TRUE(isfinite(v.sd_model));
+    for (size_t i = 0; i < v.n_rows; i++)
+        CU_ASSERT_TRUE(isfinite(v.rows[i].s_shrunk));
+    mb_validate_free(&v);
+}
+
 /* T_update calibrated by runs (mbfit tupdate STEP.csv LOG...): a probe caught in a fast phase
  * at M = 16 and 32 (0.6x), a little off at the runs' ends (0.9x at 8, 1.1x at 128) and off
  * beyond them (0.8x below, 1.25x above), against runs whose updates cost what the model says.
@@ -1795,6 +1828,7 @@ int mb_test_suite_solver(void)
            !CU_add_test(s, "the runs settle the recommendation", test_validate_settle) ||
            !CU_add_test(s, "settling weighs medians against the model", test_settle_weighs_noise) ||
            !CU_add_test(s, "settling pairs the candidates by seed", test_settle_pairs_seeds) ||
+           !CU_add_test(s, "settling with no spread", test_settle_zero_spread) ||
            !CU_add_test(s, "T_update's run points weighed against their neighbours",
                         test_tupdate_weighs_neighbours) ||
            !CU_add_test(s, "T_update calibrated by runs", test_tupdate_from_runs) ||
