@@ -547,8 +547,10 @@ static size_t temp_keep(const char *base, size_t blen, size_t slen, long max)
     return keep;
 }
 
-/* Removes "PATH.tmp.PID.XXXXXX" files whose process PID no longer runs (and the pid-less
- * "PATH.tmp.XXXXXX" of earlier versions): what a killed write left. A name too long for its
+/* Removes "PATH.tmp.PID.XXXXXX" files whose process PID no longer runs: what a killed write
+ * left. Nothing else: a "PATH.tmp.XXXXXX" without a PID (what versions before the first
+ * hardening round left) may as well be a user's own file (campaign 34's R2: PATH.tmp.backup was
+ * removed by the next write of PATH). A name too long for its
  * temporary's is cut (temp_keep): a cut temporary is one whose stem is the start of PATH's name
  * just where temp_keep cuts it for that PID's suffix (two names alike in their first 230 bytes
  * share their cut temporaries: a dead process's are removed by a write to either). Best
@@ -571,11 +573,10 @@ static void remove_stale(const char *path)
     while ((e = readdir(d))) {
         const char *s = e->d_name;
         size_t n = strlen(s), k = n;
-        /* from the end: ".tmp." PID "." and six characters, or the old ".tmp." and six */
+        /* from the end: ".tmp." PID "." and six characters */
         if (n < 12 || strchr(s + n - 6, '.'))
             continue;
         k = n - 6;
-        int old = k >= 5 && strncmp(s + k - 5, ".tmp.", 5) == 0;
         size_t stem = 0;
         long pid = 0;
         if (s[k - 1] == '.') {
@@ -586,17 +587,14 @@ static void remove_stale(const char *path)
                 s[q] != '0') {
                 stem = q - 5;
                 pid = strtol(s + q, NULL, 10);
-                old = 0;
             }
         }
-        if (old)
-            stem = k - 5;
-        if (!old && pid <= 0)
+        if (pid <= 0)
             continue;
         int ours = stem == blen && strncmp(s, base, blen) == 0;
-        if (!ours && !old && stem < blen && strncmp(s, base, stem) == 0)
+        if (!ours && stem < blen && strncmp(s, base, stem) == 0)
             ours = temp_keep(base, blen, n - stem, max) == stem;
-        if (!ours || (!old && !(kill((pid_t)pid, 0) != 0 && errno == ESRCH)))
+        if (!ours || !(kill((pid_t)pid, 0) != 0 && errno == ESRCH))
             continue;
         char full[4096 + 256];
         snprintf(full, sizeof full, "%s%s", dir, e->d_name);

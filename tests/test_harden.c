@@ -144,14 +144,20 @@ static void test_stale_temporaries(void)
     if (child == 0)
         _exit(0);
     waitpid(child, NULL, 0);
-    char dead[600], live[600], out[512];
+    char dead[600], live[600], mine[600], out[512];
     snprintf(out, sizeof out, "%s/amdahl.txt", dir);
     snprintf(dead, sizeof dead, "%s.tmp.%ld.Ab3dEf", out, (long)child);
     snprintf(live, sizeof live, "%s.tmp.%ld.Gh5jKl", out, (long)getpid());
+    /* campaign 34's R2: a user's file in the shape of the pid-less temporaries of versions
+     * before the first hardening round was removed by the next write */
+    snprintf(mine, sizeof mine, "%s.tmp.backup", out);
     FILE *f = fopen(dead, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fclose(f);
     f = fopen(live, "w"); /* a write still in progress (this process is alive) */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    f = fopen(mine, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fclose(f);
     mb_test_run r;
@@ -160,8 +166,10 @@ static void test_stale_temporaries(void)
     mb_test_run_free(&r);
     CU_ASSERT_NOT_EQUAL(access(dead, F_OK), 0);
     CU_ASSERT_EQUAL(access(live, F_OK), 0);
+    CU_ASSERT_EQUAL(access(mine, F_OK), 0);
     CU_ASSERT_EQUAL(access(out, F_OK), 0);
     remove(live);
+    remove(mine);
 }
 
 /* ---- checkpoints --------------------------------------------------------------------------- */
