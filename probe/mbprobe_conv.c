@@ -22,13 +22,16 @@
 
 /* The default cache file: $XDG_CACHE_HOME/mbkit/conv.csv, else ~/.cache/mbkit/conv.csv. A
  * relative XDG_CACHE_HOME is ignored, as the XDG base directory specification says (campaign
- * 33's D16: `XDG_CACHE_HOME=rel` wrote rel/mbkit/conv.csv under whatever folder it ran in). */
+ * 33's D16: `XDG_CACHE_HOME=rel` wrote rel/mbkit/conv.csv under whatever folder it ran in), and
+ * a HOME that is no folder here gives no cache (campaign 34: HOME=/nonexistent made the folder
+ * /nonexistent/.cache/mbkit, the home of no one). */
 static int default_cache(char *buf, size_t n)
 {
     const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    struct stat sb;
     if (x && *x == '/')
         return snprintf(buf, n, "%s/mbkit/conv.csv", x) < (int)n;
-    if (home && *home)
+    if (home && *home && stat(home, &sb) == 0 && S_ISDIR(sb.st_mode))
         return snprintf(buf, n, "%s/.cache/mbkit/conv.csv", home) < (int)n;
     return 0;
 }

@@ -195,9 +195,10 @@ const char *holdout_sampling_line(char *buf, size_t size, const mb_validate *v,
                                   const mb_sequential *q);
 
 /* --more-seeds: the next round of in-sample runs (the leader's untrained neighbours first, else
- * one more seed for each setting still overlapping the leader), on stdout. */
+ * one more seed for each setting still overlapping the leader), on stdout; MB_EINVAL when a
+ * setting has no seed left below the held-out ones. */
 int holdout_more_seeds_print(const holdout_cli *hc, const model_opts *m, const mb_validate *v,
-                             const mb_fit_runs *runs);
+                             const mb_fit_runs *runs, mb_error *err);
 
 /* --holdout-beyond: the M past the held-out best where it is at the sweep's edge, on stdout. */
 int holdout_beyond_print(const holdout_cli *hc, const model_opts *m, double p, double lr);

@@ -82,15 +82,30 @@ int holdout_plan_print(const mb_validate *v, const mb_fit_runs *runs, const mode
     return MB_OK;
 }
 
+/* Whether a run of the setting of row r used seed s. */
+static int seed_used(const mb_fit_runs *runs, const mb_validate_row *r, double s)
+{
+    for (size_t i = 0; i < runs->n; i++)
+        if (run_of(runs, i, r) && runs->seed[i] == s)
+            return 1;
+    return 0;
+}
+
 /* The next seed for the setting of row r: one past the largest seed its runs used below the
- * held-out seeds. */
-static unsigned long next_seed(const mb_fit_runs *runs, const mb_validate_row *r)
+ * held-out seeds, else the least one below them it has not used (campaign 34's R4: past 999
+ * it proposed 1000, a held-out seed, and then the same run again); -1 when it used them all. */
+static long next_seed(const mb_fit_runs *runs, const mb_validate_row *r)
 {
     double top = -1;
     for (size_t i = 0; i < runs->n; i++)
         if (run_of(runs, i, r) && runs->seed[i] < MB_HOLDOUT_SEED0 && runs->seed[i] > top)
             top = runs->seed[i];
-    return (unsigned long)(top + 1);
+    if (top + 1 < MB_HOLDOUT_SEED0)
+        return (long)(top + 1);
+    for (long s = 0; s < MB_HOLDOUT_SEED0; s++)
+        if (!seed_used(runs, r, (double)s))
+            return s;
+    return -1;
 }
 
 /* "M = a, b, c" of rows idx[0..n) into buf. */
@@ -127,7 +142,7 @@ const char *holdout_sampling_line(char *buf, size_t size, const mb_validate *v,
 /* --more-seeds: first the leader's untrained neighbours (mb_solver_fill), MB_SEQUENTIAL_FILL_SEEDS
  * seeds each; else the settings whose intervals still overlap the leader's, one more seed each. */
 int holdout_more_seeds_print(const holdout_cli *hc, const model_opts *m, const mb_validate *v,
-                            const mb_fit_runs *runs)
+                            const mb_fit_runs *runs, mb_error *err)
 {
     char line[640];
     double fill[2];
@@ -147,10 +162,17 @@ int holdout_more_seeds_print(const holdout_cli *hc, const model_opts *m, const m
         printf("\n");
         return MB_OK;
     }
+    for (size_t k = 0; k < hc->seq.n_want; k++)
+        if (next_seed(runs, &v->rows[hc->seq.want[k]]) < 0) {
+            return mb_error_set(err, MB_EINVAL, "--more-seeds: M = %g has trained every seed "
+                                "below %d (from %d up they are the held-out check's): no seed "
+                                "left to add", v->rows[hc->seq.want[k]].batch,
+                                MB_HOLDOUT_SEED0, MB_HOLDOUT_SEED0);
+        }
     mb_cli_say(prog, "validate", "sampling %s", holdout_sampling_line(line, sizeof line, v, &hc->seq));
     for (size_t k = 0; k < hc->seq.n_want; k++) {
         const mb_validate_row *r = &v->rows[hc->seq.want[k]];
-        print_token(r->batch, r->lr, next_seed(runs, r), k == 0);
+        print_token(r->batch, r->lr, (unsigned long)next_seed(runs, r), k == 0);
     }
     printf("\n");
     return MB_OK;

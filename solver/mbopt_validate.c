@@ -1020,7 +1020,7 @@ int mbopt_validate(int argc, char **argv)
     if (rc == MB_OK && hc->plan_seeds)
         rc = holdout_plan_print(&v, &runs, m, hc->plan_seeds, hc->seed0, &err);
     else if (rc == MB_OK && hc->more_seeds)
-        rc = holdout_more_seeds_print(hc, m, &v, &runs);
+        rc = holdout_more_seeds_print(hc, m, &v, &runs, &err);
     else if (rc == MB_OK && hc->n_dirs && !printed)
         rc = holdout_check(hc, m, laws, lrs, n_laws, &v, &runs,
                           (const char *const *)g.gl_pathv, &err);

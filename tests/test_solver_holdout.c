@@ -916,6 +916,28 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_TRUE(mb_test_sh(&r, "%s --holdout-plan 4 --more-seeds in", cmd) == 0);
     CU_ASSERT_EQUAL(r.status, 2);
     mb_test_run_free(&r);
+    /* campaign 34's R4: runs on seeds 997-999 (every M, 5% apart by seed): the next seed is
+     * not 1000, the held-out seeds' first, but the least one below them the setting has not
+     * used */
+    char late[300];
+    snprintf(late, sizeof late, "%s/late", dir);
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s", late));
+    mb_test_run_free(&r);
+    for (size_t k = 0; k < 8; k++)
+        for (int seed = 997; seed < 1000; seed++) {
+            double nu, tu;
+            mb_model_law_nupdate(&law, ms[k], &nu, NULL);
+            mb_model_tupdate(&t, ms[k], 1, &tu);
+            mb_test_write_run_log(late, "lenet5", 0.5, (int)ms[k], seed,
+                                  (long)(nu * (1 + 0.05 * (seed - 998))), tu, 0);
+        }
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "cd %s && mbfit nupdate --target-loss 0.5 late/*.csv "
+                                           "--json -o late.json 2>/dev/null && mbopt validate "
+                                           "--nfit late.json --gamma 3e-5 --m-t 1 --t0 4e-4 "
+                                           "--comm none --more-seeds late", dir));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",0"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, ",1000"));
+    mb_test_run_free(&r);
     mb_test_rmdir(dir);
 }
 
