@@ -448,7 +448,11 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
     mb_plot_block(p, "mean");
     cJSON_ArrayForEach(e, per_m)
     {
-        double v[3] = {mb_json_get(e, "batch"), mb_json_get(e, "mean"), mb_json_get(e, "se")};
+        /* an M of one run has no standard error (null): its mean is drawn without a bar (was
+         * "nothing to draw" where every M had one run, the report lost with it: campaign 34's
+         * R3) */
+        const double se = mb_json_get(e, "se");
+        double v[3] = {mb_json_get(e, "batch"), mb_json_get(e, "mean"), isfinite(se) ? se : 0};
         m_lo = fmin(m_lo, v[0]);
         m_hi = fmax(m_hi, v[0]);
         mb_plot_row(p, v, 3);
