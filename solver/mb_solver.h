@@ -298,6 +298,8 @@ typedef struct mb_validate_row {
     /* the same with the probe's own T_update, when the model's is calibrated by runs (else NAN) */
     double t_update_probe, t_update_probe_rel_err, t_pred_probe, rel_err_probe;
     int candidate;            /* the model cannot tell it from its optimum (mb_validate.settled) */
+    double s_net;             /* its runs' steady time net of their seeds' shared effects,
+                                 t_pred exp(b) (mb_solver_settle; NAN where not weighed) */
     double s_shrunk;          /* the steady time weighed against the model by their uncertainties
                                  (mb_solver_settle; NAN where not weighed): what settling
                                  compares */

@@ -103,12 +103,17 @@ static const char *no_candidate(char *buf, size_t n, const mb_validate *v)
     return buf;
 }
 
-/* "0.412 s: runs 0.398 s over 10, model 0.431 s" for row r, into buf. */
+/* "weighed 0.412 s: runs 0.398 s over 10, model 0.431 s" for row r, into buf; the runs' time
+ * net of their seeds' luck beside it where that differs by more than 0.5% (a weighed time
+ * outside both of what it weighs puzzled: campaign 34). */
 static const char *weighed(char *buf, size_t n, const mb_validate_row *r)
 {
+    char net[64] = "";
+    if (isfinite(r->s_net) && fabs(r->s_net / mb_solver_steady(r) - 1) > 0.005)
+        snprintf(net, sizeof net, " (%.3g s net of their seeds' luck)", r->s_net);
     if (isfinite(r->s_shrunk))
-        snprintf(buf, n, "weighed %.3g s: runs %.3g s over %zu, model %.3g s", r->s_shrunk,
-                 mb_solver_steady(r), r->reached, r->t_pred);
+        snprintf(buf, n, "weighed %.3g s: runs %.3g s over %zu%s, model %.3g s", r->s_shrunk,
+                 mb_solver_steady(r), r->reached, net, r->t_pred);
     else
         snprintf(buf, n, "steady time %.3g s over %zu runs", mb_solver_steady(r), r->reached);
     return buf;
@@ -124,7 +129,7 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
     }
     const mb_validate *v = &ck->v;
     const mb_validate_row *s = settled_row(ck);
-    char c[256], m[64], w[160];
+    char c[256], m[64], w[224];
     if (!s) {
         fprintf(f, "settled:        not by runs: %s\n", no_candidate(c, sizeof c, v));
     } else if (v->overruled) {
@@ -141,7 +146,7 @@ static void scale_settle_print(FILE *f, const scale_check *ck)
                 100 * v->band, candidates(c, sizeof c, v), setting(m, sizeof m, v, s),
                 weighed(w, sizeof w, s));
     } else if (v->rec >= 0) {
-        char w2[160];
+        char w2[224];
         fprintf(f, "settled:        by the runs: the model predicts M = %s within %.1f%% of "
                    "its best T_C, its median |error| on the runs, so it cannot tell them "
                    "apart; M = %s (%s) is faster than the model's optimum as M = %g (%s)%s\n",
@@ -208,6 +213,7 @@ static cJSON *scale_settle_json(const scale_check *ck)
         mb_json_add_number(o, "t_train_median_s", s->t_median);
         mb_json_add_number(o, "runs_reached", (double)s->reached);
         mb_json_add_number(o, "t_steady_s", mb_solver_steady(s));
+        mb_json_add_number(o, "t_net_s", s->s_net);
         mb_json_add_number(o, "t_weighed_s", mb_solver_settle_time(s));
         mb_json_add_number(o, "sd_seed", v->sd_seed);
         mb_json_add_number(o, "sd_shared", v->sd_shared);

@@ -263,7 +263,7 @@ static void shrink(mb_validate *v, const settle_set *set)
 {
     double ss = 0, df = 0;
     for (size_t i = 0; i < v->n_rows; i++) {
-        v->rows[i].s_shrunk = NAN;
+        v->rows[i].s_shrunk = v->rows[i].s_net = NAN;
         if (weighed(&v->rows[i], v))
             mb_fit_log_spread_add(v->rows[i].s_runs, v->rows[i].reached, &ss, &df);
     }
@@ -298,6 +298,7 @@ static void shrink(mb_validate *v, const settle_set *set)
             continue;
         const double w = m2 + var[i] > 0 ? m2 / (m2 + var[i]) : 0.0;
         r->s_shrunk = r->t_pred * exp(w * b[i]);
+        r->s_net = r->t_pred * exp(b[i]);
     }
     free(a), free(count);
 }

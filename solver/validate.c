@@ -144,7 +144,7 @@ static int fill_row(const mb_law *law, const mb_update_time *t, const mb_update_
             scratch[m++] = r->t_step[idx[j]];
     row->t_update_run = median(scratch, m);
 
-    row->n_pred = row->t_update_pred = row->t_pred = row->s_shrunk = NAN;
+    row->n_pred = row->t_update_pred = row->t_pred = row->s_shrunk = row->s_net = NAN;
     double nu, tu;
     if (mb_model_tupdate(t, row->batch, row->procs, &tu) == MB_OK) {
         row->t_update_pred = tu;
