@@ -25,11 +25,13 @@
  * short. */
 static void vsay(const char *prog, const char *sub, const char *fmt, va_list ap)
 {
-    char msg[MB_CLI_LINE];
+    char msg[MB_CLI_LINE], line[MB_CLI_LINE + 128];
     mb_error_vformat(msg, sizeof msg, fmt, ap);
-    if (prog)
-        fprintf(stderr, "%s%s%s: ", prog, sub ? " " : "", sub ? sub : "");
-    fprintf(stderr, "%s\n", msg);
+    /* one write: under mpirun a banner of Open MPI's landed between the prefix and the message
+     * (campaign 34's E13) */
+    snprintf(line, sizeof line, "%s%s%s%s%s\n", prog ? prog : "", prog && sub ? " " : "",
+             prog && sub ? sub : "", prog ? ": " : "", msg);
+    fputs(line, stderr);
 }
 
 int mb_cli_say(const char *prog, const char *sub, const char *fmt, ...)

@@ -54,7 +54,9 @@
 #include <linux/fs.h> /* FS_IOC_GETFLAGS: immutable and append-only files */
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -488,16 +490,35 @@ int mb_cli_start(void)
     return MB_EXIT_DATA;
 }
 
+/* Why an earlier write to standard output failed, its errno long gone: a file at the file-size
+ * limit (EFBIG) or on a full filesystem (ENOSPC); 0 when neither shows (campaign 34's E14:
+ * "standard output: write error" without its reason). */
+static int stdout_why(void)
+{
+    struct stat sb;
+    struct rlimit rl;
+    struct statvfs fs;
+    if (fstat(STDOUT_FILENO, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)sb.st_size >= rl.rlim_cur)
+        return EFBIG;
+    if (fstatvfs(STDOUT_FILENO, &fs) == 0 && fs.f_bavail == 0)
+        return ENOSPC;
+    return 0;
+}
+
 int mb_cli_exit(int status)
 {
-    int bad = ferror(stdout) != 0;
+    int bad = ferror(stdout) != 0, why = bad ? stdout_why() : 0;
     errno = 0;
     bad |= fclose(stdout) != 0;
     if (!bad)
         return status;
+    why = errno ? errno : why;
     if (!stdout_reported)
         fprintf(stderr, "%s: standard output: write error%s%s\n", program_invocation_short_name,
-                errno ? ": " : "", errno ? strerror(errno) : "");
+                why ? ": " : "", why ? strerror(why) : "");
     return status ? status : MB_EXIT_DATA;
 }
 
