@@ -409,6 +409,10 @@ static const char *const VARIANTS[][2] = {
     {"evalraise.py", HEAD "class M(torch.nn.Sequential):\n    def eval(self):\n"
                      "        raise RuntimeError('no eval mode')\n"
                      "def model():\n    return M(*tiny.model())\n"},
+    /* a run that says it has started training, then takes its time (campaign 34's E6) */
+    {"slowrun.py", HEAD "def loss(out, y):\n    import time\n"
+                   "    if not os.path.exists('started'):\n        open('started', 'w').close()\n"
+                   "    time.sleep(0.02)\n    return torch.nn.functional.cross_entropy(out, y)\n"},
     /* campaign 33: a signal between the front end's summary and its exit (here from an atexit
      * handler of the model file's) ended it with no line of its own */
     {"lateterm.py", HEAD "import atexit, signal\n"
@@ -639,6 +643,15 @@ static const struct bad {
     {":", PB "-o o & for i in $(seq 3000); do c=$(pgrep -P $! | head -1); [ -n \"$c\" ] && "
      "grep -q libtorch /proc/$c/maps 2>/dev/null && break; sleep 0.01; done; kill -HUP $c; "
      "wait $!", 129, "mbkit_torch probe: hung up (SIGHUP); nothing half-written", ":"},
+    /* campaign 34's E6: a second signal after the first (TERM, then INT): the line named the
+     * first, the exit status the second's; now both the first's. E10: a rate below float's
+     * least normal number, logged as given and stepped by 0 */
+    {":", RN "../slowrun.py --batch 8 --allow-unreached --max-updates 100000 & for i in "
+     "$(seq 600); do [ -e started ] && break; sleep 0.1; done; c=$(pgrep -P $! | head -1); "
+     "kill -TERM $c; sleep 0.05; kill -INT $c; wait $!", 143,
+     "mbkit_torch runs: terminated (SIGTERM); nothing half-written", ":"},
+    {":", RN "../tiny.py --batch 8 --lr 1e-300", 1,
+     "mbkit_torch runs: --lr: '1e-300' is below the least rate a step in float can take", ":"},
     {"export TMPDIR=$PWD", "probe --model ../slowloss.py --threads 2 --budget 60 --rounds 1 "
      "--batch 8 --procs 2 -o o & for i in $(seq 300); do [ -e started ] && break; sleep 0.1; "
      "done; kill -HUP $!; wait $!; s=$?; sleep 1; (exit $s)", 129,

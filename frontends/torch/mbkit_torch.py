@@ -189,6 +189,19 @@ def count(name, lo=1, hi=1 << 53):
     return lambda text: whole(text, name, lo, hi)
 
 
+FLOAT32_MIN = 1.1754943508222875e-38  # the least normal float32: the parameters' type
+
+
+def rate(text):
+    """--lr: > 0 and not below float32's least normal number, the parameters' type (a rate of
+    1e-300 was logged as given and stepped by 0: campaign 34's E10)."""
+    v = real("--lr", 0)(text)
+    if v < FLOAT32_MIN:
+        raise Fail(f"--lr: '{text}' is below the least rate a step in float can take "
+                   f"({FLOAT32_MIN:.2g})")
+    return v
+
+
 def real(name, lo, hi=math.inf, lo_open=True, hi_open=False):
     """A finite number in the interval lo..hi (open or closed at each end), as the C tools'
     mb_data_flag_double: 'nan', 'inf', '1_0' and hex are not; Fail naming the flag otherwise."""
@@ -220,7 +233,7 @@ def common_args(p):
                    metavar="LIST", help="mini-batch sizes M: 16,32,64 or 16:128 (doubling)")
     p.add_argument("--algo", choices=["sgd", "momentum", "nesterov"], default="momentum",
                    help="optimiser, as mbtrain names it (default momentum)")
-    p.add_argument("--lr", type=real("--lr", 0), default=0.02, help="learning rate (0.02)")
+    p.add_argument("--lr", type=rate, default=0.02, help="learning rate (0.02)")
     p.add_argument("--momentum", type=real("--momentum", 0, 1, False, True), default=0.9,
                    help="momentum, in [0, 1) (0.9)")
     p.add_argument("--weight-decay", type=real("--weight-decay", 0, lo_open=False), default=0.0,
@@ -1359,12 +1372,13 @@ def on_signal(signum, frame):
 
 
 def end_by(signum):
-    """The interrupt a signal makes: KeyboardInterrupt for SIGINT, else Terminated (SIGTERM and
-    SIGHUP ignored from now: a second one cuts no cleanup)."""
+    """The interrupt a signal makes: KeyboardInterrupt for SIGINT, else Terminated. SIGTERM,
+    SIGHUP and SIGINT are ignored from now: a second one cuts no cleanup, and the line and the
+    exit status both name the first (campaign 34's E6: TERM then INT said SIGTERM, exit 130)."""
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(s, signal.SIG_IGN)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
-    for s in ENDS:
-        signal.signal(s, signal.SIG_IGN)
     raise Terminated(signum)
 
 
