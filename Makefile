@@ -27,17 +27,23 @@
 # names reads it too, so a new knob is in both or neither): every `NAME ?=` of the makefiles, and
 # those read without a default: BUILD (set by SAN below) and MBKIT_NETS (the NET check reads it
 # from the environment, as the commands do); make install's DESTDIR is checked for a $ as well.
-KNOB_NAMES := $(shell sed -n 's/^\([A-Z_][A-Z0-9_]*\) *?=.*/\1/p' Makefile run.mk frontends/torch/torch.mk 2>/dev/null) \
+# The check's own variables are override: under make -e the environment (and always the command
+# line: DOLLAR=q) would replace them, and the knob's $(shell ...) ran (campaign 34's E7).
+override KNOB_NAMES := $(shell sed -n 's/^\([A-Z_][A-Z0-9_]*\) *?=.*/\1/p' Makefile run.mk frontends/torch/torch.mk 2>/dev/null) \
               BUILD MBKIT_NETS
-DOLLAR := $$
+override DOLLAR := $$
 # MAKEFLAGS (or GNUMAKEFLAGS) from the environment is expanded by make itself before it reads
 # any makefile, so a $(shell ...) there has run by now and the knob it set holds what that printed
 # (MAKEFLAGS='LR=$(shell ...)' left LR empty): what make was handed ($(shell) sees make's own
 # environment) is refused with a $ in it, rather than run on (campaign 33's D8). A make that make
-# run starts hands on no $: its command line's were refused here first.
-ENV_MAKEFLAGS := $(shell printenv MAKEFLAGS; printenv GNUMAKEFLAGS)
+# run starts hands on no $: its command line's were refused here first. Under make -e, make hands
+# a sub-make MAKEFLAGS ending in its own text ` -- $(MAKEOVERRIDES)` (and MAKEOVERRIDES holding
+# `${-*-command-variables-*-}`), not expanded: that is no user's $ (campaign 34's E8: make -e run
+# was refused by the build that run-c starts), so those two texts alone are dropped before the look.
+override ENV_MAKEFLAGS := $(shell printenv MAKEFLAGS | sed 's/ -- [$$](MAKEOVERRIDES)$$//'; printenv GNUMAKEFLAGS; \
+                            printenv MAKEOVERRIDES | grep -vxF '$${-*-command-variables-*-}')
 $(if $(findstring $(DOLLAR),$(ENV_MAKEFLAGS)),$(error MAKEFLAGS from the environment holds a $$: make expanded it before reading the Makefile, even under make -n (give make run's knobs on the command line)))
-DOLLAR_KNOB := $(firstword $(foreach v,$(.VARIABLES),$(if $(or $(filter command line,$(origin $(v))),$(and $(filter environment,$(origin $(v))),$(filter $(v),$(KNOB_NAMES) DESTDIR))),$(if $(findstring $(DOLLAR),$(value $(v))),$(v)))))
+override DOLLAR_KNOB := $(firstword $(foreach v,$(.VARIABLES),$(if $(or $(filter command line,$(origin $(v))),$(and $(filter environment,$(origin $(v))),$(filter $(v),$(KNOB_NAMES) DESTDIR))),$(if $(findstring $(DOLLAR),$(value $(v))),$(v)))))
 $(if $(DOLLAR_KNOB),$(error $(DOLLAR_KNOB): a make run knob holds no $$ (make would expand it, even under make -n)))
 
 PREFIX  ?= /usr/local

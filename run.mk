@@ -134,7 +134,9 @@ $(if $(HOSTFILE_NUL),$(error HOSTFILE=$(HOSTFILE): line $(HOSTFILE_NUL): not tex
 # zeros (010 reads as octal); the unspecified 0.0.0.0 and :: are no host. IPv6 addresses compare
 # as one spelling (:: and leading zeros expanded: ::1 is 0:0:0:0:0:0:0:1; an IPv4-mapped
 # ::ffff:10.0.0.1 is 10.0.0.1, the host Open MPI reaches). A carriage return is
-# named: a DOS file's "slots=2" would read as "slots=2\r" (campaign 22's Q6, Q13).
+# named: a DOS file's "slots=2" would read as "slots=2\r" (campaign 22's Q6, Q13). A comment runs
+# from # or // to the line's end, wherever it starts, as Open MPI 4.1's mpirun reads it
+# (`localhost//x slots=1` is localhost with the default slots; campaign 34's E9).
 NPROC        := $(if $(HOSTFILE),$(shell LC_ALL=C awk 'function no(why) { print "line " NR ": " why; bad = 1; exit } \
                   function name(h,   a, n, i) { if (h !~ /^[-A-Za-z0-9.]+$$/) return 0; sub(/\.$$/, "", h); \
                     if (length(h) > 253) return 0; \
@@ -166,7 +168,7 @@ NPROC        := $(if $(HOSTFILE),$(shell LC_ALL=C awk 'function no(why) { print 
                   function hex(s,   i, v) { for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; \
                     return v } \
                   /\r/ { no("holds a carriage return (a DOS file: write its line ends as a line feed alone)") } \
-                  { sub(/\#.*/, "") } \
+                  { sub(/(\#|\/\/).*/, "") } \
                   NF { h = tolower($$1); \
                     if (v6(h)) { h = canon6(h); \
                       if (h ~ /^0:0:0:0:0:ffff:[0-9a-f]+:[0-9a-f]+$$/) { split(h, a, ":"); x = hex(a[7]); y = hex(a[8]); \

@@ -1386,6 +1386,9 @@ static void test_run_knobs(void)
         {"'OUT=$(shell touch k9-ran)'", "OUT: a make run knob holds no $ (make would expand it"},
         {"FRONTEND=torch 'TORCH_OUT=$(shell touch k9-ran)'", "TORCH_OUT: a make run knob holds no $"},
         {"'LR=$(shell echo 0.02)'", "LR: a make run knob holds no $"},
+        /* campaign 34's E9: // starts a comment as # does, wherever it starts, as Open MPI 4.1
+         * reads it (make run refused "//" as no host name): localhost//n2 is localhost again */
+        {"HOSTFILE=$D/hf_slash", "/hf_slash: line 2: host localhost listed twice (line 1)"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1437,6 +1440,10 @@ static void test_run_knobs(void)
     mb_test_write(path, sizeof path, dir, "hf_crlf", "localhost slots=2\r\n");
     mb_test_write(path, sizeof path, dir, "hf_v4map", "10.0.0.1 slots=2\n::ffff:10.0.0.1 slots=2\n");
     mb_test_write(path, sizeof path, dir, "hf_v4map0", "::ffff:0:0 slots=2\n");
+    mb_test_write(path, sizeof path, dir, "hf_slash", "localhost slots=2 // n1 slots=2\n"
+                                                     "localhost//n2 slots=1\n");
+    mb_test_write(path, sizeof path, dir, "hf_slashok", "// the box\nlocalhost slots=2 // two\n"
+                                                       "n1 slots=3//x\n");
     snprintf(path, sizeof path, "%s/tree", dir);
     CU_ASSERT_EQUAL_FATAL(symlink(MB_TEST_SRC "/data", path), 0);
     {
@@ -1473,7 +1480,11 @@ static void test_run_knobs(void)
                                        "BUDGET=3600", "HOSTFILE=$D/hf_fqdn",
                                        /* campaign 23: 10 evaluation samples exactly */
                                        "EVAL_FRAC=0.00016", "DATA=$D EVAL_FRAC=1e-7",
-                                       "DATA=synthetic FINAL_LOSS=0.4 CAL_EVAL_FRAC=0.00475"};
+                                       "DATA=synthetic FINAL_LOSS=0.4 CAL_EVAL_FRAC=0.00475",
+                                       /* campaign 34's E9: // comments; E8: make -e run (the
+                                        * build it starts read make's own $(MAKEOVERRIDES) in
+                                        * MAKEFLAGS as a user's $) */
+                                       "HOSTFILE=$D/hf_slashok", "-e LR=0.2"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
@@ -1563,6 +1574,15 @@ static void test_run_knobs(void)
         {"", "run", "\"DATA=$D/d x\"", "/d x: one name or folder, without spaces"},
         {"", "run", "\"NET=$D/a*.cfg\"", "/a*.cfg: a file name without * ? [ or ] (the shell would"},
         {"", "run", "'NET=#x.cfg'", "NET=#x.cfg: a file name that does not start with #"},
+        /* campaign 34's E7: make -e let the environment replace the check's own variables (its
+         * $(shell ...) ran, then an unrelated refusal); the command line could replace DOLLAR */
+        {"DOLLAR=q LR='$(shell touch k9-ran)'", "-e run", "", "LR: a make run knob holds no $"},
+        {"KNOB_NAMES=x MBKIT_NETS='$(shell touch k9-ran)'", "-e run", "",
+         "MBKIT_NETS: a make run knob holds no $"},
+        {"DOLLAR_KNOB= LR='$(shell touch k9-ran)'", "-e run", "", "LR: a make run knob holds no $"},
+        {"SHELL=/bin/sh ENV_MAKEFLAGS= MAKEFLAGS='e LR=$(shell echo 0.02)'", "run", "",
+         "MAKEFLAGS from the environment holds a $"},
+        {"", "run", "DOLLAR=q 'LR=$(shell touch k9-ran)'", "LR: a make run knob holds no $"},
     };
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "D='%s'; cp %s/data/nets/lenet5.cfg \"$D/a b.cfg\" && "
                                            "cp %s/frontends/torch/examples/fashion_cnn.py \"$D/m "
