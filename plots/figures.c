@@ -348,6 +348,23 @@ static int nupdate_shown(const cJSON *root, const char *path, mb_error *err)
     return ci95_ok(cJSON_GetObjectItemCaseSensitive(root, "best"), "best.", path, err);
 }
 
+/* The block "mean": each M's mean with its standard error, widening [m_lo, m_hi] to the M. An
+ * M of one run has no standard error (null): its mean is drawn without a bar (was "nothing to
+ * draw" where every M had one run, and the report lost with it: campaign 34's R3). */
+static void nupdate_means(mb_plot *p, const cJSON *per_m, double *m_lo, double *m_hi)
+{
+    const cJSON *e;
+    mb_plot_block(p, "mean");
+    cJSON_ArrayForEach(e, per_m)
+    {
+        const double se = mb_json_get(e, "se");
+        double v[3] = {mb_json_get(e, "batch"), mb_json_get(e, "mean"), isfinite(se) ? se : 0};
+        *m_lo = fmin(*m_lo, v[0]);
+        *m_hi = fmax(*m_hi, v[0]);
+        mb_plot_row(p, v, 3);
+    }
+}
+
 int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_options *o,
                     mb_error *err)
 {
@@ -445,18 +462,7 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         double v[2] = {mb_json_get(e, "batch"), mb_json_get(e, "n_update")};
         mb_plot_row(p, v, 2);
     }
-    mb_plot_block(p, "mean");
-    cJSON_ArrayForEach(e, per_m)
-    {
-        /* an M of one run has no standard error (null): its mean is drawn without a bar (was
-         * "nothing to draw" where every M had one run, the report lost with it: campaign 34's
-         * R3) */
-        const double se = mb_json_get(e, "se");
-        double v[3] = {mb_json_get(e, "batch"), mb_json_get(e, "mean"), isfinite(se) ? se : 0};
-        m_lo = fmin(m_lo, v[0]);
-        m_hi = fmax(m_hi, v[0]);
-        mb_plot_row(p, v, 3);
-    }
+    nupdate_means(p, per_m, &m_lo, &m_hi);
     /* The band: var N(M) = g^T C g with g = (1, 1/M), C the covariance of (n_inf, alpha). */
     double c[2][2] = {{NAN, NAN}, {NAN, NAN}};
     for (int i = 0; i < 2; i++)
