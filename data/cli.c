@@ -5,7 +5,7 @@
  * as mb_error_set does. Commands call these; library code never prints. Also the one option
  * reader (getopt_long that refuses a flag given twice: the last value winning silently is how
  * "--lr 0.1 ... --lr 0.2" trains at 0.2; a switch given twice is a slip). And the start of the
- * commands that need no BLAS threads under a memory limit (mb_cli_one_blas_thread).
+ * commands under a memory limit: one BLAS thread of OpenBLAS's own (mb_cli_one_blas_thread).
  */
 #define _GNU_SOURCE /* program_invocation_short_name, for the memory limit's line */
 #include "mb_cli.h"
@@ -95,15 +95,6 @@ int mb_cli_hold_end(mb_cli_hold *h, int status)
     fclose(h->held);
     h->held = NULL;
     return status;
-}
-
-void mb_cli_fail_now(const char *prog, const mb_error *err)
-{
-    mb_cli_hold hold;
-    mb_cli_hold_begin(&hold);
-    int status = mb_cli_hold_end(&hold, mb_cli_fail(prog, NULL, err));
-    fflush(NULL);
-    _exit(status);
 }
 
 int mb_cli_usage(const char *prog, const char *sub, const char *fmt, ...)

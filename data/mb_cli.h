@@ -104,18 +104,13 @@ void mb_cli_hold_begin(mb_cli_hold *h);
 /* Returns `status`. */
 int mb_cli_hold_end(mb_cli_hold *h, int status);
 
-/* A refusal at start, said as mb_cli_fail says it (held as above: rank 0's line under mpirun),
- * then the process ended at once (_exit, 1 or 2) after flushing: where exit() would wait on
- * threads a library started as it loaded (OpenBLAS's, spinning under a low ulimit -v, in
- * mbtrain and mbprobe). */
-_Noreturn void mb_cli_fail_now(const char *prog, const struct mb_error *err);
-
 /* ---- OpenBLAS's threads under a memory limit ------------------------------------------------ */
 
-/* Called first by the main of a command that needs no BLAS threads (mbfit, mbopt, mbplot), with
- * its argv. OpenBLAS starts a thread per core when it loads, before main, and each reserves a
- * buffer (128 MiB); under a memory limit (ulimit -v or -d) one that cannot get it retries for
- * ever, and exit waits for it (campaign 33's Q2: --help never ended under ulimit -v 120000).
+/* Called first by the main of every command, with its argv: mbfit, mbopt and mbplot need no BLAS
+ * threads, mbtrain and mbprobe none of OpenBLAS's own (they call it from their threads, or set
+ * its count themselves: mbprobe conv --threads; campaign 34's E12). OpenBLAS starts a thread
+ * per core when it loads, before main, and each reserves a buffer (128 MiB); under a memory
+ * limit (ulimit -v or -d) one that cannot get it retries for ever, and exit waits for it (campaign 33's Q2: --help never ended under ulimit -v 120000).
  * So under a limit, with more than one BLAS thread and OPENBLAS_NUM_THREADS not 1, the command
  * runs itself again (/proc/self/exe, the same arguments) with OPENBLAS_NUM_THREADS=1, which
  * its children (gnuplot) then inherit; where that cannot be done, one line naming the limit

@@ -93,9 +93,7 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    mb_cli_one_blas_thread(argv); /* under a memory limit, one BLAS thread of its own */
     int start = mb_cli_start();
-    mb_error err = {0}; /* OpenBLAS's room under an address-space limit, before any work */
-    if (!start && mb_backend_blas_room(&err) != MB_OK)
-        mb_cli_fail_now(prog, &err);
     return mb_cli_exit(start ? start : run_command(argc, argv));
 }

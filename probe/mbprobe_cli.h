@@ -68,6 +68,13 @@ int device_option(mb_backend_kind *backend, int *device, int c, const char *arg,
 /* Whether the backend can run here, before any data are loaded or anything is timed: one line
  * ("backend cuda: CUDA runtime: no device") when not. */
 int backend_check(mb_backend_kind backend, mb_error *err);
+/* OpenBLAS's room under ulimit -v or -d for callers threads calling it at once and started
+ * threads besides the main one (mb_backend_blas_room), checked once the flags are read: -1 to
+ * go on, else the exit status (its line said). The step's workload (step, learners) needs
+ * STEP_ROOM_MIB besides (measured: mbprobe step --threads 1 ran from 246 MiB of address space,
+ * 195 of data, mbtrain from 177 and 129). */
+enum { STEP_ROOM_MIB = 72 };
+int blas_room(const char *sub, int callers, int started, int extra_mib);
 /* The workload's defaults: lenet5, mbtrain's optimiser (SGD, momentum 0.9 for momentum and
  * nesterov) with a learning rate of 0.01, the net's convolution algorithms. */
 mb_probe_step_config workload_defaults(void);

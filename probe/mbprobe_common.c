@@ -188,6 +188,17 @@ int backend_check(mb_backend_kind backend, mb_error *err)
 }
 
 
+/* OpenBLAS's room under a memory limit (mb_backend_blas_room), once the flags are read:
+ * callers, the threads that may call it at once (one learner's threads, times the learners side
+ * by side), started, the threads started besides the main one, extra_mib what the workload
+ * needs besides. -1 to go on, else the status. */
+int blas_room(const char *sub, int callers, int started, int extra_mib)
+{
+    mb_error err = {0};
+    if (mb_backend_blas_room(callers, started, extra_mib, &err) == MB_OK)
+        return -1;
+    return mb_cli_fail(prog, sub, &err);
+}
 
 /* The workload's defaults: lenet5, mbtrain's optimiser (SGD, momentum 0.9 for momentum and
  * nesterov) with a learning rate of 0.01, the net's convolution algorithms. */

@@ -199,6 +199,9 @@ int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
                                 "device)");
     if (!use_cache && cache_path) /* one says store the points, the other not */
         return mb_cli_usage(prog, sub, "--cache and --no-cache: give one");
+    int room = blas_room(sub, (int)threads, (int)threads - 1, 0); /* OpenBLAS's own threads */
+    if (room >= 0)
+        return room;
     char cache_buf[4096];
     if (use_cache && !cache_path)
         cache_path = default_cache(cache_buf, sizeof cache_buf) ? cache_buf : NULL;

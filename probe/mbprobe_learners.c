@@ -105,6 +105,10 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         return mb_cli_usage(prog, sub, "unexpected argument '%s'", argv[optind]);
     if ((rc = workload_ignored(sub, &plan.base, &seen)) >= 0)
         return rc;
+    /* up to --max-learners side by side, T / L threads each (at least one) */
+    int callers = tune->max_learners > plan.base.threads ? tune->max_learners : plan.base.threads;
+    if ((rc = blas_room(sub, callers, callers - 1, STEP_ROOM_MIB)) >= 0)
+        return rc;
     rc = MB_OK;
     mb_net_desc *desc = NULL;
     mb_data_splits data = {0};

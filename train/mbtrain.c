@@ -618,6 +618,26 @@ static int start_mpi(int *argc, char ***argv, mb_run_options *o, mb_communicator
 }
 
 
+/* OpenBLAS's room under a memory limit (mb_backend_blas_room) for the threads this run starts:
+ * a learner's --threads call it at once, times the learners of a parallel algorithm, whose
+ * evaluation (--eval-threads) runs while they wait, beside a server or watcher thread; under
+ * mpirun each rank is a process of its own, with MPI's libraries and threads besides (measured:
+ * campaign 34's E2). -1 to go on, else the exit status. */
+static int blas_room(const mb_run_options *o)
+{
+    enum { MPI_MIB = 144, MPI_THREADS = 4 }; /* a rank ran sgd-sync from 342-356 MiB */
+    const int par = o->par != MB_PAR_NONE, t = o->threads > 1 ? o->threads : 1;
+    const int l = par && o->learners > 1 ? o->learners : 1;
+    const int e = par ? (o->eval_threads > 0 ? o->eval_threads : t) : 1;
+    const int mpi = mb_comm_mpi_launched();
+    int callers = l * t > e ? l * t : e;
+    int threads = l * t - 1 + (e - 1) + par + (mpi ? MPI_THREADS : 0);
+    mb_error err = {0};
+    if (mb_backend_blas_room(callers, threads, mpi ? MPI_MIB : 0, &err) == MB_OK)
+        return -1;
+    return mbtrain_fail(&err);
+}
+
 static int run_command(int argc, char **argv)
 {
     mb_run_options o;
@@ -628,7 +648,8 @@ static int run_command(int argc, char **argv)
     /* under mpirun, what every rank would say alike is said by rank 0 (campaign 9, L6) */
     mb_cli_hold hold;
     mb_cli_hold_begin(&hold);
-    int status = mb_cli_hold_end(&hold, parse_args(argc, argv, &o, &a));
+    int status = parse_args(argc, argv, &o, &a);
+    status = mb_cli_hold_end(&hold, status < 0 ? blas_room(&o) : status);
     if (status >= 0)
         return status;
     mb_communicator *world = NULL;
@@ -653,9 +674,7 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    mb_cli_one_blas_thread(argv); /* under a memory limit, one BLAS thread of its own */
     int start = mb_cli_start();
-    mb_error err = {0}; /* OpenBLAS's room under an address-space limit, before any work */
-    if (!start && mb_backend_blas_room(&err) != MB_OK)
-        mb_cli_fail_now("mbtrain", &err);
     return mb_cli_exit(start ? start : run_command(argc, argv));
 }

@@ -31,14 +31,20 @@ int mb_train_backend_built(mb_backend_kind kind);
  * device"). */
 int mb_train_backend_usable(mb_backend_kind kind, char *why, size_t n);
 
-/* OpenBLAS's room in the address space, checked once at the start of mbtrain and mbprobe: each
- * thread that calls it, its own pool's included, maps a 128 MiB buffer on its first call, and
- * under an address-space limit (ulimit -v, RLIMIT_AS) too low for that OpenBLAS retries the map
- * forever (campaign 33's D2: a hang). MB_OK without a limit or with one of at least
- * MB_BLAS_ROOM_MIB(pool) MiB (pool: OpenBLAS's threads at start, OPENBLAS_NUM_THREADS or the
- * cores), else MB_ENOMEM naming the limit and that minimum. */
-#define MB_BLAS_ROOM_MIB(pool) (64 + 136 * ((pool) + 1))
-int mb_backend_blas_room(mb_error *err);
+/* OpenBLAS's room under a memory limit, checked by mbtrain and mbprobe once their flags are
+ * read, before any work (--help, --version and usage errors are not checked): each thread that
+ * calls OpenBLAS maps a 128 MiB buffer unless a freed one is there, so the threads that may call
+ * it at the same moment need one each, as do OpenBLAS's own threads beyond the first (from their
+ * start); under ulimit -v (RLIMIT_AS) or -d (RLIMIT_DATA) too low for them OpenBLAS retries the
+ * map forever (campaigns 33's D2, 34's E1 and E2: a hang). callers: this process's threads that
+ * may call OpenBLAS at once; threads: the threads it starts besides the main one (8 MiB of stack
+ * each); extra_mib: what the process needs besides (MPI's libraries and buffers). The need is
+ * the limit's base (MB_BLAS_BASE_MIB, MB_BLAS_DATA_BASE_MIB) + extra_mib + 128 MiB a caller + 8
+ * MiB a thread; MB_OK when no limit is below it, else MB_ENOMEM naming the limit and the need
+ * (the commands start again with OPENBLAS_NUM_THREADS=1 under a limit: mb_cli_one_blas_thread). */
+#define MB_BLAS_BASE_MIB 56
+#define MB_BLAS_DATA_BASE_MIB 8
+int mb_backend_blas_room(int callers, int threads, int extra_mib, mb_error *err);
 
 /* "cpu", "cuda"; parse returns MB_EINVAL for other names. */
 const char *mb_backend_name(mb_backend_kind kind);

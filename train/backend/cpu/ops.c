@@ -55,26 +55,43 @@ static int cpu_open(mb_ctx *ctx, mb_error *err)
     return MB_OK;
 }
 
-/* The minimum (mb_backend.h), from mbtrain and mbprobe step at --threads 1 (2 cores, OpenBLAS
- * 0.3.21): about 54 MiB besides the buffers, and 136 MiB a thread (its 128 MiB buffer, mapped
- * as the thread starts even when idle, and its 8 MiB stack). Measured: mbtrain ran from about
- * 185 MiB (pool 1) and 310 MiB (pool 2), mbprobe step from 254 MiB and 390 MiB; the minimum,
- * the pool and one more caller with 64 MiB besides, is 336 and 472 MiB, some 80 MiB to spare.
- * More threads (--threads, --learners) need about 136 MiB each on top (docs/commands.md). */
-int mb_backend_blas_room(mb_error *err)
+/* The need (mb_backend.h), measured with mbtrain and mbprobe at --threads 1, OpenBLAS 0.3.21,
+ * 2 cores (campaign 34's E12: the minimum before this counted a buffer too many and refused
+ * limits they ran under): mbtrain ran from 177 MiB of address space (ulimit -v) and 129 MiB of
+ * data (ulimit -d), one 128 MiB buffer and 49 and 1 MiB besides (the bases leave 7 MiB to
+ * spare); mbprobe conv from 181 MiB, mbprobe step from 246 and 195 MiB (its workload:
+ * STEP_ROOM_MIB, probe/mbprobe_cli.h), a rank under mpirun from 342-356 MiB (mbtrain's
+ * MPI_MIB). Buffers are mapped as calls overlap (a freed one serves the next call): at --threads
+ * 4 mbtrain needed 227 MiB in one run of the search and 291 in another, so every thread that
+ * may call at the same moment counts (E2: 4 learners hung under a need that counted 1). */
+enum { BLAS_BUFFER_MIB = 128, THREAD_STACK_MIB = 8 };
+
+int mb_backend_blas_room(int callers, int threads, int extra_mib, mb_error *err)
 {
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
-        return MB_OK;
-    int pool = openblas_get_num_threads(); /* before any context sets it */
-    unsigned long long need = MB_BLAS_ROOM_MIB(pool > 0 ? pool : 1);
-    if ((unsigned long long)lim.rlim_cur >= need << 20)
-        return MB_OK;
-    return mb_error_set(err, MB_ENOMEM, "the address-space limit (ulimit -v) is %llu MiB, below "
-                        "the %llu MiB OpenBLAS needs with %d thread%s of its own (a 128 MiB buffer "
-                        "each thread): raise the limit%s", (unsigned long long)lim.rlim_cur >> 20,
-                        need, pool, pool == 1 ? "" : "s",
-                        pool > 1 ? ", or set OPENBLAS_NUM_THREADS=1" : "");
+    static const struct { int res; const char *what, *flag; unsigned base; } lims[] = {
+        {RLIMIT_AS, "address-space", "-v", MB_BLAS_BASE_MIB},
+        {RLIMIT_DATA, "data-size", "-d", MB_BLAS_DATA_BASE_MIB}};
+    int pool = openblas_get_num_threads(); /* its own threads, each keeps a buffer */
+    int own = pool > 1 ? pool - 1 : 0;
+    callers = (callers > 1 ? callers : 1) + own;
+    threads = (threads > 0 ? threads : 0) + own;
+    for (size_t k = 0; k < sizeof lims / sizeof lims[0]; k++) {
+        struct rlimit lim;
+        if (getrlimit(lims[k].res, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+            continue;
+        unsigned long long need = lims[k].base + (unsigned)(extra_mib > 0 ? extra_mib : 0) +
+                                  (unsigned long long)BLAS_BUFFER_MIB * (unsigned)callers +
+                                  (unsigned long long)THREAD_STACK_MIB * (unsigned)threads;
+        if ((unsigned long long)lim.rlim_cur >= need << 20)
+            continue;
+        return mb_error_set(err, MB_ENOMEM, "the %s limit (ulimit %s) is %llu MiB, below the "
+                            "%llu MiB OpenBLAS needs with %d thread%s calling it at once (a "
+                            "128 MiB buffer each%s): raise the limit%s", lims[k].what,
+                            lims[k].flag, (unsigned long long)lim.rlim_cur >> 20, need, callers,
+                            callers == 1 ? "" : "s", own ? ", its own included" : "",
+                            callers > 1 ? ", or run fewer threads" : "");
+    }
+    return MB_OK;
 }
 
 static void cpu_close(mb_ctx *ctx) { (void)ctx; }
