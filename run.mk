@@ -604,6 +604,10 @@ KNOB_AWK = \
       if (!any) return sprintf("%s=%s: %d divides no M of %s=%s (%s M/%d samples)", name, v, l[i], bname, bv, why, l[i]) } \
     return "" } \
   function one(name, v, what,   a) { return split(v, a, " ") > 1 ? name "=" v ": one " what : "" } \
+  function floatrate(name, v,   n, a, i) { n = split(v, a, " "); for (i = 1; i <= n; i++) \
+      if (a[i] + 0 < 1.1754943508222875e-38) \
+        return name "=" v ": " a[i] " is below the least rate a step in float can take (1.2e-38)"; \
+    return "" } \
   function evalfrac(name, v, n, data,   k, least) { if (!(num(v) && v + 0 > 0 && v + 0 <= 1)) return name "=" v ": a fraction above 0, at most 1"; \
     if (!n) return v + 0 >= 1e-7 ? "" : name "=" v ": draws fewer than 10 of 100000000 training samples (the evaluation subset needs 10 at least; where the data says no size here, 1e-07 is the least fraction)"; \
     k = int(v * n + 0.5); k = k < 1 ? 1 : k > n ? n : k; least = n < 10 ? n : 10; \
@@ -668,7 +672,7 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
     if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
     if (m == "") m = one("LR", lr, "learning rate (LRS holds several: the sweep trains each)"); \
-    if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
+    if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); if (m == "") m = floatrate(lrsname, lrs); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
     if (m == "") m = w("MAX_UPDATES", mu, 1, 1099511627776); \
     if (m == "") m = list("RUN_BATCHES", rb, 1, 2, swname == "RUN_BATCHES" ? "M: the law across M needs two" : "M: the grid sweep the calibration is set against", 0, 1073741824); \

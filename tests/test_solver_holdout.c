@@ -1144,6 +1144,11 @@ static void test_run_knobs(void)
         {"\"LR=0.02'\"", "LR=0.02': a make run knob holds no quote character"},
         /* K11: a hostfile that is not there, or names no slot, is named (not PROCS=1:) */
         {"HOSTFILE=/nonexistent", "HOSTFILE=/nonexistent: no such file"},
+        /* campaign 34's E10: a rate below float's least normal number, a step of 0 (mbtrain
+         * refused it only at the train stage, its hint "a lower LR") */
+        {"LR=1e-300", "LR=1e-300: 1e-300 is below the least rate a step in float can take"},
+        {"FRONTEND=torch TORCH_LR=1e-300", "TORCH_LR=1e-300: below the least rate a step in "
+                                           "float can take"},
         {"HOSTFILE=/dev/null", "HOSTFILE=/dev/null: not a regular file"},
         /* K10: every knob a stage reads is checked before any stage runs */
         {"DATA=no_such_data", "DATA=no_such_data: fashion-mnist, mnist, synthetic"},

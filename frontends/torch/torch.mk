@@ -56,6 +56,7 @@ TORCH_KNOB_ERROR = $(shell LC_ALL=C awk -v batches='$(TORCH_BATCHES)' -v seeds='
     m = list("TORCH_BATCHES", batches, 1, 2, "M: the law across M needs two", 0); \
     if (m == "") m = list("TORCH_SEEDS", seeds, 0, 1, "seed", 0); \
     if (m == "" && !(num(lr) && lr + 0 > 0 && lr + 0 <= 1e300)) m = "TORCH_LR=" lr ": one rate above 0, at most 1e+300"; \
+    if (m == "" && lr + 0 < 1.1754943508222875e-38) m = "TORCH_LR=" lr ": below the least rate a step in float can take (1.2e-38)"; \
     if (m == "") m = pos("TORCH_TARGET", tgt, 0, 1e300); \
     if (m == "") m = w("TORCH_HOLDOUT_SEEDS", hs, 3, 64); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "TORCH_EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
