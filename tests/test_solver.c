@@ -1091,6 +1091,15 @@ static void settle_row(mb_validate_row *r, const mb_law *law, const mb_update_ti
     r->s_shrunk = NAN;
 }
 
+/* v empty with room for six rows (M = 8, 24, 32, 48, 96, 128, as the settling tests give). */
+static void six_rows(mb_validate *v)
+{
+    memset(v, 0, sizeof *v);
+    v->n_rows = 6;
+    v->rows = calloc(v->n_rows, sizeof *v->rows);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v->rows);
+}
+
 /* Settles the six rows of v (M = 8, 24, 32, 48, 96, 128) under law and t, as validate would
  * leave them: M = 32 stands for the optimum (M = 37.34), the model's median error 10%. */
 static void settle_six(mb_validate *v, const mb_law *law, const mb_update_time *t)
@@ -1125,10 +1134,7 @@ static void test_settle_weighs_noise(void)
     for (int c = 0; c < 3; c++) {
         const double *f = c == 2 ? narrow : wide;
         mb_validate v;
-        memset(&v, 0, sizeof v);
-        v.n_rows = 6;
-        v.rows = calloc(v.n_rows, sizeof *v.rows);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(v.rows);
+        six_rows(&v);
         for (size_t i = 0; i < v.n_rows; i++)
             settle_row(&v.rows[i], &law, &t, ms[i], f, i == 0 || i > 3 ? 3 : 5,
                        ms[i] == 24 ? 0.92 : 1.0, c == 1 ? 0 : 100 * (double)i);
@@ -1175,10 +1181,7 @@ static void test_settle_pairs_seeds(void)
         /* the seeds' factors, as many above 1 as below (the first n of them) */
         const double five[] = {0.8, 0.9, 1.0, 1.1, 1.2}, four[] = {0.8, 0.9, 1.1, 1.2, 1.0};
         mb_validate v;
-        memset(&v, 0, sizeof v);
-        v.n_rows = 6;
-        v.rows = calloc(v.n_rows, sizeof *v.rows);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(v.rows);
+        six_rows(&v);
         for (size_t i = 0; i < v.n_rows; i++) {
             const int cand = ms[i] == 24 || ms[i] == 32 || ms[i] == 48;
             /* each seed's own factor, times noise of 1% (c = 2: 5%) that differs by M */
@@ -1222,10 +1225,7 @@ static void test_settle_zero_spread(void)
     const double ms[] = {8, 24, 32, 48, 96, 128}, one[] = {1, 1, 1, 1, 1};
     const double updates[] = {400, 151, 200, 210, 300, 350};
     mb_validate v;
-    memset(&v, 0, sizeof v);
-    v.n_rows = 6;
-    v.rows = calloc(v.n_rows, sizeof *v.rows);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(v.rows);
+    six_rows(&v);
     for (size_t i = 0; i < v.n_rows; i++) {
         settle_row(&v.rows[i], &law, &t, ms[i], one, 5, 1.0,
                    i == 1 || i == 2 ? 0 : 100 * (double)i);
