@@ -28,8 +28,8 @@ RUN_BATCHES  ?= 8 16 32 64 128 256 512
 RUN_SEEDS    ?= 0 1 2
 # sequential sampling: settings whose median's interval still overlaps the leader's get one more
 # seed a round, up to MAX_SEEDS runs each and SEED_BUDGET extra runs in all
-MAX_SEEDS    ?= 10
-SEED_BUDGET  ?= 24
+MAX_SEEDS    ?= 14
+SEED_BUDGET  ?= 40
 # the held-out check: the recommendation and its rivals on this many fresh seeds each, the first
 # HOLDOUT_SEED0 (1000 to 1e9; training on the CPU repeats bit for bit, so a second check of the
 # same job is a new sample only from another HOLDOUT_SEED0). 20: a 10-seed median moves by 3-8%

@@ -163,7 +163,7 @@ int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t 
 /* ---- mbopt validate: the held-out check and sequential sampling (mbopt_holdout.c) ---------- */
 
 #define MAX_HOLDOUT_DIRS 16
-#define DEFAULT_MAX_SEEDS 10
+#define DEFAULT_MAX_SEEDS 14
 
 typedef struct holdout_cli {
     char *dirs[MAX_HOLDOUT_DIRS]; /* --holdout DIR... */

@@ -119,7 +119,7 @@ static void validate_help(void)
            "                        overlaps the leader's (and the leader), one more seed each,\n"
            "                        as M,LR,SEED tokens (empty: decided, or all at the cap)\n"
            "      --max-seeds N     the cap of runs a setting gets from --more-seeds, and the\n"
-           "                        budget the sampling: line counts as spent (default 10)\n"
+           "                        budget the sampling: line counts as spent (default 14)\n"
            "Cost:\n"
            "      --grid-cost LIST  the grid: what a sweep of LIST's M (8:512 or 8,16,...) at the\n"
            "                        recommended P, --grid-seeds runs each, to the target would\n"
