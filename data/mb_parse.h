@@ -41,6 +41,10 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
  * where the flag is, so the message names it: "FLAG: must be in [0, 1), got 'ARG'". */
 int mb_data_flag_momentum(const char *flag, const char *arg, double *v, struct mb_error *err);
 
+/* Parses a learning rate (--lr): a number > 0 that float holds as a normal number (at least
+ * FLT_MIN), so the rate the log states is the one training steps with. */
+int mb_data_flag_lr(const char *flag, const char *arg, double *v, struct mb_error *err);
+
 /* Parses a flag that counts something (devices, learners, bytes, samples, copies): a whole
  * number in [lo, hi] written in digits as mbtrain reads its counts (not 1e1 or +2; a size, when
  * `size` is set, with K/M/G), hi at most 2^53, and 2^53 + 1 refused from its text

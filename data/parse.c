@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,20 @@ int mb_data_flag_momentum(const char *flag, const char *arg, double *v, mb_error
         return MB_EINVAL;
     if (!(x >= 0 && x < 1)) /* a momentum of 1 or more never decays */
         return mb_error_set(err, MB_EINVAL, "%s: must be in [0, 1), got '%s'", flag, arg);
+    *v = x;
+    return MB_OK;
+}
+
+int mb_data_flag_lr(const char *flag, const char *arg, double *v, mb_error *err)
+{
+    double x = NAN;
+    if (mb_data_flag_double(flag, arg, 0, MB_POSITIVE, &x, err) != MB_OK)
+        return MB_EINVAL;
+    /* the step is taken in float: a rate below float's least normal one is a step of 0 (or
+     * denormal), a rate the log would state and training never used (campaign 34's E10) */
+    if (x < FLT_MIN)
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is below the least rate a step in float "
+                            "can take (%.2g)", flag, arg, (double)FLT_MIN);
     *v = x;
     return MB_OK;
 }

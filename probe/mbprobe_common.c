@@ -257,8 +257,7 @@ int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
                      "winograd", arg);
         return -1;
     case OPT_LR:
-        return mb_data_flag_double("--lr", arg, 0, MB_POSITIVE, &cfg->optim.lr, err) == MB_OK ? 1
-                                                                                           : -1;
+        return mb_data_flag_lr("--lr", arg, &cfg->optim.lr, err) == MB_OK ? 1 : -1;
     case OPT_MOMENTUM:
         return mb_data_flag_momentum("--momentum", arg, &cfg->optim.momentum, err) == MB_OK ? 1
                                                                                            : -1;

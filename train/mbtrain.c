@@ -7,7 +7,6 @@
  * hint; bad values, files and failed runs exit 1 with one line. A run that diverges is a
  * measured outcome, not a failure: one line on stderr, its log and summary, then the next run.
  */
-#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -356,12 +355,7 @@ static int apply_option(int c, mb_run_options *o, mbtrain_args *a, mb_error *err
         break;
     case OPT_BATCH: a->batch_arg = optarg; break;
     case OPT_LR:
-        rc = mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &o->optim.lr, err);
-        /* the step is taken in float: a rate below float's least normal one is a step of 0 (or
-         * denormal), a rate the log would state and training never used (campaign 34's E10) */
-        if (rc == MB_OK && o->optim.lr < FLT_MIN)
-            rc = mb_error_set(err, MB_EINVAL, "--lr: '%s' is below the least rate a step in "
-                              "float can take (%.2g)", optarg, (double)FLT_MIN);
+        rc = mb_data_flag_lr("--lr", optarg, &o->optim.lr, err);
         break;
     case OPT_MOMENTUM:
         rc = mb_data_flag_momentum("--momentum", optarg, &o->optim.momentum, err);
