@@ -567,6 +567,73 @@ static double pooled_log_sd(const pools *ps)
     return dof > 0 ? sqrt(ss / dof) : NAN;
 }
 
+/* The differences ln(a's steady time) - ln(l's) over the seeds both rows trained to the target
+ * (a run's updates at its row's modelled seconds per update, as the pools hold them), into d
+ * (room for a->runs); 0 when either row's updates by seed or model are not known. */
+static size_t seed_diffs(const mb_validate_row *a, const mb_validate_row *l, double *d)
+{
+    if (!a->n_seed || !l->n_seed || !(a->t_update_pred > 0 && isfinite(a->t_update_pred)) ||
+        !(l->t_update_pred > 0 && isfinite(l->t_update_pred)))
+        return 0;
+    size_t n = 0;
+    for (size_t j = 0; j < a->runs; j++) {
+        if (!isfinite(a->n_seed[j]) || !isfinite(a->seed[j]))
+            continue;
+        for (size_t i = 0; i < l->runs; i++)
+            if (l->seed[i] == a->seed[j]) {
+                const double x = log(a->n_seed[j] * a->t_update_pred /
+                                     (l->n_seed[i] * l->t_update_pred));
+                if (isfinite(x))
+                    d[n++] = x;
+                break;
+            }
+    }
+    return n;
+}
+
+/* Which rivals of the leader `lead` still contend, judged seed by seed: contends[k] is 1 or 0
+ * for a rival that trained MB_SEQUENTIAL_PAIRED_MIN or more of the leader's seeds, -1 for the
+ * rest (the intervals of the medians judge those). A seed's luck moves its runs at every M alike
+ * (docs/design.md, "Seeds paired in settling"), so the mean of the differences in log time is
+ * known long before either median is: a rival contends while that mean less t sd / sqrt(n) (the
+ * upper end of a two-sided MB_SEQUENTIAL_LEVEL interval) is not above 0, sd the larger of its own differences' and theirs
+ * pooled over every such rival (a few seeds that happen to agree do not decide it). */
+static int paired_rivals(const mb_validate *v, const pools *ps, size_t lead, mb_sequential *out,
+                         int *contends)
+{
+    const mb_validate_row *l = &v->rows[ps->row[lead]];
+    double *mean = malloc((ps->n + 1) * sizeof *mean), *sd = malloc((ps->n + 1) * sizeof *sd),
+           *d = malloc((ps->total + 1) * sizeof *d);
+    size_t *n = malloc((ps->n + 1) * sizeof *n);
+    if (!mean || !sd || !d || !n) {
+        free(mean), free(sd), free(d), free(n);
+        return MB_ENOMEM;
+    }
+    double ss = 0, dof = 0;
+    for (size_t k = 0; k < ps->n; k++) {
+        contends[k] = -1;
+        n[k] = k == lead ? 0 : seed_diffs(&v->rows[ps->row[k]], l, d);
+        mean[k] = sd[k] = NAN;
+        if (n[k] < 2)
+            continue;
+        mean[k] = gsl_stats_mean(d, 1, n[k]);
+        sd[k] = gsl_stats_sd_m(d, 1, n[k], mean[k]); /* two passes */
+        ss += sd[k] * sd[k] * (double)(n[k] - 1);
+        dof += (double)(n[k] - 1);
+    }
+    out->paired_sd = dof > 0 ? sqrt(ss / dof) : NAN;
+    for (size_t k = 0; k < ps->n; k++) {
+        if (n[k] < MB_SEQUENTIAL_PAIRED_MIN)
+            continue;
+        const double s = fmax(sd[k], out->paired_sd),
+                     q = gsl_cdf_tdist_Pinv((1 + MB_SEQUENTIAL_LEVEL) / 2, (double)(n[k] - 1));
+        contends[k] = !(mean[k] - q * s / sqrt((double)n[k]) > 0);
+        out->n_paired++;
+    }
+    free(mean), free(sd), free(d), free(n);
+    return MB_OK;
+}
+
 int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
                          size_t max_seeds, mb_sequential *out, mb_error *err)
 {
@@ -579,9 +646,10 @@ int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo,
     enum { BOOT = 1000 };
     double *lo = malloc((ps.n + 1) * sizeof *lo), *hi = malloc((ps.n + 1) * sizeof *hi),
            *med = malloc((ps.n + 1) * sizeof *med), *draw = malloc(BOOT * sizeof *draw);
+    int *contends = malloc((ps.n + 1) * sizeof *contends);
     gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
     int rc = MB_OK;
-    if (!lo || !hi || !med || !draw || !g) {
+    if (!lo || !hi || !med || !draw || !contends || !g) {
         rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto done;
     }
@@ -617,8 +685,12 @@ int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo,
             hi[k] = fmax(hi[k], med[k] * exp(h));
         }
     }
+    if (paired_rivals(v, &ps, lead, out, contends) != MB_OK) {
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+        goto done;
+    }
     for (size_t k = 0; k < ps.n; k++) {
-        if (k == lead || !(lo[k] <= hi[lead]))
+        if (k == lead || (contends[k] < 0 ? !(lo[k] <= hi[lead]) : !contends[k]))
             continue;
         out->overlap[out->n_overlap++] = (long)ps.row[k];
         if (out->n_overlap == MB_HOLDOUT_MAX_ROWS)
@@ -653,6 +725,7 @@ done:
     free(hi);
     free(med);
     free(draw);
+    free(contends);
     gsl_rng_free(g);
     pools_free(&ps);
     return rc;

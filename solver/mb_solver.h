@@ -556,16 +556,24 @@ size_t mb_solver_fill(const mb_validate *v, long leader, double m_lo, double m_h
  * reaches the leader's (overlap). Each interval is the wider of the percentile bootstrap's and
  * the median's normal-theory interval, z sqrt(pi / 2) sd / sqrt(n) in log time, with sd the
  * spread of log time pooled over every setting with two or more runs (pooled_sd): a few runs
- * that happen to agree do not make a narrow interval. The leader and the MB_SEQUENTIAL_WANT
+ * that happen to agree do not make a narrow interval. A rival that trained
+ * MB_SEQUENTIAL_PAIRED_MIN or more of the leader's seeds (rows with updates by seed, n_seed) is
+ * judged seed by seed instead: it overlaps while the mean of its differences in log time from
+ * the leader's runs of the same seeds is not above 0 by t sd / sqrt(n) (t at the upper end of a
+ * two-sided MB_SEQUENTIAL_LEVEL interval), sd at least the differences' sd pooled over such rivals (paired_sd;
+ * n_paired of them). The leader and the MB_SEQUENTIAL_WANT
  * overlapping settings of least median want one more seed each, unless they have
  * max_seeds runs already. decided: nothing overlaps; capped: something does, but every one of
  * them has max_seeds runs. leader -1 when nothing reached the target. */
+#define MB_SEQUENTIAL_PAIRED_MIN 4 /* the leader's seeds a rival trained before pairing judges it */
 typedef struct mb_sequential {
     long leader;
     size_t n_overlap, n_want;
     long overlap[MB_HOLDOUT_MAX_ROWS], want[MB_HOLDOUT_MAX_ROWS + 1];
     int decided, capped;
     double pooled_sd; /* the pooled spread of log time (NAN: too few runs to pool) */
+    size_t n_paired;  /* the rivals judged seed by seed against the leader */
+    double paired_sd; /* the pooled sd of their differences in log time (NAN: none) */
 } mb_sequential;
 int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo, double m_hi,
                          size_t max_seeds, mb_sequential *out, mb_error *err);

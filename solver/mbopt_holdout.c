@@ -123,19 +123,22 @@ static const char *row_list(char *buf, size_t size, const mb_validate *v, const 
 const char *holdout_sampling_line(char *buf, size_t size, const mb_validate *v,
                                  const mb_sequential *q)
 {
-    char list[256];
+    char list[256], paired[96] = "";
+    if (q->n_paired)
+        snprintf(paired, sizeof paired, " (%zu rivals judged instead by their differences from "
+                 "it, seed by seed)", q->n_paired);
     if (q->leader < 0)
         snprintf(buf, size, "no setting reached the target: nothing to decide");
     else if (q->decided)
         snprintf(buf, size, "decided: no other setting's %.0f%% interval of its median reaches "
-                 "that of the leader, M = %g (%zu runs)", 100 * MB_SEQUENTIAL_LEVEL,
-                 v->rows[q->leader].batch, v->rows[q->leader].runs);
+                 "that of the leader, M = %g (%zu runs)%s", 100 * MB_SEQUENTIAL_LEVEL,
+                 v->rows[q->leader].batch, v->rows[q->leader].runs, paired);
     else
         snprintf(buf, size, "%s: %s still overlap the leader M = %g (%zu runs) within their "
-                 "%.0f%% intervals%s", q->capped ? "undecided at the cap" : "budget spent",
+                 "%.0f%% intervals%s%s", q->capped ? "undecided at the cap" : "budget spent",
                  row_list(list, sizeof list, v, q->overlap, q->n_overlap),
                  v->rows[q->leader].batch, v->rows[q->leader].runs, 100 * MB_SEQUENTIAL_LEVEL,
-                 q->capped ? "" : "; more seeds may tell them apart");
+                 paired, q->capped ? "" : "; more seeds may tell them apart");
     return buf;
 }
 

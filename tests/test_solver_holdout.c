@@ -587,6 +587,65 @@ static void test_sequential_focus(void)
     mb_validate_free(&v);
 }
 
+/* Row r at M = m with runs of seeds 0..n-1 taking t[k] s, as validate leaves a row whose logs
+ * give updates by seed (1 ms an update under the model: n_seed beside the steady times). */
+static void seeded_row(mb_validate_row *r, double m, const double *t, size_t n)
+{
+    set_row(r, m, t, n);
+    r->t_update_pred = 1e-3;
+    r->s_runs = malloc(n * sizeof *r->s_runs);
+    r->seed = malloc(3 * n * sizeof *r->seed);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->s_runs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->seed);
+    r->t_seed = r->seed + n;
+    r->n_seed = r->seed + 2 * n;
+    for (size_t k = 0; k < n; k++) {
+        r->seed[k] = (double)k;
+        r->t_seed[k] = r->s_runs[k] = t[k];
+        r->n_seed[k] = t[k] / r->t_update_pred;
+    }
+    gsl_sort(r->s_runs, 1, n);
+    r->s_median = r->t_median;
+}
+
+/* Seeds whose luck moves every M alike (0.75x .. 1.3x): M = 64 takes 8% longer than M = 32 on
+ * every one of six shared seeds (within 1%). Their medians' intervals overlap, so without the
+ * seeds known M = 64 contends; judged seed by seed it is decided. Differences that straddle 0
+ * (+-5%) contend; three shared seeds (fewer than MB_SEQUENTIAL_PAIRED_MIN) leave the medians to
+ * judge. */
+static void test_sequential_paired(void)
+{
+    const double luck[6] = {0.75, 0.9, 1.0, 1.1, 1.3, 0.85}, wobble[6] = {1.01, 0.99, 1.0, 1.01,
+                                                                           0.99, 1.0};
+    for (int c = 0; c < 4; c++) {
+        double t32[6], t64[6];
+        for (size_t k = 0; k < 6; k++) {
+            t32[k] = luck[k];
+            t64[k] = luck[k] * (c == 2 ? (k % 2 ? 0.95 : 1.05) : 1.08 * wobble[k]);
+        }
+        const size_t n = c == 3 ? 3 : 6;
+        mb_validate v;
+        make_validate(&v, 2);
+        if (c == 0) {
+            set_row(&v.rows[0], 32, t32, n);
+            set_row(&v.rows[1], 64, t64, n);
+        } else {
+            seeded_row(&v.rows[0], 32, t32, n);
+            seeded_row(&v.rows[1], 64, t64, n);
+        }
+        mb_sequential q;
+        mb_error e = {0};
+        CU_ASSERT_EQUAL_FATAL(mb_solver_sequential(&v, 1, 0.02, 1, 1000, 14, &q, &e), MB_OK);
+        CU_ASSERT_EQUAL(q.leader, 0);
+        CU_ASSERT_EQUAL(q.n_paired, c == 1 || c == 2);
+        CU_ASSERT_EQUAL(q.decided, c == 1);
+        CU_ASSERT_EQUAL(q.n_overlap, c == 1 ? 0 : 1);
+        if (c == 1)
+            CU_ASSERT_TRUE(q.paired_sd > 0.005 && q.paired_sd < 0.02);
+        mb_validate_free(&v);
+    }
+}
+
 /* The leader's untrained neighbours: on a sweep of 16, 32, 64 a leader at 32 has none at 48
  * or 21; a bound drops 48; trained rows within 10% (or none at all) leave nothing to fill. */
 static void test_sequential_fill(void)
@@ -1730,6 +1789,8 @@ int mb_test_suite_solver_holdout(void)
                         test_sequential_focus) ||
            !CU_add_test(s, "sequential sampling: the leader's untrained neighbours",
                         test_sequential_fill) ||
+           !CU_add_test(s, "sequential sampling: seeds shared with the leader, paired",
+                        test_sequential_paired) ||
            !CU_add_test(s, "flat range of a known curve", test_flat_range) ||
            !CU_add_test(s, "a grid sweep's predicted cost", test_grid_cost) ||
            !CU_add_test(s, "mbopt validate --holdout", test_mbopt_holdout) ||
