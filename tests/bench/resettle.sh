@@ -10,10 +10,13 @@
 # run folders, its paths as make run wrote them (relative to the folder above out/). Prints, per
 # OUT: the answer then and its held-out ratio, the answer now and its ratio ("~" between two
 # held-out M, interpolated in log M; "?" outside them), then the held-out medians (M, seconds).
-# A calibrated run (no in-sample run reached the target) has nothing to settle and is skipped.
+# A calibrated run (no in-sample run reached the target) has nothing to settle and is skipped;
+# a folder without a held-out validate line, or whose rerun fails, ends the script with one line
+# (mbopt's own) and exit 1.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: resettle.sh OUT [OUT...]" >&2; exit 2; }
 bin=$(cd "${BIN:-build/release/bin}" && pwd)
+tmp=$(mktemp) && trap 'rm -f "$tmp"' EXIT
 for out in "$@"; do
     out=${out%/}
     [ -f "$out/commands.txt" ] && [ -f "$out/validate.txt" ] ||
@@ -21,12 +24,14 @@ for out in "$@"; do
     grep -q '# recommended' "$out/validate.txt" || { echo "$out: calibrated, nothing to settle"; continue; }
     root=${out%/out*}
     [ "$root" != "$out" ] || root=.
-    line=$(grep '^mbopt validate .*--holdout' "$out/commands.txt" | grep -v -- '--csv\|--json' | head -1)
-    [ -n "$line" ] || { echo "$out: no held-out validate line in commands.txt"; continue; }
+    line=$(grep '^mbopt validate .*--holdout' "$out/commands.txt" | grep -v -- '--csv\|--json' | head -1) || true
+    [ -n "$line" ] || { echo "resettle.sh: $out: no held-out validate line in commands.txt" >&2; exit 1; }
     cmd=$(echo "$line" | sed -E 's/--holdout [^ ]+ //; s/ -o [^ ]+$//')
     # shellcheck disable=SC2086
-    table=$(cd "$root" && "$bin"/$cmd 2>/dev/null) || true
+    table=$(cd "$root" && "$bin"/$cmd 2>"$tmp") ||
+        { echo "resettle.sh: $out: the validate rerun failed: $(head -1 "$tmp")" >&2; exit 1; }
     new=$(echo "$table" | awk '/# recommended/ {print $3; exit}')
+    [ -n "$new" ] || { echo "resettle.sh: $out: the validate rerun recommends nothing" >&2; exit 1; }
     old=$(awk '/# recommended/ {print $3; exit}' "$out/validate.txt")
     held=$(awk '/^held-out /{f=1; next} f && $2 == 1 {print $3, $6} /^check:/{f=0}' "$out/validate.txt")
     grade() {
