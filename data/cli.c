@@ -15,7 +15,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -217,6 +219,18 @@ static int memory_limit(const char **flag, rlim_t *bytes)
     return 0;
 }
 
+/* Whether /proc/self/exe is this program: not when it was started through the dynamic loader
+ * (`ld-linux-x86-64.so.2 mbtrain ...`), where the kernel ran the loader and the loader names the
+ * program in the auxiliary vector's AT_EXECFN (campaign 35's E2: the re-exec ran the loader,
+ * which took --net for its own option). */
+static int exe_is_program(void)
+{
+    const char *fn = (const char *)getauxval(AT_EXECFN);
+    struct stat a, b;
+    return fn && stat(fn, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 void mb_cli_one_blas_thread(char **argv)
 {
     const char *flag = NULL, *v = getenv("OPENBLAS_NUM_THREADS");
@@ -224,7 +238,7 @@ void mb_cli_one_blas_thread(char **argv)
     if (!memory_limit(&flag, &bytes) || openblas_get_num_threads() <= 1 ||
         (v && strcmp(v, "1") == 0))
         return;
-    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
+    if (exe_is_program() && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
         execv("/proc/self/exe", argv); /* returns only when it failed */
     /* still here: the threads stay; exit would wait for them, _exit does not */
     fprintf(stderr, "%s: a memory limit (ulimit %s %llu) is set, and OpenBLAS's %d threads may "
