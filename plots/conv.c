@@ -164,13 +164,9 @@ static int check_conv(const cJSON *root, const cJSON *rows, const char *path, mb
     double x, device;
     int rc = mb_plot_field(root, "", "device_bytes", F_REQUIRED | F_POS, path, &device, err);
     static const char *const text[] = {"net", "workspace"};
-    for (int k = 0; rc == MB_OK && k < 2; k++) {
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, text[k]);
-        if (t && !cJSON_IsNull(t) &&
-            (!cJSON_IsString(t) || strpbrk(t->valuestring, "\"\\\n\r")))
-            rc = mb_error_set(err, MB_EFORMAT, "%s: field '%s': not a string, or one with a "
-                              "quote, backslash or line break", path, text[k]);
-    }
+    const char *said;
+    for (int k = 0; rc == MB_OK && k < 2; k++)
+        rc = mb_plot_text(root, "", text[k], path, &said, err);
     const cJSON *be = cJSON_GetObjectItemCaseSensitive(root, "backend");
     if (rc == MB_OK && be && !cJSON_IsString(be) && !cJSON_IsNull(be))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'backend': not a string or null", path);

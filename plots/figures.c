@@ -440,7 +440,8 @@ int mb_plot_nupdate(const char *nfit_json, const char *out, const mb_plot_option
         if (rc != MB_OK ||
             (rc = mb_json_number_in(e, "batch", nfit_json, where, 1, MB_DATA_RANGE_MAX,
                                     MB_JSON_WHOLE, 1, &v, err)) != MB_OK || /* N10: 16.5 */
-            (rc = mb_json_number_in(e, "mean", nfit_json, where, 0, MB_DATA_RANGE_MAX, 0, 0, &v,
+            (rc = mb_json_number_in(e, "mean", nfit_json, where, 0, MB_DATA_RANGE_MAX,
+                                    MB_JSON_ABOVE_LO, 0, &v, /* a log axis (campaign 35's R7) */
                                     err)) != MB_OK ||
             (rc = mb_json_number_in(e, "se", nfit_json, where, 0, HUGE_VAL, 0, 0, &v, err)) !=
                 MB_OK)
@@ -544,8 +545,15 @@ int mb_plot_amdahl(const double *ratios, int n_ratios, double max_gpus, const ch
     return mb_plot_finish(p, need, err);
 }
 
-/* Distinct values of a numeric column, in order of first appearance (at most `max`). */
-static int distinct(const mb_table *tab, size_t col, double *out, int max, mb_error *err)
+/* The most series one figure draws (mbplot step's learner and thread counts, mbplot comm's
+ * (op, procs)): a table with more is refused in one line, not cut short (campaign 35's R6: the
+ * 17th on were left out without a word). */
+#define SERIES_MAX 32
+
+/* Distinct values of a numeric column, in order of first appearance; a value past `max`
+ * distinct ones is MB_EFORMAT naming its line (a count: `what`, "learner counts"). */
+static int distinct(const mb_table *tab, size_t col, double *out, int max, const char *what,
+                    mb_error *err)
 {
     int n = 0;
     for (size_t r = 0; r < mb_table_rows(tab); r++) {
@@ -556,7 +564,11 @@ static int distinct(const mb_table *tab, size_t col, double *out, int max, mb_er
         int seen = 0;
         for (int i = 0; i < n; i++)
             seen |= out[i] == v;
-        if (!seen && n < max)
+        if (!seen && n == max)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %g is past the %d %s a "
+                                "figure draws", mb_table_path(tab), mb_table_line(tab, r),
+                                mb_table_col_name(tab, col), v, max, what);
+        if (!seen)
             out[n++] = v;
     }
     return n;
@@ -670,16 +682,21 @@ int mb_plot_step(const char *step_csv, const char *tfit_json, const char *out,
     const size_t c_batch = cols[0], c_learn = cols[1], c_thr = cols[2], c_med = cols[3],
                  c_p25 = cols[4], c_p75 = cols[5];
     mb_plot *p = NULL;
-    double learners[16], threads[16];
-    int nl = distinct(tab, c_learn, learners, 16, err), nt;
-    if (nl < 0 || (nt = distinct(tab, c_thr, threads, 16, err)) < 0) {
-        rc = err ? err->status : MB_EFORMAT;
+    double learners[SERIES_MAX], threads[SERIES_MAX];
+    int nl = distinct(tab, c_learn, learners, SERIES_MAX, "learner counts", err), nt = 0;
+    if (nl < 0 || (nt = distinct(tab, c_thr, threads, SERIES_MAX, "thread counts", err)) < 0) {
+        rc = nl < 0 ? nl : nt;
+        goto done;
+    }
+    if (nl * nt > SERIES_MAX) { /* a series each (learners, threads) */
+        rc = mb_error_set(err, MB_EFORMAT, "%s: %d learner counts times %d thread counts, more "
+                          "than the %d series a figure draws", step_csv, nl, nt, SERIES_MAX);
         goto done;
     }
     if ((rc = mb_plot_begin(&p, o, out, err)) != MB_OK)
         goto done;
     mb_plot_input(p, step_csv);
-    char plot[4096] = "plot ", name[16];
+    char plot[16384] = "plot ", name[16];
     size_t used = strlen(plot);
     int series = 0;
     double m_min = INFINITY, m_max = 0;
@@ -755,10 +772,10 @@ int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
         goto done;
     mb_plot_input(p, comm_csv);
     /* one series per (op, procs), in order of first appearance */
-    const char *ops[16];
-    double procs[16];
+    const char *ops[SERIES_MAX];
+    double procs[SERIES_MAX];
     int ns = 0;
-    for (size_t r = 0; r < mb_table_rows(tab) && ns < 16; r++) {
+    for (size_t r = 0; r < mb_table_rows(tab); r++) {
         double pr;
         if ((rc = mb_table_double(tab, r, c_procs, &pr, err)) != MB_OK)
             goto done;
@@ -766,12 +783,18 @@ int mb_plot_comm(const char *comm_csv, const char *cfit_json, const char *out,
         int seen = 0;
         for (int i = 0; i < ns; i++)
             seen |= strcmp(ops[i], op) == 0 && procs[i] == pr;
+        if (!seen && ns == SERIES_MAX) {
+            rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: %s at %g procs is past the %d (op, procs) "
+                              "series a figure draws", comm_csv, mb_table_line(tab, r), op, pr,
+                              SERIES_MAX);
+            goto done;
+        }
         if (!seen) {
             ops[ns] = op;
             procs[ns++] = pr;
         }
     }
-    char plot[4096] = "plot ", name[16];
+    char plot[16384] = "plot ", name[16];
     size_t used = strlen(plot);
     double b_min = INFINITY, b_max = 0;
     for (int s = 0; s < ns; s++) {

@@ -146,6 +146,7 @@ typedef struct image_copy {
     int werr;
     size_t bytes;
     unsigned char head[32];
+    unsigned char tail[12]; /* the last bytes written (the first `bytes` of it, while fewer) */
 } image_copy;
 
 /* gnuplot's image, read from the pipe `in` until its end, into img (a draft); after a failed
@@ -175,6 +176,13 @@ static void copy_image(int in, int img, image_copy *c)
         if (*bytes < sizeof c->head)
             memcpy(c->head + *bytes, buf,
                    (size_t)k < sizeof c->head - *bytes ? (size_t)k : sizeof c->head - *bytes);
+        const size_t t = sizeof c->tail; /* the last t bytes: the old ones kept, then these */
+        if ((size_t)k >= t) {
+            memcpy(c->tail, buf + k - t, t);
+        } else {
+            memmove(c->tail, c->tail + k, t - (size_t)k);
+            memcpy(c->tail + t - (size_t)k, buf, (size_t)k);
+        }
         *bytes += (size_t)k;
     }
     close(in);
@@ -253,15 +261,19 @@ static void head_text(const image_copy *c, char *buf, size_t n)
     buf[k] = '\0';
 }
 
-/* Whether the image c begins as the format's files do: PNG's signature, or an SVG's XML
- * declaration or <svg> element (gnuplot's own output; anything before it, a wrapper's or an
- * init file's text, makes a file no viewer opens). */
+/* Whether the image c begins as the format's files do: PNG's signature and its IHDR chunk
+ * (13 bytes of header), ending in the IEND chunk (a signature alone was taken for a figure,
+ * campaign 35's R10), or an SVG's XML declaration or <svg> element (gnuplot's own output;
+ * anything before it, a wrapper's or an init file's text, makes a file no viewer opens). */
 static int image_ok(const image_copy *c, mb_plot_format format)
 {
-    static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const unsigned char png[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+                                          0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
     size_t have = c->bytes < sizeof c->head ? c->bytes : sizeof c->head;
-    if (format == MB_PLOT_PNG)
-        return have >= sizeof png && memcmp(c->head, png, sizeof png) == 0;
+    if (format == MB_PLOT_PNG) /* signature, IHDR (8 + 25 bytes), IEND (12) at the least */
+        return c->bytes >= 8 + 25 + sizeof iend && memcmp(c->head, png, sizeof png) == 0 &&
+               memcmp(c->tail, iend, sizeof iend) == 0;
     return (have >= 5 && memcmp(c->head, "<?xml", 5) == 0) ||
            (have >= 4 && memcmp(c->head, "<svg", 4) == 0);
 }

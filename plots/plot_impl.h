@@ -42,6 +42,15 @@ int mb_plot_field(const cJSON *o, const char *where, const char *key, int flags,
 int mb_plot_name(const cJSON *o, const char *where, const char *key, const char *(*nth)(int),
                  const char *what, const char *path, const char **v, mb_error *err);
 
+/* Reads object[key] (`where` + key) into *v (NULL when absent or null): text a figure puts
+ * inside a quoted string of gnuplot's script (a title, a key entry, a label), so a string with
+ * no quote (' or "), backslash or line break, any of which would end gnuplot's string and run
+ * the rest as script (campaign 35's R1: `system` ran a shell command from a validation file).
+ * MB_EFORMAT naming the file and field otherwise. mb_plot_name's names pass the same check;
+ * every string from an input that reaches a script passes one of the two. */
+int mb_plot_text(const cJSON *o, const char *where, const char *key, const char *path,
+                 const char **v, mb_error *err);
+
 /* Whether `val` (a validation file, read and checked by mb_plot_read_validate, at vpath) is the
  * check of the recommendation in `scale` (a scale file the report has checked, at spath): at
  * P > 1 of scale's answer, at P = 1 of its P = 1 row, with the same model and settled M where

@@ -513,8 +513,11 @@ static int write_meta(FILE *f, const char *path, const char *label)
         const char *kv = line + 1 + strspn(line + 1, " ");
         for (int k = 0; keys[k]; k++)
             if (!strncmp(kv, keys[k], strlen(keys[k]))) {
-                if (!any)
-                    fprintf(f, "# from %s\n", label);
+                if (!any) { /* the label is a file's name: any text (campaign 35's R2) */
+                    fputs("# from ", f);
+                    esc(f, label);
+                    fputc('\n', f);
+                }
                 any = 1;
                 esc(f, line);
                 if (!strchr(line, '\n'))

@@ -50,6 +50,33 @@ int mb_plot_field(const cJSON *o, const char *where, const char *key, int flags,
     return MB_OK;
 }
 
+/* Whether text may stand inside a quoted string of gnuplot's script: no quote of either kind,
+ * backslash or line break. */
+static int script_safe(const char *s)
+{
+    return !strpbrk(s, "\"'\\\n\r");
+}
+
+static int not_script_text(const char *where, const char *key, const char *path, mb_error *err)
+{
+    return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': not a string, or one with a quote, "
+                        "backslash or line break", path, where, key);
+}
+
+/* The shared check of text that goes into a script (plot_impl.h). */
+int mb_plot_text(const cJSON *o, const char *where, const char *key, const char *path,
+                 const char **v, mb_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = NULL;
+    if (!item || cJSON_IsNull(item))
+        return MB_OK;
+    if (!cJSON_IsString(item) || !script_safe(item->valuestring))
+        return not_script_text(where, key, path, err);
+    *v = item->valuestring;
+    return MB_OK;
+}
+
 /* The shared check of one name (plot_impl.h), beside mb_plot_field's of one number. */
 int mb_plot_name(const cJSON *o, const char *where, const char *key, const char *(*nth)(int),
                  const char *what, const char *path, const char **v, mb_error *err)
@@ -63,6 +90,8 @@ int mb_plot_name(const cJSON *o, const char *where, const char *key, const char 
     if (!*s)
         return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': empty, a name is needed here",
                             path, where, key);
+    if (!script_safe(s))
+        return not_script_text(where, key, path, err);
     char names[256] = "";
     for (int k = 0; nth && nth(k); k++) {
         if (strcmp(s, nth(k)) == 0)
@@ -170,7 +199,7 @@ static int check_row(const cJSON *r, int i, const char *path, mb_error *err)
                             err)) ||
         (rc = mb_plot_field(r, where, "diverged", F_NULL | F_NONNEG | F_INT, path, &diverged,
                             err)) ||
-        (rc = mb_plot_field(r, where, "t_pred_s", F_NULL | F_NONNEG, path, &x, err)) ||
+        (rc = mb_plot_field(r, where, "t_pred_s", F_NULL | F_POS, path, &x, err)) ||
         (rc = mb_plot_field(r, where, "n_pred", F_NULL | F_NONNEG, path, &x, err)) ||
         (rc = mb_plot_field(r, where, "n_median", F_NULL | F_NONNEG, path, &x, err)) ||
         (rc = mb_plot_field(r, where, "rel_err", F_NULL, path, &x, err)) ||
@@ -613,6 +642,13 @@ static int check_point(const cJSON *root, const char *key, int required, const c
     return MB_OK;
 }
 
+/* The laws mbfit fits, by the names its JSON uses (law.model names one; the figure's key
+ * quotes it). */
+static const char *law_nth(int k)
+{
+    return k >= 0 && k < MB_LAW_KINDS ? mb_model_law_name((mb_law_kind)k) : NULL;
+}
+
 int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
 {
     int rc = mb_json_read(path, root, err);
@@ -643,6 +679,10 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'verdict': missing or not a string", path);
     else if (law && !cJSON_IsNull(law) && !cJSON_IsObject(law))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'law': not an object", path);
+    const char *model;
+    if (rc == MB_OK && cJSON_IsObject(law) && cJSON_GetObjectItemCaseSensitive(law, "model") &&
+        !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(law, "model")))
+        rc = mb_plot_name(law, "law.", "model", law_nth, "a law mbfit fits", path, &model, err);
     if (rc == MB_OK)
         rc = mb_plot_field(*root, "", "target_loss", F_REQUIRED | F_POS, path, &x, err);
     if (rc == MB_OK)
@@ -676,7 +716,7 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
         if (rc == MB_OK)
             rc = mb_plot_field(e, where, "batch", F_REQUIRED | F_POS, path, &x, err);
         if (rc == MB_OK)
-            rc = mb_plot_field(e, where, "t_pred_s", F_REQUIRED | F_NULL | F_NONNEG, path, &x, err);
+            rc = mb_plot_field(e, where, "t_pred_s", F_REQUIRED | F_NULL | F_POS, path, &x, err);
         if (rc == MB_OK)
             rc = mb_plot_field(e, where, "lr", F_NULL | F_POS, path, &x, err);
         if (rc == MB_OK)
