@@ -108,6 +108,10 @@ SWEEP_RULE     = $(if $(CAL),--eval-every $$(( 400 / m > 5 ? 400 / m : 5 )) --le
 # "host slots=N" lines); PROCS=1:1024 asks for more, labelled as an extrapolation of the
 # collective model
 HOSTFILE     ?=
+# every mpirun of the stages: with a hostfile, ssh gives up on a host that does not answer after
+# 10 s and never asks for a password (Open MPI waited on its connect for good: campaign 35's E3)
+MPIRUN        = mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE) \
+                --mca plm_rsh_args "-o ConnectTimeout=10 -o BatchMode=yes")
 # a hostfile that is not there, or names no slot, is one line naming it (not a PROCS of 1:)
 $(if $(call UNSAFE_IN,$(HOSTFILE)),$(error HOSTFILE=$(HOSTFILE): a make run knob holds no quote character (nor any of " ` $$ \ ; & | < > ( ))))
 $(call path_knob,HOSTFILE,file name)
@@ -274,7 +278,7 @@ $(OUT)/step.csv: | $(CMDS)
 
 $(OUT)/comm.csv: | $(CMDS)
 	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),mpirun must start 2 processes here; COMM=none skips the collective model, \
-	  run mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
+	  run $(MPIRUN) -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
 
 # Seed by seed over M (not M by M): the machine's slow phases last seconds, so each M's median
 # over seeds is taken at different times instead of in one stretch that a phase may cover. When
@@ -433,7 +437,7 @@ PAR_BATCHES ?= 32 64 128
 PAR_SEEDS   ?= 0 1 2
 # the par stage's process count: each PAR_BATCHES value splits among them (the knob check)
 PAR_NP      := 2
-PAR_RUN      = mpirun --allow-run-as-root --oversubscribe $(if $(HOSTFILE),--hostfile $(HOSTFILE)) --bind-to none -np $(PAR_NP) mbtrain \
+PAR_RUN      = $(MPIRUN) --bind-to none -np $(PAR_NP) mbtrain \
                $(TRAIN_COMMON) --eval-frac $(EVAL_FRAC) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
 PAR_TRAIN    = $(PAR_RUN) --target-loss $(TARGET_LOSS)
 $(OUT)/par/.done: $(OUT)/check/.done

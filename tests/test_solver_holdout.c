@@ -1105,6 +1105,28 @@ static void test_cuda_probe_hint(void)
 #endif
 }
 
+/* Campaign 35's E3: a HOSTFILE naming an address that never answers (10.255.255.1: no route
+ * here, no answer where there is one) ended no stage: mpirun's ssh waited on its connect for
+ * good. Now ssh gives up after 10 s and the stage fails with its one line, well within the
+ * bound (timeout's 124 is the hang). */
+static void test_hostfile_unreachable(void)
+{
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; printf '10.255.255.1 slots=2\\n' > $D/hf && "
+                                         "timeout -k 1 60 make -s %s OUT=$D/a $D/a/comm.csv "
+                                         "COMM_BYTES=4:64 HOSTFILE=$D/hf",
+                                     dir, MB_TEST_MAKE_ARGS),
+                          0);
+    CU_ASSERT_NOT_EQUAL(r.status, 124);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "make run: stage 'comm' failed: mpirun must start 2 "
+                                         "processes here"));
+    mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
 /* Campaign 31's A3: make run reads its numbers with a decimal point under a decimal-comma
  * locale (Debian's mawk follows LC_NUMERIC: its default LR=0.02 was "not a number above 0" under
  * de_DE). The locale is compiled here from the locales package's source (make deps installs it). */
@@ -1802,5 +1824,7 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "make run knobs: checked before any stage", test_run_knobs) ||
            !CU_add_test(s, "make run knobs under a decimal-comma locale", test_run_knobs_locale) ||
            !CU_add_test(s, "make run BACKEND=cuda: the probe's hint names the device",
-                        test_cuda_probe_hint);
+                        test_cuda_probe_hint) ||
+           !CU_add_test(s, "make run: a HOSTFILE host that never answers, bounded",
+                        test_hostfile_unreachable);
 }
