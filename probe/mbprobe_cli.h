@@ -62,6 +62,9 @@ int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_e
  * is opened once, when the table is written), and must not be the network description or a
  * file of the data set (data: the --data spec, or NULL) read. */
 int check_output(const char *output, const char *net, const char *data, mb_error *err);
+/* MB_EINVAL when the file `flag` names (path) is --net's file or one of --data's. */
+int check_not_input(const char *flag, const char *path, const char *net, const char *data,
+                    mb_error *err);
 void device_help(void);
 int device_option(mb_backend_kind *backend, int *device, int c, const char *arg,
                   mb_error *err);

@@ -131,19 +131,28 @@ int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_e
     return MB_OK;
 }
 
-/* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
- * is opened once, when the table is written), and must not be the network description read. */
-int check_output(const char *output, const char *net, const char *data, mb_error *err)
+/* A file the command writes (`flag` names it) must not be the network description read or a
+ * file of the data set. */
+int check_not_input(const char *flag, const char *path, const char *net, const char *data,
+                    mb_error *err)
 {
     size_t n = net ? strlen(net) : 0;
-    int path = net && (strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0));
-    if (path && mb_data_same_file(output, net)) /* a bare name is data/nets/NAME.cfg */
-        return mb_error_set(err, MB_EINVAL, "-o %s would overwrite --net %s", output, net);
+    int is_path = net && (strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0));
+    if (is_path && mb_data_same_file(path, net)) /* a bare name is data/nets/NAME.cfg */
+        return mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s", flag, path, net);
     char which[4096];
-    if (data && mb_data_spec_holds(data, output, which, sizeof which))
-        return mb_error_set(err, MB_EINVAL, "-o %s would overwrite %s, a file of --data %s",
-                            output, which, data);
-    return mb_out_check(output, err);
+    if (data && mb_data_spec_holds(data, path, which, sizeof which))
+        return mb_error_set(err, MB_EINVAL, "%s %s would overwrite %s, a file of --data %s",
+                            flag, path, which, data);
+    return MB_OK;
+}
+
+/* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
+ * is opened once, when the table is written), and must not be an input. */
+int check_output(const char *output, const char *net, const char *data, mb_error *err)
+{
+    int rc = check_not_input("-o", output, net, data, err);
+    return rc != MB_OK ? rc : mb_out_check(output, err);
 }
 
 

@@ -222,6 +222,8 @@ int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
                           MB_OK) ||
         (rc = mb_net_desc_read(net, &desc, &err)) != MB_OK ||
         (rc = check_output(output, net, NULL, &err)) != MB_OK ||
+        (use_cache && cache_path &&
+         (rc = check_not_input("--cache", cache_path, net, NULL, &err)) != MB_OK) ||
         (use_cache && cache_path && mb_data_same_file(output, cache_path) &&
          (rc = mb_error_set(&err, MB_EINVAL, "-o %s and --cache %s are the same file", output,
                             cache_path)) != MB_OK) ||
