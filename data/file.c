@@ -109,6 +109,8 @@ int mb_data_open_read(const char *path, int *fd, struct stat *st, unsigned char 
                       int *have_first, mb_error *err)
 {
     *have_first = 0;
+    if (!*path) /* as an output's: open("") says ENOENT of a name never shown (campaign 35's E8) */
+        return mb_error_set(err, MB_EIO, "'': cannot open: an empty file name");
     /* without blocking: a FIFO's open would otherwise wait for a writer forever */
     *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (*fd < 0)

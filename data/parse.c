@@ -171,6 +171,28 @@ int mb_data_flag_momentum(const char *flag, const char *arg, double *v, mb_error
         return MB_EINVAL;
     if (!(x >= 0 && x < 1)) /* a momentum of 1 or more never decays */
         return mb_error_set(err, MB_EINVAL, "%s: must be in [0, 1), got '%s'", flag, arg);
+    /* the step takes it in float, where 0.99999999999 is 1 (campaign 35's E1) */
+    if (!((float)x < 1.0f))
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is 1 in float, the type the step takes it "
+                            "in (a momentum of 1 never decays): at most %.8g", flag, arg,
+                            (double)nextafterf(1.0f, 0.0f));
+    *v = x;
+    return MB_OK;
+}
+
+int mb_data_flag_float(const char *flag, const char *arg, mb_sign sign, double *v, mb_error *err)
+{
+    double x = NAN;
+    if (mb_data_flag_double(flag, arg, 0, sign, &x, err) != MB_OK)
+        return MB_EINVAL;
+    /* the value the log states is the one training takes (campaign 35's E1: --weight-decay
+     * 1e39 was inf, --elastic-alpha 1e-46 was 0) */
+    if (fabs(x) > FLT_MAX)
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is above the largest float (%.2g), the type "
+                            "training takes it in", flag, arg, (double)FLT_MAX);
+    if (x != 0 && fabs(x) < FLT_MIN)
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is below the least normal float (%.2g), the "
+                            "type training takes it in", flag, arg, (double)FLT_MIN);
     *v = x;
     return MB_OK;
 }

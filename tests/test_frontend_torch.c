@@ -659,6 +659,17 @@ static const struct bad {
      "mbkit_torch probe: hung up (SIGHUP); nothing half-written",
      "for f in r0.pid r1.pid; do test -s $f && ! kill -0 $(cat $f) 2>/dev/null || "
      "echo \"$f LEFT\" >&2; done; ! ls -d mbkit_dist.* >/dev/null 2>&1 || echo 'folder LEFT' >&2"},
+    /* campaign 35's E1: a momentum that is 1 in float, a weight decay that is inf there (the
+     * step takes them in float32); E7: a --plan rate below float's range, as --lr's */
+    {":", RN "../tiny.py --batch 8 --momentum 0.99999999999", 1,
+     "mbkit_torch runs: --momentum: '0.99999999999' is 1 in float, the type the step takes it "
+     "in (a momentum of 1 never decays): at most 0.99999994", ":"},
+    {":", RN "../tiny.py --batch 8 --weight-decay 1e39", 1,
+     "mbkit_torch runs: --weight-decay: '1e39' is above the largest float (3.4e+38), the type "
+     "training takes it in", ":"},
+    {":", RN "../tiny.py --plan '8,1e-300,0'", 1,
+     "mbkit_torch runs: --plan: '8,1e-300,0': LR: '1e-300' is below the least rate a step in "
+     "float can take (1.2e-38)", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */

@@ -322,8 +322,7 @@ static int apply_option(int c, mb_run_options *o, mbtrain_args *a, mb_error *err
         o->learners = (int)v;
         break;
     case OPT_ELASTIC_ALPHA:
-        rc = mb_data_flag_double("--elastic-alpha", optarg, 0, MB_NONNEG, &o->elastic_alpha,
-                                 err);
+        rc = mb_data_flag_float("--elastic-alpha", optarg, MB_NONNEG, &o->elastic_alpha, err);
         /* a bad value (exit 1), not a usage error; at 0 the centre, which is evaluated and
          * logged, never moves */
         if (rc == MB_OK && !(o->elastic_alpha > 0 && o->elastic_alpha <= 1))
@@ -361,8 +360,8 @@ static int apply_option(int c, mb_run_options *o, mbtrain_args *a, mb_error *err
         rc = mb_data_flag_momentum("--momentum", optarg, &o->optim.momentum, err);
         break;
     case OPT_WD:
-        rc = mb_data_flag_double("--weight-decay", optarg, 0, MB_NONNEG,
-                                 &o->optim.weight_decay, err);
+        rc = mb_data_flag_float("--weight-decay", optarg, MB_NONNEG, &o->optim.weight_decay,
+                                err);
         break;
     case OPT_LR_STEP:
         rc = flag_long("--lr-step", optarg, 1, 1L << 40, &o->optim.lr_step_every, err);

@@ -22,6 +22,10 @@
 static int resume_file(const char *path, mb_error *err)
 {
     struct stat sb;
+    if (!*path) /* the reader's line, for the parallel algorithms too (they read PATH.learners,
+                 * here ".learners": campaign 35's E8) */
+        return mb_error_set(err, MB_EIO, "'': cannot open: an empty file name (the checkpoint "
+                            "to resume)");
     if (stat(path, &sb) != 0) /* not here: under mpirun, a rank's node may hold only its part */
         return MB_OK;         /* (PATH.learners.rankR), which the trainer reads and names */
     const char *kind = mb_data_not_regular(path);

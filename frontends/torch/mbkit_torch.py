@@ -50,6 +50,7 @@ import platform
 import resource
 import signal
 import socket
+import struct
 import sys
 import time
 
@@ -179,6 +180,7 @@ def plan_list(text):
         except (ValueError, Fail):
             raise Fail(f"--plan: '{tok}' is not an M,LR,SEED token (M >= 1, a finite LR > 0, "
                        f"SEED >= 0)")
+        rate(lr, f"--plan: '{tok}': LR")  # as --lr's (campaign 35's E7: 1e-300 stepped by 0)
         out.append((mv, lr, lv, sv))
     if not out:
         raise Fail("--plan: no M,LR,SEED token")
@@ -192,14 +194,43 @@ def count(name, lo=1, hi=1 << 53):
 FLOAT32_MIN = 1.1754943508222875e-38  # the least normal float32: the parameters' type
 
 
-def rate(text):
+FLOAT32_MAX = 3.4028234663852886e38  # the largest float32
+
+
+def rate(text, name="--lr"):
     """--lr: > 0 and not below float32's least normal number, the parameters' type (a rate of
     1e-300 was logged as given and stepped by 0: campaign 34's E10)."""
-    v = real("--lr", 0)(text)
+    v = real(name, 0)(text)
     if v < FLOAT32_MIN:
-        raise Fail(f"--lr: '{text}' is below the least rate a step in float can take "
+        raise Fail(f"{name}: '{text}' is below the least rate a step in float can take "
                    f"({FLOAT32_MIN:.2g})")
     return v
+
+
+def momentum(text):
+    """--momentum: in [0, 1), and below 1 as the float32 the step takes it in (0.99999999999 is
+    1 there: campaign 35's E1), as mbtrain's mb_data_flag_momentum."""
+    v = real("--momentum", 0, 1, False, True)(text)
+    if struct.unpack("f", struct.pack("f", v))[0] >= 1:
+        raise Fail(f"--momentum: '{text}' is 1 in float, the type the step takes it in (a "
+                   f"momentum of 1 never decays): at most 0.99999994")
+    return v
+
+
+def float32(name):
+    """A real flag >= 0 that the step takes as a float32 (--weight-decay): refused above float32's
+    largest number (inf there) or, not 0, below its least normal one (campaign 35's E1: 1e39 was
+    inf), as mbtrain's mb_data_flag_float."""
+    def conv(text):
+        v = real(name, 0, lo_open=False)(text)
+        if v > FLOAT32_MAX:
+            raise Fail(f"{name}: '{text}' is above the largest float ({FLOAT32_MAX:.2g}), the "
+                       f"type training takes it in")
+        if 0 < v < FLOAT32_MIN:
+            raise Fail(f"{name}: '{text}' is below the least normal float ({FLOAT32_MIN:.2g}), "
+                       f"the type training takes it in")
+        return v
+    return conv
 
 
 def real(name, lo, hi=math.inf, lo_open=True, hi_open=False):
@@ -234,9 +265,9 @@ def common_args(p):
     p.add_argument("--algo", choices=["sgd", "momentum", "nesterov"], default="momentum",
                    help="optimiser, as mbtrain names it (default momentum)")
     p.add_argument("--lr", type=rate, default=0.02, help="learning rate (0.02)")
-    p.add_argument("--momentum", type=real("--momentum", 0, 1, False, True), default=0.9,
+    p.add_argument("--momentum", type=momentum, default=0.9,
                    help="momentum, in [0, 1) (0.9)")
-    p.add_argument("--weight-decay", type=real("--weight-decay", 0, lo_open=False), default=0.0,
+    p.add_argument("--weight-decay", type=float32("--weight-decay"), default=0.0,
                    help="weight decay (0)")
     p.add_argument("--threads", type=count("--threads", 1, THREADS_MAX),
                    default=min(os.cpu_count() or 1, THREADS_MAX),

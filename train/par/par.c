@@ -307,6 +307,13 @@ static int par_checkpoint(worker *w, long updates, size_t samples, double wall_s
     const mb_run_options *o = j->o;
     int rc = MB_OK;
     size_t saved = 0;
+    /* a learner whose values a record may not hold (not finite, or beyond 1e15) has diverged:
+     * no one writes, the last set stays (campaign 35's E5); one reduction, at a checkpoint */
+    float diverged = !par_values_ok(w);
+    if ((rc = mb_comm_allreduce_sum(w->c, &diverged, 1)) != MB_OK)
+        return fail(w, rc, "checkpoint");
+    if (diverged != 0)
+        return MB_OK;
     if ((rc = mb_comm_barrier(w->c)) != MB_OK)
         return fail(w, rc, "checkpoint");
     if (is_root(w) && (rc = mb_run_mon_ckpt_rows(&j->mon, &saved, &w->err)) != MB_OK)

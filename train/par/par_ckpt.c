@@ -63,6 +63,16 @@ static const char trailer[8] = {'M', 'B', 'K', 'P', 'E', 'N', 'D', '\n'};
 /* The largest |value| a stored parameter, velocity or centre may have. */
 #define PAR_VALUE_MAX 1e15
 
+static int value_ok(float v) { return isfinite(v) && fabsf(v) <= PAR_VALUE_MAX; }
+
+int mb_par_ckpt_values_ok(const float *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!value_ok(v[k]))
+            return 0;
+    return 1;
+}
+
 /* PATH.learners or PATH.learners.rank<part> (part >= 0) (malloc'd). */
 static char *companion(const char *path, int part)
 {
@@ -353,7 +363,7 @@ static const char *record_range(const unsigned char *rec, const mb_par_ckpt_head
     for (size_t k = 0; k < n4; k++) {
         float v;
         memcpy(&v, rec + k * sizeof v, sizeof v);
-        if (!(isfinite(v) && fabsf(v) <= PAR_VALUE_MAX))
+        if (!value_ok(v))
             return "a parameter, velocity or centre value is not finite or beyond 1e15";
     }
     if (h->rec_floats == n4)

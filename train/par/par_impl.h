@@ -74,6 +74,10 @@ typedef struct mb_par_ckpt_head {
 int mb_par_ckpt_write(const char *path, int part, const mb_par_ckpt_head *head,
                       const char *rows, int (*record)(uint64_t i, float *buf, void *ctx),
                       void *ctx, float *buf, int prev_stays, mb_error *err);
+/* 1 when the n values (parameters, velocities, centres) are what a record may hold: finite and
+ * within 1e15, the reader's bound; a job whose values are not has diverged, and its checkpoint
+ * is not written (campaign 35's E5: the resume called mbtrain's own file corrupt). */
+int mb_par_ckpt_values_ok(const float *v, size_t n);
 /* Before any training: the names mb_par_ckpt_write(path, part) will write, the companion and
  * its .prev, fit their folder (mb_out_name_check): MB_OK, or MB_EIO naming the first that does
  * not ("--checkpoint's companion PATH.learners.prev: cannot write: File name too long (...)";
@@ -272,6 +276,9 @@ void par_who(const worker *w, char *buf, size_t n);
 size_t par_rec_floats(const job *j);
 void par_pack(worker *w, float *rec);
 void par_unpack(worker *w, const float *rec);
+/* 1 when the values par_pack stores of w (parameters, velocity, aux, centre) are what a record
+ * may hold (mb_par_ckpt_values_ok). */
+int par_values_ok(worker *w);
 /* Writes PATH.learners from rank 0: the head from the job and the records in all (j->rec
  * floats each, comm size of them): the server algorithms' and Hogwild's checkpoint (the
  * lockstep driver writes parts, par.c). */

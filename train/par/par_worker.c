@@ -46,6 +46,15 @@ void par_pack(worker *w, float *rec)
     }
 }
 
+int par_values_ok(worker *w)
+{
+    size_t n = w->j->n;
+    const float *v = w->l.net ? mb_optim_state(w->l.opt) : NULL;
+    return mb_par_ckpt_values_ok(w->l.net ? mb_net_params(w->l.net) : w->centre, n) &&
+           (!v || mb_par_ckpt_values_ok(v, n)) && mb_par_ckpt_values_ok(w->aux, n) &&
+           mb_par_ckpt_values_ok(w->centre, n);
+}
+
 void par_unpack(worker *w, const float *rec)
 {
     const job *j = w->j;
@@ -119,6 +128,11 @@ int par_write_learners(worker *w, long updates, size_t samples, double wall_s, l
                        const float *all)
 {
     job *j = w->j;
+    /* a value past what a record may hold (not finite, or beyond 1e15) has diverged: no
+     * checkpoint of it, the last one stays (campaign 35's E5) */
+    for (size_t i = 0; i < (size_t)mb_comm_size(w->c); i++)
+        if (!mb_par_ckpt_values_ok(all + i * j->rec, 4 * j->n))
+            return MB_OK;
     mb_par_ckpt_head h;
     par_head(w, updates, samples, wall_s, steps, &h);
     h.learners = h.total;

@@ -184,7 +184,10 @@ int mb_run_single(const mb_run_options *o, mb_run_result *r, mb_error *err)
             goto out;
         if (mon.diverged && !isfinite(loss))
             break;
-        if (o->checkpoint_path && updates % o->checkpoint_every == 0) {
+        /* parameters a step made non-finite (its loss was finite) have diverged: no checkpoint
+         * of them, the last one stays, and the next loss says so (campaign 35's E5) */
+        if (o->checkpoint_path && updates % o->checkpoint_every == 0 &&
+            mb_ckpt_learner_finite(&l)) {
             size_t saved;
             if ((rc = mb_run_mon_ckpt_rows(&mon, &saved, err)) != MB_OK)
                 goto out;

@@ -249,6 +249,16 @@ static void put_learner(ckw *w, mb_learner *l, uint32_t index, long updates)
     put(w, l->cur.perm, l->cur.n * sizeof(uint32_t));
 }
 
+int mb_ckpt_learner_finite(mb_learner *l)
+{
+    size_t n = mb_net_param_count(l->net);
+    const float *p = mb_net_params(l->net), *v = mb_optim_state(l->opt);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(p[i]) || (v && !isfinite(v[i])))
+            return 0;
+    return 1;
+}
+
 int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
                   const mb_ckpt_extra *x, mb_error *err)
 {

@@ -45,6 +45,11 @@ uint64_t mb_ckpt_fingerprint(const struct mb_data_splits *d);
  * it too before they train (par_agree, train/par/par.c). */
 uint64_t mb_ckpt_net_fingerprint(const mb_net_desc *d);
 
+/* 1 when l's parameters and velocity are all finite, as mb_ckpt_read wants them: a checkpoint
+ * of others is not written (campaign 35's E5: a step past float's range checkpointed inf
+ * parameters, and the resume called mbtrain's own file corrupt). O(parameters): at a
+ * checkpoint only. */
+int mb_ckpt_learner_finite(mb_learner *l);
 /* Writes a checkpoint through mb_out (temp + rename); the format is in run_ckpt.c. */
 int mb_ckpt_write(const char *path, mb_learner *l, const mb_run_options *o,
                   const mb_ckpt_extra *x, mb_error *err);
