@@ -747,10 +747,11 @@ static int summary_updates(const mb_table *t, long line, const char *const *keys
 /* mbtrain's summary, when the log has one (summary_at): key=value fields (campaign 22's Q9: a
  * word without '=' and an empty key were passed over), each key in it once, every key its
  * writer always writes (summary_keys), its samples its updates x batch (summary_samples), its
- * crossing, counts and times its rows' (summary_updates, summary_rows), and its net, algo, batch and seed those of the log's own metadata (its seed the run's where the
- * metadata has none: *seed, NAN until then). The fit reads the rows, make run's
- * time cap the summary: a log whose two halves disagree would be one run to one and another to
- * the other (campaigns 16 and 17). MB_EFORMAT naming the file and the field. */
+ * crossing, counts and times its rows' (summary_updates, summary_rows), and its net, algo,
+ * batch and seed those of the log's own metadata (its seed the run's where the metadata has
+ * none: *seed, NAN until then). The fit reads the rows, make run's time cap the summary: a log
+ * whose two halves disagree would be one run to one and another to the other (campaigns 16 and
+ * 17). MB_EFORMAT naming the file and the field. */
 static int log_summary(const mb_table *t, double *seed, mb_error *err)
 {
     static const char *const same[] = {"net", "algo", "batch", "seed"};
