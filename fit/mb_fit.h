@@ -115,9 +115,13 @@ cJSON *mb_fit_warnings_json(const mb_fit_warnings *w);
  * (mb_fit_runs_same_settings; docs/formats.md, "Run log"): how the run was made, apart from what
  * a fit groups or filters by (batch, seed, lr, learners, algo), what varies with M by design
  * (eval_every, learner_batch), what is measured (b_simple, the t_*), what does not change the
- * curve (threads, backend, device, checks, levels) and elastic_alpha (SMA tunes it per run).
+ * curve (threads, checks, levels) and elastic_alpha (SMA tunes it per run). The machine's
+ * (backend, device, device_name: MB_FIT_MACHINE_SETTINGS) come last: they do not change the
+ * curve, so mbfit nupdate's runs may differ in them, but they change the wall times, so the runs
+ * that grade or settle a fit in mbopt (one machine's T_C) may not (campaign 35's R4).
  * Each value as written, at most MB_FIT_SETTING_LEN - 1 characters. */
-#define MB_FIT_SETTINGS 16
+#define MB_FIT_SETTINGS 19
+#define MB_FIT_MACHINE_SETTINGS "backend device device_name" /* a skip list (trained_as) */
 #define MB_FIT_SETTING_LEN 256
 #define MB_FIT_DEVICE_LEN 128 /* a run log's `# device=` and a step table's `device`, kept */
 extern const char *const mb_fit_setting_keys[MB_FIT_SETTINGS];
@@ -240,7 +244,8 @@ int mb_fit_runs_same_settings(const mb_fit_runs *runs, const char *const *paths,
                               const char *only, mb_error *err);
 
 /* The same check between two sets of runs: every run of `runs` (paths) states each setting
- * (only `only`'s when not NULL; never `skip`'s) as the first run of `ref` (ref_paths) that states
+ * (only `only`'s when not NULL; never those of `skip`, space-separated keys or NULL) as the
+ * first run of `ref` (ref_paths) that states
  * it; ref == runs checks the runs among themselves. MB_EINVAL naming both files, the field and
  * both values, then `why`. mbopt applies it to the runs it grades and settles a fit with and to
  * the held-out runs against those (campaign 31's N2), skipping eval_frac (make run's held-out and

@@ -636,6 +636,88 @@ static int summary_walls(const mb_table *t, long line, const char *ws, const cha
     return MB_OK;
 }
 
+/* The last row (from the end) whose cell in column c reads as a number, SIZE_MAX if none; its
+ * value in *v. */
+static size_t last_number(const mb_table *t, long c, double *v)
+{
+    for (size_t k = mb_table_rows(t); c >= 0 && k-- > 0;)
+        if (mb_data_parse_double(mb_table_cell(t, k, (size_t)c), v) == MB_OK && isfinite(*v))
+            return k;
+    return SIZE_MAX;
+}
+
+/* Whether the number texts a and b (values x and y) may be one value printed to their digits,
+ * rounded either way (mbtrain rounds to the nearest; a writer may round up or cut): within a
+ * unit in the last place of each. */
+static int same_to_digits(const char *a, double x, const char *b, double y)
+{
+    return fabs(x - y) <= 2 * (half_unit(a) + half_unit(b)) * (1 + 1e-9);
+}
+
+/* The summary's evals, eval_loss, epochs and reached_wall_s against the rows (campaign 35's R5:
+ * each contradicted its rows and was read): evals the rows with an eval_loss (one more where the
+ * last row has none: the front end's evaluation of a run that ended between evaluations),
+ * eval_loss the last of them, epochs at most (last row's pass + 1) x summary samples / its
+ * samples (a row's epoch is the pass it is in, counted from 0, an incomplete tail dropped; the
+ * summary's, samples / the training set), and reached_wall_s the wall_s of the row at
+ * reached_update; each within the digits it is written to (same_to_digits). Checked where the
+ * line and the rows have them. */
+static int summary_rows(const mb_table *t, long line, const char *const *keys,
+                        const char *const *vals, size_t n, mb_error *err)
+{
+    const char *ev = summary_field(keys, vals, n, "evals"), *el = summary_field(keys, vals, n,
+                                                                                "eval_loss");
+    const char *ep = summary_field(keys, vals, n, "epochs"), *sa = summary_field(keys, vals, n,
+                                                                                 "samples");
+    const char *re = summary_field(keys, vals, n, "reached");
+    const char *ru = summary_field(keys, vals, n, "reached_update");
+    const char *rw = summary_field(keys, vals, n, "reached_wall_s");
+    const long ce = mb_table_col(t, "eval_loss"), cu = mb_table_col(t, "update");
+    double x, y, e, s;
+    size_t rows = 0, k;
+    for (size_t r = 0; ce >= 0 && r < mb_table_rows(t); r++)
+        rows += *mb_table_cell(t, r, (size_t)ce) != '\0';
+    const int tail = ce >= 0 && mb_table_rows(t) > 0 &&
+                     *mb_table_cell(t, mb_table_rows(t) - 1, (size_t)ce) == '\0';
+    if (ev && ce >= 0 && mb_data_parse_double(ev, &x) == MB_OK &&
+        !(x == (double)rows || (tail && x == (double)rows + 1)))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'evals' %.64s, but "
+                            "%zu rows have an eval_loss: the log contradicts itself",
+                            mb_table_path(t), line, ev, rows);
+    if (el && mb_data_parse_double(el, &x) == MB_OK && (k = last_number(t, ce, &y)) != SIZE_MAX &&
+        !same_to_digits(el, x, mb_table_cell(t, k, (size_t)ce), y))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'eval_loss' %.64s, but "
+                            "the last row's is %.64s (line %ld): the log contradicts itself",
+                            mb_table_path(t), line, el, mb_table_cell(t, k, (size_t)ce),
+                            mb_table_line(t, k));
+    const long cp = mb_table_col(t, "epoch"), cs = mb_table_col(t, "samples");
+    if (ep && sa && mb_data_parse_double(ep, &x) == MB_OK &&
+        mb_data_parse_double(sa, &y) == MB_OK && (k = last_number(t, cp, &e)) != SIZE_MAX &&
+        cs >= 0 && mb_data_parse_double(mb_table_cell(t, k, (size_t)cs), &s) == MB_OK && s > 0 &&
+        x - half_unit(ep) > (e + 1 + half_unit(mb_table_cell(t, k, (size_t)cp))) * y / s *
+                                (1 + 1e-9))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'epochs' %.64s is more "
+                            "passes than the rows hold (the last, line %ld, in pass %.64s at %.64s "
+                            "samples, of the summary's %.64s): the log contradicts itself",
+                            mb_table_path(t), line, ep, mb_table_line(t, k),
+                            mb_table_cell(t, k, (size_t)cp), mb_table_cell(t, k, (size_t)cs), sa);
+    const long cw = mb_table_col(t, "wall_s");
+    for (size_t r = 0; re && strcmp(re, "yes") == 0 && ru && rw && cu >= 0 && cw >= 0 &&
+                       mb_data_parse_double(rw, &x) == MB_OK && r < mb_table_rows(t); r++) {
+        const char *c = mb_table_cell(t, r, (size_t)cw);
+        if (strcmp(mb_table_cell(t, r, (size_t)cu), ru) != 0 ||
+            mb_data_parse_double(c, &y) != MB_OK)
+            continue;
+        if (!same_to_digits(rw, x, c, y))
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: summary line: field 'reached_wall_s' "
+                                "%.64s, but the row at reached_update %.64s has wall_s %.64s (line "
+                                "%ld): the log contradicts itself", mb_table_path(t), line, rw,
+                                ru, c, mb_table_line(t, r));
+        break;
+    }
+    return MB_OK;
+}
+
 /* The summary's reached_update and diverged_update at most its updates (campaign 25's V10: a
  * run that reached at update 9000 of 4000 was read on), and its crossing and times those of
  * the rows (summary_reached_update, summary_walls; campaign 33's Q6: reached_update=200 over
@@ -664,11 +746,13 @@ static int summary_updates(const mb_table *t, long line, const char *const *keys
 
 /* mbtrain's summary, when the log has one (summary_at): key=value fields (campaign 22's Q9: a
  * word without '=' and an empty key were passed over), each key in it once, every key its
- * writer always writes (summary_keys), its samples its updates x batch (summary_samples), and
- * its net, algo, batch and seed those of the log's own metadata. The fit reads the rows, make run's
- * time cap the summary: a log whose two halves disagree would be one run to one and another to
- * the other (campaigns 16 and 17). MB_EFORMAT naming the file and the field. */
-static int log_summary(const mb_table *t, mb_error *err)
+ * writer always writes (summary_keys), its samples its updates x batch (summary_samples), its
+ * crossing, counts and times its rows' (summary_updates, summary_rows), and its net, algo,
+ * batch and seed those of the log's own metadata (its seed the run's where the metadata has
+ * none: *seed, NAN until then). The fit reads the rows, make run's time cap the summary: a log
+ * whose two halves disagree would be one run to one and another to the other (campaigns 16 and
+ * 17). MB_EFORMAT naming the file and the field. */
+static int log_summary(const mb_table *t, double *seed, mb_error *err)
 {
     static const char *const same[] = {"net", "algo", "batch", "seed"};
     size_t at;
@@ -716,6 +800,13 @@ static int log_summary(const mb_table *t, mb_error *err)
         rc = summary_samples(t, sum_line, keys, vals, n, err);
     if (rc == MB_OK)
         rc = summary_updates(t, sum_line, keys, vals, n, err);
+    if (rc == MB_OK)
+        rc = summary_rows(t, sum_line, keys, vals, n, err);
+    /* a log without `# seed=` has its summary's (campaign 35's R3: a held-out run of an
+     * in-sample seed passed as fresh, its seed read as unknown) */
+    const char *ss = rc == MB_OK && isnan(*seed) ? summary_field(keys, vals, n, "seed") : NULL;
+    if (ss && mb_data_parse_double(ss, seed) != MB_OK)
+        *seed = NAN;
     free(line);
     return rc == MB_OK ? summary_reached_rows(t, sum, err) : rc;
 }
@@ -844,7 +935,7 @@ static int read_one_log(const mb_table *t, mb_fit_runs *runs, size_t i, const do
         (rc = meta_number(t, "target_loss", 0, 1, 0, &runs->target[i], err)) == MB_OK &&
         (rc = meta_number(t, "threads", 0, 1, 1, &runs->threads[i], err)) == MB_OK &&
         (rc = meta_crossing(t, err)) == MB_OK && (rc = meta_algo(t, err)) == MB_OK &&
-        (rc = log_summary(t, err)) == MB_OK &&
+        (rc = log_summary(t, &runs->seed[i], err)) == MB_OK &&
         (rc = crossing(t, thr, n_thr, smooth, runs->n_update + i * n_thr,
                        runs->wall + i * n_thr, &runs->t_step[i], &used, first, err)) == MB_OK)
         rc = log_samples(t, runs->batch[i], isnan(runs->procs[i]) ? 1.0 : runs->procs[i], err);
@@ -1050,9 +1141,11 @@ int mb_fit_runs_keep_lr(mb_fit_runs *r, double lr, mb_error *err)
         move_run(r, k++, i);
     }
     r->n = k;
+    char want[32]; /* exact, as the rates seen: 0.0200000001 is not "0.02" (campaign 35's R8) */
     if (k == 0)
-        return mb_error_set(err, MB_ENODATA, "--lr %g: no run was trained at that rate (the "
-                                             "logs have lr %s)", lr, *seen ? seen : "unknown");
+        return mb_error_set(err, MB_ENODATA, "--lr %s: no run was trained at that rate (the "
+                            "logs have lr %s)", mb_data_fmt_exact(want, sizeof want, lr),
+                            *seen ? seen : "unknown");
     return MB_OK;
 }
 
@@ -1128,7 +1221,17 @@ int mb_fit_runs_keep_group(mb_fit_runs *r, const char *algo, double procs, mb_er
 const char *const mb_fit_setting_keys[MB_FIT_SETTINGS] = {
     "data", "params", "momentum", "weight_decay", "lr_step", "lr_gamma", "eval_frac",
     "data_seed", "optim", "tau", "eamsgd_delta", "sma_momentum", "overlap", "gradient",
-    "n_push", "n_fetch"};
+    "n_push", "n_fetch", "backend", "device", "device_name"};
+
+/* Whether `key` is a word of the space-separated `list` (NULL: none). */
+static int listed(const char *list, const char *key)
+{
+    const size_t n = strlen(key);
+    for (const char *p = list; p && *p; p += strcspn(p, " "), p += strspn(p, " "))
+        if (strncmp(p, key, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
 
 static long setting_index(const char *key)
 {
@@ -1201,7 +1304,7 @@ int mb_fit_runs_trained_as(const mb_fit_runs *r, const char *const *paths,
 {
     for (size_t k = 0; r->setting && ref->setting && k < MB_FIT_SETTINGS; k++) {
         if ((only && strcmp(only, mb_fit_setting_keys[k]) != 0) ||
-            (skip && strcmp(skip, mb_fit_setting_keys[k]) == 0))
+            listed(skip, mb_fit_setting_keys[k]))
             continue;
         size_t first = SIZE_MAX; /* the first run of ref that states it */
         for (size_t j = 0; j < ref->n && first == SIZE_MAX; j++)
@@ -1225,7 +1328,7 @@ int mb_fit_runs_same_settings(const mb_fit_runs *r, const char *const *paths, co
 {
     if (!only && same_lr(r, paths, err) != MB_OK)
         return MB_EINVAL;
-    return mb_fit_runs_trained_as(r, paths, r, paths, only, NULL,
+    return mb_fit_runs_trained_as(r, paths, r, paths, only, MB_FIT_MACHINE_SETTINGS,
                                   only ? "the runs must agree on it"
                                        : "runs fitted together must be trained alike (only "
                                          "batch and seed may differ)",

@@ -644,8 +644,10 @@ int read_runs(const model_opts *m, int argc, char **argv, double target, glob_t 
     if (rc == MB_OK)
         rc = mb_fit_runs_trained_as(runs, (const char *const *)g->gl_pathv, runs,
                                     (const char *const *)g->gl_pathv, NULL, "eval_frac",
-                                    "runs that grade or settle a fit must be trained alike (only "
-                                    "batch, seed, learners, lr and eval_frac may differ)", err);
+                                    "runs that grade or settle a fit must be trained alike, on "
+                                    "one backend and device, whose wall times the fit's T_C is "
+                                    "(only batch, seed, learners, lr and eval_frac may differ)",
+                                    err);
     return rc;
 }
 

@@ -304,11 +304,17 @@ int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws,
     if (rc == MB_OK) /* campaign 31's N2 */
         rc = mb_fit_runs_trained_as(&hc->runs, (const char *const *)hc->g.gl_pathv, in, in_paths,
                                     NULL, "eval_frac", "held-out runs must be trained as the "
-                                    "runs that fitted and chose the answer (only batch, seed and "
-                                    "eval_frac may differ)", err);
+                                    "runs that fitted and chose the answer, on the same backend "
+                                    "and device (only batch, seed and eval_frac may differ)",
+                                    err);
+    for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++) /* campaign 35's R3 */
+        if (isnan(hc->runs.seed[i]))
+            rc = mb_error_set(err, MB_EINVAL, "%s: no seed (no metadata 'seed', no summary "
+                              "seed=): a held-out run needs a fresh seed, and this one's cannot "
+                              "be checked", hc->g.gl_pathv[i]);
     for (size_t i = 0; rc == MB_OK && i < hc->runs.n; i++)
         for (size_t j = 0; rc == MB_OK && j < in->n; j++)
-            if (!isnan(hc->runs.seed[i]) && hc->runs.seed[i] == in->seed[j])
+            if (hc->runs.seed[i] == in->seed[j])
                 rc = mb_error_set(err, MB_EINVAL, "%s: seed %g also trained a run that fitted "
                                   "or chose the answer: a held-out run needs a fresh seed "
                                   "(mbopt validate --holdout-plan)", hc->g.gl_pathv[i],

@@ -706,10 +706,13 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
      * report the gap between two targets as the model's error (issue #25, G8) */
     const double fit_target = m->n_nfit ? m->nfs[0].target_loss : NAN;
     if (!isnan(vc->target) && isfinite(fit_target) &&
-        !(fabs(vc->target - fit_target) <= 1e-9 * fit_target))
-        return mb_cli_usage(prog, sub, "--target-loss %g is not the target of %s, %g: its "
-                            "prediction is for %g (refit at %g, or leave --target-loss out)",
-                            vc->target, m->nfits[0], fit_target, fit_target, vc->target);
+        !(fabs(vc->target - fit_target) <= 1e-9 * fit_target)) { /* exact (campaign 35's R8) */
+        char a[32], b[32];
+        mb_data_fmt_exact(a, sizeof a, vc->target), mb_data_fmt_exact(b, sizeof b, fit_target);
+        return mb_cli_usage(prog, sub, "--target-loss %s is not the target of %s, %s: its "
+                            "prediction is for %s (refit at %s, or leave --target-loss out)", a,
+                            m->nfits[0], b, b, a);
+    }
     if (isnan(vc->target))
         vc->target = m->nf.target_loss;
     if (isnan(vc->target)) {

@@ -15,6 +15,7 @@
  * caller passes it).
  */
 #include "mb_solver.h"
+#include "../data/mb_parse.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -256,8 +257,9 @@ static int of_rate(const mb_validate *v, double lr_rec, char *buf, size_t n)
         int seen = 0;
         for (size_t j = 0; j < i; j++)
             seen |= v->rows[j].lr == v->rows[i].lr;
-        int k = seen ? 0 : snprintf(buf + used, n - used, "%s%g", used ? ", " : "",
-                                    v->rows[i].lr);
+        char one[32]; /* exact: 0.0200000001 is not "0.02" (campaign 35's R8) */
+        int k = seen ? 0 : snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+                                    mb_data_fmt_exact(one, sizeof one, v->rows[i].lr));
         if (k < 0 || used + (size_t)k >= n)
             break;
         used += (size_t)k;
@@ -373,12 +375,13 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
         near |= out->rows[i].procs == p_rec && out->rows[i].batch >= m_rec / 2 &&
                 out->rows[i].batch <= m_rec * 2 &&
                 mb_solver_same_rate(out->rows[i].lr, lr_rec);
-    char rates[96];
+    char rates[96], fit_lr[32];
     if (!near && !of_rate(out, lr_rec, rates, sizeof rates))
-        rc = mb_error_set(err, MB_ENODATA, "no run was trained at the fit's learning rate %g "
+        rc = mb_error_set(err, MB_ENODATA, "no run was trained at the fit's learning rate %s "
                           "(the runs have lr %s): runs of another rate neither grade nor settle "
-                          "it; train at lr %g, or give the fit of their rate (mbfit nupdate "
-                          "--lr RATE)", lr_rec, rates, lr_rec);
+                          "it; train at lr %s, or give the fit of their rate (mbfit nupdate "
+                          "--lr RATE)", mb_data_fmt_exact(fit_lr, sizeof fit_lr, lr_rec), rates,
+                          fit_lr);
     else if (!near)
         rc = mb_error_set(err, MB_ENODATA,
                           "no run trained near the recommended M = %.4g at P = %g (nothing "

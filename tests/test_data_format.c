@@ -34,10 +34,10 @@ static const char *log_with(char *path, size_t n, const char *name, const char *
              "update,wall_s,eval_loss\n1,0.1,\n%d,0.5,0.9\n%d,0.9,0.45\n"
              "# net=t algo=sgd batch=%d seed=0 updates=%d reached=yes epochs=1 samples=%d "
              "wall_s=0.9 eval_s=0 loss=0.4 eval_loss=0.45 eval_acc=0.9 test_loss=0.4 "
-             "test_acc=0.9 reached_update=1 reached_wall_s=0.9 evals=2 checks=0 eval_samples=4 "
+             "test_acc=0.9 reached_update=%d reached_wall_s=0.9 evals=2 checks=0 eval_samples=4 "
              "snap_s=0 diverged=no diverged_update=0\n",
              format ? "# format=" : "", format ? format : "", format ? "\n" : "", m, upd / 2,
-             upd, m, upd, m * upd);
+             upd, m, upd, m * upd, upd);
     return mb_test_write(path, n, dir, name, text);
 }
 
