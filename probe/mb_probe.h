@@ -339,9 +339,13 @@ mb_learner *mb_probe_step_learner(mb_probe_step *s, int i);
 /* One synchronous update of total batch `batch`: every learner runs mb_learner_step (the next
  * batch / learners samples of its shuffled pass over the data, forward, backward, optimiser
  * step) on the pool, then the device is synchronised; returns when the slowest is done.
- * MB_EINVAL when batch is not a multiple of learners in [learners, max_batch]; MB_EDOM when a
- * loss is not finite (the timed training diverged). */
+ * MB_EINVAL when batch is not a multiple of learners in [learners, max_batch]. A learner whose
+ * loss is not finite (the timed training diverged) goes back to its first parameters, velocity 0,
+ * and the probe goes on timing the step (counted: mb_probe_step_restarts); MB_EDOM on a device
+ * learner (whose velocity lives on the device) or after MB_PROBE_STEP_MAX_RESTARTS. */
+#define MB_PROBE_STEP_MAX_RESTARTS 1000
 int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err);
+long mb_probe_step_restarts(const mb_probe_step *s);
 
 /* Times mb_probe_step_update at `batch` under the harness (seconds per update in *st). */
 int mb_probe_step_time(mb_probe_step *s, int batch, const mb_probe_options *o,
@@ -361,6 +365,8 @@ typedef struct mb_probe_step_row {
     int threads;          /* threads the learners ran on the device (mb_probe_step_threads_run) */
     mb_probe_stats st;    /* seconds per update */
     char device[128];     /* the device's name (mb_ctx_device_name) */
+    long restarts;        /* its group's learners went back to their first parameters this
+                             often, the timed training having diverged (mb_probe_step_update) */
 } mb_probe_step_row;
 
 /* The step table's header line and one row, as CSV lines ending in a newline: the twelve columns

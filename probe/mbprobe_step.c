@@ -151,6 +151,12 @@ static void step_group_done(void *arg, const mb_probe_step_row *rows, size_t n,
                 "threads", "reps", "t_median_s", "t_p25_s", "t_p75_s", "samples/s", "drift");
     for (size_t i = 0; i < n; i++)
         step_summary_line(pr->sum, &rows[i]);
+    if (rows[0].restarts > 0)
+        fprintf(pr->sum, "(the timed training diverged %ld time%s with %d learner%s: each time "
+                "the learner went back to its first parameters and the timing went on; the rows "
+                "time the step, not the training at this learning rate)\n", rows[0].restarts,
+                rows[0].restarts == 1 ? "" : "s", rows[0].learners,
+                rows[0].learners == 1 ? "" : "s");
     step_knee(pr->sum, rows, n);
 }
 

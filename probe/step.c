@@ -42,6 +42,8 @@ typedef struct step_learner {
     int rc;                /* the last update's status */
     double loss;           /* the last update's loss */
     mb_error err;          /* the last update's error message */
+    float *first;          /* its parameters as built (host backends), to go back to when the
+                              timed training diverges; NULL where they cannot be restored */
 } step_learner;
 
 struct mb_probe_step {
@@ -53,6 +55,7 @@ struct mb_probe_step {
                               learners' updates (each drives its own learner's device) */
     const mb_dataset *data;/* what the learners draw from: cfg.data or `own` */
     mb_dataset own;        /* the data set when generated here */
+    long restarts;         /* times a learner went back to its first parameters */
 };
 
 /* Learner w's update (a part of mb_ctx_run): the trainer's step on its next shuffled batch,
@@ -70,8 +73,10 @@ void mb_probe_step_free(mb_probe_step *s)
 {
     if (!s)
         return;
-    for (int i = 0; s->L && i < s->cfg.learners; i++)
+    for (int i = 0; s->L && i < s->cfg.learners; i++) {
         mb_learner_free(&s->L[i].l);
+        free(s->L[i].first);
+    }
     free(s->L);
     mb_ctx_free(s->pool);
     mb_net_desc_free(s->own_desc);
@@ -118,6 +123,35 @@ static int check_config(const mb_probe_step_config *c, mb_error *err)
     if (!(c->optim.lr > 0) || !isfinite(c->optim.lr)) /* as mb_optim_create */
         return mb_error_set(err, MB_EINVAL, "step: learning rate %g is not > 0", c->optim.lr);
     return MB_OK;
+}
+
+/* A learner on host memory keeps its parameters as built (first), so that a timed training
+ * that diverges goes on timing the step from there rather than on non-finite values (which
+ * time differently, and the step, not the training, is what the probe measures). */
+static int keep_first(step_learner *l, mb_error *err)
+{
+    if (l->l.host_params) /* a device learner's velocity is on the device: not restorable */
+        return MB_OK;
+    const size_t n = mb_net_param_count(l->l.net);
+    if (!(l->first = malloc((n ? n : 1) * sizeof *l->first)))
+        return mb_error_set(err, MB_ENOMEM, "step: out of memory");
+    mb_net_read_params(l->l.net, l->first);
+    return MB_OK;
+}
+
+/* Learner l back to its first parameters, its velocity 0 and its schedule at update 0. */
+static void restart(step_learner *l)
+{
+    float *v = mb_optim_state(l->l.opt);
+    mb_net_write_params(l->l.net, l->first);
+    if (v)
+        memset(v, 0, mb_net_param_count(l->l.net) * sizeof *v);
+    mb_optim_set_updates(l->l.opt, 0);
+}
+
+long mb_probe_step_restarts(const mb_probe_step *s)
+{
+    return s->restarts;
 }
 
 int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_error *err)
@@ -185,6 +219,8 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
         ro.seed = c->seed + (unsigned long)i;
         if ((rc = mb_learner_init(&s->L[i].l, s->desc, &ro, s->data->n, err)) != MB_OK)
             goto fail;
+        if ((rc = keep_first(&s->L[i], err)) != MB_OK)
+            goto fail;
     }
     *out = s;
     return MB_OK;
@@ -234,10 +270,15 @@ int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
     for (int i = 0; i < learners; i++) {
         if (s->L[i].rc != MB_OK)
             return mb_error_set(err, s->L[i].rc, "step: learner %d: %s", i, s->L[i].err.msg);
-        if (!isfinite(s->L[i].loss))
+        if (isfinite(s->L[i].loss))
+            continue;
+        if (!s->L[i].first || s->restarts >= MB_PROBE_STEP_MAX_RESTARTS)
             return mb_error_set(err, MB_EDOM, "step: learner %d's loss is %g at batch %d: the "
-                                "timed training diverged (lower the learning rate)", i,
-                                (double)s->L[i].loss, batch);
+                                "timed training diverged%s (lower the learning rate)", i,
+                                (double)s->L[i].loss, batch,
+                                s->L[i].first ? ", again after every restart" : "");
+        restart(&s->L[i]);
+        s->restarts++;
     }
     return MB_OK;
 }
@@ -377,7 +418,7 @@ static int run_group(const mb_probe_step_plan *p, int T, int L, mb_probe_step_ro
     for (size_t i = 0; rc == MB_OK && i < nm; i++) {
         mb_probe_step_row *r = &rows[*nrows + i];
         *r = (mb_probe_step_row){mb_probe_step_backend(s), p->net_name, mine[i], L,
-                                 mb_probe_step_threads_run(T, L), st[i], ""};
+                                 mb_probe_step_threads_run(T, L), st[i], "", s->restarts};
         snprintf(r->device, sizeof r->device, "%s", mb_probe_step_device(s));
     }
     mb_probe_step_free(s);

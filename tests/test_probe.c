@@ -884,8 +884,10 @@ static void test_step_update(void)
         free(before);
         mb_probe_step_free(s);
     }
-    /* a non-finite loss is an error, not a timing: a NaN pixel reaching the classifier gives
-     * one (a net with no ReLU before it, which would turn NaN into 0) */
+    /* a non-finite loss (a NaN pixel reaching the classifier: a net with no ReLU before it,
+     * which would turn NaN into 0) sends the learner back to its first parameters and the
+     * timing goes on, counted; a loss that stays non-finite after MB_PROBE_STEP_MAX_RESTARTS
+     * restarts is an error, not a timing */
     char mlp[256];
     mb_test_write(mlp, sizeof mlp, dir, "mlp.cfg", "[net]\nname=mlp\nchannels=1\nheight=8\n"
                   "width=8\n[fc]\nfilters=3\n[softmax]\n");
@@ -900,8 +902,23 @@ static void test_step_update(void)
                                 .optim = {.kind = MB_OPTIM_SGD, .lr = 0.1}, .max_batch = 4};
     mb_probe_step *s = NULL;
     CU_ASSERT_EQUAL_FATAL(mb_probe_step_create(&big, &s, &err), MB_OK);
-    CU_ASSERT_EQUAL(mb_probe_step_update(s, 4, &err), MB_EDOM);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "diverged"));
+    mb_learner *nl = mb_probe_step_learner(s, 0);
+    const size_t np = mb_net_param_count(nl->net);
+    float *first = malloc(np * sizeof *first), *now = malloc(np * sizeof *now);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+    mb_net_read_params(nl->net, first);
+    CU_ASSERT_EQUAL(mb_probe_step_update(s, 4, &err), MB_OK);
+    CU_ASSERT_EQUAL(mb_probe_step_restarts(s), 1);
+    mb_net_read_params(nl->net, now);
+    CU_ASSERT_EQUAL(memcmp(first, now, np * sizeof *now), 0); /* back where it started */
+    int rc = MB_OK;
+    for (long k = 1; k <= MB_PROBE_STEP_MAX_RESTARTS && rc == MB_OK; k++)
+        rc = mb_probe_step_update(s, 4, &err);
+    CU_ASSERT_EQUAL(rc, MB_EDOM);
+    CU_ASSERT_EQUAL(mb_probe_step_restarts(s), MB_PROBE_STEP_MAX_RESTARTS);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "diverged, again after every restart"));
+    free(first), free(now);
     mb_probe_step_free(s);
     /* bad configurations */
     mb_probe_step_config bad = big;
