@@ -110,7 +110,8 @@ int mb_cli_hold_end(mb_cli_hold *h, int status);
  * threads, mbtrain and mbprobe none of OpenBLAS's own (they call it from their threads, or set
  * its count themselves: mbprobe conv --threads; campaign 34's E12). OpenBLAS starts a thread
  * per core when it loads, before main, and each reserves a buffer (128 MiB); under a memory
- * limit (ulimit -v or -d) one that cannot get it retries for ever, and exit waits for it (campaign 33's Q2: --help never ended under ulimit -v 120000).
+ * limit (ulimit -v or -d) one that cannot get it retries for ever, and exit waits for it
+ * (campaign 33's Q2: --help never ended under ulimit -v 120000).
  * So under a limit, with more than one BLAS thread and OPENBLAS_NUM_THREADS not 1, the command
  * runs itself again (/proc/self/exe, the same arguments) with OPENBLAS_NUM_THREADS=1, which
  * its children (gnuplot) then inherit; where that cannot be done, one line naming the limit

@@ -195,17 +195,19 @@ static void step_meta(FILE *f, const char *net, const char *data_spec,
         fprintf(f, "# harness_overhead_s=%.3g\n", oh->median);
 }
 
-/* OpenBLAS's room (mb_backend_blas_room) for the plan's largest row: L learners side by side on
- * T / L threads each (at least one) call it at once. */
-static int step_room(const mb_probe_step_plan *p, mb_error *err)
+/* Whether the plan can run here, before anything is read or timed: OpenBLAS's room
+ * (mb_backend_blas_room) for its largest row, whose L learners side by side on T / L threads
+ * each (at least one) call it at once, and the backend (backend_check). */
+static int step_ready(const mb_probe_step_plan *p, mb_backend_kind backend, mb_error *err)
 {
     int callers = 1;
     for (size_t i = 0; i < p->n_threads; i++)
         for (size_t k = 0; k < p->n_learners; k++) {
-            int t = p->threads[i], l = p->learners[k], each = t / l > 1 ? t / l : 1;
-            callers = l * each > callers ? l * each : callers;
+            const int ran = mb_probe_step_threads_run(p->threads[i], p->learners[k]);
+            callers = ran > callers ? ran : callers;
         }
-    return mb_backend_blas_room(callers, callers - 1, STEP_ROOM_MIB, err);
+    int rc = mb_backend_blas_room(callers, callers - 1, STEP_ROOM_MIB, err);
+    return rc != MB_OK ? rc : backend_check(backend, err);
 }
 
 int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
@@ -296,7 +298,7 @@ int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         goto done;
     }
     threads_notes(pr.sum, threads, nt, learners, nl);
-    if ((rc = step_room(&plan, &err)) != MB_OK || (rc = backend_check(cfg.backend, &err)) != MB_OK ||
+    if ((rc = step_ready(&plan, cfg.backend, &err)) != MB_OK ||
         (rc = mb_net_desc_read(cfg.net, &desc, &err)) != MB_OK ||
         (rc = check_output(output, cfg.net, data_spec, &err)) != MB_OK ||
         (rc = load_data(data_spec, &data, &err)) != MB_OK) {

@@ -596,8 +596,9 @@ static size_t seed_diffs(const mb_validate_row *a, const mb_validate_row *l, dou
  * rest (the intervals of the medians judge those). A seed's luck moves its runs at every M alike
  * (docs/design.md, "Seeds paired in settling"), so the mean of the differences in log time is
  * known long before either median is: a rival contends while that mean less t sd / sqrt(n) (the
- * upper end of a two-sided MB_SEQUENTIAL_LEVEL interval) is not above 0, sd the larger of its own differences' and theirs
- * pooled over every such rival (a few seeds that happen to agree do not decide it). */
+ * upper end of a two-sided MB_SEQUENTIAL_LEVEL interval) is not above 0, sd the larger of its
+ * own differences' and theirs pooled over every such rival (a few seeds that happen to agree do
+ * not decide it). */
 static int paired_rivals(const mb_validate *v, const pools *ps, size_t lead, mb_sequential *out,
                          int *contends)
 {

@@ -560,10 +560,9 @@ size_t mb_solver_fill(const mb_validate *v, long leader, double m_lo, double m_h
  * MB_SEQUENTIAL_PAIRED_MIN or more of the leader's seeds (rows with updates by seed, n_seed) is
  * judged seed by seed instead: it overlaps while the mean of its differences in log time from
  * the leader's runs of the same seeds is not above 0 by t sd / sqrt(n) (t at the upper end of a
- * two-sided MB_SEQUENTIAL_LEVEL interval), sd at least the differences' sd pooled over such rivals (paired_sd;
- * n_paired of them). The leader and the MB_SEQUENTIAL_WANT
- * overlapping settings of least median want one more seed each, unless they have
- * max_seeds runs already. decided: nothing overlaps; capped: something does, but every one of
+ * two-sided MB_SEQUENTIAL_LEVEL interval), sd at least the differences' sd pooled over such
+ * rivals (paired_sd; n_paired of them). The leader and the MB_SEQUENTIAL_WANT overlapping
+ * settings of least median want one more seed each, unless they have max_seeds runs already. decided: nothing overlaps; capped: something does, but every one of
  * them has max_seeds runs. leader -1 when nothing reached the target. */
 #define MB_SEQUENTIAL_PAIRED_MIN 4 /* the leader's seeds a rival trained before pairing judges it */
 typedef struct mb_sequential {

@@ -192,8 +192,6 @@ def count(name, lo=1, hi=1 << 53):
 
 
 FLOAT32_MIN = 1.1754943508222875e-38  # the least normal float32: the parameters' type
-
-
 FLOAT32_MAX = 3.4028234663852886e38  # the largest float32
 
 
