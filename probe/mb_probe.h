@@ -342,8 +342,11 @@ mb_learner *mb_probe_step_learner(mb_probe_step *s, int i);
  * MB_EINVAL when batch is not a multiple of learners in [learners, max_batch]. A learner whose
  * loss is not finite (the timed training diverged) goes back to its first parameters, velocity 0,
  * and the probe goes on timing the step (counted: mb_probe_step_restarts); MB_EDOM on a device
- * learner (whose velocity lives on the device) or after MB_PROBE_STEP_MAX_RESTARTS. */
-#define MB_PROBE_STEP_MAX_RESTARTS 1000
+ * learner (whose velocity lives on the device), or when it diverges within MB_PROBE_STEP_QUICK
+ * finite updates of its restart MB_PROBE_STEP_QUICK_TIMES times in a row (a rate that always
+ * diverges at once). */
+#define MB_PROBE_STEP_QUICK 2
+#define MB_PROBE_STEP_QUICK_TIMES 10
 int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err);
 long mb_probe_step_restarts(const mb_probe_step *s);
 

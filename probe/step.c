@@ -44,6 +44,9 @@ typedef struct step_learner {
     mb_error err;          /* the last update's error message */
     float *first;          /* its parameters as built (host backends), to go back to when the
                               timed training diverges; NULL where they cannot be restored */
+    long since;            /* its finite updates since its last restart */
+    int quick;             /* its restarts in a row that came within MB_PROBE_STEP_QUICK
+                              updates of the one before */
 } step_learner;
 
 struct mb_probe_step {
@@ -270,14 +273,22 @@ int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
     for (int i = 0; i < learners; i++) {
         if (s->L[i].rc != MB_OK)
             return mb_error_set(err, s->L[i].rc, "step: learner %d: %s", i, s->L[i].err.msg);
-        if (isfinite(s->L[i].loss))
+        step_learner *l = &s->L[i];
+        if (isfinite(l->loss)) {
+            l->since++;
             continue;
-        if (!s->L[i].first || s->restarts >= MB_PROBE_STEP_MAX_RESTARTS)
+        }
+        /* a rate that diverges again right after every restart is a bad rate, whatever the
+         * number of steps a budget times (a count of restarts alone ended a fast machine's
+         * probe and not a slow one's) */
+        l->quick = l->since <= MB_PROBE_STEP_QUICK ? l->quick + 1 : 1;
+        if (!l->first || l->quick > MB_PROBE_STEP_QUICK_TIMES)
             return mb_error_set(err, MB_EDOM, "step: learner %d's loss is %g at batch %d: the "
                                 "timed training diverged%s (lower the learning rate)", i,
-                                (double)s->L[i].loss, batch,
-                                s->L[i].first ? ", again after every restart" : "");
-        restart(&s->L[i]);
+                                (double)l->loss, batch,
+                                l->first ? ", again right after each restart" : "");
+        restart(l);
+        l->since = 0;
         s->restarts++;
     }
     return MB_OK;
