@@ -22,8 +22,16 @@ int mb_data_parse_long(const char *s, long lo, long hi, long *v);
 int mb_data_parse_digits(const char *s, long lo, long hi, long *v);
 
 /* Parses a size: a finite non-negative number with an optional suffix K, M or G (powers of 1024,
- * case-insensitive, an optional trailing 'B' or 'iB' accepted: "256M", "1.5GiB", "4096"). */
+ * either case), then an optional 'B' or, after K, M or G, 'iB': "256M", "1.5GiB", "10g", "4096".
+ * The B is upper-case: a lower-case b is bits ("10Gb", "1Mib"), MB_EINVAL. */
 int mb_data_parse_size(const char *s, double *v);
+
+/* Whether s is a size written in bits: one that mb_data_parse_size would read (a leading '-'
+ * aside) had its final lower-case 'b' been 'B' ("10Gb", "240Mb", "10Gib", "8b"). */
+int mb_data_size_in_bits(const char *s);
+
+/* The line for a size in bits, from the flag (or list) and the text. */
+#define MB_DATA_BITS_LINE "%s: '%s' is in bits (a lower-case b): give bytes, with B or none (8 bits a byte)"
 
 /* What a numeric flag accepts. */
 typedef enum mb_sign {

@@ -92,14 +92,29 @@ int mb_data_parse_size(const char *s, double *v)
     case 'G': scale = 1024.0 * 1024.0 * 1024.0; end++; break;
     default: break;
     }
-    if (scale > 1.0 && (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0))
-        end += strlen(end);
-    else if (scale == 1.0 && strcasecmp(end, "B") == 0)
+    /* bytes are an upper-case B: "Gb" and "Mb" are bits, 8 times less (campaign 36's R7) */
+    if (scale > 1.0 && strcmp(end, "iB") == 0)
+        end += 2;
+    else if (strcmp(end, "B") == 0)
         end++;
     if (*end != '\0')
         return MB_EINVAL;
     *v = x * scale;
     return MB_OK;
+}
+
+int mb_data_size_in_bits(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n < 2 || n > 63 || s[n - 1] != 'b')
+        return 0;
+    char t[64];
+    memcpy(t, s, n + 1);
+    t[n - 1] = 'B';
+    if (n >= 3 && t[n - 2] == 'I')
+        t[n - 2] = 'i';
+    double v;
+    return mb_data_parse_size(t + (t[0] == '-'), &v) == MB_OK;
 }
 
 /* Whether the decimal text at s (sign, digits, point, exponent, as strtod reads it) is a whole
@@ -153,6 +168,8 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
         double y;
         if (size && arg[0] == '-' && mb_data_parse_size(arg + 1, &y) == MB_OK)
             return mb_error_set(err, MB_EINVAL, "%s: must be >= 0, got '%s'", flag, arg);
+        if (size && mb_data_size_in_bits(arg))
+            return mb_error_set(err, MB_EINVAL, MB_DATA_BITS_LINE, flag, arg);
         return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a %s", flag, arg,
                             size ? "size (a number with optional K, M or G)" : "number");
     }
@@ -308,6 +325,8 @@ static int range_item(const char *item, const char *what, mb_range *r, size_t *c
     const char *colon = strchr(item, ':');
     if (!colon) {
         double x;
+        if (mb_data_size_in_bits(item))
+            return mb_error_set(err, MB_EINVAL, MB_DATA_BITS_LINE, what, item);
         if (mb_data_parse_size(item, &x) != MB_OK || !(x > 0.0))
             return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a positive number", what, item);
         if (x > MB_DATA_RANGE_MAX)
@@ -322,6 +341,8 @@ static int range_item(const char *item, const char *what, mb_range *r, size_t *c
     memcpy(lo_s, item, len);
     lo_s[len] = '\0';
     double lo, hi;
+    if (mb_data_size_in_bits(lo_s) || mb_data_size_in_bits(colon + 1))
+        return mb_error_set(err, MB_EINVAL, MB_DATA_BITS_LINE, what, item);
     if (mb_data_parse_size(lo_s, &lo) != MB_OK || mb_data_parse_size(colon + 1, &hi) != MB_OK ||
         !(lo > 0.0))
         return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a range lo:hi of positive numbers",

@@ -55,9 +55,31 @@ static void test_parse_sizes(void)
     CU_ASSERT_DOUBLE_EQUAL(v, 3072, 0);
     CU_ASSERT_EQUAL(mb_data_parse_size("12B", &v), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(v, 12, 0);
-    const char *bad[] = {"", "-1", "1T", "1MM", "M", "1 M", "nanK", NULL};
+    const char *bad[] = {"", "-1", "1T", "1MM", "M", "1 M", "nanK", "1iB", "1GIB", NULL};
     for (int i = 0; bad[i]; i++)
         CU_ASSERT_EQUAL(mb_data_parse_size(bad[i], &v), MB_EINVAL);
+    /* a lower-case b is bits (campaign 36's R7): 10Gb/s is 1.25 GB/s, not 10 */
+    CU_ASSERT_EQUAL(mb_data_parse_size("10gB", &v), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 10.0 * 1073741824, 0);
+    const char *bits[] = {"10Gb", "10gb", "240Mb", "10Gib", "1GIb", "1.5kb", "8b", "-1Gb", NULL};
+    for (int i = 0; bits[i]; i++) {
+        CU_ASSERT_EQUAL(mb_data_parse_size(bits[i], &v), MB_EINVAL);
+        CU_ASSERT_TRUE(mb_data_size_in_bits(bits[i]));
+    }
+    const char *not_bits[] = {"10G", "10GB", "b", "1Tb", "xb", NULL};
+    for (int i = 0; not_bits[i]; i++)
+        CU_ASSERT_FALSE(mb_data_size_in_bits(not_bits[i]));
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_data_flag_double("--bandwidth", "10Gb", 1, MB_POSITIVE, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--bandwidth: '10Gb' is in bits (a lower-case b): give bytes, "
+                                  "with B or none (8 bits a byte)");
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--mem", "1Gb", 1, 1, 1e15, &v, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "--mem: '1Gb' is in bits"));
+    mb_range r;
+    CU_ASSERT_EQUAL(mb_data_parse_range("4:4Mb", "--bytes", &r, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "--bytes: '4:4Mb' is in bits"));
+    CU_ASSERT_EQUAL(mb_data_parse_range("4,8b", "--bytes", &r, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "--bytes: '8b' is in bits"));
 }
 
 static void test_flag_double(void)
