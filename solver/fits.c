@@ -293,7 +293,8 @@ static int read_boot(const cJSON *root, const char *path, mb_solver_nfit *f, mb_
 }
 
 /* inputs.seeds, the seeds of the runs fitted (campaign 31's N3): whole numbers, at most
- * MB_FIT_SEEDS_MAX; absent in files from before it (none then). */
+ * MB_FIT_SEEDS_MAX, distinct and rising as mbfit writes them (campaign 36's R9); absent in
+ * files from before it (none then). */
 static int read_fit_seeds(const cJSON *root, const char *path, mb_solver_nfit *f, mb_error *err)
 {
     const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inputs");
@@ -311,6 +312,10 @@ static int read_fit_seeds(const cJSON *root, const char *path, mb_solver_nfit *f
         if (!(v >= 0 && v <= MB_DATA_RANGE_MAX && v == floor(v)))
             return mb_error_set(err, MB_EFORMAT, "%s: field 'inputs.seeds[%zu]': not a whole "
                                 "seed from 0", path, f->n_fit_seeds);
+        if (f->n_fit_seeds > 0 && !(v > f->fit_seeds[f->n_fit_seeds - 1]))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'inputs.seeds[%zu]': %.0f after %.0f: "
+                                "the seeds are distinct and rising", path, f->n_fit_seeds, v,
+                                f->fit_seeds[f->n_fit_seeds - 1]);
         f->fit_seeds[f->n_fit_seeds++] = v;
     }
     return MB_OK;

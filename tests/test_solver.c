@@ -198,6 +198,17 @@ static void test_read_fits(void)
                   "\"bootstrap\":{\"best_law\":\"shifted-law\",\"best_samples\":[[104,5500,-1]]}}");
     CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, NULL, &l, &e), MB_EFORMAT);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "m_0 >= 0"));
+    /* inputs.seeds: distinct and rising, as mbfit writes them (campaign 36's R9) */
+    const char *seeds[] = {"[0,1,2]", "[3,1,2]", "[1,1,2]", NULL};
+    for (int i = 0; seeds[i]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "{\"params\":{\"n_inf\":91.5,\"alpha\":9874.8},"
+                 "\"inputs\":{\"seeds\":%s}}", seeds[i]);
+        mb_test_write(n_path, sizeof n_path, dir, "nseeds.json", text);
+        CU_ASSERT_EQUAL(mb_solver_read_nfit(n_path, NULL, &l, &e), i ? MB_EFORMAT : MB_OK);
+        CU_ASSERT_TRUE(i ? strstr(e.msg, "nseeds.json: field 'inputs.seeds[1]': ") != NULL
+                         : l.n_fit_seeds == 3 && l.fit_seeds[2] == 2);
+    }
     CU_ASSERT_EQUAL(mb_solver_read_tfit(t_path, &t, &has_delta, &e), MB_OK);
     CU_ASSERT_TRUE(has_delta);
     CU_ASSERT_DOUBLE_EQUAL(t.m_t, 24.5, 0);
