@@ -11,25 +11,74 @@
 # OUT: the answer then and its held-out ratio, the answer now and its ratio ("~" between two
 # held-out M, interpolated in log M; "?" outside them), then the held-out medians (M, seconds).
 # A calibrated run (no in-sample run reached the target) has nothing to settle and is skipped;
-# a folder without a held-out validate line, or whose rerun fails, ends the script with one line
-# (mbopt's own) and exit 1.
+# a folder without a held-out validate line, one whose line cannot be read word by word (a form
+# of -o other than -o X, -oX, --output X, --output=X) or whose rerun fails ends the script with
+# one line (mbopt's own for a rerun) and exit 1. The rerun writes no file: its table goes to
+# standard output (-o -), so validate.txt is never written over.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: resettle.sh OUT [OUT...]" >&2; exit 2; }
-bin=$(cd "${BIN:-build/release/bin}" && pwd)
+bin=$(cd "${BIN:-build/release/bin}" 2>/dev/null && pwd) ||
+    { echo "resettle.sh: BIN=${BIN:-build/release/bin}: no such folder (the built commands)" >&2; exit 1; }
 tmp=$(mktemp) && trap 'rm -f "$tmp"' EXIT
+# The recorded line, word by word as make run's run() wrote it ("$*": words joined by spaces),
+# into args: without --holdout and the line's output, and with -o - first, so the rerun writes
+# to standard output only (an -o in a form not read here would be given twice, which mbopt
+# refuses: nothing is written); a word it cannot read ends the script in one line. root: the
+# folder the line's relative paths start from, where OUT is the folder of the recorded
+# validate.txt (out/zoo/outnet's root is the folder above out/, whatever its workloads' names).
+rerun_words() {
+    local out=$1 w i=2 a o=''
+    read -ra w <<< "$2"
+    args=(validate -o -)
+    while [ "$i" -lt "${#w[@]}" ]; do
+        a=${w[i]}
+        i=$((i + 1))
+        case $a in
+            --) args+=("${w[@]:i-1}"); break ;;
+            -o | --output) o=${w[i]:-}; i=$((i + 1)) ;;
+            -o?*) o=${a#-o} ;;
+            --output=*) o=${a#*=} ;;
+            --holdout) i=$((i + 1)) ;;
+            --holdout=*) ;;
+            --missing | --comm-from-runs | --holdout-beyond | --more-seeds | --extrapolate)
+                args+=("$a") ;;
+            --o | --ou | --out | --outp | --outpu | --o=* | --ou=* | --out=* | --outp=* | \
+                --outpu=* | -?*)
+                [[ $a == --?* && $a != --o* ]] || {
+                    echo "resettle.sh: $out: cannot read the validate line of commands.txt: its word '$a'" >&2
+                    exit 1
+                }
+                if [[ $a == *=* ]]; then args+=("$a"); else args+=("$a" "${w[i]:-}"); i=$((i + 1)); fi ;;
+            *) args+=("$a") ;;
+        esac
+    done
+    [[ $o == */validate.txt || $o == validate.txt ]] ||
+        { echo "resettle.sh: $out: the validate line of commands.txt writes no validate.txt (-o '$o')" >&2; exit 1; }
+    o=$(dirname "$o")
+    local abs
+    abs=$(cd "$out" && pwd)
+    if [[ $o == /* ]]; then
+        root=/
+    elif [ "$o" = . ]; then
+        root=$abs
+    elif [[ $abs == */"$o" ]]; then
+        root=${abs%/"$o"}
+        root=${root:-/}
+    else
+        echo "resettle.sh: $out: commands.txt wrote its validate.txt into $o, not a folder that ends OUT" >&2
+        exit 1
+    fi
+}
 for out in "$@"; do
     out=${out%/}
     [ -f "$out/commands.txt" ] && [ -f "$out/validate.txt" ] ||
         { echo "resettle.sh: $out: no commands.txt or validate.txt (a make run output folder?)" >&2; exit 1; }
     grep -q '# recommended' "$out/validate.txt" || { echo "$out: calibrated, nothing to settle"; continue; }
-    root=${out%/out*}
-    [ "$root" != "$out" ] || root=.
-    line=$(grep '^mbopt validate .*--holdout' "$out/commands.txt" | grep -v -- '--csv\|--json' | head -1) || true
+    line=$(grep -E '^mbopt validate .* --holdout[ =]' "$out/commands.txt" | grep -v -- '--csv\|--json' | head -1) || true
     [ -n "$line" ] || { echo "resettle.sh: $out: no held-out validate line in commands.txt" >&2; exit 1; }
-    cmd=$(echo "$line" | sed -E 's/--holdout [^ ]+ //; s/ -o [^ ]+$//')
-    # shellcheck disable=SC2086
-    table=$(cd "$root" && "$bin"/$cmd 2>"$tmp") ||
-        { echo "resettle.sh: $out: the validate rerun failed: $(head -1 "$tmp")" >&2; exit 1; }
+    rerun_words "$out" "${line%$'\r'}"
+    table=$(cd "$root" && "$bin"/mbopt "${args[@]}" 2>"$tmp") ||
+        { echo "resettle.sh: $out: the validate rerun failed (in $root): $(head -1 "$tmp")" >&2; exit 1; }
     new=$(echo "$table" | awk '/# recommended/ {print $3; exit}')
     [ -n "$new" ] || { echo "resettle.sh: $out: the validate rerun recommends nothing" >&2; exit 1; }
     old=$(awk '/# recommended/ {print $3; exit}' "$out/validate.txt")
