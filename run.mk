@@ -80,9 +80,18 @@ EVAL_RULE     = --eval-every 5 --eval-samples 400 --check-frac 0.0625 --check-si
 # FINAL_LOSS is answered directly by a sweep to it (the zoo's entries); FINAL_LOSS= (empty)
 # answers the default job's 0.5 directly. GIVEN: set on the command line or in the environment.
 GIVEN = $(filter command environment,$(firstword $(origin $(1))))
-# the goals that run the pipeline: make run's knobs are checked for these (not for make clean)
-RUN_GOALS := $(if $(MAKECMDGOALS),$(filter run run-c run-torch pipeline,$(MAKECMDGOALS)),)
-FINAL_LOSS    ?= $(if $(or $(call GIVEN,TARGET_LOSS),$(filter torch,$(FRONTEND)),$(filter run-torch,$(MAKECMDGOALS))),,0.4)
+# the goals that run the pipeline: make run's knobs are checked for these (not for make clean).
+# A stage's own file named as a goal runs that stage and those before it (make OUT=o o/runs/.done,
+# as docs/results.md does): its knobs are checked as make run's are (campaign 36's E5: LR=1e-300
+# reached the train stage). STAGE_GOALS: the goals inside OUT as make names the stages' files (a
+# leading ./ dropped, as make drops it); with OUT the tree itself (refused then), every goal
+# naming a file outside BUILD. TORCH_GOALS: those of the torch front end (torch.mk, OUT/.torch/).
+OUT_DIR     := $(patsubst ./%,%,$(patsubst %/,%,$(OUT)))
+GOAL_FILES  := $(patsubst ./%,%,$(MAKECMDGOALS))
+STAGE_GOALS := $(if $(filter .,$(OUT_DIR)),$(filter-out $(BUILD)/%,$(foreach g,$(GOAL_FILES),$(if $(or $(findstring /,$(g)),$(findstring .,$(g))),$(g)))),$(filter $(OUT_DIR)/%,$(GOAL_FILES)))
+TORCH_GOALS := $(strip $(filter run-torch torch-pipeline,$(MAKECMDGOALS)) $(filter $(if $(filter .,$(OUT_DIR)),,$(OUT_DIR)/).torch/%,$(STAGE_GOALS)))
+RUN_GOALS   := $(strip $(filter run run-c run-torch pipeline torch-pipeline,$(MAKECMDGOALS)) $(STAGE_GOALS))
+FINAL_LOSS    ?= $(if $(or $(call GIVEN,TARGET_LOSS),$(filter torch,$(FRONTEND)),$(TORCH_GOALS)),,0.4)
 # On a GPU an update costs nearly the same from M = 1 to 256 (docs/results.md, "The first GPU"),
 # so the optimum sits higher: the calibration spans 32..512 there (at 16..128, the answer was
 # held at 128, the range's end; "The third lending")
@@ -212,6 +221,27 @@ stage = mkdir -p $(OUT)/logs && rm -f $(OUT)/logs/$(1).cmd && export $(RUN_PATH)
     echo "make run: stage '$(1)' failed: $(3) (whole log: $(OUT)/logs/$(1).log)" >&2; exit 1; \
   fi
 
+# A stage's hint claims only a cause its log shows (campaign 36's E5: the train stage advised "a
+# lower LR" where mbtrain had refused the rate, or a 3-sample evaluation set). STAGE_SAID: the last
+# line a command of stage $(1) wrote about itself ("mbtrain: --lr: ..."; make run's own "make
+# run: ..."), carriage returns and control characters dropped, 300 characters at most.
+STAGE_SAID = grep -a -e '^mb[a-z_]*\( [a-z]*\)\{0,1\}: ' -e '^make run: ' $(OUT)/logs/$(1).log 2>/dev/null | \
+  tail -n 1 | sed 's/^make run: //' | tr -d '\000-\037' | cut -c 1-300
+# The train stage: a seed no run of which reached the target (the stage's own line) where a run
+# diverged (mbtrain's "diverged at update") wants a lower LR; else the line the commands wrote
+# last (that target line, or mbtrain refusing a knob or the data), else the fixed hint.
+TRAIN_FAILED = $$(l=$$($(call STAGE_SAID,train)); case "$$l" in ("no run of seed "*) \
+    grep -qs ': diverged at update ' $(OUT)/logs/train.log && l='a run diverged: a lower LR (now $(LRS)) may converge';; esac; \
+  printf '%s' "$${l:-see the log; DATA=PATH for another data set}")
+# The stages under mpirun: with HOSTFILE, a host that does not answer ssh or refuses it
+# (campaign 36's E4) is said by ssh in the log's first lines, above Open MPI's banner of causes
+# that are not it: that line (the one naming a host, else the first of ssh's), else HINT.
+MPI_SSH_SAID = awk '{ sub(/\r$$/, "") } /^-----/ { exit } \
+  /^ssh: |^Connection |Permission denied|Host key verification failed|Could not resolve|No route to host/ { \
+    if (f == "") f = $$0; if (h == "" && /host |Connection to /) h = $$0 } \
+  END { print (h != "" ? h : f) }' $(OUT)/logs/$(1).log 2>/dev/null | tr -d '\000-\037' | cut -c 1-300
+MPI_FAILED = $(if $(HOSTFILE),$$(l=$$($(MPI_SSH_SAID)); [ -n "$$l" ] && printf '%s' "HOSTFILE=$(HOSTFILE): mpirun starts its processes on the hosts over ssh$(comma) which failed: $$l (ssh gives up after 10 s and asks no password: each host must answer ssh from here without one)" || printf '%s' '$(2)'),$(2))
+
 # FRONTEND=c (default): mbkit's own trainer and probe; FRONTEND=torch: the PyTorch front end's
 # (make run-torch, frontends/torch/torch.mk); the same fit, solve, held-out check and report.
 FRONTEND ?= c
@@ -277,7 +307,7 @@ $(OUT)/step.csv: | $(CMDS)
 	  run mbprobe step --net $(NET) --data $(DATA) $(BACKEND_FLAGS) --algo momentum --momentum 0.9 --lr $(LR) --batch $(PROBE_BATCHES) --learners $(PROBE_LEARNERS) --threads $(THREADS) --budget $(PROBE_BUDGET) -o $@)
 
 $(OUT)/comm.csv: | $(CMDS)
-	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),mpirun must start 2 processes here; COMM=none skips the collective model, \
+	@$(call stage,comm,time allreduce on 2 processes (mbprobe comm),$(call MPI_FAILED,comm,mpirun must start 2 processes here; COMM=none skips the collective model), \
 	  run $(MPIRUN) -np 2 mbprobe comm --ops allreduce --bytes $(COMM_BYTES) --budget 0.1 -o $@)
 
 # Seed by seed over M (not M by M): the machine's slow phases last seconds, so each M's median
@@ -308,7 +338,7 @@ RUN_CAPPED = $$(awk -v m=$$m 'FNR == 1 { c = 0 } /^\# max_seconds=/ { c = substr
                 if (c > 0 && b + 0 == m && w + 0 >= c) hit = 1 } \
               END { print hit + 0 }' $$(ls $(OUT)/runs/lr$$lr/*.csv 2>/dev/null) /dev/null)
 $(OUT)/runs/.done: | $(CMDS)
-	@$(call stage,train,$(if $(CAL),calibrate: train to loss $(TARGET_LOSS) at M = $(SWEEP_BATCHES),train to loss $(TARGET_LOSS) at M = $(SWEEP_BATCHES)),a run that diverges needs a lower LR (now $(LRS)) and a target no run reaches a higher TARGET_LOSS (now $(TARGET_LOSS)); DATA=PATH for another data set, \
+	@$(call stage,train,$(if $(CAL),calibrate: train to loss $(TARGET_LOSS) at M = $(SWEEP_BATCHES),train to loss $(TARGET_LOSS) at M = $(SWEEP_BATCHES)),$(TRAIN_FAILED), \
 	  rm -rf $(OUT)/runs && mkdir -p $(OUT)/runs && for s in $(SWEEP_SEEDS); do for lr in $(LRS); do for m in $(RUN_ORDER); do \
 	    $(if $(CAL_BUDGET),[ "$$($(CAL_SPENT))" = "0" ] || break 3;) \
 	    [ "$(RUN_CAPPED)" = 1 ] && { echo "  M = $$m: a run was stopped by the time cap; seed $$s not trained"; continue; }; \
@@ -441,7 +471,7 @@ PAR_RUN      = $(MPIRUN) --bind-to none -np $(PAR_NP) mbtrain \
                $(TRAIN_COMMON) --eval-frac $(EVAL_FRAC) --algo sgd-sync --optim momentum --threads 1 --eval-threads 2
 PAR_TRAIN    = $(PAR_RUN) --target-loss $(TARGET_LOSS)
 $(OUT)/par/.done: $(OUT)/check/.done
-	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),mpirun must start 2 processes here; COMM=none skips the P = 2 check, \
+	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),$(call MPI_FAILED,par,mpirun must start 2 processes here; COMM=none skips the P = 2 check), \
 	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for s in $(PAR_SEEDS); do for m in $(PAR_BATCHES); do \
 	    run $(PAR_TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/par/lr$$lr || exit 1; \
 	  done; done; done && touch $@)
@@ -516,7 +546,7 @@ $(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COM
 # learners beat the best one learner can do?). Nothing to train when scale recommends one
 # learner; a P other than PAR_NP is not trained, and validate-rec.txt says so.
 $(OUT)/holdout-par/.done: $(OUT)/scale.json $(OUT)/holdout/.done $(OUT)/cfit.json
-	@$(call stage,holdpar,train a P > 1 answer on the held-out seeds,see $(OUT)/logs/holdpar.log, \
+	@$(call stage,holdpar,train a P > 1 answer on the held-out seeds,$(call MPI_FAILED,holdpar,see $(OUT)/logs/holdpar.log), \
 	  rm -rf $(OUT)/holdout-par && mkdir -p $(OUT)/holdout-par && \
 	  p=$$(sed -n 's/^recommendation: P = \([0-9]*\) .*/\1/p' $(OUT)/scale.txt) && \
 	  if [ "$$p" = 1 ]; then echo "one learner recommended: the held-out check covers it"; \
@@ -573,7 +603,11 @@ HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^
 # refused failed its stage, the comm stage after all the training). Every loop is bounded: a
 # lo:hi doubles from a value of 1 or more, 64 times at most, and expand() skips an empty item
 # (campaign 26's W1: RUN_BATCHES='8 16 ' made most() read "8,16,", whose empty item doubled 0
-# without end, growing until memory ran out, even under make -n).
+# without end, growing until memory ran out, even under make -n). floatrate() is the rate rule
+# shared with mbtrain and mbprobe's --lr (mb_data_flag_lr, data/parse.c) and the PyTorch front
+# end's rate() (frontends/torch/mbkit_torch.py): a rate is a number from float's least normal
+# 1.1754943508222875e-38 to its largest 3.4028234663852886e38 (both taken; compared as doubles),
+# since the step takes it in float (campaign 34's E10 below, campaign 36's E3 above: 1e39 was inf).
 KNOB_AWK = \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
@@ -608,9 +642,12 @@ KNOB_AWK = \
       if (!any) return sprintf("%s=%s: %d divides no M of %s=%s (%s M/%d samples)", name, v, l[i], bname, bv, why, l[i]) } \
     return "" } \
   function one(name, v, what,   a) { return split(v, a, " ") > 1 ? name "=" v ": one " what : "" } \
-  function floatrate(name, v,   n, a, i) { n = split(v, a, " "); for (i = 1; i <= n; i++) \
+  function floatrate(name, v,   n, a, i) { n = split(v, a, " "); for (i = 1; i <= n; i++) { \
+      if (!(num(a[i]) && a[i] + 0 > 0)) return name "=" v ": " a[i] " is not a number above 0"; \
+      if (a[i] + 0 > 3.4028234663852886e38) \
+        return name "=" v ": " a[i] " is above the largest float (3.4e+38), the type training takes it in"; \
       if (a[i] + 0 < 1.1754943508222875e-38) \
-        return name "=" v ": " a[i] " is below the least rate a step in float can take (1.2e-38)"; \
+        return name "=" v ": " a[i] " is below the least rate a step in float can take (1.2e-38)" } \
     return "" } \
   function evalfrac(name, v, n, data,   k, least) { if (!(num(v) && v + 0 > 0 && v + 0 <= 1)) return name "=" v ": a fraction above 0, at most 1"; \
     if (!n) return v + 0 >= 1e-7 ? "" : name "=" v ": draws fewer than 10 of 100000000 training samples (the evaluation subset needs 10 at least; where the data says no size here, 1e-07 is the least fraction)"; \
@@ -676,7 +713,7 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
     if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
     if (m == "") m = one("LR", lr, "learning rate (LRS holds several: the sweep trains each)"); \
-    if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); if (m == "") m = floatrate(lrsname, lrs); \
+    if (m == "") m = floatrate(lrsname, lrs); if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
     if (m == "") m = w("MAX_UPDATES", mu, 1, 1099511627776); \
     if (m == "") m = list("RUN_BATCHES", rb, 1, 2, swname == "RUN_BATCHES" ? "M: the law across M needs two" : "M: the grid sweep the calibration is set against", 0, 1073741824); \
@@ -741,7 +778,7 @@ $(if $(RUN_GOALS),$(if $(call OUT_IN_TREE,$(shell realpath -m -- '$(OUT)' 2>/dev
 # sampling's with it (the calibration sweeps CAL_SEEDS, no seed rounds), and the calibration
 # with the torch front end (it trains to TORCH_TARGET and does not calibrate)
 IGNORED_KNOB = $(firstword $(foreach k,$(1),$(if $(call GIVEN,$(k)),$(k))))
-TORCH_RUN := $(or $(filter torch,$(FRONTEND)),$(filter run-torch,$(MAKECMDGOALS)))
+TORCH_RUN := $(or $(filter torch,$(FRONTEND)),$(TORCH_GOALS))
 # BACKEND=cuda needs the CUDA plugin: built when nvcc, cuDNN and cuBLAS are found (CUDA=1), or
 # one already built in BUILD; mbprobe's first stage then says whether a device answers
 $(if $(and $(RUN_GOALS),$(CUDA_RUN),$(if $(TORCH_RUN),,1),$(if $(filter 1,$(CUDA)),,$(if $(wildcard $(BUILD)/lib/libmbkit-cuda.so),,1))),$(error BACKEND=cuda: the CUDA backend is not built here (it needs nvcc, cuDNN and cuBLAS; CUDA=$(CUDA))))

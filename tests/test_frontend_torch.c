@@ -670,6 +670,16 @@ static const struct bad {
     {":", RN "../tiny.py --plan '8,1e-300,0'", 1,
      "mbkit_torch runs: --plan: '8,1e-300,0': LR: '1e-300' is below the least rate a step in "
      "float can take (1.2e-38)", ":"},
+    /* campaign 36's E3: a rate above float's largest ended in torch's own overflow error (no
+     * flag named); the bounds are mbtrain's --lr's and make's TORCH_LR's */
+    {":", RN "../tiny.py --batch 8 --lr 1e39", 1,
+     "mbkit_torch runs: --lr: '1e39' is above the largest float (3.4e+38), the type training "
+     "takes it in", ":"},
+    {":", RN "../tiny.py --plan '8,1e39,0'", 1,
+     "mbkit_torch runs: --plan: '8,1e39,0': LR: '1e39' is above the largest float (3.4e+38)",
+     ":"},
+    {":", PB "--lr 3.4028236e38 -o o", 1,
+     "mbkit_torch probe: --lr: '3.4028236e38' is above the largest float (3.4e+38)", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */

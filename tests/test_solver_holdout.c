@@ -1121,9 +1121,109 @@ static void test_hostfile_unreachable(void)
                           0);
     CU_ASSERT_NOT_EQUAL(r.status, 124);
     CU_ASSERT_NOT_EQUAL(r.status, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "make run: stage 'comm' failed: mpirun must start 2 "
-                                         "processes here"));
+    /* campaign 36's E4: the line names the host and ssh's cause (ssh's own words: "Connection
+     * to 10.255.255.1 port 22 timed out" here), not "mpirun must start 2 processes here" */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "make run: stage 'comm' failed: HOSTFILE="));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/hf: mpirun starts its processes on the hosts over "
+                                         "ssh, which failed: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "10.255.255.1 port 22"));
+    CU_ASSERT_PTR_NULL(strstr(r.err, "mpirun must start 2 processes here"));
+    if (!strstr(r.err, "10.255.255.1 port 22"))
+        fprintf(stderr, "\n  make comm.csv HOSTFILE=10.255.255.1: status %d: %s", r.status, r.err);
     mb_test_run_free(&r);
+    mb_test_rmdir(dir);
+}
+
+/* Campaign 36's E4: a host that refuses ssh (nothing listens on 127.0.0.2's port 22 here) or
+ * has no address: the comm stage's line is ssh's, naming the host, and the log is not dumped
+ * into it (one line of make run's). Where something answers, ssh's line differs: only the form
+ * is checked then. */
+static void test_hostfile_ssh_refused(void)
+{
+    static const char *const hosts[] = {"127.0.0.2", "nosuchhost-zz.invalid"};
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; printf '%s slots=2\\n' > $D/hf && "
+                                             "timeout -k 1 60 make -s %s OUT=$D/a%zu "
+                                             "$D/a%zu/comm.csv COMM_BYTES=4:64 HOSTFILE=$D/hf",
+                                         dir, hosts[i], MB_TEST_MAKE_ARGS, i, i),
+                              0);
+        CU_ASSERT_TRUE(r.status != 0 && r.status != 124);
+        const char *line = strstr(r.err, "make run: stage 'comm' failed: HOSTFILE=");
+        CU_ASSERT_PTR_NOT_NULL(line);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "over ssh, which failed: "));
+        CU_ASSERT_PTR_NULL(strstr(r.err, "mpirun must start 2 processes here"));
+        if (line && !strstr(line, i ? "nosuchhost" : "127.0.0.2"))
+            fprintf(stderr, "\n  note: ssh to %s said otherwise here: %s", hosts[i], line);
+        if (!line)
+            fprintf(stderr, "\n  make comm.csv HOSTFILE=%s: status %d: %s", hosts[i], r.status,
+                    r.err);
+        mb_test_run_free(&r);
+    }
+    mb_test_rmdir(dir);
+}
+
+/* Campaign 36's E5: a stage's file built directly (make OUT=o o/runs/.done, as docs/results.md
+ * does) skipped the knob check, and the train stage's hint advised a lower LR whatever the
+ * cause. The knobs are checked for every goal in OUT (make -n: a check that did not fire runs
+ * nothing), and the hint is the cause the log shows: mbtrain's own line, the target's, or a
+ * divergence's. */
+static void test_stage_goals(void)
+{
+    static const struct {
+        const char *args, *needle;
+    } bad[] = {
+        {"$D/a/runs/.done LR=1e-300", "LR=1e-300: 1e-300 is below the least rate"},
+        {"$D/a/step.csv LR=1e39", "LR=1e39: 1e39 is above the largest float"},
+        {"$D/a/comm.csv COMM_BYTES=3", "COMM_BYTES=3: 3 is below one float (4 bytes"},
+        {"$D/a/check/.done DATA=synthetic:n=64", "EVAL_FRAC=0.1 draws 6 of the 64 training"},
+        {"$D/a/.torch/train.done TORCH_LR=1e39", "TORCH_LR=1e39: 1e39 is above the largest float"},
+        {"$D/a/.torch/probe.done LR=0.1", "LR is a knob of make run's C front end"},
+        {"$D/a/runs/.done TARGET_LOS=0.4", "TARGET_LOS=0.4: not a knob of make run"},
+        {"$D/a/knobs/BUDGET BUDGET=-1", "BUDGET=-1: a number above 0"},
+    };
+    char dir[256];
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n %s OUT=$D/a %s", dir,
+                                         MB_TEST_MAKE_ARGS, bad[i].args), 0);
+        int ok = r.status == 2 && strstr(r.err, bad[i].needle) && mb_test_lines(r.err) == 1;
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  make %s: status %d: %s", bad[i].args, r.status, r.err);
+        mb_test_run_free(&r);
+    }
+    /* the hint: mbtrain's own line (a data folder the check takes and mbtrain does not), a
+     * target no run reaches, a run that diverged */
+    static const struct {
+        const char *knobs, *hint;
+    } train[] = {
+        {"TARGET_LOSS=0.5 DATA=$D", "failed: mbtrain: "},
+        {"TARGET_LOSS=0.0001 LR=0.01", "failed: no run of seed 0 reached loss 0.0001"},
+        {"TARGET_LOSS=0.5 LR=1e30", "failed: a run diverged: a lower LR (now 1e30) may converge"},
+    };
+    char path[512];
+    mb_test_write(path, sizeof path, dir, "tiny.cfg", "[net]\nname=tiny\nchannels=1\nheight=8\n"
+                  "width=8\n[conv]\nfilters=2\nsize=3\nactivation=relu\n[maxpool]\nsize=2\n"
+                  "[fc]\noutputs=4\n[softmax]\n");
+    for (size_t i = 0; i < sizeof train / sizeof train[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 120 make -s %s OUT=$D/t%zu "
+                                             "$D/t%zu/runs/.done NET=$D/tiny.cfg 'RUN_BATCHES=8 16' "
+                                             "DATA=synthetic:n=1024,test=64,c=1,h=8,w=8,"
+                                             "classes=4,seed=3 RUN_SEEDS=0 MAX_UPDATES=50 %s",
+                                         dir, MB_TEST_MAKE_ARGS, i, i, train[i].knobs), 0);
+        CU_ASSERT_NOT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, train[i].hint));
+        CU_ASSERT_PTR_NULL(strstr(r.err, i < 2 ? "a lower LR" : "a higher TARGET_LOSS"));
+        if (!strstr(r.err, train[i].hint))
+            fprintf(stderr, "\n  make runs/.done %s: status %d: %s", train[i].knobs, r.status,
+                    r.err);
+        mb_test_run_free(&r);
+    }
     mb_test_rmdir(dir);
 }
 
@@ -1228,8 +1328,8 @@ static void test_run_knobs(void)
         /* campaign 34's E10: a rate below float's least normal number, a step of 0 (mbtrain
          * refused it only at the train stage, its hint "a lower LR") */
         {"LR=1e-300", "LR=1e-300: 1e-300 is below the least rate a step in float can take"},
-        {"FRONTEND=torch TORCH_LR=1e-300", "TORCH_LR=1e-300: below the least rate a step in "
-                                           "float can take"},
+        {"FRONTEND=torch TORCH_LR=1e-300", "TORCH_LR=1e-300: 1e-300 is below the least rate a "
+                                           "step in float can take"},
         {"HOSTFILE=/dev/null", "HOSTFILE=/dev/null: not a regular file"},
         /* K10: every knob a stage reads is checked before any stage runs */
         {"DATA=no_such_data", "DATA=no_such_data: fashion-mnist, mnist, synthetic"},
@@ -1264,7 +1364,7 @@ static void test_run_knobs(void)
         {"NET=data/nets", "NET=data/nets: data/nets is not a regular file"},
         {"NET=/dev/null", "NET=/dev/null: /dev/null is not a regular file"},
         {"NET=/etc/passwd", "NET=/etc/passwd: /etc/passwd is no network description"},
-        {"LRS=1e400", "LRS=1e400: 1e400 is not a number above 0, at most 1e+300"},
+        {"LRS=1e400", "LRS=1e400: 1e400 is above the largest float (3.4e+38)"},
         {"TORCH_TARGET=0.3", "TORCH_TARGET is a knob of the torch front end"},
         {"LR=0.02 LRS=0.05", "LR=0.02 and LRS=0.05: give one"},
         {"\"DATA=x'; touch k9-ran; echo '\"", "DATA=x'; touch k9-ran; echo ': a make run knob holds "
@@ -1311,8 +1411,8 @@ static void test_run_knobs(void)
         /* L2: the torch front end's knobs, and make run's that it does not read */
         {"FRONTEND=torch 'TORCH_SEEDS=0 0'", "TORCH_SEEDS=0 0: 0 given twice"},
         {"FRONTEND=torch 'TORCH_BATCHES=16 16'", "TORCH_BATCHES=16 16: 16 given twice"},
-        {"FRONTEND=torch TORCH_LR=-1", "TORCH_LR=-1: one rate above 0, at most 1e+300"},
-        {"FRONTEND=torch TORCH_LR=1e308", "TORCH_LR=1e308: one rate above 0, at most 1e+300"},
+        {"FRONTEND=torch TORCH_LR=-1", "TORCH_LR=-1: one rate above 0"},
+        {"FRONTEND=torch TORCH_LR=1e308", "TORCH_LR=1e308: 1e308 is above the largest float"},
         {"FRONTEND=torch TORCH_HOLDOUT_SEEDS=1", "TORCH_HOLDOUT_SEEDS=1: a whole number from 3"},
         {"FRONTEND=torch TORCH_EVAL_FRAC=2", "TORCH_EVAL_FRAC=2: a fraction above 0"},
         {"FRONTEND=torch TORCH_DEVICE=bogus", "TORCH_DEVICE=bogus: auto, cpu, cuda or cuda:N"},
@@ -1437,7 +1537,7 @@ static void test_run_knobs(void)
         /* R12: a value above the bound was refused without the bound */
         {"TARGET_LOSS=1e308", "TARGET_LOSS=1e308: a number above 0, at most 1e+300"},
         {"RUN_TIME_CAP=1e308", "RUN_TIME_CAP=1e308: a number >= 0, at most 1e+300"},
-        {"LR=1e308", "LR=1e308: 1e308 is not a number above 0, at most 1e+300"},
+        {"LR=1e308", "LR=1e308: 1e308 is above the largest float (3.4e+38)"},
         {"FRONTEND=torch TORCH_PROBE_BUDGET=1e308", "TORCH_PROBE_BUDGET=1e308: a number above 0, "
                                                     "at most 1e+300"},
         /* campaign 24's K042: the hint fits the name (MBKIT_MPI_START_WAIT got a GPU's) */
@@ -1475,6 +1575,14 @@ static void test_run_knobs(void)
         /* campaign 34's E9: // starts a comment as # does, wherever it starts, as Open MPI 4.1
          * reads it (make run refused "//" as no host name): localhost//n2 is localhost again */
         {"HOSTFILE=$D/hf_slash", "/hf_slash: line 2: host localhost listed twice (line 1)"},
+        /* campaign 36's E3: a rate above float's largest was taken (the step used inf); the
+         * bounds are mbtrain's --lr's (mb_data_flag_lr) and the front end's */
+        {"LR=1e39", "LR=1e39: 1e39 is above the largest float (3.4e+38), the type training "
+                    "takes it in"},
+        {"LR=3.4028236e38", "LR=3.4028236e38: 3.4028236e38 is above the largest float"},
+        {"'LRS=0.02 1e39'", "LRS=0.02 1e39: 1e39 is above the largest float (3.4e+38)"},
+        {"FRONTEND=torch TORCH_LR=1e39", "TORCH_LR=1e39: 1e39 is above the largest float "
+                                         "(3.4e+38), the type training takes it in"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1570,7 +1678,10 @@ static void test_run_knobs(void)
                                        /* campaign 34's E9: // comments; E8: make -e run (the
                                         * build it starts read make's own $(MAKEOVERRIDES) in
                                         * MAKEFLAGS as a user's $) */
-                                       "HOSTFILE=$D/hf_slashok", "-e LR=0.2"};
+                                       "HOSTFILE=$D/hf_slashok", "-e LR=0.2",
+                                       /* campaign 36's E3: float's largest is a rate */
+                                       "LR=3.4028234663852886e38",
+                                       "FRONTEND=torch TORCH_LR=3.4028234663852886e38"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
@@ -1725,7 +1836,7 @@ static void test_zoo_bad_input(void)
         {"a lenet5 fashion-mnist 0.02 0.5\n\nb lenet5 synthetic:n=1e3 0.02 0.5\n",
          "zoo.txt:3: b: DATA=synthetic:n=1e3: n=1e3 is not a whole number from 1 to 100000000"},
         {"a lenet5 fashion-mnist 0.02 0.5\nb lenet5 fashion-mnist 1e308 0.5\n",
-         "zoo.txt:2: b: LR=1e308: 1e308 is not a number above 0, at most 1e+300"},
+         "zoo.txt:2: b: LR=1e308: 1e308 is above the largest float (3.4e+38)"},
         /* a name is a plain word: '..' ran make run OUT=out/zoo/.. (the user's out/), zoo.md
          * collided with the table, a.log with workload a's log */
         {"a lenet5 fashion-mnist 0.02 0.5\n.. lenet5 fashion-mnist 0.02 0.5\n",
@@ -1826,5 +1937,9 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "make run BACKEND=cuda: the probe's hint names the device",
                         test_cuda_probe_hint) ||
            !CU_add_test(s, "make run: a HOSTFILE host that never answers, bounded",
-                        test_hostfile_unreachable);
+                        test_hostfile_unreachable) ||
+           !CU_add_test(s, "make run: a HOSTFILE host that refuses ssh, named",
+                        test_hostfile_ssh_refused) ||
+           !CU_add_test(s, "make run: a stage's file as the goal, its knobs checked",
+                        test_stage_goals);
 }

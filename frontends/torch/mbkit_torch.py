@@ -196,9 +196,14 @@ FLOAT32_MAX = 3.4028234663852886e38  # the largest float32
 
 
 def rate(text, name="--lr"):
-    """--lr: > 0 and not below float32's least normal number, the parameters' type (a rate of
-    1e-300 was logged as given and stepped by 0: campaign 34's E10)."""
+    """--lr: > 0 and within float32's normal range, the parameters' type (a rate of 1e-300 was
+    logged as given and stepped by 0: campaign 34's E10; 1e39 ended in torch's own overflow error,
+    no flag named: campaign 36's E3). The rate rule mbtrain's mb_data_flag_lr (data/parse.c) and
+    make's floatrate (run.mk, TORCH_LR and LR/LRS) share: FLOAT32_MIN <= rate <= FLOAT32_MAX."""
     v = real(name, 0)(text)
+    if v > FLOAT32_MAX:
+        raise Fail(f"{name}: '{text}' is above the largest float ({FLOAT32_MAX:.2g}), the type "
+                   f"training takes it in")
     if v < FLOAT32_MIN:
         raise Fail(f"{name}: '{text}' is below the least rate a step in float can take "
                    f"({FLOAT32_MIN:.2g})")

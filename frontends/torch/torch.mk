@@ -48,6 +48,7 @@ $(call path_knob,TORCH_MODEL,file name)
 # The knobs above, checked when make reads the Makefile as make run's are (the main Makefile's
 # KNOB_AWK; a quote in one is refused there first): a bad value is one line naming it, exit 2.
 # make run's own knobs are not read here, and given with this front end they are refused too.
+# TORCH_LR: KNOB_AWK's floatrate(), the rate rule the front end's --lr and mbtrain's share.
 TORCH_KNOB_ERROR = $(shell LC_ALL=C awk -v batches='$(TORCH_BATCHES)' -v seeds='$(TORCH_SEEDS)' \
   -v lr='$(TORCH_LR)' -v tgt='$(TORCH_TARGET)' -v hs='$(TORCH_HOLDOUT_SEEDS)' \
   -v ef='$(TORCH_EVAL_FRAC)' -v mu='$(TORCH_MAX_UPDATES)' -v pb='$(TORCH_PROBE_BATCHES)' \
@@ -55,8 +56,8 @@ TORCH_KNOB_ERROR = $(shell LC_ALL=C awk -v batches='$(TORCH_BATCHES)' -v seeds='
   -v model='$(TORCH_MODEL)' ' $(KNOB_AWK) BEGIN { \
     m = list("TORCH_BATCHES", batches, 1, 2, "M: the law across M needs two", 0); \
     if (m == "") m = list("TORCH_SEEDS", seeds, 0, 1, "seed", 0); \
-    if (m == "" && !(num(lr) && lr + 0 > 0 && lr + 0 <= 1e300)) m = "TORCH_LR=" lr ": one rate above 0, at most 1e+300"; \
-    if (m == "" && lr + 0 < 1.1754943508222875e-38) m = "TORCH_LR=" lr ": below the least rate a step in float can take (1.2e-38)"; \
+    if (m == "" && !(num(lr) && lr + 0 > 0)) m = "TORCH_LR=" lr ": one rate above 0"; \
+    if (m == "") m = floatrate("TORCH_LR", lr); \
     if (m == "") m = pos("TORCH_TARGET", tgt, 0, 1e300); \
     if (m == "") m = w("TORCH_HOLDOUT_SEEDS", hs, 3, 64); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "TORCH_EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
