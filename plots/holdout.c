@@ -22,6 +22,7 @@
 #include "../solver/mb_solver.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,13 +290,12 @@ static int range_agrees(const cJSON *ho, const ho_row *rows, int n, int rec, con
         }
     const double flo = mb_json_get(ho, "flat_lo"), fhi = mb_json_get(ho, "flat_hi");
     if (!(lo <= hi ? flo == lo && fhi == hi : isnan(flo) && isnan(fhi))) {
-        if (lo <= hi)
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.flat_lo': M %g..%g, but "
-                                "the rows within %g%% of the best median are M %g..%g", path, flo,
-                                fhi, 100 * MB_SOLVER_FLAT, lo, hi);
-        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.flat_lo': M %g..%g, but no "
-                            "one-learner row is within %g%% of the best median", path, flo, fhi,
-                            100 * MB_SOLVER_FLAT);
+        char got[64], want[64];
+        snprintf(got, sizeof got, isnan(flo) ? "null" : "M %g..%g", flo, fhi);
+        snprintf(want, sizeof want, lo <= hi ? "are M %g..%g" : "are none (null)", lo, hi);
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.flat_lo': %s, but the rows at "
+                            "the rivals' P within %g%% of the best median %s", path, got,
+                            100 * MB_SOLVER_FLAT, want);
     }
     int rc = figure(ho, "seeds_min", s_lo, same_figure, "the fewest runs of a graded row is",
                     path, err);

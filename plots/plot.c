@@ -266,8 +266,8 @@ static void head_text(const image_copy *c, char *buf, size_t n)
  * (13 bytes of header), ending in the IEND chunk (a signature alone was taken for a figure,
  * campaign 35's R10), or an SVG's XML declaration or <svg> element (gnuplot's own output;
  * anything before it, a wrapper's or an init file's text, makes a file no viewer opens) ending
- * in </svg> and white space (one cut short is no figure). 0: it does; 1: it begins otherwise;
- * 2: it ends before the end the format has. */
+ * in </svg> and white space (one cut short is no figure). 0: it does; 1: it does not (its
+ * head is printed); 2: an SVG's head cut short before its end. */
 static int image_fault(const image_copy *c, mb_plot_format format)
 {
     static const unsigned char png[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
@@ -276,12 +276,10 @@ static int image_fault(const image_copy *c, mb_plot_format format)
     size_t have = c->bytes < sizeof c->head ? c->bytes : sizeof c->head;
     const size_t t = sizeof c->tail, n = c->bytes < t ? c->bytes : t;
     if (format == MB_PLOT_PNG) { /* signature, IHDR (8 + 25 bytes), IEND (12) at the least */
-        if (have < sizeof png || memcmp(c->head, png, sizeof png) != 0)
-            return 1;
-        return c->bytes >= 8 + 25 + sizeof iend &&
+        return c->bytes >= 8 + 25 + sizeof iend && memcmp(c->head, png, sizeof png) == 0 &&
                        memcmp(c->tail + t - sizeof iend, iend, sizeof iend) == 0
                    ? 0
-                   : 2;
+                   : 1; /* its head printed, as campaign 35's R10 has it */
     }
     if (!((have >= 5 && memcmp(c->head, "<?xml", 5) == 0) ||
           (have >= 4 && memcmp(c->head, "<svg", 4) == 0)))
@@ -319,9 +317,7 @@ static int gnuplot_result(const mb_plot *p, int why, int st, const image_copy *c
     const int fault = image_fault(c, p->opts.format);
     if (fault == 2)
         return mb_error_set(err, MB_EIO, "%s: gnuplot's output is not a whole %s image (%zu "
-                            "bytes, cut short before its %s)", p->out,
-                            p->opts.format == MB_PLOT_SVG ? "SVG" : "PNG", c->bytes,
-                            p->opts.format == MB_PLOT_SVG ? "</svg>" : "IEND chunk");
+                            "bytes, cut short before its </svg>)", p->out, "SVG", c->bytes);
     if (fault) {
         char head[32];
         head_text(c, head, sizeof head);
