@@ -58,6 +58,19 @@ static double median(double *x, size_t n)
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
+/* The median of runs >= n times: x[0..n) (sorted here) and runs - n of +inf (runs that did
+ * not reach the target, solver/holdout.c's row_pool), without storing the infinities. */
+static double median_padded(double *x, size_t n, double runs)
+{
+    if (!(runs >= 1))
+        return NAN;
+    qsort(x, n, sizeof *x, cmp_up);
+    const double h = floor((runs - 1) / 2), k = floor(runs / 2); /* the middle index, or two */
+    const double a = h < (double)n ? x[(size_t)h] : INFINITY;
+    const double b = k < (double)n ? x[(size_t)k] : INFINITY;
+    return (a + b) / 2;
+}
+
 /* The held-out verdict's string ("" when it is not one). */
 static const char *verdict_of(const cJSON *ho)
 {
@@ -92,7 +105,7 @@ static int row_read(const cJSON *r, int i, ho_row *o, double *buf, const char *p
     size_t n = 0;
     cJSON_ArrayForEach(t, (cJSON_IsArray(ts) ? ts : NULL))
     {
-        if (!cJSON_IsNumber(t) || n >= (size_t)o->runs)
+        if (!cJSON_IsNumber(t) || (double)n >= reached)
             break;
         buf[n++] = t->valuedouble;
     }
@@ -101,9 +114,7 @@ static int row_read(const cJSON *r, int i, ho_row *o, double *buf, const char *p
                             "%g runs reached the target (the held-out medians are of every "
                             "run's time)", path, i, cJSON_IsArray(ts) ? "a time is null" :
                             "missing", reached);
-    while (n < (size_t)o->runs)
-        buf[n++] = INFINITY;
-    o->med_all = median(buf, n);
+    o->med_all = median_padded(buf, n, o->runs);
     /* the row's own error: its prediction over its median */
     if (isfinite(o->rel_err) && !(isfinite(o->pred) && isfinite(o->med) &&
                                   same_figure(o->pred, o->med * (1 + o->rel_err))))
@@ -122,9 +133,12 @@ static int rows_read(const cJSON *ho, double rec_lr, ho_row *rows, int *n, int *
 {
     const cJSON *all = cJSON_GetObjectItemCaseSensitive(ho, "rows"), *r;
     const double m = mb_json_get(ho, "batch"), p = mb_json_get(ho, "procs");
-    size_t most = 1;
+    size_t most = 1; /* the longest list of times (runs may be any count: none is stored) */
     cJSON_ArrayForEach(r, all)
-        most = mb_json_get(r, "runs") > (double)most ? (size_t)mb_json_get(r, "runs") : most;
+    {
+        const int k = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"));
+        most = (size_t)k > most ? (size_t)k : most;
+    }
     double *buf = malloc(most * sizeof *buf);
     if (!buf)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
