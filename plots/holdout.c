@@ -15,7 +15,8 @@
  * |error|'s holding its point, as mbopt's does always), t_update_side (needs 3 graded settings;
  * a level above 1 when slower, below when faster, none when mixed).
  *
- * What it does not do: check a figure's range or type (validate.c, before this).
+ * What it does not do: check a figure's range or type (validate.c, before this: it calls this
+ * file, and this file calls nothing of it).
  */
 #include "plot_impl.h"
 #include "../data/mb_json.h"
@@ -364,13 +365,10 @@ static int level_agrees(const cJSON *ho, const ho_row *rows, int n, const char *
                         mb_error *err)
 {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(ho, "t_update_side");
-    double level, at;
-    int rc = mb_plot_field(ho, "holdout.", "t_update_level", F_NULL | F_POS, path, &level, err);
-    if (rc == MB_OK)
-        rc = mb_plot_field(ho, "holdout.", "median_abs_err_at_level", F_NULL | F_NONNEG, path,
-                           &at, err);
-    if (rc != MB_OK || (!s && isnan(level) && isnan(at)))
-        return rc;
+    const double level = mb_json_get(ho, "t_update_level"); /* > 0 or null: validate.c */
+    const double at = mb_json_get(ho, "median_abs_err_at_level");
+    if (!s && isnan(level) && isnan(at))
+        return MB_OK;
     const char *side = cJSON_IsString(s) ? s->valuestring : NULL;
     const int slower = side && !strcmp(side, "slower"), faster = side && !strcmp(side, "faster");
     if (!slower && !faster && !(side && !strcmp(side, "mixed")))
@@ -414,14 +412,7 @@ int mb_plot_holdout_agrees(const cJSON *root, const cJSON *ho, const char *path,
     if (paired && !cJSON_IsBool(paired))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.paired': not true or false",
                             path);
-    double x;
-    int rc = mb_plot_field(ho, "holdout.", "n_update_median_abs_rel_err", F_NULL | F_NONNEG, path,
-                           &x, err);
-    if (rc == MB_OK)
-        rc = mb_plot_field(ho, "holdout.", "t_update_median_abs_rel_err", F_NULL | F_NONNEG,
-                           path, &x, err);
-    if (rc == MB_OK)
-        rc = is_recommended(root, ho, path, err);
+    int rc = is_recommended(root, ho, path, err);
     if (rc != MB_OK)
         return rc;
     ho_row *rows = malloc(((size_t)n_rows + 1) * sizeof *rows);

@@ -407,6 +407,12 @@ static int holdout_figures(const cJSON *ho, const char *path, mb_error *err)
                           "graded", path, e[0], e[1]);
     if (rc == MB_OK)
         rc = level_field(ho, "pred_interval_level", e[1] > 0, path, err);
+    /* the T_update figures (held to the rows by holdout.c) */
+    static const char *const tu[] = {"n_update_median_abs_rel_err", "t_update_median_abs_rel_err",
+                                     "median_abs_err_at_level", "t_update_level"};
+    for (size_t k = 0; rc == MB_OK && k < 4; k++)
+        rc = mb_plot_field(ho, "holdout.", tu[k], F_NULL | (k < 3 ? F_NONNEG : F_POS), path, &x,
+                           err);
     return rc;
 }
 
