@@ -146,7 +146,8 @@ typedef struct image_copy {
     int werr;
     size_t bytes;
     unsigned char head[32];
-    unsigned char tail[12]; /* the last bytes written (the first `bytes` of it, while fewer) */
+    unsigned char tail[32]; /* the last bytes written, at its end (the last `bytes` of it, while
+                               fewer) */
 } image_copy;
 
 /* gnuplot's image, read from the pipe `in` until its end, into img (a draft); after a failed
@@ -264,18 +265,29 @@ static void head_text(const image_copy *c, char *buf, size_t n)
 /* Whether the image c begins as the format's files do: PNG's signature and its IHDR chunk
  * (13 bytes of header), ending in the IEND chunk (a signature alone was taken for a figure,
  * campaign 35's R10), or an SVG's XML declaration or <svg> element (gnuplot's own output;
- * anything before it, a wrapper's or an init file's text, makes a file no viewer opens). */
-static int image_ok(const image_copy *c, mb_plot_format format)
+ * anything before it, a wrapper's or an init file's text, makes a file no viewer opens) ending
+ * in </svg> and white space (one cut short is no figure). 0: it does; 1: it does not (its
+ * head is printed); 2: an SVG's head cut short before its end. */
+static int image_fault(const image_copy *c, mb_plot_format format)
 {
     static const unsigned char png[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
                                           0, 0, 0, 13, 'I', 'H', 'D', 'R'};
     static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
     size_t have = c->bytes < sizeof c->head ? c->bytes : sizeof c->head;
-    if (format == MB_PLOT_PNG) /* signature, IHDR (8 + 25 bytes), IEND (12) at the least */
+    const size_t t = sizeof c->tail, n = c->bytes < t ? c->bytes : t;
+    if (format == MB_PLOT_PNG) { /* signature, IHDR (8 + 25 bytes), IEND (12) at the least */
         return c->bytes >= 8 + 25 + sizeof iend && memcmp(c->head, png, sizeof png) == 0 &&
-               memcmp(c->tail, iend, sizeof iend) == 0;
-    return (have >= 5 && memcmp(c->head, "<?xml", 5) == 0) ||
-           (have >= 4 && memcmp(c->head, "<svg", 4) == 0);
+                       memcmp(c->tail + t - sizeof iend, iend, sizeof iend) == 0
+                   ? 0
+                   : 1; /* its head printed, as campaign 35's R10 has it */
+    }
+    if (!((have >= 5 && memcmp(c->head, "<?xml", 5) == 0) ||
+          (have >= 4 && memcmp(c->head, "<svg", 4) == 0)))
+        return 1;
+    size_t end = t; /* the closing tag, white space after it (an SVG cut short: campaign 36's R8) */
+    while (end > t - n && c->tail[end - 1] && strchr(" \t\r\n", c->tail[end - 1]))
+        end--;
+    return end - (t - n) >= 6 && memcmp(c->tail + end - 6, "</svg>", 6) == 0 ? 0 : 2;
 }
 
 /* How gnuplot's run went, as one line naming the figure (p->out: a report's draft is renamed
@@ -302,7 +314,11 @@ static int gnuplot_result(const mb_plot *p, int why, int st, const image_copy *c
         return mb_error_set(err, MB_EIO, "%s: gnuplot failed%s%s", p->out, line[0] ? ": " : "",
                             line);
     }
-    if (!image_ok(c, p->opts.format)) {
+    const int fault = image_fault(c, p->opts.format);
+    if (fault == 2)
+        return mb_error_set(err, MB_EIO, "%s: gnuplot's output is not a whole %s image (%zu "
+                            "bytes, cut short before its </svg>)", p->out, "SVG", c->bytes);
+    if (fault) {
         char head[32];
         head_text(c, head, sizeof head);
         return mb_error_set(err, MB_EIO, "%s: gnuplot's output is not %s image (it begins "

@@ -33,6 +33,12 @@ enum {
 int mb_plot_field(const cJSON *o, const char *where, const char *key, int flags, const char *path,
                   double *v, mb_error *err);
 
+/* The held-out object `ho` of validate.json `root` (each field already in range: validate.c)
+ * held to its own rows (holdout.c): its medians, best, rival, ratios, verdict, flat range, seeds,
+ * errors, interval count and T_update level recomputed or checked; MB_EFORMAT naming the field
+ * of `path` that the rows contradict. */
+int mb_plot_holdout_agrees(const cJSON *root, const cJSON *ho, const char *path, mb_error *err);
+
 /* Reads object[key] (`where` + key, as mb_plot_field names it) into *v: a string that is not
  * empty and, with `nth` (the k-th known name from k = 0, NULL past the last: a names table the
  * code already has, such as net/conv.c's mb_conv_algo_nth), one of nth's names, which `what`

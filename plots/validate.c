@@ -2,8 +2,9 @@
  * --json` writes it: the reader that checks the file (for the figure and the report alike) and
  * the figure, predicted time to the target T_C(M) against the measured one.
  *
- * What it does not do: compute a prediction or a median (every number is the file's own), or
- * read the CSV twin of the file (validate.csv), which lacks the curve and the spread of runs.
+ * What it does not do: compute a prediction or a median (every number is the file's own, but
+ * the held-out object's, which holdout.c recomputes from its rows to check them), or read the
+ * CSV twin of the file (validate.csv), which lacks the curve and the spread of runs.
  */
 #include "mb_plot.h"
 #include "plot_impl.h"
@@ -406,6 +407,12 @@ static int holdout_figures(const cJSON *ho, const char *path, mb_error *err)
                           "graded", path, e[0], e[1]);
     if (rc == MB_OK)
         rc = level_field(ho, "pred_interval_level", e[1] > 0, path, err);
+    /* the T_update figures (held to the rows by holdout.c) */
+    static const char *const tu[] = {"n_update_median_abs_rel_err", "t_update_median_abs_rel_err",
+                                     "median_abs_err_at_level", "t_update_level"};
+    for (size_t k = 0; rc == MB_OK && k < 4; k++)
+        rc = mb_plot_field(ho, "holdout.", tu[k], F_NULL | (k < 3 ? F_NONNEG : F_POS), path, &x,
+                           err);
     return rc;
 }
 
@@ -599,8 +606,9 @@ static int check_holdout(const cJSON *root, const char *path, mb_error *err)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout': not an object", path);
     if ((rc = holdout_figures(ho, path, err)) == MB_OK &&
         (rc = holdout_rows(ho, path, err)) == MB_OK &&
-        (rc = holdout_settings(root, ho, path, err)) == MB_OK)
-        rc = holdout_seeds(ho, path, err);
+        (rc = holdout_settings(root, ho, path, err)) == MB_OK &&
+        (rc = holdout_seeds(ho, path, err)) == MB_OK)
+        rc = mb_plot_holdout_agrees(root, ho, path, err); /* each figure held to the rows */
     return rc;
 }
 

@@ -836,6 +836,22 @@ static void test_validate_figure(void)
         {-1, "target_loss", NULL, NAN, "field 'target_loss': missing"},
         {-1, "holdout", "ratio_lo", -1, "field 'holdout.ratio_lo': must be > 0"},
         {-1, "holdout", "rival_batch", NAN, "field 'holdout.rival_batch': missing"},
+        /* campaign 36's R1-R3: the held-out figures held to the held-out rows */
+        {-1, "holdout", "best_t_train_median_s", 0.1,
+         "field 'holdout.best_t_train_median_s': 0.1, but the best row's t_train_median_s is 2.41"},
+        {-1, "holdout", "t_train_median_s", 0.2, "field 'holdout.t_train_median_s': 0.2, but"},
+        {-1, "holdout", "ratio", 1.3, "field 'holdout.ratio': 1.3, but the rows' medians give"},
+        {-1, "holdout", "rival_ratio", 5, "field 'holdout.rival_ratio': 5, but"},
+        {-1, "holdout", "best_batch", 32, "field 'holdout.best_batch': M 32's held-out median"},
+        {-1, "holdout", "seeds_max", 1000, "field 'holdout.seeds_max': 1000, but the most runs"},
+        {-1, "holdout", "flat_lo", 32, "field 'holdout.flat_lo': M 32..32, but the rows at the rivals' P"},
+        {-1, "holdout", "median_abs_rel_err", 0.5, "field 'holdout.median_abs_rel_err': 0.5, but"},
+        {-1, "holdout", "rival_ratio_lo", 1.1, "field 'holdout.verdict': \"tied\", but the "
+                                               "rival's interval 1.1-1.15 makes it \"behind\""},
+        {-1, "holdout", "pred_interval_holds", 2, "field 'holdout.pred_interval_holds': 2, but"},
+        {-1, "holdout", "t_update_level", 1.2, "field 'holdout.t_update_side': missing beside"},
+        {-1, "recommended", "batch_run", 24,
+         "field 'holdout.batch': M 32, but the recommendation's is M 24"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *v = isnan(bad[i].value)      ? NULL
