@@ -50,14 +50,15 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
  * the float the step takes it in too (0.99999999999 is refused: it is 1 there). */
 int mb_data_flag_momentum(const char *flag, const char *arg, double *v, struct mb_error *err);
 
-/* Parses a real flag that training takes as a float (--weight-decay, --elastic-alpha): as
+/* Parses a real flag that training takes as a float (--weight-decay, --elastic-alpha,
+ * --lr-gamma): as
  * mb_data_flag_double, and refused where float would change it: above FLT_MAX (inf), or not 0
  * and below FLT_MIN (0 or denormal), naming the flag and the bound. */
 int mb_data_flag_float(const char *flag, const char *arg, mb_sign sign, double *v,
                        struct mb_error *err);
 
 /* Parses a learning rate (--lr): a number > 0 that float holds as a normal number (at least
- * FLT_MIN), so the rate the log states is the one training steps with. */
+ * FLT_MIN, at most FLT_MAX), so the rate the log states is the one training steps with. */
 int mb_data_flag_lr(const char *flag, const char *arg, double *v, struct mb_error *err);
 
 /* Parses a flag that counts something (devices, learners, bytes, samples, copies): a whole

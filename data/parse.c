@@ -224,6 +224,11 @@ int mb_data_flag_lr(const char *flag, const char *arg, double *v, mb_error *err)
     if (x < FLT_MIN)
         return mb_error_set(err, MB_EINVAL, "%s: '%s' is below the least rate a step in float "
                             "can take (%.2g)", flag, arg, (double)FLT_MIN);
+    /* and above float's largest it is inf: the run diverged at once and exited 0 (campaign
+     * 36's E3) */
+    if (x > FLT_MAX)
+        return mb_error_set(err, MB_EINVAL, "%s: '%s' is above the largest float (%.2g), the type "
+                            "training takes it in", flag, arg, (double)FLT_MAX);
     *v = x;
     return MB_OK;
 }

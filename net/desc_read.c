@@ -463,12 +463,28 @@ static int resolve(const char *name, char *buf, size_t n)
     return 0;
 }
 
+/* A bare name: no '/' and no .cfg ending (data/nets/NAME.cfg, $MBKIT_NETS/NAME.cfg, ...). */
+static int is_bare(const char *name_or_path)
+{
+    size_t len = strlen(name_or_path);
+    return !strchr(name_or_path, '/') && !(len > 4 && strcmp(name_or_path + len - 4, ".cfg") == 0);
+}
+
+const char *mb_net_desc_file(const char *name_or_path, char *buf, size_t n)
+{
+    if (!name_or_path || !*name_or_path)
+        return NULL;
+    if (!is_bare(name_or_path))
+        return name_or_path;
+    return strlen(name_or_path) <= 64 && resolve(name_or_path, buf, n) ? buf : NULL;
+}
+
 int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err)
 {
     *desc = NULL;
     char path[PATH_MAX + 64];
     size_t len = strlen(name_or_path);
-    int bare = !strchr(name_or_path, '/') && !(len > 4 && strcmp(name_or_path + len - 4, ".cfg") == 0);
+    int bare = is_bare(name_or_path);
     if (len == 0)
         return mb_error_set(err, MB_EINVAL, "network: empty name");
     if (bare) {

@@ -80,6 +80,10 @@ typedef struct mb_net_desc {
  * add and concat need it). `[net] graph=none` reads a layer list (see
  * mb_net_desc.layer_list): conv, pool and fc layers may then give `input=CxHxW`. */
 int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err);
+/* The file --net names: name_or_path itself when it is a path, else the file a bare name
+ * resolves to as mb_net_desc_read resolves it (in buf, n bytes), or NULL when none is found.
+ * What an output is compared with, lest it overwrite the description (campaign 36's E1). */
+const char *mb_net_desc_file(const char *name_or_path, char *buf, size_t n);
 
 /* Fills the shape fields of every layer from its inputs' shapes (n_inputs 0: the previous
  * layer; filled in) and checks the graph (used by the reader and by code that builds

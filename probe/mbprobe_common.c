@@ -14,6 +14,7 @@
 #include "../data/mb_cli.h"
 #include "../data/mb_output.h"
 #include "../data/mb_dataset.h"
+#include "../net/mb_net.h"
 #include "mbprobe_cli.h"
 #include "../train/backend/mb_backend.h"
 #include "../train/run/mb_run.h"
@@ -136,10 +137,14 @@ int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_e
 int check_not_input(const char *flag, const char *path, const char *net, const char *data,
                     mb_error *err)
 {
-    size_t n = net ? strlen(net) : 0;
-    int is_path = net && (strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0));
-    if (is_path && mb_data_same_file(path, net)) /* a bare name is data/nets/NAME.cfg */
-        return mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s", flag, path, net);
+    /* a bare name too, resolved as the reader resolves it (campaign 36's E1) */
+    char buf[4096 + 64];
+    const char *file = mb_net_desc_file(net, buf, sizeof buf);
+    if (file && mb_data_same_file(path, file))
+        return file == net
+            ? mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s", flag, path, net)
+            : mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s (%s)", flag, path,
+                           net, file);
     char which[4096];
     if (data && mb_data_spec_holds(data, path, which, sizeof which))
         return mb_error_set(err, MB_EINVAL, "%s %s would overwrite %s, a file of --data %s",

@@ -97,6 +97,25 @@ static void test_flag_double(void)
     CU_ASSERT_DOUBLE_EQUAL(v, 7, 0); /* untouched on error */
     CU_ASSERT_EQUAL(mb_data_flag_double("--bytes", "2K", 1, MB_NONNEG, &v, &e), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(v, 2048, 0);
+    /* a rate is a float both ways (campaign 36's E3): above FLT_MAX it was inf */
+    v = 7;
+    CU_ASSERT_EQUAL(mb_data_flag_lr("--lr", "1e39", &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--lr: '1e39' is above the largest float (3.4e+38), the type "
+                                  "training takes it in");
+    CU_ASSERT_EQUAL(mb_data_flag_lr("--lr", "3.4028236e38", &v, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_flag_lr("--lr", "1e-39", &v, &e), MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "below the least rate"));
+    CU_ASSERT_DOUBLE_EQUAL(v, 7, 0);
+    CU_ASSERT_EQUAL(mb_data_flag_lr("--lr", "3.4028234e38", &v, &e), MB_OK);
+    CU_ASSERT_EQUAL(mb_data_flag_lr("--lr", "1.1754944e-38", &v, &e), MB_OK);
+    /* --lr-gamma through the float check (campaign 36's E2) */
+    CU_ASSERT_EQUAL(mb_data_flag_float("--lr-gamma", "1e-46", MB_POSITIVE, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--lr-gamma: '1e-46' is below the least normal float "
+                                  "(1.2e-38), the type training takes it in");
+    CU_ASSERT_EQUAL(mb_data_flag_float("--lr-gamma", "1e39", MB_POSITIVE, &v, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_flag_float("--lr-gamma", "0", MB_POSITIVE, &v, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_flag_float("--lr-gamma", "0.5", MB_POSITIVE, &v, &e), MB_OK);
+    CU_ASSERT_DOUBLE_EQUAL(v, 0.5, 0);
 }
 
 static void test_parse_ranges(void)

@@ -367,8 +367,9 @@ static int apply_option(int c, mb_run_options *o, mbtrain_args *a, mb_error *err
         rc = flag_long("--lr-step", optarg, 1, 1L << 40, &o->optim.lr_step_every, err);
         break;
     case OPT_LR_GAMMA:
-        rc = mb_data_flag_double("--lr-gamma", optarg, 0, MB_POSITIVE, &o->optim.lr_step_gamma,
-                                 err);
+        /* the factor multiplies a float rate: in float's range (campaign 36's E2); what the
+         * schedule reaches over the run is checked once the run's length is known */
+        rc = mb_data_flag_float("--lr-gamma", optarg, MB_POSITIVE, &o->optim.lr_step_gamma, err);
         break;
     case OPT_TARGET:
         rc = mb_data_flag_double("--target-loss", optarg, 0, MB_POSITIVE, &o->target_loss, err);

@@ -50,8 +50,9 @@ int mbtrain_output_clash(const mb_run_options *o, mb_error *err);
 /* An output over one of --data's files: 1 with the line in err. */
 int mbtrain_over_data(const char *flag, const char *out, const char *data, mb_error *err);
 
-/* Whether --net names a file (a bare name is data/nets/NAME.cfg, which no output can be). */
-int mbtrain_net_is_path(const char *net);
+/* An output `out` (given as `flag`) onto the file --net names, a bare name resolved as the
+ * reader resolves it (mb_net_desc_file): 1 with the line in err. */
+int mbtrain_over_net(const char *flag, const char *out, const char *net, mb_error *err);
 
 /* ---- mbtrain_sweep.c ------------------------------------------------------------------------ */
 

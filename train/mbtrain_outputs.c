@@ -14,6 +14,7 @@
 
 #include "../data/mb_dataset.h"
 #include "../data/mb_output.h"
+#include "../net/mb_net.h"
 #include "par/mb_par.h"
 #include "mbtrain_cli.h"
 
@@ -69,11 +70,18 @@ int mbtrain_over_data(const char *flag, const char *out, const char *data, mb_er
     return 1;
 }
 
-/* Whether --net names a file (a bare name is data/nets/NAME.cfg, which no output can be). */
-int mbtrain_net_is_path(const char *net)
+/* campaign 36's E1: a bare name resolved through $MBKIT_NETS or ./data/nets is a file too */
+int mbtrain_over_net(const char *flag, const char *out, const char *net, mb_error *err)
 {
-    size_t n = strlen(net);
-    return strchr(net, '/') || (n > 4 && strcmp(net + n - 4, ".cfg") == 0);
+    char buf[4096 + 64];
+    const char *file = out ? mb_net_desc_file(net, buf, sizeof buf) : NULL;
+    if (!file || !mb_data_same_file(out, file))
+        return 0;
+    if (file == net)
+        mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s", flag, out, net);
+    else
+        mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s (%s)", flag, out, net, file);
+    return 1;
 }
 
 /* A companion link `l` of --checkpoint (written through: its target is rewritten, and the
@@ -95,7 +103,8 @@ static int link_clash(const mb_run_options *o, char **links, int n, int i, mb_er
     char *tp = is_prev ? NULL : malloc(tn);
     if (tp)
         snprintf(tp, tn, "%s.prev", t);
-    const char *file[] = {mbtrain_net_is_path(o->net) ? o->net : NULL, o->log_path, cp, o->resume_path};
+    char nb[4096 + 64];
+    const char *file[] = {mb_net_desc_file(o->net, nb, sizeof nb), o->log_path, cp, o->resume_path};
     const char *flag[] = {"--net", "--log", "--checkpoint", "--resume"};
     for (int k = 0; !hit && k < 4; k++)
         if (file[k] && (mb_data_same_file(l, file[k]) || (tp && mb_data_same_file(tp, file[k]))))
@@ -242,14 +251,10 @@ int mbtrain_output_clash(const mb_run_options *o, mb_error *err)
         over_companion("--checkpoint", o->checkpoint_path, "--resume", o->resume_path, err) ||
         over_companion("--resume", o->resume_path, "--checkpoint", o->checkpoint_path, err))
         return MB_EINVAL;
-    /* the description, when --net is a path (a bare name is data/nets/NAME.cfg) */
-    if (mbtrain_net_is_path(o->net)) {
-        const char *out[] = {o->log_path, o->checkpoint_path};
-        for (int i = 0; i < 2; i++)
-            if (out[i] && mb_data_same_file(out[i], o->net))
-                return mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s",
-                                    i ? "--checkpoint" : "--log", out[i], o->net);
-    }
+    /* the description, a path or the file a bare name resolves to */
+    if (mbtrain_over_net("--log", o->log_path, o->net, err) ||
+        mbtrain_over_net("--checkpoint", o->checkpoint_path, o->net, err))
+        return MB_EINVAL;
     return mbtrain_over_data("--log", o->log_path, o->data, err) ||
                    mbtrain_over_data("--checkpoint", o->checkpoint_path, o->data, err)
                ? MB_EINVAL

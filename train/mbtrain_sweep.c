@@ -4,6 +4,7 @@
  * progress bar on a terminal. A diverged run is an outcome: its line, and the next run.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,52 @@ static int log_name(mb_run_options *o, const char *log_dir, mb_communicator *wor
     return MB_OK;
 }
 
+/* The update count that bounds a run at batch m of n training samples: --max-updates, and
+ * --epochs x full batches (capped at 2^40 as the sweep caps it); 0 without either. */
+static long run_bound(const mb_run_options *o, size_t n, int m)
+{
+    double per_epoch = (double)(n / (size_t)m), e = ceil(o->epochs * per_epoch);
+    long bound = o->max_updates;
+    if (o->epochs > 0 && (bound == 0 || e < (double)bound))
+        bound = e > (double)(1L << 40) ? 1L << 40 : (long)e;
+    return bound;
+}
+
+/* --lr-gamma's products over the run (campaign 36's E2): every scheduled rate a normal float,
+ * not 0 (the run stops learning and says nothing) nor inf (it diverges and blames --lr). The
+ * updates the run may take bound it (its first step without a bound). MB_OK, or the line. */
+static int schedule_check(const mb_optim_params *p, long bound, mb_error *err)
+{
+    long every = p->lr_step_every;
+    if (every <= 0 || p->lr_step_gamma == 1)
+        return MB_OK;
+    long steps = bound > 0 ? (bound - 1) / every : 1; /* update u (0-based) has u / every */
+    const int down = p->lr_step_gamma < 1;
+    mb_optim_params q = *p;
+    q.lr_step_every = 1; /* the rate after k steps: mb_optim_lr_at(&q, k) */
+#define OUT(k) (down ? mb_optim_lr_at(&q, (k)) < FLT_MIN : mb_optim_lr_at(&q, (k)) > FLT_MAX)
+    if (steps < 1 || !OUT(steps))
+        return MB_OK;
+    /* the first step out of range, for the message: near log(bound / lr) / log(gamma) */
+    double at = ceil(log((down ? FLT_MIN : FLT_MAX) / p->lr) / log(p->lr_step_gamma));
+    long k = at >= 1 && at <= (double)steps ? (long)at : steps;
+    while (k > 1 && OUT(k - 1))
+        k--;
+    while (k < steps && !OUT(k))
+        k++;
+#undef OUT
+    char g[32], l[32], b[64] = "";
+    if (bound > 0)
+        snprintf(b, sizeof b, " of the run's %ld", bound);
+    return mb_error_set(err, MB_EINVAL, "--lr-gamma %s with --lr-step %ld makes the rate %.3g "
+                        "at update %ld%s (from --lr %s), %s (%.2g), the type training takes it "
+                        "in", mb_data_fmt_exact(g, sizeof g, p->lr_step_gamma), every,
+                        mb_optim_lr_at(&q, k), k * every + 1, b,
+                        mb_data_fmt_exact(l, sizeof l, p->lr),
+                        down ? "below the least normal float" : "above the largest float",
+                        down ? (double)FLT_MIN : (double)FLT_MAX);
+}
+
 /* One run of the sweep, at o's batch and seed: trains, prints its summary (rank 0) and says
  * when it diverged. 0, or the exit status; *together: every rank failed at the same point. */
 static int run_one(mb_run_options *o, int rank, int *together)
@@ -304,9 +351,10 @@ static int sweep_outputs(mb_run_options *o, const mbtrain_args *a, const mbtrain
             rc = log_name(o, a->log_dir, world, path, sizeof path, &err);
             if (rc == MB_OK && !(logs[made++] = strdup(path)))
                 rc = mb_error_set(&err, MB_ENOMEM, "out of memory for the sweep's logs");
-            if (rc == MB_OK && mbtrain_net_is_path(o->net) && mb_data_same_file(path, o->net))
-                rc = mb_error_set(&err, MB_EINVAL, "--log-dir %s: %s would overwrite --net %s",
-                                  a->log_dir, path, o->net);
+            char flag[4096 + 16];
+            snprintf(flag, sizeof flag, "--log-dir %s:", a->log_dir);
+            if (rc == MB_OK && mbtrain_over_net(flag, path, o->net, &err))
+                rc = MB_EINVAL;
             if (rc == MB_OK && mbtrain_over_data("--log-dir", path, o->data, &err))
                 rc = MB_EINVAL;
             if (rc == MB_OK) { /* each log as --log: against the checkpoint, --resume and the
@@ -424,6 +472,15 @@ int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sw
             }
             mb_data_splits_free(&data);
             *together = 1; /* every rank read the same data and stops here */
+            return MB_EXIT_DATA;
+        }
+    for (size_t i = 0; i < w->batches.n; i++)
+        if (schedule_check(&o->optim, run_bound(o, data.train.n, (int)w->batches.v[i]), &err) !=
+            MB_OK) {
+            if (rank == 0) /* a value out of range, as --lr-gamma 1e-46 is: bad data */
+                mbtrain_fail(&err);
+            mb_data_splits_free(&data);
+            *together = 1; /* every rank reads the same data and options */
             return MB_EXIT_DATA;
         }
     /* the subset every target is judged on: --eval-frac 1e-9 drew 0 samples, raised to 1

@@ -177,7 +177,7 @@ done
 for v in 0 -2 1.5 2,0 2:1 1:0 ''; do c silent 1 "--learners" "$STEP --learners '$v' -o \$W/o"; done
 c silent 2 "--learners" "$STEP --learners 3 -o \$W/o"
 for v in 0 nan -1; do c silent 1 "--lr" "$STEP --lr '$v' -o \$W/o"; done
-c silent 1 "lower the learning rate" "$STEP --lr 1e300 -o \$W/o"
+c silent 1 "lower the learning rate" "$STEP --lr 3e38 -o \$W/o"
 for v in -0.1 1.5 nan; do c silent 1 "momentum" "$STEP --algo momentum --momentum '$v' -o \$W/o"; done
 for v in -1 1.5 18446744073709551616 x; do c silent 1 "--seed" "$STEP --seed '$v' -o \$W/o"; done
 c silent 1 "--algo" "$STEP --algo adam -o \$W/o"
