@@ -97,7 +97,7 @@ int mb_data_parse_size(const char *s, double *v)
         end += 2;
     else if (strcmp(end, "B") == 0)
         end++;
-    if (*end != '\0')
+    if (*end != '\0' || !isfinite(x * scale)) /* 1e308K: past a double (campaign 37's R3) */
         return MB_EINVAL;
     *v = x * scale;
     return MB_OK;

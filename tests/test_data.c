@@ -55,7 +55,7 @@ static void test_parse_sizes(void)
     CU_ASSERT_DOUBLE_EQUAL(v, 3072, 0);
     CU_ASSERT_EQUAL(mb_data_parse_size("12B", &v), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(v, 12, 0);
-    const char *bad[] = {"", "-1", "1T", "1MM", "M", "1 M", "nanK", "1iB", "1GIB", NULL};
+    const char *bad[] = {"", "-1", "1T", "1MM", "M", "1 M", "nanK", "1iB", "1GIB", "1e308K", NULL};
     for (int i = 0; bad[i]; i++)
         CU_ASSERT_EQUAL(mb_data_parse_size(bad[i], &v), MB_EINVAL);
     /* a lower-case b is bits (campaign 36's R7): 10Gb/s is 1.25 GB/s, not 10 */

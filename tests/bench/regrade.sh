@@ -20,7 +20,8 @@ shift 3
 bin=$(cd "${BIN:-build/release/bin}" 2>/dev/null && pwd) ||
     { echo "regrade.sh: BIN=${BIN:-build/release/bin}: no such folder (the built commands)" >&2; exit 1; }
 [ -d "$out/holdout/lr$lr" ] || { echo "regrade.sh: $out/holdout/lr$lr: no held-out runs" >&2; exit 1; }
-tmp=$(mktemp -d)
+# absolute, since the script moves into OUT (a relative TMPDIR: campaign 37's R4)
+tmp=$(mktemp -d) && tmp=$(realpath -- "$tmp") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$out"
 mkdir "$tmp/in"

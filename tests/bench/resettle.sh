@@ -19,7 +19,8 @@ set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: resettle.sh OUT [OUT...]" >&2; exit 2; }
 bin=$(cd "${BIN:-build/release/bin}" 2>/dev/null && pwd) ||
     { echo "resettle.sh: BIN=${BIN:-build/release/bin}: no such folder (the built commands)" >&2; exit 1; }
-tmp=$(mktemp) && trap 'rm -f "$tmp"' EXIT
+# absolute, since the rerun runs in another folder (a relative TMPDIR: campaign 37's R4)
+tmp=$(mktemp) && tmp=$(realpath -- "$tmp") && trap 'rm -f "$tmp"' EXIT
 # The recorded line, word by word as make run's run() wrote it ("$*": words joined by spaces),
 # into args: without --holdout and the line's output, and with -o - first, so the rerun writes
 # to standard output only (an -o in a form not read here would be given twice, which mbopt
