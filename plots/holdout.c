@@ -405,6 +405,43 @@ static int level_agrees(const cJSON *ho, const ho_row *rows, int n, const char *
     return MB_OK;
 }
 
+/* validate.json's verdict, the check as one sentence (the report's headline), carries the
+ * checked figures as mbopt writes them (solver/mbopt_holdout.c, holdout_verdict): the
+ * recommended setting and its median, the ratio to the best, the verdict and the median
+ * |error| (campaign 37's R1: an edited sentence was printed beside the object it contradicts).
+ * Only once the held-out object is checked; nothing to hold an ungraded check's sentence to. */
+static int sentence_agrees(const cJSON *root, const cJSON *ho, const char *path, mb_error *err)
+{
+    const char *v = verdict_of(ho), *said = NULL;
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "verdict");
+    if (!strcmp(v, "none") || !cJSON_IsString(s))
+        return MB_OK;
+    said = s->valuestring;
+    const double p = mb_json_get(ho, "procs");
+    char rec[64], want[4][128];
+    if (p > 1)
+        snprintf(rec, sizeof rec, "P = %g, M = %g", p, mb_json_get(ho, "batch"));
+    else
+        snprintf(rec, sizeof rec, "M = %g", mb_json_get(ho, "batch"));
+    snprintf(want[0], sizeof want[0], "the recommended %s trained in %.3g s (median), ", rec,
+             mb_json_get(ho, "t_train_median_s"));
+    snprintf(want[1], sizeof want[1], "), %.2fx the best held-out ", mb_json_get(ho, "ratio"));
+    snprintf(want[2], sizeof want[2], "): %s; median |error| ", v);
+    snprintf(want[3], sizeof want[3], "on the held-out runs %.1f%% over ",
+             100 * mb_json_get(ho, "median_abs_rel_err"));
+    static const char *const what[] = {"the recommended setting and its median", "the ratio",
+                                       "the verdict", "the median |error|"};
+    if (strncmp(said, "held out (", 10) != 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'verdict': not the held-out check's "
+                            "sentence (\"held out (...\"), though 'holdout' grades it", path);
+    for (int k = 0; k < 4; k++)
+        if (!strstr(said, want[k]))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'verdict': %s is not the held-out "
+                                "object's (\"%.*s\" not in it)", path, what[k],
+                                (int)strcspn(want[k], "\n"), want[k]);
+    return MB_OK;
+}
+
 int mb_plot_holdout_agrees(const cJSON *root, const cJSON *ho, const char *path, mb_error *err)
 {
     const int n_rows = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ho, "rows"));
@@ -424,8 +461,9 @@ int mb_plot_holdout_agrees(const cJSON *root, const cJSON *ho, const char *path,
         (rc = medians_agree(ho, rows, n, rec, path, err)) == MB_OK &&
         (rc = verdict_agrees(ho, path, err)) == MB_OK &&
         (rc = range_agrees(ho, rows, n, rec, path, err)) == MB_OK &&
-        (rc = errors_agree(ho, rows, n, path, err)) == MB_OK)
-        rc = level_agrees(ho, rows, n, path, err);
+        (rc = errors_agree(ho, rows, n, path, err)) == MB_OK &&
+        (rc = level_agrees(ho, rows, n, path, err)) == MB_OK)
+        rc = sentence_agrees(root, ho, path, err);
     free(rows);
     return rc;
 }
