@@ -427,8 +427,11 @@ static int sentence_agrees(const cJSON *root, const cJSON *ho, const char *path,
              mb_json_get(ho, "t_train_median_s"));
     snprintf(want[1], sizeof want[1], "), %.2fx the best held-out ", mb_json_get(ho, "ratio"));
     snprintf(want[2], sizeof want[2], "): %s; median |error| ", v);
-    snprintf(want[3], sizeof want[3], "on the held-out runs %.1f%% over ",
-             100 * mb_json_get(ho, "median_abs_rel_err"));
+    const double e = mb_json_get(ho, "median_abs_rel_err"); /* none graded: "-", as mbopt's */
+    if (isfinite(e))
+        snprintf(want[3], sizeof want[3], "on the held-out runs %.1f%% over ", 100 * e);
+    else
+        snprintf(want[3], sizeof want[3], "on the held-out runs - over ");
     static const char *const what[] = {"the recommended setting and its median", "the ratio",
                                        "the verdict", "the median |error|"};
     if (strncmp(said, "held out (", 10) != 0)
