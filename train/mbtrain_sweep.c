@@ -226,13 +226,17 @@ static long run_bound(const mb_run_options *o, size_t n, int m)
 
 /* --lr-gamma's products over the run (campaign 36's E2): every scheduled rate a normal float,
  * not 0 (the run stops learning and says nothing) nor inf (it diverges and blames --lr). The
- * updates the run may take bound it (its first step without a bound). MB_OK, or the line. */
+ * updates the run may take bound it; a run with no bound (a target alone) may take 2^40, the
+ * sweep's cap, so a schedule that leaves float's range at all is refused there, naming
+ * --max-updates (campaign 37's E1: --lr-step 100 --lr-gamma 0.1 went to 0 at update 3,701 and
+ * trained on for good). MB_OK, or the line. */
 static int schedule_check(const mb_optim_params *p, long bound, mb_error *err)
 {
     long every = p->lr_step_every;
     if (every <= 0 || p->lr_step_gamma == 1)
         return MB_OK;
-    long steps = bound > 0 ? (bound - 1) / every : 1; /* update u (0-based) has u / every */
+    const long cap = bound > 0 ? bound : 1L << 40;
+    long steps = (cap - 1) / every; /* update u (0-based) has u / every */
     const int down = p->lr_step_gamma < 1;
     mb_optim_params q = *p;
     q.lr_step_every = 1; /* the rate after k steps: mb_optim_lr_at(&q, k) */
@@ -247,9 +251,11 @@ static int schedule_check(const mb_optim_params *p, long bound, mb_error *err)
     while (k < steps && !OUT(k))
         k++;
 #undef OUT
-    char g[32], l[32], b[64] = "";
+    char g[32], l[32], b[96];
     if (bound > 0)
         snprintf(b, sizeof b, " of the run's %ld", bound);
+    else
+        snprintf(b, sizeof b, " of a run with no --max-updates or --epochs");
     return mb_error_set(err, MB_EINVAL, "--lr-gamma %s with --lr-step %ld makes the rate %.3g "
                         "at update %ld%s (from --lr %s), %s (%.2g), the type training takes it "
                         "in", mb_data_fmt_exact(g, sizeof g, p->lr_step_gamma), every,
