@@ -791,6 +791,10 @@ $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(call IGNORED_KNOB,$(TORCH_KNOBS)
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(filter none,$(COMM)),$(call IGNORED_KNOB,PAR_BATCHES PAR_SEEDS COMM_BYTES HOSTFILE)),$(error $(call IGNORED_KNOB,PAR_BATCHES PAR_SEEDS COMM_BYTES HOSTFILE) has no effect with COMM=none$(if $(CUDA_RUN), (BACKEND=cuda's default: one learner a GPU)) (no collective is timed and no run uses two processes)))
 # a network without convolutions skips the conv stage: its knobs would change nothing (Q5)
 $(if $(and $(RUN_GOALS),$(filter 0,$(HAS_CONV)),$(call IGNORED_KNOB,CONV_MEM CONV_BATCHES CONV_BUDGET)),$(error $(call IGNORED_KNOB,CONV_MEM CONV_BATCHES CONV_BUDGET) has no effect: NET=$(NET) has no convolution, so make run has no conv stage))
+# make zoo: each line of ZOO sets these for its make run (tests/bench/zoo.sh), so one given to
+# make zoo would be ignored (campaign 37's E3: LR=1e39 ran the zoo at the lines' rates, exit 0)
+ZOO_LINE_KNOBS := NET DATA LR LRS TARGET_LOSS
+$(if $(and $(filter zoo,$(MAKECMDGOALS)),$(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))),$(error $(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))=$($(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))): make zoo takes NET, DATA, LR and TARGET_LOSS from each line of ZOO ($(or $(ZOO),data/zoo.txt))$(if $(filter LRS,$(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))), (LRS would replace a line's LR)); give them there))
 $(if $(and $(RUN_GOALS),$(call GIVEN,LR),$(call GIVEN,LRS)),$(error LR=$(LR) and LRS=$(LRS): give one (LRS, a list of rates, replaces LR)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS)),$(error $(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS) has no effect with FINAL_LOSS$(if $(call GIVEN,FINAL_LOSS),,=$(FINAL_LOSS), the default job's calibration) (the calibration sweeps CAL_SEEDS, without seed rounds$(if $(call GIVEN,FINAL_LOSS),,; FINAL_LOSS= sweeps to TARGET_LOSS directly))))
 

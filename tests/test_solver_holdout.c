@@ -1886,6 +1886,18 @@ static void test_zoo_bad_input(void)
          * fashion-mnist) */
         {"printf 'a lenet5 mnist 0.02 0.5\\nb lenet5 fash\\000ion-mnist 0.02 0.5\\n' > $D/nul.txt "
          "&& ZOO=$D/nul.txt ZOO_OUT=$D/out", "/nul.txt:2: not text (a NUL byte)"},
+        /* campaign 37's E2: zoo.sh wrote over its inputs: a line's NET at the path of its log
+         * (emptied by make run's > NAME.log), ZOO at the table's (replaced by the table), DATA
+         * in a workload's folder (removed before it runs) */
+        {"mkdir -p $D/out && cp data/nets/lenet5.cfg $D/out/a.log && printf 'a %s fashion-mnist "
+         "0.02 0.5\\n' $D/out/a.log > $D/e2.txt && ZOO=$D/e2.txt ZOO_OUT=$D/out",
+         "/out/a.log is workload a's log "},
+        {"mkdir -p $D/out && cp $D/zoo.txt $D/out/zoo.md && ZOO=$D/out/zoo.md ZOO_OUT=$D/out "
+         "ZOO_TABLE_ONLY=1", "/out/zoo.md: the workload list is the table "},
+        {"ln -sf out/zoo.md $D/lnk.txt && ZOO=$D/lnk.txt ZOO_OUT=$D/out/ ZOO_TABLE_ONLY=1",
+         "/lnk.txt: the workload list is the table "},
+        {"printf 'a lenet5 fashion-mnist 0.02 0.5\\nb lenet5 %s/d 0.02 0.5\\n' $D/out/../out/a > "
+         "$D/e2.txt && ZOO=$D/e2.txt ZOO_OUT=$D/out", "/out/a/d is in workload a's folder "},
     };
     char path[512];
     mb_test_write(path, sizeof path, dir, "zoo.txt", "a lenet5 fashion-mnist 0.02 0.5\n");
@@ -1900,6 +1912,30 @@ static void test_zoo_bad_input(void)
             fprintf(stderr, "\n  zoo %s: status %d: %s", where[i].env, r.status, r.err);
         mb_test_run_free(&r);
     }
+    /* E2: the net make zoo refused to write over is whole */
+    mb_test_run r0;
+    CU_ASSERT_TRUE(mb_test_sh_ok(&r0, "cmp -s data/nets/lenet5.cfg %s/out/a.log", dir));
+    mb_test_run_free(&r0);
+    /* campaign 37's E3: a knob each zoo line sets, given to make zoo, was ignored (exit 0) */
+    static const char *const line_knobs[] = {"LR=1e39", "TARGET_LOSS=-1", "NET=mlp",
+                                             "DATA=mnist", "LRS=0.01,0.02"};
+    for (size_t i = 0; i < sizeof line_knobs / sizeof line_knobs[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "timeout 60 make -s -n zoo %s OUT=%s/o ZOO=%s/zoo.txt "
+                                             "%s", MB_TEST_MAKE_ARGS, dir, dir, line_knobs[i]), 0);
+        size_t klen = strcspn(line_knobs[i], "=");
+        int ok = r.status == 2 && mb_test_lines(r.err) == 1 &&
+                 strstr(r.err, "make zoo takes NET, DATA, LR and TARGET_LOSS from each line of ZOO") &&
+                 strncmp(strstr(r.err, "*** ") ? strstr(r.err, "*** ") + 4 : "", line_knobs[i], klen) == 0;
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  make zoo %s: status %d: %s", line_knobs[i], r.status, r.err);
+        mb_test_run_free(&r);
+    }
+    /* the knobs zoo passes on to each line's make run still pass */
+    CU_ASSERT_TRUE(mb_test_sh_ok(&r0, "make -s -n zoo %s OUT=%s/o ZOO=%s/zoo.txt FINAL_LOSS=0.4 "
+                                      "THREADS=1 >/dev/null", MB_TEST_MAKE_ARGS, dir, dir));
+    mb_test_run_free(&r0);
     mb_test_rmdir(dir);
 }
 

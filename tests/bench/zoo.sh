@@ -50,6 +50,33 @@ while IFS= read -r line || [ -n "$line" ]; do
 done < "$zoo"
 [ ${#names[@]} -gt 0 ] || fail "$zoo: no workload in it"
 
+# nothing zoo.sh writes is one of its inputs (campaign 37's E2): the table $out/zoo.md, each
+# workload's log $out/NAME.log and its folder $out/NAME (removed first) are not ZOO, nor a line's
+# NET or DATA. Paths resolved (realpath -m: links, ..) and, where both are there, one file (-ef).
+outr=$(realpath -m -- "$out")
+# which of its outputs path $1 is (one phrase), or nothing
+written() {
+    local r j
+    r=$(realpath -m -- "$1" 2>/dev/null) || r=$1
+    if [ "$r" = "$outr/zoo.md" ] || [ "$1" -ef "$outr/zoo.md" ]; then echo "the table $outr/zoo.md"; return; fi
+    for j in "${names[@]}"; do
+        if [ "$r" = "$outr/$j.log" ] || [ "$1" -ef "$outr/$j.log" ]; then echo "workload $j's log $outr/$j.log"; return; fi
+        case $r/ in "$outr/$j"/*) echo "in workload $j's folder $outr/$j (removed before it runs)"; return ;; esac
+        if [ -d "$1" ] && [ "$1" -ef "$outr/$j" ]; then echo "workload $j's folder $outr/$j"; return; fi
+    done
+}
+w=$(written "$zoo")
+[ -z "$w" ] || fail "$zoo: the workload list is $w: make zoo writes over it (give ZOO a file of its own)"
+if [ -z "${ZOO_TABLE_ONLY:-}" ]; then
+    for i in "${!names[@]}"; do
+        for k in NET DATA; do
+            [ $k = NET ] && v=${nets[$i]} || v=${datas[$i]}
+            w=$(written "$v")
+            [ -z "$w" ] || fail "$zoo:${lines[$i]}: ${names[$i]}: $k=$v is $w: make zoo writes over it"
+        done
+    done
+fi
+
 # every line's knobs as make run checks them (make -n: nothing runs), before any line trains:
 # a bad NET or DATA on the last line is not found after the first lines' whole pipelines
 if [ -z "${ZOO_TABLE_ONLY:-}" ]; then
