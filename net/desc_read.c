@@ -479,6 +479,19 @@ const char *mb_net_desc_file(const char *name_or_path, char *buf, size_t n)
     return strlen(name_or_path) <= 64 && resolve(name_or_path, buf, n) ? buf : NULL;
 }
 
+int mb_net_desc_overwritten(const char *flag, const char *out, const char *net, mb_error *err)
+{
+    char buf[PATH_MAX + 64];
+    const char *file = out ? mb_net_desc_file(net, buf, sizeof buf) : NULL;
+    if (!file || !mb_data_same_file(out, file))
+        return 0;
+    if (file == net) /* a path is named as it was given */
+        mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s", flag, out, net);
+    else
+        mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s (%s)", flag, out, net, file);
+    return 1;
+}
+
 int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err)
 {
     *desc = NULL;

@@ -84,6 +84,10 @@ int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err
  * resolves to as mb_net_desc_read resolves it (in buf, n bytes), or NULL when none is found.
  * What an output is compared with, lest it overwrite the description (campaign 36's E1). */
 const char *mb_net_desc_file(const char *name_or_path, char *buf, size_t n);
+/* Whether an output `out` (given as `flag`) is the file --net `net` names (mb_net_desc_file):
+ * 1 with the line in err ("--log x would overwrite --net n (/abs/n.cfg)"), else 0. mbtrain's
+ * and mbprobe's outputs are all checked by it. */
+int mb_net_desc_overwritten(const char *flag, const char *out, const char *net, mb_error *err);
 
 /* Fills the shape fields of every layer from its inputs' shapes (n_inputs 0: the previous
  * layer; filled in) and checks the graph (used by the reader and by code that builds

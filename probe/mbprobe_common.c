@@ -138,13 +138,8 @@ int check_not_input(const char *flag, const char *path, const char *net, const c
                     mb_error *err)
 {
     /* a bare name too, resolved as the reader resolves it (campaign 36's E1) */
-    char buf[4096 + 64];
-    const char *file = mb_net_desc_file(net, buf, sizeof buf);
-    if (file && mb_data_same_file(path, file))
-        return file == net
-            ? mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s", flag, path, net)
-            : mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s (%s)", flag, path,
-                           net, file);
+    if (mb_net_desc_overwritten(flag, path, net, err))
+        return MB_EINVAL;
     char which[4096];
     if (data && mb_data_spec_holds(data, path, which, sizeof which))
         return mb_error_set(err, MB_EINVAL, "%s %s would overwrite %s, a file of --data %s",

@@ -50,10 +50,6 @@ int mbtrain_output_clash(const mb_run_options *o, mb_error *err);
 /* An output over one of --data's files: 1 with the line in err. */
 int mbtrain_over_data(const char *flag, const char *out, const char *data, mb_error *err);
 
-/* An output `out` (given as `flag`) onto the file --net names, a bare name resolved as the
- * reader resolves it (mb_net_desc_file): 1 with the line in err. */
-int mbtrain_over_net(const char *flag, const char *out, const char *net, mb_error *err);
-
 /* ---- mbtrain_sweep.c ------------------------------------------------------------------------ */
 
 void mbtrain_sweep_free(mbtrain_sweep *w);

@@ -70,20 +70,6 @@ int mbtrain_over_data(const char *flag, const char *out, const char *data, mb_er
     return 1;
 }
 
-/* campaign 36's E1: a bare name resolved through $MBKIT_NETS or ./data/nets is a file too */
-int mbtrain_over_net(const char *flag, const char *out, const char *net, mb_error *err)
-{
-    char buf[4096 + 64];
-    const char *file = out ? mb_net_desc_file(net, buf, sizeof buf) : NULL;
-    if (!file || !mb_data_same_file(out, file))
-        return 0;
-    if (file == net)
-        mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s", flag, out, net);
-    else
-        mb_error_set(err, MB_EINVAL, "%s %s would overwrite --net %s (%s)", flag, out, net, file);
-    return 1;
-}
-
 /* A companion link `l` of --checkpoint (written through: its target is rewritten, and the
  * target kept as TARGET.prev) over an input or another output: 1 with the line in err. */
 static int link_clash(const mb_run_options *o, char **links, int n, int i, mb_error *err)
@@ -252,8 +238,8 @@ int mbtrain_output_clash(const mb_run_options *o, mb_error *err)
         over_companion("--resume", o->resume_path, "--checkpoint", o->checkpoint_path, err))
         return MB_EINVAL;
     /* the description, a path or the file a bare name resolves to */
-    if (mbtrain_over_net("--log", o->log_path, o->net, err) ||
-        mbtrain_over_net("--checkpoint", o->checkpoint_path, o->net, err))
+    if (mb_net_desc_overwritten("--log", o->log_path, o->net, err) ||
+        mb_net_desc_overwritten("--checkpoint", o->checkpoint_path, o->net, err))
         return MB_EINVAL;
     return mbtrain_over_data("--log", o->log_path, o->data, err) ||
                    mbtrain_over_data("--checkpoint", o->checkpoint_path, o->data, err)

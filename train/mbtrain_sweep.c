@@ -213,17 +213,6 @@ static int log_name(mb_run_options *o, const char *log_dir, mb_communicator *wor
     return MB_OK;
 }
 
-/* The update count that bounds a run at batch m of n training samples: --max-updates, and
- * --epochs x full batches (capped at 2^40 as the sweep caps it); 0 without either. */
-static long run_bound(const mb_run_options *o, size_t n, int m)
-{
-    double per_epoch = (double)(n / (size_t)m), e = ceil(o->epochs * per_epoch);
-    long bound = o->max_updates;
-    if (o->epochs > 0 && (bound == 0 || e < (double)bound))
-        bound = e > (double)(1L << 40) ? 1L << 40 : (long)e;
-    return bound;
-}
-
 /* --lr-gamma's products over the run (campaign 36's E2): every scheduled rate a normal float,
  * not 0 (the run stops learning and says nothing) nor inf (it diverges and blames --lr). The
  * updates the run may take bound it; a run with no bound (a target alone) may take 2^40, the
@@ -359,7 +348,7 @@ static int sweep_outputs(mb_run_options *o, const mbtrain_args *a, const mbtrain
                 rc = mb_error_set(&err, MB_ENOMEM, "out of memory for the sweep's logs");
             char flag[4096 + 16];
             snprintf(flag, sizeof flag, "--log-dir %s:", a->log_dir);
-            if (rc == MB_OK && mbtrain_over_net(flag, path, o->net, &err))
+            if (rc == MB_OK && mb_net_desc_overwritten(flag, path, o->net, &err))
                 rc = MB_EINVAL;
             if (rc == MB_OK && mbtrain_over_data("--log-dir", path, o->data, &err))
                 rc = MB_EINVAL;
@@ -481,8 +470,9 @@ int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sw
             return MB_EXIT_DATA;
         }
     for (size_t i = 0; i < w->batches.n; i++)
-        if (schedule_check(&o->optim, run_bound(o, data.train.n, (int)w->batches.v[i]), &err) !=
-            MB_OK) {
+        if (schedule_check(&o->optim,
+                           mb_run_update_bound(o, data.train.n, (int)w->batches.v[i]),
+                           &err) != MB_OK) {
             if (rank == 0) /* a value out of range, as --lr-gamma 1e-46 is: bad data */
                 mbtrain_fail(&err);
             mb_data_splits_free(&data);

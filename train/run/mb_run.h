@@ -219,6 +219,11 @@ typedef struct mb_run_result {
  * 2 GiB of mb_train_run). eval_every without eval_adapt or without a target. */
 long mb_run_eval_cap(const mb_run_options *o, size_t params);
 
+/* The updates a run at mini-batch `batch` of `train_n` training samples may take: max_updates,
+ * and epochs x full batches an epoch (at most 2^40), the lesser; 0 with neither (a target
+ * alone ends it). The run monitor stops there; mbtrain checks a rate schedule against it. */
+long mb_run_update_bound(const mb_run_options *o, size_t train_n, int batch);
+
 /* The pacing of --eval-adapt: what the scheduled evaluations so far say about the loss. */
 typedef struct mb_run_pace {
     long u_first;          /* the first scheduled evaluation's update, -1 before one */

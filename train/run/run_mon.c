@@ -20,6 +20,15 @@
 #include <string.h>
 #include <time.h>
 
+long mb_run_update_bound(const mb_run_options *o, size_t train_n, int batch)
+{
+    const double per_epoch = (double)(train_n / (size_t)batch), e = ceil(o->epochs * per_epoch);
+    long bound = o->max_updates;
+    if (o->epochs > 0 && (bound == 0 || e < (double)bound))
+        bound = e > (double)(1L << 40) ? 1L << 40 : (long)e;
+    return bound;
+}
+
 long mb_run_eval_cap(const mb_run_options *o, size_t params)
 {
     long e = o->eval_every;
@@ -449,14 +458,7 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
         m->reached = rows_reached(rows0, len0, o->target_loss, &r->reached_update,
                                   &r->reached_wall_s);
     }
-    /* the bound on updates: max_updates, and epochs x full batches per epoch */
-    long per_epoch = (long)(data->train.n / (size_t)o->batch);
-    m->bound = o->max_updates;
-    if (o->epochs > 0) {
-        long e = (long)ceil(o->epochs * (double)per_epoch);
-        if (m->bound == 0 || e < m->bound)
-            m->bound = e;
-    }
+    m->bound = mb_run_update_bound(o, data->train.n, o->batch);
     /* Divergence by evaluation: a freshly initialised net predicts close to uniformly, with a
      * cross-entropy near ln(classes) (2.3 for 10 classes), so that is the initial loss without
      * an evaluation to pay for. A mean loss 100 times that (230 nats for 10 classes) means logits
