@@ -18,6 +18,10 @@
  * beats in both time and workspace (swapping in the better one never hurts): the program keeps
  * each slot's Pareto front, which is what makes 64 ResNet-50 programs take well under a second.
  *
+ * The sweep's programs share one budget of seconds (mbopt conv --time-limit, MB_CILP_BUDGET):
+ * branch and bound on the summed form can grow without bound on a table built to defeat it,
+ * and a command that honours no budget is a hang to its user.
+ *
  * Not here: timing the algorithms (probe/), the memory model's formulas (model/), printing
  * (mbopt).
  */
@@ -32,8 +36,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../net/mb_net.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 const char *mb_solver_ws_mode_name(mb_ws_mode m) { return m == MB_WS_SUM ? "sum" : "shared"; }
 
@@ -201,6 +213,8 @@ static int glpk_solve(const mb_cilp_problem *p, const int *keep, const size_t *f
     parm.msg_lev = GLP_MSG_OFF;
     parm.mip_gap = 0;     /* proven optimal, not within a gap */
     parm.tol_obj = 1e-12; /* an LP bound must beat the incumbent by this (relative) to branch */
+    if (p->budget > 0 && isfinite(p->budget)) /* GLPK counts whole milliseconds (0: none) */
+        parm.tm_lim = (int)fmin(fmax(ceil(p->budget * 1e3), 1), 1e9);
     int ret = glp_intopt(lp, &parm);
     int rc = MB_OK;
     *status = 0;
@@ -217,6 +231,10 @@ static int glpk_solve(const mb_cilp_problem *p, const int *keep, const size_t *f
                 rc = mb_error_set(err, MB_ESOLVER, "GLPK: no candidate chosen for layer '%s' "
                                   "pass '%s'", p->slot[s].layer, p->slot[s].pass);
         }
+    } else if (ret == GLP_ETMLIM) {
+        *status = -1;
+        rc = mb_error_set(err, MB_ESOLVER, "GLPK: the program of %d candidates over %zu "
+                          "layer passes was not proven optimal within the budget", nk, p->n);
     } else if (!(ret == GLP_ENOPFS || (ret == 0 && glp_mip_status(lp) == GLP_NOFEAS))) {
         rc = mb_error_set(err, MB_ESOLVER, "GLPK: glp_intopt returned %d (MIP status %d)", ret,
                           glp_mip_status(lp));
@@ -299,6 +317,7 @@ int mb_solver_conv_ilp(const mb_cilp_problem *p, size_t *pick, mb_cilp_result *r
         rc = glpk_solve(p, keep, first, ncand, pick, &status, err);
     free(keep), free(order);
     free(first);
+    r->out_of_time = status < 0;
     if (rc != MB_OK)
         return rc;
     if (!status) {
@@ -625,6 +644,7 @@ void mb_solver_conv_defaults(mb_cilp_options *o)
     o->mode = MB_WS_SHARED;
     o->ws_limit = INFINITY;
     o->micro = 0;
+    o->budget = MB_CILP_BUDGET;
     mb_model_mem_defaults(&o->mem);
 }
 
@@ -920,9 +940,18 @@ static size_t largest_fmap(const mb_mem_layer *ml, size_t n)
     return best;
 }
 
+/* The sweep's budget spent at M = m: one line naming the flag that sets it. */
+static int out_of_time(const mb_cilp_options *o, double m, mb_error *err)
+{
+    return mb_error_set(err, MB_ESOLVER, "M = %g: the integer program (GLPK) was not solved to "
+                        "optimality within the %g s every M's program shares (--time-limit; "
+                        "--workspace shared solves fastest)", m, o->budget);
+}
+
+/* The choice at M = mval, its program given budget_left seconds. */
 static int solve_one(const mb_net_desc *d, const mb_mem_layer *ml, const mb_cilp_table *t,
-                     sweep *s, double mval, const mb_cilp_options *o, mb_cilp_point *p,
-                     mb_error *err)
+                     sweep *s, double mval, const mb_cilp_options *o, double budget_left,
+                     mb_cilp_point *p, mb_error *err)
 {
     memset(p, 0, sizeof *p);
     p->m = mval;
@@ -946,12 +975,12 @@ static int solve_one(const mb_net_desc *d, const mb_mem_layer *ml, const mb_cilp
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
     mb_cilp_problem prob = {.n = s->n, .slot = s->slot, .avail = p->avail,
-                            .ws_limit = o->ws_limit, .mode = o->mode};
+                            .ws_limit = o->ws_limit, .mode = o->mode, .budget = budget_left};
     mb_cilp_result r;
     rc = mb_solver_conv_ilp(&prob, pick, &r, err);
     if (rc != MB_OK) {
         free(pick);
-        return rc;
+        return r.out_of_time ? out_of_time(o, m, err) : rc;
     }
     p->feasible = r.feasible;
     if (!r.feasible) {
@@ -1022,8 +1051,12 @@ int mb_solver_conv_sweep(const mb_net_desc *d, const mb_cilp_table *t, const dou
     memset(&s, 0, sizeof s);
     if (rc == MB_OK)
         rc = sweep_init(d, t, &s, err);
-    for (size_t i = 0; rc == MB_OK && i < nm; i++)
-        rc = solve_one(d, ml, t, &s, m[i], o, &res[i], err);
+    const double end = now_s() + o->budget;
+    for (size_t i = 0; rc == MB_OK && i < nm; i++) {
+        const double left = end - now_s();
+        rc = left > 0 ? solve_one(d, ml, t, &s, m[i], o, left, &res[i], err)
+                      : out_of_time(o, m[i], err);
+    }
     sweep_free(&s);
     free(ml);
     return rc;

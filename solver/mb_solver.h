@@ -641,6 +641,7 @@ typedef struct mb_cilp_problem {
     double avail;              /* bytes for workspace; may be negative (nothing fits) */
     double ws_limit;           /* per-candidate workspace limit, bytes; INFINITY for none */
     mb_ws_mode mode;
+    double budget;             /* seconds GLPK may take; 0 or INFINITY: no limit */
 } mb_cilp_problem;
 
 typedef struct mb_cilp_result {
@@ -650,10 +651,13 @@ typedef struct mb_cilp_result {
     long short_slot;     /* when infeasible: the slot whose least workspace fits worst (-1: the
                             model alone does not fit, avail < 0) */
     double short_bytes;  /* when infeasible: bytes missing */
+    int out_of_time;     /* 1 when GLPK stopped at p->budget (the call's MB_ESOLVER) */
 } mb_cilp_result;
 
 /* Solves the program with GLPK's branch and cut (glp_intopt, presolve on, gap 0: proven
- * optimal), GLPK's terminal output off and its errors caught (MB_ESOLVER). pick gets n
+ * optimal), GLPK's terminal output off and its errors caught (MB_ESOLVER); a program not
+ * proven optimal within p->budget seconds (when > 0) is MB_ESOLVER too (a choice not shown optimal is
+ * not the program's answer). pick gets n
  * indices (the chosen candidate per slot) when feasible. MB_EINVAL for a slot without
  * candidates, a negative or non-finite time or workspace. */
 int mb_solver_conv_ilp(const mb_cilp_problem *p, size_t *pick, mb_cilp_result *r,
@@ -682,7 +686,10 @@ typedef struct mb_cilp_options {
                              batch sizes that divide M (µ-cuDNN); 0 (default): no */
     mb_mem_options mem;   /* the memory model (its gemm_workspace is ignored: the ILP adds
                              the chosen algorithms' workspace) */
+    double budget;        /* seconds the programs of the whole sweep may take
+                             (MB_CILP_BUDGET); past it the sweep is an MB_ESOLVER error */
 } mb_cilp_options;
+#define MB_CILP_BUDGET 60.0
 void mb_solver_conv_defaults(mb_cilp_options *o);
 
 /* The choice for one (layer, pass). */

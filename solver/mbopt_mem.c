@@ -17,7 +17,7 @@
 /* ---- mbopt mem and mbopt conv: the memory model and the convolution ILP ---------------------- */
 
 enum { OPT_NET = 512, OPT_MEM, OPT_BATCH, OPT_PROBE, OPT_GRAD_COPIES, OPT_STATE_COPIES,
-       OPT_WORKSPACE, OPT_WS_LIMIT, OPT_MICRO, OPT_BACKEND, OPT_CONV_LAW };
+       OPT_WORKSPACE, OPT_WS_LIMIT, OPT_MICRO, OPT_TIME_LIMIT, OPT_BACKEND, OPT_CONV_LAW };
 
 static double mib(double b) { return b / (1024.0 * 1024.0); }
 
@@ -290,6 +290,8 @@ static void conv_help(void)
            "      --micro-batch       also split M into micro-batches of the table's batch\n"
            "                          sizes that divide it (mu-cuDNN): time M/m x t(m),\n"
            "                          workspace of m\n"
+           "      --time-limit S      seconds the programs of every M may take together\n"
+           "                          (default %g); past it, an error, not an unproven choice\n"
            "      --backend NAME      the table's rows for this backend (when it has several)\n"
            "      --grad-copies N     gradient blocks per parameter, 1 to 64 (default 1)\n"
            "      --state-copies N    optimiser state per parameter (default 1: momentum)\n"
@@ -301,7 +303,7 @@ static void conv_help(void)
            "the table.\n\n"
            "Example:\n"
            "  mbprobe conv --net alexnet --batch 2,4,8 -o conv.csv\n"
-           "  mbopt conv --net alexnet --probe conv.csv --mem 12G --batch 2,4,8\n");
+           "  mbopt conv --net alexnet --probe conv.csv --mem 12G --batch 2,4,8\n", MB_CILP_BUDGET);
 }
 
 /* "conv1 forward gemm" or with a micro-batch "conv1 forward gemm/4". */
@@ -488,6 +490,7 @@ int mbopt_conv(int argc, char **argv)
                                        {"law", required_argument, 0, OPT_CONV_LAW},
                                        {"workspace", required_argument, 0, OPT_WORKSPACE},
                                        {"ws-limit", required_argument, 0, OPT_WS_LIMIT},
+                                       {"time-limit", required_argument, 0, OPT_TIME_LIMIT},
                                        {"micro-batch", no_argument, 0, OPT_MICRO},
                                        {"backend", required_argument, 0, OPT_BACKEND},
                                        {"json", no_argument, 0, OPT_JSON},
@@ -517,6 +520,9 @@ int mbopt_conv(int argc, char **argv)
         case OPT_CONV_LAW: law_name = optarg; break;
         case OPT_BACKEND: backend = optarg; break;
         case OPT_MICRO: co.micro = 1; break;
+        case OPT_TIME_LIMIT:
+            rc = mb_data_flag_double("--time-limit", optarg, 0, MB_POSITIVE, &co.budget, &err);
+            break;
         case OPT_WORKSPACE:
             if (mb_solver_ws_mode_parse(optarg, &co.mode) != MB_OK)
                 rc = mb_error_set(&err, MB_EINVAL, "--workspace: '%s' is not shared or sum",

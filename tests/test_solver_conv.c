@@ -274,6 +274,40 @@ static double lenet_model(const mb_net_desc *d, double m)
     return t.model;
 }
 
+/* A summed-workspace program built to defeat branch and bound: 40 layer passes of 8 candidates
+ * whose times fall as their workspaces rise, the memory the sum of each pass's middle one. On
+ * the 2-core machine GLPK had not proven it optimal after 30 s; with a limit of 0.2 s it is the
+ * MB_ESOLVER error, flagged out of time. */
+static void test_time_limit(void)
+{
+    enum { NS = 40, NC = 8 };
+    static mb_cilp_choice c[NS][NC];
+    mb_cilp_slot sl[NS];
+    const uint64_t saved = rng;
+    rng = 0x9E3779B97F4A7C15ull; /* this instance, whatever the tests before drew */
+    double avail = 0.5;
+    for (int s = 0; s < NS; s++) {
+        for (int k = 0; k < NC; k++) {
+            c[s][k] = (mb_cilp_choice){"algo", 1, 0, (1000 + floor(uniform() * 1e5)) * (k + 1)};
+            c[s][k].t = 1e6 - c[s][k].ws + floor(uniform() * 100);
+        }
+        sl[s] = (mb_cilp_slot){"conv", "forward", NC, c[s]};
+        avail += c[s][NC / 2].ws;
+    }
+    rng = saved;
+    mb_cilp_problem p = {.n = NS, .slot = sl, .avail = avail, .ws_limit = INFINITY,
+                         .mode = MB_WS_SUM, .budget = 0.2};
+    size_t pick[NS];
+    mb_cilp_result r;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL(mb_solver_conv_ilp(&p, pick, &r, &e), MB_ESOLVER);
+    CU_ASSERT_TRUE(r.out_of_time);
+    CU_ASSERT_FALSE(r.feasible);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "not proven optimal within the budget"));
+    if (!r.out_of_time)
+        fprintf(stderr, "time limit: %s (feasible %d)\n", e.msg, r.feasible);
+}
+
 static void test_sweep_lenet(void)
 {
     mb_net_desc *d = NULL;
@@ -562,6 +596,7 @@ int mb_test_suite_solver_conv(void)
                               test_ilp_vs_enumeration) ||
            !CU_add_test(s, "shared workspace separates by slot", test_shared_is_per_slot) ||
            !CU_add_test(s, "infeasible: the layer and the bytes short", test_infeasible_names) ||
+           !CU_add_test(s, "a program past its time limit is an error", test_time_limit) ||
            !CU_add_test(s, "sweep over M on lenet5", test_sweep_lenet) ||
            !CU_add_test(s, "table errors, status and backend", test_table_errors) ||
            !CU_add_test(s, "each layer's rows timed its shape", test_table_shape) ||
