@@ -290,6 +290,10 @@ static int run_one(mb_run_options *o, int rank, int *together)
                 o->seed, r.diverged_update,
                 isfinite(r.loss) ? "past 100 ln(classes)" : "not a number", o->optim.lr,
                 o->batch, r.diverged_update);
+    if (o->checkpoint_path && r.updates < o->checkpoint_every) /* campaign 37's C813 */
+        fprintf(stderr, "mbtrain: no checkpoint written to %s: the run ended after %ld updates, "
+                "before --checkpoint-every %ld\n", o->checkpoint_path, r.updates,
+                o->checkpoint_every);
     return 0;
 }
 
