@@ -349,6 +349,9 @@ static const char *const VARIANTS[][2] = {
     {"nanlate.py", HEAD "_n = [0]\ndef loss(out, y):\n    _n[0] += 1\n"
                    "    l = torch.nn.functional.cross_entropy(out, y)\n"
                    "    return l * float('nan') if _n[0] > 2 else l\n"},
+    {"divonce.py", HEAD "_n = [0]\ndef loss(out, y):\n    _n[0] += 1\n"
+                   "    l = torch.nn.functional.cross_entropy(out, y)\n"
+                   "    return l * float('nan') if _n[0] == 6 else l\n"},
     {"chdirup.py", HEAD "os.chdir('..')\n"},
     {"slowloss.py", HEAD "def loss(out, y):\n    import time, torch.distributed as dist\n"
                     "    r = dist.get_rank() if dist.is_initialized() else -1\n"
@@ -561,8 +564,10 @@ static const struct bad {
     {":", P1("modgetattr.py") "-o o",
      1, "modgetattr.py: reading loss raised RuntimeError: no attribute loss", ":"},
     {":", P2("modgetattr.py") "-o o", 1, "modgetattr.py: reading loss raised RuntimeError", ":"},
+    /* a loss that is nan at every step after a restart: a bad rate, as mbprobe step's */
     {":", P1("nanlate.py") "-o o", 1,
-     "nanlate.py: the loss at M = 8 is not finite: the timed training diverged", ":"},
+     "nanlate.py: the loss at M = 8 is nan: the timed training diverged, again right after each "
+     "of 10 restarts (lower --lr ", ":"},
     {":", P2("nanlate.py") "-o o", 1, "nanlate.py: the loss at M = 8 is not finite", ":"},
     {":", "probe --model ../slowloss.py --threads 2 --budget 60 --rounds 1 --batch 8 --procs 2 "
      "-o o & for i in $(seq 300); do [ -e started ] && "
@@ -694,6 +699,11 @@ static const struct good {
     {"mkdir d && ln -s ../real.csv d/tiny-momentum-b32-s0.csv", RN "../tiny.py --batch 32 "
      "--eval-frac 0.25", "test -L d/tiny-momentum-b32-s0.csv && grep -q '^# target_loss=0.6' "
      "real.csv && grep -q '^# command=mbkit_torch runs --threads 1 ' real.csv"},
+    /* a probe whose training diverges once goes back to its first parameters and times on, as
+     * mbprobe step (probe/step.c), and says so */
+    {":", P1("divonce.py") "-o o", "grep -q '^cpu,divonce,8,' o && grep -q '^(the timed training "
+     "diverged 1 time with 1 learner: each time the model went back to its first parameters' "
+     "out && ! grep -qi 'nan,\\|,nan' o"},
     /* a diverged run: mbtrain's summary, '-' for what is none, never nan */
     {":", RN "../tiny.py --batch 32 --lr 1e30",
      "grep -q ' loss=- eval_loss=- eval_acc=- reached=no reached_update=0 reached_wall_s=0.000 ' "

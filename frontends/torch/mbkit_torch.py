@@ -41,6 +41,7 @@ factory that raises, bad data, a run that never reached the target, a write erro
 never a traceback; 2 usage (an unknown flag, a flag given twice or one the mode ignores).
 """
 import argparse
+import copy
 import errno
 import importlib
 import importlib.util
@@ -113,6 +114,8 @@ REPS_MAX = 10 ** 6       # --warmup, --min-reps, --max-reps (docs/commands.md, "
 BUDGET_MAX = 3600.0      # --budget, seconds a point (mbprobe's)
 UPDATES_MAX = 1 << 40    # --max-updates (mbtrain's bound on a run)
 EVAL_MIN = 10            # the fewest samples an evaluation subset holds (mbtrain's EVAL_MIN)
+STEP_QUICK = 2           # a probe's divergence within this many finite updates of a restart ...
+STEP_QUICK_TIMES = 10    # ... this many times in a row is a bad rate (probe/mb_probe.h's)
 WAIT_MAX = 1e9           # --wait-timeout, as mbtrain's
 WAIT_MIN = 1.0           # ... and its floor when not 0 (MB_RUN_WAIT_MIN: the first wait spans
                          # the others' start)
@@ -861,6 +864,23 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
     lossf = user_loss(mod, a.model, torch)
     opt = make_optim(torch, net, a)
     lr_ = Learner(torch, net, opt, lossf, x, y, a.data_seed + 1000003 * rank, dev, a.model)
+    # one learner that diverges goes back to its first parameters and an empty optimiser state
+    # and the timing goes on, as mbprobe step's (probe/step.c); P > 1 learners of one DDP model
+    # would each have to agree to restart: there a divergence stays the one-line error
+    first = (copy.deepcopy(net.state_dict()), copy.deepcopy(opt.state_dict())) \
+        if procs == 1 else None
+    div = {"since": 0, "quick": 0, "restarts": 0}
+
+    def restart(m, loss):
+        div["quick"] = div["quick"] + 1 if div["since"] <= STEP_QUICK else 1
+        if div["quick"] > STEP_QUICK_TIMES:
+            raise Fail(f"{a.model}: the loss at M = {m} is {float(loss):g}: the timed training "
+                       f"diverged, again right after each of {STEP_QUICK_TIMES} restarts "
+                       f"(lower --lr {a.lr:g})")
+        net.load_state_dict(first[0])
+        opt.load_state_dict(copy.deepcopy(first[1]))
+        div["since"] = 0
+        div["restarts"] += 1
 
     def call_for(m):
         last = [None]
@@ -874,14 +894,21 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
             except USER_RAISES as e:
                 raise Fail(f"{a.model}: the update step failed at M = {m}: "
                            f"{type(e).__name__}: {one_line(e)}")
+            if first is not None:
+                if bool(torch.isfinite(loss.detach()).all()):
+                    div["since"] += 1
+                else:
+                    restart(m, loss.detach())
             return loss
 
         def check():  # after each timed block, its last loss (a NaN stays: the weights hold it)
             if last[0] is not None and not bool(torch.isfinite(last[0].detach()).all()):
                 raise Fail(f"{a.model}: the loss at M = {m} is not finite: the timed training "
                            f"diverged")
-        call.check = check
+        if first is None:
+            call.check = check
         return call
+    call_for.diverged = div
 
     for m in a.batch:
         l0 = call_for(m)()
@@ -955,6 +982,12 @@ def cmd_probe(a, argv):
                 pts, threads = mbkit_dist.probe(a, p, dev), mbkit_dist.threads(a, p, dev)
             except mbkit_dist.fe.Fail as e:  # that module's copy of this one's Fail
                 raise Fail(str(e))
+        restarts = call_for.diverged["restarts"] if p == 1 else 0
+        if restarts:  # as mbprobe step's summary says it
+            shown.append(f"(the timed training diverged {restarts} time"
+                         f"{'' if restarts == 1 else 's'} with 1 learner: each time the model "
+                         f"went back to its first parameters and the timing went on; the rows "
+                         f"time the step, not the training at this learning rate)")
         r, w = point_rows(a, pts, backend, mod.mb_name, p, threads, dname, shown)
         rows += r
         if w is not None and (worst is None or w[0] > worst[0]):
