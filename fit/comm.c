@@ -132,7 +132,7 @@ int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
             (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, 1,
                                                   &rp, err)) != MB_OK) ||
             (rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &B[r], err)) != MB_OK ||
-            (rc = mb_table_double_in(t, r, ct, 0, MB_FIT_MAX_SECONDS, 0, &T[r], err)) != MB_OK)
+            (rc = mb_fit_probe_time(t, r, ct, &T[r], err)) != MB_OK)
             goto done;
         /* the collectives mbprobe comm times (probe/comm.c's names): another op is no row of
          * this table, and would be fitted as if it were one */
