@@ -262,7 +262,8 @@ int mb_fit_runs_trained_as(const mb_fit_runs *runs, const char *const *paths,
  * (paths[runs->file[i]]) and its first evaluation. */
 int mb_fit_runs_start_above(const mb_fit_runs *runs, const char *const *paths, mb_error *err);
 
-/* Reads a points file: columns batch,n_update and an optional seed; each row is one run. */
+/* Reads a points file: columns batch,n_update and an optional seed, no other (MB_EFORMAT naming
+ * the column); each row is one run. */
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err);
 /* The same from a table already read (its path names it in messages). */
 int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err);
