@@ -184,6 +184,10 @@ double mb_fit_runs_load(const mb_fit_runs *runs, int which, size_t *n_used);
 #define MB_FIT_MAX_SECONDS 1e9
 #define MB_FIT_MIN_SECONDS 1e-9
 
+/* The most processes a collective table's row may have timed: 2^24 (16,777,216) ranks, past
+ * any MPI job run (the largest machines run a few million); 1e11 is no measurement. */
+#define MB_FIT_MAX_PROCS 16777216
+
 /* The widest factor a calibration by runs may scale the probe's step by (mbfit tupdate's
  * calibration.scale_below and scale_above lie in [1 / MAX, MAX]). Both time one step of one net
  * on one backend and thread count (the logs' metadata are checked against the table's): the runs
@@ -599,8 +603,10 @@ typedef struct mb_fit_comm {
 } mb_fit_comm;
 
 /* The rows of a collective table as mb_fit_comm_table takes them (mbplot comm refuses what
- * mbfit refuses): an op mbprobe comm times, procs >= 2 and bytes whole (a multiple of 4: float32
- * data), reps whole >= 1, times in (0, 1e9] s and in order (t_rank_min_s <= t_rank_max_s too),
+ * mbfit refuses): an op mbprobe comm times, procs in [2, MB_FIT_MAX_PROCS] and bytes whole (a
+ * multiple of 4: float32
+ * data), reps whole >= 1, times in (0, 1e9] s (t_median_s from 1 ns: mb_fit_probe_time) and in
+ * order (t_rank_min_s <= t_rank_max_s too),
  * alg_bw_Bps bytes / t_median_s to 1%, the probe's columns as mb_fit_probe_row_check has them,
  * each (op, procs, bytes) once. MB_EFORMAT naming path:line and
  * field otherwise. */
