@@ -172,12 +172,15 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
             break;
         const int past = u >= 0 && mb_data_past_2_53(mb_table_cell(t, r, cu), u);
         const int frac = u != floor(u) || !mb_data_whole_as_written(mb_table_cell(t, r, cu));
-        if (u < 0 || u <= prev_u || past || frac) {
+        /* a count in digits, as the metadata's counts are (campaign 38's D5: 1e1 was 10) */
+        const int digits = mb_table_in_digits(mb_table_cell(t, r, cu), 1);
+        if (u < 0 || u <= prev_u || past || frac || !digits) {
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %s is %s",
                               mb_table_path(t), mb_table_line(t, r), mb_table_cell(t, r, cu),
                               u < 0                 ? "negative"
                               : past                ? "past 2^53 updates"
                               : frac                ? "not a whole number"
+                              : !digits             ? "not a count written in digits"
                                                     : "not past the row before's (one row an update)");
             break;
         }
