@@ -2,7 +2,8 @@
  * version"): writing "# format=mbkit-KIND/N" (first of the common metadata every CSV output
  * starts with) or "format": "mbkit-KIND/N", and checking it on
  * reading, with one line naming the file, line and field when it is another kind or a newer
- * version (and, beside it, a `# tool=` that is a writer's name in other letters).
+ * version (and, beside it, a `# tool=` that is a writer's name in other letters, or, in a run
+ * log, an mbkit program's that writes none).
  */
 #include "mb_format.h"
 #include "mb_cli.h"
@@ -150,10 +151,32 @@ static int check_tool(const mb_table *t, mb_error *err)
     return MB_OK;
 }
 
+/* A run log whose `# tool=` names one of mbkit's programs that writes none (`mbprobe`, `mbfit`,
+ * `mbprobe step`): a file of another tool, read as a log before campaign 38's D8. A tool that is
+ * no mbkit program's (a hand-made log's, another script's) is left alone. */
+static int check_runlog_tool(const mb_table *t, mb_error *err)
+{
+    static const char *const programs[] = {"mbtrain", "mbprobe", "mbfit", "mbopt", "mbplot",
+                                            "mbkit_torch"};
+    const char *tool = mb_table_meta(t, "tool"), *kind = mb_format_kind_of_tool(tool);
+    if (!tool || (kind && strcmp(kind, MB_FORMAT_RUNLOG) == 0))
+        return MB_OK;
+    const size_t word = strcspn(tool, " ");
+    for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
+        if (word == strlen(programs[i]) && strncmp(tool, programs[i], word) == 0)
+            return mb_error_set(err, MB_EFORMAT, "%s:%ld: metadata 'tool': '%.64s' writes %s "
+                                "(mbtrain and 'mbkit_torch runs' write run logs): a file of "
+                                "another tool", mb_table_path(t), mb_table_meta_line(t, "tool"),
+                                tool, kind ? mb_format_kind_name(kind) : "no run log");
+    return MB_OK;
+}
+
 int mb_format_check_table(const mb_table *t, const char *kind, mb_error *err)
 {
     const char *v = mb_table_meta(t, "format");
     if (check_tool(t, err) != MB_OK)
+        return MB_EFORMAT;
+    if (strcmp(kind, MB_FORMAT_RUNLOG) == 0 && check_runlog_tool(t, err) != MB_OK)
         return MB_EFORMAT;
     if (!v)
         return MB_OK;

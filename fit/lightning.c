@@ -3,6 +3,8 @@
  * is empty where that metric was not logged at that step) are skipped cell by cell. The crossing
  * is the first logged validation loss at or under the target: exact only when the loss was
  * logged after every update, an upper bound otherwise (docs/formats.md, "Lightning metrics").
+ * A run counts once: a folder given twice (by device and inode), two of one seed, or a copy
+ * (the same records at the same batch size, no seed telling them apart) is refused.
  */
 #include "mb_lightning.h"
 #include "../data/mb_format.h"
@@ -11,6 +13,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +271,39 @@ static int run_metrics(const mb_table *t, const mb_lightning_options *o, const d
     return MB_OK;
 }
 
+/* The digest (64-bit FNV-1a) of a metrics table's records: its header and every cell, as read
+ * (a copy whose lines end otherwise is the same records). */
+static uint64_t metrics_digest(const mb_table *t)
+{
+    uint64_t h = 14695981039346656037ull;
+    const size_t rows = mb_table_rows(t), cols = mb_table_cols(t);
+    for (size_t r = 0; r <= rows; r++)
+        for (size_t c = 0; c < cols; c++) {
+            const char *s = r == 0 ? mb_table_col_name(t, c) : mb_table_cell(t, r - 1, c);
+            for (; *s; s++)
+                h = (h ^ (unsigned char)*s) * 1099511628211ull;
+            h = (h ^ (c + 1 < cols ? ',' : '\n')) * 1099511628211ull;
+        }
+    return h;
+}
+
+/* Run i's records are an earlier run's of the same batch size (and learning rate), and no
+ * seed tells the two apart (one of them names none): a copied version folder, which
+ * mb_fit_same_run cannot see without both seeds (campaign 38's F4: a copy of v0 was a second
+ * run at M = 8, sd 0). MB_EINVAL naming both. */
+static int same_records(const mb_fit_runs *r, const char *const *paths, const uint64_t *dig,
+                        size_t i, mb_error *err)
+{
+    for (size_t j = 0; j < i; j++)
+        if (dig[j] == dig[i] && r->batch[j] == r->batch[i] &&
+            (isnan(r->seed[i]) || isnan(r->seed[j])) &&
+            (r->lr[i] == r->lr[j] || (isnan(r->lr[i]) && isnan(r->lr[j]))))
+            return mb_error_set(err, MB_EINVAL, "%s: the same run as %s (batch %g, the same "
+                                "metrics.csv records): a run counts once", paths[i], paths[j],
+                                r->batch[i]);
+    return MB_OK;
+}
+
 int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
                                const mb_lightning_options *o, const double *thr, size_t n_thr,
                                mb_fit_runs *runs, double *max_gap, mb_error *err)
@@ -284,8 +320,10 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
     /* each input's metrics.csv, by device and inode: a folder given twice, or a folder and its
      * own metrics.csv, is one run given twice (campaign 19's G6: it was fitted as two seeds) */
     struct stat *st = calloc(n ? n : 1, sizeof *st);
-    if (!st || mb_fit_runs_alloc(runs, n, n_thr) != MB_OK) {
+    uint64_t *dig = calloc(n ? n : 1, sizeof *dig); /* each metrics table's metrics_digest */
+    if (!st || !dig || mb_fit_runs_alloc(runs, n, n_thr) != MB_OK) {
         free(st);
+        free(dig);
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
     memcpy(runs->thresholds, thr, n_thr * sizeof *thr);
@@ -303,6 +341,8 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
             (rc = mb_table_read(csv, &t, err)) == MB_OK &&
             (rc = run_metrics(t, o, thr, runs, i, max_gap, err)) == MB_OK)
             rc = run_hparams(yaml, o, runs, i, err);
+        if (rc == MB_OK)
+            dig[i] = metrics_digest(t);
         runs->procs[i] = 1;
         runs->algo[i][0] = runs->net[i][0] = '\0';
         runs->target[i] = runs->b_simple[i] = runs->load[2 * i] = runs->load[2 * i + 1] = NAN;
@@ -310,9 +350,12 @@ int mb_fit_runs_read_lightning(const char *const *paths, size_t n,
         if (rc == MB_OK) /* two version folders of one batch and seed (campaign 29's B6) */
             rc = mb_fit_same_run(runs, paths, st, i, err);
         if (rc == MB_OK)
+            rc = same_records(runs, paths, dig, i, err);
+        if (rc == MB_OK)
             runs->n++;
     }
     free(st);
+    free(dig);
     if (rc != MB_OK)
         mb_fit_runs_free(runs);
     return rc;

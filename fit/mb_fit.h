@@ -177,10 +177,16 @@ double mb_fit_runs_load(const mb_fit_runs *runs, int which, size_t *n_used);
 
 /* The longest time a step, collective or run-log time may be, seconds (31 years): past it the
  * fits' sums of squares overflow and "fit" 1e308 s to zeros. A run log's `wall_s` after update
- * 0 is at least MB_FIT_MIN_SECONDS (1 ns: no clock times an update faster), so that a training
- * time or seconds per update is never 0 or a subnormal that a ratio over it overflows. */
+ * 0, and a step or collective table's t_median_s (mb_fit_probe_time), is at least
+ * MB_FIT_MIN_SECONDS (1 ns: no clock times an update faster), so that a training time or
+ * seconds per update is never 0 or a subnormal that a ratio over it, or a relative weight
+ * 1/t^2, overflows. */
 #define MB_FIT_MAX_SECONDS 1e9
 #define MB_FIT_MIN_SECONDS 1e-9
+
+/* The most processes a collective table's row may have timed: 2^24 (16,777,216) ranks, past
+ * any MPI job run (the largest machines run a few million); 1e11 is no measurement. */
+#define MB_FIT_MAX_PROCS 16777216
 
 /* The widest factor a calibration by runs may scale the probe's step by (mbfit tupdate's
  * calibration.scale_below and scale_above lie in [1 / MAX, MAX]). Both time one step of one net
@@ -260,7 +266,8 @@ int mb_fit_runs_trained_as(const mb_fit_runs *runs, const char *const *paths,
  * (paths[runs->file[i]]) and its first evaluation. */
 int mb_fit_runs_start_above(const mb_fit_runs *runs, const char *const *paths, mb_error *err);
 
-/* Reads a points file: columns batch,n_update and an optional seed; each row is one run. */
+/* Reads a points file: columns batch,n_update and an optional seed, no other (MB_EFORMAT naming
+ * the column); each row is one run. */
 int mb_fit_runs_read_points(const char *path, mb_fit_runs *runs, mb_error *err);
 /* The same from a table already read (its path names it in messages). */
 int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err);
@@ -513,7 +520,8 @@ int mb_fit_knee(size_t n, const double *m, const double *t, mb_fit_weighting w,
                 mb_fit_tupdate *out, mb_error *err);
 
 /* The rows of a step probe table as mb_fit_tupdate_table takes them (mbplot step refuses what
- * mbfit refuses): batch and learners whole counts, times in (0, 1e9] s and in order (t_min_s
+ * mbfit refuses): batch and learners whole counts, times in (0, 1e9] s (t_median_s from 1 ns:
+ * mb_fit_probe_time) and in order (t_min_s
  * <= ... <= t_max_s), threads and reps whole, each (batch, learners, threads) once, one net,
  * one backend and one device, the probe's columns as mb_fit_probe_row_check has them, at most
  * MB_FIT_STEP_ROWS_MAX rows. MB_EFORMAT naming path:line and field otherwise. */
@@ -528,6 +536,13 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err);
  * and the cell is not empty: wide 0 or 1, stop one of the probe's stop rules (ci, budget,
  * max-reps), drift a number >= 0 (tupdate.c). MB_EFORMAT naming path:line and field. */
 int mb_fit_probe_row_check(const mb_table *t, size_t r, mb_error *err);
+
+/* A probe table's fitted time, row r's column c (t_median_s of a step or collective table):
+ * a number in [0, MB_FIT_MAX_SECONDS] (0 left to the caller's "must be > 0"), and a positive one
+ * at least MB_FIT_MIN_SECONDS (1 ns: no clock times a step or a collective faster, and the
+ * relative weight 1/t^2 of 1e-200 s overflows, so that the fit failed in GSL's words, naming no
+ * row: campaign 38's F2, F3). MB_EFORMAT naming path:line and field. */
+int mb_fit_probe_time(const mb_table *t, size_t r, size_t c, double *v, mb_error *err);
 
 /* Reads a step probe table and fits each learner count (ascending P). threads > 0: only the
  * rows of that many threads (MB_EINVAL when there are none); 0: every row, and a learner count
@@ -588,8 +603,10 @@ typedef struct mb_fit_comm {
 } mb_fit_comm;
 
 /* The rows of a collective table as mb_fit_comm_table takes them (mbplot comm refuses what
- * mbfit refuses): an op mbprobe comm times, procs >= 2 and bytes whole (a multiple of 4: float32
- * data), reps whole >= 1, times in (0, 1e9] s and in order (t_rank_min_s <= t_rank_max_s too),
+ * mbfit refuses): an op mbprobe comm times, procs in [2, MB_FIT_MAX_PROCS] and bytes whole (a
+ * multiple of 4: float32
+ * data), reps whole >= 1, times in (0, 1e9] s (t_median_s from 1 ns: mb_fit_probe_time) and in
+ * order (t_rank_min_s <= t_rank_max_s too),
  * alg_bw_Bps bytes / t_median_s to 1%, the probe's columns as mb_fit_probe_row_check has them,
  * each (op, procs, bytes) once. MB_EFORMAT naming path:line and
  * field otherwise. */

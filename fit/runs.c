@@ -172,12 +172,15 @@ static int crossing(const mb_table *t, const double *thr, size_t n_thr, size_t s
             break;
         const int past = u >= 0 && mb_data_past_2_53(mb_table_cell(t, r, cu), u);
         const int frac = u != floor(u) || !mb_data_whole_as_written(mb_table_cell(t, r, cu));
-        if (u < 0 || u <= prev_u || past || frac) {
+        /* a count in digits, as the metadata's counts are (campaign 38's D5: 1e1 was 10) */
+        const int digits = mb_table_in_digits(mb_table_cell(t, r, cu), 1);
+        if (u < 0 || u <= prev_u || past || frac || !digits) {
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'update': %s is %s",
                               mb_table_path(t), mb_table_line(t, r), mb_table_cell(t, r, cu),
                               u < 0                 ? "negative"
                               : past                ? "past 2^53 updates"
                               : frac                ? "not a whole number"
+                              : !digits             ? "not a count written in digits"
                                                     : "not past the row before's (one row an update)");
             break;
         }
@@ -1381,6 +1384,23 @@ static int points_once(const mb_table *t, const mb_fit_runs *runs, mb_error *err
     return rc;
 }
 
+/* A points table's columns are batch, n_update and seed, no other: a column it does not know
+ * would be passed over unread, a misspelt `seeed` turning the check of copied runs off, an `lr`
+ * column of two rates fitted as one law (campaign 38's F5), as a run log's header is checked
+ * (log_columns). */
+static int points_columns(const mb_table *t, mb_error *err)
+{
+    for (size_t c = 0; c < mb_table_cols(t); c++) {
+        const char *name = mb_table_col_name(t, c);
+        if (strcmp(name, "batch") != 0 && strcmp(name, "n_update") != 0 &&
+            strcmp(name, "seed") != 0)
+            return mb_error_set(err, MB_EFORMAT, "%s: header: column '%s' is not a points "
+                                "table's (batch, n_update, seed): a misspelt or renamed column?",
+                                mb_table_path(t), name);
+    }
+    return MB_OK;
+}
+
 int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err)
 {
     memset(runs, 0, sizeof *runs);
@@ -1389,6 +1409,7 @@ int mb_fit_runs_points_table(const mb_table *t, mb_fit_runs *runs, mb_error *err
     size_t cb, cn;
     long cs = mb_table_col(t, "seed");
     if ((rc = mb_format_check_table(t, MB_FORMAT_POINTS, err)) != MB_OK ||
+        (rc = points_columns(t, err)) != MB_OK ||
         (rc = mb_table_require_col(t, "batch", &cb, err)) != MB_OK ||
         (rc = mb_table_require_col(t, "n_update", &cn, err)) != MB_OK)
         return rc;

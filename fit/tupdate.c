@@ -259,6 +259,17 @@ int mb_fit_probe_row_check(const mb_table *t, size_t r, mb_error *err)
     return MB_OK;
 }
 
+int mb_fit_probe_time(const mb_table *t, size_t r, size_t c, double *v, mb_error *err)
+{
+    int rc = mb_table_double_in(t, r, c, 0, MAX_SECONDS, 0, v, err);
+    if (rc == MB_OK && *v > 0 && *v < MB_FIT_MIN_SECONDS)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': %s is below 1e-9 s (no clock "
+                            "times a step or a collective faster, and the fit's relative weight "
+                            "1/t^2 overflows)", mb_table_path(t), mb_table_line(t, r),
+                            mb_table_col_name(t, c), mb_table_cell(t, r, c));
+    return rc;
+}
+
 int mb_fit_step_table_check(const mb_table *t, mb_error *err)
 {
     const char *path = mb_table_path(t);
@@ -289,7 +300,7 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err)
         /* batch and learners are whole counts (8.5 or 2^63 samples are not a batch) */
         if ((rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &M[r], err)) != MB_OK ||
             (rc = mb_table_double_in(t, r, cl, 1, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
-            (rc = mb_table_double_in(t, r, ct, 0, MAX_SECONDS, 0, &T[r], err)) != MB_OK)
+            (rc = mb_fit_probe_time(t, r, ct, &T[r], err)) != MB_OK)
             goto done;
         if (ovl && ((rc = mb_table_double_in(t, r, (size_t)cc, 0, MAX_SECONDS, 0, &TC[r],
                                              err)) != MB_OK ||

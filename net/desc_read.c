@@ -305,9 +305,12 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
     }
     if (((keys & LK_FILTERS) && strcmp(key, "filters") == 0) ||
         ((keys & LK_OUTPUTS) && (strcmp(key, "outputs") == 0 || strcmp(key, "filters") == 0))) {
-        if (p->have_filters)
-            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] 'outputs' given twice", p->path, line,
-                                sect);
+        if (p->have_filters) /* the other name (fc's alias): the same key given as written
+                                (campaign 38's D6: 'filters' after 'outputs' was "'outputs'
+                                given twice") */
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] '%s' given, and '%s' before it: "
+                                "one key under two names", p->path, line, sect, key,
+                                strcmp(key, "filters") == 0 ? "outputs" : "filters");
         p->have_filters = 1;
         return int_value(p, line, key, val, 1, &l->filters, err);
     }

@@ -67,6 +67,19 @@ int mb_probe_comm_sizes(const double *v, size_t n, size_t **sizes, mb_error *err
                                 mb_data_fmt_exact(e, sizeof e, v[i]));
         }
         s[i] = (size_t)(v[i] / 4) * 4;
+        /* two sizes that round down to one would be timed twice, and the table would hold a
+         * point twice, which mbfit comm refuses (campaign 38's F1: --bytes 4,6) */
+        for (size_t j = 0; j < i; j++)
+            if (s[j] == s[i]) {
+                char a[32], b[32];
+                mb_data_fmt_exact(a, sizeof a, v[j]);
+                mb_data_fmt_exact(b, sizeof b, v[i]);
+                const size_t same = s[i];
+                free(s);
+                return mb_error_set(err, MB_EINVAL, "--bytes: %s and %s both round down to %zu "
+                                    "bytes (whole floats): one size would be timed twice", a, b,
+                                    same);
+            }
     }
     *sizes = s;
     return MB_OK;

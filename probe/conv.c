@@ -281,6 +281,39 @@ static int cache_whole(const char *path, mb_error *err)
                         "cut short", path, line);
 }
 
+/* A cache key as mb_probe_conv_key writes it ends "|PASS|BATCH": a pass of mb_conv_pass_name's
+ * and a batch size in digits, >= 1 (read from the right: a host or device name is free text).
+ * A key that does not (batch 2.5, pass 'sideways') would never match and be rewritten as it
+ * is, where every other malformed field is refused (campaign 38's D2): MB_EFORMAT naming
+ * path:line. */
+static int cache_key_check(const mb_table *t, size_t r, size_t col, mb_error *err)
+{
+    const char *key = mb_table_cell(t, r, col), *bar = strrchr(key, '|');
+    const char *pass = NULL;
+    for (const char *p = bar; p && p > key && !pass; p--)
+        if (p[-1] == '|')
+            pass = p;
+    const char *why = NULL;
+    if (!pass)
+        why = "it does not end |PASS|BATCH";
+    else if (bar[1] == '\0' || strspn(bar + 1, "0123456789") != strlen(bar + 1) ||
+             bar[1] == '0' || strlen(bar + 1) > 9)
+        why = "its batch is not a whole number >= 1 in digits";
+    else {
+        why = "its pass is not forward, backward_data or backward_filter";
+        for (int k = MB_PASS_FORWARD; k <= MB_PASS_BACKWARD_FILTER; k++) {
+            const char *name = mb_conv_pass_name((mb_conv_pass)k);
+            if ((size_t)(bar - pass) == strlen(name) && strncmp(pass, name, strlen(name)) == 0)
+                why = NULL;
+        }
+    }
+    if (!why)
+        return MB_OK;
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: key '%.200s': %s (a key is host|backend|"
+                        "device|threads|kernels|shape|algo|pass|batch)", mb_table_path(t),
+                        mb_table_line(t, r), key, why);
+}
+
 int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
 {
     *out = NULL;
@@ -324,6 +357,8 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
             rc = mb_table_double(t, r, col[i + 1], &v[i], err);
         if (rc == MB_OK)
             rc = mb_table_check_order(t, r, spread, err);
+        if (rc == MB_OK)
+            rc = cache_key_check(t, r, col[0], err);
         if (rc != MB_OK)
             break;
         if (v[0] < 1 || v[0] != floor(v[0]) || v[0] > MB_DATA_RANGE_MAX || v[1] < 0 ||

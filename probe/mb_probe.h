@@ -268,7 +268,8 @@ typedef struct mb_probe_comm_row {
 double mb_probe_bus_factor(mb_probe_op op, int procs);
 
 /* The message sizes of a "--bytes" range: each rounded down to a multiple of 4 (float32 data);
- * a value below 4 is MB_EINVAL. *sizes is allocated here (free() it). */
+ * a value below 4, a fraction of a byte, or two values that round down to one size (4,6) is
+ * MB_EINVAL. *sizes is allocated here (free() it). */
 int mb_probe_comm_sizes(const double *v, size_t n, size_t **sizes, mb_error *err);
 
 /* Times `op` at `bytes` on `comm` (collective: every rank calls it with the same arguments).

@@ -55,8 +55,8 @@ int other_option(const char *sub, mb_probe_options *o, int c, char **argv);
 void harness_meta(FILE *f, const mb_probe_options *o);
 /* ---- shared by step, conv and learners ------------------------------------------------------- */
 int online_cpus(void);
-/* A range flag ("lo:hi" doubling or a comma list) as whole numbers in [1, hi], sorted, without
- * repeats. *v is allocated here. */
+/* A range flag ("lo:hi" doubling or a comma list) as whole numbers in [1, hi] written in digits
+ * (no K, M or G: counts, as mbtrain reads them), sorted, without repeats. *v is allocated here. */
 int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_error *err);
 /* The output must be writable before minutes of timing are spent (asked, not opened: a FIFO
  * is opened once, when the table is written), and must not be the network description or a

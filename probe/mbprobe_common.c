@@ -107,12 +107,12 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A range flag ("lo:hi" doubling or a comma list) as whole numbers in [1, hi], sorted, without
- * repeats. *v is allocated here. */
+/* A range flag ("lo:hi" doubling or a comma list) as whole numbers in [1, hi] written in digits
+ * (no K, M or G: counts, as mbtrain reads them), sorted, without repeats. *v is allocated here. */
 int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_error *err)
 {
     mb_range r = {0};
-    int rc = mb_data_parse_counts(arg, flag, 1, hi, &r, err);
+    int rc = mb_data_parse_count_digits(arg, flag, 1, hi, &r, err);
     if (rc != MB_OK)
         return rc;
     *v = malloc((r.n ? r.n : 1) * sizeof **v);

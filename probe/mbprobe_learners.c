@@ -1,6 +1,7 @@
 /* mbprobe_learners.c — `mbprobe learners`: Crossbow's learner-count auto-tuner on the real
  * update step (probe/tune.c).
  */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -91,6 +92,12 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
         }
         case OPT_THRESHOLD:
             rc = mb_data_flag_double("--threshold", optarg, 0, MB_NONNEG, &tune->threshold, &err);
+            /* bounded as the flags taken in float are (campaign 38's D9: 1e39, a rise no
+             * learner can give, was taken and tuned to one learner unsaid) */
+            if (rc == MB_OK && tune->threshold > FLT_MAX)
+                rc = mb_error_set(&err, MB_EINVAL, "--threshold: '%s' is above the largest float "
+                                  "(%.2g): a rise no added learner could ever give", optarg,
+                                  (double)FLT_MAX);
             break;
         default: {
             int r = other_option(sub, &o, c, argv);

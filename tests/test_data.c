@@ -193,6 +193,18 @@ static void test_parse_counts(void)
         CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", not_digits[i], 0, 1, 64, &v, &e),
                         MB_EINVAL);
     }
+    /* campaign 38's D1: mbprobe's counts take no K, M or G (mbprobe step --batch 2k ran
+     * M = 2048 where mbtrain --batch 2k is refused) */
+    CU_ASSERT_EQUAL(mb_data_parse_count_digits("8,16,32:64,1K", "--batch", 1, 4096, &r, &e),
+                    MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--batch: '1K' is not a whole number in [1, 4096]");
+    CU_ASSERT_PTR_NULL(r.v);
+    CU_ASSERT_EQUAL(mb_data_parse_count_digits("2:2k", "--batch", 1, 4096, &r, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--batch: '2:2k' is not a whole number in [1, 4096]");
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_count_digits("8,16:32", "--batch", 1, 4096, &r, &e),
+                          MB_OK);
+    CU_ASSERT_EQUAL(r.n, 3);
+    mb_data_range_free(&r);
     CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "1e1", 0, 2, 64, &v, &e), MB_EINVAL);
     CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '1e1'");
     /* campaign 17's M3: a negative value is out of the range stated, not "must be >= 0" */

@@ -492,7 +492,12 @@ static void test_logs_written(void)
         /* a hand-made log without `# algo=` still reads */
         {"# net=t\n# batch=8\nupdate,wall_s,eval_loss\n1,0.1,0.9\n2,0.2,0.4\n", NULL},
         /* no summary: a hand-made log, data/examples' too, reads; mbtrain's is cut short */
-        {HEAD("mbfit", "# algo=sgd\n"), NULL},
+        {HEAD("myscript", "# algo=sgd\n"), NULL},
+        /* campaign 38's D8: a file of an mbkit program that writes no run log is none */
+        {HEAD("mbfit", "# algo=sgd\n"), "a.csv:1: metadata 'tool': 'mbfit' writes no run log "
+                                        "(mbtrain and 'mbkit_torch runs' write run logs)"},
+        {HEAD("mbprobe step", "# algo=sgd\n"), "metadata 'tool': 'mbprobe step' writes a step "
+                                               "table (mbtrain"},
         {HEAD("mbtrain", "# algo=sgd\n"),
          "a.csv: no summary line (net=... after the rows), but metadata 'tool' is mbtrain, "
          "which ends every log with one: the log is cut short"},

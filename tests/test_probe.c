@@ -620,12 +620,12 @@ static void test_meta(void)
 
 static void test_comm_helpers(void)
 {
-    const double v[] = {4, 6, 1026, 1e6, 16777216};
+    const double v[] = {4, 10, 1026, 1e6, 16777216};
     size_t *s = NULL;
     mb_error err;
     CU_ASSERT_EQUAL_FATAL(mb_probe_comm_sizes(v, 5, &s, &err), MB_OK);
     CU_ASSERT_EQUAL(s[0], 4);
-    CU_ASSERT_EQUAL(s[1], 4);
+    CU_ASSERT_EQUAL(s[1], 8);
     CU_ASSERT_EQUAL(s[2], 1024);
     CU_ASSERT_EQUAL(s[3], 1000000);
     CU_ASSERT_EQUAL(s[4], 16777216);
@@ -639,6 +639,12 @@ static void test_comm_helpers(void)
     CU_ASSERT_EQUAL(mb_probe_comm_sizes(frac, 2, &s, &err), MB_EINVAL);
     CU_ASSERT(s == NULL);
     CU_ASSERT_STRING_EQUAL(err.msg, "--bytes: 4.5 is not a whole number of bytes");
+    /* campaign 38's F1: 4 and 6 were both timed as 4 bytes, a point twice in the table */
+    const double twice[] = {8, 4, 6};
+    CU_ASSERT_EQUAL(mb_probe_comm_sizes(twice, 3, &s, &err), MB_EINVAL);
+    CU_ASSERT(s == NULL);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--bytes: 4 and 6 both round down to 4 bytes (whole floats): "
+                                    "one size would be timed twice");
 
     CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_ALLREDUCE, 2), 1.0, 1e-15));
     CU_ASSERT(mb_test_close(mb_probe_bus_factor(MB_PROBE_ALLREDUCE, 8), 1.75, 1e-15));
