@@ -104,22 +104,15 @@ void mb_data_range_free(mb_range *r);
  * bytes). What mb_data_flag_whole, mb_data_parse_counts and the table readers' counts use. */
 int mb_data_whole_as_written(const char *s);
 
-/* Counts (batch sizes, processes, bytes): mb_data_parse_range, with every item (both ends of
- * "lo:hi") written in digits ("2.0000000000000001", which a double rounds to 2, "1e1" and "+2"
- * are refused, as mbtrain refuses them) and every value, and the hi of each "lo:hi" as written,
- * a whole number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is not a whole number in
- * [LO, HI]" (or the value as written or as the list made it, in the item: "4000000000 (in
- * '1:4000000000')"). Each item's digits may end in K, M or G ("1K" is 1024: mbopt's --procs
- * and --batch); mb_data_parse_count_digits takes none. The readers of count lists outside
- * mbtrain (mbprobe, mbopt). */
+/* Counts (batch sizes, processes, threads, learners): mb_data_parse_range, with every item (both
+ * ends of "lo:hi") written in digits alone ("2.0000000000000001", which a double rounds to 2,
+ * "1e1", "+2" and "2k" are refused, as mbtrain refuses them: campaign 38's D1, `mbprobe step
+ * --batch 2k` ran M = 2048) and every value, and the hi of each "lo:hi" as written, a whole
+ * number in [lo, hi]. On error fills err with "WHAT: 'ITEM' is not a whole number in [LO, HI]"
+ * (or the value as written or as the list made it, in the item: "4000000000 (in
+ * '1:4000000000')"). The readers of count lists outside mbtrain (mbprobe, mbopt). */
 int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
                          struct mb_error *err);
-
-/* mb_data_parse_counts in digits alone, no K, M or G after them ("2k" is not a whole number in
- * [LO, HI]): a count that is no size, as mbtrain reads a batch (mbprobe's --batch, --threads
- * and --learners; campaign 38's D1: `mbprobe step --batch 2k` ran M = 2048). */
-int mb_data_parse_count_digits(const char *s, const char *what, double lo, double hi,
-                               mb_range *r, struct mb_error *err);
 
 /* Mini-batch sizes: mb_data_parse_range, and every item written as whole numbers in plain
  * digits ("8:512", "8,16"; not "8.5", "1e3", "64k") with every value, and the hi of each

@@ -388,21 +388,18 @@ int mb_data_parse_range(const char *s, const char *what, mb_range *r, mb_error *
 }
 
 /* One end of a counts item ("8", or "8" and "64" of "8:64"), n characters at s, written as a
- * whole number: digits, with `suffix` K, M or G after them. */
+ * whole number in digits alone. */
 static int count_text(const char *s, size_t n, const char *what, const char *item, double lo,
-                      double hi, int suffix, mb_error *err)
+                      double hi, mb_error *err)
 {
     char t[64]; /* a count's text is shorter: a longer one is refused, never cut (M6) */
     if (n < sizeof t) {
         memcpy(t, s, n);
         t[n] = '\0';
-        size_t d = strspn(t, "0123456789"); /* digits, and K, M or G after them */
-        int text = d > 0 && (t[d] == '\0' ||
-                             (suffix && strchr("kKmMgG", t[d]) && t[d + 1] == '\0'));
-        double v;
+        const int text = n > 0 && strspn(t, "0123456789") == n;
         /* the end as written, against hi: lo:hi doubles up to hi and may stop below it, so the
          * list's values alone let 8:2000000000 through as 8..2^30 (campaign 26's W3) */
-        if (text && mb_data_parse_size(t, &v) == MB_OK && v > hi && strcmp(t, item) != 0)
+        if (text && strtod(t, NULL) > hi && strcmp(t, item) != 0)
             return mb_error_set(err, MB_EINVAL, "%s: %s (in '%s') is not a whole number in "
                                 "[%.0f, %.0f]", what, t, item, lo, hi);
         if (text && !mb_data_past_2_53(t, strtod(t, NULL)))
@@ -416,16 +413,14 @@ static int count_text(const char *s, size_t n, const char *what, const char *ite
  * read as ranges. */
 typedef int (*item_check)(const char *item, const char *what, const double *lim, mb_error *err);
 
-/* A count item: each end of "lo:hi" a whole number as written (count_text); lim: lo, hi and
- * whether K, M or G may follow the digits. */
+/* A count item: each end of "lo:hi" a whole number as written (count_text); lim: lo and hi. */
 static int count_item(const char *item, const char *what, const double *lim, mb_error *err)
 {
     const char *colon = strchr(item, ':');
     size_t n0 = colon ? (size_t)(colon - item) : strlen(item);
-    int rc = count_text(item, n0, what, item, lim[0], lim[1], lim[2] != 0, err);
+    int rc = count_text(item, n0, what, item, lim[0], lim[1], err);
     if (rc == MB_OK && colon)
-        rc = count_text(colon + 1, strlen(colon + 1), what, item, lim[0], lim[1], lim[2] != 0,
-                        err);
+        rc = count_text(colon + 1, strlen(colon + 1), what, item, lim[0], lim[1], err);
     return rc;
 }
 
@@ -458,10 +453,10 @@ static int checked_range(const char *s, const char *what, item_check ok, const d
     return rc == MB_OK ? mb_data_parse_range(s, what, r, err) : rc;
 }
 
-static int parse_counts(const char *s, const char *what, double lo, double hi, int suffix,
-                        mb_range *r, mb_error *err)
+int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
+                         mb_error *err)
 {
-    const double lim[3] = {lo, hi, suffix};
+    const double lim[2] = {lo, hi};
     int rc = checked_range(s, what, count_item, lim, r, err);
     for (size_t i = 0; rc == MB_OK && i < r->n; i++)
         if (r->v[i] != floor(r->v[i]) || r->v[i] < lo || r->v[i] > hi) {
@@ -475,18 +470,6 @@ static int parse_counts(const char *s, const char *what, double lo, double hi, i
             mb_data_range_free(r);
         }
     return rc;
-}
-
-int mb_data_parse_counts(const char *s, const char *what, double lo, double hi, mb_range *r,
-                         mb_error *err)
-{
-    return parse_counts(s, what, lo, hi, 1, r, err);
-}
-
-int mb_data_parse_count_digits(const char *s, const char *what, double lo, double hi,
-                               mb_range *r, mb_error *err)
-{
-    return parse_counts(s, what, lo, hi, 0, r, err);
 }
 
 int mb_data_parse_batches(const char *s, const char *what, double max, mb_range *r,

@@ -112,7 +112,7 @@ static int cmp_int(const void *a, const void *b)
 int int_list(const char *arg, const char *flag, int hi, int **v, size_t *n, mb_error *err)
 {
     mb_range r = {0};
-    int rc = mb_data_parse_count_digits(arg, flag, 1, hi, &r, err);
+    int rc = mb_data_parse_counts(arg, flag, 1, hi, &r, err);
     if (rc != MB_OK)
         return rc;
     *v = malloc((r.n ? r.n : 1) * sizeof **v);

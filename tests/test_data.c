@@ -172,7 +172,7 @@ static void test_parse_ranges(void)
     CU_ASSERT_PTR_NULL(r.v);
 }
 
-/* Counts are written in digits (K, M, G after them in a list): a text a double rounds to a
+/* Counts are written in digits alone: a text a double rounds to a
  * whole number is not one (campaign 9, L9), nor an exponent or a sign, as mbtrain reads its
  * counts (campaign 17's M1: mbprobe step --batch 1e1 ran M = 10 where mbtrain refused it). */
 static void test_parse_counts(void)
@@ -180,7 +180,7 @@ static void test_parse_counts(void)
     mb_range r;
     mb_error e = {0};
     double v;
-    CU_ASSERT_EQUAL_FATAL(mb_data_parse_counts("8,16,32:64,1K", "--batch", 1, 4096, &r, &e),
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_counts("8,16,32:64,1024", "--batch", 1, 4096, &r, &e),
                           MB_OK);
     CU_ASSERT_EQUAL(r.n, 5);
     CU_ASSERT_DOUBLE_EQUAL(r.v[4], 1024, 0);
@@ -193,15 +193,15 @@ static void test_parse_counts(void)
         CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", not_digits[i], 0, 1, 64, &v, &e),
                         MB_EINVAL);
     }
-    /* campaign 38's D1: mbprobe's counts take no K, M or G (mbprobe step --batch 2k ran
-     * M = 2048 where mbtrain --batch 2k is refused) */
-    CU_ASSERT_EQUAL(mb_data_parse_count_digits("8,16,32:64,1K", "--batch", 1, 4096, &r, &e),
+    /* campaign 38's D1: counts take no K, M or G (mbprobe step --batch 2k ran M = 2048 where
+     * mbtrain --batch 2k is refused; mbopt's --batch and --procs took 1K too) */
+    CU_ASSERT_EQUAL(mb_data_parse_counts("8,16,32:64,1K", "--batch", 1, 4096, &r, &e),
                     MB_EINVAL);
     CU_ASSERT_STRING_EQUAL(e.msg, "--batch: '1K' is not a whole number in [1, 4096]");
     CU_ASSERT_PTR_NULL(r.v);
-    CU_ASSERT_EQUAL(mb_data_parse_count_digits("2:2k", "--batch", 1, 4096, &r, &e), MB_EINVAL);
+    CU_ASSERT_EQUAL(mb_data_parse_counts("2:2k", "--batch", 1, 4096, &r, &e), MB_EINVAL);
     CU_ASSERT_STRING_EQUAL(e.msg, "--batch: '2:2k' is not a whole number in [1, 4096]");
-    CU_ASSERT_EQUAL_FATAL(mb_data_parse_count_digits("8,16:32", "--batch", 1, 4096, &r, &e),
+    CU_ASSERT_EQUAL_FATAL(mb_data_parse_counts("8,16:32", "--batch", 1, 4096, &r, &e),
                           MB_OK);
     CU_ASSERT_EQUAL(r.n, 3);
     mb_data_range_free(&r);
