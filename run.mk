@@ -319,12 +319,13 @@ $(OUT)/comm.csv: | $(CMDS)
 # of thousands of updates no longer costs minutes a seed. RUN_TIME_CAP=0: no cap. Once a run at
 # an M was stopped by the cap, that M's later seeds are not trained: the cap only tightens as
 # faster runs are found, so they would be stopped too, and an M most of whose runs never reached
-# the target is left out of the law (docs/models.md, "Censored M").
+# the target is left out of the law (docs/models.md, "Censored M"). A cap is above 1: at 1 or
+# below, every M slower than the fastest so far would stop before it could reach the target.
 RUN_TIME_CAP ?= 5
 RUN_ORDER = $$(echo $(SWEEP_BATCHES) | awk '{ c = int((NF + 1) / 2); printf "%s", $$c; \
               for (d = 1; d < NF; d++) { if (c - d >= 1) printf " %s", $$(c - d); if (c + d <= NF) printf " %s", $$(c + d) } }')
 # "--max-seconds S" for a run at M $$m, from the fastest reached run in $$1 (nothing: no cap), S
-# within what mbtrain takes (0.001 to 1e9 s: a RUN_TIME_CAP of 1e-9 or 1e300 is no failed run;
+# within what mbtrain takes (0.001 to 1e9 s: a RUN_TIME_CAP of 1.000001 or 1e300 is no failed run;
 # the ternary in parentheses: a bare '>' in awk's printf is a redirection to a file)
 RUN_CAP = $$(awk -v m=$$m -v k=$(RUN_TIME_CAP) '/^\# net=.* reached=yes/ { w = b = ""; \
               for (i = 2; i <= NF; i++) { split($$i, kv, "="); if (kv[1] == "wall_s") w = kv[2]; if (kv[1] == "batch") b = kv[2] } \
@@ -711,7 +712,14 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
     if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
     if (m == "" && bud != "") m = pos("BUDGET", bud, 0, 1e300); \
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
-    if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
+    if (m == "" && hs0 + hs - 1 > 1000000000) \
+      m = sprintf("HOLDOUT_SEED0=%s with HOLDOUT_SEEDS=%s: the held-out seeds would run to %.0f, past 1000000000 (HOLDOUT_SEED0 at most %.0f)", hs0, hs, hs0 + hs - 1, 1000000000 - hs + 1); \
+    if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); \
+    if (m == "" && cap + 0 != 0 && cap + 0 <= 1) \
+      m = "RUN_TIME_CAP=" cap ": 0 (no cap) or above 1 (a cap at or below 1 stops every run at an M slower than the fastest so far before it can reach the target)"; \
+    if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
+    if (m == "" && tl + 0 < 1.1754943508222875e-38) \
+      m = "TARGET_LOSS=" tl ": below the least normal float (1.2e-38), the type the network computes its outputs in: no loss but 0 reaches it"; \
     if (m == "") m = one("LR", lr, "learning rate (LRS holds several: the sweep trains each)"); \
     if (m == "") m = floatrate(lrsname, lrs); if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
@@ -746,6 +754,8 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
       m = "PROCS=" procs " with COMM=none: without the collective model and the P = 2 runs nothing answers P > 1 (PROCS=1, or COMM=measured)"; \
     if (m == "" && comm == "none" && procs ~ /,/) m = "PROCS=" procs ": P = 1 given twice"; \
     path = net ~ /\// || net ~ /\.cfg$$/; f = netf; \
+    if (m == "" && !path && nets != "" && system("test -d " sh(nets)) != 0) \
+      m = "MBKIT_NETS=" nets ": no such folder (it names a folder of NAME.cfg files that NET=" net " is looked for in)"; \
     if (!path && system("test -e " sh(netf)) != 0 && nets != "") f = nets "/" net ".cfg"; \
     if (m == "" && !path && system("test -e " sh(f)) != 0) \
       m = "NET=" net ": no " netf " here or in $$MBKIT_NETS (a name from data/nets/, or a .cfg path)"; \
@@ -794,6 +804,13 @@ $(if $(and $(RUN_GOALS),$(filter 0,$(HAS_CONV)),$(call IGNORED_KNOB,CONV_MEM CON
 # make zoo: each line of ZOO sets these for its make run (tests/bench/zoo.sh), so one given to
 # make zoo would be ignored (campaign 37's E3: LR=1e39 ran the zoo at the lines' rates, exit 0)
 ZOO_LINE_KNOBS := NET DATA LR LRS TARGET_LOSS
+# nor in ZOO_MAKE_ARGS (zoo.sh puts it before each line's knobs, so the line's won: campaign 38's
+# F4), where OUT, make zoo's own (each line writes into OUT/zoo/NAME), would be overridden too;
+# and ZOO_OUT, zoo.sh's folder when it runs by hand, is OUT/zoo under make zoo
+ZOO_ARG_NAME = $(firstword $(subst =, ,$(subst :=,=,$(subst ::=,=,$(subst +=,=,$(subst ?=,=,$(subst !=,=,$(1))))))))
+ZOO_ARG_KNOB = $(firstword $(foreach w,$(ZOO_MAKE_ARGS),$(if $(findstring =,$(w)),$(if $(filter $(ZOO_LINE_KNOBS) OUT,$(call ZOO_ARG_NAME,$(w))),$(w)))))
+$(if $(and $(filter zoo,$(MAKECMDGOALS)),$(ZOO_ARG_KNOB)),$(error ZOO_MAKE_ARGS holds $(ZOO_ARG_KNOB): $(if $(filter OUT,$(call ZOO_ARG_NAME,$(ZOO_ARG_KNOB))),make zoo writes each line into OUT/zoo/NAME: give OUT to make zoo,make zoo takes NET$(comma) DATA$(comma) LR and TARGET_LOSS from each line of ZOO ($(or $(ZOO),data/zoo.txt)): give them there)))
+$(if $(and $(filter zoo,$(MAKECMDGOALS)),$(call GIVEN,ZOO_OUT)),$(error ZOO_OUT=$(ZOO_OUT): make zoo writes into OUT/zoo ($(OUT)/zoo): give OUT (ZOO_OUT is zoo.sh's, run by hand)))
 $(if $(and $(filter zoo,$(MAKECMDGOALS)),$(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))),$(error $(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))=$($(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))): make zoo takes NET, DATA, LR and TARGET_LOSS from each line of ZOO ($(or $(ZOO),data/zoo.txt))$(if $(filter LRS,$(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))), (LRS would replace a line's LR)); give them there))
 $(if $(and $(RUN_GOALS),$(call GIVEN,LR),$(call GIVEN,LRS)),$(error LR=$(LR) and LRS=$(LRS): give one (LRS, a list of rates, replaces LR)))
 $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS)),$(error $(call IGNORED_KNOB,SEED_BUDGET MAX_SEEDS RUN_SEEDS) has no effect with FINAL_LOSS$(if $(call GIVEN,FINAL_LOSS),,=$(FINAL_LOSS), the default job's calibration) (the calibration sweeps CAL_SEEDS, without seed rounds$(if $(call GIVEN,FINAL_LOSS),,; FINAL_LOSS= sweeps to TARGET_LOSS directly))))

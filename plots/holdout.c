@@ -13,7 +13,9 @@
  * rel_err, the prediction's interval count, the error at the T_update level. Checked only: the
  * bootstrap intervals (they draw seeds, which the rows do not give: in order, and the median
  * |error|'s holding its point, as mbopt's does always), t_update_side (needs 3 graded settings;
- * a level above 1 when slower, below when faster, none when mixed).
+ * a level above 1 when slower, below when faster, none when mixed). Composed: the check as one
+ * sentence (solver/mbopt_holdout.c, holdout_verdict), which the file's `verdict` must be, whole,
+ * and which the report prints in its place (campaign 38's F1).
  *
  * What it does not do: check a figure's range or type (validate.c, before this: it calls this
  * file, and this file calls nothing of it).
@@ -27,17 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether a written summary is the recomputed one: to a relative 1e-3 (a hand-written file's 4
- * significant digits, mbopt's 17), or 1e-4 apart (an error fraction near 0). */
-static int near(double a, double b)
+int mb_plot_near(double a, double b)
 {
     if (isinf(a) || isinf(b) || isnan(a) || isnan(b))
         return a == b || (isnan(a) && isnan(b));
     return fabs(a - b) <= 1e-3 * fmax(fabs(a), fabs(b)) + 1e-4 * (fabs(a) < 1 && fabs(b) < 1);
 }
 
-/* The same for two times or ratios (no absolute slack). */
-static int same_figure(double a, double b)
+int mb_plot_same_figure(double a, double b)
 {
     if (isinf(a) || isinf(b) || isnan(a) || isnan(b))
         return a == b || (isnan(a) && isnan(b));
@@ -50,8 +49,7 @@ static int cmp_up(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of x[0..n) (sorted here), as gsl's: the mean of the middle two; NAN for n = 0. */
-static double median(double *x, size_t n)
+double mb_plot_median(double *x, size_t n)
 {
     if (n == 0)
         return NAN;
@@ -82,7 +80,7 @@ static const char *verdict_of(const cJSON *ho)
 /* One held-out row as read: P (1 where null), M, rate (NAN: not given), runs, the median over
  * all of them (+inf for the unreached), the reached runs' median, prediction, error, interval. */
 typedef struct ho_row {
-    double procs, batch, lr, runs, med_all, med, pred, rel_err, lo, hi;
+    double procs, batch, lr, runs, reached, med_all, med, pred, rel_err, lo, hi;
     int pool; /* one of the settings the check graded */
 } ho_row;
 
@@ -101,7 +99,7 @@ static int row_read(const cJSON *r, int i, ho_row *o, double *buf, const char *p
     o->lo = mb_json_get(r, "t_pred_lo_s");
     o->hi = mb_json_get(r, "t_pred_hi_s");
     o->pool = 0;
-    const double reached = mb_json_get(r, "reached");
+    const double reached = o->reached = mb_json_get(r, "reached");
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(r, "t_runs_s"), *t;
     size_t n = 0;
     cJSON_ArrayForEach(t, (cJSON_IsArray(ts) ? ts : NULL))
@@ -118,7 +116,7 @@ static int row_read(const cJSON *r, int i, ho_row *o, double *buf, const char *p
     o->med_all = median_padded(buf, n, o->runs);
     /* the row's own error: its prediction over its median */
     if (isfinite(o->rel_err) && !(isfinite(o->pred) && isfinite(o->med) &&
-                                  same_figure(o->pred, o->med * (1 + o->rel_err))))
+                                  mb_plot_same_figure(o->pred, o->med * (1 + o->rel_err))))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.rows[%d].rel_err': %g, but the "
                             "row's t_pred_s over t_train_median_s gives %g", path, i,
                             o->rel_err, o->pred / o->med - 1);
@@ -249,16 +247,16 @@ static int medians_agree(const cJSON *ho, const ho_row *rows, int n, int rec, co
                           none ? "\"none\"" : "graded", graded ? "a number" : "not (too few of "
                           "its runs reached the target)");
     if (rc == MB_OK)
-        rc = figure(ho, "t_train_median_s", rows[rec].med, same_figure,
+        rc = figure(ho, "t_train_median_s", rows[rec].med, mb_plot_same_figure,
                     "the recommendation's row's t_train_median_s is", path, err);
     if (rc == MB_OK && isfinite(rows[best].med_all))
-        rc = figure(ho, "best_t_train_median_s", rows[best].med, same_figure,
+        rc = figure(ho, "best_t_train_median_s", rows[best].med, mb_plot_same_figure,
                     "the best row's t_train_median_s is", path, err);
     if (rc == MB_OK && graded)
-        rc = figure(ho, "ratio", rows[rec].med_all / rows[best].med_all, same_figure,
+        rc = figure(ho, "ratio", rows[rec].med_all / rows[best].med_all, mb_plot_same_figure,
                     "the rows' medians give", path, err);
     if (rc == MB_OK && graded && rv >= 0)
-        rc = figure(ho, "rival_ratio", rows[rec].med_all / rows[rv].med_all, same_figure,
+        rc = figure(ho, "rival_ratio", rows[rec].med_all / rows[rv].med_all, mb_plot_same_figure,
                     "the rows' medians give", path, err);
     static const char *const nulls[] = {"ratio", "ratio_lo", "ratio_hi", "rival_ratio"};
     for (size_t k = 0; rc == MB_OK && none && k < 4; k++)
@@ -312,10 +310,10 @@ static int range_agrees(const cJSON *ho, const ho_row *rows, int n, int rec, con
                             "the rivals' P within %g%% of the best median %s", path, got,
                             100 * MB_SOLVER_FLAT, want);
     }
-    int rc = figure(ho, "seeds_min", s_lo, same_figure, "the fewest runs of a graded row is",
+    int rc = figure(ho, "seeds_min", s_lo, mb_plot_same_figure, "the fewest runs of a graded row is",
                     path, err);
     if (rc == MB_OK)
-        rc = figure(ho, "seeds_max", s_hi, same_figure, "the most runs of a graded row is", path,
+        rc = figure(ho, "seeds_max", s_hi, mb_plot_same_figure, "the most runs of a graded row is", path,
                     err);
     return rc;
 }
@@ -337,21 +335,21 @@ static int errors_agree(const cJSON *ho, const ho_row *rows, int n, const char *
             holds += rows[i].med >= rows[i].lo && rows[i].med <= rows[i].hi;
         }
     }
-    const double point = median(e, k);
-    int rc = figure(ho, "median_abs_rel_err", point, near, "the graded rows' |rel_err| have the "
+    const double point = mb_plot_median(e, k);
+    int rc = figure(ho, "median_abs_rel_err", point, mb_plot_near, "the graded rows' |rel_err| have the "
                     "median", path, err);
     const double elo = mb_json_get(ho, "median_abs_rel_err_lo");
     const double ehi = mb_json_get(ho, "median_abs_rel_err_hi");
-    if (rc == MB_OK && isfinite(point) && ((isfinite(elo) && elo > point && !near(elo, point)) ||
-                                           (isfinite(ehi) && ehi < point && !near(ehi, point))))
+    if (rc == MB_OK && isfinite(point) && ((isfinite(elo) && elo > point && !mb_plot_near(elo, point)) ||
+                                           (isfinite(ehi) && ehi < point && !mb_plot_near(ehi, point))))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.median_abs_rel_err_%s': %g-%g "
                           "does not hold its point, %g", path, elo > point ? "lo" : "hi", elo,
                           ehi, point);
     if (rc == MB_OK)
-        rc = figure(ho, "pred_interval_graded", (double)graded, same_figure, "the rows with an "
+        rc = figure(ho, "pred_interval_graded", (double)graded, mb_plot_same_figure, "the rows with an "
                     "interval and an error number", path, err);
     if (rc == MB_OK)
-        rc = figure(ho, "pred_interval_holds", (double)holds, same_figure, "the medians inside "
+        rc = figure(ho, "pred_interval_holds", (double)holds, mb_plot_same_figure, "the medians inside "
                     "their row's interval number", path, err);
     free(e);
     return rc;
@@ -396,53 +394,210 @@ static int level_agrees(const cJSON *ho, const ho_row *rows, int n, const char *
     for (int i = 0; isfinite(level) && i < n; i++)
         if (rows[i].pool && isfinite(rows[i].rel_err) && rows[i].med > 0)
             e[k++] = fabs(rows[i].pred * level - rows[i].med) / rows[i].med;
-    const double want = median(e, k);
+    const double want = mb_plot_median(e, k);
     free(e);
-    if (!(isnan(want) ? isnan(at) : near(at, want)))
+    if (!(isnan(want) ? isnan(at) : mb_plot_near(at, want)))
         return mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.median_abs_err_at_level': %g, "
                             "but the graded rows at t_update_level %g give %g", path, at, level,
                             want);
     return MB_OK;
 }
 
-/* validate.json's verdict, the check as one sentence (the report's headline), carries the
- * checked figures as mbopt writes them (solver/mbopt_holdout.c, holdout_verdict): the
- * recommended setting and its median, the ratio to the best, the verdict and the median
- * |error| (campaign 37's R1: an edited sentence was printed beside the object it contradicts).
- * Only once the held-out object is checked; nothing to hold an ungraded check's sentence to. */
-static int sentence_agrees(const cJSON *root, const cJSON *ho, const char *path, mb_error *err)
+/* A figure as mbopt prints it (solver/mbopt_common.c, fmt): "-" where it is no number. */
+static const char *fig(char *buf, size_t n, const char *f, double v)
 {
-    const char *v = verdict_of(ho), *said = NULL;
+    if (!isfinite(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, f, v);
+    return buf;
+}
+
+/* "M = 26", or "P = 1, M = 26" in a check across learner counts (mbopt_holdout.c's
+ * setting_name). */
+static const char *setting(char *buf, size_t n, const ho_row *r, int across)
+{
+    if (across)
+        snprintf(buf, n, "P = %g, M = %g", r->procs, r->batch);
+    else
+        snprintf(buf, n, "M = %g", r->batch);
+    return buf;
+}
+
+/* The graded row that holdout.KEY names (M m, at P p where given; not row `skip`), as
+ * named_row found it: -1 for none. */
+static int row_named(const ho_row *rows, int n, int skip, double m, double p)
+{
+    for (int k = 0; k < n; k++)
+        if (rows[k].pool && k != skip && rows[k].batch == m && (isnan(p) || rows[k].procs == p))
+            return k;
+    return -1;
+}
+
+/* The held-out check that graded nothing, as mbopt says it (mbopt_holdout.c, holdout_ungraded),
+ * from the rows' runs and the target. */
+static void ungraded(char *buf, size_t size, const cJSON *root, const ho_row *rows, int n,
+                     int rec)
+{
+    double runs = 0, reached = 0;
+    for (int i = 0; i < n; i++) {
+        runs += rows[i].runs;
+        reached += isfinite(rows[i].reached) ? rows[i].reached : 0;
+    }
+    const double target = mb_json_get(root, "target_loss");
+    const ho_row *r = &rows[rec];
+    if (reached == 0)
+        snprintf(buf, size, "held out: no held-out run reached the target loss %g (%.0f runs): "
+                 "nothing to grade; train the held-out runs to that target", target, runs);
+    else if (!(r->reached > 0))
+        snprintf(buf, size, "held out: %.0f of %.0f held-out runs reached the target loss %g, "
+                 "none of the %.0f at the recommended M = %g: nothing to grade it by", reached,
+                 runs, target, r->runs, r->batch);
+    else
+        snprintf(buf, size, "held out: %.0f of %.0f held-out runs reached the target loss %g, not "
+                 "at every held-out M: no best to grade the recommended M = %g by", reached, runs,
+                 target, r->batch);
+}
+
+/* The error's parenthesis of the graded sentence ("(95% interval over their seeds 2.6-20.2%; of
+ * N_update 4.6%, of T_update 0.8%)", the T_update level's clause inside it), into buf; empty for
+ * a file from before them (none of their fields there). */
+static void error_detail(char *buf, size_t size, const cJSON *ho, double level)
+{
+    static const char *const keys[] = {"median_abs_rel_err_lo", "median_abs_rel_err_hi",
+                                       "n_update_median_abs_rel_err",
+                                       "t_update_median_abs_rel_err", "t_update_side"};
+    int any = 0;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        any |= cJSON_GetObjectItemCaseSensitive(ho, keys[k]) != NULL;
+    buf[0] = '\0';
+    if (!any)
+        return;
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(ho, "t_update_side");
+    const char *side = cJSON_IsString(s) ? s->valuestring : "mixed";
+    char c[5][32], lv[256] = "";
+    if (!strcmp(side, "slower") || !strcmp(side, "faster"))
+        snprintf(lv, sizeof lv, ", every M's runs %s an update than the model, a median %sx: a "
+                 "level (the machine's speed during the check, or T_update's), not the model's "
+                 "shape, and T_C's median |error| with it divided out is %s", side,
+                 fig(c[3], sizeof c[3], "%.3g", mb_json_get(ho, "t_update_level")),
+                 fig(c[4], sizeof c[4], "%.1f%%", 100 * mb_json_get(ho, "median_abs_err_at_level")));
+    snprintf(buf, size, " (%.0f%% interval over their seeds %s-%s; of N_update %s, of T_update "
+             "%s%s)", 100 * level,
+             fig(c[0], sizeof c[0], "%.1f", 100 * mb_json_get(ho, "median_abs_rel_err_lo")),
+             fig(c[1], sizeof c[1], "%.1f%%", 100 * mb_json_get(ho, "median_abs_rel_err_hi")),
+             fig(c[2], sizeof c[2], "%.1f%%", 100 * mb_json_get(ho, "n_update_median_abs_rel_err")),
+             fig(c[3], sizeof c[3], "%.1f%%", 100 * mb_json_get(ho, "t_update_median_abs_rel_err")),
+             lv);
+}
+
+/* The held-out check as one sentence, composed from the checked object and its rows as mbopt
+ * composes it (solver/mbopt_holdout.c, holdout_verdict; the error's parenthesis and the
+ * prediction's interval count left out where a file from before them lacks their fields). */
+static void compose(char *buf, size_t size, const cJSON *root, const cJSON *ho,
+                    const ho_row *rows, int n, int rec)
+{
+    const int b = row_named(rows, n, -1, mb_json_get(ho, "best_batch"),
+                            mb_json_get(ho, "best_procs"));
+    const int rv = row_named(rows, n, rec, mb_json_get(ho, "rival_batch"), NAN);
+    if (!strcmp(verdict_of(ho), "none") || b < 0 || rv < 0) {
+        ungraded(buf, size, root, rows, n, rec);
+        return;
+    }
+    const ho_row *r = &rows[rec];
+    const int across = r->procs > 1;
+    const double lvl = isfinite(mb_json_get(ho, "level")) ? mb_json_get(ho, "level")
+                                                          : MB_HOLDOUT_LEVEL;
+    const double s_lo = mb_json_get(ho, "seeds_min"), s_hi = mb_json_get(ho, "seeds_max");
+    char seeds[64], sr[64], sb[64], sv[64], c[6][32], flat[128], err[512], level[256] = "";
+    snprintf(seeds, sizeof seeds, s_lo == s_hi ? "%.0f" : "%.0f-%.0f", s_lo, s_hi);
+    const double flo = mb_json_get(ho, "flat_lo"), fhi = mb_json_get(ho, "flat_hi");
+    if (isfinite(flo))
+        snprintf(flat, sizeof flat, "M = %g..%g%s within %.0f%% of the best", flo, fhi,
+                 across ? " at P = 1" : "", 100 * MB_SOLVER_FLAT);
+    else
+        snprintf(flat, sizeof flat, "no one-learner M within %.0f%% of the best",
+                 100 * MB_SOLVER_FLAT);
+    const double graded = mb_json_get(ho, "pred_interval_graded");
+    const double plvl = mb_json_get(ho, "pred_interval_level");
+    if (graded > 0)
+        snprintf(level, sizeof level, "; the prediction's %.0f%% interval over resamples of the "
+                 "in-sample seeds holds the held-out median at %.0f of %.0f settings",
+                 100 * (isfinite(plvl) ? plvl : MB_SOLVER_TC_LEVEL),
+                 mb_json_get(ho, "pred_interval_holds"), graded);
+    error_detail(err, sizeof err, ho, lvl);
+    int n_err = 0;
+    for (int i = 0; i < n; i++)
+        n_err += rows[i].pool && isfinite(rows[i].rel_err);
+    snprintf(buf, size,
+             "held out (%s fresh seeds a setting, none used to fit or choose): the recommended "
+             "%s trained in %.3g s (median), %.2fx the best held-out %s (%s, %.3g s; "
+             "%.0f%% interval%s %s-%sx); against its best rival, %s (%.3g s): %.2fx "
+             "(%.0f%% interval %s-%s): %s; median |error| of predicted T_C on the held-out "
+             "runs %s over %d settings%s%s; flat (held out): %s",
+             seeds, setting(sr, sizeof sr, r, across), r->med, mb_json_get(ho, "ratio"),
+             across ? "setting" : "M", setting(sb, sizeof sb, &rows[b], across), rows[b].med,
+             100 * lvl,
+             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ho, "paired")) ? " paired by seed" : "",
+             fig(c[0], sizeof c[0], "%.2f", mb_json_get(ho, "ratio_lo")),
+             fig(c[1], sizeof c[1], "%.2f", mb_json_get(ho, "ratio_hi")),
+             setting(sv, sizeof sv, &rows[rv], across), rows[rv].med,
+             mb_json_get(ho, "rival_ratio"), 100 * lvl,
+             fig(c[2], sizeof c[2], "%.2f", mb_json_get(ho, "rival_ratio_lo")),
+             fig(c[3], sizeof c[3], "%.2f", mb_json_get(ho, "rival_ratio_hi")), verdict_of(ho),
+             fig(c[4], sizeof c[4], "%.1f%%", 100 * mb_json_get(ho, "median_abs_rel_err")), n_err,
+             err, level, flat);
+}
+
+/* validate.json's verdict, the check as one sentence, is the one mbopt composes from the
+ * held-out object, whole (campaign 37's R1 held four of its figures; campaign 38's F1: the best
+ * M, the intervals, the rival, the seeds and text added before or after were printed as
+ * written). The report prints the composed sentence (mb_plot_holdout_sentence), never the
+ * file's. */
+static int sentence_agrees(const cJSON *root, const cJSON *ho, const ho_row *rows, int n,
+                           int rec, const char *path, mb_error *err)
+{
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "verdict");
-    if (!strcmp(v, "none") || !cJSON_IsString(s))
+    if (!cJSON_IsString(s))
+        return MB_OK; /* missing or not a string: validate.c says so */
+    char want[MB_PLOT_SENTENCE_MAX];
+    compose(want, sizeof want, root, ho, rows, n, rec);
+    const char *said = s->valuestring;
+    if (!strcmp(said, want))
         return MB_OK;
-    said = s->valuestring;
-    const double p = mb_json_get(ho, "procs");
-    char rec[64], want[4][128];
-    if (p > 1)
-        snprintf(rec, sizeof rec, "P = %g, M = %g", p, mb_json_get(ho, "batch"));
-    else
-        snprintf(rec, sizeof rec, "M = %g", mb_json_get(ho, "batch"));
-    snprintf(want[0], sizeof want[0], "the recommended %s trained in %.3g s (median), ", rec,
-             mb_json_get(ho, "t_train_median_s"));
-    snprintf(want[1], sizeof want[1], "), %.2fx the best held-out ", mb_json_get(ho, "ratio"));
-    snprintf(want[2], sizeof want[2], "): %s; median |error| ", v);
-    const double e = mb_json_get(ho, "median_abs_rel_err"); /* none graded: "-", as mbopt's */
-    if (isfinite(e))
-        snprintf(want[3], sizeof want[3], "on the held-out runs %.1f%% over ", 100 * e);
-    else
-        snprintf(want[3], sizeof want[3], "on the held-out runs - over ");
-    static const char *const what[] = {"the recommended setting and its median", "the ratio",
-                                       "the verdict", "the median |error|"};
-    if (strncmp(said, "held out (", 10) != 0)
-        return mb_error_set(err, MB_EFORMAT, "%s: field 'verdict': not the held-out check's "
-                            "sentence (\"held out (...\"), though 'holdout' grades it", path);
-    for (int k = 0; k < 4; k++)
-        if (!strstr(said, want[k]))
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'verdict': %s is not the held-out "
-                                "object's (\"%.*s\" not in it)", path, what[k],
-                                (int)strcspn(want[k], "\n"), want[k]);
-    return MB_OK;
+    size_t at = 0;
+    while (said[at] && said[at] == want[at])
+        at++;
+    /* one line: from a little before the first difference, up to 60 characters of each */
+    const size_t from = at > 24 ? at - 24 : 0;
+    const char *a = said + from, *w = want + from;
+    const size_t na = strcspn(a, "\n\r"), nw = strlen(w);
+    const char *dots = from ? "..." : "";
+    return mb_error_set(err, MB_EFORMAT, "%s: field 'verdict': not the held-out object's "
+                        "sentence, from character %zu: it reads \"%s%.*s%s\" where the object "
+                        "gives \"%s%.*s%s\"", path, at + 1, dots, (int)(na > 60 ? 60 : na), a,
+                        na > 60 || a[na] ? "..." : "", dots, (int)(nw > 60 ? 60 : nw), w,
+                        nw > 60 ? "..." : "");
+}
+
+int mb_plot_holdout_sentence(const cJSON *root, char *buf, size_t size)
+{
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout");
+    if (!cJSON_IsObject(ho)) {
+        snprintf(buf, size, "not held out: no held-out runs were given (--holdout DIR; plan them "
+                 "with --holdout-plan N); the in-sample line above grades the answer on the runs "
+                 "that chose it, which is no check");
+        return MB_OK;
+    }
+    const int n_rows = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ho, "rows"));
+    ho_row *rows = malloc(((size_t)n_rows + 1) * sizeof *rows);
+    mb_error e = {0};
+    int n = 0, rec = -1, rc = rows ? MB_OK : MB_ENOMEM;
+    const double rec_lr = mb_json_get(cJSON_GetObjectItemCaseSensitive(root, "recommended"), "lr");
+    if (rc == MB_OK && (rc = rows_read(ho, rec_lr, rows, &n, &rec, "", &e)) == MB_OK)
+        compose(buf, size, root, ho, rows, n, rec);
+    free(rows);
+    return rc;
 }
 
 int mb_plot_holdout_agrees(const cJSON *root, const cJSON *ho, const char *path, mb_error *err)
@@ -466,7 +621,7 @@ int mb_plot_holdout_agrees(const cJSON *root, const cJSON *ho, const char *path,
         (rc = range_agrees(ho, rows, n, rec, path, err)) == MB_OK &&
         (rc = errors_agree(ho, rows, n, path, err)) == MB_OK &&
         (rc = level_agrees(ho, rows, n, path, err)) == MB_OK)
-        rc = sentence_agrees(root, ho, path, err);
+        rc = sentence_agrees(root, ho, rows, n, rec, path, err);
     free(rows);
     return rc;
 }

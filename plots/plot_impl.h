@@ -3,7 +3,8 @@
  * the convolution figure and the report's cross-check reuse (conv.c, match.c), and of one name
  * (mb_plot_name), so that every refusal reads alike: "FILE: field 'rows[2].batch': must be > 0,
  * got -32"; and the report's
- * check that a validation file is of its scale file's run (match.c).
+ * check that a validation file is of its scale file's run (match.c); validate.json's summaries
+ * held to its rows (holdout.c, insample.c).
  */
 #ifndef MB_PLOT_IMPL_H
 #define MB_PLOT_IMPL_H
@@ -38,6 +39,36 @@ int mb_plot_field(const cJSON *o, const char *where, const char *key, int flags,
  * errors, interval count and T_update level recomputed or checked; MB_EFORMAT naming the field
  * of `path` that the rows contradict. */
 int mb_plot_holdout_agrees(const cJSON *root, const cJSON *ho, const char *path, mb_error *err);
+
+/* Whether a written summary is the recomputed one: to a relative 1e-3 (a hand-written file's 4
+ * significant digits, mbopt's 17), or 1e-4 apart (an error fraction near 0); NaN equals NaN and
+ * an infinity itself only (holdout.c). */
+int mb_plot_near(double a, double b);
+
+/* The same for two times or ratios: a relative 1e-3, no absolute slack (holdout.c). */
+int mb_plot_same_figure(double a, double b);
+
+/* The median of x[0..n) (sorted here), as gsl's: the mean of the middle two; NAN for n = 0
+ * (holdout.c). */
+double mb_plot_median(double *x, size_t n);
+
+/* The longest held-out sentence: mbopt's (solver/mbopt_holdout.c, holdout_verdict) fits 2048. */
+#define MB_PLOT_SENTENCE_MAX 2560
+
+/* The check as one sentence, the report's headline, composed into buf (MB_PLOT_SENTENCE_MAX
+ * holds it) from validate.json `root`'s held-out object and its rows, read and checked by
+ * mb_plot_read_validate, as mbopt validate composes it (holdout.c): the file's own `verdict`
+ * text is never printed (the reader holds it to this sentence, whole). No held-out object: the
+ * sentence mbopt writes then. MB_OK, or MB_ENOMEM. */
+int mb_plot_holdout_sentence(const cJSON *root, char *buf, size_t size);
+
+/* The in-sample side of validate.json `root` held to its rows (insample.c): each row's rel_err
+ * and t_update_rel_err against its own columns, measured_best the fastest row of those most of
+ * whose runs reached the target and none diverged, recommended.t_train_median_s its batch_run
+ * row's median, in_sample_ratio their ratio, median_abs_rel_err and t_update_median_abs_rel_err
+ * the medians over the rows at the recommended P, and flat_pred holding the model's optimum.
+ * Every field already in range (validate.c); MB_EFORMAT naming the field of `path` otherwise. */
+int mb_plot_insample_agrees(const cJSON *root, const char *path, mb_error *err);
 
 /* Reads object[key] (`where` + key, as mb_plot_field names it) into *v: a string that is not
  * empty and, with `nth` (the k-th known name from k = 0, NULL past the last: a names table the

@@ -14,6 +14,7 @@
  * inputs are read and checked against each other by report_inputs.c before anything is drawn.
  */
 #include "mb_plot.h"
+#include "plot_impl.h"
 #include "report_impl.h"
 #include "../data/mb_json.h"
 #include "../data/mb_output.h"
@@ -842,7 +843,11 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
     const int measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "measured"));
     fputs("<section id=\"validation\">\n<h2>Check: the recommendation on held-out training "
           "runs</h2>\n<p class=\"verdict\" id=\"verdict\">", f);
-    esc(f, str(val, "verdict"));
+    char sentence[MB_PLOT_SENTENCE_MAX]; /* composed from the checked object, not the file's */
+    int rc = mb_plot_holdout_sentence(val, sentence, sizeof sentence);
+    if (rc != MB_OK)
+        return mb_error_set(err, rc, "out of memory");
+    esc(f, sentence);
     fputs("</p>\n<p>", f);
     fprintf(f, "Target loss %g. ", mb_json_get(val, "target_loss"));
     if (str(law, "model")) {
@@ -896,7 +901,7 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
         fputs(".", f);
     }
     fputs("</p>\n", f);
-    int rc = write_figure(f, fig_path, VALIDATE_FIGURE.name, format, VALIDATE_FIGURE.caption, err);
+    rc = write_figure(f, fig_path, VALIDATE_FIGURE.name, format, VALIDATE_FIGURE.caption, err);
     if (rc != MB_OK)
         return rc;
     write_holdout(f, val);
@@ -947,15 +952,18 @@ static int write_validation(FILE *f, const cJSON *val, const char *fig_path,
 /* A P > 1 recommendation held out against one learner (validate-rec.json, mbopt validate
  * --recommend with the held-out runs of both; read and checked by read_validations): its
  * verdict and each held-out setting, P beside M. */
-static void write_validation_across(FILE *f, const cJSON *vr)
+static int write_validation_across(FILE *f, const cJSON *vr, mb_error *err)
 {
     const cJSON *ho = cJSON_GetObjectItemCaseSensitive(vr, "holdout"), *r;
     if (!(mb_json_get(ho, "procs") > 1))
-        return;
+        return MB_OK;
+    char sentence[MB_PLOT_SENTENCE_MAX]; /* composed from the checked object, not the file's */
+    if (mb_plot_holdout_sentence(vr, sentence, sizeof sentence) != MB_OK)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
     fprintf(f, "<section id=\"validation-procs\">\n<h2>Check: P = %g learners against one, "
                "held out</h2>\n<p class=\"verdict\" id=\"verdict-procs\">",
             mb_json_get(ho, "procs"));
-    esc(f, str(vr, "verdict"));
+    esc(f, sentence);
     fputs("</p>\n<table id=\"holdout-procs-rows\">\n<tr><th>held out: P</th><th>M</th>"
           "<th>runs reached</th><th>measured T<sub>C</sub>: median</th><th>over the held-out "
           "best</th><th>predicted T<sub>C</sub></th><th>error</th></tr>\n", f);
@@ -973,6 +981,7 @@ static void write_validation_across(FILE *f, const cJSON *vr)
         fputs("</tr>\n", f);
     }
     fputs("</table>\n</section>\n", f);
+    return MB_OK;
 }
 
 /* "How to reproduce": commands.txt (cmds, NULL when absent), then the metadata lines of every measured input (the probe's
@@ -1208,8 +1217,8 @@ static int report(const char *in_dir, const char *out_dir, const mb_plot_options
         if ((rc = write_validation(f, val, val_fig, o->format, err)) != MB_OK)
             goto done;
         info->figures++;
-        if (val_rec)
-            write_validation_across(f, val_rec);
+        if (val_rec && (rc = write_validation_across(f, val_rec, err)) != MB_OK)
+            goto done;
     } else {
         fputs("<p class=\"missing\" id=\"no-validation\">Not yet checked against real training "
               "runs: there is no validate.json here. <code>mbopt validate --json -o ", f);

@@ -2,8 +2,9 @@
  * --json` writes it: the reader that checks the file (for the figure and the report alike) and
  * the figure, predicted time to the target T_C(M) against the measured one.
  *
- * What it does not do: compute a prediction or a median (every number is the file's own, but
- * the held-out object's, which holdout.c recomputes from its rows to check them), or read the
+ * What it does not do: compute a prediction or a median (every number is the file's own; the
+ * summaries of the rows, held-out and in-sample, are recomputed from them to check them by
+ * holdout.c and insample.c, which the reader calls), or read the
  * CSV twin of the file (validate.csv), which lacks the curve and the spread of runs.
  */
 #include "mb_plot.h"
@@ -736,6 +737,8 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
         rc = check_point(*root, "measured_best", 0, path, err);
     if (rc == MB_OK)
         rc = check_point(*root, "recommended", 1, path, err);
+    if (rc == MB_OK) /* every summary printed from the rows held to them (campaign 38's F2) */
+        rc = mb_plot_insample_agrees(*root, path, err);
     if (rc != MB_OK) {
         cJSON_Delete(*root);
         *root = NULL;

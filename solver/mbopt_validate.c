@@ -109,8 +109,8 @@ static void validate_help(void)
            "                        M / 1.5, M / 1.22, M * 1.22, M * 1.5, on N fresh seeds\n"
            "                        (3..64, from 1000 up, none a seed of LOG|DIR), seed by seed,\n"
            "                        as M,LR,SEED tokens on one line\n"
-           "      --holdout-seed0 S with --holdout-plan: the held-out seeds from S up (1000 to\n"
-           "                        1e9; default 1000): another S is an independent check\n"
+           "      --holdout-seed0 S with --holdout-plan N: the held-out seeds from S up (1000 to\n"
+           "                        1e9 - N + 1; default 1000): another S is an independent check\n"
            "      --holdout-beyond  with --holdout: print only what extends the held-out sweep\n"
            "                        when its best M is the least or largest it trained: M / 1.5\n"
            "                        or M * 1.5 on the best's held-out seeds, as M,LR,SEED tokens\n"
@@ -127,7 +127,7 @@ static void validate_help(void)
            "      --grid-seeds N    runs at each M of that sweep (default 5)\n"
            "      --grid-cap F      that sweep's time cap, as make run's RUN_TIME_CAP: a run at\n"
            "                        an M below the fastest stops at F x the least T_C and that\n"
-           "                        M's later seeds are skipped (default 0: no cap)\n"
+           "                        M's later seeds are skipped (above 1; default 0: no cap)\n"
            "Output:\n"
            "      --json            write JSON (rows, predicted curve, best, recommended, ratio)\n"
            "      --csv             write the validation table as CSV (docs/design.md columns)\n"
@@ -571,6 +571,78 @@ static int seed0_flag(const char *arg, unsigned long *seed0, mb_error *err)
     return MB_OK;
 }
 
+/* The flags against the mode chosen (validate_parse's, once read): the modes that print one
+ * thing for a script take no output flag and none that only the table reads; each flag with the
+ * one it belongs to. -1 to go on, else the exit status. */
+static int validate_mode_flags(validate_cli *vc, const mb_cli_seen *sp)
+{
+    const char *sub = "validate";
+    holdout_cli *hc = &vc->hc;
+    if (vc->out.json && vc->csv)
+        return mb_cli_usage(prog, sub, "--json and --csv: give one");
+    if ((hc->plan_seeds > 0) + hc->more_seeds + hc->beyond + vc->missing + vc->comm_runs > 1)
+        return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
+                            "--missing and --comm-from-runs each print one thing: give one");
+    const int tokens = hc->plan_seeds > 0 || hc->more_seeds || hc->beyond || vc->missing ||
+                       vc->comm_runs; /* what scripts read from standard output */
+    if (tokens && (strcmp(vc->out.output, "-") != 0 || vc->out.json || vc->csv))
+        return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
+                            "--missing and --comm-from-runs print for scripts on standard "
+                            "output: -o, --json and --csv do not apply");
+    if (vc->grid.m.n == 0 && mb_cli_given(sp, OPT_GRID_CAP))
+        return mb_cli_usage(prog, sub, "--grid-cap is the time cap of --grid-cost's sweep: give "
+                            "--grid-cost LIST");
+    if (vc->grid.m.n == 0 && vc->grid.seeds)
+        return mb_cli_usage(prog, sub, "--grid-seeds is the seeds of --grid-cost's sweep: give "
+                            "--grid-cost LIST");
+    if (!vc->grid.seeds)
+        vc->grid.seeds = 5;
+    if (hc->seed0 && !hc->plan_seeds)
+        return mb_cli_usage(prog, sub, "--holdout-seed0 sets where --holdout-plan's seeds start: "
+                            "give --holdout-plan N");
+    if (hc->seed0 && hc->seed0 + hc->plan_seeds - 1 > MB_HOLDOUT_SEED0_MAX)
+        return mb_cli_usage(prog, sub, "--holdout-seed0 %lu with --holdout-plan %zu: the seeds "
+                            "would run to %lu, past %lu (give --holdout-seed0 at most %lu)",
+                            hc->seed0, hc->plan_seeds, hc->seed0 + hc->plan_seeds - 1,
+                            MB_HOLDOUT_SEED0_MAX, MB_HOLDOUT_SEED0_MAX - hc->plan_seeds + 1);
+    /* --holdout is read by the check and by --holdout-beyond; the modes that print one thing
+     * for a script never open it (campaign 31's N1: --holdout-plan planned the very seeds of the
+     * held-out runs it was given) */
+    const char *mode = hc->plan_seeds ? "--holdout-plan" : hc->more_seeds ? "--more-seeds"
+                       : vc->missing ? "--missing" : vc->comm_runs ? "--comm-from-runs" : NULL;
+    if (hc->n_dirs && mode) {
+        char why[160];
+        snprintf(why, sizeof why, "with %s: it reads only the runs given as LOG or DIR%s", mode,
+                 hc->plan_seeds ? " (give a previous check's runs there to skip their seeds)"
+                                : "");
+        return mb_cli_no_effect(prog, sub, "--holdout", why);
+    }
+    if (hc->beyond && hc->n_dirs == 0)
+        return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
+                            "runs with --holdout DIR");
+    /* the modes that print for a script print no table: the grid sweep's flags feed its grid:
+     * line and JSON grid_cost, --max-seeds --more-seeds and its sampling: line (campaign 38's
+     * F3: --holdout-plan 3 --grid-cost 8:512 printed its tokens, the flag unread) */
+    const char *print_mode = mode ? mode : hc->beyond ? "--holdout-beyond" : NULL;
+    static const struct {
+        int code;
+        const char *flag;
+    } table_only[] = {{OPT_GRID_COST, "--grid-cost"}, {OPT_GRID_SEEDS, "--grid-seeds"},
+                      {OPT_GRID_CAP, "--grid-cap"}, {OPT_MAX_SEEDS, "--max-seeds"}};
+    for (size_t k = 0; print_mode && k < sizeof table_only / sizeof table_only[0]; k++) {
+        const int max_seeds = table_only[k].code == OPT_MAX_SEEDS;
+        if (!mb_cli_given(sp, table_only[k].code) || (max_seeds && hc->more_seeds))
+            continue;
+        char why[224];
+        snprintf(why, sizeof why, "with %s, which prints only its tokens: it %s", print_mode,
+                 max_seeds ? "caps the runs a setting --more-seeds gives and the table's "
+                             "sampling: line" : "prices the grid sweep of the table's grid: "
+                             "line and of --json's grid_cost");
+        return mb_cli_no_effect(prog, sub, table_only[k].flag, why);
+    }
+    return -1;
+}
+
 /* Parses the options into vc; returns -1 to go on, else the exit status (help, a usage error,
  * a bad value). */
 static int validate_parse(int argc, char **argv, validate_cli *vc)
@@ -642,9 +714,15 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
             if (seeds_flag("--grid-seeds", optarg, &vc->grid.seeds, &err) != MB_OK)
                 return mb_cli_fail(prog, sub, &err);
             break;
-        case OPT_GRID_CAP: /* as make run's RUN_TIME_CAP: a multiple, 0 for none */
+        case OPT_GRID_CAP: /* as make run's RUN_TIME_CAP: a multiple above 1, 0 for none */
             if (mb_data_flag_double("--grid-cap", optarg, 0, MB_NONNEG, &vc->grid.cap, &err))
                 return mb_cli_fail(prog, sub, &err);
+            if (vc->grid.cap != 0 && !(vc->grid.cap > 1)) { /* campaign 38's debatable */
+                mb_error_set(&err, MB_EINVAL, "--grid-cap: 0 (no cap) or above 1, got '%s' (a "
+                             "cap at or below 1 x the least T_C stops every run at an M slower "
+                             "than the fastest before it can reach the target)", optarg);
+                return mb_cli_fail(prog, sub, &err);
+            }
             break;
         case OPT_HOLDOUT_BEYOND: hc->beyond = 1; break;
         case OPT_JSON: vc->out.json = 1; break;
@@ -656,43 +734,8 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     }
     if (optind >= argc)
         return mb_cli_usage(prog, sub, "no run logs given (LOG or DIR...)");
-    if (vc->out.json && vc->csv)
-        return mb_cli_usage(prog, sub, "--json and --csv: give one");
-    if ((hc->plan_seeds > 0) + hc->more_seeds + hc->beyond + vc->missing + vc->comm_runs > 1)
-        return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
-                            "--missing and --comm-from-runs each print one thing: give one");
-    const int tokens = hc->plan_seeds > 0 || hc->more_seeds || hc->beyond || vc->missing ||
-                       vc->comm_runs; /* what scripts read from standard output */
-    if (tokens && (strcmp(vc->out.output, "-") != 0 || vc->out.json || vc->csv))
-        return mb_cli_usage(prog, sub, "--holdout-plan, --holdout-beyond, --more-seeds, "
-                            "--missing and --comm-from-runs print for scripts on standard "
-                            "output: -o, --json and --csv do not apply");
-    if (vc->grid.m.n == 0 && mb_cli_given(&seen, OPT_GRID_CAP))
-        return mb_cli_usage(prog, sub, "--grid-cap is the time cap of --grid-cost's sweep: give "
-                            "--grid-cost LIST");
-    if (vc->grid.m.n == 0 && vc->grid.seeds)
-        return mb_cli_usage(prog, sub, "--grid-seeds is the seeds of --grid-cost's sweep: give "
-                            "--grid-cost LIST");
-    if (!vc->grid.seeds)
-        vc->grid.seeds = 5;
-    if (hc->seed0 && !hc->plan_seeds)
-        return mb_cli_usage(prog, sub, "--holdout-seed0 sets where --holdout-plan's seeds start: "
-                            "give --holdout-plan N");
-    /* --holdout is read by the check and by --holdout-beyond; the modes that print one thing
-     * for a script never open it (campaign 31's N1: --holdout-plan planned the very seeds of the
-     * held-out runs it was given) */
-    const char *mode = hc->plan_seeds ? "--holdout-plan" : hc->more_seeds ? "--more-seeds"
-                       : vc->missing ? "--missing" : vc->comm_runs ? "--comm-from-runs" : NULL;
-    if (hc->n_dirs && mode) {
-        char why[160];
-        snprintf(why, sizeof why, "with %s: it reads only the runs given as LOG or DIR%s", mode,
-                 hc->plan_seeds ? " (give a previous check's runs there to skip their seeds)"
-                                : "");
-        return mb_cli_no_effect(prog, sub, "--holdout", why);
-    }
-    if (hc->beyond && hc->n_dirs == 0)
-        return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
-                            "runs with --holdout DIR");
+    if ((c = validate_mode_flags(vc, &seen)) >= 0)
+        return c;
     model_opts *m = &vc->m;
     if (!m->have_comm && !m->cfit && !m->have_delta) /* one learner needs no collective model */
         m->have_comm = m->comm_implied = 1, m->t.comm = MB_COMM_NONE;

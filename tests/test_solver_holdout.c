@@ -1045,7 +1045,7 @@ static void test_calibration_bad_input(void)
 }
 
 /* make run's time cap (RUN_TIME_CAP): once M = 64 reached the target, a run at M = 8 stops
- * after half that run's seconds (mbtrain --max-seconds; lenet5 at M = 8 needs several times
+ * after 1.25 times that run's seconds (mbtrain --max-seconds; lenet5 at M = 8 needs several times
  * M = 64's seconds to loss 0.5) and M = 8's next seed is not trained. A change that sent the
  * cap's printf to a file (awk's '>' in a printf argument is a redirection) left every run
  * uncapped: mlp's make run trained M = 8 and 16 for 20,000 updates on every seed (135 s). */
@@ -1055,7 +1055,7 @@ static void test_run_time_cap(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     mb_test_run r;
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "make -s %s OUT=%s/c %s/c/runs/.done 'RUN_BATCHES=64 8' "
-                                         "'RUN_SEEDS=0 1' RUN_TIME_CAP=0.5 FINAL_LOSS= > /dev/null "
+                                         "'RUN_SEEDS=0 1' RUN_TIME_CAP=1.25 FINAL_LOSS= > /dev/null "
                                          "&& cat "
                                          "%s/c/logs/train.log",
                                      MB_TEST_MAKE_ARGS, dir, dir, dir), 0);
@@ -1537,6 +1537,16 @@ static void test_run_knobs(void)
         /* R12: a value above the bound was refused without the bound */
         {"TARGET_LOSS=1e308", "TARGET_LOSS=1e308: a number above 0, at most 1e+300"},
         {"RUN_TIME_CAP=1e308", "RUN_TIME_CAP=1e308: a number >= 0, at most 1e+300"},
+        /* campaign 38's debatables: a cap at or below 1 stops every M slower than the fastest
+         * before it can reach the target; held-out seeds past the bound on the first; a target
+         * below float's least normal; a MBKIT_NETS that names no folder (the shipped net ran) */
+        {"RUN_TIME_CAP=1", "RUN_TIME_CAP=1: 0 (no cap) or above 1 (a cap at or below 1 stops"},
+        {"RUN_TIME_CAP=0.5", "RUN_TIME_CAP=0.5: 0 (no cap) or above 1"},
+        {"HOLDOUT_SEED0=999999999 HOLDOUT_SEEDS=64", "HOLDOUT_SEED0=999999999 with "
+         "HOLDOUT_SEEDS=64: the held-out seeds would run to 1000000062, past 1000000000 "
+         "(HOLDOUT_SEED0 at most 999999937)"},
+        {"TARGET_LOSS=1e-320", "TARGET_LOSS=1e-320: below the least normal float (1.2e-38)"},
+        {"MBKIT_NETS=$D/none", "MBKIT_NETS=/"},
         {"LR=1e308", "LR=1e308: 1e308 is above the largest float (3.4e+38)"},
         {"FRONTEND=torch TORCH_PROBE_BUDGET=1e308", "TORCH_PROBE_BUDGET=1e308: a number above 0, "
                                                     "at most 1e+300"},
@@ -1672,6 +1682,7 @@ static void test_run_knobs(void)
                                        "HOSTFILE=$D/hf_ip CONV_MEM=1M",
                                        "TARGET_LOSS=0.5 SEED_BUDGET=50", "FINAL_LOSS= MAX_SEEDS=5",
                                        "BUDGET=3600", "HOSTFILE=$D/hf_fqdn",
+                                       "RUN_TIME_CAP=1.01 HOLDOUT_SEED0=999999981",
                                        /* campaign 23: 10 evaluation samples exactly */
                                        "EVAL_FRAC=0.00016", "DATA=$D EVAL_FRAC=1e-7",
                                        "DATA=synthetic FINAL_LOSS=0.4 CAL_EVAL_FRAC=0.00475",
@@ -1932,6 +1943,38 @@ static void test_zoo_bad_input(void)
             fprintf(stderr, "\n  make zoo %s: status %d: %s", line_knobs[i], r.status, r.err);
         mb_test_run_free(&r);
     }
+    /* campaign 38's F4: the same knobs, and OUT, in ZOO_MAKE_ARGS (before each line's knobs,
+     * which won: the zoo trained), and a ZOO_OUT of make zoo's own (replaced by OUT/zoo) */
+    static const struct {
+        const char *env, *needle;
+    } zoo_args[] = {
+        {"ZOO_MAKE_ARGS='LR=1e39'", "ZOO_MAKE_ARGS holds LR=1e39: make zoo takes NET, DATA, LR "
+                                    "and TARGET_LOSS from each line of ZOO"},
+        {"ZOO_MAKE_ARGS='THREADS=1 NET:=mlp'", "ZOO_MAKE_ARGS holds NET:=mlp: make zoo takes"},
+        {"ZOO_MAKE_ARGS='OUT=/tmp/x'", "ZOO_MAKE_ARGS holds OUT=/tmp/x: make zoo writes each line "
+                                       "into OUT/zoo/NAME: give OUT to make zoo"},
+        {"ZOO_OUT=/tmp/x", "ZOO_OUT=/tmp/x: make zoo writes into OUT/zoo ("},
+    };
+    for (size_t i = 0; i < sizeof zoo_args / sizeof zoo_args[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "%s timeout 60 make -s -n zoo %s OUT=%s/o "
+                                             "ZOO=%s/zoo.txt", zoo_args[i].env,
+                                         MB_TEST_MAKE_ARGS, dir, dir), 0);
+        int ok = r.status == 2 && mb_test_lines(r.err) == 1 && strstr(r.err, zoo_args[i].needle);
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  make zoo %s: status %d: %s", zoo_args[i].env, r.status, r.err);
+        mb_test_run_free(&r);
+    }
+    /* zoo.sh run by hand refuses them too */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r0, "ZOO=%s/zoo.txt ZOO_OUT=%s/out ZOO_MAKE_ARGS='%s "
+                                          "TARGET_LOSS=0.3' bash tests/bench/zoo.sh", dir, dir,
+                                     MB_TEST_MAKE_ARGS), 0);
+    CU_ASSERT_EQUAL(r0.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r0.err, "make zoo: ZOO_MAKE_ARGS holds TARGET_LOSS=0.3: NET, "
+                                          "DATA, LR and TARGET_LOSS are each line's"));
+    CU_ASSERT_EQUAL(mb_test_lines(r0.err), 1);
+    mb_test_run_free(&r0);
     /* the knobs zoo passes on to each line's make run still pass */
     CU_ASSERT_TRUE(mb_test_sh_ok(&r0, "make -s -n zoo %s OUT=%s/o ZOO=%s/zoo.txt FINAL_LOSS=0.4 "
                                       "THREADS=1 >/dev/null", MB_TEST_MAKE_ARGS, dir, dir));

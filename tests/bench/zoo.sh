@@ -2,7 +2,9 @@
 # zoo.sh — `make zoo`: the whole pipeline (make run, held-out check included) on every workload
 # of data/zoo.txt (or ZOO=FILE), each into $ZOO_OUT/NAME, then one table of what each answered
 # and how it held on fresh seeds: $ZOO_OUT/zoo.md, written only when every workload ran.
-# ZOO_MAKE_ARGS adds make variables to every make run (the test suite passes its own BUILD).
+# ZOO_MAKE_ARGS adds make variables to every make run (the test suite passes its own BUILD); not
+# NET, DATA, LR, LRS, TARGET_LOSS or OUT, which are each line's (refused). Under make zoo, ZOO_OUT
+# is OUT/zoo (make zoo refuses a ZOO_OUT of its own).
 # ZOO_TABLE_ONLY=1 trains nothing: it writes the table from the workloads' outputs already in
 # $ZOO_OUT (a zoo whose table step failed, or one run by hand workload by workload).
 #
@@ -16,6 +18,12 @@ cd "$(dirname "$0")/../.."
 zoo=${ZOO:-data/zoo.txt}
 out=${ZOO_OUT:-out/zoo}
 fail() { echo "make zoo: $*" >&2; exit 1; }
+# ZOO_MAKE_ARGS comes before each line's knobs, so a line knob there would be overridden without
+# a word, and OUT is each workload's own folder (campaign 38's F4; make zoo refuses them first)
+for a in ${ZOO_MAKE_ARGS:-}; do
+    [[ ! $a =~ ^(NET|DATA|LR|LRS|TARGET_LOSS|OUT)(::|:|\+|\?|!)?= ]] ||
+        fail "ZOO_MAKE_ARGS holds $a: NET, DATA, LR and TARGET_LOSS are each line's, and each line writes into \$ZOO_OUT/NAME: give them there"
+done
 [ -e "$zoo" ] || fail "$zoo: no such file (ZOO names the workload list)"
 [ -f "$zoo" ] || fail "$zoo: not a regular file (ZOO names the workload list: NAME NET DATA LR TARGET_LOSS a line)"
 [ -r "$zoo" ] || fail "$zoo: cannot read the workload list"
