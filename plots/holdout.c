@@ -310,11 +310,11 @@ static int range_agrees(const cJSON *ho, const ho_row *rows, int n, int rec, con
                             "the rivals' P within %g%% of the best median %s", path, got,
                             100 * MB_SOLVER_FLAT, want);
     }
-    int rc = figure(ho, "seeds_min", s_lo, mb_plot_same_figure, "the fewest runs of a graded row is",
-                    path, err);
+    int rc = figure(ho, "seeds_min", s_lo, mb_plot_same_figure,
+                    "the fewest runs of a graded row is", path, err);
     if (rc == MB_OK)
-        rc = figure(ho, "seeds_max", s_hi, mb_plot_same_figure, "the most runs of a graded row is", path,
-                    err);
+        rc = figure(ho, "seeds_max", s_hi, mb_plot_same_figure,
+                    "the most runs of a graded row is", path, err);
     return rc;
 }
 
@@ -336,21 +336,22 @@ static int errors_agree(const cJSON *ho, const ho_row *rows, int n, const char *
         }
     }
     const double point = mb_plot_median(e, k);
-    int rc = figure(ho, "median_abs_rel_err", point, mb_plot_near, "the graded rows' |rel_err| have the "
-                    "median", path, err);
+    int rc = figure(ho, "median_abs_rel_err", point, mb_plot_near,
+                    "the graded rows' |rel_err| have the median", path, err);
     const double elo = mb_json_get(ho, "median_abs_rel_err_lo");
     const double ehi = mb_json_get(ho, "median_abs_rel_err_hi");
-    if (rc == MB_OK && isfinite(point) && ((isfinite(elo) && elo > point && !mb_plot_near(elo, point)) ||
-                                           (isfinite(ehi) && ehi < point && !mb_plot_near(ehi, point))))
+    if (rc == MB_OK && isfinite(point) &&
+        ((isfinite(elo) && elo > point && !mb_plot_near(elo, point)) ||
+         (isfinite(ehi) && ehi < point && !mb_plot_near(ehi, point))))
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'holdout.median_abs_rel_err_%s': %g-%g "
                           "does not hold its point, %g", path, elo > point ? "lo" : "hi", elo,
                           ehi, point);
     if (rc == MB_OK)
-        rc = figure(ho, "pred_interval_graded", (double)graded, mb_plot_same_figure, "the rows with an "
-                    "interval and an error number", path, err);
+        rc = figure(ho, "pred_interval_graded", (double)graded, mb_plot_same_figure,
+                    "the rows with an interval and an error number", path, err);
     if (rc == MB_OK)
-        rc = figure(ho, "pred_interval_holds", (double)holds, mb_plot_same_figure, "the medians inside "
-                    "their row's interval number", path, err);
+        rc = figure(ho, "pred_interval_holds", (double)holds, mb_plot_same_figure,
+                    "the medians inside their row's interval number", path, err);
     free(e);
     return rc;
 }

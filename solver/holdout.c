@@ -392,7 +392,8 @@ static int holdout_check(const mb_validate *h, double m_pick, double p, double p
         goto done;
     }
     /* the point figures: medians of every setting's held-out runs */
-    size_t best = 0, rv = rec == 0 ? 1 : 0, n_err = 0, n_n = 0, n_tu = 0, n_slow = 0;
+    size_t best = 0, rv = rec == 0 ? 1 : 0, n_err = 0, n_n = 0, n_tu = 0, n_slow = 0,
+           n_fast = 0;
     double *n_errs = errs + ps.n + 1, *tu_errs = errs + 2 * (ps.n + 1);
     out->seeds_lo = SIZE_MAX;
     for (size_t k = 0; k < ps.n; k++) {
@@ -410,6 +411,7 @@ static int holdout_check(const mb_validate *h, double m_pick, double p, double p
         if (isfinite(r->t_update_rel_err)) {
             tu_errs[n_tu++] = fabs(r->t_update_rel_err);
             n_slow += r->t_update_rel_err < 0; /* the model's T_update below the runs' */
+            n_fast += r->t_update_rel_err > 0; /* above (equal: neither side) */
         }
         out->seeds_lo = r->runs < out->seeds_lo ? r->runs : out->seeds_lo;
         out->seeds_hi = r->runs > out->seeds_hi ? r->runs : out->seeds_hi;
@@ -423,7 +425,7 @@ static int holdout_check(const mb_validate *h, double m_pick, double p, double p
     out->median_abs_err = n_err ? median_of(errs, n_err) : NAN;
     out->median_abs_n_err = n_n ? median_of(n_errs, n_n) : NAN;
     out->median_abs_tu_err = n_tu ? median_of(tu_errs, n_tu) : NAN;
-    out->tu_side = n_tu < 3 ? 0 : n_slow == n_tu ? -1 : n_slow == 0 ? 1 : 0;
+    out->tu_side = n_tu < 3 ? 0 : n_slow == n_tu ? -1 : n_fast == n_tu ? 1 : 0;
     speed_level(h, &ps, errs + 3 * (ps.n + 1), out);
     if (isfinite(med[best])) {
         out->flat_lo = INFINITY;

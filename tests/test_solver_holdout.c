@@ -910,6 +910,14 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"rival_ratio_lo\":"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"in_sample_ratio\":"));
     mb_test_run_free(&r);
+    /* mbplot holds validate.json's verdict to the sentence it composes from the held-out object,
+     * whole, as mbopt composes it (plots/holdout.c against solver/mbopt_holdout.c): the two
+     * must agree on what mbopt writes, or every report would be refused */
+    CU_ASSERT_TRUE(mb_test_sh_ok(&r, "%s --holdout held in --json -o hv.json && mbplot validate "
+                                 "hv.json -o hv.svg", cmd));
+    if (r.status != 0)
+        printf("\n    %s\n", r.err);
+    mb_test_run_free(&r);
     /* fitted with resamples of seeds: every held-out row has T_C's interval over them, and the
      * check counts the held-out medians inside (the in-sample seeds' luck is +-8% here, the
      * held-out seeds' +-3%: some are inside) */
@@ -928,6 +936,11 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_EQUAL(graded, n_tok / 4);
     CU_ASSERT(in_iv >= 1 && in_iv <= graded);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "T_C_pred_95%_s"));
+    mb_test_run_free(&r);
+    CU_ASSERT_TRUE(mb_test_sh_ok(&r, "%s --json -o hb.json && mbplot validate hb.json -o hb.svg",
+                                 cmdb));
+    if (r.status != 0)
+        printf("\n    %s\n", r.err);
     mb_test_run_free(&r);
     /* make zoo's table reads this check line (ZOO_TABLE_ONLY: from outputs already there) */
     char zp[600];
