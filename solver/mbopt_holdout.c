@@ -454,18 +454,21 @@ cJSON *holdout_json(const holdout_cli *hc)
     mb_json_add_number(root, "t_train_median_s", h->rows[o->rec].t_median);
     mb_json_add_number(root, "best_batch", h->rows[o->best].batch);
     mb_json_add_number(root, "best_t_train_median_s", h->rows[o->best].t_median);
-    mb_json_add_number(root, "ratio", o->ratio);
-    mb_json_add_number(root, "ratio_lo", o->ratio_ci[0]);
-    mb_json_add_number(root, "ratio_hi", o->ratio_ci[1]);
+    /* "none": no held-out median to grade by, and the ratios and their intervals are null,
+     * whatever the bootstrap's draws gave (campaign 39's B-F1: a finite ratio_lo beside "none"
+     * made mbplot refuse make run's own file) */
+    const int graded = holdout_graded(hc);
+    mb_json_add_number(root, "ratio", graded ? o->ratio : NAN);
+    mb_json_add_number(root, "ratio_lo", graded ? o->ratio_ci[0] : NAN);
+    mb_json_add_number(root, "ratio_hi", graded ? o->ratio_ci[1] : NAN);
     cJSON_AddBoolToObject(root, "paired", o->paired);
     mb_json_add_number(root, "rival_batch", h->rows[o->rival].batch);
-    mb_json_add_number(root, "rival_ratio", o->rival_ratio);
-    mb_json_add_number(root, "rival_ratio_lo", o->rival_ci[0]);
-    mb_json_add_number(root, "rival_ratio_hi", o->rival_ci[1]);
+    mb_json_add_number(root, "rival_ratio", graded ? o->rival_ratio : NAN);
+    mb_json_add_number(root, "rival_ratio_lo", graded ? o->rival_ci[0] : NAN);
+    mb_json_add_number(root, "rival_ratio_hi", graded ? o->rival_ci[1] : NAN);
     mb_json_add_number(root, "level", MB_HOLDOUT_LEVEL);
-    /* "none": no held-out median to grade by, and the ratios above are null (mbplot reads it) */
-    cJSON_AddStringToObject(root, "verdict", holdout_graded(hc) ?
-                            mb_solver_holdout_verdict_name(o->verdict) : "none");
+    cJSON_AddStringToObject(root, "verdict", graded ? mb_solver_holdout_verdict_name(o->verdict)
+                                                    : "none");
     mb_json_add_number(root, "median_abs_rel_err", o->median_abs_err);
     mb_json_add_number(root, "median_abs_rel_err_lo", o->err_ci[0]);
     mb_json_add_number(root, "median_abs_rel_err_hi", o->err_ci[1]);

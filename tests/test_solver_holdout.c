@@ -861,11 +861,12 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
     const mb_law law = {.kind = MB_LAW_INVERSE, .n_inf = 300, .a = 9000, .b = 1};
     const mb_update_time t = {.gamma = 3e-5, .m_t = 1, .t0 = 4e-4, .comm = MB_COMM_NONE};
-    char in[300], out[300], cmd[2048];
+    char in[300], out[300], none[300], cmd[2048];
     snprintf(in, sizeof in, "%s/in", dir);
     snprintf(out, sizeof out, "%s/held", dir);
+    snprintf(none, sizeof none, "%s/heldnone", dir);
     mb_test_run r;
-    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s %s", in, out));
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s %s %s", in, out, none));
     mb_test_run_free(&r);
     const double ms[] = {8, 16, 24, 32, 48, 64, 96, 128};
     law_logs(in, &law, &t, ms, 8, 5, 0.04);
@@ -894,6 +895,10 @@ static void test_mbopt_holdout(void)
         mb_model_tupdate(&t, m, 1, &tu);
         mb_test_write_run_log(out, "lenet5", 0.5, (int)m, (int)s,
                               (long)(nu * (1 + 0.02 * ((double)s - 1001.5))), tu, 0);
+        /* the same, but the recommendation's runs diverge but one's: nothing to grade it by */
+        mb_test_write_run_log(none, "lenet5", 0.5, (int)m, (int)s,
+                              (long)(nu * (1 + 0.02 * ((double)s - 1001.5))), tu,
+                              m == m0 && s != s0);
         n_tok++;
         tok = strtok(NULL, " \n");
     }
@@ -915,6 +920,14 @@ static void test_mbopt_holdout(void)
      * must agree on what mbopt writes, or every report would be refused */
     CU_ASSERT_TRUE(mb_test_sh_ok(&r, "%s --holdout held in --json -o hv.json && mbplot validate "
                                  "hv.json -o hv.svg", cmd));
+    if (r.status != 0)
+        printf("\n    %s\n", r.err);
+    mb_test_run_free(&r);
+    /* campaign 39's B-F1: with nothing to grade by, the ratios and their intervals are null,
+     * as mbplot reads "none" (a finite ratio_lo made it refuse make run's own file) */
+    CU_ASSERT_TRUE(mb_test_sh_ok(&r, "%s --holdout heldnone in --json -o hn.json && grep -q "
+                                 "'\"verdict\":[[:space:]]*\"none\"' hn.json && mbplot validate "
+                                 "hn.json -o hn.svg", cmd));
     if (r.status != 0)
         printf("\n    %s\n", r.err);
     mb_test_run_free(&r);
