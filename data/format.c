@@ -2,8 +2,8 @@
  * version"): writing "# format=mbkit-KIND/N" (first of the common metadata every CSV output
  * starts with) or "format": "mbkit-KIND/N", and checking it on
  * reading, with one line naming the file, line and field when it is another kind or a newer
- * version (and, beside it, a `# tool=` that is a writer's name in other letters, or, in a run
- * log, an mbkit program's that writes none).
+ * version (and, beside it, a `# tool=` that is a writer's name in other letters, an mbkit
+ * program's that writes no table of the kind read, or empty).
  */
 #include "mb_format.h"
 #include "mb_cli.h"
@@ -151,23 +151,58 @@ static int check_tool(const mb_table *t, mb_error *err)
     return MB_OK;
 }
 
-/* A run log whose `# tool=` names one of mbkit's programs that writes none (`mbprobe`, `mbfit`,
- * `mbprobe step`): a file of another tool, read as a log before campaign 38's D8. A tool that is
- * no mbkit program's (a hand-made log's, another script's) is left alone. */
-static int check_runlog_tool(const mb_table *t, mb_error *err)
+/* "(mbtrain and 'mbkit_torch runs' write run logs)": the writers of `kind` in tool_kinds, a
+ * name with a space quoted, into buf. */
+static void writers_of(const char *kind, char *buf, size_t n)
+{
+    const char *noun = mb_format_kind_name(kind) + 2; /* "a run log" less its article */
+    size_t k = 0, len = 0, count = 0;
+    for (size_t i = 0; i < sizeof tool_kinds / sizeof *tool_kinds; i++)
+        count += strcmp(tool_kinds[i].kind, kind) == 0;
+    buf[0] = '\0';
+    if (count == 0) {
+        snprintf(buf, n, "(no mbkit program writes %s)", mb_format_kind_name(kind));
+        return;
+    }
+    for (size_t i = 0; i < sizeof tool_kinds / sizeof *tool_kinds && len < n; i++) {
+        const char *w = tool_kinds[i].tool;
+        if (strcmp(tool_kinds[i].kind, kind) != 0)
+            continue;
+        const char *q = strchr(w, ' ') ? "'" : "";
+        len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s", k == 0 ? "(" : k + 1 == count
+                                ? " and " : ", ", q, w, q);
+        k++;
+    }
+    if (len < n)
+        snprintf(buf + len, n - len, " write%s %ss)", count == 1 ? "s" : "", noun);
+}
+
+/* A table whose `# tool=` names one of mbkit's programs that writes no table of this kind
+ * (`mbprobe`, `mbfit`, `mbprobe step` in a run log, campaign 38's D8; `mbtrain` in a collective
+ * table, campaign 39's D6), or nothing at all (an empty `# tool=`, 39's D6: a writer's line that
+ * names no writer): a file of another tool. A tool that is no mbkit program's (a hand-made
+ * table's, another script's) is left alone. */
+static int check_kind_tool(const mb_table *t, const char *kind, mb_error *err)
 {
     static const char *const programs[] = {"mbtrain", "mbprobe", "mbfit", "mbopt", "mbplot",
                                             "mbkit_torch"};
-    const char *tool = mb_table_meta(t, "tool"), *kind = mb_format_kind_of_tool(tool);
-    if (!tool || (kind && strcmp(kind, MB_FORMAT_RUNLOG) == 0))
+    const char *tool = mb_table_meta(t, "tool"), *its = mb_format_kind_of_tool(tool);
+    if (tool && !*tool)
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: metadata 'tool' is empty: a writer's "
+                            "name, or no such line (a hand-made table)", mb_table_path(t),
+                            mb_table_meta_line(t, "tool"));
+    if (!tool || (its && strcmp(its, kind) == 0))
         return MB_OK;
     const size_t word = strcspn(tool, " ");
+    char writers[160], none[64];
+    writers_of(kind, writers, sizeof writers);
+    snprintf(none, sizeof none, "no %s", mb_format_kind_name(kind) + 2);
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
         if (word == strlen(programs[i]) && strncmp(tool, programs[i], word) == 0)
             return mb_error_set(err, MB_EFORMAT, "%s:%ld: metadata 'tool': '%.64s' writes %s "
-                                "(mbtrain and 'mbkit_torch runs' write run logs): a file of "
-                                "another tool", mb_table_path(t), mb_table_meta_line(t, "tool"),
-                                tool, kind ? mb_format_kind_name(kind) : "no run log");
+                                "%s: a file of another tool", mb_table_path(t),
+                                mb_table_meta_line(t, "tool"), tool,
+                                its ? mb_format_kind_name(its) : none, writers);
     return MB_OK;
 }
 
@@ -176,7 +211,7 @@ int mb_format_check_table(const mb_table *t, const char *kind, mb_error *err)
     const char *v = mb_table_meta(t, "format");
     if (check_tool(t, err) != MB_OK)
         return MB_EFORMAT;
-    if (strcmp(kind, MB_FORMAT_RUNLOG) == 0 && check_runlog_tool(t, err) != MB_OK)
+    if (check_kind_tool(t, kind, err) != MB_OK)
         return MB_EFORMAT;
     if (!v)
         return MB_OK;

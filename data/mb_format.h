@@ -40,9 +40,9 @@ void mb_format_write(FILE *f, const char *kind);
  * line and the field ("run.csv:1: field 'format': mbkit-step/1 is a step table, not a run log
  * (mbkit-runlog)"; "... mbkit-runlog/2 is newer than this mbkit reads (mbkit-runlog/1)"). A
  * "# tool=" that is a writer's name in other letters (MBTRAIN) is refused too: the readers know
- * a writer by its name as written; and, for a run log, a "# tool=" naming an mbkit program that
- * writes none ("mbprobe", "mbfit", "mbprobe step"): "run.csv:7: metadata 'tool': 'mbprobe'
- * writes no run log (...)". */
+ * a writer by its name as written; a "# tool=" naming an mbkit program that writes no table of
+ * this kind ("mbprobe", "mbfit", "mbprobe step" in a run log, "mbtrain" in a collective table):
+ * "run.csv:7: metadata 'tool': 'mbprobe' writes no run log (...)"; and an empty "# tool=". */
 int mb_format_check_table(const mb_table *t, const char *kind, mb_error *err);
 
 /* The same for a JSON document's top-level "format" (absent: version 1, accepted). kind NULL

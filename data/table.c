@@ -2,7 +2,8 @@
  * the stages"): "# key=value" metadata lines, one header line of column names, then rows.
  *
  * The whole file is read into one buffer that is cut in place; cells point into it. Fields are
- * plain (mbkit never writes quotes or embedded commas), so a quote is reported, not guessed at.
+ * plain (mbkit never writes quotes or embedded commas), so a quote is reported, not guessed at;
+ * binary data and a JSON file (a fit's --json output) are named as what they are.
  */
 #include "mb_parse.h"
 #include "mb_table.h"
@@ -131,6 +132,17 @@ static int meta_conflict(const mb_table *t, mb_error *err)
                         t->meta[was].val, t->meta[at].val);
 }
 
+/* Whether the text's first byte past a UTF-8 byte-order mark and white space opens a JSON
+ * object or array ('{', '['): no CSV header mbkit reads begins so, and mbfit's --json output
+ * (and mbopt's) passed to a reader of tables is a plausible mistake. */
+static int json_text(const char *buf, size_t len)
+{
+    size_t i = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    return i < len && (buf[i] == '{' || buf[i] == '[');
+}
+
 int mb_table_read(const char *path, mb_table **out, mb_error *err)
 {
     *out = NULL;
@@ -150,6 +162,11 @@ int mb_table_read(const char *path, mb_table **out, mb_error *err)
     if (memchr(t->buf, '\0', len)) {
         mb_table_free(t);
         return mb_error_set(err, MB_EFORMAT, "%s: binary data, not a CSV table", path);
+    }
+    if (json_text(t->buf, len)) { /* campaign 39's F4: "quoted fields are not supported" */
+        mb_table_free(t);
+        return mb_error_set(err, MB_EFORMAT, "%s: a JSON file (a fit's --json output?), not a "
+                            "CSV table", path);
     }
 
     size_t meta_cap = 0, trail_cap = 0, tline_cap = 0, cell_cap = 0, line_cap = 0, field_cap = 0,

@@ -358,6 +358,31 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
     return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] unknown key '%s'", p->path, line, sect, key);
 }
 
+/* Two layers of one name, given (name=) or made (section and count: an unnamed [conv] after a
+ * [conv] name=conv2 is conv2 too), would be two rows of one name in every table and an ambiguous
+ * from= (campaign 39's D3): MB_EFORMAT naming the second's line and the first's. */
+static int names_once(const parser *p, mb_error *err)
+{
+    const mb_net_desc *d = p->d;
+    const char **names = malloc((d->n_layers ? d->n_layers : 1) * sizeof *names);
+    if (!names)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", p->path);
+    for (size_t i = 0; i < d->n_layers; i++)
+        names[i] = d->layers[i].name;
+    size_t at, first;
+    int rep = mb_data_first_repeat_name(names, d->n_layers, &at, &first);
+    free(names);
+    if (rep < 0)
+        return mb_error_set(err, MB_ENOMEM, "%s: out of memory", p->path);
+    if (rep == 0)
+        return MB_OK;
+    const mb_layer_desc *a = &d->layers[first], *b = &d->layers[at];
+    return mb_error_set(err, MB_EFORMAT, "%s:%d: [%s] named '%s', as the [%s] of line %d is: "
+                        "two layers of one name (a layer without name= is named by its section "
+                        "and count)", p->path, b->line, type_name(b->type), b->name,
+                        type_name(a->type), a->line);
+}
+
 /* Parses the text of a cfg file into d (layers without shapes). */
 static int parse(parser *p, char *text, mb_error *err)
 {
@@ -431,7 +456,7 @@ static int parse(parser *p, char *text, mb_error *err)
     if (n == 0 || (!p->d->layer_list && p->d->layers[n - 1].type != MB_LAYER_SOFTMAX))
         return mb_error_set(err, MB_EFORMAT, "%s:%d: the last layer must be [softmax]", p->path,
                             last_line > 0 ? last_line : 1);
-    return MB_OK;
+    return names_once(p, err);
 }
 
 /* Resolves a bare name to an existing file: data/nets/NAME.cfg from the current folder, then

@@ -281,32 +281,104 @@ static int cache_whole(const char *path, mb_error *err)
                         "cut short", path, line);
 }
 
-/* A cache key as mb_probe_conv_key writes it ends "|PASS|BATCH": a pass of mb_conv_pass_name's
- * and a batch size in digits, >= 1 (read from the right: a host or device name is free text).
- * A key that does not (batch 2.5, pass 'sideways') would never match and be rewritten as it
- * is, where every other malformed field is refused (campaign 38's D2): MB_EFORMAT naming
+/* Whether f (n bytes) is a whole number in [lo, 999999999] written as "%d" writes it: digits
+ * alone, no leading zero (a field "t01" or "t+1" would never match a key of this probe). */
+static int key_count(const char *f, size_t n, long lo)
+{
+    char b[16];
+    long v;
+    if (n == 0 || n > 9 || (n > 1 && f[0] == '0'))
+        return 0;
+    snprintf(b, sizeof b, "%.*s", (int)n, f);
+    return mb_data_parse_digits(b, lo, 999999999L, &v) == MB_OK;
+}
+
+/* Whether f (n bytes) is a layer shape as mb_probe_conv_key writes it, CxHxW>OkKsSpP: each
+ * number written as "%d" writes it, C, H, W, O, K, S >= 1 and P >= 0. */
+static int key_shape(const char *f, size_t n)
+{
+    static const char seps[] = "xx>ksp";
+    size_t at = 0;
+    for (int i = 0; i < 7; i++) {
+        size_t k = strspn(f + at, "0123456789");
+        if (at + k > n || !key_count(f + at, k, i < 6 ? 1 : 0))
+            return 0;
+        at += k;
+        if (i < 6 && (at >= n || f[at++] != seps[i]))
+            return 0;
+    }
+    return at == n;
+}
+
+/* Why a cache key is not one mb_probe_conv_key could have written, host|backend|device|threads|
+ * kernels|shape|algo|pass|batch, into why; NULL when it could. The six fields after the device
+ * are read from the right (a device name is free text, a '|' in it included). */
+static const char *key_why(const char *key, char *why, size_t n)
+{
+    const char *bar[6]; /* the '|' before each of the last six fields, from the right */
+    size_t nb = 0;
+    for (const char *p = key + strlen(key); p-- > key && nb < 6;)
+        if (*p == '|')
+            bar[nb++] = p;
+    if (nb < 2)
+        return "it does not end |PASS|BATCH";
+    const char *end = key + strlen(key);
+    if (!key_count(bar[0] + 1, (size_t)(end - bar[0] - 1), 1))
+        return "its batch is not a whole number >= 1 in digits";
+    int pass_ok = 0;
+    for (int k = MB_PASS_FORWARD; k <= MB_PASS_BACKWARD_FILTER; k++) {
+        const char *name = mb_conv_pass_name((mb_conv_pass)k);
+        if ((size_t)(bar[0] - bar[1] - 1) == strlen(name) &&
+            strncmp(bar[1] + 1, name, strlen(name)) == 0)
+            pass_ok = 1;
+    }
+    if (!pass_ok)
+        return "its pass is not forward, backward_data or backward_filter";
+    const char *host_end = strchr(key, '|');
+    const char *backend = host_end + 1, *backend_end = strchr(backend, '|');
+    if (nb < 6 || !backend_end || backend_end >= bar[5])
+        return "it has fewer than nine fields";
+    if (host_end == key)
+        return "its host is empty";
+    char b[64];
+    mb_backend_kind kind;
+    snprintf(b, sizeof b, "%.*s", (int)(backend_end - backend), backend);
+    if ((size_t)(backend_end - backend) >= sizeof b || mb_backend_parse(b, &kind) != MB_OK)
+        return snprintf(why, n, "its backend '%.60s' is not cpu or cuda", b), why;
+    /* bar[5] ends the device; then threads, kernels, shape, algo */
+    const char *f[4] = {bar[5] + 1, bar[4] + 1, bar[3] + 1, bar[2] + 1};
+    size_t fl[4] = {(size_t)(bar[4] - bar[5] - 1), (size_t)(bar[3] - bar[4] - 1),
+                    (size_t)(bar[2] - bar[3] - 1), (size_t)(bar[1] - bar[2] - 1)};
+    if (fl[0] < 2 || f[0][0] != 't' || !key_count(f[0] + 1, fl[0] - 1, 1))
+        return snprintf(why, n, "its threads '%.*s' are not t and a whole number >= 1 in digits",
+                        (int)(fl[0] > 60 ? 60 : fl[0]), f[0]), why;
+    if (fl[1] != 13 || f[1][0] != 'k' || strspn(f[1] + 1, "0123456789abcdef") < 12)
+        return snprintf(why, n, "its kernels '%.*s' are not k and 12 hex digits (a build's "
+                        "MB_KERNELS_ID)", (int)(fl[1] > 60 ? 60 : fl[1]), f[1]), why;
+    if (!key_shape(f[2], fl[2]))
+        return snprintf(why, n, "its shape '%.*s' is not CxHxW>OkKsSpP in whole numbers (C, H, "
+                        "W, O, K, S >= 1, P >= 0)", (int)(fl[2] > 60 ? 60 : fl[2]), f[2]), why;
+    snprintf(b, sizeof b, "%.*s", (int)(fl[3] < sizeof b ? fl[3] : sizeof b - 1), f[3]);
+    mb_conv_algo algo;
+    if (kind == MB_BACKEND_CPU && (fl[3] >= sizeof b || mb_conv_algo_parse(b, &algo) != MB_OK))
+        return snprintf(why, n, "its algorithm '%.60s' is not one of the cpu backend's (gemm, "
+                        "direct, fft, winograd)", b), why;
+    if (kind != MB_BACKEND_CPU && (fl[3] == 0 || fl[3] >= sizeof b ||
+                                   strspn(b, "abcdefghijklmnopqrstuvwxyz0123456789_") != fl[3]))
+        return snprintf(why, n, "its algorithm '%.60s' is not a cuDNN algorithm's name as "
+                        "mbprobe writes it (lower-case letters, digits, '_')", b), why;
+    return NULL;
+}
+
+/* A cache key that mb_probe_conv_key could not have written (batch 2.5, pass 'sideways',
+ * threads t01, algorithm 'quantum', an empty host) would never match and be rewritten as it is,
+ * where every other malformed field is refused (campaign 38's D2, 39's D1): MB_EFORMAT naming
  * path:line. */
 static int cache_key_check(const mb_table *t, size_t r, size_t col, mb_error *err)
 {
-    const char *key = mb_table_cell(t, r, col), *bar = strrchr(key, '|');
-    const char *pass = NULL;
-    for (const char *p = bar; p && p > key && !pass; p--)
-        if (p[-1] == '|')
-            pass = p;
-    const char *why = NULL;
-    if (!pass)
-        why = "it does not end |PASS|BATCH";
-    else if (bar[1] == '\0' || strspn(bar + 1, "0123456789") != strlen(bar + 1) ||
-             bar[1] == '0' || strlen(bar + 1) > 9)
-        why = "its batch is not a whole number >= 1 in digits";
-    else {
-        why = "its pass is not forward, backward_data or backward_filter";
-        for (int k = MB_PASS_FORWARD; k <= MB_PASS_BACKWARD_FILTER; k++) {
-            const char *name = mb_conv_pass_name((mb_conv_pass)k);
-            if ((size_t)(bar - pass) == strlen(name) && strncmp(pass, name, strlen(name)) == 0)
-                why = NULL;
-        }
-    }
+    const char *key = mb_table_cell(t, r, col);
+    char buf[256];
+    const char *why = key_why(key, buf, sizeof buf);
     if (!why)
         return MB_OK;
     return mb_error_set(err, MB_EFORMAT, "%s:%ld: key '%.200s': %s (a key is host|backend|"
@@ -328,6 +400,12 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
         return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
     struct stat sb;
+    if (strcmp(path, "-") == 0) { /* not "no cache yet": mb_out_open's standard output (campaign
+                                   * 39's F3: the cache was printed, nothing read back) */
+        mb_probe_cache_free(c);
+        return mb_error_set(err, MB_EINVAL, "-: standard output, not a regular file (a probe "
+                            "cache is read and rewritten; give a file, or --no-cache)");
+    }
     if (stat(path, &sb) != 0) { /* no cache yet: an empty one */
         *out = c;
         return MB_OK;

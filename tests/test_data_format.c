@@ -63,10 +63,20 @@ static void test_check_table(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char path[512], name[32];
+        mb_test_run r = {0};
         snprintf(name, sizeof name, "c%zu.csv", i);
         log_with(path, sizeof path, name, cases[i].value, 8, 100);
         mb_table *t = NULL;
         mb_error err = {0};
+        /* the fixture is mbtrain's log: checked as a step table it is the front end's probe
+         * table's (a `# tool=` of another kind's writer is refused, campaign 39's D6) */
+        if (strcmp(cases[i].kind, MB_FORMAT_STEP) == 0) {
+            int done = mb_test_sh_ok(&r, "sed -i 's/^# tool=mbtrain$/# tool=mbkit_torch probe/' "
+                                     "%s", path);
+            mb_test_run_free(&r);
+            if (!done)
+                continue;
+        }
         CU_ASSERT_EQUAL_FATAL(mb_table_read(path, &t, &err), MB_OK);
         int rc = mb_format_check_table(t, cases[i].kind, &err);
         int ok = cases[i].ok ? rc == MB_OK

@@ -352,6 +352,10 @@ static const char *const VARIANTS[][2] = {
     {"divonce.py", HEAD "_n = [0]\ndef loss(out, y):\n    _n[0] += 1\n"
                    "    l = torch.nn.functional.cross_entropy(out, y)\n"
                    "    return l * float('nan') if _n[0] == 6 else l\n"},
+    /* campaign 39's F5: nan at the 2nd call, the first at the second M (probe_setup's) */
+    {"nanat2.py", HEAD "_n = [0]\ndef loss(out, y):\n    _n[0] += 1\n"
+                  "    l = torch.nn.functional.cross_entropy(out, y)\n"
+                  "    return l * float('nan') if _n[0] == 2 else l\n"},
     {"chdirup.py", HEAD "os.chdir('..')\n"},
     {"slowloss.py", HEAD "def loss(out, y):\n    import time, torch.distributed as dist\n"
                     "    r = dist.get_rank() if dist.is_initialized() else -1\n"
@@ -685,6 +689,19 @@ static const struct bad {
      ":"},
     {":", PB "--lr 3.4028236e38 -o o", 1,
      "mbkit_torch probe: --lr: '3.4028236e38' is above the largest float (3.4e+38)", ":"},
+    /* campaign 39's F5: a loss not finite at a later M's first call (the weights trained by
+     * the calls before it) ended the probe blaming the model; only the first call's is the
+     * model's. One learner restarts and times on (GOOD); P learners, and a rate that diverges
+     * after every restart, say so naming --lr */
+    {":", "probe --model ../nanloss.py --threads 1 --budget 0.05 --rounds 1 --batch 4,8 -o o", 1,
+     "nanloss.py: the loss at M = 4 is not finite at the model's first parameters, before any "
+     "update", ":"},
+    {":", "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 1 --batch 4,8 --lr 3e38 "
+     "-o o", 1, "the timed training diverged, again right after each of 10 restarts (lower --lr "
+     "3e+38)", ":"},
+    {":", "probe --model ../nanat2.py --threads 2 --budget 0.05 --rounds 1 --batch 4,8 --procs 2 "
+     "-o o", 1, "nanat2.py: the loss at M = 8 is not finite: the training diverged in the "
+     "updates before it (lower --lr 0.02)", ":"},
 };
 
 /* A run that must succeed: setup, arguments, and a check of what it wrote (sh, exit 0). */
@@ -704,6 +721,9 @@ static const struct good {
     {":", P1("divonce.py") "-o o", "grep -q '^cpu,divonce,8,' o && grep -q '^(the timed training "
      "diverged 1 time with 1 learner: each time the model went back to its first parameters' "
      "out && ! grep -qi 'nan,\\|,nan' o"},
+    {":", "probe --model ../nanat2.py --threads 1 --budget 0.05 --rounds 1 --batch 4,8 -o o",
+     "grep -q '^cpu,nanat2,8,' o && grep -q '^(the timed training diverged 1 time with 1 "
+     "learner' out"},
     /* a diverged run: mbtrain's summary, '-' for what is none, never nan */
     {":", RN "../tiny.py --batch 32 --lr 1e30",
      "grep -q ' loss=- eval_loss=- eval_acc=- reached=no reached_update=0 reached_wall_s=0.000 ' "
@@ -817,6 +837,27 @@ static void test_hostile(void)
     }
 }
 
+/* campaign 39's D4: a restart after a divergence (load_state_dict) ran inside the timed block
+ * and its seconds went into the step's median. measure_share takes out the seconds a call
+ * reports as restarting (call.restart_s, probe_setup's): here each call does nothing but 2 ms
+ * of "restart", and every sample must be far below it (the harness's own cost: microseconds).
+ * No torch needed: the harness alone. */
+static void test_restart_untimed(void)
+{
+    mb_test_run r;
+    mb_test_sh_ok(&r, "%s -c \"import sys, time, types; sys.path.insert(0, 'frontends/torch'); "
+                  "import mbkit_torch as f\n"
+                  "acc = [0.0]\n"
+                  "def call():\n"
+                  "    s = time.perf_counter(); time.sleep(0.002); acc[0] += time.perf_counter() - s\n"
+                  "call.restart_s = lambda: acc[0]\n"
+                  "a = types.SimpleNamespace(warmup=1, max_reps=5, rel_ci=0.01)\n"
+                  "pt = f.Point(8)\n"
+                  "f.measure_share(pt, call, a, 0.2, 3)\n"
+                  "assert pt.x and max(pt.x) < 2e-4, pt.x\n\"", py);
+    mb_test_run_free(&r);
+}
+
 static int add_tests(CU_pSuite s)
 {
     return !CU_add_test(s, "probe: step table read by mbfit tupdate", test_probe_table) ||
@@ -825,7 +866,8 @@ static int add_tests(CU_pSuite s)
                         test_runs_logs) ||
            !CU_add_test(s, "exact crossing equals evaluating every update", test_exact_crossing) ||
            !CU_add_test(s, "bad input: one line, non-zero exit, nothing written", test_bad_input) ||
-           !CU_add_test(s, "hostile input: one line, its status, outputs untouched", test_hostile);
+           !CU_add_test(s, "hostile input: one line, its status, outputs untouched", test_hostile) ||
+           !CU_add_test(s, "probe: a restart's seconds are not the step's", test_restart_untimed);
 }
 
 int mb_test_suite_frontend_torch(void)

@@ -1318,6 +1318,28 @@ static void test_snapshot_buffer(void)
     mb_data_splits_free(&s);
 }
 
+/* A library caller's checkpoint '-' (standard output: nothing to resume from, and a parallel
+ * run's companions would be '-.learners' in the working folder, campaign 39's F2) is refused by
+ * the checks every run makes, for one learner and for P, before anything is written; mbtrain
+ * names --checkpoint before it gets here (tests/hostile/train.inc). */
+static void test_checkpoint_stdout(void)
+{
+    static const mb_par_algo par[] = {MB_PAR_NONE, MB_PAR_SGD_SYNC};
+    for (size_t i = 0; i < sizeof par / sizeof *par; i++) {
+        mb_run_options o;
+        mb_run_options_init(&o);
+        o.net = "lenet5", o.data = "synthetic", o.batch = 8, o.max_updates = 10;
+        o.par = par[i], o.learners = i ? 2 : 1;
+        o.checkpoint_path = "-", o.checkpoint_every = 5;
+        mb_error err = {0};
+        CU_ASSERT_EQUAL(mb_run_check_options(&o, &err), MB_EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "checkpoint '-': standard output cannot be read "
+                                               "back"));
+        o.checkpoint_path = "c.ckpt";
+        CU_ASSERT_EQUAL(mb_run_check_options(&o, &err), MB_OK);
+    }
+}
+
 int mb_test_suite_train_run(void)
 {
     CU_pSuite s = CU_add_suite("train_run", setup, teardown);
@@ -1330,6 +1352,7 @@ int mb_test_suite_train_run(void)
                         test_sweep_eval_samples) ||
            !CU_add_test(s, "bad input: one line, exit 1 or 2", test_errors) ||
            !CU_add_test(s, "library call", test_library) ||
+           !CU_add_test(s, "a checkpoint to standard output is refused", test_checkpoint_stdout) ||
            !CU_add_test(s, "exact crossing by bisection", test_bisect_crossing) ||
            !CU_add_test(s, "divergence is a logged result", test_diverged) ||
            !CU_add_test(s, "snapshot buffer only when bisecting", test_snapshot_buffer) ||

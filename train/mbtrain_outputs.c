@@ -214,18 +214,29 @@ static int companion_links(const mb_run_options *o, mb_error *err)
     return hit ? MB_EINVAL : MB_OK;
 }
 
+/* --checkpoint names a file that is rewritten every N updates and read back by --resume: '-'
+ * (standard output, campaign 39's F1 and F2: the checkpoints went to stdout back to back and a
+ * parallel run made '-.learners' companions) and an existing target that is not a regular file
+ * (a FIFO or socket would be opened again at each rewrite; a device such as /dev/null keeps
+ * nothing to resume from, campaign 39's D5; a directory) are refused before any work. */
+static int checkpoint_file(const char *path, mb_error *err)
+{
+    const char *kind = strcmp(path, "-") == 0 ? "standard output" : mb_data_not_regular(path);
+    if (!kind)
+        return MB_OK;
+    return mb_error_set(err, MB_EINVAL, "--checkpoint %s: %s; a checkpoint is rewritten and read "
+                        "back: give a regular file", path, kind);
+}
+
 /* Outputs that would overwrite each other or an input, refused before any work: --log over
- * --checkpoint or the checkpoint being resumed, or over either's companion files; a checkpoint that is a FIFO or socket (it is
- * rewritten every N updates and read back by --resume: each rewrite would open it again). */
+ * --checkpoint or the checkpoint being resumed, or over either's companion files; a checkpoint
+ * that cannot be rewritten and read back (checkpoint_file). */
 int mbtrain_output_clash(const mb_run_options *o, mb_error *err)
 {
-    struct stat sb;
     if (o->resume_path && resume_file(o->resume_path, err) != MB_OK)
         return MB_EIO;
-    if (o->checkpoint_path && stat(o->checkpoint_path, &sb) == 0 &&
-        (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
-        return mb_error_set(err, MB_EINVAL, "--checkpoint %s: a FIFO or socket; a checkpoint "
-                            "is rewritten and read back: give a regular file", o->checkpoint_path);
+    if (o->checkpoint_path && checkpoint_file(o->checkpoint_path, err) != MB_OK)
+        return MB_EINVAL;
     if (o->log_path && mb_data_same_file(o->log_path, o->checkpoint_path))
         return mb_error_set(err, MB_EINVAL, "--log %s and --checkpoint %s are the same file",
                             o->log_path, o->checkpoint_path);

@@ -254,6 +254,25 @@ static int schedule_check(const mb_optim_params *p, long bound, mb_error *err)
                         down ? (double)FLT_MIN : (double)FLT_MAX);
 }
 
+/* The line of a run that diverged, naming the flag to change: --lr, or --weight-decay where
+ * lr x weight_decay is 1 or more (campaign 39's D9: each update's decay, lr x lambda x w, then
+ * takes the whole weight or more and the weights grow whatever the gradient; a smaller --lr
+ * would help too, but the decay is the cause). */
+static void say_diverged(const mb_run_options *o, const mb_run_result *r)
+{
+    const double lr = o->optim.lr, wd = o->optim.weight_decay;
+    char hint[256];
+    if (wd > 0 && lr * wd >= 1)
+        snprintf(hint, sizeof hint, "--weight-decay %g times --lr %g is %g, 1 or more (each "
+                 "update's decay oversteps the weights): a smaller --weight-decay may converge",
+                 wd, lr, lr * wd);
+    else
+        snprintf(hint, sizeof hint, "a smaller --lr than %g may converge", lr);
+    fprintf(stderr, "mbtrain: seed %lu: diverged at update %ld (its loss %s): %s at batch %d; "
+            "logged with diverged=%ld\n", o->seed, r->diverged_update,
+            isfinite(r->loss) ? "past 100 ln(classes)" : "not a number", hint, o->batch,
+            r->diverged_update);
+}
 /* One run of the sweep, at o's batch and seed: trains, prints its summary (rank 0) and says
  * when it diverged. 0, or the exit status; *together: every rank failed at the same point. */
 static int run_one(mb_run_options *o, int rank, int *together)
@@ -284,12 +303,7 @@ static int run_one(mb_run_options *o, int rank, int *together)
     printf("%s\n", line);
     fflush(stdout);
     if (r.diverged)
-        fprintf(stderr,
-                "mbtrain: seed %lu: diverged at update %ld (its loss %s): a smaller "
-                "--lr than %g may converge at batch %d; logged with diverged=%ld\n",
-                o->seed, r.diverged_update,
-                isfinite(r.loss) ? "past 100 ln(classes)" : "not a number", o->optim.lr,
-                o->batch, r.diverged_update);
+        say_diverged(o, &r);
     if (o->checkpoint_path && r.updates < o->checkpoint_every) /* campaign 37's C813 */
         fprintf(stderr, "mbtrain: no checkpoint written to %s: the run ended after %ld updates, "
                 "before --checkpoint-every %ld\n", o->checkpoint_path, r.updates,

@@ -88,6 +88,9 @@ int mb_run_check_options(const mb_run_options *o, mb_error *err)
     }
     if (o->checkpoint_path && o->checkpoint_every <= 0)
         return mb_error_set(err, MB_EINVAL, "checkpoint-every must be > 0 with a checkpoint file");
+    if (o->checkpoint_path && strcmp(o->checkpoint_path, "-") == 0) /* campaign 39's F2 */
+        return mb_error_set(err, MB_EINVAL, "checkpoint '-': standard output cannot be read back "
+                            "(nor hold a parallel run's companions): give a regular file");
     return MB_OK;
 }
 
