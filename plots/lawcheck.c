@@ -78,6 +78,10 @@ static int law_is_model(const cJSON *root, const cJSON *model, const char *path,
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(lo, "params"), *e;
     cJSON_ArrayForEach(e, params)
     {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(model, e->string);
+        if (o && !cJSON_IsNumber(o) && !cJSON_IsNull(o))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'model.%s': not a number (or null)",
+                                path, e->string);
         const double a = mb_json_get(params, e->string), b = mb_json_get(model, e->string);
         if (!same_number(a, b))
             return mb_error_set(err, MB_EFORMAT, "%s: field 'law.params.%s': %.6g, but the "
@@ -86,6 +90,10 @@ static int law_is_model(const cJSON *root, const cJSON *model, const char *path,
     const cJSON *tu = cJSON_GetObjectItemCaseSensitive(root, "t_update");
     static const char *const keys[] = {"gamma", "m_t", "t0"};
     for (size_t k = 0; cJSON_IsObject(tu) && k < 3; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(model, keys[k]);
+        if (o && !cJSON_IsNumber(o) && !cJSON_IsNull(o))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'model.%s': not a number (or null)",
+                                path, keys[k]);
         if (!cJSON_GetObjectItemCaseSensitive(tu, keys[k]))
             continue;
         double a = mb_json_get(tu, keys[k]), b = mb_json_get(model, keys[k]);
@@ -107,6 +115,8 @@ static int curve_model(const cJSON *root, const char *path, mb_law *law, mb_upda
     int rc = params_of_law(cJSON_GetObjectItemCaseSensitive(root, "law"), path, law, have, err);
     if (rc != MB_OK)
         return rc;
+    if (model && !cJSON_IsNull(model) && !cJSON_IsObject(model))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'model': not an object", path);
     if (cJSON_IsObject(model)) {
         if ((rc = law_is_model(root, model, path, err)) != MB_OK)
             return rc;
