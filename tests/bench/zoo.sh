@@ -127,7 +127,8 @@ done
 # one row a workload, from each run's own outputs
 tmp=$(mktemp "$out/.zoo.md.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
-# a figure the table shows: digits (with . e + - % and an interval's -), never nan or inf
+# a figure the table shows: digits (with . e + - % and an interval's -), never nan or inf (an
+# interval may say "paired by seed" before its figures)
 figure() { [[ $1 =~ ^[-+0-9.e%]*[0-9][-+0-9.e%]*$ ]]; }
 # a file the table reads beside validate.txt (scale.txt, NAME.log): where a workload was run by
 # hand without it, its cell is '-' and one note says which file (campaign 39's B-F9: sed's own
@@ -151,7 +152,7 @@ cell() {
         m=("${BASH_REMATCH[@]}")
         # each figure copied into the table a number (campaign 39's B-F10: "nanx" was copied)
         for k in 1 2 3 4 5 6 7 9 10 11 12; do
-            figure "${m[$k]}" || fail "$d/validate.txt: the held-out check line's figure '${m[$k]}' is not a number (no held-out check line to read)"
+            figure "${m[$k]#paired by seed }" || fail "$d/validate.txt: the held-out check line's figure '${m[$k]}' is not a number (no held-out check line to read)"
         done
         echo "| ${names[$i]} | ${nets[$i]} | ${lrs[$i]} | ${targets[$i]} | ${m[1]} | **${m[2]}x** of M = ${m[3]} (${m[4]}) | ${m[6]}x of M = ${m[5]} (${m[7]}): ${m[8]} | ${m[9]}% (${m[10]} over the held-out seeds; N_update ${m[11]}%, T_update ${m[12]}%${m[13]:+, a level alike at every M}; in-sample $ins) | ${m[15]:--} | $flat | ${m[16]} | $total |"
     done
