@@ -22,6 +22,27 @@
 #include <stdio.h>
 #include <string.h>
 
+/* o[key] (`where` + key names it) into *v: a finite number, > 0 where `pos`, else >= 0 (NaN
+ * where absent or null and not `required`). Not validate.c's mb_plot_field, which calls this
+ * file: a cycle (tests/tools/deps.sh). */
+static int number_at(const cJSON *o, const char *where, const char *key, int required, int pos,
+                     const char *path, double *v, mb_error *err)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = NAN;
+    if ((!e || cJSON_IsNull(e)) && !required)
+        return MB_OK;
+    if (!e)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': missing", path, where, key);
+    if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': not a number", path, where, key);
+    *v = e->valuedouble;
+    if (pos > 0 ? !(*v > 0) : pos == 0 ? !(*v >= 0) : 0)
+        return mb_error_set(err, MB_EFORMAT, "%s: field '%s%s': must be %s, got %g", path, where,
+                            key, pos > 0 ? "> 0" : ">= 0", *v);
+    return MB_OK;
+}
+
 /* law.params holds exactly the parameters of the law law.model names, each a number: *law gets
  * them (MB_OK with *have 0 where the file has no law). */
 static int params_of_law(const cJSON *lo, const char *path, mb_law *law, int *have,
@@ -50,7 +71,7 @@ static int params_of_law(const cJSON *lo, const char *path, mb_law *law, int *ha
                                 "different fits", path, e->string, name->valuestring, e->string);
     }
     for (size_t k = 0; k < n; k++) {
-        int rc = mb_plot_field(params, "law.params.", names[k], F_REQUIRED, path, &v[k], err);
+        int rc = number_at(params, "law.params.", names[k], 1, -1, path, &v[k], err);
         if (rc != MB_OK)
             return rc;
     }
@@ -130,10 +151,9 @@ static int curve_model(const cJSON *root, const char *path, mb_law *law, mb_upda
     }
     *t = (mb_update_time){.comm = MB_COMM_NONE};
     double t0;
-    if ((rc = mb_plot_field(tu, "t_update.", "gamma", F_REQUIRED | F_POS, path, &t->gamma,
-                            err)) ||
-        (rc = mb_plot_field(tu, "t_update.", "m_t", F_REQUIRED | F_POS, path, &t->m_t, err)) ||
-        (rc = mb_plot_field(tu, "t_update.", "t0", F_NULL | F_NONNEG, path, &t0, err)))
+    if ((rc = number_at(tu, "t_update.", "gamma", 1, 1, path, &t->gamma, err)) ||
+        (rc = number_at(tu, "t_update.", "m_t", 1, 1, path, &t->m_t, err)) ||
+        (rc = number_at(tu, "t_update.", "t0", 0, 0, path, &t0, err)))
         return rc;
     t->t0 = isnan(t0) ? 0 : t0;
     return mb_solver_check_models_in(law, t, path, "t_update.", err);
