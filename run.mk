@@ -364,6 +364,7 @@ CAL_KNOB_ERROR = $(shell LC_ALL=C awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS
   BEGIN { \
     if (!num(fl) || !(fl + 0 > 0) || !num(tl) || !(fl + 0 < tl + 0)) { \
       print "FINAL_LOSS=" fl " is not a loss below TARGET_LOSS=" tl ": nothing to extrapolate (the calibration runs stop at TARGET_LOSS; without FINAL_LOSS the answer is for TARGET_LOSS)"; exit } \
+    if (fl + 0 < 1.1754943508222875e-38) { print "FINAL_LOSS=" fl ": below the least normal float (1.2e-38), the type the network computes its outputs in: no loss but 0 reaches it"; exit } \
     if (tl - fl <= 1e-6 * tl) { print "FINAL_LOSS=" fl " lies within the 6 digits a log writes of TARGET_LOSS=" tl ": nothing to extrapolate"; exit } \
     if (b != "" && (!num(b) || !(b + 0 > 0) || b + 0 > 1e9)) { print "CAL_BUDGET=" b ": not a number of seconds above 0, at most 1e9"; exit } \
     if (!num(ef) || !(ef + 0 > 0 && ef + 0 <= 1)) { print "CAL_EVAL_FRAC=" ef ": not a fraction above 0, at most 1"; exit } \
@@ -609,6 +610,10 @@ HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^
 # end's rate() (frontends/torch/mbkit_torch.py): a rate is a number from float's least normal
 # 1.1754943508222875e-38 to its largest 3.4028234663852886e38 (both taken; compared as doubles),
 # since the step takes it in float (campaign 34's E10 below, campaign 36's E3 above: 1e39 was inf).
+# lossfloat() is the target-loss rule of TARGET_LOSS and torch.mk's TORCH_TARGET (and zoo.sh's
+# lines, which it checks with make -n run): a loss within float's normal range, the type the
+# network computes its outputs in (campaign 39's B-F5, F6: 1e39 is inf there, and every run
+# "reached" it at its first update; TORCH_TARGET took 1e-39).
 KNOB_AWK = \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
@@ -667,7 +672,13 @@ KNOB_AWK = \
   function only_one(v,   n, a, i) { n = split(v, a, /[,:]/); \
     for (i = 1; i <= n; i++) if (a[i] + 0 != 1) return 0; \
     return 1 } \
-  function sh(v) { return "\047" v "\047" }
+  function sh(v) { return "\047" v "\047" } \
+  function lossfloat(name, v,   m) { if ((m = pos(name, v, 0, 1e300)) != "") return m; \
+    if (v + 0 > 3.4028234663852886e38) \
+      return name "=" v ": above the largest float (3.4e+38), the type the network computes its outputs in: every run reaches it at its first update"; \
+    if (v + 0 < 1.1754943508222875e-38) \
+      return name "=" v ": below the least normal float (1.2e-38), the type the network computes its outputs in: no loss but 0 reaches it"; \
+    return "" }
 
 # make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
 # H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
@@ -717,9 +728,7 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
     if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); \
     if (m == "" && cap + 0 != 0 && cap + 0 <= 1) \
       m = "RUN_TIME_CAP=" cap ": 0 (no cap) or above 1 (a cap at or below 1 stops every run at an M slower than the fastest so far before it can reach the target)"; \
-    if (m == "") m = pos("TARGET_LOSS", tl, 0, 1e300); \
-    if (m == "" && tl + 0 < 1.1754943508222875e-38) \
-      m = "TARGET_LOSS=" tl ": below the least normal float (1.2e-38), the type the network computes its outputs in: no loss but 0 reaches it"; \
+    if (m == "") m = lossfloat("TARGET_LOSS", tl); \
     if (m == "") m = one("LR", lr, "learning rate (LRS holds several: the sweep trains each)"); \
     if (m == "") m = floatrate(lrsname, lrs); if (m == "") m = list(lrsname, lrs, 0, 1, "rate", 1); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
@@ -804,12 +813,18 @@ $(if $(and $(RUN_GOALS),$(filter 0,$(HAS_CONV)),$(call IGNORED_KNOB,CONV_MEM CON
 # make zoo: each line of ZOO sets these for its make run (tests/bench/zoo.sh), so one given to
 # make zoo would be ignored (campaign 37's E3: LR=1e39 ran the zoo at the lines' rates, exit 0)
 ZOO_LINE_KNOBS := NET DATA LR LRS TARGET_LOSS
+# and these change the loss each answer is for (a calibration's FINAL_LOSS below the line's
+# TARGET_LOSS), which zoo.md's target column prints as each line's TARGET_LOSS (campaign 39's
+# B-F8: ZOO_MAKE_ARGS=FINAL_LOSS=0.3 answered for 0.3 under a column of 0.5)
+ZOO_ANSWER_KNOBS := FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK
 # nor in ZOO_MAKE_ARGS (zoo.sh puts it before each line's knobs, so the line's won: campaign 38's
 # F4), where OUT, make zoo's own (each line writes into OUT/zoo/NAME), would be overridden too;
 # and ZOO_OUT, zoo.sh's folder when it runs by hand, is OUT/zoo under make zoo
 ZOO_ARG_NAME = $(firstword $(subst =, ,$(subst :=,=,$(subst ::=,=,$(subst +=,=,$(subst ?=,=,$(subst !=,=,$(1))))))))
-ZOO_ARG_KNOB = $(firstword $(foreach w,$(ZOO_MAKE_ARGS),$(if $(findstring =,$(w)),$(if $(filter $(ZOO_LINE_KNOBS) OUT,$(call ZOO_ARG_NAME,$(w))),$(w)))))
-$(if $(and $(filter zoo,$(MAKECMDGOALS)),$(ZOO_ARG_KNOB)),$(error ZOO_MAKE_ARGS holds $(ZOO_ARG_KNOB): $(if $(filter OUT,$(call ZOO_ARG_NAME,$(ZOO_ARG_KNOB))),make zoo writes each line into OUT/zoo/NAME: give OUT to make zoo,make zoo takes NET$(comma) DATA$(comma) LR and TARGET_LOSS from each line of ZOO ($(or $(ZOO),data/zoo.txt)): give them there)))
+ZOO_ARG_KNOB = $(firstword $(foreach w,$(ZOO_MAKE_ARGS),$(if $(findstring =,$(w)),$(if $(filter $(ZOO_LINE_KNOBS) $(ZOO_ANSWER_KNOBS) OUT,$(call ZOO_ARG_NAME,$(w))),$(w)))))
+ZOO_ANSWER_WHY = each line's TARGET_LOSS is the loss its answer is for (zoo.md's target column): $(ZOO_ANSWER_KNOBS) would answer for another
+$(if $(and $(filter zoo,$(MAKECMDGOALS)),$(ZOO_ARG_KNOB)),$(error ZOO_MAKE_ARGS holds $(ZOO_ARG_KNOB): $(if $(filter OUT,$(call ZOO_ARG_NAME,$(ZOO_ARG_KNOB))),make zoo writes each line into OUT/zoo/NAME: give OUT to make zoo,$(if $(filter $(ZOO_ANSWER_KNOBS),$(call ZOO_ARG_NAME,$(ZOO_ARG_KNOB))),$(ZOO_ANSWER_WHY),make zoo takes NET$(comma) DATA$(comma) LR and TARGET_LOSS from each line of ZOO ($(or $(ZOO),data/zoo.txt)): give them there))))
+$(if $(and $(filter zoo,$(MAKECMDGOALS)),$(call IGNORED_KNOB,$(ZOO_ANSWER_KNOBS))),$(error $(call IGNORED_KNOB,$(ZOO_ANSWER_KNOBS))=$($(call IGNORED_KNOB,$(ZOO_ANSWER_KNOBS))) given to make zoo: $(ZOO_ANSWER_WHY)))
 $(if $(and $(filter zoo,$(MAKECMDGOALS)),$(call GIVEN,ZOO_OUT)),$(error ZOO_OUT=$(ZOO_OUT): make zoo writes into OUT/zoo ($(OUT)/zoo): give OUT (ZOO_OUT is zoo.sh's, run by hand)))
 $(if $(and $(filter zoo,$(MAKECMDGOALS)),$(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))),$(error $(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))=$($(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))): make zoo takes NET, DATA, LR and TARGET_LOSS from each line of ZOO ($(or $(ZOO),data/zoo.txt))$(if $(filter LRS,$(call IGNORED_KNOB,$(ZOO_LINE_KNOBS))), (LRS would replace a line's LR)); give them there))
 $(if $(and $(RUN_GOALS),$(call GIVEN,LR),$(call GIVEN,LRS)),$(error LR=$(LR) and LRS=$(LRS): give one (LRS, a list of rates, replaces LR)))

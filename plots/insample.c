@@ -158,15 +158,23 @@ static int errors_agree(const cJSON *root, const char *path, mb_error *err)
 }
 
 /* flat_pred, the model's range within its margin of the best T_C, holds the model's optimum
- * (model_optimum.batch, else the recommendation where the model settled it). */
+ * (model_optimum.batch, else the recommendation where the model settled it; where the runs
+ * settled it and there is no model_optimum, the range is refused: nothing names the optimum). */
 static int flat_holds(const cJSON *root, const char *path, mb_error *err)
 {
     const cJSON *fl = cJSON_GetObjectItemCaseSensitive(root, "flat_pred");
     const cJSON *opt = cJSON_GetObjectItemCaseSensitive(root, "model_optimum");
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "settled_by");
     const double lo = mb_json_get(fl, "m_lo"), hi = mb_json_get(fl, "m_hi");
+    const int runs = cJSON_IsString(by) && !strcmp(by->valuestring, "runs");
     double m = mb_json_get(opt, "batch");
-    if (isnan(m) && !(cJSON_IsString(by) && !strcmp(by->valuestring, "runs")))
+    if (isnan(m) && runs && !isnan(lo))
+        /* mbopt writes model_optimum beside every settling: without it the range has nothing
+         * to hold (campaign 39's B-F2: the check was skipped and the range printed) */
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'model_optimum': missing, but settled_by "
+                            "is \"runs\" and flat_pred (M %g..%g) is the range of the model's "
+                            "optimum, which the recommendation is not", path, lo, hi);
+    if (isnan(m))
         m = mb_json_get(cJSON_GetObjectItemCaseSensitive(root, "recommended"), "batch");
     if (isnan(lo) || isnan(hi) || isnan(m) ||
         (m >= lo * (1 - 1e-9) && m <= hi * (1 + 1e-9)))

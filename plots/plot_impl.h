@@ -70,6 +70,16 @@ int mb_plot_holdout_sentence(const cJSON *root, char *buf, size_t size);
  * Every field already in range (validate.c); MB_EFORMAT naming the field of `path` otherwise. */
 int mb_plot_insample_agrees(const cJSON *root, const char *path, mb_error *err);
 
+/* validate.json `root`'s law held to its own parameters and to its model object, and each point
+ * of its predicted curve to that model, N_update(M) x T_update(M, P) to a relative 1e-3
+ * (lawcheck.c). MB_EFORMAT naming the field of `path` otherwise. */
+int mb_plot_curve_agrees(const cJSON *root, const char *path, mb_error *err);
+
+/* validate.json `val`'s law (law.model, law.params) one that nfit.json `nfit` fitted, with its
+ * parameters, where both are of one rate (lawcheck.c). */
+int mb_plot_validate_law_nfit(const cJSON *val, const char *vpath, const cJSON *nfit,
+                              const char *npath, mb_error *err);
+
 /* Reads object[key] (`where` + key, as mb_plot_field names it) into *v: a string that is not
  * empty and, with `nth` (the k-th known name from k = 0, NULL past the last: a names table the
  * code already has, such as net/conv.c's mb_conv_algo_nth), one of nth's names, which `what`

@@ -398,7 +398,8 @@ static const char *json_name(const cJSON *j, const char *key)
 
 /* The inputs beside scale.json are of its job (campaign 21's N7: the page drew a step table, run
  * logs and a convolution choice of other nets, runs of another rate, fits of another target):
- * the fits against scale's model (mb_plot_fits_match), no comm.csv where scale solved no
+ * the fits against scale's model (mb_plot_fits_match), validate.json's law against nfit's
+ * (mb_plot_validate_law_nfit), no comm.csv where scale solved no
  * collective, every run log against scale's rates and
  * nfit's algorithm (mb_plot_run_matches), and one net and one data set (campaign 33's Q5)
  * across step.csv, conv.csv, the run logs, validate.json, conv.json, nfit.json and tfit.json,
@@ -416,6 +417,10 @@ static int check_job(const char *in_dir, const glob_t *runs, const cJSON *scale,
     path_join(tp, sizeof tp, in_dir, "tfit.json");
     path_join(cp, sizeof cp, in_dir, "cfit.json");
     int rc = mb_plot_fits_match(scale, sp, nfit, np, tfit, tp, cfit, cp, err);
+    char vp[4096];
+    path_join(vp, sizeof vp, in_dir, "validate.json");
+    if (rc == MB_OK && val && nfit) /* the law the check used is nfit's (campaign 39's B-F3) */
+        rc = mb_plot_validate_law_nfit(val, vp, nfit, np, err);
     /* a collective table beside a scale that solved none is another run's, as a cfit is */
     const cJSON *comm = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(scale, "model"), "comm");

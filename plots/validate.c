@@ -739,6 +739,8 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
         rc = check_point(*root, "recommended", 1, path, err);
     if (rc == MB_OK) /* every summary printed from the rows held to them (campaign 38's F2) */
         rc = mb_plot_insample_agrees(*root, path, err);
+    if (rc == MB_OK) /* the law to its parameters, the curve to the law (campaign 39's B-F3, F4) */
+        rc = mb_plot_curve_agrees(*root, path, err);
     if (rc != MB_OK) {
         cJSON_Delete(*root);
         *root = NULL;

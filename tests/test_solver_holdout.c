@@ -973,6 +973,28 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " | 20..34 (P = 1) | ")); /* the columns in place */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " 5 s |"));
     mb_test_run_free(&r);
+    /* campaign 39's B-F9: a workload run by hand without scale.txt or NAME.log: one note a
+     * file and a '-' cell, no sed errors; B-F10: a figure of the check line that is no number
+     * (nan) is refused, not copied */
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "rm %s/zoo/w/scale.txt %s/zoo/w.log && ZOO=%s/zoo.txt "
+                                           "ZOO_OUT=%s/zoo ZOO_TABLE_ONLY=1 bash %s/tests/bench/"
+                                           "zoo.sh", dir, dir, dir, dir, MB_TEST_SRC));
+    CU_ASSERT_EQUAL(mb_test_lines(r.err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "make zoo: w: note: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/zoo/w/scale.txt is missing (the table's 'flat, "
+                                         "predicted' cell is -)"));
+    CU_ASSERT_PTR_NULL(strstr(r.err, "sed:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " | - | "));
+    mb_test_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "sed -i 's/(median), [0-9.]*x the best/(median), nanx "
+                                         "the best/' %s/zoo/w/validate.txt && ZOO=%s/zoo.txt "
+                                         "ZOO_OUT=%s/zoo ZOO_TABLE_ONLY=1 bash %s/tests/bench/"
+                                         "zoo.sh 2>&1 >/dev/null | grep -v 'note: '; grep -c nanx "
+                                         "%s/zoo/zoo.md", dir, dir, dir, MB_TEST_SRC, dir), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "/zoo/w/validate.txt: the held-out check line's figure "
+                                         "'nan' is not a number"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n0\n")); /* the old table left as it was */
+    mb_test_run_free(&r);
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s --json", cmdb));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"pred_interval_graded\":"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"t_pred_lo_s\":"));
@@ -1619,6 +1641,18 @@ static void test_run_knobs(void)
         {"'LRS=0.02 1e39'", "LRS=0.02 1e39: 1e39 is above the largest float (3.4e+38)"},
         {"FRONTEND=torch TORCH_LR=1e39", "TORCH_LR=1e39: 1e39 is above the largest float "
                                          "(3.4e+38), the type training takes it in"},
+        /* campaign 39's B-F5, F6: a target loss past float's largest (every run reached inf at
+         * its first update) or, for the torch front end, below its least normal; one rule for
+         * both (KNOB_AWK's lossfloat); FINAL_LOSS below the least normal too */
+        {"TARGET_LOSS=1e39", "TARGET_LOSS=1e39: above the largest float (3.4e+38), the type the "
+                             "network computes its outputs in"},
+        {"FRONTEND=torch TORCH_TARGET=1e39", "TORCH_TARGET=1e39: above the largest float"},
+        {"FRONTEND=torch TORCH_TARGET=1e-39", "TORCH_TARGET=1e-39: below the least normal float "
+                                              "(1.2e-38)"},
+        {"FINAL_LOSS=1e-39", "FINAL_LOSS=1e-39: below the least normal float (1.2e-38)"},
+        /* B-F7: OUT and another TORCH_OUT (TORCH_OUT won, OUT ignored without a word) */
+        {"FRONTEND=torch TORCH_OUT=$D/b", "/b: give one (the torch front end writes into "
+                                          "TORCH_OUT, which is OUT when OUT alone is given)"},
     };
     char dir[256], path[512];
     CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
@@ -1718,7 +1752,12 @@ static void test_run_knobs(void)
                                        "HOSTFILE=$D/hf_slashok", "-e LR=0.2",
                                        /* campaign 36's E3: float's largest is a rate */
                                        "LR=3.4028234663852886e38",
-                                       "FRONTEND=torch TORCH_LR=3.4028234663852886e38"};
+                                       "FRONTEND=torch TORCH_LR=3.4028234663852886e38",
+                                       /* campaign 39's B-F5, F7: float's largest is a target;
+                                        * TORCH_OUT the same folder as OUT */
+                                       "TARGET_LOSS=3.4028234663852886e38",
+                                       "FRONTEND=torch TORCH_TARGET=1.1754943508222875e-38",
+                                       "FRONTEND=torch TORCH_OUT=$D/a"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "D='%s'; timeout 60 make -s -n run %s OUT=$D/a %s",
@@ -1980,6 +2019,12 @@ static void test_zoo_bad_input(void)
         {"ZOO_MAKE_ARGS='OUT=/tmp/x'", "ZOO_MAKE_ARGS holds OUT=/tmp/x: make zoo writes each line "
                                        "into OUT/zoo/NAME: give OUT to make zoo"},
         {"ZOO_OUT=/tmp/x", "ZOO_OUT=/tmp/x: make zoo writes into OUT/zoo ("},
+        /* campaign 39's B-F8: the knobs that answer for another loss than each line's
+         * TARGET_LOSS, which zoo.md's target column prints */
+        {"ZOO_MAKE_ARGS='FINAL_LOSS=0.3'", "ZOO_MAKE_ARGS holds FINAL_LOSS=0.3: each line's "
+                                           "TARGET_LOSS is the loss its answer is for (zoo.md's "
+                                           "target column)"},
+        {"ZOO_MAKE_ARGS='THREADS=1 CAL_SEEDS=0'", "ZOO_MAKE_ARGS holds CAL_SEEDS=0: each line's"},
     };
     for (size_t i = 0; i < sizeof zoo_args / sizeof zoo_args[0]; i++) {
         mb_test_run r;
@@ -2001,8 +2046,24 @@ static void test_zoo_bad_input(void)
                                           "DATA, LR and TARGET_LOSS are each line's"));
     CU_ASSERT_EQUAL(mb_test_lines(r0.err), 1);
     mb_test_run_free(&r0);
+    /* FINAL_LOSS given to make zoo reaches every line's make run as well (campaign 39's B-F8) */
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r0, "timeout 60 make -s -n zoo %s OUT=%s/o ZOO=%s/zoo.txt "
+                                          "FINAL_LOSS=0.4", MB_TEST_MAKE_ARGS, dir, dir), 0);
+    CU_ASSERT_EQUAL(r0.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r0.err, "FINAL_LOSS=0.4 given to make zoo: each line's "
+                                          "TARGET_LOSS is the loss its answer is for"));
+    CU_ASSERT_EQUAL(mb_test_lines(r0.err), 1);
+    mb_test_run_free(&r0);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r0, "ZOO=%s/zoo.txt ZOO_OUT=%s/out ZOO_MAKE_ARGS='%s "
+                                          "FINAL_LOSS=0.3' bash tests/bench/zoo.sh", dir, dir,
+                                     MB_TEST_MAKE_ARGS), 0);
+    CU_ASSERT_EQUAL(r0.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r0.err, "make zoo: ZOO_MAKE_ARGS holds FINAL_LOSS=0.3: each "
+                                          "line's TARGET_LOSS is the loss its answer is for"));
+    CU_ASSERT_EQUAL(mb_test_lines(r0.err), 1);
+    mb_test_run_free(&r0);
     /* the knobs zoo passes on to each line's make run still pass */
-    CU_ASSERT_TRUE(mb_test_sh_ok(&r0, "make -s -n zoo %s OUT=%s/o ZOO=%s/zoo.txt FINAL_LOSS=0.4 "
+    CU_ASSERT_TRUE(mb_test_sh_ok(&r0, "make -s -n zoo %s OUT=%s/o ZOO=%s/zoo.txt HOLDOUT_SEEDS=5 "
                                       "THREADS=1 >/dev/null", MB_TEST_MAKE_ARGS, dir, dir));
     mb_test_run_free(&r0);
     mb_test_rmdir(dir);

@@ -58,7 +58,7 @@ TORCH_KNOB_ERROR = $(shell LC_ALL=C awk -v batches='$(TORCH_BATCHES)' -v seeds='
     if (m == "") m = list("TORCH_SEEDS", seeds, 0, 1, "seed", 0); \
     if (m == "" && !(num(lr) && lr + 0 > 0)) m = "TORCH_LR=" lr ": one rate above 0"; \
     if (m == "") m = floatrate("TORCH_LR", lr); \
-    if (m == "") m = pos("TORCH_TARGET", tgt, 0, 1e300); \
+    if (m == "") m = lossfloat("TORCH_TARGET", tgt); \
     if (m == "") m = w("TORCH_HOLDOUT_SEEDS", hs, 3, 64); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "TORCH_EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
     if (m == "") m = w("TORCH_MAX_UPDATES", mu, 1, 1099511627776); \
@@ -76,6 +76,10 @@ TORCH_C_KNOBS = LR LRS TARGET_LOSS RUN_BATCHES RUN_SEEDS HOLDOUT_SEEDS HOLDOUT_B
 ifneq ($(and $(RUN_GOALS),$(TORCH_RUN)),)
 $(if $(call IGNORED_KNOB,$(TORCH_C_KNOBS)),$(error $(call IGNORED_KNOB,$(TORCH_C_KNOBS)) is a knob of make run's C front end: the torch front end does not read it (its own are TORCH_*: docs/commands.md, "PyTorch front end")))
 $(if $(strip $(TORCH_KNOB_ERROR)),$(error $(TORCH_KNOB_ERROR)))
+# OUT and TORCH_OUT both given: TORCH_OUT would win and OUT be ignored without a word (campaign
+# 39's B-F7), as make zoo refuses a ZOO_OUT beside OUT (the same folder is no conflict: the
+# run-torch recipe's own make passes OUT=$(TORCH_OUT))
+$(if $(and $(filter command line,$(origin OUT)),$(call GIVEN,TORCH_OUT),$(filter-out $(abspath $(TORCH_OUT)),$(abspath $(OUT)))),$(error OUT=$(OUT) and TORCH_OUT=$(TORCH_OUT): give one (the torch front end writes into TORCH_OUT, which is OUT when OUT alone is given)))
 endif
 
 TORCH_FE     = $(TORCH_PYTHON) frontends/torch/mbkit_torch.py

@@ -9,7 +9,9 @@
 # OUT is a make run output folder (out/, out/zoo/NAME) with commands.txt, validate.txt and its
 # run folders, its paths as make run wrote them (relative to the folder above out/). Prints, per
 # OUT: the answer then and its held-out ratio, the answer now and its ratio ("~" between two
-# held-out M, interpolated in log M; "?" outside them), then the held-out medians (M, seconds).
+# held-out M, interpolated in log M; "?" outside them), then the held-out medians (M, seconds);
+# "-" for both ratios and a line "no best to grade" where mbopt graded nothing or a held-out run
+# did not reach the target (the medians are of the runs that reached).
 # A calibrated run (no in-sample run reached the target) has nothing to settle and is skipped;
 # a folder without a held-out validate line, one whose line cannot be read word by word (a form
 # of -o other than -o X, -oX, --output X, --output=X) or whose rerun fails ends the script with
@@ -84,7 +86,20 @@ for out in "$@"; do
     [ -n "$new" ] || { echo "resettle.sh: $out: the validate rerun recommends nothing" >&2; exit 1; }
     old=$(awk '/# recommended/ {print $3; exit}' "$out/validate.txt")
     held=$(awk '/^held-out /{f=1; next} f && $2 == 1 {print $3, $6} /^check:/{f=0}' "$out/validate.txt")
+    # mbopt grades a pick only where every run counts (an unreached one as infinitely slow:
+    # solver/holdout.c); the table's medians are of the runs that reached, so a ratio is
+    # printed only where every held-out run reached the target and mbopt's check line graded
+    # (campaign 39's B-F11: a ratio from 1 of 3 runs, where mbopt said "no best to grade")
+    short=$(awk '/^held-out /{f=1; next} f && $2 == 1 {split($5, r, "/"); if (r[1] != r[2]) {
+                   printf "M = %s reached %s", $3, $5; exit}} /^check:/{f=0}' "$out/validate.txt")
+    ungraded=
+    if ! grep -q '^check: held out.*x the best held-out' "$out/validate.txt"; then
+        ungraded="mbopt's check graded nothing"
+    elif [ -n "$short" ]; then
+        ungraded="not every held-out run reached the target: $short"
+    fi
     grade() {
+        [ -z "$ungraded" ] || { printf -- -; return; }
         echo "$held" | awk -v m="$1" '{M[NR]=$1; T[NR]=$2; if (!b || $2 < b) b=$2}
             END {for (i=1;i<=NR;i++) if (M[i]==m) {printf "%.3f", T[i]/b; exit}
                  for (i=1;i<NR;i++) if (M[i]<m && m<M[i+1]) {f=log(m/M[i])/log(M[i+1]/M[i]);
@@ -93,4 +108,5 @@ for out in "$@"; do
     }
     printf '%-40s then M = %-5s %-7s now M = %-5s %-7s held out: %s\n' "$out" "$old" "$(grade "$old")" \
         "${new:--}" "$(grade "$new")" "$(echo $held)"
+    [ -z "$ungraded" ] || printf '%-40s no best to grade (%s)\n' "" "$ungraded"
 done

@@ -3,7 +3,8 @@
 # of data/zoo.txt (or ZOO=FILE), each into $ZOO_OUT/NAME, then one table of what each answered
 # and how it held on fresh seeds: $ZOO_OUT/zoo.md, written only when every workload ran.
 # ZOO_MAKE_ARGS adds make variables to every make run (the test suite passes its own BUILD); not
-# NET, DATA, LR, LRS, TARGET_LOSS or OUT, which are each line's (refused). Under make zoo, ZOO_OUT
+# NET, DATA, LR, LRS, TARGET_LOSS or OUT, which are each line's, nor FINAL_LOSS or a CAL_* knob,
+# which would answer for another loss than the line's TARGET_LOSS (refused). Under make zoo, ZOO_OUT
 # is OUT/zoo (make zoo refuses a ZOO_OUT of its own).
 # ZOO_TABLE_ONLY=1 trains nothing: it writes the table from the workloads' outputs already in
 # $ZOO_OUT (a zoo whose table step failed, or one run by hand workload by workload).
@@ -23,6 +24,14 @@ fail() { echo "make zoo: $*" >&2; exit 1; }
 for a in ${ZOO_MAKE_ARGS:-}; do
     [[ ! $a =~ ^(NET|DATA|LR|LRS|TARGET_LOSS|OUT)(::|:|\+|\?|!)?= ]] ||
         fail "ZOO_MAKE_ARGS holds $a: NET, DATA, LR and TARGET_LOSS are each line's, and each line writes into \$ZOO_OUT/NAME: give them there"
+    # the loss the answer is for: each line's TARGET_LOSS, zoo.md's target column (campaign 39's
+    # B-F8: FINAL_LOSS=0.3 answered for 0.3 under a column of each line's target)
+    [[ ! $a =~ ^(FINAL_LOSS|CAL_[A-Z_]+)(::|:|\+|\?|!)?= ]] ||
+        fail "ZOO_MAKE_ARGS holds $a: each line's TARGET_LOSS is the loss its answer is for (zoo.md's target column): FINAL_LOSS and the CAL_* knobs would answer for another"
+done
+# nor from the environment, where make run would read them as well
+for k in FINAL_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK; do
+    [ -z "${!k+x}" ] || fail "$k=${!k} in the environment: each line's TARGET_LOSS is the loss its answer is for (zoo.md's target column): FINAL_LOSS and the CAL_* knobs would answer for another"
 done
 [ -e "$zoo" ] || fail "$zoo: no such file (ZOO names the workload list)"
 [ -f "$zoo" ] || fail "$zoo: not a regular file (ZOO names the workload list: NAME NET DATA LR TARGET_LOSS a line)"
@@ -117,6 +126,17 @@ done
 
 # one row a workload, from each run's own outputs
 tmp=$(mktemp "$out/.zoo.md.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
+# a figure the table shows: digits (with . e + - % and an interval's -), never nan or inf (an
+# interval may say "paired by seed" before its figures)
+figure() { [[ $1 =~ ^[-+0-9.e%]*[0-9][-+0-9.e%]*$ ]]; }
+# a file the table reads beside validate.txt (scale.txt, NAME.log): where a workload was run by
+# hand without it, its cell is '-' and one note says which file (campaign 39's B-F9: sed's own
+# "can't read" lines), else the first line sed prints for script $2
+cell() {
+    if [ -r "$1" ]; then sed -n "$2" "$1" | head -n 1; else
+        echo "make zoo: ${names[$i]}: note: $1 is missing (the table's '$3' cell is -)" >&2; echo -; fi
+}
 {
     echo "| workload | net | lr | target | recommended M | held out: over the best held-out M (95% interval) | against its best rival | median abs error of predicted T_C, held out (95% interval) | held-out medians inside the predicted 95% interval | flat, predicted | flat, held out | make run |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -124,11 +144,16 @@ tmp=$(mktemp "$out/.zoo.md.XXXXXX")
         d=$out/${names[$i]}
         check=$(grep -h '^check: held out' "$d/validate.txt")
         ins=$(grep -h '^in-sample:' "$d/validate.txt" | sed -n 's/.*median |error| of predicted T_C \([0-9.]*\)%.*/\1%/p')
-        flat=$(sed -n 's/^flat: *M = \([0-9.]*\.\.[0-9.]*\) at P = \([0-9]*\) .*/\1 (P = \2)/p' "$d/scale.txt")
-        total=$(sed -n 's/^total: //p' "$out/${names[$i]}.log")
+        ins=${ins:--}
+        flat=$(cell "$d/scale.txt" 's/^flat: *M = \([0-9.]*\.\.[0-9.]*\) at P = \([0-9]*\) .*/\1 (P = \2)/p' "flat, predicted")
+        total=$(cell "$out/${names[$i]}.log" 's/^total: //p' "make run")
         re='the recommended M = ([^ ]+) trained in [^ ]+ s \(median\), ([^ ]+)x the best held-out M \(M = ([^,]+), [^;]+; 95% interval ([^)]+)x\); against its best rival, M = ([^ ]+) [^:]+: ([^ ]+)x \(95% interval ([^)]+)\): ([a-z]+); median \|error\| of predicted T_C on the held-out runs ([^%]+)% over [0-9]+ settings \(95% interval over their seeds ([^;]+); of N_update ([^%]+)%, of T_update ([^%]+)%(, every M.s runs [^;]*)?\)(; the prediction.s [^;]* at ([0-9]+ of [0-9]+) settings)?; flat \(held out\): M = ([^ ]+) '
         [[ $check =~ $re ]] || fail "$d/validate.txt: no held-out check line to read"
         m=("${BASH_REMATCH[@]}")
+        # each figure copied into the table a number (campaign 39's B-F10: "nanx" was copied)
+        for k in 1 2 3 4 5 6 7 9 10 11 12; do
+            figure "${m[$k]#paired by seed }" || fail "$d/validate.txt: the held-out check line's figure '${m[$k]}' is not a number (no held-out check line to read)"
+        done
         echo "| ${names[$i]} | ${nets[$i]} | ${lrs[$i]} | ${targets[$i]} | ${m[1]} | **${m[2]}x** of M = ${m[3]} (${m[4]}) | ${m[6]}x of M = ${m[5]} (${m[7]}): ${m[8]} | ${m[9]}% (${m[10]} over the held-out seeds; N_update ${m[11]}%, T_update ${m[12]}%${m[13]:+, a level alike at every M}; in-sample $ins) | ${m[15]:--} | $flat | ${m[16]} | $total |"
     done
 } > "$tmp" && mv "$tmp" "$out/zoo.md" || { rm -f "$tmp"; fail "could not write $out/zoo.md"; }
