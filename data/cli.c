@@ -198,9 +198,37 @@ int mb_cli_no_effect(const char *prog, const char *sub, const char *flag, const 
     return mb_cli_usage(prog, sub, "%s has no effect %s", flag, why);
 }
 
-/* ---- OpenBLAS's threads under a memory limit (campaign 33's Q2) ---------------------------- */
+/* ---- OpenBLAS's threads under a memory limit (campaign 33's Q2), and its kernels ----------- */
 
 int openblas_get_num_threads(void);
+char *openblas_get_corename(void);
+
+/* The kernels to ask OpenBLAS for (OPENBLAS_CORETYPE), or NULL to keep its own choice. Debian's
+ * OpenBLAS (DYNAMIC_ARCH) picks its kernels by the CPU's family and model; on a VM that names
+ * its CPU generically ("Intel(R) Xeon(R) Processor") 0.3.21 fell back to Prescott's SSE3 kernels
+ * on a CPU with AVX-512, and the lenet5 step ran 2.0-2.5x slower than with SkylakeX's
+ * (seventeenth session, docs/results.md "OpenBLAS's kernels"). A core the user set stands. */
+static const char *blas_core_wanted(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    static const char *const generic[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
+                                          "Atom", "Katmai", "Coppermine", "Northwood",
+                                          "Banias"};
+    const char *core = openblas_get_corename();
+    int fallback = 0;
+    for (size_t k = 0; core && k < sizeof generic / sizeof generic[0]; k++)
+        fallback |= strcmp(core, generic[k]) == 0;
+    if (getenv("OPENBLAS_CORETYPE") || !fallback)
+        return NULL;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return "Haswell";
+#endif
+    return NULL;
+}
 
 /* The soft limit that bounds the heap, RLIMIT_AS (ulimit -v) first, else RLIMIT_DATA (ulimit
  * -d): its flag in *flag, its value in bytes; 0 when neither is set. */
@@ -233,13 +261,20 @@ static int exe_is_program(void)
 
 void mb_cli_one_blas_thread(char **argv)
 {
-    const char *flag = NULL, *v = getenv("OPENBLAS_NUM_THREADS");
+    const char *flag = NULL, *v = getenv("OPENBLAS_NUM_THREADS"), *core = blas_core_wanted();
     rlim_t bytes = 0;
-    if (!memory_limit(&flag, &bytes) || openblas_get_num_threads() <= 1 ||
-        (v && strcmp(v, "1") == 0))
+    const int one = memory_limit(&flag, &bytes) && openblas_get_num_threads() > 1 &&
+                    !(v && strcmp(v, "1") == 0);
+    if (!one && !core)
         return;
-    if (exe_is_program() && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
+    /* OpenBLAS reads both when it loads, before main: the program again, with them set */
+    if (exe_is_program() && (!core || setenv("OPENBLAS_CORETYPE", core, 1) == 0) &&
+        (!one || setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0))
         execv("/proc/self/exe", argv); /* returns only when it failed */
+    if (core)
+        unsetenv("OPENBLAS_CORETYPE"); /* the exec failed: what it set goes too */
+    if (!one)
+        return; /* the slower kernels work */
     /* still here: the threads stay; exit would wait for them, _exit does not */
     fprintf(stderr, "%s: a memory limit (ulimit %s %llu) is set, and OpenBLAS's %d threads may "
             "not get the memory they reserve: run it with OPENBLAS_NUM_THREADS=1\n",

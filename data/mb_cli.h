@@ -115,7 +115,10 @@ int mb_cli_hold_end(mb_cli_hold *h, int status);
  * So under a limit, with more than one BLAS thread and OPENBLAS_NUM_THREADS not 1, the command
  * runs itself again (/proc/self/exe, the same arguments) with OPENBLAS_NUM_THREADS=1, which
  * its children (gnuplot) then inherit; where that cannot be done, one line naming the limit
- * and _exit(MB_EXIT_DATA). Otherwise it returns, having changed nothing. */
+ * and _exit(MB_EXIT_DATA). Likewise, where OpenBLAS fell back to a generic x86 core (Prescott's
+ * SSE3 kernels) on a CPU with AVX-512 or AVX2 and OPENBLAS_CORETYPE is not set, it runs itself
+ * again with OPENBLAS_CORETYPE=SkylakeX or Haswell (a VM that names its CPU generically: 2-2.5x
+ * on the lenet5 step). Otherwise it returns, having changed nothing. */
 void mb_cli_one_blas_thread(char **argv);
 
 #endif /* MB_CLI_H */

@@ -137,6 +137,29 @@ static void test_stdout_errors(void)
     mb_test_run_free(&r);
 }
 
+/* OpenBLAS's kernels: where it fell back to a generic x86 core (Prescott) on a CPU with AVX2,
+ * a command runs itself again with OPENBLAS_CORETYPE set, so the last core OpenBLAS names is
+ * not the generic one (data/cli.c, blas_core_wanted); a core the user set stands. */
+static void test_blas_core(void)
+{
+    mb_test_run r;
+    mb_test_sh(&r, "env -u OPENBLAS_CORETYPE OPENBLAS_VERBOSE=2 mbtrain --help 2>&1 | "
+               "grep '^Core: ' | tr '\\n' ' '");
+    CU_ASSERT_EQUAL(r.status, 0);
+    __builtin_cpu_init();
+    if (strncmp(r.out, "Core: Prescott", 14) == 0 && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("fma")) {
+        CU_ASSERT_TRUE(strstr(r.out, "Core: SkylakeX") || strstr(r.out, "Core: Haswell"));
+    } else { /* OpenBLAS knew the CPU: the program ran once */
+        CU_ASSERT_PTR_NULL(strstr(r.out + 1, "Core: "));
+    }
+    mb_test_run_free(&r);
+    mb_test_sh(&r, "OPENBLAS_CORETYPE=Prescott OPENBLAS_VERBOSE=2 mbtrain --help 2>&1 | "
+               "grep -c '^Core: Prescott$'");
+    CU_ASSERT_STRING_EQUAL(r.out, "1\n");
+    mb_test_run_free(&r);
+}
+
 static void test_stale_temporaries(void)
 {
     /* a writer that was killed: a temporary named after a process that has exited */
@@ -552,6 +575,7 @@ int mb_test_suite_harden(void)
     return !s || !CU_add_test(s, "FIFO outputs are written in place", test_fifo_output) ||
            !CU_add_test(s, "standard output errors exit 1", test_stdout_errors) ||
            !CU_add_test(s, "stale temporaries removed", test_stale_temporaries) ||
+           !CU_add_test(s, "OpenBLAS's generic kernels replaced", test_blas_core) ||
            !CU_add_test(s, "checkpoints: checksum, values, identity", test_checkpoint_checks) ||
            !CU_add_test(s, "lists: empty items, duplicate keys, ranges", test_lists) ||
            !CU_add_test(s, "mbfit readers", test_fit_readers) ||
