@@ -98,6 +98,43 @@ static int log_levels(const mb_table *t, const char *file, double target, double
     return MB_OK;
 }
 
+/* The logs' own levels (not --levels) that a run was already under at its first full
+ * evaluation: its staged checks had ruled the level out before, which the log does not record,
+ * so the run crossed it at no known update (a fast seed: the seventeenth session's default make
+ * run failed on one, M = 16, 0.635 at update 225 under the level 0.65). Left out of lev[0..nl),
+ * with a note on stderr, where the lowest level (L1, the target) and one more remain; the
+ * number left out (0: lev unchanged, and mb_fit_runs_start_above says what is wrong). */
+static size_t drop_unbracketed(const mb_fit_runs *r, const char *const *files, double *lev,
+                               size_t *nl)
+{
+    double first = INFINITY, l1 = INFINITY;
+    size_t at = 0, kept = 0;
+    for (size_t i = 0; r->first_loss && i < r->n; i++)
+        if (r->first_loss[i] < first)
+            first = r->first_loss[i], at = i;
+    for (size_t l = 0; l < *nl; l++)
+        l1 = fmin(l1, lev[l]);
+    for (size_t l = 0; l < *nl; l++)
+        kept += lev[l] == l1 || lev[l] < first;
+    if (kept == *nl || kept < 2 || !(first > l1))
+        return 0;
+    char gone[256] = "";
+    size_t k = 0, len = 0;
+    for (size_t l = 0; l < *nl; l++) {
+        if (lev[l] == l1 || lev[l] < first)
+            lev[k++] = lev[l];
+        else if (len < sizeof gone)
+            len += (size_t)snprintf(gone + len, sizeof gone - len, "%s%g", len ? ", " : "",
+                                    lev[l]);
+    }
+    fprintf(stderr, "mbfit nupdate: note: left out the level%s %s: %s was already under %s at "
+            "its first full evaluation (loss %g at update %g), so it crossed at no known update\n",
+            *nl - k == 1 ? "" : "s", gone, files[r->file ? r->file[at] : at],
+            *nl - k == 1 ? "it" : "them", first, r->first_update[at]);
+    *nl = k;
+    return k;
+}
+
 /* The default levels from the runs' `# target_loss=` (tabs[i]: files[i] read once, issue #25
  * G13): MB_ENODATA when a log has none, MB_EFORMAT when one is not a number > 0 or two logs
  * were trained to different targets (which L1 is meant is then undefined: G3). Logs that state
@@ -314,6 +351,11 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
     if (rc == MB_OK)
         rc = mb_fit_runs_read_tables((const mb_table *const *)tabs, files, nfiles, lev, nl,
                                      la->smooth, &runs, &err);
+    if (rc == MB_OK && !la->levels && drop_unbracketed(&runs, files, lev, &nl)) {
+        mb_fit_runs_free(&runs);
+        rc = mb_fit_runs_read_tables((const mb_table *const *)tabs, files, nfiles, lev, nl,
+                                     la->smooth, &runs, &err);
+    }
     free_tables(tabs, nfiles);
     if (rc != MB_OK)
         return mb_cli_fail("mbfit", sub, &err);
