@@ -36,16 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../net/mb_net.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "../probe/mb_probe.h" /* mb_probe_now: the project's monotonic clock */
 
 const char *mb_solver_ws_mode_name(mb_ws_mode m) { return m == MB_WS_SUM ? "sum" : "shared"; }
 
@@ -1051,9 +1044,9 @@ int mb_solver_conv_sweep(const mb_net_desc *d, const mb_cilp_table *t, const dou
     memset(&s, 0, sizeof s);
     if (rc == MB_OK)
         rc = sweep_init(d, t, &s, err);
-    const double end = now_s() + o->budget;
+    const double end = mb_probe_now() + o->budget;
     for (size_t i = 0; rc == MB_OK && i < nm; i++) {
-        const double left = end - now_s();
+        const double left = end - mb_probe_now();
         rc = left > 0 ? solve_one(d, ml, t, &s, m[i], o, left, &res[i], err)
                       : out_of_time(o, m[i], err);
     }

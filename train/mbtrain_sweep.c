@@ -273,6 +273,7 @@ static void say_diverged(const mb_run_options *o, const mb_run_result *r)
             isfinite(r->loss) ? "past 100 ln(classes)" : "not a number", hint, o->batch,
             r->diverged_update);
 }
+
 /* One run of the sweep, at o's batch and seed: trains, prints its summary (rank 0) and says
  * when it diverged. 0, or the exit status; *together: every rank failed at the same point. */
 static int run_one(mb_run_options *o, int rank, int *together)
