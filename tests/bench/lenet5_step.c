@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../data/mb_cli.h"
 #include "../../net/mb_net.h"
 #include "../../train/learner/mb_learner.h"
 #include "bench.h"
@@ -171,6 +172,7 @@ static int eval_speed(int m, int threads, mb_conv_algo algo)
 
 int main(int argc, char **argv)
 {
+    mb_cli_one_blas_thread(argv); /* OpenBLAS's kernels as mbtrain gets them (data/cli.c) */
     int threads = 2, max_m = 1024, batch = 8, csv = 0, eval = 0;
     double trace_s = 0;
     unsigned long seed = 1;
