@@ -498,6 +498,26 @@ int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sw
             *together = 1; /* every rank reads the same data and options */
             return MB_EXIT_DATA;
         }
+    /* a schedule that fires in no run of the sweep (campaign 39's D8: --lr-step 10 in a
+     * 5-update run was taken, the log stating a schedule training never used): update u has
+     * u / every steps, so a run of B updates changes the rate only where every < B */
+    long most = 0;
+    for (size_t i = 0; i < w->batches.n; i++) {
+        long b = mb_run_update_bound(o, data.train.n, (int)w->batches.v[i]);
+        most = b <= 0 || most < 0 ? -1 : b > most ? b : most; /* -1: a run with no bound */
+    }
+    if (o->optim.lr_step_every > 0 && most > 0 && o->optim.lr_step_every >= most) {
+        if (rank == 0) {
+            mb_error_set(&err, MB_EUSAGE, "--lr-step %ld never changes the rate: %s stop%s by "
+                         "update %ld (--max-updates, --epochs)", o->optim.lr_step_every,
+                         w->batches.n > 1 ? "the runs" : "the run", w->batches.n > 1 ? "" : "s",
+                         most);
+            mbtrain_fail(&err);
+        }
+        mb_data_splits_free(&data);
+        *together = 1;
+        return MB_EXIT_USAGE;
+    }
     /* the subset every target is judged on: --eval-frac 1e-9 drew 0 samples, raised to 1
      * without a word (campaign 21's N19) */
     const size_t least = data.train.n < (size_t)EVAL_MIN ? data.train.n : (size_t)EVAL_MIN;
