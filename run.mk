@@ -376,7 +376,7 @@ CAL_KNOB_ERROR = $(shell LC_ALL=C awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS
 # -v reads a backslash as an escape (\047 is a quote), so such a value is refused first, before
 # any $(shell). Paths awk hands to system() are quoted there again (sh()): '...' is inert.
 SHELL_KNOBS := FINAL_LOSS TARGET_LOSS CAL_BUDGET CAL_BATCHES CAL_SEEDS CAL_EVAL_FRAC CAL_CHECK HOLDOUT_SEEDS \
-  HOLDOUT_SEED0 BUDGET HOLDOUT_BEYOND MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
+  HOLDOUT_SEED0 BUDGET HOLDOUT_BEYOND SPEED_REPEATS MAX_SEEDS SEED_BUDGET RUN_TIME_CAP LR LRS EVAL_FRAC MAX_UPDATES RUN_BATCHES \
   RUN_SEEDS THREADS PROBE_BATCHES PROBE_BUDGET COMM PROCS NET MBKIT_NETS DATA PROBE_LEARNERS \
   COMM_BYTES PAR_BATCHES PAR_SEEDS CONV_BATCHES CONV_BUDGET CONV_MEM TORCH_MODEL TORCH_DEVICE \
   TORCH_THREADS TORCH_PROBE_BATCHES TORCH_PROBE_BUDGET TORCH_BATCHES TORCH_SEEDS TORCH_LR \
@@ -525,18 +525,39 @@ VALIDATE_MODEL = $(NFITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(st
 # held-out best is the least or largest M trained, the sweep goes a step (x1.5) past it on the
 # same seeds, up to HOLDOUT_BEYOND times, so the best it reports has neighbours on both sides.
 HOLDOUT_BEYOND ?= 2
+# The machine's speed during the check: SPEED_REPEATS of the sweep's runs (of those that reached
+# its target, the cheaper half by seconds, in turn) trained again, the same command bit for bit,
+# spread among the held-out seeds. mbopt validate --repeats sets their seconds per update against
+# their first runs': on a machine whose speed drifts over minutes (the seventeenth session's
+# VM: the held-out runs 1.21x slower an update than the calibration, every M alike), the check
+# then says how much of T_C's error is the machine's, measured apart from the held-out runs.
+# 0: none.
+SPEED_REPEATS ?= 6
+SPEED_PICK = $$(awk 'FNR == 1 { lr = FILENAME; sub(/.*\/lr/, "", lr); sub(/\/[^\/]*$$/, "", lr) } \
+              /^\# net=.* reached=yes/ { w = b = s = ""; for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
+                if (kv[1] == "wall_s" || kv[1] == "eval_s") w += kv[2]; if (kv[1] == "batch") b = kv[2]; if (kv[1] == "seed") s = kv[2] } \
+                printf "%.6f %s:%s:%s\n", w, lr, b, s }' $$(ls $(OUT)/runs/lr*/*.csv 2>/dev/null) /dev/null | \
+              sort -n | awk '{ t[NR] = $$2 } END { for (i = 1; i <= (NR + 1) / 2; i++) printf "%s%s", (i > 1 ? " " : ""), t[i]; print "" }')
+# one repeat (k: its number) of the picked run k mod their count, into OUT/repeats/lrLR/
+SPEED_REPEAT = set -- $$picks; shift $$(( k % $$\# )); t=$$1; lr=$${t%%:*}; r=$${t\#*:}; m=$${r%%:*}; s=$${r\#*:}; \
+	       mkdir -p $(OUT)/repeats/lr$$lr && run $(SWEEP_TRAIN) --lr $$lr --batch $$m --seed $$s $(SWEEP_RULE) \
+	         --log $(OUT)/repeats/lr$$lr/repeat$$k-b$$m-s$$s.csv
 # The plan's tokens M,LR,SEED (seed by seed over M) as LR:SEED:M1,M2,... in the same order: one
 # mbtrain sweep a seed, its M in turn (each mbtrain start loads the data set, 0.3-0.7 s on the
 # CPU, and on a GPU starts CUDA, cuBLAS and cuDNN, 1-2 s; EVAL_RULE's spacing is per M)
 HOLDOUT_GROUPS = $$(printf '%s\n' $$plan | awk -F, '{ k = $$2 ":" $$3; if (k != p) { printf "%s%s:%s", (NR > 1 ? " " : ""), k, $$1; p = k } else printf ",%s", $$1 } END { print "" }')
-$(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/par/.done) $(OUT)/knobs/HOLDOUT_SEED0 $(OUT)/knobs/HOLDOUT_SEEDS $(OUT)/knobs/HOLDOUT_BEYOND
+$(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/par/.done) $(OUT)/knobs/HOLDOUT_SEED0 $(OUT)/knobs/HOLDOUT_SEEDS $(OUT)/knobs/HOLDOUT_BEYOND $(OUT)/knobs/SPEED_REPEATS
 	@$(call stage,holdout,train the answer and its rivals on $(HOLDOUT_SEEDS) fresh seeds,HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
-	  rm -rf $(OUT)/holdout && mkdir -p $(OUT)/holdout && \
+	  rm -rf $(OUT)/holdout $(OUT)/repeats && mkdir -p $(OUT)/holdout && \
 	  plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(P1_DIRS)) || exit 1; \
+	  picks=$(SPEED_PICK) || exit 1; k=0; every=$$(( $(SPEED_REPEATS) > 0 ? $(HOLDOUT_SEEDS) / $(SPEED_REPEATS) : 1 )); \
+	  [ $$every -ge 1 ] || every=1; \
 	  n=0; while [ -n "$$plan" ]; do \
-	    groups=$(HOLDOUT_GROUPS) || exit 1; \
+	    groups=$(HOLDOUT_GROUPS) || exit 1; i=0; \
 	    for g in $$groups; do lr=$${g%%:*}; r=$${g#*:}; s=$${r%%:*}; m=$${r#*:}; \
 	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout/lr$$lr || exit 1; \
+	      i=$$((i + 1)); if [ $$n = 0 ] && [ -n "$$picks" ] && [ $$k -lt $(SPEED_REPEATS) ] && [ $$((i % every)) = 0 ]; then \
+	        ( $(SPEED_REPEAT) ) || exit 1; k=$$((k + 1)); fi; \
 	    done; \
 	    n=$$((n + 1)); [ $$n -le $(HOLDOUT_BEYOND) ] || break; \
 	    plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $(HOLDOUT_DIRS) --holdout-beyond $(P1_DIRS)) || exit 1; \
@@ -562,13 +583,14 @@ $(OUT)/holdout-par/.done: $(OUT)/scale.json $(OUT)/holdout/.done $(OUT)/cfit.jso
 # (each ends in ':' so that no folder, the usual case of holdout-par, is an empty list, not a
 # failed command ending the recipe's && chain)
 HOLDOUT_DIRS = $$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done; :)
+REPEAT_DIRS  = $$(for d in $(OUT)/repeats/lr*; do [ -d "$$d" ] && printf -- '--repeats %s ' "$$d"; done; :)
 HOLDPAR_DIRS = $$(for d in $(OUT)/holdout-par/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done; :)
 $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)/holdout/.done $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done $(OUT)/holdout-par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
-	  dirs=$(RUN_DIRS) && held=$(HOLDOUT_DIRS) && heldpar=$(HOLDPAR_DIRS) && \
-	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs -o $(OUT)/validate.txt && \
+	  dirs=$(RUN_DIRS) && held=$(HOLDOUT_DIRS) && heldpar=$(HOLDPAR_DIRS) && again=$(REPEAT_DIRS) && \
+	  run mbopt validate $(VALIDATE_MODEL) $$held $$again $$dirs -o $(OUT)/validate.txt && \
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --csv -o $(OUT)/validate.csv && \
-	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --json -o $@ && \
+	  run mbopt validate $(VALIDATE_MODEL) $$held $$again $$dirs --json -o $@ && \
 	  { run mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json $$([ -n "$$heldpar" ] && echo "$$held $$heldpar") $$dirs -o $(OUT)/validate-rec.txt 2> $(OUT)/logs/validate-rec.err || \
 	    sed 's/^mbopt validate: /check: /' $(OUT)/logs/validate-rec.err > $(OUT)/validate-rec.txt; } && \
 	  rm -f $(OUT)/validate-rec.json && \
@@ -683,7 +705,7 @@ KNOB_AWK = \
 # make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
 # H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
 # the mode chosen ignores is refused too (GIVEN: above, at FINAL_LOSS).
-RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v bud='$(BUDGET)' -v hb='$(HOLDOUT_BEYOND)' -v mx='$(MAX_SEEDS)' \
+RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v bud='$(BUDGET)' -v hb='$(HOLDOUT_BEYOND)' -v srp='$(SPEED_REPEATS)' -v mx='$(MAX_SEEDS)' \
   -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
   -v ef='$(EVAL_FRAC)' -v cef='$(if $(CAL),$(CAL_EVAL_FRAC))' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
   -v th='$(THREADS)' -v pb='$(PROBE_BATCHES)' -v pbu='$(PROBE_BUDGET)' -v comm='$(COMM)' \
@@ -720,7 +742,7 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
     system("grep -qs \"^[[:space:]]*\\[net\\]\" " sh(f)) != 0 ? "NET=" net ": " f " is no network description (no [net] section)" : "" } \
   BEGIN { \
     m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_SEED0", hs0, 1000, 1000000000); \
-    if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); \
+    if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); if (m == "") m = w("SPEED_REPEATS", srp, 0, 64); \
     if (m == "" && bud != "") m = pos("BUDGET", bud, 0, 1e300); \
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
     if (m == "" && hs0 + hs - 1 > 1000000000) \

@@ -10,6 +10,9 @@
  *   interval the same resamples of seeds give it (the held-out medians are themselves a sample:
  *   ten seeds' luck moves every setting's median alike), and the flat range they measure (the M
  *   within MB_SOLVER_FLAT of the best).
+ * - The machine's speed: runs that fitted and chose, trained again between the held-out runs,
+ *   against their first seconds per update (a level measured apart from the held-out runs'
+ *   times), and the model's error at that speed.
  * - Beyond the edge: where the held-out best is the least or largest M the sweep trained, the
  *   M a step past it, so that the best of the sweep is a best among neighbours on both sides.
  * - Sequential sampling: which settings need another seed because their median's interval
@@ -732,4 +735,79 @@ done:
     gsl_rng_free(g);
     pools_free(&ps);
     return rc;
+}
+
+int mb_solver_machine_speed(const mb_fit_runs *first, const char *const *first_paths,
+                            const mb_fit_runs *again, const char *const *paths, size_t n_boot,
+                            mb_machine_speed *out, mb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->ratio = out->ci[0] = out->ci[1] = NAN;
+    if (again->n == 0)
+        return mb_error_set(err, MB_ENODATA, "no repeated runs");
+    double *x = malloc(2 * again->n * sizeof *x), *scratch = x + again->n;
+    if (!x)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    int rc = MB_OK;
+    out->m_lo = INFINITY;
+    out->m_hi = -INFINITY;
+    for (size_t i = 0; rc == MB_OK && i < again->n; i++) {
+        size_t found = 0, at = 0;
+        for (size_t j = 0; j < first->n; j++)
+            if (first->batch[j] == again->batch[i] && first->seed[j] == again->seed[i] &&
+                first->procs[j] == again->procs[i] &&
+                mb_solver_same_rate(first->lr[j], again->lr[i])) {
+                found++;
+                at = j;
+            }
+        if (found != 1 || isnan(again->seed[i]))
+            rc = mb_error_set(err, MB_EINVAL, "%s: %s run that fitted or chose has M = %g, "
+                              "seed %g, %g learner%s at its rate: a repeat is one of those runs "
+                              "trained again", paths[i], found ? "more than one" : "no",
+                              again->batch[i], again->seed[i], again->procs[i],
+                              again->procs[i] == 1 ? "" : "s");
+        else if (!(again->t_step[i] > 0) || !(first->t_step[at] > 0))
+            rc = mb_error_set(err, MB_EINVAL, "%s: no seconds per update (wall_s) in it or in "
+                              "the run it repeats, %s", !(again->t_step[i] > 0) ? paths[i] :
+                              first_paths[first->file[at]], paths[i]);
+        else {
+            x[i] = again->t_step[i] / first->t_step[at];
+            out->m_lo = fmin(out->m_lo, again->batch[i]);
+            out->m_hi = fmax(out->m_hi, again->batch[i]);
+        }
+    }
+    gsl_rng *g = rc == MB_OK ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
+    double *draws = g ? malloc((n_boot < 100 ? 100 : n_boot) * sizeof *draws) : NULL;
+    if (rc == MB_OK && (!g || !draws))
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
+    if (rc == MB_OK) {
+        const size_t nb = n_boot < 100 ? 100 : n_boot;
+        gsl_rng_set(g, 20153);
+        for (size_t b = 0; b < nb; b++)
+            draws[b] = resampled_median(g, x, again->n, scratch);
+        interval(draws, nb, MB_HOLDOUT_LEVEL, out->ci);
+        memcpy(scratch, x, again->n * sizeof *x);
+        out->ratio = median_of(scratch, again->n);
+        out->n = again->n;
+    }
+    free(draws);
+    if (g)
+        gsl_rng_free(g);
+    free(x);
+    return rc;
+}
+
+double mb_solver_holdout_err_at(const mb_validate *h, double p, double lr, double speed)
+{
+    double *e = malloc((h->n_rows + 1) * sizeof *e);
+    size_t n = 0;
+    for (size_t i = 0; e && i < h->n_rows; i++) {
+        const mb_validate_row *r = &h->rows[i];
+        if (r->runs > 0 && r->procs == p && mb_solver_same_rate(r->lr, lr) &&
+            isfinite(r->rel_err) && r->t_median > 0)
+            e[n++] = fabs(r->t_pred * speed - r->t_median) / r->t_median;
+    }
+    double med = n ? median_of(e, n) : NAN;
+    free(e);
+    return med;
 }

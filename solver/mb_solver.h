@@ -535,6 +535,31 @@ int mb_solver_holdout(const mb_validate *h, double m_pick, double p, double lr, 
 int mb_solver_holdout_across(const mb_validate *h, double m_pick, double p, double lr,
                              size_t n_boot, mb_holdout *out, mb_error *err);
 
+/* The machine's speed during the held-out check against its speed while the runs that fitted
+ * and chose trained: some of those runs trained again, bit for bit the same computation on the
+ * CPU (make run's holdout stage interleaves them among the held-out runs), each against its
+ * first run. A level of the machine measured apart from the held-out runs' own times: what the
+ * model's T_update, calibrated earlier, could not know. */
+typedef struct mb_machine_speed {
+    size_t n;          /* repeats, each paired with its first run */
+    double ratio;      /* the median over them of seconds per update, again / first: > 1, the
+                          machine slower during the check */
+    double ci[2];      /* its MB_HOLDOUT_LEVEL bootstrap interval over the repeats */
+    double m_lo, m_hi; /* the least and largest M repeated */
+} mb_machine_speed;
+
+/* Pairs every run of `again` (paths) with the one run of `first` of its M, seed, learners and
+ * rate (first_paths names them); MB_EINVAL naming the file when a repeat has no such run, or
+ * more than one, or either has no seconds per update. n_boot resamples (at least 100). */
+int mb_solver_machine_speed(const mb_fit_runs *first, const char *const *first_paths,
+                            const mb_fit_runs *again, const char *const *paths, size_t n_boot,
+                            mb_machine_speed *out, mb_error *err);
+
+/* T_C's median |error| over h's settings at P p and rate lr that a check grades, with the
+ * model's T_update times `speed` (a machine_speed ratio): the model's error at the speed the
+ * machine ran during the check. NAN where no setting is graded. */
+double mb_solver_holdout_err_at(const mb_validate *h, double p, double lr, double speed);
+
 /* The held-out sweep's edge: when o's best (h's row, at P p and rate lr) is the least M the
  * held-out runs trained, round(M / 1.5); when it is the largest, round(M * 1.5); inside
  * [m_lo, m_hi] (NAN bounds: none). NAN when the best is inside the sweep, reached nothing, or

@@ -104,6 +104,11 @@ static void validate_help(void)
            "                        rival interval holds 1), the model's error on them and the\n"
            "                        flat range they measure; a log reusing a seed of LOG|DIR is\n"
            "                        refused\n"
+           "      --repeats DIR     with --holdout: runs that fitted and chose, trained again\n"
+           "                        between the held-out runs (repeat it for several folders):\n"
+           "                        their seconds per update against their first runs' say how\n"
+           "                        fast the machine ran during the check (machine: line), and\n"
+           "                        the model's error at that speed\n"
            "      --holdout-plan N  print only what a held-out check should train: the\n"
            "                        recommendation, the in-sample best, the model's optimum and\n"
            "                        M / 1.5, M / 1.22, M * 1.22, M * 1.5, on N fresh seeds\n"
@@ -484,6 +489,10 @@ typedef struct validate_cli {
     holdout_cli hc;
     grid_cli grid;
     machine_load load;
+    char *repeats[MAX_HOLDOUT_DIRS]; /* --repeats DIR... */
+    size_t n_repeats;
+    mb_machine_speed speed;          /* their pairs' ratio (speed.n 0: none given) */
+    double err_at_speed;             /* T_C's median |error| at that speed */
 } validate_cli;
 
 static void machine_load_of(const mb_fit_runs *r, machine_load *ml, int k)
@@ -495,11 +504,45 @@ static void machine_load_of(const mb_fit_runs *r, machine_load *ml, int k)
     ml->runs[k] = r->n;
 }
 
-/* The machine: line, or NULL when no run's log says. */
-static const char *machine_line(char *buf, size_t size, const machine_load *ml)
+/* The machine's speed during the check (--repeats), for the machine: line: how many runs
+ * trained again, how much slower or faster an update, and the model's error at that speed. */
+static void speed_part(char *buf, size_t size, const validate_cli *vc)
 {
-    if (!ml->n[0] && !ml->n[1])
-        return NULL;
+    const mb_machine_speed *sp = &vc->speed;
+    char r[32], lo[32], hi[32], e[32], ms[64];
+    if (sp->m_lo == sp->m_hi)
+        snprintf(ms, sizeof ms, "M = %g", sp->m_lo);
+    else
+        snprintf(ms, sizeof ms, "M = %g..%g", sp->m_lo, sp->m_hi);
+    const int same = sp->ci[0] <= 1 && sp->ci[1] >= 1;
+    snprintf(buf, size, "%zu run%s that fitted and chose (%s), trained again between the "
+             "held-out runs, took a median %sx %s first seconds per update (95%% interval "
+             "%s-%s): %s; with the model's T_update times %s, T_C's median |error| on the "
+             "held-out runs is %s", sp->n, sp->n == 1 ? "" : "s", ms,
+             fmt(r, sizeof r, "%.3g", sp->ratio), sp->n == 1 ? "its" : "their",
+             fmt(lo, sizeof lo, "%.3g", sp->ci[0]), fmt(hi, sizeof hi, "%.3g", sp->ci[1]),
+             same ? "the machine ran as fast during the check as when T_update was measured, "
+                    "within the interval"
+                  : sp->ratio > 1 ? "the machine ran slower during the check than when "
+                                    "T_update was measured"
+                                  : "the machine ran faster during the check than when "
+                                    "T_update was measured",
+             r, fmt(e, sizeof e, "%.1f%%", 100 * vc->err_at_speed));
+}
+
+/* The machine: line, or NULL when no run's log says and no run was repeated. */
+static const char *machine_line(char *buf, size_t size, const validate_cli *vc)
+{
+    const machine_load *ml = &vc->load;
+    char speed[512] = "";
+    if (vc->speed.n)
+        speed_part(speed, sizeof speed, vc);
+    if (!ml->n[0] && !ml->n[1]) {
+        if (!vc->speed.n)
+            return NULL;
+        snprintf(buf, size, "%s", speed);
+        return buf;
+    }
     static const char *const who[2][2] = {{"run that fitted and chose", "runs that fitted and chose"},
                                           {"held-out run", "held-out runs"}};
     char part[2][320] = {"", ""}, a[32], b[32], of[64];
@@ -519,16 +562,24 @@ static const char *machine_line(char *buf, size_t size, const machine_load *ml)
         most = fmax(most, (isnan(ml->cores[k][0]) ? 0 : ml->cores[k][0]) +
                               (isnan(ml->cores[k][1]) ? 0 : ml->cores[k][1]));
     }
-    snprintf(buf, size, "%s%s%s", part[0], part[1],
+    snprintf(buf, size, "%s%s%s%s%s", part[0], part[1],
              most >= MACHINE_LOADED ? ": a quarter core or more, so these timings are of a loaded "
                                       "machine and the answer holds for that load only"
-                                    : "");
+                                    : "", *speed ? "; " : "", speed);
     return buf;
 }
 
-static void machine_json(cJSON *root, const machine_load *ml)
+static void machine_json(cJSON *root, const validate_cli *vc)
 {
+    const machine_load *ml = &vc->load;
     cJSON *o = root ? cJSON_AddObjectToObject(root, "machine") : NULL;
+    if (o && vc->speed.n) { /* --repeats: the machine's speed during the check */
+        mb_json_add_number(o, "repeats", (double)vc->speed.n);
+        mb_json_add_number(o, "speed_ratio", vc->speed.ratio);
+        mb_json_add_number(o, "speed_ratio_lo", vc->speed.ci[0]);
+        mb_json_add_number(o, "speed_ratio_hi", vc->speed.ci[1]);
+        mb_json_add_number(o, "median_abs_err_at_speed", vc->err_at_speed);
+    }
     static const char *const key[2] = {"fit", "held_out"};
     char name[64];
     for (int k = 0; o && k < 2; k++) {
@@ -617,6 +668,14 @@ static int validate_mode_flags(validate_cli *vc, const mb_cli_seen *sp)
                                 : "");
         return mb_cli_no_effect(prog, sub, "--holdout", why);
     }
+    if (vc->n_repeats && vc->csv)
+        return mb_cli_no_effect(prog, sub, "--repeats", "with --csv (its machine: line and JSON "
+                                "are the table's and --json's)");
+    if (vc->n_repeats && (mode || hc->beyond || hc->n_dirs == 0))
+        return mb_cli_no_effect(prog, sub, "--repeats", hc->n_dirs == 0
+                                ? "without --holdout DIR (it measures the machine's speed "
+                                  "during the held-out check)"
+                                : "with a mode that prints only tokens for a script");
     if (hc->beyond && hc->n_dirs == 0)
         return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
                             "runs with --holdout DIR");
@@ -654,6 +713,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                                        {"missing", no_argument, 0, OPT_MISSING},
                                        {"comm-from-runs", no_argument, 0, OPT_COMM_RUNS},
                                        {"holdout", required_argument, 0, OPT_HOLDOUT},
+                                       {"repeats", required_argument, 0, OPT_REPEATS},
                                        {"holdout-plan", required_argument, 0, OPT_HOLDOUT_PLAN},
                                        {"holdout-seed0", required_argument, 0, OPT_HOLDOUT_SEED0},
                                        {"holdout-beyond", no_argument, 0, OPT_HOLDOUT_BEYOND},
@@ -670,7 +730,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     holdout_cli *hc = &vc->hc;
     mb_error err = {0};
     int c;
-    mb_cli_seen seen = {prog, sub, (const int[]){OPT_NFIT, OPT_HOLDOUT, 0}, {0}, MODEL_EXCLUSIVE};
+    mb_cli_seen seen = {prog, sub, (const int[]){OPT_NFIT, OPT_HOLDOUT, OPT_REPEATS, 0}, {0}, MODEL_EXCLUSIVE};
     while ((c = mb_cli_getopt(argc, argv, ":ho:", lo, &seen)) != -1) {
         int r = model_option(&vc->m, c, optarg, &err);
         if (r < 0)
@@ -690,6 +750,12 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
                 return mb_cli_usage(prog, sub, "--holdout: at most %d folders",
                                     MAX_HOLDOUT_DIRS);
             hc->dirs[hc->n_dirs++] = optarg;
+            break;
+        case OPT_REPEATS:
+            if (vc->n_repeats == MAX_HOLDOUT_DIRS)
+                return mb_cli_usage(prog, sub, "--repeats: at most %d folders",
+                                    MAX_HOLDOUT_DIRS);
+            vc->repeats[vc->n_repeats++] = optarg;
             break;
         case OPT_HOLDOUT_PLAN:
             if (seeds_flag("--holdout-plan", optarg, &hc->plan_seeds, &err) != MB_OK)
@@ -993,11 +1059,11 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
         snprintf(held, sizeof held, "not held out: no held-out runs were given (--holdout DIR; "
                  "plan them with --holdout-plan N); the in-sample line above grades the answer "
                  "on the runs that chose it, which is no check");
-    char machine[768];
-    const char *ml = machine_line(machine, sizeof machine, &vc->load);
+    char machine[1280];
+    const char *ml = machine_line(machine, sizeof machine, vc);
     if (vc->out.json) {
         cJSON *root = validate_json(&vc->m, v, hc, in_sample, held, sampling, &vc->grid);
-        machine_json(root, &vc->load);
+        machine_json(root, vc);
         return emit_json("validate", root, &vc->out);
     }
     mb_error err = {0};
@@ -1011,6 +1077,40 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
         rc = mb_out_commit(&o, &err);
     }
     return rc == MB_OK ? 0 : mb_cli_fail(prog, "validate", &err);
+}
+
+/* --repeats: the runs that fitted and chose (in, in_paths) trained again during the check,
+ * each paired with its first run (trained alike, the same M and seed), their seconds per update
+ * against the first runs', and the model's held-out error at that speed. */
+static int repeats_read(validate_cli *vc, const mb_fit_runs *in, const char *const *in_paths,
+                        mb_error *err)
+{
+    const holdout_cli *hc = &vc->hc;
+    glob_t g = {0};
+    mb_fit_runs again = {0};
+    for (size_t i = 0; i < vc->n_repeats; i++) { /* each folder holds logs, as --holdout's */
+        glob_t one;
+        if (collect_logs(1, &vc->repeats[i], &one, err) != MB_OK)
+            return mb_error_set(err, MB_ENODATA, "--repeats %s: no run logs (*.csv)",
+                                vc->repeats[i]);
+        globfree(&one);
+    }
+    int rc = read_runs(&vc->m, (int)vc->n_repeats, vc->repeats, vc->target, &g, &again, err);
+    const char *const *paths = (const char *const *)g.gl_pathv;
+    if (rc == MB_OK)
+        rc = mb_fit_runs_trained_as(&again, paths, in, in_paths, NULL, "eval_frac", "a repeat "
+                                    "is a run that fitted and chose, trained again as it was",
+                                    err);
+    if (rc == MB_OK)
+        rc = mb_solver_machine_speed(in, in_paths, &again, paths, 2000, &vc->speed, err);
+    if (rc == MB_OK) {
+        const mb_validate_row *r = hc->ho.rec >= 0 ? &hc->h.rows[hc->ho.rec] : NULL;
+        vc->err_at_speed = r ? mb_solver_holdout_err_at(&hc->h, r->procs, r->lr,
+                                                        vc->speed.ratio) : NAN;
+    }
+    mb_fit_runs_free(&again);
+    globfree(&g);
+    return rc;
 }
 
 int mbopt_validate(int argc, char **argv)
@@ -1070,6 +1170,8 @@ int mbopt_validate(int argc, char **argv)
     else if (rc == MB_OK && hc->n_dirs && !printed)
         rc = holdout_check(hc, m, laws, lrs, n_laws, &v, &runs,
                           (const char *const *)g.gl_pathv, &err);
+    if (rc == MB_OK && vc->n_repeats && hc->on && !printed)
+        rc = repeats_read(vc, &runs, (const char *const *)g.gl_pathv, &err);
     if (rc == MB_OK && hc->beyond) {
         rc = holdout_beyond_print(hc, m, v.p_rec, v.lr_rec);
         printed = 1;

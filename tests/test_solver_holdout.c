@@ -471,6 +471,54 @@ static void test_holdout_tu_level(void)
     mb_validate_free(&h);
 }
 
+/* The machine's speed from repeats: three runs trained again at 1.2x, 1.25x and 1.3x their
+ * first seconds per update give a median 1.25 with an interval inside [1.2, 1.3] that excludes
+ * 1; the model's error at that speed is the error with its T_update times 1.25 (0.05 with
+ * test_holdout_tu_level's rows). A repeat of no run, and one of two, are refused by name. */
+static void test_machine_speed(void)
+{
+    double fb[3] = {16, 32, 64}, fs[3] = {0, 1, 2}, fl[3] = {0.02, 0.02, 0.02}, fp[3] = {1, 1, 1},
+           ft[3] = {1e-3, 2e-3, 4e-3};
+    size_t ff[3] = {0, 1, 2};
+    const char *fpaths[3] = {"a.csv", "b.csv", "c.csv"}, *rpaths[3] = {"r0.csv", "r1.csv", "r2.csv"};
+    const mb_fit_runs first = {.n = 3, .batch = fb, .seed = fs, .lr = fl, .procs = fp,
+                               .t_step = ft, .file = ff};
+    double rb[3] = {64, 16, 32}, rs[3] = {2, 0, 1}, rt[3] = {4e-3 * 1.3, 1e-3 * 1.2, 2e-3 * 1.25};
+    mb_fit_runs again = {.n = 3, .batch = rb, .seed = rs, .lr = fl, .procs = fp, .t_step = rt,
+                         .file = ff};
+    mb_machine_speed sp;
+    mb_error e = {0};
+    CU_ASSERT_EQUAL_FATAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
+                          MB_OK);
+    CU_ASSERT_EQUAL(sp.n, 3);
+    CU_ASSERT_TRUE(mb_test_close(sp.ratio, 1.25, 1e-12));
+    CU_ASSERT_TRUE(sp.ci[0] >= 1.2 - 1e-12 && sp.ci[1] <= 1.3 + 1e-12 && sp.ci[0] > 1);
+    CU_ASSERT_DOUBLE_EQUAL(sp.m_lo, 16, 0);
+    CU_ASSERT_DOUBLE_EQUAL(sp.m_hi, 64, 0);
+    mb_validate h;
+    held_rows(&h, (const double[]){1.3, 1.0, 1.2}, 0.03, 7);
+    const double off[3] = {1.05, 1, 0.95};
+    for (size_t k = 0; k < 3; k++) {
+        mb_validate_row *r = &h.rows[k];
+        r->t_pred = r->t_median * off[k] / 1.25;
+        r->rel_err = (r->t_pred - r->t_median) / r->t_median;
+    }
+    CU_ASSERT_TRUE(mb_test_close(mb_solver_holdout_err_at(&h, 1, 0.02, 1.25), 0.05, 1e-12));
+    CU_ASSERT_TRUE(mb_test_close(mb_solver_holdout_err_at(&h, 1, 0.02, 1), 0.2, 1e-12));
+    CU_ASSERT_TRUE(isnan(mb_solver_holdout_err_at(&h, 2, 0.02, 1.25))); /* no P = 2 rows */
+    mb_validate_free(&h);
+    rs[1] = 7; /* seed 7 at M = 16: no such run */
+    CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
+                    MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: no run that fitted or chose has M = 16, seed 7"));
+    rs[1] = 0;
+    fb[1] = 16;
+    fs[1] = 0; /* two runs of M = 16, seed 0 */
+    CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
+                    MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: more than one run"));
+}
+
 /* T_C's interval over laws with a known spread: N = n_inf + 64 / M with n_inf 100 .. 199, at
  * M = 32 and 1.36 ms an update (3e-5 s a sample and 4e-4 s): the 2.5% and 97.5% points are
  * (102.475 + 2) and (196.525 + 2) updates. Fewer than MB_SOLVER_TC_MIN laws: no interval. */
@@ -2080,6 +2128,7 @@ int mb_test_suite_solver_holdout(void)
                         test_holdout_err_interval) ||
         !CU_add_test(s, "held-out T_update error's side", test_holdout_tu_side) ||
         !CU_add_test(s, "held-out T_update's shared level", test_holdout_tu_level) ||
+        !CU_add_test(s, "the machine's speed from repeated runs", test_machine_speed) ||
            !CU_add_test(s, "T_C's interval over resamples of seeds", test_tc_interval) ||
            !CU_add_test(s, "held-out sweep: past a best at its edge", test_holdout_beyond) ||
            !CU_add_test(s, "sequential sampling: a winner and a tie", test_sequential) ||
