@@ -760,7 +760,11 @@ int mb_solver_machine_speed(const mb_fit_runs *first, const char *const *first_p
                 found++;
                 at = j;
             }
-        if (found != 1 || isnan(again->seed[i]))
+        if (isnan(again->seed[i]))
+            rc = mb_error_set(err, MB_EINVAL, "%s: no seed (no metadata 'seed'): a repeat is a "
+                              "run that fitted or chose trained again, found by its M and seed",
+                              paths[i]);
+        else if (found != 1)
             rc = mb_error_set(err, MB_EINVAL, "%s: %s run that fitted or chose has M = %g, "
                               "seed %g, %g learner%s at its rate: a repeat is one of those runs "
                               "trained again", paths[i], found ? "more than one" : "no",

@@ -145,6 +145,8 @@ cell() {
         check=$(grep -h '^check: held out' "$d/validate.txt")
         ins=$(grep -h '^in-sample:' "$d/validate.txt" | sed -n 's/.*median |error| of predicted T_C \([0-9.]*\)%.*/\1%/p')
         ins=${ins:--}
+        # the machine's speed during the check (make run's SPEED_REPEATS) and the error at it
+        speed=$(grep -h '^machine:' "$d/validate.txt" | sed -n "s/.*took a median \([0-9.e+-]*\)x [a-z]* first seconds per update.*T_C's median |error| on the held-out runs is \([0-9.]*\)%.*/\2% at the machine's speed during the check (\1x)/p")
         flat=$(cell "$d/scale.txt" 's/^flat: *M = \([0-9.]*\.\.[0-9.]*\) at P = \([0-9]*\) .*/\1 (P = \2)/p' "flat, predicted")
         total=$(cell "$out/${names[$i]}.log" 's/^total: //p' "make run")
         re='the recommended M = ([^ ]+) trained in [^ ]+ s \(median\), ([^ ]+)x the best held-out M \(M = ([^,]+), [^;]+; 95% interval ([^)]+)x\); against its best rival, M = ([^ ]+) [^:]+: ([^ ]+)x \(95% interval ([^)]+)\): ([a-z]+); median \|error\| of predicted T_C on the held-out runs ([^%]+)% over [0-9]+ settings \(95% interval over their seeds ([^;]+); of N_update ([^%]+)%, of T_update ([^%]+)%(, every M.s runs [^;]*)?\)(; the prediction.s [^;]* at ([0-9]+ of [0-9]+) settings)?; flat \(held out\): M = ([^ ]+) '
@@ -154,7 +156,7 @@ cell() {
         for k in 1 2 3 4 5 6 7 9 10 11 12; do
             figure "${m[$k]#paired by seed }" || fail "$d/validate.txt: the held-out check line's figure '${m[$k]}' is not a number (no held-out check line to read)"
         done
-        echo "| ${names[$i]} | ${nets[$i]} | ${lrs[$i]} | ${targets[$i]} | ${m[1]} | **${m[2]}x** of M = ${m[3]} (${m[4]}) | ${m[6]}x of M = ${m[5]} (${m[7]}): ${m[8]} | ${m[9]}% (${m[10]} over the held-out seeds; N_update ${m[11]}%, T_update ${m[12]}%${m[13]:+, a level alike at every M}; in-sample $ins) | ${m[15]:--} | $flat | ${m[16]} | $total |"
+        echo "| ${names[$i]} | ${nets[$i]} | ${lrs[$i]} | ${targets[$i]} | ${m[1]} | **${m[2]}x** of M = ${m[3]} (${m[4]}) | ${m[6]}x of M = ${m[5]} (${m[7]}): ${m[8]} | ${m[9]}% (${m[10]} over the held-out seeds; N_update ${m[11]}%, T_update ${m[12]}%${m[13]:+, a level alike at every M}${speed:+; $speed}; in-sample $ins) | ${m[15]:--} | $flat | ${m[16]} | $total |"
     done
 } > "$tmp" && mv "$tmp" "$out/zoo.md" || { rm -f "$tmp"; fail "could not write $out/zoo.md"; }
 echo
