@@ -2074,6 +2074,27 @@ static void test_zoo_bad_input(void)
                                            "target column)"},
         {"ZOO_MAKE_ARGS='THREADS=1 CAL_SEEDS=0'", "ZOO_MAKE_ARGS holds CAL_SEEDS=0: each line's"},
     };
+    /* campaign 40's D7, D8: make's options, and a variable twice, in ZOO_MAKE_ARGS (zoo.sh) */
+    static const struct {
+        const char *args, *needle;
+    } zoo_words[] = {
+        {"-k", "ZOO_MAKE_ARGS holds '-k': make variables only (NAME=VALUE)"},
+        {"-f /dev/null", "ZOO_MAKE_ARGS holds '-f': make variables only"},
+        {"HOLDOUT_SEEDS=5 HOLDOUT_SEEDS=6", "ZOO_MAKE_ARGS gives HOLDOUT_SEEDS twice "
+                                            "(HOLDOUT_SEEDS=5 and HOLDOUT_SEEDS=6)"},
+    };
+    for (size_t i = 0; i < sizeof zoo_words / sizeof zoo_words[0]; i++) {
+        mb_test_run r;
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "ZOO=%s/zoo.txt ZOO_OUT=%s/out ZOO_MAKE_ARGS='%s %s' "
+                                             "timeout 60 bash tests/bench/zoo.sh", dir, dir,
+                                         MB_TEST_MAKE_ARGS, zoo_words[i].args), 0);
+        int ok = r.status == 1 && mb_test_lines(r.err) == 1 && strstr(r.err, zoo_words[i].needle);
+        CU_ASSERT_TRUE(ok);
+        if (!ok)
+            fprintf(stderr, "\n  zoo.sh ZOO_MAKE_ARGS='%s': status %d: %s", zoo_words[i].args,
+                    r.status, r.err);
+        mb_test_run_free(&r);
+    }
     for (size_t i = 0; i < sizeof zoo_args / sizeof zoo_args[0]; i++) {
         mb_test_run r;
         CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "%s timeout 60 make -s -n zoo %s OUT=%s/o "

@@ -21,7 +21,17 @@ out=${ZOO_OUT:-out/zoo}
 fail() { echo "make zoo: $*" >&2; exit 1; }
 # ZOO_MAKE_ARGS comes before each line's knobs, so a line knob there would be overridden without
 # a word, and OUT is each workload's own folder (campaign 38's F4; make zoo refuses them first)
+# make variables only, each once: an option (-k, -i, -f FILE) changes what every make run does
+# and what the knob check below reads, and a variable given twice is make's last without a word
+# (campaign 40's D7, D8)
+declare -A given=()
 for a in ${ZOO_MAKE_ARGS:-}; do
+    [[ $a =~ ^([A-Za-z_][A-Za-z0-9_]*)(::|:|\+|\?|!)?= ]] ||
+        fail "ZOO_MAKE_ARGS holds '$a': make variables only (NAME=VALUE), passed to every make run, not make's options"
+    k=${BASH_REMATCH[1]}
+    [ -z "${given[$k]:-}" ] ||
+        fail "ZOO_MAKE_ARGS gives $k twice (${given[$k]} and $a): make would take the last without a word"
+    given[$k]=$a
     [[ ! $a =~ ^(NET|DATA|LR|LRS|TARGET_LOSS|OUT)(::|:|\+|\?|!)?= ]] ||
         fail "ZOO_MAKE_ARGS holds $a: NET, DATA, LR and TARGET_LOSS are each line's, and each line writes into \$ZOO_OUT/NAME: give them there"
     # the loss the answer is for: each line's TARGET_LOSS, zoo.md's target column (campaign 39's
