@@ -268,17 +268,18 @@ run-c: deps
 	echo; grep -v '^#' $(OUT)/validate.txt; \
 	grep -Eq '^recommendation: P = 1 ' $(OUT)/scale.txt || { grep -h '^in-sample:' $(OUT)/validate-rec.txt | sed 's/^in-sample:/the recommendation at P > 1, in-sample:/'; \
 	  grep -h '^check:' $(OUT)/validate-rec.txt | sed 's/^check:/the recommendation at P > 1, held out against one learner:/'; }; \
-	awk 'FNR == 1 { st = FILENAME ~ /\/par\// ? 3 : FILENAME ~ /\/holdout(-par)?\// ? 4 : FILENAME ~ /\/(check|seeds)\// ? 2 : 1 } \
+	awk 'FNR == 1 { st = FILENAME ~ /\/par\// ? 3 : FILENAME ~ /\/holdout(-par)?\// ? 4 : FILENAME ~ /\/repeats\// ? 5 : FILENAME ~ /\/(check|seeds)\// ? 2 : 1 } \
 	  /^# .*eval_s=/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
 	    if (kv[1] == "wall_s") w[st] += kv[2]; if (kv[1] == "eval_s") e[st] += kv[2] } } \
 	  function pc(a, b) { return a + b > 0 ? 100 * b / (a + b) : 0 } \
-	  END { tw = w[1] + w[2] + w[3] + w[4]; te = e[1] + e[2] + e[3] + e[4]; if (tw + te == 0) exit; \
+	  END { tw = w[1] + w[2] + w[3] + w[4] + w[5]; te = e[1] + e[2] + e[3] + e[4] + e[5]; if (tw + te == 0) exit; \
 	    printf "runs: %.1f s training, %.1f s evaluating (%.0f%% evaluation; the sweep %.1f%%", \
 	      tw, te, pc(tw, te), pc(w[1], e[1]); \
 	    if (w[2] + e[2] > 0) printf ", the check %.0f%%", pc(w[2], e[2]); \
 	    if (w[3] + e[3] > 0) printf ", the P = 2 runs %.0f%%", pc(w[3], e[3]); \
-	    if (w[4] + e[4] > 0) printf ", the held-out runs %.0f%%", pc(w[4], e[4]); print ")" }' \
-	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv $(OUT)/par/lr*/*.csv $(OUT)/holdout/lr*/*.csv $(OUT)/holdout-par/lr*/*.csv 2>/dev/null); \
+	    if (w[4] + e[4] > 0) printf ", the held-out runs %.0f%%", pc(w[4], e[4]); print ")"; \
+	    if (w[5] + e[5] > 0) printf "repeats: %.1f s of runs of the sweep trained again among the held-out seeds (the machine: line)\n", w[5] + e[5] }' \
+	  $$(ls $(OUT)/runs/lr*/*.csv $(OUT)/check/lr*/*.csv $(OUT)/seeds/lr*/*.csv $(OUT)/par/lr*/*.csv $(OUT)/holdout/lr*/*.csv $(OUT)/holdout-par/lr*/*.csv $(OUT)/repeats/lr*/*.csv 2>/dev/null); \
 	$(if $(CAL),$(CAL_COST)) \
 	grep -h '^steadiness:' $(OUT)/logs/probe.log 2>/dev/null | sed 's/^/probe /'; \
 	echo "report: $(OUT)/report.html"; \
