@@ -724,6 +724,12 @@ static const struct good {
     {":", "probe --model ../nanat2.py --threads 1 --budget 0.05 --rounds 1 --batch 4,8 -o o",
      "grep -q '^cpu,nanat2,8,' o && grep -q '^(the timed training diverged 1 time with 1 "
      "learner' out"},
+    /* campaign 40's F2: --rounds 2 whose first pass took all --max-reps named that, not "it
+     * needs --rounds 2 or more" */
+    {":", "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 2 --max-reps 3 --min-reps 2 "
+     "--batch 8,16 -o o", "grep -q '^cpu,tiny,16,' o && grep -q '^steadiness: not measured: the "
+     "first of the 2 passes took all --max-reps 3 samples at every point' out && "
+     "! grep -q 'it needs --rounds' out"},
     /* a diverged run: mbtrain's summary, '-' for what is none, never nan */
     {":", RN "../tiny.py --batch 32 --lr 1e30",
      "grep -q ' loss=- eval_loss=- eval_acc=- reached=no reached_update=0 reached_wall_s=0.000 ' "
