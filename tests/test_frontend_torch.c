@@ -572,7 +572,11 @@ static const struct bad {
     {":", P1("nanlate.py") "-o o", 1,
      "nanlate.py: the loss at M = 8 is nan: the timed training diverged, again right after each "
      "of 10 restarts (lower --lr ", ":"},
-    {":", P2("nanlate.py") "-o o", 1, "nanlate.py: the loss at M = 8 is not finite", ":"},
+    /* campaign 40's D6: inside a timed block too, P learners that cannot restart name --lr, as
+     * the untimed path's line does (campaign 39's F5) */
+    {":", P2("nanlate.py") "-o o", 1, "nanlate.py: the loss at M = 8 is not finite: the timed "
+     "training diverged, and 2 learners cannot restart (lower --lr 0.02)", ":"},
+    {":", PB "--rel-ci 1.5 -o o", 1, "--rel-ci: must be in (0, 1), got '1.5'", ":"},
     {":", "probe --model ../slowloss.py --threads 2 --budget 60 --rounds 1 --batch 8 --procs 2 "
      "-o o & for i in $(seq 300); do [ -e started ] && "
      "break; sleep 0.1; done; kill -TERM $!; wait $!; s=$?; sleep 1; (exit $s)", 143,

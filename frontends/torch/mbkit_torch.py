@@ -912,7 +912,8 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
         def check():  # after each timed block, its last loss (a NaN stays: the weights hold it)
             if last[0] is not None and not bool(torch.isfinite(last[0].detach()).all()):
                 raise Fail(f"{a.model}: the loss at M = {m} is not finite: the timed training "
-                           f"diverged")
+                           f"diverged, and {procs} learners cannot restart (lower --lr "
+                           f"{a.lr:g})")
         if first is None:
             call.check = check
         call.restart_s = lambda: div["restart_s"]
