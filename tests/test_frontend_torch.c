@@ -729,8 +729,8 @@ static const struct good {
      "grep -q '^cpu,nanat2,8,' o && grep -q '^(the timed training diverged 1 time with 1 "
      "learner' out"},
     /* campaign 40's F2: --rounds 2 whose first pass took all --max-reps named that, not "it
-     * needs --rounds 2 or more" */
-    {":", "probe --model ../tiny.py --threads 1 --budget 0.05 --rounds 2 --max-reps 3 --min-reps 2 "
+     * needs --rounds 2 or more" (a budget that 3 samples cannot outlast under load) */
+    {":", "probe --model ../tiny.py --threads 1 --budget 1 --rounds 2 --max-reps 3 --min-reps 2 "
      "--batch 8,16 -o o", "grep -q '^cpu,tiny,16,' o && grep -q '^steadiness: not measured: the "
      "first of the 2 passes took all --max-reps 3 samples at every point' out && "
      "! grep -q 'it needs --rounds' out"},
