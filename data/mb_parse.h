@@ -45,7 +45,11 @@ typedef enum mb_sign {
 int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sign, double *v,
                         struct mb_error *err);
 
-/* Parses a momentum-like flag (--momentum, --delta, --sma-momentum): a number in [0, 1), read
+/* Parses a fraction flag: a finite number in [0, 1), "FLAG: must be in [0, 1), got 'ARG'"
+ * otherwise (mbprobe's --rel-ci: a relative half-width of 1 or more stops at once). */
+int mb_data_flag_fraction(const char *flag, const char *arg, double *v, struct mb_error *err);
+
+/* Parses a momentum-like flag (--momentum, --delta, --sma-momentum): mb_data_flag_fraction, read
  * where the flag is, so the message names it: "FLAG: must be in [0, 1), got 'ARG'"; below 1 as
  * the float the step takes it in too (0.99999999999 is refused: it is 1 there). */
 int mb_data_flag_momentum(const char *flag, const char *arg, double *v, struct mb_error *err);

@@ -41,6 +41,9 @@ int mb_table_require_col(const mb_table *t, const char *name, size_t *col, struc
  * '1e1' was read as 10 where --batch refuses it). */
 #define MB_TABLE_WHOLE 1  /* a whole value, however written ("1.5e3" is 1500) */
 #define MB_TABLE_DIGITS 2 /* a whole number in digits, with at most a ".0" after them */
+#define MB_TABLE_WRITTEN 3 /* digits alone ("20"; not "20.0"): a count of a table that a program
+                              writes with %d, where no hand-made form is read (campaign 40's D5:
+                              a collective table's reps of 20.0) */
 int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, double hi,
                        int whole, double *v, struct mb_error *err);
 

@@ -181,13 +181,22 @@ int mb_data_flag_double(const char *flag, const char *arg, int size, mb_sign sig
     return MB_OK;
 }
 
-int mb_data_flag_momentum(const char *flag, const char *arg, double *v, mb_error *err)
+int mb_data_flag_fraction(const char *flag, const char *arg, double *v, mb_error *err)
 {
     double x = NAN;
     if (mb_data_flag_double(flag, arg, 0, MB_ANY, &x, err) != MB_OK)
         return MB_EINVAL;
-    if (!(x >= 0 && x < 1)) /* a momentum of 1 or more never decays */
+    if (!(x >= 0 && x < 1))
         return mb_error_set(err, MB_EINVAL, "%s: must be in [0, 1), got '%s'", flag, arg);
+    *v = x;
+    return MB_OK;
+}
+
+int mb_data_flag_momentum(const char *flag, const char *arg, double *v, mb_error *err)
+{
+    double x = NAN;
+    if (mb_data_flag_fraction(flag, arg, &x, err) != MB_OK) /* 1 or more never decays */
+        return MB_EINVAL;
     /* the step takes it in float, where 0.99999999999 is 1 (campaign 35's E1) */
     if (!((float)x < 1.0f))
         return mb_error_set(err, MB_EINVAL, "%s: '%s' is 1 in float, the type the step takes it "

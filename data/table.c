@@ -370,6 +370,10 @@ int mb_table_double_in(const mb_table *t, size_t row, size_t col, double lo, dou
         return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': '%s' is not a whole number "
                             "written in digits (a count, as on a command line)", t->path,
                             t->lines[row], t->header[col], mb_table_cell(t, row, col));
+    if (whole == MB_TABLE_WRITTEN && !mb_table_in_digits(mb_table_cell(t, row, col), 0))
+        return mb_error_set(err, MB_EFORMAT, "%s:%ld: field '%s': '%s' is not a whole number "
+                            "in digits alone (a count, as its writer prints one)", t->path,
+                            t->lines[row], t->header[col], mb_table_cell(t, row, col));
     return MB_OK;
 }
 

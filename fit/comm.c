@@ -126,13 +126,15 @@ int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
     for (size_t r = 0; r < n; r++) {
         /* a collective needs 2 processes or more, and at most MB_FIT_MAX_PROCS (campaign 38's
          * D4: 1e11 was pooled into the ring model); a process count, a byte count (>= 1, as
-         * mbprobe comm --bytes) and a repetition count are whole; a time past 1e9 s (31 years) would overflow the fit's
-         * sums of squares */
+         * mbprobe comm --bytes) and a repetition count are whole, in digits alone as mbprobe
+         * comm prints them (campaign 40's D5: reps 20.0 was read); a time past 1e9 s (31 years)
+         * would overflow the fit's sums of squares */
         double rp;
-        if ((rc = mb_table_double_in(t, r, cp, 2, MB_FIT_MAX_PROCS, 1, &P[r], err)) != MB_OK ||
-            (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, 1,
+        const int wr = MB_TABLE_WRITTEN;
+        if ((rc = mb_table_double_in(t, r, cp, 2, MB_FIT_MAX_PROCS, wr, &P[r], err)) != MB_OK ||
+            (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, wr,
                                                   &rp, err)) != MB_OK) ||
-            (rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &B[r], err)) != MB_OK ||
+            (rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, wr, &B[r], err)) != MB_OK ||
             (rc = mb_fit_probe_time(t, r, ct, &T[r], err)) != MB_OK)
             goto done;
         /* the collectives mbprobe comm times (probe/comm.c's names): another op is no row of

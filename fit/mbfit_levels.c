@@ -37,9 +37,8 @@ static int parse_levels(const char *flag, const char *s, double *v, size_t cap, 
         if (mb_data_parse_double(items[i], &x) != MB_OK || !(x > 0) || !isfinite(x))
             rc = mb_error_set(err, MB_EINVAL, "%s: '%s' is not a number > 0", flag, items[i]);
         for (size_t j = 0; rc == MB_OK && j < *n; j++)
-            if (!mb_run_level_above(v[j], x) && !mb_run_level_above(x, v[j]))
-                rc = mb_error_set(err, MB_EINVAL, "%s: %g given twice in '%s' (to the 6 digits "
-                                  "a log writes)", flag, x, s);
+            if (mb_run_level_same(v[j], x))
+                rc = mb_error_set(err, MB_EINVAL, MB_RUN_LEVEL_TWICE, flag, items[i], s);
         if (rc == MB_OK)
             v[(*n)++] = x;
     }

@@ -14,6 +14,7 @@
 #include "../data/mb_output.h"
 #include "../data/mb_parse.h"
 #include "../data/mb_table.h"
+#include "../train/run/mb_run.h"
 #include "mb_lightning.h"
 
 /* ---- nupdate ---------------------------------------------------------------------------------- */
@@ -174,9 +175,12 @@ static int parse_thresholds(const char *s, double **v, size_t *n, mb_error *err)
             rc = mb_error_set(err, MB_EINVAL, "--target-loss: '%s' is not a number > 0", items[i]);
             break;
         }
-        for (size_t j = 0; j < *n; j++)
-            if ((*v)[j] == x) /* the same fit twice, under two names in the output */
-                rc = mb_error_set(err, MB_EINVAL, "--target-loss: %g given twice in '%s'", x, s);
+        /* the same fit twice, under two names in the output: the logs' losses have 6 digits,
+         * so 0.5 and 0.5000001 cross at the same updates (campaign 40's F1) */
+        for (size_t j = 0; rc == MB_OK && j < *n; j++)
+            if (mb_run_level_same((*v)[j], x))
+                rc = mb_error_set(err, MB_EINVAL, MB_RUN_LEVEL_TWICE, "--target-loss", items[i],
+                                  s);
         (*v)[(*n)++] = x;
     }
     free(items);

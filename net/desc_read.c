@@ -31,6 +31,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +353,13 @@ static int set_key(parser *p, int line, const char *key, const char *val, mb_err
         if (mb_data_parse_double(val, &x) != MB_OK || x < 0 || x >= 1)
             return mb_error_set(err, MB_EFORMAT, "%s:%d: [dropout] p: '%s' is not in [0, 1)",
                                 p->path, line, val);
+        /* the layer keeps it in float, where 0.99999999999 is 1: said here with the text as
+         * written, as mb_data_flag_momentum says it (campaign 40's D1: the layer check said
+         * "p = 1", a number the file does not hold) */
+        if (!((float)x < 1.0f))
+            return mb_error_set(err, MB_EFORMAT, "%s:%d: [dropout] p: '%s' is 1 in float, the "
+                                "type the layer keeps it in: at most %.8g", p->path, line, val,
+                                (double)nextafterf(1.0f, 0.0f));
         l->p = (float)x;
         return MB_OK;
     }

@@ -345,7 +345,10 @@ static const char *key_why(const char *key, char *why, size_t n)
     snprintf(b, sizeof b, "%.*s", (int)(backend_end - backend), backend);
     if ((size_t)(backend_end - backend) >= sizeof b || mb_backend_parse(b, &kind) != MB_OK)
         return snprintf(why, n, "its backend '%.60s' is not cpu or cuda", b), why;
-    /* bar[5] ends the device; then threads, kernels, shape, algo */
+    /* bar[5] ends the device (a context always names it: campaign 40's D4 kept an empty one as
+     * another device's row); then threads, kernels, shape, algo */
+    if (backend_end + 1 == bar[5])
+        return "its device is empty";
     const char *f[4] = {bar[5] + 1, bar[4] + 1, bar[3] + 1, bar[2] + 1};
     size_t fl[4] = {(size_t)(bar[4] - bar[5] - 1), (size_t)(bar[3] - bar[4] - 1),
                     (size_t)(bar[2] - bar[3] - 1), (size_t)(bar[1] - bar[2] - 1)};
@@ -371,7 +374,7 @@ static const char *key_why(const char *key, char *why, size_t n)
 }
 
 /* A cache key that mb_probe_conv_key could not have written (batch 2.5, pass 'sideways',
- * threads t01, algorithm 'quantum', an empty host) would never match and be rewritten as it is,
+ * threads t01, algorithm 'quantum', an empty host or device) would never match and be rewritten as it is,
  * where every other malformed field is refused (campaign 38's D2, 39's D1): MB_EFORMAT naming
  * path:line. */
 static int cache_key_check(const mb_table *t, size_t r, size_t col, mb_error *err)

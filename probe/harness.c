@@ -149,8 +149,8 @@ int mb_probe_options_check(const mb_probe_options *o, mb_error *err)
     if (o->min_reps > o->max_reps)
         return mb_error_set(err, MB_EINVAL, "--min-reps %zu exceeds --max-reps %zu", o->min_reps,
                             o->max_reps);
-    if (!(o->rel_ci >= 0) || !isfinite(o->rel_ci))
-        return mb_error_set(err, MB_EINVAL, "--rel-ci: must be >= 0, got %g", o->rel_ci);
+    if (!(o->rel_ci >= 0 && o->rel_ci < 1))
+        return mb_error_set(err, MB_EINVAL, "--rel-ci: must be in [0, 1), got %g", o->rel_ci);
     if (!(o->budget_s > 0) || !isfinite(o->budget_s))
         return mb_error_set(err, MB_EINVAL, "--budget: must be > 0, got %g", o->budget_s);
     if (!(o->wide_iqr >= 0) || !isfinite(o->wide_iqr))

@@ -114,7 +114,7 @@ typedef struct mb_probe_options {
 void mb_probe_options_init(mb_probe_options *o);
 
 /* MB_EINVAL with a message naming the field when an option is out of range (max_reps < 1,
- * min_reps > max_reps, rel_ci < 0, budget_s <= 0, ...). */
+ * min_reps > max_reps, rel_ci outside [0, 1), budget_s <= 0, ...). */
 int mb_probe_options_check(const mb_probe_options *o, mb_error *err);
 
 /* The stop rule, given the statistics of the samples so far (reps = st->reps) and the wall time

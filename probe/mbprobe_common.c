@@ -58,9 +58,8 @@ int harness_option(mb_probe_options *o, int c, const char *arg, mb_error *err)
             (size_t)v;
         return 1;
     }
-    case OPT_REL_CI:
-        return mb_data_flag_double("--rel-ci", arg, 0, MB_NONNEG, &o->rel_ci, err) == MB_OK ? 1
-                                                                                           : -1;
+    case OPT_REL_CI: /* 1 or more: the median's interval lies within it at the first check */
+        return mb_data_flag_fraction("--rel-ci", arg, &o->rel_ci, err) == MB_OK ? 1 : -1;
     case OPT_BUDGET: /* an hour a point at most: a bound no number typed can remove */
         if (mb_data_flag_double("--budget", arg, 0, MB_POSITIVE, &o->budget_s, err) != MB_OK)
             return -1;

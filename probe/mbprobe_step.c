@@ -109,18 +109,31 @@ static void step_knee(FILE *f, const mb_probe_step_row *rows, size_t n)
     free(t);
 }
 
-/* Whether the machine kept its speed through the sweep: the largest drift of rows[0..n-1]. */
-static void step_steadiness(FILE *f, const mb_probe_step_row *rows, size_t n, long rounds)
+/* Whether the machine kept its speed through the sweep: the largest drift of rows[0..n-1].
+ * With --rounds 2 or more and no drift, the cause is named: a pass after the first always times
+ * a sample unless the point already holds --max-reps (probe/harness.c, measure_share), so the
+ * first pass took them all (campaign 40's F2: "it needs --rounds 2 or more" at --rounds 2). */
+static void step_steadiness(FILE *f, const mb_probe_step_row *rows, size_t n, long rounds,
+                            size_t max_reps)
 {
     const mb_probe_step_row *worst = NULL;
     double seconds = 0;
+    size_t full = 0;
     for (size_t i = 0; i < n; i++) {
         seconds += rows[i].st.elapsed_s;
+        full += rows[i].st.reps >= max_reps;
         if (isfinite(rows[i].st.drift) && (!worst || rows[i].st.drift > worst->st.drift))
             worst = &rows[i];
     }
-    if (!worst)
+    if (!worst && rounds < 2)
         fprintf(f, "steadiness: not measured (it needs --rounds 2 or more)\n");
+    else if (!worst && n > 0 && full == n)
+        fprintf(f, "steadiness: not measured: the first of the %ld passes took all --max-reps "
+                "%zu samples at every point, leaving the others none to time (raise --max-reps "
+                "above what a pass's share of --budget takes)\n", rounds, max_reps);
+    else if (!worst)
+        fprintf(f, "steadiness: not measured: no point holds timings above 0 s from two of the "
+                "%ld passes\n", rounds);
     else if (worst->st.drift <= STEADY_DRIFT)
         fprintf(f, "steadiness: the %ld passes agree within %.1f%% at every point: the machine "
                 "kept its speed for the %.0f s of the sweep (a slower phase that outlasts a "
@@ -341,7 +354,7 @@ int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         fprintf(pr.sum, "harness overhead: %.3g s per sample, %.2g%% of the smallest step timed\n",
                 oh.median, 100 * oh.median / least);
     }
-    step_steadiness(pr.sum, rows, nrows, rounds);
+    step_steadiness(pr.sum, rows, nrows, rounds, o.max_reps);
     if (pr.sum != stderr) {
         fclose(pr.sum);
         pr.sum = NULL;

@@ -572,7 +572,11 @@ static const struct bad {
     {":", P1("nanlate.py") "-o o", 1,
      "nanlate.py: the loss at M = 8 is nan: the timed training diverged, again right after each "
      "of 10 restarts (lower --lr ", ":"},
-    {":", P2("nanlate.py") "-o o", 1, "nanlate.py: the loss at M = 8 is not finite", ":"},
+    /* campaign 40's D6: inside a timed block too, P learners that cannot restart name --lr, as
+     * the untimed path's line does (campaign 39's F5) */
+    {":", P2("nanlate.py") "-o o", 1, "nanlate.py: the loss at M = 8 is not finite: the timed "
+     "training diverged, and 2 learners cannot restart (lower --lr 0.02)", ":"},
+    {":", PB "--rel-ci 1.5 -o o", 1, "--rel-ci: must be in (0, 1), got '1.5'", ":"},
     {":", "probe --model ../slowloss.py --threads 2 --budget 60 --rounds 1 --batch 8 --procs 2 "
      "-o o & for i in $(seq 300); do [ -e started ] && "
      "break; sleep 0.1; done; kill -TERM $!; wait $!; s=$?; sleep 1; (exit $s)", 143,
@@ -724,6 +728,12 @@ static const struct good {
     {":", "probe --model ../nanat2.py --threads 1 --budget 0.05 --rounds 1 --batch 4,8 -o o",
      "grep -q '^cpu,nanat2,8,' o && grep -q '^(the timed training diverged 1 time with 1 "
      "learner' out"},
+    /* campaign 40's F2: --rounds 2 whose first pass took all --max-reps named that, not "it
+     * needs --rounds 2 or more" (a budget that 3 samples cannot outlast under load) */
+    {":", "probe --model ../tiny.py --threads 1 --budget 1 --rounds 2 --max-reps 3 --min-reps 2 "
+     "--batch 8,16 -o o", "grep -q '^cpu,tiny,16,' o && grep -q '^steadiness: not measured: the "
+     "first of the 2 passes took all --max-reps 3 samples at every point' out && "
+     "! grep -q 'it needs --rounds' out"},
     /* a diverged run: mbtrain's summary, '-' for what is none, never nan */
     {":", RN "../tiny.py --batch 32 --lr 1e30",
      "grep -q ' loss=- eval_loss=- eval_acc=- reached=no reached_update=0 reached_wall_s=0.000 ' "

@@ -137,6 +137,8 @@ static void test_stop_rule(void)
     CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
     b = o, b.rel_ci = -0.1;
     CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
+    b = o, b.rel_ci = 1; /* a half-width of the whole median stops at the first check */
+    CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
     b = o, b.wide_iqr = NAN;
     CU_ASSERT_EQUAL(mb_probe_options_check(&b, &err), MB_EINVAL);
     b = o, b.min_block_s = -1;

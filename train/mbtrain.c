@@ -278,9 +278,8 @@ static int parse_levels(const char *s, mb_run_options *o)
                               "more than the 6 digits a log writes (the levels are crossed on "
                               "the way to the target, which is judged anyway)", items[i],
                               o->target_loss);
-        else if (i > 0 && v <= o->levels[i - 1] && !mb_run_level_above(o->levels[i - 1], v))
-            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s given twice in '%s' (to the 6 "
-                              "digits a log writes)", items[i], s);
+        else if (i > 0 && mb_run_level_same(o->levels[i - 1], v))
+            rc = mb_cli_usage("mbtrain", NULL, MB_RUN_LEVEL_TWICE, "--levels", items[i], s);
         else if (i > 0 && v > o->levels[i - 1])
             rc = mb_cli_usage("mbtrain", NULL, "--levels: '%s' is not from the highest down (%s "
                               "after %g): give them in the order the loss crosses them", s,

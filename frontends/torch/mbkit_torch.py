@@ -912,7 +912,8 @@ def probe_setup(torch, a, dev, threads, rank=0, procs=1):
         def check():  # after each timed block, its last loss (a NaN stays: the weights hold it)
             if last[0] is not None and not bool(torch.isfinite(last[0].detach()).all()):
                 raise Fail(f"{a.model}: the loss at M = {m} is not finite: the timed training "
-                           f"diverged")
+                           f"diverged, and {procs} learners cannot restart (lower --lr "
+                           f"{a.lr:g})")
         if first is None:
             call.check = check
         call.restart_s = lambda: div["restart_s"]
@@ -992,7 +993,7 @@ def cmd_probe(a, argv):
     say = ERR if a.output == "-" else streams.STDOUT or sys.stdout
     dname = device_name(torch, dev)
     backend = "cuda" if dev.type == "cuda" else "cpu"
-    rows, worst, shown = [], None, []
+    rows, worst, shown, full = [], None, [], True
     for p in a.procs:
         if p == 1:
             pts, threads = probe_points(a, call_for), a.threads
@@ -1008,6 +1009,8 @@ def cmd_probe(a, argv):
                          f"{'' if restarts == 1 else 's'} with 1 learner: each time the model "
                          f"went back to its first parameters and the timing went on; the rows "
                          f"time the step, not the training at this learning rate)")
+        # a pass after the first times a sample unless the point holds --max-reps already
+        full = full and all(len(pt.starts) > 1 and pt.starts[1] >= a.max_reps for pt in pts)
         r, w = point_rows(a, pts, backend, mod.mb_name, p, threads, dname, shown)
         rows += r
         if w is not None and (worst is None or w[0] > worst[0]):
@@ -1034,8 +1037,15 @@ def cmd_probe(a, argv):
               "backend,net,batch,learners,threads,reps,t_median_s,t_min_s,t_p25_s,t_p75_s,"
               "t_max_s,samples_per_s,wide,stop,drift,device"] + rows
     a.out.write("\n".join(lines) + "\n")
-    if worst is None:
+    if worst is None and a.rounds < 2:
         shown.append("steadiness: not measured (it needs --rounds 2 or more)")
+    elif worst is None and full:  # campaign 40's F2: "it needs --rounds 2" at --rounds 2
+        shown.append(f"steadiness: not measured: the first of the {a.rounds} passes took all "
+                     f"--max-reps {a.max_reps} samples at every point, leaving the others none "
+                     f"to time (raise --max-reps above what a pass's share of --budget takes)")
+    elif worst is None:
+        shown.append(f"steadiness: not measured: no point holds timings above 0 s from two of "
+                     f"the {a.rounds} passes")
     elif worst[0] <= 0.05:
         shown.append(f"steadiness: the {a.rounds} passes agree within {100 * worst[0]:.1f}% at "
                      f"every point")

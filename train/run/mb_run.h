@@ -29,6 +29,12 @@ enum { MB_RUN_LEVELS_MAX = 16 };
  * relative 1e-6): the levels and the target are written `%g` in `# levels=` and
  * `# target_loss=`, and two that print alike would be read back as one (campaign 14, R1). */
 int mb_run_level_above(double hi, double lo);
+/* Whether losses a and b print alike in a log's 6 digits (neither is mb_run_level_above the
+ * other): one loss given twice in a list of levels or thresholds, whose fits or checks would be
+ * one and the same (campaign 40's F1: mbfit nupdate --target-loss 0.5,0.5000001). The line for
+ * it is MB_RUN_LEVEL_TWICE, from the flag, the item as written and the list. */
+int mb_run_level_same(double a, double b);
+#define MB_RUN_LEVEL_TWICE "%s: %s given twice in '%s' (to the 6 digits a log writes)"
 
 /* What the progress callback sees after every update. */
 typedef struct mb_run_progress {

@@ -166,3 +166,8 @@ int mb_run_level_above(double hi, double lo)
 {
     return hi > lo && hi - lo > 1e-6 * fabs(lo);
 }
+
+int mb_run_level_same(double a, double b)
+{
+    return !mb_run_level_above(a, b) && !mb_run_level_above(b, a);
+}

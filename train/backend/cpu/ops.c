@@ -36,7 +36,8 @@ static void cpu_model(char *buf, size_t n)
         const char *v = colon + 1;
         while (*v == ' ' || *v == '\t')
             v++;
-        snprintf(buf, n, "%.*s", (int)strcspn(v, "\n"), v);
+        if (strcspn(v, "\n") > 0) /* an empty model name leaves "cpu": a device is named */
+            snprintf(buf, n, "%.*s", (int)strcspn(v, "\n"), v);
         break;
     }
     fclose(f);
