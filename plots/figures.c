@@ -90,8 +90,48 @@ static int given_once(const cJSON *arr, const char *key, const char *path, const
     return MB_OK;
 }
 
+/* Each row's optimum held to the file's own model (campaign 40's B-F3: tc drew P = 2's M_opt at
+ * M 5000, off its own curve, where the model's optimum is M 341.6): where the row gives the
+ * range it was sought in (m_lo, and m_hi or null: no end), m_opt the optimum mbopt scale finds
+ * there (mb_solver_optimum: to 1e-3 in T_C, as a flat minimum leaves M loose; a range whose
+ * optimum the model cannot give is left, as mbopt scale refuses it), and t_c_opt the model's T_C
+ * at m_opt, to the digits written. */
+static int optima_hold(const cJSON *rows, const mb_law *law, const mb_update_time *t,
+                       const char *path, mb_error *err)
+{
+    const cJSON *r;
+    int i = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        const double p = mb_json_get(r, "procs"), m = mb_json_get(r, "m_opt");
+        const double got = mb_json_get(r, "t_c_opt"), lo = mb_json_get(r, "m_lo");
+        const cJSON *hi_o = cJSON_GetObjectItemCaseSensitive(r, "m_hi");
+        double tc = NAN, hi = mb_json_get(r, "m_hi");
+        mb_solver_optimum_result o;
+        mb_error e = {0};
+        i++;
+        if (!isfinite(m))
+            continue;
+        if (mb_model_law_tc(law, t, m, p, &tc) != MB_OK)
+            tc = NAN;
+        hi = hi_o && cJSON_IsNull(hi_o) ? INFINITY : hi;
+        if (isfinite(lo) && !isnan(hi) && mb_solver_optimum(law, t, p, lo, hi, &o, &e) == MB_OK &&
+            !(tc <= o.opt.t_c * (1 + 1e-3)))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'rows[%d].m_opt': %g, but the file's "
+                                "model puts the optimum at P = %g at M %.4g (T_C %.4g s there, "
+                                "%.4g s at M %g)", path, i - 1, m, p, o.opt.m_opt, o.opt.t_c,
+                                tc, m);
+        if (isfinite(got) && !(isfinite(tc) && mb_plot_same_written(got, tc)))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'rows[%d].t_c_opt': %g, but the "
+                                "file's model gives %.4g s at its m_opt, M %g (P %g)", path,
+                                i - 1, got, tc, m, p);
+    }
+    return MB_OK;
+}
+
 /* Reads a scale JSON: its rows array and model, the file checked as its every reader checks it
- * (mb_solver_check_scale) beside what the figures draw of its rows. */
+ * (mb_solver_check_scale) beside what the figures draw of its rows, each row's optimum held to
+ * the model (optima_hold). */
 static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law *law,
                       mb_update_time *t, mb_error *err)
 {
@@ -159,6 +199,8 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
     if (rc == MB_OK)
         rc = mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(*root, "model"), path, law,
                                   t, NULL, err);
+    if (rc == MB_OK)
+        rc = optima_hold(*rows, law, t, path, err);
     if (rc != MB_OK)
         cJSON_Delete(*root);
     return rc;

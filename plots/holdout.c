@@ -43,6 +43,25 @@ int mb_plot_same_figure(double a, double b)
     return fabs(a - b) <= 1e-3 * fmax(fabs(a), fabs(b));
 }
 
+int mb_plot_same_written(double written, double want)
+{
+    if (mb_plot_same_figure(written, want))
+        return 1;
+    if (!isfinite(written) || !isfinite(want) || written == 0)
+        return 0;
+    /* the fewest significant digits that give `written` back, and half a unit of the last */
+    char s[40];
+    int d = 1;
+    for (; d <= 17; d++) {
+        snprintf(s, sizeof s, "%.*e", d - 1, written);
+        if (d == 17 || strtod(s, NULL) == written)
+            break;
+    }
+    const char *e = strchr(s, 'e');
+    const double half = 0.5 * pow(10, (e ? atoi(e + 1) : 0) - (d - 1));
+    return fabs(written - want) <= half * (1 + 1e-9);
+}
+
 static int cmp_up(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;

@@ -10,9 +10,13 @@
  * scale's is: solver/fits.c, mb_solver_read_model, so a step table and the collective count),
  * else the law's parameters with t_update's gamma, m_t and t0 (no table, no collective: the
  * curve at one learner). A file with a curve and neither is refused: nothing would hold it.
+ * The rows, in-sample and held out, at the law's rate (the recommendation's) are held to the same
+ * model, each row's t_pred_s as a curve point's (campaign 40's B-F1, B-F2), to the digits
+ * written; at P > 1 only where the model object gives the communication.
  *
  * What it does not do: check each field's range (validate.c, before this), the rows' summaries
- * (insample.c), or curve_probe (the probe's T_update alone, which the file does not record).
+ * (insample.c), rows at another rate than the law's (another fit's law, which the file does not
+ * hold), or curve_probe (the probe's T_update alone, which the file does not record).
  */
 #include "plot_impl.h"
 #include "../data/mb_json.h"
@@ -159,6 +163,51 @@ static int curve_model(const cJSON *root, const char *path, mb_law *law, mb_upda
     return mb_solver_check_models_in(law, t, path, "t_update.", err);
 }
 
+/* One predicted point o (a curve point, a row) at M o.batch, P o.procs (p_default where null):
+ * its t_pred_s, where there is the field, the model's N_update(M) x T_update(M, P) to the digits
+ * written, or null where the model has no value there. `where` ("rows[3].") names it. */
+static int point_agrees(const mb_law *law, const mb_update_time *t, const cJSON *o,
+                        const char *where, double p_default, const char *path, mb_error *err)
+{
+    const double m = mb_json_get(o, "batch"), got = mb_json_get(o, "t_pred_s");
+    double p = mb_json_get(o, "procs"), tc = NAN;
+    p = isnan(p) ? p_default : p;
+    if (!cJSON_GetObjectItemCaseSensitive(o, "t_pred_s"))
+        return MB_OK; /* a row without a prediction column (a curve point's is required) */
+    if (mb_model_law_tc(law, t, m, p, &tc) != MB_OK)
+        tc = NAN;
+    if ((isnan(got) && isnan(tc)) || (isfinite(tc) && mb_plot_same_written(got, tc)))
+        return MB_OK;
+    char g[32], w[32];
+    snprintf(g, sizeof g, isnan(got) ? "null" : "%g", got);
+    snprintf(w, sizeof w, isnan(tc) ? "none (outside the law)" : "%.4g", tc);
+    return mb_error_set(err, MB_EFORMAT, "%s: field '%st_pred_s': %s at M %g (P %g), but the "
+                        "law and T_update give %s", path, where, g, m, p, w);
+}
+
+/* The rows of `rows` (`name`: "rows", "holdout.rows") that the law predicts: those at the
+ * recommendation's rate (the law's: rows at another rate have another fit's, which the file does
+ * not hold), at any P where the file's model object gives T_update's communication, else at
+ * P = 1 only; each held as point_agrees (campaign 40's B-F1, B-F2: a row's 9 s where the law gives
+ * 2.66 s was printed). */
+static int rows_agree(const mb_law *law, const mb_update_time *t, const cJSON *rows,
+                      const char *name, double lr, int any_p, const char *path, mb_error *err)
+{
+    const cJSON *r;
+    int i = 0, rc = MB_OK;
+    cJSON_ArrayForEach(r, rows)
+    {
+        char where[48];
+        snprintf(where, sizeof where, "%s[%d].", name, i++);
+        double p = mb_json_get(r, "procs");
+        p = isnan(p) ? 1 : p;
+        if (mb_solver_same_rate(mb_json_get(r, "lr"), lr) && (any_p || p == 1) &&
+            (rc = point_agrees(law, t, r, where, 1, path, err)) != MB_OK)
+            break;
+    }
+    return rc;
+}
+
 int mb_plot_curve_agrees(const cJSON *root, const char *path, mb_error *err)
 {
     mb_law law;
@@ -166,30 +215,29 @@ int mb_plot_curve_agrees(const cJSON *root, const char *path, mb_error *err)
     int have = 0, i = 0;
     int rc = curve_model(root, path, &law, &t, &have, err);
     const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "curve"), *e;
-    double p_rec = mb_json_get(cJSON_GetObjectItemCaseSensitive(root, "recommended"), "procs");
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(root, "recommended");
+    double p_rec = mb_json_get(rec, "procs");
     p_rec = isnan(p_rec) ? 1 : p_rec;
     cJSON_ArrayForEach(e, (rc == MB_OK ? curve : NULL))
     {
-        const double m = mb_json_get(e, "batch"), got = mb_json_get(e, "t_pred_s");
-        double p = mb_json_get(e, "procs"), tc = NAN;
-        p = isnan(p) ? p_rec : p;
-        if (!have)
-            return isnan(got) ? MB_OK
-                              : mb_error_set(err, MB_EFORMAT, "%s: field 'curve[%d].t_pred_s': "
-                                             "%g, but the file has no law (law.model and "
-                                             "law.params) and t_update (or model) to hold the "
-                                             "curve to", path, i, got);
-        if (mb_model_law_tc(&law, &t, m, p, &tc) != MB_OK)
-            tc = NAN;
-        if (!(isnan(got) && isnan(tc)) && !(isfinite(tc) && mb_plot_same_figure(got, tc))) {
-            char g[32], w[32];
-            snprintf(g, sizeof g, isnan(got) ? "null" : "%g", got);
-            snprintf(w, sizeof w, isnan(tc) ? "none (outside the law)" : "%.4g", tc);
-            return mb_error_set(err, MB_EFORMAT, "%s: field 'curve[%d].t_pred_s': %s at M %g "
-                                "(P %g), but the law and T_update give %s", path, i, g, m, p, w);
-        }
-        i++;
+        char where[32];
+        snprintf(where, sizeof where, "curve[%d].", i++);
+        if (!have && !isnan(mb_json_get(e, "t_pred_s")))
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%st_pred_s': %g, but the file has no "
+                                "law (law.model and law.params) and t_update (or model) to hold "
+                                "the curve to", path, where, mb_json_get(e, "t_pred_s"));
+        if (have && (rc = point_agrees(&law, &t, e, where, p_rec, path, err)) != MB_OK)
+            return rc;
     }
+    if (rc != MB_OK || !have)
+        return rc;
+    const double lr = mb_json_get(rec, "lr");
+    const int any_p = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "model"));
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout");
+    if ((rc = rows_agree(&law, &t, cJSON_GetObjectItemCaseSensitive(root, "rows"), "rows", lr,
+                         any_p, path, err)) == MB_OK)
+        rc = rows_agree(&law, &t, cJSON_GetObjectItemCaseSensitive(ho, "rows"), "holdout.rows",
+                        lr, any_p, path, err);
     return rc;
 }
 

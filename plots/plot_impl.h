@@ -48,6 +48,11 @@ int mb_plot_near(double a, double b);
 /* The same for two times or ratios: a relative 1e-3, no absolute slack (holdout.c). */
 int mb_plot_same_figure(double a, double b);
 
+/* Whether a written figure `written` is `want` to the digits it was written with (mbopt writes
+ * 17, a hand-written file fewer: 2.2 holds 2.249, not 2.25), or to mb_plot_same_figure's 1e-3
+ * (holdout.c). */
+int mb_plot_same_written(double written, double want);
+
 /* The median of x[0..n) (sorted here), as gsl's: the mean of the middle two; NAN for n = 0
  * (holdout.c). */
 double mb_plot_median(double *x, size_t n);
@@ -71,7 +76,8 @@ int mb_plot_holdout_sentence(const cJSON *root, char *buf, size_t size);
 int mb_plot_insample_agrees(const cJSON *root, const char *path, mb_error *err);
 
 /* validate.json `root`'s law held to its own parameters and to its model object, and each point
- * of its predicted curve to that model, N_update(M) x T_update(M, P) to a relative 1e-3
+ * of its predicted curve and each row (in-sample and held out) at the law's rate to that model,
+ * t_pred_s = N_update(M) x T_update(M, P) to the digits written (mb_plot_same_written)
  * (lawcheck.c). MB_EFORMAT naming the field of `path` otherwise. */
 int mb_plot_curve_agrees(const cJSON *root, const char *path, mb_error *err);
 

@@ -600,7 +600,15 @@ static int check_flat_pred(const cJSON *root, const char *path, mb_error *err)
 static int check_holdout(const cJSON *root, const char *path, mb_error *err)
 {
     const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "verdict");
     int rc = check_flat_pred(root, path, err);
+    if (rc == MB_OK && (!ho || cJSON_IsNull(ho)) && cJSON_IsString(v) &&
+        !strncmp(v->valuestring, "held out", 8))
+        /* every held-out sentence opens so (solver/mbopt_holdout.c); without the object the
+         * page says no runs were held out (campaign 40's D2) */
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'verdict': \"%.24s...\" reports a "
+                            "held-out check, but holdout is %s: the file contradicts itself",
+                            path, v->valuestring, ho ? "null" : "missing");
     if (rc != MB_OK || !ho || cJSON_IsNull(ho))
         return rc;
     if (!cJSON_IsObject(ho))
@@ -649,6 +657,44 @@ static int check_point(const cJSON *root, const char *key, int required, const c
                             &x, err)))
         return rc;
     return MB_OK;
+}
+
+/* The curve's points rise in M within each series (a point's lr and procs, null one value), each
+ * M once: mbopt validate writes them so, and the figure draws each series as one line (campaign
+ * 40's D1: a point given twice or two swapped drew the line back over itself). Series past the
+ * first 16 are not held (mbopt writes one). */
+static int curve_in_order(const cJSON *curve, const char *path, mb_error *err)
+{
+    enum { SERIES = 16 };
+    double lr[SERIES], procs[SERIES], last[SERIES];
+    int at[SERIES], n = 0, i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, curve)
+    {
+        const double l = mb_json_get(e, "lr"), p = mb_json_get(e, "procs");
+        const double m = mb_json_get(e, "batch");
+        int k = 0;
+        while (k < n && !((lr[k] == l || (isnan(lr[k]) && isnan(l))) &&
+                          (procs[k] == p || (isnan(procs[k]) && isnan(p)))))
+            k++;
+        if (k < n && !(m > last[k]))
+            return mb_error_set(err, MB_EFORMAT, "%s: field 'curve[%d].batch': M %g after M %g "
+                                "(curve[%d]) of its series: the curve's points rise in M, each M "
+                                "once", path, i, m, last[k], at[k]);
+        if (k == n && n < SERIES)
+            lr[k] = l, procs[k] = p, n++;
+        if (k < n)
+            last[k] = m, at[k] = i;
+        i++;
+    }
+    return MB_OK;
+}
+
+/* How the runs settled the answer (settled_by), as mbopt writes it. */
+static const char *settled_nth(int k)
+{
+    static const char *const names[] = {"model", "runs", "model and runs"};
+    return k >= 0 && k < 3 ? names[k] : NULL;
 }
 
 /* The laws mbfit fits, by the names its JSON uses (law.model names one; the figure's key
@@ -733,6 +779,13 @@ int mb_plot_read_validate(const char *path, cJSON **root, mb_error *err)
         if (rc != MB_OK)
             break;
     }
+    if (rc == MB_OK)
+        rc = curve_in_order(curve, path, err);
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(*root, "settled_by");
+    const char *name;
+    if (rc == MB_OK && by && !cJSON_IsNull(by)) /* campaign 40's D6: "coin" was accepted */
+        rc = mb_plot_name(*root, "", "settled_by", settled_nth, "how the runs settle the answer",
+                          path, &name, err);
     if (rc == MB_OK)
         rc = check_point(*root, "measured_best", 0, path, err);
     if (rc == MB_OK)

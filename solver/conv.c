@@ -86,13 +86,14 @@ static void diagnose(const mb_cilp_problem *p, mb_cilp_result *r)
             least_ws(&p->slot[s], INFINITY, &ws);
             double miss = ws - fmin(p->ws_limit, p->avail);
             if (miss > worst || r->short_slot < 0 || worst < 0)
-                worst = miss, r->short_slot = (long)s, r->short_bytes = miss;
+                worst = miss, r->short_slot = (long)s, r->short_bytes = miss,
+                r->limit_short = ws <= p->avail;
             continue;
         }
         sum += ws;
         double miss = p->mode == MB_WS_SUM ? ws : ws - p->avail;
         if (miss > worst)
-            worst = miss, r->short_slot = (long)s,
+            worst = miss, r->short_slot = (long)s, r->limit_short = 0,
             r->short_bytes = p->mode == MB_WS_SUM ? NAN : miss;
     }
     if (p->mode == MB_WS_SUM && r->short_slot >= 0 && isnan(r->short_bytes))
@@ -906,7 +907,7 @@ static const char *size_str(char buf[32], double b)
     else if (fabs(b) >= 1024.0)
         snprintf(buf, 32, "%.1f KiB", b / 1024.0);
     else
-        snprintf(buf, 32, "%.0f bytes", b);
+        snprintf(buf, 32, "%.0f byte%s", b, b == 1 ? "" : "s");
     return buf;
 }
 
@@ -988,11 +989,21 @@ static int solve_one(const mb_net_desc *d, const mb_mem_layer *ml, const mb_cilp
         } else {
             const mb_cilp_slot *sl = &s->slot[r.short_slot];
             double least;
-            least_ws(sl, INFINITY, &least);
-            snprintf(p->why, sizeof p->why, "layer '%s' pass '%s': %.1f MiB of workspace short "
-                     "(its least workspace %.1f MiB%s; %.1f MiB left beside the model)",
-                     sl->layer, sl->pass, mib(r.short_bytes), mib(least),
-                     isfinite(o->ws_limit) ? " under --ws-limit" : "", mib(fmax(p->avail, 0)));
+            const long k = least_ws(sl, INFINITY, &least);
+            char b[4][32]; /* sizes in a unit that shows them (campaign 40's B-F6: 0.0 MiB) */
+            p->ws_limited = r.limit_short;
+            if (r.limit_short) /* the limit, not memory, is short */
+                snprintf(p->why, sizeof p->why, "layer '%s' pass '%s' has no algorithm within "
+                         "--ws-limit %s (the least, %s, needs %s; %s left beside the model)",
+                         sl->layer, sl->pass, size_str(b[0], o->ws_limit),
+                         k >= 0 ? sl->c[k].algo : "?", size_str(b[1], least),
+                         size_str(b[2], fmax(p->avail, 0)));
+            else
+                snprintf(p->why, sizeof p->why, "layer '%s' pass '%s': %s of workspace short "
+                         "(its least workspace %s%s; %s left beside the model)", sl->layer,
+                         sl->pass, size_str(b[0], r.short_bytes), size_str(b[1], least),
+                         isfinite(o->ws_limit) ? " under --ws-limit" : "",
+                         size_str(b[2], fmax(p->avail, 0)));
         }
         free(pick);
         return MB_OK;

@@ -676,6 +676,8 @@ typedef struct mb_cilp_result {
     long short_slot;     /* when infeasible: the slot whose least workspace fits worst (-1: the
                             model alone does not fit, avail < 0) */
     double short_bytes;  /* when infeasible: bytes missing */
+    int limit_short;     /* when infeasible: 1 where short_slot has no candidate within ws_limit
+                            but its least workspace fits avail (the limit, not memory, is short) */
     int out_of_time;     /* 1 when GLPK stopped at p->budget (the call's MB_ESOLVER) */
 } mb_cilp_result;
 
@@ -738,6 +740,8 @@ typedef struct mb_cilp_point {
     double avail;        /* device - model_bytes: Zou's M_bound */
     double samples_per_s;/* m / t_update */
     char why[256];       /* infeasible: the layer (and pass) and the bytes short */
+    int ws_limited;      /* infeasible through ws_limit alone: a layer's every algorithm needs
+                            more workspace than it, though memory would hold the least */
     size_t n_picks;
     mb_cilp_pick *picks; /* n_picks, owned (freed by mb_solver_conv_results_free) */
 } mb_cilp_point;

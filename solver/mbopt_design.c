@@ -67,6 +67,25 @@ static int design_finite(const mb_design *d, const mb_inverse_law *inv, mb_error
     return MB_OK;
 }
 
+/* A Delta measured per P (--delta P:S,...) with a collective that would use it: design buys
+ * any learner count along its budget line and scales one Delta by --bandwidth-ref / B, and the
+ * table has none between its P (campaign 40's B-F4: it answered 1 learner, 0 bytes/s and most of
+ * the budget unspent). Prints the usage line and returns 1 where refused. */
+static int delta_table_refused(const model_opts *m, const char *prog, const char *sub)
+{
+    if (m->t.n_pdelta == 0 || (m->t.comm != MB_COMM_ALLREDUCE && m->t.comm != MB_COMM_PS))
+        return 0;
+    char have[160];
+    size_t k = 0;
+    have[0] = '\0';
+    for (size_t j = 0; j < m->t.n_pdelta && k < sizeof have - 16; j++)
+        k += (size_t)snprintf(have + k, sizeof have - k, "%s%g", j ? ", " : "", m->t.pdelta_p[j]);
+    mb_cli_usage(prog, sub, "--delta P:S,...: design buys any learner count along its budget "
+                 "line and scales one Delta by --bandwidth-ref / B, and a table measured at P = "
+                 "%s has none between them: give --delta S", have);
+    return 1;
+}
+
 int mbopt_design(int argc, char **argv)
 {
     const char *sub = "design";
@@ -146,6 +165,8 @@ int mbopt_design(int argc, char **argv)
         mb_error_set(&err, MB_EINVAL, "--comm none: bandwidth has no value to trade");
         return mb_cli_fail(prog, sub, &err);
     }
+    if (delta_table_refused(&m, prog, sub))
+        return 2;
     /* the budget balance is Perrone's closed form (eq. 11-12): it needs the inverse law */
     mb_inverse_law inv;
     if (mb_model_law_as_inverse(&m.law, &inv) != MB_OK &&

@@ -580,6 +580,12 @@ int mbopt_conv(int argc, char **argv)
         goto done;
     }
     mb_solver_conv_tc(nfit ? &nf.law : NULL, res, nm, tc, &best_tc, &best_rate);
+    if (best_rate < 0 && res[0].ws_limited) { /* campaign 40's B-F6: not memory's fault */
+        mb_error_set(&err, MB_ENODATA, "no M of --batch runs: at M = %g, %s", res[0].m,
+                     res[0].why);
+        mb_cli_fail(prog, sub, &err);
+        goto done;
+    }
     if (best_rate < 0) {
         mb_error_set(&err, MB_ENODATA, "no M of --batch fits %.1f MiB: at M = %g, %s",
                      mib(m.device), res[0].m, res[0].why);

@@ -18,6 +18,7 @@
  */
 #include "mb_solver.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -31,12 +32,19 @@ typedef struct tc_ctx {
     const mb_law *law;
     const mb_update_time *t;
     double p;
+    double m_over, n_over, tu_over; /* the first M where N_update x T_update, both finite,
+                                       passed DBL_MAX, and the two (NAN: nowhere yet) */
 } tc_ctx;
 
-static double tc_at(const tc_ctx *c, double m)
+static double tc_at(tc_ctx *c, double m)
 {
-    double tc;
-    return mb_model_law_tc(c->law, c->t, m, c->p, &tc) == MB_OK ? tc : INFINITY;
+    double tc, n, tu;
+    if (mb_model_law_tc(c->law, c->t, m, c->p, &tc) != MB_OK)
+        return INFINITY;
+    if (isinf(tc) && isnan(c->n_over) && mb_model_law_nupdate(c->law, m, &n, NULL) == MB_OK &&
+        mb_model_tupdate(c->t, m, c->p, &tu) == MB_OK && isfinite(n) && isfinite(tu))
+        c->m_over = m, c->n_over = n, c->tu_over = tu;
+    return tc;
 }
 
 /* dT_C/dM = N'(M) T_u(M) + N(M) T_u'(M). */
@@ -77,7 +85,7 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
         return mb_error_set(err, MB_EDOM, "learner count must be >= 1, got %g", p);
     if (!(m_lo > 0 && m_hi >= m_lo && !isnan(m_hi)))
         return mb_error_set(err, MB_EDOM, "mini-batch range [%g, %g] is empty", m_lo, m_hi);
-    tc_ctx c = {law, t, p};
+    tc_ctx c = {law, t, p, NAN, NAN, NAN};
     const double knee = t->n_table >= 2 ? 0.0 : t->m_t * p; /* a table has no assumed flat part */
     /* a range without end (extrapolation) is searched up to where N_update has long flattened */
     const double hi = isfinite(m_hi) ? m_hi : fmax(m_lo, knee) * 1e6;
@@ -94,6 +102,11 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
         if (v < best_tc)
             best_tc = v, best = i;
     }
+    if (!isfinite(best_tc) && !isnan(c.n_over)) /* campaign 40's B-F5: not "not positive" */
+        return mb_error_set(err, MB_EDOM, "T_C = N_update x T_update passes the largest number "
+                            "(%g) for M in [%g, %g] at P = %g (at M = %g, N_update %g x "
+                            "T_update %g s): the model's constants are too large", DBL_MAX, lo,
+                            hi, p, c.m_over, c.n_over, c.tu_over);
     if (!isfinite(best_tc))
         return mb_error_set(err, MB_EDOM, "T_C cannot be evaluated for M in [%g, %g] at P = %g "
                                           "(N_update or T_update is not positive there)",
