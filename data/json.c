@@ -179,9 +179,20 @@ static int add_item(cJSON *object, const char *key, cJSON *item)
     return MB_OK;
 }
 
+/* A number as the shortest of 15 or 17 significant digits that reads back as the very double:
+ * cJSON prints 15 and keeps them when they read back within its epsilon, so a level of
+ * 3.1250000000000004 was written 3.125 and a reader that formats it again ("%.3g": 3.12 where
+ * the writer printed 3.13) disagreed with the writer's own sentence (campaign 41's B-F3). */
 int mb_json_add_number(cJSON *object, const char *key, double v)
 {
-    return add_item(object, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+    if (!isfinite(v))
+        return add_item(object, key, cJSON_CreateNull());
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.15g", v);
+    if (strtod(digits, NULL) == v)
+        return add_item(object, key, cJSON_CreateNumber(v));
+    snprintf(digits, sizeof digits, "%.17g", v);
+    return add_item(object, key, cJSON_CreateRaw(digits));
 }
 
 int mb_json_add_count(cJSON *object, const char *key, double v)

@@ -756,7 +756,9 @@ int mb_solver_machine_speed(const mb_fit_runs *first, const char *const *first_p
         for (size_t j = 0; j < first->n; j++)
             if (first->batch[j] == again->batch[i] && first->seed[j] == again->seed[i] &&
                 first->procs[j] == again->procs[i] &&
-                mb_solver_same_rate(first->lr[j], again->lr[i])) {
+                mb_solver_same_rate(first->lr[j], again->lr[i]) &&
+                strcmp(first->net[j], again->net[i]) == 0 &&
+                strcmp(first->algo[j], again->algo[i]) == 0) {
                 found++;
                 at = j;
             }
@@ -766,10 +768,11 @@ int mb_solver_machine_speed(const mb_fit_runs *first, const char *const *first_p
                               paths[i]);
         else if (found != 1)
             rc = mb_error_set(err, MB_EINVAL, "%s: %s run that fitted or chose has M = %g, "
-                              "seed %g, %g learner%s at its rate: a repeat is one of those runs "
-                              "trained again", paths[i], found ? "more than one" : "no",
-                              again->batch[i], again->seed[i], again->procs[i],
-                              again->procs[i] == 1 ? "" : "s");
+                              "seed %g, %g learner%s at its rate, net '%s' and algo '%s': a "
+                              "repeat is one of those runs trained again", paths[i],
+                              found ? "more than one" : "no", again->batch[i], again->seed[i],
+                              again->procs[i], again->procs[i] == 1 ? "" : "s", again->net[i],
+                              again->algo[i]);
         else if (!(again->t_step[i] > 0) || !(first->t_step[at] > 0))
             rc = mb_error_set(err, MB_EINVAL, "%s: no seconds per update (wall_s) in it or in "
                               "the run it repeats, %s", !(again->t_step[i] > 0) ? paths[i] :

@@ -548,8 +548,8 @@ typedef struct mb_machine_speed {
     double m_lo, m_hi; /* the least and largest M repeated */
 } mb_machine_speed;
 
-/* Pairs every run of `again` (paths) with the one run of `first` of its M, seed, learners and
- * rate (first_paths names them); MB_EINVAL naming the file when a repeat has no such run, or
+/* Pairs every run of `again` (paths) with the one run of `first` of its M, seed, learners,
+ * rate, net and algorithm (first_paths names them); MB_EINVAL naming the file when a repeat has no such run, or
  * more than one, or either has no seconds per update. n_boot resamples (at least 100). */
 int mb_solver_machine_speed(const mb_fit_runs *first, const char *const *first_paths,
                             const mb_fit_runs *again, const char *const *paths, size_t n_boot,

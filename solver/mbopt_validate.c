@@ -1079,6 +1079,30 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
     return rc == MB_OK ? 0 : mb_cli_fail(prog, "validate", &err);
 }
 
+/* Whether the files at a and b are one file (1), two files of the same bytes (2), or neither
+ * (0; also where either cannot be read: the reader has said so already). */
+static int same_file_or_copy(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return 0;
+    if (sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+        return 1;
+    if (!S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size)
+        return 0;
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    char ba[4096], bb[4096];
+    size_t na;
+    while (same && (na = fread(ba, 1, sizeof ba, fa)) > 0)
+        same = fread(bb, 1, na, fb) == na && memcmp(ba, bb, na) == 0;
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same ? 2 : 0;
+}
+
 /* --repeats: the runs that fitted and chose (in, in_paths) trained again during the check,
  * each paired with its first run (trained alike, the same M and seed), their seconds per update
  * against the first runs', and the model's held-out error at that speed. */
@@ -1097,6 +1121,17 @@ static int repeats_read(validate_cli *vc, const mb_fit_runs *in, const char *con
     }
     int rc = read_runs(&vc->m, (int)vc->n_repeats, vc->repeats, vc->target, &g, &again, err);
     const char *const *paths = (const char *const *)g.gl_pathv;
+    /* a repeat is trained again: not a run given as one that fitted and chose, nor a copy of
+     * one (campaign 41's B-F1: the fit folder given as its own repeats read "1x") */
+    for (size_t i = 0; rc == MB_OK && i < again.n; i++)
+        for (size_t j = 0; rc == MB_OK && j < in->n; j++) {
+            const char *a = paths[again.file[i]], *b = in_paths[in->file[j]];
+            int same = same_file_or_copy(a, b);
+            if (same)
+                rc = mb_error_set(err, MB_EINVAL, "--repeats: %s is %s %s, a run that fitted "
+                                  "or chose: a repeat is such a run trained again", a,
+                                  same == 1 ? "the file" : "a copy of", b);
+        }
     if (rc == MB_OK)
         rc = mb_fit_runs_trained_as(&again, paths, in, in_paths, NULL, "eval_frac", "a repeat "
                                     "is a run that fitted and chose, trained again as it was",
