@@ -357,7 +357,7 @@ CAL_BUDGET ?=
 CAL_KNOB_ERROR = $(shell LC_ALL=C awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='$(CAL_BUDGET)' \
   -v ms='$(CAL_BATCHES)' -v ss='$(CAL_SEEDS)' -v ef='$(CAL_EVAL_FRAC)' -v ck='$(CAL_CHECK)' ' \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
-  function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
+  function whole(x, lo, hi) { return x ~ /^(0|[1-9][0-9]*)$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
   function list(name, v, lo, least, why, hi,   n, a, i, j) { n = split(v, a, " "); \
     for (i = 1; i <= n; i++) { if (!whole(a[i], lo, hi)) return sprintf("%s=%s: %s is not a whole number >= %d, at most %.0f", name, v, a[i], lo, hi); \
       for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
@@ -640,11 +640,12 @@ HAS_CONV := $(shell f='$(NET_CFG)'; [ -f "$$f" ] && [ -r "$$f" ] && ! grep -q '^
 KNOB_AWK = \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
-  function w(name, v, lo, hi) { return whole(v, lo, hi) ? "" : sprintf("%s=%s: a whole number from %d to %.0f", name, v, lo, hi) } \
+  function plain(x) { return x ~ /^(0|[1-9][0-9]*)$$/ } \
+  function w(name, v, lo, hi) { return whole(v, lo, hi) && plain(v) ? "" : sprintf("%s=%s: a whole number from %d to %.0f%s", name, v, lo, hi, v ~ /^0[0-9]/ ? " without a leading zero (the shell reads 010 as 8)" : "") } \
   function pos(name, v, zero, hi) { return num(v) && (v + 0 > 0 || (zero && v + 0 == 0)) && v + 0 <= hi ? "" : \
     sprintf("%s=%s: a number %s, at most %g", name, v, zero ? ">= 0" : "above 0", hi) } \
   function list(name, v, lo, least, why, isnum, hi,   n, a, i, j) { n = split(v, a, " "); \
-    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0 && a[i] + 0 <= 1e300) : !whole(a[i], lo, hi ? hi : 1e10)) \
+    for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0 && a[i] + 0 <= 1e300) : !(whole(a[i], lo, hi ? hi : 1e10) && plain(a[i]))) \
         return name "=" v ": " a[i] " is not " (isnum ? "a number above 0, at most 1e+300" : "a whole number >= " lo (hi ? sprintf(", at most %.0f", hi) : "")); \
       for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
@@ -744,6 +745,7 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
   BEGIN { \
     m = w("HOLDOUT_SEEDS", hs, 3, 64); if (m == "") m = w("HOLDOUT_SEED0", hs0, 1000, 1000000000); \
     if (m == "") m = w("HOLDOUT_BEYOND", hb, 0, 64); if (m == "") m = w("SPEED_REPEATS", srp, 0, 64); \
+    if (m == "" && srp + 0 > hs + 0) m = sprintf("SPEED_REPEATS=%s with HOLDOUT_SEEDS=%s: at most one repeat a held-out seed (give SPEED_REPEATS at most %s)", srp, hs, hs); \
     if (m == "" && bud != "") m = pos("BUDGET", bud, 0, 1e300); \
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
     if (m == "" && hs0 + hs - 1 > 1000000000) \

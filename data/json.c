@@ -9,6 +9,7 @@
 #include "mb_parse.h"
 #include "mb_format.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,20 +180,17 @@ static int add_item(cJSON *object, const char *key, cJSON *item)
     return MB_OK;
 }
 
-/* A number as the shortest of 15 or 17 significant digits that reads back as the very double:
- * cJSON prints 15 and keeps them when they read back within its epsilon, so a level of
- * 3.1250000000000004 was written 3.125 and a reader that formats it again ("%.3g": 3.12 where
- * the writer printed 3.13) disagreed with the writer's own sentence (campaign 41's B-F3). */
+double mb_json_written(double v)
+{
+    char d[32];
+    snprintf(d, sizeof d, "%1.15g", v); /* as cJSON prints a number, and keeps it when it reads */
+    const double t = strtod(d, NULL);     /* back within its epsilon; else 17 digits: v itself */
+    return fabs(t - v) <= fmax(fabs(t), fabs(v)) * DBL_EPSILON ? t : v;
+}
+
 int mb_json_add_number(cJSON *object, const char *key, double v)
 {
-    if (!isfinite(v))
-        return add_item(object, key, cJSON_CreateNull());
-    char digits[32];
-    snprintf(digits, sizeof digits, "%.15g", v);
-    if (strtod(digits, NULL) == v)
-        return add_item(object, key, cJSON_CreateNumber(v));
-    snprintf(digits, sizeof digits, "%.17g", v);
-    return add_item(object, key, cJSON_CreateRaw(digits));
+    return add_item(object, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
 int mb_json_add_count(cJSON *object, const char *key, double v)

@@ -36,6 +36,13 @@ int mb_json_number_in(const cJSON *object, const char *key, const char *path, co
  * have validated the object already, or treat a missing value as "not known"). */
 double mb_json_get(const cJSON *object, const char *key);
 
+/* The double a reader gets back for v from the JSON mb_json_add_number writes: cJSON prints 15
+ * significant digits, and 17 only when those 15 read back further than its epsilon from v, so a
+ * figure printed from v ("%.3g" of 3.1250000000000004: 3.13) and from what a reader gets (3.125:
+ * 3.12) can differ; a sentence another program recomposes from the JSON formats this value
+ * (campaign 41's B-F3). NaN and inf as they are. */
+double mb_json_written(double v);
+
 /* Adds a number to an object, writing null for a non-finite value (JSON has no NaN). Returns
  * MB_ENOMEM when cJSON cannot allocate. */
 int mb_json_add_number(cJSON *object, const char *key, double v);

@@ -413,6 +413,22 @@ static int count_text(const char *s, size_t n, const char *what, const char *ite
                                 "[%.0f, %.0f]", what, t, item, lo, hi);
         if (text && !mb_data_past_2_53(t, strtod(t, NULL)))
             return MB_OK; /* 2^53 + 1 is refused from its text: a double reads it as 2^53 */
+        /* a whole number in range in another notation (1e9, 16.0): the line says that the
+         * notation is the fault (campaign 41's B-F5: "'1e9' is not a whole number in [1, 2^30]") */
+        char *end;
+        const double v = n > 0 ? strtod(t, &end) : NAN;
+        /* only a notation that is exactly that whole number: digits, a point and zeros, an
+         * exponent (2.0000000000000001 is not 2, though a double reads it so) */
+        const size_t d = strspn(t, "0123456789"), z = t[d] == '.' ? strspn(t + d + 1, "0") : 0;
+        const int exact = t[d] == '\0' || (t[d] == '.' && (t[d + 1 + z] == '\0' ||
+                                                        t[d + 1 + z] == 'e' ||
+                                                        t[d + 1 + z] == 'E')) ||
+                          t[d] == 'e' || t[d] == 'E';
+        if (n > 0 && !text && exact && d > 0 && *end == '\0' && v == floor(v) && v >= lo &&
+            v <= hi)
+            return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f] "
+                                "written in digits alone ('%s' is %.0f: write that)", what, item,
+                                lo, hi, t, v);
     }
     return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f]", what,
                         item, lo, hi);

@@ -153,8 +153,8 @@ const char *fmt(char *buf, size_t n, const char *f, double v)
 {
     if (!isfinite(v)) /* not a result: NaN, or inf from a ratio over nothing */
         snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, f, v);
+    else /* the value --json writes, which mbplot formats again (campaign 41's B-F3) */
+        snprintf(buf, n, f, mb_json_written(v));
     return buf;
 }
 

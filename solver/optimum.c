@@ -273,7 +273,10 @@ int mb_solver_flat_range(const mb_law *law, const mb_update_time *t, double p, d
                          double m_hi, double t_best, double frac, double out[2], mb_error *err)
 {
     out[0] = out[1] = NAN;
-    const double lo = m_lo >= 1 ? m_lo : 1, hi = isfinite(m_hi) ? m_hi : lo * 1048576.0;
+    /* a range without end: as far as mb_solver_optimum searches it (campaign 41's B-F4: capped
+     * at 2^20 x the least M, a flat range left out an optimum of 1.2e6 it had found) */
+    const double knee = t->n_table >= 2 ? 0.0 : t->m_t * p;
+    const double lo = m_lo >= 1 ? m_lo : 1, hi = isfinite(m_hi) ? m_hi : fmax(lo, knee) * 1e6;
     if (!(t_best > 0) || !(hi >= lo) || !(frac >= 0))
         return mb_error_set(err, MB_EDOM, "flat range: no optimum T_C to compare with");
     const double limit = (1 + frac) * t_best;

@@ -480,12 +480,13 @@ static void test_machine_speed(void)
     double fb[3] = {16, 32, 64}, fs[3] = {0, 1, 2}, fl[3] = {0.02, 0.02, 0.02}, fp[3] = {1, 1, 1},
            ft[3] = {1e-3, 2e-3, 4e-3};
     size_t ff[3] = {0, 1, 2};
+    char nets[3][64] = {"lenet5", "lenet5", "lenet5"}, algos[3][32] = {"sgd", "sgd", "sgd"};
     const char *fpaths[3] = {"a.csv", "b.csv", "c.csv"}, *rpaths[3] = {"r0.csv", "r1.csv", "r2.csv"};
     const mb_fit_runs first = {.n = 3, .batch = fb, .seed = fs, .lr = fl, .procs = fp,
-                               .t_step = ft, .file = ff};
+                               .t_step = ft, .file = ff, .net = nets, .algo = algos};
     double rb[3] = {64, 16, 32}, rs[3] = {2, 0, 1}, rt[3] = {4e-3 * 1.3, 1e-3 * 1.2, 2e-3 * 1.25};
     mb_fit_runs again = {.n = 3, .batch = rb, .seed = rs, .lr = fl, .procs = fp, .t_step = rt,
-                         .file = ff};
+                         .file = ff, .net = nets, .algo = algos};
     mb_machine_speed sp;
     mb_error e = {0};
     CU_ASSERT_EQUAL_FATAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
@@ -517,6 +518,13 @@ static void test_machine_speed(void)
     CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
                     MB_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: more than one run"));
+    fb[1] = 32;
+    fs[1] = 1;
+    char other[3][32] = {"sgd", "momentum", "sgd"}; /* the repeat of M = 16 seed 0 is momentum */
+    again.algo = other;
+    CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
+                    MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: no run that fitted or chose has M = 16, seed 0"));
 }
 
 /* T_C's interval over laws with a known spread: N = n_inf + 64 / M with n_inf 100 .. 199, at

@@ -24,9 +24,10 @@ bin=$(cd "${BIN:-build/release/bin}" 2>/dev/null && pwd) ||
 # absolute, since the rerun runs in another folder (a relative TMPDIR: campaign 37's R4)
 tmp=$(mktemp) && tmp=$(realpath -- "$tmp") && trap 'rm -f "$tmp"' EXIT
 # The recorded line, word by word as make run's run() wrote it ("$*": words joined by spaces),
-# into args: without --holdout and the line's output, and with -o - first, so the rerun writes
-# to standard output only (an -o in a form not read here would be given twice, which mbopt
-# refuses: nothing is written); a word it cannot read ends the script in one line. root: the
+# into args: without --holdout (and --repeats, the check's) and the line's output, and with -o -
+# first, so the rerun writes to standard output only (an -o in a form not read here would be
+# given twice, which mbopt refuses: nothing is written); a word it cannot read ends the script
+# in one line. root: the
 # folder the line's relative paths start from, where OUT is the folder of the recorded
 # validate.txt (out/zoo/outnet's root is the folder above out/, whatever its workloads' names).
 rerun_words() {
@@ -41,8 +42,8 @@ rerun_words() {
             -o | --output) o=${w[i]:-}; i=$((i + 1)) ;;
             -o?*) o=${a#-o} ;;
             --output=*) o=${a#*=} ;;
-            --holdout) i=$((i + 1)) ;;
-            --holdout=*) ;;
+            --holdout | --repeats) i=$((i + 1)) ;; # --repeats is the check's (campaign 41's B-F9)
+            --holdout=* | --repeats=*) ;;
             --missing | --comm-from-runs | --holdout-beyond | --more-seeds | --extrapolate)
                 args+=("$a") ;;
             --o | --ou | --out | --outp | --outpu | --o=* | --ou=* | --out=* | --outp=* | \

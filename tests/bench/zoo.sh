@@ -155,8 +155,9 @@ cell() {
         check=$(grep -h '^check: held out' "$d/validate.txt")
         ins=$(grep -h '^in-sample:' "$d/validate.txt" | sed -n 's/.*median |error| of predicted T_C \([0-9.]*\)%.*/\1%/p')
         ins=${ins:--}
-        # the machine's speed during the check (make run's SPEED_REPEATS) and the error at it
-        speed=$(grep -h '^machine:' "$d/validate.txt" | sed -n "s/.*took a median \([0-9.e+-]*\)x [a-z]* first seconds per update.*T_C's median |error| on the held-out runs is \([0-9.]*\)%.*/\2% at the machine's speed during the check (\1x)/p")
+        # the machine's speed during the check (make run's SPEED_REPEATS) and the error at it (the
+        # first machine: line: mbopt writes one, campaign 41's B-F11 forged two)
+        speed=$(grep -h -m 1 '^machine:' "$d/validate.txt" | sed -n "s/.*took a median \([0-9.e+-]*\)x [a-z]* first seconds per update.*T_C's median |error| on the held-out runs is \([0-9.]*\)%.*/\2% at the machine's speed during the check (\1x)/p")
         flat=$(cell "$d/scale.txt" 's/^flat: *M = \([0-9.]*\.\.[0-9.]*\) at P = \([0-9]*\) .*/\1 (P = \2)/p' "flat, predicted")
         total=$(cell "$out/${names[$i]}.log" 's/^total: //p' "make run")
         re='the recommended M = ([^ ]+) trained in [^ ]+ s \(median\), ([^ ]+)x the best held-out M \(M = ([^,]+), [^;]+; 95% interval ([^)]+)x\); against its best rival, M = ([^ ]+) [^:]+: ([^ ]+)x \(95% interval ([^)]+)\): ([a-z]+); median \|error\| of predicted T_C on the held-out runs ([^%]+)% over [0-9]+ settings \(95% interval over their seeds ([^;]+); of N_update ([^%]+)%, of T_update ([^%]+)%(, every M.s runs [^;]*)?\)(; the prediction.s [^;]* at ([0-9]+ of [0-9]+) settings)?; flat \(held out\): M = ([^ ]+) '
