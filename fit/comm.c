@@ -114,6 +114,12 @@ int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
         (rc = mb_table_require_col(t, "bytes", &cb, err)) != MB_OK ||
         (rc = mb_table_require_col(t, "t_median_s", &ct, err)) != MB_OK)
         return rc;
+    static const char *const known[] = {"op", "procs", "bytes", "reps", "t_median_s", "t_min_s",
+                                        "t_max_s", "t_rank_min_s", "t_rank_max_s", "alg_bw_Bps",
+                                        "bus_bw_Bps", "wide", "stop"};
+    if ((rc = mb_fit_table_columns(t, known, sizeof known / sizeof known[0],
+                                   "a collective table's (mbprobe comm's columns)", err)) != MB_OK)
+        return rc;
     if (n == 0)
         return mb_error_set(err, MB_EFORMAT, "%s: no rows after the header", path);
     double *P = malloc(n * sizeof *P), *B = malloc(n * sizeof *B), *T = malloc(n * sizeof *T);

@@ -525,6 +525,11 @@ int mb_fit_knee(size_t n, const double *m, const double *t, mb_fit_weighting w,
  * <= ... <= t_max_s), threads and reps whole, each (batch, learners, threads) once, one net,
  * one backend and one device, the probe's columns as mb_fit_probe_row_check has them, at most
  * MB_FIT_STEP_ROWS_MAX rows. MB_EFORMAT naming path:line and field otherwise. */
+/* MB_EFORMAT naming the file and the first column of t's header not among known[0..n), as
+ * "column 'x' is not WHAT: a misspelt or renamed column?": a misspelt column would be taken
+ * for absent and its checks dropped (campaign 40: step tables; campaign 41's F2: comm). */
+int mb_fit_table_columns(const mb_table *t, const char *const *known, size_t n,
+                         const char *what, mb_error *err);
 int mb_fit_step_table_check(const mb_table *t, mb_error *err);
 
 /* The most rows a step table holds: the knee search fits a line per measured size, so its time

@@ -46,6 +46,29 @@ static int parse_levels(const char *flag, const char *s, double *v, size_t cap, 
     return rc;
 }
 
+/* A level a hair above the --extrapolate target (campaign 15): a log's last place cannot tell
+ * them apart. MB_EINVAL quoting both as typed (a default level, computed, to 15 digits). */
+static int level_at_target(const levels_args *la, double target, const double *lev, size_t nl,
+                           mb_error *err)
+{
+    for (size_t l = 0; l < nl; l++) {
+        if (!(lev[l] > target && !mb_run_level_above(lev[l], target)))
+            continue;
+        char **items = NULL, num[32];
+        size_t k = 0;
+        mb_error e = {0};
+        snprintf(num, sizeof num, "%.15g", lev[l]);
+        if (la->levels && mb_data_split_list(la->levels, "--levels", 0, &items, &k, &e) != MB_OK)
+            items = NULL, k = 0;
+        int rc = mb_error_set(err, MB_EINVAL, "--target-loss %s lies within the 6 digits a log "
+                              "writes of the level %s: nothing to extrapolate (fit it directly, "
+                              "or a target further below)", la->target, l < k ? items[l] : num);
+        free(items);
+        return rc;
+    }
+    return MB_OK;
+}
+
 /* A log's `# levels=` (mbtrain --levels: the losses above its target that its staged checks and
  * spacing aimed at) into v[0..*n), at most cap; *n = 0 when it has none. MB_EFORMAT when it is
  * not a list of numbers > 0, or breaks mbtrain's rules for --levels (train/mbtrain.c,
@@ -339,12 +362,8 @@ int nupdate_extrapolate(const char *const *files, size_t nfiles, const levels_ar
     rc = read_tables(files, nfiles, &tabs, &err);
     if (rc == MB_OK && !la->levels)
         rc = default_levels(tabs, files, nfiles, lev, &nl, &err);
-    /* a level a hair above the target: a log's 6 digits cannot tell them apart (campaign 15) */
-    for (size_t l = 0; rc == MB_OK && l < nl; l++)
-        if (lev[l] > target && !mb_run_level_above(lev[l], target))
-            rc = mb_error_set(&err, MB_EINVAL, "--target-loss %.17g lies within the 6 digits a "
-                              "log writes of the level %.17g: nothing to extrapolate (fit it "
-                              "directly, or a target further below)", target, lev[l]);
+    if (rc == MB_OK)
+        rc = level_at_target(la, target, lev, nl, &err);
     if (rc == MB_OK)
         note_unjudged(tabs, files, nfiles, lev, nl);
     if (rc == MB_OK)

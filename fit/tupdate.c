@@ -274,23 +274,29 @@ int mb_fit_probe_time(const mb_table *t, size_t r, size_t c, double *v, mb_error
  * other: a column it does not know would be passed over unread, a misspelt `t_comm` turning
  * the overlap form off without a word, as a points file's and a run log's headers are checked
  * (fit/runs.c; campaign 39's D7). */
+int mb_fit_table_columns(const mb_table *t, const char *const *known, size_t n,
+                         const char *what, mb_error *err)
+{
+    for (size_t c = 0; c < mb_table_cols(t); c++) {
+        const char *name = mb_table_col_name(t, c);
+        size_t k = 0;
+        while (k < n && strcmp(name, known[k]) != 0)
+            k++;
+        if (k == n)
+            return mb_error_set(err, MB_EFORMAT, "%s: header: column '%s' is not %s: a misspelt "
+                                "or renamed column?", mb_table_path(t), name, what);
+    }
+    return MB_OK;
+}
+
 static int step_columns(const mb_table *t, mb_error *err)
 {
     static const char *const known[] = {"backend", "net", "batch", "learners", "threads", "reps",
                                         "t_median_s", "t_min_s", "t_p25_s", "t_p75_s", "t_max_s",
                                         "samples_per_s", "wide", "stop", "drift", "device",
                                         "t_compute_s", "t_comm_s"};
-    for (size_t c = 0; c < mb_table_cols(t); c++) {
-        const char *name = mb_table_col_name(t, c);
-        size_t k = 0;
-        while (k < sizeof known / sizeof known[0] && strcmp(name, known[k]) != 0)
-            k++;
-        if (k == sizeof known / sizeof known[0])
-            return mb_error_set(err, MB_EFORMAT, "%s: header: column '%s' is not a step table's "
-                                "(mbprobe step's columns): a misspelt or renamed column?",
-                                mb_table_path(t), name);
-    }
-    return MB_OK;
+    return mb_fit_table_columns(t, known, sizeof known / sizeof known[0],
+                                "a step table's (mbprobe step's columns)", err);
 }
 
 int mb_fit_step_table_check(const mb_table *t, mb_error *err)

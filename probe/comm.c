@@ -54,11 +54,16 @@ int mb_probe_comm_sizes(const double *v, size_t n, size_t **sizes, mb_error *err
     if (!s)
         return mb_error_set(err, MB_ENOMEM, "--bytes: out of memory");
     for (size_t i = 0; i < n; i++) {
-        if (!(v[i] >= 4) || v[i] > 1e15) {
+        /* the most mb_probe_comm_point times: INT32_MAX floats, one MPI call's count; checked
+         * here so that a ladder past it is refused before anything is timed (campaign 41's F5) */
+        const double most = 4.0 * (double)INT32_MAX;
+        if (!(v[i] >= 4) || v[i] > most) {
+            char e[32];
             free(s);
-            return mb_error_set(err, MB_EINVAL,
-                                "--bytes: %g is %s (sizes are bytes of float32 data, 4 to 1e15)",
-                                v[i], v[i] < 4 ? "below one float (4 bytes)" : "too large");
+            return mb_error_set(err, MB_EINVAL, "--bytes: %s is %s (sizes are bytes of float32 "
+                                "data, 4 to %.0f: 2^31 - 1 floats, the most one MPI call's "
+                                "count takes)", mb_data_fmt_exact(e, sizeof e, v[i]),
+                                v[i] < 4 ? "below one float (4 bytes)" : "too large", most);
         }
         if (v[i] != floor(v[i])) { /* a fraction of a byte is no size (campaign 17's M1) */
             char e[32];

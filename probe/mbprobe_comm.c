@@ -145,6 +145,11 @@ static int comm_parse(int argc, char **argv, comm_args *a)
     if (mb_data_parse_range(bytes_arg, "--bytes", &range, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
     int rc = mb_probe_comm_sizes(range.v, range.n, &a->sizes, &err);
+    if (rc == MB_EINVAL && strchr(bytes_arg, ',') == NULL) { /* the value as typed: "16G" */
+        char why[sizeof err.msg];
+        snprintf(why, sizeof why, "%s", err.msg);
+        mb_error_set(&err, MB_EINVAL, "%s, from --bytes %s", why, bytes_arg);
+    }
     a->nsizes = range.n;
     mb_data_range_free(&range);
     if (rc == MB_OK && mb_out_check(a->output, &err) != MB_OK) {

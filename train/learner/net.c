@@ -473,8 +473,21 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
     if (rc == MB_OK)
         rc = params_init(net);
     if (rc != MB_OK) {
-        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for batch %d",
-                     net->desc.name, opts->max_batch);
+        const mb_layer_desc *big = NULL; /* the widest output a sample: what the batch scales */
+        for (size_t i = 0; i < net->desc.n_layers; i++) {
+            const mb_layer_desc *d = &net->desc.layers[i];
+            if (!big || (double)d->out_c * d->out_h * d->out_w >
+                            (double)big->out_c * big->out_h * big->out_w)
+                big = d;
+        }
+        if (big && big->line > 0)
+            mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once "
+                         "(its largest layer, '%s' at line %d, outputs %dx%dx%d a sample)",
+                         net->desc.name, opts->max_batch, big->name, big->line, big->out_c,
+                         big->out_h, big->out_w);
+        else
+            mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once",
+                         net->desc.name, opts->max_batch);
         mb_net_free(net);
         return MB_ENOMEM;
     }

@@ -25,11 +25,12 @@ struct mb_data_splits; /* data/mb_dataset.h */
 
 /* The most levels a run's checks and spacing aim at on the way to its target (--levels). */
 enum { MB_RUN_LEVELS_MAX = 16 };
-/* Whether level hi lies above lo by more than a log's 6 significant digits tell apart (a
- * relative 1e-6): the levels and the target are written `%g` in `# levels=` and
- * `# target_loss=`, and two that print alike would be read back as one (campaign 14, R1). */
+/* Whether level hi lies above lo by at least one unit of the last place a log writes its losses
+ * in (its 6th decimal, from 10 up its 7th significant digit), below and above 1 alike: closer, a
+ * log may write the losses that cross them alike, and two such levels or thresholds would be
+ * crossed at one update (campaign 14, R1; campaign 41's F1: 0.5 and 0.5000008 were two). */
 int mb_run_level_above(double hi, double lo);
-/* Whether losses a and b print alike in a log's 6 digits (neither is mb_run_level_above the
+/* Whether losses a and b are one to a log's last place (neither is mb_run_level_above the
  * other): one loss given twice in a list of levels or thresholds, whose fits or checks would be
  * one and the same (campaign 40's F1: mbfit nupdate --target-loss 0.5,0.5000001). The line for
  * it is MB_RUN_LEVEL_TWICE, from the flag, the item as written and the list. */

@@ -162,9 +162,21 @@ const char *mb_run_algo_nth(int k)
     return k > MB_PAR_NONE && k < MB_PAR_N ? mb_par_algo_name(k) : NULL;
 }
 
+/* One unit of the last place a log writes a loss in: its 6th decimal (the front end's and the
+ * example logs' %.6f; mbtrain's %.7g is finer below 1 and the same up to 10), and from 10 up the
+ * 7th significant digit (%.7g: 12.34568). */
+static double level_unit(double x)
+{
+    double a = fabs(x);
+    return a < 10 ? 1e-6 : pow(10.0, floor(log10(a)) - 6);
+}
+
 int mb_run_level_above(double hi, double lo)
 {
-    return hi > lo && hi - lo > 1e-6 * fabs(lo);
+    /* a whole unit apart: a log's losses always fall between them (less, and a log may write
+     * them alike: 0.5 and 0.5000008 are crossed by the same 0.500000); the 1e-9 absorbs the
+     * binary error of the difference (0.500001 - 0.5) */
+    return hi > lo && hi - lo >= level_unit(lo) * (1 - 1e-9);
 }
 
 int mb_run_level_same(double a, double b)
