@@ -148,6 +148,9 @@ void model_print(FILE *f, const model_opts *m);
 
 /* LOG|DIR arguments to a list of log paths (a DIR gives its *.csv, sorted). */
 int collect_logs(int argc, char **argv, glob_t *g, mb_error *err);
+/* Each of the n folders of a flag (--holdout, --repeats) holds run logs, not only all of them
+ * together (campaign 30's C4): MB_ENODATA "FLAG DIR: no run logs (*.csv)" else. */
+int folders_have_logs(const char *flag, char **dirs, size_t n, mb_error *err);
 
 /* Every --nfit's law and learning rate (the given law, rate unknown, without --nfit); returns
  * how many. */

@@ -525,6 +525,17 @@ void model_print(FILE *f, const model_opts *m)
 
 /* ---- run logs: the ground truth, shared by scale and validate ------------------------------ */
 
+int folders_have_logs(const char *flag, char **dirs, size_t n, mb_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        glob_t one;
+        if (collect_logs(1, &dirs[i], &one, err) != MB_OK)
+            return mb_error_set(err, MB_ENODATA, "%s %s: no run logs (*.csv)", flag, dirs[i]);
+        globfree(&one);
+    }
+    return MB_OK;
+}
+
 int collect_logs(int argc, char **argv, glob_t *g, mb_error *err)
 {
     memset(g, 0, sizeof *g);

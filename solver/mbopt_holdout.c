@@ -288,15 +288,7 @@ int holdout_check(holdout_cli *hc, const model_opts *m, const mb_law *laws,
                                       .procs = v->p_rec, .lr = v->lr_rec};
     const mb_validate_row *r = pick >= 0 ? &v->rows[pick] : &as_model;
     const mb_update_time *t = &m->t;
-    int rc = MB_OK;
-    for (size_t i = 0; rc == MB_OK && i < hc->n_dirs; i++) { /* each folder, not only all of
-                                                               them (campaign 30's C4) */
-        glob_t one;
-        if (collect_logs(1, &hc->dirs[i], &one, err) != MB_OK)
-            rc = mb_error_set(err, MB_ENODATA, "--holdout %s: no run logs (*.csv)", hc->dirs[i]);
-        else
-            globfree(&one);
-    }
+    int rc = folders_have_logs("--holdout", hc->dirs, hc->n_dirs, err);
     if (rc != MB_OK)
         return rc;
     rc = read_runs(m, (int)hc->n_dirs, hc->dirs, v->target, &hc->g, &hc->runs, err);

@@ -1083,23 +1083,20 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
  * (0; also where either cannot be read: the reader has said so already). */
 static int same_file_or_copy(const char *a, const char *b)
 {
-    struct stat sa, sb;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
-        return 0;
-    if (sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+    if (mb_data_same_file(a, b))
         return 1;
-    if (!S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size)
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || !S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode) ||
+        sa.st_size != sb.st_size)
         return 0;
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    int same = fa && fb;
-    char ba[4096], bb[4096];
-    size_t na;
-    while (same && (na = fread(ba, 1, sizeof ba, fa)) > 0)
-        same = fread(bb, 1, na, fb) == na && memcmp(ba, bb, na) == 0;
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
+    char *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    mb_error e = {0};
+    const int same = mb_data_read_file(a, &x, &nx, &e) == MB_OK &&
+                     mb_data_read_file(b, &y, &ny, &e) == MB_OK && nx == ny &&
+                     memcmp(x, y, nx) == 0;
+    free(x);
+    free(y);
     return same ? 2 : 0;
 }
 
@@ -1112,13 +1109,8 @@ static int repeats_read(validate_cli *vc, const mb_fit_runs *in, const char *con
     const holdout_cli *hc = &vc->hc;
     glob_t g = {0};
     mb_fit_runs again = {0};
-    for (size_t i = 0; i < vc->n_repeats; i++) { /* each folder holds logs, as --holdout's */
-        glob_t one;
-        if (collect_logs(1, &vc->repeats[i], &one, err) != MB_OK)
-            return mb_error_set(err, MB_ENODATA, "--repeats %s: no run logs (*.csv)",
-                                vc->repeats[i]);
-        globfree(&one);
-    }
+    if (folders_have_logs("--repeats", vc->repeats, vc->n_repeats, err) != MB_OK)
+        return MB_ENODATA;
     int rc = read_runs(&vc->m, (int)vc->n_repeats, vc->repeats, vc->target, &g, &again, err);
     const char *const *paths = (const char *const *)g.gl_pathv;
     /* a repeat is trained again: not a run given as one that fitted and chose, nor a copy of
