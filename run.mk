@@ -527,8 +527,9 @@ VALIDATE_MODEL = $(NFITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(st
 # same seeds, up to HOLDOUT_BEYOND times, so the best it reports has neighbours on both sides.
 HOLDOUT_BEYOND ?= 2
 # The machine's speed during the check: SPEED_REPEATS of the sweep's runs (of those that reached
-# its target, the cheaper half by seconds, in turn) trained again, the same command bit for bit,
-# spread among the held-out seeds. mbopt validate --repeats sets their seconds per update against
+# its target, the cheaper half by samples trained, in turn: by updates x M, which no clock
+# entered, so a run that met a fast stretch is not picked for it) trained again, the same
+# command bit for bit, spread among the held-out seeds. mbopt validate --repeats sets their seconds per update against
 # their first runs': on a machine whose speed drifts over minutes (the seventeenth session's
 # VM: the held-out runs 1.21x slower an update than the calibration, every M alike), the check
 # then says how much of T_C's error is the machine's, measured apart from the held-out runs.
@@ -536,8 +537,8 @@ HOLDOUT_BEYOND ?= 2
 SPEED_REPEATS ?= 6
 SPEED_PICK = $$(awk 'FNR == 1 { lr = FILENAME; sub(/.*\/lr/, "", lr); sub(/\/[^\/]*$$/, "", lr) } \
               /^\# net=.* reached=yes/ { w = b = s = ""; for (i = 2; i <= NF; i++) { split($$i, kv, "="); \
-                if (kv[1] == "wall_s" || kv[1] == "eval_s") w += kv[2]; if (kv[1] == "batch") b = kv[2]; if (kv[1] == "seed") s = kv[2] } \
-                printf "%.6f %s:%s:%s\n", w, lr, b, s }' $$(ls $(OUT)/runs/lr*/*.csv 2>/dev/null) /dev/null | \
+                if (kv[1] == "samples") w = kv[2]; if (kv[1] == "batch") b = kv[2]; if (kv[1] == "seed") s = kv[2] } \
+                printf "%s %s:%s:%s\n", w, lr, b, s }' $$(ls $(OUT)/runs/lr*/*.csv 2>/dev/null) /dev/null | \
               sort -n | awk '{ t[NR] = $$2 } END { for (i = 1; i <= (NR + 1) / 2; i++) printf "%s%s", (i > 1 ? " " : ""), t[i]; print "" }')
 # one repeat (k: its number) of the picked run k mod their count, into OUT/repeats/lrLR/
 SPEED_REPEAT = set -- $$picks; shift $$(( k % $$\# )); t=$$1; lr=$${t%%:*}; r=$${t\#*:}; m=$${r%%:*}; s=$${r\#*:}; \
