@@ -808,6 +808,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     if (model_resolve(m, &err) != MB_OK ||
         output_over_inputs(vc->out.output, m, argc - optind, argv + optind, &err) != MB_OK ||
         output_over_inputs(vc->out.output, NULL, (int)hc->n_dirs, hc->dirs, &err) != MB_OK ||
+        output_over_inputs(vc->out.output, NULL, (int)vc->n_repeats, vc->repeats, &err) != MB_OK ||
         output_over_inputs(vc->out.output, NULL, vc->recommend != NULL,
                            (char *const *)&vc->recommend, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
@@ -1079,25 +1080,32 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
     return rc == MB_OK ? 0 : mb_cli_fail(prog, "validate", &err);
 }
 
-/* Whether the files at a and b are one file (1), two files of the same bytes (2), or neither
- * (0; also where either cannot be read: the reader has said so already). */
-static int same_file_or_copy(const char *a, const char *b)
+static int same_number(double x, double y)
 {
-    if (mb_data_same_file(a, b))
+    return x == y || (isnan(x) && isnan(y));
+}
+
+/* Whether run i of a (read from path pa) and run j of b (from pb) are one file (1), or two
+ * files the readers read alike (2): the same M, seed, learners, rate, net and algorithm (what
+ * pairs a repeat with its run), and the same update and wall_s at every
+ * threshold and at the last row, so a copy that differs only in comments, line ends or the final
+ * newline is one (campaign 42's B-F1); a run trained again never repeats every wall_s. A run
+ * without wall_s is left to the check of seconds per update. Else 0. */
+static int same_run_read(const mb_fit_runs *a, size_t i, const char *pa, const mb_fit_runs *b,
+                         size_t j, const char *pb)
+{
+    if (mb_data_same_file(pa, pb))
         return 1;
-    struct stat sa, sb;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || !S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode) ||
-        sa.st_size != sb.st_size)
+    if (a->batch[i] != b->batch[j] || !same_number(a->seed[i], b->seed[j]) ||
+        a->procs[i] != b->procs[j] || !same_number(a->lr[i], b->lr[j]) ||
+        strcmp(a->net[i], b->net[j]) != 0 || strcmp(a->algo[i], b->algo[j]) != 0 ||
+        a->n_thr != b->n_thr || !(a->t_step[i] > 0) || a->t_step[i] != b->t_step[j])
         return 0;
-    char *x = NULL, *y = NULL;
-    size_t nx = 0, ny = 0;
-    mb_error e = {0};
-    const int same = mb_data_read_file(a, &x, &nx, &e) == MB_OK &&
-                     mb_data_read_file(b, &y, &ny, &e) == MB_OK && nx == ny &&
-                     memcmp(x, y, nx) == 0;
-    free(x);
-    free(y);
-    return same ? 2 : 0;
+    for (size_t k = 0; k < a->n_thr; k++)
+        if (!same_number(a->n_update[i * a->n_thr + k], b->n_update[j * b->n_thr + k]) ||
+            !same_number(a->wall[i * a->n_thr + k], b->wall[j * b->n_thr + k]))
+            return 0;
+    return 2;
 }
 
 /* --repeats: the runs that fitted and chose (in, in_paths) trained again during the check,
@@ -1113,21 +1121,23 @@ static int repeats_read(validate_cli *vc, const mb_fit_runs *in, const char *con
         return MB_ENODATA;
     int rc = read_runs(&vc->m, (int)vc->n_repeats, vc->repeats, vc->target, &g, &again, err);
     const char *const *paths = (const char *const *)g.gl_pathv;
-    /* a repeat is trained again: not a run given as one that fitted and chose, nor a copy of
-     * one (campaign 41's B-F1: the fit folder given as its own repeats read "1x") */
-    for (size_t i = 0; rc == MB_OK && i < again.n; i++)
-        for (size_t j = 0; rc == MB_OK && j < in->n; j++) {
-            const char *a = paths[again.file[i]], *b = in_paths[in->file[j]];
-            int same = same_file_or_copy(a, b);
-            if (same)
-                rc = mb_error_set(err, MB_EINVAL, "--repeats: %s is %s %s, a run that fitted "
-                                  "or chose: a repeat is such a run trained again", a,
-                                  same == 1 ? "the file" : "a copy of", b);
-        }
     if (rc == MB_OK)
         rc = mb_fit_runs_trained_as(&again, paths, in, in_paths, NULL, "eval_frac", "a repeat "
                                     "is a run that fitted and chose, trained again as it was",
                                     err);
+    /* a repeat is trained again: not a run given as one that fitted and chose, nor a copy of
+     * one (campaign 41's B-F1: the fit folder given as its own repeats read "1x"; 42's B-F1:
+     * a copy is told by what the readers read, not by its bytes) */
+    for (size_t i = 0; rc == MB_OK && i < again.n; i++)
+        for (size_t j = 0; rc == MB_OK && j < in->n; j++) {
+            const char *a = paths[again.file[i]], *b = in_paths[in->file[j]];
+            int same = same_run_read(&again, i, a, in, j, b);
+            if (same)
+                rc = mb_error_set(err, MB_EINVAL, "--repeats: %s is %s %s%s, a run that fitted "
+                                  "or chose: a repeat is such a run trained again", a,
+                                  same == 1 ? "the file" : "a copy of", b,
+                                  same == 1 ? "" : " (the same updates and wall_s)");
+        }
     if (rc == MB_OK)
         rc = mb_solver_machine_speed(in, in_paths, &again, paths, 2000, &vc->speed, err);
     if (rc == MB_OK) {

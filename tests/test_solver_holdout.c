@@ -525,6 +525,21 @@ static void test_machine_speed(void)
     CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
                     MB_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: no run that fitted or chose has M = 16, seed 0"));
+    again.algo = algos;
+    /* campaign 42's B-F2: a repeat without seconds per update, and a first run without them,
+     * each named once, beside the other */
+    rt[1] = NAN;
+    CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
+                    MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: no seconds per update (wall_s) in it, a "
+                                         "repeat of a.csv"));
+    rt[1] = 1e-3 * 1.2;
+    ft[0] = NAN;
+    CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
+                    MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: no seconds per update (wall_s) in the run it "
+                                         "repeats, a.csv"));
+    ft[0] = 1e-3;
 }
 
 /* T_C's interval over laws with a known spread: N = n_inf + 64 / M with n_inf 100 .. 199, at
