@@ -603,9 +603,13 @@ static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *er
     /* a count of seeds is written in digits: 3.0 or 3e0 is a number, not a count (campaign
      * 18's M2; --procs refuses them too) */
     if (x != floor(x) || strspn(arg, "0123456789") != strlen(arg) || x > MB_HOLDOUT_MAX_SEEDS ||
-        x < MB_HOLDOUT_MIN_SEEDS)
-        return mb_error_set(err, MB_EINVAL, "%s: a whole number of seeds from %d to %d, got "
-                            "'%s'", flag, MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, arg);
+        x < MB_HOLDOUT_MIN_SEEDS) {
+        char note[160]; /* 1e1 is ten: the notation is the fault (campaign 42's B-F5) */
+        return mb_error_set(err, MB_EINVAL, "%s: a whole number of seeds from %d to %d%s, got "
+                            "'%s'", flag, MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS,
+                            mb_data_count_notation(arg, MB_HOLDOUT_MIN_SEEDS,
+                                                   MB_HOLDOUT_MAX_SEEDS, note, sizeof note), arg);
+    }
     *n = (size_t)x;
     return MB_OK;
 }
