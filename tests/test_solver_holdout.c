@@ -1530,6 +1530,8 @@ static void test_run_knobs(void)
         /* L2: the torch front end's knobs, and make run's that it does not read */
         {"FRONTEND=torch 'TORCH_SEEDS=0 0'", "TORCH_SEEDS=0 0: 0 given twice"},
         {"FRONTEND=torch 'TORCH_BATCHES=16 16'", "TORCH_BATCHES=16 16: 16 given twice"},
+        {"FRONTEND=torch 'TORCH_BATCHES=08 16'", "TORCH_BATCHES=08 16: 08 is not a whole number "
+                                                 ">= 1 without a leading zero"},
         {"FRONTEND=torch TORCH_LR=-1", "TORCH_LR=-1: one rate above 0"},
         {"FRONTEND=torch TORCH_LR=1e308", "TORCH_LR=1e308: 1e308 is above the largest float"},
         {"FRONTEND=torch TORCH_HOLDOUT_SEEDS=1", "TORCH_HOLDOUT_SEEDS=1: a whole number from 3"},
@@ -1571,6 +1573,15 @@ static void test_run_knobs(void)
         {"'PAR_BATCHES=32 2147483648'", "PAR_BATCHES=32 2147483648: 2147483648 is not a whole"},
         {"FINAL_LOSS=0.4 'CAL_BATCHES=16 2000000000'",
          "CAL_BATCHES=16 2000000000: 2000000000 is not a whole number >= 1, at most 1073741824"},
+        /* campaign 42's B-F6: a list item with a leading zero gets the single knobs' reason */
+        {"'RUN_BATCHES=08 16 32'", "RUN_BATCHES=08 16 32: 08 is not a whole number >= 1, at most "
+                                   "1073741824 without a leading zero (the shell reads 010 as 8)"},
+        {"'RUN_SEEDS=0 01 2'", "RUN_SEEDS=0 01 2: 01 is not a whole number >= 0 without a leading "
+                               "zero"},
+        {"'PAR_BATCHES=032 64'", "PAR_BATCHES=032 64: 032 is not a whole number >= 1, at most "
+                                 "1073741824 without a leading zero"},
+        {"FINAL_LOSS=0.4 'CAL_SEEDS=0 01 2'", "CAL_SEEDS=0 01 2: 01 is not a whole number >= 0, "
+                                              "at most 9999999999 without a leading zero"},
         {"'RUN_BATCHES=8 70000'", "RUN_BATCHES=8 70000: M = 70000 is larger than the 60000 "
                                   "training samples of DATA=fashion-mnist"},
         {"DATA=synthetic:n=500", "PROBE_BATCHES=1:1024: M = 1024 is larger than the 500 training "
