@@ -1044,6 +1044,17 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " | 20..34 (P = 1) | ")); /* the columns in place */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " 5 s |"));
     mb_test_run_free(&r);
+    /* campaign 42's B-F9: a zoo.md link is written through (kept), and a new table has the
+     * umask's mode, not mktemp's 0600 */
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "rm -f %s/zoo/zoo.md && ln -s ../keep.md %s/zoo/zoo.md "
+                                           "&& (umask 022 && ZOO=%s/zoo.txt ZOO_OUT=%s/zoo "
+                                           "ZOO_TABLE_ONLY=1 bash %s/tests/bench/zoo.sh "
+                                           ">/dev/null) && test -L %s/zoo/zoo.md && grep -c '^| "
+                                           "w ' %s/keep.md && stat -c 'mode %%a' %s/keep.md && "
+                                           "rm %s/zoo/zoo.md && mv %s/keep.md %s/zoo/zoo.md", dir,
+                                       dir, dir, dir, MB_TEST_SRC, dir, dir, dir, dir, dir, dir));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "1\nmode 644\n"));
+    mb_test_run_free(&r);
     /* campaign 39's B-F9: a workload run by hand without scale.txt or NAME.log: one note a
      * file and a '-' cell, no sed errors; B-F10: a figure of the check line that is no number
      * (nan) is refused, not copied */
