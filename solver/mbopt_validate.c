@@ -851,6 +851,32 @@ static int rec_same(const char *path, const char *field, double a, double b, con
                         "recommendation is of another fit", path, field, a, fit, b);
 }
 
+/* The recommendation's range of M (model.m_lo, model.m_hi; null: none above) against the one
+ * validate reads (the fits' converged range, or --batch-range), as mbplot report holds scale.json
+ * to validate.json (campaign 42's B-F8: a scale.json of --batch-range 128:512 was checked at
+ * M = 32). */
+static int rec_range(const char *path, const cJSON *sm, const model_opts *m, mb_error *err)
+{
+    const char *key[2] = {"m_lo", "m_hi"};
+    const double mine[2] = {m->m_lo, m->m_hi};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(sm, key[k]);
+        const double a = cJSON_IsNumber(o) ? o->valuedouble : cJSON_IsNull(o) && k ? INFINITY
+                                                                                 : NAN;
+        if (a == mine[k] || fabs(a - mine[k]) <= 1e-9 * fmax(fabs(a), fabs(mine[k])))
+            continue;
+        char va[32], lo[32], hi[32];
+        snprintf(va, sizeof va, isinf(a) ? "null" : isnan(a) ? "missing" : "%.10g", a);
+        snprintf(lo, sizeof lo, "%.10g", m->m_lo);
+        snprintf(hi, sizeof hi, isfinite(m->m_hi) ? "%.10g" : "", m->m_hi);
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'model.%s': %s, but the fits' range of M "
+                            "is %s..%s: the recommendation is of another range of M (rerun "
+                            "mbopt scale with validate's --batch-range, or none)", path, key[k],
+                            va, lo, hi);
+    }
+    return MB_OK;
+}
+
 /* The recommendation's target and model against the fit selected for it (campaign 29's B5: an
  * edited target_loss or model.n_inf was graded as if it were the fits'): the target, the law
  * and its parameters, the step's gamma, M_T and t0, as mbplot report compares scale.json with
@@ -888,7 +914,7 @@ static int recommendation_model(const model_opts *m, const cJSON *root, const ch
         rc = rec_same(path, "model.m_t", mb_json_get(sm, "m_t"), m->t.m_t, tfit, err);
     if (rc == MB_OK)
         rc = rec_same(path, "model.t0", mb_json_get(sm, "t0"), m->t.t0, tfit, err);
-    return rc;
+    return rc == MB_OK ? rec_range(path, sm, m, err) : rc;
 }
 
 /* --recommend's file (campaign 16, S3): a scale file checked as mbplot report checks it
