@@ -353,13 +353,18 @@ $(OUT)/runs/.done: | $(CMDS)
 # reach S (seed by seed over M, so the first seed covers every M first); fewer than two M that
 # reached the target is one line and exit 1, since the law across M needs two.
 CAL_BUDGET ?=
+# lead0(x): the reason a count written with a leading zero is refused, "" for any other; one
+# wording for the single-value knobs (w) and both list() (campaign 42's B-F6: "08 is not a whole
+# number" for RUN_BATCHES=08).
+LEAD0_AWK = function lead0(x) { return x ~ /^0[0-9]/ ? " without a leading zero (the shell reads 010 as 8)" : "" }
 # The calibration's knobs, checked before any stage runs: one line naming the knob, exit 2.
 CAL_KNOB_ERROR = $(shell LC_ALL=C awk -v fl='$(FINAL_LOSS)' -v tl='$(TARGET_LOSS)' -v b='$(CAL_BUDGET)' \
   -v ms='$(CAL_BATCHES)' -v ss='$(CAL_SEEDS)' -v ef='$(CAL_EVAL_FRAC)' -v ck='$(CAL_CHECK)' ' \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^(0|[1-9][0-9]*)$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
+  $(LEAD0_AWK) \
   function list(name, v, lo, least, why, hi,   n, a, i, j) { n = split(v, a, " "); \
-    for (i = 1; i <= n; i++) { if (!whole(a[i], lo, hi)) return sprintf("%s=%s: %s is not a whole number >= %d, at most %.0f", name, v, a[i], lo, hi); \
+    for (i = 1; i <= n; i++) { if (!whole(a[i], lo, hi)) return sprintf("%s=%s: %s is not a whole number >= %d, at most %.0f%s", name, v, a[i], lo, hi, lead0(a[i])); \
       for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
   BEGIN { \
@@ -642,12 +647,13 @@ KNOB_AWK = \
   function num(x) { return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$$/ } \
   function whole(x, lo, hi) { return x ~ /^[0-9]+$$/ && length(x) < 11 && x + 0 >= lo && x + 0 <= hi } \
   function plain(x) { return x ~ /^(0|[1-9][0-9]*)$$/ } \
-  function w(name, v, lo, hi) { return whole(v, lo, hi) && plain(v) ? "" : sprintf("%s=%s: a whole number from %d to %.0f%s", name, v, lo, hi, v ~ /^0[0-9]/ ? " without a leading zero (the shell reads 010 as 8)" : "") } \
+  $(LEAD0_AWK) \
+  function w(name, v, lo, hi) { return whole(v, lo, hi) && plain(v) ? "" : sprintf("%s=%s: a whole number from %d to %.0f%s", name, v, lo, hi, lead0(v)) } \
   function pos(name, v, zero, hi) { return num(v) && (v + 0 > 0 || (zero && v + 0 == 0)) && v + 0 <= hi ? "" : \
     sprintf("%s=%s: a number %s, at most %g", name, v, zero ? ">= 0" : "above 0", hi) } \
   function list(name, v, lo, least, why, isnum, hi,   n, a, i, j) { n = split(v, a, " "); \
     for (i = 1; i <= n; i++) { if (isnum ? !(num(a[i]) && a[i] + 0 > 0 && a[i] + 0 <= 1e300) : !(whole(a[i], lo, hi ? hi : 1e10) && plain(a[i]))) \
-        return name "=" v ": " a[i] " is not " (isnum ? "a number above 0, at most 1e+300" : "a whole number >= " lo (hi ? sprintf(", at most %.0f", hi) : "")); \
+        return name "=" v ": " a[i] " is not " (isnum ? "a number above 0, at most 1e+300" : "a whole number >= " lo (hi ? sprintf(", at most %.0f", hi) : "") lead0(a[i])); \
       for (j = 1; j < i; j++) if (a[j] + 0 == a[i] + 0) return name "=" v ": " a[i] " given twice" } \
     return n < least ? name "=" v ": give at least " least " " why : "" } \
   function bytes(x,   u) { if (x !~ /^[0-9]+[KMG]?$$/ || length(x) > 10) return -1; u = substr(x, length(x)); \

@@ -69,9 +69,15 @@ int mb_data_flag_lr(const char *flag, const char *arg, double *v, struct mb_erro
  * number in [lo, hi] written in digits as mbtrain reads its counts (not 1e1 or +2; a size, when
  * `size` is set, with K/M/G), hi at most 2^53, and 2^53 + 1 refused from its text
  * (mb_data_past_2_53). MB_EINVAL with "FLAG: must be a whole number in [LO, HI], got 'ARG'"
- * (a negative value too), or mb_data_flag_double's line when ARG is not a number. */
+ * (a negative value too; with mb_data_count_notation's reason before ", got" where it has one), or mb_data_flag_double's line when ARG is not a number. */
 int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
                        double *v, struct mb_error *err);
+
+/* The reason a count's text t is refused when it is a whole number in [lo, hi] in another
+ * notation than digits alone (1e1, 16.0, 2.0e1): " written in digits alone ('1e1' is 10: write
+ * that)" in note (n bytes), else "" (one wording for every count flag and list: campaign 42's
+ * B-F5). Returns note. */
+const char *mb_data_count_notation(const char *t, double lo, double hi, char *note, size_t n);
 
 /* A list of values from "lo:hi" (lo, 2 lo, 4 lo, ... up to hi, inclusive), a comma list
  * ("8,16,32"), or a comma list of either ("1,3,8:64"). Items are sizes (K/M/G allowed).

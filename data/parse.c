@@ -249,6 +249,23 @@ static int digits_only(const char *s)
     return *s && strspn(s, "0123456789") == strlen(s);
 }
 
+const char *mb_data_count_notation(const char *t, double lo, double hi, char *note, size_t n)
+{
+    note[0] = '\0';
+    if (!*t || strspn(t, "0123456789") == strlen(t))
+        return note;
+    char *end;
+    const double v = strtod(t, &end);
+    /* only a notation that is exactly that whole number: digits, a point and zeros, an
+     * exponent (2.0000000000000001 is not 2, though a double reads it so) */
+    const size_t d = strspn(t, "0123456789"), z = t[d] == '.' ? strspn(t + d + 1, "0") : 0;
+    const int exact = (t[d] == '.' && (t[d + 1 + z] == '\0' || t[d + 1 + z] == 'e' ||
+                                       t[d + 1 + z] == 'E')) || t[d] == 'e' || t[d] == 'E';
+    if (exact && d > 0 && *end == '\0' && v == floor(v) && v >= lo && v <= hi)
+        snprintf(note, n, " written in digits alone ('%s' is %.0f: write that)", t, v);
+    return note;
+}
+
 int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, double hi,
                        double *v, mb_error *err)
 {
@@ -260,9 +277,13 @@ int mb_data_flag_whole(const char *flag, const char *arg, int size, double lo, d
     if (arg[0] != '-' && mb_data_flag_double(flag, arg, size, MB_NONNEG, &x, err) != MB_OK)
         return MB_EINVAL;
     if (arg[0] == '-' || x != floor(x) || !mb_data_whole_as_written(arg) || x < lo || x > hi ||
-        (!size && (!digits_only(arg) || mb_data_past_2_53(arg, x))))
-        return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f], got "
-                            "'%s'", flag, lo, hi, arg);
+        (!size && (!digits_only(arg) || mb_data_past_2_53(arg, x)))) {
+        char note[160]; /* 1e1 is one: the notation is the fault (campaign 42's B-F5) */
+        return mb_error_set(err, MB_EINVAL, "%s: must be a whole number in [%.0f, %.0f]%s, got "
+                            "'%s'", flag, lo, hi,
+                            size ? "" : mb_data_count_notation(arg, lo, hi, note, sizeof note),
+                            arg);
+    }
     *v = x;
     return MB_OK;
 }
@@ -415,20 +436,10 @@ static int count_text(const char *s, size_t n, const char *what, const char *ite
             return MB_OK; /* 2^53 + 1 is refused from its text: a double reads it as 2^53 */
         /* a whole number in range in another notation (1e9, 16.0): the line says that the
          * notation is the fault (campaign 41's B-F5: "'1e9' is not a whole number in [1, 2^30]") */
-        char *end;
-        const double v = n > 0 ? strtod(t, &end) : NAN;
-        /* only a notation that is exactly that whole number: digits, a point and zeros, an
-         * exponent (2.0000000000000001 is not 2, though a double reads it so) */
-        const size_t d = strspn(t, "0123456789"), z = t[d] == '.' ? strspn(t + d + 1, "0") : 0;
-        const int exact = t[d] == '\0' || (t[d] == '.' && (t[d + 1 + z] == '\0' ||
-                                                        t[d + 1 + z] == 'e' ||
-                                                        t[d + 1 + z] == 'E')) ||
-                          t[d] == 'e' || t[d] == 'E';
-        if (n > 0 && !text && exact && d > 0 && *end == '\0' && v == floor(v) && v >= lo &&
-            v <= hi)
-            return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f] "
-                                "written in digits alone ('%s' is %.0f: write that)", what, item,
-                                lo, hi, t, v);
+        char note[160];
+        if (*mb_data_count_notation(t, lo, hi, note, sizeof note))
+            return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f]%s",
+                                what, item, lo, hi, note);
     }
     return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%.0f, %.0f]", what,
                         item, lo, hi);

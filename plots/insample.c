@@ -70,8 +70,8 @@ static int summary(const cJSON *o, const char *where, const char *key, double wa
 }
 
 /* The measured best: measured_best names the row of least median among those where most runs
- * reached the target and none diverged (ties either way), with that row's median; absent or
- * null where no row is one. *best gets the least median (NaN: none). */
+ * reached the target and none diverged (ties either way), with that row's median; null only
+ * where no row is one (absent: not said). *best gets the least median (NaN: none). */
 static int best_agrees(const cJSON *root, double *best, const char *path, mb_error *err)
 {
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "rows"), *r, *least = NULL;
@@ -85,8 +85,18 @@ static int best_agrees(const cJSON *root, double *best, const char *path, mb_err
             least = r;
     }
     *best = least ? mb_json_get(least, "t_train_median_s") : NAN;
+    /* null only where no row is one (campaign 42's B-F7: a null beside rows that give a best
+     * dropped it from the page, while in_sample_ratio was still over it); absent is a file
+     * that says nothing of it, as a hand-written one may */
+    if (mb && !cJSON_IsObject(mb) && least)
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'measured_best': %s, but the fastest row "
+                            "where most runs reached the target and none diverged is M %g (lr "
+                            "%g, P %g, %g s)", path,
+                            cJSON_IsNull(mb) ? "null" : "not an object",
+                            mb_json_get(least, "batch"), mb_json_get(least, "lr"),
+                            mb_json_get(least, "procs"), *best);
     if (!cJSON_IsObject(mb))
-        return MB_OK; /* absent or null: nothing printed of it */
+        return MB_OK; /* absent, or null where no row is one: nothing printed of it */
     if (!least)
         return mb_error_set(err, MB_EFORMAT, "%s: field 'measured_best': M %g, but no row had most "
                             "of its runs reach the target with none diverged", path,

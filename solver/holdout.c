@@ -765,18 +765,22 @@ int mb_solver_machine_speed(const mb_fit_runs *first, const char *const *first_p
         if (isnan(again->seed[i]))
             rc = mb_error_set(err, MB_EINVAL, "%s: no seed (no metadata 'seed'): a repeat is a "
                               "run that fitted or chose trained again, found by its M and seed",
-                              paths[i]);
+                              paths[again->file[i]]);
         else if (found != 1)
             rc = mb_error_set(err, MB_EINVAL, "%s: %s run that fitted or chose has M = %g, "
                               "seed %g, %g learner%s at its rate, net '%s' and algo '%s': a "
-                              "repeat is one of those runs trained again", paths[i],
+                              "repeat is one of those runs trained again", paths[again->file[i]],
                               found ? "more than one" : "no", again->batch[i], again->seed[i],
                               again->procs[i], again->procs[i] == 1 ? "" : "s", again->net[i],
                               again->algo[i]);
         else if (!(again->t_step[i] > 0) || !(first->t_step[at] > 0))
-            rc = mb_error_set(err, MB_EINVAL, "%s: no seconds per update (wall_s) in it or in "
-                              "the run it repeats, %s", !(again->t_step[i] > 0) ? paths[i] :
-                              first_paths[first->file[at]], paths[i]);
+            rc = !(again->t_step[i] > 0) /* each named once (campaign 42's B-F2) */
+                 ? mb_error_set(err, MB_EINVAL, "%s: no seconds per update (wall_s) in it, a "
+                                "repeat of %s", paths[again->file[i]],
+                                first_paths[first->file[at]])
+                 : mb_error_set(err, MB_EINVAL, "%s: no seconds per update (wall_s) in the run "
+                                "it repeats, %s", paths[again->file[i]],
+                                first_paths[first->file[at]]);
         else {
             x[i] = again->t_step[i] / first->t_step[at];
             out->m_lo = fmin(out->m_lo, again->batch[i]);

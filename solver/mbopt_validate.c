@@ -603,9 +603,13 @@ static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *er
     /* a count of seeds is written in digits: 3.0 or 3e0 is a number, not a count (campaign
      * 18's M2; --procs refuses them too) */
     if (x != floor(x) || strspn(arg, "0123456789") != strlen(arg) || x > MB_HOLDOUT_MAX_SEEDS ||
-        x < MB_HOLDOUT_MIN_SEEDS)
-        return mb_error_set(err, MB_EINVAL, "%s: a whole number of seeds from %d to %d, got "
-                            "'%s'", flag, MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS, arg);
+        x < MB_HOLDOUT_MIN_SEEDS) {
+        char note[160]; /* 1e1 is ten: the notation is the fault (campaign 42's B-F5) */
+        return mb_error_set(err, MB_EINVAL, "%s: a whole number of seeds from %d to %d%s, got "
+                            "'%s'", flag, MB_HOLDOUT_MIN_SEEDS, MB_HOLDOUT_MAX_SEEDS,
+                            mb_data_count_notation(arg, MB_HOLDOUT_MIN_SEEDS,
+                                                   MB_HOLDOUT_MAX_SEEDS, note, sizeof note), arg);
+    }
     *n = (size_t)x;
     return MB_OK;
 }
@@ -808,6 +812,7 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     if (model_resolve(m, &err) != MB_OK ||
         output_over_inputs(vc->out.output, m, argc - optind, argv + optind, &err) != MB_OK ||
         output_over_inputs(vc->out.output, NULL, (int)hc->n_dirs, hc->dirs, &err) != MB_OK ||
+        output_over_inputs(vc->out.output, NULL, (int)vc->n_repeats, vc->repeats, &err) != MB_OK ||
         output_over_inputs(vc->out.output, NULL, vc->recommend != NULL,
                            (char *const *)&vc->recommend, &err) != MB_OK)
         return mb_cli_fail(prog, sub, &err);
@@ -844,6 +849,32 @@ static int rec_same(const char *path, const char *field, double a, double b, con
                             field, fit, b);
     return mb_error_set(err, MB_EFORMAT, "%s: field '%s': %.10g, but %s's is %.10g: the "
                         "recommendation is of another fit", path, field, a, fit, b);
+}
+
+/* The recommendation's range of M (model.m_lo, model.m_hi; null: none above) against the one
+ * validate reads (the fits' converged range, or --batch-range), as mbplot report holds scale.json
+ * to validate.json (campaign 42's B-F8: a scale.json of --batch-range 128:512 was checked at
+ * M = 32). */
+static int rec_range(const char *path, const cJSON *sm, const model_opts *m, mb_error *err)
+{
+    const char *key[2] = {"m_lo", "m_hi"};
+    const double mine[2] = {m->m_lo, m->m_hi};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(sm, key[k]);
+        const double a = cJSON_IsNumber(o) ? o->valuedouble : cJSON_IsNull(o) && k ? INFINITY
+                                                                                 : NAN;
+        if (a == mine[k] || fabs(a - mine[k]) <= 1e-9 * fmax(fabs(a), fabs(mine[k])))
+            continue;
+        char va[32], lo[32], hi[32];
+        snprintf(va, sizeof va, isinf(a) ? "null" : isnan(a) ? "missing" : "%.10g", a);
+        snprintf(lo, sizeof lo, "%.10g", m->m_lo);
+        snprintf(hi, sizeof hi, isfinite(m->m_hi) ? "%.10g" : "", m->m_hi);
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'model.%s': %s, but the fits' range of M "
+                            "is %s..%s: the recommendation is of another range of M (rerun "
+                            "mbopt scale with validate's --batch-range, or none)", path, key[k],
+                            va, lo, hi);
+    }
+    return MB_OK;
 }
 
 /* The recommendation's target and model against the fit selected for it (campaign 29's B5: an
@@ -883,7 +914,7 @@ static int recommendation_model(const model_opts *m, const cJSON *root, const ch
         rc = rec_same(path, "model.m_t", mb_json_get(sm, "m_t"), m->t.m_t, tfit, err);
     if (rc == MB_OK)
         rc = rec_same(path, "model.t0", mb_json_get(sm, "t0"), m->t.t0, tfit, err);
-    return rc;
+    return rc == MB_OK ? rec_range(path, sm, m, err) : rc;
 }
 
 /* --recommend's file (campaign 16, S3): a scale file checked as mbplot report checks it
@@ -1079,25 +1110,32 @@ static int validate_output(const validate_cli *vc, const mb_validate *v, double 
     return rc == MB_OK ? 0 : mb_cli_fail(prog, "validate", &err);
 }
 
-/* Whether the files at a and b are one file (1), two files of the same bytes (2), or neither
- * (0; also where either cannot be read: the reader has said so already). */
-static int same_file_or_copy(const char *a, const char *b)
+static int same_number(double x, double y)
 {
-    if (mb_data_same_file(a, b))
+    return x == y || (isnan(x) && isnan(y));
+}
+
+/* Whether run i of a (read from path pa) and run j of b (from pb) are one file (1), or two
+ * files the readers read alike (2): the same M, seed, learners, rate, net and algorithm (what
+ * pairs a repeat with its run), and the same update and wall_s at every
+ * threshold and at the last row, so a copy that differs only in comments, line ends or the final
+ * newline is one (campaign 42's B-F1); a run trained again never repeats every wall_s. A run
+ * without wall_s is left to the check of seconds per update. Else 0. */
+static int same_run_read(const mb_fit_runs *a, size_t i, const char *pa, const mb_fit_runs *b,
+                         size_t j, const char *pb)
+{
+    if (mb_data_same_file(pa, pb))
         return 1;
-    struct stat sa, sb;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || !S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode) ||
-        sa.st_size != sb.st_size)
+    if (a->batch[i] != b->batch[j] || !same_number(a->seed[i], b->seed[j]) ||
+        a->procs[i] != b->procs[j] || !same_number(a->lr[i], b->lr[j]) ||
+        strcmp(a->net[i], b->net[j]) != 0 || strcmp(a->algo[i], b->algo[j]) != 0 ||
+        a->n_thr != b->n_thr || !(a->t_step[i] > 0) || a->t_step[i] != b->t_step[j])
         return 0;
-    char *x = NULL, *y = NULL;
-    size_t nx = 0, ny = 0;
-    mb_error e = {0};
-    const int same = mb_data_read_file(a, &x, &nx, &e) == MB_OK &&
-                     mb_data_read_file(b, &y, &ny, &e) == MB_OK && nx == ny &&
-                     memcmp(x, y, nx) == 0;
-    free(x);
-    free(y);
-    return same ? 2 : 0;
+    for (size_t k = 0; k < a->n_thr; k++)
+        if (!same_number(a->n_update[i * a->n_thr + k], b->n_update[j * b->n_thr + k]) ||
+            !same_number(a->wall[i * a->n_thr + k], b->wall[j * b->n_thr + k]))
+            return 0;
+    return 2;
 }
 
 /* --repeats: the runs that fitted and chose (in, in_paths) trained again during the check,
@@ -1113,21 +1151,23 @@ static int repeats_read(validate_cli *vc, const mb_fit_runs *in, const char *con
         return MB_ENODATA;
     int rc = read_runs(&vc->m, (int)vc->n_repeats, vc->repeats, vc->target, &g, &again, err);
     const char *const *paths = (const char *const *)g.gl_pathv;
-    /* a repeat is trained again: not a run given as one that fitted and chose, nor a copy of
-     * one (campaign 41's B-F1: the fit folder given as its own repeats read "1x") */
-    for (size_t i = 0; rc == MB_OK && i < again.n; i++)
-        for (size_t j = 0; rc == MB_OK && j < in->n; j++) {
-            const char *a = paths[again.file[i]], *b = in_paths[in->file[j]];
-            int same = same_file_or_copy(a, b);
-            if (same)
-                rc = mb_error_set(err, MB_EINVAL, "--repeats: %s is %s %s, a run that fitted "
-                                  "or chose: a repeat is such a run trained again", a,
-                                  same == 1 ? "the file" : "a copy of", b);
-        }
     if (rc == MB_OK)
         rc = mb_fit_runs_trained_as(&again, paths, in, in_paths, NULL, "eval_frac", "a repeat "
                                     "is a run that fitted and chose, trained again as it was",
                                     err);
+    /* a repeat is trained again: not a run given as one that fitted and chose, nor a copy of
+     * one (campaign 41's B-F1: the fit folder given as its own repeats read "1x"; 42's B-F1:
+     * a copy is told by what the readers read, not by its bytes) */
+    for (size_t i = 0; rc == MB_OK && i < again.n; i++)
+        for (size_t j = 0; rc == MB_OK && j < in->n; j++) {
+            const char *a = paths[again.file[i]], *b = in_paths[in->file[j]];
+            int same = same_run_read(&again, i, a, in, j, b);
+            if (same)
+                rc = mb_error_set(err, MB_EINVAL, "--repeats: %s is %s %s%s, a run that fitted "
+                                  "or chose: a repeat is such a run trained again", a,
+                                  same == 1 ? "the file" : "a copy of", b,
+                                  same == 1 ? "" : " (the same updates and wall_s)");
+        }
     if (rc == MB_OK)
         rc = mb_solver_machine_speed(in, in_paths, &again, paths, 2000, &vc->speed, err);
     if (rc == MB_OK) {

@@ -78,6 +78,12 @@ static int root(tc_ctx *c, double lo, double hi, double *m)
     return rc == GSL_SUCCESS && status == GSL_SUCCESS ? MB_OK : MB_ESOLVER;
 }
 
+/* The end of the search where the range has none (extrapolation): 2^53, the largest M a count
+ * holds, so every M >= 1 is sought as scale's header says (campaign 42's B-F4: held at 1e6 x M_T,
+ * 32000000, while the why: line's M* was 1.2e10 and T_C there 1.9x less); 64 points per factor
+ * of 2 are then at most 53 x 64 points. */
+#define SEARCH_END 9007199254740992.0
+
 int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, double m_lo,
                       double m_hi, mb_solver_optimum_result *out, mb_error *err)
 {
@@ -87,8 +93,8 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
         return mb_error_set(err, MB_EDOM, "mini-batch range [%g, %g] is empty", m_lo, m_hi);
     tc_ctx c = {law, t, p, NAN, NAN, NAN};
     const double knee = t->n_table >= 2 ? 0.0 : t->m_t * p; /* a table has no assumed flat part */
-    /* a range without end (extrapolation) is searched up to where N_update has long flattened */
-    const double hi = isfinite(m_hi) ? m_hi : fmax(m_lo, knee) * 1e6;
+    /* a range without end (extrapolation) is searched to SEARCH_END */
+    const double hi = isfinite(m_hi) ? m_hi : fmax(fmax(m_lo, knee), SEARCH_END);
     const double lo = fmin(fmax(m_lo, knee), hi);
 
     /* scan: 64 points per factor of 2 is fine enough to bracket a unimodal minimum, and any
@@ -276,7 +282,8 @@ int mb_solver_flat_range(const mb_law *law, const mb_update_time *t, double p, d
     /* a range without end: as far as mb_solver_optimum searches it (campaign 41's B-F4: capped
      * at 2^20 x the least M, a flat range left out an optimum of 1.2e6 it had found) */
     const double knee = t->n_table >= 2 ? 0.0 : t->m_t * p;
-    const double lo = m_lo >= 1 ? m_lo : 1, hi = isfinite(m_hi) ? m_hi : fmax(lo, knee) * 1e6;
+    const double lo = m_lo >= 1 ? m_lo : 1;
+    const double hi = isfinite(m_hi) ? m_hi : fmax(fmax(lo, knee), SEARCH_END);
     if (!(t_best > 0) || !(hi >= lo) || !(frac >= 0))
         return mb_error_set(err, MB_EDOM, "flat range: no optimum T_C to compare with");
     const double limit = (1 + frac) * t_best;

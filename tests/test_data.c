@@ -206,7 +206,13 @@ static void test_parse_counts(void)
     CU_ASSERT_EQUAL(r.n, 3);
     mb_data_range_free(&r);
     CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "1e1", 0, 2, 64, &v, &e), MB_EINVAL);
-    CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '1e1'");
+    CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64] written in digits "
+                                  "alone ('1e1' is 10: write that), got '1e1'");
+    /* campaign 42's B-F5: the note only where the notation is the sole fault */
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "1e3", 0, 2, 64, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '1e3'");
+    CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "4.5", 0, 2, 64, &v, &e), MB_EINVAL);
+    CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '4.5'");
     /* campaign 17's M3: a negative value is out of the range stated, not "must be >= 0" */
     CU_ASSERT_EQUAL(mb_data_flag_whole("--gpus", "-1", 0, 2, 64, &v, &e), MB_EINVAL);
     CU_ASSERT_STRING_EQUAL(e.msg, "--gpus: must be a whole number in [2, 64], got '-1'");

@@ -525,6 +525,21 @@ static void test_machine_speed(void)
     CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
                     MB_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: no run that fitted or chose has M = 16, seed 0"));
+    again.algo = algos;
+    /* campaign 42's B-F2: a repeat without seconds per update, and a first run without them,
+     * each named once, beside the other */
+    rt[1] = NAN;
+    CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
+                    MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: no seconds per update (wall_s) in it, a "
+                                         "repeat of a.csv"));
+    rt[1] = 1e-3 * 1.2;
+    ft[0] = NAN;
+    CU_ASSERT_EQUAL(mb_solver_machine_speed(&first, fpaths, &again, rpaths, 500, &sp, &e),
+                    MB_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "r1.csv: no seconds per update (wall_s) in the run it "
+                                         "repeats, a.csv"));
+    ft[0] = 1e-3;
 }
 
 /* T_C's interval over laws with a known spread: N = n_inf + 64 / M with n_inf 100 .. 199, at
@@ -1029,6 +1044,17 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " | 20..34 (P = 1) | ")); /* the columns in place */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " 5 s |"));
     mb_test_run_free(&r);
+    /* campaign 42's B-F9: a zoo.md link is written through (kept), and a new table has the
+     * umask's mode, not mktemp's 0600 */
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "rm -f %s/zoo/zoo.md && ln -s ../keep.md %s/zoo/zoo.md "
+                                           "&& (umask 022 && ZOO=%s/zoo.txt ZOO_OUT=%s/zoo "
+                                           "ZOO_TABLE_ONLY=1 bash %s/tests/bench/zoo.sh "
+                                           ">/dev/null) && test -L %s/zoo/zoo.md && grep -c '^| "
+                                           "w ' %s/keep.md && stat -c 'mode %%a' %s/keep.md && "
+                                           "rm %s/zoo/zoo.md && mv %s/keep.md %s/zoo/zoo.md", dir,
+                                       dir, dir, dir, MB_TEST_SRC, dir, dir, dir, dir, dir, dir));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "1\nmode 644\n"));
+    mb_test_run_free(&r);
     /* campaign 39's B-F9: a workload run by hand without scale.txt or NAME.log: one note a
      * file and a '-' cell, no sed errors; B-F10: a figure of the check line that is no number
      * (nan) is refused, not copied */
@@ -1515,6 +1541,8 @@ static void test_run_knobs(void)
         /* L2: the torch front end's knobs, and make run's that it does not read */
         {"FRONTEND=torch 'TORCH_SEEDS=0 0'", "TORCH_SEEDS=0 0: 0 given twice"},
         {"FRONTEND=torch 'TORCH_BATCHES=16 16'", "TORCH_BATCHES=16 16: 16 given twice"},
+        {"FRONTEND=torch 'TORCH_BATCHES=08 16'", "TORCH_BATCHES=08 16: 08 is not a whole number "
+                                                 ">= 1 without a leading zero"},
         {"FRONTEND=torch TORCH_LR=-1", "TORCH_LR=-1: one rate above 0"},
         {"FRONTEND=torch TORCH_LR=1e308", "TORCH_LR=1e308: 1e308 is above the largest float"},
         {"FRONTEND=torch TORCH_HOLDOUT_SEEDS=1", "TORCH_HOLDOUT_SEEDS=1: a whole number from 3"},
@@ -1556,6 +1584,15 @@ static void test_run_knobs(void)
         {"'PAR_BATCHES=32 2147483648'", "PAR_BATCHES=32 2147483648: 2147483648 is not a whole"},
         {"FINAL_LOSS=0.4 'CAL_BATCHES=16 2000000000'",
          "CAL_BATCHES=16 2000000000: 2000000000 is not a whole number >= 1, at most 1073741824"},
+        /* campaign 42's B-F6: a list item with a leading zero gets the single knobs' reason */
+        {"'RUN_BATCHES=08 16 32'", "RUN_BATCHES=08 16 32: 08 is not a whole number >= 1, at most "
+                                   "1073741824 without a leading zero (the shell reads 010 as 8)"},
+        {"'RUN_SEEDS=0 01 2'", "RUN_SEEDS=0 01 2: 01 is not a whole number >= 0 without a leading "
+                               "zero"},
+        {"'PAR_BATCHES=032 64'", "PAR_BATCHES=032 64: 032 is not a whole number >= 1, at most "
+                                 "1073741824 without a leading zero"},
+        {"FINAL_LOSS=0.4 'CAL_SEEDS=0 01 2'", "CAL_SEEDS=0 01 2: 01 is not a whole number >= 0, "
+                                              "at most 9999999999 without a leading zero"},
         {"'RUN_BATCHES=8 70000'", "RUN_BATCHES=8 70000: M = 70000 is larger than the 60000 "
                                   "training samples of DATA=fashion-mnist"},
         {"DATA=synthetic:n=500", "PROBE_BATCHES=1:1024: M = 1024 is larger than the 500 training "

@@ -134,9 +134,21 @@ for i in "${!names[@]}"; do
     fi
 done
 
-# one row a workload, from each run's own outputs
-tmp=$(mktemp "$out/.zoo.md.XXXXXX")
+# one row a workload, from each run's own outputs. Written as mbkit's C writers write (docs/style.md,
+# habit 11): through a link to its target (the link kept), to a temporary beside the file it
+# replaces, with that file's mode, or the umask's where there is none (campaign 42's B-F9:
+# mktemp's 0600 and mv replaced a zoo.md link with a file only its owner could read)
+table=$out/zoo.md
+if [ -L "$table" ]; then
+    table=$(readlink -f -- "$table") || fail "$out/zoo.md: a link that leads nowhere (a loop)"
+fi
+tmp=$(mktemp "$(dirname -- "$table")/.zoo.md.XXXXXX") || fail "could not write $out/zoo.md"
 trap 'rm -f "$tmp"' EXIT
+if [ -e "$table" ]; then
+    chmod --reference="$table" -- "$tmp"
+else
+    chmod "$(printf '%o' $((0666 & ~0$(umask))))" -- "$tmp"
+fi || fail "could not write $out/zoo.md"
 # a figure the table shows: digits (with . e + - % and an interval's -), never nan or inf (an
 # interval may say "paired by seed" before its figures)
 figure() { [[ $1 =~ ^[-+0-9.e%]*[0-9][-+0-9.e%]*$ ]]; }
@@ -169,6 +181,6 @@ cell() {
         done
         echo "| ${names[$i]} | ${nets[$i]} | ${lrs[$i]} | ${targets[$i]} | ${m[1]} | **${m[2]}x** of M = ${m[3]} (${m[4]}) | ${m[6]}x of M = ${m[5]} (${m[7]}): ${m[8]} | ${m[9]}% (${m[10]} over the held-out seeds; N_update ${m[11]}%, T_update ${m[12]}%${m[13]:+, a level alike at every M}${speed:+; $speed}; in-sample $ins) | ${m[15]:--} | $flat | ${m[16]} | $total |"
     done
-} > "$tmp" && mv "$tmp" "$out/zoo.md" || { rm -f "$tmp"; fail "could not write $out/zoo.md"; }
+} > "$tmp" && mv -- "$tmp" "$table" || { rm -f "$tmp"; fail "could not write $out/zoo.md"; }
 echo
 cat "$out/zoo.md"
