@@ -95,6 +95,13 @@ int mb_data_non_finite(const char *s);
  * 2^53 in a double, so a check on v alone lets it through). */
 int mb_data_past_2_53(const char *s, double v);
 
+/* Writes v into buf (at least MB_DATA_TYPED_LEN bytes) as the shortest %g text that reads back
+ * as the same double, the exponent without leading zeros ("1.500001", "1.1000001", "1e-9"):
+ * a number the user typed, as typed; two different doubles never print alike (campaign 42's
+ * F1: "%g" printed thresholds 1.500001 and 1.500004 both as 1.5). Returns buf. */
+#define MB_DATA_TYPED_LEN 32
+const char *mb_data_typed(char *buf, double v);
+
 /* Parses `s` into *r. Every value must be > 0, finite and at most MB_DATA_RANGE_MAX, each
  * "lo:hi" needs 0 < lo <= hi, no item may be empty ("8,,16", "8,"), and no value may come twice
  * ("8,8", "8,4:16").

@@ -33,7 +33,9 @@ int mb_run_level_above(double hi, double lo);
 /* Whether losses a and b are one to a log's last place (neither is mb_run_level_above the
  * other): one loss given twice in a list of levels or thresholds, whose fits or checks would be
  * one and the same (campaign 40's F1: mbfit nupdate --target-loss 0.5,0.5000001). The line for
- * it is MB_RUN_LEVEL_TWICE, from the flag, the item as written and the list. */
+ * it is MB_RUN_LEVEL_TWICE, from the flag, the item as written and the list. Messages quote a
+ * level or threshold with mb_data_typed (data/mb_parse.h), never %g, which merges two that this
+ * rule tells apart (campaign 42, F1). */
 int mb_run_level_same(double a, double b);
 #define MB_RUN_LEVEL_TWICE "%s: %s given twice in '%s' (to the 6 digits a log writes)"
 
