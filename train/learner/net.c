@@ -24,6 +24,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -406,6 +407,43 @@ static int params_init(mb_net *net)
     return rc;
 }
 
+/* The out-of-memory line of mb_net_create: the parameters (with the gradients, as much again)
+ * where they do not fit, naming the layer that holds the most, since a smaller batch cannot
+ * help (campaign 42, F3); else the samples held at once, naming the widest output a sample,
+ * and the batch stepped where the chunk an evaluation runs is larger (campaign 41). */
+static void oom_line(const mb_net *net, int params_ok, mb_error *err)
+{
+    const mb_layer_desc *big = NULL;
+    size_t most = 0;
+    for (size_t i = 0; i < net->desc.n_layers; i++) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        size_t n = net->L[i].n_w + net->L[i].n_b;
+        if (!params_ok ? !big || n > most
+                       : !big || (double)d->out_c * d->out_h * d->out_w >
+                                     (double)big->out_c * big->out_h * big->out_w)
+            big = d, most = n;
+    }
+    const mb_net_options *o = &net->opts;
+    char at[96] = "";
+    if (o->step_batch > 0 && o->step_batch < o->max_batch)
+        snprintf(at, sizeof at, ": at batch %d, evaluated in chunks of %d", o->step_batch,
+                 o->max_batch);
+    if (!params_ok)
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for its parameters (%zu "
+                     "floats, %.0f MiB, and as much again for their gradients; the largest, "
+                     "'%s' at line %d, holds %zu): a smaller batch does not help",
+                     net->desc.name, net->n_params, net->n_params * 4.0 / 1048576,
+                     big ? big->name : "?", big ? big->line : 0, most);
+    else if (big && big->line > 0)
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once "
+                     "(its largest layer, '%s' at line %d, outputs %dx%dx%d a sample)%s",
+                     net->desc.name, o->max_batch, big->name, big->line, big->out_c,
+                     big->out_h, big->out_w, at);
+    else
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once%s",
+                     net->desc.name, o->max_batch, at);
+}
+
 int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **out,
                   mb_error *err)
 {
@@ -466,28 +504,14 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
     if (!ctx->ops->host_memory)
         net->xin = mb_ctx_alloc(ctx, sizeof(float) * in_sz * (size_t)opts->max_batch);
     net->sh = calloc((size_t)net->n_shards, sizeof *net->sh);
-    rc = net->params && net->grads && net->sh && (ctx->ops->host_memory || net->xin)
-             ? MB_OK : MB_ENOMEM;
+    const int params_ok = net->params && net->grads;
+    rc = params_ok && net->sh && (ctx->ops->host_memory || net->xin) ? MB_OK : MB_ENOMEM;
     for (int s = 0; rc == MB_OK && s < net->n_shards; s++)
         rc = shard_alloc(net, &net->sh[s], ws, s > 0);
     if (rc == MB_OK)
         rc = params_init(net);
     if (rc != MB_OK) {
-        const mb_layer_desc *big = NULL; /* the widest output a sample: what the batch scales */
-        for (size_t i = 0; i < net->desc.n_layers; i++) {
-            const mb_layer_desc *d = &net->desc.layers[i];
-            if (!big || (double)d->out_c * d->out_h * d->out_w >
-                            (double)big->out_c * big->out_h * big->out_w)
-                big = d;
-        }
-        if (big && big->line > 0)
-            mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once "
-                         "(its largest layer, '%s' at line %d, outputs %dx%dx%d a sample)",
-                         net->desc.name, opts->max_batch, big->name, big->line, big->out_c,
-                         big->out_h, big->out_w);
-        else
-            mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once",
-                         net->desc.name, opts->max_batch);
+        oom_line(net, params_ok, err);
         mb_net_free(net);
         return MB_ENOMEM;
     }

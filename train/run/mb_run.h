@@ -63,6 +63,9 @@ typedef struct mb_run_options {
                                       different seeds share one eval subset */
     mb_optim_params optim;         /* algorithm, lr, momentum, weight decay, lr schedule */
     int batch;                     /* mini-batch size M, samples per update (> 0) */
+    int no_eval;                   /* 1: the learners are stepped, never evaluated (mbprobe):
+                                      each network is built for `batch` alone, not for an
+                                      evaluation's chunk of at least 128 (campaign 42, F4) */
     unsigned long seed;            /* initialisation, shuffling, dropout */
     int threads;                   /* the network's worker threads (its context's pool);
                                       recorded in the log */
