@@ -339,6 +339,33 @@ static int graph_init(mb_net *net, mb_error *err)
     return MB_OK;
 }
 
+/* The line of a conv layer whose algorithm refuses its shape (mb_ctx_conv_create's `why`, "NAME:
+ * reason"): what chose the algorithm, the cfg's algo= at the layer's file:line, or the
+ * --conv-algo flag naming the layer and its file:line (the status as the backend gave it); the layer's size, stride
+ * and pad (campaign 42, F5: it named neither, and "winograd: winograd"). */
+static int conv_refused(const mb_net *net, size_t i, int rc, const char *why, mb_error *err)
+{
+    const mb_layer_desc *d = &net->desc.layers[i];
+    const int by_cfg = d->algo != MB_CONV_AUTO;
+    const char *name = mb_conv_algo_name(by_cfg ? (mb_conv_algo)d->algo : net->opts.algo);
+    const size_t nn = strlen(name);
+    if (net->opts.algo == MB_CONV_AUTO && !by_cfg) /* the backend's own pick: as it says */
+        return mb_error_set(err, rc, "layer %zu '%s': %s", i, d->name, why);
+    if (strncmp(why, name, nn) == 0 && why[nn] == ':' && why[nn + 1] == ' ')
+        why += nn + 2;
+    char at[1100] = "";
+    if (d->line > 0)
+        snprintf(at, sizeof at, net->desc.file[0] ? "%s:%d" : "%sline %d", net->desc.file,
+                 d->line);
+    if (by_cfg)
+        return mb_error_set(err, rc, "%s%slayer %zu '%s': algo=%s: %s (size %d, stride %d, pad "
+                            "%d)", at, at[0] ? ": " : "", i, d->name, name, why, d->size,
+                            d->stride, d->pad);
+    return mb_error_set(err, rc, "--conv-algo %s: layer %zu '%s'%s%s%s:"
+                        " %s (size %d, stride %d, pad %d)", name, i, d->name,
+                        at[0] ? " (" : "", at, at[0] ? ")" : "", why, d->size, d->stride, d->pad);
+}
+
 static int layers_init(mb_net *net, size_t *ws, mb_error *err)
 {
     *ws = 0;
@@ -369,7 +396,7 @@ static int layers_init(mb_net *net, size_t *ws, mb_error *err)
             mb_error e = {0};
             rc = conv_algos(net->ctx, d, net->opts.algo, &s, algo, err);
             if (rc == MB_OK && (rc = mb_ctx_conv_create(net->ctx, &s, algo, &l->conv, &e)) != MB_OK)
-                mb_error_set(err, rc, "layer %zu '%s': %s", i, d->name, e.msg);
+                rc = conv_refused(net, i, rc, e.msg, err);
             if (rc != MB_OK)
                 return rc;
             size_t b = conv_ws(net->ctx, algo, &s);
