@@ -1,6 +1,6 @@
 /* mb_parse.h — numbers, sizes and ranges as users write them on the command line ("0.05",
- * "256M", "1:1024", "8,16,32"), parsed strictly: trailing junk, NaN and inf are errors
- * (parse.c).
+ * "256M", "1:1024", "8,16,32"), parsed strictly: trailing junk, NaN and inf are errors; and a
+ * number written back as typed, for messages (parse.c).
  */
 #ifndef MB_PARSE_H
 #define MB_PARSE_H

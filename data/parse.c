@@ -1,4 +1,5 @@
-/* parse.c — strict parsing of the numbers, sizes and ranges users type on command lines.
+/* parse.c — strict parsing of the numbers, sizes and ranges users type on command lines, and
+ * a number written back as typed (mb_data_typed, for messages).
  *
  * Strict means: the whole string is the number (no trailing junk), NaN and infinities are
  * rejected, and errors name the flag and the item at fault.
