@@ -1,6 +1,6 @@
 /* mb_parse.h — numbers, sizes and ranges as users write them on the command line ("0.05",
- * "256M", "1:1024", "8,16,32"), parsed strictly: trailing junk, NaN and inf are errors
- * (parse.c).
+ * "256M", "1:1024", "8,16,32"), parsed strictly: trailing junk, NaN and inf are errors; and a
+ * number written back as typed, for messages (parse.c).
  */
 #ifndef MB_PARSE_H
 #define MB_PARSE_H
@@ -100,6 +100,13 @@ int mb_data_non_finite(const char *s);
  * MB_DATA_RANGE_MAX, or v equal to it from a text that is not exactly 2^53 (2^53 + 1 rounds to
  * 2^53 in a double, so a check on v alone lets it through). */
 int mb_data_past_2_53(const char *s, double v);
+
+/* Writes v into buf (at least MB_DATA_TYPED_LEN bytes) as the shortest %g text that reads back
+ * as the same double, the exponent without leading zeros ("1.500001", "1.1000001", "1e-9"):
+ * a number the user typed, as typed; two different doubles never print alike (campaign 42's
+ * F1: "%g" printed thresholds 1.500001 and 1.500004 both as 1.5). Returns buf. */
+#define MB_DATA_TYPED_LEN 32
+const char *mb_data_typed(char *buf, double v);
 
 /* Parses `s` into *r. Every value must be > 0, finite and at most MB_DATA_RANGE_MAX, each
  * "lo:hi" needs 0 < lo <= hi, no item may be empty ("8,,16", "8,"), and no value may come twice

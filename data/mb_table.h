@@ -61,6 +61,13 @@ int mb_table_check_order(const mb_table *t, size_t row, const char *const *names
 /* The probes' spread of times, in the order mb_table_check_order wants it. */
 #define MB_TABLE_TIMES {"t_min_s", "t_p25_s", "t_median_s", "t_p75_s", "t_max_s", NULL}
 
+/* A probe row's spread of times: MB_TABLE_TIMES in order (mb_table_check_order), and where the
+ * row's 'reps' is 1, every one of them the same time (one repetition has one time; the probes
+ * write it in each column): "path:line: field 'reps': 1, but t_min_s X .. t_max_s Y differ (one
+ * repetition has one time)", MB_EFORMAT (campaign 42, F7). A table without 'reps' or a reps that
+ * is no number: the order alone (the caller checks reps as a count). */
+int mb_table_check_spread(const mb_table *t, size_t row, struct mb_error *err);
+
 /* The line number (1-based) of metadata key `key` in t (the last one given), 0 when absent. */
 long mb_table_meta_line(const mb_table *t, const char *key);
 

@@ -1,4 +1,5 @@
-/* parse.c — strict parsing of the numbers, sizes and ranges users type on command lines.
+/* parse.c — strict parsing of the numbers, sizes and ranges users type on command lines, and
+ * a number written back as typed (mb_data_typed, for messages).
  *
  * Strict means: the whole string is the number (no trailing junk), NaN and infinities are
  * rejected, and errors name the flag and the item at fault.
@@ -40,6 +41,23 @@ int mb_data_parse_double(const char *s, double *v)
         return MB_EINVAL;
     *v = x;
     return MB_OK;
+}
+
+const char *mb_data_typed(char *buf, double v)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, MB_DATA_TYPED_LEN, "%.*g", prec, v);
+        if (!isfinite(v) || strtod(buf, NULL) == v)
+            break;
+    }
+    char *e = strchr(buf, 'e'); /* "1e-09" -> "1e-9", "1e+20" -> "1e+20" */
+    if (e) {
+        char *d = e + 1 + (e[1] == '-' || e[1] == '+'), *z = d;
+        while (*z == '0' && z[1])
+            z++;
+        memmove(d, z, strlen(z) + 1);
+    }
+    return buf;
 }
 
 int mb_data_past_2_53(const char *s, double v)

@@ -409,6 +409,33 @@ int mb_table_check_order(const mb_table *t, size_t row, const char *const *names
     return MB_OK;
 }
 
+int mb_table_check_spread(const mb_table *t, size_t row, mb_error *err)
+{
+    static const char *const names[] = MB_TABLE_TIMES;
+    int rc = mb_table_check_order(t, row, names, err);
+    long cr = mb_table_col(t, "reps");
+    mb_error e = {0}; /* the values were read above; a reps that is no number is the caller's */
+    double reps;
+    if (rc != MB_OK || cr < 0 || mb_table_double(t, row, (size_t)cr, &reps, &e) != MB_OK ||
+        reps != 1)
+        return rc;
+    long lo = -1, hi = -1; /* the first and last time columns present: in order, so equal ends
+                              mean equal times */
+    for (size_t i = 0; names[i]; i++) {
+        long c = mb_table_col(t, names[i]);
+        if (c >= 0)
+            hi = c, lo = lo < 0 ? c : lo;
+    }
+    double a, b;
+    if (lo < 0 || lo == hi || mb_table_double(t, row, (size_t)lo, &a, &e) != MB_OK ||
+        mb_table_double(t, row, (size_t)hi, &b, &e) != MB_OK || a == b)
+        return MB_OK;
+    return mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'reps': 1, but %s %s .. %s %s differ (one "
+                        "repetition has one time)", t->path, t->lines[row], t->header[lo],
+                        mb_table_cell(t, row, (size_t)lo), t->header[hi],
+                        mb_table_cell(t, row, (size_t)hi));
+}
+
 long mb_table_meta_line(const mb_table *t, const char *key)
 {
     for (size_t i = t->nmeta; i-- > 0;)

@@ -152,9 +152,8 @@ int mb_fit_comm_table_check(const mb_table *t, mb_error *err)
                               "reduce_bcast or ps", path, mb_table_line(t, r), op);
             goto done;
         }
-        static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
         static const char *const ranks[] = {"t_rank_min_s", "t_rank_max_s", NULL};
-        if ((rc = mb_table_check_order(t, r, spread, err)) != MB_OK ||
+        if ((rc = mb_table_check_spread(t, r, err)) != MB_OK || /* t_min_s <= ... <= t_max_s */
             (rc = mb_table_check_order(t, r, ranks, err)) != MB_OK ||
             (rc = comm_row_more(t, r, B[r], T[r], err)) != MB_OK)
             goto done;

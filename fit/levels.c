@@ -28,6 +28,7 @@
  */
 #include "mb_fit.h"
 #include "../data/mb_json.h"
+#include "../data/mb_parse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -389,11 +390,12 @@ static int check_input(const mb_fit_runs *runs, const char *const *paths, double
             return mb_error_set(err, MB_EINVAL, "--levels: %g is not a loss > 0", f->levels[l]);
         f->l1 = fmin(f->l1, f->levels[l]);
     }
+    char tg[MB_DATA_TYPED_LEN], l1[MB_DATA_TYPED_LEN]; /* as typed (campaign 42, F1) */
     if (!(target < f->l1))
-        return mb_error_set(err, MB_EINVAL, "--target-loss %g is at or above the lowest "
-                            "calibration level %g: nothing to extrapolate (fit it directly: "
-                            "mbfit nupdate --target-loss %g without --extrapolate)", target,
-                            f->l1, target);
+        return mb_error_set(err, MB_EINVAL, "--target-loss %s is at or above the lowest "
+                            "calibration level %s: nothing to extrapolate (fit it directly: "
+                            "mbfit nupdate --target-loss %s without --extrapolate)",
+                            mb_data_typed(tg, target), mb_data_typed(l1, f->l1), tg);
     for (size_t i = 1; i < runs->n; i++) {
         if (runs->lr && !isnan(runs->lr[i]) && !isnan(runs->lr[0]) && runs->lr[i] != runs->lr[0])
             return mb_error_set(err, MB_EINVAL, "the runs were trained with different learning "
@@ -571,6 +573,7 @@ static void inverse_at_target(mb_fit_levels *f)
  * form a shifted law with its pole below every M) mbopt can optimise. */
 static int check_law(mb_fit_levels *f, mb_error *err)
 {
+    char tg[MB_DATA_TYPED_LEN]; /* the target as typed (campaign 42, F1) */
     const double *p = f->joint.p;
     const char *form = mb_fit_levels_form_name(f->form);
     if (f->joint.status != MB_OK)
@@ -579,9 +582,10 @@ static int check_law(mb_fit_levels *f, mb_error *err)
     if (f->form == MB_FIT_LEVELS_FLOOR) {
         f->floor = f->l1 - exp(p[3]);
         if (!(f->target > f->floor))
-            return mb_error_set(err, MB_ENODATA, "--target-loss %g is at or under the loss "
+            return mb_error_set(err, MB_ENODATA, "--target-loss %s is at or under the loss "
                                 "floor %.4g the %s law fitted: the runs' curves say it is never "
-                                "reached, the law cannot predict it", f->target, f->floor, form);
+                                "reached, the law cannot predict it", mb_data_typed(tg, f->target),
+                                f->floor, form);
     }
     if (!(p[2] > 0))
         return mb_error_set(err, MB_ENODATA, "the %s law has N_inf falling as the loss falls "
@@ -590,8 +594,8 @@ static int check_law(mb_fit_levels *f, mb_error *err)
     if (law_at(f->form, p, f->l1, f->target, &f->n_inf, &f->alpha) != MB_OK ||
         !(f->n_inf > 0) || !(f->alpha >= 0))
         return mb_error_set(err, MB_ENODATA, "the %s law gives N_inf %.4g and alpha %.4g at "
-                            "--target-loss %g: not an inverse law with N_inf > 0 and alpha >= 0",
-                            form, f->n_inf, f->alpha, f->target);
+                            "--target-loss %s: not an inverse law with N_inf > 0 and alpha >= 0",
+                            form, f->n_inf, f->alpha, mb_data_typed(tg, f->target));
     f->m_0 = f->form == MB_FIT_LEVELS_SHIFTED ? p[4] : 0.0;
     if (!law_usable(f, f->n_inf, f->alpha, f->m_0))
         return mb_error_set(err, MB_ENODATA, "the shifted law's pole M_0 = %.4g is not in [0, %g),"
@@ -680,6 +684,7 @@ static int fit_joint(mb_fit_levels *f, mb_error *err)
 int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double target,
                       const mb_fit_levels_options *o, mb_fit_levels *f, mb_error *err)
 {
+    char tg[MB_DATA_TYPED_LEN]; /* the target as typed (campaign 42, F1) */
     memset(f, 0, sizeof *f);
     f->target = target;
     f->asked = o->form;
@@ -727,14 +732,14 @@ int mb_fit_levels_run(const mb_fit_runs *runs, const char *const *paths, double 
         if (f->boot_ok < o->bootstrap / 2 + 1)
             return mb_error_set(err, MB_ENODATA, "only %zu of %zu bootstrap resamples could be "
                                 "fitted: the law across levels is not stable enough to predict "
-                                "--target-loss %g", f->boot_ok, o->bootstrap, target);
+                                "--target-loss %s", f->boot_ok, o->bootstrap, mb_data_typed(tg, target));
         for (size_t g = 0; g < nm; g++)
             if (f->hi[g] - f->lo[g] > f->pred[g])
                 return mb_error_set(err, MB_ENODATA, "M=%g: the 95%% interval of N_update at "
-                                    "--target-loss %g, [%.4g, %.4g], is wider than the estimate "
+                                    "--target-loss %s, [%.4g, %.4g], is wider than the estimate "
                                     "%.4g: the runs do not support the extrapolation (more "
                                     "seeds, or a target nearer the levels)", f->batch[g],
-                                    target, f->lo[g], f->hi[g], f->pred[g]);
+                                    mb_data_typed(tg, target), f->lo[g], f->hi[g], f->pred[g]);
     }
     /* where the inverse law misses an M at L1 already, N grows faster than 1/M there (on
      * lenet5 at M = 8, a loss that hovers near the target for thousands of updates): its
@@ -882,9 +887,10 @@ cJSON *mb_fit_levels_json(const mb_fit_levels *f, const mb_fit_levels_options *o
     cJSON *best = law_json(f, shifted);
     if (best) {
         char why[720];
-        snprintf(why, sizeof why, "the %s law at --target-loss %g, extrapolated from %zu levels "
-                 "down to %g by the %s law across levels (%s)", shifted ? "shifted" : "inverse",
-                 f->target, f->n_levels, f->l1, mb_fit_levels_form_name(f->form), f->why);
+        char tg[MB_DATA_TYPED_LEN], l1[MB_DATA_TYPED_LEN];
+        snprintf(why, sizeof why, "the %s law at --target-loss %s, extrapolated from %zu levels "
+                 "down to %s by the %s law across levels (%s)", shifted ? "shifted" : "inverse",
+                 mb_data_typed(tg, f->target), f->n_levels, mb_data_typed(l1, f->l1), mb_fit_levels_form_name(f->form), f->why);
         cJSON_AddStringToObject(best, "why", why);
         cJSON_AddItemToObject(root, "best", best);
     }

@@ -91,10 +91,12 @@ static int log_levels(const mb_table *t, const char *file, double target, double
         return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': %zu levels, more than "
                             "mbtrain's %d", file, *n, (int)MB_RUN_LEVELS_MAX);
     for (size_t j = 0; j < *n; j++) {
-        if (!isnan(target) && !mb_run_level_above(v[j], target))
+        if (!isnan(target) && !mb_run_level_above(v[j], target)) {
+            char b[MB_DATA_TYPED_LEN]; /* the target as written (campaign 42, F1) */
             return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': %.17g is not above "
-                                "target_loss %g by more than the 6 digits a log writes", file,
-                                v[j], target);
+                                "target_loss %s by more than the 6 digits a log writes", file,
+                                v[j], mb_data_typed(b, target));
+        }
         if (j > 0 && !(v[j] < v[j - 1]))
             return mb_error_set(err, MB_EFORMAT, "%s: metadata 'levels': '%s' is not from the "
                                 "highest down (%g after %g)", file, s, v[j], v[j - 1]);
@@ -181,11 +183,12 @@ static int default_levels(mb_table *const *tabs, const char *const *files, size_
         if (isnan(l1)) {
             l1 = x;
             first = i;
-        } else if (x != l1) {
-            return mb_error_set(err, MB_EFORMAT, "%s: '# target_loss=%g', but %s's is %g: the "
+        } else if (!mb_run_level_same(x, l1)) { /* the levels' rule, values as the logs write
+                                                  * them (campaign 42, F2) */
+            return mb_error_set(err, MB_EFORMAT, "%s: '# target_loss=%s', but %s's is %s: the "
                                 "calibration runs were trained to different targets, so L1 is "
-                                "not defined (give the levels with --levels)", files[i], x,
-                                files[first], l1);
+                                "not defined (give the levels with --levels)", files[i], v,
+                                files[first], mb_table_meta(tabs[first], "target_loss"));
         }
     }
     double lv[MB_FIT_LEVELS_CAP], lv0[MB_FIT_LEVELS_CAP];
@@ -291,9 +294,11 @@ static void levels_print(FILE *out, const void *arg)
 {
     const lev_print *lp = arg;
     const mb_fit_levels *f = lp->f;
-    char a[32], b[32], c[32], d[32], e[32];
-    fprintf(out, "# N_update(M) at target loss %g, extrapolated from %zu levels down to L1 = %g "
-            "(the %s law across levels)\n", f->target, f->n_levels, f->l1,
+    char a[32], b[32], c[32], d[32], e[32], tg[MB_DATA_TYPED_LEN], l1[MB_DATA_TYPED_LEN];
+    mb_data_typed(tg, f->target); /* as typed (campaign 42, F1: --target-loss 1e-9 was 1e-09) */
+    mb_data_typed(l1, f->l1);     /* as the logs' '# target_loss=' */
+    fprintf(out, "# N_update(M) at target loss %s, extrapolated from %zu levels down to L1 = %s "
+            "(the %s law across levels)\n", tg, f->n_levels, l1,
             mb_fit_levels_form_name(f->form));
     fprintf(out, "# form: %s\n", f->why);
     fprintf(out, "# per level: the inverse law N_inf + alpha / M fitted to the mean first "
@@ -307,22 +312,22 @@ static void levels_print(FILE *out, const void *arg)
     if (!isnan(f->floor))
         fprintf(out, "loss floor L_f = %.4g\n", f->floor);
     const double b_l1 = f->joint.p[1] / f->joint.p[0];
-    fprintf(out, "B_noise = alpha / N_inf: %s at L1 = %g, %s at the target\n",
-            num(a, sizeof a, b_l1), f->l1, num(b, sizeof b, f->alpha / f->n_inf));
+    fprintf(out, "B_noise = alpha / N_inf: %s at L1 = %s, %s at the target\n",
+            num(a, sizeof a, b_l1), l1, num(b, sizeof b, f->alpha / f->n_inf));
     if (lp->b_simple_runs) /* the runs' own estimate, over their whole curves (to L1) */
         fprintf(out, "gradient noise scale: B_simple %s (median of %zu runs) beside B_noise at "
                 "L1 = %s: ratio %s\n", num(a, sizeof a, lp->b_simple), lp->b_simple_runs,
                 num(b, sizeof b, b_l1), num(c, sizeof c, lp->b_simple / b_l1));
     if (f->form == MB_FIT_LEVELS_SHIFTED) /* the law at the target is N_inf + alpha / (M - M_0) */
-        fprintf(out, "at target %g: the shifted law, M_0 = %s [%s, %s]; the inverse law fitted "
-                "to it: N_inf %s, alpha %s\n", f->target, num(a, sizeof a, f->m_0),
+        fprintf(out, "at target %s: the shifted law, M_0 = %s [%s, %s]; the inverse law fitted "
+                "to it: N_inf %s, alpha %s\n", tg, num(a, sizeof a, f->m_0),
                 num(b, sizeof b, f->m_0_lo), num(c, sizeof c, f->m_0_hi),
                 num(d, sizeof d, f->inv_n_inf), num(e, sizeof e, f->inv_alpha));
     if (f->boot_b == 0) /* --bootstrap 0, or an M of one run (the warning says) */
-        fprintf(out, "at target %g: N_inf %s, alpha %s (no bootstrap interval)\n", f->target,
+        fprintf(out, "at target %s: N_inf %s, alpha %s (no bootstrap interval)\n", tg,
                 num(a, sizeof a, f->n_inf), num(b, sizeof b, f->alpha));
     else {
-        fprintf(out, "at target %g: N_inf %s [%s, %s],", f->target, num(a, sizeof a, f->n_inf),
+        fprintf(out, "at target %s: N_inf %s [%s, %s],", tg, num(a, sizeof a, f->n_inf),
                 num(b, sizeof b, f->n_inf_lo), num(c, sizeof c, f->n_inf_hi));
         fprintf(out, " alpha %s [%s, %s] (95%%, %zu of %zu bootstrap resamples of the runs)\n",
                 num(a, sizeof a, f->alpha), num(b, sizeof b, f->alpha_lo),

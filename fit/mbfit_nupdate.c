@@ -108,7 +108,7 @@ static void nupdate_print(FILE *f, const void *arg)
             fputc('\n', f);
         fprintf(f, "# N_update(M) = N_inf + alpha / M, weights %s", mb_fit_weighting_name(np->o->weights));
         if (!isnan(r->threshold))
-            fprintf(f, ", target loss %g", r->threshold);
+            fprintf(f, ", target loss %s", mb_data_typed(a, r->threshold));
         if (!isnan(r->lr))
             fprintf(f, ", lr %g", r->lr);
         size_t div = 0;

@@ -338,8 +338,7 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err)
                     (rc = mb_table_double_in(t, r, (size_t)cm, 0, MAX_SECONDS, 0, &TM[r],
                                              err)) != MB_OK))
             goto done;
-        static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
-        if ((rc = mb_table_check_order(t, r, spread, err)) != MB_OK)
+        if ((rc = mb_table_check_spread(t, r, err)) != MB_OK) /* t_min_s <= ... <= t_max_s */
             goto done;
         if (fmod(M[r], P[r]) != 0) { /* the probe times M/P samples a learner */
             rc = mb_error_set(err, MB_EFORMAT, "%s:%ld: field 'batch': %g does not split among "

@@ -554,6 +554,8 @@ int mb_net_desc_read(const char *name_or_path, mb_net_desc **desc, mb_error *err
         free(text);
         return mb_error_set(err, MB_ENOMEM, "%s: out of memory", path);
     }
+    if (strlen(path) < sizeof d->file)
+        memcpy(d->file, path, strlen(path) + 1);
     parser p = {.path = path, .d = d, .act_pending = -1};
     if (strlen(text) != n)
         rc = mb_error_set(err, MB_EFORMAT, "%s: not a text file (NUL byte)", path);

@@ -67,6 +67,9 @@ typedef struct mb_net_desc {
     int layer_list;         /* [net] graph=none: the layers are a list of shapes (a layer may
                                give its own input=), for the memory model and the probes, not a
                                trainable graph (ResNet's branches); no softmax needed */
+    char file[1024];        /* the cfg file read, for "file:line:" in the lines of later checks
+                               (a conv layer's algo=, campaign 42's F5); "" when built in code
+                               or the path is longer */
 } mb_net_desc;
 
 /* Reads a description: `name_or_path` is a path to a .cfg file, or a bare name ("lenet5")

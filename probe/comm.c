@@ -125,7 +125,7 @@ static int mpi_fail(mb_error *err, const char *what, int rc)
     char msg[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     MPI_Error_string(rc, msg, &len);
-    return mb_error_set(err, MB_EMPI, "comm: %s failed: %s", what, msg);
+    return mb_error_set(err, MB_EMPI, "%s failed: %s", what, msg);
 }
 
 int mb_probe_comm_point(MPI_Comm comm, mb_probe_op op, size_t bytes, const mb_probe_options *o,
@@ -135,16 +135,16 @@ int mb_probe_comm_point(MPI_Comm comm, mb_probe_op op, size_t bytes, const mb_pr
     if (rc != MB_OK)
         return rc;
     if ((unsigned)op >= MB_PROBE_NOPS)
-        return mb_error_set(err, MB_EINVAL, "comm: unknown operation %d", (int)op);
+        return mb_error_set(err, MB_EINVAL, "unknown operation %d", (int)op);
     if (bytes < 4 || bytes % 4 != 0 || bytes / 4 > (size_t)INT32_MAX)
-        return mb_error_set(err, MB_EINVAL, "comm: %zu bytes is not a positive multiple of 4 "
+        return mb_error_set(err, MB_EINVAL, "%zu bytes is not a positive multiple of 4 "
                             "below 8 GiB", bytes);
     int procs = 0, rank = 0;
     if ((rc = MPI_Comm_size(comm, &procs)) != MPI_SUCCESS ||
         (rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
         return mpi_fail(err, "MPI_Comm_size", rc);
     if (procs < 2)
-        return mb_error_set(err, MB_EMPI, "comm: needs at least 2 MPI processes, got %d", procs);
+        return mb_error_set(err, MB_EMPI, "needs at least 2 MPI processes, got %d", procs);
 
     comm_bufs b = {.count = (int)(bytes / 4)};
     size_t count = (size_t)b.count;
@@ -159,7 +159,7 @@ int mb_probe_comm_point(MPI_Comm comm, mb_probe_op op, size_t bytes, const mb_pr
         goto done;
     }
     if (!all_ok) {
-        rc = mb_error_set(err, MB_ENOMEM, "comm: out of memory for %zu-byte messages on %d ranks",
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory for %zu-byte messages on %d ranks",
                           bytes, procs);
         goto done;
     }

@@ -431,13 +431,12 @@ int mb_probe_cache_open(const char *path, mb_probe_cache **out, mb_error *err)
         rc = mb_table_require_col(t, cache_cols[i], &col[i], err);
     for (size_t r = 0; rc == MB_OK && r < mb_table_rows(t); r++) {
         double v[6];
-        static const char *const spread[] = MB_TABLE_TIMES; /* t_min_s <= ... <= t_max_s */
         /* reps a count as written (campaign 10's M7: 2.0000000000000001 is not 2) */
         rc = mb_table_double_in(t, r, col[1], 1, MB_DATA_RANGE_MAX, 1, &v[0], err);
         for (int i = 1; rc == MB_OK && i < 6; i++)
             rc = mb_table_double(t, r, col[i + 1], &v[i], err);
         if (rc == MB_OK)
-            rc = mb_table_check_order(t, r, spread, err);
+            rc = mb_table_check_spread(t, r, err); /* t_min_s <= ... <= t_max_s */
         if (rc == MB_OK)
             rc = cache_key_check(t, r, col[0], err);
         if (rc != MB_OK)

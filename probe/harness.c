@@ -146,9 +146,11 @@ int mb_probe_options_check(const mb_probe_options *o, mb_error *err)
 {
     if (o->max_reps < 1)
         return mb_error_set(err, MB_EINVAL, "--max-reps: must be >= 1, got %zu", o->max_reps);
+    mb_probe_options d;
+    mb_probe_options_init(&d); /* campaign 42's D10: a default the user did not type, said so */
     if (o->min_reps > o->max_reps)
-        return mb_error_set(err, MB_EINVAL, "--min-reps %zu exceeds --max-reps %zu", o->min_reps,
-                            o->max_reps);
+        return mb_error_set(err, MB_EINVAL, "--min-reps %zu%s exceeds --max-reps %zu", o->min_reps,
+                            o->min_reps == d.min_reps ? " (the default)" : "", o->max_reps);
     if (!(o->rel_ci >= 0 && o->rel_ci < 1))
         return mb_error_set(err, MB_EINVAL, "--rel-ci: must be in [0, 1), got %g", o->rel_ci);
     if (!(o->budget_s > 0) || !isfinite(o->budget_s))

@@ -214,6 +214,7 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
     mb_run_options_init(&ro);
     ro.optim = c->optim;
     ro.batch = c->max_batch / c->learners;
+    ro.no_eval = 1; /* timed steps only: no evaluation chunk (campaign 42, F4) */
     ro.threads = mb_probe_step_threads_run(c->threads, c->learners) / c->learners;
     ro.backend = c->backend;
     ro.device = c->device;

@@ -38,6 +38,13 @@ static void test_parse_numbers(void)
     CU_ASSERT_EQUAL(mb_data_parse_long("0", 1, 100, &l), MB_EINVAL);
     CU_ASSERT_EQUAL(mb_data_parse_long("4.5", 1, 100, &l), MB_EINVAL);
     CU_ASSERT_EQUAL(mb_data_parse_long("99999999999999999999", 1, 100, &l), MB_EINVAL);
+    /* mb_data_typed: the shortest text that reads back as the double (campaign 42's F1: %g
+     * wrote 1.500001 and 1.500004 both as 1.5), the exponent without leading zeros */
+    char t[MB_DATA_TYPED_LEN];
+    const char *const typed[] = {"1.500001", "1.500004", "1.1000001", "9.9999995", "10.000001",
+                                 "0.5", "1e-9", "2.5e+20", "0.30000000000000004", NULL};
+    for (int i = 0; typed[i]; i++)
+        CU_ASSERT_STRING_EQUAL(mb_data_typed(t, strtod(typed[i], NULL)), typed[i]);
 }
 
 static void test_parse_sizes(void)

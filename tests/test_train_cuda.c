@@ -40,7 +40,7 @@ static void test_registry(void)
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_ctx_create(&co, &ctx, &err), MB_OK);
     CU_ASSERT_EQUAL_FATAL(mb_net_desc_read("data/nets/resnet-mini.cfg", &d, &err), MB_OK);
-    mb_net_options o = {8, 1, MB_CONV_AUTO, 1, ctx};
+    mb_net_options o = {8, 1, MB_CONV_AUTO, 1, ctx, 0};
     mb_net *net = NULL;
     CU_ASSERT_EQUAL(mb_net_create(d, &o, &net, &err), MB_ENOTSUP);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the cuda backend has no batch normalisation"));

@@ -88,7 +88,7 @@ static void test_parse_graph(void)
     CU_ASSERT_EQUAL(mb_layer_state_count(&d->layers[1]), 6);
     CU_ASSERT_EQUAL(mb_layer_param_count(&d->layers[5]), 0);
     CU_ASSERT_STRING_EQUAL(mb_layer_type_name(MB_LAYER_CONCAT), "concat");
-    mb_net_options o = {4, 1, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {4, 1, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, NULL), MB_OK);
     /* c1 2*3*9+3, bn1 6, c2 3*3*9+3, bn2 6, side 2*2+2, f1 72*7+7, bn3 14, f2 7*4+4 */
@@ -227,7 +227,7 @@ static void test_gradients_graph(void)
     float x[B * 2 * 6 * 6];
     int y[B] = {3, 0, 2, 1, 3};
     fill(x, sizeof x / sizeof x[0], 11, 1.0f);
-    mb_net_options o = {B, 7, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {B, 7, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, NULL), MB_OK);
     /* gamma and beta away from 1 and 0, so that their gradients are not special */
@@ -255,7 +255,7 @@ static void test_gradients_resnet(void)
     float *x = malloc(B * 28 * 28 * sizeof *x);
     int y[B] = {7, 1, 4};
     fill(x, B * 28 * 28, 19, 1.0f);
-    mb_net_options o = {B, 3, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {B, 3, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, NULL), MB_OK);
     grad_check(net, x, y, B, 303);
@@ -278,7 +278,7 @@ static void test_threads_whole_batch(void)
     for (int i = 0; i < B; i++)
         y[i] = (i * 7) % 4;
     mb_net *one, *four;
-    mb_net_options o = {B, 9, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {B, 9, MB_CONV_AUTO, 1, NULL, 0};
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &one, NULL), MB_OK);
     o.threads = 4;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &four, NULL), MB_OK);
@@ -318,7 +318,7 @@ static void test_running_stats(void)
     fill(x, B * 6, 31, 2.0f);
     for (int i = 0; i < B * 6; i++)
         x[i] += 0.75f;
-    mb_net_options o = {B, 1, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {B, 1, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, NULL), MB_OK);
     float l;

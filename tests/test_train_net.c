@@ -118,7 +118,7 @@ static void test_infer(void)
 static void test_lenet_layout(void)
 {
     mb_net_desc d = lenet5();
-    mb_net_options o = {16, 7, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {16, 7, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net;
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, &err), MB_OK);
@@ -231,7 +231,7 @@ static void grad_check(mb_net *net, int batch, uint32_t seed)
 static void test_gradients(void)
 {
     mb_net_desc d = mixed(0.0f); /* p = 0: the masks are ones, so the loss is a function */
-    mb_net_options o = {3, 5, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {3, 5, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     grad_check(net, 3, 17);
@@ -254,7 +254,7 @@ static void test_gradients(void)
 static void test_algos_in_net(void)
 {
     mb_net_desc d = mixed(0.0f);
-    mb_net_options o = {3, 5, MB_CONV_GEMM, 1, NULL};
+    mb_net_options o = {3, 5, MB_CONV_GEMM, 1, NULL, 0};
     mb_net *ref, *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &ref, NULL), MB_OK);
     size_t n = mb_net_param_count(ref), in = 3 * 9 * 7;
@@ -335,7 +335,7 @@ static void test_softmax(void)
 static void test_determinism(void)
 {
     mb_net_desc d = mixed(0.4f);
-    mb_net_options o = {4, 99, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {4, 99, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *a, *b;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &a, NULL), MB_OK);
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &b, NULL), MB_OK);
@@ -368,7 +368,7 @@ static void test_determinism(void)
 static void test_overwrite_and_evaluate(void)
 {
     mb_net_desc d = mixed(0.0f);
-    mb_net_options o = {2, 3, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {2, 3, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     size_t n = mb_net_param_count(net);
@@ -420,7 +420,7 @@ enum { NB = 25 }; /* samples in the thread tests' batches */
 static void run_threads(const mb_net_desc *d, int threads, int batch, const float *x,
                         const int *y, float *loss, float *g, double *eval, size_t *ok)
 {
-    mb_net_options o = {NB, 41, MB_CONV_AUTO, threads, NULL};
+    mb_net_options o = {NB, 41, MB_CONV_AUTO, threads, NULL, 0};
     mb_net *net;
     float l0;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, NULL), MB_OK);
@@ -464,7 +464,7 @@ static void test_context(void)
         CU_ASSERT_EQUAL(mb_ctx_conv_algo_find(ctx, (mb_conv_pass)p, "winograd"), MB_CONV_WINOGRAD);
         CU_ASSERT_EQUAL(mb_ctx_conv_algo_find(ctx, (mb_conv_pass)p, "implicit_gemm"), -1);
     }
-    mb_net_options own = {NB, 41, MB_CONV_AUTO, 2, NULL}, shared = own;
+    mb_net_options own = {NB, 41, MB_CONV_AUTO, 2, NULL, 0}, shared = own;
     shared.ctx = ctx;
     mb_net *a, *b, *c;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &own, &a, NULL), MB_OK);
@@ -517,7 +517,7 @@ static void test_threads(void)
     for (int i = 0; i < NB; i++)
         y[i] = (i * 7 + 3) % 4;
     fill(x, sizeof x / 4, 913, 1.3f);
-    mb_net_options o = {NB, 41, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {NB, 41, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(&d, &o, &net, NULL), MB_OK);
     size_t n = mb_net_param_count(net);
@@ -573,7 +573,7 @@ static void test_threads(void)
 static void test_errors(void)
 {
     mb_net_desc d = lenet5();
-    mb_net_options o = {4, 1, MB_CONV_AUTO, 1, NULL};
+    mb_net_options o = {4, 1, MB_CONV_AUTO, 1, NULL, 0};
     mb_net *net = NULL;
     mb_error err = {0};
     o.max_batch = 0;

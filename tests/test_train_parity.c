@@ -65,7 +65,7 @@ static void parity(int threads)
     mb_net_desc *d = NULL;
     mb_error err = {0};
     CU_ASSERT_EQUAL_FATAL(mb_net_desc_read("data/nets/resnet-mini.cfg", &d, &err), MB_OK);
-    mb_net_options o = {B, 4, MB_CONV_AUTO, threads, NULL};
+    mb_net_options o = {B, 4, MB_CONV_AUTO, threads, NULL, 0};
     mb_net *net;
     CU_ASSERT_EQUAL_FATAL(mb_net_create(d, &o, &net, &err), MB_OK);
     const size_t n = mb_net_param_count(net), nt = mb_net_trainable_count(net);

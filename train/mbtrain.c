@@ -266,6 +266,7 @@ static int parse_levels(const char *s, mb_run_options *o)
     if (mb_data_split_list(s, "--levels", 0, &items, &k, &err) != MB_OK)
         return mb_cli_usage("mbtrain", NULL, "%s", err.msg);
     int rc = MB_OK;
+    char tl[MB_DATA_TYPED_LEN]; /* as typed (campaign 42, F1) */
     if (k > MB_RUN_LEVELS_MAX)
         rc = mb_cli_usage("mbtrain", NULL, "--levels: %zu levels in '%s', at most %d", k, s,
                           MB_RUN_LEVELS_MAX);
@@ -274,10 +275,10 @@ static int parse_levels(const char *s, mb_run_options *o)
         if (mb_data_parse_double(items[i], &v) != MB_OK || !isfinite(v) || !(v > 0))
             rc = mb_cli_usage("mbtrain", NULL, "--levels: '%s' is not a loss > 0", items[i]);
         else if (!mb_run_level_above(v, o->target_loss))
-            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s is not above --target-loss %g by "
+            rc = mb_cli_usage("mbtrain", NULL, "--levels: %s is not above --target-loss %s by "
                               "more than the 6 digits a log writes (the levels are crossed on "
                               "the way to the target, which is judged anyway)", items[i],
-                              o->target_loss);
+                              mb_data_typed(tl, o->target_loss));
         else if (i > 0 && mb_run_level_same(o->levels[i - 1], v))
             rc = mb_cli_usage("mbtrain", NULL, MB_RUN_LEVEL_TWICE, "--levels", items[i], s);
         else if (i > 0 && v > o->levels[i - 1])
@@ -519,6 +520,11 @@ static int ignored_flag(const mb_run_options *o, const mb_cli_seen *s)
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         if (mb_cli_given(s, pairs[i].opt) && !mb_cli_given(s, pairs[i].needs))
             return mb_cli_no_effect("mbtrain", NULL, pairs[i].flag, pairs[i].why);
+    /* a schedule of factor 1 never changes the rate, as an --lr-step no run reaches does not
+     * (campaign 42, F6: it was taken, the log stating a schedule that did nothing) */
+    if (mb_cli_given(s, OPT_LR_STEP) && o->optim.lr_step_every > 0 && o->optim.lr_step_gamma == 1)
+        return mb_cli_usage("mbtrain", NULL, "--lr-gamma 1 never changes the rate (--lr-step %ld "
+                            "multiplies it by 1)", o->optim.lr_step_every);
     /* --check-frac 0 asks for no staged checks: what tunes them has nothing to tune */
     const int checks = mb_cli_given(s, OPT_CHECK_FRAC) && o->check_frac > 0;
     if (mb_cli_given(s, OPT_CHECK_SIGMAS) && !checks)

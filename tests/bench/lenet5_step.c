@@ -76,7 +76,7 @@ static int write_bin(const char *dir, const char *name, const void *v, size_t by
 static mb_net *lenet5_net(int m, unsigned long seed, mb_conv_algo algo, int threads)
 {
     mb_net_desc *d = lenet5();
-    mb_net_options o = {m, seed, algo, threads, NULL};
+    mb_net_options o = {m, seed, algo, threads, NULL, 0};
     mb_net *net = NULL;
     mb_error err = {0};
     if (!d)
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
     if (!d)
         return 1;
     for (int m = 1; m <= max_m; m *= 2) {
-        mb_net_options o = {m, seed, algo, threads, NULL};
+        mb_net_options o = {m, seed, algo, threads, NULL, 0};
         mb_net *net;
         mb_error err = {0};
         if (mb_net_create(d, &o, &net, &err) != MB_OK) {

@@ -69,16 +69,12 @@ int mb_learner_init(mb_learner *l, const mb_net_desc *desc, const mb_run_options
     rc = mb_ctx_create(&co, &l->ctx, err);
     if (rc != MB_OK)
         return rc;
-    mb_net_options no = {.max_batch = o->batch > EVAL_CHUNK ? o->batch : EVAL_CHUNK,
-                         .seed = o->seed, .algo = o->conv_algo, .ctx = l->ctx};
-    if ((rc = mb_net_create(desc, &no, &l->net, err)) == MB_ENOMEM && err && o->batch < no.max_batch) {
-        /* its max_batch is the evaluation's chunk, not the --batch the user gave (campaign 41) */
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        mb_error_set(err, MB_ENOMEM, "%s: at batch %d, evaluated in chunks of %d", why,
-                     o->batch, no.max_batch);
-    }
-    if (rc != MB_OK ||
+    /* a learner that is never evaluated (mbprobe) needs no chunk (campaign 42, F4); the net's
+     * out-of-memory line names the batch beside the chunk (campaign 41) */
+    mb_net_options no = {.max_batch = o->batch > EVAL_CHUNK || o->no_eval ? o->batch : EVAL_CHUNK,
+                         .step_batch = o->batch, .seed = o->seed, .algo = o->conv_algo,
+                         .ctx = l->ctx};
+    if ((rc = mb_net_create(desc, &no, &l->net, err)) != MB_OK ||
         (rc = mb_optim_create(&o->optim, mb_net_param_count(l->net), &l->opt, err)) != MB_OK ||
         (rc = mb_optim_bind(l->opt, l->ctx, err)) != MB_OK || (rc = host_copies(l, err)) != MB_OK) {
         mb_learner_free(l);

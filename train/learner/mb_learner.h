@@ -31,6 +31,8 @@ typedef struct mb_net_options {
     mb_ctx *ctx;            /* the context to compute with (borrowed: it must outlive the
                                network), or NULL: the network makes its own CPU context with
                                `threads` */
+    int step_batch;         /* the batch training steps with, where max_batch is larger for an
+                               evaluation's chunks (0: max_batch); out-of-memory lines name both */
 } mb_net_options;
 
 enum { MB_NET_MAX_THREADS = MB_CTX_MAX_THREADS };

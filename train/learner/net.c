@@ -24,6 +24,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,6 +339,33 @@ static int graph_init(mb_net *net, mb_error *err)
     return MB_OK;
 }
 
+/* The line of a conv layer whose algorithm refuses its shape (mb_ctx_conv_create's `why`, "NAME:
+ * reason"): what chose the algorithm, the cfg's algo= at the layer's file:line, or the
+ * --conv-algo flag naming the layer and its file:line (the status as the backend gave it); the layer's size, stride
+ * and pad (campaign 42, F5: it named neither, and "winograd: winograd"). */
+static int conv_refused(const mb_net *net, size_t i, int rc, const char *why, mb_error *err)
+{
+    const mb_layer_desc *d = &net->desc.layers[i];
+    const int by_cfg = d->algo != MB_CONV_AUTO;
+    const char *name = mb_conv_algo_name(by_cfg ? (mb_conv_algo)d->algo : net->opts.algo);
+    const size_t nn = strlen(name);
+    if (net->opts.algo == MB_CONV_AUTO && !by_cfg) /* the backend's own pick: as it says */
+        return mb_error_set(err, rc, "layer %zu '%s': %s", i, d->name, why);
+    if (strncmp(why, name, nn) == 0 && why[nn] == ':' && why[nn + 1] == ' ')
+        why += nn + 2;
+    char at[1100] = "";
+    if (d->line > 0)
+        snprintf(at, sizeof at, net->desc.file[0] ? "%s:%d" : "%sline %d", net->desc.file,
+                 d->line);
+    if (by_cfg)
+        return mb_error_set(err, rc, "%s%slayer %zu '%s': algo=%s: %s (size %d, stride %d, pad "
+                            "%d)", at, at[0] ? ": " : "", i, d->name, name, why, d->size,
+                            d->stride, d->pad);
+    return mb_error_set(err, rc, "--conv-algo %s: layer %zu '%s'%s%s%s:"
+                        " %s (size %d, stride %d, pad %d)", name, i, d->name,
+                        at[0] ? " (" : "", at, at[0] ? ")" : "", why, d->size, d->stride, d->pad);
+}
+
 static int layers_init(mb_net *net, size_t *ws, mb_error *err)
 {
     *ws = 0;
@@ -368,7 +396,7 @@ static int layers_init(mb_net *net, size_t *ws, mb_error *err)
             mb_error e = {0};
             rc = conv_algos(net->ctx, d, net->opts.algo, &s, algo, err);
             if (rc == MB_OK && (rc = mb_ctx_conv_create(net->ctx, &s, algo, &l->conv, &e)) != MB_OK)
-                mb_error_set(err, rc, "layer %zu '%s': %s", i, d->name, e.msg);
+                rc = conv_refused(net, i, rc, e.msg, err);
             if (rc != MB_OK)
                 return rc;
             size_t b = conv_ws(net->ctx, algo, &s);
@@ -404,6 +432,43 @@ static int params_init(mb_net *net)
     }
     ctx->ops->zero(ctx, net->grads, sizeof(float) * net->n_params);
     return rc;
+}
+
+/* The out-of-memory line of mb_net_create: the parameters (with the gradients, as much again)
+ * where they do not fit, naming the layer that holds the most, since a smaller batch cannot
+ * help (campaign 42, F3); else the samples held at once, naming the widest output a sample,
+ * and the batch stepped where the chunk an evaluation runs is larger (campaign 41). */
+static void oom_line(const mb_net *net, int params_ok, mb_error *err)
+{
+    const mb_layer_desc *big = NULL;
+    size_t most = 0;
+    for (size_t i = 0; i < net->desc.n_layers; i++) {
+        const mb_layer_desc *d = &net->desc.layers[i];
+        size_t n = net->L[i].n_w + net->L[i].n_b;
+        if (!params_ok ? !big || n > most
+                       : !big || (double)d->out_c * d->out_h * d->out_w >
+                                     (double)big->out_c * big->out_h * big->out_w)
+            big = d, most = n;
+    }
+    const mb_net_options *o = &net->opts;
+    char at[96] = "";
+    if (o->step_batch > 0 && o->step_batch < o->max_batch)
+        snprintf(at, sizeof at, ": at batch %d, evaluated in chunks of %d", o->step_batch,
+                 o->max_batch);
+    if (!params_ok)
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for its parameters (%zu "
+                     "floats, %.0f MiB, and as much again for their gradients; the largest, "
+                     "'%s' at line %d, holds %zu): a smaller batch does not help",
+                     net->desc.name, net->n_params, net->n_params * 4.0 / 1048576,
+                     big ? big->name : "?", big ? big->line : 0, most);
+    else if (big && big->line > 0)
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once "
+                     "(its largest layer, '%s' at line %d, outputs %dx%dx%d a sample)%s",
+                     net->desc.name, o->max_batch, big->name, big->line, big->out_c,
+                     big->out_h, big->out_w, at);
+    else
+        mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once%s",
+                     net->desc.name, o->max_batch, at);
 }
 
 int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **out,
@@ -466,28 +531,14 @@ int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **
     if (!ctx->ops->host_memory)
         net->xin = mb_ctx_alloc(ctx, sizeof(float) * in_sz * (size_t)opts->max_batch);
     net->sh = calloc((size_t)net->n_shards, sizeof *net->sh);
-    rc = net->params && net->grads && net->sh && (ctx->ops->host_memory || net->xin)
-             ? MB_OK : MB_ENOMEM;
+    const int params_ok = net->params && net->grads;
+    rc = params_ok && net->sh && (ctx->ops->host_memory || net->xin) ? MB_OK : MB_ENOMEM;
     for (int s = 0; rc == MB_OK && s < net->n_shards; s++)
         rc = shard_alloc(net, &net->sh[s], ws, s > 0);
     if (rc == MB_OK)
         rc = params_init(net);
     if (rc != MB_OK) {
-        const mb_layer_desc *big = NULL; /* the widest output a sample: what the batch scales */
-        for (size_t i = 0; i < net->desc.n_layers; i++) {
-            const mb_layer_desc *d = &net->desc.layers[i];
-            if (!big || (double)d->out_c * d->out_h * d->out_w >
-                            (double)big->out_c * big->out_h * big->out_w)
-                big = d;
-        }
-        if (big && big->line > 0)
-            mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once "
-                         "(its largest layer, '%s' at line %d, outputs %dx%dx%d a sample)",
-                         net->desc.name, opts->max_batch, big->name, big->line, big->out_c,
-                         big->out_h, big->out_w);
-        else
-            mb_error_set(err, MB_ENOMEM, "network '%s': out of memory for %d samples at once",
-                         net->desc.name, opts->max_batch);
+        oom_line(net, params_ok, err);
         mb_net_free(net);
         return MB_ENOMEM;
     }

@@ -948,14 +948,15 @@ static int head_identity(const job *j, const mb_par_ckpt_head *h, int part, mb_e
 static int resume_in_bound(const job *j, mb_run_result *r, mb_error *err)
 {
     int rc = MB_OK;
+    char tl[MB_DATA_TYPED_LEN]; /* as typed (campaign 42, F1) */
     if (j->mon.bound > 0 && j->updates0 >= j->mon.bound)
         rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, at or past this "
                           "run's bound of %ld updates: nothing left to train", j->o->resume_path,
                           j->updates0, j->mon.bound);
     else if (mb_run_mon_ended(&j->mon, j->updates0))
         rc = mb_error_set(err, MB_EINVAL, "%s: the checkpoint is at update %ld, after the run "
-                          "reached --target-loss %g at update %ld: nothing left to train",
-                          j->o->resume_path, j->updates0, j->o->target_loss,
+                          "reached --target-loss %s at update %ld: nothing left to train",
+                          j->o->resume_path, j->updates0, mb_data_typed(tl, j->o->target_loss),
                           j->mon.r->reached_update);
     return j->ranks > 1 ? ranks_vote(j, rc, r, err) : rc;
 }

@@ -33,7 +33,9 @@ int mb_run_level_above(double hi, double lo);
 /* Whether losses a and b are one to a log's last place (neither is mb_run_level_above the
  * other): one loss given twice in a list of levels or thresholds, whose fits or checks would be
  * one and the same (campaign 40's F1: mbfit nupdate --target-loss 0.5,0.5000001). The line for
- * it is MB_RUN_LEVEL_TWICE, from the flag, the item as written and the list. */
+ * it is MB_RUN_LEVEL_TWICE, from the flag, the item as written and the list. Messages quote a
+ * level or threshold with mb_data_typed (data/mb_parse.h), never %g, which merges two that this
+ * rule tells apart (campaign 42, F1). */
 int mb_run_level_same(double a, double b);
 #define MB_RUN_LEVEL_TWICE "%s: %s given twice in '%s' (to the 6 digits a log writes)"
 
@@ -61,6 +63,9 @@ typedef struct mb_run_options {
                                       different seeds share one eval subset */
     mb_optim_params optim;         /* algorithm, lr, momentum, weight decay, lr schedule */
     int batch;                     /* mini-batch size M, samples per update (> 0) */
+    int no_eval;                   /* 1: the learners are stepped, never evaluated (mbprobe):
+                                      each network is built for `batch` alone, not for an
+                                      evaluation's chunk of at least 128 (campaign 42, F4) */
     unsigned long seed;            /* initialisation, shuffling, dropout */
     int threads;                   /* the network's worker threads (its context's pool);
                                       recorded in the log */

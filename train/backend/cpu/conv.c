@@ -26,9 +26,9 @@ int mb_conv_supported(mb_conv_algo algo, const mb_conv_shape *s, char *why, size
     if (!e && (algo < 0 || algo >= MB_CONV_N_ALGOS))
         e = "unknown convolution algorithm";
     if (!e && algo == MB_CONV_WINOGRAD && (s->k != 3 || s->stride != 1))
-        e = "winograd F(2x2,3x3) needs a 3x3 kernel with stride 1";
+        e = "F(2x2,3x3) needs a 3x3 kernel with stride 1";
     if (!e && algo == MB_CONV_WINOGRAD && s->pad > 2)
-        e = "winograd F(2x2,3x3) needs pad <= 2";
+        e = "F(2x2,3x3) needs pad <= 2"; /* the name comes first: "winograd: F(2x2..." */
     if (e) {
         if (n)
             snprintf(why, n, "%s: %s", mb_conv_algo_name(algo), e);
