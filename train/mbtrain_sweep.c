@@ -457,6 +457,31 @@ static int sweep_agree(const mb_run_options *o, const mbtrain_args *a, const mbt
  * noise. docs/commands.md, "mbtrain". */
 #define EVAL_MIN 10
 
+/* A communication period no run of the sweep reaches (campaign 43's F6): an asynchronous
+ * learner reports its local steps only at an exchange, so with --tau 100000000 it trained on
+ * far past --max-updates and --epochs, and a period past the run's bound never exchanges at
+ * all. The periods in effect (--tau; DOWNPOUR's --n-push and --n-fetch, which default to it)
+ * against the largest run's update bound `most` (> 0); MB_EUSAGE naming the flags, or MB_OK. */
+static int period_check(const mb_run_options *o, long most, mb_error *err)
+{
+    if (most <= 0 || o->par == MB_PAR_NONE || o->par == MB_PAR_SGD_SYNC ||
+        o->par == MB_PAR_EASGD || o->par == MB_PAR_SMA)
+        return MB_OK; /* no period: these exchange every step */
+    const int dp = o->par == MB_PAR_DOWNPOUR;
+    const struct { const char *flag, *what; long v; } p[] = {
+        {"--tau", "exchange", o->tau},
+        {dp && o->n_push ? "--n-push" : "--tau", "push", dp && o->n_push ? o->n_push : o->tau},
+        {dp && o->n_fetch ? "--n-fetch" : "--tau", "fetch",
+         dp && o->n_fetch ? o->n_fetch : o->tau},
+    };
+    for (size_t i = dp ? 1 : 0; i < (dp ? 3u : 1u); i++)
+        if (p[i].v > most)
+            return mb_error_set(err, MB_EUSAGE, "%s %ld is past the run's bound: it stops by "
+                                "update %ld (--max-updates, --epochs), before a learner's "
+                                "first %s", p[i].flag, p[i].v, most, p[i].what);
+    return MB_OK;
+}
+
 /* Loads the data once and trains every (batch, seed) of the sweep in turn, stopping at the
  * first failure. Returns the exit status. */
 int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sweep *w, mb_communicator *world,
@@ -505,6 +530,13 @@ int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sw
     for (size_t i = 0; i < w->batches.n; i++) {
         long b = mb_run_update_bound(o, data.train.n, (int)w->batches.v[i]);
         most = b <= 0 || most < 0 ? -1 : b > most ? b : most; /* -1: a run with no bound */
+    }
+    if (period_check(o, most, &err) != MB_OK) {
+        if (rank == 0)
+            mbtrain_fail(&err);
+        mb_data_splits_free(&data);
+        *together = 1;
+        return MB_EXIT_USAGE;
     }
     if (o->optim.lr_step_every > 0 && most > 0 && o->optim.lr_step_every >= most) {
         if (rank == 0) {
