@@ -521,10 +521,19 @@ static int ignored_flag(const mb_run_options *o, const mb_cli_seen *s)
         if (mb_cli_given(s, pairs[i].opt) && !mb_cli_given(s, pairs[i].needs))
             return mb_cli_no_effect("mbtrain", NULL, pairs[i].flag, pairs[i].why);
     /* a schedule of factor 1 never changes the rate, as an --lr-step no run reaches does not
-     * (campaign 42, F6: it was taken, the log stating a schedule that did nothing) */
-    if (mb_cli_given(s, OPT_LR_STEP) && o->optim.lr_step_every > 0 && o->optim.lr_step_gamma == 1)
-        return mb_cli_usage("mbtrain", NULL, "--lr-gamma 1 never changes the rate (--lr-step %ld "
-                            "multiplies it by 1)", o->optim.lr_step_every);
+     * (campaign 42, F6: it was taken, the log stating a schedule that did nothing); judged in
+     * float, the type the rate is multiplied in, as --momentum is (campaign 43's F2:
+     * --lr-gamma 1.0000000001 was taken) */
+    if (mb_cli_given(s, OPT_LR_STEP) && o->optim.lr_step_every > 0 &&
+        (float)o->optim.lr_step_gamma == 1.0f) {
+        if (o->optim.lr_step_gamma == 1)
+            return mb_cli_usage("mbtrain", NULL, "--lr-gamma 1 never changes the rate "
+                                "(--lr-step %ld multiplies it by 1)", o->optim.lr_step_every);
+        return mb_cli_usage("mbtrain", NULL, "--lr-gamma %.15g is 1 in float, the type the rate "
+                            "is multiplied in: it never changes the rate (--lr-step %ld "
+                            "multiplies it by 1)", o->optim.lr_step_gamma,
+                            o->optim.lr_step_every);
+    }
     /* --check-frac 0 asks for no staged checks: what tunes them has nothing to tune */
     const int checks = mb_cli_given(s, OPT_CHECK_FRAC) && o->check_frac > 0;
     if (mb_cli_given(s, OPT_CHECK_SIGMAS) && !checks)
