@@ -97,7 +97,7 @@ static int make_data(mb_probe_step *s, size_t n, mb_error *err)
     o->x = malloc(n * per * sizeof *o->x);
     o->y = malloc(n * sizeof *o->y);
     if (!o->x || !o->y)
-        return mb_error_set(err, MB_ENOMEM, "step: out of memory for %zu samples", n);
+        return mb_error_set(err, MB_ENOMEM, "out of memory for %zu samples", n);
     uint64_t rng = (uint64_t)s->cfg.seed ^ 0x5354455050524F42ull;
     for (size_t i = 0; i < n * per; i++)
         o->x[i] = mb_rng_uniformf(&rng);
@@ -115,16 +115,16 @@ static int make_data(mb_probe_step *s, size_t n, mb_error *err)
 static int check_config(const mb_probe_step_config *c, mb_error *err)
 {
     if (!c->net || !*c->net)
-        return mb_error_set(err, MB_EINVAL, "step: no network named");
+        return mb_error_set(err, MB_EINVAL, "no network named");
     if (c->learners < 1)
-        return mb_error_set(err, MB_EINVAL, "step: learners must be >= 1, got %d", c->learners);
+        return mb_error_set(err, MB_EINVAL, "learners must be >= 1, got %d", c->learners);
     if (c->threads < 1)
-        return mb_error_set(err, MB_EINVAL, "step: threads must be >= 1, got %d", c->threads);
+        return mb_error_set(err, MB_EINVAL, "threads must be >= 1, got %d", c->threads);
     if (c->max_batch < c->learners)
-        return mb_error_set(err, MB_EINVAL, "step: the largest batch (%d) is smaller than the "
+        return mb_error_set(err, MB_EINVAL, "the largest batch (%d) is smaller than the "
                             "%d learners", c->max_batch, c->learners);
     if (!(c->optim.lr > 0) || !isfinite(c->optim.lr)) /* as mb_optim_create */
-        return mb_error_set(err, MB_EINVAL, "step: learning rate %g is not > 0", c->optim.lr);
+        return mb_error_set(err, MB_EINVAL, "learning rate %g is not > 0", c->optim.lr);
     return MB_OK;
 }
 
@@ -136,8 +136,10 @@ static int keep_first(step_learner *l, mb_error *err)
     if (l->l.host_params) /* a device learner's velocity is on the device: not restorable */
         return MB_OK;
     const size_t n = mb_net_param_count(l->l.net);
-    if (!(l->first = malloc((n ? n : 1) * sizeof *l->first)))
-        return mb_error_set(err, MB_ENOMEM, "step: out of memory");
+    if (!(l->first = malloc((n ? n : 1) * sizeof *l->first))) {
+        mb_net_oom(l->l.net, err); /* the batch's activations took the room */
+        return MB_ENOMEM;
+    }
     mb_net_read_params(l->l.net, l->first);
     return MB_OK;
 }
@@ -165,7 +167,7 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
         return rc;
     mb_probe_step *s = calloc(1, sizeof *s);
     if (!s)
-        return mb_error_set(err, MB_ENOMEM, "step: out of memory");
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
     s->cfg = *c;
     /* read once by the caller where it may be a FIFO (every configuration would read it) */
     if (!c->desc && (rc = mb_net_desc_read(c->net, &s->own_desc, err)) != MB_OK)
@@ -175,14 +177,14 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
         const mb_dataset *d = c->data;
         if (d->c != s->desc->in_c || d->h != s->desc->in_h || d->w != s->desc->in_w ||
             d->classes > s->desc->classes) {
-            rc = mb_error_set(err, MB_EINVAL, "step: the data's samples (%dx%dx%d, %d classes) "
+            rc = mb_error_set(err, MB_EINVAL, "the data's samples (%dx%dx%d, %d classes) "
                               "do not fit net '%s' (%dx%dx%d, %d classes)", d->c, d->h, d->w,
                               d->classes, s->desc->name, s->desc->in_c, s->desc->in_h,
                               s->desc->in_w, s->desc->classes);
             goto fail;
         }
         if (d->n < (size_t)c->max_batch) { /* as mbtrain: no batch larger than the set */
-            rc = mb_error_set(err, MB_EINVAL, "step: batch %d is larger than the %zu samples "
+            rc = mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu samples "
                               "of the data", c->max_batch, d->n);
             goto fail;
         }
@@ -207,7 +209,7 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
         goto fail;
     s->L = calloc((size_t)c->learners, sizeof *s->L);
     if (!s->L) {
-        rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
         goto fail;
     }
     mb_run_options ro;
@@ -262,7 +264,7 @@ int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
 {
     int learners = s->cfg.learners;
     if (batch < learners || batch > s->cfg.max_batch || batch % learners != 0)
-        return mb_error_set(err, MB_EINVAL, "step: batch %d cannot be split evenly over %d "
+        return mb_error_set(err, MB_EINVAL, "batch %d cannot be split evenly over %d "
                             "learner%s (and must lie in [%d, %d])", batch, learners,
                             learners == 1 ? "" : "s", learners, s->cfg.max_batch);
     for (int i = 0; i < learners; i++) {
@@ -273,7 +275,7 @@ int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
     mb_ctx_run(s->pool, learners, learner_update, s);
     for (int i = 0; i < learners; i++) {
         if (s->L[i].rc != MB_OK)
-            return mb_error_set(err, s->L[i].rc, "step: learner %d: %s", i, s->L[i].err.msg);
+            return mb_error_set(err, s->L[i].rc, "learner %d: %s", i, s->L[i].err.msg);
         step_learner *l = &s->L[i];
         if (isfinite(l->loss)) {
             l->since++;
@@ -284,7 +286,7 @@ int mb_probe_step_update(mb_probe_step *s, int batch, mb_error *err)
          * probe and not a slow one's) */
         l->quick = l->since <= MB_PROBE_STEP_QUICK ? l->quick + 1 : 1;
         if (!l->first || l->quick > MB_PROBE_STEP_QUICK_TIMES)
-            return mb_error_set(err, MB_EDOM, "step: learner %d's loss is %g at batch %d: the "
+            return mb_error_set(err, MB_EDOM, "learner %d's loss is %g at batch %d: the "
                                 "timed training diverged%s (lower the learning rate)", i,
                                 (double)l->loss, batch,
                                 l->first ? ", again right after each restart" : "");
@@ -312,7 +314,7 @@ int mb_probe_step_sweep(mb_probe_step *s, const int *batch, size_t n, const mb_p
 {
     step_call *calls = calloc(n ? n : 1, sizeof *calls);
     mb_probe_task *tasks = calloc(n ? n : 1, sizeof *tasks);
-    int rc = calls && tasks ? MB_OK : mb_error_set(err, MB_ENOMEM, "step: out of memory");
+    int rc = calls && tasks ? MB_OK : mb_error_set(err, MB_ENOMEM, "out of memory");
     mb_error inner = {0}; /* what a timed update says went wrong (a diverged loss) */
     for (size_t i = 0; i < n && rc == MB_OK; i++) {
         calls[i] = (step_call){s, batch[i], &inner};
@@ -378,10 +380,10 @@ static void list_ints(char *buf, size_t n, const int *v, size_t nv)
 int mb_probe_step_plan_check(const mb_probe_step_plan *p, mb_error *err)
 {
     if (!p->n_batch || !p->n_threads || !p->n_learners)
-        return mb_error_set(err, MB_EINVAL, "step: an empty list of batch sizes, threads or "
+        return mb_error_set(err, MB_EINVAL, "an empty list of batch sizes, threads or "
                             "learners");
     if (p->rounds < 1)
-        return mb_error_set(err, MB_EINVAL, "step: rounds must be >= 1");
+        return mb_error_set(err, MB_EINVAL, "rounds must be >= 1");
     for (size_t li = 0; li < p->n_learners; li++) {
         int L = p->learners[li], any = 0;
         for (size_t bi = 0; bi < p->n_batch; bi++)
@@ -456,7 +458,7 @@ int mb_probe_step_run(const mb_probe_step_plan *p, mb_probe_step_row **out, size
     mb_probe_stats *st = malloc(nb * sizeof *st);
     size_t nrows = 0;
     if (!rows || !mine || !skipped || !st)
-        rc = mb_error_set(err, MB_ENOMEM, "step: out of memory");
+        rc = mb_error_set(err, MB_ENOMEM, "out of memory");
     for (size_t ti = 0; rc == MB_OK && ti < p->n_threads; ti++)
         for (size_t li = 0; rc == MB_OK && li < p->n_learners; li++)
             rc = run_group(p, p->threads[ti], p->learners[li], rows, &nrows, mine, skipped, st,
@@ -514,7 +516,7 @@ int mb_probe_learners_run(const mb_probe_learners_plan *p, mb_probe_learners_res
     r->samples_per_s = calloc(m, sizeof *r->samples_per_s);
     if (!r->t_median_s || !r->samples_per_s) {
         mb_probe_learners_result_free(r);
-        return mb_error_set(err, MB_ENOMEM, "learners: out of memory");
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
     }
     learners_call c = {p, r};
     int rc = mb_probe_tune_learners(learners_throughput, &c, &p->tune, r->samples_per_s, &r->n,

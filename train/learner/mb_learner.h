@@ -63,6 +63,10 @@ enum { MB_NET_MAX_THREADS = MB_CTX_MAX_THREADS };
 int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **net,
                   mb_error *err);
 void mb_net_free(mb_net *net);
+/* MB_ENOMEM with mb_net_create's line for its samples held at once (the network, its largest
+ * layer's output a sample, the batch): for an allocation that fails once the network is built,
+ * which its activations left no room for (campaign 43's F7: a bare "out of memory"). */
+void mb_net_oom(const mb_net *net, mb_error *err);
 
 const mb_net_desc *mb_net_description(const mb_net *net);
 

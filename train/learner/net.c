@@ -471,6 +471,11 @@ static void oom_line(const mb_net *net, int params_ok, mb_error *err)
                      net->desc.name, o->max_batch, at);
 }
 
+void mb_net_oom(const mb_net *net, mb_error *err)
+{
+    oom_line(net, 1, err);
+}
+
 int mb_net_create(const mb_net_desc *desc, const mb_net_options *opts, mb_net **out,
                   mb_error *err)
 {
