@@ -245,9 +245,11 @@ static void note_unjudged(mb_table *const *tabs, const char *const *files, size_
             log_levels(tabs[i], files[i], target, lv, MB_FIT_LEVELS_CAP, &k, &e) != MB_OK)
             continue;
         for (size_t l = 0; l < nl; l++) {
-            int judged = !(lev[l] > target * (1 + 1e-9));
+            /* by the 6-decimal rule everything else uses (campaign 43's F1: --levels 1.3000001,
+             * the logs' 1.3, was warned as a level not judged) */
+            int judged = !mb_run_level_above(lev[l], target);
             for (size_t j = 0; !judged && j < k; j++)
-                judged = fabs(lev[l] - lv[j]) <= 1e-9 * lv[j];
+                judged = mb_run_level_same(lev[l], lv[j]);
             if (!judged) {
                 if (bad++ == 0)
                     first = i, level = lev[l];
@@ -257,10 +259,12 @@ static void note_unjudged(mb_table *const *tabs, const char *const *files, size_
     }
     if (bad > 0) {
         const char *lv = mb_table_meta(tabs[first], "levels");
+        char typed[MB_DATA_TYPED_LEN];
         mb_cli_say("mbfit", "nupdate", "warning: %s's staged checks judged %s%s and its target "
-                   "only, so its first logged crossing of level %g may come late (%zu log%s so; "
+                   "only, so its first logged crossing of level %s may come late (%zu log%s so; "
                    "fit the levels they judged, or runs with full evaluations)", files[first],
-                   lv ? "levels " : "no level", lv ? lv : "", level, bad, bad == 1 ? "" : "s");
+                   lv ? "levels " : "no level", lv ? lv : "", mb_data_typed(typed, level), bad,
+                   bad == 1 ? "" : "s");
     }
 }
 
