@@ -1301,6 +1301,26 @@ static int same_lr(const mb_fit_runs *r, const char *const *paths, mb_error *err
                         mb_data_fmt_exact(b, sizeof b, r->lr[ref]));
 }
 
+/* A log without `# algo=` among logs that state theirs: N_update(M) holds per (algo, P), and
+ * the check per (algo, P) printed the missing one as an empty name ("sgd P=1 and  P=1",
+ * campaign 43's F5). The first such log is named beside one that states its algorithm. */
+static int same_algo(const mb_fit_runs *r, const char *const *paths, mb_error *err)
+{
+    size_t odd = SIZE_MAX, ref = SIZE_MAX;
+    for (size_t i = 0; r->algo && i < r->n; i++) {
+        if (!r->algo[i][0] && odd == SIZE_MAX)
+            odd = i;
+        if (r->algo[i][0] && ref == SIZE_MAX)
+            ref = i;
+    }
+    if (odd == SIZE_MAX || ref == SIZE_MAX)
+        return MB_OK;
+    return mb_error_set(err, MB_EINVAL, "%s: no '# algo=' metadata, but %s's is %s: N_update(M) "
+                        "holds per (algo, P), so every log fitted must state its algorithm",
+                        paths[r->file ? r->file[odd] : odd], paths[r->file ? r->file[ref] : ref],
+                        r->algo[ref]);
+}
+
 int mb_fit_runs_trained_as(const mb_fit_runs *r, const char *const *paths,
                            const mb_fit_runs *ref, const char *const *ref_paths,
                            const char *only, const char *skip, const char *why, mb_error *err)
@@ -1329,7 +1349,7 @@ int mb_fit_runs_trained_as(const mb_fit_runs *r, const char *const *paths,
 int mb_fit_runs_same_settings(const mb_fit_runs *r, const char *const *paths, const char *only,
                               mb_error *err)
 {
-    if (!only && same_lr(r, paths, err) != MB_OK)
+    if (!only && (same_lr(r, paths, err) != MB_OK || same_algo(r, paths, err) != MB_OK))
         return MB_EINVAL;
     return mb_fit_runs_trained_as(r, paths, r, paths, only, MB_FIT_MACHINE_SETTINGS,
                                   only ? "the runs must agree on it"
