@@ -257,15 +257,26 @@ static int schedule_check(const mb_optim_params *p, long bound, mb_error *err)
 /* The line of a run that diverged, naming the flag to change: --lr, or --weight-decay where
  * lr x weight_decay is 1 or more (campaign 39's D9: each update's decay, lr x lambda x w, then
  * takes the whole weight or more and the weights grow whatever the gradient; a smaller --lr
- * would help too, but the decay is the cause). */
+ * would help too, but the decay is the cause), or --lr-gamma above 1 once it has raised the
+ * rate. */
 static void say_diverged(const mb_run_options *o, const mb_run_result *r)
 {
     const double lr = o->optim.lr, wd = o->optim.weight_decay;
-    char hint[256];
+    char hint[256], g[MB_DATA_TYPED_LEN];
+    /* update u (1-based, as logged) ran at the rate of 0-based update u - 1 */
+    const long every = o->optim.lr_step_every, last = r->diverged_update - 1;
+    const long steps = every > 0 && last > 0 ? last / every : 0;
+    const double gamma = o->optim.lr_step_gamma;
     if (wd > 0 && lr * wd >= 1)
         snprintf(hint, sizeof hint, "--weight-decay %g times --lr %g is %g, 1 or more (each "
                  "update's decay oversteps the weights): a smaller --weight-decay may converge",
                  wd, lr, lr * wd);
+    else if (gamma > 1 && steps > 0) /* the schedule raised the rate (campaign 43's F3: the
+                                      * divergence was blamed on --lr) */
+        snprintf(hint, sizeof hint, "--lr-gamma %s raised the rate from --lr %g to %g by then "
+                 "(%ld step%s of --lr-step %ld): a --lr-gamma below 1 may converge",
+                 mb_data_typed(g, gamma), lr, mb_optim_lr_at(&o->optim, last), steps,
+                 steps == 1 ? "" : "s", every);
     else
         snprintf(hint, sizeof hint, "a smaller --lr than %g may converge", lr);
     fprintf(stderr, "mbtrain: seed %lu: diverged at update %ld (its loss %s): %s at batch %d; "
