@@ -514,6 +514,16 @@ static void test_logged_levels(void)
                                          "so its first logged crossing of level 0.6 may come "
                                          "late (18 logs so;"));
     mb_test_run_free(&r);
+    /* campaign 43's F1: a level the logs state, typed with a 7th decimal (one by the 6-decimal
+     * rule, as "given twice" judges), is judged, and an unjudged one is quoted as typed */
+    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 0 "
+                            "--levels 0.78,0.7100001,0.64,0.57,0.5 '%s'/*.csv", dir));
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    mb_test_run_free(&r);
+    CU_ASSERT(mb_test_sh_ok(&r, "mbfit nupdate --extrapolate --target-loss 0.4 --bootstrap 0 "
+                            "--levels 0.78,0.71,0.6000001,0.5 '%s'/*.csv", dir));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "first logged crossing of level 0.6000001 may come"));
+    mb_test_run_free(&r);
     /* a log of full evaluations beside them says nothing; one whose checks aimed elsewhere
      * leaves L1's levels undefined */
     CU_ASSERT(mb_test_sh_ok(&r, "sed '/^# levels=/d; /^# check_frac=/d; s/^# seed=0$/# seed=7/' "
