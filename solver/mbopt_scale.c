@@ -670,11 +670,11 @@ int mbopt_scale(int argc, char **argv)
         case OPT_PROCS: procs = optarg; break;
         case OPT_PROCS_AVAIL: avail = optarg; break;
         case OPT_M_STRONG:
-            if (mb_data_flag_whole("--m-strong", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_strong, &err))
+            if (mb_data_flag_whole("--m-strong", optarg, 0, 1, MB_DATA_RANGE_MAX, &so.m_strong, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_M_WEAK:
-            if (mb_data_flag_whole("--m-weak", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_weak, &err))
+            if (mb_data_flag_whole("--m-weak", optarg, 0, 1, MB_DATA_RANGE_MAX, &so.m_weak, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_BUDGET:
