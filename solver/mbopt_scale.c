@@ -317,6 +317,9 @@ static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_
     else if (held && r->runs_held)
         snprintf(buf, n, "M held at the %s end of the M its %.0f-learner runs trained (%.6g..%.6g): "
                  "the step is measured there only", end, r->procs, r->m_lo, r->m_hi);
+    else if (held && r->bound == MB_BOUND_HIGH && !isfinite(r->m_hi))
+        snprintf(buf, n, "M held at the search's end, 2^53 (the largest mini-batch a count "
+                 "holds): the model's optimum lies past it"); /* campaign 43's B-F3 */
     else if (held)
         snprintf(buf, n, "M held at the converged range's %s end", end);
     else
