@@ -482,9 +482,18 @@ static int count_item(const char *item, const char *what, const double *lim, mb_
  * lim[0] (the doubling from lo may stop below hi: 8:2000000000 made 8..2^30, campaign 26's W3). */
 static int batch_item(const char *item, const char *what, const double *lim, mb_error *err)
 {
-    if (strspn(item, "0123456789:") != strlen(item))
+    if (strspn(item, "0123456789:") != strlen(item)) {
+        /* 1e1 is a whole number in another notation: the note every count list gives
+         * (mb_data_count_notation; campaign 43's B-F2), on the part of "lo:hi" at fault */
+        char part[64], note[160];
+        const char *colon = strchr(item, ':');
+        const int bad_lo = !colon || strspn(item, "0123456789") < (size_t)(colon - item);
+        snprintf(part, sizeof part, "%.*s", bad_lo && colon ? (int)(colon - item) : 63,
+                 bad_lo ? item : colon + 1);
+        mb_data_count_notation(part, 1, lim[0], note, sizeof note);
         return mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number >= 1 (a mini-batch "
-                            "size, in digits)", what, item);
+                            "size%s)%s", what, item, *note ? "" : ", in digits", note);
+    }
     const char *hi = strrchr(item, ':');
     if (hi && strtod(hi + 1, NULL) > lim[0])
         return mb_error_set(err, MB_EINVAL, "%s: %s: %s is past the largest mini-batch, %.0f",

@@ -317,6 +317,9 @@ static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_
     else if (held && r->runs_held)
         snprintf(buf, n, "M held at the %s end of the M its %.0f-learner runs trained (%.6g..%.6g): "
                  "the step is measured there only", end, r->procs, r->m_lo, r->m_hi);
+    else if (held && r->bound == MB_BOUND_HIGH && !isfinite(r->m_hi))
+        snprintf(buf, n, "M held at the search's end, 2^53 (the largest mini-batch a count "
+                 "holds): the model's optimum lies past it"); /* campaign 43's B-F3 */
     else if (held)
         snprintf(buf, n, "M held at the converged range's %s end", end);
     else
@@ -670,11 +673,11 @@ int mbopt_scale(int argc, char **argv)
         case OPT_PROCS: procs = optarg; break;
         case OPT_PROCS_AVAIL: avail = optarg; break;
         case OPT_M_STRONG:
-            if (mb_data_flag_whole("--m-strong", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_strong, &err))
+            if (mb_data_flag_whole("--m-strong", optarg, 0, 1, MB_DATA_RANGE_MAX, &so.m_strong, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_M_WEAK:
-            if (mb_data_flag_whole("--m-weak", optarg, 1, 1, MB_DATA_RANGE_MAX, &so.m_weak, &err))
+            if (mb_data_flag_whole("--m-weak", optarg, 0, 1, MB_DATA_RANGE_MAX, &so.m_weak, &err))
                 return mb_cli_fail(prog, sub, &err);
             break;
         case OPT_BUDGET:

@@ -882,12 +882,21 @@ static int rec_range(const char *path, const cJSON *sm, const model_opts *m, mb_
  * and its parameters, the step's gamma, M_T and t0, as mbplot report compares scale.json with
  * the fits (plots/match.c); the collective and the range of M are not the fits'. */
 static int recommendation_model(const model_opts *m, const cJSON *root, const char *path,
-                                mb_error *err)
+                                double target, mb_error *err)
 {
     const cJSON *sm = cJSON_GetObjectItemCaseSensitive(root, "model");
     const char *nfit = m->nfit ? m->nfit : "the --nfit";
-    int rc = rec_same(path, "target_loss", mb_json_get(root, "target_loss"), m->nf.target_loss,
-                      nfit, err);
+    const double tl = mb_json_get(root, "target_loss");
+    int rc = rec_same(path, "target_loss", tl, m->nf.target_loss, nfit, err);
+    /* a fit with no target: the recommendation's, where it states one, is validate's
+     * --target-loss, as mbplot report holds the pair (campaign 43's B-F6) */
+    if (rc == MB_OK && isnan(m->nf.target_loss) && !isnan(tl) && !isnan(target) &&
+        !(fabs(tl - target) <= 1e-9 * fmax(fabs(tl), fabs(target)))) {
+        char a[32], b[32];
+        rc = mb_error_set(err, MB_EFORMAT, "%s: field 'target_loss': %s, but --target-loss is %s: "
+                          "the recommendation is for another target", path,
+                          mb_data_fmt_exact(a, sizeof a, tl), mb_data_fmt_exact(b, sizeof b, target));
+    }
     if (rc == MB_OK && !cJSON_IsObject(sm) && m->nfit)
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'model': %s, where the recommendation's "
                           "model is held to %s's", path, sm ? "not an object" : "missing", nfit);
@@ -921,10 +930,11 @@ static int recommendation_model(const model_opts *m, const cJSON *root, const ch
  * (mb_solver_check_scale: its top-level values, procs_available among them, campaign 32's P3;
  * `enough` and `best` rows of it, M > 0 at most 2^53, P whole >= 1), and whose `lr`, when a
  * number, is the rate of one of the --nfit fits, whose index goes to *which (n_nfit where it
- * names none: absent or null, or a model given by flags) and is selected in m; its target and
- * model are that fit's (recommendation_model); each refusal names the field. */
-static int recommendation_read(model_opts *m, const char *path, double *m_rec, double *p_rec,
-                               double *lr_rec, size_t *which, mb_error *err)
+ * names none: absent or null, or a model given by flags) and is selected in m; its target is that
+ * fit's (or `target`, --target-loss, where the fit has none) and its model that fit's
+ * (recommendation_model); each refusal names the field. */
+static int recommendation_read(model_opts *m, const char *path, double target, double *m_rec,
+                               double *p_rec, double *lr_rec, size_t *which, mb_error *err)
 {
     cJSON *root;
     if (mb_json_read(path, &root, err) != MB_OK)
@@ -952,7 +962,7 @@ static int recommendation_read(model_opts *m, const char *path, double *m_rec, d
     if (rc == MB_OK && *which < m->n_nfit)
         model_select(m, *which);
     if (rc == MB_OK)
-        rc = recommendation_model(m, root, path, err);
+        rc = recommendation_model(m, root, path, target, err);
     if (rc == MB_OK) {
         *m_rec = mb_json_get(e, "m_opt");
         *p_rec = mb_json_get(e, "procs");
@@ -972,7 +982,8 @@ static int validate_recommendation(validate_cli *vc, size_t n_laws, double *m_re
     *m_rec = NAN, *p_rec = 1.0, *lr_rec = m->nf.lr;
     if (vc->recommend) {
         size_t which;
-        return recommendation_read(m, vc->recommend, m_rec, p_rec, lr_rec, &which, err);
+        return recommendation_read(m, vc->recommend, vc->target, m_rec, p_rec, lr_rec, &which,
+                                   err);
     }
     double best = INFINITY;
     size_t pick = 0;

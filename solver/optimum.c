@@ -141,7 +141,7 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
     o.opt.t_c = o.opt.n_update * o.opt.t_update;
     const double rel = 1e-9;
     o.bound = m <= m_lo * (1 + rel) && m_lo >= knee * (1 + rel)  ? MB_BOUND_LOW
-              : isfinite(m_hi) && m >= m_hi * (1 - rel)           ? MB_BOUND_HIGH
+              : m >= hi * (1 - rel) /* the open search's end too: 2^53, B43-F3 */ ? MB_BOUND_HIGH
                                                                   : MB_BOUND_NONE;
     if (m <= t->m_t * p * (1 + rel))
         o.opt.regime = p == 1.0 && t->t0 == 0.0 ? MB_REGIME_SINGLE : MB_REGIME_KNEE;
