@@ -836,12 +836,19 @@ static int validate_parse(int argc, char **argv, validate_cli *vc)
     return -1;
 }
 
+/* Whether a recommendation's number and validate's are one: the same to 1e-9, as mbplot report
+ * holds them (mb_plot_near). */
+static int rec_near(double a, double b)
+{
+    return a == b || fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
 /* A number of the recommendation (`field`, a) against the fits' (b), the same to 1e-9 as mbplot
  * report holds them (either unknown: not compared); `fit` names the file it comes from. */
 static int rec_same(const char *path, const char *field, double a, double b, const char *fit,
                     mb_error *err)
 {
-    if (isnan(b) || a == b || fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)))
+    if (isnan(b) || rec_near(a, b))
         return MB_OK;
     if (isnan(a)) /* absent, null or not a number: nothing to hold to the fit (campaign 30's C3) */
         return mb_error_set(err, MB_EFORMAT, "%s: field '%s': missing or not a number, where %s's "
@@ -863,7 +870,7 @@ static int rec_range(const char *path, const cJSON *sm, const model_opts *m, mb_
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(sm, key[k]);
         const double a = cJSON_IsNumber(o) ? o->valuedouble : cJSON_IsNull(o) && k ? INFINITY
                                                                                  : NAN;
-        if (a == mine[k] || fabs(a - mine[k]) <= 1e-9 * fmax(fabs(a), fabs(mine[k])))
+        if (rec_near(a, mine[k]))
             continue;
         char va[32], lo[32], hi[32];
         snprintf(va, sizeof va, isinf(a) ? "null" : isnan(a) ? "missing" : "%.10g", a);
@@ -891,7 +898,7 @@ static int recommendation_model(const model_opts *m, const cJSON *root, const ch
     /* a fit with no target: the recommendation's, where it states one, is validate's
      * --target-loss, as mbplot report holds the pair (campaign 43's B-F6) */
     if (rc == MB_OK && isnan(m->nf.target_loss) && !isnan(tl) && !isnan(target) &&
-        !(fabs(tl - target) <= 1e-9 * fmax(fabs(tl), fabs(target)))) {
+        !rec_near(tl, target)) {
         char a[32], b[32];
         rc = mb_error_set(err, MB_EFORMAT, "%s: field 'target_loss': %s, but --target-loss is %s: "
                           "the recommendation is for another target", path,
