@@ -524,7 +524,11 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 # collective fit (without COMM there are none). validate.* check the P = 1 optimum;
 # validate-rec.txt checks scale's recommendation (P = 2 when it recommends two learners), and
 # validate-rec.json, for the report, its held-out check against one learner when P = 2 trained.
-VALIDATE_MODEL = $(NFITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(strip $(RUN_BATCHES))) --grid-seeds 5 --grid-cap $(RUN_TIME_CAP)) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
+# VALIDATE_FITS: the fits alone, for the modes that print a plan for a script (--holdout-plan
+# refuses the grid's flags, which only the table reads); VALIDATE_MODEL adds the grid sweep's
+# price to the table.
+VALIDATE_FITS  = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
+VALIDATE_MODEL = $(VALIDATE_FITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(strip $(RUN_BATCHES))) --grid-seeds 5 --grid-cap $(RUN_TIME_CAP))
 # The held-out check: once the answer is fixed, it and its rivals (the in-sample best, the
 # model's optimum, neighbours at M / 1.5 .. M * 1.5) train on HOLDOUT_SEEDS fresh seeds that no
 # run above used, seed by seed over M; validate grades the answer on these runs alone. Where the
@@ -581,7 +585,7 @@ $(OUT)/holdout-par/.done: $(OUT)/scale.json $(OUT)/holdout/.done $(OUT)/cfit.jso
 	  p=$$(sed -n 's/^recommendation: P = \([0-9]*\) .*/\1/p' $(OUT)/scale.txt) && \
 	  if [ "$$p" = 1 ]; then echo "one learner recommended: the held-out check covers it"; \
 	  elif [ "$$p" != $(PAR_NP) ]; then echo "P = $$p recommended: this stage trains P = $(PAR_NP) only (PAR_NP)"; \
-	  else plan=$$(mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(RUN_DIRS)) || exit 1; \
+	  else plan=$$(mbopt validate $(VALIDATE_FITS) --recommend $(OUT)/scale.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(RUN_DIRS)) || exit 1; \
 	    for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
 	      run $(PAR_RUN) --target-loss $(ANSWER_LOSS) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout-par/lr$$lr || exit 1; \
 	    done; \

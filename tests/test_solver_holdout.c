@@ -1383,6 +1383,32 @@ static void test_run_knobs_locale(void)
     mb_test_run_free(&r);
 }
 
+/* The P > 1 held-out stage asks mbopt validate for a plan (--holdout-plan), a mode that refuses
+ * the grid's flags: make run's default calibrates, and a P = 2 answer then failed at the holdpar
+ * stage on "--grid-cost has no effect with --holdout-plan" (the nineteenth session's fresh
+ * clone). make -n prints the recipe: the plan's command holds the fits alone. */
+static void test_run_holdpar_plan(void)
+{
+    char dir[256];
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "timeout 60 make -s -n run %s OUT=%s/a",
+                                     MB_TEST_MAKE_ARGS, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    const char *plan = strstr(r.out, "/scale.json --holdout-plan");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    const char *cmd = plan;
+    while (cmd > r.out && strncmp(cmd, "mbopt validate", 14) != 0)
+        cmd--;
+    CU_ASSERT_EQUAL(strncmp(cmd, "mbopt validate", 14), 0);
+    int grid = 0;
+    for (const char *c = cmd; c < plan; c++)
+        grid |= strncmp(c, "--grid-", 7) == 0;
+    CU_ASSERT_FALSE(grid);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--grid-cost")); /* the table's call still prices it */
+    mb_test_run_free(&r);
+}
+
 static void test_run_knobs(void)
 {
     static const struct {
@@ -2214,6 +2240,8 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "make run calibration: bad input", test_calibration_bad_input) ||
            !CU_add_test(s, "make run's time cap", test_run_time_cap) ||
            !CU_add_test(s, "make run knobs: checked before any stage", test_run_knobs) ||
+           !CU_add_test(s, "make run: the P > 1 held-out plan holds no grid flags",
+                        test_run_holdpar_plan) ||
            !CU_add_test(s, "make run knobs under a decimal-comma locale", test_run_knobs_locale) ||
            !CU_add_test(s, "make run BACKEND=cuda: the probe's hint names the device",
                         test_cuda_probe_hint) ||
