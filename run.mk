@@ -530,11 +530,13 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 VALIDATE_FITS  = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 VALIDATE_MODEL = $(VALIDATE_FITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(strip $(RUN_BATCHES))) --grid-seeds 5 --grid-cap $(RUN_TIME_CAP))
 # The held-out check: once the answer is fixed, it and its rivals (the in-sample best, the
-# model's optimum, neighbours at M / 1.5 .. M * 1.5) train on HOLDOUT_SEEDS fresh seeds that no
-# run above used, seed by seed over M; validate grades the answer on these runs alone. Where the
-# held-out best is the least or largest M trained, the sweep goes a step (x1.5) past it on the
-# same seeds, up to HOLDOUT_BEYOND times, so the best it reports has neighbours on both sides.
-HOLDOUT_BEYOND ?= 2
+# model's optimum, the neighbours M / 1.22 and M * 1.22) train on HOLDOUT_SEEDS fresh seeds that
+# no run above used, seed by seed over M; validate grades the answer on these runs alone. Where
+# the held-out best is the least or largest M trained, the sweep goes a step (x1.22) past it on
+# the same seeds, up to HOLDOUT_BEYOND times, so the best it reports has neighbours on both
+# sides: a walk down the held-out curve, which trains the far M only where the curve leads there
+# (docs/results.md, "A narrower held-out sweep").
+HOLDOUT_BEYOND ?= 3
 # The machine's speed during the check: SPEED_REPEATS of the sweep's runs (of those that reached
 # its target, the cheaper half by samples trained, in turn: by updates x M, which no clock
 # entered, so a run that met a fast stretch is not picked for it) trained again, the same

@@ -121,9 +121,11 @@ int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, const 
         if (v->best >= 0 && in_play(&v->rows[v->best], plan->p, plan->lr, 0, INFINITY))
             plan_add(plan, v->rows[v->best].batch, "in-sample best", m_lo, m_hi);
         plan_add(plan, v->m_rec, "model's optimum", m_lo, m_hi);
-        static const double around[] = {1 / 1.5, 1.5, 1 / 1.22, 1.22};
-        for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
-            plan_add(plan, m_pick * around[k], "neighbour", m_lo, m_hi);
+        /* the nearest neighbours only: where one of them is the held-out best, the sweep
+         * goes on past it a step at a time (mb_solver_holdout_beyond), so the best it grades
+         * against has neighbours on both sides without training the far ones every time */
+        plan_add(plan, m_pick / MB_HOLDOUT_STEP, "neighbour", m_lo, m_hi);
+        plan_add(plan, m_pick * MB_HOLDOUT_STEP, "neighbour", m_lo, m_hi);
     }
     /* fresh seeds: from seed0 up, skipping every seed any given run used, and `skip` */
     unsigned long s = seed0;
@@ -524,7 +526,9 @@ double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, doubl
             lo = fmin(lo, h->rows[i].batch);
             hi = fmax(hi, h->rows[i].batch);
         }
-    double m = best == lo && best > 1 ? round(best / 1.5) : best == hi ? round(best * 1.5) : NAN;
+    double m = best == lo && best > 1   ? round(best / MB_HOLDOUT_STEP)
+               : best == hi ? round(best * MB_HOLDOUT_STEP)
+                            : NAN;
     if (!(m >= 1) || m == best || m < floor(isfinite(m_lo) ? m_lo : 1) ||
         (isfinite(m_hi) && m > ceil(m_hi)))
         return NAN;

@@ -448,6 +448,8 @@ int mb_solver_calibration_only(const mb_validate *v);
 #define MB_HOLDOUT_MIN_SEEDS 3
 #define MB_HOLDOUT_MAX_SEEDS 64
 #define MB_HOLDOUT_MAX_SETTINGS 7
+/* The held-out sweep's step: its neighbours at M / 1.22 and M * 1.22, and each step past an edge */
+#define MB_HOLDOUT_STEP 1.22
 #define MB_HOLDOUT_M_MAX 1073741824.0 /* the largest M a plan holds: mbtrain --batch takes 2^30 */
 #define MB_HOLDOUT_MAX_ROWS 64
 #define MB_HOLDOUT_LEVEL 0.95     /* the held-out ratio's interval */
@@ -467,8 +469,9 @@ typedef struct mb_holdout_plan {
 
 /* The plan for the recommendation of v (after mb_solver_settle: mb_solver_pick's row, or
  * round(v->m_rec) where mb_solver_calibration_only), the
- * in-sample best at its P and rate, the model's optimum v->m_rec, and M / 1.5, M * 1.5,
- * M / 1.22, M * 1.22 around the recommendation, each rounded, inside [m_lo, m_hi], none within
+ * in-sample best at its P and rate, the model's optimum v->m_rec, and M / MB_HOLDOUT_STEP,
+ * M * MB_HOLDOUT_STEP around the recommendation (the sweep goes on past an edge best:
+ * mb_solver_holdout_beyond), each rounded, inside [m_lo, m_hi], none within
  * 10% of one before it; seeds from seed0 (MB_HOLDOUT_SEED0 or above: a second check of the
  * same runs from another seed0 is an independent sample of the held-out side) up that no run of
  * `runs` (the logs that fitted and chose) used and that `skip` (n_skip: the seeds the fits
@@ -561,7 +564,8 @@ int mb_solver_machine_speed(const mb_fit_runs *first, const char *const *first_p
 double mb_solver_holdout_err_at(const mb_validate *h, double p, double lr, double speed);
 
 /* The held-out sweep's edge: when o's best (h's row, at P p and rate lr) is the least M the
- * held-out runs trained, round(M / 1.5); when it is the largest, round(M * 1.5); inside
+ * held-out runs trained, round(M / MB_HOLDOUT_STEP); when it is the largest,
+ * round(M * MB_HOLDOUT_STEP); inside
  * [m_lo, m_hi] (NAN bounds: none). NAN when the best is inside the sweep, reached nothing, or
  * the step leaves the range: a check's "best held-out M" should have neighbours on both sides. */
 double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, double p, double lr,
