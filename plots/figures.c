@@ -90,15 +90,34 @@ static int given_once(const cJSON *arr, const char *key, const char *path, const
     return MB_OK;
 }
 
+/* A row's strong (M fixed at m_strong) and weak (M/P fixed at m_weak: M = m_weak P) T_C held
+ * to the file's model at that M, to the digits written, where the row gives one (campaign 43's
+ * B-F4: a forged t_c_strong half the model's, with its speed-up to match, was drawn). */
+static int policy_holds(const cJSON *r, int i, const char *key, double m, const mb_law *law,
+                        const mb_update_time *t, const char *path, mb_error *err)
+{
+    const double got = mb_json_get(r, key), p = mb_json_get(r, "procs");
+    double tc = NAN;
+    if (!isfinite(got))
+        return MB_OK;
+    if (!(isfinite(m) && m >= p && mb_model_law_tc(law, t, m, p, &tc) == MB_OK))
+        tc = NAN;
+    if (!(isfinite(tc) && mb_plot_same_written(got, tc)))
+        return mb_error_set(err, MB_EFORMAT, "%s: field 'rows[%d].%s': %g, but the file's model "
+                            "gives %.4g s at M %g (P %g)", path, i, key, got, tc, m, p);
+    return MB_OK;
+}
+
 /* Each row's optimum held to the file's own model (campaign 40's B-F3: tc drew P = 2's M_opt at
  * M 5000, off its own curve, where the model's optimum is M 341.6): where the row gives the
  * range it was sought in (m_lo, and m_hi or null: no end), m_opt the optimum mbopt scale finds
  * there (mb_solver_optimum: to 1e-3 in T_C, as a flat minimum leaves M loose; a range whose
  * optimum the model cannot give is left, as mbopt scale refuses it), and t_c_opt the model's T_C
- * at m_opt, to the digits written. */
-static int optima_hold(const cJSON *rows, const mb_law *law, const mb_update_time *t,
-                       const char *path, mb_error *err)
+ * at m_opt, to the digits written; t_c_strong and t_c_weak likewise (policy_holds). */
+static int optima_hold(const cJSON *root, const cJSON *rows, const mb_law *law,
+                       const mb_update_time *t, const char *path, mb_error *err)
 {
+    const double m_strong = mb_json_get(root, "m_strong"), m_weak = mb_json_get(root, "m_weak");
     const cJSON *r;
     int i = 0;
     cJSON_ArrayForEach(r, rows)
@@ -110,6 +129,11 @@ static int optima_hold(const cJSON *rows, const mb_law *law, const mb_update_tim
         mb_solver_optimum_result o;
         mb_error e = {0};
         i++;
+        int rc = policy_holds(r, i - 1, "t_c_strong", m_strong, law, t, path, err);
+        if (rc == MB_OK)
+            rc = policy_holds(r, i - 1, "t_c_weak", m_weak * p, law, t, path, err);
+        if (rc != MB_OK)
+            return rc;
         if (!isfinite(m))
             continue;
         if (mb_model_law_tc(law, t, m, p, &tc) != MB_OK)
@@ -200,7 +224,7 @@ static int read_scale(const char *path, cJSON **root, const cJSON **rows, mb_law
         rc = mb_solver_read_model(cJSON_GetObjectItemCaseSensitive(*root, "model"), path, law,
                                   t, NULL, err);
     if (rc == MB_OK)
-        rc = optima_hold(*rows, law, t, path, err);
+        rc = optima_hold(*root, *rows, law, t, path, err);
     if (rc != MB_OK)
         cJSON_Delete(*root);
     return rc;

@@ -439,6 +439,12 @@ typedef struct mb_probe_learners_result {
     char backend[16], device[128];/* where it ran */
 } mb_probe_learners_result;
 
+/* Whether the plan's data (base.data, where given, with base.desc) can be trained by it: its
+ * samples fit the net and it holds tune.max_learners x batch samples, the most an update of the
+ * plan takes; MB_EINVAL naming what does not. The caller checks before it prints anything
+ * (campaign 43's A: mbprobe learners said its header line, then refused the batch). */
+int mb_probe_learners_check(const mb_probe_learners_plan *p, mb_error *err);
+
 /* mb_probe_tune_learners over mb_probe_step_time with k learners of `batch` samples each.
  * Errors: those of mb_probe_step_create, mb_probe_step_time and mb_probe_tune_learners. */
 int mb_probe_learners_run(const mb_probe_learners_plan *p, mb_probe_learners_result *r,

@@ -132,6 +132,8 @@ int cmd_learners(int argc, char **argv, int full_argc, char **full_argv)
     }
     plan.base.data = data_spec ? &data.train : NULL;
     plan.base.desc = desc; /* read once: --net may be a FIFO */
+    if (mb_probe_learners_check(&plan, &err) != MB_OK && mb_cli_fail(prog, sub, &err))
+        goto done; /* before the header: a refusal is one line (mb_cli_fail returns 1) */
     mb_cli_say("mbprobe", "learners", "%s, %d samples per learner, %d threads, threshold %g",
                desc->name, plan.batch, plan.base.threads, tune->threshold);
     if (mb_probe_learners_run(&plan, &res, &err) != MB_OK) {

@@ -159,6 +159,21 @@ long mb_probe_step_restarts(const mb_probe_step *s)
     return s->restarts;
 }
 
+/* Whether the data's samples fit the net and the set holds a batch of `batch` (as mbtrain: no
+ * batch larger than the set). */
+static int data_fits(const mb_net_desc *desc, const mb_dataset *d, int batch, mb_error *err)
+{
+    if (d->c != desc->in_c || d->h != desc->in_h || d->w != desc->in_w ||
+        d->classes > desc->classes)
+        return mb_error_set(err, MB_EINVAL, "the data's samples (%dx%dx%d, %d classes) do not "
+                            "fit net '%s' (%dx%dx%d, %d classes)", d->c, d->h, d->w, d->classes,
+                            desc->name, desc->in_c, desc->in_h, desc->in_w, desc->classes);
+    if (d->n < (size_t)batch)
+        return mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu samples of the data",
+                            batch, d->n);
+    return MB_OK;
+}
+
 int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_error *err)
 {
     *out = NULL;
@@ -174,21 +189,9 @@ int mb_probe_step_create(const mb_probe_step_config *c, mb_probe_step **out, mb_
         goto fail;
     s->desc = c->desc ? c->desc : s->own_desc;
     if (c->data) {
-        const mb_dataset *d = c->data;
-        if (d->c != s->desc->in_c || d->h != s->desc->in_h || d->w != s->desc->in_w ||
-            d->classes > s->desc->classes) {
-            rc = mb_error_set(err, MB_EINVAL, "the data's samples (%dx%dx%d, %d classes) "
-                              "do not fit net '%s' (%dx%dx%d, %d classes)", d->c, d->h, d->w,
-                              d->classes, s->desc->name, s->desc->in_c, s->desc->in_h,
-                              s->desc->in_w, s->desc->classes);
+        if ((rc = data_fits(s->desc, c->data, c->max_batch, err)) != MB_OK)
             goto fail;
-        }
-        if (d->n < (size_t)c->max_batch) { /* as mbtrain: no batch larger than the set */
-            rc = mb_error_set(err, MB_EINVAL, "batch %d is larger than the %zu samples "
-                              "of the data", c->max_batch, d->n);
-            goto fail;
-        }
-        s->data = d;
+        s->data = c->data;
     } else {
         /* twice the largest batch and more than the caches hold (POOL_BYTES) */
         size_t per_bytes = (size_t)s->desc->in_c * s->desc->in_h * s->desc->in_w * sizeof(float);
@@ -504,6 +507,18 @@ static int learners_throughput(void *vctx, int k, double *samples_per_s, mb_erro
         if (c->p->measured)
             c->p->measured(c->p->arg, k, st.median, *samples_per_s);
     }
+    return rc;
+}
+
+int mb_probe_learners_check(const mb_probe_learners_plan *p, mb_error *err)
+{
+    const mb_dataset *d = p->base.data;
+    int rc = d && p->base.desc ? data_fits(p->base.desc, d, p->batch, err) : MB_OK;
+    const double most = (double)p->batch * (p->tune.max_learners > 1 ? p->tune.max_learners : 1);
+    if (rc == MB_OK && d && (double)d->n < most)
+        rc = mb_error_set(err, MB_EINVAL, "--max-learners %d x --batch %d is %.0f samples an "
+                          "update, more than the %zu samples of the data", p->tune.max_learners,
+                          p->batch, most, d->n);
     return rc;
 }
 

@@ -180,7 +180,9 @@ size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_ti
                                 double m_lo, double m_hi, double q[2]);
 
 /* M rounded to what P learners can train: a whole number of samples each, P round(M / P), at
- * least P (an optimum of M = 19 at P = 2 is run as 20: 9.5 samples a learner cannot be). */
+ * least P (an optimum of M = 19 at P = 2 is run as 20: 9.5 samples a learner cannot be), and at
+ * most 2^53, the largest count (P floor(2^53 / P) where rounding up would pass it: an optimum
+ * held at the search's end, 2^53, at P = 7). */
 double mb_solver_m_whole(double m, double p);
 
 /* How far T_C's level may be off: T_C(m, p) under each of the n laws refitted to resamples of
@@ -617,6 +619,11 @@ int mb_solver_sequential(const mb_validate *v, double p, double lr, double m_lo,
 int mb_solver_grid_cost(const mb_law *law, const mb_update_time *t, double p, const double *m,
                         size_t n, size_t seeds, double cap, double *per_m, double *total,
                         double *capped_total, size_t *never, size_t *capped, mb_error *err);
+
+/* The high end of the M that mb_solver_optimum and mb_solver_flat_range search in [m_lo, m_hi]:
+ * m_hi, or where it is +inf (no end: extrapolation) 2^53, the largest M a count holds, at every
+ * P (a knee M_T P past it too). A flat range's upper end there is cut, not the model's. */
+double mb_solver_search_hi(double m_lo, double m_hi);
 
 /* The flat range: the least and largest M in [m_lo, m_hi] whose T_C(M, p) under law and t is
  * within `frac` of the optimum t_best (a scan on a log grid, 64 points per factor of 2, refined

@@ -333,8 +333,10 @@ static cJSON *row_summary(const model_opts *m, const mb_scale_row *r, double p_a
     char note[192];
     if (b) {
         mb_json_add_count(b, "procs", r->procs);
-        mb_json_add_number(b, "m_opt", r->opt.m_opt);
-        mb_json_add_number(b, "m_run", mb_solver_m_whole(r->opt.m_opt, r->procs));
+        /* in full digits where whole past 1e15: 2^53 (held at the search's end) read back as
+         * 9007199254740990 made m_run another's at P = 4 (campaign 43's B-F3) */
+        mb_json_add_count(b, "m_opt", r->opt.m_opt);
+        mb_json_add_count(b, "m_run", mb_solver_m_whole(r->opt.m_opt, r->procs));
         mb_json_add_number(b, "t_c", r->opt.t_c);
         cJSON_AddStringToObject(b, "bound", mb_solver_bound_name(r->bound));
         row_label(note, sizeof note, m, r, p_avail);
@@ -358,6 +360,7 @@ typedef struct lr_best {
  * counts (available here) whose optimal T_C is within MB_SOLVER_FLAT of the fastest's. */
 typedef struct scale_flat {
     double m[2], p_lo, p_hi, procs;
+    char note[160]; /* "" or why m[1] is cut: the end of the M searched (campaign 43's B-F3) */
 } scale_flat;
 
 static scale_flat flat_of(const model_opts *m, const mb_scale_row *rows, size_t n, size_t best,
@@ -365,8 +368,18 @@ static scale_flat flat_of(const model_opts *m, const mb_scale_row *rows, size_t 
 {
     scale_flat f = {.m = {NAN, NAN}, .p_lo = INFINITY, .p_hi = 0, .procs = rows[enough].procs};
     mb_error e = {0};
-    mb_solver_flat_range(&m->law, &m->t, f.procs, rows[enough].m_lo, rows[enough].m_hi,
-                         rows[enough].opt.t_c, MB_SOLVER_FLAT, f.m, &e);
+    const mb_scale_row *r = &rows[enough];
+    mb_solver_flat_range(&m->law, &m->t, f.procs, r->m_lo, r->m_hi, r->opt.t_c, MB_SOLVER_FLAT,
+                         f.m, &e);
+    /* an upper end at the end of the M searched is the search's, not the model's: said as a
+     * row held there is (row_label) */
+    f.note[0] = '\0';
+    if (f.m[1] >= mb_solver_search_hi(r->m_lo, r->m_hi) * (1 - 1e-9) && !isfinite(r->m_hi))
+        snprintf(f.note, sizeof f.note, "M cut at the search's end, 2^53 (the largest mini-batch "
+                 "a count holds): T_C stays within %.0f%% past it", 100 * MB_SOLVER_FLAT);
+    else if (f.m[1] >= r->m_hi * (1 - 1e-9))
+        snprintf(f.note, sizeof f.note, "M cut at the high end of the M searched (%.6g..%.6g): "
+                 "T_C may stay within %.0f%% past it", r->m_lo, r->m_hi, 100 * MB_SOLVER_FLAT);
     for (size_t i = 0; i < n; i++)
         if (rows[i].procs <= p_avail &&
             rows[i].opt.t_c <= (1 + MB_SOLVER_FLAT) * rows[best].opt.t_c) {
@@ -410,7 +423,7 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         if (!o)
             break;
         mb_json_add_count(o, "procs", r->procs);
-        mb_json_add_number(o, "m_opt", r->opt.m_opt);
+        mb_json_add_count(o, "m_opt", r->opt.m_opt);
         mb_json_add_number(o, "t_c_opt", r->opt.t_c);
         mb_json_add_number(o, "n_update", r->opt.n_update);
         mb_json_add_number(o, "t_update", r->opt.t_update);
@@ -465,8 +478,10 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     cJSON *fo = cJSON_AddObjectToObject(root, "flat");
     mb_json_add_number(fo, "within", MB_SOLVER_FLAT);
     mb_json_add_count(fo, "procs", fl.procs);
-    mb_json_add_number(fo, "m_lo", fl.m[0]);
-    mb_json_add_number(fo, "m_hi", fl.m[1]);
+    mb_json_add_count(fo, "m_lo", fl.m[0]);
+    mb_json_add_count(fo, "m_hi", fl.m[1]);
+    cJSON_AddStringToObject(fo, "bound", fl.note[0] ? "high" : "none");
+    cJSON_AddStringToObject(fo, "note", fl.note);
     mb_json_add_count(fo, "procs_lo", fl.p_lo);
     mb_json_add_count(fo, "procs_hi", fl.p_hi);
     return root;
@@ -635,8 +650,9 @@ static void scale_print(FILE *f, const model_opts *m, const mb_scale_options *so
         else
             snprintf(ps, sizeof ps, "P = %.0f..%.0f", fl.p_lo, fl.p_hi);
         fprintf(f, "flat:           M = %.0f..%.0f at P = %.0f is predicted within %.0f%% of its "
-                   "best T_C; %s within %.0f%% of the fastest\n", ceil(fl.m[0]), floor(fl.m[1]),
-                fl.procs, 100 * MB_SOLVER_FLAT, ps, 100 * MB_SOLVER_FLAT);
+                   "best T_C; %s within %.0f%% of the fastest%s%s\n", ceil(fl.m[0]),
+                floor(fl.m[1]), fl.procs, 100 * MB_SOLVER_FLAT, ps, 100 * MB_SOLVER_FLAT,
+                fl.note[0] ? "; " : "", fl.note);
     }
     if (so->budget > 0)
         budget_print(f, m, so->budget, rows, n, best, enough, p_avail);

@@ -81,8 +81,21 @@ static int root(tc_ctx *c, double lo, double hi, double *m)
 /* The end of the search where the range has none (extrapolation): 2^53, the largest M a count
  * holds, so every M >= 1 is sought as scale's header says (campaign 42's B-F4: held at 1e6 x M_T,
  * 32000000, while the why: line's M* was 1.2e10 and T_C there 1.9x less); 64 points per factor
- * of 2 are then at most 53 x 64 points. */
+ * of 2 are then at most 53 x 64 points. It is the search's end at every P, the knee M_T P too
+ * (campaign 43's B-F8: --procs 2^53 searched up to its knee, 32 x 2^53, and wrote an m_opt that
+ * scale.json's readers refuse, mb_solver.h's 2^53): a P whose knee lies past it is held there. */
 #define SEARCH_END 9007199254740992.0
+
+/* An open search whose T_C at its end is within this of the least it found is held there: T_C
+ * (a product of sums of positive terms, a few ulp off) is flat to rounding from the least to the
+ * end, so the optimum lies at or past the end (campaign 43's B-F3: alpha 1e308, M* 2e153, put
+ * P = 4's optimum at M 7.8e15, where rounding noise was least). */
+#define END_FLAT 1e-12
+
+double mb_solver_search_hi(double m_lo, double m_hi)
+{
+    return isfinite(m_hi) ? m_hi : fmax(m_lo, SEARCH_END);
+}
 
 int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, double m_lo,
                       double m_hi, mb_solver_optimum_result *out, mb_error *err)
@@ -93,8 +106,8 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
         return mb_error_set(err, MB_EDOM, "mini-batch range [%g, %g] is empty", m_lo, m_hi);
     tc_ctx c = {law, t, p, NAN, NAN, NAN};
     const double knee = t->n_table >= 2 ? 0.0 : t->m_t * p; /* a table has no assumed flat part */
-    /* a range without end (extrapolation) is searched to SEARCH_END */
-    const double hi = isfinite(m_hi) ? m_hi : fmax(fmax(m_lo, knee), SEARCH_END);
+    /* a range without end (extrapolation) is searched to SEARCH_END, a knee past it held there */
+    const double hi = mb_solver_search_hi(m_lo, m_hi);
     const double lo = fmin(fmax(m_lo, knee), hi);
 
     /* scan: 64 points per factor of 2 is fine enough to bracket a unimodal minimum, and any
@@ -118,7 +131,9 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
                                           "(N_update or T_update is not positive there)",
                             lo, hi, p);
     double m = lo * exp(step * (double)best);
-    if (n > 1) {
+    if (n > 1 && !isfinite(m_hi) && tc_at(&c, hi) <= best_tc * (1 + END_FLAT)) {
+        m = hi; /* flat to rounding up to the open search's end: held there */
+    } else if (n > 1) {
         double a = best > 0 ? lo * exp(step * (double)(best - 1)) : lo;
         double b = best + 1 < n ? lo * exp(step * (double)(best + 1)) : hi;
         double da = dtc(a, &c), db = dtc(b, &c);
@@ -179,7 +194,9 @@ size_t mb_solver_optimum_spread(const mb_law *boot, size_t n, const mb_update_ti
 
 double mb_solver_m_whole(double m, double p)
 {
-    const double k = round(m / p);
+    double k = round(m / p);
+    if (p * k > SEARCH_END) /* campaign 43's B-F3: 2^53 at P = 7 rounded to 2^53 + 4 */
+        k = floor(SEARCH_END / p);
     return p * (k >= 1 ? k : 1);
 }
 
@@ -281,9 +298,8 @@ int mb_solver_flat_range(const mb_law *law, const mb_update_time *t, double p, d
     out[0] = out[1] = NAN;
     /* a range without end: as far as mb_solver_optimum searches it (campaign 41's B-F4: capped
      * at 2^20 x the least M, a flat range left out an optimum of 1.2e6 it had found) */
-    const double knee = t->n_table >= 2 ? 0.0 : t->m_t * p;
     const double lo = m_lo >= 1 ? m_lo : 1;
-    const double hi = isfinite(m_hi) ? m_hi : fmax(fmax(lo, knee), SEARCH_END);
+    const double hi = mb_solver_search_hi(lo, m_hi);
     if (!(t_best > 0) || !(hi >= lo) || !(frac >= 0))
         return mb_error_set(err, MB_EDOM, "flat range: no optimum T_C to compare with");
     const double limit = (1 + frac) * t_best;

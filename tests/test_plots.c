@@ -944,6 +944,27 @@ static void scale_of_rec(const char *dir)
                                                cJSON_CreateNumber(tc[0] / tc[k] / (k + 1)));
     }
     CU_ASSERT_TRUE(tc[1] < tc[0]); /* P = 2 the fastest still */
+    /* the strong and weak columns that model's too (mbplot holds them to it: campaign 43's
+     * B-F4): T_C at m_strong and at m_weak x P, speed-ups over P = 1's */
+    static const char *const pol[2][4] = {{"m_strong", "t_c_strong", "speedup_strong",
+                                           "efficiency_strong"},
+                                          {"m_weak", "t_c_weak", "speedup_weak",
+                                           "efficiency_weak"}};
+    for (int j = 0; j < 2; j++) {
+        const double mp = mb_json_get(scale, pol[j][0]);
+        double base = NAN;
+        for (int k = 0; k < 2; k++) {
+            double v;
+            row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(scale, "rows"), k);
+            CU_ASSERT_EQUAL_FATAL(mb_model_law_tc(&law, &t, j ? mp * (k + 1) : mp, k + 1, &v),
+                                  MB_OK);
+            base = k ? base : v;
+            cJSON_ReplaceItemInObjectCaseSensitive(row, pol[j][1], cJSON_CreateNumber(v));
+            cJSON_ReplaceItemInObjectCaseSensitive(row, pol[j][2], cJSON_CreateNumber(base / v));
+            cJSON_ReplaceItemInObjectCaseSensitive(row, pol[j][3],
+                                                   cJSON_CreateNumber(base / v / (k + 1)));
+        }
+    }
     static const char *const picks[] = {"best", "enough"};
     for (int k = 0; k < 2; k++) {
         cJSON *c = cJSON_GetObjectItemCaseSensitive(scale, picks[k]);

@@ -1029,7 +1029,8 @@ static void test_mbopt_holdout(void)
     mb_test_run_free(&r);
     /* make zoo's table reads this check line (ZOO_TABLE_ONLY: from outputs already there) */
     char zp[600];
-    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s/zoo/w", dir));
+    CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s/zoo/w/runs/lr0.02 && cp %s/in/*.csv "
+                                           "%s/zoo/w/runs/lr0.02/", dir, dir, dir));
     mb_test_run_free(&r);
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s > %s/zoo/w/validate.txt", cmdb, dir));
     mb_test_run_free(&r);
@@ -1045,6 +1046,26 @@ static void test_mbopt_holdout(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " | 20..34 (P = 1) | ")); /* the columns in place */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " 5 s |"));
     mb_test_run_free(&r);
+    /* campaign 43's B-F7: a zoo line of another lr, target or net than the workload's outputs
+     * (runs/lr0.02, validate.txt's target loss 0.5, logs of lenet5) is refused, naming the line */
+    static const struct {
+        const char *line, *needle;
+    } other[] = {
+        {"w lenet5 fashion-mnist 0.05 0.5\n", "/zoo/w was trained at lr 0.02 ("},
+        {"w lenet5 fashion-mnist 0.020 0.3\n", "/zoo/w was checked at target loss 0.5 ("},
+        {"w mlp fashion-mnist 0.02 0.5\n", "/zoo/w/runs/lr0.02) are of net lenet5, not mlp"},
+    };
+    for (size_t k = 0; k < sizeof other / sizeof other[0]; k++) {
+        mb_test_write(zp, sizeof zp, dir, "zoo.txt", other[k].line);
+        CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "ZOO=%s/zoo.txt ZOO_OUT=%s/zoo ZOO_TABLE_ONLY=1 bash "
+                                             "%s/tests/bench/zoo.sh", dir, dir, MB_TEST_SRC), 0);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_EQUAL(mb_test_lines(r.err), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "zoo.txt:1: w: "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, other[k].needle));
+        mb_test_run_free(&r);
+    }
+    mb_test_write(zp, sizeof zp, dir, "zoo.txt", "w lenet5 fashion-mnist 0.02 0.5\n");
     /* campaign 42's B-F9: a zoo.md link is written through (kept), and a new table has the
      * umask's mode, not mktemp's 0600 */
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "rm -f %s/zoo/zoo.md && ln -s ../keep.md %s/zoo/zoo.md "

@@ -7,7 +7,8 @@
 # which would answer for another loss than the line's TARGET_LOSS (refused). Under make zoo, ZOO_OUT
 # is OUT/zoo (make zoo refuses a ZOO_OUT of its own).
 # ZOO_TABLE_ONLY=1 trains nothing: it writes the table from the workloads' outputs already in
-# $ZOO_OUT (a zoo whose table step failed, or one run by hand workload by workload).
+# $ZOO_OUT (a zoo whose table step failed, or one run by hand workload by workload), each held to
+# its line's lr, target and net (outputs of another line's are refused, naming the line).
 #
 # A bad line (not NAME NET DATA LR TARGET, a repeated NAME, a NAME that is no plain word, knobs
 # make run refuses: `make -n run` with each line's, before anything trains) stops it before
@@ -117,11 +118,31 @@ if [ -z "${ZOO_TABLE_ONLY:-}" ]; then
     done
 fi
 
+# ZOO_TABLE_ONLY: the workload folder's outputs are of line $1's lr (runs/lrLR), target (validate.txt's
+# "target loss") and net (its run logs' # net=), each compared as a number or a name (campaign 43's
+# B-F7: a folder trained at lr 0.05 was tabled under a line of lr 0.02, target 0.3 or net mlp)
+same_num() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 == b + 0) }'; }
+table_only_of_line() {
+    local i=$1 dir=$out/${names[$1]} at="$zoo:${lines[$1]}: ${names[$1]}" d lrdir="" found="" t got
+    for d in "$dir"/runs/lr*; do
+        [ -d "$d" ] || continue
+        found="$found${found:+, }${d##*/lr}"
+        same_num "${d##*/lr}" "${lrs[$i]}" && lrdir=$d
+    done
+    [ -n "$lrdir" ] || fail "$at: $dir was trained at lr ${found:-none} ($dir/runs/lr*), not ${lrs[$i]}"
+    t=$(sed -n 's/^# .* runs against the model, target loss \([^;]*\);.*/\1/p' "$dir/validate.txt" | head -n 1)
+    [ -n "$t" ] || fail "$at: $dir/validate.txt names no target loss (# ... target loss T;)"
+    same_num "$t" "${targets[$i]}" || fail "$at: $dir was checked at target loss $t ($dir/validate.txt), not ${targets[$i]}"
+    got=$(sed -n 's/^# net=\([^ ]*\).*/\1/p' "$lrdir"/*.csv 2>/dev/null | sort -u | paste -sd, -)
+    [ "$got" = "${nets[$i]}" ] || fail "$at: $dir's runs ($lrdir) are of net ${got:-none}, not ${nets[$i]}"
+}
+
 mkdir -p "$out" 2>/dev/null || fail "$out: cannot create the folder"
 for i in "${!names[@]}"; do
     name=${names[$i]} dir=$out/${names[$i]}
     if [ -n "${ZOO_TABLE_ONLY:-}" ]; then
         [ -f "$dir/validate.txt" ] || fail "$zoo:${lines[$i]}: $name: no $dir/validate.txt (ZOO_TABLE_ONLY reads the outputs of a zoo that ran)"
+        table_only_of_line "$i"
         continue
     fi
     echo "== zoo: $name (net ${nets[$i]}, ${datas[$i]}, lr ${lrs[$i]}, target ${targets[$i]})"
