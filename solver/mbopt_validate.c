@@ -675,6 +675,11 @@ static int validate_mode_flags(validate_cli *vc, const mb_cli_seen *sp)
     if (vc->n_repeats && vc->csv)
         return mb_cli_no_effect(prog, sub, "--repeats", "with --csv (its machine: line and JSON "
                                 "are the table's and --json's)");
+    /* --csv writes the table's rows alone: the held-out lines are the table's and --json's
+     * (campaign 44's B-F1) */
+    if (hc->n_dirs && vc->csv)
+        return mb_cli_no_effect(prog, sub, "--holdout", "with --csv, which writes only the "
+                                "table's rows (the held-out lines are the table's and --json's)");
     if (vc->n_repeats && (mode || hc->beyond || hc->n_dirs == 0))
         return mb_cli_no_effect(prog, sub, "--repeats", hc->n_dirs == 0
                                 ? "without --holdout DIR (it measures the machine's speed "
@@ -683,10 +688,12 @@ static int validate_mode_flags(validate_cli *vc, const mb_cli_seen *sp)
     if (hc->beyond && hc->n_dirs == 0)
         return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
                             "runs with --holdout DIR");
-    /* the modes that print for a script print no table: the grid sweep's flags feed its grid:
-     * line and JSON grid_cost, --max-seeds --more-seeds and its sampling: line (campaign 38's
-     * F3: --holdout-plan 3 --grid-cost 8:512 printed its tokens, the flag unread) */
-    const char *print_mode = mode ? mode : hc->beyond ? "--holdout-beyond" : NULL;
+    /* the modes that print for a script print no table, and --csv only its rows: the grid
+     * sweep's flags feed its grid: line and JSON grid_cost, --max-seeds --more-seeds and its
+     * sampling: line (campaign 38's F3: --holdout-plan 3 --grid-cost 8:512 printed its tokens,
+     * the flag unread; campaign 44's B-F1: --csv dropped them alike) */
+    const char *print_mode = mode ? mode : hc->beyond ? "--holdout-beyond" : vc->csv ? "--csv"
+                                                                                    : NULL;
     static const struct {
         int code;
         const char *flag;
@@ -697,7 +704,8 @@ static int validate_mode_flags(validate_cli *vc, const mb_cli_seen *sp)
         if (!mb_cli_given(sp, table_only[k].code) || (max_seeds && hc->more_seeds))
             continue;
         char why[224];
-        snprintf(why, sizeof why, "with %s, which prints only its tokens: it %s", print_mode,
+        snprintf(why, sizeof why, "with %s, which %s: it %s", print_mode,
+                 vc->csv ? "writes only the table's rows" : "prints only its tokens",
                  max_seeds ? "caps the runs a setting --more-seeds gives and the table's "
                              "sampling: line" : "prices the grid sweep of the table's grid: "
                              "line and of --json's grid_cost");
