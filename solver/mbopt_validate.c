@@ -593,12 +593,14 @@ static void machine_json(cJSON *root, const validate_cli *vc)
 }
 
 
-/* A count of seeds (--holdout-plan, --max-seeds): a whole number in range, as written
- * (4.0000000000000001, which a double rounds to 4, is not; campaign 11's minor). */
+/* A count of seeds (--holdout-plan, --max-seeds, --grid-seeds): a whole number in range, as
+ * written (4.0000000000000001, which a double rounds to 4, is not; campaign 11's minor). Any
+ * number out of it, 0 and negatives too, is told the range (campaign 44's B-F2: 0 was told
+ * "must be > 0", then 1 "from 3 to 64"). */
 static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *err)
 {
     double x;
-    if (mb_data_flag_double(flag, arg, 0, MB_POSITIVE, &x, err))
+    if (mb_data_flag_double(flag, arg, 0, MB_ANY, &x, err))
         return MB_EINVAL;
     /* a count of seeds is written in digits: 3.0 or 3e0 is a number, not a count (campaign
      * 18's M2; --procs refuses them too) */
