@@ -55,10 +55,12 @@ static int grid_compute(grid_cli *g, const model_opts *m, double p, mb_error *er
     return rc;
 }
 
-/* The grid's line: "a sweep of M = 8..512 (7 M), 5 seeds each, ... would train X s". */
+/* The grid's line: "a sweep of M = 8..512 (7 M), 5 seeds each, ... would train X s". The M are
+ * whole numbers up to 2^30 (mb_data_parse_batches): printed whole, as typed (campaign 44's
+ * B-F3: %g printed 1073741824 as 1.07374e+09). */
 static const char *grid_line(char *buf, size_t size, const grid_cli *g, double p)
 {
-    int len = snprintf(buf, size, "a grid sweep of M = %g..%g (%zu M) at P = %g, %zu seeds "
+    int len = snprintf(buf, size, "a grid sweep of M = %.0f..%.0f (%zu M) at P = %g, %zu seeds "
                        "each, to the target would train %.4g s (predicted: %zu x T_C at each M; "
                        "evaluation not counted)", g->m.v[0], g->m.v[g->m.n - 1], g->m.n, p,
                        g->seeds, g->total, g->seeds);
