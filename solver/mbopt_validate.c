@@ -67,10 +67,12 @@ static const char *grid_line(char *buf, size_t size, const grid_cli *g, double p
     if (g->never && len > 0 && (size_t)len < size)
         len += snprintf(buf + len, size - (size_t)len, "; %zu M at or under the law's pole M_0 = "
                         "%.3g never reach it and are left out", g->never, g->law_m0);
+    char cap[32]; /* as given, not %g's 1 for 1.0000000001 (campaign 44's B-D2) */
     if (g->cap > 0 && len > 0 && (size_t)len < size)
         snprintf(buf + len, size - (size_t)len, "; under make run's time cap (a run at an M below "
-                 "the fastest stops at %g x its T_C, and that M's later seeds are skipped: %zu M) "
-                 "the sweep would train %.4g s", g->cap, g->capped, g->capped_total);
+                 "the fastest stops at %s x its T_C, and that M's later seeds are skipped: %zu M) "
+                 "the sweep would train %.4g s", mb_data_fmt_exact(cap, sizeof cap, g->cap),
+                 g->capped, g->capped_total);
     return buf;
 }
 
