@@ -527,8 +527,9 @@ $(OUT)/scale.json: $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/comm-run
 # validate-rec.txt checks scale's recommendation (P = 2 when it recommends two learners), and
 # validate-rec.json, for the report, its held-out check against one learner when P = 2 trained.
 # VALIDATE_FITS: the fits alone, for the modes that print a plan for a script (--holdout-plan
-# refuses the grid's flags, which only the table reads); VALIDATE_MODEL adds the grid sweep's
-# price to the table.
+# refuses the grid's flags, which only the table reads) and for validate.csv (--csv writes the
+# table's rows alone: it refuses the grid's flags and --holdout); VALIDATE_MODEL adds the grid
+# sweep's price to the table.
 VALIDATE_FITS  = $(NFITS) --tfit $(OUT)/tfit.json $(if $(filter none,$(COMM)),,--cfit $(OUT)/cfit.json --bytes $$(( $$(sed -n 's/^\# params=//p' $$(ls $(OUT)/runs/lr*/*.csv | head -n 1)) * 4 )))
 VALIDATE_MODEL = $(VALIDATE_FITS) $(if $(CAL),--grid-cost $(subst $(space),$(comma),$(strip $(RUN_BATCHES))) --grid-seeds 5 --grid-cap $(RUN_TIME_CAP))
 # The held-out check: once the answer is fixed, it and its rivals (the in-sample best, the
@@ -604,7 +605,7 @@ $(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
 	  dirs=$(RUN_DIRS) && held=$(HOLDOUT_DIRS) && heldpar=$(HOLDPAR_DIRS) && again=$(REPEAT_DIRS) && \
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$again $$dirs -o $(OUT)/validate.txt && \
-	  run mbopt validate $(VALIDATE_MODEL) $$held $$dirs --csv -o $(OUT)/validate.csv && \
+	  run mbopt validate $(VALIDATE_FITS) $$dirs --csv -o $(OUT)/validate.csv && \
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$again $$dirs --json -o $@ && \
 	  { run mbopt validate $(VALIDATE_MODEL) --recommend $(OUT)/scale.json $$([ -n "$$heldpar" ] && echo "$$held $$heldpar") $$dirs -o $(OUT)/validate-rec.txt 2> $(OUT)/logs/validate-rec.err || \
 	    sed 's/^mbopt validate: /check: /' $(OUT)/logs/validate-rec.err > $(OUT)/validate-rec.txt; } && \

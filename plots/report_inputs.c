@@ -12,6 +12,7 @@
 #include "../data/mb_parse.h"
 #include "../data/mb_format.h"
 #include "../data/mb_table.h"
+#include "../fit/mb_fit.h"
 #include "../solver/mb_solver.h"
 
 #include <dirent.h>
@@ -65,7 +66,7 @@ static int read_text(const char *in_dir, const char *name, char **txt, mb_error 
 /* A present runs/ is read as run logs (its metadata go under How to reproduce): a plain file
  * named runs, a folder that cannot be read, a link in a loop, or a log that is no run log, is
  * refused naming it rather than left out unsaid, as a present nfit.json or step.csv that cannot
- * be read is. */
+ * be read is; so is a run found twice, as mbfit and mbopt refuse one. */
 static int check_runs(const char *out_dir, const glob_t *runs, mb_error *err)
 {
     char path[4096];
@@ -82,14 +83,29 @@ static int check_runs(const char *out_dir, const glob_t *runs, mb_error *err)
     if (!d)
         return mb_error_set(err, MB_EIO, "%s: cannot read: %s", path, strerror(errno));
     closedir(d);
-    for (size_t i = 0; rc == MB_OK && i < runs->gl_pathc; i++) {
-        mb_table *t = NULL;
+    const size_t n = runs->gl_pathc;
+    mb_table **tabs = calloc(n ? n : 1, sizeof *tabs);
+    if (!tabs)
+        return mb_error_set(err, MB_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == MB_OK && i < n; i++) {
         size_t col;
-        if ((rc = mb_table_read(runs->gl_pathv[i], &t, err)) == MB_OK &&
-            (rc = mb_format_check_table(t, MB_FORMAT_RUNLOG, err)) == MB_OK)
-            rc = mb_table_require_col(t, "update", &col, err);
-        mb_table_free(t);
+        if ((rc = mb_table_read(runs->gl_pathv[i], &tabs[i], err)) == MB_OK &&
+            (rc = mb_format_check_table(tabs[i], MB_FORMAT_RUNLOG, err)) == MB_OK)
+            rc = mb_table_require_col(tabs[i], "update", &col, err);
     }
+    /* a run found twice (in runs/ and in a folder under it, or a copy) is refused as mbfit and
+     * mbopt refuse it, by their reader (mb_fit_same_run): the page counted it twice (campaign
+     * 44's B-F4); any threshold does, only the runs' identity is read */
+    if (rc == MB_OK && n) {
+        mb_fit_runs fr = {0};
+        const double thr = 0;
+        rc = mb_fit_runs_read_tables((const mb_table *const *)tabs,
+                                     (const char *const *)runs->gl_pathv, n, &thr, 1, 1, &fr, err);
+        mb_fit_runs_free(&fr);
+    }
+    for (size_t i = 0; i < n; i++)
+        mb_table_free(tabs[i]);
+    free(tabs);
     return rc;
 }
 

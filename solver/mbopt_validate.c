@@ -55,20 +55,24 @@ static int grid_compute(grid_cli *g, const model_opts *m, double p, mb_error *er
     return rc;
 }
 
-/* The grid's line: "a sweep of M = 8..512 (7 M), 5 seeds each, ... would train X s". */
+/* The grid's line: "a sweep of M = 8..512 (7 M), 5 seeds each, ... would train X s". The M are
+ * whole numbers up to 2^30 (mb_data_parse_batches): printed whole, as typed (campaign 44's
+ * B-F3: %g printed 1073741824 as 1.07374e+09). */
 static const char *grid_line(char *buf, size_t size, const grid_cli *g, double p)
 {
-    int len = snprintf(buf, size, "a grid sweep of M = %g..%g (%zu M) at P = %g, %zu seeds "
+    int len = snprintf(buf, size, "a grid sweep of M = %.0f..%.0f (%zu M) at P = %g, %zu seeds "
                        "each, to the target would train %.4g s (predicted: %zu x T_C at each M; "
                        "evaluation not counted)", g->m.v[0], g->m.v[g->m.n - 1], g->m.n, p,
                        g->seeds, g->total, g->seeds);
     if (g->never && len > 0 && (size_t)len < size)
         len += snprintf(buf + len, size - (size_t)len, "; %zu M at or under the law's pole M_0 = "
                         "%.3g never reach it and are left out", g->never, g->law_m0);
+    char cap[32]; /* as given, not %g's 1 for 1.0000000001 (campaign 44's B-D2) */
     if (g->cap > 0 && len > 0 && (size_t)len < size)
         snprintf(buf + len, size - (size_t)len, "; under make run's time cap (a run at an M below "
-                 "the fastest stops at %g x its T_C, and that M's later seeds are skipped: %zu M) "
-                 "the sweep would train %.4g s", g->cap, g->capped, g->capped_total);
+                 "the fastest stops at %s x its T_C, and that M's later seeds are skipped: %zu M) "
+                 "the sweep would train %.4g s", mb_data_fmt_exact(cap, sizeof cap, g->cap),
+                 g->capped, g->capped_total);
     return buf;
 }
 
@@ -593,12 +597,14 @@ static void machine_json(cJSON *root, const validate_cli *vc)
 }
 
 
-/* A count of seeds (--holdout-plan, --max-seeds): a whole number in range, as written
- * (4.0000000000000001, which a double rounds to 4, is not; campaign 11's minor). */
+/* A count of seeds (--holdout-plan, --max-seeds, --grid-seeds): a whole number in range, as
+ * written (4.0000000000000001, which a double rounds to 4, is not; campaign 11's minor). Any
+ * number out of it, 0 and negatives too, is told the range (campaign 44's B-F2: 0 was told
+ * "must be > 0", then 1 "from 3 to 64"). */
 static int seeds_flag(const char *flag, const char *arg, size_t *n, mb_error *err)
 {
     double x;
-    if (mb_data_flag_double(flag, arg, 0, MB_POSITIVE, &x, err))
+    if (mb_data_flag_double(flag, arg, 0, MB_ANY, &x, err))
         return MB_EINVAL;
     /* a count of seeds is written in digits: 3.0 or 3e0 is a number, not a count (campaign
      * 18's M2; --procs refuses them too) */
@@ -675,6 +681,11 @@ static int validate_mode_flags(validate_cli *vc, const mb_cli_seen *sp)
     if (vc->n_repeats && vc->csv)
         return mb_cli_no_effect(prog, sub, "--repeats", "with --csv (its machine: line and JSON "
                                 "are the table's and --json's)");
+    /* --csv writes the table's rows alone: the held-out lines are the table's and --json's
+     * (campaign 44's B-F1) */
+    if (hc->n_dirs && vc->csv)
+        return mb_cli_no_effect(prog, sub, "--holdout", "with --csv, which writes only the "
+                                "table's rows (the held-out lines are the table's and --json's)");
     if (vc->n_repeats && (mode || hc->beyond || hc->n_dirs == 0))
         return mb_cli_no_effect(prog, sub, "--repeats", hc->n_dirs == 0
                                 ? "without --holdout DIR (it measures the machine's speed "
@@ -683,10 +694,12 @@ static int validate_mode_flags(validate_cli *vc, const mb_cli_seen *sp)
     if (hc->beyond && hc->n_dirs == 0)
         return mb_cli_usage(prog, sub, "--holdout-beyond extends a held-out sweep: give its "
                             "runs with --holdout DIR");
-    /* the modes that print for a script print no table: the grid sweep's flags feed its grid:
-     * line and JSON grid_cost, --max-seeds --more-seeds and its sampling: line (campaign 38's
-     * F3: --holdout-plan 3 --grid-cost 8:512 printed its tokens, the flag unread) */
-    const char *print_mode = mode ? mode : hc->beyond ? "--holdout-beyond" : NULL;
+    /* the modes that print for a script print no table, and --csv only its rows: the grid
+     * sweep's flags feed its grid: line and JSON grid_cost, --max-seeds --more-seeds and its
+     * sampling: line (campaign 38's F3: --holdout-plan 3 --grid-cost 8:512 printed its tokens,
+     * the flag unread; campaign 44's B-F1: --csv dropped them alike) */
+    const char *print_mode = mode ? mode : hc->beyond ? "--holdout-beyond" : vc->csv ? "--csv"
+                                                                                    : NULL;
     static const struct {
         int code;
         const char *flag;
@@ -697,7 +710,8 @@ static int validate_mode_flags(validate_cli *vc, const mb_cli_seen *sp)
         if (!mb_cli_given(sp, table_only[k].code) || (max_seeds && hc->more_seeds))
             continue;
         char why[224];
-        snprintf(why, sizeof why, "with %s, which prints only its tokens: it %s", print_mode,
+        snprintf(why, sizeof why, "with %s, which %s: it %s", print_mode,
+                 vc->csv ? "writes only the table's rows" : "prints only its tokens",
                  max_seeds ? "caps the runs a setting --more-seeds gives and the table's "
                              "sampling: line" : "prices the grid sweep of the table's grid: "
                              "line and of --json's grid_cost");

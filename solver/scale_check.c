@@ -151,10 +151,12 @@ static int choice_values(const cJSON *c, const cJSON *row, int k, const char *ke
         if (rc != MB_OK)
             return rc;
         double r = mb_json_get(row, CHOICE_COPIES[i][0]);
+        char a[32], b[32]; /* as written, not %.17g's 341.56999999999999 (campaign 44's B-D8) */
         if (isfinite(r) && r != v[i])
-            return mb_error_set(err, MB_EFORMAT, "%s: field '%s.%s': %.17g is not rows[%d].%s "
-                                "%.17g, of the same procs %.0f", path, key, CHOICE_COPIES[i][1],
-                                v[i], k, CHOICE_COPIES[i][0], r, procs);
+            return mb_error_set(err, MB_EFORMAT, "%s: field '%s.%s': %s is not rows[%d].%s %s, "
+                                "of the same procs %.0f", path, key, CHOICE_COPIES[i][1],
+                                mb_data_fmt_exact(a, sizeof a, v[i]), k, CHOICE_COPIES[i][0],
+                                mb_data_fmt_exact(b, sizeof b, r), procs);
     }
     const double sp = v[1], eff = v[2];
     if (procs == 1 ? !(fabs(sp - 1) <= 1e-9 && fabs(eff - 1) <= 1e-9)
@@ -204,10 +206,13 @@ int mb_solver_check_choice(const cJSON *scale, const char *key, const char *path
     {
         double p = mb_json_get(r, "procs");
         if (p == procs) {
+            char a[32], b[32];
             if (mb_json_get(r, "m_opt") != m)
-                return mb_error_set(err, MB_EFORMAT, "%s: %s.m_opt %.17g is not rows[%d].m_opt "
-                                    "%.17g, of the same procs %.0f", path, key, m, k,
-                                    mb_json_get(r, "m_opt"), procs);
+                return mb_error_set(err, MB_EFORMAT, "%s: %s.m_opt %s is not rows[%d].m_opt %s, "
+                                    "of the same procs %.0f", path, key,
+                                    mb_data_fmt_exact(a, sizeof a, m), k,
+                                    mb_data_fmt_exact(b, sizeof b, mb_json_get(r, "m_opt")),
+                                    procs);
             break;
         }
         if (used < sizeof list - 8)

@@ -1431,6 +1431,32 @@ static void test_run_holdpar_plan(void)
     mb_test_run_free(&r);
 }
 
+/* validate.csv's command: --csv writes the table's rows alone and refuses the flags only the
+ * text and JSON read (the grid's, --holdout: campaign 44's B-F1), so make run gives it the fits
+ * and the runs alone, as the text and JSON calls keep them. */
+static void test_run_validate_csv(void)
+{
+    char dir[256];
+    mb_test_run r;
+    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
+    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "timeout 60 make -s -n run %s OUT=%s/a",
+                                     MB_TEST_MAKE_ARGS, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    const char *csv = strstr(r.out, " --csv -o ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    const char *cmd = csv;
+    while (cmd > r.out && strncmp(cmd, "mbopt validate", 14) != 0)
+        cmd--;
+    CU_ASSERT_EQUAL(strncmp(cmd, "mbopt validate", 14), 0);
+    int dropped = 0;
+    for (const char *c = cmd; c < csv; c++)
+        dropped |= strncmp(c, "--grid-", 7) == 0 || strncmp(c, "$held", 5) == 0 ||
+                   strncmp(c, "--holdout", 9) == 0;
+    CU_ASSERT_FALSE(dropped);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--grid-cost")); /* the table's call still prices it */
+    mb_test_run_free(&r);
+}
+
 static void test_run_knobs(void)
 {
     static const struct {
@@ -2264,6 +2290,8 @@ int mb_test_suite_solver_holdout(void)
            !CU_add_test(s, "make run knobs: checked before any stage", test_run_knobs) ||
            !CU_add_test(s, "make run: the P > 1 held-out plan holds no grid flags",
                         test_run_holdpar_plan) ||
+           !CU_add_test(s, "make run: validate.csv's call holds no grid or held-out flags",
+                        test_run_validate_csv) ||
            !CU_add_test(s, "make run knobs under a decimal-comma locale", test_run_knobs_locale) ||
            !CU_add_test(s, "make run BACKEND=cuda: the probe's hint names the device",
                         test_cuda_probe_hint) ||

@@ -168,7 +168,7 @@ $(TS)/validate.done: $(TS)/holdout.done
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
 	  held=$$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done) && \
 	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_DIRS) -o $(OUT)/validate.txt && \
-	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_DIRS) --csv -o $(OUT)/validate.csv && \
+	  run mbopt validate $(TORCH_FITS) $(TORCH_DIRS) --csv -o $(OUT)/validate.csv && \
 	  run mbopt validate $(TORCH_FITS) $$held $(TORCH_DIRS) --json -o $(OUT)/validate.json && touch $@)
 
 $(TS)/report.done: $(TS)/validate.done
