@@ -204,11 +204,12 @@ static int default_levels(mb_table *const *tabs, const char *const *files, size_
         }
         int same = k == 0 || k == k0; /* a log without levels does not say */
         for (size_t j = 0; k > 0 && same && j < k; j++)
-            same = lv[j] == lv0[j];
+            same = mb_run_level_same(lv[j], lv0[j]); /* to the 6 digits a log writes, as
+                                                       * # target_loss= (campaign 44 A, F3) */
         if (!same)
             return mb_error_set(err, MB_EFORMAT, "%s: '# levels=%s', but %s's is '%s': the runs' "
-                                "checks aimed at different levels, whose crossings they log "
-                                "exactly (give the levels with --levels)", files[i],
+                                "checks aimed at different levels (to the 6 "
+                                "digits a log writes), whose crossings they log exactly (give the levels with --levels)", files[i],
                                 mb_table_meta(tabs[i], "levels"), files[with],
                                 mb_table_meta(tabs[with], "levels"));
     }

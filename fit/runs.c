@@ -1200,7 +1200,11 @@ int mb_fit_runs_keep_group(mb_fit_runs *r, const char *algo, double procs, mb_er
     for (size_t i = 0; i < r->n; i++) {
         if ((algo && strcmp(r->algo[i], algo) != 0) || (!isnan(procs) && r->procs[i] != procs)) {
             char one[64];
-            snprintf(one, sizeof one, "%s P=%g", r->algo[i], r->procs[i]);
+            /* a log without '# algo=' named as such, not as a blank (campaign 44 A, F4) */
+            if (*r->algo[i])
+                snprintf(one, sizeof one, "%s P=%g", r->algo[i], r->procs[i]);
+            else
+                snprintf(one, sizeof one, "P=%g with no '# algo='", r->procs[i]);
             note_seen(seen, sizeof seen, one);
             continue;
         }

@@ -50,8 +50,10 @@ int harness_option(mb_probe_options *o, int c, const char *arg, mb_error *err)
         long lo = c == OPT_MAX_REPS ? 1 : 0;
         /* samples are kept per point (8 bytes each): 1e6 bounds a point's memory and time */
         if (mb_data_parse_long(arg, lo, 1000000, &v) != MB_OK) {
-            mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%ld, 1e6]", flag,
-                         arg, lo);
+            char note[160]; /* 1e1: the notation is the fault (campaign 44 A's F7) */
+            mb_error_set(err, MB_EINVAL, "%s: '%s' is not a whole number in [%ld, 1e6]%s", flag,
+                         arg, lo, mb_data_count_notation(arg, (double)lo, 1e6, note,
+                                                         sizeof note));
             return -1;
         }
         *(c == OPT_WARMUP ? &o->warmup : c == OPT_MIN_REPS ? &o->min_reps : &o->max_reps) =
@@ -178,7 +180,9 @@ int device_option(mb_backend_kind *backend, int *device, int c, const char *arg,
             *device = (int)v;
             return 1;
         }
-        mb_error_set(err, MB_EINVAL, "--device: '%s' is not a whole number in [0, 1024]", arg);
+        char note[160];
+        mb_error_set(err, MB_EINVAL, "--device: '%s' is not a whole number in [0, 1024]%s", arg,
+                     mb_data_count_notation(arg, 0, 1024, note, sizeof note));
         return -1;
     default:
         return 0;
@@ -274,7 +278,9 @@ int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
             cfg->seed = (unsigned long)seed;
             return 1;
         }
-        mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0", arg);
+        char note[160];
+        mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0%s", arg,
+                     mb_data_count_notation(arg, 0, (double)(1L << 62), note, sizeof note));
         return -1;
     default:
         return 0;

@@ -179,9 +179,13 @@ int cmd_conv(int argc, char **argv, int full_argc, char **full_argv)
         case OPT_NO_CACHE: use_cache = 0; break;
         case OPT_ALGOS: algos_arg = optarg; break;
         case OPT_THREADS:
-            if (mb_data_parse_long(optarg, 1, MB_CTX_MAX_THREADS, &threads) != MB_OK)
+            if (mb_data_parse_long(optarg, 1, MB_CTX_MAX_THREADS, &threads) != MB_OK) {
+                char note[160];
                 rc = mb_error_set(&err, MB_EINVAL, "--threads: '%s' is not a whole number in "
-                                  "[1, %d]", optarg, MB_CTX_MAX_THREADS);
+                                  "[1, %d]%s", optarg, MB_CTX_MAX_THREADS,
+                                  mb_data_count_notation(optarg, 1, MB_CTX_MAX_THREADS, note,
+                                                         sizeof note));
+            }
             break;
         default: {
             int r = other_option(sub, &o, c, argv);

@@ -223,6 +223,17 @@ static int step_ready(const mb_probe_step_plan *p, mb_backend_kind backend, mb_e
     return rc != MB_OK ? rc : backend_check(backend, err);
 }
 
+/* --rounds N: a whole number in [1, 1000], with the note every count flag gives on a whole
+ * number in another notation (mb_data_count_notation; campaign 44 A's F7). */
+static int rounds_arg(const char *arg, long *rounds, mb_error *err)
+{
+    char note[160];
+    if (mb_data_parse_long(arg, 1, 1000, rounds) == MB_OK)
+        return MB_OK;
+    return mb_error_set(err, MB_EINVAL, "--rounds: '%s' is not a whole number in [1, 1000]%s",
+                        arg, mb_data_count_notation(arg, 1, 1000, note, sizeof note));
+}
+
 int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *sub = "step";
@@ -259,11 +270,8 @@ int cmd_step(int argc, char **argv, int full_argc, char **full_argv)
         case OPT_THREADS: threads_arg = optarg; break;
         case OPT_LEARNERS: learners_arg = optarg; break;
         case OPT_ROUNDS:
-            if (mb_data_parse_long(optarg, 1, 1000, &rounds) != MB_OK) {
-                mb_error_set(&err, MB_EINVAL, "--rounds: '%s' is not a whole number in [1, "
-                             "1000]", optarg);
+            if (rounds_arg(optarg, &rounds, &err) != MB_OK)
                 return mb_cli_fail(prog, sub, &err);
-            }
             break;
         default: {
             int r = other_option(sub, &o, c, argv);

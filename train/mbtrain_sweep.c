@@ -1,5 +1,7 @@
 /* mbtrain_sweep.c — mbtrain's sweep: --batch and --seeds read into the runs to make, their
- * logs named under --log-dir and checked before the first trains, every rank agreeing on them
+ * logs named under --log-dir and checked before the first trains, as is each run's update
+ * bound against the flags that need it reached (periods, SMA's tuning window, --lr-step),
+ * every rank agreeing on them
  * under mpirun, then each run trained in turn (mb_train_run) with its summary line and a
  * progress bar on a terminal. A diverged run is an outcome: its line, and the next run.
  */
@@ -468,28 +470,79 @@ static int sweep_agree(const mb_run_options *o, const mbtrain_args *a, const mbt
  * noise. docs/commands.md, "mbtrain". */
 #define EVAL_MIN 10
 
-/* A communication period no run of the sweep reaches (campaign 43's F6): an asynchronous
- * learner reports its local steps only at an exchange, so with --tau 100000000 it trained on
- * far past --max-updates and --epochs, and a period past the run's bound never exchanges at
- * all. The periods in effect (--tau; DOWNPOUR's --n-push and --n-fetch, which default to it)
- * against the largest run's update bound `most` (> 0); MB_EUSAGE naming the flags, or MB_OK. */
-static int period_check(const mb_run_options *o, long most, mb_error *err)
+/* A communication period a run does not reach (campaign 43's F6): an asynchronous learner
+ * reports its local steps only at an exchange, so with --tau 100000000 it trained on far past
+ * --max-updates and --epochs, and a period past the run's bound never exchanges at all. The
+ * periods in effect (--tau; DOWNPOUR's --n-push and --n-fetch, which default to it) against
+ * each run's own update bound `bound` at its batch (campaign 44 A's F1: a sweep checked only
+ * its largest run's, and --batch 2,65536 --tau 30000 hung in the 1-update run); with no bound
+ * (--epochs 0 and no --max-updates: a target loss alone stops the run) against an epoch of the
+ * data, train_n / batch updates (F2: a target judged on a centre no learner ever pushed to
+ * could not be met, and --tau 100000000 ran until killed). `sweep`: the line names the run's
+ * batch. MB_EUSAGE naming the flag, or MB_OK. */
+static int period_check(const mb_run_options *o, long bound, int batch, size_t train_n,
+                        int sweep, mb_error *err)
 {
-    if (most <= 0 || o->par == MB_PAR_NONE || o->par == MB_PAR_SGD_SYNC ||
-        o->par == MB_PAR_EASGD || o->par == MB_PAR_SMA)
+    if (o->par == MB_PAR_NONE || o->par == MB_PAR_SGD_SYNC || o->par == MB_PAR_EASGD ||
+        o->par == MB_PAR_SMA)
         return MB_OK; /* no period: these exchange every step */
     const int dp = o->par == MB_PAR_DOWNPOUR;
+    const long epoch = (long)(train_n / (size_t)batch), most = bound > 0 ? bound : epoch;
     const struct { const char *flag, *what; long v; } p[] = {
         {"--tau", "exchange", o->tau},
         {dp && o->n_push ? "--n-push" : "--tau", "push", dp && o->n_push ? o->n_push : o->tau},
         {dp && o->n_fetch ? "--n-fetch" : "--tau", "fetch",
          dp && o->n_fetch ? o->n_fetch : o->tau},
     };
-    for (size_t i = dp ? 1 : 0; i < (dp ? 3u : 1u); i++)
-        if (p[i].v > most)
-            return mb_error_set(err, MB_EUSAGE, "%s %ld is past the run's bound: it stops by "
-                                "update %ld (--max-updates, --epochs), before a learner's "
-                                "first %s", p[i].flag, p[i].v, most, p[i].what);
+    char run[48] = "the run's";
+    if (sweep)
+        snprintf(run, sizeof run, "the --batch %d run's", batch);
+    for (size_t i = dp ? 1 : 0; i < (dp ? 3u : 1u); i++) {
+        if (p[i].v <= most)
+            continue;
+        if (bound <= 0)
+            return mb_error_set(err, MB_EUSAGE, "%s %ld is past an epoch of the data (%ld "
+                                "updates at batch %d): with --epochs 0 and no --max-updates "
+                                "nothing bounds the run, and a learner's first %s must come "
+                                "within an epoch", p[i].flag, p[i].v, epoch, batch, p[i].what);
+        return mb_error_set(err, MB_EUSAGE, "%s %ld is past %s bound: it stops by update %ld "
+                            "(--max-updates, --epochs), before a learner's first %s", p[i].flag,
+                            p[i].v, run, bound, p[i].what);
+    }
+    return MB_OK;
+}
+
+/* The bounds of the sweep's runs against the flags that need one reached (before any run):
+ * each run's communication period (period_check) and SMA's tuning window (campaign 44 A's F6:
+ * --sma-tune-window 100 in a 20-update run never measured, the log stating an empty
+ * # sma_tune= and one learner of --learners 2), and a --lr-step schedule that fires in no run
+ * of the sweep (campaign 39's D8: --lr-step 10 in a 5-update run was taken, the log stating a
+ * schedule training never used: update u has u / every steps, so a run of B updates changes
+ * the rate only where every < B). MB_EUSAGE naming the flag, or MB_OK. */
+static int bounds_check(const mb_run_options *o, const mbtrain_sweep *w, size_t train_n,
+                        mb_error *err)
+{
+    long most = 0;
+    const int sweep = w->batches.n > 1;
+    for (size_t i = 0; i < w->batches.n; i++) {
+        const int batch = (int)w->batches.v[i];
+        long b = mb_run_update_bound(o, train_n, batch);
+        most = b <= 0 || most < 0 ? -1 : b > most ? b : most; /* -1: a run with no bound */
+        if (period_check(o, b, batch, train_n, sweep, err) != MB_OK)
+            return MB_EUSAGE;
+        if (o->par == MB_PAR_SMA && o->sma_tune && b > 0 && o->sma_tune_window > b) {
+            char run[48] = "the run's";
+            if (sweep)
+                snprintf(run, sizeof run, "the --batch %d run's", batch);
+            return mb_error_set(err, MB_EUSAGE, "--sma-tune-window %ld is past %s bound: it "
+                                "stops by update %ld (--max-updates, --epochs), before the "
+                                "tuner's first step", o->sma_tune_window, run, b);
+        }
+    }
+    if (o->optim.lr_step_every > 0 && most > 0 && o->optim.lr_step_every >= most)
+        return mb_error_set(err, MB_EUSAGE, "--lr-step %ld never changes the rate: %s stop%s "
+                            "by update %ld (--max-updates, --epochs)", o->optim.lr_step_every,
+                            sweep ? "the runs" : "the run", sweep ? "" : "s", most);
     return MB_OK;
 }
 
@@ -534,31 +587,11 @@ int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sw
             *together = 1; /* every rank reads the same data and options */
             return MB_EXIT_DATA;
         }
-    /* a schedule that fires in no run of the sweep (campaign 39's D8: --lr-step 10 in a
-     * 5-update run was taken, the log stating a schedule training never used): update u has
-     * u / every steps, so a run of B updates changes the rate only where every < B */
-    long most = 0;
-    for (size_t i = 0; i < w->batches.n; i++) {
-        long b = mb_run_update_bound(o, data.train.n, (int)w->batches.v[i]);
-        most = b <= 0 || most < 0 ? -1 : b > most ? b : most; /* -1: a run with no bound */
-    }
-    if (period_check(o, most, &err) != MB_OK) {
+    if (bounds_check(o, w, data.train.n, &err) != MB_OK) {
         if (rank == 0)
             mbtrain_fail(&err);
         mb_data_splits_free(&data);
-        *together = 1;
-        return MB_EXIT_USAGE;
-    }
-    if (o->optim.lr_step_every > 0 && most > 0 && o->optim.lr_step_every >= most) {
-        if (rank == 0) {
-            mb_error_set(&err, MB_EUSAGE, "--lr-step %ld never changes the rate: %s stop%s by "
-                         "update %ld (--max-updates, --epochs)", o->optim.lr_step_every,
-                         w->batches.n > 1 ? "the runs" : "the run", w->batches.n > 1 ? "" : "s",
-                         most);
-            mbtrain_fail(&err);
-        }
-        mb_data_splits_free(&data);
-        *together = 1;
+        *together = 1; /* every rank reads the same data and options */
         return MB_EXIT_USAGE;
     }
     /* the subset every target is judged on: --eval-frac 1e-9 drew 0 samples, raised to 1

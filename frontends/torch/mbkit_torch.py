@@ -121,12 +121,31 @@ WAIT_MIN = 1.0           # ... and its floor when not 0 (MB_RUN_WAIT_MIN: the fi
                          # the others' start)
 
 
+def count_notation(text, lo, hi):
+    """The note mbkit's C counts give (data/parse.c: mb_data_count_notation, campaign 44 A's F7)
+    on a whole number in [lo, hi] written in another notation than digits alone (1e1, 16.0):
+    " written in digits alone ('1e1' is 10: write that)", else ""."""
+    d = len(text) - len(text.lstrip("0123456789"))
+    rest = text[d:]
+    if d == 0 or not text.isascii() or "_" in text or text != text.strip() or not (rest[:1] in ("e", "E") or
+                                            rest[:1] == "." and
+                                            rest[1:].lstrip("0")[:1] in ("", "e", "E")):
+        return ""
+    try:
+        v = float(text)
+    except ValueError:
+        return ""
+    if not (math.isfinite(v) and v == math.floor(v) and lo <= v <= hi):
+        return ""
+    return f" written in digits alone ('{text}' is {v:.0f}: write that)"
+
+
 def whole(text, name, lo=0, hi=1 << 53):
     """A whole number as mbtrain reads counts: digits only (no '+', '_', '1e1', spaces), in
     [lo, hi]; Fail naming the flag otherwise. A bad value is exit 1, as the C tools': the
     converters raise Fail, which argparse does not catch (its own errors are usage, exit 2)."""
     if not (text.isascii() and text.isdigit()):
-        raise Fail(f"{name}: '{text}' is not a whole number")
+        raise Fail(f"{name}: '{text}' is not a whole number{count_notation(text, lo, hi)}")
     v = int(text)
     if not lo <= v <= hi:
         raise Fail(f"{name}: {v} is not in [{lo}, {hi}]")
