@@ -482,9 +482,9 @@ PAR_RUN      = $(MPIRUN) --bind-to none -np $(PAR_NP) mbtrain \
 PAR_TRAIN    = $(PAR_RUN) --target-loss $(TARGET_LOSS)
 $(OUT)/par/.done: $(OUT)/check/.done
 	@$(call stage,par,train sgd-sync on 2 processes at M = $(PAR_BATCHES) (mpirun -np 2),$(call MPI_FAILED,par,mpirun must start 2 processes here; COMM=none skips the P = 2 check), \
-	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for s in $(PAR_SEEDS); do for m in $(PAR_BATCHES); do \
-	    run $(PAR_TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/par/lr$$lr || exit 1; \
-	  done; done; done && touch $@)
+	  rm -rf $(OUT)/par && mkdir -p $(OUT)/par && for lr in $(LRS); do for s in $(PAR_SEEDS); do \
+	    run $(PAR_TRAIN) --lr $$lr --batch $(subst $(space),$(comma),$(strip $(PAR_BATCHES))) --seed $$s $(EVAL_RULE) --log-dir $(OUT)/par/lr$$lr || exit 1; \
+	  done; done && touch $@)
 
 $(OUT)/nfit.json: $(OUT)/check/.done $(OUT)/seeds/.done
 	@$(call stage,nfit,fit N_update(M) to every run (mbfit nupdate),see $(OUT)/logs/check.log, \
@@ -562,46 +562,48 @@ SPEED_REPEAT = set -- $$picks; shift $$(( k % $$\# )); t=$$1; lr=$${t%%:*}; r=$$
 # mbtrain sweep a seed, its M in turn (each mbtrain start loads the data set, 0.3-0.7 s on the
 # CPU, and on a GPU starts CUDA, cuBLAS and cuDNN, 1-2 s; EVAL_RULE's spacing is per M)
 HOLDOUT_GROUPS = $$(printf '%s\n' $$plan | awk -F, '{ k = $$2 ":" $$3; if (k != p) { printf "%s%s:%s", (NR > 1 ? " " : ""), k, $$1; p = k } else printf ",%s", $$1 } END { print "" }')
-$(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(if $(filter none,$(COMM)),,$(OUT)/par/.done) $(OUT)/knobs/HOLDOUT_SEED0 $(OUT)/knobs/HOLDOUT_SEEDS $(OUT)/knobs/HOLDOUT_BEYOND $(OUT)/knobs/SPEED_REPEATS
-	@$(call stage,holdout,train the answer and its rivals on $(HOLDOUT_SEEDS) fresh seeds,HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log, \
-	  rm -rf $(OUT)/holdout $(OUT)/repeats && mkdir -p $(OUT)/holdout && \
+# A P > 1 answer held out: when scale recommends P = PAR_NP, the recommended M at P = PAR_NP
+# (sgd-sync under mpirun, to the answer's target) on the same held-out seeds, each trained right
+# after one learner's runs of its seed, so that a change of the machine's speed during the stage
+# moves both sides of the comparison alike (trained in a stage of its own after the one-learner
+# sweep, the P = 2 side of one check read 1.00x and, 20 minutes later on a slower machine, 1.34x
+# behind: docs/results.md, "A cheaper held-out stage"). validate-rec.txt grades it against one
+# learner's held-out settings, paired by seed (mbopt validate --recommend with --holdout: do P
+# learners beat the best one learner can do?). A P other than PAR_NP is not trained, and
+# validate-rec.txt says so.
+HOLDPAR_PLAN = p=$$(sed -n 's/^recommendation: P = \([0-9]*\) .*/\1/p' $(OUT)/scale.txt); \
+	  if [ "$$p" = 1 ]; then echo "one learner recommended: the held-out sweep covers it"; \
+	  elif [ "$$p" != $(PAR_NP) ]; then echo "P = $$p recommended: the held-out check trains P = $(PAR_NP) only (PAR_NP)"; \
+	  else pplan=$$(mbopt validate $(VALIDATE_FITS) --recommend $(OUT)/scale.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(RUN_DIRS)) || exit 1; fi
+# the next token M,LR,SEED of the P > 1 plan (set -- $$pplan), trained and dropped
+HOLDPAR_NEXT = if [ $$\# -gt 0 ]; then m=$${1%%$(comma)*}; r=$${1\#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r\#*$(comma)}; shift; \
+	  mkdir -p $(OUT)/holdout-par && run $(PAR_RUN) --target-loss $(ANSWER_LOSS) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout-par/lr$$lr || exit 1; fi
+$(OUT)/holdout/.done: $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)/scale.json $(if $(filter none,$(COMM)),,$(OUT)/par/.done $(OUT)/cfit.json) $(OUT)/knobs/HOLDOUT_SEED0 $(OUT)/knobs/HOLDOUT_SEEDS $(OUT)/knobs/HOLDOUT_BEYOND $(OUT)/knobs/SPEED_REPEATS
+	@$(call stage,holdout,train the answer and its rivals on $(HOLDOUT_SEEDS) fresh seeds,HOLDOUT_SEEDS sets how many (3 to 64); see $(OUT)/logs/holdout.log$(if $(filter none,$(COMM)),,; a P > 1 answer's runs: $(call MPI_FAILED,holdout,mpirun must start $(PAR_NP) processes here)), \
+	  rm -rf $(OUT)/holdout $(OUT)/holdout-par $(OUT)/repeats && mkdir -p $(OUT)/holdout && \
 	  plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(P1_DIRS)) || exit 1; \
+	  pplan=; $(if $(filter none,$(COMM)),,$(HOLDPAR_PLAN);) set -- $$pplan; \
 	  picks=$(SPEED_PICK) || exit 1; k=0; every=$$(( $(SPEED_REPEATS) > 0 ? $(HOLDOUT_SEEDS) / $(SPEED_REPEATS) : 1 )); \
 	  [ $$every -ge 1 ] || every=1; \
 	  n=0; while [ -n "$$plan" ]; do \
 	    groups=$(HOLDOUT_GROUPS) || exit 1; i=0; \
 	    for g in $$groups; do lr=$${g%%:*}; r=$${g#*:}; s=$${r%%:*}; m=$${r#*:}; \
 	      run $(TRAIN) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout/lr$$lr || exit 1; \
+	      $(if $(filter none,$(COMM)),,if [ $$n = 0 ]; then $(HOLDPAR_NEXT); fi;) \
 	      i=$$((i + 1)); if [ $$n = 0 ] && [ -n "$$picks" ] && [ $$k -lt $(SPEED_REPEATS) ] && [ $$((i % every)) = 0 ]; then \
 	        ( $(SPEED_REPEAT) ) || exit 1; k=$$((k + 1)); fi; \
 	    done; \
+	    $(if $(filter none,$(COMM)),,while [ $$n = 0 ] && [ $$# -gt 0 ]; do $(HOLDPAR_NEXT); done;) \
 	    n=$$((n + 1)); [ $$n -le $(HOLDOUT_BEYOND) ] || break; \
 	    plan=$$(mbopt validate $(NFITS) --tfit $(OUT)/tfit.json $(HOLDOUT_DIRS) --holdout-beyond $(P1_DIRS)) || exit 1; \
 	  done && touch $@)
-
-# A P > 1 answer held out: the recommended M at P = PAR_NP (sgd-sync under mpirun, to the
-# answer's target) on the held-out sweep's seeds, graded in validate-rec.txt against one
-# learner's held-out settings, paired by seed (mbopt validate --recommend with --holdout: do P
-# learners beat the best one learner can do?). Nothing to train when scale recommends one
-# learner; a P other than PAR_NP is not trained, and validate-rec.txt says so.
-$(OUT)/holdout-par/.done: $(OUT)/scale.json $(OUT)/holdout/.done $(OUT)/cfit.json
-	@$(call stage,holdpar,train a P > 1 answer on the held-out seeds,$(call MPI_FAILED,holdpar,see $(OUT)/logs/holdpar.log), \
-	  rm -rf $(OUT)/holdout-par && mkdir -p $(OUT)/holdout-par && \
-	  p=$$(sed -n 's/^recommendation: P = \([0-9]*\) .*/\1/p' $(OUT)/scale.txt) && \
-	  if [ "$$p" = 1 ]; then echo "one learner recommended: the held-out check covers it"; \
-	  elif [ "$$p" != $(PAR_NP) ]; then echo "P = $$p recommended: this stage trains P = $(PAR_NP) only (PAR_NP)"; \
-	  else plan=$$(mbopt validate $(VALIDATE_FITS) --recommend $(OUT)/scale.json --holdout-plan $(HOLDOUT_SEEDS) --holdout-seed0 $(HOLDOUT_SEED0) $(RUN_DIRS)) || exit 1; \
-	    for t in $$plan; do m=$${t%%$(comma)*}; r=$${t#*$(comma)}; lr=$${r%%$(comma)*}; s=$${r#*$(comma)}; \
-	      run $(PAR_RUN) --target-loss $(ANSWER_LOSS) --lr $$lr --batch $$m --seed $$s $(EVAL_RULE) --log-dir $(OUT)/holdout-par/lr$$lr || exit 1; \
-	    done; \
-	  fi && touch $@)
 
 # (each ends in ':' so that no folder, the usual case of holdout-par, is an empty list, not a
 # failed command ending the recipe's && chain)
 HOLDOUT_DIRS = $$(for d in $(OUT)/holdout/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done; :)
 REPEAT_DIRS  = $$(for d in $(OUT)/repeats/lr*; do [ -d "$$d" ] && printf -- '--repeats %s ' "$$d"; done; :)
 HOLDPAR_DIRS = $$(for d in $(OUT)/holdout-par/lr*; do [ -d "$$d" ] && printf -- '--holdout %s ' "$$d"; done; :)
-$(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)/holdout/.done $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done $(OUT)/holdout-par/.done)
+$(OUT)/validate.json: $(OUT)/scale.json $(OUT)/nfit.json $(OUT)/tfit.json $(OUT)/holdout/.done $(if $(filter none,$(COMM)),,$(OUT)/cfit.json $(OUT)/par/.done)
 	@$(call stage,validate,predicted against measured T_C (mbopt validate),see the fits and $(OUT)/logs/validate.log, \
 	  dirs=$(RUN_DIRS) && held=$(HOLDOUT_DIRS) && heldpar=$(HOLDPAR_DIRS) && again=$(REPEAT_DIRS) && \
 	  run mbopt validate $(VALIDATE_MODEL) $$held $$again $$dirs -o $(OUT)/validate.txt && \
@@ -873,7 +875,7 @@ $(if $(and $(RUN_GOALS),$(if $(TORCH_RUN),,1),$(CAL),$(call IGNORED_KNOB,SEED_BU
 
 $(OUT)/report.html: $(OUT)/scale.json $(OUT)/validate.json $(if $(filter 1,$(HAS_CONV)),$(OUT)/conv.json)
 	@$(call stage,report,figures and the report (mbplot report),see the log; gnuplot draws the figures, \
-	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout holdpar validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null || true; done > $(OUT)/commands.txt && \
+	  for s in probe comm train check seeds par nfit tfit cfit commruns scale holdout validate conv; do cat $(OUT)/logs/$$s.cmd 2>/dev/null || true; done > $(OUT)/commands.txt && \
 	  echo 'mbplot report $(OUT)' >> $(OUT)/commands.txt && mbplot report $(OUT))
 
 # The shipped example inputs (data/examples/: synthetic, not measured here), fitted, optimised
