@@ -1405,11 +1405,10 @@ static void test_run_knobs_locale(void)
     mb_test_run_free(&r);
 }
 
-/* The P > 1 held-out stage asks mbopt validate for a plan (--holdout-plan), a mode that refuses
- * the grid's flags: make run's default calibrates, and a P = 2 answer then failed at the holdpar
- * stage on "--grid-cost has no effect with --holdout-plan" (the nineteenth session's fresh
- * clone). make -n prints the recipe: the plan's command holds the fits alone. */
-static void test_run_holdpar_plan(void)
+/* make -n run's mbopt validate call that ends at `end` (the text up to it from the last
+ * "mbopt validate" before it) holds none of `flags`, while the table's call still prices the grid
+ * (--grid-cost elsewhere in the recipe). */
+static void validate_call_lacks(const char *end, const char *const *flags, size_t n_flags)
 {
     char dir[256];
     mb_test_run r;
@@ -1417,18 +1416,29 @@ static void test_run_holdpar_plan(void)
     CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "timeout 60 make -s -n run %s OUT=%s/a",
                                      MB_TEST_MAKE_ARGS, dir), 0);
     CU_ASSERT_EQUAL(r.status, 0);
-    const char *plan = strstr(r.out, "/scale.json --holdout-plan");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
-    const char *cmd = plan;
+    const char *stop = strstr(r.out, end);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
+    const char *cmd = stop;
     while (cmd > r.out && strncmp(cmd, "mbopt validate", 14) != 0)
         cmd--;
     CU_ASSERT_EQUAL(strncmp(cmd, "mbopt validate", 14), 0);
-    int grid = 0;
-    for (const char *c = cmd; c < plan; c++)
-        grid |= strncmp(c, "--grid-", 7) == 0;
-    CU_ASSERT_FALSE(grid);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--grid-cost")); /* the table's call still prices it */
+    int found = 0;
+    for (const char *c = cmd; c < stop; c++)
+        for (size_t k = 0; k < n_flags; k++)
+            found |= strncmp(c, flags[k], strlen(flags[k])) == 0;
+    CU_ASSERT_FALSE(found);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--grid-cost"));
     mb_test_run_free(&r);
+}
+
+/* The P > 1 answer's held-out plan (--recommend scale.json --holdout-plan), a mode that refuses
+ * the grid's flags: make run's default calibrates, and a P = 2 answer then failed at its
+ * held-out runs on "--grid-cost has no effect with --holdout-plan" (the nineteenth session's
+ * fresh clone). The plan's command holds the fits alone. */
+static void test_run_holdpar_plan(void)
+{
+    static const char *const grid[] = {"--grid-"};
+    validate_call_lacks("/scale.json --holdout-plan", grid, 1);
 }
 
 /* validate.csv's command: --csv writes the table's rows alone and refuses the flags only the
@@ -1436,25 +1446,8 @@ static void test_run_holdpar_plan(void)
  * and the runs alone, as the text and JSON calls keep them. */
 static void test_run_validate_csv(void)
 {
-    char dir[256];
-    mb_test_run r;
-    CU_ASSERT_EQUAL_FATAL(mb_test_tmpdir(dir, sizeof dir), 0);
-    CU_ASSERT_EQUAL_FATAL(mb_test_sh(&r, "timeout 60 make -s -n run %s OUT=%s/a",
-                                     MB_TEST_MAKE_ARGS, dir), 0);
-    CU_ASSERT_EQUAL(r.status, 0);
-    const char *csv = strstr(r.out, " --csv -o ");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
-    const char *cmd = csv;
-    while (cmd > r.out && strncmp(cmd, "mbopt validate", 14) != 0)
-        cmd--;
-    CU_ASSERT_EQUAL(strncmp(cmd, "mbopt validate", 14), 0);
-    int dropped = 0;
-    for (const char *c = cmd; c < csv; c++)
-        dropped |= strncmp(c, "--grid-", 7) == 0 || strncmp(c, "$held", 5) == 0 ||
-                   strncmp(c, "--holdout", 9) == 0;
-    CU_ASSERT_FALSE(dropped);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--grid-cost")); /* the table's call still prices it */
-    mb_test_run_free(&r);
+    static const char *const table_only[] = {"--grid-", "$held", "--holdout"};
+    validate_call_lacks(" --csv -o ", table_only, 3);
 }
 
 static void test_run_knobs(void)
