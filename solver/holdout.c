@@ -72,6 +72,14 @@ static int near_m(double a, double b)
     return fabs(log(a / b)) < log(1.1);
 }
 
+/* The whole M a step (MB_HOLDOUT_STEP) below (dir < 0) or above m: at least 1 away, so that
+ * a small M (2 / 1.22 and 2 * 1.22 both round to 2) still has neighbours (campaign 45's B-F1). */
+static double holdout_step(double m, int dir)
+{
+    return dir < 0 ? fmin(round(m / MB_HOLDOUT_STEP), m - 1)
+                   : fmax(round(m * MB_HOLDOUT_STEP), m + 1);
+}
+
 /* Adds m to the plan unless a planned M lies within 10% of it or it is out of range. */
 static void plan_add(mb_holdout_plan *p, double m, const char *why, double m_lo, double m_hi)
 {
@@ -124,8 +132,8 @@ int mb_solver_holdout_plan(const mb_validate *v, const mb_fit_runs *runs, const 
         /* the nearest neighbours only: where one of them is the held-out best, the sweep
          * goes on past it a step at a time (mb_solver_holdout_beyond), so the best it grades
          * against has neighbours on both sides without training the far ones every time */
-        plan_add(plan, m_pick / MB_HOLDOUT_STEP, "neighbour", m_lo, m_hi);
-        plan_add(plan, m_pick * MB_HOLDOUT_STEP, "neighbour", m_lo, m_hi);
+        plan_add(plan, holdout_step(m_pick, -1), "neighbour", m_lo, m_hi);
+        plan_add(plan, holdout_step(m_pick, +1), "neighbour", m_lo, m_hi);
     }
     /* fresh seeds: from seed0 up, skipping every seed any given run used, and `skip` */
     unsigned long s = seed0;
@@ -526,9 +534,9 @@ double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, doubl
             lo = fmin(lo, h->rows[i].batch);
             hi = fmax(hi, h->rows[i].batch);
         }
-    double m = best == lo && best > 1   ? round(best / MB_HOLDOUT_STEP)
-               : best == hi ? round(best * MB_HOLDOUT_STEP)
-                            : NAN;
+    double m = best == lo && best > 1 ? holdout_step(best, -1)
+               : best == hi             ? holdout_step(best, +1)
+                                        : NAN;
     if (!(m >= 1) || m == best || m < floor(isfinite(m_lo) ? m_lo : 1) ||
         (isfinite(m_hi) && m > ceil(m_hi)))
         return NAN;

@@ -473,7 +473,7 @@ typedef struct mb_holdout_plan {
  * round(v->m_rec) where mb_solver_calibration_only), the
  * in-sample best at its P and rate, the model's optimum v->m_rec, and M / MB_HOLDOUT_STEP,
  * M * MB_HOLDOUT_STEP around the recommendation (the sweep goes on past an edge best:
- * mb_solver_holdout_beyond), each rounded, inside [m_lo, m_hi], none within
+ * mb_solver_holdout_beyond), each rounded and at least 1 away from M, inside [m_lo, m_hi], none within
  * 10% of one before it; seeds from seed0 (MB_HOLDOUT_SEED0 or above: a second check of the
  * same runs from another seed0 is an independent sample of the held-out side) up that no run of
  * `runs` (the logs that fitted and chose) used and that `skip` (n_skip: the seeds the fits
@@ -567,7 +567,7 @@ double mb_solver_holdout_err_at(const mb_validate *h, double p, double lr, doubl
 
 /* The held-out sweep's edge: when o's best (h's row, at P p and rate lr) is the least M the
  * held-out runs trained, round(M / MB_HOLDOUT_STEP); when it is the largest,
- * round(M * MB_HOLDOUT_STEP); inside
+ * round(M * MB_HOLDOUT_STEP) (each at least 1 away from M); inside
  * [m_lo, m_hi] (NAN bounds: none). NAN when the best is inside the sweep, reached nothing, or
  * the step leaves the range: a check's "best held-out M" should have neighbours on both sides. */
 double mb_solver_holdout_beyond(const mb_validate *h, const mb_holdout *o, double p, double lr,

@@ -152,6 +152,16 @@ static void test_plan_fresh_seeds(void)
                                        * sweep walks on past an edge best, mb_solver_holdout_beyond) */
     CU_ASSERT_DOUBLE_EQUAL(plan.batch[1], 33, 0);
     CU_ASSERT_DOUBLE_EQUAL(plan.batch[2], 49, 0);
+    /* a small M still has neighbours: 2 / 1.22 and 2 * 1.22 both round to 2, so the steps are
+     * at least 1 (campaign 45's B-F1: the plan held M = 2 alone, which no check can grade) */
+    v.m_rec = 2.2;
+    CU_ASSERT_EQUAL_FATAL(mb_solver_holdout_plan(&v, &runs, NULL, 0, 1, 128, 10,
+                                                 MB_HOLDOUT_SEED0, &plan, &e), MB_OK);
+    CU_ASSERT_EQUAL(plan.n_batch, 3);
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[0], 2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[1], 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(plan.batch[2], 3, 0);
+    v.m_rec = 40.2;
     v.rows[1].reached = 1; /* one run reached it: the usual rule, and no row stands for 40 */
     CU_ASSERT_FALSE(mb_solver_calibration_only(&v));
     CU_ASSERT_EQUAL(plan_of(&v, &runs, 10, &plan, &e), MB_ENODATA);
@@ -239,6 +249,9 @@ static void test_holdout_beyond(void)
     held_rows(&h, (const double[]){1.0, 1.1, 1.3}, 0.02, 6); /* M = 16 the best, the least */
     CU_ASSERT_EQUAL_FATAL(mb_solver_holdout(&h, 32, 1, 0.02, 500, &o, &e), MB_OK);
     CU_ASSERT_DOUBLE_EQUAL(mb_solver_holdout_beyond(&h, &o, 1, 0.02, 1, 1000), 13, 0);
+    h.rows[0].batch = 2; /* a best at M = 2: the step below is 1, not 2 / 1.22 rounded back to 2 */
+    CU_ASSERT_DOUBLE_EQUAL(mb_solver_holdout_beyond(&h, &o, 1, 0.02, 1, 1000), 1, 0);
+    h.rows[0].batch = 16;
     for (size_t s = 0; s < 6; s++) /* most of M = 16's runs fail: now M = 32 is the best */
         h.rows[0].t_runs[s] = INFINITY;
     gsl_sort(h.rows[0].t_runs, 1, 10);
