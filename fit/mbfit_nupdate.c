@@ -237,6 +237,7 @@ enum { NUPDATE_SMOOTH = 10 }; /* --smooth's default */
 static int nupdate_option(int c, nupdate_args *a, mb_error *err)
 {
     long v;
+    char note[160] = "";
     switch (c) {
     case OPT_TARGET: a->target = optarg; break;
     case OPT_LR: return mb_data_flag_double("--lr", optarg, 0, MB_POSITIVE, &a->lr, err);
@@ -244,25 +245,34 @@ static int nupdate_option(int c, nupdate_args *a, mb_error *err)
     case OPT_PROCS:
         return mb_data_flag_whole("--procs", optarg, 0, 1, MB_DATA_RANGE_MAX, &a->procs, err);
     case OPT_BOOT:
-        /* a percentile 95% interval needs a resample in each 2.5% tail: 1 gave [0, 0] */
+        /* a percentile 95% interval needs a resample in each 2.5% tail: 1 gave [0, 0]; a
+         * count in another notation gets the note every count flag gives (campaign 45 A's F5:
+         * '1e2', 100, read as if 100 were refused) */
         if (mb_data_parse_long(optarg, 0, 1000000, &v) != MB_OK ||
-            (v > 0 && v < MB_FIT_BOOT_MIN))
+            (v > 0 && v < MB_FIT_BOOT_MIN)) {
+            if (!*mb_data_count_notation(optarg, MB_FIT_BOOT_MIN, 1000000, note, sizeof note))
+                mb_data_count_notation(optarg, 0, 0, note, sizeof note);
             return mb_error_set(err, MB_EINVAL, "--bootstrap: '%s' is not 0 (none) or a whole "
-                                "number in %d..1000000 (a 95%% percentile interval needs a "
-                                "resample in each 2.5%% tail)", optarg, MB_FIT_BOOT_MIN);
+                                "number in %d..1000000%s", optarg, MB_FIT_BOOT_MIN,
+                                *note ? note : " (a 95% percentile interval needs a resample "
+                                               "in each 2.5% tail)");
+        }
         a->o.bootstrap = (size_t)v;
         a->boot_given = 1;
         break;
     case OPT_SEED:
         if (mb_data_parse_long(optarg, 0, 4294967295L, &v) != MB_OK)
             return mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number in [0, "
-                                "4294967295]", optarg);
+                                "4294967295]%s", optarg,
+                                mb_data_count_notation(optarg, 0, 4294967295.0, note,
+                                                       sizeof note));
         a->o.seed = (unsigned long)v;
         break;
     case OPT_SMOOTH:
         if (mb_data_parse_long(optarg, 1, 1000000, &v) != MB_OK)
-            return mb_error_set(err, MB_EINVAL, "--smooth: '%s' is not a whole number >= 1",
-                                optarg);
+            return mb_error_set(err, MB_EINVAL, "--smooth: '%s' is not a whole number in [1, "
+                                "1000000]%s", optarg,
+                                mb_data_count_notation(optarg, 1, 1000000, note, sizeof note));
         a->smooth = (size_t)v;
         a->smooth_given = 1;
         break;

@@ -328,9 +328,12 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err)
     int ovl = cc >= 0 && cm >= 0;
     for (size_t r = 0; r < n; r++) {
         long line = mb_table_line(t, r);
-        /* batch and learners are whole counts (8.5 or 2^63 samples are not a batch) */
-        if ((rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, 1, &M[r], err)) != MB_OK ||
-            (rc = mb_table_double_in(t, r, cl, 1, MB_DATA_RANGE_MAX, 1, &P[r], err)) != MB_OK ||
+        /* batch and learners are whole counts (8.5 or 2^63 samples are not a batch), in digits
+         * alone as mbprobe step prints them (campaign 45 A's F4: a batch of 4.0 or 4e0 was
+         * read, where mbfit comm refuses a count so written) */
+        const int wr = MB_TABLE_WRITTEN;
+        if ((rc = mb_table_double_in(t, r, cb, 1, MB_DATA_RANGE_MAX, wr, &M[r], err)) != MB_OK ||
+            (rc = mb_table_double_in(t, r, cl, 1, MB_DATA_RANGE_MAX, wr, &P[r], err)) != MB_OK ||
             (rc = mb_fit_probe_time(t, r, ct, &T[r], err)) != MB_OK)
             goto done;
         if (ovl && ((rc = mb_table_double_in(t, r, (size_t)cc, 0, MAX_SECONDS, 0, &TC[r],
@@ -347,9 +350,9 @@ int mb_fit_step_table_check(const mb_table *t, mb_error *err)
         }
         /* the optional counts the probe writes are whole */
         double th, rp;
-        if ((cth >= 0 && (rc = mb_table_double_in(t, r, (size_t)cth, 1, MB_DATA_RANGE_MAX, 1,
+        if ((cth >= 0 && (rc = mb_table_double_in(t, r, (size_t)cth, 1, MB_DATA_RANGE_MAX, wr,
                                                   &th, err)) != MB_OK) ||
-            (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, 1,
+            (crp >= 0 && (rc = mb_table_double_in(t, r, (size_t)crp, 1, MB_DATA_RANGE_MAX, wr,
                                                   &rp, err)) != MB_OK))
             goto done;
         for (size_t q = 0; q < r; q++) /* one row a setting: a copied row would count twice */

@@ -279,7 +279,8 @@ int workload_option(mb_probe_step_config *cfg, const char **data_spec, int c,
             return 1;
         }
         char note[160];
-        mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number >= 0%s", arg,
+        mb_error_set(err, MB_EINVAL, "--seed: '%s' is not a whole number in [0, %ld]%s", arg,
+                     1L << 62,
                      mb_data_count_notation(arg, 0, (double)(1L << 62), note, sizeof note));
         return -1;
     default:

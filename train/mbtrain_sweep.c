@@ -1,6 +1,7 @@
 /* mbtrain_sweep.c — mbtrain's sweep: --batch and --seeds read into the runs to make, their
  * logs named under --log-dir and checked before the first trains, as is each run's update
- * bound against the flags that need it reached (periods, SMA's tuning window, --lr-step),
+ * bound against the flags that need it reached (periods, SMA's tuning window, --lr-step; with
+ * no bound, the window and the first evaluation against an epoch of the data),
  * every rank agreeing on them
  * under mpirun, then each run trained in turn (mb_train_run) with its summary line and a
  * progress bar on a terminal. A diverged run is an outcome: its line, and the next run.
@@ -41,8 +42,20 @@ static int parse_seeds(const char *s, unsigned long **out, size_t *n, mb_error *
             *colon = '\0';
         if (mb_data_parse_long(item, 0, 1L << 40, &lo) != MB_OK ||
             (colon && mb_data_parse_long(colon + 1, lo, lo + 100000, &hi) != MB_OK)) {
-            rc = mb_error_set(err, MB_EINVAL,
-                              "--seeds: '%s' is not a seed list (0:4 or 1,5,9, seeds >= 0)", s);
+            /* an item in another notation names itself and gets the note every count flag
+             * gives (campaign 45 A's F7: '1e1,2' said only "not a seed list") */
+            char note[160];
+            const char *bad = item;
+            if (!*mb_data_count_notation(item, 0, (double)(1L << 40), note, sizeof note) &&
+                colon && *mb_data_count_notation(colon + 1, 0, (double)(1L << 40), note,
+                                                 sizeof note))
+                bad = colon + 1;
+            if (*note)
+                rc = mb_error_set(err, MB_EINVAL, "--seeds: seed '%s' of '%s' is not a whole "
+                                  "number in [0, %ld]%s", bad, s, 1L << 40, note);
+            else
+                rc = mb_error_set(err, MB_EINVAL, "--seeds: '%s' is not a seed list (0:4 or "
+                                  "1,5,9, seeds >= 0)", s);
             break;
         }
         if (!colon)
@@ -512,15 +525,59 @@ static int period_check(const mb_run_options *o, long bound, int batch, size_t t
     return MB_OK;
 }
 
+/* The evaluation spacing in effect at `batch`: --eval-every, or --eval-samples / batch where
+ * that is larger (as mbtrain_run_sweep sets it per run); *flag names the flag that set it. */
+static long eval_spacing(const mb_run_options *o, long eval_samples, int batch, const char **flag)
+{
+    *flag = "--eval-every";
+    if (eval_samples > 0 && eval_samples / batch > o->eval_every) {
+        *flag = "--eval-samples";
+        return eval_samples / batch;
+    }
+    return o->eval_every;
+}
+
+/* A run with no bound (--epochs 0 and no --max-updates) whose window or first evaluation lies
+ * past an epoch of the data, train_n / batch updates (campaign 45 A's F1 and F2): the tuner
+ * never stepped (--sma-tune-window 1000000 trained one learner of two, exit 0), and the
+ * target, the only stop, is judged only at an evaluation (--eval-every 1000000000 ran until
+ * killed), as period_check refuses the periods. MB_EUSAGE naming the flag, or MB_OK. */
+static int unbounded_check(const mb_run_options *o, long eval_samples, int batch, size_t train_n,
+                           mb_error *err)
+{
+    const long epoch = (long)(train_n / (size_t)batch);
+    const char *flag;
+    const long e = eval_spacing(o, eval_samples, batch, &flag);
+    char v[64];
+    if (o->par == MB_PAR_SMA && o->sma_tune && o->sma_tune_window > epoch) {
+        flag = "--sma-tune-window";
+        snprintf(v, sizeof v, "%ld", o->sma_tune_window);
+    } else if (e > epoch) {
+        if (eval_samples > 0 && e != o->eval_every)
+            snprintf(v, sizeof v, "%ld (%ld updates at batch %d)", eval_samples, e, batch);
+        else
+            snprintf(v, sizeof v, "%ld", e);
+    } else {
+        return MB_OK;
+    }
+    return mb_error_set(err, MB_EUSAGE, "%s %s is past an epoch of the data (%ld updates at "
+                        "batch %d): with --epochs 0 and no --max-updates nothing bounds the run, "
+                        "and %s must come within an epoch", flag, v, epoch, batch,
+                        strcmp(flag, "--sma-tune-window") == 0 ? "the tuner's first step"
+                                       : "the first evaluation (where the target is judged)");
+}
+
 /* The bounds of the sweep's runs against the flags that need one reached (before any run):
  * each run's communication period (period_check) and SMA's tuning window (campaign 44 A's F6:
  * --sma-tune-window 100 in a 20-update run never measured, the log stating an empty
- * # sma_tune= and one learner of --learners 2), and a --lr-step schedule that fires in no run
+ * # sma_tune= and one learner of --learners 2), in a run with no bound its window and first
+ * evaluation against an epoch (unbounded_check), and a --lr-step schedule that fires in no run
  * of the sweep (campaign 39's D8: --lr-step 10 in a 5-update run was taken, the log stating a
  * schedule training never used: update u has u / every steps, so a run of B updates changes
- * the rate only where every < B). MB_EUSAGE naming the flag, or MB_OK. */
-static int bounds_check(const mb_run_options *o, const mbtrain_sweep *w, size_t train_n,
-                        mb_error *err)
+ * the rate only where every < B). `eval_samples`: --eval-samples, 0 when not given.
+ * MB_EUSAGE naming the flag, or MB_OK. */
+static int bounds_check(const mb_run_options *o, const mbtrain_sweep *w, long eval_samples,
+                        size_t train_n, mb_error *err)
 {
     long most = 0;
     const int sweep = w->batches.n > 1;
@@ -529,6 +586,8 @@ static int bounds_check(const mb_run_options *o, const mbtrain_sweep *w, size_t 
         long b = mb_run_update_bound(o, train_n, batch);
         most = b <= 0 || most < 0 ? -1 : b > most ? b : most; /* -1: a run with no bound */
         if (period_check(o, b, batch, train_n, sweep, err) != MB_OK)
+            return MB_EUSAGE;
+        if (b <= 0 && unbounded_check(o, eval_samples, batch, train_n, err) != MB_OK)
             return MB_EUSAGE;
         if (o->par == MB_PAR_SMA && o->sma_tune && b > 0 && o->sma_tune_window > b) {
             char run[48] = "the run's";
@@ -587,7 +646,7 @@ int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sw
             *together = 1; /* every rank reads the same data and options */
             return MB_EXIT_DATA;
         }
-    if (bounds_check(o, w, data.train.n, &err) != MB_OK) {
+    if (bounds_check(o, w, a->eval_samples, data.train.n, &err) != MB_OK) {
         if (rank == 0)
             mbtrain_fail(&err);
         mb_data_splits_free(&data);
@@ -626,10 +685,11 @@ int mbtrain_run_sweep(mb_run_options *o, const mbtrain_args *a, const mbtrain_sw
         for (size_t j = 0; status == 0 && j < w->nseeds; j++) {
             o->batch = (int)w->batches.v[i];
             o->seed = w->seeds ? w->seeds[j] : seed1;
-            if (a->eval_samples > 0 && a->eval_samples / o->batch > every)
-                o->eval_every = a->eval_samples / o->batch;
-            else
-                o->eval_every = every;
+            const char *spacing;
+            o->eval_every = every;
+            o->eval_every = eval_spacing(o, a->eval_samples, o->batch, &spacing);
+            /* F3: a refusal of the spacing names the flag the user gave */
+            o->eval_samples = strcmp(spacing, "--eval-samples") == 0 ? a->eval_samples : 0;
             /* epochs x batches per epoch is an update count: past 2^40 (the cap of
              * --max-updates) it would overflow the bound, so --max-updates alone bounds the
              * run then, or 2^40 updates without one */

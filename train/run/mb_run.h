@@ -78,6 +78,8 @@ typedef struct mb_run_options {
     mb_conv_algo conv_algo;        /* for conv layers whose cfg names none (MB_CONV_AUTO) */
     double target_loss;            /* stop at the first eval_loss <= this; NAN for no target */
     long eval_every;               /* updates between evaluations (> 0; default 100) */
+    long eval_samples;             /* --eval-samples when it set eval_every (eval_samples / batch),
+                                      named in refusals of the spacing; 0: eval_every given */
     long noise_every;              /* one learner: measure the gradient noise scale B_simple
                                       every this many updates from a half-batch gradient
                                       (docs/models.md, "The gradient noise scale"); 0: never

@@ -481,13 +481,22 @@ int mb_run_mon_init(mb_run_mon *m, const mb_run_options *o, const mb_net_desc *d
          * eval_every is at most 256 MiB, so only eval_every itself can be refused) */
         const double cap_bytes = 2.0 * 1024 * 1024 * 1024;
         double need = (double)win->cap * (double)r->params * sizeof(float);
-        if (need > cap_bytes)
+        if (need > cap_bytes) {
+            /* named as given: --eval-samples S sets the spacing S / M (campaign 45 A's F3: the
+             * line named an --eval-every the user never gave) */
+            char v[80];
+            const char *flag = o->eval_samples > 0 ? "--eval-samples" : "--eval-every";
+            if (o->eval_samples > 0)
+                snprintf(v, sizeof v, "%ld (%ld updates at batch %d)", o->eval_samples,
+                         o->eval_every, o->batch);
+            else
+                snprintf(v, sizeof v, "%ld", o->eval_every);
             return mb_error_set(err, MB_EINVAL,
-                                "--eval-every %ld with %zu parameters needs %.1f GiB of snapshots "
-                                "for the bisection (%ld updates a window, at most 2 GiB): give a "
-                                "smaller --eval-every or --max-updates, or turn the bisection off "
-                                "(--no-bisect)",
-                                o->eval_every, r->params, need / (1024.0 * 1024 * 1024), win->cap);
+                                "%s %s with %zu parameters needs %.1f GiB of snapshots for the "
+                                "bisection (%ld updates a window, at most 2 GiB): give a smaller "
+                                "%s or --max-updates, or turn the bisection off (--no-bisect)",
+                                flag, v, r->params, need / (1024.0 * 1024 * 1024), win->cap, flag);
+        }
         win->rows = malloc((size_t)win->cap * sizeof *win->rows);
         win->snap = win->cap > 1 ? mb_train_alloc64((size_t)need) : NULL;
         if (!win->rows || (win->cap > 1 && !win->snap))
