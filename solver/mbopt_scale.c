@@ -323,7 +323,7 @@ static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_
         snprintf(buf, n, "M held at the search's end, 2^53 (the largest mini-batch a count "
                  "holds): the model's optimum lies past it"); /* campaign 43's B-F3 */
     else if (held && m->have_range)
-        snprintf(buf, n, "M held at the --batch-range's %s end (%.6g..%.6g)", end, r->m_lo,
+        snprintf(buf, n, "M held at the --batch-range's %s end (%.0f..%.0f)", end, r->m_lo,
                  r->m_hi);
     else if (held)
         snprintf(buf, n, "M held at the converged range's %s end", end);
