@@ -724,7 +724,9 @@ KNOB_AWK = \
 
 # make run's other knobs, checked before any stage runs as the calibration's are (issue #25, H5,
 # H6): a bad value is one line naming the knob and exit 2, not a failed stage hours in; a knob
-# the mode chosen ignores is refused too (GIVEN: above, at FINAL_LOSS).
+# the mode chosen ignores is refused too (GIVEN: above, at FINAL_LOSS). The torch front end
+# trains TORCH_HOLDOUT_SEEDS held-out seeds, not HOLDOUT_SEEDS: its HOLDOUT_SEED0 is held to
+# those in frontends/torch/torch.mk (campaign 45's B-F7).
 RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT_SEED0)' -v bud='$(BUDGET)' -v hb='$(HOLDOUT_BEYOND)' -v srp='$(SPEED_REPEATS)' -v mx='$(MAX_SEEDS)' \
   -v sb='$(SEED_BUDGET)' -v cap='$(RUN_TIME_CAP)' -v tl='$(TARGET_LOSS)' -v lrs='$(LRS)' \
   -v ef='$(EVAL_FRAC)' -v cef='$(if $(CAL),$(CAL_EVAL_FRAC))' -v mu='$(MAX_UPDATES)' -v rb='$(RUN_BATCHES)' -v rs='$(RUN_SEEDS)' \
@@ -734,7 +736,8 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
   -v cby='$(COMM_BYTES)' -v pab='$(PAR_BATCHES)' -v pas='$(PAR_SEEDS)' -v cvb='$(CONV_BATCHES)' \
   -v cvu='$(CONV_BUDGET)' -v cvm='$(CONV_MEM)' -v pnp='$(PAR_NP)' -v be='$(BACKEND)' \
   -v dev='$(DEVICE)' -v devgiven='$(call GIVEN,DEVICE)' -v lr='$(LR)' \
-  -v swb='$(SWEEP_BATCHES)' -v swname='$(if $(CAL),CAL_BATCHES,RUN_BATCHES)' ' \
+  -v swb='$(SWEEP_BATCHES)' -v swname='$(if $(CAL),CAL_BATCHES,RUN_BATCHES)' \
+  -v torch='$(or $(filter torch,$(FRONTEND)),$(TORCH_GOALS))' ' \
   $(KNOB_AWK) \
   function synth(v,   n, a, i, kv, k, x, seen, lo, hi, d) { n = split(substr(v, 11), a, ","); \
     if (n == 0) return "DATA=" v ": no key=value after synthetic: (or give synthetic alone)"; \
@@ -766,7 +769,7 @@ RUN_KNOB_ERROR = $(shell LC_ALL=C awk -v hs='$(HOLDOUT_SEEDS)' -v hs0='$(HOLDOUT
     if (m == "" && srp + 0 > hs + 0) m = sprintf("SPEED_REPEATS=%s with HOLDOUT_SEEDS=%s: at most one repeat a held-out seed (give SPEED_REPEATS at most %s)", srp, hs, hs); \
     if (m == "" && bud != "") m = pos("BUDGET", bud, 0, 1e300); \
     if (m == "") m = w("MAX_SEEDS", mx, 3, 64); if (m == "") m = w("SEED_BUDGET", sb, 0, 100000); \
-    if (m == "" && hs0 + hs - 1 > 1000000000) \
+    if (m == "" && torch == "" && hs0 + hs - 1 > 1000000000) \
       m = sprintf("HOLDOUT_SEED0=%s with HOLDOUT_SEEDS=%s: the held-out seeds would run to %.0f, past 1000000000 (HOLDOUT_SEED0 at most %.0f)", hs0, hs, hs0 + hs - 1, 1000000000 - hs + 1); \
     if (m == "") m = pos("RUN_TIME_CAP", cap, 1, 1e300); \
     if (m == "" && cap + 0 != 0 && cap + 0 <= 1) \

@@ -416,7 +416,7 @@ cJSON *model_json(const model_opts *m)
     cJSON_AddStringToObject(j, "law_why", m->nfit ? m->nf.why : "given with --n-inf, --alpha");
     mb_solver_law_json(j, &m->law);
     mb_json_add_number(j, "gamma", m->t.gamma);
-    mb_json_add_number(j, "m_t", m->t.m_t);
+    mb_json_add_count(j, "m_t", m->t.m_t);
     mb_json_add_number(j, "t0", m->t.t0);
     if (m->t.n_table >= 2) {
         cJSON *tab = cJSON_AddArrayToObject(j, "t_table");
@@ -447,8 +447,8 @@ cJSON *model_json(const model_opts *m)
         }
         cJSON_AddItemToArray(byp, o);
     }
-    mb_json_add_number(j, "m_lo", m->m_lo);
-    mb_json_add_number(j, "m_hi", isfinite(m->m_hi) ? m->m_hi : NAN);
+    mb_json_add_count(j, "m_lo", m->m_lo);
+    mb_json_add_count(j, "m_hi", isfinite(m->m_hi) ? m->m_hi : NAN);
     cJSON_AddStringToObject(j, "range_source", range_source(m));
     cJSON_AddStringToObject(j, "comm", mb_model_comm_name(m->t.comm));
     if (m->t.comm == MB_COMM_ALPHA_BETA) {

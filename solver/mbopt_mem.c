@@ -322,9 +322,29 @@ static int pick_same(const mb_cilp_pick *a, const mb_cilp_pick *b, double ma, do
            (a->micro >= ma || a->micro == b->micro);
 }
 
+/* Whether M lies outside the nfit's converged range rng ([NAN, NAN]: the fit has none, and
+ * nothing is outside it): the law is extrapolated there (campaign 45's B-F5). */
+static int conv_outside(const double rng[2], double m)
+{
+    return isfinite(rng[0]) && isfinite(rng[1]) && (m < rng[0] || m > rng[1]);
+}
+
+/* The least T_C among the feasible M inside the converged range (-1: none there): the optimum
+ * is sought where the law was fitted, as mbopt scale and validate seek it. */
+static long conv_best_in_range(const double *tc, const mb_cilp_point *res, size_t nm,
+                               const double rng[2])
+{
+    long best = -1;
+    for (size_t i = 0; i < nm; i++)
+        if (res[i].feasible && !isnan(tc[i]) && !conv_outside(rng, res[i].m) &&
+            (best < 0 || tc[i] < tc[best]))
+            best = (long)i;
+    return best;
+}
+
 static cJSON *conv_json(const mb_net_desc *d, const char *probe, const char *backend,
                         const mb_cilp_options *o, const mb_cilp_point *res, size_t nm, const double *tc, long best_tc,
-                        long best_rate, const char *nfit, const mb_law *law)
+                        long best_rate, const char *nfit, const mb_law *law, const double rng[2])
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "net", d->name);
@@ -356,6 +376,8 @@ static cJSON *conv_json(const mb_net_desc *d, const char *probe, const char *bac
         mb_json_add_number(r, "m_bound", p->avail);
         if (nfit)
             mb_json_add_number(r, "t_c", tc[i]);
+        if (nfit && conv_outside(rng, p->m)) /* the law outside its converged range */
+            cJSON_AddBoolToObject(r, "extrapolated", 1);
         if (!p->feasible)
             cJSON_AddStringToObject(r, "why", p->why);
         cJSON *picks = cJSON_AddArrayToObject(r, "choice");
@@ -384,7 +406,7 @@ static cJSON *conv_json(const mb_net_desc *d, const char *probe, const char *bac
 static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const char *backend,
                        const mb_cilp_options *o, const mb_cilp_point *res, size_t nm,
                        const double *tc, long best_tc, long best_rate, const char *nfit,
-                       const mb_law *law)
+                       const mb_law *law, const double rng[2])
 {
     char lim[32] = "none";
     if (isfinite(o->ws_limit))
@@ -394,6 +416,9 @@ static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const c
             mib(o->device_bytes), mb_solver_ws_mode_name(o->mode), lim, o->micro ? "on" : "off");
     if (nfit)
         fprintf(f, "# N_update(M): %s of %s\n", mb_model_law_name(law->kind), nfit);
+    if (nfit && isfinite(rng[0]) && isfinite(rng[1]))
+        fprintf(f, "# the fit's converged range is M = %g..%g: T_C outside it is extrapolated "
+                   "(marked so) and not sought\n", rng[0], rng[1]);
     fprintf(f, "%-7s %12s %12s %12s %12s %12s", "M", "t_update_s", "samples/s", "workspace",
             "memory", "M_bound");
     if (nfit)
@@ -410,7 +435,8 @@ static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const c
         if (nfit && isnan(tc[i])) /* the law has no value here: not a result */
             fprintf(f, " %12s %12s", "-", "-");
         else if (nfit)
-            fprintf(f, " %12.6g %12.6g", tc[i] / p->t_update, tc[i]);
+            fprintf(f, " %12.6g %12.6g%s", tc[i] / p->t_update, tc[i],
+                    conv_outside(rng, p->m) ? "  extrapolated" : "");
         fprintf(f, "\n");
     }
     long first = -1;
@@ -448,7 +474,10 @@ static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const c
         fprintf(f, "\nthe choice is the same at every feasible M\n");
     fprintf(f, "\nfastest per sample: M = %g (%.6g samples/s)\n", res[best_rate].m,
             res[best_rate].samples_per_s);
-    if (nfit && best_tc < 0)
+    if (nfit && best_tc < 0 && conv_best_in_range(tc, res, nm, (double[2]){NAN, NAN}) >= 0)
+        fprintf(f, "least time to converge: none: no feasible M of --batch lies in the fit's "
+                   "converged range %g..%g\n", rng[0], rng[1]);
+    else if (nfit && best_tc < 0)
         fprintf(f, "least time to converge: none: the law has no value at any feasible M\n");
     if (nfit && law->kind == MB_LAW_SHIFTED && res[0].feasible && isnan(tc[0]))
         fprintf(f, "no T_C at M <= %g: the shifted law has no value at or below its M_0 = %.4g "
@@ -460,9 +489,11 @@ static void conv_print(FILE *f, const mb_net_desc *d, const char *probe, const c
                 res[best_tc].t_update);
         char x[32];
         if (best_tc != best_rate && !isnan(tc[best_rate]))
-            fprintf(f, "the fastest-per-sample M = %g would take T_C = %.6g s, %s as long\n",
+            fprintf(f, "the fastest-per-sample M = %g would take T_C = %.6g s, %s as long%s\n",
                     res[best_rate].m, tc[best_rate],
-                    fmt(x, sizeof x, "%.2fx", tc[best_rate] / tc[best_tc]));
+                    fmt(x, sizeof x, "%.2fx", tc[best_rate] / tc[best_tc]),
+                    conv_outside(rng, res[best_rate].m) ? " (extrapolated: outside the fit's "
+                                                          "converged range)" : "");
         else if (best_tc == best_rate)
             fprintf(f, "the two agree here\n");
     }
@@ -580,6 +611,9 @@ int mbopt_conv(int argc, char **argv)
         goto done;
     }
     mb_solver_conv_tc(nfit ? &nf.law : NULL, res, nm, tc, &best_tc, &best_rate);
+    const double rng[2] = {nfit ? nf.m_lo : NAN, nfit ? nf.m_hi : NAN};
+    if (nfit) /* sought inside the fit's converged range only (campaign 45's B-F5) */
+        best_tc = conv_best_in_range(tc, res, nm, rng);
     if (best_rate < 0 && res[0].ws_limited) { /* campaign 40's B-F6: not memory's fault */
         mb_error_set(&err, MB_ENODATA, "no M of --batch runs: at M = %g, %s", res[0].m,
                      res[0].why);
@@ -594,7 +628,7 @@ int mbopt_conv(int argc, char **argv)
     }
     if (out.json) {
         status = emit_json(sub, conv_json(d, probe, mb_solver_conv_backend(t), &co, res, nm, tc, best_tc, best_rate, nfit,
-                                          nfit ? &nf.law : NULL), &out);
+                                          nfit ? &nf.law : NULL, rng), &out);
         goto done;
     }
     mb_out o;
@@ -603,7 +637,7 @@ int mbopt_conv(int argc, char **argv)
         goto done;
     }
     conv_print(o.f, d, probe, mb_solver_conv_backend(t), &co, res, nm, tc, best_tc, best_rate,
-               nfit, nfit ? &nf.law : NULL);
+               nfit, nfit ? &nf.law : NULL, rng);
     status = mb_out_commit(&o, &err) == MB_OK ? 0 : mb_cli_fail(prog, sub, &err);
 done:
     mb_solver_conv_results_free(res, nm);

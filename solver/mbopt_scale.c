@@ -307,8 +307,10 @@ static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_
         return buf;
     }
     const char *end = r->bound == MB_BOUND_LOW ? "low" : "high";
+    /* whose end: --batch-range's where the user gave one, not the fit's (campaign 45's B-F8) */
+    const char *whose = m->have_range ? "the --batch-range's" : "the converged range's";
     if (beyond_p && held)
-        snprintf(buf, n, "P extrapolated (collective model); M held at the converged range's end");
+        snprintf(buf, n, "P extrapolated (collective model); M held at %s %s end", whose, end);
     else if (beyond_p)
         snprintf(buf, n, "P extrapolated (collective model)");
     else if (r->runs_outside)
@@ -320,6 +322,9 @@ static const char *row_label(char *buf, size_t n, const model_opts *m, const mb_
     else if (held && r->bound == MB_BOUND_HIGH && !isfinite(r->m_hi))
         snprintf(buf, n, "M held at the search's end, 2^53 (the largest mini-batch a count "
                  "holds): the model's optimum lies past it"); /* campaign 43's B-F3 */
+    else if (held && m->have_range)
+        snprintf(buf, n, "M held at the --batch-range's %s end (%.0f..%.0f)", end, r->m_lo,
+                 r->m_hi);
     else if (held)
         snprintf(buf, n, "M held at the converged range's %s end", end);
     else
@@ -360,13 +365,16 @@ typedef struct lr_best {
  * counts (available here) whose optimal T_C is within MB_SOLVER_FLAT of the fastest's. */
 typedef struct scale_flat {
     double m[2], p_lo, p_hi, procs;
-    char note[160]; /* "" or why m[1] is cut: the end of the M searched (campaign 43's B-F3) */
+    char note[160]; /* "" or why m[0] or m[1] is cut: the ends of the M searched (campaign
+                     * 43's B-F3) */
+    const char *bound; /* which end cuts: "none", "low", "high" or "both" */
 } scale_flat;
 
 static scale_flat flat_of(const model_opts *m, const mb_scale_row *rows, size_t n, size_t best,
                           size_t enough, double p_avail)
 {
-    scale_flat f = {.m = {NAN, NAN}, .p_lo = INFINITY, .p_hi = 0, .procs = rows[enough].procs};
+    scale_flat f = {.m = {NAN, NAN}, .p_lo = INFINITY, .p_hi = 0, .procs = rows[enough].procs,
+                    .bound = "none"};
     mb_error e = {0};
     const mb_scale_row *r = &rows[enough];
     mb_solver_flat_range(&m->law, &m->t, f.procs, r->m_lo, r->m_hi, r->opt.t_c, MB_SOLVER_FLAT,
@@ -374,12 +382,19 @@ static scale_flat flat_of(const model_opts *m, const mb_scale_row *rows, size_t 
     /* an upper end at the end of the M searched is the search's, not the model's: said as a
      * row held there is (row_label) */
     f.note[0] = '\0';
-    if (f.m[1] >= mb_solver_search_hi(r->m_lo, r->m_hi) * (1 - 1e-9) && !isfinite(r->m_hi))
+    if (f.m[1] >= mb_solver_search_hi(r->m_lo, r->m_hi) * (1 - 1e-9) && !isfinite(r->m_hi)) {
+        f.bound = "high";
         snprintf(f.note, sizeof f.note, "M cut at the search's end, 2^53 (the largest mini-batch "
                  "a count holds): T_C stays within %.0f%% past it", 100 * MB_SOLVER_FLAT);
-    else if (f.m[1] >= r->m_hi * (1 - 1e-9))
-        snprintf(f.note, sizeof f.note, "M cut at the high end of the M searched (%.6g..%.6g): "
-                 "T_C may stay within %.0f%% past it", r->m_lo, r->m_hi, 100 * MB_SOLVER_FLAT);
+    } else if (f.m[1] >= r->m_hi * (1 - 1e-9)) {
+        /* cut at the low end too where M > 1 lies below it (campaign 45's B-F8: a --batch-range
+         * 40:41 cuts both) */
+        const int lo = r->m_lo > 1 && f.m[0] <= r->m_lo * (1 + 1e-9);
+        snprintf(f.note, sizeof f.note, "M cut at %s of the M searched (%.6g..%.6g): T_C may "
+                 "stay within %.0f%% past %s", lo ? "both ends" : "the high end", r->m_lo,
+                 r->m_hi, 100 * MB_SOLVER_FLAT, lo ? "them" : "it");
+        f.bound = lo ? "both" : "high";
+    }
     for (size_t i = 0; i < n; i++)
         if (rows[i].procs <= p_avail &&
             rows[i].opt.t_c <= (1 + MB_SOLVER_FLAT) * rows[best].opt.t_c) {
@@ -401,8 +416,8 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     }
     cJSON_AddStringToObject(root, "command", "scale");
     cJSON_AddItemToObject(root, "model", model_json(m));
-    mb_json_add_number(root, "m_strong", so->m_strong);
-    mb_json_add_number(root, "m_weak", so->m_weak);
+    mb_json_add_count(root, "m_strong", so->m_strong);
+    mb_json_add_count(root, "m_weak", so->m_weak);
     if (have_pb)
         mb_json_add_number(root, "regime_boundary_procs", p_b);
     mb_json_add_count(root, "procs_available", isfinite(p_avail) ? p_avail : NAN);
@@ -413,7 +428,7 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON *o = cJSON_CreateObject();
         mb_json_add_number(o, "lr", lrs[i].lr);
         mb_json_add_count(o, "procs", lrs[i].procs);
-        mb_json_add_number(o, "m_opt", lrs[i].m_opt);
+        mb_json_add_count(o, "m_opt", lrs[i].m_opt);
         mb_json_add_number(o, "t_c", lrs[i].t_c);
         cJSON_AddItemToArray(bl, o);
     }
@@ -431,8 +446,8 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON_AddStringToObject(o, "bound", mb_solver_bound_name(r->bound));
         char note[192];
         cJSON_AddStringToObject(o, "note", row_label(note, sizeof note, m, r, p_avail));
-        mb_json_add_number(o, "m_lo", r->m_lo);
-        mb_json_add_number(o, "m_hi", r->m_hi);
+        mb_json_add_count(o, "m_lo", r->m_lo);
+        mb_json_add_count(o, "m_hi", r->m_hi);
         mb_json_add_number(o, "speedup_opt", r->speedup_opt);
         mb_json_add_number(o, "efficiency_opt", r->eff_opt);
         mb_json_add_number(o, "t_c_strong", r->t_c_strong);
@@ -470,7 +485,7 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
         cJSON *bo = cJSON_AddObjectToObject(root, "budget");
         mb_json_add_number(bo, "seconds", so->budget);
         mb_json_add_count(bo, "procs", k < n ? rows[k].procs : NAN);
-        mb_json_add_number(bo, "m", k < n ? mb_solver_m_whole(rows[k].opt.m_opt, rows[k].procs)
+        mb_json_add_count(bo, "m", k < n ? mb_solver_m_whole(rows[k].opt.m_opt, rows[k].procs)
                                           : NAN);
         mb_json_add_number(bo, "t_c", k < n ? rows[k].opt.t_c : NAN);
     }
@@ -480,7 +495,7 @@ static cJSON *scale_json(const model_opts *m, const mb_scale_options *so, const 
     mb_json_add_count(fo, "procs", fl.procs);
     mb_json_add_count(fo, "m_lo", fl.m[0]);
     mb_json_add_count(fo, "m_hi", fl.m[1]);
-    cJSON_AddStringToObject(fo, "bound", fl.note[0] ? "high" : "none");
+    cJSON_AddStringToObject(fo, "bound", fl.bound);
     cJSON_AddStringToObject(fo, "note", fl.note);
     mb_json_add_count(fo, "procs_lo", fl.p_lo);
     mb_json_add_count(fo, "procs_hi", fl.p_hi);

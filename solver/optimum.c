@@ -33,7 +33,9 @@ typedef struct tc_ctx {
     const mb_update_time *t;
     double p;
     double m_over, n_over, tu_over; /* the first M where N_update x T_update, both finite,
-                                       passed DBL_MAX, and the two (NAN: nowhere yet) */
+                                       passed DBL_MAX, and the two (NAN: nowhere yet); or where
+                                       T_update itself did (tu_over INFINITY: Delta(P) = delta x
+                                       P of --comm ps, campaign 45's B-F9) */
 } tc_ctx;
 
 static double tc_at(tc_ctx *c, double m)
@@ -42,7 +44,7 @@ static double tc_at(tc_ctx *c, double m)
     if (mb_model_law_tc(c->law, c->t, m, c->p, &tc) != MB_OK)
         return INFINITY;
     if (isinf(tc) && isnan(c->n_over) && mb_model_law_nupdate(c->law, m, &n, NULL) == MB_OK &&
-        mb_model_tupdate(c->t, m, c->p, &tu) == MB_OK && isfinite(n) && isfinite(tu))
+        mb_model_tupdate(c->t, m, c->p, &tu) == MB_OK && isfinite(n) && !isnan(tu))
         c->m_over = m, c->n_over = n, c->tu_over = tu;
     return tc;
 }
@@ -121,6 +123,11 @@ int mb_solver_optimum(const mb_law *law, const mb_update_time *t, double p, doub
         if (v < best_tc)
             best_tc = v, best = i;
     }
+    if (!isfinite(best_tc) && isinf(c.tu_over))
+        return mb_error_set(err, MB_EDOM, "T_update passes the largest number (%g) at P = %g "
+                            "(at M = %g, N_update %g): Delta(P) (--delta%s) or the compute time "
+                            "is too large", DBL_MAX, p, c.m_over, c.n_over,
+                            t->comm == MB_COMM_PS ? " x P with --comm ps" : "");
     if (!isfinite(best_tc) && !isnan(c.n_over)) /* campaign 40's B-F5: not "not positive" */
         return mb_error_set(err, MB_EDOM, "T_C = N_update x T_update passes the largest number "
                             "(%g) for M in [%g, %g] at P = %g (at M = %g, N_update %g x "

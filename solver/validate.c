@@ -382,12 +382,14 @@ int mb_solver_validate(const mb_law *laws, const double *lrs, size_t n_laws,
                           "it; train at lr %s, or give the fit of their rate (mbfit nupdate "
                           "--lr RATE)", mb_data_fmt_exact(fit_lr, sizeof fit_lr, lr_rec), rates,
                           fit_lr);
-    else if (!near)
+    else if (!near) { /* the M as scale runs it, whole: P times a learner's M (B45-F6) */
+        const double m_run = mb_solver_m_whole(m_rec, p_rec);
         rc = mb_error_set(err, MB_ENODATA,
-                          "no run trained near the recommended M = %.4g at P = %g (nothing "
+                          "no run trained near the recommended M = %.0f at P = %g (nothing "
                           "within a factor of 2): train it (mbtrain --batch %.0f) and validate "
                           "again",
-                          m_rec, p_rec, round(m_rec));
+                          m_run, p_rec, m_run);
+    }
 done:
     free(idx);
     free(used);

@@ -1042,8 +1042,11 @@ static void test_mbopt_holdout(void)
     mb_test_run_free(&r);
     /* make zoo's table reads this check line (ZOO_TABLE_ONLY: from outputs already there) */
     char zp[600];
+    /* the logs as mbtrain writes them, with their data set (campaign 45's B-F3) */
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "mkdir -p %s/zoo/w/runs/lr0.02 && cp %s/in/*.csv "
-                                           "%s/zoo/w/runs/lr0.02/", dir, dir, dir));
+                                           "%s/zoo/w/runs/lr0.02/ && sed -i '/^# net=/a # "
+                                           "data=fashion-mnist' %s/zoo/w/runs/lr0.02/*.csv", dir,
+                                       dir, dir, dir));
     mb_test_run_free(&r);
     CU_ASSERT_TRUE_FATAL(mb_test_sh_ok(&r, "%s > %s/zoo/w/validate.txt", cmdb, dir));
     mb_test_run_free(&r);
@@ -1067,6 +1070,10 @@ static void test_mbopt_holdout(void)
         {"w lenet5 fashion-mnist 0.05 0.5\n", "/zoo/w was trained at lr 0.02 ("},
         {"w lenet5 fashion-mnist 0.020 0.3\n", "/zoo/w was checked at target loss 0.5 ("},
         {"w mlp fashion-mnist 0.02 0.5\n", "/zoo/w/runs/lr0.02) are of net lenet5, not mlp"},
+        /* campaign 45 B: the logs' data set (F3), and a .cfg NET held by its [net] name (F4) */
+        {"w lenet5 mnist 0.02 0.5\n", "/zoo/w/runs/lr0.02) are of data fashion-mnist, not mnist"},
+        {"w data/nets/mlp.cfg fashion-mnist 0.02 0.5\n",
+         "are of net lenet5, not data/nets/mlp.cfg (its [net] name mlp)"},
     };
     for (size_t k = 0; k < sizeof other / sizeof other[0]; k++) {
         mb_test_write(zp, sizeof zp, dir, "zoo.txt", other[k].line);
@@ -1078,6 +1085,11 @@ static void test_mbopt_holdout(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(r.err, other[k].needle));
         mb_test_run_free(&r);
     }
+    /* campaign 45's B-F4: a NET given as a .cfg path (make run takes one) is tabled */
+    mb_test_write(zp, sizeof zp, dir, "zoo.txt", "w data/nets/lenet5.cfg fashion-mnist 0.02 0.5\n");
+    CU_ASSERT_TRUE(mb_test_sh_ok(&r, "ZOO=%s/zoo.txt ZOO_OUT=%s/zoo ZOO_TABLE_ONLY=1 bash "
+                                     "%s/tests/bench/zoo.sh", dir, dir, MB_TEST_SRC));
+    mb_test_run_free(&r);
     mb_test_write(zp, sizeof zp, dir, "zoo.txt", "w lenet5 fashion-mnist 0.02 0.5\n");
     /* campaign 42's B-F9: a zoo.md link is written through (kept), and a new table has the
      * umask's mode, not mktemp's 0600 */
@@ -2013,6 +2025,11 @@ static void test_run_knobs(void)
         {"", "run-torch", "FRONTEND=c", "FRONTEND=c: make run-torch is the torch front end (make "
                                         "run FRONTEND=c, or leave FRONTEND out)"},
         {"FRONTEND=torch", "run-c", "", "FRONTEND=torch: make run-c is the C front end"},
+        /* campaign 45 B. F7: run-torch's HOLDOUT_SEED0 is held to TORCH_HOLDOUT_SEEDS (its
+         * holdout stage's --holdout-plan), not the C front end's HOLDOUT_SEEDS */
+        {"", "run-torch", "HOLDOUT_SEED0=999999981 TORCH_HOLDOUT_SEEDS=64",
+         "HOLDOUT_SEED0=999999981 with TORCH_HOLDOUT_SEEDS=64: the held-out seeds would run to "
+         "1000000044, past 1000000000 (HOLDOUT_SEED0 at most 999999937)"},
         {"", "run", "\"NET=$D/a b.cfg\"", "/a b.cfg: one file name, without spaces"},
         {"", "run", "FRONTEND=torch \"TORCH_MODEL=$D/m b.py\"", "/m b.py: one file name, without "
                                                                "spaces"},

@@ -47,19 +47,22 @@ $(call path_knob,TORCH_MODEL,file name)
 
 # The knobs above, checked when make reads the Makefile as make run's are (the main Makefile's
 # KNOB_AWK; a quote in one is refused there first): a bad value is one line naming it, exit 2.
-# make run's own knobs are not read here, and given with this front end they are refused too.
+# make run's own knobs are not read here, and given with this front end they are refused too;
+# HOLDOUT_SEED0 (shared) is held to TORCH_HOLDOUT_SEEDS here (campaign 45's B-F7).
 # TORCH_LR: KNOB_AWK's floatrate(), the rate rule the front end's --lr and mbtrain's share.
 TORCH_KNOB_ERROR = $(shell LC_ALL=C awk -v batches='$(TORCH_BATCHES)' -v seeds='$(TORCH_SEEDS)' \
   -v lr='$(TORCH_LR)' -v tgt='$(TORCH_TARGET)' -v hs='$(TORCH_HOLDOUT_SEEDS)' \
   -v ef='$(TORCH_EVAL_FRAC)' -v mu='$(TORCH_MAX_UPDATES)' -v pb='$(TORCH_PROBE_BATCHES)' \
   -v pbu='$(TORCH_PROBE_BUDGET)' -v th='$(TORCH_THREADS)' -v dev='$(TORCH_DEVICE)' \
-  -v model='$(TORCH_MODEL)' ' $(KNOB_AWK) BEGIN { \
+  -v model='$(TORCH_MODEL)' -v hs0='$(HOLDOUT_SEED0)' ' $(KNOB_AWK) BEGIN { \
     m = list("TORCH_BATCHES", batches, 1, 2, "M: the law across M needs two", 0); \
     if (m == "") m = list("TORCH_SEEDS", seeds, 0, 1, "seed", 0); \
     if (m == "" && !(num(lr) && lr + 0 > 0)) m = "TORCH_LR=" lr ": one rate above 0"; \
     if (m == "") m = floatrate("TORCH_LR", lr); \
     if (m == "") m = lossfloat("TORCH_TARGET", tgt); \
     if (m == "") m = w("TORCH_HOLDOUT_SEEDS", hs, 3, 64); \
+    if (m == "" && w("HOLDOUT_SEED0", hs0, 1000, 1000000000) == "" && hs0 + hs - 1 > 1000000000) \
+      m = sprintf("HOLDOUT_SEED0=%s with TORCH_HOLDOUT_SEEDS=%s: the held-out seeds would run to %.0f, past 1000000000 (HOLDOUT_SEED0 at most %.0f)", hs0, hs, hs0 + hs - 1, 1000000000 - hs + 1); \
     if (m == "" && !(num(ef) && ef + 0 > 0 && ef + 0 <= 1)) m = "TORCH_EVAL_FRAC=" ef ": a fraction above 0, at most 1"; \
     if (m == "") m = w("TORCH_MAX_UPDATES", mu, 1, 1099511627776); \
     if (m == "") m = range("TORCH_PROBE_BATCHES", pb, 1048576); \

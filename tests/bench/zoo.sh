@@ -8,7 +8,8 @@
 # is OUT/zoo (make zoo refuses a ZOO_OUT of its own).
 # ZOO_TABLE_ONLY=1 trains nothing: it writes the table from the workloads' outputs already in
 # $ZOO_OUT (a zoo whose table step failed, or one run by hand workload by workload), each held to
-# its line's lr, target and net (outputs of another line's are refused, naming the line).
+# its line's lr, target, net (a .cfg path's [net] name) and data (outputs of another line's are
+# refused, naming the line).
 #
 # A bad line (not NAME NET DATA LR TARGET, a repeated NAME, a NAME that is no plain word, knobs
 # make run refuses: `make -n run` with each line's, before anything trains) stops it before
@@ -133,8 +134,21 @@ table_only_of_line() {
     t=$(sed -n 's/^# .* runs against the model, target loss \([^;]*\);.*/\1/p' "$dir/validate.txt" | head -n 1)
     [ -n "$t" ] || fail "$at: $dir/validate.txt names no target loss (# ... target loss T;)"
     same_num "$t" "${targets[$i]}" || fail "$at: $dir was checked at target loss $t ($dir/validate.txt), not ${targets[$i]}"
+    # a NET that is a .cfg path (make run takes one) is held to its [net] name, which mbtrain
+    # writes as # net= (campaign 45's B-F4)
+    local want=${nets[$i]}
+    if [[ $want == */* || $want == *.cfg ]]; then
+        [ -r "$want" ] || fail "$at: NET $want: no such readable network description"
+        want=$(awk '/^[[:space:]]*\[/ { s = $0 ~ /^[[:space:]]*\[net\]/ }
+            s && /^[[:space:]]*name[[:space:]]*=/ { sub(/^[^=]*=[[:space:]]*/, ""); sub(/[[:space:]]+$/, "");
+            print; exit }' "$want")
+        [ -n "$want" ] || fail "$at: NET ${nets[$i]}: no name= in its [net] section"
+    fi
     got=$(sed -n 's/^# net=\([^ ]*\).*/\1/p' "$lrdir"/*.csv 2>/dev/null | sort -u | paste -sd, -)
-    [ "$got" = "${nets[$i]}" ] || fail "$at: $dir's runs ($lrdir) are of net ${got:-none}, not ${nets[$i]}"
+    [ "$got" = "$want" ] || fail "$at: $dir's runs ($lrdir) are of net ${got:-none}, not ${nets[$i]}$([ "$want" = "${nets[$i]}" ] || echo " (its [net] name $want)")"
+    # and of the line's data set (campaign 45's B-F3): # data= is make run's DATA as given
+    got=$(sed -n 's/^# data=\(.*\)$/\1/p' "$lrdir"/*.csv 2>/dev/null | sort -u | paste -sd, -)
+    [ "$got" = "${datas[$i]}" ] || fail "$at: $dir's runs ($lrdir) are of data ${got:-none}, not ${datas[$i]}"
 }
 
 mkdir -p "$out" 2>/dev/null || fail "$out: cannot create the folder"
